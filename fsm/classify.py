@@ -1,0 +1,181 @@
+"""Pure functions from Claude's signals to failure kinds and adapter-authored titles.
+
+Theory of operation: Claude reports trouble in several shapes (an assistant message's `error`
+string, a `<synthetic>` message whose text Claude Code composed locally, a result subtype with
+`is_error`, an `api_retry` progress frame, a model-fallback notice). Each function here takes the
+plain values the shell read off one message and answers with a `FailureKind` (or `None` where
+the signal is not a failure). Nothing here keeps state: the per-turn memory of which signals
+were seen lives in `session.py`.
+
+Invariant: an error string we have never heard of degrades to `PROVIDER_ERROR` (category
+`service`), never to success.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fsm.vocabulary import FailureKind
+
+__all__ = [
+    "SYNTHETIC_MODEL",
+    "USAGE_LIMIT_PREFIXES",
+    "is_login_text",
+    "is_synthetic_login",
+    "is_synthetic_usage_limit",
+    "kind_for_assistant_error",
+    "kind_for_result_subtype",
+    "kind_for_retry",
+    "model_fallback_text",
+    "retry_title",
+]
+
+SYNTHETIC_MODEL = "<synthetic>"
+
+# Copied from the TypeScript SDK's USAGE_LIMIT_ERROR_PREFIXES (@anthropic-ai/claude-agent-sdk
+# 0.3.318 / 0.3.332, @alpha): the Python SDK exports no such list, so it is kept in step by hand.
+USAGE_LIMIT_PREFIXES: tuple[str, ...] = (
+    "You've hit your",
+    "You've reached your",
+    "You're out of usage credits",
+    "Your org is out of usage \u00b7 add funds to continue",
+    "Your org is out of usage \u00b7 contact your admin",
+    "Your seat type doesn't include usage credits",
+    "Your seat type doesn't include usage",
+    "Your usage allocation has been disabled by your admin",
+    "Your group's usage limit is set to $0",
+    "Fable 5 requires usage credits",
+    "You're out of extra usage",
+    "Your seat type doesn't include extra usage",
+)
+
+_LOGIN = re.compile(r"\brun /login\b", re.IGNORECASE)
+
+# The CLI's own error enum (wider than the Python SDK's Literal, which passes any string).
+_ERROR_KINDS: dict[str, FailureKind] = {
+    "authentication_failed": FailureKind.AUTH_REQUIRED,
+    "oauth_org_not_allowed": FailureKind.AUTH_REQUIRED,
+    "billing_error": FailureKind.QUOTA_EXHAUSTED,
+    "account_on_hold": FailureKind.QUOTA_EXHAUSTED,
+    "verification_required": FailureKind.ACCESS_DENIED,
+    "cloud_credential_error": FailureKind.ACCESS_DENIED,
+    "rate_limit": FailureKind.RATE_LIMITED,
+    "overloaded": FailureKind.OVERLOADED,
+    "invalid_request": FailureKind.BAD_REQUEST,
+    "model_not_found": FailureKind.BAD_REQUEST,
+    "max_output_tokens": FailureKind.CONTEXT_EXHAUSTED,
+    "server_error": FailureKind.PROVIDER_ERROR,
+    "unknown": FailureKind.PROVIDER_ERROR,
+}
+
+_RESULT_SUBTYPES: dict[str, FailureKind] = {
+    "error_max_budget_usd": FailureKind.BUDGET_EXHAUSTED,
+    "error_max_turns": FailureKind.CONTEXT_EXHAUSTED,
+    "error_max_structured_output_retries": FailureKind.PROVIDER_ERROR,
+}
+
+
+def is_synthetic_usage_limit(model: str | None, text: str) -> bool:
+    """A usage-limit message Claude Code composed itself (never arbitrary model prose)."""
+    return model == SYNTHETIC_MODEL and text.startswith(USAGE_LIMIT_PREFIXES)
+
+
+def is_login_text(text: str) -> bool:
+    return _LOGIN.search(text) is not None
+
+
+def is_synthetic_login(model: str | None, text_block_count: int, text: str) -> bool:
+    """Claude Code's local "please run /login" message: one text block, not a usage limit."""
+    return (
+        model == SYNTHETIC_MODEL
+        and text_block_count == 1
+        and is_login_text(text)
+        and not is_synthetic_usage_limit(model, text)
+    )
+
+
+def kind_for_assistant_error(error: str | None, *, usage_limit: bool) -> FailureKind:
+    """The kind of a turn whose last top-level assistant message carried `error`.
+
+    A synthetic usage-limit text wins over the error code (the CLI labels it `rate_limit`).
+    """
+    if usage_limit:
+        return FailureKind.QUOTA_EXHAUSTED
+    if error is None:
+        return FailureKind.PROVIDER_ERROR
+    return _ERROR_KINDS.get(error, FailureKind.PROVIDER_ERROR)
+
+
+def kind_for_result_subtype(subtype: str) -> FailureKind | None:
+    """Kinds fixed by the result subtype alone; `None` means "use the assistant error"."""
+    return _RESULT_SUBTYPES.get(subtype)
+
+
+def kind_for_retry(error_status: int | None, error: str | None) -> FailureKind | None:
+    """The kind an `api_retry` frame warns about, or `None` when it publishes nothing.
+
+    Without an HTTP response it is a connection problem; a 401 re-check is not worth a warning
+    (DECISIONS row 11).
+    """
+    if error_status is None:
+        return FailureKind.TRANSPORT_LOST
+    kind = kind_for_assistant_error(error, usage_limit=False)
+    if error_status == 401 or kind is FailureKind.AUTH_REQUIRED:
+        return None
+    return kind
+
+
+def _seconds(ms: int) -> str:
+    return f"{max(1, round(ms / 1000))}s"
+
+
+def retry_title(
+    *,
+    attempt: int,
+    max_retries: int,
+    has_status: bool,
+    waited_ms: int | None = None,
+    retry_wait_ms: int | None = None,
+) -> str:
+    """DECISIONS row 11's progress text, with the reference's no-response suffix."""
+    if has_status:
+        title = f"Retrying Claude, attempt {attempt} of {max_retries}."
+    else:
+        title = f"Reconnecting to Claude, attempt {attempt} of {max_retries}."
+    if waited_ms is not None and retry_wait_ms is not None:
+        title += (
+            f" No response after {_seconds(waited_ms)}; waiting up to {_seconds(retry_wait_ms)}."
+        )
+    return title
+
+
+def model_fallback_text(
+    *,
+    original_model: str,
+    fallback_model: str,
+    refusal_category: str | None,
+    explanation: str | None,
+    direction: str | None,
+    scope: str | None,
+) -> str:
+    """The model-fallback notice, composed as the reference does (reference-adapter.md row 9).
+
+    The explanation, when present, follows as a second paragraph; `records.shape_title` then
+    moves it into `details` (DECISIONS row 10).
+    """
+    category = f" ({refusal_category})" if refusal_category else ""
+    if scope == "local":
+        outcome = (
+            f"Only that response came from {fallback_model}; the session stays on {original_model}."
+        )
+    elif direction != "revert":
+        outcome = f"The session will continue on {fallback_model}."
+    else:
+        outcome = f"The session stays on {original_model}."
+    summary = (
+        f"{original_model} declined this request{category}; retried with {fallback_model}. "
+        f"{outcome}"
+    )
+    if explanation:
+        return f"{summary}\n\n{explanation}"
+    return summary

@@ -1,0 +1,187 @@
+"""Inputs to the session core: past-tense facts the shell observed.
+
+Theory of operation: the shell reads one thing (a client request, one message from Claude, the
+outcome of a send) and hands the core one of these frozen values. The shell mints every id and
+epoch; the core never reads a clock or draws a random number. Every event that comes from a
+Claude runtime carries that runtime's `epoch`, so the core can drop what a replaced runtime says
+late (DECISIONS row 21). Constructors validate and raise `PeerViolation` for values no Claude
+process or client could mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fsm.errors import PeerViolation
+
+__all__ = [
+    "AssistantMessageReceived",
+    "AuthStatusReported",
+    "CancelRequested",
+    "ClaudeEvent",
+    "DeliveryConfirmed",
+    "DeliveryFailed",
+    "Event",
+    "HistoryFailureFound",
+    "ModelFellBack",
+    "PromptSent",
+    "ResultReceived",
+    "RetryAttempted",
+    "RuntimeStarted",
+    "StreamEnded",
+    "TransportLost",
+    "WorkerShuttingDown",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Base of every input."""
+
+
+def _need(value: str, what: str) -> None:
+    if not value:
+        raise PeerViolation(f"{what} must be a non-empty string")
+
+
+# --- from the client (through the shell) ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptSent(Event):
+    """The shell sent a user message to Claude, stamped with the fresh uuid `turn_id`."""
+
+    turn_id: str
+
+    def __post_init__(self) -> None:
+        _need(self.turn_id, "turn_id")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelRequested(Event):
+    """The client sent `session/cancel`; the shell is interrupting Claude."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeliveryConfirmed(Event):
+    """A `PublishRecord` effect's session update was sent."""
+
+    id: str
+    revision: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeliveryFailed(Event):
+    """A `PublishRecord` effect's session update could not be sent."""
+
+    id: str
+    revision: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryFailureFound(Event):
+    """Replay found a stored usage-limit message (session/load). `active` marks the latest one
+    that no later real-model answer recovered."""
+
+    id: str
+    title: str
+    active: bool
+
+    def __post_init__(self) -> None:
+        _need(self.id, "id")
+        _need(self.title, "title")
+
+
+# --- from a Claude runtime ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaudeEvent(Event):
+    epoch: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuntimeStarted(ClaudeEvent):
+    """A (new) Claude process is ready; `epoch` names it from now on."""
+
+    def __post_init__(self) -> None:
+        _need(self.epoch, "epoch")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantMessageReceived(ClaudeEvent):
+    """One assistant message. `text` is its text blocks joined; `top_level` is false for a
+    subagent's message (`parent_tool_use_id` set)."""
+
+    model: str | None
+    text: str
+    text_block_count: int
+    error: str | None = None
+    top_level: bool = True
+    stop_reason: str | None = None
+    refusal_explanation: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.text_block_count < 0:
+            raise PeerViolation("text_block_count cannot be negative")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryAttempted(ClaudeEvent):
+    """A `system/api_retry` frame. `error_status` is None when no HTTP response came back."""
+
+    attempt: int
+    max_retries: int
+    error_status: int | None
+    error: str | None
+    waited_ms: int | None = None
+    retry_wait_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.attempt < 1 or self.max_retries < 1:
+            raise PeerViolation("api_retry attempt and max_retries start at 1")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultReceived(ClaudeEvent):
+    """A `result` frame. `autonomous` marks results no user turn asked for."""
+
+    subtype: str
+    is_error: bool
+    result: str | None = None
+    errors: tuple[str, ...] = ()
+    stop_reason: str | None = None
+    autonomous: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelFellBack(ClaudeEvent):
+    """A `system/model_refusal_fallback` frame."""
+
+    original_model: str
+    fallback_model: str
+    refusal_category: str | None = None
+    explanation: str | None = None
+    direction: str | None = None
+    scope: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuthStatusReported(ClaudeEvent):
+    is_authenticating: bool
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkerShuttingDown(ClaudeEvent):
+    """A `system/worker_shutting_down` frame: the stream's end will be a shutdown."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamEnded(ClaudeEvent):
+    """Claude's output ended without an error from the SDK."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransportLost(ClaudeEvent):
+    """The runtime died or its stream broke (the SDK raised, the process exited non-zero)."""

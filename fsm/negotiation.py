@@ -1,0 +1,51 @@
+"""Capability negotiation for the sessionFailure extension (DECISIONS rows 1-2).
+
+Theory of operation: the client's `clientCapabilities._meta` arrives as arbitrary JSON. The
+extension is on iff `_meta.jetbrains.air` is an object whose `version` is an integer >= 1 (a
+JSON number: Python's `bool` is an `int` and must not pass; a float passes only when finite and
+whole, as JavaScript's `Number.isInteger` would say) and whose `capabilities` is a list holding
+the exact string "sessionFailure". Anything else means legacy, silently; this never raises.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["CAPABILITY", "advertisement", "session_failure_negotiated"]
+
+CAPABILITY = "sessionFailure"
+
+
+
+def advertisement() -> dict[str, Any]:
+    """A fresh copy of the initialize response's `_meta` (callers may merge into it)."""
+    return {"jetbrains": {"air": {"version": 1, "capabilities": [CAPABILITY]}}}
+
+
+def _is_version(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value >= 1
+    if isinstance(value, float):
+        return math.isfinite(value) and value.is_integer() and value >= 1
+    return False
+
+
+def session_failure_negotiated(client_meta: object) -> bool:
+    """True iff the client's capabilities `_meta` opts in to sessionFailure."""
+    if not isinstance(client_meta, dict):
+        return False
+    jetbrains = client_meta.get("jetbrains")
+    if not isinstance(jetbrains, dict):
+        return False
+    air = jetbrains.get("air")
+    if not isinstance(air, dict):
+        return False
+    capabilities = air.get("capabilities")
+    return (
+        _is_version(air.get("version"))
+        and isinstance(capabilities, list)
+        and any(isinstance(c, str) and c == CAPABILITY for c in capabilities)
+    )

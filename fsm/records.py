@@ -1,0 +1,101 @@
+"""The failure record: the value object every carrier and dialect is projected from.
+
+Theory of operation: a `FailureRecord` holds exactly the wire fields of the sessionFailure
+record (`id, revision, category, severity, title, details?, actions`) plus `kind`, which is
+internal and never serialized by the sessionFailure dialect (other dialects may use it). Titles
+are shaped here once (DECISIONS rows 9-10): text that fits stays whole in `title`; longer or
+multi-paragraph text keeps its first line or sentence as `title` and the rest as `details`.
+Text taken from Claude passes through `redact` first, so a credential that Claude echoed never
+reaches a title.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from fsm.errors import PeerViolation
+from fsm.vocabulary import Action, Category, FailureKind, Severity
+
+__all__ = ["TITLE_LIMIT", "FailureRecord", "redact", "shape_title"]
+
+TITLE_LIMIT = 256
+
+_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # API keys and tokens: Anthropic keys, bearer tokens, generic long secret-looking words.
+    (re.compile(r"sk-ant-[A-Za-z0-9_\-]+"), "sk-ant-***"),
+    (re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE), r"\1 ***"),
+    (
+        re.compile(r"\b((?:api[_-]?key|token|secret|password|authorization)\s*[:=]\s*)\S+", re.I),
+        r"\1***",
+    ),
+    # Credentials inside URLs: scheme://user:password@host.
+    (re.compile(r"([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@", re.IGNORECASE), r"\1***@"),
+    # Private paths under a user's home.
+    (re.compile(r"(?<![\w/])(?:/home/[^/\s]+|/Users/[^/\s]+|/root)(?:/[^\s'\"]*)?"), "~/…"),
+)
+
+
+def redact(text: str) -> str:
+    """Mask credential-shaped substrings and home paths; leave ordinary text untouched."""
+    for pattern, replacement in _SECRET_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _first_sentence(line: str) -> tuple[str, int]:
+    # The first sentence when it fits; otherwise cut at a word boundary and mark the cut.
+    # Returns the title and how much of `line` it consumed.
+    match = re.search(r"[.!?](?=\s)", line)
+    if match is not None and match.end() <= TITLE_LIMIT:
+        return line[: match.end()], match.end()
+    cut = line.rfind(" ", 0, TITLE_LIMIT - 1)
+    if cut <= 0:
+        cut = TITLE_LIMIT - 1
+    return line[:cut].rstrip() + "\u2026", cut
+
+
+def shape_title(text: str) -> tuple[str, str | None]:
+    """Split user-facing text into `(title, details)` per DECISIONS row 10.
+
+    `details` is `None` when the whole text fits: at most 256 characters and one paragraph.
+    Otherwise `title` is the first line (or, when that is too long, its first sentence) and
+    `details` is everything after it.
+    """
+    text = text.strip()
+    one_paragraph = re.search(r"\n\s*\n", text) is None
+    if len(text) <= TITLE_LIMIT and one_paragraph:
+        return text, None
+    first_line, _, after = text.partition("\n")
+    first_line = first_line.strip()
+    if len(first_line) <= TITLE_LIMIT:
+        return first_line, after.strip() or None
+    title, consumed = _first_sentence(first_line)
+    rest = (first_line[consumed:] + "\n" + after).strip()
+    return title, rest or None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FailureRecord:
+    """One revision of one incident, as the client will store it."""
+
+    id: str
+    revision: int
+    category: Category
+    severity: Severity
+    title: str
+    actions: tuple[Action, ...]
+    details: str | None = None
+    kind: FailureKind
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            raise PeerViolation("a failure record needs a non-empty id")
+        if self.revision < 1:
+            raise PeerViolation("a failure record's revision starts at 1")
+        if not self.title:
+            raise PeerViolation("a failure record needs a title")
+        if self.severity is Severity.WARNING and self.actions:
+            raise PeerViolation("a warning carries no actions")
+        if self.details is not None and (not self.details or self.details == self.title):
+            raise PeerViolation("details must add to the title, never repeat it")

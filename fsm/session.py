@@ -1,0 +1,358 @@
+"""The session core: Claude's signals in, ordered effects out.
+
+Theory of operation: one `SessionCore` per ACP session. `handle(event)` classifies the event
+(`classify.py`), moves the turn-lifecycle machine (`turn.py`), mints ids and revisions and
+keeps the active set (`ledger.py`), and returns the effects for the shell to perform in order.
+
+Decisions made here (DECISIONS rows in brackets):
+- A failure while a turn is live is turn-terminal: capable clients get `<turnId>:error` on the
+  prompt response with `end_turn` [4, 11]; legacy clients get a JSON-RPC error [5, 19].
+- A failure with no live turn is session-scoped and goes out as a `session_info_update` [13].
+- `api_retry` publishes a warning under the live turn's id with the next revision [11]; a
+  terminal failure of the same turn revises that entry to an error.
+- Refusal and cancellation never produce a record [17]. A stream that ends without a result is
+  `internal_error`; a runtime that dies is `transport_lost` [18].
+- Error prose that became a record's title is not forwarded to capable clients [20].
+- Records of a replaced runtime are dropped [21]: every Claude event carries its epoch.
+- Turn-terminal records ride on the prompt response, whose delivery the shell cannot observe;
+  they become current at once (reference D10). `session_info_update` records become current
+  only on `DeliveryConfirmed`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fsm import classify
+from fsm.effects import (
+    Effect,
+    ForwardAssistantMessage,
+    LogNotice,
+    PublishRecord,
+    RejectPrompt,
+    SendAgentText,
+    SettlePrompt,
+    StopReason,
+)
+from fsm.errors import FsmError
+from fsm.events import (
+    AssistantMessageReceived,
+    AuthStatusReported,
+    CancelRequested,
+    ClaudeEvent,
+    DeliveryConfirmed,
+    DeliveryFailed,
+    Event,
+    HistoryFailureFound,
+    ModelFellBack,
+    PromptSent,
+    ResultReceived,
+    RetryAttempted,
+    RuntimeStarted,
+    StreamEnded,
+    TransportLost,
+    WorkerShuttingDown,
+)
+from fsm.ledger import Ledger
+from fsm.records import FailureRecord, redact
+from fsm.turn import TurnLifecycle, TurnState, TurnTrigger
+from fsm.vocabulary import FailureKind, Severity, policy_for
+
+__all__ = ["AUTH_REQUIRED_CODE", "INTERNAL_ERROR_CODE", "TURN_NO_RESULT_TITLE", "SessionCore"]
+
+AUTH_REQUIRED_CODE = -32000
+INTERNAL_ERROR_CODE = -32603
+
+TURN_NO_RESULT_TITLE = (
+    "The turn ended without a result: Claude stopped while this prompt was still in flight. "
+    "Any partial output may be incomplete; please retry."
+)
+
+
+@dataclass(slots=True)
+class _TurnNotes:
+    """What the live turn has seen so far; reset when a prompt is sent."""
+
+    failure_error: str | None = None  # the latest top-level assistant `error`
+    failure_text: str | None = None  # that message's text (Claude's own words)
+    usage_limit: bool = False
+    login: bool = False
+    real_model: bool = False
+    refusal_explanation: str | None = None
+    cancel_requested: bool = False
+
+
+class SessionCore:
+    """Pure decision core for one session. Not thread-safe; the shell feeds it in order."""
+
+    def __init__(self, *, session_id: str, epoch: str, capable: bool) -> None:
+        self.session_id = session_id
+        self.capable = capable
+        self.ledger = Ledger(session_id=session_id, epoch=epoch)
+        self.turn = TurnLifecycle()
+        self.runtime_lost = False
+        self._notes = _TurnNotes()
+        self._worker_shutting_down = False
+
+    # --- read-only views -------------------------------------------------------------------
+
+    @property
+    def epoch(self) -> str:
+        return self.ledger.epoch
+
+    @property
+    def turn_state(self) -> TurnState:
+        return self.turn.state
+
+    def active(self) -> list[FailureRecord]:
+        return self.ledger.active()
+
+    def close(self) -> None:
+        """Detach the machines' models; the core must not be used afterwards."""
+        self.ledger.close()
+        self.turn.detach()
+
+    # --- the one entry point ----------------------------------------------------------------
+
+    def handle(self, event: Event) -> list[Effect]:
+        """Apply one event; return the effects to perform, in order.
+
+        Raises `InvalidTransition` when the shell breaks the protocol (a prompt while a turn
+        is live), `FsmError` for a delivery report that names no pending revision.
+        """
+        if isinstance(event, ClaudeEvent) and not isinstance(event, RuntimeStarted):
+            if event.epoch != self.ledger.epoch:
+                return [
+                    LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")
+                ]
+            if self.turn.live and not isinstance(event, StreamEnded | TransportLost):
+                self.turn.fire(TurnTrigger.CLAUDE_RESPONDED)
+        match event:
+            case PromptSent(turn_id=turn_id):
+                self.turn.start(turn_id)
+                self._notes = _TurnNotes()
+                return []
+            case CancelRequested():
+                if self.turn.live:
+                    self._notes.cancel_requested = True
+                return []
+            case DeliveryConfirmed(id=id, revision=revision):
+                self.ledger.confirm(id, revision)
+                return []
+            case DeliveryFailed(id=id, revision=revision):
+                self.ledger.fail(id, revision)
+                return [LogNotice(message=f"failed to publish {id} revision {revision}")]
+            case HistoryFailureFound():
+                return self._on_history(event)
+            case RuntimeStarted(epoch=epoch):
+                self.ledger.replace_runtime(epoch)
+                self.runtime_lost = False
+                self._worker_shutting_down = False
+                return []
+            case AssistantMessageReceived():
+                return self._on_assistant(event)
+            case RetryAttempted():
+                return self._on_retry(event)
+            case ResultReceived():
+                return self._on_result(event)
+            case ModelFellBack():
+                return self._on_fallback(event)
+            case AuthStatusReported(is_authenticating=authenticating, error=error):
+                if not authenticating and error is None:
+                    self.ledger.recover_auth()
+                return []
+            case WorkerShuttingDown():
+                self._worker_shutting_down = True
+                return []
+            case StreamEnded():
+                return self._on_runtime_gone(clean=True)
+            case TransportLost():
+                return self._on_runtime_gone(clean=False)
+        raise FsmError(f"unknown event {type(event).__name__}")
+
+    # --- Claude's messages -------------------------------------------------------------------
+
+    def _on_assistant(self, event: AssistantMessageReceived) -> list[Effect]:
+        if not event.top_level:
+            return [ForwardAssistantMessage()]
+        notes = self._notes
+        if event.model is not None and event.model != classify.SYNTHETIC_MODEL:
+            notes.real_model = True
+        if event.stop_reason == "refusal" and event.refusal_explanation:
+            notes.refusal_explanation = event.refusal_explanation
+        usage_limit = classify.is_synthetic_usage_limit(event.model, event.text)
+        login = classify.is_synthetic_login(event.model, event.text_block_count, event.text)
+        if not (usage_limit or login or event.error is not None):
+            return [ForwardAssistantMessage()]
+        if self.turn.live:
+            notes.failure_error = event.error
+            notes.failure_text = event.text
+            notes.usage_limit = usage_limit
+            notes.login = notes.login or login
+        # The failure text will be a record's title (capable) or is a login prompt that legacy
+        # editors answer with their own sign-in flow; otherwise the prose stays in the transcript.
+        if self.capable or login:
+            return []
+        return [ForwardAssistantMessage()]
+
+    def _on_retry(self, event: RetryAttempted) -> list[Effect]:
+        kind = classify.kind_for_retry(event.error_status, event.error)
+        if kind is None or not self.capable:
+            return []
+        title = classify.retry_title(
+            attempt=event.attempt,
+            max_retries=event.max_retries,
+            has_status=event.error_status is not None,
+            waited_ms=event.waited_ms,
+            retry_wait_ms=event.retry_wait_ms,
+        )
+        if self.turn.live and self.turn.turn_id is not None:
+            turn_id = self.turn.turn_id
+            record = self.ledger.propose(
+                id=self.ledger.turn_failure_id(turn_id),
+                kind=kind,
+                severity=Severity.WARNING,
+                text=title,
+                turn_id=turn_id,
+            )
+            self.turn.fire(TurnTrigger.RETRY_WARNED)
+        else:
+            record = self.ledger.propose(
+                id=self.ledger.session_failure_id(),
+                kind=kind,
+                severity=Severity.WARNING,
+                text=title,
+                turn_id=None,
+            )
+        return [PublishRecord(record=record)]
+
+    def _on_result(self, event: ResultReceived) -> list[Effect]:
+        if event.autonomous:
+            return []
+        notes = self._notes
+        if not self.turn.live or self.turn.turn_id is None:
+            if event.is_error:
+                kind, text = self._result_failure(event)
+                return self._fail(kind, text, error_kind=None)
+            return []
+        turn_id = self.turn.turn_id
+        self.ledger.recover_earlier_turns(turn_id)
+        if notes.cancel_requested:
+            return self._settle(TurnTrigger.TURN_CANCELLED, StopReason.CANCELLED)
+        if event.stop_reason == "refusal":
+            effects: list[Effect] = []
+            if notes.refusal_explanation:
+                effects.append(SendAgentText(text=notes.refusal_explanation))
+            return effects + self._settle(TurnTrigger.TURN_REFUSED, StopReason.REFUSAL)
+        if not event.is_error and notes.real_model:
+            self.ledger.recover_after_real_answer(turn_id)
+        if event.stop_reason == "max_tokens":
+            return self._settle(TurnTrigger.TURN_SUCCEEDED, StopReason.MAX_TOKENS)
+        if event.is_error or notes.login:
+            kind, text = self._result_failure(event)
+            return self._fail(kind, text, error_kind=notes.failure_error)
+        if classify.kind_for_result_subtype(event.subtype) is not None:
+            return self._settle(TurnTrigger.TURN_SUCCEEDED, StopReason.MAX_TURN_REQUESTS)
+        return self._settle(TurnTrigger.TURN_SUCCEEDED, StopReason.END_TURN)
+
+    def _result_failure(self, event: ResultReceived) -> tuple[FailureKind, str]:
+        """The kind and Claude's words for an error result (reference §2.4; D6)."""
+        notes = self._notes
+        fixed = classify.kind_for_result_subtype(event.subtype)
+        joined = ", ".join(e for e in event.errors if e)
+        if fixed is not None:
+            return fixed, joined
+        result_text = event.result or ""
+        if notes.login or classify.is_login_text(result_text):
+            return FailureKind.AUTH_REQUIRED, notes.failure_text or result_text
+        kind = classify.kind_for_assistant_error(notes.failure_error, usage_limit=notes.usage_limit)
+        if event.subtype == "success":
+            return kind, notes.failure_text or result_text
+        return kind, notes.failure_text or joined
+
+    def _on_fallback(self, event: ModelFellBack) -> list[Effect]:
+        text = classify.model_fallback_text(
+            original_model=event.original_model,
+            fallback_model=event.fallback_model,
+            refusal_category=event.refusal_category,
+            explanation=event.explanation,
+            direction=event.direction,
+            scope=event.scope,
+        )
+        if not self.capable:
+            return [SendAgentText(text=f"**Model fallback:** {text}")]
+        record = self.ledger.propose(
+            id=self.ledger.notice_id(text),
+            kind=FailureKind.ADVISORY,
+            severity=Severity.WARNING,
+            text=redact(text),
+            turn_id=None,
+        )
+        return [PublishRecord(record=record)]
+
+    def _on_runtime_gone(self, *, clean: bool) -> list[Effect]:
+        self.runtime_lost = True
+        if self._worker_shutting_down:
+            kind, text = FailureKind.WORKER_SHUTDOWN, ""
+        elif clean:
+            kind, text = FailureKind.INTERNAL_ERROR, TURN_NO_RESULT_TITLE
+        else:
+            kind, text = FailureKind.TRANSPORT_LOST, ""
+        if self.turn.live and self._notes.cancel_requested:
+            return self._settle(TurnTrigger.TURN_CANCELLED, StopReason.CANCELLED)
+        if not self.turn.live and kind is FailureKind.INTERNAL_ERROR:
+            # An idle runtime that ended cleanly broke no promise; the next prompt replaces it.
+            return []
+        return self._fail(kind, text, error_kind=None)
+
+    def _on_history(self, event: HistoryFailureFound) -> list[Effect]:
+        if not self.capable:
+            return []
+        record = self.ledger.propose_historical(
+            id=event.id, text=redact(event.title), active=event.active
+        )
+        return [PublishRecord(record=record)]
+
+    # --- settling ------------------------------------------------------------------------
+
+    def _settle(self, trigger: TurnTrigger, stop_reason: StopReason) -> list[Effect]:
+        self.turn.fire(trigger)
+        return [SettlePrompt(stop_reason=stop_reason)]
+
+    def _fail(self, kind: FailureKind, text: str, *, error_kind: str | None) -> list[Effect]:
+        """A failure: turn-terminal when a turn is live, session-scoped otherwise."""
+        text = redact(text.strip()) or policy_for(kind).fallback_title
+        live = self.turn.live and self.turn.turn_id is not None
+        if not self.capable:
+            if not live:
+                return [LogNotice(message=f"{kind.value} with no live turn: {text}")]
+            self.turn.fire(TurnTrigger.TURN_FAILED)
+            if kind is FailureKind.AUTH_REQUIRED:
+                return [RejectPrompt(code=AUTH_REQUIRED_CODE, message="Authentication required")]
+            return [
+                RejectPrompt(
+                    code=INTERNAL_ERROR_CODE,
+                    message=f"Internal error: {text}",
+                    error_kind=error_kind or kind.value,
+                )
+            ]
+        if not live or self.turn.turn_id is None:
+            record = self.ledger.propose(
+                id=self.ledger.session_failure_id(),
+                kind=kind,
+                severity=Severity.ERROR,
+                text=text,
+                turn_id=None,
+            )
+            return [PublishRecord(record=record)]
+        turn_id = self.turn.turn_id
+        record = self.ledger.propose(
+            id=self.ledger.turn_failure_id(turn_id),
+            kind=kind,
+            severity=Severity.ERROR,
+            text=text,
+            turn_id=turn_id,
+        )
+        self.ledger.confirm(record.id, record.revision)
+        self.turn.fire(TurnTrigger.TURN_FAILED)
+        return [SettlePrompt(stop_reason=StopReason.END_TURN, record=record)]
