@@ -291,6 +291,9 @@ class SessionCore:
         return [PublishRecord(record=record)]
 
     def _on_runtime_gone(self, *, clean: bool) -> list[Effect]:
+        if self.runtime_lost:
+            # One runtime dies once: a failed write and the reader's end both report it.
+            return [LogNotice(message="the runtime's loss was already reported")]
         self.runtime_lost = True
         if self._worker_shutting_down:
             kind, text = FailureKind.WORKER_SHUTDOWN, ""

@@ -1,0 +1,7 @@
+"""`python -m adapter`: the same as the `claude-acp` command."""
+
+import sys
+
+from adapter.cli import main
+
+sys.exit(main())

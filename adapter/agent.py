@@ -1,0 +1,150 @@
+"""The ACP agent: requests in, sessions out. Thin on purpose; decisions live in `fsm/`.
+
+`claude_agent_sdk` (and so `adapter.session`) is imported on the first `session/new`, not at
+start-up: `initialize` has to answer fast and needs none of it.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    AuthMethodAgent,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+)
+from anyio.abc import TaskGroup
+
+from adapter.client_link import ClientLink, Connection
+from fsm.negotiation import advertisement, session_failure_negotiated
+
+if TYPE_CHECKING:
+    from adapter.runtime import RuntimeSettings
+    from adapter.session import Session
+
+__all__ = ["AUTH_METHOD_ID", "ClaudeAcpAgent"]
+
+log = logging.getLogger(__name__)
+
+AUTH_METHOD_ID = "claude-login"
+
+
+def _version() -> str:
+    try:
+        return version("claude-acp")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0"
+
+
+class ClaudeAcpAgent:
+    def __init__(self, *, task_group: TaskGroup, settings: RuntimeSettings) -> None:
+        self._tg = task_group
+        self._settings = settings
+        self._link = ClientLink()
+        self._capable = False
+        self._sessions: dict[str, Session] = {}
+
+    def on_connect(self, conn: Connection) -> None:
+        self._link.attach(conn)
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        meta = client_capabilities.field_meta if client_capabilities is not None else None
+        self._capable = session_failure_negotiated(meta)
+        log.info("initialize: sessionFailure %s", "on" if self._capable else "off")
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=False,
+                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+            ),
+            auth_methods=[
+                AuthMethodAgent(
+                    id=AUTH_METHOD_ID,
+                    name="Sign in to Claude",
+                    description=(
+                        "Run `claude /login` in a terminal (or set ANTHROPIC_API_KEY for the "
+                        "editor), then choose this to continue."
+                    ),
+                )
+            ],
+            agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),
+            field_meta=advertisement(),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
+        if method_id != AUTH_METHOD_ID:
+            raise RequestError.invalid_params({"methodId": "unknown authentication method"})
+        # Sign-in happens outside the adapter; the next prompt of every session starts a
+        # fresh Claude process so that it reads the new credentials.
+        for session in self._sessions.values():
+            await session.restart_on_next_prompt()
+        return AuthenticateResponse()
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        from adapter.runtime import RuntimeStartError
+        from adapter.session import Session
+
+        if not Path(cwd).is_absolute() or not Path(cwd).is_dir():
+            raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
+        session_id = str(uuid.uuid4())
+        session = Session(
+            session_id=session_id,
+            cwd=cwd,
+            capable=self._capable,
+            link=self._link,
+            settings=self._settings,
+            task_group=self._tg,
+        )
+        try:
+            await session.start()
+        except RuntimeStartError as exc:
+            raise RequestError.internal_error({"reason": str(exc)}) from exc
+        self._sessions[session_id] = session
+        return NewSessionResponse(session_id=session_id)
+
+    def _session(self, session_id: str) -> Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"sessionId": "no such session"})
+        return session
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        from adapter.runtime import RuntimeStartError
+
+        session = self._session(session_id)
+        try:
+            return await session.prompt(prompt)
+        except RuntimeStartError as exc:
+            raise RequestError.internal_error({"reason": str(exc)}) from exc
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self._sessions.get(session_id)
+        if session is None:
+            log.warning("cancel for unknown session %s", session_id)
+            return
+        await session.cancel()
+
+    async def close(self) -> None:
+        """End every session's Claude process (the client went away)."""
+        for session in list(self._sessions.values()):
+            await session.close()
+        self._sessions.clear()

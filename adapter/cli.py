@@ -1,0 +1,100 @@
+"""`claude-acp`: serve ACP on stdio, serve it with a scripted Claude, or run the demo.
+
+    claude-acp                      serve, spawning $CLAUDE_CODE_EXECUTABLE (default: bundled CLI)
+    claude-acp --simulate SCENARIO  serve, spawning the scripted Claude playing SCENARIO
+    claude-acp demo [SCENARIO]      run the adapter against a real ACP client and print the frames
+
+Stdout carries only JSON-RPC frames when serving; logs go to stderr ($CLAUDE_ACP_LOG sets the
+level, default WARNING).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from acp.interfaces import Agent
+
+__all__ = ["main"]
+
+
+def _configure_logging() -> None:
+    level = os.environ.get("CLAUDE_ACP_LOG", "WARNING").upper()
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, level, logging.WARNING),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+async def _serve(executable: str | None, env: dict[str, str]) -> None:
+    import acp
+    import anyio
+
+    from adapter.agent import ClaudeAcpAgent
+    from adapter.runtime import RuntimeSettings
+
+    settings = RuntimeSettings(executable=executable, env=env)
+    async with anyio.create_task_group() as tg:
+        agent = ClaudeAcpAgent(task_group=tg, settings=settings)
+        try:
+            # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
+            await acp.run_agent(cast("Agent", agent))
+        finally:
+            # The client went away (stdin closed): end every Claude process, boundedly.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(10):
+                await agent.close()
+            tg.cancel_scope.cancel()
+
+
+def serve(simulate: str | None) -> int:
+    executable = os.environ.get("CLAUDE_CODE_EXECUTABLE") or None
+    env: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="claude-acp-") as scratch:
+        if simulate is not None:
+            from adapter.scripted_claude import SCENARIO_ENV, SCENARIOS, write_launcher
+
+            if simulate not in SCENARIOS:
+                print(
+                    f"unknown scenario {simulate!r}; try: claude-acp demo --list", file=sys.stderr
+                )
+                return 2
+            executable = str(write_launcher(Path(scratch) / "bin"))
+            env[SCENARIO_ENV] = simulate
+            # The scripted Claude keeps transcripts like the real one; never in the user's own.
+            if "CLAUDE_CONFIG_DIR" not in os.environ:
+                env["CLAUDE_CONFIG_DIR"] = str(Path(scratch) / "claude-config")
+        try:
+            asyncio.run(_serve(executable, env))
+        except KeyboardInterrupt:
+            return 130
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    _configure_logging()
+    if args and args[0] == "demo":
+        from adapter.demo import main as demo_main
+
+        status: int = demo_main(args[1:])
+        return status
+    parser = argparse.ArgumentParser(
+        prog="claude-acp", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--simulate", metavar="SCENARIO", help="serve with the scripted Claude playing SCENARIO"
+    )
+    parsed = parser.parse_args(args)
+    return serve(parsed.simulate)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""The adapter's side of the ACP connection, with failures turned into values.
+
+A client that vanished or answered nonsense must not take a session down: a failed send is
+reported as `False` (the core then records nothing, DECISIONS row 21), and a failed permission
+request as no outcome, which the session treats as a rejection.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol
+
+from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, ToolCallUpdate
+
+__all__ = ["ClientLink", "Connection"]
+
+log = logging.getLogger(__name__)
+
+
+class Connection(Protocol):
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None: ...
+
+    async def request_permission(
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        **kwargs: Any,
+    ) -> Any: ...
+
+
+class ClientLink:
+    def __init__(self) -> None:
+        self._conn: Connection | None = None
+
+    def attach(self, conn: Connection) -> None:
+        self._conn = conn
+
+    async def send_update(self, session_id: str, update: Any) -> bool:
+        """Send one `session/update`; False when it could not be sent."""
+        if self._conn is None:
+            return False
+        try:
+            await self._conn.session_update(session_id, update)
+        except Exception:
+            log.warning(
+                "session %s: could not send %s",
+                session_id,
+                type(update).__name__,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
+            return False
+        return True
+
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> AllowedOutcome | DeniedOutcome | None:
+        if self._conn is None:
+            return None
+        try:
+            response = await self._conn.request_permission(session_id, tool_call, options)
+        except Exception:
+            log.warning("session %s: permission request failed; rejecting", session_id)
+            return None
+        outcome = getattr(response, "outcome", None)
+        if isinstance(outcome, AllowedOutcome | DeniedOutcome):
+            return outcome
+        return None

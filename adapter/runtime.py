@@ -1,0 +1,119 @@
+"""One Claude process: a `ClaudeSDKClient`, its reader loop, and its epoch.
+
+The reader is the runtime's recovery boundary: whatever the SDK raises while reading (the
+process died, printed garbage, the pipe broke) ends the runtime with one `on_lost` call, and a
+clean end of Claude's output with one `on_end` call. Starting fails with `RuntimeStartError`,
+whose message is safe to show a user.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from anyio.abc import TaskStatus
+from claude_agent_sdk import (
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    CLIConnectionError,
+    CLINotFoundError,
+)
+from claude_agent_sdk.types import CanUseTool
+
+__all__ = ["ClaudeRuntime", "RuntimeSettings", "RuntimeStartError"]
+
+log = logging.getLogger(__name__)
+
+# Bounded cleanup: a Claude process that will not stop is not allowed to hold the adapter.
+CLOSE_TIMEOUT_SECONDS = 5.0
+
+
+class RuntimeStartError(Exception):
+    """Claude could not be started; the message is safe for a client to see."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuntimeSettings:
+    """What every runtime of this adapter shares."""
+
+    executable: str | None = None  # None: the CLI bundled with claude-agent-sdk
+    env: dict[str, str] = field(default_factory=dict)
+
+
+class ClaudeRuntime:
+    def __init__(
+        self,
+        *,
+        settings: RuntimeSettings,
+        cwd: str,
+        session_id: str,
+        resume: bool,
+        can_use_tool: CanUseTool,
+    ) -> None:
+        self.epoch = str(uuid.uuid4())
+        self._stopped = anyio.Event()
+        options = ClaudeAgentOptions(
+            cli_path=settings.executable,
+            cwd=cwd,
+            env=dict(settings.env),
+            system_prompt={"type": "preset", "preset": "claude_code"},
+            can_use_tool=can_use_tool,
+            # Claude's stderr is read line by line into our log: an unread pipe would stall it.
+            stderr=lambda line: log.debug("claude: %s", line.rstrip()),
+            resume=session_id if resume else None,
+            session_id=None if resume else session_id,
+        )
+        self.client = ClaudeSDKClient(options=options)
+
+    async def run(
+        self,
+        *,
+        on_message: Callable[[Any], Awaitable[None]],
+        on_end: Callable[[], Awaitable[None]],
+        on_lost: Callable[[], Awaitable[None]],
+        task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Connect, report started, then read until Claude's output ends."""
+        try:
+            await self.client.connect()
+        except CLINotFoundError as exc:
+            raise RuntimeStartError("Claude Code was not found at CLAUDE_CODE_EXECUTABLE.") from exc
+        except CLIConnectionError as exc:
+            raise RuntimeStartError("Claude Code could not be started in this folder.") from exc
+        except Exception as exc:
+            raise RuntimeStartError("Claude Code did not start.") from exc
+        task_status.started()
+        try:
+            async for message in self.client.receive_messages():
+                await on_message(message)
+        except Exception:
+            # Declared recovery boundary: the reason is logged, the session hears "lost".
+            log.warning("Claude runtime %s ended with an error", self.epoch, exc_info=True)
+            await on_lost()
+        else:
+            await on_end()
+        finally:
+            await self.close()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        async def one() -> Any:
+            yield message
+
+        await self.client.query(one())
+
+    async def interrupt(self) -> None:
+        await self.client.interrupt()
+
+    async def close(self) -> None:
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
+            try:
+                await self.client.disconnect()
+            except Exception:
+                log.debug("disconnect of runtime %s failed", self.epoch, exc_info=True)

@@ -1,0 +1,279 @@
+"""One ACP session: the core's shell. Read, feed the core, perform its effects, repeat.
+
+Every event reaches the core through `feed`, under one lock, and its effects are performed in
+order before the next event is fed, so the core sees exactly the order things happened in.
+Prompts are queued in order (`_prompt_lock`): a second prompt waits for the first one's answer.
+Each prompt waits on its own `_Answer`, which exactly one `SettlePrompt`/`RejectPrompt` fills.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from acp import RequestError, helpers
+from acp.schema import (
+    AllowedOutcome,
+    PermissionOption,
+    PromptResponse,
+    SessionInfoUpdate,
+    ToolCallUpdate,
+)
+from anyio.abc import TaskGroup
+from claude_agent_sdk import AssistantMessage, UserMessage
+from claude_agent_sdk.types import (
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+
+from adapter.client_link import ClientLink
+from adapter.prompt_content import claude_user_message
+from adapter.runtime import ClaudeRuntime, RuntimeSettings
+from adapter.translate import event_for, updates_for_assistant, updates_for_user
+from fsm.effects import (
+    Effect,
+    ForwardAssistantMessage,
+    LogNotice,
+    PublishRecord,
+    RejectPrompt,
+    SendAgentText,
+    SettlePrompt,
+)
+from fsm.errors import FsmError
+from fsm.events import (
+    CancelRequested,
+    DeliveryConfirmed,
+    DeliveryFailed,
+    Event,
+    PromptSent,
+    RuntimeStarted,
+    StreamEnded,
+    TransportLost,
+)
+from fsm.session import SessionCore
+from fsm.wire import SessionFailureDialect
+
+__all__ = ["Session"]
+
+log = logging.getLogger(__name__)
+
+# After an interrupt, how long Claude gets to end the turn before its process is stopped.
+CANCEL_GRACE_SECONDS = 10.0
+
+_DIALECT = SessionFailureDialect()
+
+
+@dataclass(slots=True)
+class _Answer:
+    """The one answer a prompt gets."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    value: PromptResponse | RequestError | None = None
+
+    def give(self, value: PromptResponse | RequestError) -> None:
+        if self.value is None:
+            self.value = value
+            self.done.set()
+
+
+class Session:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        cwd: str,
+        capable: bool,
+        link: ClientLink,
+        settings: RuntimeSettings,
+        task_group: TaskGroup,
+        resume: bool = False,
+    ) -> None:
+        self.session_id = session_id
+        self.cwd = cwd
+        self._link = link
+        self._settings = settings
+        self._tg = task_group
+        self._resume = resume
+        self._runtime: ClaudeRuntime | None = None
+        self._feed_lock = anyio.Lock()
+        self._prompt_lock = anyio.Lock()
+        self._answer: _Answer | None = None
+        self._always_allowed: set[str] = set()
+        self._closed = False
+        # The core is built with the first runtime's epoch in `start`.
+        self.core = SessionCore(session_id=session_id, epoch="unstarted", capable=capable)
+        self.core.runtime_lost = True
+
+    # --- runtime ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start a Claude process for this session; raises `RuntimeStartError`."""
+        runtime = ClaudeRuntime(
+            settings=self._settings,
+            cwd=self.cwd,
+            session_id=self.session_id,
+            resume=self._resume,
+            can_use_tool=self._can_use_tool,
+        )
+        epoch = runtime.epoch
+
+        async def on_message(message: Any) -> None:
+            await self._on_message(message, epoch)
+
+        async def on_end() -> None:
+            await self.feed(StreamEnded(epoch=epoch))
+
+        async def on_lost() -> None:
+            await self.feed(TransportLost(epoch=epoch))
+
+        await self._tg.start(
+            lambda task_status: runtime.run(
+                on_message=on_message, on_end=on_end, on_lost=on_lost, task_status=task_status
+            )
+        )
+        self._runtime = runtime
+        # Once a prompt has gone to Claude, later runtimes resume the same Claude session.
+        await self.feed(RuntimeStarted(epoch=epoch))
+
+    async def restart_on_next_prompt(self) -> None:
+        """Stop the current Claude process; the next prompt starts (resumes) a fresh one."""
+        runtime = self._runtime
+        if runtime is not None:
+            self._runtime = None
+            await runtime.close()
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._runtime is not None:
+            await self._runtime.close()
+        if self._answer is not None:
+            self._answer.give(RequestError.internal_error({"reason": "the session was closed"}))
+
+    # --- the loop ---------------------------------------------------------------------
+
+    async def feed(self, event: Event, message: Any = None) -> None:
+        async with self._feed_lock:
+            await self._perform(self.core.handle(event), message)
+
+    async def _on_message(self, message: Any, epoch: str) -> None:
+        try:
+            event = event_for(message, epoch)
+        except (FsmError, TypeError, ValueError):
+            log.warning("skipped a malformed %s from Claude", type(message).__name__)
+            return
+        if event is not None:
+            await self.feed(event, message)
+        elif isinstance(message, UserMessage):
+            for update in updates_for_user(message):
+                await self._link.send_update(self.session_id, update)
+
+    async def _perform(self, effects: list[Effect], message: Any) -> None:
+        for effect in effects:
+            match effect:
+                case PublishRecord(record=record):
+                    info = SessionInfoUpdate(
+                        session_update="session_info_update", field_meta=_DIALECT.meta_for(record)
+                    )
+                    sent = await self._link.send_update(self.session_id, info)
+                    outcome = DeliveryConfirmed if sent else DeliveryFailed
+                    follow = self.core.handle(outcome(id=record.id, revision=record.revision))
+                    await self._perform(follow, None)
+                case SettlePrompt(stop_reason=stop_reason, record=record):
+                    meta = _DIALECT.meta_for(record) if record is not None else None
+                    self._give(PromptResponse(stop_reason=stop_reason.value, field_meta=meta))
+                case RejectPrompt(code=code, message=text, error_kind=kind):
+                    data = {"errorKind": kind} if kind else None
+                    self._give(RequestError(code, text, data))
+                case ForwardAssistantMessage():
+                    if isinstance(message, AssistantMessage):
+                        for chunk in updates_for_assistant(message):
+                            await self._link.send_update(self.session_id, chunk)
+                case SendAgentText(text=text):
+                    await self._link.send_update(
+                        self.session_id, helpers.update_agent_message_text(text)
+                    )
+                case LogNotice(message=text):
+                    log.info("session %s: %s", self.session_id, text)
+
+    def _give(self, value: PromptResponse | RequestError) -> None:
+        if self._answer is None:
+            log.error("session %s: an answer with no prompt waiting", self.session_id)
+            return
+        self._answer.give(value)
+
+    # --- requests ---------------------------------------------------------------------
+
+    async def prompt(self, blocks: list[Any]) -> PromptResponse:
+        """Send one prompt to Claude and wait for its one answer (raises `RequestError`)."""
+        async with self._prompt_lock:
+            if self._closed:
+                raise RequestError.invalid_request({"reason": "the session is closed"})
+            if self._runtime is None or self.core.runtime_lost:
+                await self.start()
+            runtime = self._runtime
+            assert runtime is not None
+            turn_id = str(uuid.uuid4())
+            answer = self._answer = _Answer()
+            await self.feed(PromptSent(turn_id=turn_id))
+            self._resume = True
+            try:
+                await runtime.send(claude_user_message(blocks, turn_id=turn_id))
+            except Exception:
+                log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
+                await self.feed(TransportLost(epoch=runtime.epoch))
+            await answer.done.wait()
+            self._answer = None
+        value = answer.value
+        if isinstance(value, RequestError):
+            raise value
+        assert value is not None
+        return value
+
+    async def cancel(self) -> None:
+        await self.feed(CancelRequested())
+        runtime = self._runtime
+        if runtime is None or not self.core.turn.live:
+            return
+        try:
+            await runtime.interrupt()
+        except Exception:
+            log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
+        self._tg.start_soon(self._stop_if_still_running, runtime)
+
+    async def _stop_if_still_running(self, runtime: ClaudeRuntime) -> None:
+        # Backstop: a Claude that ignores the interrupt is stopped, which ends the turn as
+        # cancelled (the core settles a cancelled turn when its runtime goes away).
+        await anyio.sleep(CANCEL_GRACE_SECONDS)
+        if self._runtime is runtime and self.core.turn.live:
+            log.warning("session %s: Claude ignored the interrupt; stopping it", self.session_id)
+            await runtime.close()
+
+    # --- permissions ------------------------------------------------------------------
+
+    async def _can_use_tool(
+        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        if tool_name in self._always_allowed:
+            return PermissionResultAllow()
+        tool_call = ToolCallUpdate(
+            tool_call_id=context.tool_use_id or str(uuid.uuid4()),
+            title=context.title or tool_name,
+            raw_input=tool_input,
+            status="pending",
+        )
+        options = [
+            PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
+            PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+        ]
+        outcome = await self._link.request_permission(self.session_id, tool_call, options)
+        if isinstance(outcome, AllowedOutcome) and outcome.option_id in {"allow", "allow_always"}:
+            if outcome.option_id == "allow_always":
+                self._always_allowed.add(tool_name)
+            return PermissionResultAllow()
+        return PermissionResultDeny(message="The user did not allow this tool call.")

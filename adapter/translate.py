@@ -1,0 +1,183 @@
+"""Claude SDK messages in, core events and ACP session updates out.
+
+The SDK's dataclasses pass strings through unchecked, and `SystemMessage.data` is the raw frame,
+so every field read here is checked for its type: a frame of the wrong shape is skipped (the
+caller logs it), never allowed to crash the reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from acp import helpers
+from acp.schema import AgentMessageChunk, AgentThoughtChunk, ToolCallProgress, ToolCallStart
+from claude_agent_sdk import (
+    AssistantMessage,
+    ResultMessage,
+    SystemMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+)
+
+from fsm.events import (
+    AssistantMessageReceived,
+    ClaudeEvent,
+    ModelFellBack,
+    ResultReceived,
+    RetryAttempted,
+    WorkerShuttingDown,
+)
+
+__all__ = ["Update", "event_for", "updates_for_assistant", "updates_for_user"]
+
+Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress
+
+# Results that no user turn asked for (reference §2: autonomous origins).
+_AUTONOMOUS = frozenset(
+    {"task-notification", "peer", "coordinator", "observer", "observer-activity"}
+)
+
+
+def _int(data: Mapping[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _texts(content: list[Any]) -> list[str]:
+    return [block.text for block in content if isinstance(block, TextBlock)]
+
+
+def event_for(message: object, epoch: str) -> ClaudeEvent | None:
+    """The core event for one SDK message, or None when the core has no interest in it.
+
+    Raises `fsm.errors.PeerViolation` (or `TypeError`/`ValueError`) for a frame whose fields
+    make no sense; the caller skips it.
+    """
+    if isinstance(message, AssistantMessage):
+        texts = _texts(message.content)
+        error = message.error if isinstance(message.error, str) else None
+        return AssistantMessageReceived(
+            epoch=epoch,
+            model=message.model if isinstance(message.model, str) else None,
+            text="".join(texts),
+            text_block_count=len(texts),
+            error=error,
+            top_level=message.parent_tool_use_id is None,
+            stop_reason=message.stop_reason,
+        )
+    if isinstance(message, ResultMessage):
+        origin = getattr(message, "origin", None)
+        kind = origin.get("kind") if isinstance(origin, dict) else None
+        errors = message.errors if isinstance(message.errors, list) else []
+        return ResultReceived(
+            epoch=epoch,
+            subtype=str(message.subtype),
+            is_error=bool(message.is_error),
+            result=message.result if isinstance(message.result, str) else None,
+            errors=tuple(e for e in errors if isinstance(e, str)),
+            stop_reason=message.stop_reason if isinstance(message.stop_reason, str) else None,
+            autonomous=kind in _AUTONOMOUS,
+        )
+    if isinstance(message, SystemMessage):
+        return _system_event(message.subtype, message.data, epoch)
+    return None
+
+
+def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEvent | None:
+    if subtype == "api_retry":
+        attempt, max_retries = _int(data, "attempt"), _int(data, "max_retries")
+        if attempt is None or max_retries is None:
+            raise ValueError("api_retry without attempt/max_retries")
+        no_response = data.get("no_response")
+        waited = retry_wait = None
+        if isinstance(no_response, dict):
+            waited, retry_wait = _int(no_response, "waited_ms"), _int(no_response, "retry_wait_ms")
+        return RetryAttempted(
+            epoch=epoch,
+            attempt=attempt,
+            max_retries=max_retries,
+            error_status=_int(data, "error_status"),
+            error=_str(data, "error"),
+            waited_ms=waited,
+            retry_wait_ms=retry_wait,
+        )
+    if subtype == "model_refusal_fallback":
+        original, fallback = _str(data, "original_model"), _str(data, "fallback_model")
+        if not original or not fallback:
+            raise ValueError("model_refusal_fallback without models")
+        return ModelFellBack(
+            epoch=epoch,
+            original_model=original,
+            fallback_model=fallback,
+            refusal_category=_str(data, "api_refusal_category"),
+            explanation=_str(data, "api_refusal_explanation"),
+            direction=_str(data, "direction"),
+            scope=_str(data, "scope"),
+        )
+    if subtype == "worker_shutting_down":
+        return WorkerShuttingDown(epoch=epoch)
+    return None
+
+
+def _tool_kind(name: str) -> str:
+    lowered = name.lower()
+    if lowered in {"read", "notebookread"}:
+        return "read"
+    if lowered in {"edit", "multiedit", "write", "notebookedit"}:
+        return "edit"
+    if lowered in {"bash", "bashoutput", "killshell"}:
+        return "execute"
+    if lowered in {"grep", "glob", "ls"}:
+        return "search"
+    if lowered in {"webfetch", "websearch"}:
+        return "fetch"
+    return "other"
+
+
+def updates_for_assistant(message: AssistantMessage) -> Iterator[Update]:
+    """Claude's text, thinking and tool use as ACP session updates."""
+    for block in message.content:
+        if isinstance(block, TextBlock) and block.text:
+            yield helpers.update_agent_message_text(block.text)
+        elif isinstance(block, ThinkingBlock) and block.thinking:
+            yield helpers.update_agent_thought_text(block.thinking)
+        elif isinstance(block, ToolUseBlock):
+            yield helpers.start_tool_call(
+                block.id,
+                block.name,
+                kind=_tool_kind(block.name),  # type: ignore[arg-type]
+                status="pending",
+                raw_input=block.input,
+            )
+
+
+def _result_text(content: str | list[dict[str, Any]] | None) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(item.get("text", "")) for item in content if isinstance(item, dict))
+    return ""
+
+
+def updates_for_user(message: UserMessage) -> Iterator[Update]:
+    """Tool results (Claude's own tools ran) as tool call updates."""
+    if isinstance(message.content, str):
+        return
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            text = _result_text(block.content)
+            yield helpers.update_tool_call(
+                block.tool_use_id,
+                status="failed" if block.is_error else "completed",
+                content=[helpers.tool_content(helpers.text_block(text))] if text else None,
+                raw_output=text,
+            )
