@@ -20,6 +20,7 @@ from acp.schema import (
     ClientCapabilities,
     Implementation,
     InitializeResponse,
+    LoadSessionResponse,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -71,7 +72,7 @@ class ClaudeAcpAgent:
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
-                load_session=False,
+                load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
             ),
             auth_methods=[
@@ -120,6 +121,43 @@ class ClaudeAcpAgent:
             raise RequestError.internal_error({"reason": str(exc)}) from exc
         self._sessions[session_id] = session
         return NewSessionResponse(session_id=session_id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        from adapter.history import find_transcript, replay_transcript
+        from adapter.runtime import RuntimeStartError
+        from adapter.session import Session
+
+        if not Path(cwd).is_absolute() or not Path(cwd).is_dir():
+            raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
+        path = find_transcript(session_id=session_id, cwd=cwd, env=self._settings.env)
+        if path is None:
+            raise RequestError(
+                -32002,
+                "Resource not found: no Claude transcript for this session in this folder",
+                {"sessionId": session_id},
+            )
+        live = self._sessions.pop(session_id, None)
+        if live is not None:
+            # Reloading a live session: its Claude process is replaced by a resumed one.
+            await live.close()
+        session = Session(
+            session_id=session_id,
+            cwd=cwd,
+            capable=self._capable,
+            link=self._link,
+            settings=self._settings,
+            task_group=self._tg,
+            resume=True,
+        )
+        await replay_transcript(session, path)
+        try:
+            await session.start()
+        except RuntimeStartError as exc:
+            raise RequestError.internal_error({"reason": str(exc)}) from exc
+        self._sessions[session_id] = session
+        return LoadSessionResponse()
 
     def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)

@@ -32,6 +32,8 @@ def _configure_logging() -> None:
         level=getattr(logging, level, logging.WARNING),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # transitions logs every state change at INFO/DEBUG; ours are logged where they matter.
+    logging.getLogger("transitions").setLevel(logging.WARNING)
 
 
 async def _serve(executable: str | None, env: dict[str, str]) -> None:

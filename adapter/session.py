@@ -140,6 +140,10 @@ class Session:
         # Once a prompt has gone to Claude, later runtimes resume the same Claude session.
         await self.feed(RuntimeStarted(epoch=epoch))
 
+    async def send(self, update: Any) -> bool:
+        """Send one session update to the client (False when it could not be sent)."""
+        return await self._link.send_update(self.session_id, update)
+
     async def restart_on_next_prompt(self) -> None:
         """Stop the current Claude process; the next prompt starts (resumes) a fresh one."""
         runtime = self._runtime
@@ -158,7 +162,12 @@ class Session:
 
     async def feed(self, event: Event, message: Any = None) -> None:
         async with self._feed_lock:
+            before = {record.id for record in self.core.active()}
             await self._perform(self.core.handle(event), message)
+            recovered = before - {record.id for record in self.core.active()}
+            if recovered:
+                # Recovery publishes nothing (the spec); the log is where it can be seen.
+                log.info("session %s: no longer active: %s", self.session_id, sorted(recovered))
 
     async def _on_message(self, message: Any, epoch: str) -> None:
         try:

@@ -11,7 +11,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from acp import helpers
-from acp.schema import AgentMessageChunk, AgentThoughtChunk, ToolCallProgress, ToolCallStart
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolKind,
+    UserMessageChunk,
+)
 from claude_agent_sdk import (
     AssistantMessage,
     ResultMessage,
@@ -32,9 +39,9 @@ from fsm.events import (
     WorkerShuttingDown,
 )
 
-__all__ = ["Update", "event_for", "updates_for_assistant", "updates_for_user"]
+__all__ = ["Update", "event_for", "tool_kind", "updates_for_assistant", "updates_for_user"]
 
-Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress
+Update = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
 
 # Results that no user turn asked for (reference §2: autonomous origins).
 _AUTONOMOUS = frozenset(
@@ -128,7 +135,7 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
     return None
 
 
-def _tool_kind(name: str) -> str:
+def tool_kind(name: str) -> ToolKind:
     lowered = name.lower()
     if lowered in {"read", "notebookread"}:
         return "read"
@@ -154,7 +161,7 @@ def updates_for_assistant(message: AssistantMessage) -> Iterator[Update]:
             yield helpers.start_tool_call(
                 block.id,
                 block.name,
-                kind=_tool_kind(block.name),  # type: ignore[arg-type]
+                kind=tool_kind(block.name),
                 status="pending",
                 raw_input=block.input,
             )

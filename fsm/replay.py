@@ -1,0 +1,208 @@
+"""History replay planning (session/load): which stored entries become typed records.
+
+Theory of operation: the shell streams a session's transcript (Claude Code's JSONL, one entry
+per line) through this module twice, in order, holding O(1) state:
+
+1. `ActiveScan` finds the usage-limit failure that is still active: the latest top-level
+   `<synthetic>` usage-limit message that no later real-model answer followed. A `<synthetic>`
+   local-command answer ("No response requested.") proves nothing and leaves it active.
+2. `ReplayPlanner.plan(entry)` says what to do with each entry: replay it as a message, restore
+   it as a typed failure (capable clients), or skip it (the synthetic login prompt, never
+   replayed). A restored failure's id is the id its occurrence had live (DECISIONS row 14): the
+   last real prompt's uuid plus `:error`, or `<sessionId>:history-error:<messageUuid>` when no
+   prompt precedes it. Tool-result carrier messages and meta messages are not prompts.
+
+`parse_entry` turns one decoded JSON line into a `TranscriptEntry`, raising `PeerViolation` for
+shapes it cannot read; the shell skips and counts those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from fsm import classify
+from fsm.errors import PeerViolation
+
+__all__ = [
+    "ActiveScan",
+    "EntryKind",
+    "ReplayAction",
+    "ReplayPlanner",
+    "TranscriptEntry",
+    "parse_entry",
+]
+
+# Entry types Claude Code writes that carry no conversation message.
+_NON_MESSAGE_TYPES = frozenset(
+    {
+        "summary",
+        "system",
+        "queue-operation",
+        "attachment",
+        "file-history-snapshot",
+        "api-request",
+        "last-prompt",
+        "cost-state",
+        "custom-title",
+        "tag",
+        "progress",
+    }
+)
+
+
+class EntryKind(Enum):
+    PROMPT = "prompt"  # a real user prompt
+    USER_OTHER = "user-other"  # tool results, meta and compact-summary user entries
+    ASSISTANT = "assistant"
+    NON_MESSAGE = "non-message"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TranscriptEntry:
+    kind: EntryKind
+    uuid: str | None
+    top_level: bool
+    model: str | None = None
+    text: str = ""
+    text_block_count: int = 0
+    content: tuple[Any, ...] = ()
+
+    @property
+    def is_usage_limit(self) -> bool:
+        return (
+            self.kind is EntryKind.ASSISTANT
+            and self.top_level
+            and bool(self.text)
+            and classify.is_synthetic_usage_limit(self.model, self.text)
+        )
+
+    @property
+    def is_login(self) -> bool:
+        return self.kind is EntryKind.ASSISTANT and classify.is_synthetic_login(
+            self.model, self.text_block_count, self.text
+        )
+
+    @property
+    def is_real_answer(self) -> bool:
+        return (
+            self.kind is EntryKind.ASSISTANT
+            and self.top_level
+            and self.model is not None
+            and self.model != classify.SYNTHETIC_MODEL
+        )
+
+
+def _blocks(content: object) -> tuple[Any, ...]:
+    if isinstance(content, str):
+        return ({"type": "text", "text": content},)
+    if isinstance(content, list):
+        return tuple(block for block in content if isinstance(block, dict))
+    raise PeerViolation("message content is neither text nor a list of blocks")
+
+
+def parse_entry(entry: object) -> TranscriptEntry:
+    """Read one decoded transcript line. Raises `PeerViolation` for an unreadable shape or an
+    unknown entry type."""
+    if not isinstance(entry, dict):
+        raise PeerViolation("a transcript line is not an object")
+    kind = entry.get("type")
+    if kind in _NON_MESSAGE_TYPES:
+        return TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
+    if kind not in ("user", "assistant"):
+        raise PeerViolation(f"unknown transcript entry type {kind!r}")
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        raise PeerViolation("a transcript message has no message object")
+    uuid = entry.get("uuid")
+    uuid = uuid if isinstance(uuid, str) and uuid else None
+    top_level = not entry.get("isSidechain") and entry.get("parent_tool_use_id") is None
+    blocks = _blocks(message.get("content"))
+    texts = [
+        b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    if kind == "user":
+        is_prompt = (
+            not entry.get("isMeta")
+            and not entry.get("isCompactSummary")
+            and any(b.get("type") != "tool_result" for b in blocks)
+        )
+        return TranscriptEntry(
+            kind=EntryKind.PROMPT if is_prompt else EntryKind.USER_OTHER,
+            uuid=uuid,
+            top_level=top_level,
+            text="".join(texts),
+            text_block_count=len(texts),
+            content=blocks,
+        )
+    model = message.get("model")
+    return TranscriptEntry(
+        kind=EntryKind.ASSISTANT,
+        uuid=uuid,
+        top_level=top_level,
+        model=model if isinstance(model, str) else None,
+        text="".join(texts),
+        text_block_count=len(texts),
+        content=blocks,
+    )
+
+
+class ActiveScan:
+    """First pass: the uuid of the usage-limit message still active at the end, if any."""
+
+    def __init__(self) -> None:
+        self.active_uuid: str | None = None
+
+    def feed(self, entry: TranscriptEntry) -> None:
+        if entry.is_usage_limit:
+            self.active_uuid = entry.uuid
+        elif entry.is_real_answer:
+            self.active_uuid = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReplayAction:
+    """What to do with one entry: `replay` it as messages, `restore` a typed failure (then
+    `failure_id`, `title` and `active` are set), or neither (skip)."""
+
+    replay: bool = False
+    restore: bool = False
+    failure_id: str = ""
+    title: str = ""
+    active: bool = False
+
+
+_REPLAY = ReplayAction(replay=True)
+_SKIP = ReplayAction()
+
+
+class ReplayPlanner:
+    """Second pass. `capable` clients get typed records instead of the usage-limit prose."""
+
+    def __init__(self, *, session_id: str, capable: bool, active_uuid: str | None) -> None:
+        self._session_id = session_id
+        self._capable = capable
+        self._active_uuid = active_uuid
+        self._last_prompt: str | None = None
+
+    def plan(self, entry: TranscriptEntry) -> ReplayAction:
+        if entry.kind is EntryKind.NON_MESSAGE:
+            return _SKIP
+        if entry.kind is EntryKind.PROMPT and entry.top_level:
+            self._last_prompt = entry.uuid or self._last_prompt
+            return _REPLAY
+        if entry.is_login:
+            return _SKIP
+        if entry.is_usage_limit and self._capable:
+            if self._last_prompt is not None:
+                failure_id = f"{self._last_prompt}:error"
+            else:
+                failure_id = f"{self._session_id}:history-error:{entry.uuid or 'unknown'}"
+            return ReplayAction(
+                restore=True,
+                failure_id=failure_id,
+                title=entry.text,
+                active=entry.uuid is not None and entry.uuid == self._active_uuid,
+            )
+        return _REPLAY

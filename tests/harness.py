@@ -1,0 +1,193 @@
+"""End-to-end harness: the adapter as a real subprocess over real stdio, the `acp` SDK's client
+on this side, and the scripted Claude (a test double of Claude's process) on the far side.
+
+Every JSON-RPC frame is recorded in order from the client's point of view, so tests can assert
+carriers (which frame a record rode on), order and exactly-one-answer rules. The adapter's
+stderr goes to a file (an unread pipe would stall it) that tests may read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import acp
+from acp.connection import StreamEvent
+from acp.interfaces import Client
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    PromptResponse,
+    RequestPermissionResponse,
+)
+
+from adapter.scripted_claude import SCENARIO_ENV, write_launcher
+
+__all__ = ["OPT_IN", "Adapter", "Frame", "spawn_adapter"]
+
+OPT_IN: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
+ROOT = Path(__file__).resolve().parents[1]
+# Generous: a bound on a hang, never a speed assertion.
+TIMEOUT = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    direction: str  # "outgoing" (client to agent) or "incoming" (agent to client)
+    message: dict[str, Any]
+
+
+@dataclass(slots=True)
+class RecordingClient:
+    """The client side. `permission` is the option id to pick, or None to refuse."""
+
+    permission: str | None = "allow"
+    permission_requests: list[Any] = field(default_factory=list)
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        return None
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permission_requests.append(tool_call)
+        if self.permission is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=self.permission)
+        )
+
+
+@dataclass(slots=True)
+class Adapter:
+    conn: acp.ClientSideConnection
+    process: asyncio.subprocess.Process
+    client: RecordingClient
+    frames: list[Frame]
+    stderr_path: Path
+    workdir: Path
+    config_dir: Path
+
+    async def new_session(self, cwd: Path | None = None) -> str:
+        response = await asyncio.wait_for(
+            self.conn.new_session(cwd=str(cwd or self.workdir), mcp_servers=[]), TIMEOUT
+        )
+        return str(response.session_id)
+
+    async def prompt(self, session_id: str, text: str) -> PromptResponse | acp.RequestError:
+        """One prompt's answer: the response, or the JSON-RPC error it was rejected with."""
+        try:
+            return await asyncio.wait_for(
+                self.conn.prompt(session_id=session_id, prompt=[acp.text_block(text)]), TIMEOUT
+            )
+        except acp.RequestError as exc:
+            return exc
+
+    def incoming(self) -> list[dict[str, Any]]:
+        return [f.message for f in self.frames if f.direction == "incoming"]
+
+    def updates(self, kind: str | None = None) -> list[dict[str, Any]]:
+        found = []
+        for message in self.incoming():
+            if message.get("method") == "session/update":
+                update = message["params"]["update"]
+                if kind is None or update.get("sessionUpdate") == kind:
+                    found.append(update)
+        return found
+
+    def records(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every sessionFailure record the client received, in order, with its carrier:
+        "session_info_update" or "prompt_response"."""
+        found: list[tuple[str, dict[str, Any]]] = []
+        for message in self.incoming():
+            if message.get("method") == "session/update":
+                meta = message["params"]["update"].get("_meta")
+                carrier = "session_info_update"
+            elif "result" in message and isinstance(message["result"], dict):
+                meta = message["result"].get("_meta")
+                carrier = "prompt_response"
+            else:
+                continue
+            record = _record(meta)
+            if record is not None:
+                found.append((carrier, record))
+        return found
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+
+def _record(meta: Any) -> dict[str, Any] | None:
+    if not isinstance(meta, dict):
+        return None
+    air = meta.get("jetbrains", {}).get("air")
+    if not isinstance(air, dict) or "sessionFailure" not in air:
+        return None
+    assert air.get("version") == 1
+    record = air["sessionFailure"]
+    assert isinstance(record, dict)
+    return record
+
+
+@asynccontextmanager
+async def spawn_adapter(
+    tmp_path: Path,
+    scenario: str = "success",
+    *,
+    capable: bool = True,
+    client_meta: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    client: RecordingClient | None = None,
+    initialize: bool = True,
+) -> AsyncIterator[Adapter]:
+    """The adapter, initialized (opted in when `capable`), ready for `new_session`."""
+    bin_dir = tmp_path / "bin"
+    workdir = tmp_path / "project"
+    config_dir = tmp_path / "claude-config"
+    workdir.mkdir(parents=True, exist_ok=True)
+    config_dir.mkdir(parents=True, exist_ok=True)
+    child_env = {
+        "CLAUDE_CODE_EXECUTABLE": str(write_launcher(bin_dir)),
+        SCENARIO_ENV: scenario,
+        "CLAUDE_CONFIG_DIR": str(config_dir),
+        "CLAUDE_ACP_LOG": "DEBUG",
+        "PYTHONPATH": str(ROOT),
+        **({"VIRTUAL_ENV": os.environ["VIRTUAL_ENV"]} if "VIRTUAL_ENV" in os.environ else {}),
+        **(env or {}),
+    }
+    frames: list[Frame] = []
+
+    def observe(event: StreamEvent) -> None:
+        frames.append(Frame(event.direction.value, event.message))
+
+    stderr_path = tmp_path / "adapter-stderr.log"
+    client = client or RecordingClient()
+    with stderr_path.open("wb") as stderr:
+        async with acp.spawn_agent_process(
+            cast(Client, client),
+            sys.executable,
+            "-m",
+            "adapter",
+            env=child_env,
+            cwd=str(ROOT),
+            transport_kwargs={"stderr": stderr},
+            observers=[observe],
+        ) as (conn, process):
+            adapter = Adapter(conn, process, client, frames, stderr_path, workdir, config_dir)
+            if initialize:
+                meta = client_meta if client_meta is not None else (OPT_IN if capable else None)
+                caps = ClientCapabilities(field_meta=meta)
+                await asyncio.wait_for(
+                    conn.initialize(
+                        protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps
+                    ),
+                    TIMEOUT,
+                )
+            yield adapter

@@ -1,0 +1,247 @@
+"""session/load end to end: history replayed in order, usage limits restored as typed records."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import PromptResponse
+
+from adapter.scripted_claude.transcript import sanitize_path
+from tests.harness import Adapter, spawn_adapter
+
+SPEND_LIMIT = (
+    "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin for a "
+    "higher limit"
+)
+OUT_OF_CREDITS = "You're out of usage credits \u00b7 add more to keep going"
+
+
+def _user(text: str, uid: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": "user",
+        "uuid": uid or str(uuid.uuid4()),
+        "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+        **extra,
+    }
+
+
+def _tool_result(tool_use_id: str) -> dict[str, Any]:
+    return {
+        "type": "user",
+        "uuid": str(uuid.uuid4()),
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": "ok"}],
+        },
+    }
+
+
+def _assistant(
+    text: str, model: str = "claude-sonnet-4-5", uid: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "type": "assistant",
+        "uuid": uid or str(uuid.uuid4()),
+        "message": {
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": text}],
+        },
+        **extra,
+    }
+
+
+def _tool_use(tool_id: str) -> dict[str, Any]:
+    return {
+        "type": "assistant",
+        "uuid": str(uuid.uuid4()),
+        "message": {
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [
+                {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}
+            ],
+        },
+    }
+
+
+def _synthetic(text: str, uid: str | None = None) -> dict[str, Any]:
+    return _assistant(
+        text, model="<synthetic>", uid=uid, error="rate_limit", isApiErrorMessage=True
+    )
+
+
+def _write(adapter: Adapter, session_id: str, lines: list[Any]) -> Path:
+    folder = adapter.config_dir / "projects" / sanitize_path(str(adapter.workdir))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{session_id}.jsonl"
+    path.write_text(
+        "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines),
+        encoding="utf-8",
+    )
+    return path
+
+
+async def _load(adapter: Adapter, session_id: str) -> None:
+    await adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session_id, mcp_servers=[])
+
+
+def _stream(adapter: Adapter) -> list[tuple[str, str]]:
+    """The replayed stream: (kind, text-or-record-id) in arrival order."""
+    items = []
+    for update in adapter.updates():
+        kind = update["sessionUpdate"]
+        if kind == "session_info_update":
+            items.append((kind, update["_meta"]["jetbrains"]["air"]["sessionFailure"]["id"]))
+        elif "content" in update and isinstance(update["content"], dict):
+            items.append((kind, update["content"].get("text", "")))
+        else:
+            items.append((kind, update.get("toolCallId", "")))
+    return items
+
+
+@pytest.mark.asyncio
+async def test_live_failure_keeps_its_id_when_loaded_in_a_new_process(tmp_path: Path) -> None:
+    # Live: the usage limit arrives on the prompt response under <turnId>:error.
+    async with spawn_adapter(tmp_path, "usage_limit") as live:
+        session = await live.new_session()
+        await live.prompt(session, "build the page")
+    [(carrier, live_record)] = live.records()
+    assert carrier == "prompt_response"
+    # A new adapter process loads the session: the same occurrence, the same id.
+    async with spawn_adapter(tmp_path, "usage_limit") as loaded:
+        await _load(loaded, session)
+        [(carrier, replayed)] = loaded.records()
+        assert carrier == "session_info_update"
+        assert replayed == {**live_record, "revision": 1}
+        # The next prompt resumes the same Claude session (its transcript grows) and succeeds.
+        answer = await loaded.prompt(session, "and now?")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    transcript = next(loaded.config_dir.rglob(f"{session}.jsonl")).read_text(encoding="utf-8")
+    assert "and now?" in transcript and "build the page" in transcript
+    # The real answer recovered the restored failure (logged, never published).
+    assert f"no longer active: ['{replayed['id']}']" in loaded.stderr()
+    assert len(loaded.records()) == 1
+
+
+@pytest.mark.asyncio
+async def test_replay_restores_each_usage_limit_in_place_and_only_latest_stays_active(
+    tmp_path: Path,
+) -> None:
+    session = str(uuid.uuid4())
+    first_prompt, second_prompt = str(uuid.uuid4()), str(uuid.uuid4())
+    early = str(uuid.uuid4())
+    async with spawn_adapter(tmp_path, "success") as adapter:
+        _write(
+            adapter,
+            session,
+            [
+                # A usage limit before any prompt: the history-error id.
+                _synthetic(OUT_OF_CREDITS, uid=early),
+                _user("first", first_prompt),
+                _synthetic(SPEND_LIMIT),
+                _assistant("A real answer recovers it."),
+                _user("second", second_prompt),
+                _tool_use("toolu_1"),
+                _tool_result("toolu_1"),  # not a prompt: the id stays the second prompt's (D8)
+                _synthetic(SPEND_LIMIT),
+                _assistant("No response requested.", model="<synthetic>"),  # not a real answer
+            ],
+        )
+        await _load(adapter, session)
+        assert _stream(adapter) == [
+            ("session_info_update", f"{session}:history-error:{early}"),
+            ("user_message_chunk", "first"),
+            ("session_info_update", f"{first_prompt}:error"),
+            ("agent_message_chunk", "A real answer recovers it."),
+            ("user_message_chunk", "second"),
+            ("tool_call", "toolu_1"),
+            ("tool_call_update", "toolu_1"),
+            ("session_info_update", f"{second_prompt}:error"),
+            ("agent_message_chunk", "No response requested."),
+        ]
+        records = [record for _, record in adapter.records()]
+        assert records[2] == {
+            "id": f"{second_prompt}:error",
+            "revision": 1,
+            "category": "limit",
+            "severity": "error",
+            "title": SPEND_LIMIT,
+            "actions": [],
+        }
+        # Only the latest is still active: a successful prompt recovers exactly that one.
+        answer = await adapter.prompt(session, "hello")
+    assert isinstance(answer, PromptResponse)
+    assert f"no longer active: ['{second_prompt}:error']" in adapter.stderr()
+
+
+@pytest.mark.asyncio
+async def test_legacy_client_gets_the_original_prose_and_no_record(tmp_path: Path) -> None:
+    session, prompt = str(uuid.uuid4()), str(uuid.uuid4())
+    async with spawn_adapter(tmp_path, "success", capable=False) as adapter:
+        _write(adapter, session, [_user("first", prompt), _synthetic(SPEND_LIMIT)])
+        await _load(adapter, session)
+    assert adapter.records() == []
+    assert _stream(adapter) == [
+        ("user_message_chunk", "first"),
+        ("agent_message_chunk", SPEND_LIMIT),
+    ]
+
+
+@pytest.mark.asyncio
+async def test_synthetic_login_prompt_is_never_replayed(tmp_path: Path) -> None:
+    session = str(uuid.uuid4())
+    for capable in (True, False):
+        async with spawn_adapter(tmp_path / str(capable), "success", capable=capable) as adapter:
+            _write(
+                adapter,
+                session,
+                [
+                    _user("hi"),
+                    _assistant("Please run /login \u00b7 API key is invalid", model="<synthetic>"),
+                ],
+            )
+            await _load(adapter, session)
+        assert _stream(adapter) == [("user_message_chunk", "hi")]
+
+
+@pytest.mark.asyncio
+async def test_missing_transcript_is_resource_not_found(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "success") as adapter:
+        with pytest.raises(acp.RequestError) as caught:
+            await _load(adapter, str(uuid.uuid4()))
+    assert caught.value.code == -32002
+    assert str(adapter.workdir) not in str(caught.value)
+
+
+@pytest.mark.asyncio
+async def test_corrupt_lines_are_skipped_counted_and_logged_once(tmp_path: Path) -> None:
+    session = str(uuid.uuid4())
+    async with spawn_adapter(tmp_path, "success") as adapter:
+        _write(
+            adapter,
+            session,
+            [
+                _user("before"),
+                "{not json",
+                '{"type": "user", "message": {"role": "user", "content": [{"type": "te',
+                {"type": "mystery-entry", "uuid": "x"},
+                {"type": "assistant", "message": "not an object"},
+                {"type": "summary", "summary": "ignored quietly"},
+                _assistant("after"),
+            ],
+        )
+        await _load(adapter, session)
+        answer = await adapter.prompt(session, "still works")
+    assert isinstance(answer, PromptResponse)
+    assert _stream(adapter)[:2] == [
+        ("user_message_chunk", "before"),
+        ("agent_message_chunk", "after"),
+    ]
+    warnings = [line for line in adapter.stderr().splitlines() if "unreadable transcript" in line]
+    assert len(warnings) == 1 and "skipped 4" in warnings[0]
