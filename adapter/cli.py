@@ -36,6 +36,18 @@ def _configure_logging() -> None:
     logging.getLogger("transitions").setLevel(logging.WARNING)
 
 
+def _stall_seconds() -> float:
+    raw = os.environ.get("CLAUDE_ACP_STALL_SECONDS", "120")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value != value or value == float("inf"):
+        logging.getLogger(__name__).warning("ignoring CLAUDE_ACP_STALL_SECONDS=%r", raw)
+        return 120.0
+    return value
+
+
 async def _serve(executable: str | None, env: dict[str, str]) -> None:
     import acp
     import anyio
@@ -43,7 +55,7 @@ async def _serve(executable: str | None, env: dict[str, str]) -> None:
     from adapter.agent import ClaudeAcpAgent
     from adapter.runtime import RuntimeSettings
 
-    settings = RuntimeSettings(executable=executable, env=env)
+    settings = RuntimeSettings(executable=executable, env=env, stall_seconds=_stall_seconds())
     async with anyio.create_task_group() as tg:
         agent = ClaudeAcpAgent(task_group=tg, settings=settings)
         try:

@@ -42,6 +42,8 @@ class RuntimeSettings:
 
     executable: str | None = None  # None: the CLI bundled with claude-agent-sdk
     env: dict[str, str] = field(default_factory=dict)
+    # How long Claude may stay silent during a turn before the client is told so.
+    stall_seconds: float = 120.0
 
 
 class ClaudeRuntime:

@@ -9,6 +9,7 @@ Each prompt waits on its own `_Answer`, which exactly one `SettlePrompt`/`Reject
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,7 @@ from fsm.effects import (
 from fsm.errors import FsmError
 from fsm.events import (
     CancelRequested,
+    ClaudeSilent,
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
@@ -105,6 +107,9 @@ class Session:
         self._answer: _Answer | None = None
         self._always_allowed: set[str] = set()
         self._closed = False
+        self._last_heard = time.monotonic()
+        # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
+        self._cancels = 0
         # The core is built with the first runtime's epoch in `start`.
         self.core = SessionCore(session_id=session_id, epoch="unstarted", capable=capable)
         self.core.runtime_lost = True
@@ -170,6 +175,7 @@ class Session:
                 log.info("session %s: no longer active: %s", self.session_id, sorted(recovered))
 
     async def _on_message(self, message: Any, epoch: str) -> None:
+        self._last_heard = time.monotonic()
         try:
             event = event_for(message, epoch)
         except (FsmError, TypeError, ValueError):
@@ -219,9 +225,13 @@ class Session:
 
     async def prompt(self, blocks: list[Any]) -> PromptResponse:
         """Send one prompt to Claude and wait for its one answer (raises `RequestError`)."""
+        cancels_at_arrival = self._cancels
         async with self._prompt_lock:
             if self._closed:
                 raise RequestError.invalid_request({"reason": "the session is closed"})
+            if self._cancels != cancels_at_arrival:
+                # Cancelled while it waited behind another prompt: it never reached Claude.
+                return PromptResponse(stop_reason="cancelled")
             if self._runtime is None or self.core.runtime_lost:
                 await self.start()
             runtime = self._runtime
@@ -230,6 +240,8 @@ class Session:
             answer = self._answer = _Answer()
             await self.feed(PromptSent(turn_id=turn_id))
             self._resume = True
+            self._last_heard = time.monotonic()
+            self._tg.start_soon(self._watch_for_silence, answer, runtime.epoch)
             try:
                 await runtime.send(claude_user_message(blocks, turn_id=turn_id))
             except Exception:
@@ -243,7 +255,24 @@ class Session:
         assert value is not None
         return value
 
+    async def _watch_for_silence(self, answer: _Answer, epoch: str) -> None:
+        """Tell the core each time Claude has been silent for another `stall_seconds`."""
+        stall = self._settings.stall_seconds
+        marks = 0
+        while not answer.done.is_set():
+            deadline = self._last_heard + stall * (marks + 1)
+            with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
+                await answer.done.wait()
+                return
+            silent = time.monotonic() - self._last_heard
+            if silent >= stall * (marks + 1):
+                marks += 1
+                await self.feed(ClaudeSilent(epoch=epoch, waited_seconds=max(1, int(silent))))
+            else:
+                marks = 0  # Claude spoke meanwhile; count again from its last frame
+
     async def cancel(self) -> None:
+        self._cancels += 1
         await self.feed(CancelRequested())
         runtime = self._runtime
         if runtime is None or not self.core.turn.live:

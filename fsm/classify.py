@@ -28,6 +28,7 @@ __all__ = [
     "kind_for_retry",
     "model_fallback_text",
     "retry_title",
+    "stall_title",
 ]
 
 SYNTHETIC_MODEL = "<synthetic>"
@@ -147,6 +148,21 @@ def retry_title(
             f" No response after {_seconds(waited_ms)}; waiting up to {_seconds(retry_wait_ms)}."
         )
     return title
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} seconds"
+    minutes = seconds // 60
+    return f"{minutes} minutes"
+
+
+def stall_title(waited_seconds: int) -> str:
+    """Adapter-authored: Claude supplied no words while it was silent."""
+    return (
+        f"Claude has not responded for {_duration(waited_seconds)}. "
+        "Still waiting; you can cancel this prompt."
+    )
 
 
 def model_fallback_text(

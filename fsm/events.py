@@ -19,6 +19,7 @@ __all__ = [
     "AuthStatusReported",
     "CancelRequested",
     "ClaudeEvent",
+    "ClaudeSilent",
     "DeliveryConfirmed",
     "DeliveryFailed",
     "Event",
@@ -170,6 +171,17 @@ class ModelFellBack(ClaudeEvent):
 class AuthStatusReported(ClaudeEvent):
     is_authenticating: bool
     error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaudeSilent(ClaudeEvent):
+    """Claude has said nothing for `waited_seconds` during a live turn (the shell's watchdog)."""
+
+    waited_seconds: int
+
+    def __post_init__(self) -> None:
+        if self.waited_seconds < 1:
+            raise PeerViolation("waited_seconds starts at 1")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

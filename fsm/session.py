@@ -40,6 +40,7 @@ from fsm.events import (
     AuthStatusReported,
     CancelRequested,
     ClaudeEvent,
+    ClaudeSilent,
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
@@ -125,7 +126,7 @@ class SessionCore:
                 return [
                     LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")
                 ]
-            if self.turn.live and not isinstance(event, StreamEnded | TransportLost):
+            if self.turn.live and not isinstance(event, StreamEnded | TransportLost | ClaudeSilent):
                 self.turn.fire(TurnTrigger.CLAUDE_RESPONDED)
         match event:
             case PromptSent(turn_id=turn_id):
@@ -161,6 +162,8 @@ class SessionCore:
                 if not authenticating and error is None:
                     self.ledger.recover_auth()
                 return []
+            case ClaudeSilent(waited_seconds=waited):
+                return self._on_silent(waited)
             case WorkerShuttingDown():
                 self._worker_shutting_down = True
                 return []
@@ -224,6 +227,24 @@ class SessionCore:
                 text=title,
                 turn_id=None,
             )
+        return [PublishRecord(record=record)]
+
+    def _on_silent(self, waited_seconds: int) -> list[Effect]:
+        """A live turn's Claude has gone quiet: a `connection` warning under the turn's id,
+        revised as the wait grows. It never ends the turn; cancelling still works."""
+        turn_id = self.turn.turn_id
+        if not self.capable or not self.turn.live or turn_id is None:
+            return []
+        if self._notes.cancel_requested:
+            return []
+        record = self.ledger.propose(
+            id=self.ledger.turn_failure_id(turn_id),
+            kind=FailureKind.TRANSPORT_LOST,
+            severity=Severity.WARNING,
+            text=classify.stall_title(waited_seconds),
+            turn_id=turn_id,
+        )
+        self.turn.fire(TurnTrigger.RETRY_WARNED)
         return [PublishRecord(record=record)]
 
     def _on_result(self, event: ResultReceived) -> list[Effect]:
