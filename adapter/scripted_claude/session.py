@@ -1,0 +1,96 @@
+"""Session-wide state of the scripted Claude, and the steps that need no turn.
+
+Theory of operation: `SessionState` is what outlives a turn (ids, model, permission settings,
+the writer and the transcript); the stdin thread mutates it for `set_model` and
+`set_permission_mode`, the player reads it. `terminate` and `kill_self` end the process from
+any step; `play_bare` plays the steps a scenario runs before the handshake.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from typing import NoReturn
+
+from adapter.scripted_claude import frames
+from adapter.scripted_claude.steps import (
+    DEFAULT_MODEL,
+    Exit,
+    Garbage,
+    KillSelf,
+    Sleep,
+    Stderr,
+    Step,
+)
+from adapter.scripted_claude.transcript import Transcript
+from adapter.scripted_claude.wire import FrameWriter
+
+__all__ = ["SessionState", "kill_self", "play_bare", "terminate"]
+
+
+@dataclass(kw_only=True)
+class SessionState:
+    """What outlives a turn. Mutated by the player and by control requests (`set_model`,
+    `set_permission_mode`), which is why it is not frozen."""
+
+    session_id: str
+    cwd: str
+    writer: FrameWriter
+    transcript: Transcript
+    model: str = DEFAULT_MODEL
+    permission_mode: str = "default"
+    permission_prompt_tool: str | None = None
+    # None: no session_state_changed frames; else whether they are `sdk_host_only`.
+    state_frames_host_only: bool | None = None
+    replay_user_messages: bool = False
+    last_result_is_error: bool = False
+
+    def emit(self, frame: frames.Frame) -> None:
+        self.writer.write(frame)
+
+    def emit_state(self, state: str) -> None:
+        if self.state_frames_host_only is not None:
+            host_only = self.state_frames_host_only
+            frame = frames.session_state_frame(
+                session_id=self.session_id, state=state, host_only=host_only
+            )
+            self.emit(frame)
+
+
+def terminate(state: SessionState | None, code: int) -> NoReturn:
+    """Flush what is ours and leave at once; `os._exit` because the reader thread may be
+    blocked in stdin, which would wedge a normal interpreter shutdown."""
+    if state is not None:
+        state.transcript.close()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def kill_self(state: SessionState | None) -> NoReturn:
+    if state is not None:
+        state.transcript.close()
+    sys.stderr.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+    while True:  # pragma: no cover - SIGKILL cannot be caught
+        time.sleep(1)
+
+
+def play_bare(step: Step, writer: FrameWriter) -> None:
+    """Play a step that needs no session (the `before_handshake` steps)."""
+    match step:
+        case Stderr(line=line):
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+        case Garbage(line=line):
+            writer.write_line(line)
+        case Sleep(seconds=seconds):
+            time.sleep(seconds)
+        case Exit(code=code):
+            terminate(None, code)
+        case KillSelf():
+            kill_self(None)
+        case _:
+            sys.stderr.write(f"scripted_claude: {step!r} needs a turn; ignored\n")

@@ -1,0 +1,292 @@
+"""The vocabulary of the scripted Claude: steps, turn scripts and scenarios.
+
+Theory of operation: a `Scenario` is a tuple of turn scripts; the k-th user turn of a session
+plays script k, and every turn after the last script plays `SUCCESS_TURN`. A turn script is a
+tuple of steps, each a frozen value naming one thing the real CLI can do on its stdout (or to its
+own process). The values are pure data: `player.py` gives them meaning, `frames.py` builds the
+wire frames. Every turn implicitly opens with a `system/init` frame (as the real CLI's turns do)
+and ends without a `result` unless the script holds a `Result` step.
+
+This module is imported by the fake CLI at startup, so it uses only the standard library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "SUCCESS_TURN",
+    "SYNTHETIC_MODEL",
+    "ApiRetry",
+    "AssistantError",
+    "CloseStdout",
+    "Exit",
+    "Garbage",
+    "Hang",
+    "KillSelf",
+    "ModelRefusalFallback",
+    "NoResponse",
+    "Permission",
+    "RateLimitEvent",
+    "Refusal",
+    "Reply",
+    "Result",
+    "Scenario",
+    "Sleep",
+    "Stderr",
+    "Step",
+    "Synthetic",
+    "Text",
+    "Thinking",
+    "ToolUse",
+    "TurnScript",
+    "WorkerShuttingDown",
+]
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+# What the real CLI writes as `message.model` on messages it made up itself (API errors,
+# usage-limit and login notices): the SDK-side detection keys on it.
+SYNTHETIC_MODEL = "<synthetic>"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Text:
+    """An assistant frame with one text block from the real model (`model=None`: the session's
+    model, "claude-sonnet-4-5" unless `set_model` changed it)."""
+
+    text: str
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reply:
+    """Like `Text`, but the text echoes the turn's prompt: "Scripted reply to: <prompt>".
+
+    Lets a test tell turns apart without a scenario per prompt.
+    """
+
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Thinking:
+    """An assistant frame with one thinking block."""
+
+    thinking: str
+    signature: str = "c2NyaXB0ZWQtc2lnbmF0dXJl"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolUse:
+    """An assistant `tool_use` block, then the CLI's `user` frame with its `tool_result`."""
+
+    name: str
+    input: Mapping[str, object]
+    result: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Permission:
+    """A tool that needs permission: `tool_use`, the `can_use_tool` round trip, the tool result
+    (or the denial), then a text saying "<tool> was allowed." or "<tool> was denied: <why>".
+
+    Without `--permission-prompt-tool stdio` the fake denies on its own, as the real CLI does
+    when nobody can be asked; under `bypassPermissions` it allows without asking.
+    """
+
+    tool_name: str
+    input: Mapping[str, object]
+    result: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoResponse:
+    """The `no_response` member of an `api_retry` frame: the request got no HTTP answer."""
+
+    waited_ms: int
+    retry_wait_ms: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApiRetry:
+    """`system/api_retry`: the CLI is about to retry a failed API request."""
+
+    attempt: int
+    max_retries: int
+    error_status: int | None
+    error: str
+    retry_delay_ms: int = 1000
+    no_response: NoResponse | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RateLimitEvent:
+    """`rate_limit_event`, built from the `anthropic-ratelimit-unified-*` headers."""
+
+    status: str = "rejected"
+    rate_limit_type: str = "five_hour"
+    resets_in_seconds: int = 3600
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantError:
+    """The synthetic assistant message the CLI writes for a failed API call.
+
+    `error` is copied to the frame as-is: any string, including kinds the SDK never heard of.
+    """
+
+    error: str
+    text: str
+    api_error_status: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Synthetic:
+    """A `<synthetic>` assistant message without an `error` field (login or limit notices)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refusal:
+    """An assistant message whose `stop_reason` is "refusal", with `stop_details`.
+
+    The SDK's `AssistantMessage` drops `stop_details`, so the explanation is also the text.
+    """
+
+    explanation: str
+    category: str | None = "cyber"
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRefusalFallback:
+    """`system/model_refusal_fallback`: the model refused and the CLI retried on another."""
+
+    original_model: str
+    fallback_model: str
+    content: str
+    api_refusal_category: str | None = None
+    api_refusal_explanation: str | None = None
+    direction: str = "retry"
+    scope: str = "session"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkerShuttingDown:
+    """`system/worker_shutting_down`."""
+
+    reason: str = "host_exit"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Result:
+    """The turn's `result` frame.
+
+    `result=None` means the last assistant text of the turn, as the real CLI does. The `result`
+    key is only written for subtype "success" (`SDKResultError` has none); `errors` only when
+    given.
+    """
+
+    subtype: str = "success"
+    is_error: bool = False
+    result: str | None = None
+    errors: tuple[str, ...] | None = None
+    api_error_status: int | None = None
+    terminal_reason: str | None = "completed"
+    stop_reason: str | None = "end_turn"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sleep:
+    """Pause the turn; an interrupt still ends it at once."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hang:
+    """Wait until the turn is interrupted or stdin reaches EOF."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Garbage:
+    """Write `line` to stdout verbatim (it should not be valid JSON)."""
+
+    line: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stderr:
+    """Write a diagnostic line to stderr, as the real CLI does before it dies."""
+
+    line: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exit:
+    """Flush and exit the process with `code`, whatever is still queued."""
+
+    code: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KillSelf:
+    """Flush, then SIGKILL the process: a crash that leaves no exit path."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CloseStdout:
+    """Close stdout but keep running; later frames are dropped. Pair it with `Sleep` + `Exit`
+    for a process that lingers after its output is gone."""
+
+
+Step: TypeAlias = (
+    Text
+    | Reply
+    | Thinking
+    | ToolUse
+    | Permission
+    | ApiRetry
+    | RateLimitEvent
+    | AssistantError
+    | Synthetic
+    | Refusal
+    | ModelRefusalFallback
+    | WorkerShuttingDown
+    | Result
+    | Sleep
+    | Hang
+    | Garbage
+    | Stderr
+    | Exit
+    | KillSelf
+    | CloseStdout
+)
+TurnScript: TypeAlias = tuple[Step, ...]
+
+SUCCESS_TURN: TurnScript = (Reply(), Result())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scenario:
+    """A named session script.
+
+    `before_handshake` runs before stdin is read at all (only `Stderr`, `Garbage`, `Sleep`,
+    `Exit` and `KillSelf` make sense there).
+    """
+
+    name: str
+    description: str
+    turns: tuple[TurnScript, ...] = ()
+    before_handshake: TurnScript = field(default=())
+
+    def script_for(self, turn_index: int) -> TurnScript:
+        """The script of the `turn_index`-th (0-based) user turn of the session."""
+        if 0 <= turn_index < len(self.turns):
+            return self.turns[turn_index]
+        return SUCCESS_TURN

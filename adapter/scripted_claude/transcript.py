@@ -1,0 +1,191 @@
+"""The session transcript the scripted Claude keeps, in the real CLI's JSONL layout.
+
+Theory of operation: like Claude Code, the fake appends every prompt, tool result and assistant
+message of a session to `<config>/projects/<sanitized cwd>/<session_id>.jsonl`, where config is
+`$CLAUDE_CONFIG_DIR` or `~/.claude`. Each entry links to the previous one by `parentUuid`, so
+`claude_agent_sdk.get_session_messages` rebuilds the conversation from it. The sanitizing rule
+is the SDK's own (`_internal/sessions.py::_sanitize_path`), copied rather than imported because
+the fake must not import the SDK. On `--resume` the fake counts the prompts already in the file
+to know which turn script comes next.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import unicodedata
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from adapter.scripted_claude.frames import CLI_VERSION, Frame
+
+__all__ = [
+    "INTERRUPT_MARKER",
+    "Transcript",
+    "config_dir",
+    "project_dir",
+    "sanitize_path",
+    "transcript_path",
+]
+
+# What the real CLI records as a user entry when a turn is interrupted.
+INTERRUPT_MARKER = "[Request interrupted by user]"
+_MAX_SANITIZED_LENGTH = 200
+_SANITIZE_RE = re.compile(r"[^a-zA-Z0-9]")
+
+
+def _simple_hash(s: str) -> str:
+    # JS `hash = (hash << 5) - hash + code; hash |= 0`, then abs(...).toString(36).
+    h = 0
+    for ch in s:
+        h = ((h << 5) - h + ord(ch)) & 0xFFFFFFFF
+        if h >= 0x80000000:
+            h -= 0x100000000
+    h = abs(h)
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while h > 0:
+        out = digits[h % 36] + out
+        h //= 36
+    return out or "0"
+
+
+def sanitize_path(name: str) -> str:
+    """The project directory name for a cwd: non-alphanumerics become "-"; long names are
+    truncated to 200 characters plus "-<hash>"."""
+    sanitized = _SANITIZE_RE.sub("-", name)
+    if len(sanitized) <= _MAX_SANITIZED_LENGTH:
+        return sanitized
+    return f"{sanitized[:_MAX_SANITIZED_LENGTH]}-{_simple_hash(name)}"
+
+
+def config_dir(env: Mapping[str, str]) -> Path:
+    """`$CLAUDE_CONFIG_DIR`, or `~/.claude`."""
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(unicodedata.normalize("NFC", configured))
+    return Path(unicodedata.normalize("NFC", str(Path.home() / ".claude")))
+
+
+def project_dir(env: Mapping[str, str], cwd: str) -> Path:
+    # The SDK canonicalizes the directory with realpath + NFC before sanitizing it.
+    canonical = unicodedata.normalize("NFC", os.path.realpath(cwd))
+    return config_dir(env) / "projects" / sanitize_path(canonical)
+
+
+def transcript_path(env: Mapping[str, str], cwd: str, session_id: str) -> Path:
+    return project_dir(env, cwd) / f"{session_id}.jsonl"
+
+
+def _now() -> str:
+    stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+    return stamp.replace("+00:00", "Z")
+
+
+def _is_prompt(entry: Mapping[str, Any]) -> bool:
+    # A user entry that opened a turn: not a tool result, not meta, not an interrupt marker.
+    if entry.get("type") != "user" or entry.get("isMeta"):
+        return False
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return not content.startswith(INTERRUPT_MARKER)
+    if not isinstance(content, list) or not content:
+        return False
+    first = content[0]
+    if not isinstance(first, dict) or first.get("type") == "tool_result":
+        return False
+    return not str(first.get("text", "")).startswith(INTERRUPT_MARKER)
+
+
+class Transcript:
+    """An append-only session transcript. Every append is flushed at once, so a crash right
+    after a frame keeps it (the resume logic depends on that)."""
+
+    def __init__(self, path: Path, *, session_id: str, cwd: str) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.cwd = cwd
+        self.prompt_count = 0
+        self._last_uuid: str | None = None
+        self._file: IO[str] | None = None
+        if path.exists():
+            self._scan()
+
+    def _scan(self) -> None:
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(entry, dict) or not isinstance(entry.get("uuid"), str):
+                continue
+            self._last_uuid = entry["uuid"]
+            if _is_prompt(entry):
+                self.prompt_count += 1
+
+    def fork_from(self, source: Path) -> None:
+        """Start this (new) transcript as a copy of `source`, re-stamped with our session id."""
+        lines: list[str] = []
+        for line in source.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict):
+                entry["sessionId"] = self.session_id
+                lines.append(json.dumps(entry, ensure_ascii=False))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        self.prompt_count = 0
+        self._last_uuid = None
+        self._scan()
+
+    def _append(self, entry: Frame) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a", encoding="utf-8")
+        self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._file.flush()
+        self._last_uuid = entry["uuid"]
+
+    def _entry(self, kind: str, uuid: str, message: Frame) -> Frame:
+        return {
+            "parentUuid": self._last_uuid,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session_id,
+            "version": CLI_VERSION,
+            "type": kind,
+            "message": message,
+            "uuid": uuid,
+            "timestamp": _now(),
+        }
+
+    def append_prompt(self, uuid: str, content: object) -> None:
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        self._append(self._entry("user", uuid, {"role": "user", "content": blocks}))
+        self.prompt_count += 1
+
+    def append_interrupt_marker(self, uuid: str) -> None:
+        message = {"role": "user", "content": [{"type": "text", "text": INTERRUPT_MARKER}]}
+        self._append(self._entry("user", uuid, message))
+
+    def append_frame(self, frame: Frame) -> None:
+        """Record an `assistant` or tool-result `user` frame the fake just wrote."""
+        entry = self._entry(frame["type"], frame["uuid"], frame["message"])
+        if "error" in frame:
+            entry["error"] = frame["error"]
+            entry["isApiErrorMessage"] = True
+            if frame.get("api_error_status") is not None:
+                entry["apiErrorStatus"] = frame["api_error_status"]
+        self._append(entry)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
