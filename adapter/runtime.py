@@ -61,7 +61,9 @@ class ClaudeRuntime:
         options = ClaudeAgentOptions(
             cli_path=settings.executable,
             cwd=cwd,
-            env=dict(settings.env),
+            # Plain session_state_changed frames reach us, so a turn that went idle without a
+            # result is seen instead of waited on forever (python-stack.md B6).
+            env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1", **settings.env},
             system_prompt={"type": "preset", "preset": "claude_code"},
             can_use_tool=can_use_tool,
             # Claude's stderr is read line by line into our log: an unread pipe would stall it.

@@ -36,6 +36,7 @@ from fsm.events import (
     ModelFellBack,
     ResultReceived,
     RetryAttempted,
+    TurnWentIdle,
     WorkerShuttingDown,
 )
 
@@ -132,6 +133,8 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
         )
     if subtype == "worker_shutting_down":
         return WorkerShuttingDown(epoch=epoch)
+    if subtype == "session_state_changed" and data.get("state") == "idle":
+        return TurnWentIdle(epoch=epoch)
     return None
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "RuntimeStarted",
     "StreamEnded",
     "TransportLost",
+    "TurnWentIdle",
     "WorkerShuttingDown",
 ]
 
@@ -182,6 +183,11 @@ class ClaudeSilent(ClaudeEvent):
     def __post_init__(self) -> None:
         if self.waited_seconds < 1:
             raise PeerViolation("waited_seconds starts at 1")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnWentIdle(ClaudeEvent):
+    """Claude reported itself idle (`session_state_changed: idle`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

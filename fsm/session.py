@@ -52,6 +52,7 @@ from fsm.events import (
     RuntimeStarted,
     StreamEnded,
     TransportLost,
+    TurnWentIdle,
     WorkerShuttingDown,
 )
 from fsm.ledger import Ledger
@@ -126,7 +127,8 @@ class SessionCore:
                 return [
                     LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")
                 ]
-            if self.turn.live and not isinstance(event, StreamEnded | TransportLost | ClaudeSilent):
+            quiet = StreamEnded | TransportLost | ClaudeSilent | TurnWentIdle
+            if self.turn.live and not isinstance(event, quiet):
                 self.turn.fire(TurnTrigger.CLAUDE_RESPONDED)
         match event:
             case PromptSent(turn_id=turn_id):
@@ -164,6 +166,8 @@ class SessionCore:
                 return []
             case ClaudeSilent(waited_seconds=waited):
                 return self._on_silent(waited)
+            case TurnWentIdle():
+                return self._on_idle()
             case WorkerShuttingDown():
                 self._worker_shutting_down = True
                 return []
@@ -229,6 +233,16 @@ class SessionCore:
             )
         return [PublishRecord(record=record)]
 
+    def _on_idle(self) -> list[Effect]:
+        """Claude went idle. After a result that is routine; while this turn still waits for
+        its result, the result will never come (row 18: `internal_error`). An idle that
+        arrives before Claude said anything for this turn belongs to the previous turn."""
+        if self.turn.state not in (TurnState.RUNNING, TurnState.RETRYING):
+            return []
+        if self._notes.cancel_requested:
+            return self._settle(TurnTrigger.TURN_CANCELLED, StopReason.CANCELLED)
+        return self._fail(FailureKind.INTERNAL_ERROR, TURN_NO_RESULT_TITLE, error_kind="no_result")
+
     def _on_silent(self, waited_seconds: int) -> list[Effect]:
         """A live turn's Claude has gone quiet: a `connection` warning under the turn's id,
         revised as the wait grows. It never ends the turn; cancelling still works."""
@@ -265,7 +279,9 @@ class SessionCore:
             if notes.refusal_explanation:
                 effects.append(SendAgentText(text=notes.refusal_explanation))
             return effects + self._settle(TurnTrigger.TURN_REFUSED, StopReason.REFUSAL)
-        if not event.is_error and notes.real_model:
+        if not event.is_error and notes.real_model and not notes.login:
+            # A real answer that ends in the login prompt proved nothing, and recovering this
+            # turn's retry warning would retire the id its auth failure is about to revise.
             self.ledger.recover_after_real_answer(turn_id)
         if event.stop_reason == "max_tokens":
             return self._settle(TurnTrigger.TURN_SUCCEEDED, StopReason.MAX_TOKENS)
