@@ -28,7 +28,7 @@ from acp.schema import (
 from anyio.abc import TaskGroup
 
 from adapter.client_link import ClientLink, Connection
-from fsm.negotiation import advertisement, session_failure_negotiated
+from fsm.negotiation import Dialects, advertisement, negotiate
 
 if TYPE_CHECKING:
     from adapter.runtime import RuntimeSettings
@@ -53,7 +53,7 @@ class ClaudeAcpAgent:
         self._tg = task_group
         self._settings = settings
         self._link = ClientLink()
-        self._capable = False
+        self._dialects = Dialects()
         self._sessions: dict[str, Session] = {}
 
     def on_connect(self, conn: Connection) -> None:
@@ -67,8 +67,8 @@ class ClaudeAcpAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         meta = client_capabilities.field_meta if client_capabilities is not None else None
-        self._capable = session_failure_negotiated(meta)
-        log.info("initialize: sessionFailure %s", "on" if self._capable else "off")
+        self._dialects = negotiate(meta)
+        log.info("initialize: %s", self._dialects)
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
@@ -110,7 +110,7 @@ class ClaudeAcpAgent:
         session = Session(
             session_id=session_id,
             cwd=cwd,
-            capable=self._capable,
+            dialects=self._dialects,
             link=self._link,
             settings=self._settings,
             task_group=self._tg,
@@ -145,7 +145,7 @@ class ClaudeAcpAgent:
         session = Session(
             session_id=session_id,
             cwd=cwd,
-            capable=self._capable,
+            dialects=self._dialects,
             link=self._link,
             settings=self._settings,
             task_group=self._tg,

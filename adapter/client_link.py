@@ -52,6 +52,22 @@ class ClientLink:
             return False
         return True
 
+    async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
+        """Send a `session/update` whose kind the `acp` schema does not know (the `agent_error`
+        dialect): its typed API would drop it, so the frame goes out through the connection's
+        raw notification sender (acp 0.12.1, pinned)."""
+        raw = getattr(self._conn, "_conn", None)
+        if raw is None:
+            return False
+        try:
+            await raw.send_notification(
+                "session/update", {"sessionId": session_id, "update": update}
+            )
+        except Exception:
+            log.warning("session %s: could not send %s", session_id, update.get("sessionUpdate"))
+            return False
+        return True
+
     async def request_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> AllowedOutcome | DeniedOutcome | None:

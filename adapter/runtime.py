@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,8 @@ from claude_agent_sdk import (
     CLIConnectionError,
     CLINotFoundError,
 )
+from claude_agent_sdk._errors import MessageParseError
+from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk.types import CanUseTool
 
 __all__ = ["ClaudeRuntime", "RuntimeSettings", "RuntimeStartError"]
@@ -92,7 +94,7 @@ class ClaudeRuntime:
             raise RuntimeStartError("Claude Code did not start.") from exc
         task_status.started()
         try:
-            async for message in self.client.receive_messages():
+            async for message in self._messages():
                 await on_message(message)
         except Exception:
             # Declared recovery boundary: the reason is logged, the session hears "lost".
@@ -102,6 +104,21 @@ class ClaudeRuntime:
             await on_end()
         finally:
             await self.close()
+
+    async def _messages(self) -> AsyncIterator[Any]:
+        """`ClaudeSDKClient.receive_messages`, except that one frame the SDK cannot parse is
+        skipped instead of ending the whole stream (it raises inside the generator)."""
+        query = self.client._query
+        if query is None:
+            return
+        async for data in query.receive_messages():
+            try:
+                message = parse_message(data)
+            except MessageParseError:
+                log.warning("skipped a frame from Claude that the SDK could not parse")
+                continue
+            if message is not None:
+                yield message
 
     async def send(self, message: dict[str, Any]) -> None:
         async def one() -> Any:

@@ -57,8 +57,11 @@ from fsm.events import (
     StreamEnded,
     TransportLost,
 )
+from fsm.negotiation import Dialects
+from fsm.records import FailureRecord
 from fsm.session import SessionCore
-from fsm.wire import SessionFailureDialect
+from fsm.vocabulary import Severity
+from fsm.wire import AgentErrorDialect, SessionFailureDialect
 
 __all__ = ["Session"]
 
@@ -67,7 +70,8 @@ log = logging.getLogger(__name__)
 # After an interrupt, how long Claude gets to end the turn before its process is stopped.
 CANCEL_GRACE_SECONDS = 10.0
 
-_DIALECT = SessionFailureDialect()
+_SESSION_FAILURE = SessionFailureDialect()
+_AGENT_ERROR = AgentErrorDialect()
 
 
 @dataclass(slots=True)
@@ -89,7 +93,7 @@ class Session:
         *,
         session_id: str,
         cwd: str,
-        capable: bool,
+        dialects: Dialects,
         link: ClientLink,
         settings: RuntimeSettings,
         task_group: TaskGroup,
@@ -98,6 +102,7 @@ class Session:
         self.session_id = session_id
         self.cwd = cwd
         self._link = link
+        self._dialects = dialects
         self._settings = settings
         self._tg = task_group
         self._resume = resume
@@ -111,7 +116,7 @@ class Session:
         # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
         self._cancels = 0
         # The core is built with the first runtime's epoch in `start`.
-        self.core = SessionCore(session_id=session_id, epoch="unstarted", capable=capable)
+        self.core = SessionCore(session_id=session_id, epoch="unstarted", capable=dialects.capable)
         self.core.runtime_lost = True
 
     # --- runtime ----------------------------------------------------------------------
@@ -191,15 +196,17 @@ class Session:
         for effect in effects:
             match effect:
                 case PublishRecord(record=record):
-                    info = SessionInfoUpdate(
-                        session_update="session_info_update", field_meta=_DIALECT.meta_for(record)
-                    )
-                    sent = await self._link.send_update(self.session_id, info)
+                    sent = await self._publish(record)
                     outcome = DeliveryConfirmed if sent else DeliveryFailed
                     follow = self.core.handle(outcome(id=record.id, revision=record.revision))
                     await self._perform(follow, None)
                 case SettlePrompt(stop_reason=stop_reason, record=record):
-                    meta = _DIALECT.meta_for(record) if record is not None else None
+                    meta = None
+                    if record is not None:
+                        # agent_error goes out before the response it explains.
+                        await self._send_agent_error(record)
+                        if self._dialects.session_failure:
+                            meta = _SESSION_FAILURE.meta_for(record)
                     self._give(PromptResponse(stop_reason=stop_reason.value, field_meta=meta))
                 case RejectPrompt(code=code, message=text, error_kind=kind):
                     data = {"errorKind": kind} if kind else None
@@ -214,6 +221,24 @@ class Session:
                     )
                 case LogNotice(message=text):
                     log.info("session %s: %s", self.session_id, text)
+
+    async def _publish(self, record: FailureRecord) -> bool:
+        """Send `record` in every dialect the client asked for; True iff every send went out."""
+        sent = True
+        if self._dialects.session_failure:
+            info = SessionInfoUpdate(
+                session_update="session_info_update", field_meta=_SESSION_FAILURE.meta_for(record)
+            )
+            sent = await self._link.send_update(self.session_id, info)
+        if record.severity is Severity.ERROR:
+            sent = await self._send_agent_error(record) and sent
+        return sent
+
+    async def _send_agent_error(self, record: FailureRecord) -> bool:
+        update = _AGENT_ERROR.update_for(record) if self._dialects.agent_error else None
+        if update is None:
+            return True
+        return await self._link.send_raw_update(self.session_id, update)
 
     def _give(self, value: PromptResponse | RequestError) -> None:
         if self._answer is None:

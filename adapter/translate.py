@@ -21,6 +21,7 @@ from acp.schema import (
 )
 from claude_agent_sdk import (
     AssistantMessage,
+    RateLimitEvent,
     ResultMessage,
     SystemMessage,
     TextBlock,
@@ -34,6 +35,7 @@ from fsm.events import (
     AssistantMessageReceived,
     ClaudeEvent,
     ModelFellBack,
+    RateLimitReported,
     ResultReceived,
     RetryAttempted,
     TurnWentIdle,
@@ -97,6 +99,14 @@ def event_for(message: object, epoch: str) -> ClaudeEvent | None:
         )
     if isinstance(message, SystemMessage):
         return _system_event(message.subtype, message.data, epoch)
+    if isinstance(message, RateLimitEvent):
+        info = message.rate_limit_info
+        resets_at = getattr(info, "resets_at", None)
+        return RateLimitReported(
+            epoch=epoch,
+            status=str(getattr(info, "status", "")),
+            resets_at=resets_at if isinstance(resets_at, int) else None,
+        )
     return None
 
 
@@ -117,6 +127,7 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
             error=_str(data, "error"),
             waited_ms=waited,
             retry_wait_ms=retry_wait,
+            retry_delay_ms=_int(data, "retry_delay_ms"),
         )
     if subtype == "model_refusal_fallback":
         original, fallback = _str(data, "original_model"), _str(data, "fallback_model")

@@ -26,6 +26,7 @@ __all__ = [
     "HistoryFailureFound",
     "ModelFellBack",
     "PromptSent",
+    "RateLimitReported",
     "ResultReceived",
     "RetryAttempted",
     "RuntimeStarted",
@@ -138,6 +139,7 @@ class RetryAttempted(ClaudeEvent):
     error: str | None
     waited_ms: int | None = None
     retry_wait_ms: int | None = None
+    retry_delay_ms: int | None = None
 
     def __post_init__(self) -> None:
         if self.attempt < 1 or self.max_retries < 1:
@@ -172,6 +174,14 @@ class ModelFellBack(ClaudeEvent):
 class AuthStatusReported(ClaudeEvent):
     is_authenticating: bool
     error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RateLimitReported(ClaudeEvent):
+    """A `rate_limit_event`: `resets_at` is when the limit resets (epoch seconds), if given."""
+
+    status: str
+    resets_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

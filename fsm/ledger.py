@@ -76,6 +76,8 @@ class Ledger:
         severity: Severity,
         text: str,
         turn_id: str | None,
+        retry_after_seconds: float | None = None,
+        reset_at_epoch_ms: int | None = None,
     ) -> FailureRecord:
         """Build the next revision of incident `id` and make it pending.
 
@@ -105,6 +107,8 @@ class Ledger:
             details=details,
             actions=() if severity is Severity.WARNING else policy.actions,
             kind=kind,
+            retry_after_seconds=retry_after_seconds,
+            reset_at_epoch_ms=reset_at_epoch_ms,
         )
         incident.propose(record, recovery)
         return record

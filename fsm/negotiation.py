@@ -10,12 +10,22 @@ the exact string "sessionFailure". Anything else means legacy, silently; this ne
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CAPABILITY", "advertisement", "session_failure_negotiated"]
+__all__ = [
+    "AGENT_ERROR",
+    "CAPABILITY",
+    "Dialects",
+    "advertisement",
+    "agent_error_negotiated",
+    "negotiate",
+    "session_failure_negotiated",
+]
+
+AGENT_ERROR = "agentError"
 
 CAPABILITY = "sessionFailure"
-
 
 
 def advertisement() -> dict[str, Any]:
@@ -48,4 +58,32 @@ def session_failure_negotiated(client_meta: object) -> bool:
         _is_version(air.get("version"))
         and isinstance(capabilities, list)
         and any(isinstance(c, str) and c == CAPABILITY for c in capabilities)
+    )
+
+
+def agent_error_negotiated(client_meta: object) -> bool:
+    """True iff `_meta.agentError` is an object whose `version` is an integer >= 1 (the same
+    strictness as the sessionFailure check)."""
+    if not isinstance(client_meta, dict):
+        return False
+    declared = client_meta.get(AGENT_ERROR)
+    return isinstance(declared, dict) and _is_version(declared.get("version"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dialects:
+    """Which failure wire forms the client asked for; neither means a legacy client."""
+
+    session_failure: bool = False
+    agent_error: bool = False
+
+    @property
+    def capable(self) -> bool:
+        return self.session_failure or self.agent_error
+
+
+def negotiate(client_meta: object) -> Dialects:
+    return Dialects(
+        session_failure=session_failure_negotiated(client_meta),
+        agent_error=agent_error_negotiated(client_meta),
     )

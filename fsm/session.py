@@ -22,6 +22,7 @@ Decisions made here (DECISIONS rows in brackets):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from fsm import classify
 from fsm.effects import (
@@ -47,6 +48,7 @@ from fsm.events import (
     HistoryFailureFound,
     ModelFellBack,
     PromptSent,
+    RateLimitReported,
     ResultReceived,
     RetryAttempted,
     RuntimeStarted,
@@ -69,6 +71,11 @@ TURN_NO_RESULT_TITLE = (
     "The turn ended without a result: Claude stopped while this prompt was still in flight. "
     "Any partial output may be incomplete; please retry."
 )
+
+
+class _Hints(TypedDict):
+    retry_after_seconds: float | None
+    reset_at_epoch_ms: int | None
 
 
 @dataclass(slots=True)
@@ -95,6 +102,9 @@ class SessionCore:
         self.runtime_lost = False
         self._notes = _TurnNotes()
         self._worker_shutting_down = False
+        # Claude's latest word on when to retry (ms): kept on records for dialects that carry it.
+        self._retry_after_ms: int | None = None
+        self._reset_at_ms: int | None = None
 
     # --- read-only views -------------------------------------------------------------------
 
@@ -134,6 +144,7 @@ class SessionCore:
             case PromptSent(turn_id=turn_id):
                 self.turn.start(turn_id)
                 self._notes = _TurnNotes()
+                self._retry_after_ms = self._reset_at_ms = None
                 return []
             case CancelRequested():
                 if self.turn.live:
@@ -163,6 +174,10 @@ class SessionCore:
             case AuthStatusReported(is_authenticating=authenticating, error=error):
                 if not authenticating and error is None:
                     self.ledger.recover_auth()
+                return []
+            case RateLimitReported(status=status, resets_at=resets_at):
+                if status != "allowed" and resets_at is not None:
+                    self._reset_at_ms = resets_at * 1000
                 return []
             case ClaudeSilent(waited_seconds=waited):
                 return self._on_silent(waited)
@@ -204,6 +219,8 @@ class SessionCore:
 
     def _on_retry(self, event: RetryAttempted) -> list[Effect]:
         kind = classify.kind_for_retry(event.error_status, event.error)
+        if event.retry_delay_ms is not None and event.retry_delay_ms >= 0:
+            self._retry_after_ms = event.retry_delay_ms
         if kind is None or not self.capable:
             return []
         title = classify.retry_title(
@@ -221,6 +238,7 @@ class SessionCore:
                 severity=Severity.WARNING,
                 text=title,
                 turn_id=turn_id,
+                **self._hints(),
             )
             self.turn.fire(TurnTrigger.RETRY_WARNED)
         else:
@@ -230,6 +248,7 @@ class SessionCore:
                 severity=Severity.WARNING,
                 text=title,
                 turn_id=None,
+                **self._hints(),
             )
         return [PublishRecord(record=record)]
 
@@ -355,6 +374,13 @@ class SessionCore:
 
     # --- settling ------------------------------------------------------------------------
 
+    def _hints(self) -> _Hints:
+        after = self._retry_after_ms
+        return {
+            "retry_after_seconds": None if after is None else after / 1000,
+            "reset_at_epoch_ms": self._reset_at_ms,
+        }
+
     def _settle(self, trigger: TurnTrigger, stop_reason: StopReason) -> list[Effect]:
         self.turn.fire(trigger)
         return [SettlePrompt(stop_reason=stop_reason)]
@@ -383,6 +409,7 @@ class SessionCore:
                 severity=Severity.ERROR,
                 text=text,
                 turn_id=None,
+                **self._hints(),
             )
             return [PublishRecord(record=record)]
         turn_id = self.turn.turn_id
@@ -392,6 +419,7 @@ class SessionCore:
             severity=Severity.ERROR,
             text=text,
             turn_id=turn_id,
+            **self._hints(),
         )
         self.ledger.confirm(record.id, record.revision)
         self.turn.fire(TurnTrigger.TURN_FAILED)

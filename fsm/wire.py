@@ -14,9 +14,12 @@ import copy
 from typing import Any, Protocol
 
 from fsm.records import FailureRecord
+from fsm.vocabulary import Action, FailureKind, Severity
 
 __all__ = [
+    "AGENT_ERROR_TYPES",
     "SESSION_FAILURE_KEYS",
+    "AgentErrorDialect",
     "Dialect",
     "SessionFailureDialect",
     "merge_meta",
@@ -68,3 +71,47 @@ def merge_meta(base: dict[str, Any] | None, addition: dict[str, Any]) -> dict[st
         else:
             merged[key] = copy.deepcopy(value)
     return merged
+
+
+# The proposal's closed vocabulary, from our kinds.
+AGENT_ERROR_TYPES: dict[FailureKind, str] = {
+    FailureKind.RATE_LIMITED: "rate_limit",
+    FailureKind.QUOTA_EXHAUSTED: "budget",
+    FailureKind.BUDGET_EXHAUSTED: "budget",
+    FailureKind.OVERLOADED: "provider_unavailable",
+    FailureKind.PROVIDER_ERROR: "provider_unavailable",
+    FailureKind.INTERNAL_ERROR: "provider_unavailable",
+    FailureKind.TRANSPORT_LOST: "provider_unavailable",
+    FailureKind.WORKER_SHUTDOWN: "provider_unavailable",
+    FailureKind.CONTEXT_EXHAUSTED: "context_overflow",
+    FailureKind.AUTH_REQUIRED: "auth",
+    FailureKind.ACCESS_DENIED: "auth",
+}
+
+
+class AgentErrorDialect:
+    """The `agent_error` session update (agent-error-proposal.txt), for errors only.
+
+    Warnings and notices have no form in this dialect: `update_for` returns None for them.
+    """
+
+    def update_for(self, record: FailureRecord) -> dict[str, Any] | None:
+        if record.severity is not Severity.ERROR:
+            return None
+        message = record.title if not record.details else f"{record.title}\n\n{record.details}"
+        error: dict[str, Any] = {
+            "type": AGENT_ERROR_TYPES.get(record.kind, "unknown"),
+            "message": message,
+            "retryable": Action.RETRY in record.actions,
+            "source": "claude",
+            "detail": {
+                "id": record.id,
+                "revision": record.revision,
+                "category": record.category.value,
+            },
+        }
+        if record.retry_after_seconds is not None:
+            error["retry_after_seconds"] = record.retry_after_seconds
+        if record.reset_at_epoch_ms is not None:
+            error["reset_at_epoch_ms"] = record.reset_at_epoch_ms
+        return {"sessionUpdate": "agent_error", "error": error, "stopReason": "error"}
