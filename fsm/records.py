@@ -32,7 +32,11 @@ _SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # Credentials inside URLs: scheme://user:password@host.
     (re.compile(r"([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@", re.IGNORECASE), r"\1***@"),
     # Private paths under a user's home.
-    (re.compile(r"(?<![\w/])(?:/home/[^/\s]+|/Users/[^/\s]+|/root)(?:/[^\s'\"]*)?"), "~/…"),
+    # (`/root` only as a whole path segment: "/rootfs" is not a home.)
+    (
+        re.compile(r"(?<![\w/])(?:/home/[^/\s]+|/Users/[^/\s]+|/root(?![\w-]))(?:/[^\s'\"]*)?"),
+        "~/…",
+    ),
 )
 
 
@@ -69,10 +73,15 @@ def shape_title(text: str) -> tuple[str, str | None]:
     first_line, _, after = text.partition("\n")
     first_line = first_line.strip()
     if len(first_line) <= TITLE_LIMIT:
-        return first_line, after.strip() or None
+        return first_line, _details(first_line, after)
     title, consumed = _first_sentence(first_line)
-    rest = (first_line[consumed:] + "\n" + after).strip()
-    return title, rest or None
+    return title, _details(title, first_line[consumed:] + "\n" + after)
+
+
+def _details(title: str, rest: str) -> str | None:
+    # Row 10: details add to the title, never repeat it ("Failed.\n\nFailed." is one message).
+    rest = rest.strip()
+    return rest if rest and rest != title else None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +96,10 @@ class FailureRecord:
     actions: tuple[Action, ...]
     details: str | None = None
     kind: FailureKind
+    # Internal: when Claude said the operation may be retried (the api_retry delay, a rate-limit
+    # reset). Never in the sessionFailure record; the agent_error dialect carries them.
+    retry_after_seconds: float | None = None
+    reset_at_epoch_ms: int | None = None
 
     def __post_init__(self) -> None:
         if not self.id:
