@@ -24,7 +24,8 @@ from claude_agent_sdk import (
 )
 from claude_agent_sdk._errors import MessageParseError
 from claude_agent_sdk._internal.message_parser import parse_message
-from claude_agent_sdk.types import CanUseTool
+from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+from claude_agent_sdk.types import CanUseTool, _configure_can_use_tool
 
 __all__ = ["ClaudeRuntime", "RuntimeSettings", "RuntimeStartError"]
 
@@ -32,6 +33,45 @@ log = logging.getLogger(__name__)
 
 # Bounded cleanup: a Claude process that will not stop is not allowed to hold the adapter.
 CLOSE_TIMEOUT_SECONDS = 5.0
+
+
+# After Claude closes its output, how long its process may linger before it is killed.
+EXIT_GRACE_SECONDS = 5.0
+
+
+async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
+    # Streaming mode with nothing queued: prompts are written one by one with `query`.
+    return
+    yield {}
+
+
+class _ExitBoundedProcess:
+    """The Claude process, except that waiting for its exit is bounded.
+
+    After Claude's stdout reaches EOF the SDK waits for the process to exit before it ends the
+    stream; a process that closed its output but stays alive would hold the turn forever. Past
+    the grace period the process is killed, which ends the stream like any other exit.
+    """
+
+    def __init__(self, process: Any) -> None:
+        self._process = process
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._process, name)
+
+    async def wait(self) -> Any:
+        with anyio.move_on_after(EXIT_GRACE_SECONDS):
+            return await self._process.wait()
+        log.warning("Claude closed its output but did not exit; stopping it")
+        self._process.kill()
+        return await self._process.wait()
+
+
+class _ExitBoundedTransport(SubprocessCLITransport):
+    async def connect(self) -> None:
+        await super().connect()
+        if self._process is not None:
+            self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
 
 
 class RuntimeStartError(Exception):
@@ -73,7 +113,12 @@ class ClaudeRuntime:
             resume=session_id if resume else None,
             session_id=None if resume else session_id,
         )
-        self.client = ClaudeSDKClient(options=options)
+        # The client configures its own copy of the options; the transport builds the command
+        # line, so it gets them configured the same way the client would have done for it.
+        transport = _ExitBoundedTransport(
+            prompt=_no_prompt(), options=_configure_can_use_tool(options)
+        )
+        self.client = ClaudeSDKClient(options=options, transport=transport)
 
     async def run(
         self,

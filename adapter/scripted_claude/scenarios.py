@@ -346,6 +346,11 @@ _ALL: tuple[Scenario, ...] = (
         "A text, then stdout closes while the process lingers 2 s before exiting 0.",
         (Text(text="Working on it."), CloseStdout(), Sleep(seconds=2.0), Exit(code=0)),
     ),
+    _one(
+        "close_stdout_and_linger",
+        "A text, then stdout closes and the process stays alive (10 minutes) without output.",
+        (Text(text="Working on it."), CloseStdout(), Sleep(seconds=600.0), Exit(code=0)),
+    ),
 )
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})
