@@ -3,6 +3,7 @@
     claude-acp                      serve, spawning $CLAUDE_CODE_EXECUTABLE (default: bundled CLI)
     claude-acp --simulate SCENARIO  serve, spawning the scripted Claude playing SCENARIO
     claude-acp demo [SCENARIO]      run the adapter against a real ACP client and print the frames
+    claude-acp conformance LOG      check any agent's ACP wire log against the sessionFailure spec
 
 Stdout carries only JSON-RPC frames when serving; logs go to stderr ($CLAUDE_ACP_LOG sets the
 level, default WARNING).
@@ -100,6 +101,11 @@ def main(argv: list[str] | None = None) -> int:
 
         status: int = demo_main(args[1:])
         return status
+    if args and args[0] == "conformance":
+        from adapter.conformance import main as conformance_main
+
+        checked: int = conformance_main(args[1:])
+        return checked
     parser = argparse.ArgumentParser(
         prog="claude-acp", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -9,6 +9,7 @@ stderr goes to a file (an unread pipe would stall it) that tests may read.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -28,6 +29,7 @@ from acp.schema import (
     RequestPermissionResponse,
 )
 
+from adapter.conformance.client_view import ClientTranscript
 from adapter.scripted_claude import SCENARIO_ENV, write_launcher
 
 __all__ = ["OPT_IN", "Adapter", "Frame", "spawn_adapter"]
@@ -122,6 +124,49 @@ class Adapter:
 
     def stderr(self) -> str:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+    def agent_texts(self) -> list[str]:
+        """The text of every `agent_message_chunk`, in order."""
+        return [
+            str(update["content"].get("text", ""))
+            for update in self.updates("agent_message_chunk")
+            if isinstance(update.get("content"), dict)
+        ]
+
+    def answers(self, method: str = "session/prompt") -> dict[Any, int]:
+        """For every request of `method` the client sent: how many responses came back."""
+        counts: dict[Any, int] = {
+            f.message["id"]: 0
+            for f in self.frames
+            if f.direction == "outgoing" and f.message.get("method") == method
+        }
+        for message in self.incoming():
+            if "method" not in message and message.get("id") in counts:
+                counts[message["id"]] += 1
+        return counts
+
+    def prompt_uuids(self, session_id: str) -> list[str]:
+        """The uuids of the user messages (prompts, not tool results) the scripted Claude
+        received for `session_id`, in order, as it recorded them in its transcript."""
+        found: list[str] = []
+        for path in self.config_dir.rglob(f"{session_id}.jsonl"):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                entry = json.loads(line)
+                content = entry.get("message", {}).get("content")
+                first = content[0] if isinstance(content, list) and content else {}
+                if (
+                    entry.get("type") == "user"
+                    and first.get("type") == "text"
+                    and not str(first.get("text", "")).startswith("[Request interrupted")
+                ):
+                    found.append(entry["uuid"])
+        return found
+
+    def transcript(self) -> ClientTranscript:
+        """The transcript a capable client shows for `self.frames`, rebuilt by the same
+        client-side rules `claude-acp conformance` applies (adapter/conformance/client_view.py):
+        new ids insert, higher revisions update in place, stale ones are ignored."""
+        return ClientTranscript.from_frames((f.direction, f.message) for f in self.frames)
 
 
 def _record(meta: Any) -> dict[str, Any] | None:
