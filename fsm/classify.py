@@ -126,28 +126,12 @@ def kind_for_retry(error_status: int | None, error: str | None) -> FailureKind |
     return kind
 
 
-def _seconds(ms: int) -> str:
-    return f"{max(1, round(ms / 1000))}s"
-
-
-def retry_title(
-    *,
-    attempt: int,
-    max_retries: int,
-    has_status: bool,
-    waited_ms: int | None = None,
-    retry_wait_ms: int | None = None,
-) -> str:
-    """DECISIONS row 11's progress text, with the reference's no-response suffix."""
+def retry_title(*, attempt: int, max_retries: int, has_status: bool) -> str:
+    """DECISIONS row 11's progress text, exactly (the reference's no-response suffix is not
+    part of it)."""
     if has_status:
-        title = f"Retrying Claude, attempt {attempt} of {max_retries}."
-    else:
-        title = f"Reconnecting to Claude, attempt {attempt} of {max_retries}."
-    if waited_ms is not None and retry_wait_ms is not None:
-        title += (
-            f" No response after {_seconds(waited_ms)}; waiting up to {_seconds(retry_wait_ms)}."
-        )
-    return title
+        return f"Retrying Claude, attempt {attempt} of {max_retries}."
+    return f"Reconnecting to Claude, attempt {attempt} of {max_retries}."
 
 
 def _duration(seconds: int) -> str:

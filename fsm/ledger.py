@@ -93,14 +93,13 @@ class Ledger:
         if turn_id is None and recovery is RecoveryPolicy.NEXT_ATTEMPT:
             # No turn whose successor could confirm it: wait for a real answer instead.
             recovery = RecoveryPolicy.REAL_MODEL_SUCCESS
-        incident = self._incidents.get(id)
-        if incident is None:
-            incident = Incident(id=id, turn_id=turn_id, policy=recovery)
-            self._incidents[id] = incident
-        title, details = shape_title(text or policy.fallback_title)
+        existing = self._incidents.get(id)
+        # The record is built (and validated) before a new incident is registered, so input
+        # that cannot make a record leaves no half-made incident behind.
+        title, details = shape_title(text.strip() or policy.fallback_title)
         record = FailureRecord(
             id=id,
-            revision=incident.next_revision,
+            revision=existing.next_revision if existing is not None else 1,
             category=policy.category,
             severity=severity,
             title=title,
@@ -110,6 +109,10 @@ class Ledger:
             retry_after_seconds=retry_after_seconds,
             reset_at_epoch_ms=reset_at_epoch_ms,
         )
+        incident = existing
+        if incident is None:
+            incident = Incident(id=id, turn_id=turn_id, policy=recovery)
+            self._incidents[id] = incident
         incident.propose(record, recovery)
         return record
 

@@ -185,20 +185,28 @@ class ReplayPlanner:
         self._capable = capable
         self._active_uuid = active_uuid
         self._last_prompt: str | None = None
+        self._prompt_id_used = False
+        self._entries = 0
 
     def plan(self, entry: TranscriptEntry) -> ReplayAction:
+        self._entries += 1
         if entry.kind is EntryKind.NON_MESSAGE:
             return _SKIP
         if entry.kind is EntryKind.PROMPT and entry.top_level:
-            self._last_prompt = entry.uuid or self._last_prompt
+            if entry.uuid is not None:
+                self._last_prompt, self._prompt_id_used = entry.uuid, False
             return _REPLAY
         if entry.is_login:
             return _SKIP
         if entry.is_usage_limit and self._capable:
-            if self._last_prompt is not None:
+            if self._last_prompt is not None and not self._prompt_id_used:
+                # The turn's one live failure id; a second limit in the same turn was never a
+                # record of its own live, so it falls back to its message's id.
                 failure_id = f"{self._last_prompt}:error"
+                self._prompt_id_used = True
             else:
-                failure_id = f"{self._session_id}:history-error:{entry.uuid or 'unknown'}"
+                message = entry.uuid or f"entry-{self._entries}"
+                failure_id = f"{self._session_id}:history-error:{message}"
             return ReplayAction(
                 restore=True,
                 failure_id=failure_id,

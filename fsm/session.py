@@ -159,6 +159,9 @@ class SessionCore:
             case HistoryFailureFound():
                 return self._on_history(event)
             case RuntimeStarted(epoch=epoch):
+                if epoch == self.ledger.epoch:
+                    # The same runtime cannot start twice; resetting its counter would reuse ids.
+                    return [LogNotice(message="ignored a second start of the same runtime")]
                 self.ledger.replace_runtime(epoch)
                 self.runtime_lost = False
                 self._worker_shutting_down = False
@@ -205,12 +208,18 @@ class SessionCore:
         usage_limit = classify.is_synthetic_usage_limit(event.model, event.text)
         login = classify.is_synthetic_login(event.model, event.text_block_count, event.text)
         if not (usage_limit or login or event.error is not None):
+            if notes.real_model and notes.failure_text is not None and not notes.login:
+                # Claude answered after the failure message: the turn got past it.
+                notes.failure_error, notes.failure_text, notes.usage_limit = None, None, False
             return [ForwardAssistantMessage()]
-        if self.turn.live:
-            notes.failure_error = event.error
-            notes.failure_text = event.text
-            notes.usage_limit = usage_limit
-            notes.login = notes.login or login
+        if not self.turn.live:
+            # No turn to attach it to and no record will carry it: never silence it. (The
+            # login prompt is the exception: it is an instruction to the editor, not prose.)
+            return [] if login else [ForwardAssistantMessage()]
+        notes.failure_error = event.error
+        notes.failure_text = event.text
+        notes.usage_limit = usage_limit
+        notes.login = notes.login or login
         # The failure text will be a record's title (capable) or is a login prompt that legacy
         # editors answer with their own sign-in flow; otherwise the prose stays in the transcript.
         if self.capable or login:
@@ -227,8 +236,6 @@ class SessionCore:
             attempt=event.attempt,
             max_retries=event.max_retries,
             has_status=event.error_status is not None,
-            waited_ms=event.waited_ms,
-            retry_wait_ms=event.retry_wait_ms,
         )
         if self.turn.live and self.turn.turn_id is not None:
             turn_id = self.turn.turn_id
@@ -286,7 +293,8 @@ class SessionCore:
         notes = self._notes
         if not self.turn.live or self.turn.turn_id is None:
             if event.is_error:
-                kind, text = self._result_failure(event)
+                # The last turn's notes say nothing about a result no turn is waiting for.
+                kind, text = self._result_failure(event, _TurnNotes())
                 return self._fail(kind, text, error_kind=None)
             return []
         turn_id = self.turn.turn_id
@@ -298,22 +306,25 @@ class SessionCore:
             if notes.refusal_explanation:
                 effects.append(SendAgentText(text=notes.refusal_explanation))
             return effects + self._settle(TurnTrigger.TURN_REFUSED, StopReason.REFUSAL)
-        if not event.is_error and notes.real_model and not notes.login:
-            # A real answer that ends in the login prompt proved nothing, and recovering this
-            # turn's retry warning would retire the id its auth failure is about to revise.
+        # A failure message Claude never got past fails the turn even when the result does
+        # not say so: otherwise a capable client, whose copy of that prose was withheld for
+        # the record, would be told nothing at all (rows 18, 20).
+        failed = event.is_error or notes.login or notes.failure_text is not None
+        if not failed and notes.real_model:
+            # Only a turn that really succeeded proves recovery; one that ends in a failure
+            # message must not retire the warning its failure is about to revise.
             self.ledger.recover_after_real_answer(turn_id)
-        if event.stop_reason == "max_tokens":
+        if event.stop_reason == "max_tokens" and notes.failure_text is None and not notes.login:
             return self._settle(TurnTrigger.TURN_SUCCEEDED, StopReason.MAX_TOKENS)
-        if event.is_error or notes.login:
-            kind, text = self._result_failure(event)
+        if failed:
+            kind, text = self._result_failure(event, notes)
             return self._fail(kind, text, error_kind=notes.failure_error)
         if classify.kind_for_result_subtype(event.subtype) is not None:
             return self._settle(TurnTrigger.TURN_SUCCEEDED, StopReason.MAX_TURN_REQUESTS)
         return self._settle(TurnTrigger.TURN_SUCCEEDED, StopReason.END_TURN)
 
-    def _result_failure(self, event: ResultReceived) -> tuple[FailureKind, str]:
+    def _result_failure(self, event: ResultReceived, notes: _TurnNotes) -> tuple[FailureKind, str]:
         """The kind and Claude's words for an error result (reference §2.4; D6)."""
-        notes = self._notes
         fixed = classify.kind_for_result_subtype(event.subtype)
         joined = ", ".join(e for e in event.errors if e)
         if fixed is not None:
@@ -351,10 +362,12 @@ class SessionCore:
             # One runtime dies once: a failed write and the reader's end both report it.
             return [LogNotice(message="the runtime's loss was already reported")]
         self.runtime_lost = True
+        error_kind: str | None = None
         if self._worker_shutting_down:
             kind, text = FailureKind.WORKER_SHUTDOWN, ""
         elif clean:
             kind, text = FailureKind.INTERNAL_ERROR, TURN_NO_RESULT_TITLE
+            error_kind = "no_result"
         else:
             kind, text = FailureKind.TRANSPORT_LOST, ""
         if self.turn.live and self._notes.cancel_requested:
@@ -362,7 +375,7 @@ class SessionCore:
         if not self.turn.live and kind is FailureKind.INTERNAL_ERROR:
             # An idle runtime that ended cleanly broke no promise; the next prompt replaces it.
             return []
-        return self._fail(kind, text, error_kind=None)
+        return self._fail(kind, text, error_kind=error_kind)
 
     def _on_history(self, event: HistoryFailureFound) -> list[Effect]:
         if not self.capable:
