@@ -22,7 +22,6 @@ from claude_agent_sdk import (
     CLIConnectionError,
     CLINotFoundError,
 )
-from claude_agent_sdk._errors import MessageParseError
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import CanUseTool, _configure_can_use_tool
@@ -123,12 +122,14 @@ class ClaudeRuntime:
     async def run(
         self,
         *,
+        on_ready: Callable[[], Awaitable[None]],
         on_message: Callable[[Any], Awaitable[None]],
         on_end: Callable[[], Awaitable[None]],
         on_lost: Callable[[], Awaitable[None]],
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Connect, report started, then read until Claude's output ends."""
+        """Connect, call `on_ready` (before anything Claude says is read, so the session
+        knows this runtime first), report started, then read until Claude's output ends."""
         try:
             await self.client.connect()
         except CLINotFoundError as exc:
@@ -137,6 +138,7 @@ class ClaudeRuntime:
             raise RuntimeStartError("Claude Code could not be started in this folder.") from exc
         except Exception as exc:
             raise RuntimeStartError("Claude Code did not start.") from exc
+        await on_ready()
         task_status.started()
         try:
             async for message in self._messages():
@@ -159,7 +161,9 @@ class ClaudeRuntime:
         async for data in query.receive_messages():
             try:
                 message = parse_message(data)
-            except MessageParseError:
+            except Exception:
+                # The parser raises MessageParseError for missing keys, but TypeError and the
+                # like for a wrongly typed field; either way it is this one frame that is bad.
                 log.warning("skipped a frame from Claude that the SDK could not parse")
                 continue
             if message is not None:

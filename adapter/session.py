@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ from acp.schema import (
     SessionInfoUpdate,
     ToolCallUpdate,
 )
-from anyio.abc import TaskGroup
+from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import AssistantMessage, UserMessage
 from claude_agent_sdk.types import (
     PermissionResult,
@@ -34,7 +35,7 @@ from claude_agent_sdk.types import (
 
 from adapter.client_link import ClientLink
 from adapter.prompt_content import claude_user_message
-from adapter.runtime import ClaudeRuntime, RuntimeSettings
+from adapter.runtime import ClaudeRuntime, RuntimeSettings, RuntimeStartError
 from adapter.translate import event_for, updates_for_assistant, updates_for_user
 from fsm.effects import (
     Effect,
@@ -54,6 +55,7 @@ from fsm.events import (
     Event,
     PromptSent,
     RuntimeStarted,
+    RuntimeStartFailed,
     StreamEnded,
     TransportLost,
 )
@@ -80,6 +82,7 @@ class _Answer:
 
     done: anyio.Event = field(default_factory=anyio.Event)
     value: PromptResponse | RequestError | None = None
+    epoch: str | None = None  # the runtime the prompt went to, once sent
 
     def give(self, value: PromptResponse | RequestError) -> None:
         if self.value is None:
@@ -112,6 +115,7 @@ class Session:
         self._answer: _Answer | None = None
         self._always_allowed: set[str] = set()
         self._closed = False
+        self._broken = False
         self._last_heard = time.monotonic()
         # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
         self._cancels = 0
@@ -132,6 +136,10 @@ class Session:
         )
         epoch = runtime.epoch
 
+        async def on_ready() -> None:
+            self._runtime = runtime
+            await self.feed(RuntimeStarted(epoch=epoch))
+
         async def on_message(message: Any) -> None:
             await self._on_message(message, epoch)
 
@@ -141,14 +149,34 @@ class Session:
         async def on_lost() -> None:
             await self.feed(TransportLost(epoch=epoch))
 
-        await self._tg.start(
-            lambda task_status: runtime.run(
-                on_message=on_message, on_end=on_end, on_lost=on_lost, task_status=task_status
-            )
-        )
-        self._runtime = runtime
-        # Once a prompt has gone to Claude, later runtimes resume the same Claude session.
-        await self.feed(RuntimeStarted(epoch=epoch))
+        async def run(task_status: TaskStatus[None]) -> None:
+            try:
+                await runtime.run(
+                    on_ready=on_ready,
+                    on_message=on_message,
+                    on_end=on_end,
+                    on_lost=on_lost,
+                    task_status=task_status,
+                )
+            except RuntimeStartError:
+                raise  # before it started: `start` reports it
+            except Exception:
+                # A bug of ours, not Claude's: logged in full, and contained to this session.
+                log.exception("session %s: the Claude runtime task failed", self.session_id)
+                self._broken = True
+            finally:
+                self._answer_if_forgotten(runtime)
+
+        await self._tg.start(run)
+
+    def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
+        # Safety net for the "exactly one answer" promise: a prompt still waiting when its
+        # runtime's task is over would otherwise wait forever. Normally the core answered it.
+        answer = self._answer
+        if answer is not None and answer.epoch == runtime.epoch and not answer.done.is_set():
+            log.error("session %s: a prompt was left unanswered; answering it", self.session_id)
+            self._broken = True
+            answer.give(RequestError.internal_error({"reason": "the Claude runtime failed"}))
 
     async def send(self, update: Any) -> bool:
         """Send one session update to the client (False when it could not be sent)."""
@@ -189,8 +217,22 @@ class Session:
         if event is not None:
             await self.feed(event, message)
         elif isinstance(message, UserMessage):
-            for update in updates_for_user(message):
-                await self._link.send_update(self.session_id, update)
+            await self._forward(updates_for_user(message))
+
+    async def _forward(self, updates: Iterator[Any]) -> None:
+        """Send Claude's content as session updates; a block of a shape the ACP schema cannot
+        hold is skipped (the rest of the message and the turn go on)."""
+        while True:
+            try:
+                update = next(updates)
+            except StopIteration:
+                return
+            except (TypeError, ValueError):
+                log.warning(
+                    "session %s: skipped content Claude sent in an unusable shape", self.session_id
+                )
+                return
+            await self._link.send_update(self.session_id, update)
 
     async def _perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
@@ -213,8 +255,7 @@ class Session:
                     self._give(RequestError(code, text, data))
                 case ForwardAssistantMessage():
                     if isinstance(message, AssistantMessage):
-                        for chunk in updates_for_assistant(message):
-                            await self._link.send_update(self.session_id, chunk)
+                        await self._forward(updates_for_assistant(message))
                 case SendAgentText(text=text):
                     await self._link.send_update(
                         self.session_id, helpers.update_agent_message_text(text)
@@ -254,15 +295,27 @@ class Session:
         async with self._prompt_lock:
             if self._closed:
                 raise RequestError.invalid_request({"reason": "the session is closed"})
+            if self._broken:
+                raise RequestError.internal_error(
+                    {"reason": "this session failed inside the adapter; start a new session"}
+                )
             if self._cancels != cancels_at_arrival:
                 # Cancelled while it waited behind another prompt: it never reached Claude.
                 return PromptResponse(stop_reason="cancelled")
-            if self._runtime is None or self.core.runtime_lost:
-                await self.start()
-            runtime = self._runtime
-            assert runtime is not None
             turn_id = str(uuid.uuid4())
             answer = self._answer = _Answer()
+            if self._runtime is None or self.core.runtime_lost:
+                try:
+                    await self.start()
+                except RuntimeStartError as exc:
+                    # This prompt still gets its one answer, in the client's own terms.
+                    await self.feed(PromptSent(turn_id=turn_id))
+                    await self.feed(RuntimeStartFailed(reason=str(exc)))
+                    self._answer = None
+                    return self._unwrap(answer)
+            runtime = self._runtime
+            assert runtime is not None
+            answer.epoch = runtime.epoch
             await self.feed(PromptSent(turn_id=turn_id))
             self._resume = True
             self._last_heard = time.monotonic()
@@ -274,10 +327,14 @@ class Session:
                 await self.feed(TransportLost(epoch=runtime.epoch))
             await answer.done.wait()
             self._answer = None
+        return self._unwrap(answer)
+
+    @staticmethod
+    def _unwrap(answer: _Answer) -> PromptResponse:
         value = answer.value
         if isinstance(value, RequestError):
             raise value
-        assert value is not None
+        assert value is not None, "the core answers every prompt it was sent"
         return value
 
     async def _watch_for_silence(self, answer: _Answer, epoch: str) -> None:

@@ -38,6 +38,7 @@ from fsm.events import (
     RateLimitReported,
     ResultReceived,
     RetryAttempted,
+    TurnWentBusy,
     TurnWentIdle,
     WorkerShuttingDown,
 )
@@ -53,8 +54,11 @@ _AUTONOMOUS = frozenset(
 
 
 def _int(data: Mapping[str, Any], key: str) -> int | None:
+    # JSON allows integers of any size; none past 2**53 is a count or a time Claude meant.
     value = data.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2**53:
+        return value
+    return None
 
 
 def _str(data: Mapping[str, Any], key: str) -> str | None:
@@ -101,11 +105,11 @@ def event_for(message: object, epoch: str) -> ClaudeEvent | None:
         return _system_event(message.subtype, message.data, epoch)
     if isinstance(message, RateLimitEvent):
         info = message.rate_limit_info
-        resets_at = getattr(info, "resets_at", None)
+        resets_at = _int({"resets_at": getattr(info, "resets_at", None)}, "resets_at")
         return RateLimitReported(
             epoch=epoch,
             status=str(getattr(info, "status", "")),
-            resets_at=resets_at if isinstance(resets_at, int) else None,
+            resets_at=resets_at if resets_at is not None and resets_at >= 0 else None,
         )
     return None
 
@@ -146,6 +150,8 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
         return WorkerShuttingDown(epoch=epoch)
     if subtype == "session_state_changed" and data.get("state") == "idle":
         return TurnWentIdle(epoch=epoch)
+    if subtype == "session_state_changed" and data.get("state") == "running":
+        return TurnWentBusy(epoch=epoch)
     return None
 
 

@@ -29,9 +29,11 @@ __all__ = [
     "RateLimitReported",
     "ResultReceived",
     "RetryAttempted",
+    "RuntimeStartFailed",
     "RuntimeStarted",
     "StreamEnded",
     "TransportLost",
+    "TurnWentBusy",
     "TurnWentIdle",
     "WorkerShuttingDown",
 ]
@@ -40,6 +42,10 @@ __all__ = [
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """Base of every input."""
+
+
+# About 285,000 years: any delay past it is not a delay Claude meant.
+_MAX_MS = 2**53
 
 
 def _need(value: str, what: str) -> None:
@@ -95,6 +101,13 @@ class HistoryFailureFound(Event):
         _need(self.title, "title")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuntimeStartFailed(Event):
+    """A (replacement) Claude process could not be started; `reason` is safe to show."""
+
+    reason: str
+
+
 # --- from a Claude runtime ------------------------------------------------------------------
 
 
@@ -144,6 +157,8 @@ class RetryAttempted(ClaudeEvent):
     def __post_init__(self) -> None:
         if self.attempt < 1 or self.max_retries < 1:
             raise PeerViolation("api_retry attempt and max_retries start at 1")
+        if self.retry_delay_ms is not None and abs(self.retry_delay_ms) > _MAX_MS:
+            raise PeerViolation("api_retry retry_delay_ms out of range")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -183,6 +198,10 @@ class RateLimitReported(ClaudeEvent):
     status: str
     resets_at: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.resets_at is not None and abs(self.resets_at) > _MAX_MS // 1000:
+            raise PeerViolation("rate limit resets_at out of range")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClaudeSilent(ClaudeEvent):
@@ -193,6 +212,11 @@ class ClaudeSilent(ClaudeEvent):
     def __post_init__(self) -> None:
         if self.waited_seconds < 1:
             raise PeerViolation("waited_seconds starts at 1")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnWentBusy(ClaudeEvent):
+    """Claude reported itself running (`session_state_changed: running`): it took the prompt."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

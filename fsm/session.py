@@ -52,8 +52,10 @@ from fsm.events import (
     ResultReceived,
     RetryAttempted,
     RuntimeStarted,
+    RuntimeStartFailed,
     StreamEnded,
     TransportLost,
+    TurnWentBusy,
     TurnWentIdle,
     WorkerShuttingDown,
 )
@@ -166,6 +168,10 @@ class SessionCore:
                 self.runtime_lost = False
                 self._worker_shutting_down = False
                 return []
+            case RuntimeStartFailed(reason=reason):
+                if not self.turn.live:
+                    return [LogNotice(message=f"Claude did not start: {reason}")]
+                return self._fail(FailureKind.TRANSPORT_LOST, reason, error_kind=None)
             case AssistantMessageReceived():
                 return self._on_assistant(event)
             case RetryAttempted():
@@ -184,6 +190,10 @@ class SessionCore:
                 return []
             case ClaudeSilent(waited_seconds=waited):
                 return self._on_silent(waited)
+            case TurnWentBusy():
+                # Claude took the prompt (the claude_responded above moved the turn on), so an
+                # idle from now on belongs to this turn.
+                return []
             case TurnWentIdle():
                 return self._on_idle()
             case WorkerShuttingDown():
@@ -262,7 +272,9 @@ class SessionCore:
     def _on_idle(self) -> list[Effect]:
         """Claude went idle. After a result that is routine; while this turn still waits for
         its result, the result will never come (row 18: `internal_error`). An idle that
-        arrives before Claude said anything for this turn belongs to the previous turn."""
+        arrives before Claude said anything for this turn (not even `running`) belongs to the
+        previous turn: Claude reports idle after each result, and that frame can be read after
+        the next prompt was sent."""
         if self.turn.state not in (TurnState.RUNNING, TurnState.RETRYING):
             return []
         if self._notes.cancel_requested:
@@ -363,6 +375,16 @@ class SessionCore:
             return [LogNotice(message="the runtime's loss was already reported")]
         self.runtime_lost = True
         error_kind: str | None = None
+        notes = self._notes
+        if self.turn.live and notes.failure_text is not None and not notes.cancel_requested:
+            # Claude already said what went wrong before its process went away: its words are
+            # the news (and were withheld from the transcript for the record, row 20).
+            kind = classify.kind_for_assistant_error(
+                notes.failure_error, usage_limit=notes.usage_limit
+            )
+            if notes.login:
+                kind = FailureKind.AUTH_REQUIRED
+            return self._fail(kind, notes.failure_text, error_kind=notes.failure_error)
         if self._worker_shutting_down:
             kind, text = FailureKind.WORKER_SHUTDOWN, ""
         elif clean:
@@ -390,7 +412,7 @@ class SessionCore:
     def _hints(self) -> _Hints:
         after = self._retry_after_ms
         return {
-            "retry_after_seconds": None if after is None else after / 1000,
+            "retry_after_seconds": None if after is None else after / 1000.0,
             "reset_at_epoch_ms": self._reset_at_ms,
         }
 
