@@ -12,6 +12,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
@@ -31,8 +32,8 @@ from adapter.client_link import ClientLink, Connection
 from fsm.negotiation import Dialects, advertisement, negotiate
 
 if TYPE_CHECKING:
-    from adapter.runtime import RuntimeSettings
     from adapter.session import Session
+    from adapter.settings import RuntimeSettings
 
 __all__ = ["AUTH_METHOD_ID", "ClaudeAcpAgent"]
 
@@ -151,11 +152,21 @@ class ClaudeAcpAgent:
             task_group=self._tg,
             resume=True,
         )
-        await replay_transcript(session, path)
-        try:
-            await session.start()
-        except RuntimeStartError as exc:
-            raise RequestError.internal_error({"reason": str(exc)}) from exc
+        # Claude resumes the session while the history streams to the client (both read the
+        # same transcript; on a long one, each takes a while).
+        failed_start: list[RuntimeStartError] = []
+
+        async def start() -> None:
+            try:
+                await session.start()
+            except RuntimeStartError as exc:
+                failed_start.append(exc)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(start)
+            await replay_transcript(session, path)
+        if failed_start:
+            raise RequestError.internal_error({"reason": str(failed_start[0])}) from failed_start[0]
         self._sessions[session_id] = session
         return LoadSessionResponse()
 

@@ -37,6 +37,10 @@ def _configure_logging() -> None:
     logging.getLogger("transitions").setLevel(logging.WARNING)
 
 
+# acp's own default: the longest JSON-RPC line accepted from the client.
+STDIO_LIMIT_BYTES = 50 * 1024 * 1024
+
+
 def _stall_seconds() -> float:
     raw = os.environ.get("CLAUDE_ACP_STALL_SECONDS", "120")
     try:
@@ -54,14 +58,16 @@ async def _serve(executable: str | None, env: dict[str, str]) -> None:
     import anyio
 
     from adapter.agent import ClaudeAcpAgent
-    from adapter.runtime import RuntimeSettings
+    from adapter.settings import RuntimeSettings
+    from adapter.stdio import gathered_stdio_streams
 
     settings = RuntimeSettings(executable=executable, env=env, stall_seconds=_stall_seconds())
     async with anyio.create_task_group() as tg:
         agent = ClaudeAcpAgent(task_group=tg, settings=settings)
         try:
             # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
-            await acp.run_agent(cast("Agent", agent))
+            reader, writer = await gathered_stdio_streams(limit=STDIO_LIMIT_BYTES)
+            await acp.run_agent(cast("Agent", agent), writer, reader)
         finally:
             # The client went away (stdin closed): end every Claude process, boundedly.
             with anyio.CancelScope(shield=True), anyio.move_on_after(10):

@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp import helpers
-
 from adapter.session import Session
-from adapter.translate import Update, tool_kind
+from adapter.translate import tool_kind
 from fsm.errors import PeerViolation
 from fsm.events import HistoryFailureFound
 from fsm.replay import ActiveScan, EntryKind, ReplayPlanner, TranscriptEntry, parse_entry
@@ -75,35 +73,55 @@ def _text(block: Mapping[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _updates(entry: TranscriptEntry) -> Iterator[Update]:
+def _text_content(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _updates(entry: TranscriptEntry) -> Iterator[dict[str, Any]]:
+    """The ACP session updates for one stored entry, as wire dicts.
+
+    Replay is the one bulk path (a long session is 100,000s of updates), and building and
+    dumping a pydantic model per update was a measured share of its time; these shapes are the
+    schema's `user_message_chunk`, `agent_message_chunk`, `agent_thought_chunk`, `tool_call`
+    and `tool_call_update`, as `acp.helpers` would build them.
+    """
     for block in entry.content:
         kind = block.get("type")
         if entry.kind is EntryKind.PROMPT and kind == "text" and _text(block, "text"):
-            yield helpers.update_user_message_text(_text(block, "text"))
+            yield {"sessionUpdate": "user_message_chunk", "content": _text_content(block["text"])}
         elif entry.kind is EntryKind.USER_OTHER and kind == "tool_result":
             content = block.get("content")
             text = content if isinstance(content, str) else ""
             if isinstance(content, list):
                 text = "".join(_text(c, "text") for c in content if isinstance(c, dict))
-            yield helpers.update_tool_call(
-                _text(block, "tool_use_id"),
-                status="failed" if block.get("is_error") else "completed",
-                content=[helpers.tool_content(helpers.text_block(text))] if text else None,
-            )
+            update: dict[str, Any] = {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": _text(block, "tool_use_id"),
+                "status": "failed" if block.get("is_error") else "completed",
+            }
+            if text:
+                update["content"] = [{"type": "content", "content": _text_content(text)}]
+            yield update
         elif entry.kind is EntryKind.ASSISTANT and kind == "text" and _text(block, "text"):
-            yield helpers.update_agent_message_text(_text(block, "text"))
+            yield {"sessionUpdate": "agent_message_chunk", "content": _text_content(block["text"])}
         elif entry.kind is EntryKind.ASSISTANT and kind == "thinking":
             if _text(block, "thinking"):
-                yield helpers.update_agent_thought_text(_text(block, "thinking"))
+                yield {
+                    "sessionUpdate": "agent_thought_chunk",
+                    "content": _text_content(block["thinking"]),
+                }
         elif entry.kind is EntryKind.ASSISTANT and kind == "tool_use":
             name = _text(block, "name") or "tool"
-            yield helpers.start_tool_call(
-                _text(block, "id"),
-                name,
-                kind=tool_kind(name),
-                status="completed",
-                raw_input=block.get("input"),
-            )
+            call: dict[str, Any] = {
+                "sessionUpdate": "tool_call",
+                "toolCallId": _text(block, "id"),
+                "title": name,
+                "kind": tool_kind(name),
+                "status": "completed",
+            }
+            if block.get("input") is not None:
+                call["rawInput"] = block["input"]
+            yield call
 
 
 async def replay_transcript(session: Session, path: Path) -> ReplayStats:
@@ -124,7 +142,7 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
             )
         elif action.replay:
             for update in _updates(entry):
-                await session.send(update)
+                await session.send_raw(update)
     if stats.skipped:
         log.warning(
             "session %s: skipped %d unreadable transcript line(s) of %d",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -26,7 +25,9 @@ from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import CanUseTool, _configure_can_use_tool
 
-__all__ = ["ClaudeRuntime", "RuntimeSettings", "RuntimeStartError"]
+from adapter.settings import RuntimeSettings
+
+__all__ = ["ClaudeRuntime", "RuntimeStartError"]
 
 log = logging.getLogger(__name__)
 
@@ -75,16 +76,6 @@ class _ExitBoundedTransport(SubprocessCLITransport):
 
 class RuntimeStartError(Exception):
     """Claude could not be started; the message is safe for a client to see."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RuntimeSettings:
-    """What every runtime of this adapter shares."""
-
-    executable: str | None = None  # None: the CLI bundled with claude-agent-sdk
-    env: dict[str, str] = field(default_factory=dict)
-    # How long Claude may stay silent during a turn before the client is told so.
-    stall_seconds: float = 120.0
 
 
 class ClaudeRuntime:

@@ -35,7 +35,8 @@ from claude_agent_sdk.types import (
 
 from adapter.client_link import ClientLink
 from adapter.prompt_content import claude_user_message
-from adapter.runtime import ClaudeRuntime, RuntimeSettings, RuntimeStartError
+from adapter.runtime import ClaudeRuntime, RuntimeStartError
+from adapter.settings import RuntimeSettings
 from adapter.translate import event_for, updates_for_assistant, updates_for_user
 from fsm.effects import (
     Effect,
@@ -181,6 +182,10 @@ class Session:
     async def send(self, update: Any) -> bool:
         """Send one session update to the client (False when it could not be sent)."""
         return await self._link.send_update(self.session_id, update)
+
+    async def send_raw(self, update: dict[str, Any]) -> bool:
+        """Send one session update given as its wire dict (False when it could not be sent)."""
+        return await self._link.send_raw_update(self.session_id, update)
 
     async def restart_on_next_prompt(self) -> None:
         """Stop the current Claude process; the next prompt starts (resumes) a fresh one."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from adapter.scripted_claude import frames
 from adapter.scripted_claude.session import SessionState, kill_self, play_bare, terminate
@@ -21,6 +21,7 @@ from adapter.scripted_claude.steps import (
     ApiRetry,
     AssistantError,
     CloseStdout,
+    DieAtPrompt,
     Exit,
     Garbage,
     Hang,
@@ -28,6 +29,7 @@ from adapter.scripted_claude.steps import (
     ModelRefusalFallback,
     Permission,
     RateLimitEvent,
+    RawFrame,
     Refusal,
     Reply,
     Result,
@@ -231,6 +233,10 @@ class _Player:
                 s.writer.close()
             case Stderr() | Garbage():
                 play_bare(step, s.writer)
+            case RawFrame(frame=frame):
+                s.emit(dict(frame))
+            case DieAtPrompt(code=code):
+                _die(s, code)
         return True
 
     def _permission(self, step: Permission) -> bool:
@@ -329,10 +335,18 @@ class _Player:
         )
 
 
+def _die(state: SessionState, code: int | None) -> NoReturn:
+    if code is None:
+        kill_self(state)
+    terminate(state, code)
+
+
 def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScript) -> None:
     """Play `script` for `user`, answering interrupts that arrived meanwhile once it ended."""
     prompt_uuid = user.uuid or frames.new_uuid()
     state.transcript.append_prompt(prompt_uuid, user.content)
+    if script and isinstance(script[0], DieAtPrompt):
+        _die(state, script[0].code)
     state.emit_state("running")
     if state.replay_user_messages:
         echo = dict(user.raw)

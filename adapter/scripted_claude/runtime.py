@@ -1,9 +1,10 @@
 """The scripted Claude's process: command line, session choice, stdin reader, turn loop.
 
-Theory of operation: `main` picks the scenario from `$CLAUDE_ACP_SCENARIO` (exit 2 if unknown),
-plays its `before_handshake` steps, resolves the session (`--session-id`, `--resume`,
-`--continue`, `--fork-session`) and starts a daemon thread that reads stdin. That thread answers
-control requests itself (`initialize`, `set_model`, ...), files user turns, `can_use_tool`
+Theory of operation: `main` picks the scenario from `$CLAUDE_ACP_SCENARIO` (a shipped name, or
+a parametric one such as `random:<seed>`, see `randomized.py`; exit 2 if unknown), plays its
+`before_handshake` steps, resolves the session (`--session-id`, `--resume`, `--continue`,
+`--fork-session`) and starts a daemon thread that reads stdin. That thread answers control
+requests itself (`initialize`, `set_model`, ...), files user turns, `can_use_tool`
 answers and interrupts into the `Inbox`, and marks EOF. The main thread plays the queued turns in
 order; after EOF it finishes them and exits, with 1 if the last result was an error (the real
 CLI's exit status, which the SDK turns into `ResultError`) and 0 otherwise.
@@ -21,6 +22,7 @@ from typing import NoReturn
 
 from adapter.scripted_claude import frames
 from adapter.scripted_claude.player import play_turn
+from adapter.scripted_claude.randomized import scenario_named
 from adapter.scripted_claude.scenarios import SCENARIO_ENV, SCENARIOS
 from adapter.scripted_claude.session import SessionState, play_bare, terminate
 from adapter.scripted_claude.steps import DEFAULT_MODEL, Scenario
@@ -253,7 +255,14 @@ class _Reader:
 def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     """Run the fake CLI; returns the exit status (some paths leave through `os._exit`)."""
     name = env.get(SCENARIO_ENV) or _FALLBACK_SCENARIO
+    args = parse_argv(argv)
     scenario = SCENARIOS.get(name)
+    if scenario is None:
+        # Parametric names (`random:<seed>`) are drawn per session.
+        resume = args.value("--resume")
+        scenario = scenario_named(
+            name, session_id=resume or args.value("--session-id"), resumed=bool(resume)
+        )
     if scenario is None:
         known = ", ".join(sorted(SCENARIOS))
         sys.stderr.write(
@@ -263,7 +272,6 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     writer = FrameWriter()
     for step in scenario.before_handshake:
         play_bare(step, writer)
-    args = parse_argv(argv)
     cwd = os.getcwd()
     transcript = _open_transcript(args, env, cwd, writer)
     model = args.value("--model") or ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.steps import (
     ApiRetry,
     AssistantError,
@@ -352,6 +353,9 @@ _ALL: tuple[Scenario, ...] = (
         (Text(text="Working on it."), CloseStdout(), Sleep(seconds=600.0), Exit(code=0)),
     ),
 )
+
+# The fault scenarios (faults.py) are registered beside the shipped ones.
+_ALL = (*_ALL, *FAULT_SCENARIOS)
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})
 

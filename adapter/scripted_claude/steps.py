@@ -23,6 +23,7 @@ __all__ = [
     "ApiRetry",
     "AssistantError",
     "CloseStdout",
+    "DieAtPrompt",
     "Exit",
     "Garbage",
     "Hang",
@@ -31,6 +32,7 @@ __all__ = [
     "NoResponse",
     "Permission",
     "RateLimitEvent",
+    "RawFrame",
     "Refusal",
     "Reply",
     "Result",
@@ -245,6 +247,29 @@ class CloseStdout:
     for a process that lingers after its output is gone."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawFrame:
+    """Write `frame` to stdout as one JSON line, verbatim: no session id, no uuid, no checks.
+
+    For frames the SDK or the adapter cannot take as they are: an unknown `type`, a required
+    field missing, a field of the wrong type. (`Garbage` is for lines that are not JSON.)
+    """
+
+    frame: Mapping[str, object]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DieAtPrompt:
+    """The process dies the moment the turn's prompt arrives, before the turn writes any frame
+    (no `session_state_changed`, no `system/init`). `code` None: SIGKILL; else exit with it.
+
+    Meant as a turn's first step (anywhere else it dies where it stands). The prompt is still
+    recorded in the transcript, so a resumed process plays the next turn's script.
+    """
+
+    code: int | None = None
+
+
 Step: TypeAlias = (
     Text
     | Reply
@@ -266,6 +291,8 @@ Step: TypeAlias = (
     | Exit
     | KillSelf
     | CloseStdout
+    | RawFrame
+    | DieAtPrompt
 )
 TurnScript: TypeAlias = tuple[Step, ...]
 

@@ -1,0 +1,317 @@
+"""Randomized scenarios: `random:<seed>` builds each session's turn scripts from a seed.
+
+Theory of operation: the scenario name `random:<seed>` is not in `SCENARIOS`; `main` asks
+`scenario_named` for it. The k-th turn of session S plays `turn_plan(seed, S, k).script`, drawn
+from `random.Random(f"{seed}:{S}:{k}")`, so every process that plays S (the first one and every
+resumed replacement) agrees on it, each session differs, and a test that knows S can recompute
+what its turns were. A turn is a few ordinary or odd steps (texts, thinking, tools, retries,
+rate-limit events, garbage lines, frames of unknown or broken shapes, a model fallback) and one
+ending: a result (success, API error, limit, refusal), or a way to end without one (SIGKILL,
+exit 0 or 1, worker shutdown, going idle, hanging until interrupted, closing stdout, a truncated
+line, dying at the prompt or right after the result). A new session's first process may also
+die before the handshake (`handshake_fails`).
+
+Imported by the fake CLI at startup: standard library only.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from adapter.scripted_claude.faults import hostile_text
+from adapter.scripted_claude.steps import (
+    ApiRetry,
+    AssistantError,
+    CloseStdout,
+    DieAtPrompt,
+    Exit,
+    Garbage,
+    Hang,
+    KillSelf,
+    ModelRefusalFallback,
+    NoResponse,
+    Permission,
+    RateLimitEvent,
+    RawFrame,
+    Refusal,
+    Reply,
+    Result,
+    Scenario,
+    Sleep,
+    Step,
+    Text,
+    Thinking,
+    ToolUse,
+    TurnScript,
+    WorkerShuttingDown,
+)
+from adapter.scripted_claude.texts import TEXTS
+
+__all__ = [
+    "ENDINGS",
+    "HOSTILE_HOME",
+    "RANDOM_PREFIX",
+    "TURNS_PLANNED",
+    "TurnPlan",
+    "handshake_fails",
+    "random_scenario",
+    "scenario_named",
+    "turn_plan",
+]
+
+RANDOM_PREFIX = "random:"
+# Turns with a drawn script; later turns of a session play the plain success turn.
+TURNS_PLANNED = 8
+# The `$HOME` the hostile text names (a private path: it must be masked like any other).
+HOSTILE_HOME = "/home/alice"
+
+# (ending, weight). The weights favour results, so sessions also get to later turns.
+ENDINGS: tuple[tuple[str, float], ...] = (
+    ("success", 5.0),
+    ("api_error", 3.0),
+    ("hostile_error", 1.0),
+    ("limit", 1.0),
+    ("refusal", 0.5),
+    ("kill", 1.0),
+    ("exit_1", 0.7),
+    ("exit_0", 0.7),
+    ("die_at_prompt", 0.5),
+    ("die_after_result", 0.5),
+    ("worker_shutdown", 0.5),
+    ("idle", 0.7),
+    ("hang", 1.0),
+    ("close_stdout", 0.4),
+    ("truncated_line", 0.4),
+)
+
+# (error kind, text, HTTP status) for synthetic API-error messages.
+_API_ERRORS: tuple[tuple[str, str, int | None], ...] = (
+    ("rate_limit", TEXTS["rate_limit"], 429),
+    ("rate_limit", TEXTS["usage_limit"], 429),
+    ("authentication_failed", TEXTS["authentication_failed"], 401),
+    ("billing_error", TEXTS["billing_error"], 400),
+    ("invalid_request", TEXTS["invalid_request"], 400),
+    ("server_error", TEXTS["overloaded"], 529),
+    ("server_error", TEXTS["server_error"], 500),
+    ("max_output_tokens", TEXTS["max_output_tokens"], None),
+    ("verification_required", TEXTS["verification_required"], 403),
+    ("quantum_flux", TEXTS["unknown_error"], None),
+)
+
+_LIMITS: tuple[tuple[str, str, str], ...] = (
+    ("error_max_turns", TEXTS["turn_limit"], "max_turns"),
+    ("error_max_budget_usd", TEXTS["budget_limit"], "budget_exhausted"),
+    ("error_max_structured_output_retries", TEXTS["structured_output_retries"], "x"),
+)
+
+# Frames the SDK or the adapter cannot take as they are (see faults.py for each shape).
+_BROKEN_FRAMES: tuple[dict[str, object], ...] = (
+    {"type": "hologram", "payload": [1, 2, 3]},
+    {"type": "system", "subtype": "api_retry", "attempt": "x", "max_retries": 10},
+    {"type": "system", "subtype": "api_retry", "attempt": 0, "max_retries": 10},
+    {
+        "type": "assistant",
+        "message": {"role": "assistant", "model": "claude-sonnet-4-5", "content": "hi"},
+    },
+    {"type": "rate_limit_event", "uuid": "u", "session_id": "s"},
+    {
+        "type": "result",
+        "is_error": True,
+        "duration_ms": 1,
+        "duration_api_ms": 1,
+        "num_turns": 1,
+        "session_id": "s",
+    },
+    {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": 42}],
+        },
+    },
+    {"type": "assistant", "message": "oops"},
+    {"type": "rate_limit_event", "rate_limit_info": "rejected", "uuid": "u", "session_id": "s"},
+    {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "tool_use", "id": 7, "name": "Bash", "input": "ls"}],
+        },
+    },
+    {"type": "system", "subtype": "session_state_changed", "state": ["idle"]},
+    {"type": None},
+    {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "tool_use", "id": "toolu_x", "name": None, "input": {}}],
+        },
+    },
+    {
+        "type": "system",
+        "subtype": "api_retry",
+        "attempt": 1,
+        "max_retries": 10,
+        "error_status": 529,
+        "error": "overloaded",
+        "retry_delay_ms": 10**400,
+    },
+)
+
+_TOOL = ToolUse(name="Bash", input={"command": "ls"}, result="README.md\nsrc")
+_PERMISSION = Permission(tool_name="Write", input={"file_path": "notes.txt"}, result="written")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnPlan:
+    """One drawn turn: its ending's name and the script."""
+
+    ending: str
+    script: TurnScript
+
+
+def _rng(seed: str, session_id: str, label: str) -> random.Random:
+    return random.Random(f"{seed}:{session_id}:{label}")
+
+
+def _prefix(rng: random.Random) -> list[Step]:
+    steps: list[Step] = []
+    attempt = 0
+    for _ in range(rng.choice((0, 0, 1, 1, 2, 3, 4))):
+        pick = rng.random()
+        if pick < 0.22:
+            steps.append(Text(text=rng.choice(("Looking.", "Let me check the files.", "Hmm."))))
+        elif pick < 0.30:
+            steps.append(Thinking(thinking="Considering the request."))
+        elif pick < 0.38:
+            steps.append(_TOOL)
+        elif pick < 0.42:
+            steps.append(_PERMISSION)
+        elif pick < 0.58:
+            attempt += 1
+            status = rng.choice((429, 529, 500, None, 401))
+            steps.append(
+                ApiRetry(
+                    attempt=attempt,
+                    max_retries=10,
+                    retry_delay_ms=rng.choice((0, 500, 2000)),
+                    error_status=status,
+                    error=rng.choice(("rate_limit", "overloaded", "server_error", "unknown")),
+                    no_response=None if status else NoResponse(waited_ms=30000, retry_wait_ms=500),
+                )
+            )
+        elif pick < 0.64:
+            steps.append(
+                RateLimitEvent(status=rng.choice(("allowed", "allowed_warning", "rejected")))
+            )
+        elif pick < 0.72:
+            steps.append(Garbage(line=rng.choice(("[SandboxDebug] not JSON", "", "   ", "plain"))))
+        elif pick < 0.86:
+            steps.append(RawFrame(frame=rng.choice(_BROKEN_FRAMES)))
+        elif pick < 0.92:
+            steps.append(
+                ModelRefusalFallback(
+                    original_model="claude-opus-4-5",
+                    fallback_model="claude-sonnet-4-5",
+                    content=TEXTS["model_fallback"],
+                    api_refusal_category="cyber",
+                )
+            )
+        else:
+            steps.append(Sleep(seconds=rng.choice((0.01, 0.05, 0.2))))
+    return steps
+
+
+def _ending(rng: random.Random, ending: str) -> TurnScript:
+    if ending == "success":
+        return (Reply(), Result())
+    if ending in ("api_error", "hostile_error"):
+        if ending == "api_error":
+            kind, text, status = rng.choice(_API_ERRORS)
+        else:
+            kind, text, status = "server_error", hostile_text(HOSTILE_HOME), 500
+        return (
+            AssistantError(error=kind, text=text, api_error_status=status),
+            Result(
+                is_error=True,
+                result=text,
+                api_error_status=status,
+                terminal_reason="api_error",
+                stop_reason="stop_sequence",
+            ),
+        )
+    if ending == "limit":
+        subtype, text, reason = rng.choice(_LIMITS)
+        return (
+            Result(
+                subtype=subtype,
+                is_error=True,
+                errors=(text,),
+                terminal_reason=reason,
+                stop_reason=None,
+            ),
+        )
+    if ending == "refusal":
+        return (Refusal(explanation=TEXTS["refusal"]), Result(stop_reason="refusal"))
+    if ending == "kill":
+        return (KillSelf(),)
+    if ending == "exit_1":
+        return (Exit(code=1),)
+    if ending == "exit_0":
+        return (Exit(code=0),)
+    if ending == "die_after_result":
+        return (Reply(), Result(), KillSelf())
+    if ending == "worker_shutdown":
+        return (WorkerShuttingDown(), Exit(code=0))
+    if ending == "idle":
+        return ()
+    if ending == "hang":
+        return (Hang(),)
+    if ending == "close_stdout":
+        return (CloseStdout(), Sleep(seconds=0.1), Exit(code=0))
+    if ending == "truncated_line":
+        return (Garbage(line='{"type":"result","subtype":"succ'), Reply(), Result())
+    raise ValueError(f"unknown ending {ending!r}")
+
+
+def turn_plan(seed: str, session_id: str, turn_index: int) -> TurnPlan:
+    """The drawn script of session `session_id`'s `turn_index`-th (0-based) turn."""
+    if turn_index >= TURNS_PLANNED:
+        return TurnPlan(ending="success", script=(Reply(), Result()))
+    rng = _rng(seed, session_id, f"turn-{turn_index}")
+    names = [name for name, _ in ENDINGS]
+    weights = [weight for _, weight in ENDINGS]
+    ending = rng.choices(names, weights)[0]
+    if ending == "die_at_prompt":
+        return TurnPlan(ending=ending, script=(DieAtPrompt(code=rng.choice((None, 0, 1))),))
+    return TurnPlan(ending=ending, script=(*_prefix(rng), *_ending(rng, ending)))
+
+
+def handshake_fails(seed: str, session_id: str) -> bool:
+    """Whether the first process of a new session exits before the handshake (3 in 100)."""
+    return _rng(seed, session_id, "handshake").random() < 0.03
+
+
+def random_scenario(seed: str, session_id: str, *, resumed: bool) -> Scenario:
+    before: TurnScript = ()
+    if not resumed and handshake_fails(seed, session_id):
+        before = (Exit(code=1),)
+    return Scenario(
+        name=f"{RANDOM_PREFIX}{seed}",
+        description=f"Turns drawn from seed {seed!r} and the session id.",
+        turns=tuple(turn_plan(seed, session_id, k).script for k in range(TURNS_PLANNED)),
+        before_handshake=before,
+    )
+
+
+def scenario_named(name: str, *, session_id: str | None, resumed: bool) -> Scenario | None:
+    """The parametric scenario `name` names (`random:<seed>`), or None."""
+    if not name.startswith(RANDOM_PREFIX):
+        return None
+    return random_scenario(
+        name.removeprefix(RANDOM_PREFIX), session_id or "no-session", resumed=resumed
+    )
