@@ -162,9 +162,17 @@ class ClaudeAcpAgent:
             except RuntimeStartError as exc:
                 failed_start.append(exc)
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(start)
-            await replay_transcript(session, path)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(start)
+                await replay_transcript(session, path)
+        except Exception as exc:
+            # Declared boundary: a bug in replay must not show the client our internals.
+            log.exception("session %s: replay failed", session_id)
+            await session.close()
+            raise RequestError.internal_error(
+                {"reason": "the session's history could not be replayed"}
+            ) from exc
         if failed_start:
             raise RequestError.internal_error({"reason": str(failed_start[0])}) from failed_start[0]
         self._sessions[session_id] = session

@@ -58,10 +58,15 @@ async def _serve(executable: str | None, env: dict[str, str]) -> None:
     import anyio
 
     from adapter.agent import ClaudeAcpAgent
-    from adapter.settings import RuntimeSettings
+    from adapter.settings import RuntimeSettings, private_values
     from adapter.stdio import gathered_stdio_streams
 
-    settings = RuntimeSettings(executable=executable, env=env, stall_seconds=_stall_seconds())
+    settings = RuntimeSettings(
+        executable=executable,
+        env=env,
+        stall_seconds=_stall_seconds(),
+        private=private_values(os.environ),
+    )
     async with anyio.create_task_group() as tg:
         agent = ClaudeAcpAgent(task_group=tg, settings=settings)
         try:

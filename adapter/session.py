@@ -121,7 +121,12 @@ class Session:
         # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
         self._cancels = 0
         # The core is built with the first runtime's epoch in `start`.
-        self.core = SessionCore(session_id=session_id, epoch="unstarted", capable=dialects.capable)
+        self.core = SessionCore(
+            session_id=session_id,
+            epoch="unstarted",
+            capable=dialects.capable,
+            private=settings.private,
+        )
         self.core.runtime_lost = True
 
     # --- runtime ----------------------------------------------------------------------
@@ -232,7 +237,9 @@ class Session:
                 update = next(updates)
             except StopIteration:
                 return
-            except (TypeError, ValueError):
+            except Exception:
+                # Whatever a malformed block makes the SDK's types or the schema raise, it is
+                # that message's content that is lost, not the turn.
                 log.warning(
                     "session %s: skipped content Claude sent in an unusable shape", self.session_id
                 )

@@ -6,9 +6,14 @@ first request without importing the SDK (and `mcp` with it) ahead of `initialize
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["RuntimeSettings"]
+__all__ = ["RuntimeSettings", "private_values"]
+
+# Environment variables whose values are secrets by their names' own account.
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE", re.I)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -19,3 +24,12 @@ class RuntimeSettings:
     env: dict[str, str] = field(default_factory=dict)
     # How long Claude may stay silent during a turn before the client is told so.
     stall_seconds: float = 120.0
+    # Values no text sent to a client may contain (see `private_values`).
+    private: tuple[str, ...] = ()
+
+
+def private_values(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The user's home and every secret-named environment value worth masking."""
+    values = {environ.get("HOME", ""), environ.get("USERPROFILE", "")}
+    values.update(v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= 8)
+    return tuple(sorted(v for v in values if len(v) >= 4 and v not in ("/", "/tmp")))

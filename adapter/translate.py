@@ -178,10 +178,11 @@ def updates_for_assistant(message: AssistantMessage) -> Iterator[Update]:
         elif isinstance(block, ThinkingBlock) and block.thinking:
             yield helpers.update_agent_thought_text(block.thinking)
         elif isinstance(block, ToolUseBlock):
+            name = block.name if isinstance(block.name, str) and block.name else "tool"
             yield helpers.start_tool_call(
                 block.id,
-                block.name,
-                kind=tool_kind(block.name),
+                name,
+                kind=tool_kind(name),
                 status="pending",
                 raw_input=block.input,
             )

@@ -78,6 +78,7 @@ class Incident:
         self.policy = policy
         self.current: FailureRecord | None = None
         self.pending: FailureRecord | None = None
+        self._pending_policy = policy
         INCIDENT_MACHINE.add_model(self, initial=IncidentState.CREATED)
 
     def detach(self) -> None:
@@ -99,7 +100,7 @@ class Incident:
             raise FsmError(f"incident {self.id}: expected revision {self.next_revision}")
         self.fire(IncidentTrigger.REVISION_PROPOSED)
         self.pending = record
-        self.policy = policy
+        self._pending_policy = policy
 
     def _settle_pending(self, revision: int, trigger: IncidentTrigger) -> FailureRecord:
         pending = self.pending
@@ -112,6 +113,8 @@ class Incident:
     def confirm(self, revision: int) -> None:
         """The pending revision reached the client: it becomes current. State: REVISING."""
         self.current = self._settle_pending(revision, IncidentTrigger.DELIVERY_CONFIRMED)
+        # A revision's recovery policy holds from its delivery on, like the revision itself.
+        self.policy = self._pending_policy
 
     def fail(self, revision: int) -> None:
         """The pending revision's delivery failed: nothing else changes."""

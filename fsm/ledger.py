@@ -26,10 +26,12 @@ from fsm.incident import Incident, IncidentState
 from fsm.records import FailureRecord, shape_title
 from fsm.vocabulary import FailureKind, RecoveryPolicy, Severity, policy_for
 
-__all__ = ["HISTORY_LIMIT", "Ledger"]
+__all__ = ["HISTORY_LIMIT", "NOTICE_LIMIT", "Ledger"]
 
 # How many resolved incidents stay attached for inspection before they are let go.
 HISTORY_LIMIT = 16
+# How many notices stay active at once; older ones become history.
+NOTICE_LIMIT = 8
 
 
 class Ledger:
@@ -135,6 +137,16 @@ class Ledger:
         incident.confirm(revision)
         if id in self._resolve_on_delivery:
             self._resolve_on_delivery.discard(id)
+            self._resolve(incident)
+        if incident.policy is RecoveryPolicy.NEVER:
+            self._bound_notices()
+
+    def _bound_notices(self) -> None:
+        # Notices never recover (row 15), so a long session would hold every one it ever
+        # showed. Past NOTICE_LIMIT the oldest become history: internal state only; nothing is
+        # published and the client keeps each entry.
+        notices = [i for i in self.active_incidents() if i.policy is RecoveryPolicy.NEVER]
+        for incident in notices[: max(0, len(notices) - NOTICE_LIMIT)]:
             self._resolve(incident)
 
     def fail(self, id: str, revision: int) -> None:

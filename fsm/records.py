@@ -21,27 +21,47 @@ __all__ = ["TITLE_LIMIT", "FailureRecord", "redact", "shape_title"]
 
 TITLE_LIMIT = 256
 
+# A credential-looking run: long, and with a digit in it (ordinary words have none).
+_TOKEN = r"(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{16,}"
+
 _SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # API keys and tokens: Anthropic keys, bearer tokens, generic long secret-looking words.
+    # Anthropic keys, bearer and basic credentials, JSON web tokens.
     (re.compile(r"sk-ant-[A-Za-z0-9_\-]+"), "sk-ant-***"),
-    (re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE), r"\1 ***"),
+    (re.compile(r"\b(Bearer|Basic)\s+" + _TOKEN), r"\1 ***"),
+    (re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"), "***"),
+    # `api_key=…` is an assignment: whatever follows is the value. `password: …` may be prose
+    # ("the secret: restart it"), so there the value must look like one (a digit, 6+ chars).
     (
-        re.compile(r"\b((?:api[_-]?key|token|secret|password|authorization)\s*[:=]\s*)\S+", re.I),
+        re.compile(r"\b((?:api[_-]?key|token|secret|password|authorization)\s*=\s*)\S+", re.I),
+        r"\1***",
+    ),
+    (
+        re.compile(
+            r"\b((?:api[_-]?key|token|secret|password|authorization)\s*:\s*)"
+            r"(?=\S*\d)[^\s,;]{6,}",
+            re.IGNORECASE,
+        ),
         r"\1***",
     ),
     # Credentials inside URLs: scheme://user:password@host.
     (re.compile(r"([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@", re.IGNORECASE), r"\1***@"),
-    # Private paths under a user's home.
-    # (`/root` only as a whole path segment: "/rootfs" is not a home.)
+    # Private paths under a user's home (`/root` only as a whole path segment: "/rootfs" is
+    # not a home), POSIX and Windows.
     (
         re.compile(r"(?<![\w/])(?:/home/[^/\s]+|/Users/[^/\s]+|/root(?![\w-]))(?:/[^\s'\"]*)?"),
-        "~/…",
+        "~/\u2026",
     ),
+    (re.compile(r"\b[A-Za-z]:\\Users\\[^\\\s]+(?:\\[^\s'\"]*)?"), "~\\\u2026"),
 )
 
 
-def redact(text: str) -> str:
-    """Mask credential-shaped substrings and home paths; leave ordinary text untouched."""
+def redact(text: str, private: tuple[str, ...] = ()) -> str:
+    """Mask credential-shaped substrings, home paths and the given private values (the shell
+    passes environment values such as `$HOME`); leave ordinary text untouched."""
+    for value in sorted(private, key=len, reverse=True):
+        if len(value) >= 4:
+            # Whole values only: a home of "/root" must not eat the start of "/rootfs".
+            text = re.sub(re.escape(value) + r"(?![\w-])", "***", text)
     for pattern, replacement in _SECRET_PATTERNS:
         text = pattern.sub(replacement, text)
     return text

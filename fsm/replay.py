@@ -108,6 +108,8 @@ def parse_entry(entry: object) -> TranscriptEntry:
     if not isinstance(entry, dict):
         raise PeerViolation("a transcript line is not an object")
     kind = entry.get("type")
+    if not isinstance(kind, str):
+        raise PeerViolation("a transcript entry's type is not a string")
     if kind in _NON_MESSAGE_TYPES:
         return TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
     if kind not in ("user", "assistant"):

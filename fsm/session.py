@@ -96,9 +96,14 @@ class _TurnNotes:
 class SessionCore:
     """Pure decision core for one session. Not thread-safe; the shell feeds it in order."""
 
-    def __init__(self, *, session_id: str, epoch: str, capable: bool) -> None:
+    def __init__(
+        self, *, session_id: str, epoch: str, capable: bool, private: tuple[str, ...] = ()
+    ) -> None:
         self.session_id = session_id
         self.capable = capable
+        # Values that must never reach a client (the user's home, credentials in the
+        # environment); the shell reads them, the core only masks them.
+        self._private = private
         self.ledger = Ledger(session_id=session_id, epoch=epoch)
         self.turn = TurnLifecycle()
         self.runtime_lost = False
@@ -364,7 +369,7 @@ class SessionCore:
             id=self.ledger.notice_id(text),
             kind=FailureKind.ADVISORY,
             severity=Severity.WARNING,
-            text=redact(text),
+            text=redact(text, self._private),
             turn_id=None,
         )
         return [PublishRecord(record=record)]
@@ -403,7 +408,7 @@ class SessionCore:
         if not self.capable:
             return []
         record = self.ledger.propose_historical(
-            id=event.id, text=redact(event.title), active=event.active
+            id=event.id, text=redact(event.title, self._private), active=event.active
         )
         return [PublishRecord(record=record)]
 
@@ -422,7 +427,7 @@ class SessionCore:
 
     def _fail(self, kind: FailureKind, text: str, *, error_kind: str | None) -> list[Effect]:
         """A failure: turn-terminal when a turn is live, session-scoped otherwise."""
-        text = redact(text.strip()) or policy_for(kind).fallback_title
+        text = redact(text.strip(), self._private) or policy_for(kind).fallback_title
         live = self.turn.live and self.turn.turn_id is not None
         if not self.capable:
             if not live:

@@ -229,8 +229,10 @@ def test_incident_revision_is_pending_until_delivery_is_confirmed(incident: Inci
     # The next revision is numbered from the delivered one.
     second = _record(2)
     incident.propose(second, RecoveryPolicy.REAL_MODEL_SUCCESS)
-    assert incident.policy is RecoveryPolicy.REAL_MODEL_SUCCESS
+    # Its recovery policy, like the revision, holds only once delivered (row 21).
+    assert incident.policy is RecoveryPolicy.NEXT_ATTEMPT
     incident.confirm(2)
+    assert incident.policy in {RecoveryPolicy.REAL_MODEL_SUCCESS}  # (set: mypy narrowed it above)
     assert (incident.state, incident.current, incident.pending) == (IS.REVISING, second, None)
     assert incident.next_revision == 3
 
@@ -369,6 +371,7 @@ def test_attaching_a_model_binds_only_what_it_declares(caplog: pytest.LogCapture
     incident = Incident(id="x:error", turn_id="x", policy=RecoveryPolicy.NEVER)
     try:
         assert sorted(vars(incident)) == [
+            "_pending_policy",
             "current",
             "id",
             "pending",

@@ -54,6 +54,7 @@ from adapter.scripted_claude import (
     scenario_names,
     write_launcher,
 )
+from adapter.scripted_claude.faults import hostile_text
 from adapter.scripted_claude.runtime import parse_argv
 from adapter.scripted_claude.transcript import sanitize_path, transcript_path
 
@@ -344,9 +345,54 @@ async def test_handshake_and_success(tmp_path: Path) -> None:
     assert turn.result.user_message_uuid == prompt_uuid
 
 
+# The fault scenarios (scripted_claude/faults.py), through the bare SDK: what it does with each
+# death and each broken line or frame, which is what the adapter then has to handle.
+EXPECTED.update(
+    {
+        "die_after_error": Expect(turn=(INIT, TEXT, _error("rate_limit")), ending="ProcessError:1"),
+        "idle_at_prompt": Expect(
+            turn=("state:running", INIT, "state:idle"), ending="idle", env=EMIT_STATES
+        ),
+        # A non-JSON line is skipped; the turn goes on.
+        "non_json_line": Expect(turn=(INIT, TEXT, TEXT, OK)),
+        # A JSON line cut off mid-object ends the stream: nothing later could complete it.
+        "truncated_json_line": Expect(turn=(INIT, TEXT), ending="CLIJSONDecodeError:None"),
+        # A frame of a type it does not know is skipped.
+        "unknown_frame_type": Expect(turn=(INIT, TEXT, TEXT, OK)),
+        # A known type missing a required field raises from the bare SDK's iterator (the
+        # adapter parses frames itself so that it can skip them instead).
+        "assistant_content_not_a_list": Expect(turn=(INIT, TEXT), ending="MessageParseError:None"),
+        "rate_limit_event_without_info": Expect(turn=(INIT, TEXT), ending="MessageParseError:None"),
+        "result_missing_subtype": Expect(turn=(INIT, TEXT), ending="MessageParseError:None"),
+        "hostile_error": Expect(
+            turn=(INIT, _error("server_error"), _api_result(500)),
+            text=hostile_text(os.environ.get("HOME", "/root")),
+        ),
+    }
+)
+
 # Through the bare SDK this one never ends (it waits for the process to exit); the adapter's
-# bounded wait is what ends it, so it is tested there (test_adapter_faults.py).
-ADAPTER_ONLY = {"close_stdout_and_linger"}
+# bounded wait is what ends it, so it is tested there (test_adapter_faults.py). The others are
+# fault scenarios whose frames carry no session id of this test's session (they are written
+# verbatim, `RawFrame`), whose parse raises outside the SDK's error types (a TypeError the bare
+# iterator does not wrap), whose process is gone before a second turn, or whose later turns are
+# not the success turn: each is asserted through the adapter (test_adapter_faults.py,
+# test_memory.py). The two that die at the prompt write no frame at all (nothing to compare).
+ADAPTER_ONLY = {
+    "close_stdout_and_linger",
+    "die_at_prompt",
+    "exit_zero_at_prompt",
+    "die_after_result",
+    "text_block_not_a_string",
+    "retry_attempt_not_a_number",
+    "retry_delay_out_of_range",
+    "assistant_message_not_an_object",
+    "rate_limit_info_not_an_object",
+    "tool_use_with_wrong_types",
+    "tool_use_without_name",
+    "tool_result_with_wrong_types",
+    "rate_limit_every_turn",
+}
 
 
 def test_every_scenario_has_an_expectation() -> None:

@@ -238,6 +238,22 @@ FAULT_SCENARIOS: tuple[Scenario, ...] = (
         ),
     ),
     _bad_frame(
+        "tool_use_without_name",
+        "An assistant tool_use block whose name is null.",
+        RawFrame(
+            frame={
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [{"type": "tool_use", "id": "toolu_x", "name": None, "input": {}}],
+                },
+                "parent_tool_use_id": None,
+                "session_id": _SESSION,
+            }
+        ),
+    ),
+    _bad_frame(
         "tool_result_with_wrong_types",
         "A tool_result (user frame) whose tool_use_id is a number.",
         RawFrame(
