@@ -108,6 +108,11 @@ def _env(launcher: Path, config: Path) -> dict[str, str]:
     }
 
 
+# Samples per second for the start-up profile. py-spy pauses the process for each sample; at
+# 1,000 Hz on this 2-core machine it fell seconds behind and the agent barely ran.
+PROFILE_RATE = 100
+
+
 def _record(tool: str, out: Path, rate: int) -> list[str]:
     return [tool, "record", "--rate", str(rate), "--format", "raw", "--output", str(out)]
 
@@ -132,7 +137,7 @@ async def profile_startup(launcher: Path, keep: Path | None = None) -> Profile |
         tmp = Path(scratch)
         out, stderr = tmp / "stacks.txt", tmp / "stderr.log"
         (tmp / "claude-config").mkdir()
-        argv = [*_record(tool, out, 1000), "--", sys.executable, "-m", "adapter"]
+        argv = [*_record(tool, out, PROFILE_RATE), "--", sys.executable, "-m", "adapter"]
         agent = await spawn(
             argv, env=_env(launcher, tmp / "claude-config"), cwd=ROOT, stderr_path=stderr
         )
