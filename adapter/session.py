@@ -120,7 +120,8 @@ class Session:
         self._last_heard = time.monotonic()
         # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
         self._cancels = 0
-        # The core is built with the first runtime's epoch in `start`.
+        # No runtime yet: a placeholder epoch, and "lost" so the first prompt starts one if
+        # `start` was not called; each runtime's RuntimeStarted brings its real epoch.
         self.core = SessionCore(
             session_id=session_id,
             epoch="unstarted",
