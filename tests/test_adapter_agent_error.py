@@ -12,6 +12,8 @@ from acp.schema import PromptResponse
 from adapter.scripted_claude import TEXTS
 from tests.harness import OPT_IN, Adapter, spawn_adapter
 
+pytestmark = pytest.mark.e2e
+
 AGENT_ERROR_ONLY: dict[str, Any] = {"agentError": {"version": 1}}
 BOTH: dict[str, Any] = {**OPT_IN, **AGENT_ERROR_ONLY}
 

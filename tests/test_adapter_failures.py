@@ -28,6 +28,8 @@ from adapter.scripted_claude import SCENARIOS, TEXTS
 from fsm.session import TURN_NO_RESULT_TITLE
 from tests.harness import Adapter, spawn_adapter
 
+pytestmark = pytest.mark.e2e
+
 # Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
 # "Title and details"). The wording is the reference adapter's (reference-adapter.md §1.3).
 TRANSPORT_LOST_TITLE = "The connection to Claude was lost."

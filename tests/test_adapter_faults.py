@@ -20,6 +20,8 @@ from adapter.scripted_claude.faults import AFTER_BAD_FRAME, BEFORE_BAD_FRAME, FA
 from fsm.session import TURN_NO_RESULT_TITLE
 from tests.harness import TIMEOUT, Adapter, spawn_adapter
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.mark.asyncio
 async def test_output_closed_but_process_alive_is_stopped_and_reported(tmp_path: Path) -> None:

@@ -472,6 +472,8 @@ from adapter.scripted_claude import runtime
 from adapter.scripted_claude.scenarios import SCENARIOS
 from adapter.scripted_claude.steps import Permission, Result, Scenario
 
+pytestmark = pytest.mark.e2e
+
 step = Permission(tool_name="Bash", input={"command": "rm -rf build"}, result="")
 twice = Scenario(
     name="permission_twice",

@@ -11,6 +11,8 @@ from acp.schema import PromptResponse
 
 from tests.harness import TIMEOUT, Adapter, spawn_adapter
 
+pytestmark = pytest.mark.e2e
+
 
 async def _wait_for_records(adapter: Adapter, count: int) -> None:
     async with asyncio.timeout(TIMEOUT):

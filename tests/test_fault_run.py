@@ -51,6 +51,8 @@ from adapter.scripted_claude.randomized import RANDOM_PREFIX, turn_plan
 from adapter.scripted_claude.transcript import transcript_path
 from tests.harness import OPT_IN, ROOT
 
+pytestmark = pytest.mark.e2e
+
 SEED = os.environ.get("CLAUDE_ACP_FAULT_SEED", "20261129")
 SESSIONS = int(os.environ.get("CLAUDE_ACP_FAULT_SESSIONS", "500"))
 # Adapter processes, one after the other; even ones capable, odd ones legacy.
