@@ -18,12 +18,23 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from acp.interfaces import Agent
 
-__all__ = ["main"]
+__all__ = ["main", "version"]
+
+
+def version() -> str:
+    """The installed distribution's version (from its metadata, so it cannot drift)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("claude-acp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
 
 
 def _configure_logging() -> None:
@@ -35,6 +46,17 @@ def _configure_logging() -> None:
     )
     # transitions logs every state change at INFO/DEBUG; ours are logged where they matter.
     logging.getLogger("transitions").setLevel(logging.WARNING)
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, reading the package metadata only when asked (serving starts faster)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"claude-acp {version()}")
+        parser.exit()
 
 
 # acp's own default: the longest JSON-RPC line accepted from the client.
@@ -120,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="claude-acp", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("-V", "--version", action=_VersionAction, help="print the version and exit")
     parser.add_argument(
         "--simulate", metavar="SCENARIO", help="serve with the scripted Claude playing SCENARIO"
     )
