@@ -102,6 +102,24 @@ async def _serve(executable: str | None, env: dict[str, str]) -> None:
             tg.cancel_scope.cancel()
 
 
+TERMINAL_HINT = (
+    "claude-acp {version} is waiting for an ACP client (an editor) on stdin: configure your "
+    "editor to start it (README: Using it in an editor), or try `claude-acp demo` or "
+    "`claude-acp --help`. Ctrl-C quits."
+)
+
+
+def _hint_if_terminal() -> None:
+    # An editor gives us pipes; a terminal means a person started us by hand and would
+    # otherwise stare at a silent prompt. Stdout stays the protocol's, so the hint is stderr.
+    try:
+        interactive = sys.stdin is not None and sys.stdin.isatty()
+    except ValueError:  # stdin was closed
+        interactive = False
+    if interactive:
+        print(TERMINAL_HINT.format(version=version()), file=sys.stderr, flush=True)
+
+
 def serve(simulate: str | None) -> int:
     executable = os.environ.get("CLAUDE_CODE_EXECUTABLE") or None
     env: dict[str, str] = {}
@@ -119,6 +137,7 @@ def serve(simulate: str | None) -> int:
             # The scripted Claude keeps transcripts like the real one; never in the user's own.
             if "CLAUDE_CONFIG_DIR" not in os.environ:
                 env["CLAUDE_CONFIG_DIR"] = str(Path(scratch) / "claude-config")
+        _hint_if_terminal()
         try:
             asyncio.run(_serve(executable, env))
         except KeyboardInterrupt:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import subprocess
 import sys
 import tomllib
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from adapter.cli import main
+from adapter.cli import TERMINAL_HINT, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,3 +55,56 @@ def test_changelog_keeps_an_unreleased_section_above_the_first_version() -> None
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
     assert headings[0] == "## [Unreleased]"
     assert any(h.startswith(f"## [{declared}] - ") for h in headings)
+
+
+def _serve_on_a_terminal() -> tuple[bytes, bytes, int]:
+    """`python -m adapter` with a pty as stdin; ends it with the terminal's end-of-file."""
+    master, slave = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "adapter"],
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
+        os.close(slave)
+        slave = -1
+        try:
+            assert process.stderr is not None
+            # Wait for the hint before typing Ctrl-D, so the EOF reaches a reading adapter.
+            first = process.stderr.readline()
+            os.write(master, b"\x04")
+            out, rest = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        return out, first + rest, process.returncode
+    finally:
+        os.close(master)
+        if slave != -1:
+            os.close(slave)
+
+
+@pytest.mark.e2e
+def test_a_terminal_gets_one_hint_line_on_stderr_and_nothing_on_stdout() -> None:
+    out, err, status = _serve_on_a_terminal()
+    assert out == b""
+    lines = err.decode().splitlines()
+    assert lines == [TERMINAL_HINT.format(version=version("claude-acp"))]
+    assert "claude-acp demo" in lines[0] and "--help" in lines[0] and "editor" in lines[0]
+    assert status == 0  # end-of-file on stdin: the client went away
+
+
+@pytest.mark.e2e
+def test_an_editor_pipe_gets_no_hint() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "adapter"],
+        input=b"",
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
