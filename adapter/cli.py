@@ -6,7 +6,10 @@
     claude-acp conformance LOG      check any agent's ACP wire log against the sessionFailure spec
 
 Stdout carries only JSON-RPC frames when serving; logs go to stderr ($CLAUDE_ACP_LOG sets the
-level, default WARNING).
+level, default WARNING) and, with --log-file FILE or $CLAUDE_ACP_LOG_FILE, to FILE as well.
+--trace FILE (or $CLAUDE_ACP_TRACE_FILE) writes every JSON-RPC frame of the connection to FILE,
+in the format `claude-acp conformance FILE` reads; attach it to a bug report (after reading it:
+it holds your prompts).
 """
 
 from __future__ import annotations
@@ -20,10 +23,18 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from adapter.logs import LOG_FILE_ENV, configure_logging
+
 if TYPE_CHECKING:
     from acp.interfaces import Agent
 
+    from adapter.trace import WireTrace
+
+TRACE_FILE_ENV = "CLAUDE_ACP_TRACE_FILE"
+
 __all__ = ["main", "version"]
+
+log = logging.getLogger(__name__)
 
 
 def version() -> str:
@@ -35,17 +46,6 @@ def version() -> str:
         return dist_version("claude-acp")
     except PackageNotFoundError:  # run from a source tree that was never installed
         return "unknown (not installed)"
-
-
-def _configure_logging() -> None:
-    level = os.environ.get("CLAUDE_ACP_LOG", "WARNING").upper()
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=getattr(logging, level, logging.WARNING),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    # transitions logs every state change at INFO/DEBUG; ours are logged where they matter.
-    logging.getLogger("transitions").setLevel(logging.WARNING)
 
 
 class _VersionAction(argparse.Action):
@@ -75,13 +75,14 @@ def _stall_seconds() -> float:
     return value
 
 
-async def _serve(executable: str | None, env: dict[str, str]) -> None:
+async def _serve(executable: str | None, env: dict[str, str], trace: WireTrace | None) -> None:
     import acp
     import anyio
 
     from adapter.agent import ClaudeAcpAgent
     from adapter.settings import RuntimeSettings, private_values
     from adapter.stdio import gathered_stdio_streams
+    from adapter.trace import traced
 
     settings = RuntimeSettings(
         executable=executable,
@@ -94,6 +95,8 @@ async def _serve(executable: str | None, env: dict[str, str]) -> None:
         try:
             # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
             reader, writer = await gathered_stdio_streams(limit=STDIO_LIMIT_BYTES)
+            if trace is not None:
+                reader, writer = traced(reader, writer, trace)
             await acp.run_agent(cast("Agent", agent), writer, reader)
         finally:
             # The client went away (stdin closed): end every Claude process, boundedly.
@@ -120,7 +123,16 @@ def _hint_if_terminal() -> None:
         print(TERMINAL_HINT.format(version=version()), file=sys.stderr, flush=True)
 
 
-def serve(simulate: str | None) -> int:
+def serve(simulate: str | None, trace: WireTrace | None = None) -> int:
+    """Serve ACP on stdio until the client goes away; `trace` (closed here) records the wire."""
+    try:
+        return _serve_in_scratch(simulate, trace)
+    finally:
+        if trace is not None:
+            trace.close()
+
+
+def _serve_in_scratch(simulate: str | None, trace: WireTrace | None) -> int:
     executable = os.environ.get("CLAUDE_CODE_EXECUTABLE") or None
     env: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="claude-acp-") as scratch:
@@ -138,26 +150,34 @@ def serve(simulate: str | None) -> int:
             if "CLAUDE_CONFIG_DIR" not in os.environ:
                 env["CLAUDE_CONFIG_DIR"] = str(Path(scratch) / "claude-config")
         _hint_if_terminal()
+        log.info(
+            "claude-acp %s serving ACP on stdio; Claude Code: %s",
+            version(),
+            executable or "the CLI bundled with claude-agent-sdk",
+        )
         try:
-            asyncio.run(_serve(executable, env))
+            asyncio.run(_serve(executable, env, trace))
         except KeyboardInterrupt:
             return 130
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    _configure_logging()
-    if args and args[0] == "demo":
-        from adapter.demo import main as demo_main
-
-        status: int = demo_main(args[1:])
+def _run_tool(name: str, argv: list[str]) -> int:
+    """`demo` or `conformance`: programs for a person, whose output may go to `head`."""
+    try:
+        if name == "demo":
+            from adapter.demo import main as tool_main
+        else:
+            from adapter.conformance import main as tool_main
+        status: int = tool_main(argv)
         return status
-    if args and args[0] == "conformance":
-        from adapter.conformance import main as conformance_main
+    except BrokenPipeError:
+        # The reader (`| head`) stopped early: no traceback, and no flush at exit either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
-        checked: int = conformance_main(args[1:])
-        return checked
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="claude-acp", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -165,8 +185,50 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--simulate", metavar="SCENARIO", help="serve with the scripted Claude playing SCENARIO"
     )
-    parsed = parser.parse_args(args)
-    return serve(parsed.simulate)
+    parser.add_argument(
+        "--log-file",
+        type=Path,
+        metavar="FILE",
+        default=os.environ.get(LOG_FILE_ENV) or None,
+        help=f"also append log lines to FILE (default: ${LOG_FILE_ENV})",
+    )
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        default=os.environ.get(TRACE_FILE_ENV) or None,
+        help=f"write the JSON-RPC wire log to FILE (default: ${TRACE_FILE_ENV})",
+    )
+    return parser
+
+
+def _open_outputs(log_file: Path | None, trace_file: Path | None) -> WireTrace | None:
+    """Start the log file and open the trace before serving, so a bad path fails at once."""
+    configure_logging(log_file)
+    if trace_file is None:
+        return None
+    from adapter.trace import WireTrace
+
+    return WireTrace(trace_file.open("w", encoding="utf-8"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    parsed: argparse.Namespace | None = None
+    if args and args[0] in ("demo", "conformance"):
+        env_log = os.environ.get(LOG_FILE_ENV)
+        log_file, trace_file = (Path(env_log) if env_log else None), None
+    else:
+        parsed = _parser().parse_args(args)
+        log_file, trace_file = parsed.log_file, parsed.trace
+    try:
+        trace = _open_outputs(log_file, trace_file)
+    except OSError as exc:  # a log or trace file that cannot be opened: say which, plainly
+        print(f"claude-acp: cannot open {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    if parsed is None:
+        return _run_tool(args[0], args[1:])
+    return serve(parsed.simulate, trace)
 
 
 if __name__ == "__main__":
