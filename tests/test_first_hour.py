@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import subprocess
 import sys
 import tomllib
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from adapter.cli import TERMINAL_HINT, main
+from adapter.cli import TERMINAL_HINT, _parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,3 +109,26 @@ def test_an_editor_pipe_gets_no_hint() -> None:
         check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_troubleshooting_covers_the_five_problems_with_options_that_exist() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme[readme.index("## Troubleshooting") :]
+    section = section[: section.index("\n## ", 1)]
+    for problem in (
+        "Not signed in",
+        "Claude Code not found",
+        "A proxy or a gateway",
+        "The editor shows nothing",
+        "A stuck turn",
+    ):
+        assert f"**{problem}.**" in section
+    flags = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", section)) - {"--version"}
+    assert flags == {"--log-file", "--trace"}
+    options = {o for a in _parser()._actions for o in a.option_strings}
+    assert flags <= options
+    # Every adapter variable the README documents is one the code reads.
+    source = "".join(p.read_text("utf-8") for p in (ROOT / "adapter").rglob("*.py"))
+    documented = set(re.findall(r"CLAUDE_ACP_[A-Z_]+", readme))
+    assert {"CLAUDE_ACP_LOG_FILE", "CLAUDE_ACP_TRACE_FILE"} <= documented
+    assert {v for v in documented if f'"{v}"' not in source} == set()
