@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pty
 import re
@@ -10,6 +11,7 @@ import sys
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,3 +134,53 @@ def test_troubleshooting_covers_the_five_problems_with_options_that_exist() -> N
     documented = set(re.findall(r"CLAUDE_ACP_[A-Z_]+", readme))
     assert {"CLAUDE_ACP_LOG_FILE", "CLAUDE_ACP_TRACE_FILE"} <= documented
     assert {v for v in documented if f'"{v}"' not in source} == set()
+
+
+def _load_run_py() -> Any:
+    spec = importlib.util.spec_from_file_location("tests_run", ROOT / "tests" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_check_script_heads_every_stage_and_ends_with_the_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_py = _load_run_py()
+    # A private stamp: the install stage runs, without touching the real .venv.
+    monkeypatch.setattr(run_py, "STAMP", tmp_path / "stamp")
+    commands: list[str] = []
+
+    def fake_run(*argv: str | Path) -> None:
+        commands.append(" ".join(str(a) for a in argv[1:]))
+        if argv[1:3] == ("-m", "mypy"):
+            raise subprocess.CalledProcessError(3, [str(a) for a in argv])
+
+    monkeypatch.setattr(run_py, "run", fake_run)
+    assert run_py.main(["-x"]) == 3
+    out = capsys.readouterr().out
+    assert commands == [
+        "-m pip install --disable-pip-version-check -e .[test]",
+        "-m ruff check .",
+        "-m mypy",
+    ]
+    headings = [line for line in out.splitlines() if line.startswith("===== [")]
+    assert [h.split("]")[1].split(":")[0].strip() for h in headings] == ["install", "ruff", "mypy"]
+    assert "installing the project with its test extra" in out
+    summary = out[out.index("===== summary =====") :].splitlines()
+    assert [line.split()[:2] for line in summary[1:6]] == [
+        ["install", "ok"],
+        ["ruff", "ok"],
+        ["mypy", "FAILED"],
+        ["diagrams", "not"],
+        ["pytest", "not"],
+    ]
+    assert summary[-1] == "failed (exit status 3)"
+    # Installed once: the next run says so instead of reinstalling, and runs pytest with its args.
+    commands.clear()
+    monkeypatch.setattr(run_py, "run", lambda *argv: commands.append(" ".join(map(str, argv[1:]))))
+    assert run_py.main(["-x"]) == 0
+    assert commands[-1] == "-m pytest -x" and not any("pip" in c for c in commands)
+    out = capsys.readouterr().out
+    assert "nothing to install" in out and out.rstrip().endswith("all checks passed")
