@@ -4,6 +4,7 @@
     claude-acp --simulate SCENARIO  serve, spawning the scripted Claude playing SCENARIO
     claude-acp demo [SCENARIO]      run the adapter against a real ACP client and print the frames
     claude-acp conformance LOG      check any agent's ACP wire log against the sessionFailure spec
+    claude-acp --version            print the version
 
 Stdout carries only JSON-RPC frames when serving; logs go to stderr ($CLAUDE_ACP_LOG sets the
 level, default WARNING) and, with --log-file FILE or $CLAUDE_ACP_LOG_FILE, to FILE as well.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import logging
 import os
 import sys
@@ -37,6 +39,7 @@ __all__ = ["main", "version"]
 log = logging.getLogger(__name__)
 
 
+@functools.cache
 def version() -> str:
     """The installed distribution's version (from its metadata, so it cannot drift)."""
     from importlib.metadata import PackageNotFoundError
@@ -150,11 +153,12 @@ def _serve_in_scratch(simulate: str | None, trace: WireTrace | None) -> int:
             if "CLAUDE_CONFIG_DIR" not in os.environ:
                 env["CLAUDE_CONFIG_DIR"] = str(Path(scratch) / "claude-config")
         _hint_if_terminal()
-        log.info(
-            "claude-acp %s serving ACP on stdio; Claude Code: %s",
-            version(),
-            executable or "the CLI bundled with claude-agent-sdk",
-        )
+        if log.isEnabledFor(logging.INFO):  # reading the version costs a metadata scan
+            log.info(
+                "claude-acp %s serving ACP on stdio; Claude Code: %s",
+                version(),
+                executable or "the CLI bundled with claude-agent-sdk",
+            )
         try:
             asyncio.run(_serve(executable, env, trace))
         except KeyboardInterrupt:
