@@ -250,11 +250,20 @@ def _parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO)
+    parser.add_argument(
+        "scenario",
+        nargs="?",
+        default=DEFAULT_SCENARIO,
+        help=f"a scenario from --list (default: {DEFAULT_SCENARIO})",
+    )
     parser.add_argument("--legacy", action="store_true", help="a client that does not opt in")
-    parser.add_argument("--prompt", action="append", dest="prompts", help="a prompt to send")
-    parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
-    parser.add_argument("--log", type=Path, help="also write the raw wire log (JSON lines)")
+    parser.add_argument(
+        "--prompt", action="append", dest="prompts", metavar="TEXT", help="a prompt to send"
+    )
+    parser.add_argument("--list", action="store_true", help="describe the scenarios and exit")
+    parser.add_argument(
+        "--log", type=Path, metavar="FILE", help="also write the raw wire log (JSON lines)"
+    )
     parser.add_argument(
         "--cancel-after",
         type=float,
