@@ -22,6 +22,8 @@ from adapter.scripted_claude import SCENARIOS, scenario_names
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[1]
+# The adapter's own settings from the developer's shell (a log level, a log file) stay out.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_ACP_")}
 # A bound on a hang, never a speed assertion: a demo is 2 prompts, the slowest cancels after 6 s.
 DEMO_TIMEOUT = 180
 PARALLEL = 3
@@ -31,6 +33,7 @@ def _demo(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "adapter", "demo", *args],
         cwd=ROOT,
+        env=CLEAN_ENV,
         capture_output=True,
         text=True,
         timeout=DEMO_TIMEOUT,
@@ -96,6 +99,7 @@ def test_ctrl_c_during_a_demo_exits_130_quietly() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "adapter", "demo", "hang", "--cancel-after", "600"],
         cwd=ROOT,
+        env=CLEAN_ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -18,6 +18,8 @@ import pytest
 from adapter.cli import TERMINAL_HINT, _parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
+# The adapter's own settings from the developer's shell (a log level, a log file) stay out.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_ACP_")}
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
@@ -70,6 +72,7 @@ def _serve_on_a_terminal() -> tuple[bytes, bytes, int]:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=ROOT,
+            env=CLEAN_ENV,
         )
         os.close(slave)
         slave = -1
@@ -107,6 +110,7 @@ def test_an_editor_pipe_gets_no_hint() -> None:
         input=b"",
         capture_output=True,
         cwd=ROOT,
+        env=CLEAN_ENV,
         timeout=60,
         check=False,
     )

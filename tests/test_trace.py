@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,8 @@ from adapter.trace import WireTrace
 from tests.harness import spawn_adapter
 
 ROOT = Path(__file__).resolve().parents[1]
+# The adapter's own settings from the developer's shell (a log level, a log file) stay out.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_ACP_")}
 
 
 class _Kept(io.StringIO):
@@ -81,6 +84,7 @@ def test_trace_and_log_file_flags_keep_what_the_sdk_could_not_parse(tmp_path: Pa
     with subprocess.Popen(
         [sys.executable, "-m", "adapter", *flags],
         cwd=ROOT,
+        env=CLEAN_ENV,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -114,6 +118,7 @@ def test_an_unwritable_file_is_refused_plainly(flag: str, tmp_path: Path) -> Non
     done = subprocess.run(
         [sys.executable, "-m", "adapter", flag, str(target)],
         cwd=ROOT,
+        env=CLEAN_ENV,
         input=b"",
         capture_output=True,
         timeout=60,
