@@ -62,7 +62,9 @@ def test_every_scenario_ends_cleanly(
 ) -> None:
     done = every_demo[name]
     assert "Traceback" not in done.stdout + done.stderr
-    assert (done.returncode, done.stderr) == (0, ""), done.stdout[-2000:]
+    assert done.returncode == 0, (done.stderr, done.stdout[-2000:])
+    # Nothing but the frames: no "stopped" line, no error logged.
+    assert "claude-acp demo: stopped" not in done.stderr and " ERROR " not in done.stderr
     assert done.stdout.startswith(f"claude-acp demo: scenario {name},")
     assert "client \u2192 agent  initialize" in done.stdout
 
