@@ -6,8 +6,9 @@ offers "Yes" and "No"; "always" is offered only where it is true, and carried ou
 Claude Code carries it out, by `updated_permissions` in the answer:
 - Claude Code's own suggestions for the call (a rule it will keep in the settings file it
   names, so it holds in the next session too);
-- without suggestions, for file edits: accept edits for the rest of this session (a mode change);
-- otherwise: an allow rule for the tool, kept in the project's local settings.
+- without suggestions: for file edits, accept edits for the rest of this session (a mode
+  change); for a shell command, that exact command for this session; for reading tools, the
+  tool for this session; for any other tool, an allow rule kept in the local settings.
 ExitPlanMode is the request to leave plan mode: its options say which mode comes next (accept
 edits, approve manually, bypass where offered) or keep planning (deny and stop the turn). A mode
 change is reported to the client through `on_mode` once Claude has it. A pending request is
@@ -28,6 +29,7 @@ from claude_agent_sdk.types import (
     PermissionResult,
     PermissionResultAllow,
     PermissionResultDeny,
+    PermissionRuleValue,
     PermissionUpdate,
     ToolPermissionContext,
 )
@@ -38,6 +40,7 @@ from adapter.session_config import SessionConfig
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+_READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
 _DENIED = "The user did not allow this tool call."
 _CANCELLED = "The turn was cancelled."
 
@@ -65,9 +68,21 @@ def _always(
     if tool_name in EDIT_TOOLS:
         update = PermissionUpdate(type="setMode", mode="acceptEdits", destination="session")
         return "Yes, allow all edits during this session", [update]
-    if tool_name.startswith("mcp__") or tool_name not in {"Bash", "ExitPlanMode"}:
-        from claude_agent_sdk.types import PermissionRuleValue
-
+    command = tool_input.get("command")
+    if tool_name == "Bash" and isinstance(command, str) and command:
+        # No suggestion from Claude Code: this exact command, for this session only.
+        rule = PermissionRuleValue(tool_name=tool_name, rule_content=command)
+        update = PermissionUpdate(
+            type="addRules", rules=[rule], behavior="allow", destination="session"
+        )
+        return f"Yes, and don't ask again for `{command}` this session", [update]
+    if tool_name in _READ_TOOLS:
+        rule = PermissionRuleValue(tool_name=tool_name)
+        update = PermissionUpdate(
+            type="addRules", rules=[rule], behavior="allow", destination="session"
+        )
+        return "Yes, during this session", [update]
+    if tool_name not in {"Bash", "ExitPlanMode"}:
         rule = PermissionRuleValue(tool_name=tool_name)
         update = PermissionUpdate(
             type="addRules", rules=[rule], behavior="allow", destination="localSettings"
