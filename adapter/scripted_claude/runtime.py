@@ -324,4 +324,5 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         play_turn(state, inbox, turn, scenario.script_for(turn_index))
         turn_index += 1
     transcript.close()
+    record(env, "exit", session_id=transcript.session_id)
     return 1 if state.last_result_is_error else 0
