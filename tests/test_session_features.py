@@ -136,9 +136,8 @@ class _AnsweringConnection(_SilentConnection):
 
     async def request_permission(self, session_id: str, tool_call: Any, options: Any) -> Any:
         self.options = list(options)
-        return type(
-            "R", (), {"outcome": AllowedOutcome(outcome="selected", option_id=self.option_id)}
-        )()
+        outcome = AllowedOutcome(outcome="selected", option_id=self.option_id)
+        return RequestPermissionResponse(outcome=outcome)
 
 
 def _broker(conn: Any, modes: list[str]) -> tuple[PermissionBroker, SessionConfig]:
