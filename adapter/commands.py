@@ -4,10 +4,10 @@ Theory of operation: Claude Code lists its commands (built-ins, `.claude/command
 plugins, MCP prompts) in its initialize answer as `{name, description, argumentHint}`;
 `available_commands` turns them into ACP commands, leaving out the ones that only make sense in
 Claude Code's own terminal (as the other adapter does) and names a client could not send. The
-list is refreshed when Claude says it changed: a `system/init` whose `slash_commands` names
-differ (`names_changed`) or a `commands_changed` frame carrying a new list. A prompt that starts
-with `/name args` goes to Claude as that text, which Claude Code expands itself; an MCP prompt
-picked as `/mcp:server:prompt args` is rewritten to Claude Code's own spelling.
+list is refreshed when Claude says it changed: a `commands_changed` frame carrying the new
+list. A prompt that starts with `/name args` goes to Claude as that text, which Claude Code
+expands itself; an MCP prompt picked as `/mcp:server:prompt args` is rewritten to Claude
+Code's own spelling.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-__all__ = ["available_commands", "names_changed", "rewrite_prompt", "update_for"]
+__all__ = ["available_commands", "rewrite_prompt", "update_for"]
 
 # Terminal-bound or meaningless inside an editor (the other adapter drops the same ones).
 _HIDDEN = frozenset(
@@ -76,32 +76,6 @@ def update_for(commands: list[AvailableCommand]) -> AvailableCommandsUpdate:
     return AvailableCommandsUpdate(
         session_update="available_commands_update", available_commands=commands
     )
-
-
-def names_changed(known: list[AvailableCommand], reported: Any) -> list[Any] | None:
-    """The new list when `system/init`'s `slash_commands` names differ from `known`, else
-    None. Known commands keep their descriptions; new names come without one."""
-    if not isinstance(reported, list) or not all(isinstance(n, str) for n in reported):
-        return None
-    visible = {n for n in reported if n not in _HIDDEN}
-    if visible == {c.name for c in known}:
-        return None
-    by_name = {c.name: c for c in known}
-    return [
-        {
-            "name": name,
-            "description": by_name[name].description if name in by_name else "",
-            "argumentHint": _hint(by_name.get(name)),
-        }
-        for name in reported
-    ]
-
-
-def _hint(command: AvailableCommand | None) -> str:
-    if command is None or command.input is None:
-        return ""
-    root = command.input.root
-    return root.hint if isinstance(root, UnstructuredCommandInput) else ""
 
 
 def rewrite_prompt(blocks: list[Any]) -> list[Any]:

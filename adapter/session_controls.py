@@ -5,7 +5,9 @@ starts with (`launch`), learns Claude Code's commands and models from its initia
 (`adopt`), applies the client's choices to the running Claude through its control requests
 (`set_mode`, `set_option`: validated first, so a bad choice changes nothing), and watches what
 Claude says (`observe`) for changes it made by itself: a new permission mode (EnterPlanMode, a
-`system/init` or `status` naming another mode) or a changed command list. Every mode change is
+`system/init` or `status` naming another mode) or a changed command list (`commands_changed`;
+`system/init`'s bare `slash_commands` names are not used: they carry no descriptions and need
+not match the initialize list). Every mode change is
 told to the client as `current_mode_update` plus `config_option_update`.
 """
 
@@ -22,7 +24,7 @@ from anyio.abc import TaskGroup
 from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
 from adapter.client_link import ClientLink
-from adapter.commands import available_commands, names_changed, update_for
+from adapter.commands import available_commands, update_for
 from adapter.permissions import PermissionBroker
 from adapter.runtime import Launch
 from adapter.session_config import DEFAULT_EFFORT, SessionConfig
@@ -149,10 +151,6 @@ class SessionControls:
         mode: object = None
         if isinstance(message, SystemMessage) and message.subtype in ("init", "status"):
             mode = message.data.get("permissionMode")
-            if message.subtype == "init":
-                await self._refresh(
-                    names_changed(self.commands, message.data.get("slash_commands"))
-                )
         elif isinstance(message, SystemMessage) and message.subtype == "commands_changed":
             commands = message.data.get("commands")
             await self._refresh(commands if isinstance(commands, list) else None)

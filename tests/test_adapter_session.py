@@ -33,7 +33,7 @@ from acp.schema import (
 )
 
 from adapter.scripted_claude.handshake import COMMANDS, MODELS
-from adapter.scripted_claude.session_scenarios import PLAN
+from adapter.scripted_claude.session_scenarios import DEPLOY, PLAN
 from tests.harness import ROOT, TIMEOUT, RecordingClient, spawn_adapter
 
 pytestmark = pytest.mark.e2e
@@ -314,6 +314,24 @@ async def test_keep_planning_stays_in_plan_mode(tmp_path: Path) -> None:
     assert isinstance(kept, PromptResponse)
     assert [u["currentModeId"] for u in adapter.updates("current_mode_update")] == ["plan"]
     assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio
+async def test_the_command_list_is_refreshed_when_claude_says_it_changed(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "commands_changed") as adapter:
+        session = await adapter.new_session()
+        await adapter.prompt(session, "hello")
+        await adapter.prompt(session, "again")  # no change: no new list
+    first, second = adapter.updates("available_commands_update")
+    names = [c["name"] for c in second["availableCommands"]]
+    assert "deploy" not in [c["name"] for c in first["availableCommands"]]
+    assert names == [c["name"] for c in first["availableCommands"]] + ["deploy"]
+    deploy = second["availableCommands"][-1]
+    assert deploy == {
+        "name": "deploy",
+        "description": DEPLOY["description"],
+        "input": {"hint": "<env>"},
+    }
 
 
 @pytest.mark.asyncio

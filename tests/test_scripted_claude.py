@@ -395,6 +395,7 @@ ADAPTER_ONLY = {
     # The session-feature scenarios are driven through the adapter (test_adapter_session.py).
     "plan_mode",
     "permission_rules",
+    "commands_changed",
     "edit_permission",
 }
 

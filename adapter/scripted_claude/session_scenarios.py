@@ -5,14 +5,17 @@ ones. Each plays what the real CLI does for one feature: `plan_mode` enters plan
 itself (EnterPlanMode) and then asks to leave it (ExitPlanMode, a permission request whose
 answer may switch the mode); `permission_rules` asks about a Bash command and offers Claude
 Code's own "don't ask again" suggestion (kept in the local settings file when chosen), on every
-turn, so a second session shows whether the rule held; `edit_permission` asks about an Edit
-(allowed without asking under acceptEdits).
+turn, so a second session shows whether the rule held; `commands_changed` reports a new
+command mid-session; `edit_permission` asks about an Edit (allowed without asking under
+acceptEdits).
 """
 
 from __future__ import annotations
 
+from adapter.scripted_claude.handshake import COMMANDS
 from adapter.scripted_claude.steps import (
     Permission,
+    RawFrame,
     Reply,
     Result,
     Scenario,
@@ -21,7 +24,7 @@ from adapter.scripted_claude.steps import (
     TurnScript,
 )
 
-__all__ = ["PLAN", "SESSION_SCENARIOS", "TEST_RULE"]
+__all__ = ["DEPLOY", "PLAN", "SESSION_SCENARIOS", "TEST_RULE"]
 
 PLAN = "1. Read the code\n2. Fix the bug\n3. Run the tests"
 # Claude Code's suggestion for `npm test`: a prefix rule, kept in the local settings file.
@@ -42,6 +45,17 @@ _EDIT = Permission(
     tool_name="Edit",
     input={"file_path": "src/app.py", "old_string": "x = 1", "new_string": "x = 2"},
     result="The file src/app.py has been updated.",
+)
+
+
+# A command that appears mid-session (a skill or `.claude/commands` file added meanwhile).
+DEPLOY = {"name": "deploy", "description": "Deploy the current branch", "argumentHint": "<env>"}
+_COMMANDS_CHANGED = RawFrame(
+    frame={
+        "type": "system",
+        "subtype": "commands_changed",
+        "commands": [*(dict(c) for c in COMMANDS), DEPLOY],
+    }
 )
 
 
@@ -69,6 +83,11 @@ SESSION_SCENARIOS: tuple[Scenario, ...] = (
         name="permission_rules",
         description="Every turn asks to run `npm test`, suggesting a local allow rule for it.",
         turns=_repeat((_RUN_TESTS, Result())),
+    ),
+    Scenario(
+        name="commands_changed",
+        description="Claude reports a new slash command during the first turn.",
+        turns=((_COMMANDS_CHANGED, Reply(), Result()),),
     ),
     Scenario(
         name="edit_permission",
