@@ -62,9 +62,11 @@ class SessionControls:
 
     def launch(self) -> Launch:
         effort = self.config.effort
+        model = self.config.model
         return Launch(
             permission_mode=self.config.mode,
-            model=self.config.model,
+            # "default" is the picker's name for Claude Code's own choice: no --model flag.
+            model=None if model == "default" else model,
             effort=None if effort == DEFAULT_EFFORT else effort,
             mcp_servers=self.mcp_servers,
         )

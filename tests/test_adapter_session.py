@@ -241,6 +241,29 @@ async def test_mode_model_and_effort_switches_reach_the_running_claude(tmp_path:
 
 
 @pytest.mark.asyncio
+async def test_a_restarted_claude_starts_with_the_sessions_choices(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+        session = await adapter.new_session()
+        conn = adapter.conn
+        await asyncio.wait_for(conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT)
+        for config_id, value in (("model", "opus"), ("effort", "high")):
+            await asyncio.wait_for(
+                conn.set_config_option(config_id=config_id, session_id=session, value=value),
+                TIMEOUT,
+            )
+        # Signing in again restarts Claude at the next prompt (it must read new credentials).
+        await asyncio.wait_for(conn.authenticate(method_id="claude-login"), TIMEOUT)
+        answer = await adapter.prompt(session, "hello")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    first, restarted = argvs(tmp_path)
+    assert "--model" not in first  # the picker's "default" is Claude Code's own choice
+    flags = " ".join(restarted)
+    assert "--permission-mode plan" in flags and "--model opus" in flags
+    # Never prompted: nothing to resume yet, the same session id again.
+    assert "--effort high" in flags and f"--session-id={session}" in flags
+
+
+@pytest.mark.asyncio
 async def test_bad_choices_are_invalid_params_and_change_nothing(tmp_path: Path) -> None:
     async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
         session = await adapter.new_session()
