@@ -150,6 +150,13 @@ class SessionControls:
 
     async def observe(self, message: Any) -> None:
         """Follow a mode or command-list change Claude made by itself."""
+        try:
+            await self._observe(message)
+        except Exception:
+            # Declared boundary: a frame of an odd shape must not end Claude's stream.
+            log.warning("session %s: could not follow a change Claude made", self.session_id)
+
+    async def _observe(self, message: Any) -> None:
         mode: object = None
         if isinstance(message, SystemMessage) and message.subtype in ("init", "status"):
             mode = message.data.get("permissionMode")
