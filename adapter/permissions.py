@@ -115,6 +115,7 @@ class PermissionBroker:
         """The chosen option id; None for a refusal, "" when withdrawn."""
         with anyio.CancelScope() as scope:
             self._pending.add(scope)
+            request_id = self._link.next_request_id()
             try:
                 outcome = await self._link.request_permission(self._session_id, tool_call, options)
             finally:
@@ -122,6 +123,9 @@ class PermissionBroker:
             if isinstance(outcome, AllowedOutcome):
                 return outcome.option_id
             return None
+        if request_id is not None:
+            # The client may still show the question: tell it the question is gone.
+            await self._link.cancel_request(request_id)
         return ""
 
     async def decide(

@@ -579,6 +579,10 @@ async def test_cancel_withdraws_a_pending_permission_request(tmp_path: Path) -> 
         cancelled = await asyncio.wait_for(pending, TIMEOUT)
         after = await adapter.prompt(session, "try again")
     assert isinstance(cancelled, PromptResponse) and cancelled.stop_reason == "cancelled"
+    # The client is told the question it holds is withdrawn (ACP `$/cancel_request`).
+    asked = [m for m in adapter.incoming() if m.get("method") == "session/request_permission"]
+    withdrawn = [m for m in adapter.incoming() if m.get("method") == "$/cancel_request"]
+    assert [m["params"] for m in withdrawn] == [{"requestId": asked[0]["id"]}]
     assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
     assert len(client.offered) == 2
     # The withdrawn question ran nothing: only the second turn's call was allowed.
