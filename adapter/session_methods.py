@@ -12,6 +12,7 @@ fresh Claude process under the same id (`session_store`).
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,7 +68,9 @@ def pickers(session: Session) -> dict[str, Any]:
 def known_on_disk(session_id: str, env: Mapping[str, str]) -> bool:
     """Whether Claude (or a never-prompted marker) knows the session in any folder."""
     home = config_home(env)
-    if "/" in session_id or session_id in ("", ".", ".."):
+    try:
+        uuid.UUID(session_id)  # Claude's ids are UUIDs; anything else could be a glob
+    except ValueError:
         return False
     if (home / "claude-acp" / "sessions" / f"{session_id}.json").is_file():
         return True

@@ -461,16 +461,18 @@ async def test_unknown_sessions_are_not_found(tmp_path: Path) -> None:
     async with spawn_adapter(tmp_path, "success") as adapter:
         cwd = str(adapter.workdir)
         conn = adapter.conn
+        session = await adapter.new_session()  # a known session on disk, that stays open
+        await adapter.prompt(session, "hello")
         errors = [
             await rpc_error(conn.fork_session(cwd=cwd, session_id=unknown, mcp_servers=[])),
             await rpc_error(conn.resume_session(cwd=cwd, session_id=unknown, mcp_servers=[])),
             await rpc_error(conn.load_session(cwd=cwd, session_id=unknown, mcp_servers=[])),
             await rpc_error(conn.close_session(session_id=unknown)),
+            await rpc_error(conn.close_session(session_id="*")),  # not a pattern
             await rpc_error(conn.list_sessions(cwd=cwd, cursor="page two")),
         ]
-        session = await adapter.new_session()
         answer = await adapter.prompt(session, "fine")
-    assert [e.code for e in errors] == [-32002, -32002, -32002, -32002, -32602]
+    assert [e.code for e in errors] == [-32002, -32002, -32002, -32002, -32002, -32602]
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
 
 
