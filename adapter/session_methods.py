@@ -23,10 +23,10 @@ from adapter import mcp_servers, session_store
 from adapter.claude_settings import config_home, default_mode
 from adapter.client_link import ClientLink
 from adapter.session_config import SessionConfig
-from adapter.session_controls import SessionControls
 
 if TYPE_CHECKING:
     from adapter.session import Session
+    from adapter.session_controls import SessionControls
     from adapter.settings import RuntimeSettings
 
 __all__ = ["check_cwd", "controls_for", "known_on_disk", "pickers"]
@@ -49,6 +49,8 @@ def controls_for(
     link: ClientLink,
     settings: RuntimeSettings,
 ) -> SessionControls:
+    from adapter.session_controls import SessionControls  # imports the SDK
+
     environ = _environ(settings)
     config = SessionConfig.initial(environ, default_mode(cwd, settings.env))
     return SessionControls(

@@ -25,7 +25,6 @@ from acp import RequestError
 from acp.schema import ListSessionsResponse, SessionInfo
 
 from adapter.claude_settings import config_home
-from adapter.history import find_transcript
 
 __all__ = ["PAGE_SIZE", "Located", "fork", "list_page", "locate", "not_found", "remember"]
 
@@ -77,6 +76,8 @@ def _marked(session_id: str, cwd: str, env: Mapping[str, str]) -> bool:
 
 def locate(session_id: str, cwd: str, env: Mapping[str, str]) -> Located:
     """The session's transcript, or a never-prompted session's marker; else -32002."""
+    from adapter.history import find_transcript  # imports the SDK: not before initialize
+
     path = find_transcript(session_id=session_id, cwd=cwd, env=env)
     if path is not None:
         return Located(transcript=path)
