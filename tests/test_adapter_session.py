@@ -422,9 +422,12 @@ async def test_resume_continues_without_replay_in_a_new_adapter(tmp_path: Path) 
     async with spawn_adapter(tmp_path, "success") as first:
         session = await first.new_session()
         await first.prompt(session, "first words")
+    web = HttpMcpServer(type="http", name="web", url="http://127.0.0.1:9/mcp", headers=[])
     async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as second:
         resumed = await asyncio.wait_for(
-            second.conn.resume_session(cwd=str(second.workdir), session_id=session, mcp_servers=[]),
+            second.conn.resume_session(
+                cwd=str(second.workdir), session_id=session, mcp_servers=[web]
+            ),
             TIMEOUT,
         )
         replayed = second.updates("user_message_chunk") + second.updates("agent_message_chunk")
@@ -432,7 +435,10 @@ async def test_resume_continues_without_replay_in_a_new_adapter(tmp_path: Path) 
     assert replayed == []
     assert resumed.modes is not None and resumed.config_options
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    assert f"--resume={session}" in argvs(tmp_path)[0]
+    [argv] = argvs(tmp_path)
+    assert f"--resume={session}" in argv
+    # The client's MCP servers reach a resumed Claude too.
+    assert json.loads(argv[argv.index("--mcp-config") + 1])["mcpServers"]["web"]["type"] == "http"
     assert "Scripted reply to: second words" in second.agent_texts()
 
 
