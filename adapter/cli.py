@@ -4,6 +4,8 @@
     claude-acp --simulate SCENARIO  serve, spawning the scripted Claude playing SCENARIO
     claude-acp demo [SCENARIO]      run the adapter against a real ACP client and print the frames
     claude-acp conformance LOG      check any agent's ACP wire log against the sessionFailure spec
+    claude-acp login [--claudeai | --console]
+                                    sign in to Claude with the Claude Code bundled in the SDK
     claude-acp --version            print the version
 
 Stdout carries only JSON-RPC frames when serving; logs go to stderr ($CLAUDE_ACP_LOG sets the
@@ -100,7 +102,9 @@ async def _serve(executable: str | None, env: dict[str, str], trace: WireTrace |
             reader, writer = await gathered_stdio_streams(limit=STDIO_LIMIT_BYTES)
             if trace is not None:
                 reader, writer = traced(reader, writer, trace)
-            await acp.run_agent(cast("Agent", agent), writer, reader)
+            # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601
+            # unless this is set.
+            await acp.run_agent(cast("Agent", agent), writer, reader, use_unstable_protocol=True)
         finally:
             # The client went away (stdin closed): end every Claude process, boundedly.
             with anyio.CancelScope(shield=True), anyio.move_on_after(10):
@@ -152,6 +156,8 @@ def _serve_in_scratch(simulate: str | None, trace: WireTrace | None) -> int:
             # The scripted Claude keeps transcripts like the real one; never in the user's own.
             if "CLAUDE_CONFIG_DIR" not in os.environ:
                 env["CLAUDE_CONFIG_DIR"] = str(Path(scratch) / "claude-config")
+                # session/list and fork read the same folder through the SDK, in-process.
+                os.environ["CLAUDE_CONFIG_DIR"] = env["CLAUDE_CONFIG_DIR"]
         _hint_if_terminal()
         if log.isEnabledFor(logging.INFO):  # reading the version costs a metadata scan
             log.info(
@@ -166,14 +172,25 @@ def _serve_in_scratch(simulate: str | None, trace: WireTrace | None) -> int:
     return 0
 
 
+# Subcommands: programs for a person, not the agent.
+TOOLS = ("demo", "conformance", "login")
+
+
 def _run_tool(name: str, argv: list[str]) -> int:
-    """`demo` or `conformance`: programs for a person, whose output may go to `head`."""
+    """One of `TOOLS`: programs for a person, whose output may go to `head`."""
     try:
         if name == "demo":
-            from adapter.demo import main as tool_main
+            from adapter.demo import main as demo_main
+
+            status: int = demo_main(argv)
+        elif name == "login":
+            from adapter.login import main as login_main
+
+            status = login_main(argv)
         else:
-            from adapter.conformance import main as tool_main
-        status: int = tool_main(argv)
+            from adapter.conformance import main as conformance_main
+
+            status = conformance_main(argv)
         return status
     except BrokenPipeError:
         # The reader (`| head`) stopped early: no traceback, and no flush at exit either.
@@ -219,7 +236,7 @@ def _open_outputs(log_file: Path | None, trace_file: Path | None) -> WireTrace |
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parsed: argparse.Namespace | None = None
-    if args and args[0] in ("demo", "conformance"):
+    if args and args[0] in TOOLS:
         env_log = os.environ.get(LOG_FILE_ENV)
         log_file, trace_file = (Path(env_log) if env_log else None), None
     else:
