@@ -119,8 +119,14 @@ class _DemoClient:
     ) -> Any:
         from acp.schema import AllowedOutcome, RequestPermissionResponse
 
+        # The first option that allows once (plan mode's options have their own ids), else
+        # the first offered.
+        offered = list(options or [])
+        chosen = next((o for o in offered if getattr(o, "kind", None) == "allow_once"), None)
+        chosen = chosen or (offered[0] if offered else None)
+        option_id = getattr(chosen, "option_id", "allow")
         return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id="allow")
+            outcome=AllowedOutcome(outcome="selected", option_id=option_id)
         )
 
 
