@@ -55,6 +55,7 @@ class ClaudeAcpAgent:
         self._settings = settings
         self._link = ClientLink()
         self._dialects = Dialects()
+        self._terminal_output = False
         self._sessions: dict[str, Session] = {}
 
     def on_connect(self, conn: Connection) -> None:
@@ -69,6 +70,8 @@ class ClaudeAcpAgent:
     ) -> InitializeResponse:
         meta = client_capabilities.field_meta if client_capabilities is not None else None
         self._dialects = negotiate(meta)
+        # Zed's terminal extension: Bash output as terminal `_meta` (adapter.tool_results).
+        self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
         log.info("initialize: %s", self._dialects)
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
@@ -112,6 +115,7 @@ class ClaudeAcpAgent:
             session_id=session_id,
             cwd=cwd,
             dialects=self._dialects,
+            terminal_output=self._terminal_output,
             link=self._link,
             settings=self._settings,
             task_group=self._tg,
@@ -147,6 +151,7 @@ class ClaudeAcpAgent:
             session_id=session_id,
             cwd=cwd,
             dialects=self._dialects,
+            terminal_output=self._terminal_output,
             link=self._link,
             settings=self._settings,
             task_group=self._tg,

@@ -97,6 +97,8 @@ class ClaudeRuntime:
             # result is seen instead of waited on forever (python-stack.md B6).
             env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1", **settings.env},
             system_prompt={"type": "preset", "preset": "claude_code"},
+            # Text and thinking stream as Claude writes them (adapter.stream_assembly).
+            include_partial_messages=True,
             can_use_tool=can_use_tool,
             # Claude's stderr is read line by line into our log: an unread pipe would stall it.
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +24,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 from anyio.abc import TaskGroup, TaskStatus
-from claude_agent_sdk import AssistantMessage, UserMessage
+from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
 from claude_agent_sdk.types import (
     PermissionResult,
     PermissionResultAllow,
@@ -37,7 +36,8 @@ from adapter.client_link import ClientLink
 from adapter.prompt_content import claude_user_message
 from adapter.runtime import ClaudeRuntime, RuntimeStartError
 from adapter.settings import RuntimeSettings
-from adapter.translate import event_for, updates_for_assistant, updates_for_user
+from adapter.translate import event_for
+from adapter.turn_hooks import TurnHooks
 from fsm.effects import (
     Effect,
     ForwardAssistantMessage,
@@ -102,6 +102,7 @@ class Session:
         settings: RuntimeSettings,
         task_group: TaskGroup,
         resume: bool = False,
+        terminal_output: bool = False,
     ) -> None:
         self.session_id = session_id
         self.cwd = cwd
@@ -120,6 +121,8 @@ class Session:
         self._last_heard = time.monotonic()
         # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
         self._cancels = 0
+        # Claude's messages as the editor shows them: chunks, cards, plan, usage, title.
+        self.view = TurnHooks(self, terminal_output=terminal_output, titled=resume)
         # No runtime yet: a placeholder epoch, and "lost" so the first prompt starts one if
         # `start` was not called; each runtime's RuntimeStarted brings its real epoch.
         self.core = SessionCore(
@@ -220,32 +223,22 @@ class Session:
 
     async def _on_message(self, message: Any, epoch: str) -> None:
         self._last_heard = time.monotonic()
+        if isinstance(message, StreamEvent):
+            await self.view.stream_event(message)
+            return
         try:
             event = event_for(message, epoch)
         except (FsmError, TypeError, ValueError):
             log.warning("skipped a malformed %s from Claude", type(message).__name__)
             return
+        if isinstance(message, AssistantMessage):
+            self.view.saw_assistant(message)
+        elif isinstance(message, ResultMessage):
+            await self.view.turn_result(message)
         if event is not None:
             await self.feed(event, message)
         elif isinstance(message, UserMessage):
-            await self._forward(updates_for_user(message))
-
-    async def _forward(self, updates: Iterator[Any]) -> None:
-        """Send Claude's content as session updates; a block of a shape the ACP schema cannot
-        hold is skipped (the rest of the message and the turn go on)."""
-        while True:
-            try:
-                update = next(updates)
-            except StopIteration:
-                return
-            except Exception:
-                # Whatever a malformed block makes the SDK's types or the schema raise, it is
-                # that message's content that is lost, not the turn.
-                log.warning(
-                    "session %s: skipped content Claude sent in an unusable shape", self.session_id
-                )
-                return
-            await self._link.send_update(self.session_id, update)
+            await self.view.tool_results(message)
 
     async def _perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
@@ -262,13 +255,20 @@ class Session:
                         await self._send_agent_error(record)
                         if self._dialects.session_failure:
                             meta = _SESSION_FAILURE.meta_for(record)
-                    self._give(PromptResponse(stop_reason=stop_reason.value, field_meta=meta))
+                    await self.view.turn_settled()
+                    self._give(
+                        PromptResponse(
+                            stop_reason=stop_reason.value,
+                            field_meta=meta,
+                            usage=self.view.response_usage(),
+                        )
+                    )
                 case RejectPrompt(code=code, message=text, error_kind=kind):
                     data = {"errorKind": kind} if kind else None
                     self._give(RequestError(code, text, data))
                 case ForwardAssistantMessage():
                     if isinstance(message, AssistantMessage):
-                        await self._forward(updates_for_assistant(message))
+                        await self.view.assistant(message)
                 case SendAgentText(text=text):
                     await self._link.send_update(
                         self.session_id, helpers.update_agent_message_text(text)
@@ -330,6 +330,7 @@ class Session:
             assert runtime is not None
             answer.epoch = runtime.epoch
             await self.feed(PromptSent(turn_id=turn_id))
+            self.view.prompted(blocks)
             self._resume = True
             self._last_heard = time.monotonic()
             self._tg.start_soon(self._watch_for_silence, answer, runtime.epoch)
@@ -392,6 +393,7 @@ class Session:
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
         if tool_name in self._always_allowed:
+            await self.view.permitted(context.tool_use_id)
             return PermissionResultAllow()
         tool_call = ToolCallUpdate(
             tool_call_id=context.tool_use_id or str(uuid.uuid4()),
@@ -408,5 +410,6 @@ class Session:
         if isinstance(outcome, AllowedOutcome) and outcome.option_id in {"allow", "allow_always"}:
             if outcome.option_id == "allow_always":
                 self._always_allowed.add(tool_name)
+            await self.view.permitted(tool_call.tool_call_id)
             return PermissionResultAllow()
         return PermissionResultDeny(message="The user did not allow this tool call.")

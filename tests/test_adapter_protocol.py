@@ -30,6 +30,9 @@ from acp.transports import default_environment
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
 from tests.harness import OPT_IN, ROOT, TIMEOUT, Adapter, RecordingClient, spawn_adapter
 
+# Every test here spawns the adapter (the marker once sat inside a script string below).
+pytestmark = pytest.mark.e2e
+
 ADVERTISEMENT = {"version": 1, "capabilities": ["sessionFailure"]}
 
 
@@ -370,16 +373,33 @@ async def test_thinking_tools_and_text_arrive_in_order(tmp_path: Path) -> None:
         if u["sessionUpdate"]
         in {"agent_thought_chunk", "tool_call", "tool_call_update", "agent_message_chunk"}
     ]
-    assert [u["sessionUpdate"] for u in updates] == [
+    # Text and thinking stream (issue 13): consecutive chunks of one message join up.
+    merged: list[dict[str, Any]] = []
+    for u in updates:
+        if (
+            merged
+            and u["sessionUpdate"].endswith("_chunk")
+            and merged[-1]["sessionUpdate"] == (u["sessionUpdate"])
+        ):
+            assert u.get("messageId") == merged[-1].get("messageId")
+            merged[-1]["content"]["text"] += u["content"]["text"]
+        else:
+            merged.append(json.loads(json.dumps(u)))
+    assert [u["sessionUpdate"] for u in merged] == [
         "agent_thought_chunk",
         "tool_call",
         "tool_call_update",
+        "tool_call_update",
         "agent_message_chunk",
     ]
-    thought, call, result, text = updates
+    thought, call, running, result, text = merged
     assert "list the files" in thought["content"]["text"]
-    assert call["toolCallId"] == result["toolCallId"]
-    assert result["status"] == "completed"
+    assert call["toolCallId"] == running["toolCallId"] == result["toolCallId"]
+    assert (call["status"], running["status"], result["status"]) == (
+        "pending",
+        "in_progress",
+        "completed",
+    )
     assert "README.md" in json.dumps(result)
     assert text["content"]["text"] == "The directory holds README.md, src and tests."
     assert adapter.records() == []
@@ -471,8 +491,6 @@ import os, sys
 from adapter.scripted_claude import runtime
 from adapter.scripted_claude.scenarios import SCENARIOS
 from adapter.scripted_claude.steps import Permission, Result, Scenario
-
-pytestmark = pytest.mark.e2e
 
 step = Permission(tool_name="Bash", input={"command": "rm -rf build"}, result="")
 twice = Scenario(

@@ -32,7 +32,8 @@ from claude_agent_sdk._internal.message_parser import parse_message
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from adapter.translate import event_for, updates_for_assistant, updates_for_user
+from adapter.translate import event_for
+from adapter.turn_view import TurnView, blocks_of
 from fsm.effects import PublishRecord, SettlePrompt
 from fsm.errors import PeerViolation
 from fsm.events import DeliveryConfirmed, PromptSent
@@ -406,10 +407,16 @@ def _translate(data: Any) -> Any:
         if message is None:
             return None
         event = event_for(message, EPOCH)
+        view = TurnView(cwd="/work", live=True, terminal=True)
         if isinstance(message, AssistantMessage):
-            list(updates_for_assistant(message))
+            parent = message.parent_tool_use_id
+            view.assistant(
+                blocks_of(message.content),
+                message_id=message.message_id if isinstance(message.message_id, str) else None,
+                parent=parent if isinstance(parent, str) else None,
+            )
         elif isinstance(message, UserMessage):
-            list(updates_for_user(message))
+            view.user(blocks_of(message.content), tool_use_result=message.tool_use_result)
         return event
     except DOCUMENTED:
         return None

@@ -14,12 +14,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from adapter.scripted_claude import frames
+from adapter.scripted_claude import frames, streaming
 from adapter.scripted_claude.session import SessionState, kill_self, play_bare, terminate
 from adapter.scripted_claude.steps import (
     SYNTHETIC_MODEL,
     ApiRetry,
     AssistantError,
+    BrokenStream,
     CloseStdout,
     DieAtPrompt,
     Exit,
@@ -39,6 +40,7 @@ from adapter.scripted_claude.steps import (
     Synthetic,
     Text,
     Thinking,
+    ToolResult,
     ToolUse,
     TurnScript,
     WorkerShuttingDown,
@@ -91,8 +93,17 @@ class _Player:
         error: str | None = None,
         api_error_status: int | None = None,
         stop_details: dict[str, Any] | None = None,
-    ) -> None:
+        parent: str | None = None,
+        deltas: int | None = None,
+        pace: float = 0.0,
+    ) -> bool:
+        """Write one assistant message (streamed first when partial messages are on); False
+        if the turn was interrupted while it streamed."""
         synthetic = model == SYNTHETIC_MODEL
+        ident = frames.message_id()
+        stream = self.s.partial_messages and not synthetic and parent is None
+        if stream and not self._stream_open(ident, model, content, deltas, pace):
+            return False
         frame = frames.assistant_frame(
             session_id=self.s.session_id,
             user_message_uuid=self.t.user.uuid,
@@ -103,6 +114,8 @@ class _Player:
             error=error,
             api_error_status=api_error_status,
             stop_details=stop_details,
+            api_message_id=ident,
+            parent_tool_use_id=parent,
         )
         self.s.emit(frame)
         self.s.transcript.append_frame(frame)
@@ -110,28 +123,101 @@ class _Player:
             self.t.used_model = True
             self.t.output_tokens += frame["message"]["usage"]["output_tokens"]
         texts = [str(b["text"]) for b in content if b.get("type") == "text"]
-        if texts:
+        if texts and parent is None:
             self.t.last_text = texts[-1]
+        if stream:
+            tokens = frame["message"]["usage"]["output_tokens"]
+            for event in streaming.message_stop(stop_reason, tokens):
+                self._event(event)
+        return True
 
-    def _text(self, text: str, model: str | None = None) -> None:
-        self._assistant([{"type": "text", "text": text}], model=model, stop_reason="end_turn")
+    def _event(self, event: dict[str, Any]) -> None:
+        self.s.emit(
+            streaming.event_frame(
+                event, session_id=self.s.session_id, user_message_uuid=self.t.user.uuid
+            )
+        )
 
-    def _tool_result(self, tool_use: str, content: str, is_error: bool) -> None:
+    def _stream_open(
+        self,
+        ident: str,
+        model: str | None,
+        content: list[dict[str, Any]],
+        deltas: int | None,
+        pace: float,
+    ) -> bool:
+        """`message_start` and every block's events, pausing `pace` before each delta."""
+        self._event(streaming.message_start(ident, model or self.s.model))
+        for event, paced in streaming.content_events(content, deltas):
+            if paced and pace > 0 and self.inbox.wait(pace, lambda: False):
+                return False
+            if self.inbox.interrupted:
+                return False
+            self._event(event)
+        return True
+
+    def _broken(self, text: str, deltas: int) -> None:
+        """A message whose stream stops after `deltas` text deltas (no stop, no message)."""
+        if not self.s.partial_messages:
+            return
+        self._event(streaming.message_start(frames.message_id(), self.s.model))
+        pieces = streaming.split(text)[:deltas]
+        block = {"type": "text", "text": ""}
+        self._event({"type": "content_block_start", "index": 0, "content_block": block})
+        for piece in pieces:
+            delta = {"type": "text_delta", "text": piece}
+            self._event({"type": "content_block_delta", "index": 0, "delta": delta})
+
+    def _text(
+        self,
+        text: str,
+        model: str | None = None,
+        *,
+        parent: str | None = None,
+        deltas: int | None = None,
+        pace: float = 0.0,
+    ) -> bool:
+        block = {"type": "text", "text": text}
+        return self._assistant(
+            [block],
+            model=model,
+            stop_reason="end_turn",
+            parent=parent,
+            deltas=deltas,
+            pace=pace,
+        )
+
+    def _tool_result(
+        self,
+        tool_use: str,
+        content: str | tuple[Any, ...],
+        is_error: bool,
+        tool_use_result: Any = None,
+        parent: str | None = None,
+    ) -> None:
         frame = frames.tool_result_frame(
             session_id=self.s.session_id,
             user_message_uuid=self.t.user.uuid,
             tool_use=tool_use,
             content=content,
             is_error=is_error,
+            tool_use_result=tool_use_result,
+            parent_tool_use_id=parent,
         )
         self.s.emit(frame)
         self.s.transcript.append_frame(frame)
         self.t.num_turns += 1
 
-    def _tool_use(self, name: str, tool_input: dict[str, Any]) -> str:
-        ident = frames.tool_use_id()
+    def _tool_use(
+        self,
+        name: str,
+        tool_input: dict[str, Any],
+        ident: str | None = None,
+        parent: str | None = None,
+    ) -> str:
+        ident = ident or frames.tool_use_id()
         block = {"type": "tool_use", "id": ident, "name": name, "input": tool_input}
-        self._assistant([block], model=None, stop_reason="tool_use")
+        self._assistant([block], model=None, stop_reason="tool_use", parent=parent)
         return ident
 
     # -- steps -------------------------------------------------------------------------------
@@ -141,15 +227,22 @@ class _Player:
         s = self.s
         match step:
             case Text(text=text, model=model):
-                self._text(text, model)
+                return self._text(
+                    text, model, parent=step.parent, deltas=step.deltas, pace=step.pace
+                )
             case Reply(model=model):
                 self._text(f"Scripted reply to: {_prompt_text(self.t.user.content)}", model)
             case Thinking(thinking=thinking, signature=signature):
                 block = {"type": "thinking", "thinking": thinking, "signature": signature}
-                self._assistant([block], model=None, stop_reason=None)
+                return self._assistant([block], model=None, stop_reason=None, pace=step.pace)
             case ToolUse(name=name, input=tool_input, result=result, is_error=is_error):
-                ident = self._tool_use(name, dict(tool_input))
+                ident = self._tool_use(name, dict(tool_input), step.id, step.parent)
+                if result is not None:
+                    self._tool_result(ident, result, is_error, step.tool_use_result, step.parent)
+            case ToolResult(id=ident, result=result, is_error=is_error):
                 self._tool_result(ident, result, is_error)
+            case BrokenStream(text=text, deltas=deltas):
+                self._broken(text, deltas)
             case Permission():
                 return self._permission(step)
             case ApiRetry():

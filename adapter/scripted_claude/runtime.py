@@ -285,6 +285,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         permission_prompt_tool=args.value("--permission-prompt-tool"),
         state_frames_host_only=_state_frames(env),
         replay_user_messages=args.has("--replay-user-messages"),
+        partial_messages=args.has("--include-partial-messages"),
     )
     inbox = Inbox()
     reader = _Reader(state, inbox, scenario)
