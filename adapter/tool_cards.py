@@ -172,6 +172,29 @@ _CARDS: Mapping[str, ToolCard] = {
 }
 
 
+# The input field each card is about. Without it (input of the wrong shape) the card is plain,
+# its title the tool's name and no content: shown, not guessed at.
+_NEEDS = {
+    "Read": "file_path",
+    "NotebookRead": "notebook_path",
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+    "Bash": "command",
+    "BashOutput": "bash_id",
+    "KillShell": "shell_id",
+    "KillBash": "shell_id",
+    "Grep": "pattern",
+    "Glob": "pattern",
+    "LS": "path",
+    "WebFetch": "url",
+    "WebSearch": "query",
+    "Task": "description",
+    "Agent": "description",
+}
+
+
 def _mcp_title(name: str) -> str:
     # mcp__<server>__<tool>; server names may hold underscores, tool names too.
     _, _, rest = name.partition("mcp__")
@@ -189,8 +212,10 @@ def card_for(tool_id: str, name: str, tool_input: object, cwd: str) -> Wire:
     """The `tool_call` update that opens the card of one call, status `pending`."""
     data: Input = tool_input if isinstance(tool_input, Mapping) else {}
     card = _CARDS.get(name)
+    needed = _NEEDS.get(name)
+    usable = needed is None or bool(_s(data, needed))
     title = name
-    if card is not None and card.title is not None:
+    if card is not None and card.title is not None and usable:
         title = " ".join(card.title(data, cwd).split()) or name
     elif name.startswith("mcp__"):
         title = _mcp_title(name)
@@ -211,7 +236,7 @@ def card_for(tool_id: str, name: str, tool_input: object, cwd: str) -> Wire:
         if line is not None:
             location["line"] = line
         update["locations"] = [location]
-    if card is not None and card.content is not None:
+    if card is not None and card.content is not None and usable:
         content = card.content(data, cwd)
         if content:
             update["content"] = content

@@ -11,6 +11,7 @@ then are the interrupt requests answered. Process-ending steps never return.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -211,7 +212,7 @@ class _Player:
     def _tool_use(
         self,
         name: str,
-        tool_input: dict[str, Any],
+        tool_input: Any,
         ident: str | None = None,
         parent: str | None = None,
     ) -> str:
@@ -235,12 +236,14 @@ class _Player:
             case Thinking(thinking=thinking, signature=signature):
                 block = {"type": "thinking", "thinking": thinking, "signature": signature}
                 return self._assistant([block], model=None, stop_reason=None, pace=step.pace)
-            case ToolUse(name=name, input=tool_input, result=result, is_error=is_error):
-                ident = self._tool_use(name, dict(tool_input), step.id, step.parent)
-                if result is not None:
-                    self._tool_result(ident, result, is_error, step.tool_use_result, step.parent)
+            case ToolUse(name=name, is_error=is_error):
+                cwd = s.cwd
+                ident = self._tool_use(name, _at(step.input, cwd), step.id, step.parent)
+                if step.result is not None:
+                    result, extra = _at(step.result, cwd), _at(step.tool_use_result, cwd)
+                    self._tool_result(ident, result, is_error, extra, step.parent)
             case ToolResult(id=ident, result=result, is_error=is_error):
-                self._tool_result(ident, result, is_error)
+                self._tool_result(ident, _at(result, s.cwd), is_error)
             case BrokenStream(text=text, deltas=deltas):
                 self._broken(text, deltas)
             case Permission():
@@ -426,6 +429,17 @@ class _Player:
                 stop_reason=None,
             )
         )
+
+
+def _at(value: Any, cwd: str) -> Any:
+    """`value` (JSON-like) with every `{cwd}` in its strings replaced by the session folder."""
+    if isinstance(value, str):
+        return value.replace("{cwd}", cwd)
+    if isinstance(value, Mapping):
+        return {key: _at(item, cwd) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_at(item, cwd) for item in value]
+    return value
 
 
 def _die(state: SessionState, code: int | None) -> NoReturn:
