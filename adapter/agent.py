@@ -23,12 +23,12 @@ from acp.schema import (
     InitializeResponse,
     LoadSessionResponse,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
 )
 from anyio.abc import TaskGroup
 
 from adapter.client_link import ClientLink, Connection
+from adapter.prompt_content import PROMPT_CAPABILITIES
 from fsm.negotiation import Dialects, advertisement, negotiate
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class ClaudeAcpAgent:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                prompt_capabilities=PROMPT_CAPABILITIES,
             ),
             auth_methods=[
                 AuthMethodAgent(

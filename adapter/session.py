@@ -33,7 +33,7 @@ from claude_agent_sdk.types import (
 )
 
 from adapter.client_link import ClientLink
-from adapter.prompt_content import claude_user_message
+from adapter.prompt_content import claude_content, claude_user_message
 from adapter.runtime import ClaudeRuntime, RuntimeStartError
 from adapter.settings import RuntimeSettings
 from adapter.translate import event_for
@@ -305,6 +305,8 @@ class Session:
     async def prompt(self, blocks: list[Any]) -> PromptResponse:
         """Send one prompt to Claude and wait for its one answer (raises `RequestError`)."""
         cancels_at_arrival = self._cancels
+        # Content Claude cannot take is refused (-32602) before anything reaches Claude.
+        content = claude_content(blocks)
         async with self._prompt_lock:
             if self._closed:
                 raise RequestError.invalid_request({"reason": "the session is closed"})
@@ -335,7 +337,7 @@ class Session:
             self._last_heard = time.monotonic()
             self._tg.start_soon(self._watch_for_silence, answer, runtime.epoch)
             try:
-                await runtime.send(claude_user_message(blocks, turn_id=turn_id))
+                await runtime.send(claude_user_message(content, turn_id=turn_id))
             except Exception:
                 log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
                 await self.feed(TransportLost(epoch=runtime.epoch))
