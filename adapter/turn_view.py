@@ -160,7 +160,10 @@ class TurnView:
             if block.get("type") != "tool_result":
                 continue
             tool_id = _str(block, "tool_use_id")
-            if not tool_id or tool_id in self._plan_calls:
+            if not tool_id:
+                self.skipped += 1
+                continue
+            if tool_id in self._plan_calls:
                 continue  # a plan's "todos updated" is no news
             if self._live:
                 # Claude Code ran it without asking anyone: it was running until now.
