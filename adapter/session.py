@@ -21,7 +21,6 @@ from acp.schema import (
     PermissionOption,
     PromptResponse,
     SessionInfoUpdate,
-    ToolCallUpdate,
 )
 from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
@@ -397,11 +396,9 @@ class Session:
         if tool_name in self._always_allowed:
             await self.view.permitted(context.tool_use_id)
             return PermissionResultAllow()
-        tool_call = ToolCallUpdate(
-            tool_call_id=context.tool_use_id or str(uuid.uuid4()),
-            title=context.title or tool_name,
-            raw_input=tool_input,
-            status="pending",
+        # The same card the client already shows for this call (adapter.tool_cards).
+        tool_call = self.view.permission_card(
+            context.tool_use_id or str(uuid.uuid4()), tool_name, tool_input, context.title
         )
         options = [
             PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),

@@ -13,10 +13,11 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import TextContentBlock, Usage
+from acp.schema import TextContentBlock, ToolCallUpdate, Usage
 from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
 
 from adapter.stream_assembly import MalformedStream
+from adapter.tool_cards import card_for
 from adapter.turn_view import TurnView, blocks_of
 from adapter.usage import UsageMeter
 
@@ -106,6 +107,17 @@ class TurnHooks:
     async def permitted(self, tool_id: str | None) -> None:
         if tool_id:
             await self._send(lambda: self._view.permitted(tool_id), "a permission")
+
+    def permission_card(
+        self, tool_id: str, name: str, tool_input: object, fallback_title: str | None
+    ) -> ToolCallUpdate:
+        """The tool call a permission request shows: the call's own card (title, kind,
+        locations, diff), status pending."""
+        card = card_for(tool_id, name, tool_input, self._session.cwd)
+        if card["title"] == name and fallback_title:
+            card["title"] = fallback_title  # Claude Code's own wording beats a bare name
+        fields = ("toolCallId", "title", "kind", "status", "rawInput", "locations", "content")
+        return ToolCallUpdate.model_validate({key: card[key] for key in fields if key in card})
 
     def prompted(self, blocks: list[Any]) -> None:
         if self._title is None:

@@ -378,3 +378,17 @@ async def test_audio_is_refused_clearly_and_the_session_goes_on(tmp_path: Path) 
     assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
     assert len(sent) == 1  # the refused prompt never reached Claude
     assert all(count == 1 for count in adapter.answers().values())
+
+
+@pytest.mark.asyncio
+async def test_a_permission_request_shows_the_calls_card_and_allowing_runs_it(
+    tmp_path: Path,
+) -> None:
+    adapter, answer, _ = await _run(tmp_path, "permission")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    [asked] = adapter.client.permission_requests
+    assert (asked.title, asked.kind, asked.status) == ("rm -rf build", "execute", "pending")
+    [card] = _cards(adapter).values()
+    assert card[0]["toolCallId"] == asked.tool_call_id
+    # Pending while the user decides, running once allowed, then done.
+    assert _statuses(card) == ["pending", "in_progress", "completed"]
