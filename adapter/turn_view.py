@@ -7,7 +7,8 @@ bulk path and building a pydantic model per update was a measured share of its t
 
 - Text and thinking: streamed deltas first (`stream_event`), then what of the finished message
   did not stream (`adapter.stream_assembly`), with the API message id as `messageId`.
-- Tool use: a card per call (`adapter.tool_cards`), ended by its result
+- Tool use: a card per call (`adapter.tool_cards`), opened as soon as Claude starts writing
+  the call when it streams, filled in once its input is whole, ended by its result
   (`adapter.tool_results`); TodoWrite becomes the plan (`adapter.plan`), never a card.
 - A subagent's messages (`parent` set: the Task call they belong to) never join the main
   answer: its text shows on the Task card, its tool calls carry `parentToolUseId`.
@@ -81,10 +82,27 @@ class TurnView:
         self._calls: dict[str, tuple[str, object]] = {}  # open calls: id -> (tool, input)
         self._plan_calls: set[str] = set()
         self._running: set[str] = set()  # open calls already reported in_progress
+        self._announced: set[str] = set()  # cards opened while their input still streamed
 
     def stream_event(self, event: object, parent: str | None) -> list[Wire]:
-        """Chunks for one partial-message event; raises `MalformedStream` for a bad one."""
-        return self._stream.event(event, parent)
+        """Updates for one partial-message event: chunks, or the card of a tool call Claude
+        has begun to write (its input follows; a Write's content can take seconds). Raises
+        `MalformedStream` for an event that cannot be used."""
+        updates = self._stream.event(event, parent)
+        if parent is None and isinstance(event, Mapping) and event["type"] == "content_block_start":
+            block = event.get("content_block")
+            if isinstance(block, Mapping) and block.get("type") == "tool_use":
+                updates.extend(self._announce(block))
+        return updates
+
+    def _announce(self, block: Mapping[str, Any]) -> list[Wire]:
+        tool_id, name = _str(block, "id"), _str(block, "name")
+        if not tool_id or not name or name == PLAN_TOOL or tool_id in self._calls:
+            return []
+        self._announced.add(tool_id)
+        card = card_for(tool_id, name, None, self.cwd)
+        card["_meta"] = {"claudeCode": {"toolName": name}}
+        return [card]
 
     def assistant(
         self, blocks: Iterable[Mapping[str, Any]], *, message_id: str | None, parent: str | None
@@ -127,7 +145,7 @@ class TurnView:
         tool_input = block.get("input")
         if name == PLAN_TOOL:
             plan = plan_update(tool_input)
-            if plan is not None:
+            if plan is not None and tool_id not in self._announced:
                 self._plan_calls.add(tool_id)
                 return [plan]
         self._calls[tool_id] = (name, tool_input)
@@ -139,6 +157,11 @@ class TurnView:
         if self._terminal and name == "Bash":
             card["content"] = [{"type": "terminal", "terminalId": tool_id}]
             card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
+        if tool_id in self._announced:
+            # The card is open already: this fills in its title, input, locations and diff.
+            self._announced.discard(tool_id)
+            card["sessionUpdate"] = "tool_call_update"
+            del card["status"]
         updates = [card]
         if self._live and name in _RUN_AT_ONCE:
             updates.extend(self.permitted(tool_id))
@@ -186,8 +209,10 @@ class TurnView:
 
     def close_open_calls(self) -> list[Wire]:
         """A turn ended: its calls that never got a result failed (interrupted or lost)."""
-        updates = [_status(tool_id, "failed") for tool_id in self._calls]
+        left = [*self._calls, *(i for i in self._announced if i not in self._calls)]
+        updates = [_status(tool_id, "failed") for tool_id in left]
         self._calls.clear()
+        self._announced.clear()
         self._plan_calls.clear()
         self._running.clear()
         return updates

@@ -385,16 +385,21 @@ async def test_thinking_tools_and_text_arrive_in_order(tmp_path: Path) -> None:
             merged[-1]["content"]["text"] += u["content"]["text"]
         else:
             merged.append(json.loads(json.dumps(u)))
+    # The card opens as Claude starts writing the call and is filled in once its input is whole.
     assert [u["sessionUpdate"] for u in merged] == [
         "agent_thought_chunk",
         "tool_call",
         "tool_call_update",
         "tool_call_update",
+        "tool_call_update",
         "agent_message_chunk",
     ]
-    thought, call, running, result, text = merged
+    thought, call, filled, running, result, text = merged
     assert "list the files" in thought["content"]["text"]
-    assert call["toolCallId"] == running["toolCallId"] == result["toolCallId"]
+    assert (call["title"], filled["title"], filled["rawInput"]["command"]) == ("Bash", "ls", "ls")
+    assert (
+        call["toolCallId"] == filled["toolCallId"] == running["toolCallId"] == result["toolCallId"]
+    )
     assert (call["status"], running["status"], result["status"]) == (
         "pending",
         "in_progress",

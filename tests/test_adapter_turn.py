@@ -31,11 +31,18 @@ ANSWER = (
 
 
 def _cards(adapter: Adapter) -> dict[str, list[dict[str, Any]]]:
-    """Every tool call's updates, by id, in order (the opening `tool_call` first)."""
+    """Every tool call's updates, by id, in order. The first is the card as opened: a card
+    opened while Claude still wrote the call's input (streamed) and filled in by the update
+    that brings the input counts as one, as a client merges them."""
     cards: dict[str, list[dict[str, Any]]] = {}
     for update in adapter.updates():
-        if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
-            cards.setdefault(update["toolCallId"], []).append(update)
+        if update["sessionUpdate"] not in ("tool_call", "tool_call_update"):
+            continue
+        seen = cards.setdefault(update["toolCallId"], [])
+        if len(seen) == 1 and "rawInput" not in seen[0] and "rawInput" in update:
+            seen[0] = {**seen[0], **update, "sessionUpdate": "tool_call"}
+        else:
+            seen.append(update)
     return cards
 
 
@@ -87,6 +94,14 @@ async def test_a_coding_turn_streams_and_shows_cards_plan_usage_and_title(tmp_pa
         "status": "completed",
         "priority": "medium",
     }
+    # Streamed tool calls open their card as soon as Claude starts writing them.
+    opened = [u for u in adapter.updates("tool_call")]
+    assert [(u["title"], "rawInput" in u) for u in opened] == [
+        ("Read", False),
+        ("Grep", False),
+        ("Edit", False),
+        ("Bash", False),
+    ]
     cards = _by_title(adapter)
     assert list(cards) == [
         "Read src/app.py (lines 1-5)",
@@ -283,9 +298,10 @@ def _shown(updates: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
                 shown[-1] = (*shown[-1][:2], shown[-1][2] + u["content"]["text"])
             else:
                 shown.append((kind, u.get("messageId"), u["content"]["text"]))
-        elif kind == "tool_call":
+        elif kind in ("tool_call", "tool_call_update") and "rawInput" in u:
+            # The card as opened (live, a streamed call's card is filled in by an update).
             shown.append(
-                (kind, u["toolCallId"], u["title"], u["kind"], json.dumps(u.get("locations")))
+                ("card", u["toolCallId"], u["title"], u["kind"], json.dumps(u.get("locations")))
             )
         elif kind == "tool_call_update" and u.get("status") in ("completed", "failed"):
             shown.append((kind, u["toolCallId"], u["status"]))
