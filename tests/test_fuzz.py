@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_agent_sdk import AssistantMessage, UserMessage
+from claude_agent_sdk import AssistantMessage, StreamEvent, UserMessage
 from claude_agent_sdk._errors import MessageParseError
 from claude_agent_sdk._internal.message_parser import parse_message
 from hypothesis import HealthCheck, example, given, settings
@@ -392,7 +392,42 @@ RATE_LIMIT = frame(
     },
     {},
 )
-CLAUDE_FRAME = st.one_of(ASSISTANT, USER, RESULT, SYSTEM, RATE_LIMIT, JSON)
+_STREAM_EVENT_TYPES = [
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+]
+_DELTA = frame(
+    {"type": maybe(st.sampled_from(["text_delta", "thinking_delta", "input_json_delta"]))},
+    {"text": maybe(_text), "thinking": maybe(_text), "partial_json": JSON},
+)
+STREAM = frame(
+    {
+        "type": st.just("stream_event"),
+        "uuid": maybe(_ids),
+        "session_id": maybe(_ids),
+        "event": maybe(
+            frame(
+                {"type": maybe(st.sampled_from(_STREAM_EVENT_TYPES))},
+                {
+                    "message": maybe(frame({"id": maybe(_ids)}, {"model": maybe(_models)})),
+                    "delta": maybe(_DELTA),
+                    "content_block": maybe(
+                        frame(
+                            {"type": maybe(st.sampled_from(["text", "tool_use"]))},
+                            {"id": maybe(_ids), "name": maybe(_text)},
+                        )
+                    ),
+                },
+            )
+        ),
+    },
+    {"parent_tool_use_id": maybe(_ids)},
+)
+CLAUDE_FRAME = st.one_of(ASSISTANT, USER, RESULT, SYSTEM, RATE_LIMIT, STREAM, JSON)
 
 # What the parser and translate are documented to raise for a frame they cannot take.
 DOCUMENTED = (MessageParseError, PeerViolation, TypeError, ValueError)
@@ -408,7 +443,10 @@ def _translate(data: Any) -> Any:
             return None
         event = event_for(message, EPOCH)
         view = TurnView(cwd="/work", live=True, terminal=True)
-        if isinstance(message, AssistantMessage):
+        if isinstance(message, StreamEvent):
+            parent = message.parent_tool_use_id
+            view.stream_event(message.event, parent if isinstance(parent, str) else None)
+        elif isinstance(message, AssistantMessage):
             parent = message.parent_tool_use_id
             view.assistant(
                 blocks_of(message.content),
