@@ -114,6 +114,19 @@ def _file_diff(
     return {"type": "diff", "path": path, "oldText": old, "newText": new}
 
 
+def _terminal(update: Wire, text: str, is_error: bool) -> list[Wire]:
+    """Zed's terminal extension: the output, then the exit on the final update."""
+    tool_id = update["toolCallId"]
+    output: Wire = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": tool_id,
+        "_meta": {"terminal_output": {"terminal_id": tool_id, "data": text}},
+    }
+    exit_info = {"terminal_id": tool_id, "exit_code": 1 if is_error else 0, "signal": None}
+    update["_meta"] = {"terminal_exit": exit_info}
+    return [output, update]
+
+
 def result_updates(
     *,
     tool_id: str,
@@ -134,14 +147,7 @@ def result_updates(
     if text:
         update["rawOutput"] = text
     if name in _CONSOLE_TOOLS and terminal:
-        output: Wire = {
-            "sessionUpdate": "tool_call_update",
-            "toolCallId": tool_id,
-            "_meta": {"terminal_output": {"terminal_id": tool_id, "data": text}},
-        }
-        exit_info = {"terminal_id": tool_id, "exit_code": 1 if is_error else 0, "signal": None}
-        update["_meta"] = {"terminal_exit": exit_info}
-        return [output, update]
+        return _terminal(update, text, is_error)
     if name in _EDIT_TOOLS and not is_error:
         diff = _file_diff(name, data, extra, cwd)
         if diff is not None:

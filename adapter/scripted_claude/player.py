@@ -103,7 +103,8 @@ class _Player:
         synthetic = model == SYNTHETIC_MODEL
         ident = frames.message_id()
         stream = self.s.partial_messages and not synthetic and parent is None
-        if stream and not self._stream_open(ident, model, content, deltas, pace):
+        streamer = self._streamer()
+        if stream and not streamer.open(ident, model or self.s.model, content, deltas, pace):
             return False
         frame = frames.assistant_frame(
             session_id=self.s.session_id,
@@ -128,46 +129,16 @@ class _Player:
             self.t.last_text = texts[-1]
         if stream:
             tokens = frame["message"]["usage"]["output_tokens"]
-            for event in streaming.message_stop(stop_reason, tokens):
-                self._event(event)
+            streamer.close(stop_reason, tokens)
         return True
 
-    def _event(self, event: dict[str, Any]) -> None:
-        self.s.emit(
-            streaming.event_frame(
-                event, session_id=self.s.session_id, user_message_uuid=self.t.user.uuid
-            )
+    def _streamer(self) -> streaming.Streamer:
+        return streaming.Streamer(
+            emit=self.s.emit,
+            session_id=self.s.session_id,
+            user_message_uuid=self.t.user.uuid,
+            inbox=self.inbox,
         )
-
-    def _stream_open(
-        self,
-        ident: str,
-        model: str | None,
-        content: list[dict[str, Any]],
-        deltas: int | None,
-        pace: float,
-    ) -> bool:
-        """`message_start` and every block's events, pausing `pace` before each delta."""
-        self._event(streaming.message_start(ident, model or self.s.model))
-        for event, paced in streaming.content_events(content, deltas):
-            if paced and pace > 0 and self.inbox.wait(pace, lambda: False):
-                return False
-            if self.inbox.interrupted:
-                return False
-            self._event(event)
-        return True
-
-    def _broken(self, text: str, deltas: int) -> None:
-        """A message whose stream stops after `deltas` text deltas (no stop, no message)."""
-        if not self.s.partial_messages:
-            return
-        self._event(streaming.message_start(frames.message_id(), self.s.model))
-        pieces = streaming.split(text)[:deltas]
-        block = {"type": "text", "text": ""}
-        self._event({"type": "content_block_start", "index": 0, "content_block": block})
-        for piece in pieces:
-            delta = {"type": "text_delta", "text": piece}
-            self._event({"type": "content_block_delta", "index": 0, "delta": delta})
 
     def _text(
         self,
@@ -245,7 +216,8 @@ class _Player:
             case ToolResult(id=ident, result=result, is_error=is_error):
                 self._tool_result(ident, _at(result, s.cwd), is_error)
             case BrokenStream(text=text, deltas=deltas):
-                self._broken(text, deltas)
+                if s.partial_messages:
+                    self._streamer().broken(s.model, text, deltas)
             case Permission():
                 return self._permission(step)
             case ApiRetry():

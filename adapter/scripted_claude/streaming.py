@@ -11,12 +11,15 @@ the model would send: a few words each, or exactly `count` pieces when a script 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from adapter.scripted_claude.frames import Frame, new_uuid
+from adapter.scripted_claude.frames import Frame, message_id, new_uuid
+from adapter.scripted_claude.wire import Inbox
 
 __all__ = [
+    "Streamer",
     "block_events",
     "content_events",
     "event_frame",
@@ -124,3 +127,55 @@ def content_events(
 ) -> Iterator[tuple[Frame, bool]]:
     for index, block in enumerate(content):
         yield from block_events(index, block, count)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Streamer:
+    """Writes one turn's stream events; `inbox` tells it of an interrupt (and paces it)."""
+
+    emit: Callable[[Frame], None]
+    session_id: str
+    user_message_uuid: str | None
+    inbox: Inbox
+
+    def event(self, event: Mapping[str, Any]) -> None:
+        frame = event_frame(
+            event, session_id=self.session_id, user_message_uuid=self.user_message_uuid
+        )
+        self.emit(frame)
+
+    def open(
+        self,
+        ident: str,
+        model: str,
+        content: Sequence[Mapping[str, Any]],
+        count: int | None,
+        pace: float,
+    ) -> bool:
+        """`message_start` and every block's events, pausing `pace` before each delta; False
+        if the turn was interrupted meanwhile (the message then stays unfinished)."""
+        self.event(message_start(ident, model))
+        for event, paced in content_events(content, count):
+            if paced and pace > 0 and self.inbox.wait(pace, lambda: False):
+                return False
+            if self.inbox.interrupted:
+                return False
+            self.event(event)
+        return True
+
+    def close(self, stop_reason: str | None, output_tokens: int) -> None:
+        for event in message_stop(stop_reason, output_tokens):
+            self.event(event)
+
+    def broken(self, model: str, text: str, deltas: int) -> None:
+        """A message whose stream stops after `deltas` text deltas: no stop, no message."""
+        self.event(message_start(message_id(), model))
+        self.event(
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": _start_block({"type": "text"}),
+            }
+        )
+        for piece in split(text)[:deltas]:
+            self.event(_delta(0, {"type": "text_delta", "text": piece}))
