@@ -10,9 +10,10 @@ many characters streamed, so the finished message adds only what did not (`remai
 - A message Claude Code made up itself (model `<synthetic>`: API errors, limit notices) is not
   streamed: the core classifies it whole (DECISIONS rows 20, 24).
 - A subagent's stream (`parent_tool_use_id` set) is not the main answer and is not streamed.
-- A message whose stream breaks (a new `message_start` while it is open: the request failed
-  and Claude Code retried it) is closed with a visible marker under its own id, so the retry's
-  text, under a new id, is never glued to the broken attempt's.
+- A message whose stream breaks (a new `message_start`, or another finished message, while it
+  is open: the request failed and Claude Code retried it or gave up; or the turn ended) is
+  closed with a visible marker under its own id, so nothing after it, the retry's text under a
+  new id included, is glued to the broken attempt's.
 - A delta without an open message, or of an unusable shape, is skipped (`MalformedStream`).
 
 State is O(number of recent messages): counts, never the text.
@@ -81,16 +82,24 @@ class StreamAssembly:
     def _start(self, message: object) -> list[Wire]:
         if not isinstance(message, Mapping) or not isinstance(message.get("id"), str):
             raise MalformedStream("message_start without a message id")
-        closing = []
-        if self._open is not None and self._open_has_text:
-            closing.append(chunk(_CHUNK_KINDS[_TEXT], BROKEN_MARK, self._open))
-        self._open, self._open_has_text = None, False
+        closing = self.close_broken()
         if message.get("model") == _SYNTHETIC:
             return closing
         self._open = message["id"]
         self._counts[self._open] = _Counts([0, 0], [0, 0])
         while len(self._counts) > _REMEMBERED:
             self._counts.popitem(last=False)
+        return closing
+
+    def close_broken(self, unless: str | None = None) -> list[Wire]:
+        """End the open message (unless it is `unless`): its stream broke off. Its text, if
+        any, gets `BROKEN_MARK`, so nothing that follows is glued to it."""
+        if self._open is None or self._open == unless:
+            return []
+        closing = (
+            [chunk(_CHUNK_KINDS[_TEXT], BROKEN_MARK, self._open)] if self._open_has_text else []
+        )
+        self._open, self._open_has_text = None, False
         return closing
 
     def _delta(self, delta: object) -> list[Wire]:

@@ -109,6 +109,8 @@ class TurnView:
     ) -> list[Wire]:
         """Updates for one finished assistant message."""
         updates: list[Wire] = []
+        if parent is None:
+            updates.extend(self._stream.close_broken(unless=message_id))
         for block in blocks:
             kind = block.get("type")
             if kind in ("text", "thinking"):
@@ -208,9 +210,11 @@ class TurnView:
         return updates
 
     def close_open_calls(self) -> list[Wire]:
-        """A turn ended: its calls that never got a result failed (interrupted or lost)."""
+        """A turn ended: a message still streaming broke off, and its calls that never got a
+        result failed (interrupted or lost)."""
         left = [*self._calls, *(i for i in self._announced if i not in self._calls)]
-        updates = [_status(tool_id, "failed") for tool_id in left]
+        updates = self._stream.close_broken()
+        updates += [_status(tool_id, "failed") for tool_id in left]
         self._calls.clear()
         self._announced.clear()
         self._plan_calls.clear()

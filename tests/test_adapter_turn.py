@@ -18,7 +18,7 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
-from adapter.scripted_claude.coding import ORIGINAL_APP, TINY_PNG
+from adapter.scripted_claude.coding import ORIGINAL_APP, OVERLOADED, TINY_PNG
 from adapter.stream_assembly import BROKEN_MARK
 from tests.harness import OPT_IN, TIMEOUT, Adapter, spawn_adapter
 
@@ -247,6 +247,27 @@ async def test_a_stream_that_breaks_is_closed_and_the_retry_is_its_own_message(
     assert len(set(ids)) == 2 and ids == sorted(ids, key=ids.index)
     warnings = [r for _, r in adapter.records()]
     assert [r["severity"] for r in warnings] == (["warning"] if capable else [])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False])
+async def test_a_broken_stream_then_a_failure_keeps_the_title_out_of_the_text(
+    tmp_path: Path, capable: bool
+) -> None:
+    adapter, answer, _ = await _run(tmp_path, "stream_then_overloaded", capable=capable)
+    if capable:
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    else:
+        assert isinstance(answer, acp.RequestError) and answer.code == -32603
+    partial = "The first attempt was cut off in the middle" + BROKEN_MARK
+    records = [r for _, r in adapter.records()]
+    if capable:
+        # Row 20: Claude's error prose is the record's title, never also agent text.
+        assert adapter.agent_texts() == [partial]
+        assert records[-1]["title"] == OVERLOADED and records[-1]["severity"] == "error"
+    else:
+        assert adapter.agent_texts() == [partial, OVERLOADED]
+        assert records == []
 
 
 @pytest.mark.asyncio

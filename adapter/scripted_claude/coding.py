@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from adapter.scripted_claude.steps import (
     ApiRetry,
+    AssistantError,
     BrokenStream,
     RawFrame,
     Result,
@@ -19,9 +20,10 @@ from adapter.scripted_claude.steps import (
     ToolUse,
 )
 
-__all__ = ["CODING_SCENARIOS", "LONG_STREAM_DELTAS", "ORIGINAL_APP", "TINY_PNG"]
+__all__ = ["CODING_SCENARIOS", "LONG_STREAM_DELTAS", "ORIGINAL_APP", "OVERLOADED", "TINY_PNG"]
 
 LONG_STREAM_DELTAS = 100_000
+OVERLOADED = "API Error: Repeated 529 Overloaded errors \u00b7 check status.claude.com"
 # A 1x1 transparent PNG.
 TINY_PNG = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5E"
@@ -234,6 +236,24 @@ CODING_SCENARIOS = (
                 ApiRetry(attempt=1, max_retries=10, error_status=529, error="overloaded"),
                 Text(text="The retried answer, complete."),
                 Result(),
+            ),
+        ),
+    ),
+    Scenario(
+        name="stream_then_overloaded",
+        description="The answer's stream breaks; retries fail; Claude Code gives up (529).",
+        turns=(
+            (
+                BrokenStream(text="The first attempt was cut off in the middle", deltas=3),
+                ApiRetry(attempt=1, max_retries=1, error_status=529, error="overloaded"),
+                AssistantError(error="overloaded", text=OVERLOADED, api_error_status=529),
+                Result(
+                    is_error=True,
+                    result=OVERLOADED,
+                    api_error_status=529,
+                    terminal_reason="api_error",
+                    stop_reason="stop_sequence",
+                ),
             ),
         ),
     ),
