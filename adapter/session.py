@@ -263,6 +263,7 @@ class Session:
                         )
                     )
                 case RejectPrompt(code=code, message=text, error_kind=kind):
+                    await self.view.turn_ended()
                     data = {"errorKind": kind} if kind else None
                     self._give(RequestError(code, text, data))
                 case ForwardAssistantMessage():

@@ -130,9 +130,13 @@ class TurnHooks:
         update = self._usage.saw_result(message.usage, message.model_usage, message.total_cost_usd)
         await self._session.send_raw(update)
 
-    async def turn_settled(self) -> None:
-        """Before a prompt's answer: close its open calls, and name the session once."""
+    async def turn_ended(self) -> None:
+        """Before a prompt's answer: end what the turn left open (calls, a broken stream)."""
         await self._send(self._view.close_open_calls, "a turn's end")
+
+    async def turn_settled(self) -> None:
+        """Before a prompt's answer (a response): `turn_ended`, and name the session once."""
+        await self.turn_ended()
         if self._title and not self._title_sent:
             self._title_sent = True
             now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
