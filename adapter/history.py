@@ -113,6 +113,12 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
                 await session.send_raw(update)
     for update in view.close_open_calls():
         await session.send_raw(update)
+    if view.skipped:
+        log.warning(
+            "session %s: skipped %d transcript content block(s) of an unknown type or shape",
+            session.session_id,
+            view.skipped,
+        )
     if stats.skipped:
         log.warning(
             "session %s: skipped %d unreadable transcript line(s) of %d",
