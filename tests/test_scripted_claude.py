@@ -392,6 +392,14 @@ ADAPTER_ONLY = {
     "tool_use_without_name",
     "tool_result_with_wrong_types",
     "rate_limit_every_turn",
+    # Everyday coding turns (issue 13): tests/test_adapter_turn.py and the benchmark.
+    "coding_turn",
+    "every_tool",
+    "broken_stream",
+    "stream_then_overloaded",
+    "bad_stream",
+    "long_stream",
+    "streamed_answer",
 }
 
 
