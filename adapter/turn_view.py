@@ -21,7 +21,7 @@ skipped (`skipped` counts them for the caller's one log line), never the whole m
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, is_dataclass
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 from adapter.plan import plan_update
@@ -60,8 +60,10 @@ def blocks_of(content: object) -> list[Mapping[str, Any]]:
         if isinstance(block, Mapping):
             blocks.append(block)
         elif is_dataclass(block) and not isinstance(block, type):
+            # Shallow: a tool's input or result is read, never changed, so it is not copied.
             kind = _BLOCK_TYPES.get(type(block).__name__, type(block).__name__)
-            blocks.append({"type": kind, **asdict(block)})
+            fields_ = {f.name: getattr(block, f.name) for f in fields(block)}
+            blocks.append({**fields_, "type": kind})
     return blocks
 
 

@@ -45,6 +45,7 @@ def test_deltas_stream_and_the_finished_message_adds_only_the_rest() -> None:
         parent=None,
     )
     assert _texts(finished) == [("agent_message_chunk", "world", "m1")]
+    assert view.stream_event({"type": "message_stop"}, None) == []
     # A message that never streamed (non-streaming fallback) is sent whole, once.
     assert _texts(
         view.assistant([{"type": "text", "text": "Whole"}], message_id="m2", parent=None)
@@ -68,6 +69,11 @@ def test_a_broken_stream_is_closed_before_the_retry() -> None:
     assert _texts(closing) == [("agent_message_chunk", BROKEN_MARK, "a")]
     assert stream.event({"type": "message_stop"}, None) == []
     assert stream.event(_start("c"), None) == []  # a finished message needs no mark
+    # Another finished message, or the turn's end, closes a broken one too.
+    stream.event(_delta("more"), None)
+    assert _texts(stream.close_broken(unless="c")) == []
+    assert _texts(stream.close_broken()) == [("agent_message_chunk", BROKEN_MARK, "c")]
+    assert stream.close_broken() == []
 
 
 @pytest.mark.parametrize(
