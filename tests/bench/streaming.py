@@ -1,6 +1,7 @@
 """Streaming: prompt -> first `agent_message_chunk`, and the cost of a 100,000-delta answer.
 
-`python -m tests.bench.streaming [--runs N] [--no-reference] [--long-only]` prints the figures
+`python -m tests.bench.streaming [--runs N] [--no-reference] [--long-only | --first-only]` prints
+the figures
 (it is a benchmark, not a test: nothing here asserts a speed).
 
 - First chunk: a fresh agent per run, `session/new` in a folder named `streamed_answer` (the
@@ -153,6 +154,8 @@ async def _main(args: argparse.Namespace) -> None:
             if all(times.values()) and len(times) == 2:
                 ratio = statistics.median(times["ours"]) / statistics.median(times["reference"])
                 print(f"first chunk, ours / reference: {ratio:.2f}")
+        if args.first_only:
+            return
         result = await long_stream(our_agent(), launcher)
         print(
             f"long answer: {result.deltas:,} deltas -> {result.chunks:,} chunks in "
@@ -167,6 +170,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--long-only", action="store_true")
+    parser.add_argument("--first-only", action="store_true")
     asyncio.run(_main(parser.parse_args(argv)))
 
 
