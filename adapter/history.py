@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from adapter.session import Session
+from adapter.turn_hooks import title_for
 from adapter.turn_view import TurnView, prompt_updates
 from fsm.errors import PeerViolation
 from fsm.events import HistoryFailureFound
@@ -101,7 +102,10 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
         session_id=session.session_id, capable=session.core.capable, active_uuid=scan.active_uuid
     )
     view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
+    first_prompt: str | None = None
     for entry, raw in _entries(path, stats):
+        if first_prompt is None and entry.kind is EntryKind.PROMPT and entry.top_level:
+            first_prompt = entry.text
         action = planner.plan(entry)
         if action.restore:
             stats.restored += 1
@@ -113,6 +117,10 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
                 await session.send_raw(update)
     for update in view.close_open_calls():
         await session.send_raw(update)
+    title = title_for(first_prompt or "")
+    if title:
+        # The session's name, as a live session gets it from its first prompt.
+        await session.send_raw({"sessionUpdate": "session_info_update", "title": title})
     if view.skipped:
         log.warning(
             "session %s: skipped %d transcript content block(s) of an unknown type or shape",

@@ -98,6 +98,8 @@ def _stream(adapter: Adapter) -> list[tuple[str, str]]:
     items = []
     for update in adapter.updates():
         kind = update["sessionUpdate"]
+        if kind == "session_info_update" and "title" in update:
+            continue  # the session's name (issue 13), not a record
         if kind == "session_info_update":
             items.append((kind, update["_meta"]["jetbrains"]["air"]["sessionFailure"]["id"]))
         elif "content" in update and isinstance(update["content"], dict):

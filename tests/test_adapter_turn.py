@@ -304,7 +304,9 @@ async def test_replay_shows_what_live_showed(tmp_path: Path) -> None:
             TIMEOUT,
         )
         replayed = _shown(again.updates())
+        titles = [u["title"] for u in again.updates("session_info_update") if "title" in u]
     assert replayed == live
+    assert titles == ["Tidy the greeting"]
     assert any(u[0] == "diff" for u in live) and any(u[0] == "plan" for u in live)
 
 
