@@ -16,24 +16,16 @@ from typing import Any
 
 import anyio
 from acp import RequestError, helpers
-from acp.schema import (
-    AllowedOutcome,
-    PermissionOption,
-    PromptResponse,
-    SessionInfoUpdate,
-)
+from acp.schema import PromptResponse, SessionInfoUpdate
 from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
-from claude_agent_sdk.types import (
-    PermissionResult,
-    PermissionResultAllow,
-    PermissionResultDeny,
-    ToolPermissionContext,
-)
+from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
 
 from adapter.client_link import ClientLink
 from adapter.prompt_content import claude_content, claude_user_message
 from adapter.runtime import ClaudeRuntime, RuntimeStartError
+from adapter.session_config import SessionConfig
+from adapter.session_controls import SessionControls
 from adapter.settings import RuntimeSettings
 from adapter.translate import event_for
 from adapter.turn_hooks import TurnHooks
@@ -102,6 +94,7 @@ class Session:
         task_group: TaskGroup,
         resume: bool = False,
         terminal_output: bool = False,
+        controls: SessionControls | None = None,
     ) -> None:
         self.session_id = session_id
         self.cwd = cwd
@@ -114,7 +107,11 @@ class Session:
         self._feed_lock = anyio.Lock()
         self._prompt_lock = anyio.Lock()
         self._answer: _Answer | None = None
-        self._always_allowed: set[str] = set()
+        # Modes, pickers, commands and permissions (adapter/session_controls.py).
+        self.controls = controls or SessionControls(
+            session_id=session_id, link=link, config=SessionConfig.initial({}, None)
+        )
+        self.controls.bind(lambda: self._runtime)
         self._closed = False
         self._broken = False
         self._last_heard = time.monotonic()
@@ -122,6 +119,7 @@ class Session:
         self._cancels = 0
         # Claude's messages as the editor shows them: chunks, cards, plan, usage, title.
         self.view = TurnHooks(self, terminal_output=terminal_output, titled=resume)
+        self.controls.permissions.card = self.view.permission_card
         # No runtime yet: a placeholder epoch, and "lost" so the first prompt starts one if
         # `start` was not called; each runtime's RuntimeStarted brings its real epoch.
         self.core = SessionCore(
@@ -142,6 +140,7 @@ class Session:
             session_id=self.session_id,
             resume=self._resume,
             can_use_tool=self._can_use_tool,
+            launch=self.controls.launch(),
         )
         epoch = runtime.epoch
 
@@ -177,6 +176,7 @@ class Session:
                 self._answer_if_forgotten(runtime)
 
         await self._tg.start(run)
+        await self.controls.adopt(runtime)
 
     def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
         # Safety net for the "exactly one answer" promise: a prompt still waiting when its
@@ -223,8 +223,10 @@ class Session:
     async def _on_message(self, message: Any, epoch: str) -> None:
         self._last_heard = time.monotonic()
         if isinstance(message, StreamEvent):
+            # The bulk of a turn: only the turn view has a use for it.
             await self.view.stream_event(message)
             return
+        await self.controls.observe(message)
         try:
             event = event_for(message, epoch)
         except (FsmError, TypeError, ValueError):
@@ -371,6 +373,7 @@ class Session:
 
     async def cancel(self) -> None:
         self._cancels += 1
+        self.controls.permissions.withdraw()
         await self.feed(CancelRequested())
         runtime = self._runtime
         if runtime is None or not self.core.turn.live:
@@ -394,22 +397,7 @@ class Session:
     async def _can_use_tool(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
-        if tool_name in self._always_allowed:
-            await self.view.permitted(context.tool_use_id)
-            return PermissionResultAllow()
-        # The same card the client already shows for this call (adapter.tool_cards).
-        tool_call = self.view.permission_card(
-            context.tool_use_id or str(uuid.uuid4()), tool_name, tool_input, context.title
-        )
-        options = [
-            PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
-            PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-        ]
-        outcome = await self._link.request_permission(self.session_id, tool_call, options)
-        if isinstance(outcome, AllowedOutcome) and outcome.option_id in {"allow", "allow_always"}:
-            if outcome.option_id == "allow_always":
-                self._always_allowed.add(tool_name)
-            await self.view.permitted(tool_call.tool_call_id)
-            return PermissionResultAllow()
-        return PermissionResultDeny(message="The user did not allow this tool call.")
+        result = await self.controls.permissions.decide(tool_name, tool_input, context)
+        if isinstance(result, PermissionResultAllow):
+            await self.view.permitted(context.tool_use_id)  # it runs now
+        return result

@@ -167,7 +167,9 @@ _CARDS: Mapping[str, ToolCard] = {
     "WebSearch": ToolCard("fetch", lambda d, c: f'Search the web for "{_s(d, "query")}"'),
     "Task": ToolCard("think", lambda d, c: _s(d, "description"), None, _mentioned("prompt")),
     "Agent": ToolCard("think", lambda d, c: _s(d, "description"), None, _mentioned("prompt")),
-    "ExitPlanMode": ToolCard("switch_mode", lambda d, c: "Approve plan", None, _mentioned("plan")),
+    "ExitPlanMode": ToolCard(
+        "switch_mode", lambda d, c: "Ready to code?", None, _mentioned("plan")
+    ),
     "EnterPlanMode": ToolCard("switch_mode", lambda d, c: "Plan first"),
 }
 

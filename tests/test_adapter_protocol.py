@@ -30,7 +30,6 @@ from acp.transports import default_environment
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
 from tests.harness import OPT_IN, ROOT, TIMEOUT, Adapter, RecordingClient, spawn_adapter
 
-# Every test here spawns the adapter (the marker once sat inside a script string below).
 pytestmark = pytest.mark.e2e
 
 ADVERTISEMENT = {"version": 1, "capabilities": ["sessionFailure"]}

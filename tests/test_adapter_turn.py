@@ -172,7 +172,7 @@ async def test_every_tool_gets_its_card(tmp_path: Path) -> None:
         ('Search the web for "python f-strings"', "fetch"),
         ("Survey the tests", "think"),
         ('Search "def test_" in tests', "search"),
-        ("Approve plan", "switch_mode"),
+        ("Ready to code?", "switch_mode"),
         ("create_issue (github MCP)", "other"),
         ("FancyNewTool", "other"),
         ("Read missing.py", "read"),

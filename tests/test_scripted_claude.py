@@ -400,6 +400,11 @@ ADAPTER_ONLY = {
     "bad_stream",
     "long_stream",
     "streamed_answer",
+    # The session-feature scenarios are driven through the adapter (test_adapter_session.py).
+    "plan_mode",
+    "permission_rules",
+    "commands_changed",
+    "edit_permission",
 }
 
 
