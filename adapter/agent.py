@@ -40,6 +40,8 @@ __all__ = ["AUTH_METHOD_ID", "ClaudeAcpAgent"]
 log = logging.getLogger(__name__)
 
 AUTH_METHOD_ID = "claude-login"
+# At exit, how long Claude gets to stop after SIGTERM before it is killed.
+STOP_GRACE_SECONDS = 2.0
 
 
 def _version() -> str:
@@ -199,6 +201,13 @@ class ClaudeAcpAgent:
             log.warning("cancel for unknown session %s", session_id)
             return
         await session.cancel()
+
+    async def shutdown(self) -> None:
+        """The adapter is exiting (end of input, a signal): every prompt in flight is answered
+        `cancelled` and every Claude process stopped, all sessions at once."""
+        async with anyio.create_task_group() as tg:
+            for session in list(self._sessions.values()):
+                tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)
 
     async def close(self) -> None:
         """End every session's Claude process (the client went away)."""

@@ -8,6 +8,7 @@ whose message is safe to show a user.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -108,6 +109,7 @@ class ClaudeRuntime:
         transport = _ExitBoundedTransport(
             prompt=_no_prompt(), options=_configure_can_use_tool(options)
         )
+        self._transport = transport
         self.client = ClaudeSDKClient(options=options, transport=transport)
 
     async def run(
@@ -168,6 +170,21 @@ class ClaudeRuntime:
 
     async def interrupt(self) -> None:
         await self.client.interrupt()
+
+    async def stop(self, grace: float) -> None:
+        """Stop Claude now (the adapter is exiting): SIGTERM, then SIGKILL after `grace`
+        seconds, then the SDK's own cleanup (which then has no process left to wait for)."""
+        process = self._transport._process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+            with anyio.move_on_after(grace, shield=True):
+                await process.wait()
+            if process.returncode is None:
+                log.warning("Claude runtime %s ignored SIGTERM; killing it", self.epoch)
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+        await self.close()
 
     async def close(self) -> None:
         if self._stopped.is_set():

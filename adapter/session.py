@@ -200,6 +200,22 @@ class Session:
             self._runtime = None
             await runtime.close()
 
+    async def shutdown(self, grace: float) -> None:
+        """The adapter is exiting: the prompt in flight (and any queued) is answered
+        `cancelled`, and Claude is stopped (SIGKILL after `grace` seconds)."""
+        self._cancels += 1
+        await self.feed(CancelRequested())
+        runtime = self._runtime
+        if runtime is not None:
+            # Its reader then ends, and the core settles the cancelled turn.
+            await runtime.stop(grace)
+        answer = self._answer
+        if answer is not None:
+            with anyio.move_on_after(grace):
+                await answer.done.wait()
+            answer.give(PromptResponse(stop_reason="cancelled"))
+        self._closed = True
+
     async def close(self) -> None:
         self._closed = True
         if self._runtime is not None:
@@ -306,15 +322,15 @@ class Session:
         """Send one prompt to Claude and wait for its one answer (raises `RequestError`)."""
         cancels_at_arrival = self._cancels
         async with self._prompt_lock:
+            if self._cancels != cancels_at_arrival:
+                # Cancelled while it waited behind another prompt: it never reached Claude.
+                return PromptResponse(stop_reason="cancelled")
             if self._closed:
                 raise RequestError.invalid_request({"reason": "the session is closed"})
             if self._broken:
                 raise RequestError.internal_error(
                     {"reason": "this session failed inside the adapter; start a new session"}
                 )
-            if self._cancels != cancels_at_arrival:
-                # Cancelled while it waited behind another prompt: it never reached Claude.
-                return PromptResponse(stop_reason="cancelled")
             turn_id = str(uuid.uuid4())
             answer = self._answer = _Answer()
             if self._runtime is None or self.core.runtime_lost:
