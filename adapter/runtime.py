@@ -20,6 +20,7 @@ from claude_agent_sdk import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
     CLIConnectionError,
+    CLIJSONDecodeError,
     CLINotFoundError,
 )
 from claude_agent_sdk._internal.message_parser import parse_message
@@ -75,6 +76,11 @@ class _ExitBoundedTransport(SubprocessCLITransport):
             self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
 
 
+def _over_the_buffer(exc: Exception) -> bool:
+    """Whether the SDK stopped reading because one message was over `max_buffer_size`."""
+    return isinstance(exc, CLIJSONDecodeError) and "exceeded maximum buffer size" in exc.line
+
+
 class RuntimeStartError(Exception):
     """Claude could not be started; the message is safe for a client to see."""
 
@@ -90,6 +96,8 @@ class ClaudeRuntime:
         can_use_tool: CanUseTool,
     ) -> None:
         self.epoch = str(uuid.uuid4())
+        # Set when the reader ended because one of Claude's messages was over the limit.
+        self.too_large = False
         self._stopped = anyio.Event()
         options = ClaudeAgentOptions(
             cli_path=settings.executable,
@@ -103,6 +111,8 @@ class ClaudeRuntime:
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
             resume=session_id if resume else None,
             session_id=None if resume else session_id,
+            # The SDK's default (1 MiB) ends Claude's process on one large file read.
+            max_buffer_size=settings.max_message_bytes,
         )
         # The client configures its own copy of the options; the transport builds the command
         # line, so it gets them configured the same way the client would have done for it.
@@ -136,8 +146,9 @@ class ClaudeRuntime:
         try:
             async for message in self._messages():
                 await on_message(message)
-        except Exception:
+        except Exception as exc:
             # Declared recovery boundary: the reason is logged, the session hears "lost".
+            self.too_large = _over_the_buffer(exc)
             log.warning("Claude runtime %s ended with an error", self.epoch, exc_info=True)
             await on_lost()
         else:

@@ -54,6 +54,7 @@ from fsm.events import (
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
+    MessageTooLarge,
     PromptSent,
     RuntimeStarted,
     RuntimeStartFailed,
@@ -154,6 +155,9 @@ class Session:
             await self.feed(StreamEnded(epoch=epoch))
 
         async def on_lost() -> None:
+            if runtime.too_large:
+                limit = self._settings.max_message_bytes
+                await self.feed(MessageTooLarge(epoch=epoch, limit_bytes=limit))
             await self.feed(TransportLost(epoch=epoch))
 
         async def run(task_status: TaskStatus[None]) -> None:

@@ -22,6 +22,8 @@ from adapter.scripted_claude.steps import (
     DieAtPrompt,
     Exit,
     Garbage,
+    Hang,
+    IgnoreSigterm,
     KillSelf,
     RawFrame,
     Reply,
@@ -289,6 +291,17 @@ FAULT_SCENARIOS: tuple[Scenario, ...] = (
         "result_missing_subtype",
         "A text, then a result frame without `subtype`; the turn then goes idle.",
         (Reply(), RawFrame(frame=_RESULT_WITHOUT_SUBTYPE)),
+    ),
+    # --- large messages, and a Claude that will not stop ------------------------------------
+    _one(
+        "large_message",
+        "One 6 MiB assistant text (a big file read, a screenshot echoed back), then a result.",
+        (Text(text="0123456789abcdef", repeat=6 * 1024 * 1024 // 16), Result()),
+    ),
+    _one(
+        "ignore_sigterm",
+        "A text, then nothing until stdin closes, with SIGTERM ignored (only SIGKILL works).",
+        (IgnoreSigterm(), Text(text="Working, and not stopping for SIGTERM."), Hang()),
     ),
     # --- many turns ---------------------------------------------------------------------------
     Scenario(

@@ -10,6 +10,7 @@ then are the interrupt requests answered. Process-ending steps never return.
 
 from __future__ import annotations
 
+import signal
 import time
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -25,6 +26,7 @@ from adapter.scripted_claude.steps import (
     Exit,
     Garbage,
     Hang,
+    IgnoreSigterm,
     KillSelf,
     ModelRefusalFallback,
     Permission,
@@ -140,8 +142,8 @@ class _Player:
         """Play one step; False if the turn was interrupted during it."""
         s = self.s
         match step:
-            case Text(text=text, model=model):
-                self._text(text, model)
+            case Text(text=text, model=model, repeat=repeat):
+                self._text(text * repeat, model)
             case Reply(model=model):
                 self._text(f"Scripted reply to: {_prompt_text(self.t.user.content)}", model)
             case Thinking(thinking=thinking, signature=signature):
@@ -225,6 +227,8 @@ class _Player:
                 return not self.inbox.wait(seconds, lambda: False)
             case Hang():
                 return not self.inbox.wait(None, lambda: self.inbox.eof)
+            case IgnoreSigterm():
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
             case Exit(code=code):
                 terminate(s, code)
             case KillSelf():
