@@ -16,7 +16,7 @@ from typing import Any
 from adapter.scripted_claude import SCENARIO_ENV, write_launcher
 from tests.harness import ROOT
 
-__all__ = ["RawAgent", "agent_env"]
+__all__ = ["RawAgent", "agent_env", "processes_mentioning"]
 
 TIMEOUT = 60.0  # a bound on a hang, never a speed assertion
 
@@ -37,14 +37,16 @@ def agent_env(tmp: Path, scenario: str = "success", **extra: str) -> dict[str, s
 
 
 class RawAgent:
-    def __init__(self, tmp: Path, scenario: str = "success", **env: str) -> None:
+    def __init__(
+        self, tmp: Path, scenario: str = "success", *, args: tuple[str, ...] = (), **env: str
+    ) -> None:
         self.tmp = tmp
         self.workdir = tmp / "project"
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.stderr_path = tmp / "adapter-stderr.log"
         self._stderr = self.stderr_path.open("wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "adapter"],
+            [sys.executable, "-m", "adapter", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
@@ -153,3 +155,19 @@ class RawAgent:
 
 def _is_response(frame: Any) -> bool:
     return isinstance(frame, dict) and "method" not in frame and "id" in frame
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """The pids of live processes whose command line contains `text` (a session id)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if text in cmdline and state != "Z":
+            found.append(int(proc.name))
+    return found
