@@ -86,6 +86,7 @@ async def _serve(executable: str | None, env: dict[str, str]) -> int | None:
                 writer,
                 limit=env_bytes("CLAUDE_ACP_MAX_LINE_BYTES", MAX_LINE_BYTES),
                 on_eof=agent.shutdown,
+                private=settings.private,
             )
             _stop_on_signals(transport, caught)
             # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
@@ -142,6 +143,10 @@ def serve(simulate: str | None) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     _configure_logging()
+    from adapter.log_masking import install_log_masking
+    from adapter.settings import private_values
+
+    install_log_masking(private_values(os.environ))
     if args and args[0] == "demo":
         from adapter.demo import main as demo_main
 

@@ -38,6 +38,7 @@ from adapter.prompt_content import claude_user_message
 from adapter.runtime import ClaudeRuntime, RuntimeStartError
 from adapter.settings import RuntimeSettings
 from adapter.translate import event_for, updates_for_assistant, updates_for_user
+from fsm.classify import SYNTHETIC_MODEL
 from fsm.effects import (
     Effect,
     ForwardAssistantMessage,
@@ -62,7 +63,7 @@ from fsm.events import (
     TransportLost,
 )
 from fsm.negotiation import Dialects
-from fsm.records import FailureRecord
+from fsm.records import FailureRecord, redact
 from fsm.session import SessionCore
 from fsm.vocabulary import Severity
 from fsm.wire import AgentErrorDialect, SessionFailureDialect
@@ -288,13 +289,22 @@ class Session:
                     self._give(RequestError(code, text, data))
                 case ForwardAssistantMessage():
                     if isinstance(message, AssistantMessage):
-                        await self._forward(updates_for_assistant(message))
+                        await self._forward(updates_for_assistant(message, self._mask(message)))
                 case SendAgentText(text=text):
+                    text = redact(text, self._settings.private)
                     await self._link.send_update(
                         self.session_id, helpers.update_agent_message_text(text)
                     )
                 case LogNotice(message=text):
                     log.info("session %s: %s", self.session_id, text)
+
+    def _mask(self, message: AssistantMessage) -> tuple[str, ...] | None:
+        """What to mask in a message forwarded as agent text: Claude's error prose (an API
+        error, a synthetic notice) is masked like any error text (DECISIONS row 31); the
+        model's own answer is the user's content and stays verbatim."""
+        if message.error is not None or message.model == SYNTHETIC_MODEL:
+            return self._settings.private
+        return None
 
     async def _publish(self, record: FailureRecord) -> bool:
         """Send `record` in every dialect the client asked for; True iff every send went out."""

@@ -42,6 +42,7 @@ from fsm.events import (
     TurnWentIdle,
     WorkerShuttingDown,
 )
+from fsm.records import redact
 
 __all__ = ["Update", "event_for", "tool_kind", "updates_for_assistant", "updates_for_user"]
 
@@ -170,11 +171,15 @@ def tool_kind(name: str) -> ToolKind:
     return "other"
 
 
-def updates_for_assistant(message: AssistantMessage) -> Iterator[Update]:
-    """Claude's text, thinking and tool use as ACP session updates."""
+def updates_for_assistant(
+    message: AssistantMessage, mask: tuple[str, ...] | None = None
+) -> Iterator[Update]:
+    """Claude's text, thinking and tool use as ACP session updates. With `mask` (private
+    values), the text is masked as error prose is (DECISIONS row 31); without, it is verbatim."""
     for block in message.content:
         if isinstance(block, TextBlock) and block.text:
-            yield helpers.update_agent_message_text(block.text)
+            text = block.text if mask is None else redact(block.text, mask)
+            yield helpers.update_agent_message_text(text)
         elif isinstance(block, ThinkingBlock) and block.thinking:
             yield helpers.update_agent_thought_text(block.thinking)
         elif isinstance(block, ToolUseBlock):

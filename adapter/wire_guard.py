@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from adapter.stdio import ChunkReader
+from fsm.records import redact
 
 __all__ = ["EOF_DRAIN_SECONDS", "GuardedTransport", "LineSplitter", "judge"]
 
@@ -184,7 +185,9 @@ class GuardedTransport:
         *,
         limit: int,
         on_eof: Callable[[], Awaitable[None]],
+        private: tuple[str, ...] = (),
     ) -> None:
+        self._private = private
         self._reader = reader
         self._writer = writer
         self._limit = limit
@@ -221,6 +224,8 @@ class GuardedTransport:
             self._asked.add(message["id"])
         elif "method" not in message and "id" in message:
             self._note_answer(message)
+            if isinstance(message.get("error"), dict):
+                message = {**message, "error": self._safe_error(message["error"])}
         await self._write(message)
 
     async def receive(self) -> dict[str, Any] | None:
@@ -307,6 +312,18 @@ class GuardedTransport:
         if not self._open:
             self._answered.set()
 
+    def _safe_error(self, error: dict[str, Any]) -> dict[str, Any]:
+        """A JSON-RPC error as it may leave the agent (DECISIONS row 31): its texts masked, and
+        the `acp` SDK's answer to an exception of ours (-32603 with the exception's text as
+        `details`) without that text: it is in the log."""
+        data = error.get("data")
+        if error.get("code") == -32603 and isinstance(data, dict) and "details" in data:
+            data = {"reason": "an internal error in the adapter"}
+        safe = {**error, "message": redact(str(error.get("message", "")), self._private)}
+        if data is not None:
+            safe["data"] = _masked(data, self._private)
+        return safe
+
     async def _write(self, payload: Reply) -> None:
         data = (json.dumps(payload, separators=(",", ":")) + "\n").encode("utf-8")
         async with self._write_lock:
@@ -345,3 +362,14 @@ class GuardedTransport:
 
 
 _END = object()
+
+
+def _masked(value: Any, private: tuple[str, ...]) -> Any:
+    """`value` with every string in it masked (keys too)."""
+    if isinstance(value, str):
+        return redact(value, private)
+    if isinstance(value, dict):
+        return {_masked(k, private): _masked(v, private) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v, private) for v in value]
+    return value
