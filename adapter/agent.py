@@ -44,6 +44,17 @@ AUTH_METHOD_ID = "claude-login"
 STOP_GRACE_SECONDS = 2.0
 
 
+def _check_cwd(cwd: str) -> None:
+    """-32602 unless `cwd` is an existing absolute directory (a path too long or with a NUL
+    for the system is not one either, never an internal error)."""
+    try:
+        usable = Path(cwd).is_absolute() and Path(cwd).is_dir()
+    except (OSError, ValueError):
+        usable = False
+    if not usable:
+        raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
+
+
 def _version() -> str:
     try:
         return version("claude-acp")
@@ -58,6 +69,9 @@ class ClaudeAcpAgent:
         self._link = ClientLink()
         self._dialects = Dialects()
         self._sessions: dict[str, Session] = {}
+        # One load of a session id at a time: two concurrent loads would each start a Claude
+        # process, and one of them would be left running untracked.
+        self._loading: dict[str, anyio.Lock] = {}
 
     def on_connect(self, conn: Connection) -> None:
         self._link.attach(conn)
@@ -107,8 +121,7 @@ class ClaudeAcpAgent:
         from adapter.runtime import RuntimeStartError
         from adapter.session import Session
 
-        if not Path(cwd).is_absolute() or not Path(cwd).is_dir():
-            raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
+        _check_cwd(cwd)
         session_id = str(uuid.uuid4())
         session = Session(
             session_id=session_id,
@@ -128,12 +141,20 @@ class ClaudeAcpAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
+        lock = self._loading.setdefault(session_id, anyio.Lock())
+        try:
+            async with lock:
+                return await self._load_session(cwd, session_id)
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._loading.pop(session_id, None)
+
+    async def _load_session(self, cwd: str, session_id: str) -> LoadSessionResponse:
         from adapter.history import find_transcript, replay_transcript
         from adapter.runtime import RuntimeStartError
         from adapter.session import Session
 
-        if not Path(cwd).is_absolute() or not Path(cwd).is_dir():
-            raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
+        _check_cwd(cwd)
         path = find_transcript(session_id=session_id, cwd=cwd, env=self._settings.env)
         if path is None:
             raise RequestError(
@@ -143,8 +164,9 @@ class ClaudeAcpAgent:
             )
         live = self._sessions.pop(session_id, None)
         if live is not None:
-            # Reloading a live session: its Claude process is replaced by a resumed one.
-            await live.close()
+            # Reloading a live session: its prompt in flight is answered `cancelled` (the
+            # client asked for this) and its Claude process is replaced by a resumed one.
+            await live.shutdown(grace=None)
         session = Session(
             session_id=session_id,
             cwd=cwd,

@@ -6,7 +6,8 @@ handler (stderr, a log file) alike:
 - the message is masked with `fsm.records.redact` (credential shapes, private paths, the
   adapter's own secret-named environment values; DECISIONS row 31);
 - control characters in it (newlines, NULs, ...) are escaped, so an id or a line of text from
-  the client or from Claude can never forge a log line;
+  the client or from Claude can never forge a log line, and a message longer than
+  `MESSAGE_LIMIT` is cut;
 - a traceback rides only on an ERROR (a bug of ours, row 30) or when DEBUG is on for that
   logger; a WARNING about bad input stays one line, naming the exception's type.
 """
@@ -20,7 +21,7 @@ from typing import Any
 
 from fsm.records import redact
 
-__all__ = ["escape_controls", "install_log_masking", "mask_log_text"]
+__all__ = ["MESSAGE_LIMIT", "escape_controls", "install_log_masking", "mask_log_text"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
@@ -33,7 +34,14 @@ def escape_controls(text: str) -> str:
 _private: tuple[str, ...] = ()
 
 
+# The longest log message kept whole: a megabyte of client text is not a log line.
+MESSAGE_LIMIT = 4000
+
+
 def mask_log_text(text: str) -> str:
+    """One log message as it may be written: masked, on one line, of bounded length."""
+    if len(text) > MESSAGE_LIMIT:
+        text = f"{text[:MESSAGE_LIMIT]}\u2026 ({len(text):,} characters)"
     return escape_controls(redact(text, _private))
 
 

@@ -119,6 +119,7 @@ class Session:
         self._always_allowed: set[str] = set()
         self._closed = False
         self._broken = False
+        self._restart_after_turn = False
         self._last_heard = time.monotonic()
         # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
         self._cancels = 0
@@ -199,24 +200,30 @@ class Session:
         return await self._link.send_raw_update(self.session_id, update)
 
     async def restart_on_next_prompt(self) -> None:
-        """Stop the current Claude process; the next prompt starts (resumes) a fresh one."""
+        """Stop the current Claude process; the next prompt starts (resumes) a fresh one. A
+        running turn is left to finish first: its process is stopped after its answer."""
+        if self._answer is not None and not self._answer.done.is_set():
+            self._restart_after_turn = True
+            return
         runtime = self._runtime
         if runtime is not None:
             self._runtime = None
             await runtime.close()
 
-    async def shutdown(self, grace: float) -> None:
-        """The adapter is exiting: the prompt in flight (and any queued) is answered
-        `cancelled`, and Claude is stopped (SIGKILL after `grace` seconds)."""
+    async def shutdown(self, grace: float | None) -> None:
+        """End the session: the prompt in flight (and any queued) is answered `cancelled`, and
+        Claude is stopped: at once (SIGTERM, SIGKILL after `grace` seconds) when the adapter
+        exits, or with `grace` None the SDK's gentle way (its transcript stays whole for a
+        resume)."""
         self._cancels += 1
         await self.feed(CancelRequested())
         runtime = self._runtime
         if runtime is not None:
             # Its reader then ends, and the core settles the cancelled turn.
-            await runtime.stop(grace)
+            await (runtime.close() if grace is None else runtime.stop(grace))
         answer = self._answer
         if answer is not None:
-            with anyio.move_on_after(grace):
+            with anyio.move_on_after(grace or 1.0):
                 await answer.done.wait()
             answer.give(PromptResponse(stop_reason="cancelled"))
         self._closed = True
@@ -370,6 +377,12 @@ class Session:
                 await self.feed(TransportLost(epoch=runtime.epoch))
             await answer.done.wait()
             self._answer = None
+            if self._restart_after_turn:
+                # Signed in again during this turn: the next prompt gets a fresh process.
+                self._restart_after_turn = False
+                if self._runtime is not None:
+                    self._tg.start_soon(self._runtime.close)
+                    self._runtime = None
         return self._unwrap(answer)
 
     @staticmethod

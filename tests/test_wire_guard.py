@@ -356,3 +356,37 @@ def test_fuzz_the_agent_answers_every_request_and_survives(
         ]
         assert len(got) == 1, (line, new)
     assert agent.process.poll() is None
+
+
+# --- client text in the log -------------------------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_client_text_cannot_forge_log_lines(tmp_path: Path) -> None:
+    agent = RawAgent(tmp_path)
+    try:
+        agent.initialize()
+        forged = "x\n2026-01-01 00:00:00,000 ERROR adapter: FORGED\x00"
+        agent.write(
+            json.dumps(
+                {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": forged}}
+            ).encode()
+            + b"\n"
+        )
+        huge = "y" * 1_000_000
+        agent.write(
+            json.dumps(
+                {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": huge}}
+            ).encode()
+            + b"\n"
+        )
+        answer = agent.call("session/prompt", {"sessionId": forged, "prompt": []})
+        assert answer["error"]["code"] == -32602
+        agent.close_stdin()
+        assert agent.wait() == 0
+        log = agent.stderr()
+        assert not [line for line in log.splitlines() if "FORGED" in line and "\\n" not in line]
+        assert "x\\n2026-01-01 00:00:00,000 ERROR adapter: FORGED\\x00" in log
+        assert max(len(line) for line in log.splitlines()) < 10_000
+    finally:
+        agent.close()
