@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapter.wire_guard import LineSplitter, judge
+from adapter.wire_rules import LineSplitter, judge
 from tests.harness import ROOT
 from tests.raw_agent import TIMEOUT, RawAgent, agent_env
 
