@@ -8,6 +8,7 @@ whose message is safe to show a user.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import uuid
@@ -75,6 +76,17 @@ class _ExitBoundedTransport(SubprocessCLITransport):
         if self._process is not None:
             self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
 
+    async def close(self) -> None:
+        process = self._process
+        await super().close()
+        # The SDK leaves Claude's stdout pipe open when it stopped reading mid-line (a message
+        # over the limit): asyncio's transport (our wrapper, then anyio's, then asyncio's
+        # process) is closed here, or it complains at exit about a transport left open.
+        inner = getattr(getattr(process, "_process", None), "_process", None)
+        transport = getattr(inner, "_transport", None)
+        if isinstance(transport, asyncio.SubprocessTransport):
+            transport.close()
+
 
 def _over_the_buffer(exc: Exception) -> bool:
     """Whether the SDK stopped reading because one message was over `max_buffer_size`."""
@@ -99,6 +111,7 @@ class ClaudeRuntime:
         # Set when the reader ended because one of Claude's messages was over the limit.
         self.too_large = False
         self._stopped = anyio.Event()
+        self._closed = anyio.Event()
         options = ClaudeAgentOptions(
             cli_path=settings.executable,
             cwd=cwd,
@@ -198,11 +211,18 @@ class ClaudeRuntime:
         await self.close()
 
     async def close(self) -> None:
+        """Disconnect (boundedly); a second caller waits for the first one's disconnect, so
+        whoever closes knows Claude's process and pipes are gone when this returns."""
         if self._stopped.is_set():
+            with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
+                await self._closed.wait()
             return
         self._stopped.set()
-        with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
-            try:
-                await self.client.disconnect()
-            except Exception:
-                log.debug("disconnect of runtime %s failed", self.epoch, exc_info=True)
+        try:
+            with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
+                try:
+                    await self.client.disconnect()
+                except Exception:
+                    log.debug("disconnect of runtime %s failed", self.epoch, exc_info=True)
+        finally:
+            self._closed.set()

@@ -681,7 +681,7 @@ async def test_randomized_fault_run(tmp_path: Path) -> None:
             if last:
                 await _check_no_orphans(wave, findings)
             started_sessions = len(wave.sessions) + len(wave.new_session_errors)
-            if started_sessions != sessions:
+            if started_sessions != sessions and not last:  # SIGTERM: the rest never start
                 findings.problem(f"wave {wave.number}: {started_sessions} of {sessions} sessions")
     report = _report(findings, time.monotonic() - started)
     print("\n" + report)
