@@ -13,6 +13,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -28,9 +29,10 @@ from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import CanUseTool, _configure_can_use_tool
 
+from adapter.claude_settings import SETTING_SOURCES
 from adapter.settings import RuntimeSettings
 
-__all__ = ["ClaudeRuntime", "RuntimeStartError"]
+__all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +95,16 @@ def _over_the_buffer(exc: Exception) -> bool:
     return isinstance(exc, CLIJSONDecodeError) and "exceeded maximum buffer size" in exc.line
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Launch:
+    """What a session chose that a new Claude process has to start with."""
+
+    permission_mode: str | None = None
+    model: str | None = None
+    effort: str | None = None
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
+
+
 class RuntimeStartError(Exception):
     """Claude could not be started; the message is safe for a client to see."""
 
@@ -106,10 +118,12 @@ class ClaudeRuntime:
         session_id: str,
         resume: bool,
         can_use_tool: CanUseTool,
+        launch: Launch | None = None,
     ) -> None:
         self.epoch = str(uuid.uuid4())
         # Set when the reader ended because one of Claude's messages was over the limit.
         self.too_large = False
+        launch = launch or Launch()
         self._stopped = anyio.Event()
         self._closed = anyio.Event()
         options = ClaudeAgentOptions(
@@ -126,6 +140,12 @@ class ClaudeRuntime:
             session_id=None if resume else session_id,
             # The SDK's default (1 MiB) ends Claude's process on one large file read.
             max_buffer_size=settings.max_message_bytes,
+            # Claude Code's user, project and local settings files, as Claude Code reads them.
+            setting_sources=list(SETTING_SOURCES),  # type: ignore[arg-type]
+            permission_mode=launch.permission_mode,  # type: ignore[arg-type]
+            model=launch.model,
+            effort=launch.effort,  # type: ignore[arg-type]
+            mcp_servers=launch.mcp_servers,
         )
         # The client configures its own copy of the options; the transport builds the command
         # line, so it gets them configured the same way the client would have done for it.
@@ -209,6 +229,25 @@ class ClaudeRuntime:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
         await self.close()
+
+    async def server_info(self) -> dict[str, Any]:
+        """Claude Code's initialize answer (its commands, models, account)."""
+        return await self.client.get_server_info() or {}
+
+    async def set_permission_mode(self, mode: str) -> None:
+        await self.client.set_permission_mode(mode)  # type: ignore[arg-type]
+
+    async def set_model(self, model: str) -> None:
+        await self.client.set_model(model)
+
+    async def set_effort(self, effort: str | None) -> None:
+        """Claude Code's `apply_flag_settings` control request (the SDK has no wrapper for
+        it in the pinned version; the TypeScript SDK's `applyFlagSettings` sends the same)."""
+        query = self.client._query
+        if query is None:
+            raise CLIConnectionError("Not connected.")
+        request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
+        await query._send_control_request(request)
 
     async def close(self) -> None:
         """Disconnect (boundedly); a second caller waits for the first one's disconnect, so
