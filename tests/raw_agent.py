@@ -16,7 +16,7 @@ from typing import Any
 from adapter.scripted_claude import SCENARIO_ENV, write_launcher
 from tests.harness import ROOT
 
-__all__ = ["RawAgent", "agent_env", "processes_mentioning"]
+__all__ = ["RawAgent", "agent_env", "agent_text_arrived", "processes_mentioning"]
 
 TIMEOUT = 60.0  # a bound on a hang, never a speed assertion
 
@@ -171,3 +171,11 @@ def processes_mentioning(text: str) -> list[int]:
         if text in cmdline and state != "Z":
             found.append(int(proc.name))
     return found
+
+
+def agent_text_arrived(frame: Any) -> bool:
+    """Whether `frame` carries Claude's text (so Claude is running the turn by now)."""
+    if not isinstance(frame, dict) or frame.get("method") != "session/update":
+        return False
+    update = frame.get("params", {}).get("update", {})
+    return isinstance(update, dict) and update.get("sessionUpdate") == "agent_message_chunk"

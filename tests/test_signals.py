@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 
 from tests.harness import ROOT
-from tests.raw_agent import TIMEOUT, RawAgent, agent_env, processes_mentioning
+from tests.raw_agent import (
+    TIMEOUT,
+    RawAgent,
+    agent_env,
+    agent_text_arrived,
+    processes_mentioning,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +42,7 @@ def _prompt_running(agent: RawAgent) -> tuple[str, str]:
     prompt = agent.request(
         "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}
     )
-    while agent.read_frame().get("method") != "session/update":
+    while not agent_text_arrived(agent.read_frame()):
         pass
     return session, prompt
 
