@@ -45,8 +45,11 @@ def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Pat
     projects = Path(config or Path.home() / ".claude") / "projects"
     for folder in dict.fromkeys([cwd, os.path.realpath(cwd)]):
         candidate = projects / _sanitize(folder) / f"{session_id}.jsonl"
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:
+            continue  # a name too long for the file system: no such transcript
     return None
 
 

@@ -29,6 +29,7 @@ from adapter.session_controls import SessionControls
 from adapter.settings import RuntimeSettings
 from adapter.translate import event_for
 from adapter.turn_hooks import TurnHooks
+from fsm.classify import SYNTHETIC_MODEL
 from fsm.effects import (
     Effect,
     ForwardAssistantMessage,
@@ -45,6 +46,7 @@ from fsm.events import (
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
+    MessageTooLarge,
     PromptSent,
     RuntimeStarted,
     RuntimeStartFailed,
@@ -52,7 +54,7 @@ from fsm.events import (
     TransportLost,
 )
 from fsm.negotiation import Dialects
-from fsm.records import FailureRecord
+from fsm.records import FailureRecord, redact
 from fsm.session import SessionCore
 from fsm.vocabulary import Severity
 from fsm.wire import AgentErrorDialect, SessionFailureDialect
@@ -114,6 +116,7 @@ class Session:
         self.controls.bind(lambda: self._runtime)
         self._closed = False
         self._broken = False
+        self._restart_after_turn = False
         self._last_heard = time.monotonic()
         # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
         self._cancels = 0
@@ -155,6 +158,9 @@ class Session:
             await self.feed(StreamEnded(epoch=epoch))
 
         async def on_lost() -> None:
+            if runtime.too_large:
+                limit = self._settings.max_message_bytes
+                await self.feed(MessageTooLarge(epoch=epoch, limit_bytes=limit))
             await self.feed(TransportLost(epoch=epoch))
 
         async def run(task_status: TaskStatus[None]) -> None:
@@ -196,11 +202,33 @@ class Session:
         return await self._link.send_raw_update(self.session_id, update)
 
     async def restart_on_next_prompt(self) -> None:
-        """Stop the current Claude process; the next prompt starts (resumes) a fresh one."""
+        """Stop the current Claude process; the next prompt starts (resumes) a fresh one. A
+        running turn is left to finish first: its process is stopped after its answer."""
+        if self._answer is not None and not self._answer.done.is_set():
+            self._restart_after_turn = True
+            return
         runtime = self._runtime
         if runtime is not None:
             self._runtime = None
             await runtime.close()
+
+    async def shutdown(self, grace: float | None) -> None:
+        """End the session: the prompt in flight (and any queued) is answered `cancelled`, and
+        Claude is stopped: at once (SIGTERM, SIGKILL after `grace` seconds) when the adapter
+        exits, or with `grace` None the SDK's gentle way (its transcript stays whole for a
+        resume)."""
+        self._cancels += 1
+        await self.feed(CancelRequested())
+        runtime = self._runtime
+        if runtime is not None:
+            # Its reader then ends, and the core settles the cancelled turn.
+            await (runtime.close() if grace is None else runtime.stop(grace))
+        answer = self._answer
+        if answer is not None:
+            with anyio.move_on_after(grace or 1.0):
+                await answer.done.wait()
+            answer.give(PromptResponse(stop_reason="cancelled"))
+        self._closed = True
 
     async def close(self) -> None:
         self._closed = True
@@ -270,13 +298,22 @@ class Session:
                     self._give(RequestError(code, text, data))
                 case ForwardAssistantMessage():
                     if isinstance(message, AssistantMessage):
-                        await self.view.assistant(message)
+                        await self.view.assistant(message, mask=self._mask(message))
                 case SendAgentText(text=text):
+                    text = redact(text, self._settings.private)
                     await self._link.send_update(
                         self.session_id, helpers.update_agent_message_text(text)
                     )
                 case LogNotice(message=text):
                     log.info("session %s: %s", self.session_id, text)
+
+    def _mask(self, message: AssistantMessage) -> tuple[str, ...] | None:
+        """What to mask in a message forwarded as agent text: Claude's error prose (an API
+        error, a synthetic notice) is masked like any error text (DECISIONS row 31); the
+        model's own answer is the user's content and stays verbatim."""
+        if message.error is not None or message.model == SYNTHETIC_MODEL:
+            return self._settings.private
+        return None
 
     async def _publish(self, record: FailureRecord) -> bool:
         """Send `record` in every dialect the client asked for; True iff every send went out."""
@@ -310,15 +347,15 @@ class Session:
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         async with self._prompt_lock:
+            if self._cancels != cancels_at_arrival:
+                # Cancelled while it waited behind another prompt: it never reached Claude.
+                return PromptResponse(stop_reason="cancelled")
             if self._closed:
                 raise RequestError.invalid_request({"reason": "the session is closed"})
             if self._broken:
                 raise RequestError.internal_error(
                     {"reason": "this session failed inside the adapter; start a new session"}
                 )
-            if self._cancels != cancels_at_arrival:
-                # Cancelled while it waited behind another prompt: it never reached Claude.
-                return PromptResponse(stop_reason="cancelled")
             turn_id = str(uuid.uuid4())
             answer = self._answer = _Answer()
             if self._runtime is None or self.core.runtime_lost:
@@ -345,6 +382,12 @@ class Session:
                 await self.feed(TransportLost(epoch=runtime.epoch))
             await answer.done.wait()
             self._answer = None
+            if self._restart_after_turn:
+                # Signed in again during this turn: the next prompt gets a fresh process.
+                self._restart_after_turn = False
+                if self._runtime is not None:
+                    self._tg.start_soon(self._runtime.close)
+                    self._runtime = None
         return self._unwrap(answer)
 
     @staticmethod

@@ -20,6 +20,7 @@ from adapter.stream_assembly import MalformedStream
 from adapter.tool_cards import card_for
 from adapter.turn_view import TurnView, blocks_of
 from adapter.usage import UsageMeter
+from fsm.records import redact
 
 if TYPE_CHECKING:
     from adapter.session import Session
@@ -38,6 +39,13 @@ def title_for(text: str) -> str | None:
         if line:
             return line if len(line) <= _TITLE_LIMIT else line[: _TITLE_LIMIT - 1] + "\u2026"
     return None
+
+
+def _masked(block: Mapping[str, Any], mask: tuple[str, ...]) -> Mapping[str, Any]:
+    text = block.get("text")
+    if block.get("type") != "text" or not isinstance(text, str):
+        return block
+    return {**block, "text": redact(text, mask)}
 
 
 class TurnHooks:
@@ -86,13 +94,18 @@ class TurnHooks:
         if message.parent_tool_use_id is None:
             self._usage.saw_request(message.usage)
 
-    async def assistant(self, message: AssistantMessage) -> None:
+    async def assistant(
+        self, message: AssistantMessage, *, mask: tuple[str, ...] | None = None
+    ) -> None:
+        """With `mask` (private values), the message's text is masked as error prose is
+        (DECISIONS row 31); without, the model's answer is shown verbatim."""
         message_id = message.message_id if isinstance(message.message_id, str) else None
         parent = message.parent_tool_use_id if isinstance(message.parent_tool_use_id, str) else None
+        blocks = blocks_of(message.content)
+        if mask is not None:
+            blocks = [_masked(block, mask) for block in blocks]
         await self._send(
-            lambda: self._view.assistant(
-                blocks_of(message.content), message_id=message_id, parent=parent
-            ),
+            lambda: self._view.assistant(blocks, message_id=message_id, parent=parent),
             "a message",
         )
 

@@ -400,6 +400,8 @@ ADAPTER_ONLY = {
     "bad_stream",
     "long_stream",
     "streamed_answer",
+    "large_message",  # test_large_messages.py (over the SDK's default 1 MiB buffer)
+    "ignore_sigterm",  # test_signals.py (stopped only by SIGKILL)
     # The session-feature scenarios are driven through the adapter (test_adapter_session.py).
     "plan_mode",
     "permission_rules",

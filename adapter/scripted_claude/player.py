@@ -10,6 +10,7 @@ then are the interrupt requests answered. Process-ending steps never return.
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from adapter.scripted_claude.steps import (
     Exit,
     Garbage,
     Hang,
+    IgnoreSigterm,
     KillSelf,
     ModelRefusalFallback,
     Permission,
@@ -198,9 +200,9 @@ class _Player:
         """Play one step; False if the turn was interrupted during it."""
         s = self.s
         match step:
-            case Text(text=text, model=model):
+            case Text(text=text, model=model, repeat=repeat):
                 return self._text(
-                    text, model, parent=step.parent, deltas=step.deltas, pace=step.pace
+                    text * repeat, model, parent=step.parent, deltas=step.deltas, pace=step.pace
                 )
             case Reply(model=model):
                 self._text(f"Scripted reply to: {_prompt_text(self.t.user.content)}", model)
@@ -295,6 +297,8 @@ class _Player:
                 return not self.inbox.wait(seconds, lambda: False)
             case Hang():
                 return not self.inbox.wait(None, lambda: self.inbox.eof)
+            case IgnoreSigterm():
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
             case Exit(code=code):
                 terminate(s, code)
             case KillSelf():

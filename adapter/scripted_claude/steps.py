@@ -28,6 +28,7 @@ __all__ = [
     "Exit",
     "Garbage",
     "Hang",
+    "IgnoreSigterm",
     "KillSelf",
     "ModelRefusalFallback",
     "NoResponse",
@@ -68,6 +69,9 @@ class Text:
     deltas: int | None = None
     pace: float = 0.0
     parent: str | None = None
+    # The text is `text` repeated this many times: a message of many MiB without a constant
+    # of that size in every scripted Claude's memory.
+    repeat: int = 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -254,6 +258,11 @@ class Hang:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class IgnoreSigterm:
+    """From now on SIGTERM is ignored (only SIGKILL stops the process)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Garbage:
     """Write `line` to stdout verbatim (it should not be valid JSON)."""
 
@@ -326,6 +335,7 @@ Step: TypeAlias = (
     | Result
     | Sleep
     | Hang
+    | IgnoreSigterm
     | Garbage
     | Stderr
     | Exit
