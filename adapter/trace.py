@@ -1,7 +1,7 @@
 """`claude-acp --trace FILE`: the JSON-RPC wire log of one connection, for a bug report.
 
 Theory of operation: the agent's stdin reader and stdout writer are wrapped (`traced`) so that
-every byte the `acp` SDK reads from the client or writes to it also passes through a
+every byte the agent reads from the client or writes to it also passes through a
 `WireTrace`, which cuts it into lines and writes one JSON object per line:
 
     {"time": "2026-11-30T23:59:59.123Z", "direction": "client_to_agent", "message": {...}}
@@ -9,8 +9,9 @@ every byte the `acp` SDK reads from the client or writes to it also passes throu
 `direction` names the peers ("client_to_agent" / "agent_to_client"), so `claude-acp conformance
 FILE` reads the trace as it is, with no `--agent-side`. `message` is the frame as parsed JSON; a
 line that is not JSON is kept as the string it was (the checker reports it as unparseable, which
-is what it was on the wire). Tracing wraps the byte streams rather than the SDK's parsed
-messages so that a malformed line the SDK would drop still shows in the log.
+is what it was on the wire). Tracing wraps the byte streams under the input guard
+(`wire_guard.py`) rather than the parsed messages, so a malformed or oversized line the guard
+answers itself still shows in the log.
 
 Each line is flushed as it is written, so a trace survives the adapter being killed. The trace
 holds everything the editor and the agent said, prompts and file contents included: read it
@@ -24,6 +25,8 @@ import json
 from datetime import UTC, datetime
 from typing import IO, Any
 
+from adapter.stdio import ChunkReader
+
 __all__ = ["AGENT_TO_CLIENT", "CLIENT_TO_AGENT", "WireTrace", "traced"]
 
 CLIENT_TO_AGENT = "client_to_agent"
@@ -33,16 +36,26 @@ AGENT_TO_CLIENT = "agent_to_client"
 class WireTrace:
     """Writes complete lines of both directions to `out` as JSON log entries."""
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], *, limit: int = 50 * 1024 * 1024) -> None:
         self._out = out
+        # A line longer than this is not kept whole (the input guard refuses it anyway): the
+        # trace must not undo the guard's bound on memory.
+        self._limit = limit
         self._partial: dict[str, bytes] = {CLIENT_TO_AGENT: b"", AGENT_TO_CLIENT: b""}
+        self._skipping: dict[str, bool] = {CLIENT_TO_AGENT: False, AGENT_TO_CLIENT: False}
 
     def record(self, direction: str, data: bytes) -> None:
         """Take `data` seen in `direction`; every line it completes is written out."""
         *lines, rest = (self._partial[direction] + data).split(b"\n")
-        self._partial[direction] = rest
         for line in lines:
-            self._write(direction, line)
+            if self._skipping[direction]:
+                self._skipping[direction] = False
+                self._write(direction, f"(a line over {self._limit} bytes, not traced)".encode())
+            else:
+                self._write(direction, line)
+        if len(rest) > self._limit:
+            self._skipping[direction], rest = True, b""
+        self._partial[direction] = rest
 
     def close(self) -> None:
         """Write what is left of an unterminated last line, then close the file."""
@@ -66,47 +79,24 @@ class WireTrace:
         self._out.flush()
 
 
-class _TracedReader(asyncio.StreamReader):
-    """The client's stream as the `acp` SDK reads it, each piece also given to the trace.
+class _TracedReader(ChunkReader):
+    """The client's stream as the guard reads it, each chunk also given to the trace.
 
-    A subclass only because the SDK checks `isinstance(..., StreamReader)`; its own buffer is
-    never used, every read goes to `inner`.
+    A `ChunkReader` only by type: its own buffer is never used, every read goes to `inner`.
     """
 
-    def __init__(self, inner: asyncio.StreamReader, trace: WireTrace) -> None:
+    def __init__(self, inner: ChunkReader, trace: WireTrace) -> None:
         super().__init__()
         self._inner = inner
         self._trace = trace
 
-    def _seen(self, data: bytes) -> bytes:
-        self._trace.record(CLIENT_TO_AGENT, data)
-        return data
+    async def read(self) -> bytes:
+        chunk = await self._inner.read()
+        self._trace.record(CLIENT_TO_AGENT, chunk)
+        return chunk
 
-    async def readline(self) -> bytes:
-        return self._seen(await self._inner.readline())
-
-    async def readuntil(self, separator: bytes = b"\n") -> bytes:  # type: ignore[override]
-        try:
-            return self._seen(await self._inner.readuntil(separator))
-        except asyncio.IncompleteReadError as exc:
-            self._seen(exc.partial)
-            raise
-
-    async def readexactly(self, n: int) -> bytes:
-        try:
-            return self._seen(await self._inner.readexactly(n))
-        except asyncio.IncompleteReadError as exc:
-            self._seen(exc.partial)
-            raise
-
-    async def read(self, n: int = -1) -> bytes:
-        return self._seen(await self._inner.read(n))
-
-    def at_eof(self) -> bool:
-        return self._inner.at_eof()
-
-    def exception(self) -> Exception | None:
-        return self._inner.exception()
+    def stop(self) -> None:
+        self._inner.stop()
 
 
 class _TracedWriter(asyncio.StreamWriter):
@@ -133,7 +123,7 @@ class _TracedWriter(asyncio.StreamWriter):
 
 
 def traced(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, trace: WireTrace
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader: ChunkReader, writer: asyncio.StreamWriter, trace: WireTrace
+) -> tuple[ChunkReader, asyncio.StreamWriter]:
     """The same streams, with everything read and written also recorded in `trace`."""
     return _TracedReader(reader, trace), _TracedWriter(writer, trace)

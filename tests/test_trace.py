@@ -45,6 +45,17 @@ def test_trace_cuts_pieces_into_lines_per_direction() -> None:
     assert all(e["time"].endswith("Z") for e in entries)
 
 
+def test_trace_keeps_no_more_than_its_limit_of_an_endless_line() -> None:
+    out = _Kept()
+    trace = WireTrace(out, limit=10)
+    trace.record("client_to_agent", b"x" * 8)
+    trace.record("client_to_agent", b"x" * 8)  # over the limit: dropped, not buffered
+    trace.record("client_to_agent", b"x" * 8 + b'\n{"ok": 1}\n')
+    trace.close()
+    entries = [json.loads(line)["message"] for line in out.getvalue().splitlines()]
+    assert entries == ["(a line over 10 bytes, not traced)", {"ok": 1}]
+
+
 @pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_a_traced_session_passes_conformance_and_the_log_file_fills(
@@ -72,7 +83,7 @@ async def test_a_traced_session_passes_conformance_and_the_log_file_fills(
 
 
 @pytest.mark.e2e
-def test_trace_and_log_file_flags_keep_what_the_sdk_could_not_parse(tmp_path: Path) -> None:
+def test_trace_and_log_file_flags_keep_what_the_guard_could_not_parse(tmp_path: Path) -> None:
     trace, log_file = tmp_path / "trace.jsonl", tmp_path / "adapter.log"
     initialize = {
         "jsonrpc": "2.0",
@@ -105,9 +116,12 @@ def test_trace_and_log_file_flags_keep_what_the_sdk_could_not_parse(tmp_path: Pa
         ("client_to_agent", initialize),
         ("agent_to_client", answer),
         ("client_to_agent", "this line is not JSON"),
+        # The input guard answers the line it could not parse; the trace keeps both.
+        ("agent_to_client", {**entries[3]["message"], "id": None}),
     ]
+    assert entries[3]["message"]["error"]["code"] == -32700
     report = check_file(trace)
-    assert [v.rule for v in report.violations] == ["unparseable"]
+    assert "unparseable" in [v.rule for v in report.violations]
     assert "serving ACP on stdio" in log_file.read_text("utf-8")
 
 
