@@ -1,0 +1,178 @@
+"""Successful turns with the real Claude Code CLI: a streamed answer, real tools on a temporary
+project, and `session/load` of the transcript the CLI itself wrote. Both client modes; the
+facts asserted are structural (ids, inputs, statuses, the real output text), so richer tool
+cards or token streaming can be added without touching them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.harness import Adapter
+from tests.real_claude.api_double import (
+    Answer,
+    MessagesApiDouble,
+    ToolUse,
+    tool_result_text,
+)
+from tests.real_claude.support import (
+    API_KEY,
+    CLI_VERSION,
+    Turn,
+    prompt_uuids,
+    run_turn,
+    transcript_entries,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
+
+ANSWER = "The answer is 42, streamed by a Messages API double through the real CLI."
+NOTES = "alpha line\nbeta TODO line\ngamma\n"
+
+
+def _project(adapter: Adapter, name: str) -> Path:
+    folder = adapter.workdir.parent / name
+    folder.mkdir()
+    (folder / "notes.txt").write_text(NOTES, encoding="utf-8")
+    return folder
+
+
+def _text_of(update: dict[str, Any]) -> str:
+    """Every text a tool call update shows: its content blocks and its raw output."""
+    parts = [str(update.get("rawOutput", ""))]
+    for item in update.get("content") or []:
+        inner = item.get("content") if isinstance(item, dict) else None
+        if isinstance(inner, dict):
+            parts.append(str(inner.get("text", "")))
+    return "\n".join(parts)
+
+
+async def test_streamed_answer_arrives_once_and_the_request_is_the_bundled_cli(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    double.script(Answer(ANSWER, pieces=5))
+    turn = await run_turn(adapter, "What is the answer?")
+
+    assert turn.response.stop_reason == "end_turn"
+    assert "".join(turn.texts()) == ANSWER  # every delta, once, in order
+    assert turn.records() == []
+    (request,) = double.messages()
+    # The bundled CLI (not a scripted one, not one from PATH) made the call, with our dummy key.
+    assert request.headers.get("User-Agent", "").startswith(f"claude-cli/{CLI_VERSION} ")
+    assert request.headers.get("x-api-key") == API_KEY
+    assert request.body["stream"] is True
+    # The prompt went out as a user message's text block (the CLI 2.1.332 adds "system" role
+    # messages after it, so it is not necessarily the last message).
+    prompts = [
+        block
+        for message in request.body["messages"]
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("text") == "What is the answer?"
+    ]
+    assert len(prompts) == 1
+
+
+def _tool_script(project: Path) -> tuple[ToolUse, ToolUse, ToolUse, ToolUse]:
+    notes = str(project / "notes.txt")
+    return (
+        ToolUse("Read", {"file_path": notes}),
+        ToolUse("Edit", {"file_path": notes, "old_string": "gamma", "new_string": "delta"}),
+        ToolUse("Bash", {"command": "cat notes.txt && echo bash-ran", "description": "Show"}),
+        ToolUse("Grep", {"pattern": "TODO", "path": str(project)}),
+    )
+
+
+async def _tool_turn(
+    adapter: Adapter, double: MessagesApiDouble
+) -> tuple[Turn, Path, tuple[ToolUse, ...]]:
+    project = _project(adapter, f"tools-{uuid.uuid4().hex[:8]}")
+    script = _tool_script(project)
+    double.script(*script, Answer("Edited gamma to delta."))
+    session_id = await adapter.new_session(cwd=project)
+    turn = await run_turn(adapter, "Read, fix and check notes.txt", session_id)
+    return turn, project, script
+
+
+async def test_real_tools_run_and_their_cards_carry_the_real_inputs_and_outputs(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    turn, project, (read, edit, bash, grep) = await _tool_turn(adapter, double)
+
+    assert turn.response.stop_reason == "end_turn"
+    assert "".join(turn.texts()) == "Edited gamma to delta."
+    # The tools ran for real on the temporary project.
+    assert (project / "notes.txt").read_text(encoding="utf-8") == NOTES.replace("gamma", "delta")
+    # What the CLI sent back to the API: the real file content, the real command output.
+    results = {
+        b["tool_use_id"]: b for request in double.messages()[1:] for b in request.tool_results()
+    }
+    assert set(results) == {read.id, edit.id, bash.id, grep.id}
+    assert "beta TODO line" in tool_result_text(results[read.id])
+    assert tool_result_text(results[bash.id]).splitlines()[-2:] == ["delta", "bash-ran"]
+    # The CLI 2.1.332 default toolset has no Grep: the call fails with the CLI's own words.
+    assert results[grep.id].get("is_error") is True
+    assert "No such tool available: Grep" in tool_result_text(results[grep.id])
+
+    calls = turn.tool_calls()
+    assert list(calls) == [read.id, edit.id, bash.id, grep.id]  # in the order Claude called
+    for script in (read, edit, bash, grep):
+        updates = calls[script.id]
+        assert updates[0]["sessionUpdate"] == "tool_call"
+        raw_input = updates[0].get("rawInput") or {}
+        assert {k: raw_input.get(k) for k in script.input} == script.input
+        final = updates[-1]
+        expected = "failed" if script is grep else "completed"
+        assert final.get("status") == expected, (script.name, updates)
+        assert final is not updates[0]
+    assert "beta TODO line" in _text_of(calls[read.id][-1])
+    assert "bash-ran" in _text_of(calls[bash.id][-1])
+    assert "No such tool available: Grep" in _text_of(calls[grep.id][-1])
+    # Edit needed the user's permission, asked for the very tool call the card shows.
+    asked = [r.tool_call_id for r in adapter.client.permission_requests]
+    assert edit.id in asked
+    assert read.id not in asked
+
+
+async def test_session_load_replays_the_real_transcript(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    turn, project, (read, edit, bash, grep) = await _tool_turn(adapter, double)
+    assert turn.response.stop_reason == "end_turn"
+    session_id = turn.session_id
+    # The real CLI's transcript has entry types the scripted Claude never writes.
+    kinds = {str(e.get("type")) for e in transcript_entries(adapter, session_id)}
+    assert {"user", "assistant", "attachment"} <= kinds, kinds
+    assert len(prompt_uuids(adapter, session_id)) == 1
+
+    start = len(adapter.frames)
+    await adapter.conn.load_session(cwd=str(project), session_id=session_id, mcp_servers=[])
+    replay = Turn(
+        session_id,
+        turn.answer,
+        [
+            f.message
+            for f in adapter.frames[start:]
+            if f.direction == "incoming"
+            and f.message.get("method") == "session/update"
+            and f.message["params"].get("sessionId") == session_id
+        ],
+    )
+    users = [str(u["content"].get("text", "")) for u in replay.updates("user_message_chunk")]
+    assert "".join(users).count("Read, fix and check notes.txt") == 1
+    assert "".join(replay.texts()) == "Edited gamma to delta."
+    assert [r for _, r in replay.records()] == []  # a successful history restores no failure
+    # The replayed tool calls keep the real ids.
+    assert set(replay.tool_calls()) == {read.id, edit.id, bash.id, grep.id}
+
+    # The resumed session goes on: the CLI sends the whole history back to the API.
+    double.script(Answer("Still here."))
+    after = await run_turn(adapter, "Are you still there?", session_id)
+    assert "".join(after.texts()) == "Still here."
+    last_request = double.messages()[-1]
+    sent = str(last_request.body["messages"])
+    assert "Read, fix and check notes.txt" in sent and "Are you still there?" in sent
