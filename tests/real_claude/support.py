@@ -28,9 +28,11 @@ __all__ = [
     "MISSING_REASON",
     "Turn",
     "cli_env",
+    "load",
     "prompt_uuids",
     "real_adapter",
     "run_turn",
+    "session_frames",
     "transcript_entries",
     "wait_until",
 ]
@@ -119,6 +121,7 @@ class Turn:
     session_id: str
     answer: PromptResponse | acp.RequestError
     frames: list[dict[str, Any]]
+    cwd: Path | None = None  # the session's folder, when `run_turn` made the session
 
     @property
     def response(self) -> PromptResponse:
@@ -180,7 +183,7 @@ def _record(meta: Any) -> dict[str, Any] | None:
     return record
 
 
-def _session_frames(adapter: Adapter, start: int, session_id: str) -> list[dict[str, Any]]:
+def session_frames(adapter: Adapter, start: int, session_id: str) -> list[dict[str, Any]]:
     return [
         f.message
         for f in adapter.frames[start:]
@@ -192,11 +195,28 @@ def _session_frames(adapter: Adapter, start: int, session_id: str) -> list[dict[
 
 async def run_turn(adapter: Adapter, text: str, session_id: str | None = None) -> Turn:
     """A prompt in `session_id` (a new session in a fresh project folder when None)."""
+    cwd = None
     if session_id is None:
-        session_id = await adapter.new_session(cwd=_fresh_project(adapter))
+        cwd = _fresh_project(adapter)
+        session_id = await adapter.new_session(cwd=cwd)
     start = len(adapter.frames)
     answer = await adapter.prompt(session_id, text)
-    return Turn(session_id, answer, _session_frames(adapter, start, session_id))
+    return Turn(session_id, answer, session_frames(adapter, start, session_id), cwd)
+
+
+async def load(adapter: Adapter, session_id: str, cwd: Path) -> Turn:
+    """`session/load`, and every update of that session it brought (the replay)."""
+    start = len(adapter.frames)
+    response = await asyncio.wait_for(
+        adapter.conn.load_session(cwd=str(cwd), session_id=session_id, mcp_servers=[]), TIMEOUT
+    )
+    assert response is not None
+    return Turn(
+        session_id,
+        PromptResponse(stop_reason="end_turn"),
+        session_frames(adapter, start, session_id),
+        cwd,
+    )
 
 
 def _fresh_project(adapter: Adapter) -> Path:
