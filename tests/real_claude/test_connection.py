@@ -168,3 +168,34 @@ def _warned(adapter: Adapter, start: int, session_id: str) -> list[dict[str, Any
         if isinstance(record, dict):
             found.append(record)
     return found
+
+
+async def test_cancel_while_the_api_stalls(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    double.script(Stall(then=Answer("Too late.")))
+    project = adapter.workdir.parent / "cancelled"
+    project.mkdir()
+    session_id = await adapter.new_session(cwd=project)
+    start = len(adapter.frames)
+    prompt = asyncio.create_task(adapter.prompt(session_id, "Never mind"))
+    try:
+        await wait_until(lambda: len(double.messages()) == 1)
+        await adapter.conn.cancel(session_id=session_id)
+        response = await prompt
+    finally:
+        double.release_stalls()
+        if not prompt.done():
+            prompt.cancel()
+    # Row 17: a cancelled turn is never a failure (a stall warning may precede the cancel).
+    assert not isinstance(response, Exception) and response.stop_reason == "cancelled"
+    assert response.field_meta is None or "jetbrains" not in response.field_meta
+    assert all(r["severity"] == "warning" for r in _warned(adapter, start, session_id))
+    if mode == "legacy":
+        assert _warned(adapter, start, session_id) == []
+
+    # The real CLI keeps serving the session after the interrupt.
+    double.script(Answer("Fresh start."))
+    after = await run_turn(adapter, "Hello again", session_id)
+    assert after.response.stop_reason == "end_turn"
+    assert "".join(after.texts()) == "Fresh start."

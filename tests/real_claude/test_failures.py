@@ -41,7 +41,7 @@ from tests.real_claude.api_double import (
     rate_limited,
     unauthorized,
 )
-from tests.real_claude.support import Turn, prompt_uuids, run_turn, transcript_entries
+from tests.real_claude.support import Turn, load, prompt_uuids, run_turn, transcript_entries
 
 pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 
@@ -254,3 +254,20 @@ async def test_an_error_between_successes_is_tied_to_its_own_turn(
         assert ids == {f"{uuids[1]}:error"}
     else:
         assert isinstance(second.answer, acp.RequestError)
+
+
+async def test_a_replayed_failure_other_than_a_usage_limit_is_its_words(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    double.script(otherwise=overloaded())
+    failed = await run_turn(adapter, "Overload me")
+    words = _synthetic_text(adapter, failed.session_id)
+    double.script(Answer("Recovered."))
+    await run_turn(adapter, "And now?", failed.session_id)
+    assert failed.cwd is not None
+
+    replay = await load(adapter, failed.session_id, failed.cwd)
+    # DECISIONS row 28: only usage limits become typed records on replay; every other stored
+    # message, Claude's error words included, replays as its transcript text, for every client.
+    assert replay.records() == []
+    assert "".join(replay.texts()) == words + "Recovered."
