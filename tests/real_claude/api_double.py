@@ -20,6 +20,8 @@ Replies (the shapes are the real API's, https://docs.anthropic.com/en/api/messag
   `{"type": "error", "error": {"type", "message"}, "request_id"}` with a `request-id` header;
   helpers build the usual ones (`unauthorized`, `rate_limited`, `overloaded`, …).
 - `CutStream(text)`: starts a streamed answer, then drops the connection mid-body.
+- `StreamError(text)`: starts a streamed answer, then sends an `error` event
+  (`overloaded_error` by default), as the API does when it fails mid-stream.
 - `Reset()`: closes the connection without a byte (RST), as a dying proxy does.
 - `Stall(then)`: holds the request without a byte until `double.release_stalls()` (or the
   double stops), then serves `then`.
@@ -54,6 +56,7 @@ __all__ = [
     "Reply",
     "Reset",
     "Stall",
+    "StreamError",
     "ToolUse",
     "bad_request",
     "credit_balance_too_low",
@@ -73,6 +76,7 @@ class Answer:
     text: str
     # How many deltas the text is cut into (the CLI must put them back together).
     pieces: int = 3
+    stop_reason: str = "end_turn"  # or "max_tokens", "refusal", …
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,15 @@ class CutStream:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamError:
+    """A stream that starts, then carries an `error` event (the API's mid-stream failure)."""
+
+    text: str
+    type: str = "overloaded_error"
+    message: str = "Overloaded"
+
+
+@dataclass(frozen=True, slots=True)
 class Reset:
     pass
 
@@ -106,7 +119,7 @@ class Stall:
     then: Answer | ToolUse | ApiError
 
 
-Reply = Answer | ToolUse | ApiError | CutStream | Reset | Stall
+Reply = Answer | ToolUse | ApiError | CutStream | StreamError | Reset | Stall
 
 
 def unauthorized() -> ApiError:
@@ -225,9 +238,13 @@ def _blocks(reply: Answer | ToolUse) -> list[dict[str, Any]]:
     return [*text, {"type": "tool_use", "id": reply.id, "name": reply.name, "input": reply.input}]
 
 
+def _stop(reply: Answer | ToolUse) -> str:
+    return reply.stop_reason if isinstance(reply, Answer) else "tool_use"
+
+
 def _events(model: str, reply: Answer | ToolUse) -> Iterator[bytes]:
     """The real streaming event sequence for one message."""
-    stop = "end_turn" if isinstance(reply, Answer) else "tool_use"
+    stop = _stop(reply)
     yield _sse("message_start", {"type": "message_start", "message": _message(model, [], None)})
     yield _sse("ping", {"type": "ping"})
     for index, block in enumerate(_blocks(reply)):
@@ -297,11 +314,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(reply)
         elif isinstance(reply, CutStream):
             self._stream(_events(model, Answer(reply.text, pieces=2)), cut=True)
+        elif isinstance(reply, StreamError):
+            error = {"type": "error", "error": {"type": reply.type, "message": reply.message}}
+            events = list(_events(model, Answer(reply.text, pieces=2)))[:4]
+            self._stream(iter([*events, _sse("error", error)]), cut=False)
         elif stream:
             self._stream(_events(model, reply), cut=False)
         else:
-            stop = "end_turn" if isinstance(reply, Answer) else "tool_use"
-            self._json(200, _message(model, _blocks(reply), stop), ())
+            self._json(200, _message(model, _blocks(reply), _stop(reply)), ())
 
     def _json(self, status: int, payload: Any, headers: tuple[tuple[str, str], ...]) -> None:
         data = json.dumps(payload).encode()

@@ -16,6 +16,7 @@ from tests.harness import Adapter
 from tests.real_claude.api_double import (
     Answer,
     MessagesApiDouble,
+    StreamError,
     ToolUse,
     tool_result_text,
 )
@@ -180,3 +181,61 @@ async def test_session_load_replays_the_real_transcript(
     last_request = double.messages()[-1]
     sent = str(last_request.body["messages"])
     assert "Read, fix and check notes.txt" in sent and "Are you still there?" in sent
+
+
+async def test_output_limit_is_continued_by_the_cli_itself(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    """The CLI 2.1.332 answers `stop_reason: max_tokens` by asking the model to go on, so the
+    client sees one turn that ends normally, with both parts of the answer."""
+    double.script(Answer("First half, ", stop_reason="max_tokens"), Answer("second half."))
+    turn = await run_turn(adapter, "Write a lot")
+    assert len(double.messages()) == 2
+    assert "Output token limit hit" in str(double.messages()[1].body["messages"])
+    assert turn.response.stop_reason == "end_turn"
+    assert "".join(turn.texts()) == "First half, second half."
+    assert turn.records() == []
+
+
+async def test_error_event_mid_stream_is_retried_without_streaming(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    """An `error` event inside the stream (here overloaded_error) makes the CLI 2.1.332 ask again
+    at once, without streaming; the plain JSON answer ends the turn normally."""
+    double.script(StreamError("Partial wo"), Answer("Whole answer."))
+    turn = await run_turn(adapter, "Try hard")
+    assert [r.body["stream"] for r in double.messages()] == [True, False]
+    assert turn.response.stop_reason == "end_turn"
+    assert "".join(turn.texts()) == "Whole answer."
+    assert turn.records() == []
+
+
+REFUSAL_WORDS = "API Error: Opus 5.5's safeguards flagged this message"
+
+
+async def test_refusal_ends_the_turn_as_refused_and_keeps_claudes_words(
+    adapter: Adapter, double: MessagesApiDouble, mode: str, request: pytest.FixtureRequest
+) -> None:
+    """The CLI 2.1.332 retries a refusal once, then sends `model_refusal_no_fallback`, a
+    `<synthetic>` "API Error: … safeguards flagged this message …" (error kind
+    invalid_request) and a result with `stop_reason: refusal`. Rows 17 and 29: the turn ends
+    `refusal` with no failure record; row 24 (and row 19 for legacy): Claude's words are not
+    lost, they reach the client as agent text."""
+    if mode == "capable":
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                reason=(
+                    "adapter bug: for a capable client the CLI's <synthetic> refusal message "
+                    "(error invalid_request) is withheld as a would-be record title, then the "
+                    "result's stop_reason 'refusal' settles the turn without a record, so "
+                    "Claude's words vanish (DECISIONS rows 24 and 29)"
+                ),
+            )
+        )
+    double.script(otherwise=Answer("I can't help with that.", stop_reason="refusal"))
+    turn = await run_turn(adapter, "Something unsafe")
+    assert len(double.messages()) == 2
+    assert turn.response.stop_reason == "refusal"
+    assert turn.records() == []
+    assert REFUSAL_WORDS in "".join(turn.texts())
