@@ -239,3 +239,32 @@ async def test_refusal_ends_the_turn_as_refused_and_keeps_claudes_words(
     assert turn.response.stop_reason == "refusal"
     assert turn.records() == []
     assert REFUSAL_WORDS in "".join(turn.texts())
+
+
+async def test_a_refused_permission_stops_the_real_tool(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    project = _project(adapter, f"refused-{uuid.uuid4().hex[:8]}")
+    notes = str(project / "notes.txt")
+    edit = ToolUse(
+        "Edit",
+        {"file_path": notes, "old_string": "alpha", "new_string": "omega"},
+        text="I'll edit it.",
+    )
+    double.script(edit, Answer("Understood, no edit."))
+    session_id = await adapter.new_session(cwd=project)
+    adapter.client.permission = None  # this client refuses
+    try:
+        turn = await run_turn(adapter, "Change alpha", session_id)
+    finally:
+        adapter.client.permission = "allow"
+
+    assert (project / "notes.txt").read_text(encoding="utf-8") == NOTES  # never edited
+    assert edit.id in [r.tool_call_id for r in adapter.client.permission_requests]
+    (result,) = double.messages()[1].tool_results()
+    assert result["tool_use_id"] == edit.id and result.get("is_error") is True
+    statuses = [u["status"] for u in turn.tool_calls()[edit.id] if u.get("status")]
+    assert statuses[-1] == "failed"
+    assert "".join(turn.texts()) == "I'll edit it.Understood, no edit."
+    assert turn.response.stop_reason == "end_turn"
+    assert turn.records() == []
