@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +34,14 @@ pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop
 STALL_SECONDS = 1
 
 
-def _closed_port() -> int:
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        port: int = server.getsockname()[1]
-    return port
+@pytest.fixture(scope="module")
+def refusing_port() -> Iterator[int]:
+    """A loopback port that refuses connections: bound (so no one else takes it), never
+    listening."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        yield port
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -55,13 +59,16 @@ async def adapter(
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def unreachable(
-    mode: str, double: MessagesApiDouble, tmp_path_factory: pytest.TempPathFactory
+    mode: str,
+    double: MessagesApiDouble,
+    refusing_port: int,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> AsyncIterator[Adapter]:
     async with real_adapter(
         tmp_path_factory.mktemp(f"refused-{mode}"),
         double,
         capable=mode == "capable",
-        ANTHROPIC_BASE_URL=f"http://127.0.0.1:{_closed_port()}",
+        ANTHROPIC_BASE_URL=f"http://127.0.0.1:{refusing_port}",
     ) as running:
         yield running
 
