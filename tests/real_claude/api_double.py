@@ -77,6 +77,7 @@ class Answer:
     # How many deltas the text is cut into (the CLI must put them back together).
     pieces: int = 3
     stop_reason: str = "end_turn"  # or "max_tokens", "refusal", …
+    thinking: str = ""  # a thinking block before the text, when given
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +234,12 @@ def _message(model: str, content: list[dict[str, Any]], stop: str | None) -> dic
 
 def _blocks(reply: Answer | ToolUse) -> list[dict[str, Any]]:
     if isinstance(reply, Answer):
-        return [{"type": "text", "text": reply.text}]
+        thinking = (
+            [{"type": "thinking", "thinking": reply.thinking, "signature": "c2lnbmF0dXJl"}]
+            if reply.thinking
+            else []
+        )
+        return [*thinking, {"type": "text", "text": reply.text}]
     text = [{"type": "text", "text": reply.text}] if reply.text else []
     return [*text, {"type": "tool_use", "id": reply.id, "name": reply.name, "input": reply.input}]
 
@@ -248,20 +254,26 @@ def _events(model: str, reply: Answer | ToolUse) -> Iterator[bytes]:
     yield _sse("message_start", {"type": "message_start", "message": _message(model, [], None)})
     yield _sse("ping", {"type": "ping"})
     for index, block in enumerate(_blocks(reply)):
+        deltas: list[dict[str, Any]]
         if block["type"] == "text":
             start: dict[str, Any] = {"type": "text", "text": ""}
-            kind, key = "text_delta", "text"
-            parts = _pieces(block["text"], reply.pieces if isinstance(reply, Answer) else 2)
+            count = reply.pieces if isinstance(reply, Answer) else 2
+            deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"], count)]
+        elif block["type"] == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                *({"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"], 2)),
+                {"type": "signature_delta", "signature": block["signature"]},
+            ]
         else:
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            kind, key = "input_json_delta", "partial_json"
             parts = _pieces(json.dumps(block["input"]), 3)
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in parts]
         yield _sse(
             "content_block_start",
             {"type": "content_block_start", "index": index, "content_block": start},
         )
-        for part in parts:
-            delta = {"type": kind, key: part}
+        for delta in deltas:
             yield _sse(
                 "content_block_delta",
                 {"type": "content_block_delta", "index": index, "delta": delta},

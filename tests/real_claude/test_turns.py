@@ -268,3 +268,15 @@ async def test_a_refused_permission_stops_the_real_tool(
     assert "".join(turn.texts()) == "I'll edit it.Understood, no edit."
     assert turn.response.stop_reason == "end_turn"
     assert turn.records() == []
+
+
+async def test_thinking_arrives_as_thought_and_never_as_answer(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    thinking = "The user wants a number; 42 will do."
+    double.script(Answer("Forty-two.", thinking=thinking))
+    turn = await run_turn(adapter, "Think, then answer")
+    assert turn.response.stop_reason == "end_turn"
+    assert "".join(turn.texts()) == "Forty-two."
+    thoughts = [str(u["content"].get("text", "")) for u in turn.updates("agent_thought_chunk")]
+    assert "".join(thoughts) == thinking
