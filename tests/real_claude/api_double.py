@@ -43,9 +43,33 @@ import threading
 import uuid
 from collections import deque
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.real_claude.api_replies import (
+    Answer,
+    ApiError,
+    CutStream,
+    Reply,
+    Reset,
+    Stall,
+    StreamError,
+    ToolUse,
+    bad_request,
+    blocks,
+    credit_balance_too_low,
+    error_body,
+    events,
+    internal_error,
+    message,
+    overloaded,
+    rate_limited,
+    sse,
+    stop_reason,
+    subscription_limit,
+    unauthorized,
+)
 
 __all__ = [
     "Answer",
@@ -64,118 +88,12 @@ __all__ = [
     "overloaded",
     "rate_limited",
     "subscription_limit",
+    "tool_result_text",
     "unauthorized",
 ]
 
 # A stalled reply waits at most this long even if no one releases it: a bound on a hang.
 STALL_LIMIT_SECONDS = 120.0
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    text: str
-    # How many deltas the text is cut into (the CLI must put them back together).
-    pieces: int = 3
-    stop_reason: str = "end_turn"  # or "max_tokens", "refusal", …
-    thinking: str = ""  # a thinking block before the text, when given
-
-
-@dataclass(frozen=True, slots=True)
-class ToolUse:
-    name: str
-    input: dict[str, Any]
-    id: str = field(default_factory=lambda: f"toolu_{uuid.uuid4().hex[:24]}")
-    text: str = ""  # optional prose before the tool call
-
-
-@dataclass(frozen=True, slots=True)
-class ApiError:
-    status: int
-    type: str
-    message: str
-    headers: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class CutStream:
-    text: str  # streamed before the connection drops
-
-
-@dataclass(frozen=True, slots=True)
-class StreamError:
-    """A stream that starts, then carries an `error` event (the API's mid-stream failure)."""
-
-    text: str
-    type: str = "overloaded_error"
-    message: str = "Overloaded"
-
-
-@dataclass(frozen=True, slots=True)
-class Reset:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Stall:
-    then: Answer | ToolUse | ApiError
-
-
-Reply = Answer | ToolUse | ApiError | CutStream | StreamError | Reset | Stall
-
-
-def unauthorized() -> ApiError:
-    return ApiError(401, "authentication_error", "invalid x-api-key")
-
-
-def rate_limited(retry_after: int = 1) -> ApiError:
-    return ApiError(
-        429,
-        "rate_limit_error",
-        "This request would exceed the rate limit for your organization of 50 requests per "
-        "minute. For details, refer to: https://docs.claude.com/en/api/rate-limits.",
-        (("retry-after", str(retry_after)),),
-    )
-
-
-def overloaded() -> ApiError:
-    return ApiError(529, "overloaded_error", "Overloaded")
-
-
-def internal_error() -> ApiError:
-    return ApiError(500, "api_error", "Internal server error")
-
-
-def bad_request(message: str = "messages.0.content: Input should be a valid list") -> ApiError:
-    return ApiError(400, "invalid_request_error", message)
-
-
-def credit_balance_too_low() -> ApiError:
-    return ApiError(
-        400,
-        "invalid_request_error",
-        "Your credit balance is too low to access the Anthropic API. Please go to Plans & "
-        "Billing to upgrade or purchase credits.",
-    )
-
-
-def subscription_limit(reset_epoch: int) -> ApiError:
-    """A claude.ai subscription's usage limit: a 429 with the unified rate-limit headers the
-    CLI reads for subscribers (`anthropic-ratelimit-unified-*`)."""
-    return ApiError(
-        429,
-        "rate_limit_error",
-        "Number of request tokens has exceeded your rate limit.",
-        (
-            ("anthropic-ratelimit-unified-status", "rejected"),
-            ("anthropic-ratelimit-unified-reset", str(reset_epoch)),
-            ("anthropic-ratelimit-unified-representative-claim", "five_hour"),
-            ("anthropic-ratelimit-unified-5h-status", "rejected"),
-            ("anthropic-ratelimit-unified-5h-reset", str(reset_epoch)),
-            ("anthropic-ratelimit-unified-5h-utilization", "1.0"),
-            ("anthropic-ratelimit-unified-overage-status", "rejected"),
-            ("anthropic-ratelimit-unified-overage-disabled-reason", "org_level_disabled"),
-        ),
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,88 +124,6 @@ def tool_result_text(block: Mapping[str, Any]) -> str:
     if isinstance(content, list):
         return "".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
     return ""
-
-
-def _sse(event: str, data: dict[str, Any]) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
-
-
-def _pieces(text: str, count: int) -> list[str]:
-    if not text:
-        return []
-    size = max(1, -(-len(text) // max(1, count)))
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def _message(model: str, content: list[dict[str, Any]], stop: str | None) -> dict[str, Any]:
-    return {
-        "id": f"msg_{uuid.uuid4().hex[:24]}",
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": content,
-        "stop_reason": stop,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 12, "output_tokens": 1 if stop is None else 7},
-    }
-
-
-def _blocks(reply: Answer | ToolUse) -> list[dict[str, Any]]:
-    if isinstance(reply, Answer):
-        thinking = (
-            [{"type": "thinking", "thinking": reply.thinking, "signature": "c2lnbmF0dXJl"}]
-            if reply.thinking
-            else []
-        )
-        return [*thinking, {"type": "text", "text": reply.text}]
-    text = [{"type": "text", "text": reply.text}] if reply.text else []
-    return [*text, {"type": "tool_use", "id": reply.id, "name": reply.name, "input": reply.input}]
-
-
-def _stop(reply: Answer | ToolUse) -> str:
-    return reply.stop_reason if isinstance(reply, Answer) else "tool_use"
-
-
-def _events(model: str, reply: Answer | ToolUse) -> Iterator[bytes]:
-    """The real streaming event sequence for one message."""
-    stop = _stop(reply)
-    yield _sse("message_start", {"type": "message_start", "message": _message(model, [], None)})
-    yield _sse("ping", {"type": "ping"})
-    for index, block in enumerate(_blocks(reply)):
-        deltas: list[dict[str, Any]]
-        if block["type"] == "text":
-            start: dict[str, Any] = {"type": "text", "text": ""}
-            count = reply.pieces if isinstance(reply, Answer) else 2
-            deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"], count)]
-        elif block["type"] == "thinking":
-            start = {"type": "thinking", "thinking": "", "signature": ""}
-            deltas = [
-                *({"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"], 2)),
-                {"type": "signature_delta", "signature": block["signature"]},
-            ]
-        else:
-            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            parts = _pieces(json.dumps(block["input"]), 3)
-            deltas = [{"type": "input_json_delta", "partial_json": p} for p in parts]
-        yield _sse(
-            "content_block_start",
-            {"type": "content_block_start", "index": index, "content_block": start},
-        )
-        for delta in deltas:
-            yield _sse(
-                "content_block_delta",
-                {"type": "content_block_delta", "index": index, "delta": delta},
-            )
-        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
-    yield _sse(
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": stop, "stop_sequence": None},
-            "usage": {"output_tokens": 7},
-        },
-    )
-    yield _sse("message_stop", {"type": "message_stop"})
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -325,15 +161,16 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(reply, ApiError):
             self._error(reply)
         elif isinstance(reply, CutStream):
-            self._stream(_events(model, Answer(reply.text, pieces=2)), cut=True)
+            self._stream(events(model, Answer(reply.text, pieces=2)), cut=True)
         elif isinstance(reply, StreamError):
-            error = {"type": "error", "error": {"type": reply.type, "message": reply.message}}
-            events = list(_events(model, Answer(reply.text, pieces=2)))[:4]
-            self._stream(iter([*events, _sse("error", error)]), cut=False)
+            error = error_body(ApiError(0, reply.type, reply.message))
+            error.pop("request_id")
+            head = list(events(model, Answer(reply.text, pieces=2)))[:4]
+            self._stream(iter([*head, sse("error", error)]), cut=False)
         elif stream:
-            self._stream(_events(model, reply), cut=False)
+            self._stream(events(model, reply), cut=False)
         else:
-            self._json(200, _message(model, _blocks(reply), _stop(reply)), ())
+            self._json(200, message(model, blocks(reply), stop_reason(reply)), ())
 
     def _json(self, status: int, payload: Any, headers: tuple[tuple[str, str], ...]) -> None:
         data = json.dumps(payload).encode()
@@ -347,21 +184,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _error(self, reply: ApiError) -> None:
-        payload = {
-            "type": "error",
-            "error": {"type": reply.type, "message": reply.message},
-            "request_id": f"req_{uuid.uuid4().hex[:24]}",
-        }
-        self._json(reply.status, payload, reply.headers)
+        self._json(reply.status, error_body(reply), reply.headers)
 
-    def _stream(self, events: Iterator[bytes], *, cut: bool) -> None:
+    def _stream(self, frames: Iterator[bytes], *, cut: bool) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
-        for count, event in enumerate(events):
+        for count, event in enumerate(frames):
             if cut and count == 4:  # after the first text delta: a stream cut mid-way
                 self.wfile.flush()
                 self.close_connection = True
