@@ -257,7 +257,6 @@ class MessagesApiDouble:
         self._otherwise: Reply | None = None
         self._lock = threading.Lock()
         self._stalled = threading.Event()
-        self._arrived = threading.Condition(self._lock)
         self._server = _Server(self)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
@@ -316,15 +315,9 @@ class MessagesApiDouble:
         with self._lock:
             return [r for r in self.requests if r.is_messages]
 
-    def wait_for_requests(self, count: int, timeout: float) -> bool:
-        """Block (in a worker thread) until `count` requests have arrived."""
-        with self._arrived:
-            return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout)
-
     def _take(self, record: Recorded) -> Reply:
         with self._lock:
             self.requests.append(record)
-            self._arrived.notify_all()
             if record.is_messages and self._replies:
                 return self._replies.popleft()
             if record.is_messages and self._otherwise is not None:
