@@ -1,7 +1,8 @@
 """The real-Claude-Code tier's fixtures, and its refusal to pass silently where it cannot run.
 
 Where claude-agent-sdk ships no bundled CLI for this platform (or it does not run), every test
-of the tier is skipped with that reason and the pytest summary ends with a banner saying so.
+of the tier is skipped with that reason, and the pytest summary ends with a banner saying so
+(`banner.py`, hooked in from `tests/conftest.py` so that it works under xdist too).
 """
 
 from __future__ import annotations
@@ -17,27 +18,12 @@ from tests.real_claude.api_double import MessagesApiDouble
 from tests.real_claude.support import MISSING_REASON, real_adapter
 
 HERE = Path(__file__).resolve().parent
-_skipped: list[str] = []
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if HERE in item.path.parents and MISSING_REASON is not None:
             item.add_marker(pytest.mark.skip(reason=MISSING_REASON))
-            _skipped.append(item.nodeid)
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not _skipped:
-        return
-    terminalreporter.write_sep("!", "REAL CLAUDE CODE TIER DID NOT RUN", red=True, bold=True)
-    terminalreporter.write_line(f"{MISSING_REASON}", red=True, bold=True)
-    terminalreporter.write_line(
-        f"{len(_skipped)} tests against the real Claude Code CLI were skipped: nothing checks "
-        "the adapter against the real CLI on this machine.",
-        red=True,
-    )
-    terminalreporter.write_sep("!", red=True, bold=True)
 
 
 @pytest.fixture(scope="module")

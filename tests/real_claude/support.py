@@ -20,6 +20,7 @@ from acp.schema import PromptResponse
 
 from tests.harness import TIMEOUT, Adapter, spawn_adapter
 from tests.real_claude.api_double import MessagesApiDouble
+from tests.real_claude.banner import MARK
 
 __all__ = [
     "API_KEY",
@@ -58,7 +59,7 @@ def _bundled() -> tuple[Path | None, str | None]:
 
 BUNDLED, _DETAIL = _bundled()
 # Why the tier cannot run here, or None when it can.
-MISSING_REASON: str | None = None if BUNDLED else f"REAL CLAUDE CODE TIER NOT RUN: {_DETAIL}"
+MISSING_REASON: str | None = None if BUNDLED else f"{MARK}: {_DETAIL}"
 # The bundled CLI's version ("2.1.332"), when it runs.
 CLI_VERSION: str | None = _DETAIL if BUNDLED else None
 
