@@ -40,6 +40,7 @@ import json
 import socket
 import struct
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -92,6 +93,8 @@ __all__ = [
     "unauthorized",
 ]
 
+# How long a cut stream's first delta stays on the wire before the connection drops.
+CUT_AFTER_SECONDS = 0.3
 # A stalled reply waits at most this long even if no one releases it: a bound on a hang.
 STALL_LIMIT_SECONDS = 120.0
 
@@ -196,6 +199,9 @@ class _Handler(BaseHTTPRequestHandler):
         for count, event in enumerate(frames):
             if cut and count == 4:  # after the first text delta: a stream cut mid-way
                 self.wfile.flush()
+                # The delta has been on the wire a while when the connection drops (as when a
+                # proxy dies mid-answer), so the CLI has read it before it sees the cut.
+                time.sleep(CUT_AFTER_SECONDS)
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
