@@ -126,12 +126,21 @@ class Adapter:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
     def agent_texts(self) -> list[str]:
-        """The text of every `agent_message_chunk`, in order."""
-        return [
-            str(update["content"].get("text", ""))
-            for update in self.updates("agent_message_chunk")
-            if isinstance(update.get("content"), dict)
-        ]
+        """The text of every agent message, in order: consecutive `agent_message_chunk`s of
+        one `messageId` (Claude's streamed deltas) joined; a chunk without an id is its own."""
+        texts: list[str] = []
+        last_id: object = None
+        for update in self.updates("agent_message_chunk"):
+            if not isinstance(update.get("content"), dict):
+                continue
+            text = str(update["content"].get("text", ""))
+            message_id = update.get("messageId")
+            if message_id is not None and message_id == last_id and texts:
+                texts[-1] += text
+            else:
+                texts.append(text)
+            last_id = message_id
+        return texts
 
     def answers(self, method: str = "session/prompt") -> dict[Any, int]:
         """For every request of `method` the client sent: how many responses came back."""
