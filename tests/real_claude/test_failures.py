@@ -222,6 +222,14 @@ async def test_api_failure(
     assert after.records() == []
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "adapter bug (token streaming): the partial text of a streamed attempt the CLI abandons "
+        "(a cut stream, an error event mid-stream) is forwarded as agent text and never "
+        "withdrawn, so the retried answer arrives after it (e.g. 'PartiWhole answer.')"
+    ),
+)
 async def test_stream_cut_midway_is_retried_then_answered_by_a_plain_request(
     adapter: Adapter, double: MessagesApiDouble, mode: str
 ) -> None:

@@ -197,6 +197,14 @@ async def test_output_limit_is_continued_by_the_cli_itself(
     assert turn.records() == []
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "adapter bug (token streaming): the partial text of a streamed attempt the CLI abandons "
+        "(a cut stream, an error event mid-stream) is forwarded as agent text and never "
+        "withdrawn, so the retried answer arrives after it (e.g. 'PartiWhole answer.')"
+    ),
+)
 async def test_error_event_mid_stream_is_retried_without_streaming(
     adapter: Adapter, double: MessagesApiDouble, mode: str
 ) -> None:
