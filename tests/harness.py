@@ -200,16 +200,21 @@ async def spawn_adapter(
     env: dict[str, str] | None = None,
     client: RecordingClient | None = None,
     initialize: bool = True,
+    scripted: bool = True,
 ) -> AsyncIterator[Adapter]:
-    """The adapter, initialized (opted in when `capable`), ready for `new_session`."""
+    """The adapter, initialized (opted in when `capable`), ready for `new_session`.
+
+    With `scripted=False` the adapter spawns whatever Claude its environment names (no
+    `CLAUDE_CODE_EXECUTABLE`: the CLI bundled with claude-agent-sdk); `env` then has to point it
+    somewhere safe (tests/real_claude does)."""
     bin_dir = tmp_path / "bin"
     workdir = tmp_path / "project"
     config_dir = tmp_path / "claude-config"
     workdir.mkdir(parents=True, exist_ok=True)
     config_dir.mkdir(parents=True, exist_ok=True)
+    claude = {"CLAUDE_CODE_EXECUTABLE": str(write_launcher(bin_dir)), SCENARIO_ENV: scenario}
     child_env = {
-        "CLAUDE_CODE_EXECUTABLE": str(write_launcher(bin_dir)),
-        SCENARIO_ENV: scenario,
+        **(claude if scripted else {}),
         "CLAUDE_CONFIG_DIR": str(config_dir),
         "CLAUDE_ACP_LOG": "DEBUG",
         "PYTHONPATH": str(ROOT),
