@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from fsm import classify
+from fsm import classify, ids
 from fsm.errors import PeerViolation
 
 __all__ = [
@@ -204,11 +204,11 @@ class ReplayPlanner:
             if self._last_prompt is not None and not self._prompt_id_used:
                 # The turn's one live failure id; a second limit in the same turn was never a
                 # record of its own live, so it falls back to its message's id.
-                failure_id = f"{self._last_prompt}:error"
+                failure_id = ids.turn_failure_id(self._last_prompt)
                 self._prompt_id_used = True
             else:
                 message = entry.uuid or f"entry-{self._entries}"
-                failure_id = f"{self._session_id}:history-error:{message}"
+                failure_id = ids.history_failure_id(self._session_id, message)
             return ReplayAction(
                 restore=True,
                 failure_id=failure_id,
