@@ -10,7 +10,8 @@ per line) through this module twice, in order, holding O(1) state:
    it as a typed failure (capable clients), or skip it (the synthetic login prompt, never
    replayed). A restored failure's id is the id its occurrence had live (DECISIONS row 14): the
    last real prompt's uuid plus `:error`, or `<sessionId>:history-error:<messageUuid>` when no
-   prompt precedes it. Tool-result carrier messages and meta messages are not prompts.
+   prompt precedes it or the last one was stored without a uuid. Tool-result carrier messages
+   and meta messages are not prompts.
 
 `parse_entry` turns one decoded JSON line into a `TranscriptEntry`, raising `PeerViolation` for
 shapes it cannot read; the shell skips and counts those.
@@ -195,8 +196,9 @@ class ReplayPlanner:
         if entry.kind is EntryKind.NON_MESSAGE:
             return _SKIP
         if entry.kind is EntryKind.PROMPT and entry.top_level:
-            if entry.uuid is not None:
-                self._last_prompt, self._prompt_id_used = entry.uuid, False
+            # The last prompt names the turn, uuid or not: a prompt stored without one leaves
+            # its turn with no live id to recover, never an earlier turn's (row 14).
+            self._last_prompt, self._prompt_id_used = entry.uuid, False
             return _REPLAY
         if entry.is_login:
             return _SKIP

@@ -247,3 +247,44 @@ async def test_corrupt_lines_are_skipped_counted_and_logged_once(tmp_path: Path)
     ]
     warnings = [line for line in adapter.stderr().splitlines() if "unreadable transcript" in line]
     assert len(warnings) == 1 and "skipped 4" in warnings[0]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False])
+async def test_limit_after_a_prompt_without_uuid_gets_its_history_id(
+    tmp_path: Path, capable: bool
+) -> None:
+    # Row 14: the limit belongs to the uuid-less prompt's turn, which had no live id to keep;
+    # it never takes the earlier prompt's id.
+    session, earlier, limit = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
+    uuidless = _user("second")
+    del uuidless["uuid"]
+    async with spawn_adapter(tmp_path, "success", capable=capable) as adapter:
+        _write(
+            adapter,
+            session,
+            [
+                _user("first", earlier),
+                _assistant("Done."),
+                uuidless,
+                _synthetic(SPEND_LIMIT, uid=limit),
+            ],
+        )
+        await _load(adapter, session)
+    head = [("user_message_chunk", "first"), ("agent_message_chunk", "Done.")]
+    if capable:
+        assert _stream(adapter) == [
+            *head,
+            ("user_message_chunk", "second"),
+            ("session_info_update", f"{session}:history-error:{limit}"),
+        ]
+        [(_, record)] = adapter.records()
+        assert record["title"] == SPEND_LIMIT
+    else:
+        # A legacy client gets the original transcript and no record.
+        assert adapter.records() == []
+        assert _stream(adapter) == [
+            *head,
+            ("user_message_chunk", "second"),
+            ("agent_message_chunk", SPEND_LIMIT),
+        ]

@@ -1,0 +1,59 @@
+"""History replay planning (`fsm.replay`): ids, what replays as text, what is skipped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fsm.replay import ActiveScan, ReplayAction, ReplayPlanner, TranscriptEntry, parse_entry
+
+LIMIT = "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin"
+
+
+def _entry(kind: str, uuid: str | None, text: str, model: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": kind, "content": [{"type": "text", "text": text}]}
+    if model is not None:
+        message["model"] = model
+    entry: dict[str, Any] = {"type": kind, "message": message}
+    if uuid is not None:
+        entry["uuid"] = uuid
+    return entry
+
+
+def _plan(lines: list[dict[str, Any]], *, capable: bool = True) -> list[ReplayAction]:
+    entries: list[TranscriptEntry] = [parse_entry(line) for line in lines]
+    scan = ActiveScan()
+    for entry in entries:
+        scan.feed(entry)
+    planner = ReplayPlanner(session_id="sess", capable=capable, active_uuid=scan.active_uuid)
+    return [planner.plan(entry) for entry in entries]
+
+
+def test_a_limit_after_a_prompt_without_uuid_takes_its_own_history_id() -> None:
+    # Deviation 2 (row 14): the limit's turn is the uuid-less prompt, not the earlier one.
+    actions = _plan(
+        [
+            _entry("user", "P1", "first"),
+            _entry("assistant", "A1", "Done.", "claude-sonnet-4-5"),
+            _entry("user", None, "second, stored without a uuid"),
+            _entry("assistant", "L1", LIMIT, "<synthetic>"),
+        ]
+    )
+    assert actions == [
+        ReplayAction(replay=True),
+        ReplayAction(replay=True),
+        ReplayAction(replay=True),
+        ReplayAction(restore=True, failure_id="sess:history-error:L1", title=LIMIT, active=True),
+    ]
+
+
+def test_a_limit_after_a_prompt_with_uuid_keeps_the_live_turn_id() -> None:
+    actions = _plan(
+        [
+            _entry("user", None, "first, stored without a uuid"),
+            _entry("user", "P2", "second"),
+            _entry("assistant", "L1", LIMIT, "<synthetic>"),
+        ]
+    )
+    assert actions[-1] == ReplayAction(
+        restore=True, failure_id="P2:error", title=LIMIT, active=True
+    )
