@@ -6,12 +6,13 @@ per line) through this module twice, in order, holding O(1) state:
 1. `ActiveScan` finds the usage-limit failure that is still active: the latest top-level
    `<synthetic>` usage-limit message that no later real-model answer followed. A `<synthetic>`
    local-command answer ("No response requested.") proves nothing and leaves it active.
-2. `ReplayPlanner.plan(entry)` says what to do with each entry: replay it as a message, restore
-   it as a typed failure (capable clients), or skip it (the synthetic login prompt, never
-   replayed). A restored failure's id is the id its occurrence had live (DECISIONS row 14): the
-   last real prompt's uuid plus `:error`, or `<sessionId>:history-error:<messageUuid>` when no
-   prompt precedes it or the last one was stored without a uuid. Tool-result carrier messages
-   and meta messages are not prompts.
+2. `ReplayPlanner.plan(entry)` says what to do with each entry: restore a usage limit as a
+   typed failure (capable clients only), skip a non-message line, and replay everything else
+   as its original transcript text, for every client: the synthetic login message and other
+   error prose included (DECISIONS row 28). A restored failure's id is the id its occurrence
+   had live (DECISIONS row 14): the last real prompt's uuid plus `:error`, or
+   `<sessionId>:history-error:<messageUuid>` when no prompt precedes it or the last one was
+   stored without a uuid. Tool-result carrier messages and meta messages are not prompts.
 
 `parse_entry` turns one decoded JSON line into a `TranscriptEntry`, raising `PeerViolation` for
 shapes it cannot read; the shell skips and counts those.
@@ -77,12 +78,6 @@ class TranscriptEntry:
             and self.top_level
             and bool(self.text)
             and classify.is_synthetic_usage_limit(self.model, self.text)
-        )
-
-    @property
-    def is_login(self) -> bool:
-        return self.kind is EntryKind.ASSISTANT and classify.is_synthetic_login(
-            self.model, self.text_block_count, self.text
         )
 
     @property
@@ -200,8 +195,6 @@ class ReplayPlanner:
             # its turn with no live id to recover, never an earlier turn's (row 14).
             self._last_prompt, self._prompt_id_used = entry.uuid, False
             return _REPLAY
-        if entry.is_login:
-            return _SKIP
         if entry.is_usage_limit and self._capable:
             if self._last_prompt is not None and not self._prompt_id_used:
                 # The turn's one live failure id; a second limit in the same turn was never a

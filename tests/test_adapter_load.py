@@ -196,20 +196,34 @@ async def test_legacy_client_gets_the_original_prose_and_no_record(tmp_path: Pat
 
 
 @pytest.mark.asyncio
-async def test_synthetic_login_prompt_is_never_replayed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("capable", [True, False])
+async def test_synthetic_login_message_replays_as_its_text_for_every_client(
+    tmp_path: Path, capable: bool
+) -> None:
+    # Row 28 (this changed: the login message used to be dropped from replay): every stored
+    # message but a usage limit replays as its original text, the login message included.
     session = str(uuid.uuid4())
-    for capable in (True, False):
-        async with spawn_adapter(tmp_path / str(capable), "success", capable=capable) as adapter:
-            _write(
-                adapter,
-                session,
-                [
-                    _user("hi"),
-                    _assistant("Please run /login \u00b7 API key is invalid", model="<synthetic>"),
-                ],
-            )
-            await _load(adapter, session)
-        assert _stream(adapter) == [("user_message_chunk", "hi")]
+    login = "Please run /login \u00b7 API key is invalid"
+    api_error = "API Error: 500 Internal server error"
+    async with spawn_adapter(tmp_path, "success", capable=capable) as adapter:
+        _write(
+            adapter,
+            session,
+            [
+                _user("hi"),
+                _assistant(login, model="<synthetic>"),
+                _user("again"),
+                _assistant(api_error, model="<synthetic>", isApiErrorMessage=True),
+            ],
+        )
+        await _load(adapter, session)
+    assert adapter.records() == []
+    assert _stream(adapter) == [
+        ("user_message_chunk", "hi"),
+        ("agent_message_chunk", login),
+        ("user_message_chunk", "again"),
+        ("agent_message_chunk", api_error),
+    ]
 
 
 @pytest.mark.asyncio

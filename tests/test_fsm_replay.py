@@ -57,3 +57,24 @@ def test_a_limit_after_a_prompt_with_uuid_keeps_the_live_turn_id() -> None:
     assert actions[-1] == ReplayAction(
         restore=True, failure_id="P2:error", title=LIMIT, active=True
     )
+
+
+LOGIN = "Please run /login \u00b7 API key is invalid"
+API_ERROR = "API Error: 500 Internal server error"
+
+
+def test_every_stored_message_but_a_usage_limit_replays_as_text_for_every_client() -> None:
+    # Row 28: the synthetic login message and other error prose replay as their text; only a
+    # usage limit becomes a record, and only for a capable client.
+    lines = [
+        _entry("user", "P1", "hi"),
+        _entry("assistant", "A1", LOGIN, "<synthetic>"),
+        _entry("user", "P2", "again"),
+        _entry("assistant", "A2", API_ERROR, "<synthetic>"),
+        _entry("user", "P3", "and again"),
+        _entry("assistant", "A3", LIMIT, "<synthetic>"),
+    ]
+    text = ReplayAction(replay=True)
+    assert _plan(lines, capable=False) == [text] * 6
+    restored = ReplayAction(restore=True, failure_id="P3:error", title=LIMIT, active=True)
+    assert _plan(lines, capable=True) == [text] * 5 + [restored]
