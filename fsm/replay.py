@@ -15,7 +15,8 @@ per line) through this module twice, in order, holding O(1) state:
    stored without a uuid. Tool-result carrier messages and meta messages are not prompts.
 
 `parse_entry` turns one decoded JSON line into a `TranscriptEntry`, raising `PeerViolation` for
-shapes it cannot read; the shell skips and counts those.
+shapes it cannot read; the shell skips and counts those. A line of a known non-message type
+(`NON_MESSAGE_TYPES`) is a `NON_MESSAGE` entry: skipped too, but it is not corrupt.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from fsm import classify, ids
 from fsm.errors import PeerViolation
 
 __all__ = [
+    "NON_MESSAGE_TYPES",
     "ActiveScan",
     "EntryKind",
     "ReplayAction",
@@ -36,20 +38,60 @@ __all__ = [
     "parse_entry",
 ]
 
-# Entry types Claude Code writes that carry no conversation message.
-_NON_MESSAGE_TYPES = frozenset(
+# Entry types Claude Code writes that carry no conversation message: never replayed (one,
+# `api-request-blob`, holds the request with its system prompt), skipped silently, and counted
+# apart from corrupt lines. Taken from the entry-type table of the Claude Code CLI 2.1.332
+# bundled with the pinned claude-agent-sdk; a type missing here is read as a corrupt line.
+NON_MESSAGE_TYPES = frozenset(
     {
-        "summary",
-        "system",
-        "queue-operation",
-        "attachment",
-        "file-history-snapshot",
+        "agent-color",
+        "agent-name",
+        "agent-setting",
+        "ai-title",
         "api-request",
-        "last-prompt",
+        "api-request-blob",
+        "api-request-resumed",
+        "api-request-shape",
+        "artifact-autoreact-ledger",
+        "artifact-comment-monitor",
+        "atis-latch",
+        "attachment",
+        "attribution-snapshot",
+        "bridge-session",
+        "content-replacement",
+        "continued-in",
         "cost-state",
         "custom-title",
-        "tag",
+        "data-flow-incomplete",
+        "data-flow-records",
+        "derived-from",
+        "dev-mods",
+        "ended-by-model",
+        "file-history-delta",
+        "file-history-snapshot",
+        "fork-context-ref",
+        "frame-link",
+        "history-suppression",
+        "host-row",
+        "hybrid-organization",
+        "isolation-latch",
+        "last-prompt",
+        "memory-mode",
+        "mode",
+        "observer-ref",
+        "permission-mode",
+        "pr-link",
         "progress",
+        "queue-operation",
+        "relocated",
+        "repl-mode",
+        "resume-head-vouch",
+        "session-owner",
+        "summary",
+        "system",
+        "tag",
+        "tools-used",
+        "worktree-state",
     }
 )
 
@@ -106,7 +148,7 @@ def parse_entry(entry: object) -> TranscriptEntry:
     kind = entry.get("type")
     if not isinstance(kind, str):
         raise PeerViolation("a transcript entry's type is not a string")
-    if kind in _NON_MESSAGE_TYPES:
+    if kind in NON_MESSAGE_TYPES:
         return TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
     if kind not in ("user", "assistant"):
         raise PeerViolation(f"unknown transcript entry type {kind!r}")

@@ -302,3 +302,35 @@ async def test_limit_after_a_prompt_without_uuid_gets_its_history_id(
             ("user_message_chunk", "second"),
             ("agent_message_chunk", SPEND_LIMIT),
         ]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False])
+async def test_known_non_message_lines_are_skipped_silently(tmp_path: Path, capable: bool) -> None:
+    # Current Claude Code writes these beside the messages; one holds the system prompt.
+    session = str(uuid.uuid4())
+    system_prompt = "You are Claude Code, a private system prompt"
+    async with spawn_adapter(tmp_path, "success", capable=capable) as adapter:
+        _write(
+            adapter,
+            session,
+            [
+                {"type": "atis-latch", "atis": "x", "sessionId": session},
+                _user("before"),
+                {"type": "api-request-shape", "shapeHash": "abc", "sessionId": session},
+                {"type": "api-request-blob", "hash": "abc", "system": system_prompt},
+                {"type": "ai-title", "aiTitle": "A title", "sessionId": session},
+                "{not json",
+                _assistant("after"),
+            ],
+        )
+        await _load(adapter, session)
+    assert _stream(adapter) == [
+        ("user_message_chunk", "before"),
+        ("agent_message_chunk", "after"),
+    ]
+    assert not any(system_prompt in json.dumps(frame.message) for frame in adapter.frames)
+    # Only the corrupt line counts as unreadable; the known ones are counted apart.
+    warnings = [line for line in adapter.stderr().splitlines() if "unreadable transcript" in line]
+    assert len(warnings) == 1 and "skipped 1 " in warnings[0]
+    assert "4 non-message transcript line(s)" in adapter.stderr()

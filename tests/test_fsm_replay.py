@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from fsm.replay import ActiveScan, ReplayAction, ReplayPlanner, TranscriptEntry, parse_entry
+import pytest
+
+from fsm.errors import PeerViolation
+from fsm.replay import (
+    NON_MESSAGE_TYPES,
+    ActiveScan,
+    EntryKind,
+    ReplayAction,
+    ReplayPlanner,
+    TranscriptEntry,
+    parse_entry,
+)
 
 LIMIT = "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin"
 
@@ -78,3 +89,17 @@ def test_every_stored_message_but_a_usage_limit_replays_as_text_for_every_client
     assert _plan(lines, capable=False) == [text] * 6
     restored = ReplayAction(restore=True, failure_id="P3:error", title=LIMIT, active=True)
     assert _plan(lines, capable=True) == [text] * 5 + [restored]
+
+
+def test_known_non_message_lines_are_skipped_and_unknown_types_are_unreadable() -> None:
+    # What current Claude Code writes beside messages: never replayed, never an error.
+    for kind in ("atis-latch", "api-request-shape", "api-request-blob", "system", "ai-title"):
+        assert kind in NON_MESSAGE_TYPES
+        entry = parse_entry({"type": kind, "uuid": "u", "message": {"role": "user"}})
+        assert entry == TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
+        planner = ReplayPlanner(session_id="sess", capable=True, active_uuid=None)
+        assert planner.plan(entry) == ReplayAction()
+    assert not NON_MESSAGE_TYPES & {"user", "assistant"}
+    # A type nobody knows is unreadable (the shell counts it as corrupt).
+    with pytest.raises(PeerViolation):
+        parse_entry({"type": "mystery-entry", "uuid": "x"})
