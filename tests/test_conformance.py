@@ -26,7 +26,7 @@ from adapter.conformance.client_view import (
     ToolEntry,
 )
 from adapter.conformance.log import read_log
-from tests.harness import OPT_IN, spawn_adapter
+from tests.harness import OPT_IN, Frame, conformance_violations, spawn_adapter
 
 ROOT = Path(__file__).resolve().parents[1]
 Frames = list[tuple[str, dict[str, Any]]]
@@ -621,3 +621,19 @@ async def test_harness_transcript_uses_the_same_rules(tmp_path: Path) -> None:
     path = tmp_path / "wire.log"
     write_log(path, [(f.direction, f.message) for f in adapter.frames], "chevrons")
     assert check_file(path).violations == []
+
+
+@pytest.mark.e2e
+@pytest.mark.asyncio
+async def test_harness_fails_a_test_whose_frames_break_the_rules(tmp_path: Path) -> None:
+    # Every adapter the harness spawns is checked when it closes: an off-spec frame in its
+    # recording fails the test, unless the test says why it is off-spec on purpose.
+    smuggled = Frame(IN, info(record(retryable=True), session="s"))
+    with pytest.raises(AssertionError, match="record-extra-key"):
+        async with spawn_adapter(tmp_path / "checked") as adapter:
+            await adapter.new_session()
+            adapter.frames.append(smuggled)
+    async with spawn_adapter(tmp_path / "exempt", off_spec="a hand-made bad frame") as adapter:
+        await adapter.new_session()
+        adapter.frames.append(smuggled)
+    assert conformance_violations(adapter.frames) != []
