@@ -376,6 +376,10 @@ def _cases() -> dict[str, Case]:
         "leaky agent_error": ("error-leak", [*handshake(AGENT_ERROR_OPT_IN), *turn,
                               (IN, _agent_error(HOME)), (IN, answer(2))], -2),
         "title as text": ("title-as-agent-text", [*h, *turn, (IN, chunk(TITLE)), (IN, done)], 5),
+        # Row 26: a failure between turns is a record; its prose is not also agent text.
+        "between turns": ("title-as-agent-text", [
+            *h, *turn, (IN, answer(2)), (IN, chunk(TITLE)),
+            (IN, info(record(f"{SID}:session-error:e:1")))], -2),
         "split prose as text": ("title-as-agent-text", [
             *h, *turn, (IN, chunk(PARAGRAPHS[0] + "\n\n")), (IN, chunk(PARAGRAPHS[1])),
             (IN, answer(2, split))], 5),

@@ -5,10 +5,11 @@ need across frames (requests awaiting answers per direction, what the client neg
 latest revision of every record id, the turn each session is in) and records a `Violation` with
 the frame's line number for every breach; `finish` adds what only the end of the log can tell
 (a prompt never answered, a title repeated as agent text) and returns the `Report`. Single-record
-rules live in `record_rules.py`, turn-aware ones in `turn_rules.py`, the rule names in
-`rules.py`. Every frame is also applied to a `ClientTranscript`, the same client-side rules the
-end-to-end tests use, so the report shows what a client made of the log. The checker judges
-the wire only, so it works for any agent, not just ours.
+rules live in `record_rules.py`, rules on initialize answers, errors and agent_error updates
+in `answer_rules.py`, turn-aware ones in `turn_rules.py`, the rule names in `rules.py`. Every
+frame is also applied to a `ClientTranscript`, the same client-side rules the end-to-end tests
+use, so the report shows what a client made of the log. The checker judges the wire only, so
+it works for any agent, not just ours.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from adapter.conformance.answer_rules import (
+    advertising_problems,
+    agent_error_problems,
+    error_problems,
+)
 from adapter.conformance.client_view import ClientTranscript
 from adapter.conformance.frames import (
     FoundRecord,
@@ -28,7 +34,7 @@ from adapter.conformance.frames import (
     rpc_problems,
 )
 from adapter.conformance.log import Direction, LogFrame, LogLine
-from adapter.conformance.record_rules import leak, record_problems
+from adapter.conformance.record_rules import record_problems
 from adapter.conformance.rules import RULES
 from adapter.conformance.turn_rules import EchoWatch, IdWatch
 from fsm.negotiation import agent_error_negotiated, session_failure_negotiated
@@ -191,33 +197,13 @@ class Checker:
             self._ids.prompt_answered(request.session)
         elif request.method == "session/load":
             self._loading.discard(request.session)
+        problems: list[tuple[str, str]] = []
         if "error" in frame:
-            error = as_dict(frame.get("error"))
-            for text in _strings([error.get("message"), error.get("data")]):
-                found = leak(text)
-                if found is not None:
-                    self._flag(line, "error-leak", f"a JSON-RPC error holds {found}")
-                    break
+            problems = error_problems(as_dict(frame.get("error")))
         elif request.method == "initialize":
-            self._advertised(as_dict(frame.get("result")), line)
-
-    def _advertised(self, result: dict[str, Any], line: int) -> None:
-        meta = as_dict(result.get("_meta"))
-        air = as_dict(as_dict(meta.get("jetbrains")).get("air"))
-        capabilities = air.get("capabilities")
-        version = air.get("version")
-        if not (
-            type(version) is int
-            and version == 1
-            and isinstance(capabilities, list)
-            and "sessionFailure" in capabilities
-        ):
-            self._flag(
-                line,
-                "not-advertised",
-                "the initialize answer lacks _meta.jetbrains.air = "
-                '{"version": 1, "capabilities": ["sessionFailure"]}',
-            )
+            problems = advertising_problems(as_dict(frame.get("result")))
+        for rule, message in problems:
+            self._flag(line, rule, message)
 
     def _update(self, params: dict[str, Any], line: int) -> None:
         session = str(params.get("sessionId", ""))
@@ -228,21 +214,12 @@ class Checker:
         content = as_dict(update.get("content"))
         text = content.get("text") if content.get("type") == "text" else ""
         self._echo.update(session, kind, text if isinstance(text, str) else "", line)
-        if kind != "agent_error":
-            return
-        if not self.agent_error:
-            self._flag(
-                line, "agent-error-surface", "an agent_error update to a client that did not "
-                "opt in to agentError"
-            )  # fmt: skip
-        if session in self._loading:
-            self._flag(
-                line, "agent-error-surface", "an agent_error update while replaying session/load"
+        if kind == "agent_error":
+            problems = agent_error_problems(
+                update, opted_in=self.agent_error, replaying=session in self._loading
             )
-        message = as_dict(update.get("error")).get("message")
-        found = leak(message) if isinstance(message, str) else None
-        if found is not None:
-            self._flag(line, "error-leak", f"an agent_error message holds {found}")
+            for rule, message in problems:
+                self._flag(line, rule, message)
 
     # -- one record ----------------------------------------------------------------------
 
@@ -368,17 +345,6 @@ class Checker:
                 f"id {record['id']!r} repeats revision {revision} (first at frame "
                 f"{previous.line}) with different content",
             )
-
-
-def _strings(node: object) -> list[str]:
-    # Every string inside a JSON value, for the leak rule.
-    if isinstance(node, str):
-        return [node]
-    if isinstance(node, dict):
-        return [s for value in node.values() for s in _strings(value)]
-    if isinstance(node, list):
-        return [s for value in node for s in _strings(value)]
-    return []
 
 
 def check_log(lines: Iterable[LogLine]) -> Report:
