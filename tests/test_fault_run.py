@@ -49,7 +49,7 @@ from adapter.scripted_claude import SCENARIO_ENV, write_launcher
 from adapter.scripted_claude.faults import HOSTILE_SECRETS
 from adapter.scripted_claude.randomized import RANDOM_PREFIX, turn_plan
 from adapter.scripted_claude.transcript import transcript_path
-from tests.harness import OPT_IN, ROOT
+from tests.harness import OPT_IN, ROOT, Frame, conformance_violations
 
 pytestmark = pytest.mark.e2e
 
@@ -153,11 +153,14 @@ class Wave:
     seconds: float = 0.0
     exited: bool = False  # the adapter's stdout ended (or its stdin broke)
     stderr_path: Path | None = None
+    frames: list[Frame] = field(default_factory=list)  # both directions, for the checker
 
     async def write(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
         if self.exited:
             return
+        # Recorded before the write: the answer may be read while this write drains.
+        self.frames.append(Frame("outgoing", message))
         try:
             self.process.stdin.write(json.dumps(message).encode() + b"\n")
             await self.process.stdin.drain()
@@ -198,6 +201,7 @@ class Wave:
                 continue
             message = _strict_json(line)
             self.messages.append(message)
+            self.frames.append(Frame("incoming", message))
             if "method" in message:
                 if "id" in message:
                     await self._answer_agent_request(message)
@@ -452,6 +456,9 @@ def _check(wave: Wave, findings: Findings) -> None:
         )
     for problem, line in wave.bad_lines:
         findings.problem(f"wave {wave.number}: stdout line is {problem}: {line!r}")
+    # The wire as a whole keeps the rules `claude-acp conformance` checks.
+    for violation in conformance_violations(wave.frames):
+        findings.problem(f"wave {wave.number}: conformance {violation}")
     for error in wave.new_session_errors:
         if error["error"].get("code") != -32603:
             findings.problem(f"wave {wave.number}: session/new failed oddly: {error}")

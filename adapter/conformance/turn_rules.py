@@ -133,8 +133,8 @@ class IdWatch:
     def prompt_record(self, session: str, id: str, prompt_frame: int, frame: int) -> None:
         parsed = parse_id(id)
         if parsed is None or parsed.kind is not IdKind.TURN:
-            self._flag(frame, "turn-id", f"a prompt response's record has id {id!r}, not "
-                       "<turnId>:error")  # fmt: skip
+            message = f"a prompt response's record has id {id!r}, not <turnId>:error"
+            self._flag(frame, "turn-id", message)
             return
         owner = self._prompt_of.setdefault((session, id), prompt_frame)
         if owner != prompt_frame:
