@@ -358,6 +358,8 @@ def _cases() -> dict[str, Case]:
         "stop reason": in_turn("record-stop-reason", (IN, refusal)),
         "backwards": after("revision-backwards", out(record(revision=2)), out(record())),
         "conflict": after("revision-conflict", out(record()), out(record(title="Other."))),
+        "turn error as info": ("turn-error-carrier", [*h, *turn, out(record()), (IN, answer(2))],
+                               -2),
         "turn id shape": in_turn("turn-id", (IN, answer(2, record(f"{SID}:session-error:e:1")))),
         "turn id reused": ("turn-id", [*h, *two_turns, (IN, answer(3, record()))], -1),
         "counter down": after("id-counter", out(record(f"{SID}:session-error:e:2")),
@@ -448,7 +450,7 @@ def _passing() -> dict[str, tuple[set[str], Frames]]:
         "warnings then error": ({"warning-on-prompt", "turn-id"}, [
             *h, *turn, (IN, info(record(severity="warning", title="Retrying."))),
             (IN, answer(2, record(revision=2)))]),
-        "replay keeps the live id": ({"turn-id", "revision-backwards"}, [
+        "replay keeps the live id": ({"turn-id", "revision-backwards", "turn-error-carrier"}, [
             *h, *turn, (IN, answer(2, record())), *replayed, (OUT, prompt(6)),
             (IN, answer(6, record("t6:error")))]),
         "counter rises by epoch": ({"id-counter", "notice-reused"}, [

@@ -317,6 +317,8 @@ class Checker:
         self._revision(session, record, line)
         if prompt is not None:
             self._ids.prompt_record(session, rid, prompt.line, line)
+        else:
+            self._ids.info_record(session, rid, str(record["severity"]), line)
         self._ids.record(session, rid, revision, line)
         if self.negotiated:
             details = record.get("details")

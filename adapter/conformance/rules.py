@@ -30,6 +30,9 @@ RULES: dict[str, str] = {
     "record-stop-reason": "a prompt response carrying a record whose stopReason is not end_turn "
     "(refusals and cancellations are never records)",
     "warning-on-prompt": "a warning on a prompt response: a warning never ends a turn",
+    "turn-error-carrier": "a turn's error (<turnId>:error, severity error) on a "
+    "session_info_update while that turn's prompt is unanswered: it belongs on the prompt "
+    "response",
     # The record itself.
     "record-field": "a required field missing or ill-typed, or an empty details",
     "record-extra-key": "a record key outside id/revision/category/severity/title/details/actions",

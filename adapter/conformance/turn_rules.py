@@ -11,8 +11,9 @@ the `flag` callback given at construction.
   that turn, whole text against whole text (whitespace folded). A later turn quoting an old
   title, or a short title inside other prose, is not a repeat. Claude's words that a later
   revision replaced were not withheld, so only the latest revision counts.
-* `IdWatch` (turn-id, id-counter, notice-reused): the id rules a log can show. A prompt
-  response's record is `<turnId>:error` and no other prompt's; ids this project's ledger mints
+* `IdWatch` (turn-id, turn-error-carrier, id-counter, notice-reused): the id rules a log can
+  show. A prompt response's record is `<turnId>:error` and no other prompt's; a turn's error
+  waits for the prompt response while that prompt is unanswered; ids this project's ledger mints
   (`fsm.ids`) name their own session, and a new one counts up within its runtime epoch; a
   notice id is revised only within the turn it was first sent in.
 """
@@ -139,6 +140,19 @@ class IdWatch:
         owner = self._prompt_of.setdefault((session, id), prompt_frame)
         if owner != prompt_frame:
             self._flag(frame, "turn-id", f"id {id!r} already ended the prompt of frame {owner}")
+
+    def info_record(self, session: str, id: str, severity: str, frame: int) -> None:
+        """A record on a session_info_update: a live turn's error is the prompt's to carry."""
+        parsed = parse_id(id)
+        live = self._live.get(session)
+        turn_id = parsed is not None and parsed.kind is IdKind.TURN
+        if severity == "error" and turn_id and live is not None:
+            self._flag(
+                frame,
+                "turn-error-carrier",
+                f"error {id!r} sent as a session_info_update while the prompt of frame {live} "
+                "is unanswered",
+            )
 
     def record(self, session: str, id: str, revision: int, frame: int) -> None:
         parsed = parse_id(id)
