@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -25,9 +26,10 @@ from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import CanUseTool, _configure_can_use_tool
 
+from adapter.claude_settings import SETTING_SOURCES
 from adapter.settings import RuntimeSettings
 
-__all__ = ["ClaudeRuntime", "RuntimeStartError"]
+__all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +76,16 @@ class _ExitBoundedTransport(SubprocessCLITransport):
             self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Launch:
+    """What a session chose that a new Claude process has to start with."""
+
+    permission_mode: str | None = None
+    model: str | None = None
+    effort: str | None = None
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
+
+
 class RuntimeStartError(Exception):
     """Claude could not be started; the message is safe for a client to see."""
 
@@ -87,8 +99,10 @@ class ClaudeRuntime:
         session_id: str,
         resume: bool,
         can_use_tool: CanUseTool,
+        launch: Launch | None = None,
     ) -> None:
         self.epoch = str(uuid.uuid4())
+        launch = launch or Launch()
         self._stopped = anyio.Event()
         options = ClaudeAgentOptions(
             cli_path=settings.executable,
@@ -102,6 +116,12 @@ class ClaudeRuntime:
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
             resume=session_id if resume else None,
             session_id=None if resume else session_id,
+            # Claude Code's user, project and local settings files, as Claude Code reads them.
+            setting_sources=list(SETTING_SOURCES),  # type: ignore[arg-type]
+            permission_mode=launch.permission_mode,  # type: ignore[arg-type]
+            model=launch.model,
+            effort=launch.effort,  # type: ignore[arg-type]
+            mcp_servers=launch.mcp_servers,
         )
         # The client configures its own copy of the options; the transport builds the command
         # line, so it gets them configured the same way the client would have done for it.
@@ -168,6 +188,25 @@ class ClaudeRuntime:
 
     async def interrupt(self) -> None:
         await self.client.interrupt()
+
+    async def server_info(self) -> dict[str, Any]:
+        """Claude Code's initialize answer (its commands, models, account)."""
+        return await self.client.get_server_info() or {}
+
+    async def set_permission_mode(self, mode: str) -> None:
+        await self.client.set_permission_mode(mode)  # type: ignore[arg-type]
+
+    async def set_model(self, model: str) -> None:
+        await self.client.set_model(model)
+
+    async def set_effort(self, effort: str | None) -> None:
+        """Claude Code's `apply_flag_settings` control request (the SDK has no wrapper for
+        it in the pinned version; the TypeScript SDK's `applyFlagSettings` sends the same)."""
+        query = self.client._query
+        if query is None:
+            raise CLIConnectionError("Not connected.")
+        request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
+        await query._send_control_request(request)
 
     async def close(self) -> None:
         if self._stopped.is_set():

@@ -17,25 +17,16 @@ from typing import Any
 
 import anyio
 from acp import RequestError, helpers
-from acp.schema import (
-    AllowedOutcome,
-    PermissionOption,
-    PromptResponse,
-    SessionInfoUpdate,
-    ToolCallUpdate,
-)
+from acp.schema import PromptResponse, SessionInfoUpdate
 from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import AssistantMessage, UserMessage
-from claude_agent_sdk.types import (
-    PermissionResult,
-    PermissionResultAllow,
-    PermissionResultDeny,
-    ToolPermissionContext,
-)
+from claude_agent_sdk.types import PermissionResult, ToolPermissionContext
 
 from adapter.client_link import ClientLink
 from adapter.prompt_content import claude_user_message
 from adapter.runtime import ClaudeRuntime, RuntimeStartError
+from adapter.session_config import SessionConfig
+from adapter.session_controls import SessionControls
 from adapter.settings import RuntimeSettings
 from adapter.translate import event_for, updates_for_assistant, updates_for_user
 from fsm.effects import (
@@ -102,6 +93,7 @@ class Session:
         settings: RuntimeSettings,
         task_group: TaskGroup,
         resume: bool = False,
+        controls: SessionControls | None = None,
     ) -> None:
         self.session_id = session_id
         self.cwd = cwd
@@ -114,7 +106,11 @@ class Session:
         self._feed_lock = anyio.Lock()
         self._prompt_lock = anyio.Lock()
         self._answer: _Answer | None = None
-        self._always_allowed: set[str] = set()
+        # Modes, pickers, commands and permissions (adapter/session_controls.py).
+        self.controls = controls or SessionControls(
+            session_id=session_id, link=link, config=SessionConfig.initial({}, None)
+        )
+        self.controls.bind(lambda: self._runtime)
         self._closed = False
         self._broken = False
         self._last_heard = time.monotonic()
@@ -140,6 +136,7 @@ class Session:
             session_id=self.session_id,
             resume=self._resume,
             can_use_tool=self._can_use_tool,
+            launch=self.controls.launch(),
         )
         epoch = runtime.epoch
 
@@ -175,6 +172,7 @@ class Session:
                 self._answer_if_forgotten(runtime)
 
         await self._tg.start(run)
+        await self.controls.adopt(runtime)
 
     def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
         # Safety net for the "exactly one answer" promise: a prompt still waiting when its
@@ -220,6 +218,7 @@ class Session:
 
     async def _on_message(self, message: Any, epoch: str) -> None:
         self._last_heard = time.monotonic()
+        await self.controls.observe(message)
         try:
             event = event_for(message, epoch)
         except (FsmError, TypeError, ValueError):
@@ -368,6 +367,7 @@ class Session:
 
     async def cancel(self) -> None:
         self._cancels += 1
+        self.controls.permissions.withdraw()
         await self.feed(CancelRequested())
         runtime = self._runtime
         if runtime is None or not self.core.turn.live:
@@ -391,22 +391,4 @@ class Session:
     async def _can_use_tool(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
-        if tool_name in self._always_allowed:
-            return PermissionResultAllow()
-        tool_call = ToolCallUpdate(
-            tool_call_id=context.tool_use_id or str(uuid.uuid4()),
-            title=context.title or tool_name,
-            raw_input=tool_input,
-            status="pending",
-        )
-        options = [
-            PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
-            PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-        ]
-        outcome = await self._link.request_permission(self.session_id, tool_call, options)
-        if isinstance(outcome, AllowedOutcome) and outcome.option_id in {"allow", "allow_always"}:
-            if outcome.option_id == "allow_always":
-                self._always_allowed.add(tool_name)
-            return PermissionResultAllow()
-        return PermissionResultDeny(message="The user did not allow this tool call.")
+        return await self.controls.permissions.decide(tool_name, tool_input, context)
