@@ -6,8 +6,10 @@ start-up: `initialize` has to answer fast and needs none of it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
+from collections.abc import AsyncIterator
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +27,6 @@ from acp.schema import (
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
     ResumeSessionResponse,
     SessionCapabilities,
@@ -41,6 +42,7 @@ from anyio.abc import TaskGroup
 from adapter import login, mcp_servers, session_methods, session_store
 from adapter.client_link import ClientLink, Connection
 from adapter.commands import rewrite_prompt
+from adapter.prompt_content import PROMPT_CAPABILITIES
 from fsm.negotiation import Dialects, advertisement, negotiate
 
 if TYPE_CHECKING:
@@ -52,6 +54,8 @@ __all__ = ["AUTH_METHOD_ID", "ClaudeAcpAgent"]
 log = logging.getLogger(__name__)
 
 AUTH_METHOD_ID = login.AUTH_METHOD_ID
+# At exit, how long Claude gets to stop after SIGTERM before it is killed.
+STOP_GRACE_SECONDS = 2.0
 
 
 def _version() -> str:
@@ -67,8 +71,12 @@ class ClaudeAcpAgent:
         self._settings = settings
         self._link = ClientLink()
         self._dialects = Dialects()
+        self._terminal_output = False
         self._sessions: dict[str, Session] = {}
         self._closed: set[str] = set()
+        # One load or resume of a session id at a time: two at once would each start a Claude
+        # process, and one of them would be left running untracked.
+        self._opening: dict[str, anyio.Lock] = {}
 
     def on_connect(self, conn: Connection) -> None:
         self._link.attach(conn)
@@ -86,12 +94,14 @@ class ClaudeAcpAgent:
     ) -> InitializeResponse:
         meta = client_capabilities.field_meta if client_capabilities is not None else None
         self._dialects = negotiate(meta)
+        # Zed's terminal extension: Bash output as terminal `_meta` (adapter.tool_results).
+        self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
         log.info("initialize: %s", self._dialects)
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                prompt_capabilities=PROMPT_CAPABILITIES,
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(),
@@ -128,6 +138,7 @@ class ClaudeAcpAgent:
             session_id=session_id,
             cwd=cwd,
             dialects=self._dialects,
+            terminal_output=self._terminal_output,
             link=self._link,
             settings=self._settings,
             task_group=self._tg,
@@ -157,8 +168,24 @@ class ClaudeAcpAgent:
         session_store.remember(session_id, cwd, self._settings.env)
         return NewSessionResponse(session_id=session_id, **pickers)
 
+    @contextlib.asynccontextmanager
+    async def _one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
+        lock = self._opening.setdefault(session_id, anyio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._opening.pop(session_id, None)
+
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        async with self._one_at_a_time(session_id):
+            return await self._load_session(cwd, session_id, mcp_servers)
+
+    async def _load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None
     ) -> LoadSessionResponse:
         from adapter.history import replay_transcript
         from adapter.runtime import RuntimeStartError
@@ -167,8 +194,9 @@ class ClaudeAcpAgent:
         path = session_methods.locate(session_id, cwd, self._settings).transcript
         live = self._sessions.pop(session_id, None)
         if live is not None:
-            # Reloading a live session: its Claude process is replaced by a resumed one.
-            await live.close()
+            # Reloading a live session: its prompt in flight is answered `cancelled` (the
+            # client asked for this) and its Claude process is replaced by a resumed one.
+            await live.shutdown(grace=None)
         session = self._new(session_id, cwd, mcp_servers, resume=path is not None)
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
@@ -203,13 +231,19 @@ class ClaudeAcpAgent:
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ResumeSessionResponse:
+        async with self._one_at_a_time(session_id):
+            return await self._resume_session(cwd, session_id, mcp_servers)
+
+    async def _resume_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None
+    ) -> ResumeSessionResponse:
         session_methods.check_cwd(cwd)
         path = session_methods.locate(session_id, cwd, self._settings).transcript
         live = self._sessions.get(session_id)
         if live is not None and live.cwd == cwd:
             return ResumeSessionResponse(**session_methods.pickers(live))  # already running
         if live is not None:
-            await self._sessions.pop(session_id).close()
+            await self._sessions.pop(session_id).shutdown(grace=None)
         session = self._new(session_id, cwd, mcp_servers, resume=path is not None)
         return ResumeSessionResponse(**await self._open(session))
 
@@ -272,6 +306,13 @@ class ClaudeAcpAgent:
             log.warning("cancel for unknown session %s", session_id)
             return
         await session.cancel()
+
+    async def shutdown(self) -> None:
+        """The adapter is exiting (end of input, a signal): every prompt in flight is answered
+        `cancelled` and every Claude process stopped, all sessions at once."""
+        async with anyio.create_task_group() as tg:
+            for session in list(self._sessions.values()):
+                tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)
 
     async def close(self) -> None:
         """End every session's Claude process (the client went away)."""

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -24,6 +26,8 @@ from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from acp.interfaces import Agent
+
+    from adapter.wire_guard import GuardedTransport
 
 __all__ = ["main"]
 
@@ -39,10 +43,6 @@ def _configure_logging() -> None:
     logging.getLogger("transitions").setLevel(logging.WARNING)
 
 
-# acp's own default: the longest JSON-RPC line accepted from the client.
-STDIO_LIMIT_BYTES = 50 * 1024 * 1024
-
-
 def _stall_seconds() -> float:
     raw = os.environ.get("CLAUDE_ACP_STALL_SECONDS", "120")
     try:
@@ -55,33 +55,68 @@ def _stall_seconds() -> float:
     return value
 
 
-async def _serve(executable: str | None, env: dict[str, str]) -> None:
+async def _serve(executable: str | None, env: dict[str, str]) -> int | None:
+    """Serve until the input ends or a signal comes; returns that signal's number, if any."""
     import acp
     import anyio
 
     from adapter.agent import ClaudeAcpAgent
-    from adapter.settings import RuntimeSettings, private_values
-    from adapter.stdio import gathered_stdio_streams
+    from adapter.settings import (
+        MAX_LINE_BYTES,
+        MAX_MESSAGE_BYTES,
+        RuntimeSettings,
+        env_bytes,
+        private_values,
+    )
+    from adapter.stdio import open_stdio
+    from adapter.wire_guard import GuardedTransport
 
     settings = RuntimeSettings(
         executable=executable,
         env=env,
         stall_seconds=_stall_seconds(),
+        max_message_bytes=env_bytes("CLAUDE_ACP_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
         private=private_values(os.environ),
     )
+    caught: list[int] = []
     async with anyio.create_task_group() as tg:
         agent = ClaudeAcpAgent(task_group=tg, settings=settings)
         try:
+            reader, writer, _ = await open_stdio()
+            transport = GuardedTransport(
+                reader,
+                writer,
+                limit=env_bytes("CLAUDE_ACP_MAX_LINE_BYTES", MAX_LINE_BYTES),
+                on_eof=agent.shutdown,
+                private=settings.private,
+            )
+            _stop_on_signals(transport, caught)
             # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
-            reader, writer = await gathered_stdio_streams(limit=STDIO_LIMIT_BYTES)
             # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601
             # unless this is set.
-            await acp.run_agent(cast("Agent", agent), writer, reader, use_unstable_protocol=True)
+            await acp.run_agent(cast("Agent", agent), transport, use_unstable_protocol=True)
         finally:
             # The client went away (stdin closed): end every Claude process, boundedly.
             with anyio.CancelScope(shield=True), anyio.move_on_after(10):
                 await agent.close()
             tg.cancel_scope.cancel()
+    return caught[0] if caught else None
+
+
+def _stop_on_signals(transport: GuardedTransport, caught: list[int]) -> None:
+    """SIGTERM, SIGINT and SIGHUP end the agent like the end of its input: every prompt in
+    flight is answered `cancelled`, Claude is stopped, and `serve` exits 128 + the signal."""
+    loop = asyncio.get_running_loop()
+
+    def on_signal(signum: int) -> None:
+        logging.getLogger(__name__).warning("%s: shutting down", signal.Signals(signum).name)
+        if not caught:
+            caught.append(signum)
+            transport.stop()
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+            loop.add_signal_handler(signum, on_signal, signum)
 
 
 def serve(simulate: str | None) -> int:
@@ -104,15 +139,20 @@ def serve(simulate: str | None) -> int:
                 # session/list and fork read the same folder through the SDK, in-process.
                 os.environ["CLAUDE_CONFIG_DIR"] = env["CLAUDE_CONFIG_DIR"]
         try:
-            asyncio.run(_serve(executable, env))
+            signum = asyncio.run(_serve(executable, env))
         except KeyboardInterrupt:
-            return 130
-    return 0
+            # A Ctrl-C before the signal handlers were installed.
+            return 128 + signal.SIGINT
+    return 0 if signum is None else 128 + signum
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     _configure_logging()
+    from adapter.log_masking import install_log_masking
+    from adapter.settings import private_values
+
+    install_log_masking(private_values(os.environ))
     if args and args[0] == "demo":
         from adapter.demo import main as demo_main
 

@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from adapter.demo_turn import describe_turn_update
+
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
@@ -62,8 +64,9 @@ def describe_frame(direction: str, frame: dict[str, Any], methods: dict[Any, str
         if kind in ("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"):
             text = update.get("content", {}).get("text", "")
             return [f'{head}: "{_short(text)}"']
-        if kind in ("tool_call", "tool_call_update"):
-            return [f"{head}: {update.get('title') or ''} [{update.get('status') or ''}]"]
+        shown = describe_turn_update(head, update)
+        if shown is not None:
+            return shown
         return [head, *_record_lines(update.get("_meta"))]
     if method is not None:
         detail = ""

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from adapter.session import Session
-from adapter.translate import tool_kind
+from adapter.turn_hooks import title_for
+from adapter.turn_view import TurnView, prompt_updates
 from fsm.errors import PeerViolation
 from fsm.events import HistoryFailureFound
 from fsm.replay import ActiveScan, EntryKind, ReplayPlanner, TranscriptEntry, parse_entry
@@ -25,6 +26,8 @@ from fsm.replay import ActiveScan, EntryKind, ReplayPlanner, TranscriptEntry, pa
 __all__ = ["ReplayStats", "find_transcript", "replay_transcript"]
 
 log = logging.getLogger(__name__)
+
+Wire = dict[str, Any]
 
 
 def _sanitize(path: str) -> str:
@@ -43,8 +46,11 @@ def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Pat
     projects = Path(config or Path.home() / ".claude") / "projects"
     for folder in dict.fromkeys([cwd, os.path.realpath(cwd)]):
         candidate = projects / _sanitize(folder) / f"{session_id}.jsonl"
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:
+            continue  # a name too long for the file system: no such transcript
     return None
 
 
@@ -56,7 +62,8 @@ class ReplayStats:
     restored: int = 0
 
 
-def _entries(path: Path, stats: ReplayStats | None) -> Iterator[TranscriptEntry]:
+def _entries(path: Path, stats: ReplayStats | None) -> Iterator[tuple[TranscriptEntry, Any]]:
+    """Each readable entry with the decoded line it came from."""
     with path.open("r", encoding="utf-8", errors="replace") as lines:
         for line in lines:
             if not line.strip():
@@ -64,82 +71,50 @@ def _entries(path: Path, stats: ReplayStats | None) -> Iterator[TranscriptEntry]
             if stats is not None:
                 stats.lines += 1
             try:
-                entry = parse_entry(json.loads(line))
+                raw = json.loads(line)
+                entry = parse_entry(raw)
             except (ValueError, PeerViolation):
                 if stats is not None:
                     stats.skipped += 1
                 continue
             if stats is not None and entry.kind is EntryKind.NON_MESSAGE:
                 stats.non_message += 1
-            yield entry
+            yield entry, raw
 
 
-def _text(block: Mapping[str, Any], key: str) -> str:
-    value = block.get(key)
-    return value if isinstance(value, str) else ""
-
-
-def _text_content(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text}
-
-
-def _updates(entry: TranscriptEntry) -> Iterator[dict[str, Any]]:
-    """The ACP session updates for one stored entry, as wire dicts.
-
-    Replay is the one bulk path (a long session is 100,000s of updates), and building and
-    dumping a pydantic model per update was a measured share of its time; these shapes are the
-    schema's `user_message_chunk`, `agent_message_chunk`, `agent_thought_chunk`, `tool_call`
-    and `tool_call_update`, as `acp.helpers` would build them.
-    """
-    for block in entry.content:
-        kind = block.get("type")
-        if entry.kind is EntryKind.PROMPT and kind == "text" and _text(block, "text"):
-            yield {"sessionUpdate": "user_message_chunk", "content": _text_content(block["text"])}
-        elif entry.kind is EntryKind.USER_OTHER and kind == "tool_result":
-            content = block.get("content")
-            text = content if isinstance(content, str) else ""
-            if isinstance(content, list):
-                text = "".join(_text(c, "text") for c in content if isinstance(c, dict))
-            update: dict[str, Any] = {
-                "sessionUpdate": "tool_call_update",
-                "toolCallId": _text(block, "tool_use_id"),
-                "status": "failed" if block.get("is_error") else "completed",
-            }
-            if text:
-                update["content"] = [{"type": "content", "content": _text_content(text)}]
-            yield update
-        elif entry.kind is EntryKind.ASSISTANT and kind == "text" and _text(block, "text"):
-            yield {"sessionUpdate": "agent_message_chunk", "content": _text_content(block["text"])}
-        elif entry.kind is EntryKind.ASSISTANT and kind == "thinking":
-            if _text(block, "thinking"):
-                yield {
-                    "sessionUpdate": "agent_thought_chunk",
-                    "content": _text_content(block["thinking"]),
-                }
-        elif entry.kind is EntryKind.ASSISTANT and kind == "tool_use":
-            name = _text(block, "name") or "tool"
-            call: dict[str, Any] = {
-                "sessionUpdate": "tool_call",
-                "toolCallId": _text(block, "id"),
-                "title": name,
-                "kind": tool_kind(name),
-                "status": "completed",
-            }
-            if block.get("input") is not None:
-                call["rawInput"] = block["input"]
-            yield call
+def _updates(view: TurnView, entry: TranscriptEntry, raw: Mapping[str, Any]) -> list[Wire]:
+    """The ACP session updates for one stored entry: the live path's own (adapter.turn_view)."""
+    if entry.kind is EntryKind.PROMPT:
+        # A new prompt: calls the last turn left open never finished.
+        return [*view.close_open_calls(), *prompt_updates(entry.content)]
+    if entry.kind is EntryKind.USER_OTHER:
+        return view.user(entry.content, tool_use_result=raw.get("toolUseResult"))
+    if entry.kind is EntryKind.ASSISTANT:
+        message = raw.get("message")
+        message_id = message.get("id") if isinstance(message, dict) else None
+        parent = raw.get("parent_tool_use_id")
+        return view.assistant(
+            entry.content,
+            message_id=message_id if isinstance(message_id, str) else None,
+            parent=parent if isinstance(parent, str) else None,
+        )
+    return []
 
 
 async def replay_transcript(session: Session, path: Path) -> ReplayStats:
     """Send the session's history to the client, restoring usage limits as typed records."""
     scan = ActiveScan()
-    for entry in _entries(path, None):
+    for entry, _ in _entries(path, None):
         scan.feed(entry)
     stats = ReplayStats()
     planner = ReplayPlanner(
         session_id=session.session_id, capable=session.core.capable, active_uuid=scan.active_uuid
     )
-    for entry in _entries(path, stats):
+    view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
+    first_prompt: str | None = None
+    for entry, raw in _entries(path, stats):
+        if first_prompt is None and entry.kind is EntryKind.PROMPT and entry.top_level:
+            first_prompt = entry.text
         action = planner.plan(entry)
         if action.restore:
             stats.restored += 1
@@ -147,8 +122,20 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
                 HistoryFailureFound(id=action.failure_id, title=action.title, active=action.active)
             )
         elif action.replay:
-            for update in _updates(entry):
+            for update in _updates(view, entry, raw):
                 await session.send_raw(update)
+    for update in view.close_open_calls():
+        await session.send_raw(update)
+    title = title_for(first_prompt or "")
+    if title:
+        # The session's name, as a live session gets it from its first prompt.
+        await session.send_raw({"sessionUpdate": "session_info_update", "title": title})
+    if view.skipped:
+        log.warning(
+            "session %s: skipped %d transcript content block(s) of an unknown type or shape",
+            session.session_id,
+            view.skipped,
+        )
     if stats.skipped:
         log.warning(
             "session %s: skipped %d unreadable transcript line(s) of %d",

@@ -105,6 +105,9 @@ class PermissionBroker:
         self._config = config
         self._on_mode = on_mode
         self._pending: set[anyio.CancelScope] = set()
+        # How the call looks in the question: its own tool card (`TurnHooks.permission_card`,
+        # set by the session); without one, its title and input.
+        self.card: Callable[[str, str, Any, str | None], ToolCallUpdate] | None = None
 
     def withdraw(self) -> None:
         """Stop waiting for every pending answer (the turn was cancelled)."""
@@ -131,12 +134,17 @@ class PermissionBroker:
     async def decide(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
-        tool_call = ToolCallUpdate(
-            tool_call_id=context.tool_use_id or str(uuid.uuid4()),
-            title=getattr(context, "title", None) or tool_name,
-            raw_input=tool_input,
-            status="pending",
-        )
+        tool_id = context.tool_use_id or str(uuid.uuid4())
+        title = getattr(context, "title", None)
+        if self.card is not None:
+            tool_call = self.card(tool_id, tool_name, tool_input, title)
+        else:
+            tool_call = ToolCallUpdate(
+                tool_call_id=tool_id,
+                title=title or tool_name,
+                raw_input=tool_input,
+                status="pending",
+            )
         if tool_name == "ExitPlanMode":
             return await self._leave_plan(tool_call, tool_input)
         always = _always(tool_name, tool_input, list(context.suggestions or []))

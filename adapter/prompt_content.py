@@ -1,54 +1,101 @@
-"""ACP prompt content blocks to the user message Claude's stream-json input expects."""
+"""ACP prompt content blocks to the user message Claude's stream-json input expects.
+
+What `PROMPT_CAPABILITIES` promises is exactly what reaches Claude:
+- text as text;
+- a `resource_link` (an @-mention) as the markdown link `[@name](uri)`, which Claude can open;
+- an embedded text `resource` as that link in place, plus `<context ref="uri">text</context>`
+  after the prompt (how Claude Code itself attaches files);
+- an embedded blob `resource` that is an image as an image block, a PDF as a document block;
+- an image as a base64 image block (or a URL source for an http(s) `uri` without data).
+Anything else (audio, a blob of another type) is refused with -32602 and a message naming it:
+a prompt is never sent with part of it silently missing.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from acp import RequestError
 from acp.schema import (
     BlobResourceContents,
     EmbeddedResourceContentBlock,
     ImageContentBlock,
+    PromptCapabilities,
     ResourceContentBlock,
     TextContentBlock,
     TextResourceContents,
 )
 
-__all__ = ["claude_content", "claude_user_message"]
+__all__ = ["PROMPT_CAPABILITIES", "claude_content", "claude_user_message"]
+
+PROMPT_CAPABILITIES = PromptCapabilities(image=True, embedded_context=True, audio=False)
+
+_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+
+def _refuse(what: str) -> RequestError:
+    return RequestError.invalid_params(
+        {"reason": f"{what} cannot be sent to Claude; remove it and send the prompt again"}
+    )
+
+
+def _image(mime: str | None, data: str, uri: str | None) -> dict[str, Any]:
+    if not data and uri and uri.startswith(("https://", "http://")):
+        return {"type": "image", "source": {"type": "url", "url": uri}}
+    if mime not in _IMAGE_TYPES or not data:
+        raise _refuse(f"An image of type {mime or 'unknown'}")
+    return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+
+
+def _link(name: str, uri: str) -> dict[str, Any]:
+    return {"type": "text", "text": f"[@{name}]({uri})"}
+
+
+def _name(uri: str) -> str:
+    return uri.rstrip("/").rsplit("/", 1)[-1] or uri
+
+
+def _blob(resource: BlobResourceContents) -> dict[str, Any]:
+    mime = resource.mime_type or ""
+    if mime in _IMAGE_TYPES:
+        return _image(mime, resource.blob, None)
+    if mime == "application/pdf":
+        source = {"type": "base64", "media_type": mime, "data": resource.blob}
+        return {"type": "document", "source": source}
+    raise _refuse(f"An embedded file of type {mime or 'unknown'} ({_name(resource.uri)})")
 
 
 def claude_content(blocks: list[Any]) -> list[dict[str, Any]]:
-    """Text, resource links, embedded resources and images; other kinds are named, not lost."""
+    """Claude's content for an ACP prompt; raises `RequestError` (-32602) for a block it
+    cannot carry faithfully."""
     content: list[dict[str, Any]] = []
+    context: list[dict[str, Any]] = []
     for block in blocks:
         if isinstance(block, TextContentBlock):
             content.append({"type": "text", "text": block.text})
         elif isinstance(block, ResourceContentBlock):
-            content.append({"type": "text", "text": f"[@{block.name}]({block.uri})"})
+            content.append(_link(block.name or _name(block.uri), block.uri))
         elif isinstance(block, EmbeddedResourceContentBlock):
             resource = block.resource
             if isinstance(resource, TextResourceContents):
+                content.append(_link(_name(resource.uri), resource.uri))
                 text = f'<context ref="{resource.uri}">\n{resource.text}\n</context>'
-                content.append({"type": "text", "text": text})
+                context.append({"type": "text", "text": text})
             elif isinstance(resource, BlobResourceContents):
-                content.append({"type": "text", "text": f"[@{resource.uri}]({resource.uri})"})
+                content.append(_blob(resource))
         elif isinstance(block, ImageContentBlock):
-            content.append(
-                {
-                    "type": "image",
-                    "source": {"type": "base64", "media_type": block.mime_type, "data": block.data},
-                }
-            )
+            content.append(_image(block.mime_type, block.data, block.uri))
         else:
             kind = getattr(block, "type", type(block).__name__)
-            content.append({"type": "text", "text": f"[unsupported {kind} content omitted]"})
-    return content
+            raise _refuse(f"Prompt content of type {kind!r}")
+    return content + context
 
 
-def claude_user_message(blocks: list[Any], *, turn_id: str) -> dict[str, Any]:
+def claude_user_message(content: list[dict[str, Any]], *, turn_id: str) -> dict[str, Any]:
     """A stream-json user message stamped with the turn id (DECISIONS row 12)."""
     return {
         "type": "user",
-        "message": {"role": "user", "content": claude_content(blocks)},
+        "message": {"role": "user", "content": content},
         "parent_tool_use_id": None,
         "uuid": turn_id,
     }

@@ -8,6 +8,8 @@ whose message is safe to show a user.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -20,6 +22,7 @@ from claude_agent_sdk import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
     CLIConnectionError,
+    CLIJSONDecodeError,
     CLINotFoundError,
 )
 from claude_agent_sdk._internal.message_parser import parse_message
@@ -75,6 +78,22 @@ class _ExitBoundedTransport(SubprocessCLITransport):
         if self._process is not None:
             self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
 
+    async def close(self) -> None:
+        process = self._process
+        await super().close()
+        # The SDK leaves Claude's stdout pipe open when it stopped reading mid-line (a message
+        # over the limit): asyncio's transport (our wrapper, then anyio's, then asyncio's
+        # process) is closed here, or it complains at exit about a transport left open.
+        inner = getattr(getattr(process, "_process", None), "_process", None)
+        transport = getattr(inner, "_transport", None)
+        if isinstance(transport, asyncio.SubprocessTransport):
+            transport.close()
+
+
+def _over_the_buffer(exc: Exception) -> bool:
+    """Whether the SDK stopped reading because one message was over `max_buffer_size`."""
+    return isinstance(exc, CLIJSONDecodeError) and "exceeded maximum buffer size" in exc.line
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Launch:
@@ -102,8 +121,11 @@ class ClaudeRuntime:
         launch: Launch | None = None,
     ) -> None:
         self.epoch = str(uuid.uuid4())
+        # Set when the reader ended because one of Claude's messages was over the limit.
+        self.too_large = False
         launch = launch or Launch()
         self._stopped = anyio.Event()
+        self._closed = anyio.Event()
         options = ClaudeAgentOptions(
             cli_path=settings.executable,
             cwd=cwd,
@@ -111,11 +133,15 @@ class ClaudeRuntime:
             # result is seen instead of waited on forever (python-stack.md B6).
             env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1", **settings.env},
             system_prompt={"type": "preset", "preset": "claude_code"},
+            # Text and thinking stream as Claude writes them (adapter.stream_assembly).
+            include_partial_messages=True,
             can_use_tool=can_use_tool,
             # Claude's stderr is read line by line into our log: an unread pipe would stall it.
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
             resume=session_id if resume else None,
             session_id=None if resume else session_id,
+            # The SDK's default (1 MiB) ends Claude's process on one large file read.
+            max_buffer_size=settings.max_message_bytes,
             # Claude Code's user, project and local settings files, as Claude Code reads them.
             setting_sources=list(SETTING_SOURCES),  # type: ignore[arg-type]
             permission_mode=launch.permission_mode,  # type: ignore[arg-type]
@@ -128,6 +154,7 @@ class ClaudeRuntime:
         transport = _ExitBoundedTransport(
             prompt=_no_prompt(), options=_configure_can_use_tool(options)
         )
+        self._transport = transport
         self.client = ClaudeSDKClient(options=options, transport=transport)
 
     async def run(
@@ -154,8 +181,9 @@ class ClaudeRuntime:
         try:
             async for message in self._messages():
                 await on_message(message)
-        except Exception:
+        except Exception as exc:
             # Declared recovery boundary: the reason is logged, the session hears "lost".
+            self.too_large = _over_the_buffer(exc)
             log.warning("Claude runtime %s ended with an error", self.epoch, exc_info=True)
             await on_lost()
         else:
@@ -189,6 +217,21 @@ class ClaudeRuntime:
     async def interrupt(self) -> None:
         await self.client.interrupt()
 
+    async def stop(self, grace: float) -> None:
+        """Stop Claude now (the adapter is exiting): SIGTERM, then SIGKILL after `grace`
+        seconds, then the SDK's own cleanup (which then has no process left to wait for)."""
+        process = self._transport._process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+            with anyio.move_on_after(grace, shield=True):
+                await process.wait()
+            if process.returncode is None:
+                log.warning("Claude runtime %s ignored SIGTERM; killing it", self.epoch)
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+        await self.close()
+
     async def server_info(self) -> dict[str, Any]:
         """Claude Code's initialize answer (its commands, models, account)."""
         return await self.client.get_server_info() or {}
@@ -209,11 +252,18 @@ class ClaudeRuntime:
         await query._send_control_request(request)
 
     async def close(self) -> None:
+        """Disconnect (boundedly); a second caller waits for the first one's disconnect, so
+        whoever closes knows Claude's process and pipes are gone when this returns."""
         if self._stopped.is_set():
+            with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
+                await self._closed.wait()
             return
         self._stopped.set()
-        with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
-            try:
-                await self.client.disconnect()
-            except Exception:
-                log.debug("disconnect of runtime %s failed", self.epoch, exc_info=True)
+        try:
+            with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
+                try:
+                    await self.client.disconnect()
+                except Exception:
+                    log.debug("disconnect of runtime %s failed", self.epoch, exc_info=True)
+        finally:
+            self._closed.set()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,16 +18,18 @@ import anyio
 from acp import RequestError, helpers
 from acp.schema import PromptResponse, SessionInfoUpdate
 from anyio.abc import TaskGroup, TaskStatus
-from claude_agent_sdk import AssistantMessage, UserMessage
-from claude_agent_sdk.types import PermissionResult, ToolPermissionContext
+from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
+from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
 
 from adapter.client_link import ClientLink
-from adapter.prompt_content import claude_user_message
+from adapter.prompt_content import claude_content, claude_user_message
 from adapter.runtime import ClaudeRuntime, RuntimeStartError
 from adapter.session_config import SessionConfig
 from adapter.session_controls import SessionControls
 from adapter.settings import RuntimeSettings
-from adapter.translate import event_for, updates_for_assistant, updates_for_user
+from adapter.translate import event_for
+from adapter.turn_hooks import TurnHooks
+from fsm.classify import SYNTHETIC_MODEL
 from fsm.effects import (
     Effect,
     ForwardAssistantMessage,
@@ -45,6 +46,7 @@ from fsm.events import (
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
+    MessageTooLarge,
     PromptSent,
     RuntimeStarted,
     RuntimeStartFailed,
@@ -52,7 +54,7 @@ from fsm.events import (
     TransportLost,
 )
 from fsm.negotiation import Dialects
-from fsm.records import FailureRecord
+from fsm.records import FailureRecord, redact
 from fsm.session import SessionCore
 from fsm.vocabulary import Severity
 from fsm.wire import AgentErrorDialect, SessionFailureDialect
@@ -93,6 +95,7 @@ class Session:
         settings: RuntimeSettings,
         task_group: TaskGroup,
         resume: bool = False,
+        terminal_output: bool = False,
         controls: SessionControls | None = None,
     ) -> None:
         self.session_id = session_id
@@ -113,9 +116,13 @@ class Session:
         self.controls.bind(lambda: self._runtime)
         self._closed = False
         self._broken = False
+        self._restart_after_turn = False
         self._last_heard = time.monotonic()
         # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
         self._cancels = 0
+        # Claude's messages as the editor shows them: chunks, cards, plan, usage, title.
+        self.view = TurnHooks(self, terminal_output=terminal_output, titled=resume)
+        self.controls.permissions.card = self.view.permission_card
         # No runtime yet: a placeholder epoch, and "lost" so the first prompt starts one if
         # `start` was not called; each runtime's RuntimeStarted brings its real epoch.
         self.core = SessionCore(
@@ -151,6 +158,9 @@ class Session:
             await self.feed(StreamEnded(epoch=epoch))
 
         async def on_lost() -> None:
+            if runtime.too_large:
+                limit = self._settings.max_message_bytes
+                await self.feed(MessageTooLarge(epoch=epoch, limit_bytes=limit))
             await self.feed(TransportLost(epoch=epoch))
 
         async def run(task_status: TaskStatus[None]) -> None:
@@ -192,11 +202,33 @@ class Session:
         return await self._link.send_raw_update(self.session_id, update)
 
     async def restart_on_next_prompt(self) -> None:
-        """Stop the current Claude process; the next prompt starts (resumes) a fresh one."""
+        """Stop the current Claude process; the next prompt starts (resumes) a fresh one. A
+        running turn is left to finish first: its process is stopped after its answer."""
+        if self._answer is not None and not self._answer.done.is_set():
+            self._restart_after_turn = True
+            return
         runtime = self._runtime
         if runtime is not None:
             self._runtime = None
             await runtime.close()
+
+    async def shutdown(self, grace: float | None) -> None:
+        """End the session: the prompt in flight (and any queued) is answered `cancelled`, and
+        Claude is stopped: at once (SIGTERM, SIGKILL after `grace` seconds) when the adapter
+        exits, or with `grace` None the SDK's gentle way (its transcript stays whole for a
+        resume)."""
+        self._cancels += 1
+        await self.feed(CancelRequested())
+        runtime = self._runtime
+        if runtime is not None:
+            # Its reader then ends, and the core settles the cancelled turn.
+            await (runtime.close() if grace is None else runtime.stop(grace))
+        answer = self._answer
+        if answer is not None:
+            with anyio.move_on_after(grace or 1.0):
+                await answer.done.wait()
+            answer.give(PromptResponse(stop_reason="cancelled"))
+        self._closed = True
 
     async def close(self) -> None:
         self._closed = True
@@ -218,33 +250,24 @@ class Session:
 
     async def _on_message(self, message: Any, epoch: str) -> None:
         self._last_heard = time.monotonic()
+        if isinstance(message, StreamEvent):
+            # The bulk of a turn: only the turn view has a use for it.
+            await self.view.stream_event(message)
+            return
         await self.controls.observe(message)
         try:
             event = event_for(message, epoch)
         except (FsmError, TypeError, ValueError):
             log.warning("skipped a malformed %s from Claude", type(message).__name__)
             return
+        if isinstance(message, AssistantMessage):
+            self.view.saw_assistant(message)
+        elif isinstance(message, ResultMessage):
+            await self.view.turn_result(message)
         if event is not None:
             await self.feed(event, message)
         elif isinstance(message, UserMessage):
-            await self._forward(updates_for_user(message))
-
-    async def _forward(self, updates: Iterator[Any]) -> None:
-        """Send Claude's content as session updates; a block of a shape the ACP schema cannot
-        hold is skipped (the rest of the message and the turn go on)."""
-        while True:
-            try:
-                update = next(updates)
-            except StopIteration:
-                return
-            except Exception:
-                # Whatever a malformed block makes the SDK's types or the schema raise, it is
-                # that message's content that is lost, not the turn.
-                log.warning(
-                    "session %s: skipped content Claude sent in an unusable shape", self.session_id
-                )
-                return
-            await self._link.send_update(self.session_id, update)
+            await self.view.tool_results(message)
 
     async def _perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
@@ -261,19 +284,36 @@ class Session:
                         await self._send_agent_error(record)
                         if self._dialects.session_failure:
                             meta = _SESSION_FAILURE.meta_for(record)
-                    self._give(PromptResponse(stop_reason=stop_reason.value, field_meta=meta))
+                    await self.view.turn_settled()
+                    self._give(
+                        PromptResponse(
+                            stop_reason=stop_reason.value,
+                            field_meta=meta,
+                            usage=self.view.response_usage(),
+                        )
+                    )
                 case RejectPrompt(code=code, message=text, error_kind=kind):
+                    await self.view.turn_ended()
                     data = {"errorKind": kind} if kind else None
                     self._give(RequestError(code, text, data))
                 case ForwardAssistantMessage():
                     if isinstance(message, AssistantMessage):
-                        await self._forward(updates_for_assistant(message))
+                        await self.view.assistant(message, mask=self._mask(message))
                 case SendAgentText(text=text):
+                    text = redact(text, self._settings.private)
                     await self._link.send_update(
                         self.session_id, helpers.update_agent_message_text(text)
                     )
                 case LogNotice(message=text):
                     log.info("session %s: %s", self.session_id, text)
+
+    def _mask(self, message: AssistantMessage) -> tuple[str, ...] | None:
+        """What to mask in a message forwarded as agent text: Claude's error prose (an API
+        error, a synthetic notice) is masked like any error text (DECISIONS row 31); the
+        model's own answer is the user's content and stays verbatim."""
+        if message.error is not None or message.model == SYNTHETIC_MODEL:
+            return self._settings.private
+        return None
 
     async def _publish(self, record: FailureRecord) -> bool:
         """Send `record` in every dialect the client asked for; True iff every send went out."""
@@ -304,16 +344,18 @@ class Session:
     async def prompt(self, blocks: list[Any]) -> PromptResponse:
         """Send one prompt to Claude and wait for its one answer (raises `RequestError`)."""
         cancels_at_arrival = self._cancels
+        # Content Claude cannot take is refused (-32602) before anything reaches Claude.
+        content = claude_content(blocks)
         async with self._prompt_lock:
+            if self._cancels != cancels_at_arrival:
+                # Cancelled while it waited behind another prompt: it never reached Claude.
+                return PromptResponse(stop_reason="cancelled")
             if self._closed:
                 raise RequestError.invalid_request({"reason": "the session is closed"})
             if self._broken:
                 raise RequestError.internal_error(
                     {"reason": "this session failed inside the adapter; start a new session"}
                 )
-            if self._cancels != cancels_at_arrival:
-                # Cancelled while it waited behind another prompt: it never reached Claude.
-                return PromptResponse(stop_reason="cancelled")
             turn_id = str(uuid.uuid4())
             answer = self._answer = _Answer()
             if self._runtime is None or self.core.runtime_lost:
@@ -329,16 +371,23 @@ class Session:
             assert runtime is not None
             answer.epoch = runtime.epoch
             await self.feed(PromptSent(turn_id=turn_id))
+            self.view.prompted(blocks)
             self._resume = True
             self._last_heard = time.monotonic()
             self._tg.start_soon(self._watch_for_silence, answer, runtime.epoch)
             try:
-                await runtime.send(claude_user_message(blocks, turn_id=turn_id))
+                await runtime.send(claude_user_message(content, turn_id=turn_id))
             except Exception:
                 log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
                 await self.feed(TransportLost(epoch=runtime.epoch))
             await answer.done.wait()
             self._answer = None
+            if self._restart_after_turn:
+                # Signed in again during this turn: the next prompt gets a fresh process.
+                self._restart_after_turn = False
+                if self._runtime is not None:
+                    self._tg.start_soon(self._runtime.close)
+                    self._runtime = None
         return self._unwrap(answer)
 
     @staticmethod
@@ -391,4 +440,7 @@ class Session:
     async def _can_use_tool(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
-        return await self.controls.permissions.decide(tool_name, tool_input, context)
+        result = await self.controls.permissions.decide(tool_name, tool_input, context)
+        if isinstance(result, PermissionResultAllow):
+            await self.view.permitted(context.tool_use_id)  # it runs now
+        return result

@@ -33,7 +33,13 @@ __all__ = ["check_cwd", "controls_for", "known_on_disk", "pickers"]
 
 
 def check_cwd(cwd: str) -> None:
-    if not Path(cwd).is_absolute() or not Path(cwd).is_dir():
+    """-32602 unless `cwd` is an existing absolute directory (a path too long or with a NUL
+    for the system is not one either, never an internal error)."""
+    try:
+        usable = Path(cwd).is_absolute() and Path(cwd).is_dir()
+    except (OSError, ValueError):
+        usable = False
+    if not usable:
         raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
 
 

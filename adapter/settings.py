@@ -6,11 +6,25 @@ first request without importing the SDK (and `mcp` with it) ahead of `initialize
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["RuntimeSettings", "private_values"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "MAX_MESSAGE_BYTES",
+    "RuntimeSettings",
+    "env_bytes",
+    "private_values",
+]
+
+# The longest JSON-RPC line accepted from the client (CLAUDE_ACP_MAX_LINE_BYTES).
+MAX_LINE_BYTES = 50 * 1024 * 1024
+# The largest single message accepted from Claude (CLAUDE_ACP_MAX_MESSAGE_BYTES); the SDK's own
+# default of 1 MiB ends Claude's process on one large file read or screenshot.
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 
 # Environment variables whose values are secrets by their names' own account.
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE", re.I)
@@ -24,6 +38,8 @@ class RuntimeSettings:
     env: dict[str, str] = field(default_factory=dict)
     # How long Claude may stay silent during a turn before the client is told so.
     stall_seconds: float = 120.0
+    # The largest single message read from Claude; a larger one fails its turn.
+    max_message_bytes: int = MAX_MESSAGE_BYTES
     # Values no text sent to a client may contain (see `private_values`).
     private: tuple[str, ...] = ()
 
@@ -33,3 +49,19 @@ def private_values(environ: Mapping[str, str]) -> tuple[str, ...]:
     values = {environ.get("HOME", ""), environ.get("USERPROFILE", "")}
     values.update(v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= 8)
     return tuple(sorted(v for v in values if len(v) >= 4 and v not in ("/", "/tmp")))
+
+
+def env_bytes(name: str, default: int) -> int:
+    """A positive byte count from the environment variable `name` (`default` when unset or
+    not a positive integer, with a warning)."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw.strip().replace("_", ""))
+    except ValueError:
+        value = 0
+    if value <= 0:
+        logging.getLogger(__name__).warning("ignoring %s (not a positive integer)", name)
+        return default
+    return value

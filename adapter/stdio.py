@@ -1,32 +1,215 @@
-"""Stdio for the agent: the `acp` SDK's own streams, with stdout writes gathered.
+"""Stdio for the agent, whatever stdin and stdout are: pipes, sockets, a terminal, a regular
+file or /dev/null.
 
-The `acp` sender writes every JSON-RPC frame with its own `write` system call. A replayed
-session of 100,000 transcript lines is about 125,000 frames, and profiling showed a third of the
+asyncio's pipe transports take only pipes, sockets and character devices, and /dev/null is a
+character device that epoll refuses (the agent used to log an error and hang on it). So:
+
+- stdin that can be polled (a pipe, a socket) is read by a pipe transport; anything else (a
+  terminal, a regular file, /dev/null) by one thread doing blocking reads. Either way it arrives as
+  chunks through a small bounded buffer (`ChunkReader`): reading pauses while the agent is busy,
+  so a huge input never piles up in memory.
+- stdout that is a pipe or socket gets the pipe transport (with its flow control); anything else
+  gets blocking writes, which never wait long on a file.
+
+The `acp` sender writes every JSON-RPC frame with its own `write` system call. A replayed session
+of 100,000 transcript lines is about 125,000 frames, and profiling showed a third of the
 adapter's time in those calls. `_GatheringTransport` holds what is written for a fraction of a
-millisecond and hands it to the real pipe transport in one write; frames stay whole and in
-order, and flow control stays the pipe transport's (it still pauses the writer when the client
-reads slowly).
+millisecond and hands it to the real transport in one write; frames stay whole and in order, and
+flow control stays the real transport's.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import collections
+import contextlib
+import os
+import stat
+import sys
+import threading
+from typing import IO, Any
 
-__all__ = ["GATHER_SECONDS", "gathered_stdio_streams"]
+__all__ = ["CHUNK_BYTES", "GATHER_SECONDS", "ChunkReader", "open_stdio"]
 
 # Long enough to gather a burst, far below anything a person or an editor could notice.
 GATHER_SECONDS = 0.0005
+# How much stdin is read at a time, and how much may wait unread before reading pauses.
+CHUNK_BYTES = 64 * 1024
+_BUFFERED_CHUNKS = 4
+
+
+def _pollable(stream: IO[Any]) -> bool:
+    """Whether asyncio's pipe transports (epoll) should take this stream: pipes and sockets.
+    A terminal is left to blocking I/O: a pipe transport would make it non-blocking, and with
+    it the terminal's other end (stdin and stdout usually share one open file)."""
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+class ChunkReader:
+    """Stdin as chunks of bytes; `read` returns b"" once at end of input (and after)."""
+
+    def __init__(self) -> None:
+        self._chunks: collections.deque[bytes] = collections.deque()
+        self._eof = False
+        self._ready = asyncio.Event()
+        self._room = threading.Event()  # the reading thread waits on it (files only)
+        self._room.set()
+        self._transport: asyncio.ReadTransport | None = None
+        self._loop = asyncio.get_running_loop()
+
+    async def read(self) -> bytes:
+        while not self._chunks:
+            if self._eof:
+                return b""
+            self._ready.clear()
+            await self._ready.wait()
+        chunk = self._chunks.popleft()
+        if len(self._chunks) < _BUFFERED_CHUNKS:
+            self._room.set()
+            if self._transport is not None and not self._transport.is_closing():
+                self._transport.resume_reading()
+        return chunk
+
+    def stop(self) -> None:
+        """Read no more: what is buffered is dropped and `read` reports the end of input."""
+        self._chunks.clear()
+        self.feed(b"")
+        if self._transport is not None:
+            self._transport.close()
+
+    def feed(self, chunk: bytes) -> None:
+        """Called on the loop: one more chunk (b"" for end of input)."""
+        if not chunk:
+            self._eof = True
+        elif not self._eof:
+            self._chunks.append(chunk)
+            if len(self._chunks) >= _BUFFERED_CHUNKS:
+                self._room.clear()
+                if self._transport is not None:
+                    self._transport.pause_reading()
+        self._ready.set()
+
+    # --- a pipe, socket or terminal -------------------------------------------------------
+
+    async def connect_pipe(self, stream: IO[Any]) -> None:
+        reader = self
+
+        class _Protocol(asyncio.Protocol):
+            def data_received(self, data: bytes) -> None:
+                reader.feed(data)
+
+            def eof_received(self) -> bool | None:
+                reader.feed(b"")
+                return None
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                reader.feed(b"")
+
+        transport, _ = await self._loop.connect_read_pipe(_Protocol, stream)
+        self._transport = transport
+
+    # --- a regular file, /dev/null, anything epoll refuses --------------------------------
+
+    def start_thread(self, fd: int) -> None:
+        def pump() -> None:
+            chunk = b"x"
+            while chunk:
+                self._room.wait()
+                try:
+                    chunk = os.read(fd, CHUNK_BYTES)
+                except OSError:
+                    chunk = b""
+                try:
+                    self._loop.call_soon_threadsafe(self.feed, chunk)
+                except RuntimeError:  # the loop is closed: the agent is exiting
+                    return
+
+        # A daemon: a read that never returns must not keep the agent alive at exit.
+        threading.Thread(target=pump, name="claude-acp-stdin", daemon=True).start()
+
+
+class _WriteProtocol(asyncio.BaseProtocol):
+    """Flow control for the stdout writer (the shape `asyncio.StreamWriter.drain` expects)."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._paused = False
+        self._waiters: list[asyncio.Future[None]] = []
+        self.closed = asyncio.Event()
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        self._wake()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed.set()
+        self._wake()
+
+    def _wake(self) -> None:
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
+
+    async def _drain_helper(self) -> None:
+        if self.closed.is_set():
+            raise ConnectionResetError("the client closed its end of stdout")
+        if self._paused:
+            waiter = self._loop.create_future()
+            self._waiters.append(waiter)
+            await waiter
+
+
+class _BlockingTransport(asyncio.WriteTransport):
+    """Writes straight to a file descriptor that is not a pipe (a regular file, /dev/null)."""
+
+    def __init__(self, stream: IO[bytes], protocol: _WriteProtocol) -> None:
+        super().__init__()
+        self._stream = stream
+        self._protocol = protocol
+        self._closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if self._closing:
+            return
+        try:
+            self._stream.write(data)
+            self._stream.flush()
+        except OSError:
+            self._closing = True
+            self._protocol.connection_lost(None)
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        if not self._closing:
+            self._closing = True
+            with contextlib.suppress(OSError):
+                self._stream.flush()
+            self._protocol.connection_lost(None)
+
+    def abort(self) -> None:
+        self.close()
+
+    def can_write_eof(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
 
 
 class _GatheringTransport(asyncio.WriteTransport):
-    def __init__(
-        self, inner: asyncio.WriteTransport, loop: asyncio.AbstractEventLoop, owner: object
-    ) -> None:
+    def __init__(self, inner: asyncio.WriteTransport, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__()
         self._inner = inner
-        # The SDK's own writer closes the pipe when it is garbage collected: keep it alive.
-        self._owner = owner
         self._loop = loop
         self._pending: list[bytes] = []
         self._timer: asyncio.TimerHandle | None = None
@@ -76,20 +259,20 @@ class _GatheringTransport(asyncio.WriteTransport):
         return self._inner.get_extra_info(name, default)
 
 
-async def gathered_stdio_streams(
-    limit: int | None = None,
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """`acp.stdio.stdio_streams`, with the writer's transport gathering its writes."""
-    from acp.stdio import stdio_streams
-
-    reader, writer = await stdio_streams(limit=limit)
+async def open_stdio() -> tuple[ChunkReader, asyncio.StreamWriter, asyncio.Event]:
+    """The agent's stdin as chunks, its stdout as a gathering writer, and an event set when
+    the client closes its end of stdout."""
     loop = asyncio.get_running_loop()
-    transport = writer.transport
-    assert isinstance(transport, asyncio.WriteTransport)
-    gathered = asyncio.StreamWriter(
-        _GatheringTransport(transport, loop, owner=writer),
-        writer._protocol,  # type: ignore[attr-defined]  # the SDK's flow-control protocol
-        None,
-        loop,
-    )
-    return reader, gathered
+    reader = ChunkReader()
+    if _pollable(sys.stdin):
+        await reader.connect_pipe(sys.stdin)
+    else:
+        reader.start_thread(sys.stdin.fileno())
+    protocol = _WriteProtocol()
+    inner: asyncio.WriteTransport
+    if _pollable(sys.stdout):
+        inner, _ = await loop.connect_write_pipe(lambda: protocol, sys.stdout)
+    else:
+        inner = _BlockingTransport(sys.stdout.buffer, protocol)
+    writer = asyncio.StreamWriter(_GatheringTransport(inner, loop), protocol, None, loop)
+    return reader, writer, protocol.closed

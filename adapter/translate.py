@@ -1,4 +1,4 @@
-"""Claude SDK messages in, core events and ACP session updates out.
+"""Claude SDK messages in, core events out (their session updates: `adapter.turn_view`).
 
 The SDK's dataclasses pass strings through unchecked, and `SystemMessage.data` is the raw frame,
 so every field read here is checked for its type: a frame of the wrong shape is skipped (the
@@ -7,28 +7,15 @@ caller logs it), never allowed to crash the reader.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from acp import helpers
-from acp.schema import (
-    AgentMessageChunk,
-    AgentThoughtChunk,
-    ToolCallProgress,
-    ToolCallStart,
-    ToolKind,
-    UserMessageChunk,
-)
 from claude_agent_sdk import (
     AssistantMessage,
     RateLimitEvent,
     ResultMessage,
     SystemMessage,
     TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    UserMessage,
 )
 
 from fsm.events import (
@@ -43,9 +30,7 @@ from fsm.events import (
     WorkerShuttingDown,
 )
 
-__all__ = ["Update", "event_for", "tool_kind", "updates_for_assistant", "updates_for_user"]
-
-Update = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
+__all__ = ["event_for"]
 
 # Results that no user turn asked for (reference §2: autonomous origins).
 _AUTONOMOUS = frozenset(
@@ -153,59 +138,3 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
     if subtype == "session_state_changed" and data.get("state") == "running":
         return TurnWentBusy(epoch=epoch)
     return None
-
-
-def tool_kind(name: str) -> ToolKind:
-    lowered = name.lower()
-    if lowered in {"read", "notebookread"}:
-        return "read"
-    if lowered in {"edit", "multiedit", "write", "notebookedit"}:
-        return "edit"
-    if lowered in {"bash", "bashoutput", "killshell"}:
-        return "execute"
-    if lowered in {"grep", "glob", "ls"}:
-        return "search"
-    if lowered in {"webfetch", "websearch"}:
-        return "fetch"
-    return "other"
-
-
-def updates_for_assistant(message: AssistantMessage) -> Iterator[Update]:
-    """Claude's text, thinking and tool use as ACP session updates."""
-    for block in message.content:
-        if isinstance(block, TextBlock) and block.text:
-            yield helpers.update_agent_message_text(block.text)
-        elif isinstance(block, ThinkingBlock) and block.thinking:
-            yield helpers.update_agent_thought_text(block.thinking)
-        elif isinstance(block, ToolUseBlock):
-            name = block.name if isinstance(block.name, str) and block.name else "tool"
-            yield helpers.start_tool_call(
-                block.id,
-                name,
-                kind=tool_kind(name),
-                status="pending",
-                raw_input=block.input,
-            )
-
-
-def _result_text(content: str | list[dict[str, Any]] | None) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(item.get("text", "")) for item in content if isinstance(item, dict))
-    return ""
-
-
-def updates_for_user(message: UserMessage) -> Iterator[Update]:
-    """Tool results (Claude's own tools ran) as tool call updates."""
-    if isinstance(message.content, str):
-        return
-    for block in message.content:
-        if isinstance(block, ToolResultBlock):
-            text = _result_text(block.content)
-            yield helpers.update_tool_call(
-                block.tool_use_id,
-                status="failed" if block.is_error else "completed",
-                content=[helpers.tool_content(helpers.text_block(text))] if text else None,
-                raw_output=text,
-            )

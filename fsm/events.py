@@ -24,6 +24,7 @@ __all__ = [
     "DeliveryFailed",
     "Event",
     "HistoryFailureFound",
+    "MessageTooLarge",
     "ModelFellBack",
     "PromptSent",
     "RateLimitReported",
@@ -237,3 +238,11 @@ class StreamEnded(ClaudeEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TransportLost(ClaudeEvent):
     """The runtime died or its stream broke (the SDK raised, the process exited non-zero)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageTooLarge(ClaudeEvent):
+    """Claude sent one message larger than the adapter accepts (`limit_bytes`); its stream
+    cannot go on, and the runtime's end that follows is part of this same fault."""
+
+    limit_bytes: int

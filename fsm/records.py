@@ -21,30 +21,43 @@ __all__ = ["TITLE_LIMIT", "FailureRecord", "redact", "shape_title"]
 
 TITLE_LIMIT = 256
 
-# A credential-looking run: long, and with a digit in it (ordinary words have none).
-_TOKEN = r"(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{16,}"
+# A Basic/Bearer credential: 8+ token characters with a digit, a base64 mark (`=`, `+`, `/`)
+# or a camel hump ("dXNlcjpwYXNz"); "Basic authentication" has none of them.
+_CREDENTIAL = r"(?=[A-Za-z0-9._~+/=\-]*(?:[0-9=+/]|[a-z][A-Z]))[A-Za-z0-9._~+/=\-]{8,}"
+# Names whose value is a secret, in `name=value`, `name: value` and `"name": "value"` forms.
+_SECRET_NAME = (
+    r"(?:[a-z]+[_-])?(?:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|"
+    r"client[_-]?secret|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|secret|"
+    r"password|passwd|authorization|credentials?)"
+)
 
 _SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # Anthropic keys, bearer and basic credentials, JSON web tokens.
     (re.compile(r"sk-ant-[A-Za-z0-9_\-]+"), "sk-ant-***"),
-    (re.compile(r"\b(Bearer|Basic)\s+" + _TOKEN), r"\1 ***"),
+    (re.compile(r"\b(Bearer|Basic)\s+" + _CREDENTIAL), r"\1 ***"),
     (re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"), "***"),
+    # Provider tokens by their documented prefixes: AWS access key ids, GitHub tokens (classic
+    # and fine-grained), Slack tokens.
+    (re.compile(r"\b(?:AKIA|ASIA|AIDA|AROA)[0-9A-Z]{16}\b"), "AKIA***"),
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), "gh_***"),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), "github_pat_***"),
+    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{8,}"), "xox-***"),
+    (re.compile(r"\bxapp-[A-Za-z0-9-]{8,}"), "xapp-***"),
+    # JSON-style `"api_key": "…"`: the quoted value, whatever it looks like.
+    (
+        re.compile(r"(\"" + _SECRET_NAME + r"\"\s*:\s*\")(?:[^\"\\]|\\.)*\"", re.I),
+        r"\1***\"",
+    ),
     # `api_key=…` is an assignment: whatever follows is the value. `password: …` may be prose
     # ("the secret: restart it"), so there the value must look like one (a digit, 6+ chars).
+    (re.compile(r"\b(" + _SECRET_NAME + r"\s*=\s*)[^\s&,;]+", re.I), r"\1***"),
     (
-        re.compile(r"\b((?:api[_-]?key|token|secret|password|authorization)\s*=\s*)\S+", re.I),
+        re.compile(r"\b(" + _SECRET_NAME + r"\s*:\s*)(?=\S*\d)[^\s,;]{6,}", re.I),
         r"\1***",
     ),
-    (
-        re.compile(
-            r"\b((?:api[_-]?key|token|secret|password|authorization)\s*:\s*)"
-            r"(?=\S*\d)[^\s,;]{6,}",
-            re.IGNORECASE,
-        ),
-        r"\1***",
-    ),
-    # Credentials inside URLs: scheme://user:password@host.
+    # Credentials inside URLs: scheme://user:password@host, and a bare scheme://token@host.
     (re.compile(r"([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@", re.IGNORECASE), r"\1***@"),
+    (re.compile(r"([a-z][a-z0-9+.\-]*://)" + _CREDENTIAL + "@", re.IGNORECASE), r"\1***@"),
     # Private paths under a user's home (`/root` only as a whole path segment: "/rootfs" is
     # not a home), POSIX and Windows.
     (

@@ -46,6 +46,7 @@ from fsm.events import (
     DeliveryFailed,
     Event,
     HistoryFailureFound,
+    MessageTooLarge,
     ModelFellBack,
     PromptSent,
     RateLimitReported,
@@ -64,11 +65,21 @@ from fsm.records import FailureRecord, redact
 from fsm.turn import TurnLifecycle, TurnState, TurnTrigger
 from fsm.vocabulary import FailureKind, Severity, policy_for
 
-__all__ = ["AUTH_REQUIRED_CODE", "INTERNAL_ERROR_CODE", "TURN_NO_RESULT_TITLE", "SessionCore"]
+__all__ = [
+    "AUTH_REQUIRED_CODE",
+    "INTERNAL_ERROR_CODE",
+    "MESSAGE_TOO_LARGE_TITLE",
+    "TURN_NO_RESULT_TITLE",
+    "SessionCore",
+]
 
 AUTH_REQUIRED_CODE = -32000
 INTERNAL_ERROR_CODE = -32603
 
+MESSAGE_TOO_LARGE_TITLE = (
+    "Claude sent a message larger than {size}, the most this adapter accepts "
+    "(CLAUDE_ACP_MAX_MESSAGE_BYTES), so the turn was stopped."
+)
 TURN_NO_RESULT_TITLE = (
     "The turn ended without a result: Claude stopped while this prompt was still in flight. "
     "Any partial output may be incomplete; please retry."
@@ -144,7 +155,7 @@ class SessionCore:
                 return [
                     LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")
                 ]
-            quiet = StreamEnded | TransportLost | ClaudeSilent | TurnWentIdle
+            quiet = StreamEnded | TransportLost | ClaudeSilent | TurnWentIdle | MessageTooLarge
             if self.turn.live and not isinstance(event, quiet):
                 self.turn.fire(TurnTrigger.CLAUDE_RESPONDED)
         match event:
@@ -208,6 +219,8 @@ class SessionCore:
                 return self._on_runtime_gone(clean=True)
             case TransportLost():
                 return self._on_runtime_gone(clean=False)
+            case MessageTooLarge(limit_bytes=limit):
+                return self._on_too_large(limit)
         raise FsmError(f"unknown event {type(event).__name__}")
 
     # --- Claude's messages -------------------------------------------------------------------
@@ -403,6 +416,17 @@ class SessionCore:
             # An idle runtime that ended cleanly broke no promise; the next prompt replaces it.
             return []
         return self._fail(kind, text, error_kind=error_kind)
+
+    def _on_too_large(self, limit: int) -> list[Effect]:
+        # The turn fails with its own clear record, not as a lost connection: the runtime's
+        # end that follows is this fault's, already reported here.
+        self.runtime_lost = True
+        if self.turn.live and self._notes.cancel_requested:
+            return self._settle(TurnTrigger.TURN_CANCELLED, StopReason.CANCELLED)
+        mib, rest = divmod(limit, 1024 * 1024)
+        size = f"{mib} MiB" if mib and not rest else f"{limit:,} bytes"
+        text = MESSAGE_TOO_LARGE_TITLE.format(size=size)
+        return self._fail(FailureKind.CONTEXT_EXHAUSTED, text, error_kind="message_too_large")
 
     def _on_history(self, event: HistoryFailureFound) -> list[Effect]:
         if not self.capable:

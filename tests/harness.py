@@ -131,12 +131,21 @@ class Adapter:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
     def agent_texts(self) -> list[str]:
-        """The text of every `agent_message_chunk`, in order."""
-        return [
-            str(update["content"].get("text", ""))
-            for update in self.updates("agent_message_chunk")
-            if isinstance(update.get("content"), dict)
-        ]
+        """The text of every agent message, in order: consecutive `agent_message_chunk`s of
+        one `messageId` (Claude's streamed deltas) joined; a chunk without an id is its own."""
+        texts: list[str] = []
+        last_id: object = None
+        for update in self.updates("agent_message_chunk"):
+            if not isinstance(update.get("content"), dict):
+                continue
+            text = str(update["content"].get("text", ""))
+            message_id = update.get("messageId")
+            if message_id is not None and message_id == last_id and texts:
+                texts[-1] += text
+            else:
+                texts.append(text)
+            last_id = message_id
+        return texts
 
     def answers(self, method: str = "session/prompt") -> dict[Any, int]:
         """For every request of `method` the client sent: how many responses came back."""
@@ -204,19 +213,24 @@ async def spawn_adapter(
     env: dict[str, str] | None = None,
     client: RecordingClient | None = None,
     initialize: bool = True,
+    scripted: bool = True,
     off_spec: str | None = None,
 ) -> AsyncIterator[Adapter]:
     """The adapter, initialized (opted in when `capable`), ready for `new_session`. On a clean
     exit its frames must pass the conformance rules, unless `off_spec` gives the reason this
-    test's output is off-spec on purpose."""
+    test's output is off-spec on purpose.
+
+    With `scripted=False` the adapter spawns whatever Claude its environment names (no
+    `CLAUDE_CODE_EXECUTABLE`: the CLI bundled with claude-agent-sdk); `env` then has to point it
+    somewhere safe (tests/real_claude does)."""
     bin_dir = tmp_path / "bin"
     workdir = tmp_path / "project"
     config_dir = tmp_path / "claude-config"
     workdir.mkdir(parents=True, exist_ok=True)
     config_dir.mkdir(parents=True, exist_ok=True)
+    claude = {"CLAUDE_CODE_EXECUTABLE": str(write_launcher(bin_dir)), SCENARIO_ENV: scenario}
     child_env = {
-        "CLAUDE_CODE_EXECUTABLE": str(write_launcher(bin_dir)),
-        SCENARIO_ENV: scenario,
+        **(claude if scripted else {}),
         "CLAUDE_CONFIG_DIR": str(config_dir),
         "CLAUDE_ACP_LOG": "DEBUG",
         "PYTHONPATH": str(ROOT),

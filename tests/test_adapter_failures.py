@@ -407,8 +407,12 @@ def _check_capable(row: Row, run: Run) -> None:
     ]
     kinds = [u["sessionUpdate"] for u in stream]
     if SESSION_INFO in kinds and row.streamed:
+        # Claude's text streams (issue 13): its first chunk is a piece of a streamed text.
         first_text = next(
-            i for i, u in enumerate(stream) if u.get("content", {}).get("text") in row.streamed
+            i
+            for i, u in enumerate(stream)
+            if u.get("content", {}).get("text")
+            and any(u["content"]["text"] in text for text in row.streamed)
         )
         assert max(i for i, k in enumerate(kinds) if k == SESSION_INFO) < first_text, kinds
     for _, record in records:

@@ -294,6 +294,8 @@ def test_every_fault_scenario_has_a_row() -> None:
         "die_after_result",  # its own test below: the prompt was answered before the death
         "hostile_error",  # tests/test_redaction.py
         "rate_limit_every_turn",  # tests/test_memory.py
+        "large_message",  # tests/test_large_messages.py
+        "ignore_sigterm",  # tests/test_signals.py
     }
 
 

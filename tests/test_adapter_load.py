@@ -98,6 +98,8 @@ def _stream(adapter: Adapter) -> list[tuple[str, str]]:
     items = []
     for update in adapter.updates():
         kind = update["sessionUpdate"]
+        if kind == "session_info_update" and "title" in update:
+            continue  # the session's name (issue 13), not a record
         if kind == "available_commands_update":
             continue  # sent after every setup response (issue 14), not part of the history
         if kind == "session_info_update":

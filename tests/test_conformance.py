@@ -555,6 +555,7 @@ DEMOS: dict[str, list[str]] = {
     "model_fallback": ["model_fallback"],
     "crash_mid_turn": ["crash_mid_turn"],
     "legacy": ["--legacy"],
+    "coding_turn": ["coding_turn"],
 }
 
 
@@ -590,6 +591,7 @@ EXPECTED: dict[str, list[Failure]] = {
     "model_fallback": [(1, "warning", "unknown", [], "session_info_update")],
     "crash_mid_turn": [(1, "error", "connection", ["new_session"], "prompt_response")],
     "legacy": [],
+    "coding_turn": [],
 }
 
 

@@ -21,9 +21,16 @@ Checked, over the whole run:
 - every record has exactly the spec's keys and value types, and a legacy client never gets one;
 - a capable client's prompt is never answered with a JSON-RPC error (rows 18-19: its failures
   ride on the PromptResponse as records);
-- no injected secret (the hostile error text's keys, tokens, passwords, private paths) reaches
-  any frame (a legacy client gets Claude's prose as agent text, row 19: that one place is
-  allowed).
+- no injected secret (the hostile error text's keys, tokens, passwords, private paths, and the
+  adapter's own `ANTHROPIC_API_KEY`, echoed by Claude) reaches any frame, a legacy client's
+  agent text included (row 31), or any line of the adapter's log;
+- hostile lines the client slips in between its requests (not JSON, not requests, batches,
+  invalid UTF-8, deep nesting, over the line limit) each get exactly their JSON-RPC error;
+- a message over the message limit the run sets (`large_message` endings) fails its turn
+  like any other failure;
+- a last adapter is stopped with SIGTERM while prompts are in flight: every request it had
+  read is answered (prompts `cancelled`), it exits 143, and no Claude process outlives it (half
+  the hanging ones ignore SIGTERM).
 
 It prints its counts. A failure prints the seed: `CLAUDE_ACP_FAULT_SEED=<seed>` reproduces the
 run (`CLAUDE_ACP_FAULT_SESSIONS` changes its size).
@@ -35,6 +42,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import sys
 import time
 from collections import Counter, defaultdict
@@ -50,6 +58,7 @@ from adapter.scripted_claude.faults import HOSTILE_SECRETS
 from adapter.scripted_claude.randomized import RANDOM_PREFIX, turn_plan
 from adapter.scripted_claude.transcript import transcript_path
 from tests.harness import OPT_IN, ROOT, Frame, conformance_violations
+from tests.raw_agent import processes_mentioning
 
 pytestmark = pytest.mark.e2e
 
@@ -71,7 +80,30 @@ SESSION_FAILURE_KEYS = {"id", "revision", "category", "severity", "title", "deta
 REQUIRED_KEYS = SESSION_FAILURE_KEYS - {"details"}
 CATEGORIES = {"connection", "access", "limit", "request", "service", "unknown"}
 ACTIONS = {"retry", "login", "new_session"}
-SECRETS = HOSTILE_SECRETS
+# The adapter's own API key, of no known shape: masked because it is the adapter's (row 31).
+API_KEY = "Qv7rTzLpXw2mNbKs"
+SECRETS = (*HOSTILE_SECRETS, API_KEY)
+# A small line limit and message limit, so that hostile lines and large messages cross them.
+LINE_LIMIT = 64 * 1024
+MESSAGE_LIMIT = 256 * 1024
+# Hostile lines the client slips in: (bytes, the error code and id of the one answer it gets).
+HOSTILE_LINES: tuple[tuple[bytes, int, Any], ...] = (
+    (b"[]", -32600, None),
+    (b"42", -32600, None),
+    (b"null", -32600, None),
+    (b'"s"', -32600, None),
+    (b'{"jsonrpc":"2.0","id":', -32700, None),
+    (b'{"jsonrpc":"2.0","x":"\xff\xfe"}', -32700, None),
+    (b'{"jsonrpc":"2.0","method":"x\x00"}', -32700, None),
+    (b"[" * 5000 + b"]" * 5000, -32700, None),
+    (b'{"jsonrpc":"2.0","id":"hostile","method":7}', -32600, "hostile"),
+    (b'[{"jsonrpc":"2.0","id":"hostile","method":"x"}]', -32600, "hostile"),
+    (
+        b'{"jsonrpc":"2.0","id":"hostile","method":"initialize","x":"' + b"a" * LINE_LIMIT + b'"}',
+        -32600,
+        None,
+    ),
+)
 # What a request still waiting gets when the adapter's stdout ends: no response at all.
 ADAPTER_GONE: dict[str, Any] = {"adapter_gone": True}
 # Endings after which a prompt may need the client's cancel to be answered: the turn hangs by
@@ -90,11 +122,23 @@ def _strict_json(line: str) -> Any:
 
 
 def frame_problem(line: str) -> str | None:
-    """Why `line` is not exactly one JSON-RPC 2.0 frame, or None when it is one."""
+    """Why `line` is not exactly one JSON-RPC 2.0 frame (or a batch answer: an array of
+    responses), or None when it is one."""
     try:
         message = _strict_json(line)
     except ValueError as exc:
         return f"not JSON ({exc})"
+    if isinstance(message, list):
+        if not message:
+            return "an empty batch answer"
+        problems = [_message_problem(item) for item in message if "method" not in item]
+        if len(problems) != len(message):
+            return "a request inside a batch answer"
+        return next((p for p in problems if p is not None), None)
+    return _message_problem(message)
+
+
+def _message_problem(message: Any) -> str | None:
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return "not a JSON-RPC 2.0 object"
     keys = set(message) - {"jsonrpc"}
@@ -154,6 +198,11 @@ class Wave:
     exited: bool = False  # the adapter's stdout ended (or its stdin broke)
     stderr_path: Path | None = None
     frames: list[Frame] = field(default_factory=list)  # both directions, for the checker
+    hostile_sent: Counter[tuple[int, Any]] = field(default_factory=Counter)
+    hostile_answers: Counter[tuple[int, Any]] = field(default_factory=Counter)
+    # The SIGTERM wave: the last request id sent before the signal (later ones are unread).
+    signalled_after: int | None = None
+    signal_time: float | None = None
 
     async def write(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
@@ -178,13 +227,26 @@ class Wave:
         self.next_id += 1
         request_id = self.next_id
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.requests[request_id] = method
-        if self.exited:
-            future.set_result(ADAPTER_GONE)
+        if self.exited or self.signalled_after is not None:
+            future.set_result(ADAPTER_GONE)  # never sent: nothing to answer
             return future
+        self.requests[request_id] = method
         self.waiting[request_id] = future
         await self.write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         return future
+
+    async def write_hostile(self, rng: random.Random) -> None:
+        line, code, answer_id = rng.choice(HOSTILE_LINES)
+        assert self.process.stdin is not None
+        if self.exited or self.signalled_after is not None:
+            return
+        try:
+            self.process.stdin.write(line + b"\n")
+            await self.process.stdin.drain()
+        except (ConnectionError, RuntimeError):
+            self.exited = True
+            return
+        self.hostile_sent[(code, answer_id)] += 1
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         await self.write({"jsonrpc": "2.0", "method": method, "params": params})
@@ -200,6 +262,10 @@ class Wave:
                 self.bad_lines.append((problem, line[:300]))
                 continue
             message = _strict_json(line)
+            if isinstance(message, list) or message.get("id", "") in (None, "hostile"):
+                for item in message if isinstance(message, list) else [message]:
+                    self.hostile_answers[(item["error"]["code"], item["id"])] += 1
+                continue
             self.messages.append(message)
             self.frames.append(Frame("incoming", message))
             if "method" in message:
@@ -239,6 +305,9 @@ async def _spawn(tmp_path: Path, number: int, *, capable: bool) -> Wave:
         "CLAUDE_ACP_LOG": "WARNING",
         # Hanging turns get stall warnings, revised in place: more revisions to check.
         "CLAUDE_ACP_STALL_SECONDS": "1",
+        "CLAUDE_ACP_MAX_LINE_BYTES": str(LINE_LIMIT),
+        "CLAUDE_ACP_MAX_MESSAGE_BYTES": str(MESSAGE_LIMIT),
+        "ANTHROPIC_API_KEY": API_KEY,
         "PYTHONPATH": str(ROOT),
     }
     stderr = (base / "adapter-stderr.log").open("wb")
@@ -270,6 +339,8 @@ async def _prompt(wave: Wave, session: str, index: int, rng: random.Random) -> N
     text = f"prompt {index} of {session}"
     params = {"sessionId": session, "prompt": [{"type": "text", "text": text}]}
     future = await wave.request("session/prompt", params)
+    if future.done() and future.result() is ADAPTER_GONE:
+        return  # never sent (the adapter is gone, or was signalled): nothing to answer
     prompt = Prompt(session, index, text, wave.next_id, time.monotonic())
     wave.prompts.append(prompt)
     if rng.random() < 0.12:
@@ -292,6 +363,8 @@ async def _prompt(wave: Wave, session: str, index: int, rng: random.Random) -> N
 
 
 async def _session(wave: Wave, rng: random.Random) -> None:
+    if rng.random() < 0.15:
+        await wave.write_hostile(rng)
     future = await wave.request("session/new", {"cwd": str(wave.workdir), "mcpServers": []})
     created = await asyncio.wait_for(future, HANG_BOUND)
     if created is ADAPTER_GONE:
@@ -305,7 +378,28 @@ async def _session(wave: Wave, rng: random.Random) -> None:
         await _prompt(wave, session, index, rng)
 
 
-async def _run_wave(tmp_path: Path, number: int, sessions: int) -> Wave:
+async def _sigterm_midway(wave: Wave, prompts: int) -> None:
+    """Once `prompts` prompts were sent, stop sending, make sure the adapter has read all
+    that was sent (a probe behind it is answered), and send SIGTERM."""
+    while len(wave.prompts) < prompts and not wave.exited:
+        await asyncio.sleep(0.05)
+    wave.signalled_after = wave.next_id
+    wave.next_id += 1
+    probe = wave.next_id
+    answered: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    wave.waiting[probe] = answered
+    wave.requests[probe] = "initialize"
+    # The probe declares what the wave's client declared, so the recorded wire keeps meaning
+    # one client (the conformance rules read negotiation from the latest initialize).
+    caps = {"_meta": OPT_IN} if wave.capable else {}
+    params = {"protocolVersion": 1, "clientCapabilities": caps}
+    await wave.write({"jsonrpc": "2.0", "id": probe, "method": "initialize", "params": params})
+    await asyncio.wait_for(answered, HANG_BOUND)
+    wave.signal_time = time.monotonic()
+    wave.process.send_signal(signal.SIGTERM)
+
+
+async def _run_wave(tmp_path: Path, number: int, sessions: int, *, sigterm: bool = False) -> Wave:
     wave = await _spawn(tmp_path, number, capable=number % 2 == 0)
     gate = asyncio.Semaphore(CONCURRENCY)
     rng = random.Random(f"{SEED}:client:{number}")
@@ -317,7 +411,10 @@ async def _run_wave(tmp_path: Path, number: int, sessions: int) -> Wave:
 
     started = time.monotonic()
     try:
-        await asyncio.gather(*(one(seed) for seed in seeds))
+        work = asyncio.gather(*(one(seed) for seed in seeds))
+        if sigterm:
+            await _sigterm_midway(wave, max(1, sessions // 2))
+        await work
     finally:
         wave.seconds = time.monotonic() - started
         assert wave.process.stdin is not None
@@ -373,11 +470,6 @@ def _record_problem(record: Any) -> str | None:
     if record["severity"] == "warning" and actions:
         return "a warning with actions"
     return None
-
-
-def _agent_text_chunk(message: dict[str, Any]) -> bool:
-    update = message.get("params", {}).get("update", {}) if "method" in message else {}
-    return isinstance(update, dict) and update.get("sessionUpdate") == "agent_message_chunk"
 
 
 def _prompt_indices(wave: Wave, session: str) -> dict[str, int]:
@@ -441,8 +533,9 @@ def _check(wave: Wave, findings: Findings) -> None:
     counts["stdout lines"] += wave.lines
     counts[f"sessions ({mode})"] += len(wave.sessions)
     counts["session/new errors"] += len(wave.new_session_errors)
+    expected_code = 0 if wave.signalled_after is None else 128 + signal.SIGTERM
     if (
-        wave.process.returncode not in (0, None)
+        wave.process.returncode not in (expected_code, None)
         or wave.waiting
         or (wave.exited and any(p.answer is None for p in wave.prompts))
     ):
@@ -459,6 +552,19 @@ def _check(wave: Wave, findings: Findings) -> None:
     # The wire as a whole keeps the rules `claude-acp conformance` checks.
     for violation in conformance_violations(wave.frames):
         findings.problem(f"wave {wave.number}: conformance {violation}")
+    # Hostile lines: each got exactly its one answer.
+    if wave.hostile_answers != wave.hostile_sent:
+        findings.problem(
+            f"wave {wave.number}: hostile lines sent {dict(wave.hostile_sent)}, "
+            f"answered {dict(wave.hostile_answers)}"
+        )
+    counts["hostile lines"] += sum(wave.hostile_sent.values())
+    # No secret in any log line either.
+    if wave.stderr_path is not None:
+        log = wave.stderr_path.read_text(errors="replace")
+        for secret in SECRETS:
+            if secret in log:
+                findings.problem(f"wave {wave.number}: secret {secret!r} in the adapter's log")
     for error in wave.new_session_errors:
         if error["error"].get("code") != -32603:
             findings.problem(f"wave {wave.number}: session/new failed oddly: {error}")
@@ -487,8 +593,7 @@ def _check(wave: Wave, findings: Findings) -> None:
             last_revision[record["id"]] = max(previous, record["revision"])
             if record["revision"] > 1:
                 counts["revisions > 1"] += 1
-        if not wave.capable and _agent_text_chunk(message):
-            continue  # row 19: Claude's prose stays in a legacy transcript
+        # Row 31: a legacy client's agent text carries Claude's error prose masked.
         wire = json.dumps(message, ensure_ascii=False)
         for secret in SECRETS:
             if secret in wire:
@@ -533,6 +638,28 @@ def _check(wave: Wave, findings: Findings) -> None:
             )
 
 
+async def _check_no_orphans(wave: Wave, findings: Findings) -> None:
+    """No Claude process of the wave's sessions outlives the adapter (SIGKILL included)."""
+    deadline = time.monotonic() + HANG_BOUND
+    left = list(wave.sessions)
+    while left and time.monotonic() < deadline:
+        left = [s for s in left if processes_mentioning(s)]
+        await asyncio.sleep(0.1)
+    for session in left:
+        findings.problem(f"wave {wave.number}: Claude of {session} outlived the adapter")
+    findings.counts["sessions of the SIGTERM wave"] += len(wave.sessions)
+    at = wave.signal_time or 0.0
+    late = [p for p in wave.prompts if p.answered is not None and p.answered >= at]
+    # Each was answered exactly once (checked above): `cancelled` by the shutdown, or with its
+    # own outcome when its turn ended at that same moment.
+    findings.counts["prompts answered at SIGTERM"] += len(late)
+    findings.counts["prompts cancelled at SIGTERM"] += sum(
+        1
+        for p in late
+        if p.answer is not None and p.answer.get("result") == {"stopReason": "cancelled"}
+    )
+
+
 def _report(findings: Findings, seconds: float) -> str:
     lines = [f"fault run, seed {SEED}: {seconds:.0f} s", *(f"  {w}" for w in findings.waves)]
     lines += [f"  {name}: {count}" for name, count in sorted(findings.counts.items())]
@@ -556,10 +683,14 @@ async def test_randomized_fault_run(tmp_path: Path) -> None:
     ]
     async with asyncio.timeout(RUN_BOUND):
         for number, sessions in enumerate(per_wave):
-            wave = await _run_wave(tmp_path, number, sessions)
+            # The last adapter is stopped with SIGTERM halfway through.
+            last = number == len(per_wave) - 1
+            wave = await _run_wave(tmp_path, number, sessions, sigterm=last)
             _check(wave, findings)
+            if last:
+                await _check_no_orphans(wave, findings)
             started_sessions = len(wave.sessions) + len(wave.new_session_errors)
-            if started_sessions != sessions:
+            if started_sessions != sessions and not last:  # SIGTERM: the rest never start
                 findings.problem(f"wave {wave.number}: {started_sessions} of {sessions} sessions")
     report = _report(findings, time.monotonic() - started)
     print("\n" + report)

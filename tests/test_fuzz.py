@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_agent_sdk import AssistantMessage, UserMessage
+from claude_agent_sdk import AssistantMessage, StreamEvent, UserMessage
 from claude_agent_sdk._errors import MessageParseError
 from claude_agent_sdk._internal.message_parser import parse_message
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from adapter.translate import event_for, updates_for_assistant, updates_for_user
+from adapter.translate import event_for
+from adapter.turn_view import TurnView, blocks_of
 from fsm.effects import PublishRecord, SettlePrompt
 from fsm.errors import PeerViolation
 from fsm.events import DeliveryConfirmed, PromptSent
@@ -391,7 +392,42 @@ RATE_LIMIT = frame(
     },
     {},
 )
-CLAUDE_FRAME = st.one_of(ASSISTANT, USER, RESULT, SYSTEM, RATE_LIMIT, JSON)
+_STREAM_EVENT_TYPES = [
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+]
+_DELTA = frame(
+    {"type": maybe(st.sampled_from(["text_delta", "thinking_delta", "input_json_delta"]))},
+    {"text": maybe(_text), "thinking": maybe(_text), "partial_json": JSON},
+)
+STREAM = frame(
+    {
+        "type": st.just("stream_event"),
+        "uuid": maybe(_ids),
+        "session_id": maybe(_ids),
+        "event": maybe(
+            frame(
+                {"type": maybe(st.sampled_from(_STREAM_EVENT_TYPES))},
+                {
+                    "message": maybe(frame({"id": maybe(_ids)}, {"model": maybe(_models)})),
+                    "delta": maybe(_DELTA),
+                    "content_block": maybe(
+                        frame(
+                            {"type": maybe(st.sampled_from(["text", "tool_use"]))},
+                            {"id": maybe(_ids), "name": maybe(_text)},
+                        )
+                    ),
+                },
+            )
+        ),
+    },
+    {"parent_tool_use_id": maybe(_ids)},
+)
+CLAUDE_FRAME = st.one_of(ASSISTANT, USER, RESULT, SYSTEM, RATE_LIMIT, STREAM, JSON)
 
 # What the parser and translate are documented to raise for a frame they cannot take.
 DOCUMENTED = (MessageParseError, PeerViolation, TypeError, ValueError)
@@ -406,10 +442,19 @@ def _translate(data: Any) -> Any:
         if message is None:
             return None
         event = event_for(message, EPOCH)
-        if isinstance(message, AssistantMessage):
-            list(updates_for_assistant(message))
+        view = TurnView(cwd="/work", live=True, terminal=True)
+        if isinstance(message, StreamEvent):
+            parent = message.parent_tool_use_id
+            view.stream_event(message.event, parent if isinstance(parent, str) else None)
+        elif isinstance(message, AssistantMessage):
+            parent = message.parent_tool_use_id
+            view.assistant(
+                blocks_of(message.content),
+                message_id=message.message_id if isinstance(message.message_id, str) else None,
+                parent=parent if isinstance(parent, str) else None,
+            )
         elif isinstance(message, UserMessage):
-            list(updates_for_user(message))
+            view.user(blocks_of(message.content), tool_use_result=message.tool_use_result)
         return event
     except DOCUMENTED:
         return None

@@ -392,6 +392,16 @@ ADAPTER_ONLY = {
     "tool_use_without_name",
     "tool_result_with_wrong_types",
     "rate_limit_every_turn",
+    # Everyday coding turns (issue 13): tests/test_adapter_turn.py and the benchmark.
+    "coding_turn",
+    "every_tool",
+    "broken_stream",
+    "stream_then_overloaded",
+    "bad_stream",
+    "long_stream",
+    "streamed_answer",
+    "large_message",  # test_large_messages.py (over the SDK's default 1 MiB buffer)
+    "ignore_sigterm",  # test_signals.py (stopped only by SIGKILL)
     # The session-feature scenarios are driven through the adapter (test_adapter_session.py).
     "plan_mode",
     "permission_rules",

@@ -22,6 +22,8 @@ from adapter.scripted_claude.steps import (
     DieAtPrompt,
     Exit,
     Garbage,
+    Hang,
+    IgnoreSigterm,
     KillSelf,
     RawFrame,
     Reply,
@@ -55,10 +57,12 @@ HOSTILE_SECRETS: tuple[str, ...] = (
 )
 
 
-def hostile_text(home: str) -> str:
-    """Claude error prose carrying every secret in `HOSTILE_SECRETS`, and `home` (a `$HOME`)."""
+def hostile_text(home: str, api_key: str = "") -> str:
+    """Claude error prose carrying every secret in `HOSTILE_SECRETS`, and `home` (a `$HOME`)
+    and, when given, `api_key` (an `$ANTHROPIC_API_KEY` of no known shape)."""
+    echoed = f"with key {api_key} " if api_key else ""
     return (
-        "API Error: 500 upstream rejected the key "
+        f"API Error: 500 upstream rejected the key {echoed}"
         "sk-ant-api03-Xq9vT2mB7nK4pL8sR1wE6yU3iO0aZ5cV-hostileKEY_42AA sent with "
         "Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhbGljZSJ9."
         "c2lnbmF0dXJlLWhvc3RpbGU via https://alice:hunter2-hostile@proxy.example.test/v1/messages "
@@ -100,6 +104,9 @@ _RATE_LIMITED: TurnScript = (
         stop_reason="stop_sequence",
     ),
 )
+
+# The fake's environment is the adapter's: its $HOME, and its own API key when it has one.
+_HOSTILE = hostile_text(os.environ.get("HOME", "/root"), os.environ.get("ANTHROPIC_API_KEY", ""))
 
 FAULT_SCENARIOS: tuple[Scenario, ...] = (
     # --- the process dies, at every point of a turn ------------------------------------------
@@ -290,6 +297,17 @@ FAULT_SCENARIOS: tuple[Scenario, ...] = (
         "A text, then a result frame without `subtype`; the turn then goes idle.",
         (Reply(), RawFrame(frame=_RESULT_WITHOUT_SUBTYPE)),
     ),
+    # --- large messages, and a Claude that will not stop ------------------------------------
+    _one(
+        "large_message",
+        "One 6 MiB assistant text (a big file read, a screenshot echoed back), then a result.",
+        (Text(text="0123456789abcdef", repeat=6 * 1024 * 1024 // 16), Result()),
+    ),
+    _one(
+        "ignore_sigterm",
+        "A text, then nothing until stdin closes, with SIGTERM ignored (only SIGKILL works).",
+        (IgnoreSigterm(), Text(text="Working, and not stopping for SIGTERM."), Hang()),
+    ),
     # --- many turns ---------------------------------------------------------------------------
     Scenario(
         name="rate_limit_every_turn",
@@ -303,12 +321,12 @@ FAULT_SCENARIOS: tuple[Scenario, ...] = (
         (
             AssistantError(
                 error="server_error",
-                text=hostile_text(os.environ.get("HOME", "/root")),
+                text=_HOSTILE,
                 api_error_status=500,
             ),
             Result(
                 is_error=True,
-                result=hostile_text(os.environ.get("HOME", "/root")),
+                result=_HOSTILE,
                 api_error_status=500,
                 terminal_reason="api_error",
                 stop_reason="stop_sequence",

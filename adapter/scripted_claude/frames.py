@@ -109,11 +109,13 @@ def assistant_frame(
     error: str | None = None,
     api_error_status: int | None = None,
     stop_details: Mapping[str, Any] | None = None,
+    api_message_id: str | None = None,
+    parent_tool_use_id: str | None = None,
 ) -> Frame:
     """An `assistant` frame. `error` marks the CLI's synthetic API-error message."""
     text_size = sum(len(str(block.get("text", ""))) for block in content)
     message: Frame = {
-        "id": message_id(),
+        "id": api_message_id or message_id(),
         "type": "message",
         "role": "assistant",
         "model": model,
@@ -124,7 +126,11 @@ def assistant_frame(
     }
     if stop_details is not None:
         message["stop_details"] = dict(stop_details)
-    frame: Frame = {"type": "assistant", "message": message, "parent_tool_use_id": None}
+    frame: Frame = {
+        "type": "assistant",
+        "message": message,
+        "parent_tool_use_id": parent_tool_use_id,
+    }
     if error is not None:
         frame["error"] = error
         # On the real wire but dropped by the SDK's AssistantMessage.
@@ -138,18 +144,23 @@ def tool_result_frame(
     session_id: str,
     user_message_uuid: str | None,
     tool_use: str,
-    content: str,
+    content: str | Sequence[Mapping[str, Any]],
     is_error: bool,
+    tool_use_result: Mapping[str, Any] | None = None,
+    parent_tool_use_id: str | None = None,
 ) -> Frame:
     """The `user` frame the CLI writes after running (or refusing) a tool."""
-    block: Frame = {"type": "tool_result", "tool_use_id": tool_use, "content": content}
+    body = content if isinstance(content, str) else [dict(b) for b in content]
+    block: Frame = {"type": "tool_result", "tool_use_id": tool_use, "content": body}
     if is_error:
         block["is_error"] = True
     frame: Frame = {
         "type": "user",
         "message": {"role": "user", "content": [block]},
-        "parent_tool_use_id": None,
+        "parent_tool_use_id": parent_tool_use_id,
     }
+    if tool_use_result is not None:
+        frame["tool_use_result"] = dict(tool_use_result)
     return _stamp(frame, session_id, user_message_uuid)
 
 

@@ -10,21 +10,25 @@ then are the interrupt requests answered. Process-ending steps never return.
 
 from __future__ import annotations
 
+import signal
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from adapter.scripted_claude import frames
+from adapter.scripted_claude import frames, streaming
 from adapter.scripted_claude.session import SessionState, kill_self, play_bare, terminate
 from adapter.scripted_claude.steps import (
     SYNTHETIC_MODEL,
     ApiRetry,
     AssistantError,
+    BrokenStream,
     CloseStdout,
     DieAtPrompt,
     Exit,
     Garbage,
     Hang,
+    IgnoreSigterm,
     KillSelf,
     ModelRefusalFallback,
     Permission,
@@ -39,6 +43,7 @@ from adapter.scripted_claude.steps import (
     Synthetic,
     Text,
     Thinking,
+    ToolResult,
     ToolUse,
     TurnScript,
     WorkerShuttingDown,
@@ -91,8 +96,18 @@ class _Player:
         error: str | None = None,
         api_error_status: int | None = None,
         stop_details: dict[str, Any] | None = None,
-    ) -> None:
+        parent: str | None = None,
+        deltas: int | None = None,
+        pace: float = 0.0,
+    ) -> bool:
+        """Write one assistant message (streamed first when partial messages are on); False
+        if the turn was interrupted while it streamed."""
         synthetic = model == SYNTHETIC_MODEL
+        ident = frames.message_id()
+        stream = self.s.partial_messages and not synthetic and parent is None
+        streamer = self._streamer()
+        if stream and not streamer.open(ident, model or self.s.model, content, deltas, pace):
+            return False
         frame = frames.assistant_frame(
             session_id=self.s.session_id,
             user_message_uuid=self.t.user.uuid,
@@ -103,6 +118,8 @@ class _Player:
             error=error,
             api_error_status=api_error_status,
             stop_details=stop_details,
+            api_message_id=ident,
+            parent_tool_use_id=parent,
         )
         self.s.emit(frame)
         self.s.transcript.append_frame(frame)
@@ -110,28 +127,71 @@ class _Player:
             self.t.used_model = True
             self.t.output_tokens += frame["message"]["usage"]["output_tokens"]
         texts = [str(b["text"]) for b in content if b.get("type") == "text"]
-        if texts:
+        if texts and parent is None:
             self.t.last_text = texts[-1]
+        if stream:
+            tokens = frame["message"]["usage"]["output_tokens"]
+            streamer.close(stop_reason, tokens)
+        return True
 
-    def _text(self, text: str, model: str | None = None) -> None:
-        self._assistant([{"type": "text", "text": text}], model=model, stop_reason="end_turn")
+    def _streamer(self) -> streaming.Streamer:
+        return streaming.Streamer(
+            emit=self.s.emit,
+            session_id=self.s.session_id,
+            user_message_uuid=self.t.user.uuid,
+            inbox=self.inbox,
+        )
 
-    def _tool_result(self, tool_use: str, content: str, is_error: bool) -> None:
+    def _text(
+        self,
+        text: str,
+        model: str | None = None,
+        *,
+        parent: str | None = None,
+        deltas: int | None = None,
+        pace: float = 0.0,
+    ) -> bool:
+        block = {"type": "text", "text": text}
+        return self._assistant(
+            [block],
+            model=model,
+            stop_reason="end_turn",
+            parent=parent,
+            deltas=deltas,
+            pace=pace,
+        )
+
+    def _tool_result(
+        self,
+        tool_use: str,
+        content: str | tuple[Any, ...],
+        is_error: bool,
+        tool_use_result: Any = None,
+        parent: str | None = None,
+    ) -> None:
         frame = frames.tool_result_frame(
             session_id=self.s.session_id,
             user_message_uuid=self.t.user.uuid,
             tool_use=tool_use,
             content=content,
             is_error=is_error,
+            tool_use_result=tool_use_result,
+            parent_tool_use_id=parent,
         )
         self.s.emit(frame)
         self.s.transcript.append_frame(frame)
         self.t.num_turns += 1
 
-    def _tool_use(self, name: str, tool_input: dict[str, Any]) -> str:
-        ident = frames.tool_use_id()
+    def _tool_use(
+        self,
+        name: str,
+        tool_input: Any,
+        ident: str | None = None,
+        parent: str | None = None,
+    ) -> str:
+        ident = ident or frames.tool_use_id()
         block = {"type": "tool_use", "id": ident, "name": name, "input": tool_input}
-        self._assistant([block], model=None, stop_reason="tool_use")
+        self._assistant([block], model=None, stop_reason="tool_use", parent=parent)
         return ident
 
     # -- steps -------------------------------------------------------------------------------
@@ -140,18 +200,28 @@ class _Player:
         """Play one step; False if the turn was interrupted during it."""
         s = self.s
         match step:
-            case Text(text=text, model=model):
-                self._text(text, model)
+            case Text(text=text, model=model, repeat=repeat):
+                return self._text(
+                    text * repeat, model, parent=step.parent, deltas=step.deltas, pace=step.pace
+                )
             case Reply(model=model):
                 self._text(f"Scripted reply to: {_prompt_text(self.t.user.content)}", model)
             case Thinking(thinking=thinking, signature=signature):
                 block = {"type": "thinking", "thinking": thinking, "signature": signature}
-                self._assistant([block], model=None, stop_reason=None)
-            case ToolUse(name=name, input=tool_input, result=result, is_error=is_error):
-                ident = self._tool_use(name, dict(tool_input))
+                return self._assistant([block], model=None, stop_reason=None, pace=step.pace)
+            case ToolUse(name=name, is_error=is_error):
+                cwd = s.cwd
+                ident = self._tool_use(name, _at(step.input, cwd), step.id, step.parent)
                 if name == "EnterPlanMode" and not is_error:
                     s.permission_mode = "plan"  # Claude switches its own mode
-                self._tool_result(ident, result, is_error)
+                if step.result is not None:
+                    result, extra = _at(step.result, cwd), _at(step.tool_use_result, cwd)
+                    self._tool_result(ident, result, is_error, extra, step.parent)
+            case ToolResult(id=ident, result=result, is_error=is_error):
+                self._tool_result(ident, _at(result, s.cwd), is_error)
+            case BrokenStream(text=text, deltas=deltas):
+                if s.partial_messages:
+                    self._streamer().broken(s.model, text, deltas)
             case Permission():
                 return self._permission(step)
             case ApiRetry():
@@ -227,6 +297,8 @@ class _Player:
                 return not self.inbox.wait(seconds, lambda: False)
             case Hang():
                 return not self.inbox.wait(None, lambda: self.inbox.eof)
+            case IgnoreSigterm():
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
             case Exit(code=code):
                 terminate(s, code)
             case KillSelf():
@@ -344,6 +416,17 @@ class _Player:
                 stop_reason=None,
             )
         )
+
+
+def _at(value: Any, cwd: str) -> Any:
+    """`value` (JSON-like) with every `{cwd}` in its strings replaced by the session folder."""
+    if isinstance(value, str):
+        return value.replace("{cwd}", cwd)
+    if isinstance(value, Mapping):
+        return {key: _at(item, cwd) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_at(item, cwd) for item in value]
+    return value
 
 
 def _die(state: SessionState, code: int | None) -> NoReturn:

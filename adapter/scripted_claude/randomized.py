@@ -7,8 +7,9 @@ resumed replacement) agrees on it, each session differs, and a test that knows S
 what its turns were. A turn is a few ordinary or odd steps (texts, thinking, tools, retries,
 rate-limit events, garbage lines, frames of unknown or broken shapes, a model fallback) and one
 ending: a result (success, API error, limit, refusal), or a way to end without one (SIGKILL,
-exit 0 or 1, worker shutdown, going idle, hanging until interrupted, closing stdout, a truncated
-line, dying at the prompt or right after the result). A new session's first process may also
+exit 0 or 1, worker shutdown, going idle, hanging until interrupted (half of those ignoring
+SIGTERM), closing stdout, a truncated line, dying at the prompt or right after the result, or a
+320 KiB message). A new session's first process may also
 die before the handshake (`handshake_fails`).
 
 Imported by the fake CLI at startup: standard library only.
@@ -16,6 +17,7 @@ Imported by the fake CLI at startup: standard library only.
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass
 
@@ -28,6 +30,7 @@ from adapter.scripted_claude.steps import (
     Exit,
     Garbage,
     Hang,
+    IgnoreSigterm,
     KillSelf,
     ModelRefusalFallback,
     NoResponse,
@@ -83,6 +86,7 @@ ENDINGS: tuple[tuple[str, float], ...] = (
     ("hang", 1.0),
     ("close_stdout", 0.4),
     ("truncated_line", 0.4),
+    ("large_message", 0.4),
 )
 
 # (error kind, text, HTTP status) for synthetic API-error messages.
@@ -233,7 +237,9 @@ def _ending(rng: random.Random, ending: str) -> TurnScript:
         if ending == "api_error":
             kind, text, status = rng.choice(_API_ERRORS)
         else:
-            kind, text, status = "server_error", hostile_text(HOSTILE_HOME), 500
+            # The fake's environment is the adapter's: its own API key, when it has one.
+            key = os.environ.get("ANTHROPIC_API_KEY", "")
+            kind, text, status = "server_error", hostile_text(HOSTILE_HOME, key), 500
         return (
             AssistantError(error=kind, text=text, api_error_status=status),
             Result(
@@ -270,7 +276,11 @@ def _ending(rng: random.Random, ending: str) -> TurnScript:
     if ending == "idle":
         return ()
     if ending == "hang":
-        return (Hang(),)
+        # Half of them ignore SIGTERM too: only SIGKILL stops those at the adapter's exit.
+        return (IgnoreSigterm(), Hang()) if rng.random() < 0.5 else (Hang(),)
+    if ending == "large_message":
+        # 320 KiB of text: over the limit the fault run sets, far under the default one.
+        return (Text(text="0123456789abcdef", repeat=20 * 1024), Result())
     if ending == "close_stdout":
         return (CloseStdout(), Sleep(seconds=0.1), Exit(code=0))
     if ending == "truncated_line":

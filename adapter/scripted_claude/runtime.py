@@ -313,6 +313,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         permission_prompt_tool=args.value("--permission-prompt-tool"),
         state_frames_host_only=_state_frames(env),
         replay_user_messages=args.has("--replay-user-messages"),
+        partial_messages=args.has("--include-partial-messages"),
         rules=rules,
         effort=args.value("--effort"),
     )

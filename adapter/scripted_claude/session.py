@@ -47,6 +47,8 @@ class SessionState:
     # None: no session_state_changed frames; else whether they are `sdk_host_only`.
     state_frames_host_only: bool | None = None
     replay_user_messages: bool = False
+    # --include-partial-messages: stream_event frames around each model message.
+    partial_messages: bool = False
     last_result_is_error: bool = False
     # Allow rules from settings files and earlier answers (None: ask about everything).
     rules: Rules | None = None

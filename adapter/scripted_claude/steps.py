@@ -22,11 +22,13 @@ __all__ = [
     "SYNTHETIC_MODEL",
     "ApiRetry",
     "AssistantError",
+    "BrokenStream",
     "CloseStdout",
     "DieAtPrompt",
     "Exit",
     "Garbage",
     "Hang",
+    "IgnoreSigterm",
     "KillSelf",
     "ModelRefusalFallback",
     "NoResponse",
@@ -43,6 +45,7 @@ __all__ = [
     "Synthetic",
     "Text",
     "Thinking",
+    "ToolResult",
     "ToolUse",
     "TurnScript",
     "WorkerShuttingDown",
@@ -61,6 +64,14 @@ class Text:
 
     text: str
     model: str | None = None
+    # With partial messages on: the number of deltas (None: a few words each), the pause
+    # before each, and the Task call whose subagent says it (None: the main answer).
+    deltas: int | None = None
+    pace: float = 0.0
+    parent: str | None = None
+    # The text is `text` repeated this many times: a message of many MiB without a constant
+    # of that size in every scripted Claude's memory.
+    repeat: int = 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,16 +90,45 @@ class Thinking:
 
     thinking: str
     signature: str = "c2NyaXB0ZWQtc2lnbmF0dXJl"
+    pace: float = 0.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolUse:
-    """An assistant `tool_use` block, then the CLI's `user` frame with its `tool_result`."""
+    """An assistant `tool_use` block, then the CLI's `user` frame with its `tool_result`.
+
+    `result` is the result's content: text, or a list of blocks (text, image). None: no result
+    yet (a later `ToolResult` step gives it, as for a Task whose subagent works meanwhile).
+    `tool_use_result` is the frame's structured `tool_use_result` (Edit's `originalFile`…);
+    `id` fixes the call's id so other steps can name it; `parent` is the subagent's Task.
+    """
 
     name: str
     input: Mapping[str, object]
+    result: str | tuple[Mapping[str, object], ...] | None
+    is_error: bool = False
+    tool_use_result: Mapping[str, object] | None = None
+    id: str | None = None
+    parent: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResult:
+    """The `tool_result` of the earlier call `id` (see `ToolUse` with `result=None`)."""
+
+    id: str
     result: str
     is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BrokenStream:
+    """A model message whose stream breaks off after `deltas` text deltas of `text`: no
+    `message_stop`, no finished message (the request failed mid-stream). Only meaningful with
+    partial messages on; a retry usually follows."""
+
+    text: str
+    deltas: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -218,6 +258,11 @@ class Hang:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class IgnoreSigterm:
+    """From now on SIGTERM is ignored (only SIGKILL stops the process)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Garbage:
     """Write `line` to stdout verbatim (it should not be valid JSON)."""
 
@@ -274,6 +319,8 @@ class DieAtPrompt:
 
 Step: TypeAlias = (
     Text
+    | ToolResult
+    | BrokenStream
     | Reply
     | Thinking
     | ToolUse
@@ -288,6 +335,7 @@ Step: TypeAlias = (
     | Result
     | Sleep
     | Hang
+    | IgnoreSigterm
     | Garbage
     | Stderr
     | Exit

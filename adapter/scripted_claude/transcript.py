@@ -183,6 +183,12 @@ class Transcript:
             entry["isApiErrorMessage"] = True
             if frame.get("api_error_status") is not None:
                 entry["apiErrorStatus"] = frame["api_error_status"]
+        if frame.get("tool_use_result") is not None:
+            entry["toolUseResult"] = frame["tool_use_result"]
+        if frame.get("parent_tool_use_id") is not None:
+            # A subagent's message (the real CLI keeps these in a sidechain file).
+            entry["isSidechain"] = True
+            entry["parent_tool_use_id"] = frame["parent_tool_use_id"]
         self._append(entry)
 
     def close(self) -> None:

@@ -50,6 +50,8 @@ class Agent:
     spawned_at: float
     notifications: int = 0
     records: int = 0  # notifications that carry a sessionFailure record
+    chunks: int = 0  # agent_message_chunk notifications
+    first_chunk_at: float | None = None  # perf_counter when the first one was read
     stderr_path: Path | None = None
     _next_id: int = 0
     _pending: dict[int, asyncio.Future[tuple[float, dict[str, Any]]]] = field(default_factory=dict)
@@ -79,8 +81,12 @@ class Agent:
                 now = time.perf_counter()
                 head = line[:160]
                 if b'"session/update"' in head and b'"id"' not in head:
-                    # The bulk of a replay: count it without decoding it.
+                    # The bulk of a replay or a stream: count it without decoding it.
                     self.notifications += 1
+                    if b'"agent_message_chunk"' in line:
+                        self.chunks += 1
+                        if self.first_chunk_at is None:
+                            self.first_chunk_at = now
                     if b'"sessionFailure"' in line:
                         self.records += 1
                     continue

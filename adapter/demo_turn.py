@@ -1,0 +1,57 @@
+"""How the demo prints the turn's own updates: cards, diffs, the plan, usage and the title."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["describe_turn_update"]
+
+_MARKS = {"pending": "\u25cb", "in_progress": "\u25d4", "completed": "\u25cf"}
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _content_lines(content: Any) -> list[str]:
+    lines: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "diff":
+            old = len(str(block.get("oldText") or "").splitlines())
+            new = len(str(block.get("newText") or "").splitlines())
+            lines.append(f"      diff {block.get('path')}  ({old} \u2192 {new} lines)")
+        elif block.get("type") == "terminal":
+            lines.append(f"      terminal {block.get('terminalId')}")
+        elif isinstance(block.get("content"), dict):
+            inner = block["content"]
+            shown = inner.get("text") or f"[{inner.get('type')}]"
+            lines.append(f"      {_short(str(shown))}")
+    return lines
+
+
+def describe_turn_update(head: str, update: dict[str, Any]) -> list[str] | None:
+    """Lines for a card, plan, usage or title update; None for other kinds."""
+    kind = update.get("sessionUpdate")
+    if kind in ("tool_call", "tool_call_update"):
+        title = f"{update['title']} ({update.get('kind')}) " if "title" in update else ""
+        status = f"[{update['status']}]" if "status" in update else ""
+        lines = [f"{head}: {title}{status}".rstrip()]
+        for location in update.get("locations") or []:
+            line = f":{location['line']}" if location.get("line") is not None else ""
+            lines.append(f"      at {location.get('path')}{line}")
+        return lines + _content_lines(update.get("content"))
+    if kind == "plan":
+        entries = update.get("entries") or []
+        return [head] + [
+            f"      {_MARKS.get(e.get('status'), '?')} {e.get('content')}" for e in entries
+        ]
+    if kind == "usage_update":
+        cost = update.get("cost")
+        paid = f", ${cost['amount']:.4f}" if isinstance(cost, dict) else ""
+        return [f"{head}: {update.get('used')} of {update.get('size')} tokens{paid}"]
+    if kind == "session_info_update" and "title" in update:
+        return [f'{head}: title "{update["title"]}"']
+    return None

@@ -1,0 +1,74 @@
+"""Log lines are safe to share: secrets masked, client text escaped, tracebacks only at DEBUG.
+
+Installed as the logging record factory, so it covers every logger (ours, the SDKs') and every
+handler (stderr, a log file) alike:
+
+- the message is masked with `fsm.records.redact` (credential shapes, private paths, the
+  adapter's own secret-named environment values; DECISIONS row 31);
+- control characters in it (newlines, NULs, ...) are escaped, so an id or a line of text from
+  the client or from Claude can never forge a log line, and a message longer than
+  `MESSAGE_LIMIT` is cut;
+- a traceback rides only on an ERROR (a bug of ours, row 30) or when DEBUG is on for that
+  logger; a WARNING about bad input stays one line, naming the exception's type.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import traceback
+from typing import Any
+
+from fsm.records import redact
+
+__all__ = ["MESSAGE_LIMIT", "escape_controls", "install_log_masking", "mask_log_text"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def escape_controls(text: str) -> str:
+    """`text` on one line: every control character as its Python escape (`\\n`, `\\x00`)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+_private: tuple[str, ...] = ()
+
+
+# The longest log message kept whole: a megabyte of client text is not a log line.
+MESSAGE_LIMIT = 4000
+
+
+def mask_log_text(text: str) -> str:
+    """One log message as it may be written: masked, on one line, of bounded length."""
+    if len(text) > MESSAGE_LIMIT:
+        text = f"{text[:MESSAGE_LIMIT]}\u2026 ({len(text):,} characters)"
+    return escape_controls(redact(text, _private))
+
+
+class _MaskedRecord(logging.LogRecord):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._masked: str | None = None
+        if self.exc_info and self.exc_info[1] is not None:
+            exc = self.exc_info[1]
+            quiet = self.levelno < logging.ERROR
+            if quiet and not logging.getLogger(self.name).isEnabledFor(logging.DEBUG):
+                self.exc_info = None
+                self._suffix = f" ({type(exc).__name__})"
+            else:
+                lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+                self.exc_text = redact("".join(lines).rstrip("\n"), _private)
+
+    _suffix = ""
+
+    def getMessage(self) -> str:
+        if self._masked is None:
+            self._masked = mask_log_text(super().getMessage()) + self._suffix
+        return self._masked
+
+
+def install_log_masking(private: tuple[str, ...]) -> None:
+    """Mask every log record created from now on (`private`: values to mask wherever seen)."""
+    global _private
+    _private = private
+    logging.setLogRecordFactory(_MaskedRecord)

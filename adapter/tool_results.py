@@ -1,0 +1,166 @@
+"""How a tool-call card ends: Claude Code's `tool_result` as the card's last updates.
+
+The result text becomes the card's content (a Bash run as a ```console block, or as Zed's
+terminal `_meta` when the client declared that extension), images stay images, and a
+successful edit's diff is rebuilt from the whole file Claude Code reports it changed
+(`toolUseResult.originalFile`), so the editor shows the edit in place. A file that is binary,
+huge or not what the edit expects keeps the card's own old/new snippets: shown plainly, not
+guessed at.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["result_updates"]
+
+Wire = dict[str, Any]
+
+# Whole-file diffs only for files an editor shows comfortably.
+_DIFF_FILE_LIMIT = 1024 * 1024
+_EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
+_CONSOLE_TOOLS = frozenset({"Bash", "BashOutput"})
+
+
+def _str(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _result_blocks(content: object) -> tuple[str, list[Wire]]:
+    """The result's text, and its images as ACP image content."""
+    if isinstance(content, str):
+        return content, []
+    if not isinstance(content, list):
+        return "", []
+    texts: list[str] = []
+    images: list[Wire] = []
+    for block in content:
+        if not isinstance(block, Mapping):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif block.get("type") == "image" and isinstance(block.get("source"), Mapping):
+            source = block["source"]
+            data, mime = _str(source, "data"), _str(source, "media_type")
+            if data and mime:
+                image = {"type": "image", "data": data, "mimeType": mime}
+                images.append({"type": "content", "content": image})
+    return "\n".join(texts), images
+
+
+def _text(text: str) -> Wire:
+    return {"type": "content", "content": {"type": "text", "text": text}}
+
+
+def _usable(original: object) -> str | None:
+    if not isinstance(original, str) or len(original) > _DIFF_FILE_LIMIT or "\x00" in original:
+        return None
+    return original
+
+
+def _edited(name: str, tool_input: Mapping[str, Any], original: str) -> str | None:
+    """The file after the edit, or None when the edit does not apply to `original`."""
+    edits: list[Any]
+    if name == "Edit":
+        edits = [tool_input]
+    else:
+        listed = tool_input.get("edits")
+        edits = listed if isinstance(listed, list) else []
+    text = original
+    for edit in edits:
+        old = _str(edit, "old_string") if isinstance(edit, Mapping) else None
+        new = _str(edit, "new_string") if isinstance(edit, Mapping) else None
+        if old is None or new is None or old not in text:
+            return None
+        count = -1 if edit.get("replace_all") is True else 1
+        text = text.replace(old, new, count)
+    return text
+
+
+def _first_line(result: Mapping[str, Any]) -> int | None:
+    patch = result.get("structuredPatch")
+    if isinstance(patch, list) and patch and isinstance(patch[0], Mapping):
+        line = patch[0].get("newStart")
+        if isinstance(line, int) and not isinstance(line, bool) and line >= 0:
+            return line
+    return None
+
+
+def _file_diff(
+    name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any], cwd: str
+) -> Wire | None:
+    """A whole-file diff of a successful edit, from what Claude Code says it changed."""
+    path = _str(result, "filePath") or _str(tool_input, "file_path")
+    if not path:
+        return None
+    path = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
+    original = result.get("originalFile")
+    if name == "Write":
+        new = _str(tool_input, "content")
+        old = _usable(original)
+        if new is None or (original is not None and old is None):
+            return None
+        diff: Wire = {"type": "diff", "path": path, "newText": new}
+        if old is not None:
+            diff["oldText"] = old
+        return diff
+    old = _usable(original)
+    new = _edited(name, tool_input, old) if old is not None else None
+    if old is None or new is None:
+        return None
+    return {"type": "diff", "path": path, "oldText": old, "newText": new}
+
+
+def _terminal(update: Wire, text: str, is_error: bool) -> list[Wire]:
+    """Zed's terminal extension: the output, then the exit on the final update."""
+    tool_id = update["toolCallId"]
+    output: Wire = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": tool_id,
+        "_meta": {"terminal_output": {"terminal_id": tool_id, "data": text}},
+    }
+    exit_info = {"terminal_id": tool_id, "exit_code": 1 if is_error else 0, "signal": None}
+    update["_meta"] = {"terminal_exit": exit_info}
+    return [output, update]
+
+
+def result_updates(
+    *,
+    tool_id: str,
+    name: str,
+    tool_input: object,
+    content: object,
+    is_error: bool,
+    tool_use_result: object,
+    cwd: str,
+    terminal: bool,
+) -> list[Wire]:
+    """The updates that end one card: content, locations and the final status."""
+    data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
+    extra: Mapping[str, Any] = tool_use_result if isinstance(tool_use_result, Mapping) else {}
+    text, images = _result_blocks(content)
+    status = "failed" if is_error else "completed"
+    update: Wire = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": status}
+    if text:
+        update["rawOutput"] = text
+    if name in _CONSOLE_TOOLS and terminal:
+        return _terminal(update, text, is_error)
+    if name in _EDIT_TOOLS and not is_error:
+        diff = _file_diff(name, data, extra, cwd)
+        if diff is not None:
+            update["content"] = [diff]
+            line = _first_line(extra)
+            if line is not None:
+                update["locations"] = [{"path": diff["path"], "line": line}]
+        # Without a usable file the card keeps the diff it opened with.
+        return [update]
+    shown: list[Wire] = []
+    if text:
+        shown.append(_text(f"```console\n{text}\n```" if name in _CONSOLE_TOOLS else text))
+    shown.extend(images)
+    if shown:
+        update["content"] = shown
+    return [update]

@@ -1,0 +1,251 @@
+"""What the real-Claude-Code tier shares: finding the bundled CLI, the environment that keeps it
+on loopback, the adapter spawned against it, and readers for what one turn produced."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import platform
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import acp
+import claude_agent_sdk
+from acp.schema import PromptResponse
+
+from tests.harness import TIMEOUT, Adapter, spawn_adapter
+from tests.real_claude.api_double import MessagesApiDouble
+from tests.real_claude.banner import MARK
+
+__all__ = [
+    "API_KEY",
+    "BUNDLED",
+    "CLI_VERSION",
+    "MISSING_REASON",
+    "Turn",
+    "cli_env",
+    "load",
+    "prompt_uuids",
+    "real_adapter",
+    "run_turn",
+    "session_frames",
+    "transcript_entries",
+    "wait_until",
+]
+
+# A dummy key of the real shape; the double accepts anything.
+API_KEY = "sk-ant-api03-real-claude-tier-dummy-key-0000000000000000"
+
+
+def _bundled() -> tuple[Path | None, str | None]:
+    """The CLI bundled in claude-agent-sdk and its version, or None and why not."""
+    name = "claude.exe" if platform.system() == "Windows" else "claude"
+    path = Path(claude_agent_sdk.__file__).parent / "_bundled" / name
+    if not path.is_file():
+        return None, f"claude-agent-sdk ships no bundled Claude Code CLI for this platform ({path})"
+    try:
+        done = subprocess.run(
+            [str(path), "--version"], capture_output=True, text=True, timeout=60, check=True
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"the bundled Claude Code CLI does not run here ({path}: {exc})"
+    return path, done.stdout.split()[0] if done.stdout.split() else "?"
+
+
+BUNDLED, _DETAIL = _bundled()
+# Why the tier cannot run here, or None when it can.
+MISSING_REASON: str | None = None if BUNDLED else f"{MARK}: {_DETAIL}"
+# The bundled CLI's version ("2.1.332"), when it runs.
+CLI_VERSION: str | None = _DETAIL if BUNDLED else None
+
+
+def cli_env(double: MessagesApiDouble, root: Path, **extra: str) -> dict[str, str]:
+    """The adapter's environment, which its Claude processes inherit: the double as the API, a
+    dummy key, a fresh HOME, few retries, no non-essential traffic, and the double's tripwire as
+    proxy so that a connection to anything but loopback is recorded and refused."""
+    home = root / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    proxy = double.tripwire_url
+    env = {
+        "HOME": str(home),
+        "TZ": "UTC",
+        "ANTHROPIC_BASE_URL": double.base_url,
+        "ANTHROPIC_API_KEY": API_KEY,
+        "CLAUDE_CODE_MAX_RETRIES": "2",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "DISABLE_BUG_COMMAND": "1",
+        "DISABLE_COST_WARNINGS": "1",
+        "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
+        "HTTPS_PROXY": proxy,
+        "HTTP_PROXY": proxy,
+        "https_proxy": proxy,
+        "http_proxy": proxy,
+        "NO_PROXY": "127.0.0.1",
+        "no_proxy": "127.0.0.1",
+    }
+    env.update(extra)
+    return env
+
+
+@asynccontextmanager
+async def real_adapter(
+    root: Path, double: MessagesApiDouble, *, capable: bool, **extra_env: str
+) -> AsyncIterator[Adapter]:
+    """The adapter as a subprocess, spawning the bundled CLI against `double`."""
+    async with spawn_adapter(
+        root, capable=capable, scripted=False, env=cli_env(double, root, **extra_env)
+    ) as adapter:
+        yield adapter
+
+
+async def wait_until(check: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    """Poll `check` until it holds (a bound on a hang, never a speed assertion)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for a condition")
+        await asyncio.sleep(0.05)
+
+
+@dataclass(slots=True)
+class Turn:
+    """One prompt's answer and every frame of its session that arrived while it ran."""
+
+    session_id: str
+    answer: PromptResponse | acp.RequestError
+    frames: list[dict[str, Any]]
+    cwd: Path | None = None  # the session's folder, when `run_turn` made the session
+
+    @property
+    def response(self) -> PromptResponse:
+        assert isinstance(self.answer, PromptResponse), self.answer
+        return self.answer
+
+    @property
+    def error(self) -> acp.RequestError:
+        assert isinstance(self.answer, acp.RequestError), self.answer
+        return self.answer
+
+    def updates(self, kind: str | None = None) -> list[dict[str, Any]]:
+        found = []
+        for message in self.frames:
+            if message.get("method") == "session/update":
+                update = message["params"]["update"]
+                if kind is None or update.get("sessionUpdate") == kind:
+                    found.append(update)
+        return found
+
+    def texts(self) -> list[str]:
+        return [
+            str(u["content"].get("text", ""))
+            for u in self.updates("agent_message_chunk")
+            if isinstance(u.get("content"), dict)
+        ]
+
+    def records(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every sessionFailure record of the turn, with its carrier, in order."""
+        found: list[tuple[str, dict[str, Any]]] = []
+        for update in self.updates("session_info_update"):
+            record = _record(update.get("_meta"))
+            if record is not None:
+                found.append(("session_info_update", record))
+        if isinstance(self.answer, PromptResponse):
+            record = _record(self.answer.field_meta)
+            if record is not None:
+                found.append(("prompt_response", record))
+        return found
+
+    def tool_calls(self) -> dict[str, list[dict[str, Any]]]:
+        """Every `tool_call` / `tool_call_update` of the turn, grouped by tool call id."""
+        calls: dict[str, list[dict[str, Any]]] = {}
+        for update in self.updates():
+            if update.get("sessionUpdate") in ("tool_call", "tool_call_update"):
+                calls.setdefault(str(update["toolCallId"]), []).append(update)
+        return calls
+
+
+def _record(meta: Any) -> dict[str, Any] | None:
+    if not isinstance(meta, dict):
+        return None
+    air = meta.get("jetbrains", {}).get("air")
+    if not isinstance(air, dict) or "sessionFailure" not in air:
+        return None
+    assert air.get("version") == 1
+    record = air["sessionFailure"]
+    assert isinstance(record, dict)
+    return record
+
+
+def session_frames(adapter: Adapter, start: int, session_id: str) -> list[dict[str, Any]]:
+    return [
+        f.message
+        for f in adapter.frames[start:]
+        if f.direction == "incoming"
+        and f.message.get("method") == "session/update"
+        and f.message["params"].get("sessionId") == session_id
+    ]
+
+
+async def run_turn(adapter: Adapter, text: str, session_id: str | None = None) -> Turn:
+    """A prompt in `session_id` (a new session in a fresh project folder when None)."""
+    cwd = None
+    if session_id is None:
+        cwd = _fresh_project(adapter)
+        session_id = await adapter.new_session(cwd=cwd)
+    start = len(adapter.frames)
+    answer = await adapter.prompt(session_id, text)
+    return Turn(session_id, answer, session_frames(adapter, start, session_id), cwd)
+
+
+async def load(adapter: Adapter, session_id: str, cwd: Path) -> Turn:
+    """`session/load`, and every update of that session it brought (the replay)."""
+    start = len(adapter.frames)
+    response = await asyncio.wait_for(
+        adapter.conn.load_session(cwd=str(cwd), session_id=session_id, mcp_servers=[]), TIMEOUT
+    )
+    assert response is not None
+    return Turn(
+        session_id,
+        PromptResponse(stop_reason="end_turn"),
+        session_frames(adapter, start, session_id),
+        cwd,
+    )
+
+
+def _fresh_project(adapter: Adapter) -> Path:
+    base = adapter.workdir.parent / "projects"
+    base.mkdir(exist_ok=True)
+    folder = base / f"p{len(list(base.iterdir()))}"
+    folder.mkdir()
+    return folder
+
+
+def transcript_entries(adapter: Adapter, session_id: str) -> list[dict[str, Any]]:
+    """The real CLI's transcript of `session_id`, entry by entry."""
+    entries: list[dict[str, Any]] = []
+    for path in adapter.config_dir.rglob(f"{session_id}.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entries.append(json.loads(line))
+    return entries
+
+
+def prompt_uuids(adapter: Adapter, session_id: str) -> list[str]:
+    """The uuids of the real prompts (not tool results, not meta entries) in the transcript."""
+    found = []
+    for entry in transcript_entries(adapter, session_id):
+        if entry.get("type") != "user" or entry.get("isMeta"):
+            continue
+        content = entry.get("message", {}).get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text"}]
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+            continue
+        found.append(str(entry["uuid"]))
+    return found
