@@ -11,9 +11,11 @@ many characters streamed, so the finished message adds only what did not (`remai
   streamed: the core classifies it whole (DECISIONS rows 20, 24).
 - A subagent's stream (`parent_tool_use_id` set) is not the main answer and is not streamed.
 - A message whose stream breaks (a new `message_start`, or another finished message, while it
-  is open: the request failed and Claude Code retried it or gave up; or the turn ended) is
-  closed with a visible marker under its own id, so nothing after it, the retry's text under a
-  new id included, is glued to the broken attempt's.
+  has streamed text but its own finished message never came: the request failed and Claude
+  Code retried it, streamed or not, or gave up; or the turn ended) is closed with a visible
+  marker under its own id, so nothing after it, the retry's text under a new id included, is
+  glued to the broken attempt's. A `message_stop` does not end that wait: Claude Code stops
+  an attempt's stream after an error event too, and then asks again without streaming.
 - A delta without an open message, or of an unusable shape, is skipped (`MalformedStream`).
 
 State is O(number of recent messages): counts, never the text.
@@ -58,7 +60,8 @@ class _Counts:
 class StreamAssembly:
     def __init__(self) -> None:
         self._open: str | None = None  # the top-level message streaming now
-        self._open_has_text = False
+        # The latest message that streamed text (broken if no finished message accounts for it).
+        self._unfinished: str | None = None
         self._counts: OrderedDict[str, _Counts] = OrderedDict()
 
     def event(self, event: object, parent: str | None) -> list[Wire]:
@@ -92,15 +95,19 @@ class StreamAssembly:
         return closing
 
     def close_broken(self, unless: str | None = None) -> list[Wire]:
-        """End the open message (unless it is `unless`): its stream broke off. Its text, if
-        any, gets `BROKEN_MARK`, so nothing that follows is glued to it."""
-        if self._open is None or self._open == unless:
+        """End the latest streamed message if its stream broke off: it streamed text that no
+        finished message accounted for, and it is not `unless` (the message finishing now).
+        Its text gets `BROKEN_MARK`, so nothing that follows is glued to it."""
+        if self._open is not None and self._open != unless:
+            self._open = None
+        broken = self._unfinished
+        if broken is None or broken == unless:
             return []
-        closing = (
-            [chunk(_CHUNK_KINDS[_TEXT], BROKEN_MARK, self._open)] if self._open_has_text else []
-        )
-        self._open, self._open_has_text = None, False
-        return closing
+        self._unfinished = None
+        counts = self._counts.get(broken)
+        if counts is None or counts.streamed[_TEXT] <= counts.consumed[_TEXT]:
+            return []
+        return [chunk(_CHUNK_KINDS[_TEXT], BROKEN_MARK, broken)]
 
     def _delta(self, delta: object) -> list[Wire]:
         if not isinstance(delta, Mapping):
@@ -120,7 +127,8 @@ class StreamAssembly:
         if counts is None or not text:
             return []
         counts.streamed[channel] += len(text)
-        self._open_has_text = self._open_has_text or channel == _TEXT
+        if channel == _TEXT:
+            self._unfinished = self._open
         return [chunk(_CHUNK_KINDS[channel], text, self._open)]
 
     def remainder(self, message_id: str | None, thinking: bool, text: str) -> str:

@@ -76,6 +76,22 @@ def test_a_broken_stream_is_closed_before_the_retry() -> None:
     assert stream.close_broken() == []
 
 
+def test_an_attempt_stopped_after_an_error_is_closed_before_a_plain_retry() -> None:
+    # Claude Code ends a stream that got an error event with message_stop, then asks again
+    # without streaming: the retry arrives as a finished message under a new id.
+    stream = StreamAssembly()
+    stream.event(_start("a"), None)
+    stream.event(_delta("Parti"), None)
+    assert stream.event({"type": "message_stop"}, None) == []
+    assert _texts(stream.close_broken(unless="b")) == [("agent_message_chunk", BROKEN_MARK, "a")]
+    # A message whose finished copy accounted for all it streamed is not broken.
+    stream.event(_start("c"), None)
+    stream.event(_delta("Whole"), None)
+    assert stream.close_broken(unless="c") == []
+    assert stream.remainder("c", False, "Whole") == ""
+    assert stream.close_broken() == []
+
+
 @pytest.mark.parametrize(
     "event",
     ["text", {}, {"type": 5}, {"type": "message_start"}, {"type": "content_block_delta"}],

@@ -18,6 +18,7 @@ import acp
 import claude_agent_sdk
 from acp.schema import PromptResponse
 
+from adapter.stream_assembly import BROKEN_MARK
 from tests.harness import TIMEOUT, Adapter, spawn_adapter
 from tests.real_claude.api_double import MessagesApiDouble
 from tests.real_claude.banner import MARK
@@ -28,6 +29,7 @@ __all__ = [
     "CLI_VERSION",
     "MISSING_REASON",
     "Turn",
+    "assert_broken_then",
     "cli_env",
     "load",
     "prompt_uuids",
@@ -150,6 +152,16 @@ class Turn:
             if isinstance(u.get("content"), dict)
         ]
 
+    def messages(self) -> list[tuple[str | None, str]]:
+        """The answer's chunks joined per `messageId`, in the order each message began."""
+        joined: dict[str | None, str] = {}
+        for update in self.updates("agent_message_chunk"):
+            content = update.get("content")
+            text = str(content.get("text", "")) if isinstance(content, dict) else ""
+            key = update.get("messageId")
+            joined[key] = joined.get(key, "") + text
+        return list(joined.items())
+
     def records(self) -> list[tuple[str, dict[str, Any]]]:
         """Every sessionFailure record of the turn, with its carrier, in order."""
         found: list[tuple[str, dict[str, Any]]] = []
@@ -249,3 +261,14 @@ def prompt_uuids(adapter: Adapter, session_id: str) -> list[str]:
             continue
         found.append(str(entry["uuid"]))
     return found
+
+
+def assert_broken_then(turn: Turn, answer: str) -> None:
+    """Every abandoned streamed attempt is its own message, closed with the broken-stream
+    mark, so the retry's answer is never glued to it; the last message is the whole answer."""
+    *abandoned, (_, last) = turn.messages()
+    assert last == answer
+    assert abandoned, "the abandoned attempt streamed nothing"
+    for message_id, text in abandoned:
+        assert message_id is not None
+        assert text.endswith(BROKEN_MARK) and len(text) > len(BROKEN_MARK)
