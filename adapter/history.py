@@ -2,7 +2,8 @@
 
 The file is read line by line twice (`fsm.replay` explains why), so memory does not grow with
 its length. A line that is not JSON, or an entry of a shape or type we cannot read, is skipped
-and counted; the count is logged once and the rest replays.
+and counted; the count is logged once and the rest replays. Lines of Claude Code's known
+non-message types (`fsm.replay.NON_MESSAGE_TYPES`) are skipped silently and counted apart.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Pat
 @dataclass(slots=True)
 class ReplayStats:
     lines: int = 0
-    skipped: int = 0
+    skipped: int = 0  # corrupt: not JSON, or an entry we cannot read
+    non_message: int = 0  # a known non-message type: expected, never replayed
     restored: int = 0
 
 
@@ -70,10 +72,14 @@ def _entries(path: Path, stats: ReplayStats | None) -> Iterator[tuple[Transcript
                 stats.lines += 1
             try:
                 raw = json.loads(line)
-                yield parse_entry(raw), raw
+                entry = parse_entry(raw)
             except (ValueError, PeerViolation):
                 if stats is not None:
                     stats.skipped += 1
+                continue
+            if stats is not None and entry.kind is EntryKind.NON_MESSAGE:
+                stats.non_message += 1
+            yield entry, raw
 
 
 def _updates(view: TurnView, entry: TranscriptEntry, raw: Mapping[str, Any]) -> list[Wire]:
@@ -137,4 +143,7 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
             stats.skipped,
             stats.lines,
         )
+    log.debug(
+        "session %s: %d non-message transcript line(s)", session.session_id, stats.non_message
+    )
     return stats

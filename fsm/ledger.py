@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator
 
+from fsm import ids
 from fsm.errors import FsmError, InvalidTransition
 from fsm.incident import Incident, IncidentState
 from fsm.records import FailureRecord, shape_title
@@ -48,25 +49,22 @@ class Ledger:
 
     @staticmethod
     def turn_failure_id(turn_id: str) -> str:
-        return f"{turn_id}:error"
+        return ids.turn_failure_id(turn_id)
 
-    def _mint(self, namespace: str) -> str:
+    def _mint(self, spell: Callable[[str, str, int], str]) -> str:
         n = self.next_incident
         self.next_incident += 1
-        return f"{self.session_id}:{namespace}:{self.epoch}:{n}"
+        return spell(self.session_id, self.epoch, n)
 
     def session_failure_id(self) -> str:
-        return self._mint("session-error")
+        return self._mint(ids.session_failure_id)
 
     def notice_id(self, title: str) -> str:
         if self._last_notice is not None and self._last_notice[0] == title:
             return self._last_notice[1]
-        notice = self._mint("notice")
+        notice = self._mint(ids.notice_id)
         self._last_notice = (title, notice)
         return notice
-
-    def history_failure_id(self, message_uuid: str) -> str:
-        return f"{self.session_id}:history-error:{message_uuid}"
 
     # --- revisions ----------------------------------------------------------------------
 

@@ -6,14 +6,17 @@ per line) through this module twice, in order, holding O(1) state:
 1. `ActiveScan` finds the usage-limit failure that is still active: the latest top-level
    `<synthetic>` usage-limit message that no later real-model answer followed. A `<synthetic>`
    local-command answer ("No response requested.") proves nothing and leaves it active.
-2. `ReplayPlanner.plan(entry)` says what to do with each entry: replay it as a message, restore
-   it as a typed failure (capable clients), or skip it (the synthetic login prompt, never
-   replayed). A restored failure's id is the id its occurrence had live (DECISIONS row 14): the
-   last real prompt's uuid plus `:error`, or `<sessionId>:history-error:<messageUuid>` when no
-   prompt precedes it. Tool-result carrier messages and meta messages are not prompts.
+2. `ReplayPlanner.plan(entry)` says what to do with each entry: restore a usage limit as a
+   typed failure (capable clients only), skip a non-message line, and replay everything else
+   as its original transcript text, for every client: the synthetic login message and other
+   error prose included (DECISIONS row 28). A restored failure's id is the id its occurrence
+   had live (DECISIONS row 14): the last real prompt's uuid plus `:error`, or
+   `<sessionId>:history-error:<messageUuid>` when no prompt precedes it or the last one was
+   stored without a uuid. Tool-result carrier messages and meta messages are not prompts.
 
 `parse_entry` turns one decoded JSON line into a `TranscriptEntry`, raising `PeerViolation` for
-shapes it cannot read; the shell skips and counts those.
+shapes it cannot read; the shell skips and counts those. A line of a known non-message type
+(`NON_MESSAGE_TYPES`) is a `NON_MESSAGE` entry: skipped too, but it is not corrupt.
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from fsm import classify
+from fsm import classify, ids
 from fsm.errors import PeerViolation
 
 __all__ = [
+    "NON_MESSAGE_TYPES",
     "ActiveScan",
     "EntryKind",
     "ReplayAction",
@@ -34,20 +38,60 @@ __all__ = [
     "parse_entry",
 ]
 
-# Entry types Claude Code writes that carry no conversation message.
-_NON_MESSAGE_TYPES = frozenset(
+# Entry types Claude Code writes that carry no conversation message: never replayed (one,
+# `api-request-blob`, holds the request with its system prompt), skipped silently, and counted
+# apart from corrupt lines. Taken from the entry-type table of the Claude Code CLI 2.1.332
+# bundled with the pinned claude-agent-sdk; a type missing here is read as a corrupt line.
+NON_MESSAGE_TYPES = frozenset(
     {
-        "summary",
-        "system",
-        "queue-operation",
-        "attachment",
-        "file-history-snapshot",
+        "agent-color",
+        "agent-name",
+        "agent-setting",
+        "ai-title",
         "api-request",
-        "last-prompt",
+        "api-request-blob",
+        "api-request-resumed",
+        "api-request-shape",
+        "artifact-autoreact-ledger",
+        "artifact-comment-monitor",
+        "atis-latch",
+        "attachment",
+        "attribution-snapshot",
+        "bridge-session",
+        "content-replacement",
+        "continued-in",
         "cost-state",
         "custom-title",
-        "tag",
+        "data-flow-incomplete",
+        "data-flow-records",
+        "derived-from",
+        "dev-mods",
+        "ended-by-model",
+        "file-history-delta",
+        "file-history-snapshot",
+        "fork-context-ref",
+        "frame-link",
+        "history-suppression",
+        "host-row",
+        "hybrid-organization",
+        "isolation-latch",
+        "last-prompt",
+        "memory-mode",
+        "mode",
+        "observer-ref",
+        "permission-mode",
+        "pr-link",
         "progress",
+        "queue-operation",
+        "relocated",
+        "repl-mode",
+        "resume-head-vouch",
+        "session-owner",
+        "summary",
+        "system",
+        "tag",
+        "tools-used",
+        "worktree-state",
     }
 )
 
@@ -79,12 +123,6 @@ class TranscriptEntry:
         )
 
     @property
-    def is_login(self) -> bool:
-        return self.kind is EntryKind.ASSISTANT and classify.is_synthetic_login(
-            self.model, self.text_block_count, self.text
-        )
-
-    @property
     def is_real_answer(self) -> bool:
         return (
             self.kind is EntryKind.ASSISTANT
@@ -110,7 +148,7 @@ def parse_entry(entry: object) -> TranscriptEntry:
     kind = entry.get("type")
     if not isinstance(kind, str):
         raise PeerViolation("a transcript entry's type is not a string")
-    if kind in _NON_MESSAGE_TYPES:
+    if kind in NON_MESSAGE_TYPES:
         return TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
     if kind not in ("user", "assistant"):
         raise PeerViolation(f"unknown transcript entry type {kind!r}")
@@ -195,20 +233,19 @@ class ReplayPlanner:
         if entry.kind is EntryKind.NON_MESSAGE:
             return _SKIP
         if entry.kind is EntryKind.PROMPT and entry.top_level:
-            if entry.uuid is not None:
-                self._last_prompt, self._prompt_id_used = entry.uuid, False
+            # The last prompt names the turn, uuid or not: a prompt stored without one leaves
+            # its turn with no live id to recover, never an earlier turn's (row 14).
+            self._last_prompt, self._prompt_id_used = entry.uuid, False
             return _REPLAY
-        if entry.is_login:
-            return _SKIP
         if entry.is_usage_limit and self._capable:
             if self._last_prompt is not None and not self._prompt_id_used:
                 # The turn's one live failure id; a second limit in the same turn was never a
                 # record of its own live, so it falls back to its message's id.
-                failure_id = f"{self._last_prompt}:error"
+                failure_id = ids.turn_failure_id(self._last_prompt)
                 self._prompt_id_used = True
             else:
                 message = entry.uuid or f"entry-{self._entries}"
-                failure_id = f"{self._session_id}:history-error:{message}"
+                failure_id = ids.history_failure_id(self._session_id, message)
             return ReplayAction(
                 restore=True,
                 failure_id=failure_id,

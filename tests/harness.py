@@ -2,7 +2,9 @@
 on this side, and the scripted Claude (a test double of Claude's process) on the far side.
 
 Every JSON-RPC frame is recorded in order from the client's point of view, so tests can assert
-carriers (which frame a record rode on), order and exactly-one-answer rules. The adapter's
+carriers (which frame a record rode on), order and exactly-one-answer rules. When the adapter
+closes, the `claude-acp conformance` rules run over those frames and any violation fails the
+test; a test that provokes off-spec output on purpose says why with `off_spec=`. The adapter's
 stderr goes to a file (an unread pipe would stall it) that tests may read.
 """
 
@@ -29,10 +31,13 @@ from acp.schema import (
     RequestPermissionResponse,
 )
 
+from adapter.conformance.checks import Checker
 from adapter.conformance.client_view import ClientTranscript
+from adapter.conformance.log import Direction, LogFrame
+from adapter.conformance.report import describe_violation
 from adapter.scripted_claude import SCENARIO_ENV, write_launcher
 
-__all__ = ["OPT_IN", "Adapter", "Frame", "spawn_adapter"]
+__all__ = ["OPT_IN", "Adapter", "Frame", "conformance_violations", "spawn_adapter"]
 
 OPT_IN: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
 ROOT = Path(__file__).resolve().parents[1]
@@ -190,6 +195,14 @@ def _record(meta: Any) -> dict[str, Any] | None:
     return record
 
 
+def conformance_violations(frames: list[Frame]) -> list[str]:
+    """What `claude-acp conformance` reports for these frames (numbered from 1), one line each."""
+    checker = Checker()
+    for number, frame in enumerate(frames, start=1):
+        checker.feed(LogFrame(number, cast(Direction, frame.direction), frame.message))
+    return [describe_violation(v) for v in checker.finish().violations]
+
+
 @asynccontextmanager
 async def spawn_adapter(
     tmp_path: Path,
@@ -201,8 +214,11 @@ async def spawn_adapter(
     client: RecordingClient | None = None,
     initialize: bool = True,
     scripted: bool = True,
+    off_spec: str | None = None,
 ) -> AsyncIterator[Adapter]:
-    """The adapter, initialized (opted in when `capable`), ready for `new_session`.
+    """The adapter, initialized (opted in when `capable`), ready for `new_session`. On a clean
+    exit its frames must pass the conformance rules, unless `off_spec` gives the reason this
+    test's output is off-spec on purpose.
 
     With `scripted=False` the adapter spawns whatever Claude its environment names (no
     `CLAUDE_CODE_EXECUTABLE`: the CLI bundled with claude-agent-sdk); `env` then has to point it
@@ -250,3 +266,6 @@ async def spawn_adapter(
                     TIMEOUT,
                 )
             yield adapter
+    if off_spec is None and frames:
+        violations = conformance_violations(frames)
+        assert not violations, "conformance violations:\n" + "\n".join(violations)

@@ -200,20 +200,34 @@ async def test_legacy_client_gets_the_original_prose_and_no_record(tmp_path: Pat
 
 
 @pytest.mark.asyncio
-async def test_synthetic_login_prompt_is_never_replayed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("capable", [True, False])
+async def test_synthetic_login_message_replays_as_its_text_for_every_client(
+    tmp_path: Path, capable: bool
+) -> None:
+    # Row 28 (this changed: the login message used to be dropped from replay): every stored
+    # message but a usage limit replays as its original text, the login message included.
     session = str(uuid.uuid4())
-    for capable in (True, False):
-        async with spawn_adapter(tmp_path / str(capable), "success", capable=capable) as adapter:
-            _write(
-                adapter,
-                session,
-                [
-                    _user("hi"),
-                    _assistant("Please run /login \u00b7 API key is invalid", model="<synthetic>"),
-                ],
-            )
-            await _load(adapter, session)
-        assert _stream(adapter) == [("user_message_chunk", "hi")]
+    login = "Please run /login \u00b7 API key is invalid"
+    api_error = "API Error: 500 Internal server error"
+    async with spawn_adapter(tmp_path, "success", capable=capable) as adapter:
+        _write(
+            adapter,
+            session,
+            [
+                _user("hi"),
+                _assistant(login, model="<synthetic>"),
+                _user("again"),
+                _assistant(api_error, model="<synthetic>", isApiErrorMessage=True),
+            ],
+        )
+        await _load(adapter, session)
+    assert adapter.records() == []
+    assert _stream(adapter) == [
+        ("user_message_chunk", "hi"),
+        ("agent_message_chunk", login),
+        ("user_message_chunk", "again"),
+        ("agent_message_chunk", api_error),
+    ]
 
 
 @pytest.mark.asyncio
@@ -251,3 +265,76 @@ async def test_corrupt_lines_are_skipped_counted_and_logged_once(tmp_path: Path)
     ]
     warnings = [line for line in adapter.stderr().splitlines() if "unreadable transcript" in line]
     assert len(warnings) == 1 and "skipped 4" in warnings[0]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False])
+async def test_limit_after_a_prompt_without_uuid_gets_its_history_id(
+    tmp_path: Path, capable: bool
+) -> None:
+    # Row 14: the limit belongs to the uuid-less prompt's turn, which had no live id to keep;
+    # it never takes the earlier prompt's id.
+    session, earlier, limit = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
+    uuidless = _user("second")
+    del uuidless["uuid"]
+    async with spawn_adapter(tmp_path, "success", capable=capable) as adapter:
+        _write(
+            adapter,
+            session,
+            [
+                _user("first", earlier),
+                _assistant("Done."),
+                uuidless,
+                _synthetic(SPEND_LIMIT, uid=limit),
+            ],
+        )
+        await _load(adapter, session)
+    head = [("user_message_chunk", "first"), ("agent_message_chunk", "Done.")]
+    if capable:
+        assert _stream(adapter) == [
+            *head,
+            ("user_message_chunk", "second"),
+            ("session_info_update", f"{session}:history-error:{limit}"),
+        ]
+        [(_, record)] = adapter.records()
+        assert record["title"] == SPEND_LIMIT
+    else:
+        # A legacy client gets the original transcript and no record.
+        assert adapter.records() == []
+        assert _stream(adapter) == [
+            *head,
+            ("user_message_chunk", "second"),
+            ("agent_message_chunk", SPEND_LIMIT),
+        ]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False])
+async def test_known_non_message_lines_are_skipped_silently(tmp_path: Path, capable: bool) -> None:
+    # Current Claude Code writes these beside the messages; one holds the system prompt.
+    session = str(uuid.uuid4())
+    system_prompt = "You are Claude Code, a private system prompt"
+    async with spawn_adapter(tmp_path, "success", capable=capable) as adapter:
+        _write(
+            adapter,
+            session,
+            [
+                {"type": "atis-latch", "atis": "x", "sessionId": session},
+                _user("before"),
+                {"type": "api-request-shape", "shapeHash": "abc", "sessionId": session},
+                {"type": "api-request-blob", "hash": "abc", "system": system_prompt},
+                {"type": "ai-title", "aiTitle": "A title", "sessionId": session},
+                "{not json",
+                _assistant("after"),
+            ],
+        )
+        await _load(adapter, session)
+    assert _stream(adapter) == [
+        ("user_message_chunk", "before"),
+        ("agent_message_chunk", "after"),
+    ]
+    assert not any(system_prompt in json.dumps(frame.message) for frame in adapter.frames)
+    # Only the corrupt line counts as unreadable; the known ones are counted apart.
+    warnings = [line for line in adapter.stderr().splitlines() if "unreadable transcript" in line]
+    assert len(warnings) == 1 and "skipped 1 " in warnings[0]
+    assert "4 non-message transcript line(s)" in adapter.stderr()

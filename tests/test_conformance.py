@@ -26,13 +26,14 @@ from adapter.conformance.client_view import (
     ToolEntry,
 )
 from adapter.conformance.log import read_log
-from tests.harness import OPT_IN, spawn_adapter
+from tests.harness import OPT_IN, Frame, conformance_violations, spawn_adapter
 
 ROOT = Path(__file__).resolve().parents[1]
 Frames = list[tuple[str, dict[str, Any]]]
 OUT, IN = "outgoing", "incoming"
 SID = "s1"
 TITLE = "You've hit your limit."
+ADVERT = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
 
 # -- frame builders ------------------------------------------------------------------------
 
@@ -86,7 +87,7 @@ def handshake(meta: object = OPT_IN, session: str = SID) -> Frames:
     init = {"protocolVersion": 1, "clientCapabilities": caps}
     return [
         (OUT, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
-        (IN, {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}}),
+        (IN, {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1, "_meta": ADVERT}}),
         (OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/p"}}),
         (IN, {"jsonrpc": "2.0", "id": 1, "result": {"sessionId": session}}),
     ]
@@ -264,6 +265,28 @@ def _without(rec: dict[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in rec.items() if k != key}
 
 
+def _agent_error(message: str = "API Error: 500 Internal server error") -> dict[str, Any]:
+    error = {"type": "provider_unavailable", "message": message, "retryable": True}
+    return update("agent_error", error=error, stopReason="error")
+
+
+def _notice(rid: str, revision: int = 1) -> dict[str, Any]:
+    return info(
+        record(rid, revision, category="unknown", severity="warning", title="Model fallback.")
+    )
+
+
+def _load(rid: int = 5) -> dict[str, Any]:
+    params = {"sessionId": SID, "cwd": "/p", "mcpServers": []}
+    return {"jsonrpc": "2.0", "id": rid, "method": "session/load", "params": params}
+
+
+AGENT_ERROR_OPT_IN = {**OPT_IN, "agentError": {"version": 1}}
+LONG = "word " * 60  # 300 characters
+PARAGRAPHS = ("Request failed.", "The model is unavailable in your region.")
+HOME = "Cannot read /home/alice/project/.env"
+
+
 def _cases() -> dict[str, Case]:
     h, turn = handshake(), [(OUT, prompt(2))]
 
@@ -280,8 +303,19 @@ def _cases() -> dict[str, Case]:
     new_result = {"jsonrpc": "2.0", "id": 1, "result": {"_meta": air(record())}}
     refusal = answer(2, record(), stop="refusal")
     error_answer = {"jsonrpc": "2.0", "id": 2, "error": rpc_error}
+    leaky = {"code": -32603, "message": "Internal error: key sk-ant-api03-abcdef123456"}
+    leaky_answer = {"jsonrpc": "2.0", "id": 2, "error": leaky}
     warning = record(severity="warning", actions=["retry"])
     done = answer(2, record())
+    bare_init = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}}
+    extra_air = update(
+        "session_info_update",
+        _meta={"jetbrains": {"air": {"version": 1, "sessionFailure": record(), "phase": "x"}}},
+    )
+    loading = [*handshake(AGENT_ERROR_OPT_IN), (OUT, _load())]
+    two_turns = [*turn, (IN, answer(2, record())), (OUT, prompt(3))]
+    whole = f"{PARAGRAPHS[0]}\n\n{PARAGRAPHS[1]}"
+    split = record(title=PARAGRAPHS[0], details=PARAGRAPHS[1])
     # fmt: off
     return {
         "jsonrpc 1.0": after("not-jsonrpc", (IN, {**chunk("hi"), "jsonrpc": "1.0"})),
@@ -289,10 +323,12 @@ def _cases() -> dict[str, Case]:
         "unknown id": after("unknown-response", (IN, answer(42))),
         "answered twice": in_turn("duplicate-response", (IN, answer(2)), (IN, answer(2))),
         "never answered": ("unanswered-prompt", [*h, *turn, (IN, chunk("..."))], 4),
+        "no advert": ("not-advertised", [h[0], (IN, bare_init)], -1),
         "on a chunk": after("record-carrier", (IN, chunk("", _meta=air(record())))),
         "on an error": in_turn("record-carrier", (IN, error_answer)),
         "on session/new": ("record-carrier", [*h[:3], (IN, new_result)], -1),
         "air version 2": after("air-version", (IN, info(record(), version=2))),
+        "air extra key": after("air-extra-key", (IN, extra_air)),
         "missing title": after("record-field", out(_without(record(), "title"))),
         "null title": after("record-field", out(record(title=None))),
         "no actions": after("record-field", out(_without(record(), "actions"))),
@@ -304,16 +340,51 @@ def _cases() -> dict[str, Case]:
         "actions type": after("record-field", out(record(actions=["retry", 3]))),
         "empty details": after("record-field", out(record(details=""))),
         "extra key": after("record-extra-key", out(record(retryable=True))),
+        "unknown action": after("record-actions", out(record(actions=["retry", "teleport"]))),
+        "duplicate action": after("record-actions", out(record(actions=["retry", "retry"]))),
         "warning actions": after("warning-actions", out(warning)),
+        "warning on prompt": in_turn("warning-on-prompt", (IN, answer(2, record(
+            severity="warning", title="Retrying Claude, attempt 1 of 10.")))),
+        "long title": after("title-too-long", out(record(title=LONG.strip()))),
+        "paragraph title": after("title-paragraphs", out(record(title=whole))),
+        "lines with details": after("title-paragraphs", out(record(title="A\nB", details="C."))),
+        "bare code": after("title-bare-code", out(record(title="error_max_turns"))),
+        "home path": after("title-leak", out(record(title=HOME))),
+        "token in details": after("title-leak", out(record(
+            title="Rejected.", details="Header Authorization: Bearer abcdef0123456789xyz"))),
+        "stack trace": after("title-leak", out(record(title="Traceback (most recent call last):"))),
+        "exception": after("title-leak", out(record(title="ValueError: bad input"))),
         "details repeat": after("record-details", out(record(title="Bad.", details="Bad."))),
-        "details unneeded": after("record-details", out(record(title="Bad.", details="Retry."))),
         "stop reason": in_turn("record-stop-reason", (IN, refusal)),
         "backwards": after("revision-backwards", out(record(revision=2)), out(record())),
         "conflict": after("revision-conflict", out(record()), out(record(title="Other."))),
+        "turn error as info": ("turn-error-carrier", [*h, *turn, out(record()), (IN, answer(2))],
+                               -2),
+        "turn id shape": in_turn("turn-id", (IN, answer(2, record(f"{SID}:session-error:e:1")))),
+        "turn id reused": ("turn-id", [*h, *two_turns, (IN, answer(3, record()))], -1),
+        "counter down": after("id-counter", out(record(f"{SID}:session-error:e:2")),
+                              (IN, _notice(f"{SID}:notice:e:1"))),
+        "other session": after("id-counter", out(record("s9:session-error:e:1"))),
+        "notice next turn": ("notice-reused", [*h, *turn, (IN, _notice(f"{SID}:notice:e:1")),
+                             (IN, answer(2)), (OUT, prompt(3)),
+                             (IN, _notice(f"{SID}:notice:e:1", 2)), (IN, answer(3))], -2),
         "legacy client": ("not-negotiated", [*handshake(None), out(record())], -1),
         "bool opt-in": ("not-negotiated", [*handshake(BOOL_VERSION), out(record())], -1),
         "no initialize": ("not-negotiated", [out(record())], -1),
+        "agent_error unasked": ("agent-error-surface", [*h, *turn, (IN, _agent_error()),
+                                (IN, answer(2))], -2),
+        "agent_error on load": ("agent-error-surface", [*loading, (IN, _agent_error())], -1),
+        "leaky error": in_turn("error-leak", (IN, leaky_answer)),
+        "leaky agent_error": ("error-leak", [*handshake(AGENT_ERROR_OPT_IN), *turn,
+                              (IN, _agent_error(HOME)), (IN, answer(2))], -2),
         "title as text": ("title-as-agent-text", [*h, *turn, (IN, chunk(TITLE)), (IN, done)], 5),
+        # Row 26: a failure between turns is a record; its prose is not also agent text.
+        "between turns": ("title-as-agent-text", [
+            *h, *turn, (IN, answer(2)), (IN, chunk(TITLE)),
+            (IN, info(record(f"{SID}:session-error:e:1")))], -2),
+        "split prose as text": ("title-as-agent-text", [
+            *h, *turn, (IN, chunk(PARAGRAPHS[0] + "\n\n")), (IN, chunk(PARAGRAPHS[1])),
+            (IN, answer(2, split))], 5),
     }
     # fmt: on
 
@@ -329,25 +400,97 @@ def test_each_violation_is_found_at_its_frame(tmp_path: Path, name: str) -> None
     assert found == [(numbers[index], rule)], variant
 
 
-def test_every_rule_has_a_case() -> None:
-    covered = {rule for rule, _, _ in CASES.values()} | {"unparseable"}
-    assert covered == set(RULES)
-
-
 def _clean_log() -> Frames:
     permission = {"jsonrpc": "2.0", "id": 0, "method": "session/request_permission", "params": {}}
     warning = record(severity="warning", title="Retrying Claude, attempt 1 of 10.")
     final = record(revision=2, title="Rate limited.", actions=["retry", "new_session"])
-    long_text = "word " * 60
+    notice = record(f"{SID}:notice:e:1", category="unknown", severity="warning", title="Notice.")
     return [
         *handshake(), (OUT, prompt(2)), (IN, update("tool_call", toolCallId="t", title="Bash")),
         (IN, permission), (OUT, {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {}}}),
         (IN, info(warning)), (IN, info(warning)), (IN, answer(2, final)),
         (OUT, prompt(3)), (IN, chunk("Fine now.")), (IN, answer(3)),
-        (IN, info(record("n:notice:1", category="unknown", severity="warning", title="Notice."))),
-        (IN, info(record("s:session-error:1", title="Too long.", details=long_text))),
+        (IN, info(notice)),
+        (IN, info(record(f"{SID}:session-error:e:2", title="Too long.", details=LONG))),
         (OUT, {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SID}}),
     ]  # fmt: skip
+
+
+def _passing() -> dict[str, tuple[set[str], Frames]]:
+    """Valid logs close to a violation, each with the rules it must not trip."""
+    h, turn = handshake(), [(OUT, prompt(2))]
+    split = record(title=PARAGRAPHS[0], details=PARAGRAPHS[1])
+    other_meta = {"other": {"x": 1}, "jetbrains": {"theme": "dark", **air(record())["jetbrains"]}}
+    long_split = record(title="Claude hit a limit.", details=LONG)
+    fits = record(title="x" * 256)
+    notice = f"{SID}:notice:e:2"
+    replayed = [
+        (OUT, _load()),
+        (IN, chunk("hello", "user_message_chunk")),
+        (IN, info(record())),
+        (IN, {"jsonrpc": "2.0", "id": 5, "result": {}}),
+    ]
+    # fmt: off
+    return {
+        "clean": (set(RULES) - {"unparseable"}, _clean_log()),
+        # Row 10: a short message of two paragraphs is split, title first, details the rest.
+        "two short paragraphs": ({"record-details", "title-paragraphs"}, [*h, (IN, info(split))]),
+        "long text split": ({"title-too-long", "record-details"}, [*h, (IN, info(long_split))]),
+        "title of 256": ({"title-too-long"}, [*h, (IN, info(fits))]),
+        "one paragraph, two lines": ({"title-paragraphs"}, [
+            *h, (IN, info(record(title="Line one\nline two")))]),
+        "codes among words": ({"title-bare-code", "title-leak"}, [*h, (IN, info(record(
+            title="API Error: 429 rate_limit_error \u00b7 see https://status.anthropic.com")))]),
+        "masked and safe paths": ({"title-leak"}, [*h, (IN, info(record(
+            title="Could not write ~/\u2026 or /rootfs/tmp")))]),
+        "other _meta beside air": ({"air-extra-key", "record-carrier"}, [
+            *h, (IN, update("session_info_update", _meta=other_meta))]),
+        "known actions once": ({"record-actions"}, [
+            *h, (IN, info(record(actions=["retry", "login", "new_session"])))]),
+        "warnings then error": ({"warning-on-prompt", "turn-id"}, [
+            *h, *turn, (IN, info(record(severity="warning", title="Retrying."))),
+            (IN, answer(2, record(revision=2)))]),
+        "replay keeps the live id": ({"turn-id", "revision-backwards", "turn-error-carrier"}, [
+            *h, *turn, (IN, answer(2, record())), *replayed, (OUT, prompt(6)),
+            (IN, answer(6, record("t6:error")))]),
+        "counter rises by epoch": ({"id-counter", "notice-reused"}, [
+            *h, (IN, info(record(f"{SID}:session-error:e:1"))), *turn, (IN, _notice(notice)),
+            (IN, _notice(notice, 2)), (IN, answer(2)),
+            (IN, info(record(f"{SID}:session-error:e:3"))),
+            (IN, info(record(f"{SID}:session-error:f:1")))]),
+        "agent_error opted in": ({"agent-error-surface", "error-leak"}, [
+            *handshake(AGENT_ERROR_OPT_IN), *turn, (IN, _agent_error()), (IN, answer(2)),
+            (OUT, {"jsonrpc": "2.0", "id": 9, "method": "x/unknown"}),
+            (IN, {"jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "Unknown"}})]),
+        # Row 20 only means the same prose in the same turn.
+        "title quoted later": ({"title-as-agent-text"}, [
+            *h, *turn, (IN, answer(2, record())), (OUT, prompt(3)), (IN, chunk(TITLE)),
+            (IN, answer(3))]),
+        "short title in prose": ({"title-as-agent-text"}, [
+            *h, *turn, (IN, chunk(f"Earlier: {TITLE} Now it works.")),
+            (IN, answer(2, record()))]),
+        "legacy gets prose": ({"title-as-agent-text", "not-negotiated"}, [
+            *handshake(None), *turn, (IN, chunk(TITLE)),
+            (IN, {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": TITLE}})]),
+    }
+    # fmt: on
+
+
+PASSING = _passing()
+
+
+@pytest.mark.parametrize("name", list(PASSING))
+def test_each_near_miss_passes(tmp_path: Path, name: str) -> None:
+    _, frames = PASSING[name]
+    found, _ = check(tmp_path, frames, VARIANTS[list(PASSING).index(name) % len(VARIANTS)])
+    assert found == []
+
+
+def test_every_rule_has_a_failing_and_a_passing_case() -> None:
+    failing = {rule for rule, _, _ in CASES.values()} | {"unparseable"}
+    assert failing == set(RULES)
+    passing = set().union(*(rules for rules, _ in PASSING.values())) | {"unparseable"}
+    assert passing == set(RULES)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -390,8 +533,18 @@ def test_cli_exit_codes_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixt
     assert violation == {"frame": numbers[4], "rule": "record-extra-key", "message": ANY}
     assert conformance_main([str(tmp_path / "missing.log")]) == 2
     assert conformance_main([]) == 2
+    # No frames at all is nothing to judge: an error, not a pass.
+    empty = tmp_path / "empty.log"
+    empty.write_text("# only a comment\n\n", encoding="utf-8")
+    assert conformance_main([str(empty)]) == 2
+    assert "holds no frames" in capsys.readouterr().err
     assert conformance_main(["--help"]) == 0
-    assert "client_to_agent" in capsys.readouterr().out
+    help_text = capsys.readouterr().out
+    assert "client_to_agent" in help_text
+    assert "the sessionFailure extension of claude-agent-acp" in " ".join(help_text.split())
+    # The help explains every rule, and points at nothing outside the repository.
+    assert all(rule in help_text for rule in RULES)
+    assert ".txt" not in help_text and "DECISIONS" not in help_text
 
 
 # -- our own adapter's logs ----------------------------------------------------------------
@@ -442,6 +595,7 @@ EXPECTED: dict[str, list[Failure]] = {
 }
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", list(DEMOS))
 def test_our_demo_logs_are_clean(
     demo_reports: dict[str, tuple[int, dict[str, Any]]], name: str
@@ -460,6 +614,7 @@ def test_our_demo_logs_are_clean(
         assert report["records"] == 0 and "rejected" in kinds
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_harness_transcript_uses_the_same_rules(tmp_path: Path) -> None:
     async with spawn_adapter(tmp_path, "retry_then_rate_limit") as adapter:
@@ -474,3 +629,19 @@ async def test_harness_transcript_uses_the_same_rules(tmp_path: Path) -> None:
     path = tmp_path / "wire.log"
     write_log(path, [(f.direction, f.message) for f in adapter.frames], "chevrons")
     assert check_file(path).violations == []
+
+
+@pytest.mark.e2e
+@pytest.mark.asyncio
+async def test_harness_fails_a_test_whose_frames_break_the_rules(tmp_path: Path) -> None:
+    # Every adapter the harness spawns is checked when it closes: an off-spec frame in its
+    # recording fails the test, unless the test says why it is off-spec on purpose.
+    smuggled = Frame(IN, info(record(retryable=True), session="s"))
+    with pytest.raises(AssertionError, match="record-extra-key"):
+        async with spawn_adapter(tmp_path / "checked") as adapter:
+            await adapter.new_session()
+            adapter.frames.append(smuggled)
+    async with spawn_adapter(tmp_path / "exempt", off_spec="a hand-made bad frame") as adapter:
+        await adapter.new_session()
+        adapter.frames.append(smuggled)
+    assert conformance_violations(adapter.frames) != []

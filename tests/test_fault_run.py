@@ -57,7 +57,7 @@ from adapter.scripted_claude import SCENARIO_ENV, write_launcher
 from adapter.scripted_claude.faults import HOSTILE_SECRETS
 from adapter.scripted_claude.randomized import RANDOM_PREFIX, turn_plan
 from adapter.scripted_claude.transcript import transcript_path
-from tests.harness import OPT_IN, ROOT
+from tests.harness import OPT_IN, ROOT, Frame, conformance_violations
 from tests.raw_agent import processes_mentioning
 
 pytestmark = pytest.mark.e2e
@@ -197,6 +197,7 @@ class Wave:
     seconds: float = 0.0
     exited: bool = False  # the adapter's stdout ended (or its stdin broke)
     stderr_path: Path | None = None
+    frames: list[Frame] = field(default_factory=list)  # both directions, for the checker
     hostile_sent: Counter[tuple[int, Any]] = field(default_factory=Counter)
     hostile_answers: Counter[tuple[int, Any]] = field(default_factory=Counter)
     # The SIGTERM wave: the last request id sent before the signal (later ones are unread).
@@ -207,6 +208,8 @@ class Wave:
         assert self.process.stdin is not None
         if self.exited:
             return
+        # Recorded before the write: the answer may be read while this write drains.
+        self.frames.append(Frame("outgoing", message))
         try:
             self.process.stdin.write(json.dumps(message).encode() + b"\n")
             await self.process.stdin.drain()
@@ -264,6 +267,7 @@ class Wave:
                     self.hostile_answers[(item["error"]["code"], item["id"])] += 1
                 continue
             self.messages.append(message)
+            self.frames.append(Frame("incoming", message))
             if "method" in message:
                 if "id" in message:
                     await self._answer_agent_request(message)
@@ -385,9 +389,11 @@ async def _sigterm_midway(wave: Wave, prompts: int) -> None:
     answered: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     wave.waiting[probe] = answered
     wave.requests[probe] = "initialize"
-    await wave.write(
-        {"jsonrpc": "2.0", "id": probe, "method": "initialize", "params": {"protocolVersion": 1}}
-    )
+    # The probe declares what the wave's client declared, so the recorded wire keeps meaning
+    # one client (the conformance rules read negotiation from the latest initialize).
+    caps = {"_meta": OPT_IN} if wave.capable else {}
+    params = {"protocolVersion": 1, "clientCapabilities": caps}
+    await wave.write({"jsonrpc": "2.0", "id": probe, "method": "initialize", "params": params})
     await asyncio.wait_for(answered, HANG_BOUND)
     wave.signal_time = time.monotonic()
     wave.process.send_signal(signal.SIGTERM)
@@ -543,6 +549,9 @@ def _check(wave: Wave, findings: Findings) -> None:
         )
     for problem, line in wave.bad_lines:
         findings.problem(f"wave {wave.number}: stdout line is {problem}: {line!r}")
+    # The wire as a whole keeps the rules `claude-acp conformance` checks.
+    for violation in conformance_violations(wave.frames):
+        findings.problem(f"wave {wave.number}: conformance {violation}")
     # Hostile lines: each got exactly its one answer.
     if wave.hostile_answers != wave.hostile_sent:
         findings.problem(

@@ -1,9 +1,12 @@
 """`claude-acp conformance LOG`: check any agent's ACP wire log against the sessionFailure spec.
 
 Reads a log of one ACP connection (every JSON-RPC frame, both directions), rebuilds the
-transcript a capable client would show from it, and reports every violation of the
-sessionFailure contract (spec/session-failure-extension.txt, DECISIONS.md) and of JSON-RPC 2.0,
-each with its frame number: the 1-based line number in the log.
+transcript a client that opted in would show from it, and reports, with its frame number (the
+1-based line number in the log), every place where the agent breaks JSON-RPC 2.0 or the
+sessionFailure extension of claude-agent-acp (negotiation, the record and its wrapper, ids and
+revisions, carriers, titles in Claude's own words), and this project's rulings where that
+extension leaves a choice open (id formats, title length, nothing private in what a client
+shows).
 
 Log format
 ----------
@@ -30,12 +33,13 @@ end-to-end harness keeps, where "outgoing" is client to agent). `--agent-side` s
 recorded the log, so sent/received swap; the absolute directions never swap. A line that
 cannot be read is reported as an `unparseable` violation and checking goes on.
 
-Exit status: 0 no violations, 1 violations found, 2 usage error or unreadable file.
+Exit status: 0 no violations, 1 violations found, 2 usage error, unreadable file, or a log
+that holds no frame at all (nothing to judge is not a pass).
 `--json` prints a machine-readable report instead of the text one.
 
 Modules: `log` reads logs; `frames` holds single-frame facts; `client_view` is the client-side
-rules (`ClientTranscript`, also used by tests/harness.py); `checks` the checker; `report` the
-output.
+rules (`ClientTranscript`, also used by tests/harness.py); `rules` names the rules;
+`record_rules`, `answer_rules`, `turn_rules` and `checks` apply them; `report` the output.
 """
 
 from __future__ import annotations
@@ -43,12 +47,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 
-from adapter.conformance.checks import RULES, Checker, Report, Violation, check_log
+from adapter.conformance.checks import Checker, Report, Violation, check_log
 from adapter.conformance.client_view import ClientTranscript
 from adapter.conformance.log import read_log, read_log_file
 from adapter.conformance.report import render_json, render_text
+from adapter.conformance.rules import RULES
 
 __all__ = [
     "RULES",
@@ -70,13 +76,16 @@ def check_file(path: Path, *, agent_side: bool = False) -> Report:
 
 
 def _parser() -> argparse.ArgumentParser:
-    rules = "\n".join(f"  {name:<21}{text}" for name, text in RULES.items())
+    rules = "\n".join(
+        textwrap.fill(text, 96, initial_indent=f"  {name:<21}", subsequent_indent=" " * 23)
+        for name, text in RULES.items()
+    )
     doc = __doc__ or ""
     usage_doc = doc[doc.index("Log format") : doc.index("Modules:")].rstrip()
     parser = argparse.ArgumentParser(
         prog="claude-acp conformance",
         description=doc.split("\n\n")[1] if doc else None,
-        epilog=f"{usage_doc}\n\nViolations reported:\n{rules}",
+        epilog=f"{usage_doc}\n\nRules (a violation names the rule it breaks):\n{rules}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("log", type=Path, help="the wire log (JSON lines; - for stdin)")
@@ -101,6 +110,9 @@ def main(argv: list[str]) -> int:
             f"claude-acp conformance: cannot read {args.log}: {exc.strerror or exc}",
             file=sys.stderr,
         )
+        return 2
+    if report.frames == 0:
+        print(f"claude-acp conformance: {args.log} holds no frames to check", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(render_json(report), indent=2, ensure_ascii=False))

@@ -1,55 +1,45 @@
 """The conformance checker: every way a wire log breaks the sessionFailure contract or JSON-RPC.
 
 Theory of operation: `Checker.feed` takes the log's lines in order, keeps the state the rules
-need across frames (requests awaiting answers per direction, whether the client negotiated the
-extension, the latest revision of every record id) and records a `Violation` with the frame's
-line number for every breach; `finish` adds what only the end of the log can tell (a prompt
-never answered) and returns the `Report`. Every frame is also applied to a `ClientTranscript`,
-the same client-side rules the end-to-end tests use, so the report shows what a client made of
-the log. The checker judges the wire only, so it works for any agent, not just ours.
+need across frames (requests awaiting answers per direction, what the client negotiated, the
+latest revision of every record id, the turn each session is in) and records a `Violation` with
+the frame's line number for every breach; `finish` adds what only the end of the log can tell
+(a prompt never answered, a title repeated as agent text) and returns the `Report`. Single-record
+rules live in `record_rules.py`, rules on initialize answers, errors and agent_error updates
+in `answer_rules.py`, turn-aware ones in `turn_rules.py`, the rule names in `rules.py`. Every
+frame is also applied to a `ClientTranscript`, the same client-side rules the end-to-end tests
+use, so the report shows what a client made of the log. The checker judges the wire only, so
+it works for any agent, not just ours.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from adapter.conformance.client_view import ClientTranscript, FailureEntry, MessageEntry
+from adapter.conformance.answer_rules import (
+    advertising_problems,
+    agent_error_problems,
+    error_problems,
+)
+from adapter.conformance.client_view import ClientTranscript
 from adapter.conformance.frames import (
     FoundRecord,
     as_dict,
-    details_problems,
     find_records,
     id_key,
     record_field_problems,
     rpc_problems,
 )
 from adapter.conformance.log import Direction, LogFrame, LogLine
-from fsm.negotiation import session_failure_negotiated
-from fsm.wire import SESSION_FAILURE_KEYS
+from adapter.conformance.record_rules import record_problems
+from adapter.conformance.rules import RULES
+from adapter.conformance.turn_rules import EchoWatch, IdWatch
+from fsm.negotiation import agent_error_negotiated, session_failure_negotiated
 
 __all__ = ["RULES", "Checker", "Report", "Violation", "check_log"]
-
-RULES: dict[str, str] = {
-    "unparseable": "a log line that is not a readable, directed frame",
-    "not-jsonrpc": "a frame that is not a JSON-RPC 2.0 request, notification or response",
-    "unknown-response": "a response to a request id never sent",
-    "duplicate-response": "a request answered more than once",
-    "unanswered-prompt": "a session/prompt with no answer by the end of the log",
-    "record-carrier": "a record anywhere but a session_info_update or a session/prompt result",
-    "air-version": "_meta.jetbrains.air.version beside a record is not 1",
-    "record-field": "a required field missing or ill-typed, or an empty details",
-    "record-extra-key": "a record key outside id/revision/category/severity/title/details/actions",
-    "warning-actions": "a warning that carries actions",
-    "record-details": "details that repeat the title, or that the title alone would have held",
-    "record-stop-reason": "a prompt response carrying a record whose stopReason is not end_turn",
-    "revision-backwards": "a record whose revision is lower than one already sent for its id",
-    "revision-conflict": "a revision repeated with different content",
-    "not-negotiated": "a record sent to a client that did not negotiate sessionFailure",
-    "title-as-agent-text": "a record's title also sent as agent message text (DECISIONS row 20)",
-}
 
 _INFO_PATH = ("params", "update", "_meta", "jetbrains", "air", "sessionFailure")
 _PROMPT_PATH = ("result", "_meta", "jetbrains", "air", "sessionFailure")
@@ -86,17 +76,23 @@ class Report:
     negotiated: bool | None  # None: the log holds no initialize request
 
 
-@dataclass(slots=True)
 class Checker:
-    transcript: ClientTranscript = field(default_factory=ClientTranscript)
-    violations: list[Violation] = field(default_factory=list)
-    frames: int = 0
-    records: int = 0
-    # The latest initialize decides; None until the log shows one.
-    negotiated: bool | None = None
-    # Keyed by the direction the request travelled and its JSON id: each peer numbers its own.
-    _requests: dict[tuple[Direction, str], _Request] = field(default_factory=dict)
-    _revisions: dict[tuple[str, str], _Revision] = field(default_factory=dict)
+    """Feed it every log line in order (`feed`), then call `finish` once."""
+
+    def __init__(self) -> None:
+        self.transcript = ClientTranscript()
+        self.violations: list[Violation] = []
+        self.frames = 0
+        self.records = 0
+        # The latest initialize decides; None until the log shows one.
+        self.negotiated: bool | None = None
+        self.agent_error = False
+        # Keyed by the direction the request travelled and its JSON id: each peer numbers its own.
+        self._requests: dict[tuple[Direction, str], _Request] = {}
+        self._revisions: dict[tuple[str, str], _Revision] = {}
+        self._loading: set[str] = set()  # sessions whose session/load is not answered yet
+        self._echo = EchoWatch(self._flag)
+        self._ids = IdWatch(self._flag)
 
     def _flag(self, line: int, rule: str, message: str) -> None:
         assert rule in RULES, rule
@@ -124,8 +120,7 @@ class Checker:
                     "unanswered-prompt",
                     "this session/prompt got no response by the end of the log",
                 )
-        if self.negotiated:
-            self._title_as_agent_text()
+        self._echo.finish()
         self.violations.sort(key=lambda v: v.frame)  # stable: same-frame order is kept
         return Report(
             self.frames, self.records, list(self.violations), self.transcript, self.negotiated
@@ -143,6 +138,8 @@ class Checker:
             self._request(direction, frame, line)
         elif "id" in frame and ("result" in frame or "error" in frame):
             request = self._response(direction, frame, line)
+        if direction == "incoming" and frame.get("method") == "session/update":
+            self._update(as_dict(frame.get("params")), line)
         for found in find_records(frame):
             self.records += 1
             self._record(direction, frame, found, request, line)
@@ -154,13 +151,22 @@ class Checker:
         session = str(params.get("sessionId", ""))
         if "id" in frame:
             self._requests[(direction, id_key(frame["id"]))] = _Request(method, session, line)
-        if direction == "outgoing" and method == "initialize":
-            capabilities = as_dict(params.get("clientCapabilities"))
-            self.negotiated = session_failure_negotiated(capabilities.get("_meta"))
-        elif direction == "outgoing" and method == "session/load":
+        if direction != "outgoing":
+            return
+        if method == "initialize":
+            meta = as_dict(params.get("clientCapabilities")).get("_meta")
+            self.negotiated = session_failure_negotiated(meta)
+            self.agent_error = agent_error_negotiated(meta)
+        elif method == "session/load":
             # The agent replays the session into a fresh client view: its records start over.
             for key in [k for k in self._revisions if k[0] == session]:
                 del self._revisions[key]
+            self._loading.add(session)
+            self._echo.turn_began(session)
+            self._ids.session_loaded(session)
+        elif method == "session/prompt":
+            self._echo.turn_began(session)
+            self._ids.prompt_sent(session, line)
 
     def _response(self, direction: Direction, frame: dict[str, Any], line: int) -> _Request | None:
         asked_by: Direction = "incoming" if direction == "outgoing" else "outgoing"
@@ -172,16 +178,48 @@ class Checker:
                 "unknown-response",
                 f"the {who} answers id {json.dumps(frame['id'])}, which was never requested",
             )
-        elif request.answered_at is not None:
+            return None
+        if request.answered_at is not None:
             self._flag(
                 line,
                 "duplicate-response",
                 f"the {request.method} request of frame {request.line} was already answered "
                 f"at frame {request.answered_at}",
             )
-        else:
-            request.answered_at = line
+            return request
+        request.answered_at = line
+        if direction == "incoming":
+            self._agent_answer(request, frame, line)
         return request
+
+    def _agent_answer(self, request: _Request, frame: dict[str, Any], line: int) -> None:
+        if request.method == "session/prompt":
+            self._ids.prompt_answered(request.session)
+        elif request.method == "session/load":
+            self._loading.discard(request.session)
+        problems: list[tuple[str, str]] = []
+        if "error" in frame:
+            problems = error_problems(as_dict(frame.get("error")))
+        elif request.method == "initialize":
+            problems = advertising_problems(as_dict(frame.get("result")))
+        for rule, message in problems:
+            self._flag(line, rule, message)
+
+    def _update(self, params: dict[str, Any], line: int) -> None:
+        session = str(params.get("sessionId", ""))
+        update = as_dict(params.get("update"))
+        kind = update.get("sessionUpdate")
+        if not isinstance(kind, str):
+            return
+        content = as_dict(update.get("content"))
+        text = content.get("text") if content.get("type") == "text" else ""
+        self._echo.update(session, kind, text if isinstance(text, str) else "", line)
+        if kind == "agent_error":
+            problems = agent_error_problems(
+                update, opted_in=self.agent_error, replaying=session in self._loading
+            )
+            for rule, message in problems:
+                self._flag(line, rule, message)
 
     # -- one record ----------------------------------------------------------------------
 
@@ -246,35 +284,47 @@ class Checker:
         if not isinstance(found.record, dict):
             return
         record: dict[str, Any] = found.record
-        self._soft_rules(record, line)
-        if ok and request is not None:
-            stop = as_dict(frame.get("result")).get("stopReason")
-            if stop != "end_turn":
-                self._flag(
-                    line,
-                    "record-stop-reason",
-                    f"a prompt response carrying a record has stopReason {json.dumps(stop)}, "
-                    f'not "end_turn"',
-                )
+        for rule, message in record_problems(record, found.air):
+            self._flag(line, rule, message)
+        on_prompt = ok and request is not None
+        if on_prompt:
+            self._prompt_carrier(frame, record, line)
         if ok and not problems:
-            session = (
-                request.session
-                if request is not None
-                else str(as_dict(frame.get("params")).get("sessionId", ""))
-            )
-            self._revision(session, record, line)
+            self._accepted(frame, record, request if on_prompt else None, line)
 
-    def _soft_rules(self, record: dict[str, Any], line: int) -> None:
-        extra = sorted(str(k) for k in record if k not in SESSION_FAILURE_KEYS)
-        if extra:
-            self._flag(line, "record-extra-key", f"keys outside the contract: {', '.join(extra)}")
-        actions = record.get("actions")
-        if record.get("severity") == "warning" and isinstance(actions, list) and actions:
-            self._flag(line, "warning-actions", f"a warning with actions {json.dumps(actions)}")
-        title, details = record.get("title"), record.get("details")
-        if isinstance(title, str) and title.strip() and isinstance(details, str) and details:
-            for problem in details_problems(title, details):
-                self._flag(line, "record-details", problem)
+    def _prompt_carrier(self, frame: dict[str, Any], record: dict[str, Any], line: int) -> None:
+        stop = as_dict(frame.get("result")).get("stopReason")
+        if stop != "end_turn":
+            self._flag(
+                line,
+                "record-stop-reason",
+                f"a prompt response carrying a record has stopReason {json.dumps(stop)}, "
+                f'not "end_turn"',
+            )
+        if record.get("severity") == "warning":
+            self._flag(line, "warning-on-prompt", "a warning record on a prompt response")
+
+    def _accepted(
+        self, frame: dict[str, Any], record: dict[str, Any], prompt: _Request | None, line: int
+    ) -> None:
+        # A well-formed record on its carrier: the identity and transcript rules apply.
+        session = (
+            prompt.session
+            if prompt is not None
+            else str(as_dict(frame.get("params")).get("sessionId", ""))
+        )
+        rid, revision = str(record["id"]), int(record["revision"])
+        self._revision(session, record, line)
+        if prompt is not None:
+            self._ids.prompt_record(session, rid, prompt.line, line)
+        else:
+            self._ids.info_record(session, rid, str(record["severity"]), line)
+        self._ids.record(session, rid, revision, line)
+        if self.negotiated:
+            details = record.get("details")
+            self._echo.record(
+                session, rid, str(record["title"]), details if isinstance(details, str) else None
+            )
 
     def _revision(self, session: str, record: dict[str, Any], line: int) -> None:
         key = (session, str(record["id"]))
@@ -297,23 +347,6 @@ class Checker:
                 f"id {record['id']!r} repeats revision {revision} (first at frame "
                 f"{previous.line}) with different content",
             )
-
-    # -- whole transcript ----------------------------------------------------------------
-
-    def _title_as_agent_text(self) -> None:
-        # Row 20: the prose that became a record's title is not also assistant text.
-        for session in self.transcript.sessions:
-            entries = self.transcript.session_entries(session)
-            titles = {e.title.strip() for e in entries if isinstance(e, FailureEntry)}
-            for entry in entries:
-                if not isinstance(entry, MessageEntry) or entry.kind != "agent":
-                    continue
-                for title in sorted(t for t in titles if t and t in entry.text):
-                    self._flag(
-                        entry.first_frame,
-                        "title-as-agent-text",
-                        f"agent text repeats the record title {title!r}",
-                    )
 
 
 def check_log(lines: Iterable[LogLine]) -> Report:

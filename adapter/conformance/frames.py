@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from fsm.records import TITLE_LIMIT, shape_title
 from fsm.vocabulary import Action, Category, Severity
 from fsm.wire import SESSION_FAILURE_KEYS
 
@@ -25,7 +24,6 @@ __all__ = [
     "SEVERITIES",
     "FoundRecord",
     "as_dict",
-    "details_problems",
     "filter_actions",
     "find_records",
     "id_key",
@@ -168,7 +166,7 @@ def record_field_problems(record: object) -> list[str]:
     """Missing or ill-typed required fields (and an ill-typed `details`), one line each.
 
     A record with none of these problems is one a client can render; extra keys and the
-    softer rules (`details_problems`, warnings with actions) are reported separately.
+    other rules (`record_rules.record_problems`) are reported separately.
     """
     if not isinstance(record, dict):
         return [f"the record must be a JSON object, not {type(record).__name__}"]
@@ -195,24 +193,6 @@ def record_field_problems(record: object) -> list[str]:
             f'"details", when present, must be a non-empty string: {json.dumps(record["details"])}'
         )
     return problems
-
-
-def details_problems(title: str, details: str) -> list[str]:
-    """Row 10: `details` only for text too large for a title, and never a copy of it."""
-    title, details = title.strip(), details.strip()
-    if details == title or details.startswith(title):
-        return ["details repeat the title"]
-    # Would the whole message have fitted in the title? Rebuild it (a line break between the
-    # two parts is the most the split can have removed) and ask the producer's own rule.
-    # Caveat: a short message that had a blank line before its second paragraph is rebuilt
-    # without it, so it is judged as one paragraph; the log cannot tell the two apart.
-    whole = f"{title}\n{details}"
-    if shape_title(whole)[1] is None:
-        return [
-            f"details are present but the whole message fits the title "
-            f"({len(whole)} <= {TITLE_LIMIT} characters, one paragraph)"
-        ]
-    return []
 
 
 def filter_actions(actions: object) -> tuple[str, ...]:
