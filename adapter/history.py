@@ -27,10 +27,10 @@ log = logging.getLogger(__name__)
 
 
 def _sanitize(path: str) -> str:
-    # The SDK's own rule for project folder names (pinned version; private helper).
-    from claude_agent_sdk._internal.sessions import _sanitize_path
+    # The SDK's own rule for project folder names (private; see `adapter.compat`).
+    from adapter.compat import sanitize_path
 
-    return _sanitize_path(path)
+    return sanitize_path(path)
 
 
 def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Path | None:

@@ -1,9 +1,13 @@
-"""One ACP session: the core's shell. Read, feed the core, perform its effects, repeat.
+"""One ACP session: the core's shell. Report facts to the core, perform its effects, repeat.
 
 Every event reaches the core through `feed`, under one lock, and its effects are performed in
-order before the next event is fed, so the core sees exactly the order things happened in.
-Prompts are queued in order (`_prompt_lock`): a second prompt waits for the first one's answer.
-Each prompt waits on its own `_Answer`, which exactly one `SettlePrompt`/`RejectPrompt` fills.
+order before the next event is fed, so the core sees exactly the order things happened in. The
+shell decides nothing: which prompt goes next (and whether Claude's process is replaced first),
+when Claude is interrupted or stopped, and when the core next needs waking all come from the
+core. Each prompt waits on its own `_Answer`, which exactly one `SettlePrompt`/`RejectPrompt`
+fills. An exception in our own code (the core, or this shell) is DECISIONS row 30: logged with
+its traceback, reported to the core as `InternalFaultOccurred`, which fails the live turn as
+`internal_error` and breaks the session; only Claude's own transport failing is "lost".
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from claude_agent_sdk.types import (
 )
 
 from adapter.client_link import ClientLink
+from adapter.compat import refusal_explanation
 from adapter.prompt_content import claude_user_message
 from adapter.runtime import ClaudeRuntime, RuntimeStartError
 from adapter.settings import RuntimeSettings
@@ -41,19 +46,27 @@ from adapter.translate import event_for, updates_for_assistant, updates_for_user
 from fsm.effects import (
     Effect,
     ForwardAssistantMessage,
+    InterruptClaude,
     LogNotice,
     PublishRecord,
     RejectPrompt,
     SendAgentText,
+    SendPrompt,
     SettlePrompt,
+    StopRuntime,
 )
 from fsm.errors import FsmError
 from fsm.events import (
+    AssistantMessageReceived,
     CancelRequested,
-    ClaudeSilent,
+    CredentialsChanged,
+    DeadlineReached,
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
+    InternalFaultOccurred,
+    OutputReceived,
+    PromptReceived,
     PromptSent,
     RuntimeStarted,
     RuntimeStartFailed,
@@ -70,18 +83,18 @@ __all__ = ["Session"]
 
 log = logging.getLogger(__name__)
 
-# After an interrupt, how long Claude gets to end the turn before its process is stopped.
-CANCEL_GRACE_SECONDS = 10.0
-
 _SESSION_FAILURE = SessionFailureDialect()
 _AGENT_ERROR = AgentErrorDialect()
 
 
 @dataclass(slots=True)
 class _Answer:
-    """The one answer a prompt gets."""
+    """The one answer a prompt gets, and the core's word that it may go to Claude."""
 
+    blocks: list[Any]
     done: anyio.Event = field(default_factory=anyio.Event)
+    go: anyio.Event = field(default_factory=anyio.Event)  # set by SendPrompt, or by the answer
+    replace_runtime: bool = False
     value: PromptResponse | RequestError | None = None
     epoch: str | None = None  # the runtime the prompt went to, once sent
 
@@ -89,6 +102,7 @@ class _Answer:
         if self.value is None:
             self.value = value
             self.done.set()
+            self.go.set()
 
 
 class Session:
@@ -102,6 +116,7 @@ class Session:
         settings: RuntimeSettings,
         task_group: TaskGroup,
         resume: bool = False,
+        clock: Any = time.monotonic,
     ) -> None:
         self.session_id = session_id
         self.cwd = cwd
@@ -110,25 +125,24 @@ class Session:
         self._settings = settings
         self._tg = task_group
         self._resume = resume
+        self._clock = clock
         self._runtime: ClaudeRuntime | None = None
         self._feed_lock = anyio.Lock()
-        self._prompt_lock = anyio.Lock()
-        self._answer: _Answer | None = None
+        self._answers: dict[str, _Answer] = {}
         self._always_allowed: set[str] = set()
         self._closed = False
-        self._broken = False
-        self._last_heard = time.monotonic()
-        # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
-        self._cancels = 0
-        # No runtime yet: a placeholder epoch, and "lost" so the first prompt starts one if
-        # `start` was not called; each runtime's RuntimeStarted brings its real epoch.
+        self._rearm = anyio.Event()
+        self._timer_started = False
+        # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
         self.core = SessionCore(
             session_id=session_id,
             epoch="unstarted",
             capable=dialects.capable,
+            notices=dialects.session_failure,
             private=settings.private,
+            stall_seconds=settings.stall_seconds,
+            started=False,
         )
-        self.core.runtime_lost = True
 
     # --- runtime ----------------------------------------------------------------------
 
@@ -147,8 +161,8 @@ class Session:
             self._runtime = runtime
             await self.feed(RuntimeStarted(epoch=epoch))
 
-        async def on_message(message: Any) -> None:
-            await self._on_message(message, epoch)
+        async def on_message(message: Any, raw: Any) -> None:
+            await self._on_message(message, raw, epoch)
 
         async def on_end() -> None:
             await self.feed(StreamEnded(epoch=epoch))
@@ -168,22 +182,21 @@ class Session:
             except RuntimeStartError:
                 raise  # before it started: `start` reports it
             except Exception:
-                # A bug of ours, not Claude's: logged in full, and contained to this session.
-                log.exception("session %s: the Claude runtime task failed", self.session_id)
-                self._broken = True
+                # Our own code failed while handling what Claude said (row 30): never "lost".
+                await self._fault("the Claude runtime task")
             finally:
                 self._answer_if_forgotten(runtime)
 
+        self._start_timer()
         await self._tg.start(run)
 
     def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
         # Safety net for the "exactly one answer" promise: a prompt still waiting when its
         # runtime's task is over would otherwise wait forever. Normally the core answered it.
-        answer = self._answer
-        if answer is not None and answer.epoch == runtime.epoch and not answer.done.is_set():
-            log.error("session %s: a prompt was left unanswered; answering it", self.session_id)
-            self._broken = True
-            answer.give(RequestError.internal_error({"reason": "the Claude runtime failed"}))
+        for answer in self._answers.values():
+            if answer.epoch == runtime.epoch and not answer.done.is_set():
+                log.error("session %s: a prompt was left unanswered; answering it", self.session_id)
+                answer.give(RequestError.internal_error({"reason": "the Claude runtime failed"}))
 
     async def send(self, update: Any) -> bool:
         """Send one session update to the client (False when it could not be sent)."""
@@ -194,37 +207,60 @@ class Session:
         return await self._link.send_raw_update(self.session_id, update)
 
     async def restart_on_next_prompt(self) -> None:
-        """Stop the current Claude process; the next prompt starts (resumes) a fresh one."""
-        runtime = self._runtime
-        if runtime is not None:
-            self._runtime = None
-            await runtime.close()
+        """The credentials changed: the core has the next prompt start a fresh Claude."""
+        await self.feed(CredentialsChanged())
 
     async def close(self) -> None:
         self._closed = True
+        self._rearm.set()
         if self._runtime is not None:
             await self._runtime.close()
-        if self._answer is not None:
-            self._answer.give(RequestError.internal_error({"reason": "the session was closed"}))
+        for answer in self._answers.values():
+            answer.give(RequestError.internal_error({"reason": "the session was closed"}))
 
     # --- the loop ---------------------------------------------------------------------
 
     async def feed(self, event: Event, message: Any = None) -> None:
+        """Hand the core one fact and perform its effects, in order."""
         async with self._feed_lock:
             before = {record.id for record in self.core.active()}
-            await self._perform(self.core.handle(event), message)
+            try:
+                await self._perform(self.core.handle(event), message)
+            except Exception:
+                await self._fault_locked(f"handling {type(event).__name__}")
             recovered = before - {record.id for record in self.core.active()}
             if recovered:
                 # Recovery publishes nothing (the spec); the log is where it can be seen.
                 log.info("session %s: no longer active: %s", self.session_id, sorted(recovered))
+        self._rearm.set()
 
-    async def _on_message(self, message: Any, epoch: str) -> None:
-        self._last_heard = time.monotonic()
+    async def _fault(self, where: str) -> None:
+        async with self._feed_lock:
+            await self._fault_locked(where)
+
+    async def _fault_locked(self, where: str) -> None:
+        # Row 30: the traceback goes to the log; the core fails what waits and breaks the
+        # session. If even that fails, every waiting prompt is answered here.
+        log.exception("session %s: internal fault while %s", self.session_id, where)
+        try:
+            await self._perform(self.core.handle(InternalFaultOccurred(where=where)), None)
+        except Exception:
+            log.exception("session %s: the core could not take the fault", self.session_id)
+            for answer in self._answers.values():
+                answer.give(RequestError.internal_error({"reason": "internal error"}))
+
+    async def _on_message(self, message: Any, raw: Any, epoch: str) -> None:
+        await self.feed(OutputReceived(epoch=epoch, now=self._clock()))
         try:
             event = event_for(message, epoch)
         except (FsmError, TypeError, ValueError):
             log.warning("skipped a malformed %s from Claude", type(message).__name__)
             return
+        if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
+            # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it.
+            explanation = refusal_explanation(raw)
+            if explanation and not event.refusal_explanation:
+                event = _with_explanation(event, explanation)
         if event is not None:
             await self.feed(event, message)
         elif isinstance(message, UserMessage):
@@ -249,32 +285,56 @@ class Session:
 
     async def _perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
-            match effect:
-                case PublishRecord(record=record):
-                    sent = await self._publish(record)
-                    outcome = DeliveryConfirmed if sent else DeliveryFailed
-                    follow = self.core.handle(outcome(id=record.id, revision=record.revision))
-                    await self._perform(follow, None)
-                case SettlePrompt(stop_reason=stop_reason, record=record):
-                    meta = None
-                    if record is not None:
-                        # agent_error goes out before the response it explains.
-                        await self._send_agent_error(record)
-                        if self._dialects.session_failure:
-                            meta = _SESSION_FAILURE.meta_for(record)
-                    self._give(PromptResponse(stop_reason=stop_reason.value, field_meta=meta))
-                case RejectPrompt(code=code, message=text, error_kind=kind):
-                    data = {"errorKind": kind} if kind else None
-                    self._give(RequestError(code, text, data))
-                case ForwardAssistantMessage():
-                    if isinstance(message, AssistantMessage):
-                        await self._forward(updates_for_assistant(message))
-                case SendAgentText(text=text):
-                    await self._link.send_update(
-                        self.session_id, helpers.update_agent_message_text(text)
-                    )
-                case LogNotice(message=text):
-                    log.info("session %s: %s", self.session_id, text)
+            await self._perform_one(effect, message)
+
+    async def _perform_one(self, effect: Effect, message: Any) -> None:
+        match effect:
+            case PublishRecord(record=record):
+                sent = await self._publish(record)
+                outcome = DeliveryConfirmed if sent else DeliveryFailed
+                follow = self.core.handle(outcome(id=record.id, revision=record.revision))
+                await self._perform(follow, None)
+            case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
+                meta = None
+                if record is not None:
+                    # agent_error goes out before the response it explains.
+                    await self._send_agent_error(record)
+                    if self._dialects.session_failure:
+                        meta = _SESSION_FAILURE.meta_for(record)
+                response = PromptResponse(stop_reason=stop_reason.value, field_meta=meta)
+                self._give(turn_id, response)
+            case RejectPrompt(code=code, message=text, error_kind=kind, turn_id=turn_id):
+                data = {"errorKind": kind} if kind else None
+                self._give(turn_id, RequestError(code, text, data))
+            case ForwardAssistantMessage():
+                if isinstance(message, AssistantMessage):
+                    await self._forward(updates_for_assistant(message))
+            case SendAgentText(text=text):
+                await self._link.send_update(
+                    self.session_id, helpers.update_agent_message_text(text)
+                )
+            case SendPrompt(turn_id=turn_id, replace_runtime=replace):
+                # The prompt's own task sends it (outside the lock: starting Claude is slow).
+                answer = self._answers.get(turn_id)
+                if answer is not None:
+                    answer.replace_runtime = replace
+                    answer.go.set()
+            case InterruptClaude():
+                # Not under the lock: the SDK waits for Claude's reply to an interrupt.
+                if self._runtime is not None:
+                    self._tg.start_soon(self._interrupt, self._runtime)
+            case StopRuntime():
+                if self._runtime is not None:
+                    self._tg.start_soon(self._runtime.close)
+            case LogNotice(message=text):
+                log.info("session %s: %s", self.session_id, text)
+
+    async def _interrupt(self, runtime: ClaudeRuntime) -> None:
+        try:
+            await runtime.interrupt()
+        except Exception:
+            # Claude's transport, not our code: the grace period's backstop still stops it.
+            log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
 
     async def _publish(self, record: FailureRecord) -> bool:
         """Send `record` in every dialect the client asked for; True iff every send went out."""
@@ -294,53 +354,76 @@ class Session:
             return True
         return await self._link.send_raw_update(self.session_id, update)
 
-    def _give(self, value: PromptResponse | RequestError) -> None:
-        if self._answer is None:
+    def _give(self, turn_id: str | None, value: PromptResponse | RequestError) -> None:
+        turn_id = turn_id or self.core.turn.turn_id
+        answer = self._answers.get(turn_id) if turn_id is not None else None
+        if answer is None:
             log.error("session %s: an answer with no prompt waiting", self.session_id)
             return
-        self._answer.give(value)
+        answer.give(value)
+
+    # --- time: the core says when it next needs waking --------------------------------
+
+    def _start_timer(self) -> None:
+        if not self._timer_started:
+            self._timer_started = True
+            self._tg.start_soon(self._run_timer)
+
+    async def _run_timer(self) -> None:
+        while not self._closed:
+            self._rearm = anyio.Event()
+            deadline = self.core.next_deadline()
+            if deadline is None:
+                await self._rearm.wait()
+                continue
+            with anyio.move_on_after(max(0.0, deadline - self._clock())):
+                await self._rearm.wait()
+                continue
+            await self.feed(DeadlineReached(now=self._clock()))
 
     # --- requests ---------------------------------------------------------------------
 
     async def prompt(self, blocks: list[Any]) -> PromptResponse:
-        """Send one prompt to Claude and wait for its one answer (raises `RequestError`)."""
-        cancels_at_arrival = self._cancels
-        async with self._prompt_lock:
-            if self._closed:
-                raise RequestError.invalid_request({"reason": "the session is closed"})
-            if self._broken:
-                raise RequestError.internal_error(
-                    {"reason": "this session failed inside the adapter; start a new session"}
-                )
-            if self._cancels != cancels_at_arrival:
-                # Cancelled while it waited behind another prompt: it never reached Claude.
-                return PromptResponse(stop_reason="cancelled")
-            turn_id = str(uuid.uuid4())
-            answer = self._answer = _Answer()
-            if self._runtime is None or self.core.runtime_lost:
-                try:
-                    await self.start()
-                except RuntimeStartError as exc:
-                    # This prompt still gets its one answer, in the client's own terms.
-                    await self.feed(PromptSent(turn_id=turn_id))
-                    await self.feed(RuntimeStartFailed(reason=str(exc)))
-                    self._answer = None
-                    return self._unwrap(answer)
-            runtime = self._runtime
-            assert runtime is not None
-            answer.epoch = runtime.epoch
-            await self.feed(PromptSent(turn_id=turn_id))
-            self._resume = True
-            self._last_heard = time.monotonic()
-            self._tg.start_soon(self._watch_for_silence, answer, runtime.epoch)
-            try:
-                await runtime.send(claude_user_message(blocks, turn_id=turn_id))
-            except Exception:
-                log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
-                await self.feed(TransportLost(epoch=runtime.epoch))
+        """Hand one prompt to the core and wait for its one answer (raises `RequestError`).
+        The core queues it behind a live one and says when it goes to Claude."""
+        if self._closed:
+            raise RequestError.invalid_request({"reason": "the session is closed"})
+        turn_id = str(uuid.uuid4())
+        answer = self._answers[turn_id] = _Answer(blocks=blocks)
+        try:
+            await self.feed(PromptReceived(turn_id=turn_id))
+            await answer.go.wait()
+            if not answer.done.is_set():
+                await self._send_prompt(turn_id, answer)
             await answer.done.wait()
-            self._answer = None
+        finally:
+            del self._answers[turn_id]
         return self._unwrap(answer)
+
+    async def _send_prompt(self, turn_id: str, answer: _Answer) -> None:
+        if answer.replace_runtime or self._runtime is None:
+            old, self._runtime = self._runtime, None
+            if old is not None:
+                await old.close()  # what it still says is dropped (the core retired it)
+            try:
+                await self.start()
+            except RuntimeStartError as exc:
+                # This prompt still gets its one answer, in the client's own terms.
+                await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
+                await self.feed(RuntimeStartFailed(reason=str(exc)))
+                return
+        runtime = self._runtime
+        assert runtime is not None
+        answer.epoch = runtime.epoch
+        message = claude_user_message(answer.blocks, turn_id=turn_id)
+        await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
+        self._resume = True
+        try:
+            await runtime.send(message)
+        except Exception:
+            # Writing to Claude's process failed: its transport, so "lost" is the truth.
+            log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
+            await self.feed(TransportLost(epoch=runtime.epoch))
 
     @staticmethod
     def _unwrap(answer: _Answer) -> PromptResponse:
@@ -350,41 +433,9 @@ class Session:
         assert value is not None, "the core answers every prompt it was sent"
         return value
 
-    async def _watch_for_silence(self, answer: _Answer, epoch: str) -> None:
-        """Tell the core each time Claude has been silent for another `stall_seconds`."""
-        stall = self._settings.stall_seconds
-        marks = 0
-        while not answer.done.is_set():
-            deadline = self._last_heard + stall * (marks + 1)
-            with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
-                await answer.done.wait()
-                return
-            silent = time.monotonic() - self._last_heard
-            if silent >= stall * (marks + 1):
-                marks += 1
-                await self.feed(ClaudeSilent(epoch=epoch, waited_seconds=max(1, int(silent))))
-            else:
-                marks = 0  # Claude spoke meanwhile; count again from its last frame
-
     async def cancel(self) -> None:
-        self._cancels += 1
-        await self.feed(CancelRequested())
-        runtime = self._runtime
-        if runtime is None or not self.core.turn.live:
-            return
-        try:
-            await runtime.interrupt()
-        except Exception:
-            log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
-        self._tg.start_soon(self._stop_if_still_running, runtime)
-
-    async def _stop_if_still_running(self, runtime: ClaudeRuntime) -> None:
-        # Backstop: a Claude that ignores the interrupt is stopped, which ends the turn as
-        # cancelled (the core settles a cancelled turn when its runtime goes away).
-        await anyio.sleep(CANCEL_GRACE_SECONDS)
-        if self._runtime is runtime and self.core.turn.live:
-            log.warning("session %s: Claude ignored the interrupt; stopping it", self.session_id)
-            await runtime.close()
+        """The client cancelled: the core decides what is interrupted and what is answered."""
+        await self.feed(CancelRequested(now=self._clock()))
 
     # --- permissions ------------------------------------------------------------------
 
@@ -410,3 +461,18 @@ class Session:
                 self._always_allowed.add(tool_name)
             return PermissionResultAllow()
         return PermissionResultDeny(message="The user did not allow this tool call.")
+
+
+def _with_explanation(
+    event: AssistantMessageReceived, explanation: str
+) -> AssistantMessageReceived:
+    return AssistantMessageReceived(
+        epoch=event.epoch,
+        model=event.model,
+        text=event.text,
+        text_block_count=event.text_block_count,
+        error=event.error,
+        top_level=event.top_level,
+        stop_reason=event.stop_reason,
+        refusal_explanation=explanation,
+    )

@@ -30,6 +30,8 @@ from acp.transports import default_environment
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
 from tests.harness import OPT_IN, ROOT, TIMEOUT, Adapter, RecordingClient, spawn_adapter
 
+pytestmark = pytest.mark.e2e
+
 ADVERTISEMENT = {"version": 1, "capabilities": ["sessionFailure"]}
 
 
@@ -471,8 +473,6 @@ import os, sys
 from adapter.scripted_claude import runtime
 from adapter.scripted_claude.scenarios import SCENARIOS
 from adapter.scripted_claude.steps import Permission, Result, Scenario
-
-pytestmark = pytest.mark.e2e
 
 step = Permission(tool_name="Bash", input={"command": "rm -rf build"}, result="")
 twice = Scenario(

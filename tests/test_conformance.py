@@ -440,6 +440,7 @@ EXPECTED: dict[str, list[Failure]] = {
 }
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", list(DEMOS))
 def test_our_demo_logs_are_clean(
     demo_reports: dict[str, tuple[int, dict[str, Any]]], name: str
@@ -458,6 +459,7 @@ def test_our_demo_logs_are_clean(
         assert report["records"] == 0 and "rejected" in kinds
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_harness_transcript_uses_the_same_rules(tmp_path: Path) -> None:
     async with spawn_adapter(tmp_path, "retry_then_rate_limit") as adapter:
