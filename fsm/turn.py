@@ -115,7 +115,7 @@ def _working_rows(s: TurnState) -> list[dict[str, Any]]:
         _row(RESULT, s, IDLE, BOUNDARY, "recover_after_answer", "settle_succeeded",
              when="was_answered_for_real"),
         _row(RESULT, s, IDLE, BOUNDARY, "settle_succeeded"),
-        _row(SILENT, s, None, when="stalls_are_quiet"),
+        _row(SILENT, s, None, "log_silence", when="stalls_are_quiet"),
         _row(SILENT, s, RETRYING, "warn_stalled"),
         _row(BUSY, s, on),
         # An idle before Claude said anything for this turn is the previous turn's.
@@ -150,7 +150,7 @@ _FAILING_ROWS = [
          when="is_a_refusal"),
     # Rows 18, 20, 25: a failure message Claude never got past fails the turn, in its words.
     _row(RESULT, FAILING, IDLE, BOUNDARY, "escalate_to_error"),
-    _row(SILENT, FAILING, None, when="stalls_are_quiet"),
+    _row(SILENT, FAILING, None, "log_silence", when="stalls_are_quiet"),
     _row(SILENT, FAILING, FAILING, "warn_stalled"),
     _row(BUSY, FAILING, FAILING),
     # Row 22: Claude's last words win over how the turn then ended.

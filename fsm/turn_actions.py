@@ -192,6 +192,12 @@ class TurnActions:
         record = propose(kind=kind, severity=Severity.WARNING, text=title, hints=self._hints())
         self.effects.append(PublishRecord(record=record))
 
+    def log_silence(self, event: Any) -> None:
+        # A client that takes no warnings sees nothing; the log still says the watchdog woke.
+        self.effects.append(
+            LogNotice(message=f"Claude has been silent for {event.waited_seconds} seconds")
+        )
+
     def warn_stalled(self, event: Any) -> None:
         record = self.ledger.propose_turn(
             kind=FailureKind.TRANSPORT_LOST,
