@@ -16,30 +16,22 @@ import logging
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
-from acp import RequestError, helpers
+from acp import RequestError
 from acp.schema import (
-    AllowedOutcome,
-    PermissionOption,
     PromptResponse,
-    SessionInfoUpdate,
-    ToolCallUpdate,
 )
 from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import AssistantMessage, UserMessage
-from claude_agent_sdk.types import (
-    PermissionResult,
-    PermissionResultAllow,
-    PermissionResultDeny,
-    ToolPermissionContext,
-)
 
 from adapter.client_link import ClientLink
 from adapter.compat import refusal_explanation
+from adapter.permissions import PermissionAsker
 from adapter.prompt_content import claude_user_message
+from adapter.publish import Publisher
 from adapter.runtime import ClaudeRuntime, RuntimeStartError
 from adapter.settings import RuntimeSettings
 from adapter.translate import event_for, updates_for_assistant, updates_for_user
@@ -74,17 +66,11 @@ from fsm.events import (
     TransportLost,
 )
 from fsm.negotiation import Dialects
-from fsm.records import FailureRecord
 from fsm.session import SessionCore
-from fsm.vocabulary import Severity
-from fsm.wire import AgentErrorDialect, SessionFailureDialect
 
 __all__ = ["Session"]
 
 log = logging.getLogger(__name__)
-
-_SESSION_FAILURE = SessionFailureDialect()
-_AGENT_ERROR = AgentErrorDialect()
 
 
 @dataclass(slots=True)
@@ -129,7 +115,8 @@ class Session:
         self._runtime: ClaudeRuntime | None = None
         self._feed_lock = anyio.Lock()
         self._answers: dict[str, _Answer] = {}
-        self._always_allowed: set[str] = set()
+        self._publisher = Publisher(link=link, dialects=dialects, session_id=session_id)
+        self._permissions = PermissionAsker(link=link, session_id=session_id)
         self._closed = False
         self._rearm = anyio.Event()
         self._timer_started = False
@@ -153,7 +140,7 @@ class Session:
             cwd=self.cwd,
             session_id=self.session_id,
             resume=self._resume,
-            can_use_tool=self._can_use_tool,
+            can_use_tool=self._permissions.can_use_tool,
         )
         epoch = runtime.epoch
 
@@ -260,7 +247,7 @@ class Session:
             # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it.
             explanation = refusal_explanation(raw)
             if explanation and not event.refusal_explanation:
-                event = _with_explanation(event, explanation)
+                event = replace(event, refusal_explanation=explanation)
         if event is not None:
             await self.feed(event, message)
         elif isinstance(message, UserMessage):
@@ -290,19 +277,12 @@ class Session:
     async def _perform_one(self, effect: Effect, message: Any) -> None:
         match effect:
             case PublishRecord(record=record):
-                sent = await self._publish(record)
+                sent = await self._publisher.publish(record)
                 outcome = DeliveryConfirmed if sent else DeliveryFailed
                 follow = self.core.handle(outcome(id=record.id, revision=record.revision))
                 await self._perform(follow, None)
             case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
-                meta = None
-                if record is not None:
-                    # agent_error goes out before the response it explains.
-                    await self._send_agent_error(record)
-                    if self._dialects.session_failure:
-                        meta = _SESSION_FAILURE.meta_for(record)
-                response = PromptResponse(stop_reason=stop_reason.value, field_meta=meta)
-                self._give(turn_id, response)
+                self._give(turn_id, await self._publisher.response(stop_reason, record))
             case RejectPrompt(code=code, message=text, error_kind=kind, turn_id=turn_id):
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(code, text, data))
@@ -310,9 +290,7 @@ class Session:
                 if isinstance(message, AssistantMessage):
                     await self._forward(updates_for_assistant(message))
             case SendAgentText(text=text):
-                await self._link.send_update(
-                    self.session_id, helpers.update_agent_message_text(text)
-                )
+                await self._publisher.agent_text(text)
             case SendPrompt(turn_id=turn_id, replace_runtime=replace):
                 # The prompt's own task sends it (outside the lock: starting Claude is slow).
                 answer = self._answers.get(turn_id)
@@ -335,24 +313,6 @@ class Session:
         except Exception:
             # Claude's transport, not our code: the grace period's backstop still stops it.
             log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
-
-    async def _publish(self, record: FailureRecord) -> bool:
-        """Send `record` in every dialect the client asked for; True iff every send went out."""
-        sent = True
-        if self._dialects.session_failure:
-            info = SessionInfoUpdate(
-                session_update="session_info_update", field_meta=_SESSION_FAILURE.meta_for(record)
-            )
-            sent = await self._link.send_update(self.session_id, info)
-        if record.severity is Severity.ERROR:
-            sent = await self._send_agent_error(record) and sent
-        return sent
-
-    async def _send_agent_error(self, record: FailureRecord) -> bool:
-        update = _AGENT_ERROR.update_for(record) if self._dialects.agent_error else None
-        if update is None:
-            return True
-        return await self._link.send_raw_update(self.session_id, update)
 
     def _give(self, turn_id: str | None, value: PromptResponse | RequestError) -> None:
         turn_id = turn_id or self.core.turn.turn_id
@@ -436,43 +396,3 @@ class Session:
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is interrupted and what is answered."""
         await self.feed(CancelRequested(now=self._clock()))
-
-    # --- permissions ------------------------------------------------------------------
-
-    async def _can_use_tool(
-        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
-    ) -> PermissionResult:
-        if tool_name in self._always_allowed:
-            return PermissionResultAllow()
-        tool_call = ToolCallUpdate(
-            tool_call_id=context.tool_use_id or str(uuid.uuid4()),
-            title=context.title or tool_name,
-            raw_input=tool_input,
-            status="pending",
-        )
-        options = [
-            PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
-            PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-        ]
-        outcome = await self._link.request_permission(self.session_id, tool_call, options)
-        if isinstance(outcome, AllowedOutcome) and outcome.option_id in {"allow", "allow_always"}:
-            if outcome.option_id == "allow_always":
-                self._always_allowed.add(tool_name)
-            return PermissionResultAllow()
-        return PermissionResultDeny(message="The user did not allow this tool call.")
-
-
-def _with_explanation(
-    event: AssistantMessageReceived, explanation: str
-) -> AssistantMessageReceived:
-    return AssistantMessageReceived(
-        epoch=event.epoch,
-        model=event.model,
-        text=event.text,
-        text_block_count=event.text_block_count,
-        error=event.error,
-        top_level=event.top_level,
-        stop_reason=event.stop_reason,
-        refusal_explanation=explanation,
-    )
