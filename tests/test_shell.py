@@ -61,7 +61,7 @@ class FakeLink(ClientLink):
         return [
             u.field_meta["jetbrains"]["air"]["sessionFailure"]
             for u in self.sent
-            if isinstance(u, SessionInfoUpdate)
+            if isinstance(u, SessionInfoUpdate) and u.field_meta is not None
         ]
 
 
@@ -354,3 +354,15 @@ def test_authorization_credentials_never_leak(scheme: str) -> None:
     secret = "dXNlcjpzM2NyZXQtcGFzc3dvcmQ="
     masked = redact(f"401 from proxy: Authorization: {scheme} {secret}")
     assert secret not in masked and "***" in masked
+
+
+@pytest.mark.parametrize("length", [TITLE_LIMIT, TITLE_LIMIT + 1])
+def test_title_limit_keeps_a_first_line_of_exactly_256_characters_whole(length: int) -> None:
+    # Row 10 with several paragraphs: the first line is the title when it fits (<= 256).
+    line = "y" * length
+    title, details = shape_title(f"{line}\n\nMore follows.")
+    if length <= TITLE_LIMIT:
+        assert (title, details) == (line, "More follows.")
+    else:
+        assert len(title) <= TITLE_LIMIT and title.endswith("\u2026")
+        assert details is not None and details.endswith("More follows.")
