@@ -49,6 +49,11 @@ def _version() -> str:
         return "0"
 
 
+def _check_cwd(cwd: str) -> None:
+    if not Path(cwd).is_absolute() or not Path(cwd).is_dir():
+        raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
+
+
 class ClaudeAcpAgent:
     def __init__(self, *, task_group: TaskGroup, settings: RuntimeSettings) -> None:
         self._tg = task_group
@@ -103,19 +108,9 @@ class ClaudeAcpAgent:
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
         from adapter.runtime import RuntimeStartError
-        from adapter.session import Session
 
-        if not Path(cwd).is_absolute() or not Path(cwd).is_dir():
-            raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
         session_id = str(uuid.uuid4())
-        session = Session(
-            session_id=session_id,
-            cwd=cwd,
-            dialects=self._dialects,
-            link=self._link,
-            settings=self._settings,
-            task_group=self._tg,
-        )
+        session = self._new_session_object(cwd, session_id, resume=False)
         try:
             await session.start()
         except RuntimeStartError as exc:
@@ -128,10 +123,8 @@ class ClaudeAcpAgent:
     ) -> LoadSessionResponse:
         from adapter.history import find_transcript, replay_transcript
         from adapter.runtime import RuntimeStartError
-        from adapter.session import Session
 
-        if not Path(cwd).is_absolute() or not Path(cwd).is_dir():
-            raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
+        _check_cwd(cwd)
         path = find_transcript(session_id=session_id, cwd=cwd, env=self._settings.env)
         if path is None:
             raise RequestError(
@@ -143,15 +136,7 @@ class ClaudeAcpAgent:
         if live is not None:
             # Reloading a live session: its Claude process is replaced by a resumed one.
             await live.close()
-        session = Session(
-            session_id=session_id,
-            cwd=cwd,
-            dialects=self._dialects,
-            link=self._link,
-            settings=self._settings,
-            task_group=self._tg,
-            resume=True,
-        )
+        session = self._new_session_object(cwd, session_id, resume=True)
         # Claude resumes the session while the history streams to the client (both read the
         # same transcript; on a long one, each takes a while).
         failed_start: list[RuntimeStartError] = []
@@ -178,6 +163,22 @@ class ClaudeAcpAgent:
         self._sessions[session_id] = session
         return LoadSessionResponse()
 
+    def _new_session_object(self, cwd: str, session_id: str, *, resume: bool) -> Session:
+        """A session for `cwd` (checked) with this agent's dialects, link and settings; its
+        Claude process is started by the caller."""
+        from adapter.session import Session
+
+        _check_cwd(cwd)
+        return Session(
+            session_id=session_id,
+            cwd=cwd,
+            dialects=self._dialects,
+            link=self._link,
+            settings=self._settings,
+            task_group=self._tg,
+            resume=resume,
+        )
+
     def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None:
@@ -185,13 +186,8 @@ class ClaudeAcpAgent:
         return session
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
-        from adapter.runtime import RuntimeStartError
-
-        session = self._session(session_id)
-        try:
-            return await session.prompt(prompt)
-        except RuntimeStartError as exc:
-            raise RequestError.internal_error({"reason": str(exc)}) from exc
+        # Every outcome, a Claude that cannot start included, is the core's answer.
+        return await self._session(session_id).prompt(prompt)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)

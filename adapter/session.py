@@ -4,7 +4,7 @@ Every event reaches the core through `feed`, under one lock, and its effects are
 order before the next event is fed, so the core sees exactly the order things happened in. The
 shell decides nothing: which prompt goes next (and whether Claude's process is replaced first),
 when Claude is interrupted or stopped, and when the core next needs waking all come from the
-core. Each prompt waits on its own `_Answer`, which exactly one `SettlePrompt`/`RejectPrompt`
+core. Each prompt waits on its own `Answer`, which exactly one `SettlePrompt`/`RejectPrompt`
 fills. An exception in our own code (the core, or this shell) is DECISIONS row 30: logged with
 its traceback, reported to the core as `InternalFaultOccurred`, which fails the live turn as
 `internal_error` and breaks the session; only Claude's own transport failing is "lost".
@@ -15,8 +15,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -24,17 +22,16 @@ from acp import RequestError
 from acp.schema import (
     PromptResponse,
 )
-from anyio.abc import TaskGroup, TaskStatus
-from claude_agent_sdk import AssistantMessage, UserMessage
+from anyio.abc import TaskGroup
+from claude_agent_sdk import AssistantMessage
 
+from adapter.claude_side import Answer, ClaudeSide
 from adapter.client_link import ClientLink
-from adapter.compat import refusal_explanation
 from adapter.permissions import PermissionAsker
-from adapter.prompt_content import claude_user_message
 from adapter.publish import Publisher
-from adapter.runtime import ClaudeRuntime, RuntimeStartError
+from adapter.runtime import ClaudeRuntime
 from adapter.settings import RuntimeSettings
-from adapter.translate import event_for, updates_for_assistant, updates_for_user
+from adapter.translate import updates_for_assistant
 from fsm.effects import (
     Effect,
     ForwardAssistantMessage,
@@ -47,9 +44,7 @@ from fsm.effects import (
     SettlePrompt,
     StopRuntime,
 )
-from fsm.errors import FsmError
 from fsm.events import (
-    AssistantMessageReceived,
     CancelRequested,
     CredentialsChanged,
     DeadlineReached,
@@ -57,13 +52,7 @@ from fsm.events import (
     DeliveryFailed,
     Event,
     InternalFaultOccurred,
-    OutputReceived,
     PromptReceived,
-    PromptSent,
-    RuntimeStarted,
-    RuntimeStartFailed,
-    StreamEnded,
-    TransportLost,
 )
 from fsm.negotiation import Dialects
 from fsm.session import SessionCore
@@ -73,25 +62,7 @@ __all__ = ["Session"]
 log = logging.getLogger(__name__)
 
 
-@dataclass(slots=True)
-class _Answer:
-    """The one answer a prompt gets, and the core's word that it may go to Claude."""
-
-    blocks: list[Any]
-    done: anyio.Event = field(default_factory=anyio.Event)
-    go: anyio.Event = field(default_factory=anyio.Event)  # set by SendPrompt, or by the answer
-    replace_runtime: bool = False
-    value: PromptResponse | RequestError | None = None
-    epoch: str | None = None  # the runtime the prompt went to, once sent
-
-    def give(self, value: PromptResponse | RequestError) -> None:
-        if self.value is None:
-            self.value = value
-            self.done.set()
-            self.go.set()
-
-
-class Session:
+class Session(ClaudeSide):
     def __init__(
         self,
         *,
@@ -114,7 +85,7 @@ class Session:
         self._clock = clock
         self._runtime: ClaudeRuntime | None = None
         self._feed_lock = anyio.Lock()
-        self._answers: dict[str, _Answer] = {}
+        self._answers: dict[str, Answer] = {}
         self._publisher = Publisher(link=link, dialects=dialects, session_id=session_id)
         self._permissions = PermissionAsker(link=link, session_id=session_id)
         self._closed = False
@@ -131,59 +102,7 @@ class Session:
             started=False,
         )
 
-    # --- runtime ----------------------------------------------------------------------
-
-    async def start(self) -> None:
-        """Start a Claude process for this session; raises `RuntimeStartError`."""
-        runtime = ClaudeRuntime(
-            settings=self._settings,
-            cwd=self.cwd,
-            session_id=self.session_id,
-            resume=self._resume,
-            can_use_tool=self._permissions.can_use_tool,
-        )
-        epoch = runtime.epoch
-
-        async def on_ready() -> None:
-            self._runtime = runtime
-            await self.feed(RuntimeStarted(epoch=epoch))
-
-        async def on_message(message: Any, raw: Any) -> None:
-            await self._on_message(message, raw, epoch)
-
-        async def on_end() -> None:
-            await self.feed(StreamEnded(epoch=epoch))
-
-        async def on_lost() -> None:
-            await self.feed(TransportLost(epoch=epoch))
-
-        async def run(task_status: TaskStatus[None]) -> None:
-            try:
-                await runtime.run(
-                    on_ready=on_ready,
-                    on_message=on_message,
-                    on_end=on_end,
-                    on_lost=on_lost,
-                    task_status=task_status,
-                )
-            except RuntimeStartError:
-                raise  # before it started: `start` reports it
-            except Exception:
-                # Our own code failed while handling what Claude said (row 30): never "lost".
-                await self._fault("the Claude runtime task")
-            finally:
-                self._answer_if_forgotten(runtime)
-
-        self._start_timer()
-        await self._tg.start(run)
-
-    def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
-        # Safety net for the "exactly one answer" promise: a prompt still waiting when its
-        # runtime's task is over would otherwise wait forever. Normally the core answered it.
-        for answer in self._answers.values():
-            if answer.epoch == runtime.epoch and not answer.done.is_set():
-                log.error("session %s: a prompt was left unanswered; answering it", self.session_id)
-                answer.give(RequestError.internal_error({"reason": "the Claude runtime failed"}))
+    # --- runtime (starting it and reading it: `claude_side.py`) ------------------------
 
     async def send(self, update: Any) -> bool:
         """Send one session update to the client (False when it could not be sent)."""
@@ -236,40 +155,6 @@ class Session:
             for answer in self._answers.values():
                 answer.give(RequestError.internal_error({"reason": "internal error"}))
 
-    async def _on_message(self, message: Any, raw: Any, epoch: str) -> None:
-        await self.feed(OutputReceived(epoch=epoch, now=self._clock()))
-        try:
-            event = event_for(message, epoch)
-        except (FsmError, TypeError, ValueError):
-            log.warning("skipped a malformed %s from Claude", type(message).__name__)
-            return
-        if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
-            # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it.
-            explanation = refusal_explanation(raw)
-            if explanation and not event.refusal_explanation:
-                event = replace(event, refusal_explanation=explanation)
-        if event is not None:
-            await self.feed(event, message)
-        elif isinstance(message, UserMessage):
-            await self._forward(updates_for_user(message))
-
-    async def _forward(self, updates: Iterator[Any]) -> None:
-        """Send Claude's content as session updates; a block of a shape the ACP schema cannot
-        hold is skipped (the rest of the message and the turn go on)."""
-        while True:
-            try:
-                update = next(updates)
-            except StopIteration:
-                return
-            except Exception:
-                # Whatever a malformed block makes the SDK's types or the schema raise, it is
-                # that message's content that is lost, not the turn.
-                log.warning(
-                    "session %s: skipped content Claude sent in an unusable shape", self.session_id
-                )
-                return
-            await self._link.send_update(self.session_id, update)
-
     async def _perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
             await self._perform_one(effect, message)
@@ -307,13 +192,6 @@ class Session:
             case LogNotice(message=text):
                 log.info("session %s: %s", self.session_id, text)
 
-    async def _interrupt(self, runtime: ClaudeRuntime) -> None:
-        try:
-            await runtime.interrupt()
-        except Exception:
-            # Claude's transport, not our code: the grace period's backstop still stops it.
-            log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
-
     def _give(self, turn_id: str | None, value: PromptResponse | RequestError) -> None:
         turn_id = turn_id or self.core.turn.turn_id
         answer = self._answers.get(turn_id) if turn_id is not None else None
@@ -349,7 +227,7 @@ class Session:
         if self._closed:
             raise RequestError.invalid_request({"reason": "the session is closed"})
         turn_id = str(uuid.uuid4())
-        answer = self._answers[turn_id] = _Answer(blocks=blocks)
+        answer = self._answers[turn_id] = Answer(blocks=blocks)
         try:
             await self.feed(PromptReceived(turn_id=turn_id))
             await answer.go.wait()
@@ -360,33 +238,8 @@ class Session:
             del self._answers[turn_id]
         return self._unwrap(answer)
 
-    async def _send_prompt(self, turn_id: str, answer: _Answer) -> None:
-        if answer.replace_runtime or self._runtime is None:
-            old, self._runtime = self._runtime, None
-            if old is not None:
-                await old.close()  # what it still says is dropped (the core retired it)
-            try:
-                await self.start()
-            except RuntimeStartError as exc:
-                # This prompt still gets its one answer, in the client's own terms.
-                await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
-                await self.feed(RuntimeStartFailed(reason=str(exc)))
-                return
-        runtime = self._runtime
-        assert runtime is not None
-        answer.epoch = runtime.epoch
-        message = claude_user_message(answer.blocks, turn_id=turn_id)
-        await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
-        self._resume = True
-        try:
-            await runtime.send(message)
-        except Exception:
-            # Writing to Claude's process failed: its transport, so "lost" is the truth.
-            log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
-            await self.feed(TransportLost(epoch=runtime.epoch))
-
     @staticmethod
-    def _unwrap(answer: _Answer) -> PromptResponse:
+    def _unwrap(answer: Answer) -> PromptResponse:
         value = answer.value
         if isinstance(value, RequestError):
             raise value

@@ -1,0 +1,199 @@
+"""The Claude side of a session: starting a runtime, reading what Claude says into the core,
+sending the prompts the core dispatches, interrupting. A mixin of `adapter.session.Session`,
+kept apart so each module stays small; it decides nothing either.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio
+from acp import RequestError
+from acp.schema import PromptResponse
+from anyio.abc import TaskGroup, TaskStatus
+from claude_agent_sdk import UserMessage
+
+from adapter.client_link import ClientLink
+from adapter.compat import refusal_explanation
+from adapter.permissions import PermissionAsker
+from adapter.prompt_content import claude_user_message
+from adapter.runtime import ClaudeRuntime, RuntimeStartError
+from adapter.settings import RuntimeSettings
+from adapter.translate import event_for, updates_for_user
+from fsm.errors import FsmError
+from fsm.events import (
+    AssistantMessageReceived,
+    Event,
+    OutputReceived,
+    PromptSent,
+    RuntimeStarted,
+    RuntimeStartFailed,
+    StreamEnded,
+    TransportLost,
+)
+
+__all__ = ["Answer", "ClaudeSide"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Answer:
+    """The one answer a prompt gets, and the core's word that it may go to Claude."""
+
+    blocks: list[Any]
+    done: anyio.Event = field(default_factory=anyio.Event)
+    go: anyio.Event = field(default_factory=anyio.Event)  # set by SendPrompt, or by the answer
+    replace_runtime: bool = False
+    value: PromptResponse | RequestError | None = None
+    epoch: str | None = None  # the runtime the prompt went to, once sent
+
+    def give(self, value: PromptResponse | RequestError) -> None:
+        if self.value is None:
+            self.value = value
+            self.done.set()
+            self.go.set()
+
+
+class ClaudeSide:
+    # Provided by `Session`.
+    session_id: str
+    cwd: str
+    _settings: RuntimeSettings
+    _resume: bool
+    _tg: TaskGroup
+    _link: ClientLink
+    _runtime: ClaudeRuntime | None
+    _answers: dict[str, Answer]
+    _permissions: PermissionAsker
+    _clock: Callable[[], float]
+
+    async def feed(self, event: Event, message: Any = None) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    async def _fault(self, where: str) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    def _start_timer(self) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    async def start(self) -> None:
+        """Start a Claude process for this session; raises `RuntimeStartError`."""
+        runtime = ClaudeRuntime(
+            settings=self._settings,
+            cwd=self.cwd,
+            session_id=self.session_id,
+            resume=self._resume,
+            can_use_tool=self._permissions.can_use_tool,
+        )
+        epoch = runtime.epoch
+
+        async def on_ready() -> None:
+            self._runtime = runtime
+            await self.feed(RuntimeStarted(epoch=epoch))
+
+        async def on_message(message: Any, raw: Any) -> None:
+            await self._on_message(message, raw, epoch)
+
+        async def on_end() -> None:
+            await self.feed(StreamEnded(epoch=epoch))
+
+        async def on_lost() -> None:
+            await self.feed(TransportLost(epoch=epoch))
+
+        async def run(task_status: TaskStatus[None]) -> None:
+            try:
+                await runtime.run(
+                    on_ready=on_ready,
+                    on_message=on_message,
+                    on_end=on_end,
+                    on_lost=on_lost,
+                    task_status=task_status,
+                )
+            except RuntimeStartError:
+                raise  # before it started: `start` reports it
+            except Exception:
+                # Our own code failed while handling what Claude said (row 30): never "lost".
+                await self._fault("the Claude runtime task")
+            finally:
+                self._answer_if_forgotten(runtime)
+
+        self._start_timer()
+        await self._tg.start(run)
+
+    def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
+        # Safety net for the "exactly one answer" promise: a prompt still waiting when its
+        # runtime's task is over would otherwise wait forever. Normally the core answered it.
+        for answer in self._answers.values():
+            if answer.epoch == runtime.epoch and not answer.done.is_set():
+                log.error("session %s: a prompt was left unanswered; answering it", self.session_id)
+                answer.give(RequestError.internal_error({"reason": "the Claude runtime failed"}))
+
+    async def _on_message(self, message: Any, raw: Any, epoch: str) -> None:
+        await self.feed(OutputReceived(epoch=epoch, now=self._clock()))
+        try:
+            event = event_for(message, epoch)
+        except (FsmError, TypeError, ValueError):
+            log.warning("skipped a malformed %s from Claude", type(message).__name__)
+            return
+        if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
+            # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it.
+            explanation = refusal_explanation(raw)
+            if explanation and not event.refusal_explanation:
+                event = replace(event, refusal_explanation=explanation)
+        if event is not None:
+            await self.feed(event, message)
+        elif isinstance(message, UserMessage):
+            await self._forward(updates_for_user(message))
+
+    async def _forward(self, updates: Iterator[Any]) -> None:
+        """Send Claude's content as session updates; a block of a shape the ACP schema cannot
+        hold is skipped (the rest of the message and the turn go on)."""
+        while True:
+            try:
+                update = next(updates)
+            except StopIteration:
+                return
+            except Exception:
+                # Whatever a malformed block makes the SDK's types or the schema raise, it is
+                # that message's content that is lost, not the turn.
+                log.warning(
+                    "session %s: skipped content Claude sent in an unusable shape", self.session_id
+                )
+                return
+            await self._link.send_update(self.session_id, update)
+
+    async def _interrupt(self, runtime: ClaudeRuntime) -> None:
+        try:
+            await runtime.interrupt()
+        except Exception:
+            # Claude's transport, not our code: the grace period's backstop still stops it.
+            log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
+
+    async def _send_prompt(self, turn_id: str, answer: Answer) -> None:
+        if answer.replace_runtime or self._runtime is None:
+            old, self._runtime = self._runtime, None
+            if old is not None:
+                await old.close()  # what it still says is dropped (the core retired it)
+            try:
+                await self.start()
+            except RuntimeStartError as exc:
+                # This prompt still gets its one answer, in the client's own terms.
+                await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
+                await self.feed(RuntimeStartFailed(reason=str(exc)))
+                return
+        runtime = self._runtime
+        assert runtime is not None
+        answer.epoch = runtime.epoch
+        message = claude_user_message(answer.blocks, turn_id=turn_id)
+        await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
+        self._resume = True
+        try:
+            await runtime.send(message)
+        except Exception:
+            # Writing to Claude's process failed: its transport, so "lost" is the truth.
+            log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
+            await self.feed(TransportLost(epoch=runtime.epoch))
