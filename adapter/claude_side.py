@@ -89,6 +89,14 @@ class ClaudeSide:
             resume=self._resume,
             can_use_tool=self._permissions.can_use_tool,
         )
+        self._start_timer()
+
+        async def run(task_status: TaskStatus[None]) -> None:
+            await self._run_runtime(runtime, task_status)
+
+        await self._tg.start(run)
+
+    async def _run_runtime(self, runtime: ClaudeRuntime, task_status: TaskStatus[None]) -> None:
         epoch = runtime.epoch
 
         async def on_ready() -> None:
@@ -98,31 +106,21 @@ class ClaudeSide:
         async def on_message(message: Any, raw: Any) -> None:
             await self._on_message(message, raw, epoch)
 
-        async def on_end() -> None:
-            await self.feed(StreamEnded(epoch=epoch))
-
-        async def on_lost() -> None:
-            await self.feed(TransportLost(epoch=epoch))
-
-        async def run(task_status: TaskStatus[None]) -> None:
-            try:
-                await runtime.run(
-                    on_ready=on_ready,
-                    on_message=on_message,
-                    on_end=on_end,
-                    on_lost=on_lost,
-                    task_status=task_status,
-                )
-            except RuntimeStartError:
-                raise  # before it started: `start` reports it
-            except Exception:
-                # Our own code failed while handling what Claude said (row 30): never "lost".
-                await self._fault("the Claude runtime task")
-            finally:
-                self._answer_if_forgotten(runtime)
-
-        self._start_timer()
-        await self._tg.start(run)
+        try:
+            await runtime.run(
+                on_ready=on_ready,
+                on_message=on_message,
+                on_end=lambda: self.feed(StreamEnded(epoch=epoch)),
+                on_lost=lambda: self.feed(TransportLost(epoch=epoch)),
+                task_status=task_status,
+            )
+        except RuntimeStartError:
+            raise  # before it started: `start` reports it
+        except Exception:
+            # Our own code failed while handling what Claude said (row 30): never "lost".
+            await self._fault("the Claude runtime task")
+        finally:
+            self._answer_if_forgotten(runtime)
 
     def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
         # Safety net for the "exactly one answer" promise: a prompt still waiting when its

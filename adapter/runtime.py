@@ -101,6 +101,17 @@ class ClaudeRuntime:
             raise RuntimeStartError("Claude Code did not start.") from exc
         await on_ready()
         task_status.started()
+        try:
+            await self._read(on_message, on_end, on_lost)
+        finally:
+            await self.close()
+
+    async def _read(
+        self,
+        on_message: Callable[[Any, dict[str, Any]], Awaitable[None]],
+        on_end: Callable[[], Awaitable[None]],
+        on_lost: Callable[[], Awaitable[None]],
+    ) -> None:
         messages = self._messages()
         try:
             while True:
@@ -114,11 +125,10 @@ class ClaudeRuntime:
                     log.warning("Claude runtime %s ended with an error", self.epoch, exc_info=True)
                     await on_lost()
                     return
-                await on_message(message, raw)
+                await on_message(message, raw)  # what this raises is ours: it propagates
             await on_end()
         finally:
             await messages.aclose()
-            await self.close()
 
     async def _messages(self) -> AsyncGenerator[tuple[Any, dict[str, Any]], None]:
         """`ClaudeSDKClient.receive_messages` with each raw frame, except that one frame the SDK

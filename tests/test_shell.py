@@ -366,3 +366,42 @@ def test_title_limit_keeps_a_first_line_of_exactly_256_characters_whole(length: 
     else:
         assert len(title) <= TITLE_LIMIT and title.endswith("\u2026")
         assert details is not None and details.endswith("More follows.")
+
+
+async def test_the_reader_tells_our_faults_from_claudes_transport() -> None:
+    from adapter.runtime import ClaudeRuntime
+
+    async def allow(*_: object) -> Any:
+        raise AssertionError("no permission asked here")
+
+    runtime = ClaudeRuntime(
+        settings=RuntimeSettings(), cwd="/", session_id="s", resume=False, can_use_tool=allow
+    )
+    heard: list[str] = []
+
+    async def on_end() -> None:
+        heard.append("end")
+
+    async def on_lost() -> None:
+        heard.append("lost")
+
+    async def frames(fail: bool) -> Any:
+        yield _result(), {}
+        if fail:
+            raise ConnectionResetError("Claude's pipe broke")
+
+    async def ours(message: Any, raw: Any) -> None:
+        raise KeyError("a bug of ours")
+
+    async def fine(message: Any, raw: Any) -> None:
+        heard.append("message")
+
+    # Our on_message raising is not Claude's failure: it propagates; nobody hears "lost".
+    runtime._messages = lambda: frames(fail=False)  # type: ignore[method-assign]
+    with pytest.raises(KeyError):
+        await runtime._read(ours, on_end, on_lost)
+    assert heard == []
+    # The SDK raising while reading is Claude's transport: "lost", once.
+    runtime._messages = lambda: frames(fail=True)  # type: ignore[method-assign]
+    await runtime._read(fine, on_end, on_lost)
+    assert heard == ["message", "lost"]
