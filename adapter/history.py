@@ -131,7 +131,7 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
         scan.feed(entry)
     stats = ReplayStats()
     planner = ReplayPlanner(
-        session_id=session.session_id, capable=session.core.capable, active_uuid=scan.active_uuid
+        session_id=session.session_id, capable=session.core.notices, active_uuid=scan.active_uuid
     )
     for entry in _entries(path, stats):
         action = planner.plan(entry)

@@ -144,6 +144,11 @@ class SessionCore:
         return self.turn.state
 
     @property
+    def notices(self) -> bool:
+        """Warnings, notices and replayed records go to this client as records (row 27)."""
+        return self.turn.notices
+
+    @property
     def broken(self) -> bool:
         return self.turn.state is TurnState.BROKEN
 

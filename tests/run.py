@@ -49,7 +49,8 @@ def main(pytest_args: list[str]) -> int:
         run(PYTHON, "-m", "ruff", "check", ".")
         run(PYTHON, "-m", "mypy")
         run(PYTHON, "-m", "fsm.diagrams", "--check")
-        run(PYTHON, "-m", "pytest", *pytest_args)
+        # Four workers: most end-to-end time is waiting on child processes, not CPU.
+        run(PYTHON, "-m", "pytest", "-n", "4", *pytest_args)
     except subprocess.CalledProcessError as exc:
         return exc.returncode or 1
     return 0
