@@ -133,6 +133,7 @@ class Session(ClaudeSide):
             try:
                 await self._perform(self.core.handle(event), message)
             except Exception:
+                # Declared recovery boundary (row 30): our own code failed on this event.
                 await self._fault_locked(f"handling {type(event).__name__}")
             recovered = before - {record.id for record in self.core.active()}
             if recovered:
