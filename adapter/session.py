@@ -91,6 +91,7 @@ class Session(ClaudeSide):
         self._closed = False
         self._rearm = anyio.Event()
         self._timer_started = False
+        self._armed_for: float | None = None  # the deadline the timer sleeps toward
         # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
         self.core = SessionCore(
             session_id=session_id,
@@ -139,7 +140,11 @@ class Session(ClaudeSide):
             if recovered:
                 # Recovery publishes nothing (the spec); the log is where it can be seen.
                 log.info("session %s: no longer active: %s", self.session_id, sorted(recovered))
-        self._rearm.set()
+        # Wake the timer only when the core needs waking sooner than it is set for: a later
+        # deadline is found when the earlier one passes (cheap: once per Claude frame).
+        deadline = self.core.next_deadline()
+        if deadline is not None and (self._armed_for is None or deadline < self._armed_for):
+            self._rearm.set()
 
     async def _fault(self, where: str) -> None:
         async with self._feed_lock:
@@ -211,13 +216,14 @@ class Session(ClaudeSide):
     async def _run_timer(self) -> None:
         while not self._closed:
             self._rearm = anyio.Event()
-            deadline = self.core.next_deadline()
+            deadline = self._armed_for = self.core.next_deadline()
             if deadline is None:
                 await self._rearm.wait()
                 continue
             with anyio.move_on_after(max(0.0, deadline - self._clock())):
                 await self._rearm.wait()
                 continue
+            self._armed_for = None
             await self.feed(DeadlineReached(now=self._clock()))
 
     # --- requests ---------------------------------------------------------------------

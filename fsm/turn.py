@@ -162,6 +162,8 @@ _FAILING_ROWS = [
 
 _CANCELLING_ROWS = [
     _row(SAID, CANCELLING, None, when="is_a_login_prompt"),
+    # No record will carry it (a cancelled turn has none), so it is text, masked (rows 24, 31).
+    _row(SAID, CANCELLING, None, "pass_on_failure_text", when="is_a_failure_message"),
     _row(SAID, CANCELLING, None, "forward_message"),
     _row(RETRY, CANCELLING, None, "note_retry_hint"),
     _row(RESULT, CANCELLING, None, when="is_autonomous"),

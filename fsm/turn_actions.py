@@ -162,6 +162,10 @@ class TurnActions:
         else:
             self.effects.append(ForwardAssistantMessage())
 
+    def pass_on_failure_text(self, event: AssistantMessageReceived) -> None:
+        if event.text.strip():
+            self.effects.append(SendAgentText(text=redact(event.text, self.private)))
+
     def release_withheld(self, *_: Any) -> None:
         # Row 24: prose that will become no record goes out as agent text, in its place.
         for text in self.withheld:
