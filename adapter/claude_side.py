@@ -185,9 +185,10 @@ class ClaudeSide:
                 return
         runtime = self._runtime
         assert runtime is not None
-        answer.epoch = runtime.epoch
         message = claude_user_message(answer.blocks, turn_id=turn_id)
         await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
+        # Only now is it this runtime's prompt (its safety net answers it if all else fails).
+        answer.epoch = runtime.epoch
         self._resume = True
         try:
             await runtime.send(message)

@@ -198,9 +198,15 @@ class SessionCore:
         return event.epoch != self.ledger.epoch or event.epoch == self._retired_epoch
 
     def _fire(self, trigger: str, event: Event) -> list[Effect]:
+        dispatched = isinstance(event, PromptSent) and self.turn.dispatching == event.turn_id
         effects = self.turn.fire(trigger, event)
         if isinstance(event, PromptSent):
             self._last_heard, self._stall_marks = event.now, 0
+            if dispatched and self.turn.runtime_lost:
+                # The process died after the core dispatched this prompt to it (to a live
+                # process, not to be replaced): it can reach no Claude.
+                lost = TransportLost(epoch=self.ledger.epoch)
+                effects += self.turn.fire("transport_lost", lost)
         armed = self.turn.grace_armed and self._grace_deadline is None
         if isinstance(event, CancelRequested) and armed and event.now is not None:
             self._grace_deadline = event.now + CANCEL_GRACE_SECONDS

@@ -129,7 +129,9 @@ def _working_rows(s: TurnState) -> list[dict[str, Any]]:
 def _runtime_gone_rows(s: TurnState, trigger: str) -> list[dict[str, Any]]:
     fail = "fail_no_result" if trigger == ENDED else "fail_transport_lost"
     return [
-        _row(trigger, s, None, "log_repeated_loss", when="runtime_was_lost"),
+        # Lost before this turn began (the prompt went to a process already gone): any loss
+        # reported during a turn settles it, so this one is news for the turn.
+        _row(trigger, s, IDLE, "fail_transport_lost", when="runtime_was_lost"),
         _row(trigger, s, IDLE, LOST_NOW, "fail_worker_shutdown", when="worker_is_shutting_down"),
         _row(trigger, s, IDLE, LOST_NOW, fail),
     ]
@@ -155,7 +157,6 @@ _FAILING_ROWS = [
     _row(BUSY, FAILING, FAILING),
     # Row 22: Claude's last words win over how the turn then ended.
     _row(IDLED, FAILING, IDLE, "fail_with_claudes_words"),
-    _row([ENDED, LOST], FAILING, None, "log_repeated_loss", when="runtime_was_lost"),
     _row([ENDED, LOST, NO_START], FAILING, IDLE, LOST_NOW, "fail_with_claudes_words"),
     _row(CANCEL, FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
 ]

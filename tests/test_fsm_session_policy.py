@@ -236,3 +236,19 @@ def test_a_resolved_incident_never_comes_back_however_long_ago(core: SessionCore
     with pytest.raises(FsmError):
         core.handle(PromptSent(turn_id="t0"))
     assert core.turn_state is TurnState.IDLE
+
+
+def test_a_prompt_dispatched_to_a_process_that_then_died_fails_as_lost(core: SessionCore) -> None:
+    # The core dispatched the prompt to a live process, which died before the prompt went out.
+    assert core.handle(PromptReceived(turn_id="t1")) == [SendPrompt(turn_id="t1")]
+    [lost] = core.handle(TransportLost(epoch=E1))
+    assert isinstance(lost, PublishRecord)  # between turns: a session-scoped record
+    core.handle(DeliveryConfirmed(id=lost.record.id, revision=1))
+    # The prompt still gets its one answer: the connection was lost for it too.
+    [answer] = core.handle(PromptSent(turn_id="t1"))
+    assert isinstance(answer, SettlePrompt) and answer.record is not None
+    assert (answer.record.id, answer.record.kind) == ("t1:error", FailureKind.TRANSPORT_LOST)
+    # And the next prompt goes to a new process.
+    assert core.handle(PromptReceived(turn_id="t2")) == [
+        SendPrompt(turn_id="t2", replace_runtime=True)
+    ]
