@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import uuid
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -17,18 +16,32 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
-    AuthMethodAgent,
     ClientCapabilities,
+    CloseSessionResponse,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionForkCapabilities,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
 )
 from anyio.abc import TaskGroup
 
+from adapter import login, mcp_servers, session_methods, session_store
 from adapter.client_link import ClientLink, Connection
+from adapter.commands import rewrite_prompt
+from adapter.compat import wrap_request_handler
 from fsm.negotiation import Dialects, advertisement, negotiate
 
 if TYPE_CHECKING:
@@ -39,7 +52,7 @@ __all__ = ["AUTH_METHOD_ID", "ClaudeAcpAgent"]
 
 log = logging.getLogger(__name__)
 
-AUTH_METHOD_ID = "claude-login"
+AUTH_METHOD_ID = login.AUTH_METHOD_ID
 
 
 def _version() -> str:
@@ -49,11 +62,6 @@ def _version() -> str:
         return "0"
 
 
-def _check_cwd(cwd: str) -> None:
-    if not Path(cwd).is_absolute() or not Path(cwd).is_dir():
-        raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
-
-
 class ClaudeAcpAgent:
     def __init__(self, *, task_group: TaskGroup, settings: RuntimeSettings) -> None:
         self._tg = task_group
@@ -61,9 +69,12 @@ class ClaudeAcpAgent:
         self._link = ClientLink()
         self._dialects = Dialects()
         self._sessions: dict[str, Session] = {}
+        self._closed: set[str] = set()
 
     def on_connect(self, conn: Connection) -> None:
         self._link.attach(conn)
+        # The schema drops MCP server entries it cannot read; check them before it does.
+        wrap_request_handler(conn, mcp_servers.guard)
 
     async def initialize(
         self,
@@ -80,23 +91,21 @@ class ClaudeAcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    fork=SessionForkCapabilities(),
+                    close=SessionCloseCapabilities(),
+                ),
             ),
-            auth_methods=[
-                AuthMethodAgent(
-                    id=AUTH_METHOD_ID,
-                    name="Sign in to Claude",
-                    description=(
-                        "Run `claude /login` in a terminal (or set ANTHROPIC_API_KEY for the "
-                        "editor), then choose this to continue."
-                    ),
-                )
-            ],
+            auth_methods=login.auth_methods(client_capabilities),
             agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),
             field_meta=advertisement(),
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
-        if method_id != AUTH_METHOD_ID:
+        if method_id not in login.METHOD_IDS:
             raise RequestError.invalid_params({"methodId": "unknown authentication method"})
         # Sign-in happens outside the adapter; the next prompt of every session starts a
         # fresh Claude process so that it reads the new credentials.
@@ -104,39 +113,65 @@ class ClaudeAcpAgent:
             await session.restart_on_next_prompt()
         return AuthenticateResponse()
 
-    async def new_session(
-        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
-    ) -> NewSessionResponse:
+    def _new(self, session_id: str, cwd: str, servers: Any, *, resume: bool = False) -> Session:
+        from adapter.session import Session
+
+        controls = session_methods.controls_for(
+            session_id=session_id,
+            cwd=cwd,
+            servers=servers,
+            link=self._link,
+            settings=self._settings,
+        )
+        return Session(
+            session_id=session_id,
+            cwd=cwd,
+            dialects=self._dialects,
+            link=self._link,
+            settings=self._settings,
+            task_group=self._tg,
+            resume=resume,
+            controls=controls,
+        )
+
+    async def _open(self, session: Session) -> dict[str, Any]:
+        """Start `session`'s Claude, register it; the setup response's pickers."""
         from adapter.runtime import RuntimeStartError
 
-        session_id = str(uuid.uuid4())
-        session = self._new_session_object(cwd, session_id, resume=False)
         try:
             await session.start()
         except RuntimeStartError as exc:
             raise RequestError.internal_error({"reason": str(exc)}) from exc
-        self._sessions[session_id] = session
-        return NewSessionResponse(session_id=session_id)
+        self._sessions[session.session_id] = session
+        self._closed.discard(session.session_id)
+        session.controls.announce_later(self._tg)
+        return session_methods.pickers(session)
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        session_methods.check_cwd(cwd)
+        session_id = str(uuid.uuid4())
+        pickers = await self._open(self._new(session_id, cwd, mcp_servers))
+        session_store.remember(session_id, cwd, self._settings.env)
+        return NewSessionResponse(session_id=session_id, **pickers)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
-        from adapter.history import find_transcript, replay_transcript
+        from adapter.history import replay_transcript
         from adapter.runtime import RuntimeStartError
 
-        _check_cwd(cwd)
-        path = find_transcript(session_id=session_id, cwd=cwd, env=self._settings.env)
-        if path is None:
-            raise RequestError(
-                -32002,
-                "Resource not found: no Claude transcript for this session in this folder",
-                {"sessionId": session_id},
-            )
+        session_methods.check_cwd(cwd)
+        path = session_methods.locate(session_id, cwd, self._settings).transcript
         live = self._sessions.pop(session_id, None)
         if live is not None:
             # Reloading a live session: its Claude process is replaced by a resumed one.
             await live.close()
-        session = self._new_session_object(cwd, session_id, resume=True)
+        session = self._new(session_id, cwd, mcp_servers, resume=path is not None)
+        if path is None:
+            # Created but never prompted: nothing to replay, a fresh Claude under this id.
+            return LoadSessionResponse(**await self._open(session))
         # Claude resumes the session while the history streams to the client (both read the
         # same transcript; on a long one, each takes a while).
         failed_start: list[RuntimeStartError] = []
@@ -161,23 +196,59 @@ class ClaudeAcpAgent:
         if failed_start:
             raise RequestError.internal_error({"reason": str(failed_start[0])}) from failed_start[0]
         self._sessions[session_id] = session
-        return LoadSessionResponse()
+        session.controls.announce_later(self._tg)
+        return LoadSessionResponse(**session_methods.pickers(session))
 
-    def _new_session_object(self, cwd: str, session_id: str, *, resume: bool) -> Session:
-        """A session for `cwd` (checked) with this agent's dialects, link and settings; its
-        Claude process is started by the caller."""
-        from adapter.session import Session
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        session_methods.check_cwd(cwd)
+        path = session_methods.locate(session_id, cwd, self._settings).transcript
+        live = self._sessions.get(session_id)
+        if live is not None and live.cwd == cwd:
+            return ResumeSessionResponse(**session_methods.pickers(live))  # already running
+        if live is not None:
+            await self._sessions.pop(session_id).close()
+        session = self._new(session_id, cwd, mcp_servers, resume=path is not None)
+        return ResumeSessionResponse(**await self._open(session))
 
-        _check_cwd(cwd)
-        return Session(
-            session_id=session_id,
-            cwd=cwd,
-            dialects=self._dialects,
-            link=self._link,
-            settings=self._settings,
-            task_group=self._tg,
-            resume=resume,
-        )
+    async def fork_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> ForkSessionResponse:
+        session_methods.check_cwd(cwd)
+        new_id, resume = await session_store.fork(session_id, cwd, self._settings.env)
+        pickers = await self._open(self._new(new_id, cwd, mcp_servers, resume=resume))
+        return ForkSessionResponse(session_id=new_id, **pickers)
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        session = self._sessions.pop(session_id, None)
+        if session is not None:
+            await session.cancel()
+            await session.close()
+            self._closed.add(session_id)
+        elif session_id not in self._closed and not session_methods.known_on_disk(
+            session_id, self._settings.env
+        ):
+            raise session_store.not_found(session_id)
+        return CloseSessionResponse()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        return await session_store.list_page(cwd, cursor)
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        await self._session(session_id).controls.set_mode(mode_id)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        controls = self._session(session_id).controls
+        await controls.set_option(config_id, value)
+        return SetSessionConfigOptionResponse(config_options=controls.config.options())  # type: ignore[arg-type]
 
     def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
@@ -186,8 +257,13 @@ class ClaudeAcpAgent:
         return session
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
-        # Every outcome, a Claude that cannot start included, is the core's answer.
-        return await self._session(session_id).prompt(prompt)
+        from adapter.runtime import RuntimeStartError
+
+        session = self._session(session_id)
+        try:
+            return await session.prompt(rewrite_prompt(prompt))
+        except RuntimeStartError as exc:
+            raise RequestError.internal_error({"reason": str(exc)}) from exc
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)

@@ -15,12 +15,13 @@ from acp import RequestError
 from acp.schema import PromptResponse
 from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import UserMessage
+from claude_agent_sdk.types import PermissionResult, ToolPermissionContext
 
 from adapter.client_link import ClientLink
 from adapter.compat import refusal_explanation
-from adapter.permissions import PermissionAsker
 from adapter.prompt_content import claude_user_message
 from adapter.runtime import ClaudeRuntime, RuntimeStartError
+from adapter.session_controls import SessionControls
 from adapter.settings import RuntimeSettings
 from adapter.translate import event_for, updates_for_user
 from fsm.errors import FsmError
@@ -68,7 +69,7 @@ class ClaudeSide:
     _link: ClientLink
     _runtime: ClaudeRuntime | None
     _answers: dict[str, Answer]
-    _permissions: PermissionAsker
+    controls: SessionControls
     _clock: Callable[[], float]
 
     async def feed(self, event: Event, message: Any = None) -> None:
@@ -87,7 +88,8 @@ class ClaudeSide:
             cwd=self.cwd,
             session_id=self.session_id,
             resume=self._resume,
-            can_use_tool=self._permissions.can_use_tool,
+            can_use_tool=self._can_use_tool,
+            launch=self.controls.launch(),
         )
         self._start_timer()
 
@@ -95,6 +97,12 @@ class ClaudeSide:
             await self._run_runtime(runtime, task_status)
 
         await self._tg.start(run)
+        await self.controls.adopt(runtime)
+
+    async def _can_use_tool(
+        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        return await self.controls.permissions.decide(tool_name, tool_input, context)
 
     async def _run_runtime(self, runtime: ClaudeRuntime, task_status: TaskStatus[None]) -> None:
         epoch = runtime.epoch
@@ -132,6 +140,7 @@ class ClaudeSide:
 
     async def _on_message(self, message: Any, raw: Any, epoch: str) -> None:
         await self.feed(OutputReceived(epoch=epoch, now=self._clock()))
+        await self.controls.observe(message)
         try:
             event = event_for(message, epoch)
         except (FsmError, TypeError, ValueError):

@@ -4,6 +4,8 @@
     claude-acp --simulate SCENARIO  serve, spawning the scripted Claude playing SCENARIO
     claude-acp demo [SCENARIO]      run the adapter against a real ACP client and print the frames
     claude-acp conformance LOG      check any agent's ACP wire log against the sessionFailure spec
+    claude-acp login [--claudeai | --console]
+                                    sign in to Claude with the Claude Code bundled in the SDK
 
 Stdout carries only JSON-RPC frames when serving; logs go to stderr ($CLAUDE_ACP_LOG sets the
 level, default WARNING).
@@ -72,7 +74,9 @@ async def _serve(executable: str | None, env: dict[str, str]) -> None:
         try:
             # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
             reader, writer = await gathered_stdio_streams(limit=STDIO_LIMIT_BYTES)
-            await acp.run_agent(cast("Agent", agent), writer, reader)
+            # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601
+            # unless this is set.
+            await acp.run_agent(cast("Agent", agent), writer, reader, use_unstable_protocol=True)
         finally:
             # The client went away (stdin closed): end every Claude process, boundedly.
             with anyio.CancelScope(shield=True), anyio.move_on_after(10):
@@ -97,6 +101,8 @@ def serve(simulate: str | None) -> int:
             # The scripted Claude keeps transcripts like the real one; never in the user's own.
             if "CLAUDE_CONFIG_DIR" not in os.environ:
                 env["CLAUDE_CONFIG_DIR"] = str(Path(scratch) / "claude-config")
+                # session/list and fork read the same folder through the SDK, in-process.
+                os.environ["CLAUDE_CONFIG_DIR"] = env["CLAUDE_CONFIG_DIR"]
         try:
             asyncio.run(_serve(executable, env))
         except KeyboardInterrupt:
@@ -112,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
 
         status: int = demo_main(args[1:])
         return status
+    if args and args[0] == "login":
+        from adapter.login import main as login_main
+
+        return login_main(args[1:])
     if args and args[0] == "conformance":
         from adapter.conformance import main as conformance_main
 

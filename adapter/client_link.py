@@ -66,6 +66,22 @@ class ClientLink:
             log.warning("session %s: could not send %s", session_id, update.get("sessionUpdate"))
             return False
 
+    def next_request_id(self) -> int | None:
+        """The JSON-RPC id the next request to the client will carry (acp 0.12.1, pinned: it
+        is taken synchronously when a request is sent, so read it right before sending)."""
+        value = getattr(getattr(self._conn, "_conn", None), "_next_request_id", None)
+        return value if isinstance(value, int) else None
+
+    async def cancel_request(self, request_id: int) -> None:
+        """ACP's `$/cancel_request`: a request the client still holds is withdrawn."""
+        raw = getattr(self._conn, "_conn", None)
+        if raw is None:
+            return
+        try:
+            await raw.send_notification("$/cancel_request", {"requestId": request_id})
+        except Exception:
+            log.warning("could not withdraw request %s", request_id)
+
     async def request_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> AllowedOutcome | DeniedOutcome | None:

@@ -12,9 +12,13 @@ pins it.)
   that waiting for a Claude that closed its output but stays alive is bounded.
 - `configure_can_use_tool`: the SDK's private option check `ClaudeSDKClient.connect` applies;
   a custom transport must get the options configured the same way.
+- `send_control_request`: the client's private `_query._send_control_request`, for a control
+  request the pinned SDK has no wrapper for (`apply_flag_settings`, the effort picker).
 - `sanitize_path`: the SDK's rule for a project folder's name (where transcripts live).
 - `send_raw_notification`: `acp`'s connection's private `_conn`, the only way to send a
   `session/update` kind the `acp` schema does not know (the `agent_error` dialect).
+- `wrap_request_handler`: `acp`'s connection's private `_conn._handler`, wrapped so requests
+  can be checked before the schema drops what it cannot read (client MCP server entries).
 - `refusal_explanation`: the SDK drops an assistant message's `stop_details`; the raw frame (or
   a `model_refusal_no_fallback` system frame) keeps Claude's refusal explanation (row 29).
 """
@@ -39,7 +43,9 @@ __all__ = [
     "raw_frames",
     "refusal_explanation",
     "sanitize_path",
+    "send_control_request",
     "send_raw_notification",
+    "wrap_request_handler",
 ]
 
 log = logging.getLogger(__name__)
@@ -65,12 +71,32 @@ async def raw_frames(client: ClaudeSDKClient) -> AsyncIterator[dict[str, Any]]:
         yield data
 
 
+async def send_control_request(client: ClaudeSDKClient, request: dict[str, Any]) -> Any:
+    """Send a control request to Claude Code; raises `CLIConnectionError` before `connect`."""
+    from claude_agent_sdk import CLIConnectionError
+
+    query = client._query
+    if query is None:
+        raise CLIConnectionError("Not connected.")
+    return await query._send_control_request(request)
+
+
 async def send_raw_notification(conn: Any, method: str, params: dict[str, Any]) -> bool:
     """Send a notification through the `acp` connection's raw sender; False if it has none."""
     raw = getattr(conn, "_conn", None)
     if raw is None:
         return False
     await raw.send_notification(method, params)
+    return True
+
+
+def wrap_request_handler(conn: Any, wrap: Any) -> bool:
+    """Replace the `acp` connection's request handler with `wrap(handler)`; False if it has
+    none where this version keeps it."""
+    raw = getattr(conn, "_conn", None)
+    if raw is None or not hasattr(raw, "_handler"):
+        return False
+    raw._handler = wrap(raw._handler)
     return True
 
 

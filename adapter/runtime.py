@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -25,10 +26,17 @@ from claude_agent_sdk import (
 )
 from claude_agent_sdk.types import CanUseTool
 
-from adapter.compat import ExitBoundedTransport, configure_can_use_tool, parse_message, raw_frames
+from adapter.claude_settings import SETTING_SOURCES
+from adapter.compat import (
+    ExitBoundedTransport,
+    configure_can_use_tool,
+    parse_message,
+    raw_frames,
+    send_control_request,
+)
 from adapter.settings import RuntimeSettings
 
-__all__ = ["ClaudeRuntime", "RuntimeStartError"]
+__all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +48,16 @@ async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
     # Streaming mode with nothing queued: prompts are written one by one with `query`.
     return
     yield {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Launch:
+    """What a session chose that a new Claude process has to start with."""
+
+    permission_mode: str | None = None
+    model: str | None = None
+    effort: str | None = None
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
 
 
 class RuntimeStartError(Exception):
@@ -55,8 +73,10 @@ class ClaudeRuntime:
         session_id: str,
         resume: bool,
         can_use_tool: CanUseTool,
+        launch: Launch | None = None,
     ) -> None:
         self.epoch = str(uuid.uuid4())
+        launch = launch or Launch()
         self._stopped = anyio.Event()
         options = ClaudeAgentOptions(
             cli_path=settings.executable,
@@ -70,6 +90,12 @@ class ClaudeRuntime:
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
             resume=session_id if resume else None,
             session_id=None if resume else session_id,
+            # Claude Code's user, project and local settings files, as Claude Code reads them.
+            setting_sources=list(SETTING_SOURCES),  # type: ignore[arg-type]
+            permission_mode=launch.permission_mode,  # type: ignore[arg-type]
+            model=launch.model,
+            effort=launch.effort,  # type: ignore[arg-type]
+            mcp_servers=launch.mcp_servers,
         )
         # The client configures its own copy of the options; the transport builds the command
         # line, so it gets them configured the same way the client would have done for it.
@@ -153,6 +179,22 @@ class ClaudeRuntime:
 
     async def interrupt(self) -> None:
         await self.client.interrupt()
+
+    async def server_info(self) -> dict[str, Any]:
+        """Claude Code's initialize answer (its commands, models, account)."""
+        return await self.client.get_server_info() or {}
+
+    async def set_permission_mode(self, mode: str) -> None:
+        await self.client.set_permission_mode(mode)  # type: ignore[arg-type]
+
+    async def set_model(self, model: str) -> None:
+        await self.client.set_model(model)
+
+    async def set_effort(self, effort: str | None) -> None:
+        """Claude Code's `apply_flag_settings` control request (the SDK has no wrapper for
+        it in the pinned version; the TypeScript SDK's `applyFlagSettings` sends the same)."""
+        request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
+        await send_control_request(self.client, request)
 
     async def close(self) -> None:
         if self._stopped.is_set():

@@ -27,9 +27,10 @@ from claude_agent_sdk import AssistantMessage
 
 from adapter.claude_side import Answer, ClaudeSide
 from adapter.client_link import ClientLink
-from adapter.permissions import PermissionAsker
 from adapter.publish import Publisher
 from adapter.runtime import ClaudeRuntime
+from adapter.session_config import SessionConfig
+from adapter.session_controls import SessionControls
 from adapter.settings import RuntimeSettings
 from adapter.translate import updates_for_assistant
 from fsm.effects import (
@@ -74,6 +75,7 @@ class Session(ClaudeSide):
         task_group: TaskGroup,
         resume: bool = False,
         clock: Any = time.monotonic,
+        controls: SessionControls | None = None,
     ) -> None:
         self.session_id = session_id
         self.cwd = cwd
@@ -87,7 +89,11 @@ class Session(ClaudeSide):
         self._feed_lock = anyio.Lock()
         self._answers: dict[str, Answer] = {}
         self._publisher = Publisher(link=link, dialects=dialects, session_id=session_id)
-        self._permissions = PermissionAsker(link=link, session_id=session_id)
+        # Modes, pickers, commands and permissions (adapter/session_controls.py).
+        self.controls = controls or SessionControls(
+            session_id=session_id, link=link, config=SessionConfig.initial({}, None)
+        )
+        self.controls.bind(lambda: self._runtime)
         self._closed = False
         self._rearm = anyio.Event()
         self._timer_started = False
@@ -255,4 +261,5 @@ class Session(ClaudeSide):
 
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is interrupted and what is answered."""
+        self.controls.permissions.withdraw()
         await self.feed(CancelRequested(now=self._clock()))

@@ -98,6 +98,8 @@ def _stream(adapter: Adapter) -> list[tuple[str, str]]:
     items = []
     for update in adapter.updates():
         kind = update["sessionUpdate"]
+        if kind == "available_commands_update":
+            continue  # sent after every setup response (issue 14), not part of the history
         if kind == "session_info_update":
             items.append((kind, update["_meta"]["jetbrains"]["air"]["sessionFailure"]["id"]))
         elif "content" in update and isinstance(update["content"], dict):

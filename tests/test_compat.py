@@ -140,3 +140,30 @@ def test_transitions_binds_through_checked_assignment() -> None:
     machine.add_model(model)
     assert hasattr(model, "trigger") and hasattr(model, "state")
     machine.remove_model(model)
+
+
+@pytest.mark.anyio
+async def test_control_requests_go_through_the_private_query() -> None:
+    from claude_agent_sdk import CLIConnectionError
+    from claude_agent_sdk._internal.query import Query
+
+    assert "request" in inspect.signature(Query._send_control_request).parameters
+    with pytest.raises(CLIConnectionError):
+        await compat.send_control_request(ClaudeSDKClient(options=ClaudeAgentOptions()), {})
+
+
+def test_the_acp_connection_keeps_its_request_handler_in_a_private_attribute() -> None:
+    from acp.connection import Connection
+
+    assert "self._handler = handler" in inspect.getsource(Connection.__init__)
+
+    class Raw:
+        _handler = "original"
+
+    class Conn:
+        _conn = Raw()
+
+    conn = Conn()
+    assert compat.wrap_request_handler(conn, lambda h: ("wrapped", h)) is True
+    assert conn._conn._handler == ("wrapped", "original")  # type: ignore[comparison-overlap]
+    assert compat.wrap_request_handler(object(), lambda h: h) is False

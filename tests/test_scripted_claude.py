@@ -393,6 +393,11 @@ ADAPTER_ONLY = {
     "tool_use_without_name",
     "tool_result_with_wrong_types",
     "rate_limit_every_turn",
+    # The session-feature scenarios are driven through the adapter (test_adapter_session.py).
+    "plan_mode",
+    "permission_rules",
+    "commands_changed",
+    "edit_permission",
 }
 
 

@@ -14,12 +14,15 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
+from adapter.scripted_claude.handshake import initialize_extras
+
 __all__ = [
     "CLI_VERSION",
     "Frame",
     "api_retry_frame",
     "assistant_frame",
     "control_cancel_request",
+    "control_error",
     "control_request",
     "control_response",
     "init_frame",
@@ -281,6 +284,13 @@ def control_response(request_id: str, response: Mapping[str, Any]) -> Frame:
     }
 
 
+def control_error(request_id: str, error: str) -> Frame:
+    return {
+        "type": "control_response",
+        "response": {"subtype": "error", "request_id": request_id, "error": error},
+    }
+
+
 def control_request(request_id: str, request: Mapping[str, Any]) -> Frame:
     return {"type": "control_request", "request_id": request_id, "request": dict(request)}
 
@@ -291,12 +301,11 @@ def control_cancel_request(request_id: str) -> Frame:
 
 def initialize_response(*, scenario: str, pid: int, model: str) -> Frame:
     """The inner `response` of the initialize answer (`ClaudeSDKClient.get_server_info()`)."""
+    del model  # the picker lists aliases; the model in use is named by `system/init`
     return {
-        "commands": [],
+        **initialize_extras(),
         "output_style": "default",
         "available_output_styles": ["default"],
-        "models": [{"value": "default", "displayName": "Default", "description": model}],
-        "account": {},
         "pid": pid,
         "scripted_claude": {"scenario": scenario, "version": CLI_VERSION},
     }

@@ -149,6 +149,8 @@ class _Player:
                 self._assistant([block], model=None, stop_reason=None)
             case ToolUse(name=name, input=tool_input, result=result, is_error=is_error):
                 ident = self._tool_use(name, dict(tool_input))
+                if name == "EnterPlanMode" and not is_error:
+                    s.permission_mode = "plan"  # Claude switches its own mode
                 self._tool_result(ident, result, is_error)
             case Permission():
                 return self._permission(step)
@@ -242,7 +244,7 @@ class _Player:
     def _permission(self, step: Permission) -> bool:
         tool_input = dict(step.input)
         ident = self._tool_use(step.tool_name, tool_input)
-        allowed, message, interrupt = self._ask(step.tool_name, tool_input, ident)
+        allowed, message, interrupt = self._ask(step.tool_name, tool_input, ident, step.suggestions)
         if allowed is None:
             return False
         if allowed:
@@ -261,11 +263,17 @@ class _Player:
         return True
 
     def _ask(
-        self, tool_name: str, tool_input: dict[str, Any], ident: str
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        ident: str,
+        suggestions: tuple[Any, ...] = (),
     ) -> tuple[bool | None, str, bool]:
         """(allowed, denial message, interrupt); allowed None: interrupted while waiting."""
         s = self.s
         if s.permission_mode == "bypassPermissions":
+            return True, "", False
+        if s.rules is not None and s.rules.decide(s.permission_mode, tool_name, tool_input):
             return True, "", False
         if s.permission_prompt_tool != "stdio" or self.inbox.eof:
             # Nobody can be asked: the real CLI denies in non-interactive mode.
@@ -278,7 +286,7 @@ class _Player:
             "subtype": "can_use_tool",
             "tool_name": tool_name,
             "input": tool_input,
-            "permission_suggestions": None,
+            "permission_suggestions": [dict(x) for x in suggestions] or None,
             "tool_use_id": ident,
         }
         s.emit_state("requires_action")
@@ -297,6 +305,9 @@ class _Player:
         body = answer.get("response")
         body = body if isinstance(body, dict) else {}
         if body.get("behavior") == "allow":
+            if s.rules is not None:
+                mode = s.rules.apply(body.get("updatedPermissions"))
+                s.permission_mode = mode or s.permission_mode
             return True, "", False
         return False, str(body.get("message", "")), bool(body.get("interrupt"))
 

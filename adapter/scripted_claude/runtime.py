@@ -21,12 +21,19 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from adapter.scripted_claude import frames
+from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
+from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.player import play_turn
 from adapter.scripted_claude.randomized import scenario_named
 from adapter.scripted_claude.scenarios import SCENARIO_ENV, SCENARIOS
 from adapter.scripted_claude.session import SessionState, play_bare, terminate
-from adapter.scripted_claude.steps import DEFAULT_MODEL, Scenario
-from adapter.scripted_claude.transcript import Transcript, project_dir, transcript_path
+from adapter.scripted_claude.steps import Scenario
+from adapter.scripted_claude.transcript import (
+    Transcript,
+    config_dir,
+    project_dir,
+    transcript_path,
+)
 from adapter.scripted_claude.wire import FrameWriter, Inbox, UserTurn
 
 __all__ = ["CliArgs", "main", "parse_argv"]
@@ -191,10 +198,17 @@ def _state_frames(env: Mapping[str, str]) -> bool | None:
 class _Reader:
     """The stdin thread: answers control requests, files everything else into the inbox."""
 
-    def __init__(self, state: SessionState, inbox: Inbox, scenario: Scenario) -> None:
+    def __init__(
+        self,
+        state: SessionState,
+        inbox: Inbox,
+        scenario: Scenario,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.state = state
         self.inbox = inbox
         self.scenario = scenario
+        self.env: Mapping[str, str] = env or {}
 
     def run(self) -> None:
         stdin = sys.stdin.buffer
@@ -233,6 +247,7 @@ class _Reader:
         s = self.state
         subtype = request.get("subtype")
         answer: frames.Frame = {}
+        record(self.env, "control", request=request)
         if subtype == "initialize":
             answer = frames.initialize_response(
                 scenario=self.scenario.name, pid=os.getpid(), model=s.model
@@ -241,10 +256,19 @@ class _Reader:
             if self.inbox.push_interrupt(request_id):
                 return  # the player answers once the turn's result is out
         elif subtype == "set_permission_mode":
-            s.permission_mode = str(request.get("mode") or "default")
+            mode = request.get("mode")
+            if mode not in PERMISSION_MODES:
+                # The real CLI refuses a mode it does not know, and keeps its own.
+                s.emit(frames.control_error(request_id, f"Invalid permission mode: {mode}"))
+                return
+            s.permission_mode = str(mode)
         elif subtype == "set_model":
-            model = request.get("model")
-            s.model = model if isinstance(model, str) and model else DEFAULT_MODEL
+            s.model = resolve_model(request.get("model"))
+        elif subtype == "apply_flag_settings":
+            settings = request.get("settings")
+            if isinstance(settings, dict) and "effortLevel" in settings:
+                effort = settings["effortLevel"]
+                s.effort = effort if isinstance(effort, str) else None
         elif subtype == "mcp_status":
             answer = {"mcpServers": []}
         elif subtype == "get_context_usage":
@@ -269,29 +293,36 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
             f"scripted_claude: unknown scenario {name!r} in ${SCENARIO_ENV}. Known: {known}\n"
         )
         return 2
+    record(env, "argv", argv=list(argv))
     writer = FrameWriter()
     for step in scenario.before_handshake:
         play_bare(step, writer)
     cwd = os.getcwd()
     transcript = _open_transcript(args, env, cwd, writer)
-    model = args.value("--model") or ""
+    model = resolve_model(args.value("--model") or "default")
+    sources = tuple(s for s in (args.value("--setting-sources") or "").split(",") if s)
+    rules = Rules(config=config_dir(env), cwd=cwd, sources=sources)
+    rules.load()
     state = SessionState(
         session_id=transcript.session_id,
         cwd=cwd,
         writer=writer,
         transcript=transcript,
-        model=model if model.startswith("claude-") else DEFAULT_MODEL,
-        permission_mode=args.value("--permission-mode") or "default",
+        model=model,
+        permission_mode=args.value("--permission-mode") or rules.default_mode() or "default",
         permission_prompt_tool=args.value("--permission-prompt-tool"),
         state_frames_host_only=_state_frames(env),
         replay_user_messages=args.has("--replay-user-messages"),
+        rules=rules,
+        effort=args.value("--effort"),
     )
     inbox = Inbox()
-    reader = _Reader(state, inbox, scenario)
+    reader = _Reader(state, inbox, scenario, env)
     threading.Thread(target=reader.run, name="scripted-claude-stdin", daemon=True).start()
     turn_index = transcript.prompt_count
     while (turn := inbox.next_turn()) is not None:
         play_turn(state, inbox, turn, scenario.script_for(turn_index))
         turn_index += 1
     transcript.close()
+    record(env, "exit", session_id=transcript.session_id)
     return 1 if state.last_result_is_error else 0

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
+from adapter.scripted_claude.session_scenarios import SESSION_SCENARIOS
 from adapter.scripted_claude.steps import (
     ApiRetry,
     AssistantError,
@@ -355,7 +356,7 @@ _ALL: tuple[Scenario, ...] = (
 )
 
 # The fault scenarios (faults.py) are registered beside the shipped ones.
-_ALL = (*_ALL, *FAULT_SCENARIOS)
+_ALL = (*_ALL, *FAULT_SCENARIOS, *SESSION_SCENARIOS)
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from adapter.scripted_claude import frames
+from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.steps import (
     DEFAULT_MODEL,
     Exit,
@@ -47,6 +48,9 @@ class SessionState:
     state_frames_host_only: bool | None = None
     replay_user_messages: bool = False
     last_result_is_error: bool = False
+    # Allow rules from settings files and earlier answers (None: ask about everything).
+    rules: Rules | None = None
+    effort: str | None = None
 
     def emit(self, frame: frames.Frame) -> None:
         self.writer.write(frame)

@@ -103,6 +103,8 @@ class Permission:
     tool_name: str
     input: Mapping[str, object]
     result: str
+    # Claude Code's `permission_suggestions` for this call (rule or mode updates it offers).
+    suggestions: tuple[Mapping[str, object], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,0 +1,121 @@
+"""Sign-in: `claude-acp login`, and the `authMethods` that let an editor run it.
+
+Theory of operation: Claude signs in as Claude Code does, and the Claude Code that the adapter
+runs is the one bundled inside the installed `claude-agent-sdk` (or `$CLAUDE_CODE_EXECUTABLE`),
+so `claude-acp login [flags]` runs that CLI's `auth login [flags]` in the terminal; no other
+Claude install is needed. A client that can run terminal commands for its user (ACP
+`clientCapabilities.auth.terminal`, or the older `_meta["terminal-auth"]`) is offered the same
+command as terminal auth methods; every client also gets the plain "sign in, then continue"
+method.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from acp.schema import AuthMethodAgent, ClientCapabilities, TerminalAuthMethod
+
+__all__ = ["AUTH_METHOD_ID", "METHOD_IDS", "auth_methods", "claude_executable", "main"]
+
+AUTH_METHOD_ID = "claude-login"
+# (id, name, description, flags for `claude auth login`)
+_TERMINAL_METHODS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    (
+        "claude-ai-login",
+        "Sign in with Claude.ai",
+        "Use a Claude Pro, Max, Team or Enterprise subscription",
+        ("--claudeai",),
+    ),
+    (
+        "console-login",
+        "Sign in with the Anthropic Console",
+        "Use API usage billing",
+        ("--console",),
+    ),
+)
+METHOD_IDS = frozenset({AUTH_METHOD_ID, *(m[0] for m in _TERMINAL_METHODS)})
+
+
+def claude_executable() -> str | None:
+    """The Claude Code the adapter runs: `$CLAUDE_CODE_EXECUTABLE`, the SDK's bundled CLI,
+    or a `claude` on PATH."""
+    configured = os.environ.get("CLAUDE_CODE_EXECUTABLE")
+    if configured:
+        return configured
+    try:
+        import claude_agent_sdk
+
+        bundled = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+        if bundled.is_file():
+            return str(bundled)
+    except ImportError:  # pragma: no cover - the SDK is a dependency
+        pass
+    return shutil.which("claude")
+
+
+def _self_command() -> str:
+    # The absolute path of this `claude-acp`, so an editor can run it without our PATH.
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else "claude-acp"
+    found = shutil.which(argv0) if os.sep not in argv0 else argv0
+    return os.path.abspath(found or argv0)
+
+
+def _wants_terminal(caps: ClientCapabilities | None) -> tuple[bool, bool]:
+    """(declares ACP terminal auth, declares the older `_meta["terminal-auth"]`)."""
+    if caps is None:
+        return False, False
+    terminal = bool(caps.auth is not None and caps.auth.terminal)
+    meta = caps.field_meta if isinstance(caps.field_meta, dict) else {}
+    return terminal, bool(meta.get("terminal-auth"))
+
+
+def auth_methods(caps: ClientCapabilities | None) -> list[Any]:
+    methods: list[Any] = [
+        AuthMethodAgent(
+            id=AUTH_METHOD_ID,
+            name="Sign in to Claude",
+            description=(
+                "Run `claude-acp login` in a terminal (or set ANTHROPIC_API_KEY for the "
+                "editor), then choose this to continue."
+            ),
+        )
+    ]
+    terminal, legacy = _wants_terminal(caps)
+    for method_id, name, description, flags in _TERMINAL_METHODS:
+        args = ["login", *flags]
+        if terminal:
+            methods.append(
+                TerminalAuthMethod(
+                    type="terminal", id=method_id, name=name, description=description, args=args
+                )
+            )
+        elif legacy:
+            label = {"command": _self_command(), "args": args, "label": name}
+            methods.append(
+                AuthMethodAgent(
+                    id=method_id,
+                    name=name,
+                    description=description,
+                    field_meta={"terminal-auth": label},
+                )
+            )
+    return methods
+
+
+def main(args: list[str]) -> int:
+    """`claude-acp login [flags]`: Claude Code's `auth login [flags]`, in this terminal."""
+    executable = claude_executable()
+    if executable is None:
+        print("claude-acp: Claude Code was not found (reinstall claude-agent-sdk)", file=sys.stderr)
+        return 1
+    argv = [executable, "auth", "login", *args]
+    try:
+        os.execv(executable, argv)
+    except OSError as exc:
+        print(f"claude-acp: could not start Claude Code: {exc.strerror}", file=sys.stderr)
+        return 1
+    return 0  # pragma: no cover - execv does not return

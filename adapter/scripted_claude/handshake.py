@@ -1,0 +1,116 @@
+"""What the scripted Claude reports at start-up, and how it takes mode, model and effort changes.
+
+Theory of operation: the real CLI answers the SDK's `initialize` control request with its slash
+commands (`{name, description, argumentHint}`), its model picker (`{value, displayName,
+description, supportsEffort?, supportedEffortLevels?, ...}`) and account facts; `COMMANDS`,
+`MODELS` and `ACCOUNT` copy those shapes. Model aliases resolve to full ids as the CLI resolves
+them, so the next turn's `system/init` names the model in use. With `$CLAUDE_ACP_SCRIPTED_LOG`
+set, the fake appends one JSON line per thing a test may want to check: its argv at start and
+every control request it receives (`record`).
+
+Standard library only: imported by the fake at start-up.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "ACCOUNT",
+    "COMMANDS",
+    "LOG_ENV",
+    "MODELS",
+    "PERMISSION_MODES",
+    "initialize_extras",
+    "record",
+    "resolve_model",
+]
+
+# Where the fake records its argv and the control requests it receives (one JSON per line).
+LOG_ENV = "CLAUDE_ACP_SCRIPTED_LOG"
+
+# The modes `set_permission_mode` accepts (the real CLI's PermissionMode values).
+PERMISSION_MODES = frozenset(
+    {"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
+)
+
+COMMANDS: tuple[Mapping[str, str], ...] = (
+    {
+        "name": "compact",
+        "description": "Clear conversation history but keep a summary in context",
+        "argumentHint": "<optional custom summarization instructions>",
+    },
+    {"name": "init", "description": "Initialize a new CLAUDE.md file", "argumentHint": ""},
+    {
+        "name": "review",
+        "description": "Review a pull request",
+        "argumentHint": "[pr-number]",
+    },
+    {"name": "clear", "description": "Clear conversation history", "argumentHint": ""},
+    {"name": "cost", "description": "Show the total cost of this session", "argumentHint": ""},
+    {"name": "login", "description": "Sign in with your Anthropic account", "argumentHint": ""},
+)
+
+MODELS: tuple[Mapping[str, Any], ...] = (
+    {
+        "value": "default",
+        "displayName": "Default (recommended)",
+        "description": "Sonnet 4.5 · Best for everyday tasks",
+        "supportsEffort": True,
+        "supportedEffortLevels": ["low", "medium", "high"],
+    },
+    {
+        "value": "opus",
+        "displayName": "Opus",
+        "description": "Opus 4.1 · Most capable for complex work",
+        "supportsEffort": True,
+        "supportedEffortLevels": ["low", "medium", "high", "max"],
+    },
+    {
+        "value": "haiku",
+        "displayName": "Haiku",
+        "description": "Haiku 4.5 · Fastest for quick answers",
+    },
+)
+
+ACCOUNT: Mapping[str, str] = {
+    "email": "scripted@example.invalid",
+    "organization": "Scripted Claude",
+    "subscriptionType": "pro",
+    "tokenSource": "claude.ai",
+    "apiProvider": "firstParty",
+}
+
+_ALIASES = {
+    "default": "claude-sonnet-4-5",
+    "sonnet": "claude-sonnet-4-5",
+    "opus": "claude-opus-4-1",
+    "haiku": "claude-haiku-4-5",
+}
+
+
+def resolve_model(name: object) -> str:
+    """The full model id for an alias (or a full id as given); the default for nothing."""
+    if not isinstance(name, str) or not name:
+        return _ALIASES["default"]
+    return _ALIASES.get(name, name)
+
+
+def record(env: Mapping[str, str], kind: str, **fields: object) -> None:
+    """Append `{"kind": kind, **fields}` to the log a test asked for (nothing otherwise)."""
+    path = env.get(LOG_ENV)
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as log:
+        log.write(json.dumps({"kind": kind, **fields}) + "\n")
+
+
+def initialize_extras() -> dict[str, Any]:
+    """The keys of the real CLI's initialize answer that describe this installation."""
+    return {
+        "commands": [dict(c) for c in COMMANDS],
+        "models": [dict(m) for m in MODELS],
+        "account": dict(ACCOUNT),
+    }

@@ -1,0 +1,97 @@
+"""Scenarios for the everyday session features: modes, plans, permission rules, commands.
+
+Theory of operation: like `faults.py`, a table of named scenarios registered beside the shipped
+ones. Each plays what the real CLI does for one feature: `plan_mode` enters plan mode by
+itself (EnterPlanMode) and then asks to leave it (ExitPlanMode, a permission request whose
+answer may switch the mode); `permission_rules` asks about a Bash command and offers Claude
+Code's own "don't ask again" suggestion (kept in the local settings file when chosen), on every
+turn, so a second session shows whether the rule held; `commands_changed` reports a new
+command mid-session; `edit_permission` asks about an Edit (allowed without asking under
+acceptEdits).
+"""
+
+from __future__ import annotations
+
+from adapter.scripted_claude.handshake import COMMANDS
+from adapter.scripted_claude.steps import (
+    Permission,
+    RawFrame,
+    Reply,
+    Result,
+    Scenario,
+    Text,
+    ToolUse,
+    TurnScript,
+)
+
+__all__ = ["DEPLOY", "PLAN", "SESSION_SCENARIOS", "TEST_RULE"]
+
+PLAN = "1. Read the code\n2. Fix the bug\n3. Run the tests"
+# Claude Code's suggestion for `npm test`: a prefix rule, kept in the local settings file.
+TEST_RULE = {
+    "type": "addRules",
+    "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}],
+    "behavior": "allow",
+    "destination": "localSettings",
+}
+
+_RUN_TESTS = Permission(
+    tool_name="Bash",
+    input={"command": "npm test", "description": "Run the tests"},
+    result="12 passing",
+    suggestions=(TEST_RULE,),
+)
+_EDIT = Permission(
+    tool_name="Edit",
+    input={"file_path": "src/app.py", "old_string": "x = 1", "new_string": "x = 2"},
+    result="The file src/app.py has been updated.",
+)
+
+
+# A command that appears mid-session (a skill or `.claude/commands` file added meanwhile).
+DEPLOY = {"name": "deploy", "description": "Deploy the current branch", "argumentHint": "<env>"}
+_COMMANDS_CHANGED = RawFrame(
+    frame={
+        "type": "system",
+        "subtype": "commands_changed",
+        "commands": [*(dict(c) for c in COMMANDS), DEPLOY],
+    }
+)
+
+
+def _repeat(turn: TurnScript, times: int = 8) -> tuple[TurnScript, ...]:
+    return tuple(turn for _ in range(times))
+
+
+SESSION_SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        name="plan_mode",
+        description="Claude enters plan mode by itself, then asks to leave it with a plan.",
+        turns=(
+            (
+                ToolUse(name="EnterPlanMode", input={}, result="Entered plan mode."),
+                Text(text="I will look around first."),
+                Result(),
+            ),
+            (
+                Permission(tool_name="ExitPlanMode", input={"plan": PLAN}, result="Plan approved"),
+                Result(),
+            ),
+        ),
+    ),
+    Scenario(
+        name="permission_rules",
+        description="Every turn asks to run `npm test`, suggesting a local allow rule for it.",
+        turns=_repeat((_RUN_TESTS, Result())),
+    ),
+    Scenario(
+        name="commands_changed",
+        description="Claude reports a new slash command during the first turn.",
+        turns=((_COMMANDS_CHANGED, Reply(), Result()),),
+    ),
+    Scenario(
+        name="edit_permission",
+        description="Every turn asks to edit a file (allowed without asking under acceptEdits).",
+        turns=_repeat((_EDIT, Reply(), Result())),
+    ),
+)
