@@ -42,6 +42,7 @@ from anyio.abc import TaskGroup
 from adapter import login, mcp_servers, session_methods, session_store
 from adapter.client_link import ClientLink, Connection
 from adapter.commands import rewrite_prompt
+from adapter.compat import wrap_request_handler
 from adapter.prompt_content import PROMPT_CAPABILITIES
 from fsm.negotiation import Dialects, advertisement, negotiate
 
@@ -81,9 +82,7 @@ class ClaudeAcpAgent:
     def on_connect(self, conn: Connection) -> None:
         self._link.attach(conn)
         # The schema drops MCP server entries it cannot read; check them before it does.
-        raw = getattr(conn, "_conn", None)
-        if raw is not None and hasattr(raw, "_handler"):
-            raw._handler = mcp_servers.guard(raw._handler)
+        wrap_request_handler(conn, mcp_servers.guard)
 
     async def initialize(
         self,

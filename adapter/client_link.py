@@ -12,6 +12,8 @@ from typing import Any, Protocol
 
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, ToolCallUpdate
 
+from adapter.compat import send_raw_notification
+
 __all__ = ["ClientLink", "Connection"]
 
 log = logging.getLogger(__name__)
@@ -55,18 +57,14 @@ class ClientLink:
     async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
         """Send a `session/update` whose kind the `acp` schema does not know (the `agent_error`
         dialect): its typed API would drop it, so the frame goes out through the connection's
-        raw notification sender (acp 0.12.1, pinned)."""
-        raw = getattr(self._conn, "_conn", None)
-        if raw is None:
-            return False
+        raw notification sender (`adapter.compat`)."""
         try:
-            await raw.send_notification(
-                "session/update", {"sessionId": session_id, "update": update}
+            return await send_raw_notification(
+                self._conn, "session/update", {"sessionId": session_id, "update": update}
             )
         except Exception:
             log.warning("session %s: could not send %s", session_id, update.get("sessionUpdate"))
             return False
-        return True
 
     def next_request_id(self) -> int | None:
         """The JSON-RPC id the next request to the client will carry (acp 0.12.1, pinned: it

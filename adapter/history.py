@@ -31,10 +31,10 @@ Wire = dict[str, Any]
 
 
 def _sanitize(path: str) -> str:
-    # The SDK's own rule for project folder names (pinned version; private helper).
-    from claude_agent_sdk._internal.sessions import _sanitize_path
+    # The SDK's own rule for project folder names (private; see `adapter.compat`).
+    from adapter.compat import sanitize_path
 
-    return _sanitize_path(path)
+    return sanitize_path(path)
 
 
 def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Path | None:
@@ -108,7 +108,7 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
         scan.feed(entry)
     stats = ReplayStats()
     planner = ReplayPlanner(
-        session_id=session.session_id, capable=session.core.capable, active_uuid=scan.active_uuid
+        session_id=session.session_id, capable=session.core.notices, active_uuid=scan.active_uuid
     )
     view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
     first_prompt: str | None = None

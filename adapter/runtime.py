@@ -1,18 +1,19 @@
 """One Claude process: a `ClaudeSDKClient`, its reader loop, and its epoch.
 
-The reader is the runtime's recovery boundary: whatever the SDK raises while reading (the
-process died, printed garbage, the pipe broke) ends the runtime with one `on_lost` call, and a
-clean end of Claude's output with one `on_end` call. Starting fails with `RuntimeStartError`,
-whose message is safe to show a user.
+The reader is the runtime's recovery boundary for Claude's transport only: whatever the SDK
+raises while *reading* (the process died, printed garbage, the pipe broke) ends the runtime with
+one `on_lost` call, and a clean end of Claude's output with one `on_end` call. What our own
+`on_message` raises is not Claude's failure (DECISIONS row 30): it propagates to the caller, which
+reports an internal fault. Starting fails with `RuntimeStartError`, whose message is safe to show
+a user. Every private SDK touchpoint used here lives in `adapter/compat.py`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,11 +26,16 @@ from claude_agent_sdk import (
     CLIJSONDecodeError,
     CLINotFoundError,
 )
-from claude_agent_sdk._internal.message_parser import parse_message
-from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
-from claude_agent_sdk.types import CanUseTool, _configure_can_use_tool
+from claude_agent_sdk.types import CanUseTool
 
 from adapter.claude_settings import SETTING_SOURCES
+from adapter.compat import (
+    ExitBoundedTransport,
+    configure_can_use_tool,
+    parse_message,
+    raw_frames,
+    send_control_request,
+)
 from adapter.settings import RuntimeSettings
 
 __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
@@ -40,54 +46,10 @@ log = logging.getLogger(__name__)
 CLOSE_TIMEOUT_SECONDS = 5.0
 
 
-# After Claude closes its output, how long its process may linger before it is killed.
-EXIT_GRACE_SECONDS = 5.0
-
-
 async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
     # Streaming mode with nothing queued: prompts are written one by one with `query`.
     return
     yield {}
-
-
-class _ExitBoundedProcess:
-    """The Claude process, except that waiting for its exit is bounded.
-
-    After Claude's stdout reaches EOF the SDK waits for the process to exit before it ends the
-    stream; a process that closed its output but stays alive would hold the turn forever. Past
-    the grace period the process is killed, which ends the stream like any other exit.
-    """
-
-    def __init__(self, process: Any) -> None:
-        self._process = process
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._process, name)
-
-    async def wait(self) -> Any:
-        with anyio.move_on_after(EXIT_GRACE_SECONDS):
-            return await self._process.wait()
-        log.warning("Claude closed its output but did not exit; stopping it")
-        self._process.kill()
-        return await self._process.wait()
-
-
-class _ExitBoundedTransport(SubprocessCLITransport):
-    async def connect(self) -> None:
-        await super().connect()
-        if self._process is not None:
-            self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
-
-    async def close(self) -> None:
-        process = self._process
-        await super().close()
-        # The SDK leaves Claude's stdout pipe open when it stopped reading mid-line (a message
-        # over the limit): asyncio's transport (our wrapper, then anyio's, then asyncio's
-        # process) is closed here, or it complains at exit about a transport left open.
-        inner = getattr(getattr(process, "_process", None), "_process", None)
-        transport = getattr(inner, "_transport", None)
-        if isinstance(transport, asyncio.SubprocessTransport):
-            transport.close()
 
 
 def _over_the_buffer(exc: Exception) -> bool:
@@ -151,8 +113,8 @@ class ClaudeRuntime:
         )
         # The client configures its own copy of the options; the transport builds the command
         # line, so it gets them configured the same way the client would have done for it.
-        transport = _ExitBoundedTransport(
-            prompt=_no_prompt(), options=_configure_can_use_tool(options)
+        transport = ExitBoundedTransport(
+            prompt=_no_prompt(), options=configure_can_use_tool(options)
         )
         self._transport = transport
         self.client = ClaudeSDKClient(options=options, transport=transport)
@@ -161,13 +123,15 @@ class ClaudeRuntime:
         self,
         *,
         on_ready: Callable[[], Awaitable[None]],
-        on_message: Callable[[Any], Awaitable[None]],
+        on_message: Callable[[Any, dict[str, Any]], Awaitable[None]],
         on_end: Callable[[], Awaitable[None]],
         on_lost: Callable[[], Awaitable[None]],
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
         """Connect, call `on_ready` (before anything Claude says is read, so the session
-        knows this runtime first), report started, then read until Claude's output ends."""
+        knows this runtime first), report started, then read until Claude's output ends.
+        `on_message` gets each parsed message with its raw frame; what it raises propagates
+        (our fault, not Claude's), after the process is closed."""
         try:
             await self.client.connect()
         except CLINotFoundError as exc:
@@ -179,25 +143,41 @@ class ClaudeRuntime:
         await on_ready()
         task_status.started()
         try:
-            async for message in self._messages():
-                await on_message(message)
-        except Exception as exc:
-            # Declared recovery boundary: the reason is logged, the session hears "lost".
-            self.too_large = _over_the_buffer(exc)
-            log.warning("Claude runtime %s ended with an error", self.epoch, exc_info=True)
-            await on_lost()
-        else:
-            await on_end()
+            await self._read(on_message, on_end, on_lost)
         finally:
             await self.close()
 
-    async def _messages(self) -> AsyncIterator[Any]:
-        """`ClaudeSDKClient.receive_messages`, except that one frame the SDK cannot parse is
-        skipped instead of ending the whole stream (it raises inside the generator)."""
-        query = self.client._query
-        if query is None:
-            return
-        async for data in query.receive_messages():
+    async def _read(
+        self,
+        on_message: Callable[[Any, dict[str, Any]], Awaitable[None]],
+        on_end: Callable[[], Awaitable[None]],
+        on_lost: Callable[[], Awaitable[None]],
+    ) -> None:
+        messages = self._messages()
+        try:
+            while True:
+                try:
+                    message, raw = await anext(messages)
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:
+                    # Declared recovery boundary: Claude's transport failed while we read it.
+                    # The reason is logged, the session hears "lost" (or "too large", row 31's
+                    # clear record, when one message was over the buffer).
+                    self.too_large = _over_the_buffer(exc)
+                    log.warning("Claude runtime %s ended with an error", self.epoch, exc_info=True)
+                    await on_lost()
+                    return
+                await on_message(message, raw)  # what this raises is ours: it propagates
+            await on_end()
+        finally:
+            await messages.aclose()
+
+    async def _messages(self) -> AsyncGenerator[tuple[Any, dict[str, Any]], None]:
+        """`ClaudeSDKClient.receive_messages` with each raw frame, except that one frame the SDK
+        cannot parse is skipped instead of ending the whole stream (it raises inside the
+        generator)."""
+        async for data in raw_frames(self.client):
             try:
                 message = parse_message(data)
             except Exception:
@@ -206,7 +186,7 @@ class ClaudeRuntime:
                 log.warning("skipped a frame from Claude that the SDK could not parse")
                 continue
             if message is not None:
-                yield message
+                yield message, data
 
     async def send(self, message: dict[str, Any]) -> None:
         async def one() -> Any:
@@ -220,7 +200,7 @@ class ClaudeRuntime:
     async def stop(self, grace: float) -> None:
         """Stop Claude now (the adapter is exiting): SIGTERM, then SIGKILL after `grace`
         seconds, then the SDK's own cleanup (which then has no process left to wait for)."""
-        process = self._transport._process
+        process = self._transport.process
         if process is not None and process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 process.terminate()
@@ -245,11 +225,8 @@ class ClaudeRuntime:
     async def set_effort(self, effort: str | None) -> None:
         """Claude Code's `apply_flag_settings` control request (the SDK has no wrapper for
         it in the pinned version; the TypeScript SDK's `applyFlagSettings` sends the same)."""
-        query = self.client._query
-        if query is None:
-            raise CLIConnectionError("Not connected.")
         request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
-        await query._send_control_request(request)
+        await send_control_request(self.client, request)
 
     async def close(self) -> None:
         """Disconnect (boundedly); a second caller waits for the first one's disconnect, so

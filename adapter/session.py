@@ -1,9 +1,13 @@
-"""One ACP session: the core's shell. Read, feed the core, perform its effects, repeat.
+"""One ACP session: the core's shell. Report facts to the core, perform its effects, repeat.
 
 Every event reaches the core through `feed`, under one lock, and its effects are performed in
-order before the next event is fed, so the core sees exactly the order things happened in.
-Prompts are queued in order (`_prompt_lock`): a second prompt waits for the first one's answer.
-Each prompt waits on its own `_Answer`, which exactly one `SettlePrompt`/`RejectPrompt` fills.
+order before the next event is fed, so the core sees exactly the order things happened in. The
+shell decides nothing: which prompt goes next (and whether Claude's process is replaced first),
+when Claude is interrupted or stopped, and when the core next needs waking all come from the
+core. Each prompt waits on its own `Answer`, which exactly one `SettlePrompt`/`RejectPrompt`
+fills. An exception in our own code (the core, or this shell) is DECISIONS row 30: logged with
+its traceback, reported to the core as `InternalFaultOccurred`, which fails the live turn as
+`internal_error` and breaks the session; only Claude's own transport failing is "lost".
 """
 
 from __future__ import annotations
@@ -11,80 +15,58 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from acp import RequestError, helpers
-from acp.schema import PromptResponse, SessionInfoUpdate
-from anyio.abc import TaskGroup, TaskStatus
-from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
-from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
+from acp import RequestError
+from acp.schema import (
+    PromptResponse,
+)
+from anyio.abc import TaskGroup
+from claude_agent_sdk import AssistantMessage
 
+from adapter.claude_side import Answer, ClaudeSide
 from adapter.client_link import ClientLink
-from adapter.prompt_content import claude_content, claude_user_message
-from adapter.runtime import ClaudeRuntime, RuntimeStartError
+from adapter.prompt_content import claude_content
+from adapter.publish import Publisher
+from adapter.runtime import ClaudeRuntime
 from adapter.session_config import SessionConfig
 from adapter.session_controls import SessionControls
 from adapter.settings import RuntimeSettings
-from adapter.translate import event_for
 from adapter.turn_hooks import TurnHooks
 from fsm.classify import SYNTHETIC_MODEL
 from fsm.effects import (
     Effect,
     ForwardAssistantMessage,
+    InterruptClaude,
     LogNotice,
     PublishRecord,
     RejectPrompt,
     SendAgentText,
+    SendPrompt,
     SettlePrompt,
+    StopRuntime,
 )
-from fsm.errors import FsmError
 from fsm.events import (
     CancelRequested,
-    ClaudeSilent,
+    CredentialsChanged,
+    DeadlineReached,
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
-    MessageTooLarge,
-    PromptSent,
-    RuntimeStarted,
-    RuntimeStartFailed,
-    StreamEnded,
-    TransportLost,
+    InternalFaultOccurred,
+    PromptReceived,
 )
 from fsm.negotiation import Dialects
-from fsm.records import FailureRecord, redact
+from fsm.records import redact
 from fsm.session import SessionCore
-from fsm.vocabulary import Severity
-from fsm.wire import AgentErrorDialect, SessionFailureDialect
 
 __all__ = ["Session"]
 
 log = logging.getLogger(__name__)
 
-# After an interrupt, how long Claude gets to end the turn before its process is stopped.
-CANCEL_GRACE_SECONDS = 10.0
 
-_SESSION_FAILURE = SessionFailureDialect()
-_AGENT_ERROR = AgentErrorDialect()
-
-
-@dataclass(slots=True)
-class _Answer:
-    """The one answer a prompt gets."""
-
-    done: anyio.Event = field(default_factory=anyio.Event)
-    value: PromptResponse | RequestError | None = None
-    epoch: str | None = None  # the runtime the prompt went to, once sent
-
-    def give(self, value: PromptResponse | RequestError) -> None:
-        if self.value is None:
-            self.value = value
-            self.done.set()
-
-
-class Session:
+class Session(ClaudeSide):
     def __init__(
         self,
         *,
@@ -96,6 +78,7 @@ class Session:
         task_group: TaskGroup,
         resume: bool = False,
         terminal_output: bool = False,
+        clock: Any = time.monotonic,
         controls: SessionControls | None = None,
     ) -> None:
         self.session_id = session_id
@@ -105,93 +88,35 @@ class Session:
         self._settings = settings
         self._tg = task_group
         self._resume = resume
+        self._clock = clock
         self._runtime: ClaudeRuntime | None = None
         self._feed_lock = anyio.Lock()
-        self._prompt_lock = anyio.Lock()
-        self._answer: _Answer | None = None
+        self._answers: dict[str, Answer] = {}
+        self._publisher = Publisher(link=link, dialects=dialects, session_id=session_id)
         # Modes, pickers, commands and permissions (adapter/session_controls.py).
         self.controls = controls or SessionControls(
             session_id=session_id, link=link, config=SessionConfig.initial({}, None)
         )
         self.controls.bind(lambda: self._runtime)
-        self._closed = False
-        self._broken = False
-        self._restart_after_turn = False
-        self._last_heard = time.monotonic()
-        # Bumped by every cancel, so prompts queued behind a cancelled one are cancelled too.
-        self._cancels = 0
         # Claude's messages as the editor shows them: chunks, cards, plan, usage, title.
         self.view = TurnHooks(self, terminal_output=terminal_output, titled=resume)
         self.controls.permissions.card = self.view.permission_card
-        # No runtime yet: a placeholder epoch, and "lost" so the first prompt starts one if
-        # `start` was not called; each runtime's RuntimeStarted brings its real epoch.
+        self._closed = False
+        self._rearm = anyio.Event()
+        self._timer_started = False
+        self._armed_for: float | None = None  # the deadline the timer sleeps toward
+        # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
         self.core = SessionCore(
             session_id=session_id,
             epoch="unstarted",
             capable=dialects.capable,
+            notices=dialects.session_failure,
             private=settings.private,
+            stall_seconds=settings.stall_seconds,
+            started=False,
         )
-        self.core.runtime_lost = True
 
-    # --- runtime ----------------------------------------------------------------------
-
-    async def start(self) -> None:
-        """Start a Claude process for this session; raises `RuntimeStartError`."""
-        runtime = ClaudeRuntime(
-            settings=self._settings,
-            cwd=self.cwd,
-            session_id=self.session_id,
-            resume=self._resume,
-            can_use_tool=self._can_use_tool,
-            launch=self.controls.launch(),
-        )
-        epoch = runtime.epoch
-
-        async def on_ready() -> None:
-            self._runtime = runtime
-            await self.feed(RuntimeStarted(epoch=epoch))
-
-        async def on_message(message: Any) -> None:
-            await self._on_message(message, epoch)
-
-        async def on_end() -> None:
-            await self.feed(StreamEnded(epoch=epoch))
-
-        async def on_lost() -> None:
-            if runtime.too_large:
-                limit = self._settings.max_message_bytes
-                await self.feed(MessageTooLarge(epoch=epoch, limit_bytes=limit))
-            await self.feed(TransportLost(epoch=epoch))
-
-        async def run(task_status: TaskStatus[None]) -> None:
-            try:
-                await runtime.run(
-                    on_ready=on_ready,
-                    on_message=on_message,
-                    on_end=on_end,
-                    on_lost=on_lost,
-                    task_status=task_status,
-                )
-            except RuntimeStartError:
-                raise  # before it started: `start` reports it
-            except Exception:
-                # A bug of ours, not Claude's: logged in full, and contained to this session.
-                log.exception("session %s: the Claude runtime task failed", self.session_id)
-                self._broken = True
-            finally:
-                self._answer_if_forgotten(runtime)
-
-        await self._tg.start(run)
-        await self.controls.adopt(runtime)
-
-    def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
-        # Safety net for the "exactly one answer" promise: a prompt still waiting when its
-        # runtime's task is over would otherwise wait forever. Normally the core answered it.
-        answer = self._answer
-        if answer is not None and answer.epoch == runtime.epoch and not answer.done.is_set():
-            log.error("session %s: a prompt was left unanswered; answering it", self.session_id)
-            self._broken = True
-            answer.give(RequestError.internal_error({"reason": "the Claude runtime failed"}))
+    # --- runtime (starting it and reading it: `claude_side.py`) ------------------------
 
     async def send(self, update: Any) -> bool:
         """Send one session update to the client (False when it could not be sent)."""
@@ -202,110 +127,110 @@ class Session:
         return await self._link.send_raw_update(self.session_id, update)
 
     async def restart_on_next_prompt(self) -> None:
-        """Stop the current Claude process; the next prompt starts (resumes) a fresh one. A
-        running turn is left to finish first: its process is stopped after its answer."""
-        if self._answer is not None and not self._answer.done.is_set():
-            self._restart_after_turn = True
-            return
-        runtime = self._runtime
-        if runtime is not None:
-            self._runtime = None
-            await runtime.close()
+        """The credentials changed: the core has the next prompt start a fresh Claude."""
+        await self.feed(CredentialsChanged())
 
     async def shutdown(self, grace: float | None) -> None:
         """End the session: the prompt in flight (and any queued) is answered `cancelled`, and
         Claude is stopped: at once (SIGTERM, SIGKILL after `grace` seconds) when the adapter
         exits, or with `grace` None the SDK's gentle way (its transcript stays whole for a
         resume)."""
-        self._cancels += 1
-        await self.feed(CancelRequested())
+        await self.feed(CancelRequested(now=self._clock()))
         runtime = self._runtime
         if runtime is not None:
             # Its reader then ends, and the core settles the cancelled turn.
             await (runtime.close() if grace is None else runtime.stop(grace))
-        answer = self._answer
-        if answer is not None:
+        for answer in list(self._answers.values()):
             with anyio.move_on_after(grace or 1.0):
                 await answer.done.wait()
             answer.give(PromptResponse(stop_reason="cancelled"))
         self._closed = True
+        self._rearm.set()
 
     async def close(self) -> None:
         self._closed = True
+        self._rearm.set()
         if self._runtime is not None:
             await self._runtime.close()
-        if self._answer is not None:
-            self._answer.give(RequestError.internal_error({"reason": "the session was closed"}))
+        for answer in self._answers.values():
+            answer.give(RequestError.internal_error({"reason": "the session was closed"}))
 
     # --- the loop ---------------------------------------------------------------------
 
     async def feed(self, event: Event, message: Any = None) -> None:
+        """Hand the core one fact and perform its effects, in order."""
         async with self._feed_lock:
             before = {record.id for record in self.core.active()}
-            await self._perform(self.core.handle(event), message)
+            try:
+                await self._perform(self.core.handle(event), message)
+            except Exception:
+                # Declared recovery boundary (row 30): our own code failed on this event.
+                await self._fault_locked(f"handling {type(event).__name__}")
             recovered = before - {record.id for record in self.core.active()}
             if recovered:
                 # Recovery publishes nothing (the spec); the log is where it can be seen.
                 log.info("session %s: no longer active: %s", self.session_id, sorted(recovered))
+        # Wake the timer only when the core needs waking sooner than it is set for: a later
+        # deadline is found when the earlier one passes (cheap: once per Claude frame).
+        deadline = self.core.next_deadline()
+        if deadline is not None and (self._armed_for is None or deadline < self._armed_for):
+            self._rearm.set()
 
-    async def _on_message(self, message: Any, epoch: str) -> None:
-        self._last_heard = time.monotonic()
-        if isinstance(message, StreamEvent):
-            # The bulk of a turn: only the turn view has a use for it.
-            await self.view.stream_event(message)
-            return
-        await self.controls.observe(message)
+    async def _fault(self, where: str) -> None:
+        async with self._feed_lock:
+            await self._fault_locked(where)
+
+    async def _fault_locked(self, where: str) -> None:
+        # Row 30: the traceback goes to the log; the core fails what waits and breaks the
+        # session. If even that fails, every waiting prompt is answered here.
+        log.exception("session %s: internal fault while %s", self.session_id, where)
         try:
-            event = event_for(message, epoch)
-        except (FsmError, TypeError, ValueError):
-            log.warning("skipped a malformed %s from Claude", type(message).__name__)
-            return
-        if isinstance(message, AssistantMessage):
-            self.view.saw_assistant(message)
-        elif isinstance(message, ResultMessage):
-            await self.view.turn_result(message)
-        if event is not None:
-            await self.feed(event, message)
-        elif isinstance(message, UserMessage):
-            await self.view.tool_results(message)
+            await self._perform(self.core.handle(InternalFaultOccurred(where=where)), None)
+        except Exception:
+            log.exception("session %s: the core could not take the fault", self.session_id)
+            for answer in self._answers.values():
+                answer.give(RequestError.internal_error({"reason": "internal error"}))
 
     async def _perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
-            match effect:
-                case PublishRecord(record=record):
-                    sent = await self._publish(record)
-                    outcome = DeliveryConfirmed if sent else DeliveryFailed
-                    follow = self.core.handle(outcome(id=record.id, revision=record.revision))
-                    await self._perform(follow, None)
-                case SettlePrompt(stop_reason=stop_reason, record=record):
-                    meta = None
-                    if record is not None:
-                        # agent_error goes out before the response it explains.
-                        await self._send_agent_error(record)
-                        if self._dialects.session_failure:
-                            meta = _SESSION_FAILURE.meta_for(record)
-                    await self.view.turn_settled()
-                    self._give(
-                        PromptResponse(
-                            stop_reason=stop_reason.value,
-                            field_meta=meta,
-                            usage=self.view.response_usage(),
-                        )
-                    )
-                case RejectPrompt(code=code, message=text, error_kind=kind):
-                    await self.view.turn_ended()
-                    data = {"errorKind": kind} if kind else None
-                    self._give(RequestError(code, text, data))
-                case ForwardAssistantMessage():
-                    if isinstance(message, AssistantMessage):
-                        await self.view.assistant(message, mask=self._mask(message))
-                case SendAgentText(text=text):
-                    text = redact(text, self._settings.private)
-                    await self._link.send_update(
-                        self.session_id, helpers.update_agent_message_text(text)
-                    )
-                case LogNotice(message=text):
-                    log.info("session %s: %s", self.session_id, text)
+            await self._perform_one(effect, message)
+
+    async def _perform_one(self, effect: Effect, message: Any) -> None:
+        match effect:
+            case PublishRecord(record=record):
+                sent = await self._publisher.publish(record)
+                outcome = DeliveryConfirmed if sent else DeliveryFailed
+                follow = self.core.handle(outcome(id=record.id, revision=record.revision))
+                await self._perform(follow, None)
+            case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
+                await self.view.turn_settled()
+                response = await self._publisher.response(stop_reason, record)
+                response.usage = self.view.response_usage()
+                self._give(turn_id, response)
+            case RejectPrompt(code=code, message=text, error_kind=kind, turn_id=turn_id):
+                await self.view.turn_ended()
+                data = {"errorKind": kind} if kind else None
+                self._give(turn_id, RequestError(code, text, data))
+            case ForwardAssistantMessage():
+                if isinstance(message, AssistantMessage):
+                    await self.view.assistant(message, mask=self._mask(message))
+            case SendAgentText(text=text):
+                await self._publisher.agent_text(redact(text, self._settings.private))
+            case SendPrompt(turn_id=turn_id, replace_runtime=replace):
+                # The prompt's own task sends it (outside the lock: starting Claude is slow).
+                answer = self._answers.get(turn_id)
+                if answer is not None:
+                    answer.replace_runtime = replace
+                    answer.go.set()
+            case InterruptClaude():
+                # Not under the lock: the SDK waits for Claude's reply to an interrupt.
+                if self._runtime is not None:
+                    self._tg.start_soon(self._interrupt, self._runtime)
+            case StopRuntime():
+                if self._runtime is not None:
+                    self._tg.start_soon(self._runtime.close)
+            case LogNotice(message=text):
+                log.info("session %s: %s", self.session_id, text)
 
     def _mask(self, message: AssistantMessage) -> tuple[str, ...] | None:
         """What to mask in a message forwarded as agent text: Claude's error prose (an API
@@ -315,132 +240,64 @@ class Session:
             return self._settings.private
         return None
 
-    async def _publish(self, record: FailureRecord) -> bool:
-        """Send `record` in every dialect the client asked for; True iff every send went out."""
-        sent = True
-        if self._dialects.session_failure:
-            info = SessionInfoUpdate(
-                session_update="session_info_update", field_meta=_SESSION_FAILURE.meta_for(record)
-            )
-            sent = await self._link.send_update(self.session_id, info)
-        if record.severity is Severity.ERROR:
-            sent = await self._send_agent_error(record) and sent
-        return sent
-
-    async def _send_agent_error(self, record: FailureRecord) -> bool:
-        update = _AGENT_ERROR.update_for(record) if self._dialects.agent_error else None
-        if update is None:
-            return True
-        return await self._link.send_raw_update(self.session_id, update)
-
-    def _give(self, value: PromptResponse | RequestError) -> None:
-        if self._answer is None:
+    def _give(self, turn_id: str | None, value: PromptResponse | RequestError) -> None:
+        turn_id = turn_id or self.core.turn.turn_id
+        answer = self._answers.get(turn_id) if turn_id is not None else None
+        if answer is None:
             log.error("session %s: an answer with no prompt waiting", self.session_id)
             return
-        self._answer.give(value)
+        answer.give(value)
+
+    # --- time: the core says when it next needs waking --------------------------------
+
+    def _start_timer(self) -> None:
+        if not self._timer_started:
+            self._timer_started = True
+            self._tg.start_soon(self._run_timer)
+
+    async def _run_timer(self) -> None:
+        while not self._closed:
+            self._rearm = anyio.Event()
+            deadline = self._armed_for = self.core.next_deadline()
+            if deadline is None:
+                await self._rearm.wait()
+                continue
+            with anyio.move_on_after(max(0.0, deadline - self._clock())):
+                await self._rearm.wait()
+                continue
+            self._armed_for = None
+            await self.feed(DeadlineReached(now=self._clock()))
 
     # --- requests ---------------------------------------------------------------------
 
     async def prompt(self, blocks: list[Any]) -> PromptResponse:
-        """Send one prompt to Claude and wait for its one answer (raises `RequestError`)."""
-        cancels_at_arrival = self._cancels
+        """Hand one prompt to the core and wait for its one answer (raises `RequestError`).
+        The core queues it behind a live one and says when it goes to Claude."""
+        if self._closed:
+            raise RequestError.invalid_request({"reason": "the session is closed"})
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
-        async with self._prompt_lock:
-            if self._cancels != cancels_at_arrival:
-                # Cancelled while it waited behind another prompt: it never reached Claude.
-                return PromptResponse(stop_reason="cancelled")
-            if self._closed:
-                raise RequestError.invalid_request({"reason": "the session is closed"})
-            if self._broken:
-                raise RequestError.internal_error(
-                    {"reason": "this session failed inside the adapter; start a new session"}
-                )
-            turn_id = str(uuid.uuid4())
-            answer = self._answer = _Answer()
-            if self._runtime is None or self.core.runtime_lost:
-                try:
-                    await self.start()
-                except RuntimeStartError as exc:
-                    # This prompt still gets its one answer, in the client's own terms.
-                    await self.feed(PromptSent(turn_id=turn_id))
-                    await self.feed(RuntimeStartFailed(reason=str(exc)))
-                    self._answer = None
-                    return self._unwrap(answer)
-            runtime = self._runtime
-            assert runtime is not None
-            answer.epoch = runtime.epoch
-            await self.feed(PromptSent(turn_id=turn_id))
-            self.view.prompted(blocks)
-            self._resume = True
-            self._last_heard = time.monotonic()
-            self._tg.start_soon(self._watch_for_silence, answer, runtime.epoch)
-            try:
-                await runtime.send(claude_user_message(content, turn_id=turn_id))
-            except Exception:
-                log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
-                await self.feed(TransportLost(epoch=runtime.epoch))
+        turn_id = str(uuid.uuid4())
+        answer = self._answers[turn_id] = Answer(blocks=blocks, content=content)
+        try:
+            await self.feed(PromptReceived(turn_id=turn_id))
+            await answer.go.wait()
+            if not answer.done.is_set():
+                await self._send_prompt(turn_id, answer)
             await answer.done.wait()
-            self._answer = None
-            if self._restart_after_turn:
-                # Signed in again during this turn: the next prompt gets a fresh process.
-                self._restart_after_turn = False
-                if self._runtime is not None:
-                    self._tg.start_soon(self._runtime.close)
-                    self._runtime = None
+        finally:
+            del self._answers[turn_id]
         return self._unwrap(answer)
 
     @staticmethod
-    def _unwrap(answer: _Answer) -> PromptResponse:
+    def _unwrap(answer: Answer) -> PromptResponse:
         value = answer.value
         if isinstance(value, RequestError):
             raise value
         assert value is not None, "the core answers every prompt it was sent"
         return value
 
-    async def _watch_for_silence(self, answer: _Answer, epoch: str) -> None:
-        """Tell the core each time Claude has been silent for another `stall_seconds`."""
-        stall = self._settings.stall_seconds
-        marks = 0
-        while not answer.done.is_set():
-            deadline = self._last_heard + stall * (marks + 1)
-            with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
-                await answer.done.wait()
-                return
-            silent = time.monotonic() - self._last_heard
-            if silent >= stall * (marks + 1):
-                marks += 1
-                await self.feed(ClaudeSilent(epoch=epoch, waited_seconds=max(1, int(silent))))
-            else:
-                marks = 0  # Claude spoke meanwhile; count again from its last frame
-
     async def cancel(self) -> None:
-        self._cancels += 1
+        """The client cancelled: the core decides what is interrupted and what is answered."""
         self.controls.permissions.withdraw()
-        await self.feed(CancelRequested())
-        runtime = self._runtime
-        if runtime is None or not self.core.turn.live:
-            return
-        try:
-            await runtime.interrupt()
-        except Exception:
-            log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
-        self._tg.start_soon(self._stop_if_still_running, runtime)
-
-    async def _stop_if_still_running(self, runtime: ClaudeRuntime) -> None:
-        # Backstop: a Claude that ignores the interrupt is stopped, which ends the turn as
-        # cancelled (the core settles a cancelled turn when its runtime goes away).
-        await anyio.sleep(CANCEL_GRACE_SECONDS)
-        if self._runtime is runtime and self.core.turn.live:
-            log.warning("session %s: Claude ignored the interrupt; stopping it", self.session_id)
-            await runtime.close()
-
-    # --- permissions ------------------------------------------------------------------
-
-    async def _can_use_tool(
-        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
-    ) -> PermissionResult:
-        result = await self.controls.permissions.decide(tool_name, tool_input, context)
-        if isinstance(result, PermissionResultAllow):
-            await self.view.permitted(context.tool_use_id)  # it runs now
-        return result
+        await self.feed(CancelRequested(now=self._clock()))

@@ -104,18 +104,12 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
         attempt, max_retries = _int(data, "attempt"), _int(data, "max_retries")
         if attempt is None or max_retries is None:
             raise ValueError("api_retry without attempt/max_retries")
-        no_response = data.get("no_response")
-        waited = retry_wait = None
-        if isinstance(no_response, dict):
-            waited, retry_wait = _int(no_response, "waited_ms"), _int(no_response, "retry_wait_ms")
         return RetryAttempted(
             epoch=epoch,
             attempt=attempt,
             max_retries=max_retries,
             error_status=_int(data, "error_status"),
             error=_str(data, "error"),
-            waited_ms=waited,
-            retry_wait_ms=retry_wait,
             retry_delay_ms=_int(data, "retry_delay_ms"),
         )
     if subtype == "model_refusal_fallback":

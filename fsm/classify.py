@@ -5,7 +5,7 @@ string, a `<synthetic>` message whose text Claude Code composed locally, a resul
 `is_error`, an `api_retry` progress frame, a model-fallback notice). Each function here takes the
 plain values the shell read off one message and answers with a `FailureKind` (or `None` where
 the signal is not a failure). Nothing here keeps state: the per-turn memory of which signals
-were seen lives in `session.py`.
+were seen lives on the turn machine's model (`turn.py`).
 
 Invariant: an error string we have never heard of degrades to `PROVIDER_ERROR` (category
 `service`), never to success.
@@ -27,6 +27,7 @@ __all__ = [
     "kind_for_result_subtype",
     "kind_for_retry",
     "model_fallback_text",
+    "result_failure",
     "retry_title",
     "stall_title",
 ]
@@ -179,3 +180,32 @@ def model_fallback_text(
     if explanation:
         return f"{summary}\n\n{explanation}"
     return summary
+
+
+def result_failure(
+    *,
+    subtype: str,
+    errors: tuple[str, ...],
+    result: str | None,
+    failure_error: str | None,
+    failure_text: str | None,
+    usage_limit: bool,
+    login: bool,
+) -> tuple[FailureKind, str]:
+    """The kind and Claude's words for a result that fails the turn (reference §2.4; D6).
+
+    Claude's own error message (`failure_text`, the turn's last top-level assistant error)
+    names the failure for every subtype (DECISIONS row 25); a subtype that fixes the kind
+    (`error_max_turns`, `error_max_budget_usd`) keeps its kind.
+    """
+    fixed = kind_for_result_subtype(subtype)
+    joined = ", ".join(e for e in errors if e)
+    if fixed is not None:
+        return fixed, failure_text or joined
+    result_text = result or ""
+    if login or is_login_text(result_text):
+        return FailureKind.AUTH_REQUIRED, failure_text or result_text
+    kind = kind_for_assistant_error(failure_error, usage_limit=usage_limit)
+    if subtype == "success":
+        return kind, failure_text or result_text
+    return kind, failure_text or joined

@@ -2,8 +2,13 @@
 
 Theory of operation: `SessionCore.handle` returns a list of these; the shell performs them one
 after another before it feeds the next event. Exactly one of `SettlePrompt` or `RejectPrompt`
-is ever returned per prompt. After performing a `PublishRecord`, the shell must report the
-outcome with `DeliveryConfirmed` or `DeliveryFailed` (the h11 `send_failed` pattern).
+is ever returned per prompt (`turn_id` names a prompt that is not the live one: a queued prompt
+cancelled, a prompt refused by a broken session). After performing a `PublishRecord`, the shell
+must report the outcome with `DeliveryConfirmed` or `DeliveryFailed` (the h11 `send_failed`
+pattern); after a `SendPrompt`, it reports `PromptSent` (or `RuntimeStartFailed`). The shell
+decides nothing: which prompt goes next, when Claude is interrupted or stopped and when its
+process is replaced all arrive here as effects, and when the core next needs waking is
+`SessionCore.next_deadline()`.
 """
 
 from __future__ import annotations
@@ -16,12 +21,15 @@ from fsm.records import FailureRecord
 __all__ = [
     "Effect",
     "ForwardAssistantMessage",
+    "InterruptClaude",
     "LogNotice",
     "PublishRecord",
     "RejectPrompt",
     "SendAgentText",
+    "SendPrompt",
     "SettlePrompt",
     "StopReason",
+    "StopRuntime",
 ]
 
 
@@ -47,19 +55,23 @@ class PublishRecord(Effect):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SettlePrompt(Effect):
-    """Answer the live prompt; a turn-terminal `record` rides on the response's `_meta`."""
+    """Answer the live prompt (or the waiting prompt `turn_id`); a turn-terminal `record`
+    rides on the response's `_meta`."""
 
     stop_reason: StopReason
     record: FailureRecord | None = None
+    turn_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RejectPrompt(Effect):
-    """Answer the live prompt with a JSON-RPC error (legacy clients only)."""
+    """Answer the live prompt (or the waiting prompt `turn_id`) with a JSON-RPC error: a
+    legacy client's failed turn, or a prompt to a broken session."""
 
     code: int
     message: str
     error_kind: str | None = None
+    turn_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,3 +91,22 @@ class LogNotice(Effect):
     """Something was dropped on purpose; the shell logs it to stderr."""
 
     message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SendPrompt(Effect):
+    """Send the waiting prompt `turn_id` to Claude now, first replacing Claude's process when
+    `replace_runtime` (it was lost, or the credentials changed); then report `PromptSent`."""
+
+    turn_id: str
+    replace_runtime: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InterruptClaude(Effect):
+    """Ask Claude to stop the live turn (sent once per turn, however often the client cancels)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StopRuntime(Effect):
+    """Stop Claude's process: it ignored the interrupt; its end will settle the turn."""

@@ -2,26 +2,19 @@
 
 Theory of operation: `InvalidTransition` means our own shell asked a machine for something its
 table does not allow (a bug on our side); `PeerViolation` means the editor or Claude's process
-sent something that cannot be taken as it is. Each carries a `hint`: the JSON-RPC error code the
-adapter answers with when the error reaches the client boundary, so the mapping lives here and
-the shell never guesses.
+sent something that cannot be taken as it is (an event constructor refuses it). The shell
+handles them where they arise: a `PeerViolation` from a Claude frame skips that frame; any other
+exception out of the core is an internal fault (DECISIONS row 30), which the shell reports back
+to the core as `InternalFaultOccurred`. The core never speaks JSON-RPC itself.
 """
 
 from __future__ import annotations
 
 __all__ = ["FsmError", "InvalidTransition", "PeerViolation"]
 
-# JSON-RPC codes used as hints; the adapter translates, the core never speaks JSON-RPC itself.
-INTERNAL_ERROR = -32603
-INVALID_PARAMS = -32602
-
 
 class FsmError(Exception):
     """Base of every error the core raises."""
-
-    def __init__(self, message: str, *, hint: int = INTERNAL_ERROR) -> None:
-        super().__init__(message)
-        self.hint = hint
 
 
 class InvalidTransition(FsmError):
@@ -39,6 +32,3 @@ class InvalidTransition(FsmError):
 
 class PeerViolation(FsmError):
     """Input from the editor or from Claude that the core cannot accept as given."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, hint=INVALID_PARAMS)

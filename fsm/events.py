@@ -17,15 +17,21 @@ from fsm.errors import PeerViolation
 __all__ = [
     "AssistantMessageReceived",
     "AuthStatusReported",
+    "CancelGraceExpired",
     "CancelRequested",
     "ClaudeEvent",
     "ClaudeSilent",
+    "CredentialsChanged",
+    "DeadlineReached",
     "DeliveryConfirmed",
     "DeliveryFailed",
     "Event",
     "HistoryFailureFound",
+    "InternalFaultOccurred",
     "MessageTooLarge",
     "ModelFellBack",
+    "OutputReceived",
+    "PromptReceived",
     "PromptSent",
     "RateLimitReported",
     "ResultReceived",
@@ -58,8 +64,9 @@ def _need(value: str, what: str) -> None:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PromptSent(Event):
-    """The shell sent a user message to Claude, stamped with the fresh uuid `turn_id`."""
+class PromptReceived(Event):
+    """The client sent `session/prompt`; the shell stamped it with the fresh uuid `turn_id`
+    and waits for a `SendPrompt` (or an answer) naming it."""
 
     turn_id: str
 
@@ -68,8 +75,47 @@ class PromptSent(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PromptSent(Event):
+    """The shell sent the prompt `turn_id` to Claude at `now` (monotonic seconds, when the
+    shell keeps time)."""
+
+    turn_id: str
+    now: float | None = None
+
+    def __post_init__(self) -> None:
+        _need(self.turn_id, "turn_id")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CancelRequested(Event):
-    """The client sent `session/cancel`; the shell is interrupting Claude."""
+    """The client sent `session/cancel` at `now`."""
+
+    now: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CredentialsChanged(Event):
+    """The client authenticated again: Claude's process must read its credentials anew."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeadlineReached(Event):
+    """The timer the shell armed for `SessionCore.next_deadline()` fired; `now` is the time."""
+
+    now: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelGraceExpired(Event):
+    """Derived by the core from `DeadlineReached`: the interrupt went unanswered too long."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InternalFaultOccurred(Event):
+    """Our own code raised (the core or the shell, not Claude's transport): DECISIONS row 30.
+    `where` says which part, for the log; the traceback is the shell's to log."""
+
+    where: str = "adapter"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,8 +197,6 @@ class RetryAttempted(ClaudeEvent):
     max_retries: int
     error_status: int | None
     error: str | None
-    waited_ms: int | None = None
-    retry_wait_ms: int | None = None
     retry_delay_ms: int | None = None
 
     def __post_init__(self) -> None:
@@ -213,6 +257,13 @@ class ClaudeSilent(ClaudeEvent):
     def __post_init__(self) -> None:
         if self.waited_seconds < 1:
             raise PeerViolation("waited_seconds starts at 1")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutputReceived(ClaudeEvent):
+    """Claude wrote a frame at `now` (monotonic seconds): the stall clock starts again."""
+
+    now: float
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,7 +2,7 @@
 
 Theory of operation:
 
-    CREATED --delivery_confirmed--> REVISING --recovery_confirmed--> RESOLVED_HISTORICAL
+    CREATED --delivery_confirmed--> REVISING --<boundary> [policy guard]--> RESOLVED_HISTORICAL
 
 - An incident is CREATED when its first revision is proposed. A proposed revision is only
   *pending*: it becomes `current` when the shell confirms its delivery. A failed delivery
@@ -10,9 +10,17 @@ Theory of operation:
   current record and the ledger forgets it.
 - REVISING means at least one revision reached the client: the incident is active and can be
   revised (a retry warning escalating to an error under the same id is a revision).
-- RESOLVED_HISTORICAL is terminal. Recovery publishes nothing; the client keeps the last record
-  as history, and so does the incident (`current`). No trigger leaves this state: a resolved
-  incident is never re-activated.
+- Recovery (row 15) is the table: each boundary the session reaches is a trigger fired at every
+  active incident, and the incident's recovery policy, as guards, decides which boundary retires
+  it. `attempt_confirmed` (a later user turn produced a result) retires next-attempt incidents of
+  earlier turns; `real_answer_given` (a real model answered without error) retires quota and
+  auth incidents and the answering turn's own warnings; `auth_confirmed` retires auth incidents;
+  `runtime_replaced` retires transport and worker incidents; `notices_overflowed` retires a
+  notice past the bound; `delivery_confirmed [resolves_on_delivery]` retires a replayed,
+  already-recovered usage limit as soon as it is shown. A boundary that does not apply is a
+  drawn no-op row. Publishing a new incident never recovers an old one.
+- RESOLVED_HISTORICAL is terminal: no row leaves it, so a resolved incident is never revised
+  again. (The ledger also refuses its id for good, see `ledger.py`.)
 
 Rules outside the table (WARNING: hand-coded, not drawn): at most one revision may be pending,
 and a confirmation or failure must name the pending revision. Both are checked in the methods
@@ -25,9 +33,9 @@ from enum import Enum, StrEnum
 from typing import Any
 
 from fsm.errors import FsmError
-from fsm.machine import build_machine, fire
+from fsm.machine import build_machine, fire, one_row_per_trigger
 from fsm.records import FailureRecord
-from fsm.vocabulary import RecoveryPolicy
+from fsm.vocabulary import RecoveryPolicy, Severity
 
 __all__ = ["INCIDENT_MACHINE", "TRANSITIONS", "Incident", "IncidentState", "IncidentTrigger"]
 
@@ -42,21 +50,55 @@ class IncidentTrigger(StrEnum):
     REVISION_PROPOSED = "revision_proposed"
     DELIVERY_CONFIRMED = "delivery_confirmed"
     DELIVERY_FAILED = "delivery_failed"
-    RECOVERY_CONFIRMED = "recovery_confirmed"
+    ATTEMPT_CONFIRMED = "attempt_confirmed"
+    REAL_ANSWER_GIVEN = "real_answer_given"
+    AUTH_CONFIRMED = "auth_confirmed"
+    RUNTIME_REPLACED = "runtime_replaced"
+    NOTICES_OVERFLOWED = "notices_overflowed"
 
 
 _S = IncidentState
 _T = IncidentTrigger
-
-TRANSITIONS: list[dict[str, Any]] = [
-    {"trigger": _T.REVISION_PROPOSED, "source": _S.CREATED, "dest": _S.CREATED},
-    {"trigger": _T.REVISION_PROPOSED, "source": _S.REVISING, "dest": _S.REVISING},
-    {"trigger": _T.DELIVERY_CONFIRMED, "source": _S.CREATED, "dest": _S.REVISING},
-    {"trigger": _T.DELIVERY_CONFIRMED, "source": _S.REVISING, "dest": _S.REVISING},
-    {"trigger": _T.DELIVERY_FAILED, "source": _S.CREATED, "dest": _S.CREATED},
-    {"trigger": _T.DELIVERY_FAILED, "source": _S.REVISING, "dest": _S.REVISING},
-    {"trigger": _T.RECOVERY_CONFIRMED, "source": _S.REVISING, "dest": _S.RESOLVED_HISTORICAL},
+_BOUNDARIES = [
+    _T.ATTEMPT_CONFIRMED,
+    _T.REAL_ANSWER_GIVEN,
+    _T.AUTH_CONFIRMED,
+    _T.RUNTIME_REPLACED,
+    _T.NOTICES_OVERFLOWED,
 ]
+
+
+def _recover(trigger: _T, *conditions: str, source: Any = _S.REVISING) -> dict[str, Any]:
+    return {
+        "trigger": trigger,
+        "source": source,
+        "dest": _S.RESOLVED_HISTORICAL,
+        "conditions": list(conditions),
+    }
+
+
+TRANSITIONS: list[dict[str, Any]] = one_row_per_trigger(
+    [
+        {"trigger": _T.REVISION_PROPOSED, "source": _S.CREATED, "dest": _S.CREATED},
+        {"trigger": _T.REVISION_PROPOSED, "source": _S.REVISING, "dest": _S.REVISING},
+        _recover(_T.DELIVERY_CONFIRMED, "resolves_on_delivery", source=[_S.CREATED, _S.REVISING]),
+        {
+            "trigger": _T.DELIVERY_CONFIRMED,
+            "source": [_S.CREATED, _S.REVISING],
+            "dest": _S.REVISING,
+        },
+        {"trigger": _T.DELIVERY_FAILED, "source": _S.CREATED, "dest": _S.CREATED},
+        {"trigger": _T.DELIVERY_FAILED, "source": _S.REVISING, "dest": _S.REVISING},
+        _recover(_T.ATTEMPT_CONFIRMED, "recovers_at_next_attempt", "is_of_an_earlier_turn"),
+        _recover(_T.REAL_ANSWER_GIVEN, "recovers_on_real_answer"),
+        _recover(_T.REAL_ANSWER_GIVEN, "is_a_warning_of_this_turn"),
+        _recover(_T.AUTH_CONFIRMED, "recovers_on_auth_status"),
+        _recover(_T.RUNTIME_REPLACED, "is_bound_to_the_runtime"),
+        _recover(_T.NOTICES_OVERFLOWED, "is_a_notice"),
+        # A boundary that does not retire this incident leaves it as it is (drawn, not implied).
+        {"trigger": _BOUNDARIES, "source": [_S.CREATED, _S.REVISING], "dest": None},
+    ]
+)
 
 INCIDENT_MACHINE = build_machine(
     name="incident", states=IncidentState, transitions=TRANSITIONS, initial=_S.CREATED
@@ -64,21 +106,29 @@ INCIDENT_MACHINE = build_machine(
 
 
 class Incident:
-    """One logical incident. Attach with `INCIDENT_MACHINE.add_model` (done here), detach with
-    `detach()` when the ledger forgets it."""
+    """One logical incident. Attached to `INCIDENT_MACHINE` here, detached with `detach()`
+    when the ledger lets it go."""
 
     state: IncidentState
 
     def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
         raise NotImplementedError("bound by transitions")  # pragma: no cover
 
-    def __init__(self, *, id: str, turn_id: str | None, policy: RecoveryPolicy) -> None:
+    def __init__(
+        self,
+        *,
+        id: str,
+        turn_id: str | None,
+        policy: RecoveryPolicy,
+        resolves_on_delivery: bool = False,
+    ) -> None:
         self.id = id
         self.turn_id = turn_id
         self.policy = policy
         self.current: FailureRecord | None = None
         self.pending: FailureRecord | None = None
         self._pending_policy = policy
+        self._resolves_on_delivery = resolves_on_delivery
         INCIDENT_MACHINE.add_model(self, initial=IncidentState.CREATED)
 
     def detach(self) -> None:
@@ -88,8 +138,42 @@ class Incident:
     def next_revision(self) -> int:
         return 1 if self.current is None else self.current.revision + 1
 
-    def fire(self, trigger: IncidentTrigger) -> None:
-        fire("incident", self, trigger)
+    def fire(self, trigger: IncidentTrigger, *args: Any) -> None:
+        fire("incident", self, trigger, *args)
+
+    # --- guards: the recovery policy (row 15), pure predicates ---------------------------------
+
+    def resolves_on_delivery(self, *_: Any) -> bool:
+        return self._resolves_on_delivery
+
+    def recovers_at_next_attempt(self, *_: Any) -> bool:
+        return self.policy is RecoveryPolicy.NEXT_ATTEMPT
+
+    def is_of_an_earlier_turn(self, turn_id: str | None = None, *_: Any) -> bool:
+        return self.turn_id != turn_id
+
+    def recovers_on_real_answer(self, *_: Any) -> bool:
+        return self.policy in (RecoveryPolicy.REAL_MODEL_SUCCESS, RecoveryPolicy.AUTH_STATUS)
+
+    def is_a_warning_of_this_turn(self, turn_id: str | None = None, *_: Any) -> bool:
+        current = self.current
+        return (
+            current is not None
+            and current.severity is Severity.WARNING
+            and self.turn_id is not None
+            and self.turn_id == turn_id
+        )
+
+    def recovers_on_auth_status(self, *_: Any) -> bool:
+        return self.policy is RecoveryPolicy.AUTH_STATUS
+
+    def is_bound_to_the_runtime(self, *_: Any) -> bool:
+        return self.policy is RecoveryPolicy.RUNTIME_REBIND
+
+    def is_a_notice(self, *_: Any) -> bool:
+        return self.policy is RecoveryPolicy.NEVER
+
+    # --- revisions (the hand-coded rules above) ------------------------------------------------
 
     def propose(self, record: FailureRecord, policy: RecoveryPolicy) -> None:
         """Make `record` the pending revision. Raises `InvalidTransition` when resolved,
@@ -102,24 +186,28 @@ class Incident:
         self.pending = record
         self._pending_policy = policy
 
-    def _settle_pending(self, revision: int, trigger: IncidentTrigger) -> FailureRecord:
+    def _pending_revision(self, revision: int) -> FailureRecord:
         pending = self.pending
         if pending is None or pending.revision != revision:
             raise FsmError(f"incident {self.id}: revision {revision} is not pending")
-        self.fire(trigger)
-        self.pending = None
         return pending
 
     def confirm(self, revision: int) -> None:
-        """The pending revision reached the client: it becomes current. State: REVISING."""
-        self.current = self._settle_pending(revision, IncidentTrigger.DELIVERY_CONFIRMED)
+        """The pending revision reached the client: it becomes current (state REVISING), or
+        the incident resolves at once when it was restored already recovered."""
+        pending = self._pending_revision(revision)
         # A revision's recovery policy holds from its delivery on, like the revision itself.
-        self.policy = self._pending_policy
+        self.current, self.policy = pending, self._pending_policy
+        self.pending = None
+        self.fire(IncidentTrigger.DELIVERY_CONFIRMED)
 
     def fail(self, revision: int) -> None:
         """The pending revision's delivery failed: nothing else changes."""
-        self._settle_pending(revision, IncidentTrigger.DELIVERY_FAILED)
+        self._pending_revision(revision)
+        self.fire(IncidentTrigger.DELIVERY_FAILED)
+        self.pending = None
 
-    def resolve(self) -> None:
-        """Recovery: the incident stops being active. Nothing is published."""
-        self.fire(IncidentTrigger.RECOVERY_CONFIRMED)
+    def reach(self, boundary: IncidentTrigger, turn_id: str | None = None) -> bool:
+        """Tell the incident a recovery boundary was reached; True iff it resolved."""
+        self.fire(boundary, turn_id)
+        return self.state is IncidentState.RESOLVED_HISTORICAL

@@ -3,15 +3,19 @@
 Theory of operation:
 - Ids (DECISIONS rows 12-14): a live turn's failure is `<turnId>:error`; a failure with no live
   turn is `<sessionId>:session-error:<epoch>:<n>`; a notice is `<sessionId>:notice:<epoch>:<n>`,
-  reusing the previous notice's id while its title repeats. `n` is one counter per runtime,
-  advanced when an id is minted (so a failed send leaves a gap, as in the reference). The epoch
-  is minted by the shell for every runtime.
+  reusing the previous notice's id only for the same title within the same turn (row 23). `n` is
+  one counter per runtime, advanced when an id is minted (so a failed send leaves a gap, as in
+  the reference). The epoch is minted by the shell for every runtime.
 - Revisions come from the incident: the last *delivered* revision plus one.
-- The active set is the incidents in REVISING. Recovery (row 15) moves incidents to
-  RESOLVED_HISTORICAL and publishes nothing. Resolved incidents are kept in a short history
-  and then detached, so a session with many failing turns holds bounded state; their ids are
-  never minted again (turn ids are fresh uuids, counters only rise within an epoch, and a new
-  epoch is a new namespace).
+- The active set is the incidents in REVISING. Recovery (row 15) is the incident machine's
+  table: the ledger fires each boundary at every active incident and keeps the ones that stay.
+  Resolved incidents are kept in a short history and then detached, so a session with many
+  failing turns holds bounded state.
+- A resolved incident is never revised again, by construction rather than by memory of it:
+  session-scoped ids and notices are minted here and only here (callers cannot name one), and
+  a turn's id can be revised only while that turn is open (`open_turn`); a turn id once closed
+  can never be opened again (`_closed_turns`). The only ids a caller names are replayed history
+  ids, which are never taken twice (`_replayed`).
 - Capable and legacy clients: the ledger is used only for capable clients; for legacy ones the
   session core publishes nothing, so nothing becomes active.
 """
@@ -23,16 +27,20 @@ from collections.abc import Callable, Iterator
 
 from fsm import ids
 from fsm.errors import FsmError, InvalidTransition
-from fsm.incident import Incident, IncidentState
+from fsm.incident import Incident, IncidentState, IncidentTrigger
 from fsm.records import FailureRecord, shape_title
 from fsm.vocabulary import FailureKind, RecoveryPolicy, Severity, policy_for
 
-__all__ = ["HISTORY_LIMIT", "NOTICE_LIMIT", "Ledger"]
+__all__ = ["HISTORY_LIMIT", "NOTICE_LIMIT", "Hints", "Ledger"]
 
 # How many resolved incidents stay attached for inspection before they are let go.
 HISTORY_LIMIT = 16
 # How many notices stay active at once; older ones become history.
 NOTICE_LIMIT = 8
+
+# Claude's latest word on when to retry: (retry_after_seconds, reset_at_epoch_ms).
+Hints = tuple[float | None, int | None]
+_NO_HINTS: Hints = (None, None)
 
 
 class Ledger:
@@ -42,57 +50,85 @@ class Ledger:
         self.next_incident = 1
         self._incidents: dict[str, Incident] = {}
         self._history: deque[Incident] = deque()
-        self._last_notice: tuple[str, str] | None = None  # (title, id)
-        self._resolve_on_delivery: set[str] = set()
+        self._last_notice: tuple[str, str | None, str] | None = None  # (title, turn, id)
+        self._open_turn: str | None = None
+        self._closed_turns: set[str] = set()
+        self._replayed: set[str] = set()
 
-    # --- ids -----------------------------------------------------------------------------
+    # --- turns and ids ---------------------------------------------------------------------
 
-    @staticmethod
-    def turn_failure_id(turn_id: str) -> str:
-        return ids.turn_failure_id(turn_id)
+    def open_turn(self, turn_id: str) -> None:
+        """Start accepting revisions of `<turn_id>:error`. Raises `FsmError` for a turn id
+        that was already used (a turn's id belongs to that turn alone)."""
+        if turn_id in self._closed_turns or turn_id == self._open_turn:
+            raise FsmError(f"turn id {turn_id} was already used")
+        if self._open_turn is not None:
+            self._closed_turns.add(self._open_turn)
+        self._open_turn = turn_id
+
+    def close_turn(self) -> None:
+        """The open turn settled: its id takes no new revision from now on."""
+        if self._open_turn is not None:
+            self._closed_turns.add(self._open_turn)
+        self._open_turn = None
 
     def _mint(self, spell: Callable[[str, str, int], str]) -> str:
         n = self.next_incident
         self.next_incident += 1
         return spell(self.session_id, self.epoch, n)
 
-    def session_failure_id(self) -> str:
-        return self._mint(ids.session_failure_id)
-
-    def notice_id(self, title: str) -> str:
-        if self._last_notice is not None and self._last_notice[0] == title:
-            return self._last_notice[1]
-        notice = self._mint(ids.notice_id)
-        self._last_notice = (title, notice)
-        return notice
-
     # --- revisions ----------------------------------------------------------------------
 
-    def propose(
+    def propose_turn(
+        self, *, kind: FailureKind, severity: Severity, text: str, hints: Hints = _NO_HINTS
+    ) -> FailureRecord:
+        """The next revision of the open turn's incident (`<turnId>:error`), pending."""
+        turn_id = self._open_turn
+        if turn_id is None:
+            raise FsmError("no open turn to attach a failure to")
+        return self._propose(ids.turn_failure_id(turn_id), kind, severity, text, turn_id, hints)
+
+    def propose_session(
+        self, *, kind: FailureKind, severity: Severity, text: str, hints: Hints = _NO_HINTS
+    ) -> FailureRecord:
+        """A new session-scoped incident under a freshly minted id, pending."""
+        return self._propose(self._mint(ids.session_failure_id), kind, severity, text, None, hints)
+
+    def propose_notice(self, text: str, *, turn_id: str | None) -> FailureRecord:
+        """A notice (an `unknown` warning). Its id is reused only while the same notice repeats
+        within one turn (row 23); anything else is a new occurrence."""
+        last = self._last_notice
+        if last is not None and last[:2] == (text, turn_id) and last[2] in self._incidents:
+            notice = last[2]
+        else:
+            notice = self._mint(ids.notice_id)
+        self._last_notice = (text, turn_id, notice)
+        return self._propose(notice, FailureKind.ADVISORY, Severity.WARNING, text, None)
+
+    def propose_historical(self, *, id: str, text: str, active: bool) -> FailureRecord:
+        """A replayed usage limit (session/load): quota, error, resolved on delivery unless
+        `active`. Raises `InvalidTransition` for an id that resolved already."""
+        if id in self._replayed and id not in self._incidents:
+            raise InvalidTransition("incident", "revision_proposed", "resolved-historical")
+        record = self._propose(
+            id, FailureKind.QUOTA_EXHAUSTED, Severity.ERROR, text, None, resolves=not active
+        )
+        self._replayed.add(id)
+        return record
+
+    def _propose(
         self,
-        *,
         id: str,
         kind: FailureKind,
         severity: Severity,
         text: str,
         turn_id: str | None,
-        retry_after_seconds: float | None = None,
-        reset_at_epoch_ms: int | None = None,
+        hints: Hints = _NO_HINTS,
+        *,
+        resolves: bool = False,
     ) -> FailureRecord:
-        """Build the next revision of incident `id` and make it pending.
-
-        Raises `InvalidTransition` if `id` names a resolved incident (never re-activated).
-        """
-        if any(done.id == id for done in self._history):
-            raise InvalidTransition("incident", "revision_proposed", "resolved-historical")
         policy = policy_for(kind)
-        recovery = policy.recovery
-        if severity is Severity.WARNING and recovery is not RecoveryPolicy.NEVER:
-            # A warning is progress of one attempt; it never outlives the next boundary.
-            recovery = RecoveryPolicy.NEXT_ATTEMPT
-        if turn_id is None and recovery is RecoveryPolicy.NEXT_ATTEMPT:
-            # No turn whose successor could confirm it: wait for a real answer instead.
-            recovery = RecoveryPolicy.REAL_MODEL_SUCCESS
+        recovery = _recovery(policy.recovery, severity, turn_id)
         existing = self._incidents.get(id)
         # The record is built (and validated) before a new incident is registered, so input
         # that cannot make a record leaves no half-made incident behind.
@@ -106,36 +142,23 @@ class Ledger:
             details=details,
             actions=() if severity is Severity.WARNING else policy.actions,
             kind=kind,
-            retry_after_seconds=retry_after_seconds,
-            reset_at_epoch_ms=reset_at_epoch_ms,
+            retry_after_seconds=hints[0],
+            reset_at_epoch_ms=hints[1],
         )
         incident = existing
         if incident is None:
-            incident = Incident(id=id, turn_id=turn_id, policy=recovery)
+            incident = Incident(
+                id=id, turn_id=turn_id, policy=recovery, resolves_on_delivery=resolves
+            )
             self._incidents[id] = incident
         incident.propose(record, recovery)
-        return record
-
-    def propose_historical(self, *, id: str, text: str, active: bool) -> FailureRecord:
-        """A replayed usage limit (session/load): quota, error, resolved on delivery unless
-        `active`."""
-        record = self.propose(
-            id=id,
-            kind=FailureKind.QUOTA_EXHAUSTED,
-            severity=Severity.ERROR,
-            text=text,
-            turn_id=None,
-        )
-        if not active:
-            self._resolve_on_delivery.add(id)
         return record
 
     def confirm(self, id: str, revision: int) -> None:
         incident = self._require(id)
         incident.confirm(revision)
-        if id in self._resolve_on_delivery:
-            self._resolve_on_delivery.discard(id)
-            self._resolve(incident)
+        if incident.state is IncidentState.RESOLVED_HISTORICAL:
+            self._let_go(incident)
         if incident.policy is RecoveryPolicy.NEVER:
             self._bound_notices()
 
@@ -145,12 +168,12 @@ class Ledger:
         # published and the client keeps each entry.
         notices = [i for i in self.active_incidents() if i.policy is RecoveryPolicy.NEVER]
         for incident in notices[: max(0, len(notices) - NOTICE_LIMIT)]:
-            self._resolve(incident)
+            if incident.reach(IncidentTrigger.NOTICES_OVERFLOWED):
+                self._let_go(incident)
 
     def fail(self, id: str, revision: int) -> None:
         incident = self._require(id)
         incident.fail(revision)
-        self._resolve_on_delivery.discard(id)
         if incident.state is IncidentState.CREATED:
             # Nothing of it ever reached the client: forget it entirely.
             del self._incidents[id]
@@ -177,48 +200,23 @@ class Ledger:
     def history(self) -> list[FailureRecord]:
         return [i.current for i in self._history if i.current is not None]
 
-    def recover(self, matches: Callable[[Incident], bool]) -> list[str]:
-        """Resolve every active incident `matches` accepts; returns their ids."""
-        done = [i for i in self.active_incidents() if matches(i)]
+    def reach(self, boundary: IncidentTrigger, turn_id: str | None = None) -> list[str]:
+        """A recovery boundary: every active incident's table decides whether it resolves.
+        Returns the ids that did."""
+        done = [i for i in list(self.active_incidents()) if i.reach(boundary, turn_id)]
         for incident in done:
-            self._resolve(incident)
+            self._let_go(incident)
         return [i.id for i in done]
 
-    def _resolve(self, incident: Incident) -> None:
-        incident.resolve()
+    def _let_go(self, incident: Incident) -> None:
         del self._incidents[incident.id]
         self._history.append(incident)
         while len(self._history) > HISTORY_LIMIT:
             self._history.popleft().detach()
 
-    def recover_earlier_turns(self, turn_id: str) -> list[str]:
-        """A later attempt produced a result: the confirmed attempt boundary."""
-        return self.recover(
-            lambda i: i.policy is RecoveryPolicy.NEXT_ATTEMPT and i.turn_id != turn_id
-        )
-
-    def recover_after_real_answer(self, turn_id: str | None) -> list[str]:
-        """A real model answered without error: quota, auth and this turn's warnings recover."""
-
-        def matches(i: Incident) -> bool:
-            if i.policy in (RecoveryPolicy.REAL_MODEL_SUCCESS, RecoveryPolicy.AUTH_STATUS):
-                return True
-            current = i.current
-            return (
-                current is not None
-                and current.severity is Severity.WARNING
-                and i.turn_id is not None
-                and i.turn_id == turn_id
-            )
-
-        return self.recover(matches)
-
-    def recover_auth(self) -> list[str]:
-        return self.recover(lambda i: i.policy is RecoveryPolicy.AUTH_STATUS)
-
     def replace_runtime(self, epoch: str) -> list[str]:
         """A new runtime: transport and worker incidents recover; a new id namespace begins."""
-        recovered = self.recover(lambda i: i.policy is RecoveryPolicy.RUNTIME_REBIND)
+        recovered = self.reach(IncidentTrigger.RUNTIME_REPLACED)
         self.epoch = epoch
         self.next_incident = 1
         self._last_notice = None
@@ -230,3 +228,13 @@ class Ledger:
             incident.detach()
         self._incidents.clear()
         self._history.clear()
+
+
+def _recovery(policy: RecoveryPolicy, severity: Severity, turn_id: str | None) -> RecoveryPolicy:
+    if severity is Severity.WARNING and policy is not RecoveryPolicy.NEVER:
+        # A warning is progress of one attempt; it never outlives the next boundary.
+        policy = RecoveryPolicy.NEXT_ATTEMPT
+    if turn_id is None and policy is RecoveryPolicy.NEXT_ATTEMPT:
+        # No turn whose successor could confirm it: wait for a real answer instead.
+        policy = RecoveryPolicy.REAL_MODEL_SUCCESS
+    return policy

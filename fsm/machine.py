@@ -4,14 +4,19 @@ Theory of operation: each machine module declares its states (an `Enum`) and its
 table, and builds its machine once with `build_machine`. Instances are attached with
 `add_model` and detached with `remove_model` (the shared machine holds its models strongly, so
 an instance that is never detached is never freed). `fire` is the one place a trigger runs: it
-turns `transitions`' `MachineError` into the core's `InvalidTransition`, and since the table is
-checked before any state changes, the state is unchanged when it raises.
+turns `transitions`' `MachineError` into the core's `InvalidTransition`.
 
-One measured cost is cut here (see `tests/bench_fsm.py`) without changing what a table means:
-transitions 0.9.3 logs a WARNING for every name `model_override=True` declines to bind
-(`is_<state>`, `may_<trigger>`, the trigger methods): nine log records per incident attached,
-most of an incident's creation time, and noise in any shell that shows warnings. `_Machine`
-declines the same names silently (it overrides transitions' `_checked_assignment`; pinned).
+A table may hold several rows for one (state, trigger) pair: `transitions` tries them in order
+and runs the first whose `conditions` all hold and whose `unless` all fail, so the ordered rows
+are the decision. Guards are model methods named in the row (pure predicates over the trigger's
+argument and the model). Effects are made by the row's `before` callbacks, which run after the
+guards and before the state changes: a callback that raises leaves the state unchanged
+(`transitions` does not roll back, so nothing runs after the change). A trigger whose rows all
+decline raises `InvalidTransition` too: every table ends a trigger's rows for a state with an
+unguarded row, so that only means a pair the table does not list.
+
+The private `transitions` touchpoint (`_checked_assignment`, which silences a per-model warning
+for every name `model_override=True` declines to bind) lives in `fsm/compat.py` with its pin.
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Protocol
 
-from transitions import Machine, MachineError
+from transitions import MachineError
 
+from fsm.compat import QuietMachine
 from fsm.errors import InvalidTransition
 
-__all__ = ["MachineModel", "build_machine", "fire"]
+__all__ = ["MachineModel", "build_machine", "fire", "one_row_per_trigger"]
 
 
 class MachineModel(Protocol):
@@ -34,18 +40,21 @@ class MachineModel(Protocol):
     def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool: ...
 
 
-class _Machine(Machine):
-    def _checked_assignment(self, model: Any, name: str, func: Any) -> None:
-        # transitions' own rule (bind iff `model_override` agrees), minus the warning it logs
-        # for each declined name.
-        if (getattr(model, name, None) is None) ^ self.model_override:
-            setattr(model, name, func)
+def one_row_per_trigger(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The table with every row that names several triggers written out once per trigger
+    (`transitions` takes one trigger per row; the tables group a few for reading)."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        triggers = row["trigger"]
+        for trigger in triggers if isinstance(triggers, list) else [triggers]:
+            out.append({**row, "trigger": trigger})
+    return out
 
 
 def build_machine(
     *, name: str, states: type[Enum], transitions: list[dict[str, Any]], initial: Enum
-) -> Machine:
-    machine = _Machine(
+) -> QuietMachine:
+    return QuietMachine(
         model=None,
         states=states,
         transitions=transitions,
@@ -57,13 +66,15 @@ def build_machine(
         model_override=True,
         send_event=False,
     )
-    return machine
 
 
-def fire(machine_name: str, model: MachineModel, trigger: str) -> None:
-    """Run `trigger` on `model`; raise `InvalidTransition` (state unchanged) if not allowed."""
+def fire(machine_name: str, model: MachineModel, trigger: str, *args: Any) -> None:
+    """Run `trigger` on `model` with `args` for its guards and callbacks; raise
+    `InvalidTransition` (state unchanged) if no row of the table accepts it."""
     state = model.state
     try:
-        model.trigger(trigger)
+        accepted = model.trigger(trigger, *args)
     except MachineError as exc:
         raise InvalidTransition(machine_name, trigger, state.value) from exc
+    if not accepted:
+        raise InvalidTransition(machine_name, trigger, state.value)

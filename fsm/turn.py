@@ -1,22 +1,30 @@
-"""The turn-lifecycle machine: one per session, one turn at a time.
+"""The turn-lifecycle machine: it decides what each of Claude's signals means for the turn.
 
-Theory of operation:
+Theory of operation: one `Turn` per session, attached to the one `TURN_MACHINE`. Every trigger
+is a core event (the snake_case of its class name), fired with the event as its argument. The
+rows of `TRANSITIONS` for one (state, trigger) pair are tried in order; the first whose guards
+hold wins and its `before` callbacks (in `turn_actions.py`) append the effects. That ordered
+table *is* the decision, and the diagram draws it (`diagrams/turn.mmd`). The design card's three
+questions are rows:
+- when a warning escalates to an error: `RETRYING --result_received [is_an_error] /
+  confirm_boundary, escalate_to_error --> IDLE` (the same `<turnId>:error`, next
+  revision), and every other `fail_*` row of a live state;
+- when `api_retry` progress reuses the turn id: `RUNNING --retry_attempted [unless
+  is_a_quiet_retry] / warn_under_turn_id --> RETRYING` (row 11: a 401, or a client that takes no
+  warnings, is quiet);
+- when a recovery boundary is confirmed: `confirm_boundary` on every non-autonomous
+  result of a user turn, `recover_after_answer` on `[was_answered_for_real]` rows (the incident
+  machine then decides which incident each boundary retires).
 
-    IDLE / settled --prompt_sent--> PROMPT_SENT --claude_responded--> RUNNING
-    PROMPT_SENT / RUNNING / RETRYING --retry_warned--> RETRYING   (a warning is out)
-    live --turn_succeeded|turn_failed|turn_cancelled|turn_refused--> the settled state
+States are what changes behaviour: PROMPT_SENT (nothing heard for this turn yet, so an idle
+belongs to the previous turn), RUNNING, RETRYING (a warning is out under the turn id), FAILING
+(a failure message was seen and not recovered from: its prose is withheld for the record, row
+20), CANCELLING (one interrupt is out), IDLE (no turn live; `outcome` says how the last one
+ended), BROKEN (an internal fault, row 30: sticky, every later prompt is refused). What only
+feeds a title (Claude's words, the error kind, retry hints) is data on the model below.
 
-- "Live" means PROMPT_SENT, RUNNING or RETRYING: a prompt is waiting for its one answer.
-  Every settling trigger is allowed only from a live state, so a prompt cannot be answered
-  twice; `prompt_sent` is allowed only when no turn is live, so two turns never interleave
-  (the shell queues prompts).
-- RETRYING is entered by the first `api_retry` warning and kept until the turn settles: the
-  warning entry stays on the client's screen, and a terminal failure of the same turn revises
-  it in place (`<turnId>:error`, next revision).
-- `retry_warned` does not settle anything: a warning never ends a turn.
-
-What lives elsewhere: which Claude signal fires which trigger, and the ids and revisions, are
-decided in `session.py` and `ledger.py`.
+What lives elsewhere: the effects (`turn_actions.py`), ids and revisions (`ledger.py`), the
+epoch filter, timers and runtime facts (`session.py`).
 """
 
 from __future__ import annotations
@@ -24,16 +32,13 @@ from __future__ import annotations
 from enum import Enum, StrEnum
 from typing import Any
 
-from fsm.machine import build_machine, fire
+from fsm import classify
+from fsm.events import AssistantMessageReceived, Event, ResultReceived, RetryAttempted
+from fsm.ledger import Ledger
+from fsm.machine import build_machine, fire, one_row_per_trigger
+from fsm.turn_actions import TurnActions
 
-__all__ = [
-    "LIVE_STATES",
-    "TRANSITIONS",
-    "TURN_MACHINE",
-    "TurnLifecycle",
-    "TurnState",
-    "TurnTrigger",
-]
+__all__ = ["LIVE_STATES", "TRANSITIONS", "TURN_MACHINE", "Turn", "TurnOutcome", "TurnState"]
 
 
 class TurnState(Enum):
@@ -41,57 +46,228 @@ class TurnState(Enum):
     PROMPT_SENT = "prompt-sent"
     RUNNING = "running"
     RETRYING = "retrying"
+    FAILING = "failing"
+    CANCELLING = "cancelling"
+    BROKEN = "broken"
+
+
+class TurnOutcome(StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     CANCELLED = "cancelled"
     REFUSED = "refused"
 
 
-class TurnTrigger(StrEnum):
-    PROMPT_SENT = "prompt_sent"
-    CLAUDE_RESPONDED = "claude_responded"
-    RETRY_WARNED = "retry_warned"
-    TURN_SUCCEEDED = "turn_succeeded"
-    TURN_FAILED = "turn_failed"
-    TURN_CANCELLED = "turn_cancelled"
-    TURN_REFUSED = "turn_refused"
-
-
 _S = TurnState
-_T = TurnTrigger
+IDLE, SENT, RUNNING, RETRYING = _S.IDLE, _S.PROMPT_SENT, _S.RUNNING, _S.RETRYING
+FAILING, CANCELLING, BROKEN = _S.FAILING, _S.CANCELLING, _S.BROKEN
+LIVE_STATES = frozenset({SENT, RUNNING, RETRYING, FAILING, CANCELLING})
+_WORKING = (SENT, RUNNING, RETRYING)  # live, no failure seen, no cancel asked
 
-LIVE_STATES = frozenset({_S.PROMPT_SENT, _S.RUNNING, _S.RETRYING})
-_SETTLED = [_S.IDLE, _S.SUCCEEDED, _S.FAILED, _S.CANCELLED, _S.REFUSED]
-_LIVE = [_S.PROMPT_SENT, _S.RUNNING, _S.RETRYING]
 
-TRANSITIONS: list[dict[str, Any]] = [
-    {"trigger": _T.PROMPT_SENT, "source": _SETTLED, "dest": _S.PROMPT_SENT},
-    {"trigger": _T.CLAUDE_RESPONDED, "source": _S.PROMPT_SENT, "dest": _S.RUNNING},
-    {"trigger": _T.CLAUDE_RESPONDED, "source": _S.RUNNING, "dest": _S.RUNNING},
-    {"trigger": _T.CLAUDE_RESPONDED, "source": _S.RETRYING, "dest": _S.RETRYING},
-    {"trigger": _T.RETRY_WARNED, "source": _LIVE, "dest": _S.RETRYING},
-    {"trigger": _T.TURN_SUCCEEDED, "source": _LIVE, "dest": _S.SUCCEEDED},
-    {"trigger": _T.TURN_FAILED, "source": _LIVE, "dest": _S.FAILED},
-    {"trigger": _T.TURN_CANCELLED, "source": _LIVE, "dest": _S.CANCELLED},
-    {"trigger": _T.TURN_REFUSED, "source": _LIVE, "dest": _S.REFUSED},
+def _row(
+    trigger: str | list[str],
+    source: TurnState,
+    dest: TurnState | None,
+    *before: str,
+    when: str | list[str] | None = None,
+    unless: str = "",
+) -> dict[str, Any]:
+    row: dict[str, Any] = {"trigger": trigger, "source": source, "dest": dest}
+    if before:
+        row["before"] = list(before)
+    if when:
+        row["conditions"] = [when] if isinstance(when, str) else list(when)
+    if unless:
+        row["unless"] = [unless]
+    return row
+
+
+# Trigger names (the events', snake_case) and the two callbacks most rows share.
+SAID, RETRY, RESULT = "assistant_message_received", "retry_attempted", "result_received"
+SILENT, BUSY, IDLED = "claude_silent", "turn_went_busy", "turn_went_idle"
+ENDED, LOST, NO_START = "stream_ended", "transport_lost", "runtime_start_failed"
+CANCEL, GRACE_OVER = "cancel_requested", "cancel_grace_expired"
+PROMPT, FAULT = "prompt_received", "internal_fault_occurred"
+TOO_LARGE = "message_too_large"
+BOUNDARY, LOST_NOW = "confirm_boundary", "note_runtime_lost"
+
+
+# fmt: off
+def _working_rows(s: TurnState) -> list[dict[str, Any]]:
+    """A working state (PROMPT_SENT, RUNNING, RETRYING): Claude's messages and the turn's end.
+    Anything Claude says moves a sent prompt to RUNNING (`on`)."""
+    on = RUNNING if s is SENT else s
+    answered = ["stopped_at_max_tokens", "was_answered_for_real"]
+    return [
+        _row(SAID, s, on, "forward_message", when="is_from_a_subagent"),
+        _row(SAID, s, FAILING, "withhold_failure", when="is_a_failure_message"),
+        _row(SAID, s, on, "take_answer"),
+        _row(RETRY, s, on, "note_retry_hint", when="is_a_quiet_retry"),
+        _row(RETRY, s, RETRYING, "note_retry_hint", "warn_under_turn_id"),
+        _row(RESULT, s, on, when="is_autonomous"),
+        _row(RESULT, s, IDLE, BOUNDARY, "explain_refusal", "settle_refused", when="is_a_refusal"),
+        _row(RESULT, s, IDLE, BOUNDARY, "recover_after_answer", "settle_max_tokens", when=answered),
+        _row(RESULT, s, IDLE, BOUNDARY, "settle_max_tokens", when="stopped_at_max_tokens"),
+        _row(RESULT, s, IDLE, BOUNDARY, "escalate_to_error", when="is_an_error"),
+        _row(RESULT, s, IDLE, BOUNDARY, "recover_after_answer", "settle_turn_limit",
+             when=["hit_a_turn_limit", "was_answered_for_real"]),
+        _row(RESULT, s, IDLE, BOUNDARY, "settle_turn_limit", when="hit_a_turn_limit"),
+        _row(RESULT, s, IDLE, BOUNDARY, "recover_after_answer", "settle_succeeded",
+             when="was_answered_for_real"),
+        _row(RESULT, s, IDLE, BOUNDARY, "settle_succeeded"),
+        _row(SILENT, s, None, "log_silence", when="stalls_are_quiet"),
+        _row(SILENT, s, RETRYING, "warn_stalled"),
+        _row(BUSY, s, on),
+        # An idle before Claude said anything for this turn is the previous turn's.
+        _row(IDLED, s, None) if s is SENT else _row(IDLED, s, IDLE, "fail_no_result"),
+        *(row for t in (ENDED, LOST) for row in _runtime_gone_rows(s, t)),
+        _row(NO_START, s, IDLE, LOST_NOW, "fail_start"),
+        # The runtime's end that follows is this fault's (the stream cannot go on past it).
+        _row(TOO_LARGE, s, IDLE, LOST_NOW, "fail_too_large"),
+        _row(CANCEL, s, CANCELLING, "cancel_queued", "interrupt_claude"),
+    ]
+
+
+def _runtime_gone_rows(s: TurnState, trigger: str) -> list[dict[str, Any]]:
+    fail = "fail_no_result" if trigger == ENDED else "fail_transport_lost"
+    return [
+        # Lost before this turn began (the prompt went to a process already gone): any loss
+        # reported during a turn settles it, so this one is news for the turn.
+        _row(trigger, s, IDLE, "fail_transport_lost", when="runtime_was_lost"),
+        _row(trigger, s, IDLE, LOST_NOW, "fail_worker_shutdown", when="worker_is_shutting_down"),
+        _row(trigger, s, IDLE, LOST_NOW, fail),
+    ]
+
+
+_FAILING_ROWS = [
+    _row(SAID, FAILING, FAILING, "forward_message", when="is_from_a_subagent"),
+    # Row 24: a second failure message supersedes the first, whose prose is then released.
+    _row(SAID, FAILING, FAILING, "release_withheld", "withhold_failure",
+         when="is_a_failure_message"),
+    # Row 24: Claude got past the failure within the turn; its withheld words go out first.
+    _row(SAID, FAILING, RUNNING, "release_withheld", "take_answer", when="is_a_real_answer"),
+    _row(SAID, FAILING, FAILING, "take_answer"),
+    _row(RETRY, FAILING, FAILING, "note_retry_hint", when="is_a_quiet_retry"),
+    _row(RETRY, FAILING, FAILING, "note_retry_hint", "warn_under_turn_id"),
+    _row(RESULT, FAILING, None, when="is_autonomous"),
+    _row(RESULT, FAILING, IDLE, BOUNDARY, "release_withheld", "explain_refusal", "settle_refused",
+         when="is_a_refusal"),
+    # Rows 18, 20, 25: a failure message Claude never got past fails the turn, in its words.
+    _row(RESULT, FAILING, IDLE, BOUNDARY, "escalate_to_error"),
+    _row(SILENT, FAILING, None, "log_silence", when="stalls_are_quiet"),
+    _row(SILENT, FAILING, FAILING, "warn_stalled"),
+    _row(BUSY, FAILING, FAILING),
+    # Row 22: Claude's last words win over how the turn then ended.
+    _row(IDLED, FAILING, IDLE, "fail_with_claudes_words"),
+    _row([ENDED, LOST, NO_START, TOO_LARGE], FAILING, IDLE, LOST_NOW, "fail_with_claudes_words"),
+    _row(CANCEL, FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
 ]
 
-TURN_MACHINE = build_machine(
-    name="turn", states=TurnState, transitions=TRANSITIONS, initial=_S.IDLE
+_CANCELLING_ROWS = [
+    _row(SAID, CANCELLING, None, when="is_a_login_prompt"),
+    # No record will carry it (a cancelled turn has none), so it is text, masked (rows 24, 31).
+    _row(SAID, CANCELLING, None, "pass_on_failure_text", when="is_a_failure_message"),
+    _row(SAID, CANCELLING, None, "forward_message"),
+    _row(RETRY, CANCELLING, None, "note_retry_hint"),
+    _row(RESULT, CANCELLING, None, when="is_autonomous"),
+    _row(RESULT, CANCELLING, IDLE, BOUNDARY, "settle_cancelled"),
+    _row([SILENT, BUSY], CANCELLING, None),
+    _row(IDLED, CANCELLING, IDLE, "settle_cancelled"),
+    _row([ENDED, LOST, NO_START, TOO_LARGE], CANCELLING, IDLE, LOST_NOW, "settle_cancelled"),
+    # One interrupt per turn however often the client cancels; its backstop stops Claude.
+    _row(CANCEL, CANCELLING, None, "cancel_queued"),
+    _row(GRACE_OVER, CANCELLING, None, "stop_runtime"),
+]
+
+# Between turns (row 26): failures are session-scoped records, classified as in a turn.
+_IDLE_ROWS = [
+    _row(PROMPT, IDLE, None, "queue_prompt", when="has_a_prompt_in_flight"),
+    _row(PROMPT, IDLE, None, "dispatch_prompt"),
+    _row("prompt_sent", IDLE, SENT, "open_turn"),
+    _row(SAID, IDLE, None, "report_failure_message", when="is_a_failure_message"),
+    _row(SAID, IDLE, None, "forward_message"),
+    _row(RETRY, IDLE, None, "note_retry_hint", when="is_a_quiet_retry"),
+    _row(RETRY, IDLE, None, "note_retry_hint", "warn_between_turns"),
+    _row(RESULT, IDLE, None, "report_error_result", when="is_an_unreported_error"),
+    _row(RESULT, IDLE, None),
+    _row([ENDED, LOST], IDLE, None, "log_repeated_loss", when="runtime_was_lost"),
+    _row([ENDED, LOST], IDLE, None, LOST_NOW, "report_worker_shutdown",
+         when="worker_is_shutting_down"),
+    _row(ENDED, IDLE, None, LOST_NOW),
+    _row(LOST, IDLE, None, LOST_NOW, "report_transport_lost"),
+    _row(NO_START, IDLE, None, LOST_NOW, "log_start_failure"),
+    _row(TOO_LARGE, IDLE, None, LOST_NOW),
+    _row(CANCEL, IDLE, None, "cancel_queued"),
+    _row([SILENT, BUSY, IDLED, GRACE_OVER], IDLE, None),
+]
+
+_LIVE = sorted(LIVE_STATES, key=lambda s: s.value)
+_OTHER_ROWS = [
+    *(_row(PROMPT, s, None, "queue_prompt") for s in _LIVE),
+    # Row 30: an internal fault fails what is live and breaks the session for good.
+    _row(FAULT, IDLE, BROKEN, "reject_waiting"),
+    *(_row(FAULT, s, BROKEN, "reject_waiting", "fail_internal") for s in _LIVE),
+    _row(PROMPT, BROKEN, None, "refuse_prompt"),
+    _row(CANCEL, BROKEN, None, "cancel_queued"),
+    _row([SAID, RETRY, RESULT, SILENT, BUSY, IDLED, ENDED, LOST, NO_START, TOO_LARGE, GRACE_OVER,
+          FAULT], BROKEN, None),
+]
+# fmt: on
+
+TRANSITIONS: list[dict[str, Any]] = one_row_per_trigger(
+    [
+        *_IDLE_ROWS,
+        *(row for s in _WORKING for row in _working_rows(s)),
+        *_FAILING_ROWS,
+        *_CANCELLING_ROWS,
+        *_OTHER_ROWS,
+    ]
 )
 
+TURN_MACHINE = build_machine(name="turn", states=TurnState, transitions=TRANSITIONS, initial=IDLE)
 
-class TurnLifecycle:
-    """The session's turn. `turn_id` is the uuid the shell stamped on the prompt it sent."""
+
+class Turn(TurnActions):
+    """The session's turn: the machine's model, holding what the turn has seen.
+
+    `capable` means errors become records (sessionFailure or agentError negotiated); `notices`
+    means warnings and notices become records too (sessionFailure only, row 27).
+    """
 
     state: TurnState
 
     def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
         raise NotImplementedError("bound by transitions")  # pragma: no cover
 
-    def __init__(self) -> None:
+    def __init__(
+        self, *, ledger: Ledger, capable: bool, notices: bool, private: tuple[str, ...]
+    ) -> None:
+        self.ledger, self.capable, self.notices, self.private = ledger, capable, notices, private
+        self.effects: list[Any] = []
         self.turn_id: str | None = None
-        TURN_MACHINE.add_model(self, initial=TurnState.IDLE)
+        self.outcome: TurnOutcome | None = None
+        self.queued: list[str] = []  # prompts waiting for the live one, oldest first
+        self.dispatching: str | None = None  # told to send, not yet reported sent
+        self.runtime_lost = False
+        self.worker_shutting_down = False
+        self.retry_after_ms: int | None = None
+        self.reset_at_ms: int | None = None
+        self.between_failure_reported = False
+        self.grace_armed = False
+        self.forget_turn()
+        TURN_MACHINE.add_model(self, initial=IDLE)
+
+    def forget_turn(self) -> None:
+        """What one turn has seen; reset when a prompt is sent."""
+        self.failure_error: str | None = None  # the latest top-level assistant `error`
+        self.failure_text: str | None = None  # that message's text (Claude's own words)
+        self.usage_limit = False
+        self.login = False
+        self.real_model = False
+        self.refusal_explanation: str | None = None
+        self.withheld: list[str] = []  # error prose kept back for the record (row 24)
+        self.answered_text = ""
 
     def detach(self) -> None:
         TURN_MACHINE.remove_model(self)
@@ -100,10 +276,65 @@ class TurnLifecycle:
     def live(self) -> bool:
         return self.state in LIVE_STATES
 
-    def fire(self, trigger: TurnTrigger) -> None:
-        """Raises `InvalidTransition` (state unchanged) when the table has no such row."""
-        fire("turn", self, trigger)
+    def fire(self, trigger: str, event: Event | None = None) -> list[Any]:
+        """Run `trigger` with `event`; return the effects. Raises `InvalidTransition` (state
+        unchanged, no effects) when no row of the table accepts it."""
+        self.effects = []
+        fire("turn", self, trigger, event)
+        effects, self.effects = self.effects, []
+        return effects
 
-    def start(self, turn_id: str) -> None:
-        self.fire(TurnTrigger.PROMPT_SENT)
-        self.turn_id = turn_id
+    # --- guards: pure predicates over the event and the model -----------------------------------
+
+    def is_from_a_subagent(self, event: AssistantMessageReceived) -> bool:
+        return not event.top_level
+
+    def is_a_login_prompt(self, event: AssistantMessageReceived) -> bool:
+        return classify.is_synthetic_login(event.model, event.text_block_count, event.text)
+
+    def is_a_failure_message(self, event: AssistantMessageReceived) -> bool:
+        return event.top_level and (
+            event.error is not None
+            or classify.is_synthetic_usage_limit(event.model, event.text)
+            or self.is_a_login_prompt(event)
+        )
+
+    def is_a_real_answer(self, event: AssistantMessageReceived) -> bool:
+        return event.model not in (None, classify.SYNTHETIC_MODEL) and not self.login
+
+    def is_a_quiet_retry(self, event: RetryAttempted) -> bool:
+        kind = classify.kind_for_retry(event.error_status, event.error)
+        return kind is None or not self.notices
+
+    def stalls_are_quiet(self, *_: Any) -> bool:
+        return not self.notices
+
+    def is_autonomous(self, event: ResultReceived) -> bool:
+        return event.autonomous
+
+    def is_a_refusal(self, event: ResultReceived) -> bool:
+        return event.stop_reason == "refusal"
+
+    def stopped_at_max_tokens(self, event: ResultReceived) -> bool:
+        return event.stop_reason == "max_tokens"
+
+    def is_an_error(self, event: ResultReceived) -> bool:
+        return event.is_error
+
+    def is_an_unreported_error(self, event: ResultReceived) -> bool:
+        return event.is_error and not event.autonomous and not self.between_failure_reported
+
+    def hit_a_turn_limit(self, event: ResultReceived) -> bool:
+        return classify.kind_for_result_subtype(event.subtype) is not None
+
+    def was_answered_for_real(self, event: ResultReceived) -> bool:
+        return self.real_model and not event.is_error
+
+    def runtime_was_lost(self, *_: Any) -> bool:
+        return self.runtime_lost
+
+    def worker_is_shutting_down(self, *_: Any) -> bool:
+        return self.worker_shutting_down
+
+    def has_a_prompt_in_flight(self, *_: Any) -> bool:
+        return self.dispatching is not None or bool(self.queued)

@@ -226,14 +226,17 @@ async def spawn_adapter(
     bin_dir = tmp_path / "bin"
     workdir = tmp_path / "project"
     config_dir = tmp_path / "claude-config"
-    workdir.mkdir(parents=True, exist_ok=True)
-    config_dir.mkdir(parents=True, exist_ok=True)
+    scratch = tmp_path / "tmp"
+    for folder in (workdir, config_dir, scratch):
+        folder.mkdir(parents=True, exist_ok=True)
     claude = {"CLAUDE_CODE_EXECUTABLE": str(write_launcher(bin_dir)), SCENARIO_ENV: scenario}
     child_env = {
         **(claude if scripted else {}),
         "CLAUDE_CONFIG_DIR": str(config_dir),
         "CLAUDE_ACP_LOG": "DEBUG",
         "PYTHONPATH": str(ROOT),
+        # Anything the adapter leaves in a temp folder (a killed --simulate run) stays here.
+        "TMPDIR": str(scratch),
         **({"VIRTUAL_ENV": os.environ["VIRTUAL_ENV"]} if "VIRTUAL_ENV" in os.environ else {}),
         **(env or {}),
     }

@@ -41,6 +41,10 @@ def ensure_environment() -> None:
     STAMP.write_text(wanted, encoding="utf-8")
 
 
+# Four workers: most end-to-end time is waiting on child processes, not CPU.
+PYTEST = ("-n", "4")
+
+
 def stages(pytest_args: list[str]) -> list[tuple[str, str, Callable[[], None]]]:
     """(name, what it checks, how) for every stage, in order."""
     return [
@@ -48,7 +52,7 @@ def stages(pytest_args: list[str]) -> list[tuple[str, str, Callable[[], None]]]:
         ("ruff", "lint", lambda: run(PYTHON, "-m", "ruff", "check", ".")),
         ("mypy", "types, --strict", lambda: run(PYTHON, "-m", "mypy")),
         ("diagrams", "fresh drawings", lambda: run(PYTHON, "-m", "fsm.diagrams", "--check")),
-        ("pytest", "the test suite", lambda: run(PYTHON, "-m", "pytest", *pytest_args)),
+        ("pytest", "the test suite", lambda: run(PYTHON, "-m", "pytest", *PYTEST, *pytest_args)),
     ]  # fmt: skip
 
 

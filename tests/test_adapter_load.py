@@ -187,12 +187,17 @@ async def test_replay_restores_each_usage_limit_in_place_and_only_latest_stays_a
 
 
 @pytest.mark.asyncio
-async def test_legacy_client_gets_the_original_prose_and_no_record(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "agent_error_only"])
+async def test_legacy_client_gets_the_original_prose_and_no_record(
+    tmp_path: Path, mode: str
+) -> None:
+    # Row 27: an agentError-only client replays as a legacy client does (no agent_error).
     session, prompt = str(uuid.uuid4()), str(uuid.uuid4())
-    async with spawn_adapter(tmp_path, "success", capable=False) as adapter:
+    meta = {"agentError": {"version": 1}} if mode == "agent_error_only" else None
+    async with spawn_adapter(tmp_path, "success", capable=False, client_meta=meta) as adapter:
         _write(adapter, session, [_user("first", prompt), _synthetic(SPEND_LIMIT)])
         await _load(adapter, session)
-    assert adapter.records() == []
+    assert adapter.records() == [] and adapter.updates("agent_error") == []
     assert _stream(adapter) == [
         ("user_message_chunk", "first"),
         ("agent_message_chunk", SPEND_LIMIT),

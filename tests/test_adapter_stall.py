@@ -22,6 +22,12 @@ async def _wait_for_records(adapter: Adapter, count: int) -> None:
             await asyncio.sleep(0.05)
 
 
+async def _wait_for_log(adapter: Adapter, text: str, count: int) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        while adapter.stderr_path.read_text(encoding="utf-8", errors="replace").count(text) < count:
+            await asyncio.sleep(0.05)
+
+
 @pytest.mark.asyncio
 async def test_silence_warns_and_revises_then_cancel_still_works(tmp_path: Path) -> None:
     env = {"CLAUDE_ACP_STALL_SECONDS": "1"}
@@ -54,7 +60,9 @@ async def test_legacy_client_sees_nothing_new_while_claude_is_silent(tmp_path: P
     async with spawn_adapter(tmp_path, "hang", capable=False, env=env) as adapter:
         session = await adapter.new_session()
         prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
-        await asyncio.sleep(2.5)
+        # The watchdog woke twice (its log says so) and the client was shown nothing.
+        await _wait_for_log(adapter, "Claude has been silent for", 2)
+        assert adapter.records() == [] and adapter.updates("session_info_update") == []
         await adapter.conn.cancel(session_id=session)
         answer = await prompt
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"

@@ -90,18 +90,15 @@ CASES: dict[str, tuple[Callable[[], list[Event]], Callable[[], Event]]] = {
         lambda: [HistoryFailureFound(id="u0:error", title="You've hit your limit", active=True)],
         lambda: HistoryFailureFound(id="u1:error", title="You've hit your limit", active=False),
     ),
+    # Row 26: between turns the failure message itself is the record.
     "a session-scoped auth failure": (
-        lambda: [
-            AssistantMessageReceived(
-                epoch=E1,
-                model="<synthetic>",
-                text="Invalid API key",
-                text_block_count=1,
-                error="authentication_failed",
-            )
-        ],
-        lambda: ResultReceived(
-            epoch=E1, subtype="success", is_error=True, result="Invalid API key · run /login"
+        lambda: [_retry(1)],
+        lambda: AssistantMessageReceived(
+            epoch=E1,
+            model="<synthetic>",
+            text="Invalid API key",
+            text_block_count=1,
+            error="authentication_failed",
         ),
     ),
 }
@@ -139,21 +136,16 @@ def test_a_failed_revision_keeps_the_incidents_recovery_policy() -> None:
     # real answer) gets a warning revision whose send fails: the incident must still be the
     # quota error, recovering the way a quota error does.
     ledger = Ledger(session_id="s-1", epoch=E1)
-    first = ledger.propose(
-        id="t1:error",
-        kind=FailureKind.QUOTA_EXHAUSTED,
-        severity=Severity.ERROR,
-        text="You've hit your limit",
-        turn_id="t1",
+    ledger.open_turn("t1")
+    first = ledger.propose_turn(
+        kind=FailureKind.QUOTA_EXHAUSTED, severity=Severity.ERROR, text="You've hit your limit"
     )
     ledger.confirm(first.id, first.revision)
     policy = ledger._incidents[first.id].policy
-    lost = ledger.propose(
-        id="t1:error",
+    lost = ledger.propose_turn(
         kind=FailureKind.OVERLOADED,
         severity=Severity.WARNING,
         text="Retrying Claude, attempt 1 of 10.",
-        turn_id="t1",
     )
     ledger.fail(lost.id, lost.revision)
     assert ledger.active() == [first]

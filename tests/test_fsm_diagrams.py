@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fsm.diagrams import MACHINES, render
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +25,7 @@ def _diagrams(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.e2e
 def test_committed_diagrams_are_fresh() -> None:
     checked = _diagrams("--check")
     assert (checked.returncode, checked.stderr) == (0, "")
@@ -31,6 +34,7 @@ def test_committed_diagrams_are_fresh() -> None:
         assert (ROOT / "diagrams" / f"{name}.mmd").read_text(encoding="utf-8") == render(name)
 
 
+@pytest.mark.e2e
 def test_check_fails_when_a_drawn_file_is_edited(tmp_path: Path) -> None:
     # Writing into a fresh folder produces one Mermaid file per machine, which then checks.
     written = _diagrams("--out", str(tmp_path))
@@ -46,6 +50,7 @@ def test_check_fails_when_a_drawn_file_is_edited(tmp_path: Path) -> None:
     assert "incident.mmd" not in stale.stderr
 
 
+@pytest.mark.e2e
 def test_check_fails_when_a_file_is_missing(tmp_path: Path) -> None:
     assert _diagrams("--out", str(tmp_path)).returncode == 0
     (tmp_path / "incident.mmd").unlink()

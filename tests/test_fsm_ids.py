@@ -7,7 +7,6 @@ import pytest
 from fsm import ids
 from fsm.ids import IdKind, ParsedId, parse_id
 from fsm.ledger import Ledger
-from fsm.records import FailureRecord
 from fsm.vocabulary import FailureKind, Severity
 
 SESSION = "0b7e6f1c-2f3a-4c44-9a0e-5d2b8f9c1a00"
@@ -74,25 +73,30 @@ def test_parse_checks_the_session_when_asked() -> None:
     assert parse_id("P:error", session_id=SESSION) == ParsedId(kind=IdKind.TURN, turn_id="P")
 
 
-def _propose(ledger: Ledger, id: str) -> FailureRecord:
-    return ledger.propose(
-        id=id, kind=FailureKind.PROVIDER_ERROR, severity=Severity.ERROR, text="x", turn_id=None
-    )
-
-
 def test_the_ledger_mints_parsable_ids_on_one_counter_per_epoch() -> None:
     ledger = Ledger(session_id=SESSION, epoch=EPOCH)
-    minted = [ledger.session_failure_id(), ledger.notice_id("A fallback."), ledger.notice_id("B")]
+
+    def propose_session() -> str:
+        return ledger.propose_session(
+            kind=FailureKind.PROVIDER_ERROR, severity=Severity.ERROR, text="x"
+        ).id
+
+    minted = [
+        propose_session(),
+        ledger.propose_notice("A fallback.", turn_id=None).id,
+        ledger.propose_notice("B", turn_id=None).id,
+    ]
     assert [parse_id(m, session_id=SESSION) for m in minted] == [
         ParsedId(kind=IdKind.SESSION, session_id=SESSION, epoch=EPOCH, n=1),
         ParsedId(kind=IdKind.NOTICE, session_id=SESSION, epoch=EPOCH, n=2),
         ParsedId(kind=IdKind.NOTICE, session_id=SESSION, epoch=EPOCH, n=3),
     ]
-    assert parse_id(ledger.turn_failure_id("P")) == ParsedId(kind=IdKind.TURN, turn_id="P")
+    ledger.open_turn("P")
+    turn = ledger.propose_turn(kind=FailureKind.PROVIDER_ERROR, severity=Severity.ERROR, text="x")
+    assert parse_id(turn.id) == ParsedId(kind=IdKind.TURN, turn_id="P")
     # A new runtime starts a new namespace: its epoch, its counter from 1.
     ledger.replace_runtime("epoch-2")
-    assert parse_id(ledger.session_failure_id()) == ParsedId(
+    assert parse_id(propose_session()) == ParsedId(
         kind=IdKind.SESSION, session_id=SESSION, epoch="epoch-2", n=1
     )
-    assert _propose(ledger, minted[0]).id == minted[0]  # the ledger accepts what it minted
     ledger.close()

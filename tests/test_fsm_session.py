@@ -17,6 +17,7 @@ import pytest
 from fsm.effects import (
     Effect,
     ForwardAssistantMessage,
+    InterruptClaude,
     LogNotice,
     PublishRecord,
     RejectPrompt,
@@ -46,7 +47,7 @@ from fsm.events import (
 )
 from fsm.records import FailureRecord
 from fsm.session import TURN_NO_RESULT_TITLE, SessionCore
-from fsm.turn import TurnState
+from fsm.turn import TurnOutcome, TurnState
 from fsm.vocabulary import Action, Category, FailureKind, Severity
 from fsm.wire import SessionFailureDialect, merge_meta
 
@@ -147,8 +148,6 @@ def retried(
     error: str | None = "overloaded",
     max_retries: int = 10,
     epoch: str = E1,
-    waited_ms: int | None = None,
-    retry_wait_ms: int | None = None,
 ) -> RetryAttempted:
     return RetryAttempted(
         epoch=epoch,
@@ -156,8 +155,6 @@ def retried(
         max_retries=max_retries,
         error_status=status,
         error=error,
-        waited_ms=waited_ms,
-        retry_wait_ms=retry_wait_ms,
     )
 
 
@@ -469,7 +466,7 @@ def test_mapping_row_capable_turn_fails_with_a_typed_record(
         assert capable.handle(event) == capable_says
     # The turn ends: one answer, end_turn, with the record on the PromptResponse.
     assert capable.handle(row.ending) == failed_with(row.record)
-    assert capable.turn_state is TurnState.FAILED
+    assert (capable.turn_state, capable.turn.outcome) == (TurnState.IDLE, TurnOutcome.FAILED)
     assert capable.active() == [row.record]
 
 
@@ -484,7 +481,7 @@ def test_mapping_row_legacy_turn_is_rejected_without_a_record(
         assert legacy.handle(event) == legacy_says
     # The prompt is rejected with a JSON-RPC error; no record exists anywhere.
     assert legacy.handle(row.ending) == [row.legacy_answer]
-    assert legacy.turn_state is TurnState.FAILED
+    assert (legacy.turn_state, legacy.turn.outcome) == (TurnState.IDLE, TurnOutcome.FAILED)
     assert legacy.active() == []
 
 
@@ -642,7 +639,11 @@ def test_login_after_a_real_answer_revises_the_turns_retry_warning(capable: Sess
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
     auth = rec(f"{T1}:error", 2, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
     assert capable.handle(result(text=LOGIN_TEXT)) == failed_with(auth)
-    assert (capable.turn_state, capable.active()) == (TurnState.FAILED, [auth])
+    assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
+        TurnState.IDLE,
+        TurnOutcome.FAILED,
+        [auth],
+    )
 
 
 def test_login_result_text_alone_is_an_auth_failure(capable: SessionCore) -> None:
@@ -837,7 +838,11 @@ def test_retry_warnings_escalate_to_an_error_on_the_prompt_response(capable: Ses
     # Claude gives up: the same id, revision 3, now an error, on the PromptResponse.
     assert capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded")) == []
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(terminal)
-    assert (capable.turn_state, capable.active()) == (TurnState.FAILED, [terminal])
+    assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
+        TurnState.IDLE,
+        TurnOutcome.FAILED,
+        [terminal],
+    )
 
 
 def test_retry_whose_delivery_failed_is_not_counted(capable: SessionCore) -> None:
@@ -919,9 +924,7 @@ def test_retry_title_is_exactly_row_11_even_with_no_response_details(
 ) -> None:
     # Claude says how long it waited; DECISIONS row 11 fixes the title's wording regardless.
     capable.handle(PromptSent(turn_id=T1))
-    assert capable.handle(
-        retried(2, status=None, error=None, waited_ms=60_000, retry_wait_ms=4_500)
-    ) == published(
+    assert capable.handle(retried(2, status=None, error=None)) == published(
         rec(
             f"{T1}:error",
             1,
@@ -951,7 +954,11 @@ def test_retry_warnings_recover_when_the_turn_succeeds(capable: SessionCore) -> 
     # without anything published (the entry stays on the client as history).
     assert capable.handle(said("Done.")) == [FORWARD]
     assert capable.handle(result(text="Done.")) == [END_TURN]
-    assert (capable.turn_state, capable.active()) == (TurnState.SUCCEEDED, [])
+    assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
+        TurnState.IDLE,
+        TurnOutcome.SUCCEEDED,
+        [],
+    )
     assert capable.ledger.history() == [warning]
 
 
@@ -1097,7 +1104,11 @@ def test_turn_failure_recovers_at_the_next_result_not_at_the_next_prompt(
     # Its result is the confirmed attempt boundary: T1 stops being active, silently.
     assert capable.handle(said("Fine now.")) == [FORWARD]
     assert capable.handle(result(text="Fine now.")) == [END_TURN]
-    assert (capable.turn_state, capable.active()) == (TurnState.SUCCEEDED, [])
+    assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
+        TurnState.IDLE,
+        TurnOutcome.SUCCEEDED,
+        [],
+    )
     assert capable.ledger.history() == [failure]
 
 
@@ -1310,7 +1321,11 @@ def test_refusal_settles_refusal_with_its_explanation_as_text(mode: str) -> None
             SendAgentText(text="This request may violate our usage policy."),
             SettlePrompt(stop_reason=StopReason.REFUSAL),
         ]
-        assert (core.turn_state, core.active()) == (TurnState.REFUSED, [])
+        assert (core.turn_state, core.turn.outcome, core.active()) == (
+            TurnState.IDLE,
+            TurnOutcome.REFUSED,
+            [],
+        )
     finally:
         core.close()
 
@@ -1338,11 +1353,17 @@ def test_cancelled_turn_settles_cancelled_without_a_record(mode: str, ending: Ev
     try:
         core.handle(PromptSent(turn_id=T1))
         assert core.handle(said("Working...")) == [FORWARD]
-        # The client cancels; the shell interrupts Claude.
+        # The client cancels; the core tells the shell to interrupt Claude, once.
+        assert core.handle(CancelRequested()) == [InterruptClaude()]
+        assert core.turn_state is TurnState.CANCELLING
         assert core.handle(CancelRequested()) == []
         # Whatever ends the turn now, the answer is cancelled and nothing is typed.
         assert core.handle(ending) == [SettlePrompt(stop_reason=StopReason.CANCELLED)]
-        assert (core.turn_state, core.active()) == (TurnState.CANCELLED, [])
+        assert (core.turn_state, core.turn.outcome, core.active()) == (
+            TurnState.IDLE,
+            TurnOutcome.CANCELLED,
+            [],
+        )
     finally:
         core.close()
 
@@ -1444,8 +1465,9 @@ def test_idle_runtime_ending_cleanly_breaks_no_promise(capable: SessionCore) -> 
     assert capable.handle(result()) == [END_TURN]
     # The stream ends with no prompt waiting: nothing to report.
     assert capable.handle(StreamEnded(epoch=E1)) == []
-    assert (capable.turn_state, capable.active(), capable.runtime_lost) == (
-        TurnState.SUCCEEDED,
+    assert (capable.turn_state, capable.turn.outcome, capable.active(), capable.runtime_lost) == (
+        TurnState.IDLE,
+        TurnOutcome.SUCCEEDED,
         [],
         True,
     )

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from fsm.effects import ForwardAssistantMessage, LogNotice, PublishRecord, SettlePrompt, StopReason
+from fsm.effects import (
+    ForwardAssistantMessage,
+    LogNotice,
+    PublishRecord,
+    SendAgentText,
+    SettlePrompt,
+    StopReason,
+)
 from fsm.events import (
     AssistantMessageReceived,
     DeliveryConfirmed,
@@ -20,9 +27,7 @@ LIMIT = "You've hit your individual spend limit \u00b7 run /usage-credits to ask
 
 
 def _core(capable: bool = True) -> SessionCore:
-    core = SessionCore(session_id="sess", epoch=E, capable=capable)
-    core.runtime_lost = False
-    return core
+    return SessionCore(session_id="sess", epoch=E, capable=capable)
 
 
 def _said(text: str, model: str, error: str | None = None) -> AssistantMessageReceived:
@@ -48,8 +53,10 @@ def test_a_real_answer_after_a_failure_message_means_the_turn_got_past_it() -> N
     core = _core()
     core.handle(PromptSent(turn_id="P"))
     core.handle(_said("API Error: 529 Overloaded", "<synthetic>", error="overloaded"))
+    # Row 24: the withheld error prose becomes no record now, so it goes out first, in place.
     assert core.handle(_said("Here it is after all.", "claude-sonnet-4-5")) == [
-        ForwardAssistantMessage()
+        SendAgentText(text="API Error: 529 Overloaded"),
+        ForwardAssistantMessage(),
     ]
     assert core.handle(ResultReceived(epoch=E, subtype="success", is_error=False)) == [
         SettlePrompt(stop_reason=StopReason.END_TURN)
@@ -57,11 +64,27 @@ def test_a_real_answer_after_a_failure_message_means_the_turn_got_past_it() -> N
     assert core.active() == []
 
 
-def test_failure_prose_with_no_live_turn_is_forwarded_not_silenced() -> None:
+def test_failure_prose_with_no_live_turn_is_a_session_record_or_legacy_prose() -> None:
+    # Row 26 (it changed row 20's old reading here): a capable client gets a session-scoped
+    # record classified as in a turn, and not the prose as well.
     core = _core()
-    assert core.handle(_said("API Error: 500", "<synthetic>", error="server_error")) == [
-        ForwardAssistantMessage()
+    [publish] = core.handle(_said("API Error: 500", "<synthetic>", error="server_error"))
+    assert isinstance(publish, PublishRecord)
+    assert (publish.record.id, publish.record.title, publish.record.category) == (
+        "sess:session-error:epoch-1:1",
+        "API Error: 500",
+        Category.SERVICE,
+    )
+    # The error result that follows is the same failure: no second record.
+    core.handle(DeliveryConfirmed(id=publish.record.id, revision=1))
+    assert core.handle(ResultReceived(epoch=E, subtype="success", is_error=True)) == []
+    # A legacy client keeps the prose (row 19).
+    legacy = _core(capable=False)
+    assert legacy.handle(_said("API Error: 500", "<synthetic>", error="server_error")) == [
+        ForwardAssistantMessage(),
+        LogNotice(message="a failure with no live turn"),
     ]
+    legacy.close()
     # The login prompt is never prose, turn or no turn.
     login = "Please run /login \u00b7 API key is invalid"
     assert core.handle(_said(login, "<synthetic>")) == []

@@ -33,11 +33,14 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from fsm.effects import (
     Effect,
     ForwardAssistantMessage,
+    InterruptClaude,
     LogNotice,
     PublishRecord,
     RejectPrompt,
     SendAgentText,
+    SendPrompt,
     SettlePrompt,
+    StopReason,
 )
 from fsm.errors import InvalidTransition
 from fsm.events import (
@@ -50,7 +53,9 @@ from fsm.events import (
     DeliveryFailed,
     Event,
     HistoryFailureFound,
+    InternalFaultOccurred,
     ModelFellBack,
+    PromptReceived,
     PromptSent,
     RateLimitReported,
     ResultReceived,
@@ -161,8 +166,6 @@ RETRY = st.fixed_dictionaries(
         "error": st.sampled_from([None, *CLI_ERRORS]),
     },
     optional={
-        "waited_ms": st.just(30_000),
-        "retry_wait_ms": st.just(2_000),
         "retry_delay_ms": st.sampled_from([0, 1_500, -1]),
     },
 )
@@ -284,6 +287,9 @@ class SessionStateMachine(RuleBasedStateMachine):
         self.last_n = 0  # the highest incident number minted in this epoch
         self.last_notice: tuple[str, str] | None = None  # (id, title) of the latest notice
         self.resolved: set[str] = set()  # ids that left the active set
+        self.queued: list[str] = []  # prompts received while another was live, oldest first
+        self.interrupts: dict[str | None, int] = {}  # InterruptClaude effects per live turn
+        self.broken = False
 
     # --- the shell: feed one event, perform its effects, check them -------------------------
 
@@ -291,7 +297,13 @@ class SessionStateMachine(RuleBasedStateMachine):
         live_before = self.live
         active_before = {r.id for r in self.core.active()}
         effects = self.core.handle(event)
+        effects = self._check_waiting(effects)
         self._check_answers(event, effects, live_before)
+        self.interrupts[live_before] = self.interrupts.get(live_before, 0) + sum(
+            isinstance(e, InterruptClaude) for e in effects
+        )
+        # One interrupt per turn however often the client cancels.
+        assert self.interrupts[live_before] <= (1 if live_before else 0), effects
         for effect in effects:
             if isinstance(effect, PublishRecord):
                 self._check_published(event, effect.record, live_before)
@@ -300,6 +312,30 @@ class SessionStateMachine(RuleBasedStateMachine):
             assert not any(isinstance(e, PublishRecord) for e in effects), event
         self.resolved |= active_before - {r.id for r in self.core.active()}
         return effects
+
+    def _check_waiting(self, effects: list[Effect]) -> list[Effect]:
+        # Answers to prompts that wait (queued, or refused by a broken session) name their
+        # prompt; the next queued prompt is dispatched only after the live one's answer.
+        rest: list[Effect] = []
+        for effect in effects:
+            if isinstance(effect, SettlePrompt | RejectPrompt) and effect.turn_id is not None:
+                assert effect.turn_id in self.queued or self.broken, effect
+                if effect.turn_id == self.dispatched:
+                    self.dispatched = None
+                assert effect.turn_id not in self.answered
+                self.answered.add(effect.turn_id)
+                if effect.turn_id in self.queued:
+                    self.queued.remove(effect.turn_id)
+                if isinstance(effect, SettlePrompt):
+                    assert effect.stop_reason is StopReason.CANCELLED
+            elif isinstance(effect, SendPrompt):
+                assert effect is effects[-1] and self.queued[0] == effect.turn_id
+                self.queued.pop(0)
+                self.dispatched = effect.turn_id
+                self.replace = effect.replace_runtime
+            else:
+                rest.append(effect)
+        return rest
 
     def _deliver(self, record: FailureRecord, ok: bool) -> None:
         # The shell performed the session_info_update and reports how it went.
@@ -393,13 +429,57 @@ class SessionStateMachine(RuleBasedStateMachine):
 
     # --- rules: the client ---------------------------------------------------------------------
 
-    @precondition(lambda self: self.live is None)
+    dispatched: str | None = None
+    replace = False
+
+    @precondition(lambda self: self.live is None and not self.broken)
     @rule(data=st.data())
     def send_prompt(self, data: st.DataObject) -> None:
-        self.turns += 1
-        turn = f"turn-{self.turns}"
+        if self.dispatched is not None:
+            turn, self.dispatched = self.dispatched, None
+            if self.replace:
+                # The core asked for a fresh Claude process first: the shell starts one.
+                self.replace = False
+                self.old_epochs.append(self.epoch)
+                self.epoch = f"epoch-{len(self.old_epochs)}"
+                assert self._feed(RuntimeStarted(epoch=self.epoch), data) == []
+                self.last_n, self.last_notice = 0, None
+        else:
+            self.turns += 1
+            turn = f"turn-{self.turns}"
         assert self._feed(PromptSent(turn_id=turn), data) == []
         self.live = turn
+
+    @precondition(lambda self: self.live is not None or self.broken)
+    @rule(data=st.data())
+    def client_prompts_again(self, data: st.DataObject) -> None:
+        # A prompt while another is live waits in the core's queue (or is refused if broken).
+        self.turns += 1
+        turn = f"turn-{self.turns}"
+        self.queued.append(turn)
+        effects = self._feed(PromptReceived(turn_id=turn), data)
+        if self.broken:
+            assert turn in self.answered and effects == []
+        else:
+            assert effects == [] and self.queued[-1] == turn
+
+    @rule(data=st.data())
+    def adapter_fails_inside(self, data: st.DataObject) -> None:
+        # Row 30: our own bug. The live prompt fails as internal_error; the session is broken.
+        live, waiting = self.live, [*self.queued, *([self.dispatched] if self.dispatched else [])]
+        self.broken = True
+        effects = self._feed(InternalFaultOccurred(), data)
+        # Every prompt that waited got its one answer too.
+        assert all(turn in self.answered for turn in waiting)
+        self.dispatched = None
+        assert self.core.broken and not self.core.turn.live and self.queued == []
+        if live is not None and self.capable:
+            [answer] = effects
+            assert isinstance(answer, SettlePrompt) and answer.record is not None
+            assert answer.record.kind is FailureKind.INTERNAL_ERROR
+            assert answer.record.category.value == "service"
+        elif live is not None:
+            assert [type(e) for e in effects] == [RejectPrompt]
 
     @rule(
         data=st.data(),
@@ -409,7 +489,11 @@ class SessionStateMachine(RuleBasedStateMachine):
     )
     def client_interjects(self, data: st.DataObject, kind: str, active: bool, title: str) -> None:
         if kind == "cancel":
-            assert self._feed(CancelRequested(), data) == []
+            live = self.live
+            effects = self._feed(CancelRequested(), data)
+            assert effects in ([], [InterruptClaude()])
+            # Queued prompts never reached Claude: they were answered cancelled.
+            assert self.queued == [] and (effects == [] or live is not None)
         elif kind == "prompt_while_live":
             if self.live is None:
                 return
@@ -430,12 +514,16 @@ class SessionStateMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), step=st.one_of(MID_TURN, ENDING))
     def claude_says(self, data: st.DataObject, step: Step) -> None:
+        if self.dispatched is not None:
+            self.send_prompt(data)  # the shell sends what the core dispatched first
         # One event from the current runtime, at any moment.
         self._claude(step, data)
 
     @rule(data=st.data(), steps=st.lists(MID_TURN, min_size=1, max_size=8), ending=ENDING)
     def whole_turn(self, data: st.DataObject, steps: list[Step], ending: Step) -> None:
         # A turn played out: a prompt (unless one is live), what Claude says, how it ends.
+        if self.broken:
+            return
         if self.live is None:
             self.send_prompt(data)
         for step in [*steps, ending]:
@@ -446,12 +534,17 @@ class SessionStateMachine(RuleBasedStateMachine):
         effects = self._feed(event, data)
         match event:
             case AssistantMessageReceived():
-                assert effects in ([], [ForwardAssistantMessage()])
+                # Forwarded, withheld (row 20), released before what follows (row 24), or a
+                # session-scoped record between turns (row 26).
+                allowed = (ForwardAssistantMessage, SendAgentText, PublishRecord, LogNotice)
+                assert all(isinstance(e, allowed) for e in effects), effects
             case RetryAttempted() | ClaudeSilent():
+                # A warning, or (for a client that takes none) a line in the log.
                 assert all(
-                    isinstance(e, PublishRecord) and e.record.severity is Severity.WARNING
+                    (isinstance(e, PublishRecord) and e.record.severity is Severity.WARNING)
+                    or (isinstance(e, LogNotice) and not self.capable)
                     for e in effects
-                )
+                ), effects
             case ModelFellBack() if self.capable:
                 [published] = effects
                 assert isinstance(published, PublishRecord)
@@ -498,6 +591,10 @@ class SessionStateMachine(RuleBasedStateMachine):
         assert (self.core.turn_state, self.core.active(), self.core.ledger.next_incident) == before
 
     # --- invariants ----------------------------------------------------------------------------
+
+    @invariant()
+    def broken_is_sticky(self) -> None:
+        assert self.core.broken is self.broken
 
     @invariant()
     def turn_matches_the_prompts(self) -> None:

@@ -18,13 +18,10 @@ import pytest
 from fsm.errors import FsmError, InvalidTransition
 from fsm.incident import INCIDENT_MACHINE, Incident, IncidentState, IncidentTrigger
 from fsm.records import FailureRecord
-from fsm.turn import LIVE_STATES, TURN_MACHINE, TurnLifecycle, TurnState, TurnTrigger
 from fsm.vocabulary import Action, Category, FailureKind, RecoveryPolicy, Severity
 
 IS = IncidentState
 IT = IncidentTrigger
-TS = TurnState
-TT = TurnTrigger
 
 # --- the tables as they must be ------------------------------------------------------------
 
@@ -35,56 +32,55 @@ EXPECTED_INCIDENT_TABLE: dict[tuple[IncidentState, IncidentTrigger], IncidentSta
     (IS.REVISING, IT.DELIVERY_CONFIRMED): IS.REVISING,
     (IS.CREATED, IT.DELIVERY_FAILED): IS.CREATED,
     (IS.REVISING, IT.DELIVERY_FAILED): IS.REVISING,
-    (IS.REVISING, IT.RECOVERY_CONFIRMED): IS.RESOLVED_HISTORICAL,
+    # A recovery boundary that does not retire the incident leaves it as it is.
+    **{
+        (state, boundary): state
+        for state in (IS.CREATED, IS.REVISING)
+        for boundary in (
+            IT.ATTEMPT_CONFIRMED,
+            IT.REAL_ANSWER_GIVEN,
+            IT.AUTH_CONFIRMED,
+            IT.RUNTIME_REPLACED,
+            IT.NOTICES_OVERFLOWED,
+        )
+    },
 }
 
-_SETTLED = (TS.IDLE, TS.SUCCEEDED, TS.FAILED, TS.CANCELLED, TS.REFUSED)
-_LIVE = (TS.PROMPT_SENT, TS.RUNNING, TS.RETRYING)
-_SETTLING = {
-    TT.TURN_SUCCEEDED: TS.SUCCEEDED,
-    TT.TURN_FAILED: TS.FAILED,
-    TT.TURN_CANCELLED: TS.CANCELLED,
-    TT.TURN_REFUSED: TS.REFUSED,
-}
-
-EXPECTED_TURN_TABLE: dict[tuple[TurnState, TurnTrigger], TurnState] = {
-    **{(state, TT.PROMPT_SENT): TS.PROMPT_SENT for state in _SETTLED},
-    (TS.PROMPT_SENT, TT.CLAUDE_RESPONDED): TS.RUNNING,
-    (TS.RUNNING, TT.CLAUDE_RESPONDED): TS.RUNNING,
-    (TS.RETRYING, TT.CLAUDE_RESPONDED): TS.RETRYING,
-    **{(state, TT.RETRY_WARNED): TS.RETRYING for state in _LIVE},
-    **{(state, trigger): dest for state in _LIVE for trigger, dest in _SETTLING.items()},
-}
-
+# Row 15 as guarded rows: (trigger, guards) that move REVISING to RESOLVED_HISTORICAL.
+EXPECTED_RECOVERY_ROWS = [
+    (IT.DELIVERY_CONFIRMED, ("resolves_on_delivery",)),
+    (IT.ATTEMPT_CONFIRMED, ("recovers_at_next_attempt", "is_of_an_earlier_turn")),
+    (IT.REAL_ANSWER_GIVEN, ("recovers_on_real_answer",)),
+    (IT.REAL_ANSWER_GIVEN, ("is_a_warning_of_this_turn",)),
+    (IT.AUTH_CONFIRMED, ("recovers_on_auth_status",)),
+    (IT.RUNTIME_REPLACED, ("is_bound_to_the_runtime",)),
+    (IT.NOTICES_OVERFLOWED, ("is_a_notice",)),
+]
 
 # --- the tables as the machines hold them ----------------------------------------------------
 
 
 def _table(machine: Any, states: type[Enum], triggers: type[Enum]) -> dict[Any, Any]:
-    # Read back `machine.events[trigger].transitions[source]`: every row the machine will run.
+    # Read back `machine.events[trigger].transitions[source]`: the unguarded row the machine
+    # runs for each pair (recovery rows, guarded by policy, are checked on their own below).
     rows: dict[Any, Any] = {}
     for trigger, event in machine.events.items():
         for source, transitions in event.transitions.items():
-            assert len(transitions) == 1, "one row per (state, trigger): no conditions"
+            plain = [t for t in transitions if not t.conditions]
+            assert len(plain) == 1, "each pair ends in exactly one unguarded row"
             key = (states[source], triggers(trigger))
-            rows[key] = states[transitions[0].dest]
+            dest = plain[0].dest
+            rows[key] = states[source] if dest is None else states[dest]
     return rows
 
 
 INCIDENT_TABLE = _table(INCIDENT_MACHINE, IncidentState, IncidentTrigger)
-TURN_TABLE = _table(TURN_MACHINE, TurnState, TurnTrigger)
 
 INCIDENT_VALID = sorted(((src, trig, dst) for (src, trig), dst in INCIDENT_TABLE.items()), key=str)
 INCIDENT_INVALID = [
     (src, trig)
     for src, trig in itertools.product(IncidentState, IncidentTrigger)
     if (src, trig) not in INCIDENT_TABLE
-]
-TURN_VALID = sorted(((src, trig, dst) for (src, trig), dst in TURN_TABLE.items()), key=str)
-TURN_INVALID = [
-    (src, trig)
-    for src, trig in itertools.product(TurnState, TurnTrigger)
-    if (src, trig) not in TURN_TABLE
 ]
 
 
@@ -94,14 +90,6 @@ def incident() -> Iterator[Incident]:
     yield model
     model.detach()
     assert model not in INCIDENT_MACHINE.models
-
-
-@pytest.fixture
-def turn() -> Iterator[TurnLifecycle]:
-    model = TurnLifecycle()
-    yield model
-    model.detach()
-    assert model not in TURN_MACHINE.models
 
 
 def _record(revision: int, *, severity: Severity = Severity.ERROR) -> FailureRecord:
@@ -123,30 +111,36 @@ def test_incident_table_matches_the_written_table() -> None:
     assert INCIDENT_TABLE == EXPECTED_INCIDENT_TABLE
 
 
-def test_turn_table_matches_the_written_table() -> None:
-    assert TURN_TABLE == EXPECTED_TURN_TABLE
+def test_recovery_policy_is_the_guarded_rows() -> None:
+    rows = [
+        (IT(t.trigger if hasattr(t, "trigger") else trigger), tuple(c.func for c in t.conditions))
+        for trigger, event in INCIDENT_MACHINE.events.items()
+        for source, transitions in event.transitions.items()
+        for t in transitions
+        if t.conditions and source == IS.REVISING.name
+    ]
+    assert sorted(rows, key=str) == sorted(EXPECTED_RECOVERY_ROWS, key=str)
+    # Every recovery row ends in history; none starts there.
+    for row in incident_table_rows():
+        if row.get("conditions"):
+            assert row["dest"] is IS.RESOLVED_HISTORICAL
 
 
 def test_every_pair_is_either_a_row_or_invalid() -> None:
     # The valid and invalid lists partition the product, for both machines.
     assert len(INCIDENT_VALID) + len(INCIDENT_INVALID) == len(IncidentState) * len(IncidentTrigger)
-    assert len(TURN_VALID) + len(TURN_INVALID) == len(TurnState) * len(TurnTrigger)
-    assert (len(INCIDENT_VALID), len(INCIDENT_INVALID)) == (7, 5)
-    assert (len(TURN_VALID), len(TURN_INVALID)) == (23, 33)
+    assert (len(INCIDENT_VALID), len(INCIDENT_INVALID)) == (16, 8)
+
+
+def incident_table_rows() -> list[dict[str, Any]]:
+    from fsm.incident import TRANSITIONS
+
+    return TRANSITIONS
 
 
 def test_resolved_incident_has_no_way_out() -> None:
     # RESOLVED_HISTORICAL is terminal: no row starts there.
     assert [k for k in INCIDENT_TABLE if k[0] is IS.RESOLVED_HISTORICAL] == []
-
-
-def test_settling_triggers_start_only_from_live_states() -> None:
-    # A prompt is answered once: settling needs a live turn, and a new prompt a settled one.
-    for (source, trigger), _dest in TURN_TABLE.items():
-        if trigger in _SETTLING or trigger is TT.RETRY_WARNED:
-            assert source in LIVE_STATES
-        if trigger is TT.PROMPT_SENT:
-            assert source not in LIVE_STATES
 
 
 # --- transition by transition: incident --------------------------------------------------------
@@ -160,7 +154,7 @@ def test_incident_row_moves_a_fresh_model(
     INCIDENT_MACHINE.set_state(source, model=incident)
     assert incident.state is source
     # Fire the row's trigger through the model.
-    incident.fire(trigger)
+    incident.fire(trigger, "turn-1")  # its own turn: no policy guard holds
     assert incident.state is dest
 
 
@@ -171,7 +165,7 @@ def test_incident_invalid_pair_raises_and_leaves_state(
     INCIDENT_MACHINE.set_state(source, model=incident)
     # Firing a pair that is not a row is loud ...
     with pytest.raises(InvalidTransition) as raised:
-        incident.fire(trigger)
+        incident.fire(trigger, "turn-1")  # its own turn: no policy guard holds
     assert (raised.value.machine, raised.value.trigger, raised.value.state) == (
         "incident",
         trigger,
@@ -179,35 +173,6 @@ def test_incident_invalid_pair_raises_and_leaves_state(
     )
     # ... and atomic.
     assert incident.state is source
-
-
-# --- transition by transition: turn -------------------------------------------------------------
-
-
-@pytest.mark.parametrize(("source", "trigger", "dest"), TURN_VALID)
-def test_turn_row_moves_a_fresh_model(
-    turn: TurnLifecycle, source: TurnState, trigger: TurnTrigger, dest: TurnState
-) -> None:
-    TURN_MACHINE.set_state(source, model=turn)
-    assert turn.state is source
-    turn.fire(trigger)
-    assert turn.state is dest
-    assert turn.live is (dest in LIVE_STATES)
-
-
-@pytest.mark.parametrize(("source", "trigger"), TURN_INVALID)
-def test_turn_invalid_pair_raises_and_leaves_state(
-    turn: TurnLifecycle, source: TurnState, trigger: TurnTrigger
-) -> None:
-    TURN_MACHINE.set_state(source, model=turn)
-    with pytest.raises(InvalidTransition) as raised:
-        turn.fire(trigger)
-    assert (raised.value.machine, raised.value.trigger, raised.value.state) == (
-        "turn",
-        trigger,
-        source.value,
-    )
-    assert turn.state is source
 
 
 # --- Incident data rules (outside the table) -----------------------------------------------------
@@ -292,15 +257,16 @@ def test_incident_failed_delivery_changes_nothing(incident: Incident) -> None:
 
 
 def test_incident_resolved_is_never_reactivated(incident: Incident) -> None:
-    # An incident nobody saw cannot recover.
-    with pytest.raises(InvalidTransition):
-        incident.resolve()
+    # An incident nobody saw cannot recover: a boundary leaves it as it is.
+    assert incident.reach(IT.ATTEMPT_CONFIRMED, "turn-2") is False
     assert incident.state is IS.CREATED
     # A delivered one can, and keeps its last record as history.
     delivered = _record(1)
     incident.propose(delivered, RecoveryPolicy.NEXT_ATTEMPT)
     incident.confirm(1)
-    incident.resolve()
+    # Its own turn's result is no boundary for it; a later turn's is (row 15).
+    assert incident.reach(IT.ATTEMPT_CONFIRMED, "turn-1") is False
+    assert incident.reach(IT.ATTEMPT_CONFIRMED, "turn-2") is True
     assert (incident.state, incident.current, incident.pending) == (
         IS.RESOLVED_HISTORICAL,
         delivered,
@@ -312,7 +278,7 @@ def test_incident_resolved_is_never_reactivated(incident: Incident) -> None:
     with pytest.raises(FsmError):
         incident.confirm(2)
     with pytest.raises(InvalidTransition):
-        incident.resolve()
+        incident.reach(IT.RUNTIME_REPLACED)
     assert (incident.state, incident.current, incident.pending) == (
         IS.RESOLVED_HISTORICAL,
         delivered,
@@ -320,48 +286,13 @@ def test_incident_resolved_is_never_reactivated(incident: Incident) -> None:
     )
 
 
-# --- TurnLifecycle liveness -----------------------------------------------------------------------
-
-
-def test_turn_lives_from_prompt_to_one_settlement(turn: TurnLifecycle) -> None:
-    # A new session's turn is idle: nothing to answer.
-    assert (turn.state, turn.live, turn.turn_id) == (TS.IDLE, False, None)
-    # A prompt makes it live under the shell's uuid.
-    turn.start("turn-1")
-    assert (turn.state, turn.live, turn.turn_id) == (TS.PROMPT_SENT, True, "turn-1")
-    # A second prompt while live is refused; the live turn keeps its id.
-    with pytest.raises(InvalidTransition):
-        turn.start("turn-2")
-    assert (turn.state, turn.live, turn.turn_id) == (TS.PROMPT_SENT, True, "turn-1")
-    # Claude answers, a retry warning goes out: still live, still the same turn.
-    turn.fire(TT.CLAUDE_RESPONDED)
-    assert (turn.state, turn.live) == (TS.RUNNING, True)
-    turn.fire(TT.RETRY_WARNED)
-    turn.fire(TT.CLAUDE_RESPONDED)
-    assert (turn.state, turn.live, turn.turn_id) == (TS.RETRYING, True, "turn-1")
-    # The turn fails once; a second settlement is refused.
-    turn.fire(TT.TURN_FAILED)
-    assert (turn.state, turn.live) == (TS.FAILED, False)
-    with pytest.raises(InvalidTransition):
-        turn.fire(TT.TURN_SUCCEEDED)
-    assert turn.state is TS.FAILED
-    # The next prompt starts a new live turn with its own id.
-    turn.start("turn-2")
-    assert (turn.state, turn.live, turn.turn_id) == (TS.PROMPT_SENT, True, "turn-2")
-
-
 def test_models_attach_and_detach_from_the_shared_machines() -> None:
     # Every instance joins its kind's one machine and leaves it on detach.
-    before = (len(INCIDENT_MACHINE.models), len(TURN_MACHINE.models))
+    before = len(INCIDENT_MACHINE.models)
     incident = Incident(id="x:error", turn_id="x", policy=RecoveryPolicy.NEVER)
-    turn = TurnLifecycle()
-    assert (len(INCIDENT_MACHINE.models), len(TURN_MACHINE.models)) == (
-        before[0] + 1,
-        before[1] + 1,
-    )
+    assert len(INCIDENT_MACHINE.models) == before + 1
     incident.detach()
-    turn.detach()
-    assert (len(INCIDENT_MACHINE.models), len(TURN_MACHINE.models)) == before
+    assert len(INCIDENT_MACHINE.models) == before
 
 
 def test_attaching_a_model_binds_only_what_it_declares(caplog: pytest.LogCaptureFixture) -> None:
@@ -372,6 +303,7 @@ def test_attaching_a_model_binds_only_what_it_declares(caplog: pytest.LogCapture
     try:
         assert sorted(vars(incident)) == [
             "_pending_policy",
+            "_resolves_on_delivery",
             "current",
             "id",
             "pending",
@@ -383,17 +315,3 @@ def test_attaching_a_model_binds_only_what_it_declares(caplog: pytest.LogCapture
         assert [r for r in caplog.records if r.levelname == "WARNING"] == []
     finally:
         incident.detach()
-
-
-# --- the shared machines' model collections ----------------------------------------------------
-
-
-def test_detaching_twice_is_an_error(turn: TurnLifecycle) -> None:
-    # The models collection behaves like the list transitions keeps: removing a model that is
-    # not attached raises, and membership follows identity.
-    other = TurnLifecycle()
-    other.detach()
-    assert other not in TURN_MACHINE.models
-    assert turn in TURN_MACHINE.models
-    with pytest.raises(ValueError):
-        other.detach()

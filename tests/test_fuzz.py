@@ -225,6 +225,7 @@ def raw_agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_RawAgent]:
     agent.close()
 
 
+@pytest.mark.e2e
 @settings(
     max_examples=40,
     deadline=None,

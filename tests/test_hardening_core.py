@@ -12,9 +12,8 @@ E = "epoch-1"
 
 
 def _core(capable: bool = True) -> SessionCore:
-    core = SessionCore(session_id="sess", epoch=E, capable=capable)
-    core.runtime_lost = False
-    return core
+    # A core whose runtime is up (`started`), as after the shell's RuntimeStarted.
+    return SessionCore(session_id="sess", epoch=E, capable=capable, started=True)
 
 
 def test_a_message_over_the_limit_fails_the_turn_once_with_its_own_record() -> None:

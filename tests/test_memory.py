@@ -243,6 +243,7 @@ def _rss(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_adapter_rss_stays_flat_over_many_failing_turns(tmp_path: Path) -> None:
     async with spawn_adapter(

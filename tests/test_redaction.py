@@ -193,6 +193,7 @@ def _assert_nothing_leaked(shown: list[str], home: str) -> None:
 HOMES = ("/root", "/var/lib/alice-home")
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 @pytest.mark.parametrize("home", HOMES)
 async def test_capable_client_sees_no_secret_anywhere(tmp_path: Path, home: str) -> None:
@@ -210,6 +211,7 @@ async def test_capable_client_sees_no_secret_anywhere(tmp_path: Path, home: str)
             assert secret not in wire, (secret, wire)
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 @pytest.mark.parametrize("home", HOMES)
 async def test_legacy_error_message_carries_no_secret(tmp_path: Path, home: str) -> None:
@@ -220,6 +222,7 @@ async def test_legacy_error_message_carries_no_secret(tmp_path: Path, home: str)
     _assert_nothing_leaked(_shown_texts(adapter), home)
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 @pytest.mark.parametrize("home", HOMES)
 async def test_agent_error_message_carries_no_secret(tmp_path: Path, home: str) -> None:

@@ -326,6 +326,7 @@ def _session_ids(turn: Turn) -> set[str | None]:
 # -- tests -------------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_handshake_and_success(tmp_path: Path) -> None:
     session_id = str(uuid.uuid4())
@@ -415,6 +416,7 @@ def test_every_scenario_has_an_expectation() -> None:
     assert DEFAULT_SCENARIO in SCENARIOS
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 @pytest.mark.parametrize("name", list(EXPECTED))
 async def test_scenario(name: str, tmp_path: Path) -> None:
@@ -463,6 +465,7 @@ async def test_scenario(name: str, tmp_path: Path) -> None:
             await client.disconnect()
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_crash_then_resume_continues_the_turn_index(tmp_path: Path) -> None:
     session_id = str(uuid.uuid4())
@@ -482,6 +485,7 @@ async def test_crash_then_resume_continues_the_turn_index(tmp_path: Path) -> Non
     assert resumed.result.session_id == session_id
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_resume_of_an_unknown_session_fails_connect(tmp_path: Path) -> None:
     missing = str(uuid.uuid4())
@@ -493,6 +497,7 @@ async def test_resume_of_an_unknown_session_fails_connect(tmp_path: Path) -> Non
     assert caught.value.exit_code == 1
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_continue_and_fork_session(tmp_path: Path) -> None:
     with anyio.fail_after(TIMEOUT):
@@ -520,6 +525,7 @@ async def test_continue_and_fork_session(tmp_path: Path) -> None:
     assert len(copied) == len(original) + 2  # the history, then this turn's prompt and answer
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_interrupt_ends_a_hanging_turn_and_the_session_goes_on(tmp_path: Path) -> None:
     prompt_uuid = str(uuid.uuid4())
@@ -543,6 +549,7 @@ async def test_interrupt_ends_a_hanging_turn_and_the_session_goes_on(tmp_path: P
     assert after.summary == [INIT, TEXT, OK]
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 @pytest.mark.parametrize("allow", [True, False], ids=["allow", "deny"])
 async def test_permission_round_trip(tmp_path: Path, allow: bool) -> None:
@@ -572,6 +579,7 @@ async def test_permission_round_trip(tmp_path: Path, allow: bool) -> None:
     assert [{k: d[k] for k in ("tool_name", "tool_use_id")} for d in reported] == denials
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_interrupt_while_waiting_for_permission_cancels_the_request(tmp_path: Path) -> None:
     cancelled = anyio.Event()
@@ -602,6 +610,7 @@ async def test_interrupt_while_waiting_for_permission_cancels_the_request(tmp_pa
     ]
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_transcript_is_written_where_the_sdk_reads_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -635,6 +644,7 @@ async def test_transcript_is_written_where_the_sdk_reads_it(
     assert [m.uuid for m in history] == [e["uuid"] for e in entries]
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_error_messages_are_marked_in_the_transcript(tmp_path: Path) -> None:
     with anyio.fail_after(TIMEOUT):
@@ -652,6 +662,7 @@ async def test_error_messages_are_marked_in_the_transcript(tmp_path: Path) -> No
     assert error["message"]["content"] == [{"type": "text", "text": TEXTS["usage_limit"]}]
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_set_model_changes_the_reported_model(tmp_path: Path) -> None:
     with anyio.fail_after(TIMEOUT):
@@ -665,6 +676,7 @@ async def test_set_model_changes_the_reported_model(tmp_path: Path) -> None:
     assert init.data["permissionMode"] == "acceptEdits"
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_query_raises_result_error_after_an_error_result(tmp_path: Path) -> None:
     # Like the real CLI, the fake exits 1 at stdin EOF when the last result was an error.
@@ -679,6 +691,7 @@ async def test_query_raises_result_error_after_an_error_result(tmp_path: Path) -
     assert ok == [INIT, TEXT, OK]
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_garbage_raises_a_json_decode_error(tmp_path: Path) -> None:
     with anyio.fail_after(TIMEOUT):
@@ -688,6 +701,7 @@ async def test_garbage_raises_a_json_decode_error(tmp_path: Path) -> None:
     assert turn.error.line == '{"type": "assistant", "message": {'
 
 
+@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_unknown_scenario_exits_2(tmp_path: Path) -> None:
     launcher = write_launcher(tmp_path / "bin")

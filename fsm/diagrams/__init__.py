@@ -2,7 +2,9 @@
 
 Theory of operation: `render(engine)` builds a documentation-only `GraphMachine` per machine kind
 from the same `TRANSITIONS` table and states the live machine uses, attaches one throwaway model
-in the initial state, and returns the drawing as text. It does no I/O; `__main__` writes files.
+in the initial state, and returns the drawing as text. Each arrow is labelled as the row reads:
+`trigger [guard, !unless] / callback, callback`, so every decision (which row wins, what it does)
+is on the picture. It does no I/O; `__main__` writes files.
 """
 
 from __future__ import annotations
@@ -26,12 +28,31 @@ class _Drawing:
     """A model for one drawing; GraphMachine binds `get_graph` onto it."""
 
 
+def label(row: dict[str, Any]) -> str:
+    """How one row reads on its arrow."""
+    text = str(row["trigger"])
+    guards = [*row.get("conditions", []), *(f"!{g}" for g in row.get("unless", []))]
+    if guards:
+        text += f" [{', '.join(guards)}]"
+    if row.get("before"):
+        text += f" / {', '.join(row['before'])}"
+    return text
+
+
 def _graph_source(name: str, engine: Literal["graphviz", "mermaid"]) -> Any:
     states, transitions, initial = MACHINES[name]
+    # Drawn rows carry their label and no callbacks: nothing runs in a drawing. An internal
+    # row (`dest` None) is drawn as the loop it is.
+    drawn = [
+        {"trigger": r["trigger"], "source": source, "label": label(r)}
+        | {"dest": source if r["dest"] is None else r["dest"]}
+        for r in transitions
+        for source in (r["source"] if isinstance(r["source"], list) else [r["source"]])
+    ]
     machine = GraphMachine(
         model=None,
         states=states,
-        transitions=transitions,
+        transitions=drawn,
         initial=initial,
         auto_transitions=False,
         graph_engine=engine,

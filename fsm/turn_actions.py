@@ -1,0 +1,239 @@
+"""The turn machine's callbacks: the only place the core makes effects for a turn.
+
+Theory of operation: each public method here is named in a row of `turn.TRANSITIONS` (as a
+`before` callback) and appends effects to `self.effects` or notes what the turn has seen. They
+run after the row's guards chose it and before the state changes, so one that raises leaves the
+state as it was. Nothing here decides which row applies; where a callback looks at data (is there
+an explanation to show, which kind a result names), that is a title or payload choice, not a
+transition.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fsm import classify
+from fsm.effects import (
+    Effect,
+    ForwardAssistantMessage,
+    InterruptClaude,
+    LogNotice,
+    PublishRecord,
+    SendAgentText,
+    SendPrompt,
+    SettlePrompt,
+    StopReason,
+    StopRuntime,
+)
+from fsm.errors import FsmError
+from fsm.events import (
+    AssistantMessageReceived,
+    PromptReceived,
+    PromptSent,
+    RetryAttempted,
+    RuntimeStartFailed,
+)
+from fsm.incident import IncidentTrigger
+from fsm.records import redact
+from fsm.turn_failures import (
+    AUTH_REQUIRED_CODE,
+    BROKEN_REASON,
+    INTERNAL_ERROR_CODE,
+    TURN_NO_RESULT_TITLE,
+    TurnFailures,
+)
+from fsm.vocabulary import FailureKind, Severity
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = [
+    "AUTH_REQUIRED_CODE",
+    "BROKEN_REASON",
+    "INTERNAL_ERROR_CODE",
+    "TURN_NO_RESULT_TITLE",
+    "TurnActions",
+]
+
+
+class TurnActions(TurnFailures):
+    """The callbacks named in the turn table (failures: `turn_failures.py`)."""
+
+    def forget_turn(self) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    # --- prompts ------------------------------------------------------------------------------
+
+    def queue_prompt(self, event: PromptReceived) -> None:
+        self.queued.append(event.turn_id)
+
+    def dispatch_prompt(self, event: PromptReceived) -> None:
+        self.dispatching = event.turn_id
+        self.effects.append(SendPrompt(turn_id=event.turn_id))
+
+    def refuse_prompt(self, event: PromptReceived) -> None:
+        self.effects.append(self._rejection(event.turn_id))
+
+    def open_turn(self, event: PromptSent) -> None:
+        if self.dispatching not in (None, event.turn_id):
+            raise FsmError(f"prompt {event.turn_id} was sent before {self.dispatching}")
+        self.ledger.open_turn(event.turn_id)
+        self.dispatching = None
+        self.turn_id = event.turn_id
+        self.outcome = None
+        self.forget_turn()
+        self.retry_after_ms = self.reset_at_ms = None
+        self.between_failure_reported = False
+
+    def cancel_queued(self, *_: Any) -> None:
+        # Prompts waiting behind the live one never reached Claude: they end cancelled.
+        for turn_id in self.queued:
+            self.effects.append(SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=turn_id))
+        self.queued = []
+
+    def interrupt_claude(self, *_: Any) -> None:
+        self.grace_armed = True
+        self.effects.append(InterruptClaude())
+
+    def stop_runtime(self, *_: Any) -> None:
+        # Claude ignored the interrupt for the whole grace period: its process is stopped,
+        # which ends the turn as cancelled when the runtime's end is reported.
+        self.grace_armed = False
+        self.effects.append(LogNotice(message="Claude ignored the interrupt; stopping it"))
+        self.effects.append(StopRuntime())
+
+    # --- Claude's messages ---------------------------------------------------------------------
+
+    def forward_message(self, *_: Any) -> None:
+        self.effects.append(ForwardAssistantMessage())
+
+    def take_answer(self, event: AssistantMessageReceived) -> None:
+        if event.model not in (None, classify.SYNTHETIC_MODEL):
+            self.real_model = True
+            # The earlier failure (if any) is behind us: Claude answered after it.
+            self.failure_error, self.failure_text, self.usage_limit = None, None, False
+        if event.stop_reason == "refusal" and event.refusal_explanation:
+            self.refusal_explanation = event.refusal_explanation
+        self.answered_text += event.text
+        self.effects.append(ForwardAssistantMessage())
+
+    def _note_failure(self, event: AssistantMessageReceived) -> bool:
+        login = classify.is_synthetic_login(event.model, event.text_block_count, event.text)
+        self.failure_error, self.failure_text = event.error, event.text
+        self.usage_limit = classify.is_synthetic_usage_limit(event.model, event.text)
+        self.login = self.login or login
+        return login
+
+    def withhold_failure(self, event: AssistantMessageReceived) -> None:
+        # The text will be a record's title (capable) or is a login prompt that legacy editors
+        # answer with their own sign-in flow; otherwise the prose stays in the transcript.
+        if self._note_failure(event):
+            return
+        if self.capable:
+            self.withheld.append(event.text)
+        else:
+            self.effects.append(ForwardAssistantMessage())
+
+    def pass_on_failure_text(self, event: AssistantMessageReceived) -> None:
+        if event.text.strip():
+            self.effects.append(SendAgentText(text=redact(event.text, self.private)))
+
+    def release_withheld(self, *_: Any) -> None:
+        # Row 24: prose that will become no record goes out as agent text, in its place.
+        for text in self.withheld:
+            if text.strip():
+                self.effects.append(SendAgentText(text=redact(text, self.private)))
+        self.withheld = []
+        self.failure_error, self.failure_text, self.usage_limit = None, None, False
+
+    def note_retry_hint(self, event: RetryAttempted) -> None:
+        if event.retry_delay_ms is not None and event.retry_delay_ms >= 0:
+            self.retry_after_ms = event.retry_delay_ms
+
+    def warn_under_turn_id(self, event: RetryAttempted) -> None:
+        self._warn(event, turn_scoped=True)
+
+    def warn_between_turns(self, event: RetryAttempted) -> None:
+        self._warn(event, turn_scoped=False)
+
+    def _warn(self, event: RetryAttempted, *, turn_scoped: bool) -> None:
+        kind = classify.kind_for_retry(event.error_status, event.error)
+        assert kind is not None  # the row's `is_a_quiet_retry` guard took the other case
+        title = classify.retry_title(
+            attempt=event.attempt,
+            max_retries=event.max_retries,
+            has_status=event.error_status is not None,
+        )
+        propose = self.ledger.propose_turn if turn_scoped else self.ledger.propose_session
+        record = propose(kind=kind, severity=Severity.WARNING, text=title, hints=self._hints())
+        self.effects.append(PublishRecord(record=record))
+
+    def log_silence(self, event: Any) -> None:
+        # A client that takes no warnings sees nothing; the log still says the watchdog woke.
+        self.effects.append(
+            LogNotice(message=f"Claude has been silent for {event.waited_seconds} seconds")
+        )
+
+    def warn_stalled(self, event: Any) -> None:
+        record = self.ledger.propose_turn(
+            kind=FailureKind.TRANSPORT_LOST,
+            severity=Severity.WARNING,
+            text=classify.stall_title(event.waited_seconds),
+        )
+        self.effects.append(PublishRecord(record=record))
+
+    # --- boundaries and settling ----------------------------------------------------------------
+
+    def confirm_boundary(self, *_: Any) -> None:
+        self.ledger.reach(IncidentTrigger.ATTEMPT_CONFIRMED, self.turn_id)
+
+    def recover_after_answer(self, *_: Any) -> None:
+        self.ledger.reach(IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id)
+
+    def explain_refusal(self, *_: Any) -> None:
+        # Row 29: the explanation reaches the client before `refusal`, once.
+        explanation = self.refusal_explanation
+        if explanation and explanation.strip() not in self.answered_text:
+            self.effects.append(SendAgentText(text=explanation))
+
+    def _settled(self, outcome: str, effect: Effect) -> None:
+        from fsm.turn import TurnOutcome
+
+        self.outcome = TurnOutcome(outcome)
+        self.grace_armed = False
+        self.ledger.close_turn()
+        self.effects.append(effect)
+        if self.queued:
+            self.dispatching = self.queued.pop(0)
+            self.effects.append(SendPrompt(turn_id=self.dispatching))
+
+    def _settle(self, outcome: str, stop_reason: StopReason) -> None:
+        self._settled(outcome, SettlePrompt(stop_reason=stop_reason))
+
+    def settle_succeeded(self, *_: Any) -> None:
+        self._settle("succeeded", StopReason.END_TURN)
+
+    def settle_max_tokens(self, *_: Any) -> None:
+        self._settle("succeeded", StopReason.MAX_TOKENS)
+
+    def settle_turn_limit(self, *_: Any) -> None:
+        self._settle("succeeded", StopReason.MAX_TURN_REQUESTS)
+
+    def settle_refused(self, *_: Any) -> None:
+        self._settle("refused", StopReason.REFUSAL)
+
+    def settle_cancelled(self, *_: Any) -> None:
+        self.release_withheld()
+        self._settle("cancelled", StopReason.CANCELLED)
+
+    # --- the runtime ----------------------------------------------------------------------------
+
+    def note_runtime_lost(self, *_: Any) -> None:
+        self.runtime_lost = True
+
+    def log_repeated_loss(self, *_: Any) -> None:
+        # One runtime dies once: a failed write and the reader's end both report it.
+        self.effects.append(LogNotice(message="the runtime's loss was already reported"))
+
+    def log_start_failure(self, event: RuntimeStartFailed) -> None:
+        self.effects.append(LogNotice(message=f"Claude did not start: {event.reason}"))

@@ -1,0 +1,222 @@
+"""The turn machine's callbacks that fail a turn or report a failure between turns.
+
+Theory of operation: as in `turn_actions.py` (of which this is the base), each public method is
+named in a row of `turn.TRANSITIONS` and only appends effects. A live turn's failure is one
+record on the prompt response, current at once (capable), or one JSON-RPC error (legacy); a
+failure with no live turn is a session-scoped record (row 26). Withheld error prose that does not
+become the title goes out as agent text first (row 24).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fsm import classify
+from fsm.effects import (
+    Effect,
+    ForwardAssistantMessage,
+    LogNotice,
+    PublishRecord,
+    RejectPrompt,
+    SettlePrompt,
+    StopReason,
+)
+from fsm.events import (
+    AssistantMessageReceived,
+    MessageTooLarge,
+    ResultReceived,
+    RuntimeStartFailed,
+)
+from fsm.ledger import Hints, Ledger
+from fsm.records import redact
+from fsm.vocabulary import FailureKind, Severity, policy_for
+
+if TYPE_CHECKING:
+    from fsm.turn import TurnOutcome
+
+__all__ = [
+    "AUTH_REQUIRED_CODE",
+    "BROKEN_REASON",
+    "INTERNAL_ERROR_CODE",
+    "MESSAGE_TOO_LARGE_TITLE",
+    "TURN_NO_RESULT_TITLE",
+    "TurnFailures",
+]
+
+AUTH_REQUIRED_CODE = -32000
+INTERNAL_ERROR_CODE = -32603
+
+TURN_NO_RESULT_TITLE = (
+    "The turn ended without a result: Claude stopped while this prompt was still in flight. "
+    "Any partial output may be incomplete; please retry."
+)
+MESSAGE_TOO_LARGE_TITLE = (
+    "Claude sent a message larger than {size}, the most this adapter accepts "
+    "(CLAUDE_ACP_MAX_MESSAGE_BYTES), so the turn was stopped."
+)
+BROKEN_REASON = "This session failed inside the adapter; start a new session."
+
+
+class TurnFailures:
+    # Provided by `turn.Turn` (the machine's model).
+    ledger: Ledger
+    capable: bool
+    notices: bool
+    private: tuple[str, ...]
+    effects: list[Effect]
+    turn_id: str | None
+    outcome: TurnOutcome | None
+    queued: list[str]
+    dispatching: str | None
+    runtime_lost: bool
+    worker_shutting_down: bool
+    retry_after_ms: int | None
+    reset_at_ms: int | None
+    between_failure_reported: bool
+    grace_armed: bool
+    failure_error: str | None
+    failure_text: str | None
+    usage_limit: bool
+    login: bool
+    real_model: bool
+    refusal_explanation: str | None
+    withheld: list[str]
+    answered_text: str
+
+    def _settled(self, outcome: str, effect: Effect) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    def release_withheld(self, *_: Any) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    # --- failing the turn ------------------------------------------------------------------------
+
+    def escalate_to_error(self, event: ResultReceived) -> None:
+        kind, text = classify.result_failure(
+            subtype=event.subtype,
+            errors=event.errors,
+            result=event.result,
+            failure_error=self.failure_error,
+            failure_text=self.failure_text,
+            usage_limit=self.usage_limit,
+            login=self.login,
+        )
+        self._fail(kind, text, error_kind=self.failure_error)
+
+    def fail_with_claudes_words(self, *_: Any) -> None:
+        kind = classify.kind_for_assistant_error(self.failure_error, usage_limit=self.usage_limit)
+        if self.login:
+            kind = FailureKind.AUTH_REQUIRED
+        self._fail(kind, self.failure_text or "", error_kind=self.failure_error)
+
+    def fail_no_result(self, *_: Any) -> None:
+        self._fail(FailureKind.INTERNAL_ERROR, TURN_NO_RESULT_TITLE, error_kind="no_result")
+
+    def fail_transport_lost(self, *_: Any) -> None:
+        self._fail(FailureKind.TRANSPORT_LOST, "", error_kind=None)
+
+    def fail_worker_shutdown(self, *_: Any) -> None:
+        self._fail(FailureKind.WORKER_SHUTDOWN, "", error_kind=None)
+
+    def fail_too_large(self, event: MessageTooLarge) -> None:
+        # Its own clear record, not a lost connection: the stream cannot go on past it.
+        mib, rest = divmod(event.limit_bytes, 1024 * 1024)
+        size = f"{mib} MiB" if mib and not rest else f"{event.limit_bytes:,} bytes"
+        text = MESSAGE_TOO_LARGE_TITLE.format(size=size)
+        self._fail(FailureKind.CONTEXT_EXHAUSTED, text, error_kind="message_too_large")
+
+    def fail_start(self, event: RuntimeStartFailed) -> None:
+        self._fail(FailureKind.TRANSPORT_LOST, event.reason, error_kind=None)
+
+    def fail_internal(self, *_: Any) -> None:
+        # Row 30: our own bug, never Claude's failure ("connection lost").
+        self._fail(FailureKind.INTERNAL_ERROR, "", error_kind=FailureKind.INTERNAL_ERROR.value)
+
+    def reject_waiting(self, *_: Any) -> None:
+        # The session is broken: prompts that wait for their turn are answered now.
+        for turn_id in [*([self.dispatching] if self.dispatching else []), *self.queued]:
+            self.effects.append(self._rejection(turn_id))
+        self.dispatching, self.queued = None, []
+
+    def _rejection(self, turn_id: str) -> RejectPrompt:
+        return RejectPrompt(
+            code=INTERNAL_ERROR_CODE,
+            message=f"Internal error: {BROKEN_REASON}",
+            error_kind=FailureKind.INTERNAL_ERROR.value,
+            turn_id=turn_id,
+        )
+
+    def _hints(self) -> Hints:
+        after = self.retry_after_ms
+        return (None if after is None else after / 1000.0, self.reset_at_ms)
+
+    def _fail(self, kind: FailureKind, text: str, *, error_kind: str | None) -> None:
+        """Fail the live turn: a record on the prompt response (capable), or a JSON-RPC error
+        (legacy). Withheld prose that is not the title goes out first (row 24)."""
+        text = redact(text.strip(), self.private) or policy_for(kind).fallback_title
+        self.withheld = [w for w in self.withheld if w != self.failure_text]
+        self.release_withheld()
+        if not self.capable:
+            self._settled("failed", self._legacy_rejection(kind, text, error_kind))
+            return
+        record = self.ledger.propose_turn(
+            kind=kind, severity=Severity.ERROR, text=text, hints=self._hints()
+        )
+        # It rides on the prompt response, whose delivery the shell cannot observe: current
+        # at once (reference D10).
+        self.ledger.confirm(record.id, record.revision)
+        self._settled("failed", SettlePrompt(stop_reason=StopReason.END_TURN, record=record))
+
+    @staticmethod
+    def _legacy_rejection(kind: FailureKind, text: str, error_kind: str | None) -> RejectPrompt:
+        if kind is FailureKind.AUTH_REQUIRED:
+            return RejectPrompt(code=AUTH_REQUIRED_CODE, message="Authentication required")
+        return RejectPrompt(
+            code=INTERNAL_ERROR_CODE,
+            message=f"Internal error: {text}",
+            error_kind=error_kind or kind.value,
+        )
+
+    # --- between turns (row 26) -----------------------------------------------------------------
+
+    def report_failure_message(self, event: AssistantMessageReceived) -> None:
+        login = classify.is_synthetic_login(event.model, event.text_block_count, event.text)
+        if login:
+            return  # an instruction to the editor, not prose, turn or no turn
+        if not self.capable:
+            self.effects.append(ForwardAssistantMessage())
+            self.effects.append(LogNotice(message="a failure with no live turn"))
+            return
+        kind = classify.kind_for_assistant_error(
+            event.error, usage_limit=classify.is_synthetic_usage_limit(event.model, event.text)
+        )
+        self._report(kind, event.text)
+        self.between_failure_reported = True
+
+    def report_error_result(self, event: ResultReceived) -> None:
+        kind, text = classify.result_failure(
+            subtype=event.subtype,
+            errors=event.errors,
+            result=event.result,
+            failure_error=None,
+            failure_text=None,
+            usage_limit=False,
+            login=False,
+        )
+        self._report(kind, text)
+
+    def report_transport_lost(self, *_: Any) -> None:
+        self._report(FailureKind.TRANSPORT_LOST, "")
+
+    def report_worker_shutdown(self, *_: Any) -> None:
+        self._report(FailureKind.WORKER_SHUTDOWN, "")
+
+    def _report(self, kind: FailureKind, text: str) -> None:
+        text = redact(text.strip(), self.private) or policy_for(kind).fallback_title
+        if not self.capable:
+            self.effects.append(LogNotice(message=f"{kind.value} with no live turn: {text}"))
+            return
+        record = self.ledger.propose_session(
+            kind=kind, severity=Severity.ERROR, text=text, hints=self._hints()
+        )
+        self.effects.append(PublishRecord(record=record))
