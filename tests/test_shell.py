@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 import pytest
 from acp import RequestError
-from acp.schema import PromptResponse, SessionInfoUpdate
+from acp.schema import PromptResponse, SessionInfoUpdate, TextContentBlock
 from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage
 
 from adapter.client_link import ClientLink
@@ -125,7 +125,7 @@ async def _prompt(session: Session, runtime: FakeRuntime, tg: Any) -> list[Any]:
 
     async def run() -> None:
         try:
-            box.append(await session.prompt([{"type": "text", "text": "hi"}]))
+            box.append(await session.prompt([TextContentBlock(type="text", text="hi")]))
         except RequestError as exc:
             box.append(exc)
 
@@ -253,7 +253,7 @@ async def test_an_internal_fault_fails_the_turn_and_breaks_the_session(
         # The session is broken for good: the next prompt is refused at once.
         assert session.core.broken
         with pytest.raises(RequestError) as refused:
-            await session.prompt([{"type": "text", "text": "again"}])
+            await session.prompt([TextContentBlock(type="text", text="again")])
         assert refused.value.code == -32603
 
 
