@@ -215,25 +215,13 @@ REFUSAL_WORDS = "API Error: Opus 5.5's safeguards flagged this message"
 
 
 async def test_refusal_ends_the_turn_as_refused_and_keeps_claudes_words(
-    adapter: Adapter, double: MessagesApiDouble, mode: str, request: pytest.FixtureRequest
+    adapter: Adapter, double: MessagesApiDouble, mode: str
 ) -> None:
     """The CLI 2.1.332 retries a refusal once, then sends `model_refusal_no_fallback`, a
     `<synthetic>` "API Error: … safeguards flagged this message …" (error kind
     invalid_request) and a result with `stop_reason: refusal`. Rows 17 and 29: the turn ends
     `refusal` with no failure record; row 24 (and row 19 for legacy): Claude's words are not
     lost, they reach the client as agent text."""
-    if mode == "capable":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "adapter bug: for a capable client the CLI's <synthetic> refusal message "
-                    "(error invalid_request) is withheld as a would-be record title, then the "
-                    "result's stop_reason 'refusal' settles the turn without a record, so "
-                    "Claude's words vanish (DECISIONS rows 24 and 29)"
-                ),
-            )
-        )
     double.script(otherwise=Answer("I can't help with that.", stop_reason="refusal"))
     turn = await run_turn(adapter, "Something unsafe")
     assert len(double.messages()) == 2
