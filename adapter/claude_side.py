@@ -27,6 +27,7 @@ from adapter.translate import event_for
 from adapter.turn_hooks import TurnHooks
 from fsm.errors import FsmError
 from fsm.events import (
+    AnswerStreamStarted,
     AssistantMessageReceived,
     Event,
     MessageTooLarge,
@@ -154,6 +155,9 @@ class ClaudeSide:
     async def _on_message(self, message: Any, raw: Any, epoch: str) -> None:
         await self.feed(OutputReceived(epoch=epoch, now=self._clock()))
         if isinstance(message, StreamEvent):
+            started = _answer_stream_started(message, epoch)
+            if started is not None:
+                await self.feed(started)  # withheld prose goes out before the answer (row 24)
             # The bulk of a turn: only the turn view has a use for it.
             await self.view.stream_event(message)
             return
@@ -188,7 +192,9 @@ class ClaudeSide:
         if answer.replace_runtime or self._runtime is None:
             old, self._runtime = self._runtime, None
             if old is not None:
-                await old.close()  # what it still says is dropped (the core retired it)
+                # In the background: what it still says is dropped (the core retired it), and
+                # its own reader may be closing it right now (a second close waits for that).
+                self._tg.start_soon(old.close)
             try:
                 await self.start()
             except RuntimeStartError as exc:
@@ -210,3 +216,14 @@ class ClaudeSide:
             # Writing to Claude's process failed: its transport, so "lost" is the truth.
             log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
             await self.feed(TransportLost(epoch=runtime.epoch))
+
+
+def _answer_stream_started(message: StreamEvent, epoch: str) -> AnswerStreamStarted | None:
+    # A top-level `message_start`: Claude began a new message of its own (not a subagent's).
+    event = message.event
+    if message.parent_tool_use_id or not isinstance(event, dict):
+        return None
+    if event.get("type") != "message_start" or not isinstance(event.get("message"), dict):
+        return None
+    model = event["message"].get("model")
+    return AnswerStreamStarted(epoch=epoch, model=model if isinstance(model, str) else None)

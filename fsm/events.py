@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fsm.errors import PeerViolation
 
 __all__ = [
+    "AnswerStreamStarted",
     "AssistantMessageReceived",
     "AuthStatusReported",
     "CancelGraceExpired",
@@ -264,6 +265,15 @@ class OutputReceived(ClaudeEvent):
     """Claude wrote a frame at `now` (monotonic seconds): the stall clock starts again."""
 
     now: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerStreamStarted(ClaudeEvent):
+    """Claude began streaming a top-level message (`message_start` of a partial-message stream;
+    `model` is the one it names). A real model's answer after a failure message means Claude got
+    past it: the withheld prose must go out before the answer's first words (row 24)."""
+
+    model: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

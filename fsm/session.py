@@ -23,6 +23,7 @@ from fsm import classify
 from fsm.effects import Effect, LogNotice, PublishRecord, SendAgentText, SendPrompt
 from fsm.errors import FsmError
 from fsm.events import (
+    AnswerStreamStarted,
     AssistantMessageReceived,
     AuthStatusReported,
     CancelGraceExpired,
@@ -85,6 +86,7 @@ _TURN_EVENTS: dict[type[Event], str] = {
     CancelGraceExpired: "cancel_grace_expired",
     InternalFaultOccurred: "internal_fault_occurred",
     MessageTooLarge: "message_too_large",
+    AnswerStreamStarted: "answer_stream_started",
 }
 
 

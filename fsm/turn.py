@@ -89,7 +89,7 @@ SILENT, BUSY, IDLED = "claude_silent", "turn_went_busy", "turn_went_idle"
 ENDED, LOST, NO_START = "stream_ended", "transport_lost", "runtime_start_failed"
 CANCEL, GRACE_OVER = "cancel_requested", "cancel_grace_expired"
 PROMPT, FAULT = "prompt_received", "internal_fault_occurred"
-TOO_LARGE = "message_too_large"
+TOO_LARGE, STREAMED = "message_too_large", "answer_stream_started"
 BOUNDARY, LOST_NOW = "confirm_boundary", "note_runtime_lost"
 
 
@@ -119,6 +119,7 @@ def _working_rows(s: TurnState) -> list[dict[str, Any]]:
         _row(SILENT, s, None, "log_silence", when="stalls_are_quiet"),
         _row(SILENT, s, RETRYING, "warn_stalled"),
         _row(BUSY, s, on),
+        _row(STREAMED, s, on),
         # An idle before Claude said anything for this turn is the previous turn's.
         _row(IDLED, s, None) if s is SENT else _row(IDLED, s, IDLE, "fail_no_result"),
         *(row for t in (ENDED, LOST) for row in _runtime_gone_rows(s, t)),
@@ -158,6 +159,9 @@ _FAILING_ROWS = [
     _row(SILENT, FAILING, None, "log_silence", when="stalls_are_quiet"),
     _row(SILENT, FAILING, FAILING, "warn_stalled"),
     _row(BUSY, FAILING, FAILING),
+    # Row 24: a real model streams an answer after the failure: its prose goes out first.
+    _row(STREAMED, FAILING, RUNNING, "release_withheld", when="is_a_real_answer"),
+    _row(STREAMED, FAILING, FAILING),
     # Row 22: Claude's last words win over how the turn then ended.
     _row(IDLED, FAILING, IDLE, "fail_with_claudes_words"),
     _row([ENDED, LOST, NO_START, TOO_LARGE], FAILING, IDLE, LOST_NOW, "fail_with_claudes_words"),
@@ -172,7 +176,7 @@ _CANCELLING_ROWS = [
     _row(RETRY, CANCELLING, None, "note_retry_hint"),
     _row(RESULT, CANCELLING, None, when="is_autonomous"),
     _row(RESULT, CANCELLING, IDLE, BOUNDARY, "settle_cancelled"),
-    _row([SILENT, BUSY], CANCELLING, None),
+    _row([SILENT, BUSY, STREAMED], CANCELLING, None),
     _row(IDLED, CANCELLING, IDLE, "settle_cancelled"),
     _row([ENDED, LOST, NO_START, TOO_LARGE], CANCELLING, IDLE, LOST_NOW, "settle_cancelled"),
     # One interrupt per turn however often the client cancels; its backstop stops Claude.
@@ -199,7 +203,7 @@ _IDLE_ROWS = [
     _row(NO_START, IDLE, None, LOST_NOW, "log_start_failure"),
     _row(TOO_LARGE, IDLE, None, LOST_NOW),
     _row(CANCEL, IDLE, None, "cancel_queued"),
-    _row([SILENT, BUSY, IDLED, GRACE_OVER], IDLE, None),
+    _row([SILENT, BUSY, STREAMED, IDLED, GRACE_OVER], IDLE, None),
 ]
 
 _LIVE = sorted(LIVE_STATES, key=lambda s: s.value)
@@ -210,8 +214,8 @@ _OTHER_ROWS = [
     *(_row(FAULT, s, BROKEN, "reject_waiting", "fail_internal") for s in _LIVE),
     _row(PROMPT, BROKEN, None, "refuse_prompt"),
     _row(CANCEL, BROKEN, None, "cancel_queued"),
-    _row([SAID, RETRY, RESULT, SILENT, BUSY, IDLED, ENDED, LOST, NO_START, TOO_LARGE, GRACE_OVER,
-          FAULT], BROKEN, None),
+    _row([SAID, RETRY, RESULT, SILENT, BUSY, STREAMED, IDLED, ENDED, LOST, NO_START, TOO_LARGE,
+          GRACE_OVER, FAULT], BROKEN, None),
 ]
 # fmt: on
 

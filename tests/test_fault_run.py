@@ -656,7 +656,7 @@ async def _check_no_orphans(wave: Wave, findings: Findings) -> None:
     findings.counts["prompts cancelled at SIGTERM"] += sum(
         1
         for p in late
-        if p.answer is not None and p.answer.get("result") == {"stopReason": "cancelled"}
+        if p.answer is not None and (p.answer.get("result") or {}).get("stopReason") == "cancelled"
     )
 
 
