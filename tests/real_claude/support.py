@@ -243,7 +243,9 @@ def _fresh_project(adapter: Adapter) -> Path:
 def transcript_entries(adapter: Adapter, session_id: str) -> list[dict[str, Any]]:
     """The real CLI's transcript of `session_id`, entry by entry."""
     entries: list[dict[str, Any]] = []
-    for path in adapter.config_dir.rglob(f"{session_id}.jsonl"):
+    # Only where Claude Code keeps transcripts: a walk of the whole folder races the lock
+    # folders the CLI makes and removes beside them.
+    for path in adapter.config_dir.glob(f"projects/*/{session_id}.jsonl"):
         for line in path.read_text(encoding="utf-8").splitlines():
             entries.append(json.loads(line))
     return entries
