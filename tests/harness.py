@@ -37,7 +37,15 @@ from adapter.conformance.log import Direction, LogFrame
 from adapter.conformance.report import describe_violation
 from adapter.scripted_claude import SCENARIO_ENV, write_launcher
 
-__all__ = ["OPT_IN", "Adapter", "Frame", "conformance_violations", "spawn_adapter"]
+__all__ = [
+    "OPT_IN",
+    "Adapter",
+    "Frame",
+    "conformance_violations",
+    "record_in",
+    "script_launcher",
+    "spawn_adapter",
+]
 
 OPT_IN: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,7 +130,7 @@ class Adapter:
                 carrier = "prompt_response"
             else:
                 continue
-            record = _record(meta)
+            record = record_in(meta)
             if record is not None:
                 found.append((carrier, record))
         return found
@@ -183,7 +191,8 @@ class Adapter:
         return ClientTranscript.from_frames((f.direction, f.message) for f in self.frames)
 
 
-def _record(meta: Any) -> dict[str, Any] | None:
+def record_in(meta: Any) -> dict[str, Any] | None:
+    """The sessionFailure record a `_meta` carries, if any (its wrapper checked)."""
     if not isinstance(meta, dict):
         return None
     air = meta.get("jetbrains", {}).get("air")
@@ -272,3 +281,18 @@ async def spawn_adapter(
     if off_spec is None and frames:
         violations = conformance_violations(frames)
         assert not violations, "conformance violations:\n" + "\n".join(violations)
+
+
+def script_launcher(directory: Path, name: str, source: str) -> Path:
+    """A `claude` executable that runs `source` (a script playing its own scenarios through the
+    scripted Claude's runtime) with this interpreter; for scripts no shipped scenario covers."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / f"{name}.py"
+    script.write_text(source, encoding="utf-8")
+    launcher = directory / "claude"
+    launcher.write_text(
+        f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" "{script}" "$@"\n',
+        encoding="utf-8",
+    )
+    launcher.chmod(0o755)
+    return launcher

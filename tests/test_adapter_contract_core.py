@@ -5,7 +5,6 @@ written here (through the same launcher the shipped scenarios use).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from acp import RequestError
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude import TEXTS
-from tests.harness import ROOT, Adapter, spawn_adapter
+from tests.harness import Adapter, script_launcher, spawn_adapter
 
 pytestmark = pytest.mark.e2e
 
@@ -79,16 +78,7 @@ os._exit(code)
 
 
 def _launcher(directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    script = directory / "scripts.py"
-    script.write_text(_SCRIPTS, encoding="utf-8")
-    launcher = directory / "claude"
-    launcher.write_text(
-        f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" "{script}" "$@"\n',
-        encoding="utf-8",
-    )
-    launcher.chmod(0o755)
-    return launcher
+    return script_launcher(directory, "scripts", _SCRIPTS)
 
 
 async def _run(

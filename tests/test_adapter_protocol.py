@@ -28,7 +28,15 @@ from acp.schema import (
 from acp.transports import default_environment
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
-from tests.harness import OPT_IN, ROOT, TIMEOUT, Adapter, RecordingClient, spawn_adapter
+from tests.harness import (
+    OPT_IN,
+    ROOT,
+    TIMEOUT,
+    Adapter,
+    RecordingClient,
+    script_launcher,
+    spawn_adapter,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -512,16 +520,7 @@ os._exit(code)
 def _permission_twice_launcher(directory: Path) -> Path:
     # No shipped scenario asks twice, so this test plays its own two-turn script through the
     # scripted Claude's runtime.
-    directory.mkdir(parents=True, exist_ok=True)
-    script = directory / "permission_twice.py"
-    script.write_text(_PERMISSION_TWICE, encoding="utf-8")
-    launcher = directory / "claude"
-    launcher.write_text(
-        f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" "{script}" "$@"\n',
-        encoding="utf-8",
-    )
-    launcher.chmod(0o755)
-    return launcher
+    return script_launcher(directory, "permission_twice", _PERMISSION_TWICE)
 
 
 @pytest.mark.asyncio

@@ -19,7 +19,7 @@ import claude_agent_sdk
 from acp.schema import PromptResponse
 
 from adapter.stream_assembly import BROKEN_MARK
-from tests.harness import TIMEOUT, Adapter, spawn_adapter
+from tests.harness import TIMEOUT, Adapter, record_in, spawn_adapter
 from tests.real_claude.api_double import MessagesApiDouble
 from tests.real_claude.banner import MARK
 
@@ -166,11 +166,11 @@ class Turn:
         """Every sessionFailure record of the turn, with its carrier, in order."""
         found: list[tuple[str, dict[str, Any]]] = []
         for update in self.updates("session_info_update"):
-            record = _record(update.get("_meta"))
+            record = record_in(update.get("_meta"))
             if record is not None:
                 found.append(("session_info_update", record))
         if isinstance(self.answer, PromptResponse):
-            record = _record(self.answer.field_meta)
+            record = record_in(self.answer.field_meta)
             if record is not None:
                 found.append(("prompt_response", record))
         return found
@@ -182,18 +182,6 @@ class Turn:
             if update.get("sessionUpdate") in ("tool_call", "tool_call_update"):
                 calls.setdefault(str(update["toolCallId"]), []).append(update)
         return calls
-
-
-def _record(meta: Any) -> dict[str, Any] | None:
-    if not isinstance(meta, dict):
-        return None
-    air = meta.get("jetbrains", {}).get("air")
-    if not isinstance(air, dict) or "sessionFailure" not in air:
-        return None
-    assert air.get("version") == 1
-    record = air["sessionFailure"]
-    assert isinstance(record, dict)
-    return record
 
 
 def session_frames(adapter: Adapter, start: int, session_id: str) -> list[dict[str, Any]]:
