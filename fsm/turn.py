@@ -23,8 +23,8 @@ belongs to the previous turn), RUNNING, RETRYING (a warning is out under the tur
 ended), BROKEN (an internal fault, row 30: sticky, every later prompt is refused). What only
 feeds a title (Claude's words, the error kind, retry hints) is data on the model below.
 
-What lives elsewhere: the effects (`turn_actions.py`), ids and revisions (`ledger.py`), the
-epoch filter, timers and runtime facts (`session.py`).
+What lives elsewhere: the named guards (`turn_guards.py`), the effects (`turn_actions.py`), ids
+and revisions (`ledger.py`), the epoch filter, timers and runtime facts (`session.py`).
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from __future__ import annotations
 from enum import Enum, StrEnum
 from typing import Any
 
-from fsm import classify
-from fsm.events import AssistantMessageReceived, Event, ResultReceived, RetryAttempted
+from fsm.events import Event
 from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire, one_row_per_trigger
 from fsm.turn_actions import TurnActions
+from fsm.turn_guards import TurnGuards
 
 __all__ = ["LIVE_STATES", "TRANSITIONS", "TURN_MACHINE", "Turn", "TurnOutcome", "TurnState"]
 
@@ -232,7 +232,7 @@ TRANSITIONS: list[dict[str, Any]] = one_row_per_trigger(
 TURN_MACHINE = build_machine(name="turn", states=TurnState, transitions=TRANSITIONS, initial=IDLE)
 
 
-class Turn(TurnActions):
+class Turn(TurnGuards, TurnActions):
     """The session's turn: the machine's model, holding what the turn has seen.
 
     `capable` means errors become records (sessionFailure or agentError negotiated); `notices`
@@ -287,58 +287,3 @@ class Turn(TurnActions):
         fire("turn", self, trigger, event)
         effects, self.effects = self.effects, []
         return effects
-
-    # --- guards: pure predicates over the event and the model -----------------------------------
-
-    def is_from_a_subagent(self, event: AssistantMessageReceived) -> bool:
-        return not event.top_level
-
-    def is_a_login_prompt(self, event: AssistantMessageReceived) -> bool:
-        return classify.is_synthetic_login(event.model, event.text_block_count, event.text)
-
-    def is_a_failure_message(self, event: AssistantMessageReceived) -> bool:
-        return event.top_level and (
-            event.error is not None
-            or classify.is_synthetic_usage_limit(event.model, event.text)
-            or self.is_a_login_prompt(event)
-        )
-
-    def is_a_real_answer(self, event: AssistantMessageReceived) -> bool:
-        return event.model not in (None, classify.SYNTHETIC_MODEL) and not self.login
-
-    def is_a_quiet_retry(self, event: RetryAttempted) -> bool:
-        kind = classify.kind_for_retry(event.error_status, event.error)
-        return kind is None or not self.notices
-
-    def stalls_are_quiet(self, *_: Any) -> bool:
-        return not self.notices
-
-    def is_autonomous(self, event: ResultReceived) -> bool:
-        return event.autonomous
-
-    def is_a_refusal(self, event: ResultReceived) -> bool:
-        return event.stop_reason == "refusal"
-
-    def stopped_at_max_tokens(self, event: ResultReceived) -> bool:
-        return event.stop_reason == "max_tokens"
-
-    def is_an_error(self, event: ResultReceived) -> bool:
-        return event.is_error
-
-    def is_an_unreported_error(self, event: ResultReceived) -> bool:
-        return event.is_error and not event.autonomous and not self.between_failure_reported
-
-    def hit_a_turn_limit(self, event: ResultReceived) -> bool:
-        return classify.kind_for_result_subtype(event.subtype) is not None
-
-    def was_answered_for_real(self, event: ResultReceived) -> bool:
-        return self.real_model and not event.is_error
-
-    def runtime_was_lost(self, *_: Any) -> bool:
-        return self.runtime_lost
-
-    def worker_is_shutting_down(self, *_: Any) -> bool:
-        return self.worker_shutting_down
-
-    def has_a_prompt_in_flight(self, *_: Any) -> bool:
-        return self.dispatching is not None or bool(self.queued)
