@@ -6,9 +6,9 @@ decides nothing else itself:
 2. It routes the event: turn events go to the turn machine (`turn.py`, whose table decides and
    whose callbacks make the effects); delivery reports, replayed history, runtime starts and
    Claude's account reports go to the ledger (`ledger.py`, whose incidents decide recovery).
-3. It keeps the clock the shell lends it: `next_deadline()` says when the core next needs waking
-   (the stall watchdog, the interrupt's grace period), and `DeadlineReached` turns into the turn
-   machine's `claude_silent` or `cancel_grace_expired`.
+3. It keeps the clock the shell lends it (`session_clock.py`): `next_deadline()` says when the
+   core next needs waking (the stall watchdog, the interrupt's grace period), and
+   `DeadlineReached` turns into the turn machine's `claude_silent` or `cancel_grace_expired`.
 
 Runtime facts (started, lost, shutting down, to be replaced for new credentials) live on the
 turn's model, because the turn's rows read them; the decision to replace Claude's process rides
@@ -56,6 +56,7 @@ from fsm.events import (
 from fsm.incident import IncidentTrigger
 from fsm.ledger import Ledger
 from fsm.records import FailureRecord, redact
+from fsm.session_clock import CANCEL_GRACE_SECONDS, SessionClock
 from fsm.turn import Turn, TurnState
 from fsm.turn_actions import AUTH_REQUIRED_CODE, INTERNAL_ERROR_CODE, TURN_NO_RESULT_TITLE
 
@@ -66,9 +67,6 @@ __all__ = [
     "TURN_NO_RESULT_TITLE",
     "SessionCore",
 ]
-
-# After an interrupt, how long Claude gets to end the turn before its process is stopped.
-CANCEL_GRACE_SECONDS = 10.0
 
 _TURN_EVENTS: dict[type[Event], str] = {
     PromptReceived: "prompt_received",
@@ -117,12 +115,9 @@ class SessionCore:
         notices = capable if notices is None else notices
         self.turn = Turn(ledger=self.ledger, capable=capable, notices=notices, private=private)
         self.turn.runtime_lost = not started
-        self._stall_seconds = stall_seconds
+        self._clock = SessionClock(stall_seconds)
         self._replace_runtime = False
         self._retired_epoch: str | None = None
-        self._last_heard: float | None = None
-        self._stall_marks = 0
-        self._grace_deadline: float | None = None
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
             DeliveryConfirmed: self._on_confirmed,
             DeliveryFailed: self._on_failed,
@@ -165,8 +160,7 @@ class SessionCore:
 
     def next_deadline(self) -> float | None:
         """When the core next needs a `DeadlineReached` (monotonic seconds), or None."""
-        deadlines = [d for d in (self._grace_deadline, self._stall_deadline()) if d is not None]
-        return min(deadlines, default=None)
+        return self._clock.next_deadline(self.turn.state)
 
     def close(self) -> None:
         """Detach the machines' models; the core must not be used afterwards."""
@@ -205,17 +199,14 @@ class SessionCore:
         dispatched = isinstance(event, PromptSent) and self.turn.dispatching == event.turn_id
         effects = self.turn.fire(trigger, event)
         if isinstance(event, PromptSent):
-            self._last_heard, self._stall_marks = event.now, 0
+            self._clock.heard(event.now)
             if dispatched and self.turn.runtime_lost:
                 # The process died after the core dispatched this prompt to it (to a live
                 # process, not to be replaced): it can reach no Claude.
                 lost = TransportLost(epoch=self.ledger.epoch)
                 effects += self.turn.fire("transport_lost", lost)
-        armed = self.turn.grace_armed and self._grace_deadline is None
-        if isinstance(event, CancelRequested) and armed and event.now is not None:
-            self._grace_deadline = event.now + CANCEL_GRACE_SECONDS
-        if not self.turn.grace_armed:
-            self._grace_deadline = None
+        cancelled_at = event.now if isinstance(event, CancelRequested) else None
+        self._clock.follow_grace(self.turn.grace_armed, cancelled_at)
         return [self._with_restart(e) if isinstance(e, SendPrompt) else e for e in effects]
 
     def _with_restart(self, effect: SendPrompt) -> SendPrompt:
@@ -287,34 +278,21 @@ class SessionCore:
         self._replace_runtime = True
         return []
 
-    # --- time -----------------------------------------------------------------------------
-
-    def _stall_deadline(self) -> float | None:
-        stall, heard = self._stall_seconds, self._last_heard
-        if stall is None or heard is None or self.turn.state not in _WATCHED:
-            return None
-        return heard + stall * (self._stall_marks + 1)
+    # --- time (the deadlines: `session_clock.py`) -----------------------------------------
 
     def _on_output(self, event: OutputReceived) -> list[Effect]:
-        self._last_heard, self._stall_marks = event.now, 0
+        self._clock.heard(event.now)
         return []
 
     def _on_deadline(self, event: DeadlineReached) -> list[Effect]:
         effects: list[Effect] = []
-        if self._grace_deadline is not None and event.now >= self._grace_deadline:
-            self._grace_deadline = None
+        if self._clock.grace_due(event.now):
             effects += self._fire("cancel_grace_expired", CancelGraceExpired())
-        stall = self._stall_deadline()
-        if stall is not None and event.now >= stall and self._last_heard is not None:
-            self._stall_marks += 1
-            waited = max(1, int(event.now - self._last_heard))
+        waited = self._clock.stall_due(event.now, self.turn.state)
+        if waited is not None:
             silent = ClaudeSilent(epoch=self.ledger.epoch, waited_seconds=waited)
             effects += self._fire("claude_silent", silent)
         return effects
 
 
 _SIGNS_OF_LIFE = (ModelFellBack, AuthStatusReported, RateLimitReported, WorkerShuttingDown)
-# A live turn that still waits on Claude (a cancelled one has its own deadline).
-_WATCHED = frozenset(
-    {TurnState.PROMPT_SENT, TurnState.RUNNING, TurnState.RETRYING, TurnState.FAILING}
-)
