@@ -1,0 +1,182 @@
+"""The core's inputs from a Claude runtime: one per message (or end) of Claude's process.
+
+Theory of operation: as for every event (`events.py`); each carries the `epoch` of the runtime
+that said it, so the core can drop what a replaced runtime says late (DECISIONS row 21).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fsm.errors import PeerViolation
+from fsm.event_base import MAX_MS, Event, need
+
+__all__ = [
+    "AnswerStreamStarted",
+    "AssistantMessageReceived",
+    "AuthStatusReported",
+    "ClaudeEvent",
+    "ClaudeSilent",
+    "MessageTooLarge",
+    "ModelFellBack",
+    "OutputReceived",
+    "RateLimitReported",
+    "ResultReceived",
+    "RetryAttempted",
+    "RuntimeStarted",
+    "StreamEnded",
+    "TransportLost",
+    "TurnWentBusy",
+    "TurnWentIdle",
+    "WorkerShuttingDown",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaudeEvent(Event):
+    epoch: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuntimeStarted(ClaudeEvent):
+    """A (new) Claude process is ready; `epoch` names it from now on."""
+
+    def __post_init__(self) -> None:
+        need(self.epoch, "epoch")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantMessageReceived(ClaudeEvent):
+    """One assistant message. `text` is its text blocks joined; `top_level` is false for a
+    subagent's message (`parent_tool_use_id` set)."""
+
+    model: str | None
+    text: str
+    text_block_count: int
+    error: str | None = None
+    top_level: bool = True
+    stop_reason: str | None = None
+    refusal_explanation: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.text_block_count < 0:
+            raise PeerViolation("text_block_count cannot be negative")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryAttempted(ClaudeEvent):
+    """A `system/api_retry` frame. `error_status` is None when no HTTP response came back."""
+
+    attempt: int
+    max_retries: int
+    error_status: int | None
+    error: str | None
+    retry_delay_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.attempt < 1 or self.max_retries < 1:
+            raise PeerViolation("api_retry attempt and max_retries start at 1")
+        if self.retry_delay_ms is not None and abs(self.retry_delay_ms) > MAX_MS:
+            raise PeerViolation("api_retry retry_delay_ms out of range")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultReceived(ClaudeEvent):
+    """A `result` frame. `autonomous` marks results no user turn asked for."""
+
+    subtype: str
+    is_error: bool
+    result: str | None = None
+    errors: tuple[str, ...] = ()
+    stop_reason: str | None = None
+    autonomous: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelFellBack(ClaudeEvent):
+    """A `system/model_refusal_fallback` frame."""
+
+    original_model: str
+    fallback_model: str
+    refusal_category: str | None = None
+    explanation: str | None = None
+    direction: str | None = None
+    scope: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuthStatusReported(ClaudeEvent):
+    is_authenticating: bool
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RateLimitReported(ClaudeEvent):
+    """A `rate_limit_event`: `resets_at` is when the limit resets (epoch seconds), if given."""
+
+    status: str
+    resets_at: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.resets_at is not None and abs(self.resets_at) > MAX_MS // 1000:
+            raise PeerViolation("rate limit resets_at out of range")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaudeSilent(ClaudeEvent):
+    """Claude has said nothing for `waited_seconds` during a live turn (the shell's watchdog)."""
+
+    waited_seconds: int
+
+    def __post_init__(self) -> None:
+        if self.waited_seconds < 1:
+            raise PeerViolation("waited_seconds starts at 1")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutputReceived(ClaudeEvent):
+    """Claude wrote a frame at `now` (monotonic seconds): the stall clock starts again."""
+
+    now: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerStreamStarted(ClaudeEvent):
+    """Claude began streaming a top-level message (`message_start` of a partial-message stream;
+    `model` is the one it names). A real model's answer after a failure message means Claude got
+    past it: the withheld prose must go out before the answer's first words (row 24)."""
+
+    model: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnWentBusy(ClaudeEvent):
+    """Claude reported itself running (`session_state_changed: running`): it took the prompt."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnWentIdle(ClaudeEvent):
+    """Claude reported itself idle (`session_state_changed: idle`)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkerShuttingDown(ClaudeEvent):
+    """A `system/worker_shutting_down` frame: the stream's end will be a shutdown."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamEnded(ClaudeEvent):
+    """Claude's output ended without an error from the SDK."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransportLost(ClaudeEvent):
+    """The runtime died or its stream broke (the SDK raised, the process exited non-zero)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageTooLarge(ClaudeEvent):
+    """Claude sent one message larger than the adapter accepts (`limit_bytes`); its stream
+    cannot go on, and the runtime's end that follows is part of this same fault."""
+
+    limit_bytes: int
