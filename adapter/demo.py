@@ -2,7 +2,7 @@
 
 Runs `python -m adapter --simulate SCENARIO` as a subprocess, drives it with the `acp` SDK's
 real client over stdio, and prints every JSON-RPC frame in both directions as a readable
-transcript. Nothing here talks to Claude's service.
+transcript (`demo_frames.py` words each frame). Nothing here talks to Claude's service.
 
 Every scenario ends by itself: a prompt left unanswered is cancelled by the client (after a
 few seconds in a scenario whose Claude hangs, showing the stall warning and the cancel).
@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
-from adapter.demo_turn import describe_turn_update
+from adapter.demo_frames import describe_frame
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -32,83 +32,6 @@ __all__ = ["describe_frame", "main"]
 
 DEFAULT_PROMPTS = ("Summarize what this project does.", "Try again, please.")
 OPT_IN = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
-
-
-def _short(text: str, limit: int = 100) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
-
-
-def _record_lines(meta: Any) -> list[str]:
-    air = meta.get("jetbrains", {}).get("air", {}) if isinstance(meta, dict) else {}
-    record = air.get("sessionFailure") if isinstance(air, dict) else None
-    if not isinstance(record, dict):
-        return []
-    mark = "\u26a0" if record.get("severity") == "warning" else "\u2716"
-    actions = ", ".join(record.get("actions") or []) or "none"
-    lines = [
-        f"    {mark} sessionFailure {record.get('severity')} / {record.get('category')}"
-        f"  id={record.get('id')}  revision={record.get('revision')}",
-        f"      title:   {record.get('title')}",
-    ]
-    if record.get("details"):
-        lines.append(f"      details: {_short(str(record['details']))}")
-    lines.append(f"      actions: {actions}")
-    return lines
-
-
-def describe_frame(direction: str, frame: dict[str, Any], methods: dict[Any, str]) -> list[str]:
-    """Readable lines for one JSON-RPC frame; `methods` maps request ids to method names."""
-    arrow = "client \u2192 agent" if direction == "outgoing" else "agent \u2192 client"
-    method = frame.get("method")
-    params = frame.get("params") or {}
-    if method is not None and "id" in frame:
-        methods[frame["id"]] = method
-    if method == "session/update":
-        update = params.get("update", {})
-        kind = update.get("sessionUpdate")
-        head = f"{arrow}  session/update {kind}"
-        if kind in ("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"):
-            text = update.get("content", {}).get("text", "")
-            return [f'{head}: "{_short(text)}"']
-        shown = describe_turn_update(head, update)
-        if shown is not None:
-            return shown
-        return [head, *_record_lines(update.get("_meta"))]
-    if method is not None:
-        detail = ""
-        if method == "session/prompt":
-            texts = [b.get("text", "") for b in params.get("prompt", []) if isinstance(b, dict)]
-            detail = f': "{_short(" ".join(texts))}"'
-        elif method == "initialize":
-            opted = (
-                "opts in to sessionFailure"
-                if params.get("clientCapabilities", {}).get("_meta")
-                else "legacy client (no opt-in)"
-            )
-            detail = f": {opted}"
-        elif method == "session/request_permission":
-            detail = f": {params.get('toolCall', {}).get('title', '')}"
-        return [f"{arrow}  {method}{detail}"]
-    answered = methods.get(frame.get("id"), "response")
-    if "error" in frame:
-        error = frame["error"]
-        data = f"  data={json.dumps(error.get('data'))}" if error.get("data") is not None else ""
-        return [f"{arrow}  {answered} error {error.get('code')}: {error.get('message')}{data}"]
-    result = frame.get("result") or {}
-    if answered == "session/prompt":
-        return [
-            f"{arrow}  {answered} \u2192 stopReason {result.get('stopReason')}",
-            *_record_lines(result.get("_meta")),
-        ]
-    if answered == "session/new":
-        return [f"{arrow}  {answered} \u2192 sessionId {result.get('sessionId')}"]
-    if answered == "initialize":
-        advertised = "advertises sessionFailure" if result.get("_meta") else "no advertisement"
-        return [
-            f"{arrow}  {answered} \u2192 protocol {result.get('protocolVersion')}, {advertised}"
-        ]
-    return [f"{arrow}  {answered} \u2192 ok"]
 
 
 class _DemoClient:
