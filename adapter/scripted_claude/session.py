@@ -3,7 +3,8 @@
 Theory of operation: `SessionState` is what outlives a turn (ids, model, permission settings,
 the writer and the transcript); the stdin thread mutates it for `set_model` and
 `set_permission_mode`, the player reads it. `terminate` and `kill_self` end the process from
-any step; `play_bare` plays the steps a scenario runs before the handshake.
+any step; `play_bare` plays the steps a scenario runs before the handshake, and
+`play_process_step` the steps of a turn that act on the process or wait (`PROCESS_STEPS`).
 """
 
 from __future__ import annotations
@@ -19,17 +20,29 @@ from adapter.scripted_claude import frames
 from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.steps import (
     DEFAULT_MODEL,
+    CloseStdout,
+    DieAtPrompt,
     Exit,
     Garbage,
+    Hang,
+    IgnoreSigterm,
     KillSelf,
     Sleep,
     Stderr,
     Step,
 )
 from adapter.scripted_claude.transcript import Transcript
-from adapter.scripted_claude.wire import FrameWriter
+from adapter.scripted_claude.wire import FrameWriter, Inbox
 
-__all__ = ["SessionState", "kill_self", "play_bare", "terminate"]
+__all__ = [
+    "PROCESS_STEPS",
+    "SessionState",
+    "die",
+    "kill_self",
+    "play_bare",
+    "play_process_step",
+    "terminate",
+]
 
 
 @dataclass(kw_only=True)
@@ -100,3 +113,46 @@ def play_bare(step: Step, writer: FrameWriter) -> None:
             kill_self(None)
         case _:
             sys.stderr.write(f"scripted_claude: {step!r} needs a turn; ignored\n")
+
+
+# Steps that act on the fake's own process or on the turn's time, not on the conversation.
+PROCESS_STEPS = (
+    Sleep,
+    Hang,
+    IgnoreSigterm,
+    Exit,
+    KillSelf,
+    CloseStdout,
+    Stderr,
+    Garbage,
+    DieAtPrompt,
+)
+
+
+def play_process_step(step: Step, s: SessionState, inbox: Inbox) -> bool:
+    """Play a process step; False if the turn was interrupted while it waited."""
+    match step:
+        case Sleep(seconds=seconds):
+            return not inbox.wait(seconds, lambda: False)
+        case Hang():
+            return not inbox.wait(None, lambda: inbox.eof)
+        case IgnoreSigterm():
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        case Exit(code=code):
+            terminate(s, code)
+        case KillSelf():
+            kill_self(s)
+        case CloseStdout():
+            s.writer.close()
+        case Stderr() | Garbage():
+            play_bare(step, s.writer)
+        case DieAtPrompt(code=code):
+            die(s, code)
+    return True
+
+
+def die(state: SessionState, code: int | None) -> NoReturn:
+    """Die at a prompt: SIGKILL when `code` is None, else exit with it."""
+    if code is None:
+        kill_self(state)
+    terminate(state, code)

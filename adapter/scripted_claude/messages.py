@@ -1,0 +1,173 @@
+"""The frames of one turn's conversation as the scripted Claude writes them: assistant messages
+(streamed first when partial messages are on), tool uses and results, and the result frame,
+each also kept in the transcript where the real CLI keeps it.
+
+Theory of operation: `TurnWriter` holds the session, the inbox (a stream notices an interrupt)
+and the turn's tally (`TurnTally`: what the result frame reports); `player.py` decides which
+frames a step writes and calls these.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapter.scripted_claude import frames, streaming
+from adapter.scripted_claude.session import SessionState
+from adapter.scripted_claude.steps import SYNTHETIC_MODEL, Result
+from adapter.scripted_claude.wire import Inbox, UserTurn
+
+__all__ = ["TurnTally", "TurnWriter"]
+
+
+@dataclass(kw_only=True)
+class TurnTally:
+    """What the turn's result frame reports, tallied as the turn plays."""
+
+    user: UserTurn
+    started: float = field(default_factory=time.monotonic)
+    last_text: str = ""
+    num_turns: int = 1
+    output_tokens: int = 0
+    used_model: bool = False
+    denials: list[dict[str, Any]] = field(default_factory=list)
+
+
+class TurnWriter:
+    """Writes the frames of one turn of `state`'s session."""
+
+    def __init__(self, state: SessionState, inbox: Inbox, turn: TurnTally) -> None:
+        self.s = state
+        self.inbox = inbox
+        self.t = turn
+
+    # -- frame helpers -----------------------------------------------------------------------
+
+    def _assistant(
+        self,
+        content: list[dict[str, Any]],
+        *,
+        model: str | None,
+        stop_reason: str | None,
+        error: str | None = None,
+        api_error_status: int | None = None,
+        stop_details: dict[str, Any] | None = None,
+        parent: str | None = None,
+        deltas: int | None = None,
+        pace: float = 0.0,
+    ) -> bool:
+        """Write one assistant message (streamed first when partial messages are on); False
+        if the turn was interrupted while it streamed."""
+        synthetic = model == SYNTHETIC_MODEL
+        ident = frames.message_id()
+        stream = self.s.partial_messages and not synthetic and parent is None
+        streamer = self._streamer()
+        if stream and not streamer.open(ident, model or self.s.model, content, deltas, pace):
+            return False
+        frame = frames.assistant_frame(
+            session_id=self.s.session_id,
+            user_message_uuid=self.t.user.uuid,
+            content=content,
+            model=model or self.s.model,
+            stop_reason=stop_reason,
+            synthetic=synthetic,
+            error=error,
+            api_error_status=api_error_status,
+            stop_details=stop_details,
+            api_message_id=ident,
+            parent_tool_use_id=parent,
+        )
+        self.s.emit(frame)
+        self.s.transcript.append_frame(frame)
+        if not synthetic:
+            self.t.used_model = True
+            self.t.output_tokens += frame["message"]["usage"]["output_tokens"]
+        texts = [str(b["text"]) for b in content if b.get("type") == "text"]
+        if texts and parent is None:
+            self.t.last_text = texts[-1]
+        if stream:
+            tokens = frame["message"]["usage"]["output_tokens"]
+            streamer.close(stop_reason, tokens)
+        return True
+
+    def _streamer(self) -> streaming.Streamer:
+        return streaming.Streamer(
+            emit=self.s.emit,
+            session_id=self.s.session_id,
+            user_message_uuid=self.t.user.uuid,
+            inbox=self.inbox,
+        )
+
+    def _text(
+        self,
+        text: str,
+        model: str | None = None,
+        *,
+        parent: str | None = None,
+        deltas: int | None = None,
+        pace: float = 0.0,
+    ) -> bool:
+        block = {"type": "text", "text": text}
+        return self._assistant(
+            [block],
+            model=model,
+            stop_reason="end_turn",
+            parent=parent,
+            deltas=deltas,
+            pace=pace,
+        )
+
+    def _tool_result(
+        self,
+        tool_use: str,
+        content: str | tuple[Any, ...],
+        is_error: bool,
+        tool_use_result: Any = None,
+        parent: str | None = None,
+    ) -> None:
+        frame = frames.tool_result_frame(
+            session_id=self.s.session_id,
+            user_message_uuid=self.t.user.uuid,
+            tool_use=tool_use,
+            content=content,
+            is_error=is_error,
+            tool_use_result=tool_use_result,
+            parent_tool_use_id=parent,
+        )
+        self.s.emit(frame)
+        self.s.transcript.append_frame(frame)
+        self.t.num_turns += 1
+
+    def _tool_use(
+        self,
+        name: str,
+        tool_input: Any,
+        ident: str | None = None,
+        parent: str | None = None,
+    ) -> str:
+        ident = ident or frames.tool_use_id()
+        block = {"type": "tool_use", "id": ident, "name": name, "input": tool_input}
+        self._assistant([block], model=None, stop_reason="tool_use", parent=parent)
+        return ident
+
+    def _result(self, step: Result) -> None:
+        s, t = self.s, self.t
+        frame = frames.result_frame(
+            session_id=s.session_id,
+            user_message_uuid=t.user.uuid,
+            subtype=step.subtype,
+            is_error=step.is_error,
+            result=step.result if step.result is not None else t.last_text,
+            errors=step.errors,
+            api_error_status=step.api_error_status,
+            terminal_reason=step.terminal_reason,
+            stop_reason=step.stop_reason,
+            duration_ms=int((time.monotonic() - t.started) * 1000),
+            num_turns=t.num_turns,
+            model=s.model if t.used_model else None,
+            output_tokens=t.output_tokens,
+            permission_denials=t.denials,
+        )
+        s.emit(frame)
+        s.last_result_is_error = step.is_error
