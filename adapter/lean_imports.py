@@ -16,7 +16,8 @@ imports were most of the time from spawn to the first `session/new` answer (issu
   registers the package without running `__init__` and resolves each name `__init__` re-exports
   from a submodule to that very object, on first use. The first name `__init__` defines itself
   (say `create_sdk_mcp_server`) runs the real `__init__` in the same module, so anything that
-  wants the whole SDK still gets it.
+  wants the whole SDK still gets it. The SDK's `Query` imports `mcp` too, through its MCP bridge
+  module, which a stand-in replaces until a bridge is built.
 
 Both must run before the first `import acp` / `import claude_agent_sdk` of the process, which is
 why they live here and not in `adapter/compat.py` (which imports the SDK). `tests/test_compat.py`
@@ -37,12 +38,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["SDK_PACKAGE", "lean_claude_sdk", "prepare_acp_schema", "prepare_imports"]
+__all__ = ["MCP_BRIDGE", "SDK_PACKAGE", "lean_claude_sdk", "prepare_acp_schema", "prepare_imports"]
 
 log = logging.getLogger(__name__)
 
 SDK_PACKAGE = "claude_agent_sdk"
 ACP_SCHEMA = "acp.schema"
+MCP_BRIDGE = f"{SDK_PACKAGE}._internal.sdk_mcp_bridge"
 
 
 def prepare_imports() -> None:
@@ -104,6 +106,34 @@ def lean_claude_sdk() -> None:
     package = importlib.util.module_from_spec(spec)
     package.__getattr__ = _resolver(package, reexports, spec.loader.exec_module)  # type: ignore[method-assign]
     sys.modules[SDK_PACKAGE] = package
+    sys.modules[MCP_BRIDGE] = _bridge_stand_in()
+
+
+def _bridge_stand_in() -> ModuleType:
+    """`_internal.sdk_mcp_bridge` until a Query is given an in-process MCP server.
+
+    The SDK's `Query` imports `SdkMcpBridge` (and with it `mcp`) at the top of its module, but
+    only calls it, once per in-process MCP server. The stand-in's `SdkMcpBridge` imports the real
+    module on that first call and builds the real bridge; any other attribute does the same.
+    """
+    stand_in = ModuleType(MCP_BRIDGE, _bridge_stand_in.__doc__)
+
+    def real() -> ModuleType:
+        if sys.modules.get(MCP_BRIDGE) is stand_in:
+            del sys.modules[MCP_BRIDGE]
+        return importlib.import_module(MCP_BRIDGE)
+
+    def bridge(*args: Any, **kwargs: Any) -> Any:
+        return real().SdkMcpBridge(*args, **kwargs)
+
+    def other(name: str) -> Any:
+        if name.startswith("__"):  # the import system's probes (`__path__`...) must not load it
+            raise AttributeError(name)
+        return getattr(real(), name)
+
+    stand_in.SdkMcpBridge = bridge  # type: ignore[attr-defined]
+    stand_in.__getattr__ = other  # type: ignore[method-assign]
+    return stand_in
 
 
 def reexported_names(init_file: Path) -> dict[str, tuple[str, str]]:

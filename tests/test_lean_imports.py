@@ -7,6 +7,7 @@ so a `pydantic`, `acp` or `claude-agent-sdk` upgrade that changes either fails h
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import subprocess
@@ -17,7 +18,7 @@ from typing import Any
 from pydantic._internal._config import ConfigWrapper
 
 import adapter
-from adapter.lean_imports import SDK_PACKAGE, reexported_names
+from adapter.lean_imports import MCP_BRIDGE, SDK_PACKAGE, reexported_names
 
 ROOT = Path(adapter.__file__).resolve().parent.parent
 
@@ -83,28 +84,50 @@ def test_deferred_acp_models_speak_exactly_as_eager_ones() -> None:
 
 def test_the_lean_sdk_gives_the_same_objects_without_importing_mcp() -> None:
     got = _fresh(
-        "import sys\n"
+        "import json, sys\n"
         "from adapter.lean_imports import lean_claude_sdk\n"
         "lean_claude_sdk()\n"
         "import adapter.compat, adapter.runtime, adapter.claude_side, adapter.session_store\n"
+        "import claude_agent_sdk._internal.query  # what ClaudeSDKClient.connect imports\n"
         "import claude_agent_sdk as sdk\n"
         "from adapter.lean_imports import reexported_names\n"
         "from pathlib import Path\n"
         "names = reexported_names(Path(sdk.__file__))\n"
         "lean_mcp = sorted(m for m in ('mcp', 'jsonschema') if m in sys.modules)\n"
         "resolved = {n: getattr(sdk, n) for n in names}\n"
-        "sdk.create_sdk_mcp_server  # a name __init__ defines: the whole package loads\n"
+        "server = sdk.create_sdk_mcp_server('calc')  # defined by __init__: all of it loads\n"
+        "from claude_agent_sdk._internal import query\n"
+        "bridge = query.SdkMcpBridge('calc', server['instance'])\n"
+        "real_bridge = type(bridge).__module__ + '.' + type(bridge).__name__\n"
         "same = [n for n in names if sdk.__dict__[n] is resolved[n]]\n"
         "missing = [n for n in sdk.__all__ if not hasattr(sdk, n)]\n"
         "print(json.dumps({'lean_mcp': lean_mcp, 'names': sorted(names), 'same': sorted(same),\n"
-        "    'missing': missing, 'full_mcp': 'mcp' in sys.modules}))".replace(
-            "import sys\n", "import sys, json\n", 1
-        )
+        "    'missing': missing, 'full_mcp': 'mcp' in sys.modules, 'bridge': real_bridge}))"
     )
     assert got["lean_mcp"] == []  # the adapter's whole SDK surface loads without mcp
     assert "ClaudeSDKClient" in got["names"] and "fork_session" in got["names"]
     assert got["same"] == got["names"]  # each lean name is the object __init__ exports
     assert got["missing"] == [] and got["full_mcp"] is True
+    # An in-process MCP server still gets the SDK's real bridge through the stand-in.
+    assert got["bridge"] == f"{MCP_BRIDGE}.SdkMcpBridge"
+
+
+def test_the_sdks_query_only_calls_its_mcp_bridge() -> None:
+    # The stand-in offers a factory under the class's name: enough while Query only calls it.
+    from claude_agent_sdk._internal import query
+
+    tree = ast.parse(Path(query.__file__ or "").read_text(encoding="utf-8"))
+    uses = [
+        node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "SdkMcpBridge"
+    ]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "SdkMcpBridge"
+    ]
+    assert len(uses) == len(calls) == 1
 
 
 def test_the_sdk_init_still_reexports_what_the_adapter_imports_from_it() -> None:
