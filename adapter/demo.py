@@ -26,6 +26,9 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from adapter.demo_frames import describe_frame
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from acp.connection import StreamEvent
     from acp.interfaces import Client
 
 __all__ = ["describe_frame", "main"]
@@ -107,6 +110,36 @@ async def _prompt(
         task.cancel()
 
 
+def _observer(out: IO[str], log: IO[str] | None) -> Callable[[StreamEvent], None]:
+    """Prints every frame as it passes (and logs it raw to `log`)."""
+    methods: dict[Any, str] = {}
+
+    def observe(event: StreamEvent) -> None:
+        direction = event.direction.value
+        if log is not None:
+            log.write(json.dumps({"direction": direction, "message": event.message}) + "\n")
+        for line in describe_frame(direction, event.message, methods):
+            print(line, file=out, flush=True)
+
+    return observe
+
+
+async def _open_session(conn: Any, workdir: Path, *, capable: bool, out: IO[str]) -> str | None:
+    """Initialize (opting in when `capable`) and open a session; None if the agent refused."""
+    import acp
+    from acp.schema import ClientCapabilities
+
+    caps = ClientCapabilities(field_meta=OPT_IN) if capable else ClientCapabilities()
+    try:
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
+        session = await conn.new_session(cwd=str(workdir), mcp_servers=[])
+    except acp.RequestError:
+        # The error answer is printed above; without a session there is nothing to ask.
+        print("\n(the agent could not start a session: the demo ends here)", file=out)
+        return None
+    return str(session.session_id)
+
+
 async def run_demo(
     scenario: str,
     prompts: list[str],
@@ -118,18 +151,8 @@ async def run_demo(
 ) -> int:
     """Play `scenario` with `prompts`; 0 when it played out (failures shown are the point)."""
     import acp
-    from acp.connection import StreamEvent
-    from acp.schema import ClientCapabilities
 
-    methods: dict[Any, str] = {}
-
-    def observe(event: StreamEvent) -> None:
-        direction = event.direction.value
-        if log is not None:
-            log.write(json.dumps({"direction": direction, "message": event.message}) + "\n")
-        for line in describe_frame(direction, event.message, methods):
-            print(line, file=out, flush=True)
-
+    observe = _observer(out, log)
     hangs = _hangs(scenario)
     if cancel_after is None:
         cancel_after = HANG_CANCEL_SECONDS if hangs else CANCEL_SECONDS
@@ -152,19 +175,12 @@ async def run_demo(
             transport_kwargs={"stderr": asyncio.subprocess.DEVNULL},
             observers=[observe],
         ) as (conn, _process):
-            caps = ClientCapabilities(field_meta=OPT_IN) if capable else ClientCapabilities()
-            try:
-                await conn.initialize(
-                    protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps
-                )
-                session = await conn.new_session(cwd=str(workdir), mcp_servers=[])
-            except acp.RequestError:
-                # The error answer is printed above; without a session there is nothing to ask.
-                print("\n(the agent could not start a session: the demo ends here)", file=out)
+            session_id = await _open_session(conn, workdir, capable=capable, out=out)
+            if session_id is None:
                 return 0
             for text in prompts:
                 print("", file=out)
-                await _prompt(conn, session.session_id, text, cancel_after=cancel_after, out=out)
+                await _prompt(conn, session_id, text, cancel_after=cancel_after, out=out)
     return 0
 
 
