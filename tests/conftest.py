@@ -5,6 +5,11 @@ A process killed by a test (SIGKILL leaves a `tempfile.TemporaryDirectory` behin
 `claude-acp-*` folders in the system temp directory; children inherit `TMPDIR` from here, and
 `tests.harness.spawn_adapter` passes it explicitly to the adapters it spawns.
 
+Under `pytest -n N --dist loadgroup` (what `tests/run.py` runs), the tests of a module that share a
+module-scoped fixture (a demo run of every scenario, an adapter on the real CLI, a fuzzed agent)
+run on one worker, so the fixture is built once rather than once per worker, and the modules that
+take longest start first, so that none of them is the last thing the run waits for.
+
 The real-Claude-Code tier's banner lives here too, in the conftest every pytest process loads
 (the controller of a `pytest -n N` run collects nothing and never loads `tests/real_claude/`'s
 own conftest): where the bundled CLI is missing, the summary says loudly that the tier did not
@@ -21,7 +26,39 @@ import pytest
 
 from tests.real_claude.banner import pytest_terminal_summary
 
-__all__ = ["contained_temp_dir", "pytest_terminal_summary"]
+__all__ = ["contained_temp_dir", "pytest_collection_modifyitems", "pytest_terminal_summary"]
+
+# The modules whose work takes longest (measured with `--durations`), longest first: they are
+# handed to workers before everything else. Order only; a module missing here just runs later.
+LONGEST_FIRST = (
+    "test_demo.py",
+    "test_fault_run.py",
+    "test_memory.py",
+    "real_claude",
+    "test_fsm_stateful.py",
+    "test_fuzz.py",
+    "test_adapter_protocol.py",
+    "test_adapter_faults.py",
+    "test_adapter_session.py",
+    "test_adapter_failures.py",
+    "test_adapter_agent_error.py",
+    "test_conformance.py",
+)
+
+
+def _rank(item: pytest.Item) -> int:
+    parts = item.path.parts
+    return next((i for i, name in enumerate(LONGEST_FIRST) if name in parts), len(LONGEST_FIRST))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_rank)  # stable: a module's own order is kept
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info is not None else ()
+        if any(d[-1].scope == "module" for d in defs if d):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(scope="session", autouse=True)

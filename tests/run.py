@@ -10,6 +10,7 @@ first stage that fails. Uses only the standard library, so it runs before anythi
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 import time
@@ -25,7 +26,16 @@ STAMP = VENV / ".claude-acp-installed"
 
 def run(*argv: str | Path) -> None:
     print("+", " ".join(str(a) for a in argv), flush=True)
-    subprocess.run([str(a) for a in argv], cwd=ROOT, check=True)
+    subprocess.run([str(a) for a in argv], cwd=ROOT, check=True, env=_environment())
+
+
+def _environment() -> dict[str, str]:
+    # The suite starts a few thousand Python processes (workers, demos, adapters, the scripted
+    # Claude): with PYTHONDONTWRITEBYTECODE each would compile the project (and pytest rewrite
+    # every test module) again. Bytecode goes to one cache inside .venv, never the source tree.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.setdefault("PYTHONPYCACHEPREFIX", str(VENV / "pycache"))
+    return env
 
 
 def ensure_environment() -> None:
@@ -41,8 +51,10 @@ def ensure_environment() -> None:
     STAMP.write_text(wanted, encoding="utf-8")
 
 
-# Four workers: most end-to-end time is waiting on child processes, not CPU.
-PYTEST = ("-n", "4")
+# Four workers: most end-to-end time is waiting on child processes, not CPU. `loadgroup`: the
+# tests sharing a module-scoped fixture run on one worker (tests/conftest.py groups them), and
+# work is handed out in collection order, which tests/conftest.py sorts longest module first.
+PYTEST = ("-n", "4", "--dist", "loadgroup", "--no-loadscope-reorder")
 
 
 def stages(pytest_args: list[str]) -> list[tuple[str, str, Callable[[], None]]]:
