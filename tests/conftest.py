@@ -5,10 +5,10 @@ A process killed by a test (SIGKILL leaves a `tempfile.TemporaryDirectory` behin
 `claude-acp-*` folders in the system temp directory; children inherit `TMPDIR` from here, and
 `tests.harness.spawn_adapter` passes it explicitly to the adapters it spawns.
 
-Under `pytest -n N --dist loadgroup` (what `tests/run.py` runs), the tests of a module that share a
-module-scoped fixture (a demo run of every scenario, an adapter on the real CLI, a fuzzed agent)
-run on one worker, so the fixture is built once rather than once per worker, and the modules that
-take longest start first, so that none of them is the last thing the run waits for.
+Under `pytest -n N` (what `tests/run.py` runs), the tests of a module that share an expensive
+module-scoped fixture (a demo run of every scenario, an adapter on the real CLI) run on one
+worker, so the fixture is built once rather than once per worker, and the modules that take
+longest start first, so that none of them is the last thing the run waits for.
 
 The real-Claude-Code tier's banner lives here too, in the conftest every pytest process loads
 (the controller of a `pytest -n N` run collects nothing and never loads `tests/real_claude/`'s
@@ -21,12 +21,18 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from tests.real_claude.banner import pytest_terminal_summary
 
-__all__ = ["contained_temp_dir", "pytest_collection_modifyitems", "pytest_terminal_summary"]
+__all__ = [
+    "contained_temp_dir",
+    "pytest_collection_modifyitems",
+    "pytest_terminal_summary",
+    "pytest_xdist_make_scheduler",
+]
 
 # The modules whose work takes longest (measured with `--durations`), longest first: they are
 # handed to workers before everything else. Order only; a module missing here just runs later.
@@ -51,14 +57,31 @@ def _rank(item: pytest.Item) -> int:
     return next((i for i, name in enumerate(LONGEST_FIRST) if name in parts), len(LONGEST_FIRST))
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+# Modules whose tests share an expensive module-scoped fixture (every demo run, an adapter on the
+# real CLI): their tests go to one worker together, so the fixture is built once, not per worker.
+# (xdist's own `loadgroup` cannot do this under pytest 9: it renames items through an attribute
+# pytest no longer reads.) A module missing here still passes, its fixture just built more often.
+SHARED_FIXTURE_MODULES = ("tests/test_demo.py", "tests/test_conformance.py", "tests/real_claude/")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `-n N` (xdist's default `load`): each module of `SHARED_FIXTURE_MODULES` is one unit
+    of work, every other test its own, handed out in collection order (longest first, below)."""
+    if config.getvalue("dist") != "load":
+        return None  # an explicit --dist choice stands
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class SharedFixtureScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module.startswith(SHARED_FIXTURE_MODULES) else nodeid
+
+    config.option.loadscopereorder = False  # keep the longest-first order
+    return SharedFixtureScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=_rank)  # stable: a module's own order is kept
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        defs = info.name2fixturedefs.values() if info is not None else ()
-        if any(d[-1].scope == "module" for d in defs if d):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(scope="session", autouse=True)

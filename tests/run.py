@@ -51,10 +51,9 @@ def ensure_environment() -> None:
     STAMP.write_text(wanted, encoding="utf-8")
 
 
-# Four workers: most end-to-end time is waiting on child processes, not CPU. `loadgroup`: the
-# tests sharing a module-scoped fixture run on one worker (tests/conftest.py groups them), and
-# work is handed out in collection order, which tests/conftest.py sorts longest module first.
-PYTEST = ("-n", "4", "--dist", "loadgroup", "--no-loadscope-reorder")
+# Four workers: most end-to-end time is waiting on child processes, not CPU. (How the tests are
+# shared out among them: tests/conftest.py.)
+PYTEST = ("-n", "4")
 
 
 def stages(pytest_args: list[str]) -> list[tuple[str, str, Callable[[], None]]]:
