@@ -230,26 +230,29 @@ def _prefix(rng: random.Random) -> list[Step]:
     return steps
 
 
+# The endings that draw nothing from the turn's random stream.
+_FIXED_ENDINGS: dict[str, TurnScript] = {
+    "success": (Reply(), Result()),
+    "refusal": (Refusal(explanation=TEXTS["refusal"]), Result(stop_reason="refusal")),
+    "kill": (KillSelf(),),
+    "exit_1": (Exit(code=1),),
+    "exit_0": (Exit(code=0),),
+    "die_after_result": (Reply(), Result(), KillSelf()),
+    "worker_shutdown": (WorkerShuttingDown(), Exit(code=0)),
+    "idle": (),
+    # 320 KiB of text: over the limit the fault run sets, far under the default one.
+    "large_message": (Text(text="0123456789abcdef", repeat=20 * 1024), Result()),
+    "close_stdout": (CloseStdout(), Sleep(seconds=0.1), Exit(code=0)),
+    "truncated_line": (Garbage(line='{"type":"result","subtype":"succ'), Reply(), Result()),
+}
+
+
 def _ending(rng: random.Random, ending: str) -> TurnScript:
-    if ending == "success":
-        return (Reply(), Result())
+    fixed = _FIXED_ENDINGS.get(ending)
+    if fixed is not None:
+        return fixed
     if ending in ("api_error", "hostile_error"):
-        if ending == "api_error":
-            kind, text, status = rng.choice(_API_ERRORS)
-        else:
-            # The fake's environment is the adapter's: its own API key, when it has one.
-            key = os.environ.get("ANTHROPIC_API_KEY", "")
-            kind, text, status = "server_error", hostile_text(HOSTILE_HOME, key), 500
-        return (
-            AssistantError(error=kind, text=text, api_error_status=status),
-            Result(
-                is_error=True,
-                result=text,
-                api_error_status=status,
-                terminal_reason="api_error",
-                stop_reason="stop_sequence",
-            ),
-        )
+        return _error_ending(rng, hostile=ending == "hostile_error")
     if ending == "limit":
         subtype, text, reason = rng.choice(_LIMITS)
         return (
@@ -261,31 +264,30 @@ def _ending(rng: random.Random, ending: str) -> TurnScript:
                 stop_reason=None,
             ),
         )
-    if ending == "refusal":
-        return (Refusal(explanation=TEXTS["refusal"]), Result(stop_reason="refusal"))
-    if ending == "kill":
-        return (KillSelf(),)
-    if ending == "exit_1":
-        return (Exit(code=1),)
-    if ending == "exit_0":
-        return (Exit(code=0),)
-    if ending == "die_after_result":
-        return (Reply(), Result(), KillSelf())
-    if ending == "worker_shutdown":
-        return (WorkerShuttingDown(), Exit(code=0))
-    if ending == "idle":
-        return ()
     if ending == "hang":
         # Half of them ignore SIGTERM too: only SIGKILL stops those at the adapter's exit.
         return (IgnoreSigterm(), Hang()) if rng.random() < 0.5 else (Hang(),)
-    if ending == "large_message":
-        # 320 KiB of text: over the limit the fault run sets, far under the default one.
-        return (Text(text="0123456789abcdef", repeat=20 * 1024), Result())
-    if ending == "close_stdout":
-        return (CloseStdout(), Sleep(seconds=0.1), Exit(code=0))
-    if ending == "truncated_line":
-        return (Garbage(line='{"type":"result","subtype":"succ'), Reply(), Result())
     raise ValueError(f"unknown ending {ending!r}")
+
+
+def _error_ending(rng: random.Random, *, hostile: bool) -> TurnScript:
+    status: int | None
+    if hostile:
+        # The fake's environment is the adapter's: its own API key, when it has one.
+        key = os.environ.get("ANTHROPIC_API_KEY", "")
+        kind, text, status = "server_error", hostile_text(HOSTILE_HOME, key), 500
+    else:
+        kind, text, status = rng.choice(_API_ERRORS)
+    return (
+        AssistantError(error=kind, text=text, api_error_status=status),
+        Result(
+            is_error=True,
+            result=text,
+            api_error_status=status,
+            terminal_reason="api_error",
+            stop_reason="stop_sequence",
+        ),
+    )
 
 
 def turn_plan(seed: str, session_id: str, turn_index: int) -> TurnPlan:
