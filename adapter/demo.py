@@ -20,6 +20,7 @@ import json
 import logging
 import sys
 import tempfile
+from asyncio.subprocess import DEVNULL
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -66,6 +67,10 @@ HANG_STALL_SECONDS = 2.0
 CANCEL_SECONDS = 60.0
 # How long a cancelled prompt may take to answer before the demo gives up on the agent.
 ANSWER_AFTER_CANCEL_SECONDS = 30.0
+# How long the adapter may take to exit once its input ends, before it is signalled: its orderly
+# exit (Claude stopped, SIGKILL after 2 s) can outlast acp's default 2 s on a busy machine, and
+# signalling it then races its exit (a ProcessLookupError traceback).
+ADAPTER_EXIT_SECONDS = 30.0
 
 
 def _hangs(scenario: str) -> bool:
@@ -172,7 +177,7 @@ async def run_demo(
             "--simulate",
             scenario,
             env=env,
-            transport_kwargs={"stderr": asyncio.subprocess.DEVNULL},
+            transport_kwargs={"stderr": DEVNULL, "shutdown_timeout": ADAPTER_EXIT_SECONDS},
             observers=[observe],
         ) as (conn, _process):
             session_id = await _open_session(conn, workdir, capable=capable, out=out)

@@ -264,7 +264,10 @@ async def spawn_adapter(
             "adapter",
             env=child_env,
             cwd=str(ROOT),
-            transport_kwargs={"stderr": stderr},
+            # acp waits 2 s for the adapter to exit after its stdin closes, then signals it (and
+            # races its exit: ProcessLookupError) - under load the adapter's orderly exit (Claude
+            # stopped, SIGKILL after 2 s) takes longer. A bound on a hang instead.
+            transport_kwargs={"stderr": stderr, "shutdown_timeout": TIMEOUT},
             observers=[observe],
         ) as (conn, process):
             adapter = Adapter(conn, process, client, frames, stderr_path, workdir, config_dir)
