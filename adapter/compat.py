@@ -140,6 +140,8 @@ class _ExitBoundedProcess:
 
 class ExitBoundedTransport(SubprocessCLITransport):
     async def connect(self) -> None:
+        if self.process is not None:
+            return  # spawned already (`ClaudeRuntime.spawn`): the client's connect goes on
         await super().connect()
         if self._process is not None:
             self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
