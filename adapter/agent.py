@@ -134,12 +134,14 @@ class ClaudeAcpAgent:
         except RuntimeStartError as exc:
             raise RequestError.internal_error({"reason": str(exc)}) from exc
 
-    def _new(self, start: Opening, runtime: ClaudeRuntime) -> Session:
+    def _new(self, start: Opening, runtime: ClaudeRuntime, answer: type[Any]) -> Session:
         """The session `runtime` (spawned for it) is to serve. The first time, importing
-        `adapter.session` takes a while: Claude's own start-up runs meanwhile."""
+        `adapter.session` and building the `answer` model take a while: Claude's own start-up
+        runs meanwhile."""
         try:
             from adapter.session import Session
 
+            session_methods.build_wire_models(answer)
             return Session(
                 session_id=start.session_id,
                 cwd=start.cwd,
@@ -155,13 +157,13 @@ class ClaudeAcpAgent:
             self._tg.start_soon(runtime.close)  # nobody else would stop the process
             raise
 
-    async def _open(self, start: Opening) -> dict[str, Any]:
-        """Spawn the session's Claude, build the session while it starts up, finish starting
-        it and register it; the setup response's pickers."""
+    async def _open(self, start: Opening, answer: type[Any]) -> dict[str, Any]:
+        """Spawn the session's Claude, build the session (and the `answer` model) while it
+        starts up, finish starting it and register it; the setup response's pickers."""
         from adapter.runtime import RuntimeStartError
 
         runtime = await self._spawn(start)
-        session = self._new(start, runtime)
+        session = self._new(start, runtime, answer)
         try:
             await session.start(runtime)
         except RuntimeStartError as exc:
@@ -190,7 +192,7 @@ class ClaudeAcpAgent:
     ) -> NewSessionResponse:
         session_methods.check_cwd(cwd)
         session_id = str(uuid.uuid4())
-        pickers = await self._open(self._prepare(session_id, cwd, mcp_servers))
+        pickers = await self._open(self._prepare(session_id, cwd, mcp_servers), NewSessionResponse)
         session_store.remember(session_id, cwd, self._settings.env)
         return NewSessionResponse(session_id=session_id, **pickers)
 
@@ -224,9 +226,9 @@ class ClaudeAcpAgent:
         start = self._prepare(session_id, cwd, mcp_servers, path)
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
-            return LoadSessionResponse(**await self._open(start))
+            return LoadSessionResponse(**await self._open(start, LoadSessionResponse))
         runtime = await self._spawn(start)
-        session = self._new(start, runtime)
+        session = self._new(start, runtime, LoadSessionResponse)
         await self._start_and_replay(session, runtime, path)
         self._register(session)
         return LoadSessionResponse(**session_methods.pickers(session))
@@ -276,14 +278,16 @@ class ClaudeAcpAgent:
         if live is not None:
             await self._sessions.pop(session_id).shutdown(grace=None)
         start = self._prepare(session_id, cwd, mcp_servers, path)
-        return ResumeSessionResponse(**await self._open(start))
+        return ResumeSessionResponse(**await self._open(start, ResumeSessionResponse))
 
     async def fork_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ForkSessionResponse:
         session_methods.check_cwd(cwd)
         new_id, copy = await session_store.fork(session_id, cwd, self._settings.env)
-        pickers = await self._open(self._prepare(new_id, cwd, mcp_servers, copy))
+        pickers = await self._open(
+            self._prepare(new_id, cwd, mcp_servers, copy), ForkSessionResponse
+        )
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:

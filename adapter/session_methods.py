@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Opening",
+    "build_wire_models",
     "check_cwd",
     "controls_for",
     "known_on_disk",
@@ -126,6 +127,22 @@ async def spawn(start: Opening, settings: RuntimeSettings) -> ClaudeRuntime:
     )
     await runtime.spawn()
     return runtime
+
+
+def build_wire_models(response: type[Any]) -> None:
+    """Build the `acp` schema models that answer a setup request and follow it (`lean_imports`
+    builds each on first use; the notification union takes ~10 ms): meant for while Claude
+    starts, so that the answer does not wait for them after Claude's handshake."""
+    from acp import schema
+
+    for model in (
+        response,
+        schema.SessionModeState,
+        schema.SessionConfigOptionSelect,
+        schema.SessionNotification,
+        schema.AvailableCommandsUpdate,
+    ):
+        model.model_rebuild()  # nothing to do once built
 
 
 def controls_for(start: Opening, link: ClientLink) -> SessionControls:

@@ -2,11 +2,11 @@
 
 Theory of operation: the real CLI answers the SDK's `initialize` control request with its slash
 commands (`{name, description, argumentHint}`), its model picker (`{value, resolvedModel,
-displayName, description, supportsEffort?, supportedEffortLevels?, ...}`) and account facts; `COMMANDS`,
-`MODELS` and `ACCOUNT` copy those shapes. Model aliases resolve to full ids as the CLI resolves
-them, so the next turn's `system/init` names the model in use. With `$CLAUDE_ACP_SCRIPTED_LOG`
-set, the fake appends one JSON line per thing a test may want to check: its argv at start and
-every control request it receives (`record`).
+displayName, description, supportsEffort?, supportedEffortLevels?, ...}`) and account facts;
+`COMMANDS`, `MODELS` and `ACCOUNT` copy those shapes. Model aliases resolve to full ids as the
+CLI resolves them, so the next turn's `system/init` names the model in use. With
+`$CLAUDE_ACP_SCRIPTED_LOG` set, the fake appends one JSON line per thing a test may want to
+check: its argv at start and every control request it receives (`record`).
 
 Standard library only: imported by the fake at start-up.
 """

@@ -132,9 +132,9 @@ class Transcript:
                 self.prompt_count += 1
             message = entry.get("message")
             model = message.get("model") if isinstance(message, dict) else None
-            if entry.get("type") == "assistant" and not entry.get("isSidechain"):
-                if isinstance(model, str) and not model.startswith("<"):
-                    self.last_model = model
+            answer = entry.get("type") == "assistant" and not entry.get("isSidechain")
+            if answer and isinstance(model, str) and not model.startswith("<"):
+                self.last_model = model
 
     def fork_from(self, source: Path) -> None:
         """Start this (new) transcript as a copy of `source`, re-stamped with our session id."""
