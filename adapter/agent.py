@@ -167,6 +167,7 @@ class ClaudeAcpAgent:
         try:
             await session.start(runtime)
         except RuntimeStartError as exc:
+            await session.close()  # its timer, and nothing else, was started
             raise RequestError.internal_error({"reason": str(exc)}) from exc
         self._register(session)
         return session_methods.pickers(session)
@@ -259,6 +260,7 @@ class ClaudeAcpAgent:
                 {"reason": "the session's history could not be replayed"}
             ) from exc
         if failed_start:
+            await session.close()
             raise RequestError.internal_error({"reason": str(failed_start[0])}) from failed_start[0]
 
     async def resume_session(
