@@ -130,7 +130,7 @@ class ClaudeAcpAgent:
         from adapter.runtime import RuntimeStartError
 
         try:
-            return await session_methods.spawn(start, self._settings)
+            return await session_methods.spawn(start, self._settings, self._tg)
         except RuntimeStartError as exc:
             raise RequestError.internal_error({"reason": str(exc)}) from exc
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from anyio.abc import TaskStatus
+from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
@@ -99,6 +99,9 @@ class ClaudeRuntime:
         # Who answers Claude's permission questions: given later (`answer_permissions_with`)
         # when the process is spawned before its session exists.
         self._can_use_tool = can_use_tool
+        # The start-up handshake `spawn` began in the background, and how it failed.
+        self._handshake: anyio.Event | None = None
+        self._handshake_error: Exception | None = None
         # Set when the reader ended because one of Claude's messages was over the limit.
         self.too_large = False
         launch = launch or Launch()
@@ -148,14 +151,39 @@ class ClaudeRuntime:
             return PermissionResultDeny(message="The session is not ready.")
         return await self._can_use_tool(tool_name, tool_input, context)
 
-    async def spawn(self) -> None:
-        """Start Claude's process without waiting for its start-up handshake (`run` does), so
-        the caller can prepare the session while Claude starts; raises `RuntimeStartError`."""
+    async def spawn(self, task_group: TaskGroup) -> None:
+        """Start Claude's process and, in `task_group`, its start-up handshake; return once the
+        handshake's first request is written (or the handshake is over), so that Claude works
+        on it while the caller prepares the session. `run` then waits for the rest. Raises
+        `RuntimeStartError` when the process cannot be started; a failed handshake is raised
+        by `run`."""
         try:
             await self._transport.connect()
         except Exception as exc:
             await self._transport.close()
             raise _start_error(exc) from exc
+        handshake = self._handshake = anyio.Event()
+        under_way = self._transport.written = anyio.Event()
+
+        async def connect() -> None:
+            try:
+                await self.client.connect()
+            except Exception as exc:
+                self._handshake_error = exc
+            finally:
+                handshake.set()
+                under_way.set()
+
+        task_group.start_soon(connect)
+        await under_way.wait()
+
+    async def _connect(self) -> None:
+        if self._handshake is None:
+            await self.client.connect()  # spawns Claude, then its start-up handshake
+            return
+        await self._handshake.wait()
+        if self._handshake_error is not None:
+            raise self._handshake_error
 
     async def run(
         self,
@@ -166,13 +194,13 @@ class ClaudeRuntime:
         on_lost: Callable[[], Awaitable[None]],
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Connect, call `on_ready` (before anything Claude says is read, so the session
-        knows this runtime first), report started, then read until Claude's output ends.
-        `on_message` gets each parsed message with its raw frame; what it raises propagates
-        (our fault, not Claude's), after the process is closed."""
+        """Connect (or wait for the handshake `spawn` began), call `on_ready` (before anything
+        Claude says is read, so the session knows this runtime first), report started, then
+        read until Claude's output ends. `on_message` gets each parsed message with its raw
+        frame; what it raises propagates (our fault, not Claude's), after the process is
+        closed."""
         try:
-            # Spawns Claude unless `spawn` did, then waits for its start-up handshake.
-            await self.client.connect()
+            await self._connect()
         except Exception as exc:
             await self._transport.close()  # a process `spawn` started outlives a failed connect
             raise _start_error(exc) from exc

@@ -2,14 +2,15 @@
 
 Theory of operation: every request that opens a session (new, load, resume, fork) decides what
 its Claude starts with the same way (`opening`: the mode from the transcript or Claude Code's
-settings, the transcript's model, the client's MCP servers), spawns Claude at once (`spawn`),
-and only then builds the session (`controls_for`, `adapter.session`): importing and building
-that takes a while the first time, and Claude's own start-up runs meanwhile instead of after
-it. Every one answers with the same pickers (`pickers`), then sends the command list once the
-response is out. `resume` continues a session without replaying its
-history; `fork` copies it under a new id first; `close` ends its Claude process and is
-idempotent. Sessions that were created but never prompted have no transcript yet and open as a
-fresh Claude process under the same id (`session_store`).
+settings, the transcript's model, the client's MCP servers), spawns Claude at once and sends
+its start-up handshake (`spawn`), and only then builds the session (`controls_for`,
+`adapter.session`, `build_wire_models`): importing and building those takes a while the first
+time in a process, and Claude's own start-up runs meanwhile instead of after it. Every one
+answers with the same pickers (`pickers`), then sends the command list once the response is
+out. `resume` continues a session without replaying its history; `fork` copies it under a new
+id first; `close` ends its Claude process and is idempotent. Sessions that were created but
+never prompted have no transcript yet and open as a fresh Claude process under the same id
+(`session_store`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from adapter.session_config import DEFAULT_EFFORT, SessionConfig
 from adapter.transcript_tail import read_tail
 
 if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
     from adapter.runtime import ClaudeRuntime, Launch
     from adapter.session import Session
     from adapter.session_controls import SessionControls
@@ -113,9 +116,9 @@ def launch_for(config: SessionConfig, servers: dict[str, Any]) -> Launch:
     )
 
 
-async def spawn(start: Opening, settings: RuntimeSettings) -> ClaudeRuntime:
-    """Start the session's Claude process (its handshake is awaited later, by the session);
-    raises `RuntimeStartError`."""
+async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup) -> ClaudeRuntime:
+    """Start the session's Claude process and its start-up handshake (in `task_group`; the
+    session awaits the end of it); raises `RuntimeStartError`."""
     from adapter.runtime import ClaudeRuntime
 
     runtime = ClaudeRuntime(
@@ -125,7 +128,11 @@ async def spawn(start: Opening, settings: RuntimeSettings) -> ClaudeRuntime:
         resume=start.resume,
         launch=launch_for(start.config, start.mcp_servers),
     )
-    await runtime.spawn()
+    try:
+        await runtime.spawn(task_group)
+    except BaseException:
+        await runtime.close()  # shielded: nobody else would stop a process begun here
+        raise
     return runtime
 
 
