@@ -7,6 +7,7 @@ start-up: `initialize` has to answer fast and needs none of it.
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import uuid
 from collections.abc import AsyncIterator
@@ -99,6 +100,10 @@ class ClaudeAcpAgent:
         # Zed's terminal extension: Bash output as terminal `_meta` (adapter.tool_results).
         self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
         log.info("initialize: %s", self._dialects)
+        # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
+        # a full collection no longer scans it. One would otherwise land in the first session's
+        # imports, which make many objects: ~25 ms of CPU before its answer, measured.
+        gc.freeze()
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
