@@ -131,14 +131,6 @@ class ClaudeAcpAgent:
             await session.restart_on_next_prompt()
         return AuthenticateResponse()
 
-    async def _spawn(self, start: Opening) -> ClaudeRuntime:
-        from adapter.runtime import RuntimeStartError
-
-        try:
-            return await session_methods.spawn(start, self._settings, self._tg)
-        except RuntimeStartError as exc:
-            raise RequestError.internal_error({"reason": str(exc)}) from exc
-
     def _new(self, start: Opening, runtime: ClaudeRuntime, answer: type[Any]) -> Session:
         """The session `runtime` (spawned for it) is to serve. The first time, importing
         `adapter.session` and building the `answer` model take a while: Claude's own start-up
@@ -167,7 +159,7 @@ class ClaudeAcpAgent:
         starts up, finish starting it and register it; the setup response's pickers."""
         from adapter.runtime import RuntimeStartError
 
-        runtime = await self._spawn(start)
+        runtime = await session_methods.spawn(start, self._settings, self._tg)
         session = self._new(start, runtime, answer)
         try:
             await session.start(runtime)
@@ -233,40 +225,11 @@ class ClaudeAcpAgent:
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
             return LoadSessionResponse(**await self._open(start, LoadSessionResponse))
-        runtime = await self._spawn(start)
+        runtime = await session_methods.spawn(start, self._settings, self._tg)
         session = self._new(start, runtime, LoadSessionResponse)
-        await self._start_and_replay(session, runtime, path)
+        await session_methods.start_and_replay(session, runtime, path)
         self._register(session)
         return LoadSessionResponse(**session_methods.pickers(session))
-
-    async def _start_and_replay(self, session: Session, runtime: ClaudeRuntime, path: Path) -> None:
-        """Claude resumes the session while the history streams to the client (both read the
-        same transcript; on a long one, each takes a while)."""
-        from adapter.history import replay_transcript
-        from adapter.runtime import RuntimeStartError
-
-        failed_start: list[RuntimeStartError] = []
-
-        async def start() -> None:
-            try:
-                await session.start(runtime)
-            except RuntimeStartError as exc:
-                failed_start.append(exc)
-
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(start)
-                await replay_transcript(session, path)
-        except Exception as exc:
-            # Declared boundary: a bug in replay must not show the client our internals.
-            log.exception("session %s: replay failed", session.session_id)
-            await session.close()
-            raise RequestError.internal_error(
-                {"reason": "the session's history could not be replayed"}
-            ) from exc
-        if failed_start:
-            await session.close()
-            raise RequestError.internal_error({"reason": str(failed_start[0])}) from failed_start[0]
 
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any

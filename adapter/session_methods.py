@@ -15,6 +15,7 @@ never prompted have no transcript yet and open as a fresh Claude process under t
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from collections.abc import Mapping
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from acp import RequestError
 
 from adapter import mcp_servers, session_store
@@ -48,7 +50,10 @@ __all__ = [
     "opening",
     "pickers",
     "spawn",
+    "start_and_replay",
 ]
+
+log = logging.getLogger(__name__)
 
 
 def check_cwd(cwd: str) -> None:
@@ -118,8 +123,8 @@ def launch_for(config: SessionConfig, servers: dict[str, Any]) -> Launch:
 
 async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup) -> ClaudeRuntime:
     """Start the session's Claude process and its start-up handshake (in `task_group`; the
-    session awaits the end of it); raises `RuntimeStartError`."""
-    from adapter.runtime import ClaudeRuntime
+    session awaits the end of it); -32603 when Claude cannot be started."""
+    from adapter.runtime import ClaudeRuntime, RuntimeStartError
 
     runtime = ClaudeRuntime(
         settings=settings,
@@ -130,10 +135,43 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
     )
     try:
         await runtime.spawn(task_group)
-    except BaseException:
+    except BaseException as exc:
         await runtime.close()  # shielded: nobody else would stop a process begun here
+        if isinstance(exc, RuntimeStartError):
+            raise RequestError.internal_error({"reason": str(exc)}) from exc
         raise
     return runtime
+
+
+async def start_and_replay(session: Session, runtime: ClaudeRuntime, path: Path) -> None:
+    """session/load: `session` takes over `runtime` (resuming Claude) while the transcript at
+    `path` streams to the client (both read it; on a long one, each takes a while)."""
+    from adapter.history import replay_transcript
+    from adapter.runtime import RuntimeStartError
+
+    failed_start: list[RuntimeStartError] = []
+
+    async def start() -> None:
+        try:
+            await session.start(runtime)
+        except RuntimeStartError as exc:
+            failed_start.append(exc)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(start)
+            await replay_transcript(session, path)
+    except Exception as exc:
+        # Declared boundary: a bug in replay must not show the client our internals.
+        log.exception("session %s: replay failed", session.session_id)
+        await session.close()
+        await runtime.close()  # the session may not have taken it over yet
+        raise RequestError.internal_error(
+            {"reason": "the session's history could not be replayed"}
+        ) from exc
+    if failed_start:
+        await session.close()
+        raise RequestError.internal_error({"reason": str(failed_start[0])}) from failed_start[0]
 
 
 def build_wire_models(response: type[Any]) -> None:
