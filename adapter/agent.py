@@ -7,10 +7,12 @@ start-up: `initialize` has to answer fast and needs none of it.
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import uuid
 from collections.abc import AsyncIterator
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -47,7 +49,9 @@ from adapter.prompt_content import PROMPT_CAPABILITIES
 from fsm.negotiation import Dialects, advertisement, negotiate
 
 if TYPE_CHECKING:
+    from adapter.runtime import ClaudeRuntime
     from adapter.session import Session
+    from adapter.session_methods import Opening
     from adapter.settings import RuntimeSettings
 
 __all__ = ["AUTH_METHOD_ID", "ClaudeAcpAgent"]
@@ -96,6 +100,10 @@ class ClaudeAcpAgent:
         # Zed's terminal extension: Bash output as terminal `_meta` (adapter.tool_results).
         self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
         log.info("initialize: %s", self._dialects)
+        # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
+        # a full collection no longer scans it. One would otherwise land in the first session's
+        # imports, which make many objects: ~25 ms of CPU before its answer, measured.
+        gc.freeze()
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
@@ -123,47 +131,66 @@ class ClaudeAcpAgent:
             await session.restart_on_next_prompt()
         return AuthenticateResponse()
 
-    def _new(self, session_id: str, cwd: str, servers: Any, *, resume: bool = False) -> Session:
-        from adapter.session import Session
+    def _new(self, start: Opening, runtime: ClaudeRuntime, answer: type[Any]) -> Session:
+        """The session `runtime` (spawned for it) is to serve. The first time, importing
+        `adapter.session` and building the `answer` model take a while: Claude's own start-up
+        runs meanwhile."""
+        try:
+            from adapter.session import Session
 
-        controls = session_methods.controls_for(
-            session_id=session_id,
-            cwd=cwd,
-            servers=servers,
-            link=self._link,
-            settings=self._settings,
-        )
-        return Session(
-            session_id=session_id,
-            cwd=cwd,
-            dialects=self._dialects,
-            terminal_output=self._terminal_output,
-            link=self._link,
-            settings=self._settings,
-            task_group=self._tg,
-            resume=resume,
-            controls=controls,
-        )
+            session_methods.build_wire_models(answer)
+            return Session(
+                session_id=start.session_id,
+                cwd=start.cwd,
+                dialects=self._dialects,
+                terminal_output=self._terminal_output,
+                link=self._link,
+                settings=self._settings,
+                task_group=self._tg,
+                resume=start.resume,
+                controls=session_methods.controls_for(start, self._link),
+            )
+        except BaseException:
+            self._tg.start_soon(runtime.close)  # nobody else would stop the process
+            raise
 
-    async def _open(self, session: Session) -> dict[str, Any]:
-        """Start `session`'s Claude, register it; the setup response's pickers."""
+    async def _open(self, start: Opening, answer: type[Any]) -> dict[str, Any]:
+        """Spawn the session's Claude, build the session (and the `answer` model) while it
+        starts up, finish starting it and register it; the setup response's pickers."""
         from adapter.runtime import RuntimeStartError
 
+        runtime = await session_methods.spawn(start, self._settings, self._tg)
+        session = self._new(start, runtime, answer)
         try:
-            await session.start()
+            await session.start(runtime)
         except RuntimeStartError as exc:
+            await session.close()  # its timer, and nothing else, was started
             raise RequestError.internal_error({"reason": str(exc)}) from exc
+        self._register(session)
+        return session_methods.pickers(session)
+
+    def _register(self, session: Session) -> None:
         self._sessions[session.session_id] = session
         self._closed.discard(session.session_id)
         session.controls.announce_later(self._tg)
-        return session_methods.pickers(session)
+
+    def _prepare(
+        self, session_id: str, cwd: str, servers: Any, transcript: Path | None = None
+    ) -> Opening:
+        return session_methods.opening(
+            session_id=session_id,
+            cwd=cwd,
+            servers=servers,
+            settings=self._settings,
+            transcript=transcript,
+        )
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
         session_methods.check_cwd(cwd)
         session_id = str(uuid.uuid4())
-        pickers = await self._open(self._new(session_id, cwd, mcp_servers))
+        pickers = await self._open(self._prepare(session_id, cwd, mcp_servers), NewSessionResponse)
         session_store.remember(session_id, cwd, self._settings.env)
         return NewSessionResponse(session_id=session_id, **pickers)
 
@@ -186,9 +213,6 @@ class ClaudeAcpAgent:
     async def _load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None
     ) -> LoadSessionResponse:
-        from adapter.history import replay_transcript
-        from adapter.runtime import RuntimeStartError
-
         session_methods.check_cwd(cwd)
         path = session_methods.locate(session_id, cwd, self._settings).transcript
         live = self._sessions.pop(session_id, None)
@@ -196,35 +220,15 @@ class ClaudeAcpAgent:
             # Reloading a live session: its prompt in flight is answered `cancelled` (the
             # client asked for this) and its Claude process is replaced by a resumed one.
             await live.shutdown(grace=None)
-        session = self._new(session_id, cwd, mcp_servers, resume=path is not None)
+        # Read once that Claude is gone: it may have been writing the transcript's end.
+        start = self._prepare(session_id, cwd, mcp_servers, path)
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
-            return LoadSessionResponse(**await self._open(session))
-        # Claude resumes the session while the history streams to the client (both read the
-        # same transcript; on a long one, each takes a while).
-        failed_start: list[RuntimeStartError] = []
-
-        async def start() -> None:
-            try:
-                await session.start()
-            except RuntimeStartError as exc:
-                failed_start.append(exc)
-
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(start)
-                await replay_transcript(session, path)
-        except Exception as exc:
-            # Declared boundary: a bug in replay must not show the client our internals.
-            log.exception("session %s: replay failed", session_id)
-            await session.close()
-            raise RequestError.internal_error(
-                {"reason": "the session's history could not be replayed"}
-            ) from exc
-        if failed_start:
-            raise RequestError.internal_error({"reason": str(failed_start[0])}) from failed_start[0]
-        self._sessions[session_id] = session
-        session.controls.announce_later(self._tg)
+            return LoadSessionResponse(**await self._open(start, LoadSessionResponse))
+        runtime = await session_methods.spawn(start, self._settings, self._tg)
+        session = self._new(start, runtime, LoadSessionResponse)
+        await session_methods.start_and_replay(session, runtime, path)
+        self._register(session)
         return LoadSessionResponse(**session_methods.pickers(session))
 
     async def resume_session(
@@ -243,15 +247,17 @@ class ClaudeAcpAgent:
             return ResumeSessionResponse(**session_methods.pickers(live))  # already running
         if live is not None:
             await self._sessions.pop(session_id).shutdown(grace=None)
-        session = self._new(session_id, cwd, mcp_servers, resume=path is not None)
-        return ResumeSessionResponse(**await self._open(session))
+        start = self._prepare(session_id, cwd, mcp_servers, path)
+        return ResumeSessionResponse(**await self._open(start, ResumeSessionResponse))
 
     async def fork_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ForkSessionResponse:
         session_methods.check_cwd(cwd)
-        new_id, resume = await session_store.fork(session_id, cwd, self._settings.env)
-        pickers = await self._open(self._new(new_id, cwd, mcp_servers, resume=resume))
+        new_id, copy = await session_store.fork(session_id, cwd, self._settings.env)
+        pickers = await self._open(
+            self._prepare(new_id, cwd, mcp_servers, copy), ForkSessionResponse
+        )
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:

@@ -86,16 +86,21 @@ class ClaudeSide:
     def _start_timer(self) -> None:
         raise NotImplementedError  # pragma: no cover
 
-    async def start(self) -> None:
-        """Start a Claude process for this session; raises `RuntimeStartError`."""
-        runtime = ClaudeRuntime(
-            settings=self._settings,
-            cwd=self.cwd,
-            session_id=self.session_id,
-            resume=self._resume,
-            can_use_tool=self._can_use_tool,
-            launch=self.controls.launch(),
-        )
+    async def start(self, spawned: ClaudeRuntime | None = None) -> None:
+        """Start a Claude process for this session, or finish starting `spawned` (one that
+        `session_methods.spawn` began for it); raises `RuntimeStartError`."""
+        if spawned is not None:
+            runtime = spawned
+            runtime.answer_permissions_with(self._can_use_tool)
+        else:
+            runtime = ClaudeRuntime(
+                settings=self._settings,
+                cwd=self.cwd,
+                session_id=self.session_id,
+                resume=self._resume,
+                can_use_tool=self._can_use_tool,
+                launch=self.controls.launch(),
+            )
         self._start_timer()
 
         async def run(task_status: TaskStatus[None]) -> None:

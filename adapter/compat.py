@@ -143,7 +143,17 @@ class _ExitBoundedProcess:
 
 
 class ExitBoundedTransport(SubprocessCLITransport):
+    # When given, set after each write to Claude (`ClaudeRuntime.spawn` waits for the first).
+    written: anyio.Event | None = None
+
+    async def write(self, data: str) -> None:
+        await super().write(data)
+        if self.written is not None:
+            self.written.set()
+
     async def connect(self) -> None:
+        if self.process is not None:
+            return  # spawned already (`ClaudeRuntime.spawn`): the client's connect goes on
         await super().connect()
         if self._process is not None:
             self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]

@@ -1,4 +1,4 @@
-"""session/load: find a session's transcript where Claude keeps it and replay it in order.
+"""session/load: replay a session's transcript (found by `session_store.find_transcript`) in order.
 
 The file is read line by line twice (`fsm.replay` explains why), so memory does not grow with
 its length. A line that is not JSON, or an entry of a shape or type we cannot read, is skipped
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,35 +22,11 @@ from fsm.errors import PeerViolation
 from fsm.events import HistoryFailureFound
 from fsm.replay import ActiveScan, EntryKind, ReplayPlanner, TranscriptEntry, parse_entry
 
-__all__ = ["ReplayStats", "find_transcript", "replay_transcript"]
+__all__ = ["ReplayStats", "replay_transcript"]
 
 log = logging.getLogger(__name__)
 
 Wire = dict[str, Any]
-
-
-def _sanitize(path: str) -> str:
-    # The SDK's own rule for project folder names (private; see `adapter.compat`).
-    from adapter.compat import sanitize_path
-
-    return sanitize_path(path)
-
-
-def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Path | None:
-    """`<config>/projects/<sanitized cwd>/<session_id>.jsonl`, config being CLAUDE_CONFIG_DIR
-    (the adapter's runtime env first, then ours) or `~/.claude`; None when there is none."""
-    if "/" in session_id or session_id in ("", ".", ".."):
-        return None
-    config = env.get("CLAUDE_CONFIG_DIR") or os.environ.get("CLAUDE_CONFIG_DIR")
-    projects = Path(config or Path.home() / ".claude") / "projects"
-    for folder in dict.fromkeys([cwd, os.path.realpath(cwd)]):
-        candidate = projects / _sanitize(folder) / f"{session_id}.jsonl"
-        try:
-            if candidate.is_file():
-                return candidate
-        except OSError:
-            continue  # a name too long for the file system: no such transcript
-    return None
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from anyio.abc import TaskStatus
+from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
@@ -26,7 +26,12 @@ from claude_agent_sdk import (
     CLIJSONDecodeError,
     CLINotFoundError,
 )
-from claude_agent_sdk.types import CanUseTool
+from claude_agent_sdk.types import (
+    CanUseTool,
+    PermissionResult,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
 
 from adapter.claude_settings import SETTING_SOURCES
 from adapter.compat import (
@@ -71,6 +76,14 @@ class RuntimeStartError(Exception):
     """Claude could not be started; the message is safe for a client to see."""
 
 
+def _start_error(exc: Exception) -> RuntimeStartError:
+    if isinstance(exc, CLINotFoundError):
+        return RuntimeStartError("Claude Code was not found at CLAUDE_CODE_EXECUTABLE.")
+    if isinstance(exc, CLIConnectionError):
+        return RuntimeStartError("Claude Code could not be started in this folder.")
+    return RuntimeStartError("Claude Code did not start.")
+
+
 class ClaudeRuntime:
     def __init__(
         self,
@@ -79,10 +92,16 @@ class ClaudeRuntime:
         cwd: str,
         session_id: str,
         resume: bool,
-        can_use_tool: CanUseTool,
+        can_use_tool: CanUseTool | None = None,
         launch: Launch | None = None,
     ) -> None:
         self.epoch = str(uuid.uuid4())
+        # Who answers Claude's permission questions: given later (`answer_permissions_with`)
+        # when the process is spawned before its session exists.
+        self._can_use_tool = can_use_tool
+        # The start-up handshake `spawn` began in the background, and how it failed.
+        self._handshake: anyio.Event | None = None
+        self._handshake_error: Exception | None = None
         # Set when the reader ended because one of Claude's messages was over the limit.
         self.too_large = False
         launch = launch or Launch()
@@ -97,7 +116,7 @@ class ClaudeRuntime:
             system_prompt={"type": "preset", "preset": "claude_code"},
             # Text and thinking stream as Claude writes them (adapter.stream_assembly).
             include_partial_messages=True,
-            can_use_tool=can_use_tool,
+            can_use_tool=self._ask,
             # Claude's stderr is read line by line into our log: an unread pipe would stall it.
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
             resume=session_id if resume else None,
@@ -119,6 +138,53 @@ class ClaudeRuntime:
         self._transport = transport
         self.client = ClaudeSDKClient(options=options, transport=transport)
 
+    def answer_permissions_with(self, can_use_tool: CanUseTool) -> None:
+        self._can_use_tool = can_use_tool
+
+    async def _ask(
+        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        if self._can_use_tool is None:
+            # Claude asks only during a prompt, and a prompt reaches Claude only through a
+            # session that owns this runtime; refuse rather than guess if that ever breaks.
+            log.error("Claude runtime %s asked before a session owned it", self.epoch)
+            return PermissionResultDeny(message="The session is not ready.")
+        return await self._can_use_tool(tool_name, tool_input, context)
+
+    async def spawn(self, task_group: TaskGroup) -> None:
+        """Start Claude's process and, in `task_group`, its start-up handshake; return once the
+        handshake's first request is written (or the handshake is over), so that Claude works
+        on it while the caller prepares the session. `run` then waits for the rest. Raises
+        `RuntimeStartError` when the process cannot be started; a failed handshake is raised
+        by `run`."""
+        try:
+            await self._transport.connect()
+        except Exception as exc:
+            await self._transport.close()
+            raise _start_error(exc) from exc
+        handshake = self._handshake = anyio.Event()
+        under_way = self._transport.written = anyio.Event()
+
+        async def connect() -> None:
+            try:
+                await self.client.connect()
+            except Exception as exc:
+                self._handshake_error = exc
+            finally:
+                handshake.set()
+                under_way.set()
+
+        task_group.start_soon(connect)
+        await under_way.wait()
+
+    async def _connect(self) -> None:
+        if self._handshake is None:
+            await self.client.connect()  # spawns Claude, then its start-up handshake
+            return
+        await self._handshake.wait()
+        if self._handshake_error is not None:
+            raise self._handshake_error
+
     async def run(
         self,
         *,
@@ -128,18 +194,16 @@ class ClaudeRuntime:
         on_lost: Callable[[], Awaitable[None]],
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Connect, call `on_ready` (before anything Claude says is read, so the session
-        knows this runtime first), report started, then read until Claude's output ends.
-        `on_message` gets each parsed message with its raw frame; what it raises propagates
-        (our fault, not Claude's), after the process is closed."""
+        """Connect (or wait for the handshake `spawn` began), call `on_ready` (before anything
+        Claude says is read, so the session knows this runtime first), report started, then
+        read until Claude's output ends. `on_message` gets each parsed message with its raw
+        frame; what it raises propagates (our fault, not Claude's), after the process is
+        closed."""
         try:
-            await self.client.connect()
-        except CLINotFoundError as exc:
-            raise RuntimeStartError("Claude Code was not found at CLAUDE_CODE_EXECUTABLE.") from exc
-        except CLIConnectionError as exc:
-            raise RuntimeStartError("Claude Code could not be started in this folder.") from exc
+            await self._connect()
         except Exception as exc:
-            raise RuntimeStartError("Claude Code did not start.") from exc
+            await self._transport.close()  # a process `spawn` started outlives a failed connect
+            raise _start_error(exc) from exc
         await on_ready()
         task_status.started()
         try:
@@ -240,6 +304,9 @@ class ClaudeRuntime:
             with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
                 try:
                     await self.client.disconnect()
+                    # A process spawned but never connected is the transport's alone (the
+                    # client closes only what it connected); closing twice is harmless.
+                    await self._transport.close()
                 except Exception:
                     log.debug("disconnect of runtime %s failed", self.epoch, exc_info=True)
         finally:

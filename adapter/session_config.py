@@ -6,10 +6,20 @@ Code accepts it (not as root outside a sandbox). The model list is the one Claud
 in its initialize answer (`adopt`); the effort picker exists only while the chosen model
 supports effort levels. `check_*` validate a client's choice and raise -32602 without changing
 anything; `choose_*` record a choice that Claude accepted. Nothing here talks to Claude.
+
+A resumed, loaded or forked session starts with what its transcript says it last ran with
+(`adapter.transcript_tail`), as Claude Code itself does on `--resume` (checked against the real
+CLI): the mode, unless this adapter cannot offer it here (bypassPermissions as root outside a
+sandbox, a mode such as `auto` that it never offers), and the model, unless `ANTHROPIC_MODEL`
+names one (the real CLI also prefers it to the transcript's). The transcript names the full
+model id (`claude-haiku-5-5`); `adopt` marks the picker entry Claude Code resolves to it
+(`resolvedModel`), and when Claude Code lists no such model any more the session falls back to
+the default model. Each fallback is a log line, never a failed load.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,7 +33,11 @@ from acp.schema import (
     SessionModeState,
 )
 
+from adapter.transcript_tail import Tail
+
 __all__ = ["DEFAULT_EFFORT", "MODE_NAMES", "ModelChoice", "SessionConfig", "bypass_allowed"]
+
+log = logging.getLogger(__name__)
 
 # (id, name, description), in the order a picker shows them.
 _MODES: tuple[tuple[str, str, str], ...] = (
@@ -50,6 +64,7 @@ class ModelChoice:
     name: str
     description: str | None = None
     efforts: tuple[str, ...] = ()
+    resolved: str | None = None  # the full model id Claude Code resolves this entry to
 
 
 def _model_choice(entry: Any) -> ModelChoice | None:
@@ -60,11 +75,13 @@ def _model_choice(entry: Any) -> ModelChoice | None:
     description = entry.get("description")
     levels = entry.get("supportedEffortLevels") if entry.get("supportsEffort") else None
     efforts = tuple(x for x in levels if isinstance(x, str)) if isinstance(levels, list) else ()
+    resolved = entry.get("resolvedModel")
     return ModelChoice(
         value=value,
         name=name if isinstance(name, str) and name else value,
         description=description if isinstance(description, str) else None,
         efforts=efforts,
+        resolved=resolved if isinstance(resolved, str) and resolved else None,
     )
 
 
@@ -75,30 +92,86 @@ class SessionConfig:
     models: list[ModelChoice] = field(default_factory=list)
     model: str | None = None  # None: Claude Code's own default, until the list is known
     effort: str = DEFAULT_EFFORT
+    # The transcript's model (a full id), until `adopt` has matched it to the picker.
+    restored_model: str | None = None
+    label: str = "session"  # how log lines name the session
 
     @classmethod
-    def initial(cls, environ: Mapping[str, str], default_mode: str | None) -> SessionConfig:
+    def initial(
+        cls,
+        environ: Mapping[str, str],
+        default_mode: str | None,
+        *,
+        resumed: Tail | None = None,
+        label: str = "session",
+    ) -> SessionConfig:
         modes = tuple(
             m for m, _, _ in _MODES if m != "bypassPermissions" or bypass_allowed(environ)
         )
         mode = default_mode if default_mode in modes else "default"
+        if resumed is not None and resumed.mode is not None:
+            if resumed.mode in modes:
+                mode = resumed.mode
+            else:
+                log.warning(
+                    "%s: its transcript's mode %r is not available here; starting in %r",
+                    label,
+                    resumed.mode,
+                    mode,
+                )
         model = environ.get("ANTHROPIC_MODEL") or None
-        return cls(modes=modes, mode=mode or "default", model=model)
+        restored = resumed.model if resumed is not None and model is None else None
+        return cls(
+            modes=modes,
+            mode=mode or "default",
+            model=restored or model,
+            restored_model=restored,
+            label=label,
+        )
 
-    def adopt(self, server_info: Mapping[str, Any] | None) -> None:
-        """Take the model list Claude Code reported; keep the current model marked."""
+    def adopt(self, server_info: Mapping[str, Any] | None) -> bool:
+        """Take the model list Claude Code reported; keep the current model marked. True when
+        the transcript's model is one Claude Code no longer offers: the session fell back to
+        the default model, and the running Claude has to be told."""
         entries = (server_info or {}).get("models")
         choices = map(_model_choice, entries if isinstance(entries, list) else [])
         self.models = [c for c in choices if c is not None]
         if not self.models:
-            return
+            return False
+        switch = self.restored_model is not None and self._restore()
         if self.model is None:
             self.model = self.models[0].value
         elif self.model not in {c.value for c in self.models}:
-            # A model named by the environment or a transcript that the picker does not list.
+            # A model named by the environment (or a transcript, where Claude Code does not
+            # say what its entries resolve to) that the picker does not list.
             self.models.append(ModelChoice(value=self.model, name=self.model))
         if self.effort not in self.efforts():
             self.effort = DEFAULT_EFFORT
+        return switch
+
+    def _restore(self) -> bool:
+        """Mark the picker entry of the transcript's model (the default entry first, as it
+        names the same model); True when there is none and the default replaces it."""
+        wanted = self.restored_model
+        self.restored_model = None
+        by_value = [c for c in self.models if c.value == wanted]
+        by_resolved = [c for c in self.models if c.resolved == wanted]
+        defaults = [c for c in by_resolved if c.value == "default"]
+        found = by_value or defaults or by_resolved
+        if found:
+            self.model = found[0].value
+            return False
+        if not any(c.resolved for c in self.models):
+            return False  # Claude Code does not say what its entries are: keep it as it is
+        fallback = next((c.value for c in self.models if c.value == "default"), None)
+        self.model = fallback or self.models[0].value
+        log.warning(
+            "%s: Claude Code no longer offers its transcript's model %r; using %r",
+            self.label,
+            wanted,
+            self.model,
+        )
+        return True
 
     def efforts(self) -> tuple[str, ...]:
         """The effort values the current model takes (empty: no effort picker)."""

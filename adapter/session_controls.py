@@ -28,6 +28,7 @@ from adapter.commands import available_commands, update_for
 from adapter.permissions import PermissionBroker
 from adapter.runtime import Launch
 from adapter.session_config import DEFAULT_EFFORT, SessionConfig
+from adapter.session_methods import launch_for
 
 if TYPE_CHECKING:
     from adapter.runtime import ClaudeRuntime
@@ -61,15 +62,7 @@ class SessionControls:
         self._runtime = runtime
 
     def launch(self) -> Launch:
-        effort = self.config.effort
-        model = self.config.model
-        return Launch(
-            permission_mode=self.config.mode,
-            # "default" is the picker's name for Claude Code's own choice: no --model flag.
-            model=None if model == "default" else model,
-            effort=None if effort == DEFAULT_EFFORT else effort,
-            mcp_servers=self.mcp_servers,
-        )
+        return launch_for(self.config, self.mcp_servers)
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:
         """Take the commands and models Claude Code reported at start-up."""
@@ -78,9 +71,14 @@ class SessionControls:
         except Exception:
             log.warning("session %s: Claude's start-up facts are unavailable", self.session_id)
             return
-        self.config.adopt(info)
         commands = info.get("commands")
         self.commands = available_commands(commands if isinstance(commands, list) else [])
+        if self.config.adopt(info) and self.config.model is not None:
+            # The transcript's model is gone: the running Claude falls back with the picker.
+            try:
+                await runtime.set_model(self.config.model)
+            except Exception:
+                log.warning("session %s: Claude refused the default model", self.session_id)
 
     def announce_later(self, tg: TaskGroup) -> None:
         """Send the command list once the setup response that opened the session is out."""

@@ -26,7 +26,16 @@ from acp.schema import ListSessionsResponse, SessionInfo
 
 from adapter.claude_settings import config_home
 
-__all__ = ["PAGE_SIZE", "Located", "fork", "list_page", "locate", "not_found", "remember"]
+__all__ = [
+    "PAGE_SIZE",
+    "Located",
+    "find_transcript",
+    "fork",
+    "list_page",
+    "locate",
+    "not_found",
+    "remember",
+]
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +83,26 @@ def _marked(session_id: str, cwd: str, env: Mapping[str, str]) -> bool:
     return isinstance(data, dict) and data.get("cwd") == os.path.realpath(cwd)
 
 
+def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Path | None:
+    """`<config>/projects/<sanitized cwd>/<session_id>.jsonl`, config being CLAUDE_CONFIG_DIR
+    (the adapter's runtime env first, then ours) or `~/.claude`; None when there is none."""
+    from adapter.compat import sanitize_path  # the SDK's own rule for project folder names
+
+    if "/" in session_id or session_id in ("", ".", ".."):
+        return None
+    projects = config_home(env) / "projects"
+    for folder in dict.fromkeys([cwd, os.path.realpath(cwd)]):
+        candidate = projects / sanitize_path(folder) / f"{session_id}.jsonl"
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:
+            continue  # a name too long for the file system: no such transcript
+    return None
+
+
 def locate(session_id: str, cwd: str, env: Mapping[str, str]) -> Located:
     """The session's transcript, or a never-prompted session's marker; else -32002."""
-    from adapter.history import find_transcript  # imports the SDK: not before initialize
-
     path = find_transcript(session_id=session_id, cwd=cwd, env=env)
     if path is not None:
         return Located(transcript=path)
@@ -86,22 +111,25 @@ def locate(session_id: str, cwd: str, env: Mapping[str, str]) -> Located:
     raise not_found(session_id)
 
 
-async def fork(session_id: str, cwd: str, env: Mapping[str, str]) -> tuple[str, bool]:
-    """A copy of the session under a new id: (new id, whether it has a transcript to resume)."""
+async def fork(session_id: str, cwd: str, env: Mapping[str, str]) -> tuple[str, Path | None]:
+    """A copy of the session under a new id: (new id, the copy's transcript to resume, or None
+    when the session was never prompted and the fork starts fresh)."""
     from claude_agent_sdk import fork_session
 
     located = locate(session_id, cwd, env)
     if located.transcript is None:
         new_id = str(uuid.uuid4())  # nothing was said yet: the fork is a fresh session
         remember(new_id, cwd, env)
-        return new_id, False
+        return new_id, None
     try:
         result = await anyio.to_thread.run_sync(lambda: fork_session(session_id, directory=cwd))
     except (OSError, ValueError) as exc:
         log.warning("fork of session %s failed: %s", session_id, exc)
         raise not_found(session_id) from exc
     remember(result.session_id, cwd, env)
-    return result.session_id, True
+    copy = find_transcript(session_id=result.session_id, cwd=cwd, env=env)
+    # The SDK writes the copy beside the original, where `find_transcript` looks for it.
+    return result.session_id, copy or located.transcript.with_name(f"{result.session_id}.jsonl")
 
 
 def _offset(cursor: str | None) -> int:

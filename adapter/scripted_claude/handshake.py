@@ -1,12 +1,12 @@
 """What the scripted Claude reports at start-up, and how it takes mode, model and effort changes.
 
 Theory of operation: the real CLI answers the SDK's `initialize` control request with its slash
-commands (`{name, description, argumentHint}`), its model picker (`{value, displayName,
-description, supportsEffort?, supportedEffortLevels?, ...}`) and account facts; `COMMANDS`,
-`MODELS` and `ACCOUNT` copy those shapes. Model aliases resolve to full ids as the CLI resolves
-them, so the next turn's `system/init` names the model in use. With `$CLAUDE_ACP_SCRIPTED_LOG`
-set, the fake appends one JSON line per thing a test may want to check: its argv at start and
-every control request it receives (`record`).
+commands (`{name, description, argumentHint}`), its model picker (`{value, resolvedModel,
+displayName, description, supportsEffort?, supportedEffortLevels?, ...}`) and account facts;
+`COMMANDS`, `MODELS` and `ACCOUNT` copy those shapes. Model aliases resolve to full ids as the
+CLI resolves them, so the next turn's `system/init` names the model in use. With
+`$CLAUDE_ACP_SCRIPTED_LOG` set, the fake appends one JSON line per thing a test may want to
+check: its argv at start and every control request it receives (`record`).
 
 Standard library only: imported by the fake at start-up.
 """
@@ -56,6 +56,7 @@ COMMANDS: tuple[Mapping[str, str], ...] = (
 MODELS: tuple[Mapping[str, Any], ...] = (
     {
         "value": "default",
+        "resolvedModel": "claude-sonnet-4-5",
         "displayName": "Default (recommended)",
         "description": "Sonnet 4.5 · Best for everyday tasks",
         "supportsEffort": True,
@@ -63,6 +64,7 @@ MODELS: tuple[Mapping[str, Any], ...] = (
     },
     {
         "value": "opus",
+        "resolvedModel": "claude-opus-4-1",
         "displayName": "Opus",
         "description": "Opus 4.1 · Most capable for complex work",
         "supportsEffort": True,
@@ -70,6 +72,7 @@ MODELS: tuple[Mapping[str, Any], ...] = (
     },
     {
         "value": "haiku",
+        "resolvedModel": "claude-haiku-4-5",
         "displayName": "Haiku",
         "description": "Haiku 4.5 · Fastest for quick answers",
     },

@@ -177,7 +177,7 @@ def _at(value: Any, cwd: str) -> Any:
 def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScript) -> None:
     """Play `script` for `user`, answering interrupts that arrived meanwhile once it ended."""
     prompt_uuid = user.uuid or frames.new_uuid()
-    state.transcript.append_prompt(prompt_uuid, user.content)
+    state.transcript.append_prompt(prompt_uuid, user.content, state.permission_mode)
     if script and isinstance(script[0], DieAtPrompt):
         die(state, script[0].code)
     state.emit_state("running")

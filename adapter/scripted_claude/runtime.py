@@ -299,7 +299,10 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         play_bare(step, writer)
     cwd = os.getcwd()
     transcript = _open_transcript(args, env, cwd, writer)
-    model = resolve_model(args.value("--model") or "default")
+    # The real CLI's order: --model, ANTHROPIC_MODEL, the resumed transcript's, its default.
+    model = resolve_model(
+        args.value("--model") or env.get("ANTHROPIC_MODEL") or transcript.last_model or "default"
+    )
     sources = tuple(s for s in (args.value("--setting-sources") or "").split(",") if s)
     rules = Rules(config=config_dir(env), cwd=cwd, sources=sources)
     rules.load()

@@ -6,7 +6,9 @@ message of a session to `<config>/projects/<sanitized cwd>/<session_id>.jsonl`, 
 `claude_agent_sdk.get_session_messages` rebuilds the conversation from it. The sanitizing rule
 is the SDK's own (`_internal/sessions.py::_sanitize_path`), copied rather than imported because
 the fake must not import the SDK. On `--resume` the fake counts the prompts already in the file
-to know which turn script comes next.
+to know which turn script comes next, and takes the model of the last real answer (as the real
+CLI does unless `--model` or `ANTHROPIC_MODEL` names one). Prompt entries record the permission
+mode they ran in (`permissionMode`), as the real CLI's do.
 """
 
 from __future__ import annotations
@@ -110,6 +112,8 @@ class Transcript:
         self.session_id = session_id
         self.cwd = cwd
         self.prompt_count = 0
+        # The model of the last real answer: the real CLI resumes a session on it.
+        self.last_model: str | None = None
         self._last_uuid: str | None = None
         self._file: IO[str] | None = None
         if path.exists():
@@ -126,6 +130,11 @@ class Transcript:
             self._last_uuid = entry["uuid"]
             if _is_prompt(entry):
                 self.prompt_count += 1
+            message = entry.get("message")
+            model = message.get("model") if isinstance(message, dict) else None
+            answer = entry.get("type") == "assistant" and not entry.get("isSidechain")
+            if answer and isinstance(model, str) and not model.startswith("<"):
+                self.last_model = model
 
     def fork_from(self, source: Path) -> None:
         """Start this (new) transcript as a copy of `source`, re-stamped with our session id."""
@@ -166,9 +175,12 @@ class Transcript:
             "timestamp": _now(),
         }
 
-    def append_prompt(self, uuid: str, content: object) -> None:
+    def append_prompt(self, uuid: str, content: object, permission_mode: str = "default") -> None:
+        """A prompt entry; like the real CLI, it records the permission mode it ran in."""
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        self._append(self._entry("user", uuid, {"role": "user", "content": blocks}))
+        entry = self._entry("user", uuid, {"role": "user", "content": blocks})
+        entry["permissionMode"] = permission_mode
+        self._append(entry)
         self.prompt_count += 1
 
     def append_interrupt_marker(self, uuid: str) -> None:
