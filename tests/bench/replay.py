@@ -231,3 +231,44 @@ def make_transcripts(root: Path, sizes: list[int]) -> tuple[Path, Path, list[Tra
     cwd = root / "project"
     cwd.mkdir(parents=True, exist_ok=True)
     return config, cwd, [write_transcript(config, cwd, n) for n in sizes]
+
+
+class _CountingSession:
+    """What `adapter.history.replay_transcript` uses of a session, without a client: every
+    update is serialized as the connection would send it (one JSON-RPC line) and counted."""
+
+    def __init__(self, session_id: str, cwd: str) -> None:
+        from types import SimpleNamespace
+
+        self.session_id = session_id
+        self.cwd = cwd
+        self.core = SimpleNamespace(notices=True)
+        self.view = SimpleNamespace(terminal=False)
+        self.updates = 0
+        self.records = 0
+        self.bytes = 0
+        self._encode = json.JSONEncoder(separators=(",", ":")).encode
+
+    async def send_raw(self, update: dict[str, Any]) -> bool:
+        params = {"sessionId": self.session_id, "update": update}
+        line = self._encode({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        self.bytes += len(line) + 1
+        self.updates += 1
+        return True
+
+    async def feed(self, event: object, message: object = None) -> None:
+        self.records += 1
+
+
+def replay_inprocess(path: Path, session_id: str, cwd: Path) -> tuple[float, float, int]:
+    """(wall s, CPU s, updates) of `adapter.history.replay_transcript` over `path` in this
+    process: reading, planning, building every update and serializing it as its JSON-RPC
+    line, with no pipe, client or session core (those are in the end-to-end figure)."""
+    import asyncio
+
+    from adapter.history import replay_transcript
+
+    session = _CountingSession(session_id, str(cwd))
+    cpu, started = time.process_time(), time.perf_counter()
+    asyncio.run(replay_transcript(session, path))  # type: ignore[arg-type]
+    return time.perf_counter() - started, time.process_time() - cpu, session.updates
