@@ -1,7 +1,8 @@
 """session/load: find a session's transcript where Claude keeps it and replay it in order.
 
-The file is read line by line twice (`fsm.replay` explains why), so memory does not grow with
-its length. A line that is not JSON, or an entry of a shape or type we cannot read, is skipped
+The file is read once in order, line by line, so memory does not grow with its length; before
+that, its last lines are read backwards, a block at a time, until one decides which usage limit
+is still active (`fsm.replay.active_from_newest`; usually the last few lines). A line that is not JSON, or an entry of a shape or type we cannot read, is skipped
 and counted; the count is logged once and the rest replays. Lines of Claude Code's known
 non-message types (`fsm.replay.NON_MESSAGE_TYPES`) are skipped silently and counted apart.
 """
@@ -21,9 +22,15 @@ from adapter.turn_hooks import title_for
 from adapter.turn_view import TurnView, prompt_updates
 from fsm.errors import PeerViolation
 from fsm.events import HistoryFailureFound
-from fsm.replay import ActiveScan, EntryKind, ReplayPlanner, TranscriptEntry, parse_entry
+from fsm.replay import (
+    EntryKind,
+    ReplayPlanner,
+    TranscriptEntry,
+    active_from_newest,
+    parse_entry,
+)
 
-__all__ = ["ReplayStats", "find_transcript", "replay_transcript"]
+__all__ = ["ReplayStats", "find_transcript", "lines_newest_first", "replay_transcript"]
 
 log = logging.getLogger(__name__)
 
@@ -62,24 +69,63 @@ class ReplayStats:
     restored: int = 0
 
 
-def _entries(path: Path, stats: ReplayStats | None) -> Iterator[tuple[TranscriptEntry, Any]]:
-    """Each readable entry with the decoded line it came from."""
+def _entries(path: Path, stats: ReplayStats) -> Iterator[tuple[TranscriptEntry, Any]]:
+    """Each readable entry with the decoded line it came from, oldest first."""
     with path.open("r", encoding="utf-8", errors="replace") as lines:
         for line in lines:
             if not line.strip():
                 continue
-            if stats is not None:
-                stats.lines += 1
+            stats.lines += 1
             try:
                 raw = json.loads(line)
                 entry = parse_entry(raw)
             except (ValueError, PeerViolation):
-                if stats is not None:
-                    stats.skipped += 1
+                stats.skipped += 1
                 continue
-            if stats is not None and entry.kind is EntryKind.NON_MESSAGE:
+            if entry.kind is EntryKind.NON_MESSAGE:
                 stats.non_message += 1
             yield entry, raw
+
+
+# How much of the file's end is read at a time when it is read backwards.
+_BACK_BLOCK = 64 * 1024
+
+
+def _split_universal(segment: bytes) -> list[str]:
+    """The lines text mode reads from one `\n`-free run of bytes (a lone `\r` ends a line
+    too, and `\r\n` is one line end), decoded as `_entries` decodes them."""
+    text = segment.decode("utf-8", errors="replace")
+    return text.removesuffix("\r").split("\r") if "\r" in text else [text]
+
+
+def lines_newest_first(path: Path, block: int = _BACK_BLOCK) -> Iterator[str]:
+    """The file's lines, last first, as reading it forwards in text mode would cut them (line
+    ends left off). Reads `block` bytes at a time; holds one line and one block at most."""
+    with path.open("rb") as file:
+        end = file.seek(0, os.SEEK_END)
+        pending: list[bytes] = []  # pieces of a line whose start is not read yet, last first
+        while end > 0:
+            start = max(0, end - block)
+            file.seek(start)
+            parts = file.read(end - start).split(b"\n")
+            end = start
+            if len(parts) > 1:
+                pending.append(parts[-1])
+                for segment in (b"".join(reversed(pending)), *reversed(parts[1:-1])):
+                    yield from reversed(_split_universal(segment))
+                pending = []
+            pending.append(parts[0])
+        yield from reversed(_split_universal(b"".join(reversed(pending))))
+
+
+def _entries_newest_first(path: Path) -> Iterator[TranscriptEntry]:
+    for line in lines_newest_first(path):
+        if not line.strip():
+            continue
+        try:
+            yield parse_entry(json.loads(line))
+        except (ValueError, PeerViolation):
+            continue
 
 
 def _updates(view: TurnView, entry: TranscriptEntry, raw: Mapping[str, Any]) -> list[Wire]:
@@ -103,12 +149,11 @@ def _updates(view: TurnView, entry: TranscriptEntry, raw: Mapping[str, Any]) -> 
 
 async def replay_transcript(session: Session, path: Path) -> ReplayStats:
     """Send the session's history to the client, restoring usage limits as typed records."""
-    scan = ActiveScan()
-    for entry, _ in _entries(path, None):
-        scan.feed(entry)
     stats = ReplayStats()
     planner = ReplayPlanner(
-        session_id=session.session_id, capable=session.core.notices, active_uuid=scan.active_uuid
+        session_id=session.session_id,
+        capable=session.core.notices,
+        active_uuid=active_from_newest(_entries_newest_first(path)),
     )
     view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
     first_prompt: str | None = None

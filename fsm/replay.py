@@ -1,12 +1,15 @@
 """History replay planning (session/load): which stored entries become typed records.
 
-Theory of operation: the shell streams a session's transcript (Claude Code's JSONL, one entry
-per line) through this module twice, in order, holding O(1) state:
+Theory of operation: the shell reads a session's transcript (Claude Code's JSONL, one entry
+per line) holding O(1) state:
 
-1. `ActiveScan` finds the usage-limit failure that is still active: the latest top-level
-   `<synthetic>` usage-limit message that no later real-model answer followed. A `<synthetic>`
-   local-command answer ("No response requested.") proves nothing and leaves it active.
-2. `ReplayPlanner.plan(entry)` says what to do with each entry: restore a usage limit as a
+1. The usage-limit failure that is still active is the latest top-level `<synthetic>`
+   usage-limit message that no later real-model answer followed. A `<synthetic>`
+   local-command answer ("No response requested.") proves nothing and leaves it active. Only
+   the last usage limit or real answer decides, so `active_from_newest` reads the entries
+   newest first and stops at the first that decides (usually within the last few lines);
+   `ActiveScan` finds the same reading oldest first.
+2. One pass in order: `ReplayPlanner.plan(entry)` says what to do with each entry: restore a usage limit as a
    typed failure (capable clients only), skip a non-message line, and replay everything else
    as its original transcript text, for every client: the synthetic login message and other
    error prose included (DECISIONS row 28). A restored failure's id is the id its occurrence
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from collections.abc import Iterable
 from typing import Any
 
 from fsm import classify, ids
@@ -35,6 +39,7 @@ __all__ = [
     "ReplayAction",
     "ReplayPlanner",
     "TranscriptEntry",
+    "active_from_newest",
     "parse_entry",
 ]
 
@@ -199,6 +204,17 @@ class ActiveScan:
             self.active_uuid = entry.uuid
         elif entry.is_real_answer:
             self.active_uuid = None
+
+
+def active_from_newest(entries: Iterable[TranscriptEntry]) -> str | None:
+    """What `ActiveScan` ends with, given the entries newest first: the first usage limit or
+    real answer met decides, and nothing after it is read."""
+    for entry in entries:
+        if entry.is_usage_limit:
+            return entry.uuid
+        if entry.is_real_answer:
+            return None
+    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
