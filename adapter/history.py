@@ -104,6 +104,7 @@ def lines_newest_first(path: Path, block: int = _BACK_BLOCK) -> Iterator[str]:
     with path.open("rb") as file:
         end = file.seek(0, os.SEEK_END)
         pending: list[bytes] = []  # pieces of a line whose start is not read yet, last first
+        last = True  # what follows the file's last `\n` is a line only if it is not empty
         while end > 0:
             start = max(0, end - block)
             file.seek(start)
@@ -112,10 +113,14 @@ def lines_newest_first(path: Path, block: int = _BACK_BLOCK) -> Iterator[str]:
             if len(parts) > 1:
                 pending.append(parts[-1])
                 for segment in (b"".join(reversed(pending)), *reversed(parts[1:-1])):
-                    yield from reversed(_split_universal(segment))
+                    if segment or not last:
+                        yield from reversed(_split_universal(segment))
+                    last = False
                 pending = []
             pending.append(parts[0])
-        yield from reversed(_split_universal(b"".join(reversed(pending))))
+        head = b"".join(reversed(pending))
+        if head or not last:
+            yield from reversed(_split_universal(head))
 
 
 def _entries_newest_first(path: Path) -> Iterator[TranscriptEntry]:

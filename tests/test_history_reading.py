@@ -1,0 +1,56 @@
+"""How `adapter.history` reads a transcript: backwards from its end (to find the active usage
+limit, issue 15) it cuts exactly the lines a forward text-mode read cuts, at any block size,
+and the replay still holds one line and one block at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adapter.history import lines_newest_first
+from tests.replay_corpus import corpus_bytes
+
+AWKWARD = [
+    b"",
+    b"\n",
+    b"a",
+    b"a\n",
+    b"a\nb",
+    b"\n\n\nx\n\n",
+    b"one\r\ntwo\rthree\r\r\nfour\n\r",
+    b"\r",
+    b"\r\n\r\n",
+    "caf\u00e9 \u2028 \U0001f600\n".encode() + b"bad \xff\xfe \xe2\x82\nend",
+    b"x" * 200 + b"\n" + b"y" * 3 + b"\r\n" + b"z" * 70,
+]
+
+
+def _forward(path: Path) -> list[str]:
+    with path.open("r", encoding="utf-8", errors="replace") as lines:
+        return [line.removesuffix("\n") for line in lines]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 64, 65536])
+@pytest.mark.parametrize("data", AWKWARD)
+def test_backwards_lines_are_the_forward_lines_reversed(
+    tmp_path: Path, data: bytes, block: int
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    assert list(lines_newest_first(path, block)) == _forward(path)[::-1]
+
+
+@pytest.mark.parametrize("block", [5, 4096, 65536])
+def test_backwards_lines_of_a_generated_transcript(tmp_path: Path, block: int) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(corpus_bytes(7, 150, end_with_limit=True))  # CRLF, bad UTF-8, 70 KB lines
+    assert list(lines_newest_first(path, block)) == _forward(path)[::-1]
+
+
+def test_reading_backwards_stops_where_the_caller_stops(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(b"line %d\n" % n for n in range(100_000)))
+    lines = lines_newest_first(path, 1024)
+    assert [next(lines) for _ in range(3)] == ["line 99999", "line 99998", "line 99997"]
+    lines.close()  # the file is closed with the generator
