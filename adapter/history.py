@@ -2,9 +2,10 @@
 
 The file is read once in order, line by line, so memory does not grow with its length; before
 that, its last lines are read backwards, a block at a time, until one decides which usage limit
-is still active (`fsm.replay.active_from_newest`; usually the last few lines). A line that is not JSON, or an entry of a shape or type we cannot read, is skipped
-and counted; the count is logged once and the rest replays. Lines of Claude Code's known
-non-message types (`fsm.replay.NON_MESSAGE_TYPES`) are skipped silently and counted apart.
+is still active (`fsm.replay.active_from_newest`; usually the last few lines). A line that is
+not JSON, or an entry of a shape or type we cannot read, is skipped and counted; the count is
+logged once and the rest replays. Lines of Claude Code's known non-message types
+(`fsm.replay.NON_MESSAGE_TYPES`) are skipped silently and counted apart.
 """
 
 from __future__ import annotations
@@ -61,6 +62,19 @@ def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Pat
     return None
 
 
+_raw_decode = json.JSONDecoder().raw_decode
+
+
+def _decode(line: str) -> Any:
+    """`json.loads(line)` without its wrapper's cost (once per line): the same values, and
+    ValueError for what it refuses (JSON's whitespace is exactly these four characters)."""
+    text = line.strip(" \t\n\r")
+    value, end = _raw_decode(text)
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return value
+
+
 @dataclass(slots=True)
 class ReplayStats:
     lines: int = 0
@@ -77,7 +91,7 @@ def _entries(path: Path, stats: ReplayStats) -> Iterator[tuple[TranscriptEntry, 
                 continue
             stats.lines += 1
             try:
-                raw = json.loads(line)
+                raw = _decode(line)
                 entry = parse_entry(raw)
             except (ValueError, PeerViolation):
                 stats.skipped += 1
@@ -128,7 +142,7 @@ def _entries_newest_first(path: Path) -> Iterator[TranscriptEntry]:
         if not line.strip():
             continue
         try:
-            yield parse_entry(json.loads(line))
+            yield parse_entry(_decode(line))
         except (ValueError, PeerViolation):
             continue
 

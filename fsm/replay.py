@@ -9,12 +9,12 @@ per line) holding O(1) state:
    the last usage limit or real answer decides, so `active_from_newest` reads the entries
    newest first and stops at the first that decides (usually within the last few lines);
    `ActiveScan` finds the same reading oldest first.
-2. One pass in order: `ReplayPlanner.plan(entry)` says what to do with each entry: restore a usage limit as a
-   typed failure (capable clients only), skip a non-message line, and replay everything else
-   as its original transcript text, for every client: the synthetic login message and other
-   error prose included (DECISIONS row 28). A restored failure's id is the id its occurrence
-   had live (DECISIONS row 14): the last real prompt's uuid plus `:error`, or
-   `<sessionId>:history-error:<messageUuid>` when no prompt precedes it or the last one was
+2. One pass in order: `ReplayPlanner.plan(entry)` says what to do with each entry: restore a
+   usage limit as a typed failure (capable clients only), skip a non-message line, and replay
+   everything else as its original transcript text, for every client: the synthetic login
+   message and other error prose included (DECISIONS row 28). A restored failure's id is the
+   id its occurrence had live (DECISIONS row 14): the last real prompt's uuid plus `:error`,
+   or `<sessionId>:history-error:<messageUuid>` when no prompt precedes it or the last one was
    stored without a uuid. Tool-result carrier messages and meta messages are not prompts.
 
 `parse_entry` turns one decoded JSON line into a `TranscriptEntry`, raising `PeerViolation` for
@@ -24,9 +24,9 @@ shapes it cannot read; the shell skips and counts those. A line of a known non-m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from collections.abc import Iterable
 from typing import Any
 
 from fsm import classify, ids
@@ -137,32 +137,36 @@ class TranscriptEntry:
         )
 
 
+# One value for every non-message line (frozen, so it can be shared): the common case costs
+# no construction.
+_NON_MESSAGE = TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
+
+
 def _blocks(content: object) -> tuple[Any, ...]:
     if isinstance(content, str):
         return ({"type": "text", "text": content},)
     if isinstance(content, list):
-        return tuple(block for block in content if isinstance(block, dict))
+        return tuple([block for block in content if isinstance(block, dict)])
     raise PeerViolation("message content is neither text nor a list of blocks")
 
 
 def parse_entry(entry: object) -> TranscriptEntry:
     """Read one decoded transcript line. Raises `PeerViolation` for an unreadable shape or an
     unknown entry type."""
+    # Once per transcript line on `session/load`: written for speed (issue 15).
     if not isinstance(entry, dict):
         raise PeerViolation("a transcript line is not an object")
     kind = entry.get("type")
-    if not isinstance(kind, str):
-        raise PeerViolation("a transcript entry's type is not a string")
-    if kind in NON_MESSAGE_TYPES:
-        return TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
-    if kind not in ("user", "assistant"):
+    if kind != "user" and kind != "assistant":
+        if not isinstance(kind, str):
+            raise PeerViolation("a transcript entry's type is not a string")
+        if kind in NON_MESSAGE_TYPES:
+            return _NON_MESSAGE
         raise PeerViolation(f"unknown transcript entry type {kind!r}")
     message = entry.get("message")
     if not isinstance(message, dict):
         raise PeerViolation("a transcript message has no message object")
     uuid = entry.get("uuid")
-    uuid = uuid if isinstance(uuid, str) and uuid else None
-    top_level = not entry.get("isSidechain") and entry.get("parent_tool_use_id") is None
     blocks = _blocks(message.get("content"))
     texts = [
         b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
@@ -173,19 +177,13 @@ def parse_entry(entry: object) -> TranscriptEntry:
             and not entry.get("isCompactSummary")
             and any(b.get("type") != "tool_result" for b in blocks)
         )
-        return TranscriptEntry(
-            kind=EntryKind.PROMPT if is_prompt else EntryKind.USER_OTHER,
-            uuid=uuid,
-            top_level=top_level,
-            text="".join(texts),
-            text_block_count=len(texts),
-            content=blocks,
-        )
-    model = message.get("model")
+        entry_kind, model = (EntryKind.PROMPT if is_prompt else EntryKind.USER_OTHER), None
+    else:
+        entry_kind, model = EntryKind.ASSISTANT, message.get("model")
     return TranscriptEntry(
-        kind=EntryKind.ASSISTANT,
-        uuid=uuid,
-        top_level=top_level,
+        kind=entry_kind,
+        uuid=uuid if isinstance(uuid, str) and uuid else None,
+        top_level=not entry.get("isSidechain") and entry.get("parent_tool_use_id") is None,
         model=model if isinstance(model, str) else None,
         text="".join(texts),
         text_block_count=len(texts),

@@ -4,11 +4,12 @@ and the replay still holds one line and one block at a time."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from adapter.history import lines_newest_first
+from adapter.history import _decode, lines_newest_first
 from tests.replay_corpus import corpus_bytes
 
 AWKWARD = [
@@ -54,3 +55,31 @@ def test_reading_backwards_stops_where_the_caller_stops(tmp_path: Path) -> None:
     lines = lines_newest_first(path, 1024)
     assert [next(lines) for _ in range(3)] == ["line 99999", "line 99998", "line 99997"]
     lines.close()  # the file is closed with the generator
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"a": 1}\n',
+        ' \t{"a": [1, 2.5, null, true]}\r\n',
+        "[1]",
+        '"text"\n',
+        "3 ",
+        "",
+        "  \n",
+        '{"a": 1} {"b": 2}\n',
+        '{"a": 1}x',
+        "\ufeff{}",
+        "{torn",
+        "\u00a0{}",
+        "{}\x0c",
+    ],
+)
+def test_line_decoding_agrees_with_json_loads(line: str) -> None:
+    try:
+        expected: object = json.loads(line)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _decode(line)
+    else:
+        assert _decode(line) == expected
