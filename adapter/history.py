@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,7 +112,7 @@ def _split_universal(segment: bytes) -> list[str]:
     return text.removesuffix("\r").split("\r") if "\r" in text else [text]
 
 
-def lines_newest_first(path: Path, block: int = _BACK_BLOCK) -> Iterator[str]:
+def lines_newest_first(path: Path, block: int = _BACK_BLOCK) -> Generator[str, None, None]:
     """The file's lines, last first, as reading it forwards in text mode would cut them (line
     ends left off). Reads `block` bytes at a time; holds one line and one block at most."""
     with path.open("rb") as file:
