@@ -10,7 +10,6 @@ logged once and the rest replays. Lines of Claude Code's known non-message types
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Generator, Iterator, Mapping
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adapter.json_codec import decode_line
 from adapter.session import Session
 from adapter.turn_hooks import title_for
 from adapter.turn_view import TurnView, prompt_updates
@@ -62,19 +62,6 @@ def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Pat
     return None
 
 
-_raw_decode = json.JSONDecoder().raw_decode
-
-
-def _decode(line: str) -> Any:
-    """`json.loads(line)` without its wrapper's cost (once per line): the same values, and
-    ValueError for what it refuses (JSON's whitespace is exactly these four characters)."""
-    text = line.strip(" \t\n\r")
-    value, end = _raw_decode(text)
-    if end != len(text):
-        raise ValueError("extra data after the JSON value")
-    return value
-
-
 @dataclass(slots=True)
 class ReplayStats:
     lines: int = 0
@@ -91,7 +78,7 @@ def _entries(path: Path, stats: ReplayStats) -> Iterator[tuple[TranscriptEntry, 
                 continue
             stats.lines += 1
             try:
-                raw = _decode(line)
+                raw = decode_line(line)
                 entry = parse_entry(raw)
             except (ValueError, PeerViolation):
                 stats.skipped += 1
@@ -142,7 +129,7 @@ def _entries_newest_first(path: Path) -> Iterator[TranscriptEntry]:
         if not line.strip():
             continue
         try:
-            yield parse_entry(_decode(line))
+            yield parse_entry(decode_line(line))
         except (ValueError, PeerViolation):
             continue
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from adapter.json_codec import encode_frame
 from adapter.stdio import ChunkReader
 from adapter.wire_rules import (
     INVALID_REQUEST,
@@ -44,10 +44,6 @@ from fsm.records import redact
 __all__ = ["EOF_DRAIN_SECONDS", "GuardedTransport"]
 
 log = logging.getLogger(__name__)
-
-# One encoder for every frame: `json.dumps` with separators builds a new one per call, a
-# measured share of a replay's 125,000 frames (issue 15). The bytes are the same.
-_encode = json.JSONEncoder(separators=(",", ":")).encode
 
 # At end of input, how long the requests still running may take to be answered (a bound on a
 # hang: the agent's shutdown answers prompts within a few seconds).
@@ -204,7 +200,7 @@ class GuardedTransport:
         return safe
 
     async def _write(self, payload: Reply) -> None:
-        data = (_encode(payload) + "\n").encode("utf-8")
+        data = encode_frame(payload)
         async with self._write_lock:
             self._writer.write(data)
             await self._writer.drain()

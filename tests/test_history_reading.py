@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from adapter.history import _decode, lines_newest_first
+from adapter.history import lines_newest_first
+from adapter.json_codec import decode_line, encode_frame
 from tests.replay_corpus import corpus_bytes
 
 AWKWARD = [
@@ -73,13 +74,40 @@ def test_reading_backwards_stops_where_the_caller_stops(tmp_path: Path) -> None:
         "{torn",
         "\u00a0{}",
         "{}\x0c",
+        '{"a": NaN, "b": -Infinity}',
+        '{"big": 123456789012345678901234567890}',
+        '{"s": "\\ud800 lone"}',
+        '{"k": 1, "k": 2}',
+        '{"f": 1e400, "g": 0.1, "h": -0.0}',
+        "[" * 2000 + "]" * 2000,
     ],
 )
 def test_line_decoding_agrees_with_json_loads(line: str) -> None:
     try:
         expected: object = json.loads(line)
-    except ValueError:
-        with pytest.raises(ValueError):
-            _decode(line)
+    except (ValueError, RecursionError) as exc:
+        with pytest.raises(type(exc)):
+            decode_line(line)
     else:
-        assert _decode(line) == expected
+        # repr: NaN is never equal to itself, and -0.0 == 0.0.
+        assert repr(decode_line(line)) == repr(expected)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"jsonrpc": "2.0", "method": "session/update", "params": {"text": "caf\u00e9 \U0001f600"}},
+        {"n": 123456789012345678901234567890},
+        {"s": "\ud800"},
+        {1: "int key"},
+        {"t": (1, 2)},
+    ],
+)
+def test_frames_are_one_line_of_the_json_the_standard_library_reads_back(value: object) -> None:
+    frame = encode_frame(value)
+    assert frame.endswith(b"\n") and frame.count(b"\n") == 1
+    assert repr(json.loads(frame)) == repr(json.loads(json.dumps(value)))
+
+
+def test_a_nan_from_a_transcript_is_written_as_null_which_strict_readers_take() -> None:
+    assert encode_frame({"f": float("nan"), "g": float("inf")}) == b'{"f":null,"g":null}\n'
