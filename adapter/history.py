@@ -70,38 +70,55 @@ class ReplayStats:
     restored: int = 0
 
 
+def _lines_oldest_first(path: Path) -> Iterator[bytes]:
+    """The file's lines as text mode cuts them (a lone `\r` ends a line too), undecoded: the
+    decoder takes bytes, and UTF-8 is decoded once, by it."""
+    with path.open("rb") as file:
+        for line in file:
+            if b"\r" in line:
+                yield from _split_universal(line.removesuffix(b"\n"))
+            else:
+                yield line
+
+
+def _blank(line: bytes) -> bool:
+    """Whether text mode would have read the line as blank (Unicode's whitespace only)."""
+    return not line.decode("utf-8", errors="replace").strip()
+
+
 def _entries(path: Path, stats: ReplayStats) -> Iterator[tuple[TranscriptEntry, Any]]:
     """Each readable entry with the decoded line it came from, oldest first."""
-    with path.open("r", encoding="utf-8", errors="replace") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            stats.lines += 1
-            try:
-                raw = decode_line(line)
-                entry = parse_entry(raw)
-            except (ValueError, PeerViolation):
+    for line in _lines_oldest_first(path):
+        if not line.strip():
+            continue
+        try:
+            raw = decode_line(line)
+            entry = parse_entry(raw)
+        except (ValueError, PeerViolation):
+            if not _blank(line):  # a blank line never decodes: checked only then
+                stats.lines += 1
                 stats.skipped += 1
-                continue
-            if entry.kind is EntryKind.NON_MESSAGE:
-                stats.non_message += 1
-            yield entry, raw
+            continue
+        stats.lines += 1
+        if entry.kind is EntryKind.NON_MESSAGE:
+            stats.non_message += 1
+        yield entry, raw
 
 
 # How much of the file's end is read at a time when it is read backwards.
 _BACK_BLOCK = 64 * 1024
 
 
-def _split_universal(segment: bytes) -> list[str]:
+def _split_universal(segment: bytes) -> list[bytes]:
     """The lines text mode reads from one `\n`-free run of bytes (a lone `\r` ends a line
-    too, and `\r\n` is one line end), decoded as `_entries` decodes them."""
-    text = segment.decode("utf-8", errors="replace")
-    return text.removesuffix("\r").split("\r") if "\r" in text else [text]
+    too, and `\r\n` is one line end)."""
+    return segment.removesuffix(b"\r").split(b"\r") if b"\r" in segment else [segment]
 
 
-def lines_newest_first(path: Path, block: int = _BACK_BLOCK) -> Generator[str, None, None]:
+def lines_newest_first(path: Path, block: int = _BACK_BLOCK) -> Generator[bytes, None, None]:
     """The file's lines, last first, as reading it forwards in text mode would cut them (line
-    ends left off). Reads `block` bytes at a time; holds one line and one block at most."""
+    ends left off, undecoded). Reads `block` bytes at a time; holds one line and one block
+    at most."""
     with path.open("rb") as file:
         end = file.seek(0, os.SEEK_END)
         pending: list[bytes] = []  # pieces of a line whose start is not read yet, last first
@@ -127,7 +144,7 @@ def lines_newest_first(path: Path, block: int = _BACK_BLOCK) -> Generator[str, N
 def _entries_newest_first(path: Path) -> Iterator[TranscriptEntry]:
     for line in lines_newest_first(path):
         if not line.strip():
-            continue
+            continue  # blank by Unicode's rules too: it fails to decode and is skipped
         try:
             yield parse_entry(decode_line(line))
         except (ValueError, PeerViolation):

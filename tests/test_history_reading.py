@@ -5,11 +5,12 @@ and the replay still holds one line and one block at a time."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
-from adapter.history import lines_newest_first
+from adapter.history import _lines_oldest_first, lines_newest_first
 from adapter.json_codec import decode_line, encode_frame
 from tests.replay_corpus import corpus_bytes
 
@@ -28,6 +29,10 @@ AWKWARD = [
 ]
 
 
+def _text(lines: Iterable[bytes]) -> list[str]:
+    return [line.decode("utf-8", errors="replace") for line in lines]
+
+
 def _forward(path: Path) -> list[str]:
     with path.open("r", encoding="utf-8", errors="replace") as lines:
         return [line.removesuffix("\n") for line in lines]
@@ -40,21 +45,44 @@ def test_backwards_lines_are_the_forward_lines_reversed(
 ) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
-    assert list(lines_newest_first(path, block)) == _forward(path)[::-1]
+    assert _text(lines_newest_first(path, block)) == _forward(path)[::-1]
+
+
+@pytest.mark.parametrize("data", AWKWARD)
+def test_forward_lines_are_cut_as_text_mode_cuts_them(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    got = [line.removesuffix(b"\n") for line in _lines_oldest_first(path)]
+    assert _text(got) == _forward(path)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b'{"a": "caf\xe9 \xff"}\n', b'{"a": "\xe2\x82"}', b"\xef\xbb\xbf{}", b'{"a": "\xc3\xa9"}'],
+)
+def test_bytes_that_are_not_utf8_decode_as_text_mode_read_them(line: bytes) -> None:
+    text = line.decode("utf-8", errors="replace")
+    try:
+        expected = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            decode_line(line)
+    else:
+        assert decode_line(line) == expected
 
 
 @pytest.mark.parametrize("block", [5, 4096, 65536])
 def test_backwards_lines_of_a_generated_transcript(tmp_path: Path, block: int) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(corpus_bytes(7, 150, end_with_limit=True))  # CRLF, bad UTF-8, 70 KB lines
-    assert list(lines_newest_first(path, block)) == _forward(path)[::-1]
+    assert _text(lines_newest_first(path, block)) == _forward(path)[::-1]
 
 
 def test_reading_backwards_stops_where_the_caller_stops(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"".join(b"line %d\n" % n for n in range(100_000)))
     lines = lines_newest_first(path, 1024)
-    assert [next(lines) for _ in range(3)] == ["line 99999", "line 99998", "line 99997"]
+    assert [next(lines) for _ in range(3)] == [b"line 99999", b"line 99998", b"line 99997"]
     lines.close()  # the file is closed with the generator
 
 
@@ -87,10 +115,10 @@ def test_line_decoding_agrees_with_json_loads(line: str) -> None:
         expected: object = json.loads(line)
     except (ValueError, RecursionError) as exc:
         with pytest.raises(type(exc)):
-            decode_line(line)
+            decode_line(line.encode("utf-8", errors="surrogatepass"))
     else:
         # repr: NaN is never equal to itself, and -0.0 == 0.0.
-        assert repr(decode_line(line)) == repr(expected)
+        assert repr(decode_line(line.encode())) == repr(expected)
 
 
 @pytest.mark.parametrize(
