@@ -247,12 +247,13 @@ class _CountingSession:
         self.updates = 0
         self.records = 0
         self.bytes = 0
-        self._encode = json.JSONEncoder(separators=(",", ":")).encode
 
     async def send_raw(self, update: dict[str, Any]) -> bool:
+        from adapter.json_codec import encode_frame  # what the stdout guard writes with
+
         params = {"sessionId": self.session_id, "update": update}
-        line = self._encode({"jsonrpc": "2.0", "method": "session/update", "params": params})
-        self.bytes += len(line) + 1
+        line = encode_frame({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        self.bytes += len(line)
         self.updates += 1
         return True
 
