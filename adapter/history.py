@@ -190,10 +190,10 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
                 HistoryFailureFound(id=action.failure_id, title=action.title, active=action.active)
             )
         elif action.replay:
-            for update in _updates(view, entry, raw):
-                await session.send_raw(update)
-    for update in view.close_open_calls():
-        await session.send_raw(update)
+            updates = _updates(view, entry, raw)
+            if updates:
+                await session.send_raws(updates)
+    await session.send_raws(view.close_open_calls())
     title = title_for(first_prompt or "")
     if title:
         # The session's name, as a live session gets it from its first prompt.

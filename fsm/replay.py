@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from fsm import classify, ids
 from fsm.errors import PeerViolation
@@ -108,8 +108,11 @@ class EntryKind(Enum):
     NON_MESSAGE = "non-message"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TranscriptEntry:
+class TranscriptEntry(NamedTuple):
+    """One transcript line, read. A named tuple rather than a frozen dataclass: just as
+    immutable, and one is built per line on `session/load`, where the dataclass's
+    construction was twice the cost (issue 15)."""
+
     kind: EntryKind
     uuid: str | None
     top_level: bool

@@ -42,6 +42,11 @@ class _Recorder:
         self.updates += 1
         return True
 
+    async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
+        for update in updates:
+            await self.send_raw(update)
+        return True
+
     async def feed(self, event: Any, message: Any = None) -> None:
         self.digest.update(repr(event).encode() + b"\n")
         self.records += 1

@@ -257,6 +257,11 @@ class _CountingSession:
         self.updates += 1
         return True
 
+    async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
+        for update in updates:
+            await self.send_raw(update)
+        return True
+
     async def feed(self, event: object, message: object = None) -> None:
         self.records += 1
 
