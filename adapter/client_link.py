@@ -8,11 +8,12 @@ request as no outcome, which the session treats as a rejection.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, ToolCallUpdate
 
-from adapter.compat import send_raw_notification
+from adapter.compat import raw_notifier, send_raw_notification
 
 __all__ = ["ClientLink", "Connection"]
 
@@ -65,6 +66,22 @@ class ClientLink:
         except Exception:
             log.warning("session %s: could not send %s", session_id, update.get("sessionUpdate"))
             return False
+
+    async def send_raw_updates(self, session_id: str, updates: Iterable[dict[str, Any]]) -> bool:
+        """`send_raw_update` for several updates in order (a replay's bulk: one lookup and no
+        layer per frame); stops at the first that cannot be sent and says False."""
+        send = raw_notifier(self._conn)
+        if send is None:
+            return False
+        for update in updates:
+            try:
+                await send("session/update", {"sessionId": session_id, "update": update})
+            except Exception:
+                log.warning(
+                    "session %s: could not send %s", session_id, update.get("sessionUpdate")
+                )
+                return False
+        return True
 
     def next_request_id(self) -> int | None:
         """The JSON-RPC id the next request to the client will carry (acp 0.12.1, pinned: it

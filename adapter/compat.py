@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -46,6 +46,7 @@ __all__ = [
     "configure_can_use_tool",
     "parse_message",
     "raw_frames",
+    "raw_notifier",
     "refusal_explanation",
     "sanitize_path",
     "send_control_request",
@@ -84,6 +85,14 @@ async def send_control_request(client: ClaudeSDKClient, request: dict[str, Any])
     if query is None:
         raise CLIConnectionError("Not connected.")
     return await query._send_control_request(request)
+
+
+def raw_notifier(conn: Any) -> Callable[[str, dict[str, Any]], Awaitable[None]] | None:
+    """The `acp` connection's raw notification sender (`send_raw_notification` without the
+    lookup, for a sender of many frames); None if it has none."""
+    raw = getattr(conn, "_conn", None)
+    send = getattr(raw, "send_notification", None)
+    return send if callable(send) else None
 
 
 async def send_raw_notification(conn: Any, method: str, params: dict[str, Any]) -> bool:

@@ -1,28 +1,37 @@
 """session/load: replay a session's transcript (found by `session_store.find_transcript`) in order.
 
-The file is read line by line twice (`fsm.replay` explains why), so memory does not grow with
-its length. A line that is not JSON, or an entry of a shape or type we cannot read, is skipped
-and counted; the count is logged once and the rest replays. Lines of Claude Code's known
-non-message types (`fsm.replay.NON_MESSAGE_TYPES`) are skipped silently and counted apart.
+The file is read once in order, line by line, so memory does not grow with its length; before
+that, its last lines are read backwards, a block at a time, until one decides which usage limit
+is still active (`fsm.replay.active_from_newest`; usually the last few lines). A line that is
+not JSON, or an entry of a shape or type we cannot read, is skipped and counted; the count is
+logged once and the rest replays. Lines of Claude Code's known non-message types
+(`fsm.replay.NON_MESSAGE_TYPES`) are skipped silently and counted apart.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Iterator, Mapping
+import os
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adapter.json_codec import decode_line
 from adapter.session import Session
 from adapter.turn_hooks import title_for
 from adapter.turn_view import TurnView, prompt_updates
 from fsm.errors import PeerViolation
 from fsm.events import HistoryFailureFound
-from fsm.replay import ActiveScan, EntryKind, ReplayPlanner, TranscriptEntry, parse_entry
+from fsm.replay import (
+    EntryKind,
+    ReplayPlanner,
+    TranscriptEntry,
+    active_from_newest,
+    parse_entry,
+)
 
-__all__ = ["ReplayStats", "replay_transcript"]
+__all__ = ["ReplayStats", "lines_newest_first", "replay_transcript"]
 
 log = logging.getLogger(__name__)
 
@@ -37,24 +46,85 @@ class ReplayStats:
     restored: int = 0
 
 
-def _entries(path: Path, stats: ReplayStats | None) -> Iterator[tuple[TranscriptEntry, Any]]:
-    """Each readable entry with the decoded line it came from."""
-    with path.open("r", encoding="utf-8", errors="replace") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            if stats is not None:
+def _lines_oldest_first(path: Path) -> Iterator[bytes]:
+    """The file's lines as text mode cuts them (a lone `\r` ends a line too), undecoded: the
+    decoder takes bytes, and UTF-8 is decoded once, by it."""
+    with path.open("rb") as file:
+        for line in file:
+            if b"\r" in line:
+                yield from _split_universal(line.removesuffix(b"\n"))
+            else:
+                yield line
+
+
+def _blank(line: bytes) -> bool:
+    """Whether text mode would have read the line as blank (Unicode's whitespace only)."""
+    return not line.decode("utf-8", errors="replace").strip()
+
+
+def _entries(path: Path, stats: ReplayStats) -> Iterator[tuple[TranscriptEntry, Any]]:
+    """Each readable entry with the decoded line it came from, oldest first."""
+    for line in _lines_oldest_first(path):
+        if not line.strip():
+            continue
+        try:
+            raw = decode_line(line)
+            entry = parse_entry(raw)
+        except (ValueError, PeerViolation):
+            if not _blank(line):  # a blank line never decodes: checked only then
                 stats.lines += 1
-            try:
-                raw = json.loads(line)
-                entry = parse_entry(raw)
-            except (ValueError, PeerViolation):
-                if stats is not None:
-                    stats.skipped += 1
-                continue
-            if stats is not None and entry.kind is EntryKind.NON_MESSAGE:
-                stats.non_message += 1
-            yield entry, raw
+                stats.skipped += 1
+            continue
+        stats.lines += 1
+        if entry.kind is EntryKind.NON_MESSAGE:
+            stats.non_message += 1
+        yield entry, raw
+
+
+# How much of the file's end is read at a time when it is read backwards.
+_BACK_BLOCK = 64 * 1024
+
+
+def _split_universal(segment: bytes) -> list[bytes]:
+    """The lines text mode reads from one `\n`-free run of bytes (a lone `\r` ends a line
+    too, and `\r\n` is one line end)."""
+    return segment.removesuffix(b"\r").split(b"\r") if b"\r" in segment else [segment]
+
+
+def lines_newest_first(path: Path, block: int = _BACK_BLOCK) -> Generator[bytes, None, None]:
+    """The file's lines, last first, as reading it forwards in text mode would cut them (line
+    ends left off, undecoded). Reads `block` bytes at a time; holds one line and one block
+    at most."""
+    with path.open("rb") as file:
+        end = file.seek(0, os.SEEK_END)
+        pending: list[bytes] = []  # pieces of a line whose start is not read yet, last first
+        last = True  # what follows the file's last `\n` is a line only if it is not empty
+        while end > 0:
+            start = max(0, end - block)
+            file.seek(start)
+            parts = file.read(end - start).split(b"\n")
+            end = start
+            if len(parts) > 1:
+                pending.append(parts[-1])
+                for segment in (b"".join(reversed(pending)), *reversed(parts[1:-1])):
+                    if segment or not last:
+                        yield from reversed(_split_universal(segment))
+                    last = False
+                pending = []
+            pending.append(parts[0])
+        head = b"".join(reversed(pending))
+        if head or not last:
+            yield from reversed(_split_universal(head))
+
+
+def _entries_newest_first(path: Path) -> Iterator[TranscriptEntry]:
+    for line in lines_newest_first(path):
+        if not line.strip():
+            continue  # blank by Unicode's rules too: it fails to decode and is skipped
+        try:
+            yield parse_entry(decode_line(line))
+        except (ValueError, PeerViolation):
+            continue
 
 
 def _updates(view: TurnView, entry: TranscriptEntry, raw: Mapping[str, Any]) -> list[Wire]:
@@ -78,12 +148,11 @@ def _updates(view: TurnView, entry: TranscriptEntry, raw: Mapping[str, Any]) -> 
 
 async def replay_transcript(session: Session, path: Path) -> ReplayStats:
     """Send the session's history to the client, restoring usage limits as typed records."""
-    scan = ActiveScan()
-    for entry, _ in _entries(path, None):
-        scan.feed(entry)
     stats = ReplayStats()
     planner = ReplayPlanner(
-        session_id=session.session_id, capable=session.core.notices, active_uuid=scan.active_uuid
+        session_id=session.session_id,
+        capable=session.core.notices,
+        active_uuid=active_from_newest(_entries_newest_first(path)),
     )
     view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
     first_prompt: str | None = None
@@ -97,10 +166,10 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
                 HistoryFailureFound(id=action.failure_id, title=action.title, active=action.active)
             )
         elif action.replay:
-            for update in _updates(view, entry, raw):
-                await session.send_raw(update)
-    for update in view.close_open_calls():
-        await session.send_raw(update)
+            updates = _updates(view, entry, raw)
+            if updates:
+                await session.send_raws(updates)
+    await session.send_raws(view.close_open_calls())
     title = title_for(first_prompt or "")
     if title:
         # The session's name, as a live session gets it from its first prompt.

@@ -14,8 +14,11 @@ character device that epoll refuses (the agent used to log an error and hang on 
 The `acp` sender writes every JSON-RPC frame with its own `write` system call. A replayed session
 of 100,000 transcript lines is about 125,000 frames, and profiling showed a third of the
 adapter's time in those calls. `_GatheringTransport` holds what is written for a fraction of a
-millisecond and hands it to the real transport in one write; frames stay whole and in order, and
-flow control stays the real transport's.
+millisecond, or until `GATHER_BYTES` are held, and hands it to the real transport in one write;
+frames stay whole and in order, and flow control stays the real transport's. The byte bound
+matters: a replay may write for seconds without yielding to the event loop, and without it
+everything it wrote waited in memory for the timer (a 100,000-line replay to a client that had
+not opted in to records grew the agent by 580 MB).
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ import sys
 import threading
 from typing import IO, Any
 
-__all__ = ["CHUNK_BYTES", "GATHER_SECONDS", "ChunkReader", "open_stdio"]
+__all__ = ["CHUNK_BYTES", "GATHER_BYTES", "GATHER_SECONDS", "ChunkReader", "open_stdio"]
 
 # Long enough to gather a burst, far below anything a person or an editor could notice.
 GATHER_SECONDS = 0.0005
+# A pipe's capacity: more is handed on at once, so flow control sees it.
+GATHER_BYTES = 64 * 1024
 # How much stdin is read at a time, and how much may wait unread before reading pauses.
 CHUNK_BYTES = 64 * 1024
 _BUFFERED_CHUNKS = 4
@@ -212,31 +217,37 @@ class _GatheringTransport(asyncio.WriteTransport):
         self._inner = inner
         self._loop = loop
         self._pending: list[bytes] = []
+        self._size = 0
         self._timer: asyncio.TimerHandle | None = None
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         self._pending.append(bytes(data))
-        if self._timer is None:
+        self._size += len(data)
+        if self._size >= GATHER_BYTES:
+            self._flush()
+        elif self._timer is None:
             self._timer = self._loop.call_later(GATHER_SECONDS, self._flush)
 
     def _flush(self) -> None:
-        self._timer = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._pending and not self._inner.is_closing():
             self._inner.write(b"".join(self._pending))
         self._pending.clear()
+        self._size = 0
 
     def writelines(self, list_of_data: Any) -> None:
         for data in list_of_data:
             self.write(data)
 
     def close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
         self._flush()
         self._inner.close()
 
     def abort(self) -> None:
         self._pending.clear()
+        self._size = 0
         self._inner.abort()
 
     def is_closing(self) -> bool:
@@ -250,7 +261,7 @@ class _GatheringTransport(asyncio.WriteTransport):
         self._inner.write_eof()
 
     def get_write_buffer_size(self) -> int:
-        return self._inner.get_write_buffer_size() + sum(len(p) for p in self._pending)
+        return self._inner.get_write_buffer_size() + self._size
 
     def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
         self._inner.set_write_buffer_limits(high, low)

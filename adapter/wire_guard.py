@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from adapter.json_codec import encode_frame
 from adapter.stdio import ChunkReader
 from adapter.wire_rules import (
     INVALID_REQUEST,
@@ -200,7 +200,7 @@ class GuardedTransport:
         return safe
 
     async def _write(self, payload: Reply) -> None:
-        data = (json.dumps(payload, separators=(",", ":")) + "\n").encode("utf-8")
+        data = encode_frame(payload)
         async with self._write_lock:
             self._writer.write(data)
             await self._writer.drain()

@@ -11,6 +11,7 @@ reaches a title.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -71,6 +72,22 @@ _SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 def redact(text: str, private: tuple[str, ...] = ()) -> str:
     """Mask credential-shaped substrings, home paths and the given private values (the shell
     passes environment values such as `$HOME`); leave ordinary text untouched."""
+    if len(text) <= _CACHED_TEXT:
+        return _redact_short(text, private)
+    return _redact(text, private)
+
+
+# Short texts repeat (a replay restores the same usage-limit title a thousand times, each
+# through some fifteen regular expressions): those are remembered, boundedly.
+_CACHED_TEXT = 1024
+
+
+@functools.lru_cache(maxsize=256)
+def _redact_short(text: str, private: tuple[str, ...]) -> str:
+    return _redact(text, private)
+
+
+def _redact(text: str, private: tuple[str, ...]) -> str:
     for value in sorted(private, key=len, reverse=True):
         if len(value) >= 4:
             # Whole values only: a home of "/root" must not eat the start of "/rootfs".

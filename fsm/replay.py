@@ -1,17 +1,20 @@
 """History replay planning (session/load): which stored entries become typed records.
 
-Theory of operation: the shell streams a session's transcript (Claude Code's JSONL, one entry
-per line) through this module twice, in order, holding O(1) state:
+Theory of operation: the shell reads a session's transcript (Claude Code's JSONL, one entry
+per line) holding O(1) state:
 
-1. `ActiveScan` finds the usage-limit failure that is still active: the latest top-level
-   `<synthetic>` usage-limit message that no later real-model answer followed. A `<synthetic>`
-   local-command answer ("No response requested.") proves nothing and leaves it active.
-2. `ReplayPlanner.plan(entry)` says what to do with each entry: restore a usage limit as a
-   typed failure (capable clients only), skip a non-message line, and replay everything else
-   as its original transcript text, for every client: the synthetic login message and other
-   error prose included (DECISIONS row 28). A restored failure's id is the id its occurrence
-   had live (DECISIONS row 14): the last real prompt's uuid plus `:error`, or
-   `<sessionId>:history-error:<messageUuid>` when no prompt precedes it or the last one was
+1. The usage-limit failure that is still active is the latest top-level `<synthetic>`
+   usage-limit message that no later real-model answer followed. A `<synthetic>`
+   local-command answer ("No response requested.") proves nothing and leaves it active. Only
+   the last usage limit or real answer decides, so `active_from_newest` reads the entries
+   newest first and stops at the first that decides (usually within the last few lines);
+   `ActiveScan` finds the same reading oldest first.
+2. One pass in order: `ReplayPlanner.plan(entry)` says what to do with each entry: restore a
+   usage limit as a typed failure (capable clients only), skip a non-message line, and replay
+   everything else as its original transcript text, for every client: the synthetic login
+   message and other error prose included (DECISIONS row 28). A restored failure's id is the
+   id its occurrence had live (DECISIONS row 14): the last real prompt's uuid plus `:error`,
+   or `<sessionId>:history-error:<messageUuid>` when no prompt precedes it or the last one was
    stored without a uuid. Tool-result carrier messages and meta messages are not prompts.
 
 `parse_entry` turns one decoded JSON line into a `TranscriptEntry`, raising `PeerViolation` for
@@ -21,9 +24,10 @@ shapes it cannot read; the shell skips and counts those. A line of a known non-m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from fsm import classify, ids
 from fsm.errors import PeerViolation
@@ -35,6 +39,7 @@ __all__ = [
     "ReplayAction",
     "ReplayPlanner",
     "TranscriptEntry",
+    "active_from_newest",
     "parse_entry",
 ]
 
@@ -103,8 +108,11 @@ class EntryKind(Enum):
     NON_MESSAGE = "non-message"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TranscriptEntry:
+class TranscriptEntry(NamedTuple):
+    """One transcript line, read. A named tuple rather than a frozen dataclass: just as
+    immutable, and one is built per line on `session/load`, where the dataclass's
+    construction was twice the cost (issue 15)."""
+
     kind: EntryKind
     uuid: str | None
     top_level: bool
@@ -132,32 +140,36 @@ class TranscriptEntry:
         )
 
 
+# One value for every non-message line (frozen, so it can be shared): the common case costs
+# no construction.
+_NON_MESSAGE = TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
+
+
 def _blocks(content: object) -> tuple[Any, ...]:
     if isinstance(content, str):
         return ({"type": "text", "text": content},)
     if isinstance(content, list):
-        return tuple(block for block in content if isinstance(block, dict))
+        return tuple([block for block in content if isinstance(block, dict)])
     raise PeerViolation("message content is neither text nor a list of blocks")
 
 
 def parse_entry(entry: object) -> TranscriptEntry:
     """Read one decoded transcript line. Raises `PeerViolation` for an unreadable shape or an
     unknown entry type."""
+    # Once per transcript line on `session/load`: written for speed (issue 15).
     if not isinstance(entry, dict):
         raise PeerViolation("a transcript line is not an object")
     kind = entry.get("type")
-    if not isinstance(kind, str):
-        raise PeerViolation("a transcript entry's type is not a string")
-    if kind in NON_MESSAGE_TYPES:
-        return TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
-    if kind not in ("user", "assistant"):
+    if kind != "user" and kind != "assistant":
+        if not isinstance(kind, str):
+            raise PeerViolation("a transcript entry's type is not a string")
+        if kind in NON_MESSAGE_TYPES:
+            return _NON_MESSAGE
         raise PeerViolation(f"unknown transcript entry type {kind!r}")
     message = entry.get("message")
     if not isinstance(message, dict):
         raise PeerViolation("a transcript message has no message object")
     uuid = entry.get("uuid")
-    uuid = uuid if isinstance(uuid, str) and uuid else None
-    top_level = not entry.get("isSidechain") and entry.get("parent_tool_use_id") is None
     blocks = _blocks(message.get("content"))
     texts = [
         b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
@@ -168,19 +180,13 @@ def parse_entry(entry: object) -> TranscriptEntry:
             and not entry.get("isCompactSummary")
             and any(b.get("type") != "tool_result" for b in blocks)
         )
-        return TranscriptEntry(
-            kind=EntryKind.PROMPT if is_prompt else EntryKind.USER_OTHER,
-            uuid=uuid,
-            top_level=top_level,
-            text="".join(texts),
-            text_block_count=len(texts),
-            content=blocks,
-        )
-    model = message.get("model")
+        entry_kind, model = (EntryKind.PROMPT if is_prompt else EntryKind.USER_OTHER), None
+    else:
+        entry_kind, model = EntryKind.ASSISTANT, message.get("model")
     return TranscriptEntry(
-        kind=EntryKind.ASSISTANT,
-        uuid=uuid,
-        top_level=top_level,
+        kind=entry_kind,
+        uuid=uuid if isinstance(uuid, str) and uuid else None,
+        top_level=not entry.get("isSidechain") and entry.get("parent_tool_use_id") is None,
         model=model if isinstance(model, str) else None,
         text="".join(texts),
         text_block_count=len(texts),
@@ -199,6 +205,17 @@ class ActiveScan:
             self.active_uuid = entry.uuid
         elif entry.is_real_answer:
             self.active_uuid = None
+
+
+def active_from_newest(entries: Iterable[TranscriptEntry]) -> str | None:
+    """What `ActiveScan` ends with, given the entries newest first: the first usage limit or
+    real answer met decides, and nothing after it is read."""
+    for entry in entries:
+        if entry.is_usage_limit:
+            return entry.uuid
+        if entry.is_real_answer:
+            return None
+    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

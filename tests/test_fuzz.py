@@ -38,7 +38,7 @@ from fsm.effects import PublishRecord, SettlePrompt
 from fsm.errors import PeerViolation
 from fsm.events import DeliveryConfirmed, PromptSent
 from fsm.negotiation import negotiate
-from fsm.replay import ActiveScan, ReplayPlanner, parse_entry
+from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest, parse_entry
 from fsm.session import SessionCore
 from fsm.wire import SESSION_FAILURE_KEYS, session_failure_record
 from tests.harness import OPT_IN, ROOT
@@ -571,6 +571,8 @@ def test_transcript_lines_raise_only_peer_violation_and_planning_never_raises(
     scan = ActiveScan()
     for entry in entries:
         scan.feed(entry)
+    # The replay reads backwards for it (issue 15): the same answer as the forward scan.
+    assert active_from_newest(reversed(entries)) == scan.active_uuid
     planner = ReplayPlanner(session_id="s-1", capable=capable, active_uuid=scan.active_uuid)
     for entry in entries:
         action = planner.plan(entry)

@@ -38,7 +38,15 @@ from tests.bench.rpc import spawn
 from tests.bench.startup import OPT_IN
 from tests.bench.transcripts import TranscriptFacts, write_transcript
 
-__all__ = ["LoadSample", "PartSample", "measure_parts", "replay_floor", "run_load"]
+__all__ = [
+    "LoadSample",
+    "PartSample",
+    "measure_parts",
+    "replay_floor",
+    "replay_inprocess",
+    "replay_pure",
+    "run_load",
+]
 
 
 @dataclass(slots=True)
@@ -231,3 +239,69 @@ def make_transcripts(root: Path, sizes: list[int]) -> tuple[Path, Path, list[Tra
     cwd = root / "project"
     cwd.mkdir(parents=True, exist_ok=True)
     return config, cwd, [write_transcript(config, cwd, n) for n in sizes]
+
+
+class _CountingSession:
+    """What `adapter.history.replay_transcript` uses of a session, without a client: every
+    update is serialized as the connection would send it (one JSON-RPC line) and counted."""
+
+    def __init__(self, session_id: str, cwd: str) -> None:
+        from types import SimpleNamespace
+
+        self.session_id = session_id
+        self.cwd = cwd
+        self.core = SimpleNamespace(notices=True)
+        self.view = SimpleNamespace(terminal=False)
+        self.updates = 0
+        self.records = 0
+        self.bytes = 0
+
+    async def send_raw(self, update: dict[str, Any]) -> bool:
+        from adapter.json_codec import encode_frame  # what the stdout guard writes with
+
+        params = {"sessionId": self.session_id, "update": update}
+        line = encode_frame({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        self.bytes += len(line)
+        self.updates += 1
+        return True
+
+    async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
+        for update in updates:
+            await self.send_raw(update)
+        return True
+
+    async def feed(self, event: object, message: object = None) -> None:
+        self.records += 1
+
+
+def replay_inprocess(path: Path, session_id: str, cwd: Path) -> tuple[float, float, int]:
+    """(wall s, CPU s, updates) of `adapter.history.replay_transcript` over `path` in this
+    process: reading, planning, building every update and serializing it as its JSON-RPC
+    line, with no pipe, client or session core (those are in the end-to-end figure)."""
+    import asyncio
+
+    from adapter.history import replay_transcript
+
+    session = _CountingSession(session_id, str(cwd))
+    cpu, started = time.process_time(), time.perf_counter()
+    asyncio.run(replay_transcript(session, path))  # type: ignore[arg-type]
+    return time.perf_counter() - started, time.process_time() - cpu, session.updates
+
+
+def replay_pure(path: Path, session_id: str) -> float:
+    """Seconds for the pure part of ours as `replay_transcript` now runs it: the backwards
+    look for the active usage limit, then one pass (bytes lines, `decode_line`, parse_entry,
+    ReplayPlanner), with no update built or sent. `measure_parts`' `pure_s` is the old two
+    passes with json.loads, kept as the yardstick the report describes."""
+    from adapter.history import ReplayStats, _entries, _entries_newest_first
+    from fsm.replay import active_from_newest
+
+    started = time.perf_counter()
+    planner = ReplayPlanner(
+        session_id=session_id,
+        capable=True,
+        active_uuid=active_from_newest(_entries_newest_first(path)),
+    )
+    for entry, _ in _entries(path, ReplayStats()):
+        planner.plan(entry)
+    return time.perf_counter() - started
