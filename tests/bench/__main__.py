@@ -48,18 +48,14 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     add("--reference-version", default=DEFAULT_REFERENCE_VERSION)
     add("--no-reference", action="store_true", help="skip the reference adapter")
     add("--concurrent", type=int, default=CONCURRENT, help="concurrent: sessions at once (50)")
-    add("--repeats", type=int, default=5, help="concurrent and scaling: repeats per agent (5)")
+    add("--repeats", type=int, default=5, help="concurrent: repeats per agent (5)")
+    add("--scaling-repeats", type=int, default=3, help="scaling: repeats per agent (3)")
     add("--stream-runs", type=int, default=10, help="streaming: first-chunk runs per agent (10)")
     add(
         "--no-long-stream",
         dest="long_stream",
         action="store_false",
         help="streaming: skip the 100,000-delta answer",
-    )
-    add(
-        "--long-stream-reference",
-        action="store_true",
-        help="streaming: the 100,000-delta answer through the reference too (slow)",
     )
     add("--session-runs", type=int, default=8, help="sessions: resume/fork runs per agent (8)")
     add("--replay-sizes", default="1000,10000,100000", help="transcript lengths, comma-separated")
@@ -76,6 +72,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     if args.quick:
         args.runs = min(args.runs, 5)
         args.repeats = min(args.repeats, 2)
+        args.scaling_repeats = min(args.scaling_repeats, 1)
         args.stream_runs = min(args.stream_runs, 3)
         args.session_runs = min(args.session_runs, 2)
         args.replay_sizes = "1000,10000"

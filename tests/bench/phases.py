@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.bench.agents import AgentSpec, our_agent
+from tests.bench.agents import AgentSpec
 from tests.bench.concurrency import run_concurrent, run_scaling
 from tests.bench.core import run_core
 from tests.bench.procfs import load_average
@@ -82,7 +82,7 @@ async def _concurrent(ctx: Context, results: Results) -> Sequence[float]:
 
 
 async def _scaling(ctx: Context, results: Results) -> Sequence[float]:
-    for repeat in range(ctx.args.repeats):
+    for repeat in range(ctx.args.scaling_repeats):
         for spec in ctx.adapters:
             await ctx.quiet()
             sample = await run_scaling(spec, ctx.launcher, repeat)
@@ -96,7 +96,7 @@ async def _scaling(ctx: Context, results: Results) -> Sequence[float]:
 async def _streaming(ctx: Context, results: Results) -> Sequence[float]:
     results.first_chunks = await run_first_chunks(ctx.adapters, ctx.launcher, ctx.args.stream_runs)
     if ctx.args.long_stream:
-        for spec in ctx.adapters if ctx.args.long_stream_reference else [our_agent()]:
+        for spec in ctx.adapters:
             print(f"  100,000-delta answer, {spec.name}", flush=True)
             try:
                 results.long_streams.append(await long_stream(spec, ctx.launcher))

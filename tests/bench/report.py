@@ -208,7 +208,9 @@ def _core_section(results: Results) -> list[str]:
     core = results.core
     lines = ["## The core alone (`fsm.session.SessionCore.handle`)", ""]
     if core is None:
-        lines += [f"Not run: {results.core_error or 'skipped'}", ""]
+        if results.core_error is None:
+            return []  # not chosen
+        lines += [f"Not run: {results.core_error}", ""]
         return lines
     lines += [
         "| measure | value |",

@@ -212,6 +212,16 @@ def streaming_section(
                 f"{long.load:.1f} |"
             )
         lines.append("")
+        by_agent = {x.agent: x for x in longs}
+        if "ours" in by_agent and "reference" in by_agent:
+            mine, theirs = by_agent["ours"].cpu_us_per_delta, by_agent["reference"].cpu_us_per_delta
+            targets.append(
+                (
+                    "100,000-delta answer: agent CPU per delta (reported, no bound)",
+                    f"ours {mine:.1f} us, reference {theirs:.1f} us (x{mine / theirs:.2f})",
+                    "reported",
+                )
+            )
         ours = [x for x in longs if x.agent == "ours"]
         if ours and ours[0].rss_after_short_kib and ours[0].rss_after_long_kib:
             x = ours[0]
