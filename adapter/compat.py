@@ -19,6 +19,10 @@ pins it.)
   `session/update` kind the `acp` schema does not know (the `agent_error` dialect).
 - `wrap_request_handler`: `acp`'s connection's private `_conn._handler`, wrapped so requests
   can be checked before the schema drops what it cannot read (client MCP server entries).
+- Two import-time touchpoints must run before `acp` and the SDK are first imported, so they
+  live in `adapter/lean_imports.py` (pinned by `tests/test_lean_imports.py`): pydantic's private
+  `ConfigWrapper.for_model`, to build `acp.schema`'s models on first use, and the SDK package
+  registered without its `__init__` (which imports `mcp`), its names loaded from submodules.
 - `refusal_explanation`: the SDK drops an assistant message's `stop_details`; the raw frame (or
   a `model_refusal_no_fallback` system frame) keeps Claude's refusal explanation (row 29).
 """

@@ -1,0 +1,173 @@
+"""Start-up without paying for what the adapter never uses: two import-time touchpoints.
+
+Measured with `python -X importtime` on the pinned releases (2 cores, quiet machine), these two
+imports were most of the time from spawn to the first `session/new` answer (issue 15):
+
+- `acp.schema` (~270 ms): its 273 pydantic models are built eagerly, and its base model sets
+  `use_attribute_docstrings`, so pydantic reads and parses the module's source with `ast` for
+  every class. `prepare_acp_schema` builds those models with `defer_build` (each is built the
+  first time it is used; a session uses a few dozen) and without the docstring pass (the
+  docstrings only ever become JSON-schema descriptions, which the adapter never asks for).
+  Validation and serialization are unchanged. It reaches into pydantic's private
+  `ConfigWrapper.for_model`, only while `acp.schema` is being imported.
+- `claude_agent_sdk` (~410 ms): its package `__init__` imports `mcp` and `jsonschema` to define
+  the in-process MCP server helpers (`tool`, `create_sdk_mcp_server`), which the adapter does not
+  use; the client, transport, types and session functions need neither. `lean_claude_sdk`
+  registers the package without running `__init__` and resolves each name `__init__` re-exports
+  from a submodule to that very object, on first use. The first name `__init__` defines itself
+  (say `create_sdk_mcp_server`) runs the real `__init__` in the same module, so anything that
+  wants the whole SDK still gets it. The SDK's `Query` imports `mcp` too, through its MCP bridge
+  module, which a stand-in replaces until a bridge is built.
+
+Both must run before the first `import acp` / `import claude_agent_sdk` of the process, which is
+why they live here and not in `adapter/compat.py` (which imports the SDK). `tests/test_compat.py`
+pins both, and the end-to-end tests run every adapter subprocess through them.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import inspect
+import logging
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["MCP_BRIDGE", "SDK_PACKAGE", "lean_claude_sdk", "prepare_acp_schema", "prepare_imports"]
+
+log = logging.getLogger(__name__)
+
+SDK_PACKAGE = "claude_agent_sdk"
+ACP_SCHEMA = "acp.schema"
+MCP_BRIDGE = f"{SDK_PACKAGE}._internal.sdk_mcp_bridge"
+
+
+def prepare_imports() -> None:
+    """Both changes, for a process that is about to serve ACP."""
+    prepare_acp_schema()
+    lean_claude_sdk()
+
+
+def prepare_acp_schema() -> None:
+    """Import `acp.schema` with its models deferred and without the docstring pass."""
+    if ACP_SCHEMA in sys.modules:  # too late: someone imported it already (tests, in-process)
+        return
+    with _deferred_models(ACP_SCHEMA):
+        importlib.import_module(ACP_SCHEMA)
+
+
+@contextmanager
+def _deferred_models(module_name: str) -> Iterator[None]:
+    from pydantic._internal._config import ConfigWrapper
+
+    original = ConfigWrapper.__dict__["for_model"]
+    build = original.__func__
+    if list(inspect.signature(build).parameters) != ["cls", "bases", "namespace", "kwargs"]:
+        log.debug("pydantic's ConfigWrapper.for_model changed; building acp's models eagerly")
+        yield
+        return
+
+    def for_model(
+        cls: type[ConfigWrapper],
+        bases: tuple[type[Any], ...],
+        namespace: dict[str, Any],
+        kwargs: dict[str, Any],
+    ) -> ConfigWrapper:
+        wrapper: ConfigWrapper = build(cls, bases, namespace, kwargs)
+        if namespace.get("__module__") == module_name:
+            wrapper.config_dict["defer_build"] = True
+            wrapper.config_dict["use_attribute_docstrings"] = False
+        return wrapper
+
+    ConfigWrapper.for_model = classmethod(for_model)  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        ConfigWrapper.for_model = original  # type: ignore[method-assign]
+
+
+def lean_claude_sdk() -> None:
+    """Register `claude_agent_sdk` so that its names load from their submodules on first use."""
+    if SDK_PACKAGE in sys.modules:
+        return
+    spec = importlib.util.find_spec(SDK_PACKAGE)
+    if spec is None or spec.origin is None or spec.loader is None:
+        return  # not installed: the import error comes where the SDK is first used
+    try:
+        reexports = reexported_names(Path(spec.origin))
+    except (OSError, SyntaxError, ValueError):
+        log.debug("could not read %s; importing the SDK whole", spec.origin, exc_info=True)
+        return
+    package = importlib.util.module_from_spec(spec)
+    package.__getattr__ = _resolver(package, reexports, spec.loader.exec_module)  # type: ignore[method-assign]
+    sys.modules[SDK_PACKAGE] = package
+    sys.modules[MCP_BRIDGE] = _bridge_stand_in()
+
+
+def _bridge_stand_in() -> ModuleType:
+    """`_internal.sdk_mcp_bridge` until a Query is given an in-process MCP server.
+
+    The SDK's `Query` imports `SdkMcpBridge` (and with it `mcp`) at the top of its module, but
+    only calls it, once per in-process MCP server. The stand-in's `SdkMcpBridge` imports the real
+    module on that first call and builds the real bridge; any other attribute does the same.
+    """
+    stand_in = ModuleType(MCP_BRIDGE, _bridge_stand_in.__doc__)
+
+    def real() -> ModuleType:
+        if sys.modules.get(MCP_BRIDGE) is stand_in:
+            del sys.modules[MCP_BRIDGE]
+        return importlib.import_module(MCP_BRIDGE)
+
+    def bridge(*args: Any, **kwargs: Any) -> Any:
+        return real().SdkMcpBridge(*args, **kwargs)
+
+    def other(name: str) -> Any:
+        if name.startswith("__"):  # the import system's probes (`__path__`...) must not load it
+            raise AttributeError(name)
+        return getattr(real(), name)
+
+    stand_in.SdkMcpBridge = bridge  # type: ignore[attr-defined]
+    stand_in.__getattr__ = other  # type: ignore[method-assign]
+    return stand_in
+
+
+def reexported_names(init_file: Path) -> dict[str, tuple[str, str]]:
+    """`name -> (submodule, its name there)` for every `from .sub import name` in `__init__`."""
+    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
+    names: dict[str, tuple[str, str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for alias in node.names:
+                names[alias.asname or alias.name] = (f".{node.module}", alias.name)
+    return names
+
+
+def _resolver(
+    package: ModuleType,
+    reexports: dict[str, tuple[str, str]],
+    run_init: Callable[[ModuleType], None],
+) -> Callable[[str], Any]:
+    completed: list[bool] = []
+
+    def resolve(name: str) -> Any:
+        where = reexports.get(name)
+        if where is not None:
+            value = getattr(importlib.import_module(where[0], SDK_PACKAGE), where[1])
+        elif completed or name.startswith("__"):
+            # Dunder probes (`__file__` is set; `__all__`, `__wrapped__`...) must not cost mcp.
+            raise AttributeError(f"module {SDK_PACKAGE!r} has no attribute {name!r}")
+        else:
+            completed.append(True)
+            run_init(package)  # the real __init__, in this same module object
+            if name not in package.__dict__:
+                raise AttributeError(f"module {SDK_PACKAGE!r} has no attribute {name!r}")
+            value = package.__dict__[name]
+        setattr(package, name, value)
+        return value
+
+    return resolve
