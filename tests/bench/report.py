@@ -255,7 +255,7 @@ def _floor_distance(results: Results, label: str) -> Target:
     if ours.n == 0 or floor.n == 0:
         return (f"{label}: distance to the floor", "not measured", None)
     return (
-        f"{label}: distance to the floor (acp alone, no Claude to start; reported)",
+        f"{label}: distance to the floor (its imports alone, no Claude started; reported)",
         f"ours {ours.median * 1000:,.0f} ms, floor {floor.median * 1000:,.0f} ms "
         f"(+{(ours.median - floor.median) * 1000:,.0f} ms, x{ours.median / floor.median:.2f})",
         "reported",
