@@ -7,7 +7,8 @@
   same program for every agent: on 2 cores their start-up is most of the wall time).
 - Scaling: a fresh agent, sessions created one by one; the agent's resident set (VmRSS, not the
   high-water mark: what it holds now) is read after 1, 10 and 50 of them. The slope from the
-  first to the last step is the cost of each further session.
+  first to the last step is the cost of each further session. The agent's peak (VmHWM) with
+  its first session is read too: issue 15's "peak RSS with one session".
 
 Agents take turns repeat by repeat (ours, reference, ours, ...) so each pair shares the
 machine's state; the report takes the ratio ours/reference pair by pair.
@@ -60,6 +61,7 @@ class ScalingSample:
     load: float
     rss_kib: dict[int, int] = field(default_factory=dict)  # sessions -> agent VmRSS
     children_rss_kib: dict[int, int] = field(default_factory=dict)  # sessions -> children's
+    one_session_hwm_kib: int | None = None  # the agent's peak RSS (VmHWM) with one session
     error: str | None = None
 
     def slope_kib(self) -> float | None:
@@ -155,6 +157,8 @@ async def run_scaling(
                 if count in steps:
                     await asyncio.sleep(0.2)  # let the setup's trailing updates go out
                     sample.rss_kib[count] = status_kib(agent.pid, "VmRSS") or 0
+                    if count == 1:
+                        sample.one_session_hwm_kib = status_kib(agent.pid, "VmHWM")
                     sample.children_rss_kib[count] = sum(
                         status_kib(k, "VmRSS") or 0 for k in descendants(agent.pid)
                     )

@@ -158,7 +158,36 @@ def scaling_section(samples: list[ScalingSample]) -> tuple[list[str], list[Targe
             )
         )
     lines += [f"- {s.agent} repeat {s.repeat}: {s.error}" for s in samples if s.error][:6]
-    return [*lines, ""], targets
+    lines.append("")
+    peak, said = _one_session_peak(samples)
+    return [*lines, *said, ""], [peak, *targets]
+
+
+def _one_session_peak(samples: list[ScalingSample]) -> tuple[Target, list[str]]:
+    """Issue 15's "agent peak RSS with one session", paired repeat by repeat."""
+
+    def hwm(s: ScalingSample) -> float | None:
+        return float(s.one_session_hwm_kib) if s.one_session_hwm_kib and not s.error else None
+
+    def key(s: ScalingSample) -> int:
+        return s.repeat
+
+    ours, ref = paired(samples, key, hwm, "ours"), paired(samples, key, hwm, "reference")
+    name, measured, ok = _ratio_target(
+        "agent peak RSS with one session <= 0.5x reference", paired_ratios(ours, ref), 0.5
+    )
+    mine = summarize([x for x in ours if x is not None])
+    theirs = summarize([x for x in ref if x is not None])
+    if not mine.n:
+        return (name, measured, ok), []
+    other = f", reference {theirs.median / 1024:.1f} MiB" if theirs.n else ""
+    if theirs.n:
+        measured = f"{mine.median / 1024:.1f} vs {theirs.median / 1024:.1f} MiB, {measured}"
+    said = (
+        f"Peak RSS (VmHWM) with one session, median of the repeats: ours "
+        f"{mine.median / 1024:.1f} MiB{other}."
+    )
+    return (name, measured, ok), [said]
 
 
 def streaming_section(
