@@ -11,7 +11,9 @@ every waiting Claude gives up, and the test fails. No timing is asserted.
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,3 +78,31 @@ async def test_concurrent_new_sessions_each_start_their_own_claude_together(
         for answer in answers:
             assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
         assert adapter.answers() == {k: 1 for k in adapter.answers()}
+
+
+def _threads(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
+    return int(next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1])
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"),
+    reason="pidfd child watching is Linux 5.3+ only (elsewhere asyncio keeps its own watcher)",
+)
+async def test_claude_processes_cost_the_agent_no_thread_each(tmp_path: Path) -> None:
+    """Python 3.11's asyncio would wait for each Claude process with a thread of its own
+    (adapter/child_watch.py); with pidfds the agent's thread count does not grow per session,
+    and sessions still close and answer as before."""
+    folders = [tmp_path / f"project-{i}" for i in range(SESSIONS)]
+    for folder in folders:
+        folder.mkdir()
+    async with spawn_adapter(tmp_path, "success") as adapter:
+        first = await adapter.new_session(folders[0])
+        before = _threads(adapter.process.pid)
+        sessions = await asyncio.gather(*(adapter.new_session(f) for f in folders[1:]))
+        assert _threads(adapter.process.pid) < before + len(sessions)
+        closed = await asyncio.wait_for(adapter.conn.close_session(session_id=first), TIMEOUT)
+        assert closed is not None
+        answer = await adapter.prompt(sessions[0], "hello")
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
