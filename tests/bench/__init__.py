@@ -1,7 +1,7 @@
 """Benchmark: our adapter against the reference TypeScript adapter and a floor.
 
-Run it from the repository root (`--quick` takes about 2 minutes on 2 cores, a full run about
-6-8 on a quiet machine):
+Run it from the repository root (a full run took 5.5 minutes on 2 cores shared with other
+work, load average 10-19; `--quick` about 2):
 
     .venv/bin/python -m tests.bench                 # every phase, full size
     .venv/bin/python -m tests.bench --quick         # fewer runs, replay up to 10,000 lines
