@@ -86,6 +86,9 @@ async def _serve(
     from adapter.lean_imports import prepare_imports
 
     prepare_imports()  # before anything imports acp or the SDK: about half the start-up time
+    from adapter.child_watch import watch_children_with_pidfds
+
+    watch_children_with_pidfds()  # Python 3.11: no thread per Claude process
 
     import acp
     import anyio

@@ -1,5 +1,5 @@
-"""`python -m tests.bench [--runs N] [--quick] [--profile] ...`: run the benchmark, write
-`tests/bench/results/BENCHMARKS.md` (and `benchmarks.png` when matplotlib is installed)."""
+"""`python -m tests.bench [--quick] [--only PHASE] [--no-reference] ...`: run the benchmark,
+write `tests/bench/results/BENCHMARKS.md` (and `benchmarks.png` when matplotlib is installed)."""
 
 from __future__ import annotations
 
@@ -22,15 +22,11 @@ from tests.bench.agents import (
     reference_agent,
     write_scenario_launcher,
 )
-from tests.bench.core import run_core
+from tests.bench.chart import CHART_NAME, write_chart
+from tests.bench.concurrency import CONCURRENT
 from tests.bench.machine import machine_facts
-from tests.bench.procfs import load_average
-from tests.bench.profile import profile_load, profile_startup, py_spy
-from tests.bench.replay import make_transcripts, measure_parts, run_load
-from tests.bench.report import CHART_NAME, Results, write_chart, write_markdown
-from tests.bench.startup import run_interleaved
-
-PHASES = ("core", "startup", "replay")
+from tests.bench.phases import PHASES, Context, run_phases
+from tests.bench.report import Results, write_markdown
 
 
 def _revision() -> str:
@@ -45,49 +41,52 @@ def _revision() -> str:
 
 def _parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
-    parser.add_argument("--runs", type=int, default=20, help="fresh processes per agent (20)")
-    parser.add_argument(
-        "--quick", action="store_true", help="5 runs, replay up to 10,000 lines, one repeat"
+    add = parser.add_argument
+    add("--runs", type=int, default=20, help="startup: fresh processes per agent (20)")
+    add("--quick", action="store_true", help="fewer runs and repeats, replay up to 10,000 lines")
+    add("--only", choices=tuple(PHASES), action="append", help="run only this phase (repeatable)")
+    add("--reference-version", default=DEFAULT_REFERENCE_VERSION)
+    add("--no-reference", action="store_true", help="skip the reference adapter")
+    add("--concurrent", type=int, default=CONCURRENT, help="concurrent: sessions at once (50)")
+    add("--repeats", type=int, default=5, help="concurrent: repeats per agent (5)")
+    add("--scaling-repeats", type=int, default=3, help="scaling: repeats per agent (3)")
+    add("--stream-runs", type=int, default=10, help="streaming: first-chunk runs per agent (10)")
+    add(
+        "--no-long-stream",
+        dest="long_stream",
+        action="store_false",
+        help="streaming: skip the 100,000-delta answer",
     )
-    parser.add_argument("--only", choices=PHASES, action="append", help="run only this phase")
-    parser.add_argument("--reference-version", default=DEFAULT_REFERENCE_VERSION)
-    parser.add_argument("--no-reference", action="store_true", help="skip the reference adapter")
-    parser.add_argument(
-        "--replay-sizes", default="1000,10000,100000", help="transcript lengths, comma-separated"
-    )
-    parser.add_argument("--load-repeats", type=int, default=2, help="session/loads per size (2)")
-    parser.add_argument(
-        "--profile", action="store_true", help="also profile ours with py-spy (startup, load)"
-    )
-    parser.add_argument(
+    add("--session-runs", type=int, default=8, help="sessions: resume/fork runs per agent (8)")
+    add("--replay-sizes", default="1000,10000,100000", help="transcript lengths, comma-separated")
+    add("--load-repeats", type=int, default=2, help="replay: session/loads per size (2)")
+    add("--profile", action="store_true", help="also profile ours with py-spy (startup, load)")
+    add(
         "--max-load",
         type=float,
         default=None,
-        help="before each round, wait (20 s at most) until the 1-min load average is below this",
+        help="before each run, wait (20 s at most) until the 1-min load average is below this",
     )
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
+    add("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = parser.parse_args(argv)
     if args.quick:
         args.runs = min(args.runs, 5)
+        args.repeats = min(args.repeats, 2)
+        args.scaling_repeats = min(args.scaling_repeats, 1)
+        args.stream_runs = min(args.stream_runs, 3)
+        args.session_runs = min(args.session_runs, 2)
         args.replay_sizes = "1000,10000"
         args.load_repeats = 1
+        args.long_stream = False
     return args
 
 
-async def _wait_quiet(limit: float | None) -> None:
-    if limit is None:
-        return
-    deadline = time.monotonic() + 20
-    while load_average() > limit and time.monotonic() < deadline:
-        await asyncio.sleep(2)
-
-
 async def _main(args: argparse.Namespace, results: Results) -> None:
-    phases = set(args.only or PHASES)
+    chosen = set(args.only or PHASES)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     specs: list[AgentSpec] = [floor_agent(), our_agent()]
-    if not args.no_reference and phases & {"startup", "replay"}:
+    if not args.no_reference and chosen - {"core"}:
         try:
             results.reference = install_reference(args.reference_version)
             specs.append(reference_agent(results.reference))
@@ -97,53 +96,15 @@ async def _main(args: argparse.Namespace, results: Results) -> None:
     with tempfile.TemporaryDirectory(prefix="claude-acp-bench-") as scratch:
         tmp = Path(scratch)
         launcher = write_scenario_launcher(tmp / "bin")
-        if "core" in phases:
-            print("core: SessionCore.handle", flush=True)
-            try:
-                results.core = run_core(turns=6_000 if args.quick else 20_000)
-            except Exception as exc:  # the core's API may move under us; say so
-                results.core_error = f"{type(exc).__name__}: {exc}"
-        if "startup" in phases:
-            print(f"startup: {args.runs} runs x {len(specs)} agents, interleaved", flush=True)
-            results.samples = await run_interleaved(
-                specs, launcher, args.runs, before_round=lambda: _wait_quiet(args.max_load)
-            )
-        if "replay" in phases:
-            sizes = [int(n) for n in args.replay_sizes.split(",") if n.strip()]
-            print(f"replay: writing transcripts of {sizes} lines", flush=True)
-            config, cwd, transcripts = make_transcripts(tmp / "replay", sizes)
-            loaders = [s for s in specs if s.name in ("ours", "reference")]
-            for facts in transcripts:
-                results.parts.append(measure_parts(facts, cwd))
-                for repeat in range(args.load_repeats):
-                    for spec in loaders:
-                        await _wait_quiet(args.max_load)
-                        sample = await run_load(spec, facts, config, cwd, launcher)
-                        results.loads.append(sample)
-                        took = f"{sample.seconds:.2f} s" if sample.seconds else sample.error
-                        print(f"  load {facts.lines:,} lines, {spec.name} #{repeat + 1}: {took}")
-        if args.profile:
-            if py_spy() is None:
-                print("--profile: py-spy is not installed in this venv", file=sys.stderr)
-            else:
-                print("profiling ours with py-spy", flush=True)
-                startup = await profile_startup(launcher)
-                if startup is not None:
-                    results.profiles.append(startup)
-                if "replay" in phases and transcripts:
-                    largest = transcripts[-1]
-                    load = await profile_load(largest, config, cwd, launcher)
-                    if load is not None:
-                        results.profiles.append(load)
-                for profile in results.profiles:
-                    (out / f"profile-{profile.name}.txt").write_text(profile.text, encoding="utf-8")
+        await run_phases(Context(args, specs, launcher, tmp), results, chosen)
+    for profile in results.profiles:
+        (out / f"profile-{profile.name}.txt").write_text(profile.text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parse(list(sys.argv[1:] if argv is None else argv))
-    command = "python -m tests.bench " + " ".join(
-        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
-    )
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = _parse(given)
+    command = "python -m tests.bench " + " ".join(shlex.quote(a) for a in given)
     results = Results(
         command=command.strip(), facts=machine_facts(), revision=_revision(), runs=args.runs
     )
@@ -151,9 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     asyncio.run(_main(args, results))
     results.elapsed_s = time.perf_counter() - started
     out: Path = args.out
-    results.chart = write_chart(results, out / CHART_NAME)
-    write_markdown(results, out / "BENCHMARKS.md")
-    print(f"wrote {out / 'BENCHMARKS.md'}" + (f" and {CHART_NAME}" if results.chart else ""))
+    chart = write_chart(results, out / CHART_NAME)
+    write_markdown(results, out / "BENCHMARKS.md", CHART_NAME if chart else None)
+    print(f"wrote {out / 'BENCHMARKS.md'}" + (f" and {CHART_NAME}" if chart else ""))
     return 0
 
 

@@ -1,8 +1,7 @@
-"""The results as Markdown (results/BENCHMARKS.md) and, with matplotlib, one PNG chart."""
+"""The results as Markdown (results/BENCHMARKS.md); the chart is drawn by `chart.py`."""
 
 from __future__ import annotations
 
-import importlib
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,16 +9,35 @@ from pathlib import Path
 from typing import Any
 
 from tests.bench.agents import REFERENCE_PACKAGE, Reference
+from tests.bench.concurrency import ConcurrentSample, ScalingSample
 from tests.bench.core import CoreResult
 from tests.bench.profile import Profile
 from tests.bench.replay import LoadSample, PartSample
+from tests.bench.report_phases import (
+    PhaseLoad,
+    Target,
+    concurrency_section,
+    loads_section,
+    scaling_section,
+    sessions_section,
+    streaming_section,
+)
+from tests.bench.sessions import SessionSample
 from tests.bench.startup import EXPECTED, SCENARIOS, RunSample
 from tests.bench.stats import Summary, paired_ratios, summarize
+from tests.bench.streaming import FirstChunk, LongStream
 
-__all__ = ["Results", "write_chart", "write_markdown"]
+__all__ = [
+    "AGENTS",
+    "Results",
+    "load_series",
+    "median_of",
+    "metrics",
+    "series",
+    "write_markdown",
+]
 
 AGENTS = ("floor", "ours", "reference")
-CHART_NAME = "benchmarks.png"
 
 
 @dataclass(slots=True)
@@ -36,8 +54,13 @@ class Results:
     loads: list[LoadSample] = field(default_factory=list)
     parts: list[PartSample] = field(default_factory=list)
     profiles: list[Profile] = field(default_factory=list)
+    concurrent: list[ConcurrentSample] = field(default_factory=list)
+    scaling: list[ScalingSample] = field(default_factory=list)
+    first_chunks: list[FirstChunk] = field(default_factory=list)
+    long_streams: list[LongStream] = field(default_factory=list)
+    session_ops: list[SessionSample] = field(default_factory=list)
+    phase_loads: list[PhaseLoad] = field(default_factory=list)
     elapsed_s: float = 0.0
-    chart: bool = False
 
     def facts_value(self, key: str) -> str:
         return dict(self.facts).get(key, "?")
@@ -50,7 +73,7 @@ def _ok(sample: RunSample) -> bool:
     return sample.error is None
 
 
-def _series(results: Results, agent: str, get: Getter) -> list[float | None]:
+def series(results: Results, agent: str, get: Getter) -> list[float | None]:
     """One value per run (None when the run failed), in run order."""
     by_run = {s.run: s for s in results.samples if s.agent == agent}
     out: list[float | None] = []
@@ -64,7 +87,7 @@ def _summary(values: list[float | None]) -> Summary:
     return summarize([v for v in values if v is not None])
 
 
-def _metrics() -> list[tuple[str, Getter, float, int, str]]:
+def metrics() -> list[tuple[str, Getter, float, int, str]]:
     """(label, getter, scale, digits, unit)."""
 
     def new(name: str) -> Getter:
@@ -95,18 +118,20 @@ def _metrics() -> list[tuple[str, Getter, float, int, str]]:
 
 
 def _ratio_cell(results: Results, get: Getter) -> tuple[str, Summary]:
-    ratios = paired_ratios(_series(results, "ours", get), _series(results, "reference", get))
+    ratios = paired_ratios(series(results, "ours", get), series(results, "reference", get))
     summary = summarize(ratios)
     return (summary.fmt(1, 2) if ratios else "-"), summary
 
 
-def _verdict(ok: bool | None) -> str:
+def _verdict(ok: bool | str | None) -> str:
+    if isinstance(ok, str):
+        return ok
     if ok is None:
         return "n/a"
     return "**met**" if ok else "**missed**"
 
 
-def _startup_section(results: Results) -> tuple[list[str], list[tuple[str, str, bool | None]]]:
+def _startup_section(results: Results) -> tuple[list[str], list[Target]]:
     lines = [
         f"## Fresh processes ({results.runs} runs per agent, interleaved)",
         "",
@@ -118,8 +143,8 @@ def _startup_section(results: Results) -> tuple[list[str], list[tuple[str, str, 
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     ratios: dict[str, Summary] = {}
-    for label, get, scale, digits, unit in _metrics():
-        cells = [_summary(_series(results, agent, get)).fmt(scale, digits) for agent in AGENTS]
+    for label, get, scale, digits, unit in metrics():
+        cells = [_summary(series(results, agent, get)).fmt(scale, digits) for agent in AGENTS]
         ratio_text, ratio = _ratio_cell(results, get)
         ratios[label] = ratio
         suffix = f" ({unit})" if unit else ""
@@ -154,7 +179,7 @@ def _startup_section(results: Results) -> tuple[list[str], list[tuple[str, str, 
         lines.extend(f"- {s.agent} run {s.run}: {s.error}" for s in failures[:10])
     lines.append("")
 
-    targets: list[tuple[str, str, bool | None]] = []
+    targets: list[Target] = []
 
     def target(name: str, label: str, bound: float) -> None:
         summary = ratios.get(label)
@@ -170,9 +195,16 @@ def _startup_section(results: Results) -> tuple[list[str], list[tuple[str, str, 
         )
 
     target("initialize after spawn <= 0.5x reference", "spawn -> `initialize` answered", 0.5)
+    first = "spawn -> first `session/new` answered"
+    target("spawn -> first `session/new` answered <= reference", first, 1.0)
+    targets.append(_floor_distance(results, first))
     for name in SCENARIOS:
         target(f"prompt round trip `{name}` <= reference", f"prompt round trip: `{name}`", 1.0)
-    target("peak RSS (agent) <= 0.5x reference", "peak RSS, agent process (VmHWM)", 0.5)
+    target(
+        "peak RSS (agent) after 3 sessions and prompts <= 0.5x reference",
+        "peak RSS, agent process (VmHWM)",
+        0.5,
+    )
     return lines, targets
 
 
@@ -180,7 +212,9 @@ def _core_section(results: Results) -> list[str]:
     core = results.core
     lines = ["## The core alone (`fsm.session.SessionCore.handle`)", ""]
     if core is None:
-        lines += [f"Not run: {results.core_error or 'skipped'}", ""]
+        if results.core_error is None:
+            return []  # not chosen
+        lines += [f"Not run: {results.core_error}", ""]
         return lines
     lines += [
         "| measure | value |",
@@ -204,7 +238,7 @@ def _core_section(results: Results) -> list[str]:
     return lines
 
 
-def _load_series(results: Results, agent: str) -> dict[int, list[LoadSample]]:
+def load_series(results: Results, agent: str) -> dict[int, list[LoadSample]]:
     out: dict[int, list[LoadSample]] = {}
     for sample in results.loads:
         if sample.agent == agent:
@@ -212,18 +246,31 @@ def _load_series(results: Results, agent: str) -> dict[int, list[LoadSample]]:
     return out
 
 
-def _median_of(
-    samples: list[LoadSample], get: Callable[[LoadSample], float | None]
-) -> float | None:
+def median_of(samples: list[LoadSample], get: Callable[[LoadSample], float | None]) -> float | None:
     values = [v for s in samples if s.error is None and (v := get(s)) is not None]
     return summarize(values).median if values else None
 
 
-def _replay_section(results: Results) -> tuple[list[str], list[tuple[str, str, bool | None]]]:
+def _floor_distance(results: Results, label: str) -> Target:
+    """How far ours is from the floor agent (the acp SDK answering at once, no Claude)."""
+    get = next(m[1] for m in metrics() if m[0] == label)
+    ours = _summary(series(results, "ours", get))
+    floor = _summary(series(results, "floor", get))
+    if ours.n == 0 or floor.n == 0:
+        return (f"{label}: distance to the floor", "not measured", None)
+    return (
+        f"{label}: distance to the floor (its imports alone, no Claude started; reported)",
+        f"ours {ours.median * 1000:,.0f} ms, floor {floor.median * 1000:,.0f} ms "
+        f"(+{(ours.median - floor.median) * 1000:,.0f} ms, x{ours.median / floor.median:.2f})",
+        "reported",
+    )
+
+
+def _replay_section(results: Results) -> tuple[list[str], list[Target]]:
     lines = ["## Replay (`session/load`)", ""]
-    targets: list[tuple[str, str, bool | None]] = []
+    targets: list[Target] = []
     if not results.loads:
-        return [*lines, "Not run.", ""], targets
+        return [], targets  # not chosen
     parts = {p.lines: p for p in results.parts}
     lines += [
         "Median of the repeats (range in brackets when there are several). Time: request to "
@@ -236,7 +283,7 @@ def _replay_section(results: Results) -> tuple[list[str], list[tuple[str, str, b
     ]
     growth: dict[str, dict[int, float]] = {}
     for agent in ("ours", "reference"):
-        for n, samples in sorted(_load_series(results, agent).items()):
+        for n, samples in sorted(load_series(results, agent).items()):
             good = [s for s in samples if s.error is None]
             part = parts.get(n)
             size = f"{part.size_bytes / 1e6:.1f} MB" if part else "?"
@@ -245,9 +292,9 @@ def _replay_section(results: Results) -> tuple[list[str], list[tuple[str, str, b
                 lines.append(f"| {n:,} | {size} | {agent} | failed: {error[:120]} | | | | |")
                 continue
             times = summarize([s.seconds for s in good if s.seconds is not None])
-            cpu = _median_of(good, lambda s: s.cpu_s)
-            before = _median_of(good, lambda s: s.hwm_before_kib)
-            after = _median_of(good, lambda s: s.hwm_after_kib)
+            cpu = median_of(good, lambda s: s.cpu_s)
+            before = median_of(good, lambda s: s.hwm_before_kib)
+            after = median_of(good, lambda s: s.hwm_after_kib)
             growth.setdefault(agent, {})[n] = times.median
             time_text = f"{times.median:.2f}"
             if times.n > 1:
@@ -305,6 +352,20 @@ def _replay_section(results: Results) -> tuple[list[str], list[tuple[str, str, b
         targets.append(
             ("replay of 100,000 lines < 2 s", f"{ours[100_000]:.2f} s", ours[100_000] < 2.0)
         )
+    peaks = {
+        n: peak
+        for n, samples in load_series(results, "ours").items()
+        if (peak := median_of(samples, lambda s: s.hwm_after_kib))
+    }
+    if len(peaks) >= 2:
+        small, large = min(peaks), max(peaks)
+        targets.append(
+            (
+                f"replay flat in memory (peak RSS after {large:,} lines <= 1.25x after {small:,})",
+                f"{peaks[small] / 1024:.0f} -> {peaks[large] / 1024:.0f} MiB",
+                peaks[large] <= 1.25 * peaks[small],
+            )
+        )
     return lines, targets
 
 
@@ -343,8 +404,12 @@ _NOTES = [
 ]
 
 
-def write_markdown(results: Results, path: Path) -> None:
+def write_markdown(results: Results, path: Path, chart_name: str | None = None) -> None:
     startup, startup_targets = _startup_section(results) if results.samples else ([], [])
+    many, many_targets = concurrency_section(results.concurrent)
+    scaling, scaling_targets = scaling_section(results.scaling)
+    stream, stream_targets = streaming_section(results.first_chunks, results.long_streams)
+    ops, ops_targets = sessions_section(results.session_ops)
     replay, replay_targets = _replay_section(results)
     ref = results.reference
     lines = [
@@ -367,94 +432,29 @@ def write_markdown(results: Results, path: Path) -> None:
     elif results.reference_error:
         lines.append(f"| reference | not run: {results.reference_error} |")
     lines.append("")
-    targets = startup_targets + replay_targets
+    targets = (
+        startup_targets
+        + many_targets
+        + scaling_targets
+        + stream_targets
+        + ops_targets
+        + replay_targets
+    )
     if targets:
-        lines += ["## Targets", "", "| target | measured | verdict |", "| --- | --- | --- |"]
+        lines += [
+            "## Targets",
+            "",
+            "Ratios are ours/reference, the median of pairs of runs that shared the machine's "
+            "state; `n/a`: not measured in this run.",
+            "",
+            "| target | measured | verdict |",
+            "| --- | --- | --- |",
+        ]
         lines += [f"| {name} | {measured} | {_verdict(ok)} |" for name, measured, ok in targets]
         lines.append("")
-    if results.chart:
-        lines += [f"![benchmarks]({CHART_NAME})", ""]
-    lines += startup + _core_section(results) + replay + _profiles_section(results)
-    lines += _NOTES
+    if chart_name:
+        lines += [f"![benchmarks]({chart_name})", ""]
+    lines += loads_section(results.phase_loads, results.facts_value("cores (os.cpu_count)"))
+    lines += startup + many + scaling + stream + ops + _core_section(results) + replay
+    lines += _profiles_section(results) + _NOTES
     path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
-
-
-def write_chart(results: Results, path: Path) -> bool:
-    """A 3-panel PNG; False when matplotlib is not installed (the `bench` extra)."""
-    try:
-        matplotlib: Any = importlib.import_module("matplotlib")
-    except ImportError:
-        return False
-    matplotlib.use("Agg")
-    plt: Any = importlib.import_module("matplotlib.pyplot")
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
-    colors = {"floor": "#9e9e9e", "ours": "#1f77b4", "reference": "#ff7f0e"}
-
-    metrics = [m for m in _metrics() if m[4] == "ms" and "CPU" not in m[0] and "first" not in m[0]]
-    ax = axes[0]
-    width = 0.27
-    for i, agent in enumerate(AGENTS):
-        xs, ys, lo, hi = [], [], [], []
-        for j, (_, get, scale, _, _) in enumerate(metrics):
-            summary = _summary(_series(results, agent, get))
-            if summary.n == 0:
-                continue
-            xs.append(j + (i - 1) * width)
-            ys.append(summary.median * scale)
-            lo.append((summary.median - summary.q1) * scale)
-            hi.append((summary.q3 - summary.median) * scale)
-        ax.bar(xs, ys, width, yerr=[lo, hi], label=agent, color=colors[agent], capsize=2)
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(metrics)))
-    short = [
-        "initialize",
-        "new #1",
-        "new #2",
-        "new #3",
-        "prompt:\nsuccess",
-        "prompt:\nrate\nlimit",
-        "prompt:\nretry +\nlimit",
-    ]
-    ax.set_xticklabels(short[: len(metrics)], fontsize=8)
-    ax.set_ylabel("ms (median, IQR bars; log scale)")
-    ax.set_title("Fresh process: latency")
-    ax.legend(fontsize=8)
-
-    ax = axes[1]
-    mems = [m for m in _metrics() if m[4] == "MiB"]
-    for i, agent in enumerate(AGENTS):
-        ys = [_summary(_series(results, agent, m[1])).median for m in mems]
-        ax.bar(
-            [j + (i - 1) * width for j in range(len(mems))],
-            ys,
-            width,
-            label=agent,
-            color=colors[agent],
-        )
-    ax.set_xticks(range(len(mems)))
-    ax.set_xticklabels(["agent process", "scripted Claude\nchildren"], fontsize=8)
-    ax.set_ylabel("peak RSS, MiB (median)")
-    ax.set_title("Fresh process: memory")
-    ax.legend(fontsize=8)
-
-    ax = axes[2]
-    for agent in ("ours", "reference"):
-        series = _load_series(results, agent)
-        xs2 = sorted(n for n, s in series.items() if any(x.error is None for x in s))
-        ys2 = [_median_of(series[n], lambda s: s.seconds) or 0.0 for n in xs2]
-        if xs2:
-            ax.plot(xs2, ys2, marker="o", label=agent, color=colors[agent])
-    ax.axhline(2.0, color="red", linestyle="--", linewidth=1, label="target: 2 s")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ticker: Any = importlib.import_module("matplotlib.ticker")
-    ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
-    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-    ax.set_xlabel("transcript lines")
-    ax.set_ylabel("session/load, s")
-    ax.set_title("Replay")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True

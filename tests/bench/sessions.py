@@ -1,5 +1,6 @@
 """`python -m tests.bench.sessions [--runs N] [--reference]`: session/resume and session/fork
-latency, written to `tests/bench/results/SESSIONS.md`.
+latency, written to `tests/bench/results/SESSIONS.md` (`python -m tests.bench` runs the same
+measurement as its `sessions` phase, into BENCHMARKS.md).
 
 One run of one agent: a first agent process creates a session and prompts it once (so Claude
 has a transcript), and exits; a second, fresh process then `session/resume`s that session (no
@@ -33,7 +34,7 @@ from tests.bench.procfs import load_average
 from tests.bench.rpc import spawn
 from tests.bench.stats import paired_ratios, summarize
 
-__all__ = ["SessionSample", "run_once"]
+__all__ = ["SessionSample", "run_once", "run_sessions"]
 
 RESULTS = ROOT / "tests" / "bench" / "results" / "SESSIONS.md"
 _PROMPT = [{"type": "text", "text": "What is in this folder?"}]
@@ -70,7 +71,11 @@ async def run_once(spec: AgentSpec, launcher: Path) -> SessionSample:
         (tmp / "success").mkdir()
         (tmp / "config").mkdir()
         env = {"CLAUDE_CODE_EXECUTABLE": str(launcher), "CLAUDE_CONFIG_DIR": str(tmp / "config")}
-        session_id = await _first_session(spec, tmp, env)
+        try:
+            session_id = await _first_session(spec, tmp, env)
+        except Exception as exc:  # a failed run is reported, never fatal to the benchmark
+            sample.errors.append(f"first process: {type(exc).__name__}: {exc}")
+            return sample
         params = {"sessionId": session_id, "cwd": str(tmp / "success"), "mcpServers": []}
         agent = await spawn(spec.argv, env=env, cwd=ROOT, stderr_path=tmp / "stderr-2.log")
         try:
@@ -92,7 +97,10 @@ async def run_once(spec: AgentSpec, launcher: Path) -> SessionSample:
     return sample
 
 
-async def _run(specs: list[AgentSpec], runs: int, launcher: Path) -> list[SessionSample]:
+async def run_sessions(
+    specs: list[AgentSpec], runs: int, launcher: Path, *, progress: bool = True
+) -> list[SessionSample]:
+    """`run_once` for each agent in turn, run by run, after one discarded warm-up each."""
     for spec in specs:
         await run_once(spec, launcher)  # warm-up, discarded
     samples: list[SessionSample] = []
@@ -100,6 +108,8 @@ async def _run(specs: list[AgentSpec], runs: int, launcher: Path) -> list[Sessio
         for spec in specs:
             sample = await run_once(spec, launcher)
             samples.append(sample)
+            if not progress:
+                continue
             print(
                 f"run {run + 1}/{runs} {spec.name}: resume {sample.resume_s} "
                 f"fork {sample.fork_s} {' '.join(sample.errors)}",
@@ -146,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         specs.append(reference_agent(install_reference(args.reference_version)))
     with tempfile.TemporaryDirectory(prefix="claude-acp-bench-launcher-") as scratch:
         launcher = write_scenario_launcher(Path(scratch))
-        samples = asyncio.run(_run(specs, args.runs, launcher))
+        samples = asyncio.run(run_sessions(specs, args.runs, launcher))
     report = _report(samples, [s.name for s in specs], args.runs)
     RESULTS.write_text(report, encoding="utf-8")
     print(report)

@@ -24,7 +24,7 @@ from tests.bench.agents import ROOT, AgentSpec
 from tests.bench.procfs import TreeMemory, cpu_seconds, descendants, load_average, tree_memory
 from tests.bench.rpc import spawn
 
-__all__ = ["OPT_IN", "SCENARIOS", "RunSample", "run_interleaved", "run_once"]
+__all__ = ["OPT_IN", "SCENARIOS", "RunSample", "reap", "run_interleaved", "run_once"]
 
 SCENARIOS = ("success", "rate_limit", "retry_then_rate_limit")
 OPT_IN: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
@@ -64,7 +64,7 @@ def outcome_of(result: dict[str, Any]) -> str:
     return text
 
 
-def _reap(pids: list[int]) -> int:
+def reap(pids: list[int]) -> int:
     """SIGKILL the given processes (ours, started by this run) that outlived their agent."""
     left = 0
     for pid in pids:
@@ -126,7 +126,7 @@ async def run_once(
             sample.notifications = agent.notifications
             await agent.close()
             await asyncio.sleep(0.05)
-            _reap(children)
+            reap(children)
     return sample
 
 
