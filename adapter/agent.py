@@ -42,7 +42,7 @@ from acp.schema import (
 from anyio.abc import TaskGroup
 
 from adapter import login, mcp_servers, session_methods, session_store
-from adapter.client_link import ClientLink, Connection
+from adapter.client_link import BulkSender, ClientLink, Connection
 from adapter.commands import rewrite_prompt
 from adapter.compat import wrap_request_handler
 from adapter.prompt_content import PROMPT_CAPABILITIES
@@ -82,6 +82,10 @@ class ClaudeAcpAgent:
         # One load or resume of a session id at a time: two at once would each start a Claude
         # process, and one of them would be left running untracked.
         self._opening: dict[str, anyio.Lock] = {}
+
+    def attach_bulk_sender(self, sender: BulkSender) -> None:
+        """Where several updates go out in one write (the transport's), for a replay's bulk."""
+        self._link.attach_bulk(sender)
 
     def on_connect(self, conn: Connection) -> None:
         self._link.attach(conn)

@@ -126,6 +126,7 @@ async def _serve(
                 on_eof=agent.shutdown,
                 private=settings.private,
             )
+            agent.attach_bulk_sender(transport.send_session_updates)
             _stop_on_signals(transport, caught)
             # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
             # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601

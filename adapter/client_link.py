@@ -8,14 +8,14 @@ request as no outcome, which the session treats as a rejection.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, ToolCallUpdate
 
 from adapter.compat import raw_notifier, send_raw_notification
 
-__all__ = ["ClientLink", "Connection"]
+__all__ = ["BulkSender", "ClientLink", "Connection"]
 
 log = logging.getLogger(__name__)
 
@@ -32,12 +32,20 @@ class Connection(Protocol):
     ) -> Any: ...
 
 
+# A session's updates, written in order in one go (`GuardedTransport.send_session_updates`).
+BulkSender = Callable[[str, Iterable[dict[str, Any]]], Awaitable[None]]
+
+
 class ClientLink:
     def __init__(self) -> None:
         self._conn: Connection | None = None
+        self._bulk: BulkSender | None = None
 
     def attach(self, conn: Connection) -> None:
         self._conn = conn
+
+    def attach_bulk(self, sender: BulkSender) -> None:
+        self._bulk = sender
 
     async def send_update(self, session_id: str, update: Any) -> bool:
         """Send one `session/update`; False when it could not be sent."""
@@ -67,9 +75,17 @@ class ClientLink:
             log.warning("session %s: could not send %s", session_id, update.get("sessionUpdate"))
             return False
 
-    async def send_raw_updates(self, session_id: str, updates: Iterable[dict[str, Any]]) -> bool:
-        """`send_raw_update` for several updates in order (a replay's bulk: one lookup and no
-        layer per frame); stops at the first that cannot be sent and says False."""
+    async def send_raw_updates(self, session_id: str, updates: list[dict[str, Any]]) -> bool:
+        """`send_raw_update` for several updates in order (a replay's bulk: one write through
+        the bulk sender where there is one, else one lookup and no layer per frame); False when
+        they could not all be sent."""
+        if self._bulk is not None and self._conn is not None:
+            try:
+                await self._bulk(session_id, updates)
+            except Exception:
+                log.warning("session %s: could not send %d updates", session_id, len(updates))
+                return False
+            return True
         send = raw_notifier(self._conn)
         if send is None:
             return False

@@ -1,11 +1,13 @@
 """session/load: replay a session's transcript (found by `session_store.find_transcript`) in order.
 
-The file is read once in order, line by line, so memory does not grow with its length; before
-that, its last lines are read backwards, a block at a time, until one decides which usage limit
-is still active (`fsm.replay.active_from_newest`; usually the last few lines). A line that is
-not JSON, or an entry of a shape or type we cannot read, is skipped and counted; the count is
-logged once and the rest replays. Lines of Claude Code's known non-message types
-(`fsm.replay.NON_MESSAGE_TYPES`) are skipped silently and counted apart.
+The file is read once in order, a block at a time, so memory does not grow with its length;
+before that, its last lines are read backwards, a block at a time, until one decides which
+usage limit is still active (`fsm.replay.active_from_newest`; usually the last few lines). A
+line that is not JSON, or an entry of a shape or type we cannot read, is skipped and counted;
+the count is logged once and the rest replays. Lines of Claude Code's known non-message types
+(`fsm.replay.NON_MESSAGE_TYPES`) are skipped silently and counted apart. Updates go to the
+client a few hundred at a time, in one write each (`ClientLink.send_raw_updates`); a restored
+usage limit goes out through the core, after the updates before it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adapter.json_codec import decode_line
+from adapter.json_codec import decode_line, has_long_digit_run
 from adapter.session import Session
 from adapter.turn_hooks import title_for
 from adapter.turn_view import TurnView, prompt_updates
@@ -38,6 +40,11 @@ log = logging.getLogger(__name__)
 Wire = dict[str, Any]
 
 
+# How much of the file is read at a time going forwards: the line cutting and the digit check
+# run over a whole block in C instead of line by line.
+_READ_BLOCK = 1024 * 1024
+
+
 @dataclass(slots=True)
 class ReplayStats:
     lines: int = 0
@@ -46,15 +53,31 @@ class ReplayStats:
     restored: int = 0
 
 
-def _lines_oldest_first(path: Path) -> Iterator[bytes]:
-    """The file's lines as text mode cuts them (a lone `\r` ends a line too), undecoded: the
-    decoder takes bytes, and UTF-8 is decoded once, by it."""
+def _line_batches(path: Path, block: int = _READ_BLOCK) -> Iterator[tuple[bool, list[bytes]]]:
+    """The file's lines, oldest first, as text mode cuts them (a lone `\r` ends a line too)
+    without their ends, undecoded (UTF-8 is decoded once, by the decoder), a block's worth at
+    a time, each batch with whether its lines are known to hold no run of 19 digits (checked
+    once per batch: `json_codec.has_long_digit_run`). Holds one block and one line at most."""
     with path.open("rb") as file:
-        for line in file:
-            if b"\r" in line:
-                yield from _split_universal(line.removesuffix(b"\n"))
-            else:
-                yield line
+        head: list[bytes] = []  # the start of a line that ends in a later block
+        while data := file.read(block):
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                head.append(data)
+                continue
+            whole = b"".join((*head, data[:cut])) if head else data[:cut]
+            head = [data[cut + 1 :]]
+            yield _batch(whole)
+        tail = b"".join(head)
+        if tail:
+            yield _batch(tail)
+
+
+def _batch(whole: bytes) -> tuple[bool, list[bytes]]:
+    lines = whole.split(b"\n")
+    if b"\r" in whole:
+        lines = [line for segment in lines for line in _split_universal(segment)]
+    return not has_long_digit_run(whole), lines
 
 
 def _blank(line: bytes) -> bool:
@@ -64,25 +87,28 @@ def _blank(line: bytes) -> bool:
 
 def _entries(path: Path, stats: ReplayStats) -> Iterator[tuple[TranscriptEntry, Any]]:
     """Each readable entry with the decoded line it came from, oldest first."""
-    for line in _lines_oldest_first(path):
-        if not line.strip():
-            continue
-        try:
-            raw = decode_line(line)
-            entry = parse_entry(raw)
-        except (ValueError, PeerViolation):
-            if not _blank(line):  # a blank line never decodes: checked only then
-                stats.lines += 1
-                stats.skipped += 1
-            continue
-        stats.lines += 1
-        if entry.kind is EntryKind.NON_MESSAGE:
-            stats.non_message += 1
-        yield entry, raw
+    for short_numbers, lines in _line_batches(path):
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                raw = decode_line(line, short_numbers=short_numbers)
+                entry = parse_entry(raw)
+            except (ValueError, PeerViolation):
+                if not _blank(line):  # a blank line never decodes: checked only then
+                    stats.lines += 1
+                    stats.skipped += 1
+                continue
+            stats.lines += 1
+            if entry.kind is EntryKind.NON_MESSAGE:
+                stats.non_message += 1
+            yield entry, raw
 
 
 # How much of the file's end is read at a time when it is read backwards.
 _BACK_BLOCK = 64 * 1024
+# Updates sent in one write: a few hundred KiB at most, the client's reader never starved.
+_BATCH_UPDATES = 256
 
 
 def _split_universal(segment: bytes) -> list[bytes]:
@@ -146,6 +172,12 @@ def _updates(view: TurnView, entry: TranscriptEntry, raw: Mapping[str, Any]) -> 
     return []
 
 
+async def _flush(session: Session, batch: list[Wire]) -> None:
+    if batch:
+        await session.send_raws(batch)
+        batch.clear()
+
+
 async def replay_transcript(session: Session, path: Path) -> ReplayStats:
     """Send the session's history to the client, restoring usage limits as typed records."""
     stats = ReplayStats()
@@ -156,20 +188,24 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
     )
     view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
     first_prompt: str | None = None
+    batch: list[Wire] = []
     for entry, raw in _entries(path, stats):
         if first_prompt is None and entry.kind is EntryKind.PROMPT and entry.top_level:
             first_prompt = entry.text
         action = planner.plan(entry)
         if action.restore:
             stats.restored += 1
+            # The record goes out through the core, after the updates before it.
+            await _flush(session, batch)
             await session.feed(
                 HistoryFailureFound(id=action.failure_id, title=action.title, active=action.active)
             )
         elif action.replay:
-            updates = _updates(view, entry, raw)
-            if updates:
-                await session.send_raws(updates)
-    await session.send_raws(view.close_open_calls())
+            batch += _updates(view, entry, raw)
+            if len(batch) >= _BATCH_UPDATES:
+                await _flush(session, batch)
+    batch += view.close_open_calls()
+    await _flush(session, batch)
     title = title_for(first_prompt or "")
     if title:
         # The session's name, as a live session gets it from its first prompt.

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["decode_line", "encode_frame"]
+__all__ = ["decode_line", "encode_frame", "encode_json", "has_long_digit_run"]
 
 _raw_decode = json.JSONDecoder().raw_decode
 # 2**63 has 19 digits: a shorter run is an integer orjson reads exactly. Runs are found by
@@ -31,10 +31,17 @@ _LONG_RUN = b"0" * 19
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def decode_line(line: bytes) -> Any:
+def has_long_digit_run(data: bytes) -> bool:
+    """Whether `data` holds a run of 19 digits or more (an integer orjson might not read
+    exactly). Asked once of many lines together, it spares `decode_line` asking each."""
+    return _LONG_RUN in data.translate(_ZEROS)
+
+
+def decode_line(line: bytes, *, short_numbers: bool = False) -> Any:
     """`json.loads` of the line read as UTF-8 text (U+FFFD for bytes that are not): the same
-    value, and ValueError for what it refuses."""
-    if _LONG_RUN not in line.translate(_ZEROS):
+    value, and ValueError for what it refuses. `short_numbers`: the caller has checked that
+    the line has no run of 19 digits (`has_long_digit_run`)."""
+    if short_numbers or _LONG_RUN not in line.translate(_ZEROS):
         try:
             return orjson.loads(line)
         except orjson.JSONDecodeError:
@@ -53,3 +60,11 @@ def encode_frame(message: Any) -> bytes:
         return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
     except TypeError:
         return (_encode(message) + "\n").encode("utf-8")
+
+
+def encode_json(value: Any) -> bytes:
+    """Compact JSON as UTF-8, no newline: a part of a frame (`encode_frame`'s rules)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return _encode(value).encode("utf-8")

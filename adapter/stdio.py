@@ -30,7 +30,14 @@ import os
 import stat
 import sys
 import threading
+from types import ModuleType
 from typing import IO, Any
+
+fcntl: ModuleType | None
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
 
 __all__ = ["CHUNK_BYTES", "GATHER_BYTES", "GATHER_SECONDS", "ChunkReader", "open_stdio"]
 
@@ -38,6 +45,8 @@ __all__ = ["CHUNK_BYTES", "GATHER_BYTES", "GATHER_SECONDS", "ChunkReader", "open
 GATHER_SECONDS = 0.0005
 # A pipe's capacity: more is handed on at once, so flow control sees it.
 GATHER_BYTES = 64 * 1024
+# The stdout pipe buffer asked for (Linux's default per-user limit allows up to 1 MiB).
+_PIPE_BYTES = 1024 * 1024
 # How much stdin is read at a time, and how much may wait unread before reading pauses.
 CHUNK_BYTES = 64 * 1024
 _BUFFERED_CHUNKS = 4
@@ -270,6 +279,17 @@ class _GatheringTransport(asyncio.WriteTransport):
         return self._inner.get_extra_info(name, default)
 
 
+def _widen_pipe(fd: int) -> None:
+    """Ask Linux for a 1 MiB pipe buffer on stdout (64 KiB by default): a replay's bulk then
+    goes out in a few writes instead of one per 64 KiB the client has read. Elsewhere, or
+    above the system's limit, the pipe stays as it is."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if fcntl is None or set_size is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, set_size, _PIPE_BYTES)
+
+
 async def open_stdio() -> tuple[ChunkReader, asyncio.StreamWriter, asyncio.Event]:
     """The agent's stdin as chunks, its stdout as a gathering writer, and an event set when
     the client closes its end of stdout."""
@@ -282,6 +302,7 @@ async def open_stdio() -> tuple[ChunkReader, asyncio.StreamWriter, asyncio.Event
     protocol = _WriteProtocol()
     inner: asyncio.WriteTransport
     if _pollable(sys.stdout):
+        _widen_pipe(sys.stdout.fileno())
         inner, _ = await loop.connect_write_pipe(lambda: protocol, sys.stdout)
     else:
         inner = _BlockingTransport(sys.stdout.buffer, protocol)

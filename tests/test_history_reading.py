@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from adapter.history import _lines_oldest_first, lines_newest_first
+from adapter.history import _line_batches, lines_newest_first
 from adapter.json_codec import decode_line, encode_frame
 from tests.replay_corpus import corpus_bytes
 
@@ -48,12 +48,30 @@ def test_backwards_lines_are_the_forward_lines_reversed(
     assert _text(lines_newest_first(path, block)) == _forward(path)[::-1]
 
 
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 64, 65536])
 @pytest.mark.parametrize("data", AWKWARD)
-def test_forward_lines_are_cut_as_text_mode_cuts_them(tmp_path: Path, data: bytes) -> None:
+def test_forward_lines_are_cut_as_text_mode_cuts_them(
+    tmp_path: Path, data: bytes, block: int
+) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
-    got = [line.removesuffix(b"\n") for line in _lines_oldest_first(path)]
+    got = [line for _, batch in _line_batches(path, block) for line in batch]
     assert _text(got) == _forward(path)
+
+
+@pytest.mark.parametrize("block", [4, 16, 65536])
+def test_a_batch_is_trusted_with_orjson_only_without_a_long_digit_run(
+    tmp_path: Path, block: int
+) -> None:
+    # 2**64 + 1 read by orjson would be a float; its batch must send it to the exact path.
+    lines = [b'{"n": 1}', b'{"n": 18446744073709551617}', b'{"n": 2}']
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    for short_numbers, batch in _line_batches(path, block):
+        for line in batch:
+            if b"18446744073709551617" in line:
+                assert not short_numbers
+            assert decode_line(line, short_numbers=short_numbers) == json.loads(line)
 
 
 @pytest.mark.parametrize(
