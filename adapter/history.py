@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adapter.json_codec import decode_line, has_long_digit_run
+from adapter.json_codec import decode_line, long_digit_runs
 from adapter.session import Session
 from adapter.turn_hooks import title_for
 from adapter.turn_view import TurnView, prompt_updates
@@ -43,6 +43,8 @@ Wire = dict[str, Any]
 # How much of the file is read at a time going forwards: the line cutting and the digit check
 # run over a whole block in C instead of line by line.
 _READ_BLOCK = 1024 * 1024
+# Lines with long digit runs a block may hold before all its lines are checked one by one.
+_RUNS_PER_BLOCK = 16
 
 
 @dataclass(slots=True)
@@ -56,8 +58,9 @@ class ReplayStats:
 def _line_batches(path: Path, block: int = _READ_BLOCK) -> Iterator[tuple[bool, list[bytes]]]:
     """The file's lines, oldest first, as text mode cuts them (a lone `\r` ends a line too)
     without their ends, undecoded (UTF-8 is decoded once, by the decoder), a block's worth at
-    a time, each batch with whether its lines are known to hold no run of 19 digits (checked
-    once per batch: `json_codec.has_long_digit_run`). Holds one block and one line at most."""
+    a time, in batches that each say whether their lines are known to hold no run of 19
+    digits (checked a block at a time: `json_codec.long_digit_runs`). Holds one block and one
+    line at most."""
     with path.open("rb") as file:
         head: list[bytes] = []  # the start of a line that ends in a later block
         while data := file.read(block):
@@ -67,17 +70,29 @@ def _line_batches(path: Path, block: int = _READ_BLOCK) -> Iterator[tuple[bool, 
                 continue
             whole = b"".join((*head, data[:cut])) if head else data[:cut]
             head = [data[cut + 1 :]]
-            yield _batch(whole)
+            yield from _batches(whole)
         tail = b"".join(head)
         if tail:
-            yield _batch(tail)
+            yield from _batches(tail)
 
 
-def _batch(whole: bytes) -> tuple[bool, list[bytes]]:
+def _batches(whole: bytes) -> Iterator[tuple[bool, list[bytes]]]:
     lines = whole.split(b"\n")
-    if b"\r" in whole:
-        lines = [line for segment in lines for line in _split_universal(segment)]
-    return not has_long_digit_run(whole), lines
+    if b"\r" in whole:  # rare: each line is checked on its own
+        yield False, [line for segment in lines for line in _split_universal(segment)]
+        return
+    runs = long_digit_runs(whole, _RUNS_PER_BLOCK)
+    if runs is None:
+        yield False, lines
+        return
+    start = 0
+    for index in sorted({whole.count(b"\n", 0, at) for at in runs}):
+        if index > start:
+            yield True, lines[start:index]
+        yield False, [lines[index]]
+        start = index + 1
+    if start < len(lines):
+        yield True, lines[start:]
 
 
 def _blank(line: bytes) -> bool:

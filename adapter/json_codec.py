@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["decode_line", "encode_frame", "encode_json", "has_long_digit_run"]
+__all__ = ["decode_line", "encode_frame", "encode_json", "long_digit_runs"]
 
 _raw_decode = json.JSONDecoder().raw_decode
 # 2**63 has 19 digits: a shorter run is an integer orjson reads exactly. Runs are found by
@@ -31,16 +31,25 @@ _LONG_RUN = b"0" * 19
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def has_long_digit_run(data: bytes) -> bool:
-    """Whether `data` holds a run of 19 digits or more (an integer orjson might not read
-    exactly). Asked once of many lines together, it spares `decode_line` asking each."""
-    return _LONG_RUN in data.translate(_ZEROS)
+def long_digit_runs(data: bytes, limit: int) -> list[int] | None:
+    """Where `data` holds runs of 19 digits or more (integers orjson might not read exactly):
+    their offsets, or None when there are more than `limit` of them. Asked once of many lines
+    together, it spares `decode_line` asking each."""
+    zeros = data.translate(_ZEROS)
+    found: list[int] = []
+    at = zeros.find(_LONG_RUN)
+    while at >= 0:
+        if len(found) == limit:
+            return None
+        found.append(at)
+        at = zeros.find(_LONG_RUN, at + len(_LONG_RUN))
+    return found
 
 
 def decode_line(line: bytes, *, short_numbers: bool = False) -> Any:
     """`json.loads` of the line read as UTF-8 text (U+FFFD for bytes that are not): the same
     value, and ValueError for what it refuses. `short_numbers`: the caller has checked that
-    the line has no run of 19 digits (`has_long_digit_run`)."""
+    the line has no run of 19 digits (`long_digit_runs`)."""
     if short_numbers or _LONG_RUN not in line.translate(_ZEROS):
         try:
             return orjson.loads(line)

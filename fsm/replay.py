@@ -171,9 +171,7 @@ def parse_entry(entry: object) -> TranscriptEntry:
         raise PeerViolation("a transcript message has no message object")
     uuid = entry.get("uuid")
     blocks = _blocks(message.get("content"))
-    texts = [
-        b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
-    ]
+    texts = [t for b in blocks if b.get("type") == "text" and isinstance(t := b.get("text"), str)]
     if kind == "user":
         is_prompt = (
             not entry.get("isMeta")

@@ -59,19 +59,32 @@ def test_forward_lines_are_cut_as_text_mode_cuts_them(
     assert _text(got) == _forward(path)
 
 
+BIG = b'{"n": 18446744073709551617}'  # 2**64 + 1: orjson would read it as a float
+
+
 @pytest.mark.parametrize("block", [4, 16, 65536])
-def test_a_batch_is_trusted_with_orjson_only_without_a_long_digit_run(
-    tmp_path: Path, block: int
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [b'{"n": 1}', BIG, b'{"n": 2}'],
+        [BIG, b'{"n": 1}', BIG, BIG, b'{"n": 2}'],
+        [b'{"n": 1}'] * 3 + [BIG] * 40,  # more runs than a block is checked for at once
+        [b'{"a": "x"}\r{"n": 1}', BIG],  # a lone CR: every line checked on its own
+    ],
+)
+def test_only_lines_without_a_long_digit_run_skip_the_exact_path(
+    tmp_path: Path, block: int, lines: list[bytes]
 ) -> None:
-    # 2**64 + 1 read by orjson would be a float; its batch must send it to the exact path.
-    lines = [b'{"n": 1}', b'{"n": 18446744073709551617}', b'{"n": 2}']
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
+    seen: list[bytes] = []
     for short_numbers, batch in _line_batches(path, block):
         for line in batch:
+            seen.append(line)
             if b"18446744073709551617" in line:
                 assert not short_numbers
             assert decode_line(line, short_numbers=short_numbers) == json.loads(line)
+    assert b"\n".join(seen) == b"\n".join(lines).replace(b"\r", b"\n")
 
 
 @pytest.mark.parametrize(
