@@ -88,7 +88,7 @@ async def _serve(
     prepare_imports()  # before anything imports acp or the SDK: about half the start-up time
     from adapter.child_watch import watch_children_with_pidfds
 
-    watch_children_with_pidfds()  # Python 3.11: no thread per Claude process
+    watch_children_with_pidfds(asyncio.get_running_loop())  # 3.11: no thread per Claude
 
     import acp
     import anyio
