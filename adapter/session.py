@@ -90,7 +90,9 @@ class Session(ClaudeSide):
         self._resume = resume
         self._clock = clock
         self._runtime: ClaudeRuntime | None = None
-        self._feed_lock = anyio.Lock()
+        # Taken once per Claude frame (every streamed delta): uncontended, it must not also
+        # yield to the event loop, as anyio's default acquire does.
+        self._feed_lock = anyio.Lock(fast_acquire=True)
         self._answers: dict[str, Answer] = {}
         self._publisher = Publisher(link=link, dialects=dialects, session_id=session_id)
         # Modes, pickers, commands and permissions (adapter/session_controls.py).
