@@ -71,6 +71,8 @@ SHARED_FIXTURE_MODULES = (
     "tests/real_claude/",
     # The `adapters` fixture (tests/harness.py `AdapterPool`):
     "tests/test_adapter_agent_error.py",
+    "tests/test_adapter_failures.py",
+    "tests/test_adapter_faults.py",
     "tests/test_adapter_pool.py",
     "tests/test_adapter_turn.py",
 )

@@ -416,10 +416,11 @@ class AdapterPool:
         self._spawned = 0
         self._scripts: dict[str, Path] = {}
 
-    def script_launcher(self, name: str, source: str) -> Path:
-        """`script_launcher` written once for the module, so its tests can share an adapter."""
+    def launcher(self, name: str, make: Callable[[Path], Path]) -> Path:
+        """The `claude` that `make(folder)` writes, written once for the module (so that its
+        tests, naming it in `env`, can share an adapter)."""
         if name not in self._scripts:
-            self._scripts[name] = script_launcher(self._folder / "scripts" / name, name, source)
+            self._scripts[name] = make(self._folder / "launchers" / name)
         return self._scripts[name]
 
     def _scenario_launcher(self, directory: Path, real: Path) -> Path:
