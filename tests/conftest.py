@@ -74,6 +74,7 @@ SHARED_FIXTURE_MODULES = (
     "tests/test_adapter_failures.py",
     "tests/test_adapter_faults.py",
     "tests/test_adapter_pool.py",
+    "tests/test_adapter_session.py",
     "tests/test_adapter_turn.py",
 )
 

@@ -36,6 +36,7 @@ from adapter.conformance.client_view import ClientTranscript
 from adapter.conformance.log import Direction, LogFrame
 from adapter.conformance.report import describe_violation
 from adapter.scripted_claude import SCENARIO_ENV, write_launcher
+from adapter.scripted_claude.handshake import LOG_ENV
 
 __all__ = [
     "OPT_IN",
@@ -424,15 +425,20 @@ class AdapterPool:
         return self._scripts[name]
 
     def _scenario_launcher(self, directory: Path, real: Path) -> Path:
-        # The scenario is the name of the session's cwd when that is `.../sessions/<scenario>`
-        # (every view's workdir), else whatever the environment says.
+        # In a view's workdir, `<tmp_path>/sessions/<scenario>`: the scenario is the cwd's name,
+        # and the scripted Claude logs what it was told (`$CLAUDE_ACP_SCRIPTED_LOG`, see
+        # adapter/scripted_claude/handshake.py) to `<tmp_path>/claude-log.jsonl`, as a test's own
+        # adapter does when the test asks. Elsewhere the environment decides.
         directory.mkdir(parents=True, exist_ok=True)
         launcher = directory / "claude"
         launcher.write_text(
             "#!/bin/sh\n"
             'parent="${PWD%/*}"\n'
-            f'if [ "${{parent##*/}}" = sessions ]; then {SCENARIO_ENV}="${{PWD##*/}}"; '
-            f"export {SCENARIO_ENV}; fi\n"
+            'if [ "${parent##*/}" = sessions ]; then\n'
+            f'  {SCENARIO_ENV}="${{PWD##*/}}"\n'
+            f'  {LOG_ENV}="${{{LOG_ENV}:-${{parent%/*}}/claude-log.jsonl}}"\n'
+            f"  export {SCENARIO_ENV} {LOG_ENV}\n"
+            "fi\n"
             f'exec "{real}" "$@"\n',
             encoding="utf-8",
         )
