@@ -71,9 +71,11 @@ SHARED_FIXTURE_MODULES = (
     "tests/real_claude/",
     # The `adapters` fixture (tests/harness.py `AdapterPool`):
     "tests/test_adapter_agent_error.py",
+    "tests/test_adapter_contract_core.py",
     "tests/test_adapter_failures.py",
     "tests/test_adapter_faults.py",
     "tests/test_adapter_pool.py",
+    "tests/test_adapter_protocol.py",
     "tests/test_adapter_session.py",
     "tests/test_adapter_turn.py",
 )
