@@ -74,10 +74,12 @@ SHARED_FIXTURE_MODULES = (
     "tests/test_adapter_contract_core.py",
     "tests/test_adapter_failures.py",
     "tests/test_adapter_faults.py",
+    "tests/test_adapter_load.py",
     "tests/test_adapter_pool.py",
     "tests/test_adapter_protocol.py",
     "tests/test_adapter_session.py",
     "tests/test_adapter_turn.py",
+    "tests/test_concurrency.py",
 )
 
 
