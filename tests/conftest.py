@@ -21,13 +21,15 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import pytest_asyncio
 
-from tests.harness import AdapterPool
 from tests.real_claude.banner import pytest_terminal_summary
+
+if TYPE_CHECKING:
+    from tests.harness import AdapterPool
 
 __all__ = [
     "adapters",
@@ -121,5 +123,8 @@ async def adapters(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Ad
     """A module's shared adapters (tests/harness.py `AdapterPool`). Its tests run on the module's
     event loop (`@pytest.mark.asyncio(loop_scope="module")`), and the module belongs in
     `SHARED_FIXTURE_MODULES`."""
+    # Imported here: xdist's controller loads this file too, and the harness imports `acp`.
+    from tests.harness import AdapterPool
+
     async with AdapterPool(tmp_path_factory.mktemp("shared-adapters")) as pool:
         yield pool
