@@ -239,7 +239,8 @@ async def spawn_adapter(
 
     With `scripted=False` the adapter spawns whatever Claude its environment names (no
     `CLAUDE_CODE_EXECUTABLE`: the CLI bundled with claude-agent-sdk); `env` then has to point it
-    somewhere safe (tests/real_claude does)."""
+    somewhere safe (tests/real_claude does). `observe` sees every frame as it is recorded, and
+    `before_initialize` the `Adapter` before its `initialize` (`AdapterPool` uses both)."""
     bin_dir = tmp_path / "bin"
     workdir = tmp_path / "project"
     config_dir = tmp_path / "claude-config"
@@ -334,25 +335,23 @@ class _Owner:
 
     frames: list[Frame]
     client: Any
-    requests: set[Any] = field(default_factory=set)  # ids of requests sent by the test's client
-    agent_requests: set[Any] = field(default_factory=set)  # ids of the agent's requests to it
-    sessions: set[str] = field(default_factory=set)
 
 
 class _RoutingClient:
-    """A shared adapter's client: each call goes to the client of the test owning its session."""
+    """A shared adapter's client: each call goes to the client of the test owning its session.
+    (`shared` holds the adapter's `_Shared` once it has started.)"""
 
-    def __init__(self, shared: _Shared) -> None:
+    def __init__(self, shared: list[_Shared]) -> None:
         self._shared = shared
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        client = self._shared.owner_of_session(session_id).client
+        client = self._shared[0].owner_of_session(session_id).client
         await client.session_update(session_id=session_id, update=update, **kwargs)
 
     async def request_permission(
         self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
     ) -> RequestPermissionResponse:
-        client = self._shared.owner_of_session(session_id).client
+        client = self._shared[0].owner_of_session(session_id).client
         answer = await client.request_permission(
             options=options, session_id=session_id, tool_call=tool_call, **kwargs
         )
@@ -375,7 +374,6 @@ class _Shared:
 
     def claim(self, owner: _Owner, session_id: Any) -> None:
         if isinstance(session_id, str):
-            owner.sessions.add(session_id)
             self.by_session.setdefault(session_id, owner)
 
     def route(self, frame: Frame) -> None:
@@ -468,7 +466,7 @@ class AdapterPool:
         launcher = self._scenario_launcher(folder / "scenario-bin", Path(real))
         stack = AsyncExitStack()
         holder: list[_Shared] = []
-        routing = _RoutingClient(cast(_Shared, _Lazy(holder)))
+        routing = _RoutingClient(holder)
         await stack.enter_async_context(
             spawn_adapter(
                 folder,
@@ -534,13 +532,3 @@ class AdapterPool:
         if off_spec is None:
             violations = conformance_violations(owner.frames)
             assert not violations, "conformance violations:\n" + "\n".join(violations)
-
-
-class _Lazy:
-    """The `_Shared` an adapter's client routes through, known once the adapter has started."""
-
-    def __init__(self, holder: list[_Shared]) -> None:
-        self._holder = holder
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._holder[0], name)
