@@ -20,14 +20,19 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
+import pytest_asyncio
 
 from tests.real_claude.banner import pytest_terminal_summary
 
+if TYPE_CHECKING:
+    from tests.harness import AdapterPool
+
 __all__ = [
+    "adapters",
     "contained_temp_dir",
     "pytest_collection_modifyitems",
     "pytest_terminal_summary",
@@ -58,10 +63,26 @@ def _rank(item: pytest.Item) -> int:
 
 
 # Modules whose tests share an expensive module-scoped fixture (every demo run, an adapter on the
-# real CLI): their tests go to one worker together, so the fixture is built once, not per worker.
+# real CLI, the adapters of `adapters`): their tests go to one worker together, so the fixture is
+# built once, not per worker.
 # (xdist's own `loadgroup` cannot do this under pytest 9: it renames items through an attribute
 # pytest no longer reads.) A module missing here still passes, its fixture just built more often.
-SHARED_FIXTURE_MODULES = ("tests/test_demo.py", "tests/test_conformance.py", "tests/real_claude/")
+SHARED_FIXTURE_MODULES = (
+    "tests/test_demo.py",
+    "tests/test_conformance.py",
+    "tests/real_claude/",
+    # The `adapters` fixture (tests/harness.py `AdapterPool`):
+    "tests/test_adapter_agent_error.py",
+    "tests/test_adapter_contract_core.py",
+    "tests/test_adapter_failures.py",
+    "tests/test_adapter_faults.py",
+    "tests/test_adapter_load.py",
+    "tests/test_adapter_pool.py",
+    "tests/test_adapter_protocol.py",
+    "tests/test_adapter_session.py",
+    "tests/test_adapter_turn.py",
+    "tests/test_concurrency.py",
+)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
@@ -95,3 +116,15 @@ def contained_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
     else:
         os.environ["TMPDIR"] = saved
     tempfile.tempdir = None
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def adapters(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[AdapterPool]:
+    """A module's shared adapters (tests/harness.py `AdapterPool`). Its tests run on the module's
+    event loop (`@pytest.mark.asyncio(loop_scope="module")`), and the module belongs in
+    `SHARED_FIXTURE_MODULES`."""
+    # Imported here: xdist's controller loads this file too, and the harness imports `acp`.
+    from tests.harness import AdapterPool
+
+    async with AdapterPool(tmp_path_factory.mktemp("shared-adapters")) as pool:
+        yield pool

@@ -14,8 +14,8 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -36,10 +36,12 @@ from adapter.conformance.client_view import ClientTranscript
 from adapter.conformance.log import Direction, LogFrame
 from adapter.conformance.report import describe_violation
 from adapter.scripted_claude import SCENARIO_ENV, write_launcher
+from adapter.scripted_claude.handshake import LOG_ENV
 
 __all__ = [
     "OPT_IN",
     "Adapter",
+    "AdapterPool",
     "Frame",
     "conformance_violations",
     "record_in",
@@ -89,6 +91,8 @@ class Adapter:
     stderr_path: Path
     workdir: Path
     config_dir: Path
+    # Where this test's part of the stderr file begins (an adapter shared by several tests).
+    stderr_offset: int = 0
 
     async def new_session(self, cwd: Path | None = None) -> str:
         response = await asyncio.wait_for(
@@ -136,7 +140,9 @@ class Adapter:
         return found
 
     def stderr(self) -> str:
-        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+        with self.stderr_path.open("rb") as file:
+            file.seek(self.stderr_offset)
+            return file.read().decode("utf-8", errors="replace")
 
     def agent_texts(self) -> list[str]:
         """The text of every agent message, in order: consecutive `agent_message_chunk`s of
@@ -224,6 +230,8 @@ async def spawn_adapter(
     initialize: bool = True,
     scripted: bool = True,
     off_spec: str | None = None,
+    observe: Callable[[Frame], None] | None = None,
+    before_initialize: Callable[[Adapter], None] | None = None,
 ) -> AsyncIterator[Adapter]:
     """The adapter, initialized (opted in when `capable`), ready for `new_session`. On a clean
     exit its frames must pass the conformance rules, unless `off_spec` gives the reason this
@@ -231,7 +239,8 @@ async def spawn_adapter(
 
     With `scripted=False` the adapter spawns whatever Claude its environment names (no
     `CLAUDE_CODE_EXECUTABLE`: the CLI bundled with claude-agent-sdk); `env` then has to point it
-    somewhere safe (tests/real_claude does)."""
+    somewhere safe (tests/real_claude does). `observe` sees every frame as it is recorded, and
+    `before_initialize` the `Adapter` before its `initialize` (`AdapterPool` uses both)."""
     bin_dir = tmp_path / "bin"
     workdir = tmp_path / "project"
     config_dir = tmp_path / "claude-config"
@@ -251,8 +260,11 @@ async def spawn_adapter(
     }
     frames: list[Frame] = []
 
-    def observe(event: StreamEvent) -> None:
-        frames.append(Frame(event.direction.value, event.message))
+    def record(event: StreamEvent) -> None:
+        frame = Frame(event.direction.value, event.message)
+        frames.append(frame)
+        if observe is not None:
+            observe(frame)
 
     stderr_path = tmp_path / "adapter-stderr.log"
     client = client or RecordingClient()
@@ -268,9 +280,11 @@ async def spawn_adapter(
             # races its exit: ProcessLookupError) - under load the adapter's orderly exit (Claude
             # stopped, SIGKILL after 2 s) takes longer. A bound on a hang instead.
             transport_kwargs={"stderr": stderr, "shutdown_timeout": TIMEOUT},
-            observers=[observe],
+            observers=[record],
         ) as (conn, process):
             adapter = Adapter(conn, process, client, frames, stderr_path, workdir, config_dir)
+            if before_initialize is not None:
+                before_initialize(adapter)
             if initialize:
                 meta = client_meta if client_meta is not None else (OPT_IN if capable else None)
                 caps = ClientCapabilities(field_meta=meta)
@@ -299,3 +313,222 @@ def script_launcher(directory: Path, name: str, source: str) -> Path:
     )
     launcher.chmod(0o755)
     return launcher
+
+
+# --- One adapter, many tests -------------------------------------------------------------------
+#
+# Most end-to-end tests need a session of their own, not an adapter of their own, and an adapter's
+# start-up (~0.45 s of CPU) is most of what such a test costs. `AdapterPool` keeps one adapter per
+# process-level set-up (what the client said at `initialize`, the environment) for a module's
+# tests; each test gets an `Adapter` view whose frames are only its own (its requests and their
+# answers, its sessions' notifications and requests), after the adapter's `initialize` exchange,
+# so its assertions and its conformance check read exactly what a fresh adapter would have shown.
+# The scripted Claude's scenario is chosen per session by the name of the session's cwd
+# (as tests/bench/agents.py `write_scenario_launcher` does); a view's `workdir` is
+# `<tmp_path>/sessions/<scenario>`.
+# A test that fails, or whose adapter died, retires that adapter: the next test gets a fresh one.
+
+
+@dataclass(slots=True)
+class _Owner:
+    """The frames and client of one test's view of a shared adapter."""
+
+    frames: list[Frame]
+    client: Any
+
+
+class _RoutingClient:
+    """A shared adapter's client: each call goes to the client of the test owning its session.
+    (`shared` holds the adapter's `_Shared` once it has started.)"""
+
+    def __init__(self, shared: list[_Shared]) -> None:
+        self._shared = shared
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        client = self._shared[0].owner_of_session(session_id).client
+        await client.session_update(session_id=session_id, update=update, **kwargs)
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        client = self._shared[0].owner_of_session(session_id).client
+        answer = await client.request_permission(
+            options=options, session_id=session_id, tool_call=tool_call, **kwargs
+        )
+        return cast(RequestPermissionResponse, answer)
+
+
+@dataclass(slots=True)
+class _Shared:
+    adapter: Adapter
+    stack: AsyncExitStack
+    opening: list[Frame] = field(default_factory=list)  # the initialize exchange
+    current: _Owner | None = None
+    by_request: dict[Any, _Owner] = field(default_factory=dict)
+    by_agent_request: dict[Any, _Owner] = field(default_factory=dict)
+    by_session: dict[str, _Owner] = field(default_factory=dict)
+    spare: _Owner = field(default_factory=lambda: _Owner([], RecordingClient()))
+
+    def owner_of_session(self, session_id: Any) -> _Owner:
+        return self.by_session.get(session_id) or self.current or self.spare
+
+    def claim(self, owner: _Owner, session_id: Any) -> None:
+        if isinstance(session_id, str):
+            self.by_session.setdefault(session_id, owner)
+
+    def route(self, frame: Frame) -> None:
+        """File `frame` with the test it belongs to (the whole adapter's list has it already)."""
+        message = frame.message
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        session_id = params.get("sessionId") if params else None
+        if self.current is None and not self.by_request:
+            self.opening.append(frame)
+            return
+        if frame.direction == "outgoing":
+            if "method" in message:
+                owner = self.current or self.spare
+                if "id" in message:
+                    self.by_request[message["id"]] = owner
+                self.claim(owner, session_id)
+            else:
+                owner = self.by_agent_request.get(message.get("id")) or self.spare
+        elif "method" in message:
+            owner = self.owner_of_session(session_id)
+            if "id" in message:
+                self.by_agent_request[message["id"]] = owner
+        else:
+            owner = self.by_request.get(message.get("id")) or self.spare
+            result = message.get("result")
+            if isinstance(result, dict):
+                self.claim(owner, result.get("sessionId"))
+        owner.frames.append(frame)
+
+
+class AdapterPool:
+    """Adapters shared by one module's tests (see above). Use as an async context manager (a
+    module-scoped fixture); `session_adapter` is `spawn_adapter` for tests that need only their
+    own sessions."""
+
+    def __init__(self, folder: Path) -> None:
+        self._folder = folder
+        self._shared: dict[str, _Shared] = {}
+        self._spawned = 0
+        self._scripts: dict[str, Path] = {}
+
+    def launcher(self, name: str, make: Callable[[Path], Path]) -> Path:
+        """The `claude` that `make(folder)` writes, written once for the module (so that its
+        tests, naming it in `env`, can share an adapter)."""
+        if name not in self._scripts:
+            self._scripts[name] = make(self._folder / "launchers" / name)
+        return self._scripts[name]
+
+    def _scenario_launcher(self, directory: Path, real: Path) -> Path:
+        # In a view's workdir, `<tmp_path>/sessions/<scenario>`: the scenario is the cwd's name,
+        # and the scripted Claude logs what it was told (`$CLAUDE_ACP_SCRIPTED_LOG`, see
+        # adapter/scripted_claude/handshake.py) to `<tmp_path>/claude-log.jsonl`, as a test's own
+        # adapter does when the test asks. Elsewhere the environment decides.
+        directory.mkdir(parents=True, exist_ok=True)
+        launcher = directory / "claude"
+        launcher.write_text(
+            "#!/bin/sh\n"
+            'parent="${PWD%/*}"\n'
+            'if [ "${parent##*/}" = sessions ]; then\n'
+            f'  {SCENARIO_ENV}="${{PWD##*/}}"\n'
+            f'  {LOG_ENV}="${{{LOG_ENV}:-${{parent%/*}}/claude-log.jsonl}}"\n'
+            f"  export {SCENARIO_ENV} {LOG_ENV}\n"
+            "fi\n"
+            f'exec "{real}" "$@"\n',
+            encoding="utf-8",
+        )
+        launcher.chmod(0o755)
+        return launcher
+
+    async def __aenter__(self) -> AdapterPool:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        for key in list(self._shared):
+            await self._retire(key, check=True)
+
+    async def _retire(self, key: str, *, check: bool) -> None:
+        shared = self._shared.pop(key)
+        try:
+            await shared.stack.aclose()
+        finally:
+            # The conformance rules over everything the adapter sent, as `spawn_adapter` checks.
+            violations = conformance_violations(shared.adapter.frames) if check else []
+            assert not violations, "conformance violations:\n" + "\n".join(violations)
+
+    async def _start(self, key: str, client_meta: Any, env: dict[str, str]) -> _Shared:
+        self._spawned += 1
+        folder = self._folder / f"adapter-{self._spawned}"
+        real = env.get("CLAUDE_CODE_EXECUTABLE") or str(write_launcher(folder / "real"))
+        launcher = self._scenario_launcher(folder / "scenario-bin", Path(real))
+        stack = AsyncExitStack()
+        holder: list[_Shared] = []
+        routing = _RoutingClient(holder)
+        await stack.enter_async_context(
+            spawn_adapter(
+                folder,
+                client=cast(RecordingClient, routing),
+                capable=client_meta is not None,
+                client_meta=client_meta,
+                env={**env, "CLAUDE_CODE_EXECUTABLE": str(launcher)},
+                off_spec="checked by the pool when it retires the adapter",
+                observe=lambda frame: holder[0].route(frame),
+                before_initialize=lambda adapter: holder.append(_Shared(adapter, stack)),
+            )
+        )
+        shared = holder[0]
+        self._shared[key] = shared
+        return shared
+
+    @asynccontextmanager
+    async def session_adapter(
+        self,
+        tmp_path: Path,
+        scenario: str = "success",
+        *,
+        capable: bool = True,
+        client_meta: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
+        client: Any = None,
+        off_spec: str | None = None,
+    ) -> AsyncIterator[Adapter]:
+        """Like `spawn_adapter`, on a shared adapter: the view's frames are this test's only,
+        and must pass the conformance rules unless `off_spec` says why not."""
+        meta = client_meta if client_meta is not None else (OPT_IN if capable else None)
+        key = json.dumps([meta, env or {}], sort_keys=True)
+        shared = self._shared.get(key)
+        if shared is not None and shared.adapter.process.returncode is not None:
+            await self._retire(key, check=False)
+            shared = None
+        if shared is None:
+            shared = await self._start(key, meta, env or {})
+        owner = _Owner(list(shared.opening), client or RecordingClient())
+        workdir = tmp_path / "sessions" / scenario
+        workdir.mkdir(parents=True, exist_ok=True)
+        base = shared.adapter
+        view = Adapter(
+            base.conn,
+            base.process,
+            owner.client,
+            owner.frames,
+            base.stderr_path,
+            workdir,
+            base.config_dir,
+            stderr_offset=base.stderr_path.stat().st_size,
+        )
+        shared.current = owner
+        try:
+            yield view
+        except BaseException:
+            # Whatever this test left behind (a prompt in flight, a wedged adapter) is not the
+            # next test's problem.
+            shared.current = None
+            await self._retire(key, check=False)
+            raise
+        shared.current = None
+        if off_spec is None:
+            violations = conformance_violations(owner.frames)
+            assert not violations, "conformance violations:\n" + "\n".join(violations)

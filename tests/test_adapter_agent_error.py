@@ -10,7 +10,7 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude import TEXTS
-from tests.harness import OPT_IN, Adapter, spawn_adapter
+from tests.harness import OPT_IN, Adapter, AdapterPool
 
 pytestmark = pytest.mark.e2e
 
@@ -65,12 +65,14 @@ def _prompt_response_index(adapter: Adapter) -> int:
     )
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("scenario", sorted(ERRORS))
 async def test_each_error_becomes_one_agent_error_before_the_response(
-    tmp_path: Path, scenario: str
+    adapters: AdapterPool, tmp_path: Path, scenario: str
 ) -> None:
-    async with spawn_adapter(tmp_path, scenario, client_meta=AGENT_ERROR_ONLY) as adapter:
+    async with adapters.session_adapter(
+        tmp_path, scenario, client_meta=AGENT_ERROR_ONLY
+    ) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "hello")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
@@ -101,9 +103,13 @@ async def test_each_error_becomes_one_agent_error_before_the_response(
     }
 
 
-@pytest.mark.asyncio
-async def test_retry_delay_and_revision_carry_through_after_warnings(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "retry_then_rate_limit", client_meta=BOTH) as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_retry_delay_and_revision_carry_through_after_warnings(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(
+        tmp_path, "retry_then_rate_limit", client_meta=BOTH
+    ) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "hello")
     # Warnings are not sent in this dialect; the error is one update.
@@ -118,10 +124,12 @@ async def test_retry_delay_and_revision_carry_through_after_warnings(tmp_path: P
     assert len(adapter.records()) == 3
 
 
-@pytest.mark.asyncio
-async def test_rate_limit_reset_time_reaches_agent_error_but_not_the_title(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_rate_limit_reset_time_reaches_agent_error_but_not_the_title(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
     before = int(time.time() * 1000)
-    async with spawn_adapter(tmp_path, "usage_limit", client_meta=BOTH) as adapter:
+    async with adapters.session_adapter(tmp_path, "usage_limit", client_meta=BOTH) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "hello")
     [(_, update)] = _agent_errors(adapter)
@@ -133,9 +141,13 @@ async def test_rate_limit_reset_time_reaches_agent_error_but_not_the_title(tmp_p
     assert set(record) == {"id", "revision", "category", "severity", "title", "actions"}
 
 
-@pytest.mark.asyncio
-async def test_warnings_and_notices_are_not_sent_in_this_dialect(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "model_fallback", client_meta=AGENT_ERROR_ONLY) as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_warnings_and_notices_are_not_sent_in_this_dialect(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(
+        tmp_path, "model_fallback", client_meta=AGENT_ERROR_ONLY
+    ) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "hello")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
@@ -144,7 +156,7 @@ async def test_warnings_and_notices_are_not_sent_in_this_dialect(tmp_path: Path)
     assert [u for u in adapter.updates("session_info_update") if set(u) != TITLE_ONLY] == []
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize(
     "meta",
     [
@@ -155,8 +167,10 @@ async def test_warnings_and_notices_are_not_sent_in_this_dialect(tmp_path: Path)
         {"agentError": {}},
     ],
 )
-async def test_malformed_opt_in_means_legacy(tmp_path: Path, meta: dict[str, Any]) -> None:
-    async with spawn_adapter(tmp_path, "rate_limit", client_meta=meta) as adapter:
+async def test_malformed_opt_in_means_legacy(
+    adapters: AdapterPool, tmp_path: Path, meta: dict[str, Any]
+) -> None:
+    async with adapters.session_adapter(tmp_path, "rate_limit", client_meta=meta) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "hello")
     assert not isinstance(answer, PromptResponse)

@@ -13,7 +13,7 @@ from acp import RequestError
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude import TEXTS
-from tests.harness import Adapter, script_launcher, spawn_adapter
+from tests.harness import Adapter, AdapterPool, script_launcher
 
 pytestmark = pytest.mark.e2e
 
@@ -82,11 +82,12 @@ def _launcher(directory: Path) -> Path:
 
 
 async def _run(
-    tmp_path: Path, scenario: str, prompts: int = 1, **kwargs: Any
+    adapters: AdapterPool, tmp_path: Path, scenario: str, prompts: int = 1, **kwargs: Any
 ) -> tuple[Adapter, list[PromptResponse | RequestError]]:
-    env = {"CLAUDE_CODE_EXECUTABLE": str(_launcher(tmp_path / "custom-bin"))}
+    # One adapter per client mode for the module, each test with a session of its own.
+    env = {"CLAUDE_CODE_EXECUTABLE": str(adapters.launcher("scripts", _launcher))}
     answers: list[PromptResponse | RequestError] = []
-    async with spawn_adapter(tmp_path, scenario, env=env, **kwargs) as adapter:
+    async with adapters.session_adapter(tmp_path, scenario, env=env, **kwargs) as adapter:
         session = await adapter.new_session()
         for n in range(prompts):
             answers.append(await adapter.prompt(session, f"prompt {n}"))
@@ -105,11 +106,12 @@ async def _until(condition: Any, adapter: Adapter) -> None:
             await asyncio.sleep(0.02)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_failure_between_turns_capable_is_its_own_category_without_prose(
+    adapters: AdapterPool,
     tmp_path: Path,
 ) -> None:
-    adapter, [answer] = await _run(tmp_path, "between_turns")
+    adapter, [answer] = await _run(adapters, tmp_path, "between_turns")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     [(carrier, record)] = adapter.records()
     # Rows 20, 26: a 429 is `limit`, session-scoped, and its prose is not also agent text.
@@ -118,17 +120,21 @@ async def test_failure_between_turns_capable_is_its_own_category_without_prose(
     assert RATE not in adapter.agent_texts()
 
 
-@pytest.mark.asyncio
-async def test_failure_between_turns_legacy_keeps_the_prose(tmp_path: Path) -> None:
-    adapter, [answer] = await _run(tmp_path, "between_turns", capable=False)
+@pytest.mark.asyncio(loop_scope="module")
+async def test_failure_between_turns_legacy_keeps_the_prose(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "between_turns", capable=False)
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert adapter.records() == [] and RATE in adapter.agent_texts()
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
-async def test_error_prose_recovered_within_the_turn_is_kept(tmp_path: Path, capable: bool) -> None:
-    adapter, [answer] = await _run(tmp_path, "recovers_in_turn", capable=capable)
+async def test_error_prose_recovered_within_the_turn_is_kept(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "recovers_in_turn", capable=capable)
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     # Row 24: no record, and the error text stays in its place, before what followed it.
     assert adapter.records() == []
@@ -136,10 +142,12 @@ async def test_error_prose_recovered_within_the_turn_is_kept(tmp_path: Path, cap
     assert texts.index(TOKENS) < texts.index("Continuing where I stopped.")
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
-async def test_superseded_error_prose_is_kept(tmp_path: Path, capable: bool) -> None:
-    adapter, [answer] = await _run(tmp_path, "superseded", capable=capable)
+async def test_superseded_error_prose_is_kept(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "superseded", capable=capable)
     texts = adapter.agent_texts()
     # Row 24: the first error became no record, so its words reach the client as text.
     assert OVERLOADED in texts
@@ -153,12 +161,12 @@ async def test_superseded_error_prose_is_kept(tmp_path: Path, capable: bool) -> 
         assert RATE in texts
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
 async def test_claudes_error_text_names_a_fixed_subtype_failure(
-    tmp_path: Path, capable: bool
+    adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
-    adapter, [answer] = await _run(tmp_path, "budget_after_usage_text", capable=capable)
+    adapter, [answer] = await _run(adapters, tmp_path, "budget_after_usage_text", capable=capable)
     # Row 25: the top-level assistant error text wins over the result's `errors`.
     if capable:
         [(_, record)] = adapter.records()
@@ -169,13 +177,15 @@ async def test_claudes_error_text_names_a_fixed_subtype_failure(
         assert USAGE in str(answer) and "budget reached" not in str(answer)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("mode", ["capable", "legacy", "agent_error_only"])
-async def test_model_fallbacks_in_two_turns(tmp_path: Path, mode: str) -> None:
+async def test_model_fallbacks_in_two_turns(
+    adapters: AdapterPool, tmp_path: Path, mode: str
+) -> None:
     kwargs: dict[str, Any] = {"capable": mode == "capable"}
     if mode == "agent_error_only":
         kwargs["client_meta"] = AGENT_ERROR_ONLY
-    adapter, answers = await _run(tmp_path, "fallback_twice", prompts=2, **kwargs)
+    adapter, answers = await _run(adapters, tmp_path, "fallback_twice", prompts=2, **kwargs)
     assert all(isinstance(a, PromptResponse) for a in answers)
     notes = [t for t in adapter.agent_texts() if t.startswith("**Model fallback:**")]
     if mode == "capable":
@@ -190,12 +200,12 @@ async def test_model_fallbacks_in_two_turns(tmp_path: Path, mode: str) -> None:
         assert adapter.updates("agent_error") == []
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
 async def test_refusal_explanation_from_stop_details_reaches_the_client(
-    tmp_path: Path, capable: bool
+    adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
-    adapter, [answer] = await _run(tmp_path, "bare_refusal", capable=capable)
+    adapter, [answer] = await _run(adapters, tmp_path, "bare_refusal", capable=capable)
     # Row 29: the SDK drops stop_details; the explanation still arrives, before `refusal`.
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
     assert adapter.agent_texts() == ["I can't help with that request."]

@@ -26,7 +26,7 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude import SCENARIOS, TEXTS
 from fsm.session import TURN_NO_RESULT_TITLE
-from tests.harness import Adapter, spawn_adapter
+from tests.harness import Adapter, AdapterPool, spawn_adapter
 
 pytestmark = pytest.mark.e2e
 
@@ -346,9 +346,9 @@ class Run:
     prompts: list[str]  # the uuids of the user messages Claude received, in order
 
 
-async def _run(tmp_path: Path, scenario: str, *, capable: bool) -> Run:
+async def _run(adapters: AdapterPool, tmp_path: Path, scenario: str, *, capable: bool) -> Run:
     tmp_path.mkdir()
-    async with spawn_adapter(tmp_path, scenario, capable=capable) as adapter:
+    async with adapters.session_adapter(tmp_path, scenario, capable=capable) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "first prompt")
         second = await adapter.prompt(session, "second prompt")
@@ -454,13 +454,14 @@ def _check_legacy(row: Row, run: Run) -> None:
         assert f"**Model fallback:** {FALLBACK_NOTICE}" in texts
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("row", ROWS, ids=[row.scenario for row in ROWS])
-async def test_failure_row(tmp_path: Path, row: Row) -> None:
-    # The two client modes are independent adapter processes; they run side by side.
+async def test_failure_row(adapters: AdapterPool, tmp_path: Path, row: Row) -> None:
+    # The two client modes are independent adapter processes (each shared with the other rows of
+    # its mode); they run side by side.
     capable, legacy = await asyncio.gather(
-        _run(tmp_path / "capable", row.scenario, capable=True),
-        _run(tmp_path / "legacy", row.scenario, capable=False),
+        _run(adapters, tmp_path / "capable", row.scenario, capable=True),
+        _run(adapters, tmp_path / "legacy", row.scenario, capable=False),
     )
     problems = []
     for mode, check, run in (

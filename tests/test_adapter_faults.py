@@ -18,7 +18,7 @@ from acp.schema import PromptResponse
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
 from adapter.scripted_claude.faults import AFTER_BAD_FRAME, BEFORE_BAD_FRAME, FAULT_SCENARIOS
 from fsm.session import TURN_NO_RESULT_TITLE
-from tests.harness import TIMEOUT, Adapter, spawn_adapter
+from tests.harness import TIMEOUT, Adapter, AdapterPool, spawn_adapter
 
 pytestmark = pytest.mark.e2e
 
@@ -109,10 +109,13 @@ def _cwd_launcher(directory: Path) -> Path:
 
 
 @asynccontextmanager
-async def _adapter(tmp_path: Path, *, capable: bool) -> AsyncIterator[Adapter]:
-    launcher = _cwd_launcher(tmp_path / "cwd-bin")
+async def _adapter(
+    adapters: AdapterPool, tmp_path: Path, *, capable: bool
+) -> AsyncIterator[Adapter]:
+    # One adapter per mode for the module's tests, each test with sessions of its own.
+    launcher = adapters.launcher("cwd", _cwd_launcher)
     env = {"CLAUDE_CODE_EXECUTABLE": str(launcher)}
-    async with spawn_adapter(tmp_path, "success", capable=capable, env=env) as adapter:
+    async with adapters.session_adapter(tmp_path, "success", capable=capable, env=env) as adapter:
         yield adapter
 
 
@@ -299,13 +302,13 @@ def test_every_fault_scenario_has_a_row() -> None:
     }
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
 @pytest.mark.parametrize("fault", FAULTS, ids=[f.scenario for f in FAULTS])
 async def test_fault_gets_one_answer_and_the_adapter_keeps_serving(
-    tmp_path: Path, fault: Fault, capable: bool
+    adapters: AdapterPool, tmp_path: Path, fault: Fault, capable: bool
 ) -> None:
-    async with _adapter(tmp_path, capable=capable) as adapter:
+    async with _adapter(adapters, tmp_path, capable=capable) as adapter:
         session = await adapter.new_session(_folder(adapter, "faulty", fault.scenario))
         first = await _first_answer(adapter, session)
         texts = adapter.agent_texts()
@@ -332,14 +335,16 @@ async def test_fault_gets_one_answer_and_the_adapter_keeps_serving(
         assert adapter.records() == []  # row 19: never a record for a legacy client
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
-async def test_death_after_an_error_keeps_claudes_words(tmp_path: Path, capable: bool) -> None:
+async def test_death_after_an_error_keeps_claudes_words(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
     # Claude said why the turn failed (the synthetic rate-limit message), then its process died
     # before the result. The turn is transport_lost (row 18), but Claude's words must reach the
     # client somewhere: as agent text (row 19/20: prose is withheld only when it became a
     # title), or as the record's title (spec: titles are Claude's own text).
-    async with _adapter(tmp_path, capable=capable) as adapter:
+    async with _adapter(adapters, tmp_path, capable=capable) as adapter:
         session = await adapter.new_session(_folder(adapter, "faulty", "die_after_error"))
         first = await adapter.prompt(session, "first prompt")
     shown = [*adapter.agent_texts(), *(record["title"] for _, record in adapter.records())]
@@ -354,10 +359,12 @@ async def _wait_for(condition: Callable[[], bool]) -> None:
             await asyncio.sleep(0.05)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
-async def test_death_right_after_the_result(tmp_path: Path, capable: bool) -> None:
-    async with _adapter(tmp_path, capable=capable) as adapter:
+async def test_death_right_after_the_result(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    async with _adapter(adapters, tmp_path, capable=capable) as adapter:
         session = await adapter.new_session(_folder(adapter, "faulty", "die_after_result"))
         first = await adapter.prompt(session, "first prompt")
         # The prompt already had its answer when the process died.
@@ -386,12 +393,12 @@ async def test_death_right_after_the_result(tmp_path: Path, capable: bool) -> No
     assert record["id"].startswith(f"{session}:session-error:")
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
 async def test_death_before_the_handshake_fails_session_new_clearly(
-    tmp_path: Path, capable: bool
+    adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
-    async with _adapter(tmp_path, capable=capable) as adapter:
+    async with _adapter(adapters, tmp_path, capable=capable) as adapter:
         with pytest.raises(acp.RequestError) as failed:
             await adapter.new_session(_folder(adapter, "faulty", "exit_before_handshake"))
         # The adapter keeps serving: another session is created and answers.
@@ -406,16 +413,16 @@ async def test_death_before_the_handshake_fails_session_new_clearly(
         assert leak not in text, (leak, text)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
 async def test_replacement_that_cannot_start_still_answers_the_prompt(
-    tmp_path: Path, capable: bool
+    adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
     # The first process dies mid-turn; the replacement the next prompt needs dies before its
     # handshake. That prompt still gets one answer, in the client's own mode: a capable client
     # a connection record on the PromptResponse (spec: "connection: ... unavailable runtime";
     # row 18: a process that dies is transport_lost), a legacy one a JSON-RPC -32603.
-    async with _adapter(tmp_path, capable=capable) as adapter:
+    async with _adapter(adapters, tmp_path, capable=capable) as adapter:
         folder = _folder(adapter, "faulty", "crash_mid_turn")
         session = await adapter.new_session(folder)
         _check_lost(await adapter.prompt(session, "first prompt"), capable=capable)
@@ -436,9 +443,11 @@ async def test_replacement_that_cannot_start_still_answers_the_prompt(
         assert second.code == -32603
 
 
-@pytest.mark.asyncio
-async def test_output_closed_but_process_alive_rejects_a_legacy_prompt(tmp_path: Path) -> None:
-    async with _adapter(tmp_path, capable=False) as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_output_closed_but_process_alive_rejects_a_legacy_prompt(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with _adapter(adapters, tmp_path, capable=False) as adapter:
         session = await adapter.new_session(_folder(adapter, "faulty", "close_stdout_and_linger"))
         _check_lost(await adapter.prompt(session, "first prompt"), capable=False)
         await _keeps_serving(adapter, session)

@@ -33,6 +33,7 @@ from tests.harness import (
     ROOT,
     TIMEOUT,
     Adapter,
+    AdapterPool,
     RecordingClient,
     script_launcher,
     spawn_adapter,
@@ -351,9 +352,11 @@ async def test_session_new_without_claude_is_a_clear_error_that_leaks_no_path(
     assert adapter.records() == []
 
 
-@pytest.mark.asyncio
-async def test_prompt_for_an_unknown_session_is_an_error(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path) as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_prompt_for_an_unknown_session_is_an_error(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path) as adapter:
         await adapter.conn.cancel(session_id="no-such-session")  # a notification: ignored
         answer = await adapter.prompt("no-such-session", "hello")
         # The adapter is unharmed: a real session still works.
@@ -368,9 +371,11 @@ async def test_prompt_for_an_unknown_session_is_an_error(tmp_path: Path) -> None
 # --- content -----------------------------------------------------------------------------------
 
 
-@pytest.mark.asyncio
-async def test_thinking_tools_and_text_arrive_in_order(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "thinking_and_tools") as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_thinking_tools_and_text_arrive_in_order(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "thinking_and_tools") as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "what is here?")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
@@ -417,12 +422,14 @@ async def test_thinking_tools_and_text_arrive_in_order(tmp_path: Path) -> None:
     assert adapter.records() == []
 
 
-@pytest.mark.asyncio
-async def test_resource_links_and_embedded_resources_reach_claude(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_resource_links_and_embedded_resources_reach_claude(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
     link_uri = "file:///workspace/notes.md"
     embedded_uri = "file:///workspace/tool.py"
     embedded_text = "print('embedded context')"
-    async with spawn_adapter(tmp_path, "success") as adapter:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         session = await adapter.new_session()
         answer = await asyncio.wait_for(
             adapter.conn.prompt(
@@ -469,7 +476,7 @@ class ChoosingClient(RecordingClient):
 PERMISSION_KINDS = ["allow_always", "allow_once", "reject_once"]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize(
     ("kind", "fail", "expected"),
     [
@@ -480,10 +487,10 @@ PERMISSION_KINDS = ["allow_always", "allow_once", "reject_once"]
     ids=["allow", "reject", "client-error"],
 )
 async def test_permission_is_asked_and_honoured(
-    tmp_path: Path, kind: str, fail: bool, expected: str
+    adapters: AdapterPool, tmp_path: Path, kind: str, fail: bool, expected: str
 ) -> None:
     client = ChoosingClient(kind=kind, fail=fail)
-    async with spawn_adapter(tmp_path, "permission", client=client) as adapter:
+    async with adapters.session_adapter(tmp_path, "permission", client=client) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "clean up")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
@@ -523,11 +530,11 @@ def _permission_twice_launcher(directory: Path) -> Path:
     return script_launcher(directory, "permission_twice", _PERMISSION_TWICE)
 
 
-@pytest.mark.asyncio
-async def test_allow_always_is_not_asked_again(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_allow_always_is_not_asked_again(adapters: AdapterPool, tmp_path: Path) -> None:
     client = ChoosingClient(kind="allow_always")
-    launcher = _permission_twice_launcher(tmp_path / "custom-bin")
-    async with spawn_adapter(
+    launcher = adapters.launcher("permission_twice", _permission_twice_launcher)
+    async with adapters.session_adapter(
         tmp_path,
         "permission_twice",
         client=client,
@@ -557,10 +564,12 @@ async def _until(condition: Any, what: str) -> None:
         pytest.fail(f"timed out waiting for {what}")
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
-async def test_cancel_answers_cancelled_without_a_record(tmp_path: Path, capable: bool) -> None:
-    async with spawn_adapter(tmp_path, "hang", capable=capable) as adapter:
+async def test_cancel_answers_cancelled_without_a_record(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    async with adapters.session_adapter(tmp_path, "hang", capable=capable) as adapter:
         session = await adapter.new_session()
         pending = asyncio.create_task(adapter.prompt(session, "think hard"))
         await _until(

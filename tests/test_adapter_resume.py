@@ -61,6 +61,11 @@ def _transcript(adapter: Adapter, session_id: str) -> Path:
     return next(adapter.config_dir.glob(f"projects/*/{session_id}.jsonl"))
 
 
+def _stored_transcript(tmp_path: Path, session_id: str) -> Path:
+    """`_transcript` of the adapters `spawn_adapter(tmp_path)` starts (no adapter needed)."""
+    return next((tmp_path / "claude-config").glob(f"projects/*/{session_id}.jsonl"))
+
+
 def _answer_models(adapter: Adapter, session_id: str) -> list[str]:
     """The model of every answer in the session's transcript, in order."""
     lines = _transcript(adapter, session_id).read_text("utf-8").splitlines()
@@ -134,8 +139,7 @@ async def test_a_model_claude_code_no_longer_offers_falls_back_to_the_default(
     tmp_path: Path,
 ) -> None:
     session = await _session_a(tmp_path, mode="plan", model="haiku", env={})
-    async with spawn_adapter(tmp_path, "success") as peek:
-        path = _transcript(peek, session)
+    path = _stored_transcript(tmp_path, session)
     # As if the session had last run on a model since retired.
     retired = path.read_text(encoding="utf-8").replace(f'"{HAIKU}"', '"claude-3-opus-20240229"')
     path.write_text(retired, encoding="utf-8")
@@ -183,8 +187,7 @@ async def test_bypass_as_root_outside_a_sandbox_falls_back_to_manual(tmp_path: P
 @pytest.mark.asyncio
 async def test_a_mode_this_adapter_never_offers_falls_back_to_manual(tmp_path: Path) -> None:
     session = await _session_a(tmp_path, mode="acceptEdits", model="haiku", env={})
-    async with spawn_adapter(tmp_path, "success") as peek:
-        path = _transcript(peek, session)
+    path = _stored_transcript(tmp_path, session)
     # Claude Code's own `auto` mode (a terminal session): Claude Code knows it, ACP clients
     # here are not offered it.
     text = path.read_text(encoding="utf-8")

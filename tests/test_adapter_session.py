@@ -34,7 +34,7 @@ from acp.schema import (
 
 from adapter.scripted_claude.handshake import COMMANDS, MODELS
 from adapter.scripted_claude.session_scenarios import DEPLOY, PLAN
-from tests.harness import ROOT, TIMEOUT, RecordingClient, spawn_adapter
+from tests.harness import ROOT, TIMEOUT, AdapterPool, RecordingClient, spawn_adapter
 
 pytestmark = pytest.mark.e2e
 
@@ -138,11 +138,12 @@ def _as_root_without_sandbox() -> bool:
 # --- 1-3: pickers and commands -------------------------------------------------------------------
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_new_session_offers_modes_model_effort_and_claude_codes_commands(
+    adapters: AdapterPool,
     tmp_path: Path,
 ) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         response = _dump(
             await asyncio.wait_for(
                 adapter.conn.new_session(cwd=str(adapter.workdir), mcp_servers=[]), TIMEOUT
@@ -191,9 +192,11 @@ async def test_bypass_is_offered_in_a_sandbox(tmp_path: Path) -> None:
     assert "bypassPermissions" in [m.id for m in response.modes.available_modes]
 
 
-@pytest.mark.asyncio
-async def test_mode_model_and_effort_switches_reach_the_running_claude(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_mode_model_and_effort_switches_reach_the_running_claude(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         session = await adapter.new_session()
         await asyncio.wait_for(
             adapter.conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT
@@ -263,9 +266,11 @@ async def test_a_restarted_claude_starts_with_the_sessions_choices(tmp_path: Pat
     assert "--effort high" in flags and f"--session-id={session}" in flags
 
 
-@pytest.mark.asyncio
-async def test_bad_choices_are_invalid_params_and_change_nothing(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_bad_choices_are_invalid_params_and_change_nothing(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         session = await adapter.new_session()
         conn = adapter.conn
         errors = [
@@ -296,14 +301,13 @@ async def test_bad_choices_are_invalid_params_and_change_nothing(tmp_path: Path)
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
+    adapters: AdapterPool,
     tmp_path: Path,
 ) -> None:
     client = ChoosingClient(option("acceptEdits"))
-    async with spawn_adapter(
-        tmp_path, "plan_mode", client=client, env=_log_env(tmp_path)
-    ) as adapter:
+    async with adapters.session_adapter(tmp_path, "plan_mode", client=client) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "fix the bug")
         entered = [u["currentModeId"] for u in adapter.updates("current_mode_update")]
@@ -326,10 +330,10 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
     assert "ExitPlanMode was allowed." in adapter.agent_texts()
 
 
-@pytest.mark.asyncio
-async def test_keep_planning_stays_in_plan_mode(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_keep_planning_stays_in_plan_mode(adapters: AdapterPool, tmp_path: Path) -> None:
     client = ChoosingClient(option("plan"))
-    async with spawn_adapter(tmp_path, "plan_mode", client=client) as adapter:
+    async with adapters.session_adapter(tmp_path, "plan_mode", client=client) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "fix the bug")
         kept = await adapter.prompt(session, "go ahead")
@@ -339,9 +343,11 @@ async def test_keep_planning_stays_in_plan_mode(tmp_path: Path) -> None:
     assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
 
 
-@pytest.mark.asyncio
-async def test_the_command_list_is_refreshed_when_claude_says_it_changed(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "commands_changed") as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_command_list_is_refreshed_when_claude_says_it_changed(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "commands_changed") as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "hello")
         await adapter.prompt(session, "again")  # no change: no new list
@@ -357,9 +363,11 @@ async def test_the_command_list_is_refreshed_when_claude_says_it_changed(tmp_pat
     }
 
 
-@pytest.mark.asyncio
-async def test_slash_commands_reach_claude_as_commands(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success") as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_slash_commands_reach_claude_as_commands(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "/review 42")
         await adapter.prompt(session, "/mcp:github:pr_summary 7")
@@ -384,9 +392,9 @@ async def test_initialize_advertises_session_and_mcp_capabilities(tmp_path: Path
     assert [m.id for m in answer.auth_methods] == ["claude-login"]
 
 
-@pytest.mark.asyncio
-async def test_list_resume_fork_and_close(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_list_resume_fork_and_close(adapters: AdapterPool, tmp_path: Path) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         cwd = str(adapter.workdir)
         session = await adapter.new_session()
         await adapter.prompt(session, "remember the number 7")
@@ -461,10 +469,10 @@ async def test_a_session_never_prompted_can_be_loaded_and_resumed(tmp_path: Path
     assert next(second.config_dir.rglob(f"{session}.jsonl"))
 
 
-@pytest.mark.asyncio
-async def test_unknown_sessions_are_not_found(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_unknown_sessions_are_not_found(adapters: AdapterPool, tmp_path: Path) -> None:
     unknown = str(uuid.uuid4())
-    async with spawn_adapter(tmp_path, "success") as adapter:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         cwd = str(adapter.workdir)
         conn = adapter.conn
         session = await adapter.new_session()  # a known session on disk, that stays open
@@ -485,8 +493,8 @@ async def test_unknown_sessions_are_not_found(tmp_path: Path) -> None:
 # --- 5: the client's MCP servers ---------------------------------------------------------------
 
 
-@pytest.mark.asyncio
-async def test_client_mcp_servers_reach_claude(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_client_mcp_servers_reach_claude(adapters: AdapterPool, tmp_path: Path) -> None:
     servers: list[Any] = [
         McpServerStdio(
             name="files",
@@ -502,7 +510,7 @@ async def test_client_mcp_servers_reach_claude(tmp_path: Path) -> None:
         ),
         SseMcpServer(type="sse", name="events", url="http://127.0.0.1:9/sse", headers=[]),
     ]
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         await asyncio.wait_for(
             adapter.conn.new_session(cwd=str(adapter.workdir), mcp_servers=servers), TIMEOUT
         )
@@ -520,15 +528,17 @@ async def test_client_mcp_servers_reach_claude(tmp_path: Path) -> None:
     }
 
 
-@pytest.mark.asyncio
-async def test_a_malformed_mcp_server_is_invalid_params(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_malformed_mcp_server_is_invalid_params(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
     bad_entries: list[Any] = [
         {"type": "http", "name": "web", "headers": []},
         {"name": "files", "args": [], "env": []},
         {"type": "acp", "name": "inner", "id": "x"},
         {"name": "files", "command": "x", "args": [], "env": [{"name": "A"}]},
     ]
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         errors = []
         for entry in bad_entries:
             params = {"cwd": str(adapter.workdir), "mcpServers": [entry]}
@@ -544,10 +554,12 @@ async def test_a_malformed_mcp_server_is_invalid_params(tmp_path: Path) -> None:
 # --- 6: permissions -----------------------------------------------------------------------------
 
 
-@pytest.mark.asyncio
-async def test_always_allow_is_kept_by_claude_code_for_the_next_session(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_always_allow_is_kept_by_claude_code_for_the_next_session(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
     client = ChoosingClient(kind("allow_always"))
-    async with spawn_adapter(tmp_path, "permission_rules", client=client) as adapter:
+    async with adapters.session_adapter(tmp_path, "permission_rules", client=client) as adapter:
         first = await adapter.new_session()
         await adapter.prompt(first, "test it")
         second = await adapter.new_session()  # a new Claude process
@@ -560,10 +572,10 @@ async def test_always_allow_is_kept_by_claude_code_for_the_next_session(tmp_path
     assert adapter.agent_texts().count("Bash was allowed.") == 2
 
 
-@pytest.mark.asyncio
-async def test_the_current_mode_is_respected(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_current_mode_is_respected(adapters: AdapterPool, tmp_path: Path) -> None:
     client = ChoosingClient(kind("allow_once"))
-    async with spawn_adapter(tmp_path, "edit_permission", client=client) as adapter:
+    async with adapters.session_adapter(tmp_path, "edit_permission", client=client) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "edit once")
         await asyncio.wait_for(
@@ -576,10 +588,12 @@ async def test_the_current_mode_is_respected(tmp_path: Path) -> None:
     assert adapter.agent_texts().count("Edit was allowed.") == 2
 
 
-@pytest.mark.asyncio
-async def test_cancel_withdraws_a_pending_permission_request(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_cancel_withdraws_a_pending_permission_request(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
     client = ChoosingClient(kind("allow_once"), hold=True)
-    async with spawn_adapter(tmp_path, "permission_rules", client=client) as adapter:
+    async with adapters.session_adapter(tmp_path, "permission_rules", client=client) as adapter:
         session = await adapter.new_session()
         pending = asyncio.create_task(adapter.prompt(session, "test it"))
         await asyncio.wait_for(client.asked.wait(), TIMEOUT)

@@ -15,7 +15,7 @@ import pytest
 from acp.schema import AllowedOutcome, PromptResponse, RequestPermissionResponse
 
 from adapter.agent import AUTH_METHOD_ID
-from tests.harness import TIMEOUT, Adapter, RecordingClient, spawn_adapter
+from tests.harness import TIMEOUT, Adapter, AdapterPool, RecordingClient, spawn_adapter
 from tests.raw_agent import processes_mentioning
 
 pytestmark = pytest.mark.e2e
@@ -49,9 +49,11 @@ async def test_two_concurrent_loads_of_one_id_leave_one_claude(tmp_path: Path) -
     await _until(lambda: not processes_mentioning(session), "no orphan after exit")
 
 
-@pytest.mark.asyncio
-async def test_a_reload_answers_the_prompt_in_flight_cancelled(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "hang") as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_reload_answers_the_prompt_in_flight_cancelled(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "hang") as adapter:
         session = await adapter.new_session()
         prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
         await _until(lambda: adapter.agent_texts(), "Claude's first text")
@@ -110,9 +112,11 @@ async def test_authenticate_lets_a_running_turn_finish_then_restarts_claude(
         assert not adapter.records()
 
 
-@pytest.mark.asyncio
-async def test_a_load_with_a_300_character_id_is_a_clean_not_found(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success") as adapter:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_load_with_a_300_character_id_is_a_clean_not_found(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         with pytest.raises(acp.RequestError) as caught:
             await _load(adapter, "a" * 300)
     error = caught.value
@@ -120,10 +124,12 @@ async def test_a_load_with_a_300_character_id_is_a_clean_not_found(tmp_path: Pat
     assert str(tmp_path) not in repr(error.data) and "/" not in repr(error.data)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("cwd", ["/" + "d" * 5000, "/tmp/\x00nul"])
-async def test_an_unusable_cwd_is_invalid_params(tmp_path: Path, cwd: str) -> None:
-    async with spawn_adapter(tmp_path, "success") as adapter:
+async def test_an_unusable_cwd_is_invalid_params(
+    adapters: AdapterPool, tmp_path: Path, cwd: str
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
         with pytest.raises(acp.RequestError) as new:
             await adapter.conn.new_session(cwd=cwd, mcp_servers=[])
         with pytest.raises(acp.RequestError) as load:

@@ -10,7 +10,7 @@ Ids and times are minted here because this module serves a test double, not the 
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -46,16 +46,26 @@ CLI_VERSION = "2.1.332"
 _TOOLS = ("Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "WebFetch", "TodoWrite")
 
 
+def _uuid4_hex() -> str:
+    # `uuid.uuid4().hex` without importing `uuid` (it imports `platform`: a few ms of every
+    # start): 122 random bits, the version and variant bits set as RFC 9562 says.
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40
+    raw[8] = raw[8] & 0x3F | 0x80
+    return raw.hex()
+
+
 def new_uuid() -> str:
-    return str(uuid.uuid4())
+    h = _uuid4_hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def message_id() -> str:
-    return f"msg_01{uuid.uuid4().hex[:22]}"
+    return f"msg_01{_uuid4_hex()[:22]}"
 
 
 def tool_use_id() -> str:
-    return f"toolu_01{uuid.uuid4().hex[:22]}"
+    return f"toolu_01{_uuid4_hex()[:22]}"
 
 
 def usage(input_tokens: int, output_tokens: int) -> Frame:
@@ -214,7 +224,7 @@ def model_refusal_fallback_frame(
         "scope": scope,
         "original_model": original_model,
         "fallback_model": fallback_model,
-        "request_id": f"req_011{uuid.uuid4().hex[:21]}",
+        "request_id": f"req_011{_uuid4_hex()[:21]}",
         "api_refusal_category": api_refusal_category,
         "api_refusal_explanation": api_refusal_explanation,
         "content": content,

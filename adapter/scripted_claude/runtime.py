@@ -17,14 +17,12 @@ import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import NoReturn
 
 from adapter.scripted_claude import frames
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
 from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.player import play_turn
-from adapter.scripted_claude.randomized import scenario_named
 from adapter.scripted_claude.scenarios import SCENARIO_ENV, SCENARIOS
 from adapter.scripted_claude.session import SessionState, play_bare, terminate
 from adapter.scripted_claude.steps import Scenario
@@ -34,6 +32,7 @@ from adapter.scripted_claude.transcript import (
     project_dir,
     transcript_path,
 )
+from adapter.scripted_claude.values import field, frozen_value
 from adapter.scripted_claude.wire import FrameWriter, Inbox, UserTurn
 
 __all__ = ["CliArgs", "main", "parse_argv"]
@@ -93,7 +92,7 @@ _VALUE_FLAGS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class CliArgs:
     """The flags the fake acts on; `flags` keeps every flag seen (value None for booleans)."""
 
@@ -282,7 +281,9 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     args = parse_argv(argv)
     scenario = SCENARIOS.get(name)
     if scenario is None:
-        # Parametric names (`random:<seed>`) are drawn per session.
+        # Parametric names (`random:<seed>`) are drawn per session (imported only for them).
+        from adapter.scripted_claude.randomized import scenario_named
+
         resume = args.value("--resume")
         scenario = scenario_named(
             name, session_id=resume or args.value("--session-id"), resumed=bool(resume)

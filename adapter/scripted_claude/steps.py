@@ -7,14 +7,16 @@ own process). The values are pure data: `player.py` gives them meaning, `frames.
 wire frames. Every turn implicitly opens with a `system/init` frame (as the real CLI's turns do)
 and ends without a `result` unless the script holds a `Result` step.
 
-This module is imported by the fake CLI at startup, so it uses only the standard library.
+This module is imported by the fake CLI at startup, so it uses only the standard library, and
+its classes are `frozen_value`s (dataclasses in all but their start-up cost, see `values.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TypeAlias
+
+from adapter.scripted_claude.values import frozen_value
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -57,7 +59,7 @@ DEFAULT_MODEL = "claude-sonnet-4-5"
 SYNTHETIC_MODEL = "<synthetic>"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Text:
     """An assistant frame with one text block from the real model (`model=None`: the session's
     model, "claude-sonnet-4-5" unless `set_model` changed it)."""
@@ -74,7 +76,7 @@ class Text:
     repeat: int = 1
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Reply:
     """Like `Text`, but the text echoes the turn's prompt: "Scripted reply to: <prompt>".
 
@@ -84,7 +86,7 @@ class Reply:
     model: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Thinking:
     """An assistant frame with one thinking block."""
 
@@ -93,7 +95,7 @@ class Thinking:
     pace: float = 0.0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class ToolUse:
     """An assistant `tool_use` block, then the CLI's `user` frame with its `tool_result`.
 
@@ -112,7 +114,7 @@ class ToolUse:
     parent: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class ToolResult:
     """The `tool_result` of the earlier call `id` (see `ToolUse` with `result=None`)."""
 
@@ -121,7 +123,7 @@ class ToolResult:
     is_error: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class BrokenStream:
     """A model message whose stream breaks off after `deltas` text deltas of `text`: no
     `message_stop`, no finished message (the request failed mid-stream). Only meaningful with
@@ -131,7 +133,7 @@ class BrokenStream:
     deltas: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Permission:
     """A tool that needs permission: `tool_use`, the `can_use_tool` round trip, the tool result
     (or the denial), then a text saying "<tool> was allowed." or "<tool> was denied: <why>".
@@ -147,7 +149,7 @@ class Permission:
     suggestions: tuple[Mapping[str, object], ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class NoResponse:
     """The `no_response` member of an `api_retry` frame: the request got no HTTP answer."""
 
@@ -155,7 +157,7 @@ class NoResponse:
     retry_wait_ms: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class ApiRetry:
     """`system/api_retry`: the CLI is about to retry a failed API request."""
 
@@ -167,7 +169,7 @@ class ApiRetry:
     no_response: NoResponse | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class RateLimitEvent:
     """`rate_limit_event`, built from the `anthropic-ratelimit-unified-*` headers."""
 
@@ -176,7 +178,7 @@ class RateLimitEvent:
     resets_in_seconds: int = 3600
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class AssistantError:
     """The synthetic assistant message the CLI writes for a failed API call.
 
@@ -188,14 +190,14 @@ class AssistantError:
     api_error_status: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Synthetic:
     """A `<synthetic>` assistant message without an `error` field (login or limit notices)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Refusal:
     """An assistant message whose `stop_reason` is "refusal", with `stop_details`.
 
@@ -207,7 +209,7 @@ class Refusal:
     model: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class ModelRefusalFallback:
     """`system/model_refusal_fallback`: the model refused and the CLI retried on another."""
 
@@ -220,14 +222,14 @@ class ModelRefusalFallback:
     scope: str = "session"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class WorkerShuttingDown:
     """`system/worker_shutting_down`."""
 
     reason: str = "host_exit"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Result:
     """The turn's `result` frame.
 
@@ -245,56 +247,56 @@ class Result:
     stop_reason: str | None = "end_turn"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Sleep:
     """Pause the turn; an interrupt still ends it at once."""
 
     seconds: float
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Hang:
     """Wait until the turn is interrupted or stdin reaches EOF."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class IgnoreSigterm:
     """From now on SIGTERM is ignored (only SIGKILL stops the process)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Garbage:
     """Write `line` to stdout verbatim (it should not be valid JSON)."""
 
     line: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Stderr:
     """Write a diagnostic line to stderr, as the real CLI does before it dies."""
 
     line: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Exit:
     """Flush and exit the process with `code`, whatever is still queued."""
 
     code: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class KillSelf:
     """Flush, then SIGKILL the process: a crash that leaves no exit path."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class CloseStdout:
     """Close stdout but keep running; later frames are dropped. Pair it with `Sleep` + `Exit`
     for a process that lingers after its output is gone."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class RawFrame:
     """Write `frame` to stdout as one JSON line, verbatim: no session id, no uuid, no checks.
 
@@ -305,7 +307,7 @@ class RawFrame:
     frame: Mapping[str, object]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class DieAtPrompt:
     """The process dies the moment the turn's prompt arrives, before the turn writes any frame
     (no `session_state_changed`, no `system/init`). `code` None: SIGKILL; else exit with it.
@@ -349,7 +351,7 @@ TurnScript: TypeAlias = tuple[Step, ...]
 SUCCESS_TURN: TurnScript = (Reply(), Result())
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen_value
 class Scenario:
     """A named session script.
 
@@ -360,7 +362,7 @@ class Scenario:
     name: str
     description: str
     turns: tuple[TurnScript, ...] = ()
-    before_handshake: TurnScript = field(default=())
+    before_handshake: TurnScript = ()
 
     def script_for(self, turn_index: int) -> TurnScript:
         """The script of the `turn_index`-th (0-based) user turn of the session."""
