@@ -10,18 +10,18 @@ frames a step writes and calls these.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from adapter.scripted_claude import frames, streaming
 from adapter.scripted_claude.session import SessionState
 from adapter.scripted_claude.steps import SYNTHETIC_MODEL, Result
-from adapter.scripted_claude.values import field, record
 from adapter.scripted_claude.wire import Inbox, UserTurn
 
 __all__ = ["TurnTally", "TurnWriter"]
 
 
-@record
+@dataclass(kw_only=True)
 class TurnTally:
     """What the turn's result frame reports, tallied as the turn plays."""
 

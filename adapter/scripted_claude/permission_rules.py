@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from adapter.scripted_claude.values import field, record
 
 __all__ = ["EDIT_TOOLS", "Rules", "rule_matches", "settings_path"]
 
@@ -63,7 +62,7 @@ def _rule_text(rule: Mapping[str, Any]) -> str | None:
     return f"{name}({content})" if isinstance(content, str) and content else name
 
 
-@record
+@dataclass(kw_only=True)
 class Rules:
     config: Path
     cwd: str

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import dataclass
 
 from adapter.scripted_claude.faults import hostile_text
 from adapter.scripted_claude.steps import (
@@ -49,7 +50,6 @@ from adapter.scripted_claude.steps import (
     WorkerShuttingDown,
 )
 from adapter.scripted_claude.texts import TEXTS
-from adapter.scripted_claude.values import frozen_value
 
 __all__ = [
     "ENDINGS",
@@ -170,7 +170,7 @@ _TOOL = ToolUse(name="Bash", input={"command": "ls"}, result="README.md\nsrc")
 _PERMISSION = Permission(tool_name="Write", input={"file_path": "notes.txt"}, result="written")
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TurnPlan:
     """One drawn turn: its ending's name and the script."""
 

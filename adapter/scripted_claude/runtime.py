@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from adapter.scripted_claude import frames
@@ -32,7 +33,6 @@ from adapter.scripted_claude.transcript import (
     project_dir,
     transcript_path,
 )
-from adapter.scripted_claude.values import field, frozen_value
 from adapter.scripted_claude.wire import FrameWriter, Inbox, UserTurn
 
 __all__ = ["CliArgs", "main", "parse_argv"]
@@ -92,7 +92,7 @@ _VALUE_FLAGS = frozenset(
 )
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CliArgs:
     """The flags the fake acts on; `flags` keeps every flag seen (value None for booleans)."""
 

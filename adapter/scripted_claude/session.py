@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from typing import NoReturn
 
 from adapter.scripted_claude import frames
@@ -31,7 +32,6 @@ from adapter.scripted_claude.steps import (
     Step,
 )
 from adapter.scripted_claude.transcript import Transcript
-from adapter.scripted_claude.values import record
 from adapter.scripted_claude.wire import FrameWriter, Inbox
 
 __all__ = [
@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-@record
+@dataclass(kw_only=True)
 class SessionState:
     """What outlives a turn. Mutated by the player and by control requests (`set_model`,
     `set_permission_mode`), which is why it is not frozen."""

@@ -7,16 +7,14 @@ own process). The values are pure data: `player.py` gives them meaning, `frames.
 wire frames. Every turn implicitly opens with a `system/init` frame (as the real CLI's turns do)
 and ends without a `result` unless the script holds a `Result` step.
 
-This module is imported by the fake CLI at startup, so it uses only the standard library, and
-its classes are `frozen_value`s (dataclasses in all but their start-up cost, see `values.py`).
+This module is imported by the fake CLI at startup, so it uses only the standard library.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TypeAlias
-
-from adapter.scripted_claude.values import frozen_value
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -59,7 +57,7 @@ DEFAULT_MODEL = "claude-sonnet-4-5"
 SYNTHETIC_MODEL = "<synthetic>"
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Text:
     """An assistant frame with one text block from the real model (`model=None`: the session's
     model, "claude-sonnet-4-5" unless `set_model` changed it)."""
@@ -76,7 +74,7 @@ class Text:
     repeat: int = 1
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Reply:
     """Like `Text`, but the text echoes the turn's prompt: "Scripted reply to: <prompt>".
 
@@ -86,7 +84,7 @@ class Reply:
     model: str | None = None
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Thinking:
     """An assistant frame with one thinking block."""
 
@@ -95,7 +93,7 @@ class Thinking:
     pace: float = 0.0
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolUse:
     """An assistant `tool_use` block, then the CLI's `user` frame with its `tool_result`.
 
@@ -114,7 +112,7 @@ class ToolUse:
     parent: str | None = None
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResult:
     """The `tool_result` of the earlier call `id` (see `ToolUse` with `result=None`)."""
 
@@ -123,7 +121,7 @@ class ToolResult:
     is_error: bool = False
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BrokenStream:
     """A model message whose stream breaks off after `deltas` text deltas of `text`: no
     `message_stop`, no finished message (the request failed mid-stream). Only meaningful with
@@ -133,7 +131,7 @@ class BrokenStream:
     deltas: int
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Permission:
     """A tool that needs permission: `tool_use`, the `can_use_tool` round trip, the tool result
     (or the denial), then a text saying "<tool> was allowed." or "<tool> was denied: <why>".
@@ -149,7 +147,7 @@ class Permission:
     suggestions: tuple[Mapping[str, object], ...] = ()
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NoResponse:
     """The `no_response` member of an `api_retry` frame: the request got no HTTP answer."""
 
@@ -157,7 +155,7 @@ class NoResponse:
     retry_wait_ms: int
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ApiRetry:
     """`system/api_retry`: the CLI is about to retry a failed API request."""
 
@@ -169,7 +167,7 @@ class ApiRetry:
     no_response: NoResponse | None = None
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RateLimitEvent:
     """`rate_limit_event`, built from the `anthropic-ratelimit-unified-*` headers."""
 
@@ -178,7 +176,7 @@ class RateLimitEvent:
     resets_in_seconds: int = 3600
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AssistantError:
     """The synthetic assistant message the CLI writes for a failed API call.
 
@@ -190,14 +188,14 @@ class AssistantError:
     api_error_status: int | None = None
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Synthetic:
     """A `<synthetic>` assistant message without an `error` field (login or limit notices)."""
 
     text: str
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Refusal:
     """An assistant message whose `stop_reason` is "refusal", with `stop_details`.
 
@@ -209,7 +207,7 @@ class Refusal:
     model: str | None = None
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRefusalFallback:
     """`system/model_refusal_fallback`: the model refused and the CLI retried on another."""
 
@@ -222,14 +220,14 @@ class ModelRefusalFallback:
     scope: str = "session"
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WorkerShuttingDown:
     """`system/worker_shutting_down`."""
 
     reason: str = "host_exit"
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Result:
     """The turn's `result` frame.
 
@@ -247,56 +245,56 @@ class Result:
     stop_reason: str | None = "end_turn"
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Sleep:
     """Pause the turn; an interrupt still ends it at once."""
 
     seconds: float
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Hang:
     """Wait until the turn is interrupted or stdin reaches EOF."""
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class IgnoreSigterm:
     """From now on SIGTERM is ignored (only SIGKILL stops the process)."""
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Garbage:
     """Write `line` to stdout verbatim (it should not be valid JSON)."""
 
     line: str
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Stderr:
     """Write a diagnostic line to stderr, as the real CLI does before it dies."""
 
     line: str
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Exit:
     """Flush and exit the process with `code`, whatever is still queued."""
 
     code: int
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KillSelf:
     """Flush, then SIGKILL the process: a crash that leaves no exit path."""
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CloseStdout:
     """Close stdout but keep running; later frames are dropped. Pair it with `Sleep` + `Exit`
     for a process that lingers after its output is gone."""
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RawFrame:
     """Write `frame` to stdout as one JSON line, verbatim: no session id, no uuid, no checks.
 
@@ -307,7 +305,7 @@ class RawFrame:
     frame: Mapping[str, object]
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DieAtPrompt:
     """The process dies the moment the turn's prompt arrives, before the turn writes any frame
     (no `session_state_changed`, no `system/init`). `code` None: SIGKILL; else exit with it.
@@ -351,7 +349,7 @@ TurnScript: TypeAlias = tuple[Step, ...]
 SUCCESS_TURN: TurnScript = (Reply(), Result())
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Scenario:
     """A named session script.
 

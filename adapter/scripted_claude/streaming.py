@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from adapter.scripted_claude.frames import Frame, message_id, new_uuid
-from adapter.scripted_claude.values import frozen_value
 from adapter.scripted_claude.wire import Inbox
 
 __all__ = [
@@ -129,7 +129,7 @@ def content_events(
         yield from block_events(index, block, count)
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Streamer:
     """Writes one turn's stream events; `inbox` tells it of an interrupt (and paces it)."""
 

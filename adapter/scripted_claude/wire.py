@@ -15,10 +15,10 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from adapter.scripted_claude.frames import Frame
-from adapter.scripted_claude.values import frozen_value
 
 __all__ = ["FrameWriter", "Inbox", "UserTurn"]
 
@@ -58,7 +58,7 @@ class FrameWriter:
                 os.close(self._fd)
 
 
-@frozen_value
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserTurn:
     """One `user` line from the SDK."""
 
