@@ -145,12 +145,28 @@ class TranscriptEntry(NamedTuple):
 _NON_MESSAGE = TranscriptEntry(kind=EntryKind.NON_MESSAGE, uuid=None, top_level=False)
 
 
-def _blocks(content: object) -> tuple[Any, ...]:
+def _read_content(content: object) -> tuple[tuple[Any, ...], list[str], bool]:
+    """A message's blocks (the objects among them), the texts of its text blocks, and whether
+    one block is other than a tool result: one pass, as this runs once per line."""
     if isinstance(content, str):
-        return ({"type": "text", "text": content},)
-    if isinstance(content, list):
-        return tuple([block for block in content if isinstance(block, dict)])
-    raise PeerViolation("message content is neither text nor a list of blocks")
+        return ({"type": "text", "text": content},), [content], True
+    if not isinstance(content, list):
+        raise PeerViolation("message content is neither text nor a list of blocks")
+    blocks: list[Any] = []
+    texts: list[str] = []
+    other = False
+    for block in content:
+        if isinstance(block, dict):
+            blocks.append(block)
+            kind = block.get("type")
+            if kind == "text":
+                other = True
+                text = block.get("text")
+                if isinstance(text, str):
+                    texts.append(text)
+            elif kind != "tool_result":
+                other = True
+    return tuple(blocks), texts, other
 
 
 def parse_entry(entry: object) -> TranscriptEntry:
@@ -170,14 +186,9 @@ def parse_entry(entry: object) -> TranscriptEntry:
     if not isinstance(message, dict):
         raise PeerViolation("a transcript message has no message object")
     uuid = entry.get("uuid")
-    blocks = _blocks(message.get("content"))
-    texts = [t for b in blocks if b.get("type") == "text" and isinstance(t := b.get("text"), str)]
+    blocks, texts, other = _read_content(message.get("content"))
     if kind == "user":
-        is_prompt = (
-            not entry.get("isMeta")
-            and not entry.get("isCompactSummary")
-            and any(b.get("type") != "tool_result" for b in blocks)
-        )
+        is_prompt = other and not entry.get("isMeta") and not entry.get("isCompactSummary")
         entry_kind, model = (EntryKind.PROMPT if is_prompt else EntryKind.USER_OTHER), None
     else:
         entry_kind, model = EntryKind.ASSISTANT, message.get("model")
