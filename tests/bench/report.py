@@ -312,11 +312,12 @@ def _replay_section(results: Results) -> tuple[list[str], list[Target]]:
     lines.append("")
     if parts:
         lines += [
-            "Parts of ours, timed in this process: `pure` is both passes of `fsm.replay` "
-            "(json.loads + parse_entry + ActiveScan/ReplayPlanner) with no update built or "
-            "sent; `fake resume scan` is the scripted Claude reading the transcript on "
-            "`--resume` (inside both agents' load time, since both start Claude before they "
-            "answer).",
+            "Parts of ours, timed in this process: `pure, both passes` is the pure part as "
+            "the replay used to run it, kept as a yardstick (two passes of `fsm.replay`: "
+            "json.loads + parse_entry + ActiveScan/ReplayPlanner, no update built or sent; the "
+            "replay now reads the file once, after a look at its tail); `fake resume scan` is "
+            "the scripted Claude reading the transcript on `--resume` (inside both agents' "
+            "load time, since both start Claude before they answer).",
             "",
             "`single-pass floor` is a yardstick, not ours (`replay.replay_floor`): one pass, "
             "updates as plain dicts serialized once, written to a pipe in 64 KiB batches.",
