@@ -32,10 +32,11 @@ def run(*argv: str | Path) -> None:
 def _environment() -> dict[str, str]:
     # The suite starts a few thousand Python processes (workers, demos, adapters, the scripted
     # Claude): with PYTHONDONTWRITEBYTECODE each would compile the project (and pytest rewrite
-    # every test module) again. Bytecode goes to one cache inside .venv, never the source tree.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.setdefault("PYTHONPYCACHEPREFIX", str(VENV / "pycache"))
-    return env
+    # every test module) again. Bytecode goes where Python keeps it by default (`__pycache__`,
+    # ignored by git), beside what pip compiled at install: a cache prefix would make every
+    # process of a fresh run compile acp, pydantic and the SDK again until one had written them
+    # there (about a minute more on a fresh clone).
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def ensure_environment() -> None:
