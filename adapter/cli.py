@@ -34,6 +34,8 @@ from adapter.logs import LOG_FILE_ENV, configure_logging
 if TYPE_CHECKING:
     from acp.interfaces import Agent
 
+    from adapter.agent import ClaudeAcpAgent
+    from adapter.settings import RuntimeSettings
     from adapter.trace import WireTrace
     from adapter.wire_guard import GuardedTransport
 
@@ -94,38 +96,13 @@ async def _serve(
     import anyio
 
     from adapter.agent import ClaudeAcpAgent
-    from adapter.settings import (
-        MAX_LINE_BYTES,
-        MAX_MESSAGE_BYTES,
-        RuntimeSettings,
-        env_bytes,
-        private_values,
-    )
-    from adapter.stdio import open_stdio
-    from adapter.trace import traced
-    from adapter.wire_guard import GuardedTransport
 
-    settings = RuntimeSettings(
-        executable=executable,
-        env=env,
-        stall_seconds=_stall_seconds(),
-        max_message_bytes=env_bytes("CLAUDE_ACP_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
-        private=private_values(os.environ),
-    )
+    settings = _settings(executable, env)
     caught: list[int] = []
     async with anyio.create_task_group() as tg:
         agent = ClaudeAcpAgent(task_group=tg, settings=settings)
         try:
-            reader, writer, _ = await open_stdio()
-            if trace is not None:
-                reader, writer = traced(reader, writer, trace)
-            transport = GuardedTransport(
-                reader,
-                writer,
-                limit=env_bytes("CLAUDE_ACP_MAX_LINE_BYTES", MAX_LINE_BYTES),
-                on_eof=agent.shutdown,
-                private=settings.private,
-            )
+            transport = await _transport(agent, settings, trace)
             agent.attach_bulk_sender(transport.send_session_updates)
             _stop_on_signals(transport, caught)
             # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
@@ -138,6 +115,39 @@ async def _serve(
                 await agent.close()
             tg.cancel_scope.cancel()
     return caught[0] if caught else None
+
+
+def _settings(executable: str | None, env: dict[str, str]) -> RuntimeSettings:
+    from adapter.settings import MAX_MESSAGE_BYTES, RuntimeSettings, env_bytes, private_values
+
+    return RuntimeSettings(
+        executable=executable,
+        env=env,
+        stall_seconds=_stall_seconds(),
+        max_message_bytes=env_bytes("CLAUDE_ACP_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
+        private=private_values(os.environ),
+    )
+
+
+async def _transport(
+    agent: ClaudeAcpAgent, settings: RuntimeSettings, trace: WireTrace | None
+) -> GuardedTransport:
+    """The agent's stdin and stdout as acp's transport, behind the wire guard."""
+    from adapter.settings import MAX_LINE_BYTES, env_bytes
+    from adapter.stdio import open_stdio
+    from adapter.trace import traced
+    from adapter.wire_guard import GuardedTransport
+
+    reader, writer, _ = await open_stdio()
+    if trace is not None:
+        reader, writer = traced(reader, writer, trace)
+    return GuardedTransport(
+        reader,
+        writer,
+        limit=env_bytes("CLAUDE_ACP_MAX_LINE_BYTES", MAX_LINE_BYTES),
+        on_eof=agent.shutdown,
+        private=settings.private,
+    )
 
 
 def _stop_on_signals(transport: GuardedTransport, caught: list[int]) -> None:

@@ -225,20 +225,23 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
     if title:
         # The session's name, as a live session gets it from its first prompt.
         await session.send_raw({"sessionUpdate": "session_info_update", "title": title})
-    if view.skipped:
+    _log_skips(session.session_id, view.skipped, stats)
+    return stats
+
+
+def _log_skips(session_id: str, blocks: int, stats: ReplayStats) -> None:
+    """Once per replay: what could not be read, counted."""
+    if blocks:
         log.warning(
             "session %s: skipped %d transcript content block(s) of an unknown type or shape",
-            session.session_id,
-            view.skipped,
+            session_id,
+            blocks,
         )
     if stats.skipped:
         log.warning(
             "session %s: skipped %d unreadable transcript line(s) of %d",
-            session.session_id,
+            session_id,
             stats.skipped,
             stats.lines,
         )
-    log.debug(
-        "session %s: %d non-message transcript line(s)", session.session_id, stats.non_message
-    )
-    return stats
+    log.debug("session %s: %d non-message transcript line(s)", session_id, stats.non_message)
