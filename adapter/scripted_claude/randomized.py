@@ -22,9 +22,9 @@ import random
 from dataclasses import dataclass
 
 from adapter.scripted_claude.faults import hostile_text
+from adapter.scripted_claude.scenarios import api_failure
 from adapter.scripted_claude.steps import (
     ApiRetry,
-    AssistantError,
     CloseStdout,
     DieAtPrompt,
     Exit,
@@ -278,16 +278,7 @@ def _error_ending(rng: random.Random, *, hostile: bool) -> TurnScript:
         kind, text, status = "server_error", hostile_text(HOSTILE_HOME, key), 500
     else:
         kind, text, status = rng.choice(_API_ERRORS)
-    return (
-        AssistantError(error=kind, text=text, api_error_status=status),
-        Result(
-            is_error=True,
-            result=text,
-            api_error_status=status,
-            terminal_reason="api_error",
-            stop_reason="stop_sequence",
-        ),
-    )
+    return api_failure(kind, text, status)
 
 
 def turn_plan(seed: str, session_id: str, turn_index: int) -> TurnPlan:

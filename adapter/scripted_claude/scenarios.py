@@ -46,6 +46,7 @@ __all__ = [
     "DEFAULT_SCENARIO",
     "SCENARIOS",
     "SCENARIO_ENV",
+    "api_failure",
     "scenario_names",
 ]
 
@@ -55,7 +56,7 @@ SCENARIO_ENV = "CLAUDE_ACP_SCENARIO"
 DEFAULT_SCENARIO = "retry_then_rate_limit"
 
 
-def _api_failure(
+def api_failure(
     kind: str,
     text: str,
     status: int | None,
@@ -146,7 +147,7 @@ _ALL: tuple[Scenario, ...] = (
     _one(
         DEFAULT_SCENARIO,
         "Two 429 retries, then the CLI gives up with a rate_limit error; turn 2 succeeds.",
-        _api_failure("rate_limit", TEXTS["rate_limit"], 429, _retries(2, 429, "rate_limit")),
+        api_failure("rate_limit", TEXTS["rate_limit"], 429, _retries(2, 429, "rate_limit")),
     ),
     _one(
         "reconnect_then_transport_loss",
@@ -167,7 +168,7 @@ _ALL: tuple[Scenario, ...] = (
     _one(
         "authentication_failed",
         "401 twice, then the invalid-API-key error.",
-        _api_failure(
+        api_failure(
             "authentication_failed",
             TEXTS["authentication_failed"],
             401,
@@ -177,7 +178,7 @@ _ALL: tuple[Scenario, ...] = (
     _one(
         "oauth_org_not_allowed",
         "The organization does not allow subscription (OAuth) access.",
-        _api_failure("oauth_org_not_allowed", TEXTS["oauth_org_not_allowed"], 403),
+        api_failure("oauth_org_not_allowed", TEXTS["oauth_org_not_allowed"], 403),
     ),
     _one(
         "synthetic_login",
@@ -195,27 +196,27 @@ _ALL: tuple[Scenario, ...] = (
     _one(
         "verification_required",
         "403: the organization must verify its identity.",
-        _api_failure("verification_required", TEXTS["verification_required"], 403),
+        api_failure("verification_required", TEXTS["verification_required"], 403),
     ),
     _one(
         "cloud_credential_error",
         "Bedrock credentials could not be loaded (no HTTP request was made).",
-        _api_failure("cloud_credential_error", TEXTS["cloud_credential_error"], None),
+        api_failure("cloud_credential_error", TEXTS["cloud_credential_error"], None),
     ),
     _one(
         "billing_error",
         "400 credit balance too low (not retried).",
-        _api_failure("billing_error", TEXTS["billing_error"], 400),
+        api_failure("billing_error", TEXTS["billing_error"], 400),
     ),
     _one(
         "rate_limit",
         "429 without retries.",
-        _api_failure("rate_limit", TEXTS["rate_limit"], 429),
+        api_failure("rate_limit", TEXTS["rate_limit"], 429),
     ),
     _one(
         "max_output_tokens",
         "The answer starts, then exceeds the output token maximum.",
-        _api_failure(
+        api_failure(
             "max_output_tokens",
             TEXTS["max_output_tokens"],
             None,
@@ -225,7 +226,7 @@ _ALL: tuple[Scenario, ...] = (
     _one(
         "usage_limit",
         "A rejected rate_limit_event, then the synthetic spend-limit message.",
-        _api_failure(
+        api_failure(
             "rate_limit", TEXTS["usage_limit"], 429, before=(RateLimitEvent(status="rejected"),)
         ),
     ),
@@ -257,27 +258,27 @@ _ALL: tuple[Scenario, ...] = (
     _one(
         "invalid_request",
         "400: the prompt is too long.",
-        _api_failure("invalid_request", TEXTS["invalid_request"], 400),
+        api_failure("invalid_request", TEXTS["invalid_request"], 400),
     ),
     _one(
         "model_not_found",
         "404: the selected model does not exist.",
-        _api_failure("model_not_found", TEXTS["model_not_found"], 404),
+        api_failure("model_not_found", TEXTS["model_not_found"], 404),
     ),
     _one(
         "overloaded",
         "529 twice (retried as overloaded), then a server_error.",
-        _api_failure("server_error", TEXTS["overloaded"], 529, _retries(2, 529, "overloaded")),
+        api_failure("server_error", TEXTS["overloaded"], 529, _retries(2, 529, "overloaded")),
     ),
     _one(
         "server_error",
         "500 once, then a server_error.",
-        _api_failure("server_error", TEXTS["server_error"], 500, _retries(1, 500, "server_error")),
+        api_failure("server_error", TEXTS["server_error"], 500, _retries(1, 500, "server_error")),
     ),
     _one(
         "unknown_error",
         "An error kind the SDK has never heard of.",
-        _api_failure("quantum_flux", TEXTS["unknown_error"], None),
+        api_failure("quantum_flux", TEXTS["unknown_error"], None),
     ),
     _one(
         "worker_shutdown",
