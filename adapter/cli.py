@@ -69,18 +69,6 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def _stall_seconds() -> float:
-    raw = os.environ.get("CLAUDE_ACP_STALL_SECONDS", "120")
-    try:
-        value = float(raw)
-    except ValueError:
-        value = 0.0
-    if not value > 0 or value != value or value == float("inf"):
-        logging.getLogger(__name__).warning("ignoring CLAUDE_ACP_STALL_SECONDS=%r", raw)
-        return 120.0
-    return value
-
-
 async def _serve(
     executable: str | None, env: dict[str, str], trace: WireTrace | None
 ) -> int | None:
@@ -96,8 +84,9 @@ async def _serve(
     import anyio
 
     from adapter.agent import ClaudeAcpAgent
+    from adapter.settings import from_environment
 
-    settings = _settings(executable, env)
+    settings = from_environment(executable, env)
     caught: list[int] = []
     async with anyio.create_task_group() as tg:
         agent = ClaudeAcpAgent(task_group=tg, settings=settings)
@@ -115,18 +104,6 @@ async def _serve(
                 await agent.close()
             tg.cancel_scope.cancel()
     return caught[0] if caught else None
-
-
-def _settings(executable: str | None, env: dict[str, str]) -> RuntimeSettings:
-    from adapter.settings import MAX_MESSAGE_BYTES, RuntimeSettings, env_bytes, private_values
-
-    return RuntimeSettings(
-        executable=executable,
-        env=env,
-        stall_seconds=_stall_seconds(),
-        max_message_bytes=env_bytes("CLAUDE_ACP_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
-        private=private_values(os.environ),
-    )
 
 
 async def _transport(

@@ -17,6 +17,7 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "RuntimeSettings",
     "env_bytes",
+    "from_environment",
     "private_values",
 ]
 
@@ -42,6 +43,30 @@ class RuntimeSettings:
     max_message_bytes: int = MAX_MESSAGE_BYTES
     # Values no text sent to a client may contain (see `private_values`).
     private: tuple[str, ...] = ()
+
+
+def from_environment(executable: str | None, env: dict[str, str]) -> RuntimeSettings:
+    """The settings this process serves with: Claude's executable and extra environment, and
+    what the adapter's own environment variables say (bad values warned about and ignored)."""
+    return RuntimeSettings(
+        executable=executable,
+        env=env,
+        stall_seconds=_stall_seconds(),
+        max_message_bytes=env_bytes("CLAUDE_ACP_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
+        private=private_values(os.environ),
+    )
+
+
+def _stall_seconds() -> float:
+    raw = os.environ.get("CLAUDE_ACP_STALL_SECONDS", "120")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value != value or value == float("inf"):
+        logging.getLogger(__name__).warning("ignoring CLAUDE_ACP_STALL_SECONDS=%r", raw)
+        return 120.0
+    return value
 
 
 def private_values(environ: Mapping[str, str]) -> tuple[str, ...]:
