@@ -2,6 +2,6 @@
 
 import sys
 
-from adapter.cli import main
+from adapter.app.cli import main
 
 sys.exit(main())

@@ -20,7 +20,8 @@ imports were most of the time from spawn to the first `session/new` answer (issu
   module, which a stand-in replaces until a bridge is built.
 
 Both must run before the first `import acp` / `import claude_agent_sdk` of the process, which is
-why they live here and not in `adapter/compat.py` (which imports the SDK). `tests/test_compat.py`
+why they live here and not in `adapter/claude/sdk_compat.py` (which imports the SDK).
+`tests/shell/test_compat.py`
 pins both, and the end-to-end tests run every adapter subprocess through them.
 """
 

@@ -1,10 +1,10 @@
 """The core's one touchpoint with `transitions` internals, kept here so an upgrade breaks one
-place (pinned by `tests/test_compat.py`).
+place (pinned by `tests/shell/test_compat.py`).
 
 transitions 0.9.3 logs a WARNING for every name `model_override=True` declines to bind
 (`is_<state>`, `may_<trigger>`, the trigger methods): nine log records per incident attached,
-most of an incident's creation time (see `tests/bench_fsm.py`), and noise in any shell that shows
-warnings. `QuietMachine` declines the same names silently by overriding the private
+most of an incident's creation time (see `tests/bench/fsm_core.py`), and noise in any shell that
+shows warnings. `QuietMachine` declines the same names silently by overriding the private
 `Machine._checked_assignment`.
 """
 

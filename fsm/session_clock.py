@@ -11,7 +11,7 @@ events (`PromptSent.now`, `OutputReceived.now`, `CancelRequested.now`, `Deadline
 
 from __future__ import annotations
 
-from fsm.turn import TurnState
+from fsm.turn_states import TurnState
 
 __all__ = ["CANCEL_GRACE_SECONDS", "SessionClock"]
 

@@ -29,7 +29,6 @@ and revisions (`ledger.py`), the epoch filter, timers and runtime facts (`sessio
 
 from __future__ import annotations
 
-from enum import Enum, StrEnum
 from typing import Any
 
 from fsm.events import Event
@@ -37,31 +36,14 @@ from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire, one_row_per_trigger
 from fsm.turn_actions import TurnActions
 from fsm.turn_guards import TurnGuards
+from fsm.turn_states import LIVE_STATES, TurnOutcome, TurnState
 
 __all__ = ["LIVE_STATES", "TRANSITIONS", "TURN_MACHINE", "Turn", "TurnOutcome", "TurnState"]
-
-
-class TurnState(Enum):
-    IDLE = "idle"
-    PROMPT_SENT = "prompt-sent"
-    RUNNING = "running"
-    RETRYING = "retrying"
-    FAILING = "failing"
-    CANCELLING = "cancelling"
-    BROKEN = "broken"
-
-
-class TurnOutcome(StrEnum):
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-    REFUSED = "refused"
 
 
 _S = TurnState
 IDLE, SENT, RUNNING, RETRYING = _S.IDLE, _S.PROMPT_SENT, _S.RUNNING, _S.RETRYING
 FAILING, CANCELLING, BROKEN = _S.FAILING, _S.CANCELLING, _S.BROKEN
-LIVE_STATES = frozenset({SENT, RUNNING, RETRYING, FAILING, CANCELLING})
 _WORKING = (SENT, RUNNING, RETRYING)  # live, no failure seen, no cancel asked
 
 

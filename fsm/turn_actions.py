@@ -10,7 +10,7 @@ transition.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fsm import classify
 from fsm.effects import (
@@ -42,10 +42,8 @@ from fsm.turn_failures import (
     TURN_NO_RESULT_TITLE,
     TurnFailures,
 )
+from fsm.turn_states import TurnOutcome
 from fsm.vocabulary import FailureKind, Severity
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "AUTH_REQUIRED_CODE",
@@ -197,8 +195,6 @@ class TurnActions(TurnFailures):
             self.effects.append(SendAgentText(text=explanation))
 
     def _settled(self, outcome: str, effect: Effect) -> None:
-        from fsm.turn import TurnOutcome
-
         self.outcome = TurnOutcome(outcome)
         self.grace_armed = False
         self.ledger.close_turn()

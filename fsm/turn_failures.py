@@ -9,7 +9,7 @@ become the title goes out as agent text first (row 24).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fsm import classify
 from fsm.effects import (
@@ -29,10 +29,8 @@ from fsm.events import (
 )
 from fsm.ledger import Hints, Ledger
 from fsm.records import redact
+from fsm.turn_states import TurnOutcome
 from fsm.vocabulary import FailureKind, Severity, policy_for
-
-if TYPE_CHECKING:
-    from fsm.turn import TurnOutcome
 
 __all__ = [
     "AUTH_REQUIRED_CODE",

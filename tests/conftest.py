@@ -3,7 +3,7 @@ pytest's own temporary tree (which pytest prunes), never in the system's `/tmp`.
 
 A process killed by a test (SIGKILL leaves a `tempfile.TemporaryDirectory` behind) used to leave
 `claude-acp-*` folders in the system temp directory; children inherit `TMPDIR` from here, and
-`tests.harness.spawn_adapter` passes it explicitly to the adapters it spawns.
+`tests.support.harness.spawn_adapter` passes it explicitly to the adapters it spawns.
 
 Under `pytest -n N` (what `tests/run.py` runs), the tests of a module that share an expensive
 module-scoped fixture (a demo run of every scenario, an adapter on the real CLI) run on one
@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -29,12 +30,14 @@ import pytest_asyncio
 from tests.real_claude.banner import pytest_terminal_summary
 
 if TYPE_CHECKING:
-    from tests.harness import AdapterPool
+    from tests.support.harness import AdapterPool
 
 __all__ = [
     "adapters",
     "contained_temp_dir",
+    "is_end_to_end",
     "pytest_collection_modifyitems",
+    "pytest_itemcollected",
     "pytest_terminal_summary",
     "pytest_xdist_make_scheduler",
 ]
@@ -43,16 +46,16 @@ __all__ = [
 # handed to workers before everything else. Order only; a module missing here just runs later.
 LONGEST_FIRST = (
     "test_demo.py",
-    "test_fault_run.py",
+    "test_randomized_faults.py",
     "test_memory.py",
     "real_claude",
-    "test_fsm_stateful.py",
+    "test_stateful.py",
     "test_fuzz.py",
-    "test_adapter_protocol.py",
-    "test_adapter_faults.py",
-    "test_adapter_session.py",
-    "test_adapter_failures.py",
-    "test_adapter_agent_error.py",
+    "test_protocol.py",
+    "test_claude_faults.py",
+    "test_everyday_session.py",
+    "test_failure_matrix.py",
+    "test_agent_error.py",
     "test_conformance.py",
 )
 
@@ -68,20 +71,20 @@ def _rank(item: pytest.Item) -> int:
 # (xdist's own `loadgroup` cannot do this under pytest 9: it renames items through an attribute
 # pytest no longer reads.) A module missing here still passes, its fixture just built more often.
 SHARED_FIXTURE_MODULES = (
-    "tests/test_demo.py",
-    "tests/test_conformance.py",
+    "tests/e2e/test_demo.py",
+    "tests/e2e/test_conformance.py",
     "tests/real_claude/",
-    # The `adapters` fixture (tests/harness.py `AdapterPool`):
-    "tests/test_adapter_agent_error.py",
-    "tests/test_adapter_contract_core.py",
-    "tests/test_adapter_failures.py",
-    "tests/test_adapter_faults.py",
-    "tests/test_adapter_load.py",
-    "tests/test_adapter_pool.py",
-    "tests/test_adapter_protocol.py",
-    "tests/test_adapter_session.py",
-    "tests/test_adapter_turn.py",
-    "tests/test_concurrency.py",
+    # The `adapters` fixture (tests/support/harness.py `AdapterPool`):
+    "tests/e2e/test_agent_error.py",
+    "tests/e2e/test_contract_fixes.py",
+    "tests/e2e/test_failure_matrix.py",
+    "tests/e2e/test_claude_faults.py",
+    "tests/e2e/test_load.py",
+    "tests/e2e/test_adapter_pool.py",
+    "tests/e2e/test_protocol.py",
+    "tests/e2e/test_everyday_session.py",
+    "tests/e2e/test_turn.py",
+    "tests/e2e/test_concurrency.py",
 )
 
 
@@ -99,6 +102,22 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     config.option.loadscopereorder = False  # keep the longest-first order
     return SharedFixtureScheduling(config, log)
+
+
+# The tiers by folder: whatever lives here runs real subprocesses and is marked `e2e` by its path
+# (`pytest -m "not e2e"` runs the core and the in-process shell alone); nothing else may be.
+E2E_FOLDERS = ("e2e", "real_claude")
+TESTS = Path(__file__).resolve().parent
+
+
+def is_end_to_end(path: Path) -> bool:
+    relative = path.resolve().relative_to(TESTS)
+    return relative.parts[0] in E2E_FOLDERS
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if is_end_to_end(item.path):
+        item.add_marker(pytest.mark.e2e)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -120,11 +139,11 @@ def contained_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def adapters(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[AdapterPool]:
-    """A module's shared adapters (tests/harness.py `AdapterPool`). Its tests run on the module's
-    event loop (`@pytest.mark.asyncio(loop_scope="module")`), and the module belongs in
+    """A module's shared adapters (tests/support/harness.py `AdapterPool`). Its tests run on the
+    module's event loop (`@pytest.mark.asyncio(loop_scope="module")`), and the module belongs in
     `SHARED_FIXTURE_MODULES`."""
     # Imported here: xdist's controller loads this file too, and the harness imports `acp`.
-    from tests.harness import AdapterPool
+    from tests.support.harness import AdapterPool
 
     async with AdapterPool(tmp_path_factory.mktemp("shared-adapters")) as pool:
         yield pool

@@ -38,7 +38,7 @@ that holds no frame at all (nothing to judge is not a pass).
 `--json` prints a machine-readable report instead of the text one.
 
 Modules: `log` reads logs; `frames` holds single-frame facts; `client_view` is the client-side
-rules (`ClientTranscript`, also used by tests/harness.py); `rules` names the rules;
+rules (`ClientTranscript`, also used by tests/support/harness.py); `rules` names the rules;
 `record_rules`, `answer_rules`, `turn_rules` and `checks` apply them; `report` the output.
 """
 

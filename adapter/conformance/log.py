@@ -3,7 +3,7 @@
 Theory of operation: every line becomes either a `LogFrame` (a direction and a parsed JSON-RPC
 frame) or a `LogProblem` (why the line could not be read), both carrying the 1-based line
 number, which is the frame number every report uses. Directions are normalized to the client's
-point of view, the one the rest of the package (and `tests/harness.py`) uses: "outgoing" is
+point of view, the one the rest of the package (and `tests/support/harness.py`) uses: "outgoing" is
 client to agent, "incoming" agent to client. Relative spellings ("send", "->", ...) describe
 the recorder's point of view, so `agent_side=True` flips them; absolute spellings
 ("client_to_agent", "a2c", ...) never flip. A bad line never stops the reading: the checker

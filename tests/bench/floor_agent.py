@@ -12,7 +12,7 @@ ours (one Claude process started per session, our own work) is on top of it.
 from __future__ import annotations
 
 if __name__ == "__main__":
-    # As the adapter does, before anything imports acp or the SDK (adapter/cli.py).
+    # As the adapter does, before anything imports acp or the SDK (adapter/app/cli.py).
     from adapter.lean_imports import prepare_imports
 
     prepare_imports()
@@ -35,7 +35,8 @@ from acp.schema import (
 )
 from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 
-# What a session needs from the SDK, imported at start-up as the adapter does (adapter/compat.py).
+# What a session needs from the SDK, imported at start-up as the adapter does
+# (adapter/claude/sdk_compat.py).
 SDK_CLIENT = (ClaudeAgentOptions, ClaudeSDKClient)
 
 __all__ = ["FloorAgent", "main"]

@@ -242,8 +242,9 @@ def make_transcripts(root: Path, sizes: list[int]) -> tuple[Path, Path, list[Tra
 
 
 class _CountingSession:
-    """What `adapter.history.replay_transcript` uses of a session, without a client: every
-    update is serialized as the connection would send it (one JSON-RPC line) and counted."""
+    """What `adapter.session.load_replay.replay_transcript` uses of a session, without a
+    client: every update is serialized as the connection would send it (one JSON-RPC line) and
+    counted."""
 
     def __init__(self, session_id: str, cwd: str) -> None:
         from types import SimpleNamespace
@@ -257,7 +258,7 @@ class _CountingSession:
         self.bytes = 0
 
     async def send_raw(self, update: dict[str, Any]) -> bool:
-        from adapter.json_codec import encode_frame  # what the stdout guard writes with
+        from adapter.wire.json_codec import encode_frame  # what the stdout guard writes with
 
         params = {"sessionId": self.session_id, "update": update}
         line = encode_frame({"jsonrpc": "2.0", "method": "session/update", "params": params})
@@ -275,12 +276,12 @@ class _CountingSession:
 
 
 def replay_inprocess(path: Path, session_id: str, cwd: Path) -> tuple[float, float, int]:
-    """(wall s, CPU s, updates) of `adapter.history.replay_transcript` over `path` in this
-    process: reading, planning, building every update and serializing it as its JSON-RPC
+    """(wall s, CPU s, updates) of `adapter.session.load_replay.replay_transcript` over `path`
+    in this process: reading, planning, building every update and serializing it as its JSON-RPC
     line, with no pipe, client or session core (those are in the end-to-end figure)."""
     import asyncio
 
-    from adapter.history import replay_transcript
+    from adapter.session.load_replay import replay_transcript
 
     session = _CountingSession(session_id, str(cwd))
     cpu, started = time.process_time(), time.perf_counter()
@@ -293,15 +294,15 @@ def replay_pure(path: Path, session_id: str) -> float:
     look for the active usage limit, then one pass (bytes lines, `decode_line`, parse_entry,
     ReplayPlanner), with no update built or sent. `measure_parts`' `pure_s` is the old two
     passes with json.loads, kept as the yardstick the report describes."""
-    from adapter.history import ReplayStats, _entries, _entries_newest_first
+    from adapter.claude.transcripts import ReplayStats, entries, entries_newest_first
     from fsm.replay import active_from_newest
 
     started = time.perf_counter()
     planner = ReplayPlanner(
         session_id=session_id,
         capable=True,
-        active_uuid=active_from_newest(_entries_newest_first(path)),
+        active_uuid=active_from_newest(entries_newest_first(path)),
     )
-    for entry, _ in _entries(path, ReplayStats()):
+    for entry, _ in entries(path, ReplayStats()):
         planner.plan(entry)
     return time.perf_counter() - started

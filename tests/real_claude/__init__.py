@@ -14,7 +14,7 @@ How:
 - `support.py`: the CLI's environment (the double as `ANTHROPIC_BASE_URL`, a dummy key, fresh
   `HOME` and `CLAUDE_CONFIG_DIR`, `CLAUDE_CODE_MAX_RETRIES=2`, non-essential traffic, telemetry,
   updates and error reports off, the tripwire as `HTTP(S)_PROXY`), the adapter spawned by
-  `tests/harness.py` without `CLAUDE_CODE_EXECUTABLE` (so the SDK runs its bundled CLI), and
+  `tests/support/harness.py` without `CLAUDE_CODE_EXECUTABLE` (so the SDK runs its bundled CLI), and
   readers for one turn's frames.
 - `conftest.py`: one double and one adapter per module and client mode (capable: opted into
   sessionFailure; legacy), and the refusal to pass silently: where the SDK has no bundled CLI

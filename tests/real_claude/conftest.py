@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from tests.harness import Adapter
 from tests.real_claude.api_double import MessagesApiDouble
 from tests.real_claude.support import MISSING_REASON, real_adapter
+from tests.support.harness import Adapter
 
 HERE = Path(__file__).resolve().parent
 

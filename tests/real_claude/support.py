@@ -18,10 +18,10 @@ import acp
 import claude_agent_sdk
 from acp.schema import PromptResponse
 
-from adapter.stream_assembly import BROKEN_MARK
-from tests.harness import TIMEOUT, Adapter, record_in, spawn_adapter
+from adapter.view.stream_assembly import BROKEN_MARK
 from tests.real_claude.api_double import MessagesApiDouble
 from tests.real_claude.banner import MARK
+from tests.support.harness import TIMEOUT, Adapter, record_in, spawn_adapter
 
 __all__ = [
     "API_KEY",

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tests.harness import Adapter
 from tests.real_claude.api_double import Answer, MessagesApiDouble, Stall
 from tests.real_claude.support import (
     prompt_uuids,
@@ -28,6 +27,7 @@ from tests.real_claude.support import (
     session_frames,
     wait_until,
 )
+from tests.support.harness import Adapter
 
 pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 

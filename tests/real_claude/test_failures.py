@@ -26,7 +26,6 @@ from typing import Any
 import acp
 import pytest
 
-from tests.harness import Adapter
 from tests.real_claude.api_double import (
     Answer,
     ApiError,
@@ -49,6 +48,7 @@ from tests.real_claude.support import (
     run_turn,
     transcript_entries,
 )
+from tests.support.harness import Adapter
 
 pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 

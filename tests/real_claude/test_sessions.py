@@ -1,6 +1,7 @@
 """Reopening a session with the real Claude Code CLI: where Claude Code records the permission
 mode and the model in its transcript (a prompt entry's `permissionMode`, an answer's
-`message.model`, the shape `adapter/transcript_tail.py` reads and the scripted Claude copies),
+`message.model`, the shape `adapter/claude/transcript_tail.py` reads and the scripted Claude
+copies),
 and that a fresh adapter resuming the session shows them and runs the next turn on that model.
 """
 
@@ -12,9 +13,9 @@ from pathlib import Path
 import pytest
 from acp.schema import PromptResponse
 
-from tests.harness import TIMEOUT
 from tests.real_claude.api_double import Answer, MessagesApiDouble
 from tests.real_claude.support import real_adapter, transcript_entries
+from tests.support.harness import TIMEOUT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 

@@ -15,9 +15,9 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from tests.harness import Adapter
 from tests.real_claude.api_double import MessagesApiDouble, subscription_limit
 from tests.real_claude.support import load, prompt_uuids, real_adapter, run_turn
+from tests.support.harness import Adapter
 
 pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 

@@ -1,0 +1,333 @@
+"""The ACP agent: requests in, sessions out. Thin on purpose; decisions live in `fsm/`.
+
+`claude_agent_sdk` (and so `adapter.session.shell`) is imported on the first `session/new`, not at
+start-up: `initialize` has to answer fast and needs none of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    ClientCapabilities,
+    CloseSessionResponse,
+    ForkSessionResponse,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionForkCapabilities,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+)
+from anyio.abc import TaskGroup
+
+from adapter.agent import mcp_servers, opening
+from adapter.claude import login, session_store
+from adapter.claude.prompt_content import PROMPT_CAPABILITIES
+from adapter.controls.commands import rewrite_prompt
+from adapter.wire.acp_compat import wrap_request_handler
+from adapter.wire.client_link import BulkSender, ClientLink, Connection
+from fsm.negotiation import Dialects, advertisement, negotiate
+
+if TYPE_CHECKING:
+    from adapter.agent.opening import Opening
+    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.runtime_settings import RuntimeSettings
+    from adapter.session.shell import Session
+
+__all__ = ["AUTH_METHOD_ID", "ClaudeAcpAgent"]
+
+log = logging.getLogger(__name__)
+
+AUTH_METHOD_ID = login.AUTH_METHOD_ID
+# At exit, how long Claude gets to stop after SIGTERM before it is killed.
+STOP_GRACE_SECONDS = 2.0
+
+
+def _version() -> str:
+    try:
+        return version("claude-acp")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0"
+
+
+class ClaudeAcpAgent:
+    def __init__(self, *, task_group: TaskGroup, settings: RuntimeSettings) -> None:
+        self._tg = task_group
+        self._settings = settings
+        self._link = ClientLink()
+        self._dialects = Dialects()
+        self._terminal_output = False
+        self._sessions: dict[str, Session] = {}
+        self._closed: set[str] = set()
+        # One load or resume of a session id at a time: two at once would each start a Claude
+        # process, and one of them would be left running untracked.
+        self._opening: dict[str, anyio.Lock] = {}
+
+    def attach_bulk_sender(self, sender: BulkSender) -> None:
+        """Where several updates go out in one write (the transport's), for a replay's bulk."""
+        self._link.attach_bulk(sender)
+
+    def on_connect(self, conn: Connection) -> None:
+        self._link.attach(conn)
+        # The schema drops MCP server entries it cannot read; check them before it does.
+        wrap_request_handler(conn, mcp_servers.guard)
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        meta = client_capabilities.field_meta if client_capabilities is not None else None
+        self._dialects = negotiate(meta)
+        # Zed's terminal extension: Bash output as terminal `_meta` (adapter.view.tool_results).
+        self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
+        log.info("initialize: %s", self._dialects)
+        # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
+        # a full collection no longer scans it. One would otherwise land in the first session's
+        # imports, which make many objects: ~25 ms of CPU before its answer, measured.
+        gc.freeze()
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PROMPT_CAPABILITIES,
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    fork=SessionForkCapabilities(),
+                    close=SessionCloseCapabilities(),
+                ),
+            ),
+            auth_methods=login.auth_methods(client_capabilities),
+            agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),
+            field_meta=advertisement(),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
+        if method_id not in login.METHOD_IDS:
+            raise RequestError.invalid_params({"methodId": "unknown authentication method"})
+        # Sign-in happens outside the adapter; the next prompt of every session starts a
+        # fresh Claude process so that it reads the new credentials.
+        for session in self._sessions.values():
+            await session.restart_on_next_prompt()
+        return AuthenticateResponse()
+
+    def _new(self, start: Opening, runtime: ClaudeRuntime, answer: type[Any]) -> Session:
+        """The session `runtime` (spawned for it) is to serve. The first time, importing
+        `adapter.session.shell` and building the `answer` model take a while: Claude's own start-up
+        runs meanwhile."""
+        try:
+            from adapter.session.shell import Session
+
+            opening.build_wire_models(answer)
+            return Session(
+                session_id=start.session_id,
+                cwd=start.cwd,
+                dialects=self._dialects,
+                terminal_output=self._terminal_output,
+                link=self._link,
+                settings=self._settings,
+                task_group=self._tg,
+                resume=start.resume,
+                controls=opening.controls_for(start, self._link),
+            )
+        except BaseException:
+            self._tg.start_soon(runtime.close)  # nobody else would stop the process
+            raise
+
+    async def _open(self, start: Opening, answer: type[Any]) -> dict[str, Any]:
+        """Spawn the session's Claude, build the session (and the `answer` model) while it
+        starts up, finish starting it and register it; the setup response's pickers."""
+        from adapter.claude.process import RuntimeStartError
+
+        runtime = await opening.spawn(start, self._settings, self._tg)
+        session = self._new(start, runtime, answer)
+        try:
+            await session.start(runtime)
+        except RuntimeStartError as exc:
+            await session.close()  # its timer, and nothing else, was started
+            raise RequestError.internal_error({"reason": str(exc)}) from exc
+        self._register(session)
+        return opening.pickers(session)
+
+    def _register(self, session: Session) -> None:
+        self._sessions[session.session_id] = session
+        self._closed.discard(session.session_id)
+        session.controls.announce_later(self._tg)
+
+    def _prepare(
+        self, session_id: str, cwd: str, servers: Any, transcript: Path | None = None
+    ) -> Opening:
+        return opening.opening(
+            session_id=session_id,
+            cwd=cwd,
+            servers=servers,
+            settings=self._settings,
+            transcript=transcript,
+        )
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        opening.check_cwd(cwd)
+        session_id = str(uuid.uuid4())
+        pickers = await self._open(self._prepare(session_id, cwd, mcp_servers), NewSessionResponse)
+        session_store.remember(session_id, cwd, self._settings.env)
+        return NewSessionResponse(session_id=session_id, **pickers)
+
+    @contextlib.asynccontextmanager
+    async def _one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
+        lock = self._opening.setdefault(session_id, anyio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._opening.pop(session_id, None)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        async with self._one_at_a_time(session_id):
+            return await self._load_session(cwd, session_id, mcp_servers)
+
+    async def _load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None
+    ) -> LoadSessionResponse:
+        opening.check_cwd(cwd)
+        path = session_store.locate(session_id, cwd, self._settings.env).transcript
+        live = self._sessions.pop(session_id, None)
+        if live is not None:
+            # Reloading a live session: its prompt in flight is answered `cancelled` (the
+            # client asked for this) and its Claude process is replaced by a resumed one.
+            await live.shutdown(grace=None)
+        # Read once that Claude is gone: it may have been writing the transcript's end.
+        start = self._prepare(session_id, cwd, mcp_servers, path)
+        if path is None:
+            # Created but never prompted: nothing to replay, a fresh Claude under this id.
+            return LoadSessionResponse(**await self._open(start, LoadSessionResponse))
+        runtime = await opening.spawn(start, self._settings, self._tg)
+        session = self._new(start, runtime, LoadSessionResponse)
+        from adapter.session.load_replay import start_and_replay  # imports the SDK
+
+        await start_and_replay(session, runtime, path)
+        self._register(session)
+        return LoadSessionResponse(**opening.pickers(session))
+
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        async with self._one_at_a_time(session_id):
+            return await self._resume_session(cwd, session_id, mcp_servers)
+
+    async def _resume_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None
+    ) -> ResumeSessionResponse:
+        opening.check_cwd(cwd)
+        path = session_store.locate(session_id, cwd, self._settings.env).transcript
+        live = self._sessions.get(session_id)
+        if live is not None and live.cwd == cwd:
+            return ResumeSessionResponse(**opening.pickers(live))  # already running
+        if live is not None:
+            await self._sessions.pop(session_id).shutdown(grace=None)
+        start = self._prepare(session_id, cwd, mcp_servers, path)
+        return ResumeSessionResponse(**await self._open(start, ResumeSessionResponse))
+
+    async def fork_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> ForkSessionResponse:
+        opening.check_cwd(cwd)
+        new_id, copy = await session_store.fork(session_id, cwd, self._settings.env)
+        pickers = await self._open(
+            self._prepare(new_id, cwd, mcp_servers, copy), ForkSessionResponse
+        )
+        return ForkSessionResponse(session_id=new_id, **pickers)
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        session = self._sessions.pop(session_id, None)
+        if session is not None:
+            await session.cancel()
+            await session.close()
+            self._closed.add(session_id)
+        elif session_id not in self._closed and not session_store.known_on_disk(
+            session_id, self._settings.env
+        ):
+            raise session_store.not_found(session_id)
+        return CloseSessionResponse()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        return await session_store.list_page(cwd, cursor)
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        await self._session(session_id).controls.set_mode(mode_id)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        controls = self._session(session_id).controls
+        await controls.set_option(config_id, value)
+        return SetSessionConfigOptionResponse(config_options=controls.config.options())  # type: ignore[arg-type]
+
+    def _session(self, session_id: str) -> Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"sessionId": "no such session"})
+        return session
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        from adapter.claude.process import RuntimeStartError
+
+        session = self._session(session_id)
+        try:
+            return await session.prompt(rewrite_prompt(prompt))
+        except RuntimeStartError as exc:
+            raise RequestError.internal_error({"reason": str(exc)}) from exc
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self._sessions.get(session_id)
+        if session is None:
+            log.warning("cancel for unknown session %s", session_id)
+            return
+        await session.cancel()
+
+    async def shutdown(self) -> None:
+        """The adapter is exiting (end of input, a signal): every prompt in flight is answered
+        `cancelled` and every Claude process stopped, all sessions at once."""
+        async with anyio.create_task_group() as tg:
+            for session in list(self._sessions.values()):
+                tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)
+
+    async def close(self) -> None:
+        """End every session's Claude process (the client went away)."""
+        for session in list(self._sessions.values()):
+            await session.close()
+        self._sessions.clear()

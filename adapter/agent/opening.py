@@ -1,0 +1,157 @@
+"""The session-management requests, kept out of `agent.py` so the agent stays thin.
+
+Theory of operation: every request that opens a session (new, load, resume, fork) decides what
+its Claude starts with the same way (`opening`: the mode from the transcript or Claude Code's
+settings, the transcript's model, the client's MCP servers), spawns Claude at once and sends
+its start-up handshake (`spawn`), and only then builds the session (`controls_for`,
+`adapter.session.shell`, `build_wire_models`): importing and building those takes a while the first
+time in a process, and Claude's own start-up runs meanwhile instead of after it. Every one
+answers with the same pickers (`pickers`), then sends the command list once the response is
+out. `resume` continues a session without replaying its history; `fork` copies it under a new
+id first; `close` ends its Claude process and is idempotent. Sessions that were created but
+never prompted have no transcript yet and open as a fresh Claude process under the same id
+(`session_store`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp import RequestError
+
+from adapter.agent import mcp_servers
+from adapter.claude.settings_files import default_mode
+from adapter.claude.transcript_tail import read_tail
+from adapter.controls.pickers import SessionConfig, launch_for
+from adapter.wire.client_link import ClientLink
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
+    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.runtime_settings import RuntimeSettings
+    from adapter.controls.controls import SessionControls
+    from adapter.session.shell import Session
+
+__all__ = [
+    "Opening",
+    "build_wire_models",
+    "check_cwd",
+    "controls_for",
+    "opening",
+    "pickers",
+    "spawn",
+]
+
+log = logging.getLogger(__name__)
+
+
+def check_cwd(cwd: str) -> None:
+    """-32602 unless `cwd` is an existing absolute directory (a path too long or with a NUL
+    for the system is not one either, never an internal error)."""
+    try:
+        usable = Path(cwd).is_absolute() and Path(cwd).is_dir()
+    except (OSError, ValueError):
+        usable = False
+    if not usable:
+        raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
+
+
+def _environ(settings: RuntimeSettings) -> dict[str, str]:
+    return {**os.environ, **settings.env}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Opening:
+    """What a session's first Claude process starts with, decided before it is spawned."""
+
+    session_id: str
+    cwd: str
+    resume: bool  # whether Claude resumes the session's transcript
+    config: SessionConfig
+    mcp_servers: dict[str, Any]
+
+
+def opening(
+    *,
+    session_id: str,
+    cwd: str,
+    servers: list[Any] | None,
+    settings: RuntimeSettings,
+    transcript: Path | None = None,
+) -> Opening:
+    """The opening of a session; with a `transcript`, one that resumes it with the mode and
+    model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
+    tail = read_tail(transcript) if transcript is not None else None
+    config = SessionConfig.initial(
+        _environ(settings),
+        default_mode(cwd, settings.env),
+        resumed=tail,
+        label=f"session {session_id}",
+    )
+    return Opening(
+        session_id=session_id,
+        cwd=cwd,
+        resume=transcript is not None,
+        config=config,
+        mcp_servers=mcp_servers.for_claude(servers),
+    )
+
+
+async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup) -> ClaudeRuntime:
+    """Start the session's Claude process and its start-up handshake (in `task_group`; the
+    session awaits the end of it); -32603 when Claude cannot be started."""
+    from adapter.claude.process import ClaudeRuntime, RuntimeStartError
+
+    runtime = ClaudeRuntime(
+        settings=settings,
+        cwd=start.cwd,
+        session_id=start.session_id,
+        resume=start.resume,
+        launch=launch_for(start.config, start.mcp_servers),
+    )
+    try:
+        await runtime.spawn(task_group)
+    except BaseException as exc:
+        await runtime.close()  # shielded: nobody else would stop a process begun here
+        if isinstance(exc, RuntimeStartError):
+            raise RequestError.internal_error({"reason": str(exc)}) from exc
+        raise
+    return runtime
+
+
+def build_wire_models(response: type[Any]) -> None:
+    """Build the `acp` schema models that answer a setup request and follow it (`lean_imports`
+    builds each on first use; the notification union takes ~10 ms): meant for while Claude
+    starts, so that the answer does not wait for them after Claude's handshake."""
+    from acp import schema
+
+    for model in (
+        response,
+        schema.SessionModeState,
+        schema.SessionConfigOptionSelect,
+        schema.SessionNotification,
+        schema.AvailableCommandsUpdate,
+    ):
+        model.model_rebuild()  # nothing to do once built
+
+
+def controls_for(start: Opening, link: ClientLink) -> SessionControls:
+    from adapter.controls.controls import SessionControls
+
+    return SessionControls(
+        session_id=start.session_id,
+        link=link,
+        config=start.config,
+        mcp_servers=start.mcp_servers,
+    )
+
+
+def pickers(session: Session) -> dict[str, Any]:
+    """The `modes` and `configOptions` of a setup response."""
+    config = session.controls.config
+    return {"modes": config.mode_state(), "config_options": config.options()}

@@ -1,0 +1,1 @@
+"""The process: argv, environment, logs, signals. Imports every layer below it."""

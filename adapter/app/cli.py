@@ -1,0 +1,292 @@
+"""`claude-acp`: serve ACP on stdio, serve it with a scripted Claude, or run the demo.
+
+    claude-acp                      serve, spawning $CLAUDE_CODE_EXECUTABLE (default: bundled CLI)
+    claude-acp --simulate SCENARIO  serve, spawning the scripted Claude playing SCENARIO
+    claude-acp demo [SCENARIO]      run the adapter against a real ACP client and print the frames
+    claude-acp conformance LOG      check any agent's ACP wire log against the sessionFailure spec
+    claude-acp login [--claudeai | --console]
+                                    sign in to Claude with the Claude Code bundled in the SDK
+    claude-acp --version            print the version
+
+Stdout carries only JSON-RPC frames when serving; logs go to stderr ($CLAUDE_ACP_LOG sets the
+level, default WARNING) and, with --log-file FILE or $CLAUDE_ACP_LOG_FILE, to FILE as well.
+--trace FILE (or $CLAUDE_ACP_TRACE_FILE) writes every JSON-RPC frame of the connection to FILE,
+in the format `claude-acp conformance FILE` reads; attach it to a bug report (after reading it:
+it holds your prompts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import logging
+import os
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from adapter.app.logs import LOG_FILE_ENV, configure_logging
+
+if TYPE_CHECKING:
+    from acp.interfaces import Agent
+
+    from adapter.agent.acp_agent import ClaudeAcpAgent
+    from adapter.claude.runtime_settings import RuntimeSettings
+    from adapter.wire.guard import GuardedTransport
+    from adapter.wire.trace import WireTrace
+
+TRACE_FILE_ENV = "CLAUDE_ACP_TRACE_FILE"
+
+__all__ = ["main", "version"]
+
+log = logging.getLogger(__name__)
+
+
+@functools.cache
+def version() -> str:
+    """The installed distribution's version (from its metadata, so it cannot drift)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("claude-acp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, reading the package metadata only when asked (serving starts faster)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"claude-acp {version()}")
+        parser.exit()
+
+
+async def _serve(
+    executable: str | None, env: dict[str, str], trace: WireTrace | None
+) -> int | None:
+    """Serve until the input ends or a signal comes; returns that signal's number, if any."""
+    from adapter.lean_imports import prepare_imports
+
+    prepare_imports()  # before anything imports acp or the SDK: about half the start-up time
+    from adapter.app.child_watch import watch_children_with_pidfds
+
+    watch_children_with_pidfds(asyncio.get_running_loop())  # 3.11: no thread per Claude
+
+    import acp
+    import anyio
+
+    from adapter.agent.acp_agent import ClaudeAcpAgent
+    from adapter.claude.runtime_settings import from_environment
+
+    settings = from_environment(executable, env)
+    caught: list[int] = []
+    async with anyio.create_task_group() as tg:
+        agent = ClaudeAcpAgent(task_group=tg, settings=settings)
+        try:
+            transport = await _transport(agent, settings, trace)
+            agent.attach_bulk_sender(transport.send_session_updates)
+            _stop_on_signals(transport, caught)
+            # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
+            # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601
+            # unless this is set.
+            await acp.run_agent(cast("Agent", agent), transport, use_unstable_protocol=True)
+        finally:
+            # The client went away (stdin closed): end every Claude process, boundedly.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(10):
+                await agent.close()
+            tg.cancel_scope.cancel()
+    return caught[0] if caught else None
+
+
+async def _transport(
+    agent: ClaudeAcpAgent, settings: RuntimeSettings, trace: WireTrace | None
+) -> GuardedTransport:
+    """The agent's stdin and stdout as acp's transport, behind the wire guard."""
+    from adapter.claude.runtime_settings import MAX_LINE_BYTES, env_bytes
+    from adapter.wire.guard import GuardedTransport
+    from adapter.wire.stdio import open_stdio
+    from adapter.wire.trace import traced
+
+    reader, writer, _ = await open_stdio()
+    if trace is not None:
+        reader, writer = traced(reader, writer, trace)
+    return GuardedTransport(
+        reader,
+        writer,
+        limit=env_bytes("CLAUDE_ACP_MAX_LINE_BYTES", MAX_LINE_BYTES),
+        on_eof=agent.shutdown,
+        private=settings.private,
+    )
+
+
+def _stop_on_signals(transport: GuardedTransport, caught: list[int]) -> None:
+    """SIGTERM, SIGINT and SIGHUP end the agent like the end of its input: every prompt in
+    flight is answered `cancelled`, Claude is stopped, and `serve` exits 128 + the signal."""
+    loop = asyncio.get_running_loop()
+
+    def on_signal(signum: int) -> None:
+        logging.getLogger(__name__).warning("%s: shutting down", signal.Signals(signum).name)
+        if not caught:
+            caught.append(signum)
+            transport.stop()
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+            loop.add_signal_handler(signum, on_signal, signum)
+
+
+TERMINAL_HINT = (
+    "claude-acp {version} is waiting for an ACP client (an editor) on stdin: configure your "
+    "editor to start it (README: Using it in an editor), or try `claude-acp demo` or "
+    "`claude-acp --help`. Ctrl-C quits."
+)
+
+
+def _hint_if_terminal() -> None:
+    # An editor gives us pipes; a terminal means a person started us by hand and would
+    # otherwise stare at a silent prompt. Stdout stays the protocol's, so the hint is stderr.
+    try:
+        interactive = sys.stdin is not None and sys.stdin.isatty()
+    except ValueError:  # stdin was closed
+        interactive = False
+    if interactive:
+        print(TERMINAL_HINT.format(version=version()), file=sys.stderr, flush=True)
+
+
+def serve(simulate: str | None, trace: WireTrace | None = None) -> int:
+    """Serve ACP on stdio until the client goes away; `trace` (closed here) records the wire."""
+    try:
+        return _serve_in_scratch(simulate, trace)
+    finally:
+        if trace is not None:
+            trace.close()
+
+
+def _serve_in_scratch(simulate: str | None, trace: WireTrace | None) -> int:
+    executable = os.environ.get("CLAUDE_CODE_EXECUTABLE") or None
+    env: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="claude-acp-") as scratch:
+        if simulate is not None:
+            from adapter.scripted_claude import SCENARIO_ENV, SCENARIOS, write_launcher
+
+            if simulate not in SCENARIOS:
+                print(
+                    f"unknown scenario {simulate!r}; try: claude-acp demo --list", file=sys.stderr
+                )
+                return 2
+            executable = str(write_launcher(Path(scratch) / "bin"))
+            env[SCENARIO_ENV] = simulate
+            # The scripted Claude keeps transcripts like the real one; never in the user's own.
+            if "CLAUDE_CONFIG_DIR" not in os.environ:
+                env["CLAUDE_CONFIG_DIR"] = str(Path(scratch) / "claude-config")
+                # session/list and fork read the same folder through the SDK, in-process.
+                os.environ["CLAUDE_CONFIG_DIR"] = env["CLAUDE_CONFIG_DIR"]
+        _hint_if_terminal()
+        if log.isEnabledFor(logging.INFO):  # reading the version costs a metadata scan
+            log.info(
+                "claude-acp %s serving ACP on stdio; Claude Code: %s",
+                version(),
+                executable or "the CLI bundled with claude-agent-sdk",
+            )
+        try:
+            signum = asyncio.run(_serve(executable, env, trace))
+        except KeyboardInterrupt:
+            # A Ctrl-C before the signal handlers were installed.
+            return 128 + signal.SIGINT
+    return 0 if signum is None else 128 + signum
+
+
+# Subcommands: programs for a person, not the agent.
+TOOLS = ("demo", "conformance", "login")
+
+
+def _run_tool(name: str, argv: list[str]) -> int:
+    """One of `TOOLS`: programs for a person, whose output may go to `head`."""
+    try:
+        if name == "demo":
+            from adapter.demo.runner import main as demo_main
+
+            status: int = demo_main(argv)
+        elif name == "login":
+            from adapter.claude.login import main as login_main
+
+            status = login_main(argv)
+        else:
+            from adapter.conformance import main as conformance_main
+
+            status = conformance_main(argv)
+        return status
+    except BrokenPipeError:
+        # The reader (`| head`) stopped early: no traceback, and no flush at exit either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="claude-acp", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("-V", "--version", action=_VersionAction, help="print the version and exit")
+    parser.add_argument(
+        "--simulate", metavar="SCENARIO", help="serve with the scripted Claude playing SCENARIO"
+    )
+    parser.add_argument(
+        "--log-file",
+        type=Path,
+        metavar="FILE",
+        default=os.environ.get(LOG_FILE_ENV) or None,
+        help=f"also append log lines to FILE (default: ${LOG_FILE_ENV})",
+    )
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        default=os.environ.get(TRACE_FILE_ENV) or None,
+        help=f"write the JSON-RPC wire log to FILE (default: ${TRACE_FILE_ENV})",
+    )
+    return parser
+
+
+def _open_outputs(log_file: Path | None, trace_file: Path | None) -> WireTrace | None:
+    """Start the log file and open the trace before serving, so a bad path fails at once."""
+    configure_logging(log_file)
+    if trace_file is None:
+        return None
+    from adapter.wire.trace import WireTrace
+
+    return WireTrace(trace_file.open("w", encoding="utf-8"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    parsed: argparse.Namespace | None = None
+    if args and args[0] in TOOLS:
+        env_log = os.environ.get(LOG_FILE_ENV)
+        log_file, trace_file = (Path(env_log) if env_log else None), None
+    else:
+        parsed = _parser().parse_args(args)
+        log_file, trace_file = parsed.log_file, parsed.trace
+    try:
+        trace = _open_outputs(log_file, trace_file)
+    except OSError as exc:  # a log or trace file that cannot be opened: say which, plainly
+        print(f"claude-acp: cannot open {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    from adapter.app.log_masking import install_log_masking
+    from adapter.claude.runtime_settings import private_values
+
+    install_log_masking(private_values(os.environ))
+    if parsed is None:
+        return _run_tool(args[0], args[1:])
+    return serve(parsed.simulate, trace)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

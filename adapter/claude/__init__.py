@@ -1,0 +1,1 @@
+"""One Claude Code process and what it keeps on disk: settings, transcripts, sessions."""

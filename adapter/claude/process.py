@@ -1,0 +1,313 @@
+"""One Claude process: a `ClaudeSDKClient`, its reader loop, and its epoch.
+
+The reader is the runtime's recovery boundary for Claude's transport only: whatever the SDK
+raises while *reading* (the process died, printed garbage, the pipe broke) ends the runtime with
+one `on_lost` call, and a clean end of Claude's output with one `on_end` call. What our own
+`on_message` raises is not Claude's failure (DECISIONS row 30): it propagates to the caller, which
+reports an internal fault. Starting fails with `RuntimeStartError`, whose message is safe to show
+a user. Every private SDK touchpoint used here lives in `adapter/claude/sdk_compat.py`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
+from claude_agent_sdk import (
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    CLIConnectionError,
+    CLIJSONDecodeError,
+    CLINotFoundError,
+)
+from claude_agent_sdk.types import (
+    CanUseTool,
+    PermissionResult,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+
+from adapter.claude.runtime_settings import RuntimeSettings
+from adapter.claude.sdk_compat import (
+    ExitBoundedTransport,
+    configure_can_use_tool,
+    parse_message,
+    raw_frames,
+    send_control_request,
+)
+from adapter.claude.settings_files import SETTING_SOURCES
+
+__all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
+
+log = logging.getLogger(__name__)
+
+# Bounded cleanup: a Claude process that will not stop is not allowed to hold the adapter.
+CLOSE_TIMEOUT_SECONDS = 5.0
+
+
+async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
+    # Streaming mode with nothing queued: prompts are written one by one with `query`.
+    return
+    yield {}
+
+
+def _over_the_buffer(exc: Exception) -> bool:
+    """Whether the SDK stopped reading because one message was over `max_buffer_size`."""
+    return isinstance(exc, CLIJSONDecodeError) and "exceeded maximum buffer size" in exc.line
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Launch:
+    """What a session chose that a new Claude process has to start with."""
+
+    permission_mode: str | None = None
+    model: str | None = None
+    effort: str | None = None
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
+
+
+class RuntimeStartError(Exception):
+    """Claude could not be started; the message is safe for a client to see."""
+
+
+def _start_error(exc: Exception) -> RuntimeStartError:
+    if isinstance(exc, CLINotFoundError):
+        return RuntimeStartError("Claude Code was not found at CLAUDE_CODE_EXECUTABLE.")
+    if isinstance(exc, CLIConnectionError):
+        return RuntimeStartError("Claude Code could not be started in this folder.")
+    return RuntimeStartError("Claude Code did not start.")
+
+
+class ClaudeRuntime:
+    def __init__(
+        self,
+        *,
+        settings: RuntimeSettings,
+        cwd: str,
+        session_id: str,
+        resume: bool,
+        can_use_tool: CanUseTool | None = None,
+        launch: Launch | None = None,
+    ) -> None:
+        self.epoch = str(uuid.uuid4())
+        # Who answers Claude's permission questions: given later (`answer_permissions_with`)
+        # when the process is spawned before its session exists.
+        self._can_use_tool = can_use_tool
+        # The start-up handshake `spawn` began in the background, and how it failed.
+        self._handshake: anyio.Event | None = None
+        self._handshake_error: Exception | None = None
+        # Set when the reader ended because one of Claude's messages was over the limit.
+        self.too_large = False
+        launch = launch or Launch()
+        self._stopped = anyio.Event()
+        self._closed = anyio.Event()
+        options = ClaudeAgentOptions(
+            cli_path=settings.executable,
+            cwd=cwd,
+            # Plain session_state_changed frames reach us, so a turn that went idle without a
+            # result is seen instead of waited on forever (python-stack.md B6).
+            env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1", **settings.env},
+            system_prompt={"type": "preset", "preset": "claude_code"},
+            # Text and thinking stream as Claude writes them (adapter.view.stream_assembly).
+            include_partial_messages=True,
+            can_use_tool=self._ask,
+            # Claude's stderr is read line by line into our log: an unread pipe would stall it.
+            stderr=lambda line: log.debug("claude: %s", line.rstrip()),
+            resume=session_id if resume else None,
+            session_id=None if resume else session_id,
+            # The SDK's default (1 MiB) ends Claude's process on one large file read.
+            max_buffer_size=settings.max_message_bytes,
+            # Claude Code's user, project and local settings files, as Claude Code reads them.
+            setting_sources=list(SETTING_SOURCES),  # type: ignore[arg-type]
+            permission_mode=launch.permission_mode,  # type: ignore[arg-type]
+            model=launch.model,
+            effort=launch.effort,  # type: ignore[arg-type]
+            mcp_servers=launch.mcp_servers,
+        )
+        # The client configures its own copy of the options; the transport builds the command
+        # line, so it gets them configured the same way the client would have done for it.
+        transport = ExitBoundedTransport(
+            prompt=_no_prompt(), options=configure_can_use_tool(options)
+        )
+        self._transport = transport
+        self.client = ClaudeSDKClient(options=options, transport=transport)
+
+    def answer_permissions_with(self, can_use_tool: CanUseTool) -> None:
+        self._can_use_tool = can_use_tool
+
+    async def _ask(
+        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        if self._can_use_tool is None:
+            # Claude asks only during a prompt, and a prompt reaches Claude only through a
+            # session that owns this runtime; refuse rather than guess if that ever breaks.
+            log.error("Claude runtime %s asked before a session owned it", self.epoch)
+            return PermissionResultDeny(message="The session is not ready.")
+        return await self._can_use_tool(tool_name, tool_input, context)
+
+    async def spawn(self, task_group: TaskGroup) -> None:
+        """Start Claude's process and, in `task_group`, its start-up handshake; return once the
+        handshake's first request is written (or the handshake is over), so that Claude works
+        on it while the caller prepares the session. `run` then waits for the rest. Raises
+        `RuntimeStartError` when the process cannot be started; a failed handshake is raised
+        by `run`."""
+        try:
+            await self._transport.connect()
+        except Exception as exc:
+            await self._transport.close()
+            raise _start_error(exc) from exc
+        handshake = self._handshake = anyio.Event()
+        under_way = self._transport.written = anyio.Event()
+
+        async def connect() -> None:
+            try:
+                await self.client.connect()
+            except Exception as exc:
+                self._handshake_error = exc
+            finally:
+                handshake.set()
+                under_way.set()
+
+        task_group.start_soon(connect)
+        await under_way.wait()
+
+    async def _connect(self) -> None:
+        if self._handshake is None:
+            await self.client.connect()  # spawns Claude, then its start-up handshake
+            return
+        await self._handshake.wait()
+        if self._handshake_error is not None:
+            raise self._handshake_error
+
+    async def run(
+        self,
+        *,
+        on_ready: Callable[[], Awaitable[None]],
+        on_message: Callable[[Any, dict[str, Any]], Awaitable[None]],
+        on_end: Callable[[], Awaitable[None]],
+        on_lost: Callable[[], Awaitable[None]],
+        task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Connect (or wait for the handshake `spawn` began), call `on_ready` (before anything
+        Claude says is read, so the session knows this runtime first), report started, then
+        read until Claude's output ends. `on_message` gets each parsed message with its raw
+        frame; what it raises propagates (our fault, not Claude's), after the process is
+        closed."""
+        try:
+            await self._connect()
+        except Exception as exc:
+            await self._transport.close()  # a process `spawn` started outlives a failed connect
+            raise _start_error(exc) from exc
+        await on_ready()
+        task_status.started()
+        try:
+            await self._read(on_message, on_end, on_lost)
+        finally:
+            await self.close()
+
+    async def _read(
+        self,
+        on_message: Callable[[Any, dict[str, Any]], Awaitable[None]],
+        on_end: Callable[[], Awaitable[None]],
+        on_lost: Callable[[], Awaitable[None]],
+    ) -> None:
+        messages = self._messages()
+        try:
+            while True:
+                try:
+                    message, raw = await anext(messages)
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:
+                    # Declared recovery boundary: Claude's transport failed while we read it.
+                    # The reason is logged, the session hears "lost" (or "too large", row 31's
+                    # clear record, when one message was over the buffer).
+                    self.too_large = _over_the_buffer(exc)
+                    log.warning("Claude runtime %s ended with an error", self.epoch, exc_info=True)
+                    await on_lost()
+                    return
+                await on_message(message, raw)  # what this raises is ours: it propagates
+            await on_end()
+        finally:
+            await messages.aclose()
+
+    async def _messages(self) -> AsyncGenerator[tuple[Any, dict[str, Any]], None]:
+        """`ClaudeSDKClient.receive_messages` with each raw frame, except that one frame the SDK
+        cannot parse is skipped instead of ending the whole stream (it raises inside the
+        generator)."""
+        async for data in raw_frames(self.client):
+            try:
+                message = parse_message(data)
+            except Exception:
+                # The parser raises MessageParseError for missing keys, but TypeError and the
+                # like for a wrongly typed field; either way it is this one frame that is bad.
+                log.warning("skipped a frame from Claude that the SDK could not parse")
+                continue
+            if message is not None:
+                yield message, data
+
+    async def send(self, message: dict[str, Any]) -> None:
+        async def one() -> Any:
+            yield message
+
+        await self.client.query(one())
+
+    async def interrupt(self) -> None:
+        await self.client.interrupt()
+
+    async def stop(self, grace: float) -> None:
+        """Stop Claude now (the adapter is exiting): SIGTERM, then SIGKILL after `grace`
+        seconds, then the SDK's own cleanup (which then has no process left to wait for)."""
+        process = self._transport.process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+            with anyio.move_on_after(grace, shield=True):
+                await process.wait()
+            if process.returncode is None:
+                log.warning("Claude runtime %s ignored SIGTERM; killing it", self.epoch)
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+        await self.close()
+
+    async def server_info(self) -> dict[str, Any]:
+        """Claude Code's initialize answer (its commands, models, account)."""
+        return await self.client.get_server_info() or {}
+
+    async def set_permission_mode(self, mode: str) -> None:
+        await self.client.set_permission_mode(mode)  # type: ignore[arg-type]
+
+    async def set_model(self, model: str) -> None:
+        await self.client.set_model(model)
+
+    async def set_effort(self, effort: str | None) -> None:
+        """Claude Code's `apply_flag_settings` control request (the SDK has no wrapper for
+        it in the pinned version; the TypeScript SDK's `applyFlagSettings` sends the same)."""
+        request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
+        await send_control_request(self.client, request)
+
+    async def close(self) -> None:
+        """Disconnect (boundedly); a second caller waits for the first one's disconnect, so
+        whoever closes knows Claude's process and pipes are gone when this returns."""
+        if self._stopped.is_set():
+            with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
+                await self._closed.wait()
+            return
+        self._stopped.set()
+        try:
+            with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
+                try:
+                    await self.client.disconnect()
+                    # A process spawned but never connected is the transport's alone (the
+                    # client closes only what it connected); closing twice is harmless.
+                    await self._transport.close()
+                except Exception:
+                    log.debug("disconnect of runtime %s failed", self.epoch, exc_info=True)
+        finally:
+            self._closed.set()

@@ -1,0 +1,150 @@
+"""Every place the adapter reaches past `claude-agent-sdk`'s public API, in one module.
+
+Each touchpoint is pinned by `tests/shell/test_compat.py`, which fails when an upgrade of
+`claude-agent-sdk` (0.2.189) moves or changes it. `acp`'s touchpoints are in
+`adapter/wire/acp_compat.py`; the core's one `transitions` touchpoint lives in `fsm/compat.py`,
+since `fsm/` may not import the adapter; the same test file pins all three.
+
+- `parse_message`: the SDK's frame parser, so that one frame it cannot parse is skipped instead
+  of ending `receive_messages` (it raises inside that generator).
+- `raw_frames`: the client's private `_query`, whose `receive_messages` yields raw dicts.
+- `ExitBoundedTransport`: the SDK's subprocess transport with its private `_process` wrapped so
+  that waiting for a Claude that closed its output but stays alive is bounded.
+- `configure_can_use_tool`: the SDK's private option check `ClaudeSDKClient.connect` applies;
+  a custom transport must get the options configured the same way.
+- `send_control_request`: the client's private `_query._send_control_request`, for a control
+  request the pinned SDK has no wrapper for (`apply_flag_settings`, the effort picker).
+- `sanitize_path`: the SDK's rule for a project folder's name (where transcripts live).
+- Two import-time touchpoints must run before `acp` and the SDK are first imported, so they
+  live in `adapter/lean_imports.py` (pinned by `tests/shell/test_lean_imports.py`): pydantic's
+  private `ConfigWrapper.for_model`, to build `acp.schema`'s models on first use, and the SDK
+  package registered without its `__init__` (which imports `mcp`), its names loaded from submodules.
+- `refusal_explanation`: the SDK drops an assistant message's `stop_details`; the raw frame (or
+  a `model_refusal_no_fallback` system frame) keeps Claude's refusal explanation (row 29).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import anyio
+from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
+from claude_agent_sdk._internal.message_parser import parse_message
+from claude_agent_sdk._internal.sessions import _sanitize_path
+from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+from claude_agent_sdk.types import _configure_can_use_tool
+
+__all__ = [
+    "ExitBoundedTransport",
+    "configure_can_use_tool",
+    "parse_message",
+    "raw_frames",
+    "refusal_explanation",
+    "sanitize_path",
+    "send_control_request",
+]
+
+log = logging.getLogger(__name__)
+
+# After Claude closes its output, how long its process may linger before it is killed.
+EXIT_GRACE_SECONDS = 5.0
+
+
+def configure_can_use_tool(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
+    return _configure_can_use_tool(options)
+
+
+def sanitize_path(path: str) -> str:
+    return _sanitize_path(path)
+
+
+async def raw_frames(client: ClaudeSDKClient) -> AsyncIterator[dict[str, Any]]:
+    """Claude's frames as the SDK read them, before parsing (nothing before `connect`)."""
+    query = client._query
+    if query is None:
+        return
+    async for data in query.receive_messages():
+        yield data
+
+
+async def send_control_request(client: ClaudeSDKClient, request: dict[str, Any]) -> Any:
+    """Send a control request to Claude Code; raises `CLIConnectionError` before `connect`."""
+    from claude_agent_sdk import CLIConnectionError
+
+    query = client._query
+    if query is None:
+        raise CLIConnectionError("Not connected.")
+    return await query._send_control_request(request)
+
+
+def refusal_explanation(frame: object) -> str | None:
+    """Claude's refusal explanation from a raw frame, where the SDK's parsed message lost it."""
+    if not isinstance(frame, Mapping):
+        return None
+    if frame.get("type") == "system" and frame.get("subtype") == "model_refusal_no_fallback":
+        source: object = frame
+        key = "api_refusal_explanation"
+    else:
+        message = frame.get("message")
+        source = message.get("stop_details") if isinstance(message, Mapping) else None
+        key = "explanation"
+    value = source.get(key) if isinstance(source, Mapping) else None
+    return value if isinstance(value, str) and value.strip() else None
+
+
+class _ExitBoundedProcess:
+    """The Claude process, except that waiting for its exit is bounded.
+
+    After Claude's stdout reaches EOF the SDK waits for the process to exit before it ends the
+    stream; a process that closed its output but stays alive would hold the turn forever. Past
+    the grace period the process is killed, which ends the stream like any other exit.
+    """
+
+    def __init__(self, process: Any) -> None:
+        self._process = process
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._process, name)
+
+    async def wait(self) -> Any:
+        with anyio.move_on_after(EXIT_GRACE_SECONDS):
+            return await self._process.wait()
+        log.warning("Claude closed its output but did not exit; stopping it")
+        self._process.kill()
+        return await self._process.wait()
+
+
+class ExitBoundedTransport(SubprocessCLITransport):
+    # When given, set after each write to Claude (`ClaudeRuntime.spawn` waits for the first).
+    written: anyio.Event | None = None
+
+    async def write(self, data: str) -> None:
+        await super().write(data)
+        if self.written is not None:
+            self.written.set()
+
+    async def connect(self) -> None:
+        if self.process is not None:
+            return  # spawned already (`ClaudeRuntime.spawn`): the client's connect goes on
+        await super().connect()
+        if self._process is not None:
+            self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
+
+    @property
+    def process(self) -> Any:
+        """Claude's process (the SDK's private attribute, pinned), or None before connect."""
+        return self._process
+
+    async def close(self) -> None:
+        process = self._process
+        await super().close()
+        # The SDK leaves Claude's stdout pipe open when it stopped reading mid-line (a message
+        # over the limit): asyncio's transport (our wrapper, then anyio's, then asyncio's
+        # process) is closed here, or it complains at exit about a transport left open.
+        inner = getattr(getattr(process, "_process", None), "_process", None)
+        transport = getattr(inner, "_transport", None)
+        if isinstance(transport, asyncio.SubprocessTransport):
+            transport.close()

@@ -1,0 +1,193 @@
+"""Where sessions live between processes: Claude Code's transcripts, plus our own markers.
+
+Theory of operation: an ACP session id is Claude's session id, so Claude Code's transcript
+`<config>/projects/<cwd>/<id>.jsonl` is the session's record, listed and forked through the
+SDK's own helpers (`claude_agent_sdk.list_sessions` / `fork_session`). Claude Code writes a
+transcript only once the session has been prompted, so `session/new` also leaves a small
+marker `<config>/claude-acp/sessions/<id>.json` naming the session's folder; `locate` uses it
+to load or resume a session that was created but never prompted (a fresh Claude process with
+that id, nothing to replay). `session/list` pages with the cursor `offset:N`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import os
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+from acp import RequestError
+from acp.schema import ListSessionsResponse, SessionInfo
+
+from adapter.claude.settings_files import config_home
+
+__all__ = [
+    "PAGE_SIZE",
+    "Located",
+    "find_transcript",
+    "fork",
+    "known_on_disk",
+    "list_page",
+    "locate",
+    "not_found",
+    "remember",
+]
+
+log = logging.getLogger(__name__)
+
+PAGE_SIZE = 1000
+_CURSOR_PREFIX = "offset:"
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    transcript: Path | None  # None: created, never prompted (nothing to replay or resume)
+
+
+def not_found(session_id: str) -> RequestError:
+    return RequestError(
+        -32002, "Resource not found: no such session in this folder", {"sessionId": session_id}
+    )
+
+
+def _marker(session_id: str, env: Mapping[str, str]) -> Path | None:
+    try:
+        uuid.UUID(session_id)
+    except ValueError:
+        return None
+    return config_home(env) / "claude-acp" / "sessions" / f"{session_id}.json"
+
+
+def remember(session_id: str, cwd: str, env: Mapping[str, str]) -> None:
+    """Leave the marker that lets a never-prompted session be loaded later (best effort)."""
+    path = _marker(session_id, env)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"cwd": os.path.realpath(cwd)}), encoding="utf-8")
+    except OSError:
+        log.warning("could not record session %s for a later load", session_id)
+
+
+def _marked(session_id: str, cwd: str, env: Mapping[str, str]) -> bool:
+    path = _marker(session_id, env)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path is not None else None
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("cwd") == os.path.realpath(cwd)
+
+
+def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Path | None:
+    """`<config>/projects/<sanitized cwd>/<session_id>.jsonl`, config being CLAUDE_CONFIG_DIR
+    (the adapter's runtime env first, then ours) or `~/.claude`; None when there is none."""
+    from adapter.claude.sdk_compat import (
+        sanitize_path,  # the SDK's own rule for project folder names
+    )
+
+    if "/" in session_id or session_id in ("", ".", ".."):
+        return None
+    projects = config_home(env) / "projects"
+    for folder in dict.fromkeys([cwd, os.path.realpath(cwd)]):
+        candidate = projects / sanitize_path(folder) / f"{session_id}.jsonl"
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:
+            continue  # a name too long for the file system: no such transcript
+    return None
+
+
+def locate(session_id: str, cwd: str, env: Mapping[str, str]) -> Located:
+    """The session's transcript, or a never-prompted session's marker; else -32002."""
+    path = find_transcript(session_id=session_id, cwd=cwd, env=env)
+    if path is not None:
+        return Located(transcript=path)
+    if _marked(session_id, cwd, env):
+        return Located(transcript=None)
+    raise not_found(session_id)
+
+
+async def fork(session_id: str, cwd: str, env: Mapping[str, str]) -> tuple[str, Path | None]:
+    """A copy of the session under a new id: (new id, the copy's transcript to resume, or None
+    when the session was never prompted and the fork starts fresh)."""
+    from claude_agent_sdk import fork_session
+
+    located = locate(session_id, cwd, env)
+    if located.transcript is None:
+        new_id = str(uuid.uuid4())  # nothing was said yet: the fork is a fresh session
+        remember(new_id, cwd, env)
+        return new_id, None
+    try:
+        result = await anyio.to_thread.run_sync(lambda: fork_session(session_id, directory=cwd))
+    except (OSError, ValueError) as exc:
+        log.warning("fork of session %s failed: %s", session_id, exc)
+        raise not_found(session_id) from exc
+    remember(result.session_id, cwd, env)
+    copy = find_transcript(session_id=result.session_id, cwd=cwd, env=env)
+    # The SDK writes the copy beside the original, where `find_transcript` looks for it.
+    return result.session_id, copy or located.transcript.with_name(f"{result.session_id}.jsonl")
+
+
+def _offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    digits = cursor.removeprefix(_CURSOR_PREFIX)
+    if not cursor.startswith(_CURSOR_PREFIX) or not digits.isdigit():
+        raise RequestError.invalid_params({"cursor": "not a cursor this agent gave out"})
+    return int(digits)
+
+
+def _iso(milliseconds: int) -> str:
+    stamp = datetime.datetime.fromtimestamp(milliseconds / 1000, tz=datetime.UTC)
+    return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+async def list_page(
+    cwd: str | None, cursor: str | None, page_size: int = PAGE_SIZE
+) -> ListSessionsResponse:
+    """One page of Claude's sessions for `cwd` (every folder when None), newest first."""
+    from claude_agent_sdk import list_sessions
+
+    offset = _offset(cursor)
+    if cwd is not None and not os.path.isabs(cwd):
+        raise RequestError.invalid_params({"cwd": "must be an absolute path"})
+
+    def read() -> list[object]:
+        # One more than a page tells whether another page follows.
+        found = list_sessions(
+            directory=cwd, limit=page_size + 1, offset=offset, include_worktrees=False
+        )
+        return list(found)
+
+    found = await anyio.to_thread.run_sync(read)
+    items = []
+    for info in found[:page_size]:
+        items.append(
+            SessionInfo(
+                session_id=info.session_id,  # type: ignore[attr-defined]
+                cwd=info.cwd or cwd or "",  # type: ignore[attr-defined]
+                title=info.summary or None,  # type: ignore[attr-defined]
+                updated_at=_iso(info.last_modified),  # type: ignore[attr-defined]
+            )
+        )
+    more = len(found) > page_size
+    return ListSessionsResponse(
+        sessions=items, next_cursor=f"{_CURSOR_PREFIX}{offset + page_size}" if more else None
+    )
+
+
+def known_on_disk(session_id: str, env: Mapping[str, str]) -> bool:
+    """Whether Claude (or a never-prompted marker) knows the session in any folder."""
+    marker = _marker(session_id, env)  # None unless a UUID: anything else could be a glob
+    if marker is None:
+        return False
+    if marker.is_file():
+        return True
+    return any((config_home(env) / "projects").glob(f"*/{session_id}.jsonl"))

@@ -1,0 +1,129 @@
+"""The permission mode and model a session was last using, read from the end of its transcript.
+
+Theory of operation: Claude Code records the permission mode on each prompt entry of type
+`user` (`"permissionMode": "acceptEdits"`) and the model that answered on each `assistant`
+entry (`message.model`, the full id such as `claude-haiku-5-5`), checked against the real CLI
+(2.1.332) in `tests/real_claude/test_sessions.py`. A resume needs only those two values, so the
+file is read backwards (`transcripts.lines_newest_first`) until both are known: the cost does not
+grow with the
+length of the session. The rules follow the reference adapter's `readResumedTail`:
+
+- only main-thread entries count (a subagent's `isSidechain` entries do not);
+- the model is the last concrete one: Claude Code's own notices carry `<synthetic>`;
+- the mode search stops at the first entry that has a mode, or at a prompt that has none (a
+  Claude Code too old to record modes: nothing is known);
+- leaving plan mode through ExitPlanMode writes only a `plan_mode_exit` attachment, not the new
+  mode, so a `plan` recorded before such an attachment is not current (no mode is known).
+
+Lines without the marker a rule looks for are never parsed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from adapter.claude.transcripts import lines_newest_first
+from adapter.wire.json_codec import decode_line
+
+__all__ = ["Tail", "read_tail"]
+
+log = logging.getLogger(__name__)
+
+_SYNTHETIC = re.compile(r"^<[^>]+>$")
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """What the transcript says the session last ran with (None: it does not say)."""
+
+    mode: str | None = None
+    model: str | None = None
+
+
+def _concrete(model: object) -> str | None:
+    if not isinstance(model, str):
+        return None
+    name = model.strip()
+    return name if name and not _SYNTHETIC.match(name) else None
+
+
+def _is_prompt(entry: dict[str, Any]) -> bool:
+    """A user entry that opened a turn (not a tool result, not Claude Code's meta entries)."""
+    if entry.get("type") != "user" or entry.get("isMeta"):
+        return False
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return True
+    blocks = content if isinstance(content, list) else []
+    return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+
+
+class _Scan:
+    """Visits the lines from the last to the first; `done` once both values are settled."""
+
+    def __init__(self) -> None:
+        self.mode: str | None = None
+        self.model: str | None = None
+        self.mode_settled = False
+        self._plan_exited = False
+
+    @property
+    def done(self) -> bool:
+        return self.mode_settled and self.model is not None
+
+    def visit(self, line: bytes) -> None:
+        wants_model = self.model is None and b'"assistant"' in line
+        wants_mode = not self.mode_settled and (b'"user"' in line or b'"plan_mode_exit"' in line)
+        if not (wants_model or wants_mode):
+            return
+        entry = _main_thread_entry(line)
+        if entry is None:
+            return
+        if wants_model and entry.get("type") == "assistant":
+            message = entry.get("message")
+            self.model = _concrete(message.get("model") if isinstance(message, dict) else None)
+        if wants_mode:
+            self._visit_for_mode(entry)
+
+    def _visit_for_mode(self, entry: dict[str, Any]) -> None:
+        mode = entry.get("permissionMode") if entry.get("type") == "user" else None
+        if isinstance(mode, str) and mode.strip():
+            self.mode_settled = True
+            if not (self._plan_exited and mode.strip() == "plan"):
+                self.mode = mode.strip()
+            return
+        attachment = entry.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "plan_mode_exit":
+            self._plan_exited = True
+        elif _is_prompt(entry):
+            self.mode_settled = True  # a prompt without a mode: this Claude Code records none
+
+
+def _main_thread_entry(line: bytes) -> dict[str, Any] | None:
+    try:
+        entry = decode_line(line)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict) or entry.get("isSidechain") is True:
+        return None
+    return entry
+
+
+def read_tail(path: Path) -> Tail:
+    """The last mode and model `path` records; an empty `Tail` when it cannot be read."""
+    scan = _Scan()
+    try:
+        for line in lines_newest_first(path):
+            if line.strip():
+                scan.visit(line)
+                if scan.done:
+                    break
+    except OSError as exc:
+        log.warning("could not read the end of a transcript: %s", exc.strerror or "error")
+        return Tail()
+    return Tail(mode=scan.mode, model=scan.model)

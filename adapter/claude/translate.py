@@ -1,0 +1,134 @@
+"""Claude SDK messages in, core events out (their session updates: `adapter.view.turn_view`).
+
+The SDK's dataclasses pass strings through unchecked, and `SystemMessage.data` is the raw frame,
+so every field read here is checked for its type: a frame of the wrong shape is skipped (the
+caller logs it), never allowed to crash the reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from claude_agent_sdk import (
+    AssistantMessage,
+    RateLimitEvent,
+    ResultMessage,
+    SystemMessage,
+    TextBlock,
+)
+
+from fsm.events import (
+    AssistantMessageReceived,
+    ClaudeEvent,
+    ModelFellBack,
+    RateLimitReported,
+    ResultReceived,
+    RetryAttempted,
+    TurnWentBusy,
+    TurnWentIdle,
+    WorkerShuttingDown,
+)
+
+__all__ = ["event_for"]
+
+# Results that no user turn asked for (reference §2: autonomous origins).
+_AUTONOMOUS = frozenset(
+    {"task-notification", "peer", "coordinator", "observer", "observer-activity"}
+)
+
+
+def _int(data: Mapping[str, Any], key: str) -> int | None:
+    # JSON allows integers of any size; none past 2**53 is a count or a time Claude meant.
+    value = data.get(key)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2**53:
+        return value
+    return None
+
+
+def _str(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _texts(content: list[Any]) -> list[str]:
+    return [block.text for block in content if isinstance(block, TextBlock)]
+
+
+def event_for(message: object, epoch: str) -> ClaudeEvent | None:
+    """The core event for one SDK message, or None when the core has no interest in it.
+
+    Raises `fsm.errors.PeerViolation` (or `TypeError`/`ValueError`) for a frame whose fields
+    make no sense; the caller skips it.
+    """
+    if isinstance(message, AssistantMessage):
+        texts = _texts(message.content)
+        error = message.error if isinstance(message.error, str) else None
+        return AssistantMessageReceived(
+            epoch=epoch,
+            model=message.model if isinstance(message.model, str) else None,
+            text="".join(texts),
+            text_block_count=len(texts),
+            error=error,
+            top_level=message.parent_tool_use_id is None,
+            stop_reason=message.stop_reason,
+        )
+    if isinstance(message, ResultMessage):
+        origin = getattr(message, "origin", None)
+        kind = origin.get("kind") if isinstance(origin, dict) else None
+        errors = message.errors if isinstance(message.errors, list) else []
+        return ResultReceived(
+            epoch=epoch,
+            subtype=str(message.subtype),
+            is_error=bool(message.is_error),
+            result=message.result if isinstance(message.result, str) else None,
+            errors=tuple(e for e in errors if isinstance(e, str)),
+            stop_reason=message.stop_reason if isinstance(message.stop_reason, str) else None,
+            autonomous=kind in _AUTONOMOUS,
+        )
+    if isinstance(message, SystemMessage):
+        return _system_event(message.subtype, message.data, epoch)
+    if isinstance(message, RateLimitEvent):
+        info = message.rate_limit_info
+        resets_at = _int({"resets_at": getattr(info, "resets_at", None)}, "resets_at")
+        return RateLimitReported(
+            epoch=epoch,
+            status=str(getattr(info, "status", "")),
+            resets_at=resets_at if resets_at is not None and resets_at >= 0 else None,
+        )
+    return None
+
+
+def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEvent | None:
+    if subtype == "api_retry":
+        attempt, max_retries = _int(data, "attempt"), _int(data, "max_retries")
+        if attempt is None or max_retries is None:
+            raise ValueError("api_retry without attempt/max_retries")
+        return RetryAttempted(
+            epoch=epoch,
+            attempt=attempt,
+            max_retries=max_retries,
+            error_status=_int(data, "error_status"),
+            error=_str(data, "error"),
+            retry_delay_ms=_int(data, "retry_delay_ms"),
+        )
+    if subtype == "model_refusal_fallback":
+        original, fallback = _str(data, "original_model"), _str(data, "fallback_model")
+        if not original or not fallback:
+            raise ValueError("model_refusal_fallback without models")
+        return ModelFellBack(
+            epoch=epoch,
+            original_model=original,
+            fallback_model=fallback,
+            refusal_category=_str(data, "api_refusal_category"),
+            explanation=_str(data, "api_refusal_explanation"),
+            direction=_str(data, "direction"),
+            scope=_str(data, "scope"),
+        )
+    if subtype == "worker_shutting_down":
+        return WorkerShuttingDown(epoch=epoch)
+    if subtype == "session_state_changed" and data.get("state") == "idle":
+        return TurnWentIdle(epoch=epoch)
+    if subtype == "session_state_changed" and data.get("state") == "running":
+        return TurnWentBusy(epoch=epoch)
+    return None

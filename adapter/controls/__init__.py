@@ -1,0 +1,1 @@
+"""A session's controls: modes, pickers, slash commands, permission questions."""

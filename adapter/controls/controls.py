@@ -1,0 +1,176 @@
+"""A session's everyday controls: mode, model and effort pickers, slash commands, permissions.
+
+Theory of operation: one `SessionControls` per `Session`. It decides what a new Claude process
+starts with (`launch`), learns Claude Code's commands and models from its initialize answer
+(`adopt`), applies the client's choices to the running Claude through its control requests
+(`set_mode`, `set_option`: validated first, so a bad choice changes nothing), and watches what
+Claude says (`observe`) for changes it made by itself: a new permission mode (EnterPlanMode, a
+`system/init` or `status` naming another mode) or a changed command list (`commands_changed`;
+`system/init`'s bare `slash_commands` names are not used: they carry no descriptions and need
+not match the initialize list). Every mode change is
+told to the client as `current_mode_update` plus `config_option_update`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from acp import RequestError
+from acp.schema import AvailableCommand, ConfigOptionUpdate, CurrentModeUpdate
+from anyio.abc import TaskGroup
+from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
+
+from adapter.claude.process import Launch
+from adapter.controls.commands import available_commands, update_for
+from adapter.controls.permissions import PermissionBroker
+from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig, launch_for
+from adapter.wire.client_link import ClientLink
+
+if TYPE_CHECKING:
+    from adapter.claude.process import ClaudeRuntime
+
+__all__ = ["SessionControls"]
+
+log = logging.getLogger(__name__)
+
+
+class SessionControls:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        link: ClientLink,
+        config: SessionConfig,
+        mcp_servers: dict[str, Any] | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.config = config
+        self.mcp_servers = mcp_servers or {}
+        self.commands: list[AvailableCommand] = []
+        self._link = link
+        self._runtime: Callable[[], ClaudeRuntime | None] = lambda: None
+        self.permissions = PermissionBroker(
+            session_id=session_id, link=link, config=config, on_mode=self.mode_changed
+        )
+
+    def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
+        """Where to find the session's current Claude process."""
+        self._runtime = runtime
+
+    def launch(self) -> Launch:
+        return launch_for(self.config, self.mcp_servers)
+
+    async def adopt(self, runtime: ClaudeRuntime) -> None:
+        """Take the commands and models Claude Code reported at start-up."""
+        try:
+            info = await runtime.server_info()
+        except Exception:
+            log.warning("session %s: Claude's start-up facts are unavailable", self.session_id)
+            return
+        commands = info.get("commands")
+        self.commands = available_commands(commands if isinstance(commands, list) else [])
+        if self.config.adopt(info) and self.config.model is not None:
+            # The transcript's model is gone: the running Claude falls back with the picker.
+            try:
+                await runtime.set_model(self.config.model)
+            except Exception:
+                log.warning("session %s: Claude refused the default model", self.session_id)
+
+    def announce_later(self, tg: TaskGroup) -> None:
+        """Send the command list once the setup response that opened the session is out."""
+
+        async def announce() -> None:
+            # The response is queued when its handler returns; two turns of the loop later
+            # it is ahead of this update in the connection's ordered sender.
+            for _ in range(3):
+                await anyio.sleep(0)
+            await self._link.send_update(self.session_id, update_for(self.commands))
+
+        tg.start_soon(announce)
+
+    # --- the client's choices -------------------------------------------------------------
+
+    def _live(self) -> ClaudeRuntime | None:
+        return self._runtime()
+
+    async def set_mode(self, mode_id: str) -> None:
+        mode = self.config.check_mode(mode_id)
+        runtime = self._live()
+        if runtime is not None:
+            try:
+                await runtime.set_permission_mode(mode)
+            except Exception as exc:
+                raise RequestError.internal_error({"reason": "Claude refused the mode"}) from exc
+        await self.mode_changed(mode)
+
+    async def set_option(self, config_id: str, value: object) -> None:
+        chosen = self.config.check_option(config_id, value)
+        if config_id == "mode":
+            await self.set_mode(chosen)
+            return
+        runtime = self._live()
+        try:
+            if runtime is not None and config_id == "model":
+                await runtime.set_model(chosen)
+            elif runtime is not None:
+                await runtime.set_effort(None if chosen == DEFAULT_EFFORT else chosen)
+        except Exception as exc:
+            raise RequestError.internal_error(
+                {"reason": f"Claude refused the {config_id}"}
+            ) from exc
+        if config_id == "model":
+            self.config.model = chosen
+            if self.config.effort not in self.config.efforts():
+                self.config.effort = DEFAULT_EFFORT
+        else:
+            self.config.effort = chosen
+        await self._link.send_update(self.session_id, self._options_update())
+
+    # --- Claude's own changes ---------------------------------------------------------------
+
+    async def mode_changed(self, mode: str) -> None:
+        self.config.mode = mode
+        await self._link.send_update(
+            self.session_id,
+            CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode),
+        )
+        await self._link.send_update(self.session_id, self._options_update())
+
+    def _options_update(self) -> ConfigOptionUpdate:
+        return ConfigOptionUpdate(
+            session_update="config_option_update",
+            config_options=self.config.options(),  # type: ignore[arg-type]
+        )
+
+    async def observe(self, message: Any) -> None:
+        """Follow a mode or command-list change Claude made by itself."""
+        try:
+            await self._observe(message)
+        except Exception:
+            # Declared boundary: a frame of an odd shape must not end Claude's stream.
+            log.warning("session %s: could not follow a change Claude made", self.session_id)
+
+    async def _observe(self, message: Any) -> None:
+        mode: object = None
+        if isinstance(message, SystemMessage) and message.subtype in ("init", "status"):
+            mode = message.data.get("permissionMode")
+        elif isinstance(message, SystemMessage) and message.subtype == "commands_changed":
+            commands = message.data.get("commands")
+            await self._refresh(commands if isinstance(commands, list) else None)
+        elif isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, ToolUseBlock) and block.name == "EnterPlanMode":
+                    mode = "plan"
+        if isinstance(mode, str) and mode != self.config.mode and mode in self.config.modes:
+            await self.mode_changed(mode)
+
+    async def _refresh(self, entries: list[Any] | None) -> None:
+        if entries is None:
+            return
+        commands = available_commands(entries)
+        if [c.name for c in commands] != [c.name for c in self.commands]:
+            self.commands = commands
+            await self._link.send_update(self.session_id, update_for(commands))

@@ -1,0 +1,195 @@
+"""Permission requests: Claude Code's `can_use_tool` questions as ACP `session/request_permission`.
+
+Theory of operation: Claude Code applies its own rules and the current mode first and asks only
+about calls it could not decide, so the adapter never allows anything by itself. Every question
+offers "Yes" and "No"; "always" is offered only where it is true, and carried out the way
+Claude Code carries it out, by `updated_permissions` in the answer:
+- Claude Code's own suggestions for the call (a rule it will keep in the settings file it
+  names, so it holds in the next session too);
+- without suggestions: for file edits, accept edits for the rest of this session (a mode
+  change); for a shell command, that exact command for this session; for reading tools, the
+  tool for this session; for any other tool, an allow rule kept in the local settings.
+ExitPlanMode is the request to leave plan mode: its options say which mode comes next (accept
+edits, approve manually, bypass where offered) or keep planning (deny and stop the turn). A mode
+change is reported to the client through `on_mode` once Claude has it. A pending request is
+withdrawn when the turn is cancelled (`withdraw`): the question is answered "deny and stop" to
+Claude at once, whatever the client does with it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+import anyio
+from acp import helpers
+from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from claude_agent_sdk.types import (
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    PermissionRuleValue,
+    PermissionUpdate,
+    ToolPermissionContext,
+)
+
+from adapter.controls.pickers import SessionConfig
+from adapter.wire.client_link import ClientLink
+
+__all__ = ["EDIT_TOOLS", "PermissionBroker"]
+
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+_READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
+_DENIED = "The user did not allow this tool call."
+_CANCELLED = "The turn was cancelled."
+
+_Kind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+# (option id, label, kind, mode it switches to or None for "keep planning")
+_PLAN_CHOICES: tuple[tuple[str, str, _Kind, str | None], ...] = (
+    ("bypassPermissions", "Yes, and bypass permissions", "allow_always", "bypassPermissions"),
+    ("acceptEdits", "Yes, and auto-accept edits", "allow_always", "acceptEdits"),
+    ("default", "Yes, and manually approve edits", "allow_once", "default"),
+    ("plan", "No, keep planning", "reject_once", None),
+)
+
+
+def _always(
+    tool_name: str, tool_input: dict[str, Any], suggestions: list[PermissionUpdate]
+) -> tuple[str, list[PermissionUpdate]] | None:
+    """The truthful "always" label and its updates, or None when there is none to offer."""
+    if suggestions:
+        rules = [r for s in suggestions for r in (s.rules or [])]
+        contents = [r.rule_content for r in rules if r.rule_content]
+        if tool_name == "Bash" and contents:
+            prefix = contents[0].removesuffix(":*")
+            return f"Yes, and don't ask again for `{prefix}` commands", suggestions
+        return f"Yes, and don't ask again for {tool_name}", suggestions
+    if tool_name in EDIT_TOOLS:
+        update = PermissionUpdate(type="setMode", mode="acceptEdits", destination="session")
+        return "Yes, allow all edits during this session", [update]
+    command = tool_input.get("command")
+    if tool_name == "Bash" and isinstance(command, str) and command:
+        # No suggestion from Claude Code: this exact command, for this session only.
+        rule = PermissionRuleValue(tool_name=tool_name, rule_content=command)
+        update = PermissionUpdate(
+            type="addRules", rules=[rule], behavior="allow", destination="session"
+        )
+        return f"Yes, and don't ask again for `{command}` this session", [update]
+    if tool_name in _READ_TOOLS:
+        rule = PermissionRuleValue(tool_name=tool_name)
+        update = PermissionUpdate(
+            type="addRules", rules=[rule], behavior="allow", destination="session"
+        )
+        return "Yes, during this session", [update]
+    if tool_name not in {"Bash", "ExitPlanMode"}:
+        rule = PermissionRuleValue(tool_name=tool_name)
+        update = PermissionUpdate(
+            type="addRules", rules=[rule], behavior="allow", destination="localSettings"
+        )
+        return f"Yes, and don't ask again for {tool_name}", [update]
+    return None
+
+
+class PermissionBroker:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        link: ClientLink,
+        config: SessionConfig,
+        on_mode: Callable[[str], Awaitable[None]],
+    ) -> None:
+        self._session_id = session_id
+        self._link = link
+        self._config = config
+        self._on_mode = on_mode
+        self._pending: set[anyio.CancelScope] = set()
+        # How the call looks in the question: its own tool card (`TurnHooks.permission_card`,
+        # set by the session); without one, its title and input.
+        self.card: Callable[[str, str, Any, str | None], ToolCallUpdate] | None = None
+
+    def withdraw(self) -> None:
+        """Stop waiting for every pending answer (the turn was cancelled)."""
+        for scope in list(self._pending):
+            scope.cancel()
+
+    async def _ask(self, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> str | None:
+        """The chosen option id; None for a refusal, "" when withdrawn."""
+        with anyio.CancelScope() as scope:
+            self._pending.add(scope)
+            request_id = self._link.next_request_id()
+            try:
+                outcome = await self._link.request_permission(self._session_id, tool_call, options)
+            finally:
+                self._pending.discard(scope)
+            if isinstance(outcome, AllowedOutcome):
+                return outcome.option_id
+            return None
+        if request_id is not None:
+            # The client may still show the question: tell it the question is gone.
+            await self._link.cancel_request(request_id)
+        return ""
+
+    async def decide(
+        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        tool_id = context.tool_use_id or str(uuid.uuid4())
+        title = getattr(context, "title", None)
+        if self.card is not None:
+            tool_call = self.card(tool_id, tool_name, tool_input, title)
+        else:
+            tool_call = ToolCallUpdate(
+                tool_call_id=tool_id,
+                title=title or tool_name,
+                raw_input=tool_input,
+                status="pending",
+            )
+        if tool_name == "ExitPlanMode":
+            return await self._leave_plan(tool_call, tool_input)
+        always = _always(tool_name, tool_input, list(context.suggestions or []))
+        options = [PermissionOption(option_id="allow", name="Yes", kind="allow_once")]
+        if always is not None:
+            options.append(
+                PermissionOption(option_id="allow_always", name=always[0], kind="allow_always")
+            )
+        options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
+        chosen = await self._ask(tool_call, options)
+        if chosen == "":
+            return PermissionResultDeny(message=_CANCELLED, interrupt=True)
+        if chosen == "allow":
+            return PermissionResultAllow()
+        if chosen == "allow_always" and always is not None:
+            await self._announce(always[1])
+            return PermissionResultAllow(updated_permissions=always[1])
+        return PermissionResultDeny(message=_DENIED)
+
+    async def _leave_plan(
+        self, tool_call: ToolCallUpdate, tool_input: dict[str, Any]
+    ) -> PermissionResult:
+        plan = tool_input.get("plan")
+        tool_call = tool_call.model_copy(
+            update={
+                "title": "Ready to code?",
+                "kind": "switch_mode",
+                "content": [helpers.tool_content(helpers.text_block(plan))]
+                if isinstance(plan, str)
+                else None,
+            }
+        )
+        choices = [c for c in _PLAN_CHOICES if c[3] is None or c[3] in self._config.modes]
+        options = [PermissionOption(option_id=i, name=n, kind=k) for i, n, k, _ in choices]
+        chosen = await self._ask(tool_call, options)
+        mode = next((m for i, _, _, m in choices if i == chosen), None)
+        if chosen == "":
+            return PermissionResultDeny(message=_CANCELLED, interrupt=True)
+        if mode is None:
+            return PermissionResultDeny(message="The user wants to keep planning.", interrupt=True)
+        update = PermissionUpdate(type="setMode", mode=mode, destination="session")  # type: ignore[arg-type]
+        await self._announce([update])
+        return PermissionResultAllow(updated_permissions=[update])
+
+    async def _announce(self, updates: list[PermissionUpdate]) -> None:
+        for update in updates:
+            if update.type == "setMode" and update.mode and update.mode in self._config.modes:
+                await self._on_mode(update.mode)

@@ -1,0 +1,1 @@
+"""`claude-acp demo`: a tool, imported only by the command line."""

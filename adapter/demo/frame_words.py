@@ -1,0 +1,93 @@
+"""How the demo words one JSON-RPC frame: requests, answers, records; turn updates in
+`demo_turn.py`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from adapter.demo.turn_words import describe_turn_update
+
+__all__ = ["describe_frame"]
+
+
+def _short(text: str, limit: int = 100) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _record_lines(meta: Any) -> list[str]:
+    air = meta.get("jetbrains", {}).get("air", {}) if isinstance(meta, dict) else {}
+    record = air.get("sessionFailure") if isinstance(air, dict) else None
+    if not isinstance(record, dict):
+        return []
+    mark = "\u26a0" if record.get("severity") == "warning" else "\u2716"
+    actions = ", ".join(record.get("actions") or []) or "none"
+    lines = [
+        f"    {mark} sessionFailure {record.get('severity')} / {record.get('category')}"
+        f"  id={record.get('id')}  revision={record.get('revision')}",
+        f"      title:   {record.get('title')}",
+    ]
+    if record.get("details"):
+        lines.append(f"      details: {_short(str(record['details']))}")
+    lines.append(f"      actions: {actions}")
+    return lines
+
+
+def describe_frame(direction: str, frame: dict[str, Any], methods: dict[Any, str]) -> list[str]:
+    """Readable lines for one JSON-RPC frame; `methods` maps request ids to method names."""
+    arrow = "client \u2192 agent" if direction == "outgoing" else "agent \u2192 client"
+    method = frame.get("method")
+    params = frame.get("params") or {}
+    if method is not None and "id" in frame:
+        methods[frame["id"]] = method
+    if method == "session/update":
+        return _update_lines(f"{arrow}  session/update", params.get("update", {}))
+    if method is not None:
+        return [f"{arrow}  {method}{_request_detail(method, params)}"]
+    return _response_lines(arrow, methods.get(frame.get("id"), "response"), frame)
+
+
+def _update_lines(head: str, update: dict[str, Any]) -> list[str]:
+    kind = update.get("sessionUpdate")
+    head = f"{head} {kind}"
+    if kind in ("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"):
+        text = update.get("content", {}).get("text", "")
+        return [f'{head}: "{_short(text)}"']
+    shown = describe_turn_update(head, update)
+    if shown is not None:
+        return shown
+    return [head, *_record_lines(update.get("_meta"))]
+
+
+def _request_detail(method: str, params: dict[str, Any]) -> str:
+    if method == "session/prompt":
+        texts = [b.get("text", "") for b in params.get("prompt", []) if isinstance(b, dict)]
+        return f': "{_short(" ".join(texts))}"'
+    if method == "initialize":
+        opted_in = params.get("clientCapabilities", {}).get("_meta")
+        return ": opts in to sessionFailure" if opted_in else ": legacy client (no opt-in)"
+    if method == "session/request_permission":
+        return f": {params.get('toolCall', {}).get('title', '')}"
+    return ""
+
+
+def _response_lines(arrow: str, answered: str, frame: dict[str, Any]) -> list[str]:
+    if "error" in frame:
+        error = frame["error"]
+        data = f"  data={json.dumps(error.get('data'))}" if error.get("data") is not None else ""
+        return [f"{arrow}  {answered} error {error.get('code')}: {error.get('message')}{data}"]
+    result = frame.get("result") or {}
+    if answered == "session/prompt":
+        return [
+            f"{arrow}  {answered} \u2192 stopReason {result.get('stopReason')}",
+            *_record_lines(result.get("_meta")),
+        ]
+    if answered == "session/new":
+        return [f"{arrow}  {answered} \u2192 sessionId {result.get('sessionId')}"]
+    if answered == "initialize":
+        advertised = "advertises sessionFailure" if result.get("_meta") else "no advertisement"
+        return [
+            f"{arrow}  {answered} \u2192 protocol {result.get('protocolVersion')}, {advertised}"
+        ]
+    return [f"{arrow}  {answered} \u2192 ok"]

@@ -1,0 +1,272 @@
+"""`claude-acp demo [SCENARIO]`: watch what an ACP client receives, frame by frame.
+
+Runs `python -m adapter --simulate SCENARIO` as a subprocess, drives it with the `acp` SDK's
+real client over stdio, and prints every JSON-RPC frame in both directions as a readable
+transcript (`demo_frames.py` words each frame). Nothing here talks to Claude's service.
+
+Every scenario ends by itself: a prompt left unanswered is cancelled by the client (after a
+few seconds in a scenario whose Claude hangs, showing the stall warning and the cancel).
+
+Exit status: 0 the scenario played out (the failures it shows are the point), 1 the agent
+stopped answering or closed the connection, 2 an unknown scenario or bad arguments, 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import tempfile
+from asyncio.subprocess import DEVNULL
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, cast
+
+from adapter.demo.frame_words import describe_frame
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from acp.connection import StreamEvent
+    from acp.interfaces import Client
+
+__all__ = ["describe_frame", "main"]
+
+DEFAULT_PROMPTS = ("Summarize what this project does.", "Try again, please.")
+OPT_IN = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
+
+
+class _DemoClient:
+    """The client side: permission requests are allowed once, updates are only observed."""
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        return None
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> Any:
+        from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+        # The first option that allows once (plan mode's options have their own ids), else
+        # the first offered.
+        offered = list(options or [])
+        chosen = next((o for o in offered if getattr(o, "kind", None) == "allow_once"), None)
+        chosen = chosen or (offered[0] if offered else None)
+        option_id = getattr(chosen, "option_id", "allow")
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=option_id)
+        )
+
+
+# A scenario that hangs is cancelled after this long: enough to see the stall warning first.
+HANG_CANCEL_SECONDS = 6.0
+HANG_STALL_SECONDS = 2.0
+# Any other prompt is cancelled only if something is wrong: a bound, not an expected path.
+CANCEL_SECONDS = 60.0
+# How long a cancelled prompt may take to answer before the demo gives up on the agent.
+ANSWER_AFTER_CANCEL_SECONDS = 30.0
+# How long the adapter may take to exit once its input ends, before it is signalled: its orderly
+# exit (Claude stopped, SIGKILL after 2 s) can outlast acp's default 2 s on a busy machine, and
+# signalling it then races its exit (a ProcessLookupError traceback).
+ADAPTER_EXIT_SECONDS = 30.0
+
+
+def _hangs(scenario: str) -> bool:
+    """True when the scenario's Claude goes silent until interrupted (the demo must cancel)."""
+    from adapter.scripted_claude import SCENARIOS
+    from adapter.scripted_claude.steps import Hang
+
+    turns = SCENARIOS[scenario].turns
+    return any(isinstance(step, Hang) for turn in turns for step in turn)
+
+
+class AgentGaveUp(Exception):
+    """The agent ended the demo early: an error answer to setup, or no answer at all."""
+
+
+async def _prompt(
+    conn: Any, session_id: str, text: str, *, cancel_after: float, out: IO[str]
+) -> None:
+    """Send one prompt and wait for its answer, cancelling the turn if none comes in time."""
+    import acp
+
+    task = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[acp.text_block(text)]))
+    try:
+        done, _ = await asyncio.wait({task}, timeout=cancel_after)
+        if not done:
+            print(
+                f"(no answer after {cancel_after:g} s: the client cancels the turn)",
+                file=out,
+                flush=True,
+            )
+            await conn.cancel(session_id=session_id)
+            done, _ = await asyncio.wait({task}, timeout=ANSWER_AFTER_CANCEL_SECONDS)
+            if not done:
+                raise AgentGaveUp(
+                    f"the agent did not answer the cancelled prompt within "
+                    f"{ANSWER_AFTER_CANCEL_SECONDS:g} s"
+                )
+        # An error answer was already printed from the wire; the next prompt still runs.
+        with contextlib.suppress(acp.RequestError):
+            task.result()
+    finally:
+        task.cancel()
+
+
+def _observer(out: IO[str], log: IO[str] | None) -> Callable[[StreamEvent], None]:
+    """Prints every frame as it passes (and logs it raw to `log`)."""
+    methods: dict[Any, str] = {}
+
+    def observe(event: StreamEvent) -> None:
+        direction = event.direction.value
+        if log is not None:
+            log.write(json.dumps({"direction": direction, "message": event.message}) + "\n")
+        for line in describe_frame(direction, event.message, methods):
+            print(line, file=out, flush=True)
+
+    return observe
+
+
+async def _open_session(conn: Any, workdir: Path, *, capable: bool, out: IO[str]) -> str | None:
+    """Initialize (opting in when `capable`) and open a session; None if the agent refused."""
+    import acp
+    from acp.schema import ClientCapabilities
+
+    caps = ClientCapabilities(field_meta=OPT_IN) if capable else ClientCapabilities()
+    try:
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
+        session = await conn.new_session(cwd=str(workdir), mcp_servers=[])
+    except acp.RequestError:
+        # The error answer is printed above; without a session there is nothing to ask.
+        print("\n(the agent could not start a session: the demo ends here)", file=out)
+        return None
+    return str(session.session_id)
+
+
+async def run_demo(
+    scenario: str,
+    prompts: list[str],
+    *,
+    capable: bool,
+    out: IO[str],
+    log: IO[str] | None,
+    cancel_after: float | None = None,
+) -> int:
+    """Play `scenario` with `prompts`; 0 when it played out (failures shown are the point)."""
+    import acp
+
+    observe = _observer(out, log)
+    hangs = _hangs(scenario)
+    if cancel_after is None:
+        cancel_after = HANG_CANCEL_SECONDS if hangs else CANCEL_SECONDS
+    with tempfile.TemporaryDirectory(prefix="claude-acp-demo-") as scratch:
+        workdir = Path(scratch) / "project"
+        workdir.mkdir()
+        env = {"CLAUDE_CONFIG_DIR": str(Path(scratch) / "claude-config")}
+        if hangs:
+            # Show the stall warning a silent Claude earns before the client gives up.
+            env["CLAUDE_ACP_STALL_SECONDS"] = str(HANG_STALL_SECONDS)
+        async with acp.spawn_agent_process(
+            # acp's Client protocol lists every client method; the demo needs only these two.
+            cast("Client", _DemoClient()),
+            sys.executable,
+            "-m",
+            "adapter",
+            "--simulate",
+            scenario,
+            env=env,
+            transport_kwargs={"stderr": DEVNULL, "shutdown_timeout": ADAPTER_EXIT_SECONDS},
+            observers=[observe],
+        ) as (conn, _process):
+            session_id = await _open_session(conn, workdir, capable=capable, out=out)
+            if session_id is None:
+                return 0
+            for text in prompts:
+                print("", file=out)
+                await _prompt(conn, session_id, text, cancel_after=cancel_after, out=out)
+    return 0
+
+
+def _listing() -> str:
+    from adapter.scripted_claude import SCENARIOS
+
+    width = max(len(name) for name in SCENARIOS)
+    return "\n".join(f"{name:<{width}}  {s.description}" for name, s in SCENARIOS.items())
+
+
+def _parser() -> argparse.ArgumentParser:
+    from adapter.scripted_claude import DEFAULT_SCENARIO
+
+    parser = argparse.ArgumentParser(
+        prog="claude-acp demo",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "scenario",
+        nargs="?",
+        default=DEFAULT_SCENARIO,
+        help=f"a scenario from --list (default: {DEFAULT_SCENARIO})",
+    )
+    parser.add_argument("--legacy", action="store_true", help="a client that does not opt in")
+    parser.add_argument(
+        "--prompt", action="append", dest="prompts", metavar="TEXT", help="a prompt to send"
+    )
+    parser.add_argument("--list", action="store_true", help="describe the scenarios and exit")
+    parser.add_argument(
+        "--log", type=Path, metavar="FILE", help="also write the raw wire log (JSON lines)"
+    )
+    parser.add_argument(
+        "--cancel-after",
+        type=float,
+        metavar="SECONDS",
+        help=f"cancel a prompt left unanswered this long (default: {HANG_CANCEL_SECONDS:g} "
+        f"for a scenario that hangs, otherwise {CANCEL_SECONDS:g})",
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    from adapter.scripted_claude import scenario_names
+
+    args = _parser().parse_args(argv)
+    if args.list:
+        print(_listing())
+        return 0
+    if args.scenario not in scenario_names():
+        print(f"unknown scenario {args.scenario!r}; --list shows them", file=sys.stderr)
+        return 2
+    # Under load, asyncio's child watcher sometimes finds the adapter already reaped and warns
+    # "Unknown child process pid ..." although nothing went wrong; the demo's output is for a
+    # person, so only asyncio's errors reach it.
+    logging.getLogger("asyncio").setLevel(logging.ERROR)
+    # The demo is an ACP client: its schema models are built as they are used, as the adapter's
+    # are (adapter/lean_imports.py), not all 273 at import (about 0.6 s of every demo's CPU).
+    from adapter.lean_imports import prepare_acp_schema
+
+    prepare_acp_schema()
+    prompts = args.prompts or list(DEFAULT_PROMPTS)
+    mode = "legacy client" if args.legacy else "client opts in to sessionFailure"
+    print(f"claude-acp demo: scenario {args.scenario}, {mode}\n", flush=True)
+    log = args.log.open("w", encoding="utf-8") if args.log else None
+    try:
+        return asyncio.run(
+            run_demo(
+                args.scenario,
+                prompts,
+                capable=not args.legacy,
+                out=sys.stdout,
+                log=log,
+                cancel_after=args.cancel_after,
+            )
+        )
+    except KeyboardInterrupt:
+        return 130  # Ctrl-C: the user knows why it stopped; no traceback
+    except (AgentGaveUp, ConnectionError) as exc:
+        print(f"claude-acp demo: stopped: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if log is not None:
+            log.close()

@@ -1,0 +1,214 @@
+"""The Claude side of a session: starting a runtime, reading what Claude says into the core,
+sending the prompts the core dispatches, interrupting. A mixin of `adapter.session.shell.Session`,
+kept apart so each module stays small; it decides nothing either.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from acp import RequestError
+from anyio.abc import TaskGroup, TaskStatus
+from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
+from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
+
+from adapter.claude.process import ClaudeRuntime, RuntimeStartError
+from adapter.claude.prompt_content import claude_user_message
+from adapter.claude.runtime_settings import RuntimeSettings
+from adapter.claude.sdk_compat import refusal_explanation
+from adapter.claude.translate import event_for
+from adapter.controls.controls import SessionControls
+from adapter.session.answer import Answer
+from adapter.session.turn_hooks import TurnHooks
+from adapter.wire.client_link import ClientLink
+from fsm.errors import FsmError
+from fsm.events import (
+    AnswerStreamStarted,
+    AssistantMessageReceived,
+    Event,
+    MessageTooLarge,
+    OutputReceived,
+    PromptSent,
+    RuntimeStarted,
+    RuntimeStartFailed,
+    StreamEnded,
+    TransportLost,
+)
+
+__all__ = ["ClaudeSide"]
+
+log = logging.getLogger(__name__)
+
+
+class ClaudeSide:
+    # Provided by `Session`.
+    session_id: str
+    cwd: str
+    _settings: RuntimeSettings
+    _resume: bool
+    _tg: TaskGroup
+    _link: ClientLink
+    _runtime: ClaudeRuntime | None
+    _answers: dict[str, Answer]
+    controls: SessionControls
+    view: TurnHooks
+    _clock: Callable[[], float]
+
+    async def feed(self, event: Event, message: Any = None) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    async def _fault(self, where: str) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    def _start_timer(self) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    async def start(self, spawned: ClaudeRuntime | None = None) -> None:
+        """Start a Claude process for this session, or finish starting `spawned` (one that
+        `session_methods.spawn` began for it); raises `RuntimeStartError`."""
+        if spawned is not None:
+            runtime = spawned
+            runtime.answer_permissions_with(self._can_use_tool)
+        else:
+            runtime = ClaudeRuntime(
+                settings=self._settings,
+                cwd=self.cwd,
+                session_id=self.session_id,
+                resume=self._resume,
+                can_use_tool=self._can_use_tool,
+                launch=self.controls.launch(),
+            )
+        self._start_timer()
+
+        async def run(task_status: TaskStatus[None]) -> None:
+            await self._run_runtime(runtime, task_status)
+
+        await self._tg.start(run)
+        await self.controls.adopt(runtime)
+
+    async def _can_use_tool(
+        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        result = await self.controls.permissions.decide(tool_name, tool_input, context)
+        if isinstance(result, PermissionResultAllow):
+            await self.view.permitted(context.tool_use_id)  # it runs now
+        return result
+
+    async def _run_runtime(self, runtime: ClaudeRuntime, task_status: TaskStatus[None]) -> None:
+        epoch = runtime.epoch
+
+        async def on_ready() -> None:
+            self._runtime = runtime
+            await self.feed(RuntimeStarted(epoch=epoch))
+
+        async def on_message(message: Any, raw: Any) -> None:
+            await self._on_message(message, raw, epoch)
+
+        try:
+            await runtime.run(
+                on_ready=on_ready,
+                on_message=on_message,
+                on_end=lambda: self.feed(StreamEnded(epoch=epoch)),
+                on_lost=lambda: self._on_lost(runtime),
+                task_status=task_status,
+            )
+        except RuntimeStartError:
+            raise  # before it started: `start` reports it
+        except Exception:
+            # Our own code failed while handling what Claude said (row 30): never "lost".
+            await self._fault("the Claude runtime task")
+        finally:
+            self._answer_if_forgotten(runtime)
+
+    async def _on_lost(self, runtime: ClaudeRuntime) -> None:
+        if runtime.too_large:
+            limit = self._settings.max_message_bytes
+            await self.feed(MessageTooLarge(epoch=runtime.epoch, limit_bytes=limit))
+        await self.feed(TransportLost(epoch=runtime.epoch))
+
+    def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
+        # Safety net for the "exactly one answer" promise: a prompt still waiting when its
+        # runtime's task is over would otherwise wait forever. Normally the core answered it.
+        for answer in self._answers.values():
+            if answer.epoch == runtime.epoch and not answer.done.is_set():
+                log.error("session %s: a prompt was left unanswered; answering it", self.session_id)
+                answer.give(RequestError.internal_error({"reason": "the Claude runtime failed"}))
+
+    async def _on_message(self, message: Any, raw: Any, epoch: str) -> None:
+        await self.feed(OutputReceived(epoch=epoch, now=self._clock()))
+        if isinstance(message, StreamEvent):
+            started = _answer_stream_started(message, epoch)
+            if started is not None:
+                await self.feed(started)  # withheld prose goes out before the answer (row 24)
+            # The bulk of a turn: only the turn view has a use for it.
+            await self.view.stream_event(message)
+            return
+        await self.controls.observe(message)
+        try:
+            event = event_for(message, epoch)
+        except (FsmError, TypeError, ValueError):
+            log.warning("skipped a malformed %s from Claude", type(message).__name__)
+            return
+        if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
+            # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it.
+            explanation = refusal_explanation(raw)
+            if explanation and not event.refusal_explanation:
+                event = replace(event, refusal_explanation=explanation)
+        if isinstance(message, AssistantMessage):
+            self.view.saw_assistant(message)
+        elif isinstance(message, ResultMessage):
+            await self.view.turn_result(message)
+        if event is not None:
+            await self.feed(event, message)
+        elif isinstance(message, UserMessage):
+            await self.view.tool_results(message)
+
+    async def _interrupt(self, runtime: ClaudeRuntime) -> None:
+        try:
+            await runtime.interrupt()
+        except Exception:
+            # Claude's transport, not our code: the grace period's backstop still stops it.
+            log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
+
+    async def _send_prompt(self, turn_id: str, answer: Answer) -> None:
+        if answer.replace_runtime or self._runtime is None:
+            old, self._runtime = self._runtime, None
+            if old is not None:
+                # In the background: what it still says is dropped (the core retired it), and
+                # its own reader may be closing it right now (a second close waits for that).
+                self._tg.start_soon(old.close)
+            try:
+                await self.start()
+            except RuntimeStartError as exc:
+                # This prompt still gets its one answer, in the client's own terms.
+                await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
+                await self.feed(RuntimeStartFailed(reason=str(exc)))
+                return
+        runtime = self._runtime
+        assert runtime is not None
+        message = claude_user_message(answer.content, turn_id=turn_id)
+        await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
+        self.view.prompted(answer.blocks)
+        # Only now is it this runtime's prompt (its safety net answers it if all else fails).
+        answer.epoch = runtime.epoch
+        self._resume = True
+        try:
+            await runtime.send(message)
+        except Exception:
+            # Writing to Claude's process failed: its transport, so "lost" is the truth.
+            log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
+            await self.feed(TransportLost(epoch=runtime.epoch))
+
+
+def _answer_stream_started(message: StreamEvent, epoch: str) -> AnswerStreamStarted | None:
+    # A top-level `message_start`: Claude began a new message of its own (not a subagent's).
+    event = message.event
+    if message.parent_tool_use_id or not isinstance(event, dict):
+        return None
+    if event.get("type") != "message_start" or not isinstance(event.get("message"), dict):
+        return None
+    model = event["message"].get("model")
+    return AnswerStreamStarted(epoch=epoch, model=model if isinstance(model, str) else None)

@@ -1,0 +1,65 @@
+"""How the core's records reach the client, in every dialect it negotiated.
+
+A `session_info_update` (sessionFailure) and an `agent_error` update (agentError) for a published
+record; the record on a prompt response's `_meta`, with its `agent_error` update sent first.
+Each send reports whether it went out, so the core hears `DeliveryConfirmed` or `DeliveryFailed`.
+"""
+
+from __future__ import annotations
+
+from acp import helpers
+from acp.schema import PromptResponse, SessionInfoUpdate
+
+from adapter.wire.client_link import ClientLink
+from fsm.effects import StopReason
+from fsm.negotiation import Dialects
+from fsm.records import FailureRecord
+from fsm.vocabulary import Severity
+from fsm.wire import AgentErrorDialect, SessionFailureDialect
+
+__all__ = ["Publisher"]
+
+_SESSION_FAILURE = SessionFailureDialect()
+_AGENT_ERROR = AgentErrorDialect()
+
+
+class Publisher:
+    def __init__(self, *, link: ClientLink, dialects: Dialects, session_id: str) -> None:
+        self._link = link
+        self._dialects = dialects
+        self._session_id = session_id
+
+    async def publish(self, record: FailureRecord) -> bool:
+        """Send `record` in every dialect the client asked for; True iff every send went out."""
+        sent = True
+        if self._dialects.session_failure:
+            info = SessionInfoUpdate(
+                session_update="session_info_update", field_meta=_SESSION_FAILURE.meta_for(record)
+            )
+            sent = await self._link.send_update(self._session_id, info)
+        if record.severity is Severity.ERROR:
+            sent = await self._agent_error(record) and sent
+        return sent
+
+    async def response(
+        self, stop_reason: StopReason, record: FailureRecord | None
+    ) -> PromptResponse:
+        """The prompt's answer; a turn-terminal record rides on its `_meta` (and its
+        `agent_error` update goes out before it)."""
+        meta = None
+        if record is not None:
+            await self._agent_error(record)
+            if self._dialects.session_failure:
+                meta = _SESSION_FAILURE.meta_for(record)
+        return PromptResponse(stop_reason=stop_reason.value, field_meta=meta)
+
+    async def agent_text(self, text: str) -> bool:
+        return await self._link.send_update(
+            self._session_id, helpers.update_agent_message_text(text)
+        )
+
+    async def _agent_error(self, record: FailureRecord) -> bool:
+        update = _AGENT_ERROR.update_for(record) if self._dialects.agent_error else None
+        if update is None:
+            return True
+        return await self._link.send_raw_update(self._session_id, update)

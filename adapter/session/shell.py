@@ -1,0 +1,312 @@
+"""One ACP session: the core's shell. Report facts to the core, perform its effects, repeat.
+
+Every event reaches the core through `feed`, under one lock, and its effects are performed in
+order before the next event is fed, so the core sees exactly the order things happened in. The
+shell decides nothing: which prompt goes next (and whether Claude's process is replaced first),
+when Claude is interrupted or stopped, and when the core next needs waking all come from the
+core. Each prompt waits on its own `Answer`, which exactly one `SettlePrompt`/`RejectPrompt`
+fills. An exception in our own code (the core, or this shell) is DECISIONS row 30: logged with
+its traceback, reported to the core as `InternalFaultOccurred`, which fails the live turn as
+`internal_error` and breaks the session; only Claude's own transport failing is "lost".
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import Any
+
+import anyio
+from acp import RequestError
+from acp.schema import (
+    PromptResponse,
+)
+from anyio.abc import TaskGroup
+from claude_agent_sdk import AssistantMessage
+
+from adapter.claude.process import ClaudeRuntime
+from adapter.claude.prompt_content import claude_content
+from adapter.claude.runtime_settings import RuntimeSettings
+from adapter.controls.controls import SessionControls
+from adapter.controls.pickers import SessionConfig
+from adapter.session.answer import Answer
+from adapter.session.claude_side import ClaudeSide
+from adapter.session.publish import Publisher
+from adapter.session.turn_hooks import TurnHooks
+from adapter.wire.client_link import ClientLink
+from fsm.classify import SYNTHETIC_MODEL
+from fsm.effects import (
+    Effect,
+    ForwardAssistantMessage,
+    InterruptClaude,
+    LogNotice,
+    PublishRecord,
+    RejectPrompt,
+    SendAgentText,
+    SendPrompt,
+    SettlePrompt,
+    StopRuntime,
+)
+from fsm.events import (
+    CancelRequested,
+    CredentialsChanged,
+    DeadlineReached,
+    DeliveryConfirmed,
+    DeliveryFailed,
+    Event,
+    InternalFaultOccurred,
+    PromptReceived,
+)
+from fsm.negotiation import Dialects
+from fsm.records import redact
+from fsm.session import SessionCore
+
+__all__ = ["Session"]
+
+log = logging.getLogger(__name__)
+
+
+class Session(ClaudeSide):
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        cwd: str,
+        dialects: Dialects,
+        link: ClientLink,
+        settings: RuntimeSettings,
+        task_group: TaskGroup,
+        resume: bool = False,
+        terminal_output: bool = False,
+        clock: Any = time.monotonic,
+        controls: SessionControls | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.cwd = cwd
+        self._link = link
+        self._dialects = dialects
+        self._settings = settings
+        self._tg = task_group
+        self._resume = resume
+        self._clock = clock
+        self._runtime: ClaudeRuntime | None = None
+        # Taken once per Claude frame (every streamed delta): uncontended, it must not also
+        # yield to the event loop, as anyio's default acquire does.
+        self._feed_lock = anyio.Lock(fast_acquire=True)
+        self._answers: dict[str, Answer] = {}
+        self._publisher = Publisher(link=link, dialects=dialects, session_id=session_id)
+        # Modes, pickers, commands and permissions (adapter/controls/controls.py).
+        self.controls = controls or SessionControls(
+            session_id=session_id, link=link, config=SessionConfig.initial({}, None)
+        )
+        self.controls.bind(lambda: self._runtime)
+        # Claude's messages as the editor shows them: chunks, cards, plan, usage, title.
+        self.view = TurnHooks(
+            link, session_id, cwd, terminal_output=terminal_output, titled=resume
+        )
+        self.controls.permissions.card = self.view.permission_card
+        self._closed = False
+        self._rearm = anyio.Event()
+        self._timer_started = False
+        self._armed_for: float | None = None  # the deadline the timer sleeps toward
+        # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
+        self.core = SessionCore(
+            session_id=session_id,
+            epoch="unstarted",
+            capable=dialects.capable,
+            notices=dialects.session_failure,
+            private=settings.private,
+            stall_seconds=settings.stall_seconds,
+            started=False,
+        )
+
+    # --- runtime (starting it and reading it: `claude_side.py`) ------------------------
+
+    async def send(self, update: Any) -> bool:
+        """Send one session update to the client (False when it could not be sent)."""
+        return await self._link.send_update(self.session_id, update)
+
+    async def send_raw(self, update: dict[str, Any]) -> bool:
+        """Send one session update given as its wire dict (False when it could not be sent)."""
+        return await self._link.send_raw_update(self.session_id, update)
+
+    async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
+        """Send several session updates in order (False when one could not be sent)."""
+        return await self._link.send_raw_updates(self.session_id, updates)
+
+    async def restart_on_next_prompt(self) -> None:
+        """The credentials changed: the core has the next prompt start a fresh Claude."""
+        await self.feed(CredentialsChanged())
+
+    async def shutdown(self, grace: float | None) -> None:
+        """End the session: the prompt in flight (and any queued) is answered `cancelled`, and
+        Claude is stopped: at once (SIGTERM, SIGKILL after `grace` seconds) when the adapter
+        exits, or with `grace` None the SDK's gentle way (its transcript stays whole for a
+        resume)."""
+        await self.feed(CancelRequested(now=self._clock()))
+        runtime = self._runtime
+        if runtime is not None:
+            # Its reader then ends, and the core settles the cancelled turn.
+            await (runtime.close() if grace is None else runtime.stop(grace))
+        for answer in list(self._answers.values()):
+            with anyio.move_on_after(grace or 1.0):
+                await answer.done.wait()
+            answer.give(PromptResponse(stop_reason="cancelled"))
+        self._closed = True
+        self._rearm.set()
+
+    async def close(self) -> None:
+        self._closed = True
+        self._rearm.set()
+        if self._runtime is not None:
+            await self._runtime.close()
+        for answer in self._answers.values():
+            answer.give(RequestError.internal_error({"reason": "the session was closed"}))
+
+    # --- the loop ---------------------------------------------------------------------
+
+    async def feed(self, event: Event, message: Any = None) -> None:
+        """Hand the core one fact and perform its effects, in order."""
+        async with self._feed_lock:
+            before = {record.id for record in self.core.active()}
+            try:
+                await self._perform(self.core.handle(event), message)
+            except Exception:
+                # Declared recovery boundary (row 30): our own code failed on this event.
+                await self._fault_locked(f"handling {type(event).__name__}")
+            recovered = before - {record.id for record in self.core.active()}
+            if recovered:
+                # Recovery publishes nothing (the spec); the log is where it can be seen.
+                log.info("session %s: no longer active: %s", self.session_id, sorted(recovered))
+        # Wake the timer only when the core needs waking sooner than it is set for: a later
+        # deadline is found when the earlier one passes (cheap: once per Claude frame).
+        deadline = self.core.next_deadline()
+        if deadline is not None and (self._armed_for is None or deadline < self._armed_for):
+            self._rearm.set()
+
+    async def _fault(self, where: str) -> None:
+        async with self._feed_lock:
+            await self._fault_locked(where)
+
+    async def _fault_locked(self, where: str) -> None:
+        # Row 30: the traceback goes to the log; the core fails what waits and breaks the
+        # session. If even that fails, every waiting prompt is answered here.
+        log.exception("session %s: internal fault while %s", self.session_id, where)
+        try:
+            await self._perform(self.core.handle(InternalFaultOccurred(where=where)), None)
+        except Exception:
+            log.exception("session %s: the core could not take the fault", self.session_id)
+            for answer in self._answers.values():
+                answer.give(RequestError.internal_error({"reason": "internal error"}))
+
+    async def _perform(self, effects: list[Effect], message: Any) -> None:
+        for effect in effects:
+            await self._perform_one(effect, message)
+
+    async def _perform_one(self, effect: Effect, message: Any) -> None:
+        match effect:
+            case PublishRecord(record=record):
+                sent = await self._publisher.publish(record)
+                outcome = DeliveryConfirmed if sent else DeliveryFailed
+                follow = self.core.handle(outcome(id=record.id, revision=record.revision))
+                await self._perform(follow, None)
+            case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
+                await self.view.turn_settled()
+                response = await self._publisher.response(stop_reason, record)
+                response.usage = self.view.response_usage()
+                self._give(turn_id, response)
+            case RejectPrompt(code=code, message=text, error_kind=kind, turn_id=turn_id):
+                await self.view.turn_ended()
+                data = {"errorKind": kind} if kind else None
+                self._give(turn_id, RequestError(code, text, data))
+            case ForwardAssistantMessage():
+                if isinstance(message, AssistantMessage):
+                    await self.view.assistant(message, mask=self._mask(message))
+            case SendAgentText(text=text):
+                await self._publisher.agent_text(redact(text, self._settings.private))
+            case SendPrompt(turn_id=turn_id, replace_runtime=replace):
+                # The prompt's own task sends it (outside the lock: starting Claude is slow).
+                answer = self._answers.get(turn_id)
+                if answer is not None:
+                    answer.replace_runtime = replace
+                    answer.go.set()
+            case InterruptClaude():
+                # Not under the lock: the SDK waits for Claude's reply to an interrupt.
+                if self._runtime is not None:
+                    self._tg.start_soon(self._interrupt, self._runtime)
+            case StopRuntime():
+                if self._runtime is not None:
+                    self._tg.start_soon(self._runtime.close)
+            case LogNotice(message=text):
+                log.info("session %s: %s", self.session_id, text)
+
+    def _mask(self, message: AssistantMessage) -> tuple[str, ...] | None:
+        """What to mask in a message forwarded as agent text: Claude's error prose (an API
+        error, a synthetic notice) is masked like any error text (DECISIONS row 31); the
+        model's own answer is the user's content and stays verbatim."""
+        if message.error is not None or message.model == SYNTHETIC_MODEL:
+            return self._settings.private
+        return None
+
+    def _give(self, turn_id: str | None, value: PromptResponse | RequestError) -> None:
+        turn_id = turn_id or self.core.turn.turn_id
+        answer = self._answers.get(turn_id) if turn_id is not None else None
+        if answer is None:
+            log.error("session %s: an answer with no prompt waiting", self.session_id)
+            return
+        answer.give(value)
+
+    # --- time: the core says when it next needs waking --------------------------------
+
+    def _start_timer(self) -> None:
+        if not self._timer_started:
+            self._timer_started = True
+            self._tg.start_soon(self._run_timer)
+
+    async def _run_timer(self) -> None:
+        while not self._closed:
+            self._rearm = anyio.Event()
+            deadline = self._armed_for = self.core.next_deadline()
+            if deadline is None:
+                await self._rearm.wait()
+                continue
+            with anyio.move_on_after(max(0.0, deadline - self._clock())):
+                await self._rearm.wait()
+                continue
+            self._armed_for = None
+            await self.feed(DeadlineReached(now=self._clock()))
+
+    # --- requests ---------------------------------------------------------------------
+
+    async def prompt(self, blocks: list[Any]) -> PromptResponse:
+        """Hand one prompt to the core and wait for its one answer (raises `RequestError`).
+        The core queues it behind a live one and says when it goes to Claude."""
+        if self._closed:
+            raise RequestError.invalid_request({"reason": "the session is closed"})
+        # Content Claude cannot take is refused (-32602) before anything reaches Claude.
+        content = claude_content(blocks)
+        turn_id = str(uuid.uuid4())
+        answer = self._answers[turn_id] = Answer(blocks=blocks, content=content)
+        try:
+            await self.feed(PromptReceived(turn_id=turn_id))
+            await answer.go.wait()
+            if not answer.done.is_set():
+                await self._send_prompt(turn_id, answer)
+            await answer.done.wait()
+        finally:
+            del self._answers[turn_id]
+        return self._unwrap(answer)
+
+    @staticmethod
+    def _unwrap(answer: Answer) -> PromptResponse:
+        value = answer.value
+        if isinstance(value, RequestError):
+            raise value
+        assert value is not None, "the core answers every prompt it was sent"
+        return value
+
+    async def cancel(self) -> None:
+        """The client cancelled: the core decides what is interrupted and what is answered."""
+        self.controls.permissions.withdraw()
+        await self.feed(CancelRequested(now=self._clock()))

@@ -1,0 +1,155 @@
+"""The session's hooks into `adapter.view.turn_view`: Claude's messages in, session updates out.
+
+`adapter.session.shell` calls these at the points of a live turn (a stream event, a finished message
+the core let through, tool results, a permission granted, the result, the answer); each sends
+what `TurnView` makes of it, plus the turn's `usage_update` and the session's title. Content of
+an unusable shape is skipped and logged once per session, never allowed to end the turn.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from acp.schema import TextContentBlock, ToolCallUpdate, Usage
+from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
+
+from adapter.view.stream_assembly import MalformedStream
+from adapter.view.title import title_for
+from adapter.view.tool_cards import card_for
+from adapter.view.turn_view import TurnView, blocks_of
+from adapter.view.usage import UsageMeter
+from adapter.wire.client_link import ClientLink
+from fsm.records import redact
+
+__all__ = ["TurnHooks"]
+
+log = logging.getLogger(__name__)
+
+def _masked(block: Mapping[str, Any], mask: tuple[str, ...]) -> Mapping[str, Any]:
+    text = block.get("text")
+    if block.get("type") != "text" or not isinstance(text, str):
+        return block
+    return {**block, "text": redact(text, mask)}
+
+
+class TurnHooks:
+    def __init__(
+        self, link: ClientLink, session_id: str, cwd: str, *, terminal_output: bool, titled: bool
+    ) -> None:
+        """`titled`: the session has its title already (a loaded one: its first prompt was
+        not this one)."""
+        self._link = link
+        self._session_id = session_id
+        self._cwd = cwd
+        self.terminal = terminal_output
+        self._view = TurnView(cwd=cwd, live=True, terminal=terminal_output)
+        self._usage = UsageMeter()
+        self._title: str | None = None
+        self._title_sent = titled
+        self._warned = False
+
+    async def _send_raw(self, update: dict[str, Any]) -> bool:
+        return await self._link.send_raw_update(self._session_id, update)
+
+    def _bad_content(self, what: str) -> None:
+        # Once per session at warning level: a Claude that sends one bad frame sends many.
+        level = logging.DEBUG if self._warned else logging.WARNING
+        self._warned = True
+        log.log(level, "session %s: skipped %s", self._session_id, what)
+
+    async def _send(self, make: Callable[[], list[dict[str, Any]]], what: str) -> None:
+        skipped = self._view.skipped
+        try:
+            updates = make()
+        except MalformedStream as exc:
+            self._bad_content(f"a stream event from Claude ({exc})")
+            return
+        except Exception:
+            # Whatever a block of an odd shape makes us raise, it is that content that is
+            # lost, not the turn.
+            self._bad_content(f"{what} Claude sent in an unusable shape")
+            return
+        if self._view.skipped != skipped:
+            self._bad_content(f"content blocks of {what} of an unknown type or shape")
+        for update in updates:
+            await self._send_raw(update)
+
+    async def stream_event(self, message: StreamEvent) -> None:
+        parent = message.parent_tool_use_id
+        await self._send(
+            lambda: self._view.stream_event(message.event, parent if parent else None),
+            "a stream event",
+        )
+
+    def saw_assistant(self, message: AssistantMessage) -> None:
+        if message.parent_tool_use_id is None:
+            self._usage.saw_request(message.usage)
+
+    async def assistant(
+        self, message: AssistantMessage, *, mask: tuple[str, ...] | None = None
+    ) -> None:
+        """With `mask` (private values), the message's text is masked as error prose is
+        (DECISIONS row 31); without, the model's answer is shown verbatim."""
+        message_id = message.message_id if isinstance(message.message_id, str) else None
+        parent = message.parent_tool_use_id if isinstance(message.parent_tool_use_id, str) else None
+        blocks = blocks_of(message.content)
+        if mask is not None:
+            blocks = [_masked(block, mask) for block in blocks]
+        await self._send(
+            lambda: self._view.assistant(blocks, message_id=message_id, parent=parent),
+            "a message",
+        )
+
+    async def tool_results(self, message: UserMessage) -> None:
+        await self._send(
+            lambda: self._view.user(
+                blocks_of(message.content), tool_use_result=message.tool_use_result
+            ),
+            "a tool result",
+        )
+
+    async def permitted(self, tool_id: str | None) -> None:
+        if tool_id:
+            await self._send(lambda: self._view.permitted(tool_id), "a permission")
+
+    def permission_card(
+        self, tool_id: str, name: str, tool_input: object, fallback_title: str | None
+    ) -> ToolCallUpdate:
+        """The tool call a permission request shows: the call's own card (title, kind,
+        locations, diff), status pending."""
+        card = card_for(tool_id, name, tool_input, self._cwd)
+        if card["title"] == name and fallback_title:
+            card["title"] = fallback_title  # Claude Code's own wording beats a bare name
+        fields = ("toolCallId", "title", "kind", "status", "rawInput", "locations", "content")
+        return ToolCallUpdate.model_validate({key: card[key] for key in fields if key in card})
+
+    def prompted(self, blocks: list[Any]) -> None:
+        if self._title is None:
+            text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
+            self._title = title_for(text) or ""
+
+    async def turn_result(self, message: ResultMessage) -> None:
+        if not isinstance(message.usage, Mapping):
+            return
+        update = self._usage.saw_result(message.usage, message.model_usage, message.total_cost_usd)
+        await self._send_raw(update)
+
+    async def turn_ended(self) -> None:
+        """Before a prompt's answer: end what the turn left open (calls, a broken stream)."""
+        await self._send(self._view.close_open_calls, "a turn's end")
+
+    async def turn_settled(self) -> None:
+        """Before a prompt's answer (a response): `turn_ended`, and name the session once."""
+        await self.turn_ended()
+        if self._title and not self._title_sent:
+            self._title_sent = True
+            now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+            await self._send_raw(
+                {"sessionUpdate": "session_info_update", "title": self._title, "updatedAt": now}
+            )
+
+    def response_usage(self) -> Usage | None:
+        return self._usage.response_usage()

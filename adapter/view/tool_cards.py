@@ -1,0 +1,245 @@
+"""Claude Code's tools as ACP tool-call cards: one table row per tool.
+
+Each row says how a call of that tool looks in the editor: a human title, the ACP `kind`, the
+`locations` the editor can follow, and the content the card opens with (the diff of an edit,
+the prompt of a subagent, the plan to approve). `adapter.view.tool_results` says how it ends. Tool
+input comes from Claude unchecked, so every field read here is checked for its type: a wrong
+shape gives a plainer card (the tool's name as the title, no locations), never an error.
+
+Cards are built as wire dicts, the schema's `tool_call` shape, because live turns and history
+replay both go through them (`adapter.view.turn_view`) and replay is the bulk path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["PLAN_TOOL", "ToolCard", "card_for", "rel_path", "tool_kind"]
+
+Input = Mapping[str, Any]
+Wire = dict[str, Any]
+
+# The tool whose calls become the session's plan instead of a card (adapter.view.plan).
+PLAN_TOOL = "TodoWrite"
+_TITLE_LIMIT = 200
+
+
+def _s(data: Input, key: str) -> str:
+    value = data.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _n(data: Input, key: str) -> int | None:
+    value = data.get(key)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**31:
+        return value
+    return None
+
+
+def rel_path(path: str, cwd: str) -> str:
+    """`path` relative to the session's folder when it lies inside it, else as given."""
+    if cwd and os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path, cwd)
+        except ValueError:
+            return path
+        if not relative.startswith(".."):
+            return relative
+    return path
+
+
+def _abs(path: str, cwd: str) -> str:
+    return path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
+
+
+def _text(text: str) -> Wire:
+    return {"type": "content", "content": {"type": "text", "text": text}}
+
+
+def _diff(path: str, old: str | None, new: str) -> Wire:
+    diff: Wire = {"type": "diff", "path": path, "newText": new}
+    if old is not None:
+        diff["oldText"] = old
+    return diff
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCard:
+    """How one tool's call looks: `kind`, and functions of (input, cwd) for the rest."""
+
+    kind: str
+    title: Callable[[Input, str], str] | None = None
+    path_key: str | None = None  # the input field naming the file or folder it works on
+    content: Callable[[Input, str], list[Wire]] | None = None
+
+
+def _read_title(data: Input, cwd: str) -> str:
+    title = f"Read {rel_path(_s(data, 'file_path'), cwd)}"
+    offset, limit = _n(data, "offset"), _n(data, "limit")
+    if offset is not None and limit is not None:
+        return f"{title} (lines {offset}-{offset + limit - 1})"
+    if offset is not None:
+        return f"{title} (from line {offset})"
+    return title
+
+
+def _edit_diff(data: Input, cwd: str) -> list[Wire]:
+    path = _abs(_s(data, "file_path"), cwd)
+    return [_diff(path, _s(data, "old_string"), _s(data, "new_string"))]
+
+
+def _multi_edit_diffs(data: Input, cwd: str) -> list[Wire]:
+    path = _abs(_s(data, "file_path"), cwd)
+    edits = data.get("edits")
+    if not isinstance(edits, list):
+        return []
+    return [
+        _diff(path, _s(edit, "old_string"), _s(edit, "new_string"))
+        for edit in edits
+        if isinstance(edit, Mapping)
+    ]
+
+
+def _write_diff(data: Input, cwd: str) -> list[Wire]:
+    # A new file until the result says what was there before (adapter.view.tool_results).
+    return [_diff(_abs(_s(data, "file_path"), cwd), None, _s(data, "content"))]
+
+
+def _grep_title(data: Input, cwd: str) -> str:
+    where = rel_path(_s(data, "path"), cwd) or "."
+    title = f'Search "{_s(data, "pattern")}" in {where}'
+    glob = _s(data, "glob") or _s(data, "type")
+    return f"{title} ({glob})" if glob else title
+
+
+def _glob_title(data: Input, cwd: str) -> str:
+    where = rel_path(_s(data, "path"), cwd) or "."
+    return f"Find {_s(data, 'pattern')} in {where}"
+
+
+def _mentioned(key: str) -> Callable[[Input, str], list[Wire]]:
+    def content(data: Input, cwd: str) -> list[Wire]:
+        text = _s(data, key)
+        return [_text(text)] if text else []
+
+    return content
+
+
+def _notebook_content(data: Input, cwd: str) -> list[Wire]:
+    source = _s(data, "new_source")
+    return [_text(f"```\n{source}\n```")] if source else []
+
+
+_CARDS: Mapping[str, ToolCard] = {
+    "Read": ToolCard("read", _read_title, "file_path"),
+    "NotebookRead": ToolCard(
+        "read", lambda d, c: f"Read {rel_path(_s(d, 'notebook_path'), c)}", "notebook_path"
+    ),
+    "Write": ToolCard(
+        "edit", lambda d, c: f"Write {rel_path(_s(d, 'file_path'), c)}", "file_path", _write_diff
+    ),
+    "Edit": ToolCard(
+        "edit", lambda d, c: f"Edit {rel_path(_s(d, 'file_path'), c)}", "file_path", _edit_diff
+    ),
+    "MultiEdit": ToolCard(
+        "edit",
+        lambda d, c: f"Edit {rel_path(_s(d, 'file_path'), c)}",
+        "file_path",
+        _multi_edit_diffs,
+    ),
+    "NotebookEdit": ToolCard(
+        "edit",
+        lambda d, c: f"Edit notebook {rel_path(_s(d, 'notebook_path'), c)}",
+        "notebook_path",
+        _notebook_content,
+    ),
+    "Bash": ToolCard("execute", lambda d, c: _s(d, "command"), None, _mentioned("description")),
+    "BashOutput": ToolCard("execute", lambda d, c: f"Output of shell {_s(d, 'bash_id')}"),
+    "KillShell": ToolCard("execute", lambda d, c: f"Stop shell {_s(d, 'shell_id')}"),
+    "KillBash": ToolCard("execute", lambda d, c: f"Stop shell {_s(d, 'shell_id')}"),
+    "Grep": ToolCard("search", _grep_title, "path"),
+    "Glob": ToolCard("search", _glob_title, "path"),
+    "LS": ToolCard("search", lambda d, c: f"List {rel_path(_s(d, 'path'), c)}", "path"),
+    "WebFetch": ToolCard("fetch", lambda d, c: f"Fetch {_s(d, 'url')}", None, _mentioned("prompt")),
+    "WebSearch": ToolCard("fetch", lambda d, c: f'Search the web for "{_s(d, "query")}"'),
+    "Task": ToolCard("think", lambda d, c: _s(d, "description"), None, _mentioned("prompt")),
+    "Agent": ToolCard("think", lambda d, c: _s(d, "description"), None, _mentioned("prompt")),
+    "ExitPlanMode": ToolCard(
+        "switch_mode", lambda d, c: "Ready to code?", None, _mentioned("plan")
+    ),
+    "EnterPlanMode": ToolCard("switch_mode", lambda d, c: "Plan first"),
+}
+
+
+# The input field each card is about. Without it (input of the wrong shape) the card is plain,
+# its title the tool's name and no content: shown, not guessed at.
+_NEEDS = {
+    "Read": "file_path",
+    "NotebookRead": "notebook_path",
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+    "Bash": "command",
+    "BashOutput": "bash_id",
+    "KillShell": "shell_id",
+    "KillBash": "shell_id",
+    "Grep": "pattern",
+    "Glob": "pattern",
+    "LS": "path",
+    "WebFetch": "url",
+    "WebSearch": "query",
+    "Task": "description",
+    "Agent": "description",
+}
+
+
+def _mcp_title(name: str) -> str:
+    # mcp__<server>__<tool>; server names may hold underscores, tool names too.
+    _, _, rest = name.partition("mcp__")
+    server, _, tool = rest.partition("__")
+    return f"{tool} ({server} MCP)" if server and tool else name
+
+
+def tool_kind(name: str) -> str:
+    """The ACP kind of a call of tool `name` ("other" for tools the table does not know)."""
+    card = _CARDS.get(name)
+    return card.kind if card is not None else "other"
+
+
+def card_for(tool_id: str, name: str, tool_input: object, cwd: str) -> Wire:
+    """The `tool_call` update that opens the card of one call, status `pending`."""
+    data: Input = tool_input if isinstance(tool_input, Mapping) else {}
+    card = _CARDS.get(name)
+    needed = _NEEDS.get(name)
+    usable = needed is None or bool(_s(data, needed))
+    title = name
+    if card is not None and card.title is not None and usable:
+        title = " ".join(card.title(data, cwd).split()) or name
+    elif name.startswith("mcp__"):
+        title = _mcp_title(name)
+    if len(title) > _TITLE_LIMIT:
+        title = title[: _TITLE_LIMIT - 1] + "\u2026"
+    update: Wire = {
+        "sessionUpdate": "tool_call",
+        "toolCallId": tool_id,
+        "title": title,
+        "kind": card.kind if card is not None else "other",
+        "status": "pending",
+    }
+    if tool_input is not None:
+        update["rawInput"] = tool_input
+    if card is not None and card.path_key is not None and _s(data, card.path_key):
+        location: Wire = {"path": _abs(_s(data, card.path_key), cwd)}
+        line = _n(data, "offset") if name == "Read" else None
+        if line is not None:
+            location["line"] = line
+        update["locations"] = [location]
+    if card is not None and card.content is not None and usable:
+        content = card.content(data, cwd)
+        if content:
+            update["content"] = content
+    return update

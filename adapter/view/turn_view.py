@@ -1,0 +1,257 @@
+"""The one path from Claude's messages to ACP session updates, for live turns and replay.
+
+Live turns feed it the SDK's messages (their content blocks as the wire dicts Claude wrote,
+`blocks_of`); `session/load` feeds it the transcript's entries, which hold the same dicts. Both
+get the same chunks, cards, diffs and plan, as wire dicts (the schema's shapes; replay is the
+bulk path and building a pydantic model per update was a measured share of its time).
+
+- Text and thinking: streamed deltas first (`stream_event`), then what of the finished message
+  did not stream (`adapter.view.stream_assembly`), with the API message id as `messageId`.
+- Tool use: a card per call (`adapter.view.tool_cards`), opened as soon as Claude starts writing
+  the call when it streams, filled in once its input is whole, ended by its result
+  (`adapter.view.tool_results`); TodoWrite becomes the plan (`adapter.view.plan`), never a card.
+- A subagent's messages (`parent` set: the Task call they belong to) never join the main
+  answer: its text shows on the Task card, its tool calls carry `parentToolUseId`.
+- Calls still open when a turn ends are marked failed (`close_open_calls`).
+
+Content blocks come from Claude unchecked; one of an unknown type or an unusable shape is
+skipped (`skipped` counts them for the caller's one log line), never the whole message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from adapter.view.plan import plan_update
+from adapter.view.stream_assembly import StreamAssembly, chunk
+from adapter.view.tool_cards import PLAN_TOOL, card_for
+from adapter.view.tool_results import result_updates
+
+__all__ = ["TurnView", "blocks_of", "prompt_updates"]
+
+Wire = dict[str, Any]
+
+# Tools Claude Code runs the moment it asks for them (no permission in any mode): their cards
+# go to in_progress at once. Others do when the user allows them (`permitted`), or, when
+# Claude Code's own rules allowed them, when their result shows they ran: every live card
+# goes pending -> in_progress -> completed/failed.
+_RUN_AT_ONCE = frozenset(
+    {"Read", "NotebookRead", "Grep", "Glob", "LS", "Task", "Agent", "WebSearch", "BashOutput"}
+)
+# The SDK's block dataclasses, by the wire `type` each stands for.
+_BLOCK_TYPES = {
+    "TextBlock": "text",
+    "ThinkingBlock": "thinking",
+    "ToolUseBlock": "tool_use",
+    "ToolResultBlock": "tool_result",
+}
+
+
+def blocks_of(content: object) -> list[Mapping[str, Any]]:
+    """An SDK message's content as the wire dicts Claude wrote (a string is one text block)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        return []
+    blocks: list[Mapping[str, Any]] = []
+    for block in content:
+        if isinstance(block, Mapping):
+            blocks.append(block)
+        elif is_dataclass(block) and not isinstance(block, type):
+            # Shallow: a tool's input or result is read, never changed, so it is not copied.
+            kind = _BLOCK_TYPES.get(type(block).__name__, type(block).__name__)
+            fields_ = {f.name: getattr(block, f.name) for f in fields(block)}
+            blocks.append({**fields_, "type": kind})
+    return blocks
+
+
+def _str(block: Mapping[str, Any], key: str) -> str | None:
+    value = block.get(key)
+    return value if isinstance(value, str) else None
+
+
+class TurnView:
+    """Per-session translation state: the stream's counts and the calls still open."""
+
+    def __init__(self, *, cwd: str, live: bool, terminal: bool = False) -> None:
+        self.cwd = cwd
+        self.skipped = 0
+        self._live = live
+        self._terminal = terminal
+        self._stream = StreamAssembly()
+        self._calls: dict[str, tuple[str, object]] = {}  # open calls: id -> (tool, input)
+        self._plan_calls: set[str] = set()
+        self._running: set[str] = set()  # open calls already reported in_progress
+        self._announced: set[str] = set()  # cards opened while their input still streamed
+
+    def stream_event(self, event: object, parent: str | None) -> list[Wire]:
+        """Updates for one partial-message event: chunks, or the card of a tool call Claude
+        has begun to write (its input follows; a Write's content can take seconds). Raises
+        `MalformedStream` for an event that cannot be used."""
+        updates = self._stream.event(event, parent)
+        if parent is None and isinstance(event, Mapping) and event["type"] == "content_block_start":
+            block = event.get("content_block")
+            if isinstance(block, Mapping) and block.get("type") == "tool_use":
+                updates.extend(self._announce(block))
+        return updates
+
+    def _announce(self, block: Mapping[str, Any]) -> list[Wire]:
+        tool_id, name = _str(block, "id"), _str(block, "name")
+        if not tool_id or not name or name == PLAN_TOOL or tool_id in self._calls:
+            return []
+        self._announced.add(tool_id)
+        card = card_for(tool_id, name, None, self.cwd)
+        card["_meta"] = {"claudeCode": {"toolName": name}}
+        return [card]
+
+    def assistant(
+        self, blocks: Iterable[Mapping[str, Any]], *, message_id: str | None, parent: str | None
+    ) -> list[Wire]:
+        """Updates for one finished assistant message."""
+        updates: list[Wire] = []
+        if parent is None:
+            updates.extend(self._stream.close_broken(unless=message_id))
+        for block in blocks:
+            kind = block.get("type")
+            if kind in ("text", "thinking"):
+                updates.extend(self._words(block, kind == "thinking", message_id, parent))
+            elif kind == "tool_use":
+                updates.extend(self._tool_use(block, parent))
+            elif kind != "redacted_thinking":
+                self.skipped += 1
+        return updates
+
+    def _words(
+        self, block: Mapping[str, Any], thinking: bool, message_id: str | None, parent: str | None
+    ) -> list[Wire]:
+        text = _str(block, "thinking" if thinking else "text")
+        if text is None:
+            self.skipped += 1
+            return []
+        if parent is not None:
+            if thinking or not text or parent not in self._calls:
+                return []
+            # The subagent's latest words, shown on its Task card until the report replaces them.
+            return [_on_card(parent, text)]
+        rest = self._stream.remainder(message_id, thinking, text)
+        if not rest:
+            return []
+        kind = "agent_thought_chunk" if thinking else "agent_message_chunk"
+        return [chunk(kind, rest, message_id)]
+
+    def _tool_use(self, block: Mapping[str, Any], parent: str | None) -> list[Wire]:
+        tool_id, name = _str(block, "id"), _str(block, "name") or "tool"
+        if not tool_id:
+            self.skipped += 1
+            return []
+        tool_input = block.get("input")
+        if name == PLAN_TOOL:
+            plan = plan_update(tool_input)
+            if plan is not None and tool_id not in self._announced:
+                self._plan_calls.add(tool_id)
+                return [plan]
+        self._calls[tool_id] = (name, tool_input)
+        card = card_for(tool_id, name, tool_input, self.cwd)
+        meta: Wire = {"toolName": name}
+        if parent is not None:
+            meta["parentToolUseId"] = parent
+        card["_meta"] = {"claudeCode": meta}
+        if self._terminal and name == "Bash":
+            card["content"] = [{"type": "terminal", "terminalId": tool_id}]
+            card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
+        if tool_id in self._announced:
+            # The card is open already: this fills in its title, input, locations and diff.
+            self._announced.discard(tool_id)
+            card["sessionUpdate"] = "tool_call_update"
+            del card["status"]
+        updates = [card]
+        if self._live and name in _RUN_AT_ONCE:
+            updates.extend(self.permitted(tool_id))
+        return updates
+
+    def permitted(self, tool_id: str) -> list[Wire]:
+        """The call runs now (the user allowed it, or it needs no permission)."""
+        if tool_id not in self._calls or tool_id in self._running:
+            return []
+        self._running.add(tool_id)
+        return [_status(tool_id, "in_progress")]
+
+    def user(
+        self, blocks: Iterable[Mapping[str, Any]], *, tool_use_result: object = None
+    ) -> list[Wire]:
+        """Updates for the tool results in one user message (Claude Code ran its tools)."""
+        updates: list[Wire] = []
+        for block in blocks:
+            if block.get("type") != "tool_result":
+                continue
+            tool_id = _str(block, "tool_use_id")
+            if not tool_id:
+                self.skipped += 1
+                continue
+            if tool_id in self._plan_calls:
+                continue  # a plan's "todos updated" is no news
+            if self._live:
+                # Claude Code ran it without asking anyone: it was running until now.
+                updates.extend(self.permitted(tool_id))
+            self._running.discard(tool_id)
+            name, tool_input = self._calls.pop(tool_id, ("", None))
+            updates.extend(
+                result_updates(
+                    tool_id=tool_id,
+                    name=name,
+                    tool_input=tool_input,
+                    content=block.get("content"),
+                    is_error=block.get("is_error") is True,
+                    tool_use_result=tool_use_result,
+                    cwd=self.cwd,
+                    terminal=self._terminal,
+                )
+            )
+        return updates
+
+    def close_open_calls(self) -> list[Wire]:
+        """A turn ended: a message still streaming broke off, and its calls that never got a
+        result failed (interrupted or lost)."""
+        left = [*self._calls, *(i for i in self._announced if i not in self._calls)]
+        updates = self._stream.close_broken()
+        updates += [_status(tool_id, "failed") for tool_id in left]
+        self._calls.clear()
+        self._announced.clear()
+        self._plan_calls.clear()
+        self._running.clear()
+        return updates
+
+
+def prompt_updates(blocks: Iterable[Mapping[str, Any]]) -> list[Wire]:
+    """A stored prompt as the client's own message (replay): its text and images."""
+    updates: list[Wire] = []
+    for block in blocks:
+        kind = block.get("type")
+        text = _str(block, "text")
+        if kind == "text" and text:
+            updates.append({"sessionUpdate": "user_message_chunk", "content": _text(text)})
+        elif kind == "image" and isinstance(block.get("source"), Mapping):
+            source = block["source"]
+            data, mime = _str(source, "data"), _str(source, "media_type")
+            if data and mime:
+                image = {"type": "image", "data": data, "mimeType": mime}
+                updates.append({"sessionUpdate": "user_message_chunk", "content": image})
+    return updates
+
+
+def _text(text: str) -> Wire:
+    return {"type": "text", "text": text}
+
+
+def _status(tool_id: str, status: str) -> Wire:
+    return {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": status}
+
+
+def _on_card(tool_id: str, text: str) -> Wire:
+    return {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": tool_id,
+        "content": [{"type": "content", "content": _text(text)}],
+    }

@@ -1,0 +1,127 @@
+"""The adapter's side of the ACP connection, with failures turned into values.
+
+A client that vanished or answered nonsense must not take a session down: a failed send is
+reported as `False` (the core then records nothing, DECISIONS row 21), and a failed permission
+request as no outcome, which the session treats as a rejection.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Protocol
+
+from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, ToolCallUpdate
+
+from adapter.wire.acp_compat import next_request_id, raw_notifier, send_raw_notification
+
+__all__ = ["BulkSender", "ClientLink", "Connection"]
+
+log = logging.getLogger(__name__)
+
+
+class Connection(Protocol):
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None: ...
+
+    async def request_permission(
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        **kwargs: Any,
+    ) -> Any: ...
+
+
+# A session's updates, written in order in one go (`GuardedTransport.send_session_updates`).
+BulkSender = Callable[[str, Iterable[dict[str, Any]]], Awaitable[None]]
+
+
+class ClientLink:
+    def __init__(self) -> None:
+        self._conn: Connection | None = None
+        self._bulk: BulkSender | None = None
+
+    def attach(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def attach_bulk(self, sender: BulkSender) -> None:
+        self._bulk = sender
+
+    async def send_update(self, session_id: str, update: Any) -> bool:
+        """Send one `session/update`; False when it could not be sent."""
+        if self._conn is None:
+            return False
+        try:
+            await self._conn.session_update(session_id, update)
+        except Exception:
+            log.warning(
+                "session %s: could not send %s",
+                session_id,
+                type(update).__name__,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
+            return False
+        return True
+
+    async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
+        """Send a `session/update` whose kind the `acp` schema does not know (the `agent_error`
+        dialect): its typed API would drop it, so the frame goes out through the connection's
+        raw notification sender (`adapter.claude.sdk_compat`)."""
+        try:
+            return await send_raw_notification(
+                self._conn, "session/update", {"sessionId": session_id, "update": update}
+            )
+        except Exception:
+            log.warning("session %s: could not send %s", session_id, update.get("sessionUpdate"))
+            return False
+
+    async def send_raw_updates(self, session_id: str, updates: list[dict[str, Any]]) -> bool:
+        """`send_raw_update` for several updates in order (a replay's bulk: one write through
+        the bulk sender where there is one, else one lookup and no layer per frame); False when
+        they could not all be sent."""
+        if self._bulk is not None and self._conn is not None:
+            try:
+                await self._bulk(session_id, updates)
+            except Exception:
+                log.warning("session %s: could not send %d updates", session_id, len(updates))
+                return False
+            return True
+        send = raw_notifier(self._conn)
+        if send is None:
+            return False
+        for update in updates:
+            try:
+                await send("session/update", {"sessionId": session_id, "update": update})
+            except Exception:
+                log.warning(
+                    "session %s: could not send %s", session_id, update.get("sessionUpdate")
+                )
+                return False
+        return True
+
+    def next_request_id(self) -> int | None:
+        """The JSON-RPC id the next request to the client will carry (acp 0.12.1, pinned: it
+        is taken synchronously when a request is sent, so read it right before sending)."""
+        return next_request_id(self._conn)
+
+    async def cancel_request(self, request_id: int) -> None:
+        """ACP's `$/cancel_request`: a request the client still holds is withdrawn."""
+        try:
+            await send_raw_notification(self._conn, "$/cancel_request", {"requestId": request_id})
+        except Exception:
+            log.warning("could not withdraw request %s", request_id)
+
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> AllowedOutcome | DeniedOutcome | None:
+        if self._conn is None:
+            return None
+        try:
+            response = await self._conn.request_permission(session_id, tool_call, options)
+        except Exception:
+            log.warning("session %s: permission request failed; rejecting", session_id)
+            return None
+        outcome = getattr(response, "outcome", None)
+        if isinstance(outcome, AllowedOutcome | DeniedOutcome):
+            return outcome
+        return None

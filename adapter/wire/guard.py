@@ -1,0 +1,266 @@
+"""The guard between stdin and the `acp` connection: every line gets the answer JSON-RPC 2.0
+requires, and only well-formed messages reach the SDK.
+
+The pinned `acp` connection (0.12.1) calls `.get` on whatever a line parsed to, so one `[]`,
+`42` or `null` ended the agent; a line it could not parse was logged and never answered; a
+non-string `method` got -32603 or -32601; and its line limit was not enforced. It accepts a
+message-level `Transport` in place of byte streams, and `GuardedTransport` is one:
+
+- lines are cut from stdin chunks by `LineSplitter`, which holds at most `limit` bytes of one
+  line: a longer line is dropped as it streams in and answered -32600;
+- a line that is not UTF-8 JSON (invalid bytes, a NUL, nesting too deep to parse) is answered
+  -32700 with id null; a JSON value that is not a request (an array, a number, a string, null,
+  a batch, a non-string `method`) -32600 (a batch gets one error per request in it, as the spec
+  asks); before `initialize` has succeeded, every other request is answered -32600;
+- at end of input (or when `stop` is called, on a signal), the client's requests to us that are
+  still running are answered before `receive` reports the end: `on_eof` (the agent's shutdown)
+  cancels the prompts, and requests we sent the client that it can no longer answer fail.
+
+Each rejected line is one warning in the log, naming the reason and never the client's text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from adapter.wire.guard_rules import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    Line,
+    LineSplitter,
+    Reply,
+    error_reply,
+    judge,
+    parse,
+)
+from adapter.wire.json_codec import encode_frame, encode_json
+from adapter.wire.stdio import ChunkReader
+from fsm.records import redact
+
+__all__ = ["EOF_DRAIN_SECONDS", "GuardedTransport"]
+
+log = logging.getLogger(__name__)
+
+# At end of input, how long the requests still running may take to be answered (a bound on a
+# hang: the agent's shutdown answers prompts within a few seconds).
+EOF_DRAIN_SECONDS = 30.0
+
+
+class GuardedTransport:
+    """An `acp` message transport over the agent's stdin and stdout (see the module doc)."""
+
+    def __init__(
+        self,
+        reader: ChunkReader,
+        writer: asyncio.StreamWriter,
+        *,
+        limit: int,
+        on_eof: Callable[[], Awaitable[None]],
+        private: tuple[str, ...] = (),
+    ) -> None:
+        self._private = private
+        self._reader = reader
+        self._writer = writer
+        self._limit = limit
+        self._on_eof = on_eof
+        self._splitter = LineSplitter(limit)
+        self._lines: collections.deque[Line] = collections.deque()
+        self._write_lock = asyncio.Lock()
+        self._initialized = False
+        self._initialize_ids: set[Any] = set()
+        # Set while no initialize is being answered: requests read after an initialize wait
+        # for its answer, so a client that sends everything at once (a request file) works.
+        self._settled = asyncio.Event()
+        self._settled.set()
+        # The client's requests passed on and not yet answered, by id (ids may repeat).
+        self._open: collections.Counter[Any] = collections.Counter()
+        self._answered = asyncio.Event()
+        # Our requests to the client, not yet answered.
+        self._asked: set[Any] = set()
+        self._ended = False
+        self._shutdown: asyncio.Task[None] | None = None
+        self._pending: collections.deque[dict[str, Any]] = collections.deque()
+
+    def stop(self) -> None:
+        """Read no more input: what was read is answered, then the connection ends."""
+        self._lines.clear()
+        self._reader.stop()
+
+    # --- acp's Transport ------------------------------------------------------------------
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if "method" in message and "id" in message:
+            if self._ended:
+                raise ConnectionError("the client closed its input")
+            self._asked.add(message["id"])
+        elif "method" not in message and "id" in message:
+            self._note_answer(message)
+            if isinstance(message.get("error"), dict):
+                message = {**message, "error": self._safe_error(message["error"])}
+        await self._write(message)
+
+    async def receive(self) -> dict[str, Any] | None:
+        while True:
+            if self._pending:
+                return self._pending.popleft()
+            if self._shutdown is not None:
+                await self._shutdown
+                return None
+            await self._settled.wait()
+            line = await self._next_line()
+            if line is _END:
+                self._end()
+                continue
+            message = await self._admit(line)
+            if message is not None:
+                return message
+
+    async def close(self) -> None:
+        async with self._write_lock:
+            self._writer.close()
+
+    # --- input ----------------------------------------------------------------------------
+
+    async def _next_line(self) -> Line | object:
+        while not self._lines:
+            chunk = await self._reader.read()
+            if not chunk:
+                self._lines.extend(self._splitter.finish())
+                if not self._lines:
+                    return _END
+                break
+            self._lines.extend(self._splitter.push(chunk))
+        return self._lines.popleft()
+
+    async def _admit(self, line: Line | object) -> dict[str, Any] | None:
+        """The message to pass on, or None when the line was answered here (or was empty)."""
+        if line is None:
+            reason = f"longer than the limit of {self._limit} bytes (CLAUDE_ACP_MAX_LINE_BYTES)"
+            await self._reject(error_reply(INVALID_REQUEST, None, reason), reason)
+            return None
+        assert isinstance(line, bytes | bytearray)
+        if not line or line.isspace():
+            return None
+        try:
+            value = parse(line)
+        except ValueError:
+            await self._reject(error_reply(PARSE_ERROR, None, "not UTF-8 JSON"), "not UTF-8 JSON")
+            return None
+        del line  # the text is no longer needed; only the parsed value is kept
+        message, reply, warning = judge(value, initialized=self._initialized)
+        if warning is not None:
+            await self._reject(reply, warning)
+        if message is None:
+            return None
+        if "method" in message and "id" in message:
+            self._open[message["id"]] += 1
+            self._answered.clear()
+            if message["method"] == "initialize":
+                self._initialize_ids.add(message["id"])
+                self._settled.clear()
+        elif "method" not in message:
+            self._asked.discard(message["id"])
+        return message
+
+    async def _reject(self, reply: Reply | None, why: str) -> None:
+        log.warning("rejected a line from the client: %s", why)
+        if reply is not None:
+            await self._write(reply)
+
+    # --- output ---------------------------------------------------------------------------
+
+    def _note_answer(self, message: dict[str, Any]) -> None:
+        request_id = message["id"]
+        if self._open[request_id] > 0:
+            self._open[request_id] -= 1
+            if self._open[request_id] == 0:
+                del self._open[request_id]
+        if request_id in self._initialize_ids:
+            self._initialize_ids.discard(request_id)
+            self._initialized = self._initialized or "result" in message
+            if not self._initialize_ids:
+                self._settled.set()
+        if not self._open:
+            self._answered.set()
+
+    def _safe_error(self, error: dict[str, Any]) -> dict[str, Any]:
+        """A JSON-RPC error as it may leave the agent (DECISIONS row 31): its texts masked, and
+        the `acp` SDK's answer to an exception of ours (-32603 with the exception's text as
+        `details`) without that text: it is in the log."""
+        data = error.get("data")
+        if error.get("code") == -32603 and isinstance(data, dict) and "details" in data:
+            data = {"reason": "an internal error in the adapter"}
+        safe = {**error, "message": redact(str(error.get("message", "")), self._private)}
+        if data is not None:
+            safe["data"] = _masked(data, self._private)
+        return safe
+
+    async def _write(self, payload: Reply) -> None:
+        data = encode_frame(payload)
+        async with self._write_lock:
+            self._writer.write(data)
+            await self._writer.drain()
+
+    async def send_session_updates(
+        self, session_id: str, updates: Iterable[dict[str, Any]]
+    ) -> None:
+        """`session/update` notifications of one session, in order, in one write: a replay's
+        bulk, where acp's sender (a lock, a drain and three layers per frame) was most of the
+        cost. The envelope is encoded once; each update is encoded into it."""
+        head = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,"update":' % (
+            encode_json(session_id)
+        )
+        data = b"".join(b"%s%s}}\n" % (head, encode_json(update)) for update in updates)
+        async with self._write_lock:
+            if self._writer.is_closing():
+                raise ConnectionResetError("the client closed its end of stdout")
+            self._writer.write(data)
+            await self._writer.drain()
+
+    # --- the end of input -----------------------------------------------------------------
+
+    def _end(self) -> None:
+        """Answer what was read: our own questions to the client fail (it can no longer
+        answer them), the agent shuts its sessions down, and the requests still running are
+        waited for, boundedly."""
+        self._ended = True
+        for request_id in sorted(self._asked, key=str):
+            self._pending.append(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": -32603, "message": "the client closed its input"},
+                }
+            )
+        self._asked.clear()
+        # The answers above reach the connection while the agent shuts down.
+        self._shutdown = asyncio.get_running_loop().create_task(self._shut_down())
+
+    async def _shut_down(self) -> None:
+        try:
+            await self._on_eof()
+        except Exception:
+            log.warning("shutting down after the end of input failed", exc_info=True)
+        if self._open:
+            try:
+                await asyncio.wait_for(self._answered.wait(), EOF_DRAIN_SECONDS)
+            except TimeoutError:
+                log.warning("%d request(s) still unanswered at exit", len(self._open))
+
+
+_END = object()
+
+
+def _masked(value: Any, private: tuple[str, ...]) -> Any:
+    """`value` with every string in it masked (keys too)."""
+    if isinstance(value, str):
+        return redact(value, private)
+    if isinstance(value, dict):
+        return {_masked(k, private): _masked(v, private) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v, private) for v in value]
+    return value

@@ -1,0 +1,157 @@
+"""The rules of the stdin guard (`adapter.wire.guard`), free of I/O: how lines are cut from
+chunks within a limit, how a line is parsed, and what JSON-RPC 2.0 requires for each value
+that is not a request the agent can take.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = [
+    "INVALID_REQUEST",
+    "PARSE_ERROR",
+    "Line",
+    "LineSplitter",
+    "Reply",
+    "Verdict",
+    "error_reply",
+    "judge",
+    "parse",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+Line = bytes | bytearray | None  # None: a line longer than the limit, already dropped
+
+
+class LineSplitter:
+    """Newline-delimited lines out of chunks, keeping at most `limit` bytes of one line."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._buffer = bytearray()
+        self._skipping = False  # inside a line that is already over the limit
+
+    def push(self, chunk: bytes) -> list[Line]:
+        lines: list[Line] = []
+        view = memoryview(chunk)
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            lines.append(self._complete(view[start:end]))
+            start = end + 1
+        self._keep(view[start:])
+        return lines
+
+    def finish(self) -> list[Line]:
+        """The last line, when the input did not end with a newline."""
+        if self._skipping or self._buffer:
+            return [self._complete(memoryview(b""))]
+        return []
+
+    def _complete(self, piece: memoryview) -> Line:
+        if self._skipping or len(self._buffer) + len(piece) > self._limit:
+            self._skipping = False
+            self._buffer = bytearray()
+            return None
+        if not self._buffer:
+            return piece.tobytes()
+        line = self._buffer
+        line += piece
+        self._buffer = bytearray()
+        return line
+
+    def _keep(self, piece: memoryview) -> None:
+        if self._skipping or not piece:
+            return
+        if len(self._buffer) + len(piece) > self._limit:
+            # Over the limit: what was kept is released now, the rest skipped as it arrives.
+            self._skipping = True
+            self._buffer = bytearray()
+        else:
+            self._buffer += piece
+
+
+def error_reply(code: int, request_id: Any, reason: str) -> dict[str, Any]:
+    message = "Parse error" if code == PARSE_ERROR else "Invalid Request"
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": code, "message": message, "data": {"reason": reason}},
+    }
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse(line: bytes | bytearray) -> Any:
+    """The JSON value of one line; raises ValueError when it is not UTF-8 JSON."""
+    try:
+        text = line.decode("utf-8")
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError as exc:
+        raise ValueError("nested too deeply") from exc
+
+
+Reply = dict[str, Any] | list[dict[str, Any]]
+Verdict = tuple[dict[str, Any] | None, Reply | None, str | None]
+
+
+def judge(value: Any, *, initialized: bool) -> Verdict:
+    """What to do with one parsed line: `(message to pass on, reply to send, why it was not
+    passed on)`. The reason is also the reply's `data.reason`: fixed text, never the client's."""
+    if isinstance(value, list):
+        return None, _batch_reply(value), "batches are not supported"
+    reason, request_id = _fault(value, initialized=initialized)
+    if reason is None:
+        return value, None, None
+    if reason == _EARLY_NOTIFICATION:
+        return None, None, reason  # a notification is never answered
+    return None, error_reply(INVALID_REQUEST, request_id, reason), reason
+
+
+_EARLY_NOTIFICATION = "a notification before initialize is dropped"
+
+
+def _fault(value: Any, *, initialized: bool) -> tuple[str | None, Any]:
+    """Why `value` is not a message to pass on (None if it is one), and the id to answer."""
+    if not isinstance(value, dict):
+        return "not a JSON-RPC object", None
+    has_id = "id" in value
+    request_id = value["id"] if has_id and _is_id(value["id"]) else None
+    if "method" not in value:
+        if request_id is not None and ("result" in value or "error" in value):
+            return None, None  # a response to a request of ours
+        return "neither a request nor a response", None
+    if value.get("jsonrpc", "2.0") != "2.0":
+        return 'jsonrpc must be "2.0"', request_id
+    if not isinstance(value["method"], str):
+        return "method must be a string", request_id
+    if has_id and request_id is None:
+        return "id must be a string or an integer", None
+    if "params" in value and not isinstance(value["params"], dict | list):
+        return "params must be an object or an array", request_id
+    if not initialized and value["method"] != "initialize":
+        return ("call initialize first" if has_id else _EARLY_NOTIFICATION), request_id
+    return None, None
+
+
+def _batch_reply(batch: list[Any]) -> dict[str, Any] | list[dict[str, Any]] | None:
+    if not batch:
+        return error_reply(INVALID_REQUEST, None, "an empty batch")
+    replies = []
+    for item in batch:
+        is_dict = isinstance(item, dict)
+        if is_dict and isinstance(item.get("method"), str) and "id" not in item:
+            continue  # a notification: nothing to answer
+        item_id = item.get("id") if is_dict and _is_id(item.get("id")) else None
+        if item_id is not None and not (is_dict and "method" in item):
+            item_id = None  # a response is not answered under its id
+        replies.append(error_reply(INVALID_REQUEST, item_id, "batches are not supported"))
+    return replies or None

@@ -1,0 +1,1 @@
+"""The core's tests: `fsm/` only, pure and fast."""

@@ -1,0 +1,137 @@
+"""Concurrency (issue 11): one Claude process per session id whatever the request order;
+`authenticate` lets running turns finish and restarts Claude after them; a reload of a session
+with a prompt in flight answers that prompt `cancelled`."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import AllowedOutcome, PromptResponse, RequestPermissionResponse
+
+from adapter.agent.acp_agent import AUTH_METHOD_ID
+from tests.support.harness import TIMEOUT, Adapter, AdapterPool, RecordingClient, spawn_adapter
+from tests.support.raw_agent import processes_mentioning
+
+pytestmark = pytest.mark.e2e
+
+
+async def _until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+
+
+async def _load(adapter: Adapter, session: str) -> Any:
+    return await asyncio.wait_for(
+        adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
+        TIMEOUT,
+    )
+
+
+@pytest.mark.asyncio
+async def test_two_concurrent_loads_of_one_id_leave_one_claude(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "success") as adapter:
+        session = await adapter.new_session()
+        assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
+        await asyncio.gather(_load(adapter, session), _load(adapter, session))
+        # The replaced processes go away; exactly one Claude serves the session.
+        await _until(lambda: len(processes_mentioning(session)) == 1, "one Claude process")
+        answer = await adapter.prompt(session, "still there?")
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+        assert len(processes_mentioning(session)) == 1
+    await _until(lambda: not processes_mentioning(session), "no orphan after exit")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_reload_answers_the_prompt_in_flight_cancelled(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "hang") as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
+        await _until(lambda: adapter.agent_texts(), "Claude's first text")
+        await _load(adapter, session)
+        answer = await asyncio.wait_for(prompt, TIMEOUT)
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+        assert answer.field_meta is None  # not a failure: no record
+        assert adapter.answers() == {k: 1 for k in adapter.answers()}
+        await _until(lambda: len(processes_mentioning(session)) == 1, "one Claude process")
+
+
+@dataclass(slots=True)
+class HoldingClient(RecordingClient):
+    """Answers a permission request only once `release` is set."""
+
+    asked: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.asked.set()
+        await self.release.wait()
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id="allow")
+        )
+
+
+@pytest.mark.asyncio
+async def test_authenticate_lets_a_running_turn_finish_then_restarts_claude(
+    tmp_path: Path,
+) -> None:
+    client = HoldingClient()
+    async with spawn_adapter(tmp_path, "permission", client=client) as adapter:
+        busy = await adapter.new_session()
+        idle = await adapter.new_session()
+        prompt = asyncio.create_task(adapter.prompt(busy, "run ls"))
+        await asyncio.wait_for(client.asked.wait(), TIMEOUT)
+        before = set(processes_mentioning(busy))
+        idle_before = set(processes_mentioning(idle))
+        await asyncio.wait_for(adapter.conn.authenticate(method_id=AUTH_METHOD_ID), TIMEOUT)
+        # The busy session's turn goes on, on the same Claude (the core replaces a session's
+        # process before its next prompt, never under a running turn).
+        assert set(processes_mentioning(busy)) == before
+        client.release.set()
+        answer = await asyncio.wait_for(prompt, TIMEOUT)
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+        assert answer.field_meta is None, answer.field_meta
+        # The next prompt of each session runs on a fresh Claude, signed in anew.
+        client.release.set()
+        for session, old in ((busy, before), (idle, idle_before)):
+            again = await adapter.prompt(session, "again")
+            assert isinstance(again, PromptResponse) and again.stop_reason == "end_turn"
+            await _until(lambda s=session, o=old: not set(processes_mentioning(s)) & o, "restart")
+            assert len(processes_mentioning(session)) == 1
+        assert not adapter.records()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_load_with_a_300_character_id_is_a_clean_not_found(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
+        with pytest.raises(acp.RequestError) as caught:
+            await _load(adapter, "a" * 300)
+    error = caught.value
+    assert error.code == -32002
+    assert str(tmp_path) not in repr(error.data) and "/" not in repr(error.data)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("cwd", ["/" + "d" * 5000, "/tmp/\x00nul"])
+async def test_an_unusable_cwd_is_invalid_params(
+    adapters: AdapterPool, tmp_path: Path, cwd: str
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
+        with pytest.raises(acp.RequestError) as new:
+            await adapter.conn.new_session(cwd=cwd, mcp_servers=[])
+        with pytest.raises(acp.RequestError) as load:
+            await adapter.conn.load_session(cwd=cwd, session_id="x", mcp_servers=[])
+    assert new.value.code == -32602 and load.value.code == -32602

@@ -1,0 +1,212 @@
+"""End to end, the contract fixes the core makes (issue 10, deviations 1, 3, 4, 6, 7), each in
+the client modes it concerns: the adapter as a subprocess, the scripted Claude playing a script
+written here (through the same launcher the shipped scenarios use).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import RequestError
+from acp.schema import PromptResponse
+
+from adapter.scripted_claude import TEXTS
+from tests.support.harness import Adapter, AdapterPool, script_launcher
+
+pytestmark = pytest.mark.e2e
+
+AGENT_ERROR_ONLY = {"agentError": {"version": 1}}
+RATE = TEXTS["rate_limit"]
+OVERLOADED = TEXTS["overloaded"]
+TOKENS = TEXTS["max_output_tokens"]
+USAGE = TEXTS["usage_limit"]
+
+_SCRIPTS = """
+import os, sys
+from adapter.scripted_claude import runtime
+from adapter.scripted_claude.scenarios import SCENARIOS
+from adapter.scripted_claude.steps import *
+from adapter.scripted_claude.texts import TEXTS
+
+def failed(kind, text, status):
+    return (
+        AssistantError(error=kind, text=text, api_error_status=status),
+        Result(is_error=True, result=text, api_error_status=status, terminal_reason="api_error",
+               stop_reason="stop_sequence"),
+    )
+
+fallback = ModelRefusalFallback(
+    original_model="claude-opus-4-5", fallback_model="claude-sonnet-4-5",
+    content=TEXTS["model_fallback"], api_refusal_category="cyber")
+mine = [
+    # Deviation 1: a 429 failure after the turn's result, while no prompt runs.
+    Scenario(name="between_turns", description="", turns=(
+        (Reply(), Result(), *failed("rate_limit", TEXTS["rate_limit"], 429)),)),
+    # Deviation 3: Claude recovers within the turn after max_output_tokens.
+    Scenario(name="recovers_in_turn", description="", turns=((
+        AssistantError(error="max_output_tokens", text=TEXTS["max_output_tokens"]),
+        Text(text="Continuing where I stopped."), Result()),)),
+    # Deviation 3: an error superseded by a different terminal failure in the same turn.
+    Scenario(name="superseded", description="", turns=((
+        AssistantError(error="overloaded", text=TEXTS["overloaded"], api_error_status=529),
+        *failed("rate_limit", TEXTS["rate_limit"], 429)),)),
+    # Deviation 4: a synthetic usage-limit text, then a fixed-subtype result.
+    Scenario(name="budget_after_usage_text", description="", turns=((
+        Synthetic(text=TEXTS["usage_limit"]),
+        Result(subtype="error_max_budget_usd", is_error=True, errors=("budget reached",),
+               terminal_reason="budget_exhausted", stop_reason=None)),)),
+    # Deviations 6 and 7: a model fallback in each of two turns.
+    Scenario(name="fallback_twice", description="", turns=(
+        (fallback, Reply(), Result()), (fallback, Reply(), Result()))),
+    # Deviation 7: a refusal whose explanation only the raw frame's stop_details carries.
+    Scenario(name="bare_refusal", description="", turns=((
+        RawFrame(frame={"type": "assistant", "parent_tool_use_id": None, "session_id": "x",
+            "message": {"id": "m1", "type": "message", "role": "assistant",
+                "model": "claude-sonnet-4-5", "content": [], "stop_reason": "refusal",
+                "stop_details": {"type": "refusal", "category": "cyber",
+                                 "explanation": "I can't help with that request."},
+                "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        Result(stop_reason="refusal")),)),
+]
+runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
+code = runtime.main(sys.argv[1:], os.environ)
+sys.stderr.flush()
+os._exit(code)
+"""
+
+
+def _launcher(directory: Path) -> Path:
+    return script_launcher(directory, "scripts", _SCRIPTS)
+
+
+async def _run(
+    adapters: AdapterPool, tmp_path: Path, scenario: str, prompts: int = 1, **kwargs: Any
+) -> tuple[Adapter, list[PromptResponse | RequestError]]:
+    # One adapter per client mode for the module, each test with a session of its own.
+    env = {"CLAUDE_CODE_EXECUTABLE": str(adapters.launcher("scripts", _launcher))}
+    answers: list[PromptResponse | RequestError] = []
+    async with adapters.session_adapter(tmp_path, scenario, env=env, **kwargs) as adapter:
+        session = await adapter.new_session()
+        for n in range(prompts):
+            answers.append(await adapter.prompt(session, f"prompt {n}"))
+        if scenario == "between_turns":
+            await _until(lambda: adapter.records() or RATE in adapter.agent_texts(), adapter)
+    return adapter, answers
+
+
+async def _until(condition: Any, adapter: Adapter) -> None:
+    import asyncio
+
+    from tests.support.harness import TIMEOUT
+
+    async with asyncio.timeout(TIMEOUT):
+        while not condition():
+            await asyncio.sleep(0.02)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_failure_between_turns_capable_is_its_own_category_without_prose(
+    adapters: AdapterPool,
+    tmp_path: Path,
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "between_turns")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    [(carrier, record)] = adapter.records()
+    # Rows 20, 26: a 429 is `limit`, session-scoped, and its prose is not also agent text.
+    assert carrier == "session_info_update" and ":session-error:" in record["id"]
+    assert (record["category"], record["severity"], record["title"]) == ("limit", "error", RATE)
+    assert RATE not in adapter.agent_texts()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_failure_between_turns_legacy_keeps_the_prose(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "between_turns", capable=False)
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert adapter.records() == [] and RATE in adapter.agent_texts()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_error_prose_recovered_within_the_turn_is_kept(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "recovers_in_turn", capable=capable)
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    # Row 24: no record, and the error text stays in its place, before what followed it.
+    assert adapter.records() == []
+    texts = adapter.agent_texts()
+    assert texts.index(TOKENS) < texts.index("Continuing where I stopped.")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_superseded_error_prose_is_kept(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "superseded", capable=capable)
+    texts = adapter.agent_texts()
+    # Row 24: the first error became no record, so its words reach the client as text.
+    assert OVERLOADED in texts
+    if capable:
+        assert isinstance(answer, PromptResponse)
+        [(carrier, record)] = adapter.records()
+        assert (carrier, record["title"], record["category"]) == ("prompt_response", RATE, "limit")
+        assert RATE not in texts
+    else:
+        assert isinstance(answer, RequestError) and answer.code == -32603
+        assert RATE in texts
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_claudes_error_text_names_a_fixed_subtype_failure(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "budget_after_usage_text", capable=capable)
+    # Row 25: the top-level assistant error text wins over the result's `errors`.
+    if capable:
+        [(_, record)] = adapter.records()
+        assert record["title"] == USAGE and "budget reached" not in str(record)
+        assert record["category"] == "limit"
+    else:
+        assert isinstance(answer, RequestError)
+        assert USAGE in str(answer) and "budget reached" not in str(answer)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("mode", ["capable", "legacy", "agent_error_only"])
+async def test_model_fallbacks_in_two_turns(
+    adapters: AdapterPool, tmp_path: Path, mode: str
+) -> None:
+    kwargs: dict[str, Any] = {"capable": mode == "capable"}
+    if mode == "agent_error_only":
+        kwargs["client_meta"] = AGENT_ERROR_ONLY
+    adapter, answers = await _run(adapters, tmp_path, "fallback_twice", prompts=2, **kwargs)
+    assert all(isinstance(a, PromptResponse) for a in answers)
+    notes = [t for t in adapter.agent_texts() if t.startswith("**Model fallback:**")]
+    if mode == "capable":
+        # Row 23: two turns, two occurrences: two ids, each revision 1.
+        records = [r for _, r in adapter.records()]
+        assert [(r["category"], r["revision"]) for r in records] == [("unknown", 1)] * 2
+        assert records[0]["id"] != records[1]["id"]
+        assert notes == []
+    else:
+        # Row 27: an agentError-only client reads the notice as a legacy client does.
+        assert len(notes) == 2 and adapter.records() == []
+        assert adapter.updates("agent_error") == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_refusal_explanation_from_stop_details_reaches_the_client(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "bare_refusal", capable=capable)
+    # Row 29: the SDK drops stop_details; the explanation still arrives, before `refusal`.
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
+    assert adapter.agent_texts() == ["I can't help with that request."]
+    assert adapter.records() == []

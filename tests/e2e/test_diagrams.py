@@ -1,0 +1,70 @@
+"""The committed diagrams are the tables drawn (HOUSE_STYLE rule 11): `python -m fsm.diagrams
+--check` regenerates them in memory and fails when a committed file differs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fsm.diagrams import MACHINES, render
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _diagrams(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fsm.diagrams", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.e2e
+def test_committed_diagrams_are_fresh() -> None:
+    checked = _diagrams("--check")
+    assert (checked.returncode, checked.stderr) == (0, "")
+    # The committed files are exactly what the tables draw.
+    for name in MACHINES:
+        assert (ROOT / "diagrams" / f"{name}.mmd").read_text(encoding="utf-8") == render(name)
+
+
+@pytest.mark.e2e
+def test_check_fails_when_a_drawn_file_is_edited(tmp_path: Path) -> None:
+    # Writing into a fresh folder produces one Mermaid file per machine, which then checks.
+    written = _diagrams("--out", str(tmp_path))
+    assert written.returncode == 0, written.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.mmd")) == ["incident.mmd", "turn.mmd"]
+    assert _diagrams("--check", "--out", str(tmp_path)).returncode == 0
+    # A hand edit makes the check fail and name the stale file.
+    turn = tmp_path / "turn.mmd"
+    turn.write_text(turn.read_text(encoding="utf-8") + "  IDLE --> FAILED: by_hand\n", "utf-8")
+    stale = _diagrams("--check", "--out", str(tmp_path))
+    assert stale.returncode == 1
+    assert "turn.mmd" in stale.stderr
+    assert "incident.mmd" not in stale.stderr
+
+
+@pytest.mark.e2e
+def test_check_fails_when_a_file_is_missing(tmp_path: Path) -> None:
+    assert _diagrams("--out", str(tmp_path)).returncode == 0
+    (tmp_path / "incident.mmd").unlink()
+    missing = _diagrams("--check", "--out", str(tmp_path))
+    assert missing.returncode == 1
+    assert "incident.mmd" in missing.stderr
+
+
+def test_render_starts_from_the_tables() -> None:
+    # Each drawing is a Mermaid state diagram whose edges are the table's triggers.
+    for name in MACHINES:
+        text = render(name)
+        assert "stateDiagram-v2" in text
+        _states, transitions, initial = MACHINES[name]
+        assert f"[*] --> {initial.name}" in text
+        for row in transitions:
+            assert str(row["trigger"]) in text

@@ -1,0 +1,190 @@
+"""A new user's first hour: the version, the licence, the changelog (issue 16)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pty
+import re
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapter.app.cli import TERMINAL_HINT, _parser, main
+
+ROOT = Path(__file__).resolve().parents[2]
+# The adapter's own settings from the developer's shell (a log level, a log file) stay out.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_ACP_")}
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_flag_prints_the_installed_version(
+    flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([flag])
+    assert exited.value.code == 0
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
+    assert capsys.readouterr().out == f"claude-acp {declared}\n"
+    assert version("claude-acp") == declared
+
+
+@pytest.mark.e2e
+def test_version_from_the_console_script() -> None:
+    script = Path(sys.executable).with_name("claude-acp")
+    done = subprocess.run(
+        [str(script), "--version"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"claude-acp {version('claude-acp')}\n"
+
+
+def test_licence_file_is_the_declared_apache_2() -> None:
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["license"]
+    assert declared == {"text": "Apache-2.0"}
+    text = (ROOT / "LICENSE").read_text("utf-8")
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    # The whole standard text, not a stub: its nine sections and the appendix.
+    assert "9. Accepting Warranty or Additional Liability." in text
+    assert "END OF TERMS AND CONDITIONS" in text and len(text.splitlines()) > 190
+
+
+def test_changelog_keeps_an_unreleased_section_above_the_first_version() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text("utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
+    assert headings[0] == "## [Unreleased]"
+    assert any(h.startswith(f"## [{declared}] - ") for h in headings)
+
+
+def _serve_on_a_terminal() -> tuple[bytes, bytes, int]:
+    """`python -m adapter` with a pty as stdin; ends it with the terminal's end-of-file."""
+    master, slave = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "adapter"],
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            env=CLEAN_ENV,
+        )
+        os.close(slave)
+        slave = -1
+        try:
+            assert process.stderr is not None
+            # Wait for the hint before typing Ctrl-D, so the EOF reaches a reading adapter.
+            first = process.stderr.readline()
+            os.write(master, b"\x04")
+            out, rest = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        return out, first + rest, process.returncode
+    finally:
+        os.close(master)
+        if slave != -1:
+            os.close(slave)
+
+
+@pytest.mark.e2e
+def test_a_terminal_gets_one_hint_line_on_stderr_and_nothing_on_stdout() -> None:
+    out, err, status = _serve_on_a_terminal()
+    assert out == b""
+    lines = err.decode().splitlines()
+    assert lines == [TERMINAL_HINT.format(version=version("claude-acp"))]
+    assert "claude-acp demo" in lines[0] and "--help" in lines[0] and "editor" in lines[0]
+    assert status == 0  # end-of-file on stdin: the client went away
+
+
+@pytest.mark.e2e
+def test_an_editor_pipe_gets_no_hint() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "adapter"],
+        input=b"",
+        capture_output=True,
+        cwd=ROOT,
+        env=CLEAN_ENV,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_troubleshooting_covers_the_five_problems_with_options_that_exist() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme[readme.index("## Troubleshooting") :]
+    section = section[: section.index("\n## ", 1)]
+    for problem in (
+        "Not signed in",
+        "Claude Code not found",
+        "A proxy or a gateway",
+        "The editor shows nothing",
+        "A stuck turn",
+    ):
+        assert f"**{problem}.**" in section
+    flags = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", section)) - {"--version"}
+    assert flags == {"--log-file", "--trace"}
+    options = {o for a in _parser()._actions for o in a.option_strings}
+    assert flags <= options
+    # Every adapter variable the README documents is one the code reads.
+    source = "".join(p.read_text("utf-8") for p in (ROOT / "adapter").rglob("*.py"))
+    documented = set(re.findall(r"CLAUDE_ACP_[A-Z_]+", readme))
+    assert {"CLAUDE_ACP_LOG_FILE", "CLAUDE_ACP_TRACE_FILE"} <= documented
+    assert {v for v in documented if f'"{v}"' not in source} == set()
+
+
+def _load_run_py() -> Any:
+    spec = importlib.util.spec_from_file_location("tests_run", ROOT / "tests" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_check_script_heads_every_stage_and_ends_with_the_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_py = _load_run_py()
+    # A private stamp: the install stage runs, without touching the real .venv.
+    monkeypatch.setattr(run_py, "STAMP", tmp_path / "stamp")
+    commands: list[str] = []
+
+    def fake_run(*argv: str | Path) -> None:
+        commands.append(" ".join(str(a) for a in argv[1:]))
+        if argv[1:3] == ("-m", "mypy"):
+            raise subprocess.CalledProcessError(3, [str(a) for a in argv])
+
+    monkeypatch.setattr(run_py, "run", fake_run)
+    assert run_py.main(["-x"]) == 3
+    out = capsys.readouterr().out
+    assert commands == [
+        "-m pip install --disable-pip-version-check -e .[test]",
+        "-m ruff check .",
+        "-m mypy",
+    ]
+    headings = [line for line in out.splitlines() if line.startswith("===== [")]
+    assert [h.split("]")[1].split(":")[0].strip() for h in headings] == ["install", "ruff", "mypy"]
+    assert "installing the project with its test extra" in out
+    summary = out[out.index("===== summary =====") :].splitlines()
+    assert [line.split()[:2] for line in summary[1:6]] == [
+        ["install", "ok"],
+        ["ruff", "ok"],
+        ["mypy", "FAILED"],
+        ["diagrams", "not"],
+        ["pytest", "not"],
+    ]
+    assert summary[-1] == "failed (exit status 3)"
+    # Installed once: the next run says so instead of reinstalling, and runs pytest with its args.
+    commands.clear()
+    monkeypatch.setattr(run_py, "run", lambda *argv: commands.append(" ".join(map(str, argv[1:]))))
+    assert run_py.main(["-x"]) == 0
+    assert commands[-1] == "-m pytest -n 4 -x" and not any("pip" in c for c in commands)
+    out = capsys.readouterr().out
+    assert "nothing to install" in out and out.rstrip().endswith("all checks passed")

@@ -1,0 +1,146 @@
+"""Signals (issue 11): SIGTERM, SIGINT and SIGHUP answer every prompt in flight `cancelled`, stop
+Claude (SIGKILL when it ignores SIGTERM), remove the adapter's temp folders and exit
+128 + the signal; Ctrl-C in a terminal exits 130 without a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.harness import ROOT
+from tests.support.raw_agent import (
+    TIMEOUT,
+    RawAgent,
+    agent_env,
+    agent_text_arrived,
+    processes_mentioning,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def _wait_gone(session: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while processes_mentioning(session):
+        assert time.monotonic() < deadline, f"Claude of {session} still running"
+        time.sleep(0.05)
+
+
+def _prompt_running(agent: RawAgent) -> tuple[str, str]:
+    """A session whose prompt Claude is working on (its first text has arrived)."""
+    agent.initialize()
+    session = agent.new_session()
+    prompt = agent.request(
+        "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}
+    )
+    while not agent_text_arrived(agent.read_frame()):
+        pass
+    return session, prompt
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_cancels_the_prompt_stops_claude_and_cleans_up(
+    tmp_path: Path, signum: int
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    # --simulate: the adapter makes its own temp folder (the launcher, Claude's config).
+    agent = RawAgent(tmp_path, args=("--simulate", "hang"), TMPDIR=str(scratch))
+    try:
+        session, prompt = _prompt_running(agent)
+        assert list(scratch.iterdir()), "the adapter's temp folder exists while it serves"
+        agent.process.send_signal(signum)
+        agent.read_to_end()
+        assert agent.wait() == 128 + signum
+        answers = [r for r in agent.responses() if r.get("id") == prompt]
+        assert answers == [{"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "cancelled"}}]
+        _wait_gone(session)
+        assert list(scratch.iterdir()) == []
+        assert "Traceback" not in agent.stderr()
+    finally:
+        agent.close()
+
+
+def test_a_claude_that_ignores_sigterm_is_killed(tmp_path: Path) -> None:
+    agent = RawAgent(tmp_path, "ignore_sigterm")
+    try:
+        session, prompt = _prompt_running(agent)
+        agent.process.send_signal(signal.SIGTERM)
+        agent.read_to_end()
+        assert agent.wait() == 128 + signal.SIGTERM
+        assert agent.answer(prompt)["result"]["stopReason"] == "cancelled"
+        _wait_gone(session)
+        assert "ignored SIGTERM; killing it" in agent.stderr()
+    finally:
+        agent.close()
+
+
+def test_every_session_s_prompt_is_answered_on_a_signal(tmp_path: Path) -> None:
+    agent = RawAgent(tmp_path, "hang")
+    try:
+        first, first_prompt = _prompt_running(agent)
+        second = agent.new_session()
+        second_prompt = agent.request(
+            "session/prompt", {"sessionId": second, "prompt": [{"type": "text", "text": "go"}]}
+        )
+        queued = agent.request(
+            "session/prompt", {"sessionId": second, "prompt": [{"type": "text", "text": "next"}]}
+        )
+        while len(processes_mentioning(second)) == 0:
+            time.sleep(0.05)
+        agent.process.send_signal(signal.SIGTERM)
+        agent.read_to_end()
+        assert agent.wait() == 128 + signal.SIGTERM
+        for prompt in (first_prompt, second_prompt, queued):
+            answers = [r for r in agent.responses() if r.get("id") == prompt]
+            assert [a["result"] for a in answers] == [{"stopReason": "cancelled"}], prompt
+        _wait_gone(first)
+        _wait_gone(second)
+    finally:
+        agent.close()
+
+
+def test_ctrl_c_in_a_terminal_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "adapter"],
+        stdin=slave,
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        cwd=str(ROOT),
+        env=agent_env(tmp_path),
+    )
+    os.close(slave)
+    try:
+        # Serving (its signal handlers in place) once it answers initialize.
+        request = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": 1},
+        }
+        os.write(master, json.dumps(request).encode() + b"\n")
+        seen = b""
+        deadline = time.monotonic() + TIMEOUT
+        while b'"result"' not in seen:
+            ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, "no answer to initialize"
+            seen += os.read(master, 65536)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=TIMEOUT)
+        assert process.returncode == 130
+        assert b"Traceback" not in stderr and b"KeyboardInterrupt" not in stderr
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)

@@ -1,0 +1,117 @@
+"""A silent Claude: connection warnings under the turn's id, revised as the wait grows."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import acp
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
+
+pytestmark = pytest.mark.e2e
+
+TITLE_ONLY = {"sessionUpdate", "title", "updatedAt"}
+
+
+async def _wait_for_records(adapter: Adapter, count: int) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        while len(adapter.records()) < count:
+            await asyncio.sleep(0.05)
+
+
+async def _wait_for_log(adapter: Adapter, text: str, count: int) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        while adapter.stderr_path.read_text(encoding="utf-8", errors="replace").count(text) < count:
+            await asyncio.sleep(0.05)
+
+
+@pytest.mark.asyncio
+async def test_silence_warns_and_revises_then_cancel_still_works(tmp_path: Path) -> None:
+    env = {"CLAUDE_ACP_STALL_SECONDS": "1"}
+    async with spawn_adapter(tmp_path, "hang", env=env) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
+        # Two silences in a row: one entry, revised in place.
+        await _wait_for_records(adapter, 2)
+        await adapter.conn.cancel(session_id=session)
+        answer = await prompt
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+    records = adapter.records()
+    assert {carrier for carrier, _ in records} == {"session_info_update"}
+    first, second = records[0][1], records[1][1]
+    assert first["id"] == second["id"] and first["id"].endswith(":error")
+    assert (first["revision"], second["revision"]) == (1, 2)
+    for record in (first, second):
+        assert record["category"] == "connection"
+        assert record["severity"] == "warning"
+        assert record["actions"] == []
+        assert record["title"].startswith("Claude has not responded for ")
+        assert "you can cancel" in record["title"]
+    # Cancelling is never a failure (row 17): no error record follows the warnings.
+    assert all(r["severity"] == "warning" for _, r in records)
+
+
+@pytest.mark.asyncio
+async def test_legacy_client_sees_nothing_new_while_claude_is_silent(tmp_path: Path) -> None:
+    env = {"CLAUDE_ACP_STALL_SECONDS": "1"}
+    async with spawn_adapter(tmp_path, "hang", capable=False, env=env) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
+        # The watchdog woke twice (its log says so) and the client was shown nothing.
+        await _wait_for_log(adapter, "Claude has been silent for", 2)
+        assert adapter.records() == [] and adapter.updates("session_info_update") == []
+        await adapter.conn.cancel(session_id=session)
+        answer = await prompt
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+    assert adapter.records() == []
+    # Only the session's title (issue 13), never a record.
+    assert [u for u in adapter.updates("session_info_update") if set(u) != TITLE_ONLY] == []
+
+
+@pytest.mark.asyncio
+async def test_prompts_queue_in_order_and_cancel_reaches_the_queued_one(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "hang") as adapter:
+        session = await adapter.new_session()
+        first = asyncio.create_task(adapter.prompt(session, "one"))
+        await asyncio.sleep(0.5)
+        second = asyncio.create_task(adapter.prompt(session, "two"))
+        await asyncio.sleep(0.5)
+        await adapter.conn.cancel(session_id=session)
+        answers = await asyncio.gather(first, second)
+        # The session still serves prompts afterwards.
+        third = await adapter.prompt(session, "three")
+    assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == [
+        "cancelled",
+        "cancelled",
+    ]
+    assert isinstance(third, PromptResponse) and third.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio
+async def test_turn_that_goes_idle_without_a_result_fails_as_internal_error(
+    tmp_path: Path,
+) -> None:
+    async with spawn_adapter(tmp_path, "idle_without_result") as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "hello")
+        again = await adapter.prompt(session, "hello again")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    [(carrier, record)] = adapter.records()
+    assert carrier == "prompt_response"
+    assert record["category"] == "service" and record["severity"] == "error"
+    assert record["actions"] == ["retry"]
+    assert record["title"].startswith("The turn ended without a result")
+    # The process stayed up: the next prompt is answered on the same runtime.
+    assert isinstance(again, PromptResponse) and again.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio
+async def test_idle_without_result_rejects_a_legacy_prompt_with_no_result(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "idle_without_result", capable=False) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "hello")
+    assert isinstance(answer, acp.RequestError)
+    assert answer.code == -32603 and answer.data == {"errorKind": "no_result"}

@@ -1,0 +1,1 @@
+"""`adapter/` in process: fakes at the seams, no subprocess."""

@@ -1,0 +1,94 @@
+"""A replay's bulk (`GuardedTransport.send_session_updates`, through `ClientLink`): each update is
+one whole `session/update` frame, in order, in one write; a closed output is an error the link
+reports as False, never a frame half sent or a replay that believes it was delivered."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from adapter.wire.client_link import ClientLink
+from adapter.wire.guard import GuardedTransport
+from adapter.wire.stdio import ChunkReader
+
+
+class _Writer:
+    """The stream writer's surface the transport uses, recording each write."""
+
+    def __init__(self, *, closing: bool = False) -> None:
+        self.writes: list[bytes] = []
+        self.closing = closing
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    async def drain(self) -> None:
+        return None
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+async def _no_eof() -> None:
+    return None
+
+
+def _transport(writer: _Writer) -> GuardedTransport:
+    fake: Any = writer
+    return GuardedTransport(ChunkReader(), fake, limit=1 << 20, on_eof=_no_eof)
+
+
+class _Conn:
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        raise AssertionError("the bulk path must not go through acp's typed sender")
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("not asked here")
+
+
+UPDATES = [
+    {
+        "sessionUpdate": "user_message_chunk",
+        "content": {"type": "text", "text": "caf\u00e9 \u2028"},
+    },
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": 'a "q" \\ n'}},
+    {"sessionUpdate": "tool_call", "toolCallId": "t1", "rawInput": {"n": 2**70}},
+]
+
+
+@pytest.mark.asyncio
+async def test_updates_go_out_as_whole_frames_in_order_in_one_write() -> None:
+    writer = _Writer()
+    link = ClientLink()
+    link.attach(_Conn())
+    link.attach_bulk(_transport(writer).send_session_updates)
+    assert await link.send_raw_updates('s"1', UPDATES) is True
+    assert len(writer.writes) == 1
+    lines = writer.writes[0].split(b"\n")
+    assert lines[-1] == b""  # every frame ends its line
+    frames = [json.loads(line) for line in lines[:-1]]
+    assert frames == [
+        {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": 's"1', "update": u}}
+        for u in UPDATES
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_closed_output_is_reported_and_nothing_is_written() -> None:
+    writer = _Writer(closing=True)
+    link = ClientLink()
+    link.attach(_Conn())
+    link.attach_bulk(_transport(writer).send_session_updates)
+    assert await link.send_raw_updates("s1", UPDATES) is False
+    assert writer.writes == []
+
+
+@pytest.mark.asyncio
+async def test_the_link_without_a_connection_sends_nothing() -> None:
+    writer = _Writer()
+    link = ClientLink()
+    link.attach_bulk(_transport(writer).send_session_updates)
+    assert await link.send_raw_updates("s1", UPDATES) is False
+    assert writer.writes == []

@@ -1,0 +1,171 @@
+"""Pins for every private library touchpoint (`adapter/claude/sdk_compat.py`,
+`adapter/wire/acp_compat.py`, `fsm/compat.py`).
+
+Each test exercises the private API the way the adapter uses it, so an upgrade of
+`claude-agent-sdk`, `acp` or `transitions` that moves or changes one fails here, by name,
+instead of somewhere deep in an end-to-end run.
+"""
+
+from __future__ import annotations
+
+import inspect
+from importlib.metadata import version
+
+import pytest
+from claude_agent_sdk import AssistantMessage, ClaudeAgentOptions, ClaudeSDKClient, ResultMessage
+from claude_agent_sdk.types import PermissionResultAllow
+from transitions import Machine
+
+from adapter.claude import sdk_compat as compat
+from adapter.wire import acp_compat
+from fsm.compat import QuietMachine
+
+
+def test_the_pinned_versions_are_installed() -> None:
+    # The touchpoints below were read against these releases (pyproject pins them).
+    assert (
+        version("claude-agent-sdk"),
+        version("agent-client-protocol"),
+        version("transitions"),
+    ) == (
+        "0.2.189",
+        "0.12.1",
+        "0.9.3",
+    )
+
+
+def test_parse_message_parses_a_frame_and_raises_on_a_bad_one() -> None:
+    frame = {
+        "type": "assistant",
+        "message": {"model": "m", "content": [{"type": "text", "text": "hi"}]},
+        "parent_tool_use_id": None,
+    }
+    message = compat.parse_message(frame)
+    assert isinstance(message, AssistantMessage) and message.model == "m"
+    with pytest.raises(Exception):  # noqa: B017 - any error: the adapter skips the frame
+        compat.parse_message({"type": "assistant"})
+
+
+def test_parsed_results_keep_their_origin() -> None:
+    # translate.py reads `origin` to tell autonomous results from the user's (getattr).
+    frame = {
+        "type": "result",
+        "subtype": "success",
+        "duration_ms": 1,
+        "duration_api_ms": 1,
+        "is_error": False,
+        "num_turns": 1,
+        "session_id": "s",
+        "origin": {"kind": "task-notification"},
+    }
+    message = compat.parse_message(frame)
+    assert isinstance(message, ResultMessage)
+    assert getattr(message, "origin", None) == {"kind": "task-notification"}
+
+
+@pytest.mark.anyio
+async def test_raw_frames_reads_the_clients_private_query() -> None:
+    client = ClaudeSDKClient(options=ClaudeAgentOptions())
+    assert client._query is None  # set by connect(); the adapter reads its receive_messages
+    assert [frame async for frame in compat.raw_frames(client)] == []
+    from claude_agent_sdk._internal.query import Query
+
+    assert inspect.isasyncgenfunction(Query.receive_messages)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def test_the_transport_keeps_its_process_in_a_private_attribute() -> None:
+    options = compat.configure_can_use_tool(ClaudeAgentOptions())
+    transport = compat.ExitBoundedTransport(prompt="", options=options)
+    assert transport._process is None  # connect() sets it; ExitBoundedTransport wraps it
+    assert "prompt" in inspect.signature(compat.ExitBoundedTransport.__init__).parameters
+
+
+def test_configure_can_use_tool_routes_permissions_over_stdio() -> None:
+    async def allow(*_: object) -> PermissionResultAllow:
+        return PermissionResultAllow()
+
+    configured = compat.configure_can_use_tool(ClaudeAgentOptions(can_use_tool=allow))
+    assert configured.permission_prompt_tool_name == "stdio"
+
+
+def test_sanitize_path_is_the_sdks_project_folder_rule() -> None:
+    assert compat.sanitize_path("/home/a/my.project") == "-home-a-my-project"
+
+
+@pytest.mark.anyio
+async def test_send_raw_notification_uses_the_acp_connections_private_sender() -> None:
+    from acp.agent.connection import AgentSideConnection
+    from acp.connection import Connection
+
+    # AgentSideConnection keeps its JSON-RPC connection in `_conn`, which can send any method.
+    assert "self._conn = Connection(" in inspect.getsource(AgentSideConnection.__init__)
+    assert list(inspect.signature(Connection.send_notification).parameters) == [
+        "self",
+        "method",
+        "params",
+    ]
+
+    sent: list[tuple[str, object]] = []
+
+    class Raw:
+        async def send_notification(self, method: str, params: object) -> None:
+            sent.append((method, params))
+
+    class Conn:
+        _conn = Raw()
+
+    assert await acp_compat.send_raw_notification(Conn(), "session/update", {"x": 1}) is True
+    assert sent == [("session/update", {"x": 1})]
+    assert await acp_compat.send_raw_notification(object(), "session/update", {}) is False
+
+
+def test_transitions_binds_through_checked_assignment() -> None:
+    # QuietMachine overrides this private method; its signature and use must not move.
+    assert list(inspect.signature(Machine._checked_assignment).parameters) == [
+        "self",
+        "model",
+        "name",
+        "func",
+    ]
+    assert "_checked_assignment" in inspect.getsource(Machine._add_trigger_to_model)
+
+    class Model:
+        pass
+
+    machine = QuietMachine(model=None, states=["a"], initial="a", auto_transitions=False)
+    model = Model()
+    machine.add_model(model)
+    assert hasattr(model, "trigger") and hasattr(model, "state")
+    machine.remove_model(model)
+
+
+@pytest.mark.anyio
+async def test_control_requests_go_through_the_private_query() -> None:
+    from claude_agent_sdk import CLIConnectionError
+    from claude_agent_sdk._internal.query import Query
+
+    assert "request" in inspect.signature(Query._send_control_request).parameters
+    with pytest.raises(CLIConnectionError):
+        await compat.send_control_request(ClaudeSDKClient(options=ClaudeAgentOptions()), {})
+
+
+def test_the_acp_connection_keeps_its_request_handler_in_a_private_attribute() -> None:
+    from acp.connection import Connection
+
+    assert "self._handler = handler" in inspect.getsource(Connection.__init__)
+
+    class Raw:
+        _handler = "original"
+
+    class Conn:
+        _conn = Raw()
+
+    conn = Conn()
+    assert acp_compat.wrap_request_handler(conn, lambda h: ("wrapped", h)) is True
+    assert conn._conn._handler == ("wrapped", "original")  # type: ignore[comparison-overlap]
+    assert acp_compat.wrap_request_handler(object(), lambda h: h) is False

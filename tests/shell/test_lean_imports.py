@@ -1,0 +1,157 @@
+"""Pins for the two import-time touchpoints of `adapter/lean_imports.py`.
+
+Both run in a fresh interpreter (this test process has imported `acp` and the SDK the ordinary
+way already), and each compares what the lean import gives with what the ordinary import gives,
+so a `pydantic`, `acp` or `claude-agent-sdk` upgrade that changes either fails here by name.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic._internal._config import ConfigWrapper
+
+import adapter
+from adapter.lean_imports import MCP_BRIDGE, SDK_PACKAGE, reexported_names
+
+ROOT = Path(adapter.__file__).resolve().parent.parent
+
+# Models the adapter sends and reads on every session, built and dumped the way acp does.
+WIRE_SAMPLE = """
+import json
+from acp import schema as s
+messages = [
+    s.InitializeResponse(protocol_version=1, agent_capabilities=s.AgentCapabilities(
+        load_session=True, prompt_capabilities=s.PromptCapabilities(image=True)),
+        agent_info=s.Implementation(name="claude-acp", version="1")),
+    s.SessionNotification(session_id="s", update=s.AgentMessageChunk(
+        session_update="agent_message_chunk", content=s.TextContentBlock(type="text", text="hi"))),
+    s.PromptResponse(stop_reason="end_turn", field_meta={"jetbrains": {"air": {}}}),
+]
+parsed = s.PromptRequest.model_validate(
+    {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}], "_meta": {"k": 1}})
+dumped = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in messages]
+dumped.append(parsed.model_dump(mode="json", by_alias=True, exclude_none=True))
+"""
+
+
+def _fresh(code: str) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_pydantics_config_hook_has_the_shape_the_lean_import_wraps() -> None:
+    for_model = ConfigWrapper.__dict__["for_model"]
+    assert isinstance(for_model, classmethod)
+    assert list(inspect.signature(for_model.__func__).parameters) == [
+        "cls",
+        "bases",
+        "namespace",
+        "kwargs",
+    ]
+
+
+def test_deferred_acp_models_speak_exactly_as_eager_ones() -> None:
+    eager: dict[str, Any] = {}
+    exec(WIRE_SAMPLE, eager)  # this process imported acp.schema the ordinary way
+    lean = _fresh(
+        "from adapter.lean_imports import prepare_acp_schema\n"
+        "prepare_acp_schema()\n"
+        "from acp import schema\n"
+        "deferred = not schema.SessionNotification.__pydantic_complete__\n"
+        "described = any(f.description for f in schema.AgentCapabilities.model_fields.values())\n"
+        + WIRE_SAMPLE
+        + "print(json.dumps({'deferred': deferred, 'described': described, 'dumped': dumped}))"
+    )
+    assert lean["deferred"] is True  # built on first use, not at import
+    assert lean["described"] is False  # the docstring pass was skipped
+    assert lean["dumped"] == json.loads(json.dumps(eager["dumped"]))
+
+
+def test_the_lean_sdk_gives_the_same_objects_without_importing_mcp() -> None:
+    got = _fresh(
+        "import json, sys\n"
+        "from adapter.lean_imports import lean_claude_sdk\n"
+        "lean_claude_sdk()\n"
+        "import adapter.claude.sdk_compat, adapter.claude.process\n"
+        "import adapter.session.claude_side, adapter.claude.session_store\n"
+        "import claude_agent_sdk._internal.query  # what ClaudeSDKClient.connect imports\n"
+        "import claude_agent_sdk as sdk\n"
+        "from adapter.lean_imports import reexported_names\n"
+        "from pathlib import Path\n"
+        "names = reexported_names(Path(sdk.__file__))\n"
+        "lean_mcp = sorted(m for m in ('mcp', 'jsonschema') if m in sys.modules)\n"
+        "resolved = {n: getattr(sdk, n) for n in names}\n"
+        "server = sdk.create_sdk_mcp_server('calc')  # defined by __init__: all of it loads\n"
+        "from claude_agent_sdk._internal import query\n"
+        "bridge = query.SdkMcpBridge('calc', server['instance'])\n"
+        "real_bridge = type(bridge).__module__ + '.' + type(bridge).__name__\n"
+        "same = [n for n in names if sdk.__dict__[n] is resolved[n]]\n"
+        "missing = [n for n in sdk.__all__ if not hasattr(sdk, n)]\n"
+        "print(json.dumps({'lean_mcp': lean_mcp, 'names': sorted(names), 'same': sorted(same),\n"
+        "    'missing': missing, 'full_mcp': 'mcp' in sys.modules, 'bridge': real_bridge}))"
+    )
+    assert got["lean_mcp"] == []  # the adapter's whole SDK surface loads without mcp
+    assert "ClaudeSDKClient" in got["names"] and "fork_session" in got["names"]
+    assert got["same"] == got["names"]  # each lean name is the object __init__ exports
+    assert got["missing"] == [] and got["full_mcp"] is True
+    # An in-process MCP server still gets the SDK's real bridge through the stand-in.
+    assert got["bridge"] == f"{MCP_BRIDGE}.SdkMcpBridge"
+
+
+def test_the_sdks_query_only_calls_its_mcp_bridge() -> None:
+    # The stand-in offers a factory under the class's name: enough while Query only calls it.
+    from claude_agent_sdk._internal import query
+
+    tree = ast.parse(Path(query.__file__ or "").read_text(encoding="utf-8"))
+    uses = [
+        node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "SdkMcpBridge"
+    ]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "SdkMcpBridge"
+    ]
+    assert len(uses) == len(calls) == 1
+
+
+def test_the_sdk_init_still_reexports_what_the_adapter_imports_from_it() -> None:
+    import claude_agent_sdk
+
+    names = reexported_names(Path(claude_agent_sdk.__file__ or ""))
+    used = {
+        "AssistantMessage",
+        "CLIConnectionError",
+        "CLIJSONDecodeError",
+        "CLINotFoundError",
+        "ClaudeAgentOptions",
+        "ClaudeSDKClient",
+        "RateLimitEvent",
+        "ResultMessage",
+        "StreamEvent",
+        "SystemMessage",
+        "TextBlock",
+        "ToolUseBlock",
+        "UserMessage",
+        "fork_session",
+        "list_sessions",
+    }
+    assert used <= set(names)
+    assert names["ClaudeSDKClient"] == (".client", "ClaudeSDKClient")
+    assert claude_agent_sdk.__name__ == SDK_PACKAGE

@@ -1,0 +1,407 @@
+"""The shell at its seams, in-process: a fake client link and a fake Claude runtime, an injected
+clock, no subprocess and no sleep.
+
+Each test pins one promise the shell keeps by performing the core's effects faithfully: a
+session update whose send failed is not counted as delivered; one interrupt per cancelled turn
+and a Claude that ignores it is stopped when the core's deadline passes (the timer wakes on the
+injected clock, not after real seconds); the stall watchdog runs on the same clock; an
+exception in our own code fails the turn as `internal_error` and breaks the session (row 30).
+A few translation and settings rules that the end-to-end suite cannot see are pinned too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+from acp import RequestError
+from acp.schema import PromptResponse, SessionInfoUpdate, TextContentBlock
+from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage
+
+from adapter.claude.runtime_settings import RuntimeSettings, private_values
+from adapter.claude.translate import event_for
+from adapter.session.shell import Session
+from adapter.wire.client_link import ClientLink
+from fsm.events import ResultReceived, RuntimeStarted
+from fsm.negotiation import Dialects
+from fsm.records import TITLE_LIMIT, redact, shape_title
+
+pytestmark = pytest.mark.anyio
+EPOCH = "fake-epoch"
+WAIT = 30  # a bound on hangs only
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class FakeLink(ClientLink):
+    """The client: records what was sent; session_info_update sends fail while `failing`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[Any] = []
+        self.failing = False
+
+    async def send_update(self, session_id: str, update: Any) -> bool:
+        if self.failing and isinstance(update, SessionInfoUpdate):
+            return False
+        self.sent.append(update)
+        return True
+
+    async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
+        self.sent.append(update)
+        return True
+
+    def records(self) -> list[dict[str, Any]]:
+        return [
+            u.field_meta["jetbrains"]["air"]["sessionFailure"]
+            for u in self.sent
+            if isinstance(u, SessionInfoUpdate) and u.field_meta is not None
+        ]
+
+
+class FakeRuntime:
+    """Claude's process at the seam the session uses: it takes prompts and interrupts, and is
+    closed; what it says is fed by the test."""
+
+    def __init__(self) -> None:
+        self.epoch = EPOCH
+        self.prompts: list[dict[str, Any]] = []
+        self.interrupts = 0
+        self.closed = anyio.Event()
+        self.sent = anyio.Event()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.prompts.append(message)
+        self.sent.set()
+
+    async def interrupt(self) -> None:
+        self.interrupts += 1  # and ignores it
+
+    async def close(self) -> None:
+        self.closed.set()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@asynccontextmanager
+async def session_with_fakes(
+    *, capable: bool = True, stall: float = 120.0
+) -> AsyncIterator[tuple[Session, FakeLink, FakeRuntime, Clock]]:
+    link, runtime, clock = FakeLink(), FakeRuntime(), Clock()
+    async with anyio.create_task_group() as tg:
+        session = Session(
+            session_id="s",
+            cwd="/",
+            dialects=Dialects(session_failure=capable),
+            link=link,
+            settings=RuntimeSettings(stall_seconds=stall),
+            task_group=tg,
+            clock=clock,
+        )
+        session._runtime = runtime  # type: ignore[assignment]
+        session._start_timer()
+        await session.feed(RuntimeStarted(epoch=EPOCH))
+        try:
+            yield session, link, runtime, clock
+        finally:
+            await session.close()
+            tg.cancel_scope.cancel()
+
+
+async def _prompt(session: Session, runtime: FakeRuntime, tg: Any) -> list[Any]:
+    box: list[Any] = []
+
+    async def run() -> None:
+        try:
+            box.append(await session.prompt([TextContentBlock(type="text", text="hi")]))
+        except RequestError as exc:
+            box.append(exc)
+
+    tg.start_soon(run)
+    with anyio.fail_after(WAIT):
+        await runtime.sent.wait()
+    runtime.sent = anyio.Event()
+    return box
+
+
+async def _answer(box: list[Any]) -> Any:
+    with anyio.fail_after(WAIT):
+        while not box:
+            await anyio.sleep(0)
+    return box[0]
+
+
+def _result(*, is_error: bool = False, text: str = "Done.") -> ResultMessage:
+    return ResultMessage(
+        subtype="success",
+        duration_ms=1,
+        duration_api_ms=1,
+        is_error=is_error,
+        num_turns=1,
+        session_id="s",
+        result=text,
+    )
+
+
+def _retry() -> SystemMessage:
+    data = {"type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 3}
+    return SystemMessage(subtype="api_retry", data={**data, "error_status": 529})
+
+
+async def test_a_failed_send_is_not_counted_as_delivered() -> None:
+    async with session_with_fakes() as (session, link, runtime, _), anyio.create_task_group() as tg:
+        box = await _prompt(session, runtime, tg)
+        # The retry warning's session_info_update cannot be sent ...
+        link.failing = True
+        await session._on_message(_retry(), {}, EPOCH)
+        link.failing = False
+        assert link.records() == []
+        # ... so the turn's error is revision 1 of its id: the client never saw a revision 1.
+        await session._on_message(_result(is_error=True, text="API Error: 500"), {}, EPOCH)
+        answer = await _answer(box)
+        assert isinstance(answer, PromptResponse) and answer.field_meta is not None
+        record = answer.field_meta["jetbrains"]["air"]["sessionFailure"]
+        assert (record["revision"], record["severity"]) == (1, "error")
+
+
+async def test_a_claude_ignoring_the_interrupt_is_stopped_after_the_grace_period() -> None:
+    async with (
+        session_with_fakes() as (session, _, runtime, clock),
+        anyio.create_task_group() as tg,
+    ):
+        box = await _prompt(session, runtime, tg)
+        # The client cancels three times: one interrupt.
+        for _ in range(3):
+            await session.cancel()
+        with anyio.fail_after(WAIT):
+            while runtime.interrupts < 1:
+                await anyio.sleep(0)
+        assert runtime.interrupts == 1 and not runtime.closed.is_set()
+        # Claude says nothing; the injected clock passes the grace period and the timer wakes.
+        clock.now += 10.5
+        session._rearm.set()
+        with anyio.fail_after(WAIT):
+            await runtime.closed.wait()
+        assert runtime.interrupts == 1
+        # Its process ending settles the turn as cancelled.
+        from fsm.events import StreamEnded
+
+        await session.feed(StreamEnded(epoch=EPOCH))
+        answer = await _answer(box)
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+
+
+async def test_the_stall_watchdog_runs_on_the_cores_deadline() -> None:
+    fakes = session_with_fakes(stall=5)
+    async with fakes as (session, link, runtime, clock), anyio.create_task_group() as tg:
+        box = await _prompt(session, runtime, tg)
+        assert session.core.next_deadline() == clock.now + 5
+        clock.now += 6
+        session._rearm.set()
+        with anyio.fail_after(WAIT):
+            while not link.records():
+                await anyio.sleep(0)
+        [warning] = link.records()
+        assert (warning["category"], warning["severity"]) == ("connection", "warning")
+        assert warning["title"].startswith("Claude has not responded for 6 seconds")
+        # Claude speaks: the next deadline counts from its frame.
+        await session._on_message(_retry(), {}, EPOCH)
+        assert session.core.next_deadline() == clock.now + 5
+        await session._on_message(_result(), {}, EPOCH)
+        assert isinstance(await _answer(box), PromptResponse)
+
+
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_an_internal_fault_fails_the_turn_and_breaks_the_session(
+    capable: bool, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    fakes = session_with_fakes(capable=capable)
+    async with fakes as (session, _, runtime, _c), anyio.create_task_group() as tg:
+        box = await _prompt(session, runtime, tg)
+        real = session.core.handle
+
+        def broken(event: Any) -> Any:
+            if isinstance(event, ResultReceived):
+                raise RuntimeError("a bug of ours")
+            return real(event)
+
+        monkeypatch.setattr(session.core, "handle", broken)
+        await session._on_message(_result(), {}, EPOCH)
+        answer = await _answer(box)
+        monkeypatch.setattr(session.core, "handle", real)
+        # Row 30: internal_error (service, retry), never "connection lost"; traceback logged.
+        if capable:
+            assert isinstance(answer, PromptResponse)
+            record = answer.field_meta["jetbrains"]["air"]["sessionFailure"]  # type: ignore[index]
+            assert (record["category"], record["actions"]) == ("service", ["retry"])
+        else:
+            assert isinstance(answer, RequestError) and answer.code == -32603
+            assert answer.data == {"errorKind": "internal_error"}
+        assert "a bug of ours" in caplog.text and "Traceback" in caplog.text
+        # The session is broken for good: the next prompt is refused at once.
+        assert session.core.broken
+        with pytest.raises(RequestError) as refused:
+            await session.prompt([TextContentBlock(type="text", text="again")])
+        assert refused.value.code == -32603
+
+
+def test_refusal_explanation_comes_from_the_raw_frame() -> None:
+    from adapter.claude.sdk_compat import refusal_explanation
+
+    frame = {
+        "type": "assistant",
+        "message": {"stop_details": {"type": "refusal", "explanation": "Not this one."}},
+    }
+    assert refusal_explanation(frame) == "Not this one."
+    no_fallback = {
+        "type": "system",
+        "subtype": "model_refusal_no_fallback",
+        "api_refusal_explanation": "Declined.",
+    }
+    assert refusal_explanation(no_fallback) == "Declined."
+    assert refusal_explanation({"type": "assistant", "message": {}}) is None
+
+
+async def test_the_refusal_explanation_reaches_the_client_before_refusal() -> None:
+    async with session_with_fakes() as (session, link, runtime, _), anyio.create_task_group() as tg:
+        box = await _prompt(session, runtime, tg)
+        message = AssistantMessage(content=[], model="claude-x", stop_reason="refusal")
+        raw = {"type": "assistant", "message": {"stop_details": {"explanation": "I can't."}}}
+        await session._on_message(message, raw, EPOCH)
+        refusal = ResultMessage(
+            subtype="success",
+            duration_ms=1,
+            duration_api_ms=1,
+            is_error=False,
+            num_turns=1,
+            session_id="s",
+            stop_reason="refusal",
+        )
+        await session._on_message(refusal, {}, EPOCH)
+        answer = await _answer(box)
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
+        texts = [
+            u.content.text
+            for u in link.sent
+            if getattr(u, "session_update", "") == "agent_message_chunk"
+        ]
+        assert texts == ["I can't."]
+
+
+# --- rules the end-to-end suite cannot isolate --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "autonomous"),
+    [
+        ("task-notification", True),
+        ("peer", True),
+        ("observer", True),
+        ("user", False),
+        (None, False),
+    ],
+)
+def test_results_of_autonomous_origin_are_not_the_users(kind: str | None, autonomous: bool) -> None:
+    message = _result()
+    if kind is not None:
+        object.__setattr__(message, "origin", {"kind": kind})
+    event = event_for(message, EPOCH)
+    assert isinstance(event, ResultReceived) and event.autonomous is autonomous
+
+
+def test_secret_named_environment_values_are_masked() -> None:
+    environ = {
+        "HOME": "/home/alice",
+        "MY_SERVICE_TOKEN": "tok-1234567890",
+        "ANTHROPIC_API_KEY": "not-an-sk-shaped-key",
+        "DB_PASSWORD": "hunter2hunter2",
+        "EDITOR": "vim-is-the-best-editor",
+    }
+    private = private_values(environ)
+    for secret in ("tok-1234567890", "not-an-sk-shaped-key", "hunter2hunter2", "/home/alice"):
+        assert secret in private
+    assert "vim-is-the-best-editor" not in private
+    assert redact("token tok-1234567890 failed", private) == "token *** failed"
+
+
+@pytest.mark.parametrize(
+    ("length", "split"), [(TITLE_LIMIT - 1, False), (TITLE_LIMIT, False), (TITLE_LIMIT + 1, True)]
+)
+def test_the_title_limit_is_exactly_256_characters(length: int, split: bool) -> None:
+    assert TITLE_LIMIT == 256
+    text = "x" * length
+    title, details = shape_title(text)
+    assert (details is not None) is split
+    assert len(title) <= TITLE_LIMIT
+    if not split:
+        assert title == text
+
+
+@pytest.mark.parametrize("scheme", ["Basic", "Bearer"])
+def test_authorization_credentials_never_leak(scheme: str) -> None:
+    secret = "dXNlcjpzM2NyZXQtcGFzc3dvcmQ="
+    masked = redact(f"401 from proxy: Authorization: {scheme} {secret}")
+    assert secret not in masked and "***" in masked
+
+
+@pytest.mark.parametrize("length", [TITLE_LIMIT, TITLE_LIMIT + 1])
+def test_title_limit_keeps_a_first_line_of_exactly_256_characters_whole(length: int) -> None:
+    # Row 10 with several paragraphs: the first line is the title when it fits (<= 256).
+    line = "y" * length
+    title, details = shape_title(f"{line}\n\nMore follows.")
+    if length <= TITLE_LIMIT:
+        assert (title, details) == (line, "More follows.")
+    else:
+        assert len(title) <= TITLE_LIMIT and title.endswith("\u2026")
+        assert details is not None and details.endswith("More follows.")
+
+
+async def test_the_reader_tells_our_faults_from_claudes_transport() -> None:
+    from adapter.claude.process import ClaudeRuntime
+
+    async def allow(*_: object) -> Any:
+        raise AssertionError("no permission asked here")
+
+    runtime = ClaudeRuntime(
+        settings=RuntimeSettings(), cwd="/", session_id="s", resume=False, can_use_tool=allow
+    )
+    heard: list[str] = []
+
+    async def on_end() -> None:
+        heard.append("end")
+
+    async def on_lost() -> None:
+        heard.append("lost")
+
+    async def frames(fail: bool) -> Any:
+        yield _result(), {}
+        if fail:
+            raise ConnectionResetError("Claude's pipe broke")
+
+    async def ours(message: Any, raw: Any) -> None:
+        raise KeyError("a bug of ours")
+
+    async def fine(message: Any, raw: Any) -> None:
+        heard.append("message")
+
+    # Our on_message raising is not Claude's failure: it propagates; nobody hears "lost".
+    runtime._messages = lambda: frames(fail=False)  # type: ignore[method-assign]
+    with pytest.raises(KeyError):
+        await runtime._read(ours, on_end, on_lost)
+    assert heard == []
+    # The SDK raising while reading is Claude's transport: "lost", once.
+    runtime._messages = lambda: frames(fail=True)  # type: ignore[method-assign]
+    await runtime._read(fine, on_end, on_lost)
+    assert heard == ["message", "lost"]

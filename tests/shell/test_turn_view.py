@@ -1,0 +1,218 @@
+"""The translation from Claude's messages to ACP updates, in process (no subprocess): stream
+assembly, cards, results, plan and usage, including the odd shapes Claude may send."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from adapter.view.plan import plan_update
+from adapter.view.stream_assembly import BROKEN_MARK, MalformedStream, StreamAssembly
+from adapter.view.tool_cards import card_for
+from adapter.view.tool_results import result_updates
+from adapter.view.turn_view import TurnView
+from adapter.view.usage import UsageMeter
+
+
+def _start(message_id: str, model: str = "claude-sonnet-4-5") -> dict[str, Any]:
+    return {"type": "message_start", "message": {"id": message_id, "model": model}}
+
+
+def _delta(text: str, kind: str = "text_delta") -> dict[str, Any]:
+    key = "text" if kind == "text_delta" else "thinking"
+    return {"type": "content_block_delta", "index": 0, "delta": {"type": kind, key: text}}
+
+
+def _texts(updates: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+    return [(u["sessionUpdate"], u["content"]["text"], u.get("messageId")) for u in updates]
+
+
+def test_deltas_stream_and_the_finished_message_adds_only_the_rest() -> None:
+    view = TurnView(cwd="/w", live=True)
+    streamed = []
+    for event in (_start("m1"), _delta("Hel"), _delta("lo "), _delta("think", "thinking_delta")):
+        streamed += view.stream_event(event, None)
+    assert _texts(streamed) == [
+        ("agent_message_chunk", "Hel", "m1"),
+        ("agent_message_chunk", "lo ", "m1"),
+        ("agent_thought_chunk", "think", "m1"),
+    ]
+    # Claude Code finishes a message block by block; all of it streamed but " world".
+    finished = view.assistant(
+        [{"type": "thinking", "thinking": "think"}, {"type": "text", "text": "Hello world"}],
+        message_id="m1",
+        parent=None,
+    )
+    assert _texts(finished) == [("agent_message_chunk", "world", "m1")]
+    assert view.stream_event({"type": "message_stop"}, None) == []
+    # A message that never streamed (non-streaming fallback) is sent whole, once.
+    assert _texts(
+        view.assistant([{"type": "text", "text": "Whole"}], message_id="m2", parent=None)
+    ) == [("agent_message_chunk", "Whole", "m2")]
+
+
+def test_synthetic_and_subagent_streams_are_not_streamed() -> None:
+    view = TurnView(cwd="/w", live=True)
+    assert view.stream_event(_start("s1", "<synthetic>"), None) == []
+    with pytest.raises(MalformedStream):
+        view.stream_event(_delta("API Error"), None)  # no open message: skipped by the caller
+    assert view.stream_event(_start("m1"), "toolu_task") == []
+    assert view.stream_event(_delta("sub"), "toolu_task") == []
+
+
+def test_a_broken_stream_is_closed_before_the_retry() -> None:
+    stream = StreamAssembly()
+    stream.event(_start("a"), None)
+    stream.event(_delta("partial"), None)
+    closing = stream.event(_start("b"), None)
+    assert _texts(closing) == [("agent_message_chunk", BROKEN_MARK, "a")]
+    assert stream.event({"type": "message_stop"}, None) == []
+    assert stream.event(_start("c"), None) == []  # a finished message needs no mark
+    # Another finished message, or the turn's end, closes a broken one too.
+    stream.event(_delta("more"), None)
+    assert _texts(stream.close_broken(unless="c")) == []
+    assert _texts(stream.close_broken()) == [("agent_message_chunk", BROKEN_MARK, "c")]
+    assert stream.close_broken() == []
+
+
+def test_an_attempt_stopped_after_an_error_is_closed_before_a_plain_retry() -> None:
+    # Claude Code ends a stream that got an error event with message_stop, then asks again
+    # without streaming: the retry arrives as a finished message under a new id.
+    stream = StreamAssembly()
+    stream.event(_start("a"), None)
+    stream.event(_delta("Parti"), None)
+    assert stream.event({"type": "message_stop"}, None) == []
+    assert _texts(stream.close_broken(unless="b")) == [("agent_message_chunk", BROKEN_MARK, "a")]
+    # A message whose finished copy accounted for all it streamed is not broken.
+    stream.event(_start("c"), None)
+    stream.event(_delta("Whole"), None)
+    assert stream.close_broken(unless="c") == []
+    assert stream.remainder("c", False, "Whole") == ""
+    assert stream.close_broken() == []
+
+
+@pytest.mark.parametrize(
+    "event",
+    ["text", {}, {"type": 5}, {"type": "message_start"}, {"type": "content_block_delta"}],
+)
+def test_malformed_stream_events_raise_the_one_documented_error(event: Any) -> None:
+    with pytest.raises(MalformedStream):
+        StreamAssembly().event(event, None)
+
+
+def test_unknown_blocks_are_counted_and_the_rest_goes_on() -> None:
+    view = TurnView(cwd="/w", live=False)
+    updates = view.assistant(
+        [{"type": "hologram"}, {"type": "text", "text": 5}, {"type": "text", "text": "ok"}],
+        message_id=None,
+        parent=None,
+    )
+    assert _texts(updates) == [("agent_message_chunk", "ok", None)]
+    assert view.skipped == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input", "title", "kind"),
+    [
+        ("Read", {"file_path": "/w/a.py"}, "Read a.py", "read"),
+        ("Read", {"file_path": "/w/a.py", "offset": 10}, "Read a.py (from line 10)", "read"),
+        ("Write", {"file_path": "/elsewhere/b.py", "content": ""}, "Write /elsewhere/b.py", "edit"),
+        ("Bash", {"command": "make  test\n"}, "make test", "execute"),
+        ("Glob", {"pattern": "*.md"}, "Find *.md in .", "search"),
+        (
+            "Grep",
+            {"pattern": "x", "path": "/w/src", "type": "py"},
+            'Search "x" in src (py)',
+            "search",
+        ),
+        ("mcp__srv__do_it", {}, "do_it (srv MCP)", "other"),
+        ("Edit", "not a dict", "Edit", "edit"),
+        ("WebSearch", {"query": 7}, "WebSearch", "fetch"),
+    ],
+)
+def test_card_titles_and_kinds(name: str, tool_input: Any, title: str, kind: str) -> None:
+    card = card_for("t1", name, tool_input, "/w")
+    assert (card["title"], card["kind"], card["status"]) == (title, kind, "pending")
+
+
+def test_a_long_title_is_cut() -> None:
+    card = card_for("t1", "Bash", {"command": "x" * 500}, "/w")
+    assert len(card["title"]) == 200 and card["title"].endswith("\u2026")
+
+
+def test_edit_result_diffs_the_whole_file_or_keeps_the_snippet() -> None:
+    edit = {"file_path": "/w/a.py", "old_string": "b", "new_string": "c"}
+    common: dict[str, Any] = {"tool_id": "t", "name": "Edit", "tool_input": edit, "content": "ok"}
+    whole = result_updates(
+        **common,
+        is_error=False,
+        tool_use_result={"originalFile": "a\nb\n", "structuredPatch": [{"newStart": 2}]},
+        cwd="/w",
+        terminal=False,
+    )
+    assert whole[0]["content"] == [
+        {"type": "diff", "path": "/w/a.py", "oldText": "a\nb\n", "newText": "a\nc\n"}
+    ]
+    assert whole[0]["locations"] == [{"path": "/w/a.py", "line": 2}]
+    for odd in ({"originalFile": "\x00bin"}, {"originalFile": "no match"}, None, "text"):
+        [update] = result_updates(
+            **common, is_error=False, tool_use_result=odd, cwd="/w", terminal=False
+        )
+        assert "content" not in update and update["status"] == "completed"
+
+
+def test_todo_write_is_the_plan() -> None:
+    todos = [
+        {"content": "A", "status": "completed", "activeForm": "Doing A"},
+        {"content": "B", "status": "in_progress", "activeForm": "Doing B", "priority": "high"},
+        {"content": "C", "status": "bogus"},
+        "junk",
+    ]
+    assert plan_update({"todos": todos}) == {
+        "sessionUpdate": "plan",
+        "entries": [
+            {"content": "A", "status": "completed", "priority": "medium"},
+            {"content": "Doing B", "status": "in_progress", "priority": "high"},
+        ],
+    }
+    assert plan_update({"todos": "nope"}) is None
+    view = TurnView(cwd="/w", live=True)
+    use = {"type": "tool_use", "id": "t", "name": "TodoWrite", "input": {"todos": todos}}
+    assert [u["sessionUpdate"] for u in view.assistant([use], message_id=None, parent=None)] == [
+        "plan"
+    ]
+    result = {"type": "tool_result", "tool_use_id": "t", "content": "ok"}
+    assert view.user([result]) == []
+
+
+def test_open_calls_fail_when_the_turn_ends() -> None:
+    view = TurnView(cwd="/w", live=True)
+    use = {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "sleep 9"}}
+    view.assistant([use], message_id=None, parent=None)
+    assert view.close_open_calls() == [
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t", "status": "failed"}
+    ]
+    assert view.close_open_calls() == []
+
+
+def test_usage_reports_context_cost_and_session_totals() -> None:
+    meter = UsageMeter()
+    assert meter.response_usage() is None
+    meter.saw_request({"input_tokens": 10, "cache_read_input_tokens": 90, "output_tokens": 5})
+    update = meter.saw_result(
+        {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 90},
+        {"claude-x": {"contextWindow": 1000000}},
+        0.25,
+    )
+    assert update == {
+        "sessionUpdate": "usage_update",
+        "used": 105,
+        "size": 1000000,
+        "cost": {"amount": 0.25, "currency": "USD"},
+    }
+    meter.saw_result({"input_tokens": "lots", "output_tokens": 1}, None, True)
+    usage = meter.response_usage()
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_read_tokens) == (10, 6, 90)
+    assert usage.total_tokens == 106
