@@ -182,7 +182,7 @@ class ClaudeAcpAgent:
     def _prepare(
         self, session_id: str, cwd: str, servers: Any, transcript: Path | None = None
     ) -> Opening:
-        return opening.opening(
+        return opening.opening_for(
             session_id=session_id,
             cwd=cwd,
             servers=servers,

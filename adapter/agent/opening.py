@@ -1,11 +1,11 @@
-"""The session-management requests, kept out of `agent.py` so the agent stays thin.
+"""How a session is opened, kept out of `acp_agent.py` so the agent stays thin.
 
 Theory of operation: every request that opens a session (new, load, resume, fork) decides what
-its Claude starts with the same way (`opening`: the mode from the transcript or Claude Code's
-settings, the transcript's model, the client's MCP servers), spawns Claude at once and sends
-its start-up handshake (`spawn`), and only then builds the session (`controls_for`,
-`adapter.session.shell`, `build_wire_models`): importing and building those takes a while the first
-time in a process, and Claude's own start-up runs meanwhile instead of after it. Every one
+its Claude starts with the same way (`opening_for`: the mode from the transcript or Claude
+Code's settings, the transcript's model, the client's MCP servers), spawns Claude at once and
+sends its start-up handshake (`spawn`), and only then builds the session (`controls_for`,
+`adapter.session.shell`, `build_wire_models`): importing and building those takes a while the
+first time in a process, and Claude's own start-up runs meanwhile instead of after it. Every one
 answers with the same pickers (`pickers`), then sends the command list once the response is
 out. `resume` continues a session without replaying its history; `fork` copies it under a new
 id first; `close` ends its Claude process and is idempotent. Sessions that were created but
@@ -42,7 +42,7 @@ __all__ = [
     "build_wire_models",
     "check_cwd",
     "controls_for",
-    "opening",
+    "opening_for",
     "pickers",
     "spawn",
 ]
@@ -76,7 +76,7 @@ class Opening:
     mcp_servers: dict[str, Any]
 
 
-def opening(
+def opening_for(
     *,
     session_id: str,
     cwd: str,
