@@ -12,8 +12,6 @@ from acp.schema import PromptResponse
 from adapter.scripted_claude import TEXTS
 from tests.support.harness import OPT_IN, Adapter, AdapterPool
 
-pytestmark = pytest.mark.e2e
-
 TITLE_ONLY = {"sessionUpdate", "title", "updatedAt"}
 
 AGENT_ERROR_ONLY: dict[str, Any] = {"agentError": {"version": 1}}

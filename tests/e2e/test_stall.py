@@ -11,8 +11,6 @@ from acp.schema import PromptResponse
 
 from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
 
-pytestmark = pytest.mark.e2e
-
 TITLE_ONLY = {"sessionUpdate", "title", "updatedAt"}
 
 
