@@ -194,6 +194,10 @@ class Ledger:
             if i.state is IncidentState.REVISING and i.current is not None
         ]
 
+    def incident(self, id: str) -> Incident | None:
+        """The open incident of that id (pending or active), to read; only the ledger changes it."""
+        return self._incidents.get(id)
+
     def active_incidents(self) -> Iterator[Incident]:
         return (i for i in self._incidents.values() if i.state is IncidentState.REVISING)
 

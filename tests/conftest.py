@@ -7,8 +7,9 @@ A process killed by a test (SIGKILL leaves a `tempfile.TemporaryDirectory` behin
 
 Under `pytest -n N` (what `tests/run.py` runs), the tests of a module that share an expensive
 module-scoped fixture (a demo run of every scenario, an adapter on the real CLI) run on one
-worker, so the fixture is built once rather than once per worker, and the modules that take
-longest start first, so that none of them is the last thing the run waits for.
+worker, so the fixture is built once rather than once per worker (which modules those are is read
+from the test files), and the slower tiers start first, so that none of them is the last thing the
+run waits for.
 
 The real-Claude-Code tier's banner lives here too, in the conftest every pytest process loads
 (the controller of a `pytest -n N` run collects nothing and never loads `tests/real_claude/`'s
@@ -28,6 +29,7 @@ import pytest
 import pytest_asyncio
 
 from tests.real_claude.banner import pytest_terminal_summary
+from tests.support.scheduling import shared_fixture_modules
 
 if TYPE_CHECKING:
     from tests.support.harness import AdapterPool
@@ -42,50 +44,28 @@ __all__ = [
     "pytest_xdist_make_scheduler",
 ]
 
-# The modules whose work takes longest (measured with `--durations`), longest first: they are
-# handed to workers before everything else. Order only; a module missing here just runs later.
-LONGEST_FIRST = (
-    "test_demo.py",
-    "test_randomized_faults.py",
-    "test_memory.py",
-    "real_claude",
-    "test_stateful.py",
-    "test_fuzz.py",
-    "test_protocol.py",
-    "test_claude_faults.py",
-    "test_everyday_session.py",
-    "test_failure_matrix.py",
-    "test_agent_error.py",
-    "test_conformance.py",
-)
-
-
-def _rank(item: pytest.Item) -> int:
-    parts = item.path.parts
-    return next((i for i, name in enumerate(LONGEST_FIRST) if name in parts), len(LONGEST_FIRST))
-
+# The order work is handed out in: the tiers whose tests take longest first (a real Claude Code,
+# then the subprocesses), the in-process tiers last; within a tier, the modules that go to one
+# worker whole (below) first, since each is the largest unit of work. Order only, and stable: a
+# module's own order is kept, and nothing hand-kept can rot.
+TIER_ORDER = ("real_claude", "e2e", "shell", "core")
+TESTS = Path(__file__).resolve().parent
 
 # Modules whose tests share an expensive module-scoped fixture (every demo run, an adapter on the
 # real CLI, the adapters of `adapters`): their tests go to one worker together, so the fixture is
-# built once, not per worker.
+# built once, not per worker. Derived from the test files themselves (tests/support/scheduling.py),
+# because the xdist controller, which hands out the work, collects nothing.
 # (xdist's own `loadgroup` cannot do this under pytest 9: it renames items through an attribute
-# pytest no longer reads.) A module missing here still passes, its fixture just built more often.
-SHARED_FIXTURE_MODULES = (
-    "tests/e2e/test_demo.py",
-    "tests/e2e/test_conformance.py",
-    "tests/real_claude/",
-    # The `adapters` fixture (tests/support/harness.py `AdapterPool`):
-    "tests/e2e/test_agent_error.py",
-    "tests/e2e/test_contract_fixes.py",
-    "tests/e2e/test_failure_matrix.py",
-    "tests/e2e/test_claude_faults.py",
-    "tests/e2e/test_load.py",
-    "tests/e2e/test_adapter_pool.py",
-    "tests/e2e/test_protocol.py",
-    "tests/e2e/test_everyday_session.py",
-    "tests/e2e/test_turn.py",
-    "tests/e2e/test_concurrency.py",
-)
+# pytest no longer reads.)
+SHARED_FIXTURE_MODULES = shared_fixture_modules(TESTS)
+
+
+def _rank(item: pytest.Item) -> tuple[int, int]:
+    path = item.path.resolve()
+    tier = path.relative_to(TESTS).parts[0]
+    position = TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER)
+    whole = path.relative_to(TESTS.parent).as_posix() in SHARED_FIXTURE_MODULES
+    return position, 0 if whole else 1
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
@@ -100,14 +80,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             module = nodeid.split("::", 1)[0]
             return module if module.startswith(SHARED_FIXTURE_MODULES) else nodeid
 
-    config.option.loadscopereorder = False  # keep the longest-first order
+    config.option.loadscopereorder = False  # keep the tier order
     return SharedFixtureScheduling(config, log)
 
 
 # The tiers by folder: whatever lives here runs real subprocesses and is marked `e2e` by its path
 # (`pytest -m "not e2e"` runs the core and the in-process shell alone); nothing else may be.
 E2E_FOLDERS = ("e2e", "real_claude")
-TESTS = Path(__file__).resolve().parent
 
 
 def is_end_to_end(path: Path) -> bool:
@@ -140,8 +119,8 @@ def contained_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def adapters(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[AdapterPool]:
     """A module's shared adapters (tests/support/harness.py `AdapterPool`). Its tests run on the
-    module's event loop (`@pytest.mark.asyncio(loop_scope="module")`), and the module belongs in
-    `SHARED_FIXTURE_MODULES`."""
+    module's event loop (`@pytest.mark.asyncio(loop_scope="module")`); the module then goes to
+    one worker whole (`SHARED_FIXTURE_MODULES` finds it)."""
     # Imported here: xdist's controller loads this file too, and the harness imports `acp`.
     from tests.support.harness import AdapterPool
 

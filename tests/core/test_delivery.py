@@ -124,8 +124,9 @@ def test_a_failed_publish_changes_nothing(name: str) -> None:
         core.handle(DeliveryFailed(id=record.id, revision=record.revision))
         assert _snapshot(core) == before
         # And the next attempt at the same incident takes the revision the client never saw.
-        if record.id in core.ledger._incidents:
-            assert core.ledger._incidents[record.id].next_revision == record.revision
+        open_incident = core.ledger.incident(record.id)
+        if open_incident is not None:
+            assert open_incident.next_revision == record.revision
     finally:
         core.close()
 
@@ -141,7 +142,9 @@ def test_a_failed_revision_keeps_the_incidents_recovery_policy() -> None:
         kind=FailureKind.QUOTA_EXHAUSTED, severity=Severity.ERROR, text="You've hit your limit"
     )
     ledger.confirm(first.id, first.revision)
-    policy = ledger._incidents[first.id].policy
+    quota = ledger.incident(first.id)
+    assert quota is not None
+    policy = quota.policy
     lost = ledger.propose_turn(
         kind=FailureKind.OVERLOADED,
         severity=Severity.WARNING,
@@ -149,5 +152,5 @@ def test_a_failed_revision_keeps_the_incidents_recovery_policy() -> None:
     )
     ledger.fail(lost.id, lost.revision)
     assert ledger.active() == [first]
-    assert ledger._incidents[first.id].policy is policy
+    assert ledger.incident(first.id) is quota and quota.policy is policy
     ledger.close()

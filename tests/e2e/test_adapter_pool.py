@@ -11,7 +11,7 @@ from acp.schema import PromptResponse
 
 from tests.support.harness import AdapterPool
 
-pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def test_each_view_holds_its_own_sessions_frames_only(

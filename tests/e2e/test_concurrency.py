@@ -18,8 +18,6 @@ from adapter.agent.acp_agent import AUTH_METHOD_ID
 from tests.support.harness import TIMEOUT, Adapter, AdapterPool, RecordingClient, spawn_adapter
 from tests.support.raw_agent import processes_mentioning
 
-pytestmark = pytest.mark.e2e
-
 
 async def _until(condition: Any, what: str) -> None:
     deadline = time.monotonic() + TIMEOUT

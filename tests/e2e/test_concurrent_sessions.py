@@ -22,8 +22,6 @@ from acp.schema import PromptResponse
 from adapter.scripted_claude import write_launcher
 from tests.support.harness import TIMEOUT, spawn_adapter
 
-pytestmark = pytest.mark.e2e
-
 SESSIONS = 8
 BARRIER_SECONDS = 30
 

@@ -15,8 +15,6 @@ from acp.schema import PromptResponse
 from adapter.scripted_claude import TEXTS
 from tests.support.harness import Adapter, AdapterPool, script_launcher
 
-pytestmark = pytest.mark.e2e
-
 AGENT_ERROR_ONLY = {"agentError": {"version": 1}}
 RATE = TEXTS["rate_limit"]
 OVERLOADED = TEXTS["overloaded"]

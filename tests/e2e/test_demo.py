@@ -19,8 +19,6 @@ import pytest
 from adapter.demo.runner import HANG_CANCEL_SECONDS
 from adapter.scripted_claude import SCENARIOS, scenario_names
 
-pytestmark = pytest.mark.e2e
-
 ROOT = Path(__file__).resolve().parents[2]
 # The adapter's own settings from the developer's shell (a log level, a log file) stay out.
 CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_ACP_")}

@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from fsm.diagrams import MACHINES, render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +23,6 @@ def _diagrams(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.e2e
 def test_committed_diagrams_are_fresh() -> None:
     checked = _diagrams("--check")
     assert (checked.returncode, checked.stderr) == (0, "")
@@ -34,7 +31,6 @@ def test_committed_diagrams_are_fresh() -> None:
         assert (ROOT / "diagrams" / f"{name}.mmd").read_text(encoding="utf-8") == render(name)
 
 
-@pytest.mark.e2e
 def test_check_fails_when_a_drawn_file_is_edited(tmp_path: Path) -> None:
     # Writing into a fresh folder produces one Mermaid file per machine, which then checks.
     written = _diagrams("--out", str(tmp_path))
@@ -50,21 +46,9 @@ def test_check_fails_when_a_drawn_file_is_edited(tmp_path: Path) -> None:
     assert "incident.mmd" not in stale.stderr
 
 
-@pytest.mark.e2e
 def test_check_fails_when_a_file_is_missing(tmp_path: Path) -> None:
     assert _diagrams("--out", str(tmp_path)).returncode == 0
     (tmp_path / "incident.mmd").unlink()
     missing = _diagrams("--check", "--out", str(tmp_path))
     assert missing.returncode == 1
     assert "incident.mmd" in missing.stderr
-
-
-def test_render_starts_from_the_tables() -> None:
-    # Each drawing is a Mermaid state diagram whose edges are the table's triggers.
-    for name in MACHINES:
-        text = render(name)
-        assert "stateDiagram-v2" in text
-        _states, transitions, initial = MACHINES[name]
-        assert f"[*] --> {initial.name}" in text
-        for row in transitions:
-            assert str(row["trigger"]) in text

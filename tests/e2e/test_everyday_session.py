@@ -36,8 +36,6 @@ from adapter.scripted_claude.handshake import COMMANDS, MODELS
 from adapter.scripted_claude.session_scenarios import DEPLOY, PLAN
 from tests.support.harness import ROOT, TIMEOUT, AdapterPool, RecordingClient, spawn_adapter
 
-pytestmark = pytest.mark.e2e
-
 Chooser = Callable[[list[Any]], str | None]
 
 

@@ -12,8 +12,6 @@ from acp.schema import PromptResponse
 
 from tests.support.harness import spawn_adapter
 
-pytestmark = pytest.mark.e2e
-
 SIX_MIB = 6 * 1024 * 1024
 ONE_MIB = str(1024 * 1024)
 LOST = "The connection to Claude was lost."

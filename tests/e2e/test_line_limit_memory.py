@@ -6,11 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.bench.line_limit import MIB, measure
-
-pytestmark = pytest.mark.e2e
 
 LIMIT = 4 * MIB
 SLACK = 4 * MIB  # allocator and interpreter noise

@@ -14,8 +14,6 @@ from acp.schema import PromptResponse
 from adapter.scripted_claude.transcript import sanitize_path
 from tests.support.harness import Adapter, AdapterPool, spawn_adapter
 
-pytestmark = pytest.mark.e2e
-
 SPEND_LIMIT = (
     "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin for a "
     "higher limit"

@@ -19,8 +19,6 @@ from tests.bench.rpc import spawn
 from tests.bench.transcripts import write_transcript
 from tests.support.harness import ROOT, Adapter, script_launcher, spawn_adapter
 
-pytestmark = pytest.mark.e2e
-
 MB = 1024 * 1024
 
 

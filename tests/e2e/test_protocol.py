@@ -28,6 +28,7 @@ from acp.schema import (
 from acp.transports import default_environment
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
+from tests.support.frame_check import check_frame
 from tests.support.harness import (
     OPT_IN,
     ROOT,
@@ -39,44 +40,10 @@ from tests.support.harness import (
     spawn_adapter,
 )
 
-pytestmark = pytest.mark.e2e
-
 ADVERTISEMENT = {"version": 1, "capabilities": ["sessionFailure"]}
 
 
 # --- a hand-written JSON-RPC client -----------------------------------------------------------
-
-
-def _strict_json(line: str) -> Any:
-    def reject(constant: str) -> Any:
-        raise ValueError(f"{constant} is not JSON")
-
-    return json.loads(line, parse_constant=reject)
-
-
-def check_frame(line: str) -> dict[str, Any]:
-    """One stdout line must be exactly one JSON-RPC 2.0 frame: a request, a notification or a
-    response, and nothing else."""
-    message = _strict_json(line)
-    assert isinstance(message, dict), line
-    assert message.get("jsonrpc") == "2.0", line
-    keys = set(message) - {"jsonrpc"}
-    if "method" in message:
-        assert isinstance(message["method"], str) and message["method"], line
-        assert keys <= {"method", "params", "id"}, line
-        if "params" in message:
-            assert isinstance(message["params"], dict | list), line
-        if "id" in message:  # a request
-            assert isinstance(message["id"], int | str) and not isinstance(message["id"], bool)
-    else:  # a response
-        assert "id" in message, line
-        assert ("result" in message) != ("error" in message), line
-        assert keys <= {"id", "result", "error"}, line
-        if "error" in message:
-            error = message["error"]
-            assert isinstance(error, dict) and set(error) <= {"code", "message", "data"}, line
-            assert isinstance(error.get("code"), int) and isinstance(error.get("message"), str)
-    return message
 
 
 @dataclass
@@ -640,19 +607,3 @@ async def test_every_stdout_line_is_a_json_rpc_frame(tmp_path: Path, scenario: s
     if scenario != "success":
         assert first["_meta"]["jetbrains"]["air"]["sessionFailure"]["severity"] == "error"
     assert "_meta" not in second or "jetbrains" not in second["_meta"]
-
-
-def test_check_frame_rejects_what_is_not_a_frame() -> None:
-    for bad in (
-        "[SandboxDebug] not JSON",
-        '{"jsonrpc":"2.0"}',
-        '{"jsonrpc":"1.0","id":1,"result":{}}',
-        '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}',
-        '{"jsonrpc":"2.0","id":1,"method":"x","result":{}}',
-        '{"jsonrpc":"2.0","id":1,"result":NaN}',
-        "[]",
-    ):
-        with pytest.raises((AssertionError, ValueError)):
-            check_frame(bad)
-    check_frame('{"jsonrpc":"2.0","method":"session/update","params":{}}')
-    check_frame('{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}')

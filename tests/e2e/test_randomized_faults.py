@@ -62,8 +62,6 @@ from adapter.scripted_claude.transcript import transcript_path
 from tests.support.harness import OPT_IN, ROOT, Frame, conformance_violations
 from tests.support.raw_agent import processes_mentioning
 
-pytestmark = pytest.mark.e2e
-
 SEED = os.environ.get("CLAUDE_ACP_FAULT_SEED", "20261129")
 SESSIONS = int(os.environ.get("CLAUDE_ACP_FAULT_SESSIONS", "500"))
 # Adapter processes, one after the other; even ones capable, odd ones legacy.

@@ -21,8 +21,6 @@ from acp.schema import PromptResponse
 
 from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
 
-pytestmark = pytest.mark.e2e
-
 HAIKU = "claude-haiku-4-5"  # what the scripted Claude (like Claude Code) resolves "haiku" to
 DEFAULT_MODEL = "claude-sonnet-4-5"  # and its "default"
 

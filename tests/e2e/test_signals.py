@@ -25,8 +25,6 @@ from tests.support.raw_agent import (
     processes_mentioning,
 )
 
-pytestmark = pytest.mark.e2e
-
 
 def _wait_gone(session: str) -> None:
     deadline = time.monotonic() + TIMEOUT

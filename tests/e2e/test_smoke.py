@@ -10,8 +10,6 @@ from acp.schema import PromptResponse
 
 from tests.support.harness import spawn_adapter
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.mark.asyncio
 async def test_retry_warnings_escalate_to_rate_limit_then_next_turn_succeeds(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import acp
@@ -10,8 +11,6 @@ import pytest
 from acp.schema import PromptResponse
 
 from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
-
-pytestmark = pytest.mark.e2e
 
 TITLE_ONLY = {"sessionUpdate", "title", "updatedAt"}
 
@@ -76,9 +75,10 @@ async def test_prompts_queue_in_order_and_cancel_reaches_the_queued_one(tmp_path
     async with spawn_adapter(tmp_path, "hang") as adapter:
         session = await adapter.new_session()
         first = asyncio.create_task(adapter.prompt(session, "one"))
-        await asyncio.sleep(0.5)
+        # "one" is Claude's turn (it hangs) once the scripted Claude has written it down.
+        await _wait_until(lambda: adapter.prompt_texts(session) == ["one"])
         second = asyncio.create_task(adapter.prompt(session, "two"))
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # lets "two" reach the adapter's queue; nothing is timed
         await adapter.conn.cancel(session_id=session)
         answers = await asyncio.gather(first, second)
         # The session still serves prompts afterwards.
@@ -88,6 +88,30 @@ async def test_prompts_queue_in_order_and_cancel_reaches_the_queued_one(tmp_path
         "cancelled",
     ]
     assert isinstance(third, PromptResponse) and third.stop_reason == "end_turn"
+    # The queued prompt is settled at once (`cancel_queued`), before the running turn, whose
+    # end waits for Claude's interrupt; and it never reached Claude at all.
+    assert _answered_texts(adapter)[:2] == ["two", "one"]
+    assert adapter.prompt_texts(session) == ["one", "three"]
+
+
+def _answered_texts(adapter: Adapter) -> list[str]:
+    """The text of each answered `session/prompt`, in the order the answers arrived."""
+    asked = {
+        f.message["id"]: f.message["params"]["prompt"][0]["text"]
+        for f in adapter.frames
+        if f.direction == "outgoing" and f.message.get("method") == "session/prompt"
+    }
+    return [
+        asked[f.message["id"]]
+        for f in adapter.frames
+        if f.direction == "incoming" and "method" not in f.message and f.message.get("id") in asked
+    ]
+
+
+async def _wait_until(condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        while not condition():
+            await asyncio.sleep(0.05)
 
 
 @pytest.mark.asyncio

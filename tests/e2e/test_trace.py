@@ -1,8 +1,8 @@
-"""`--trace FILE` and the log file: what a user attaches to a bug report (issue 16)."""
+"""`--trace FILE` and the log file on the real command: what a user attaches to a bug report
+(issue 16). The trace's line cutting alone is in `tests/shell/test_wire_trace.py`."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -13,7 +13,6 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.conformance import check_file
-from adapter.wire.trace import WireTrace
 from tests.support.harness import spawn_adapter
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,42 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_ACP_")}
 
 
-class _Kept(io.StringIO):
-    def close(self) -> None:  # keep the text readable after the trace closes its file
-        pass
-
-
-def test_trace_cuts_pieces_into_lines_per_direction() -> None:
-    out = _Kept()
-    trace = WireTrace(out)
-    trace.record("agent_to_client", b'{"jsonrpc": "2.0", "id": 1, ')
-    trace.record("client_to_agent", b'{"jsonrpc": "2.0", "method": "x"}\n\n')
-    trace.record("agent_to_client", b'"result": {}}\n{"partial": ')
-    trace.record("client_to_agent", b"not json\n")
-    trace.close()
-    entries = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert [(e["direction"], e["message"]) for e in entries] == [
-        ("client_to_agent", {"jsonrpc": "2.0", "method": "x"}),
-        ("agent_to_client", {"jsonrpc": "2.0", "id": 1, "result": {}}),
-        ("client_to_agent", "not json"),
-        # An unterminated last line is kept as the text it was.
-        ("agent_to_client", '{"partial":'),
-    ]
-    assert all(e["time"].endswith("Z") for e in entries)
-
-
-def test_trace_keeps_no_more_than_its_limit_of_an_endless_line() -> None:
-    out = _Kept()
-    trace = WireTrace(out, limit=10)
-    trace.record("client_to_agent", b"x" * 8)
-    trace.record("client_to_agent", b"x" * 8)  # over the limit: dropped, not buffered
-    trace.record("client_to_agent", b"x" * 8 + b'\n{"ok": 1}\n')
-    trace.close()
-    entries = [json.loads(line)["message"] for line in out.getvalue().splitlines()]
-    assert entries == ["(a line over 10 bytes, not traced)", {"ok": 1}]
-
-
-@pytest.mark.e2e
 @pytest.mark.asyncio
 async def test_a_traced_session_passes_conformance_and_the_log_file_fills(
     tmp_path: Path,
@@ -82,7 +45,6 @@ async def test_a_traced_session_passes_conformance_and_the_log_file_fills(
     assert "INFO adapter.agent.acp_agent: initialize:" in logged
 
 
-@pytest.mark.e2e
 def test_trace_and_log_file_flags_keep_what_the_guard_could_not_parse(tmp_path: Path) -> None:
     trace, log_file = tmp_path / "trace.jsonl", tmp_path / "adapter.log"
     initialize = {
@@ -125,7 +87,6 @@ def test_trace_and_log_file_flags_keep_what_the_guard_could_not_parse(tmp_path: 
     assert "serving ACP on stdio" in log_file.read_text("utf-8")
 
 
-@pytest.mark.e2e
 @pytest.mark.parametrize("flag", ["--log-file", "--trace"])
 def test_an_unwritable_file_is_refused_plainly(flag: str, tmp_path: Path) -> None:
     target = tmp_path / "missing-folder" / "file"

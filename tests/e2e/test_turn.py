@@ -22,8 +22,6 @@ from adapter.scripted_claude.coding import ORIGINAL_APP, OVERLOADED, TINY_PNG
 from adapter.view.stream_assembly import BROKEN_MARK
 from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, spawn_adapter
 
-pytestmark = pytest.mark.e2e
-
 ANSWER = (
     "I switched `greet` to an f-string, which reads better and avoids the concatenation; "
     "the two tests still pass."

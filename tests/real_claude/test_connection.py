@@ -29,7 +29,7 @@ from tests.real_claude.support import (
 )
 from tests.support.harness import Adapter
 
-pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 
 STALL_SECONDS = 1
 

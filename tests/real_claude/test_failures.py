@@ -50,7 +50,7 @@ from tests.real_claude.support import (
 )
 from tests.support.harness import Adapter
 
-pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 
 RETRIES = 2  # CLAUDE_CODE_MAX_RETRIES in support.cli_env
 

@@ -17,7 +17,7 @@ from tests.real_claude.api_double import Answer, MessagesApiDouble
 from tests.real_claude.support import real_adapter, transcript_entries
 from tests.support.harness import TIMEOUT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 
 
 async def test_a_resumed_session_keeps_the_mode_and_model_claude_code_recorded(

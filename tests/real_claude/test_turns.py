@@ -30,7 +30,7 @@ from tests.real_claude.support import (
 )
 from tests.support.harness import Adapter
 
-pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 
 ANSWER = "The answer is 42, streamed by a Messages API double through the real CLI."
 NOTES = "alpha line\nbeta TODO line\ngamma\n"

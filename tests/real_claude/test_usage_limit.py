@@ -19,7 +19,7 @@ from tests.real_claude.api_double import MessagesApiDouble, subscription_limit
 from tests.real_claude.support import load, prompt_uuids, real_adapter, run_turn
 from tests.support.harness import Adapter
 
-pytestmark = [pytest.mark.e2e, pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -169,3 +169,25 @@ def test_the_acp_connection_keeps_its_request_handler_in_a_private_attribute() -
     assert acp_compat.wrap_request_handler(conn, lambda h: ("wrapped", h)) is True
     assert conn._conn._handler == ("wrapped", "original")  # type: ignore[comparison-overlap]
     assert acp_compat.wrap_request_handler(object(), lambda h: h) is False
+
+
+def test_the_acp_connection_numbers_its_requests_in_a_private_attribute() -> None:
+    # `next_request_id` reads the counter `send_request` takes the next id from and then bumps,
+    # so a permission question's id is known before it is sent (to withdraw it later).
+    from acp.connection import Connection
+
+    source = inspect.getsource(Connection.send_request)
+    assert "request_id = self._next_request_id" in source
+    assert "self._next_request_id += 1" in source
+    assert "self._next_request_id = 0" in inspect.getsource(Connection.__init__)
+
+    class Raw:
+        _next_request_id = 7
+
+    class Conn:
+        _conn = Raw()
+
+    assert acp_compat.next_request_id(Conn()) == 7
+    Raw._next_request_id = "7"  # type: ignore[assignment]
+    assert acp_compat.next_request_id(Conn()) is None  # not an int: no id is claimed
+    assert acp_compat.next_request_id(object()) is None

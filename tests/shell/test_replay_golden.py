@@ -4,7 +4,9 @@ transcripts
 digests in `tests/golden/replay.json` were recorded (before the single-pass replay, issue 15).
 
 A digest changes with any byte of any update, so a change to replay output must be a decided
-one: record it again with `python -m tests.shell.test_replay_golden --record` and say why.
+one: record it again with `python -m tests.shell.test_replay_golden --record` and say why. Beside
+the digests, one small case is kept whole and readable (`tests/golden/replay_readable.json`, every
+update and record in order), so that a reviewer of a re-recording can see what changed.
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ from adapter.session.load_replay import replay_transcript
 from tests.support.replay_corpus import corpus_bytes
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "replay.json"
+READABLE = GOLDEN.with_name("replay_readable.json")
 # (seed, turns, the file ends in an active usage limit)
 CASES = [(1, 400, True), (2, 400, False), (3, 60, True), (4, 1, False), (5, 2_000, True)]
+# The case kept whole: a few turns with a plan, a thought, a tool call and restored records.
+READABLE_CASE = (3, 4, True)
 
 
 class _Recorder:
@@ -37,10 +42,12 @@ class _Recorder:
         self.digest = hashlib.sha256()
         self.updates = 0
         self.records = 0
+        self.sent: list[Any] = []  # what the digest covers, whole: updates, and records by repr
 
     async def send_raw(self, update: dict[str, Any]) -> bool:
         self.digest.update(json.dumps(update, sort_keys=True).encode() + b"\n")
         self.updates += 1
+        self.sent.append(update)
         return True
 
     async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
@@ -51,15 +58,23 @@ class _Recorder:
     async def feed(self, event: Any, message: Any = None) -> None:
         self.digest.update(repr(event).encode() + b"\n")
         self.records += 1
+        self.sent.append({"record": repr(event)})
+
+
+def _replayed(
+    tmp: Path, seed: int, turns: int, end_with_limit: bool, capable: bool
+) -> tuple[_Recorder, Any]:
+    path = tmp / f"{seed}-{capable}.jsonl"
+    path.write_bytes(corpus_bytes(seed, turns, end_with_limit=end_with_limit))
+    session = _Recorder(capable=capable, terminal=seed % 2 == 0)
+    stats = asyncio.run(replay_transcript(session, path))  # type: ignore[arg-type]
+    return session, stats
 
 
 def _replay(
     tmp: Path, seed: int, turns: int, end_with_limit: bool, capable: bool
 ) -> dict[str, Any]:
-    path = tmp / f"{seed}-{capable}.jsonl"
-    path.write_bytes(corpus_bytes(seed, turns, end_with_limit=end_with_limit))
-    session = _Recorder(capable=capable, terminal=seed % 2 == 0)
-    stats = asyncio.run(replay_transcript(session, path))  # type: ignore[arg-type]
+    session, stats = _replayed(tmp, seed, turns, end_with_limit, capable)
     return {
         "updates": session.updates,
         "records": session.records,
@@ -93,6 +108,13 @@ def test_the_golden_corpus_exercises_what_it_claims(tmp_path: Path) -> None:
     assert golden[_key(5, 2_000, True, False)]["records"] == 0
 
 
+def test_the_readable_case_is_what_replay_sends(tmp_path: Path) -> None:
+    session, _ = _replayed(tmp_path, *READABLE_CASE, capable=True)
+    assert session.sent == json.loads(READABLE.read_text(encoding="utf-8"))
+    kinds = {u.get("sessionUpdate", "record") for u in session.sent}
+    assert {"plan", "agent_thought_chunk", "tool_call", "record"} <= kinds
+
+
 def _record() -> None:
     import tempfile
 
@@ -102,7 +124,10 @@ def _record() -> None:
             for case in CASES
             for capable in (True, False)
         }
+        readable, _ = _replayed(Path(tmp), *READABLE_CASE, capable=True)
     GOLDEN.write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    text = json.dumps(readable.sent, indent=1, sort_keys=True, ensure_ascii=False)
+    READABLE.write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__" and "--record" in sys.argv:

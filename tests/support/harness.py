@@ -176,18 +176,26 @@ class Adapter:
     def prompt_uuids(self, session_id: str) -> list[str]:
         """The uuids of the user messages (prompts, not tool results) the scripted Claude
         received for `session_id`, in order, as it recorded them in its transcript."""
-        found: list[str] = []
+        return [entry["uuid"] for entry, _ in self._prompts_received(session_id)]
+
+    def prompt_texts(self, session_id: str) -> list[str]:
+        """The text of each prompt the scripted Claude received for `session_id`, in order."""
+        return [text for _, text in self._prompts_received(session_id)]
+
+    def _prompts_received(self, session_id: str) -> list[tuple[dict[str, Any], str]]:
+        found: list[tuple[dict[str, Any], str]] = []
         for path in self.config_dir.rglob(f"{session_id}.jsonl"):
             for line in path.read_text(encoding="utf-8").splitlines():
                 entry = json.loads(line)
                 content = entry.get("message", {}).get("content")
                 first = content[0] if isinstance(content, list) and content else {}
+                text = str(first.get("text", ""))
                 if (
                     entry.get("type") == "user"
                     and first.get("type") == "text"
-                    and not str(first.get("text", "")).startswith("[Request interrupted")
+                    and not text.startswith("[Request interrupted")
                 ):
-                    found.append(entry["uuid"])
+                    found.append((entry, text))
         return found
 
     def transcript(self) -> ClientTranscript:

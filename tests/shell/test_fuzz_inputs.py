@@ -1,14 +1,12 @@
-"""Hypothesis fuzzing of everything the adapter reads from a peer it does not control.
+"""Hypothesis fuzzing, in process, of everything the adapter reads from a peer it does not control.
 
 - Capability declarations: arbitrary JSON as `clientCapabilities._meta`, through
-  `fsm.negotiation.negotiate` (never raises; on exactly when DECISIONS row 1 says) and end to end
-  through `initialize` on one adapter process (always a well-formed answer; row 1: never an
-  error, and the advertisement is always there).
+  `fsm.negotiation.negotiate` (never raises; on exactly when DECISIONS row 1 says). End to end
+  through `initialize` on one adapter process: `tests/e2e/test_initialize_fuzz.py`.
 - Claude frames: dicts shaped like assistant / user / result / system / rate_limit_event frames,
   with fields missing or of the wrong type, through the SDK's `parse_message`, then
   `adapter.claude.translate.event_for` (and the update builders), then `SessionCore.handle`. Only
-  the
-  documented exceptions (`MessageParseError`, `PeerViolation`, `TypeError`, `ValueError`) may
+  the documented exceptions (`MessageParseError`, `PeerViolation`, `TypeError`, `ValueError`) may
   escape the parser and translate; nothing may escape the core for an event translate produced.
 - Transcript lines: arbitrary JSON through `fsm.replay.parse_entry` (raises only
   `PeerViolation`), `ActiveScan.feed` and `ReplayPlanner.plan` (never raise).
@@ -16,21 +14,13 @@
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import select
-import subprocess
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from claude_agent_sdk import AssistantMessage, StreamEvent, UserMessage
 from claude_agent_sdk._errors import MessageParseError
 from claude_agent_sdk._internal.message_parser import parse_message
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from adapter.claude.translate import event_for
@@ -42,58 +32,7 @@ from fsm.negotiation import negotiate
 from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest, parse_entry
 from fsm.session import SessionCore
 from fsm.wire import SESSION_FAILURE_KEYS, session_failure_record
-from tests.support.harness import OPT_IN, ROOT
-
-# Derandomized: the same examples every run, so a failure here is a failure everywhere.
-FAST = settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    database=None,
-    derandomize=True,
-)
-
-# --- JSON values --------------------------------------------------------------------------
-
-_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.integers(min_value=-(10**400), max_value=10**400)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
-    | st.sampled_from(["", "sessionFailure", "idle", "api_retry", "text", "<synthetic>"])
-)
-JSON: st.SearchStrategy[Any] = st.recursive(
-    _scalars,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
-    ),
-    max_leaves=12,
-)
-
-
-def maybe(good: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """Mostly the right type, sometimes any JSON at all."""
-    return st.one_of(good, good, JSON)
-
-
-def frame(
-    required: dict[str, st.SearchStrategy[Any]], optional: dict[str, st.SearchStrategy[Any]]
-) -> st.SearchStrategy[dict[str, Any]]:
-    """A dict with the required keys (each sometimes dropped) and some of the optional ones."""
-    dropped = st.sets(st.sampled_from(sorted(required)), max_size=1)
-
-    def build(parts: tuple[dict[str, Any], dict[str, Any], set[str]]) -> dict[str, Any]:
-        base, extra, drop = parts
-        return {k: v for k, v in {**base, **extra}.items() if k not in drop}
-
-    return st.tuples(
-        st.fixed_dictionaries(required),
-        st.fixed_dictionaries({}, optional=optional),
-        st.one_of(st.just(set()), st.just(set()), dropped),
-    ).map(build)
-
+from tests.support.fuzz_values import CAPABILITY_META, FAST, JSON, frame, maybe
 
 # --- capability declarations ------------------------------------------------------------------
 
@@ -124,128 +63,11 @@ def _oracle(meta: object) -> bool:
     )
 
 
-_near_opt_in = st.fixed_dictionaries(
-    {
-        "jetbrains": maybe(
-            st.fixed_dictionaries(
-                {
-                    "air": maybe(
-                        st.fixed_dictionaries(
-                            {},
-                            optional={
-                                "version": st.one_of(
-                                    st.sampled_from([1, 2, 0, -1, 1.0, 1.5, True, "1", None]),
-                                    st.integers(),
-                                    st.floats(),
-                                ),
-                                "capabilities": maybe(
-                                    st.lists(
-                                        st.sampled_from(
-                                            ["sessionFailure", "sessionfailure", "other", 1, None]
-                                        ),
-                                        max_size=3,
-                                    )
-                                ),
-                            },
-                        )
-                    )
-                },
-                optional={"other": JSON},
-            )
-        )
-    },
-    optional={"agentError": maybe(st.fixed_dictionaries({"version": JSON}))},
-)
-CAPABILITY_META = st.one_of(JSON, _near_opt_in, st.just(OPT_IN))
-
-
 @FAST
 @given(meta=CAPABILITY_META)
 def test_negotiate_never_raises_and_follows_row_1(meta: Any) -> None:
     dialects = negotiate(meta)
     assert dialects.session_failure is _oracle(meta)
-
-
-def _check_frame(line: str) -> dict[str, Any]:
-    message = json.loads(line)
-    assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", line
-    if "method" not in message:
-        assert ("result" in message) != ("error" in message), line
-        if "error" in message:
-            error = message["error"]
-            assert isinstance(error.get("code"), int) and isinstance(error.get("message"), str)
-    return message
-
-
-class _RawAgent:
-    """`python -m adapter` spoken to by hand, synchronously (hypothesis tests are sync)."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.stderr = (tmp / "adapter-stderr.log").open("wb")
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "CLAUDE_ACP_LOG": "INFO"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "adapter"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            cwd=str(ROOT),
-            env=env,
-        )
-        self.next_id = 0
-
-    def call(self, method: str, params_json: str, timeout: float = 30.0) -> dict[str, Any]:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.next_id += 1
-        line = f'{{"jsonrpc":"2.0","id":{self.next_id},"method":"{method}","params":{params_json}}}'
-        self.process.stdin.write(line.encode() + b"\n")
-        self.process.stdin.flush()
-        while True:
-            ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-            assert ready, f"no answer to {method} within {timeout} s"
-            raw = self.process.stdout.readline()
-            assert raw, "the adapter closed its stdout"
-            message = _check_frame(raw.decode())
-            if message.get("id") == self.next_id and "method" not in message:
-                return message
-
-    def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.stderr.close()
-
-
-@pytest.fixture(scope="module")
-def raw_agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_RawAgent]:
-    agent = _RawAgent(tmp_path_factory.mktemp("fuzz-agent"))
-    yield agent
-    agent.close()
-
-
-@pytest.mark.e2e
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    database=None,
-)
-@given(meta=CAPABILITY_META)
-def test_initialize_answers_any_capability_meta(raw_agent: _RawAgent, meta: Any) -> None:
-    capabilities = json.dumps({"_meta": meta})
-    answer = raw_agent.call(
-        "initialize", f'{{"protocolVersion":1,"clientCapabilities":{capabilities}}}'
-    )
-    # Row 1: whatever the declaration, never an error; row 2: always the advertisement.
-    assert "result" in answer, answer
-    assert answer["result"]["_meta"]["jetbrains"]["air"] == {
-        "version": 1,
-        "capabilities": ["sessionFailure"],
-    }
-    assert raw_agent.process.poll() is None
 
 
 # --- Claude frames ----------------------------------------------------------------------------

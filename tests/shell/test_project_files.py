@@ -1,13 +1,14 @@
-"""A new user's first hour: the version, the licence, the changelog (issue 16)."""
+"""What a new user meets first, checked in process (issue 16): the version flag, the licence, the
+changelog, the README's troubleshooting section against the real options, and the check script's
+stages. The console script and the terminal hint, which need a process, are in
+`tests/e2e/test_console_script.py`.
+"""
 
 from __future__ import annotations
 
 import importlib.util
-import os
-import pty
 import re
 import subprocess
-import sys
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
@@ -15,11 +16,8 @@ from typing import Any
 
 import pytest
 
-from adapter.app.cli import TERMINAL_HINT, _parser, main
-
-ROOT = Path(__file__).resolve().parents[2]
-# The adapter's own settings from the developer's shell (a log level, a log file) stay out.
-CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_ACP_")}
+from adapter.app.cli import _parser, main
+from tests.support.harness import ROOT
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
@@ -32,16 +30,6 @@ def test_version_flag_prints_the_installed_version(
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
     assert capsys.readouterr().out == f"claude-acp {declared}\n"
     assert version("claude-acp") == declared
-
-
-@pytest.mark.e2e
-def test_version_from_the_console_script() -> None:
-    script = Path(sys.executable).with_name("claude-acp")
-    done = subprocess.run(
-        [str(script), "--version"], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout == f"claude-acp {version('claude-acp')}\n"
 
 
 def test_licence_file_is_the_declared_apache_2() -> None:
@@ -60,61 +48,6 @@ def test_changelog_keeps_an_unreleased_section_above_the_first_version() -> None
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
     assert headings[0] == "## [Unreleased]"
     assert any(h.startswith(f"## [{declared}] - ") for h in headings)
-
-
-def _serve_on_a_terminal() -> tuple[bytes, bytes, int]:
-    """`python -m adapter` with a pty as stdin; ends it with the terminal's end-of-file."""
-    master, slave = pty.openpty()
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "adapter"],
-            stdin=slave,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=ROOT,
-            env=CLEAN_ENV,
-        )
-        os.close(slave)
-        slave = -1
-        try:
-            assert process.stderr is not None
-            # Wait for the hint before typing Ctrl-D, so the EOF reaches a reading adapter.
-            first = process.stderr.readline()
-            os.write(master, b"\x04")
-            out, rest = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-        return out, first + rest, process.returncode
-    finally:
-        os.close(master)
-        if slave != -1:
-            os.close(slave)
-
-
-@pytest.mark.e2e
-def test_a_terminal_gets_one_hint_line_on_stderr_and_nothing_on_stdout() -> None:
-    out, err, status = _serve_on_a_terminal()
-    assert out == b""
-    lines = err.decode().splitlines()
-    assert lines == [TERMINAL_HINT.format(version=version("claude-acp"))]
-    assert "claude-acp demo" in lines[0] and "--help" in lines[0] and "editor" in lines[0]
-    assert status == 0  # end-of-file on stdin: the client went away
-
-
-@pytest.mark.e2e
-def test_an_editor_pipe_gets_no_hint() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "adapter"],
-        input=b"",
-        capture_output=True,
-        cwd=ROOT,
-        env=CLEAN_ENV,
-        timeout=60,
-        check=False,
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
 
 
 def test_troubleshooting_covers_the_five_problems_with_options_that_exist() -> None:

@@ -1,0 +1,297 @@
+"""The failure matrix: for each failure scenario of the scripted Claude, what a capable client must
+receive and what a legacy client must receive, stated from the spec and DECISIONS.md (never from
+what the code happens to do). Run end to end in `tests/e2e/test_failure_matrix.py`; that the
+table covers every failure scenario is checked in `tests/shell/test_scenario_tables.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from adapter.scripted_claude import TEXTS
+from fsm.session import TURN_NO_RESULT_TITLE
+
+# Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
+# "Title and details"). The wording is the reference adapter's (reference-adapter.md §1.3).
+TRANSPORT_LOST_TITLE = "The connection to Claude was lost."
+WORKER_SHUTDOWN_TITLE = "The Claude worker is shutting down."
+
+# The model-fallback notice as the reference composes it (reference-adapter.md §2.1 row 9):
+# "{original} declined this request ({category}); retried with {fallback}. {outcome}".
+FALLBACK_NOTICE = (
+    "claude-opus-4-5 declined this request (cyber); retried with claude-sonnet-4-5. "
+    "The session will continue on claude-sonnet-4-5."
+)
+
+PROMPT_RESPONSE = "prompt_response"
+SESSION_INFO = "session_info_update"
+
+UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+def _warning(revision: int, category: str, *, status: bool = True) -> tuple[str, dict[str, Any]]:
+    """An api_retry progress record (DECISIONS row 11): a warning with no actions."""
+    verb = "Retrying" if status else "Reconnecting to"
+    return SESSION_INFO, {
+        "revision": revision,
+        "category": category,
+        "severity": "warning",
+        "title": f"{verb} Claude, attempt {revision} of 10.",
+        "actions": [],
+    }
+
+
+def _error(
+    revision: int, category: str, title: str, actions: list[str]
+) -> tuple[str, dict[str, Any]]:
+    """A turn-terminal error on the PromptResponse (spec: "Delivery surfaces")."""
+    return PROMPT_RESPONSE, {
+        "revision": revision,
+        "category": category,
+        "severity": "error",
+        "title": title,
+        "actions": actions,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Legacy:
+    """What a legacy client gets for the first prompt: a JSON-RPC error or a stop reason."""
+
+    code: int | None = None
+    message: str | None = None  # exact, when the contract fixes it
+    data: dict[str, Any] | None = None
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    scenario: str
+    # Capable client: every record of the first turn, in order, without its id.
+    records: tuple[tuple[str, dict[str, Any]], ...]
+    legacy: Legacy
+    stop_reason: str = "end_turn"  # capable client
+    # Claude's own error prose: a capable client gets it only as a title (row 20); a legacy
+    # client gets it as agent text (row 19) unless `prose_to_legacy` is False.
+    prose: str | None = None
+    prose_to_legacy: bool = True
+    # Real model text the turn streamed before failing: every client sees it.
+    streamed: tuple[str, ...] = ()
+    id_shape: str = "turn"  # "turn": <turnId>:error; "notice": <sessionId>:notice:<epoch>:<n>
+
+
+def _internal(kind: str) -> Legacy:
+    return Legacy(code=-32603, data={"errorKind": kind})
+
+
+AUTH = Legacy(code=-32000, message="Authentication required")
+
+
+def _api(
+    scenario: str,
+    category: str,
+    actions: list[str],
+    error_kind: str,
+    *,
+    warnings: tuple[tuple[str, dict[str, Any]], ...] = (),
+    legacy: Legacy | None = None,
+    prose_to_legacy: bool = True,
+    streamed: tuple[str, ...] = (),
+    text_of: str | None = None,
+) -> Row:
+    """A failed API call: Claude's synthetic error message is the title (spec, row 9)."""
+    text = TEXTS[text_of or scenario]
+    terminal = _error(len(warnings) + 1, category, text, actions)
+    return Row(
+        scenario,
+        (*warnings, terminal),
+        legacy or _internal(error_kind),
+        prose=text,
+        prose_to_legacy=prose_to_legacy,
+        streamed=streamed,
+    )
+
+
+ROWS: tuple[Row, ...] = (
+    # access (row 4: ["login"]; row 5: -32000 for legacy). A 401 retry publishes nothing (row 11).
+    _api("authentication_failed", "access", ["login"], "", legacy=AUTH),
+    _api("oauth_org_not_allowed", "access", ["login"], "", legacy=AUTH),
+    # The synthetic login text is never forwarded, not even to a legacy client (reference §5.2).
+    _api("synthetic_login", "access", ["login"], "", legacy=AUTH, prose_to_legacy=False),
+    # access without login (row 6)
+    _api("verification_required", "access", ["retry"], "verification_required"),
+    _api("cloud_credential_error", "access", ["retry"], "cloud_credential_error"),
+    # limit (row 8)
+    _api("billing_error", "limit", [], "billing_error"),
+    _api("rate_limit", "limit", ["retry"], "rate_limit"),
+    _api(
+        "max_output_tokens",
+        "limit",
+        ["new_session"],
+        "max_output_tokens",
+        streamed=("Here is the complete listing of every file:",),
+    ),
+    # The CLI labels a synthetic usage-limit message `rate_limit`; the text decides (spec).
+    _api("usage_limit", "limit", [], "rate_limit"),
+    # Result-only limits: the title is the terminal SDK error text (spec, "Title and details").
+    Row(
+        "budget_limit",
+        (_error(1, "limit", TEXTS["budget_limit"], ["new_session"]),),
+        _internal("budget_exhausted"),
+        streamed=("Let me start by reading the code.",),
+    ),
+    Row(
+        "turn_limit",
+        (_error(1, "limit", TEXTS["turn_limit"], ["new_session"]),),
+        _internal("context_exhausted"),
+    ),
+    # Not in the spec's table: an SDK failure that fits no group degrades to service (spec).
+    Row(
+        "structured_output_retries",
+        (_error(1, "service", TEXTS["structured_output_retries"], ["retry"]),),
+        _internal("provider_error"),
+    ),
+    # request (row 8: [])
+    _api("invalid_request", "request", [], "invalid_request"),
+    _api("model_not_found", "request", [], "model_not_found"),
+    # service (row 8: ["retry"]); 529 retries warn under the turn's id first (row 11)
+    _api(
+        "overloaded",
+        "service",
+        ["retry"],
+        "server_error",
+        warnings=(_warning(1, "service"), _warning(2, "service")),
+    ),
+    _api("server_error", "service", ["retry"], "server_error", warnings=(_warning(1, "service"),)),
+    # An error kind nobody has heard of degrades to service, never to success (spec).
+    _api("unknown_error", "service", ["retry"], "quantum_flux"),
+    _api(
+        "retry_then_rate_limit",
+        "limit",
+        ["retry"],
+        "rate_limit",
+        warnings=(_warning(1, "limit"), _warning(2, "limit")),
+        text_of="rate_limit",
+    ),
+    # connection (row 8: ["new_session"]); a process that dies is transport_lost (row 18)
+    Row(
+        "reconnect_then_transport_loss",
+        (
+            _warning(1, "connection", status=False),
+            _error(2, "connection", TRANSPORT_LOST_TITLE, ["new_session"]),
+        ),
+        _internal("transport_lost"),
+    ),
+    Row(
+        "worker_shutdown",
+        (_error(1, "connection", WORKER_SHUTDOWN_TITLE, ["new_session"]),),
+        _internal("worker_shutdown"),
+    ),
+    Row(
+        "crash_mid_turn",
+        (_error(1, "connection", TRANSPORT_LOST_TITLE, ["new_session"]),),
+        _internal("transport_lost"),
+        streamed=("Let me look at the repository first.",),
+    ),
+    Row(
+        "garbage",
+        (_error(1, "connection", TRANSPORT_LOST_TITLE, ["new_session"]),),
+        _internal("transport_lost"),
+    ),
+    # A stream that ends without a result is an internal error (rows 18, 7). Its legacy
+    # errorKind is the reference's name for a turn that ended without a result (§5.2).
+    Row(
+        "no_result",
+        (_error(1, "service", TURN_NO_RESULT_TITLE, ["retry"]),),
+        _internal("no_result"),
+        streamed=("I'll start by reading the file.",),
+    ),
+    # Beyond the brief's list, the same rule for the other ways a turn ends without a result:
+    # the turn goes idle with the process still up, or stdout closes before the process exits.
+    Row(
+        "idle_without_result",
+        (_error(1, "service", TURN_NO_RESULT_TITLE, ["retry"]),),
+        _internal("no_result"),
+        streamed=("Here is the first part of the answer.",),
+    ),
+    Row(
+        "close_stdout",
+        (_error(1, "service", TURN_NO_RESULT_TITLE, ["retry"]),),
+        _internal("no_result"),
+        streamed=("Working on it.",),
+    ),
+    # Not failures: warnings only, or no record at all.
+    Row(
+        "model_fallback",
+        (
+            (
+                SESSION_INFO,
+                {
+                    "revision": 1,
+                    "category": "unknown",
+                    "severity": "warning",
+                    "title": FALLBACK_NOTICE,
+                    "actions": [],
+                },
+            ),
+        ),
+        Legacy(stop_reason="end_turn"),
+        prose=FALLBACK_NOTICE,  # legacy: "**Model fallback:** ..." agent text (checked below)
+        streamed=("Scripted reply to: first prompt",),
+        id_shape="notice",
+    ),
+    Row(
+        "refusal",
+        (),
+        Legacy(stop_reason="refusal"),
+        stop_reason="refusal",
+        streamed=(TEXTS["refusal"],),  # row 17: the explanation stays agent text
+    ),
+    Row(
+        "retry_then_success",
+        (_warning(1, "limit"), _warning(2, "limit")),
+        Legacy(stop_reason="end_turn"),
+        streamed=("Scripted reply to: first prompt",),
+    ),
+    Row(
+        "success",
+        (),
+        Legacy(stop_reason="end_turn"),
+        streamed=("Scripted reply to: first prompt",),
+    ),
+)
+
+# The issue's list: the failure scenarios of the scripted Claude, plus the happy paths.
+FAILURE_SCENARIOS = frozenset(
+    {
+        "authentication_failed",
+        "oauth_org_not_allowed",
+        "synthetic_login",
+        "verification_required",
+        "cloud_credential_error",
+        "billing_error",
+        "rate_limit",
+        "max_output_tokens",
+        "usage_limit",
+        "budget_limit",
+        "turn_limit",
+        "structured_output_retries",
+        "invalid_request",
+        "model_not_found",
+        "overloaded",
+        "server_error",
+        "unknown_error",
+        "retry_then_rate_limit",
+        "reconnect_then_transport_loss",
+        "worker_shutdown",
+        "crash_mid_turn",
+        "no_result",
+        "garbage",
+        "model_fallback",
+        "refusal",
+        "retry_then_success",
+        "success",
+    }
+)
