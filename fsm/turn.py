@@ -8,9 +8,14 @@ table *is* the decision: `diagrams/turn.mmd` draws it and `diagrams/turn.md` lis
 numbered line per rule in the order tried. The rows are literal: a row naming several states
 is that row in each of them, and PROMPT_SENT's differences (Claude's first word moves it to
 RUNNING) sit beside their twins. The design card's three questions are rows:
-- when a warning escalates to an error: `RETRYING --result_received [is_an_error] /
-  confirm_boundary, escalate_to_error --> IDLE` (the same `<turnId>:error`, next
-  revision), and every other `fail_*` row of a live state;
+- when a warning escalates to an error: `RETRYING --result_received [is_an_error,
+  has_a_warning_out] / confirm_boundary, escalate_warning --> IDLE` (the warning's own
+  `<turnId>:error` becomes the error, next revision), and FAILING's `[has_a_warning_out]` twin;
+  a turn with no warning out fails with `fail_with_result`, a record of its own (revision 1).
+  RETRYING means exactly "a warning of this turn is out": rows enter it where one is published
+  (or, from FAILING, when Claude gets past a failure while one is out) and no row leaves it for
+  RUNNING. Its other rows are RUNNING's; their `fail_*` callbacks revise the same entry,
+  because a turn has one failure id (row 12: WARNING: hand-coded, not drawn, in the ledger);
 - when `api_retry` progress reuses the turn id: `RUNNING --retry_attempted [unless
   is_a_quiet_retry] / warn_under_turn_id --> RETRYING` (row 11: a 401, or a client that takes no
   warnings, is quiet);
@@ -118,7 +123,13 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_max_tokens",
          when=["stopped_at_max_tokens", ANSWERED]),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "settle_max_tokens", when="stopped_at_max_tokens"),
-    _row(RESULT, WORKING, IDLE, BOUNDARY, "escalate_to_error", when="is_an_error"),
+    # The escalation: a turn that ends in an error while its warning is out revises that
+    # warning's entry as the error; with no warning out the error is a record of its own.
+    _row(RESULT, [SENT, RUNNING], IDLE, BOUNDARY, "fail_with_result", when="is_an_error"),
+    _row(RESULT, RETRYING, IDLE, BOUNDARY, "escalate_warning",
+         when=["is_an_error", "has_a_warning_out"]),
+    # The warning's delivery failed, so nothing of it reached the client (row 21).
+    _row(RESULT, RETRYING, IDLE, BOUNDARY, "fail_with_result", when="is_an_error"),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_turn_limit",
          when=["hit_a_turn_limit", ANSWERED]),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "settle_turn_limit", when="hit_a_turn_limit"),
@@ -149,6 +160,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(SAID, FAILING, FAILING, "release_withheld", "withhold_failure",
          when="is_a_failure_message"),
     # Row 24: Claude got past the failure within the turn; its withheld words go out first.
+    # (Back to RETRYING when a warning of the turn is out, so that RETRYING alone escalates.)
+    _row(SAID, FAILING, RETRYING, "release_withheld", "take_answer",
+         when=["is_a_real_answer", "has_a_warning_out"]),
     _row(SAID, FAILING, RUNNING, "release_withheld", "take_answer", when="is_a_real_answer"),
     _row(SAID, FAILING, FAILING, "take_answer"),
     _row(RETRY, FAILING, FAILING, "note_retry_hint", when="is_a_quiet_retry"),
@@ -157,11 +171,14 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(RESULT, FAILING, IDLE, BOUNDARY, "release_withheld", "explain_refusal", "settle_refused",
          when="is_a_refusal"),
     # Rows 18, 20, 25: a failure message Claude never got past fails the turn, in its words.
-    _row(RESULT, FAILING, IDLE, BOUNDARY, "escalate_to_error"),
+    _row(RESULT, FAILING, IDLE, BOUNDARY, "escalate_warning", when="has_a_warning_out"),
+    _row(RESULT, FAILING, IDLE, BOUNDARY, "fail_with_result"),
     _row(SILENT, FAILING, None, "log_silence", when="stalls_are_quiet"),
     _row(SILENT, FAILING, FAILING, "warn_stalled"),
     _row(BUSY, FAILING, FAILING),
     # Row 24: a real model streams an answer after the failure: its prose goes out first.
+    _row(STREAMED, FAILING, RETRYING, "release_withheld",
+         when=["is_a_real_answer", "has_a_warning_out"]),
     _row(STREAMED, FAILING, RUNNING, "release_withheld", when="is_a_real_answer"),
     _row(STREAMED, FAILING, FAILING),
     # Row 22: Claude's last words win over how the turn then ended.

@@ -21,6 +21,7 @@ from fsm.effects import (
     SettlePrompt,
     StopReason,
 )
+from fsm.errors import FsmError
 from fsm.events import (
     AssistantMessageReceived,
     MessageTooLarge,
@@ -89,7 +90,19 @@ class TurnFailures:
 
     # --- failing the turn ------------------------------------------------------------------------
 
-    def escalate_to_error(self, event: ResultReceived) -> None:
+    def fail_with_result(self, event: ResultReceived) -> None:
+        """The turn ends in an error result with no warning of it out: a record of its own,
+        titled from the result and the failure message Claude sent before it, if any."""
+        self._fail_on(event)
+
+    def escalate_warning(self, event: ResultReceived) -> None:
+        """The turn ends in an error result while its warning is out: the warning's entry
+        becomes the error (the same `<turnId>:error`, its next revision)."""
+        if not self.ledger.turn_warning_is_out():
+            raise FsmError("no warning of this turn is out to escalate")
+        self._fail_on(event)
+
+    def _fail_on(self, event: ResultReceived) -> None:
         kind, text = classify.result_failure(
             subtype=event.subtype,
             errors=event.errors,

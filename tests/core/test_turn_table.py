@@ -29,7 +29,7 @@ TRIGGERS = sorted({row["trigger"] for row in RULES})
 PAIRS = {(row["source"], row["trigger"]) for row in RULES}
 ROWS = list(enumerate(RULES))
 INVALID = [(s, t) for s, t in itertools.product(TurnState, TRIGGERS) if (s, t) not in PAIRS]
-SETTLING = ("settle_", "escalate_to_error", "fail_")
+SETTLING = ("settle_", "escalate_warning", "fail_")
 
 
 def _rows_for(source: TurnState, trigger: str) -> list[dict[str, Any]]:
@@ -83,7 +83,9 @@ def test_the_design_questions_are_rows() -> None:
             for row in _rows_for(source, trigger)
         )
 
-    assert has(S.RETRYING, "result_received", S.IDLE, "is_an_error", "escalate_to_error")
+    assert has(S.RETRYING, "result_received", S.IDLE, "has_a_warning_out", "escalate_warning")
+    assert has(S.FAILING, "result_received", S.IDLE, "has_a_warning_out", "escalate_warning")
+    assert has(S.RUNNING, "result_received", S.IDLE, "is_an_error", "fail_with_result")
     assert has(S.RUNNING, "retry_attempted", S.RETRYING, "", "warn_under_turn_id")
     assert has(S.RUNNING, "retry_attempted", S.RUNNING, "is_a_quiet_retry")
     assert has(S.RUNNING, "result_received", S.IDLE, "", "confirm_boundary", "settle_succeeded")
