@@ -13,6 +13,7 @@ from typing import Any
 
 from fsm import classify
 from fsm.effects import (
+    Blame,
     Effect,
     ForwardAssistantMessage,
     LogNotice,
@@ -34,16 +35,11 @@ from fsm.turn_states import TurnOutcome
 from fsm.vocabulary import FailureKind, Severity, policy_for
 
 __all__ = [
-    "AUTH_REQUIRED_CODE",
     "BROKEN_REASON",
-    "INTERNAL_ERROR_CODE",
     "MESSAGE_TOO_LARGE_TITLE",
     "TURN_NO_RESULT_TITLE",
     "TurnFailures",
 ]
-
-AUTH_REQUIRED_CODE = -32000
-INTERNAL_ERROR_CODE = -32603
 
 TURN_NO_RESULT_TITLE = (
     "The turn ended without a result: Claude stopped while this prompt was still in flight. "
@@ -151,7 +147,7 @@ class TurnFailures:
 
     def _rejection(self, turn_id: str) -> RejectPrompt:
         return RejectPrompt(
-            code=INTERNAL_ERROR_CODE,
+            blame=Blame.INTERNAL,
             message=f"Internal error: {BROKEN_REASON}",
             error_kind=FailureKind.INTERNAL_ERROR.value,
             turn_id=turn_id,
@@ -181,9 +177,9 @@ class TurnFailures:
     @staticmethod
     def _legacy_rejection(kind: FailureKind, text: str, error_kind: str | None) -> RejectPrompt:
         if kind is FailureKind.AUTH_REQUIRED:
-            return RejectPrompt(code=AUTH_REQUIRED_CODE, message="Authentication required")
+            return RejectPrompt(blame=Blame.AUTH, message="Authentication required")
         return RejectPrompt(
-            code=INTERNAL_ERROR_CODE,
+            blame=Blame.INTERNAL,
             message=f"Internal error: {text}",
             error_kind=error_kind or kind.value,
         )
