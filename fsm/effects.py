@@ -63,12 +63,20 @@ class SettlePrompt(Effect):
     turn_id: str | None = None
 
 
+class Blame(StrEnum):
+    """Whose move a refused prompt waits for; the shell maps it to the protocol's error code
+    (the core speaks no JSON-RPC)."""
+
+    AUTH = "auth"  # the user must sign in again
+    INTERNAL = "internal"  # anything else: Claude's failure, or the adapter's own
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RejectPrompt(Effect):
-    """Answer the live prompt (or the waiting prompt `turn_id`) with a JSON-RPC error: a
-    legacy client's failed turn, or a prompt to a broken session."""
+    """Answer the live prompt (or the waiting prompt `turn_id`) with an error instead of a
+    response: a legacy client's failed turn, or a prompt to a broken session."""
 
-    code: int
+    blame: Blame
     message: str
     error_kind: str | None = None
     turn_id: str | None = None

@@ -33,7 +33,7 @@ from enum import Enum, StrEnum
 from typing import Any
 
 from fsm.errors import FsmError
-from fsm.machine import build_machine, fire, one_row_per_trigger
+from fsm.machine import build_machine, fire
 from fsm.records import FailureRecord
 from fsm.vocabulary import RecoveryPolicy, Severity
 
@@ -59,7 +59,9 @@ class IncidentTrigger(StrEnum):
 
 _S = IncidentState
 _T = IncidentTrigger
-_BOUNDARIES = [
+CREATED, REVISING, RESOLVED = _S.CREATED, _S.REVISING, _S.RESOLVED_HISTORICAL
+UNRESOLVED = [CREATED, REVISING]
+BOUNDARIES = [
     _T.ATTEMPT_CONFIRMED,
     _T.REAL_ANSWER_GIVEN,
     _T.AUTH_CONFIRMED,
@@ -67,38 +69,30 @@ _BOUNDARIES = [
     _T.NOTICES_OVERFLOWED,
 ]
 
-
-def _recover(trigger: _T, *conditions: str, source: Any = _S.REVISING) -> dict[str, Any]:
-    return {
-        "trigger": trigger,
-        "source": source,
-        "dest": _S.RESOLVED_HISTORICAL,
-        "conditions": list(conditions),
-    }
-
-
-TRANSITIONS: list[dict[str, Any]] = one_row_per_trigger(
-    [
-        {"trigger": _T.REVISION_PROPOSED, "source": _S.CREATED, "dest": _S.CREATED},
-        {"trigger": _T.REVISION_PROPOSED, "source": _S.REVISING, "dest": _S.REVISING},
-        _recover(_T.DELIVERY_CONFIRMED, "resolves_on_delivery", source=[_S.CREATED, _S.REVISING]),
-        {
-            "trigger": _T.DELIVERY_CONFIRMED,
-            "source": [_S.CREATED, _S.REVISING],
-            "dest": _S.REVISING,
-        },
-        {"trigger": _T.DELIVERY_FAILED, "source": _S.CREATED, "dest": _S.CREATED},
-        {"trigger": _T.DELIVERY_FAILED, "source": _S.REVISING, "dest": _S.REVISING},
-        _recover(_T.ATTEMPT_CONFIRMED, "recovers_at_next_attempt", "is_of_an_earlier_turn"),
-        _recover(_T.REAL_ANSWER_GIVEN, "recovers_on_real_answer"),
-        _recover(_T.REAL_ANSWER_GIVEN, "is_a_warning_of_this_turn"),
-        _recover(_T.AUTH_CONFIRMED, "recovers_on_auth_status"),
-        _recover(_T.RUNTIME_REPLACED, "is_bound_to_the_runtime"),
-        _recover(_T.NOTICES_OVERFLOWED, "is_a_notice"),
-        # A boundary that does not retire this incident leaves it as it is (drawn, not implied).
-        {"trigger": _BOUNDARIES, "source": [_S.CREATED, _S.REVISING], "dest": None},
-    ]
-)
+# fmt: off
+TRANSITIONS: list[dict[str, Any]] = [
+    {"trigger": _T.REVISION_PROPOSED, "source": UNRESOLVED, "dest": "="},
+    {"trigger": _T.DELIVERY_CONFIRMED, "source": UNRESOLVED, "dest": RESOLVED,
+     "conditions": ["resolves_on_delivery"]},
+    {"trigger": _T.DELIVERY_CONFIRMED, "source": UNRESOLVED, "dest": REVISING},
+    {"trigger": _T.DELIVERY_FAILED, "source": UNRESOLVED, "dest": "="},
+    # Row 15: the recovery policy, one guarded row per way an active incident recovers.
+    {"trigger": _T.ATTEMPT_CONFIRMED, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["recovers_at_next_attempt", "is_of_an_earlier_turn"]},
+    {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["recovers_on_real_answer"]},
+    {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["is_a_warning_of_this_turn"]},
+    {"trigger": _T.AUTH_CONFIRMED, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["recovers_on_auth_status"]},
+    {"trigger": _T.RUNTIME_REPLACED, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["is_bound_to_the_runtime"]},
+    {"trigger": _T.NOTICES_OVERFLOWED, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["is_a_notice"]},
+    # A boundary that does not retire this incident leaves it as it is (drawn, not implied).
+    {"trigger": BOUNDARIES, "source": UNRESOLVED, "dest": None},
+]
+# fmt: on
 
 INCIDENT_MACHINE = build_machine(
     name="incident", states=IncidentState, transitions=TRANSITIONS, initial=_S.CREATED

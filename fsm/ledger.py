@@ -201,6 +201,17 @@ class Ledger:
     def active_incidents(self) -> Iterator[Incident]:
         return (i for i in self._incidents.values() if i.state is IncidentState.REVISING)
 
+    def turn_warning_is_out(self) -> bool:
+        """The open turn's entry reached the client and is, as delivered, a warning."""
+        turn_id = self._open_turn
+        incident = None if turn_id is None else self._incidents.get(ids.turn_failure_id(turn_id))
+        return (
+            incident is not None
+            and incident.state is IncidentState.REVISING
+            and incident.current is not None
+            and incident.current.severity is Severity.WARNING
+        )
+
     def history(self) -> list[FailureRecord]:
         return [i.current for i in self._history if i.current is not None]
 

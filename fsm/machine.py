@@ -15,6 +15,14 @@ guards and before the state changes: a callback that raises leaves the state unc
 decline raises `InvalidTransition` too: every table ends a trigger's rows for a state with an
 unguarded row, so that only means a pair the table does not list.
 
+Tables are literal rows, as `transitions` 0.9.3 reads them: `source` may be a list of states
+(the row is added to each, in table order, so the first row whose guards hold still wins for
+every state it names), `dest="="` is the source itself (re-entered), and `dest=None` is an
+internal row (the state does not change). A row may group a few triggers in a list for reading;
+`one_row_per_trigger` writes those out before the machine is built. Tests and drawings read one
+view of a table, `expanded(TRANSITIONS)`: one row per (state, trigger) rule, `"="` resolved,
+grouped by state and then trigger, each pair's rules in the order they are tried.
+
 The private `transitions` touchpoint (`_checked_assignment`, which silences a per-model warning
 for every name `model_override=True` declines to bind) lives in `fsm/compat.py` with its pin.
 """
@@ -29,7 +37,7 @@ from transitions import MachineError
 from fsm.compat import QuietMachine
 from fsm.errors import InvalidTransition
 
-__all__ = ["MachineModel", "build_machine", "fire", "one_row_per_trigger"]
+__all__ = ["MachineModel", "build_machine", "expanded", "fire", "one_row_per_trigger"]
 
 
 class MachineModel(Protocol):
@@ -43,12 +51,31 @@ class MachineModel(Protocol):
 def one_row_per_trigger(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The table with every row that names several triggers written out once per trigger
     (`transitions` takes one trigger per row; the tables group a few for reading)."""
-    out: list[dict[str, Any]] = []
+    return [{**row, "trigger": trigger} for row in rows for trigger in _listed(row["trigger"])]
+
+
+def _listed(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def expanded(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One rule per (state, trigger) row of the table: a single `source`, a single `trigger`,
+    `dest` resolved where it is `"="` (None stays None: an internal row). Grouped by state (in
+    the states' declared order) and then by trigger (in the order the table first names it);
+    within one pair, the rules keep the order they are tried in."""
+    rules: list[dict[str, Any]] = []
     for row in rows:
-        triggers = row["trigger"]
-        for trigger in triggers if isinstance(triggers, list) else [triggers]:
-            out.append({**row, "trigger": trigger})
-    return out
+        for trigger in _listed(row["trigger"]):
+            for source in _listed(row["source"]):
+                dest = source if row["dest"] == "=" else row["dest"]
+                rules.append({**row, "trigger": trigger, "source": source, "dest": dest})
+    first_named = {t: i for i, t in reversed(list(enumerate(r["trigger"] for r in rules)))}
+
+    def where(rule: dict[str, Any]) -> tuple[int, int]:
+        source: Enum = rule["source"]
+        return list(type(source)).index(source), first_named[rule["trigger"]]
+
+    return sorted(rules, key=where)  # stable: each pair's rules stay in table order
 
 
 def build_machine(
@@ -57,7 +84,7 @@ def build_machine(
     return QuietMachine(
         model=None,
         states=states,
-        transitions=transitions,
+        transitions=one_row_per_trigger(transitions),
         initial=initial,
         name=name,
         auto_transitions=False,

@@ -58,12 +58,10 @@ from fsm.ledger import Ledger
 from fsm.records import FailureRecord, redact
 from fsm.session_clock import CANCEL_GRACE_SECONDS, SessionClock
 from fsm.turn import Turn, TurnState
-from fsm.turn_actions import AUTH_REQUIRED_CODE, INTERNAL_ERROR_CODE, TURN_NO_RESULT_TITLE
+from fsm.turn_actions import TURN_NO_RESULT_TITLE
 
 __all__ = [
-    "AUTH_REQUIRED_CODE",
     "CANCEL_GRACE_SECONDS",
-    "INTERNAL_ERROR_CODE",
     "TURN_NO_RESULT_TITLE",
     "SessionCore",
 ]

@@ -4,11 +4,18 @@ Theory of operation: one `Turn` per session, attached to the one `TURN_MACHINE`.
 is a core event (the snake_case of its class name), fired with the event as its argument. The
 rows of `TRANSITIONS` for one (state, trigger) pair are tried in order; the first whose guards
 hold wins and its `before` callbacks (in `turn_actions.py`) append the effects. That ordered
-table *is* the decision, and the diagram draws it (`diagrams/turn.mmd`). The design card's three
-questions are rows:
-- when a warning escalates to an error: `RETRYING --result_received [is_an_error] /
-  confirm_boundary, escalate_to_error --> IDLE` (the same `<turnId>:error`, next
-  revision), and every other `fail_*` row of a live state;
+table *is* the decision: `diagrams/turn.mmd` draws it and `diagrams/turn.md` lists it, one
+numbered line per rule in the order tried. The rows are literal: a row naming several states
+is that row in each of them, and PROMPT_SENT's differences (Claude's first word moves it to
+RUNNING) sit beside their twins. The design card's three questions are rows:
+- when a warning escalates to an error: `RETRYING --result_received [is_an_error,
+  has_a_warning_out] / confirm_boundary, escalate_warning --> IDLE` (the warning's own
+  `<turnId>:error` becomes the error, next revision), and FAILING's `[has_a_warning_out]` twin;
+  a turn with no warning out fails with `fail_with_result`, a record of its own (revision 1).
+  RETRYING means exactly "a warning of this turn is out": rows enter it where one is published
+  (or, from FAILING, when Claude gets past a failure while one is out) and no row leaves it for
+  RUNNING. Its other rows are RUNNING's; their `fail_*` callbacks revise the same entry,
+  because a turn has one failure id (row 12: WARNING: hand-coded, not drawn, in the ledger);
 - when `api_retry` progress reuses the turn id: `RUNNING --retry_attempted [unless
   is_a_quiet_retry] / warn_under_turn_id --> RETRYING` (row 11: a 401, or a client that takes no
   warnings, is quiet);
@@ -33,7 +40,7 @@ from typing import Any
 
 from fsm.events import Event
 from fsm.ledger import Ledger
-from fsm.machine import build_machine, fire, one_row_per_trigger
+from fsm.machine import build_machine, fire
 from fsm.turn_actions import TurnActions
 from fsm.turn_guards import TurnGuards
 from fsm.turn_states import LIVE_STATES, TurnOutcome, TurnState
@@ -44,17 +51,22 @@ __all__ = ["LIVE_STATES", "TRANSITIONS", "TURN_MACHINE", "Turn", "TurnOutcome", 
 _S = TurnState
 IDLE, SENT, RUNNING, RETRYING = _S.IDLE, _S.PROMPT_SENT, _S.RUNNING, _S.RETRYING
 FAILING, CANCELLING, BROKEN = _S.FAILING, _S.CANCELLING, _S.BROKEN
-_WORKING = (SENT, RUNNING, RETRYING)  # live, no failure seen, no cancel asked
+# Live, no failure seen, no cancel asked: PROMPT_SENT's rows differ from the other two only
+# where Claude's first word moves a sent prompt to RUNNING, and each such row sits by its twin.
+WORKING, HEARD = [SENT, RUNNING, RETRYING], [RUNNING, RETRYING]
+LIVE = [SENT, RUNNING, RETRYING, FAILING, CANCELLING]
+QUIET = "="  # back into the state it left (the library's reflexive `dest`)
 
 
 def _row(
     trigger: str | list[str],
-    source: TurnState,
-    dest: TurnState | None,
+    source: TurnState | list[TurnState],
+    dest: TurnState | str | None,
     *before: str,
     when: str | list[str] | None = None,
     unless: str = "",
 ) -> dict[str, Any]:
+    """One literal row: `dest` None is internal (the state stays), `"="` re-enters the source."""
     row: dict[str, Any] = {"trigger": trigger, "source": source, "dest": dest}
     if before:
         row["before"] = list(before)
@@ -73,101 +85,11 @@ CANCEL, GRACE_OVER = "cancel_requested", "cancel_grace_expired"
 PROMPT, FAULT = "prompt_received", "internal_fault_occurred"
 TOO_LARGE, STREAMED = "message_too_large", "answer_stream_started"
 BOUNDARY, LOST_NOW = "confirm_boundary", "note_runtime_lost"
-
+ANSWERED = "was_answered_for_real"
 
 # fmt: off
-def _working_rows(s: TurnState) -> list[dict[str, Any]]:
-    """A working state (PROMPT_SENT, RUNNING, RETRYING): Claude's messages and the turn's end.
-    Anything Claude says moves a sent prompt to RUNNING (`on`)."""
-    on = RUNNING if s is SENT else s
-    answered = ["stopped_at_max_tokens", "was_answered_for_real"]
-    return [
-        _row(SAID, s, on, "forward_message", when="is_from_a_subagent"),
-        _row(SAID, s, FAILING, "withhold_failure", when="is_a_failure_message"),
-        _row(SAID, s, on, "take_answer"),
-        _row(RETRY, s, on, "note_retry_hint", when="is_a_quiet_retry"),
-        _row(RETRY, s, RETRYING, "note_retry_hint", "warn_under_turn_id"),
-        _row(RESULT, s, on, when="is_autonomous"),
-        _row(RESULT, s, IDLE, BOUNDARY, "explain_refusal", "settle_refused", when="is_a_refusal"),
-        _row(RESULT, s, IDLE, BOUNDARY, "recover_after_answer", "settle_max_tokens", when=answered),
-        _row(RESULT, s, IDLE, BOUNDARY, "settle_max_tokens", when="stopped_at_max_tokens"),
-        _row(RESULT, s, IDLE, BOUNDARY, "escalate_to_error", when="is_an_error"),
-        _row(RESULT, s, IDLE, BOUNDARY, "recover_after_answer", "settle_turn_limit",
-             when=["hit_a_turn_limit", "was_answered_for_real"]),
-        _row(RESULT, s, IDLE, BOUNDARY, "settle_turn_limit", when="hit_a_turn_limit"),
-        _row(RESULT, s, IDLE, BOUNDARY, "recover_after_answer", "settle_succeeded",
-             when="was_answered_for_real"),
-        _row(RESULT, s, IDLE, BOUNDARY, "settle_succeeded"),
-        _row(SILENT, s, None, "log_silence", when="stalls_are_quiet"),
-        _row(SILENT, s, RETRYING, "warn_stalled"),
-        _row(BUSY, s, on),
-        _row(STREAMED, s, on),
-        # An idle before Claude said anything for this turn is the previous turn's.
-        _row(IDLED, s, None) if s is SENT else _row(IDLED, s, IDLE, "fail_no_result"),
-        *(row for t in (ENDED, LOST) for row in _runtime_gone_rows(s, t)),
-        _row(NO_START, s, IDLE, LOST_NOW, "fail_start"),
-        # The runtime's end that follows is this fault's (the stream cannot go on past it).
-        _row(TOO_LARGE, s, IDLE, LOST_NOW, "fail_too_large"),
-        _row(CANCEL, s, CANCELLING, "cancel_queued", "interrupt_claude"),
-    ]
-
-
-def _runtime_gone_rows(s: TurnState, trigger: str) -> list[dict[str, Any]]:
-    fail = "fail_no_result" if trigger == ENDED else "fail_transport_lost"
-    return [
-        # Lost before this turn began (the prompt went to a process already gone): any loss
-        # reported during a turn settles it, so this one is news for the turn.
-        _row(trigger, s, IDLE, "fail_transport_lost", when="runtime_was_lost"),
-        _row(trigger, s, IDLE, LOST_NOW, "fail_worker_shutdown", when="worker_is_shutting_down"),
-        _row(trigger, s, IDLE, LOST_NOW, fail),
-    ]
-
-
-_FAILING_ROWS = [
-    _row(SAID, FAILING, FAILING, "forward_message", when="is_from_a_subagent"),
-    # Row 24: a second failure message supersedes the first, whose prose is then released.
-    _row(SAID, FAILING, FAILING, "release_withheld", "withhold_failure",
-         when="is_a_failure_message"),
-    # Row 24: Claude got past the failure within the turn; its withheld words go out first.
-    _row(SAID, FAILING, RUNNING, "release_withheld", "take_answer", when="is_a_real_answer"),
-    _row(SAID, FAILING, FAILING, "take_answer"),
-    _row(RETRY, FAILING, FAILING, "note_retry_hint", when="is_a_quiet_retry"),
-    _row(RETRY, FAILING, FAILING, "note_retry_hint", "warn_under_turn_id"),
-    _row(RESULT, FAILING, None, when="is_autonomous"),
-    _row(RESULT, FAILING, IDLE, BOUNDARY, "release_withheld", "explain_refusal", "settle_refused",
-         when="is_a_refusal"),
-    # Rows 18, 20, 25: a failure message Claude never got past fails the turn, in its words.
-    _row(RESULT, FAILING, IDLE, BOUNDARY, "escalate_to_error"),
-    _row(SILENT, FAILING, None, "log_silence", when="stalls_are_quiet"),
-    _row(SILENT, FAILING, FAILING, "warn_stalled"),
-    _row(BUSY, FAILING, FAILING),
-    # Row 24: a real model streams an answer after the failure: its prose goes out first.
-    _row(STREAMED, FAILING, RUNNING, "release_withheld", when="is_a_real_answer"),
-    _row(STREAMED, FAILING, FAILING),
-    # Row 22: Claude's last words win over how the turn then ended.
-    _row(IDLED, FAILING, IDLE, "fail_with_claudes_words"),
-    _row([ENDED, LOST, NO_START, TOO_LARGE], FAILING, IDLE, LOST_NOW, "fail_with_claudes_words"),
-    _row(CANCEL, FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
-]
-
-_CANCELLING_ROWS = [
-    _row(SAID, CANCELLING, None, when="is_a_login_prompt"),
-    # No record will carry it (a cancelled turn has none), so it is text, masked (rows 24, 31).
-    _row(SAID, CANCELLING, None, "pass_on_failure_text", when="is_a_failure_message"),
-    _row(SAID, CANCELLING, None, "forward_message"),
-    _row(RETRY, CANCELLING, None, "note_retry_hint"),
-    _row(RESULT, CANCELLING, None, when="is_autonomous"),
-    _row(RESULT, CANCELLING, IDLE, BOUNDARY, "settle_cancelled"),
-    _row([SILENT, BUSY, STREAMED], CANCELLING, None),
-    _row(IDLED, CANCELLING, IDLE, "settle_cancelled"),
-    _row([ENDED, LOST, NO_START, TOO_LARGE], CANCELLING, IDLE, LOST_NOW, "settle_cancelled"),
-    # One interrupt per turn however often the client cancels; its backstop stops Claude.
-    _row(CANCEL, CANCELLING, None, "cancel_queued"),
-    _row(GRACE_OVER, CANCELLING, None, "stop_runtime"),
-]
-
-# Between turns (row 26): failures are session-scoped records, classified as in a turn.
-_IDLE_ROWS = [
+TRANSITIONS: list[dict[str, Any]] = [
+    # --- IDLE: between turns (row 26), failures are session-scoped records -----------------
     _row(PROMPT, IDLE, None, "queue_prompt", when="has_a_prompt_in_flight"),
     _row(PROMPT, IDLE, None, "dispatch_prompt"),
     _row("prompt_sent", IDLE, SENT, "open_turn"),
@@ -186,30 +108,108 @@ _IDLE_ROWS = [
     _row(TOO_LARGE, IDLE, None, LOST_NOW),
     _row(CANCEL, IDLE, None, "cancel_queued"),
     _row([SILENT, BUSY, STREAMED, IDLED, GRACE_OVER], IDLE, None),
-]
-
-_LIVE = sorted(LIVE_STATES, key=lambda s: s.value)
-_OTHER_ROWS = [
-    *(_row(PROMPT, s, None, "queue_prompt") for s in _LIVE),
-    # Row 30: an internal fault fails what is live and breaks the session for good.
+    # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
+    _row(SAID, SENT, RUNNING, "forward_message", when="is_from_a_subagent"),
+    _row(SAID, HEARD, QUIET, "forward_message", when="is_from_a_subagent"),
+    _row(SAID, WORKING, FAILING, "withhold_failure", when="is_a_failure_message"),
+    _row(SAID, SENT, RUNNING, "take_answer"),
+    _row(SAID, HEARD, QUIET, "take_answer"),
+    _row(RETRY, SENT, RUNNING, "note_retry_hint", when="is_a_quiet_retry"),
+    _row(RETRY, HEARD, QUIET, "note_retry_hint", when="is_a_quiet_retry"),
+    _row(RETRY, WORKING, RETRYING, "note_retry_hint", "warn_under_turn_id"),
+    _row(RESULT, SENT, RUNNING, when="is_autonomous"),
+    _row(RESULT, HEARD, QUIET, when="is_autonomous"),
+    _row(RESULT, WORKING, IDLE, BOUNDARY, "explain_refusal", "settle_refused", when="is_a_refusal"),
+    _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_max_tokens",
+         when=["stopped_at_max_tokens", ANSWERED]),
+    _row(RESULT, WORKING, IDLE, BOUNDARY, "settle_max_tokens", when="stopped_at_max_tokens"),
+    # The escalation: a turn that ends in an error while its warning is out revises that
+    # warning's entry as the error; with no warning out the error is a record of its own.
+    _row(RESULT, [SENT, RUNNING], IDLE, BOUNDARY, "fail_with_result", when="is_an_error"),
+    _row(RESULT, RETRYING, IDLE, BOUNDARY, "escalate_warning",
+         when=["is_an_error", "has_a_warning_out"]),
+    # The warning's delivery failed, so nothing of it reached the client (row 21).
+    _row(RESULT, RETRYING, IDLE, BOUNDARY, "fail_with_result", when="is_an_error"),
+    _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_turn_limit",
+         when=["hit_a_turn_limit", ANSWERED]),
+    _row(RESULT, WORKING, IDLE, BOUNDARY, "settle_turn_limit", when="hit_a_turn_limit"),
+    _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_succeeded",
+         when=ANSWERED),
+    _row(RESULT, WORKING, IDLE, BOUNDARY, "settle_succeeded"),
+    _row(SILENT, WORKING, None, "log_silence", when="stalls_are_quiet"),
+    _row(SILENT, WORKING, RETRYING, "warn_stalled"),
+    _row([BUSY, STREAMED], SENT, RUNNING),
+    _row([BUSY, STREAMED], HEARD, QUIET),
+    # An idle before Claude said anything for this turn is the previous turn's.
+    _row(IDLED, SENT, None),
+    _row(IDLED, HEARD, IDLE, "fail_no_result"),
+    # Lost before this turn began (the prompt went to a process already gone): any loss
+    # reported during a turn settles it, so this one is news for the turn.
+    _row([ENDED, LOST], WORKING, IDLE, "fail_transport_lost", when="runtime_was_lost"),
+    _row([ENDED, LOST], WORKING, IDLE, LOST_NOW, "fail_worker_shutdown",
+         when="worker_is_shutting_down"),
+    _row(ENDED, WORKING, IDLE, LOST_NOW, "fail_no_result"),
+    _row(LOST, WORKING, IDLE, LOST_NOW, "fail_transport_lost"),
+    _row(NO_START, WORKING, IDLE, LOST_NOW, "fail_start"),
+    # The runtime's end that follows is this fault's (the stream cannot go on past it).
+    _row(TOO_LARGE, WORKING, IDLE, LOST_NOW, "fail_too_large"),
+    _row(CANCEL, WORKING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
+    _row(SAID, FAILING, FAILING, "forward_message", when="is_from_a_subagent"),
+    # Row 24: a second failure message supersedes the first, whose prose is then released.
+    _row(SAID, FAILING, FAILING, "release_withheld", "withhold_failure",
+         when="is_a_failure_message"),
+    # Row 24: Claude got past the failure within the turn; its withheld words go out first.
+    # (Back to RETRYING when a warning of the turn is out, so that RETRYING alone escalates.)
+    _row(SAID, FAILING, RETRYING, "release_withheld", "take_answer",
+         when=["is_a_real_answer", "has_a_warning_out"]),
+    _row(SAID, FAILING, RUNNING, "release_withheld", "take_answer", when="is_a_real_answer"),
+    _row(SAID, FAILING, FAILING, "take_answer"),
+    _row(RETRY, FAILING, FAILING, "note_retry_hint", when="is_a_quiet_retry"),
+    _row(RETRY, FAILING, FAILING, "note_retry_hint", "warn_under_turn_id"),
+    _row(RESULT, FAILING, None, when="is_autonomous"),
+    _row(RESULT, FAILING, IDLE, BOUNDARY, "release_withheld", "explain_refusal", "settle_refused",
+         when="is_a_refusal"),
+    # Rows 18, 20, 25: a failure message Claude never got past fails the turn, in its words.
+    _row(RESULT, FAILING, IDLE, BOUNDARY, "escalate_warning", when="has_a_warning_out"),
+    _row(RESULT, FAILING, IDLE, BOUNDARY, "fail_with_result"),
+    _row(SILENT, FAILING, None, "log_silence", when="stalls_are_quiet"),
+    _row(SILENT, FAILING, FAILING, "warn_stalled"),
+    _row(BUSY, FAILING, FAILING),
+    # Row 24: a real model streams an answer after the failure: its prose goes out first.
+    _row(STREAMED, FAILING, RETRYING, "release_withheld",
+         when=["is_a_real_answer", "has_a_warning_out"]),
+    _row(STREAMED, FAILING, RUNNING, "release_withheld", when="is_a_real_answer"),
+    _row(STREAMED, FAILING, FAILING),
+    # Row 22: Claude's last words win over how the turn then ended.
+    _row(IDLED, FAILING, IDLE, "fail_with_claudes_words"),
+    _row([ENDED, LOST, NO_START, TOO_LARGE], FAILING, IDLE, LOST_NOW, "fail_with_claudes_words"),
+    _row(CANCEL, FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    # --- CANCELLING: one interrupt is out --------------------------------------------------
+    _row(SAID, CANCELLING, None, when="is_a_login_prompt"),
+    # No record will carry it (a cancelled turn has none), so it is text, masked (rows 24, 31).
+    _row(SAID, CANCELLING, None, "pass_on_failure_text", when="is_a_failure_message"),
+    _row(SAID, CANCELLING, None, "forward_message"),
+    _row(RETRY, CANCELLING, None, "note_retry_hint"),
+    _row(RESULT, CANCELLING, None, when="is_autonomous"),
+    _row(RESULT, CANCELLING, IDLE, BOUNDARY, "settle_cancelled"),
+    _row([SILENT, BUSY, STREAMED], CANCELLING, None),
+    _row(IDLED, CANCELLING, IDLE, "settle_cancelled"),
+    _row([ENDED, LOST, NO_START, TOO_LARGE], CANCELLING, IDLE, LOST_NOW, "settle_cancelled"),
+    # One interrupt per turn however often the client cancels; its backstop stops Claude.
+    _row(CANCEL, CANCELLING, None, "cancel_queued"),
+    _row(GRACE_OVER, CANCELLING, None, "stop_runtime"),
+    # --- any live state: a second prompt waits for its turn ---------------------------------
+    _row(PROMPT, LIVE, None, "queue_prompt"),
+    # --- BROKEN: row 30, an internal fault fails what is live and breaks the session for good
     _row(FAULT, IDLE, BROKEN, "reject_waiting"),
-    *(_row(FAULT, s, BROKEN, "reject_waiting", "fail_internal") for s in _LIVE),
+    _row(FAULT, LIVE, BROKEN, "reject_waiting", "fail_internal"),
     _row(PROMPT, BROKEN, None, "refuse_prompt"),
     _row(CANCEL, BROKEN, None, "cancel_queued"),
     _row([SAID, RETRY, RESULT, SILENT, BUSY, STREAMED, IDLED, ENDED, LOST, NO_START, TOO_LARGE,
           GRACE_OVER, FAULT], BROKEN, None),
 ]
 # fmt: on
-
-TRANSITIONS: list[dict[str, Any]] = one_row_per_trigger(
-    [
-        *_IDLE_ROWS,
-        *(row for s in _WORKING for row in _working_rows(s)),
-        *_FAILING_ROWS,
-        *_CANCELLING_ROWS,
-        *_OTHER_ROWS,
-    ]
-)
 
 TURN_MACHINE = build_machine(name="turn", states=TurnState, transitions=TRANSITIONS, initial=IDLE)
 

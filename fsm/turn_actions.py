@@ -36,9 +36,7 @@ from fsm.events import (
 from fsm.incident import IncidentTrigger
 from fsm.records import redact
 from fsm.turn_failures import (
-    AUTH_REQUIRED_CODE,
     BROKEN_REASON,
-    INTERNAL_ERROR_CODE,
     TURN_NO_RESULT_TITLE,
     TurnFailures,
 )
@@ -46,9 +44,7 @@ from fsm.turn_states import TurnOutcome
 from fsm.vocabulary import FailureKind, Severity
 
 __all__ = [
-    "AUTH_REQUIRED_CODE",
     "BROKEN_REASON",
-    "INTERNAL_ERROR_CODE",
     "TURN_NO_RESULT_TITLE",
     "TurnActions",
 ]

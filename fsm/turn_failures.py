@@ -13,6 +13,7 @@ from typing import Any
 
 from fsm import classify
 from fsm.effects import (
+    Blame,
     Effect,
     ForwardAssistantMessage,
     LogNotice,
@@ -21,6 +22,7 @@ from fsm.effects import (
     SettlePrompt,
     StopReason,
 )
+from fsm.errors import FsmError
 from fsm.events import (
     AssistantMessageReceived,
     MessageTooLarge,
@@ -33,16 +35,11 @@ from fsm.turn_states import TurnOutcome
 from fsm.vocabulary import FailureKind, Severity, policy_for
 
 __all__ = [
-    "AUTH_REQUIRED_CODE",
     "BROKEN_REASON",
-    "INTERNAL_ERROR_CODE",
     "MESSAGE_TOO_LARGE_TITLE",
     "TURN_NO_RESULT_TITLE",
     "TurnFailures",
 ]
-
-AUTH_REQUIRED_CODE = -32000
-INTERNAL_ERROR_CODE = -32603
 
 TURN_NO_RESULT_TITLE = (
     "The turn ended without a result: Claude stopped while this prompt was still in flight. "
@@ -89,7 +86,19 @@ class TurnFailures:
 
     # --- failing the turn ------------------------------------------------------------------------
 
-    def escalate_to_error(self, event: ResultReceived) -> None:
+    def fail_with_result(self, event: ResultReceived) -> None:
+        """The turn ends in an error result with no warning of it out: a record of its own,
+        titled from the result and the failure message Claude sent before it, if any."""
+        self._fail_on(event)
+
+    def escalate_warning(self, event: ResultReceived) -> None:
+        """The turn ends in an error result while its warning is out: the warning's entry
+        becomes the error (the same `<turnId>:error`, its next revision)."""
+        if not self.ledger.turn_warning_is_out():
+            raise FsmError("no warning of this turn is out to escalate")
+        self._fail_on(event)
+
+    def _fail_on(self, event: ResultReceived) -> None:
         kind, text = classify.result_failure(
             subtype=event.subtype,
             errors=event.errors,
@@ -138,7 +147,7 @@ class TurnFailures:
 
     def _rejection(self, turn_id: str) -> RejectPrompt:
         return RejectPrompt(
-            code=INTERNAL_ERROR_CODE,
+            blame=Blame.INTERNAL,
             message=f"Internal error: {BROKEN_REASON}",
             error_kind=FailureKind.INTERNAL_ERROR.value,
             turn_id=turn_id,
@@ -168,9 +177,9 @@ class TurnFailures:
     @staticmethod
     def _legacy_rejection(kind: FailureKind, text: str, error_kind: str | None) -> RejectPrompt:
         if kind is FailureKind.AUTH_REQUIRED:
-            return RejectPrompt(code=AUTH_REQUIRED_CODE, message="Authentication required")
+            return RejectPrompt(blame=Blame.AUTH, message="Authentication required")
         return RejectPrompt(
-            code=INTERNAL_ERROR_CODE,
+            blame=Blame.INTERNAL,
             message=f"Internal error: {text}",
             error_kind=error_kind or kind.value,
         )

@@ -12,6 +12,7 @@ from typing import Any
 
 from fsm import classify
 from fsm.events import AssistantMessageReceived, ResultReceived, RetryAttempted
+from fsm.ledger import Ledger
 
 __all__ = ["TurnGuards"]
 
@@ -20,6 +21,7 @@ class TurnGuards:
     """The conditions named in the turn table."""
 
     # Provided by `turn.Turn` (the machine's model).
+    ledger: Ledger
     notices: bool
     login: bool
     real_model: bool
@@ -78,6 +80,9 @@ class TurnGuards:
 
     def worker_is_shutting_down(self, *_: Any) -> bool:
         return self.worker_shutting_down
+
+    def has_a_warning_out(self, *_: Any) -> bool:
+        return self.ledger.turn_warning_is_out()
 
     def has_a_prompt_in_flight(self, *_: Any) -> bool:
         return self.dispatching is not None or bool(self.queued)

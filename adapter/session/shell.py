@@ -37,6 +37,7 @@ from adapter.session.turn_hooks import TurnHooks
 from adapter.wire.client_link import ClientLink
 from fsm.classify import SYNTHETIC_MODEL
 from fsm.effects import (
+    Blame,
     Effect,
     ForwardAssistantMessage,
     InterruptClaude,
@@ -62,9 +63,13 @@ from fsm.negotiation import Dialects
 from fsm.records import redact
 from fsm.session import SessionCore
 
-__all__ = ["Session"]
+__all__ = ["REJECTION_CODES", "Session"]
 
 log = logging.getLogger(__name__)
+
+# A refused prompt's JSON-RPC code, from the core's word on whose move it waits for: ACP's
+# "authentication required", or the internal error every other failed turn gets (row 5).
+REJECTION_CODES = {Blame.AUTH: -32000, Blame.INTERNAL: -32603}
 
 
 class Session(ClaudeSide):
@@ -216,10 +221,10 @@ class Session(ClaudeSide):
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self.view.response_usage()
                 self._give(turn_id, response)
-            case RejectPrompt(code=code, message=text, error_kind=kind, turn_id=turn_id):
+            case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
                 await self.view.turn_ended()
                 data = {"errorKind": kind} if kind else None
-                self._give(turn_id, RequestError(code, text, data))
+                self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))
             case ForwardAssistantMessage():
                 if isinstance(message, AssistantMessage):
                     await self.view.assistant(message, mask=self._mask(message))

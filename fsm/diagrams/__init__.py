@@ -1,75 +1,120 @@
-"""Diagrams drawn from the machines' own tables (never by hand).
+"""Diagrams and decision tables drawn from the machines' own tables (never by hand).
 
-Theory of operation: `render(engine)` builds a documentation-only `GraphMachine` per machine kind
-from the same `TRANSITIONS` table and states the live machine uses, attaches one throwaway model
-in the initial state, and returns the drawing as text. Each arrow is labelled as the row reads:
-`trigger [guard, !unless] / callback, callback`, so every decision (which row wins, what it does)
-is on the picture. It does no I/O; `__main__` writes files.
+Theory of operation: every drawing reads one view of a machine's `TRANSITIONS`, the expanded
+rules of `fsm.machine.expanded` (one per state and trigger, in the order they are tried), and
+labels each rule as the row reads: `trigger [guard, !unless] / callback, callback`.
+- `render(name)` is the Mermaid `stateDiagram-v2` for the shape: one arrow per (state, next
+  state) whose label joins that arrow's rules with ` | `, or, where the joined label would
+  pass `MAX_LABEL` characters, one arrow per rule, so no label is too long to review.
+- `decision_table(name)` is the Markdown table for the decisions: one line per rule, numbered
+  in the order tried (`# | state | trigger | guards | callbacks | next`).
+- `render_dot(name)` is the same arrows as Graphviz source, for SVGs.
+It does no I/O; `__main__` writes files.
 """
 
 from __future__ import annotations
 
+import json
 from enum import Enum
-from typing import Any, Literal
-
-from transitions.extensions import GraphMachine
+from typing import Any
 
 from fsm import incident, turn
+from fsm.machine import expanded
 
-__all__ = ["MACHINES", "render"]
+__all__ = ["MACHINES", "MAX_LABEL", "decision_table", "label", "render", "render_dot"]
 
 MACHINES: dict[str, tuple[type[Enum], list[dict[str, Any]], Enum]] = {
     "incident": (incident.IncidentState, incident.TRANSITIONS, incident.IncidentState.CREATED),
     "turn": (turn.TurnState, turn.TRANSITIONS, turn.TurnState.IDLE),
 }
 
+# The longest arrow label a reviewer is asked to read (issue 21).
+MAX_LABEL = 300
 
-class _Drawing:
-    """A model for one drawing; GraphMachine binds `get_graph` onto it."""
+
+def guards(rule: dict[str, Any]) -> list[str]:
+    return [*rule.get("conditions", []), *(f"!{g}" for g in rule.get("unless", []))]
 
 
-def label(row: dict[str, Any]) -> str:
-    """How one row reads on its arrow."""
-    text = str(row["trigger"])
-    guards = [*row.get("conditions", []), *(f"!{g}" for g in row.get("unless", []))]
-    if guards:
-        text += f" [{', '.join(guards)}]"
-    if row.get("before"):
-        text += f" / {', '.join(row['before'])}"
+def label(rule: dict[str, Any]) -> str:
+    """How one rule reads on its arrow."""
+    text = str(rule["trigger"])
+    if guards(rule):
+        text += f" [{', '.join(guards(rule))}]"
+    if rule.get("before"):
+        text += f" / {', '.join(rule['before'])}"
     return text
 
 
-def _graph_source(name: str, engine: Literal["graphviz", "mermaid"]) -> Any:
-    states, transitions, initial = MACHINES[name]
-    # Drawn rows carry their label and no callbacks: nothing runs in a drawing. An internal
-    # row (`dest` None) is drawn as the loop it is.
-    drawn = [
-        {"trigger": r["trigger"], "source": source, "label": label(r)}
-        | {"dest": source if r["dest"] is None else r["dest"]}
-        for r in transitions
-        for source in (r["source"] if isinstance(r["source"], list) else [r["source"]])
-    ]
-    machine = GraphMachine(
-        model=None,
-        states=states,
-        transitions=drawn,
-        initial=initial,
-        auto_transitions=False,
-        graph_engine=engine,
-        title=f"{name} machine",
-    )
-    drawing = _Drawing()
-    machine.add_model(drawing)
-    return drawing.get_graph()  # type: ignore[attr-defined]
+def _drawn_dest(rule: dict[str, Any]) -> Enum:
+    # An internal rule (`dest` None) is drawn as the loop it is.
+    dest: Enum = rule["source"] if rule["dest"] is None else rule["dest"]
+    return dest
+
+
+def arrows(name: str) -> list[tuple[str, str, str]]:
+    """The drawing's arrows as (source, dest, label), in the order they are drawn."""
+    _states, transitions, _initial = MACHINES[name]
+    labels: dict[tuple[str, str], list[str]] = {}
+    for rule in expanded(transitions):
+        key = (rule["source"].name, _drawn_dest(rule).name)
+        labels.setdefault(key, []).append(label(rule))
+    drawn: list[tuple[str, str, str]] = []
+    for (source, dest), texts in labels.items():
+        joined = " | ".join(texts)
+        if len(joined) <= MAX_LABEL:
+            drawn.append((source, dest, joined))
+            continue
+        for text in texts:
+            if len(text) > MAX_LABEL:
+                raise ValueError(f"{name}: a rule's label passes {MAX_LABEL} characters: {text}")
+            drawn.append((source, dest, text))
+    return drawn
 
 
 def render(name: str) -> str:
     """The Mermaid `stateDiagram-v2` text for machine `name`."""
-    text: str = _graph_source(name, "mermaid").draw(None)
-    return text.rstrip() + "\n"
+    states, _transitions, initial = MACHINES[name]
+    lines = ["---", f"{name} machine", "---", "stateDiagram-v2", "  direction LR"]
+    lines += [f'  state "{state.name}" as {state.name}' for state in states]
+    lines.append(f"  [*] --> {initial.name}")
+    lines += [f"  {source} --> {dest}: {text}" for source, dest, text in arrows(name)]
+    return "\n".join(lines) + "\n"
+
+
+def decision_table(name: str) -> str:
+    """The Markdown decision table for machine `name`: one line per rule, in the order tried."""
+    _states, transitions, _initial = MACHINES[name]
+    lines = [
+        f"# The {name} machine's decision table",
+        "",
+        f"Generated by `python -m fsm.diagrams` from `TRANSITIONS` in `fsm/{name}.py`: do not",
+        "edit. One line per rule, grouped by state and then trigger. For one (state, trigger)",
+        "the first line whose guards all hold (`!` means must not hold) wins; its callbacks run",
+        "in order, then the machine moves to *next* (`stays`: an internal rule, no move).",
+        "",
+        "| # | state | trigger | guards | callbacks | next |",
+        "|---|---|---|---|---|---|",
+    ]
+    for number, rule in enumerate(expanded(transitions), start=1):
+        dest = "stays" if rule["dest"] is None else rule["dest"].name
+        cells = [
+            str(number),
+            rule["source"].name,
+            f"`{rule['trigger']}`",
+            ", ".join(f"`{g}`" for g in guards(rule)),
+            ", ".join(f"`{c}`" for c in rule.get("before", [])),
+            dest,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def render_dot(name: str) -> str:
-    """The Graphviz DOT text for machine `name` (needs the `graphviz` Python package)."""
-    source: str = _graph_source(name, "graphviz").source
-    return source
+    """The Graphviz DOT text for machine `name`: the same arrows as `render`."""
+    states, _transitions, initial = MACHINES[name]
+    lines = [f"digraph {json.dumps(name + ' machine')} {{", "  rankdir=LR;", "  node [shape=box];"]
+    lines += [f"  {state.name};" for state in states]
+    lines += ["  start [shape=point];", f"  start -> {initial.name};"]
+    lines += [f"  {s} -> {d} [label={json.dumps(text)}];" for s, d, text in arrows(name)]
+    return "\n".join(lines) + "\n}\n"

@@ -1,9 +1,10 @@
-"""`python -m fsm.diagrams [--check] [--out DIR]`: write or check `diagrams/<machine>.mmd`.
+"""`python -m fsm.diagrams [--check] [--out DIR]`: write or check each machine's drawing
+(`diagrams/<machine>.mmd`) and decision table (`diagrams/<machine>.md`).
 
 This is the one module under `fsm/` that touches files: it is a developer tool run by hand and
 by the tests, not part of the core the adapter embeds (the purity test exempts exactly this file).
 SVGs are written too when Graphviz's `dot` and the `graphviz` package are installed; `--check`
-compares the Mermaid files only, since SVG bytes vary with the Graphviz version.
+compares the Mermaid and Markdown files only, since SVG bytes vary with the Graphviz version.
 """
 
 from __future__ import annotations
@@ -14,9 +15,14 @@ import shutil
 import sys
 from pathlib import Path
 
-from fsm.diagrams import MACHINES, render, render_dot
+from fsm.diagrams import MACHINES, decision_table, render, render_dot
 
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "diagrams"
+
+
+def generated(name: str) -> dict[str, str]:
+    """The checked files of machine `name`, by file name."""
+    return {f"{name}.mmd": render(name), f"{name}.md": decision_table(name)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,15 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out
     stale = []
     for name in MACHINES:
-        path = out / f"{name}.mmd"
-        text = render(name)
-        if args.check:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(path)
-            continue
-        out.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        if shutil.which("dot") and importlib.util.find_spec("graphviz"):
+        for file_name, text in generated(name).items():
+            path = out / file_name
+            if args.check:
+                if not path.exists() or path.read_text(encoding="utf-8") != text:
+                    stale.append(path)
+                continue
+            out.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        if not args.check and shutil.which("dot") and importlib.util.find_spec("graphviz"):
             import graphviz  # type: ignore[import-not-found,unused-ignore]
 
             svg = graphviz.Source(render_dot(name)).pipe(format="svg")

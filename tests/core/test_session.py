@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from fsm.effects import (
+    Blame,
     Effect,
     ForwardAssistantMessage,
     InterruptClaude,
@@ -255,11 +256,11 @@ def _error_row(
         ending=result(is_error=True, text=text),
         record=rec(f"{T1}:error", 1, category, ERROR, text, actions, kind),
         legacy_answer=legacy_answer
-        or RejectPrompt(code=-32603, message=f"Internal error: {text}", error_kind=error),
+        or RejectPrompt(blame=Blame.INTERNAL, message=f"Internal error: {text}", error_kind=error),
     )
 
 
-AUTH_REJECTION = RejectPrompt(code=-32000, message="Authentication required")
+AUTH_REJECTION = RejectPrompt(blame=Blame.AUTH, message="Authentication required")
 
 MAPPING: dict[str, MappingRow] = {
     # access, login
@@ -341,7 +342,7 @@ MAPPING: dict[str, MappingRow] = {
             f"{T1}:error", 1, C.LIMIT, ERROR, "Reached maximum budget ($5)", NEW, K.BUDGET_EXHAUSTED
         ),
         legacy_answer=RejectPrompt(
-            code=-32603,
+            blame=Blame.INTERNAL,
             message="Internal error: Reached maximum budget ($5)",
             error_kind="budget_exhausted",
         ),
@@ -363,7 +364,7 @@ MAPPING: dict[str, MappingRow] = {
             K.CONTEXT_EXHAUSTED,
         ),
         legacy_answer=RejectPrompt(
-            code=-32603,
+            blame=Blame.INTERNAL,
             message="Internal error: Reached maximum number of turns (8)",
             error_kind="context_exhausted",
         ),
@@ -406,7 +407,7 @@ MAPPING: dict[str, MappingRow] = {
             f"{T1}:error", 1, C.SERVICE, ERROR, TURN_NO_RESULT_TITLE, RETRY, K.INTERNAL_ERROR
         ),
         legacy_answer=RejectPrompt(
-            code=-32603,
+            blame=Blame.INTERNAL,
             message=f"Internal error: {TURN_NO_RESULT_TITLE}",
             error_kind="no_result",
         ),
@@ -425,7 +426,7 @@ MAPPING: dict[str, MappingRow] = {
             K.TRANSPORT_LOST,
         ),
         legacy_answer=RejectPrompt(
-            code=-32603,
+            blame=Blame.INTERNAL,
             message="Internal error: The connection to Claude was lost.",
             error_kind="transport_lost",
         ),
@@ -446,7 +447,7 @@ MAPPING: dict[str, MappingRow] = {
             K.WORKER_SHUTDOWN,
         ),
         legacy_answer=RejectPrompt(
-            code=-32603,
+            blame=Blame.INTERNAL,
             message="Internal error: The Claude worker is shutting down.",
             error_kind="worker_shutdown",
         ),
@@ -665,7 +666,9 @@ def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
     # The usage-limit prose stays in the transcript for a legacy editor.
     assert legacy.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == [FORWARD]
     assert legacy.handle(result(is_error=True, text=SPEND_LIMIT)) == [
-        RejectPrompt(code=-32603, message=f"Internal error: {SPEND_LIMIT}", error_kind="rate_limit")
+        RejectPrompt(
+            blame=Blame.INTERNAL, message=f"Internal error: {SPEND_LIMIT}", error_kind="rate_limit"
+        )
     ]
     # Nothing typed, nothing active, and the next prompt is accepted.
     assert legacy.active() == []
@@ -676,7 +679,11 @@ def test_legacy_error_result_without_assistant_error_names_the_kind(legacy: Sess
     legacy.handle(PromptSent(turn_id=T1))
     assert legacy.handle(
         result(subtype="error_during_execution", is_error=True, errors=("boom",))
-    ) == [RejectPrompt(code=-32603, message="Internal error: boom", error_kind="provider_error")]
+    ) == [
+        RejectPrompt(
+            blame=Blame.INTERNAL, message="Internal error: boom", error_kind="provider_error"
+        )
+    ]
 
 
 def test_legacy_auth_rejects_with_authentication_required(legacy: SessionCore) -> None:
@@ -1414,7 +1421,9 @@ def test_claude_going_idle_without_a_result_fails_the_turn(
     assert capable.handle(TurnWentIdle(epoch=E1)) == failed_with(internal)
     assert legacy.handle(TurnWentIdle(epoch=E1)) == [
         RejectPrompt(
-            code=-32603, message=f"Internal error: {TURN_NO_RESULT_TITLE}", error_kind="no_result"
+            blame=Blame.INTERNAL,
+            message=f"Internal error: {TURN_NO_RESULT_TITLE}",
+            error_kind="no_result",
         )
     ]
     # After the answer, idle is routine.

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from fsm.effects import (
+    Blame,
     InterruptClaude,
     LogNotice,
     PublishRecord,
@@ -177,7 +178,7 @@ def test_an_internal_fault_fails_the_turn_and_the_session_stays_broken(capable: 
         core.handle(PromptReceived(turn_id="t2"))
         effects = core.handle(InternalFaultOccurred(where="a test"))
         refused = RejectPrompt(
-            code=-32603,
+            blame=Blame.INTERNAL,
             message="Internal error: This session failed inside the adapter; start a new session.",
             error_kind="internal_error",
             turn_id="t2",
@@ -199,7 +200,7 @@ def test_an_internal_fault_fails_the_turn_and_the_session_stays_broken(capable: 
         assert core.handle(TransportLost(epoch=E1)) == []
         assert core.handle(PromptReceived(turn_id="t3")) == [
             RejectPrompt(
-                code=refused.code,
+                blame=refused.blame,
                 message=refused.message,
                 error_kind="internal_error",
                 turn_id="t3",

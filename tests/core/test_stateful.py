@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from fsm.effects import (
+    Blame,
     Effect,
     ForwardAssistantMessage,
     InterruptClaude,
@@ -417,7 +418,7 @@ class SessionStateMachine(RuleBasedStateMachine):
         assert not any(isinstance(e, PublishRecord) for e in effects)
         if isinstance(answer, RejectPrompt):
             assert not self.capable
-            assert answer.code in (-32603, -32000)
+            assert answer.blame in (Blame.INTERNAL, Blame.AUTH)
             return
         if answer.record is not None:
             assert self.capable

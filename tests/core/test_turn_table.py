@@ -19,18 +19,21 @@ import pytest
 
 from fsm.errors import InvalidTransition
 from fsm.ledger import Ledger
+from fsm.machine import expanded
 from fsm.turn import LIVE_STATES, TRANSITIONS, TURN_MACHINE, Turn, TurnState
 
 S = TurnState
-TRIGGERS = sorted({row["trigger"] for row in TRANSITIONS})
-PAIRS = {(row["source"], row["trigger"]) for row in TRANSITIONS}
-ROWS = list(enumerate(TRANSITIONS))
+# One rule per (state, trigger) row of the literal table, each pair's rules in the order tried.
+RULES = expanded(TRANSITIONS)
+TRIGGERS = sorted({row["trigger"] for row in RULES})
+PAIRS = {(row["source"], row["trigger"]) for row in RULES}
+ROWS = list(enumerate(RULES))
 INVALID = [(s, t) for s, t in itertools.product(TurnState, TRIGGERS) if (s, t) not in PAIRS]
-SETTLING = ("settle_", "escalate_to_error", "fail_")
+SETTLING = ("settle_", "escalate_warning", "fail_")
 
 
 def _rows_for(source: TurnState, trigger: str) -> list[dict[str, Any]]:
-    return [row for row in TRANSITIONS if (row["source"], row["trigger"]) == (source, trigger)]
+    return [row for row in RULES if (row["source"], row["trigger"]) == (source, trigger)]
 
 
 @pytest.fixture
@@ -52,7 +55,7 @@ def test_every_pair_ends_in_an_unguarded_row() -> None:
 
 
 def test_the_shape_of_the_lifecycle() -> None:
-    for row in TRANSITIONS:
+    for row in RULES:
         source, dest, before = row["source"], row["dest"], row.get("before", [])
         # A prompt is answered once: only live states settle, into IDLE (BROKEN on a fault).
         if any(name.startswith(SETTLING) for name in before):
@@ -80,7 +83,9 @@ def test_the_design_questions_are_rows() -> None:
             for row in _rows_for(source, trigger)
         )
 
-    assert has(S.RETRYING, "result_received", S.IDLE, "is_an_error", "escalate_to_error")
+    assert has(S.RETRYING, "result_received", S.IDLE, "has_a_warning_out", "escalate_warning")
+    assert has(S.FAILING, "result_received", S.IDLE, "has_a_warning_out", "escalate_warning")
+    assert has(S.RUNNING, "result_received", S.IDLE, "is_an_error", "fail_with_result")
     assert has(S.RUNNING, "retry_attempted", S.RETRYING, "", "warn_under_turn_id")
     assert has(S.RUNNING, "retry_attempted", S.RUNNING, "is_a_quiet_retry")
     assert has(S.RUNNING, "result_received", S.IDLE, "", "confirm_boundary", "settle_succeeded")
@@ -95,7 +100,7 @@ def test_row_is_reachable_and_runs_its_callbacks(
     turn: Turn, index: int, row: dict[str, Any]
 ) -> None:
     source, trigger = row["source"], row["trigger"]
-    earlier = [r for r in _rows_for(source, trigger) if TRANSITIONS.index(r) < index]
+    earlier = [r for r in _rows_for(source, trigger) if RULES.index(r) < index]
     wanted = {g: True for g in row.get("conditions", [])} | {
         g: False for g in row.get("unless", [])
     }
@@ -104,13 +109,13 @@ def test_row_is_reachable_and_runs_its_callbacks(
         # Make each earlier row fail on a guard this row does not pin.
         free = [(g, False) for g in other.get("conditions", []) if g not in wanted]
         free += [(g, True) for g in other.get("unless", []) if g not in wanted]
-        assert free, f"row {index} is unreachable: row {TRANSITIONS.index(other)} shadows it"
+        assert free, f"row {index} is unreachable: row {RULES.index(other)} shadows it"
         guards.setdefault(*free[0])
     guards |= wanted
     for name, value in guards.items():
         setattr(turn, name, lambda *_, v=value: v)
     called: list[str] = []
-    for name in {n for r in TRANSITIONS for n in r.get("before", [])}:
+    for name in {n for r in RULES for n in r.get("before", [])}:
         setattr(turn, name, lambda *_, n=name: called.append(n))
     TURN_MACHINE.set_state(source, model=turn)
     turn.fire(trigger, None)
