@@ -25,6 +25,7 @@ from acp import RequestError
 from acp.schema import ListSessionsResponse, SessionInfo
 
 from adapter.claude.settings_files import config_home
+from adapter.wire.private_files import UnsafeFile, open_private, private_folder
 
 __all__ = [
     "PAGE_SIZE",
@@ -69,8 +70,12 @@ def remember(session_id: str, cwd: str, env: Mapping[str, str]) -> None:
     if path is None:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"cwd": os.path.realpath(cwd)}), encoding="utf-8")
+        # The marker names the user's folder: private, as the trace and the log file are.
+        private_folder(path.parent)
+        with open_private(path, append=False) as out:
+            out.write(json.dumps({"cwd": os.path.realpath(cwd)}))
+    except UnsafeFile as refused:
+        log.warning("not recording session %s for a later load: %s", session_id, refused.reason)
     except OSError:
         log.warning("could not record session %s for a later load", session_id)
 
