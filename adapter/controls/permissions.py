@@ -14,10 +14,16 @@ edits, approve manually, bypass where offered) or keep planning (deny and stop t
 change is reported to the client through `on_mode` once Claude has it. A pending request is
 withdrawn when the turn is cancelled (`withdraw`): the question is answered "deny and stop" to
 Claude at once, whatever the client does with it.
+
+Answers fail closed: only a well-formed selection of an option this question offered allows
+anything. A refusal or a cancelled outcome is a denial; so is an error, a malformed reply (the
+stdin guard turns one carrying both a result and an error into an error) or an unknown option
+id, each logged once.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
@@ -38,6 +44,8 @@ from adapter.controls.pickers import SessionConfig
 from adapter.wire.client_link import ClientLink
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
+
+log = logging.getLogger(__name__)
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
@@ -123,8 +131,14 @@ class PermissionBroker:
                 outcome = await self._link.request_permission(self._session_id, tool_call, options)
             finally:
                 self._pending.discard(scope)
-            if isinstance(outcome, AllowedOutcome):
+            if not isinstance(outcome, AllowedOutcome):
+                return None  # a refusal, a cancel, or no answer (the link logged why)
+            if outcome.option_id in {option.option_id for option in options}:
                 return outcome.option_id
+            # Fail closed: only an option we offered can allow anything.
+            log.warning(
+                "session %s: a permission answer names no offered option; denying", self._session_id
+            )
             return None
         if request_id is not None:
             # The client may still show the question: tell it the question is gone.
