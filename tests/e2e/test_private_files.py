@@ -68,7 +68,8 @@ def test_a_link_is_refused_and_the_agent_still_serves(flag: str, what: str, tmp_
     agent = _serve_one_session(tmp_path, flag, str(link))
     assert victim.read_text() == "PRECIOUS CONTENT\n"
     assert link.is_symlink()
-    refusals = [line for line in agent.stderr_path.read_text().splitlines() if "not writing" in line]
+    stderr = agent.stderr_path.read_text()
+    refusals = [line for line in stderr.splitlines() if "not writing" in line]
     assert refusals == [
         f"claude-acp: not writing the {what} to {link}: it is a symbolic link; serving without it"
     ]
