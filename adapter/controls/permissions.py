@@ -42,6 +42,7 @@ from claude_agent_sdk.types import (
 
 from adapter.controls.pickers import SessionConfig
 from adapter.wire.client_link import ClientLink
+from fsm.records import visible
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
 
@@ -155,7 +156,7 @@ class PermissionBroker:
         else:
             tool_call = ToolCallUpdate(
                 tool_call_id=tool_id,
-                title=title or tool_name,
+                title=visible(title or tool_name),
                 raw_input=tool_input,
                 status="pending",
             )
@@ -165,7 +166,10 @@ class PermissionBroker:
         options = [PermissionOption(option_id="allow", name="Yes", kind="allow_once")]
         if always is not None:
             options.append(
-                PermissionOption(option_id="allow_always", name=always[0], kind="allow_always")
+                # The label quotes Claude's command: no control character in an option name.
+                PermissionOption(
+                    option_id="allow_always", name=visible(always[0]), kind="allow_always"
+                )
             )
         options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
         chosen = await self._ask(tool_call, options)
