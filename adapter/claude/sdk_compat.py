@@ -15,6 +15,9 @@ since `fsm/` may not import the adapter; the same test file pins all three.
 - `send_control_request`: the client's private `_query._send_control_request`, for a control
   request the pinned SDK has no wrapper for (`apply_flag_settings`, the effort picker).
 - `sanitize_path`: the SDK's rule for a project folder's name (where transcripts live).
+- `list_regular_transcripts_only`: the SDK's private `sessions._read_session_lite` (how
+  `list_sessions` reads each transcript's head and tail) replaced by the same reading through
+  `open_regular`, since the SDK opens whatever `*.jsonl` it finds and a FIFO there hung it.
 - Two import-time touchpoints must run before `acp` and the SDK are first imported, so they
   live in `adapter/lean_imports.py` (pinned by `tests/shell/test_lean_imports.py`): pydantic's
   private `ConfigWrapper.for_model`, to build `acp.schema`'s models on first use, and the SDK
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -37,9 +41,12 @@ from claude_agent_sdk._internal.sessions import _sanitize_path
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import _configure_can_use_tool
 
+from adapter.wire.private_files import open_regular
+
 __all__ = [
     "ExitBoundedTransport",
     "configure_can_use_tool",
+    "list_regular_transcripts_only",
     "parse_message",
     "raw_frames",
     "refusal_explanation",
@@ -59,6 +66,41 @@ def configure_can_use_tool(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
 
 def sanitize_path(path: str) -> str:
     return _sanitize_path(path)
+
+
+def list_regular_transcripts_only() -> None:
+    """From now on the SDK's session listing reads only regular files (idempotent)."""
+    from claude_agent_sdk._internal import sessions
+
+    if sessions._read_session_lite is _read_regular_session_lite:
+        return
+    sessions._read_session_lite = _read_regular_session_lite
+
+
+def _read_regular_session_lite(file_path: Any) -> Any:
+    """The SDK's `_read_session_lite` (0.2.189), byte for byte, but opened by `open_regular`:
+    a FIFO, device or socket named `<uuid>.jsonl` is skipped, never waited on."""
+    from claude_agent_sdk._internal import sessions
+
+    block = sessions.LITE_READ_BUF_SIZE
+    try:
+        with open_regular(file_path) as file:
+            found = os.fstat(file.fileno())
+            head_bytes = file.read(block)
+            if not head_bytes:
+                return None
+            head = head_bytes.decode("utf-8", errors="replace")
+            tail_offset = max(0, found.st_size - block)
+            if tail_offset == 0:
+                tail = head
+            else:
+                file.seek(tail_offset)
+                tail = file.read(block).decode("utf-8", errors="replace")
+            return sessions._LiteSessionFile(
+                mtime=int(found.st_mtime * 1000), size=found.st_size, head=head, tail=tail
+            )
+    except OSError:
+        return None
 
 
 async def raw_frames(client: ClaudeSDKClient) -> AsyncIterator[dict[str, Any]]:

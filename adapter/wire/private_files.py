@@ -14,6 +14,10 @@ one (a world-writable `/tmp` with other users in it is the case that matters):
 
 A refusal is `UnsafeFile`, with one plain sentence of why; the caller says it on stderr and goes
 on without the file. Any other failure to open stays the `OSError` it was.
+
+Reading is guarded too (`open_regular`): a transcript or a marker is read only when it is a
+regular file, checked on the descriptor opened `O_NONBLOCK`, so a FIFO, a device or a socket
+planted where one should be is skipped instead of hanging `session/list` or `session/load`.
 """
 
 from __future__ import annotations
@@ -23,9 +27,9 @@ import fcntl
 import os
 import stat
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
-__all__ = ["UnsafeFile", "open_private", "private_folder"]
+__all__ = ["NotRegular", "UnsafeFile", "open_private", "open_regular", "private_folder"]
 
 PRIVATE_MODE = 0o600
 
@@ -59,6 +63,24 @@ def open_private(path: Path, *, append: bool) -> IO[str]:
         # Writes block as usual from here on: the file is known to be a regular one.
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
         return os.fdopen(fd, "a" if append else "w", encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class NotRegular(OSError):
+    """A path that is a FIFO, a device, a socket or a folder: never read."""
+
+
+def open_regular(path: Path | str) -> BinaryIO:
+    """`path` opened for binary reading, only when it is a regular file (links followed, as
+    for any file the user keeps); `NotRegular` otherwise, without ever blocking on it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file", str(path))
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise

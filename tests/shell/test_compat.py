@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 from claude_agent_sdk import AssistantMessage, ClaudeAgentOptions, ClaudeSDKClient, ResultMessage
@@ -95,6 +96,26 @@ def test_configure_can_use_tool_routes_permissions_over_stdio() -> None:
 
 def test_sanitize_path_is_the_sdks_project_folder_rule() -> None:
     assert compat.sanitize_path("/home/a/my.project") == "-home-a-my-project"
+
+
+def test_the_sdks_session_listing_reads_regular_transcripts_only(tmp_path: Path) -> None:
+    import os
+
+    from claude_agent_sdk._internal import sessions
+
+    # The SDK's own reader, which ours replaces: the same name, argument and result type.
+    assert list(inspect.signature(sessions._read_session_lite).parameters) == ["file_path"]
+    assert "_read_session_lite(entry)" in inspect.getsource(sessions._read_sessions_from_dir)
+    compat.list_regular_transcripts_only()
+    compat.list_regular_transcripts_only()  # idempotent
+    regular, fifo = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    regular.write_bytes(b'{"type": "user"}\n' + b"x" * 70000 + b"\n{\"last\": 1}\n")
+    os.mkfifo(fifo)
+    lite = sessions._read_session_lite(regular)
+    assert isinstance(lite, sessions._LiteSessionFile)
+    assert lite.head.startswith('{"type": "user"}') and lite.tail.endswith('{"last": 1}\n')
+    assert lite.size == regular.stat().st_size
+    assert sessions._read_session_lite(fifo) is None  # skipped, not waited on
 
 
 @pytest.mark.anyio
