@@ -9,7 +9,8 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   of ending `receive_messages` (it raises inside that generator).
 - `raw_frames`: the client's private `_query`, whose `receive_messages` yields raw dicts.
 - `ExitBoundedTransport`: the SDK's subprocess transport with its private `_process` wrapped so
-  that waiting for a Claude that closed its output but stays alive is bounded.
+  that waiting for a Claude that closed its output but stays alive is bounded, and its private
+  `_stdout_stream` decoding invalid UTF-8 as U+FFFD instead of failing.
 - `configure_can_use_tool`: the SDK's private option check `ClaudeSDKClient.connect` applies;
   a custom transport must get the options configured the same way.
 - `send_control_request`: the client's private `_query._send_control_request`, for a control
@@ -35,6 +36,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import anyio
+from anyio.streams.text import TextReceiveStream
 from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.sessions import _sanitize_path
@@ -173,6 +175,11 @@ class ExitBoundedTransport(SubprocessCLITransport):
             return  # spawned already (`ClaudeRuntime.spawn`): the client's connect goes on
         await super().connect()
         if self._process is not None:
+            if self._process.stdout is not None and self._stdout_stream is not None:
+                # The SDK decodes Claude's stdout strictly: one invalid UTF-8 byte raised out
+                # of its reader and the text around it never arrived. Nothing is read yet, so
+                # the stream is swapped for one that shows bad bytes as U+FFFD.
+                self._stdout_stream = TextReceiveStream(self._process.stdout, errors="replace")
             self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
 
     @property

@@ -5,13 +5,14 @@ Claude playing scripts written here."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import Adapter, AdapterPool, script_launcher
+from tests.support.harness import TIMEOUT, Adapter, AdapterPool, script_launcher
 
 pytestmark = pytest.mark.e2e
 
@@ -41,6 +42,10 @@ mine = [
                stop_reason="stop_sequence"),
     ),)),
 ]
+mine.append(Scenario(name="bad_utf8", description="", turns=((
+    # Lone surrogates are written as the raw bytes they escape: invalid UTF-8 on Claude's stdout
+    # (a stray 0xFF, a cut-off 3-byte sequence) and in its transcript.
+    Text(text="BEFORE \\udcff\\udce2\\udc82 AFTER", deltas=3), Result()),)))
 runtime.SCENARIOS = {{**SCENARIOS, **{{s.name: s for s in mine}}}}
 code = runtime.main(sys.argv[1:], os.environ)
 sys.stderr.flush()
@@ -96,3 +101,26 @@ async def test_titles_options_plans_and_records_show_control_characters_harmless
     ]
     assert any(COLOURED in text for text in results), results
     assert cards[0]["rawInput"] == {"command": HOSTILE}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_invalid_utf8_from_claude_is_replaced_live_and_on_replay(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    env = {"CLAUDE_CODE_EXECUTABLE": str(adapters.launcher("hostile", _launcher))}
+    async with adapters.session_adapter(tmp_path, "bad_utf8", env=env) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "say it")
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+        live = "".join(adapter.agent_texts())
+        del adapter.frames[:]
+        await asyncio.wait_for(
+            adapter.conn.load_session(
+                cwd=str(adapter.workdir), session_id=session, mcp_servers=[]
+            ),
+            TIMEOUT,
+        )
+        replayed = "".join(adapter.agent_texts())
+    for text in (live, replayed):
+        # The valid text around the bad bytes survives, and the bad bytes show as U+FFFD.
+        assert text.startswith("BEFORE \ufffd") and text.endswith("\ufffd AFTER"), text

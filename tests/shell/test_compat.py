@@ -84,6 +84,14 @@ def test_the_transport_keeps_its_process_in_a_private_attribute() -> None:
     transport = compat.ExitBoundedTransport(prompt="", options=options)
     assert transport._process is None  # connect() sets it; ExitBoundedTransport wraps it
     assert "prompt" in inspect.signature(compat.ExitBoundedTransport.__init__).parameters
+    # connect() makes the strict text stream of Claude's stdout that ExitBoundedTransport swaps
+    # for a replacing one, and the reader reads that attribute.
+    from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+
+    made = "self._stdout_stream = TextReceiveStream(self._process.stdout)"
+    assert made in inspect.getsource(SubprocessCLITransport.connect)
+    read = "async for chunk in self._stdout_stream"
+    assert read in inspect.getsource(SubprocessCLITransport._read_messages_impl)
 
 
 def test_configure_can_use_tool_routes_permissions_over_stdio() -> None:
