@@ -10,7 +10,9 @@ since `fsm/` may not import the adapter; the same test file pins all three.
 - `raw_frames`: the client's private `_query`, whose `receive_messages` yields raw dicts.
 - `ExitBoundedTransport`: the SDK's subprocess transport with its private `_process` wrapped so
   that waiting for a Claude that closed its output but stays alive is bounded, and its private
-  `_stdout_stream` decoding invalid UTF-8 as U+FFFD instead of failing.
+  `_stdout_stream` decoding invalid UTF-8 as U+FFFD instead of failing; and the module's
+  private `_parse_stdout_line` wrapped so that a frame nested too deeply for `json` is read
+  with its deepest values truncated (`adapter/wire/deep_json.py`) instead of ending the reader.
 - `configure_can_use_tool`: the SDK's private option check `ClaudeSDKClient.connect` applies;
   a custom transport must get the options configured the same way.
 - `send_control_request`: the client's private `_query._send_control_request`, for a control
@@ -43,6 +45,7 @@ from claude_agent_sdk._internal.sessions import _sanitize_path
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import _configure_can_use_tool
 
+from adapter.wire.deep_json import MAX_DEPTH, loads_shallow
 from adapter.wire.private_files import open_regular
 
 __all__ = [
@@ -68,6 +71,32 @@ def configure_can_use_tool(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
 
 def sanitize_path(path: str) -> str:
     return _sanitize_path(path)
+
+
+def _read_deep_frames_shallow() -> None:
+    """From now on a frame from Claude nested too deeply for `json` is read with its deepest
+    values shown truncated, instead of raising `RecursionError` out of the SDK's reader (which
+    failed the turn as a lost connection). Idempotent."""
+    from claude_agent_sdk import CLIJSONDecodeError
+    from claude_agent_sdk._internal.transport import subprocess_cli
+
+    strict = subprocess_cli._parse_stdout_line
+    if getattr(strict, "reads_deep_frames", False):
+        return
+
+    def parse(line: str) -> dict[str, Any] | None:
+        try:
+            return strict(line)
+        except RecursionError:
+            try:
+                data: dict[str, Any] = loads_shallow(line.strip())
+            except ValueError as exc:
+                raise CLIJSONDecodeError(line, exc) from exc
+            log.warning("a frame from Claude nested over %d levels: shown truncated", MAX_DEPTH)
+            return data
+
+    parse.reads_deep_frames = True  # type: ignore[attr-defined]
+    subprocess_cli._parse_stdout_line = parse
 
 
 def list_regular_transcripts_only() -> None:
@@ -173,6 +202,7 @@ class ExitBoundedTransport(SubprocessCLITransport):
     async def connect(self) -> None:
         if self.process is not None:
             return  # spawned already (`ClaudeRuntime.spawn`): the client's connect goes on
+        _read_deep_frames_shallow()
         await super().connect()
         if self._process is not None:
             if self._process.stdout is not None and self._stdout_stream is not None:

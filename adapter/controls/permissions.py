@@ -42,6 +42,7 @@ from claude_agent_sdk.types import (
 
 from adapter.controls.pickers import SessionConfig
 from adapter.wire.client_link import ClientLink
+from adapter.wire.deep_json import holds_truncation
 from fsm.records import visible
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
@@ -52,6 +53,7 @@ EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
 _DENIED = "The user did not allow this tool call."
 _CANCELLED = "The turn was cancelled."
+_TOO_DEEP = "The tool input is nested too deeply for the editor to show, so it was not allowed."
 
 _Kind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 # (option id, label, kind, mode it switches to or None for "keep planning")
@@ -160,6 +162,11 @@ class PermissionBroker:
                 raw_input=tool_input,
                 status="pending",
             )
+        if holds_truncation(tool_input):
+            # What the SDK would hand back as the tool's input is our truncated copy, not what
+            # Claude sent: never allowed, and not asked about (the card shows it truncated).
+            log.warning("session %s: a tool input too deep to show; denying", self._session_id)
+            return PermissionResultDeny(message=_TOO_DEEP)
         if tool_name == "ExitPlanMode":
             return await self._leave_plan(tool_call, tool_input)
         always = _always(tool_name, tool_input, list(context.suggestions or []))

@@ -46,6 +46,21 @@ mine.append(Scenario(name="bad_utf8", description="", turns=((
     # Lone surrogates are written as the raw bytes they escape: invalid UTF-8 on Claude's stdout
     # (a stray 0xFF, a cut-off 3-byte sequence) and in its transcript.
     Text(text="BEFORE \\udcff\\udce2\\udc82 AFTER", deltas=3), Result()),)))
+def deep_turn(levels):
+    deep = "[" * levels + "1" + "]" * levels
+    tool_use = ('{{"type":"assistant","parent_tool_use_id":null,"session_id":"x","message":'
+        '{{"id":"m_deep","type":"message","role":"assistant","model":"claude-sonnet-4-5",'
+        '"content":[{{"type":"tool_use","id":"toolu_deep","name":"mcp__probe__store",'
+        '"input":{{"label":"kept","data":' + deep + '}}}}],"stop_reason":"tool_use",'
+        '"usage":{{"input_tokens":1,"output_tokens":1}}}}}}')
+    # The same input in a permission question: never allowed as the truncated copy.
+    question = ('{{"type":"control_request","request_id":"req_deep","request":'
+        '{{"subtype":"can_use_tool","tool_name":"mcp__probe__store","input":{{"data":'
+        + deep + '}},"tool_use_id":"toolu_deep"}}}}')
+    return (Garbage(line=tool_use), Garbage(line=question),
+            Text(text="The answer survives."), Result())
+for levels in (5000, 100000):
+    mine.append(Scenario(name=f"deep_{{levels}}", description="", turns=(deep_turn(levels),)))
 runtime.SCENARIOS = {{**SCENARIOS, **{{s.name: s for s in mine}}}}
 code = runtime.main(sys.argv[1:], os.environ)
 sys.stderr.flush()
@@ -124,3 +139,25 @@ async def test_invalid_utf8_from_claude_is_replaced_live_and_on_replay(
     for text in (live, replayed):
         # The valid text around the bad bytes survives, and the bad bytes show as U+FFFD.
         assert text.startswith("BEFORE \ufffd") and text.endswith("\ufffd AFTER"), text
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("levels", [5000, 100000])
+async def test_deeply_nested_tool_input_degrades_the_card_and_keeps_the_answer(
+    adapters: AdapterPool, tmp_path: Path, levels: int
+) -> None:
+    from adapter.wire.deep_json import TRUNCATED
+
+    adapter = await _run(adapters, tmp_path, f"deep_{levels}", "store it")
+    assert "The answer survives." in adapter.agent_texts()
+    assert adapter.records() == []  # no failure: the turn went on
+    [card] = [u for u in adapter.updates("tool_call") if u["toolCallId"] == "toolu_deep"]
+    assert card["rawInput"]["label"] == "kept"
+    depth, value = 0, card["rawInput"]["data"]
+    while isinstance(value, list):
+        depth, value = depth + 1, value[0]
+    assert isinstance(value, str) and value.startswith(TRUNCATED + "[[[")
+    assert depth < 64
+    # The truncated copy is never offered for approval (nor handed back to Claude as allowed).
+    assert [m for m in adapter.incoming() if m.get("method") == "session/request_permission"] == []
+    assert "a tool input too deep to show; denying" in adapter.stderr()
