@@ -6,7 +6,7 @@ internal and never serialized by the sessionFailure dialect (other dialects may 
 are shaped here once (DECISIONS rows 9-10): text that fits stays whole in `title`; longer or
 multi-paragraph text keeps its first line or sentence as `title` and the rest as `details`.
 Text taken from Claude passes through `redact` first, so a credential that Claude echoed never
-reaches a title.
+reaches a title, and through `visible`, so no control character or escape sequence does either.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fsm.errors import PeerViolation
 from fsm.vocabulary import Action, Category, FailureKind, Severity
 
-__all__ = ["TITLE_LIMIT", "FailureRecord", "redact", "shape_title"]
+__all__ = ["TITLE_LIMIT", "FailureRecord", "redact", "shape_title", "visible"]
 
 TITLE_LIMIT = 256
 
@@ -97,6 +97,30 @@ def _redact(text: str, private: tuple[str, ...]) -> str:
     return text
 
 
+# Control characters as a reader can see them, never as a terminal acts on them: C0 as their
+# Control Pictures (ESC as U+241B, so `ESC ]0;...BEL` cannot retitle a terminal and shows as
+# "␛]0;...␇"), DEL as U+2421, C1 and the bidirectional embeddings and overrides (which reorder
+# what a reader sees) as U+FFFD, the line and paragraph separators as spaces.
+_PICTURES: dict[int, int] = {
+    **{code: 0x2400 + code for code in range(0x20)},
+    0x7F: 0x2421,
+    **dict.fromkeys(range(0x80, 0xA0), 0xFFFD),
+    **dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)], 0xFFFD),
+    0x2028: 0x20,
+    0x2029: 0x20,
+}
+_ONE_LINE = {**_PICTURES, 0x09: 0x20, 0x0A: 0x20}
+_LINES = {code: to for code, to in _PICTURES.items() if code not in (0x09, 0x0A)}
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """`text` as a title, an option name or a plan entry may show it: every control character
+    replaced by a visible stand-in (see `_PICTURES`); tabs and newlines become spaces unless
+    `lines` (details, which may have several lines, keep them). Tool output never comes here:
+    a console block keeps its bytes."""
+    return text.translate(_LINES if lines else _ONE_LINE)
+
+
 def _first_sentence(line: str) -> tuple[str, int]:
     # The first sentence when it fits; otherwise cut at a word boundary and mark the cut.
     # Returns the title and how much of `line` it consumed.
@@ -116,10 +140,10 @@ def shape_title(text: str) -> tuple[str, str | None]:
     Otherwise `title` is the first line (or, when that is too long, its first sentence) and
     `details` is everything after it.
     """
-    text = text.strip()
+    text = visible(text.strip(), lines=True)
     one_paragraph = re.search(r"\n\s*\n", text) is None
     if len(text) <= TITLE_LIMIT and one_paragraph:
-        return text, None
+        return text, None  # one line break is not a paragraph: kept, as row 10's tests say
     first_line, _, after = text.partition("\n")
     first_line = first_line.strip()
     if len(first_line) <= TITLE_LIMIT:

@@ -256,13 +256,31 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _open_outputs(log_file: Path | None, trace_file: Path | None) -> WireTrace | None:
-    """Start the log file and open the trace before serving, so a bad path fails at once."""
-    configure_logging(log_file)
+    """Start the log file and open the trace before serving, so a bad path fails at once.
+
+    A path refused as unsafe (a link, another user's file: `private_files.py`) is said once on
+    stderr and left out, and the agent serves without it: the editor still gets its agent.
+    """
+    from adapter.wire.private_files import UnsafeFile, open_private
+
+    try:
+        configure_logging(log_file)
+    except UnsafeFile as refused:
+        _say_refused("log", refused)
+        configure_logging(None)
     if trace_file is None:
         return None
     from adapter.wire.trace import WireTrace
 
-    return WireTrace(trace_file.open("w", encoding="utf-8"))
+    try:
+        return WireTrace(open_private(trace_file, append=False))
+    except UnsafeFile as refused:
+        _say_refused("trace", refused)
+        return None
+
+
+def _say_refused(what: str, refused: Exception) -> None:
+    print(f"claude-acp: not writing the {what} to {refused}; serving without it", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

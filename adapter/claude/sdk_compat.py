@@ -9,12 +9,18 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   of ending `receive_messages` (it raises inside that generator).
 - `raw_frames`: the client's private `_query`, whose `receive_messages` yields raw dicts.
 - `ExitBoundedTransport`: the SDK's subprocess transport with its private `_process` wrapped so
-  that waiting for a Claude that closed its output but stays alive is bounded.
+  that waiting for a Claude that closed its output but stays alive is bounded, and its private
+  `_stdout_stream` decoding invalid UTF-8 as U+FFFD instead of failing; and the module's
+  private `_parse_stdout_line` wrapped so that a frame nested too deeply for `json` is read
+  with its deepest values truncated (`adapter/wire/deep_json.py`) instead of ending the reader.
 - `configure_can_use_tool`: the SDK's private option check `ClaudeSDKClient.connect` applies;
   a custom transport must get the options configured the same way.
 - `send_control_request`: the client's private `_query._send_control_request`, for a control
   request the pinned SDK has no wrapper for (`apply_flag_settings`, the effort picker).
 - `sanitize_path`: the SDK's rule for a project folder's name (where transcripts live).
+- `list_regular_transcripts_only`: the SDK's private `sessions._read_session_lite` (how
+  `list_sessions` reads each transcript's head and tail) replaced by the same reading through
+  `open_regular`, since the SDK opens whatever `*.jsonl` it finds and a FIFO there hung it.
 - Two import-time touchpoints must run before `acp` and the SDK are first imported, so they
   live in `adapter/lean_imports.py` (pinned by `tests/shell/test_lean_imports.py`): pydantic's
   private `ConfigWrapper.for_model`, to build `acp.schema`'s models on first use, and the SDK
@@ -27,19 +33,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import anyio
+from anyio.streams.text import TextReceiveStream
 from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.sessions import _sanitize_path
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import _configure_can_use_tool
 
+from adapter.wire.deep_json import MAX_DEPTH, loads_shallow
+from adapter.wire.private_files import open_regular
+
 __all__ = [
     "ExitBoundedTransport",
     "configure_can_use_tool",
+    "list_regular_transcripts_only",
     "parse_message",
     "raw_frames",
     "refusal_explanation",
@@ -59,6 +71,67 @@ def configure_can_use_tool(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
 
 def sanitize_path(path: str) -> str:
     return _sanitize_path(path)
+
+
+def _read_deep_frames_shallow() -> None:
+    """From now on a frame from Claude nested too deeply for `json` is read with its deepest
+    values shown truncated, instead of raising `RecursionError` out of the SDK's reader (which
+    failed the turn as a lost connection). Idempotent."""
+    from claude_agent_sdk import CLIJSONDecodeError
+    from claude_agent_sdk._internal.transport import subprocess_cli
+
+    strict = subprocess_cli._parse_stdout_line
+    if getattr(strict, "reads_deep_frames", False):
+        return
+
+    def parse(line: str) -> dict[str, Any] | None:
+        try:
+            return strict(line)
+        except RecursionError:
+            try:
+                data: dict[str, Any] = loads_shallow(line.strip())
+            except ValueError as exc:
+                raise CLIJSONDecodeError(line, exc) from exc
+            log.warning("a frame from Claude nested over %d levels: shown truncated", MAX_DEPTH)
+            return data
+
+    parse.reads_deep_frames = True  # type: ignore[attr-defined]
+    subprocess_cli._parse_stdout_line = parse
+
+
+def list_regular_transcripts_only() -> None:
+    """From now on the SDK's session listing reads only regular files (idempotent)."""
+    from claude_agent_sdk._internal import sessions
+
+    if sessions._read_session_lite is _read_regular_session_lite:
+        return
+    sessions._read_session_lite = _read_regular_session_lite
+
+
+def _read_regular_session_lite(file_path: Any) -> Any:
+    """The SDK's `_read_session_lite` (0.2.189), byte for byte, but opened by `open_regular`:
+    a FIFO, device or socket named `<uuid>.jsonl` is skipped, never waited on."""
+    from claude_agent_sdk._internal import sessions
+
+    block = sessions.LITE_READ_BUF_SIZE
+    try:
+        with open_regular(file_path) as file:
+            found = os.fstat(file.fileno())
+            head_bytes = file.read(block)
+            if not head_bytes:
+                return None
+            head = head_bytes.decode("utf-8", errors="replace")
+            tail_offset = max(0, found.st_size - block)
+            if tail_offset == 0:
+                tail = head
+            else:
+                file.seek(tail_offset)
+                tail = file.read(block).decode("utf-8", errors="replace")
+            return sessions._LiteSessionFile(
+                mtime=int(found.st_mtime * 1000), size=found.st_size, head=head, tail=tail
+            )
+    except OSError:
+        return None
 
 
 async def raw_frames(client: ClaudeSDKClient) -> AsyncIterator[dict[str, Any]]:
@@ -129,8 +202,14 @@ class ExitBoundedTransport(SubprocessCLITransport):
     async def connect(self) -> None:
         if self.process is not None:
             return  # spawned already (`ClaudeRuntime.spawn`): the client's connect goes on
+        _read_deep_frames_shallow()
         await super().connect()
         if self._process is not None:
+            if self._process.stdout is not None and self._stdout_stream is not None:
+                # The SDK decodes Claude's stdout strictly: one invalid UTF-8 byte raised out
+                # of its reader and the text around it never arrived. Nothing is read yet, so
+                # the stream is swapped for one that shows bad bytes as U+FFFD.
+                self._stdout_stream = TextReceiveStream(self._process.stdout, errors="replace")
             self._process = _ExitBoundedProcess(self._process)  # type: ignore[assignment]
 
     @property

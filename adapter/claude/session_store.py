@@ -25,6 +25,8 @@ from acp import RequestError
 from acp.schema import ListSessionsResponse, SessionInfo
 
 from adapter.claude.settings_files import config_home
+from adapter.wire.private_files import UnsafeFile, open_private, open_regular, private_folder
+from fsm.records import visible
 
 __all__ = [
     "PAGE_SIZE",
@@ -42,6 +44,8 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 1000
 _CURSOR_PREFIX = "offset:"
+# A marker is `{"cwd": ...}`: anything longer than a long path is not one (read no further).
+_MARKER_LIMIT = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +73,23 @@ def remember(session_id: str, cwd: str, env: Mapping[str, str]) -> None:
     if path is None:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"cwd": os.path.realpath(cwd)}), encoding="utf-8")
+        # The marker names the user's folder: private, as the trace and the log file are.
+        private_folder(path.parent)
+        with open_private(path, append=False) as out:
+            out.write(json.dumps({"cwd": os.path.realpath(cwd)}))
+    except UnsafeFile as refused:
+        log.warning("not recording session %s for a later load: %s", session_id, refused.reason)
     except OSError:
         log.warning("could not record session %s for a later load", session_id)
 
 
 def _marked(session_id: str, cwd: str, env: Mapping[str, str]) -> bool:
     path = _marker(session_id, env)
+    if path is None:
+        return False
     try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path is not None else None
+        with open_regular(path) as file:  # a FIFO planted as a marker must not hang a load
+            data = json.loads(file.read(_MARKER_LIMIT).decode("utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and data.get("cwd") == os.path.realpath(cwd)
@@ -155,6 +166,9 @@ async def list_page(
     """One page of Claude's sessions for `cwd` (every folder when None), newest first."""
     from claude_agent_sdk import list_sessions
 
+    from adapter.claude.sdk_compat import list_regular_transcripts_only
+
+    list_regular_transcripts_only()
     offset = _offset(cursor)
     if cwd is not None and not os.path.isabs(cwd):
         raise RequestError.invalid_params({"cwd": "must be an absolute path"})
@@ -173,7 +187,8 @@ async def list_page(
             SessionInfo(
                 session_id=info.session_id,  # type: ignore[attr-defined]
                 cwd=info.cwd or cwd or "",  # type: ignore[attr-defined]
-                title=info.summary or None,  # type: ignore[attr-defined]
+                # From the transcript, which anyone may have written: shown as one line.
+                title=visible(info.summary) or None,  # type: ignore[attr-defined]
                 updated_at=_iso(info.last_modified),  # type: ignore[attr-defined]
             )
         )

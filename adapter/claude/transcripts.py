@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from adapter.wire.json_codec import decode_line, long_digit_runs
+from adapter.wire.private_files import open_regular
 from fsm.errors import PeerViolation
 from fsm.replay import EntryKind, TranscriptEntry, parse_entry
 
@@ -47,7 +48,7 @@ def line_batches(path: Path, block: int = _READ_BLOCK) -> Iterator[tuple[bool, l
     a time, in batches that each say whether their lines are known to hold no run of 19
     digits (checked a block at a time: `json_codec.long_digit_runs`). Holds one block and one
     line at most."""
-    with path.open("rb") as file:
+    with open_regular(path) as file:
         head: list[bytes] = []  # the start of a line that ends in a later block
         while data := file.read(block):
             cut = data.rfind(b"\n")
@@ -120,7 +121,7 @@ def lines_newest_first(path: Path, block: int = BACK_BLOCK) -> Generator[bytes, 
     """The file's lines, last first, as reading it forwards in text mode would cut them (line
     ends left off, undecoded). Reads `block` bytes at a time; holds one line and one block
     at most."""
-    with path.open("rb") as file:
+    with open_regular(path) as file:
         end = file.seek(0, os.SEEK_END)
         pending: list[bytes] = []  # pieces of a line whose start is not read yet, last first
         last = True  # what follows the file's last `\n` is a line only if it is not empty

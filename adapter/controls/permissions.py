@@ -14,10 +14,16 @@ edits, approve manually, bypass where offered) or keep planning (deny and stop t
 change is reported to the client through `on_mode` once Claude has it. A pending request is
 withdrawn when the turn is cancelled (`withdraw`): the question is answered "deny and stop" to
 Claude at once, whatever the client does with it.
+
+Answers fail closed: only a well-formed selection of an option this question offered allows
+anything. A refusal or a cancelled outcome is a denial; so is an error, a malformed reply (the
+stdin guard turns one carrying both a result and an error into an error) or an unknown option
+id, each logged once.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
@@ -36,13 +42,18 @@ from claude_agent_sdk.types import (
 
 from adapter.controls.pickers import SessionConfig
 from adapter.wire.client_link import ClientLink
+from adapter.wire.deep_json import holds_truncation
+from fsm.records import visible
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
+
+log = logging.getLogger(__name__)
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
 _DENIED = "The user did not allow this tool call."
 _CANCELLED = "The turn was cancelled."
+_TOO_DEEP = "The tool input is nested too deeply for the editor to show, so it was not allowed."
 
 _Kind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 # (option id, label, kind, mode it switches to or None for "keep planning")
@@ -123,8 +134,14 @@ class PermissionBroker:
                 outcome = await self._link.request_permission(self._session_id, tool_call, options)
             finally:
                 self._pending.discard(scope)
-            if isinstance(outcome, AllowedOutcome):
+            if not isinstance(outcome, AllowedOutcome):
+                return None  # a refusal, a cancel, or no answer (the link logged why)
+            if outcome.option_id in {option.option_id for option in options}:
                 return outcome.option_id
+            # Fail closed: only an option we offered can allow anything.
+            log.warning(
+                "session %s: a permission answer names no offered option; denying", self._session_id
+            )
             return None
         if request_id is not None:
             # The client may still show the question: tell it the question is gone.
@@ -141,17 +158,25 @@ class PermissionBroker:
         else:
             tool_call = ToolCallUpdate(
                 tool_call_id=tool_id,
-                title=title or tool_name,
+                title=visible(title or tool_name),
                 raw_input=tool_input,
                 status="pending",
             )
+        if holds_truncation(tool_input):
+            # What the SDK would hand back as the tool's input is our truncated copy, not what
+            # Claude sent: never allowed, and not asked about (the card shows it truncated).
+            log.warning("session %s: a tool input too deep to show; denying", self._session_id)
+            return PermissionResultDeny(message=_TOO_DEEP)
         if tool_name == "ExitPlanMode":
             return await self._leave_plan(tool_call, tool_input)
         always = _always(tool_name, tool_input, list(context.suggestions or []))
         options = [PermissionOption(option_id="allow", name="Yes", kind="allow_once")]
         if always is not None:
             options.append(
-                PermissionOption(option_id="allow_always", name=always[0], kind="allow_always")
+                # The label quotes Claude's command: no control character in an option name.
+                PermissionOption(
+                    option_id="allow_always", name=visible(always[0]), kind="allow_always"
+                )
             )
         options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
         chosen = await self._ask(tool_call, options)

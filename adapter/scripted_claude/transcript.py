@@ -166,7 +166,7 @@ class Transcript:
     def _append(self, entry: Frame) -> None:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
+            self._file = self.path.open("a", encoding="utf-8", errors="surrogateescape")
         self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
         self._file.flush()
         self._last_uuid = entry["uuid"]

@@ -39,7 +39,9 @@ class FrameWriter:
         self.write_line(json.dumps(frame, ensure_ascii=False, separators=(",", ":")))
 
     def write_line(self, line: str) -> None:
-        data = (line + "\n").encode("utf-8")
+        # A lone surrogate (`"\udcff"`) is written as the raw byte it escapes: how a script makes
+        # Claude emit invalid UTF-8.
+        data = (line + "\n").encode("utf-8", "surrogateescape")
         with self._lock:
             if self._closed:
                 return

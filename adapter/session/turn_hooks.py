@@ -22,7 +22,7 @@ from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
-from fsm.records import redact
+from fsm.records import redact, visible
 
 __all__ = ["TurnHooks"]
 
@@ -122,7 +122,8 @@ class TurnHooks:
         locations, diff), status pending."""
         card = card_for(tool_id, name, tool_input, self._cwd)
         if card["title"] == name and fallback_title:
-            card["title"] = fallback_title  # Claude Code's own wording beats a bare name
+            # Claude Code's own wording beats a bare name (shown as a line, like every title).
+            card["title"] = visible(fallback_title)
         fields = ("toolCallId", "title", "kind", "status", "rawInput", "locations", "content")
         return ToolCallUpdate.model_validate({key: card[key] for key in fields if key in card})
 

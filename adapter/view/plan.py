@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fsm.records import visible
+
 __all__ = ["plan_update"]
 
 _STATUSES = frozenset({"pending", "in_progress", "completed"})
@@ -27,7 +29,7 @@ def _entry(todo: object) -> dict[str, Any] | None:
         content = active
     priority = todo.get("priority")
     return {
-        "content": content,
+        "content": visible(content),  # Claude's words, shown as a line: no control characters
         "status": status,
         "priority": priority if priority in _PRIORITIES else "medium",
     }

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fsm.records import visible
+
 __all__ = ["PLAN_TOOL", "ToolCard", "card_for", "rel_path", "tool_kind"]
 
 Input = Mapping[str, Any]
@@ -221,6 +223,9 @@ def card_for(tool_id: str, name: str, tool_input: object, cwd: str) -> Wire:
         title = " ".join(card.title(data, cwd).split()) or name
     elif name.startswith("mcp__"):
         title = _mcp_title(name)
+    # Made of Claude's input (a Bash command, a pattern): no control character reaches the
+    # editor's title (an `ESC ]0;` would retitle a terminal client); rawInput keeps the bytes.
+    title = visible(title)
     if len(title) > _TITLE_LIMIT:
         title = title[: _TITLE_LIMIT - 1] + "\u2026"
     update: Wire = {

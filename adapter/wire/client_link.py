@@ -11,9 +11,12 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
+from acp import RequestError
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, ToolCallUpdate
+from pydantic import ValidationError
 
 from adapter.wire.acp_compat import next_request_id, raw_notifier, send_raw_notification
+from adapter.wire.guard_rules import MALFORMED_RESPONSES
 
 __all__ = ["BulkSender", "ClientLink", "Connection"]
 
@@ -118,10 +121,23 @@ class ClientLink:
             return None
         try:
             response = await self._conn.request_permission(session_id, tool_call, options)
+        except RequestError as exc:
+            # An error answer, or one the stdin guard put in place of a malformed reply.
+            reason = exc.data.get("reason") if isinstance(exc.data, dict) else None
+            log.warning(
+                "session %s: the permission request failed (%s); denying",
+                session_id,  # the guard's own words, never the client's
+                reason if reason in MALFORMED_RESPONSES else f"error {exc.code}",
+            )
+            return None
+        except ValidationError:
+            log.warning("session %s: a permission answer that is not one; denying", session_id)
+            return None
         except Exception:
-            log.warning("session %s: permission request failed; rejecting", session_id)
+            log.warning("session %s: permission request failed; denying", session_id)
             return None
         outcome = getattr(response, "outcome", None)
         if isinstance(outcome, AllowedOutcome | DeniedOutcome):
             return outcome
+        log.warning("session %s: a permission answer without an outcome; denying", session_id)
         return None

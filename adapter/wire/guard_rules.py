@@ -10,6 +10,7 @@ from typing import Any
 
 __all__ = [
     "INVALID_REQUEST",
+    "MALFORMED_RESPONSES",
     "PARSE_ERROR",
     "Line",
     "LineSplitter",
@@ -110,7 +111,7 @@ def judge(value: Any, *, initialized: bool) -> Verdict:
         return None, _batch_reply(value), "batches are not supported"
     reason, request_id = _fault(value, initialized=initialized)
     if reason is None:
-        return value, None, None
+        return _well_formed_response(value), None, None
     if reason == _EARLY_NOTIFICATION:
         return None, None, reason  # a notification is never answered
     return None, error_reply(INVALID_REQUEST, request_id, reason), reason
@@ -126,8 +127,8 @@ def _fault(value: Any, *, initialized: bool) -> tuple[str | None, Any]:
     has_id = "id" in value
     request_id = value["id"] if has_id and _is_id(value["id"]) else None
     if "method" not in value:
-        if request_id is not None and ("result" in value or "error" in value):
-            return None, None  # a response to a request of ours
+        if request_id is not None:
+            return None, None  # a response to a request of ours (`_well_formed_response`)
         return "neither a request nor a response", None
     if value.get("jsonrpc", "2.0") != "2.0":
         return 'jsonrpc must be "2.0"', request_id
@@ -140,6 +141,38 @@ def _fault(value: Any, *, initialized: bool) -> tuple[str | None, Any]:
     if not initialized and value["method"] != "initialize":
         return ("call initialize first" if has_id else _EARLY_NOTIFICATION), request_id
     return None, None
+
+
+def _well_formed_response(message: dict[str, Any]) -> dict[str, Any]:
+    """A response to one of our requests as the `acp` connection may see it: exactly a `result`
+    or an `error` object, else an error in its place (JSON-RPC 2.0: "Either the result member
+    or error member MUST be included, but both members MUST NOT be included").
+
+    The pinned `acp` takes `result` whenever it is there, so a reply with both was read as its
+    result (a permission answer carrying an error was an "allow"); a reply with neither left
+    our request waiting for good, and a non-object `error` ended its receive loop. Whatever
+    waits for the answer logs the failure, once, with the reason in `data.reason`.
+    """
+    if "method" in message:
+        return message
+    has_result, error = "result" in message, message.get("error")
+    if has_result != ("error" in message):
+        if has_result or (isinstance(error, dict) and _is_error_code(error.get("code"))):
+            return message
+        reason = _NOT_AN_ERROR
+    else:
+        reason = _BOTH if has_result else _NEITHER
+    return error_reply(INVALID_REQUEST, message["id"], reason)
+
+
+_BOTH = "a response with both a result and an error"
+_NEITHER = "a response with neither a result nor an error"
+_NOT_AN_ERROR = "an error that is not a JSON-RPC error object"
+MALFORMED_RESPONSES = frozenset({_BOTH, _NEITHER, _NOT_AN_ERROR})
+
+
+def _is_error_code(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _batch_reply(batch: list[Any]) -> dict[str, Any] | list[dict[str, Any]] | None:

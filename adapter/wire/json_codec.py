@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from adapter.wire.deep_json import loads_shallow
+
 __all__ = ["decode_line", "encode_frame", "encode_json", "long_digit_runs"]
 
 _raw_decode = json.JSONDecoder().raw_decode
@@ -57,7 +59,10 @@ def decode_line(line: bytes, *, short_numbers: bool = False) -> Any:
             pass
     # The standard library's wrapper without its cost (JSON's whitespace is these four).
     text = line.decode("utf-8", errors="replace").strip(" \t\n\r")
-    value, end = _raw_decode(text)
+    try:
+        value, end = _raw_decode(text)
+    except RecursionError:  # valid but too deep for `json`: the deepest values truncated
+        return loads_shallow(text)
     if end != len(text):
         raise json.JSONDecodeError("Extra data", text, end)
     return value

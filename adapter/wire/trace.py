@@ -15,7 +15,8 @@ answers itself still shows in the log.
 
 Each line is flushed as it is written, so a trace survives the adapter being killed. The trace
 holds everything the editor and the agent said, prompts and file contents included: read it
-before attaching it anywhere.
+before attaching it anywhere. For the same reason the file is opened by
+`private_files.open_private` (created 0600, never through a link, never another user's file).
 """
 
 from __future__ import annotations

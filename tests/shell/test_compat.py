@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 from claude_agent_sdk import AssistantMessage, ClaudeAgentOptions, ClaudeSDKClient, ResultMessage
@@ -83,6 +84,17 @@ def test_the_transport_keeps_its_process_in_a_private_attribute() -> None:
     transport = compat.ExitBoundedTransport(prompt="", options=options)
     assert transport._process is None  # connect() sets it; ExitBoundedTransport wraps it
     assert "prompt" in inspect.signature(compat.ExitBoundedTransport.__init__).parameters
+    # connect() makes the strict text stream of Claude's stdout that ExitBoundedTransport swaps
+    # for a replacing one, and the reader reads that attribute.
+    from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+
+    made = "self._stdout_stream = TextReceiveStream(self._process.stdout)"
+    assert made in inspect.getsource(SubprocessCLITransport.connect)
+    # Each line goes through the module's `_parse_stdout_line`, looked up at call time, which
+    # ExitBoundedTransport wraps to read frames too deep for `json`.
+    assert "_parse_stdout_line(line)" in inspect.getsource(SubprocessCLITransport._read_messages_impl)
+    read = "async for chunk in self._stdout_stream"
+    assert read in inspect.getsource(SubprocessCLITransport._read_messages_impl)
 
 
 def test_configure_can_use_tool_routes_permissions_over_stdio() -> None:
@@ -95,6 +107,26 @@ def test_configure_can_use_tool_routes_permissions_over_stdio() -> None:
 
 def test_sanitize_path_is_the_sdks_project_folder_rule() -> None:
     assert compat.sanitize_path("/home/a/my.project") == "-home-a-my-project"
+
+
+def test_the_sdks_session_listing_reads_regular_transcripts_only(tmp_path: Path) -> None:
+    import os
+
+    from claude_agent_sdk._internal import sessions
+
+    # The SDK's own reader, which ours replaces: the same name, argument and result type.
+    assert list(inspect.signature(sessions._read_session_lite).parameters) == ["file_path"]
+    assert "_read_session_lite(entry)" in inspect.getsource(sessions._read_sessions_from_dir)
+    compat.list_regular_transcripts_only()
+    compat.list_regular_transcripts_only()  # idempotent
+    regular, fifo = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    regular.write_bytes(b'{"type": "user"}\n' + b"x" * 70000 + b"\n{\"last\": 1}\n")
+    os.mkfifo(fifo)
+    lite = sessions._read_session_lite(regular)
+    assert isinstance(lite, sessions._LiteSessionFile)
+    assert lite.head.startswith('{"type": "user"}') and lite.tail.endswith('{"last": 1}\n')
+    assert lite.size == regular.stat().st_size
+    assert sessions._read_session_lite(fifo) is None  # skipped, not waited on
 
 
 @pytest.mark.anyio
