@@ -229,7 +229,8 @@ class ClaudeRuntime:
                     # The reason is logged, the session hears "lost" (or "too large", row 31's
                     # clear record, when one message was over the buffer).
                     self.too_large = _over_the_buffer(exc)
-                    log.warning("Claude runtime %s ended with an error", self.epoch, exc_info=True)
+                    # INFO: the user sees this failure as a record or an error already.
+                    log.info("Claude runtime %s ended with an error", self.epoch, exc_info=True)
                     await on_lost()
                     return
                 await on_message(message, raw)  # what this raises is ours: it propagates
