@@ -170,7 +170,7 @@ class ClaudeAcpAgent:
             await session.start(runtime)
         except RuntimeStartError as exc:
             await session.close()  # its timer, and nothing else, was started
-            raise RequestError.internal_error({"reason": str(exc)}) from exc
+            raise exc.request_error() from exc
         self._register(session)
         return opening.pickers(session)
 
@@ -300,7 +300,9 @@ class ClaudeAcpAgent:
     def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None:
-            raise RequestError.invalid_params({"sessionId": "no such session"})
+            # The id is the client's own; bounded, it helps to see which one was unknown.
+            shown = session_id if len(session_id) <= 100 else f"{session_id[:100]}\u2026"
+            raise RequestError.invalid_params({"sessionId": f"no session {shown!r} is open"})
         return session
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
@@ -310,7 +312,7 @@ class ClaudeAcpAgent:
         try:
             return await session.prompt(rewrite_prompt(prompt))
         except RuntimeStartError as exc:
-            raise RequestError.internal_error({"reason": str(exc)}) from exc
+            raise exc.request_error() from exc
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)

@@ -11,6 +11,7 @@ a plain client) and a Claude Code that does not start.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -52,22 +53,34 @@ def test_no_error_on_the_wire_carries_a_null_data(tmp_path: Path) -> None:
         agent.write(b"[]\n")
         agent.write(b'{"jsonrpc": "2.0", "id": 7}\n')
         agent.initialize()
-        codes: dict[str, int] = {}
+        missing = str(agent.tmp / "no-such-folder")
+        errors: dict[str, dict[str, Any]] = {}
         for name, method, params in (
             ("unknown method", "no/such_method", {}),
             ("unknown extension", "_no/such_extension", {}),
             ("schema refuses", "session/new", {"cwd": 42}),
             ("missing params", "session/prompt", {}),
             ("relative cwd", "session/new", {"cwd": "relative", "mcpServers": []}),
+            ("missing cwd", "session/new", {"cwd": missing, "mcpServers": []}),
             ("unknown session", "session/prompt", {"sessionId": "nope", "prompt": PROMPT}),
             ("unknown mode", "session/set_mode", {"sessionId": "nope", "modeId": "x"}),
             ("load unknown", "session/load", {"sessionId": "nope", "cwd": "/", "mcpServers": []}),
             ("bad auth method", "authenticate", {"methodId": "nope"}),
         ):
-            codes[name] = _error_of(agent, agent.request(method, params))["code"]
+            errors[name] = _error_of(agent, agent.request(method, params))
+        codes = {name: error["code"] for name, error in errors.items()}
         assert codes["unknown method"] == -32601
         assert codes["schema refuses"] == -32602
         assert codes["unknown session"] == -32602
+        # The message, which is all most editors show, names the cause.
+        messages = {name: error["message"] for name, error in errors.items()}
+        assert messages["unknown method"] == "Method not found: no/such_method"
+        assert messages["schema refuses"].startswith("Invalid params: cwd: ")
+        assert messages["relative cwd"] == "Invalid params: cwd: must be an absolute path"
+        assert messages["missing cwd"] == f"Invalid params: cwd: no such folder: {missing}"
+        assert messages["unknown session"] == "Invalid params: sessionId: no session 'nope' is open"
+        assert messages["load unknown"].startswith("Resource not found: no such session")
+        assert "Internal error" not in json.dumps(messages)
         session = agent.new_session()
         agent.close_stdin()
         agent.read_to_end()
@@ -94,7 +107,7 @@ def test_sign_in_required_to_a_plain_client_has_no_null_data(tmp_path: Path) -> 
         agent.close()
 
 
-def test_a_claude_code_that_is_missing_has_no_null_data(tmp_path: Path) -> None:
+def test_a_claude_code_that_is_missing_is_named_in_the_message(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-claude"
     agent = RawAgent(tmp_path, CLAUDE_CODE_EXECUTABLE=str(missing))
     try:
@@ -102,8 +115,30 @@ def test_a_claude_code_that_is_missing_has_no_null_data(tmp_path: Path) -> None:
         params = {"cwd": str(agent.workdir), "mcpServers": []}
         error = _error_of(agent, agent.request("session/new", params))
         assert error["code"] == -32603
+        assert error["message"] == (
+            f"Claude Code was not found at {missing} (CLAUDE_CODE_EXECUTABLE)."
+        )
         agent.close_stdin()
         agent.read_to_end()
         _assert_no_null_data(agent)
     finally:
         agent.close()
+
+
+def test_a_claude_code_that_cannot_run_says_why(tmp_path: Path) -> None:
+    not_executable = tmp_path / "claude"
+    not_executable.write_text("not a program", encoding="utf-8")
+    agent = RawAgent(tmp_path, CLAUDE_CODE_EXECUTABLE=str(not_executable))
+    try:
+        agent.initialize()
+        params = {"cwd": str(agent.workdir), "mcpServers": []}
+        error = _error_of(agent, agent.request("session/new", params))
+        agent.close_stdin()
+        agent.read_to_end()
+    finally:
+        agent.close()
+    assert error["code"] == -32603
+    assert error["message"] == (
+        f"Claude Code did not start: {not_executable} (CLAUDE_CODE_EXECUTABLE) is not executable."
+    )
+    _assert_no_null_data(agent)

@@ -62,3 +62,25 @@ async def test_data_that_says_something_is_kept() -> None:
 async def test_a_falsy_data_that_is_not_null_is_kept() -> None:
     sent = await _sent({"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": "m", "data": 0}})
     assert sent["error"]["data"] == 0
+
+
+@pytest.mark.asyncio
+async def test_a_bare_message_names_its_cause() -> None:
+    error = {"code": -32602, "message": "Invalid params", "data": {"cwd": "must be absolute"}}
+    sent = await _sent({"jsonrpc": "2.0", "id": "a", "error": error})
+    assert sent["error"]["message"] == "Invalid params: cwd: must be absolute"
+    schema = {"errors": [{"loc": ["prompt", 0], "msg": "Field required", "type": "missing"}]}
+    error = {"code": -32602, "message": "Invalid params", "data": schema}
+    sent = await _sent({"jsonrpc": "2.0", "id": "b", "error": error})
+    assert sent["error"]["message"] == "Invalid params: prompt.0: Field required"
+    error = {"code": -32601, "message": "Method not found", "data": {"method": "session/x"}}
+    sent = await _sent({"jsonrpc": "2.0", "id": "c", "error": error})
+    assert sent["error"]["message"] == "Method not found: session/x"
+
+
+@pytest.mark.asyncio
+async def test_an_exception_of_ours_is_worded_without_its_text() -> None:
+    error = {"code": -32603, "message": "Internal error", "data": {"details": "KeyError: 'x'"}}
+    sent = await _sent({"jsonrpc": "2.0", "id": 1, "error": error})
+    assert sent["error"]["message"].startswith("Internal error: a fault in claude-acp")
+    assert "KeyError" not in json.dumps(sent)
