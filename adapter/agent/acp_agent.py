@@ -41,7 +41,7 @@ from acp.schema import (
 )
 from anyio.abc import TaskGroup
 
-from adapter.agent import mcp_servers, opening
+from adapter.agent import aliases, mcp_servers, opening
 from adapter.claude import login, session_store
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
 from adapter.controls.commands import rewrite_prompt
@@ -92,6 +92,8 @@ class ClaudeAcpAgent:
         self._link.attach(conn)
         # The schema drops MCP server entries it cannot read; check them before it does.
         wrap_request_handler(conn, mcp_servers.guard)
+        # `session/set_model`, which acp's router no longer knows (adapter.agent.aliases).
+        wrap_request_handler(conn, aliases.guard(self))
 
     async def initialize(
         self,
@@ -296,6 +298,11 @@ class ClaudeAcpAgent:
         controls = self._session(session_id).controls
         await controls.set_option(config_id, value)
         return SetSessionConfigOptionResponse(config_options=controls.config.options())  # type: ignore[arg-type]
+
+    async def set_session_model(self, model_id: str, session_id: str) -> None:
+        """The earlier adapter's `session/set_model`: the model option, by value or full id."""
+        controls = self._session(session_id).controls
+        await controls.set_option("model", controls.config.model_value(model_id))
 
     def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
