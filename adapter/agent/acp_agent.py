@@ -41,7 +41,7 @@ from acp.schema import (
 )
 from anyio.abc import TaskGroup
 
-from adapter.agent import mcp_servers, opening
+from adapter.agent import aliases, mcp_servers, opening
 from adapter.claude import login, session_store
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
 from adapter.controls.commands import rewrite_prompt
@@ -92,6 +92,8 @@ class ClaudeAcpAgent:
         self._link.attach(conn)
         # The schema drops MCP server entries it cannot read; check them before it does.
         wrap_request_handler(conn, mcp_servers.guard)
+        # `session/set_model`, which acp's router no longer knows (adapter.agent.aliases).
+        wrap_request_handler(conn, aliases.guard(self))
 
     async def initialize(
         self,
@@ -170,7 +172,7 @@ class ClaudeAcpAgent:
             await session.start(runtime)
         except RuntimeStartError as exc:
             await session.close()  # its timer, and nothing else, was started
-            raise RequestError.internal_error({"reason": str(exc)}) from exc
+            raise exc.request_error() from exc
         self._register(session)
         return opening.pickers(session)
 
@@ -297,10 +299,17 @@ class ClaudeAcpAgent:
         await controls.set_option(config_id, value)
         return SetSessionConfigOptionResponse(config_options=controls.config.options())  # type: ignore[arg-type]
 
+    async def set_session_model(self, model_id: str, session_id: str) -> None:
+        """The earlier adapter's `session/set_model`: the model option, by value or full id."""
+        controls = self._session(session_id).controls
+        await controls.set_option("model", controls.config.model_value(model_id))
+
     def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None:
-            raise RequestError.invalid_params({"sessionId": "no such session"})
+            # The id is the client's own; bounded, it helps to see which one was unknown.
+            shown = session_id if len(session_id) <= 100 else f"{session_id[:100]}\u2026"
+            raise RequestError.invalid_params({"sessionId": f"no session {shown!r} is open"})
         return session
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
@@ -310,7 +319,7 @@ class ClaudeAcpAgent:
         try:
             return await session.prompt(rewrite_prompt(prompt))
         except RuntimeStartError as exc:
-            raise RequestError.internal_error({"reason": str(exc)}) from exc
+            raise exc.request_error() from exc
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)

@@ -52,13 +52,21 @@ log = logging.getLogger(__name__)
 
 def check_cwd(cwd: str) -> None:
     """-32602 unless `cwd` is an existing absolute directory (a path too long or with a NUL
-    for the system is not one either, never an internal error)."""
+    for the system is not one either, never an internal error); the message says which."""
     try:
-        usable = Path(cwd).is_absolute() and Path(cwd).is_dir()
+        absolute = Path(cwd).is_absolute()
+        usable = absolute and Path(cwd).is_dir()
     except (OSError, ValueError):
-        usable = False
+        absolute = usable = False
+    if not absolute:
+        raise RequestError.invalid_params({"cwd": "must be an absolute path"})
     if not usable:
-        raise RequestError.invalid_params({"cwd": "must be an existing absolute directory"})
+        raise RequestError.invalid_params({"cwd": f"no such folder: {_shown(cwd)}"})
+
+
+def _shown(text: str, limit: int = 200) -> str:
+    """The client's own text, bounded, for an error message."""
+    return text if len(text) <= limit else f"{text[:limit]}\u2026"
 
 
 def _environ(settings: RuntimeSettings) -> dict[str, str]:
@@ -119,7 +127,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
     except BaseException as exc:
         await runtime.close()  # shielded: nobody else would stop a process begun here
         if isinstance(exc, RuntimeStartError):
-            raise RequestError.internal_error({"reason": str(exc)}) from exc
+            raise exc.request_error() from exc
         raise
     return runtime
 

@@ -22,9 +22,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
-    CLIConnectionError,
     CLIJSONDecodeError,
-    CLINotFoundError,
 )
 from claude_agent_sdk.types import (
     CanUseTool,
@@ -42,6 +40,7 @@ from adapter.claude.sdk_compat import (
     send_control_request,
 )
 from adapter.claude.settings_files import SETTING_SOURCES
+from adapter.claude.start_errors import RuntimeStartError, start_error
 
 __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
@@ -72,18 +71,6 @@ class Launch:
     mcp_servers: dict[str, Any] = field(default_factory=dict)
 
 
-class RuntimeStartError(Exception):
-    """Claude could not be started; the message is safe for a client to see."""
-
-
-def _start_error(exc: Exception) -> RuntimeStartError:
-    if isinstance(exc, CLINotFoundError):
-        return RuntimeStartError("Claude Code was not found at CLAUDE_CODE_EXECUTABLE.")
-    if isinstance(exc, CLIConnectionError):
-        return RuntimeStartError("Claude Code could not be started in this folder.")
-    return RuntimeStartError("Claude Code did not start.")
-
-
 class ClaudeRuntime:
     def __init__(
         self,
@@ -96,6 +83,7 @@ class ClaudeRuntime:
         launch: Launch | None = None,
     ) -> None:
         self.epoch = str(uuid.uuid4())
+        self._executable = settings.executable
         # Who answers Claude's permission questions: given later (`answer_permissions_with`)
         # when the process is spawned before its session exists.
         self._can_use_tool = can_use_tool
@@ -161,7 +149,7 @@ class ClaudeRuntime:
             await self._transport.connect()
         except Exception as exc:
             await self._transport.close()
-            raise _start_error(exc) from exc
+            raise start_error(exc, self._executable) from exc
         handshake = self._handshake = anyio.Event()
         under_way = self._transport.written = anyio.Event()
 
@@ -203,7 +191,7 @@ class ClaudeRuntime:
             await self._connect()
         except Exception as exc:
             await self._transport.close()  # a process `spawn` started outlives a failed connect
-            raise _start_error(exc) from exc
+            raise start_error(exc, self._executable) from exc
         await on_ready()
         task_status.started()
         try:
@@ -229,7 +217,8 @@ class ClaudeRuntime:
                     # The reason is logged, the session hears "lost" (or "too large", row 31's
                     # clear record, when one message was over the buffer).
                     self.too_large = _over_the_buffer(exc)
-                    log.warning("Claude runtime %s ended with an error", self.epoch, exc_info=True)
+                    # INFO: the user sees this failure as a record or an error already.
+                    log.info("Claude runtime %s ended with an error", self.epoch, exc_info=True)
                     await on_lost()
                     return
                 await on_message(message, raw)  # what this raises is ours: it propagates

@@ -138,7 +138,7 @@ async def fork(session_id: str, cwd: str, env: Mapping[str, str]) -> tuple[str, 
     try:
         result = await anyio.to_thread.run_sync(lambda: fork_session(session_id, directory=cwd))
     except (OSError, ValueError) as exc:
-        log.warning("fork of session %s failed: %s", session_id, exc)
+        log.info("fork of session %s failed: %s", session_id, exc)  # the client hears it
         raise not_found(session_id) from exc
     remember(result.session_id, cwd, env)
     copy = find_transcript(session_id=result.session_id, cwd=cwd, env=env)

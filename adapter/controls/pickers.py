@@ -200,6 +200,13 @@ class SessionConfig:
             )
         return mode_id
 
+    def model_value(self, model_id: str) -> str:
+        """The picker value for `model_id`: itself, or the entry Claude Code resolves to it."""
+        for choice in self.models:
+            if model_id in (choice.value, choice.resolved):
+                return choice.value
+        return model_id  # `check_option` refuses it, naming the values it takes
+
     def check_option(self, config_id: str, value: object) -> str:
         """The validated value for `config_id` (raises -32602 for anything unknown)."""
         allowed: tuple[str, ...]

@@ -152,4 +152,4 @@ async def start_and_replay(session: Session, runtime: ClaudeRuntime, path: Path)
         ) from exc
     if failed_start:
         await session.close()
-        raise RequestError.internal_error({"reason": str(failed_start[0])}) from failed_start[0]
+        raise failed_start[0].request_error() from failed_start[0]

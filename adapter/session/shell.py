@@ -203,7 +203,9 @@ class Session(ClaudeSide):
         except Exception:
             log.exception("session %s: the core could not take the fault", self.session_id)
             for answer in self._answers.values():
-                answer.give(RequestError.internal_error({"reason": "internal error"}))
+                answer.give(
+                    RequestError.internal_error({"reason": "a fault in claude-acp (see its log)"})
+                )
 
     async def _perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:

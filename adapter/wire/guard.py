@@ -36,6 +36,7 @@ from adapter.wire.guard_rules import (
     error_reply,
     judge,
     parse,
+    worded,
 )
 from adapter.wire.json_codec import encode_frame, encode_json
 from adapter.wire.stdio import ChunkReader
@@ -99,8 +100,8 @@ class GuardedTransport:
             self._asked.add(message["id"])
         elif "method" not in message and "id" in message:
             self._note_answer(message)
-            if isinstance(message.get("error"), dict):
-                message = {**message, "error": self._safe_error(message["error"])}
+        if isinstance(message.get("error"), dict):
+            message = {**message, "error": self._safe_error(message["error"])}
         await self._write(message)
 
     async def receive(self) -> dict[str, Any] | None:
@@ -190,11 +191,16 @@ class GuardedTransport:
     def _safe_error(self, error: dict[str, Any]) -> dict[str, Any]:
         """A JSON-RPC error as it may leave the agent (DECISIONS row 31): its texts masked, and
         the `acp` SDK's answer to an exception of ours (-32603 with the exception's text as
-        `details`) without that text: it is in the log."""
+        `details`) without that text: it is in the log. A bare message names its cause
+        (`worded`). A `data` of null is left out: the
+        `acp` SDK writes one on every error it builds, and clients that read `error.data`
+        (Neovim's CodeCompanion) fail on the null and never end the turn (issue 25)."""
         data = error.get("data")
         if error.get("code") == -32603 and isinstance(data, dict) and "details" in data:
-            data = {"reason": "an internal error in the adapter"}
-        safe = {**error, "message": redact(str(error.get("message", "")), self._private)}
+            data = {"reason": "a fault in claude-acp (its log file has the details)"}
+        safe = {key: value for key, value in error.items() if key != "data"}
+        message = worded(str(error.get("message", "")), data)
+        safe["message"] = redact(message, self._private)
         if data is not None:
             safe["data"] = _masked(data, self._private)
         return safe

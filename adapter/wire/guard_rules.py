@@ -19,6 +19,7 @@ __all__ = [
     "error_reply",
     "judge",
     "parse",
+    "worded",
 ]
 
 PARSE_ERROR = -32700
@@ -75,11 +76,11 @@ class LineSplitter:
 
 
 def error_reply(code: int, request_id: Any, reason: str) -> dict[str, Any]:
-    message = "Parse error" if code == PARSE_ERROR else "Invalid Request"
+    kind = "Parse error" if code == PARSE_ERROR else "Invalid Request"
     return {
         "jsonrpc": "2.0",
         "id": request_id,
-        "error": {"code": code, "message": message, "data": {"reason": reason}},
+        "error": {"code": code, "message": f"{kind}: {reason}", "data": {"reason": reason}},
     }
 
 
@@ -188,3 +189,40 @@ def _batch_reply(batch: list[Any]) -> dict[str, Any] | list[dict[str, Any]] | No
             item_id = None  # a response is not answered under its id
         replies.append(error_reply(INVALID_REQUEST, item_id, "batches are not supported"))
     return replies or None
+
+
+# The `acp` SDK's messages, which say what kind of error it is and not what went wrong.
+_BARE = frozenset(
+    {"Internal error", "Invalid params", "Method not found", "Invalid request", "Parse error"}
+)
+_MESSAGE_CHARS = 300
+
+
+def worded(message: str, data: Any) -> str:
+    """`message`, with the cause `data` names when the message is one of the SDK's bare ones:
+    most editors show only `message` (issue 25), so "Invalid params" becomes "Invalid params:
+    cwd: must be an absolute path" and "Internal error" says what failed."""
+    if message not in _BARE or not isinstance(data, dict):
+        return message
+    cause: str | None = None
+    if isinstance(data.get("reason"), str):
+        cause = data["reason"]
+    elif isinstance(data.get("method"), str):
+        cause = data["method"]
+    elif isinstance(data.get("errors"), list) and data["errors"]:
+        cause = _schema_error(data["errors"][0])
+    else:
+        said = [f"{key}: {value}" for key, value in data.items() if isinstance(value, str)]
+        cause = "; ".join(said) or None
+    if not cause:
+        return message
+    text = f"{message}: {cause}"
+    return text if len(text) <= _MESSAGE_CHARS else text[: _MESSAGE_CHARS - 1] + "\u2026"
+
+
+def _schema_error(error: Any) -> str | None:
+    """One of pydantic's validation errors (what `acp` sends as `data.errors`) in words."""
+    if not isinstance(error, dict) or not isinstance(error.get("msg"), str):
+        return None
+    where = ".".join(str(part) for part in error.get("loc", ()) if isinstance(part, str | int))
+    return f"{where}: {error['msg']}" if where else error["msg"]

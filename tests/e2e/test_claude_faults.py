@@ -343,7 +343,7 @@ async def test_death_before_the_handshake_fails_session_new_clearly(
     error = failed.value
     assert error.code == -32603
     text = f"{error} {error.data}"
-    assert "Claude Code did not start." in text
+    assert str(error).startswith("Claude Code did not start: it exited before answering")
     for leak in ("Traceback", str(tmp_path), "scripted_claude", "exit code", "/"):
         assert leak not in text, (leak, text)
 

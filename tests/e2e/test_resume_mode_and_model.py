@@ -211,8 +211,8 @@ async def test_the_environments_model_wins_over_the_transcripts(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("claude", "reason"),
     [
-        ("exit_before_handshake", "Claude Code did not start."),
-        ("missing", "Claude Code was not found at CLAUDE_CODE_EXECUTABLE."),
+        ("exit_before_handshake", "Claude Code did not start: it exited before answering"),
+        ("missing", "Claude Code was not found at "),
     ],
 )
 async def test_a_claude_that_cannot_start_is_reported_and_nothing_is_left_waiting(
@@ -237,7 +237,8 @@ async def test_a_claude_that_cannot_start_is_reported_and_nothing_is_left_waitin
             failures.append(failed.value)
         later = await second.prompt(session, "are you there?")
     for failure in failures:
-        assert failure.code == -32603 and reason in f"{failure} {failure.data}"
+        # The cause is in the message, which is all most editors show.
+        assert failure.code == -32603 and str(failure).startswith(reason), failure
     # The session did not open: a later prompt is refused at once, not left waiting.
     assert isinstance(later, acp.RequestError) and later.code == -32602
     for method in ("session/resume", "session/fork", "session/load", "session/prompt"):

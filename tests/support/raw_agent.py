@@ -54,6 +54,7 @@ class RawAgent:
             env=agent_env(tmp, scenario, **env),
         )
         self.frames: list[Any] = []
+        self.lines: list[bytes] = []  # every line the agent wrote, as written
         self._next = 0
         self._buffer = b""
 
@@ -104,6 +105,7 @@ class RawAgent:
                 return None
             self._buffer += chunk
         raw, _, self._buffer = self._buffer.partition(b"\n")
+        self.lines.append(raw)
         frame = json.loads(raw)
         self.frames.append(frame)
         return frame
