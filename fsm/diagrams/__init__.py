@@ -14,13 +14,14 @@ from typing import Any, Literal
 
 from transitions.extensions import GraphMachine
 
-from fsm import incident, turn
+from fsm import incident, limits, turn
 
 __all__ = ["MACHINES", "render"]
 
 MACHINES: dict[str, tuple[type[Enum], list[dict[str, Any]], Enum]] = {
     "incident": (incident.IncidentState, incident.TRANSITIONS, incident.IncidentState.CREATED),
     "turn": (turn.TurnState, turn.TRANSITIONS, turn.TurnState.IDLE),
+    "limit_window": (limits.WindowState, limits.TRANSITIONS, limits.WindowState.QUIET),
 }
 
 
