@@ -11,6 +11,7 @@ import gc
 import logging
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ from acp.schema import (
 from anyio.abc import TaskGroup
 
 from adapter.agent import mcp_servers, opening
+from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import login, session_store
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
 from adapter.controls.commands import rewrite_prompt
@@ -77,6 +79,7 @@ class ClaudeAcpAgent:
         self._settings = settings
         self._link = ClientLink()
         self._dialects = Dialects()
+        self._raw = RawCapabilities()
         self._terminal_output = False
         self._sessions: dict[str, Session] = {}
         self._closed: set[str] = set()
@@ -92,6 +95,7 @@ class ClaudeAcpAgent:
         self._link.attach(conn)
         # The schema drops MCP server entries it cannot read; check them before it does.
         wrap_request_handler(conn, mcp_servers.guard)
+        wrap_request_handler(conn, self._raw.wrap)
 
     async def initialize(
         self,
@@ -101,7 +105,7 @@ class ClaudeAcpAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         meta = client_capabilities.field_meta if client_capabilities is not None else None
-        self._dialects = negotiate(meta)
+        self._dialects = replace(negotiate(meta), acp_notices=self._raw.notices)
         # Zed's terminal extension: Bash output as terminal `_meta` (adapter.view.tool_results).
         self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
         log.info("initialize: %s", self._dialects)
