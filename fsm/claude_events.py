@@ -17,6 +17,7 @@ __all__ = [
     "AuthStatusReported",
     "ClaudeEvent",
     "ClaudeSilent",
+    "LimitWindow",
     "MessageTooLarge",
     "ModelFellBack",
     "OutputReceived",
@@ -111,11 +112,38 @@ class AuthStatusReported(ClaudeEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class LimitWindow:
+    """One window a subscription is metered on (`unifiedWindows.<name>` of a `rate_limit_event`,
+    or its top-level `rateLimitType`): `utilization` is a fraction (0.92 is 92%), `resets_at`
+    epoch seconds. `utc_offset_seconds` is the agent's local offset from UTC at `resets_at`
+    (the shell's clock knows it; the title shows the reset in local time, DECISIONS row 32)."""
+
+    name: str
+    status: str
+    utilization: float | None = None
+    resets_at: int | None = None
+    utc_offset_seconds: int = 0
+
+    def __post_init__(self) -> None:
+        if self.resets_at is not None and abs(self.resets_at) > MAX_MS // 1000:
+            raise PeerViolation("rate limit window resets_at out of range")
+        if abs(self.utc_offset_seconds) > 86_400:
+            raise PeerViolation("a UTC offset is less than a day")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RateLimitReported(ClaudeEvent):
-    """A `rate_limit_event`: `resets_at` is when the limit resets (epoch seconds), if given."""
+    """A `rate_limit_event`: `status` and `resets_at` (epoch seconds) of the window that applies,
+    and every window Claude reported (`windows`). The shell stamps it with its clocks: `now`
+    (monotonic seconds, the core's deadlines) and `wall` (epoch seconds, Claude's reset times),
+    and names the agent's time zone (`zone`, as Claude Code prints it: "UTC", "Europe/Paris")."""
 
     status: str
     resets_at: int | None = None
+    windows: tuple[LimitWindow, ...] = ()
+    now: float | None = None
+    wall: float | None = None
+    zone: str = "UTC"
 
     def __post_init__(self) -> None:
         if self.resets_at is not None and abs(self.resets_at) > MAX_MS // 1000:

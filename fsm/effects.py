@@ -26,6 +26,7 @@ __all__ = [
     "PublishRecord",
     "RejectPrompt",
     "SendAgentText",
+    "SendNotice",
     "SendPrompt",
     "SettlePrompt",
     "StopReason",
@@ -48,9 +49,12 @@ class Effect:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PublishRecord(Effect):
-    """Send `record` in a `session_info_update`; then report delivery back to the core."""
+    """Send `record` in a `session_info_update`; then report delivery back to the core.
+    `agent_error` false: not in the agent_error dialect (a limit's reset revision, row 33: that
+    dialect carries the reset time on the failure's own update)."""
 
     record: FailureRecord
+    agent_error: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +96,16 @@ class SendAgentText(Effect):
     """Send adapter-chosen text as an `agent_message_chunk`."""
 
     text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SendNotice(Effect):
+    """Send an ACP `notice` update (a client that declared `session.notices` and not
+    sessionFailure, DECISIONS row 34). Fire and forget: nothing is reported back."""
+
+    severity: str
+    title: str
+    description: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -21,6 +21,7 @@ from fsm.claude_events import (
     AuthStatusReported,
     ClaudeEvent,
     ClaudeSilent,
+    LimitWindow,
     MessageTooLarge,
     ModelFellBack,
     OutputReceived,
@@ -51,6 +52,7 @@ __all__ = [
     "Event",
     "HistoryFailureFound",
     "InternalFaultOccurred",
+    "LimitWindow",
     "MessageTooLarge",
     "ModelFellBack",
     "OutputReceived",
@@ -109,9 +111,12 @@ class CredentialsChanged(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeadlineReached(Event):
-    """The timer the shell armed for `SessionCore.next_deadline()` fired; `now` is the time."""
+    """The timer the shell armed for `SessionCore.next_deadline()` fired; `now` is the time
+    (monotonic seconds) and `wall` the same moment in epoch seconds (for Claude's limit resets,
+    which are wall-clock times)."""
 
     now: float
+    wall: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -17,8 +17,13 @@ Theory of operation:
   auth incidents and the answering turn's own warnings; `auth_confirmed` retires auth incidents;
   `runtime_replaced` retires transport and worker incidents; `notices_overflowed` retires a
   notice past the bound; `delivery_confirmed [resolves_on_delivery]` retires a replayed,
-  already-recovered usage limit as soon as it is shown. A boundary that does not apply is a
-  drawn no-op row. Publishing a new incident never recovers an old one.
+  already-recovered usage limit as soon as it is shown; `window_closed` retires an early limit
+  warning (row 32). A boundary that does not apply is a drawn no-op row. Publishing a new
+  incident never recovers an old one.
+- The reset of a failed limit (row 33) is three internal rows of REVISING: `reset_reached
+  [awaits_its_reset, its_reset_is_due] / take_reset` (the ledger then proposes the revision
+  that says so, once), and `runtime_replaced` / `reset_superseded [awaits_its_reset] /
+  forget_reset` (a replaced runtime, or a newer limit failure that takes the reset over).
 - RESOLVED_HISTORICAL is terminal: no row leaves it, so a resolved incident is never revised
   again. (The ledger also refuses its id for good, see `ledger.py`.)
 
@@ -35,7 +40,7 @@ from typing import Any
 from fsm.errors import FsmError
 from fsm.machine import build_machine, fire
 from fsm.records import FailureRecord
-from fsm.vocabulary import RecoveryPolicy, Severity
+from fsm.vocabulary import FailureKind, RecoveryPolicy, Severity
 
 __all__ = ["INCIDENT_MACHINE", "TRANSITIONS", "Incident", "IncidentState", "IncidentTrigger"]
 
@@ -55,18 +60,28 @@ class IncidentTrigger(StrEnum):
     AUTH_CONFIRMED = "auth_confirmed"
     RUNTIME_REPLACED = "runtime_replaced"
     NOTICES_OVERFLOWED = "notices_overflowed"
+    # Row 32: an early limit warning's window reset or reported `allowed`.
+    WINDOW_CLOSED = "window_closed"
+    # Row 33: a failed limit's reset time came; a newer limit failure takes the reset over.
+    RESET_REACHED = "reset_reached"
+    RESET_SUPERSEDED = "reset_superseded"
 
 
 _S = IncidentState
 _T = IncidentTrigger
 CREATED, REVISING, RESOLVED = _S.CREATED, _S.REVISING, _S.RESOLVED_HISTORICAL
 UNRESOLVED = [CREATED, REVISING]
+# Row 33: the failures whose reset time Claude gives (a usage or rate limit).
+_LIMITS_THAT_RESET = frozenset({FailureKind.RATE_LIMITED, FailureKind.QUOTA_EXHAUSTED})
 BOUNDARIES = [
     _T.ATTEMPT_CONFIRMED,
     _T.REAL_ANSWER_GIVEN,
     _T.AUTH_CONFIRMED,
     _T.RUNTIME_REPLACED,
     _T.NOTICES_OVERFLOWED,
+    _T.WINDOW_CLOSED,
+    _T.RESET_REACHED,
+    _T.RESET_SUPERSEDED,
 ]
 
 # fmt: off
@@ -89,6 +104,17 @@ TRANSITIONS: list[dict[str, Any]] = [
      "conditions": ["is_bound_to_the_runtime"]},
     {"trigger": _T.NOTICES_OVERFLOWED, "source": REVISING, "dest": RESOLVED,
      "conditions": ["is_a_notice"]},
+    {"trigger": _T.WINDOW_CLOSED, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["is_a_limit_warning"]},
+    # Row 33: at its reset time an active limit failure gets one more revision (the ledger
+    # makes it); a replaced runtime or a newer limit failure means it never will. The
+    # incident stays active: only its reset changes.
+    {"trigger": _T.RESET_REACHED, "source": REVISING, "dest": None,
+     "conditions": ["awaits_its_reset", "its_reset_is_due"], "before": ["take_reset"]},
+    {"trigger": _T.RUNTIME_REPLACED, "source": REVISING, "dest": None,
+     "conditions": ["awaits_its_reset"], "before": ["forget_reset"]},
+    {"trigger": _T.RESET_SUPERSEDED, "source": REVISING, "dest": None,
+     "conditions": ["awaits_its_reset"], "before": ["forget_reset"]},
     # A boundary that does not retire this incident leaves it as it is (drawn, not implied).
     {"trigger": BOUNDARIES, "source": UNRESOLVED, "dest": None},
 ]
@@ -123,6 +149,9 @@ class Incident:
         self.pending: FailureRecord | None = None
         self._pending_policy = policy
         self._resolves_on_delivery = resolves_on_delivery
+        # Row 33: when Claude said this limit resets (epoch ms), and whether that came.
+        self.resets_at_ms: int | None = None
+        self.reset_taken = False
         INCIDENT_MACHINE.add_model(self, initial=IncidentState.CREATED)
 
     def detach(self) -> None:
@@ -167,6 +196,23 @@ class Incident:
     def is_a_notice(self, *_: Any) -> bool:
         return self.policy is RecoveryPolicy.NEVER
 
+    def is_a_limit_warning(self, *_: Any) -> bool:
+        return self.policy is RecoveryPolicy.LIMIT_WINDOW
+
+    # --- the reset of a failed limit (row 33) -------------------------------------------------
+
+    def awaits_its_reset(self, *_: Any) -> bool:
+        return self.resets_at_ms is not None and not self.reset_taken
+
+    def its_reset_is_due(self, now_ms: int | None = None, *_: Any) -> bool:
+        return self.resets_at_ms is not None and now_ms is not None and now_ms >= self.resets_at_ms
+
+    def take_reset(self, *_: Any) -> None:
+        self.reset_taken = True
+
+    def forget_reset(self, *_: Any) -> None:
+        self.resets_at_ms = None
+
     # --- revisions (the hand-coded rules above) ------------------------------------------------
 
     def propose(self, record: FailureRecord, policy: RecoveryPolicy) -> None:
@@ -192,6 +238,13 @@ class Incident:
         pending = self._pending_revision(revision)
         # A revision's recovery policy holds from its delivery on, like the revision itself.
         self.current, self.policy = pending, self._pending_policy
+        if (
+            pending.reset_at_epoch_ms is not None
+            and pending.kind in _LIMITS_THAT_RESET
+            and pending.severity is Severity.ERROR
+        ):
+            # Claude said when this limit resets: the reset is awaited from now on (row 33).
+            self.resets_at_ms = pending.reset_at_epoch_ms
         self.pending = None
         self.fire(IncidentTrigger.DELIVERY_CONFIRMED)
 

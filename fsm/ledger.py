@@ -24,19 +24,23 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from fsm import ids
 from fsm.errors import FsmError, InvalidTransition
 from fsm.incident import Incident, IncidentState, IncidentTrigger
 from fsm.records import FailureRecord, shape_title
-from fsm.vocabulary import FailureKind, RecoveryPolicy, Severity, policy_for
+from fsm.vocabulary import Action, FailureKind, RecoveryPolicy, Severity, policy_for
 
-__all__ = ["HISTORY_LIMIT", "NOTICE_LIMIT", "Hints", "Ledger"]
+__all__ = ["HISTORY_LIMIT", "NOTICE_LIMIT", "RESET_SENTENCE", "Hints", "Ledger"]
 
 # How many resolved incidents stay attached for inspection before they are let go.
 HISTORY_LIMIT = 16
 # How many notices stay active at once; older ones become history.
 NOTICE_LIMIT = 8
+
+# Row 33: what a limit failure's title says once its reset time has come.
+RESET_SENTENCE = " · The limit has reset; you can retry now."
 
 # Claude's latest word on when to retry: (retry_after_seconds, reset_at_epoch_ms).
 Hints = tuple[float | None, int | None]
@@ -105,6 +109,21 @@ class Ledger:
         self._last_notice = (text, turn_id, notice)
         return self._propose(notice, FailureKind.ADVISORY, Severity.WARNING, text, None)
 
+    def propose_limit_warning(self, *, id: str | None, text: str) -> FailureRecord:
+        """An early limit warning (row 32): `limit` / `warning` in the notice namespace, a new
+        id when `id` is None, else the next revision of `id`."""
+        notice = self._mint(ids.notice_id) if id is None else id
+        return self._propose(
+            notice, FailureKind.RATE_LIMITED, Severity.WARNING, text, None,
+            recovery=RecoveryPolicy.LIMIT_WINDOW,
+        )  # fmt: skip
+
+    def retire_limit_warning(self, id: str) -> None:
+        """The warning's window reset or reported `allowed`: no longer active (not published)."""
+        incident = self._incidents.get(id)
+        if incident is not None and incident.reach(IncidentTrigger.WINDOW_CLOSED):
+            self._let_go(incident)
+
     def propose_historical(self, *, id: str, text: str, active: bool) -> FailureRecord:
         """A replayed usage limit (session/load): quota, error, resolved on delivery unless
         `active`. Raises `InvalidTransition` for an id that resolved already."""
@@ -126,9 +145,10 @@ class Ledger:
         hints: Hints = _NO_HINTS,
         *,
         resolves: bool = False,
+        recovery: RecoveryPolicy | None = None,
     ) -> FailureRecord:
         policy = policy_for(kind)
-        recovery = _recovery(policy.recovery, severity, turn_id)
+        recovery = recovery or _recovery(policy.recovery, severity, turn_id)
         existing = self._incidents.get(id)
         # The record is built (and validated) before a new incident is registered, so input
         # that cannot make a record leaves no half-made incident behind.
@@ -157,6 +177,11 @@ class Ledger:
     def confirm(self, id: str, revision: int) -> None:
         incident = self._require(id)
         incident.confirm(revision)
+        if incident.awaits_its_reset():
+            # The newest limit failure carries the reset (row 33); an older one never will.
+            for other in list(self.active_incidents()):
+                if other is not incident:
+                    other.reach(IncidentTrigger.RESET_SUPERSEDED)
         if incident.state is IncidentState.RESOLVED_HISTORICAL:
             self._let_go(incident)
         if incident.policy is RecoveryPolicy.NEVER:
@@ -228,6 +253,43 @@ class Ledger:
         self._history.append(incident)
         while len(self._history) > HISTORY_LIMIT:
             self._history.popleft().detach()
+
+    # --- the reset of a failed limit (row 33) ----------------------------------------------
+
+    def next_reset_ms(self) -> int | None:
+        """When an active limit failure's reset comes (epoch ms), or None."""
+        due = [i.resets_at_ms for i in self.active_incidents() if i.awaits_its_reset()]
+        return min((ms for ms in due if ms is not None), default=None)
+
+    def move_reset(self, resets_at_ms: int) -> None:
+        """Claude rejected again with a later reset time: the awaited reset moves to it."""
+        for incident in self.active_incidents():
+            if incident.awaits_its_reset() and (incident.resets_at_ms or 0) < resets_at_ms:
+                incident.resets_at_ms = resets_at_ms
+
+    def take_resets(self, now_ms: int) -> list[FailureRecord]:
+        """The revisions that say a limit has reset, for each active failure whose reset time
+        is at or before `now_ms` (the incident's table decides; once per incident)."""
+        records = []
+        for incident in list(self.active_incidents()):
+            taken = incident.reset_taken
+            incident.fire(IncidentTrigger.RESET_REACHED, now_ms)
+            current = incident.current
+            if incident.reset_taken and not taken and current is not None:
+                text = current.title + RESET_SENTENCE
+                title, details = shape_title(text)
+                if current.details:
+                    details = f"{details}\n\n{current.details}" if details else current.details
+                record = replace(
+                    current,
+                    revision=incident.next_revision,
+                    title=title,
+                    details=details,
+                    actions=(Action.RETRY,),
+                )
+                incident.propose(record, incident.policy)
+                records.append(record)
+        return records
 
     def replace_runtime(self, epoch: str) -> list[str]:
         """A new runtime: transport and worker incidents recover; a new id namespace begins."""

@@ -76,6 +76,8 @@ class Dialects:
 
     session_failure: bool = False
     agent_error: bool = False
+    # `clientCapabilities.session.notices` (an object): ACP `notice` updates (DECISIONS row 34).
+    acp_notices: bool = False
 
     @property
     def capable(self) -> bool:

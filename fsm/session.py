@@ -7,8 +7,9 @@ decides nothing else itself:
    whose callbacks make the effects); delivery reports, replayed history, runtime starts and
    Claude's account reports go to the ledger (`ledger.py`, whose incidents decide recovery).
 3. It keeps the clock the shell lends it (`session_clock.py`): `next_deadline()` says when the
-   core next needs waking (the stall watchdog, the interrupt's grace period), and
-   `DeadlineReached` turns into the turn machine's `claude_silent` or `cancel_grace_expired`.
+   core next needs waking (the stall watchdog, the interrupt's grace period, a usage limit's
+   reset), and `DeadlineReached` turns into the turn machine's `claude_silent` or
+   `cancel_grace_expired`, or a limit's reset (`session_limits.py`, DECISIONS rows 32-33).
 
 Runtime facts (started, lost, shutting down, to be replaced for new credentials) live on the
 turn's model, because the turn's rows read them; the decision to replace Claude's process rides
@@ -57,6 +58,7 @@ from fsm.incident import IncidentTrigger
 from fsm.ledger import Ledger
 from fsm.records import FailureRecord, redact
 from fsm.session_clock import CANCEL_GRACE_SECONDS, SessionClock
+from fsm.session_limits import SessionLimits
 from fsm.turn import Turn, TurnState
 from fsm.turn_actions import TURN_NO_RESULT_TITLE
 
@@ -103,6 +105,7 @@ class SessionCore:
         private: tuple[str, ...] = (),
         stall_seconds: float | None = None,
         started: bool = True,
+        acp_notices: bool = False,
     ) -> None:
         self.session_id = session_id
         self.capable = capable
@@ -114,6 +117,8 @@ class SessionCore:
         self.turn = Turn(ledger=self.ledger, capable=capable, notices=notices, private=private)
         self.turn.runtime_lost = not started
         self._clock = SessionClock(stall_seconds)
+        # Rows 32-33: the limit windows' warnings and the resets of failed limits.
+        self.limits = SessionLimits(ledger=self.ledger, turn=self.turn, acp_notices=acp_notices)
         self._replace_runtime = False
         self._retired_epoch: str | None = None
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
@@ -158,10 +163,12 @@ class SessionCore:
 
     def next_deadline(self) -> float | None:
         """When the core next needs a `DeadlineReached` (monotonic seconds), or None."""
-        return self._clock.next_deadline(self.turn.state)
+        deadlines = (self._clock.next_deadline(self.turn.state), self.limits.next_deadline())
+        return min((d for d in deadlines if d is not None), default=None)
 
     def close(self) -> None:
         """Detach the machines' models; the core must not be used afterwards."""
+        self.limits.close()
         self.ledger.close()
         self.turn.detach()
 
@@ -198,6 +205,7 @@ class SessionCore:
         effects = self.turn.fire(trigger, event)
         if isinstance(event, PromptSent):
             self._clock.heard(event.now)
+            self.limits.prompt_sent(event)
             if dispatched and self.turn.runtime_lost:
                 # The process died after the core dispatched this prompt to it (to a live
                 # process, not to be replaced): it can reach no Claude.
@@ -264,9 +272,7 @@ class SessionCore:
         return []
 
     def _on_rate_limit(self, event: RateLimitReported) -> list[Effect]:
-        if event.status != "allowed" and event.resets_at is not None:
-            self.turn.reset_at_ms = event.resets_at * 1000
-        return []
+        return self.limits.reported(event)
 
     def _on_worker_shutdown(self, event: WorkerShuttingDown) -> list[Effect]:
         self.turn.worker_shutting_down = True
@@ -290,7 +296,7 @@ class SessionCore:
         if waited is not None:
             silent = ClaudeSilent(epoch=self.ledger.epoch, waited_seconds=waited)
             effects += self._fire("claude_silent", silent)
-        return effects
+        return effects + self.limits.deadline_reached(event.now, event.wall)
 
 
 _SIGNS_OF_LIFE = (ModelFellBack, AuthStatusReported, RateLimitReported, WorkerShuttingDown)

@@ -71,6 +71,8 @@ class RecoveryPolicy(StrEnum):
     REAL_MODEL_SUCCESS = "real_model_success"
     AUTH_STATUS = "auth_status"
     RUNTIME_REBIND = "runtime_rebind"
+    # An early limit warning (row 32): until its window resets or reports `allowed`.
+    LIMIT_WINDOW = "limit_window"
     NEVER = "never"
 
 

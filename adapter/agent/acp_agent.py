@@ -11,6 +11,7 @@ import gc
 import logging
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ from acp.schema import (
 from anyio.abc import TaskGroup
 
 from adapter.agent import aliases, mcp_servers, opening
+from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import login, session_store
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
 from adapter.controls.commands import rewrite_prompt
@@ -77,6 +79,7 @@ class ClaudeAcpAgent:
         self._settings = settings
         self._link = ClientLink()
         self._dialects = Dialects()
+        self._raw = RawCapabilities()
         self._terminal_output = False
         self._sessions: dict[str, Session] = {}
         self._closed: set[str] = set()
@@ -94,6 +97,8 @@ class ClaudeAcpAgent:
         wrap_request_handler(conn, mcp_servers.guard)
         # `session/set_model`, which acp's router no longer knows (adapter.agent.aliases).
         wrap_request_handler(conn, aliases.guard(self))
+        # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
+        wrap_request_handler(conn, self._raw.wrap)
 
     async def initialize(
         self,
@@ -103,7 +108,7 @@ class ClaudeAcpAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         meta = client_capabilities.field_meta if client_capabilities is not None else None
-        self._dialects = negotiate(meta)
+        self._dialects = replace(negotiate(meta), acp_notices=self._raw.notices)
         # Zed's terminal extension: Bash output as terminal `_meta` (adapter.view.tool_results).
         self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
         log.info("initialize: %s", self._dialects)

@@ -7,6 +7,7 @@ caller logs it), never allowed to crash the reader.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,9 +19,11 @@ from claude_agent_sdk import (
     TextBlock,
 )
 
+from adapter.claude import local_time
 from fsm.events import (
     AssistantMessageReceived,
     ClaudeEvent,
+    LimitWindow,
     ModelFellBack,
     RateLimitReported,
     ResultReceived,
@@ -89,14 +92,68 @@ def event_for(message: object, epoch: str) -> ClaudeEvent | None:
     if isinstance(message, SystemMessage):
         return _system_event(message.subtype, message.data, epoch)
     if isinstance(message, RateLimitEvent):
-        info = message.rate_limit_info
-        resets_at = _int({"resets_at": getattr(info, "resets_at", None)}, "resets_at")
-        return RateLimitReported(
-            epoch=epoch,
-            status=str(getattr(info, "status", "")),
-            resets_at=resets_at if resets_at is not None and resets_at >= 0 else None,
-        )
+        return _rate_limit_event(message, epoch)
     return None
+
+
+_MAX_WINDOWS = 32
+
+
+def _rate_limit_event(message: RateLimitEvent, epoch: str) -> RateLimitReported:
+    info = message.rate_limit_info
+    raw = getattr(info, "raw", None)
+    raw = raw if isinstance(raw, Mapping) else {}
+    status = getattr(info, "status", None)
+    resets_at = _epoch(raw, "resetsAt")
+    return RateLimitReported(
+        epoch=epoch,
+        status=status if isinstance(status, str) else "",
+        resets_at=resets_at,
+        windows=tuple(_windows(raw)),
+        zone=local_time.zone_name(),
+    )
+
+
+def _epoch(data: Mapping[str, Any], key: str) -> int | None:
+    # Epoch seconds; a whole float is taken too (JSON has one number type), nonsense is not.
+    value = data.get(key)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**40:
+        return value
+    return None
+
+
+def _fraction(data: Mapping[str, Any], key: str) -> float | None:
+    value = data.get(key)
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _window(name: str, data: Mapping[str, Any]) -> LimitWindow:
+    resets_at = _epoch(data, "resetsAt")
+    status = data.get("status")
+    return LimitWindow(
+        name=name[:64],
+        status=status if isinstance(status, str) else "",
+        utilization=_fraction(data, "utilization"),
+        resets_at=resets_at,
+        utc_offset_seconds=0 if resets_at is None else local_time.utc_offset_at(resets_at),
+    )
+
+
+def _windows(raw: Mapping[str, Any]) -> list[LimitWindow]:
+    """Every window the event reports (`unifiedWindows`), else the one it is about."""
+    unified = raw.get("unifiedWindows")
+    if isinstance(unified, Mapping):
+        named = [
+            (n, d) for n, d in unified.items() if isinstance(n, str) and isinstance(d, Mapping)
+        ]
+        # Claude Code names six; past a few dozen it is not a report of windows.
+        return [_window(name, data) for name, data in named[:_MAX_WINDOWS]]
+    name = raw.get("rateLimitType")
+    return [_window(name, raw)] if isinstance(name, str) else []
 
 
 def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEvent | None:

@@ -319,7 +319,7 @@ class Checker:
             self._ids.prompt_record(session, rid, prompt.line, line)
         else:
             self._ids.info_record(session, rid, str(record["severity"]), line)
-        self._ids.record(session, rid, revision, line)
+        self._ids.record(session, rid, revision, line, category=str(record.get("category")))
         if self.negotiated:
             details = record.get("details")
             self._echo.record(

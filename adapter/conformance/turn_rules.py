@@ -146,7 +146,10 @@ class IdWatch:
         parsed = parse_id(id)
         live = self._live.get(session)
         turn_id = parsed is not None and parsed.kind is IdKind.TURN
-        if severity == "error" and turn_id and live is not None:
+        # A turn's id whose prompt was answered already is no live turn's (a limit's reset,
+        # DECISIONS row 33, revises it later, whatever prompt is in flight then).
+        answered = (session, id) in self._prompt_of
+        if severity == "error" and turn_id and live is not None and not answered:
             self._flag(
                 frame,
                 "turn-error-carrier",
@@ -154,7 +157,9 @@ class IdWatch:
                 "is unanswered",
             )
 
-    def record(self, session: str, id: str, revision: int, frame: int) -> None:
+    def record(
+        self, session: str, id: str, revision: int, frame: int, *, category: str = ""
+    ) -> None:
         parsed = parse_id(id)
         if parsed is None or parsed.kind not in (IdKind.SESSION, IdKind.NOTICE):
             return
@@ -172,7 +177,9 @@ class IdWatch:
                     f"new id {id!r} does not count up: its runtime already reached {highest}",
                 )
             self._counters[key] = max(highest, parsed.n)
-        if parsed.kind is IdKind.NOTICE:
+        if parsed.kind is IdKind.NOTICE and category != "limit":
+            # An early limit warning is one per window and reset time, revised across turns
+            # as its percent rises (DECISIONS row 32); other notices live within one turn.
             self._notice(session, id, revision, frame)
 
     def _notice(self, session: str, id: str, revision: int, frame: int) -> None:

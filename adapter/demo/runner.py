@@ -38,11 +38,34 @@ DEFAULT_PROMPTS = ("Summarize what this project does.", "Try again, please.")
 OPT_IN = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
 
 
+# A scenario's own prompts, where the defaults would not show it; `WAIT_FOR_RESET` waits (a
+# bounded while) for the record that says a usage limit has reset, as a user would.
+WAIT_FOR_RESET = "(wait for the limit to reset)"
+RESET_WAIT_SECONDS = 10.0
+SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
+    "usage_limit_resets": (
+        "Summarize what this project does.",
+        "Which tests cover it?",
+        "Add a test for the parser.",
+        "Try again, please.",
+        WAIT_FOR_RESET,
+        "Try again now.",
+    ),
+}
+
+
 class _DemoClient:
-    """The client side: permission requests are allowed once, updates are only observed."""
+    """The client side: permission requests are allowed once, updates are only observed
+    (and a limit's reset record is noticed, for `WAIT_FOR_RESET`)."""
+
+    def __init__(self) -> None:
+        self.limit_reset = asyncio.Event()
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        return None
+        meta = getattr(update, "field_meta", None) or {}
+        record = meta.get("jetbrains", {}).get("air", {}).get("sessionFailure", {})
+        if "retry" in record.get("actions", ()) and "limit has reset" in record.get("title", ""):
+            self.limit_reset.set()
 
     async def request_permission(
         self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
@@ -168,9 +191,10 @@ async def run_demo(
         if hangs:
             # Show the stall warning a silent Claude earns before the client gives up.
             env["CLAUDE_ACP_STALL_SECONDS"] = str(HANG_STALL_SECONDS)
+        client = _DemoClient()
         async with acp.spawn_agent_process(
             # acp's Client protocol lists every client method; the demo needs only these two.
-            cast("Client", _DemoClient()),
+            cast("Client", client),
             sys.executable,
             "-m",
             "adapter",
@@ -185,6 +209,11 @@ async def run_demo(
                 return 0
             for text in prompts:
                 print("", file=out)
+                if text == WAIT_FOR_RESET:
+                    print(text, file=out, flush=True)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(client.limit_reset.wait(), RESET_WAIT_SECONDS)
+                    continue
                 await _prompt(conn, session_id, text, cancel_after=cancel_after, out=out)
     return 0
 
@@ -247,7 +276,7 @@ def main(argv: list[str]) -> int:
     from adapter.lean_imports import prepare_acp_schema
 
     prepare_acp_schema()
-    prompts = args.prompts or list(DEFAULT_PROMPTS)
+    prompts = args.prompts or list(SCENARIO_PROMPTS.get(args.scenario, DEFAULT_PROMPTS))
     mode = "legacy client" if args.legacy else "client opts in to sessionFailure"
     print(f"claude-acp demo: scenario {args.scenario}, {mode}\n", flush=True)
     log = args.log.open("w", encoding="utf-8") if args.log else None

@@ -51,7 +51,25 @@ def describe_turn_update(head: str, update: dict[str, Any]) -> list[str] | None:
     if kind == "usage_update":
         cost = update.get("cost")
         paid = f", ${cost['amount']:.4f}" if isinstance(cost, dict) else ""
-        return [f"{head}: {update.get('used')} of {update.get('size')} tokens{paid}"]
+        lines = [f"{head}: {update.get('used')} of {update.get('size')} tokens{paid}"]
+        return lines + _limit_lines(update.get("_meta"))
+    if kind == "notice":
+        return [f"{head}: [{update.get('severity')}] {update.get('title')}"]
     if kind == "session_info_update" and "title" in update:
         return [f'{head}: title "{update["title"]}"']
     return None
+
+
+def _limit_lines(meta: object) -> list[str]:
+    # The usage limit windows a rate_limit_event reported (a client's meter).
+    info = meta.get("_claude/rateLimit") if isinstance(meta, dict) else None
+    windows = info.get("unifiedWindows") if isinstance(info, dict) else None
+    if not isinstance(windows, dict):
+        return [f"      limit: {info.get('status')}"] if isinstance(info, dict) else []
+    lines = []
+    for name, window in windows.items():
+        if isinstance(window, dict):
+            used = window.get("utilization")
+            percent = f"{used:.0%}" if isinstance(used, int | float) else "?"
+            lines.append(f"      limit {name}: {percent} used, {window.get('status')}")
+    return lines

@@ -199,9 +199,22 @@ def api_retry_frame(
 
 
 def rate_limit_frame(
-    *, session_id: str, status: str, resets_at: int, rate_limit_type: str
+    *,
+    session_id: str,
+    status: str,
+    resets_at: int,
+    rate_limit_type: str,
+    utilization: float | None = None,
 ) -> Frame:
-    info = {"status": status, "resetsAt": resets_at, "rateLimitType": rate_limit_type}
+    info: dict[str, object] = {
+        "status": status,
+        "resetsAt": resets_at,
+        "rateLimitType": rate_limit_type,
+    }
+    if utilization is not None:
+        window = {"utilization": utilization, "resetsAt": resets_at, "status": status}
+        info.update(utilization=utilization, isUsingOverage=False)
+        info["unifiedWindows"] = {rate_limit_type: window}
     return _stamp({"type": "rate_limit_event", "rate_limit_info": info}, session_id, None)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapter.scripted_claude import frames
+from adapter.scripted_claude import frames, limits
 from adapter.scripted_claude.messages import TurnTally, TurnWriter
 from adapter.scripted_claude.permission_ask import ask
 from adapter.scripted_claude.session import PROCESS_STEPS, SessionState, die, play_process_step
@@ -22,7 +22,9 @@ from adapter.scripted_claude.steps import (
     AssistantError,
     BrokenStream,
     DieAtPrompt,
+    LimitMessage,
     Permission,
+    RateLimitEvent,
     Refusal,
     Reply,
     Result,
@@ -33,6 +35,7 @@ from adapter.scripted_claude.steps import (
     ToolResult,
     ToolUse,
     TurnScript,
+    UsageLimitGate,
 )
 from adapter.scripted_claude.system_frames import system_frame
 from adapter.scripted_claude.wire import Inbox, UserTurn
@@ -61,6 +64,11 @@ class _Player(TurnWriter):
 
     def play(self, step: Step) -> bool:
         """Play one step; False if the turn was interrupted during it."""
+        if isinstance(step, RateLimitEvent):
+            self.s.emit(limits.rate_limit_frame(step, self.s))  # windows keep their resets
+            return True
+        if isinstance(step, LimitMessage | UsageLimitGate):
+            return all(self.play(sub) for sub in limits.expand(step, self.s))
         frame = system_frame(step, self.s.session_id)
         if frame is not None:
             self.s.emit(frame)

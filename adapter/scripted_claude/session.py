@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from adapter.scripted_claude import frames
@@ -66,6 +66,8 @@ class SessionState:
     # Allow rules from settings files and earlier answers (None: ask about everything).
     rules: Rules | None = None
     effort: str | None = None
+    # Each limit window's reset time (epoch seconds), fixed when first reported.
+    limit_resets: dict[str, int] = field(default_factory=dict)
 
     def emit(self, frame: frames.Frame) -> None:
         self.writer.write(frame)

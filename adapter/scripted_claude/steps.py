@@ -30,6 +30,7 @@ __all__ = [
     "Hang",
     "IgnoreSigterm",
     "KillSelf",
+    "LimitMessage",
     "ModelRefusalFallback",
     "NoResponse",
     "Permission",
@@ -48,6 +49,7 @@ __all__ = [
     "ToolResult",
     "ToolUse",
     "TurnScript",
+    "UsageLimitGate",
     "WorkerShuttingDown",
 ]
 
@@ -169,11 +171,32 @@ class ApiRetry:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RateLimitEvent:
-    """`rate_limit_event`, built from the `anthropic-ratelimit-unified-*` headers."""
+    """`rate_limit_event`, built from the `anthropic-ratelimit-unified-*` headers. A window's
+    reset time is fixed when the session first reports it (`resets_in_seconds` from then) and
+    kept until it passes, as a real window's is. With `utilization`, the window is reported in
+    `unifiedWindows` too, as Claude Code does for a subscription."""
 
     status: str = "rejected"
     rate_limit_type: str = "five_hour"
     resets_in_seconds: int = 3600
+    utilization: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LimitMessage:
+    """Claude Code's own words at a subscription's limit, with the window's reset time: the
+    synthetic "You've hit your 5-hour limit · resets 10:08pm (UTC)" and its error result."""
+
+    rate_limit_type: str = "five_hour"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageLimitGate:
+    """A turn after a rejection: while the window's reset is still ahead, the `LimitMessage`
+    again (Claude Code reports no new event: the status did not change); after it, the window
+    is `allowed` again and the turn is answered."""
+
+    rate_limit_type: str = "five_hour"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -327,6 +350,8 @@ Step: TypeAlias = (
     | Permission
     | ApiRetry
     | RateLimitEvent
+    | LimitMessage
+    | UsageLimitGate
     | AssistantError
     | Synthetic
     | Refusal

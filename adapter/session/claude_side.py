@@ -12,7 +12,13 @@ from typing import Any
 
 from acp import RequestError
 from anyio.abc import TaskGroup, TaskStatus
-from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
+from claude_agent_sdk import (
+    AssistantMessage,
+    RateLimitEvent,
+    ResultMessage,
+    StreamEvent,
+    UserMessage,
+)
 from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
 
 from adapter.claude.process import ClaudeRuntime, RuntimeStartError
@@ -32,6 +38,7 @@ from fsm.events import (
     MessageTooLarge,
     OutputReceived,
     PromptSent,
+    RateLimitReported,
     RuntimeStarted,
     RuntimeStartFailed,
     StreamEnded,
@@ -56,6 +63,7 @@ class ClaudeSide:
     controls: SessionControls
     view: TurnHooks
     _clock: Callable[[], float]
+    _wall: Callable[[], float]
 
     async def feed(self, event: Event, message: Any = None) -> None:
         raise NotImplementedError  # pragma: no cover
@@ -157,6 +165,10 @@ class ClaudeSide:
             explanation = refusal_explanation(raw)
             if explanation and not event.refusal_explanation:
                 event = replace(event, refusal_explanation=explanation)
+        if isinstance(event, RateLimitReported) and isinstance(message, RateLimitEvent):
+            # Claude's reset times are wall-clock times; the core's deadlines monotonic.
+            event = replace(event, now=self._clock(), wall=self._wall())
+            await self.view.rate_limited(message.rate_limit_info)
         if isinstance(message, AssistantMessage):
             self.view.saw_assistant(message)
         elif isinstance(message, ResultMessage):

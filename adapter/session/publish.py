@@ -7,6 +7,8 @@ Each send reports whether it went out, so the core hears `DeliveryConfirmed` or 
 
 from __future__ import annotations
 
+from typing import Any
+
 from acp import helpers
 from acp.schema import PromptResponse, SessionInfoUpdate
 
@@ -29,17 +31,25 @@ class Publisher:
         self._dialects = dialects
         self._session_id = session_id
 
-    async def publish(self, record: FailureRecord) -> bool:
-        """Send `record` in every dialect the client asked for; True iff every send went out."""
+    async def publish(self, record: FailureRecord, *, agent_error: bool = True) -> bool:
+        """Send `record` in every dialect the client asked for (`agent_error` false: not in
+        that one); True iff every send went out."""
         sent = True
         if self._dialects.session_failure:
             info = SessionInfoUpdate(
                 session_update="session_info_update", field_meta=_SESSION_FAILURE.meta_for(record)
             )
             sent = await self._link.send_update(self._session_id, info)
-        if record.severity is Severity.ERROR:
+        if record.severity is Severity.ERROR and agent_error:
             sent = await self._agent_error(record) and sent
         return sent
+
+    async def notice(self, severity: str, title: str, description: str | None) -> bool:
+        """An ACP `notice` update (DECISIONS row 34); `acp` 0.12.1 has no type for it."""
+        update: dict[str, Any] = {"sessionUpdate": "notice", "severity": severity, "title": title}
+        if description:
+            update["description"] = description
+        return await self._link.send_raw_update(self._session_id, update)
 
     async def response(
         self, stop_reason: StopReason, record: FailureRecord | None

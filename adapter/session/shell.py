@@ -45,6 +45,7 @@ from fsm.effects import (
     PublishRecord,
     RejectPrompt,
     SendAgentText,
+    SendNotice,
     SendPrompt,
     SettlePrompt,
     StopRuntime,
@@ -85,6 +86,7 @@ class Session(ClaudeSide):
         resume: bool = False,
         terminal_output: bool = False,
         clock: Any = time.monotonic,
+        wall: Any = time.time,
         controls: SessionControls | None = None,
     ) -> None:
         self.session_id = session_id
@@ -95,6 +97,7 @@ class Session(ClaudeSide):
         self._tg = task_group
         self._resume = resume
         self._clock = clock
+        self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
         self._runtime: ClaudeRuntime | None = None
         # Taken once per Claude frame (every streamed delta): uncontended, it must not also
         # yield to the event loop, as anyio's default acquire does.
@@ -124,6 +127,7 @@ class Session(ClaudeSide):
             private=settings.private,
             stall_seconds=settings.stall_seconds,
             started=False,
+            acp_notices=dialects.acp_notices,
         )
 
     # --- runtime (starting it and reading it: `claude_side.py`) ------------------------
@@ -213,8 +217,8 @@ class Session(ClaudeSide):
 
     async def _perform_one(self, effect: Effect, message: Any) -> None:
         match effect:
-            case PublishRecord(record=record):
-                sent = await self._publisher.publish(record)
+            case PublishRecord(record=record, agent_error=agent_error):
+                sent = await self._publisher.publish(record, agent_error=agent_error)
                 outcome = DeliveryConfirmed if sent else DeliveryFailed
                 follow = self.core.handle(outcome(id=record.id, revision=record.revision))
                 await self._perform(follow, None)
@@ -232,6 +236,8 @@ class Session(ClaudeSide):
                     await self.view.assistant(message, mask=self._mask(message))
             case SendAgentText(text=text):
                 await self._publisher.agent_text(redact(text, self._settings.private))
+            case SendNotice(severity=severity, title=title, description=description):
+                await self._publisher.notice(severity, title, description)
             case SendPrompt(turn_id=turn_id, replace_runtime=replace):
                 # The prompt's own task sends it (outside the lock: starting Claude is slow).
                 answer = self._answers.get(turn_id)
@@ -282,7 +288,7 @@ class Session(ClaudeSide):
                 await self._rearm.wait()
                 continue
             self._armed_for = None
-            await self.feed(DeadlineReached(now=self._clock()))
+            await self.feed(DeadlineReached(now=self._clock(), wall=self._wall()))
 
     # --- requests ---------------------------------------------------------------------
 

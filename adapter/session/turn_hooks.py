@@ -138,6 +138,13 @@ class TurnHooks:
         update = self._usage.saw_result(message.usage, message.model_usage, message.total_cost_usd)
         await self._send_raw(update)
 
+    async def rate_limited(self, info: object) -> None:
+        """A `rate_limit_event`: the windows ride on a `usage_update` (a client's meter), in
+        the shape the reference adapter gives them (`_meta["_claude/rateLimit"]`)."""
+        raw = getattr(info, "raw", None)
+        if isinstance(raw, Mapping):
+            await self._send_raw(self._usage.rate_limit_update(raw))
+
     async def turn_ended(self) -> None:
         """Before a prompt's answer: end what the turn left open (calls, a broken stream)."""
         await self._send(self._view.close_open_calls, "a turn's end")

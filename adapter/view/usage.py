@@ -1,4 +1,5 @@
-"""Token use and cost: a `usage_update` after each turn, `usage` on the prompt response.
+"""Token use and cost: a `usage_update` after each turn (and after each `rate_limit_event`, with
+Claude's limit windows), `usage` on the prompt response.
 
 `used` is what the context holds after the turn: the last top-level request's input (cached or
 not) plus its output. `size` is the context window Claude's result reports for the model
@@ -45,6 +46,7 @@ class UsageMeter:
     cached_read: int = 0
     cached_write: int = 0
     turns_reported: int = 0
+    size: int = DEFAULT_CONTEXT_WINDOW  # the context window Claude last reported
 
     def saw_request(self, usage: object) -> None:
         """One top-level assistant message's `usage`: the context as of that request."""
@@ -62,14 +64,25 @@ class UsageMeter:
             self.output_tokens += _count(usage, "output_tokens")
             self.cached_read += _count(usage, "cache_read_input_tokens")
             self.cached_write += _count(usage, "cache_creation_input_tokens")
+        self.size = _window(model_usage)
         update: dict[str, Any] = {
             "sessionUpdate": "usage_update",
             "used": self.used,
-            "size": _window(model_usage),
+            "size": self.size,
         }
         if isinstance(cost, int | float) and not isinstance(cost, bool) and 0 <= cost < 1e9:
             update["cost"] = {"amount": float(cost), "currency": "USD"}
         return update
+
+    def rate_limit_update(self, info: Mapping[str, Any]) -> dict[str, Any]:
+        """The `usage_update` after a `rate_limit_event`: the context as last reported, and
+        Claude's windows (utilization, reset, status) verbatim under `_claude/rateLimit`."""
+        return {
+            "sessionUpdate": "usage_update",
+            "used": self.used,
+            "size": self.size,
+            "_meta": {"_claude/rateLimit": dict(info)},
+        }
 
     def response_usage(self) -> Usage | None:
         """The session's tokens so far, for the prompt response (None before any report)."""

@@ -18,7 +18,7 @@ import json
 from enum import Enum
 from typing import Any
 
-from fsm import incident, turn
+from fsm import incident, limits, turn
 from fsm.machine import expanded
 
 __all__ = ["MACHINES", "MAX_LABEL", "decision_table", "label", "render", "render_dot"]
@@ -26,6 +26,7 @@ __all__ = ["MACHINES", "MAX_LABEL", "decision_table", "label", "render", "render
 MACHINES: dict[str, tuple[type[Enum], list[dict[str, Any]], Enum]] = {
     "incident": (incident.IncidentState, incident.TRANSITIONS, incident.IncidentState.CREATED),
     "turn": (turn.TurnState, turn.TRANSITIONS, turn.TurnState.IDLE),
+    "limit_window": (limits.WindowState, limits.TRANSITIONS, limits.WindowState.QUIET),
 }
 
 # The longest arrow label a reviewer is asked to read (issue 21).

@@ -42,6 +42,9 @@ EXPECTED_INCIDENT_TABLE: dict[tuple[IncidentState, IncidentTrigger], IncidentSta
             IT.AUTH_CONFIRMED,
             IT.RUNTIME_REPLACED,
             IT.NOTICES_OVERFLOWED,
+            IT.WINDOW_CLOSED,
+            IT.RESET_REACHED,
+            IT.RESET_SUPERSEDED,
         )
     },
 }
@@ -55,6 +58,14 @@ EXPECTED_RECOVERY_ROWS = [
     (IT.AUTH_CONFIRMED, ("recovers_on_auth_status",)),
     (IT.RUNTIME_REPLACED, ("is_bound_to_the_runtime",)),
     (IT.NOTICES_OVERFLOWED, ("is_a_notice",)),
+    (IT.WINDOW_CLOSED, ("is_a_limit_warning",)),
+]
+
+# Row 33 as guarded rows that keep the incident active: (trigger, guards, callback).
+EXPECTED_RESET_ROWS = [
+    (IT.RESET_REACHED, ("awaits_its_reset", "its_reset_is_due"), "take_reset"),
+    (IT.RUNTIME_REPLACED, ("awaits_its_reset",), "forget_reset"),
+    (IT.RESET_SUPERSEDED, ("awaits_its_reset",), "forget_reset"),
 ]
 
 # --- the tables as the machines hold them ----------------------------------------------------
@@ -117,19 +128,23 @@ def test_recovery_policy_is_the_guarded_rows() -> None:
         for trigger, event in INCIDENT_MACHINE.events.items()
         for source, transitions in event.transitions.items()
         for t in transitions
-        if t.conditions and source == IS.REVISING.name
+        if t.conditions and source == IS.REVISING.name and t.dest is not None
     ]
     assert sorted(rows, key=str) == sorted(EXPECTED_RECOVERY_ROWS, key=str)
-    # Every recovery row ends in history; none starts there.
+    # Every guarded row ends in history, or is one of the reset's internal rows (row 33).
+    resets = []
     for row in incident_table_rows():
-        if row.get("conditions"):
+        if row.get("conditions") and row["dest"] is None:
+            resets.append((row["trigger"], tuple(row["conditions"]), *row["before"]))
+        elif row.get("conditions"):
             assert row["dest"] is IS.RESOLVED_HISTORICAL
+    assert resets == EXPECTED_RESET_ROWS
 
 
 def test_every_pair_is_either_a_row_or_invalid() -> None:
     # The valid and invalid lists partition the product, for both machines.
     assert len(INCIDENT_VALID) + len(INCIDENT_INVALID) == len(IncidentState) * len(IncidentTrigger)
-    assert (len(INCIDENT_VALID), len(INCIDENT_INVALID)) == (16, 8)
+    assert (len(INCIDENT_VALID), len(INCIDENT_INVALID)) == (22, 11)
 
 
 def incident_table_rows() -> list[dict[str, Any]]:
@@ -308,6 +323,8 @@ def test_attaching_a_model_binds_only_what_it_declares(caplog: pytest.LogCapture
             "id",
             "pending",
             "policy",
+            "reset_taken",
+            "resets_at_ms",
             "state",
             "trigger",
             "turn_id",

@@ -364,6 +364,17 @@ def _passing() -> dict[str, tuple[set[str], Frames]]:
         "short title in prose": ({"title-as-agent-text"}, [
             *h, *turn, (IN, chunk(f"Earlier: {TITLE} Now it works.")),
             (IN, answer(2, record()))]),
+        # Row 32: an early limit warning is revised across turns as its percent rises.
+        "limit warning next turn": ({"notice-reused"}, [
+            *h, *turn, (IN, info(record(notice, severity="warning", title="Used 92%."))),
+            (IN, answer(2)), (OUT, prompt(3)),
+            (IN, info(record(notice, 2, severity="warning", title="Used 97%."))),
+            (IN, answer(3))]),
+        # Row 33: an answered turn's limit is revised at its reset, whatever prompt is live.
+        "reset during a later prompt": ({"turn-error-carrier"}, [
+            *h, *turn, (IN, answer(2, record())), (OUT, prompt(3)),
+            (IN, info(record(revision=2, title=TITLE + " Reset.", actions=["retry"]))),
+            (IN, answer(3))]),
         "legacy gets prose": ({"title-as-agent-text", "not-negotiated"}, [
             *handshake(None), *turn, (IN, chunk(TITLE)),
             (IN, {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": TITLE}})]),

@@ -230,6 +230,8 @@ ADAPTER_ONLY = {
     "tool_use_without_name",
     "tool_result_with_wrong_types",
     "rate_limit_every_turn",
+    # Its turns wait for a reset on the wall clock: tests/e2e/test_usage_limits.py.
+    "usage_limit_resets",
     # Everyday coding turns (issue 13): tests/e2e/test_turn.py and the benchmark.
     "coding_turn",
     "every_tool",
