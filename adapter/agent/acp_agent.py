@@ -78,6 +78,7 @@ class ClaudeAcpAgent:
         self._link = ClientLink()
         self._dialects = Dialects()
         self._terminal_output = False
+        self._ask_by_form = False  # the client declared `elicitation.form`
         self._sessions: dict[str, Session] = {}
         self._closed: set[str] = set()
         # One load or resume of a session id at a time: two at once would each start a Claude
@@ -104,6 +105,8 @@ class ClaudeAcpAgent:
         self._dialects = negotiate(meta)
         # Zed's terminal extension: Bash output as terminal `_meta` (adapter.view.tool_results).
         self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
+        elicitation = client_capabilities.elicitation if client_capabilities is not None else None
+        self._ask_by_form = elicitation is not None and elicitation.form is not None
         log.info("initialize: %s", self._dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -188,6 +191,7 @@ class ClaudeAcpAgent:
             servers=servers,
             settings=self._settings,
             transcript=transcript,
+            ask_by_form=self._ask_by_form,
         )
 
     async def new_session(

@@ -27,6 +27,7 @@ from adapter.agent import mcp_servers
 from adapter.claude.settings_files import default_mode
 from adapter.claude.transcript_tail import read_tail
 from adapter.controls.pickers import SessionConfig, launch_for
+from adapter.controls.questions import disallowed_tools
 from adapter.wire.client_link import ClientLink
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class Opening:
     resume: bool  # whether Claude resumes the session's transcript
     config: SessionConfig
     mcp_servers: dict[str, Any]
+    # Whether the client declared `elicitation.form`: Claude's questions are asked as forms.
+    ask_by_form: bool = False
 
 
 def opening(
@@ -83,6 +86,7 @@ def opening(
     servers: list[Any] | None,
     settings: RuntimeSettings,
     transcript: Path | None = None,
+    ask_by_form: bool = False,
 ) -> Opening:
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
@@ -99,6 +103,7 @@ def opening(
         resume=transcript is not None,
         config=config,
         mcp_servers=mcp_servers.for_claude(servers),
+        ask_by_form=ask_by_form,
     )
 
 
@@ -112,7 +117,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
         cwd=start.cwd,
         session_id=start.session_id,
         resume=start.resume,
-        launch=launch_for(start.config, start.mcp_servers),
+        launch=launch_for(start.config, start.mcp_servers, disallowed_tools(start.ask_by_form)),
     )
     try:
         await runtime.spawn(task_group)
@@ -148,6 +153,7 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         link=link,
         config=start.config,
         mcp_servers=start.mcp_servers,
+        ask_by_form=start.ask_by_form,
     )
 
 

@@ -70,6 +70,8 @@ class Launch:
     model: str | None = None
     effort: str | None = None
     mcp_servers: dict[str, Any] = field(default_factory=dict)
+    # Tools Claude Code starts without (AskUserQuestion for a client without forms).
+    disallowed_tools: tuple[str, ...] = ()
 
 
 class RuntimeStartError(Exception):
@@ -129,6 +131,7 @@ class ClaudeRuntime:
             model=launch.model,
             effort=launch.effort,  # type: ignore[arg-type]
             mcp_servers=launch.mcp_servers,
+            disallowed_tools=list(launch.disallowed_tools),
         )
         # The client configures its own copy of the options; the transport builds the command
         # line, so it gets them configured the same way the client would have done for it.

@@ -27,6 +27,7 @@ from adapter.claude.process import Launch
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig, launch_for
+from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class SessionControls:
         link: ClientLink,
         config: SessionConfig,
         mcp_servers: dict[str, Any] | None = None,
+        ask_by_form: bool = False,
     ) -> None:
         self.session_id = session_id
         self.config = config
@@ -55,13 +57,16 @@ class SessionControls:
         self.permissions = PermissionBroker(
             session_id=session_id, link=link, config=config, on_mode=self.mode_changed
         )
+        self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
 
     def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
         """Where to find the session's current Claude process."""
         self._runtime = runtime
 
     def launch(self) -> Launch:
-        return launch_for(self.config, self.mcp_servers)
+        return launch_for(
+            self.config, self.mcp_servers, disallowed_tools(self.questions.ask_by_form)
+        )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:
         """Take the commands and models Claude Code reported at start-up."""

@@ -320,6 +320,9 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         partial_messages=args.has("--include-partial-messages"),
         rules=rules,
         effort=args.value("--effort"),
+        disallowed_tools=frozenset(
+            t for t in (args.value("--disallowedTools") or "").split(",") if t
+        ),
     )
     inbox = Inbox()
     reader = _Reader(state, inbox, scenario, env)

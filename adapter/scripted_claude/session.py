@@ -66,6 +66,8 @@ class SessionState:
     # Allow rules from settings files and earlier answers (None: ask about everything).
     rules: Rules | None = None
     effort: str | None = None
+    # --disallowedTools: the tools Claude does not have (AskUserQuestion for a formless client).
+    disallowed_tools: frozenset[str] = frozenset()
 
     def emit(self, frame: frames.Frame) -> None:
         self.writer.write(frame)

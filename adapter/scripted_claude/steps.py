@@ -33,6 +33,7 @@ __all__ = [
     "ModelRefusalFallback",
     "NoResponse",
     "Permission",
+    "Question",
     "RateLimitEvent",
     "RawFrame",
     "Refusal",
@@ -145,6 +146,18 @@ class Permission:
     result: str
     # Claude Code's `permission_suggestions` for this call (rule or mode updates it offers).
     suggestions: tuple[Mapping[str, object], ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Question:
+    """Claude asks the user (the AskUserQuestion tool): `tool_use`, the `can_use_tool` round
+    trip, the tool result, then a text saying what Claude heard ("You answered: ..."). Where
+    Claude Code was started with `--disallowedTools AskUserQuestion` Claude asks in its reply
+    instead (`fallback`), as the model does when it lacks the tool.
+    """
+
+    input: Mapping[str, object]
+    fallback: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -325,6 +338,7 @@ Step: TypeAlias = (
     | Thinking
     | ToolUse
     | Permission
+    | Question
     | ApiRetry
     | RateLimitEvent
     | AssistantError

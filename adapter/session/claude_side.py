@@ -21,6 +21,7 @@ from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import refusal_explanation
 from adapter.claude.translate import event_for
 from adapter.controls.controls import SessionControls
+from adapter.controls.questions import ASK_TOOL
 from adapter.session.answer import Answer
 from adapter.session.turn_hooks import TurnHooks
 from adapter.wire.client_link import ClientLink
@@ -92,7 +93,10 @@ class ClaudeSide:
     async def _can_use_tool(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
-        result = await self.controls.permissions.decide(tool_name, tool_input, context)
+        if tool_name == ASK_TOOL:  # a question to the user, not a permission
+            result = await self.controls.questions.ask(tool_input, context)
+        else:
+            result = await self.controls.permissions.decide(tool_name, tool_input, context)
         if isinstance(result, PermissionResultAllow):
             await self.view.permitted(context.tool_use_id)  # it runs now
         return result

@@ -13,7 +13,12 @@ from typing import Any, Protocol
 
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, ToolCallUpdate
 
-from adapter.wire.acp_compat import next_request_id, raw_notifier, send_raw_notification
+from adapter.wire.acp_compat import (
+    next_request_id,
+    raw_notifier,
+    send_raw_notification,
+    send_raw_request,
+)
 
 __all__ = ["BulkSender", "ClientLink", "Connection"]
 
@@ -125,3 +130,15 @@ class ClientLink:
         if isinstance(outcome, AllowedOutcome | DeniedOutcome):
             return outcome
         return None
+
+    async def create_elicitation(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        """ACP's `elicitation/create` with these params: the client's answer (a dict, unchecked),
+        or None when the client answered with an error or could not be asked."""
+        if self._conn is None:
+            return None
+        try:
+            result = await send_raw_request(self._conn, "elicitation/create", params)
+        except Exception:
+            log.warning("session %s: elicitation/create failed", params.get("sessionId"))
+            return None
+        return result if isinstance(result, dict) else {}
