@@ -169,3 +169,26 @@ def test_the_acp_connection_keeps_its_request_handler_in_a_private_attribute() -
     assert acp_compat.wrap_request_handler(conn, lambda h: ("wrapped", h)) is True
     assert conn._conn._handler == ("wrapped", "original")  # type: ignore[comparison-overlap]
     assert acp_compat.wrap_request_handler(object(), lambda h: h) is False
+
+
+@pytest.mark.anyio
+async def test_send_raw_request_uses_the_acp_connections_private_sender() -> None:
+    from acp.connection import Connection
+
+    assert list(inspect.signature(Connection.send_request).parameters)[:3] == [
+        "self",
+        "method",
+        "params",
+    ]
+
+    class Raw:
+        async def send_request(self, method: str, params: object) -> object:
+            return {"method": method, "params": params}
+
+    class Conn:
+        _conn = Raw()
+
+    answer = await acp_compat.send_raw_request(Conn(), "elicitation/create", {"x": 1})
+    assert answer == {"method": "elicitation/create", "params": {"x": 1}}
+    with pytest.raises(LookupError):
+        await acp_compat.send_raw_request(object(), "elicitation/create", {})
