@@ -40,6 +40,7 @@ from adapter.claude.sdk_compat import (
     parse_message,
     raw_frames,
     send_control_request,
+    with_hints,
 )
 from adapter.claude.settings_files import SETTING_SOURCES
 
@@ -152,7 +153,8 @@ class ClaudeRuntime:
             # session that owns this runtime; refuse rather than guess if that ever breaks.
             log.error("Claude runtime %s asked before a session owned it", self.epoch)
             return PermissionResultDeny(message="The session is not ready.")
-        return await self._can_use_tool(tool_name, tool_input, context)
+        hinted = with_hints(context, self._transport.take_hints(context.tool_use_id))
+        return await self._can_use_tool(tool_name, tool_input, hinted)
 
     async def spawn(self, task_group: TaskGroup) -> None:
         """Start Claude's process and, in `task_group`, its start-up handshake; return once the

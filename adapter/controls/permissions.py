@@ -34,6 +34,7 @@ from claude_agent_sdk.types import (
     ToolPermissionContext,
 )
 
+from adapter.controls.permission_hints import hinted
 from adapter.controls.pickers import SessionConfig
 from adapter.wire.client_link import ClientLink
 
@@ -154,7 +155,7 @@ class PermissionBroker:
                 PermissionOption(option_id="allow_always", name=always[0], kind="allow_always")
             )
         options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
-        chosen = await self._ask(tool_call, options)
+        chosen = await self._ask(tool_call, hinted(options, context))
         if chosen == "":
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if chosen == "allow":

@@ -7,7 +7,7 @@ Standard library only: imported by the fake at start-up.
 
 from __future__ import annotations
 
-from adapter.scripted_claude.steps import Question, Reply, Result, Scenario
+from adapter.scripted_claude.steps import Permission, Question, Reply, Result, Scenario
 
 __all__ = ["ASKING_SCENARIOS", "ONE_QUESTION", "TWO_QUESTIONS"]
 
@@ -43,7 +43,40 @@ TWO_QUESTIONS: dict[str, object] = {
 
 _FALLBACK = "Before I start: which database should the app use, Postgres or SQLite?"
 
+_DEPLOY = {"command": "./deploy.sh", "description": "Deploy to production"}
+
 ASKING_SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        name="permission_hints",
+        description="Bash permissions with the CLI's hints: default_to_no, then a matched "
+        "ask rule, then suppress_always_allow_rule.",
+        turns=(
+            (
+                Permission(
+                    tool_name="Bash", input=_DEPLOY, result="", hints={"default_to_no": True}
+                ),
+                Result(),
+            ),
+            (
+                Permission(
+                    tool_name="Bash",
+                    input=_DEPLOY,
+                    result="",
+                    hints={"matched_ask_rule": {"toolName": "Bash", "ruleContent": "./deploy.sh"}},
+                ),
+                Result(),
+            ),
+            (
+                Permission(
+                    tool_name="Bash",
+                    input=_DEPLOY,
+                    result="",
+                    hints={"suppress_always_allow_rule": True, "default_to_no": True},
+                ),
+                Result(),
+            ),
+        ),
+    ),
     Scenario(
         name="ask_question",
         description="Claude asks one question (AskUserQuestion), then says what it heard.",

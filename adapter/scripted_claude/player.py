@@ -148,7 +148,7 @@ class _Player(TurnWriter):
         tool_input = dict(step.input)
         ident = self._tool_use(step.tool_name, tool_input)
         allowed, message, interrupt = ask(
-            self.s, self.inbox, step.tool_name, tool_input, ident, step.suggestions
+            self.s, self.inbox, step.tool_name, tool_input, ident, step.suggestions, step.hints
         )
         if allowed is None:
             return False

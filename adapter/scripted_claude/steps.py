@@ -146,6 +146,8 @@ class Permission:
     result: str
     # Claude Code's `permission_suggestions` for this call (rule or mode updates it offers).
     suggestions: tuple[Mapping[str, object], ...] = ()
+    # Keys the request also carries: the CLI's hints (`default_to_no`, `matched_ask_rule`, ...).
+    hints: Mapping[str, object] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
