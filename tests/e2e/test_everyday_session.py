@@ -306,7 +306,7 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
     adapters: AdapterPool,
     tmp_path: Path,
 ) -> None:
-    client = ChoosingClient(option("acceptEdits"))
+    client = ChoosingClient(option("exit-plan-accept-edits"))
     async with adapters.session_adapter(tmp_path, "plan_mode", client=client) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "fix the bug")
@@ -317,9 +317,12 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
     assert isinstance(third, PromptResponse) and third.stop_reason == "end_turn"
     assert entered == ["plan"]  # Claude's own EnterPlanMode reached the client
     [offered] = client.offered
-    assert [o.option_id for o in offered][-1] == "plan"
-    assert "acceptEdits" in [o.option_id for o in offered]
-    assert "No, keep planning" in [o.name for o in offered]
+    # The reference adapter's choices (bypass is not offered to root outside a sandbox).
+    assert [(o.option_id, o.name, o.kind) for o in offered] == [
+        ("exit-plan-default", "Yes, manually approve edits", "allow_once"),
+        ("exit-plan-accept-edits", "Yes, auto-accept edits", "allow_always"),
+        ("reject", "No, keep planning", "reject_once"),
+    ]
     [asked] = client.permission_requests
     assert asked.kind == "switch_mode" and asked.title == "Ready to code?"
     assert asked.content[0].content.text == PLAN  # the plan to approve, as markdown
@@ -332,7 +335,7 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_keep_planning_stays_in_plan_mode(adapters: AdapterPool, tmp_path: Path) -> None:
-    client = ChoosingClient(option("plan"))
+    client = ChoosingClient(option("reject"))
     async with adapters.session_adapter(tmp_path, "plan_mode", client=client) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "fix the bug")
