@@ -12,7 +12,13 @@ from typing import Any
 
 from acp import RequestError
 from anyio.abc import TaskGroup, TaskStatus
-from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
+from claude_agent_sdk import (
+    AssistantMessage,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    UserMessage,
+)
 from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
 
 from adapter.claude.process import ClaudeRuntime, RuntimeStartError
@@ -57,6 +63,9 @@ class ClaudeSide:
     controls: SessionControls
     view: TurnHooks
     _clock: Callable[[], float]
+    # Row 29: Claude Code may report a refusal's explanation only in a
+    # `system/model_refusal_no_fallback` frame before the refusal message; kept until then.
+    _refusal_note: str | None = None
 
     async def feed(self, event: Event, message: Any = None) -> None:
         raise NotImplementedError  # pragma: no cover
@@ -156,9 +165,13 @@ class ClaudeSide:
         except (FsmError, TypeError, ValueError):
             log.warning("skipped a malformed %s from Claude", type(message).__name__)
             return
+        if isinstance(message, SystemMessage) and message.subtype == "model_refusal_no_fallback":
+            self._refusal_note = refusal_explanation(raw) or self._refusal_note
         if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
-            # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it.
-            explanation = refusal_explanation(raw)
+            # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it, or
+            # the `model_refusal_no_fallback` frame before it did.
+            explanation = refusal_explanation(raw) or self._refusal_note
+            self._refusal_note = None
             if explanation and not event.refusal_explanation:
                 event = replace(event, refusal_explanation=explanation)
         if isinstance(message, AssistantMessage):
