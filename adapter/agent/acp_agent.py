@@ -311,6 +311,8 @@ class ClaudeAcpAgent:
         from adapter.claude.process import RuntimeStartError
 
         session = self._session(session_id)
+        if await session.controls.answer_locally(prompt):  # `/usage`, `/mcp`: no model turn
+            return PromptResponse(stop_reason="end_turn")
         try:
             return await session.prompt(rewrite_prompt(prompt))
         except RuntimeStartError as exc:

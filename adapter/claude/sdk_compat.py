@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from typing import Any
 
 import anyio
@@ -169,8 +169,10 @@ class ExitBoundedTransport(SubprocessCLITransport):
     # When given, set after each write to Claude (`ClaudeRuntime.spawn` waits for the first).
     written: anyio.Event | None = None
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, prompt: str | AsyncIterable[dict[str, Any]], options: ClaudeAgentOptions
+    ) -> None:
+        super().__init__(prompt=prompt, options=options)
         # The hints of `can_use_tool` requests read and not yet asked, by tool call.
         self._hints: dict[str, PermissionHints] = {}
 

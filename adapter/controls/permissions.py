@@ -48,7 +48,6 @@ _DENIED = "The user did not allow this tool call."
 _CANCELLED = "The turn was cancelled."
 
 
-
 def _always(
     tool_name: str, tool_input: dict[str, Any], suggestions: list[PermissionUpdate]
 ) -> tuple[str, list[PermissionUpdate]] | None:

@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from adapter.scripted_claude import frames
@@ -68,6 +68,8 @@ class SessionState:
     effort: str | None = None
     # --disallowedTools: the tools Claude does not have (AskUserQuestion for a formless client).
     disallowed_tools: frozenset[str] = frozenset()
+    # --mcp-config's servers, name → status (`local_controls`).
+    mcp_servers: dict[str, str] = field(default_factory=dict)
 
     def emit(self, frame: frames.Frame) -> None:
         self.writer.write(frame)
