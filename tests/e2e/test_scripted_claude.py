@@ -408,6 +408,10 @@ ADAPTER_ONLY = {
     "permission_rules",
     "commands_changed",
     "edit_permission",
+    # Claude asks (issue 22): test_questions.py, test_permission_hints.py.
+    "ask_question",
+    "ask_questions",
+    "permission_hints",
 }
 
 
