@@ -81,6 +81,7 @@ class ClaudeAcpAgent:
         self._dialects = Dialects()
         self._raw = RawCapabilities()
         self._terminal_output = False
+        self._ask_by_form = False  # the client declared `elicitation.form`
         self._sessions: dict[str, Session] = {}
         self._closed: set[str] = set()
         # One load or resume of a session id at a time: two at once would each start a Claude
@@ -111,6 +112,8 @@ class ClaudeAcpAgent:
         self._dialects = replace(negotiate(meta), acp_notices=self._raw.notices)
         # Zed's terminal extension: Bash output as terminal `_meta` (adapter.view.tool_results).
         self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
+        elicitation = client_capabilities.elicitation if client_capabilities is not None else None
+        self._ask_by_form = elicitation is not None and elicitation.form is not None
         log.info("initialize: %s", self._dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -195,6 +198,7 @@ class ClaudeAcpAgent:
             servers=servers,
             settings=self._settings,
             transcript=transcript,
+            ask_by_form=self._ask_by_form,
         )
 
     async def new_session(
@@ -321,6 +325,8 @@ class ClaudeAcpAgent:
         from adapter.claude.process import RuntimeStartError
 
         session = self._session(session_id)
+        if await session.controls.answer_locally(prompt):  # `/usage`, `/mcp`: no model turn
+            return PromptResponse(stop_reason="end_turn")
         try:
             return await session.prompt(rewrite_prompt(prompt))
         except RuntimeStartError as exc:

@@ -27,6 +27,7 @@ from adapter.agent import mcp_servers
 from adapter.claude.settings_files import default_mode
 from adapter.claude.transcript_tail import read_tail
 from adapter.controls.pickers import SessionConfig, launch_for
+from adapter.controls.questions import disallowed_tools
 from adapter.wire.client_link import ClientLink
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class Opening:
     resume: bool  # whether Claude resumes the session's transcript
     config: SessionConfig
     mcp_servers: dict[str, Any]
+    # Whether the client declared `elicitation.form`: Claude's questions are asked as forms.
+    ask_by_form: bool = False
 
 
 def opening_for(
@@ -91,6 +94,7 @@ def opening_for(
     servers: list[Any] | None,
     settings: RuntimeSettings,
     transcript: Path | None = None,
+    ask_by_form: bool = False,
 ) -> Opening:
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
@@ -107,6 +111,7 @@ def opening_for(
         resume=transcript is not None,
         config=config,
         mcp_servers=mcp_servers.for_claude(servers),
+        ask_by_form=ask_by_form,
     )
 
 
@@ -120,7 +125,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
         cwd=start.cwd,
         session_id=start.session_id,
         resume=start.resume,
-        launch=launch_for(start.config, start.mcp_servers),
+        launch=launch_for(start.config, start.mcp_servers, disallowed_tools(start.ask_by_form)),
     )
     try:
         await runtime.spawn(task_group)
@@ -156,6 +161,7 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         link=link,
         config=start.config,
         mcp_servers=start.mcp_servers,
+        ask_by_form=start.ask_by_form,
     )
 
 

@@ -38,6 +38,7 @@ from adapter.claude.sdk_compat import (
     parse_message,
     raw_frames,
     send_control_request,
+    with_hints,
 )
 from adapter.claude.settings_files import SETTING_SOURCES
 from adapter.claude.start_errors import RuntimeStartError, start_error
@@ -69,6 +70,8 @@ class Launch:
     model: str | None = None
     effort: str | None = None
     mcp_servers: dict[str, Any] = field(default_factory=dict)
+    # Tools Claude Code starts without (AskUserQuestion for a client without forms).
+    disallowed_tools: tuple[str, ...] = ()
 
 
 class ClaudeRuntime:
@@ -117,6 +120,7 @@ class ClaudeRuntime:
             model=launch.model,
             effort=launch.effort,  # type: ignore[arg-type]
             mcp_servers=launch.mcp_servers,
+            disallowed_tools=list(launch.disallowed_tools),
         )
         # The client configures its own copy of the options; the transport builds the command
         # line, so it gets them configured the same way the client would have done for it.
@@ -137,7 +141,8 @@ class ClaudeRuntime:
             # session that owns this runtime; refuse rather than guess if that ever breaks.
             log.error("Claude runtime %s asked before a session owned it", self.epoch)
             return PermissionResultDeny(message="The session is not ready.")
-        return await self._can_use_tool(tool_name, tool_input, context)
+        hinted = with_hints(context, self._transport.take_hints(context.tool_use_id))
+        return await self._can_use_tool(tool_name, tool_input, hinted)
 
     async def spawn(self, task_group: TaskGroup) -> None:
         """Start Claude's process and, in `task_group`, its start-up handshake; return once the

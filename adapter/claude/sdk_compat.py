@@ -25,6 +25,10 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   live in `adapter/lean_imports.py` (pinned by `tests/shell/test_lean_imports.py`): pydantic's
   private `ConfigWrapper.for_model`, to build `acp.schema`'s models on first use, and the SDK
   package registered without its `__init__` (which imports `mcp`), its names loaded from submodules.
+- `ExitBoundedTransport.take_hints`, `with_hints`: the SDK builds a `can_use_tool` callback's
+  context without the CLI's permission hints (`default_to_no`, `suppress_always_allow_rule`,
+  `matched_ask_rule`); the transport notes them from the raw request as it reads it, and the
+  context handed on is a `HintedContext` that carries them.
 - `refusal_explanation`: the SDK drops an assistant message's `stop_details`; the raw frame (or
   a `model_refusal_no_fallback` system frame) keeps Claude's refusal explanation (row 29).
 """
@@ -32,9 +36,10 @@ since `fsm/` may not import the adapter; the same test file pins all three.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from typing import Any
 
 import anyio
@@ -43,13 +48,15 @@ from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.sessions import _sanitize_path
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
-from claude_agent_sdk.types import _configure_can_use_tool
+from claude_agent_sdk.types import ToolPermissionContext, _configure_can_use_tool
 
 from adapter.wire.deep_json import MAX_DEPTH, loads_shallow
 from adapter.wire.private_files import open_regular
 
 __all__ = [
     "ExitBoundedTransport",
+    "HintedContext",
+    "PermissionHints",
     "configure_can_use_tool",
     "list_regular_transcripts_only",
     "parse_message",
@@ -57,6 +64,7 @@ __all__ = [
     "refusal_explanation",
     "sanitize_path",
     "send_control_request",
+    "with_hints",
 ]
 
 log = logging.getLogger(__name__)
@@ -190,9 +198,72 @@ class _ExitBoundedProcess:
         return await self._process.wait()
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class PermissionHints:
+    """What the CLI says about how to ask (reference-features-2.md §2.4)."""
+
+    default_to_no: bool = False  # `default_to_no`: the reject option goes first
+    # `suppress_always_allow_rule`, or a `matched_ask_rule` (a user's ask rule forced the
+    # question): no "always" option.
+    no_always: bool = False
+
+
+def _hints_in(frame: object) -> tuple[str, PermissionHints] | None:
+    """The tool call and hints of a raw `can_use_tool` control request that has any."""
+    if not isinstance(frame, Mapping) or frame.get("type") != "control_request":
+        return None
+    request = frame.get("request")
+    if not isinstance(request, Mapping) or request.get("subtype") != "can_use_tool":
+        return None
+    tool_use_id = request.get("tool_use_id")
+    hints = PermissionHints(
+        default_to_no=request.get("default_to_no") is True,
+        no_always=request.get("suppress_always_allow_rule") is True
+        or bool(request.get("matched_ask_rule")),
+    )
+    if not isinstance(tool_use_id, str) or hints == PermissionHints():
+        return None
+    return tool_use_id, hints
+
+
+@dataclasses.dataclass
+class HintedContext(ToolPermissionContext):
+    """The SDK's permission context plus the CLI's hints it drops."""
+
+    hints: PermissionHints = dataclasses.field(default_factory=PermissionHints)
+
+
+def with_hints(context: ToolPermissionContext, hints: PermissionHints) -> HintedContext:
+    fields = {f.name: getattr(context, f.name) for f in dataclasses.fields(context)}
+    return HintedContext(**{**fields, "hints": hints})
+
+
 class ExitBoundedTransport(SubprocessCLITransport):
     # When given, set after each write to Claude (`ClaudeRuntime.spawn` waits for the first).
     written: anyio.Event | None = None
+
+    def __init__(
+        self, prompt: str | AsyncIterable[dict[str, Any]], options: ClaudeAgentOptions
+    ) -> None:
+        super().__init__(prompt=prompt, options=options)
+        # The hints of `can_use_tool` requests read and not yet asked, by tool call.
+        self._hints: dict[str, PermissionHints] = {}
+
+    def read_messages(self) -> AsyncIterator[dict[str, Any]]:
+        return self._noting_hints(super().read_messages())
+
+    async def _noting_hints(
+        self, frames: AsyncIterator[dict[str, Any]]
+    ) -> AsyncIterator[dict[str, Any]]:
+        async for frame in frames:
+            found = _hints_in(frame)
+            if found is not None:
+                self._hints[found[0]] = found[1]
+            yield frame
+
+    def take_hints(self, tool_use_id: str | None) -> PermissionHints:
+        """The hints of the `can_use_tool` request for this tool call (once)."""
+        return self._hints.pop(tool_use_id or "", PermissionHints())
 
     async def write(self, data: str) -> None:
         await super().write(data)

@@ -19,14 +19,23 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from acp import RequestError
-from acp.schema import AvailableCommand, ConfigOptionUpdate, CurrentModeUpdate
+from acp.schema import (
+    AgentMessageChunk,
+    AvailableCommand,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
+    TextContentBlock,
+)
 from anyio.abc import TaskGroup
 from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
 from adapter.claude.process import Launch
+from adapter.controls import local_commands
 from adapter.controls.commands import available_commands, update_for
+from adapter.controls.local_commands import MCP_COMMAND
 from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig, launch_for
+from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
 
 if TYPE_CHECKING:
@@ -45,6 +54,7 @@ class SessionControls:
         link: ClientLink,
         config: SessionConfig,
         mcp_servers: dict[str, Any] | None = None,
+        ask_by_form: bool = False,
     ) -> None:
         self.session_id = session_id
         self.config = config
@@ -55,13 +65,16 @@ class SessionControls:
         self.permissions = PermissionBroker(
             session_id=session_id, link=link, config=config, on_mode=self.mode_changed
         )
+        self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
 
     def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
         """Where to find the session's current Claude process."""
         self._runtime = runtime
 
     def launch(self) -> Launch:
-        return launch_for(self.config, self.mcp_servers)
+        return launch_for(
+            self.config, self.mcp_servers, disallowed_tools(self.questions.ask_by_form)
+        )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:
         """Take the commands and models Claude Code reported at start-up."""
@@ -71,7 +84,9 @@ class SessionControls:
             log.warning("session %s: Claude's start-up facts are unavailable", self.session_id)
             return
         commands = info.get("commands")
-        self.commands = available_commands(commands if isinstance(commands, list) else [])
+        listed = commands if isinstance(commands, list) else []
+        # `/mcp` is answered here (local_commands), whatever Claude Code lists.
+        self.commands = available_commands([MCP_COMMAND, *listed])
         if self.config.adopt(info) and self.config.model is not None:
             # The transcript's model is gone: the running Claude falls back with the picker.
             try:
@@ -90,6 +105,24 @@ class SessionControls:
             await self._link.send_update(self.session_id, update_for(self.commands))
 
         tg.start_soon(announce)
+
+    async def answer_locally(self, blocks: list[Any]) -> bool:
+        """Answer a `/usage` or `/mcp` prompt from Claude Code's control calls, as one agent
+        message; False when the prompt is not one or Claude could not answer (it then goes to
+        Claude as any prompt)."""
+        command = local_commands.parse(blocks)
+        runtime = self._live()
+        if command is None or runtime is None:
+            return False
+        markdown = await local_commands.run(runtime.client, command)
+        if markdown is None:
+            return False
+        chunk = AgentMessageChunk(
+            session_update="agent_message_chunk",
+            content=TextContentBlock(type="text", text=markdown),
+        )
+        await self._link.send_update(self.session_id, chunk)
+        return True
 
     # --- the client's choices -------------------------------------------------------------
 
@@ -170,7 +203,7 @@ class SessionControls:
     async def _refresh(self, entries: list[Any] | None) -> None:
         if entries is None:
             return
-        commands = available_commands(entries)
+        commands = available_commands([MCP_COMMAND, *entries])
         if [c.name for c in commands] != [c.name for c in self.commands]:
             self.commands = commands
             await self._link.send_update(self.session_id, update_for(commands))

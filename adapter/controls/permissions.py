@@ -9,8 +9,9 @@ Claude Code carries it out, by `updated_permissions` in the answer:
 - without suggestions: for file edits, accept edits for the rest of this session (a mode
   change); for a shell command, that exact command for this session; for reading tools, the
   tool for this session; for any other tool, an allow rule kept in the local settings.
-ExitPlanMode is the request to leave plan mode: its options say which mode comes next (accept
-edits, approve manually, bypass where offered) or keep planning (deny and stop the turn). A mode
+ExitPlanMode is the request to leave plan mode: its options (`adapter.controls.plan_exit`) say
+which mode comes next (approve manually, bypass or auto where offered, else accept edits) or
+keep planning (deny and stop the turn). A mode
 change is reported to the client through `on_mode` once Claude has it. A pending request is
 withdrawn when the turn is cancelled (`withdraw`): the question is answered "deny and stop" to
 Claude at once, whatever the client does with it.
@@ -26,7 +27,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 from acp import helpers
@@ -40,7 +41,9 @@ from claude_agent_sdk.types import (
     ToolPermissionContext,
 )
 
+from adapter.controls.permission_hints import hinted
 from adapter.controls.pickers import SessionConfig
+from adapter.controls.plan_exit import KEEP_PLANNING, plan_choices
 from adapter.wire.client_link import ClientLink
 from adapter.wire.deep_json import holds_truncation
 from fsm.records import visible
@@ -54,15 +57,6 @@ _READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
 _DENIED = "The user did not allow this tool call."
 _CANCELLED = "The turn was cancelled."
 _TOO_DEEP = "The tool input is nested too deeply for the editor to show, so it was not allowed."
-
-_Kind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
-# (option id, label, kind, mode it switches to or None for "keep planning")
-_PLAN_CHOICES: tuple[tuple[str, str, _Kind, str | None], ...] = (
-    ("bypassPermissions", "Yes, and bypass permissions", "allow_always", "bypassPermissions"),
-    ("acceptEdits", "Yes, and auto-accept edits", "allow_always", "acceptEdits"),
-    ("default", "Yes, and manually approve edits", "allow_once", "default"),
-    ("plan", "No, keep planning", "reject_once", None),
-)
 
 
 def _always(
@@ -168,7 +162,7 @@ class PermissionBroker:
             log.warning("session %s: a tool input too deep to show; denying", self._session_id)
             return PermissionResultDeny(message=_TOO_DEEP)
         if tool_name == "ExitPlanMode":
-            return await self._leave_plan(tool_call, tool_input)
+            return await self._leave_plan(tool_call, tool_input, context)
         always = _always(tool_name, tool_input, list(context.suggestions or []))
         options = [PermissionOption(option_id="allow", name="Yes", kind="allow_once")]
         if always is not None:
@@ -179,7 +173,7 @@ class PermissionBroker:
                 )
             )
         options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
-        chosen = await self._ask(tool_call, options)
+        chosen = await self._ask(tool_call, hinted(options, context))
         if chosen == "":
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if chosen == "allow":
@@ -190,7 +184,7 @@ class PermissionBroker:
         return PermissionResultDeny(message=_DENIED)
 
     async def _leave_plan(
-        self, tool_call: ToolCallUpdate, tool_input: dict[str, Any]
+        self, tool_call: ToolCallUpdate, tool_input: dict[str, Any], context: Any
     ) -> PermissionResult:
         plan = tool_input.get("plan")
         tool_call = tool_call.model_copy(
@@ -202,14 +196,15 @@ class PermissionBroker:
                 else None,
             }
         )
-        choices = [c for c in _PLAN_CHOICES if c[3] is None or c[3] in self._config.modes]
-        options = [PermissionOption(option_id=i, name=n, kind=k) for i, n, k, _ in choices]
+        # Its mode options stay whatever the hints say; only the order follows them.
+        choices = plan_choices(self._config.modes)
+        options = hinted([c.option() for c in choices], context, keep_always=True)
         chosen = await self._ask(tool_call, options)
-        mode = next((m for i, _, _, m in choices if i == chosen), None)
+        mode = next((c.mode for c in choices if c.option_id == chosen), None)
         if chosen == "":
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if mode is None:
-            return PermissionResultDeny(message="The user wants to keep planning.", interrupt=True)
+            return PermissionResultDeny(message=KEEP_PLANNING, interrupt=True)
         update = PermissionUpdate(type="setMode", mode=mode, destination="session")  # type: ignore[arg-type]
         await self._announce([update])
         return PermissionResultAllow(updated_permissions=[update])

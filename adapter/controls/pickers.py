@@ -288,7 +288,9 @@ def _select(
     )
 
 
-def launch_for(config: SessionConfig, servers: dict[str, Any]) -> Launch:
+def launch_for(
+    config: SessionConfig, servers: dict[str, Any], disallowed_tools: tuple[str, ...] = ()
+) -> Launch:
     """The flags a new Claude process of a session gets from its current choices."""
     from adapter.claude.process import Launch  # the SDK's module: only when a process starts
 
@@ -298,4 +300,5 @@ def launch_for(config: SessionConfig, servers: dict[str, Any]) -> Launch:
         model=None if config.model == "default" else config.model,
         effort=None if config.effort == DEFAULT_EFFORT else config.effort,
         mcp_servers=servers,
+        disallowed_tools=disallowed_tools,
     )

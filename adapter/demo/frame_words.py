@@ -69,6 +69,10 @@ def _request_detail(method: str, params: dict[str, Any]) -> str:
         return ": opts in to sessionFailure" if opted_in else ": legacy client (no opt-in)"
     if method == "session/request_permission":
         return f": {params.get('toolCall', {}).get('title', '')}"
+    if method == "elicitation/create":
+        fields = params.get("requestedSchema", {}).get("properties", {})
+        asked = [k for k in fields if not str(k).endswith("_custom")]
+        return f': "{_short(str(params.get("message", "")))}" ({len(asked)} question(s))'
     return ""
 
 
@@ -83,6 +87,9 @@ def _response_lines(arrow: str, answered: str, frame: dict[str, Any]) -> list[st
             f"{arrow}  {answered} \u2192 stopReason {result.get('stopReason')}",
             *_record_lines(result.get("_meta")),
         ]
+    if answered == "elicitation/create":
+        picked = json.dumps(result.get("content")) if "content" in result else ""
+        return [f"{arrow}  {answered} \u2192 {result.get('action')} {picked}".rstrip()]
     if answered == "session/new":
         return [f"{arrow}  {answered} \u2192 sessionId {result.get('sessionId')}"]
     if answered == "initialize":

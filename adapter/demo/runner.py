@@ -55,8 +55,9 @@ SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
 
 
 class _DemoClient:
-    """The client side: permission requests are allowed once, updates are only observed
-    (and a limit's reset record is noticed, for `WAIT_FOR_RESET`)."""
+    """The client side: permission requests are allowed once, Claude's questions get their
+    first options, updates are only observed (and a limit's reset record is noticed, for
+    `WAIT_FOR_RESET`)."""
 
     def __init__(self) -> None:
         self.limit_reset = asyncio.Event()
@@ -81,6 +82,17 @@ class _DemoClient:
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=option_id)
         )
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
+        """Claude's questions (a form): the first option of each question is picked."""
+        schema = mode.model_dump(mode="json", by_alias=True).get("requestedSchema") or {}
+        content: dict[str, Any] = {}
+        for key, field in (schema.get("properties") or {}).items():
+            choices = field.get("oneOf") or (field.get("items") or {}).get("anyOf") or []
+            if choices and isinstance(choices[0], dict) and "const" in choices[0]:
+                first = choices[0]["const"]
+                content[key] = [first] if field.get("type") == "array" else first
+        return {"action": "accept", "content": content}
 
 
 # A scenario that hangs is cancelled after this long: enough to see the stall warning first.
@@ -157,7 +169,9 @@ async def _open_session(conn: Any, workdir: Path, *, capable: bool, out: IO[str]
     import acp
     from acp.schema import ClientCapabilities
 
-    caps = ClientCapabilities(field_meta=OPT_IN) if capable else ClientCapabilities()
+    # The demo client shows forms: Claude's questions reach it (AskUserQuestion).
+    forms: dict[str, Any] = {"elicitation": {"form": {}}}
+    caps = ClientCapabilities.model_validate({**forms, **({"_meta": OPT_IN} if capable else {})})
     try:
         await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
         session = await conn.new_session(cwd=str(workdir), mcp_servers=[])
@@ -203,6 +217,7 @@ async def run_demo(
             env=env,
             transport_kwargs={"stderr": DEVNULL, "shutdown_timeout": ADAPTER_EXIT_SECONDS},
             observers=[observe],
+            use_unstable_protocol=True,  # elicitation/create is in acp's unstable set
         ) as (conn, _process):
             session_id = await _open_session(conn, workdir, capable=capable, out=out)
             if session_id is None:

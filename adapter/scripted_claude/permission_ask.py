@@ -24,6 +24,7 @@ def ask(
     tool_input: dict[str, Any],
     ident: str,
     suggestions: tuple[Any, ...] = (),
+    hints: Any = None,
 ) -> tuple[bool | None, str, bool]:
     """(allowed, denial message, interrupt); allowed None: interrupted while waiting."""
     if s.permission_mode == "bypassPermissions":
@@ -41,6 +42,7 @@ def ask(
         "input": tool_input,
         "permission_suggestions": [dict(x) for x in suggestions] or None,
         "tool_use_id": ident,
+        **(hints or {}),
     }
     s.emit_state("requires_action")
     s.emit(frames.control_request(request_id, request))

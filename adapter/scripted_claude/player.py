@@ -16,6 +16,7 @@ from typing import Any
 from adapter.scripted_claude import frames, limits
 from adapter.scripted_claude.messages import TurnTally, TurnWriter
 from adapter.scripted_claude.permission_ask import ask
+from adapter.scripted_claude.question_ask import ASK_TOOL, ask_question
 from adapter.scripted_claude.session import PROCESS_STEPS, SessionState, die, play_process_step
 from adapter.scripted_claude.steps import (
     SYNTHETIC_MODEL,
@@ -24,6 +25,7 @@ from adapter.scripted_claude.steps import (
     DieAtPrompt,
     LimitMessage,
     Permission,
+    Question,
     RateLimitEvent,
     Refusal,
     Reply,
@@ -104,6 +106,8 @@ class _Player(TurnWriter):
                     self._streamer().broken(s.model, text, deltas)
             case Permission():
                 return self._permission(step)
+            case Question():
+                return self._question(step)
             case AssistantError() | Synthetic() | Refusal():
                 self._canned(step)
             case Result():
@@ -134,11 +138,25 @@ class _Player(TurnWriter):
                     stop_details=details,
                 )
 
+    def _question(self, step: Question) -> bool:
+        if ASK_TOOL in self.s.disallowed_tools:
+            self._text(step.fallback)  # no tool to ask with: Claude asks in its reply
+            return True
+        tool_input = dict(step.input)
+        ident = self._tool_use(ASK_TOOL, tool_input)
+        outcome = ask_question(self.s, self.inbox, tool_input, ident)
+        if outcome is None:
+            return False
+        result, is_error, said = outcome
+        self._tool_result(ident, result, is_error=is_error)
+        self._text(said)
+        return True
+
     def _permission(self, step: Permission) -> bool:
         tool_input = dict(step.input)
         ident = self._tool_use(step.tool_name, tool_input)
         allowed, message, interrupt = ask(
-            self.s, self.inbox, step.tool_name, tool_input, ident, step.suggestions
+            self.s, self.inbox, step.tool_name, tool_input, ident, step.suggestions, step.hints
         )
         if allowed is None:
             return False

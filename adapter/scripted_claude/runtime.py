@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from adapter.scripted_claude import frames
+from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
 from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.player import play_turn
@@ -268,8 +268,11 @@ class _Reader:
             if isinstance(settings, dict) and "effortLevel" in settings:
                 effort = settings["effortLevel"]
                 s.effort = effort if isinstance(effort, str) else None
-        elif subtype == "mcp_status":
-            answer = {"mcpServers": []}
+        elif subtype in ("mcp_status", "get_usage", "mcp_reconnect", "mcp_toggle"):
+            answer, error = local_controls.answer(s.mcp_servers, request)
+            if error is not None:
+                s.emit(frames.control_error(request_id, error))
+                return
         elif subtype == "get_context_usage":
             answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
         s.emit(frames.control_response(request_id, answer))
@@ -320,6 +323,10 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         partial_messages=args.has("--include-partial-messages"),
         rules=rules,
         effort=args.value("--effort"),
+        mcp_servers=local_controls.servers_from(args.value("--mcp-config")),
+        disallowed_tools=frozenset(
+            t for t in (args.value("--disallowedTools") or "").split(",") if t
+        ),
     )
     inbox = Inbox()
     reader = _Reader(state, inbox, scenario, env)

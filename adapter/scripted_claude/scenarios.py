@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from adapter.scripted_claude.asking_scenarios import ASKING_SCENARIOS
 from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.limits import LIMIT_SCENARIOS
@@ -359,7 +360,14 @@ _ALL: tuple[Scenario, ...] = (
 )
 
 # The fault scenarios (faults.py) are registered beside the shipped ones.
-_ALL = (*_ALL, *FAULT_SCENARIOS, *SESSION_SCENARIOS, *CODING_SCENARIOS, *LIMIT_SCENARIOS)
+_ALL = (
+    *_ALL,
+    *FAULT_SCENARIOS,
+    *SESSION_SCENARIOS,
+    *CODING_SCENARIOS,
+    *LIMIT_SCENARIOS,
+    *ASKING_SCENARIOS,
+)
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})
 

@@ -68,6 +68,10 @@ class SessionState:
     effort: str | None = None
     # Each limit window's reset time (epoch seconds), fixed when first reported.
     limit_resets: dict[str, int] = field(default_factory=dict)
+    # --disallowedTools: the tools Claude does not have (AskUserQuestion for a formless client).
+    disallowed_tools: frozenset[str] = frozenset()
+    # --mcp-config's servers, name → status (`local_controls`).
+    mcp_servers: dict[str, str] = field(default_factory=dict)
 
     def emit(self, frame: frames.Frame) -> None:
         self.writer.write(frame)

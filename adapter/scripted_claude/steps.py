@@ -34,6 +34,7 @@ __all__ = [
     "ModelRefusalFallback",
     "NoResponse",
     "Permission",
+    "Question",
     "RateLimitEvent",
     "RawFrame",
     "Refusal",
@@ -147,6 +148,20 @@ class Permission:
     result: str
     # Claude Code's `permission_suggestions` for this call (rule or mode updates it offers).
     suggestions: tuple[Mapping[str, object], ...] = ()
+    # Keys the request also carries: the CLI's hints (`default_to_no`, `matched_ask_rule`, ...).
+    hints: Mapping[str, object] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Question:
+    """Claude asks the user (the AskUserQuestion tool): `tool_use`, the `can_use_tool` round
+    trip, the tool result, then a text saying what Claude heard ("You answered: ..."). Where
+    Claude Code was started with `--disallowedTools AskUserQuestion` Claude asks in its reply
+    instead (`fallback`), as the model does when it lacks the tool.
+    """
+
+    input: Mapping[str, object]
+    fallback: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -348,6 +363,7 @@ Step: TypeAlias = (
     | Thinking
     | ToolUse
     | Permission
+    | Question
     | ApiRetry
     | RateLimitEvent
     | LimitMessage

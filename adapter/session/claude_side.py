@@ -17,6 +17,7 @@ from claude_agent_sdk import (
     RateLimitEvent,
     ResultMessage,
     StreamEvent,
+    SystemMessage,
     UserMessage,
 )
 from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
@@ -27,6 +28,7 @@ from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import refusal_explanation
 from adapter.claude.translate import event_for
 from adapter.controls.controls import SessionControls
+from adapter.controls.questions import ASK_TOOL
 from adapter.session.answer import Answer
 from adapter.session.turn_hooks import TurnHooks
 from adapter.wire.client_link import ClientLink
@@ -64,6 +66,9 @@ class ClaudeSide:
     view: TurnHooks
     _clock: Callable[[], float]
     _wall: Callable[[], float]
+    # Row 29: Claude Code may report a refusal's explanation only in a
+    # `system/model_refusal_no_fallback` frame before the refusal message; kept until then.
+    _refusal_note: str | None = None
 
     async def feed(self, event: Event, message: Any = None) -> None:
         raise NotImplementedError  # pragma: no cover
@@ -100,7 +105,10 @@ class ClaudeSide:
     async def _can_use_tool(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
-        result = await self.controls.permissions.decide(tool_name, tool_input, context)
+        if tool_name == ASK_TOOL:  # a question to the user, not a permission
+            result = await self.controls.questions.ask(tool_input, context)
+        else:
+            result = await self.controls.permissions.decide(tool_name, tool_input, context)
         if isinstance(result, PermissionResultAllow):
             await self.view.permitted(context.tool_use_id)  # it runs now
         return result
@@ -160,9 +168,13 @@ class ClaudeSide:
         except (FsmError, TypeError, ValueError):
             log.warning("skipped a malformed %s from Claude", type(message).__name__)
             return
+        if isinstance(message, SystemMessage) and message.subtype == "model_refusal_no_fallback":
+            self._refusal_note = refusal_explanation(raw) or self._refusal_note
         if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
-            # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it.
-            explanation = refusal_explanation(raw)
+            # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it, or
+            # the `model_refusal_no_fallback` frame before it did.
+            explanation = refusal_explanation(raw) or self._refusal_note
+            self._refusal_note = None
             if explanation and not event.refusal_explanation:
                 event = replace(event, refusal_explanation=explanation)
         if isinstance(event, RateLimitReported) and isinstance(message, RateLimitEvent):

@@ -322,4 +322,5 @@ class Session(ClaudeSide):
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is interrupted and what is answered."""
         self.controls.permissions.withdraw()
+        self.controls.questions.withdraw()
         await self.feed(CancelRequested(now=self._clock()))

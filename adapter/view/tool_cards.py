@@ -135,6 +135,22 @@ def _notebook_content(data: Input, cwd: str) -> list[Wire]:
     return [_text(f"```\n{source}\n```")] if source else []
 
 
+def _question_texts(data: Input) -> list[str]:
+    questions = data.get("questions")
+    found = questions if isinstance(questions, list) else []
+    return [q["question"] for q in found if isinstance(q, Mapping) and _s(q, "question")]
+
+
+def _ask_title(data: Input, cwd: str) -> str:
+    # As the reference adapter titles it: the question itself when there is only one.
+    texts = _question_texts(data)
+    return texts[0] if len(texts) == 1 else "Asking for your input"
+
+
+def _ask_content(data: Input, cwd: str) -> list[Wire]:
+    return [_text(text) for text in _question_texts(data)]
+
+
 _CARDS: Mapping[str, ToolCard] = {
     "Read": ToolCard("read", _read_title, "file_path"),
     "NotebookRead": ToolCard(
@@ -173,6 +189,7 @@ _CARDS: Mapping[str, ToolCard] = {
         "switch_mode", lambda d, c: "Ready to code?", None, _mentioned("plan")
     ),
     "EnterPlanMode": ToolCard("switch_mode", lambda d, c: "Plan first"),
+    "AskUserQuestion": ToolCard("other", _ask_title, None, _ask_content),
 }
 
 

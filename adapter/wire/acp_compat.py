@@ -8,6 +8,9 @@ moves or changes it.
 - `raw_notifier`, `send_raw_notification`: `acp`'s connection's private `_conn`, the only way to
 send a
   `session/update` kind the `acp` schema does not know (the `agent_error` dialect).
+- `send_raw_request`: the same private `_conn`'s request sender, for `elicitation/create`:
+  0.12.1's typed `create_elicitation` remodels the form schema and parses every answer into a
+  union with no `action` discriminator, so a decline or a cancel cannot be told from an accept.
 - `wrap_request_handler`: `acp`'s connection's private `_conn._handler`, wrapped so requests
   can be checked before the schema drops what it cannot read (client MCP server entries).
 """
@@ -17,7 +20,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-__all__ = ["next_request_id", "raw_notifier", "send_raw_notification", "wrap_request_handler"]
+__all__ = [
+    "next_request_id",
+    "raw_notifier",
+    "send_raw_notification",
+    "send_raw_request",
+    "wrap_request_handler",
+]
 
 
 def raw_notifier(conn: Any) -> Callable[[str, dict[str, Any]], Awaitable[None]] | None:
@@ -35,6 +44,15 @@ async def send_raw_notification(conn: Any, method: str, params: dict[str, Any]) 
         return False
     await raw.send_notification(method, params)
     return True
+
+
+async def send_raw_request(conn: Any, method: str, params: dict[str, Any]) -> Any:
+    """Send a request through the `acp` connection's raw sender and return its raw result
+    (raises `acp.RequestError` for a JSON-RPC error answer, LookupError without a sender)."""
+    raw = getattr(conn, "_conn", None)
+    if raw is None:
+        raise LookupError("the acp connection has no raw request sender")
+    return await raw.send_request(method, params)
 
 
 def wrap_request_handler(conn: Any, wrap: Any) -> bool:

@@ -15,7 +15,12 @@ from acp import RequestError
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, ToolCallUpdate
 from pydantic import ValidationError
 
-from adapter.wire.acp_compat import next_request_id, raw_notifier, send_raw_notification
+from adapter.wire.acp_compat import (
+    next_request_id,
+    raw_notifier,
+    send_raw_notification,
+    send_raw_request,
+)
 from adapter.wire.guard_rules import MALFORMED_RESPONSES
 
 __all__ = ["BulkSender", "ClientLink", "Connection"]
@@ -141,3 +146,15 @@ class ClientLink:
             return outcome
         log.warning("session %s: a permission answer without an outcome; denying", session_id)
         return None
+
+    async def create_elicitation(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        """ACP's `elicitation/create` with these params: the client's answer (a dict, unchecked),
+        or None when the client answered with an error or could not be asked."""
+        if self._conn is None:
+            return None
+        try:
+            result = await send_raw_request(self._conn, "elicitation/create", params)
+        except Exception:
+            log.warning("session %s: elicitation/create failed", params.get("sessionId"))
+            return None
+        return result if isinstance(result, dict) else {}

@@ -12,6 +12,8 @@ message-level `Transport` in place of byte streams, and `GuardedTransport` is on
   -32700 with id null; a JSON value that is not a request (an array, a number, a string, null,
   a batch, a non-string `method`) -32600 (a batch gets one error per request in it, as the spec
   asks); before `initialize` has succeeded, every other request is answered -32600;
+- a `$/cancel_request` for a running `session/prompt` becomes its session's `session/cancel`
+  (`adapter.wire.cancel_requests`; `acp` does not route the method), any other is dropped;
 - at end of input (or when `stop` is called, on a signal), the client's requests to us that are
   still running are answered before `receive` reports the end: `on_eof` (the agent's shutdown)
   cancels the prompts, and requests we sent the client that it can no longer answer fail.
@@ -27,6 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+from adapter.wire.cancel_requests import CANCEL_REQUEST, OpenPrompts
 from adapter.wire.guard_rules import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -79,6 +82,7 @@ class GuardedTransport:
         self._settled.set()
         # The client's requests passed on and not yet answered, by id (ids may repeat).
         self._open: collections.Counter[Any] = collections.Counter()
+        self._prompts = OpenPrompts()  # for the client's `$/cancel_request` (acp has none)
         self._answered = asyncio.Event()
         # Our requests to the client, not yet answered.
         self._asked: set[Any] = set()
@@ -157,8 +161,11 @@ class GuardedTransport:
             await self._reject(reply, warning)
         if message is None:
             return None
+        if message.get("method") == CANCEL_REQUEST and "id" not in message:
+            return self._prompts.translate(message)
         if "method" in message and "id" in message:
             self._open[message["id"]] += 1
+            self._prompts.note_request(message)
             self._answered.clear()
             if message["method"] == "initialize":
                 self._initialize_ids.add(message["id"])
@@ -176,6 +183,7 @@ class GuardedTransport:
 
     def _note_answer(self, message: dict[str, Any]) -> None:
         request_id = message["id"]
+        self._prompts.note_answer(request_id)
         if self._open[request_id] > 0:
             self._open[request_id] -= 1
             if self._open[request_id] == 0:

@@ -67,6 +67,18 @@ mine = [
                                  "explanation": "I can't help with that request."},
                 "usage": {"input_tokens": 1, "output_tokens": 1}}}),
         Result(stop_reason="refusal")),)),
+    # Row 29 (issue 22): the explanation only in a model_refusal_no_fallback frame before it.
+    Scenario(name="refusal_no_fallback", description="", turns=((
+        RawFrame(frame={"type": "system", "subtype": "model_refusal_no_fallback",
+            "session_id": "x", "uuid": "u1", "original_model": "claude-sonnet-4-5",
+            "api_refusal_category": "cyber",
+            "api_refusal_explanation": "This request looks like malware development."}),
+        RawFrame(frame={"type": "assistant", "parent_tool_use_id": None, "session_id": "x",
+            "message": {"id": "m2", "type": "message", "role": "assistant",
+                "model": "claude-sonnet-4-5", "content": [], "stop_reason": "refusal",
+                "stop_details": {"type": "refusal", "category": "cyber"},
+                "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        Result(stop_reason="refusal")),)),
 ]
 runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
 code = runtime.main(sys.argv[1:], os.environ)
@@ -207,4 +219,16 @@ async def test_refusal_explanation_from_stop_details_reaches_the_client(
     # Row 29: the SDK drops stop_details; the explanation still arrives, before `refusal`.
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
     assert adapter.agent_texts() == ["I can't help with that request."]
+    assert adapter.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_refusal_explanation_from_the_no_fallback_frame_reaches_the_client(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    adapter, [answer] = await _run(adapters, tmp_path, "refusal_no_fallback", capable=capable)
+    # Row 29: only the system frame before the refusal carried it; it is not lost.
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
+    assert adapter.agent_texts() == ["This request looks like malware development."]
     assert adapter.records() == []

@@ -80,6 +80,21 @@ def test_a_hang_is_cancelled_by_the_client_after_a_stall_warning(
     assert out.rstrip().endswith("session/prompt \u2192 stopReason end_turn")
 
 
+def test_claude_asks_a_question_and_the_demo_client_answers_it(
+    every_demo: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    out = every_demo["ask_question"].stdout
+    asked = out.index(
+        'agent \u2192 client  elicitation/create: "Which database should the app use?"'
+    )
+    answered = out.index(
+        'client \u2192 agent  elicitation/create \u2192 accept {"question_0": "Postgres"}', asked
+    )
+    # Claude heard the answer, then the turn ended.
+    heard = out.index("You answered:", answered)
+    assert heard < out.index("session/prompt \u2192 stopReason end_turn", heard)
+
+
 def test_a_claude_that_never_starts_ends_the_demo_with_a_clear_line(
     every_demo: dict[str, subprocess.CompletedProcess[str]],
 ) -> None:

@@ -166,7 +166,8 @@ async def test_new_session_offers_modes_model_effort_and_claude_codes_commands(
     # The command list arrives after the response, from Claude Code's own list.
     [update] = adapter.updates("available_commands_update")
     commands = {c["name"]: c for c in update["availableCommands"]}
-    assert set(commands) == {c["name"] for c in COMMANDS} - {"clear", "cost", "login"}
+    # ... and `/mcp`, which the adapter answers itself (issue 22).
+    assert set(commands) == {c["name"] for c in COMMANDS} - {"clear", "cost", "login"} | {"mcp"}
     assert commands["review"]["description"] == "Review a pull request"
     assert commands["review"]["input"] == {"hint": "[pr-number]"}
     assert "input" not in commands["init"]
@@ -304,7 +305,7 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
     adapters: AdapterPool,
     tmp_path: Path,
 ) -> None:
-    client = ChoosingClient(option("acceptEdits"))
+    client = ChoosingClient(option("exit-plan-accept-edits"))
     async with adapters.session_adapter(tmp_path, "plan_mode", client=client) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "fix the bug")
@@ -315,9 +316,12 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
     assert isinstance(third, PromptResponse) and third.stop_reason == "end_turn"
     assert entered == ["plan"]  # Claude's own EnterPlanMode reached the client
     [offered] = client.offered
-    assert [o.option_id for o in offered][-1] == "plan"
-    assert "acceptEdits" in [o.option_id for o in offered]
-    assert "No, keep planning" in [o.name for o in offered]
+    # The reference adapter's choices (bypass is not offered to root outside a sandbox).
+    assert [(o.option_id, o.name, o.kind) for o in offered] == [
+        ("exit-plan-default", "Yes, manually approve edits", "allow_once"),
+        ("exit-plan-accept-edits", "Yes, auto-accept edits", "allow_always"),
+        ("reject", "No, keep planning", "reject_once"),
+    ]
     [asked] = client.permission_requests
     assert asked.kind == "switch_mode" and asked.title == "Ready to code?"
     assert asked.content[0].content.text == PLAN  # the plan to approve, as markdown
@@ -330,7 +334,7 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_keep_planning_stays_in_plan_mode(adapters: AdapterPool, tmp_path: Path) -> None:
-    client = ChoosingClient(option("plan"))
+    client = ChoosingClient(option("reject"))
     async with adapters.session_adapter(tmp_path, "plan_mode", client=client) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "fix the bug")

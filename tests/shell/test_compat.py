@@ -223,3 +223,26 @@ def test_the_acp_connection_numbers_its_requests_in_a_private_attribute() -> Non
     Raw._next_request_id = "7"  # type: ignore[assignment]
     assert acp_compat.next_request_id(Conn()) is None  # not an int: no id is claimed
     assert acp_compat.next_request_id(object()) is None
+
+
+@pytest.mark.anyio
+async def test_send_raw_request_uses_the_acp_connections_private_sender() -> None:
+    from acp.connection import Connection
+
+    assert list(inspect.signature(Connection.send_request).parameters)[:3] == [
+        "self",
+        "method",
+        "params",
+    ]
+
+    class Raw:
+        async def send_request(self, method: str, params: object) -> object:
+            return {"method": method, "params": params}
+
+    class Conn:
+        _conn = Raw()
+
+    answer = await acp_compat.send_raw_request(Conn(), "elicitation/create", {"x": 1})
+    assert answer == {"method": "elicitation/create", "params": {"x": 1}}
+    with pytest.raises(LookupError):
+        await acp_compat.send_raw_request(object(), "elicitation/create", {})

@@ -180,16 +180,34 @@ async def test_always_carries_claude_codes_own_suggestion() -> None:
 @pytest.mark.asyncio
 async def test_leaving_plan_mode_switches_the_mode() -> None:
     modes: list[str] = []
-    conn = _AnsweringConnection("acceptEdits")
+    conn = _AnsweringConnection("exit-plan-default")
     broker, config = _broker(conn, modes)
     config.mode = "plan"
     result = await broker.decide("ExitPlanMode", {"plan": "do it"}, ToolPermissionContext())
     assert isinstance(result, PermissionResultAllow)
     [update] = result.updated_permissions or []
-    assert (update.type, update.mode, update.destination) == ("setMode", "acceptEdits", "session")
-    assert modes == ["acceptEdits"]
-    if not bypass_allowed({}):
-        assert "bypassPermissions" not in [o.option_id for o in conn.options]
+    assert (update.type, update.mode, update.destination) == ("setMode", "default", "session")
+    assert modes == ["default"]
+    # The reference adapter's choices: accept edits only where no elevated mode is offered.
+    elevated = (
+        "exit-plan-bypass" if "bypassPermissions" in config.modes else "exit-plan-accept-edits"
+    )
+    assert [(o.option_id, o.kind) for o in conn.options] == [
+        ("exit-plan-default", "allow_once"),
+        (elevated, "allow_always"),
+        ("reject", "reject_once"),
+    ]
+
+
+@pytest.mark.asyncio
+async def test_an_unknown_plan_choice_keeps_planning() -> None:
+    modes: list[str] = []
+    conn = _AnsweringConnection("no-such-option")
+    broker, config = _broker(conn, modes)
+    config.mode = "plan"
+    result = await broker.decide("ExitPlanMode", {"plan": "do it"}, ToolPermissionContext())
+    assert isinstance(result, PermissionResultDeny) and result.interrupt
+    assert result.message == "User chose to keep planning" and modes == []
 
 
 @pytest.mark.asyncio
@@ -219,3 +237,19 @@ async def test_session_list_pages_with_a_cursor(
     }
     with pytest.raises(acp.RequestError):
         await session_store.list_page(str(cwd), "offset:-1")
+
+
+@pytest.mark.asyncio
+async def test_leaving_plan_mode_keeps_its_choices_under_the_clis_hints() -> None:
+    from adapter.claude.sdk_compat import PermissionHints, with_hints
+
+    conn = _AnsweringConnection("reject")
+    broker, config = _broker(conn, [])
+    config.mode = "plan"
+    hints = PermissionHints(default_to_no=True, no_always=True)
+    context = with_hints(ToolPermissionContext(tool_use_id="t"), hints)
+    result = await broker.decide("ExitPlanMode", {"plan": "do it"}, context)
+    assert isinstance(result, PermissionResultDeny) and result.interrupt
+    # The reject first (default_to_no), the mode choices all kept (no_always does not apply).
+    kinds = [o.kind for o in conn.options]
+    assert kinds == ["reject_once", "allow_once", "allow_always"]

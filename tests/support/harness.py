@@ -240,6 +240,7 @@ async def spawn_adapter(
     off_spec: str | None = None,
     observe: Callable[[Frame], None] | None = None,
     before_initialize: Callable[[Adapter], None] | None = None,
+    capabilities: dict[str, Any] | None = None,
 ) -> AsyncIterator[Adapter]:
     """The adapter, initialized (opted in when `capable`), ready for `new_session`. On a clean
     exit its frames must pass the conformance rules, unless `off_spec` gives the reason this
@@ -248,7 +249,8 @@ async def spawn_adapter(
     With `scripted=False` the adapter spawns whatever Claude its environment names (no
     `CLAUDE_CODE_EXECUTABLE`: the CLI bundled with claude-agent-sdk); `env` then has to point it
     somewhere safe (tests/real_claude does). `observe` sees every frame as it is recorded, and
-    `before_initialize` the `Adapter` before its `initialize` (`AdapterPool` uses both)."""
+    `before_initialize` the `Adapter` before its `initialize` (`AdapterPool` uses both).
+    `capabilities` are the client capabilities it declares besides `_meta` (wire names)."""
     bin_dir = tmp_path / "bin"
     workdir = tmp_path / "project"
     config_dir = tmp_path / "claude-config"
@@ -289,13 +291,15 @@ async def spawn_adapter(
             # stopped, SIGKILL after 2 s) takes longer. A bound on a hang instead.
             transport_kwargs={"stderr": stderr, "shutdown_timeout": TIMEOUT},
             observers=[record],
+            # elicitation/create is in acp's unstable set: a client declaring it takes it.
+            use_unstable_protocol=capabilities is not None,
         ) as (conn, process):
             adapter = Adapter(conn, process, client, frames, stderr_path, workdir, config_dir)
             if before_initialize is not None:
                 before_initialize(adapter)
             if initialize:
                 meta = client_meta if client_meta is not None else (OPT_IN if capable else None)
-                caps = ClientCapabilities(field_meta=meta)
+                caps = ClientCapabilities.model_validate({**(capabilities or {}), "_meta": meta})
                 await asyncio.wait_for(
                     conn.initialize(
                         protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps
@@ -364,6 +368,10 @@ class _RoutingClient:
             options=options, session_id=session_id, tool_call=tool_call, **kwargs
         )
         return cast(RequestPermissionResponse, answer)
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
+        client = self._shared[0].owner_of_session(getattr(mode, "session_id", None)).client
+        return await client.create_elicitation(message=message, mode=mode, **kwargs)
 
 
 @dataclass(slots=True)
@@ -467,7 +475,9 @@ class AdapterPool:
             violations = conformance_violations(shared.adapter.frames) if check else []
             assert not violations, "conformance violations:\n" + "\n".join(violations)
 
-    async def _start(self, key: str, client_meta: Any, env: dict[str, str]) -> _Shared:
+    async def _start(
+        self, key: str, client_meta: Any, env: dict[str, str], capabilities: dict[str, Any] | None
+    ) -> _Shared:
         self._spawned += 1
         folder = self._folder / f"adapter-{self._spawned}"
         real = env.get("CLAUDE_CODE_EXECUTABLE") or str(write_launcher(folder / "real"))
@@ -485,6 +495,7 @@ class AdapterPool:
                 off_spec="checked by the pool when it retires the adapter",
                 observe=lambda frame: holder[0].route(frame),
                 before_initialize=lambda adapter: holder.append(_Shared(adapter, stack)),
+                capabilities=capabilities,
             )
         )
         shared = holder[0]
@@ -502,17 +513,18 @@ class AdapterPool:
         env: dict[str, str] | None = None,
         client: Any = None,
         off_spec: str | None = None,
+        capabilities: dict[str, Any] | None = None,
     ) -> AsyncIterator[Adapter]:
         """Like `spawn_adapter`, on a shared adapter: the view's frames are this test's only,
         and must pass the conformance rules unless `off_spec` says why not."""
         meta = client_meta if client_meta is not None else (OPT_IN if capable else None)
-        key = json.dumps([meta, env or {}], sort_keys=True)
+        key = json.dumps([meta, env or {}, capabilities or {}], sort_keys=True)
         shared = self._shared.get(key)
         if shared is not None and shared.adapter.process.returncode is not None:
             await self._retire(key, check=False)
             shared = None
         if shared is None:
-            shared = await self._start(key, meta, env or {})
+            shared = await self._start(key, meta, env or {}, capabilities)
         owner = _Owner(list(shared.opening), client or RecordingClient())
         workdir = tmp_path / "sessions" / scenario
         workdir.mkdir(parents=True, exist_ok=True)

@@ -230,6 +230,10 @@ ADAPTER_ONLY = {
     "tool_use_without_name",
     "tool_result_with_wrong_types",
     "rate_limit_every_turn",
+    # Claude asks (issue 22): test_questions.py, test_permission_hints.py.
+    "ask_question",
+    "ask_questions",
+    "permission_hints",
     # Its turns wait for a reset on the wall clock: tests/e2e/test_usage_limits.py.
     "usage_limit_resets",
     # Everyday coding turns (issue 13): tests/e2e/test_turn.py and the benchmark.

@@ -1,0 +1,121 @@
+"""Claude's questions to the user (the AskUserQuestion tool), asked through ACP elicitation.
+
+Theory of operation, as the reference adapter does it (`reference-features-2.md` §1):
+- a client that declares `elicitation.form` gets each AskUserQuestion call as one
+  `elicitation/create` form (`adapter.controls.question_form`); the answer goes back to Claude
+  Code as the tool's `updatedInput` with `answers` (and `annotations` for notes);
+- a client without it never sees the tool: Claude Code starts with `--disallowedTools
+  AskUserQuestion` (`disallowed_tools`), so Claude asks in plain text instead; a call that gets
+  here anyway is refused with a reason, never offered as a Yes/No card that answers nothing;
+- the user's answers to Claude:
+
+  | the client's answer                | to Claude                                       |
+  |------------------------------------|-------------------------------------------------|
+  | `accept` with content              | allow, `answers` folded from the fields          |
+  | `decline`                          | allow, `answers: {}` (the user skipped; go on)   |
+  | `cancel`, an unknown action        | an error, "Tool use aborted" (the call is off)   |
+  | a JSON-RPC error, no client        | deny, "Could not present the question ..."       |
+  | no valid question in the input     | deny, "AskUserQuestion called with no valid ..." |
+
+- a form still open when its turn is cancelled (`withdraw`), or when Claude Code withdraws its
+  question (the SDK cancels the callback), is withdrawn from the client with `$/cancel_request`
+  and Claude is answered at once ("Tool use aborted"), whatever the client does with it later.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+from claude_agent_sdk.types import (
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+
+from adapter.controls.question_form import ASK_TOOL, fold_answer, form_params, valid_questions
+from adapter.wire.client_link import ClientLink
+
+__all__ = ["ASK_TOOL", "QuestionAsker", "ToolUseAborted", "disallowed_tools"]
+
+log = logging.getLogger(__name__)
+
+_NO_QUESTIONS = "AskUserQuestion called with no valid questions."
+_NOT_PRESENTED = "Could not present the question to the user."
+_NO_FORMS = (
+    "This editor cannot show questions. Ask the user in your reply instead, then wait for "
+    "their next message."
+)
+
+
+def disallowed_tools(ask_by_form: bool) -> tuple[str, ...]:
+    """The tools Claude Code is started without: AskUserQuestion unless the client has forms."""
+    return () if ask_by_form else (ASK_TOOL,)
+
+
+class ToolUseAborted(Exception):
+    """Raised from the permission callback: the SDK answers Claude Code with an error control
+    response carrying this text, as the reference adapter's abort does."""
+
+    def __init__(self) -> None:
+        super().__init__("Tool use aborted")
+
+
+class QuestionAsker:
+    def __init__(self, *, session_id: str, link: ClientLink, ask_by_form: bool) -> None:
+        self._session_id = session_id
+        self._link = link
+        self.ask_by_form = ask_by_form
+        self._pending: set[anyio.CancelScope] = set()
+
+    def withdraw(self) -> None:
+        """Stop waiting for every open form (the turn was cancelled)."""
+        for scope in list(self._pending):
+            scope.cancel()
+
+    async def ask(
+        self, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        if not self.ask_by_form:
+            return PermissionResultDeny(message=_NO_FORMS)
+        questions = valid_questions(tool_input)
+        if not questions:
+            return PermissionResultDeny(message=_NO_QUESTIONS)
+        params = form_params(self._session_id, context.tool_use_id, questions)
+        answer = await self._present(params)
+        action = answer.get("action") if isinstance(answer, dict) else None
+        if answer is None:
+            return PermissionResultDeny(message=_NOT_PRESENTED)
+        if action == "accept":
+            answers, annotations = fold_answer(questions, answer.get("content"))
+        elif action == "decline":
+            answers, annotations = {}, {}
+        else:
+            raise ToolUseAborted()
+        updated: dict[str, Any] = {**tool_input, "answers": answers}
+        if annotations:
+            updated["annotations"] = annotations
+        return PermissionResultAllow(updated_input=updated)
+
+    async def _present(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        """The client's answer; {"action": "cancel"} when withdrawn; None when it could not
+        be asked. Withdrawing (our turn's cancel, or Claude Code's) tells the client."""
+        request_id = self._link.next_request_id()
+        withdrawn = True
+        try:
+            with anyio.CancelScope() as scope:
+                self._pending.add(scope)
+                try:
+                    answer = await self._link.create_elicitation(params)
+                finally:
+                    self._pending.discard(scope)
+                withdrawn = False
+                return answer
+            return {"action": "cancel"}
+        finally:
+            if withdrawn and request_id is not None:
+                # The client may still show the form: tell it the form is gone.
+                with anyio.CancelScope(shield=True):
+                    await self._link.cancel_request(request_id)
