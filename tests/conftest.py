@@ -85,6 +85,7 @@ SHARED_FIXTURE_MODULES = (
     "tests/e2e/test_everyday_session.py",
     "tests/e2e/test_turn.py",
     "tests/e2e/test_concurrency.py",
+    "tests/e2e/test_session_state.py",
 )
 
 

@@ -101,6 +101,9 @@ class ToolUse:
     yet (a later `ToolResult` step gives it, as for a Task whose subagent works meanwhile).
     `tool_use_result` is the frame's structured `tool_use_result` (Edit's `originalFile`…);
     `id` fixes the call's id so other steps can name it; `parent` is the subagent's Task.
+    With partial messages on, `pieces` are the exact `input_json_delta` texts (None: the
+    input's JSON in four), and `unfinished` stops the stream after them: no block stop, no
+    finished message, no result (a request that broke off while Claude wrote the call).
     """
 
     name: str
@@ -110,6 +113,8 @@ class ToolUse:
     tool_use_result: Mapping[str, object] | None = None
     id: str | None = None
     parent: str | None = None
+    pieces: tuple[str, ...] | None = None
+    unfinished: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

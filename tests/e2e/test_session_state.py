@@ -1,0 +1,120 @@
+"""The session's state as the editor shows it (issue 23), end to end: the adapter as a
+subprocess, a real ACP client, the scripted Claude on the far side.
+
+Tool input as it streams (cards opened at the call's start, refined field by field).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import Adapter, AdapterPool
+
+pytestmark = pytest.mark.e2e
+
+
+def _cards(adapter: Adapter) -> dict[str, list[dict[str, Any]]]:
+    """Every tool call's updates, by id, in order."""
+    cards: dict[str, list[dict[str, Any]]] = {}
+    for update in adapter.updates():
+        if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
+            cards.setdefault(update["toolCallId"], []).append(update)
+    return cards
+
+
+def _meta(name: str) -> dict[str, Any]:
+    return {"claudeCode": {"toolName": name}}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_tool_input_streams_into_the_card_field_by_field(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "tool_stream") as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "Run the tests")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    bash, write, read, unfinished = _cards(adapter).values()
+    bash_id = bash[0]["toolCallId"]
+    opened = {
+        "sessionUpdate": "tool_call",
+        "toolCallId": bash_id,
+        "title": "Bash",
+        "kind": "execute",
+        "status": "pending",
+        "rawInput": {},
+        "content": [],
+        "locations": [],
+        "_meta": _meta("Bash"),
+    }
+    command = {"command": "python -m pytest -q"}
+    described = {**command, "description": "Run the tests"}
+    assert bash[:4] == [
+        opened,
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": bash_id,
+            "rawInput": command,
+            "title": "python -m pytest -q",
+            "_meta": _meta("Bash"),
+        },
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": bash_id,
+            "rawInput": described,
+            "_meta": _meta("Bash"),
+        },
+        {
+            # The finished message: the whole input, and the card's content.
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": bash_id,
+            "title": "python -m pytest -q",
+            "kind": "execute",
+            "rawInput": {**described, "timeout": 60},
+            "content": [{"type": "content", "content": {"type": "text", "text": "Run the tests"}}],
+            "_meta": _meta("Bash"),
+        },
+    ]
+    assert [u.get("status") for u in bash[4:]] == ["in_progress", "completed"]
+    # A Write shows where it writes before its content has streamed, never half a diff.
+    path = str(adapter.workdir / "src" / "new.py")
+    assert [sorted(u) for u in write[:2]] == [
+        [
+            "_meta",
+            "content",
+            "kind",
+            "locations",
+            "rawInput",
+            "sessionUpdate",
+            "status",
+            "title",
+            "toolCallId",
+        ],
+        ["_meta", "locations", "rawInput", "sessionUpdate", "title", "toolCallId"],
+    ]
+    assert (write[1]["title"], write[1]["locations"]) == ("Write src/new.py", [{"path": path}])
+    assert write[2]["content"] == [{"type": "diff", "path": path, "newText": "x = 1\ny = 2\n"}]
+    # Input that is not JSON: no refinement; the finished message fills the card in.
+    assert [u["sessionUpdate"] for u in read[:2]] == ["tool_call", "tool_call_update"]
+    assert read[0]["title"] == "Read" and read[1]["title"] == "Read src/app.py"
+    assert [u.get("status") for u in read] == ["pending", None, "in_progress", "completed"]
+    # A call whose stream stopped mid-input shows what completed, then fails with the turn.
+    assert unfinished[1:] == [
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": unfinished[0]["toolCallId"],
+            "rawInput": {"command": "sleep 100"},
+            "title": "sleep 100",
+            "_meta": _meta("Bash"),
+        },
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": unfinished[0]["toolCallId"],
+            "status": "failed",
+        },
+    ]
+    assert adapter.agent_texts()[-1].endswith("Streamed.")
