@@ -42,6 +42,7 @@ from adapter.claude.sdk_compat import (
     send_control_request,
 )
 from adapter.claude.settings_files import SETTING_SOURCES
+from adapter.claude.unparsed import UNPARSED_TYPES, UnparsedFrame
 
 __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
@@ -251,6 +252,8 @@ class ClaudeRuntime:
                 continue
             if message is not None:
                 yield message, data
+            elif data.get("type") in UNPARSED_TYPES:
+                yield UnparsedFrame(data), data
 
     async def send(self, message: dict[str, Any]) -> None:
         async def one() -> Any:

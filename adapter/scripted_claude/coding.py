@@ -215,42 +215,6 @@ BAD_INPUT = (
     Result(),
 )
 
-# Tool calls whose input streams in the pieces given (a field per piece, a file in three),
-# one whose streamed input is not JSON, and one whose stream stops while Claude writes it.
-TOOL_STREAM = (
-    ToolUse(
-        name="Bash",
-        input={"command": "python -m pytest -q", "description": "Run the tests", "timeout": 60},
-        result="..\n2 passed in 0.01s",
-        pieces=(
-            '{"command": "python -m pytest -q",',
-            ' "description": "Run the tests",',
-            ' "timeout": 60}',
-        ),
-    ),
-    ToolUse(
-        name="Write",
-        input={"file_path": "{cwd}/src/new.py", "content": "x = 1\ny = 2\n"},
-        result="File created successfully at: {cwd}/src/new.py",
-        pieces=('{"file_path": "{cwd}/src/', 'new.py", "content": "x = 1', '\\ny = 2\\n"}'),
-    ),
-    ToolUse(
-        name="Read",
-        input={"file_path": "{cwd}/src/app.py"},
-        result="     1\tdef greet(name):\n",
-        pieces=('{"file_path": "{cwd}/src/app.py" "offset": 1,', ' "limit": 5}'),
-    ),
-    ToolUse(
-        name="Bash",
-        input={"command": "sleep 100"},
-        result=None,
-        pieces=('{"command": "sleep 100",', ' "descri'),
-        unfinished=True,
-    ),
-    Text(text="Streamed."),
-    Result(),
-)
-
 CODING_SCENARIOS = (
     Scenario(
         name="coding_turn",
@@ -298,12 +262,6 @@ CODING_SCENARIOS = (
         description="Malformed stream events, unknown blocks, odd tool input, binary and missing "
         "files; the answer still arrives.",
         turns=(BAD_INPUT,),
-    ),
-    Scenario(
-        name="tool_stream",
-        description="Tool input streamed field by field; input that is not JSON; a call whose "
-        "stream stops while its input is written.",
-        turns=(TOOL_STREAM,),
     ),
     Scenario(
         name="long_stream",

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.session_scenarios import SESSION_SCENARIOS
+from adapter.scripted_claude.state_scenarios import STATE_SCENARIOS
 from adapter.scripted_claude.steps import (
     ApiRetry,
     AssistantError,
@@ -358,7 +359,7 @@ _ALL: tuple[Scenario, ...] = (
 )
 
 # The fault scenarios (faults.py) are registered beside the shipped ones.
-_ALL = (*_ALL, *FAULT_SCENARIOS, *SESSION_SCENARIOS, *CODING_SCENARIOS)
+_ALL = (*_ALL, *FAULT_SCENARIOS, *SESSION_SCENARIOS, *CODING_SCENARIOS, *STATE_SCENARIOS)
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})
 

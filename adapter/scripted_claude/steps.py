@@ -45,6 +45,7 @@ __all__ = [
     "Synthetic",
     "Text",
     "Thinking",
+    "ToolProgress",
     "ToolResult",
     "ToolUse",
     "TurnScript",
@@ -124,6 +125,17 @@ class ToolResult:
     id: str
     result: str
     is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolProgress:
+    """`tool_progress`: the running call `id` (a `ToolUse` with `result=None`) is still at
+    work after `elapsed` seconds; `parent` is the Agent call whose subagent runs it."""
+
+    id: str
+    tool_name: str
+    elapsed: float
+    parent: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -325,6 +337,7 @@ class DieAtPrompt:
 Step: TypeAlias = (
     Text
     | ToolResult
+    | ToolProgress
     | BrokenStream
     | Reply
     | Thinking

@@ -20,6 +20,7 @@ from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import refusal_explanation
 from adapter.claude.translate import event_for
+from adapter.claude.unparsed import UnparsedFrame
 from adapter.controls.controls import SessionControls
 from adapter.session.answer import Answer
 from adapter.session.turn_hooks import TurnHooks
@@ -145,6 +146,9 @@ class ClaudeSide:
                 await self.feed(started)  # withheld prose goes out before the answer (row 24)
             # The bulk of a turn: only the turn view has a use for it.
             await self.view.stream_event(message)
+            return
+        if isinstance(message, UnparsedFrame):
+            await self.view.unparsed(message.data)
             return
         await self.controls.observe(message)
         try:

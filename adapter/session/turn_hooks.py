@@ -84,6 +84,11 @@ class TurnHooks:
             "a stream event",
         )
 
+    async def unparsed(self, frame: Mapping[str, Any]) -> None:
+        """A frame the SDK does not parse (`adapter.claude.unparsed`): a tool's progress."""
+        if frame.get("type") == "tool_progress":
+            await self._send(lambda: self._view.progress(frame), "a tool's progress")
+
     def saw_assistant(self, message: AssistantMessage) -> None:
         if message.parent_tool_use_id is None:
             self._usage.saw_request(message.usage)

@@ -86,6 +86,7 @@ class TurnView:
         self._calls: dict[str, tuple[str, object]] = {}  # open calls: id -> (tool, input)
         self._plan_calls: set[str] = set()
         self._running: set[str] = set()  # open calls already reported in_progress
+        self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
         self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
 
     def stream_event(self, event: object, parent: str | None) -> list[Wire]:
@@ -181,6 +182,31 @@ class TurnView:
         self._running.add(tool_id)
         return [_status(tool_id, "in_progress")]
 
+    def progress(self, frame: Mapping[str, Any]) -> list[Wire]:
+        """Claude Code's `tool_progress` for a running call (else its subagent's Agent call):
+        the card is `in_progress`, with the elapsed time; a call no longer open is left alone."""
+        candidates = (frame.get("tool_use_id"), frame.get("parent_tool_use_id"))
+        tool_id = next((i for i in candidates if isinstance(i, str) and i in self._calls), None)
+        if tool_id is None:
+            return []
+        response: Wire = {}
+        elapsed = frame.get("elapsed_time_seconds")
+        if isinstance(elapsed, int | float) and not isinstance(elapsed, bool) and elapsed >= 0:
+            response["elapsedTimeSeconds"] = elapsed
+        for key, wire in (("subagent_type", "subagentType"), ("subagent_retry", "subagentRetry")):
+            if frame.get(key) is not None:
+                response[wire] = frame[key]
+        update = _status(tool_id, "in_progress")
+        if tool_id in self._running:
+            if self._progress.get(tool_id) == response:
+                return []  # nothing changed since the last beat
+            del update["status"]
+        self._running.add(tool_id)
+        self._progress[tool_id] = response
+        meta: Wire = {"toolName": self._calls[tool_id][0], "toolResponse": response}
+        update["_meta"] = {"claudeCode": meta}
+        return [update]
+
     def user(
         self, blocks: Iterable[Mapping[str, Any]], *, tool_use_result: object = None
     ) -> list[Wire]:
@@ -199,6 +225,7 @@ class TurnView:
                 # Claude Code ran it without asking anyone: it was running until now.
                 updates.extend(self.permitted(tool_id))
             self._running.discard(tool_id)
+            self._progress.pop(tool_id, None)
             name, tool_input = self._calls.pop(tool_id, ("", None))
             updates.extend(
                 result_updates(
@@ -224,6 +251,7 @@ class TurnView:
         self._streamed.clear()
         self._plan_calls.clear()
         self._running.clear()
+        self._progress.clear()
         return updates
 
 

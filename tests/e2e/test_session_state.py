@@ -1,7 +1,8 @@
 """The session's state as the editor shows it (issue 23), end to end: the adapter as a
 subprocess, a real ACP client, the scripted Claude on the far side.
 
-Tool input as it streams (cards opened at the call's start, refined field by field).
+Tool input as it streams (cards opened at the call's start, refined field by field); tool
+progress (the card in_progress, with the elapsed time).
 """
 
 from __future__ import annotations
@@ -118,3 +119,37 @@ async def test_tool_input_streams_into_the_card_field_by_field(
         },
     ]
     assert adapter.agent_texts()[-1].endswith("Streamed.")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_tool_progress_turns_the_card_in_progress_with_the_elapsed_time(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "tool_progress") as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "Build it")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    build, agent = _cards(adapter).values()
+    build_id, agent_id = build[0]["toolCallId"], agent[0]["toolCallId"]
+
+    def beat(tool_id: str, name: str, seconds: float, status: bool) -> dict[str, Any]:
+        update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id}
+        if status:
+            update["status"] = "in_progress"
+        response = {"toolName": name, "toolResponse": {"elapsedTimeSeconds": seconds}}
+        update["_meta"] = {"claudeCode": response}
+        return update
+
+    beats = [u for u in build if "toolResponse" in u.get("_meta", {}).get("claudeCode", {})]
+    # The first beat turns it in_progress; later ones bring only the time; a repeated beat,
+    # one for an unknown call and one after the result are not sent.
+    assert beats == [beat(build_id, "Bash", 1, True), beat(build_id, "Bash", 2.5, False)]
+    assert [u.get("status") for u in build if "status" in u] == [
+        "pending",
+        "in_progress",
+        "completed",
+    ]
+    assert build[-1]["status"] == "completed"
+    # A subagent's tool beats on its Agent call (running already: only the time).
+    assert [u for u in agent if "toolResponse" in str(u)] == [beat(agent_id, "Agent", 4, False)]
+    assert [u["status"] for u in agent if "status" in u] == ["pending", "in_progress", "completed"]

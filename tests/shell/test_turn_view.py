@@ -216,3 +216,20 @@ def test_usage_reports_context_cost_and_session_totals() -> None:
     assert usage is not None
     assert (usage.input_tokens, usage.output_tokens, usage.cached_read_tokens) == (10, 6, 90)
     assert usage.total_tokens == 106
+
+
+def test_tool_progress_of_odd_shapes_is_safe() -> None:
+    view = TurnView(cwd="/w", live=True)
+    use = {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "make"}}
+    view.assistant([use], message_id=None, parent=None)
+    assert view.progress({"tool_use_id": ["not", "an id"], "parent_tool_use_id": {}}) == []
+    [first] = view.progress({"tool_use_id": "t", "elapsed_time_seconds": "soon"})
+    assert first == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t",
+        "status": "in_progress",
+        "_meta": {"claudeCode": {"toolName": "Bash", "toolResponse": {}}},
+    }
+    assert view.progress({"tool_use_id": "t", "elapsed_time_seconds": True}) == []
+    view.user([{"type": "tool_result", "tool_use_id": "t", "content": "ok"}])
+    assert view.progress({"tool_use_id": "t", "elapsed_time_seconds": 9}) == []
