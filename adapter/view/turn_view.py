@@ -169,7 +169,7 @@ class TurnView:
         if self._streamed.finished(tool_id):
             # The card is open already: this fills in its title, input, locations and diff.
             card["sessionUpdate"] = "tool_call_update"
-            del card["status"]
+            del card["status"], card["name"]
         updates = [card]
         if self._live and name in _RUN_AT_ONCE:
             updates.extend(self.permitted(tool_id))

@@ -2,18 +2,21 @@
 subprocess, a real ACP client, the scripted Claude on the far side.
 
 Tool input as it streams (cards opened at the call's start, refined field by field); tool
-progress (the card in_progress, with the elapsed time).
+progress (the card in_progress, with the elapsed time); the tool's `name` on every card and a
+Read's image as image content, live and on replay.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import Adapter, AdapterPool
+from adapter.scripted_claude.coding import TINY_PNG
+from tests.support.harness import TIMEOUT, Adapter, AdapterPool, spawn_adapter
 
 pytestmark = pytest.mark.e2e
 
@@ -44,6 +47,7 @@ async def test_tool_input_streams_into_the_card_field_by_field(
     opened = {
         "sessionUpdate": "tool_call",
         "toolCallId": bash_id,
+        "name": "Bash",
         "title": "Bash",
         "kind": "execute",
         "status": "pending",
@@ -89,6 +93,7 @@ async def test_tool_input_streams_into_the_card_field_by_field(
             "content",
             "kind",
             "locations",
+            "name",
             "rawInput",
             "sessionUpdate",
             "status",
@@ -153,3 +158,39 @@ async def test_tool_progress_turns_the_card_in_progress_with_the_elapsed_time(
     # A subagent's tool beats on its Agent call (running already: only the time).
     assert [u for u in agent if "toolResponse" in str(u)] == [beat(agent_id, "Agent", 4, False)]
     assert [u["status"] for u in agent if "status" in u] == ["pending", "in_progress", "completed"]
+
+
+def _names_and_image(updates: list[dict[str, Any]]) -> tuple[list[str], list[Any]]:
+    cards = [u for u in updates if u["sessionUpdate"] == "tool_call"]
+    # `name` opens a card (the tool as Claude calls it); no update repeats it.
+    assert all(u["name"] == u["_meta"]["claudeCode"]["toolName"] for u in cards)
+    assert not [u for u in updates if u["sessionUpdate"] == "tool_call_update" and "name" in u]
+    images = [
+        c["content"]
+        for u in updates
+        if u["sessionUpdate"] == "tool_call_update"
+        for c in u.get("content", [])
+        if c.get("type") == "content" and c["content"].get("type") == "image"
+    ]
+    return [u["name"] for u in cards], images
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_every_card_names_its_tool_and_a_read_image_shows_live_and_on_replay(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "every_tool") as adapter:
+        session = await adapter.new_session()
+        await adapter.prompt(session, "Use every tool")
+    names, images = _names_and_image(adapter.updates())
+    assert names[:3] == ["Read", "Write", "Edit"] and "mcp__github__create_issue" in names
+    assert len(names) == 20 and "TodoWrite" not in names
+    image = {"type": "image", "data": TINY_PNG, "mimeType": "image/png"}
+    assert images == [image]
+    shared = {"CLAUDE_CONFIG_DIR": str(adapter.config_dir)}
+    async with spawn_adapter(tmp_path / "again", "every_tool", env=shared) as again:
+        await asyncio.wait_for(
+            again.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
+            TIMEOUT,
+        )
+        assert _names_and_image(again.updates()) == (names, [image])

@@ -79,6 +79,7 @@ def test_a_streamed_read_opens_pending_and_is_refined_field_by_field() -> None:
         {
             "sessionUpdate": "tool_call",
             "toolCallId": "t1",
+            "name": "Read",
             "title": "Read",
             "kind": "read",
             "status": "pending",
