@@ -83,6 +83,10 @@ class TurnHooks:
             lambda: self._view.stream_event(message.event, parent if parent else None),
             "a stream event",
         )
+        if not parent:
+            usage = self._usage.saw_stream(message.event)
+            if usage is not None:
+                await self._send_raw(usage)  # the context meter moves during the turn
 
     async def unparsed(self, frame: Mapping[str, Any]) -> None:
         """A frame the SDK does not parse (`adapter.claude.unparsed`): a tool's progress."""

@@ -194,3 +194,31 @@ async def test_every_card_names_its_tool_and_a_read_image_shows_live_and_on_repl
             TIMEOUT,
         )
         assert _names_and_image(again.updates()) == (names, [image])
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_usage_moves_during_the_turn_as_each_request_streams(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "coding_turn") as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "Tidy the greeting")
+    assert isinstance(answer, PromptResponse)
+    updates = adapter.updates()
+    usage = [u for u in updates if u["sessionUpdate"] == "usage_update"]
+    model = {"_claude/model": "claude-sonnet-4-5"}
+    # The first request's start (24 in, 1 out) moves the meter; the requests that write only
+    # a call (1 out each) leave it where it is; the answer's end (27 out) moves it; then the
+    # turn's own update, with the cost.
+    assert usage[:-1] == [
+        {"sessionUpdate": "usage_update", "used": 25, "size": 200000, "_meta": model},
+        {"sessionUpdate": "usage_update", "used": 24 + 27, "size": 200000, "_meta": model},
+    ]
+    assert (usage[-1]["used"], sorted(usage[-1])) == (51, ["cost", "sessionUpdate", "size", "used"])
+    # The meter moves as the requests stream, not only at the turn's end.
+    first_card = next(i for i, u in enumerate(updates) if u["sessionUpdate"] == "tool_call")
+    assert updates.index(usage[0]) < first_card
+    answer_chunk = next(
+        i for i, u in enumerate(updates) if u["sessionUpdate"] == "agent_message_chunk"
+    )
+    assert answer_chunk < updates.index(usage[1]) < updates.index(usage[2])

@@ -147,8 +147,10 @@ async def test_a_coding_turn_streams_and_shows_cards_plan_usage_and_title(
             "content": {"type": "text", "text": "```console\n..\n2 passed in 0.01s\n```"},
         }
     ]
-    # Usage after the turn, on the response, and the session's title from the first prompt.
-    [usage] = adapter.updates("usage_update")
+    # Usage during the turn (tests/e2e/test_session_state.py), after it with the cost, on the
+    # response, and the session's title from the first prompt.
+    *during, usage = adapter.updates("usage_update")
+    assert during and all("cost" not in u for u in during)
     assert usage["size"] == 200000 and usage["used"] > 0
     assert usage["cost"]["currency"] == "USD" and usage["cost"]["amount"] > 0
     assert answer.usage is not None and answer.usage.input_tokens == 24

@@ -233,3 +233,38 @@ def test_tool_progress_of_odd_shapes_is_safe() -> None:
     assert view.progress({"tool_use_id": "t", "elapsed_time_seconds": True}) == []
     view.user([{"type": "tool_result", "tool_use_id": "t", "content": "ok"}])
     assert view.progress({"tool_use_id": "t", "elapsed_time_seconds": 9}) == []
+
+
+def test_usage_follows_the_stream_during_a_turn() -> None:
+    meter = UsageMeter()
+    start = {
+        "type": "message_start",
+        "message": {
+            "model": "claude-opus-4[1m]",
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        },
+    }
+    assert meter.saw_stream(start) == {
+        "sessionUpdate": "usage_update",
+        "used": 11,
+        "size": 1_000_000,
+        "_meta": {"_claude/model": "claude-opus-4[1m]"},
+    }
+    # A delta's missing or null counts keep their value; no change, no update.
+    delta = {"type": "message_delta", "usage": {"output_tokens": 30, "input_tokens": None}}
+    assert meter.saw_stream(delta)["used"] == 40  # type: ignore[index]
+    assert meter.saw_stream(delta) is None
+    assert meter.saw_stream({"type": "message_delta", "usage": "lots"}) is None
+    # Claude Code's own messages never move the meter.
+    synthetic = {"type": "message_start", "message": {"model": "<synthetic>", "usage": {}}}
+    assert meter.saw_stream(synthetic) is None
+    assert meter.saw_stream({"type": "message_delta", "usage": {"output_tokens": 9}}) is None
+    # The result's window is the session's from then on; the turn's end reports as before.
+    end = meter.saw_result({"output_tokens": 30}, {"m": {"contextWindow": 500_000}}, None)
+    assert (end["used"], end["size"]) == (40, 500_000)
+    assert meter.saw_stream(start) == {
+        "sessionUpdate": "usage_update",
+        "used": 11,
+        "size": 500_000,
+        "_meta": {"_claude/model": "claude-opus-4[1m]"},
+    }
