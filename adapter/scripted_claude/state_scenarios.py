@@ -1,16 +1,19 @@
 """Scenarios of the session's state as the editor shows it (issue 23): tool input as it
-streams, tool progress. Paths may hold `{cwd}` (the session's folder), as in `coding.py`.
+streams, tool progress, compaction. Paths may hold `{cwd}` (the session's folder), as in
+`coding.py`.
 """
 
 from __future__ import annotations
 
 from adapter.scripted_claude.steps import (
+    RawFrame,
     Result,
     Scenario,
     Text,
     ToolProgress,
     ToolResult,
     ToolUse,
+    TurnScript,
 )
 
 __all__ = ["STATE_SCENARIOS"]
@@ -75,6 +78,40 @@ TOOL_PROGRESS = (
     Result(),
 )
 
+_SID = "00000000-0000-0000-0000-000000000000"
+
+
+def _system(subtype: str, **fields: object) -> RawFrame:
+    return RawFrame(frame={"type": "system", "subtype": subtype, "session_id": _SID, **fields})
+
+
+def _compaction(ident: str, trigger: str, pre: int, post: int) -> tuple[RawFrame, ...]:
+    """The frames Claude Code writes for one compaction that succeeds."""
+    metadata = {"trigger": trigger, "pre_tokens": pre, "post_tokens": post, "duration_ms": 4100}
+    return (
+        _system("status", status="compacting", uuid=ident),
+        _system("status", status=None, compact_result="success", uuid=f"{ident}-done"),
+        _system("compact_boundary", compact_metadata=metadata, uuid=f"{ident}-boundary"),
+    )
+
+
+# An automatic compaction mid-turn, then `/compact` (manual), then one that fails.
+COMPACTION: tuple[TurnScript, ...] = (
+    (Text(text="Working."), *_compaction("compact-auto", "auto", 180000, 12000), Result()),
+    (*_compaction("compact-manual", "manual", 40000, 3000), Result()),
+    (
+        _system("status", status="compacting", uuid="compact-failed"),
+        _system(
+            "status",
+            status=None,
+            compact_result="failed",
+            compact_error="Conversation too short to compact",
+            uuid="compact-failed-done",
+        ),
+        Result(),
+    ),
+)
+
 STATE_SCENARIOS = (
     Scenario(
         name="tool_stream",
@@ -86,5 +123,10 @@ STATE_SCENARIOS = (
         name="tool_progress",
         description="Claude Code's tool_progress beats for a running Bash and a subagent's call.",
         turns=(TOOL_PROGRESS,),
+    ),
+    Scenario(
+        name="compaction",
+        description="An automatic compaction mid-turn, a /compact, and a compaction that fails.",
+        turns=COMPACTION,
     ),
 )

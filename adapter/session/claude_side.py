@@ -12,7 +12,13 @@ from typing import Any
 
 from acp import RequestError
 from anyio.abc import TaskGroup, TaskStatus
-from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
+from claude_agent_sdk import (
+    AssistantMessage,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    UserMessage,
+)
 from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
 
 from adapter.claude.process import ClaudeRuntime, RuntimeStartError
@@ -161,7 +167,9 @@ class ClaudeSide:
             explanation = refusal_explanation(raw)
             if explanation and not event.refusal_explanation:
                 event = replace(event, refusal_explanation=explanation)
-        if isinstance(message, AssistantMessage):
+        if isinstance(message, SystemMessage):
+            await self.view.system(message)
+        elif isinstance(message, AssistantMessage):
             self.view.saw_assistant(message)
         elif isinstance(message, ResultMessage):
             await self.view.turn_result(message)

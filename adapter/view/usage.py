@@ -101,6 +101,18 @@ class UsageMeter:
             update["_meta"] = {"_claude/model": self.model}
         return update
 
+    def compacted(self, metadata: object) -> dict[str, Any]:
+        """Claude Code compacted the conversation (`compact_boundary`): the context is what it
+        retained (`post_tokens`, 0 when not said); the `usage_update` that says so."""
+        data: Mapping[str, Any] = metadata if isinstance(metadata, Mapping) else {}
+        self.used = self.sent = _count(data, "post_tokens")
+        self._snapshot = {}
+        update: dict[str, Any] = {"sessionUpdate": "usage_update", "used": self.used}
+        update["size"] = self.size
+        if self.model is not None:
+            update["_meta"] = {"_claude/model": self.model}
+        return update
+
     def saw_request(self, usage: object) -> None:
         """One top-level assistant message's `usage`: the context as of that request."""
         if isinstance(usage, Mapping):

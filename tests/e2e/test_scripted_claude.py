@@ -403,6 +403,7 @@ ADAPTER_ONLY = {
     "streamed_answer",
     "tool_stream",  # test_session_state.py (issue 23)
     "tool_progress",
+    "compaction",
     "large_message",  # test_large_messages.py (over the SDK's default 1 MiB buffer)
     "ignore_sigterm",  # test_signals.py (stopped only by SIGKILL)
     # The session-feature scenarios are driven through the adapter (test_adapter_session.py).

@@ -222,3 +222,86 @@ async def test_usage_moves_during_the_turn_as_each_request_streams(
         i for i, u in enumerate(updates) if u["sessionUpdate"] == "agent_message_chunk"
     )
     assert answer_chunk < updates.index(usage[1]) < updates.index(usage[2])
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "compaction") as adapter:
+        session = await adapter.new_session()
+        answers = [
+            await adapter.prompt(session, text) for text in ("Go on", "/compact", "/compact")
+        ]
+    assert all(isinstance(a, PromptResponse) and a.stop_reason == "end_turn" for a in answers)
+    meta = {"claudeCode": {"toolName": "compact"}}
+
+    def opened(card_id: str) -> dict[str, Any]:
+        return {
+            "sessionUpdate": "tool_call",
+            "toolCallId": card_id,
+            "name": "compact",
+            "title": "Compact conversation",
+            "kind": "think",
+            "status": "in_progress",
+            "_meta": meta,
+        }
+
+    def done(card_id: str, trigger: str, pre: int, post: int) -> dict[str, Any]:
+        return {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": card_id,
+            "status": "completed",
+            "_meta": meta,
+            "rawOutput": {
+                "trigger": trigger,
+                "preTokens": pre,
+                "postTokens": post,
+                "durationMs": 4100,
+            },
+        }
+
+    def retained(used: int) -> dict[str, Any]:
+        return {
+            "sessionUpdate": "usage_update",
+            "used": used,
+            "size": 200000,
+            "_meta": {"_claude/model": "claude-sonnet-4-5"},
+        }
+
+    # (The streamed requests move the meter by a few dozen tokens: not what this is about.)
+    shown = [
+        u
+        for u in adapter.updates()
+        if u["sessionUpdate"] in ("tool_call", "tool_call_update")
+        or (u["sessionUpdate"] == "usage_update" and "cost" not in u and u["used"] > 100)
+    ]
+    failed = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "compact-failed",
+        "status": "failed",
+        "_meta": meta,
+        "content": [
+            {
+                "type": "content",
+                "content": {
+                    "type": "text",
+                    "text": "Compaction failed: Conversation too short to compact",
+                },
+            }
+        ],
+    }
+    # Each compaction: its card, its end with the counts, then the context it retained.
+    assert shown == [
+        opened("compact-auto"),
+        done("compact-auto", "automatic", 180000, 12000),
+        retained(12000),
+        opened("compact-manual"),
+        done("compact-manual", "manual", 40000, 3000),
+        retained(3000),
+        opened("compact-failed"),
+        failed,
+    ]
+    # The turn's own usage afterwards starts from what compaction retained.
+    turn_ends = [u for u in adapter.updates("usage_update") if "cost" in u]
+    assert [u["used"] for u in turn_ends][1] == 3000

@@ -268,3 +268,33 @@ def test_usage_follows_the_stream_during_a_turn() -> None:
         "size": 500_000,
         "_meta": {"_claude/model": "claude-opus-4[1m]"},
     }
+
+
+def test_compaction_cards_of_odd_orders_and_shapes() -> None:
+    from adapter.view.compaction import CompactionCards
+
+    cards = CompactionCards()
+    # A boundary with no start opens and closes a card of its own; odd counts are left out.
+    metadata = {"trigger": "weird", "pre_tokens": -1, "post_tokens": 5}
+    opened, closed = cards.system("compact_boundary", {"uuid": "b", "compact_metadata": metadata})
+    assert (opened["toolCallId"], opened["status"], closed["status"]) == (
+        "b",
+        "in_progress",
+        "completed",
+    )
+    assert closed["rawOutput"] == {"postTokens": 5}
+    assert cards.system("compact_boundary", {"compact_metadata": "x"}) == []
+    assert cards.system("status", {"status": "compacting", "uuid": 7}) == []
+    # A compaction the turn's end interrupts fails, and says so; a succeeded one with no
+    # boundary is done.
+    cards.system("status", {"status": "compacting", "uuid": "c"})
+    assert cards.system("status", {"status": "compacting", "uuid": "d"}) == []
+    [failed] = cards.turn_ended()
+    assert (failed["toolCallId"], failed["status"]) == ("c", "failed")
+    assert "did not finish" in failed["content"][0]["content"]["text"]
+    cards.system("status", {"status": "compacting", "uuid": "e"})
+    assert cards.system("status", {"compact_result": "success"}) == []
+    assert [u["status"] for u in cards.turn_ended()] == ["completed"]
+    assert cards.turn_ended() == []
+    meter = UsageMeter()
+    assert meter.compacted({"post_tokens": "many"})["used"] == 0
