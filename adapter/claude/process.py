@@ -42,6 +42,7 @@ from adapter.claude.sdk_compat import (
 )
 from adapter.claude.settings_files import SETTING_SOURCES
 from adapter.claude.start_errors import RuntimeStartError, start_error
+from adapter.claude.unparsed import UNPARSED_TYPES, UnparsedFrame
 
 __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
@@ -245,6 +246,8 @@ class ClaudeRuntime:
                 continue
             if message is not None:
                 yield message, data
+            elif data.get("type") in UNPARSED_TYPES:
+                yield UnparsedFrame(data), data
 
     async def send(self, message: dict[str, Any]) -> None:
         async def one() -> Any:

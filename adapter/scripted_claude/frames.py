@@ -218,6 +218,19 @@ def rate_limit_frame(
     return _stamp({"type": "rate_limit_event", "rate_limit_info": info}, session_id, None)
 
 
+def tool_progress_frame(
+    *, session_id: str, tool_use_id: str, tool_name: str, elapsed: float, parent: str | None
+) -> Frame:
+    frame: Frame = {
+        "type": "tool_progress",
+        "tool_use_id": tool_use_id,
+        "tool_name": tool_name,
+        "parent_tool_use_id": parent,
+        "elapsed_time_seconds": elapsed,
+    }
+    return _stamp(frame, session_id, None)
+
+
 def model_refusal_fallback_frame(
     *,
     session_id: str,

@@ -56,6 +56,7 @@ class TurnWriter:
         parent: str | None = None,
         deltas: int | None = None,
         pace: float = 0.0,
+        pieces: tuple[str, ...] | None = None,
     ) -> bool:
         """Write one assistant message (streamed first when partial messages are on); False
         if the turn was interrupted while it streamed."""
@@ -63,7 +64,8 @@ class TurnWriter:
         ident = frames.message_id()
         stream = self.s.partial_messages and not synthetic and parent is None
         streamer = self._streamer()
-        if stream and not streamer.open(ident, model or self.s.model, content, deltas, pace):
+        model_name = model or self.s.model
+        if stream and not streamer.open(ident, model_name, content, deltas, pace, pieces):
             return False
         frame = frames.assistant_frame(
             session_id=self.s.session_id,
@@ -145,10 +147,16 @@ class TurnWriter:
         tool_input: Any,
         ident: str | None = None,
         parent: str | None = None,
+        pieces: tuple[str, ...] | None = None,
+        unfinished: bool = False,
     ) -> str:
         ident = ident or frames.tool_use_id()
         block = {"type": "tool_use", "id": ident, "name": name, "input": tool_input}
-        self._assistant([block], model=None, stop_reason="tool_use", parent=parent)
+        if unfinished:
+            if self.s.partial_messages and parent is None:
+                self._streamer().unfinished_call(self.s.model, block, pieces or ())
+            return ident
+        self._assistant([block], model=None, stop_reason="tool_use", parent=parent, pieces=pieces)
         return ident
 
     def _result(self, step: Result) -> None:

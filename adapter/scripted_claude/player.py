@@ -93,10 +93,13 @@ class _Player(TurnWriter):
                 block = {"type": "thinking", "thinking": thinking, "signature": signature}
                 return self._assistant([block], model=None, stop_reason=None, pace=step.pace)
             case ToolUse(name=name, is_error=is_error):
-                ident = self._tool_use(name, _at(step.input, s.cwd), step.id, step.parent)
+                pieces = _at(step.pieces, s.cwd) if step.pieces is not None else None
+                ident = self._tool_use(
+                    name, _at(step.input, s.cwd), step.id, step.parent, pieces, step.unfinished
+                )
                 if name == "EnterPlanMode" and not is_error:
                     s.permission_mode = "plan"  # Claude switches its own mode
-                if step.result is not None:
+                if step.result is not None and not step.unfinished:
                     result, extra = _at(step.result, s.cwd), _at(step.tool_use_result, s.cwd)
                     self._tool_result(ident, result, is_error, extra, step.parent)
             case ToolResult(id=ident, result=result, is_error=is_error):

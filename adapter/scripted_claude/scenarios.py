@@ -17,6 +17,7 @@ from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.limits import LIMIT_SCENARIOS
 from adapter.scripted_claude.session_scenarios import SESSION_SCENARIOS
+from adapter.scripted_claude.state_scenarios import STATE_SCENARIOS
 from adapter.scripted_claude.steps import (
     ApiRetry,
     AssistantError,
@@ -367,6 +368,7 @@ _ALL = (
     *CODING_SCENARIOS,
     *LIMIT_SCENARIOS,
     *ASKING_SCENARIOS,
+    *STATE_SCENARIOS,
 )
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})

@@ -47,6 +47,7 @@ __all__ = [
     "Synthetic",
     "Text",
     "Thinking",
+    "ToolProgress",
     "ToolResult",
     "ToolUse",
     "TurnScript",
@@ -104,6 +105,9 @@ class ToolUse:
     yet (a later `ToolResult` step gives it, as for a Task whose subagent works meanwhile).
     `tool_use_result` is the frame's structured `tool_use_result` (Edit's `originalFile`…);
     `id` fixes the call's id so other steps can name it; `parent` is the subagent's Task.
+    With partial messages on, `pieces` are the exact `input_json_delta` texts (None: the
+    input's JSON in four), and `unfinished` stops the stream after them: no block stop, no
+    finished message, no result (a request that broke off while Claude wrote the call).
     """
 
     name: str
@@ -113,6 +117,8 @@ class ToolUse:
     tool_use_result: Mapping[str, object] | None = None
     id: str | None = None
     parent: str | None = None
+    pieces: tuple[str, ...] | None = None
+    unfinished: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,6 +128,17 @@ class ToolResult:
     id: str
     result: str
     is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolProgress:
+    """`tool_progress`: the running call `id` (a `ToolUse` with `result=None`) is still at
+    work after `elapsed` seconds; `parent` is the Agent call whose subagent runs it."""
+
+    id: str
+    tool_name: str
+    elapsed: float
+    parent: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -358,6 +375,7 @@ class DieAtPrompt:
 Step: TypeAlias = (
     Text
     | ToolResult
+    | ToolProgress
     | BrokenStream
     | Reply
     | Thinking

@@ -97,9 +97,13 @@ def _start_block(block: Mapping[str, Any]) -> Frame:
 
 
 def block_events(
-    index: int, block: Mapping[str, Any], count: int | None
+    index: int,
+    block: Mapping[str, Any],
+    count: int | None,
+    pieces: Sequence[str] | None = None,
 ) -> Iterator[tuple[Frame, bool]]:
-    """The events of one content block, each with whether it carries a delta to pace."""
+    """The events of one content block, each with whether it carries a delta to pace
+    (`pieces`: a tool call's input deltas, exactly)."""
     start = {"type": "content_block_start", "index": index, "content_block": _start_block(block)}
     yield start, False
     kind = block.get("type")
@@ -113,7 +117,7 @@ def block_events(
         yield _delta(index, signature), False
     elif kind == "tool_use":
         raw = json.dumps(block.get("input", {}))
-        for piece in split(raw, 4 if len(raw) > 8 else 1):
+        for piece in pieces if pieces is not None else split(raw, 4 if len(raw) > 8 else 1):
             yield _delta(index, {"type": "input_json_delta", "partial_json": piece}), True
     yield {"type": "content_block_stop", "index": index}, False
 
@@ -123,10 +127,12 @@ def _delta(index: int, delta: Frame) -> Frame:
 
 
 def content_events(
-    content: Sequence[Mapping[str, Any]], count: int | None
+    content: Sequence[Mapping[str, Any]],
+    count: int | None,
+    pieces: Sequence[str] | None = None,
 ) -> Iterator[tuple[Frame, bool]]:
     for index, block in enumerate(content):
-        yield from block_events(index, block, count)
+        yield from block_events(index, block, count, pieces)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,11 +157,12 @@ class Streamer:
         content: Sequence[Mapping[str, Any]],
         count: int | None,
         pace: float,
+        pieces: Sequence[str] | None = None,
     ) -> bool:
         """`message_start` and every block's events, pausing `pace` before each delta; False
         if the turn was interrupted meanwhile (the message then stays unfinished)."""
         self.event(message_start(ident, model))
-        for event, paced in content_events(content, count):
+        for event, paced in content_events(content, count, pieces):
             if paced and pace > 0 and self.inbox.wait(pace, lambda: False):
                 return False
             if self.inbox.interrupted:
@@ -165,6 +172,14 @@ class Streamer:
 
     def close(self, stop_reason: str | None, output_tokens: int) -> None:
         for event in message_stop(stop_reason, output_tokens):
+            self.event(event)
+
+    def unfinished_call(self, model: str, block: Mapping[str, Any], pieces: Sequence[str]) -> None:
+        """A message whose stream stops while it writes a tool call's input (after `pieces`)."""
+        self.event(message_start(message_id(), model))
+        for event, _ in block_events(0, block, None, pieces):
+            if event["type"] == "content_block_stop":
+                return
             self.event(event)
 
     def broken(self, model: str, text: str, deltas: int) -> None:

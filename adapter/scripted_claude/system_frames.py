@@ -1,5 +1,6 @@
 """The steps that are one frame of their own, outside any assistant message: `api_retry`, a rate
-limit event, a model fallback, a worker shutting down, or a raw frame written verbatim."""
+limit event, a tool's progress, a model fallback, a worker shutting down, or a raw frame written
+verbatim."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from adapter.scripted_claude.steps import (
     RateLimitEvent,
     RawFrame,
     Step,
+    ToolProgress,
     WorkerShuttingDown,
 )
 
@@ -55,6 +57,14 @@ def system_frame(step: Step, session_id: str) -> dict[str, Any] | None:
                 direction=step.direction,
                 scope=step.scope,
                 content=step.content,
+            )
+        case ToolProgress():
+            return frames.tool_progress_frame(
+                session_id=session_id,
+                tool_use_id=step.id,
+                tool_name=step.tool_name,
+                elapsed=step.elapsed,
+                parent=step.parent,
             )
         case WorkerShuttingDown(reason=reason):
             return frames.worker_shutting_down_frame(session_id=session_id, reason=reason)

@@ -27,6 +27,7 @@ from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import refusal_explanation
 from adapter.claude.translate import event_for
+from adapter.claude.unparsed import UnparsedFrame
 from adapter.controls.controls import SessionControls
 from adapter.controls.questions import ASK_TOOL
 from adapter.session.answer import Answer
@@ -162,6 +163,9 @@ class ClaudeSide:
             # The bulk of a turn: only the turn view has a use for it.
             await self.view.stream_event(message)
             return
+        if isinstance(message, UnparsedFrame):
+            await self.view.unparsed(message.data)
+            return
         await self.controls.observe(message)
         try:
             event = event_for(message, epoch)
@@ -181,7 +185,9 @@ class ClaudeSide:
             # Claude's reset times are wall-clock times; the core's deadlines monotonic.
             event = replace(event, now=self._clock(), wall=self._wall())
             await self.view.rate_limited(message.rate_limit_info)
-        if isinstance(message, AssistantMessage):
+        if isinstance(message, SystemMessage):
+            await self.view.system(message)
+        elif isinstance(message, AssistantMessage):
             self.view.saw_assistant(message)
         elif isinstance(message, ResultMessage):
             await self.view.turn_result(message)

@@ -14,8 +14,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from acp.schema import TextContentBlock, ToolCallUpdate, Usage
-from claude_agent_sdk import AssistantMessage, ResultMessage, StreamEvent, UserMessage
+from claude_agent_sdk import (
+    AssistantMessage,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    UserMessage,
+)
 
+from adapter.view.compaction import CompactionCards
 from adapter.view.stream_assembly import MalformedStream
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for
@@ -27,6 +34,7 @@ from fsm.records import redact, visible
 __all__ = ["TurnHooks"]
 
 log = logging.getLogger(__name__)
+
 
 def _masked(block: Mapping[str, Any], mask: tuple[str, ...]) -> Mapping[str, Any]:
     text = block.get("text")
@@ -47,6 +55,7 @@ class TurnHooks:
         self.terminal = terminal_output
         self._view = TurnView(cwd=cwd, live=True, terminal=terminal_output)
         self._usage = UsageMeter()
+        self._compaction = CompactionCards()
         self._title: str | None = None
         self._title_sent = titled
         self._warned = False
@@ -83,6 +92,24 @@ class TurnHooks:
             lambda: self._view.stream_event(message.event, parent if parent else None),
             "a stream event",
         )
+        if not parent:
+            usage = self._usage.saw_stream(message.event)
+            if usage is not None:
+                await self._send_raw(usage)  # the context meter moves during the turn
+
+    async def unparsed(self, frame: Mapping[str, Any]) -> None:
+        """A frame the SDK does not parse (`adapter.claude.unparsed`): a tool's progress."""
+        if frame.get("type") == "tool_progress":
+            await self._send(lambda: self._view.progress(frame), "a tool's progress")
+
+    async def system(self, message: SystemMessage) -> None:
+        """A `system` frame: compaction's card, and the context it retained."""
+        data = message.data if isinstance(message.data, Mapping) else {}
+        if data.get("parent_tool_use_id") or message.subtype not in ("status", "compact_boundary"):
+            return  # a subagent's compaction is not the session's
+        await self._send(lambda: self._compaction.system(message.subtype, data), "a compaction")
+        if message.subtype == "compact_boundary":
+            await self._send_raw(self._usage.compacted(data.get("compact_metadata")))
 
     def saw_assistant(self, message: AssistantMessage) -> None:
         if message.parent_tool_use_id is None:
@@ -148,6 +175,7 @@ class TurnHooks:
     async def turn_ended(self) -> None:
         """Before a prompt's answer: end what the turn left open (calls, a broken stream)."""
         await self._send(self._view.close_open_calls, "a turn's end")
+        await self._send(self._compaction.turn_ended, "a turn's end")
 
     async def turn_settled(self) -> None:
         """Before a prompt's answer (a response): `turn_ended`, and name the session once."""

@@ -230,7 +230,8 @@ def tool_kind(name: str) -> str:
 
 
 def card_for(tool_id: str, name: str, tool_input: object, cwd: str) -> Wire:
-    """The `tool_call` update that opens the card of one call, status `pending`."""
+    """The `tool_call` update that opens the card of one call, status `pending` (a
+    `tool_call_update` made from it drops `name`)."""
     data: Input = tool_input if isinstance(tool_input, Mapping) else {}
     card = _CARDS.get(name)
     needed = _NEEDS.get(name)
@@ -248,6 +249,8 @@ def card_for(tool_id: str, name: str, tool_input: object, cwd: str) -> Wire:
     update: Wire = {
         "sessionUpdate": "tool_call",
         "toolCallId": tool_id,
+        # ACP 1.22's `name`: the tool as Claude calls it, on the card's opening only.
+        "name": name,
         "title": title,
         "kind": card.kind if card is not None else "other",
         "status": "pending",

@@ -8,7 +8,8 @@ bulk path and building a pydantic model per update was a measured share of its t
 - Text and thinking: streamed deltas first (`stream_event`), then what of the finished message
   did not stream (`adapter.view.stream_assembly`), with the API message id as `messageId`.
 - Tool use: a card per call (`adapter.view.tool_cards`), opened as soon as Claude starts writing
-  the call when it streams, filled in once its input is whole, ended by its result
+  the call when it streams, refined as each field of its input completes
+  (`adapter.view.streamed_calls`), filled in once its input is whole, ended by its result
   (`adapter.view.tool_results`); TodoWrite becomes the plan (`adapter.view.plan`), never a card.
 - A subagent's messages (`parent` set: the Task call they belong to) never join the main
   answer: its text shows on the Task card, its tool calls carry `parentToolUseId`.
@@ -26,6 +27,7 @@ from typing import Any
 
 from adapter.view.plan import plan_update
 from adapter.view.stream_assembly import StreamAssembly, chunk
+from adapter.view.streamed_calls import StreamedCalls
 from adapter.view.tool_cards import PLAN_TOOL, card_for
 from adapter.view.tool_results import result_updates
 
@@ -84,27 +86,30 @@ class TurnView:
         self._calls: dict[str, tuple[str, object]] = {}  # open calls: id -> (tool, input)
         self._plan_calls: set[str] = set()
         self._running: set[str] = set()  # open calls already reported in_progress
-        self._announced: set[str] = set()  # cards opened while their input still streamed
+        self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
+        self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
 
     def stream_event(self, event: object, parent: str | None) -> list[Wire]:
         """Updates for one partial-message event: chunks, or the card of a tool call Claude
-        has begun to write (its input follows; a Write's content can take seconds). Raises
-        `MalformedStream` for an event that cannot be used."""
+        has begun to write, refined as its input's fields complete (a Write's content can take
+        seconds). Raises `MalformedStream` for an event that cannot be used."""
         updates = self._stream.event(event, parent)
-        if parent is None and isinstance(event, Mapping) and event["type"] == "content_block_start":
+        if parent is not None or not isinstance(event, Mapping):
+            return updates
+        kind = event["type"]
+        if kind == "content_block_delta":
+            delta = event.get("delta")
+            if isinstance(delta, Mapping) and delta.get("type") == "input_json_delta":
+                updates.extend(
+                    self._streamed.input_delta(event.get("index"), delta.get("partial_json"))
+                )
+        elif kind == "content_block_start":
             block = event.get("content_block")
             if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                updates.extend(self._announce(block))
+                updates.extend(self._streamed.started(event.get("index"), block, self._calls))
+        elif kind == "message_start":
+            self._streamed.message_started()
         return updates
-
-    def _announce(self, block: Mapping[str, Any]) -> list[Wire]:
-        tool_id, name = _str(block, "id"), _str(block, "name")
-        if not tool_id or not name or name == PLAN_TOOL or tool_id in self._calls:
-            return []
-        self._announced.add(tool_id)
-        card = card_for(tool_id, name, None, self.cwd)
-        card["_meta"] = {"claudeCode": {"toolName": name}}
-        return [card]
 
     def assistant(
         self, blocks: Iterable[Mapping[str, Any]], *, message_id: str | None, parent: str | None
@@ -149,7 +154,7 @@ class TurnView:
         tool_input = block.get("input")
         if name == PLAN_TOOL:
             plan = plan_update(tool_input)
-            if plan is not None and tool_id not in self._announced:
+            if plan is not None and tool_id not in self._streamed.announced:
                 self._plan_calls.add(tool_id)
                 return [plan]
         self._calls[tool_id] = (name, tool_input)
@@ -161,11 +166,10 @@ class TurnView:
         if self._terminal and name == "Bash":
             card["content"] = [{"type": "terminal", "terminalId": tool_id}]
             card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
-        if tool_id in self._announced:
+        if self._streamed.finished(tool_id):
             # The card is open already: this fills in its title, input, locations and diff.
-            self._announced.discard(tool_id)
             card["sessionUpdate"] = "tool_call_update"
-            del card["status"]
+            del card["status"], card["name"]
         updates = [card]
         if self._live and name in _RUN_AT_ONCE:
             updates.extend(self.permitted(tool_id))
@@ -177,6 +181,31 @@ class TurnView:
             return []
         self._running.add(tool_id)
         return [_status(tool_id, "in_progress")]
+
+    def progress(self, frame: Mapping[str, Any]) -> list[Wire]:
+        """Claude Code's `tool_progress` for a running call (else its subagent's Agent call):
+        the card is `in_progress`, with the elapsed time; a call no longer open is left alone."""
+        candidates = (frame.get("tool_use_id"), frame.get("parent_tool_use_id"))
+        tool_id = next((i for i in candidates if isinstance(i, str) and i in self._calls), None)
+        if tool_id is None:
+            return []
+        response: Wire = {}
+        elapsed = frame.get("elapsed_time_seconds")
+        if isinstance(elapsed, int | float) and not isinstance(elapsed, bool) and elapsed >= 0:
+            response["elapsedTimeSeconds"] = elapsed
+        for key, wire in (("subagent_type", "subagentType"), ("subagent_retry", "subagentRetry")):
+            if frame.get(key) is not None:
+                response[wire] = frame[key]
+        update = _status(tool_id, "in_progress")
+        if tool_id in self._running:
+            if self._progress.get(tool_id) == response:
+                return []  # nothing changed since the last beat
+            del update["status"]
+        self._running.add(tool_id)
+        self._progress[tool_id] = response
+        meta: Wire = {"toolName": self._calls[tool_id][0], "toolResponse": response}
+        update["_meta"] = {"claudeCode": meta}
+        return [update]
 
     def user(
         self, blocks: Iterable[Mapping[str, Any]], *, tool_use_result: object = None
@@ -196,6 +225,7 @@ class TurnView:
                 # Claude Code ran it without asking anyone: it was running until now.
                 updates.extend(self.permitted(tool_id))
             self._running.discard(tool_id)
+            self._progress.pop(tool_id, None)
             name, tool_input = self._calls.pop(tool_id, ("", None))
             updates.extend(
                 result_updates(
@@ -214,13 +244,14 @@ class TurnView:
     def close_open_calls(self) -> list[Wire]:
         """A turn ended: a message still streaming broke off, and its calls that never got a
         result failed (interrupted or lost)."""
-        left = [*self._calls, *(i for i in self._announced if i not in self._calls)]
+        left = [*self._calls, *(i for i in self._streamed.announced if i not in self._calls)]
         updates = self._stream.close_broken()
         updates += [_status(tool_id, "failed") for tool_id in left]
         self._calls.clear()
-        self._announced.clear()
+        self._streamed.clear()
         self._plan_calls.clear()
         self._running.clear()
+        self._progress.clear()
         return updates
 
 

@@ -1,17 +1,23 @@
-"""Token use and cost: a `usage_update` after each turn (and after each `rate_limit_event`, with
-Claude's limit windows), `usage` on the prompt response.
+"""Token use and cost: `usage_update` during and after each turn (and after each
+`rate_limit_event`, with Claude's limit windows), `usage` on the prompt response.
 
-`used` is what the context holds after the turn: the last top-level request's input (cached or
-not) plus its output. `size` is the context window Claude's result reports for the model
-(`modelUsage[*].contextWindow`), else 200,000. `cost` is Claude's `total_cost_usd` as reported.
-The response's `usage` sums every turn's tokens for the session (ACP: "across session").
-Numbers of the wrong type or out of range are ignored, never guessed.
+`used` is what the context holds: the last top-level request's input (cached or not) plus its
+output. During a turn it follows the stream as the reference adapter does: each top-level
+`message_start` snapshots the request's usage and each `message_delta` updates it (a missing or
+null count keeps its value), and a `usage_update` goes out when `used` changed, with the model
+in `_meta["_claude/model"]`; a finished message only updates the snapshot, silently; subagents
+and Claude Code's `<synthetic>` messages never move it. `size` is the context window Claude's
+last result reported for the model (`modelUsage[*].contextWindow`), else 1,000,000 for a model
+id naming `1m`, else 200,000. `cost` is Claude's `total_cost_usd` as reported, on the update
+after each turn. The response's `usage` sums every turn's tokens for the session (ACP: "across
+session"). Numbers of the wrong type or out of range are ignored, never guessed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from acp.schema import Usage
@@ -20,6 +26,9 @@ __all__ = ["UsageMeter"]
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 _INPUT_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+_KEYS = (*_INPUT_KEYS, "output_tokens")
+_ONE_MILLION = re.compile(r"\b1m\b", re.IGNORECASE)
+_SYNTHETIC = "<synthetic>"
 
 
 def _count(data: Mapping[str, Any], key: str) -> int:
@@ -30,12 +39,13 @@ def _count(data: Mapping[str, Any], key: str) -> int:
 
 
 def _window(model_usage: object) -> int:
+    """The largest context window a result reports (0: none)."""
     windows = [0]
     if isinstance(model_usage, Mapping):
         for entry in model_usage.values():
             if isinstance(entry, Mapping):
                 windows.append(_count(entry, "contextWindow"))
-    return max(windows) or DEFAULT_CONTEXT_WINDOW
+    return max(windows)
 
 
 @dataclass(slots=True)
@@ -46,7 +56,63 @@ class UsageMeter:
     cached_read: int = 0
     cached_write: int = 0
     turns_reported: int = 0
-    size: int = DEFAULT_CONTEXT_WINDOW  # the context window Claude last reported
+    reported_window: int = 0  # what Claude's last result said (0: nothing yet)
+    model: str | None = None  # of the latest top-level request
+    sent: int | None = None  # the `used` the client last heard
+    _snapshot: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        if self.reported_window:
+            return self.reported_window
+        if self.model is not None and _ONE_MILLION.search(self.model):
+            return 1_000_000
+        return DEFAULT_CONTEXT_WINDOW
+
+    def saw_stream(self, event: object) -> dict[str, Any] | None:
+        """One top-level stream event; the `usage_update` to send, if the context changed."""
+        if not isinstance(event, Mapping):
+            return None
+        kind = event.get("type")
+        if kind == "message_start":
+            message = event.get("message")
+            if not isinstance(message, Mapping) or message.get("model") == _SYNTHETIC:
+                self._snapshot = {}
+                return None
+            model = message.get("model")
+            self.model = model if isinstance(model, str) else self.model
+            usage = message.get("usage")
+            usage = usage if isinstance(usage, Mapping) else {}
+            self._snapshot = {key: _count(usage, key) for key in _KEYS}
+        elif kind == "message_delta" and self._snapshot:
+            usage = event.get("usage")
+            if not isinstance(usage, Mapping):
+                return None
+            for key in _KEYS:
+                if usage.get(key) is not None:
+                    self._snapshot[key] = _count(usage, key)
+        else:
+            return None
+        used = sum(self._snapshot.values())
+        if not used or used == self.sent:
+            return None
+        self.used = self.sent = used
+        update: dict[str, Any] = {"sessionUpdate": "usage_update", "used": used, "size": self.size}
+        if self.model is not None:
+            update["_meta"] = {"_claude/model": self.model}
+        return update
+
+    def compacted(self, metadata: object) -> dict[str, Any]:
+        """Claude Code compacted the conversation (`compact_boundary`): the context is what it
+        retained (`post_tokens`, 0 when not said); the `usage_update` that says so."""
+        data: Mapping[str, Any] = metadata if isinstance(metadata, Mapping) else {}
+        self.used = self.sent = _count(data, "post_tokens")
+        self._snapshot = {}
+        update: dict[str, Any] = {"sessionUpdate": "usage_update", "used": self.used}
+        update["size"] = self.size
+        if self.model is not None:
+            update["_meta"] = {"_claude/model": self.model}
+        return update
 
     def saw_request(self, usage: object) -> None:
         """One top-level assistant message's `usage`: the context as of that request."""
@@ -64,7 +130,8 @@ class UsageMeter:
             self.output_tokens += _count(usage, "output_tokens")
             self.cached_read += _count(usage, "cache_read_input_tokens")
             self.cached_write += _count(usage, "cache_creation_input_tokens")
-        self.size = _window(model_usage)
+        self.reported_window = _window(model_usage) or self.reported_window
+        self.sent = self.used
         update: dict[str, Any] = {
             "sessionUpdate": "usage_update",
             "used": self.used,

@@ -364,17 +364,20 @@ async def test_thinking_tools_and_text_arrive_in_order(
             merged[-1]["content"]["text"] += u["content"]["text"]
         else:
             merged.append(json.loads(json.dumps(u)))
-    # The card opens as Claude starts writing the call and is filled in once its input is whole.
+    # The card opens as Claude starts writing the call, is refined as its command completes,
+    # and is filled in once its input is whole.
     assert [u["sessionUpdate"] for u in merged] == [
         "agent_thought_chunk",
         "tool_call",
         "tool_call_update",
         "tool_call_update",
         "tool_call_update",
+        "tool_call_update",
         "agent_message_chunk",
     ]
-    thought, call, filled, running, result, text = merged
+    thought, call, refined, filled, running, result, text = merged
     assert "list the files" in thought["content"]["text"]
+    assert (refined["title"], refined["rawInput"]) == ("ls", {"command": "ls"})
     assert (call["title"], filled["title"], filled["rawInput"]["command"]) == ("Bash", "ls", "ls")
     assert (
         call["toolCallId"] == filled["toolCallId"] == running["toolCallId"] == result["toolCallId"]

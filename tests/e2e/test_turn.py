@@ -30,14 +30,16 @@ ANSWER = (
 
 def _cards(adapter: Adapter) -> dict[str, list[dict[str, Any]]]:
     """Every tool call's updates, by id, in order. The first is the card as opened: a card
-    opened while Claude still wrote the call's input (streamed) and filled in by the update
-    that brings the input counts as one, as a client merges them."""
+    opened while Claude still wrote the call's input (streamed), refined as its fields came
+    and filled in by the update that brings the whole input counts as one, as a client merges
+    them (tests/e2e/test_session_state.py has the streamed frames one by one)."""
     cards: dict[str, list[dict[str, Any]]] = {}
     for update in adapter.updates():
         if update["sessionUpdate"] not in ("tool_call", "tool_call_update"):
             continue
         seen = cards.setdefault(update["toolCallId"], [])
-        if len(seen) == 1 and "rawInput" not in seen[0] and "rawInput" in update:
+        refines = update["sessionUpdate"] == "tool_call_update" and "rawInput" in update
+        if len(seen) == 1 and refines:
             seen[0] = {**seen[0], **update, "sessionUpdate": "tool_call"}
         else:
             seen.append(update)
@@ -98,11 +100,11 @@ async def test_a_coding_turn_streams_and_shows_cards_plan_usage_and_title(
     }
     # Streamed tool calls open their card as soon as Claude starts writing them.
     opened = [u for u in adapter.updates("tool_call")]
-    assert [(u["title"], "rawInput" in u) for u in opened] == [
-        ("Read", False),
-        ("Grep", False),
-        ("Edit", False),
-        ("Bash", False),
+    assert [(u["title"], u["rawInput"]) for u in opened] == [
+        ("Read", {}),
+        ("Grep", {}),
+        ("Edit", {}),
+        ("Bash", {}),
     ]
     cards = _by_title(adapter)
     assert list(cards) == [
@@ -143,8 +145,10 @@ async def test_a_coding_turn_streams_and_shows_cards_plan_usage_and_title(
             "content": {"type": "text", "text": "```console\n..\n2 passed in 0.01s\n```"},
         }
     ]
-    # Usage after the turn, on the response, and the session's title from the first prompt.
-    [usage] = adapter.updates("usage_update")
+    # Usage during the turn (tests/e2e/test_session_state.py), after it with the cost, on the
+    # response, and the session's title from the first prompt.
+    *during, usage = adapter.updates("usage_update")
+    assert during and all("cost" not in u for u in during)
     assert usage["size"] == 200000 and usage["used"] > 0
     assert usage["cost"]["currency"] == "USD" and usage["cost"]["amount"] > 0
     assert answer.usage is not None and answer.usage.input_tokens == 24
@@ -283,7 +287,7 @@ async def test_bad_stream_events_blocks_and_tool_input_cost_nothing_else(
     assert adapter.agent_texts() == ["Still here.", "The answer survives bad input."]
     cards = list(_cards(adapter).values())
     # Input of the wrong shape: a plain card with the tool's name, no invented diff.
-    assert (cards[0][0]["title"], "content" in cards[0][0]) == ("Edit", False)
+    assert (cards[0][0]["title"], cards[0][0]["content"]) == ("Edit", [])
     assert (cards[1][0]["title"], cards[1][0]["rawInput"]) == ("Grep", ["not", "a", "dict"])
     # A binary file: the edit keeps its own snippet diff; a missing file fails plainly.
     binary = cards[2]
@@ -327,8 +331,9 @@ def _shown(updates: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
                 shown[-1] = (*shown[-1][:2], shown[-1][2] + u["content"]["text"])
             else:
                 shown.append((kind, u.get("messageId"), u["content"]["text"]))
-        elif kind in ("tool_call", "tool_call_update") and "rawInput" in u:
-            # The card as opened (live, a streamed call's card is filled in by an update).
+        elif kind in ("tool_call", "tool_call_update") and u.get("rawInput") and "kind" in u:
+            # The card as opened (live, a streamed call's card is filled in by an update; the
+            # refinements while its input streamed are not what stays).
             shown.append(
                 ("card", u["toolCallId"], u["title"], u["kind"], json.dumps(u.get("locations")))
             )

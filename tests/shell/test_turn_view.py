@@ -216,3 +216,85 @@ def test_usage_reports_context_cost_and_session_totals() -> None:
     assert usage is not None
     assert (usage.input_tokens, usage.output_tokens, usage.cached_read_tokens) == (10, 6, 90)
     assert usage.total_tokens == 106
+
+
+def test_tool_progress_of_odd_shapes_is_safe() -> None:
+    view = TurnView(cwd="/w", live=True)
+    use = {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "make"}}
+    view.assistant([use], message_id=None, parent=None)
+    assert view.progress({"tool_use_id": ["not", "an id"], "parent_tool_use_id": {}}) == []
+    [first] = view.progress({"tool_use_id": "t", "elapsed_time_seconds": "soon"})
+    assert first == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t",
+        "status": "in_progress",
+        "_meta": {"claudeCode": {"toolName": "Bash", "toolResponse": {}}},
+    }
+    assert view.progress({"tool_use_id": "t", "elapsed_time_seconds": True}) == []
+    view.user([{"type": "tool_result", "tool_use_id": "t", "content": "ok"}])
+    assert view.progress({"tool_use_id": "t", "elapsed_time_seconds": 9}) == []
+
+
+def test_usage_follows_the_stream_during_a_turn() -> None:
+    meter = UsageMeter()
+    start = {
+        "type": "message_start",
+        "message": {
+            "model": "claude-opus-4[1m]",
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        },
+    }
+    assert meter.saw_stream(start) == {
+        "sessionUpdate": "usage_update",
+        "used": 11,
+        "size": 1_000_000,
+        "_meta": {"_claude/model": "claude-opus-4[1m]"},
+    }
+    # A delta's missing or null counts keep their value; no change, no update.
+    delta = {"type": "message_delta", "usage": {"output_tokens": 30, "input_tokens": None}}
+    assert meter.saw_stream(delta)["used"] == 40  # type: ignore[index]
+    assert meter.saw_stream(delta) is None
+    assert meter.saw_stream({"type": "message_delta", "usage": "lots"}) is None
+    # Claude Code's own messages never move the meter.
+    synthetic = {"type": "message_start", "message": {"model": "<synthetic>", "usage": {}}}
+    assert meter.saw_stream(synthetic) is None
+    assert meter.saw_stream({"type": "message_delta", "usage": {"output_tokens": 9}}) is None
+    # The result's window is the session's from then on; the turn's end reports as before.
+    end = meter.saw_result({"output_tokens": 30}, {"m": {"contextWindow": 500_000}}, None)
+    assert (end["used"], end["size"]) == (40, 500_000)
+    assert meter.saw_stream(start) == {
+        "sessionUpdate": "usage_update",
+        "used": 11,
+        "size": 500_000,
+        "_meta": {"_claude/model": "claude-opus-4[1m]"},
+    }
+
+
+def test_compaction_cards_of_odd_orders_and_shapes() -> None:
+    from adapter.view.compaction import CompactionCards
+
+    cards = CompactionCards()
+    # A boundary with no start opens and closes a card of its own; odd counts are left out.
+    metadata = {"trigger": "weird", "pre_tokens": -1, "post_tokens": 5}
+    opened, closed = cards.system("compact_boundary", {"uuid": "b", "compact_metadata": metadata})
+    assert (opened["toolCallId"], opened["status"], closed["status"]) == (
+        "b",
+        "in_progress",
+        "completed",
+    )
+    assert closed["rawOutput"] == {"postTokens": 5}
+    assert cards.system("compact_boundary", {"compact_metadata": "x"}) == []
+    assert cards.system("status", {"status": "compacting", "uuid": 7}) == []
+    # A compaction the turn's end interrupts fails, and says so; a succeeded one with no
+    # boundary is done.
+    cards.system("status", {"status": "compacting", "uuid": "c"})
+    assert cards.system("status", {"status": "compacting", "uuid": "d"}) == []
+    [failed] = cards.turn_ended()
+    assert (failed["toolCallId"], failed["status"]) == ("c", "failed")
+    assert "did not finish" in failed["content"][0]["content"]["text"]
+    cards.system("status", {"status": "compacting", "uuid": "e"})
+    assert cards.system("status", {"compact_result": "success"}) == []
+    assert [u["status"] for u in cards.turn_ended()] == ["completed"]
+    assert cards.turn_ended() == []
+    meter = UsageMeter()
+    assert meter.compacted({"post_tokens": "many"})["used"] == 0

@@ -1,0 +1,26 @@
+"""Frames Claude Code writes that the SDK's parser does not know and drops (it returns None
+for an unknown `type`), but the editor has a use for: they reach the session as they came.
+
+- `tool_progress`: a running tool's heartbeat (`tool_use_id`, `elapsed_time_seconds`, …), which
+  turns its card `in_progress` (`adapter.view.turn_view`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["UNPARSED_TYPES", "UnparsedFrame"]
+
+UNPARSED_TYPES = frozenset({"tool_progress"})
+
+
+@dataclass(frozen=True, slots=True)
+class UnparsedFrame:
+    """One such frame, as Claude wrote it (the SDK's shape: `type` is one of `UNPARSED_TYPES`)."""
+
+    data: dict[str, Any]
+
+    @property
+    def type(self) -> str:
+        return str(self.data.get("type"))

@@ -1,0 +1,132 @@
+"""Scenarios of the session's state as the editor shows it (issue 23): tool input as it
+streams, tool progress, compaction. Paths may hold `{cwd}` (the session's folder), as in
+`coding.py`.
+"""
+
+from __future__ import annotations
+
+from adapter.scripted_claude.steps import (
+    RawFrame,
+    Result,
+    Scenario,
+    Text,
+    ToolProgress,
+    ToolResult,
+    ToolUse,
+    TurnScript,
+)
+
+__all__ = ["STATE_SCENARIOS"]
+
+# Tool calls whose input streams in the pieces given (a field per piece, a file in three),
+# one whose streamed input is not JSON, and one whose stream stops while Claude writes it.
+TOOL_STREAM = (
+    ToolUse(
+        name="Bash",
+        input={"command": "python -m pytest -q", "description": "Run the tests", "timeout": 60},
+        result="..\n2 passed in 0.01s",
+        pieces=(
+            '{"command": "python -m pytest -q",',
+            ' "description": "Run the tests",',
+            ' "timeout": 60}',
+        ),
+    ),
+    ToolUse(
+        name="Write",
+        input={"file_path": "{cwd}/src/new.py", "content": "x = 1\ny = 2\n"},
+        result="File created successfully at: {cwd}/src/new.py",
+        pieces=('{"file_path": "{cwd}/src/', 'new.py", "content": "x = 1', '\\ny = 2\\n"}'),
+    ),
+    ToolUse(
+        name="Read",
+        input={"file_path": "{cwd}/src/app.py"},
+        result="     1\tdef greet(name):\n",
+        pieces=('{"file_path": "{cwd}/src/app.py" "offset": 1,', ' "limit": 5}'),
+    ),
+    ToolUse(
+        name="Bash",
+        input={"command": "sleep 100"},
+        result=None,
+        pieces=('{"command": "sleep 100",', ' "descri'),
+        unfinished=True,
+    ),
+    Text(text="Streamed."),
+    Result(),
+)
+
+_BUILD = "toolu_01build00000000000000000"
+_AGENT = "toolu_01agent00000000000000000"
+# A long Bash beats while it runs (a repeated beat is no news, one after its result none); a
+# subagent's tool beats on its Agent call.
+TOOL_PROGRESS = (
+    ToolUse(name="Bash", input={"command": "make", "description": "Build"}, result=None, id=_BUILD),
+    ToolProgress(id=_BUILD, tool_name="Bash", elapsed=1),
+    ToolProgress(id=_BUILD, tool_name="Bash", elapsed=2.5),
+    ToolProgress(id=_BUILD, tool_name="Bash", elapsed=2.5),
+    ToolProgress(id="toolu_01never0000000000000000", tool_name="Bash", elapsed=1),
+    ToolResult(id=_BUILD, result="built"),
+    ToolProgress(id=_BUILD, tool_name="Bash", elapsed=3),
+    ToolUse(
+        name="Agent",
+        input={"description": "Check the build", "prompt": "Run the checks"},
+        result=None,
+        id=_AGENT,
+    ),
+    ToolProgress(id="toolu_01subcall000000000000000", tool_name="Bash", elapsed=4, parent=_AGENT),
+    ToolResult(id=_AGENT, result="All good."),
+    Text(text="Built."),
+    Result(),
+)
+
+_SID = "00000000-0000-0000-0000-000000000000"
+
+
+def _system(subtype: str, **fields: object) -> RawFrame:
+    return RawFrame(frame={"type": "system", "subtype": subtype, "session_id": _SID, **fields})
+
+
+def _compaction(ident: str, trigger: str, pre: int, post: int) -> tuple[RawFrame, ...]:
+    """The frames Claude Code writes for one compaction that succeeds."""
+    metadata = {"trigger": trigger, "pre_tokens": pre, "post_tokens": post, "duration_ms": 4100}
+    return (
+        _system("status", status="compacting", uuid=ident),
+        _system("status", status=None, compact_result="success", uuid=f"{ident}-done"),
+        _system("compact_boundary", compact_metadata=metadata, uuid=f"{ident}-boundary"),
+    )
+
+
+# An automatic compaction mid-turn, then `/compact` (manual), then one that fails.
+COMPACTION: tuple[TurnScript, ...] = (
+    (Text(text="Working."), *_compaction("compact-auto", "auto", 180000, 12000), Result()),
+    (*_compaction("compact-manual", "manual", 40000, 3000), Result()),
+    (
+        _system("status", status="compacting", uuid="compact-failed"),
+        _system(
+            "status",
+            status=None,
+            compact_result="failed",
+            compact_error="Conversation too short to compact",
+            uuid="compact-failed-done",
+        ),
+        Result(),
+    ),
+)
+
+STATE_SCENARIOS = (
+    Scenario(
+        name="tool_stream",
+        description="Tool input streamed field by field; input that is not JSON; a call whose "
+        "stream stops while its input is written.",
+        turns=(TOOL_STREAM,),
+    ),
+    Scenario(
+        name="tool_progress",
+        description="Claude Code's tool_progress beats for a running Bash and a subagent's call.",
+        turns=(TOOL_PROGRESS,),
+    ),
+    Scenario(
+        name="compaction",
+        description="An automatic compaction mid-turn, a /compact, and a compaction that fails.",
+        turns=COMPACTION,
+    ),
+)

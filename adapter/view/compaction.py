@@ -1,0 +1,134 @@
+"""Claude Code compacting the conversation (automatic, or `/compact`), as the synthetic
+"Compact conversation" tool card the reference adapter shows a client without
+`session.compaction`.
+
+Theory of operation: Claude Code writes `system/status` `compacting` when it starts (its `uuid`
+names the compaction and the card), `system/status` with `compact_result` `success` or
+`failed` (and `compact_error`) when it ends, and `system/compact_boundary` with the token
+counts (`compact_metadata`: trigger, pre_tokens, post_tokens, duration_ms). The card opens
+`in_progress` at the start, and the first end closes it: `failed` with the error as content,
+or `completed`, with the counts as `rawOutput` when the boundary brings them. A boundary with
+no start before it opens and closes a card of its own; a compaction still running when the
+turn ends (interrupted) fails with "Compaction did not finish". Only the main conversation's
+compactions are shown (a subagent's is not the session's).
+
+The `usage_update` with the context retained comes from `adapter.view.usage` at the boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["CompactionCards"]
+
+Wire = dict[str, Any]
+_TITLE = "Compact conversation"
+_META = {"claudeCode": {"toolName": "compact"}}
+_TRIGGERS = {"auto": "automatic", "manual": "manual"}
+
+
+def _count(data: Mapping[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**53:
+        return value
+    return None
+
+
+def facts(metadata: object) -> Wire:
+    """A boundary's `compact_metadata` as the card's `rawOutput` (odd values left out)."""
+    data: Mapping[str, Any] = metadata if isinstance(metadata, Mapping) else {}
+    out: Wire = {}
+    trigger = data.get("trigger")
+    if isinstance(trigger, str) and trigger in _TRIGGERS:
+        out["trigger"] = _TRIGGERS[trigger]
+    for key, wire in (("pre_tokens", "preTokens"), ("post_tokens", "postTokens")):
+        value = _count(data, key)
+        if value is not None:
+            out[wire] = value
+    duration = _count(data, "duration_ms")
+    if duration is not None:
+        out["durationMs"] = duration
+    return out
+
+
+def _update(card_id: str, status: str) -> Wire:
+    return {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": card_id,
+        "status": status,
+        "_meta": _META,
+    }
+
+
+class CompactionCards:
+    def __init__(self) -> None:
+        self._open: str | None = None  # the compaction running now
+        self._ended: str | None = None  # the last one that ended (its boundary may follow)
+
+    def system(self, subtype: str, data: Mapping[str, Any]) -> list[Wire]:
+        """The card updates for one `system` frame of the main conversation."""
+        if subtype == "status":
+            return self._status(data)
+        if subtype == "compact_boundary":
+            return self._boundary(data)
+        return []
+
+    def _status(self, data: Mapping[str, Any]) -> list[Wire]:
+        if data.get("status") == "compacting":
+            card_id = data.get("uuid")
+            if self._open is not None or not isinstance(card_id, str) or not card_id:
+                return []
+            self._open = card_id
+            return [
+                {
+                    "sessionUpdate": "tool_call",
+                    "toolCallId": card_id,
+                    "name": "compact",
+                    "title": _TITLE,
+                    "kind": "think",
+                    "status": "in_progress",
+                    "_meta": _META,
+                }
+            ]
+        result = data.get("compact_result")
+        if self._open is None or result not in ("success", "failed"):
+            return []
+        card_id, self._open = self._open, None
+        if result == "success":
+            self._ended = card_id
+            return []  # the boundary that follows closes it with the counts
+        error = data.get("compact_error")
+        update = _update(card_id, "failed")
+        text = f"Compaction failed: {error}" if isinstance(error, str) else "Compaction failed"
+        update["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
+        return [update]
+
+    def _boundary(self, data: Mapping[str, Any]) -> list[Wire]:
+        card_id = self._open or self._ended
+        self._open = self._ended = None
+        opened: list[Wire] = []
+        if card_id is None:
+            boundary = data.get("uuid")
+            if not isinstance(boundary, str) or not boundary:
+                return []
+            card_id = boundary
+            opened = self._status({"status": "compacting", "uuid": card_id})
+            self._open = None
+        update = _update(card_id, "completed")
+        update["rawOutput"] = facts(data.get("compact_metadata"))
+        return [*opened, update]
+
+    def turn_ended(self) -> list[Wire]:
+        """A turn ended: a compaction that succeeded but whose boundary never came is done; one
+        that never ended (the turn was interrupted) failed, and says so."""
+        updates: list[Wire] = []
+        if self._ended is not None:
+            updates.append(_update(self._ended, "completed"))
+        if self._open is not None:
+            update = _update(self._open, "failed")
+            text = "Compaction did not finish"
+            update["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
+            updates.append(update)
+        self._open = self._ended = None
+        return updates
