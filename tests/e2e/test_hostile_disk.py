@@ -32,7 +32,7 @@ def test_fifos_and_odd_files_among_transcripts_and_markers_are_skipped(tmp_path:
         os.mkfifo(config / "claude-acp" / "sessions" / f"{marker_fifo}.json")
 
         for cwd in (str(agent.workdir), None):
-            params = {"cwd": cwd} if cwd else {}
+            params: dict[str, object] = {"cwd": cwd} if cwd else {}
             listed = agent.answer(agent.request("session/list", params), timeout=TIMEOUT)
             ids = [s["sessionId"] for s in listed["result"]["sessions"]]
             assert ids == [kept], ids
