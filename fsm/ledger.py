@@ -18,6 +18,10 @@ Theory of operation:
   ids, which are never taken twice (`_replayed`).
 - Capable and legacy clients: the ledger is used only for capable clients; for legacy ones the
   session core publishes nothing, so nothing becomes active.
+
+Rules outside the tables (WARNING: hand-coded, not drawn): the id spelling above (a turn has
+one failure id, so every failure of a live turn revises it; notice-id reuse, row 23), and the
+notice bound (`NOTICES_OVERFLOWED`, fired from `_bound_notices`).
 """
 
 from __future__ import annotations
@@ -163,6 +167,7 @@ class Ledger:
             self._bound_notices()
 
     def _bound_notices(self) -> None:
+        # WARNING: hand-coded, not drawn: a rule over the set of notices, not one incident.
         # Notices never recover (row 15), so a long session would hold every one it ever
         # showed. Past NOTICE_LIMIT the oldest become history: internal state only; nothing is
         # published and the client keeps each entry.
@@ -226,7 +231,8 @@ class Ledger:
             self._history.popleft().detach()
 
     def replace_runtime(self, epoch: str) -> list[str]:
-        """A new runtime: transport and worker incidents recover; a new id namespace begins."""
+        """A new runtime (the runtime machine's `open_epoch`): transport and worker incidents
+        recover; a new id namespace begins."""
         recovered = self.reach(IncidentTrigger.RUNTIME_REPLACED)
         self.epoch = epoch
         self.next_incident = 1

@@ -41,6 +41,7 @@ from typing import Any
 from fsm.events import Event
 from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire
+from fsm.runtime import Runtime
 from fsm.turn_actions import TurnActions
 from fsm.turn_guards import TurnGuards
 from fsm.turn_states import LIVE_STATES, TurnOutcome, TurnState
@@ -227,16 +228,22 @@ class Turn(TurnGuards, TurnActions):
         raise NotImplementedError("bound by transitions")  # pragma: no cover
 
     def __init__(
-        self, *, ledger: Ledger, capable: bool, notices: bool, private: tuple[str, ...]
+        self,
+        *,
+        ledger: Ledger,
+        capable: bool,
+        notices: bool,
+        private: tuple[str, ...],
+        started: bool = True,
     ) -> None:
         self.ledger, self.capable, self.notices, self.private = ledger, capable, notices, private
+        # The Claude process the turn's prompts go to (its own machine, `runtime.py`).
+        self.runtime = Runtime(ledger=ledger, started=started)
         self.effects: list[Any] = []
         self.turn_id: str | None = None
         self.outcome: TurnOutcome | None = None
         self.queued: list[str] = []  # prompts waiting for the live one, oldest first
         self.dispatching: str | None = None  # told to send, not yet reported sent
-        self.runtime_lost = False
-        self.worker_shutting_down = False
         self.retry_after_ms: int | None = None
         self.reset_at_ms: int | None = None
         self.between_failure_reported = False
@@ -257,6 +264,7 @@ class Turn(TurnGuards, TurnActions):
 
     def detach(self) -> None:
         TURN_MACHINE.remove_model(self)
+        self.runtime.detach()
 
     @property
     def live(self) -> bool:

@@ -221,7 +221,8 @@ class TurnActions(TurnFailures):
     # --- the runtime ----------------------------------------------------------------------------
 
     def note_runtime_lost(self, *_: Any) -> None:
-        self.runtime_lost = True
+        # The runtime machine's row (WARNING: hand-coded, not drawn: fired from this callback).
+        self.effects += self.runtime.fire("runtime_lost")
 
     def log_repeated_loss(self, *_: Any) -> None:
         # One runtime dies once: a failed write and the reader's end both report it.

@@ -31,6 +31,7 @@ from fsm.events import (
 )
 from fsm.ledger import Hints, Ledger
 from fsm.records import redact
+from fsm.runtime import Runtime
 from fsm.turn_states import TurnOutcome
 from fsm.vocabulary import FailureKind, Severity, policy_for
 
@@ -63,8 +64,7 @@ class TurnFailures:
     outcome: TurnOutcome | None
     queued: list[str]
     dispatching: str | None
-    runtime_lost: bool
-    worker_shutting_down: bool
+    runtime: Runtime
     retry_after_ms: int | None
     reset_at_ms: int | None
     between_failure_reported: bool
