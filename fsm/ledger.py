@@ -132,7 +132,7 @@ class Ledger:
         resolves: bool = False,
     ) -> FailureRecord:
         policy = policy_for(kind)
-        recovery = _recovery(policy.recovery, severity, turn_id)
+        recovery = policy.recovery  # the incident's rows read severity and scope themselves
         existing = self._incidents.get(id)
         # The record is built (and validated) before a new incident is registered, so input
         # that cannot make a record leaves no half-made incident behind.
@@ -246,12 +246,3 @@ class Ledger:
         self._incidents.clear()
         self._history.clear()
 
-
-def _recovery(policy: RecoveryPolicy, severity: Severity, turn_id: str | None) -> RecoveryPolicy:
-    if severity is Severity.WARNING and policy is not RecoveryPolicy.NEVER:
-        # A warning is progress of one attempt; it never outlives the next boundary.
-        policy = RecoveryPolicy.NEXT_ATTEMPT
-    if turn_id is None and policy is RecoveryPolicy.NEXT_ATTEMPT:
-        # No turn whose successor could confirm it: wait for a real answer instead.
-        policy = RecoveryPolicy.REAL_MODEL_SUCCESS
-    return policy
