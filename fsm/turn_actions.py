@@ -178,11 +178,14 @@ class TurnActions(TurnFailures):
 
     # --- boundaries and settling ----------------------------------------------------------------
 
+    # Boundaries and the runtime's end are recorded here and applied by `Turn.fire` once the
+    # whole row ran, so a row that raises changes no other machine (`fsm/machine.py`).
+
     def confirm_boundary(self, *_: Any) -> None:
-        self.ledger.reach(IncidentTrigger.ATTEMPT_CONFIRMED, self.turn_id)
+        self.reached.append((IncidentTrigger.ATTEMPT_CONFIRMED, self.turn_id))
 
     def recover_after_answer(self, *_: Any) -> None:
-        self.ledger.reach(IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id)
+        self.reached.append((IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id))
 
     def explain_refusal(self, *_: Any) -> None:
         # Row 29: the explanation reaches the client before `refusal`, once.
@@ -221,8 +224,9 @@ class TurnActions(TurnFailures):
     # --- the runtime ----------------------------------------------------------------------------
 
     def note_runtime_lost(self, *_: Any) -> None:
-        # The runtime machine's row (WARNING: hand-coded, not drawn: fired from this callback).
-        self.effects += self.runtime.fire("runtime_lost")
+        # The runtime machine's `runtime_lost` (WARNING: hand-coded, not drawn: fired by
+        # `Turn.fire` after this row).
+        self.runtime_ended = True
 
     def log_repeated_loss(self, *_: Any) -> None:
         # One runtime dies once: a failed write and the reader's end both report it.

@@ -29,6 +29,7 @@ from fsm.events import (
     ResultReceived,
     RuntimeStartFailed,
 )
+from fsm.incident import IncidentTrigger
 from fsm.ledger import Hints, Ledger
 from fsm.records import redact
 from fsm.runtime import Runtime
@@ -65,6 +66,8 @@ class TurnFailures:
     queued: list[str]
     dispatching: str | None
     runtime: Runtime
+    reached: list[tuple[IncidentTrigger, str | None]]
+    runtime_ended: bool
     retry_after_ms: int | None
     reset_at_ms: int | None
     between_failure_reported: bool
