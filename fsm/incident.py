@@ -11,7 +11,8 @@ Theory of operation:
 - REVISING means at least one revision reached the client: the incident is active and can be
   revised (a retry warning escalating to an error under the same id is a revision).
 - Recovery (row 15) is the table: each boundary the session reaches is a trigger fired at every
-  active incident, and the incident's recovery policy, as guards, decides which boundary retires
+  active incident, and the incident's recovery policy (its kind's, as `KIND_POLICIES` says),
+  the delivered revision's severity and its scope, as guards, decide which boundary retires
   it. `attempt_confirmed` (a later user turn produced a result) retires next-attempt incidents of
   earlier turns; `real_answer_given` (a real model answered without error) retires quota and
   auth incidents and the answering turn's own warnings; `auth_confirmed` retires auth incidents;
@@ -91,17 +92,27 @@ TRANSITIONS: list[dict[str, Any]] = [
      "conditions": ["resolves_on_delivery"]},
     {"trigger": _T.DELIVERY_CONFIRMED, "source": UNRESOLVED, "dest": REVISING},
     {"trigger": _T.DELIVERY_FAILED, "source": UNRESOLVED, "dest": "="},
-    # Row 15: the recovery policy, one guarded row per way an active incident recovers.
+    # Row 15: the recovery policy, one guarded row per way an active incident recovers. The
+    # kind's policy holds for errors; a warning (not a notice) is progress of one attempt and
+    # never outlives the next boundary, and with no turn whose successor could confirm it
+    # (session-scoped) that boundary is a real answer.
     {"trigger": _T.ATTEMPT_CONFIRMED, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["recovers_at_next_attempt", "is_of_an_earlier_turn"]},
+     "conditions": ["recovers_at_next_attempt", "is_of_an_earlier_turn"],
+     "unless": ["is_session_scoped"]},
+    {"trigger": _T.ATTEMPT_CONFIRMED, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["is_a_warning", "is_of_an_earlier_turn"], "unless": ["is_session_scoped"]},
     {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["recovers_on_real_answer"]},
+     "conditions": ["recovers_on_real_answer"], "unless": ["is_a_warning"]},
+    {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["recovers_at_next_attempt", "is_session_scoped"]},
+    {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
+     "conditions": ["is_a_warning", "is_session_scoped"]},
     {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
      "conditions": ["is_a_warning_of_this_turn"]},
     {"trigger": _T.AUTH_CONFIRMED, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["recovers_on_auth_status"]},
+     "conditions": ["recovers_on_auth_status"], "unless": ["is_a_warning"]},
     {"trigger": _T.RUNTIME_REPLACED, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["is_bound_to_the_runtime"]},
+     "conditions": ["is_bound_to_the_runtime"], "unless": ["is_a_warning"]},
     {"trigger": _T.NOTICES_OVERFLOWED, "source": REVISING, "dest": RESOLVED,
      "conditions": ["is_a_notice"]},
     {"trigger": _T.WINDOW_CLOSED, "source": REVISING, "dest": RESOLVED,
@@ -174,6 +185,19 @@ class Incident:
 
     def is_of_an_earlier_turn(self, turn_id: str | None = None, *_: Any) -> bool:
         return self.turn_id != turn_id
+
+    def is_a_warning(self, *_: Any) -> bool:
+        """The delivered revision is a warning, and the incident is not a notice (a notice is
+        a warning that never recovers)."""
+        current = self.current
+        return (
+            current is not None
+            and current.severity is Severity.WARNING
+            and self.policy is not RecoveryPolicy.NEVER
+        )
+
+    def is_session_scoped(self, *_: Any) -> bool:
+        return self.turn_id is None
 
     def recovers_on_real_answer(self, *_: Any) -> bool:
         return self.policy in (RecoveryPolicy.REAL_MODEL_SUCCESS, RecoveryPolicy.AUTH_STATUS)

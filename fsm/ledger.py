@@ -18,6 +18,10 @@ Theory of operation:
   ids, which are never taken twice (`_replayed`).
 - Capable and legacy clients: the ledger is used only for capable clients; for legacy ones the
   session core publishes nothing, so nothing becomes active.
+
+Rules outside the tables (WARNING: hand-coded, not drawn): the id spelling above (a turn has
+one failure id, so every failure of a live turn revises it; notice-id reuse, row 23), and the
+notice bound (`NOTICES_OVERFLOWED`, fired from `_bound_notices`).
 """
 
 from __future__ import annotations
@@ -148,7 +152,9 @@ class Ledger:
         recovery: RecoveryPolicy | None = None,
     ) -> FailureRecord:
         policy = policy_for(kind)
-        recovery = recovery or _recovery(policy.recovery, severity, turn_id)
+        # The incident's rows read severity and scope themselves (the kind's policy unless the
+        # caller names one).
+        recovery = recovery or policy.recovery
         existing = self._incidents.get(id)
         # The record is built (and validated) before a new incident is registered, so input
         # that cannot make a record leaves no half-made incident behind.
@@ -188,6 +194,7 @@ class Ledger:
             self._bound_notices()
 
     def _bound_notices(self) -> None:
+        # WARNING: hand-coded, not drawn: a rule over the set of notices, not one incident.
         # Notices never recover (row 15), so a long session would hold every one it ever
         # showed. Past NOTICE_LIMIT the oldest become history: internal state only; nothing is
         # published and the client keeps each entry.
@@ -292,7 +299,8 @@ class Ledger:
         return records
 
     def replace_runtime(self, epoch: str) -> list[str]:
-        """A new runtime: transport and worker incidents recover; a new id namespace begins."""
+        """A new runtime (the runtime machine's `open_epoch`): transport and worker incidents
+        recover; a new id namespace begins."""
         recovered = self.reach(IncidentTrigger.RUNTIME_REPLACED)
         self.epoch = epoch
         self.next_incident = 1
@@ -306,12 +314,3 @@ class Ledger:
         self._incidents.clear()
         self._history.clear()
 
-
-def _recovery(policy: RecoveryPolicy, severity: Severity, turn_id: str | None) -> RecoveryPolicy:
-    if severity is Severity.WARNING and policy is not RecoveryPolicy.NEVER:
-        # A warning is progress of one attempt; it never outlives the next boundary.
-        policy = RecoveryPolicy.NEXT_ATTEMPT
-    if turn_id is None and policy is RecoveryPolicy.NEXT_ATTEMPT:
-        # No turn whose successor could confirm it: wait for a real answer instead.
-        policy = RecoveryPolicy.REAL_MODEL_SUCCESS
-    return policy

@@ -11,9 +11,12 @@ and runs the first whose `conditions` all hold and whose `unless` all fail, so t
 are the decision. Guards are model methods named in the row (pure predicates over the trigger's
 argument and the model). Effects are made by the row's `before` callbacks, which run after the
 guards and before the state changes: a callback that raises leaves the state unchanged
-(`transitions` does not roll back, so nothing runs after the change). A trigger whose rows all
-decline raises `InvalidTransition` too: every table ends a trigger's rows for a state with an
-unguarded row, so that only means a pair the table does not list.
+(`transitions` does not roll back, so nothing runs after the change). A row that touches
+another machine (the turn's recovery boundaries, the runtime's end) only records it; the
+model's `fire` applies it after the row returned, so a raising callback changes no machine.
+A trigger whose rows all decline raises `InvalidTransition` too: every table ends a
+trigger's rows for a state with an unguarded row, so that only means a pair the table does
+not list.
 
 Tables are literal rows, as `transitions` 0.9.3 reads them: `source` may be a list of states
 (the row is added to each, in table order, so the first row whose guards hold still wins for

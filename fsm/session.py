@@ -11,9 +11,16 @@ decides nothing else itself:
    reset), and `DeadlineReached` turns into the turn machine's `claude_silent` or
    `cancel_grace_expired`, or a limit's reset (`session_limits.py`, DECISIONS rows 32-33).
 
-Runtime facts (started, lost, shutting down, to be replaced for new credentials) live on the
-turn's model, because the turn's rows read them; the decision to replace Claude's process rides
-on `SendPrompt` (row 18: after a lost process the next prompt resumes the session in a new one).
+Claude's process has its own machine (`runtime.py`, owned by the turn, whose rows read it):
+runtime starts, losses, shutdowns and new credentials are its triggers, and every `SendPrompt`
+the turn makes passes through its `prompt_dispatched` rows, which decide whether the prompt
+goes to a fresh process (row 18: after a lost process the next prompt resumes the session in a
+new one). Its state also names a retired epoch, whose late words the stale filter drops.
+
+Triggers fired from code here (WARNING: hand-coded, not drawn): `turn_went_busy` after a sign
+of life, the `transport_lost` made up when a prompt was sent to a process already gone, the
+runtime's `prompt_dispatched` for each `SendPrompt`, and the timer's demux of one
+`DeadlineReached` into `cancel_grace_expired` and `claude_silent`.
 """
 
 from __future__ import annotations
@@ -54,7 +61,6 @@ from fsm.events import (
     TurnWentIdle,
     WorkerShuttingDown,
 )
-from fsm.incident import IncidentTrigger
 from fsm.ledger import Ledger
 from fsm.records import FailureRecord, redact
 from fsm.session_clock import CANCEL_GRACE_SECONDS, SessionClock
@@ -114,13 +120,13 @@ class SessionCore:
         self._private = private
         self.ledger = Ledger(session_id=session_id, epoch=epoch)
         notices = capable if notices is None else notices
-        self.turn = Turn(ledger=self.ledger, capable=capable, notices=notices, private=private)
-        self.turn.runtime_lost = not started
+        self.turn = Turn(
+            ledger=self.ledger, capable=capable, notices=notices, private=private, started=started
+        )
+        self.runtime = self.turn.runtime
         self._clock = SessionClock(stall_seconds)
         # Rows 32-33: the limit windows' warnings and the resets of failed limits.
         self.limits = SessionLimits(ledger=self.ledger, turn=self.turn, acp_notices=acp_notices)
-        self._replace_runtime = False
-        self._retired_epoch: str | None = None
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
             DeliveryConfirmed: self._on_confirmed,
             DeliveryFailed: self._on_failed,
@@ -156,7 +162,7 @@ class SessionCore:
 
     @property
     def runtime_lost(self) -> bool:
-        return self.turn.runtime_lost
+        return self.runtime.is_lost
 
     def active(self) -> list[FailureRecord]:
         return self.ledger.active()
@@ -191,14 +197,15 @@ class SessionCore:
             raise FsmError(f"unknown event {type(event).__name__}")
         effects = route(event)
         if isinstance(event, _SIGNS_OF_LIFE):
-            # Claude is working on the prompt: a sent one is now running (the table decides).
+            # WARNING: hand-coded, not drawn. Claude is working on the prompt: a sent one is
+            # now running (the turn's table decides).
             effects += self.turn.fire("turn_went_busy", event)
         return effects
 
     def _is_stale(self, event: ClaudeEvent) -> bool:
         if isinstance(event, RuntimeStarted):
             return False
-        return event.epoch != self.ledger.epoch or event.epoch == self._retired_epoch
+        return event.epoch != self.ledger.epoch or self.runtime.is_retired
 
     def _fire(self, trigger: str, event: Event) -> list[Effect]:
         dispatched = isinstance(event, PromptSent) and self.turn.dispatching == event.turn_id
@@ -206,23 +213,22 @@ class SessionCore:
         if isinstance(event, PromptSent):
             self._clock.heard(event.now)
             self.limits.prompt_sent(event)
-            if dispatched and self.turn.runtime_lost:
-                # The process died after the core dispatched this prompt to it (to a live
-                # process, not to be replaced): it can reach no Claude.
+            if dispatched and self.runtime.is_lost:
+                # WARNING: hand-coded, not drawn. The process is gone although the prompt was
+                # dispatched and reported sent (it died in between, or its replacement never
+                # came up): the prompt can reach no Claude, which the turn hears as a loss.
                 lost = TransportLost(epoch=self.ledger.epoch)
                 effects += self.turn.fire("transport_lost", lost)
         cancelled_at = event.now if isinstance(event, CancelRequested) else None
         self._clock.follow_grace(self.turn.grace_armed, cancelled_at)
-        return [self._with_restart(e) if isinstance(e, SendPrompt) else e for e in effects]
+        return [out for effect in effects for out in self._dispatch(effect)]
 
-    def _with_restart(self, effect: SendPrompt) -> SendPrompt:
-        # The next prompt goes to a fresh Claude process when the last one is gone or the
-        # credentials changed; what the one being replaced still says is dropped from now on.
-        if not (self.turn.runtime_lost or self._replace_runtime):
-            return effect
-        self._replace_runtime = False
-        self._retired_epoch = self.ledger.epoch
-        return SendPrompt(turn_id=effect.turn_id, replace_runtime=True)
+    def _dispatch(self, effect: Effect) -> list[Effect]:
+        # WARNING: hand-coded, not drawn: every prompt the turn sends is the runtime machine's
+        # `prompt_dispatched`, whose rows decide whether it goes to a fresh Claude process.
+        if not isinstance(effect, SendPrompt):
+            return [effect]
+        return self.runtime.fire("prompt_dispatched", effect)
 
     # --- the ledger's events --------------------------------------------------------------
 
@@ -243,12 +249,7 @@ class SessionCore:
         return [PublishRecord(record=record)]
 
     def _on_started(self, event: RuntimeStarted) -> list[Effect]:
-        if event.epoch == self.ledger.epoch:
-            # The same runtime cannot start twice; resetting its counter would reuse ids.
-            return [LogNotice(message="ignored a second start of the same runtime")]
-        self.ledger.replace_runtime(event.epoch)
-        self.turn.runtime_lost = self.turn.worker_shutting_down = False
-        return []
+        return self.runtime.fire("runtime_started", event)
 
     def _on_fallback(self, event: ModelFellBack) -> list[Effect]:
         text = classify.model_fallback_text(
@@ -267,20 +268,16 @@ class SessionCore:
         return [PublishRecord(record=record)]
 
     def _on_auth(self, event: AuthStatusReported) -> list[Effect]:
-        if not event.is_authenticating and event.error is None:
-            self.ledger.reach(IncidentTrigger.AUTH_CONFIRMED)
-        return []
+        return self.runtime.fire("auth_status_reported", event)
 
     def _on_rate_limit(self, event: RateLimitReported) -> list[Effect]:
         return self.limits.reported(event)
 
     def _on_worker_shutdown(self, event: WorkerShuttingDown) -> list[Effect]:
-        self.turn.worker_shutting_down = True
-        return []
+        return self.runtime.fire("worker_shutting_down", event)
 
     def _on_credentials(self, event: CredentialsChanged) -> list[Effect]:
-        self._replace_runtime = True
-        return []
+        return self.runtime.fire("credentials_changed", event)
 
     # --- time (the deadlines: `session_clock.py`) -----------------------------------------
 
@@ -289,6 +286,8 @@ class SessionCore:
         return []
 
     def _on_deadline(self, event: DeadlineReached) -> list[Effect]:
+        # WARNING: hand-coded, not drawn: the clock says which deadlines passed, each fires
+        # its own trigger of the turn's table.
         effects: list[Effect] = []
         if self._clock.grace_due(event.now):
             effects += self._fire("cancel_grace_expired", CancelGraceExpired())

@@ -39,8 +39,10 @@ from __future__ import annotations
 from typing import Any
 
 from fsm.events import Event
+from fsm.incident import IncidentTrigger
 from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire
+from fsm.runtime import Runtime
 from fsm.turn_actions import TurnActions
 from fsm.turn_guards import TurnGuards
 from fsm.turn_states import LIVE_STATES, TurnOutcome, TurnState
@@ -227,16 +229,25 @@ class Turn(TurnGuards, TurnActions):
         raise NotImplementedError("bound by transitions")  # pragma: no cover
 
     def __init__(
-        self, *, ledger: Ledger, capable: bool, notices: bool, private: tuple[str, ...]
+        self,
+        *,
+        ledger: Ledger,
+        capable: bool,
+        notices: bool,
+        private: tuple[str, ...],
+        started: bool = True,
     ) -> None:
         self.ledger, self.capable, self.notices, self.private = ledger, capable, notices, private
+        # The Claude process the turn's prompts go to (its own machine, `runtime.py`).
+        self.runtime = Runtime(ledger=ledger, started=started)
         self.effects: list[Any] = []
+        # What the row being run tells the incidents and the runtime (applied by `fire`).
+        self.reached: list[tuple[IncidentTrigger, str | None]] = []
+        self.runtime_ended = False
         self.turn_id: str | None = None
         self.outcome: TurnOutcome | None = None
         self.queued: list[str] = []  # prompts waiting for the live one, oldest first
         self.dispatching: str | None = None  # told to send, not yet reported sent
-        self.runtime_lost = False
-        self.worker_shutting_down = False
         self.retry_after_ms: int | None = None
         self.reset_at_ms: int | None = None
         self.between_failure_reported = False
@@ -257,6 +268,7 @@ class Turn(TurnGuards, TurnActions):
 
     def detach(self) -> None:
         TURN_MACHINE.remove_model(self)
+        self.runtime.detach()
 
     @property
     def live(self) -> bool:
@@ -265,7 +277,16 @@ class Turn(TurnGuards, TurnActions):
     def fire(self, trigger: str, event: Event | None = None) -> list[Any]:
         """Run `trigger` with `event`; return the effects. Raises `InvalidTransition` (state
         unchanged, no effects) when no row of the table accepts it."""
-        self.effects = []
-        fire("turn", self, trigger, event)
-        effects, self.effects = self.effects, []
+        self.effects, self.reached, self.runtime_ended = [], [], False
+        try:
+            fire("turn", self, trigger, event)
+        finally:
+            effects, reached, ended = self.effects, self.reached, self.runtime_ended
+            self.effects, self.reached, self.runtime_ended = [], [], False
+        # A row that touches the other machines is atomic: what it told them is applied only
+        # once every callback of the row ran (a raising one leaves all three as they were).
+        for boundary, turn_id in reached:
+            self.ledger.reach(boundary, turn_id)
+        if ended:
+            effects += self.runtime.fire("runtime_lost")
         return effects

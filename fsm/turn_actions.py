@@ -14,7 +14,6 @@ from typing import Any
 
 from fsm import classify
 from fsm.effects import (
-    Effect,
     ForwardAssistantMessage,
     InterruptClaude,
     LogNotice,
@@ -40,7 +39,6 @@ from fsm.turn_failures import (
     TURN_NO_RESULT_TITLE,
     TurnFailures,
 )
-from fsm.turn_states import TurnOutcome
 from fsm.vocabulary import FailureKind, Severity
 
 __all__ = [
@@ -132,14 +130,6 @@ class TurnActions(TurnFailures):
         if event.text.strip():
             self.effects.append(SendAgentText(text=redact(event.text, self.private)))
 
-    def release_withheld(self, *_: Any) -> None:
-        # Row 24: prose that will become no record goes out as agent text, in its place.
-        for text in self.withheld:
-            if text.strip():
-                self.effects.append(SendAgentText(text=redact(text, self.private)))
-        self.withheld = []
-        self.failure_error, self.failure_text, self.usage_limit = None, None, False
-
     def note_retry_hint(self, event: RetryAttempted) -> None:
         if event.retry_delay_ms is not None and event.retry_delay_ms >= 0:
             self.retry_after_ms = event.retry_delay_ms
@@ -178,29 +168,20 @@ class TurnActions(TurnFailures):
 
     # --- boundaries and settling ----------------------------------------------------------------
 
+    # Boundaries and the runtime's end are recorded here and applied by `Turn.fire` once the
+    # whole row ran, so a row that raises changes no other machine (`fsm/machine.py`).
+
     def confirm_boundary(self, *_: Any) -> None:
-        self.ledger.reach(IncidentTrigger.ATTEMPT_CONFIRMED, self.turn_id)
+        self.reached.append((IncidentTrigger.ATTEMPT_CONFIRMED, self.turn_id))
 
     def recover_after_answer(self, *_: Any) -> None:
-        self.ledger.reach(IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id)
+        self.reached.append((IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id))
 
     def explain_refusal(self, *_: Any) -> None:
         # Row 29: the explanation reaches the client before `refusal`, once.
         explanation = self.refusal_explanation
         if explanation and explanation.strip() not in self.answered_text:
             self.effects.append(SendAgentText(text=explanation))
-
-    def _settled(self, outcome: str, effect: Effect) -> None:
-        self.outcome = TurnOutcome(outcome)
-        self.grace_armed = False
-        self.ledger.close_turn()
-        self.effects.append(effect)
-        if self.queued:
-            self.dispatching = self.queued.pop(0)
-            self.effects.append(SendPrompt(turn_id=self.dispatching))
-
-    def _settle(self, outcome: str, stop_reason: StopReason) -> None:
-        self._settled(outcome, SettlePrompt(stop_reason=stop_reason))
 
     def settle_succeeded(self, *_: Any) -> None:
         self._settle("succeeded", StopReason.END_TURN)
@@ -221,7 +202,9 @@ class TurnActions(TurnFailures):
     # --- the runtime ----------------------------------------------------------------------------
 
     def note_runtime_lost(self, *_: Any) -> None:
-        self.runtime_lost = True
+        # The runtime machine's `runtime_lost` (WARNING: hand-coded, not drawn: fired by
+        # `Turn.fire` after this row).
+        self.runtime_ended = True
 
     def log_repeated_loss(self, *_: Any) -> None:
         # One runtime dies once: a failed write and the reader's end both report it.

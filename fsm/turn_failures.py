@@ -19,6 +19,8 @@ from fsm.effects import (
     LogNotice,
     PublishRecord,
     RejectPrompt,
+    SendAgentText,
+    SendPrompt,
     SettlePrompt,
     StopReason,
 )
@@ -29,8 +31,10 @@ from fsm.events import (
     ResultReceived,
     RuntimeStartFailed,
 )
+from fsm.incident import IncidentTrigger
 from fsm.ledger import Hints, Ledger
 from fsm.records import redact
+from fsm.runtime import Runtime
 from fsm.turn_states import TurnOutcome
 from fsm.vocabulary import FailureKind, Severity, policy_for
 
@@ -63,8 +67,9 @@ class TurnFailures:
     outcome: TurnOutcome | None
     queued: list[str]
     dispatching: str | None
-    runtime_lost: bool
-    worker_shutting_down: bool
+    runtime: Runtime
+    reached: list[tuple[IncidentTrigger, str | None]]
+    runtime_ended: bool
     retry_after_ms: int | None
     reset_at_ms: int | None
     between_failure_reported: bool
@@ -78,11 +83,27 @@ class TurnFailures:
     withheld: list[str]
     answered_text: str
 
+    # --- settling and withheld prose (shared by every row that ends a turn) ---------------
+
     def _settled(self, outcome: str, effect: Effect) -> None:
-        raise NotImplementedError  # pragma: no cover
+        self.outcome = TurnOutcome(outcome)
+        self.grace_armed = False
+        self.ledger.close_turn()
+        self.effects.append(effect)
+        if self.queued:
+            self.dispatching = self.queued.pop(0)
+            self.effects.append(SendPrompt(turn_id=self.dispatching))
+
+    def _settle(self, outcome: str, stop_reason: StopReason) -> None:
+        self._settled(outcome, SettlePrompt(stop_reason=stop_reason))
 
     def release_withheld(self, *_: Any) -> None:
-        raise NotImplementedError  # pragma: no cover
+        # Row 24: prose that will become no record goes out as agent text, in its place.
+        for text in self.withheld:
+            if text.strip():
+                self.effects.append(SendAgentText(text=redact(text, self.private)))
+        self.withheld = []
+        self.failure_error, self.failure_text, self.usage_limit = None, None, False
 
     # --- failing the turn ------------------------------------------------------------------------
 

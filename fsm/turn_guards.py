@@ -13,6 +13,7 @@ from typing import Any
 from fsm import classify
 from fsm.events import AssistantMessageReceived, ResultReceived, RetryAttempted
 from fsm.ledger import Ledger
+from fsm.runtime import Runtime
 
 __all__ = ["TurnGuards"]
 
@@ -26,8 +27,7 @@ class TurnGuards:
     login: bool
     real_model: bool
     between_failure_reported: bool
-    runtime_lost: bool
-    worker_shutting_down: bool
+    runtime: Runtime
     dispatching: str | None
     queued: list[str]
 
@@ -76,10 +76,10 @@ class TurnGuards:
         return self.real_model and not event.is_error
 
     def runtime_was_lost(self, *_: Any) -> bool:
-        return self.runtime_lost
+        return self.runtime.is_lost
 
     def worker_is_shutting_down(self, *_: Any) -> bool:
-        return self.worker_shutting_down
+        return self.runtime.is_shutting_down
 
     def has_a_warning_out(self, *_: Any) -> bool:
         return self.ledger.turn_warning_is_out()

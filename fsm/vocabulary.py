@@ -6,9 +6,11 @@ condition; `KIND_POLICIES` gives each kind its category, its actions when it is 
 adapter-authored title used only when Claude supplied no text, and its recovery policy. The table
 is DECISIONS.md rows 4-8 and 15 written as data; tests read it row by row.
 
-The recovery policy listed is the one for a turn-scoped occurrence. A session-scoped occurrence
-of a `NEXT_ATTEMPT` kind has no turn whose successor could confirm it, so the ledger gives it
-`REAL_MODEL_SUCCESS` instead (see `ledger.py`).
+The recovery policy listed is the one for a turn-scoped error. The incident machine's rows
+(`incident.py`, drawn in `diagrams/incident.md`) read it as it is, with two more guards: a
+warning recovers at the next attempt whatever its kind (a notice never), and a session-scoped
+occurrence that would recover at the next attempt has no turn whose successor could confirm it,
+so it recovers at a real answer instead.
 """
 
 from __future__ import annotations

@@ -18,13 +18,14 @@ import json
 from enum import Enum
 from typing import Any
 
-from fsm import incident, limits, turn
+from fsm import incident, limits, runtime, turn
 from fsm.machine import expanded
 
 __all__ = ["MACHINES", "MAX_LABEL", "decision_table", "label", "render", "render_dot"]
 
 MACHINES: dict[str, tuple[type[Enum], list[dict[str, Any]], Enum]] = {
     "incident": (incident.IncidentState, incident.TRANSITIONS, incident.IncidentState.CREATED),
+    "runtime": (runtime.RuntimeState, runtime.TRANSITIONS, runtime.RuntimeState.UNSTARTED),
     "turn": (turn.TurnState, turn.TRANSITIONS, turn.TurnState.IDLE),
     "limit_window": (limits.WindowState, limits.TRANSITIONS, limits.WindowState.QUIET),
 }

@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from fsm import incident, turn
+from fsm import incident, runtime, turn
 from fsm.machine import expanded
 
 MACHINES = {
     "turn": (turn.TURN_MACHINE, turn.TurnState, turn.TRANSITIONS),
     "incident": (incident.INCIDENT_MACHINE, incident.IncidentState, incident.TRANSITIONS),
+    "runtime": (runtime.RUNTIME_MACHINE, runtime.RuntimeState, runtime.TRANSITIONS),
 }
 
 
@@ -72,3 +73,14 @@ def test_a_reflexive_row_resolves_to_each_of_its_sources() -> None:
         (S.RUNNING, S.RUNNING),
         (S.RETRYING, S.RETRYING),
     ]
+
+
+@pytest.mark.parametrize("name", sorted(MACHINES))
+def test_no_guard_or_callback_is_named_like_a_trigger(name: str) -> None:
+    # Under `model_override=True` transitions replaces a model method named like a trigger
+    # with that trigger: a guard so named would fire the trigger instead of answering.
+    _machine, _states, rows = MACHINES[name]
+    rules = expanded(rows)
+    triggers = {str(r["trigger"]) for r in rules}
+    named = {n for r in rules for k in ("conditions", "unless", "before") for n in r.get(k, [])}
+    assert named & triggers == set()

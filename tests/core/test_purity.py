@@ -13,6 +13,7 @@ import pytest
 from transitions import Machine
 
 from fsm.incident import INCIDENT_MACHINE
+from fsm.runtime import RUNTIME_MACHINE
 from fsm.turn import TURN_MACHINE
 
 FSM = Path(__file__).resolve().parents[2] / "fsm"
@@ -113,7 +114,11 @@ def test_the_checker_catches_what_it_forbids(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("machine", [INCIDENT_MACHINE, TURN_MACHINE], ids=["incident", "turn"])
+@pytest.mark.parametrize(
+    "machine",
+    [INCIDENT_MACHINE, RUNTIME_MACHINE, TURN_MACHINE],
+    ids=["incident", "runtime", "turn"],
+)
 def test_machines_are_built_strict(machine: Machine) -> None:
     # Rule 2 and 5: no implicit to_<state> triggers, invalid triggers are never ignored.
     assert machine.auto_transitions is False

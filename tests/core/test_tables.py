@@ -49,14 +49,18 @@ EXPECTED_INCIDENT_TABLE: dict[tuple[IncidentState, IncidentTrigger], IncidentSta
     },
 }
 
-# Row 15 as guarded rows: (trigger, guards) that move REVISING to RESOLVED_HISTORICAL.
+# Row 15 as guarded rows: (trigger, guards; `!` must not hold) that move REVISING to history.
 EXPECTED_RECOVERY_ROWS = [
     (IT.DELIVERY_CONFIRMED, ("resolves_on_delivery",)),
-    (IT.ATTEMPT_CONFIRMED, ("recovers_at_next_attempt", "is_of_an_earlier_turn")),
-    (IT.REAL_ANSWER_GIVEN, ("recovers_on_real_answer",)),
+    (IT.ATTEMPT_CONFIRMED,
+     ("recovers_at_next_attempt", "is_of_an_earlier_turn", "!is_session_scoped")),
+    (IT.ATTEMPT_CONFIRMED, ("is_a_warning", "is_of_an_earlier_turn", "!is_session_scoped")),
+    (IT.REAL_ANSWER_GIVEN, ("recovers_on_real_answer", "!is_a_warning")),
+    (IT.REAL_ANSWER_GIVEN, ("recovers_at_next_attempt", "is_session_scoped")),
+    (IT.REAL_ANSWER_GIVEN, ("is_a_warning", "is_session_scoped")),
     (IT.REAL_ANSWER_GIVEN, ("is_a_warning_of_this_turn",)),
-    (IT.AUTH_CONFIRMED, ("recovers_on_auth_status",)),
-    (IT.RUNTIME_REPLACED, ("is_bound_to_the_runtime",)),
+    (IT.AUTH_CONFIRMED, ("recovers_on_auth_status", "!is_a_warning")),
+    (IT.RUNTIME_REPLACED, ("is_bound_to_the_runtime", "!is_a_warning")),
     (IT.NOTICES_OVERFLOWED, ("is_a_notice",)),
     (IT.WINDOW_CLOSED, ("is_a_limit_warning",)),
 ]
@@ -124,7 +128,10 @@ def test_incident_table_matches_the_written_table() -> None:
 
 def test_recovery_policy_is_the_guarded_rows() -> None:
     rows = [
-        (IT(t.trigger if hasattr(t, "trigger") else trigger), tuple(c.func for c in t.conditions))
+        (
+            IT(t.trigger if hasattr(t, "trigger") else trigger),
+            tuple(c.func if c.target else f"!{c.func}" for c in t.conditions),
+        )
         for trigger, event in INCIDENT_MACHINE.events.items()
         for source, transitions in event.transitions.items()
         for t in transitions

@@ -1,0 +1,156 @@
+"""The runtime machine: what the session knows about its Claude process, one per session.
+
+Theory of operation: a Claude process (a *runtime*, named by its epoch) is UNSTARTED until the
+shell reports it ready, UP while it runs, SHUTTING_DOWN once it said `worker_shutting_down`
+(its end will be a shutdown, not a crash), and LOST once the turn machine saw it end. The next
+prompt after a loss goes to a fresh process: `prompt_dispatched` (the `SendPrompt` the turn
+made) enters RESTARTING and its callback asks for the fresh process. New credentials do the
+same to a live process, entering RETIRING (the replaced process was not lost, so a prompt sent
+while it is retired is not failed for it). In RESTARTING and RETIRING the current epoch is
+retired: whatever it still says is dropped (row 21), until a new runtime starts. The rows that
+touch the incidents: a new runtime's start (`open_epoch`) fires RUNTIME_REPLACED, a successful
+auth status (`confirm_auth`) fires AUTH_CONFIRMED; the incident machine decides what recovers.
+
+`has_new_credentials` is a guard over a flag, not a state: new credentials can arrive in any
+state and wait for the next prompt. What is drawn: `diagrams/runtime.mmd`, listed in
+`diagrams/runtime.md`.
+
+WARNING: hand-coded, not drawn: the session core fires `prompt_dispatched` for every
+`SendPrompt` the turn's rows make (`SessionCore._dispatch`), and `runtime_lost` comes from the
+turn's `note_runtime_lost` callback.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from fsm.effects import Effect, LogNotice, SendPrompt
+from fsm.events import AuthStatusReported, RuntimeStarted
+from fsm.incident import IncidentTrigger
+from fsm.ledger import Ledger
+from fsm.machine import build_machine, fire
+
+__all__ = ["RUNTIME_MACHINE", "TRANSITIONS", "Runtime", "RuntimeState"]
+
+
+class RuntimeState(Enum):
+    UNSTARTED = "unstarted"
+    UP = "up"
+    SHUTTING_DOWN = "shutting-down"
+    LOST = "lost"
+    RESTARTING = "restarting"
+    RETIRING = "retiring"
+
+
+_S = RuntimeState
+UNSTARTED, UP, SHUTTING_DOWN, LOST = _S.UNSTARTED, _S.UP, _S.SHUTTING_DOWN, _S.LOST
+RESTARTING, RETIRING = _S.RESTARTING, _S.RETIRING
+ANY = list(RuntimeState)
+GONE = [UNSTARTED, LOST, RESTARTING]  # no process this session's prompts can reach
+LIVE = [UP, SHUTTING_DOWN]
+STARTED, SHUTDOWN = "runtime_started", "worker_shutting_down"
+LOST_NOW, DISPATCHED = "runtime_lost", "prompt_dispatched"
+NEW_CREDENTIALS, AUTH = "credentials_changed", "auth_status_reported"
+
+# fmt: off
+TRANSITIONS: list[dict[str, Any]] = [
+    # The same runtime cannot start twice; resetting its counter would reuse ids.
+    {"trigger": STARTED, "source": ANY, "dest": None, "conditions": ["is_the_current_epoch"],
+     "before": ["log_second_start"]},
+    {"trigger": STARTED, "source": ANY, "dest": UP, "before": ["open_epoch"]},
+    {"trigger": SHUTDOWN, "source": UP, "dest": SHUTTING_DOWN},
+    {"trigger": SHUTDOWN, "source": [UNSTARTED, SHUTTING_DOWN, LOST, RESTARTING, RETIRING],
+     "dest": None},
+    {"trigger": LOST_NOW, "source": LIVE, "dest": LOST},
+    # A fresh process that fails to start is lost too; the retired epoch stays retired.
+    {"trigger": LOST_NOW, "source": [RESTARTING, RETIRING], "dest": RESTARTING},
+    {"trigger": LOST_NOW, "source": [UNSTARTED, LOST], "dest": None},
+    # Row 18: after a lost process, the next prompt resumes the session in a new one.
+    {"trigger": DISPATCHED, "source": GONE, "dest": RESTARTING,
+     "before": ["send_to_a_fresh_runtime"]},
+    {"trigger": DISPATCHED, "source": [*LIVE, RETIRING], "dest": RETIRING,
+     "conditions": ["has_new_credentials"], "before": ["send_to_a_fresh_runtime"]},
+    {"trigger": DISPATCHED, "source": [*LIVE, RETIRING], "dest": None, "before": ["send_prompt"]},
+    {"trigger": NEW_CREDENTIALS, "source": ANY, "dest": None, "before": ["note_new_credentials"]},
+    {"trigger": AUTH, "source": ANY, "dest": None, "conditions": ["is_authenticated"],
+     "before": ["confirm_auth"]},
+    {"trigger": AUTH, "source": ANY, "dest": None},
+]
+# fmt: on
+
+RUNTIME_MACHINE = build_machine(
+    name="runtime", states=RuntimeState, transitions=TRANSITIONS, initial=UNSTARTED
+)
+
+
+class Runtime:
+    """The session's Claude process as the core knows it: the machine's model."""
+
+    state: RuntimeState
+
+    def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
+        raise NotImplementedError("bound by transitions")  # pragma: no cover
+
+    def __init__(self, *, ledger: Ledger, started: bool) -> None:
+        self.ledger = ledger
+        self.new_credentials = False  # to take effect at the next prompt
+        self.effects: list[Effect] = []
+        RUNTIME_MACHINE.add_model(self, initial=UP if started else UNSTARTED)
+
+    def detach(self) -> None:
+        RUNTIME_MACHINE.remove_model(self)
+
+    @property
+    def is_lost(self) -> bool:
+        """No process this session's prompts can reach (never started, or it ended)."""
+        return self.state in GONE
+
+    @property
+    def is_shutting_down(self) -> bool:
+        return self.state is SHUTTING_DOWN
+
+    @property
+    def is_retired(self) -> bool:
+        """A fresh process was asked for: what the current epoch still says is dropped."""
+        return self.state in (RESTARTING, RETIRING)
+
+    def fire(self, trigger: str, arg: Any = None) -> list[Effect]:
+        """Run `trigger` with `arg`; return the effects (`InvalidTransition` if no row fits)."""
+        self.effects = []
+        fire("runtime", self, trigger, arg)
+        effects, self.effects = self.effects, []
+        return effects
+
+    # --- guards --------------------------------------------------------------------------------
+
+    def is_the_current_epoch(self, event: RuntimeStarted) -> bool:
+        return event.epoch == self.ledger.epoch
+
+    def has_new_credentials(self, *_: Any) -> bool:
+        return self.new_credentials
+
+    def is_authenticated(self, event: AuthStatusReported) -> bool:
+        return not event.is_authenticating and event.error is None
+
+    # --- callbacks -----------------------------------------------------------------------------
+
+    def log_second_start(self, *_: Any) -> None:
+        self.effects.append(LogNotice(message="ignored a second start of the same runtime"))
+
+    def open_epoch(self, event: RuntimeStarted) -> None:
+        # Transport and worker incidents recover; a new id namespace begins.
+        self.ledger.replace_runtime(event.epoch)
+
+    def send_prompt(self, effect: SendPrompt) -> None:
+        self.effects.append(effect)
+
+    def send_to_a_fresh_runtime(self, effect: SendPrompt) -> None:
+        self.new_credentials = False
+        self.effects.append(SendPrompt(turn_id=effect.turn_id, replace_runtime=True))
+
+    def note_new_credentials(self, *_: Any) -> None:
+        self.new_credentials = True
+
+    def confirm_auth(self, *_: Any) -> None:
+        self.ledger.reach(IncidentTrigger.AUTH_CONFIRMED)
