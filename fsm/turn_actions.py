@@ -106,7 +106,7 @@ class TurnActions(TurnFailures):
         self.effects.append(ForwardAssistantMessage())
 
     def take_answer(self, event: AssistantMessageReceived) -> None:
-        if event.model not in (None, classify.SYNTHETIC_MODEL):
+        if classify.is_real_model(event.model):
             self.real_model = True
             # The earlier failure (if any) is behind us: Claude answered after it.
             self.failure_error, self.failure_text, self.usage_limit = None, None, False
