@@ -192,7 +192,7 @@ class TurnActions(TurnFailures):
         # Row 29: the explanation reaches the client before `refusal`, once.
         explanation = self.refusal_explanation
         if explanation and explanation.strip() not in self.answered_text:
-            self.effects.append(SendAgentText(text=explanation))
+            self.effects.append(SendAgentText(text=redact(explanation, self.private)))
 
     def _settled(self, outcome: str, effect: Effect) -> None:
         self.outcome = TurnOutcome(outcome)

@@ -14,7 +14,6 @@ from adapter.wire.client_link import ClientLink
 from fsm.effects import StopReason
 from fsm.negotiation import Dialects
 from fsm.records import FailureRecord
-from fsm.vocabulary import Severity
 from fsm.wire import AgentErrorDialect, SessionFailureDialect
 
 __all__ = ["Publisher"]
@@ -37,9 +36,8 @@ class Publisher:
                 session_update="session_info_update", field_meta=_SESSION_FAILURE.meta_for(record)
             )
             sent = await self._link.send_update(self._session_id, info)
-        if record.severity is Severity.ERROR:
-            sent = await self._agent_error(record) and sent
-        return sent
+        # Which records have an `agent_error` form is the dialect's rule (`update_for`).
+        return await self._agent_error(record) and sent
 
     async def response(
         self, stop_reason: StopReason, record: FailureRecord | None

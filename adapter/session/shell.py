@@ -59,7 +59,6 @@ from fsm.events import (
     PromptReceived,
 )
 from fsm.negotiation import Dialects
-from fsm.records import redact
 from fsm.session import SessionCore
 
 __all__ = ["Session"]
@@ -224,7 +223,8 @@ class Session(ClaudeSide):
                 if isinstance(message, AssistantMessage):
                     await self.view.assistant(message, mask=self._mask(message))
             case SendAgentText(text=text):
-                await self._publisher.agent_text(redact(text, self._settings.private))
+                # Masked by the core, which authors or forwards every such text (row 31).
+                await self._publisher.agent_text(text)
             case SendPrompt(turn_id=turn_id, replace_runtime=replace):
                 # The prompt's own task sends it (outside the lock: starting Claude is slow).
                 answer = self._answers.get(turn_id)
