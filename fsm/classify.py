@@ -21,12 +21,14 @@ __all__ = [
     "SYNTHETIC_MODEL",
     "USAGE_LIMIT_PREFIXES",
     "is_login_text",
+    "is_real_model",
     "is_synthetic_login",
     "is_synthetic_usage_limit",
     "kind_for_assistant_error",
     "kind_for_result_subtype",
     "kind_for_retry",
     "model_fallback_text",
+    "recovers_a_usage_limit",
     "result_failure",
     "retry_title",
     "stall_title",
@@ -75,6 +77,25 @@ _RESULT_SUBTYPES: dict[str, FailureKind] = {
     "error_max_turns": FailureKind.CONTEXT_EXHAUSTED,
     "error_max_structured_output_retries": FailureKind.PROVIDER_ERROR,
 }
+
+
+def is_real_model(model: object) -> bool:
+    """Whether a message's model name says a model answered: a name, not a placeholder. Claude
+    Code marks what it composes itself `<synthetic>`; any `<...>` name, or a missing or blank
+    one, is taken the same way. The one rule for the turn (live), replay and the shell's
+    transcript tail alike; the turn adds its own memory (a login prompt seen) in its guard."""
+    if not isinstance(model, str):
+        return False
+    name = model.strip()
+    return bool(name) and not (name.startswith("<") and name.endswith(">"))
+
+
+def recovers_a_usage_limit(*, real_answer: bool, turn_failed: bool) -> bool:
+    """A usage limit is over once a real model answered (DECISIONS row 15), counted only in a
+    turn that did not fail: the live turn applies it at its result. Replay cannot see a turn's
+    end (a transcript keeps no result) and applies it with `turn_failed=False`; `fsm/replay.py`'s
+    header says what that changes."""
+    return real_answer and not turn_failed
 
 
 def is_synthetic_usage_limit(model: str | None, text: str) -> bool:

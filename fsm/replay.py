@@ -4,18 +4,23 @@ Theory of operation: the shell reads a session's transcript (Claude Code's JSONL
 per line) holding O(1) state:
 
 1. The usage-limit failure that is still active is the latest top-level `<synthetic>`
-   usage-limit message that no later real-model answer followed. A `<synthetic>`
-   local-command answer ("No response requested.") proves nothing and leaves it active. Only
-   the last usage limit or real answer decides, so `active_from_newest` reads the entries
-   newest first and stops at the first that decides (usually within the last few lines);
-   `ActiveScan` finds the same reading oldest first.
+   usage-limit message that no later real-model answer (`classify.is_real_model`) followed. A
+   `<synthetic>` local-command answer ("No response requested.") proves nothing and leaves it
+   active. Only the last usage limit or real answer decides, so `active_from_newest` reads the
+   entries newest first and stops at the first that decides (usually within the last few
+   lines); `ActiveScan` finds the same reading oldest first.
+   Live and replay differ here, knowingly: both apply `classify.recovers_a_usage_limit`, but
+   live the turn's result says whether it failed, and a transcript keeps no result. So a real
+   answer in a turn that then ended in error leaves the limit active live, and inactive after
+   `session/load` (pinned by `tests/core/test_answer_rules.py`).
 2. One pass in order: `ReplayPlanner.plan(entry)` says what to do with each entry: restore a
    usage limit as a typed failure (capable clients only), skip a non-message line, and replay
    everything else as its original transcript text, for every client: the synthetic login
    message and other error prose included (DECISIONS row 28). A restored failure's id is the
    id its occurrence had live (DECISIONS row 14): the last real prompt's uuid plus `:error`,
    or `<sessionId>:history-error:<messageUuid>` when no prompt precedes it or the last one was
-   stored without a uuid. Tool-result carrier messages and meta messages are not prompts.
+   stored without a uuid. Tool-result carrier messages and meta messages are not prompts
+   (`is_prompt_entry`, the one rule the shell's transcript tail uses too).
 
 `parse_entry` turns one decoded JSON line into a `TranscriptEntry`, raising `PeerViolation` for
 shapes it cannot read; the shell skips and counts those. A line of a known non-message type
@@ -40,6 +45,7 @@ __all__ = [
     "ReplayPlanner",
     "TranscriptEntry",
     "active_from_newest",
+    "is_prompt_entry",
     "parse_entry",
 ]
 
@@ -135,9 +141,13 @@ class TranscriptEntry(NamedTuple):
         return (
             self.kind is EntryKind.ASSISTANT
             and self.top_level
-            and self.model is not None
-            and self.model != classify.SYNTHETIC_MODEL
+            and classify.is_real_model(self.model)
         )
+
+    @property
+    def ends_a_usage_limit(self) -> bool:
+        # A transcript keeps no result, so no turn is known to have failed (header, point 1).
+        return classify.recovers_a_usage_limit(real_answer=self.is_real_answer, turn_failed=False)
 
 
 # One value for every non-message line (frozen, so it can be shared): the common case costs
@@ -169,6 +179,26 @@ def _read_content(content: object) -> tuple[tuple[Any, ...], list[str], bool]:
     return tuple(blocks), texts, other
 
 
+def _opens_a_turn(entry: dict[str, Any], not_only_tool_results: bool) -> bool:
+    return not_only_tool_results and not entry.get("isMeta") and not entry.get("isCompactSummary")
+
+
+def is_prompt_entry(entry: object) -> bool:
+    """A user entry that opened a turn: text, or a block other than a tool result, and neither
+    Claude Code's meta entries nor a compaction summary. The one rule replay and the shell's
+    transcript tail (`adapter/claude/transcript_tail.py`) apply."""
+    if not isinstance(entry, dict) or entry.get("type") != "user":
+        return False
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        return False
+    try:
+        _, _, not_only_tool_results = _read_content(message.get("content"))
+    except PeerViolation:
+        return False
+    return _opens_a_turn(entry, not_only_tool_results)
+
+
 def parse_entry(entry: object) -> TranscriptEntry:
     """Read one decoded transcript line. Raises `PeerViolation` for an unreadable shape or an
     unknown entry type."""
@@ -188,7 +218,7 @@ def parse_entry(entry: object) -> TranscriptEntry:
     uuid = entry.get("uuid")
     blocks, texts, other = _read_content(message.get("content"))
     if kind == "user":
-        is_prompt = other and not entry.get("isMeta") and not entry.get("isCompactSummary")
+        is_prompt = _opens_a_turn(entry, other)
         entry_kind, model = (EntryKind.PROMPT if is_prompt else EntryKind.USER_OTHER), None
     else:
         entry_kind, model = EntryKind.ASSISTANT, message.get("model")
@@ -212,7 +242,7 @@ class ActiveScan:
     def feed(self, entry: TranscriptEntry) -> None:
         if entry.is_usage_limit:
             self.active_uuid = entry.uuid
-        elif entry.is_real_answer:
+        elif entry.ends_a_usage_limit:
             self.active_uuid = None
 
 
@@ -222,7 +252,7 @@ def active_from_newest(entries: Iterable[TranscriptEntry]) -> str | None:
     for entry in entries:
         if entry.is_usage_limit:
             return entry.uuid
-        if entry.is_real_answer:
+        if entry.ends_a_usage_limit:
             return None
     return None
 

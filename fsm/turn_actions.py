@@ -100,7 +100,7 @@ class TurnActions(TurnFailures):
         self.effects.append(ForwardAssistantMessage())
 
     def take_answer(self, event: AssistantMessageReceived) -> None:
-        if event.model not in (None, classify.SYNTHETIC_MODEL):
+        if classify.is_real_model(event.model):
             self.real_model = True
             # The earlier failure (if any) is behind us: Claude answered after it.
             self.failure_error, self.failure_text, self.usage_limit = None, None, False
@@ -181,7 +181,7 @@ class TurnActions(TurnFailures):
         # Row 29: the explanation reaches the client before `refusal`, once.
         explanation = self.refusal_explanation
         if explanation and explanation.strip() not in self.answered_text:
-            self.effects.append(SendAgentText(text=explanation))
+            self.effects.append(SendAgentText(text=redact(explanation, self.private)))
 
     def settle_succeeded(self, *_: Any) -> None:
         self._settle("succeeded", StopReason.END_TURN)

@@ -45,7 +45,7 @@ class TurnGuards:
         )
 
     def is_a_real_answer(self, event: AssistantMessageReceived) -> bool:
-        return event.model not in (None, classify.SYNTHETIC_MODEL) and not self.login
+        return classify.is_real_model(event.model) and not self.login
 
     def is_a_quiet_retry(self, event: RetryAttempted) -> bool:
         kind = classify.kind_for_retry(event.error_status, event.error)
@@ -73,7 +73,9 @@ class TurnGuards:
         return classify.kind_for_result_subtype(event.subtype) is not None
 
     def was_answered_for_real(self, event: ResultReceived) -> bool:
-        return self.real_model and not event.is_error
+        return classify.recovers_a_usage_limit(
+            real_answer=self.real_model, turn_failed=event.is_error
+        )
 
     def runtime_was_lost(self, *_: Any) -> bool:
         return self.runtime.is_lost

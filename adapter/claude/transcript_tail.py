@@ -9,9 +9,11 @@ grow with the
 length of the session. The rules follow the reference adapter's `readResumedTail`:
 
 - only main-thread entries count (a subagent's `isSidechain` entries do not);
-- the model is the last concrete one: Claude Code's own notices carry `<synthetic>`;
+- the model is the last real one (`fsm.classify.is_real_model`): Claude Code's own notices
+  carry `<synthetic>`;
 - the mode search stops at the first entry that has a mode, or at a prompt that has none (a
-  Claude Code too old to record modes: nothing is known);
+  Claude Code too old to record modes: nothing is known); a prompt is what replay calls one
+  (`fsm.replay.is_prompt_entry`);
 - leaving plan mode through ExitPlanMode writes only a `plan_mode_exit` attachment, not the new
   mode, so a `plan` recorded before such an attachment is not current (no mode is known).
 
@@ -21,19 +23,18 @@ Lines without the marker a rule looks for are never parsed.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from adapter.claude.transcripts import lines_newest_first
 from adapter.wire.json_codec import decode_line
+from fsm.classify import is_real_model
+from fsm.replay import is_prompt_entry
 
 __all__ = ["Tail", "read_tail"]
 
 log = logging.getLogger(__name__)
-
-_SYNTHETIC = re.compile(r"^<[^>]+>$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,23 +45,8 @@ class Tail:
     model: str | None = None
 
 
-def _concrete(model: object) -> str | None:
-    if not isinstance(model, str):
-        return None
-    name = model.strip()
-    return name if name and not _SYNTHETIC.match(name) else None
-
-
-def _is_prompt(entry: dict[str, Any]) -> bool:
-    """A user entry that opened a turn (not a tool result, not Claude Code's meta entries)."""
-    if entry.get("type") != "user" or entry.get("isMeta"):
-        return False
-    message = entry.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return True
-    blocks = content if isinstance(content, list) else []
-    return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+def _real_model(model: object) -> str | None:
+    return model.strip() if isinstance(model, str) and is_real_model(model) else None
 
 
 class _Scan:
@@ -86,7 +72,7 @@ class _Scan:
             return
         if wants_model and entry.get("type") == "assistant":
             message = entry.get("message")
-            self.model = _concrete(message.get("model") if isinstance(message, dict) else None)
+            self.model = _real_model(message.get("model") if isinstance(message, dict) else None)
         if wants_mode:
             self._visit_for_mode(entry)
 
@@ -100,7 +86,7 @@ class _Scan:
         attachment = entry.get("attachment")
         if isinstance(attachment, dict) and attachment.get("type") == "plan_mode_exit":
             self._plan_exited = True
-        elif _is_prompt(entry):
+        elif is_prompt_entry(entry):
             self.mode_settled = True  # a prompt without a mode: this Claude Code records none
 
 

@@ -16,7 +16,6 @@ from adapter.wire.client_link import ClientLink
 from fsm.effects import StopReason
 from fsm.negotiation import Dialects
 from fsm.records import FailureRecord
-from fsm.vocabulary import Severity
 from fsm.wire import AgentErrorDialect, SessionFailureDialect
 
 __all__ = ["Publisher"]
@@ -40,9 +39,10 @@ class Publisher:
                 session_update="session_info_update", field_meta=_SESSION_FAILURE.meta_for(record)
             )
             sent = await self._link.send_update(self._session_id, info)
-        if record.severity is Severity.ERROR and agent_error:
-            sent = await self._agent_error(record) and sent
-        return sent
+        if not agent_error:
+            return sent
+        # Which records have an `agent_error` form is the dialect's rule (`update_for`).
+        return await self._agent_error(record) and sent
 
     async def notice(self, severity: str, title: str, description: str | None) -> bool:
         """An ACP `notice` update (DECISIONS row 34); `acp` 0.12.1 has no type for it."""

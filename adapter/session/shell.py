@@ -61,7 +61,6 @@ from fsm.events import (
     PromptReceived,
 )
 from fsm.negotiation import Dialects
-from fsm.records import redact
 from fsm.session import SessionCore
 
 __all__ = ["REJECTION_CODES", "Session"]
@@ -235,7 +234,8 @@ class Session(ClaudeSide):
                 if isinstance(message, AssistantMessage):
                     await self.view.assistant(message, mask=self._mask(message))
             case SendAgentText(text=text):
-                await self._publisher.agent_text(redact(text, self._settings.private))
+                # Masked by the core, which authors or forwards every such text (row 31).
+                await self._publisher.agent_text(text)
             case SendNotice(severity=severity, title=title, description=description):
                 await self._publisher.notice(severity, title, description)
             case SendPrompt(turn_id=turn_id, replace_runtime=replace):
