@@ -92,9 +92,9 @@ def test_the_transport_keeps_its_process_in_a_private_attribute() -> None:
     assert made in inspect.getsource(SubprocessCLITransport.connect)
     # Each line goes through the module's `_parse_stdout_line`, looked up at call time, which
     # ExitBoundedTransport wraps to read frames too deep for `json`.
-    assert "_parse_stdout_line(line)" in inspect.getsource(SubprocessCLITransport._read_messages_impl)
-    read = "async for chunk in self._stdout_stream"
-    assert read in inspect.getsource(SubprocessCLITransport._read_messages_impl)
+    reader = inspect.getsource(SubprocessCLITransport._read_messages_impl)
+    assert "_parse_stdout_line(line)" in reader
+    assert "async for chunk in self._stdout_stream" in reader
 
 
 def test_configure_can_use_tool_routes_permissions_over_stdio() -> None:
