@@ -13,8 +13,9 @@ ExitPlanMode is the request to leave plan mode: its options (`adapter.controls.p
 which mode comes next (approve manually, bypass or auto where offered, else accept edits) or
 keep planning (deny and stop the turn). A mode
 change is reported to the client through `on_mode` once Claude has it. A pending request is
-withdrawn when the turn is cancelled (`withdraw`): the question is answered "deny and stop" to
-Claude at once, whatever the client does with it.
+withdrawn when its turn ends for any reason (`withdraw`: cancelled, answered, failed, Claude
+gone, the session closed): the question is answered "deny and stop" to Claude at once and the
+client gets `$/cancel_request` for it, whatever it does with it.
 
 Answers fail closed: only a well-formed selection of an option this question offered allows
 anything. A refusal or a cancelled outcome is a denial; so is an error, a malformed reply (the
@@ -56,6 +57,7 @@ EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
 _DENIED = "The user did not allow this tool call."
 _CANCELLED = "The turn was cancelled."
+_TAKE_BACK_SECONDS = 5.0
 _TOO_DEEP = "The tool input is nested too deeply for the editor to show, so it was not allowed."
 
 
@@ -124,10 +126,14 @@ class PermissionBroker:
         with anyio.CancelScope() as scope:
             self._pending.add(scope)
             request_id = self._link.next_request_id()
+            answered = False
             try:
                 outcome = await self._link.request_permission(self._session_id, tool_call, options)
+                answered = True
             finally:
                 self._pending.discard(scope)
+                if not answered and request_id is not None:
+                    await self._take_back(request_id)
             if not isinstance(outcome, AllowedOutcome):
                 return None  # a refusal, a cancel, or no answer (the link logged why)
             if outcome.option_id in {option.option_id for option in options}:
@@ -137,10 +143,15 @@ class PermissionBroker:
                 "session %s: a permission answer names no offered option; denying", self._session_id
             )
             return None
-        if request_id is not None:
-            # The client may still show the question: tell it the question is gone.
-            await self._link.cancel_request(request_id)
         return ""
+
+    async def _take_back(self, request_id: int) -> None:
+        """The question is gone (withdrawn, or its turn's task ended under it when Claude went
+        away): tell the client, which may still show it. Shielded, since the task may be being
+        cancelled; bounded, since the client may not be reading. A late answer then finds no
+        waiter in `acp` and is dropped."""
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_TAKE_BACK_SECONDS):
+            await self._link.cancel_request(request_id)
 
     async def decide(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext

@@ -167,6 +167,7 @@ class Session(ClaudeSide):
     async def close(self) -> None:
         self._closed = True
         self._rearm.set()
+        self.controls.permissions.withdraw()
         if self._runtime is not None:
             await self._runtime.close()
         for answer in self._answers.values():
@@ -222,11 +223,14 @@ class Session(ClaudeSide):
                 follow = self.core.handle(outcome(id=record.id, revision=record.revision))
                 await self._perform(follow, None)
             case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
+                # A question still open belongs to a turn that is over: the client is told.
+                self.controls.permissions.withdraw()
                 await self.view.turn_settled()
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self.view.response_usage()
                 self._give(turn_id, response)
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
+                self.controls.permissions.withdraw()
                 await self.view.turn_ended()
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))

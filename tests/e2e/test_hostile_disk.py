@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import uuid
 from pathlib import Path
+from typing import Any
 
 from tests.support.raw_agent import RawAgent
 
@@ -38,8 +39,12 @@ def test_fifos_and_odd_files_among_transcripts_and_markers_are_skipped(tmp_path:
             assert ids == [kept], ids
         for odd in (fifo, loop, folder, marker_fifo):
             for method in ("session/load", "session/resume"):
-                params = {"sessionId": odd, "cwd": str(agent.workdir), "mcpServers": []}
-                refused = agent.answer(agent.request(method, params), timeout=TIMEOUT)
+                opening: dict[str, Any] = {
+                    "sessionId": odd,
+                    "cwd": str(agent.workdir),
+                    "mcpServers": [],
+                }
+                refused = agent.answer(agent.request(method, opening), timeout=TIMEOUT)
                 assert refused["error"]["code"] == -32002, (odd, method, refused)
         agent.close_stdin()
         agent.read_to_end(timeout=TIMEOUT)

@@ -94,8 +94,7 @@ def test_the_transport_keeps_its_process_in_a_private_attribute() -> None:
     # ExitBoundedTransport wraps to read frames too deep for `json`.
     reader = inspect.getsource(SubprocessCLITransport._read_messages_impl)
     assert "_parse_stdout_line(line)" in reader
-    read = "async for chunk in self._stdout_stream"
-    assert read in inspect.getsource(SubprocessCLITransport._read_messages_impl)
+    assert "async for chunk in self._stdout_stream" in reader
 
 
 def test_configure_can_use_tool_routes_permissions_over_stdio() -> None:
