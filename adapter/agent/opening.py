@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError
 
 from adapter.agent import mcp_servers
+from adapter.claude.client_options import NONE as NO_CLIENT_OPTIONS
+from adapter.claude.client_options import ClientOptions
 from adapter.claude.settings_files import default_mode
 from adapter.claude.transcript_tail import read_tail
 from adapter.controls.pickers import SessionConfig, launch_for
@@ -82,6 +84,7 @@ class Opening:
     resume: bool  # whether Claude resumes the session's transcript
     config: SessionConfig
     mcp_servers: dict[str, Any]
+    client_options: ClientOptions = NO_CLIENT_OPTIONS  # `_meta.claudeCode.options`, checked
 
 
 def opening(
@@ -91,6 +94,7 @@ def opening(
     servers: list[Any] | None,
     settings: RuntimeSettings,
     transcript: Path | None = None,
+    client_options: ClientOptions = NO_CLIENT_OPTIONS,
 ) -> Opening:
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
@@ -107,6 +111,7 @@ def opening(
         resume=transcript is not None,
         config=config,
         mcp_servers=mcp_servers.for_claude(servers),
+        client_options=client_options,
     )
 
 
@@ -120,7 +125,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
         cwd=start.cwd,
         session_id=start.session_id,
         resume=start.resume,
-        launch=launch_for(start.config, start.mcp_servers),
+        launch=launch_for(start.config, start.mcp_servers, start.client_options),
     )
     try:
         await runtime.spawn(task_group)
@@ -156,6 +161,7 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         link=link,
         config=start.config,
         mcp_servers=start.mcp_servers,
+        client_options=start.client_options,
     )
 
 

@@ -23,6 +23,7 @@ from acp.schema import AvailableCommand, ConfigOptionUpdate, CurrentModeUpdate
 from anyio.abc import TaskGroup
 from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
+from adapter.claude.client_options import ClientOptions
 from adapter.claude.process import Launch
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.permissions import PermissionBroker
@@ -45,10 +46,12 @@ class SessionControls:
         link: ClientLink,
         config: SessionConfig,
         mcp_servers: dict[str, Any] | None = None,
+        client_options: ClientOptions | None = None,
     ) -> None:
         self.session_id = session_id
         self.config = config
         self.mcp_servers = mcp_servers or {}
+        self.client_options = client_options
         self.commands: list[AvailableCommand] = []
         self._link = link
         self._runtime: Callable[[], ClaudeRuntime | None] = lambda: None
@@ -61,7 +64,7 @@ class SessionControls:
         self._runtime = runtime
 
     def launch(self) -> Launch:
-        return launch_for(self.config, self.mcp_servers)
+        return launch_for(self.config, self.mcp_servers, self.client_options)
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:
         """Take the commands and models Claude Code reported at start-up."""
