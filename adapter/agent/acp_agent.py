@@ -44,7 +44,8 @@ from anyio.abc import TaskGroup
 
 from adapter.agent import aliases, mcp_servers, opening
 from adapter.agent.raw_capabilities import RawCapabilities
-from adapter.claude import login, session_store
+from adapter.claude import client_options, login, session_store
+from adapter.claude.client_options import ClientOptions
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
@@ -190,7 +191,12 @@ class ClaudeAcpAgent:
         session.controls.announce_later(self._tg)
 
     def _prepare(
-        self, session_id: str, cwd: str, servers: Any, transcript: Path | None = None
+        self,
+        session_id: str,
+        cwd: str,
+        servers: Any,
+        transcript: Path | None = None,
+        options: ClientOptions = client_options.NONE,
     ) -> Opening:
         return opening.opening_for(
             session_id=session_id,
@@ -199,14 +205,17 @@ class ClaudeAcpAgent:
             settings=self._settings,
             transcript=transcript,
             ask_by_form=self._ask_by_form,
+            client_options=options,
         )
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
         opening.check_cwd(cwd)
+        options = client_options.parse(kwargs.get(client_options.META_KEY))
         session_id = str(uuid.uuid4())
-        pickers = await self._open(self._prepare(session_id, cwd, mcp_servers), NewSessionResponse)
+        start = self._prepare(session_id, cwd, mcp_servers, options=options)
+        pickers = await self._open(start, NewSessionResponse)
         session_store.remember(session_id, cwd, self._settings.env)
         return NewSessionResponse(session_id=session_id, **pickers)
 
@@ -224,12 +233,13 @@ class ClaudeAcpAgent:
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
         async with self._one_at_a_time(session_id):
-            return await self._load_session(cwd, session_id, mcp_servers)
+            return await self._load_session(cwd, session_id, mcp_servers, kwargs)
 
     async def _load_session(
-        self, cwd: str, session_id: str, mcp_servers: list[Any] | None
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None, meta: dict[str, Any]
     ) -> LoadSessionResponse:
         opening.check_cwd(cwd)
+        options = client_options.parse(meta.get(client_options.META_KEY))
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
         live = self._sessions.pop(session_id, None)
         if live is not None:
@@ -237,7 +247,7 @@ class ClaudeAcpAgent:
             # client asked for this) and its Claude process is replaced by a resumed one.
             await live.shutdown(grace=None)
         # Read once that Claude is gone: it may have been writing the transcript's end.
-        start = self._prepare(session_id, cwd, mcp_servers, path)
+        start = self._prepare(session_id, cwd, mcp_servers, path, options)
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
             return LoadSessionResponse(**await self._open(start, LoadSessionResponse))
@@ -253,28 +263,30 @@ class ClaudeAcpAgent:
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ResumeSessionResponse:
         async with self._one_at_a_time(session_id):
-            return await self._resume_session(cwd, session_id, mcp_servers)
+            return await self._resume_session(cwd, session_id, mcp_servers, kwargs)
 
     async def _resume_session(
-        self, cwd: str, session_id: str, mcp_servers: list[Any] | None
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None, meta: dict[str, Any]
     ) -> ResumeSessionResponse:
         opening.check_cwd(cwd)
+        options = client_options.parse(meta.get(client_options.META_KEY))
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
         live = self._sessions.get(session_id)
         if live is not None and live.cwd == cwd:
             return ResumeSessionResponse(**opening.pickers(live))  # already running
         if live is not None:
             await self._sessions.pop(session_id).shutdown(grace=None)
-        start = self._prepare(session_id, cwd, mcp_servers, path)
+        start = self._prepare(session_id, cwd, mcp_servers, path, options)
         return ResumeSessionResponse(**await self._open(start, ResumeSessionResponse))
 
     async def fork_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ForkSessionResponse:
         opening.check_cwd(cwd)
+        options = client_options.parse(kwargs.get(client_options.META_KEY))
         new_id, copy = await session_store.fork(session_id, cwd, self._settings.env)
         pickers = await self._open(
-            self._prepare(new_id, cwd, mcp_servers, copy), ForkSessionResponse
+            self._prepare(new_id, cwd, mcp_servers, copy, options), ForkSessionResponse
         )
         return ForkSessionResponse(session_id=new_id, **pickers)
 

@@ -31,6 +31,9 @@ from claude_agent_sdk.types import (
     ToolPermissionContext,
 )
 
+from adapter.claude.client_options import NONE as NO_CLIENT_OPTIONS
+from adapter.claude.client_options import ClientOptions
+from adapter.claude.client_options import apply as apply_client_options
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import (
     ExitBoundedTransport,
@@ -73,6 +76,8 @@ class Launch:
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     # Tools Claude Code starts without (AskUserQuestion for a client without forms).
     disallowed_tools: tuple[str, ...] = ()
+    # The client's `_meta.claudeCode.options` (adapter.claude.client_options).
+    client_options: ClientOptions = NO_CLIENT_OPTIONS
 
 
 class ClaudeRuntime:
@@ -99,7 +104,7 @@ class ClaudeRuntime:
         launch = launch or Launch()
         self._stopped = anyio.Event()
         self._closed = anyio.Event()
-        options = ClaudeAgentOptions(
+        chosen: dict[str, Any] = dict(
             cli_path=settings.executable,
             cwd=cwd,
             # Plain session_state_changed frames reach us, so a turn that went idle without a
@@ -116,13 +121,14 @@ class ClaudeRuntime:
             # The SDK's default (1 MiB) ends Claude's process on one large file read.
             max_buffer_size=settings.max_message_bytes,
             # Claude Code's user, project and local settings files, as Claude Code reads them.
-            setting_sources=list(SETTING_SOURCES),  # type: ignore[arg-type]
-            permission_mode=launch.permission_mode,  # type: ignore[arg-type]
+            setting_sources=list(SETTING_SOURCES),
+            permission_mode=launch.permission_mode,
             model=launch.model,
-            effort=launch.effort,  # type: ignore[arg-type]
+            effort=launch.effort,
             mcp_servers=launch.mcp_servers,
             disallowed_tools=list(launch.disallowed_tools),
         )
+        options = ClaudeAgentOptions(**apply_client_options(chosen, launch.client_options))
         # The client configures its own copy of the options; the transport builds the command
         # line, so it gets them configured the same way the client would have done for it.
         transport = ExitBoundedTransport(

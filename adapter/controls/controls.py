@@ -29,6 +29,7 @@ from acp.schema import (
 from anyio.abc import TaskGroup
 from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
+from adapter.claude.client_options import ClientOptions
 from adapter.claude.process import Launch
 from adapter.controls import local_commands
 from adapter.controls.commands import available_commands, update_for
@@ -55,10 +56,12 @@ class SessionControls:
         config: SessionConfig,
         mcp_servers: dict[str, Any] | None = None,
         ask_by_form: bool = False,
+        client_options: ClientOptions | None = None,
     ) -> None:
         self.session_id = session_id
         self.config = config
         self.mcp_servers = mcp_servers or {}
+        self.client_options = client_options
         self.commands: list[AvailableCommand] = []
         self._link = link
         self._runtime: Callable[[], ClaudeRuntime | None] = lambda: None
@@ -73,7 +76,10 @@ class SessionControls:
 
     def launch(self) -> Launch:
         return launch_for(
-            self.config, self.mcp_servers, disallowed_tools(self.questions.ask_by_form)
+            self.config,
+            self.mcp_servers,
+            self.client_options,
+            disallowed_tools(self.questions.ask_by_form),
         )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:

@@ -37,6 +37,7 @@ from acp.schema import (
 from adapter.claude.transcript_tail import Tail
 
 if TYPE_CHECKING:
+    from adapter.claude.client_options import ClientOptions
     from adapter.claude.process import Launch
 
 __all__ = [
@@ -289,12 +290,17 @@ def _select(
 
 
 def launch_for(
-    config: SessionConfig, servers: dict[str, Any], disallowed_tools: tuple[str, ...] = ()
+    config: SessionConfig,
+    servers: dict[str, Any],
+    client_options: ClientOptions | None = None,
+    disallowed_tools: tuple[str, ...] = (),
 ) -> Launch:
     """The flags a new Claude process of a session gets from its current choices."""
+    from adapter.claude.client_options import NONE
     from adapter.claude.process import Launch  # the SDK's module: only when a process starts
 
     return Launch(
+        client_options=client_options or NONE,
         permission_mode=config.mode,
         # "default" is the picker's name for Claude Code's own choice: no --model flag.
         model=None if config.model == "default" else config.model,

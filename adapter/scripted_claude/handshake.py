@@ -21,6 +21,7 @@ __all__ = [
     "ACCOUNT",
     "COMMANDS",
     "LOG_ENV",
+    "LOG_ENV_NAMES",
     "MODELS",
     "PERMISSION_MODES",
     "initialize_extras",
@@ -30,6 +31,8 @@ __all__ = [
 
 # Where the fake records its argv and the control requests it receives (one JSON per line).
 LOG_ENV = "CLAUDE_ACP_SCRIPTED_LOG"
+# Names of environment variables (comma-separated) whose values the fake records at start.
+LOG_ENV_NAMES = "CLAUDE_ACP_SCRIPTED_LOG_ENV"
 
 # The modes `set_permission_mode` accepts (the real CLI's PermissionMode values).
 PERMISSION_MODES = frozenset(

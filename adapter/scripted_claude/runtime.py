@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from adapter.scripted_claude import frames, local_controls
-from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
+from adapter.scripted_claude.handshake import (
+    LOG_ENV_NAMES,
+    PERMISSION_MODES,
+    record,
+    resolve_model,
+)
 from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.player import play_turn
 from adapter.scripted_claude.scenarios import SCENARIO_ENV, SCENARIOS
@@ -298,6 +303,10 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         )
         return 2
     record(env, "argv", argv=list(argv))
+    # The environment variables a test names (never the whole environment: it holds secrets).
+    if env.get(LOG_ENV_NAMES):
+        names = env[LOG_ENV_NAMES].split(",")
+        record(env, "env", values={name: env.get(name) for name in names})
     writer = FrameWriter()
     for step in scenario.before_handshake:
         play_bare(step, writer)
