@@ -408,6 +408,8 @@ ADAPTER_ONLY = {
     "permission_rules",
     "commands_changed",
     "edit_permission",
+    # Usage limits that reset (issue 24): test_usage_limits.py, through the adapter.
+    "usage_limit_resets",
 }
 
 
