@@ -69,6 +69,7 @@ from tests.real_claude.api_replies import (
     sse,
     stop_reason,
     subscription_limit,
+    subscription_warning,
     unauthorized,
 )
 
@@ -89,6 +90,7 @@ __all__ = [
     "overloaded",
     "rate_limited",
     "subscription_limit",
+    "subscription_warning",
     "tool_result_text",
     "unauthorized",
 ]
@@ -171,9 +173,11 @@ class _Handler(BaseHTTPRequestHandler):
             head = list(events(model, Answer(reply.text, pieces=2)))[:4]
             self._stream(iter([*head, sse("error", error)]), cut=False)
         elif stream:
-            self._stream(events(model, reply), cut=False)
+            headers = reply.headers if isinstance(reply, Answer) else ()
+            self._stream(events(model, reply), cut=False, headers=headers)
         else:
-            self._json(200, message(model, blocks(reply), stop_reason(reply)), ())
+            headers = reply.headers if isinstance(reply, Answer) else ()
+            self._json(200, message(model, blocks(reply), stop_reason(reply)), headers)
 
     def _json(self, status: int, payload: Any, headers: tuple[tuple[str, str], ...]) -> None:
         data = json.dumps(payload).encode()
@@ -189,8 +193,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, reply: ApiError) -> None:
         self._json(reply.status, error_body(reply), reply.headers)
 
-    def _stream(self, frames: Iterator[bytes], *, cut: bool) -> None:
+    def _stream(
+        self, frames: Iterator[bytes], *, cut: bool, headers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
         self.send_response(200)
+        for name, value in headers:
+            self.send_header(name, value)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")

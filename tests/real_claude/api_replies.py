@@ -36,6 +36,7 @@ __all__ = [
     "sse",
     "stop_reason",
     "subscription_limit",
+    "subscription_warning",
     "unauthorized",
 ]
 
@@ -47,6 +48,8 @@ class Answer:
     pieces: int = 3
     stop_reason: str = "end_turn"  # or "max_tokens", "refusal", …
     thinking: str = ""  # a thinking block before the text, when given
+    # Response headers (a subscription's `anthropic-ratelimit-unified-*`, say).
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +147,18 @@ def subscription_limit(reset_epoch: int) -> ApiError:
             ("anthropic-ratelimit-unified-overage-status", "rejected"),
             ("anthropic-ratelimit-unified-overage-disabled-reason", "org_level_disabled"),
         ),
+    )
+
+
+def subscription_warning(reset_epoch: int, utilization: float) -> tuple[tuple[str, str], ...]:
+    """The unified rate-limit headers of an answer that nears a subscription's 5-hour limit."""
+    return (
+        ("anthropic-ratelimit-unified-status", "allowed_warning"),
+        ("anthropic-ratelimit-unified-reset", str(reset_epoch)),
+        ("anthropic-ratelimit-unified-representative-claim", "five_hour"),
+        ("anthropic-ratelimit-unified-5h-status", "allowed_warning"),
+        ("anthropic-ratelimit-unified-5h-reset", str(reset_epoch)),
+        ("anthropic-ratelimit-unified-5h-utilization", str(utilization)),
     )
 
 

@@ -15,8 +15,13 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from tests.real_claude.api_double import MessagesApiDouble, subscription_limit
-from tests.real_claude.support import load, prompt_uuids, real_adapter, run_turn
+from tests.real_claude.api_double import (
+    Answer,
+    MessagesApiDouble,
+    subscription_limit,
+    subscription_warning,
+)
+from tests.real_claude.support import load, prompt_uuids, real_adapter, run_turn, wait_until
 from tests.support.harness import Adapter
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
@@ -91,3 +96,55 @@ async def test_usage_limit_live_and_replayed(
     else:
         assert replayed == []
         assert "".join(replay.texts()) == title
+
+
+async def test_warning_then_limit_then_reset_then_the_next_answer(
+    adapter: Adapter, double: MessagesApiDouble, mode: str
+) -> None:
+    # Rows 32-33 against the real CLI: its rate_limit_event frames come from the headers.
+    reset = int(time.time()) + 8
+    double.script(
+        Answer("Nearly there.", headers=subscription_warning(reset, 0.92)),
+        subscription_limit(reset),
+        Answer("Back again."),
+    )
+    first = await run_turn(adapter, "How far am I?")
+    second = await run_turn(adapter, "And now?", first.session_id)
+    warnings = [r for c, r in first.records() if r["severity"] == "warning"]
+    if mode == "capable":
+        assert first.response.stop_reason == "end_turn"
+        [warning] = warnings
+        assert warning["category"] == "limit" and warning["actions"] == []
+        assert warning["title"].startswith("You've used 92% of your 5-hour limit \u00b7 resets ")
+        [(carrier, failure)] = second.records()
+        assert carrier == "prompt_response"
+        assert failure["title"].startswith("You've hit your 5-hour limit \u00b7 resets ")
+
+        def reset_revisions() -> list[dict[str, object]]:
+            return [
+                r for _, r in adapter.records() if r["id"] == failure["id"] and r["revision"] == 2
+            ]
+
+        # The reset comes by itself, at the time the headers named (a bound, not a speed).
+        await wait_until(lambda: bool(reset_revisions()), timeout=60)
+        [revised] = reset_revisions()
+        assert revised["actions"] == ["retry"]
+        assert (
+            revised["title"] == failure["title"] + " \u00b7 The limit has reset; you can retry now."
+        )
+    else:
+        assert warnings == [] and second.error.code == -32603
+        await wait_until(lambda: time.time() > reset + 0.5, timeout=60)
+    third = await run_turn(adapter, "Once more.", first.session_id)
+    assert third.response.stop_reason == "end_turn"
+    assert "Back again." in "".join(third.texts())
+    # Every usage_update after a rate_limit_event carries the windows: the 5-hour window's
+    # status is in `unifiedWindows` (the event's own `status` is the overall one).
+    infos = [
+        u["params"]["update"]["_meta"]["_claude/rateLimit"]
+        for u in [*first.frames, *second.frames]
+        if u.get("params", {}).get("update", {}).get("sessionUpdate") == "usage_update"
+        and "_claude/rateLimit" in u["params"]["update"].get("_meta", {})
+    ]
+    statuses = [(i.get("unifiedWindows") or {}).get("five_hour", i).get("status") for i in infos]
+    assert statuses[0] == "allowed_warning" and "rejected" in statuses
