@@ -2,8 +2,8 @@
 a JSON-RPC error's `message`, so "Internal error" with the cause in `data` told them nothing).
 
 The message names the cause and never holds Claude Code's own output, an exit status or a path
-other than the executable the user configured (masked like every error text on its way out,
-DECISIONS row 31): "Claude Code was not found at …", "Claude Code did not start: …".
+(it names `CLAUDE_CODE_EXECUTABLE` instead; DECISIONS row 31): "Claude Code was not found at
+…", "Claude Code did not start: …".
 """
 
 from __future__ import annotations
@@ -27,11 +27,9 @@ class RuntimeStartError(Exception):
 def start_error(exc: Exception, executable: str | None) -> RuntimeStartError:
     """The error to report for `exc`, raised while starting `executable` (None: the bundled
     CLI)."""
-    where = (
-        f"{executable} (CLAUDE_CODE_EXECUTABLE)"
-        if executable
-        else "the CLI bundled with claude-agent-sdk"
-    )
+    # The variable, not its path: a path is private (tests/e2e/test_protocol.py); the user
+    # knows what they set it to, and the log file has it.
+    where = "CLAUDE_CODE_EXECUTABLE" if executable else "the CLI bundled with claude-agent-sdk"
     if isinstance(exc, CLINotFoundError):
         return RuntimeStartError(f"Claude Code was not found at {where}.")
     cause = exc.__cause__

@@ -116,7 +116,7 @@ def test_a_claude_code_that_is_missing_is_named_in_the_message(tmp_path: Path) -
         error = _error_of(agent, agent.request("session/new", params))
         assert error["code"] == -32603
         assert error["message"] == (
-            f"Claude Code was not found at {missing} (CLAUDE_CODE_EXECUTABLE)."
+            "Claude Code was not found at CLAUDE_CODE_EXECUTABLE."
         )
         agent.close_stdin()
         agent.read_to_end()
@@ -139,6 +139,6 @@ def test_a_claude_code_that_cannot_run_says_why(tmp_path: Path) -> None:
         agent.close()
     assert error["code"] == -32603
     assert error["message"] == (
-        f"Claude Code did not start: {not_executable} (CLAUDE_CODE_EXECUTABLE) is not executable."
+        "Claude Code did not start: CLAUDE_CODE_EXECUTABLE is not executable."
     )
     _assert_no_null_data(agent)
