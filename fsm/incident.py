@@ -187,13 +187,14 @@ class Incident:
         return self.turn_id != turn_id
 
     def is_a_warning(self, *_: Any) -> bool:
-        """The delivered revision is a warning, and the incident is not a notice (a notice is
-        a warning that never recovers)."""
+        """The delivered revision is a warning, and the incident is neither a notice (a
+        warning that never recovers) nor an early limit warning (row 32: it recovers when its
+        window closes, `is_a_limit_warning`, not at a turn's boundary)."""
         current = self.current
         return (
             current is not None
             and current.severity is Severity.WARNING
-            and self.policy is not RecoveryPolicy.NEVER
+            and self.policy not in (RecoveryPolicy.NEVER, RecoveryPolicy.LIMIT_WINDOW)
         )
 
     def is_session_scoped(self, *_: Any) -> bool:

@@ -67,7 +67,8 @@ def _params(adapter: Any, options: Any, **extra: Any) -> dict[str, Any]:
 def _assert_every_option_reached_claude(argv: list[str], env: dict[str, Any]) -> None:
     assert _flag(argv, "--max-thinking-tokens") == "2048"
     assert _flag(argv, "--allowedTools") == "Read,Bash(git status)"
-    assert _flag(argv, "--disallowedTools") == "WebFetch"
+    # The client's rules extend the adapter's own: this client has no forms, so no questions.
+    assert _flag(argv, "--disallowedTools") == "AskUserQuestion,WebFetch"
     assert _flag(argv, "--tools") == "Read,Edit,Bash"
     assert _flag(argv, "--agent") == "reviewer"
     assert _flag(argv, "--effort") == "high"
