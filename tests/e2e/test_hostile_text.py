@@ -95,7 +95,11 @@ async def test_titles_options_plans_and_records_show_control_characters_harmless
     question: dict[str, Any] = asked["params"]
     names = [option["name"] for option in question["options"]]
     assert f"Yes, and don't ask again for `{SHOWN}` this session" in names
-    cards = [u for u in adapter.updates() if u.get("kind") == "execute" and "rawInput" in u]
+    # The card that opens as the call starts streaming (`rawInput: {}`) is titled with the
+    # tool's name until its command is known; every title after that is the command, shown.
+    cards = [
+        u for u in adapter.updates() if u.get("kind") == "execute" and u.get("rawInput")
+    ]
     titles = [question["toolCall"]["title"], *(card["title"] for card in cards)]
     assert titles and set(titles) == {SHOWN_TITLE}, titles
     [plan] = adapter.updates("plan")
