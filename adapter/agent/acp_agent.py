@@ -32,6 +32,7 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
     ResumeSessionResponse,
+    SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
     SessionForkCapabilities,
@@ -42,7 +43,7 @@ from acp.schema import (
 )
 from anyio.abc import TaskGroup
 
-from adapter.agent import aliases, mcp_servers, opening
+from adapter.agent import aliases, mcp_servers, opening, surroundings
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import login, session_store
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
@@ -96,6 +97,8 @@ class ClaudeAcpAgent:
         self._link.attach(conn)
         # The schema drops MCP server entries it cannot read; check them before it does.
         wrap_request_handler(conn, mcp_servers.guard)
+        # Extra folders and a system prompt, which acp's schema checks badly or drops.
+        wrap_request_handler(conn, surroundings.guard)
         # `session/set_model`, which acp's router no longer knows (adapter.agent.aliases).
         wrap_request_handler(conn, aliases.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
@@ -130,6 +133,7 @@ class ClaudeAcpAgent:
                     resume=SessionResumeCapabilities(),
                     fork=SessionForkCapabilities(),
                     close=SessionCloseCapabilities(),
+                    additional_directories=SessionAdditionalDirectoriesCapabilities(),
                 ),
             ),
             auth_methods=login.auth_methods(client_capabilities),
@@ -199,6 +203,7 @@ class ClaudeAcpAgent:
             settings=self._settings,
             transcript=transcript,
             ask_by_form=self._ask_by_form,
+            surroundings=surroundings.requested(),
         )
 
     async def new_session(
@@ -261,7 +266,8 @@ class ClaudeAcpAgent:
         opening.check_cwd(cwd)
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
         live = self._sessions.get(session_id)
-        if live is not None and live.cwd == cwd:
+        same = live is not None and live.controls.surroundings == surroundings.requested()
+        if live is not None and live.cwd == cwd and same:
             return ResumeSessionResponse(**opening.pickers(live))  # already running
         if live is not None:
             await self._sessions.pop(session_id).shutdown(grace=None)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from acp import RequestError
 
 from adapter.agent import mcp_servers
 from adapter.claude.settings_files import default_mode
+from adapter.claude.surroundings import Surroundings
 from adapter.claude.transcript_tail import read_tail
 from adapter.controls.pickers import SessionConfig, launch_for
 from adapter.controls.questions import disallowed_tools
@@ -85,6 +86,8 @@ class Opening:
     mcp_servers: dict[str, Any]
     # Whether the client declared `elicitation.form`: Claude's questions are asked as forms.
     ask_by_form: bool = False
+    # The client's extra folders and system prompt (`adapter.claude.surroundings`).
+    surroundings: Surroundings = field(default_factory=Surroundings)
 
 
 def opening_for(
@@ -95,6 +98,7 @@ def opening_for(
     settings: RuntimeSettings,
     transcript: Path | None = None,
     ask_by_form: bool = False,
+    surroundings: Surroundings | None = None,
 ) -> Opening:
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
@@ -112,6 +116,7 @@ def opening_for(
         config=config,
         mcp_servers=mcp_servers.for_claude(servers),
         ask_by_form=ask_by_form,
+        surroundings=surroundings or Surroundings(),
     )
 
 
@@ -125,7 +130,12 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
         cwd=start.cwd,
         session_id=start.session_id,
         resume=start.resume,
-        launch=launch_for(start.config, start.mcp_servers, disallowed_tools(start.ask_by_form)),
+        launch=launch_for(
+            start.config,
+            start.mcp_servers,
+            disallowed_tools(start.ask_by_form),
+            start.surroundings,
+        ),
     )
     try:
         await runtime.spawn(task_group)
@@ -162,6 +172,7 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         config=start.config,
         mcp_servers=start.mcp_servers,
         ask_by_form=start.ask_by_form,
+        surroundings=start.surroundings,
     )
 
 

@@ -30,6 +30,7 @@ from anyio.abc import TaskGroup
 from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
 from adapter.claude.process import Launch
+from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.local_commands import MCP_COMMAND
@@ -55,8 +56,11 @@ class SessionControls:
         config: SessionConfig,
         mcp_servers: dict[str, Any] | None = None,
         ask_by_form: bool = False,
+        surroundings: Surroundings | None = None,
     ) -> None:
         self.session_id = session_id
+        # The client's extra folders and system prompt: every Claude process starts with them.
+        self.surroundings = surroundings or Surroundings()
         self.config = config
         self.mcp_servers = mcp_servers or {}
         self.commands: list[AvailableCommand] = []
@@ -73,7 +77,10 @@ class SessionControls:
 
     def launch(self) -> Launch:
         return launch_for(
-            self.config, self.mcp_servers, disallowed_tools(self.questions.ask_by_form)
+            self.config,
+            self.mcp_servers,
+            disallowed_tools(self.questions.ask_by_form),
+            self.surroundings,
         )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:

@@ -34,6 +34,7 @@ from acp.schema import (
     SessionModeState,
 )
 
+from adapter.claude.surroundings import Surroundings
 from adapter.claude.transcript_tail import Tail
 
 if TYPE_CHECKING:
@@ -289,7 +290,10 @@ def _select(
 
 
 def launch_for(
-    config: SessionConfig, servers: dict[str, Any], disallowed_tools: tuple[str, ...] = ()
+    config: SessionConfig,
+    servers: dict[str, Any],
+    disallowed_tools: tuple[str, ...] = (),
+    surroundings: Surroundings | None = None,
 ) -> Launch:
     """The flags a new Claude process of a session gets from its current choices."""
     from adapter.claude.process import Launch  # the SDK's module: only when a process starts
@@ -301,4 +305,5 @@ def launch_for(
         effort=None if config.effort == DEFAULT_EFFORT else config.effort,
         mcp_servers=servers,
         disallowed_tools=disallowed_tools,
+        surroundings=surroundings or Surroundings(),
     )
