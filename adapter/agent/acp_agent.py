@@ -35,6 +35,7 @@ from acp.schema import (
     SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
+    SessionDeleteCapabilities,
     SessionForkCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
@@ -43,7 +44,7 @@ from acp.schema import (
 )
 from anyio.abc import TaskGroup
 
-from adapter.agent import aliases, mcp_servers, opening, surroundings
+from adapter.agent import aliases, deleting, mcp_servers, opening, surroundings
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import login, session_store
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
@@ -101,6 +102,8 @@ class ClaudeAcpAgent:
         wrap_request_handler(conn, surroundings.guard)
         # `session/set_model`, which acp's router no longer knows (adapter.agent.aliases).
         wrap_request_handler(conn, aliases.guard(self))
+        # `session/delete`, which acp's router does not route (adapter.agent.deleting).
+        wrap_request_handler(conn, deleting.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
         wrap_request_handler(conn, self._raw.wrap)
 
@@ -133,6 +136,7 @@ class ClaudeAcpAgent:
                     resume=SessionResumeCapabilities(),
                     fork=SessionForkCapabilities(),
                     close=SessionCloseCapabilities(),
+                    delete=SessionDeleteCapabilities(),
                     additional_directories=SessionAdditionalDirectoriesCapabilities(),
                 ),
             ),
@@ -295,6 +299,18 @@ class ClaudeAcpAgent:
         ):
             raise session_store.not_found(session_id)
         return CloseSessionResponse()
+
+    async def delete_session(self, session_id: str) -> None:
+        """Tear a session running here down, then remove it from disk (adapter.agent.deleting);
+        -32002 when neither this adapter nor the disk knows it."""
+        async with self._one_at_a_time(session_id):
+            session = self._sessions.pop(session_id, None)
+            if session is not None:
+                await session.cancel()  # its prompt in flight is answered `cancelled`
+                await session.close()
+            self._closed.discard(session_id)
+            if not await session_store.delete(session_id, self._settings.env) and session is None:
+                raise session_store.not_found(session_id)
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
