@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
+    AgentAuthCapabilities,
     AgentCapabilities,
     AuthenticateResponse,
     ClientCapabilities,
@@ -28,6 +29,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    LogoutCapabilities,
     McpCapabilities,
     NewSessionResponse,
     PromptResponse,
@@ -44,7 +46,7 @@ from acp.schema import (
 )
 from anyio.abc import TaskGroup
 
-from adapter.agent import aliases, deleting, mcp_servers, opening, surroundings
+from adapter.agent import aliases, deleting, mcp_servers, opening, signing_out, surroundings
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import login, session_store
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
@@ -104,6 +106,7 @@ class ClaudeAcpAgent:
         wrap_request_handler(conn, aliases.guard(self))
         # `session/delete`, which acp's router does not route (adapter.agent.deleting).
         wrap_request_handler(conn, deleting.guard(self))
+        wrap_request_handler(conn, signing_out.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
         wrap_request_handler(conn, self._raw.wrap)
 
@@ -129,6 +132,7 @@ class ClaudeAcpAgent:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
+                auth=AgentAuthCapabilities(logout=LogoutCapabilities()),
                 prompt_capabilities=PROMPT_CAPABILITIES,
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(
@@ -153,6 +157,15 @@ class ClaudeAcpAgent:
         for session in self._sessions.values():
             await session.restart_on_next_prompt()
         return AuthenticateResponse()
+
+    async def logout(self) -> None:
+        """`claude auth logout`; then, as after `authenticate`, every session's next prompt
+        starts a fresh Claude, which finds no credentials and says so (the usual records)."""
+        from adapter.claude.logout import logout
+
+        await logout(self._settings)
+        for session in self._sessions.values():
+            await session.restart_on_next_prompt()
 
     def _new(self, start: Opening, runtime: ClaudeRuntime, answer: type[Any]) -> Session:
         """The session `runtime` (spawned for it) is to serve. The first time, importing
