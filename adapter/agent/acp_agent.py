@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
+    AgentAuthCapabilities,
     AgentCapabilities,
     AuthenticateResponse,
     ClientCapabilities,
@@ -28,12 +29,15 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    LogoutCapabilities,
     McpCapabilities,
     NewSessionResponse,
     PromptResponse,
     ResumeSessionResponse,
+    SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
+    SessionDeleteCapabilities,
     SessionForkCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
@@ -42,7 +46,7 @@ from acp.schema import (
 )
 from anyio.abc import TaskGroup
 
-from adapter.agent import aliases, mcp_servers, opening
+from adapter.agent import aliases, deleting, mcp_servers, opening, signing_out, surroundings
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import client_options, login, session_store
 from adapter.claude.client_options import ClientOptions
@@ -97,8 +101,13 @@ class ClaudeAcpAgent:
         self._link.attach(conn)
         # The schema drops MCP server entries it cannot read; check them before it does.
         wrap_request_handler(conn, mcp_servers.guard)
+        # Extra folders and a system prompt, which acp's schema checks badly or drops.
+        wrap_request_handler(conn, surroundings.guard)
         # `session/set_model`, which acp's router no longer knows (adapter.agent.aliases).
         wrap_request_handler(conn, aliases.guard(self))
+        # `session/delete`, which acp's router does not route (adapter.agent.deleting).
+        wrap_request_handler(conn, deleting.guard(self))
+        wrap_request_handler(conn, signing_out.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
         wrap_request_handler(conn, self._raw.wrap)
 
@@ -124,6 +133,7 @@ class ClaudeAcpAgent:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
+                auth=AgentAuthCapabilities(logout=LogoutCapabilities()),
                 prompt_capabilities=PROMPT_CAPABILITIES,
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(
@@ -131,6 +141,8 @@ class ClaudeAcpAgent:
                     resume=SessionResumeCapabilities(),
                     fork=SessionForkCapabilities(),
                     close=SessionCloseCapabilities(),
+                    delete=SessionDeleteCapabilities(),
+                    additional_directories=SessionAdditionalDirectoriesCapabilities(),
                 ),
             ),
             auth_methods=login.auth_methods(client_capabilities),
@@ -146,6 +158,15 @@ class ClaudeAcpAgent:
         for session in self._sessions.values():
             await session.restart_on_next_prompt()
         return AuthenticateResponse()
+
+    async def logout(self) -> None:
+        """`claude auth logout`; then, as after `authenticate`, every session's next prompt
+        starts a fresh Claude, which finds no credentials and says so (the usual records)."""
+        from adapter.claude.logout import logout
+
+        await logout(self._settings)
+        for session in self._sessions.values():
+            await session.restart_on_next_prompt()
 
     def _new(self, start: Opening, runtime: ClaudeRuntime, answer: type[Any]) -> Session:
         """The session `runtime` (spawned for it) is to serve. The first time, importing
@@ -206,6 +227,7 @@ class ClaudeAcpAgent:
             transcript=transcript,
             ask_by_form=self._ask_by_form,
             client_options=options,
+            surroundings=surroundings.requested(),
         )
 
     async def new_session(
@@ -272,7 +294,8 @@ class ClaudeAcpAgent:
         options = client_options.parse(meta.get(client_options.META_KEY))
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
         live = self._sessions.get(session_id)
-        if live is not None and live.cwd == cwd:
+        same = live is not None and live.controls.surroundings == surroundings.requested()
+        if live is not None and live.cwd == cwd and same:
             return ResumeSessionResponse(**opening.pickers(live))  # already running
         if live is not None:
             await self._sessions.pop(session_id).shutdown(grace=None)
@@ -301,6 +324,18 @@ class ClaudeAcpAgent:
         ):
             raise session_store.not_found(session_id)
         return CloseSessionResponse()
+
+    async def delete_session(self, session_id: str) -> None:
+        """Tear a session running here down, then remove it from disk (adapter.agent.deleting);
+        -32002 when neither this adapter nor the disk knows it."""
+        async with self._one_at_a_time(session_id):
+            session = self._sessions.pop(session_id, None)
+            if session is not None:
+                await session.cancel()  # its prompt in flight is answered `cancelled`
+                await session.close()
+            self._closed.discard(session_id)
+            if not await session_store.delete(session_id, self._settings.env) and session is None:
+                raise session_store.not_found(session_id)
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any

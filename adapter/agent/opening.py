@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from adapter.agent import mcp_servers
 from adapter.claude.client_options import NONE as NO_CLIENT_OPTIONS
 from adapter.claude.client_options import ClientOptions
 from adapter.claude.settings_files import default_mode
+from adapter.claude.surroundings import Surroundings
 from adapter.claude.transcript_tail import read_tail
 from adapter.controls.pickers import SessionConfig, launch_for
 from adapter.controls.questions import disallowed_tools
@@ -88,6 +89,8 @@ class Opening:
     # Whether the client declared `elicitation.form`: Claude's questions are asked as forms.
     ask_by_form: bool = False
     client_options: ClientOptions = NO_CLIENT_OPTIONS  # `_meta.claudeCode.options`, checked
+    # The client's extra folders and system prompt (`adapter.claude.surroundings`).
+    surroundings: Surroundings = field(default_factory=Surroundings)
 
 
 def opening_for(
@@ -99,6 +102,7 @@ def opening_for(
     transcript: Path | None = None,
     ask_by_form: bool = False,
     client_options: ClientOptions = NO_CLIENT_OPTIONS,
+    surroundings: Surroundings | None = None,
 ) -> Opening:
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
@@ -117,6 +121,7 @@ def opening_for(
         mcp_servers=mcp_servers.for_claude(servers),
         ask_by_form=ask_by_form,
         client_options=client_options,
+        surroundings=surroundings or Surroundings(),
     )
 
 
@@ -135,6 +140,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
             start.mcp_servers,
             start.client_options,
             disallowed_tools(start.ask_by_form),
+            start.surroundings,
         ),
     )
     try:
@@ -173,6 +179,7 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         mcp_servers=start.mcp_servers,
         ask_by_form=start.ask_by_form,
         client_options=start.client_options,
+        surroundings=start.surroundings,
     )
 
 

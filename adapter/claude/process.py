@@ -45,6 +45,7 @@ from adapter.claude.sdk_compat import (
 )
 from adapter.claude.settings_files import SETTING_SOURCES
 from adapter.claude.start_errors import RuntimeStartError, start_error
+from adapter.claude.surroundings import Surroundings
 from adapter.claude.unparsed import UNPARSED_TYPES, UnparsedFrame
 
 __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
@@ -78,6 +79,8 @@ class Launch:
     disallowed_tools: tuple[str, ...] = ()
     # The client's `_meta.claudeCode.options` (adapter.claude.client_options).
     client_options: ClientOptions = NO_CLIENT_OPTIONS
+    # The client's extra folders and system prompt (`adapter.claude.surroundings`).
+    surroundings: Surroundings = field(default_factory=Surroundings)
 
 
 class ClaudeRuntime:
@@ -110,7 +113,8 @@ class ClaudeRuntime:
             # Plain session_state_changed frames reach us, so a turn that went idle without a
             # result is seen instead of waited on forever (python-stack.md B6).
             env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1", **settings.env},
-            system_prompt={"type": "preset", "preset": "claude_code"},
+            system_prompt=launch.surroundings.prompt_option(),
+            add_dirs=list(launch.surroundings.add_dirs),
             # Text and thinking stream as Claude writes them (adapter.view.stream_assembly).
             include_partial_messages=True,
             can_use_tool=self._ask,

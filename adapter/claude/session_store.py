@@ -31,6 +31,7 @@ from fsm.records import visible
 __all__ = [
     "PAGE_SIZE",
     "Located",
+    "delete",
     "find_transcript",
     "fork",
     "known_on_disk",
@@ -196,6 +197,37 @@ async def list_page(
     return ListSessionsResponse(
         sessions=items, next_cursor=f"{_CURSOR_PREFIX}{offset + page_size}" if more else None
     )
+
+
+# How many copies of one transcript (in several project folders) a delete removes at most.
+_MAX_COPIES = 64
+
+
+async def delete(session_id: str, env: Mapping[str, str]) -> bool:
+    """Remove the session's transcripts (every project folder's, with their subagent
+    transcripts) and our marker; whether there was anything to remove. Other file system
+    errors propagate (the request fails as an internal error, as the reference's does)."""
+    from claude_agent_sdk import delete_session
+
+    marker = _marker(session_id, env)  # None unless a UUID: then no session of ours either
+    if marker is None:
+        return False
+
+    def remove() -> bool:
+        found = False
+        for _ in range(_MAX_COPIES):
+            try:
+                delete_session(session_id)  # one folder's copy, the one listing would show
+            except FileNotFoundError:
+                break
+            found = True
+        try:
+            marker.unlink()
+        except FileNotFoundError:
+            return found
+        return True
+
+    return await anyio.to_thread.run_sync(remove)
 
 
 def known_on_disk(session_id: str, env: Mapping[str, str]) -> bool:

@@ -31,6 +31,7 @@ from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
 from adapter.claude.client_options import ClientOptions
 from adapter.claude.process import Launch
+from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.local_commands import MCP_COMMAND
@@ -57,8 +58,11 @@ class SessionControls:
         mcp_servers: dict[str, Any] | None = None,
         ask_by_form: bool = False,
         client_options: ClientOptions | None = None,
+        surroundings: Surroundings | None = None,
     ) -> None:
         self.session_id = session_id
+        # The client's extra folders and system prompt: every Claude process starts with them.
+        self.surroundings = surroundings or Surroundings()
         self.config = config
         self.mcp_servers = mcp_servers or {}
         self.client_options = client_options
@@ -80,6 +84,7 @@ class SessionControls:
             self.mcp_servers,
             self.client_options,
             disallowed_tools(self.questions.ask_by_form),
+            self.surroundings,
         )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:

@@ -34,6 +34,7 @@ from acp.schema import (
     SessionModeState,
 )
 
+from adapter.claude.surroundings import Surroundings
 from adapter.claude.transcript_tail import Tail
 
 if TYPE_CHECKING:
@@ -294,6 +295,7 @@ def launch_for(
     servers: dict[str, Any],
     client_options: ClientOptions | None = None,
     disallowed_tools: tuple[str, ...] = (),
+    surroundings: Surroundings | None = None,
 ) -> Launch:
     """The flags a new Claude process of a session gets from its current choices."""
     from adapter.claude.client_options import NONE
@@ -307,4 +309,5 @@ def launch_for(
         effort=None if config.effort == DEFAULT_EFFORT else config.effort,
         mcp_servers=servers,
         disallowed_tools=disallowed_tools,
+        surroundings=surroundings or Surroundings(),
     )

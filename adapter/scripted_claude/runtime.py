@@ -283,8 +283,24 @@ class _Reader:
         s.emit(frames.control_response(request_id, answer))
 
 
+# Set to "fail" to make `auth logout` fail as the real CLI does when it cannot sign out.
+LOGOUT_ENV = "CLAUDE_ACP_SCRIPTED_LOGOUT"
+
+
+def _logout(argv: Sequence[str], env: Mapping[str, str]) -> int:
+    """The real CLI's `claude auth logout`: recorded, and answered with its exit status."""
+    record(env, "argv", argv=list(argv))
+    if env.get(LOGOUT_ENV) == "fail":
+        sys.stderr.write("Failed to log out: /home/someone/.claude/.credentials.json is locked\n")
+        return 1
+    sys.stdout.write("Successfully logged out from your Anthropic account.\n")
+    return 0
+
+
 def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     """Run the fake CLI; returns the exit status (some paths leave through `os._exit`)."""
+    if list(argv[:2]) == ["auth", "logout"]:
+        return _logout(argv, env)
     name = env.get(SCENARIO_ENV) or _FALLBACK_SCENARIO
     args = parse_argv(argv)
     scenario = SCENARIOS.get(name)

@@ -1,0 +1,124 @@
+"""The client's extra folders and system prompt, read from the raw request (issue 23 item 6).
+
+`acp` 0.12.1 drops `systemPrompt` from `session/new|load|resume|fork` when it parses, and would
+answer a malformed `additionalDirectories` with pydantic's error list; `guard` reads both from
+the raw params first, answers bad values with -32602 naming the field (no session is made), and
+leaves what it read in `requested()` for the agent method the same request reaches (a context
+variable: acp runs each request in its own task). The client sends both again on every one of
+these requests, as with the reference adapter, so a loaded, resumed or forked session keeps them
+only when asked. `initialize`'s answer gains `sessionCapabilities.systemPrompt`, which acp's
+schema has no field for. Shapes: reference-features-2.md §10.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Awaitable, Callable
+from pathlib import PurePosixPath
+from typing import Any
+
+from acp import RequestError
+from pydantic import BaseModel
+
+from adapter.claude.surroundings import Surroundings
+
+__all__ = ["OPENING_METHODS", "SYSTEM_PROMPT_CAPABILITY", "guard", "parse", "requested"]
+
+_Handler = Callable[[str, Any, bool], Awaitable[Any]]
+
+OPENING_METHODS = frozenset({"session/new", "session/load", "session/resume", "session/fork"})
+# As the reference advertises it: `override` is offered, `append` is the baseline.
+SYSTEM_PROMPT_CAPABILITY: dict[str, Any] = {"mode": {"override": {}}}
+_MODES = {"append": False, "override": True}
+
+_requested: contextvars.ContextVar[Surroundings | None] = contextvars.ContextVar(
+    "surroundings", default=None
+)
+
+
+def requested() -> Surroundings:
+    """What the request being handled asked for (nothing outside an opening request)."""
+    return _requested.get() or Surroundings()
+
+
+def _shown(value: object, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else type(value).__name__
+    return text if len(text) <= limit else f"{text[:limit]}\u2026"
+
+
+def _folders(params: dict[str, Any]) -> tuple[str, ...]:
+    value = params.get("additionalDirectories")
+    if value is None:
+        return ()
+    field = "additionalDirectories"
+    if not isinstance(value, list):
+        raise RequestError.invalid_params({field: "must be a list of absolute paths"})
+    for entry in value:
+        if not isinstance(entry, str) or "\0" in entry:
+            raise RequestError.invalid_params({field: "entries must be strings (paths)"})
+        if not PurePosixPath(entry).is_absolute():
+            raise RequestError.invalid_params(
+                {field: f"entries must be absolute paths, but received: {_shown(entry)}"}
+            )
+    return tuple(value)
+
+
+def _prompt(params: dict[str, Any]) -> tuple[str | None, bool]:
+    value = params.get("systemPrompt")
+    if value is None:
+        return None, False
+    field = "systemPrompt"
+    if not isinstance(value, dict):
+        raise RequestError.invalid_params({field: "must be an object {mode, content}"})
+    mode = value.get("mode")
+    if not isinstance(mode, str) or mode not in _MODES:
+        raise RequestError.invalid_params({field: f"unsupported mode: {_shown(mode)}"})
+    content = value.get("content")
+    if not isinstance(content, list):
+        raise RequestError.invalid_params({field: "content must be a list of text blocks"})
+    texts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "text":
+            kind = block.get("type") if isinstance(block, dict) else block
+            raise RequestError.invalid_params(
+                {field: f"content must be text, but received a {_shown(kind)} block"}
+            )
+        text = block.get("text")
+        if not isinstance(text, str):
+            raise RequestError.invalid_params({field: "a text block's text must be a string"})
+        texts.append(text)
+    return "\n\n".join(texts), _MODES[mode]
+
+
+def parse(params: dict[str, Any]) -> Surroundings:
+    """The surroundings an opening request's raw params ask for; -32602 for a bad value."""
+    text, replace = _prompt(params)  # checked first, as the reference does
+    return Surroundings(add_dirs=_folders(params), system_prompt=text, replace_prompt=replace)
+
+
+def _advertised(result: Any) -> Any:
+    answer = (
+        result.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+        if isinstance(result, BaseModel)
+        else result
+    )
+    capabilities = answer.get("agentCapabilities") if isinstance(answer, dict) else None
+    session = capabilities.get("sessionCapabilities") if isinstance(capabilities, dict) else None
+    if isinstance(session, dict):
+        session["systemPrompt"] = SYSTEM_PROMPT_CAPABILITY
+    return answer
+
+
+def guard(handler: _Handler) -> _Handler:
+    async def read(method: str, params: Any, is_notification: bool) -> Any:
+        if method == "initialize" and not is_notification:
+            return _advertised(await handler(method, params, is_notification))
+        if method not in OPENING_METHODS or is_notification or not isinstance(params, dict):
+            return await handler(method, params, is_notification)
+        token = _requested.set(parse(params))
+        try:
+            return await handler(method, params, is_notification)
+        finally:
+            _requested.reset(token)
+
+    return read

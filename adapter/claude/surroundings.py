@@ -1,0 +1,31 @@
+"""What a client adds around a session's Claude: extra working folders and a system prompt.
+
+ACP's `additionalDirectories` become Claude Code's `--add-dir` (one per folder); a client system
+prompt either appends to Claude Code's own (`--append-system-prompt`) or replaces it
+(`--system-prompt`), as the TypeScript reference adapter shapes it (reference-features-2.md
+§10). Every Claude process of the session starts with the same surroundings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Surroundings"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Surroundings:
+    add_dirs: tuple[str, ...] = ()
+    system_prompt: str | None = None
+    # Whether `system_prompt` replaces Claude Code's prompt ("override") or is appended to it.
+    replace_prompt: bool = False
+
+    def prompt_option(self) -> str | dict[str, Any]:
+        """`ClaudeAgentOptions.system_prompt` for these surroundings."""
+        if self.system_prompt is not None and self.replace_prompt:
+            return self.system_prompt
+        preset: dict[str, Any] = {"type": "preset", "preset": "claude_code"}
+        if self.system_prompt is not None:
+            preset["append"] = self.system_prompt
+        return preset

@@ -1,0 +1,123 @@
+"""`session/delete` (issue 23 item 7), which acp 0.12.1 does not route: the session is torn down
+if it runs (its prompt in flight answered `cancelled`), its transcript and marker removed, and it
+is gone from `session/list`; an id nobody knows gets -32002, a malformed one -32602.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.raw_agent import processes_mentioning
+
+
+async def _until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+
+
+async def delete(adapter: Adapter, session_id: Any) -> Any:
+    request = adapter.conn._conn.send_request("session/delete", {"sessionId": session_id})
+    return await asyncio.wait_for(request, TIMEOUT)
+
+
+async def refused(adapter: Adapter, session_id: Any) -> acp.RequestError:
+    with pytest.raises(acp.RequestError) as caught:
+        await delete(adapter, session_id)
+    return caught.value
+
+
+async def listed(adapter: Adapter) -> set[str]:
+    answer = await asyncio.wait_for(adapter.conn.list_sessions(cwd=str(adapter.workdir)), TIMEOUT)
+    return {s.session_id for s in answer.sessions}
+
+
+def transcripts(adapter: Adapter, session_id: str) -> list[Path]:
+    return list((adapter.config_dir / "projects").glob(f"*/{session_id}.jsonl"))
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_prompted_session_is_gone_from_disk_and_list(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
+        kept, doomed = await adapter.new_session(), await adapter.new_session()
+        for session in (kept, doomed):
+            assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
+        assert {kept, doomed} <= await listed(adapter)
+        assert transcripts(adapter, doomed)
+        assert await delete(adapter, doomed) == {}
+        after = await listed(adapter)
+        gone = await adapter.prompt(doomed, "still there?")
+        again = await refused(adapter, doomed)
+        load = adapter.conn.load_session(
+            cwd=str(adapter.workdir), session_id=doomed, mcp_servers=[]
+        )
+        with pytest.raises(acp.RequestError) as not_loaded:
+            await asyncio.wait_for(load, TIMEOUT)
+        still = await adapter.prompt(kept, "and you?")
+    assert kept in after and doomed not in after
+    assert transcripts(adapter, doomed) == []
+    assert not (adapter.config_dir / "claude-acp" / "sessions" / f"{doomed}.json").exists()
+    assert isinstance(gone, acp.RequestError) and gone.code == -32602  # no such session open
+    assert again.code == -32002  # deleted: nobody knows it any more
+    assert not_loaded.value.code == -32002
+    assert isinstance(still, PromptResponse) and still.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_never_prompted_session_loses_its_marker(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
+        session = await adapter.new_session()
+        marker = adapter.config_dir / "claude-acp" / "sessions" / f"{session}.json"
+        assert marker.exists()
+        assert await delete(adapter, session) == {}
+        again = await refused(adapter, session)
+    assert not marker.exists()
+    assert again.code == -32002
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_deleting_a_running_session_cancels_its_prompt_and_stops_claude(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "hang") as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
+        await _until(lambda: adapter.agent_texts(), "Claude's first text")
+        assert await delete(adapter, session) == {}
+        answer = await asyncio.wait_for(prompt, TIMEOUT)
+        await _until(lambda: not processes_mentioning(session), "the session's Claude to exit")
+        after = await listed(adapter)
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+    assert adapter.answers() == {k: 1 for k in adapter.answers()}  # every prompt answered once
+    assert session not in after and transcripts(adapter, session) == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_unknown_and_malformed_ids(adapters: AdapterPool, tmp_path: Path) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
+        unknown = await refused(adapter, "00000000-0000-4000-8000-000000000000")
+        not_a_uuid = await refused(adapter, "../../etc")
+        empty = await refused(adapter, "")
+        wrong_type = await refused(adapter, 7)
+        capabilities = [
+            m["result"]["agentCapabilities"]["sessionCapabilities"]
+            for m in adapter.incoming()
+            if isinstance(m.get("result"), dict) and "agentCapabilities" in m["result"]
+        ]
+    assert (unknown.code, not_a_uuid.code) == (-32002, -32002)
+    assert (empty.code, wrong_type.code) == (-32602, -32602)
+    assert "sessionId" in (empty.data or {})
+    assert capabilities[0]["delete"] == {}
