@@ -91,6 +91,33 @@ def _summary(ident: str, event: dict[str, object]) -> RawFrame:
     return RawFrame(frame={**frame, "parent_tool_use_id": None})
 
 
+def _kept_boundary(ident: str, metadata: dict[str, object]) -> RawFrame:
+    """The boundary frame, and what the real CLI keeps of a compaction in its transcript: the
+    boundary (its counts camel-cased) and the summary the conversation goes on from."""
+    boundary = f"{ident}-boundary"
+    live = _system("compact_boundary", compact_metadata=metadata, uuid=boundary)
+    stored = {"trigger": metadata["trigger"], "preTokens": metadata["pre_tokens"]}
+    summary = f"This session is being continued from a previous conversation ({ident})."
+    kept = (
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "content": "Conversation compacted",
+            "level": "info",
+            "uuid": boundary,
+            "compactMetadata": stored,
+        },
+        {
+            "type": "user",
+            "uuid": f"{ident}-summary",
+            "isCompactSummary": True,
+            "isVisibleInTranscriptOnly": True,
+            "message": {"role": "user", "content": summary},
+        },
+    )
+    return RawFrame(frame=live.frame, kept=kept)
+
+
 def _compaction(
     ident: str, trigger: str, pre: int, post: int, *, summary: tuple[str, ...] = ()
 ) -> tuple[RawFrame, ...]:
@@ -118,7 +145,7 @@ def _compaction(
         _system("status", status="compacting", uuid=ident),
         *streamed,
         _system("status", status=None, compact_result="success", uuid=f"{ident}-done"),
-        _system("compact_boundary", compact_metadata=metadata, uuid=f"{ident}-boundary"),
+        _kept_boundary(ident, metadata),
     )
 
 
