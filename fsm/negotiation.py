@@ -78,6 +78,8 @@ class Dialects:
     agent_error: bool = False
     # `clientCapabilities.session.notices` (an object): ACP `notice` updates (DECISIONS row 34).
     acp_notices: bool = False
+    # `clientCapabilities.session.compaction` (an object): `compaction_update`s, not the card.
+    acp_compaction: bool = False
 
     @property
     def capable(self) -> bool:

@@ -119,7 +119,10 @@ class ClaudeAcpAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         meta = client_capabilities.field_meta if client_capabilities is not None else None
-        self._dialects = replace(negotiate(meta), acp_notices=self._raw.notices)
+        raw = self._raw
+        self._dialects = replace(
+            negotiate(meta), acp_notices=raw.notices, acp_compaction=raw.compaction
+        )
         # Zed's terminal extension: Bash output as terminal `_meta` (adapter.view.tool_results).
         self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
         elicitation = client_capabilities.elicitation if client_capabilities is not None else None

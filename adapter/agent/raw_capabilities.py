@@ -1,5 +1,6 @@
 """Client capabilities that `acp` 0.12.1 drops when it parses `initialize`, read from the raw
-request: `clientCapabilities.session.notices` (ACP notices, DECISIONS row 34)."""
+request: `clientCapabilities.session.notices` (ACP notices, DECISIONS row 34) and
+`session.compaction` (`compaction_update`s instead of the "Compact conversation" card)."""
 
 from __future__ import annotations
 
@@ -16,17 +17,20 @@ class RawCapabilities:
 
     def __init__(self) -> None:
         self.notices = False
+        self.compaction = False
 
     def wrap(self, handler: _Handler) -> _Handler:
         async def read(method: str, params: Any, is_notification: bool) -> Any:
             if method == "initialize" and isinstance(params, dict):
-                self.notices = _declares_notices(params.get("clientCapabilities"))
+                capabilities = params.get("clientCapabilities")
+                self.notices = _declares(capabilities, "notices")
+                self.compaction = _declares(capabilities, "compaction")
             return await handler(method, params, is_notification)
 
         return read
 
 
-def _declares_notices(capabilities: object) -> bool:
-    # ACP v1: a client opts in with `session.notices: {}` (an object; anything else is no).
+def _declares(capabilities: object, name: str) -> bool:
+    # ACP v1: a client opts in with `session.<name>: {}` (an object; anything else is no).
     session = capabilities.get("session") if isinstance(capabilities, dict) else None
-    return isinstance(session, dict) and isinstance(session.get("notices"), dict)
+    return isinstance(session, dict) and isinstance(session.get(name), dict)

@@ -27,6 +27,7 @@ from adapter.scripted_claude.steps import (
     Permission,
     Question,
     RateLimitEvent,
+    RawFrame,
     Refusal,
     Reply,
     Result,
@@ -74,6 +75,8 @@ class _Player(TurnWriter):
         frame = system_frame(step, self.s.session_id)
         if frame is not None:
             self.s.emit(frame)
+            for entry in step.kept if isinstance(step, RawFrame) else ():
+                self.s.transcript.append_entry(entry)
             return True
         if isinstance(step, PROCESS_STEPS):
             return play_process_step(step, self.s, self.inbox)

@@ -85,19 +85,80 @@ def _system(subtype: str, **fields: object) -> RawFrame:
     return RawFrame(frame={"type": "system", "subtype": subtype, "session_id": _SID, **fields})
 
 
-def _compaction(ident: str, trigger: str, pre: int, post: int) -> tuple[RawFrame, ...]:
-    """The frames Claude Code writes for one compaction that succeeds."""
+def _summary(ident: str, event: dict[str, object]) -> RawFrame:
+    """A stream event of the API's compaction summary (the retained context, streamed)."""
+    frame = {"type": "stream_event", "uuid": ident, "session_id": _SID, "event": event}
+    return RawFrame(frame={**frame, "parent_tool_use_id": None})
+
+
+def _kept_boundary(ident: str, metadata: dict[str, object]) -> RawFrame:
+    """The boundary frame, and what the real CLI keeps of a compaction in its transcript: the
+    boundary (its counts camel-cased) and the summary the conversation goes on from."""
+    boundary = f"{ident}-boundary"
+    live = _system("compact_boundary", compact_metadata=metadata, uuid=boundary)
+    stored = {"trigger": metadata["trigger"], "preTokens": metadata["pre_tokens"]}
+    summary = f"This session is being continued from a previous conversation ({ident})."
+    kept = (
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "content": "Conversation compacted",
+            "level": "info",
+            "uuid": boundary,
+            "compactMetadata": stored,
+        },
+        {
+            "type": "user",
+            "uuid": f"{ident}-summary",
+            "isCompactSummary": True,
+            "isVisibleInTranscriptOnly": True,
+            "message": {"role": "user", "content": summary},
+        },
+    )
+    return RawFrame(frame=live.frame, kept=kept)
+
+
+def _compaction(
+    ident: str, trigger: str, pre: int, post: int, *, summary: tuple[str, ...] = ()
+) -> tuple[RawFrame, ...]:
+    """The frames Claude Code writes for one compaction that succeeds (`summary`: the pieces
+    the API streams the retained summary in)."""
     metadata = {"trigger": trigger, "pre_tokens": pre, "post_tokens": post, "duration_ms": 4100}
+    streamed = [
+        _summary(
+            f"{ident}-summary-{n}",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "compaction", "content": piece},
+            }
+            if n == 0
+            else {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "compaction_delta", "content": piece},
+            },
+        )
+        for n, piece in enumerate(summary)
+    ]
     return (
         _system("status", status="compacting", uuid=ident),
+        *streamed,
         _system("status", status=None, compact_result="success", uuid=f"{ident}-done"),
-        _system("compact_boundary", compact_metadata=metadata, uuid=f"{ident}-boundary"),
+        _kept_boundary(ident, metadata),
     )
 
 
-# An automatic compaction mid-turn, then `/compact` (manual), then one that fails.
+_SUMMARY = ("The user asked for ", "a greeting function.")
+
+# An automatic compaction mid-turn (its summary streamed), then `/compact` (manual), then
+# one that fails.
 COMPACTION: tuple[TurnScript, ...] = (
-    (Text(text="Working."), *_compaction("compact-auto", "auto", 180000, 12000), Result()),
+    (
+        Text(text="Working."),
+        *_compaction("compact-auto", "auto", 180000, 12000, summary=_SUMMARY),
+        Result(),
+    ),
     (*_compaction("compact-manual", "manual", 40000, 3000), Result()),
     (
         _system("status", status="compacting", uuid="compact-failed"),

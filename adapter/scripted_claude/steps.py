@@ -358,6 +358,9 @@ class RawFrame:
     """
 
     frame: Mapping[str, object]
+    # Entries the real CLI keeps in its transcript for this frame (a compaction's boundary
+    # and summary), appended verbatim but for the session's common fields.
+    kept: tuple[Mapping[str, object], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -213,6 +213,13 @@ class Transcript:
             entry["parent_tool_use_id"] = frame["parent_tool_use_id"]
         self._append(entry)
 
+    def append_entry(self, fields: Mapping[str, Any]) -> None:
+        """An entry of the CLI's own (no message of the conversation's): `fields` over the
+        session's common ones."""
+        entry = self._entry(str(fields.get("type", "system")), str(fields["uuid"]), {})
+        del entry["message"]
+        self._append({**entry, **fields})
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()

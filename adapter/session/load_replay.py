@@ -22,6 +22,7 @@ from acp import RequestError
 
 from adapter.claude.transcripts import ReplayStats, entries, entries_newest_first
 from adapter.session.shell import Session
+from adapter.view.compaction_replay import ReplayedCompactions
 from adapter.view.title import title_for
 from adapter.view.turn_view import TurnView, prompt_updates
 from fsm.events import HistoryFailureFound
@@ -80,12 +81,15 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
         active_uuid=active_from_newest(entries_newest_first(path)),
     )
     view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
+    compactions = ReplayedCompactions(updates=session.view.compaction_updates)
     first_prompt: str | None = None
     batch: list[Wire] = []
     for entry, raw in entries(path, stats):
         if first_prompt is None and entry.kind is EntryKind.PROMPT and entry.top_level:
             first_prompt = entry.text
         action = planner.plan(entry)
+        shown, spent = compactions.entry(raw)  # a past compaction, as the live session showed it
+        batch += shown
         if action.restore:
             stats.restored += 1
             # The record goes out through the core, after the updates before it.
@@ -93,11 +97,11 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
             await session.feed(
                 HistoryFailureFound(id=action.failure_id, title=action.title, active=action.active)
             )
-        elif action.replay:
+        elif action.replay and not spent:
             batch += _updates(view, entry, raw)
             if len(batch) >= _BATCH_UPDATES:
                 await _flush(session, batch)
-    batch += view.close_open_calls()
+    batch += [*compactions.finish(), *view.close_open_calls()]
     await _flush(session, batch)
     title = title_for(first_prompt or "")
     if title:

@@ -110,7 +110,12 @@ class Session(ClaudeSide):
         self.controls.bind(lambda: self._runtime)
         # Claude's messages as the editor shows them: chunks, cards, plan, usage, title.
         self.view = TurnHooks(
-            link, session_id, cwd, terminal_output=terminal_output, titled=resume
+            link,
+            session_id,
+            cwd,
+            terminal_output=terminal_output,
+            titled=resume,
+            compaction_updates=dialects.acp_compaction,
         )
         self.controls.permissions.card = self.view.permission_card
         self._closed = False

@@ -23,6 +23,7 @@ from claude_agent_sdk import (
 )
 
 from adapter.view.compaction import CompactionCards
+from adapter.view.compaction_updates import CompactionUpdates
 from adapter.view.stream_assembly import MalformedStream
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for
@@ -45,17 +46,27 @@ def _masked(block: Mapping[str, Any], mask: tuple[str, ...]) -> Mapping[str, Any
 
 class TurnHooks:
     def __init__(
-        self, link: ClientLink, session_id: str, cwd: str, *, terminal_output: bool, titled: bool
+        self,
+        link: ClientLink,
+        session_id: str,
+        cwd: str,
+        *,
+        terminal_output: bool,
+        titled: bool,
+        compaction_updates: bool = False,
     ) -> None:
         """`titled`: the session has its title already (a loaded one: its first prompt was
-        not this one)."""
+        not this one). `compaction_updates`: the client declared `session.compaction`."""
         self._link = link
         self._session_id = session_id
         self._cwd = cwd
         self.terminal = terminal_output
         self._view = TurnView(cwd=cwd, live=True, terminal=terminal_output)
         self._usage = UsageMeter()
-        self._compaction = CompactionCards()
+        self._compaction: CompactionCards | CompactionUpdates = (
+            CompactionUpdates() if compaction_updates else CompactionCards()
+        )
+        self.compaction_updates = compaction_updates
         self._title: str | None = None
         self._title_sent = titled
         self._warned = False
@@ -93,6 +104,9 @@ class TurnHooks:
             "a stream event",
         )
         if not parent:
+            if isinstance(self._compaction, CompactionUpdates):
+                compaction = self._compaction
+                await self._send(lambda: compaction.stream(message.event), "a compaction")
             usage = self._usage.saw_stream(message.event)
             if usage is not None:
                 await self._send_raw(usage)  # the context meter moves during the turn
@@ -103,7 +117,8 @@ class TurnHooks:
             await self._send(lambda: self._view.progress(frame), "a tool's progress")
 
     async def system(self, message: SystemMessage) -> None:
-        """A `system` frame: compaction's card, and the context it retained."""
+        """A `system` frame: compaction (its card or its updates), and the context it
+        retained."""
         data = message.data if isinstance(message.data, Mapping) else {}
         if data.get("parent_tool_use_id") or message.subtype not in ("status", "compact_boundary"):
             return  # a subagent's compaction is not the session's

@@ -1,0 +1,161 @@
+"""Compaction for a client that declares `clientCapabilities.session.compaction` (issue 23
+item 1), end to end: `compaction_update`s and the streamed summary as
+`compaction_summary_chunk`s, not the "Compact conversation" card (which every other client
+keeps: `test_session_state.py`), and the same `usage_update` with the context retained.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
+
+pytestmark = pytest.mark.e2e
+
+
+def _update(compaction_id: str, status: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "sessionUpdate": "compaction_update",
+        "compactionId": compaction_id,
+        "status": status,
+        **fields,
+    }
+
+
+def _chunk(text: str) -> dict[str, Any]:
+    return {
+        "sessionUpdate": "compaction_summary_chunk",
+        "compactionId": "compact-auto",
+        "content": {"type": "text", "text": text},
+    }
+
+
+def _retained(used: int) -> dict[str, Any]:
+    return {
+        "sessionUpdate": "usage_update",
+        "used": used,
+        "size": 200000,
+        "_meta": {"_claude/model": "claude-sonnet-4-5"},
+    }
+
+
+@pytest.mark.asyncio
+async def test_a_compaction_client_gets_compaction_updates_and_no_card(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "compaction", initialize=False, capable=False) as adapter:
+        # acp 0.12.1's models drop `session.compaction`: the raw request carries it.
+        caps = {
+            "session": {"compaction": {}},
+            "fs": {"readTextFile": False, "writeTextFile": False},
+        }
+        params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
+        await asyncio.wait_for(adapter.conn._conn.send_request("initialize", params), TIMEOUT)
+        session = await adapter.new_session()
+        answers = [
+            await adapter.prompt(session, text) for text in ("Go on", "/compact", "/compact")
+        ]
+    assert all(isinstance(a, PromptResponse) and a.stop_reason == "end_turn" for a in answers)
+    shown = [
+        u
+        for u in adapter.updates()
+        if u["sessionUpdate"].startswith(("compaction", "tool_call"))
+        or (u["sessionUpdate"] == "usage_update" and "cost" not in u and u["used"] > 100)
+    ]
+    assert shown == [
+        _update("compact-auto", "in_progress"),
+        _chunk("The user asked for "),
+        _chunk("a greeting function."),
+        _update("compact-auto", "completed"),
+        _retained(12000),
+        _update("compact-manual", "in_progress"),
+        _update("compact-manual", "completed"),
+        _retained(3000),
+        _update("compact-failed", "in_progress"),
+        _update("compact-failed", "failed", error="Conversation too short to compact"),
+    ]
+
+
+def _summary(ident: str) -> str:
+    return f"This session is being continued from a previous conversation ({ident})."
+
+
+async def _initialize_for_compaction(adapter: Adapter) -> None:
+    # acp 0.12.1's models drop `session.compaction`: the raw request carries it.
+    caps = {"session": {"compaction": {}}, "fs": {"readTextFile": False, "writeTextFile": False}}
+    params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
+    await asyncio.wait_for(adapter.conn._conn.send_request("initialize", params), TIMEOUT)
+
+
+async def _compacted_session(tmp_path: Path) -> tuple[str, Adapter]:
+    async with spawn_adapter(tmp_path, "compaction") as adapter:
+        session = await adapter.new_session()
+        for text in ("Go on", "/compact", "/compact"):
+            await adapter.prompt(session, text)
+    return session, adapter
+
+
+def _compaction_shown(adapter: Adapter) -> list[dict[str, Any]]:
+    kinds = ("compaction_update", "compaction_summary_chunk", "tool_call", "tool_call_update")
+    return [u for u in adapter.updates() if u["sessionUpdate"] in kinds]
+
+
+@pytest.mark.asyncio
+async def test_session_load_shows_past_compactions_to_each_kind_of_client(tmp_path: Path) -> None:
+    session, live = await _compacted_session(tmp_path)
+    shared = {"CLAUDE_CONFIG_DIR": str(live.config_dir)}
+    load = {"cwd": str(live.workdir), "session_id": session, "mcp_servers": []}
+    async with spawn_adapter(tmp_path / "updates", "compaction", env=shared, initialize=False) as a:
+        await _initialize_for_compaction(a)
+        await asyncio.wait_for(a.conn.load_session(**load), TIMEOUT)
+    async with spawn_adapter(tmp_path / "cards", "compaction", env=shared) as cards:
+        await asyncio.wait_for(cards.conn.load_session(**load), TIMEOUT)
+    # The transcript keeps each compaction's boundary (named by its uuid) and its summary; a
+    # failed one leaves nothing there.
+    assert _compaction_shown(a) == [
+        part
+        for ident in ("compact-auto", "compact-manual")
+        for part in (
+            _update(f"{ident}-boundary", "in_progress"),
+            {
+                "sessionUpdate": "compaction_summary_chunk",
+                "compactionId": f"{ident}-boundary",
+                "content": {"type": "text", "text": _summary(ident)},
+            },
+            _update(f"{ident}-boundary", "completed"),
+        )
+    ]
+    meta = {"claudeCode": {"toolName": "compact"}}
+    assert _compaction_shown(cards) == [
+        part
+        for ident, trigger, pre in (
+            ("compact-auto", "automatic", 180000),
+            ("compact-manual", "manual", 40000),
+        )
+        for part in (
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": f"{ident}-boundary",
+                "name": "compact",
+                "title": "Compact conversation",
+                "kind": "think",
+                "status": "in_progress",
+                "_meta": meta,
+            },
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": f"{ident}-boundary",
+                "status": "completed",
+                "_meta": meta,
+                "rawOutput": {"trigger": trigger, "preTokens": pre},
+            },
+        )
+    ]
+    # The summary is compaction's, never shown as if the user had written it.
+    for adapter in (a, cards):
+        chunks = adapter.updates("user_message_chunk") + adapter.updates("agent_message_chunk")
+        assert not any("continued from" in str(c["content"]) for c in chunks)
