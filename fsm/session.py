@@ -30,9 +30,8 @@ from collections.abc import Callable
 from fsm import classify
 from fsm.effects import Effect, LogNotice, PublishRecord, SendAgentText, SendPrompt
 from fsm.errors import FsmError
+from fsm.event_triggers import SIGNS_OF_LIFE, TURN_TRIGGERS
 from fsm.events import (
-    AnswerStreamStarted,
-    AssistantMessageReceived,
     AuthStatusReported,
     CancelGraceExpired,
     CancelRequested,
@@ -44,21 +43,12 @@ from fsm.events import (
     DeliveryFailed,
     Event,
     HistoryFailureFound,
-    InternalFaultOccurred,
-    MessageTooLarge,
     ModelFellBack,
     OutputReceived,
-    PromptReceived,
     PromptSent,
     RateLimitReported,
-    ResultReceived,
-    RetryAttempted,
     RuntimeStarted,
-    RuntimeStartFailed,
-    StreamEnded,
     TransportLost,
-    TurnWentBusy,
-    TurnWentIdle,
     WorkerShuttingDown,
 )
 from fsm.ledger import Ledger
@@ -73,25 +63,6 @@ __all__ = [
     "TURN_NO_RESULT_TITLE",
     "SessionCore",
 ]
-
-_TURN_EVENTS: dict[type[Event], str] = {
-    PromptReceived: "prompt_received",
-    PromptSent: "prompt_sent",
-    CancelRequested: "cancel_requested",
-    AssistantMessageReceived: "assistant_message_received",
-    RetryAttempted: "retry_attempted",
-    ResultReceived: "result_received",
-    ClaudeSilent: "claude_silent",
-    TurnWentBusy: "turn_went_busy",
-    TurnWentIdle: "turn_went_idle",
-    StreamEnded: "stream_ended",
-    TransportLost: "transport_lost",
-    RuntimeStartFailed: "runtime_start_failed",
-    CancelGraceExpired: "cancel_grace_expired",
-    InternalFaultOccurred: "internal_fault_occurred",
-    MessageTooLarge: "message_too_large",
-    AnswerStreamStarted: "answer_stream_started",
-}
 
 
 class SessionCore:
@@ -189,14 +160,14 @@ class SessionCore:
         """
         if isinstance(event, ClaudeEvent) and self._is_stale(event):
             return [LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")]
-        trigger = _TURN_EVENTS.get(type(event))
+        trigger = TURN_TRIGGERS.get(type(event))
         if trigger is not None:
             return self._fire(trigger, event)
         route = self._routes.get(type(event))
         if route is None:
             raise FsmError(f"unknown event {type(event).__name__}")
         effects = route(event)
-        if isinstance(event, _SIGNS_OF_LIFE):
+        if isinstance(event, SIGNS_OF_LIFE):
             # WARNING: hand-coded, not drawn. Claude is working on the prompt: a sent one is
             # now running (the turn's table decides).
             effects += self.turn.fire("turn_went_busy", event)
@@ -296,6 +267,3 @@ class SessionCore:
             silent = ClaudeSilent(epoch=self.ledger.epoch, waited_seconds=waited)
             effects += self._fire("claude_silent", silent)
         return effects + self.limits.deadline_reached(event.now, event.wall)
-
-
-_SIGNS_OF_LIFE = (ModelFellBack, AuthStatusReported, RateLimitReported, WorkerShuttingDown)

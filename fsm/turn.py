@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fsm.effects import Effect
 from fsm.events import Event
-from fsm.incident import IncidentTrigger
 from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire
 from fsm.runtime import Runtime
@@ -223,8 +223,6 @@ class Turn(TurnGuards, TurnActions):
     means warnings and notices become records too (sessionFailure only, row 27).
     """
 
-    state: TurnState
-
     def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
         raise NotImplementedError("bound by transitions")  # pragma: no cover
 
@@ -238,18 +236,16 @@ class Turn(TurnGuards, TurnActions):
         started: bool = True,
     ) -> None:
         self.ledger, self.capable, self.notices, self.private = ledger, capable, notices, private
-        # The Claude process the turn's prompts go to (its own machine, `runtime.py`).
         self.runtime = Runtime(ledger=ledger, started=started)
-        self.effects: list[Any] = []
-        # What the row being run tells the incidents and the runtime (applied by `fire`).
-        self.reached: list[tuple[IncidentTrigger, str | None]] = []
+        self.effects = []
+        self.reached = []
         self.runtime_ended = False
-        self.turn_id: str | None = None
-        self.outcome: TurnOutcome | None = None
-        self.queued: list[str] = []  # prompts waiting for the live one, oldest first
-        self.dispatching: str | None = None  # told to send, not yet reported sent
-        self.retry_after_ms: int | None = None
-        self.reset_at_ms: int | None = None
+        self.turn_id = None
+        self.outcome = None
+        self.queued = []
+        self.dispatching = None
+        self.retry_after_ms = None
+        self.reset_at_ms = None
         self.between_failure_reported = False
         self.grace_armed = False
         self.forget_turn()
@@ -257,13 +253,13 @@ class Turn(TurnGuards, TurnActions):
 
     def forget_turn(self) -> None:
         """What one turn has seen; reset when a prompt is sent."""
-        self.failure_error: str | None = None  # the latest top-level assistant `error`
-        self.failure_text: str | None = None  # that message's text (Claude's own words)
+        self.failure_error = None
+        self.failure_text = None
         self.usage_limit = False
         self.login = False
         self.real_model = False
-        self.refusal_explanation: str | None = None
-        self.withheld: list[str] = []  # error prose kept back for the record (row 24)
+        self.refusal_explanation = None
+        self.withheld = []
         self.answered_text = ""
 
     def detach(self) -> None:
@@ -274,7 +270,7 @@ class Turn(TurnGuards, TurnActions):
     def live(self) -> bool:
         return self.state in LIVE_STATES
 
-    def fire(self, trigger: str, event: Event | None = None) -> list[Any]:
+    def fire(self, trigger: str, event: Event | None = None) -> list[Effect]:
         """Run `trigger` with `event`; return the effects. Raises `InvalidTransition` (state
         unchanged, no effects) when no row of the table accepts it."""
         self.effects, self.reached, self.runtime_ended = [], [], False

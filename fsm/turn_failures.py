@@ -31,11 +31,9 @@ from fsm.events import (
     ResultReceived,
     RuntimeStartFailed,
 )
-from fsm.incident import IncidentTrigger
-from fsm.ledger import Hints, Ledger
+from fsm.ledger import Hints
 from fsm.records import redact
-from fsm.runtime import Runtime
-from fsm.turn_states import TurnOutcome
+from fsm.turn_states import TurnFields, TurnOutcome
 from fsm.vocabulary import FailureKind, Severity, policy_for
 
 __all__ = [
@@ -56,33 +54,7 @@ MESSAGE_TOO_LARGE_TITLE = (
 BROKEN_REASON = "This session failed inside the adapter; start a new session."
 
 
-class TurnFailures:
-    # Provided by `turn.Turn` (the machine's model).
-    ledger: Ledger
-    capable: bool
-    notices: bool
-    private: tuple[str, ...]
-    effects: list[Effect]
-    turn_id: str | None
-    outcome: TurnOutcome | None
-    queued: list[str]
-    dispatching: str | None
-    runtime: Runtime
-    reached: list[tuple[IncidentTrigger, str | None]]
-    runtime_ended: bool
-    retry_after_ms: int | None
-    reset_at_ms: int | None
-    between_failure_reported: bool
-    grace_armed: bool
-    failure_error: str | None
-    failure_text: str | None
-    usage_limit: bool
-    login: bool
-    real_model: bool
-    refusal_explanation: str | None
-    withheld: list[str]
-    answered_text: str
-
+class TurnFailures(TurnFields):
     # --- settling and withheld prose (shared by every row that ends a turn) ---------------
 
     def _settled(self, outcome: str, effect: Effect) -> None:

@@ -12,24 +12,13 @@ from typing import Any
 
 from fsm import classify
 from fsm.events import AssistantMessageReceived, ResultReceived, RetryAttempted
-from fsm.ledger import Ledger
-from fsm.runtime import Runtime
+from fsm.turn_states import TurnFields
 
 __all__ = ["TurnGuards"]
 
 
-class TurnGuards:
+class TurnGuards(TurnFields):
     """The conditions named in the turn table."""
-
-    # Provided by `turn.Turn` (the machine's model).
-    ledger: Ledger
-    notices: bool
-    login: bool
-    real_model: bool
-    between_failure_reported: bool
-    runtime: Runtime
-    dispatching: str | None
-    queued: list[str]
 
     def is_from_a_subagent(self, event: AssistantMessageReceived) -> bool:
         return not event.top_level

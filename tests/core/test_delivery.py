@@ -1,6 +1,6 @@
 """DECISIONS row 21: a failed send changes no revision and no active state.
 
-`tests/core/test_session.py` walks this rule through narratives (a lost retry warning, a lost
+`tests/core/session/` walks this rule through narratives (a lost retry warning, a lost
 notice revision, a lost session-scoped record, a lost replayed usage limit) and
 `tests/core/test_stateful.py` keeps it as an invariant of random runs. This file states it once,
 generically: for every way the core publishes a `session_info_update`, whatever the session

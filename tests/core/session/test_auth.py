@@ -1,0 +1,123 @@
+"""Row 4: authentication failures for capable clients, and when they recover."""
+
+from __future__ import annotations
+
+from fsm.events import AuthStatusReported, PromptSent
+from fsm.session import SessionCore
+from fsm.turn import TurnOutcome, TurnState
+from tests.support.session_narrative import (
+    E1,
+    END_TURN,
+    ERROR,
+    FORWARD,
+    LOGIN,
+    LOGIN_TEXT,
+    NONE,
+    SYN,
+    T1,
+    T2,
+    WARNING,
+    C,
+    K,
+    confirm,
+    failed_with,
+    published,
+    rec,
+    result,
+    retried,
+    said,
+    session_error_id,
+)
+
+# --- row 4: auth for capable clients --------------------------------------------------------------
+
+
+def test_auth_failure_with_no_live_turn_is_session_scoped(capable: SessionCore) -> None:
+    auth = rec(session_error_id(1), 1, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    # A login result arrives while no prompt waits: it goes out as a session_info_update.
+    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == published(auth)
+    assert capable.active() == []
+    confirm(capable, auth)
+    assert capable.active() == [auth]
+    assert capable.turn_state is TurnState.IDLE
+
+
+def test_auth_stays_active_until_a_successful_auth_status(capable: SessionCore) -> None:
+    auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    # T1 fails: sign in.
+    capable.handle(PromptSent(turn_id=T1))
+    assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
+    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == failed_with(auth)
+    # The next attempt's result is not a fix for auth (it is not a next_attempt failure).
+    capable.handle(PromptSent(turn_id=T2))
+    assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD]
+    assert capable.handle(result(text="No response requested.")) == [END_TURN]
+    assert capable.active() == [auth]
+    # Authentication in progress, or failed: still active.
+    assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=True)) == []
+    assert (
+        capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False, error="cancelled"))
+        == []
+    )
+    assert capable.active() == [auth]
+    # Success: it recovers, and nothing is published.
+    assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
+    assert capable.active() == []
+    assert capable.ledger.history() == [auth]
+
+
+def test_auth_recovers_at_a_real_model_answer(capable: SessionCore) -> None:
+    auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said(LOGIN_TEXT, model=SYN))
+    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == failed_with(auth)
+    # The user signed in elsewhere; the next turn gets a real answer.
+    capable.handle(PromptSent(turn_id=T2))
+    assert capable.handle(said("Hello!")) == [FORWARD]
+    assert capable.handle(result(text="Hello!")) == [END_TURN]
+    assert capable.active() == []
+
+
+def test_synthetic_login_fails_the_turn_even_with_a_clean_result(capable: SessionCore) -> None:
+    auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    # The CLI answered locally with its login message and reported no error.
+    capable.handle(PromptSent(turn_id=T1))
+    assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
+    assert capable.handle(result(text=LOGIN_TEXT)) == failed_with(auth)
+    assert capable.active() == [auth]
+
+
+def test_login_after_a_real_answer_revises_the_turns_retry_warning(capable: SessionCore) -> None:
+    # Regression: the real answer used to count as success before the login prompt was seen,
+    # retiring the turn's retry warning and then crashing on revising it (row 18: the prompt
+    # was never answered).
+    warning = rec(
+        f"{T1}:error",
+        1,
+        C.SERVICE,
+        WARNING,
+        "Retrying Claude, attempt 1 of 10.",
+        NONE,
+        K.OVERLOADED,
+    )
+    capable.handle(PromptSent(turn_id=T1))
+    assert capable.handle(retried(1)) == published(warning)
+    confirm(capable, warning)
+    assert capable.handle(said("Sure, one moment.")) == [FORWARD]
+    assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
+    auth = rec(f"{T1}:error", 2, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    assert capable.handle(result(text=LOGIN_TEXT)) == failed_with(auth)
+    assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
+        TurnState.IDLE,
+        TurnOutcome.FAILED,
+        [auth],
+    )
+
+
+def test_login_result_text_alone_is_an_auth_failure(capable: SessionCore) -> None:
+    # No assistant message at all: the result's text asks to run /login.
+    text = "OAuth token has expired. Please run /login"
+    capable.handle(PromptSent(turn_id=T1))
+    assert capable.handle(result(is_error=True, text=text)) == failed_with(
+        rec(f"{T1}:error", 1, C.ACCESS, ERROR, text, LOGIN, K.AUTH_REQUIRED)
+    )

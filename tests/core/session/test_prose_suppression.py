@@ -1,0 +1,44 @@
+"""Row 20: error prose reaches only legacy clients; real prose always passes."""
+
+from __future__ import annotations
+
+from fsm.events import PromptSent
+from fsm.session import SessionCore
+from tests.support.session_narrative import (
+    END_TURN,
+    FORWARD,
+    OVERLOADED_TEXT,
+    SPEND_LIMIT,
+    SYN,
+    T1,
+    result,
+    said,
+)
+
+# --- row 20: prose suppression -------------------------------------------------------------------
+
+
+def test_error_prose_is_forwarded_only_to_legacy_clients(
+    capable: SessionCore, legacy: SessionCore
+) -> None:
+    for core in (capable, legacy):
+        core.handle(PromptSent(turn_id=T1))
+    message = said(SPEND_LIMIT, model=SYN, error="rate_limit")
+    assert capable.handle(message) == []
+    assert legacy.handle(message) == [FORWARD]
+
+
+def test_usage_limit_words_from_a_real_model_are_prose(capable: SessionCore) -> None:
+    capable.handle(PromptSent(turn_id=T1))
+    # Not <synthetic>: the model is quoting, not the CLI reporting.
+    assert capable.handle(said(SPEND_LIMIT)) == [FORWARD]
+    assert capable.handle(result(text=SPEND_LIMIT)) == [END_TURN]
+    assert capable.active() == []
+
+
+def test_subagent_errors_are_prose(capable: SessionCore) -> None:
+    capable.handle(PromptSent(turn_id=T1))
+    # A subagent's error message is its parent's business, not the turn's failure.
+    assert capable.handle(said(OVERLOADED_TEXT, error="overloaded", top_level=False)) == [FORWARD]
+    assert capable.handle(said("Done anyway.")) == [FORWARD]
+    assert capable.handle(result()) == [END_TURN]

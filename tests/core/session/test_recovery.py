@@ -1,0 +1,250 @@
+"""Row 15: when each kind of failure recovers, and what never does."""
+
+from __future__ import annotations
+
+import pytest
+
+from fsm.effects import Effect, PublishRecord, SettlePrompt, StopReason
+from fsm.events import (
+    AuthStatusReported,
+    CancelRequested,
+    Event,
+    PromptSent,
+    RuntimeStarted,
+    StreamEnded,
+    TransportLost,
+    WorkerShuttingDown,
+)
+from fsm.session import SessionCore
+from fsm.turn import TurnOutcome, TurnState
+from tests.support.session_narrative import (
+    E1,
+    E2,
+    END_TURN,
+    ERROR,
+    FALLBACK_TEXT,
+    FORWARD,
+    NEW,
+    NONE,
+    OVERLOADED_TEXT,
+    RETRY,
+    SPEND_LIMIT,
+    SYN,
+    T1,
+    T2,
+    T3,
+    WARNING,
+    C,
+    K,
+    confirm,
+    failed_with,
+    fell_back,
+    notice_id,
+    published,
+    rec,
+    result,
+    said,
+    session_error_id,
+)
+
+# --- row 15: recovery ----------------------------------------------------------------------------
+
+
+def test_turn_failure_recovers_at_the_next_result_not_at_the_next_prompt(
+    capable: SessionCore,
+) -> None:
+    failure = rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
+    # Sending the next prompt proves nothing yet.
+    assert capable.handle(PromptSent(turn_id=T2)) == []
+    assert capable.active() == [failure]
+    # Its result is the confirmed attempt boundary: T1 stops being active, silently.
+    assert capable.handle(said("Fine now.")) == [FORWARD]
+    assert capable.handle(result(text="Fine now.")) == [END_TURN]
+    assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
+        TurnState.IDLE,
+        TurnOutcome.SUCCEEDED,
+        [],
+    )
+    assert capable.ledger.history() == [failure]
+
+
+@pytest.mark.parametrize(
+    ("events", "answer"),
+    [
+        # An error result of the next turn is a boundary too (its own failure is active).
+        (
+            [said("API Error: 500", model=SYN, error="server_error"), result(is_error=True)],
+            None,
+        ),
+        # So is a refusal ...
+        (
+            [said("No.", stop_reason="refusal"), result(stop_reason="refusal")],
+            [SettlePrompt(stop_reason=StopReason.REFUSAL)],
+        ),
+        # ... and a cancelled turn's result.
+        (
+            [CancelRequested(), result(subtype="error_during_execution", is_error=True)],
+            [SettlePrompt(stop_reason=StopReason.CANCELLED)],
+        ),
+        # ... and a synthetic local answer (it is a result of a user turn).
+        (
+            [said("No response requested.", model=SYN), result()],
+            [END_TURN],
+        ),
+    ],
+    ids=["error", "refusal", "cancelled", "synthetic"],
+)
+def test_any_later_result_is_the_attempt_boundary(
+    capable: SessionCore, events: list[Event], answer: list[Effect] | None
+) -> None:
+    failure = rec(f"{T1}:error", 1, C.REQUEST, ERROR, "Bad request.", NONE, K.BAD_REQUEST)
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Bad request.", model=SYN, error="invalid_request"))
+    assert capable.handle(result(is_error=True, text="Bad request.")) == failed_with(failure)
+    # The next turn ends, however it ends.
+    capable.handle(PromptSent(turn_id=T2))
+    for event in events[:-1]:
+        capable.handle(event)
+    effects = capable.handle(events[-1])
+    assert not any(isinstance(e, PublishRecord) for e in effects)
+    if answer is None:
+        t2 = rec(f"{T2}:error", 1, C.SERVICE, ERROR, "API Error: 500", RETRY, K.PROVIDER_ERROR)
+        assert effects == failed_with(t2)
+        assert capable.active() == [t2]
+    else:
+        assert effects == answer
+        assert capable.active() == []
+
+
+def test_autonomous_result_is_not_an_attempt_boundary(capable: SessionCore) -> None:
+    failure = rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
+    # A background task's result touches no user turn and recovers nothing.
+    capable.handle(PromptSent(turn_id=T2))
+    assert capable.handle(result(autonomous=True, is_error=True)) == []
+    assert (capable.turn_state, capable.active()) == (TurnState.RUNNING, [failure])
+
+
+def test_quota_stays_active_until_a_real_answer(capable: SessionCore) -> None:
+    quota = rec(f"{T1}:error", 1, C.LIMIT, ERROR, SPEND_LIMIT, NONE, K.QUOTA_EXHAUSTED)
+    capable.handle(PromptSent(turn_id=T1))
+    assert capable.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == []
+    assert capable.handle(result(is_error=True, text=SPEND_LIMIT)) == failed_with(quota)
+    # A <synthetic> local answer does not count, although the turn succeeds.
+    capable.handle(PromptSent(turn_id=T2))
+    assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD]
+    assert capable.handle(result(text="No response requested.")) == [END_TURN]
+    assert capable.active() == [quota]
+    # A real answer that ends in an error does not count either; that failure is new.
+    capable.handle(PromptSent(turn_id=T3))
+    capable.handle(said("Partial answer"))
+    t3 = rec(f"{T3}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
+    capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(t3)
+    assert capable.active() == [quota, t3]
+    # A real, successful answer: quota recovers (and so does T3, an earlier turn).
+    capable.handle(PromptSent(turn_id="turn-4"))
+    assert capable.handle(said("Here it is.")) == [FORWARD]
+    assert capable.handle(result(text="Here it is.")) == [END_TURN]
+    assert capable.active() == []
+
+
+def test_transport_loss_stays_active_until_the_runtime_is_replaced(capable: SessionCore) -> None:
+    lost = rec(
+        f"{T1}:error",
+        1,
+        C.CONNECTION,
+        ERROR,
+        "The connection to Claude was lost.",
+        NEW,
+        K.TRANSPORT_LOST,
+    )
+    capable.handle(PromptSent(turn_id=T1))
+    assert capable.handle(TransportLost(epoch=E1)) == failed_with(lost)
+    # Neither an auth success nor a later turn's real answer proves the old runtime is back.
+    # (The recovery policy is what is under test here, not the plausibility of the events.)
+    assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
+    capable.handle(PromptSent(turn_id=T2))
+    capable.handle(said("Hello."))
+    assert capable.handle(result(text="Hello.")) == [END_TURN]
+    assert capable.active() == [lost]
+    # Only a replacement runtime does; nothing is published.
+    assert capable.handle(RuntimeStarted(epoch=E2)) == []
+    assert capable.active() == []
+
+
+def test_worker_shutdown_stays_active_until_the_runtime_is_replaced(capable: SessionCore) -> None:
+    shutdown = rec(
+        session_error_id(1),
+        1,
+        C.CONNECTION,
+        ERROR,
+        "The Claude worker is shutting down.",
+        NEW,
+        K.WORKER_SHUTDOWN,
+    )
+    # Idle: the worker announces its shutdown, then its stream ends.
+    assert capable.handle(WorkerShuttingDown(epoch=E1)) == []
+    assert capable.handle(StreamEnded(epoch=E1)) == published(shutdown)
+    confirm(capable, shutdown)
+    assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
+    assert capable.active() == [shutdown]
+    assert capable.handle(RuntimeStarted(epoch=E2)) == []
+    assert capable.active() == []
+    # The new runtime's clean end while idle is no failure: the shutdown flag went with E1.
+    assert capable.handle(StreamEnded(epoch=E2)) == []
+
+
+def test_notices_never_recover(capable: SessionCore) -> None:
+    notice = rec(notice_id(1), 1, C.UNKNOWN, WARNING, FALLBACK_TEXT, NONE, K.ADVISORY)
+    assert capable.handle(fell_back()) == published(notice)
+    confirm(capable, notice)
+    # Real answers, auth success and a new runtime: the notice stays active.
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Hello."))
+    assert capable.handle(result(text="Hello.")) == [END_TURN]
+    capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False))
+    capable.handle(RuntimeStarted(epoch=E2))
+    assert capable.active() == [notice]
+
+
+def test_publishing_a_new_incident_never_recovers_an_old_one(capable: SessionCore) -> None:
+    first = rec(session_error_id(1), 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
+    second = rec(
+        session_error_id(2), 1, C.LIMIT, ERROR, "Reached maximum budget", NEW, K.BUDGET_EXHAUSTED
+    )
+    notice = rec(notice_id(3), 1, C.UNKNOWN, WARNING, FALLBACK_TEXT, NONE, K.ADVISORY)
+    turn = rec(f"{T1}:error", 1, C.REQUEST, ERROR, "Bad request.", NONE, K.BAD_REQUEST)
+    # Two session-scoped failures, a notice and a turn failure pile up; none clears another.
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == published(first)
+    confirm(capable, first)
+    assert capable.handle(
+        result(subtype="error_max_budget_usd", is_error=True, errors=("Reached maximum budget",))
+    ) == published(second)
+    confirm(capable, second)
+    assert capable.handle(fell_back()) == published(notice)
+    confirm(capable, notice)
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Bad request.", model=SYN, error="invalid_request"))
+    assert capable.handle(result(is_error=True, text="Bad request.")) == failed_with(turn)
+    assert capable.active() == [first, second, notice, turn]
+
+
+def test_session_scoped_turn_kinds_wait_for_a_real_answer(capable: SessionCore) -> None:
+    # With no turn whose successor could confirm it, an overload waits for a real answer.
+    idle = rec(session_error_id(1), 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == published(idle)
+    confirm(capable, idle)
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("No response requested.", model=SYN))
+    assert capable.handle(result()) == [END_TURN]
+    assert capable.active() == [idle]
+    capable.handle(PromptSent(turn_id=T2))
+    capable.handle(said("Hello."))
+    assert capable.handle(result()) == [END_TURN]
+    assert capable.active() == []

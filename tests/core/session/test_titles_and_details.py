@@ -1,0 +1,121 @@
+"""Rows 9 and 10: a record's title is Claude's own text, masked; the rest goes to details."""
+
+from __future__ import annotations
+
+from fsm.events import PromptSent
+from fsm.session import SessionCore
+from tests.support.session_narrative import (
+    ERROR,
+    FALLBACK_TEXT,
+    NEW,
+    NONE,
+    OVERLOADED_TEXT,
+    RETRY,
+    SYN,
+    T1,
+    T2,
+    WARNING,
+    C,
+    K,
+    failed_with,
+    fell_back,
+    notice_id,
+    published,
+    rec,
+    result,
+    said,
+)
+
+# --- row 9: titles --------------------------------------------------------------------------------
+
+
+def test_title_is_claude_text_with_credentials_masked(capable: SessionCore) -> None:
+    leaked = "API Error: 401 key sk-ant-api03-AAAA rejected for /home/alice/.claude"
+    capable.handle(PromptSent(turn_id=T1))
+    assert capable.handle(said(leaked, model=SYN, error="server_error")) == []
+    assert capable.handle(result(is_error=True, text=leaked)) == failed_with(
+        rec(
+            f"{T1}:error",
+            1,
+            C.SERVICE,
+            ERROR,
+            "API Error: 401 key sk-ant-*** rejected for ~/\u2026",
+            RETRY,
+            K.PROVIDER_ERROR,
+        )
+    )
+
+
+def test_title_is_never_a_bare_subtype_code(capable: SessionCore) -> None:
+    # A turn limit with no words from Claude gets the adapter's sentence, not "error_max_turns".
+    capable.handle(PromptSent(turn_id=T1))
+    assert capable.handle(result(subtype="error_max_turns", is_error=True)) == failed_with(
+        rec(
+            f"{T1}:error",
+            1,
+            C.LIMIT,
+            ERROR,
+            "This Claude turn reached its configured limit.",
+            NEW,
+            K.CONTEXT_EXHAUSTED,
+        )
+    )
+    # Same for an execution error with nothing said at all.
+    capable.handle(PromptSent(turn_id=T2))
+    assert capable.handle(result(subtype="error_during_execution", is_error=True)) == failed_with(
+        rec(
+            f"{T2}:error",
+            1,
+            C.SERVICE,
+            ERROR,
+            "The model provider reported an error.",
+            RETRY,
+            K.PROVIDER_ERROR,
+        )
+    )
+
+
+def test_assistant_error_text_wins_over_result_text(capable: SessionCore) -> None:
+    # Claude's own message is first in the spec's order; the result text comes second.
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
+    assert capable.handle(result(is_error=True, text="API Error")) == failed_with(
+        rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
+    )
+
+
+# --- row 10: details ------------------------------------------------------------------------------
+
+
+def test_long_claude_text_splits_into_title_and_details(capable: SessionCore) -> None:
+    explanation = "Your request was rejected because " + "it was long " * 30
+    text = f"API Error: 400 invalid request.\n\n{explanation.strip()}"
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said(text, model=SYN, error="invalid_request"))
+    assert capable.handle(result(is_error=True, text=text)) == failed_with(
+        rec(
+            f"{T1}:error",
+            1,
+            C.REQUEST,
+            ERROR,
+            "API Error: 400 invalid request.",
+            NONE,
+            K.BAD_REQUEST,
+            details=explanation.strip(),
+        )
+    )
+
+
+def test_fallback_explanation_goes_to_details(capable: SessionCore) -> None:
+    assert capable.handle(fell_back("The request touched a restricted topic.")) == published(
+        rec(
+            notice_id(1),
+            1,
+            C.UNKNOWN,
+            WARNING,
+            FALLBACK_TEXT,
+            NONE,
+            K.ADVISORY,
+            details="The request touched a restricted topic.",
+        )
+    )

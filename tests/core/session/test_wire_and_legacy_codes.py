@@ -1,0 +1,112 @@
+"""Rows 3, 5 and 19: the wire record on the PromptResponse, and what legacy clients get instead."""
+
+from __future__ import annotations
+
+from fsm.effects import Blame, LogNotice, RejectPrompt, SettlePrompt
+from fsm.events import AuthStatusReported, HistoryFailureFound, PromptSent, TransportLost
+from fsm.session import SessionCore
+from fsm.wire import SessionFailureDialect, merge_meta
+from tests.support.session_narrative import (
+    AUTH_REJECTION,
+    E1,
+    END_TURN,
+    FORWARD,
+    LOGIN_TEXT,
+    OVERLOADED_TEXT,
+    SPEND_LIMIT,
+    SYN,
+    T1,
+    T2,
+    result,
+    retried,
+    said,
+)
+
+# --- row 3: the wire record on the PromptResponse -------------------------------------------------
+
+
+def test_turn_failure_projects_to_exactly_the_wire_keys(capable: SessionCore) -> None:
+    # An overloaded turn ...
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
+    [settle] = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    assert isinstance(settle, SettlePrompt) and settle.record is not None
+    # ... rides on the response's _meta beside what the shell already put there.
+    meta = merge_meta(
+        {"quota": {"totalTokens": 15}}, SessionFailureDialect().meta_for(settle.record)
+    )
+    assert meta == {
+        "quota": {"totalTokens": 15},
+        "jetbrains": {
+            "air": {
+                "version": 1,
+                "sessionFailure": {
+                    "id": "turn-1:error",
+                    "revision": 1,
+                    "category": "service",
+                    "severity": "error",
+                    "title": OVERLOADED_TEXT,
+                    "actions": ["retry"],
+                },
+            }
+        },
+    }
+
+
+# --- row 5 and 19: legacy codes -------------------------------------------------------------------
+
+
+def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
+    legacy: SessionCore,
+) -> None:
+    legacy.handle(PromptSent(turn_id=T1))
+    # The usage-limit prose stays in the transcript for a legacy editor.
+    assert legacy.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == [FORWARD]
+    assert legacy.handle(result(is_error=True, text=SPEND_LIMIT)) == [
+        RejectPrompt(
+            blame=Blame.INTERNAL, message=f"Internal error: {SPEND_LIMIT}", error_kind="rate_limit"
+        )
+    ]
+    # Nothing typed, nothing active, and the next prompt is accepted.
+    assert legacy.active() == []
+    assert legacy.handle(PromptSent(turn_id=T2)) == []
+
+
+def test_legacy_error_result_without_assistant_error_names_the_kind(legacy: SessionCore) -> None:
+    legacy.handle(PromptSent(turn_id=T1))
+    assert legacy.handle(
+        result(subtype="error_during_execution", is_error=True, errors=("boom",))
+    ) == [
+        RejectPrompt(
+            blame=Blame.INTERNAL, message="Internal error: boom", error_kind="provider_error"
+        )
+    ]
+
+
+def test_legacy_auth_rejects_with_authentication_required(legacy: SessionCore) -> None:
+    legacy.handle(PromptSent(turn_id=T1))
+    assert legacy.handle(said(LOGIN_TEXT, model=SYN)) == []
+    assert legacy.handle(result(is_error=True, text=LOGIN_TEXT)) == [AUTH_REJECTION]
+    # An auth check later publishes nothing either.
+    assert legacy.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
+
+
+def test_legacy_failure_with_no_live_turn_is_only_logged(legacy: SessionCore) -> None:
+    # Nobody to answer and no record to send: the shell logs it.
+    assert legacy.handle(TransportLost(epoch=E1)) == [
+        LogNotice(message="transport_lost with no live turn: The connection to Claude was lost.")
+    ]
+    assert legacy.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        LogNotice(message=f"provider_error with no live turn: {OVERLOADED_TEXT}")
+    ]
+    assert legacy.active() == []
+
+
+def test_legacy_never_publishes_retry_history_or_records(legacy: SessionCore) -> None:
+    assert legacy.handle(PromptSent(turn_id=T1)) == []
+    assert legacy.handle(retried(1)) == []
+    assert legacy.handle(retried(2, status=None)) == []
+    assert legacy.handle(HistoryFailureFound(id="u0:error", title=SPEND_LIMIT, active=True)) == []
+    assert legacy.handle(said("Done.")) == [FORWARD]
+    assert legacy.handle(result(text="Done.")) == [END_TURN]
+    assert legacy.active() == []
