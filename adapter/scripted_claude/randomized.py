@@ -21,8 +21,8 @@ import os
 import random
 from dataclasses import dataclass
 
+from adapter.scripted_claude.api_scenarios import api_failure
 from adapter.scripted_claude.faults import hostile_text
-from adapter.scripted_claude.scenarios import api_failure
 from adapter.scripted_claude.steps import (
     ApiRetry,
     CloseStdout,
