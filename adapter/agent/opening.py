@@ -29,7 +29,8 @@ from adapter.claude.client_options import ClientOptions
 from adapter.claude.settings_files import default_mode
 from adapter.claude.surroundings import Surroundings
 from adapter.claude.transcript_tail import read_tail
-from adapter.controls.pickers import SessionConfig, launch_for
+from adapter.controls.launch_flags import launch_for
+from adapter.controls.pickers import SessionConfig
 from adapter.controls.questions import disallowed_tools
 from adapter.wire.client_link import ClientLink
 

@@ -13,7 +13,7 @@ length of the session. The rules follow the reference adapter's `readResumedTail
   carry `<synthetic>`;
 - the mode search stops at the first entry that has a mode, or at a prompt that has none (a
   Claude Code too old to record modes: nothing is known); a prompt is what replay calls one
-  (`fsm.replay.is_prompt_entry`);
+  (`fsm.transcript_entries.is_prompt_entry`);
 - leaving plan mode through ExitPlanMode writes only a `plan_mode_exit` attachment, not the new
   mode, so a `plan` recorded before such an attachment is not current (no mode is known).
 
@@ -30,7 +30,7 @@ from typing import Any
 from adapter.claude.transcripts import lines_newest_first
 from adapter.wire.json_codec import decode_line
 from fsm.classify import is_real_model
-from fsm.replay import is_prompt_entry
+from fsm.transcript_entries import is_prompt_entry
 
 __all__ = ["Tail", "read_tail"]
 

@@ -34,9 +34,10 @@ from adapter.claude.launch import Launch
 from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
 from adapter.controls.commands import available_commands, update_for
+from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
 from adapter.controls.permissions import PermissionBroker
-from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig, launch_for
+from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
 

@@ -24,7 +24,7 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from acp import RequestError
 from acp.schema import (
@@ -34,12 +34,8 @@ from acp.schema import (
     SessionModeState,
 )
 
-from adapter.claude.surroundings import Surroundings
 from adapter.claude.transcript_tail import Tail
-
-if TYPE_CHECKING:
-    from adapter.claude.client_options import ClientOptions
-    from adapter.claude.launch import Launch
+from adapter.controls.model_choices import ModelChoice, model_choice
 
 __all__ = [
     "DEFAULT_EFFORT",
@@ -47,7 +43,6 @@ __all__ = [
     "ModelChoice",
     "SessionConfig",
     "bypass_allowed",
-    "launch_for",
 ]
 
 log = logging.getLogger(__name__)
@@ -69,33 +64,6 @@ def bypass_allowed(environ: Mapping[str, str], euid: int | None = None) -> bool:
         euid = os.geteuid() if hasattr(os, "geteuid") else 1
     sandboxed = environ.get("IS_SANDBOX", "").strip().lower() in {"1", "true", "yes"}
     return euid != 0 or sandboxed
-
-
-@dataclass(frozen=True, slots=True)
-class ModelChoice:
-    value: str
-    name: str
-    description: str | None = None
-    efforts: tuple[str, ...] = ()
-    resolved: str | None = None  # the full model id Claude Code resolves this entry to
-
-
-def _model_choice(entry: Any) -> ModelChoice | None:
-    if not isinstance(entry, dict) or not isinstance(entry.get("value"), str):
-        return None
-    value = entry["value"]
-    name = entry.get("displayName")
-    description = entry.get("description")
-    levels = entry.get("supportedEffortLevels") if entry.get("supportsEffort") else None
-    efforts = tuple(x for x in levels if isinstance(x, str)) if isinstance(levels, list) else ()
-    resolved = entry.get("resolvedModel")
-    return ModelChoice(
-        value=value,
-        name=name if isinstance(name, str) and name else value,
-        description=description if isinstance(description, str) else None,
-        efforts=efforts,
-        resolved=resolved if isinstance(resolved, str) and resolved else None,
-    )
 
 
 @dataclass(slots=True, kw_only=True)
@@ -147,7 +115,7 @@ class SessionConfig:
         the transcript's model is one Claude Code no longer offers: the session fell back to
         the default model, and the running Claude has to be told."""
         entries = (server_info or {}).get("models")
-        choices = map(_model_choice, entries if isinstance(entries, list) else [])
+        choices = map(model_choice, entries if isinstance(entries, list) else [])
         self.models = [c for c in choices if c is not None]
         if not self.models:
             return False
@@ -287,27 +255,4 @@ def _select(
         category=category,  # type: ignore[arg-type]  # one of the schema's literals
         current_value=current,
         options=[SessionConfigSelectOption(value=v, name=n, description=d) for v, n, d in values],
-    )
-
-
-def launch_for(
-    config: SessionConfig,
-    servers: dict[str, Any],
-    client_options: ClientOptions | None = None,
-    disallowed_tools: tuple[str, ...] = (),
-    surroundings: Surroundings | None = None,
-) -> Launch:
-    """The flags a new Claude process of a session gets from its current choices."""
-    from adapter.claude.client_options import NONE
-    from adapter.claude.launch import Launch  # the SDK's module: only when a process starts
-
-    return Launch(
-        client_options=client_options or NONE,
-        permission_mode=config.mode,
-        # "default" is the picker's name for Claude Code's own choice: no --model flag.
-        model=None if config.model == "default" else config.model,
-        effort=None if config.effort == DEFAULT_EFFORT else config.effort,
-        mcp_servers=servers,
-        disallowed_tools=disallowed_tools,
-        surroundings=surroundings or Surroundings(),
     )

@@ -5,9 +5,9 @@ before that, its last lines are read backwards, a block at a time, until one dec
 usage limit is still active (`fsm.replay.active_from_newest`; usually the last few lines). A
 line that is not JSON, or an entry of a shape or type we cannot read, is skipped and counted;
 the count is logged once and the rest replays. Lines of Claude Code's known non-message types
-(`fsm.replay.NON_MESSAGE_TYPES`) are skipped silently and counted apart. Updates go to the
-client a few hundred at a time, in one write each (`ClientLink.send_raw_updates`); a restored
-usage limit goes out through the core, after the updates before it.
+(`fsm.transcript_entries.NON_MESSAGE_TYPES`) are skipped silently and counted apart. Updates
+go to the client a few hundred at a time, in one write each (`ClientLink.send_raw_updates`); a
+restored usage limit goes out through the core, after the updates before it.
 """
 
 from __future__ import annotations
@@ -26,12 +26,8 @@ from adapter.view.compaction_replay import ReplayedCompactions
 from adapter.view.title import title_for
 from adapter.view.turn_view import TurnView, prompt_updates
 from fsm.events import HistoryFailureFound
-from fsm.replay import (
-    EntryKind,
-    ReplayPlanner,
-    TranscriptEntry,
-    active_from_newest,
-)
+from fsm.replay import ReplayPlanner, active_from_newest
+from fsm.transcript_entries import EntryKind, TranscriptEntry
 
 if TYPE_CHECKING:
     from adapter.claude.process import ClaudeRuntime

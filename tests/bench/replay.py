@@ -31,7 +31,8 @@ from typing import Any
 
 from adapter.scripted_claude.transcript import Transcript
 from fsm.errors import PeerViolation
-from fsm.replay import ActiveScan, EntryKind, ReplayPlanner, TranscriptEntry, parse_entry
+from fsm.replay import ActiveScan, ReplayPlanner
+from fsm.transcript_entries import EntryKind, TranscriptEntry, parse_entry
 from tests.bench.agents import ROOT, AgentSpec
 from tests.bench.procfs import cpu_seconds, load_average, status_kib
 from tests.bench.rpc import spawn

@@ -1,6 +1,7 @@
 """The rules live turns and replay share, each with one home: what a real model answer is
 (`classify.is_real_model`, also the shell's transcript tail's), when a usage limit recovers
-(`classify.recovers_a_usage_limit`) and what a prompt entry is (`replay.is_prompt_entry`).
+(`classify.recovers_a_usage_limit`) and what a prompt entry is
+(`transcript_entries.is_prompt_entry`).
 Where live and replay still differ (a turn's result, which a transcript does not keep), the
 difference is the one `fsm/replay.py`'s header names, pinned here.
 """
@@ -20,8 +21,9 @@ from fsm.events import (
     PromptSent,
     ResultReceived,
 )
-from fsm.replay import EntryKind, active_from_newest, is_prompt_entry, parse_entry
+from fsm.replay import active_from_newest
 from fsm.session import SessionCore
+from fsm.transcript_entries import EntryKind, is_prompt_entry, parse_entry
 
 E = "epoch-1"
 REAL = "claude-sonnet-4-5"

@@ -7,15 +7,8 @@ from typing import Any
 import pytest
 
 from fsm.errors import PeerViolation
-from fsm.replay import (
-    NON_MESSAGE_TYPES,
-    ActiveScan,
-    EntryKind,
-    ReplayAction,
-    ReplayPlanner,
-    TranscriptEntry,
-    parse_entry,
-)
+from fsm.replay import ActiveScan, ReplayAction, ReplayPlanner
+from fsm.transcript_entries import NON_MESSAGE_TYPES, EntryKind, TranscriptEntry, parse_entry
 
 LIMIT = "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin"
 

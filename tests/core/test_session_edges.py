@@ -18,8 +18,9 @@ from fsm.events import (
     ResultReceived,
     RuntimeStarted,
 )
-from fsm.replay import ActiveScan, ReplayPlanner, parse_entry
+from fsm.replay import ActiveScan, ReplayPlanner
 from fsm.session import SessionCore
+from fsm.transcript_entries import parse_entry
 from fsm.vocabulary import Category, FailureKind, Severity
 
 E = "epoch-1"

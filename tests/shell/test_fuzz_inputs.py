@@ -8,7 +8,7 @@
   `adapter.claude.translate.event_for` (and the update builders), then `SessionCore.handle`. Only
   the documented exceptions (`MessageParseError`, `PeerViolation`, `TypeError`, `ValueError`) may
   escape the parser and translate; nothing may escape the core for an event translate produced.
-- Transcript lines: arbitrary JSON through `fsm.replay.parse_entry` (raises only
+- Transcript lines: arbitrary JSON through `fsm.transcript_entries.parse_entry` (raises only
   `PeerViolation`), `ActiveScan.feed` and `ReplayPlanner.plan` (never raise).
 """
 
@@ -29,8 +29,9 @@ from fsm.effects import PublishRecord, SettlePrompt
 from fsm.errors import PeerViolation
 from fsm.events import DeliveryConfirmed, PromptSent
 from fsm.negotiation import negotiate
-from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest, parse_entry
+from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
 from fsm.session import SessionCore
+from fsm.transcript_entries import parse_entry
 from fsm.wire import SESSION_FAILURE_KEYS, session_failure_record
 from tests.support.fuzz_values import CAPABILITY_META, FAST, JSON, frame, maybe
 

@@ -1,0 +1,32 @@
+"""The flags a new Claude process starts with, from a session's current picker choices."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapter.claude.client_options import NONE, ClientOptions
+from adapter.claude.launch import Launch
+from adapter.claude.surroundings import Surroundings
+from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
+
+__all__ = ["launch_for"]
+
+
+def launch_for(
+    config: SessionConfig,
+    servers: dict[str, Any],
+    client_options: ClientOptions | None = None,
+    disallowed_tools: tuple[str, ...] = (),
+    surroundings: Surroundings | None = None,
+) -> Launch:
+    """The flags a new Claude process of a session gets from its current choices."""
+    return Launch(
+        client_options=client_options or NONE,
+        permission_mode=config.mode,
+        # "default" is the picker's name for Claude Code's own choice: no --model flag.
+        model=None if config.model == "default" else config.model,
+        effort=None if config.effort == DEFAULT_EFFORT else config.effort,
+        mcp_servers=servers,
+        disallowed_tools=disallowed_tools,
+        surroundings=surroundings or Surroundings(),
+    )
