@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from fsm.records import FailureRecord
 from fsm.vocabulary import FailureKind
@@ -109,9 +110,10 @@ class ForwardAssistantMessage(Effect):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SendAgentText(Effect):
-    """Send adapter-chosen text as an `agent_message_chunk`."""
+    """Send adapter-chosen text as an `agent_message_chunk` (with `meta` as its `_meta`)."""
 
     text: str
+    meta: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
