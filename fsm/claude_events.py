@@ -18,6 +18,8 @@ __all__ = [
     "ClaudeEvent",
     "ClaudeSilent",
     "LimitWindow",
+    "McpServerStatus",
+    "McpServersReported",
     "MessageTooLarge",
     "ModelFellBack",
     "OutputReceived",
@@ -103,6 +105,22 @@ class ModelFellBack(ClaudeEvent):
     explanation: str | None = None
     direction: str | None = None
     scope: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServerStatus:
+    """One entry of Claude Code's `mcp_servers` statuses, as read: None where the field was
+    missing or not a string (the core judges the shape, `notices.py`)."""
+
+    name: str | None
+    status: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServersReported(ClaudeEvent):
+    """The `mcp_servers` of a `system/init` frame (Claude Code writes one each turn)."""
+
+    servers: tuple[McpServerStatus, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

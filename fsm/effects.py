@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from fsm.records import FailureRecord
+from fsm.vocabulary import FailureKind
 
 __all__ = [
     "Effect",
+    "FailedTurn",
     "ForwardAssistantMessage",
     "InterruptClaude",
     "LogNotice",
@@ -58,13 +61,27 @@ class PublishRecord(Effect):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class FailedTurn:
+    """A failed turn, before its answer dialect (`fsm/answers.py`) makes it the client's answer:
+    the record's kind, words and Claude's retry hints, or the legacy JSON-RPC error's."""
+
+    kind: FailureKind
+    text: str
+    error_kind: str | None
+    retry_after_seconds: float | None = None
+    reset_at_epoch_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SettlePrompt(Effect):
     """Answer the live prompt (or the waiting prompt `turn_id`); a turn-terminal `record`
-    rides on the response's `_meta`."""
+    rides on the response's `_meta`. `failure` is internal to the core: its answer dialect turns
+    it into the record (or a legacy `RejectPrompt`), so the shell never sees it set."""
 
     stop_reason: StopReason
     record: FailureRecord | None = None
     turn_id: str | None = None
+    failure: FailedTurn | None = None
 
 
 class Blame(StrEnum):
@@ -93,9 +110,10 @@ class ForwardAssistantMessage(Effect):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SendAgentText(Effect):
-    """Send adapter-chosen text as an `agent_message_chunk`."""
+    """Send adapter-chosen text as an `agent_message_chunk` (with `meta` as its `_meta`)."""
 
     text: str
+    meta: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

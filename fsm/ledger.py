@@ -101,16 +101,19 @@ class Ledger(LimitResets):
         """A new session-scoped incident under a freshly minted id, pending."""
         return self._propose(self._mint(ids.session_failure_id), kind, severity, text, None, hints)
 
-    def propose_notice(self, text: str, *, turn_id: str | None) -> FailureRecord:
-        """A notice (an `unknown` warning). Its id is reused only while the same notice repeats
-        within one turn (row 23); anything else is a new occurrence."""
+    def propose_notice(
+        self, text: str, *, turn_id: str | None, kind: FailureKind = FailureKind.ADVISORY
+    ) -> FailureRecord:
+        """A notice (a warning of `kind`, by default an `unknown` one). Its id is reused only
+        while the same notice repeats within one turn (row 23); anything else is a new
+        occurrence."""
         last = self._last_notice
         if last is not None and last[:2] == (text, turn_id) and last[2] in self._incidents:
             notice = last[2]
         else:
             notice = self._mint(ids.notice_id)
         self._last_notice = (text, turn_id, notice)
-        return self._propose(notice, FailureKind.ADVISORY, Severity.WARNING, text, None)
+        return self._propose(notice, kind, Severity.WARNING, text, None)
 
     def propose_limit_warning(self, *, id: str | None, text: str) -> FailureRecord:
         """An early limit warning (row 32): `limit` / `warning` in the notice namespace, a new

@@ -4,17 +4,23 @@ Theory of operation: Claude Code reports every window a subscription is metered 
 `rate_limit_event` (`RateLimitReported.windows`). One `LimitWindowWatch` per window name is a
 model of the small `WINDOW_MACHINE`, whose table is the warning's policy:
 
-    QUIET  --window_reported [is_a_warning] / warn                        --> WARNED
-    WARNED --window_reported [is_allowed] / retire_warning                --> QUIET
-    WARNED --window_reported [is_a_warning, is_a_new_reset] / retire_warning, warn
-    WARNED --window_reported [is_a_warning, has_a_new_percent] / revise_warning
-    WARNED --reset_passed [its_reset_passed] / retire_warning             --> QUIET
+    QUIET  --window_reported [is_a_warning, takes_records] / warn, record_warning  --> WARNED
+    QUIET  --window_reported [is_a_warning] / warn, send_notice                     --> WARNED
+    WARNED --window_reported [is_allowed] / retire_warning                          --> QUIET
+    WARNED --window_reported [is_a_warning, is_a_new_reset, takes_records]
+                                          / retire_warning, warn, record_warning
+    WARNED --window_reported [is_a_warning, is_a_new_reset] / retire_warning, warn, send_notice
+    WARNED --window_reported [is_a_warning, has_a_new_percent, takes_records]
+                                          / note_percent, record_warning
+    WARNED --window_reported [is_a_warning, has_a_new_percent] / note_percent, send_notice
+    WARNED --reset_passed [its_reset_passed] / retire_warning                       --> QUIET
 
 so one warning per window and reset time, revised only when the whole percent changes, retired
 (nothing published) at its reset time or when the window reports `allowed`. A window report of
 nonsense (no percent, a reset in the past or more than `MAX_RESET_AHEAD_SECONDS` ahead) is not a
-warning. The warning's record lives in the ledger (notice namespace, row 13); an ACP-notices
-client gets a `SendNotice` instead (row 34); others get nothing.
+warning. The warning's record lives in the ledger (notice namespace, row 13) for a client that
+`[takes_records]`; an ACP-notices client gets a `SendNotice` instead (row 34); others get
+nothing (`LimitWatch` runs no window for them).
 
 The reset of a failed limit (row 33) is the incident machine's (`incident.py`: `reset_reached`);
 `LimitWatch` keeps only the clocks: Claude's reset times are epoch seconds, the core's deadlines
@@ -131,15 +137,25 @@ _REPORTED, _PASSED = "window_reported", "reset_passed"
 TRANSITIONS: list[dict[str, Any]] = one_row_per_trigger(
     [
         {"trigger": _REPORTED, "source": _S.QUIET, "dest": _S.WARNED,
-         "conditions": ["is_a_warning"], "before": ["warn"]},
+         "conditions": ["is_a_warning", "takes_records"], "before": ["warn", "record_warning"]},
+        {"trigger": _REPORTED, "source": _S.QUIET, "dest": _S.WARNED,
+         "conditions": ["is_a_warning"], "before": ["warn", "send_notice"]},
         {"trigger": _REPORTED, "source": _S.QUIET, "dest": None},
         {"trigger": _REPORTED, "source": _S.WARNED, "dest": _S.QUIET,
          "conditions": ["is_allowed"], "before": ["retire_warning"]},
         # A new reset time is a new occurrence (row 32): the old one's entry stays as it is.
         {"trigger": _REPORTED, "source": _S.WARNED, "dest": _S.WARNED,
-         "conditions": ["is_a_warning", "is_a_new_reset"], "before": ["retire_warning", "warn"]},
+         "conditions": ["is_a_warning", "is_a_new_reset", "takes_records"],
+         "before": ["retire_warning", "warn", "record_warning"]},
+        {"trigger": _REPORTED, "source": _S.WARNED, "dest": _S.WARNED,
+         "conditions": ["is_a_warning", "is_a_new_reset"],
+         "before": ["retire_warning", "warn", "send_notice"]},
         {"trigger": _REPORTED, "source": _S.WARNED, "dest": None,
-         "conditions": ["is_a_warning", "has_a_new_percent"], "before": ["revise_warning"]},
+         "conditions": ["is_a_warning", "has_a_new_percent", "takes_records"],
+         "before": ["note_percent", "record_warning"]},
+        {"trigger": _REPORTED, "source": _S.WARNED, "dest": None,
+         "conditions": ["is_a_warning", "has_a_new_percent"],
+         "before": ["note_percent", "send_notice"]},
         # The same percent again, a rejection (the failure speaks for itself) or nonsense.
         {"trigger": _REPORTED, "source": _S.WARNED, "dest": None},
         {"trigger": _PASSED, "source": _S.WARNED, "dest": _S.QUIET,
@@ -197,6 +213,9 @@ class LimitWindowWatch:
             and sane_reset(window.resets_at, report.wall)
         )
 
+    def takes_records(self, *_: Any) -> bool:
+        return self.records
+
     def is_allowed(self, report: _Report) -> bool:
         return report.window.status == "allowed"
 
@@ -213,20 +232,24 @@ class LimitWindowWatch:
     # --- callbacks -------------------------------------------------------------------------
 
     def warn(self, report: _Report) -> None:
+        # A new occurrence: a new id (when it is a record), this reset, its percent.
         self.id = None
         self.resets_at = report.window.resets_at
-        self.revise_warning(report)
+        self.note_percent(report)
 
-    def revise_warning(self, report: _Report) -> None:
+    def note_percent(self, report: _Report) -> None:
         assert report.window.utilization is not None
         self.percent = _percent(report.window.utilization)
+
+    def record_warning(self, report: _Report) -> None:
         title = warning_title(report.window, report.zone, report.wall)
-        if self.records:
-            record = self.ledger.propose_limit_warning(id=self.id, text=title)
-            self.id = record.id
-            self.effects.append(PublishRecord(record=record))
-        elif self.notices:
-            self.effects.append(SendNotice(severity="warning", title=title))
+        record = self.ledger.propose_limit_warning(id=self.id, text=title)
+        self.id = record.id
+        self.effects.append(PublishRecord(record=record))
+
+    def send_notice(self, report: _Report) -> None:
+        title = warning_title(report.window, report.zone, report.wall)
+        self.effects.append(SendNotice(severity="warning", title=title))
 
     def retire_warning(self, *_: Any) -> None:
         # Internal only (row 15's spirit): the client keeps its entry; nothing is published.

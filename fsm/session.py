@@ -27,8 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fsm import classify
-from fsm.effects import Effect, LogNotice, PublishRecord, SendAgentText, SendPrompt
+from fsm.effects import Effect, LogNotice, PublishRecord, SendPrompt
 from fsm.errors import FsmError
 from fsm.event_triggers import SIGNS_OF_LIFE, TURN_TRIGGERS
 from fsm.events import (
@@ -43,6 +42,7 @@ from fsm.events import (
     DeliveryFailed,
     Event,
     HistoryFailureFound,
+    McpServersReported,
     ModelFellBack,
     OutputReceived,
     PromptSent,
@@ -52,6 +52,7 @@ from fsm.events import (
     WorkerShuttingDown,
 )
 from fsm.ledger import Ledger
+from fsm.notices import Notices
 from fsm.records import FailureRecord, redact
 from fsm.session_clock import CANCEL_GRACE_SECONDS, SessionClock
 from fsm.session_limits import SessionLimits
@@ -98,12 +99,21 @@ class SessionCore:
         self._clock = SessionClock(stall_seconds)
         # Rows 32-33: the limit windows' warnings and the resets of failed limits.
         self.limits = SessionLimits(ledger=self.ledger, turn=self.turn, acp_notices=acp_notices)
+        # Rows 16, 34-35: a model fallback and MCP server problems, in each client's form.
+        self.notices_routing = Notices(
+            ledger=self.ledger,
+            records=notices,
+            acp_notices=acp_notices and not notices,
+            private=private,
+            live_turn=lambda: self.turn.turn_id if self.turn.live else None,
+        )
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
             DeliveryConfirmed: self._on_confirmed,
             DeliveryFailed: self._on_failed,
             HistoryFailureFound: self._on_history,
             RuntimeStarted: self._on_started,
             ModelFellBack: self._on_fallback,
+            McpServersReported: self._on_mcp_servers,
             AuthStatusReported: self._on_auth,
             RateLimitReported: self._on_rate_limit,
             WorkerShuttingDown: self._on_worker_shutdown,
@@ -146,6 +156,7 @@ class SessionCore:
     def close(self) -> None:
         """Detach the machines' models; the core must not be used afterwards."""
         self.limits.close()
+        self.notices_routing.detach()
         self.ledger.close()
         self.turn.detach()
 
@@ -223,20 +234,10 @@ class SessionCore:
         return self.runtime.fire("runtime_started", event)
 
     def _on_fallback(self, event: ModelFellBack) -> list[Effect]:
-        text = classify.model_fallback_text(
-            original_model=event.original_model,
-            fallback_model=event.fallback_model,
-            refusal_category=event.refusal_category,
-            explanation=event.explanation,
-            direction=event.direction,
-            scope=event.scope,
-        )
-        if not self.turn.notices:
-            # Legacy and agentError-only clients (row 27) read it in the transcript.
-            return [SendAgentText(text=f"**Model fallback:** {redact(text, self._private)}")]
-        turn_id = self.turn.turn_id if self.turn.live else None
-        record = self.ledger.propose_notice(redact(text, self._private), turn_id=turn_id)
-        return [PublishRecord(record=record)]
+        return self.notices_routing.fell_back(event)
+
+    def _on_mcp_servers(self, event: McpServersReported) -> list[Effect]:
+        return self.notices_routing.servers_reported(event.servers)
 
     def _on_auth(self, event: AuthStatusReported) -> list[Effect]:
         return self.runtime.fire("auth_status_reported", event)

@@ -23,6 +23,10 @@ RUNNING) sit beside their twins. The design card's three questions are rows:
   result of a user turn, `recover_after_answer` on `[was_answered_for_real]` rows (the incident
   machine then decides which incident each boundary retires).
 
+Where clients differ, the rows say so: `[takes_records]` rows make records (sessionFailure or
+agentError) and their twins below forward Claude's prose or log; a failed turn has one row for
+every client, and the answer dialect (`answers.py`) makes its settle a legacy JSON-RPC error.
+
 States are what changes behaviour: PROMPT_SENT (nothing heard for this turn yet, so an idle
 belongs to the previous turn), RUNNING, RETRYING (a warning is out under the turn id), FAILING
 (a failure message was seen and not recovered from: its prose is withheld for the record, row
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fsm.answers import answer_dialect
 from fsm.effects import Effect
 from fsm.events import Event
 from fsm.ledger import Ledger
@@ -88,6 +93,7 @@ PROMPT, FAULT = "prompt_received", "internal_fault_occurred"
 TOO_LARGE, STREAMED = "message_too_large", "answer_stream_started"
 BOUNDARY, LOST_NOW = "confirm_boundary", "note_runtime_lost"
 ANSWERED = "was_answered_for_real"
+RECORDS = "takes_records"  # errors become records (sessionFailure or agentError negotiated)
 
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
@@ -95,17 +101,25 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(PROMPT, IDLE, None, "queue_prompt", when="has_a_prompt_in_flight"),
     _row(PROMPT, IDLE, None, "dispatch_prompt"),
     _row("prompt_sent", IDLE, SENT, "open_turn"),
-    _row(SAID, IDLE, None, "report_failure_message", when="is_a_failure_message"),
+    # Row 26: a failure message between turns is a session-scoped record, or (for a client
+    # that takes no records) the transcript's text; a login prompt is neither.
+    _row(SAID, IDLE, None, when=["is_a_failure_message", "is_a_login_prompt"]),
+    _row(SAID, IDLE, None, "report_failure_message", when=["is_a_failure_message", RECORDS]),
+    _row(SAID, IDLE, None, "forward_message", "log_failure_message", when="is_a_failure_message"),
     _row(SAID, IDLE, None, "forward_message"),
     _row(RETRY, IDLE, None, "note_retry_hint", when="is_a_quiet_retry"),
     _row(RETRY, IDLE, None, "note_retry_hint", "warn_between_turns"),
-    _row(RESULT, IDLE, None, "report_error_result", when="is_an_unreported_error"),
+    _row(RESULT, IDLE, None, "report_error_result", when=["is_an_unreported_error", RECORDS]),
+    _row(RESULT, IDLE, None, "log_error_result", when="is_an_unreported_error"),
     _row(RESULT, IDLE, None),
     _row([ENDED, LOST], IDLE, None, "log_repeated_loss", when="runtime_was_lost"),
     _row([ENDED, LOST], IDLE, None, LOST_NOW, "report_worker_shutdown",
+         when=["worker_is_shutting_down", RECORDS]),
+    _row([ENDED, LOST], IDLE, None, LOST_NOW, "log_worker_shutdown",
          when="worker_is_shutting_down"),
     _row(ENDED, IDLE, None, LOST_NOW),
-    _row(LOST, IDLE, None, LOST_NOW, "report_transport_lost"),
+    _row(LOST, IDLE, None, LOST_NOW, "report_transport_lost", when=RECORDS),
+    _row(LOST, IDLE, None, LOST_NOW, "log_transport_lost"),
     _row(NO_START, IDLE, None, LOST_NOW, "log_start_failure"),
     _row(TOO_LARGE, IDLE, None, LOST_NOW),
     _row(CANCEL, IDLE, None, "cancel_queued"),
@@ -113,7 +127,13 @@ TRANSITIONS: list[dict[str, Any]] = [
     # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
     _row(SAID, SENT, RUNNING, "forward_message", when="is_from_a_subagent"),
     _row(SAID, HEARD, QUIET, "forward_message", when="is_from_a_subagent"),
-    _row(SAID, WORKING, FAILING, "withhold_failure", when="is_a_failure_message"),
+    # Row 20: a failure message's prose is withheld to become the record's title; a client
+    # that takes no records reads it in the transcript; a login prompt is neither.
+    _row(SAID, WORKING, FAILING, "note_failure",
+         when=["is_a_failure_message", "is_a_login_prompt"]),
+    _row(SAID, WORKING, FAILING, "note_failure", "withhold_failure",
+         when=["is_a_failure_message", RECORDS]),
+    _row(SAID, WORKING, FAILING, "note_failure", "forward_message", when="is_a_failure_message"),
     _row(SAID, SENT, RUNNING, "take_answer"),
     _row(SAID, HEARD, QUIET, "take_answer"),
     _row(RETRY, SENT, RUNNING, "note_retry_hint", when="is_a_quiet_retry"),
@@ -159,7 +179,11 @@ TRANSITIONS: list[dict[str, Any]] = [
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row(SAID, FAILING, FAILING, "forward_message", when="is_from_a_subagent"),
     # Row 24: a second failure message supersedes the first, whose prose is then released.
-    _row(SAID, FAILING, FAILING, "release_withheld", "withhold_failure",
+    _row(SAID, FAILING, FAILING, "release_withheld", "note_failure",
+         when=["is_a_failure_message", "is_a_login_prompt"]),
+    _row(SAID, FAILING, FAILING, "release_withheld", "note_failure", "withhold_failure",
+         when=["is_a_failure_message", RECORDS]),
+    _row(SAID, FAILING, FAILING, "release_withheld", "note_failure", "forward_message",
          when="is_a_failure_message"),
     # Row 24: Claude got past the failure within the turn; its withheld words go out first.
     # (Back to RETRYING when a warning of the turn is out, so that RETRYING alone escalates.)
@@ -236,6 +260,7 @@ class Turn(TurnGuards, TurnActions):
         started: bool = True,
     ) -> None:
         self.ledger, self.capable, self.notices, self.private = ledger, capable, notices, private
+        self.answers = answer_dialect(ledger, takes_records=capable)
         self.runtime = Runtime(ledger=ledger, started=started)
         self.effects = []
         self.reached = []

@@ -109,22 +109,17 @@ class TurnActions(TurnFailures):
         self.answered_text += event.text
         self.effects.append(ForwardAssistantMessage())
 
-    def _note_failure(self, event: AssistantMessageReceived) -> bool:
+    def note_failure(self, event: AssistantMessageReceived) -> None:
+        # What the failure's record (or legacy answer) will say; a login prompt is an
+        # instruction that every editor answers with its own sign-in flow, never prose.
         login = classify.is_synthetic_login(event.model, event.text_block_count, event.text)
         self.failure_error, self.failure_text = event.error, event.text
         self.usage_limit = classify.is_synthetic_usage_limit(event.model, event.text)
         self.login = self.login or login
-        return login
 
     def withhold_failure(self, event: AssistantMessageReceived) -> None:
-        # The text will be a record's title (capable) or is a login prompt that legacy editors
-        # answer with their own sign-in flow; otherwise the prose stays in the transcript.
-        if self._note_failure(event):
-            return
-        if self.capable:
-            self.withheld.append(event.text)
-        else:
-            self.effects.append(ForwardAssistantMessage())
+        # The text will be the record's title (row 20); released if it does not become one.
+        self.withheld.append(event.text)
 
     def pass_on_failure_text(self, event: AssistantMessageReceived) -> None:
         if event.text.strip():

@@ -2,9 +2,11 @@
 
 Theory of operation: as in `turn_actions.py` (of which this is the base), each public method is
 named in a row of `turn.TRANSITIONS` and only appends effects. A live turn's failure is one
-record on the prompt response, current at once (capable), or one JSON-RPC error (legacy); a
-failure with no live turn is a session-scoped record (row 26). Withheld error prose that does not
-become the title goes out as agent text first (row 24).
+record on the prompt response, current at once; the turn's answer dialect (`fsm/wire.py`) makes
+that settle a JSON-RPC error for a legacy client, so these callbacks make one effect for every
+client. A failure with no live turn is a session-scoped record (row 26), or a log line for a
+client that takes no records: the rows choose (`[takes_records]`). Withheld error prose that does
+not become the title goes out as agent text first (row 24).
 """
 
 from __future__ import annotations
@@ -14,8 +16,7 @@ from typing import Any
 from fsm import classify
 from fsm.effects import (
     Blame,
-    Effect,
-    ForwardAssistantMessage,
+    FailedTurn,
     LogNotice,
     PublishRecord,
     RejectPrompt,
@@ -57,11 +58,13 @@ BROKEN_REASON = "This session failed inside the adapter; start a new session."
 class TurnFailures(TurnFields):
     # --- settling and withheld prose (shared by every row that ends a turn) ---------------
 
-    def _settled(self, outcome: str, effect: Effect) -> None:
+    def _settled(self, outcome: str, settle: SettlePrompt) -> None:
+        # The client's form of the answer (`answers.py`); a failure's record needs the turn open.
+        answer = self.answers.answer(settle)
         self.outcome = TurnOutcome(outcome)
         self.grace_armed = False
         self.ledger.close_turn()
-        self.effects.append(effect)
+        self.effects.append(answer)
         if self.queued:
             self.dispatching = self.queued.pop(0)
             self.effects.append(SendPrompt(turn_id=self.dispatching))
@@ -151,42 +154,28 @@ class TurnFailures(TurnFields):
         return (None if after is None else after / 1000.0, self.reset_at_ms)
 
     def _fail(self, kind: FailureKind, text: str, *, error_kind: str | None) -> None:
-        """Fail the live turn: a record on the prompt response (capable), or a JSON-RPC error
-        (legacy). Withheld prose that is not the title goes out first (row 24)."""
+        """Fail the live turn: one settle for every client, which the answer dialect makes a
+        record on the prompt response or a legacy JSON-RPC error. Withheld prose that is not
+        the title goes out first (row 24)."""
         text = redact(text.strip(), self.private) or policy_for(kind).fallback_title
         self.withheld = [w for w in self.withheld if w != self.failure_text]
         self.release_withheld()
-        if not self.capable:
-            self._settled("failed", self._legacy_rejection(kind, text, error_kind))
-            return
-        record = self.ledger.propose_turn(
-            kind=kind, severity=Severity.ERROR, text=text, hints=self._hints()
+        after, reset = self._hints()
+        failure = FailedTurn(
+            kind=kind,
+            text=text,
+            error_kind=error_kind,
+            retry_after_seconds=after,
+            reset_at_epoch_ms=reset,
         )
-        # It rides on the prompt response, whose delivery the shell cannot observe: current
-        # at once (reference D10).
-        self.ledger.confirm(record.id, record.revision)
-        self._settled("failed", SettlePrompt(stop_reason=StopReason.END_TURN, record=record))
-
-    @staticmethod
-    def _legacy_rejection(kind: FailureKind, text: str, error_kind: str | None) -> RejectPrompt:
-        if kind is FailureKind.AUTH_REQUIRED:
-            return RejectPrompt(blame=Blame.AUTH, message="Authentication required")
-        return RejectPrompt(
-            blame=Blame.INTERNAL,
-            message=f"Internal error: {text}",
-            error_kind=error_kind or kind.value,
-        )
+        self._settled("failed", SettlePrompt(stop_reason=StopReason.END_TURN, failure=failure))
 
     # --- between turns (row 26) -----------------------------------------------------------------
 
+    def log_failure_message(self, *_: Any) -> None:
+        self.effects.append(LogNotice(message="a failure with no live turn"))
+
     def report_failure_message(self, event: AssistantMessageReceived) -> None:
-        login = classify.is_synthetic_login(event.model, event.text_block_count, event.text)
-        if login:
-            return  # an instruction to the editor, not prose, turn or no turn
-        if not self.capable:
-            self.effects.append(ForwardAssistantMessage())
-            self.effects.append(LogNotice(message="a failure with no live turn"))
-            return
         kind = classify.kind_for_assistant_error(
             event.error, usage_limit=classify.is_synthetic_usage_limit(event.model, event.text)
         )
@@ -194,7 +183,14 @@ class TurnFailures(TurnFields):
         self.between_failure_reported = True
 
     def report_error_result(self, event: ResultReceived) -> None:
-        kind, text = classify.result_failure(
+        self._report(*self._between_result(event))
+
+    def log_error_result(self, event: ResultReceived) -> None:
+        self._log_between(*self._between_result(event))
+
+    @staticmethod
+    def _between_result(event: ResultReceived) -> tuple[FailureKind, str]:
+        return classify.result_failure(
             subtype=event.subtype,
             errors=event.errors,
             result=event.result,
@@ -203,19 +199,29 @@ class TurnFailures(TurnFields):
             usage_limit=False,
             login=False,
         )
-        self._report(kind, text)
 
     def report_transport_lost(self, *_: Any) -> None:
         self._report(FailureKind.TRANSPORT_LOST, "")
 
+    def log_transport_lost(self, *_: Any) -> None:
+        self._log_between(FailureKind.TRANSPORT_LOST, "")
+
     def report_worker_shutdown(self, *_: Any) -> None:
         self._report(FailureKind.WORKER_SHUTDOWN, "")
 
+    def log_worker_shutdown(self, *_: Any) -> None:
+        self._log_between(FailureKind.WORKER_SHUTDOWN, "")
+
+    def _between_text(self, kind: FailureKind, text: str) -> str:
+        return redact(text.strip(), self.private) or policy_for(kind).fallback_title
+
+    def _log_between(self, kind: FailureKind, text: str) -> None:
+        # A client that takes no records: nothing reaches it, the log says what happened.
+        text = self._between_text(kind, text)
+        self.effects.append(LogNotice(message=f"{kind.value} with no live turn: {text}"))
+
     def _report(self, kind: FailureKind, text: str) -> None:
-        text = redact(text.strip(), self.private) or policy_for(kind).fallback_title
-        if not self.capable:
-            self.effects.append(LogNotice(message=f"{kind.value} with no live turn: {text}"))
-            return
+        text = self._between_text(kind, text)
         record = self.ledger.propose_session(
             kind=kind, severity=Severity.ERROR, text=text, hints=self._hints()
         )

@@ -36,6 +36,11 @@ class TurnGuards(TurnFields):
     def is_a_real_answer(self, event: AssistantMessageReceived) -> bool:
         return classify.is_real_model(event.model) and not self.login
 
+    def takes_records(self, *_: Any) -> bool:
+        """Errors become records (sessionFailure or agentError negotiated); a legacy client
+        reads Claude's prose in the transcript and gets JSON-RPC errors."""
+        return self.capable
+
     def is_a_quiet_retry(self, event: RetryAttempted) -> bool:
         kind = classify.kind_for_retry(event.error_status, event.error)
         return kind is None or not self.notices

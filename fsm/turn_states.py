@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from enum import Enum, StrEnum
 
+from fsm.answers import AnswerDialect
 from fsm.effects import Effect
 from fsm.incident import IncidentTrigger
 from fsm.ledger import Ledger
@@ -55,6 +56,7 @@ class TurnFields:
     ledger: Ledger
     capable: bool
     notices: bool
+    answers: AnswerDialect  # how a settled prompt is answered (legacy: failures as errors)
     private: tuple[str, ...]
     # The Claude process the turn's prompts go to (its own machine, `runtime.py`).
     runtime: Runtime

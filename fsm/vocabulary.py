@@ -64,6 +64,8 @@ class FailureKind(StrEnum):
     TRANSPORT_LOST = "transport_lost"
     WORKER_SHUTDOWN = "worker_shutdown"
     ADVISORY = "advisory"
+    MCP_SERVER_FAILED = "mcp_server_failed"
+    MCP_NEEDS_AUTH = "mcp_needs_auth"
 
 
 class RecoveryPolicy(StrEnum):
@@ -169,6 +171,19 @@ KIND_POLICIES: dict[FailureKind, KindPolicy] = {
         category=Category.UNKNOWN,
         actions=(),
         fallback_title="Claude reported a notice.",
+        recovery=RecoveryPolicy.NEVER,
+    ),
+    # Row 35: notices (warnings in the notice namespace), which never recover (row 15).
+    FailureKind.MCP_SERVER_FAILED: KindPolicy(
+        category=Category.SERVICE,
+        actions=(),
+        fallback_title="An MCP server failed to start.",
+        recovery=RecoveryPolicy.NEVER,
+    ),
+    FailureKind.MCP_NEEDS_AUTH: KindPolicy(
+        category=Category.ACCESS,
+        actions=(),
+        fallback_title="An MCP server needs authentication.",
         recovery=RecoveryPolicy.NEVER,
     ),
 }

@@ -6,6 +6,8 @@ title, actions` plus `details` only when set (DECISIONS row 3, 10), wrapped as
 `_meta.jetbrains.air = {"version": 1, "sessionFailure": record}` and merged into whatever
 `_meta` the carrier already has. A second dialect is a second projection of the same records;
 the machines never change for it.
+
+How a failed turn is *answered* is a dialect of its own, beside these: `answers.py`.
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ from fsm.events import (
     AssistantMessageReceived,
     ClaudeEvent,
     LimitWindow,
+    McpServersReported,
+    McpServerStatus,
     ModelFellBack,
     RateLimitReported,
     ResultReceived,
@@ -156,7 +158,28 @@ def _windows(raw: Mapping[str, Any]) -> list[LimitWindow]:
     return [_window(name, raw)] if isinstance(name, str) else []
 
 
+# Claude Code lists each configured server once; past this many it is not a list of servers.
+_MAX_SERVERS = 64
+
+
+def _mcp_servers(data: Mapping[str, Any], epoch: str) -> McpServersReported | None:
+    """The init frame's server statuses; an entry of another shape is passed on as unreadable
+    (both fields None) for the core to judge, never raised."""
+    servers = data.get("mcp_servers")
+    if servers is None or servers == []:
+        return None
+    if not isinstance(servers, list):
+        return McpServersReported(epoch=epoch, servers=(McpServerStatus(name=None, status=None),))
+    read = []
+    for entry in servers[:_MAX_SERVERS]:
+        entry = entry if isinstance(entry, Mapping) else {}
+        read.append(McpServerStatus(name=_str(entry, "name"), status=_str(entry, "status")))
+    return McpServersReported(epoch=epoch, servers=tuple(read))
+
+
 def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEvent | None:
+    if subtype == "init":
+        return _mcp_servers(data, epoch)
     if subtype == "api_retry":
         attempt, max_retries = _int(data, "attempt"), _int(data, "max_retries")
         if attempt is None or max_retries is None:

@@ -24,6 +24,7 @@ from adapter.scripted_claude.asking_scenarios import ASKING_SCENARIOS
 from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.limits import LIMIT_SCENARIOS
+from adapter.scripted_claude.notice_scenarios import NOTICE_SCENARIOS
 from adapter.scripted_claude.session_scenarios import SESSION_SCENARIOS
 from adapter.scripted_claude.state_scenarios import STATE_SCENARIOS
 from adapter.scripted_claude.steps import (
@@ -129,6 +130,7 @@ _ALL = (
     *LIMIT_SCENARIOS,
     *ASKING_SCENARIOS,
     *STATE_SCENARIOS,
+    *NOTICE_SCENARIOS,
 )
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})

@@ -88,9 +88,9 @@ class EffectPerformer:
             case ForwardAssistantMessage():
                 if isinstance(message, AssistantMessage):
                     await self.view.assistant(message, mask=self._mask(message))
-            case SendAgentText(text=text):
+            case SendAgentText(text=text, meta=meta):
                 # Masked by the core, which authors or forwards every such text (row 31).
-                await self._publisher.agent_text(text)
+                await self._publisher.agent_text(text, meta)
             case SendNotice(severity=severity, title=title, description=description):
                 await self._publisher.notice(severity, title, description)
             case SendPrompt(turn_id=turn_id, replace_runtime=replace):

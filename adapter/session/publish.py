@@ -63,10 +63,11 @@ class Publisher:
                 meta = _SESSION_FAILURE.meta_for(record)
         return PromptResponse(stop_reason=stop_reason.value, field_meta=meta)
 
-    async def agent_text(self, text: str) -> bool:
-        return await self._link.send_update(
-            self._session_id, helpers.update_agent_message_text(text)
-        )
+    async def agent_text(self, text: str, meta: dict[str, Any] | None = None) -> bool:
+        update = helpers.update_agent_message_text(text)
+        if meta:
+            update.field_meta = meta
+        return await self._link.send_update(self._session_id, update)
 
     async def _agent_error(self, record: FailureRecord) -> bool:
         update = _AGENT_ERROR.update_for(record) if self._dialects.agent_error else None

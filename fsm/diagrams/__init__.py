@@ -18,7 +18,7 @@ import json
 from enum import Enum
 from typing import Any
 
-from fsm import incident, limits, runtime, turn
+from fsm import incident, limits, notices, runtime, turn
 from fsm.machine import expanded
 
 __all__ = ["MACHINES", "MAX_LABEL", "decision_table", "label", "render", "render_dot"]
@@ -28,6 +28,7 @@ MACHINES: dict[str, tuple[type[Enum], list[dict[str, Any]], Enum]] = {
     "runtime": (runtime.RuntimeState, runtime.TRANSITIONS, runtime.RuntimeState.UNSTARTED),
     "turn": (turn.TurnState, turn.TRANSITIONS, turn.TurnState.IDLE),
     "limit_window": (limits.WindowState, limits.TRANSITIONS, limits.WindowState.QUIET),
+    "notices": (notices.NoticeState, notices.TRANSITIONS, notices.NoticeState.ROUTING),
 }
 
 # The longest arrow label a reviewer is asked to read (issue 21).

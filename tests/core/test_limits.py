@@ -375,11 +375,38 @@ def test_the_window_table_is_row_32() -> None:
         for r in TRANSITIONS
     ]
     assert rows == [
-        ("window_reported", q, w, ("is_a_warning",), ["warn"]),
+        ("window_reported", q, w, ("is_a_warning", "takes_records"), ["warn", "record_warning"]),
+        ("window_reported", q, w, ("is_a_warning",), ["warn", "send_notice"]),
         ("window_reported", q, None, (), None),
         ("window_reported", w, q, ("is_allowed",), ["retire_warning"]),
-        ("window_reported", w, w, ("is_a_warning", "is_a_new_reset"), ["retire_warning", "warn"]),
-        ("window_reported", w, None, ("is_a_warning", "has_a_new_percent"), ["revise_warning"]),
+        (
+            "window_reported",
+            w,
+            w,
+            ("is_a_warning", "is_a_new_reset", "takes_records"),
+            ["retire_warning", "warn", "record_warning"],
+        ),
+        (
+            "window_reported",
+            w,
+            w,
+            ("is_a_warning", "is_a_new_reset"),
+            ["retire_warning", "warn", "send_notice"],
+        ),
+        (
+            "window_reported",
+            w,
+            None,
+            ("is_a_warning", "has_a_new_percent", "takes_records"),
+            ["note_percent", "record_warning"],
+        ),
+        (
+            "window_reported",
+            w,
+            None,
+            ("is_a_warning", "has_a_new_percent"),
+            ["note_percent", "send_notice"],
+        ),
         ("window_reported", w, None, (), None),
         ("reset_passed", w, q, ("its_reset_passed",), ["retire_warning"]),
         ("reset_passed", [q, w], None, (), None),

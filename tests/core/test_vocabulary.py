@@ -91,6 +91,9 @@ EXPECTED_KINDS: dict[FailureKind, tuple[Category, tuple[Action, ...], RecoveryPo
     K.WORKER_SHUTDOWN: (C.CONNECTION, (A.NEW_SESSION,), R.RUNTIME_REBIND),
     # Row 16: the fallback notice is unknown / warning; row 15: notices never recover.
     K.ADVISORY: (C.UNKNOWN, (), R.NEVER),
+    # Row 35: an MCP server that failed is service, one that needs auth access; notices.
+    K.MCP_SERVER_FAILED: (C.SERVICE, (), R.NEVER),
+    K.MCP_NEEDS_AUTH: (C.ACCESS, (), R.NEVER),
 }
 
 

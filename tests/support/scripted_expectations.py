@@ -234,6 +234,9 @@ ADAPTER_ONLY = {
     "tool_stream",
     "tool_progress",
     "compaction",
+    # Notices (issue 23 item 2): tests/e2e/test_notices.py.
+    "mcp_problems",
+    "mcp_unknown_shapes",
     # Claude asks (issue 22): test_questions.py, test_permission_hints.py.
     "ask_question",
     "ask_questions",

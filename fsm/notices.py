@@ -1,0 +1,242 @@
+"""Notices: a model fallback and MCP server problems, in the form each client understands.
+
+Theory of operation: one `Notices` per session, the model of the small `NOTICE_MACHINE`, whose
+table is the routing (DECISIONS rows 16, 34, 35):
+
+    model_fell_back [takes_warning_records]      / publish_fallback_record
+    model_fell_back [takes_acp_notices]          / send_fallback_notice
+    model_fell_back                              / send_fallback_text
+    mcp_server_reported [is_an_unknown_shape, unknown_shape_was_logged]
+    mcp_server_reported [is_an_unknown_shape]    / log_unknown_shape
+    mcp_server_reported [is_a_problem, was_reported]
+    mcp_server_reported [is_a_problem, takes_warning_records] / publish_server_record
+    mcp_server_reported [is_a_problem, takes_acp_notices]     / send_server_notice
+    mcp_server_reported [is_a_problem]           / send_server_text
+    mcp_server_reported                          (connected, pending, disabled: nothing)
+
+A sessionFailure client gets a notice-namespace warning record; a client that declared
+`session.notices` (and not sessionFailure) an ACP `notice`; any other the reference adapter's
+bold agent text. An MCP server is reported once per server and state (`failed`, `needs-auth`),
+from Claude Code's `system/init` frames (one per turn, so a later frame is a later status). A
+status of a shape the core does not know is logged once per session and otherwise ignored; a
+server name that could be a path or a URL is left out of the words.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Any
+
+from fsm import classify
+from fsm.claude_events import McpServerStatus, ModelFellBack
+from fsm.effects import Effect, LogNotice, PublishRecord, SendAgentText, SendNotice
+from fsm.ledger import Ledger
+from fsm.machine import build_machine, fire
+from fsm.records import TITLE_LIMIT, redact
+from fsm.vocabulary import FailureKind
+
+__all__ = [
+    "MCP_PROBLEMS",
+    "MCP_STATUSES",
+    "NOTICE_MACHINE",
+    "TRANSITIONS",
+    "NoticeState",
+    "Notices",
+    "plain_name",
+    "server_words",
+]
+
+
+class NoticeState(Enum):
+    ROUTING = "routing"  # the routing has no memory of its own: one state
+
+
+# Claude Code's MCP server statuses; the last two are problems a user must hear of.
+MCP_STATUSES = frozenset({"connected", "pending", "disabled", "failed", "needs-auth"})
+MCP_PROBLEMS = {"failed": FailureKind.MCP_SERVER_FAILED, "needs-auth": FailureKind.MCP_NEEDS_AUTH}
+# A name shown in a title: letters, digits and a few marks; never a path or a URL.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.@+-]{0,63}")
+
+_FELL, _SERVER = "model_fell_back", "mcp_server_reported"
+_R = NoticeState.ROUTING
+
+
+def _row(trigger: str, *before: str, when: list[str] | None = None) -> dict[str, Any]:
+    row: dict[str, Any] = {"trigger": trigger, "source": _R, "dest": None}
+    if before:
+        row["before"] = list(before)
+    if when:
+        row["conditions"] = when
+    return row
+
+
+# fmt: off
+TRANSITIONS: list[dict[str, Any]] = [
+    # Row 16 (a record), row 34 (an ACP notice), else the reference's text.
+    _row(_FELL, "publish_fallback_record", when=["takes_warning_records"]),
+    _row(_FELL, "send_fallback_notice", when=["takes_acp_notices"]),
+    _row(_FELL, "send_fallback_text"),
+    # Row 35: once per server and state; nonsense is logged once and otherwise ignored.
+    _row(_SERVER, when=["is_an_unknown_shape", "unknown_shape_was_logged"]),
+    _row(_SERVER, "log_unknown_shape", when=["is_an_unknown_shape"]),
+    _row(_SERVER, when=["is_a_problem", "was_reported"]),
+    _row(_SERVER, "publish_server_record", when=["is_a_problem", "takes_warning_records"]),
+    _row(_SERVER, "send_server_notice", when=["is_a_problem", "takes_acp_notices"]),
+    _row(_SERVER, "send_server_text", when=["is_a_problem"]),
+    _row(_SERVER),
+]
+# fmt: on
+
+NOTICE_MACHINE = build_machine(
+    name="notices", states=NoticeState, transitions=TRANSITIONS, initial=_R
+)
+
+
+def plain_name(name: str | None) -> str | None:
+    """The server's name if it can be shown (it cannot be a path, a URL or a line break)."""
+    return name if name and _PLAIN_NAME.fullmatch(name) else None
+
+
+def server_words(name: str | None, status: str) -> tuple[str, str, str]:
+    """(record title, notice title, description) for a server's problem: the record's title is
+    row 35's, the notice's and the description the reference adapter's."""
+    shown = f'MCP server "{name}"' if plain_name(name) else "An MCP server"
+    if status == "failed":
+        title = f"{shown} failed to start"
+        return title, title, "Its tools are unavailable in this session. Run /mcp for the error."
+    title = f"{shown} needs authentication"
+    return (
+        f"{title} \u00b7 run /mcp",
+        title,
+        "Its tools are unavailable until the server is authenticated.",
+    )
+
+
+class Notices:
+    """The session's notice routing. `records`: warnings are records (sessionFailure);
+    `acp_notices`: the client declared `session.notices`. `live_turn` names the live turn (a
+    fallback notice's id is reused only within one turn, row 23)."""
+
+    state: NoticeState
+
+    def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
+        raise NotImplementedError("bound by transitions")  # pragma: no cover
+
+    def __init__(
+        self,
+        *,
+        ledger: Ledger,
+        records: bool,
+        acp_notices: bool,
+        private: tuple[str, ...],
+        live_turn: Any,
+    ) -> None:
+        self.ledger, self.records, self.acp_notices = ledger, records, acp_notices
+        self.private = private
+        self._live_turn = live_turn
+        self.effects: list[Effect] = []
+        self.reported: set[tuple[str, str]] = set()
+        self.logged_unknown_shape = False
+        NOTICE_MACHINE.add_model(self, initial=_R)
+
+    def detach(self) -> None:
+        NOTICE_MACHINE.remove_model(self)
+
+    def fire(self, trigger: str, arg: Any) -> list[Effect]:
+        self.effects = []
+        fire("notices", self, trigger, arg)
+        effects, self.effects = self.effects, []
+        return effects
+
+    def fell_back(self, event: ModelFellBack) -> list[Effect]:
+        return self.fire(_FELL, event)
+
+    def servers_reported(self, servers: tuple[McpServerStatus, ...]) -> list[Effect]:
+        return [effect for server in servers for effect in self.fire(_SERVER, server)]
+
+    # --- guards ----------------------------------------------------------------------------
+
+    def takes_warning_records(self, *_: Any) -> bool:
+        return self.records
+
+    def takes_acp_notices(self, *_: Any) -> bool:
+        return self.acp_notices
+
+    def is_an_unknown_shape(self, server: McpServerStatus) -> bool:
+        return not server.name or server.status not in MCP_STATUSES
+
+    def unknown_shape_was_logged(self, *_: Any) -> bool:
+        return self.logged_unknown_shape
+
+    def is_a_problem(self, server: McpServerStatus) -> bool:
+        return server.status in MCP_PROBLEMS
+
+    def was_reported(self, server: McpServerStatus) -> bool:
+        return (server.name or "", server.status or "") in self.reported
+
+    # --- the model fallback -----------------------------------------------------------------
+
+    def _fallback_text(self, event: ModelFellBack) -> str:
+        text = classify.model_fallback_text(
+            original_model=event.original_model,
+            fallback_model=event.fallback_model,
+            refusal_category=event.refusal_category,
+            explanation=event.explanation,
+            direction=event.direction,
+            scope=event.scope,
+        )
+        return redact(text, self.private)
+
+    def publish_fallback_record(self, event: ModelFellBack) -> None:
+        record = self.ledger.propose_notice(self._fallback_text(event), turn_id=self._live_turn())
+        self.effects.append(PublishRecord(record=record))
+
+    def send_fallback_notice(self, event: ModelFellBack) -> None:
+        # The reference's split: the summary is the title unless too long, the explanation
+        # (or the whole text) the description.
+        summary, _, explanation = self._fallback_text(event).partition("\n\n")
+        if len(summary) > TITLE_LIMIT:
+            summary, explanation = "Model fallback", f"{summary}\n\n{explanation}".strip()
+        notice = SendNotice(severity="warning", title=summary, description=explanation or None)
+        self.effects.append(notice)
+
+    def send_fallback_text(self, event: ModelFellBack) -> None:
+        # Legacy and agentError-only clients read it in the transcript.
+        self.effects.append(SendAgentText(text=f"**Model fallback:** {self._fallback_text(event)}"))
+
+    # --- MCP servers ------------------------------------------------------------------------
+
+    def log_unknown_shape(self, *_: Any) -> None:
+        # Not the value itself: a malformed status may hold anything, paths and tokens too.
+        self.logged_unknown_shape = True
+        self.effects.append(LogNotice(message="ignored an MCP server status of an unknown shape"))
+
+    def _words(self, server: McpServerStatus) -> tuple[str, str, str]:
+        assert server.status is not None  # `is_a_problem` holds
+        self.reported.add((server.name or "", server.status))
+        record_title, title, description = server_words(server.name, server.status)
+        return (
+            redact(record_title, self.private),
+            redact(title, self.private),
+            description,
+        )
+
+    def publish_server_record(self, server: McpServerStatus) -> None:
+        record_title, _, _ = self._words(server)
+        assert server.status is not None
+        kind = MCP_PROBLEMS[server.status]
+        record = self.ledger.propose_notice(record_title, turn_id=None, kind=kind)
+        self.effects.append(PublishRecord(record=record))
+
+    def send_server_notice(self, server: McpServerStatus) -> None:
+        _, title, description = self._words(server)
+        severity = "warning" if server.status == "failed" else "info"
+        self.effects.append(SendNotice(severity=severity, title=title, description=description))
+
+    def send_server_text(self, server: McpServerStatus) -> None:
+        _, title, description = self._words(server)
+        server_name = redact(plain_name(server.name) or "", self.private)
+        meta = {"claudeCode": {"kind": "mcpServerStatus", "server": server_name,
+                               "status": server.status}}  # fmt: skip
+        self.effects.append(SendAgentText(text=f"**{title}:** {description}", meta=meta))
