@@ -104,6 +104,8 @@ class _Player(TurnWriter):
                     s.permission_mode = "plan"  # Claude switches its own mode
                 if step.result is not None and not step.unfinished:
                     result, extra = _at(step.result, s.cwd), _at(step.tool_use_result, s.cwd)
+                    if isinstance(result, str):
+                        result *= step.repeat
                     self._tool_result(ident, result, is_error, extra, step.parent)
             case ToolResult(id=ident, result=result, is_error=is_error):
                 self._tool_result(ident, _at(result, s.cwd), is_error)

@@ -23,6 +23,7 @@ from adapter.scripted_claude.api_scenarios import (
 from adapter.scripted_claude.asking_scenarios import ASKING_SCENARIOS
 from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
+from adapter.scripted_claude.heavy_scenarios import HEAVY_SCENARIOS
 from adapter.scripted_claude.limits import LIMIT_SCENARIOS
 from adapter.scripted_claude.notice_scenarios import NOTICE_SCENARIOS
 from adapter.scripted_claude.session_scenarios import SESSION_SCENARIOS
@@ -131,6 +132,7 @@ _ALL = (
     *ASKING_SCENARIOS,
     *STATE_SCENARIOS,
     *NOTICE_SCENARIOS,
+    *HEAVY_SCENARIOS,
 )
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})

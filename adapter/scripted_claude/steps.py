@@ -147,6 +147,9 @@ class ToolUse:
     parent: str | None = None
     pieces: tuple[str, ...] | None = None
     unfinished: bool = False
+    # A text `result` is repeated this many times: a result of many MiB without a constant of
+    # that size in every scripted Claude process.
+    repeat: int = 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

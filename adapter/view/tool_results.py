@@ -14,6 +14,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from adapter.view.long_output import shown_text
+
 __all__ = ["result_updates"]
 
 Wire = dict[str, Any]
@@ -30,9 +32,10 @@ def _str(data: Mapping[str, Any], key: str) -> str | None:
 
 
 def _result_blocks(content: object) -> tuple[str, list[Wire]]:
-    """The result's text, and its images as ACP image content."""
+    """The result's text as the card shows it (a huge one cut, `adapter.view.long_output`),
+    and its images as ACP image content."""
     if isinstance(content, str):
-        return content, []
+        return shown_text((content,)), []
     if not isinstance(content, list):
         return "", []
     texts: list[str] = []
@@ -48,7 +51,7 @@ def _result_blocks(content: object) -> tuple[str, list[Wire]]:
             if data and mime:
                 image = {"type": "image", "data": data, "mimeType": mime}
                 images.append({"type": "content", "content": image})
-    return "\n".join(texts), images
+    return shown_text(texts), images
 
 
 def _text(text: str) -> Wire:

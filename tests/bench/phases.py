@@ -17,6 +17,7 @@ from pathlib import Path
 from tests.bench.agents import AgentSpec
 from tests.bench.concurrency import run_concurrent, run_scaling
 from tests.bench.core import run_core
+from tests.bench.huge_result import huge_result
 from tests.bench.procfs import load_average
 from tests.bench.profile import profile_load, profile_startup, py_spy
 from tests.bench.replay import make_transcripts, measure_parts, run_load
@@ -133,6 +134,17 @@ async def _replay(ctx: Context, results: Results) -> Sequence[float]:
     return [s.load for s in results.loads]
 
 
+async def _huge_result(ctx: Context, results: Results) -> Sequence[float]:
+    for spec in ctx.adapters:
+        await ctx.quiet()
+        sample = await huge_result(spec, ctx.launcher)
+        results.huge_results.append(sample)
+        grown = sample.grown_mib
+        took = f"+{grown:.0f} MiB at peak" if grown is not None else sample.error
+        print(f"  100 MiB tool result, {spec.name}: {took}", flush=True)
+    return [s.load for s in results.huge_results]
+
+
 async def _profile_startup(ctx: Context, results: Results) -> None:
     if py_spy() is None:
         print("--profile: py-spy is not installed in this venv (the bench extra)", flush=True)
@@ -152,6 +164,7 @@ PHASES: dict[str, Phase] = {
     "streaming": _streaming,
     "sessions": _sessions,
     "replay": _replay,
+    "huge_result": _huge_result,
 }
 
 

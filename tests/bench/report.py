@@ -11,6 +11,7 @@ from typing import Any
 from tests.bench.agents import REFERENCE_PACKAGE, Reference
 from tests.bench.concurrency import ConcurrentSample, ScalingSample
 from tests.bench.core import CoreResult
+from tests.bench.huge_result import HugeResult, huge_result_section
 from tests.bench.profile import Profile
 from tests.bench.replay import LoadSample, PartSample
 from tests.bench.report_phases import (
@@ -59,6 +60,7 @@ class Results:
     first_chunks: list[FirstChunk] = field(default_factory=list)
     long_streams: list[LongStream] = field(default_factory=list)
     session_ops: list[SessionSample] = field(default_factory=list)
+    huge_results: list[HugeResult] = field(default_factory=list)
     phase_loads: list[PhaseLoad] = field(default_factory=list)
     elapsed_s: float = 0.0
 
@@ -417,6 +419,7 @@ def write_markdown(results: Results, path: Path, chart_name: str | None = None) 
     stream, stream_targets = streaming_section(results.first_chunks, results.long_streams)
     ops, ops_targets = sessions_section(results.session_ops)
     replay, replay_targets = _replay_section(results)
+    huge, huge_targets = huge_result_section(results.huge_results)
     ref = results.reference
     lines = [
         "# Benchmarks",
@@ -445,6 +448,7 @@ def write_markdown(results: Results, path: Path, chart_name: str | None = None) 
         + stream_targets
         + ops_targets
         + replay_targets
+        + huge_targets
     )
     if targets:
         lines += [
@@ -461,6 +465,6 @@ def write_markdown(results: Results, path: Path, chart_name: str | None = None) 
     if chart_name:
         lines += [f"![benchmarks]({chart_name})", ""]
     lines += loads_section(results.phase_loads, results.facts_value("cores (os.cpu_count)"))
-    lines += startup + many + scaling + stream + ops + _core_section(results) + replay
+    lines += startup + many + scaling + stream + ops + _core_section(results) + replay + huge
     lines += _profiles_section(results) + _NOTES
     path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")

@@ -22,7 +22,7 @@ from typing import Any
 __all__ = ["Agent", "Reply", "RpcError", "spawn"]
 
 # Large replays send long lines; asyncio's default 64 KiB line limit is too small for some.
-_LINE_LIMIT = 64 * 1024 * 1024
+_LINE_LIMIT = 512 * 1024 * 1024  # the reference sends a 100 MiB result as one ~200 MiB line
 
 
 @dataclass(frozen=True, slots=True)

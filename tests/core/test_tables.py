@@ -52,8 +52,10 @@ EXPECTED_INCIDENT_TABLE: dict[tuple[IncidentState, IncidentTrigger], IncidentSta
 # Row 15 as guarded rows: (trigger, guards; `!` must not hold) that move REVISING to history.
 EXPECTED_RECOVERY_ROWS = [
     (IT.DELIVERY_CONFIRMED, ("resolves_on_delivery",)),
-    (IT.ATTEMPT_CONFIRMED,
-     ("recovers_at_next_attempt", "is_of_an_earlier_turn", "!is_session_scoped")),
+    (
+        IT.ATTEMPT_CONFIRMED,
+        ("recovers_at_next_attempt", "is_of_an_earlier_turn", "!is_session_scoped"),
+    ),
     (IT.ATTEMPT_CONFIRMED, ("is_a_warning", "is_of_an_earlier_turn", "!is_session_scoped")),
     (IT.REAL_ANSWER_GIVEN, ("recovers_on_real_answer", "!is_a_warning")),
     (IT.REAL_ANSWER_GIVEN, ("recovers_at_next_attempt", "is_session_scoped")),

@@ -115,9 +115,7 @@ def test_a_claude_code_that_is_missing_is_named_in_the_message(tmp_path: Path) -
         params = {"cwd": str(agent.workdir), "mcpServers": []}
         error = _error_of(agent, agent.request("session/new", params))
         assert error["code"] == -32603
-        assert error["message"] == (
-            "Claude Code was not found at CLAUDE_CODE_EXECUTABLE."
-        )
+        assert error["message"] == ("Claude Code was not found at CLAUDE_CODE_EXECUTABLE.")
         agent.close_stdin()
         agent.read_to_end()
         _assert_no_null_data(agent)

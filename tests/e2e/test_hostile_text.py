@@ -97,9 +97,7 @@ async def test_titles_options_plans_and_records_show_control_characters_harmless
     assert f"Yes, and don't ask again for `{SHOWN}` this session" in names
     # The card that opens as the call starts streaming (`rawInput: {}`) is titled with the
     # tool's name until its command is known; every title after that is the command, shown.
-    cards = [
-        u for u in adapter.updates() if u.get("kind") == "execute" and u.get("rawInput")
-    ]
+    cards = [u for u in adapter.updates() if u.get("kind") == "execute" and u.get("rawInput")]
     titles = [question["toolCall"]["title"], *(card["title"] for card in cards)]
     assert titles and set(titles) == {SHOWN_TITLE}, titles
     [plan] = adapter.updates("plan")
@@ -134,9 +132,7 @@ async def test_invalid_utf8_from_claude_is_replaced_live_and_on_replay(
         live = "".join(adapter.agent_texts())
         del adapter.frames[:]
         await asyncio.wait_for(
-            adapter.conn.load_session(
-                cwd=str(adapter.workdir), session_id=session, mcp_servers=[]
-            ),
+            adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
             TIMEOUT,
         )
         replayed = "".join(adapter.agent_texts())

@@ -252,6 +252,7 @@ ADAPTER_ONLY = {
     "long_stream",
     "streamed_answer",
     "large_message",  # test_large_messages.py (over the SDK's default 1 MiB buffer)
+    "huge_tool_result",  # test_huge_result.py and the benchmark (one 100 MiB result)
     "ignore_sigterm",  # test_signals.py (stopped only by SIGKILL)
     # The session-feature scenarios are driven through the adapter (test_adapter_session.py).
     "plan_mode",
