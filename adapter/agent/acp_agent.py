@@ -87,6 +87,7 @@ class ClaudeAcpAgent:
         self._raw = RawCapabilities()
         self._terminal_output = False
         self._ask_by_form = False  # the client declared `elicitation.form`
+        self._boolean_options = False  # ... `session.configOptions.boolean`
         self._sessions: dict[str, Session] = {}
         self._closed: set[str] = set()
         # One load or resume of a session id at a time: two at once would each start a Claude
@@ -127,6 +128,9 @@ class ClaudeAcpAgent:
         self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
         elicitation = client_capabilities.elicitation if client_capabilities is not None else None
         self._ask_by_form = elicitation is not None and elicitation.form is not None
+        session_caps = client_capabilities.session if client_capabilities is not None else None
+        config_caps = session_caps.config_options if session_caps is not None else None
+        self._boolean_options = config_caps is not None and config_caps.boolean is not None
         log.info("initialize: %s", self._dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -231,6 +235,8 @@ class ClaudeAcpAgent:
             ask_by_form=self._ask_by_form,
             client_options=options,
             surroundings=surroundings.requested(),
+            acp_notices=self._dialects.acp_notices,
+            boolean_options=self._boolean_options,
         )
 
     async def new_session(
@@ -356,7 +362,7 @@ class ClaudeAcpAgent:
     ) -> SetSessionConfigOptionResponse:
         controls = self._session(session_id).controls
         await controls.set_option(config_id, value)
-        return SetSessionConfigOptionResponse(config_options=controls.config.options())  # type: ignore[arg-type]
+        return SetSessionConfigOptionResponse(config_options=controls.config.options())
 
     async def set_session_model(self, model_id: str, session_id: str) -> None:
         """The earlier adapter's `session/set_model`: the model option, by value or full id."""
