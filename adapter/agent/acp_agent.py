@@ -69,6 +69,7 @@ class ClaudeAcpAgent(SessionOpener):
         self._raw = RawCapabilities()
         self._terminal_output = False
         self._ask_by_form = False  # the client declared `elicitation.form`
+        self._boolean_options = False  # ... `session.configOptions.boolean`
         self._sessions: dict[str, Session] = {}
         self._closed: set[str] = set()
         self._opening: dict[str, anyio.Lock] = {}
@@ -102,6 +103,7 @@ class ClaudeAcpAgent(SessionOpener):
         self._dialects = declared.dialects
         self._terminal_output = declared.terminal_output
         self._ask_by_form = declared.ask_by_form
+        self._boolean_options = declared.boolean_options
         log.info("initialize: %s", self._dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -240,7 +242,7 @@ class ClaudeAcpAgent(SessionOpener):
     ) -> SetSessionConfigOptionResponse:
         controls = self._session(session_id).controls
         await controls.set_option(config_id, value)
-        return SetSessionConfigOptionResponse(config_options=controls.config.options())  # type: ignore[arg-type]
+        return SetSessionConfigOptionResponse(config_options=controls.config.options())
 
     async def set_session_model(self, model_id: str, session_id: str) -> None:
         """The earlier adapter's `session/set_model`: the model option, by value or full id."""

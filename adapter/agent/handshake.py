@@ -41,6 +41,7 @@ class ClientDeclared:
     dialects: Dialects
     terminal_output: bool  # Zed's terminal extension: Bash output as terminal `_meta`
     ask_by_form: bool  # the client declared `elicitation.form`
+    boolean_options: bool = False  # ... `session.configOptions.boolean`
 
 
 def client_declared(
@@ -53,7 +54,14 @@ def client_declared(
         dialects=dialects,
         terminal_output=isinstance(meta, dict) and meta.get("terminal_output") is True,
         ask_by_form=elicitation is not None and elicitation.form is not None,
+        boolean_options=_boolean_options(client_capabilities),
     )
+
+
+def _boolean_options(client_capabilities: ClientCapabilities | None) -> bool:
+    session = client_capabilities.session if client_capabilities is not None else None
+    config = session.config_options if session is not None else None
+    return config is not None and config.boolean is not None
 
 
 def _version() -> str:

@@ -26,7 +26,7 @@ from acp import RequestError
 from adapter.agent import mcp_servers
 from adapter.claude.client_options import NONE as NO_CLIENT_OPTIONS
 from adapter.claude.client_options import ClientOptions
-from adapter.claude.settings_files import default_mode
+from adapter.claude.settings_files import auto_mode_disabled, default_mode
 from adapter.claude.surroundings import Surroundings
 from adapter.claude.transcript_tail import read_tail
 from adapter.controls.launch_flags import launch_for
@@ -92,6 +92,7 @@ class Opening:
     client_options: ClientOptions = NO_CLIENT_OPTIONS  # `_meta.claudeCode.options`, checked
     # The client's extra folders and system prompt (`adapter.claude.surroundings`).
     surroundings: Surroundings = field(default_factory=Surroundings)
+    acp_notices: bool = False  # the client declared `session.notices`
 
 
 def opening_for(
@@ -104,6 +105,8 @@ def opening_for(
     ask_by_form: bool = False,
     client_options: ClientOptions = NO_CLIENT_OPTIONS,
     surroundings: Surroundings | None = None,
+    acp_notices: bool = False,
+    boolean_options: bool = False,
 ) -> Opening:
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
@@ -113,7 +116,9 @@ def opening_for(
         default_mode(cwd, settings.env),
         resumed=tail,
         label=f"session {session_id}",
+        auto_allowed=not auto_mode_disabled(cwd, settings.env),
     )
+    config.fast_boolean = boolean_options  # the client takes boolean config options
     return Opening(
         session_id=session_id,
         cwd=cwd,
@@ -123,6 +128,7 @@ def opening_for(
         ask_by_form=ask_by_form,
         client_options=client_options,
         surroundings=surroundings or Surroundings(),
+        acp_notices=acp_notices,
     )
 
 
@@ -181,6 +187,7 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         ask_by_form=start.ask_by_form,
         client_options=start.client_options,
         surroundings=start.surroundings,
+        acp_notices=start.acp_notices,
     )
 
 

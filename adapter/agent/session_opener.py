@@ -36,6 +36,7 @@ class SessionOpener:
     _dialects: Dialects
     _terminal_output: bool
     _ask_by_form: bool
+    _boolean_options: bool
     _sessions: dict[str, Session]
     _closed: set[str]
     # One load or resume of a session id at a time: two at once would each start a Claude
@@ -102,6 +103,8 @@ class SessionOpener:
             ask_by_form=self._ask_by_form,
             client_options=options,
             surroundings=surroundings.requested(),
+            acp_notices=self._dialects.acp_notices,
+            boolean_options=self._boolean_options,
         )
 
     @contextlib.asynccontextmanager

@@ -258,6 +258,11 @@ class ClaudeRuntime:
         request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
         await send_control_request(self.client, request)
 
+    async def set_fast(self, on: bool) -> None:
+        """Fast mode, through the same `apply_flag_settings` (as the reference adapter)."""
+        request = {"subtype": "apply_flag_settings", "settings": {"fastMode": on}}
+        await send_control_request(self.client, request)
+
     async def close(self) -> None:
         """Disconnect (boundedly); a second caller waits for the first one's disconnect, so
         whoever closes knows Claude's process and pipes are gone when this returns."""

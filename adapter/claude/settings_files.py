@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["SETTING_SOURCES", "config_home", "default_mode"]
+__all__ = ["SETTING_SOURCES", "auto_mode_disabled", "config_home", "default_mode"]
 
 # Every settings file Claude Code honours for a session, in Claude Code's precedence order.
 SETTING_SOURCES = ("user", "project", "local")
@@ -51,3 +51,21 @@ def default_mode(cwd: str, env: Mapping[str, str]) -> str | None:
         if isinstance(value, str):
             mode = _MODE_ALIASES.get(value, value)
     return mode
+
+
+def auto_mode_disabled(cwd: str, env: Mapping[str, str]) -> bool:
+    """Whether a settings file says `disableAutoMode: "disable"`, at its top level or under
+    `permissions`, as the reference adapter reads it (the last file that sets it wins)."""
+    disabled = False
+    for path in _files(cwd, env):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        permissions = data.get("permissions")
+        for holder in (data, permissions if isinstance(permissions, dict) else {}):
+            if "disableAutoMode" in holder:
+                disabled = holder["disableAutoMode"] == "disable"
+    return disabled

@@ -33,6 +33,8 @@ from adapter.claude.client_options import ClientOptions
 from adapter.claude.launch import Launch
 from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
+from adapter.controls.auto_fast import FAST
+from adapter.controls.auto_modes import AutoFast
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
@@ -60,6 +62,7 @@ class SessionControls:
         ask_by_form: bool = False,
         client_options: ClientOptions | None = None,
         surroundings: Surroundings | None = None,
+        acp_notices: bool = False,
     ) -> None:
         self.session_id = session_id
         # The client's extra folders and system prompt: every Claude process starts with them.
@@ -71,7 +74,15 @@ class SessionControls:
         self._link = link
         self._runtime: Callable[[], ClaudeRuntime | None] = lambda: None
         self.permissions = PermissionBroker(
-            session_id=session_id, link=link, config=config, on_mode=self.mode_changed
+            session_id=session_id,
+            link=link,
+            config=config,
+            on_mode=self.mode_changed,
+            resolve_mode=self.resolve_mode,
+        )
+        # Auto mode and fast mode (adapter.controls.auto_modes).
+        self.auto_fast = AutoFast(
+            session_id=session_id, link=link, config=config, notices=acp_notices
         )
         self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
 
@@ -105,6 +116,7 @@ class SessionControls:
                 await runtime.set_model(self.config.model)
             except Exception:
                 log.warning("session %s: Claude refused the default model", self.session_id)
+        await self.auto_fast.adopt(runtime, info)
 
     def announce_later(self, tg: TaskGroup) -> None:
         """Send the command list once the setup response that opened the session is out."""
@@ -115,6 +127,7 @@ class SessionControls:
             for _ in range(3):
                 await anyio.sleep(0)
             await self._link.send_update(self.session_id, update_for(self.commands))
+            await self.auto_fast.warn_if_pending()
 
         tg.start_soon(announce)
 
@@ -142,7 +155,7 @@ class SessionControls:
         return self._runtime()
 
     async def set_mode(self, mode_id: str) -> None:
-        mode = self.config.check_mode(mode_id)
+        mode = await self.resolve_mode(self.config.check_mode(mode_id))
         runtime = self._live()
         if runtime is not None:
             try:
@@ -151,7 +164,14 @@ class SessionControls:
                 raise RequestError.internal_error({"reason": "Claude refused the mode"}) from exc
         await self.mode_changed(mode)
 
+    async def resolve_mode(self, mode: str) -> str:
+        """The mode a choice of `mode` gets: Accept edits for an `auto` the model lacks."""
+        return await self.auto_fast.resolve(mode)
+
     async def set_option(self, config_id: str, value: object) -> None:
+        if config_id == FAST and self.config.fast_offered():
+            await self.auto_fast.set_fast(self._live(), value)
+            return
         chosen = self.config.check_option(config_id, value)
         if config_id == "mode":
             await self.set_mode(chosen)
@@ -170,6 +190,9 @@ class SessionControls:
             self.config.model = chosen
             if self.config.effort not in self.config.efforts():
                 self.config.effort = DEFAULT_EFFORT
+            if self.config.mode == "auto" and not self.config.auto_available():
+                # The new model lacks auto: Claude goes on in Accept edits, as the picker does.
+                await self.set_mode("auto")
         else:
             self.config.effort = chosen
         await self._link.send_update(self.session_id, self._options_update())
@@ -187,7 +210,7 @@ class SessionControls:
     def _options_update(self) -> ConfigOptionUpdate:
         return ConfigOptionUpdate(
             session_update="config_option_update",
-            config_options=self.config.options(),  # type: ignore[arg-type]
+            config_options=self.config.options(),
         )
 
     async def observe(self, message: Any) -> None:

@@ -19,6 +19,8 @@ class ModelChoice:
     description: str | None = None
     efforts: tuple[str, ...] = ()
     resolved: str | None = None  # the full model id Claude Code resolves this entry to
+    auto: bool = False  # `supportsAutoMode`
+    fast: bool = False  # `supportsFastMode`
 
 
 def model_choice(entry: Any) -> ModelChoice | None:
@@ -36,4 +38,6 @@ def model_choice(entry: Any) -> ModelChoice | None:
         description=description if isinstance(description, str) else None,
         efforts=efforts,
         resolved=resolved if isinstance(resolved, str) and resolved else None,
+        auto=entry.get("supportsAutoMode") is True,
+        fast=entry.get("supportsFastMode") is True,
     )

@@ -106,11 +106,14 @@ class PermissionBroker:
         link: ClientLink,
         config: SessionConfig,
         on_mode: Callable[[str], Awaitable[None]],
+        resolve_mode: Callable[[str], Awaitable[str]] | None = None,
     ) -> None:
         self._session_id = session_id
         self._link = link
         self._config = config
         self._on_mode = on_mode
+        # The mode a chosen mode gets (an `auto` the model lacks: Accept edits).
+        self._resolve_mode = resolve_mode
         self._pending: set[anyio.CancelScope] = set()
         # How the call looks in the question: its own tool card (`TurnHooks.permission_card`,
         # set by the session); without one, its title and input.
@@ -216,6 +219,8 @@ class PermissionBroker:
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if mode is None:
             return PermissionResultDeny(message=KEEP_PLANNING, interrupt=True)
+        if self._resolve_mode is not None:
+            mode = await self._resolve_mode(mode)
         update = PermissionUpdate(type="setMode", mode=mode, destination="session")  # type: ignore[arg-type]
         await self._announce([update])
         return PermissionResultAllow(updated_permissions=[update])

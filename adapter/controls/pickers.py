@@ -9,9 +9,9 @@ anything; `choose_*` record a choice that Claude accepted. Nothing here talks to
 
 A resumed, loaded or forked session starts with what its transcript says it last ran with
 (`adapter.claude.transcript_tail`), as Claude Code itself does on `--resume` (checked against the
-real
-CLI): the mode, unless this adapter cannot offer it here (bypassPermissions as root outside a
-sandbox, a mode such as `auto` that it never offers), and the model, unless `ANTHROPIC_MODEL`
+real CLI): the mode, unless this adapter cannot offer it here (bypassPermissions as root outside
+a sandbox, `auto` where settings disable it; an `auto` the model lacks becomes Accept edits,
+`adapter.controls.auto_fast`), and the model, unless `ANTHROPIC_MODEL`
 names one (the real CLI also prefers it to the transcript's). The transcript names the full
 model id (`claude-haiku-5-5`); `adopt` marks the picker entry Claude Code resolves to it
 (`resolvedModel`), and when Claude Code lists no such model any more the session falls back to
@@ -28,6 +28,7 @@ from typing import Any
 
 from acp import RequestError
 from acp.schema import (
+    SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionMode,
@@ -35,6 +36,7 @@ from acp.schema import (
 )
 
 from adapter.claude.transcript_tail import Tail
+from adapter.controls.auto_fast import AUTO, fast_option
 from adapter.controls.model_choices import ModelChoice, model_choice
 
 __all__ = [
@@ -52,6 +54,7 @@ _MODES: tuple[tuple[str, str, str], ...] = (
     ("default", "Manual", "Ask before edits and commands"),
     ("acceptEdits", "Accept edits", "Apply file edits without asking"),
     ("plan", "Plan", "Explore and plan; change nothing"),
+    AUTO,  # only where Claude Code's model list offers it (adapter.controls.auto_fast)
     ("bypassPermissions", "Bypass permissions", "Run every tool without asking"),
 )
 MODE_NAMES = {mode_id: name for mode_id, name, _ in _MODES}
@@ -76,6 +79,8 @@ class SessionConfig:
     # The transcript's model (a full id), until `adopt` has matched it to the picker.
     restored_model: str | None = None
     label: str = "session"  # how log lines name the session
+    fast: bool = False  # fast mode (adapter.controls.auto_fast)
+    fast_boolean: bool = False  # the client takes boolean config options
 
     @classmethod
     def initial(
@@ -85,10 +90,11 @@ class SessionConfig:
         *,
         resumed: Tail | None = None,
         label: str = "session",
+        auto_allowed: bool = False,
     ) -> SessionConfig:
-        modes = tuple(
-            m for m, _, _ in _MODES if m != "bypassPermissions" or bypass_allowed(environ)
-        )
+        # `auto` until Claude Code's model list says whether it has it (`adopt`).
+        offered = {"bypassPermissions": bypass_allowed(environ), "auto": auto_allowed}
+        modes = tuple(m for m, _, _ in _MODES if offered.get(m, True))
         mode = default_mode if default_mode in modes else "default"
         if resumed is not None and resumed.mode is not None:
             if resumed.mode in modes:
@@ -117,6 +123,8 @@ class SessionConfig:
         entries = (server_info or {}).get("models")
         choices = map(model_choice, entries if isinstance(entries, list) else [])
         self.models = [c for c in choices if c is not None]
+        if not any(c.auto for c in self.models):
+            self.modes = tuple(m for m in self.modes if m != "auto")
         if not self.models:
             return False
         switch = self.restored_model is not None and self._restore()
@@ -160,6 +168,18 @@ class SessionConfig:
             if choice.value == self.model and choice.efforts:
                 return (DEFAULT_EFFORT, *choice.efforts)
         return ()
+
+    def _current(self) -> ModelChoice | None:
+        return next((c for c in self.models if c.value == self.model), None)
+
+    def auto_available(self) -> bool:
+        """Whether choosing `auto` gets `auto` (else Accept edits, adapter.controls.auto_fast)."""
+        current = self._current()
+        return "auto" in self.modes and (current is None or current.auto)
+
+    def fast_offered(self) -> bool:
+        current = self._current()
+        return current is not None and current.fast
 
     # --- validation -----------------------------------------------------------------------
 
@@ -206,9 +226,10 @@ class SessionConfig:
             ],
         )
 
-    def options(self) -> list[SessionConfigOptionSelect]:
-        """The config options in picker order: mode, model (once known), effort (if any)."""
-        found = [
+    def options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
+        """The config options in picker order: mode, model (once known), effort (if any), fast
+        (if the model has it)."""
+        found: list[SessionConfigOptionSelect | SessionConfigOptionBoolean] = [
             _select(
                 "mode",
                 "Mode",
@@ -238,6 +259,8 @@ class SessionConfig:
                     [(e, e.capitalize(), None) for e in efforts],
                 )
             )
+        if self.fast_offered():
+            found.append(fast_option(self.fast, self.fast_boolean))
         return found
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from adapter.scripted_claude.frame_ids import CLI_VERSION, Frame
 from adapter.scripted_claude.handshake import initialize_extras
+from adapter.scripted_claude.model_features import models_for
 
 __all__ = [
     "control_cancel_request",
@@ -42,11 +43,15 @@ def control_cancel_request(request_id: str) -> Frame:
     return {"type": "control_cancel_request", "request_id": request_id}
 
 
-def initialize_response(*, scenario: str, pid: int, model: str) -> Frame:
+def initialize_response(
+    *, scenario: str, pid: int, model: str, env: Mapping[str, str] | None = None, fast: bool = False
+) -> Frame:
     """The inner `response` of the initialize answer (`ClaudeSDKClient.get_server_info()`)."""
     del model  # the picker lists aliases; the model in use is named by `system/init`
     return {
         **initialize_extras(),
+        "models": models_for(env or {}),
+        "fast_mode_state": "on" if fast else "off",
         "output_style": "default",
         "available_output_styles": ["default"],
         "pid": pid,

@@ -25,6 +25,7 @@ from adapter.scripted_claude.handshake import (
     record,
     resolve_model,
 )
+from adapter.scripted_claude.model_features import fast_state
 from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.player import play_turn
 from adapter.scripted_claude.scenarios import SCENARIO_ENV, SCENARIOS
@@ -169,6 +170,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         partial_messages=args.has("--include-partial-messages"),
         rules=rules,
         effort=args.value("--effort"),
+        fast=fast_state(env) != "off",
         mcp_servers=local_controls.servers_from(args.value("--mcp-config")),
         disallowed_tools=frozenset(
             t for t in (args.value("--disallowedTools") or "").split(",") if t

@@ -66,6 +66,7 @@ class SessionState:
     # Allow rules from settings files and earlier answers (None: ask about everything).
     rules: Rules | None = None
     effort: str | None = None
+    fast: bool = False  # fast mode (`model_features`)
     # Each limit window's reset time (epoch seconds), fixed when first reported.
     limit_resets: dict[str, int] = field(default_factory=dict)
     # --disallowedTools: the tools Claude does not have (AskUserQuestion for a formless client).

@@ -74,7 +74,11 @@ class StdinReader:
         record(self.env, "control", request=request)
         if subtype == "initialize":
             answer = frames.initialize_response(
-                scenario=self.scenario.name, pid=os.getpid(), model=s.model
+                scenario=self.scenario.name,
+                pid=os.getpid(),
+                model=s.model,
+                env=self.env,
+                fast=s.fast,
             )
         elif subtype == "interrupt":
             if self.inbox.push_interrupt(request_id):
@@ -93,6 +97,8 @@ class StdinReader:
             if isinstance(settings, dict) and "effortLevel" in settings:
                 effort = settings["effortLevel"]
                 s.effort = effort if isinstance(effort, str) else None
+            if isinstance(settings, dict) and isinstance(settings.get("fastMode"), bool):
+                s.fast = settings["fastMode"]
         elif subtype in ("mcp_status", "get_usage", "mcp_reconnect", "mcp_toggle"):
             answer, error = local_controls.answer(s.mcp_servers, request)
             if error is not None:

@@ -1,0 +1,97 @@
+"""Claude Code's `auto` permission mode and its fast mode, as the reference adapter offers them
+(`reference-features-2.md` §4.1, §4.2).
+
+Theory of operation: Claude Code's model list says which models take each
+(`supportsAutoMode`, `supportsFastMode`; a CLI that predates the fields sends neither).
+- `auto` is in the mode catalog when some listed model supports it and no settings file says
+  `disableAutoMode: "disable"`. The current model counts as lacking it when its entry exists
+  without `supportsAutoMode: true` (the reference's rule); choosing `auto` then (a mode switch,
+  a model switch while in `auto`, the ExitPlanMode "use auto mode" choice, a transcript or
+  settings mode) means Accept edits instead, and the client is told once per session
+  (`AUTO_UNAVAILABLE`: a `notice` for a client that declares `session.notices`, else agent
+  text).
+- The `fast` option exists while the current model supports fast mode; its value is Claude
+  Code's own (`fast_mode_state` of the initialize answer: `on` and `cooldown` are on) until the
+  client switches it. A client that declares `session.configOptions.boolean` gets a boolean
+  option, any other a select of `on` / `off`; a value of the other type is -32602. A switch
+  reaches Claude as `apply_flag_settings {"fastMode": bool}`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from acp import RequestError
+from acp.schema import (
+    SessionConfigOptionBoolean,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+)
+
+__all__ = [
+    "AUTO",
+    "AUTO_FALLBACK",
+    "AUTO_UNAVAILABLE",
+    "AUTO_UNAVAILABLE_TEXT",
+    "FAST",
+    "check_fast",
+    "fast_option",
+    "fast_state",
+]
+
+AUTO = ("auto", "Auto", "Claude handles permission decisions")
+AUTO_FALLBACK = "acceptEdits"
+AUTO_UNAVAILABLE = (
+    "Auto mode unavailable",
+    "The selected model does not support Auto mode; using Accept edits instead.",
+)
+AUTO_UNAVAILABLE_TEXT = (
+    "**Auto mode unavailable:** the selected model does not support Auto mode; "
+    "using Accept edits instead."
+)
+FAST = "fast"
+_NAME = "Fast mode"
+_DESCRIPTION = "Faster responses on supported models"
+_SELECT = {"on": True, "off": False}
+
+
+def fast_state(server_info: Mapping[str, Any] | None) -> bool | None:
+    """Claude Code's fast mode at start-up (None: it does not say)."""
+    state = (server_info or {}).get("fast_mode_state")
+    return state in ("on", "cooldown") if state in ("on", "off", "cooldown") else None
+
+
+def fast_option(on: bool, boolean: bool) -> SessionConfigOptionBoolean | SessionConfigOptionSelect:
+    if boolean:
+        return SessionConfigOptionBoolean(
+            type="boolean",
+            id=FAST,
+            name=_NAME,
+            description=_DESCRIPTION,
+            category="model_config",
+            current_value=on,
+        )
+    return SessionConfigOptionSelect(
+        type="select",
+        id=FAST,
+        name=_NAME,
+        description=_DESCRIPTION,
+        category="model_config",
+        current_value="on" if on else "off",
+        options=[
+            SessionConfigSelectOption(value="on", name="On"),
+            SessionConfigSelectOption(value="off", name="Off"),
+        ],
+    )
+
+
+def check_fast(value: object, boolean: bool) -> bool:
+    """The switch a client asked for; -32602 naming the option for a value of the wrong type
+    (a boolean for a boolean option, `on` / `off` for a select)."""
+    if boolean and isinstance(value, bool):
+        return value
+    if not boolean and isinstance(value, str) and value in _SELECT:
+        return _SELECT[value]
+    expected = "true or false" if boolean else "one of on, off"
+    raise RequestError.invalid_params({"value": f"unknown value for fast; expected {expected}"})

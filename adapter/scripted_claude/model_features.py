@@ -1,0 +1,43 @@
+"""The scripted Claude's auto and fast mode facts, as Claude Code reports them.
+
+Theory of operation: Claude Code's initialize answer lists its models with
+`supportsAutoMode` / `supportsFastMode` where a model has them (absent otherwise; older CLIs
+never send them) and says whether fast mode is on (`fast_mode_state`: `on`, `off` or
+`cooldown`). The plain catalog (`handshake.MODELS`) carries neither field, so every test
+written before auto and fast keeps its pickers; `$CLAUDE_ACP_SCRIPTED_MODELS=featured` lists the
+same models with the fields (Sonnet: auto; Opus: auto and fast; Haiku: neither), and
+`$CLAUDE_ACP_SCRIPTED_FAST` sets the state fast mode starts in (the real CLI reads it from the
+user's settings). `apply_flag_settings {"fastMode": bool}` switches it in the running process
+only, as the real CLI's flag layer does.
+
+Standard library only: imported by the fake at start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adapter.scripted_claude.handshake import MODELS
+
+__all__ = ["FAST_ENV", "MODELS_ENV", "fast_state", "models_for"]
+
+MODELS_ENV = "CLAUDE_ACP_SCRIPTED_MODELS"
+FAST_ENV = "CLAUDE_ACP_SCRIPTED_FAST"
+
+_FEATURES: Mapping[str, Mapping[str, bool]] = {
+    "default": {"supportsAutoMode": True},
+    "opus": {"supportsAutoMode": True, "supportsFastMode": True},
+}
+
+
+def models_for(env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The model list of the initialize answer."""
+    featured = env.get(MODELS_ENV) == "featured"
+    return [{**m, **(_FEATURES.get(str(m["value"]), {}) if featured else {})} for m in MODELS]
+
+
+def fast_state(env: Mapping[str, str]) -> str:
+    """`fast_mode_state` at start-up: what the environment says, else off."""
+    state = env.get(FAST_ENV, "off")
+    return state if state in {"on", "off", "cooldown"} else "off"

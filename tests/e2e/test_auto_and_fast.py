@@ -1,0 +1,300 @@
+"""Claude Code's `auto` mode and the `fast` option end to end (issue 22 item 5), through real
+stdio with a real ACP client, for clients with and without boolean config options.
+
+The scripted Claude lists its models with `supportsAutoMode` / `supportsFastMode` under
+`CLAUDE_ACP_SCRIPTED_MODELS=featured` (Sonnet: auto; Opus: auto and fast; Haiku: neither) and
+records every control request it receives, so each test sees exactly what reached Claude.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+from tests.support.harness import TIMEOUT, Adapter, RecordingClient, spawn_adapter
+
+pytestmark = pytest.mark.asyncio
+
+BOOLEAN: dict[str, Any] = {"session": {"configOptions": {"boolean": {}}, "notices": {}}}
+FAST_BOOLEAN = {
+    "id": "fast",
+    "name": "Fast mode",
+    "description": "Faster responses on supported models",
+    "category": "model_config",
+    "type": "boolean",
+    "currentValue": False,
+}
+FAST_SELECT = {
+    "id": "fast",
+    "name": "Fast mode",
+    "description": "Faster responses on supported models",
+    "category": "model_config",
+    "type": "select",
+    "currentValue": "off",
+    "options": [{"value": "on", "name": "On"}, {"value": "off", "name": "Off"}],
+}
+AUTO_NOTICE = {
+    "sessionUpdate": "notice",
+    "severity": "warning",
+    "title": "Auto mode unavailable",
+    "description": "The selected model does not support Auto mode; using Accept edits instead.",
+}
+AUTO_TEXT = (
+    "**Auto mode unavailable:** the selected model does not support Auto mode; "
+    "using Accept edits instead."
+)
+
+
+def _env(tmp_path: Path, featured: bool = True) -> dict[str, str]:
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl"), "IS_SANDBOX": "1"}
+    if featured:
+        env["CLAUDE_ACP_SCRIPTED_MODELS"] = "featured"
+    return env
+
+
+def _controls(tmp_path: Path, *subtypes: str) -> list[dict[str, Any]]:
+    path = tmp_path / "claude-log.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    entries = [json.loads(line) for line in lines]
+    return [
+        e["request"]
+        for e in entries
+        if e["kind"] == "control" and e["request"].get("subtype") in subtypes
+    ]
+
+
+async def _initialize(adapter: Adapter, capabilities: dict[str, Any]) -> None:
+    params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": capabilities}
+    await asyncio.wait_for(adapter.conn._conn.send_request("initialize", params), TIMEOUT)
+
+
+async def _request(adapter: Adapter, method: str, **params: Any) -> dict[str, Any]:
+    answer = await asyncio.wait_for(adapter.conn._conn.send_request(method, params), TIMEOUT)
+    assert isinstance(answer, dict)
+    return answer
+
+
+async def _error(adapter: Adapter, method: str, **params: Any) -> acp.RequestError:
+    with pytest.raises(acp.RequestError) as caught:
+        await _request(adapter, method, **params)
+    return caught.value
+
+
+async def _new(adapter: Adapter) -> tuple[str, dict[str, Any]]:
+    answer = await _request(adapter, "session/new", cwd=str(adapter.workdir), mcpServers=[])
+    return str(answer["sessionId"]), answer
+
+
+def _option(options: list[dict[str, Any]], config_id: str) -> dict[str, Any] | None:
+    return next((o for o in options if o["id"] == config_id), None)
+
+
+def _set(session: str, config_id: str, value: object) -> dict[str, Any]:
+    kind = {"type": "boolean"} if isinstance(value, bool) else {}
+    return {"sessionId": session, "configId": config_id, "value": value, **kind}
+
+
+async def test_a_boolean_client_gets_auto_and_a_fast_switch(tmp_path: Path) -> None:
+    async with spawn_adapter(
+        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
+    ) as adapter:
+        await _initialize(adapter, BOOLEAN)
+        session, opened = await _new(adapter)
+        opus = await _request(
+            adapter, "session/set_config_option", **_set(session, "model", "opus")
+        )
+        updates_before = len(adapter.updates("config_option_update"))
+        fast = await _request(adapter, "session/set_config_option", **_set(session, "fast", True))
+        updates_after = len(adapter.updates("config_option_update"))
+        wrong = await _error(adapter, "session/set_config_option", **_set(session, "fast", "on"))
+        await _request(adapter, "session/set_mode", sessionId=session, modeId="auto")
+        await _request(adapter, "session/set_config_option", **_set(session, "model", "haiku"))
+        answer = await adapter.prompt(session, "hello")
+    modes = opened["modes"]
+    assert [m["id"] for m in modes["availableModes"]] == [
+        "default",
+        "acceptEdits",
+        "plan",
+        "auto",
+        "bypassPermissions",
+    ]
+    assert modes["availableModes"][3] == {
+        "id": "auto",
+        "name": "Auto",
+        "description": "Claude handles permission decisions",
+    }
+    # Sonnet (the default) has no fast mode; Opus has it, as a boolean for this client.
+    assert _option(opened["configOptions"], "fast") is None
+    assert _option(opus["configOptions"], "fast") == FAST_BOOLEAN
+    assert _option(fast["configOptions"], "fast") == {**FAST_BOOLEAN, "currentValue": True}
+    assert updates_after == updates_before  # the response carries it, as the reference's does
+    assert wrong.code == -32602 and "fast" in json.dumps(wrong.data)
+    # Haiku lacks auto: Claude goes on in Accept edits, and the client is told once.
+    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == [
+        "auto",
+        "acceptEdits",
+    ]
+    assert _controls(tmp_path, "apply_flag_settings") == [
+        {"subtype": "apply_flag_settings", "settings": {"fastMode": True}}
+    ]
+    assert adapter.updates("notice") == [AUTO_NOTICE]
+    assert [u["currentModeId"] for u in adapter.updates("current_mode_update")] == [
+        "auto",
+        "acceptEdits",
+    ]
+    last = adapter.updates("config_option_update")[-1]["configOptions"]
+    assert _option(last, "fast") is None  # Haiku has no fast mode
+    assert _option(last, "mode")["currentValue"] == "acceptEdits"  # type: ignore[index]
+    assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+
+
+async def test_a_client_without_boolean_options_gets_a_select(tmp_path: Path) -> None:
+    async with spawn_adapter(
+        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
+    ) as adapter:
+        await _initialize(adapter, {})
+        session, _ = await _new(adapter)
+        opus = await _request(
+            adapter, "session/set_config_option", **_set(session, "model", "opus")
+        )
+        on = await _request(adapter, "session/set_config_option", **_set(session, "fast", "on"))
+        errors = [
+            await _error(adapter, "session/set_config_option", **_set(session, "fast", True)),
+            await _error(adapter, "session/set_config_option", **_set(session, "fast", "turbo")),
+        ]
+        await _request(adapter, "session/set_config_option", **_set(session, "model", "haiku"))
+        gone = await _error(adapter, "session/set_config_option", **_set(session, "fast", "off"))
+        for _ in range(2):
+            await _request(adapter, "session/set_mode", sessionId=session, modeId="auto")
+        answer = await adapter.prompt(session, "hello")
+    assert _option(opus["configOptions"], "fast") == FAST_SELECT
+    assert _option(on["configOptions"], "fast") == {**FAST_SELECT, "currentValue": "on"}
+    assert [e.code for e in errors] == [-32602, -32602]
+    assert [e.data for e in errors] == [
+        {"value": "unknown value for fast; expected one of on, off"}
+    ] * 2
+    assert gone.code == -32602 and gone.data == {"configId": "unknown config option 'fast'"}
+    assert _controls(tmp_path, "apply_flag_settings") == [
+        {"subtype": "apply_flag_settings", "settings": {"fastMode": True}}
+    ]
+    # Auto on Haiku: Accept edits, twice; the explanation once, as agent text.
+    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == ["acceptEdits"] * 2
+    assert adapter.agent_texts().count(AUTO_TEXT) == 1
+    assert adapter.updates("notice") == []
+    assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+
+
+async def test_a_model_list_without_the_fields_offers_neither(tmp_path: Path) -> None:
+    async with spawn_adapter(
+        tmp_path, "success", env=_env(tmp_path, featured=False), initialize=False, capable=False
+    ) as adapter:
+        await _initialize(adapter, BOOLEAN)
+        session, opened = await _new(adapter)
+        errors = [
+            await _error(adapter, "session/set_mode", sessionId=session, modeId="auto"),
+            await _error(adapter, "session/set_config_option", **_set(session, "fast", True)),
+        ]
+        answer = await adapter.prompt(session, "hello")
+    assert "auto" not in [m["id"] for m in opened["modes"]["availableModes"]]
+    assert [o["id"] for o in opened["configOptions"]] == ["mode", "model", "effort"]
+    assert [e.code for e in errors] == [-32602, -32602]
+    assert "unknown mode" in json.dumps(errors[0].data)
+    assert errors[1].data == {"configId": "unknown config option 'fast'"}
+    assert _controls(tmp_path, "set_permission_mode", "apply_flag_settings") == []
+    assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+
+
+async def test_settings_can_disable_auto(tmp_path: Path) -> None:
+    project = tmp_path / "project" / ".claude"
+    project.mkdir(parents=True)
+    (project / "settings.json").write_text('{"disableAutoMode": "disable"}', encoding="utf-8")
+    async with spawn_adapter(tmp_path, "success", env=_env(tmp_path)) as adapter:
+        session, opened = await _new(adapter)
+        error = await _error(adapter, "session/set_mode", sessionId=session, modeId="auto")
+    assert "auto" not in [m["id"] for m in opened["modes"]["availableModes"]]
+    assert error.code == -32602
+
+
+class _PlanClient(RecordingClient):
+    def __init__(self, option_id: str) -> None:
+        super().__init__()
+        self.option_id = option_id
+        self.offered: list[list[tuple[str, str, str]]] = []
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.offered.append([(o.option_id, o.name, o.kind) for o in options])
+        chosen = AllowedOutcome(outcome="selected", option_id=self.option_id)
+        return RequestPermissionResponse(outcome=chosen)
+
+
+def _transcript_modes(adapter: Adapter, session: str) -> list[str]:
+    path = next(adapter.config_dir.rglob(f"{session}.jsonl"))
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [e["permissionMode"] for e in entries if "permissionMode" in e]
+
+
+async def _plan_and_leave(tmp_path: Path, model: str | None) -> tuple[_PlanClient, Adapter, str]:
+    client = _PlanClient("exit-plan-auto")
+    async with spawn_adapter(tmp_path, "plan_mode", env=_env(tmp_path), client=client) as adapter:
+        session, _ = await _new(adapter)
+        if model is not None:
+            await _request(adapter, "session/set_config_option", **_set(session, "model", model))
+        await adapter.prompt(session, "fix the bug")
+        await adapter.prompt(session, "go ahead")
+        await adapter.prompt(session, "and now?")
+    return client, adapter, session
+
+
+async def test_leaving_plan_mode_offers_auto(tmp_path: Path) -> None:
+    client, adapter, session = await _plan_and_leave(tmp_path, None)
+    assert client.offered == [
+        [
+            ("exit-plan-default", "Yes, manually approve edits", "allow_once"),
+            ("exit-plan-auto", "Yes, and use auto mode", "allow_always"),
+            ("exit-plan-bypass", "Yes, and bypass permissions", "allow_always"),
+            ("reject", "No, keep planning", "reject_once"),
+        ]
+    ]
+    # Claude applied `setMode auto`: its next prompt ran in auto mode.
+    assert _transcript_modes(adapter, session)[-1] == "auto"
+    assert [u["currentModeId"] for u in adapter.updates("current_mode_update")] == ["plan", "auto"]
+
+
+async def test_use_auto_mode_on_a_model_without_it_is_accept_edits(tmp_path: Path) -> None:
+    client, adapter, session = await _plan_and_leave(tmp_path, "haiku")
+    assert ("exit-plan-auto", "Yes, and use auto mode", "allow_always") in client.offered[0]
+    assert _transcript_modes(adapter, session)[-1] == "acceptEdits"
+    modes = [u["currentModeId"] for u in adapter.updates("current_mode_update")]
+    assert modes == ["plan", "acceptEdits"]
+    assert adapter.agent_texts().count(AUTO_TEXT) == 1  # the OPT_IN client: no ACP notices
+
+
+async def test_auto_survives_load_and_fast_survives_a_restart(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    async with spawn_adapter(tmp_path, "success", env=env) as adapter:
+        session, _ = await _new(adapter)
+        await _request(adapter, "session/set_mode", sessionId=session, modeId="auto")
+        await _request(adapter, "session/set_config_option", **_set(session, "model", "opus"))
+        await _request(adapter, "session/set_config_option", **_set(session, "fast", "on"))
+        await adapter.prompt(session, "hello")
+        # Signing in again restarts Claude at the next prompt; fast mode is given back to it.
+        await asyncio.wait_for(adapter.conn.authenticate(method_id="claude-login"), TIMEOUT)
+        await adapter.prompt(session, "again")
+        # Loaded again, the session is a Claude resumed from its transcript, in its mode.
+        loaded = await _request(
+            adapter, "session/load", sessionId=session, cwd=str(adapter.workdir), mcpServers=[]
+        )
+    assert (
+        _controls(tmp_path, "apply_flag_settings")
+        == [{"subtype": "apply_flag_settings", "settings": {"fastMode": True}}] * 2
+    )
+    assert loaded["modes"]["currentModeId"] == "auto"
+    assert _option(loaded["configOptions"], "mode")["currentValue"] == "auto"  # type: ignore[index]
