@@ -53,10 +53,11 @@ __all__ = ["LIVE_STATES", "TRANSITIONS", "TURN_MACHINE", "Turn", "TurnOutcome", 
 _S = TurnState
 IDLE, SENT, RUNNING, RETRYING = _S.IDLE, _S.PROMPT_SENT, _S.RUNNING, _S.RETRYING
 FAILING, CANCELLING, BROKEN = _S.FAILING, _S.CANCELLING, _S.BROKEN
+RESETTING = _S.RESETTING
 # Live, no failure seen, no cancel asked: PROMPT_SENT's rows differ from the other two only
 # where Claude's first word moves a sent prompt to RUNNING, and each such row sits by its twin.
 WORKING, HEARD = [SENT, RUNNING, RETRYING], [RUNNING, RETRYING]
-LIVE = [SENT, RUNNING, RETRYING, FAILING, CANCELLING]
+LIVE = [SENT, RUNNING, RETRYING, FAILING, CANCELLING, RESETTING]
 QUIET = "="  # back into the state it left (the library's reflexive `dest`)
 
 
@@ -88,6 +89,7 @@ PROMPT, FAULT = "prompt_received", "internal_fault_occurred"
 TOO_LARGE, STREAMED = "message_too_large", "answer_stream_started"
 BOUNDARY, LOST_NOW = "confirm_boundary", "note_runtime_lost"
 ANSWERED = "was_answered_for_real"
+CHOSEN, READY = "fresh_context_chosen", "fresh_context_ready"
 
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
@@ -121,6 +123,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(RETRY, WORKING, RETRYING, "note_retry_hint", "warn_under_turn_id"),
     _row(RESULT, SENT, RUNNING, when="is_autonomous"),
     _row(RESULT, HEARD, QUIET, when="is_autonomous"),
+    # Section 2.3: the plan exit's interrupted result hands the turn to a fresh context.
+    _row(RESULT, WORKING, RESETTING, "start_fresh_context", when="wants_a_fresh_context"),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "explain_refusal", "settle_refused", when="is_a_refusal"),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_max_tokens",
          when=["stopped_at_max_tokens", ANSWERED]),
@@ -156,6 +160,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     # The runtime's end that follows is this fault's (the stream cannot go on past it).
     _row(TOO_LARGE, WORKING, IDLE, LOST_NOW, "fail_too_large"),
     _row(CANCEL, WORKING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    _row(CHOSEN, WORKING, None, "note_fresh_context"),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row(SAID, FAILING, FAILING, "forward_message", when="is_from_a_subagent"),
     # Row 24: a second failure message supersedes the first, whose prose is then released.
@@ -201,6 +206,20 @@ TRANSITIONS: list[dict[str, Any]] = [
     # One interrupt per turn however often the client cancels; its backstop stops Claude.
     _row(CANCEL, CANCELLING, None, "cancel_queued"),
     _row(GRACE_OVER, CANCELLING, None, "stop_runtime"),
+    # --- RESETTING: the old process is closed, the fresh context's is starting -------------
+    # What the old process still says is dropped (its epoch is retired); the new one has
+    # been sent nothing yet, so what it says before the plan belongs to no turn.
+    _row(READY, RESETTING, SENT, "send_continuation"),
+    _row(CANCEL, RESETTING, IDLE, "cancel_queued", "settle_cancelled"),
+    _row(NO_START, RESETTING, IDLE, LOST_NOW, "fail_start"),
+    _row([ENDED, LOST], RESETTING, IDLE, LOST_NOW, "fail_transport_lost"),
+    _row(TOO_LARGE, RESETTING, IDLE, LOST_NOW, "fail_too_large"),
+    _row([SAID, RETRY, RESULT, SILENT, BUSY, STREAMED, IDLED, GRACE_OVER, CHOSEN], RESETTING,
+         None),
+    # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
+    _row(READY, [IDLE, SENT, RUNNING, RETRYING, FAILING, CANCELLING], None,
+         "log_fresh_context_unused"),
+    _row(CHOSEN, [IDLE, FAILING, CANCELLING], None, "log_fresh_context_unused"),
     # --- any live state: a second prompt waits for its turn ---------------------------------
     _row(PROMPT, LIVE, None, "queue_prompt"),
     # --- BROKEN: row 30, an internal fault fails what is live and breaks the session for good
@@ -209,7 +228,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(PROMPT, BROKEN, None, "refuse_prompt"),
     _row(CANCEL, BROKEN, None, "cancel_queued"),
     _row([SAID, RETRY, RESULT, SILENT, BUSY, STREAMED, IDLED, ENDED, LOST, NO_START, TOO_LARGE,
-          GRACE_OVER, FAULT], BROKEN, None),
+          GRACE_OVER, FAULT, CHOSEN, READY], BROKEN, None),
 ]
 # fmt: on
 
@@ -261,6 +280,7 @@ class Turn(TurnGuards, TurnActions):
         self.refusal_explanation = None
         self.withheld = []
         self.answered_text = ""
+        self.fresh_context_chosen = False
 
     def detach(self) -> None:
         TURN_MACHINE.remove_model(self)

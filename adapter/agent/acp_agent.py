@@ -188,6 +188,7 @@ class ClaudeAcpAgent:
                 settings=self._settings,
                 task_group=self._tg,
                 resume=start.resume,
+                claude_session_id=start.claude_session_id,
                 controls=opening.controls_for(start, self._link),
             )
         except BaseException:
@@ -343,7 +344,7 @@ class ClaudeAcpAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
-        return await session_store.list_page(cwd, cursor)
+        return await session_store.list_page(cwd, cursor, env=self._settings.env)
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any

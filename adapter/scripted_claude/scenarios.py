@@ -16,6 +16,7 @@ from adapter.scripted_claude.asking_scenarios import ASKING_SCENARIOS
 from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.limits import LIMIT_SCENARIOS
+from adapter.scripted_claude.plan_scenarios import PLAN_SCENARIOS
 from adapter.scripted_claude.session_scenarios import SESSION_SCENARIOS
 from adapter.scripted_claude.state_scenarios import STATE_SCENARIOS
 from adapter.scripted_claude.steps import (
@@ -365,6 +366,7 @@ _ALL = (
     *_ALL,
     *FAULT_SCENARIOS,
     *SESSION_SCENARIOS,
+    *PLAN_SCENARIOS,
     *CODING_SCENARIOS,
     *LIMIT_SCENARIOS,
     *ASKING_SCENARIOS,

@@ -32,6 +32,7 @@ from adapter.controls.controls import SessionControls
 from adapter.controls.pickers import SessionConfig
 from adapter.session.answer import Answer
 from adapter.session.claude_side import ClaudeSide
+from adapter.session.fresh_context import FreshContext
 from adapter.session.publish import Publisher
 from adapter.session.turn_hooks import TurnHooks
 from adapter.wire.client_link import ClientLink
@@ -45,9 +46,11 @@ from fsm.effects import (
     PublishRecord,
     RejectPrompt,
     SendAgentText,
+    SendContinuation,
     SendNotice,
     SendPrompt,
     SettlePrompt,
+    StartFreshContext,
     StopRuntime,
 )
 from fsm.events import (
@@ -72,7 +75,7 @@ log = logging.getLogger(__name__)
 REJECTION_CODES = {Blame.AUTH: -32000, Blame.INTERNAL: -32603}
 
 
-class Session(ClaudeSide):
+class Session(ClaudeSide, FreshContext):
     def __init__(
         self,
         *,
@@ -87,8 +90,10 @@ class Session(ClaudeSide):
         clock: Any = time.monotonic,
         wall: Any = time.time,
         controls: SessionControls | None = None,
+        claude_session_id: str | None = None,
     ) -> None:
         self.session_id = session_id
+        self.claude_session_id = claude_session_id or session_id
         self.cwd = cwd
         self._link = link
         self._dialects = dialects
@@ -118,6 +123,8 @@ class Session(ClaudeSide):
             compaction_updates=dialects.acp_compaction,
         )
         self.controls.permissions.card = self.view.permission_card
+        self.controls.permissions.percent_used = self.view.percent_used
+        self.controls.permissions.fresh_context = self.choose_fresh_context
         self._closed = False
         self._rearm = anyio.Event()
         self._timer_started = False
@@ -253,6 +260,10 @@ class Session(ClaudeSide):
                 if answer is not None:
                     answer.replace_runtime = replace
                     answer.go.set()
+            case StartFreshContext(turn_id=turn_id):
+                self._tg.start_soon(self._restart_fresh, turn_id)
+            case SendContinuation(turn_id=turn_id):
+                await self._send_continuation(turn_id)
             case InterruptClaude():
                 # Not under the lock: the SDK waits for Claude's reply to an interrupt.
                 if self._runtime is not None:
