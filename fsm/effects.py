@@ -29,9 +29,11 @@ __all__ = [
     "PublishRecord",
     "RejectPrompt",
     "SendAgentText",
+    "SendContinuation",
     "SendNotice",
     "SendPrompt",
     "SettlePrompt",
+    "StartFreshContext",
     "StopReason",
     "StopRuntime",
 ]
@@ -140,6 +142,21 @@ class SendPrompt(Effect):
 
     turn_id: str
     replace_runtime: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartFreshContext(Effect):
+    """Close Claude's process and start a fresh context for the live turn `turn_id` (a new
+    Claude session, nothing resumed); then report `FreshContextReady` or `RuntimeStartFailed`."""
+
+    turn_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SendContinuation(Effect):
+    """Send the fresh context its first message, the accepted plan, as turn `turn_id`."""
+
+    turn_id: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,6 +16,8 @@ from fsm.events import (
     CancelRequested,
     ClaudeSilent,
     Event,
+    FreshContextChosen,
+    FreshContextReady,
     InternalFaultOccurred,
     MessageTooLarge,
     ModelFellBack,
@@ -52,6 +54,8 @@ TURN_TRIGGERS: dict[type[Event], str] = {
     InternalFaultOccurred: "internal_fault_occurred",
     MessageTooLarge: "message_too_large",
     AnswerStreamStarted: "answer_stream_started",
+    FreshContextChosen: "fresh_context_chosen",
+    FreshContextReady: "fresh_context_ready",
 }
 
 SIGNS_OF_LIFE = (ModelFellBack, AuthStatusReported, RateLimitReported, WorkerShuttingDown)

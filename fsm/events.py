@@ -52,6 +52,8 @@ __all__ = [
     "DeliveryConfirmed",
     "DeliveryFailed",
     "Event",
+    "FreshContextChosen",
+    "FreshContextReady",
     "HistoryFailureFound",
     "InternalFaultOccurred",
     "LimitWindow",
@@ -104,6 +106,20 @@ class PromptSent(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CancelRequested(Event):
     """The client sent `session/cancel` at `now`."""
+
+    now: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FreshContextChosen(Event):
+    """The user left plan mode with a "clear context" choice during the live turn: when that
+    turn's (interrupted) result arrives, it goes on in a fresh Claude context that carries
+    the plan (`reference-features-2.md` section 2.3). The shell keeps the plan and the mode."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FreshContextReady(Event):
+    """The fresh context's Claude process is up (asked for by `StartFreshContext`), at `now`."""
 
     now: float | None = None
 

@@ -6,7 +6,9 @@ shell reports it ready, UP while it runs, SHUTTING_DOWN once it said `worker_shu
 prompt after a loss goes to a fresh process: `prompt_dispatched` (the `SendPrompt` the turn
 made) enters RESTARTING and its callback asks for the fresh process. New credentials do the
 same to a live process, entering RETIRING (the replaced process was not lost, so a prompt sent
-while it is retired is not failed for it). In RESTARTING and RETIRING the current epoch is
+while it is retired is not failed for it); so does a plan exit that clears the context
+(`fresh_context_requested`, from the turn's `StartFreshContext`), whose fresh process is a new
+Claude session. In RESTARTING and RETIRING the current epoch is
 retired: whatever it still says is dropped (row 21), until a new runtime starts. The rows that
 touch the incidents: a new runtime's start (`open_epoch`) fires RUNTIME_REPLACED, a successful
 auth status (`confirm_auth`) fires AUTH_CONFIRMED; the incident machine decides what recovers.
@@ -25,7 +27,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from fsm.effects import Effect, LogNotice, SendPrompt
+from fsm.effects import Effect, LogNotice, SendPrompt, StartFreshContext
 from fsm.events import AuthStatusReported, RuntimeStarted
 from fsm.incident import IncidentTrigger
 from fsm.ledger import Ledger
@@ -52,6 +54,7 @@ LIVE = [UP, SHUTTING_DOWN]
 STARTED, SHUTDOWN = "runtime_started", "worker_shutting_down"
 LOST_NOW, DISPATCHED = "runtime_lost", "prompt_dispatched"
 NEW_CREDENTIALS, AUTH = "credentials_changed", "auth_status_reported"
+FRESH = "fresh_context_requested"
 
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
@@ -72,6 +75,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": DISPATCHED, "source": [*LIVE, RETIRING], "dest": RETIRING,
      "conditions": ["has_new_credentials"], "before": ["send_to_a_fresh_runtime"]},
     {"trigger": DISPATCHED, "source": [*LIVE, RETIRING], "dest": None, "before": ["send_prompt"]},
+    # A plan exit that clears the context: the live process is retired, as for new
+    # credentials, and a fresh context (a new Claude session) is started for the turn.
+    {"trigger": FRESH, "source": ANY, "dest": RETIRING, "before": ["start_a_fresh_context"]},
     {"trigger": NEW_CREDENTIALS, "source": ANY, "dest": None, "before": ["note_new_credentials"]},
     {"trigger": AUTH, "source": ANY, "dest": None, "conditions": ["is_authenticated"],
      "before": ["confirm_auth"]},
@@ -148,6 +154,9 @@ class Runtime:
     def send_to_a_fresh_runtime(self, effect: SendPrompt) -> None:
         self.new_credentials = False
         self.effects.append(SendPrompt(turn_id=effect.turn_id, replace_runtime=True))
+
+    def start_a_fresh_context(self, effect: StartFreshContext) -> None:
+        self.effects.append(effect)
 
     def note_new_credentials(self, *_: Any) -> None:
         self.new_credentials = True

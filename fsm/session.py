@@ -27,7 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fsm.effects import Effect, LogNotice, PublishRecord, SendPrompt
+from fsm.effects import (
+    Effect,
+    LogNotice,
+    PublishRecord,
+    SendPrompt,
+    StartFreshContext,
+)
 from fsm.errors import FsmError
 from fsm.event_triggers import SIGNS_OF_LIFE, TURN_TRIGGERS
 from fsm.events import (
@@ -41,6 +47,7 @@ from fsm.events import (
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
+    FreshContextReady,
     HistoryFailureFound,
     McpServersReported,
     ModelFellBack,
@@ -192,6 +199,8 @@ class SessionCore:
     def _fire(self, trigger: str, event: Event) -> list[Effect]:
         dispatched = isinstance(event, PromptSent) and self.turn.dispatching == event.turn_id
         effects = self.turn.fire(trigger, event)
+        if isinstance(event, FreshContextReady):
+            self._clock.heard(event.now)  # the continuation is the fresh context's prompt
         if isinstance(event, PromptSent):
             self._clock.heard(event.now)
             self.limits.prompt_sent(event)
@@ -208,6 +217,10 @@ class SessionCore:
     def _dispatch(self, effect: Effect) -> list[Effect]:
         # WARNING: hand-coded, not drawn: every prompt the turn sends is the runtime machine's
         # `prompt_dispatched`, whose rows decide whether it goes to a fresh Claude process.
+        # Likewise a fresh context (section 2.3) is its `fresh_context_requested`, which
+        # retires the process it replaces.
+        if isinstance(effect, StartFreshContext):
+            return self.runtime.fire("fresh_context_requested", effect)
         if not isinstance(effect, SendPrompt):
             return [effect]
         return self.runtime.fire("prompt_dispatched", effect)

@@ -19,8 +19,10 @@ from fsm.effects import (
     LogNotice,
     PublishRecord,
     SendAgentText,
+    SendContinuation,
     SendPrompt,
     SettlePrompt,
+    StartFreshContext,
     StopReason,
     StopRuntime,
 )
@@ -193,6 +195,27 @@ class TurnActions(TurnFailures):
     def settle_cancelled(self, *_: Any) -> None:
         self.release_withheld()
         self._settle("cancelled", StopReason.CANCELLED)
+
+    # --- a plan exit that clears the context (reference-features-2.md section 2.3) ----------
+
+    def note_fresh_context(self, *_: Any) -> None:
+        self.fresh_context_chosen = True
+
+    def start_fresh_context(self, *_: Any) -> None:
+        # The same turn (and prompt) goes on in the fresh context; the runtime machine retires
+        # the old process as this effect passes it (`SessionCore._dispatch`).
+        self.fresh_context_chosen = False
+        assert self.turn_id is not None
+        self.effects.append(StartFreshContext(turn_id=self.turn_id))
+
+    def send_continuation(self, *_: Any) -> None:
+        # What the old context's turn saw says nothing about the fresh one's.
+        self.forget_turn()
+        assert self.turn_id is not None
+        self.effects.append(SendContinuation(turn_id=self.turn_id))
+
+    def log_fresh_context_unused(self, *_: Any) -> None:
+        self.effects.append(LogNotice(message="a fresh context for no live turn: no plan sent"))
 
     # --- the runtime ----------------------------------------------------------------------------
 

@@ -80,5 +80,8 @@ class TurnGuards(TurnFields):
     def has_a_warning_out(self, *_: Any) -> bool:
         return self.ledger.turn_warning_is_out()
 
+    def wants_a_fresh_context(self, *_: Any) -> bool:
+        return self.fresh_context_chosen
+
     def has_a_prompt_in_flight(self, *_: Any) -> bool:
         return self.dispatching is not None or bool(self.queued)

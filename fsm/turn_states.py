@@ -26,6 +26,8 @@ class TurnState(Enum):
     RETRYING = "retrying"
     FAILING = "failing"
     CANCELLING = "cancelling"
+    # Between a plan exit that clears the context and the fresh context's first message.
+    RESETTING = "resetting"
     BROKEN = "broken"
 
 
@@ -44,6 +46,7 @@ LIVE_STATES = frozenset(
         TurnState.RETRYING,
         TurnState.FAILING,
         TurnState.CANCELLING,
+        TurnState.RESETTING,
     }
 )
 
@@ -81,3 +84,4 @@ class TurnFields:
     refusal_explanation: str | None
     withheld: list[str]  # error prose kept back for the record (row 24)
     answered_text: str
+    fresh_context_chosen: bool  # the user chose to go on in a fresh context

@@ -229,7 +229,7 @@ class ClaudeAcpAgent(SessionOpener):
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
-        return await session_store.list_page(cwd, cursor)
+        return await session_store.list_page(cwd, cursor, env=self._settings.env)
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any

@@ -85,6 +85,9 @@ class Opening:
     session_id: str
     cwd: str
     resume: bool  # whether Claude resumes the session's transcript
+    # The Claude session it resumes: the transcript's, which after a plan exit that cleared
+    # the context is not the ACP id (`adapter.claude.session_links`).
+    claude_session_id: str = ""
     config: SessionConfig
     mcp_servers: dict[str, Any]
     # Whether the client declared `elicitation.form`: Claude's questions are asked as forms.
@@ -123,6 +126,7 @@ def opening_for(
         session_id=session_id,
         cwd=cwd,
         resume=transcript is not None,
+        claude_session_id=transcript.stem if transcript is not None else session_id,
         config=config,
         mcp_servers=mcp_servers.for_claude(servers),
         ask_by_form=ask_by_form,
@@ -140,7 +144,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
     runtime = ClaudeRuntime(
         settings=settings,
         cwd=start.cwd,
-        session_id=start.session_id,
+        session_id=start.claude_session_id or start.session_id,
         resume=start.resume,
         launch=launch_for(
             start.config,

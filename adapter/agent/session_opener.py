@@ -60,6 +60,7 @@ class SessionOpener:
                 settings=self._settings,
                 task_group=self._tg,
                 resume=start.resume,
+                claude_session_id=start.claude_session_id,
                 controls=opening.controls_for(start, self._link),
             )
         except BaseException:

@@ -24,6 +24,7 @@ import anyio
 from acp import RequestError
 from acp.schema import ListSessionsResponse, SessionInfo
 
+from adapter.claude import session_links
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular, private_folder
 from fsm.records import visible
@@ -117,7 +118,14 @@ def find_transcript(*, session_id: str, cwd: str, env: Mapping[str, str]) -> Pat
 
 
 def locate(session_id: str, cwd: str, env: Mapping[str, str]) -> Located:
-    """The session's transcript, or a never-prompted session's marker; else -32002."""
+    """The session's transcript, or a never-prompted session's marker; else -32002. A session
+    whose plan exit cleared its context goes on in its linked Claude session (`session_links`)
+    once that one has a transcript; the transcript's name is the Claude id to resume."""
+    link = session_links.read(session_id, env)
+    if link is not None:
+        path = find_transcript(session_id=link.claude_id, cwd=cwd, env=env)
+        if path is not None:
+            return Located(transcript=path)
     path = find_transcript(session_id=session_id, cwd=cwd, env=env)
     if path is not None:
         return Located(transcript=path)
@@ -137,7 +145,8 @@ async def fork(session_id: str, cwd: str, env: Mapping[str, str]) -> tuple[str, 
         remember(new_id, cwd, env)
         return new_id, None
     try:
-        result = await anyio.to_thread.run_sync(lambda: fork_session(session_id, directory=cwd))
+        claude_id = located.transcript.stem  # the linked continuation's, where there is one
+        result = await anyio.to_thread.run_sync(lambda: fork_session(claude_id, directory=cwd))
     except (OSError, ValueError) as exc:
         log.info("fork of session %s failed: %s", session_id, exc)  # the client hears it
         raise not_found(session_id) from exc
@@ -162,7 +171,10 @@ def _iso(milliseconds: int) -> str:
 
 
 async def list_page(
-    cwd: str | None, cursor: str | None, page_size: int = PAGE_SIZE
+    cwd: str | None,
+    cursor: str | None,
+    page_size: int = PAGE_SIZE,
+    env: Mapping[str, str] | None = None,
 ) -> ListSessionsResponse:
     """One page of Claude's sessions for `cwd` (every folder when None), newest first."""
     from claude_agent_sdk import list_sessions
@@ -182,11 +194,17 @@ async def list_page(
         return list(found)
 
     found = await anyio.to_thread.run_sync(read)
+    # A session whose context was cleared is listed once, under its ACP id, as its current
+    # Claude session (the transcripts it left behind are not sessions of their own).
+    shown_as, left = _relinked(env or {})
     items = []
     for info in found[:page_size]:
+        claude_id = info.session_id  # type: ignore[attr-defined]
+        if claude_id in left:
+            continue
         items.append(
             SessionInfo(
-                session_id=info.session_id,  # type: ignore[attr-defined]
+                session_id=shown_as.get(claude_id, claude_id),
                 cwd=info.cwd or cwd or "",  # type: ignore[attr-defined]
                 # From the transcript, which anyone may have written: shown as one line.
                 title=visible(info.summary) or None,  # type: ignore[attr-defined]
@@ -197,6 +215,16 @@ async def list_page(
     return ListSessionsResponse(
         sessions=items, next_cursor=f"{_CURSOR_PREFIX}{offset + page_size}" if more else None
     )
+
+
+def _relinked(env: Mapping[str, str]) -> tuple[dict[str, str], set[str]]:
+    """(current Claude id -> its ACP id, the Claude ids left behind) over every link."""
+    shown_as: dict[str, str] = {}
+    left: set[str] = set()
+    for link in session_links.links(env):
+        shown_as[link.claude_id] = link.acp_id
+        left.update([link.acp_id, *link.earlier])
+    return shown_as, left - set(shown_as)
 
 
 # How many copies of one transcript (in several project folders) a delete removes at most.
@@ -215,12 +243,16 @@ async def delete(session_id: str, env: Mapping[str, str]) -> bool:
 
     def remove() -> bool:
         found = False
-        for _ in range(_MAX_COPIES):
-            try:
-                delete_session(session_id)  # one folder's copy, the one listing would show
-            except FileNotFoundError:
-                break
-            found = True
+        # A session whose context was cleared goes with every Claude session it went on in.
+        link = session_links.forget(session_id, env)
+        ids = [session_id, *((*link.earlier, link.claude_id) if link is not None else ())]
+        for claude_id in dict.fromkeys(ids):
+            for _ in range(_MAX_COPIES):
+                try:
+                    delete_session(claude_id)  # one folder's copy, the one listing would show
+                except FileNotFoundError:
+                    break
+                found = True
         try:
             marker.unlink()
         except FileNotFoundError:

@@ -11,7 +11,8 @@ Claude Code carries it out, by `updated_permissions` in the answer:
   tool for this session; for any other tool, an allow rule kept in the local settings.
 ExitPlanMode is the request to leave plan mode: its options (`adapter.controls.plan_exit`) say
 which mode comes next (approve manually, bypass or auto where offered, else accept edits) or
-keep planning (deny and stop the turn). A mode
+keep planning (deny and stop the turn), or, with a "clear context" choice, deny and stop it
+so that the turn goes on in a fresh context carrying the plan (`fresh_context`). A mode
 change is reported to the client through `on_mode` once Claude has it. A pending request is
 withdrawn when its turn ends for any reason (`withdraw`: cancelled, answered, failed, Claude
 gone, the session closed): the question is answered "deny and stop" to Claude at once and the
@@ -44,7 +45,7 @@ from claude_agent_sdk.types import (
 
 from adapter.controls.permission_hints import hinted
 from adapter.controls.pickers import SessionConfig
-from adapter.controls.plan_exit import KEEP_PLANNING, plan_choices
+from adapter.controls.plan_exit import FRESH_CONTEXT, KEEP_PLANNING, plan_choices
 from adapter.wire.client_link import ClientLink
 from adapter.wire.deep_json import holds_truncation
 from fsm.records import visible
@@ -118,6 +119,11 @@ class PermissionBroker:
         # How the call looks in the question: its own tool card (`TurnHooks.permission_card`,
         # set by the session); without one, its title and input.
         self.card: Callable[[str, str, Any, str | None], ToolCallUpdate] | None = None
+        # A plan exit that clears the context (set by the session): how full the context is
+        # (a percentage, None when unknown), and who goes on in a fresh context with
+        # (tool call id, plan, mode) once Claude is told no.
+        self.percent_used: Callable[[], int | None] = lambda: None
+        self.fresh_context: Callable[[str, str, str], Awaitable[None]] | None = None
 
     def withdraw(self) -> None:
         """Stop waiting for every pending answer (the turn was cancelled)."""
@@ -211,16 +217,26 @@ class PermissionBroker:
             }
         )
         # Its mode options stay whatever the hints say; only the order follows them.
-        choices = plan_choices(self._config.modes)
+        can_clear = isinstance(plan, str) and self.fresh_context is not None
+        choices = plan_choices(
+            self._config.modes,
+            plan=plan if can_clear else None,
+            percent_used=self.percent_used(),
+        )
         options = hinted([c.option() for c in choices], context, keep_always=True)
         chosen = await self._ask(tool_call, options)
-        mode = next((c.mode for c in choices if c.option_id == chosen), None)
+        choice = next((c for c in choices if c.option_id == chosen), None)
+        mode = choice.mode if choice is not None else None
         if chosen == "":
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if mode is None:
             return PermissionResultDeny(message=KEEP_PLANNING, interrupt=True)
         if self._resolve_mode is not None:
             mode = await self._resolve_mode(mode)
+        if choice is not None and choice.clears_context and self.fresh_context is not None:
+            # Claude stops this context; the turn goes on in a fresh one (section 2.3).
+            await self.fresh_context(tool_call.tool_call_id, str(plan).strip(), mode)
+            return PermissionResultDeny(message=FRESH_CONTEXT, interrupt=True)
         update = PermissionUpdate(type="setMode", mode=mode, destination="session")  # type: ignore[arg-type]
         await self._announce([update])
         return PermissionResultAllow(updated_permissions=[update])

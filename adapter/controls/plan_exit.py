@@ -1,18 +1,25 @@
 """The choices of the ExitPlanMode question (Claude asks to leave plan mode), as the reference
-adapter offers them (`reference-features-2.md` §2.1, less its clear-context options):
+adapter offers them (`reference-features-2.md` section 2.1):
 
-| option id                | label                         | kind         | when                   |
-|--------------------------|-------------------------------|--------------|------------------------|
-| `exit-plan-default`      | Yes, manually approve edits   | allow_once   | always                 |
-| `exit-plan-auto`         | Yes, and use auto mode        | allow_always | `auto` is offered      |
-| `exit-plan-bypass`       | Yes, and bypass permissions   | allow_always | bypass is offered      |
-| `exit-plan-accept-edits` | Yes, auto-accept edits        | allow_always | neither of those is    |
-| `reject`                 | No, keep planning             | reject_once  | always                 |
+| option id                 | label                                     | kind         |
+|---------------------------|-------------------------------------------|--------------|
+| `exit-plan-default`       | Yes, manually approve edits               | allow_once   |
+| `exit-plan-clear-<mode>`  | Yes, clear context (N% used) and <ending> | allow_always |
+| `exit-plan-auto`          | Yes, and use auto mode                    | allow_always |
+| `exit-plan-bypass`        | Yes, and bypass permissions               | allow_always |
+| `exit-plan-accept-edits`  | Yes, auto-accept edits                    | allow_always |
+| `reject`                  | No, keep planning                         | reject_once  |
 
-in that order (the reference sorts by kind: allow once, allow always, reject; `default_to_no`
-then moves the reject first). Each "Yes" switches Claude Code to its mode; "No" denies and stops
-the turn so the user can go on planning. An option id the client made up is taken as "No":
-leaving plan mode needs the user's yes.
+`auto` and `bypass` are there when the session offers those modes, `accept-edits` when it offers
+neither. The clear-context choice is there when Claude gave a plan, for the first of those mode
+choices (`-auto` "use auto mode", `-bypass` "bypass permissions", `-accept-edits` "auto-accept
+edits"). They are listed in that order: the reference builds clear-context first, then
+stable-sorts by kind (allow once, allow always, reject); `default_to_no` then moves the reject
+first. "(N% used)" is the context meter's share of the window, left out while the meter knows
+nothing. Each "Yes" switches Claude Code to its mode; a "clear context" one also goes on in a
+fresh context that carries the plan (`adapter.session.fresh_context`); "No" denies and stops
+the turn so that the user can go on planning. An option id the client made up is taken as
+"No": leaving plan mode needs the user's yes.
 """
 
 from __future__ import annotations
@@ -23,9 +30,10 @@ from typing import Literal
 
 from acp.schema import PermissionOption
 
-__all__ = ["KEEP_PLANNING", "PlanChoice", "plan_choices"]
+__all__ = ["FRESH_CONTEXT", "KEEP_PLANNING", "PlanChoice", "plan_choices"]
 
 KEEP_PLANNING = "User chose to keep planning"
+FRESH_CONTEXT = "User accepted the plan and requested a fresh context"
 
 _Kind = Literal["allow_once", "allow_always", "reject_once"]
 
@@ -36,6 +44,7 @@ class PlanChoice:
     name: str
     kind: _Kind
     mode: str | None  # the mode it switches to; None: keep planning
+    clears_context: bool = False  # goes on in a fresh context with the plan
 
     def option(self) -> PermissionOption:
         return PermissionOption(option_id=self.option_id, name=self.name, kind=self.kind)
@@ -54,7 +63,31 @@ _ACCEPT_EDITS = PlanChoice(
 _REJECT = PlanChoice("reject", "No, keep planning", "reject_once", None)
 
 
-def plan_choices(modes: Container[str]) -> list[PlanChoice]:
-    """The choices for a session that offers `modes`, in the order they are offered."""
+_CLEAR_ENDINGS = {
+    "auto": ("auto", "use auto mode"),
+    "bypassPermissions": ("bypass", "bypass permissions"),
+    "acceptEdits": ("accept-edits", "auto-accept edits"),
+}
+
+
+def _clearing(mode: str, percent_used: int | None) -> PlanChoice:
+    suffix, ending = _CLEAR_ENDINGS[mode]
+    used = f" ({percent_used}% used)" if percent_used is not None else ""
+    name = f"Yes, clear context{used} and {ending}"
+    return PlanChoice(f"exit-plan-clear-{suffix}", name, "allow_always", mode, True)
+
+
+def plan_choices(
+    modes: Container[str], *, plan: str | None = None, percent_used: int | None = None
+) -> list[PlanChoice]:
+    """The choices for a session that offers `modes`, in the order they are offered; with a
+    non-empty `plan`, the clear-context one for the preferred mode (the first elevated one,
+    else accept edits) too."""
     elevated = [c for c in _ELEVATED if c.mode in modes]
-    return [_DEFAULT, *(elevated or [_ACCEPT_EDITS]), _REJECT]
+    mode_choices = elevated or [_ACCEPT_EDITS]
+    clearing = []
+    if plan is not None and plan.strip():
+        preferred = mode_choices[0].mode
+        assert preferred is not None
+        clearing = [_clearing(preferred, percent_used)]
+    return [_DEFAULT, *clearing, *mode_choices, _REJECT]

@@ -27,6 +27,7 @@ from adapter.scripted_claude.handshake import (
 )
 from adapter.scripted_claude.model_features import fast_state
 from adapter.scripted_claude.permission_rules import Rules
+from adapter.scripted_claude.plan_scenarios import is_fresh_context, script_for
 from adapter.scripted_claude.player import play_turn
 from adapter.scripted_claude.scenarios import SCENARIO_ENV, SCENARIOS
 from adapter.scripted_claude.session import SessionState, play_bare, terminate
@@ -146,7 +147,8 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         names = env[LOG_ENV_NAMES].split(",")
         record(env, "env", values={name: env.get(name) for name in names})
     writer = FrameWriter()
-    for step in scenario.before_handshake:
+    fresh = is_fresh_context(args.value("--session-id"), env)
+    for step in (*scenario.before_handshake, *(scenario.fresh_start if fresh else ())):
         play_bare(step, writer)
     cwd = os.getcwd()
     transcript = _open_transcript(args, env, cwd, writer)
@@ -181,7 +183,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     threading.Thread(target=reader.run, name="scripted-claude-stdin", daemon=True).start()
     turn_index = transcript.prompt_count
     while (turn := inbox.next_turn()) is not None:
-        play_turn(state, inbox, turn, scenario.script_for(turn_index))
+        play_turn(state, inbox, turn, script_for(scenario, turn_index, turn.content))
         turn_index += 1
     transcript.close()
     record(env, "exit", session_id=transcript.session_id)

@@ -26,6 +26,7 @@ from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.heavy_scenarios import HEAVY_SCENARIOS
 from adapter.scripted_claude.limits import LIMIT_SCENARIOS
 from adapter.scripted_claude.notice_scenarios import NOTICE_SCENARIOS
+from adapter.scripted_claude.plan_scenarios import PLAN_SCENARIOS
 from adapter.scripted_claude.session_scenarios import SESSION_SCENARIOS
 from adapter.scripted_claude.state_scenarios import STATE_SCENARIOS
 from adapter.scripted_claude.steps import (
@@ -127,6 +128,7 @@ _ALL = (
     *_ALL,
     *FAULT_SCENARIOS,
     *SESSION_SCENARIOS,
+    *PLAN_SCENARIOS,
     *CODING_SCENARIOS,
     *LIMIT_SCENARIOS,
     *ASKING_SCENARIOS,

@@ -57,12 +57,14 @@ class StdinReader:
             uuid = message.get("uuid")
             body = message.get("message")
             content = body.get("content", "") if isinstance(body, dict) else ""
+            record(self.env, "user", uuid=uuid, content=content)
             turn = UserTurn(
                 uuid=uuid if isinstance(uuid, str) else None, content=content, raw=message
             )
             self.inbox.push_turn(turn)
         elif kind == "control_response":
             response = message.get("response") or {}
+            record(self.env, "response", response=response)
             self.inbox.push_response(str(response.get("request_id")), response)
         elif kind == "control_request":
             self._control(str(message.get("request_id")), message.get("request") or {})

@@ -278,6 +278,10 @@ class Scenario:
     description: str
     turns: tuple[TurnScript, ...] = ()
     before_handshake: TurnScript = ()
+    # A fresh context after a plan exit (`plan_scenarios`): what it plays before its
+    # handshake, and its answer to "Implement the following plan:" (empty: no such answer).
+    fresh_start: TurnScript = ()
+    continuation: TurnScript = ()
 
     def script_for(self, turn_index: int) -> TurnScript:
         """The script of the `turn_index`-th (0-based) user turn of the session."""

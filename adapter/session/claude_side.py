@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import anyio
 from acp import RequestError
 from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import (
@@ -70,6 +71,10 @@ class ClaudeSide:
     # Row 29: Claude Code may report a refusal's explanation only in a
     # `system/model_refusal_no_fallback` frame before the refusal message; kept until then.
     _refusal_note: str | None = None
+    # The Claude session this ACP session goes on in (its own id until a plan exit cleared
+    # the context: `adapter.session.fresh_context`), and that one's start while under way.
+    claude_session_id: str
+    _starting_fresh: anyio.Event | None = None
 
     async def feed(self, event: Event, message: Any = None) -> None:
         raise NotImplementedError  # pragma: no cover
@@ -90,7 +95,7 @@ class ClaudeSide:
             runtime = ClaudeRuntime(
                 settings=self._settings,
                 cwd=self.cwd,
-                session_id=self.session_id,
+                session_id=self.claude_session_id,
                 resume=self._resume,
                 can_use_tool=self._can_use_tool,
                 launch=self.controls.launch(),
@@ -204,6 +209,8 @@ class ClaudeSide:
             log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
 
     async def _send_prompt(self, turn_id: str, answer: Answer) -> None:
+        if self._starting_fresh is not None:
+            await self._starting_fresh.wait()  # the fresh context's process, not one more
         if answer.replace_runtime or self._runtime is None:
             old, self._runtime = self._runtime, None
             if old is not None:

@@ -30,9 +30,11 @@ from fsm.effects import (
     PublishRecord,
     RejectPrompt,
     SendAgentText,
+    SendContinuation,
     SendNotice,
     SendPrompt,
     SettlePrompt,
+    StartFreshContext,
     StopRuntime,
 )
 from fsm.events import DeliveryConfirmed, DeliveryFailed
@@ -58,6 +60,12 @@ class EffectPerformer:
     _runtime: ClaudeRuntime | None
     _answers: dict[str, Answer]
     _publisher: Publisher
+
+    async def _restart_fresh(self, turn_id: str) -> None:
+        raise NotImplementedError  # pragma: no cover (`fresh_context.FreshContext`)
+
+    async def _send_continuation(self, turn_id: str) -> None:
+        raise NotImplementedError  # pragma: no cover (`fresh_context.FreshContext`)
 
     async def _interrupt(self, runtime: ClaudeRuntime) -> None:
         raise NotImplementedError  # pragma: no cover - `ClaudeSide` has it
@@ -99,6 +107,12 @@ class EffectPerformer:
                 if answer is not None:
                     answer.replace_runtime = replace
                     answer.go.set()
+            case StartFreshContext(turn_id=turn_id):
+                # A plan exit cleared the context (`fresh_context.py`); slow, so not under
+                # the lock.
+                self._tg.start_soon(self._restart_fresh, turn_id)
+            case SendContinuation(turn_id=turn_id):
+                await self._send_continuation(turn_id)
             case InterruptClaude():
                 # Not under the lock: the SDK waits for Claude's reply to an interrupt.
                 if self._runtime is not None:

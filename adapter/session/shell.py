@@ -32,6 +32,7 @@ from adapter.controls.pickers import SessionConfig
 from adapter.session.answer import Answer
 from adapter.session.claude_side import ClaudeSide
 from adapter.session.effect_performer import REJECTION_CODES, EffectPerformer
+from adapter.session.fresh_context import FreshContext
 from adapter.session.publish import Publisher
 from adapter.session.turn_hooks import TurnHooks
 from adapter.wire.client_link import ClientLink
@@ -51,7 +52,8 @@ __all__ = ["REJECTION_CODES", "Session"]
 log = logging.getLogger(__name__)
 
 
-class Session(ClaudeSide, EffectPerformer):
+# FreshContext before EffectPerformer: its methods are the ones EffectPerformer declares.
+class Session(ClaudeSide, FreshContext, EffectPerformer):
     def __init__(
         self,
         *,
@@ -66,8 +68,10 @@ class Session(ClaudeSide, EffectPerformer):
         clock: Any = time.monotonic,
         wall: Any = time.time,
         controls: SessionControls | None = None,
+        claude_session_id: str | None = None,
     ) -> None:
         self.session_id = session_id
+        self.claude_session_id = claude_session_id or session_id
         self.cwd = cwd
         self._link = link
         self._dialects = dialects
@@ -97,6 +101,8 @@ class Session(ClaudeSide, EffectPerformer):
             compaction_updates=dialects.acp_compaction,
         )
         self.controls.permissions.card = self.view.permission_card
+        self.controls.permissions.percent_used = self.view.percent_used
+        self.controls.permissions.fresh_context = self.choose_fresh_context
         self._closed = False
         self._rearm = anyio.Event()
         self._timer_started = False

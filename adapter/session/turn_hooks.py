@@ -202,5 +202,16 @@ class TurnHooks:
                 {"sessionUpdate": "session_info_update", "title": self._title, "updatedAt": now}
             )
 
+    def percent_used(self) -> int | None:
+        return self._usage.percent_used()
+
+    async def context_cleared(self, tool_id: str) -> None:
+        """A plan exit cleared the context: the meter shows it empty; the ExitPlanMode card,
+        whose denial only ended the old context, is completed."""
+        await self._send_raw(self._usage.cleared())
+        await self._send_raw(
+            {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": "completed"}
+        )
+
     def response_usage(self) -> Usage | None:
         return self._usage.response_usage()

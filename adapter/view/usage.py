@@ -114,6 +114,17 @@ class UsageMeter:
             update["_meta"] = {"_claude/model": self.model}
         return update
 
+    def percent_used(self) -> int | None:
+        """How full the context is, in whole percent; None before Claude reported any use."""
+        return round(self.used / self.size * 100) if self.used else None
+
+    def cleared(self) -> dict[str, Any]:
+        """A plan exit cleared the context (a fresh Claude session): the `usage_update` that
+        says it is empty. The turn's tokens so far stay counted (the prompt's usage)."""
+        self.used = self.sent = 0
+        self._snapshot = {}
+        return {"sessionUpdate": "usage_update", "used": 0, "size": self.size}
+
     def saw_request(self, usage: object) -> None:
         """One top-level assistant message's `usage`: the context as of that request."""
         if isinstance(usage, Mapping):

@@ -259,4 +259,8 @@ ADAPTER_ONLY = {
     "permission_rules",
     "commands_changed",
     "edit_permission",
+    # Leaving plan mode in a fresh context is driven through the adapter (test_plan_clear.py).
+    "plan_clear",
+    "plan_clear_slow_start",
+    "plan_clear_start_fails",
 }
