@@ -6,21 +6,14 @@ start-up: `initialize` has to answer fast and needs none of it.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import logging
 import uuid
-from collections.abc import AsyncIterator
-from dataclasses import replace
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from acp import PROTOCOL_VERSION, RequestError
+from acp import RequestError
 from acp.schema import (
-    AgentAuthCapabilities,
-    AgentCapabilities,
     AuthenticateResponse,
     ClientCapabilities,
     CloseSessionResponse,
@@ -29,36 +22,32 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
-    LogoutCapabilities,
-    McpCapabilities,
     NewSessionResponse,
     PromptResponse,
     ResumeSessionResponse,
-    SessionAdditionalDirectoriesCapabilities,
-    SessionCapabilities,
-    SessionCloseCapabilities,
-    SessionDeleteCapabilities,
-    SessionForkCapabilities,
-    SessionListCapabilities,
-    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
 from anyio.abc import TaskGroup
 
-from adapter.agent import aliases, deleting, mcp_servers, opening, signing_out, surroundings
+from adapter.agent import (
+    aliases,
+    deleting,
+    handshake,
+    mcp_servers,
+    opening,
+    signing_out,
+    surroundings,
+)
 from adapter.agent.raw_capabilities import RawCapabilities
+from adapter.agent.session_opener import SessionOpener
 from adapter.claude import client_options, login, session_store
-from adapter.claude.client_options import ClientOptions
-from adapter.claude.prompt_content import PROMPT_CAPABILITIES
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
-from fsm.negotiation import Dialects, advertisement, negotiate
+from fsm.negotiation import Dialects
 
 if TYPE_CHECKING:
-    from adapter.agent.opening import Opening
-    from adapter.claude.process import ClaudeRuntime
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.session.shell import Session
 
@@ -71,14 +60,7 @@ AUTH_METHOD_ID = login.AUTH_METHOD_ID
 STOP_GRACE_SECONDS = 2.0
 
 
-def _version() -> str:
-    try:
-        return version("claude-acp")
-    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-        return "0"
-
-
-class ClaudeAcpAgent:
+class ClaudeAcpAgent(SessionOpener):
     def __init__(self, *, task_group: TaskGroup, settings: RuntimeSettings) -> None:
         self._tg = task_group
         self._settings = settings
@@ -89,8 +71,6 @@ class ClaudeAcpAgent:
         self._ask_by_form = False  # the client declared `elicitation.form`
         self._sessions: dict[str, Session] = {}
         self._closed: set[str] = set()
-        # One load or resume of a session id at a time: two at once would each start a Claude
-        # process, and one of them would be left running untracked.
         self._opening: dict[str, anyio.Lock] = {}
 
     def attach_bulk_sender(self, sender: BulkSender) -> None:
@@ -118,40 +98,16 @@ class ClaudeAcpAgent:
         client_info: Implementation | None = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        meta = client_capabilities.field_meta if client_capabilities is not None else None
-        raw = self._raw
-        self._dialects = replace(
-            negotiate(meta), acp_notices=raw.notices, acp_compaction=raw.compaction
-        )
-        # Zed's terminal extension: Bash output as terminal `_meta` (adapter.view.tool_results).
-        self._terminal_output = isinstance(meta, dict) and meta.get("terminal_output") is True
-        elicitation = client_capabilities.elicitation if client_capabilities is not None else None
-        self._ask_by_form = elicitation is not None and elicitation.form is not None
+        declared = handshake.client_declared(client_capabilities, self._raw)
+        self._dialects = declared.dialects
+        self._terminal_output = declared.terminal_output
+        self._ask_by_form = declared.ask_by_form
         log.info("initialize: %s", self._dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
         # imports, which make many objects: ~25 ms of CPU before its answer, measured.
         gc.freeze()
-        return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                auth=AgentAuthCapabilities(logout=LogoutCapabilities()),
-                prompt_capabilities=PROMPT_CAPABILITIES,
-                mcp_capabilities=McpCapabilities(http=True, sse=True),
-                session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(),
-                    resume=SessionResumeCapabilities(),
-                    fork=SessionForkCapabilities(),
-                    close=SessionCloseCapabilities(),
-                    delete=SessionDeleteCapabilities(),
-                    additional_directories=SessionAdditionalDirectoriesCapabilities(),
-                ),
-            ),
-            auth_methods=login.auth_methods(client_capabilities),
-            agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),
-            field_meta=advertisement(),
-        )
+        return handshake.initialize_response(client_capabilities)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         if method_id not in login.METHOD_IDS:
@@ -171,68 +127,6 @@ class ClaudeAcpAgent:
         for session in self._sessions.values():
             await session.restart_on_next_prompt()
 
-    def _new(self, start: Opening, runtime: ClaudeRuntime, answer: type[Any]) -> Session:
-        """The session `runtime` (spawned for it) is to serve. The first time, importing
-        `adapter.session.shell` and building the `answer` model take a while: Claude's own start-up
-        runs meanwhile."""
-        try:
-            from adapter.session.shell import Session
-
-            opening.build_wire_models(answer)
-            return Session(
-                session_id=start.session_id,
-                cwd=start.cwd,
-                dialects=self._dialects,
-                terminal_output=self._terminal_output,
-                link=self._link,
-                settings=self._settings,
-                task_group=self._tg,
-                resume=start.resume,
-                controls=opening.controls_for(start, self._link),
-            )
-        except BaseException:
-            self._tg.start_soon(runtime.close)  # nobody else would stop the process
-            raise
-
-    async def _open(self, start: Opening, answer: type[Any]) -> dict[str, Any]:
-        """Spawn the session's Claude, build the session (and the `answer` model) while it
-        starts up, finish starting it and register it; the setup response's pickers."""
-        from adapter.claude.process import RuntimeStartError
-
-        runtime = await opening.spawn(start, self._settings, self._tg)
-        session = self._new(start, runtime, answer)
-        try:
-            await session.start(runtime)
-        except RuntimeStartError as exc:
-            await session.close()  # its timer, and nothing else, was started
-            raise exc.request_error() from exc
-        self._register(session)
-        return opening.pickers(session)
-
-    def _register(self, session: Session) -> None:
-        self._sessions[session.session_id] = session
-        self._closed.discard(session.session_id)
-        session.controls.announce_later(self._tg)
-
-    def _prepare(
-        self,
-        session_id: str,
-        cwd: str,
-        servers: Any,
-        transcript: Path | None = None,
-        options: ClientOptions = client_options.NONE,
-    ) -> Opening:
-        return opening.opening_for(
-            session_id=session_id,
-            cwd=cwd,
-            servers=servers,
-            settings=self._settings,
-            transcript=transcript,
-            ask_by_form=self._ask_by_form,
-            client_options=options,
-            surroundings=surroundings.requested(),
-        )
-
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
@@ -243,16 +137,6 @@ class ClaudeAcpAgent:
         pickers = await self._open(start, NewSessionResponse)
         session_store.remember(session_id, cwd, self._settings.env)
         return NewSessionResponse(session_id=session_id, **pickers)
-
-    @contextlib.asynccontextmanager
-    async def _one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
-        lock = self._opening.setdefault(session_id, anyio.Lock())
-        try:
-            async with lock:
-                yield
-        finally:
-            if not lock.locked() and lock.statistics().tasks_waiting == 0:
-                self._opening.pop(session_id, None)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any

@@ -14,7 +14,6 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -22,7 +21,6 @@ from anyio.abc import TaskGroup, TaskStatus
 from claude_agent_sdk import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
-    CLIJSONDecodeError,
 )
 from claude_agent_sdk.types import (
     CanUseTool,
@@ -31,22 +29,18 @@ from claude_agent_sdk.types import (
     ToolPermissionContext,
 )
 
-from adapter.claude.client_options import NONE as NO_CLIENT_OPTIONS
-from adapter.claude.client_options import ClientOptions
 from adapter.claude.client_options import apply as apply_client_options
+from adapter.claude.launch import Launch
+from adapter.claude.message_stream import messages_with_frames, over_the_buffer
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import (
     ExitBoundedTransport,
     configure_can_use_tool,
-    parse_message,
-    raw_frames,
     send_control_request,
     with_hints,
 )
 from adapter.claude.settings_files import SETTING_SOURCES
 from adapter.claude.start_errors import RuntimeStartError, start_error
-from adapter.claude.surroundings import Surroundings
-from adapter.claude.unparsed import UNPARSED_TYPES, UnparsedFrame
 
 __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
@@ -60,27 +54,6 @@ async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
     # Streaming mode with nothing queued: prompts are written one by one with `query`.
     return
     yield {}
-
-
-def _over_the_buffer(exc: Exception) -> bool:
-    """Whether the SDK stopped reading because one message was over `max_buffer_size`."""
-    return isinstance(exc, CLIJSONDecodeError) and "exceeded maximum buffer size" in exc.line
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Launch:
-    """What a session chose that a new Claude process has to start with."""
-
-    permission_mode: str | None = None
-    model: str | None = None
-    effort: str | None = None
-    mcp_servers: dict[str, Any] = field(default_factory=dict)
-    # Tools Claude Code starts without (AskUserQuestion for a client without forms).
-    disallowed_tools: tuple[str, ...] = ()
-    # The client's `_meta.claudeCode.options` (adapter.claude.client_options).
-    client_options: ClientOptions = NO_CLIENT_OPTIONS
-    # The client's extra folders and system prompt (`adapter.claude.surroundings`).
-    surroundings: Surroundings = field(default_factory=Surroundings)
 
 
 class ClaudeRuntime:
@@ -232,7 +205,7 @@ class ClaudeRuntime:
                     # Declared recovery boundary: Claude's transport failed while we read it.
                     # The reason is logged, the session hears "lost" (or "too large", row 31's
                     # clear record, when one message was over the buffer).
-                    self.too_large = _over_the_buffer(exc)
+                    self.too_large = over_the_buffer(exc)
                     # INFO: the user sees this failure as a record or an error already.
                     log.info("Claude runtime %s ended with an error", self.epoch, exc_info=True)
                     await on_lost()
@@ -242,22 +215,8 @@ class ClaudeRuntime:
         finally:
             await messages.aclose()
 
-    async def _messages(self) -> AsyncGenerator[tuple[Any, dict[str, Any]], None]:
-        """`ClaudeSDKClient.receive_messages` with each raw frame, except that one frame the SDK
-        cannot parse is skipped instead of ending the whole stream (it raises inside the
-        generator)."""
-        async for data in raw_frames(self.client):
-            try:
-                message = parse_message(data)
-            except Exception:
-                # The parser raises MessageParseError for missing keys, but TypeError and the
-                # like for a wrongly typed field; either way it is this one frame that is bad.
-                log.warning("skipped a frame from Claude that the SDK could not parse")
-                continue
-            if message is not None:
-                yield message, data
-            elif data.get("type") in UNPARSED_TYPES:
-                yield UnparsedFrame(data), data
+    def _messages(self) -> AsyncGenerator[tuple[Any, dict[str, Any]], None]:
+        return messages_with_frames(self.client)
 
     async def send(self, message: dict[str, Any]) -> None:
         async def one() -> Any:

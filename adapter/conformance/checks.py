@@ -2,14 +2,15 @@
 
 Theory of operation: `Checker.feed` takes the log's lines in order, keeps the state the rules
 need across frames (requests awaiting answers per direction, what the client negotiated, the
-latest revision of every record id, the turn each session is in) and records a `Violation` with
+turn each session is in) and records a `Violation` with
 the frame's line number for every breach; `finish` adds what only the end of the log can tell
-(a prompt never answered, a title repeated as agent text) and returns the `Report`. Single-record
-rules live in `record_rules.py`, rules on initialize answers, errors and agent_error updates
-in `answer_rules.py`, turn-aware ones in `turn_rules.py`, the rule names in `rules.py`. Every
-frame is also applied to a `ClientTranscript`, the same client-side rules the end-to-end tests
-use, so the report shows what a client made of the log. The checker judges the wire only, so
-it works for any agent, not just ours.
+(a prompt never answered, a title repeated as agent text) and returns the `Report`. Rules on
+one record live in `record_checks.py` (with the revisions they track) and `record_rules.py`,
+rules on initialize answers, errors and agent_error updates in `answer_rules.py`, turn-aware
+ones in `turn_rules.py`, the rule names in `rules.py`. Every frame is also applied to a
+`ClientTranscript`, the same client-side rules the end-to-end tests use, so the report shows
+what a client made of the log. The checker judges the wire only, so it works for any agent, not
+just ours.
 """
 
 from __future__ import annotations
@@ -26,23 +27,18 @@ from adapter.conformance.answer_rules import (
 )
 from adapter.conformance.client_view import ClientTranscript
 from adapter.conformance.frames import (
-    FoundRecord,
     as_dict,
     find_records,
     id_key,
-    record_field_problems,
     rpc_problems,
 )
 from adapter.conformance.log import Direction, LogFrame, LogLine
-from adapter.conformance.record_rules import record_problems
+from adapter.conformance.record_checks import RecordWatch, Request
 from adapter.conformance.rules import RULES
 from adapter.conformance.turn_rules import EchoWatch, IdWatch
 from fsm.negotiation import agent_error_negotiated, session_failure_negotiated
 
 __all__ = ["RULES", "Checker", "Report", "Violation", "check_log"]
-
-_INFO_PATH = ("params", "update", "_meta", "jetbrains", "air", "sessionFailure")
-_PROMPT_PATH = ("result", "_meta", "jetbrains", "air", "sessionFailure")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,21 +46,6 @@ class Violation:
     frame: int  # the 1-based line number of the frame in the log
     rule: str  # a key of RULES
     message: str
-
-
-@dataclass(slots=True)
-class _Request:
-    method: str
-    session: str
-    line: int
-    answered_at: int | None = None
-
-
-@dataclass(slots=True)
-class _Revision:
-    revision: int
-    content: str  # canonical JSON of the whole record
-    line: int
 
 
 @dataclass(slots=True)
@@ -88,11 +69,11 @@ class Checker:
         self.negotiated: bool | None = None
         self.agent_error = False
         # Keyed by the direction the request travelled and its JSON id: each peer numbers its own.
-        self._requests: dict[tuple[Direction, str], _Request] = {}
-        self._revisions: dict[tuple[str, str], _Revision] = {}
+        self._requests: dict[tuple[Direction, str], Request] = {}
         self._loading: set[str] = set()  # sessions whose session/load is not answered yet
         self._echo = EchoWatch(self._flag)
         self._ids = IdWatch(self._flag)
+        self._records = RecordWatch(self._flag, self._ids, self._echo)
 
     def _flag(self, line: int, rule: str, message: str) -> None:
         assert rule in RULES, rule
@@ -133,7 +114,7 @@ class Checker:
             self._flag(line, "not-jsonrpc", problem)
         if not isinstance(frame, dict):
             return
-        request: _Request | None = None
+        request: Request | None = None
         if isinstance(frame.get("method"), str):
             self._request(direction, frame, line)
         elif "id" in frame and ("result" in frame or "error" in frame):
@@ -142,7 +123,7 @@ class Checker:
             self._update(as_dict(frame.get("params")), line)
         for found in find_records(frame):
             self.records += 1
-            self._record(direction, frame, found, request, line)
+            self._records.check(direction, frame, found, request, line, negotiated=self.negotiated)
         self.transcript.apply(direction, frame, frame_no=line)
 
     def _request(self, direction: Direction, frame: dict[str, Any], line: int) -> None:
@@ -150,7 +131,7 @@ class Checker:
         params = as_dict(frame.get("params"))
         session = str(params.get("sessionId", ""))
         if "id" in frame:
-            self._requests[(direction, id_key(frame["id"]))] = _Request(method, session, line)
+            self._requests[(direction, id_key(frame["id"]))] = Request(method, session, line)
         if direction != "outgoing":
             return
         if method == "initialize":
@@ -158,9 +139,7 @@ class Checker:
             self.negotiated = session_failure_negotiated(meta)
             self.agent_error = agent_error_negotiated(meta)
         elif method == "session/load":
-            # The agent replays the session into a fresh client view: its records start over.
-            for key in [k for k in self._revisions if k[0] == session]:
-                del self._revisions[key]
+            self._records.session_loaded(session)
             self._loading.add(session)
             self._echo.turn_began(session)
             self._ids.session_loaded(session)
@@ -168,7 +147,7 @@ class Checker:
             self._echo.turn_began(session)
             self._ids.prompt_sent(session, line)
 
-    def _response(self, direction: Direction, frame: dict[str, Any], line: int) -> _Request | None:
+    def _response(self, direction: Direction, frame: dict[str, Any], line: int) -> Request | None:
         asked_by: Direction = "incoming" if direction == "outgoing" else "outgoing"
         request = self._requests.get((asked_by, id_key(frame["id"])))
         who = "agent" if direction == "incoming" else "client"
@@ -192,7 +171,7 @@ class Checker:
             self._agent_answer(request, frame, line)
         return request
 
-    def _agent_answer(self, request: _Request, frame: dict[str, Any], line: int) -> None:
+    def _agent_answer(self, request: Request, frame: dict[str, Any], line: int) -> None:
         if request.method == "session/prompt":
             self._ids.prompt_answered(request.session)
         elif request.method == "session/load":
@@ -220,133 +199,6 @@ class Checker:
             )
             for rule, message in problems:
                 self._flag(line, rule, message)
-
-    # -- one record ----------------------------------------------------------------------
-
-    def _carrier(
-        self,
-        direction: Direction,
-        frame: dict[str, Any],
-        found: FoundRecord,
-        request: _Request | None,
-    ) -> tuple[bool, str]:
-        """(is it a contract carrier, how to name the surface it rode on)."""
-        if direction == "outgoing":
-            return False, f"a client-to-agent {frame.get('method') or 'response'}"
-        method = frame.get("method")
-        if method == "session/update":
-            update = as_dict(as_dict(frame.get("params")).get("update"))
-            kind = update.get("sessionUpdate")
-            ok = kind == "session_info_update" and found.path == _INFO_PATH
-            return ok, f"a session/update {kind}"
-        if isinstance(method, str):
-            return False, f"a {method} request"
-        if request is None:
-            return False, "a response to an unknown request"
-        if "error" in frame:
-            return False, f"a {request.method} error response"
-        ok = request.method == "session/prompt" and found.path == _PROMPT_PATH
-        return ok, f"a {request.method} response"
-
-    def _record(
-        self,
-        direction: Direction,
-        frame: dict[str, Any],
-        found: FoundRecord,
-        request: _Request | None,
-        line: int,
-    ) -> None:
-        ok, surface = self._carrier(direction, frame, found, request)
-        if not ok:
-            self._flag(
-                line,
-                "record-carrier",
-                f"a sessionFailure record on {surface} (at {found.where}); records ride only "
-                f"a session_info_update's _meta or a session/prompt result's _meta",
-            )
-        if found.air is not None:
-            version = found.air.get("version")
-            if type(version) is not int or version != 1:
-                self._flag(
-                    line, "air-version", f"_meta.jetbrains.air.version is {json.dumps(version)}"
-                )
-        if self.negotiated is not True:
-            self._flag(
-                line,
-                "not-negotiated",
-                "a record, but the log holds no initialize request"
-                if self.negotiated is None
-                else "a record, but the client's initialize did not negotiate sessionFailure",
-            )
-        problems = record_field_problems(found.record)
-        for problem in problems:
-            self._flag(line, "record-field", problem)
-        if not isinstance(found.record, dict):
-            return
-        record: dict[str, Any] = found.record
-        for rule, message in record_problems(record, found.air):
-            self._flag(line, rule, message)
-        on_prompt = ok and request is not None
-        if on_prompt:
-            self._prompt_carrier(frame, record, line)
-        if ok and not problems:
-            self._accepted(frame, record, request if on_prompt else None, line)
-
-    def _prompt_carrier(self, frame: dict[str, Any], record: dict[str, Any], line: int) -> None:
-        stop = as_dict(frame.get("result")).get("stopReason")
-        if stop != "end_turn":
-            self._flag(
-                line,
-                "record-stop-reason",
-                f"a prompt response carrying a record has stopReason {json.dumps(stop)}, "
-                f'not "end_turn"',
-            )
-        if record.get("severity") == "warning":
-            self._flag(line, "warning-on-prompt", "a warning record on a prompt response")
-
-    def _accepted(
-        self, frame: dict[str, Any], record: dict[str, Any], prompt: _Request | None, line: int
-    ) -> None:
-        # A well-formed record on its carrier: the identity and transcript rules apply.
-        session = (
-            prompt.session
-            if prompt is not None
-            else str(as_dict(frame.get("params")).get("sessionId", ""))
-        )
-        rid, revision = str(record["id"]), int(record["revision"])
-        self._revision(session, record, line)
-        if prompt is not None:
-            self._ids.prompt_record(session, rid, prompt.line, line)
-        else:
-            self._ids.info_record(session, rid, str(record["severity"]), line)
-        self._ids.record(session, rid, revision, line, category=str(record.get("category")))
-        if self.negotiated:
-            details = record.get("details")
-            self._echo.record(
-                session, rid, str(record["title"]), details if isinstance(details, str) else None
-            )
-
-    def _revision(self, session: str, record: dict[str, Any], line: int) -> None:
-        key = (session, str(record["id"]))
-        revision = int(record["revision"])
-        content = json.dumps(record, sort_keys=True)
-        previous = self._revisions.get(key)
-        if previous is None or revision > previous.revision:
-            self._revisions[key] = _Revision(revision, content, line)
-        elif revision < previous.revision:
-            self._flag(
-                line,
-                "revision-backwards",
-                f"id {record['id']!r} goes from revision {previous.revision} (frame "
-                f"{previous.line}) back to {revision}",
-            )
-        elif content != previous.content:
-            self._flag(
-                line,
-                "revision-conflict",
-                f"id {record['id']!r} repeats revision {revision} (first at frame "
-                f"{previous.line}) with different content",
-            )
 
 
 def check_log(lines: Iterable[LogLine]) -> Report:

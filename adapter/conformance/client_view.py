@@ -21,130 +21,42 @@ view does not gate on negotiation: it shows what a capable client would make of 
 Entries are kept per session (a client shows one transcript per session); `session/load`
 starts that session's view afresh, since the agent replays the whole conversation into it.
 Frames are "outgoing" (client to agent) or "incoming" (agent to client), as in the harness.
+The entries themselves, and how a record is read out of its carrier, are in `client_entries.py`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
+from adapter.conformance.client_entries import (
+    REVISED_FIELDS,
+    Carrier,
+    Entry,
+    FailureEntry,
+    MessageEntry,
+    MessageKind,
+    RejectionEntry,
+    ToolEntry,
+    air_of,
+    block_text,
+    carried_record,
+)
 from adapter.conformance.frames import (
     as_dict,
     filter_actions,
     id_key,
     is_request,
     is_response,
-    record_field_problems,
 )
 
-__all__ = [
-    "ClientTranscript",
-    "Entry",
-    "FailureEntry",
-    "MessageEntry",
-    "RejectionEntry",
-    "ToolEntry",
-    "carried_record",
-]
-
-MessageKind = Literal["user", "agent", "thought"]
-Carrier = Literal["session_info_update", "prompt_response"]
+__all__ = ["ClientTranscript"]
 
 _CHUNKS: dict[str, MessageKind] = {
     "user_message_chunk": "user",
     "agent_message_chunk": "agent",
     "agent_thought_chunk": "thought",
 }
-
-
-@dataclass(slots=True, kw_only=True)
-class MessageEntry:
-    kind: MessageKind
-    session: str
-    text: str
-    first_frame: int
-    last_frame: int
-
-
-@dataclass(slots=True, kw_only=True)
-class ToolEntry:
-    session: str
-    tool_call_id: str
-    title: str
-    status: str
-    first_frame: int
-    last_frame: int
-    kind: Literal["tool"] = "tool"
-
-
-@dataclass(slots=True, kw_only=True)
-class FailureEntry:
-    session: str
-    id: str
-    revision: int
-    category: str
-    severity: str
-    title: str
-    details: str | None
-    actions: tuple[str, ...]  # as the client keeps them: known, deduplicated, in order
-    carrier: Carrier  # of the revision shown
-    first_frame: int  # where the entry was inserted (its position never changes)
-    last_frame: int  # the frame of the revision shown
-    kind: Literal["failure"] = "failure"
-
-
-@dataclass(slots=True, kw_only=True)
-class RejectionEntry:
-    """A JSON-RPC error answering a prompt: what a legacy client shows instead of a record."""
-
-    session: str
-    code: object
-    message: str
-    first_frame: int
-    last_frame: int
-    kind: Literal["rejected"] = "rejected"
-
-
-Entry = MessageEntry | ToolEntry | FailureEntry | RejectionEntry
-
-# What a higher revision replaces; identity (session, id) and position (first_frame) stay.
-_REVISED_FIELDS = (
-    "revision",
-    "category",
-    "severity",
-    "title",
-    "details",
-    "actions",
-    "carrier",
-    "last_frame",
-)
-
-
-def carried_record(air: object) -> dict[str, Any] | None:
-    """The record inside a carrier's `_meta.jetbrains.air`, if a v1 client would accept it."""
-    air = as_dict(air)
-    record = air.get("sessionFailure")
-    version = air.get("version")
-    if type(version) is not int or version != 1 or record_field_problems(record):
-        return None
-    return as_dict(record)
-
-
-def _air(meta: object) -> object:
-    return as_dict(as_dict(meta).get("jetbrains")).get("air")
-
-
-def _text(block: object) -> str:
-    # Text as is; other content blocks as a short placeholder, so the entry still shows.
-    block = as_dict(block)
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    if kind in ("resource_link", "resource"):
-        resource = as_dict(block.get("resource"))
-        return f"[{block.get('name') or block.get('uri') or resource.get('uri') or kind}]"
-    return f"[{kind}]" if isinstance(kind, str) else ""
 
 
 class ClientTranscript:
@@ -212,7 +124,7 @@ class ClientTranscript:
             self._reset(session)
         elif method == "session/prompt":
             blocks = params.get("prompt")
-            text = "\n".join(_text(b) for b in blocks) if isinstance(blocks, list) else ""
+            text = "\n".join(block_text(b) for b in blocks) if isinstance(blocks, list) else ""
             self._insert(
                 MessageEntry(
                     kind="user", session=session, text=text, first_frame=number, last_frame=number
@@ -238,7 +150,7 @@ class ClientTranscript:
                 )
             )
             return
-        air = _air(as_dict(frame.get("result")).get("_meta"))
+        air = air_of(as_dict(frame.get("result")).get("_meta"))
         record = carried_record(air)
         if record is not None:
             self._record(session, record, "prompt_response", number)
@@ -246,11 +158,11 @@ class ClientTranscript:
     def _update(self, session: str, update: dict[str, Any], number: int) -> None:
         kind = update.get("sessionUpdate")
         if isinstance(kind, str) and kind in _CHUNKS:
-            self._chunk(session, _CHUNKS[kind], _text(update.get("content")), number)
+            self._chunk(session, _CHUNKS[kind], block_text(update.get("content")), number)
         elif kind in ("tool_call", "tool_call_update"):
             self._tool(session, update, number)
         elif kind == "session_info_update":
-            record = carried_record(_air(update.get("_meta")))
+            record = carried_record(air_of(update.get("_meta")))
             if record is not None:
                 self._record(session, record, "session_info_update", number)
 
@@ -311,7 +223,7 @@ class ClientTranscript:
             self._failures[key] = fresh
             return
         # A higher revision: the same entry, updated where it stands (first_frame stays).
-        for name in _REVISED_FIELDS:
+        for name in REVISED_FIELDS:
             setattr(existing, name, getattr(fresh, name))
 
     def _insert(self, entry: Entry) -> None:

@@ -12,7 +12,7 @@ import dataclasses
 from typing import Any
 
 from adapter.conformance.checks import Report, Violation
-from adapter.conformance.client_view import (
+from adapter.conformance.client_entries import (
     Entry,
     FailureEntry,
     MessageEntry,

@@ -30,7 +30,7 @@ from anyio.abc import TaskGroup
 from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
 from adapter.claude.client_options import ClientOptions
-from adapter.claude.process import Launch
+from adapter.claude.launch import Launch
 from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
 from adapter.controls.commands import available_commands, update_for

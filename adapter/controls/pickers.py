@@ -39,7 +39,7 @@ from adapter.claude.transcript_tail import Tail
 
 if TYPE_CHECKING:
     from adapter.claude.client_options import ClientOptions
-    from adapter.claude.process import Launch
+    from adapter.claude.launch import Launch
 
 __all__ = [
     "DEFAULT_EFFORT",
@@ -299,7 +299,7 @@ def launch_for(
 ) -> Launch:
     """The flags a new Claude process of a session gets from its current choices."""
     from adapter.claude.client_options import NONE
-    from adapter.claude.process import Launch  # the SDK's module: only when a process starts
+    from adapter.claude.launch import Launch  # the SDK's module: only when a process starts
 
     return Launch(
         client_options=client_options or NONE,

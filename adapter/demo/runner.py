@@ -2,7 +2,7 @@
 
 Runs `python -m adapter --simulate SCENARIO` as a subprocess, drives it with the `acp` SDK's
 real client over stdio, and prints every JSON-RPC frame in both directions as a readable
-transcript (`demo_frames.py` words each frame). Nothing here talks to Claude's service.
+transcript (`frame_words.py` words each frame; `demo_client.py` is the client). Nothing here talks to Claude's service.
 
 Every scenario ends by itself: a prompt left unanswered is cancelled by the client (after a
 few seconds in a scenario whose Claude hangs, showing the stall warning and the cancel).
@@ -24,6 +24,7 @@ from asyncio.subprocess import DEVNULL
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from adapter.demo.demo_client import DemoClient, open_session
 from adapter.demo.frame_words import describe_frame
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["describe_frame", "main"]
 
 DEFAULT_PROMPTS = ("Summarize what this project does.", "Try again, please.")
-OPT_IN = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
 
 
 # A scenario's own prompts, where the defaults would not show it; `WAIT_FOR_RESET` waits (a
@@ -52,47 +52,6 @@ SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
         "Try again now.",
     ),
 }
-
-
-class _DemoClient:
-    """The client side: permission requests are allowed once, Claude's questions get their
-    first options, updates are only observed (and a limit's reset record is noticed, for
-    `WAIT_FOR_RESET`)."""
-
-    def __init__(self) -> None:
-        self.limit_reset = asyncio.Event()
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        meta = getattr(update, "field_meta", None) or {}
-        record = meta.get("jetbrains", {}).get("air", {}).get("sessionFailure", {})
-        if "retry" in record.get("actions", ()) and "limit has reset" in record.get("title", ""):
-            self.limit_reset.set()
-
-    async def request_permission(
-        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
-    ) -> Any:
-        from acp.schema import AllowedOutcome, RequestPermissionResponse
-
-        # The first option that allows once (plan mode's options have their own ids), else
-        # the first offered.
-        offered = list(options or [])
-        chosen = next((o for o in offered if getattr(o, "kind", None) == "allow_once"), None)
-        chosen = chosen or (offered[0] if offered else None)
-        option_id = getattr(chosen, "option_id", "allow")
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=option_id)
-        )
-
-    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
-        """Claude's questions (a form): the first option of each question is picked."""
-        schema = mode.model_dump(mode="json", by_alias=True).get("requestedSchema") or {}
-        content: dict[str, Any] = {}
-        for key, field in (schema.get("properties") or {}).items():
-            choices = field.get("oneOf") or (field.get("items") or {}).get("anyOf") or []
-            if choices and isinstance(choices[0], dict) and "const" in choices[0]:
-                first = choices[0]["const"]
-                content[key] = [first] if field.get("type") == "array" else first
-        return {"action": "accept", "content": content}
 
 
 # A scenario that hangs is cancelled after this long: enough to see the stall warning first.
@@ -164,24 +123,6 @@ def _observer(out: IO[str], log: IO[str] | None) -> Callable[[StreamEvent], None
     return observe
 
 
-async def _open_session(conn: Any, workdir: Path, *, capable: bool, out: IO[str]) -> str | None:
-    """Initialize (opting in when `capable`) and open a session; None if the agent refused."""
-    import acp
-    from acp.schema import ClientCapabilities
-
-    # The demo client shows forms: Claude's questions reach it (AskUserQuestion).
-    forms: dict[str, Any] = {"elicitation": {"form": {}}}
-    caps = ClientCapabilities.model_validate({**forms, **({"_meta": OPT_IN} if capable else {})})
-    try:
-        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
-        session = await conn.new_session(cwd=str(workdir), mcp_servers=[])
-    except acp.RequestError:
-        # The error answer is printed above; without a session there is nothing to ask.
-        print("\n(the agent could not start a session: the demo ends here)", file=out)
-        return None
-    return str(session.session_id)
-
-
 async def run_demo(
     scenario: str,
     prompts: list[str],
@@ -205,7 +146,7 @@ async def run_demo(
         if hangs:
             # Show the stall warning a silent Claude earns before the client gives up.
             env["CLAUDE_ACP_STALL_SECONDS"] = str(HANG_STALL_SECONDS)
-        client = _DemoClient()
+        client = DemoClient()
         async with acp.spawn_agent_process(
             # acp's Client protocol lists every client method; the demo needs only these two.
             cast("Client", client),
@@ -219,7 +160,7 @@ async def run_demo(
             observers=[observe],
             use_unstable_protocol=True,  # elicitation/create is in acp's unstable set
         ) as (conn, _process):
-            session_id = await _open_session(conn, workdir, capable=capable, out=out)
+            session_id = await open_session(conn, workdir, capable=capable, out=out)
             if session_id is None:
                 return 0
             for text in prompts:

@@ -3,8 +3,8 @@
 Theory of operation: like `scenarios.py`, each entry is data. The deaths walk through a turn in
 order (at the prompt before any frame, after an assistant error but before the result, right
 after the result; `crash_mid_turn` and `no_result` in `scenarios.py` cover mid-stream); the
-broken frames each sit between two good texts, so a test can see whether the turn went on past
-them. Turn 2 and later play the plain success turn, except in `rate_limit_every_turn`.
+broken frames (`broken_frames.py`, registered here in order) each sit between two good texts.
+Turn 2 and later play the plain success turn, except in `rate_limit_every_turn`.
 
 `hostile_text` is Claude error prose full of things that must never reach a title (keys, tokens,
 a URL with a password, private paths, the value of `$HOME`); the `hostile_error` scenario plays
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import os
 
+from adapter.scripted_claude.broken_frames import BAD_FRAME_SCENARIOS, FAULT_SESSION_ID
 from adapter.scripted_claude.steps import (
     AssistantError,
     DieAtPrompt,
     Exit,
-    Garbage,
     Hang,
     IgnoreSigterm,
     KillSelf,
@@ -35,16 +35,10 @@ from adapter.scripted_claude.steps import (
 from adapter.scripted_claude.texts import TEXTS
 
 __all__ = [
-    "AFTER_BAD_FRAME",
-    "BEFORE_BAD_FRAME",
     "FAULT_SCENARIOS",
     "HOSTILE_SECRETS",
     "hostile_text",
 ]
-
-# The texts on either side of a broken frame: both reach the client iff the turn went on.
-BEFORE_BAD_FRAME = "Reading the repository before the odd frame."
-AFTER_BAD_FRAME = "Still here after the odd frame."
 
 # Credential shapes planted in `hostile_text` (the `$HOME` value is added per environment).
 HOSTILE_SECRETS: tuple[str, ...] = (
@@ -71,17 +65,9 @@ def hostile_text(home: str, api_key: str = "") -> str:
     )
 
 
-def _bad_frame(name: str, description: str, *broken: RawFrame | Garbage) -> Scenario:
-    # A good text, the broken frame(s), another good text and a clean result.
-    turn: TurnScript = (Text(text=BEFORE_BAD_FRAME), *broken, Text(text=AFTER_BAD_FRAME), Result())
-    return Scenario(name=name, description=description, turns=(turn,))
-
-
 def _one(name: str, description: str, turn: TurnScript) -> Scenario:
     return Scenario(name=name, description=description, turns=(turn,))
 
-
-_SESSION = "00000000-0000-4000-8000-00000000fa17"
 
 _RESULT_WITHOUT_SUBTYPE = {
     "type": "result",
@@ -90,7 +76,7 @@ _RESULT_WITHOUT_SUBTYPE = {
     "duration_api_ms": 5,
     "num_turns": 1,
     "result": "Done.",
-    "session_id": _SESSION,
+    "session_id": FAULT_SESSION_ID,
     "uuid": "00000000-0000-4000-8000-0000000000a1",
 }
 
@@ -139,159 +125,8 @@ FAULT_SCENARIOS: tuple[Scenario, ...] = (
         "A complete successful turn, then SIGKILL right after the result.",
         (Reply(), Result(), KillSelf()),
     ),
-    # --- lines and frames the SDK or the adapter cannot take ---------------------------------
-    _bad_frame(
-        "non_json_line",
-        "A line that is not JSON in the middle of a turn, which then goes on.",
-        Garbage(line="[SandboxDebug] sandbox ready, this line is not JSON"),
-    ),
-    _bad_frame(
-        "truncated_json_line",
-        "A JSON line cut off mid-object in the middle of a turn.",
-        Garbage(line='{"type":"assistant","message":{"role":"assistant","content":[{"ty'),
-    ),
-    _bad_frame(
-        "unknown_frame_type",
-        "A frame of a type no SDK knows, in the middle of a turn.",
-        RawFrame(frame={"type": "hologram", "session_id": _SESSION, "payload": {"x": 1}}),
-    ),
-    _bad_frame(
-        "retry_attempt_not_a_number",
-        'An api_retry whose attempt is "x".',
-        RawFrame(
-            frame={
-                "type": "system",
-                "subtype": "api_retry",
-                "attempt": "x",
-                "max_retries": 10,
-                "retry_delay_ms": 500,
-                "error_status": 529,
-                "error": "overloaded",
-                "session_id": _SESSION,
-                "uuid": "00000000-0000-4000-8000-0000000000a2",
-            }
-        ),
-    ),
-    _bad_frame(
-        "assistant_content_not_a_list",
-        "An assistant frame whose message.content is a string, not a list of blocks.",
-        RawFrame(
-            frame={
-                "type": "assistant",
-                "message": {"role": "assistant", "model": "claude-sonnet-4-5", "content": "hi"},
-                "parent_tool_use_id": None,
-                "session_id": _SESSION,
-            }
-        ),
-    ),
-    _bad_frame(
-        "rate_limit_event_without_info",
-        "A rate_limit_event frame with no rate_limit_info.",
-        RawFrame(
-            frame={
-                "type": "rate_limit_event",
-                "session_id": _SESSION,
-                "uuid": "00000000-0000-4000-8000-0000000000a3",
-            }
-        ),
-    ),
-    _bad_frame(
-        "text_block_not_a_string",
-        "An assistant text block whose text is a number.",
-        RawFrame(
-            frame={
-                "type": "assistant",
-                "message": {
-                    "role": "assistant",
-                    "model": "claude-sonnet-4-5",
-                    "content": [{"type": "text", "text": 42}],
-                },
-                "parent_tool_use_id": None,
-                "session_id": _SESSION,
-            }
-        ),
-    ),
-    _bad_frame(
-        "assistant_message_not_an_object",
-        "An assistant frame whose message is a string.",
-        RawFrame(frame={"type": "assistant", "message": "oops", "session_id": _SESSION}),
-    ),
-    _bad_frame(
-        "rate_limit_info_not_an_object",
-        "A rate_limit_event whose rate_limit_info is a string.",
-        RawFrame(
-            frame={
-                "type": "rate_limit_event",
-                "rate_limit_info": "rejected",
-                "session_id": _SESSION,
-                "uuid": "00000000-0000-4000-8000-0000000000a4",
-            }
-        ),
-    ),
-    _bad_frame(
-        "tool_use_with_wrong_types",
-        "An assistant tool_use block whose id is a number and whose input is a string.",
-        RawFrame(
-            frame={
-                "type": "assistant",
-                "message": {
-                    "role": "assistant",
-                    "model": "claude-sonnet-4-5",
-                    "content": [{"type": "tool_use", "id": 7, "name": "Bash", "input": "ls"}],
-                },
-                "parent_tool_use_id": None,
-                "session_id": _SESSION,
-            }
-        ),
-    ),
-    _bad_frame(
-        "tool_use_without_name",
-        "An assistant tool_use block whose name is null.",
-        RawFrame(
-            frame={
-                "type": "assistant",
-                "message": {
-                    "role": "assistant",
-                    "model": "claude-sonnet-4-5",
-                    "content": [{"type": "tool_use", "id": "toolu_x", "name": None, "input": {}}],
-                },
-                "parent_tool_use_id": None,
-                "session_id": _SESSION,
-            }
-        ),
-    ),
-    _bad_frame(
-        "tool_result_with_wrong_types",
-        "A tool_result (user frame) whose tool_use_id is a number.",
-        RawFrame(
-            frame={
-                "type": "user",
-                "message": {
-                    "role": "user",
-                    "content": [{"type": "tool_result", "tool_use_id": 7, "content": "x"}],
-                },
-                "parent_tool_use_id": None,
-                "session_id": _SESSION,
-            }
-        ),
-    ),
-    _bad_frame(
-        "retry_delay_out_of_range",
-        "An api_retry whose retry_delay_ms is an integer too large for a float (10**400).",
-        RawFrame(
-            frame={
-                "type": "system",
-                "subtype": "api_retry",
-                "attempt": 1,
-                "max_retries": 10,
-                "retry_delay_ms": 10**400,
-                "error_status": 529,
-                "error": "overloaded",
-                "session_id": _SESSION,
-                "uuid": "00000000-0000-4000-8000-0000000000a5",
-            }
-        ),
-    ),
+    # --- lines and frames the SDK or the adapter cannot take: broken_frames.py --------------
+    *BAD_FRAME_SCENARIOS,
     _one(
         "result_missing_subtype",
         "A text, then a result frame without `subtype`; the turn then goes idle.",

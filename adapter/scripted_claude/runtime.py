@@ -12,18 +12,16 @@ CLI's exit status, which the SDK turns into `ResultError`) and 0 otherwise.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import NoReturn
 
 from adapter.scripted_claude import frames, local_controls
+from adapter.scripted_claude.cli_args import CliArgs, parse_argv
 from adapter.scripted_claude.handshake import (
     LOG_ENV_NAMES,
-    PERMISSION_MODES,
     record,
     resolve_model,
 )
@@ -31,111 +29,18 @@ from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.player import play_turn
 from adapter.scripted_claude.scenarios import SCENARIO_ENV, SCENARIOS
 from adapter.scripted_claude.session import SessionState, play_bare, terminate
-from adapter.scripted_claude.steps import Scenario
+from adapter.scripted_claude.stdin_reader import StdinReader
 from adapter.scripted_claude.transcript import (
     Transcript,
     config_dir,
     project_dir,
     transcript_path,
 )
-from adapter.scripted_claude.wire import FrameWriter, Inbox, UserTurn
+from adapter.scripted_claude.wire import FrameWriter, Inbox
 
-__all__ = ["CliArgs", "main", "parse_argv"]
+__all__ = ["LOGOUT_ENV", "main"]
 
 _FALLBACK_SCENARIO = "success"
-
-# Flags that take no value. Everything else that the SDK's `_build_command` emits takes one.
-_BOOL_FLAGS = frozenset(
-    {
-        "--verbose",
-        "--continue",
-        "--fork-session",
-        "--include-partial-messages",
-        "--include-hook-events",
-        "--strict-mcp-config",
-        "--session-mirror",
-        "--replay-user-messages",
-        "--print",
-        "-p",
-        "--debug",
-    }
-)
-# Flags whose value is optional in the real CLI: a following "--flag" is not their value.
-_OPTIONAL_VALUE_FLAGS = frozenset({"--resume", "-r"})
-_VALUE_FLAGS = frozenset(
-    {
-        "--output-format",
-        "--input-format",
-        "--system-prompt",
-        "--system-prompt-file",
-        "--append-system-prompt",
-        "--tools",
-        "--allowedTools",
-        "--disallowedTools",
-        "--max-turns",
-        "--max-budget-usd",
-        "--task-budget",
-        "--model",
-        "--fallback-model",
-        "--betas",
-        "--permission-prompt-tool",
-        "--permission-mode",
-        "--session-id",
-        "--settings",
-        "--add-dir",
-        "--mcp-config",
-        "--plugin-dir",
-        "--setting-sources",
-        "--resume-session-at",
-        "--resume-drops-turn",
-        "--thinking",
-        "--max-thinking-tokens",
-        "--thinking-display",
-        "--effort",
-        "--json-schema",
-    }
-)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CliArgs:
-    """The flags the fake acts on; `flags` keeps every flag seen (value None for booleans)."""
-
-    flags: Mapping[str, str | None] = field(default_factory=dict)
-
-    def value(self, name: str) -> str | None:
-        return self.flags.get(name)
-
-    def has(self, name: str) -> bool:
-        return name in self.flags
-
-
-def parse_argv(argv: Sequence[str]) -> CliArgs:
-    """Parse both `--flag=value` and `--flag value`; unknown flags take the next token as their
-    value unless it looks like a flag. Stray positionals are ignored."""
-    flags: dict[str, str | None] = {}
-    i = 0
-    while i < len(argv):
-        token = argv[i]
-        i += 1
-        if not token.startswith("-"):
-            continue
-        if token.startswith("--") and "=" in token:
-            name, value = token.split("=", 1)
-            flags[name] = value
-        elif token in _BOOL_FLAGS:
-            flags[token] = None
-        elif token in _VALUE_FLAGS:
-            flags[token] = argv[i] if i < len(argv) else ""
-            i += 1
-        elif i < len(argv) and not argv[i].startswith("--"):
-            flags[token] = argv[i]
-            i += 1
-        else:
-            flags[token] = None
-    if "-r" in flags:
-        flags.setdefault("--resume", flags["-r"])
-    return CliArgs(flags=flags)
 
 
 def _fail_resume(writer: FrameWriter, session_id: str) -> NoReturn:
@@ -197,90 +102,6 @@ def _state_frames(env: Mapping[str, str]) -> bool | None:
     if on("CLAUDE_CODE_SDK_READS_SESSION_STATE"):
         return True
     return None
-
-
-class _Reader:
-    """The stdin thread: answers control requests, files everything else into the inbox."""
-
-    def __init__(
-        self,
-        state: SessionState,
-        inbox: Inbox,
-        scenario: Scenario,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        self.state = state
-        self.inbox = inbox
-        self.scenario = scenario
-        self.env: Mapping[str, str] = env or {}
-
-    def run(self) -> None:
-        stdin = sys.stdin.buffer
-        try:
-            for raw in iter(stdin.readline, b""):
-                line = raw.decode("utf-8", errors="replace").strip()
-                if line:
-                    self._dispatch(line)
-        finally:
-            self.inbox.close()
-
-    def _dispatch(self, line: str) -> None:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            sys.stderr.write(f"scripted_claude: ignoring a non-JSON input line: {line[:80]}\n")
-            return
-        if not isinstance(message, dict):
-            return
-        kind = message.get("type")
-        if kind == "user":
-            uuid = message.get("uuid")
-            body = message.get("message")
-            content = body.get("content", "") if isinstance(body, dict) else ""
-            turn = UserTurn(
-                uuid=uuid if isinstance(uuid, str) else None, content=content, raw=message
-            )
-            self.inbox.push_turn(turn)
-        elif kind == "control_response":
-            response = message.get("response") or {}
-            self.inbox.push_response(str(response.get("request_id")), response)
-        elif kind == "control_request":
-            self._control(str(message.get("request_id")), message.get("request") or {})
-
-    def _control(self, request_id: str, request: dict[str, object]) -> None:
-        s = self.state
-        subtype = request.get("subtype")
-        answer: frames.Frame = {}
-        record(self.env, "control", request=request)
-        if subtype == "initialize":
-            answer = frames.initialize_response(
-                scenario=self.scenario.name, pid=os.getpid(), model=s.model
-            )
-        elif subtype == "interrupt":
-            if self.inbox.push_interrupt(request_id):
-                return  # the player answers once the turn's result is out
-        elif subtype == "set_permission_mode":
-            mode = request.get("mode")
-            if mode not in PERMISSION_MODES:
-                # The real CLI refuses a mode it does not know, and keeps its own.
-                s.emit(frames.control_error(request_id, f"Invalid permission mode: {mode}"))
-                return
-            s.permission_mode = str(mode)
-        elif subtype == "set_model":
-            s.model = resolve_model(request.get("model"))
-        elif subtype == "apply_flag_settings":
-            settings = request.get("settings")
-            if isinstance(settings, dict) and "effortLevel" in settings:
-                effort = settings["effortLevel"]
-                s.effort = effort if isinstance(effort, str) else None
-        elif subtype in ("mcp_status", "get_usage", "mcp_reconnect", "mcp_toggle"):
-            answer, error = local_controls.answer(s.mcp_servers, request)
-            if error is not None:
-                s.emit(frames.control_error(request_id, error))
-                return
-        elif subtype == "get_context_usage":
-            answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
-        s.emit(frames.control_response(request_id, answer))
 
 
 # Set to "fail" to make `auth logout` fail as the real CLI does when it cannot sign out.
@@ -354,7 +175,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         ),
     )
     inbox = Inbox()
-    reader = _Reader(state, inbox, scenario, env)
+    reader = StdinReader(state, inbox, scenario, env)
     threading.Thread(target=reader.run, name="scripted-claude-stdin", daemon=True).start()
     turn_index = transcript.prompt_count
     while (turn := inbox.next_turn()) is not None:

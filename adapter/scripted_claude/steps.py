@@ -7,6 +7,9 @@ own process). The values are pure data: `player.py` gives them meaning, `frames.
 wire frames. Every turn implicitly opens with a `system/init` frame (as the real CLI's turns do)
 and ends without a `result` unless the script holds a `Result` step.
 
+The conversation's steps live here; the failure reports (`failure_steps.py`) and the process
+faults (`process_steps.py`) live beside it and are re-exported, so `Step` is one union.
+
 This module is imported by the fake CLI at startup, so it uses only the standard library.
 """
 
@@ -15,6 +18,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
+
+from adapter.scripted_claude.failure_steps import (
+    ApiRetry,
+    AssistantError,
+    LimitMessage,
+    ModelRefusalFallback,
+    NoResponse,
+    RateLimitEvent,
+    Refusal,
+    Synthetic,
+    UsageLimitGate,
+    WorkerShuttingDown,
+)
+from adapter.scripted_claude.process_steps import (
+    CloseStdout,
+    DieAtPrompt,
+    Exit,
+    Garbage,
+    Hang,
+    IgnoreSigterm,
+    KillSelf,
+    RawFrame,
+    Sleep,
+    Stderr,
+)
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -182,107 +210,6 @@ class Question:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NoResponse:
-    """The `no_response` member of an `api_retry` frame: the request got no HTTP answer."""
-
-    waited_ms: int
-    retry_wait_ms: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ApiRetry:
-    """`system/api_retry`: the CLI is about to retry a failed API request."""
-
-    attempt: int
-    max_retries: int
-    error_status: int | None
-    error: str
-    retry_delay_ms: int = 1000
-    no_response: NoResponse | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RateLimitEvent:
-    """`rate_limit_event`, built from the `anthropic-ratelimit-unified-*` headers. A window's
-    reset time is fixed when the session first reports it (`resets_in_seconds` from then) and
-    kept until it passes, as a real window's is. With `utilization`, the window is reported in
-    `unifiedWindows` too, as Claude Code does for a subscription."""
-
-    status: str = "rejected"
-    rate_limit_type: str = "five_hour"
-    resets_in_seconds: int = 3600
-    utilization: float | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LimitMessage:
-    """Claude Code's own words at a subscription's limit, with the window's reset time: the
-    synthetic "You've hit your 5-hour limit · resets 10:08pm (UTC)" and its error result."""
-
-    rate_limit_type: str = "five_hour"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UsageLimitGate:
-    """A turn after a rejection: while the window's reset is still ahead, the `LimitMessage`
-    again (Claude Code reports no new event: the status did not change); after it, the window
-    is `allowed` again and the turn is answered."""
-
-    rate_limit_type: str = "five_hour"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AssistantError:
-    """The synthetic assistant message the CLI writes for a failed API call.
-
-    `error` is copied to the frame as-is: any string, including kinds the SDK never heard of.
-    """
-
-    error: str
-    text: str
-    api_error_status: int | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Synthetic:
-    """A `<synthetic>` assistant message without an `error` field (login or limit notices)."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Refusal:
-    """An assistant message whose `stop_reason` is "refusal", with `stop_details`.
-
-    The SDK's `AssistantMessage` drops `stop_details`, so the explanation is also the text.
-    """
-
-    explanation: str
-    category: str | None = "cyber"
-    model: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelRefusalFallback:
-    """`system/model_refusal_fallback`: the model refused and the CLI retried on another."""
-
-    original_model: str
-    fallback_model: str
-    content: str
-    api_refusal_category: str | None = None
-    api_refusal_explanation: str | None = None
-    direction: str = "retry"
-    scope: str = "session"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class WorkerShuttingDown:
-    """`system/worker_shutting_down`."""
-
-    reason: str = "host_exit"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Result:
     """The turn's `result` frame.
 
@@ -298,81 +225,6 @@ class Result:
     api_error_status: int | None = None
     terminal_reason: str | None = "completed"
     stop_reason: str | None = "end_turn"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Sleep:
-    """Pause the turn; an interrupt still ends it at once."""
-
-    seconds: float
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Hang:
-    """Wait until the turn is interrupted or stdin reaches EOF."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class IgnoreSigterm:
-    """From now on SIGTERM is ignored (only SIGKILL stops the process)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Garbage:
-    """Write `line` to stdout verbatim (it should not be valid JSON)."""
-
-    line: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Stderr:
-    """Write a diagnostic line to stderr, as the real CLI does before it dies."""
-
-    line: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Exit:
-    """Flush and exit the process with `code`, whatever is still queued."""
-
-    code: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class KillSelf:
-    """Flush, then SIGKILL the process: a crash that leaves no exit path."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CloseStdout:
-    """Close stdout but keep running; later frames are dropped. Pair it with `Sleep` + `Exit`
-    for a process that lingers after its output is gone."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RawFrame:
-    """Write `frame` to stdout as one JSON line, verbatim: no session id, no uuid, no checks.
-
-    For frames the SDK or the adapter cannot take as they are: an unknown `type`, a required
-    field missing, a field of the wrong type. (`Garbage` is for lines that are not JSON.)
-    """
-
-    frame: Mapping[str, object]
-    # Entries the real CLI keeps in its transcript for this frame (a compaction's boundary
-    # and summary), appended verbatim but for the session's common fields.
-    kept: tuple[Mapping[str, object], ...] = ()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DieAtPrompt:
-    """The process dies the moment the turn's prompt arrives, before the turn writes any frame
-    (no `session_state_changed`, no `system/init`). `code` None: SIGKILL; else exit with it.
-
-    Meant as a turn's first step (anywhere else it dies where it stands). The prompt is still
-    recorded in the transcript, so a resumed process plays the next turn's script.
-    """
-
-    code: int | None = None
 
 
 Step: TypeAlias = (

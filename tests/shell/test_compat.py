@@ -120,7 +120,7 @@ def test_the_sdks_session_listing_reads_regular_transcripts_only(tmp_path: Path)
     compat.list_regular_transcripts_only()
     compat.list_regular_transcripts_only()  # idempotent
     regular, fifo = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    regular.write_bytes(b'{"type": "user"}\n' + b"x" * 70000 + b"\n{\"last\": 1}\n")
+    regular.write_bytes(b'{"type": "user"}\n' + b"x" * 70000 + b'\n{"last": 1}\n')
     os.mkfifo(fifo)
     lite = sessions._read_session_lite(regular)
     assert isinstance(lite, sessions._LiteSessionFile)

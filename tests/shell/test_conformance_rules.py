@@ -14,13 +14,13 @@ import pytest
 
 from adapter.conformance import RULES, check_file
 from adapter.conformance import main as conformance_main
-from adapter.conformance.client_view import (
-    ClientTranscript,
+from adapter.conformance.client_entries import (
     FailureEntry,
     MessageEntry,
     RejectionEntry,
     ToolEntry,
 )
+from adapter.conformance.client_view import ClientTranscript
 from adapter.conformance.log import read_log
 from tests.support.conformance_frames import (
     IN,

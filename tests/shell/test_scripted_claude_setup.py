@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from adapter.scripted_claude import DEFAULT_SCENARIO, SCENARIOS, scenario_names, write_launcher
-from adapter.scripted_claude.runtime import parse_argv
+from adapter.scripted_claude.cli_args import parse_argv
 from tests.support.scripted_expectations import ADAPTER_ONLY, EXPECTED
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adapter.scripted_claude.faults import AFTER_BAD_FRAME, BEFORE_BAD_FRAME
+from adapter.scripted_claude.broken_frames import AFTER_BAD_FRAME, BEFORE_BAD_FRAME
 
 
 @dataclass(frozen=True, slots=True)

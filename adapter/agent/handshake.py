@@ -1,0 +1,86 @@
+"""What `initialize` answers: the capabilities advertised, and what the client's declared.
+
+Kept out of `acp_agent.py` so the agent stays a list of requests; nothing here is stateful.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from importlib.metadata import PackageNotFoundError, version
+
+from acp import PROTOCOL_VERSION
+from acp.schema import (
+    AgentAuthCapabilities,
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    LogoutCapabilities,
+    McpCapabilities,
+    SessionAdditionalDirectoriesCapabilities,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionDeleteCapabilities,
+    SessionForkCapabilities,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+)
+
+from adapter.agent.raw_capabilities import RawCapabilities
+from adapter.claude import login
+from adapter.claude.prompt_content import PROMPT_CAPABILITIES
+from fsm.negotiation import Dialects, advertisement, negotiate
+
+__all__ = ["ClientDeclared", "client_declared", "initialize_response"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientDeclared:
+    """What the agent keeps from the client's `initialize`."""
+
+    dialects: Dialects
+    terminal_output: bool  # Zed's terminal extension: Bash output as terminal `_meta`
+    ask_by_form: bool  # the client declared `elicitation.form`
+
+
+def client_declared(
+    client_capabilities: ClientCapabilities | None, raw: RawCapabilities
+) -> ClientDeclared:
+    meta = client_capabilities.field_meta if client_capabilities is not None else None
+    dialects = replace(negotiate(meta), acp_notices=raw.notices, acp_compaction=raw.compaction)
+    elicitation = client_capabilities.elicitation if client_capabilities is not None else None
+    return ClientDeclared(
+        dialects=dialects,
+        terminal_output=isinstance(meta, dict) and meta.get("terminal_output") is True,
+        ask_by_form=elicitation is not None and elicitation.form is not None,
+    )
+
+
+def _version() -> str:
+    try:
+        return version("claude-acp")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0"
+
+
+def initialize_response(client_capabilities: ClientCapabilities | None) -> InitializeResponse:
+    return InitializeResponse(
+        protocol_version=PROTOCOL_VERSION,
+        agent_capabilities=AgentCapabilities(
+            load_session=True,
+            auth=AgentAuthCapabilities(logout=LogoutCapabilities()),
+            prompt_capabilities=PROMPT_CAPABILITIES,
+            mcp_capabilities=McpCapabilities(http=True, sse=True),
+            session_capabilities=SessionCapabilities(
+                list=SessionListCapabilities(),
+                resume=SessionResumeCapabilities(),
+                fork=SessionForkCapabilities(),
+                close=SessionCloseCapabilities(),
+                delete=SessionDeleteCapabilities(),
+                additional_directories=SessionAdditionalDirectoriesCapabilities(),
+            ),
+        ),
+        auth_methods=login.auth_methods(client_capabilities),
+        agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),
+        field_meta=advertisement(),
+    )

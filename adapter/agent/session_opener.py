@@ -1,0 +1,115 @@
+"""How the agent opens a session: spawn its Claude, build the shell meanwhile, register it.
+
+A base class of `ClaudeAcpAgent` (adapter.agent.acp_agent), split out so that the agent's module
+is its list of requests; the state it reads is the agent's own, declared here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from adapter.agent import opening, surroundings
+from adapter.claude import client_options
+from adapter.claude.client_options import ClientOptions
+from adapter.wire.client_link import ClientLink
+from fsm.negotiation import Dialects
+
+if TYPE_CHECKING:
+    from adapter.agent.opening import Opening
+    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.runtime_settings import RuntimeSettings
+    from adapter.session.shell import Session
+
+__all__ = ["SessionOpener"]
+
+
+class SessionOpener:
+    _tg: TaskGroup
+    _settings: RuntimeSettings
+    _link: ClientLink
+    _dialects: Dialects
+    _terminal_output: bool
+    _ask_by_form: bool
+    _sessions: dict[str, Session]
+    _closed: set[str]
+    # One load or resume of a session id at a time: two at once would each start a Claude
+    # process, and one of them would be left running untracked.
+    _opening: dict[str, anyio.Lock]
+
+    def _new(self, start: Opening, runtime: ClaudeRuntime, answer: type[Any]) -> Session:
+        """The session `runtime` (spawned for it) is to serve. The first time, importing
+        `adapter.session.shell` and building the `answer` model take a while: Claude's own start-up
+        runs meanwhile."""
+        try:
+            from adapter.session.shell import Session
+
+            opening.build_wire_models(answer)
+            return Session(
+                session_id=start.session_id,
+                cwd=start.cwd,
+                dialects=self._dialects,
+                terminal_output=self._terminal_output,
+                link=self._link,
+                settings=self._settings,
+                task_group=self._tg,
+                resume=start.resume,
+                controls=opening.controls_for(start, self._link),
+            )
+        except BaseException:
+            self._tg.start_soon(runtime.close)  # nobody else would stop the process
+            raise
+
+    async def _open(self, start: Opening, answer: type[Any]) -> dict[str, Any]:
+        """Spawn the session's Claude, build the session (and the `answer` model) while it
+        starts up, finish starting it and register it; the setup response's pickers."""
+        from adapter.claude.process import RuntimeStartError
+
+        runtime = await opening.spawn(start, self._settings, self._tg)
+        session = self._new(start, runtime, answer)
+        try:
+            await session.start(runtime)
+        except RuntimeStartError as exc:
+            await session.close()  # its timer, and nothing else, was started
+            raise exc.request_error() from exc
+        self._register(session)
+        return opening.pickers(session)
+
+    def _register(self, session: Session) -> None:
+        self._sessions[session.session_id] = session
+        self._closed.discard(session.session_id)
+        session.controls.announce_later(self._tg)
+
+    def _prepare(
+        self,
+        session_id: str,
+        cwd: str,
+        servers: Any,
+        transcript: Path | None = None,
+        options: ClientOptions = client_options.NONE,
+    ) -> Opening:
+        return opening.opening_for(
+            session_id=session_id,
+            cwd=cwd,
+            servers=servers,
+            settings=self._settings,
+            transcript=transcript,
+            ask_by_form=self._ask_by_form,
+            client_options=options,
+            surroundings=surroundings.requested(),
+        )
+
+    @contextlib.asynccontextmanager
+    async def _one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
+        lock = self._opening.setdefault(session_id, anyio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._opening.pop(session_id, None)

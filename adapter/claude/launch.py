@@ -1,0 +1,31 @@
+"""What a session chose that a new Claude process has to start with (adapter.claude.process).
+
+Apart from the process so that the controls can build one without importing the SDK.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapter.claude.client_options import NONE as NO_CLIENT_OPTIONS
+from adapter.claude.client_options import ClientOptions
+from adapter.claude.surroundings import Surroundings
+
+__all__ = ["Launch"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Launch:
+    """What a session chose that a new Claude process has to start with."""
+
+    permission_mode: str | None = None
+    model: str | None = None
+    effort: str | None = None
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
+    # Tools Claude Code starts without (AskUserQuestion for a client without forms).
+    disallowed_tools: tuple[str, ...] = ()
+    # The client's `_meta.claudeCode.options` (adapter.claude.client_options).
+    client_options: ClientOptions = NO_CLIENT_OPTIONS
+    # The client's extra folders and system prompt (`adapter.claude.surroundings`).
+    surroundings: Surroundings = field(default_factory=Surroundings)

@@ -1,0 +1,54 @@
+"""Builders for the control-protocol frames of the scripted Claude: responses, errors, its own
+requests (`can_use_tool`) and their cancellation, and the `initialize` answer. Split from
+`frames.py`, which re-exports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adapter.scripted_claude.frame_ids import CLI_VERSION, Frame
+from adapter.scripted_claude.handshake import initialize_extras
+
+__all__ = [
+    "control_cancel_request",
+    "control_error",
+    "control_request",
+    "control_response",
+    "initialize_response",
+]
+
+
+def control_response(request_id: str, response: Mapping[str, Any]) -> Frame:
+    return {
+        "type": "control_response",
+        "response": {"subtype": "success", "request_id": request_id, "response": dict(response)},
+    }
+
+
+def control_error(request_id: str, error: str) -> Frame:
+    return {
+        "type": "control_response",
+        "response": {"subtype": "error", "request_id": request_id, "error": error},
+    }
+
+
+def control_request(request_id: str, request: Mapping[str, Any]) -> Frame:
+    return {"type": "control_request", "request_id": request_id, "request": dict(request)}
+
+
+def control_cancel_request(request_id: str) -> Frame:
+    return {"type": "control_cancel_request", "request_id": request_id}
+
+
+def initialize_response(*, scenario: str, pid: int, model: str) -> Frame:
+    """The inner `response` of the initialize answer (`ClaudeSDKClient.get_server_info()`)."""
+    del model  # the picker lists aliases; the model in use is named by `system/init`
+    return {
+        **initialize_extras(),
+        "output_style": "default",
+        "available_output_styles": ["default"],
+        "pid": pid,
+        "scripted_claude": {"scenario": scenario, "version": CLI_VERSION},
+    }

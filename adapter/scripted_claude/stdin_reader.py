@@ -1,0 +1,103 @@
+"""The scripted Claude's stdin thread: answers control requests itself (`initialize`,
+`set_model`, ...) and files user turns, `can_use_tool` answers and interrupts into the `Inbox`,
+marking EOF when stdin closes. Split from `runtime.py`, which starts it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+
+from adapter.scripted_claude import frames, local_controls
+from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
+from adapter.scripted_claude.session import SessionState
+from adapter.scripted_claude.steps import Scenario
+from adapter.scripted_claude.wire import Inbox, UserTurn
+
+__all__ = ["StdinReader"]
+
+
+class StdinReader:
+    """The stdin thread: answers control requests, files everything else into the inbox."""
+
+    def __init__(
+        self,
+        state: SessionState,
+        inbox: Inbox,
+        scenario: Scenario,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.state = state
+        self.inbox = inbox
+        self.scenario = scenario
+        self.env: Mapping[str, str] = env or {}
+
+    def run(self) -> None:
+        stdin = sys.stdin.buffer
+        try:
+            for raw in iter(stdin.readline, b""):
+                line = raw.decode("utf-8", errors="replace").strip()
+                if line:
+                    self._dispatch(line)
+        finally:
+            self.inbox.close()
+
+    def _dispatch(self, line: str) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            sys.stderr.write(f"scripted_claude: ignoring a non-JSON input line: {line[:80]}\n")
+            return
+        if not isinstance(message, dict):
+            return
+        kind = message.get("type")
+        if kind == "user":
+            uuid = message.get("uuid")
+            body = message.get("message")
+            content = body.get("content", "") if isinstance(body, dict) else ""
+            turn = UserTurn(
+                uuid=uuid if isinstance(uuid, str) else None, content=content, raw=message
+            )
+            self.inbox.push_turn(turn)
+        elif kind == "control_response":
+            response = message.get("response") or {}
+            self.inbox.push_response(str(response.get("request_id")), response)
+        elif kind == "control_request":
+            self._control(str(message.get("request_id")), message.get("request") or {})
+
+    def _control(self, request_id: str, request: dict[str, object]) -> None:
+        s = self.state
+        subtype = request.get("subtype")
+        answer: frames.Frame = {}
+        record(self.env, "control", request=request)
+        if subtype == "initialize":
+            answer = frames.initialize_response(
+                scenario=self.scenario.name, pid=os.getpid(), model=s.model
+            )
+        elif subtype == "interrupt":
+            if self.inbox.push_interrupt(request_id):
+                return  # the player answers once the turn's result is out
+        elif subtype == "set_permission_mode":
+            mode = request.get("mode")
+            if mode not in PERMISSION_MODES:
+                # The real CLI refuses a mode it does not know, and keeps its own.
+                s.emit(frames.control_error(request_id, f"Invalid permission mode: {mode}"))
+                return
+            s.permission_mode = str(mode)
+        elif subtype == "set_model":
+            s.model = resolve_model(request.get("model"))
+        elif subtype == "apply_flag_settings":
+            settings = request.get("settings")
+            if isinstance(settings, dict) and "effortLevel" in settings:
+                effort = settings["effortLevel"]
+                s.effort = effort if isinstance(effort, str) else None
+        elif subtype in ("mcp_status", "get_usage", "mcp_reconnect", "mcp_toggle"):
+            answer, error = local_controls.answer(s.mcp_servers, request)
+            if error is not None:
+                s.emit(frames.control_error(request_id, error))
+                return
+        elif subtype == "get_context_usage":
+            answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
+        s.emit(frames.control_response(request_id, answer))

@@ -1,0 +1,126 @@
+"""Performing the core's effects, one at a time and in order. A mixin of
+`adapter.session.shell.Session`, kept apart so each module stays small: each effect is done as
+the core said, nothing decided here (the one choice, what a forwarded message masks, follows
+DECISIONS row 31).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from acp import RequestError
+from acp.schema import PromptResponse
+from anyio.abc import TaskGroup
+from claude_agent_sdk import AssistantMessage
+
+from adapter.claude.process import ClaudeRuntime
+from adapter.claude.runtime_settings import RuntimeSettings
+from adapter.controls.controls import SessionControls
+from adapter.session.answer import Answer
+from adapter.session.publish import Publisher
+from adapter.session.turn_hooks import TurnHooks
+from fsm.classify import SYNTHETIC_MODEL
+from fsm.effects import (
+    Blame,
+    Effect,
+    ForwardAssistantMessage,
+    InterruptClaude,
+    LogNotice,
+    PublishRecord,
+    RejectPrompt,
+    SendAgentText,
+    SendNotice,
+    SendPrompt,
+    SettlePrompt,
+    StopRuntime,
+)
+from fsm.events import DeliveryConfirmed, DeliveryFailed
+from fsm.session import SessionCore
+
+__all__ = ["REJECTION_CODES", "EffectPerformer"]
+
+log = logging.getLogger(__name__)
+
+# A refused prompt's JSON-RPC code, from the core's word on whose move it waits for: ACP's
+# "authentication required", or the internal error every other failed turn gets (row 5).
+REJECTION_CODES = {Blame.AUTH: -32000, Blame.INTERNAL: -32603}
+
+
+class EffectPerformer:
+    # Provided by `Session`.
+    session_id: str
+    core: SessionCore
+    controls: SessionControls
+    view: TurnHooks
+    _settings: RuntimeSettings
+    _tg: TaskGroup
+    _runtime: ClaudeRuntime | None
+    _answers: dict[str, Answer]
+    _publisher: Publisher
+
+    async def _interrupt(self, runtime: ClaudeRuntime) -> None:
+        raise NotImplementedError  # pragma: no cover - `ClaudeSide` has it
+
+    async def _perform(self, effects: list[Effect], message: Any) -> None:
+        for effect in effects:
+            await self._perform_one(effect, message)
+
+    async def _perform_one(self, effect: Effect, message: Any) -> None:
+        match effect:
+            case PublishRecord(record=record, agent_error=agent_error):
+                sent = await self._publisher.publish(record, agent_error=agent_error)
+                outcome = DeliveryConfirmed if sent else DeliveryFailed
+                follow = self.core.handle(outcome(id=record.id, revision=record.revision))
+                await self._perform(follow, None)
+            case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
+                # A question still open belongs to a turn that is over: the client is told.
+                self.controls.permissions.withdraw()
+                await self.view.turn_settled()
+                response = await self._publisher.response(stop_reason, record)
+                response.usage = self.view.response_usage()
+                self._give(turn_id, response)
+            case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
+                self.controls.permissions.withdraw()
+                await self.view.turn_ended()
+                data = {"errorKind": kind} if kind else None
+                self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))
+            case ForwardAssistantMessage():
+                if isinstance(message, AssistantMessage):
+                    await self.view.assistant(message, mask=self._mask(message))
+            case SendAgentText(text=text):
+                # Masked by the core, which authors or forwards every such text (row 31).
+                await self._publisher.agent_text(text)
+            case SendNotice(severity=severity, title=title, description=description):
+                await self._publisher.notice(severity, title, description)
+            case SendPrompt(turn_id=turn_id, replace_runtime=replace):
+                # The prompt's own task sends it (outside the lock: starting Claude is slow).
+                answer = self._answers.get(turn_id)
+                if answer is not None:
+                    answer.replace_runtime = replace
+                    answer.go.set()
+            case InterruptClaude():
+                # Not under the lock: the SDK waits for Claude's reply to an interrupt.
+                if self._runtime is not None:
+                    self._tg.start_soon(self._interrupt, self._runtime)
+            case StopRuntime():
+                if self._runtime is not None:
+                    self._tg.start_soon(self._runtime.close)
+            case LogNotice(message=text):
+                log.info("session %s: %s", self.session_id, text)
+
+    def _mask(self, message: AssistantMessage) -> tuple[str, ...] | None:
+        """What to mask in a message forwarded as agent text: Claude's error prose (an API
+        error, a synthetic notice) is masked like any error text (DECISIONS row 31); the
+        model's own answer is the user's content and stays verbatim."""
+        if message.error is not None or message.model == SYNTHETIC_MODEL:
+            return self._settings.private
+        return None
+
+    def _give(self, turn_id: str | None, value: PromptResponse | RequestError) -> None:
+        turn_id = turn_id or self.core.turn.turn_id
+        answer = self._answers.get(turn_id) if turn_id is not None else None
+        if answer is None:
+            log.error("session %s: an answer with no prompt waiting", self.session_id)
+            return
+        answer.give(value)
