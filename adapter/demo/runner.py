@@ -2,7 +2,8 @@
 
 Runs `python -m adapter --simulate SCENARIO` as a subprocess, drives it with the `acp` SDK's
 real client over stdio, and prints every JSON-RPC frame in both directions as a readable
-transcript (`frame_words.py` words each frame; `demo_client.py` is the client). Nothing here talks to Claude's service.
+transcript (`frame_words.py` words each frame; `demo_client.py` is the client). Nothing here
+talks to Claude's service.
 
 Every scenario ends by itself: a prompt left unanswered is cancelled by the client (after a
 few seconds in a scenario whose Claude hangs, showing the stall warning and the cancel).
