@@ -130,14 +130,19 @@ class PermissionBroker:
         for scope in list(self._pending):
             scope.cancel()
 
-    async def _ask(self, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> str | None:
-        """The chosen option id; None for a refusal, "" when withdrawn."""
+    async def _ask(
+        self, tool_call: ToolCallUpdate, options: list[PermissionOption], name: str
+    ) -> str | None:
+        """The chosen option id; None for a refusal, "" when withdrawn. `name`: the tool as
+        Claude calls it (the question's `toolCall.name`, as on its card)."""
         with anyio.CancelScope() as scope:
             self._pending.add(scope)
             request_id = self._link.next_request_id()
             answered = False
             try:
-                outcome = await self._link.request_permission(self._session_id, tool_call, options)
+                outcome = await self._link.request_permission(
+                    self._session_id, tool_call, options, name
+                )
                 answered = True
             finally:
                 self._pending.discard(scope)
@@ -182,7 +187,7 @@ class PermissionBroker:
             log.warning("session %s: a tool input too deep to show; denying", self._session_id)
             return PermissionResultDeny(message=_TOO_DEEP)
         if tool_name == "ExitPlanMode":
-            return await self._leave_plan(tool_call, tool_input, context)
+            return await self._leave_plan(tool_call, tool_input, context, tool_name)
         always = _always(tool_name, tool_input, list(context.suggestions or []))
         options = [PermissionOption(option_id="allow", name="Yes", kind="allow_once")]
         if always is not None:
@@ -193,7 +198,7 @@ class PermissionBroker:
                 )
             )
         options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
-        chosen = await self._ask(tool_call, hinted(options, context))
+        chosen = await self._ask(tool_call, hinted(options, context), tool_name)
         if chosen == "":
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if chosen == "allow":
@@ -204,7 +209,7 @@ class PermissionBroker:
         return PermissionResultDeny(message=_DENIED)
 
     async def _leave_plan(
-        self, tool_call: ToolCallUpdate, tool_input: dict[str, Any], context: Any
+        self, tool_call: ToolCallUpdate, tool_input: dict[str, Any], context: Any, name: str
     ) -> PermissionResult:
         plan = tool_input.get("plan")
         tool_call = tool_call.model_copy(
@@ -224,7 +229,7 @@ class PermissionBroker:
             percent_used=self.percent_used(),
         )
         options = hinted([c.option() for c in choices], context, keep_always=True)
-        chosen = await self._ask(tool_call, options)
+        chosen = await self._ask(tool_call, options, name)
         choice = next((c for c in choices if c.option_id == chosen), None)
         mode = choice.mode if choice is not None else None
         if chosen == "":

@@ -8,7 +8,9 @@ moves or changes it.
 - `raw_notifier`, `send_raw_notification`: `acp`'s connection's private `_conn`, the only way to
 send a
   `session/update` kind the `acp` schema does not know (the `agent_error` dialect).
-- `send_raw_request`: the same private `_conn`'s request sender, for `elicitation/create`:
+- `has_raw_sender`, `send_raw_request`: the same private `_conn`'s request sender, for
+  `session/request_permission` (its `toolCall` gets ACP 1.22's `name`, which 0.12.1's model
+  drops) and for `elicitation/create`:
   0.12.1's typed `create_elicitation` remodels the form schema and parses every answer into a
   union with no `action` discriminator, so a decline or a cancel cannot be told from an accept.
 - `wrap_request_handler`: `acp`'s connection's private `_conn._handler`, wrapped so requests
@@ -21,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 __all__ = [
+    "has_raw_sender",
     "next_request_id",
     "raw_notifier",
     "send_raw_notification",
@@ -44,6 +47,11 @@ async def send_raw_notification(conn: Any, method: str, params: dict[str, Any]) 
         return False
     await raw.send_notification(method, params)
     return True
+
+
+def has_raw_sender(conn: Any) -> bool:
+    """Whether the `acp` connection has the raw request sender `send_raw_request` uses."""
+    return callable(getattr(getattr(conn, "_conn", None), "send_request", None))
 
 
 async def send_raw_request(conn: Any, method: str, params: dict[str, Any]) -> Any:

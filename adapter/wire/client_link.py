@@ -12,10 +12,19 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
 from acp import RequestError
-from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, ToolCallUpdate
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    PermissionOption,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+)
+from acp.utils import serialize_params
 from pydantic import ValidationError
 
 from adapter.wire.acp_compat import (
+    has_raw_sender,
     next_request_id,
     raw_notifier,
     send_raw_notification,
@@ -119,13 +128,38 @@ class ClientLink:
         except Exception:
             log.warning("could not withdraw request %s", request_id)
 
+    async def _ask_permission(
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        name: str | None,
+    ) -> Any:
+        """`session/request_permission`, its `toolCall` carrying ACP 1.22's `name` (the tool
+        as Claude calls it), which `acp` 0.12.1's model has no field for: the params are the
+        SDK's own serialization with `name` added, sent through the raw sender."""
+        assert self._conn is not None
+        if not name or not has_raw_sender(self._conn):
+            return await self._conn.request_permission(session_id, tool_call, options)
+        request = RequestPermissionRequest(
+            session_id=session_id, tool_call=tool_call, options=options
+        )
+        params = serialize_params(request)
+        params["toolCall"] = {**params["toolCall"], "name": name}
+        raw = await send_raw_request(self._conn, "session/request_permission", params)
+        return RequestPermissionResponse.model_validate(raw)
+
     async def request_permission(
-        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        name: str | None = None,
     ) -> AllowedOutcome | DeniedOutcome | None:
         if self._conn is None:
             return None
         try:
-            response = await self._conn.request_permission(session_id, tool_call, options)
+            response = await self._ask_permission(session_id, tool_call, options, name)
         except RequestError as exc:
             # An error answer, or one the stdin guard put in place of a malformed reply.
             reason = exc.data.get("reason") if isinstance(exc.data, dict) else None

@@ -246,3 +246,16 @@ async def test_send_raw_request_uses_the_acp_connections_private_sender() -> Non
     assert answer == {"method": "elicitation/create", "params": {"x": 1}}
     with pytest.raises(LookupError):
         await acp_compat.send_raw_request(object(), "elicitation/create", {})
+    assert acp_compat.has_raw_sender(Conn())
+    assert not acp_compat.has_raw_sender(object())  # a client double: the typed call is used
+
+
+def test_a_permission_request_is_serialized_as_acp_serializes_it() -> None:
+    # The permission question is sent raw (to add `name`); its params must be what `acp`'s own
+    # `request_permission` would send, so the adapter uses the same serializer.
+    from acp import utils
+    from acp.agent import connection
+
+    source = inspect.getsource(connection.AgentSideConnection.request_permission)
+    assert "RequestPermissionRequest(" in source and "request_model(" in source
+    assert "serialize_params(params)" in inspect.getsource(utils.request_model)
