@@ -29,6 +29,7 @@ import pytest
 import pytest_asyncio
 
 from tests.real_claude.banner import pytest_terminal_summary
+from tests.support import depth
 from tests.support.scheduling import shared_fixture_modules
 
 if TYPE_CHECKING:
@@ -38,7 +39,9 @@ __all__ = [
     "adapters",
     "contained_temp_dir",
     "is_end_to_end",
+    "pytest_addoption",
     "pytest_collection_modifyitems",
+    "pytest_configure",
     "pytest_itemcollected",
     "pytest_terminal_summary",
     "pytest_xdist_make_scheduler",
@@ -82,6 +85,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     config.option.loadscopereorder = False  # keep the tier order
     return SharedFixtureScheduling(config, log)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--deep",
+        action="store_true",
+        help="the core's volume and randomized tests at their deep budgets "
+        "(tests/support/depth.py)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Before collection, in the controller and in every xdist worker (each gets the options).
+    depth.configure(deep=bool(config.getoption("--deep")))
 
 
 # The tiers by folder: whatever lives here runs real subprocesses and is marked `e2e` by its path

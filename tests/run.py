@@ -53,8 +53,9 @@ def ensure_environment() -> None:
 
 
 # Four workers: most end-to-end time is waiting on child processes, not CPU. (How the tests are
-# shared out among them: tests/conftest.py.)
-PYTEST = ("-n", "4")
+# shared out among them: tests/conftest.py.) `--deep`: the core's volume and randomized tests at
+# their full budgets (tests/support/depth.py); a bare `pytest tests/core` plays the quick ones.
+PYTEST = ("-n", "4", "--deep")
 
 
 def stages(pytest_args: list[str]) -> list[tuple[str, str, Callable[[], None]]]:

@@ -73,6 +73,7 @@ from fsm.session import SessionCore
 from fsm.turn import TURN_MACHINE
 from fsm.vocabulary import FailureKind, Severity
 from fsm.wire import SESSION_FAILURE_KEYS, SessionFailureDialect, session_failure_record
+from tests.support.depth import budget
 
 SID = "sess-1"
 REAL = "claude-sonnet-4-5"
@@ -621,8 +622,10 @@ class SessionStateMachine(RuleBasedStateMachine):
         assert (len(INCIDENT_MACHINE.models), len(TURN_MACHINE.models)) == self.models_before
 
 
+# 150 examples under `--deep` (the whole check), 40 otherwise, each of up to 30 steps and drawn
+# deterministically either way (tests/support/depth.py).
 SETTINGS = settings(
-    max_examples=150,
+    max_examples=budget(quick=40, deep=150),
     stateful_step_count=30,
     derandomize=True,
     deadline=None,

@@ -118,6 +118,6 @@ def test_the_check_script_heads_every_stage_and_ends_with_the_summary(
     commands.clear()
     monkeypatch.setattr(run_py, "run", lambda *argv: commands.append(" ".join(map(str, argv[1:]))))
     assert run_py.main(["-x"]) == 0
-    assert commands[-1] == "-m pytest -n 4 -x" and not any("pip" in c for c in commands)
+    assert commands[-1] == "-m pytest -n 4 --deep -x" and not any("pip" in c for c in commands)
     out = capsys.readouterr().out
     assert "nothing to install" in out and out.rstrip().endswith("all checks passed")

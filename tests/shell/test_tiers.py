@@ -1,6 +1,7 @@
 """The test tiers are folders: `tests/e2e/` and `tests/real_claude/` are marked `e2e` by their
 path (tests/conftest.py), and no module elsewhere marks itself, so that `pytest -m "not e2e"`
-is exactly the core and the in-process shell."""
+is exactly the core and the in-process shell; and the core's deep budgets (`--deep`,
+tests/support/depth.py) are what the whole check plays."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import E2E_FOLDERS, is_end_to_end
+from tests.run import PYTEST
+from tests.support import depth
 
 TESTS = Path(__file__).resolve().parents[1]
 OUTSIDE = sorted(
@@ -47,3 +50,14 @@ def test_the_check_sees_a_mark(tmp_path: Path) -> None:
     planted = tmp_path / "test_x.py"
     planted.write_text("import pytest\npytestmark = pytest.mark.e2e\n", encoding="utf-8")
     assert _marks_e2e(planted) == [2]
+
+
+def test_the_depth_switch_follows_the_option_in_this_process(pytestconfig: pytest.Config) -> None:
+    # Under `-n N` this runs in a worker: the option must have reached it before collection.
+    assert depth.is_deep() is bool(pytestconfig.getoption("--deep"))
+    assert depth.budget(quick=1, deep=2) == (2 if depth.is_deep() else 1)
+
+
+def test_the_whole_check_plays_the_deep_budgets() -> None:
+    # `python3 tests/run.py` is the gate; a bare `pytest tests/core` is the quick loop.
+    assert "--deep" in PYTEST
