@@ -258,6 +258,11 @@ async def test_leaving_plan_mode_offers_auto(tmp_path: Path) -> None:
     assert client.offered == [
         [
             ("exit-plan-default", "Yes, manually approve edits", "allow_once"),
+            (
+                "exit-plan-clear-auto",
+                "Yes, clear context (0% used) and use auto mode",
+                "allow_always",
+            ),
             ("exit-plan-auto", "Yes, and use auto mode", "allow_always"),
             ("exit-plan-bypass", "Yes, and bypass permissions", "allow_always"),
             ("reject", "No, keep planning", "reject_once"),

@@ -319,6 +319,11 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
     # The reference adapter's choices (bypass is not offered to root outside a sandbox).
     assert [(o.option_id, o.name, o.kind) for o in offered] == [
         ("exit-plan-default", "Yes, manually approve edits", "allow_once"),
+        (
+            "exit-plan-clear-accept-edits",
+            "Yes, clear context (0% used) and auto-accept edits",
+            "allow_always",
+        ),
         ("exit-plan-accept-edits", "Yes, auto-accept edits", "allow_always"),
         ("reject", "No, keep planning", "reject_once"),
     ]

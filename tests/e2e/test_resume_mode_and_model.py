@@ -183,15 +183,24 @@ async def test_bypass_as_root_outside_a_sandbox_falls_back_to_manual(tmp_path: P
 
 
 @pytest.mark.asyncio
-async def test_a_mode_this_adapter_never_offers_falls_back_to_manual(tmp_path: Path) -> None:
+async def test_a_transcripts_auto_on_a_model_without_it_falls_back_to_accept_edits(
+    tmp_path: Path,
+) -> None:
     session = await _session_a(tmp_path, mode="acceptEdits", model="haiku", env={})
     path = _stored_transcript(tmp_path, session)
-    # Claude Code's own `auto` mode (a terminal session): Claude Code knows it, ACP clients
-    # here are not offered it.
+    # Claude Code's own `auto` mode (a terminal session), on a model whose entry in Claude
+    # Code's list does not say `supportsAutoMode`: as the reference adapter, Accept edits.
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace('"permissionMode": "acceptEdits"', '"permissionMode": "auto"'))
-    _, stderr = await _mode_not_offered_here(tmp_path, "auto", session)
-    assert "its transcript's mode 'auto' is not available here" in stderr
+    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as second:
+        response, _ = await _reopen(second, "load", session)
+        answer = await second.prompt(session, "go on")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert _mode(response) == "acceptEdits"
+    assert "auto" not in [m.id for m in response.modes.available_modes]
+    # The running Claude was told, and the model still comes back.
+    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")][-1] == "acceptEdits"
+    assert _flag(_argvs(tmp_path)[-1], "--model") == HAIKU
 
 
 @pytest.mark.asyncio
