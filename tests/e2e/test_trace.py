@@ -33,12 +33,23 @@ async def test_a_traced_session_passes_conformance_and_the_log_file_fills(
     assert isinstance(first, PromptResponse) and isinstance(second, PromptResponse)
     report = check_file(trace)
     assert report.violations == []
-    # The trace is exactly the client's view of the wire, in order, directions absolute.
+    # The trace holds exactly what the client saw, in order within each direction, with
+    # directions absolute. Across directions the order is each end's own: the agent may
+    # write an update (the command list) while the client's next request is on its way,
+    # so the two ends can see those two frames in either order.
     traced = [json.loads(line) for line in trace.read_text("utf-8").splitlines()]
     direction = {"outgoing": "client_to_agent", "incoming": "agent_to_client"}
-    assert [(e["direction"], e["message"]) for e in traced] == [
-        (direction[f.direction], f.message) for f in adapter.frames
-    ]
+    for way in ("client_to_agent", "agent_to_client"):
+        assert [e["message"] for e in traced if e["direction"] == way] == [
+            f.message for f in adapter.frames if direction[f.direction] == way
+        ]
+    # An answer is never traced before the request it answers.
+    seen: set[object] = set()
+    for e in traced:
+        if e["direction"] == "client_to_agent" and "method" in e["message"]:
+            seen.add(e["message"].get("id"))
+        elif e["direction"] == "agent_to_client" and "method" not in e["message"]:
+            assert e["message"]["id"] in seen
     assert sum(1 for e in traced if e["message"].get("method") == "session/prompt") == 2
     logged = log_file.read_text("utf-8")
     assert "INFO adapter.app.cli: claude-acp" in logged and "serving ACP on stdio" in logged
