@@ -59,6 +59,7 @@ __all__ = [
     "window_label",
 ]
 
+
 class WindowState(Enum):
     QUIET = "quiet"
     WARNED = "warned"
