@@ -29,6 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.cancel_requests import CANCEL_REQUEST, OpenPrompts
 from adapter.wire.guard_rules import (
     INVALID_REQUEST,
@@ -89,6 +90,8 @@ class GuardedTransport:
         self._ended = False
         self._shutdown: asyncio.Task[None] | None = None
         self._pending: collections.deque[dict[str, Any]] = collections.deque()
+        # For frames that must follow an answer (a session's command list after its setup).
+        self.answers = AnswerWatch()
 
     def stop(self) -> None:
         """Read no more input: what was read is answered, then the connection ends."""
@@ -98,17 +101,31 @@ class GuardedTransport:
     # --- acp's Transport ------------------------------------------------------------------
 
     async def send(self, message: dict[str, Any]) -> None:
+        answer = "method" not in message and "id" in message
         if "method" in message and "id" in message:
             if self._ended:
                 raise ConnectionError("the client closed its input")
             self._asked.add(message["id"])
-        elif "method" not in message and "id" in message:
+        elif answer:
             self._note_answer(message)
         if isinstance(message.get("error"), dict):
             message = {**message, "error": self._safe_error(message["error"])}
-        await self._write(message)
+        written = False
+        try:
+            await self._write(message)
+            written = True
+        finally:
+            if answer:
+                self.answers.written(message["id"], ok=written and "result" in message)
 
     async def receive(self) -> dict[str, Any] | None:
+        message = await self._receive()
+        if message is not None:
+            # acp starts the message's handler next, from this context (adapter.wire.answer_watch).
+            self.answers.received(message)
+        return message
+
+    async def _receive(self) -> dict[str, Any] | None:
         while True:
             if self._pending:
                 return self._pending.popleft()
@@ -125,6 +142,7 @@ class GuardedTransport:
                 return message
 
     async def close(self) -> None:
+        self.answers.ended()
         async with self._write_lock:
             self._writer.close()
 
