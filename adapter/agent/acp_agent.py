@@ -44,6 +44,7 @@ from adapter.agent.session_opener import SessionOpener
 from adapter.claude import client_options, login, session_store
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
+from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
 from fsm.negotiation import Dialects
 
@@ -77,6 +78,11 @@ class ClaudeAcpAgent(SessionOpener):
     def attach_bulk_sender(self, sender: BulkSender) -> None:
         """Where several updates go out in one write (the transport's), for a replay's bulk."""
         self._link.attach_bulk(sender)
+
+    def attach_answers(self, watch: AnswerWatch) -> None:
+        """Where the wire tells that an answer is written (the transport's), for what must
+        follow a setup answer (the session's command list)."""
+        self._link.attach_answers(watch)
 
     def on_connect(self, conn: Connection) -> None:
         self._link.attach(conn)

@@ -17,7 +17,6 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import anyio
 from acp import RequestError
 from acp.schema import (
     AgentMessageChunk,
@@ -119,13 +118,18 @@ class SessionControls:
         await self.auto_fast.adopt(runtime, info)
 
     def announce_later(self, tg: TaskGroup) -> None:
-        """Send the command list once the setup response that opened the session is out."""
+        """Send the command list once the setup response that opened the session is out.
+
+        Called in the setup request's handler, which cannot send after its own answer (acp
+        writes it on return): the ticket is for that answer, and the task waits for the wire
+        to have written it. An error answer, or one never written, opens no session for the
+        client, so nothing is told."""
+        ticket = self._link.answer_ticket()
 
         async def announce() -> None:
-            # The response is queued when its handler returns; two turns of the loop later
-            # it is ahead of this update in the connection's ordered sender.
-            for _ in range(3):
-                await anyio.sleep(0)
+            if not await ticket.written():
+                log.info("session %s: its setup was not answered; no command list", self.session_id)
+                return
             await self._link.send_update(self.session_id, update_for(self.commands))
             await self.auto_fast.warn_if_pending()
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import logging
 import sys
@@ -24,6 +23,8 @@ import tempfile
 from asyncio.subprocess import DEVNULL
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
+
+import anyio
 
 from adapter.demo.demo_client import DemoClient, open_session
 from adapter.demo.frame_words import describe_frame
@@ -84,30 +85,49 @@ class AgentGaveUp(Exception):
 async def _prompt(
     conn: Any, session_id: str, text: str, *, cancel_after: float, out: IO[str]
 ) -> None:
-    """Send one prompt and wait for its answer, cancelling the turn if none comes in time."""
+    """Send one prompt and wait for its answer, cancelling the turn if none comes in time.
+
+    The prompt is a task of this call's own task group: it never outlives the call (a prompt
+    given up on is cancelled before `AgentGaveUp` is raised), and its failure is raised here.
+    """
     import acp
 
-    task = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[acp.text_block(text)]))
-    try:
-        done, _ = await asyncio.wait({task}, timeout=cancel_after)
-        if not done:
+    answered = anyio.Event()
+    failures: list[Exception] = []
+
+    async def ask() -> None:
+        try:
+            await conn.prompt(session_id=session_id, prompt=[acp.text_block(text)])
+        except acp.RequestError:
+            pass  # an error answer was already printed from the wire; the next prompt runs
+        except Exception as exc:  # the connection ended: raised by `_prompt` itself, below
+            failures.append(exc)
+        finally:
+            answered.set()
+
+    gave_up = False
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(ask)
+        with anyio.move_on_after(cancel_after):
+            await answered.wait()
+        if not answered.is_set():
             print(
                 f"(no answer after {cancel_after:g} s: the client cancels the turn)",
                 file=out,
                 flush=True,
             )
             await conn.cancel(session_id=session_id)
-            done, _ = await asyncio.wait({task}, timeout=ANSWER_AFTER_CANCEL_SECONDS)
-            if not done:
-                raise AgentGaveUp(
-                    f"the agent did not answer the cancelled prompt within "
-                    f"{ANSWER_AFTER_CANCEL_SECONDS:g} s"
-                )
-        # An error answer was already printed from the wire; the next prompt still runs.
-        with contextlib.suppress(acp.RequestError):
-            task.result()
-    finally:
-        task.cancel()
+            with anyio.move_on_after(ANSWER_AFTER_CANCEL_SECONDS):
+                await answered.wait()
+            gave_up = not answered.is_set()
+            tg.cancel_scope.cancel()  # the prompt, if it is still waiting
+    if gave_up:
+        raise AgentGaveUp(
+            f"the agent did not answer the cancelled prompt within "
+            f"{ANSWER_AFTER_CANCEL_SECONDS:g} s"
+        )
+    if failures:
+        raise failures[0]
 
 
 def _observer(out: IO[str], log: IO[str] | None) -> Callable[[StreamEvent], None]:
@@ -168,8 +188,8 @@ async def run_demo(
                 print("", file=out)
                 if text == WAIT_FOR_RESET:
                     print(text, file=out, flush=True)
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(client.limit_reset.wait(), RESET_WAIT_SECONDS)
+                    with anyio.move_on_after(RESET_WAIT_SECONDS):
+                        await client.limit_reset.wait()
                     continue
                 await _prompt(conn, session_id, text, cancel_after=cancel_after, out=out)
     return 0

@@ -15,6 +15,10 @@ send a
   union with no `action` discriminator, so a decline or a cancel cannot be told from an accept.
 - `wrap_request_handler`: `acp`'s connection's private `_conn._handler`, wrapped so requests
   can be checked before the schema drops what it cannot read (client MCP server entries).
+
+One assumption is not a touchpoint but is pinned beside them: `acp`'s receive loop starts each
+request's handler task right after the transport's `receive` returned it, so the handler's
+context is a copy of `receive`'s (`adapter.wire.answer_watch` names the request there).
 """
 
 from __future__ import annotations

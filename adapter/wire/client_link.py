@@ -30,6 +30,7 @@ from adapter.wire.acp_compat import (
     send_raw_notification,
     send_raw_request,
 )
+from adapter.wire.answer_watch import AnswerTicket, AnswerWatch
 from adapter.wire.guard_rules import MALFORMED_RESPONSES
 
 __all__ = ["BulkSender", "ClientLink", "Connection"]
@@ -57,12 +58,23 @@ class ClientLink:
     def __init__(self) -> None:
         self._conn: Connection | None = None
         self._bulk: BulkSender | None = None
+        self._answers: AnswerWatch | None = None
 
     def attach(self, conn: Connection) -> None:
         self._conn = conn
 
     def attach_bulk(self, sender: BulkSender) -> None:
         self._bulk = sender
+
+    def attach_answers(self, watch: AnswerWatch) -> None:
+        self._answers = watch
+
+    def answer_ticket(self) -> AnswerTicket:
+        """A ticket for the answer to the client's request being handled (take it in the
+        handler): what must follow that answer waits on it (`adapter.wire.answer_watch`)."""
+        if self._answers is None:
+            return AnswerTicket(None, None)  # no guard to tell: nothing to wait for
+        return self._answers.ticket()
 
     async def send_update(self, session_id: str, update: Any) -> bool:
         """Send one `session/update`; False when it could not be sent."""

@@ -16,7 +16,10 @@ message-level `Transport` in place of byte streams, and `GuardedTransport` is on
   (`adapter.wire.cancel_requests`; `acp` does not route the method), any other is dropped;
 - at end of input (or when `stop` is called, on a signal), the client's requests to us that are
   still running are answered before `receive` reports the end: `on_eof` (the agent's shutdown)
-  cancels the prompts, and requests we sent the client that it can no longer answer fail.
+  cancels the prompts, and requests we sent the client that it can no longer answer fail
+  (first, so their waiters move on). The shutdown runs inside that last `receive` call, not in
+  a task of its own: nothing of it outlives the connection's receive loop, and its failures
+  are logged there.
 
 Each rejected line is one warning in the log, naming the reason and never the client's text.
 """
@@ -29,6 +32,9 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+import anyio
+
+from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.cancel_requests import CANCEL_REQUEST, OpenPrompts
 from adapter.wire.guard_rules import (
     INVALID_REQUEST,
@@ -87,8 +93,10 @@ class GuardedTransport:
         # Our requests to the client, not yet answered.
         self._asked: set[Any] = set()
         self._ended = False
-        self._shutdown: asyncio.Task[None] | None = None
+        self._shut = False  # the shutdown after the end of input has run
         self._pending: collections.deque[dict[str, Any]] = collections.deque()
+        # For frames that must follow an answer (a session's command list after its setup).
+        self.answers = AnswerWatch()
 
     def stop(self) -> None:
         """Read no more input: what was read is answered, then the connection ends."""
@@ -98,22 +106,40 @@ class GuardedTransport:
     # --- acp's Transport ------------------------------------------------------------------
 
     async def send(self, message: dict[str, Any]) -> None:
+        answer = "method" not in message and "id" in message
         if "method" in message and "id" in message:
             if self._ended:
                 raise ConnectionError("the client closed its input")
             self._asked.add(message["id"])
-        elif "method" not in message and "id" in message:
+        elif answer:
             self._note_answer(message)
         if isinstance(message.get("error"), dict):
             message = {**message, "error": self._safe_error(message["error"])}
-        await self._write(message)
+        written = False
+        try:
+            await self._write(message)
+            written = True
+        finally:
+            if answer:
+                self.answers.written(message["id"], ok=written and "result" in message)
 
     async def receive(self) -> dict[str, Any] | None:
+        message = await self._receive()
+        if message is not None:
+            # acp starts the message's handler next, from this context (adapter.wire.answer_watch).
+            self.answers.received(message)
+        return message
+
+    async def _receive(self) -> dict[str, Any] | None:
         while True:
             if self._pending:
                 return self._pending.popleft()
-            if self._shutdown is not None:
-                await self._shutdown
+            if self._ended:
+                # Our questions' failures are delivered (above): now the agent shuts down, in
+                # this call, so nothing of it outlives the connection's receive loop.
+                if not self._shut:
+                    self._shut = True
+                    await self._shut_down()
                 return None
             await self._settled.wait()
             line = await self._next_line()
@@ -125,6 +151,7 @@ class GuardedTransport:
                 return message
 
     async def close(self) -> None:
+        self.answers.ended()
         async with self._write_lock:
             self._writer.close()
 
@@ -239,8 +266,8 @@ class GuardedTransport:
 
     def _end(self) -> None:
         """Answer what was read: our own questions to the client fail (it can no longer
-        answer them), the agent shuts its sessions down, and the requests still running are
-        waited for, boundedly."""
+        answer them); once those answers are passed on, `receive` shuts the agent's sessions
+        down and waits, boundedly, for the requests still running (`_shut_down`)."""
         self._ended = True
         for request_id in sorted(self._asked, key=str):
             self._pending.append(
@@ -251,8 +278,6 @@ class GuardedTransport:
                 }
             )
         self._asked.clear()
-        # The answers above reach the connection while the agent shuts down.
-        self._shutdown = asyncio.get_running_loop().create_task(self._shut_down())
 
     async def _shut_down(self) -> None:
         try:
@@ -260,9 +285,9 @@ class GuardedTransport:
         except Exception:
             log.warning("shutting down after the end of input failed", exc_info=True)
         if self._open:
-            try:
-                await asyncio.wait_for(self._answered.wait(), EOF_DRAIN_SECONDS)
-            except TimeoutError:
+            with anyio.move_on_after(EOF_DRAIN_SECONDS):
+                await self._answered.wait()
+            if self._open:
                 log.warning("%d request(s) still unanswered at exit", len(self._open))
 
 

@@ -259,3 +259,50 @@ def test_a_permission_request_is_serialized_as_acp_serializes_it() -> None:
     source = inspect.getsource(connection.AgentSideConnection.request_permission)
     assert "RequestPermissionRequest(" in source and "request_model(" in source
     assert "serialize_params(params)" in inspect.getsource(utils.request_model)
+
+
+@pytest.mark.anyio
+async def test_acp_starts_each_request_handler_from_the_context_receive_returned_in() -> None:
+    # adapter.wire.answer_watch: the guard's `receive` names the request in a context variable,
+    # and the handler reads its own request's id there. That holds while acp's receive loop
+    # starts each handler's task (a copy of its context) right after `receive` returns.
+    import asyncio
+
+    from acp.connection import Connection
+
+    from adapter.wire.answer_watch import CURRENT_REQUEST, AnswerWatch
+
+    watch = AnswerWatch()
+    inbox: list[dict[str, object]] = [
+        {"jsonrpc": "2.0", "id": i, "method": "m", "params": None} for i in ("a", 2)
+    ]
+    answers: list[dict[str, object]] = []
+    done = asyncio.Event()
+
+    class Transport:
+        async def receive(self) -> dict[str, object] | None:
+            if not inbox:
+                await done.wait()
+                return None
+            message = inbox.pop(0)
+            watch.received(message)
+            return message
+
+        async def send(self, message: dict[str, object]) -> None:
+            answers.append(message)
+            if len(answers) == 2:
+                done.set()
+
+        async def close(self) -> None:
+            return None
+
+    async def handler(method: str, params: object, notification: bool) -> object:
+        await asyncio.sleep(0)  # the receive loop has read the next request meanwhile
+        return repr(CURRENT_REQUEST.get())
+
+    conn = Connection(handler, Transport(), listening=False)
+    await asyncio.wait_for(conn.main_loop(), 30)
+    assert {str(a["id"]): a["result"] for a in answers} == {
+        "a": "('str', 'a')",
+        "2": "('int', 2)",
+    }
