@@ -9,10 +9,13 @@ per line) holding O(1) state:
    active. Only the last usage limit or real answer decides, so `active_from_newest` reads the
    entries newest first and stops at the first that decides (usually within the last few
    lines); `ActiveScan` finds the same reading oldest first.
-   Live and replay differ here, knowingly: both apply `classify.recovers_a_usage_limit`, but
-   live the turn's result says whether it failed, and a transcript keeps no result. So a real
-   answer in a turn that then ended in error leaves the limit active live, and inactive after
-   `session/load` (pinned by `tests/core/test_answer_rules.py`).
+   Live and replay apply one rule, `classify.recovers_a_usage_limit`: a real answer recovers
+   only in a turn that did not fail. Live, the turn's result says whether it failed; on
+   replay, Claude Code's `isApiErrorMessage` entry does, as a transcript keeps no result. A
+   turn that failed with no such entry (a result-only error such as `error_during_execution`
+   or `error_max_turns`) leaves the limit active live and inactive after `session/load`: the
+   one difference left, as the transcript cannot show it (pinned by
+   `tests/core/test_answer_rules.py`).
 2. One pass in order: `ReplayPlanner.plan(entry)` says what to do with each entry: restore a
    usage limit as a typed failure (capable clients only), skip a non-message line, and replay
    everything else as its original transcript text, for every client: the synthetic login
@@ -43,32 +46,50 @@ __all__ = [
 ]
 
 
-def ends_a_usage_limit(entry: TranscriptEntry) -> bool:
-    """Whether `entry` ends the usage limit before it: a real model answer, with no turn known
-    to have failed, as a transcript keeps no result (header, point 1)."""
-    return classify.recovers_a_usage_limit(real_answer=entry.is_real_answer, turn_failed=False)
+def ends_a_usage_limit(entry: TranscriptEntry, *, turn_failed: bool) -> bool:
+    """Whether `entry` ends the usage limit before it: a real model answer in a turn that did
+    not end in an API error (header, point 1), the rule live turns apply at their result."""
+    return classify.recovers_a_usage_limit(
+        real_answer=entry.is_real_answer, turn_failed=turn_failed
+    )
 
 
 class ActiveScan:
-    """First pass: the uuid of the usage-limit message still active at the end, if any."""
+    """First pass: the uuid of the usage-limit message still active at the end, if any. A real
+    answer counts once its turn is over without an API error: at the next prompt or the end."""
 
     def __init__(self) -> None:
-        self.active_uuid: str | None = None
+        self._limit: str | None = None
+        self._answered = False  # a real answer in the turn being read, no error after it yet
+
+    @property
+    def active_uuid(self) -> str | None:
+        return None if self._answered else self._limit
 
     def feed(self, entry: TranscriptEntry) -> None:
         if entry.is_usage_limit:
-            self.active_uuid = entry.uuid
-        elif ends_a_usage_limit(entry):
-            self.active_uuid = None
+            self._limit, self._answered = entry.uuid, False
+        elif entry.ends_its_turn_in_error:
+            self._answered = False
+        elif entry.opens_a_turn:
+            if self._answered:
+                self._limit, self._answered = None, False
+        elif ends_a_usage_limit(entry, turn_failed=False):
+            self._answered = True
 
 
 def active_from_newest(entries: Iterable[TranscriptEntry]) -> str | None:
-    """What `ActiveScan` ends with, given the entries newest first: the first usage limit or
-    real answer met decides, and nothing after it is read."""
+    """What `ActiveScan` ends with, given the entries newest first: the first usage limit, or
+    real answer of a turn that did not end in an error, decides; nothing after it is read."""
+    turn_failed = False  # the turn being read (newest first, so its end came first) failed
     for entry in entries:
         if entry.is_usage_limit:
             return entry.uuid
-        if ends_a_usage_limit(entry):
+        if entry.ends_its_turn_in_error:
+            turn_failed = True
+        elif entry.opens_a_turn:
+            turn_failed = False
+        elif ends_a_usage_limit(entry, turn_failed=turn_failed):
             return None
     return None
 

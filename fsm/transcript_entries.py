@@ -101,6 +101,9 @@ class TranscriptEntry(NamedTuple):
     text: str = ""
     text_block_count: int = 0
     content: tuple[Any, ...] = ()
+    # Claude Code's mark on the message it writes when a turn ends in an API error: the one
+    # trace of a failed turn a transcript keeps (it keeps no result).
+    api_error: bool = False
 
     @property
     def is_usage_limit(self) -> bool:
@@ -110,6 +113,14 @@ class TranscriptEntry(NamedTuple):
             and bool(self.text)
             and classify.is_synthetic_usage_limit(self.model, self.text)
         )
+
+    @property
+    def ends_its_turn_in_error(self) -> bool:
+        return self.kind is EntryKind.ASSISTANT and self.top_level and self.api_error
+
+    @property
+    def opens_a_turn(self) -> bool:
+        return self.kind is EntryKind.PROMPT and self.top_level
 
     @property
     def is_real_answer(self) -> bool:
@@ -200,4 +211,5 @@ def parse_entry(entry: object) -> TranscriptEntry:
         text="".join(texts),
         text_block_count=len(texts),
         content=blocks,
+        api_error=entry.get("isApiErrorMessage") is True,
     )

@@ -2,7 +2,8 @@
 (`classify.is_real_model`, also the shell's transcript tail's), when a usage limit recovers
 (`classify.recovers_a_usage_limit`) and what a prompt entry is
 (`transcript_entries.is_prompt_entry`).
-Where live and replay still differ (a turn's result, which a transcript does not keep), the
+Live and replay agree on a turn that failed with an API error (its `isApiErrorMessage` entry);
+where they still differ (a result-only failure, which a transcript cannot show), the
 difference is the one `fsm/replay.py`'s header names, pinned here.
 """
 
@@ -21,7 +22,7 @@ from fsm.events import (
     PromptSent,
     ResultReceived,
 )
-from fsm.replay import active_from_newest
+from fsm.replay import ActiveScan, active_from_newest
 from fsm.session import SessionCore
 from fsm.transcript_entries import EntryKind, is_prompt_entry, parse_entry
 
@@ -93,7 +94,89 @@ def _said(text: str, model: str) -> AssistantMessageReceived:
     return AssistantMessageReceived(epoch=E, model=model, text=text, text_block_count=1)
 
 
-def test_a_real_answer_in_a_failed_turn_keeps_the_limit_live_but_not_after_a_reload() -> None:
+API_ERROR = "API Error: 500 Internal server error"
+
+
+def _live_limit_after(*messages: AssistantMessageReceived, failed: ResultReceived) -> bool:
+    """Live: a restored, active usage limit, then a turn with `messages` ending in `failed`:
+    whether the limit is still active."""
+    core = SessionCore(session_id="s", epoch=E, capable=True, started=True)
+    try:
+        _deliver(core, core.handle(HistoryFailureFound(id="u-1:error", title=LIMIT, active=True)))
+        core.handle(PromptSent(turn_id="t2"))
+        for message in messages:
+            _deliver(core, core.handle(message))
+        _deliver(core, core.handle(failed))
+        return "u-1:error" in {r.id for r in core.active()}
+    finally:
+        core.close()
+
+
+def _replayed_limit_after(*turn: dict[str, Any]) -> str | None:
+    """Replay: the same story as a transcript; the uuid still active, read both ways."""
+    transcript = [
+        {"type": "user", "uuid": "u-1", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "a-1", "message": {"model": "<synthetic>", "content": LIMIT}},
+        {"type": "user", "uuid": "t2", "message": {"role": "user", "content": "again"}},
+        *turn,
+    ]
+    entries = [parse_entry(line) for line in transcript]
+    scan = ActiveScan()
+    for entry in entries:
+        scan.feed(entry)
+    newest = active_from_newest(reversed(entries))
+    assert newest == scan.active_uuid
+    return newest
+
+
+def test_a_real_answer_in_a_turn_that_ends_in_an_api_error_keeps_the_limit_live_and_replayed() -> (
+    None
+):
+    still_active = _live_limit_after(
+        _said("Half an answer.", REAL),
+        _said(API_ERROR, "<synthetic>"),
+        failed=ResultReceived(epoch=E, subtype="success", is_error=True),
+    )
+    assert still_active
+    replayed = _replayed_limit_after(
+        {"type": "assistant", "uuid": "a-2", "message": {"model": REAL, "content": "Half an"}},
+        {
+            "type": "assistant",
+            "uuid": "a-3",
+            "isApiErrorMessage": True,
+            "message": {"model": "<synthetic>", "content": API_ERROR},
+        },
+    )
+    assert replayed == "a-1"
+
+
+def test_a_real_answer_in_a_turn_that_did_not_fail_ends_the_limit_live_and_replayed() -> None:
+    still_active = _live_limit_after(
+        _said("A whole answer.", REAL),
+        failed=ResultReceived(epoch=E, subtype="success", is_error=False),
+    )
+    assert not still_active
+    replayed = _replayed_limit_after(
+        {"type": "assistant", "uuid": "a-2", "message": {"model": REAL, "content": "A whole"}},
+    )
+    assert replayed is None
+
+
+def test_an_api_error_in_an_earlier_turn_does_not_undo_a_later_turns_recovery() -> None:
+    replayed = _replayed_limit_after(
+        {
+            "type": "assistant",
+            "uuid": "a-2",
+            "isApiErrorMessage": True,
+            "message": {"model": "<synthetic>", "content": API_ERROR},
+        },
+        {"type": "user", "uuid": "t3", "message": {"role": "user", "content": "once more"}},
+        {"type": "assistant", "uuid": "a-3", "message": {"model": REAL, "content": "Here it is"}},
+    )
+    assert replayed is None
+
+
+def test_a_result_only_failure_keeps_the_limit_live_but_not_after_a_reload() -> None:
     # Live: a restored, active usage limit; the next turn gets a real answer, then fails.
     core = SessionCore(session_id="s", epoch=E, capable=True, started=True)
     try:
@@ -105,7 +188,8 @@ def test_a_real_answer_in_a_failed_turn_keeps_the_limit_live_but_not_after_a_rel
         assert "u-1:error" in {r.id for r in core.active()}
     finally:
         core.close()
-    # Replay of the same transcript: it keeps no result, so the real answer ends the limit.
+    # Replay of the same transcript: a result-only failure leaves no entry, so the real
+    # answer ends the limit (the one difference left, `fsm/replay.py`'s header).
     transcript = [
         {"type": "user", "uuid": "u-1", "message": {"role": "user", "content": "hi"}},
         {"type": "assistant", "uuid": "a-1", "message": {"model": "<synthetic>", "content": LIMIT}},

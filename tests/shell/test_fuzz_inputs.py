@@ -373,6 +373,7 @@ TRANSCRIPT_ENTRY = st.one_of(
             "isSidechain": JSON,
             "isMeta": JSON,
             "isCompactSummary": JSON,
+            "isApiErrorMessage": st.one_of(st.booleans(), JSON),
             "parent_tool_use_id": JSON,
         },
     ),
