@@ -40,7 +40,7 @@ from adapter.agent import (
     surroundings,
 )
 from adapter.agent.raw_capabilities import RawCapabilities
-from adapter.agent.session_opener import SessionOpener
+from adapter.agent.session_opener import ClosedIds, SessionOpener
 from adapter.claude import client_options, login, session_store
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
@@ -72,7 +72,7 @@ class ClaudeAcpAgent(SessionOpener):
         self._ask_by_form = False  # the client declared `elicitation.form`
         self._boolean_options = False  # ... `session.configOptions.boolean`
         self._sessions: dict[str, Session] = {}
-        self._closed: set[str] = set()
+        self._closed = ClosedIds()
         self._opening: dict[str, anyio.Lock] = {}
 
     def attach_bulk_sender(self, sender: BulkSender) -> None:

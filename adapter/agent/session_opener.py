@@ -26,7 +26,35 @@ if TYPE_CHECKING:
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.session.shell import Session
 
-__all__ = ["SessionOpener"]
+__all__ = ["ClosedIds", "SessionOpener"]
+
+# How many closed session ids are remembered (so closing one again is not -32002 even when it
+# left no transcript): a bound, so that closing sessions for days grows nothing; an id that
+# fell out is still found on disk when Claude wrote its transcript.
+CLOSED_IDS_KEPT = 1_000
+
+
+class ClosedIds:
+    """The ids of the sessions closed here, the newest `CLOSED_IDS_KEPT` of them."""
+
+    def __init__(self, kept: int = CLOSED_IDS_KEPT) -> None:
+        self._kept = kept
+        self._ids: dict[str, None] = {}  # insertion order: the oldest first
+
+    def add(self, session_id: str) -> None:
+        self._ids.pop(session_id, None)
+        self._ids[session_id] = None
+        while len(self._ids) > self._kept:
+            del self._ids[next(iter(self._ids))]
+
+    def discard(self, session_id: str) -> None:
+        self._ids.pop(session_id, None)
+
+    def __contains__(self, session_id: object) -> bool:
+        return session_id in self._ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
 
 class SessionOpener:
@@ -38,7 +66,7 @@ class SessionOpener:
     _ask_by_form: bool
     _boolean_options: bool
     _sessions: dict[str, Session]
-    _closed: set[str]
+    _closed: ClosedIds
     # One load or resume of a session id at a time: two at once would each start a Claude
     # process, and one of them would be left running untracked.
     _opening: dict[str, anyio.Lock]

@@ -190,6 +190,14 @@ class _ExitBoundedProcess:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._process, name)
 
+    # Once Claude is reaped the SDK discards `self._process` (this wrapper) from its private
+    # `_ACTIVE_CHILDREN`: equal to what it wraps, or every closed process stayed in that set.
+    def __hash__(self) -> int:
+        return hash(self._process)
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or other is self._process
+
     async def wait(self) -> Any:
         with anyio.move_on_after(EXIT_GRACE_SECONDS):
             return await self._process.wait()

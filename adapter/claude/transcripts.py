@@ -6,6 +6,7 @@ for a resume's tail (`transcript_tail`). Holds one block and one line at most ei
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from fsm.transcript_entries import EntryKind, TranscriptEntry, parse_entry
 
 __all__ = [
     "BACK_BLOCK",
+    "MAX_TRANSCRIPT_LINE",
     "ReplayStats",
     "entries",
     "entries_newest_first",
@@ -32,6 +34,15 @@ __all__ = [
 _READ_BLOCK = 1024 * 1024
 # Lines with long digit runs a block may hold before all its lines are checked one by one.
 _RUNS_PER_BLOCK = 16
+# The longest transcript line read (a stored tool result of many MiB): a longer one is skipped
+# as it is read, never held whole, so a huge or hostile file costs a bounded amount of memory.
+MAX_TRANSCRIPT_LINE = 32 * 1024 * 1024
+
+log = logging.getLogger(__name__)
+
+
+def _skipped_long_line(path: Path, limit: int) -> None:
+    log.warning("skipped a transcript line over %d MiB in %s", limit // (1024 * 1024), path.name)
 
 
 @dataclass(slots=True)
@@ -42,24 +53,48 @@ class ReplayStats:
     restored: int = 0
 
 
-def line_batches(path: Path, block: int = _READ_BLOCK) -> Iterator[tuple[bool, list[bytes]]]:
+def line_batches(
+    path: Path, block: int = _READ_BLOCK, limit: int = MAX_TRANSCRIPT_LINE
+) -> Iterator[tuple[bool, list[bytes]]]:
     """The file's lines, oldest first, as text mode cuts them (a lone `\r` ends a line too)
     without their ends, undecoded (UTF-8 is decoded once, by the decoder), a block's worth at
     a time, in batches that each say whether their lines are known to hold no run of 19
-    digits (checked a block at a time: `json_codec.long_digit_runs`). Holds one block and one
-    line at most."""
+    digits (checked a block at a time: `json_codec.long_digit_runs`). A line over `limit`
+    bytes is skipped as it is read (logged). Holds one block and one line at most."""
     with open_regular(path) as file:
         head: list[bytes] = []  # the start of a line that ends in a later block
+        held = 0  # bytes in `head`
+        skipping = False  # inside a line over the limit: dropped up to its end
         while data := file.read(block):
-            cut = data.rfind(b"\n")
+            cut = data.find(b"\n") if skipping else data.rfind(b"\n")
             if cut < 0:
-                head.append(data)
+                if not skipping:
+                    head.append(data)
+                    held += len(data)
+                    if held > limit:
+                        head, held, skipping = [], 0, True
+                        _skipped_long_line(path, limit)
                 continue
+            if skipping:  # the long line ends here; what follows is read as usual
+                skipping, data = False, data[cut + 1 :]
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    head, held = [data], len(data)
+                    continue
+            first = data.find(b"\n")
+            if held + first > limit:  # the line that ends in this block is too long
+                _skipped_long_line(path, limit)
+                head, held = [], 0
+                data, cut = data[first + 1 :], cut - first - 1
+                if cut < 0:
+                    head, held = [data], len(data)
+                    continue
             whole = b"".join((*head, data[:cut])) if head else data[:cut]
             head = [data[cut + 1 :]]
+            held = len(head[0])
             yield from _batches(whole)
         tail = b"".join(head)
-        if tail:
+        if tail and not skipping:
             yield from _batches(tail)
 
 

@@ -104,6 +104,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.choose_fresh_context
         self._closed = False
+        self._released = False  # the core's models detached (at close): it takes no more events
         self._rearm = anyio.Event()
         self._timer_started = False
         self._armed_for: float | None = None  # the deadline the timer sleeps toward
@@ -162,12 +163,21 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             await self._runtime.close()
         for answer in self._answers.values():
             answer.give(RequestError.internal_error({"reason": "the session was closed"}))
+        # The shared machines hold the core's models until it detaches them: without this a
+        # closed session's core (its ledger, turn, windows) stayed for the process's life.
+        async with self._feed_lock:
+            if not self._released:
+                self._released = True
+                self.core.close()
 
     # --- the loop ---------------------------------------------------------------------
 
     async def feed(self, event: Event, message: Any = None) -> None:
         """Hand the core one fact and perform its effects, in order."""
         async with self._feed_lock:
+            if self._released:  # a late fact (a reader's last frame) for a closed session
+                log.debug("session %s: closed, dropped %s", self.session_id, type(event).__name__)
+                return
             before = {record.id for record in self.core.active()}
             try:
                 await self._perform(self.core.handle(event), message)
@@ -186,6 +196,8 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
 
     async def _fault(self, where: str) -> None:
         async with self._feed_lock:
+            if self._released:
+                return
             await self._fault_locked(where)
 
     async def _fault_locked(self, where: str) -> None:

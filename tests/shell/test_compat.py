@@ -97,6 +97,25 @@ def test_the_transport_keeps_its_process_in_a_private_attribute() -> None:
     assert "async for chunk in self._stdout_stream" in reader
 
 
+def test_a_reaped_process_leaves_the_sdks_set_of_live_children() -> None:
+    # The SDK adds the process it spawned to `_ACTIVE_CHILDREN` and, once reaped, discards
+    # `self._process`, which is our wrapper by then: the wrapper must find what it wraps, or
+    # every closed session's process (and its pipes) stayed in that set (issue 26).
+    from claude_agent_sdk._internal.transport import subprocess_cli
+
+    assert "_ACTIVE_CHILDREN.add(self._process)" in inspect.getsource(
+        subprocess_cli.SubprocessCLITransport.connect
+    )
+    assert "_ACTIVE_CHILDREN.discard(self._process)" in inspect.getsource(
+        subprocess_cli.SubprocessCLITransport.close
+    )
+    process = object()
+    children = {process}
+    children.discard(compat._ExitBoundedProcess(process))
+    assert children == set()
+    assert compat._ExitBoundedProcess(process) != object()
+
+
 def test_configure_can_use_tool_routes_permissions_over_stdio() -> None:
     async def allow(*_: object) -> PermissionResultAllow:
         return PermissionResultAllow()

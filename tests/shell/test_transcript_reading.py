@@ -176,3 +176,26 @@ def test_frames_are_one_line_of_the_json_the_standard_library_reads_back(value: 
 
 def test_a_nan_from_a_transcript_is_written_as_null_which_strict_readers_take() -> None:
     assert encode_frame({"f": float("nan"), "g": float("inf")}) == b'{"f":null,"g":null}\n'
+
+
+@pytest.mark.parametrize("block", [3, 4, 7, 16])
+def test_a_line_over_the_limit_is_skipped_without_being_held(
+    tmp_path: Path, block: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The limit is above the block size, as the real ones are (32 MiB over 1 MiB blocks).
+    limit = 20
+    lines = [b"short", b"x" * 45, b"also short", b"y" * 21, b"z" * 20, b"last"]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    with caplog.at_level("WARNING"):
+        got = [line for _, batch in line_batches(path, block, limit) for line in batch]
+    assert got == [b"short", b"also short", b"z" * 20, b"last"]
+    skipped = [r for r in caplog.records if "skipped a transcript line" in r.getMessage()]
+    assert len(skipped) == 2
+
+
+def test_a_file_ending_inside_a_long_line_yields_the_lines_before_it(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"first\nsecond\n" + b"w" * 100)
+    got = [line for _, batch in line_batches(path, 8, 30) for line in batch]
+    assert got == [b"first", b"second"]

@@ -1,0 +1,210 @@
+"""`python -m tests.bench.slopes [--rounds N] [--trace]`: what each round of open-and-close leaves
+behind in our agent (issue 26: below 2 KiB per round over 300 rounds).
+
+Two kinds of round, each in a fresh agent process after `--warmup` rounds (imports, caches, the
+SDKs' buffers, the allocator's arenas):
+
+- `closed`: `session/new`, one prompt, `session/close`: one opened-and-closed session.
+- `load_fork`: a session made and prompted once at the start; each round `session/load`s it
+  (its transcript replayed), `session/fork`s it, and closes the fork and the loaded session.
+
+After every round the agent's resident set (VmRSS of the agent process alone: its scripted
+Claude children are counted apart, and every round closes its own) is read; the figure is the
+least-squares slope of those readings over the measured rounds, in KiB per round. RSS moves in
+pages and arenas, so a slope needs a few hundred rounds to mean anything; memory is a fair
+measure on a shared machine, the load average is recorded anyway.
+
+`--trace` runs the agent under `tests.bench.traced_agent` and prints the allocation sites that
+grew most between a snapshot after the warm-up and one after the last round: where to look
+when a slope is not flat. Tracing slows the agent several times; its slope is not the figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import tempfile
+import tracemalloc
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.bench.agents import ROOT, AgentSpec, our_agent, write_scenario_launcher
+from tests.bench.procfs import descendants, load_average, status_kib
+from tests.bench.rpc import Agent, spawn
+from tests.bench.startup import OPT_IN
+
+__all__ = ["KINDS", "SlopeSample", "least_squares_slope", "run_slope"]
+
+KINDS = ("closed", "load_fork")
+PROMPT = [{"type": "text", "text": "What is in this folder?"}]
+BOUND_KIB = 2.0  # per round, issue 26
+TIMEOUT = 120.0  # a bound on a hang, never a speed figure
+
+
+@dataclass(slots=True)
+class SlopeSample:
+    kind: str
+    rounds: int
+    load_start: float
+    load_end: float = 0.0
+    rss_kib: list[int] = field(default_factory=list)  # after each measured round
+    children_left: int = 0  # live descendants after the last round (each round closes its own)
+    traced_top: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def slope_kib(self) -> float | None:
+        return least_squares_slope(self.rss_kib) if len(self.rss_kib) > 1 else None
+
+
+def least_squares_slope(values: list[int]) -> float:
+    """The slope of the least-squares line through (0, v0), (1, v1), ...: growth per round."""
+    n = len(values)
+    mean_x, mean_y = (n - 1) / 2, sum(values) / n
+    num = sum((x - mean_x) * (y - mean_y) for x, y in enumerate(values))
+    den = sum((x - mean_x) ** 2 for x in range(n))
+    return num / den
+
+
+async def _closed_round(agent: Agent, cwd: Path) -> None:
+    new = await agent.request("session/new", {"cwd": str(cwd), "mcpServers": []}, timeout=TIMEOUT)
+    session_id = new.result["sessionId"]
+    await agent.request(
+        "session/prompt", {"sessionId": session_id, "prompt": PROMPT}, timeout=TIMEOUT
+    )
+    await agent.request("session/close", {"sessionId": session_id}, timeout=TIMEOUT)
+
+
+async def _load_fork_round(agent: Agent, cwd: Path, session_id: str) -> None:
+    params = {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
+    await agent.request("session/load", params, timeout=TIMEOUT)
+    fork = await agent.request("session/fork", params, timeout=TIMEOUT)
+    await agent.request("session/close", {"sessionId": fork.result["sessionId"]}, timeout=TIMEOUT)
+    await agent.request("session/close", {"sessionId": session_id}, timeout=TIMEOUT)
+
+
+async def _snapshot(agent: Agent, folder: Path, index: int) -> tracemalloc.Snapshot:
+    agent.process.send_signal(signal.SIGUSR1)
+    target = folder / f"{index}.snap"
+    for _ in range(600):
+        if target.exists():
+            return tracemalloc.Snapshot.load(str(target))
+        await asyncio.sleep(0.1)
+    raise TimeoutError("the traced agent wrote no snapshot")
+
+
+def _top(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, rounds: int) -> list[str]:
+    lines = []
+    for stat in after.compare_to(before, "traceback")[:12]:
+        if stat.size_diff <= 0:
+            break
+        frames = [f"{f.filename.replace(str(ROOT) + '/', '')}:{f.lineno}" for f in stat.traceback]
+        lines.append(
+            f"{stat.size_diff / rounds:,.0f} B/round ({stat.count_diff:+,} blocks): "
+            + " <- ".join(reversed(frames[-6:]))
+        )
+    return lines
+
+
+async def run_slope(
+    kind: str,
+    launcher: Path,
+    *,
+    rounds: int = 300,
+    warmup: int = 30,
+    trace: bool = False,
+    spec: AgentSpec | None = None,
+) -> SlopeSample:
+    sample = SlopeSample(kind, rounds, load_average())
+    argv = (
+        (sys.executable, "-m", "tests.bench.traced_agent") if trace else (spec or our_agent()).argv
+    )
+    with tempfile.TemporaryDirectory(prefix=f"claude-acp-bench-slope-{kind}-") as scratch:
+        tmp = Path(scratch)
+        cwd, config, snaps = tmp / "success", tmp / "config", tmp / "snapshots"
+        for folder in (cwd, config, snaps):
+            folder.mkdir()
+        env = {
+            "CLAUDE_CODE_EXECUTABLE": str(launcher),
+            "CLAUDE_CONFIG_DIR": str(config),
+            "CLAUDE_ACP_LOG": "WARNING",
+            "CLAUDE_ACP_BENCH_SNAPSHOTS": str(snaps),
+        }
+        agent = await spawn(argv, env=env, cwd=ROOT, stderr_path=tmp / "stderr.log")
+        try:
+            init = {"protocolVersion": 1, "clientCapabilities": {"_meta": OPT_IN}}
+            await agent.request("initialize", init, timeout=TIMEOUT)
+            if kind == "closed":
+
+                async def one() -> None:
+                    await _closed_round(agent, cwd)
+            else:
+                new = await agent.request(
+                    "session/new", {"cwd": str(cwd), "mcpServers": []}, timeout=TIMEOUT
+                )
+                first = str(new.result["sessionId"])
+                await agent.request(
+                    "session/prompt", {"sessionId": first, "prompt": PROMPT}, timeout=TIMEOUT
+                )
+                await agent.request("session/close", {"sessionId": first}, timeout=TIMEOUT)
+
+                async def one() -> None:
+                    await _load_fork_round(agent, cwd, first)
+
+            for _ in range(warmup):
+                await one()
+            before = await _snapshot(agent, snaps, 0) if trace else None
+            for _ in range(rounds):
+                await one()
+                sample.rss_kib.append(status_kib(agent.pid, "VmRSS") or 0)
+            if before is not None:
+                sample.traced_top = _top(before, await _snapshot(agent, snaps, 1), rounds)
+            sample.children_left = len(descendants(agent.pid))
+        except Exception as exc:  # reported, never fatal to the benchmark
+            sample.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            sample.load_end = load_average()
+            await agent.close()
+    return sample
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.slopes", description=__doc__)
+    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--only", choices=KINDS, action="append")
+    parser.add_argument("--trace", action="store_true", help="print the sites that grew")
+    return parser.parse_args(argv)
+
+
+async def _main(args: argparse.Namespace) -> list[SlopeSample]:
+    samples = []
+    with tempfile.TemporaryDirectory(prefix="claude-acp-bench-launcher-") as scratch:
+        launcher = write_scenario_launcher(Path(scratch))
+        for kind in args.only or KINDS:
+            sample = await run_slope(
+                kind, launcher, rounds=args.rounds, warmup=args.warmup, trace=args.trace
+            )
+            samples.append(sample)
+            slope = sample.slope_kib
+            print(
+                f"{kind}: {f'{slope:.2f} KiB/round' if slope is not None else sample.error}, "
+                f"RSS {sample.rss_kib[:1]} -> {sample.rss_kib[-1:]} KiB, "
+                f"children left {sample.children_left}, "
+                f"load {sample.load_start:.1f}-{sample.load_end:.1f}",
+                flush=True,
+            )
+            for line in sample.traced_top:
+                print("  " + line, flush=True)
+    return samples
+
+
+def main(argv: list[str] | None = None) -> int:
+    samples = asyncio.run(_main(_parse(argv)))
+    return 0 if all(s.error is None for s in samples) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
