@@ -10,12 +10,28 @@ reference adapter marks a truncated file read (`[File truncated: showing n of m 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-__all__ = ["SHOWN_CHARACTERS", "shown_text"]
+__all__ = ["SHOWN_CHARACTERS", "SHOWN_IMAGE_CHARACTERS", "image_note", "shown_text"]
 
 # About what an editor's card shows comfortably (the whole-file diff limit is the same size).
 SHOWN_CHARACTERS = 1024 * 1024
+# An image's base64 beyond this is not sent to the card: it is several times the largest image
+# Claude's API accepts (so a real Read never reaches it), and one image of tens of MiB would
+# cost the copies a huge text result would. The card says what was left out instead.
+SHOWN_IMAGE_CHARACTERS = 16 * 1024 * 1024
+
+
+_MIME_TYPE = re.compile(r"[A-Za-z0-9.+-]{1,40}/[A-Za-z0-9.+-]{1,60}")
+
+
+def image_note(mime_type: str, characters: int) -> str:
+    """What a card shows in place of an image too large to send."""
+    size = characters * 3 // 4  # base64 holds three bytes in four characters
+    # Claude's own words for the type, only when they look like one (`image/png`).
+    kind = mime_type if _MIME_TYPE.fullmatch(mime_type) else "an image"
+    return f"[Image not shown: {kind}, about {size:,} bytes]"
 
 
 def shown_text(pieces: Iterable[str], limit: int = SHOWN_CHARACTERS) -> str:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from adapter.view.long_output import shown_text
+from adapter.view.long_output import SHOWN_IMAGE_CHARACTERS, image_note, shown_text
 
 __all__ = ["result_updates"]
 
@@ -48,7 +48,9 @@ def _result_blocks(content: object) -> tuple[str, list[Wire]]:
         elif block.get("type") == "image" and isinstance(block.get("source"), Mapping):
             source = block["source"]
             data, mime = _str(source, "data"), _str(source, "media_type")
-            if data and mime:
+            if data and mime and len(data) > SHOWN_IMAGE_CHARACTERS:
+                images.append(_text(image_note(mime, len(data))))
+            elif data and mime:
                 image = {"type": "image", "data": data, "mimeType": mime}
                 images.append({"type": "content", "content": image})
     return shown_text(texts), images

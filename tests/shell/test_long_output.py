@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapter.view.long_output import SHOWN_CHARACTERS, shown_text
+from adapter.view.long_output import SHOWN_CHARACTERS, SHOWN_IMAGE_CHARACTERS, shown_text
 from adapter.view.tool_results import result_updates
 
 
@@ -59,3 +59,40 @@ def test_a_bash_card_and_its_raw_output_show_the_head(terminal: bool) -> None:
         else updates[0]["content"][0]["content"]["text"]
     )
     assert raw in shown
+
+
+def _card_content(data: str, mime: str = "image/png") -> list[dict[str, object]]:
+    image = {"type": "image", "source": {"type": "base64", "data": data, "media_type": mime}}
+    [update] = result_updates(
+        tool_id="t-1",
+        name="Read",
+        tool_input={"file_path": "/w/a.png"},
+        content=[{"type": "text", "text": "read"}, image],
+        is_error=False,
+        tool_use_result=None,
+        cwd="/w",
+        terminal=False,
+    )
+    content = update["content"]
+    assert isinstance(content, list)
+    return content
+
+
+def test_an_image_up_to_the_limit_is_shown_whole() -> None:
+    data = "A" * 1000
+    assert _card_content(data)[1] == {
+        "type": "content",
+        "content": {"type": "image", "data": data, "mimeType": "image/png"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("mime", "shown"), [("image/png", "image/png"), ("image/png\x1b]0;x\x07", "an image")]
+)
+def test_an_image_over_the_limit_is_named_not_sent(mime: str, shown: str) -> None:
+    data = "A" * (SHOWN_IMAGE_CHARACTERS + 4)
+    note = f"[Image not shown: {shown}, about {(SHOWN_IMAGE_CHARACTERS + 4) * 3 // 4:,} bytes]"
+    assert _card_content(data, mime)[1] == {
+        "type": "content",
+        "content": {"type": "text", "text": note},
+    }
