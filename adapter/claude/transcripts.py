@@ -152,13 +152,18 @@ def _split_universal(segment: bytes) -> list[bytes]:
     return segment.removesuffix(b"\r").split(b"\r") if b"\r" in segment else [segment]
 
 
-def lines_newest_first(path: Path, block: int = BACK_BLOCK) -> Generator[bytes, None, None]:
+def lines_newest_first(
+    path: Path, block: int = BACK_BLOCK, limit: int = MAX_TRANSCRIPT_LINE
+) -> Generator[bytes, None, None]:
     """The file's lines, last first, as reading it forwards in text mode would cut them (line
     ends left off, undecoded). Reads `block` bytes at a time; holds one line and one block
-    at most."""
+    at most. A line over `limit` bytes is skipped as it is read (logged), as `line_batches`
+    skips it (`limit` stays above `block`, so only a line spanning blocks can be too long)."""
     with open_regular(path) as file:
         end = file.seek(0, os.SEEK_END)
         pending: list[bytes] = []  # pieces of a line whose start is not read yet, last first
+        held = 0  # bytes in `pending`
+        skipping = False  # inside a line over the limit: dropped up to its start
         last = True  # what follows the file's last `\n` is a line only if it is not empty
         while end > 0:
             start = max(0, end - block)
@@ -166,15 +171,29 @@ def lines_newest_first(path: Path, block: int = BACK_BLOCK) -> Generator[bytes, 
             parts = file.read(end - start).split(b"\n")
             end = start
             if len(parts) > 1:
-                pending.append(parts[-1])
-                for segment in (b"".join(reversed(pending)), *reversed(parts[1:-1])):
+                if not skipping and held + len(parts[-1]) > limit:
+                    _skipped_long_line(path, limit)
+                    skipping = True
+                if skipping:
+                    last = False
+                    segments: tuple[bytes, ...] = tuple(reversed(parts[1:-1]))
+                else:
+                    pending.append(parts[-1])
+                    segments = (b"".join(reversed(pending)), *reversed(parts[1:-1]))
+                for segment in segments:
                     if segment or not last:
                         yield from reversed(_split_universal(segment))
                     last = False
-                pending = []
-            pending.append(parts[0])
+                pending, held, skipping = [parts[0]], len(parts[0]), False
+                continue
+            if not skipping:
+                pending.append(parts[0])
+                held += len(parts[0])
+                if held > limit:
+                    _skipped_long_line(path, limit)
+                    pending, held, skipping = [], 0, True
         head = b"".join(reversed(pending))
-        if head or not last:
+        if not skipping and (head or not last):
             yield from reversed(_split_universal(head))
 
 

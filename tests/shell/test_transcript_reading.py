@@ -199,3 +199,31 @@ def test_a_file_ending_inside_a_long_line_yields_the_lines_before_it(tmp_path: P
     path.write_bytes(b"first\nsecond\n" + b"w" * 100)
     got = [line for _, batch in line_batches(path, 8, 30) for line in batch]
     assert got == [b"first", b"second"]
+
+
+@pytest.mark.parametrize("block", [4, 7, 16, 19])
+def test_reading_backwards_skips_the_same_long_lines(
+    tmp_path: Path, block: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    limit = 20
+    lines = [b"x" * 45, b"short", b"also short", b"y" * 21, b"z" * 20, b"w" * 60]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    with caplog.at_level("WARNING"):
+        got = list(lines_newest_first(path, block, limit))
+    skipped = [r for r in caplog.records if "skipped a transcript line" in r.getMessage()]
+    assert len(skipped) == 3
+    forward = [line for _, batch in line_batches(path, block, limit) for line in batch]
+    assert got == [b"z" * 20, b"also short", b"short"] == forward[::-1]
+
+
+def test_reading_backwards_with_a_limit_agrees_with_forwards_on_a_generated_transcript(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(corpus_bytes(7, 150, end_with_limit=True))  # CRLF, bad UTF-8, 70 KB lines
+    limit = 40_000  # some of the corpus's lines are over it
+    forward = [line for _, batch in line_batches(path, 4096, limit) for line in batch]
+    backward = list(lines_newest_first(path, 4096, limit))
+    assert backward == forward[::-1]
+    assert len(forward) < len(_forward(path))
