@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
 from claude_agent_sdk import AssistantMessage, ClaudeAgentOptions, ClaudeSDKClient, ResultMessage
@@ -259,3 +260,13 @@ def test_a_permission_request_is_serialized_as_acp_serializes_it() -> None:
     source = inspect.getsource(connection.AgentSideConnection.request_permission)
     assert "RequestPermissionRequest(" in source and "request_model(" in source
     assert "serialize_params(params)" in inspect.getsource(utils.request_model)
+
+
+def test_the_sdk_passes_an_elicitation_hook_to_the_cli_as_it_passes_its_own_events() -> None:
+    from claude_agent_sdk.types import _hooks_to_internal_format
+
+    async def callback(hook_input: Any, tool_use_id: str | None, context: Any) -> Any:
+        return {}
+
+    internal = _hooks_to_internal_format(compat.elicitation_hooks(callback, 3600.0))
+    assert internal == {"Elicitation": [{"matcher": None, "hooks": [callback], "timeout": 3600.0}]}
