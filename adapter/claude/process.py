@@ -14,7 +14,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -36,6 +36,7 @@ from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import (
     ExitBoundedTransport,
     configure_can_use_tool,
+    elicitation_hooks,
     send_control_request,
     with_hints,
 )
@@ -45,6 +46,12 @@ from adapter.claude.start_errors import RuntimeStartError, start_error
 __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
 log = logging.getLogger(__name__)
+
+# Answers an MCP server's elicitation: Claude Code's `Elicitation` hook input in, its output out.
+ElicitationAnswer: TypeAlias = Callable[[Any], Awaitable[dict[str, Any]]]
+
+# A person answers an MCP server's form: Claude Code may wait this long (seconds) for the hook.
+ELICITATION_TIMEOUT_SECONDS = 3600.0
 
 # Bounded cleanup: a Claude process that will not stop is not allowed to hold the adapter.
 CLOSE_TIMEOUT_SECONDS = 5.0
@@ -72,6 +79,8 @@ class ClaudeRuntime:
         # Who answers Claude's permission questions: given later (`answer_permissions_with`)
         # when the process is spawned before its session exists.
         self._can_use_tool = can_use_tool
+        # Who answers MCP servers' elicitations (`answer_elicitations_with`), likewise.
+        self._answer_elicitation: ElicitationAnswer | None = None
         # The start-up handshake `spawn` began in the background, and how it failed.
         self._handshake: anyio.Event | None = None
         self._handshake_error: Exception | None = None
@@ -91,6 +100,8 @@ class ClaudeRuntime:
             # Text and thinking stream as Claude writes them (adapter.view.stream_assembly).
             include_partial_messages=True,
             can_use_tool=self._ask,
+            # MCP servers' elicitations reach us only as this hook (the session answers them).
+            hooks=elicitation_hooks(self._elicit, ELICITATION_TIMEOUT_SECONDS),
             # Claude's stderr is read line by line into our log: an unread pipe would stall it.
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
             resume=session_id if resume else None,
@@ -116,6 +127,15 @@ class ClaudeRuntime:
 
     def answer_permissions_with(self, can_use_tool: CanUseTool) -> None:
         self._can_use_tool = can_use_tool
+
+    def answer_elicitations_with(self, answer: ElicitationAnswer) -> None:
+        self._answer_elicitation = answer
+
+    async def _elicit(self, hook_input: Any, tool_use_id: str | None, context: Any) -> Any:
+        if self._answer_elicitation is None:
+            log.error("Claude runtime %s: an elicitation before a session owned it", self.epoch)
+            return {}  # no opinion: Claude Code answers the server itself
+        return await self._answer_elicitation(hook_input)
 
     async def _ask(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext

@@ -29,6 +29,9 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   context without the CLI's permission hints (`default_to_no`, `suppress_always_allow_rule`,
   `matched_ask_rule`); the transport notes them from the raw request as it reads it, and the
   context handed on is a `HintedContext` that carries them.
+- `elicitation_hooks`: the SDK's `HookEvent` type lacks `Elicitation`, which its hook API and
+  the bundled CLI take (an MCP server's elicitation runs that hook; the SDK refuses the CLI's
+  own `elicitation` control request as an unsupported subtype).
 - `refusal_explanation`: the SDK drops an assistant message's `stop_details`; the raw frame (or
   a `model_refusal_no_fallback` system frame) keeps Claude's refusal explanation (row 29).
 """
@@ -48,7 +51,7 @@ from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.sessions import _sanitize_path
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
-from claude_agent_sdk.types import ToolPermissionContext, _configure_can_use_tool
+from claude_agent_sdk.types import HookMatcher, ToolPermissionContext, _configure_can_use_tool
 
 from adapter.wire.deep_json import MAX_DEPTH, loads_shallow
 from adapter.wire.private_files import open_regular
@@ -58,6 +61,7 @@ __all__ = [
     "HintedContext",
     "PermissionHints",
     "configure_can_use_tool",
+    "elicitation_hooks",
     "list_regular_transcripts_only",
     "parse_message",
     "raw_frames",
@@ -75,6 +79,11 @@ EXIT_GRACE_SECONDS = 5.0
 
 def configure_can_use_tool(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
     return _configure_can_use_tool(options)
+
+
+def elicitation_hooks(callback: Any, timeout: float) -> Any:
+    """The `hooks` option that runs `callback` for every MCP server's elicitation."""
+    return {"Elicitation": [HookMatcher(matcher=None, hooks=[callback], timeout=timeout)]}
 
 
 def sanitize_path(path: str) -> str:

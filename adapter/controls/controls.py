@@ -37,6 +37,7 @@ from adapter.controls.auto_modes import AutoFast
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
+from adapter.controls.mcp_elicitation import McpElicitor
 from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
@@ -84,6 +85,8 @@ class SessionControls:
             session_id=session_id, link=link, config=config, notices=acp_notices
         )
         self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
+        # MCP servers' own forms (adapter.controls.mcp_elicitation).
+        self.elicitations = McpElicitor(session_id=session_id, link=link, ask_by_form=ask_by_form)
 
     def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
         """Where to find the session's current Claude process."""

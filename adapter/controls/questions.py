@@ -27,7 +27,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import anyio
 from claude_agent_sdk.types import (
     PermissionResult,
     PermissionResultAllow,
@@ -35,6 +34,7 @@ from claude_agent_sdk.types import (
     ToolPermissionContext,
 )
 
+from adapter.controls.form_presenter import FormPresenter
 from adapter.controls.question_form import ASK_TOOL, fold_answer, form_params, valid_questions
 from adapter.wire.client_link import ClientLink
 
@@ -66,14 +66,12 @@ class ToolUseAborted(Exception):
 class QuestionAsker:
     def __init__(self, *, session_id: str, link: ClientLink, ask_by_form: bool) -> None:
         self._session_id = session_id
-        self._link = link
         self.ask_by_form = ask_by_form
-        self._pending: set[anyio.CancelScope] = set()
+        self._forms = FormPresenter(link)
 
     def withdraw(self) -> None:
         """Stop waiting for every open form (the turn was cancelled)."""
-        for scope in list(self._pending):
-            scope.cancel()
+        self._forms.withdraw()
 
     async def ask(
         self, tool_input: dict[str, Any], context: ToolPermissionContext
@@ -84,7 +82,7 @@ class QuestionAsker:
         if not questions:
             return PermissionResultDeny(message=_NO_QUESTIONS)
         params = form_params(self._session_id, context.tool_use_id, questions)
-        answer = await self._present(params)
+        answer = await self._forms.present(params)
         action = answer.get("action") if isinstance(answer, dict) else None
         if answer is None:
             return PermissionResultDeny(message=_NOT_PRESENTED)
@@ -98,24 +96,3 @@ class QuestionAsker:
         if annotations:
             updated["annotations"] = annotations
         return PermissionResultAllow(updated_input=updated)
-
-    async def _present(self, params: dict[str, Any]) -> dict[str, Any] | None:
-        """The client's answer; {"action": "cancel"} when withdrawn; None when it could not
-        be asked. Withdrawing (our turn's cancel, or Claude Code's) tells the client."""
-        request_id = self._link.next_request_id()
-        withdrawn = True
-        try:
-            with anyio.CancelScope() as scope:
-                self._pending.add(scope)
-                try:
-                    answer = await self._link.create_elicitation(params)
-                finally:
-                    self._pending.discard(scope)
-                withdrawn = False
-                return answer
-            return {"action": "cancel"}
-        finally:
-            if withdrawn and request_id is not None:
-                # The client may still show the form: tell it the form is gone.
-                with anyio.CancelScope(shield=True):
-                    await self._link.cancel_request(request_id)

@@ -10,10 +10,12 @@ then are the interrupt requests answered. Process-ending steps never return.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from adapter.scripted_claude import frames, limits
+from adapter.scripted_claude.mcp_elicit import elicit
 from adapter.scripted_claude.messages import TurnTally, TurnWriter
 from adapter.scripted_claude.permission_ask import ask
 from adapter.scripted_claude.question_ask import ASK_TOOL, ask_question
@@ -24,6 +26,7 @@ from adapter.scripted_claude.steps import (
     BrokenStream,
     DieAtPrompt,
     LimitMessage,
+    McpElicitation,
     Permission,
     Question,
     RateLimitEvent,
@@ -116,6 +119,8 @@ class _Player(TurnWriter):
                 return self._permission(step)
             case Question():
                 return self._question(step)
+            case McpElicitation():
+                return self._mcp_elicitation(step)
             case AssistantError() | Synthetic() | Refusal():
                 self._canned(step)
             case Result():
@@ -158,6 +163,18 @@ class _Player(TurnWriter):
         result, is_error, said = outcome
         self._tool_result(ident, result, is_error=is_error)
         self._text(said)
+        return True
+
+    def _mcp_elicitation(self, step: McpElicitation) -> bool:
+        ident = self._tool_use(f"mcp__{step.server}__{step.tool}", {})
+        heard = elicit(self.s, self.inbox, step)
+        if heard is None:
+            return False
+        said = f"The {step.server} server heard: {heard['action']}"
+        if heard.get("content") is not None:
+            said += f" {json.dumps(heard['content'], sort_keys=True)}"
+        self._tool_result(ident, said, is_error=heard["action"] != "accept")
+        self._text(said + ".")
         return True
 
     def _permission(self, step: Permission) -> bool:

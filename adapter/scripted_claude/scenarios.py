@@ -25,6 +25,7 @@ from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.heavy_scenarios import HEAVY_SCENARIOS
 from adapter.scripted_claude.limits import LIMIT_SCENARIOS
+from adapter.scripted_claude.mcp_scenarios import MCP_SCENARIOS
 from adapter.scripted_claude.notice_scenarios import NOTICE_SCENARIOS
 from adapter.scripted_claude.plan_scenarios import PLAN_SCENARIOS
 from adapter.scripted_claude.session_scenarios import SESSION_SCENARIOS
@@ -132,6 +133,7 @@ _ALL = (
     *CODING_SCENARIOS,
     *LIMIT_SCENARIOS,
     *ASKING_SCENARIOS,
+    *MCP_SCENARIOS,
     *STATE_SCENARIOS,
     *NOTICE_SCENARIOS,
     *HEAVY_SCENARIOS,

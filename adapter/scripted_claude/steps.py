@@ -59,6 +59,7 @@ __all__ = [
     "IgnoreSigterm",
     "KillSelf",
     "LimitMessage",
+    "McpElicitation",
     "ModelRefusalFallback",
     "NoResponse",
     "Permission",
@@ -213,6 +214,23 @@ class Question:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class McpElicitation:
+    """Claude calls an MCP server's tool and the server asks the user (MCP elicitation), as
+    Claude Code runs it: the `Elicitation` hooks first (a `hook_callback` control request to
+    the host for each registered callback), whose `{action, content}` answers the server; with
+    no hook answer, the CLI's own `elicitation` control request. The tool result and Claude's
+    next text then say what the server heard ("The deploy server heard: accept {...}").
+    """
+
+    server: str
+    tool: str
+    message: str
+    requested_schema: Mapping[str, object]
+    mode: str = "form"
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Result:
     """The turn's `result` frame.
 
@@ -240,6 +258,7 @@ Step: TypeAlias = (
     | ToolUse
     | Permission
     | Question
+    | McpElicitation
     | ApiRetry
     | RateLimitEvent
     | LimitMessage

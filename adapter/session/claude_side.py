@@ -100,6 +100,7 @@ class ClaudeSide:
                 can_use_tool=self._can_use_tool,
                 launch=self.controls.launch(),
             )
+        runtime.answer_elicitations_with(self.controls.elicitations.answer)
         self._start_timer()
 
         async def run(task_status: TaskStatus[None]) -> None:

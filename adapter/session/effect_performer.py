@@ -84,12 +84,14 @@ class EffectPerformer:
             case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
                 # A question still open belongs to a turn that is over: the client is told.
                 self.controls.permissions.withdraw()
+                self.controls.elicitations.withdraw()
                 await self.view.turn_settled()
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self.view.response_usage()
                 self._give(turn_id, response)
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
                 self.controls.permissions.withdraw()
+                self.controls.elicitations.withdraw()
                 await self.view.turn_ended()
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))

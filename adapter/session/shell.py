@@ -159,6 +159,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         self._closed = True
         self._rearm.set()
         self.controls.permissions.withdraw()
+        self.controls.elicitations.withdraw()
         if self._runtime is not None:
             await self._runtime.close()
         for answer in self._answers.values():
@@ -266,4 +267,5 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         """The client cancelled: the core decides what is interrupted and what is answered."""
         self.controls.permissions.withdraw()
         self.controls.questions.withdraw()
+        self.controls.elicitations.withdraw()
         await self.feed(CancelRequested(now=self._clock()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
 from claude_agent_sdk import AssistantMessage, ClaudeAgentOptions, ClaudeSDKClient, ResultMessage
@@ -325,3 +326,13 @@ async def test_acp_starts_each_request_handler_from_the_context_receive_returned
         "a": "('str', 'a')",
         "2": "('int', 2)",
     }
+
+
+def test_the_sdk_passes_an_elicitation_hook_to_the_cli_as_it_passes_its_own_events() -> None:
+    from claude_agent_sdk.types import _hooks_to_internal_format
+
+    async def callback(hook_input: Any, tool_use_id: str | None, context: Any) -> Any:
+        return {}
+
+    internal = _hooks_to_internal_format(compat.elicitation_hooks(callback, 3600.0))
+    assert internal == {"Elicitation": [{"matcher": None, "hooks": [callback], "timeout": 3600.0}]}

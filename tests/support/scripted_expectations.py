@@ -241,6 +241,7 @@ ADAPTER_ONLY = {
     "ask_question",
     "ask_questions",
     "permission_hints",
+    "mcp_elicit",  # an MCP server asks (issue 22): test_mcp_elicitation.py
     # Its turns wait for a reset on the wall clock: tests/e2e/test_usage_limits.py.
     "usage_limit_resets",
     # Everyday coding turns (issue 13): tests/e2e/test_turn.py and the benchmark.

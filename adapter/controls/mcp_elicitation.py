@@ -1,0 +1,107 @@
+"""MCP servers' own questions to the user (MCP elicitation), asked through ACP elicitation.
+
+Theory of operation. Claude Code runs its `Elicitation` hooks before it shows an MCP server's
+elicitation to anyone, and a hook's `{action, content}` answers the server; the pinned SDK
+(0.2.189) answers the CLI's `elicitation` control request itself, with an error (an
+unsupported subtype). So the adapter registers an `Elicitation` hook callback
+(`adapter.claude.process`) and this class answers it, as the reference adapter answers its
+`onElicitation` (`reference-features-2.md` §1.3):
+
+| the request, the client                           | to the MCP server                      |
+|---------------------------------------------------|----------------------------------------|
+| a client without `elicitation.form`                | `decline` (the reference's SDK does)   |
+| `mode: "url"`                                      | `decline`: not forwarded (see below)   |
+| a required field ACP's form cannot show            | `decline`                              |
+| the client accepts, the content fits the form      | `accept` with the fitting content      |
+| the client accepts, a required value is missing    | `cancel`                               |
+| or does not fit                                    |                                        |
+| the client declines                                | `decline`                              |
+| the client cancels, answers an unknown action,     | `cancel`                               |
+| answers with an error                              |                                        |
+| the turn is cancelled or the session closed        | `cancel`; the form is withdrawn from   |
+| (`withdraw`)                                       | the client with `$/cancel_request`     |
+
+A URL request would need `elicitation.url` and `elicitation/complete`, which the adapter does
+not declare or follow yet, so it is declined (the server may offer another way), never left
+open. Every outcome is logged with the server's name, never the form's content.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from adapter.controls.form_presenter import FormPresenter
+from adapter.controls.mcp_form import fit_answer, form_fields
+from adapter.wire.client_link import ClientLink
+
+__all__ = ["ELICITATION_HOOK", "McpElicitor"]
+
+log = logging.getLogger(__name__)
+
+ELICITATION_HOOK = "Elicitation"
+
+
+def _answer(action: str, content: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An `Elicitation` hook's output, as Claude Code reads it (`hookSpecificOutput`)."""
+    output: dict[str, Any] = {"hookEventName": ELICITATION_HOOK, "action": action}
+    if content is not None:
+        output["content"] = content
+    return {"hookSpecificOutput": output}
+
+
+class McpElicitor:
+    def __init__(self, *, session_id: str, link: ClientLink, ask_by_form: bool) -> None:
+        self._session_id = session_id
+        self._ask_by_form = ask_by_form
+        self._forms = FormPresenter(link)
+
+    def withdraw(self) -> None:
+        """Stop waiting for every open MCP form (the turn was cancelled, the session closed)."""
+        self._forms.withdraw()
+
+    async def answer(self, hook_input: Any) -> dict[str, Any]:
+        """The `Elicitation` hook's output for `hook_input` (the CLI's hook input)."""
+        if not isinstance(hook_input, dict) or hook_input.get("hook_event_name") != (
+            ELICITATION_HOOK
+        ):
+            return {}  # not ours: no opinion, Claude Code goes on as without the hook
+        server = hook_input.get("mcp_server_name")
+        server = server if isinstance(server, str) else "?"
+        action, content = await self._ask(hook_input, server)
+        log.info("session %s: MCP server %r elicitation: %s", self._session_id, server, action)
+        return _answer(action, content)
+
+    async def _ask(self, hook_input: dict[str, Any], server: str) -> tuple[str, Any]:
+        if not self._ask_by_form:
+            log.info("session %s: the client has no forms; declining", self._session_id)
+            return "decline", None
+        if hook_input.get("mode", "form") != "form":
+            log.info("session %s: a URL elicitation is not forwarded; declining", self._session_id)
+            return "decline", None
+        shaped = form_fields(hook_input.get("requested_schema"))
+        if shaped is None:
+            log.warning("session %s: an MCP form ACP cannot show; declining", self._session_id)
+            return "decline", None
+        fields, required = shaped
+        schema: dict[str, Any] = {"type": "object", "properties": fields}
+        if required:
+            schema["required"] = required
+        message = hook_input.get("message")
+        params = {
+            "mode": "form",
+            "sessionId": self._session_id,
+            "message": message if isinstance(message, str) else "",
+            "requestedSchema": schema,
+        }
+        reply = await self._forms.present(params)
+        chosen = reply.get("action") if isinstance(reply, dict) else None
+        if chosen == "decline":
+            return "decline", None
+        if chosen != "accept" or reply is None:
+            return "cancel", None
+        content = fit_answer(fields, required, reply.get("content"))
+        if content is None:
+            log.warning("session %s: a form answer lacking a required value", self._session_id)
+            return "cancel", None
+        return "accept", content

@@ -1,0 +1,112 @@
+"""How the scripted Claude runs an MCP server's elicitation, as Claude Code 2.1.332 does.
+
+Theory of operation (the bundled CLI's `Elicitation` hook runner): before anyone is shown an
+MCP server's form, Claude Code runs the `Elicitation` hooks. A host that registered callbacks
+for it in `initialize` (`hooks.Elicitation[].hookCallbackIds`) gets a `hook_callback` control
+request per callback, whose input carries `hook_event_name: "Elicitation"`,
+`mcp_server_name`, `message`, `mode`, `url`, `elicitation_id` and `requested_schema`. A hook
+output `{"hookSpecificOutput": {"hookEventName": "Elicitation", "action", "content"}}` answers
+the server (a `cancel` from any hook wins); with no hook answer the CLI asks the host with its
+own `elicitation` control request, which the pinned Python SDK refuses with an error, and an
+error is the server's `cancel`. An interrupt while the host is asked withdraws the request
+(`control_cancel_request`, recorded as `withdrawn`) and ends the turn.
+
+Standard library only: imported by the fake at start-up.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from adapter.scripted_claude import frames
+from adapter.scripted_claude.handshake import record
+from adapter.scripted_claude.session import SessionState
+from adapter.scripted_claude.steps import McpElicitation
+from adapter.scripted_claude.wire import Inbox
+
+__all__ = ["ELICITATION_HOOK", "elicit", "hook_callbacks"]
+
+ELICITATION_HOOK = "Elicitation"
+
+
+def hook_callbacks(hooks: Any) -> dict[str, list[str]]:
+    """`initialize`'s `hooks` (event → matchers with `hookCallbackIds`): event → callback ids."""
+    found: dict[str, list[str]] = {}
+    for event, matchers in hooks.items() if isinstance(hooks, dict) else ():
+        for matcher in matchers if isinstance(matchers, list) else ():
+            ids = matcher.get("hookCallbackIds") if isinstance(matcher, dict) else None
+            found.setdefault(str(event), []).extend(
+                i for i in (ids if isinstance(ids, list) else []) if isinstance(i, str)
+            )
+    return found
+
+
+def elicit(s: SessionState, inbox: Inbox, step: McpElicitation) -> dict[str, Any] | None:
+    """What the MCP server heard (`{action, content?}`); None: interrupted while asking."""
+    fields: dict[str, Any] = {
+        "mcp_server_name": step.server,
+        "message": step.message,
+        "mode": step.mode,
+        "url": step.url,
+        "elicitation_id": None,
+        "requested_schema": dict(step.requested_schema),
+    }
+    heard: dict[str, Any] | None = None
+    for callback_id in s.hooks.get(ELICITATION_HOOK, []):
+        hook_input = {
+            "session_id": s.session_id,
+            "transcript_path": str(s.transcript.path),
+            "cwd": s.cwd,
+            "permission_mode": s.permission_mode,
+            "hook_event_name": ELICITATION_HOOK,
+            **fields,
+        }
+        request = {
+            "subtype": "hook_callback",
+            "callback_id": callback_id,
+            "input": hook_input,
+            "tool_use_id": None,
+        }
+        answer = _ask(s, inbox, request)
+        if answer is None:
+            return None
+        said = _hook_answer(answer)
+        if said is not None and (heard is None or said["action"] == "cancel"):
+            heard = said
+    if heard is not None:
+        return heard
+    # No hook answered: Claude Code's own dialog, which an SDK host answers.
+    answer = _ask(s, inbox, {"subtype": "elicitation", **fields})
+    if answer is None:
+        return None
+    body = answer.get("response") if answer.get("subtype") == "success" else None
+    action = body.get("action") if isinstance(body, dict) else None
+    if action not in ("accept", "decline"):
+        return {"action": "cancel"}
+    assert isinstance(body, dict)
+    return {"action": action, "content": body.get("content")}
+
+
+def _ask(s: SessionState, inbox: Inbox, request: dict[str, Any]) -> Any:
+    request_id = frames.new_uuid()
+    s.emit(frames.control_request(request_id, request))
+    answer = inbox.wait_response(request_id)
+    if answer is None or inbox.interrupted:
+        if answer is None:
+            s.emit(frames.control_cancel_request(request_id))
+            record(os.environ, "withdrawn", request_id=request_id, subtype=request["subtype"])
+        return None
+    return answer
+
+
+def _hook_answer(answer: dict[str, Any]) -> dict[str, Any] | None:
+    """The hook's `{action, content}`, or None when it gave no answer (or failed)."""
+    body = answer.get("response") if answer.get("subtype") == "success" else None
+    output = body.get("hookSpecificOutput") if isinstance(body, dict) else None
+    if not isinstance(output, dict) or output.get("hookEventName") != ELICITATION_HOOK:
+        return None
+    action = output.get("action")
+    if action not in ("accept", "decline", "cancel"):
+        return None
+    return {"action": action, "content": output.get("content")}
