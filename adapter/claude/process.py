@@ -30,6 +30,7 @@ from claude_agent_sdk.types import (
 )
 
 from adapter.claude.client_options import apply as apply_client_options
+from adapter.claude.hooks import ClaudeHooks
 from adapter.claude.launch import Launch
 from adapter.claude.message_stream import messages_with_frames, over_the_buffer
 from adapter.claude.runtime_settings import RuntimeSettings
@@ -80,6 +81,8 @@ class ClaudeRuntime:
         launch = launch or Launch()
         self._stopped = anyio.Event()
         self._closed = anyio.Event()
+        # The PostCompact hook, answered by the session (`hooks.answer_with`).
+        self.hooks = ClaudeHooks()
         chosen: dict[str, Any] = dict(
             cli_path=settings.executable,
             cwd=cwd,
@@ -91,6 +94,7 @@ class ClaudeRuntime:
             # Text and thinking stream as Claude writes them (adapter.view.stream_assembly).
             include_partial_messages=True,
             can_use_tool=self._ask,
+            hooks=self.hooks.options(),
             # Claude's stderr is read line by line into our log: an unread pipe would stall it.
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
             resume=session_id if resume else None,

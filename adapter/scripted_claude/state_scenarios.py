@@ -6,6 +6,7 @@ streams, tool progress, compaction. Paths may hold `{cwd}` (the session's folder
 from __future__ import annotations
 
 from adapter.scripted_claude.steps import (
+    FireHook,
     RawFrame,
     Result,
     Scenario,
@@ -120,7 +121,7 @@ def _kept_boundary(ident: str, metadata: dict[str, object]) -> RawFrame:
 
 def _compaction(
     ident: str, trigger: str, pre: int, post: int, *, summary: tuple[str, ...] = ()
-) -> tuple[RawFrame, ...]:
+) -> tuple[RawFrame | FireHook, ...]:
     """The frames Claude Code writes for one compaction that succeeds (`summary`: the pieces
     the API streams the retained summary in)."""
     metadata = {"trigger": trigger, "pre_tokens": pre, "post_tokens": post, "duration_ms": 4100}
@@ -141,9 +142,14 @@ def _compaction(
         )
         for n, piece in enumerate(summary)
     ]
+    # What the PostCompact hook gets: the model's raw summary, scratch and tags included.
+    text = "".join(summary) or f"Summary of {ident}."
+    kept = f"<analysis>Notes on {ident}.</analysis>\n<summary>{text}</summary>"
+    hook = FireHook(event="PostCompact", input={"trigger": trigger, "compact_summary": kept})
     return (
         _system("status", status="compacting", uuid=ident),
         *streamed,
+        hook,
         _system("status", status=None, compact_result="success", uuid=f"{ident}-done"),
         _kept_boundary(ident, metadata),
     )

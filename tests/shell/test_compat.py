@@ -259,3 +259,19 @@ def test_a_permission_request_is_serialized_as_acp_serializes_it() -> None:
     source = inspect.getsource(connection.AgentSideConnection.request_permission)
     assert "RequestPermissionRequest(" in source and "request_model(" in source
     assert "serialize_params(params)" in inspect.getsource(utils.request_model)
+
+
+def test_the_sdk_passes_on_a_hook_event_its_type_does_not_list() -> None:
+    # `adapter.claude.hooks` registers PostCompact, which `HookEvent` does not name: the SDK
+    # must still hand it to the CLI by its name (the e2e compaction tests see it fire).
+    from typing import get_args
+
+    from claude_agent_sdk.types import HookEvent, _hooks_to_internal_format
+
+    from adapter.claude.hooks import ClaudeHooks
+
+    listed = {name for literal in get_args(HookEvent) for name in get_args(literal)}
+    assert "PreCompact" in listed and "PostCompact" not in listed  # when it is, drop the cast
+    internal = _hooks_to_internal_format(ClaudeHooks().options())
+    assert list(internal) == ["PostCompact"]
+    assert len(internal["PostCompact"][0]["hooks"]) == 1
