@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from adapter.scripted_claude.steps import (
     FireHook,
+    Hang,
     RawFrame,
     Result,
     Scenario,
@@ -179,6 +180,25 @@ COMPACTION: tuple[TurnScript, ...] = (
     ),
 )
 
+# A compaction that never finishes (the turn hangs in it until the client cancels), then a
+# `/compact` that succeeds at the same place.
+COMPACTION_CUT_SHORT: tuple[TurnScript, ...] = (
+    (
+        Text(text="Working."),
+        _system("status", status="compacting", uuid="compact-cut"),
+        _summary(
+            "compact-cut-summary",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "compaction", "content": "Half a summ"},
+            },
+        ),
+        Hang(),
+    ),
+    (*_compaction("compact-after", "manual", 40000, 3000), Result()),
+)
+
 STATE_SCENARIOS = (
     Scenario(
         name="tool_stream",
@@ -195,5 +215,10 @@ STATE_SCENARIOS = (
         name="compaction",
         description="An automatic compaction mid-turn, a /compact, and a compaction that fails.",
         turns=COMPACTION,
+    ),
+    Scenario(
+        name="compaction_cut_short",
+        description="A compaction the turn is cancelled in, then a /compact that succeeds.",
+        turns=COMPACTION_CUT_SHORT,
     ),
 )
