@@ -14,7 +14,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from typing import Any, TypeAlias
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -30,13 +30,13 @@ from claude_agent_sdk.types import (
 )
 
 from adapter.claude.client_options import apply as apply_client_options
+from adapter.claude.hooks import ClaudeHooks
 from adapter.claude.launch import Launch
 from adapter.claude.message_stream import messages_with_frames, over_the_buffer
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import (
     ExitBoundedTransport,
     configure_can_use_tool,
-    elicitation_hooks,
     send_control_request,
     with_hints,
 )
@@ -47,11 +47,6 @@ __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
 log = logging.getLogger(__name__)
 
-# Answers an MCP server's elicitation: Claude Code's `Elicitation` hook input in, its output out.
-ElicitationAnswer: TypeAlias = Callable[[Any], Awaitable[dict[str, Any]]]
-
-# A person answers an MCP server's form: Claude Code may wait this long (seconds) for the hook.
-ELICITATION_TIMEOUT_SECONDS = 3600.0
 
 # Bounded cleanup: a Claude process that will not stop is not allowed to hold the adapter.
 CLOSE_TIMEOUT_SECONDS = 5.0
@@ -79,8 +74,6 @@ class ClaudeRuntime:
         # Who answers Claude's permission questions: given later (`answer_permissions_with`)
         # when the process is spawned before its session exists.
         self._can_use_tool = can_use_tool
-        # Who answers MCP servers' elicitations (`answer_elicitations_with`), likewise.
-        self._answer_elicitation: ElicitationAnswer | None = None
         # The start-up handshake `spawn` began in the background, and how it failed.
         self._handshake: anyio.Event | None = None
         self._handshake_error: Exception | None = None
@@ -89,6 +82,9 @@ class ClaudeRuntime:
         launch = launch or Launch()
         self._stopped = anyio.Event()
         self._closed = anyio.Event()
+        # The hooks the session answers: PostCompact (`hooks.answer_with`) and MCP servers'
+        # elicitations (`hooks.answer_elicitations_with`).
+        self.hooks = ClaudeHooks(epoch=self.epoch)
         chosen: dict[str, Any] = dict(
             cli_path=settings.executable,
             cwd=cwd,
@@ -100,8 +96,8 @@ class ClaudeRuntime:
             # Text and thinking stream as Claude writes them (adapter.view.stream_assembly).
             include_partial_messages=True,
             can_use_tool=self._ask,
-            # MCP servers' elicitations reach us only as this hook (the session answers them).
-            hooks=elicitation_hooks(self._elicit, ELICITATION_TIMEOUT_SECONDS),
+            # PostCompact and MCP servers' elicitations, answered by the session.
+            hooks=self.hooks.options(),
             # Claude's stderr is read line by line into our log: an unread pipe would stall it.
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
             resume=session_id if resume else None,
@@ -127,15 +123,6 @@ class ClaudeRuntime:
 
     def answer_permissions_with(self, can_use_tool: CanUseTool) -> None:
         self._can_use_tool = can_use_tool
-
-    def answer_elicitations_with(self, answer: ElicitationAnswer) -> None:
-        self._answer_elicitation = answer
-
-    async def _elicit(self, hook_input: Any, tool_use_id: str | None, context: Any) -> Any:
-        if self._answer_elicitation is None:
-            log.error("Claude runtime %s: an elicitation before a session owned it", self.epoch)
-            return {}  # no opinion: Claude Code answers the server itself
-        return await self._answer_elicitation(hook_input)
 
     async def _ask(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext

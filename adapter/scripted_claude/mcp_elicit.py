@@ -25,21 +25,9 @@ from adapter.scripted_claude.session import SessionState
 from adapter.scripted_claude.steps import McpElicitation
 from adapter.scripted_claude.wire import Inbox
 
-__all__ = ["ELICITATION_HOOK", "elicit", "hook_callbacks"]
+__all__ = ["ELICITATION_HOOK", "elicit"]
 
 ELICITATION_HOOK = "Elicitation"
-
-
-def hook_callbacks(hooks: Any) -> dict[str, list[str]]:
-    """`initialize`'s `hooks` (event → matchers with `hookCallbackIds`): event → callback ids."""
-    found: dict[str, list[str]] = {}
-    for event, matchers in hooks.items() if isinstance(hooks, dict) else ():
-        for matcher in matchers if isinstance(matchers, list) else ():
-            ids = matcher.get("hookCallbackIds") if isinstance(matcher, dict) else None
-            found.setdefault(str(event), []).extend(
-                i for i in (ids if isinstance(ids, list) else []) if isinstance(i, str)
-            )
-    return found
 
 
 def elicit(s: SessionState, inbox: Inbox, step: McpElicitation) -> dict[str, Any] | None:

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.scripted_claude import frames, limits
+from adapter.scripted_claude.hook_player import fire_hook
+from adapter.scripted_claude.hook_steps import FireHook
 from adapter.scripted_claude.mcp_elicit import elicit
 from adapter.scripted_claude.messages import TurnTally, TurnWriter
 from adapter.scripted_claude.permission_ask import ask
@@ -81,6 +83,8 @@ class _Player(TurnWriter):
             for entry in step.kept if isinstance(step, RawFrame) else ():
                 self.s.transcript.append_entry(entry)
             return True
+        if isinstance(step, FireHook):
+            return fire_hook(step, self.s, self.inbox)
         if isinstance(step, PROCESS_STEPS):
             return play_process_step(step, self.s, self.inbox)
         return self._say(step)

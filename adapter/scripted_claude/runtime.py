@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import NoReturn
 
 from adapter.scripted_claude import frames, local_controls
@@ -32,6 +33,7 @@ from adapter.scripted_claude.player import play_turn
 from adapter.scripted_claude.scenarios import SCENARIO_ENV, SCENARIOS
 from adapter.scripted_claude.session import SessionState, play_bare, terminate
 from adapter.scripted_claude.stdin_reader import StdinReader
+from adapter.scripted_claude.steps import Scenario
 from adapter.scripted_claude.transcript import (
     Transcript,
     config_dir,
@@ -106,8 +108,13 @@ def _state_frames(env: Mapping[str, str]) -> bool | None:
     return None
 
 
-# Set to "fail" to make `auth logout` fail as the real CLI does when it cannot sign out.
+# Set to "fail" to make `auth logout` fail as the real CLI does when it cannot sign out, or to
+# "forget" to make it sign out for real: every later start finds no credentials (`SIGNED_OUT`).
 LOGOUT_ENV = "CLAUDE_ACP_SCRIPTED_LOGOUT"
+# Under `forget`: the file `auth logout` leaves in the config folder, and the scenario each
+# later start then plays (the real CLI's "Please run /login" answer to every prompt).
+SIGNED_OUT_MARK = "scripted-signed-out"
+SIGNED_OUT = "synthetic_login"
 
 
 def _logout(argv: Sequence[str], env: Mapping[str, str]) -> int:
@@ -116,8 +123,21 @@ def _logout(argv: Sequence[str], env: Mapping[str, str]) -> int:
     if env.get(LOGOUT_ENV) == "fail":
         sys.stderr.write("Failed to log out: /home/someone/.claude/.credentials.json is locked\n")
         return 1
+    if env.get(LOGOUT_ENV) == "forget":
+        folder = config_dir(env)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / SIGNED_OUT_MARK).write_text("signed out\n", encoding="utf-8")
     sys.stdout.write("Successfully logged out from your Anthropic account.\n")
     return 0
+
+
+def _signed_out() -> Scenario:
+    """The login answer for every prompt, however many turns a resumed session had before."""
+    login = SCENARIOS[SIGNED_OUT]
+    return replace(login, turns=login.turns[:1] * _SIGNED_OUT_TURNS)
+
+
+_SIGNED_OUT_TURNS = 256
 
 
 def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
@@ -135,6 +155,8 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         scenario = scenario_named(
             name, session_id=resume or args.value("--session-id"), resumed=bool(resume)
         )
+    if (config_dir(env) / SIGNED_OUT_MARK).exists():
+        scenario = _signed_out()  # `auth logout` under `forget` cleared the credentials
     if scenario is None:
         known = ", ".join(sorted(SCENARIOS))
         sys.stderr.write(

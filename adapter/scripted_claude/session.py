@@ -73,7 +73,7 @@ class SessionState:
     disallowed_tools: frozenset[str] = frozenset()
     # --mcp-config's servers, name → status (`local_controls`).
     mcp_servers: dict[str, str] = field(default_factory=dict)
-    # The host's hook callbacks from `initialize`: event name → callback ids.
+    # The SDK's hook callbacks from `initialize`, by event (`hook_steps`).
     hooks: dict[str, list[str]] = field(default_factory=dict)
 
     def emit(self, frame: frames.Frame) -> None:

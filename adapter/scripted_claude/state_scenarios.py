@@ -6,6 +6,8 @@ streams, tool progress, compaction. Paths may hold `{cwd}` (the session's folder
 from __future__ import annotations
 
 from adapter.scripted_claude.steps import (
+    FireHook,
+    Hang,
     RawFrame,
     Result,
     Scenario,
@@ -120,7 +122,7 @@ def _kept_boundary(ident: str, metadata: dict[str, object]) -> RawFrame:
 
 def _compaction(
     ident: str, trigger: str, pre: int, post: int, *, summary: tuple[str, ...] = ()
-) -> tuple[RawFrame, ...]:
+) -> tuple[RawFrame | FireHook, ...]:
     """The frames Claude Code writes for one compaction that succeeds (`summary`: the pieces
     the API streams the retained summary in)."""
     metadata = {"trigger": trigger, "pre_tokens": pre, "post_tokens": post, "duration_ms": 4100}
@@ -141,9 +143,14 @@ def _compaction(
         )
         for n, piece in enumerate(summary)
     ]
+    # What the PostCompact hook gets: the model's raw summary, scratch and tags included.
+    text = "".join(summary) or f"Summary of {ident}."
+    kept = f"<analysis>Notes on {ident}.</analysis>\n<summary>{text}</summary>"
+    hook = FireHook(event="PostCompact", input={"trigger": trigger, "compact_summary": kept})
     return (
         _system("status", status="compacting", uuid=ident),
         *streamed,
+        hook,
         _system("status", status=None, compact_result="success", uuid=f"{ident}-done"),
         _kept_boundary(ident, metadata),
     )
@@ -173,6 +180,25 @@ COMPACTION: tuple[TurnScript, ...] = (
     ),
 )
 
+# A compaction that never finishes (the turn hangs in it until the client cancels), then a
+# `/compact` that succeeds at the same place.
+COMPACTION_CUT_SHORT: tuple[TurnScript, ...] = (
+    (
+        Text(text="Working."),
+        _system("status", status="compacting", uuid="compact-cut"),
+        _summary(
+            "compact-cut-summary",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "compaction", "content": "Half a summ"},
+            },
+        ),
+        Hang(),
+    ),
+    (*_compaction("compact-after", "manual", 40000, 3000), Result()),
+)
+
 STATE_SCENARIOS = (
     Scenario(
         name="tool_stream",
@@ -189,5 +215,10 @@ STATE_SCENARIOS = (
         name="compaction",
         description="An automatic compaction mid-turn, a /compact, and a compaction that fails.",
         turns=COMPACTION,
+    ),
+    Scenario(
+        name="compaction_cut_short",
+        description="A compaction the turn is cancelled in, then a /compact that succeeds.",
+        turns=COMPACTION_CUT_SHORT,
     ),
 )

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
-from adapter.scripted_claude.mcp_elicit import hook_callbacks
+from adapter.scripted_claude.hook_steps import callback_ids
 from adapter.scripted_claude.session import SessionState
 from adapter.scripted_claude.steps import Scenario
 from adapter.scripted_claude.wire import Inbox, UserTurn
@@ -76,7 +76,7 @@ class StdinReader:
         answer: frames.Frame = {}
         record(self.env, "control", request=request)
         if subtype == "initialize":
-            s.hooks = hook_callbacks(request.get("hooks"))
+            s.hooks = callback_ids(request.get("hooks"))
             answer = frames.initialize_response(
                 scenario=self.scenario.name,
                 pid=os.getpid(),

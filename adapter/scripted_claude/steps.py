@@ -31,6 +31,7 @@ from adapter.scripted_claude.failure_steps import (
     UsageLimitGate,
     WorkerShuttingDown,
 )
+from adapter.scripted_claude.hook_steps import FireHook
 from adapter.scripted_claude.process_steps import (
     CloseStdout,
     DieAtPrompt,
@@ -54,6 +55,7 @@ __all__ = [
     "CloseStdout",
     "DieAtPrompt",
     "Exit",
+    "FireHook",
     "Garbage",
     "Hang",
     "IgnoreSigterm",
@@ -279,6 +281,7 @@ Step: TypeAlias = (
     | CloseStdout
     | RawFrame
     | DieAtPrompt
+    | FireHook
 )
 TurnScript: TypeAlias = tuple[Step, ...]
 

@@ -100,7 +100,15 @@ class ClaudeSide:
                 can_use_tool=self._can_use_tool,
                 launch=self.controls.launch(),
             )
-        runtime.answer_elicitations_with(self.controls.elicitations.answer)
+        runtime.hooks.answer_elicitations_with(self.controls.elicitations.answer)
+        # A compaction's summary (the PostCompact hook) goes to the session's view.
+        runtime.hooks.answer_with(self.view)
+        # Compactions are named by their place in the session: count those it had already,
+        # before this Claude can add one (a new session has none).
+        if self._resume:
+            await self.view.count_compactions()
+        else:
+            self.view.no_compactions_yet()
         self._start_timer()
 
         async def run(task_status: TaskStatus[None]) -> None:

@@ -77,7 +77,9 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
         active_uuid=active_from_newest(entries_newest_first(path)),
     )
     view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
-    compactions = ReplayedCompactions(updates=session.view.compaction_updates)
+    compactions = ReplayedCompactions(
+        updates=session.view.compaction_updates, session_id=session.session_id
+    )
     first_prompt: str | None = None
     batch: list[Wire] = []
     for entry, raw in entries(path, stats):

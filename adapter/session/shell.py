@@ -31,6 +31,7 @@ from adapter.controls.controls import SessionControls
 from adapter.controls.pickers import SessionConfig
 from adapter.session.answer import Answer
 from adapter.session.claude_side import ClaudeSide
+from adapter.session.compaction_count import boundaries_before
 from adapter.session.effect_performer import REJECTION_CODES, EffectPerformer
 from adapter.session.fresh_context import FreshContext
 from adapter.session.publish import Publisher
@@ -99,6 +100,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             terminal_output=terminal_output,
             titled=resume,
             compaction_updates=dialects.acp_compaction,
+            compactions_before=lambda stop: boundaries_before(session_id, cwd, settings.env, stop),
         )
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.percent_used = self.view.percent_used

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from acp.schema import TextContentBlock, ToolCallUpdate, Usage
@@ -23,6 +23,7 @@ from claude_agent_sdk import (
 )
 
 from adapter.view.compaction import CompactionCards
+from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
 from adapter.view.stream_assembly import MalformedStream
 from adapter.view.title import title_for
@@ -54,17 +55,25 @@ class TurnHooks:
         terminal_output: bool,
         titled: bool,
         compaction_updates: bool = False,
+        compactions_before: Callable[[str | None], Awaitable[int]] | None = None,
     ) -> None:
         """`titled`: the session has its title already (a loaded one: its first prompt was
-        not this one). `compaction_updates`: the client declared `session.compaction`."""
+        not this one). `compaction_updates`: the client declared `session.compaction`.
+        `compactions_before`: how many compactions the session's transcript holds (before the
+        boundary it names), read when the session opens (`count_compactions`), so that ids
+        agree with a load's (none: the session has no transcript to read)."""
         self._link = link
         self._session_id = session_id
         self._cwd = cwd
         self.terminal = terminal_output
         self._view = TurnView(cwd=cwd, live=True, terminal=terminal_output)
         self._usage = UsageMeter()
+        self._compaction_ids = CompactionIds(session_id)
+        self._compactions_before = compactions_before
         self._compaction: CompactionCards | CompactionUpdates = (
-            CompactionUpdates() if compaction_updates else CompactionCards()
+            CompactionUpdates(self._compaction_ids)
+            if compaction_updates
+            else CompactionCards(self._compaction_ids)
         )
         self.compaction_updates = compaction_updates
         self._title: str | None = None
@@ -122,9 +131,37 @@ class TurnHooks:
         data = message.data if isinstance(message.data, Mapping) else {}
         if data.get("parent_tool_use_id") or message.subtype not in ("status", "compact_boundary"):
             return  # a subagent's compaction is not the session's
+        if not self._compaction_ids.known and self._starts_or_bounds(message.subtype, data):
+            # Not counted when the session opened (it cannot happen; this is the fallback):
+            # read now, though a boundary this compaction writes may already be there.
+            boundary = data.get("uuid") if message.subtype == "compact_boundary" else None
+            await self.count_compactions(boundary if isinstance(boundary, str) else None)
         await self._send(lambda: self._compaction.system(message.subtype, data), "a compaction")
         if message.subtype == "compact_boundary":
             await self._send_raw(self._usage.compacted(data.get("compact_metadata")))
+
+    async def count_compactions(self, stop: str | None = None) -> None:
+        """Learn how many compactions the session's transcript holds (once): done when the
+        session opens, before its Claude can compact, so none in flight is counted."""
+        if self._compaction_ids.known:
+            return
+        count = await self._compactions_before(stop) if self._compactions_before else 0
+        self._compaction_ids.learn(count)
+
+    def no_compactions_yet(self) -> None:
+        """A new session: its transcript holds no compaction (nothing to read)."""
+        self._compaction_ids.learn(0)
+
+    @staticmethod
+    def _starts_or_bounds(subtype: str, data: Mapping[str, Any]) -> bool:
+        return subtype == "compact_boundary" or data.get("status") == "compacting"
+
+    def compacted(self, summary: str) -> None:
+        """The PostCompact hook's summary (`adapter.claude.hooks`): shown to a
+        `session.compaction` client with the compaction's end, as the reference adapter shows
+        it; a card client gets none, as there."""
+        if isinstance(self._compaction, CompactionUpdates):
+            self._compaction.compacted(summary)
 
     def saw_assistant(self, message: AssistantMessage) -> None:
         if message.parent_tool_use_id is None:

@@ -1,16 +1,16 @@
-"""Claude Code compacting the conversation (automatic, or `/compact`), as the synthetic
-"Compact conversation" tool card the reference adapter shows a client without
-`session.compaction`.
+"""Claude Code compacting the conversation (automatic, or `/compact`), as the synthetic "Compact
+conversation" tool card the reference adapter shows a client without `session.compaction`.
 
-Theory of operation: Claude Code writes `system/status` `compacting` when it starts (its `uuid`
-names the compaction and the card), `system/status` with `compact_result` `success` or
-`failed` (and `compact_error`) when it ends, and `system/compact_boundary` with the token
-counts (`compact_metadata`: trigger, pre_tokens, post_tokens, duration_ms). The card opens
-`in_progress` at the start, and the first end closes it: `failed` with the error as content,
-or `completed`, with the counts as `rawOutput` when the boundary brings them. A boundary with
-no start before it opens and closes a card of its own; a compaction still running when the
-turn ends (interrupted) fails with "Compaction did not finish". Only the main conversation's
-compactions are shown (a subagent's is not the session's).
+Theory of operation: Claude Code writes `system/status` `compacting` when it starts (the card
+is named as its load will name it, `adapter.view.compaction_ids`), `system/status` with
+`compact_result` `success` or `failed` (and `compact_error`) when it ends, and
+`system/compact_boundary` with the token counts (`compact_metadata`: trigger, pre_tokens,
+post_tokens, duration_ms). The card opens `in_progress` at the start, and the first end closes
+it: `failed` with the error as content, or `completed`, with the counts as `rawOutput` when the
+boundary brings them. A boundary with no start before it opens and closes a card of its own; a
+compaction still running when the turn ends (interrupted) fails with "Compaction did not
+finish". Only the main conversation's compactions are shown (a subagent's is not the
+session's).
 
 The `usage_update` with the context retained comes from `adapter.view.usage` at the boundary.
 """
@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from adapter.view.compaction_ids import CompactionIds
 
 __all__ = ["CompactionCards"]
 
@@ -62,7 +64,8 @@ def _update(card_id: str, status: str) -> Wire:
 
 
 class CompactionCards:
-    def __init__(self) -> None:
+    def __init__(self, ids: CompactionIds) -> None:
+        self._ids = ids
         self._open: str | None = None  # the compaction running now
         self._ended: str | None = None  # the last one that ended (its boundary may follow)
 
@@ -76,10 +79,9 @@ class CompactionCards:
 
     def _status(self, data: Mapping[str, Any]) -> list[Wire]:
         if data.get("status") == "compacting":
-            card_id = data.get("uuid")
-            if self._open is not None or not isinstance(card_id, str) or not card_id:
+            if self._open is not None:
                 return []
-            self._open = card_id
+            card_id = self._open = self._ids.starting()
             return [
                 {
                     "sessionUpdate": "tool_call",
@@ -97,7 +99,9 @@ class CompactionCards:
         card_id, self._open = self._open, None
         if result == "success":
             self._ended = card_id
+            self._ids.bounded()
             return []  # the boundary that follows closes it with the counts
+        self._ids.failed()
         error = data.get("compact_error")
         update = _update(card_id, "failed")
         text = f"Compaction failed: {error}" if isinstance(error, str) else "Compaction failed"
@@ -105,16 +109,16 @@ class CompactionCards:
         return [update]
 
     def _boundary(self, data: Mapping[str, Any]) -> list[Wire]:
+        if self._open is not None:
+            self._ids.bounded()  # it ended with its boundary (no success status before it)
         card_id = self._open or self._ended
         self._open = self._ended = None
         opened: list[Wire] = []
         if card_id is None:
-            boundary = data.get("uuid")
-            if not isinstance(boundary, str) or not boundary:
-                return []
-            card_id = boundary
-            opened = self._status({"status": "compacting", "uuid": card_id})
-            self._open = None
+            opened = self._status({"status": "compacting"})
+            card_id, self._open = self._open, None
+            self._ids.bounded()
+        assert card_id is not None
         update = _update(card_id, "completed")
         update["rawOutput"] = facts(data.get("compact_metadata"))
         return [*opened, update]
@@ -130,5 +134,6 @@ class CompactionCards:
             text = "Compaction did not finish"
             update["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
             updates.append(update)
+            self._ids.failed()
         self._open = self._ended = None
         return updates

@@ -3,7 +3,8 @@ conversation" card (`adapter.view.compaction`), or for a client that declares
 `session.compaction`, `compaction_update`s (`adapter.view.compaction_updates`).
 
 Theory of operation: Claude Code's transcript keeps a compaction as a top-level `system` entry
-of subtype `compact_boundary` (its `uuid` names it; `compactMetadata` holds the trigger and the
+of subtype `compact_boundary` (named by its place in the session, as the live session named
+it: `adapter.view.compaction_ids`; `compactMetadata` holds the trigger and the
 token counts, camel-cased, where a live boundary's `compact_metadata` is snake-cased), usually
 followed by the `isCompactSummary` user entry carrying the summary the conversation went on
 from. The card opens and completes at the boundary, with the counts. The update opens at the
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.view.compaction import CompactionCards
+from adapter.view.compaction_ids import CompactionIds, is_session_boundary
 
 __all__ = ["ReplayedCompactions"]
 
@@ -49,9 +51,11 @@ def _summary(raw: Mapping[str, Any]) -> str:
 
 
 class ReplayedCompactions:
-    def __init__(self, *, updates: bool) -> None:
+    def __init__(self, *, updates: bool, session_id: str) -> None:
         """`updates`: the client declared `session.compaction`."""
         self._updates = updates
+        self._ids = CompactionIds(session_id, before=0)
+        self._cards = CompactionCards(self._ids)
         self._open: str | None = None  # an update-client's compaction awaiting its summary
 
     def entry(self, raw: object) -> tuple[list[Wire], bool]:
@@ -80,26 +84,17 @@ class ReplayedCompactions:
             message = raw.get("type") in ("user", "assistant")
             return (self.finish() if message else []), False
         before = self.finish()
-        boundary = raw["uuid"]
         if not self._updates:
-            cards = CompactionCards()
-            return [
-                *before,
-                *cards.system("compact_boundary", {**raw, "compact_metadata": _metadata(raw)}),
-            ], True
-        self._open = boundary
-        return [*before, _update(boundary, "in_progress")], True
+            boundary = {**raw, "compact_metadata": _metadata(raw)}
+            return [*before, *self._cards.system("compact_boundary", boundary)], True
+        boundary_id = self._ids.starting()
+        self._ids.bounded()
+        self._open = boundary_id
+        return [*before, _update(boundary_id, "in_progress")], True
 
     @staticmethod
     def _is_boundary(raw: Mapping[str, Any]) -> bool:
-        uuid = raw.get("uuid")
-        return (
-            raw.get("type") == "system"
-            and raw.get("subtype") == "compact_boundary"
-            and not raw.get("isSidechain")
-            and isinstance(uuid, str)
-            and bool(uuid)
-        )
+        return is_session_boundary(raw)
 
     def finish(self) -> list[Wire]:
         """The transcript (or the compaction's part of it) ended: an open one completed."""

@@ -3,22 +3,28 @@
 `clientCapabilities.session.compaction` (the reference adapter's gate); any other client gets
 the synthetic card of `adapter.view.compaction`, from the same frames.
 
-Theory of operation: `system/status` `compacting` opens a compaction named by its `uuid`
-(`in_progress`); the API's streamed summary (`content_block_start` of type `compaction`,
-`content_block_delta` of type `compaction_delta`) goes out as summary chunks, only into a
-compaction that is open; the first end is terminal: `compact_result` `success` or a
-`compact_boundary` (`completed`; later duplicates send nothing), `failed` (with
-`compact_error` as `error`). A boundary with no start before it is a compaction of its own,
-opened and completed at once. One still running when the turn ends (interrupted) is
-`cancelled`.
+Theory of operation: `system/status` `compacting` opens a compaction, named as its load will
+name it (`adapter.view.compaction_ids`), `in_progress`; the API's streamed summary
+(`content_block_start` of type `compaction`, `content_block_delta` of type `compaction_delta`)
+goes out as summary chunks, only into a compaction that is open; the first end is terminal:
+`compact_result` `success` or a `compact_boundary` (`completed`; later duplicates send
+nothing), `failed` (with `compact_error` as `error`). A boundary with no start before it is a
+compaction of its own, opened and completed at once. One still running when the turn ends
+(interrupted) is `cancelled`. The summary Claude Code's PostCompact hook reports (`compacted`,
+before the end), cleaned as the reference adapter cleans it (the `<analysis>` scratch dropped,
+the `<summary>` tags taken off), goes out as one `compaction_summary_chunk` right before
+`completed` when none streamed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["CompactionUpdates"]
+from adapter.view.compaction_ids import CompactionIds
+
+__all__ = ["CompactionUpdates", "cleaned_summary"]
 
 Wire = dict[str, Any]
 
@@ -43,10 +49,41 @@ def _summary_text(event: Mapping[str, Any]) -> str | None:
     return None
 
 
+_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.DOTALL)
+_SUMMARY_TAGS = re.compile(r"</?summary>")
+
+
+def cleaned_summary(raw: str) -> str:
+    """A PostCompact `compact_summary` as a reader sees it: the model's `<analysis>` scratch
+    dropped, the `<summary>` tags taken off."""
+    return _SUMMARY_TAGS.sub("", _ANALYSIS.sub("", raw)).strip()
+
+
+def _chunk(compaction_id: str, text: str) -> Wire:
+    return {
+        "sessionUpdate": "compaction_summary_chunk",
+        "compactionId": compaction_id,
+        "content": {"type": "text", "text": text},
+    }
+
+
 class CompactionUpdates:
-    def __init__(self) -> None:
+    def __init__(self, ids: CompactionIds) -> None:
+        self._ids = ids
         self._open: str | None = None  # the compaction running now
         self._ended: str | None = None  # the last one that ended (its boundary may follow)
+        self._streamed = False  # the open one's summary streamed
+        self._summary: str | None = None  # the PostCompact hook's, not yet sent
+
+    def compacted(self, summary: str) -> None:
+        """The PostCompact hook's summary of the compaction ending now."""
+        self._summary = cleaned_summary(summary) or None
+
+    def _completed(self, compaction_id: str) -> list[Wire]:
+        summary, self._summary = self._summary, None
+        streamed, self._streamed = self._streamed, False
+        shown = [_chunk(compaction_id, summary)] if summary and not streamed else []
+        return [*shown, _update(compaction_id, "completed")]
 
     def system(self, subtype: str, data: Mapping[str, Any]) -> list[Wire]:
         """The updates for one `system` frame of the main conversation."""
@@ -63,20 +100,15 @@ class CompactionUpdates:
         text = _summary_text(event)
         if text is None:
             return []
-        return [
-            {
-                "sessionUpdate": "compaction_summary_chunk",
-                "compactionId": self._open,
-                "content": {"type": "text", "text": text},
-            }
-        ]
+        self._streamed = True
+        return [_chunk(self._open, text)]
 
     def _status(self, data: Mapping[str, Any]) -> list[Wire]:
         if data.get("status") == "compacting":
-            compaction_id = data.get("uuid")
-            if self._open is not None or not isinstance(compaction_id, str) or not compaction_id:
+            if self._open is not None:
                 return []
-            self._open, self._ended = compaction_id, None
+            compaction_id = self._ids.starting()
+            self._open, self._ended, self._streamed = compaction_id, None, False
             return [_update(compaction_id, "in_progress")]
         result = data.get("compact_result")
         if self._open is None or result not in ("success", "failed"):
@@ -84,7 +116,10 @@ class CompactionUpdates:
         compaction_id, self._open = self._open, None
         if result == "success":
             self._ended = compaction_id
-            return [_update(compaction_id, "completed")]
+            self._ids.bounded()
+            return self._completed(compaction_id)
+        self._ids.failed()
+        self._summary, self._streamed = None, False
         update = _update(compaction_id, "failed")
         error = data.get("compact_error")
         if isinstance(error, str) and error:
@@ -97,14 +132,17 @@ class CompactionUpdates:
             return []  # its end was sent already: the boundary only repeats it
         if self._open is not None:
             compaction_id, self._open = self._open, None
-            return [_update(compaction_id, "completed")]
-        boundary = data.get("uuid")
-        if not isinstance(boundary, str) or not boundary:
-            return []
-        return [_update(boundary, "in_progress"), _update(boundary, "completed")]
+            self._ids.bounded()
+            return self._completed(compaction_id)
+        compaction_id = self._ids.starting()
+        self._ids.bounded()
+        return [_update(compaction_id, "in_progress"), *self._completed(compaction_id)]
 
     def turn_ended(self) -> list[Wire]:
         """A turn ended: a compaction still running was cut short."""
         updates = [_update(self._open, "cancelled")] if self._open is not None else []
-        self._open = self._ended = None
+        if self._open is not None:
+            self._ids.failed()
+        self._open = self._ended = self._summary = None
+        self._streamed = False
         return updates

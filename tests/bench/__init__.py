@@ -45,9 +45,13 @@ What is measured, phase by phase (`phases.py`; `--only PHASE` picks some):
   peak RSS before and after (`--no-long-stream` skips it).
 - `sessions` (`sessions.py`, also runnable alone): `session/resume` and `session/fork` of a
   session an earlier process created (`--session-runs` per agent).
+- `listing` (`listing.py`, also runnable alone): `session/list` of a folder that had half its
+  sessions deleted against one that never had, both listing the same count (ours alone).
 - `replay` (`replay.py`): `session/load` of generated transcripts (`transcripts.py`) of 1,000,
   10,000 and 100,000 lines: time, CPU, peak RSS, growth ratio; and the pure part of ours alone.
 - `profile.py`: py-spy summaries (`--profile`).
+- Not a phase: `tool_input.py` (in process) times the turn view per streamed tool-input delta
+  against a text delta: `python -m tests.bench.tool_input`.
 
 The one-minute load average is recorded when each phase starts and at the start of each run,
 and reported per phase.

@@ -18,6 +18,7 @@ from tests.bench.agents import AgentSpec
 from tests.bench.concurrency import run_concurrent, run_scaling
 from tests.bench.core import run_core
 from tests.bench.huge_result import huge_result
+from tests.bench.listing import run_listing
 from tests.bench.procfs import load_average
 from tests.bench.profile import profile_load, profile_startup, py_spy
 from tests.bench.replay import make_transcripts, measure_parts, run_load
@@ -134,6 +135,15 @@ async def _replay(ctx: Context, results: Results) -> Sequence[float]:
     return [s.load for s in results.loads]
 
 
+async def _listing(ctx: Context, results: Results) -> Sequence[float]:
+    await ctx.quiet()
+    ours = next(s for s in ctx.specs if s.name == "ours")  # the reference is not run here
+    sample = await run_listing(ours, ctx.launcher, sessions=10 if ctx.args.quick else 30)
+    results.listings.append(sample)
+    print(f"  session/list after deleting, ours: {sample.errors or 'done'}", flush=True)
+    return [sample.load]
+
+
 async def _huge_result(ctx: Context, results: Results) -> Sequence[float]:
     for spec in ctx.adapters:
         await ctx.quiet()
@@ -163,6 +173,7 @@ PHASES: dict[str, Phase] = {
     "scaling": _scaling,
     "streaming": _streaming,
     "sessions": _sessions,
+    "listing": _listing,
     "replay": _replay,
     "huge_result": _huge_result,
 }

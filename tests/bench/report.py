@@ -12,6 +12,7 @@ from tests.bench.agents import REFERENCE_PACKAGE, Reference
 from tests.bench.concurrency import ConcurrentSample, ScalingSample
 from tests.bench.core import CoreResult
 from tests.bench.huge_result import HugeResult, huge_result_section
+from tests.bench.listing import ListingSample, listing_section
 from tests.bench.profile import Profile
 from tests.bench.replay import LoadSample, PartSample
 from tests.bench.report_phases import (
@@ -60,6 +61,7 @@ class Results:
     first_chunks: list[FirstChunk] = field(default_factory=list)
     long_streams: list[LongStream] = field(default_factory=list)
     session_ops: list[SessionSample] = field(default_factory=list)
+    listings: list[ListingSample] = field(default_factory=list)
     huge_results: list[HugeResult] = field(default_factory=list)
     phase_loads: list[PhaseLoad] = field(default_factory=list)
     elapsed_s: float = 0.0
@@ -465,6 +467,7 @@ def write_markdown(results: Results, path: Path, chart_name: str | None = None) 
     if chart_name:
         lines += [f"![benchmarks]({chart_name})", ""]
     lines += loads_section(results.phase_loads, results.facts_value("cores (os.cpu_count)"))
-    lines += startup + many + scaling + stream + ops + _core_section(results) + replay + huge
+    lines += startup + many + scaling + stream + ops + listing_section(results.listings)
+    lines += _core_section(results) + replay + huge
     lines += _profiles_section(results) + _NOTES
     path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")

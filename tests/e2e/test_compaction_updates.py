@@ -14,6 +14,7 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
+from adapter.view.compaction_ids import compaction_id
 from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
 
 pytestmark = pytest.mark.e2e
@@ -28,10 +29,10 @@ def _update(compaction_id: str, status: str, **fields: Any) -> dict[str, Any]:
     }
 
 
-def _chunk(text: str) -> dict[str, Any]:
+def _chunk(compaction: str, text: str) -> dict[str, Any]:
     return {
         "sessionUpdate": "compaction_summary_chunk",
-        "compactionId": "compact-auto",
+        "compactionId": compaction,
         "content": {"type": "text", "text": text},
     }
 
@@ -66,17 +67,21 @@ async def test_a_compaction_client_gets_compaction_updates_and_no_card(tmp_path:
         if u["sessionUpdate"].startswith(("compaction", "tool_call"))
         or (u["sessionUpdate"] == "usage_update" and "cost" not in u and u["used"] > 100)
     ]
+    auto, manual, failed = (compaction_id(session, n) for n in range(3))
     assert shown == [
-        _update("compact-auto", "in_progress"),
-        _chunk("The user asked for "),
-        _chunk("a greeting function."),
-        _update("compact-auto", "completed"),
+        _update(auto, "in_progress"),
+        _chunk(auto, "The user asked for "),
+        _chunk(auto, "a greeting function."),
+        # The PostCompact hook's summary is not sent again where it streamed ...
+        _update(auto, "completed"),
         _retained(12000),
-        _update("compact-manual", "in_progress"),
-        _update("compact-manual", "completed"),
+        _update(manual, "in_progress"),
+        # ... and is the summary where none streamed: scratch dropped, tags off.
+        _chunk(manual, "Summary of compact-manual."),
+        _update(manual, "completed"),
         _retained(3000),
-        _update("compact-failed", "in_progress"),
-        _update("compact-failed", "failed", error="Conversation too short to compact"),
+        _update(failed, "in_progress"),
+        _update(failed, "failed", error="Conversation too short to compact"),
     ]
 
 
@@ -114,32 +119,28 @@ async def test_session_load_shows_past_compactions_to_each_kind_of_client(tmp_pa
         await asyncio.wait_for(a.conn.load_session(**load), TIMEOUT)
     async with spawn_adapter(tmp_path / "cards", "compaction", env=shared) as cards:
         await asyncio.wait_for(cards.conn.load_session(**load), TIMEOUT)
-    # The transcript keeps each compaction's boundary (named by its uuid) and its summary; a
+    # The transcript keeps each compaction's boundary (named by its place) and its summary; a
     # failed one leaves nothing there.
     assert _compaction_shown(a) == [
         part
-        for ident in ("compact-auto", "compact-manual")
+        for n, ident in enumerate(("compact-auto", "compact-manual"))
         for part in (
-            _update(f"{ident}-boundary", "in_progress"),
-            {
-                "sessionUpdate": "compaction_summary_chunk",
-                "compactionId": f"{ident}-boundary",
-                "content": {"type": "text", "text": _summary(ident)},
-            },
-            _update(f"{ident}-boundary", "completed"),
+            _update(compaction_id(session, n), "in_progress"),
+            _chunk(compaction_id(session, n), _summary(ident)),
+            _update(compaction_id(session, n), "completed"),
         )
     ]
     meta = {"claudeCode": {"toolName": "compact"}}
     assert _compaction_shown(cards) == [
         part
         for ident, trigger, pre in (
-            ("compact-auto", "automatic", 180000),
-            ("compact-manual", "manual", 40000),
+            (compaction_id(session, 0), "automatic", 180000),
+            (compaction_id(session, 1), "manual", 40000),
         )
         for part in (
             {
                 "sessionUpdate": "tool_call",
-                "toolCallId": f"{ident}-boundary",
+                "toolCallId": ident,
                 "name": "compact",
                 "title": "Compact conversation",
                 "kind": "think",
@@ -148,7 +149,7 @@ async def test_session_load_shows_past_compactions_to_each_kind_of_client(tmp_pa
             },
             {
                 "sessionUpdate": "tool_call_update",
-                "toolCallId": f"{ident}-boundary",
+                "toolCallId": ident,
                 "status": "completed",
                 "_meta": meta,
                 "rawOutput": {"trigger": trigger, "preTokens": pre},
@@ -159,3 +160,10 @@ async def test_session_load_shows_past_compactions_to_each_kind_of_client(tmp_pa
     for adapter in (a, cards):
         chunks = adapter.updates("user_message_chunk") + adapter.updates("agent_message_chunk")
         assert not any("continued from" in str(c["content"]) for c in chunks)
+    # One name per compaction: what the live session called each is what its load calls it.
+    live_ids = [u["toolCallId"] for u in live.updates("tool_call") if u.get("name") == "compact"]
+    loaded = [
+        u["compactionId"] for u in a.updates("compaction_update") if u["status"] == "completed"
+    ]
+    assert live_ids[:2] == loaded == [u["toolCallId"] for u in cards.updates("tool_call")]
+    assert len(set(live_ids)) == 3  # the failed third kept a name of its own

@@ -211,4 +211,6 @@ async def test_a_cancelled_turn_withdraws_the_form_and_leaves_no_one_waiting(
     answers = [a["response"] for a in hook_answers(tmp_path)]
     gave_up = [e for e in claude_log(tmp_path) if e["kind"] == "withdrawn"]
     assert answers == [heard({"action": "cancel"})] or (answers == [] and len(gave_up) == 1)
-    assert not [t for t in adapter.agent_texts() if t.startswith("The deploy server heard")]
+    # What Claude says of it before the interrupt takes is its own (it may say it heard the
+    # cancel); an acceptance it never heard.
+    assert not [t for t in adapter.agent_texts() if "heard: accept" in t]

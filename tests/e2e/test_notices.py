@@ -61,6 +61,7 @@ async def _two_turns(tmp_path: Path, scenario: str, kind: str) -> tuple[Adapter,
     async with _adapter(tmp_path, scenario, kind, env) as adapter:
         session = await adapter.new_session()
         answers = [await adapter.prompt(session, text) for text in ("one", "two")]
+        assert adapter.answers() == {k: 1 for k in adapter.answers()}  # each prompt once
     assert all(isinstance(a, PromptResponse) and a.stop_reason == "end_turn" for a in answers)
     return adapter, session
 

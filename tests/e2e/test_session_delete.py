@@ -121,3 +121,29 @@ async def test_unknown_and_malformed_ids(adapters: AdapterPool, tmp_path: Path) 
     assert (empty.code, wrong_type.code) == (-32602, -32602)
     assert "sessionId" in (empty.data or {})
     assert capabilities[0]["delete"] == {}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_delete_racing_a_prompt_answers_both_and_leaves_nothing(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
+        session = await adapter.new_session()
+        # Sent back to back: the delete lands while the prompt's Claude is still starting.
+        prompt = asyncio.create_task(adapter.prompt(session, "hello"))
+        deleting = asyncio.create_task(delete(adapter, session))
+        answer = await asyncio.wait_for(prompt, TIMEOUT)
+        assert await asyncio.wait_for(deleting, TIMEOUT) == {}
+        # A prompt after the delete finds no session.
+        late = await adapter.prompt(session, "are you there?")
+        await _until(lambda: not processes_mentioning(session), "the session's Claude to exit")
+        after = await listed(adapter)
+        again = await refused(adapter, session)
+    # However the race fell, the prompt was answered once, as a finished or cancelled turn.
+    assert isinstance(answer, PromptResponse) and answer.stop_reason in ("end_turn", "cancelled")
+    # (as a prompt to a closed session: the params name no open session)
+    assert isinstance(late, acp.RequestError) and late.code == -32602
+    assert "no session" in str(late)
+    assert adapter.answers() == {k: 1 for k in adapter.answers()}
+    assert session not in after and transcripts(adapter, session) == []
+    assert again.code == -32002

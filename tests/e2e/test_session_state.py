@@ -16,6 +16,7 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.coding import TINY_PNG
+from adapter.view.compaction_ids import compaction_id
 from tests.support.harness import TIMEOUT, Adapter, AdapterPool, spawn_adapter
 
 pytestmark = pytest.mark.e2e
@@ -235,6 +236,9 @@ async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
         ]
     assert all(isinstance(a, PromptResponse) and a.stop_reason == "end_turn" for a in answers)
     meta = {"claudeCode": {"toolName": "compact"}}
+    # Each card is named by its place in the session (as its load names it), the failed one
+    # coming third.
+    auto, manual, failed_id = (compaction_id(session, n) for n in range(3))
 
     def opened(card_id: str) -> dict[str, Any]:
         return {
@@ -278,7 +282,7 @@ async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
     ]
     failed = {
         "sessionUpdate": "tool_call_update",
-        "toolCallId": "compact-failed",
+        "toolCallId": failed_id,
         "status": "failed",
         "_meta": meta,
         "content": [
@@ -293,13 +297,13 @@ async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
     }
     # Each compaction: its card, its end with the counts, then the context it retained.
     assert shown == [
-        opened("compact-auto"),
-        done("compact-auto", "automatic", 180000, 12000),
+        opened(auto),
+        done(auto, "automatic", 180000, 12000),
         retained(12000),
-        opened("compact-manual"),
-        done("compact-manual", "manual", 40000, 3000),
+        opened(manual),
+        done(manual, "manual", 40000, 3000),
         retained(3000),
-        opened("compact-failed"),
+        opened(failed_id),
         failed,
     ]
     # The turn's own usage afterwards starts from what compaction retained.

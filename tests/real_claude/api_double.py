@@ -177,7 +177,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(events(model, reply), cut=False, headers=headers)
         else:
             headers = reply.headers if isinstance(reply, Answer) else ()
-            self._json(200, message(model, blocks(reply), stop_reason(reply)), headers)
+            size = reply.input_tokens if isinstance(reply, Answer) else 12
+            self._json(200, message(model, blocks(reply), stop_reason(reply), size), headers)
 
     def _json(self, status: int, payload: Any, headers: tuple[tuple[str, str], ...]) -> None:
         data = json.dumps(payload).encode()

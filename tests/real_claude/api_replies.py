@@ -50,6 +50,8 @@ class Answer:
     thinking: str = ""  # a thinking block before the text, when given
     # Response headers (a subscription's `anthropic-ratelimit-unified-*`, say).
     headers: tuple[tuple[str, str], ...] = ()
+    # The prompt's size as the API reports it (a long conversation's, to compact).
+    input_tokens: int = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +175,9 @@ def _pieces(text: str, count: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def message(model: str, content: list[dict[str, Any]], stop: str | None) -> dict[str, Any]:
+def message(
+    model: str, content: list[dict[str, Any]], stop: str | None, input_tokens: int = 12
+) -> dict[str, Any]:
     return {
         "id": f"msg_{uuid.uuid4().hex[:24]}",
         "type": "message",
@@ -182,7 +186,7 @@ def message(model: str, content: list[dict[str, Any]], stop: str | None) -> dict
         "content": content,
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {"input_tokens": 12, "output_tokens": 1 if stop is None else 7},
+        "usage": {"input_tokens": input_tokens, "output_tokens": 1 if stop is None else 7},
     }
 
 
@@ -205,7 +209,9 @@ def stop_reason(reply: Answer | ToolUse) -> str:
 def events(model: str, reply: Answer | ToolUse) -> Iterator[bytes]:
     """The real streaming event sequence for one message."""
     stop = stop_reason(reply)
-    yield sse("message_start", {"type": "message_start", "message": message(model, [], None)})
+    size = reply.input_tokens if isinstance(reply, Answer) else 12
+    start_message = message(model, [], None, size)
+    yield sse("message_start", {"type": "message_start", "message": start_message})
     yield sse("ping", {"type": "ping"})
     for index, block in enumerate(blocks(reply)):
         deltas: list[dict[str, Any]]

@@ -336,3 +336,20 @@ def test_the_sdk_passes_an_elicitation_hook_to_the_cli_as_it_passes_its_own_even
 
     internal = _hooks_to_internal_format(compat.elicitation_hooks(callback, 3600.0))
     assert internal == {"Elicitation": [{"matcher": None, "hooks": [callback], "timeout": 3600.0}]}
+
+
+def test_the_sdk_passes_on_a_hook_event_its_type_does_not_list() -> None:
+    # `adapter.claude.hooks` registers PostCompact, which `HookEvent` does not name: the SDK
+    # must still hand it to the CLI by its name (the e2e compaction tests see it fire).
+    from typing import get_args
+
+    from claude_agent_sdk.types import HookEvent, _hooks_to_internal_format
+
+    from adapter.claude.hooks import ClaudeHooks
+
+    listed = {name for literal in get_args(HookEvent) for name in get_args(literal)}
+    # When they are listed, drop the cast.
+    assert "PreCompact" in listed and {"PostCompact", "Elicitation"}.isdisjoint(listed)
+    internal = _hooks_to_internal_format(ClaudeHooks().options())
+    assert list(internal) == ["PostCompact", "Elicitation"]
+    assert len(internal["PostCompact"][0]["hooks"]) == 1

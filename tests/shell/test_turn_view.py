@@ -272,27 +272,32 @@ def test_usage_follows_the_stream_during_a_turn() -> None:
 
 def test_compaction_cards_of_odd_orders_and_shapes() -> None:
     from adapter.view.compaction import CompactionCards
+    from adapter.view.compaction_ids import CompactionIds, compaction_id
 
-    cards = CompactionCards()
+    cards = CompactionCards(CompactionIds("s-1", before=0))
     # A boundary with no start opens and closes a card of its own; odd counts are left out.
     metadata = {"trigger": "weird", "pre_tokens": -1, "post_tokens": 5}
     opened, closed = cards.system("compact_boundary", {"uuid": "b", "compact_metadata": metadata})
     assert (opened["toolCallId"], opened["status"], closed["status"]) == (
-        "b",
+        compaction_id("s-1", 0),
         "in_progress",
         "completed",
     )
     assert closed["rawOutput"] == {"postTokens": 5}
-    assert cards.system("compact_boundary", {"compact_metadata": "x"}) == []
-    assert cards.system("status", {"status": "compacting", "uuid": 7}) == []
+    # Counts of an odd shape: the card still closes, with no counts.
+    opened, closed = cards.system("compact_boundary", {"compact_metadata": "x"})
+    assert (opened["toolCallId"], closed["status"]) == (compaction_id("s-1", 1), "completed")
+    assert closed["rawOutput"] == {}
     # A compaction the turn's end interrupts fails, and says so; a succeeded one with no
     # boundary is done.
-    cards.system("status", {"status": "compacting", "uuid": "c"})
+    [started] = cards.system("status", {"status": "compacting", "uuid": 7})
+    assert started["toolCallId"] == compaction_id("s-1", 2)
     assert cards.system("status", {"status": "compacting", "uuid": "d"}) == []
     [failed] = cards.turn_ended()
-    assert (failed["toolCallId"], failed["status"]) == ("c", "failed")
+    assert (failed["toolCallId"], failed["status"]) == (compaction_id("s-1", 2), "failed")
     assert "did not finish" in failed["content"][0]["content"]["text"]
-    cards.system("status", {"status": "compacting", "uuid": "e"})
+    [retried] = cards.system("status", {"status": "compacting", "uuid": "e"})
+    assert retried["toolCallId"] == compaction_id("s-1", 2, retry=1)
     assert cards.system("status", {"compact_result": "success"}) == []
     assert [u["status"] for u in cards.turn_ended()] == ["completed"]
     assert cards.turn_ended() == []

@@ -1,0 +1,47 @@
+"""How many compactions a session's transcript holds before one: what a live compaction's id
+needs to agree with its load's (`adapter.view.compaction_ids`). Read once per session, at its
+first compaction seen live; the live side counts on from there.
+
+The transcript is read by the same reader as `session/load` (`adapter.claude.transcripts`),
+with the same test for a boundary, so both count the same entries. It runs in a worker thread:
+a long transcript must not hold the session's other work.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+import anyio
+
+from adapter.claude.session_store import find_transcript
+from adapter.claude.transcripts import ReplayStats, entries
+from adapter.view.compaction_ids import is_session_boundary
+
+__all__ = ["boundaries_before"]
+
+log = logging.getLogger(__name__)
+
+
+def _count(session_id: str, cwd: str, env: Mapping[str, str], stop: str | None) -> int:
+    path = find_transcript(session_id=session_id, cwd=cwd, env=env)
+    if path is None:
+        return 0
+    count = 0
+    try:
+        for _entry, raw in entries(path, ReplayStats()):
+            if isinstance(raw, Mapping) and is_session_boundary(raw):
+                if stop is not None and raw.get("uuid") == stop:
+                    break  # the boundary being shown now: not one before it
+                count += 1
+    except OSError:
+        log.warning("session %s: could not read its transcript to name a compaction", session_id)
+    return count
+
+
+async def boundaries_before(
+    session_id: str, cwd: str, env: Mapping[str, str], stop: str | None = None
+) -> int:
+    """The main-conversation compactions in the session's transcript (0 without one), those
+    before the boundary `stop` if it is there."""
+    return await anyio.to_thread.run_sync(_count, session_id, cwd, env, stop)
