@@ -12,8 +12,8 @@ nothing), `failed` (with `compact_error` as `error`). A boundary with no start b
 compaction of its own, opened and completed at once. One still running when the turn ends
 (interrupted) is `cancelled`. The summary Claude Code's PostCompact hook reports (`compacted`,
 before the end), cleaned as the reference adapter cleans it (the `<analysis>` scratch dropped,
-the `<summary>` tags taken off), goes out as one `compaction_summary_chunk` right before
-`completed` when none streamed.
+the `<summary>` tags taken off), goes out as the reference sends it: as the `summary` of the
+`completed` update (`[{type: text, text}]`), unless it only repeats what streamed as chunks.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class CompactionUpdates:
         self._ids = ids
         self._open: str | None = None  # the compaction running now
         self._ended: str | None = None  # the last one that ended (its boundary may follow)
-        self._streamed = False  # the open one's summary streamed
+        self._streamed: list[str] = []  # the open one's summary as it streamed
         self._summary: str | None = None  # the PostCompact hook's, not yet sent
 
     def compacted(self, summary: str) -> None:
@@ -81,9 +81,12 @@ class CompactionUpdates:
 
     def _completed(self, compaction_id: str) -> list[Wire]:
         summary, self._summary = self._summary, None
-        streamed, self._streamed = self._streamed, False
-        shown = [_chunk(compaction_id, summary)] if summary and not streamed else []
-        return [*shown, _update(compaction_id, "completed")]
+        streamed, self._streamed = "".join(self._streamed), []
+        update = _update(compaction_id, "completed")
+        # As the reference sends it: on the terminal update, unless it only repeats the chunks.
+        if summary and summary != streamed.strip():
+            update["summary"] = [{"type": "text", "text": summary}]
+        return [update]
 
     def system(self, subtype: str, data: Mapping[str, Any]) -> list[Wire]:
         """The updates for one `system` frame of the main conversation."""
@@ -100,7 +103,7 @@ class CompactionUpdates:
         text = _summary_text(event)
         if text is None:
             return []
-        self._streamed = True
+        self._streamed.append(text)
         return [_chunk(self._open, text)]
 
     def _status(self, data: Mapping[str, Any]) -> list[Wire]:
@@ -108,7 +111,7 @@ class CompactionUpdates:
             if self._open is not None:
                 return []
             compaction_id = self._ids.starting()
-            self._open, self._ended, self._streamed = compaction_id, None, False
+            self._open, self._ended, self._streamed = compaction_id, None, []
             return [_update(compaction_id, "in_progress")]
         result = data.get("compact_result")
         if self._open is None or result not in ("success", "failed"):
@@ -119,7 +122,7 @@ class CompactionUpdates:
             self._ids.bounded()
             return self._completed(compaction_id)
         self._ids.failed()
-        self._summary, self._streamed = None, False
+        self._summary, self._streamed = None, []
         update = _update(compaction_id, "failed")
         error = data.get("compact_error")
         if isinstance(error, str) and error:
@@ -144,5 +147,5 @@ class CompactionUpdates:
         if self._open is not None:
             self._ids.failed()
         self._open = self._ended = self._summary = None
-        self._streamed = False
+        self._streamed = []
         return updates

@@ -76,9 +76,11 @@ async def test_a_compaction_client_gets_compaction_updates_and_no_card(tmp_path:
         _update(auto, "completed"),
         _retained(12000),
         _update(manual, "in_progress"),
-        # ... and is the summary where none streamed: scratch dropped, tags off.
-        _chunk(manual, "Summary of compact-manual."),
-        _update(manual, "completed"),
+        # ... and is the terminal update's summary where none streamed: scratch dropped,
+        # tags off, as the reference sends it.
+        _update(
+            manual, "completed", summary=[{"type": "text", "text": "Summary of compact-manual."}]
+        ),
         _retained(3000),
         _update(failed, "in_progress"),
         _update(failed, "failed", error="Conversation too short to compact"),

@@ -72,24 +72,26 @@ def test_a_failure_carries_the_error_only_when_it_is_text() -> None:
     assert updates.stream("not an event") == []
 
 
-def test_the_hook_summary_is_sent_once_cleaned_and_only_where_none_streamed() -> None:
+def test_the_hook_summary_rides_on_the_completed_update_cleaned_unless_it_streamed() -> None:
     updates = _updates()
-    first, second = compaction_id(SESSION, 0), compaction_id(SESSION, 1)
+    first, second, third = (compaction_id(SESSION, n) for n in range(3))
     updates.system("status", {"status": "compacting"})
     updates.compacted("<analysis>scratch</analysis>\n<summary>Kept.</summary>")
     assert updates.system("status", {"compact_result": "success"}) == [
-        {
-            "sessionUpdate": "compaction_summary_chunk",
-            "compactionId": first,
-            "content": {"type": "text", "text": "Kept."},
-        },
-        _update(first, "completed"),
+        {**_update(first, "completed"), "summary": [{"type": "text", "text": "Kept."}]}
     ]
-    # Where the summary streamed, the hook's copy is not sent again.
+    # Where the summary streamed as it is, the hook's copy is not sent again.
     updates.system("status", {"status": "compacting"})
     delta = {"type": "content_block_delta", "delta": {"type": "compaction_delta", "content": "y"}}
     assert len(updates.stream(delta)) == 1
     updates.compacted("<summary>y</summary>")
     assert updates.system("status", {"compact_result": "success"}) == [_update(second, "completed")]
+    # Where what streamed differs from it, it is sent (the reference's rule).
+    updates.system("status", {"status": "compacting"})
+    assert len(updates.stream(delta)) == 1
+    updates.compacted("<summary>y and more</summary>")
+    assert updates.system("status", {"compact_result": "success"}) == [
+        {**_update(third, "completed"), "summary": [{"type": "text", "text": "y and more"}]}
+    ]
     # A summary that is only scratch is no summary.
     assert cleaned_summary("<analysis>only\nnotes</analysis>") == ""
