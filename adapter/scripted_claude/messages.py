@@ -177,5 +177,10 @@ class TurnWriter:
             output_tokens=t.output_tokens,
             permission_denials=t.denials,
         )
+        if s.fast_off_reason is not None:
+            # `$CLAUDE_ACP_SCRIPTED_FAST_OFF`: the account lost fast mode during this turn.
+            s.fast, reason, s.fast_off_reason = False, s.fast_off_reason, None
+            frame["fast_mode_disabled_reason"] = reason
+        frame["fast_mode_state"] = "on" if s.fast else "off"
         s.emit(frame)
         s.last_result_is_error = step.is_error
