@@ -3,8 +3,8 @@
 Theory of operation: what is offered and what a value means is `adapter.controls.auto_fast`;
 this part talks to Claude and the client. `resolve` turns a choice of `auto` the current model
 lacks into Accept edits and tells the client once per session; at start-up (`adopt`) a session
-whose transcript or settings chose such an `auto` is switched to Accept edits, and told once its
-setup response is out (`warn_if_pending`, after the command list), while one that is in `auto`
+whose transcript or settings chose such an `auto` is switched to Accept edits, and told at its
+first `session/prompt` (`warn_if_pending`, as the reference tells it), while one that is in `auto`
 only because nothing named a mode (Claude started with `--permission-mode auto`, as the
 reference starts it) is switched to Manual and told nothing. Fast mode starts as Claude
 Code reports it, except in a new Claude process of a session whose client already switched it
@@ -103,10 +103,15 @@ class AutoFast:
             return
         report = fast_report(frame)
         config = self._config
-        if report is None or (report[0], report[1]) == (config.fast, config.fast_off_because):
+        if report is None:
+            return
+        on, because = report
+        if not on and because is None and not config.fast:
+            because = config.fast_off_because  # a frame that does not say why changes no why
+        if (on, because) == (config.fast, config.fast_off_because):
             return
         was_on = config.fast
-        config.fast, config.fast_off_because = report
+        config.fast, config.fast_off_because = on, because
         if config.fast_offered():
             update = ConfigOptionUpdate(
                 session_update="config_option_update", config_options=config.options()

@@ -127,7 +127,6 @@ class SessionControls:
             for _ in range(3):
                 await anyio.sleep(0)
             await self._link.send_update(self.session_id, update_for(self.commands))
-            await self.auto_fast.warn_if_pending()
 
         tg.start_soon(announce)
 
