@@ -267,6 +267,8 @@ class ClaudeAcpAgent(SessionOpener):
         from adapter.claude.process import RuntimeStartError
 
         session = self._session(session_id)
+        # A start-up `auto` the model lacks is told at the first prompt, as the reference does.
+        await session.controls.auto_fast.warn_if_pending()
         if await session.controls.answer_locally(prompt):  # `/usage`, `/mcp`: no model turn
             return PromptResponse(stop_reason="end_turn")
         try:

@@ -35,10 +35,10 @@ from fsm.events import (
     WorkerShuttingDown,
 )
 
-__all__ = ["event_for"]
+__all__ = ["AUTONOMOUS", "event_for"]
 
 # Results that no user turn asked for (reference §2: autonomous origins).
-_AUTONOMOUS = frozenset(
+AUTONOMOUS = frozenset(
     {"task-notification", "peer", "coordinator", "observer", "observer-activity"}
 )
 
@@ -89,7 +89,7 @@ def event_for(message: object, epoch: str) -> ClaudeEvent | None:
             result=message.result if isinstance(message.result, str) else None,
             errors=tuple(e for e in errors if isinstance(e, str)),
             stop_reason=message.stop_reason if isinstance(message.stop_reason, str) else None,
-            autonomous=kind in _AUTONOMOUS,
+            autonomous=kind in AUTONOMOUS,
         )
     if isinstance(message, SystemMessage):
         return _system_event(message.subtype, message.data, epoch)

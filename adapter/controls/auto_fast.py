@@ -15,6 +15,10 @@ Theory of operation: Claude Code's model list says which models take each
   client switches it. A client that declares `session.configOptions.boolean` gets a boolean
   option, any other a select of `on` / `off`; a value of the other type is -32602. A switch
   reaches Claude as `apply_flag_settings {"fastMode": bool}`.
+- Claude Code's own changes are followed: `fast_mode_state` on `system/init` and on a user
+  turn's `result` (`cooldown` is not a change: the switch stays on). While it is off for a
+  reason Claude Code names and `FAST_OFF_REASONS` explains, the option's description says why,
+  and turning off for such a reason is told to the client (`fast_turned_off`).
 """
 
 from __future__ import annotations
@@ -35,9 +39,12 @@ __all__ = [
     "AUTO_UNAVAILABLE",
     "AUTO_UNAVAILABLE_TEXT",
     "FAST",
+    "FAST_OFF_REASONS",
     "check_fast",
     "fast_option",
+    "fast_report",
     "fast_state",
+    "fast_turned_off",
 ]
 
 AUTO = ("auto", "Auto", "Claude handles permission decisions")
@@ -54,6 +61,33 @@ FAST = "fast"
 _NAME = "Fast mode"
 _DESCRIPTION = "Faster responses on supported models"
 _SELECT = {"on": True, "off": False}
+FAST_OFF_TITLE = "Fast mode turned off"
+# `fast_mode_disabled_reason` values the reference explains (reference-features-2.md §4.2).
+FAST_OFF_REASONS = {
+    "free": "not available on the free plan",
+    "extra_usage_disabled": "requires extra usage to be enabled for this account",
+    "model_not_allowed": "not available for the selected model",
+    "not_first_party": "not available on this API provider",
+    "disabled_by_env": "disabled by environment configuration",
+    "network_error": "eligibility could not be verified (network error)",
+}
+
+
+def fast_report(frame: Mapping[str, Any]) -> tuple[bool, str | None] | None:
+    """A frame's fast mode (on or off, and the explanation of an off), or None where it says
+    nothing this follows (no state, or `cooldown`)."""
+    state = frame.get("fast_mode_state")
+    if state not in ("on", "off"):
+        return None
+    reason = frame.get("fast_mode_disabled_reason")
+    explained = FAST_OFF_REASONS.get(reason) if isinstance(reason, str) else None
+    return state == "on", None if state == "on" else explained
+
+
+def fast_turned_off(explanation: str) -> tuple[str, str, str]:
+    """The notice's title and description, and the text for a client without notices."""
+    sentence = explanation[0].upper() + explanation[1:] + "."
+    return FAST_OFF_TITLE, sentence, f"**{FAST_OFF_TITLE}:** {explanation}."
 
 
 def fast_state(server_info: Mapping[str, Any] | None) -> bool | None:
@@ -62,13 +96,17 @@ def fast_state(server_info: Mapping[str, Any] | None) -> bool | None:
     return state in ("on", "cooldown") if state in ("on", "off", "cooldown") else None
 
 
-def fast_option(on: bool, boolean: bool) -> SessionConfigOptionBoolean | SessionConfigOptionSelect:
+def fast_option(
+    on: bool, boolean: bool, off_because: str | None = None
+) -> SessionConfigOptionBoolean | SessionConfigOptionSelect:
+    """The option; `off_because`: the explanation of why Claude Code turned it off."""
+    description = f"{_DESCRIPTION} — {off_because}" if off_because and not on else _DESCRIPTION
     if boolean:
         return SessionConfigOptionBoolean(
             type="boolean",
             id=FAST,
             name=_NAME,
-            description=_DESCRIPTION,
+            description=description,
             category="model_config",
             current_value=on,
         )
@@ -76,7 +114,7 @@ def fast_option(on: bool, boolean: bool) -> SessionConfigOptionBoolean | Session
         type="select",
         id=FAST,
         name=_NAME,
-        description=_DESCRIPTION,
+        description=description,
         category="model_config",
         current_value="on" if on else "off",
         options=[

@@ -3,8 +3,10 @@
 Theory of operation: what is offered and what a value means is `adapter.controls.auto_fast`;
 this part talks to Claude and the client. `resolve` turns a choice of `auto` the current model
 lacks into Accept edits and tells the client once per session; at start-up (`adopt`) a session
-whose transcript or settings chose such an `auto` is switched to Accept edits, and told once its
-setup response is out (`warn_if_pending`, after the command list). Fast mode starts as Claude
+whose transcript or settings chose such an `auto` is switched to Accept edits, and told at its
+first `session/prompt` (`warn_if_pending`, as the reference tells it), while one that is in `auto`
+only because nothing named a mode (Claude started with `--permission-mode auto`, as the
+reference starts it) is switched to Manual and told nothing. Fast mode starts as Claude
 Code reports it, except in a new Claude process of a session whose client already switched it
 (a restart, e.g. after signing in again): Claude gets the client's choice back, as the reference
 adapter restores it after a restart.
@@ -17,13 +19,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError, helpers
+from acp.schema import ConfigOptionUpdate
 
+from adapter.claude.translate import AUTONOMOUS
 from adapter.controls.auto_fast import (
     AUTO_FALLBACK,
     AUTO_UNAVAILABLE,
     AUTO_UNAVAILABLE_TEXT,
     check_fast,
+    fast_report,
     fast_state,
+    fast_turned_off,
 )
 from adapter.controls.pickers import SessionConfig
 from adapter.wire.client_link import ClientLink
@@ -59,14 +65,20 @@ class AutoFast:
                 log.warning("session %s: Claude refused the fast mode", self._session_id)
         elif reported is not None:
             config.fast = reported
+            explained = fast_report(info)
+            config.fast_off_because = explained[1] if explained is not None else None
+        by_default, config.auto_by_default = config.auto_by_default, False
         if config.mode == "auto" and not config.auto_available():
+            # An `auto` nobody asked for falls back to Manual silently; a chosen one to Accept
+            # edits, with the warning (reference-features-2.md section 4.1).
+            fallback = "default" if by_default else AUTO_FALLBACK
             try:
-                await runtime.set_permission_mode(AUTO_FALLBACK)
+                await runtime.set_permission_mode(fallback)
             except Exception:
-                log.warning("session %s: Claude refused Accept edits", self._session_id)
+                log.warning("session %s: Claude refused the %s mode", self._session_id, fallback)
                 return
-            config.mode = AUTO_FALLBACK
-            self._pending = not self._warned
+            config.mode = fallback
+            self._pending = not self._warned and not by_default
 
     async def resolve(self, mode: str) -> str:
         if mode != "auto" or self._config.auto_available():
@@ -79,12 +91,44 @@ class AutoFast:
             self._pending = False
             await self._warn()
 
+    async def follow(self, frame: Mapping[str, Any]) -> None:
+        """Mirror Claude Code's own fast-mode change, said on `system/init` or a user turn's
+        `result` (an autonomous one is no user's turn; `cooldown` changes nothing)."""
+        kind = frame.get("type")
+        origin = frame.get("origin")
+        if kind == "result" and isinstance(origin, Mapping) and origin.get("kind") in AUTONOMOUS:
+            return
+        init = kind == "system" and frame.get("subtype") == "init"
+        if kind != "result" and not init:
+            return
+        report = fast_report(frame)
+        config = self._config
+        if report is None:
+            return
+        on, because = report
+        if not on and because is None and not config.fast:
+            because = config.fast_off_because  # a frame that does not say why changes no why
+        if (on, because) == (config.fast, config.fast_off_because):
+            return
+        was_on = config.fast
+        config.fast, config.fast_off_because = on, because
+        if config.fast_offered():
+            update = ConfigOptionUpdate(
+                session_update="config_option_update", config_options=config.options()
+            )
+            await self._link.send_update(self._session_id, update)
+        if was_on and not config.fast and config.fast_off_because is not None:
+            await self._tell(*fast_turned_off(config.fast_off_because))
+
     async def _warn(self) -> None:
         if self._warned:
             return
         self._warned = True
+        await self._tell(*AUTO_UNAVAILABLE, AUTO_UNAVAILABLE_TEXT)
+
+    async def _tell(self, title: str, description: str, text: str) -> None:
+        """A warning: a `notice` for a client that takes them, else agent text."""
         if self._notices:
-            title, description = AUTO_UNAVAILABLE
             update = {
                 "sessionUpdate": "notice",
                 "severity": "warning",
@@ -93,8 +137,7 @@ class AutoFast:
             }
             await self._link.send_raw_update(self._session_id, update)
             return
-        text = helpers.update_agent_message_text(AUTO_UNAVAILABLE_TEXT)
-        await self._link.send_update(self._session_id, text)
+        await self._link.send_update(self._session_id, helpers.update_agent_message_text(text))
 
     async def set_fast(self, runtime: ClaudeRuntime | None, value: object) -> None:
         """The client's switch: checked, then Claude's; the response carries the options."""

@@ -14,7 +14,7 @@ told to the client as `current_mode_update` plus `config_option_update`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
@@ -134,7 +134,6 @@ class SessionControls:
                 log.info("session %s: its setup was not answered; no command list", self.session_id)
                 return
             await self._link.send_update(self.session_id, update_for(self.commands))
-            await self.auto_fast.warn_if_pending()
 
         tg.start_soon(announce)
 
@@ -207,6 +206,9 @@ class SessionControls:
     # --- Claude's own changes ---------------------------------------------------------------
 
     async def mode_changed(self, mode: str) -> None:
+        if mode == "plan" and self.config.mode != "plan":
+            # Leaving plan mode offers this mode's kind first (adapter.controls.plan_exit).
+            self.config.before_plan = self.config.mode
         self.config.mode = mode
         await self._link.send_update(
             self.session_id,
@@ -220,10 +222,13 @@ class SessionControls:
             config_options=self.config.options(),
         )
 
-    async def observe(self, message: Any) -> None:
-        """Follow a mode or command-list change Claude made by itself."""
+    async def observe(self, message: Any, raw: Any = None) -> None:
+        """Follow a mode, fast-mode or command-list change Claude made by itself (`raw`: the
+        frame as Claude sent it; the SDK's result message drops the fast-mode state)."""
         try:
             await self._observe(message)
+            if isinstance(raw, Mapping):
+                await self.auto_fast.follow(raw)
         except Exception:
             # Declared boundary: a frame of an odd shape must not end Claude's stream.
             log.warning("session %s: could not follow a change Claude made", self.session_id)

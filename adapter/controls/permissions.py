@@ -227,6 +227,7 @@ class PermissionBroker:
             self._config.modes,
             plan=plan if can_clear else None,
             percent_used=self.percent_used(),
+            before_plan=self._config.before_plan,
         )
         options = hinted([c.option() for c in choices], context, keep_always=True)
         chosen = await self._ask(tool_call, options, name)

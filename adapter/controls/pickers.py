@@ -81,6 +81,11 @@ class SessionConfig:
     label: str = "session"  # how log lines name the session
     fast: bool = False  # fast mode (adapter.controls.auto_fast)
     fast_boolean: bool = False  # the client takes boolean config options
+    fast_off_because: str | None = None  # why Claude Code turned fast mode off, explained
+    before_plan: str | None = None  # the mode the session was in when it entered plan mode
+    # `auto` only because nothing named a mode: a model without it means Manual, said to no one
+    # (adapter.controls.auto_modes), rather than Accept edits and a warning.
+    auto_by_default: bool = False
 
     @classmethod
     def initial(
@@ -95,10 +100,14 @@ class SessionConfig:
         # `auto` until Claude Code's model list says whether it has it (`adopt`).
         offered = {"bypassPermissions": bypass_allowed(environ), "auto": auto_allowed}
         modes = tuple(m for m, _, _ in _MODES if offered.get(m, True))
-        mode = default_mode if default_mode in modes else "default"
+        # The reference's order (reference-features.md section 3): the transcript's mode, the
+        # settings' `defaultMode`, then `auto` where it is offered, else Manual.
+        named = default_mode if default_mode in modes else None
+        by_default = named is None and "auto" in modes
+        mode = named or ("auto" if by_default else "default")
         if resumed is not None and resumed.mode is not None:
             if resumed.mode in modes:
-                mode = resumed.mode
+                mode, by_default = resumed.mode, False
             else:
                 log.warning(
                     "%s: its transcript's mode %r is not available here; starting in %r",
@@ -110,10 +119,11 @@ class SessionConfig:
         restored = resumed.model if resumed is not None and model is None else None
         return cls(
             modes=modes,
-            mode=mode or "default",
+            mode=mode,
             model=restored or model,
             restored_model=restored,
             label=label,
+            auto_by_default=by_default,
         )
 
     def adopt(self, server_info: Mapping[str, Any] | None) -> bool:
@@ -260,7 +270,7 @@ class SessionConfig:
                 )
             )
         if self.fast_offered():
-            found.append(fast_option(self.fast, self.fast_boolean))
+            found.append(fast_option(self.fast, self.fast_boolean, self.fast_off_because))
         return found
 
 

@@ -11,15 +11,16 @@ adapter offers them (`reference-features-2.md` section 2.1):
 | `reject`                  | No, keep planning                         | reject_once  |
 
 `auto` and `bypass` are there when the session offers those modes, `accept-edits` when it offers
-neither. The clear-context choice is there when Claude gave a plan, for the first of those mode
-choices (`-auto` "use auto mode", `-bypass` "bypass permissions", `-accept-edits` "auto-accept
-edits"). They are listed in that order: the reference builds clear-context first, then
-stable-sorts by kind (allow once, allow always, reject); `default_to_no` then moves the reject
-first. "(N% used)" is the context meter's share of the window, left out while the meter knows
-nothing. Each "Yes" switches Claude Code to its mode; a "clear context" one also goes on in a
-fresh context that carries the plan (`adapter.session.fresh_context`); "No" denies and stops
-the turn so that the user can go on planning. An option id the client made up is taken as
-"No": leaving plan mode needs the user's yes.
+neither; bypass comes before auto when the session was in bypass before it entered plan mode.
+The clear-context choice is there when Claude gave a plan, for the first of those mode choices
+(`-auto` "use auto mode", `-bypass` "bypass permissions", `-accept-edits` "auto-accept edits").
+They are listed in that order: the reference builds clear-context first, then stable-sorts by
+kind (allow once, allow always, reject); `default_to_no` then moves the reject first. "(N%
+used)" is the context meter's share of the window, left out while the meter knows nothing. Each
+"Yes" switches Claude Code to its mode; a "clear context" one also goes on in a fresh context
+that carries the plan (`adapter.session.fresh_context`); "No" denies and stops the turn so that
+the user can go on planning. An option id the client made up is taken as "No": leaving plan mode
+needs the user's yes.
 """
 
 from __future__ import annotations
@@ -78,12 +79,18 @@ def _clearing(mode: str, percent_used: int | None) -> PlanChoice:
 
 
 def plan_choices(
-    modes: Container[str], *, plan: str | None = None, percent_used: int | None = None
+    modes: Container[str],
+    *,
+    plan: str | None = None,
+    percent_used: int | None = None,
+    before_plan: str | None = None,
 ) -> list[PlanChoice]:
     """The choices for a session that offers `modes`, in the order they are offered; with a
     non-empty `plan`, the clear-context one for the preferred mode (the first elevated one,
-    else accept edits) too."""
-    elevated = [c for c in _ELEVATED if c.mode in modes]
+    else accept edits) too. `before_plan`: the mode the session left for plan mode (bypass
+    puts bypass first, as the reference orders them)."""
+    order = _ELEVATED[::-1] if before_plan == "bypassPermissions" else _ELEVATED
+    elevated = [c for c in order if c.mode in modes]
     mode_choices = elevated or [_ACCEPT_EDITS]
     clearing = []
     if plan is not None and plan.strip():

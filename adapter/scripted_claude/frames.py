@@ -68,7 +68,9 @@ __all__ = [
 _TOOLS = ("Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "WebFetch", "TodoWrite")
 
 
-def init_frame(*, session_id: str, cwd: str, model: str, permission_mode: str) -> Frame:
+def init_frame(
+    *, session_id: str, cwd: str, model: str, permission_mode: str, fast_mode_state: str = "off"
+) -> Frame:
     return {
         "type": "system",
         "subtype": "init",
@@ -78,6 +80,7 @@ def init_frame(*, session_id: str, cwd: str, model: str, permission_mode: str) -
         "mcp_servers": [],
         "model": model,
         "permissionMode": permission_mode,
+        "fast_mode_state": fast_mode_state,
         "slash_commands": ["compact", "context", "cost", "init", "review"],
         "apiKeySource": "none",
         "claude_code_version": CLI_VERSION,

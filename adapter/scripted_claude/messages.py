@@ -177,5 +177,11 @@ class TurnWriter:
             output_tokens=t.output_tokens,
             permission_denials=t.denials,
         )
+        if s.fast_off_reason is not None and not s.fast_lost:
+            # `$CLAUDE_ACP_SCRIPTED_FAST_OFF`: the account lost fast mode during this turn.
+            s.fast, s.fast_lost = False, True
+        if s.fast_lost and not s.fast:
+            frame["fast_mode_disabled_reason"] = s.fast_off_reason  # said while it stays off
+        frame["fast_mode_state"] = "on" if s.fast else "off"
         s.emit(frame)
         s.last_result_is_error = step.is_error

@@ -7,8 +7,11 @@ never send them) and says whether fast mode is on (`fast_mode_state`: `on`, `off
 written before auto and fast keeps its pickers; `$CLAUDE_ACP_SCRIPTED_MODELS=featured` lists the
 same models with the fields (Sonnet: auto; Opus: auto and fast; Haiku: neither), and
 `$CLAUDE_ACP_SCRIPTED_FAST` sets the state fast mode starts in (the real CLI reads it from the
-user's settings). `apply_flag_settings {"fastMode": bool}` switches it in the running process
-only, as the real CLI's flag layer does.
+user's settings). Like the real CLI, `system/init` and every turn's `result` say the state
+(`fast_mode_state`); `$CLAUDE_ACP_SCRIPTED_FAST_OFF=<reason>` turns it off at the first turn's
+result, which then names the reason (`fast_mode_disabled_reason`, e.g.
+`extra_usage_disabled`). `apply_flag_settings {"fastMode": bool}` switches it in the running
+process only, as the real CLI's flag layer does.
 
 Standard library only: imported by the fake at start-up.
 """
@@ -20,10 +23,11 @@ from typing import Any
 
 from adapter.scripted_claude.handshake import MODELS
 
-__all__ = ["FAST_ENV", "MODELS_ENV", "fast_state", "models_for"]
+__all__ = ["FAST_ENV", "FAST_OFF_ENV", "MODELS_ENV", "fast_state", "models_for"]
 
 MODELS_ENV = "CLAUDE_ACP_SCRIPTED_MODELS"
 FAST_ENV = "CLAUDE_ACP_SCRIPTED_FAST"
+FAST_OFF_ENV = "CLAUDE_ACP_SCRIPTED_FAST_OFF"
 
 _FEATURES: Mapping[str, Mapping[str, bool]] = {
     "default": {"supportsAutoMode": True},

@@ -246,6 +246,7 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
             cwd=state.cwd,
             model=state.model,
             permission_mode=state.permission_mode,
+            fast_mode_state="on" if state.fast else "off",
         )
     )
     player = _Player(state, inbox, TurnTally(user=user))

@@ -26,7 +26,7 @@ from adapter.scripted_claude.handshake import (
     record,
     resolve_model,
 )
-from adapter.scripted_claude.model_features import fast_state
+from adapter.scripted_claude.model_features import FAST_OFF_ENV, fast_state
 from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.plan_scenarios import is_fresh_context, script_for
 from adapter.scripted_claude.player import play_turn
@@ -195,6 +195,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         rules=rules,
         effort=args.value("--effort"),
         fast=fast_state(env) != "off",
+        fast_off_reason=env.get(FAST_OFF_ENV) or None,
         mcp_servers=local_controls.servers_from(args.value("--mcp-config")),
         disallowed_tools=frozenset(
             t for t in (args.value("--disallowedTools") or "").split(",") if t

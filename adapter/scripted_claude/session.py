@@ -67,6 +67,9 @@ class SessionState:
     rules: Rules | None = None
     effort: str | None = None
     fast: bool = False  # fast mode (`model_features`)
+    # Why fast mode turns off at the next turn's result (`model_features.FAST_OFF_ENV`).
+    fast_off_reason: str | None = None
+    fast_lost: bool = False  # it did (until a switch turns it on again)
     # Each limit window's reset time (epoch seconds), fixed when first reported.
     limit_resets: dict[str, int] = field(default_factory=dict)
     # --disallowedTools: the tools Claude does not have (AskUserQuestion for a formless client).

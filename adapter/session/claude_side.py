@@ -180,7 +180,7 @@ class ClaudeSide:
         if isinstance(message, UnparsedFrame):
             await self.view.unparsed(message.data)
             return
-        await self.controls.observe(message)
+        await self.controls.observe(message, raw)
         try:
             event = event_for(message, epoch)
         except (FsmError, TypeError, ValueError):

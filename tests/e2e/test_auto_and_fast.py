@@ -58,6 +58,16 @@ def _env(tmp_path: Path, featured: bool = True) -> dict[str, str]:
     return env
 
 
+def _argvs(tmp_path: Path) -> list[list[str]]:
+    path = tmp_path / "claude-log.jsonl"
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [e["argv"] for e in entries if e["kind"] == "argv"]
+
+
+def _flag(argv: list[str], name: str) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else None
+
+
 def _controls(tmp_path: Path, *subtypes: str) -> list[dict[str, Any]]:
     path = tmp_path / "claude-log.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
@@ -183,8 +193,10 @@ async def test_a_client_without_boolean_options_gets_a_select(tmp_path: Path) ->
     assert _controls(tmp_path, "apply_flag_settings") == [
         {"subtype": "apply_flag_settings", "settings": {"fastMode": True}}
     ]
-    # Auto on Haiku: Accept edits, twice; the explanation once, as agent text.
-    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == ["acceptEdits"] * 2
+    # The session started in auto (nothing named a mode; Sonnet has it): the switch to Haiku
+    # puts Claude in Accept edits, and so does each auto after it; the explanation once, as
+    # agent text.
+    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == ["acceptEdits"] * 3
     assert adapter.agent_texts().count(AUTO_TEXT) == 1
     assert adapter.updates("notice") == []
     assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
@@ -206,7 +218,14 @@ async def test_a_model_list_without_the_fields_offers_neither(tmp_path: Path) ->
     assert [e.code for e in errors] == [-32602, -32602]
     assert "unknown mode" in json.dumps(errors[0].data)
     assert errors[1].data == {"configId": "unknown config option 'fast'"}
-    assert _controls(tmp_path, "set_permission_mode", "apply_flag_settings") == []
+    # Claude started in auto, as the reference starts it; no model has it: Manual, silently.
+    assert _flag(_argvs(tmp_path)[0], "--permission-mode") == "auto"
+    assert opened["modes"]["currentModeId"] == "default"
+    assert _controls(tmp_path, "set_permission_mode", "apply_flag_settings") == [
+        {"subtype": "set_permission_mode", "mode": "default"}
+    ]
+    assert adapter.updates("notice") == [] and adapter.updates("current_mode_update") == []
+    assert AUTO_TEXT not in adapter.agent_texts()
     assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
 
 
@@ -278,7 +297,8 @@ async def test_use_auto_mode_on_a_model_without_it_is_accept_edits(tmp_path: Pat
     assert ("exit-plan-auto", "Yes, and use auto mode", "allow_always") in client.offered[0]
     assert _transcript_modes(adapter, session)[-1] == "acceptEdits"
     modes = [u["currentModeId"] for u in adapter.updates("current_mode_update")]
-    assert modes == ["plan", "acceptEdits"]
+    # The first from the switch to Haiku: the session had started in auto.
+    assert modes == ["acceptEdits", "plan", "acceptEdits"]
     assert adapter.agent_texts().count(AUTO_TEXT) == 1  # the OPT_IN client: no ACP notices
 
 

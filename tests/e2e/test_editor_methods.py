@@ -58,7 +58,8 @@ async def test_set_model_sets_the_model_option(adapters: AdapterPool, tmp_path: 
     assert by_value == {} and by_id == {}
     assert moded is not None
     assert [r["model"] for r in _controls(tmp_path, "set_model")] == ["opus", "haiku"]
-    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == ["plan"]
+    # The first is the start-up's: Claude starts in auto, which this model list lacks.
+    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == ["default", "plan"]
     updates = [u for u in adapter.updates("config_option_update")]
     current = [
         next(o["currentValue"] for o in u["configOptions"] if o["id"] == "model") for u in updates

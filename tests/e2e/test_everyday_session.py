@@ -216,7 +216,9 @@ async def test_mode_model_and_effort_switches_reach_the_running_claude(
         )
         answer = await adapter.prompt(session, "hello")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    assert [r["mode"] for r in controls(tmp_path, "set_permission_mode")] == ["plan", "acceptEdits"]
+    # The first is the start-up's: Claude starts in auto, which this model list lacks.
+    modes = [r["mode"] for r in controls(tmp_path, "set_permission_mode")]
+    assert modes == ["default", "plan", "acceptEdits"]
     assert [r["model"] for r in controls(tmp_path, "set_model")] == ["opus"]
     flags = [r["settings"] for r in controls(tmp_path, "apply_flag_settings")]
     assert flags == [{"effortLevel": "max"}]
@@ -293,7 +295,10 @@ async def test_bad_choices_are_invalid_params_and_change_nothing(
     assert [e.code for e in errors] == [-32602] * len(errors)
     assert "unknown mode" in json.dumps(errors[0].data)
     assert "unknown config option" in json.dumps(errors[4].data)
-    assert controls(tmp_path, "set_permission_mode") == []
+    # Only the start-up's (auto, which this model list lacks, is Manual): nothing of theirs.
+    assert controls(tmp_path, "set_permission_mode") == [
+        {"subtype": "set_permission_mode", "mode": "default"}
+    ]
     assert controls(tmp_path, "set_model") == []
     assert adapter.updates("current_mode_update") == []
     assert adapter.updates("config_option_update") == []

@@ -165,7 +165,11 @@ async def _mode_not_offered_here(tmp_path: Path, mode: str, session: str) -> tup
     assert _mode(response) == "default"
     assert mode not in [m.id for m in response.modes.available_modes]
     [argv] = _argvs(tmp_path)
-    assert _flag(argv, "--permission-mode") == "default"
+    # No mode named that it can have: `auto`, as the reference starts it; Claude Code's list
+    # (no `supportsAutoMode`) does not have it, so Manual, silently.
+    assert _flag(argv, "--permission-mode") == "auto"
+    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == ["default"]
+    assert "Auto mode" not in json.dumps(second.updates())
     assert _flag(argv, "--model") == HAIKU  # the model still comes back
     return response, stderr
 

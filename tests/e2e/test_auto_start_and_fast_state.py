@@ -1,0 +1,214 @@
+"""Where a session's mode starts and who moves fast mode (issue 22 leftovers, items 1 to 3),
+end to end through real stdio with a real ACP client and the scripted Claude:
+- a session nobody named a mode for starts in `auto`, as the reference starts it
+  (`reference-features-2.md` §4.1), and one whose settings name an `auto` its model lacks is in
+  Accept edits and is told so at its first prompt;
+- Claude Code's own `fast_mode_state` (on `system/init` and the turn's `result`) is mirrored,
+  and its turning off for a reason it names is told (§4.2, §7);
+- leaving plan mode entered from bypass offers bypass before auto (§2.3 "Options as built").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+
+from tests.e2e.test_auto_and_fast import (
+    AUTO_NOTICE,
+    AUTO_TEXT,
+    BOOLEAN,
+    FAST_BOOLEAN,
+    FAST_SELECT,
+    _argvs,
+    _controls,
+    _env,
+    _flag,
+    _initialize,
+    _new,
+    _option,
+    _PlanClient,
+    _request,
+    _set,
+)
+from tests.support.harness import spawn_adapter
+
+pytestmark = pytest.mark.asyncio
+
+NOTICES_ONLY: dict[str, Any] = {"session": {"notices": {}}}
+EXPLAINED = "requires extra usage to be enabled for this account"
+FAST_OFF_NOTICE = {
+    "sessionUpdate": "notice",
+    "severity": "warning",
+    "title": "Fast mode turned off",
+    "description": "Requires extra usage to be enabled for this account.",
+}
+FAST_OFF_TEXT = "**Fast mode turned off:** requires extra usage to be enabled for this account."
+
+
+def _modes(adapter: Any) -> list[str]:
+    return [u["currentModeId"] for u in adapter.updates("current_mode_update")]
+
+
+def _transcript_modes(adapter: Any, session: str) -> list[str]:
+    path = next(adapter.config_dir.rglob(f"{session}.jsonl"))
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [e["permissionMode"] for e in entries if "permissionMode" in e]
+
+
+async def test_a_session_nobody_named_a_mode_for_starts_in_auto(tmp_path: Path) -> None:
+    async with spawn_adapter(
+        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
+    ) as adapter:
+        await _initialize(adapter, BOOLEAN)
+        session, opened = await _new(adapter)
+        answer = await adapter.prompt(session, "hello")
+    assert opened["modes"]["currentModeId"] == "auto"
+    assert _option(opened["configOptions"], "mode")["currentValue"] == "auto"  # type: ignore[index]
+    assert _flag(_argvs(tmp_path)[0], "--permission-mode") == "auto"
+    # Sonnet (the default) has auto: nothing to switch, nothing to tell.
+    assert _controls(tmp_path, "set_permission_mode") == []
+    assert adapter.updates("notice") == [] and _modes(adapter) == []
+    assert _transcript_modes(adapter, session) == ["auto"]  # the turn ran in auto
+    assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+
+
+@pytest.mark.parametrize("notices", [True, False], ids=["notices", "no-notices"])
+async def test_settings_auto_on_a_model_without_it_is_accept_edits_told_at_the_first_prompt(
+    tmp_path: Path, notices: bool
+) -> None:
+    project = tmp_path / "project" / ".claude"
+    project.mkdir(parents=True)
+    settings = {"permissions": {"defaultMode": "auto"}}
+    (project / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    env = {**_env(tmp_path), "ANTHROPIC_MODEL": "haiku"}  # Haiku lacks auto
+    async with spawn_adapter(
+        tmp_path, "success", env=env, initialize=False, capable=False
+    ) as adapter:
+        await _initialize(adapter, NOTICES_ONLY if notices else {})
+        session, opened = await _new(adapter)
+        before_prompt = (adapter.updates("notice"), list(adapter.agent_texts()))
+        first = await adapter.prompt(session, "hello")
+        second = await adapter.prompt(session, "again")
+        incoming = adapter.incoming()
+    assert opened["modes"]["currentModeId"] == "acceptEdits"
+    assert _flag(_argvs(tmp_path)[0], "--permission-mode") == "auto"
+    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == ["acceptEdits"]
+    assert before_prompt == ([], [])  # nothing told before the first prompt
+    if notices:
+        assert adapter.updates("notice") == [AUTO_NOTICE]
+        assert AUTO_TEXT not in adapter.agent_texts()
+    else:
+        assert adapter.updates("notice") == []
+        assert adapter.agent_texts().count(AUTO_TEXT) == 1
+    # Told within the first prompt: after its request, before its answer.
+    methods = [m.get("method") or ("answer" if "result" in m else "") for m in incoming]
+    warned = next(
+        i
+        for i, m in enumerate(incoming)
+        if "Auto mode unavailable" in json.dumps(m) and m.get("method") == "session/update"
+    )
+    assert "answer" in methods[warned + 1 :]
+    assert _transcript_modes(adapter, session) == ["acceptEdits", "acceptEdits"]
+    for answer in (first, second):
+        assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+
+
+@pytest.mark.parametrize("boolean", [True, False], ids=["boolean-notices", "select-text"])
+async def test_claude_turning_fast_mode_off_is_mirrored_and_told(
+    tmp_path: Path, boolean: bool
+) -> None:
+    env = {
+        **_env(tmp_path),
+        "ANTHROPIC_MODEL": "opus",  # Opus has fast mode
+        "CLAUDE_ACP_SCRIPTED_FAST": "on",
+        "CLAUDE_ACP_SCRIPTED_FAST_OFF": "extra_usage_disabled",
+    }
+    async with spawn_adapter(
+        tmp_path, "success", env=env, initialize=False, capable=False
+    ) as adapter:
+        await _initialize(adapter, BOOLEAN if boolean else {})
+        session, opened = await _new(adapter)
+        first = await adapter.prompt(session, "hello")
+        after_first = len(adapter.updates("config_option_update"))
+        second = await adapter.prompt(session, "again")
+        after_second = len(adapter.updates("config_option_update"))
+    shape = FAST_BOOLEAN if boolean else FAST_SELECT
+    on, off = (True, False) if boolean else ("on", "off")
+    assert _option(opened["configOptions"], "fast") == {**shape, "currentValue": on}
+    [update] = adapter.updates("config_option_update")
+    explained = f"Faster responses on supported models — {EXPLAINED}"
+    assert _option(update["configOptions"], "fast") == {
+        **shape,
+        "currentValue": off,
+        "description": explained,
+    }
+    if boolean:
+        assert adapter.updates("notice") == [FAST_OFF_NOTICE]
+        assert FAST_OFF_TEXT not in adapter.agent_texts()
+    else:
+        assert adapter.updates("notice") == []
+        assert adapter.agent_texts().count(FAST_OFF_TEXT) == 1
+    assert after_first == after_second == 1  # an unchanged state is not sent again
+    assert _controls(tmp_path, "apply_flag_settings") == []  # Claude's own change, not ours
+    for answer in (first, second):
+        assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+
+
+async def test_fast_mode_in_cooldown_stays_on(tmp_path: Path) -> None:
+    env = {**_env(tmp_path), "ANTHROPIC_MODEL": "opus", "CLAUDE_ACP_SCRIPTED_FAST": "cooldown"}
+    async with spawn_adapter(
+        tmp_path, "success", env=env, initialize=False, capable=False
+    ) as adapter:
+        await _initialize(adapter, BOOLEAN)
+        session, opened = await _new(adapter)
+        answer = await adapter.prompt(session, "hello")
+    assert _option(opened["configOptions"], "fast") == {**FAST_BOOLEAN, "currentValue": True}
+    assert adapter.updates("config_option_update") == [] and adapter.updates("notice") == []
+    assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+
+
+async def test_leaving_plan_mode_entered_from_bypass_offers_bypass_first(tmp_path: Path) -> None:
+    client = _PlanClient("exit-plan-bypass")
+    async with spawn_adapter(tmp_path, "plan_mode", env=_env(tmp_path), client=client) as adapter:
+        session, _ = await _new(adapter)
+        await _request(adapter, "session/set_mode", sessionId=session, modeId="bypassPermissions")
+        await adapter.prompt(session, "fix the bug")
+        await adapter.prompt(session, "go ahead")
+        await adapter.prompt(session, "and now?")
+    assert client.offered == [
+        [
+            ("exit-plan-default", "Yes, manually approve edits", "allow_once"),
+            (
+                "exit-plan-clear-bypass",
+                "Yes, clear context (0% used) and bypass permissions",
+                "allow_always",
+            ),
+            ("exit-plan-bypass", "Yes, and bypass permissions", "allow_always"),
+            ("exit-plan-auto", "Yes, and use auto mode", "allow_always"),
+            ("reject", "No, keep planning", "reject_once"),
+        ]
+    ]
+    assert _modes(adapter) == ["bypassPermissions", "plan", "bypassPermissions"]
+    assert _transcript_modes(adapter, session)[-1] == "bypassPermissions"
+
+
+async def test_leaving_plan_mode_entered_from_auto_keeps_auto_first(tmp_path: Path) -> None:
+    client = _PlanClient("reject")
+    async with spawn_adapter(tmp_path, "plan_mode", env=_env(tmp_path), client=client) as adapter:
+        session, _ = await _new(adapter)
+        await _request(adapter, "session/set_config_option", **_set(session, "mode", "auto"))
+        await adapter.prompt(session, "fix the bug")
+        await adapter.prompt(session, "go ahead")
+    ids = [option_id for option_id, _, _ in client.offered[0]]
+    assert ids == [
+        "exit-plan-default",
+        "exit-plan-clear-auto",
+        "exit-plan-auto",
+        "exit-plan-bypass",
+        "reject",
+    ]
+    assert _modes(adapter) == ["auto", "plan"]  # "keep planning" stays in plan
