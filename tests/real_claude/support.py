@@ -101,7 +101,13 @@ def cli_env(double: MessagesApiDouble, root: Path, **extra: str) -> dict[str, st
 async def real_adapter(
     root: Path, double: MessagesApiDouble, *, capable: bool, **extra_env: str
 ) -> AsyncIterator[Adapter]:
-    """The adapter as a subprocess, spawning the bundled CLI against `double`."""
+    """The adapter as a subprocess, spawning the bundled CLI against `double`. Its sessions
+    start in Manual, named in the user's settings: unnamed, they would start in `auto` (the
+    bundled CLI's models support it), where Claude Code decides permissions itself and the
+    tier's permission questions would never be asked."""
+    config = root / "claude-config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.json").write_text('{"permissions": {"defaultMode": "default"}}\n')
     async with spawn_adapter(
         root, capable=capable, scripted=False, env=cli_env(double, root, **extra_env)
     ) as adapter:
