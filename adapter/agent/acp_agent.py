@@ -172,7 +172,8 @@ class ClaudeAcpAgent(SessionOpener):
         session = self._new(start, runtime, LoadSessionResponse)
         from adapter.session.load_replay import start_and_replay  # imports the SDK
 
-        await start_and_replay(session, runtime, path)
+        earlier = session_store.earlier_transcripts(session_id, cwd, path, self._settings.env)
+        await start_and_replay(session, runtime, path, earlier)
         self._register(session)
         return LoadSessionResponse(**opening.pickers(session))
 

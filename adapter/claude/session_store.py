@@ -33,6 +33,7 @@ __all__ = [
     "PAGE_SIZE",
     "Located",
     "delete",
+    "earlier_transcripts",
     "find_transcript",
     "fork",
     "known_on_disk",
@@ -132,6 +133,33 @@ def locate(session_id: str, cwd: str, env: Mapping[str, str]) -> Located:
     if _marked(session_id, cwd, env):
         return Located(transcript=None)
     raise not_found(session_id)
+
+
+def earlier_transcripts(
+    session_id: str, cwd: str, current: Path, env: Mapping[str, str]
+) -> list[Path]:
+    """The transcripts a session whose context was cleared left behind, oldest first (its ACP
+    id's own, then each later one it left), for `session/load` to replay before `current`,
+    the continuation's. One that is gone is skipped with one log line: the rest replays."""
+    link = session_links.read(session_id, env)
+    if link is None or current.stem != link.claude_id:
+        return []  # `locate` fell back to the ACP id's own transcript: nothing came before
+    found: list[Path] = []
+    missing = 0
+    for claude_id in dict.fromkeys([session_id, *link.earlier]):
+        path = find_transcript(session_id=claude_id, cwd=cwd, env=env)
+        if path is None:
+            missing += 1
+        else:
+            found.append(path)
+    if missing:
+        log.warning(
+            "session %s: %d transcript(s) from before its context was cleared are missing;"
+            " replaying the rest",
+            session_id,
+            missing,
+        )
+    return found
 
 
 async def fork(session_id: str, cwd: str, env: Mapping[str, str]) -> tuple[str, Path | None]:

@@ -8,12 +8,18 @@ the count is logged once and the rest replays. Lines of Claude Code's known non-
 (`fsm.transcript_entries.NON_MESSAGE_TYPES`) are skipped silently and counted apart. Updates
 go to the client a few hundred at a time, in one write each (`ClientLink.send_raw_updates`); a
 restored usage limit goes out through the core, after the updates before it.
+
+A session whose plan exit cleared its context (`adapter.claude.session_links`) replays the
+transcripts it left behind first, oldest first, then its continuation's, as one history: one
+view, one planner (the newest usage limit across them all is the active one), one title from
+the very first prompt, so the client sees what the live session showed.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,13 +74,18 @@ async def _flush(session: Session, batch: list[Wire]) -> None:
         batch.clear()
 
 
-async def replay_transcript(session: Session, path: Path) -> ReplayStats:
-    """Send the session's history to the client, restoring usage limits as typed records."""
+async def replay_transcript(
+    session: Session, path: Path, earlier: Sequence[Path] = ()
+) -> ReplayStats:
+    """Send the session's history to the client, restoring usage limits as typed records:
+    the `earlier` transcripts (oldest first), then `path`'s."""
     stats = ReplayStats()
+    paths = [*earlier, path]
+    newest_first = (entries_newest_first(p) for p in reversed(paths))
     planner = ReplayPlanner(
         session_id=session.session_id,
         capable=session.core.notices,
-        active_uuid=active_from_newest(entries_newest_first(path)),
+        active_uuid=active_from_newest(itertools.chain.from_iterable(newest_first)),
     )
     view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
     compactions = ReplayedCompactions(
@@ -82,7 +93,7 @@ async def replay_transcript(session: Session, path: Path) -> ReplayStats:
     )
     first_prompt: str | None = None
     batch: list[Wire] = []
-    for entry, raw in entries(path, stats):
+    for entry, raw in itertools.chain.from_iterable(entries(p, stats) for p in paths):
         if first_prompt is None and entry.kind is EntryKind.PROMPT and entry.top_level:
             first_prompt = entry.text
         action = planner.plan(entry)
@@ -127,9 +138,12 @@ def _log_skips(session_id: str, blocks: int, stats: ReplayStats) -> None:
     log.debug("session %s: %d non-message transcript line(s)", session_id, stats.non_message)
 
 
-async def start_and_replay(session: Session, runtime: ClaudeRuntime, path: Path) -> None:
+async def start_and_replay(
+    session: Session, runtime: ClaudeRuntime, path: Path, earlier: Sequence[Path] = ()
+) -> None:
     """session/load: `session` takes over `runtime` (resuming Claude) while the transcript at
-    `path` streams to the client (both read it; on a long one, each takes a while)."""
+    `path` (after any `earlier` ones) streams to the client (both read it; on a long one, each
+    takes a while)."""
     from adapter.claude.process import RuntimeStartError
 
     failed_start: list[RuntimeStartError] = []
@@ -143,7 +157,7 @@ async def start_and_replay(session: Session, runtime: ClaudeRuntime, path: Path)
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(start)
-            await replay_transcript(session, path)
+            await replay_transcript(session, path, earlier)
     except Exception as exc:
         # Declared boundary: a bug in replay must not show the client our internals.
         log.exception("session %s: replay failed", session.session_id)

@@ -172,7 +172,10 @@ async def test_a_load_of_the_acp_id_resumes_the_fresh_context(
         for u in replayed
         if u["sessionUpdate"] in ("user_message_chunk", "agent_message_chunk")
     ]
-    assert texts[0] == f"Implement the following plan:\n\n{PLAN}" and IMPLEMENTING in texts
+    # The turn before the clear first, then the continuation's (tests/e2e/test_plan_clear_load).
+    assert texts[0] == "fix the bug"
+    continued = texts.index(f"Implement the following plan:\n\n{PLAN}")
+    assert IMPLEMENTING in texts[continued:]
 
 
 @pytest.mark.asyncio(loop_scope="module")
