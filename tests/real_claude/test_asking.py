@@ -7,15 +7,24 @@ choices. What is asserted is what the client was shown and what the CLI then tol
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
 import pytest_asyncio
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
-from tests.real_claude.api_double import Answer, MessagesApiDouble, ToolUse, tool_result_text
-from tests.real_claude.support import real_adapter, run_turn
+from tests.real_claude.api_double import (
+    Answer,
+    MessagesApiDouble,
+    Stall,
+    ToolUse,
+    tool_result_text,
+)
+from tests.real_claude.support import real_adapter, run_turn, wait_until
 from tests.support.harness import TIMEOUT, Adapter, RecordingClient
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
@@ -186,8 +195,10 @@ async def test_leaving_plan_mode_is_a_permission_choice_that_switches_to_manual(
     asked = client.permission_requests[-1]
     assert asked.tool_call_id == leave.id
     assert asked.kind == "switch_mode" and asked.title == "Ready to code?"
-    # The bundled CLI's models offer auto. No clear-context choice: the CLI 2.1.332 keeps the
-    # plan in its plan file and the `plan` Claude sent never reaches the permission callback.
+    # The bundled CLI's models offer auto. No clear-context choice: the CLI 2.1.332 takes the
+    # plan from its plan file, not from Claude's input (which reaches the callback as `{}`), and
+    # this Claude wrote none (see the next test).
+    assert asked.raw_input == {} and asked.content is None
     assert [(o.option_id, o.kind) for o in client.offered[-1]] == [
         ("exit-plan-default", "allow_once"),
         ("exit-plan-auto", "allow_always"),
@@ -201,3 +212,46 @@ async def test_leaving_plan_mode_is_a_permission_choice_that_switches_to_manual(
     assert "".join(turn.texts()) == "Out of plan mode."
     assert turn.response.stop_reason == "end_turn"
     assert turn.records() == []
+
+
+async def test_a_plan_in_the_clis_plan_file_is_shown_and_can_clear_the_context(
+    asking: tuple[Adapter, AskedClient], double: MessagesApiDouble
+) -> None:
+    """The CLI 2.1.332 names its plan file in plan mode's reminder and, when the file holds a
+    plan, hands it to the permission callback as ExitPlanMode's `plan` (with `planFilePath`).
+    The test writes the file while the double holds back Claude's ExitPlanMode, as Claude
+    would have written it first."""
+    adapter, client = asking
+    session = await adapter.new_session()
+    await asyncio.wait_for(
+        adapter.conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT
+    )
+    leave = ToolUse("ExitPlanMode", {})
+    double.script(Stall(leave), Answer("Coding now."))
+    client.option = "exit-plan-default"
+    try:
+        prompt = asyncio.ensure_future(adapter.prompt(session, "Plan the fix"))
+        await wait_until(lambda: len(double.messages()) == 1)
+        named = json.dumps(double.messages()[0].body)
+        plans = re.escape(str(adapter.config_dir / "plans"))
+        (plan_file,) = set(re.findall(plans + r"/[\w.-]+\.md", named))
+        Path(plan_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(plan_file).write_text(PLAN, encoding="utf-8")
+        double.release_stalls()
+        await asyncio.wait_for(prompt, TIMEOUT)
+    finally:
+        client.option = "allow"
+
+    asked = client.permission_requests[-1]
+    assert asked.tool_call_id == leave.id
+    assert asked.raw_input == {"plan": PLAN, "planFilePath": plan_file}
+    assert asked.content[0].content.text == PLAN  # the plan to approve
+    assert [o.option_id for o in client.offered[-1]] == [
+        "exit-plan-default",
+        "exit-plan-clear-auto",
+        "exit-plan-auto",
+        "reject",
+    ]
+    result = _only_tool_result(double, leave)
+    assert result.get("is_error") is not True
+    assert tool_result_text(result).endswith(f"## Approved Plan:\n{PLAN}")
