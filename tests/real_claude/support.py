@@ -21,7 +21,7 @@ from acp.schema import PromptResponse
 from adapter.view.stream_assembly import BROKEN_MARK
 from tests.real_claude.api_double import MessagesApiDouble
 from tests.real_claude.banner import MARK
-from tests.support.harness import TIMEOUT, Adapter, record_in, spawn_adapter
+from tests.support.harness import TIMEOUT, Adapter, RecordingClient, record_in, spawn_adapter
 
 __all__ = [
     "API_KEY",
@@ -99,17 +99,29 @@ def cli_env(double: MessagesApiDouble, root: Path, **extra: str) -> dict[str, st
 
 @asynccontextmanager
 async def real_adapter(
-    root: Path, double: MessagesApiDouble, *, capable: bool, **extra_env: str
+    root: Path,
+    double: MessagesApiDouble,
+    *,
+    capable: bool,
+    client: RecordingClient | None = None,
+    capabilities: dict[str, Any] | None = None,
+    **extra_env: str,
 ) -> AsyncIterator[Adapter]:
     """The adapter as a subprocess, spawning the bundled CLI against `double`. Its sessions
     start in Manual, named in the user's settings: unnamed, they would start in `auto` (the
     bundled CLI's models support it), where Claude Code decides permissions itself and the
-    tier's permission questions would never be asked."""
+    tier's permission questions would never be asked. `client` and `capabilities` as for
+    `spawn_adapter` (a client that answers forms, say)."""
     config = root / "claude-config"
     config.mkdir(parents=True, exist_ok=True)
     (config / "settings.json").write_text('{"permissions": {"defaultMode": "default"}}\n')
     async with spawn_adapter(
-        root, capable=capable, scripted=False, env=cli_env(double, root, **extra_env)
+        root,
+        capable=capable,
+        scripted=False,
+        env=cli_env(double, root, **extra_env),
+        client=client,
+        capabilities=capabilities,
     ) as adapter:
         yield adapter
 
