@@ -44,6 +44,7 @@ from adapter.wire.guard_rules import (
     Reply,
     error_reply,
     judge,
+    masked,
     parse,
     worded,
 )
@@ -237,7 +238,7 @@ class GuardedTransport:
         message = worded(str(error.get("message", "")), data)
         safe["message"] = redact(message, self._private)
         if data is not None:
-            safe["data"] = _masked(data, self._private)
+            safe["data"] = masked(data, self._private)
         return safe
 
     async def _write(self, payload: Reply) -> None:
@@ -292,14 +293,3 @@ class GuardedTransport:
 
 
 _END = object()
-
-
-def _masked(value: Any, private: tuple[str, ...]) -> Any:
-    """`value` with every string in it masked (keys too)."""
-    if isinstance(value, str):
-        return redact(value, private)
-    if isinstance(value, dict):
-        return {_masked(k, private): _masked(v, private) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_masked(v, private) for v in value]
-    return value

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fsm.records import redact
+
 __all__ = [
     "INVALID_REQUEST",
     "MALFORMED_RESPONSES",
@@ -18,6 +20,7 @@ __all__ = [
     "Verdict",
     "error_reply",
     "judge",
+    "masked",
     "parse",
     "worded",
 ]
@@ -226,3 +229,14 @@ def _schema_error(error: Any) -> str | None:
         return None
     where = ".".join(str(part) for part in error.get("loc", ()) if isinstance(part, str | int))
     return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def masked(value: Any, private: tuple[str, ...]) -> Any:
+    """`value` with every string in it masked (keys too)."""
+    if isinstance(value, str):
+        return redact(value, private)
+    if isinstance(value, dict):
+        return {masked(k, private): masked(v, private) for k, v in value.items()}
+    if isinstance(value, list):
+        return [masked(v, private) for v in value]
+    return value
