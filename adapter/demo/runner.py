@@ -205,9 +205,8 @@ async def play(
     log: IO[str] | None = None,
     cancel_after: float | None = None,
 ) -> int:
-    """What `claude-acp demo SCENARIO` prints and exits with, past its arguments: the heading,
-    the frames, and 1 with a `stopped` line on `err` when the agent gave up. Callable for many
-    scenarios in one process (tests/e2e/test_demo.py plays every scenario so)."""
+    """`claude-acp demo SCENARIO` past its arguments: the heading, the frames, and 1 with a
+    `stopped` line on `err` when the agent gave up (tests/e2e/test_demo.py plays them all)."""
     prompts = prompts or list(SCENARIO_PROMPTS.get(scenario, DEFAULT_PROMPTS))
     mode = "client opts in to sessionFailure" if capable else "legacy client"
     print(f"claude-acp demo: scenario {scenario}, {mode}\n", file=out, flush=True)
@@ -216,6 +215,11 @@ async def play(
             scenario, prompts, capable=capable, out=out, log=log, cancel_after=cancel_after
         )
     except (AgentGaveUp, ConnectionError) as exc:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # Ctrl-C also stopped the adapter (one process group), whose pipe may break first:
+            # asyncio.run turns its cancel into KeyboardInterrupt (130) only if it reaches it.
+            raise asyncio.CancelledError from exc
         print(f"claude-acp demo: stopped: {exc}", file=err)
         return 1
 

@@ -224,3 +224,36 @@ def test_ctrl_c_during_a_demo_exits_130_quietly() -> None:
     assert any("agent_message_chunk" in line for line in seen)
     assert process.returncode == 130
     assert err == "" and "Traceback" not in out
+
+
+# Ctrl-C stops the adapter too (one process group); when its pipe breaks before the demo's
+# cancel lands, the broken connection is Ctrl-C's doing, not the agent's. Played here with a
+# demo whose connection breaks exactly then, deterministically.
+CTRL_C_RACE = """
+import asyncio, os, signal, sys
+from adapter.demo import runner
+
+async def connection_breaks_while_cancelled(*args, **kwargs):
+    asyncio.get_running_loop().call_soon(os.kill, os.getpid(), signal.SIGINT)
+    try:
+        await asyncio.sleep(60)
+    finally:
+        raise ConnectionError("the adapter closed the connection")
+
+runner.run_demo = connection_breaks_while_cancelled
+sys.exit(runner.main(["success"]))
+"""
+
+
+def test_ctrl_c_that_breaks_the_connection_first_still_exits_130_quietly() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_RACE],
+        cwd=ROOT,
+        env=CLEAN_ENV,
+        capture_output=True,
+        text=True,
+        timeout=DEMO_TIMEOUT,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (130, ""), done.stdout
+    assert done.stdout.startswith("claude-acp demo: scenario success,")
