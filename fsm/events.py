@@ -21,6 +21,7 @@ from fsm.claude_events import (
     AuthStatusReported,
     ClaudeEvent,
     ClaudeSilent,
+    ContextMeasured,
     LimitWindow,
     McpServersReported,
     McpServerStatus,
@@ -47,6 +48,7 @@ __all__ = [
     "CancelRequested",
     "ClaudeEvent",
     "ClaudeSilent",
+    "ContextMeasured",
     "CredentialsChanged",
     "DeadlineReached",
     "DeliveryConfirmed",
@@ -83,9 +85,11 @@ __all__ = [
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PromptReceived(Event):
     """The client sent `session/prompt`; the shell stamped it with the fresh uuid `turn_id`
-    and waits for a `SendPrompt` (or an answer) naming it."""
+    and waits for a `SendPrompt` (or an answer) naming it. `by_adapter`: the prompt is the
+    adapter's own idle `/compact` (`CompactWhenIdle`), which no client waits for."""
 
     turn_id: str
+    by_adapter: bool = False
 
     def __post_init__(self) -> None:
         need(self.turn_id, "turn_id")
