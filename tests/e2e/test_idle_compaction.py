@@ -128,8 +128,10 @@ async def test_a_compaction_client_sees_the_idle_trigger_on_its_updates(tmp_path
         session = await adapter.new_session()
         await adapter.prompt(session, "Read the codebase")
         await _until(
-            lambda: any(u["status"] == "completed" for u in adapter.updates("compaction_update"))
-            and _ended(adapter),
+            lambda: (
+                any(u["status"] == "completed" for u in adapter.updates("compaction_update"))
+                and _ended(adapter)
+            ),
             "the idle compaction",
         )
         second = await adapter.prompt(session, "Now fix the bug")
