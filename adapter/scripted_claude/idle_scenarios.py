@@ -6,6 +6,7 @@ included, so what the scripted Claude received says whether it was sent.
 
 from __future__ import annotations
 
+from adapter.scripted_claude.api_scenarios import api_failure
 from adapter.scripted_claude.state_scenarios import _compaction, _system
 from adapter.scripted_claude.steps import (
     RateLimitEvent,
@@ -16,6 +17,7 @@ from adapter.scripted_claude.steps import (
     Text,
     TurnScript,
 )
+from adapter.scripted_claude.texts import TEXTS
 
 __all__ = ["IDLE_SCENARIOS"]
 
@@ -100,6 +102,21 @@ IDLE_SCENARIOS = (
         description="A turn that leaves 210,000 tokens of context, then the next prompt (for "
         "a session whose settings turn idle compaction off).",
         turns=((Text(text="Read it all."), _context(_FULL), Result()), _BACK),
+    ),
+    Scenario(
+        name="idle_compaction_rate_limited",
+        description="A turn that leaves 210,000 tokens of context; the idle /compact hits the "
+        "usage limit.",
+        turns=(
+            (Text(text="Read it all."), _context(_FULL), Result()),
+            api_failure(
+                "rate_limit",
+                TEXTS["usage_limit"],
+                429,
+                before=(RateLimitEvent(status="rejected"),),
+            ),
+            _BACK,
+        ),
     ),
     Scenario(
         name="idle_compaction_small",

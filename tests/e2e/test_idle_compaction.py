@@ -244,3 +244,43 @@ async def test_settings_turn_idle_compaction_off(
         _, texts = await _left_idle(adapter, why)
     assert texts == ["Read the codebase", "Now fix the bug"]
     assert not _compaction_frames(adapter)
+
+
+@pytest.mark.asyncio
+async def test_a_usage_limit_during_the_idle_compaction_is_a_record(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "idle_compaction_rate_limited", env=SHORT) as adapter:
+        session = await adapter.new_session()
+        await adapter.prompt(session, "Read the codebase")
+        await _until(lambda: _ended(adapter), "the idle compaction")
+        records = adapter.records()
+        second = await adapter.prompt(session, "Now fix the bug")
+        texts = adapter.prompt_texts(session)
+    assert texts == ["Read the codebase", "/compact", "Now fix the bug"]
+    # The limit is a failure of the session's own: its record goes out as an update (no
+    # prompt response exists to carry it), titled as any usage limit is.
+    errors = [(carrier, r) for carrier, r in records if r.get("severity") == "error"]
+    assert len(errors) == 1, records
+    carrier, record = errors[0]
+    assert carrier == "session_info_update"
+    assert record["category"] == "limit" and record["id"].endswith(":error")
+    assert "spend limit" in record["title"]
+    assert isinstance(second, PromptResponse) and second.stop_reason == "end_turn"
+    assert list(adapter.answers().values()) == [1, 1]
+
+
+@pytest.mark.asyncio
+async def test_a_closed_session_never_compacts(tmp_path: Path) -> None:
+    # The first session is closed before its deadline; the second, prompted after the close,
+    # has a later one. Once the second compacted, the first's deadline has passed too.
+    slower = {"CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS": "1500"}
+    async with spawn_adapter(tmp_path, "idle_compaction", env=slower) as adapter:
+        closed = await adapter.new_session()
+        await adapter.prompt(closed, "Read the codebase")
+        await asyncio.wait_for(adapter.conn.close_session(session_id=closed), TIMEOUT)
+        kept = await adapter.new_session()
+        await adapter.prompt(kept, "Read the codebase")
+        await _until(lambda: _card_done(adapter) and _ended(adapter), "the idle compaction")
+        texts = {session: adapter.prompt_texts(session) for session in (closed, kept)}
+        stderr = adapter.stderr()
+    assert texts == {closed: ["Read the codebase"], kept: ["Read the codebase", "/compact"]}
+    assert stderr.count("sending /compact") == 1

@@ -243,6 +243,7 @@ ADAPTER_ONLY = {
     "idle_compaction_unwanted",
     "idle_compaction_small",
     "idle_compaction_limited",
+    "idle_compaction_rate_limited",
     # Notices (issue 23 item 2): tests/e2e/test_notices.py.
     "mcp_problems",
     "mcp_unknown_shapes",
