@@ -190,9 +190,11 @@ class OutputReceived(ClaudeEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ContextMeasured(ClaudeEvent):
     """Claude's latest report says the context holds `tokens` tokens (at a turn's result, or
-    what a compaction retained); idle compaction reads it."""
+    what a compaction retained), and its last request's prompt cache lives `cache_ttl` (`1h`,
+    `5m`; None: not said); idle compaction reads them."""
 
     tokens: int
+    cache_ttl: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.tokens, bool) or not isinstance(self.tokens, int) or self.tokens < 0:

@@ -6,8 +6,9 @@ prompt cache) with at least 200,000 tokens of context, so the user's next prompt
 short summary instead of the whole conversation. One `IdleCompaction` per session is the model
 of the small `IDLE_MACHINE`, whose table is the decision:
 
-    WAITING    --session_went_idle [is_disabled | context_is_small | is_rate_limited |
-                                    has_no_clock] / log_why_not        (stays WAITING)
+    WAITING    --session_went_idle [is_disabled | is_rate_limited | cache_is_not_an_hour |
+                                    context_is_small | no_request_seen] / log_why_not
+                                                                       (stays WAITING)
     WAITING    --session_went_idle / start_the_idle_period             --> COUNTING
     COUNTING   --prompt_received                                       --> WAITING
     COUNTING   --idle_deadline_reached [!is_due]                       (too early: stays)
@@ -17,8 +18,11 @@ of the small `IDLE_MACHINE`, whose table is the decision:
     SPENT      --prompt_received                                       --> WAITING
 
 An idle period starts when the session's last turn is answered with nothing queued (the core
-derives `session_went_idle`), so a session only loaded, never prompted in this process, never
-compacts (the reference: "no request recorded in this process"). Any prompt of the client's
+derives `session_went_idle`); its deadline counts from the start of Claude's last top-level
+request (`note_request`: the provider writes the cache when the request starts), so a session
+only loaded, never prompted in this process, never compacts (the reference: "no request
+recorded in this process"). Only a one-hour cache is worth saving: the last request's cache
+TTL (`cache_creation.ephemeral_1h_input_tokens`) must say `1h`. Any prompt of the client's
 ends the period; the adapter's own `/compact` does not (it is the period's one compaction), and
 a client prompt that arrives while it runs waits behind it in the turn's queue (exactly one
 answer each). After the compaction, or a deadline that found a reason not to, the period is
@@ -96,9 +100,10 @@ def _row(
 TRANSITIONS: list[dict[str, Any]] = [
     # The session went idle: is this an idle period that could ever compact?
     _row(IDLED, WAITING, None, "log_why_not", when="is_disabled"),
-    _row(IDLED, WAITING, None, "log_why_not", when="context_is_small"),
     _row(IDLED, WAITING, None, "log_why_not", when="is_rate_limited"),
-    _row(IDLED, WAITING, None, when="has_no_clock"),
+    _row(IDLED, WAITING, None, "log_why_not", when="cache_is_not_an_hour"),
+    _row(IDLED, WAITING, None, "log_why_not", when="context_is_small"),
+    _row(IDLED, WAITING, None, "log_why_not", when="no_request_seen"),
     _row(IDLED, WAITING, COUNTING, "start_the_idle_period"),
     _row(IDLED, COUNTING, None),
     # The adapter's own compaction turn ended: one per idle period.
@@ -150,6 +155,8 @@ class IdleCompaction:
         self.policy = policy
         self.context_tokens: int | None = None  # the last context size Claude reported
         self.rate_limit_status: str | None = None  # of the last `rate_limit_event`
+        self.cache_ttl: str | None = None  # of the last request that said (`1h`, `5m`)
+        self.last_request_at: float | None = None  # when Claude's last request started
         self.idle_since: float | None = None
         self.compactions = 0
         self.effects: list[Effect] = []
@@ -167,8 +174,15 @@ class IdleCompaction:
 
     # --- the data the shell reports (no decision of its own) -------------------------------
 
-    def note_context(self, tokens: int) -> None:
+    def note_context(self, tokens: int, cache_ttl: str | None = None) -> None:
         self.context_tokens = tokens
+        # A request that does not say keeps the TTL the last one said, as the reference does.
+        self.cache_ttl = cache_ttl or self.cache_ttl
+
+    def note_request(self, now: float | None) -> None:
+        """Claude began a top-level request at `now`: the cache the deadline protects."""
+        if now is not None:
+            self.last_request_at = now
 
     def note_rate_limit(self, status: str | None) -> None:
         # Account state: it outlives the turn, and a status-less event changes nothing.
@@ -205,8 +219,11 @@ class IdleCompaction:
     def is_rate_limited(self, _: _Fact) -> bool:
         return self.rate_limit_status not in (None, "allowed")
 
-    def has_no_clock(self, fact: _Fact) -> bool:
-        return fact.now is None
+    def cache_is_not_an_hour(self, _: _Fact) -> bool:
+        return self.cache_ttl != "1h"
+
+    def no_request_seen(self, _: _Fact) -> bool:
+        return self.last_request_at is None
 
     def is_our_compaction(self, fact: _Fact) -> bool:
         return fact.by_adapter
@@ -225,8 +242,8 @@ class IdleCompaction:
 
     # --- callbacks (they only record effects) ---------------------------------------------
 
-    def start_the_idle_period(self, fact: _Fact) -> None:
-        self.idle_since = fact.now
+    def start_the_idle_period(self, _: _Fact) -> None:
+        self.idle_since = self.last_request_at
 
     def compact_now(self, _: _Fact) -> None:
         self.compactions += 1
@@ -237,14 +254,17 @@ class IdleCompaction:
 
     def _why(self, fact: _Fact) -> str:
         # The first reason that holds, in the order the state's rows try them.
+        if self.state is WAITING and self.policy.disabled_by is not None:
+            return f"disabled by {self.policy.disabled_by}"
+        if self.is_rate_limited(fact):
+            return f"rate limit status is {self.rate_limit_status}"
         if self.state is WAITING:
-            if self.policy.disabled_by is not None:
-                return f"disabled by {self.policy.disabled_by}"
+            if self.cache_is_not_an_hour(fact):
+                return f"cache TTL is {self.cache_ttl or 'unknown'}, not 1h"
             if self.context_is_small(fact):
                 tokens = "unknown" if self.context_tokens is None else self.context_tokens
                 return f"context {tokens} tokens is below the {self.policy.min_tokens} minimum"
-        if self.is_rate_limited(fact):
-            return f"rate limit status is {self.rate_limit_status}"
+            return "no request recorded in this process"
         if self.state is COUNTING and self.has_lapsed(fact):
             return "the deadline passed more than 60 s ago (the cache has expired)"
-        return "the session is busy"
+        return "the session is busy or cannot take a prompt"

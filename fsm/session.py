@@ -280,7 +280,7 @@ class SessionCore:
         return self.limits.reported(event)
 
     def _on_context(self, event: ContextMeasured) -> list[Effect]:
-        self.idle.note_context(event.tokens)
+        self.idle.note_context(event.tokens, event.cache_ttl)
         return []
 
     def _on_worker_shutdown(self, event: WorkerShuttingDown) -> list[Effect]:

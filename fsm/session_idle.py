@@ -3,17 +3,18 @@
 Theory of operation: `SessionIdle` is `SessionCore`'s one helper for the idle compaction
 (`idle_compaction.py`, whose table decides). It derives the machine's facts from the turn:
 the session *went idle* when an event left it with no turn live, none being dispatched and
-none queued, after it had one (the idle period starts when Claude was last heard, the
-session clock's time); it is *busy* at the deadline when it has a turn or cannot take a
-prompt (a broken session, a Claude process that is gone). Every client prompt is the
-machine's `prompt_received`; Claude's reports of the context size and the rate limit are its
-data. With no policy (a core built without one) the session never compacts when idle.
+none queued, after it had one; Claude's last top-level request started when its
+`message_start` was heard (the session clock's time); it is *busy* at the deadline when it
+has a turn or cannot take a prompt (a broken session, a Claude process that is gone). Every
+client prompt is the machine's `prompt_received`; Claude's reports of the context size, the
+cache's lifetime and the rate limit are its data. With no policy (a core built without one)
+the session never compacts when idle.
 """
 
 from __future__ import annotations
 
 from fsm.effects import Effect
-from fsm.events import Event, PromptReceived
+from fsm.events import AnswerStreamStarted, Event, PromptReceived
 from fsm.idle_compaction import IdleCompaction, IdlePolicy
 from fsm.session_clock import SessionClock
 from fsm.turn import Turn, TurnState
@@ -39,6 +40,9 @@ class SessionIdle:
             return effects
         if isinstance(event, PromptReceived):
             effects = machine.prompted(event.turn_id, by_adapter=event.by_adapter) + effects
+        elif isinstance(event, AnswerStreamStarted):
+            # A top-level `message_start`: the request began when Claude was last heard.
+            machine.note_request(self._clock.last_heard)
         if was_busy and not self.busy():
             # WARNING: hand-coded, not drawn: the machine's `session_went_idle` is derived.
             effects = effects + machine.went_idle(self._clock.last_heard)
@@ -54,9 +58,9 @@ class SessionIdle:
         unable = self.busy() or turn.state is TurnState.BROKEN or turn.runtime.is_lost
         return self.machine.deadline_reached(now, busy=unable)
 
-    def note_context(self, tokens: int) -> None:
+    def note_context(self, tokens: int, cache_ttl: str | None) -> None:
         if self.machine is not None:
-            self.machine.note_context(tokens)
+            self.machine.note_context(tokens, cache_ttl)
 
     def note_rate_limit(self, status: str | None) -> None:
         if self.machine is not None:

@@ -24,13 +24,17 @@ __all__ = ["IDLE_SCENARIOS"]
 _SID = "00000000-0000-0000-0000-000000000000"
 
 
-def _context(tokens: int) -> RawFrame:
+def _context(tokens: int, ttl: str = "1h") -> RawFrame:
     """A top-level request's `message_start` whose usage says the context holds `tokens`
-    (mostly read from the prompt cache, as a long session's requests are)."""
+    (mostly read from the prompt cache, as a long session's requests are, the rest written to
+    a cache that lives `ttl`)."""
+    written = {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}
+    written[f"ephemeral_{ttl}_input_tokens"] = 1000
     usage = {
-        "input_tokens": 1000,
-        "cache_creation_input_tokens": 0,
+        "input_tokens": 0,
+        "cache_creation_input_tokens": 1000,
         "cache_read_input_tokens": tokens - 1000,
+        "cache_creation": written,
         "output_tokens": 0,
     }
     message = {
@@ -117,6 +121,11 @@ IDLE_SCENARIOS = (
             ),
             _BACK,
         ),
+    ),
+    Scenario(
+        name="idle_compaction_short_cache",
+        description="A turn that leaves 210,000 tokens of context in a five-minute cache.",
+        turns=((Text(text="Read it all."), _context(_FULL, "5m"), Result()), _BACK),
     ),
     Scenario(
         name="idle_compaction_small",

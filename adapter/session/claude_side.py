@@ -210,7 +210,10 @@ class ClaudeSide:
             isinstance(message, SystemMessage) and message.subtype == "compact_boundary"
         ):
             # Before the result's own event: the idle compaction reads it when the turn ends.
-            await self.feed(ContextMeasured(epoch=epoch, tokens=self.view.context_used))
+            context = ContextMeasured(
+                epoch=epoch, tokens=self.view.context_used, cache_ttl=self.view.cache_ttl
+            )
+            await self.feed(context)
         if event is not None:
             await self.feed(event, message)
         elif isinstance(message, UserMessage):

@@ -211,6 +211,11 @@ class TurnHooks:
         """The tokens the context holds, as Claude last reported them."""
         return self._usage.used
 
+    @property
+    def cache_ttl(self) -> str | None:
+        """How long the last top-level request's prompt cache lives, if it said."""
+        return self._usage.cache_ttl
+
     def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
         # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
         self._compaction.idle = by_adapter

@@ -215,6 +215,14 @@ async def test_a_small_context_is_not_compacted(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_five_minute_cache_is_not_worth_compacting_for(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "idle_compaction_short_cache", env=SHORT) as adapter:
+        _, texts = await _left_idle(adapter, "cache TTL is 5m, not 1h")
+    assert texts == ["Read the codebase", "Now fix the bug"]
+    assert not _compaction_frames(adapter)
+
+
+@pytest.mark.asyncio
 async def test_a_rate_limit_warning_suppresses_idle_compaction(tmp_path: Path) -> None:
     async with spawn_adapter(
         tmp_path, "idle_compaction_limited", env=SHORT, capable=False

@@ -242,6 +242,7 @@ ADAPTER_ONLY = {
     "idle_compaction_fails",
     "idle_compaction_unwanted",
     "idle_compaction_small",
+    "idle_compaction_short_cache",
     "idle_compaction_limited",
     "idle_compaction_rate_limited",
     # Notices (issue 23 item 2): tests/e2e/test_notices.py.
