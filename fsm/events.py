@@ -62,6 +62,7 @@ __all__ = [
     "McpServerStatus",
     "McpServersReported",
     "MessageTooLarge",
+    "ModelChosen",
     "ModelFellBack",
     "OutputReceived",
     "PromptReceived",
@@ -126,6 +127,11 @@ class FreshContextReady(Event):
     """The fresh context's Claude process is up (asked for by `StartFreshContext`), at `now`."""
 
     now: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelChosen(Event):
+    """The client chose another model for the session (the model picker)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

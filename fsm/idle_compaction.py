@@ -10,7 +10,7 @@ of the small `IDLE_MACHINE`, whose table is the decision:
                                     context_is_small | no_request_seen] / log_why_not
                                                                        (stays WAITING)
     WAITING    --session_went_idle / start_the_idle_period             --> COUNTING
-    COUNTING   --prompt_received                                       --> WAITING
+    COUNTING   --prompt_received | model_chosen | cancel_requested      --> WAITING
     COUNTING   --idle_deadline_reached [!is_due]                       (too early: stays)
     COUNTING   --idle_deadline_reached [is_rate_limited | has_lapsed | is_busy] / log_why_not
     COUNTING   --idle_deadline_reached / compact_now                   --> COMPACTING
@@ -25,11 +25,12 @@ recorded in this process"). Only a one-hour cache is worth saving: the last requ
 TTL (`cache_creation.ephemeral_1h_input_tokens`) must say `1h`. Any prompt of the client's
 ends the period; the adapter's own `/compact` does not (it is the period's one compaction), and
 a client prompt that arrives while it runs waits behind it in the turn's queue (exactly one
-answer each). After the compaction, or a deadline that found a reason not to, the period is
-spent: at most one idle compaction until the client prompts again. The last rate-limit status
-(anything but `allowed` suppresses it, as in Claude Code) and the last context size Claude
-reported are data the shell reports, not states. The clock is the shell's: events carry `now`,
-`next_deadline` says when to wake the core.
+answer each). A model chosen while idle ends the period too (the cache is the old model's), and
+so does a cancel, as in the reference. After the compaction, or a deadline that found a reason
+not to, the period is spent: at most one idle compaction until the client prompts again. The
+last rate-limit status (anything but `allowed` suppresses it, as in Claude Code) and the last
+context size Claude reported are data the shell reports, not states. The clock is the shell's:
+events carry `now`, `next_deadline` says when to wake the core.
 """
 
 from __future__ import annotations
@@ -81,10 +82,15 @@ class IdleState(Enum):
 _S = IdleState
 WAITING, COUNTING, COMPACTING, SPENT = _S.WAITING, _S.COUNTING, _S.COMPACTING, _S.SPENT
 IDLED, PROMPT, DUE = "session_went_idle", "prompt_received", "idle_deadline_reached"
+MODEL, CANCEL = "model_chosen", "cancel_requested"
 
 
 def _row(
-    trigger: str, source: IdleState, dest: IdleState | None, *before: str, when: str = ""
+    trigger: str | list[str],
+    source: IdleState,
+    dest: IdleState | None,
+    *before: str,
+    when: str = "",
 ) -> dict[str, Any]:
     row: dict[str, Any] = {"trigger": trigger, "source": source, "dest": dest}
     if before:
@@ -115,6 +121,12 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(PROMPT, COMPACTING, None, when="is_our_compaction"),
     _row(PROMPT, COMPACTING, WAITING),
     _row(PROMPT, SPENT, WAITING),
+    # The client chose another model (its cache is not the old one's) or cancelled: as the
+    # reference, the period ends; anywhere else they change nothing here.
+    _row([MODEL, CANCEL], WAITING, None),
+    _row([MODEL, CANCEL], COUNTING, WAITING),
+    _row([MODEL, CANCEL], COMPACTING, None),
+    _row([MODEL, CANCEL], SPENT, None),
     # The shell's timer: the last checks, then the `/compact`.
     _row(DUE, WAITING, None),
     _row(DUE, COUNTING, None, when="!is_due"),
@@ -196,6 +208,13 @@ class IdleCompaction:
 
     def prompted(self, turn_id: str, *, by_adapter: bool) -> list[Effect]:
         return self.fire(PROMPT, _Fact(turn_id=turn_id, by_adapter=by_adapter))
+
+    # Not named after their triggers: `model_override` would bind the trigger over them.
+    def chose_model(self) -> list[Effect]:
+        return self.fire(MODEL, None)
+
+    def cancelled(self) -> list[Effect]:
+        return self.fire(CANCEL, None)
 
     def deadline_reached(self, now: float, *, busy: bool) -> list[Effect]:
         return self.fire(DUE, _Fact(now=now, busy=busy))

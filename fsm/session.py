@@ -55,6 +55,7 @@ from fsm.events import (
     FreshContextReady,
     HistoryFailureFound,
     McpServersReported,
+    ModelChosen,
     ModelFellBack,
     OutputReceived,
     PromptSent,
@@ -126,6 +127,7 @@ class SessionCore:
         self.idle = SessionIdle(policy=idle, turn=self.turn, clock=self._clock)
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
             ContextMeasured: self._on_context,
+            ModelChosen: lambda _: [],  # only the idle compaction hears of it (`after`)
             DeliveryConfirmed: self._on_confirmed,
             DeliveryFailed: self._on_failed,
             HistoryFailureFound: self._on_history,

@@ -14,7 +14,7 @@ the session never compacts when idle.
 from __future__ import annotations
 
 from fsm.effects import Effect
-from fsm.events import AnswerStreamStarted, Event, PromptReceived
+from fsm.events import AnswerStreamStarted, CancelRequested, Event, ModelChosen, PromptReceived
 from fsm.idle_compaction import IdleCompaction, IdlePolicy
 from fsm.session_clock import SessionClock
 from fsm.turn import Turn, TurnState
@@ -40,6 +40,10 @@ class SessionIdle:
             return effects
         if isinstance(event, PromptReceived):
             effects = machine.prompted(event.turn_id, by_adapter=event.by_adapter) + effects
+        elif isinstance(event, ModelChosen):
+            effects = effects + machine.chose_model()
+        elif isinstance(event, CancelRequested):
+            effects = effects + machine.cancelled()
         elif isinstance(event, AnswerStreamStarted):
             # A top-level `message_start`: the request began when Claude was last heard.
             machine.note_request(self._clock.last_heard)

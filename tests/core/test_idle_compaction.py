@@ -16,6 +16,7 @@ from fsm.events import (
     CancelRequested,
     ContextMeasured,
     DeadlineReached,
+    ModelChosen,
     OutputReceived,
     PromptReceived,
     PromptSent,
@@ -81,7 +82,7 @@ def test_row_is_reachable_runs_its_callbacks_and_moves(
 
 def test_every_state_and_trigger_ends_in_an_unguarded_row() -> None:
     pairs = {(r["source"], r["trigger"]) for r in RULES}
-    assert len(pairs) == len(IdleState) * 3  # every state answers every trigger
+    assert len(pairs) == len(IdleState) * 5  # every state answers every trigger
     for source, trigger in pairs:
         last = [r for r in RULES if (r["source"], r["trigger"]) == (source, trigger)][-1]
         assert not last.get("conditions") and not last.get("unless")
@@ -174,6 +175,19 @@ def test_a_client_prompt_before_the_deadline_ends_the_idle_period(core: SessionC
     core.handle(PromptReceived(turn_id="t2"))
     assert core.next_deadline() is None
     assert _state(core) is IdleState.WAITING
+
+
+@pytest.mark.parametrize("event", [ModelChosen(), CancelRequested(now=500.0)])
+def test_a_model_chosen_or_a_cancel_while_idle_ends_the_idle_period(
+    core: SessionCore, event: Any
+) -> None:
+    _turn(core, "t1", at=100.0, tokens=250_000)
+    core.handle(event)
+    assert core.next_deadline() is None
+    assert core.handle(DeadlineReached(now=100.5 + DELAY)) == []
+    # The next turn opens a new period.
+    _turn(core, "t2", at=600.0, tokens=250_000)
+    assert core.next_deadline() == 600.5 + DELAY
 
 
 def test_a_client_prompt_during_the_idle_compaction_waits_for_it(core: SessionCore) -> None:
