@@ -95,8 +95,9 @@ class EffectPerformer:
                 own = self._answers.get(turn_id or self.core.turn.turn_id or "")
                 if record is not None and own is not None and own.by_adapter:
                     # The adapter's own turn has no prompt response to carry its record (a
-                    # rate limit hit while compacting when idle): it goes out as an update.
-                    await self._publisher.publish(record)
+                    # rate limit hit while compacting when idle): it goes out as an update
+                    # (its `agent_error` form went with the response above).
+                    await self._publisher.publish(record, agent_error=False)
                 self._give(turn_id, response)
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
                 self.controls.permissions.withdraw()
