@@ -5,10 +5,10 @@ Theory of operation: `SessionIdle` is `SessionCore`'s one helper for the idle co
 the session *went idle* when an event left it with no turn live, none being dispatched and
 none queued, after it had one; Claude's last top-level request started when its
 `message_start` was heard (the session clock's time); it is *busy* at the deadline when it
-has a turn or cannot take a prompt (a broken session, a Claude process that is gone). Every
-client prompt is the machine's `prompt_received`; Claude's reports of the context size, the
-cache's lifetime and the rate limit are its data. With no policy (a core built without one)
-the session never compacts when idle.
+has a turn or cannot take a prompt (a broken session, a Claude process that is gone, going or
+replaced). Every client prompt is the machine's `prompt_received`; Claude's reports of the
+context size, the cache's lifetime and the rate limit are its data. With no policy (a core
+built without one) the session never compacts when idle.
 """
 
 from __future__ import annotations
@@ -59,7 +59,9 @@ class SessionIdle:
         if self.machine is None:
             return []
         turn = self._turn
-        unable = self.busy() or turn.state is TurnState.BROKEN or turn.runtime.is_lost
+        runtime = turn.runtime
+        gone = runtime.is_lost or runtime.is_shutting_down or runtime.is_retired
+        unable = self.busy() or turn.state is TurnState.BROKEN or gone
         return self.machine.deadline_reached(now, busy=unable)
 
     def note_context(self, tokens: int, cache_ttl: str | None) -> None:

@@ -23,6 +23,7 @@ from fsm.events import (
     RateLimitReported,
     ResultReceived,
     TransportLost,
+    WorkerShuttingDown,
 )
 from fsm.idle_compaction import (
     IDLE_MACHINE,
@@ -292,6 +293,13 @@ def test_a_busy_or_broken_session_is_not_compacted(core: SessionCore) -> None:
         _logs(effects)[-1] == "idle compaction skipped: the session is busy or cannot take a prompt"
     )
     assert _state(core) is IdleState.WAITING
+
+
+def test_a_worker_shutting_down_is_not_asked_to_compact(core: SessionCore) -> None:
+    _turn(core, "t1", at=100.0, tokens=250_000)
+    core.handle(WorkerShuttingDown(epoch=E))
+    effects = core.handle(DeadlineReached(now=100.5 + DELAY))
+    assert not any(isinstance(e, CompactWhenIdle) for e in effects)
 
 
 def test_settings_that_turn_it_off_never_arm_it() -> None:
