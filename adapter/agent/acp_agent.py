@@ -46,6 +46,7 @@ from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
+from fsm.events import ModelChosen
 from fsm.negotiation import Dialects
 
 if TYPE_CHECKING:
@@ -247,14 +248,18 @@ class ClaudeAcpAgent(SessionOpener):
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
-        controls = self._session(session_id).controls
-        await controls.set_option(config_id, value)
-        return SetSessionConfigOptionResponse(config_options=controls.config.options())
+        session = self._session(session_id)
+        await session.controls.set_option(config_id, value)
+        if config_id == "model":  # the idle compaction's cache was the old model's
+            await session.feed(ModelChosen())
+        return SetSessionConfigOptionResponse(config_options=session.controls.config.options())
 
     async def set_session_model(self, model_id: str, session_id: str) -> None:
         """The earlier adapter's `session/set_model`: the model option, by value or full id."""
-        controls = self._session(session_id).controls
+        session = self._session(session_id)
+        controls = session.controls
         await controls.set_option("model", controls.config.model_value(model_id))
+        await session.feed(ModelChosen())
 
     def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)

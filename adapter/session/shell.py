@@ -21,9 +21,11 @@ import anyio
 from acp import RequestError
 from acp.schema import (
     PromptResponse,
+    TextContentBlock,
 )
 from anyio.abc import TaskGroup
 
+from adapter.claude.idle_settings import idle_policy
 from adapter.claude.process import ClaudeRuntime
 from adapter.claude.prompt_content import claude_content
 from adapter.claude.runtime_settings import RuntimeSettings
@@ -120,6 +122,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             stall_seconds=settings.stall_seconds,
             started=False,
             acp_notices=dialects.acp_notices,
+            idle=idle_policy(cwd, settings.env),
         )
 
     # --- runtime (starting it and reading it: `claude_side.py`) ------------------------
@@ -249,13 +252,40 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         answer = self._answers[turn_id] = Answer(blocks=blocks, content=content)
         try:
             await self.feed(PromptReceived(turn_id=turn_id))
-            await answer.go.wait()
-            if not answer.done.is_set():
-                await self._send_prompt(turn_id, answer)
-            await answer.done.wait()
+            await self._carry(turn_id, answer)
         finally:
             del self._answers[turn_id]
         return self._unwrap(answer)
+
+    async def _carry(self, turn_id: str, answer: Answer) -> None:
+        """Send the prompt when the core says so, and wait for its one answer."""
+        await answer.go.wait()
+        if not answer.done.is_set():
+            await self._send_prompt(turn_id, answer)
+        await answer.done.wait()
+
+    async def _compact_when_idle(self, number: int) -> None:
+        """`CompactWhenIdle` (under the feed lock): `/compact` becomes the session's own turn,
+        reported to the core before any other event, so a client prompt queues behind it."""
+        turn_id = str(uuid.uuid4())
+        blocks = [TextContentBlock(type="text", text="/compact")]
+        answer = Answer(blocks=blocks, content=claude_content(blocks), by_adapter=True)
+        self._answers[turn_id] = answer
+        log.info("session %s: idle compaction %d: sending /compact", self.session_id, number)
+        self._tg.start_soon(self._own_turn, turn_id, answer)
+        queued = PromptReceived(turn_id=turn_id, by_adapter=True)
+        await self._perform(self.core.handle(queued), None)
+
+    async def _own_turn(self, turn_id: str, answer: Answer) -> None:
+        try:
+            await self._carry(turn_id, answer)
+        except Exception:
+            await self._fault("the idle compaction")
+        finally:
+            self._answers.pop(turn_id, None)
+        value = answer.value
+        outcome = value.stop_reason if isinstance(value, PromptResponse) else "an error"
+        log.info("session %s: idle compaction ended: %s", self.session_id, outcome)
 
     @staticmethod
     def _unwrap(answer: Answer) -> PromptResponse:

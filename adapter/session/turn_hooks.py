@@ -206,8 +206,20 @@ class TurnHooks:
         fields = ("toolCallId", "title", "kind", "status", "rawInput", "locations", "content")
         return ToolCallUpdate.model_validate({key: card[key] for key in fields if key in card})
 
-    def prompted(self, blocks: list[Any]) -> None:
-        if self._title is None:
+    @property
+    def context_used(self) -> int:
+        """The tokens the context holds, as Claude last reported them."""
+        return self._usage.used
+
+    @property
+    def cache_ttl(self) -> str | None:
+        """How long the last top-level request's prompt cache lives, if it said."""
+        return self._usage.cache_ttl
+
+    def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
+        # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
+        self._compaction.idle = by_adapter
+        if self._title is None and not by_adapter:
             text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
             self._title = title_for(text) or ""
 

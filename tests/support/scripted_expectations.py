@@ -236,6 +236,15 @@ ADAPTER_ONLY = {
     "compaction",
     # Cancelled mid-compaction: tests/e2e/test_compaction_cut_short.py.
     "compaction_cut_short",
+    # Idle compaction (issue 23): tests/e2e/test_idle_compaction.py.
+    "idle_compaction",
+    "idle_compaction_slow",
+    "idle_compaction_fails",
+    "idle_compaction_unwanted",
+    "idle_compaction_small",
+    "idle_compaction_short_cache",
+    "idle_compaction_limited",
+    "idle_compaction_rate_limited",
     # Notices (issue 23 item 2): tests/e2e/test_notices.py.
     "mcp_problems",
     "mcp_unknown_shapes",
