@@ -4,7 +4,8 @@ Theory of operation (the bundled CLI's `Elicitation` hook runner): before anyone
 MCP server's form, Claude Code runs the `Elicitation` hooks. A host that registered callbacks
 for it in `initialize` (`hooks.Elicitation[].hookCallbackIds`) gets a `hook_callback` control
 request per callback, whose input carries `hook_event_name: "Elicitation"`,
-`mcp_server_name`, `message`, `mode`, `url`, `elicitation_id` and `requested_schema`. A hook
+`mcp_server_name`, `message`, `mode`, `url`, `elicitation_id` and `requested_schema` (for a
+form `url` and `elicitation_id` are absent, for a URL request the schema is). A hook
 output `{"hookSpecificOutput": {"hookEventName": "Elicitation", "action", "content"}}` answers
 the server (a `cancel` from any hook wins); with no hook answer the CLI asks the host with its
 own `elicitation` control request, which the pinned Python SDK refuses with an error, and an
@@ -25,21 +26,23 @@ from adapter.scripted_claude.session import SessionState
 from adapter.scripted_claude.steps import McpElicitation
 from adapter.scripted_claude.wire import Inbox
 
-__all__ = ["ELICITATION_HOOK", "elicit"]
+__all__ = ["ELICITATION_HOOK", "completion_frame", "elicit"]
 
 ELICITATION_HOOK = "Elicitation"
 
 
 def elicit(s: SessionState, inbox: Inbox, step: McpElicitation) -> dict[str, Any] | None:
     """What the MCP server heard (`{action, content?}`); None: interrupted while asking."""
-    fields: dict[str, Any] = {
+    every: dict[str, Any] = {
         "mcp_server_name": step.server,
         "message": step.message,
         "mode": step.mode,
         "url": step.url,
-        "elicitation_id": None,
-        "requested_schema": dict(step.requested_schema),
+        "elicitation_id": step.elicitation_id,
+        "requested_schema": dict(step.requested_schema) if step.mode == "form" else None,
     }
+    # The CLI's JSON leaves out what the server's request did not have.
+    fields = {key: value for key, value in every.items() if value is not None}
     heard: dict[str, Any] | None = None
     for callback_id in s.hooks.get(ELICITATION_HOOK, []):
         hook_input = {
@@ -74,6 +77,21 @@ def elicit(s: SessionState, inbox: Inbox, step: McpElicitation) -> dict[str, Any
         return {"action": "cancel"}
     assert isinstance(body, dict)
     return {"action": action, "content": body.get("content")}
+
+
+def completion_frame(s: SessionState, step: McpElicitation) -> dict[str, Any] | None:
+    """Claude Code's frame for the server's `notifications/elicitation/complete` (it forwards
+    them in print mode) after an accepted URL request; None for a form or an id-less request."""
+    if step.mode != "url" or step.elicitation_id is None:
+        return None
+    return {
+        "type": "system",
+        "subtype": "elicitation_complete",
+        "mcp_server_name": step.server,
+        "elicitation_id": step.elicitation_id,
+        "uuid": frames.new_uuid(),
+        "session_id": s.session_id,
+    }
 
 
 def _ask(s: SessionState, inbox: Inbox, request: dict[str, Any]) -> Any:
