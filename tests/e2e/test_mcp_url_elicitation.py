@@ -1,13 +1,13 @@
 """An MCP server asks the user to go to a page (URL-mode MCP elicitation, issue 22).
 
-Through the real stdio agent, the real SDK and the scripted Claude (`mcp_elicit_url*`
-scenarios, `adapter/scripted_claude/mcp_scenarios.py`), which sends the `Elicitation`
-`hook_callback` the bundled CLI sends for `mode: "url"` (with the server's `url` and
-`elicitation_id`) and, when the server confirms, Claude Code's `system` `elicitation_complete`
-frame. A client declaring `elicitation.url` gets `elicitation/create {mode: "url", ...}` and then
-`elicitation/complete`; its answer is what the server hears (`reference-features-2.md` section
-1.3). A client with forms only hears nothing of it (the server gets `cancel`), one without
-elicitation neither (`decline`). The URL reaches the client's form and no title or log line.
+Through the real stdio agent, the real SDK and the scripted Claude (`mcp_elicit_url*` scenarios,
+`adapter/scripted_claude/mcp_scenarios.py`), which sends the `elicitation` control request the
+bundled CLI sends for `mode: "url"` (with the server's `url` and `elicitation_id`) and, when the
+server confirms, Claude Code's `system` `elicitation_complete` frame. A client declaring
+`elicitation.url` gets `elicitation/create {mode: "url", ...}` and then `elicitation/complete`; its
+answer is what the server hears (`reference-features-2.md` section 1.3). A client with forms only
+hears nothing of it (the server gets `cancel`), one without elicitation neither (`decline`). The
+URL reaches the client's form and no title or log line.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.mcp_scenarios import SIGN_IN_ID, SIGN_IN_MESSAGE, SIGN_IN_URL
-from tests.e2e.test_mcp_elicitation import heard, hook_answers
+from tests.e2e.test_mcp_elicitation import elicitation_answers
 from tests.e2e.test_questions import (
     FORMS,
     Answer,
@@ -92,9 +92,9 @@ async def test_a_url_client_is_sent_the_page_and_then_told_it_is_done(
         "url": SIGN_IN_URL,
         "elicitationId": SIGN_IN_ID,
     }
-    [answered] = hook_answers(tmp_path)
+    [answered] = elicitation_answers(tmp_path)
     assert answered["subtype"] == "success"
-    assert answered["response"] == heard({"action": "accept"})  # no content for a page
+    assert answered["response"] == {"action": "accept"}  # no content for a page
     # The server's confirmation, once, after the client's answer, before the prompt's.
     [done] = _completions(adapter)
     assert done == {
@@ -104,9 +104,7 @@ async def test_a_url_client_is_sent_the_page_and_then_told_it_is_done(
     }
     frames = adapter.incoming()
     reply = next(i for i, m in enumerate(frames) if m.get("id") == form["id"] and "result" in m)
-    answer = next(
-        i for i, m in enumerate(frames) if "result" in m and "stopReason" in m["result"]
-    )
+    answer = next(i for i, m in enumerate(frames) if "result" in m and "stopReason" in m["result"])
     assert reply < frames.index(done) < answer
     assert "The tracker server heard: accept." in adapter.agent_texts()
     _url_kept_private(adapter)
@@ -129,9 +127,9 @@ async def test_the_clients_answer_maps_back_to_the_server(
 ) -> None:
     adapter, _, _, _ = await _sign_in(adapters, tmp_path, answer)
     assert len(forms_sent(adapter)) == 1
-    [answered] = hook_answers(tmp_path)
+    [answered] = elicitation_answers(tmp_path)
     # Whatever content a client puts in a URL answer, the server gets none.
-    assert answered["response"] == heard({"action": outcome})
+    assert answered["response"] == {"action": outcome}
     assert f"The tracker server heard: {outcome}." in adapter.agent_texts()
     # The scripted server confirms an accepted sign-in only.
     assert len(_completions(adapter)) == (1 if outcome == "accept" else 0)
@@ -148,8 +146,8 @@ async def test_a_request_without_an_id_gets_a_fresh_one(
     ident = form["params"]["elicitationId"]
     assert uuid.UUID(ident).version == 4
     assert form["params"]["url"] == SIGN_IN_URL
-    [answered] = hook_answers(tmp_path)
-    assert answered["response"] == heard({"action": "accept"})
+    [answered] = elicitation_answers(tmp_path)
+    assert answered["response"] == {"action": "accept"}
     assert _completions(adapter) == []  # the server has no id to confirm
 
 
@@ -161,8 +159,8 @@ async def test_a_url_request_without_a_url_is_cancelled_unasked(
         adapters, tmp_path, action("accept"), scenario="mcp_elicit_url_no_url"
     )
     assert forms_sent(adapter) == []
-    [answered] = hook_answers(tmp_path)
-    assert answered["response"] == heard({"action": "cancel"})
+    [answered] = elicitation_answers(tmp_path)
+    assert answered["response"] == {"action": "cancel"}
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -179,8 +177,8 @@ async def test_a_client_without_url_mode_is_never_asked_nor_told(
         adapters, tmp_path, never, capabilities=capabilities, scenario="mcp_elicit_url_confirmed"
     )
     assert forms_sent(adapter) == []
-    [answered] = hook_answers(tmp_path)
-    assert answered["response"] == heard({"action": outcome})
+    [answered] = elicitation_answers(tmp_path)
+    assert answered["response"] == {"action": outcome}
     assert f"The tracker server heard: {outcome}." in adapter.agent_texts()
     assert _completions(adapter) == []
     _url_kept_private(adapter)
@@ -193,8 +191,8 @@ async def test_a_url_client_is_told_of_a_completion_after_it_declined(
     adapter, _, _, _ = await _sign_in(
         adapters, tmp_path, action("decline"), scenario="mcp_elicit_url_confirmed"
     )
-    [answered] = hook_answers(tmp_path)
-    assert answered["response"] == heard({"action": "decline"})
+    [answered] = elicitation_answers(tmp_path)
+    assert answered["response"] == {"action": "decline"}
     assert [m["params"] for m in _completions(adapter)] == [{"elicitationId": SIGN_IN_ID}]
 
 
@@ -208,8 +206,8 @@ async def test_a_url_only_client_is_not_shown_a_form(adapters: AdapterPool, tmp_
         answer = await adapter.prompt(session, "release it")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert forms_sent(adapter) == []
-    [answered] = hook_answers(tmp_path)
-    assert answered["response"] == heard({"action": "cancel"})  # a mode it did not declare
+    [answered] = elicitation_answers(tmp_path)
+    assert answered["response"] == {"action": "cancel"}  # a mode it did not declare
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -232,9 +230,9 @@ async def test_a_cancel_mid_question_withdraws_the_page_and_leaves_no_one_waitin
     assert isinstance(first, PromptResponse) and first.stop_reason == "cancelled"
     assert isinstance(second, PromptResponse) and second.stop_reason == "end_turn"
     assert list(adapter.answers().values()) == [1, 1]
-    # Claude was never left waiting: the hook heard `cancel`, or Claude withdrew it on the
+    # Claude was never left waiting: its request heard `cancel`, or Claude withdrew it on the
     # interrupt, whichever came first; the server never heard an acceptance, nor confirmed.
-    answers = [a["response"] for a in hook_answers(tmp_path)]
+    answers = [a["response"] for a in elicitation_answers(tmp_path)]
     gave_up = [e for e in claude_log(tmp_path) if e["kind"] == "withdrawn"]
-    assert answers == [heard({"action": "cancel"})] or (answers == [] and len(gave_up) == 1)
+    assert answers == [{"action": "cancel"}] or (answers == [] and len(gave_up) == 1)
     assert _completions(adapter) == []

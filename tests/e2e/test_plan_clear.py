@@ -174,6 +174,7 @@ async def test_a_client_that_declares_plan_gets_the_approved_plan_after_the_mete
     }
     # Sent once, in the fresh context only, before Claude implements the plan.
     assert [u for u in updates if u["sessionUpdate"] == "plan_update"] == [plan]
+
     def said(part: list[dict[str, Any]]) -> str:
         return "".join(
             u["content"]["text"] for u in part if u["sessionUpdate"] == "agent_message_chunk"
