@@ -72,6 +72,8 @@ class ClaudeAcpAgent(SessionOpener):
         self._terminal_output = False
         self._ask_by_form = False  # the client declared `elicitation.form`
         self._boolean_options = False  # ... `session.configOptions.boolean`
+        self._ask_by_url = False  # ... `elicitation.url`
+        self._plan_updates = False  # ... `plan`
         self._sessions: dict[str, Session] = {}
         self._closed = ClosedIds()
         self._opening: dict[str, anyio.Lock] = {}
@@ -111,6 +113,8 @@ class ClaudeAcpAgent(SessionOpener):
         self._terminal_output = declared.terminal_output
         self._ask_by_form = declared.ask_by_form
         self._boolean_options = declared.boolean_options
+        self._ask_by_url = declared.ask_by_url
+        self._plan_updates = declared.plan_updates
         log.info("initialize: %s", self._dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's

@@ -29,20 +29,20 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   context without the CLI's permission hints (`default_to_no`, `suppress_always_allow_rule`,
   `matched_ask_rule`); the transport notes them from the raw request as it reads it, and the
   context handed on is a `HintedContext` that carries them.
-- `elicitation_hooks`: the SDK's `HookEvent` type lacks `Elicitation`, which its hook API and
-  the bundled CLI take (an MCP server's elicitation runs that hook; the SDK refuses the CLI's
-  own `elicitation` control request as an unsupported subtype).
-- `refusal_explanation`: the SDK drops an assistant message's `stop_details`; the raw frame (or
-  a `model_refusal_no_fallback` system frame) keeps Claude's refusal explanation (row 29).
+- `answer_elicitations`: the client's private `_query._handle_control_request`, wrapped so the
+  `elicitation` request (an MCP server asks the user), which the SDK refuses, is answered (CLI
+  2.1.332 ignores an SDK callback hook's `Elicitation` answer: this is the host's only say).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import json
 import logging
 import os
-from collections.abc import AsyncIterable, AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -51,7 +51,7 @@ from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.sessions import _sanitize_path
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
-from claude_agent_sdk.types import HookMatcher, ToolPermissionContext, _configure_can_use_tool
+from claude_agent_sdk.types import ToolPermissionContext, _configure_can_use_tool
 
 from adapter.wire.deep_json import MAX_DEPTH, loads_shallow
 from adapter.wire.private_files import open_regular
@@ -60,12 +60,11 @@ __all__ = [
     "ExitBoundedTransport",
     "HintedContext",
     "PermissionHints",
+    "answer_elicitations",
     "configure_can_use_tool",
-    "elicitation_hooks",
     "list_regular_transcripts_only",
     "parse_message",
     "raw_frames",
-    "refusal_explanation",
     "sanitize_path",
     "send_control_request",
     "with_hints",
@@ -81,9 +80,28 @@ def configure_can_use_tool(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
     return _configure_can_use_tool(options)
 
 
-def elicitation_hooks(callback: Any, timeout: float) -> Any:
-    """The `hooks` option that runs `callback` for every MCP server's elicitation."""
-    return {"Elicitation": [HookMatcher(matcher=None, hooks=[callback], timeout=timeout)]}
+def answer_elicitations(client: ClaudeSDKClient, answer: Callable[[Any], Awaitable[Any]]) -> bool:
+    """Once connected, `answer` gives the response (`{action, content?}`) to each `elicitation`
+    request (False: no query yet); the SDK tracks each in flight, a cancel request cancels it."""
+    if (query := client._query) is None:
+        return False
+    handle = query._handle_control_request
+
+    async def routed(request: Any) -> Any:
+        body, ident = request.get("request"), request.get("request_id")
+        if not isinstance(body, dict) or body.get("subtype") != "elicitation":
+            return await handle(request)
+        try:
+            reply = {"subtype": "success", "request_id": ident, "response": await answer(body)}
+        except Exception as exc:  # our fault: Claude Code hears an error, the server `cancel`
+            log.exception("an MCP elicitation could not be answered")
+            reply = {"subtype": "error", "request_id": ident, "error": type(exc).__name__}
+        frame = json.dumps({"type": "control_response", "response": reply}) + "\n"
+        with contextlib.suppress(Exception):  # Claude is gone: nobody is left to answer
+            await query.transport.write(frame)
+
+    query._handle_control_request = routed
+    return True
 
 
 def sanitize_path(path: str) -> str:
@@ -168,21 +186,6 @@ async def send_control_request(client: ClaudeSDKClient, request: dict[str, Any])
     if query is None:
         raise CLIConnectionError("Not connected.")
     return await query._send_control_request(request)
-
-
-def refusal_explanation(frame: object) -> str | None:
-    """Claude's refusal explanation from a raw frame, where the SDK's parsed message lost it."""
-    if not isinstance(frame, Mapping):
-        return None
-    if frame.get("type") == "system" and frame.get("subtype") == "model_refusal_no_fallback":
-        source: object = frame
-        key = "api_refusal_explanation"
-    else:
-        message = frame.get("message")
-        source = message.get("stop_details") if isinstance(message, Mapping) else None
-        key = "explanation"
-    value = source.get(key) if isinstance(source, Mapping) else None
-    return value if isinstance(value, str) and value.strip() else None
 
 
 class _ExitBoundedProcess:

@@ -26,8 +26,7 @@ from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, Tool
 from adapter.claude.process import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
-from adapter.claude.sdk_compat import refusal_explanation
-from adapter.claude.translate import event_for
+from adapter.claude.translate import event_for, refusal_explanation
 from adapter.claude.unparsed import UnparsedFrame
 from adapter.controls.controls import SessionControls
 from adapter.controls.questions import ASK_TOOL

@@ -253,6 +253,10 @@ ADAPTER_ONLY = {
     "ask_questions",
     "permission_hints",
     "mcp_elicit",  # an MCP server asks (issue 22): test_mcp_elicitation.py
+    "mcp_elicit_url",  # ... to sign in on a page: test_mcp_url_elicitation.py
+    "mcp_elicit_url_no_id",
+    "mcp_elicit_url_no_url",
+    "mcp_elicit_url_confirmed",
     # Its turns wait for a reset on the wall clock: tests/e2e/test_usage_limits.py.
     "usage_limit_resets",
     # Everyday coding turns (issue 13): tests/e2e/test_turn.py and the benchmark.
