@@ -7,6 +7,9 @@ SDKs' buffers, the allocator's arenas):
 - `closed`: `session/new`, one prompt, `session/close`: one opened-and-closed session.
 - `load_fork`: a session made and prompted once at the start; each round `session/load`s it
   (its transcript replayed), `session/fork`s it, and closes the fork and the loaded session.
+- `reload`: the same session, never closed: each round `session/load`s it while the previous
+  round's load is still live (the live one is shut down and replaced, as an editor reopening
+  a thread does).
 
 After every round the agent's resident set (VmRSS of the agent process alone: its scripted
 Claude children are counted apart, and every round closes its own) is read; the figure is the
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import signal
 import sys
 import tempfile
@@ -37,7 +41,7 @@ from tests.bench.startup import OPT_IN
 
 __all__ = ["KINDS", "SlopeSample", "least_squares_slope", "run_slope"]
 
-KINDS = ("closed", "load_fork")
+KINDS = ("closed", "load_fork", "reload")
 PROMPT = [{"type": "text", "text": "What is in this folder?"}]
 BOUND_KIB = 2.0  # per round, issue 26
 TIMEOUT = 120.0  # a bound on a hang, never a speed figure
@@ -85,14 +89,26 @@ async def _load_fork_round(agent: Agent, cwd: Path, session_id: str) -> None:
     await agent.request("session/close", {"sessionId": session_id}, timeout=TIMEOUT)
 
 
+async def _reload_round(agent: Agent, cwd: Path, session_id: str) -> None:
+    params = {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
+    await agent.request("session/load", params, timeout=TIMEOUT)
+
+
 async def _snapshot(agent: Agent, folder: Path, index: int) -> tracemalloc.Snapshot:
     agent.process.send_signal(signal.SIGUSR1)
     target = folder / f"{index}.snap"
-    for _ in range(600):
+    for _ in range(3000):  # a traced snapshot of a busy agent can take a minute on a shared machine
         if target.exists():
             return tracemalloc.Snapshot.load(str(target))
         await asyncio.sleep(0.1)
     raise TimeoutError("the traced agent wrote no snapshot")
+
+
+def _type_growth(folder: Path, rounds: int) -> list[str]:
+    """The types whose live objects (those the collector tracks) grew most over the rounds."""
+    before, after = (json.loads((folder / f"{i}.types").read_text()) for i in (0, 1))
+    grown = sorted(((after[k] - before.get(k, 0), k) for k in after), reverse=True)
+    return [f"{n / rounds:+.2f}/round {name}" for n, name in grown[:12] if n > 0]
 
 
 def _top(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, rounds: int) -> list[str]:
@@ -150,8 +166,10 @@ async def run_slope(
                 )
                 await agent.request("session/close", {"sessionId": first}, timeout=TIMEOUT)
 
+                round_of = _load_fork_round if kind == "load_fork" else _reload_round
+
                 async def one() -> None:
-                    await _load_fork_round(agent, cwd, first)
+                    await round_of(agent, cwd, first)
 
             for _ in range(warmup):
                 await one()
@@ -161,6 +179,7 @@ async def run_slope(
                 sample.rss_kib.append(status_kib(agent.pid, "VmRSS") or 0)
             if before is not None:
                 sample.traced_top = _top(before, await _snapshot(agent, snaps, 1), rounds)
+                sample.traced_top += _type_growth(snaps, rounds)
             sample.children_left = len(descendants(agent.pid))
         except Exception as exc:  # reported, never fatal to the benchmark
             sample.error = f"{type(exc).__name__}: {exc}"
