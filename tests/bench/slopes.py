@@ -56,11 +56,20 @@ class SlopeSample:
     rss_kib: list[int] = field(default_factory=list)  # after each measured round
     children_left: int = 0  # live descendants after the last round (each round closes its own)
     traced_top: list[str] = field(default_factory=list)
+    # With `count`: the agent's allocated blocks and tracked objects after the warm-up and
+    # after the last round (tests.bench.traced_agent, SIGUSR2).
+    counted: list[dict[str, int]] = field(default_factory=list)
     error: str | None = None
 
     @property
     def slope_kib(self) -> float | None:
         return least_squares_slope(self.rss_kib) if len(self.rss_kib) > 1 else None
+
+    def per_round(self, what: str) -> float | None:
+        """Growth of `blocks` or `objects` per measured round (None unless counted)."""
+        if len(self.counted) != 2:
+            return None
+        return (self.counted[1][what] - self.counted[0][what]) / self.rounds
 
 
 def least_squares_slope(values: list[int]) -> float:
@@ -94,6 +103,31 @@ async def _reload_round(agent: Agent, cwd: Path, session_id: str) -> None:
     await agent.request("session/load", params, timeout=TIMEOUT)
 
 
+async def _count(agent: Agent, folder: Path, index: int) -> dict[str, int]:
+    agent.process.send_signal(signal.SIGUSR2)
+    target = folder / f"{index}.count"
+    for _ in range(3000):
+        if target.exists():
+            found: dict[str, int] = json.loads(target.read_text())
+            return found
+        await asyncio.sleep(0.1)
+    raise TimeoutError("the agent wrote no counts")
+
+
+# Readings per point, a moment apart, of which the least is kept: a closed session's last
+# tasks (its reader's end, a pending announcement) may still hold it for a moment after the
+# answer, and one such straggler at the end alone would read as growth over a few dozen rounds.
+_READINGS = 3
+
+
+async def _counts(agent: Agent, folder: Path, point: int) -> dict[str, int]:
+    readings = []
+    for n in range(_READINGS):
+        await asyncio.sleep(0.5)
+        readings.append(await _count(agent, folder, point * _READINGS + n))
+    return {key: min(r[key] for r in readings) for key in readings[0]}
+
+
 async def _snapshot(agent: Agent, folder: Path, index: int) -> tracemalloc.Snapshot:
     agent.process.send_signal(signal.SIGUSR1)
     target = folder / f"{index}.snap"
@@ -112,8 +146,10 @@ def _type_growth(folder: Path, rounds: int) -> list[str]:
 
 
 def _top(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, rounds: int) -> list[str]:
-    lines = []
-    for stat in after.compare_to(before, "traceback")[:12]:
+    stats = after.compare_to(before, "traceback")
+    grown = sum(stat.size_diff for stat in stats)
+    lines = [f"{grown / rounds:,.0f} B/round traced in all ({len(stats):,} sites)"]
+    for stat in stats[:12]:
         if stat.size_diff <= 0:
             break
         frames = [f"{f.filename.replace(str(ROOT) + '/', '')}:{f.lineno}" for f in stat.traceback]
@@ -131,11 +167,15 @@ async def run_slope(
     rounds: int = 300,
     warmup: int = 30,
     trace: bool = False,
+    count: bool = False,
     spec: AgentSpec | None = None,
 ) -> SlopeSample:
+    """`trace`: tracemalloc's top growth sites and types; `count`: allocated blocks and
+    tracked objects (both run our agent under `tests.bench.traced_agent`)."""
     sample = SlopeSample(kind, rounds, load_average())
+    traced = trace or count
     argv = (
-        (sys.executable, "-m", "tests.bench.traced_agent") if trace else (spec or our_agent()).argv
+        (sys.executable, "-m", "tests.bench.traced_agent") if traced else (spec or our_agent()).argv
     )
     with tempfile.TemporaryDirectory(prefix=f"claude-acp-bench-slope-{kind}-") as scratch:
         tmp = Path(scratch)
@@ -147,6 +187,7 @@ async def run_slope(
             "CLAUDE_CONFIG_DIR": str(config),
             "CLAUDE_ACP_LOG": "WARNING",
             "CLAUDE_ACP_BENCH_SNAPSHOTS": str(snaps),
+            "CLAUDE_ACP_BENCH_TRACEMALLOC": "1" if trace else "0",
         }
         agent = await spawn(argv, env=env, cwd=ROOT, stderr_path=tmp / "stderr.log")
         try:
@@ -173,10 +214,14 @@ async def run_slope(
 
             for _ in range(warmup):
                 await one()
+            if count:
+                sample.counted.append(await _counts(agent, snaps, 0))
             before = await _snapshot(agent, snaps, 0) if trace else None
             for _ in range(rounds):
                 await one()
                 sample.rss_kib.append(status_kib(agent.pid, "VmRSS") or 0)
+            if count:
+                sample.counted.append(await _counts(agent, snaps, 1))
             if before is not None:
                 sample.traced_top = _top(before, await _snapshot(agent, snaps, 1), rounds)
                 sample.traced_top += _type_growth(snaps, rounds)
@@ -195,6 +240,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--only", choices=KINDS, action="append")
     parser.add_argument("--trace", action="store_true", help="print the sites that grew")
+    parser.add_argument(
+        "--count", action="store_true", help="allocated blocks and objects per round"
+    )
     return parser.parse_args(argv)
 
 
@@ -204,7 +252,12 @@ async def _main(args: argparse.Namespace) -> list[SlopeSample]:
         launcher = write_scenario_launcher(Path(scratch))
         for kind in args.only or KINDS:
             sample = await run_slope(
-                kind, launcher, rounds=args.rounds, warmup=args.warmup, trace=args.trace
+                kind,
+                launcher,
+                rounds=args.rounds,
+                warmup=args.warmup,
+                trace=args.trace,
+                count=args.count,
             )
             samples.append(sample)
             slope = sample.slope_kib
@@ -215,6 +268,12 @@ async def _main(args: argparse.Namespace) -> list[SlopeSample]:
                 f"load {sample.load_start:.1f}-{sample.load_end:.1f}",
                 flush=True,
             )
+            if sample.counted:
+                print(
+                    f"  {sample.per_round('blocks'):+.1f} allocated blocks and "
+                    f"{sample.per_round('objects'):+.1f} tracked objects per round",
+                    flush=True,
+                )
             for line in sample.traced_top:
                 print("  " + line, flush=True)
     return samples
