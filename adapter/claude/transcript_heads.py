@@ -24,8 +24,9 @@ _TEXT_START = re.compile(r'"text": ?"|"content": ?"')
 _KEPT = 400  # characters of the prompt's start copied: more than the SDK shows
 
 
-def with_cut_first_prompt(head: str) -> str:
-    if "\n" in head or not _USER.search(head) or _NOT_A_PROMPT.search(head):
+def with_cut_first_prompt(head: str, *, cut: bool = True) -> str:
+    """`head` with its cut first prompt's start put first; `cut`: the file goes on past it."""
+    if not cut or "\n" in head or not _USER.search(head) or _NOT_A_PROMPT.search(head):
         return head
     start = _TEXT_START.search(head)
     if start is None:

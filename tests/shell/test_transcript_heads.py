@@ -90,3 +90,9 @@ def test_the_copy_is_the_start_of_the_prompt_wherever_the_head_cuts(text: str, c
     assert rest == head
     copied = json.loads(first)["message"]["content"][0]["text"]
     assert (text + "!" * 3000).startswith(copied)
+
+
+def test_a_whole_file_read_as_its_head_is_left_as_read() -> None:
+    # A one-line transcript without its line end, all of it in the head: the SDK reads it whole.
+    head = _prompt_line("all of it")
+    assert with_cut_first_prompt(head, cut=False) is head
