@@ -5,10 +5,11 @@ interpreter's allocated blocks and the objects its collector tracks, read by the
 of a few readings. The resident set moves in pages and arenas and needs hundreds of rounds to
 show a slope: `python -m tests.bench.slopes` measures it (BENCHMARKS.md).
 
-Measured at 40 rounds: a released session leaves no object and 12-16 blocks a round (short
-strings: the bounded list of closed ids, the SDK's and the guard's caches); a session replaced
-by a reload and never detached from the shared machines (the bug this pins) left 47 objects
-and 79 blocks a round. The bounds sit between, with room for noise.
+Measured over 24-40 rounds: a released session leaves no object and 12-22 blocks a round
+(fewer over more rounds: 7 over 150; mostly short strings, such as the closed ids the agent
+keeps, the newest 1,000); a session replaced by a reload and never detached from the shared
+machines (the bug this pins) left 47 objects and 79-83 blocks a round. The bounds sit
+between, with room for noise.
 """
 
 from __future__ import annotations
