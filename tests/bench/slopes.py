@@ -1,8 +1,8 @@
-"""`python -m tests.bench.slopes [--rounds N] [--trace]`: what each round of open-and-close leaves
+"""`python -m tests.bench.slopes [--rounds N] [--count|--trace]`: what each round of opening leaves
 behind in our agent (issue 26: below 2 KiB per round over 300 rounds).
 
-Two kinds of round, each in a fresh agent process after `--warmup` rounds (imports, caches, the
-SDKs' buffers, the allocator's arenas):
+Three kinds of round, each in a fresh agent process after `--warmup` rounds (imports, caches,
+the SDKs' buffers, the allocator's arenas; the resident set settles over ~100 rounds):
 
 - `closed`: `session/new`, one prompt, `session/close`: one opened-and-closed session.
 - `load_fork`: a session made and prompted once at the start; each round `session/load`s it
@@ -16,6 +16,11 @@ Claude children are counted apart, and every round closes its own) is read; the 
 least-squares slope of those readings over the measured rounds, in KiB per round. RSS moves in
 pages and arenas, so a slope needs a few hundred rounds to mean anything; memory is a fair
 measure on a shared machine, the load average is recorded anyway.
+
+`--count` runs the agent under `tests.bench.traced_agent` with tracing off and prints the
+interpreter's allocated blocks and the collector's tracked objects gained per round (exact
+after a collection, the least of a few readings): what `tests/e2e/test_memory_slopes.py`
+bounds.
 
 `--trace` runs the agent under `tests.bench.traced_agent` and prints the allocation sites that
 grew most between a snapshot after the warm-up and one after the last round: where to look
