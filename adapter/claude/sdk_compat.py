@@ -19,8 +19,8 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   request the pinned SDK has no wrapper for (`apply_flag_settings`, the effort picker).
 - `sanitize_path`: the SDK's rule for a project folder's name (where transcripts live).
 - `list_regular_transcripts_only`: the SDK's private `sessions._read_session_lite` (how
-  `list_sessions` reads each transcript's head and tail) replaced by the same reading through
-  `open_regular`, since the SDK opens whatever `*.jsonl` it finds and a FIFO there hung it.
+  `list_sessions` reads each transcript's head and tail) replaced by one through `open_regular`
+  (a FIFO among them hung the SDK's), a head cut in its first line fixed (`transcript_heads`).
 - Two import-time touchpoints must run before `acp` and the SDK are first imported, so they
   live in `adapter/lean_imports.py` (pinned by `tests/shell/test_lean_imports.py`): pydantic's
   private `ConfigWrapper.for_model`, to build `acp.schema`'s models on first use, and the SDK
@@ -53,6 +53,7 @@ from claude_agent_sdk._internal.sessions import _sanitize_path
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import ToolPermissionContext, _configure_can_use_tool
 
+from adapter.claude.transcript_heads import with_cut_first_prompt
 from adapter.wire.deep_json import MAX_DEPTH, loads_shallow
 from adapter.wire.private_files import open_regular
 
@@ -144,8 +145,8 @@ def list_regular_transcripts_only() -> None:
 
 
 def _read_regular_session_lite(file_path: Any) -> Any:
-    """The SDK's `_read_session_lite` (0.2.189), byte for byte, but opened by `open_regular`:
-    a FIFO, device or socket named `<uuid>.jsonl` is skipped, never waited on."""
+    """The SDK's `_read_session_lite` (0.2.189) opened by `open_regular` (a FIFO, device or
+    socket named `<uuid>.jsonl` is skipped, never waited on), a cut head made listable."""
     from claude_agent_sdk._internal import sessions
 
     block = sessions.LITE_READ_BUF_SIZE
@@ -156,6 +157,7 @@ def _read_regular_session_lite(file_path: Any) -> Any:
             if not head_bytes:
                 return None
             head = head_bytes.decode("utf-8", errors="replace")
+            head = with_cut_first_prompt(head, cut=found.st_size > len(head_bytes))
             tail_offset = max(0, found.st_size - block)
             if tail_offset == 0:
                 tail = head

@@ -159,6 +159,9 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             answer.give(PromptResponse(stop_reason="cancelled"))
         self._closed = True
         self._rearm.set()
+        # A session replaced by a load or a resume is never closed: released here, or each
+        # replaced session's core stayed attached to the shared machines for good.
+        await self._release()
 
     async def close(self) -> None:
         self._closed = True
@@ -169,6 +172,10 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             await self._runtime.close()
         for answer in self._answers.values():
             answer.give(RequestError.internal_error({"reason": "the session was closed"}))
+        await self._release()
+
+    async def _release(self) -> None:
+        """Detach the core from the shared machines (once; late facts are dropped after)."""
         # The shared machines hold the core's models until it detaches them: without this a
         # closed session's core (its ledger, turn, windows) stayed for the process's life.
         async with self._feed_lock:
