@@ -18,9 +18,8 @@ since `fsm/` may not import the adapter; the same test file pins all three.
 - `send_control_request`: the client's private `_query._send_control_request`, for a control
   request the pinned SDK has no wrapper for (`apply_flag_settings`, the effort picker).
 - `sanitize_path`: the SDK's rule for a project folder's name (where transcripts live).
-- `list_regular_transcripts_only`: the SDK's private `sessions._read_session_lite` (how
-  `list_sessions` reads each transcript's head and tail) replaced by one through `open_regular`
-  (a FIFO among them hung the SDK's), a head cut in its first line fixed (`transcript_heads`).
+- `list_regular_transcripts_only`: the private `sessions._read_session_lite` (`list_sessions`'
+  head and tail reads) through `open_regular` (a FIFO hung it), a cut head made listable.
 - Two import-time touchpoints must run before `acp` and the SDK are first imported, so they
   live in `adapter/lean_imports.py` (pinned by `tests/shell/test_lean_imports.py`): pydantic's
   private `ConfigWrapper.for_model`, to build `acp.schema`'s models on first use, and the SDK
@@ -29,9 +28,8 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   context without the CLI's permission hints (`default_to_no`, `suppress_always_allow_rule`,
   `matched_ask_rule`); the transport notes them from the raw request as it reads it, and the
   context handed on is a `HintedContext` that carries them.
-- `answer_elicitations`: the client's private `_query._handle_control_request`, wrapped so the
-  `elicitation` request (an MCP server asks the user), which the SDK refuses, is answered (CLI
-  2.1.332 ignores an SDK callback hook's `Elicitation` answer: this is the host's only say).
+- `answer_elicitations`: the private `_query._handle_control_request`, wrapped to answer the
+  `elicitation` request the SDK refuses (CLI 2.1.332 ignores an `Elicitation` hook's answer).
 """
 
 from __future__ import annotations
