@@ -17,6 +17,7 @@ __all__ = [
     "AuthStatusReported",
     "ClaudeEvent",
     "ClaudeSilent",
+    "ContextMeasured",
     "LimitWindow",
     "McpServerStatus",
     "McpServersReported",
@@ -184,6 +185,20 @@ class OutputReceived(ClaudeEvent):
     """Claude wrote a frame at `now` (monotonic seconds): the stall clock starts again."""
 
     now: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextMeasured(ClaudeEvent):
+    """Claude's latest report says the context holds `tokens` tokens (at a turn's result, or
+    what a compaction retained), and its last request's prompt cache lives `cache_ttl` (`1h`,
+    `5m`; None: not said); idle compaction reads them."""
+
+    tokens: int
+    cache_ttl: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.tokens, bool) or not isinstance(self.tokens, int) or self.tokens < 0:
+            raise PeerViolation(f"a context of {self.tokens!r} tokens")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -21,6 +21,7 @@ from fsm.records import FailureRecord
 from fsm.vocabulary import FailureKind
 
 __all__ = [
+    "CompactWhenIdle",
     "Effect",
     "FailedTurn",
     "ForwardAssistantMessage",
@@ -142,6 +143,16 @@ class SendPrompt(Effect):
 
     turn_id: str
     replace_runtime: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactWhenIdle(Effect):
+    """The session sat idle long enough (`idle_compaction.py`): send Claude `/compact` as the
+    session's own turn, the `number`th of this session. The shell mints its turn id, keeps
+    its answer (no client waits for it) and reports `PromptReceived(by_adapter=True)` at once,
+    before any other event, so no client prompt can go first."""
+
+    number: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

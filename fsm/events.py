@@ -21,6 +21,7 @@ from fsm.claude_events import (
     AuthStatusReported,
     ClaudeEvent,
     ClaudeSilent,
+    ContextMeasured,
     LimitWindow,
     McpServersReported,
     McpServerStatus,
@@ -47,6 +48,7 @@ __all__ = [
     "CancelRequested",
     "ClaudeEvent",
     "ClaudeSilent",
+    "ContextMeasured",
     "CredentialsChanged",
     "DeadlineReached",
     "DeliveryConfirmed",
@@ -60,6 +62,7 @@ __all__ = [
     "McpServerStatus",
     "McpServersReported",
     "MessageTooLarge",
+    "ModelChosen",
     "ModelFellBack",
     "OutputReceived",
     "PromptReceived",
@@ -83,9 +86,11 @@ __all__ = [
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PromptReceived(Event):
     """The client sent `session/prompt`; the shell stamped it with the fresh uuid `turn_id`
-    and waits for a `SendPrompt` (or an answer) naming it."""
+    and waits for a `SendPrompt` (or an answer) naming it. `by_adapter`: the prompt is the
+    adapter's own idle `/compact` (`CompactWhenIdle`), which no client waits for."""
 
     turn_id: str
+    by_adapter: bool = False
 
     def __post_init__(self) -> None:
         need(self.turn_id, "turn_id")
@@ -122,6 +127,11 @@ class FreshContextReady(Event):
     """The fresh context's Claude process is up (asked for by `StartFreshContext`), at `now`."""
 
     now: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelChosen(Event):
+    """The client chose another model for the session (the model picker)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,8 +8,11 @@ decides nothing else itself:
    Claude's account reports go to the ledger (`ledger.py`, whose incidents decide recovery).
 3. It keeps the clock the shell lends it (`session_clock.py`): `next_deadline()` says when the
    core next needs waking (the stall watchdog, the interrupt's grace period, a usage limit's
-   reset), and `DeadlineReached` turns into the turn machine's `claude_silent` or
-   `cancel_grace_expired`, or a limit's reset (`session_limits.py`, DECISIONS rows 32-33).
+   reset, the idle compaction's deadline), and `DeadlineReached` turns into the turn
+   machine's `claude_silent` or `cancel_grace_expired`, a limit's reset (`session_limits.py`,
+   DECISIONS rows 32-33), or the idle compaction's `idle_deadline_reached`.
+4. It tells the idle compaction (`idle_compaction.py`) when the session went idle (its last
+   turn answered, nothing queued) and of each client prompt.
 
 Claude's process has its own machine (`runtime.py`, owned by the turn, whose rows read it):
 runtime starts, losses, shutdowns and new credentials are its triggers, and every `SendPrompt`
@@ -20,7 +23,8 @@ new one). Its state also names a retired epoch, whose late words the stale filte
 Triggers fired from code here (WARNING: hand-coded, not drawn): `turn_went_busy` after a sign
 of life, the `transport_lost` made up when a prompt was sent to a process already gone, the
 runtime's `prompt_dispatched` for each `SendPrompt`, and the timer's demux of one
-`DeadlineReached` into `cancel_grace_expired` and `claude_silent`.
+`DeadlineReached` into `cancel_grace_expired`, `claude_silent` and `idle_deadline_reached`,
+and the idle compaction's `session_went_idle` (derived here) and `prompt_received`.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from fsm.events import (
     CancelRequested,
     ClaudeEvent,
     ClaudeSilent,
+    ContextMeasured,
     CredentialsChanged,
     DeadlineReached,
     DeliveryConfirmed,
@@ -50,6 +55,7 @@ from fsm.events import (
     FreshContextReady,
     HistoryFailureFound,
     McpServersReported,
+    ModelChosen,
     ModelFellBack,
     OutputReceived,
     PromptSent,
@@ -58,10 +64,12 @@ from fsm.events import (
     TransportLost,
     WorkerShuttingDown,
 )
+from fsm.idle_compaction import IdlePolicy
 from fsm.ledger import Ledger
 from fsm.notices import Notices
 from fsm.records import FailureRecord, redact
 from fsm.session_clock import CANCEL_GRACE_SECONDS, SessionClock
+from fsm.session_idle import SessionIdle
 from fsm.session_limits import SessionLimits
 from fsm.turn import Turn, TurnState
 from fsm.turn_actions import TURN_NO_RESULT_TITLE
@@ -78,6 +86,7 @@ class SessionCore:
 
     `capable`: errors become records (sessionFailure or agentError negotiated). `notices`:
     warnings and notices become records too (sessionFailure negotiated; defaults to `capable`).
+    `idle`: the idle compaction's settings (None: the session never compacts when idle).
     """
 
     def __init__(
@@ -91,6 +100,7 @@ class SessionCore:
         stall_seconds: float | None = None,
         started: bool = True,
         acp_notices: bool = False,
+        idle: IdlePolicy | None = None,
     ) -> None:
         self.session_id = session_id
         self.capable = capable
@@ -114,7 +124,10 @@ class SessionCore:
             private=private,
             live_turn=lambda: self.turn.turn_id if self.turn.live else None,
         )
+        self.idle = SessionIdle(policy=idle, turn=self.turn, clock=self._clock)
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
+            ContextMeasured: self._on_context,
+            ModelChosen: lambda _: [],  # only the idle compaction hears of it (`after`)
             DeliveryConfirmed: self._on_confirmed,
             DeliveryFailed: self._on_failed,
             HistoryFailureFound: self._on_history,
@@ -157,12 +170,17 @@ class SessionCore:
 
     def next_deadline(self) -> float | None:
         """When the core next needs a `DeadlineReached` (monotonic seconds), or None."""
-        deadlines = (self._clock.next_deadline(self.turn.state), self.limits.next_deadline())
+        deadlines = (
+            self._clock.next_deadline(self.turn.state),
+            self.limits.next_deadline(),
+            self.idle.next_deadline(),
+        )
         return min((d for d in deadlines if d is not None), default=None)
 
     def close(self) -> None:
         """Detach the machines' models; the core must not be used afterwards."""
         self.limits.close()
+        self.idle.close()
         self.notices_routing.detach()
         self.ledger.close()
         self.turn.detach()
@@ -176,6 +194,10 @@ class SessionCore:
         prompt sent while a turn is live), `FsmError` for a delivery report that names no
         pending revision or an event of a kind the core does not know.
         """
+        busy = self.idle.busy()
+        return self.idle.after(event, busy, self._handle(event))
+
+    def _handle(self, event: Event) -> list[Effect]:
         if isinstance(event, ClaudeEvent) and self._is_stale(event):
             return [LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")]
         trigger = TURN_TRIGGERS.get(type(event))
@@ -256,7 +278,12 @@ class SessionCore:
         return self.runtime.fire("auth_status_reported", event)
 
     def _on_rate_limit(self, event: RateLimitReported) -> list[Effect]:
+        self.idle.note_rate_limit(event.status)
         return self.limits.reported(event)
+
+    def _on_context(self, event: ContextMeasured) -> list[Effect]:
+        self.idle.note_context(event.tokens, event.cache_ttl)
+        return []
 
     def _on_worker_shutdown(self, event: WorkerShuttingDown) -> list[Effect]:
         return self.runtime.fire("worker_shutting_down", event)
@@ -280,4 +307,5 @@ class SessionCore:
         if waited is not None:
             silent = ClaudeSilent(epoch=self.ledger.epoch, waited_seconds=waited)
             effects += self._fire("claude_silent", silent)
-        return effects + self.limits.deadline_reached(event.now, event.wall)
+        effects += self.limits.deadline_reached(event.now, event.wall)
+        return effects + self.idle.deadline_reached(event.now)

@@ -33,6 +33,11 @@ class SessionClock:
         self._stall_marks = 0  # stall deadlines already reported since Claude was last heard
         self._grace_deadline: float | None = None
 
+    @property
+    def last_heard(self) -> float | None:
+        """When Claude was last heard from (or a prompt sent), if the shell keeps time."""
+        return self._last_heard
+
     def heard(self, now: float | None) -> None:
         """Claude was heard from (or a prompt was sent) at `now`: the silence starts again."""
         self._last_heard, self._stall_marks = now, 0

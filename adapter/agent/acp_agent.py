@@ -46,6 +46,7 @@ from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
+from fsm.events import ModelChosen
 from fsm.negotiation import Dialects
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ class ClaudeAcpAgent(SessionOpener):
         self._terminal_output = False
         self._ask_by_form = False  # the client declared `elicitation.form`
         self._boolean_options = False  # ... `session.configOptions.boolean`
+        self._ask_by_url = False  # ... `elicitation.url`
+        self._plan_updates = False  # ... `plan`
         self._sessions: dict[str, Session] = {}
         self._closed = ClosedIds()
         self._opening: dict[str, anyio.Lock] = {}
@@ -110,6 +113,8 @@ class ClaudeAcpAgent(SessionOpener):
         self._terminal_output = declared.terminal_output
         self._ask_by_form = declared.ask_by_form
         self._boolean_options = declared.boolean_options
+        self._ask_by_url = declared.ask_by_url
+        self._plan_updates = declared.plan_updates
         log.info("initialize: %s", self._dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -247,14 +252,18 @@ class ClaudeAcpAgent(SessionOpener):
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
-        controls = self._session(session_id).controls
-        await controls.set_option(config_id, value)
-        return SetSessionConfigOptionResponse(config_options=controls.config.options())
+        session = self._session(session_id)
+        await session.controls.set_option(config_id, value)
+        if config_id == "model":  # the idle compaction's cache was the old model's
+            await session.feed(ModelChosen())
+        return SetSessionConfigOptionResponse(config_options=session.controls.config.options())
 
     async def set_session_model(self, model_id: str, session_id: str) -> None:
         """The earlier adapter's `session/set_model`: the model option, by value or full id."""
-        controls = self._session(session_id).controls
+        session = self._session(session_id)
+        controls = session.controls
         await controls.set_option("model", controls.config.model_value(model_id))
+        await session.feed(ModelChosen())
 
     def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)

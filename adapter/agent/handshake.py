@@ -42,6 +42,8 @@ class ClientDeclared:
     terminal_output: bool  # Zed's terminal extension: Bash output as terminal `_meta`
     ask_by_form: bool  # the client declared `elicitation.form`
     boolean_options: bool = False  # ... `session.configOptions.boolean`
+    ask_by_url: bool = False  # ... `elicitation.url`
+    plan_updates: bool = False  # ... `plan` (`plan_update`s)
 
 
 def client_declared(
@@ -55,6 +57,9 @@ def client_declared(
         terminal_output=isinstance(meta, dict) and meta.get("terminal_output") is True,
         ask_by_form=elicitation is not None and elicitation.form is not None,
         boolean_options=_boolean_options(client_capabilities),
+        ask_by_url=elicitation is not None and elicitation.url is not None,
+        # acp keeps `plan: {}` (an object; anything else fails its parse, so means no).
+        plan_updates=client_capabilities is not None and client_capabilities.plan is not None,
     )
 
 

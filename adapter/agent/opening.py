@@ -96,6 +96,8 @@ class Opening:
     # The client's extra folders and system prompt (`adapter.claude.surroundings`).
     surroundings: Surroundings = field(default_factory=Surroundings)
     acp_notices: bool = False  # the client declared `session.notices`
+    ask_by_url: bool = False  # ... `elicitation.url`: MCP servers' URL requests are forwarded
+    plan_updates: bool = False  # ... `plan`: an approved plan that clears the context is sent
 
 
 def opening_for(
@@ -110,6 +112,8 @@ def opening_for(
     surroundings: Surroundings | None = None,
     acp_notices: bool = False,
     boolean_options: bool = False,
+    ask_by_url: bool = False,
+    plan_updates: bool = False,
 ) -> Opening:
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
@@ -133,6 +137,8 @@ def opening_for(
         client_options=client_options,
         surroundings=surroundings or Surroundings(),
         acp_notices=acp_notices,
+        ask_by_url=ask_by_url,
+        plan_updates=plan_updates,
     )
 
 
@@ -192,6 +198,8 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         client_options=start.client_options,
         surroundings=start.surroundings,
         acp_notices=start.acp_notices,
+        ask_by_url=start.ask_by_url,
+        plan_updates=start.plan_updates,
     )
 
 

@@ -65,6 +65,8 @@ class SessionOpener:
     _terminal_output: bool
     _ask_by_form: bool
     _boolean_options: bool
+    _ask_by_url: bool
+    _plan_updates: bool
     _sessions: dict[str, Session]
     _closed: ClosedIds
     # One load or resume of a session id at a time: two at once would each start a Claude
@@ -134,6 +136,8 @@ class SessionOpener:
             surroundings=surroundings.requested(),
             acp_notices=self._dialects.acp_notices,
             boolean_options=self._boolean_options,
+            ask_by_url=self._ask_by_url,
+            plan_updates=self._plan_updates,
         )
 
     @contextlib.asynccontextmanager

@@ -1,20 +1,25 @@
 """The Claude Code hooks the adapter registers through the SDK: `PostCompact`, the summary a
-compaction kept (shown as the reference adapter shows it, `adapter.view.compaction_updates`),
-and `Elicitation`, an MCP server's own question (asked as an ACP form,
-`adapter.controls.mcp_elicitation`).
+compaction kept (shown as the reference adapter shows it, `adapter.view.compaction_updates`);
+and the answerer of MCP servers' own questions (MCP elicitation, asked as an ACP form,
+`adapter.controls.mcp_elicitation`), which is no hook.
 
 Theory of operation: the SDK (`claude-agent-sdk` 0.2.189) has no callback of its own for
-either. The bundled CLI (2.1.332) fires both hooks (`PostCompact {trigger, compact_summary,
-agent_id?}`; `Elicitation` with the server's name, message, mode and schema, before it would
-ask the SDK, which refuses an `elicitation` control request), and the SDK registers hook
-callbacks for any event name it is given, though its `HookEvent` type lists neither: the one
-reach past its public API here, pinned by `tests/shell/test_compat.py`. The CLI waits for a
-hook's answer: before it reports the compaction's end, so the summary is kept before that
-report is read; and before it answers the MCP server, so a person has an hour to answer.
+either. The bundled CLI (2.1.332) fires `PostCompact {trigger, compact_summary, agent_id?}`,
+and the SDK registers hook callbacks for any event name it is given, though its `HookEvent`
+type does not list it: the one reach past its public API here, pinned by
+`tests/shell/test_compat.py`. The CLI waits for the hook's answer before it reports the
+compaction's end, so the summary is kept before that report is read.
+
+An MCP server's question runs the CLI's `Elicitation` hooks first, but the CLI 2.1.332 keeps
+only a callback hook's `systemMessage`, never its `hookSpecificOutput` (seen with a real server:
+`tests/real_claude/test_mcp_elicitation.py`), so a hook cannot answer it. The CLI then asks the
+host with its own `elicitation` control request, which the SDK refuses; the adapter routes that
+request to `elicit` (`adapter.claude.sdk_compat.answer_elicitations`), and so registers no
+`Elicitation` hook, which would only show the question twice.
 
 The hooks are registered for every process; what they do is the session's (given once the
-session exists). With no session, the summary is dropped and an elicitation gets no opinion
-(Claude Code answers the server itself).
+session exists). With no session, the summary is dropped and an elicitation is declined (what
+the SDK does for a host without an elicitation callback).
 """
 
 from __future__ import annotations
@@ -25,17 +30,14 @@ from typing import Any, Protocol, TypeAlias, cast
 
 from claude_agent_sdk.types import HookContext, HookEvent, HookJSONOutput, HookMatcher
 
-from adapter.claude.sdk_compat import elicitation_hooks
-
-__all__ = ["ELICITATION_TIMEOUT_SECONDS", "ClaudeHooks", "ElicitationAnswer", "HookAnswers"]
+__all__ = ["ClaudeHooks", "ElicitationAnswer", "HookAnswers"]
 
 log = logging.getLogger(__name__)
 
-# Answers an MCP server's elicitation: Claude Code's `Elicitation` hook input in, its output out.
+# Answers an MCP server's elicitation: Claude Code's `elicitation` request in (its
+# `mcp_server_name`, `message`, `mode`, `requested_schema`, `url`, `elicitation_id`), the
+# server's answer out (`{action, content?}`).
 ElicitationAnswer: TypeAlias = Callable[[Any], Awaitable[dict[str, Any]]]
-
-# A person answers an MCP server's form: Claude Code may wait this long (seconds) for the hook.
-ELICITATION_TIMEOUT_SECONDS = 3600.0
 
 
 class HookAnswers(Protocol):
@@ -58,10 +60,7 @@ class ClaudeHooks:
 
     def options(self) -> dict[HookEvent, list[HookMatcher]]:
         """`ClaudeAgentOptions.hooks`."""
-        hooks = {
-            "PostCompact": [HookMatcher(hooks=[self._post_compact])],
-            **elicitation_hooks(self._elicit, ELICITATION_TIMEOUT_SECONDS),
-        }
+        hooks = {"PostCompact": [HookMatcher(hooks=[self._post_compact])]}
         # Event names the CLI knows and the SDK's `HookEvent` does not list (module doc).
         return cast(dict[HookEvent, list[HookMatcher]], hooks)
 
@@ -75,8 +74,9 @@ class ClaudeHooks:
             self._answers.compacted(summary)
         return {}
 
-    async def _elicit(self, hook_input: Any, tool_use_id: str | None, context: Any) -> Any:
+    async def elicit(self, request: Any) -> dict[str, Any]:
+        """The answer to Claude Code's `elicitation` request (an MCP server asks the user)."""
         if self._answer_elicitation is None:
             log.error("Claude runtime %s: an elicitation before a session owned it", self._epoch)
-            return {}  # no opinion: Claude Code answers the server itself
-        return await self._answer_elicitation(hook_input)
+            return {"action": "decline"}
+        return await self._answer_elicitation(request)

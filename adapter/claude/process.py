@@ -36,6 +36,7 @@ from adapter.claude.message_stream import messages_with_frames, over_the_buffer
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import (
     ExitBoundedTransport,
+    answer_elicitations,
     configure_can_use_tool,
     send_control_request,
     with_hints,
@@ -82,8 +83,8 @@ class ClaudeRuntime:
         launch = launch or Launch()
         self._stopped = anyio.Event()
         self._closed = anyio.Event()
-        # The hooks the session answers: PostCompact (`hooks.answer_with`) and MCP servers'
-        # elicitations (`hooks.answer_elicitations_with`).
+        # What the session answers: the PostCompact hook (`hooks.answer_with`) and MCP servers'
+        # elicitations (`hooks.answer_elicitations_with`, Claude Code's own requests).
         self.hooks = ClaudeHooks(epoch=self.epoch)
         chosen: dict[str, Any] = dict(
             cli_path=settings.executable,
@@ -96,7 +97,7 @@ class ClaudeRuntime:
             # Text and thinking stream as Claude writes them (adapter.view.stream_assembly).
             include_partial_messages=True,
             can_use_tool=self._ask,
-            # PostCompact and MCP servers' elicitations, answered by the session.
+            # PostCompact, answered by the session.
             hooks=self.hooks.options(),
             # Claude's stderr is read line by line into our log: an unread pipe would stall it.
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
@@ -188,6 +189,9 @@ class ClaudeRuntime:
         except Exception as exc:
             await self._transport.close()  # a process `spawn` started outlives a failed connect
             raise start_error(exc, self._executable) from exc
+        # MCP servers' questions, which the SDK refuses, go to the session (`hooks.elicit`).
+        if not answer_elicitations(self.client, self.hooks.elicit):
+            log.warning("Claude runtime %s: MCP servers' questions will be refused", self.epoch)
         await on_ready()
         task_status.started()
         try:

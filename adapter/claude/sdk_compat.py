@@ -18,9 +18,8 @@ since `fsm/` may not import the adapter; the same test file pins all three.
 - `send_control_request`: the client's private `_query._send_control_request`, for a control
   request the pinned SDK has no wrapper for (`apply_flag_settings`, the effort picker).
 - `sanitize_path`: the SDK's rule for a project folder's name (where transcripts live).
-- `list_regular_transcripts_only`: the SDK's private `sessions._read_session_lite` (how
-  `list_sessions` reads each transcript's head and tail) replaced by the same reading through
-  `open_regular`, since the SDK opens whatever `*.jsonl` it finds and a FIFO there hung it.
+- `list_regular_transcripts_only`: the private `sessions._read_session_lite` (`list_sessions`'
+  head and tail reads) through `open_regular` (a FIFO hung it), a cut head made listable.
 - Two import-time touchpoints must run before `acp` and the SDK are first imported, so they
   live in `adapter/lean_imports.py` (pinned by `tests/shell/test_lean_imports.py`): pydantic's
   private `ConfigWrapper.for_model`, to build `acp.schema`'s models on first use, and the SDK
@@ -29,20 +28,19 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   context without the CLI's permission hints (`default_to_no`, `suppress_always_allow_rule`,
   `matched_ask_rule`); the transport notes them from the raw request as it reads it, and the
   context handed on is a `HintedContext` that carries them.
-- `elicitation_hooks`: the SDK's `HookEvent` type lacks `Elicitation`, which its hook API and
-  the bundled CLI take (an MCP server's elicitation runs that hook; the SDK refuses the CLI's
-  own `elicitation` control request as an unsupported subtype).
-- `refusal_explanation`: the SDK drops an assistant message's `stop_details`; the raw frame (or
-  a `model_refusal_no_fallback` system frame) keeps Claude's refusal explanation (row 29).
+- `answer_elicitations`: the private `_query._handle_control_request`, wrapped to answer the
+  `elicitation` request the SDK refuses (CLI 2.1.332 ignores an `Elicitation` hook's answer).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import json
 import logging
 import os
-from collections.abc import AsyncIterable, AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -51,8 +49,9 @@ from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.sessions import _sanitize_path
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
-from claude_agent_sdk.types import HookMatcher, ToolPermissionContext, _configure_can_use_tool
+from claude_agent_sdk.types import ToolPermissionContext, _configure_can_use_tool
 
+from adapter.claude.transcript_heads import with_cut_first_prompt
 from adapter.wire.deep_json import MAX_DEPTH, loads_shallow
 from adapter.wire.private_files import open_regular
 
@@ -60,12 +59,11 @@ __all__ = [
     "ExitBoundedTransport",
     "HintedContext",
     "PermissionHints",
+    "answer_elicitations",
     "configure_can_use_tool",
-    "elicitation_hooks",
     "list_regular_transcripts_only",
     "parse_message",
     "raw_frames",
-    "refusal_explanation",
     "sanitize_path",
     "send_control_request",
     "with_hints",
@@ -81,9 +79,28 @@ def configure_can_use_tool(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
     return _configure_can_use_tool(options)
 
 
-def elicitation_hooks(callback: Any, timeout: float) -> Any:
-    """The `hooks` option that runs `callback` for every MCP server's elicitation."""
-    return {"Elicitation": [HookMatcher(matcher=None, hooks=[callback], timeout=timeout)]}
+def answer_elicitations(client: ClaudeSDKClient, answer: Callable[[Any], Awaitable[Any]]) -> bool:
+    """Once connected, `answer` gives the response (`{action, content?}`) to each `elicitation`
+    request (False: no query yet); the SDK tracks each in flight, a cancel request cancels it."""
+    if (query := client._query) is None:
+        return False
+    handle = query._handle_control_request
+
+    async def routed(request: Any) -> Any:
+        body, ident = request.get("request"), request.get("request_id")
+        if not isinstance(body, dict) or body.get("subtype") != "elicitation":
+            return await handle(request)
+        try:
+            reply = {"subtype": "success", "request_id": ident, "response": await answer(body)}
+        except Exception as exc:  # our fault: Claude Code hears an error, the server `cancel`
+            log.exception("an MCP elicitation could not be answered")
+            reply = {"subtype": "error", "request_id": ident, "error": type(exc).__name__}
+        frame = json.dumps({"type": "control_response", "response": reply}) + "\n"
+        with contextlib.suppress(Exception):  # Claude is gone: nobody is left to answer
+            await query.transport.write(frame)
+
+    query._handle_control_request = routed
+    return True
 
 
 def sanitize_path(path: str) -> str:
@@ -126,8 +143,8 @@ def list_regular_transcripts_only() -> None:
 
 
 def _read_regular_session_lite(file_path: Any) -> Any:
-    """The SDK's `_read_session_lite` (0.2.189), byte for byte, but opened by `open_regular`:
-    a FIFO, device or socket named `<uuid>.jsonl` is skipped, never waited on."""
+    """The SDK's `_read_session_lite` (0.2.189) opened by `open_regular` (a FIFO, device or
+    socket named `<uuid>.jsonl` is skipped, never waited on), a cut head made listable."""
     from claude_agent_sdk._internal import sessions
 
     block = sessions.LITE_READ_BUF_SIZE
@@ -138,6 +155,7 @@ def _read_regular_session_lite(file_path: Any) -> Any:
             if not head_bytes:
                 return None
             head = head_bytes.decode("utf-8", errors="replace")
+            head = with_cut_first_prompt(head, cut=found.st_size > len(head_bytes))
             tail_offset = max(0, found.st_size - block)
             if tail_offset == 0:
                 tail = head
@@ -168,21 +186,6 @@ async def send_control_request(client: ClaudeSDKClient, request: dict[str, Any])
     if query is None:
         raise CLIConnectionError("Not connected.")
     return await query._send_control_request(request)
-
-
-def refusal_explanation(frame: object) -> str | None:
-    """Claude's refusal explanation from a raw frame, where the SDK's parsed message lost it."""
-    if not isinstance(frame, Mapping):
-        return None
-    if frame.get("type") == "system" and frame.get("subtype") == "model_refusal_no_fallback":
-        source: object = frame
-        key = "api_refusal_explanation"
-    else:
-        message = frame.get("message")
-        source = message.get("stop_details") if isinstance(message, Mapping) else None
-        key = "explanation"
-    value = source.get(key) if isinstance(source, Mapping) else None
-    return value if isinstance(value, str) and value.strip() else None
 
 
 class _ExitBoundedProcess:

@@ -35,7 +35,7 @@ from fsm.events import (
     WorkerShuttingDown,
 )
 
-__all__ = ["AUTONOMOUS", "event_for"]
+__all__ = ["AUTONOMOUS", "event_for", "refusal_explanation"]
 
 # Results that no user turn asked for (reference §2: autonomous origins).
 AUTONOMOUS = frozenset(
@@ -212,3 +212,20 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
     if subtype == "session_state_changed" and data.get("state") == "running":
         return TurnWentBusy(epoch=epoch)
     return None
+
+
+def refusal_explanation(frame: object) -> str | None:
+    """Claude's refusal explanation from a raw frame, where the SDK's parsed message lost it:
+    the SDK drops an assistant message's `stop_details`, and a `model_refusal_no_fallback`
+    system frame may carry it alone (row 29)."""
+    if not isinstance(frame, Mapping):
+        return None
+    if frame.get("type") == "system" and frame.get("subtype") == "model_refusal_no_fallback":
+        source: object = frame
+        key = "api_refusal_explanation"
+    else:
+        message = frame.get("message")
+        source = message.get("stop_details") if isinstance(message, Mapping) else None
+        key = "explanation"
+    value = source.get(key) if isinstance(source, Mapping) else None
+    return value if isinstance(value, str) and value.strip() else None

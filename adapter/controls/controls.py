@@ -63,6 +63,8 @@ class SessionControls:
         client_options: ClientOptions | None = None,
         surroundings: Surroundings | None = None,
         acp_notices: bool = False,
+        ask_by_url: bool = False,
+        plan_updates: bool = False,
     ) -> None:
         self.session_id = session_id
         # The client's extra folders and system prompt: every Claude process starts with them.
@@ -86,7 +88,11 @@ class SessionControls:
         )
         self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
-        self.elicitations = McpElicitor(session_id=session_id, link=link, ask_by_form=ask_by_form)
+        self.elicitations = McpElicitor(
+            session_id=session_id, link=link, ask_by_form=ask_by_form, ask_by_url=ask_by_url
+        )
+        # The client takes `plan_update`s: a plan exit that clears the context sends the plan.
+        self.plan_updates = plan_updates
 
     def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
         """Where to find the session's current Claude process."""
@@ -240,6 +246,8 @@ class SessionControls:
         elif isinstance(message, SystemMessage) and message.subtype == "commands_changed":
             commands = message.data.get("commands")
             await self._refresh(commands if isinstance(commands, list) else None)
+        elif isinstance(message, SystemMessage) and message.subtype == "elicitation_complete":
+            await self.elicitations.completed(message.data)
         elif isinstance(message, AssistantMessage):
             for block in message.content:
                 if isinstance(block, ToolUseBlock) and block.name == "EnterPlanMode":

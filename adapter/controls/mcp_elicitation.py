@@ -1,85 +1,98 @@
 """MCP servers' own questions to the user (MCP elicitation), asked through ACP elicitation.
 
-Theory of operation. Claude Code runs its `Elicitation` hooks before it shows an MCP server's
-elicitation to anyone, and a hook's `{action, content}` answers the server; the pinned SDK
-(0.2.189) answers the CLI's `elicitation` control request itself, with an error (an
-unsupported subtype). So the adapter registers an `Elicitation` hook callback
-(`adapter.claude.process`) and this class answers it, as the reference adapter answers its
-`onElicitation` (`reference-features-2.md` §1.3):
+Theory of operation. Claude Code asks its host with an `elicitation` control request
+(`{mcp_server_name, message, mode, requested_schema}`, for `mode: "url"` also `url` and
+`elicitation_id`) and gives the server the answer `{action, content?}`; the pinned SDK
+(0.2.189) refuses that request, so the adapter routes it here
+(`adapter.claude.sdk_compat.answer_elicitations`; why no `Elicitation` hook: `adapter.claude.
+hooks`), and this class answers it as the reference adapter answers its `onElicitation`
+(`reference-features-2.md` section 1.3):
 
 | the request, the client                           | to the MCP server                      |
 |---------------------------------------------------|----------------------------------------|
-| a client without `elicitation.form`                | `decline` (the reference's SDK does)   |
-| `mode: "url"`                                      | `decline`: not forwarded (see below)   |
+| a client without elicitation (`form` nor `url`)    | `decline` (the reference's SDK does)   |
+| a mode the client did not declare, a URL request  | `cancel` (the reference's)             |
+| without a URL                                     |                                        |
 | a required field ACP's form cannot show            | `decline`                              |
 | the client accepts, the content fits the form      | `accept` with the fitting content      |
 | the client accepts, a required value is missing    | `cancel`                               |
 | or does not fit                                    |                                        |
+| the client accepts a URL request                   | `accept` (no content: the user went on |
+|                                                   | to the page)                           |
 | the client declines                                | `decline`                              |
 | the client cancels, answers an unknown action,     | `cancel`                               |
 | answers with an error                              |                                        |
 | the turn is cancelled or the session closed        | `cancel`; the form is withdrawn from   |
 | (`withdraw`)                                       | the client with `$/cancel_request`     |
+| Claude Code withdraws its request                  | nothing; the form is withdrawn too     |
 
-A URL request would need `elicitation.url` and `elicitation/complete`, which the adapter does
-not declare or follow yet, so it is declined (the server may offer another way), never left
-open. Every outcome is logged with the server's name, never the form's content.
+A URL request goes to the client as `elicitation/create {mode: "url", sessionId, message, url,
+elicitationId}` (the server's id, else a fresh UUID). When the server later says the user is
+done (Claude Code's `system` frame `elicitation_complete {elicitation_id}`), a client that
+declared `elicitation.url` gets the notification `elicitation/complete {elicitationId}`
+(`completed`). A URL is the user's private business: the form carries it, and no log does.
+Every outcome is logged with the server's name, never the form's content.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 from adapter.controls.form_presenter import FormPresenter
 from adapter.controls.mcp_form import fit_answer, form_fields
 from adapter.wire.client_link import ClientLink
 
-__all__ = ["ELICITATION_HOOK", "McpElicitor"]
+__all__ = ["McpElicitor"]
 
 log = logging.getLogger(__name__)
 
-ELICITATION_HOOK = "Elicitation"
-
-
-def _answer(action: str, content: dict[str, Any] | None = None) -> dict[str, Any]:
-    """An `Elicitation` hook's output, as Claude Code reads it (`hookSpecificOutput`)."""
-    output: dict[str, Any] = {"hookEventName": ELICITATION_HOOK, "action": action}
-    if content is not None:
-        output["content"] = content
-    return {"hookSpecificOutput": output}
-
 
 class McpElicitor:
-    def __init__(self, *, session_id: str, link: ClientLink, ask_by_form: bool) -> None:
+    def __init__(
+        self, *, session_id: str, link: ClientLink, ask_by_form: bool, ask_by_url: bool = False
+    ) -> None:
         self._session_id = session_id
         self._ask_by_form = ask_by_form
+        self._ask_by_url = ask_by_url
+        self._link = link
         self._forms = FormPresenter(link)
 
     def withdraw(self) -> None:
         """Stop waiting for every open MCP form (the turn was cancelled, the session closed)."""
         self._forms.withdraw()
 
-    async def answer(self, hook_input: Any) -> dict[str, Any]:
-        """The `Elicitation` hook's output for `hook_input` (the CLI's hook input)."""
-        if not isinstance(hook_input, dict) or hook_input.get("hook_event_name") != (
-            ELICITATION_HOOK
-        ):
-            return {}  # not ours: no opinion, Claude Code goes on as without the hook
-        server = hook_input.get("mcp_server_name")
+    async def answer(self, request: Any) -> dict[str, Any]:
+        """The server's answer (`{action, content?}`) to Claude Code's `elicitation` request."""
+        request = request if isinstance(request, dict) else {}
+        server = request.get("mcp_server_name")
         server = server if isinstance(server, str) else "?"
-        action, content = await self._ask(hook_input, server)
+        action, content = await self._ask(request, server)
         log.info("session %s: MCP server %r elicitation: %s", self._session_id, server, action)
-        return _answer(action, content)
+        return {"action": action} if content is None else {"action": action, "content": content}
 
-    async def _ask(self, hook_input: dict[str, Any], server: str) -> tuple[str, Any]:
-        if not self._ask_by_form:
-            log.info("session %s: the client has no forms; declining", self._session_id)
+    async def completed(self, frame: Any) -> None:
+        """Claude Code's `elicitation_complete` frame: the server says a URL request is done."""
+        ident = frame.get("elicitation_id") if isinstance(frame, dict) else None
+        if not self._ask_by_url or not isinstance(ident, str) or not ident:
+            return  # only a client that takes URL requests follows them
+        sent = await self._link.notify(
+            "elicitation/complete", {"elicitationId": ident}, self._session_id
+        )
+        log.info("session %s: an MCP URL elicitation completed (told: %s)", self._session_id, sent)
+
+    async def _ask(self, request: dict[str, Any], server: str) -> tuple[str, Any]:
+        if not (self._ask_by_form or self._ask_by_url):
+            log.info("session %s: the client has no elicitation; declining", self._session_id)
             return "decline", None
-        if hook_input.get("mode", "form") != "form":
-            log.info("session %s: a URL elicitation is not forwarded; declining", self._session_id)
-            return "decline", None
-        shaped = form_fields(hook_input.get("requested_schema"))
+        mode = request.get("mode") or "form"
+        if mode == "url" and self._ask_by_url:
+            return await self._ask_url(request)
+        if mode != "form" or not self._ask_by_form:
+            log.info("session %s: an elicitation mode the client lacks; cancel", self._session_id)
+            return "cancel", None
+        shaped = form_fields(request.get("requested_schema"))
         if shaped is None:
             log.warning("session %s: an MCP form ACP cannot show; declining", self._session_id)
             return "decline", None
@@ -87,7 +100,7 @@ class McpElicitor:
         schema: dict[str, Any] = {"type": "object", "properties": fields}
         if required:
             schema["required"] = required
-        message = hook_input.get("message")
+        message = request.get("message")
         params = {
             "mode": "form",
             "sessionId": self._session_id,
@@ -105,3 +118,21 @@ class McpElicitor:
             log.warning("session %s: a form answer lacking a required value", self._session_id)
             return "cancel", None
         return "accept", content
+
+    async def _ask_url(self, request: dict[str, Any]) -> tuple[str, Any]:
+        url, ident = request.get("url"), request.get("elicitation_id")
+        if not isinstance(url, str) or not url:
+            log.warning("session %s: a URL elicitation without a URL; cancel", self._session_id)
+            return "cancel", None
+        message = request.get("message")
+        params = {
+            "mode": "url",
+            "sessionId": self._session_id,
+            "message": message if isinstance(message, str) else "",
+            "url": url,
+            "elicitationId": ident if isinstance(ident, str) and ident else str(uuid.uuid4()),
+        }
+        reply = await self._forms.present(params)
+        chosen = reply.get("action") if isinstance(reply, dict) else None
+        # No content for a URL request: the user answers on the page, not in the form.
+        return (chosen if chosen in ("accept", "decline") else "cancel"), None

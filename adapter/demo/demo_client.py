@@ -22,12 +22,16 @@ class DemoClient:
 
     def __init__(self) -> None:
         self.limit_reset = asyncio.Event()
+        self.compacted = asyncio.Event()  # a compaction card ended (`WAIT_FOR_IDLE`)
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         meta = getattr(update, "field_meta", None) or {}
         record = meta.get("jetbrains", {}).get("air", {}).get("sessionFailure", {})
         if "retry" in record.get("actions", ()) and "limit has reset" in record.get("title", ""):
             self.limit_reset.set()
+        tool = meta.get("claudeCode", {}).get("toolName")
+        if tool == "compact" and getattr(update, "status", None) in ("completed", "failed"):
+            self.compacted.set()
 
     async def request_permission(
         self, options: Any, session_id: str, tool_call: Any, **kwargs: Any

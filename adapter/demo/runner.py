@@ -44,7 +44,15 @@ DEFAULT_PROMPTS = ("Summarize what this project does.", "Try again, please.")
 # bounded while) for the record that says a usage limit has reset, as a user would.
 WAIT_FOR_RESET = "(wait for the limit to reset)"
 RESET_WAIT_SECONDS = 10.0
+# `WAIT_FOR_IDLE` leaves the session idle (the delay cut to `IDLE_DELAY_MS`) until the
+# adapter's own `/compact` has ended (a bounded while), as a user away from the editor would.
+WAIT_FOR_IDLE = "(leave the session idle until it compacts itself)"
+IDLE_DELAY_MS = "1000"
+_IDLE_PROMPTS = ("Read the whole codebase.", WAIT_FOR_IDLE, "Now fix the bug.")
 SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        ("idle_compaction", "idle_compaction_slow", "idle_compaction_fails"), _IDLE_PROMPTS
+    ),
     "usage_limit_resets": (
         "Summarize what this project does.",
         "Which tests cover it?",
@@ -167,6 +175,8 @@ async def run_demo(
         if hangs:
             # Show the stall warning a silent Claude earns before the client gives up.
             env["CLAUDE_ACP_STALL_SECONDS"] = str(HANG_STALL_SECONDS)
+        if WAIT_FOR_IDLE in prompts:
+            env["CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS"] = IDLE_DELAY_MS
         client = DemoClient()
         async with acp.spawn_agent_process(
             # acp's Client protocol lists every client method; the demo needs only these two.
@@ -186,10 +196,11 @@ async def run_demo(
                 return 0
             for text in prompts:
                 print("", file=out)
-                if text == WAIT_FOR_RESET:
+                if text in (WAIT_FOR_RESET, WAIT_FOR_IDLE):
                     print(text, file=out, flush=True)
+                    done = client.limit_reset if text == WAIT_FOR_RESET else client.compacted
                     with anyio.move_on_after(RESET_WAIT_SECONDS):
-                        await client.limit_reset.wait()
+                        await done.wait()
                     continue
                 await _prompt(conn, session_id, text, cancel_after=cancel_after, out=out)
     return 0

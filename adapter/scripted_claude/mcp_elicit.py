@@ -1,15 +1,16 @@
 """How the scripted Claude runs an MCP server's elicitation, as Claude Code 2.1.332 does.
 
-Theory of operation (the bundled CLI's `Elicitation` hook runner): before anyone is shown an
-MCP server's form, Claude Code runs the `Elicitation` hooks. A host that registered callbacks
-for it in `initialize` (`hooks.Elicitation[].hookCallbackIds`) gets a `hook_callback` control
-request per callback, whose input carries `hook_event_name: "Elicitation"`,
-`mcp_server_name`, `message`, `mode`, `url`, `elicitation_id` and `requested_schema`. A hook
-output `{"hookSpecificOutput": {"hookEventName": "Elicitation", "action", "content"}}` answers
-the server (a `cancel` from any hook wins); with no hook answer the CLI asks the host with its
-own `elicitation` control request, which the pinned Python SDK refuses with an error, and an
-error is the server's `cancel`. An interrupt while the host is asked withdraws the request
-(`control_cancel_request`, recorded as `withdrawn`) and ends the turn.
+Theory of operation (the bundled CLI's print-mode elicitation handler, checked against a real
+server in `tests/real_claude/test_mcp_elicitation.py`): Claude Code first runs the `Elicitation`
+hooks; a host that registered callbacks for it in `initialize`
+(`hooks.Elicitation[].hookCallbackIds`) gets a `hook_callback` control request per callback,
+but the CLI keeps only a callback's `systemMessage`, so no callback answers the server. It then
+asks the host with its own `elicitation` control request, `{mcp_server_name, message, mode,
+requested_schema}` for a form, `{mcp_server_name, message, mode: "url", url, elicitation_id}`
+for a page (what the server's request lacks is left out), and the host's `{action, content?}`
+answers the server; an error answer, or any other action, is the server's `cancel`. An
+interrupt while the host is asked withdraws the request (`control_cancel_request`, recorded as
+`withdrawn`) and ends the turn.
 
 Standard library only: imported by the fake at start-up.
 """
@@ -25,22 +26,23 @@ from adapter.scripted_claude.session import SessionState
 from adapter.scripted_claude.steps import McpElicitation
 from adapter.scripted_claude.wire import Inbox
 
-__all__ = ["ELICITATION_HOOK", "elicit"]
+__all__ = ["ELICITATION_HOOK", "completion_frame", "elicit"]
 
 ELICITATION_HOOK = "Elicitation"
 
 
 def elicit(s: SessionState, inbox: Inbox, step: McpElicitation) -> dict[str, Any] | None:
     """What the MCP server heard (`{action, content?}`); None: interrupted while asking."""
-    fields: dict[str, Any] = {
+    every: dict[str, Any] = {
         "mcp_server_name": step.server,
         "message": step.message,
         "mode": step.mode,
         "url": step.url,
-        "elicitation_id": None,
-        "requested_schema": dict(step.requested_schema),
+        "elicitation_id": step.elicitation_id,
+        "requested_schema": dict(step.requested_schema) if step.mode == "form" else None,
     }
-    heard: dict[str, Any] | None = None
+    # The CLI's JSON leaves out what the server's request did not have.
+    fields = {key: value for key, value in every.items() if value is not None}
     for callback_id in s.hooks.get(ELICITATION_HOOK, []):
         hook_input = {
             "session_id": s.session_id,
@@ -56,15 +58,10 @@ def elicit(s: SessionState, inbox: Inbox, step: McpElicitation) -> dict[str, Any
             "input": hook_input,
             "tool_use_id": None,
         }
-        answer = _ask(s, inbox, request)
-        if answer is None:
+        if _ask(s, inbox, request) is None:
             return None
-        said = _hook_answer(answer)
-        if said is not None and (heard is None or said["action"] == "cancel"):
-            heard = said
-    if heard is not None:
-        return heard
-    # No hook answered: Claude Code's own dialog, which an SDK host answers.
+        # What the callback answered is not the server's answer (module doc).
+    # Claude Code's own dialog, which an SDK host answers.
     answer = _ask(s, inbox, {"subtype": "elicitation", **fields})
     if answer is None:
         return None
@@ -74,6 +71,21 @@ def elicit(s: SessionState, inbox: Inbox, step: McpElicitation) -> dict[str, Any
         return {"action": "cancel"}
     assert isinstance(body, dict)
     return {"action": action, "content": body.get("content")}
+
+
+def completion_frame(s: SessionState, step: McpElicitation) -> dict[str, Any] | None:
+    """Claude Code's frame for the server's `notifications/elicitation/complete` (it forwards
+    them in print mode) after an accepted URL request; None for a form or an id-less request."""
+    if step.mode != "url" or step.elicitation_id is None:
+        return None
+    return {
+        "type": "system",
+        "subtype": "elicitation_complete",
+        "mcp_server_name": step.server,
+        "elicitation_id": step.elicitation_id,
+        "uuid": frames.new_uuid(),
+        "session_id": s.session_id,
+    }
 
 
 def _ask(s: SessionState, inbox: Inbox, request: dict[str, Any]) -> Any:
@@ -86,15 +98,3 @@ def _ask(s: SessionState, inbox: Inbox, request: dict[str, Any]) -> Any:
             record(os.environ, "withdrawn", request_id=request_id, subtype=request["subtype"])
         return None
     return answer
-
-
-def _hook_answer(answer: dict[str, Any]) -> dict[str, Any] | None:
-    """The hook's `{action, content}`, or None when it gave no answer (or failed)."""
-    body = answer.get("response") if answer.get("subtype") == "success" else None
-    output = body.get("hookSpecificOutput") if isinstance(body, dict) else None
-    if not isinstance(output, dict) or output.get("hookEventName") != ELICITATION_HOOK:
-        return None
-    action = output.get("action")
-    if action not in ("accept", "decline", "cancel"):
-        return None
-    return {"action": action, "content": output.get("content")}

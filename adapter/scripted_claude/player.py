@@ -17,7 +17,7 @@ from typing import Any
 from adapter.scripted_claude import frames, limits
 from adapter.scripted_claude.hook_player import fire_hook
 from adapter.scripted_claude.hook_steps import FireHook
-from adapter.scripted_claude.mcp_elicit import elicit
+from adapter.scripted_claude.mcp_elicit import completion_frame, elicit
 from adapter.scripted_claude.messages import TurnTally, TurnWriter
 from adapter.scripted_claude.permission_ask import ask
 from adapter.scripted_claude.question_ask import ASK_TOOL, ask_question
@@ -174,6 +174,10 @@ class _Player(TurnWriter):
         heard = elicit(self.s, self.inbox, step)
         if heard is None:
             return False
+        confirmed = heard["action"] == "accept" or step.confirms_anyway
+        completion = completion_frame(self.s, step) if confirmed else None
+        if completion is not None:
+            self.s.emit(completion)  # the user finished on the page before the tool returns
         said = f"The {step.server} server heard: {heard['action']}"
         if heard.get("content") is not None:
             said += f" {json.dumps(heard['content'], sort_keys=True)}"

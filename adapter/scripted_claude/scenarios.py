@@ -24,6 +24,7 @@ from adapter.scripted_claude.asking_scenarios import ASKING_SCENARIOS
 from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.heavy_scenarios import HEAVY_SCENARIOS
+from adapter.scripted_claude.idle_scenarios import IDLE_SCENARIOS
 from adapter.scripted_claude.limits import LIMIT_SCENARIOS
 from adapter.scripted_claude.mcp_scenarios import MCP_SCENARIOS
 from adapter.scripted_claude.notice_scenarios import NOTICE_SCENARIOS
@@ -137,6 +138,7 @@ _ALL = (
     *STATE_SCENARIOS,
     *NOTICE_SCENARIOS,
     *HEAVY_SCENARIOS,
+    *IDLE_SCENARIOS,
 )
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})

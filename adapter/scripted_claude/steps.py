@@ -222,6 +222,9 @@ class McpElicitation:
     the host for each registered callback), whose `{action, content}` answers the server; with
     no hook answer, the CLI's own `elicitation` control request. The tool result and Claude's
     next text then say what the server heard ("The deploy server heard: accept {...}").
+    A `mode: "url"` request carries `url` and `elicitation_id`; once it is accepted the server
+    says the user is done, and Claude Code writes its `system` `elicitation_complete` frame
+    (whatever it heard when `confirms_anyway`: the user signed in some other way).
     """
 
     server: str
@@ -230,6 +233,8 @@ class McpElicitation:
     requested_schema: Mapping[str, object]
     mode: str = "form"
     url: str | None = None
+    elicitation_id: str | None = None
+    confirms_anyway: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

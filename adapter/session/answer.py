@@ -23,6 +23,7 @@ class Answer:
     replace_runtime: bool = False
     value: PromptResponse | RequestError | None = None
     epoch: str | None = None  # the runtime the prompt went to, once sent
+    by_adapter: bool = False  # the adapter's own idle `/compact`: no client waits for it
 
     def give(self, value: PromptResponse | RequestError) -> None:
         if self.value is None:

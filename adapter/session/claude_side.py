@@ -26,8 +26,7 @@ from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, Tool
 from adapter.claude.process import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
-from adapter.claude.sdk_compat import refusal_explanation
-from adapter.claude.translate import event_for
+from adapter.claude.translate import event_for, refusal_explanation
 from adapter.claude.unparsed import UnparsedFrame
 from adapter.controls.controls import SessionControls
 from adapter.controls.questions import ASK_TOOL
@@ -38,6 +37,7 @@ from fsm.errors import FsmError
 from fsm.events import (
     AnswerStreamStarted,
     AssistantMessageReceived,
+    ContextMeasured,
     Event,
     MessageTooLarge,
     OutputReceived,
@@ -205,6 +205,14 @@ class ClaudeSide:
             self.view.saw_assistant(message)
         elif isinstance(message, ResultMessage):
             await self.view.turn_result(message)
+        if isinstance(message, ResultMessage) or (
+            isinstance(message, SystemMessage) and message.subtype == "compact_boundary"
+        ):
+            # Before the result's own event: the idle compaction reads it when the turn ends.
+            context = ContextMeasured(
+                epoch=epoch, tokens=self.view.context_used, cache_ttl=self.view.cache_ttl
+            )
+            await self.feed(context)
         if event is not None:
             await self.feed(event, message)
         elif isinstance(message, UserMessage):
@@ -237,7 +245,7 @@ class ClaudeSide:
         assert runtime is not None
         message = claude_user_message(answer.content, turn_id=turn_id)
         await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
-        self.view.prompted(answer.blocks)
+        self.view.prompted(answer.blocks, by_adapter=answer.by_adapter)
         # Only now is it this runtime's prompt (its safety net answers it if all else fails).
         answer.epoch = runtime.epoch
         self._resume = True

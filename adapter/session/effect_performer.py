@@ -23,6 +23,7 @@ from adapter.session.turn_hooks import TurnHooks
 from fsm.classify import SYNTHETIC_MODEL
 from fsm.effects import (
     Blame,
+    CompactWhenIdle,
     Effect,
     ForwardAssistantMessage,
     InterruptClaude,
@@ -70,6 +71,9 @@ class EffectPerformer:
     async def _interrupt(self, runtime: ClaudeRuntime) -> None:
         raise NotImplementedError  # pragma: no cover - `ClaudeSide` has it
 
+    async def _compact_when_idle(self, number: int) -> None:
+        raise NotImplementedError  # pragma: no cover - `Session` has it
+
     async def _perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
             await self._perform_one(effect, message)
@@ -88,6 +92,12 @@ class EffectPerformer:
                 await self.view.turn_settled()
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self.view.response_usage()
+                own = self._answers.get(turn_id or self.core.turn.turn_id or "")
+                if record is not None and own is not None and own.by_adapter:
+                    # The adapter's own turn has no prompt response to carry its record (a
+                    # rate limit hit while compacting when idle): it goes out as an update
+                    # (its `agent_error` form went with the response above).
+                    await self._publisher.publish(record, agent_error=False)
                 self._give(turn_id, response)
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
                 self.controls.permissions.withdraw()
@@ -122,6 +132,8 @@ class EffectPerformer:
             case StopRuntime():
                 if self._runtime is not None:
                     self._tg.start_soon(self._runtime.close)
+            case CompactWhenIdle(number=number):
+                await self._compact_when_idle(number)
             case LogNotice(message=text):
                 log.info("session %s: %s", self.session_id, text)
 

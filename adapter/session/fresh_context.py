@@ -12,7 +12,9 @@ turn machine's RESETTING rows and the runtime machine's `fresh_context_requested
    folders and system prompt (`SessionControls.launch`). The ACP id stays.
 3. Once it is up the core hears `FreshContextReady`; if the turn still waits for it
    (`SendContinuation`), the client gets, in order, `current_mode_update`,
-   `config_option_update`, `usage_update {used: 0}` and the ExitPlanMode card `completed`, and
+   `config_option_update`, `usage_update {used: 0}`, the plan as `plan_update {plan: {type:
+   "markdown", planId: "plan-mode", content}}` if it declared `plan`, and the ExitPlanMode card
+   `completed`, and
    the new Claude gets "Implement the following plan:\\n\\n<plan>" as the same turn (its uuid),
    whose result answers the same `session/prompt`, with the turn's usage carried over.
 A cancel before that answers the prompt `cancelled` (the core's row) and no plan is sent; a
@@ -126,7 +128,10 @@ class FreshContext:
             self._tg.start_soon(self.feed, lost)
             return
         await self.controls.mode_changed(self.controls.config.mode)
-        await self.view.context_cleared(pending.tool_id)
+        # The plan as `plan_update` only for a client that declared `plan` (the reference's).
+        await self.view.context_cleared(
+            pending.tool_id, pending.plan if self.controls.plan_updates else None
+        )
         answer = self._answers.get(turn_id)
         if answer is not None:
             answer.epoch = runtime.epoch  # the fresh process's safety net now covers it

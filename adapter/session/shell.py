@@ -21,9 +21,11 @@ import anyio
 from acp import RequestError
 from acp.schema import (
     PromptResponse,
+    TextContentBlock,
 )
 from anyio.abc import TaskGroup
 
+from adapter.claude.idle_settings import idle_policy
 from adapter.claude.process import ClaudeRuntime
 from adapter.claude.prompt_content import claude_content
 from adapter.claude.runtime_settings import RuntimeSettings
@@ -120,6 +122,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             stall_seconds=settings.stall_seconds,
             started=False,
             acp_notices=dialects.acp_notices,
+            idle=idle_policy(cwd, settings.env),
         )
 
     # --- runtime (starting it and reading it: `claude_side.py`) ------------------------
@@ -156,6 +159,9 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             answer.give(PromptResponse(stop_reason="cancelled"))
         self._closed = True
         self._rearm.set()
+        # A session replaced by a load or a resume is never closed: released here, or each
+        # replaced session's core stayed attached to the shared machines for good.
+        await self._release()
 
     async def close(self) -> None:
         self._closed = True
@@ -166,6 +172,10 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             await self._runtime.close()
         for answer in self._answers.values():
             answer.give(RequestError.internal_error({"reason": "the session was closed"}))
+        await self._release()
+
+    async def _release(self) -> None:
+        """Detach the core from the shared machines (once; late facts are dropped after)."""
         # The shared machines hold the core's models until it detaches them: without this a
         # closed session's core (its ledger, turn, windows) stayed for the process's life.
         async with self._feed_lock:
@@ -249,13 +259,40 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         answer = self._answers[turn_id] = Answer(blocks=blocks, content=content)
         try:
             await self.feed(PromptReceived(turn_id=turn_id))
-            await answer.go.wait()
-            if not answer.done.is_set():
-                await self._send_prompt(turn_id, answer)
-            await answer.done.wait()
+            await self._carry(turn_id, answer)
         finally:
             del self._answers[turn_id]
         return self._unwrap(answer)
+
+    async def _carry(self, turn_id: str, answer: Answer) -> None:
+        """Send the prompt when the core says so, and wait for its one answer."""
+        await answer.go.wait()
+        if not answer.done.is_set():
+            await self._send_prompt(turn_id, answer)
+        await answer.done.wait()
+
+    async def _compact_when_idle(self, number: int) -> None:
+        """`CompactWhenIdle` (under the feed lock): `/compact` becomes the session's own turn,
+        reported to the core before any other event, so a client prompt queues behind it."""
+        turn_id = str(uuid.uuid4())
+        blocks = [TextContentBlock(type="text", text="/compact")]
+        answer = Answer(blocks=blocks, content=claude_content(blocks), by_adapter=True)
+        self._answers[turn_id] = answer
+        log.info("session %s: idle compaction %d: sending /compact", self.session_id, number)
+        self._tg.start_soon(self._own_turn, turn_id, answer)
+        queued = PromptReceived(turn_id=turn_id, by_adapter=True)
+        await self._perform(self.core.handle(queued), None)
+
+    async def _own_turn(self, turn_id: str, answer: Answer) -> None:
+        try:
+            await self._carry(turn_id, answer)
+        except Exception:
+            await self._fault("the idle compaction")
+        finally:
+            self._answers.pop(turn_id, None)
+        value = answer.value
+        outcome = value.stop_reason if isinstance(value, PromptResponse) else "an error"
+        log.info("session %s: idle compaction ended: %s", self.session_id, outcome)
 
     @staticmethod
     def _unwrap(answer: Answer) -> PromptResponse:

@@ -25,6 +25,7 @@ from claude_agent_sdk import (
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
+from adapter.view.plan import approved_plan_update
 from adapter.view.stream_assembly import MalformedStream
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for
@@ -206,8 +207,20 @@ class TurnHooks:
         fields = ("toolCallId", "title", "kind", "status", "rawInput", "locations", "content")
         return ToolCallUpdate.model_validate({key: card[key] for key in fields if key in card})
 
-    def prompted(self, blocks: list[Any]) -> None:
-        if self._title is None:
+    @property
+    def context_used(self) -> int:
+        """The tokens the context holds, as Claude last reported them."""
+        return self._usage.used
+
+    @property
+    def cache_ttl(self) -> str | None:
+        """How long the last top-level request's prompt cache lives, if it said."""
+        return self._usage.cache_ttl
+
+    def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
+        # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
+        self._compaction.idle = by_adapter
+        if self._title is None and not by_adapter:
             text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
             self._title = title_for(text) or ""
 
@@ -242,10 +255,13 @@ class TurnHooks:
     def percent_used(self) -> int | None:
         return self._usage.percent_used()
 
-    async def context_cleared(self, tool_id: str) -> None:
-        """A plan exit cleared the context: the meter shows it empty; the ExitPlanMode card,
-        whose denial only ended the old context, is completed."""
+    async def context_cleared(self, tool_id: str, plan: str | None = None) -> None:
+        """A plan exit cleared the context: the meter shows it empty, then the approved `plan`
+        (given for a client that takes `plan_update`s); the ExitPlanMode card, whose denial
+        only ended the old context, is completed."""
         await self._send_raw(self._usage.cleared())
+        if plan is not None:
+            await self._send_raw(approved_plan_update(plan))
         await self._send_raw(
             {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": "completed"}
         )

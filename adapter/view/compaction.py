@@ -13,6 +13,9 @@ finish". Only the main conversation's compactions are shown (a subagent's is not
 session's).
 
 The `usage_update` with the context retained comes from `adapter.view.usage` at the boundary.
+A `/compact` the adapter sent itself when the session sat idle (`idle` set for its turn) says
+`trigger: "idle"` where Claude Code says `manual`, as the reference adapter's card does; Claude
+Code's own automatic compaction inside that turn stays `automatic`.
 """
 
 from __future__ import annotations
@@ -37,13 +40,16 @@ def _count(data: Mapping[str, Any], key: str) -> int | None:
     return None
 
 
-def facts(metadata: object) -> Wire:
-    """A boundary's `compact_metadata` as the card's `rawOutput` (odd values left out)."""
+def facts(metadata: object, *, idle: bool = False) -> Wire:
+    """A boundary's `compact_metadata` as the card's `rawOutput` (odd values left out);
+    `idle`: the adapter sent this `/compact` itself."""
     data: Mapping[str, Any] = metadata if isinstance(metadata, Mapping) else {}
     out: Wire = {}
     trigger = data.get("trigger")
     if isinstance(trigger, str) and trigger in _TRIGGERS:
         out["trigger"] = _TRIGGERS[trigger]
+    if idle and trigger != "auto":
+        out["trigger"] = "idle"
     for key, wire in (("pre_tokens", "preTokens"), ("post_tokens", "postTokens")):
         value = _count(data, key)
         if value is not None:
@@ -68,6 +74,7 @@ class CompactionCards:
         self._ids = ids
         self._open: str | None = None  # the compaction running now
         self._ended: str | None = None  # the last one that ended (its boundary may follow)
+        self.idle = False  # the turn is the adapter's own idle `/compact`
 
     def system(self, subtype: str, data: Mapping[str, Any]) -> list[Wire]:
         """The card updates for one `system` frame of the main conversation."""
@@ -120,7 +127,7 @@ class CompactionCards:
             self._ids.bounded()
         assert card_id is not None
         update = _update(card_id, "completed")
-        update["rawOutput"] = facts(data.get("compact_metadata"))
+        update["rawOutput"] = facts(data.get("compact_metadata"), idle=self.idle)
         return [*opened, update]
 
     def turn_ended(self) -> list[Wire]:

@@ -14,6 +14,9 @@ compaction of its own, opened and completed at once. One still running when the 
 before the end), cleaned as the reference adapter cleans it (the `<analysis>` scratch dropped,
 the `<summary>` tags taken off), goes out as the reference sends it: as the `summary` of the
 `completed` update (`[{type: text, text}]`), unless it only repeats what streamed as chunks.
+A compaction of the adapter's own idle `/compact` (`idle` set for its turn) says so on each of
+its `compaction_update`s, in `_meta.claudeCode.trigger: "idle"` (the reference sends this client
+no trigger at all; the card's `rawOutput` carries it for every other client).
 """
 
 from __future__ import annotations
@@ -74,6 +77,16 @@ class CompactionUpdates:
         self._ended: str | None = None  # the last one that ended (its boundary may follow)
         self._streamed: list[str] = []  # the open one's summary as it streamed
         self._summary: str | None = None  # the PostCompact hook's, not yet sent
+        self.idle = False  # the turn is the adapter's own idle `/compact`
+
+    def _marked(self, updates: list[Wire]) -> list[Wire]:
+        if not self.idle:
+            return updates
+        idle = {"claudeCode": {"trigger": "idle"}}
+        return [
+            {**u, "_meta": idle} if u["sessionUpdate"] == "compaction_update" else u
+            for u in updates
+        ]
 
     def compacted(self, summary: str) -> None:
         """The PostCompact hook's summary of the compaction ending now."""
@@ -91,9 +104,9 @@ class CompactionUpdates:
     def system(self, subtype: str, data: Mapping[str, Any]) -> list[Wire]:
         """The updates for one `system` frame of the main conversation."""
         if subtype == "status":
-            return self._status(data)
+            return self._marked(self._status(data))
         if subtype == "compact_boundary":
-            return self._boundary(data)
+            return self._marked(self._boundary(data))
         return []
 
     def stream(self, event: object) -> list[Wire]:
@@ -143,7 +156,7 @@ class CompactionUpdates:
 
     def turn_ended(self) -> list[Wire]:
         """A turn ended: a compaction still running was cut short."""
-        updates = [_update(self._open, "cancelled")] if self._open is not None else []
+        updates = self._marked([_update(self._open, "cancelled")] if self._open else [])
         if self._open is not None:
             self._ids.failed()
         self._open = self._ended = self._summary = None

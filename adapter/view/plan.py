@@ -12,7 +12,10 @@ from typing import Any
 
 from fsm.records import visible
 
-__all__ = ["plan_update"]
+__all__ = ["APPROVED_PLAN_ID", "approved_plan_update", "plan_update"]
+
+# The id of the plan a plan exit approved, as the reference adapter names it (one per session).
+APPROVED_PLAN_ID = "plan-mode"
 
 _STATUSES = frozenset({"pending", "in_progress", "completed"})
 _PRIORITIES = frozenset({"high", "medium", "low"})
@@ -42,3 +45,13 @@ def plan_update(tool_input: object) -> dict[str, Any] | None:
         return None
     entries = [entry for entry in map(_entry, todos) if entry is not None]
     return {"sessionUpdate": "plan", "entries": entries}
+
+
+def approved_plan_update(plan: str) -> dict[str, Any]:
+    """The `plan_update` (ACP's markdown plan) for a plan the user approved when leaving plan
+    mode in a fresh context (`reference-features-2.md` section 2.3 step 5); markdown as Claude
+    wrote it, as the ExitPlanMode card shows it."""
+    return {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "markdown", "planId": APPROVED_PLAN_ID, "content": plan},
+    }

@@ -38,6 +38,18 @@ def _count(data: Mapping[str, Any], key: str) -> int:
     return 0
 
 
+def _cache_ttl(usage: Mapping[str, Any]) -> str | None:
+    """How long the request's prompt cache lives (`1h`, `5m`), when its usage says so."""
+    creation = usage.get("cache_creation")
+    if not isinstance(creation, Mapping):
+        return None
+    if _count(creation, "ephemeral_1h_input_tokens") > 0:
+        return "1h"
+    if _count(creation, "ephemeral_5m_input_tokens") > 0:
+        return "5m"
+    return None
+
+
 def _window(model_usage: object) -> int:
     """The largest context window a result reports (0: none)."""
     windows = [0]
@@ -59,6 +71,7 @@ class UsageMeter:
     reported_window: int = 0  # what Claude's last result said (0: nothing yet)
     model: str | None = None  # of the latest top-level request
     sent: int | None = None  # the `used` the client last heard
+    cache_ttl: str | None = None  # of the last top-level request that said (idle compaction)
     _snapshot: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -84,6 +97,7 @@ class UsageMeter:
             usage = message.get("usage")
             usage = usage if isinstance(usage, Mapping) else {}
             self._snapshot = {key: _count(usage, key) for key in _KEYS}
+            self.cache_ttl = _cache_ttl(usage) or self.cache_ttl
         elif kind == "message_delta" and self._snapshot:
             usage = event.get("usage")
             if not isinstance(usage, Mapping):
@@ -128,6 +142,7 @@ class UsageMeter:
     def saw_request(self, usage: object) -> None:
         """One top-level assistant message's `usage`: the context as of that request."""
         if isinstance(usage, Mapping):
+            self.cache_ttl = _cache_ttl(usage) or self.cache_ttl
             total = sum(_count(usage, key) for key in _INPUT_KEYS)
             total += _count(usage, "output_tokens")
             if total:

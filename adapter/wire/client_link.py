@@ -128,6 +128,15 @@ class ClientLink:
                 return False
         return True
 
+    async def notify(self, method: str, params: dict[str, Any], session_id: str) -> bool:
+        """A notification `acp`'s typed API has no sender for (`elicitation/complete`); False
+        when it could not be sent."""
+        try:
+            return await send_raw_notification(self._conn, method, params)
+        except Exception:
+            log.warning("session %s: could not send %s", session_id, method)
+            return False
+
     def next_request_id(self) -> int | None:
         """The JSON-RPC id the next request to the client will carry (acp 0.12.1, pinned: it
         is taken synchronously when a request is sent, so read it right before sending)."""

@@ -18,7 +18,7 @@ import json
 from enum import Enum
 from typing import Any
 
-from fsm import incident, limits, notices, runtime, turn
+from fsm import idle_compaction, incident, limits, notices, runtime, turn
 from fsm.machine import expanded
 
 __all__ = ["MACHINES", "MAX_LABEL", "decision_table", "label", "render", "render_dot"]
@@ -29,6 +29,11 @@ MACHINES: dict[str, tuple[type[Enum], list[dict[str, Any]], Enum]] = {
     "turn": (turn.TurnState, turn.TRANSITIONS, turn.TurnState.IDLE),
     "limit_window": (limits.WindowState, limits.TRANSITIONS, limits.WindowState.QUIET),
     "notices": (notices.NoticeState, notices.TRANSITIONS, notices.NoticeState.ROUTING),
+    "idle_compaction": (
+        idle_compaction.IdleState,
+        idle_compaction.TRANSITIONS,
+        idle_compaction.IdleState.WAITING,
+    ),
 }
 
 # The longest arrow label a reviewer is asked to read (issue 21).

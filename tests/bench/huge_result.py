@@ -99,7 +99,9 @@ def huge_result_section(
         "",
         "A fresh agent, one session whose first turn is one Bash call printing "
         f"{size:.0f} MiB (`huge_tool_result`); the agent's VmHWM after `session/new` and "
-        "after the turn's answer.",
+        "after the turn's answer. Issue 26's bound: within 6x the result's size. "
+        "`python -m tests.bench.huge_result` (`--no-reference`: ours alone) rewrites this "
+        "section.",
         "",
         "| agent | baseline (MiB) | peak (MiB) | grown (MiB) | x result size | stop | load |",
         "| --- | ---: | ---: | ---: | ---: | --- | ---: |",

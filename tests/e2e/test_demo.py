@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from adapter.demo.runner import HANG_CANCEL_SECONDS, play
+from adapter.demo.runner import HANG_CANCEL_SECONDS, WAIT_FOR_IDLE, play
 from adapter.scripted_claude import DEFAULT_SCENARIO, SCENARIOS, scenario_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,6 +164,16 @@ def test_claude_asks_a_question_and_the_demo_client_answers_it(
     # Claude heard the answer, then the turn ended.
     heard = out.index("You answered:", answered)
     assert heard < out.index("session/prompt \u2192 stopReason end_turn", heard)
+
+
+def test_a_session_left_idle_compacts_itself_between_the_prompts(
+    every_demo: dict[str, Played],
+) -> None:
+    out = every_demo["idle_compaction"].stdout
+    idle = out.index(WAIT_FOR_IDLE)
+    card = out.index("tool_call: Compact conversation (think) [in_progress]", idle)
+    assert card < out.index("tool_call_update: [completed]", card)
+    assert out.index('session/prompt: "Now fix the bug."', card) > card
 
 
 def test_a_claude_that_never_starts_ends_the_demo_with_a_clear_line(

@@ -125,6 +125,7 @@ async def test_a_clear_context_choice_goes_on_in_a_fresh_claude_session(
     assert updates[cleared - 2]["currentModeId"] == "acceptEdits"
     card = updates[cleared + 1]
     assert card["sessionUpdate"] == "tool_call_update" and card["status"] == "completed"
+    assert "plan_update" not in kinds  # the client did not declare `plan`
     assert card["toolCallId"] == client.permission_requests[0].tool_call_id
     assert IMPLEMENTING in adapter.agent_texts()
     # The prompt's usage counts both contexts' results.
@@ -139,6 +140,66 @@ async def test_a_clear_context_choice_goes_on_in_a_fresh_claude_session(
     assert json.loads(link_path.read_text()) == {"claude": new_id, "earlier": []}
     ids = [s.session_id for s in listed.sessions]
     assert ids.count(session) == 1 and new_id not in ids
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_client_that_declares_plan_gets_the_approved_plan_after_the_meter(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    client = ChoosingClient(option(CLEAR))
+    async with adapters.session_adapter(
+        tmp_path, "plan_clear", client=client, capabilities={"plan": {}}
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "fix the bug")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    updates = adapter.updates()
+    # From the mode switch the fresh context starts in (the one before it entered plan mode).
+    start = max(i for i, u in enumerate(updates) if u["sessionUpdate"] == "current_mode_update")
+    mode, options, meter, plan, card = updates[start : start + 5]
+    # Section 2.3 step 5, in its order, then the ExitPlanMode card completed.
+    assert mode == {"sessionUpdate": "current_mode_update", "currentModeId": "acceptEdits"}
+    assert options["sessionUpdate"] == "config_option_update"
+    [picked] = [o for o in options["configOptions"] if o["id"] == "mode"]
+    assert picked["currentValue"] == "acceptEdits"
+    assert meter == {"sessionUpdate": "usage_update", "used": 0, "size": 200000}
+    assert plan == {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "markdown", "planId": "plan-mode", "content": PLAN},
+    }
+    assert card == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": client.permission_requests[0].tool_call_id,
+        "status": "completed",
+    }
+    # Sent once, in the fresh context only, before Claude implements the plan.
+    assert [u for u in updates if u["sessionUpdate"] == "plan_update"] == [plan]
+
+    def said(part: list[dict[str, Any]]) -> str:
+        return "".join(
+            u["content"]["text"] for u in part if u["sessionUpdate"] == "agent_message_chunk"
+        )
+
+    assert IMPLEMENTING not in said(updates[: start + 5]) and IMPLEMENTING in said(updates)
+    assert list(adapter.answers().values()) == [1]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_plan_capable_client_approving_without_clearing_gets_no_plan_update(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    client = ChoosingClient(option("exit-plan-default"))
+    async with adapters.session_adapter(
+        tmp_path, "plan_clear", client=client, capabilities={"plan": {}}
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "fix the bug")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    kinds = [u["sessionUpdate"] for u in adapter.updates()]
+    # The reference publishes the plan only when it restarts in a fresh context (2.2, 2.3).
+    assert "current_mode_update" in kinds and "plan_update" not in kinds
+    assert len(_by_process(tmp_path)) == 1
+    assert list(adapter.answers().values()) == [1]
 
 
 @pytest.mark.asyncio(loop_scope="module")

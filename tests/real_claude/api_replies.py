@@ -52,6 +52,8 @@ class Answer:
     headers: tuple[tuple[str, str], ...] = ()
     # The prompt's size as the API reports it (a long conversation's, to compact).
     input_tokens: int = 12
+    # The prompt cache the request wrote to (`1h`, `5m`: its `usage.cache_creation`), if any.
+    cache_ttl: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +213,10 @@ def events(model: str, reply: Answer | ToolUse) -> Iterator[bytes]:
     stop = stop_reason(reply)
     size = reply.input_tokens if isinstance(reply, Answer) else 12
     start_message = message(model, [], None, size)
+    if isinstance(reply, Answer) and reply.cache_ttl:
+        written = {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}
+        written[f"ephemeral_{reply.cache_ttl}_input_tokens"] = 100
+        start_message["usage"] |= {"cache_creation_input_tokens": 100, "cache_creation": written}
     yield sse("message_start", {"type": "message_start", "message": start_message})
     yield sse("ping", {"type": "ping"})
     for index, block in enumerate(blocks(reply)):

@@ -2,7 +2,8 @@
 request to the Messages API double, and the client sees the compaction in its form (the
 "Compact conversation" card, or `compaction_update`s with the summary the CLI's PostCompact
 hook reports), then the meter drop to the context the CLI says it retained; `session/load` of
-the CLI's own transcript names the compaction as the live session did.
+the CLI's own transcript names the compaction as the live session did. An idle session whose
+last request wrote a one-hour cache gets the adapter's own `/compact` (trigger `idle`).
 """
 
 from __future__ import annotations
@@ -118,3 +119,41 @@ async def test_a_compaction_client_gets_updates_and_the_hooks_summary(
     # The transcript's summary entry is the replay's summary.
     chunks = replay.updates("compaction_summary_chunk")
     assert SUMMARY in "".join(c["content"]["text"] for c in chunks)
+
+
+async def test_an_idle_session_compacts_itself_through_the_real_cli(
+    double: MessagesApiDouble, tmp_path: Path
+) -> None:
+    # The reference's idle compaction, its delay cut short and its minimum at the floor (the
+    # CLI would compact a context over its 200k window on its own first).
+    double.script(
+        Answer("Hello.", input_tokens=LONG, cache_ttl="1h"),
+        Answer(SUMMARIZED),
+        Answer("Back."),
+    )
+    idle = {
+        "CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS": "300",
+        "CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS": "100000",
+    }
+    env = cli_env(double, tmp_path, **idle)
+    async with spawn_adapter(tmp_path, scripted=False, env=env) as client:
+        first = await run_turn(client, "hi")
+
+        def compacted() -> bool:
+            return any(
+                u.get("status") == "completed" and u.get("rawOutput")
+                for u in client.updates("tool_call_update")
+            )
+
+        async def wait() -> None:
+            while not (compacted() and "idle compaction ended" in client.stderr()):
+                await asyncio.sleep(0.1)
+
+        await asyncio.wait_for(wait(), TIMEOUT)
+        again = await run_turn(client, "go on", first.session_id)
+    assert _asks_for_a_summary(double.messages()[1])
+    [done] = [u for u in client.updates("tool_call_update") if u.get("rawOutput")]
+    assert done["rawOutput"]["trigger"] == "idle" and done["rawOutput"]["preTokens"] > LONG
+    assert again.response.stop_reason == "end_turn"
+    said = [u for u in again.updates() if u["sessionUpdate"] == "agent_message_chunk"]
+    assert "".join(u["content"]["text"] for u in said) == "Back."

@@ -328,14 +328,77 @@ async def test_acp_starts_each_request_handler_from_the_context_receive_returned
     }
 
 
-def test_the_sdk_passes_an_elicitation_hook_to_the_cli_as_it_passes_its_own_events() -> None:
-    from claude_agent_sdk.types import _hooks_to_internal_format
+class _WrittenTransport:
+    """What the SDK's control-request handler touches of a transport: `write`."""
 
-    async def callback(hook_input: Any, tool_use_id: str | None, context: Any) -> Any:
-        return {}
+    def __init__(self) -> None:
+        self.written: list[dict[str, Any]] = []
 
-    internal = _hooks_to_internal_format(compat.elicitation_hooks(callback, 3600.0))
-    assert internal == {"Elicitation": [{"matcher": None, "hooks": [callback], "timeout": 3600.0}]}
+    async def write(self, data: str) -> None:
+        import json
+
+        assert data.endswith("\n")  # one frame per line, as the CLI reads them
+        self.written.append(json.loads(data))
+
+
+@pytest.mark.anyio
+async def test_claude_codes_elicitation_request_is_answered_through_the_query() -> None:
+    # `answer_elicitations`: the SDK refuses the CLI's `elicitation` request; the query's
+    # private `_handle_control_request`, wrapped, answers it and hands the rest on.
+    import asyncio
+    from types import SimpleNamespace
+
+    from claude_agent_sdk._internal.query import Query
+
+    transport = _WrittenTransport()
+    query = Query(transport=transport, is_streaming_mode=True)  # type: ignore[arg-type]
+    body = {"subtype": "elicitation", "mcp_server_name": "srv", "message": "m", "mode": "form"}
+    request = {"type": "control_request", "request_id": "r1", "request": body}
+    await query._handle_control_request(request)  # type: ignore[arg-type]
+    assert transport.written[-1]["response"]["subtype"] == "error"  # unsupported, unwrapped
+
+    asked: list[Any] = []
+    gave_up: list[bool] = []
+
+    async def answer(sent: Any) -> dict[str, Any]:
+        asked.append(sent)
+        if sent.get("message") == "never":
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                gave_up.append(True)
+                raise
+        return {"action": "accept", "content": {"a": 1}}
+
+    assert compat.answer_elicitations(SimpleNamespace(_query=query), answer)  # type: ignore[arg-type]
+    await query._handle_control_request(request)  # type: ignore[arg-type]
+    assert asked == [body]
+    assert transport.written[-1] == {
+        "type": "control_response",
+        "response": {
+            "subtype": "success",
+            "request_id": "r1",
+            "response": {"action": "accept", "content": {"a": 1}},
+        },
+    }
+    # Another subtype still reaches the SDK's own handling.
+    other = {"type": "control_request", "request_id": "r2", "request": {"subtype": "nope"}}
+    await query._handle_control_request(other)  # type: ignore[arg-type]
+    assert transport.written[-1]["response"]["request_id"] == "r2"
+    assert transport.written[-1]["response"]["subtype"] == "error"
+    # The SDK runs each request through the wrapped method, in flight under its id: Claude
+    # Code's `control_cancel_request` cancels it, and nothing is written for it.
+    pending = {**request, "request_id": "r3", "request": {**body, "message": "never"}}
+    count = len(transport.written)
+    query._spawn_control_request_handler(pending)  # type: ignore[arg-type]
+    while len(asked) < 2:
+        await asyncio.sleep(0)
+    query._inflight_requests["r3"].cancel()
+    while not gave_up:
+        await asyncio.sleep(0)
+    await asyncio.sleep(0.05)
+    assert len(transport.written) == count
+    assert compat.answer_elicitations(SimpleNamespace(_query=None), answer) is False  # type: ignore[arg-type]
 
 
 def test_the_sdk_passes_on_a_hook_event_its_type_does_not_list() -> None:
@@ -348,8 +411,9 @@ def test_the_sdk_passes_on_a_hook_event_its_type_does_not_list() -> None:
     from adapter.claude.hooks import ClaudeHooks
 
     listed = {name for literal in get_args(HookEvent) for name in get_args(literal)}
-    # When they are listed, drop the cast.
-    assert "PreCompact" in listed and {"PostCompact", "Elicitation"}.isdisjoint(listed)
+    # When it is listed, drop the cast.
+    assert "PreCompact" in listed and "PostCompact" not in listed
     internal = _hooks_to_internal_format(ClaudeHooks().options())
-    assert list(internal) == ["PostCompact", "Elicitation"]
+    # No `Elicitation` hook: the CLI ignores a callback's answer (adapter.claude.hooks).
+    assert list(internal) == ["PostCompact"]
     assert len(internal["PostCompact"][0]["hooks"]) == 1

@@ -48,6 +48,23 @@ async def test_a_closed_session_detaches_its_core_and_is_freed() -> None:
 
 
 @pytest.mark.anyio
+async def test_a_session_replaced_by_a_load_or_resume_detaches_its_core() -> None:
+    # `session/load` or `session/resume` of a live session shuts the old one down and never
+    # closes it: each replaced session's core stayed attached to the shared machines.
+    async with session_with_fakes() as (session, _, _, _):
+        core = session.core
+        await session.shutdown(grace=None)
+        assert core.turn not in TURN_MACHINE.models
+        assert core.runtime not in RUNTIME_MACHINE.models
+        assert core.notices_routing not in NOTICE_MACHINE.models
+    gone = weakref.ref(session)
+    del session, core
+    await anyio.sleep(0)
+    gc.collect()
+    assert gone() is None, [type(r).__name__ for r in gc.get_referrers(gone())]
+
+
+@pytest.mark.anyio
 async def test_closing_twice_detaches_once() -> None:
     async with session_with_fakes() as (session, _, _, _):
         await session.close()

@@ -258,7 +258,7 @@ async def test_an_internal_fault_fails_the_turn_and_breaks_the_session(
 
 
 def test_refusal_explanation_comes_from_the_raw_frame() -> None:
-    from adapter.claude.sdk_compat import refusal_explanation
+    from adapter.claude.translate import refusal_explanation
 
     frame = {
         "type": "assistant",

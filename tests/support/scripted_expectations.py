@@ -236,6 +236,15 @@ ADAPTER_ONLY = {
     "compaction",
     # Cancelled mid-compaction: tests/e2e/test_compaction_cut_short.py.
     "compaction_cut_short",
+    # Idle compaction (issue 23): tests/e2e/test_idle_compaction.py.
+    "idle_compaction",
+    "idle_compaction_slow",
+    "idle_compaction_fails",
+    "idle_compaction_unwanted",
+    "idle_compaction_small",
+    "idle_compaction_short_cache",
+    "idle_compaction_limited",
+    "idle_compaction_rate_limited",
     # Notices (issue 23 item 2): tests/e2e/test_notices.py.
     "mcp_problems",
     "mcp_unknown_shapes",
@@ -244,6 +253,10 @@ ADAPTER_ONLY = {
     "ask_questions",
     "permission_hints",
     "mcp_elicit",  # an MCP server asks (issue 22): test_mcp_elicitation.py
+    "mcp_elicit_url",  # ... to sign in on a page: test_mcp_url_elicitation.py
+    "mcp_elicit_url_no_id",
+    "mcp_elicit_url_no_url",
+    "mcp_elicit_url_confirmed",
     # Its turns wait for a reset on the wall clock: tests/e2e/test_usage_limits.py.
     "usage_limit_resets",
     # Everyday coding turns (issue 13): tests/e2e/test_turn.py and the benchmark.

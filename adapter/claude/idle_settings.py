@@ -1,0 +1,100 @@
+"""The idle compaction's settings, read as the reference adapter reads them
+(`dist/idle-compaction.js`), for the core's `IdlePolicy`.
+
+- Off when a Claude settings file says `"idleCompaction": false` or `"autoCompactEnabled":
+  false` (user, project, local; the last file that sets a key wins), or when
+  `DISABLE_COMPACT` or `DISABLE_AUTO_COMPACT` is on (`1`, `true`, `yes`, `on`).
+- The least context it compacts: `CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS` (whole tokens, never
+  below 100,000; unset, 0 or not a number: 200,000), as Claude Code reads it.
+- Claude Code applies a settings file's `env` block after its launch environment, so for those
+  variables the `env` block wins over the environment Claude is started with (ours, and the
+  client's extra variables).
+- The delay: `CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS` (whole milliseconds), 0.9 h unset;
+  the reference's name, read from the environment only. It exists for tests; an invalid value
+  is warned about and ignored.
+
+The files are read when the session opens (the reference watches them for changes).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from adapter.claude.settings_files import config_home
+from fsm.idle_compaction import DEFAULT_MIN_TOKENS, MIN_TOKENS_FLOOR, IdlePolicy
+
+__all__ = ["DELAY_ENV", "idle_policy"]
+
+log = logging.getLogger(__name__)
+
+DELAY_ENV = "CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS"
+_MIN_TOKENS_ENV = "CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS"
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+_WHOLE = re.compile(r"\d{1,15}")
+_MAX_TIMER_MS = 2_147_483_647  # the reference's bound (a JavaScript timer's longest)
+
+
+def _settings(cwd: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """The settings files merged key by key (later files win; `env` blocks merged too)."""
+    merged: dict[str, Any] = {}
+    block: dict[str, str] = {}
+    project = os.path.join(cwd, ".claude")
+    for path in (
+        config_home(env) / "settings.json",
+        os.path.join(project, "settings.json"),
+        os.path.join(project, "settings.local.json"),
+    ):
+        try:
+            with open(path, encoding="utf-8") as file:
+                data = json.load(file)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        merged.update(data)
+        extra = data.get("env")
+        if isinstance(extra, dict):
+            block.update({k: v for k, v in extra.items() if isinstance(v, str)})
+    merged["env"] = block
+    return merged
+
+
+def idle_policy(cwd: str, env: Mapping[str, str]) -> IdlePolicy:
+    """The session's idle compaction settings; `env` is what Claude is started with besides
+    our own environment."""
+    settings = _settings(cwd, env)
+    launch = {**os.environ, **env}
+    claude_env = {**launch, **settings["env"]}
+    disabled_by = None
+    if settings.get("idleCompaction") is False:
+        disabled_by = "the idleCompaction setting"
+    elif settings.get("autoCompactEnabled") is False:
+        disabled_by = "the autoCompactEnabled setting"
+    else:
+        for name in ("DISABLE_COMPACT", "DISABLE_AUTO_COMPACT"):
+            if claude_env.get(name, "").strip().lower() in _TRUTHY:
+                disabled_by = name
+                break
+    raw_min = claude_env.get(_MIN_TOKENS_ENV, "").strip()
+    wanted = int(raw_min) if _WHOLE.fullmatch(raw_min) else 0
+    policy = IdlePolicy(
+        disabled_by=disabled_by,
+        min_tokens=max(MIN_TOKENS_FLOOR, wanted or DEFAULT_MIN_TOKENS),
+    )
+    raw_delay = launch.get(DELAY_ENV)
+    if raw_delay is None:
+        return policy
+    delay = raw_delay.strip()
+    if _WHOLE.fullmatch(delay) and int(delay) <= _MAX_TIMER_MS:
+        return IdlePolicy(
+            disabled_by=policy.disabled_by,
+            min_tokens=policy.min_tokens,
+            delay_seconds=int(delay) / 1000,
+        )
+    log.warning("ignoring %s: not a whole number of milliseconds", DELAY_ENV)
+    return policy

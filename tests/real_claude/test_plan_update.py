@@ -1,0 +1,95 @@
+"""A plan exit that clears the context, with the real Claude Code CLI, for a client that declares
+`plan` (issue 22, `reference-features-2.md` section 2.3 step 5): after the fresh context's mode,
+options and emptied meter, the approved plan arrives as a markdown `plan_update`, then the
+ExitPlanMode card is completed, and the fresh Claude implements the plan in the same turn.
+
+The plan reaches the CLI's callback only from its plan file (`test_asking.py` found it): the
+test writes that file while the double holds back Claude's ExitPlanMode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import cast
+
+import pytest
+import pytest_asyncio
+
+from tests.real_claude.api_double import Answer, MessagesApiDouble, Stall, ToolUse
+from tests.real_claude.support import Turn, real_adapter, session_frames, wait_until
+from tests.real_claude.test_asking import PLAN, AskedClient
+from tests.support.harness import TIMEOUT, Adapter, RecordingClient
+
+pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def planning(
+    double: MessagesApiDouble, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[tuple[Adapter, AskedClient]]:
+    """One adapter whose client declares `plan` (and forms)."""
+    client = AskedClient()
+    async with real_adapter(
+        tmp_path_factory.mktemp("real-plan-update"),
+        double,
+        capable=True,
+        client=cast(RecordingClient, client),
+        capabilities={"elicitation": {"form": {}}, "plan": {}},
+    ) as running:
+        yield running, client
+
+
+async def test_clearing_the_context_sends_the_approved_plan_as_plan_update(
+    planning: tuple[Adapter, AskedClient], double: MessagesApiDouble
+) -> None:
+    adapter, client = planning
+    session = await adapter.new_session()
+    await asyncio.wait_for(
+        adapter.conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT
+    )
+    leave = ToolUse("ExitPlanMode", {})
+    double.script(Stall(leave), Answer("Implementing the plan."))
+    client.option = "exit-plan-clear-auto"
+    start = len(adapter.frames)
+    try:
+        prompt = asyncio.ensure_future(adapter.prompt(session, "Plan the fix"))
+        await wait_until(lambda: len(double.messages()) == 1)
+        named = json.dumps(double.messages()[0].body)
+        plans = re.escape(str(adapter.config_dir / "plans"))
+        (plan_file,) = set(re.findall(plans + r"/[\w.-]+\.md", named))
+        Path(plan_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(plan_file).write_text(PLAN, encoding="utf-8")
+        double.release_stalls()
+        answer = await asyncio.wait_for(prompt, TIMEOUT)
+    finally:
+        client.option = "allow"
+    turn = Turn(session, answer, session_frames(adapter, start, session))
+
+    assert "exit-plan-clear-auto" in [o.option_id for o in client.offered[-1]]
+    updates = turn.updates()
+    begin = max(i for i, u in enumerate(updates) if u["sessionUpdate"] == "current_mode_update")
+    mode, options, meter, plan, card = updates[begin : begin + 5]
+    assert mode == {"sessionUpdate": "current_mode_update", "currentModeId": "auto"}
+    assert options["sessionUpdate"] == "config_option_update"
+    assert meter["sessionUpdate"] == "usage_update" and meter["used"] == 0
+    # The plan the user approved, as the CLI read it from its plan file (trimmed, as the
+    # continuation carries it).
+    assert plan == {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "markdown", "planId": "plan-mode", "content": PLAN.strip()},
+    }
+    assert card == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": leave.id,
+        "status": "completed",
+    }
+    # The fresh Claude got the plan as the same turn, and its answer ended it.
+    *_, fresh = double.messages()
+    assert "Implement the following plan:" in json.dumps(fresh.body)
+    assert "".join(turn.texts()).endswith("Implementing the plan.")
+    assert turn.response.stop_reason == "end_turn"
+    assert [u for u in updates if u["sessionUpdate"] == "plan_update"] == [plan]
