@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from acp.connection import StreamEvent
     from acp.interfaces import Client
 
-__all__ = ["describe_frame", "main"]
+__all__ = ["describe_frame", "main", "play"]
 
 DEFAULT_PROMPTS = ("Summarize what this project does.", "Try again, please.")
 
@@ -206,6 +206,35 @@ async def run_demo(
     return 0
 
 
+async def play(
+    scenario: str,
+    *,
+    out: IO[str],
+    err: IO[str],
+    prompts: list[str] | None = None,
+    capable: bool = True,
+    log: IO[str] | None = None,
+    cancel_after: float | None = None,
+) -> int:
+    """`claude-acp demo SCENARIO` past its arguments: the heading, the frames, and 1 with a
+    `stopped` line on `err` when the agent gave up (tests/e2e/test_demo.py plays them all)."""
+    prompts = prompts or list(SCENARIO_PROMPTS.get(scenario, DEFAULT_PROMPTS))
+    mode = "client opts in to sessionFailure" if capable else "legacy client"
+    print(f"claude-acp demo: scenario {scenario}, {mode}\n", file=out, flush=True)
+    try:
+        return await run_demo(
+            scenario, prompts, capable=capable, out=out, log=log, cancel_after=cancel_after
+        )
+    except (AgentGaveUp, ConnectionError) as exc:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # Ctrl-C also stopped the adapter (one process group), whose pipe may break first:
+            # asyncio.run turns its cancel into KeyboardInterrupt (130) only if it reaches it.
+            raise asyncio.CancelledError from exc
+        print(f"claude-acp demo: stopped: {exc}", file=err)
+        return 1
+
+
 def _listing() -> str:
     from adapter.scripted_claude import SCENARIOS
 
@@ -264,26 +293,21 @@ def main(argv: list[str]) -> int:
     from adapter.lean_imports import prepare_acp_schema
 
     prepare_acp_schema()
-    prompts = args.prompts or list(SCENARIO_PROMPTS.get(args.scenario, DEFAULT_PROMPTS))
-    mode = "legacy client" if args.legacy else "client opts in to sessionFailure"
-    print(f"claude-acp demo: scenario {args.scenario}, {mode}\n", flush=True)
     log = args.log.open("w", encoding="utf-8") if args.log else None
     try:
         return asyncio.run(
-            run_demo(
+            play(
                 args.scenario,
-                prompts,
-                capable=not args.legacy,
                 out=sys.stdout,
+                err=sys.stderr,
+                prompts=args.prompts,
+                capable=not args.legacy,
                 log=log,
                 cancel_after=args.cancel_after,
             )
         )
     except KeyboardInterrupt:
         return 130  # Ctrl-C: the user knows why it stopped; no traceback
-    except (AgentGaveUp, ConnectionError) as exc:
-        print(f"claude-acp demo: stopped: {exc}", file=sys.stderr)
-        return 1
     finally:
         if log is not None:
             log.close()

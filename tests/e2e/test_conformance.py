@@ -5,6 +5,8 @@ process in `tests/shell/test_conformance_rules.py`.
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import subprocess
 import sys
@@ -15,6 +17,8 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.conformance import check_file
+from adapter.demo.runner import play
+from adapter.scripted_claude import DEFAULT_SCENARIO
 from tests.support.conformance_frames import IN, info, record, write_log
 from tests.support.harness import ROOT, Frame, conformance_violations, spawn_adapter
 
@@ -30,20 +34,31 @@ DEMOS: dict[str, list[str]] = {
 }
 
 
+async def _write_demo_log(args: list[str], log: Path) -> tuple[int, str]:
+    """One demo run, played by the demo's own client code in this process (`play`, what
+    `claude-acp demo [SCENARIO] [--legacy] --log FILE` runs past its arguments) against its
+    own adapter subprocess: a demo process per run would only add a Python start."""
+    scenario = next((a for a in args if not a.startswith("--")), DEFAULT_SCENARIO)
+    err = io.StringIO()
+    with log.open("w", encoding="utf-8") as file:
+        status = await asyncio.wait_for(
+            play(scenario, out=io.StringIO(), err=err, capable="--legacy" not in args, log=file),
+            120,
+        )
+    return status, err.getvalue()
+
+
+async def _write_demo_logs(folder: Path) -> dict[str, tuple[int, str]]:
+    runs = [_write_demo_log(args, folder / f"{name}.log") for name, args in DEMOS.items()]
+    return dict(zip(DEMOS, await asyncio.gather(*runs), strict=True))
+
+
 @pytest.fixture(scope="module")
 def demo_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, dict[str, Any]]]:
     """Every demo run at once (each is a few seconds of subprocesses), then checked by the CLI."""
     folder = tmp_path_factory.mktemp("demo-logs")
-    runs = {
-        name: subprocess.Popen(
-            [sys.executable, "-m", "adapter", "demo", *args, "--log", str(folder / f"{name}.log")],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )
-        for name, args in DEMOS.items()
-    }  # fmt: skip
-    for name, process in runs.items():
-        _, stderr = process.communicate(timeout=120)
-        assert process.returncode == 0, (name, stderr)
+    for name, (status, stderr) in asyncio.run(_write_demo_logs(folder)).items():
+        assert status == 0, (name, stderr)
     reports: dict[str, tuple[int, dict[str, Any]]] = {}
     for name in DEMOS:
         checked = subprocess.run(

@@ -1,30 +1,39 @@
 """`claude-acp demo`: every scenario ends by itself, without a traceback (issue 16).
 
-Each demo is a few seconds of subprocesses (the demo, the adapter, the scripted Claude); they run
-a few at a time, each in its own scratch folder (the demo makes one), so the test is safe beside
-other tests and bounded on a two-core machine.
+Every scenario is played by the demo's own client code (`adapter.demo.runner.play`, what the
+command runs past its arguments) inside this test's process, a few at a time, each against its
+own real `python -m adapter --simulate NAME` subprocess (which spawns its scripted Claude) in its
+own scratch folder: a demo process per scenario would cost 81 more Python starts for the same
+frames. What the command adds around `play` (its arguments, its exit status, Ctrl-C) is tested
+through the command itself below.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import io
+import logging
 import os
 import signal
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from adapter.demo.runner import HANG_CANCEL_SECONDS, WAIT_FOR_IDLE
-from adapter.scripted_claude import SCENARIOS, scenario_names
+from adapter.demo.runner import HANG_CANCEL_SECONDS, WAIT_FOR_IDLE, play
+from adapter.scripted_claude import DEFAULT_SCENARIO, SCENARIOS, scenario_names
 
 ROOT = Path(__file__).resolve().parents[2]
 # The adapter's own settings from the developer's shell (a log level, a log file) stay out.
 CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_ACP_")}
 # A bound on a hang, never a speed assertion: a demo is 2 prompts, the slowest cancels after 6 s.
 DEMO_TIMEOUT = 180
-PARALLEL = 3
+PARALLEL = 4
 
 
 def _demo(*args: str) -> subprocess.CompletedProcess[str]:
@@ -48,16 +57,78 @@ def test_list_names_and_describes_every_scenario() -> None:
         assert scenario.description and line.endswith("  " + scenario.description)
 
 
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One scenario's demo as its command would have shown it: exit status, stdout, stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+# The stderr of the scenario whose task is running: log lines (and tracebacks) land with the
+# scenario that caused them, as they would in a demo process of its own.
+_SCENARIO_STDERR: contextvars.ContextVar[io.StringIO] = contextvars.ContextVar("stderr")
+
+
+class _ToScenarioStderr(logging.Handler):
+    """Warnings and errors logged in this process, in full (level, logger, traceback), written to
+    the stderr of the scenario being played, or kept in `outside` when none is."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        self.outside: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = self.format(record)
+        stderr = _SCENARIO_STDERR.get(None)
+        if stderr is None:
+            self.outside.append(line)
+        else:
+            stderr.write(line + "\n")
+
+
+async def _play(name: str, gate: asyncio.Semaphore) -> Played:
+    async with gate:
+        out, err = io.StringIO(), io.StringIO()
+        _SCENARIO_STDERR.set(err)  # this task's own context (and its children's)
+        try:
+            code = await asyncio.wait_for(play(name, out=out, err=err), DEMO_TIMEOUT)
+        except Exception:  # what a demo process would have died of, traceback and all
+            err.write(traceback.format_exc())
+            code = 1
+        return Played(code, out.getvalue(), err.getvalue())
+
+
+async def _play_every_scenario() -> dict[str, Played]:
+    gate = asyncio.Semaphore(PARALLEL)
+    played = await asyncio.gather(*(_play(name, gate) for name in scenario_names()))
+    return dict(zip(scenario_names(), played, strict=True))
+
+
 @pytest.fixture(scope="module")
-def every_demo() -> dict[str, subprocess.CompletedProcess[str]]:
-    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
-        return dict(zip(scenario_names(), pool.map(_demo, scenario_names()), strict=True))
+def demo_logs() -> Iterator[_ToScenarioStderr]:
+    handler = _ToScenarioStderr()
+    root, quiet = logging.getLogger(), logging.getLogger("asyncio")
+    saved = quiet.level
+    # As the command does: asyncio's child watcher may warn of a child reaped early under load.
+    quiet.setLevel(logging.ERROR)
+    root.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        root.removeHandler(handler)
+        quiet.setLevel(saved)
+
+
+@pytest.fixture(scope="module")
+def every_demo(demo_logs: _ToScenarioStderr) -> dict[str, Played]:
+    return asyncio.run(_play_every_scenario())
 
 
 @pytest.mark.parametrize("name", scenario_names())
-def test_every_scenario_ends_cleanly(
-    every_demo: dict[str, subprocess.CompletedProcess[str]], name: str
-) -> None:
+def test_every_scenario_ends_cleanly(every_demo: dict[str, Played], name: str) -> None:
     done = every_demo[name]
     assert "Traceback" not in done.stdout + done.stderr
     assert done.returncode == 0, (done.stderr, done.stdout[-2000:])
@@ -68,7 +139,7 @@ def test_every_scenario_ends_cleanly(
 
 
 def test_a_hang_is_cancelled_by_the_client_after_a_stall_warning(
-    every_demo: dict[str, subprocess.CompletedProcess[str]],
+    every_demo: dict[str, Played],
 ) -> None:
     out = every_demo["hang"].stdout
     cancel = out.index(f"(no answer after {HANG_CANCEL_SECONDS:g} s: the client cancels the turn)")
@@ -81,7 +152,7 @@ def test_a_hang_is_cancelled_by_the_client_after_a_stall_warning(
 
 
 def test_claude_asks_a_question_and_the_demo_client_answers_it(
-    every_demo: dict[str, subprocess.CompletedProcess[str]],
+    every_demo: dict[str, Played],
 ) -> None:
     out = every_demo["ask_question"].stdout
     asked = out.index(
@@ -96,7 +167,7 @@ def test_claude_asks_a_question_and_the_demo_client_answers_it(
 
 
 def test_a_session_left_idle_compacts_itself_between_the_prompts(
-    every_demo: dict[str, subprocess.CompletedProcess[str]],
+    every_demo: dict[str, Played],
 ) -> None:
     out = every_demo["idle_compaction"].stdout
     idle = out.index(WAIT_FOR_IDLE)
@@ -106,11 +177,28 @@ def test_a_session_left_idle_compacts_itself_between_the_prompts(
 
 
 def test_a_claude_that_never_starts_ends_the_demo_with_a_clear_line(
-    every_demo: dict[str, subprocess.CompletedProcess[str]],
+    every_demo: dict[str, Played],
 ) -> None:
     out = every_demo["exit_before_handshake"].stdout
     assert "session/new error -32603" in out
     assert out.rstrip().endswith("(the agent could not start a session: the demo ends here)")
+
+
+def test_nothing_is_logged_outside_a_scenario(
+    every_demo: dict[str, Played], demo_logs: _ToScenarioStderr
+) -> None:
+    assert every_demo and demo_logs.outside == []
+
+
+def test_the_command_plays_a_scenario_as_play_does() -> None:
+    done = _demo(DEFAULT_SCENARIO)
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout[-2000:]
+    assert "Traceback" not in done.stdout
+    assert done.stdout.startswith(
+        f"claude-acp demo: scenario {DEFAULT_SCENARIO}, client opts in to sessionFailure\n\n"
+    )
+    assert "client \u2192 agent  initialize" in done.stdout
+    assert done.stdout.rstrip().endswith("session/prompt \u2192 stopReason end_turn")
 
 
 def test_unknown_scenario_is_a_usage_error() -> None:
@@ -146,3 +234,36 @@ def test_ctrl_c_during_a_demo_exits_130_quietly() -> None:
     assert any("agent_message_chunk" in line for line in seen)
     assert process.returncode == 130
     assert err == "" and "Traceback" not in out
+
+
+# Ctrl-C stops the adapter too (one process group); when its pipe breaks before the demo's
+# cancel lands, the broken connection is Ctrl-C's doing, not the agent's. Played here with a
+# demo whose connection breaks exactly then, deterministically.
+CTRL_C_RACE = """
+import asyncio, os, signal, sys
+from adapter.demo import runner
+
+async def connection_breaks_while_cancelled(*args, **kwargs):
+    asyncio.get_running_loop().call_soon(os.kill, os.getpid(), signal.SIGINT)
+    try:
+        await asyncio.sleep(60)
+    finally:
+        raise ConnectionError("the adapter closed the connection")
+
+runner.run_demo = connection_breaks_while_cancelled
+sys.exit(runner.main(["success"]))
+"""
+
+
+def test_ctrl_c_that_breaks_the_connection_first_still_exits_130_quietly() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_RACE],
+        cwd=ROOT,
+        env=CLEAN_ENV,
+        capture_output=True,
+        text=True,
+        timeout=DEMO_TIMEOUT,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (130, ""), done.stdout
+    assert done.stdout.startswith("claude-acp demo: scenario success,")
