@@ -100,12 +100,14 @@ def _redact(text: str, private: tuple[str, ...]) -> str:
 # Control characters as a reader can see them, never as a terminal acts on them: C0 as their
 # Control Pictures (ESC as U+241B, so `ESC ]0;...BEL` cannot retitle a terminal and shows as
 # "␛]0;...␇"), DEL as U+2421, C1 and the bidirectional embeddings and overrides (which reorder
-# what a reader sees) as U+FFFD, the line and paragraph separators as spaces.
+# what a reader sees) as U+FFFD, the line and paragraph separators as spaces. A lone surrogate
+# (a transcript's "\ud800" escape) is no text at all, and a title must encode: U+FFFD too.
 _PICTURES: dict[int, int] = {
     **{code: 0x2400 + code for code in range(0x20)},
     0x7F: 0x2421,
     **dict.fromkeys(range(0x80, 0xA0), 0xFFFD),
     **dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)], 0xFFFD),
+    **dict.fromkeys(range(0xD800, 0xE000), 0xFFFD),
     0x2028: 0x20,
     0x2029: 0x20,
 }

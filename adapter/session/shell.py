@@ -148,6 +148,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         Claude is stopped: at once (SIGTERM, SIGKILL after `grace` seconds) when the adapter
         exits, or with `grace` None the SDK's gentle way (its transcript stays whole for a
         resume)."""
+        self._withdraw_questions()
         await self.feed(CancelRequested(now=self._clock()))
         runtime = self._runtime
         if runtime is not None:
@@ -166,13 +167,19 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
     async def close(self) -> None:
         self._closed = True
         self._rearm.set()
-        self.controls.permissions.withdraw()
-        self.controls.elicitations.withdraw()
+        self._withdraw_questions()
         if self._runtime is not None:
             await self._runtime.close()
         for answer in self._answers.values():
             answer.give(RequestError.internal_error({"reason": "the session was closed"}))
         await self._release()
+
+    def _withdraw_questions(self) -> None:
+        """Every way the session ends (close, replacement by a load or a resume, the adapter's
+        exit) takes back its open permission questions and forms: each sends the client
+        `$/cancel_request`, and a late answer finds nobody waiting (issue 26, item 7)."""
+        self.controls.permissions.withdraw()
+        self.controls.elicitations.withdraw()
 
     async def _release(self) -> None:
         """Detach the core from the shared machines (once; late facts are dropped after)."""

@@ -18,6 +18,14 @@ def test_escape_sequences_and_controls_become_pictures() -> None:
     assert visible("x\x9b31m\u202egnp.exe") == "x\ufffd31m\ufffdgnp.exe"
 
 
+def test_lone_surrogates_become_replacement_characters() -> None:
+    # A transcript's JSON may hold "\ud800": json.loads gives a str no encoder accepts.
+    shaped = visible("fix \ud800 and \udfff")
+    assert shaped == "fix \ufffd and \ufffd"
+    shaped.encode("utf-8")
+    assert shape_title("a\udc00b")[0] == "a\ufffdb"
+
+
 def test_tabs_and_newlines_are_spaces_on_one_line_and_kept_in_lines() -> None:
     assert visible("a\tb\nc\u2028d") == "a b c d"
     assert visible("a\tb\nc\rd", lines=True) == "a\tb\nc␍d"

@@ -40,20 +40,31 @@ os._exit(code)
 def _question_then_withdrawal(agent: RawAgent, prompt: str, ending: str) -> dict[str, Any]:
     """Frames up to the withdrawal of the question; returns the prompt's answer."""
     asked: Any = None
+    replaced: Any = None
     answer: dict[str, Any] | None = None
     withdrawn = False
-    while answer is None or not withdrawn:
+    reopened: dict[str, Any] | None = None
+    while answer is None or not withdrawn or (ending == "load" and reopened is None):
         frame = agent.read_frame()
         assert frame is not None, "the agent ended first"
         if frame.get("method") == "session/request_permission":
             asked = frame["id"]  # never answered in time
+            session = frame["params"]["sessionId"]
             if ending == "close":
-                agent.request("session/close", {"sessionId": frame["params"]["sessionId"]})
+                agent.request("session/close", {"sessionId": session})
+            elif ending == "load":
+                # The same id opened again while live: the old session is replaced under it.
+                opening = {"sessionId": session, "cwd": str(agent.workdir), "mcpServers": []}
+                replaced = agent.request(f"session/{ending}", opening)
         elif frame.get("method") == "$/cancel_request":
             assert asked is not None and frame["params"] == {"requestId": asked}
             withdrawn = True
         elif "method" not in frame and frame.get("id") == prompt:
             answer = frame
+        elif "method" not in frame and replaced is not None and frame.get("id") == replaced:
+            reopened = frame
+    if reopened is not None:
+        assert "result" in reopened, reopened  # the load answers, and succeeds
     # The late answer: an "allow" for a question nobody waits for any more.
     late = {"outcome": {"outcome": "selected", "optionId": "allow"}}
     agent.write(json.dumps({"jsonrpc": "2.0", "id": asked, "result": late}).encode() + b"\n")
@@ -61,7 +72,12 @@ def _question_then_withdrawal(agent: RawAgent, prompt: str, ending: str) -> dict
 
 
 @pytest.mark.parametrize(
-    ("scenario", "ending"), [("dies_while_asking", "claude_gone"), ("asks_and_waits", "close")]
+    ("scenario", "ending"),
+    [
+        ("dies_while_asking", "claude_gone"),
+        ("asks_and_waits", "close"),
+        ("asks_and_waits", "load"),
+    ],
 )
 def test_an_open_question_is_withdrawn_when_its_turn_ends(
     scenario: str, ending: str, tmp_path: Path
