@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ def _config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
 
 
-def _write(config: Path, folder: str, lines: list[dict[str, object]], tail: str = "") -> Path:
+def _write(config: Path, folder: str, lines: list[Any], tail: str = "") -> Path:
     path = config / "projects" / folder / f"{SID}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     body = "".join(json.dumps(line) + "\n" for line in lines)
@@ -27,7 +28,7 @@ def _write(config: Path, folder: str, lines: list[dict[str, object]], tail: str 
     return path
 
 
-PROMPT = {
+PROMPT: dict[str, Any] = {
     "type": "user",
     "sessionId": SID,
     "cwd": "/repo",
