@@ -35,6 +35,7 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
 )
+
 __all__ = ["FloorAgent", "main"]
 
 
