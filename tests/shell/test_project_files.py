@@ -34,7 +34,7 @@ def test_version_flag_prints_the_installed_version(
 
 def test_licence_file_is_the_declared_apache_2() -> None:
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["license"]
-    assert declared == {"text": "Apache-2.0"}
+    assert declared == "Apache-2.0"
     text = (ROOT / "LICENSE").read_text("utf-8")
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     # The whole standard text, not a stub: its nine sections and the appendix.
