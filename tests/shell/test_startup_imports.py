@@ -65,7 +65,9 @@ sys.exit(main([]))
 
 # Not needed to answer `initialize`, and each costs start-up time (tens of milliseconds for
 # some): the Claude SDK beyond its package stub and errors, its types; the session side of the
-# adapter; the core's events and machines (`transitions`); Claude's settings and transcripts.
+# adapter; the core's events and machines (`transitions`); Claude's transcripts. (Claude Code's
+# settings files are read at start-up, for the managed policy's environment: that module is
+# the standard library's `json` and a few functions.)
 HEAVY = (
     "claude_agent_sdk.types",
     "claude_agent_sdk.client",
@@ -81,7 +83,6 @@ HEAVY = (
     "adapter.controls.pickers",
     "adapter.view",
     "adapter.claude.process",
-    "adapter.claude.settings_files",
     "adapter.claude.transcripts",
     "adapter.claude.session_store",
     "fsm.events",
