@@ -54,6 +54,11 @@ class AirClient:
         return self.air and name in self.declared and name in IMPLEMENTED
 
     @property
+    def permission_heading(self) -> bool:
+        """Every AIR client gets the approval's heading (`_meta.jetbrains.air.permission`)."""
+        return self.air
+
+    @property
     def session_index(self) -> bool:
         return self.negotiated(SESSION_INDEX)
 

@@ -48,6 +48,8 @@ from adapter.controls.pickers import SessionConfig
 from adapter.controls.plan_exit import FRESH_CONTEXT, KEEP_PLANNING, plan_choices
 from adapter.wire.client_link import ClientLink
 from adapter.wire.deep_json import holds_truncation
+from fsm.air import AirClient
+from fsm.air_meta import permission_heading
 from fsm.records import visible
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
@@ -108,8 +110,10 @@ class PermissionBroker:
         config: SessionConfig,
         on_mode: Callable[[str], Awaitable[None]],
         resolve_mode: Callable[[str], Awaitable[str]] | None = None,
+        air: AirClient | None = None,
     ) -> None:
         self._session_id = session_id
+        self._air = air or AirClient()
         self._link = link
         self._config = config
         self._on_mode = on_mode
@@ -130,18 +134,40 @@ class PermissionBroker:
         for scope in list(self._pending):
             scope.cancel()
 
+    def _heading(
+        self, tool_call: ToolCallUpdate, name: str, tool_input: dict[str, Any], context: Any
+    ) -> dict[str, Any] | None:
+        """The request's `_meta`: JetBrains AIR's approval heading, for an AIR client. A shell
+        command is its own heading, verbatim (the card's title shows it on one line)."""
+        if not self._air.permission_heading:
+            return None
+        command = tool_input.get("command")
+        shell = name in ("Bash", "PowerShell") and isinstance(command, str) and command != ""
+        hints = getattr(context, "hints", None)
+        return permission_heading(
+            tool_name=name,
+            title=str(command) if shell else (tool_call.title or name),
+            decision_reason=getattr(context, "decision_reason", None),
+            default_to_no=bool(getattr(hints, "default_to_no", False)),
+        )
+
     async def _ask(
-        self, tool_call: ToolCallUpdate, options: list[PermissionOption], name: str
+        self,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        name: str,
+        meta: dict[str, Any] | None = None,
     ) -> str | None:
         """The chosen option id; None for a refusal, "" when withdrawn. `name`: the tool as
-        Claude calls it (the question's `toolCall.name`, as on its card)."""
+        Claude calls it (the question's `toolCall.name`, as on its card); `meta`: the
+        request's `_meta`."""
         with anyio.CancelScope() as scope:
             self._pending.add(scope)
             request_id = self._link.next_request_id()
             answered = False
             try:
                 outcome = await self._link.request_permission(
-                    self._session_id, tool_call, options, name
+                    self._session_id, tool_call, options, name, meta
                 )
                 answered = True
             finally:
@@ -198,7 +224,8 @@ class PermissionBroker:
                 )
             )
         options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
-        chosen = await self._ask(tool_call, hinted(options, context), tool_name)
+        meta = self._heading(tool_call, tool_name, tool_input, context)
+        chosen = await self._ask(tool_call, hinted(options, context), tool_name, meta)
         if chosen == "":
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if chosen == "allow":
@@ -230,7 +257,8 @@ class PermissionBroker:
             before_plan=self._config.before_plan,
         )
         options = hinted([c.option() for c in choices], context, keep_always=True)
-        chosen = await self._ask(tool_call, options, name)
+        heading = self._heading(tool_call, name, tool_input, context)
+        chosen = await self._ask(tool_call, options, name, heading)
         choice = next((c for c in choices if c.option_id == chosen), None)
         mode = choice.mode if choice is not None else None
         if chosen == "":

@@ -1,0 +1,37 @@
+"""Scenarios for a JetBrains AIR client: permission questions carrying what AIR shows in its
+approval heading (Claude Code's reason for asking, its `default_to_no` hint).
+
+Standard library only: imported by the fake at start-up.
+"""
+
+from __future__ import annotations
+
+from adapter.scripted_claude.steps import Permission, Result, Scenario
+
+__all__ = ["AIR_SCENARIOS"]
+
+_TEST = {"command": "npm  test\t--watch=false", "description": "Run the tests"}
+_NOTES = {"file_path": "notes.md", "content": "Remember the milk.\n"}
+
+AIR_SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        name="air_permission",
+        description="A Bash permission with Claude Code's reason and default_to_no, then a "
+        "Write permission with neither.",
+        turns=(
+            (
+                Permission(
+                    tool_name="Bash",
+                    input=_TEST,
+                    result="ok",
+                    hints={
+                        "default_to_no": True,
+                        "decision_reason": " Needed to\x07 verify\nthe change. ",
+                    },
+                ),
+                Permission(tool_name="Write", input=_NOTES, result="written"),
+                Result(),
+            ),
+        ),
+    ),
+)
