@@ -137,3 +137,22 @@ def test_permission_heading(
         tool_name=tool, title=title, decision_reason=reason, default_to_no=True
     )
     assert hinted["jetbrains"]["air"]["permission"]["defaultToNo"] is True
+
+
+def test_declaration_and_replay_end_follow_what_was_declared() -> None:
+    from fsm.air import IMPLEMENTED
+
+    plain = air_client(None)
+    assert plain.declaration() is None and plain.after_replay() == []
+    bare = air_client(_air({}))
+    assert bare.declaration() == {"version": 1, "capabilities": list(IMPLEMENTED)}
+    assert IMPLEMENTED[0] == "sessionFailure"
+    assert bare.after_replay() == []
+    declared = air_client(_air({"version": 1, "capabilities": ["loadReplayEnd"]}))
+    assert declared.after_replay() == [
+        {
+            "sessionUpdate": "session_info_update",
+            "_meta": {"jetbrains": {"air": {"version": 1, "loadReplayEnd": True}}},
+        }
+    ]
+    assert "loadReplayEnd" not in IMPLEMENTED  # declared by the client, never advertised

@@ -4,13 +4,15 @@ exact frames go to the clients it is for and to no other."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import OPT_IN, Adapter, AdapterPool
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool
 
 AIR_SET: dict[str, Any] = {
     "jetbrains": {
@@ -67,3 +69,90 @@ async def test_the_permission_heading_goes_to_every_air_client(
     ]
     # defaultToNo: the decline first, as for every client.
     assert asked[0]["options"][0]["kind"] == "reject_once"
+
+
+def _argvs(tmp_path: Path) -> list[list[str]]:
+    path = tmp_path / "claude-log.jsonl"
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [list(e["argv"]) for e in entries if e["kind"] == "argv"]
+
+
+def _flag(argv: list[str], flag: str) -> list[str]:
+    return [argv[i + 1] for i, token in enumerate(argv[:-1]) if token == flag]
+
+
+def _instructions(text: object) -> dict[str, Any]:
+    return {"jetbrains": {"air": {"customInstructions": text}}}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_custom_instructions_follow_the_client_prompt(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success", client_meta=AIR_SET) as adapter:
+        base = {"cwd": str(adapter.workdir), "mcpServers": []}
+        prompt = {"mode": "append", "content": [{"type": "text", "text": "Be brief."}]}
+        override = {**prompt, "mode": "override"}
+        for extra in (
+            {"_meta": _instructions("Use tabs.")},
+            {"_meta": _instructions("Use tabs."), "systemPrompt": prompt},
+            {"_meta": _instructions("Use tabs."), "systemPrompt": override},
+            {"_meta": _instructions(42)},  # not a string: no instructions
+        ):
+            request = adapter.conn._conn.send_request("session/new", {**base, **extra})
+            answer = await asyncio.wait_for(request, TIMEOUT)
+            assert (await adapter.prompt(answer["sessionId"], "hi")).stop_reason == "end_turn"  # type: ignore[union-attr]
+    only, appended, replaced, ignored = _argvs(tmp_path)
+    assert _flag(only, "--append-system-prompt") == ["Use tabs."]
+    assert _flag(appended, "--append-system-prompt") == ["Be brief.\n\nUse tabs."]
+    assert _flag(replaced, "--system-prompt") == ["Be brief.\n\nUse tabs."]
+    assert "--append-system-prompt" not in ignored
+
+
+LOAD_REPLAY_END = {
+    "sessionUpdate": "session_info_update",
+    "_meta": {"jetbrains": {"air": {"version": 1, "loadReplayEnd": True}}},
+}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", list(CLIENTS))
+async def test_load_replay_end_closes_the_replay_of_a_declaring_client(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    async with adapters.session_adapter(
+        tmp_path, "success", client_meta=meta, capable=meta is not None
+    ) as adapter:
+        prompted, fresh = await adapter.new_session(), await adapter.new_session()
+        assert isinstance(await adapter.prompt(prompted, "hello"), PromptResponse)
+        cwd = str(adapter.workdir)
+        for session in (prompted, fresh):
+            await asyncio.wait_for(
+                adapter.conn.load_session(cwd=cwd, session_id=session, mcp_servers=[]), TIMEOUT
+            )
+        await asyncio.wait_for(
+            adapter.conn.resume_session(cwd=cwd, session_id=prompted, mcp_servers=[]), TIMEOUT
+        )
+        frames = adapter.incoming()
+    ends = [
+        (i, m["params"]["sessionId"])
+        for i, m in enumerate(frames)
+        if m.get("method") == "session/update" and m["params"]["update"] == LOAD_REPLAY_END
+    ]
+    if kind != "air_set":
+        assert ends == []
+        return
+    assert [session for _, session in ends] == [prompted, fresh]  # none for the resume
+    for index, session in ends:
+        # The last replayed update, right before the load's answer.
+        answer = frames[index + 1]
+        assert "result" in answer and "configOptions" in answer["result"]
+        replayed = [
+            m
+            for m in frames[:index]
+            if m.get("method") == "session/update" and m["params"]["sessionId"] == session
+        ]
+        assert session == fresh or any(
+            m["params"]["update"]["sessionUpdate"] == "user_message_chunk" for m in replayed
+        )
