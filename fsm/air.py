@@ -36,7 +36,7 @@ CUSTOM_INSTRUCTIONS = "customInstructions"
 # What this agent implements of the AIR set and advertises, in the reference's order.
 # `customInstructions` is the agent's alone: the client never declares it, and it is read from
 # any client.
-IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE, CUSTOM_INSTRUCTIONS)
+IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE, CUSTOM_INSTRUCTIONS, PLAN_FILE)
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END})
 

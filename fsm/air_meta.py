@@ -13,8 +13,11 @@ from typing import Any
 
 __all__ = [
     "AIR_VERSION",
+    "PLAN_FILE_CLEAR_SUFFIX",
     "air_info_update",
     "permission_heading",
+    "plan_file_clear",
+    "plan_file_input",
     "with_air_meta",
 ]
 
@@ -27,6 +30,9 @@ _WS_RUN = re.compile(r"\s+")
 _SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 _PLAN_EXIT_HEADING = "Ready to code?"
 _FALLBACK_HEADING = "Use tool?"
+# The call that tells AIR the plan file is released (a blank path is its clear signal); a call
+# of its own, so that the plan card keeps its file.
+PLAN_FILE_CLEAR_SUFFIX = ":plan-file-clear"
 
 
 def with_air_meta(meta: dict[str, Any] | None, key: str, payload: Any) -> dict[str, Any]:
@@ -74,3 +80,25 @@ def permission_heading(
     if default_to_no:
         payload["defaultToNo"] = True
     return with_air_meta(None, "permission", payload)
+
+
+def plan_file_input(tool_input: object, plan_file: str) -> dict[str, Any]:
+    """ExitPlanMode's input as a `planFile` client gets it: the plan's file in place of its
+    text (the client reads the plan from the file)."""
+    shown = dict(tool_input) if isinstance(tool_input, dict) else {}
+    shown.pop("plan", None)
+    return {**shown, "planFilePath": plan_file}
+
+
+def plan_file_clear(tool_id: str) -> dict[str, Any]:
+    """After an approved plan: the `tool_call` whose blank `planFilePath` drops AIR's plan file
+    button."""
+    return {
+        "sessionUpdate": "tool_call",
+        "toolCallId": f"{tool_id}{PLAN_FILE_CLEAR_SUFFIX}",
+        "title": "Exited Plan Mode",
+        "kind": "switch_mode",
+        "status": "completed",
+        "rawInput": {"planFilePath": ""},
+        "content": [],
+    }

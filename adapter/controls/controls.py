@@ -69,6 +69,7 @@ class SessionControls:
         air: AirClient | None = None,
     ) -> None:
         self.session_id = session_id
+        self.air = air or AirClient()  # JetBrains AIR: what the client negotiated
         # The client's extra folders and system prompt: every Claude process starts with them.
         self.surroundings = surroundings or Surroundings()
         self.config = config

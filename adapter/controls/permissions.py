@@ -43,13 +43,14 @@ from claude_agent_sdk.types import (
     ToolPermissionContext,
 )
 
+from adapter.claude.plan_files import existing_plan_file
 from adapter.controls.permission_hints import hinted
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.plan_exit import FRESH_CONTEXT, KEEP_PLANNING, plan_choices
 from adapter.wire.client_link import ClientLink
 from adapter.wire.deep_json import holds_truncation
 from fsm.air import AirClient
-from fsm.air_meta import permission_heading
+from fsm.air_meta import permission_heading, plan_file_input
 from fsm.records import visible
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
@@ -239,13 +240,21 @@ class PermissionBroker:
         self, tool_call: ToolCallUpdate, tool_input: dict[str, Any], context: Any, name: str
     ) -> PermissionResult:
         plan = tool_input.get("plan")
+        # A `planFile` client reads the plan from its file (adapter.view.plan_file).
+        plan_file = existing_plan_file(tool_input.get("planFilePath"))
+        shown_file = plan_file if self._air.plan_file else None
         tool_call = tool_call.model_copy(
             update={
                 "title": "Ready to code?",
                 "kind": "switch_mode",
                 "content": [helpers.tool_content(helpers.text_block(plan))]
-                if isinstance(plan, str)
+                if isinstance(plan, str) and shown_file is None
                 else None,
+                **(
+                    {"raw_input": plan_file_input(tool_input, shown_file)}
+                    if shown_file is not None
+                    else {}
+                ),
             }
         )
         # Its mode options stay whatever the hints say; only the order follows them.

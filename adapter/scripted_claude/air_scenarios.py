@@ -6,12 +6,15 @@ Standard library only: imported by the fake at start-up.
 
 from __future__ import annotations
 
-from adapter.scripted_claude.steps import Permission, Result, Scenario
+from adapter.scripted_claude.session_scenarios import PLAN
+from adapter.scripted_claude.steps import Permission, Result, Scenario, ToolUse
 
 __all__ = ["AIR_SCENARIOS"]
 
 _TEST = {"command": "npm  test\t--watch=false", "description": "Run the tests"}
 _NOTES = {"file_path": "notes.md", "content": "Remember the milk.\n"}
+# Where Claude Code drafted the plan: the test writes the file (or not) before the prompt.
+PLAN_FILE = "{cwd}/plans/plan.md"
 
 AIR_SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
@@ -30,6 +33,22 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
                     },
                 ),
                 Permission(tool_name="Write", input=_NOTES, result="written"),
+                Result(),
+            ),
+        ),
+    ),
+    Scenario(
+        name="air_plan_file",
+        description="Claude plans and asks to leave plan mode; the ExitPlanMode input names "
+        "its plan file ({cwd}/plans/plan.md), as Claude Code's does.",
+        turns=(
+            (
+                ToolUse(name="EnterPlanMode", input={}, result="Entered plan mode."),
+                Permission(
+                    tool_name="ExitPlanMode",
+                    input={"plan": PLAN, "planFilePath": PLAN_FILE},
+                    result="User has approved your plan.",
+                ),
                 Result(),
             ),
         ),

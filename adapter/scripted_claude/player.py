@@ -186,7 +186,7 @@ class _Player(TurnWriter):
         return True
 
     def _permission(self, step: Permission) -> bool:
-        tool_input = dict(step.input)
+        tool_input = dict(_at(step.input, self.s.cwd))
         ident = self._tool_use(step.tool_name, tool_input)
         allowed, message, interrupt = ask(
             self.s, self.inbox, step.tool_name, tool_input, ident, step.suggestions, step.hints

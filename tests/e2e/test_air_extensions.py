@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool
+from adapter.scripted_claude.session_scenarios import PLAN
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, RecordingClient
 
 AIR_SET: dict[str, Any] = {
     "jetbrains": {
@@ -156,3 +157,67 @@ async def test_load_replay_end_closes_the_replay_of_a_declaring_client(
         assert session == fresh or any(
             m["params"]["update"]["sessionUpdate"] == "user_message_chunk" for m in replayed
         )
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize(
+    ("kind", "drafted"),
+    [("air_set", True), ("air_set", False), ("air_sf", True), ("plain", True)],
+)
+async def test_plan_file_shows_the_plans_file_to_a_declaring_client(
+    adapters: AdapterPool, tmp_path: Path, kind: str, drafted: bool
+) -> None:
+    meta = CLIENTS[kind]
+    client = RecordingClient(permission="exit-plan-default")
+    async with adapters.session_adapter(
+        tmp_path, "air_plan_file", client_meta=meta, capable=meta is not None, client=client
+    ) as adapter:
+        plan_file = adapter.workdir / "plans" / "plan.md"
+        if drafted:
+            plan_file.parent.mkdir(parents=True, exist_ok=True)
+            plan_file.write_text(PLAN, encoding="utf-8")
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "plan the fix")
+        asked = requests(adapter, "session/request_permission")
+        updates = adapter.updates()
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert "ExitPlanMode was allowed." in adapter.agent_texts()
+    tool_id = next(u["toolCallId"] for u in updates if u.get("name") == "ExitPlanMode")
+    # The card as it stood before the question: its opening, filled in once the input was whole.
+    opened = [
+        u
+        for u in updates
+        if (u.get("toolCallId") == tool_id and "status" not in u)
+        or (u.get("toolCallId") == tool_id and u.get("status") == "pending")
+    ]
+    card: dict[str, Any] = {}
+    for update in opened:
+        card.update(update)
+    [question] = [a["toolCall"] for a in asked]
+    [result] = [
+        u for u in updates if u.get("toolCallId") == tool_id and u.get("status") == "completed"
+    ]
+    clears = [u for u in updates if u.get("toolCallId") == f"{tool_id}:plan-file-clear"]
+    if kind == "air_set" and drafted:
+        shown = {"planFilePath": str(plan_file)}
+        assert card["rawInput"] == shown and card["content"] == []
+        assert question["rawInput"] == shown and not question.get("content")
+        assert result["rawInput"] == shown
+        assert clears == [
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": f"{tool_id}:plan-file-clear",
+                "title": "Exited Plan Mode",
+                "kind": "switch_mode",
+                "status": "completed",
+                "rawInput": {"planFilePath": ""},
+                "content": [],
+            }
+        ]
+        return
+    # Everyone else, and a plan file that is not there: the plan's text, as before.
+    assert card["rawInput"]["plan"] == PLAN
+    assert card["content"][0]["content"]["text"] == PLAN
+    assert question["content"][0]["content"]["text"] == PLAN
+    assert "rawInput" not in result or "planFilePath" in result["rawInput"]
+    assert clears == []
