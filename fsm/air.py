@@ -30,13 +30,14 @@ __all__ = [
 SESSION_INDEX = "sessionIndex"
 LOAD_REPLAY_END = "loadReplayEnd"
 PLAN_FILE = "planFile"
+DIFF_PATCH = "diffPatch"
 BACKGROUND_SUBAGENTS = "backgroundSubagents"
 CUSTOM_INSTRUCTIONS = "customInstructions"
 
 # What this agent implements of the AIR set and advertises, in the reference's order.
 # `customInstructions` is the agent's alone: the client never declares it, and it is read from
 # any client.
-IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE, CUSTOM_INSTRUCTIONS, PLAN_FILE)
+IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE, CUSTOM_INSTRUCTIONS, DIFF_PATCH, PLAN_FILE)
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END})
 
@@ -75,6 +76,11 @@ class AirClient:
         if not self.negotiated(LOAD_REPLAY_END):
             return []
         return [air_info_update(LOAD_REPLAY_END, True)]
+
+    @property
+    def diff_patch(self) -> bool:
+        """Edits show git patches: a preview in the question, the final one in the result."""
+        return self.negotiated(DIFF_PATCH)
 
     @property
     def plan_file(self) -> bool:

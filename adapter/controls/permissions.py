@@ -44,6 +44,7 @@ from claude_agent_sdk.types import (
 )
 
 from adapter.claude.plan_files import existing_plan_file
+from adapter.controls.diff_preview import preview_content
 from adapter.controls.permission_hints import hinted
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.plan_exit import FRESH_CONTEXT, KEEP_PLANNING, plan_choices
@@ -215,6 +216,11 @@ class PermissionBroker:
             return PermissionResultDeny(message=_TOO_DEEP)
         if tool_name == "ExitPlanMode":
             return await self._leave_plan(tool_call, tool_input, context, tool_name)
+        if self._air.diff_patch:
+            preview = preview_content(tool_name, tool_input)
+            if preview is not None:
+                shown = tool_call.model_dump(by_alias=True, exclude_none=True)
+                tool_call = ToolCallUpdate.model_validate({**shown, "content": preview})
         always = _always(tool_name, tool_input, list(context.suggestions or []))
         options = [PermissionOption(option_id="allow", name="Yes", kind="allow_once")]
         if always is not None:

@@ -13,6 +13,12 @@ __all__ = ["AIR_SCENARIOS"]
 
 _TEST = {"command": "npm  test\t--watch=false", "description": "Run the tests"}
 _NOTES = {"file_path": "notes.md", "content": "Remember the milk.\n"}
+_APP_EDIT = {
+    "file_path": "{cwd}/src/app.py",
+    "old_string": "    return 'Hello ' + name",
+    "new_string": "    return f'Hello {name}!'",
+}
+_NEW_FILE = {"file_path": "{cwd}/src/new file.py", "content": "x = 1\ny = 2"}
 # Where Claude Code drafted the plan: the test writes the file (or not) before the prompt.
 PLAN_FILE = "{cwd}/plans/plan.md"
 
@@ -49,6 +55,18 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
                     input={"plan": PLAN, "planFilePath": PLAN_FILE},
                     result="User has approved your plan.",
                 ),
+                Result(),
+            ),
+        ),
+    ),
+    Scenario(
+        name="air_diff_patch",
+        description="An Edit of {cwd}/src/app.py and a Write of {cwd}/src/new file.py, each "
+        "asked about, allowed and carried out on disk; the results say what changed.",
+        turns=(
+            (
+                Permission(tool_name="Edit", input=_APP_EDIT, result="updated", applies=True),
+                Permission(tool_name="Write", input=_NEW_FILE, result="created", applies=True),
                 Result(),
             ),
         ),

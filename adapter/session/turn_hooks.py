@@ -22,6 +22,7 @@ from claude_agent_sdk import (
     UserMessage,
 )
 
+from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
@@ -76,6 +77,7 @@ class TurnHooks:
             terminal=terminal_output,
             air=air,
             existing_file=existing_plan_file,
+            read_text=lambda path: read_patch_source(path).text,
         )
         self.air = self._view.air
         self._usage = UsageMeter()

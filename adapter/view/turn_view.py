@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from adapter.view.final_patch import ReadText, final_patch
 from adapter.view.plan import plan_update
 from adapter.view.plan_file import PLAN_EXIT, FileCheck, plan_file_card, plan_file_result
 from adapter.view.stream_assembly import StreamAssembly, chunk
@@ -76,6 +77,19 @@ def _str(block: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+# The tools whose result gets a git patch for a `diffPatch` client.
+_PATCHED = frozenset({"Edit", "Write"})
+
+
+def _with_final_patch(updates: list[Wire], tool_id: str, patch: Wire | None) -> None:
+    if patch is None:
+        return
+    for update in reversed(updates):
+        if update.get("toolCallId") == tool_id:
+            update.update(patch)
+            return
+
+
 class TurnView:
     """Per-session translation state: the stream's counts and the calls still open."""
 
@@ -87,12 +101,14 @@ class TurnView:
         terminal: bool = False,
         air: AirClient | None = None,
         existing_file: FileCheck = lambda path: None,
+        read_text: ReadText = lambda path: None,
     ) -> None:
         """`air`: what a JetBrains AIR client negotiated; `existing_file`: whether a path
         Claude names is a file (the view reads no disk)."""
         self.cwd = cwd
         self.air = air or AirClient()
         self.existing_file = existing_file
+        self.read_text = read_text
         self.skipped = 0
         self._live = live
         self._terminal = terminal
@@ -179,6 +195,10 @@ class TurnView:
         card["_meta"] = {"claudeCode": meta}
         if name == PLAN_EXIT and self.air.plan_file:
             plan_file_card(card, tool_input, self.existing_file)
+        if name == "Write" and self._live and self.air.diff_patch:
+            # The input does not say whether the file exists: the question and the result
+            # show the change, the card nothing.
+            card["content"] = []
         if self._terminal and name == "Bash":
             card["content"] = [{"type": "terminal", "terminalId": tool_id}]
             card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
@@ -254,6 +274,9 @@ class TurnView:
                 cwd=self.cwd,
                 terminal=self._terminal,
             )
+            if name in _PATCHED and not is_error and self._live and self.air.diff_patch:
+                # Live only: on a load the file holds whatever came after.
+                _with_final_patch(ended, tool_id, final_patch(tool_use_result, self.read_text))
             if name == PLAN_EXIT and self.air.plan_file:
                 args = (tool_id, tool_input, tool_use_result)
                 check = self.existing_file

@@ -221,3 +221,68 @@ async def test_plan_file_shows_the_plans_file_to_a_declaring_client(
     assert question["content"][0]["content"]["text"] == PLAN
     assert "rawInput" not in result or "planFilePath" in result["rawInput"]
     assert clears == []
+
+
+def _patch_block(path: str, text: str, *, question: bool = False) -> dict[str, Any]:
+    """The patch's `diff` block; `oldText: null` as the reference sends it, except in a
+    permission question, whose `acp` model leaves a null out."""
+    meta = {"version": 1, "diffPatch": {"version": 1, "format": "git_patch", "text": text}}
+    block = {"type": "diff", "path": path, "newText": "", "_meta": {"jetbrains": {"air": meta}}}
+    return block if question else {**block, "oldText": None}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", list(CLIENTS))
+async def test_diff_patch_shows_edits_as_git_patches(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    async with adapters.session_adapter(
+        tmp_path, "air_diff_patch", client_meta=meta, capable=meta is not None
+    ) as adapter:
+        app = adapter.workdir / "src" / "app.py"
+        app.parent.mkdir(parents=True, exist_ok=True)
+        app.write_text("def greet(name):\n    return 'Hello ' + name\n", encoding="utf-8")
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "tidy the greeting")
+        asked = [a["toolCall"] for a in requests(adapter, "session/request_permission")]
+        updates = adapter.updates()
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    new = adapter.workdir / "src" / "new file.py"
+    assert app.read_text(encoding="utf-8") == "def greet(name):\n    return f'Hello {name}!'\n"
+    assert new.read_text(encoding="utf-8") == "x = 1\ny = 2"
+    edit_id, write_id = (a["toolCallId"] for a in asked)
+    done = {
+        u["toolCallId"]: u
+        for u in updates
+        if u.get("status") == "completed" and u["toolCallId"] in (edit_id, write_id)
+    }
+    p, q = str(app).lstrip("/"), str(new).lstrip("/")
+    edit_patch = (
+        f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1,2 +1,2 @@\n def greet(name):\n"
+        "-    return 'Hello ' + name\n+    return f'Hello {name}!'\n"
+    )
+    write_patch = (
+        f"diff --git a/{q} b/{q}\nnew file mode 100644\n--- /dev/null\n+++ b/{q}\t\n"
+        "@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n\\ No newline at end of file\n"
+    )
+    if kind != "air_set":
+        assert "diffPatch" not in json.dumps(adapter.incoming())
+        assert done[edit_id]["content"][0]["newText"].endswith("f'Hello {name}!'\n")
+        return
+    assert asked[0]["content"] == [_patch_block(str(app), edit_patch, question=True)]
+    assert asked[1]["content"] == [_patch_block(str(new), write_patch, question=True)]
+    assert done[edit_id]["content"] == [_patch_block(str(app), edit_patch)]
+    assert done[edit_id]["locations"] == [{"path": str(app), "line": 1}]
+    assert done[write_id]["content"] == [_patch_block(str(new), write_patch)]
+    assert done[write_id]["locations"] == [{"path": str(new)}]
+    # The live Write card shows no diff: the question and the result do.
+    write_cards = [
+        u
+        for u in updates
+        if u.get("toolCallId") == write_id
+        and u["sessionUpdate"] in ("tool_call", "tool_call_update")
+        and "rawInput" in u
+    ]
+    assert write_cards and write_cards[-1]["content"] == []
+    assert not [u for u in write_cards if u.get("content")]
