@@ -22,10 +22,12 @@ from claude_agent_sdk import (
     UserMessage,
 )
 
+from adapter.claude.translate import AUTONOMOUS
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
 from adapter.view.plan import approved_plan_update
+from adapter.view.side_messages import SideMessages
 from adapter.view.stream_assembly import MalformedStream
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for
@@ -57,12 +59,16 @@ class TurnHooks:
         titled: bool,
         compaction_updates: bool = False,
         compactions_before: Callable[[str | None], Awaitable[int]] | None = None,
+        acp_notices: bool = False,
+        private: tuple[str, ...] = (),
     ) -> None:
         """`titled`: the session has its title already (a loaded one: its first prompt was
         not this one). `compaction_updates`: the client declared `session.compaction`.
         `compactions_before`: how many compactions the session's transcript holds (before the
         boundary it names), read when the session opens (`count_compactions`), so that ids
-        agree with a load's (none: the session has no transcript to read)."""
+        agree with a load's (none: the session has no transcript to read). `acp_notices`:
+        the client declared `session.notices`; `private`: values masked in Claude Code's own
+        words."""
         self._link = link
         self._session_id = session_id
         self._cwd = cwd
@@ -80,6 +86,8 @@ class TurnHooks:
         self._title: str | None = None
         self._title_sent = titled
         self._warned = False
+        # A local command's output, Claude Code's informational lines, a blank turn's result.
+        self._side = SideMessages(notices=acp_notices, private=private)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         return await self._link.send_raw_update(self._session_id, update)
@@ -130,6 +138,10 @@ class TurnHooks:
         """A `system` frame: compaction (its card or its updates), and the context it
         retained."""
         data = message.data if isinstance(message.data, Mapping) else {}
+        if message.subtype in ("local_command_output", "informational"):
+            side = self._side
+            await self._send(lambda: side.system(message.subtype, data), "a system message")
+            return
         if data.get("parent_tool_use_id") or message.subtype not in ("status", "compact_boundary"):
             return  # a subagent's compaction is not the session's
         if not self._compaction_ids.known and self._starts_or_bounds(message.subtype, data):
@@ -176,6 +188,8 @@ class TurnHooks:
         message_id = message.message_id if isinstance(message.message_id, str) else None
         parent = message.parent_tool_use_id if isinstance(message.parent_tool_use_id, str) else None
         blocks = blocks_of(message.content)
+        if parent is None and any(b.get("type") == "text" and b.get("text") for b in blocks):
+            self._side.delivered()
         if mask is not None:
             blocks = [_masked(block, mask) for block in blocks]
         await self._send(
@@ -220,11 +234,16 @@ class TurnHooks:
     def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
         # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
         self._compaction.idle = by_adapter
+        text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
+        self._side.prompted(text)
         if self._title is None and not by_adapter:
-            text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
             self._title = title_for(text) or ""
 
     async def turn_result(self, message: ResultMessage) -> None:
+        origin = getattr(message, "origin", None)
+        autonomous = isinstance(origin, Mapping) and origin.get("kind") in AUTONOMOUS
+        side = self._side
+        await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
         if not isinstance(message.usage, Mapping):
             return
         update = self._usage.saw_result(message.usage, message.model_usage, message.total_cost_usd)
