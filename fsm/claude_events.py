@@ -86,7 +86,9 @@ class RetryAttempted(ClaudeEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResultReceived(ClaudeEvent):
-    """A `result` frame. `autonomous` marks results no user turn asked for."""
+    """A `result` frame. `autonomous` marks results no user turn asked for;
+    `refusal_explanation` is a refusal's explanation no message of the turn carried (Claude
+    Code said it only in a `system/model_refusal_no_fallback` frame)."""
 
     subtype: str
     is_error: bool
@@ -94,6 +96,7 @@ class ResultReceived(ClaudeEvent):
     errors: tuple[str, ...] = ()
     stop_reason: str | None = None
     autonomous: bool = False
+    refusal_explanation: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -31,6 +31,7 @@ from fsm.events import (
     AssistantMessageReceived,
     PromptReceived,
     PromptSent,
+    ResultReceived,
     RetryAttempted,
     RuntimeStartFailed,
 )
@@ -174,9 +175,10 @@ class TurnActions(TurnFailures):
     def recover_after_answer(self, *_: Any) -> None:
         self.reached.append((IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id))
 
-    def explain_refusal(self, *_: Any) -> None:
-        # Row 29: the explanation reaches the client before `refusal`, once.
-        explanation = self.refusal_explanation
+    def explain_refusal(self, event: ResultReceived) -> None:
+        # Row 29: the explanation reaches the client before `refusal`, once; the result brings
+        # it when Claude Code said it only in a `model_refusal_no_fallback` frame.
+        explanation = self.refusal_explanation or event.refusal_explanation
         if explanation and explanation.strip() not in self.answered_text:
             self.effects.append(SendAgentText(text=redact(explanation, self.private)))
 

@@ -60,6 +60,9 @@ class TurnGuards(TurnFields):
     def is_an_error(self, event: ResultReceived) -> bool:
         return event.is_error
 
+    def was_stopped_by_the_user(self, event: ResultReceived) -> bool:
+        return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
+
     def is_an_unreported_error(self, event: ResultReceived) -> bool:
         return event.is_error and not event.autonomous and not self.between_failure_reported
 

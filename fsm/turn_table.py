@@ -71,6 +71,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(SAID, IDLE, None, "forward_message"),
     _row(RETRY, IDLE, None, "note_retry_hint", when="is_a_quiet_retry"),
     _row(RETRY, IDLE, None, "note_retry_hint", "warn_between_turns"),
+    _row(RESULT, IDLE, None, when="was_stopped_by_the_user"),
     _row(RESULT, IDLE, None, "report_error_result", when=["is_an_unreported_error", RECORDS]),
     _row(RESULT, IDLE, None, "log_error_result", when="is_an_unreported_error"),
     _row(RESULT, IDLE, None),
@@ -105,6 +106,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(RESULT, HEARD, QUIET, when="is_autonomous"),
     # Section 2.3: the plan exit's interrupted result hands the turn to a fresh context.
     _row(RESULT, WORKING, RESETTING, "start_fresh_context", when="wants_a_fresh_context"),
+    # The user's own answer stopped the turn ("No, keep planning" denies with an interrupt):
+    # it ends as a cancel does, with no record; Claude Code's diagnostic is no failure.
+    _row(RESULT, WORKING, IDLE, BOUNDARY, "settle_cancelled", when="was_stopped_by_the_user"),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "explain_refusal", "settle_refused", when="is_a_refusal"),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_max_tokens",
          when=["stopped_at_max_tokens", ANSWERED]),

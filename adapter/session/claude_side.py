@@ -43,6 +43,7 @@ from fsm.events import (
     OutputReceived,
     PromptSent,
     RateLimitReported,
+    ResultReceived,
     RuntimeStarted,
     RuntimeStartFailed,
     StreamEnded,
@@ -195,6 +196,11 @@ class ClaudeSide:
             self._refusal_note = None
             if explanation and not event.refusal_explanation:
                 event = replace(event, refusal_explanation=explanation)
+        if isinstance(event, ResultReceived):
+            # Row 29: an explanation no refusal message came to carry goes with the result.
+            note, self._refusal_note = self._refusal_note, None
+            if note and event.stop_reason == "refusal":
+                event = replace(event, refusal_explanation=note)
         if isinstance(event, RateLimitReported) and isinstance(message, RateLimitEvent):
             # Claude's reset times are wall-clock times; the core's deadlines monotonic.
             event = replace(event, now=self._clock(), wall=self._wall())
