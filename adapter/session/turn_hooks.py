@@ -138,6 +138,10 @@ class TurnHooks:
         """A `system` frame: compaction (its card or its updates), and the context it
         retained."""
         data = message.data if isinstance(message.data, Mapping) else {}
+        if message.subtype == "conversation_reset":
+            # A fresh conversation: its task ids are new, the old task list is no plan.
+            await self._send(self._view.tasks.reset, "a conversation reset")
+            return
         if message.subtype in ("local_command_output", "informational"):
             side = self._side
             await self._send(lambda: side.system(message.subtype, data), "a system message")
@@ -175,6 +179,10 @@ class TurnHooks:
         it; a card client gets none, as there."""
         if isinstance(self._compaction, CompactionUpdates):
             self._compaction.compacted(summary)
+
+    async def task_changed(self, data: Mapping[str, Any]) -> None:
+        """A TaskCreated/TaskCompleted hook: the task list's plan, when it changed."""
+        await self._send(lambda: self._view.tasks.hook(data), "a task hook")
 
     def saw_assistant(self, message: AssistantMessage) -> None:
         if message.parent_tool_use_id is None:

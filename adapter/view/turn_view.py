@@ -10,7 +10,8 @@ bulk path and building a pydantic model per update was a measured share of its t
 - Tool use: a card per call (`adapter.view.tool_cards`), opened as soon as Claude starts writing
   the call when it streams, refined as each field of its input completes
   (`adapter.view.streamed_calls`), filled in once its input is whole, ended by its result
-  (`adapter.view.tool_results`); TodoWrite becomes the plan (`adapter.view.plan`), never a card.
+  (`adapter.view.tool_results`); TodoWrite becomes the plan (`adapter.view.plan`), never a card,
+  and so do the Task* tools, at their results (`adapter.view.task_plan`, kept across turns).
 - A subagent's messages (`parent` set: the Task call they belong to) never join the main
   answer: its text shows on the Task card, its tool calls carry `parentToolUseId`.
 - Calls still open when a turn ends are marked failed (`close_open_calls`).
@@ -28,6 +29,7 @@ from typing import Any
 from adapter.view.plan import plan_update
 from adapter.view.stream_assembly import StreamAssembly, chunk
 from adapter.view.streamed_calls import StreamedCalls
+from adapter.view.task_plan import TASK_TOOLS, TaskPlan
 from adapter.view.tool_cards import PLAN_TOOL, card_for
 from adapter.view.tool_results import result_updates
 
@@ -85,6 +87,8 @@ class TurnView:
         self._stream = StreamAssembly()
         self._calls: dict[str, tuple[str, object]] = {}  # open calls: id -> (tool, input)
         self._plan_calls: set[str] = set()
+        self._task_calls: dict[str, tuple[str, object]] = {}  # open Task* calls: no cards
+        self.tasks = TaskPlan()  # the session's task list (Task* tools and hooks)
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
         self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
@@ -152,6 +156,9 @@ class TurnView:
             self.skipped += 1
             return []
         tool_input = block.get("input")
+        if name in TASK_TOOLS and parent is None:
+            self._task_calls[tool_id] = (name, tool_input)
+            return []
         if name == PLAN_TOOL:
             plan = plan_update(tool_input)
             if plan is not None and tool_id not in self._streamed.announced:
@@ -221,6 +228,18 @@ class TurnView:
                 continue
             if tool_id in self._plan_calls:
                 continue  # a plan's "todos updated" is no news
+            if tool_id in self._task_calls:
+                name, tool_input = self._task_calls.pop(tool_id)
+                updates.extend(
+                    self.tasks.tool_result(
+                        name,
+                        tool_input,
+                        block.get("content"),
+                        tool_use_result,
+                        is_error=block.get("is_error") is True,
+                    )
+                )
+                continue
             if self._live:
                 # Claude Code ran it without asking anyone: it was running until now.
                 updates.extend(self.permitted(tool_id))
@@ -250,6 +269,7 @@ class TurnView:
         self._calls.clear()
         self._streamed.clear()
         self._plan_calls.clear()
+        self._task_calls.clear()
         self._running.clear()
         self._progress.clear()
         return updates
