@@ -70,6 +70,7 @@ class ClaudeAcpAgent(SessionOpener):
         self._dialects = Dialects()
         self._raw = RawCapabilities()
         self._terminal_output = False
+        self._terminal_output_delta = False
         self._ask_by_form = False  # the client declared `elicitation.form`
         self._boolean_options = False  # ... `session.configOptions.boolean`
         self._ask_by_url = False  # ... `elicitation.url`
@@ -111,6 +112,7 @@ class ClaudeAcpAgent(SessionOpener):
         declared = handshake.client_declared(client_capabilities, self._raw)
         self._dialects = declared.dialects
         self._terminal_output = declared.terminal_output
+        self._terminal_output_delta = declared.terminal_output_delta
         self._ask_by_form = declared.ask_by_form
         self._boolean_options = declared.boolean_options
         self._ask_by_url = declared.ask_by_url

@@ -87,7 +87,12 @@ async def replay_transcript(
         capable=session.core.notices,
         active_uuid=active_from_newest(itertools.chain.from_iterable(newest_first)),
     )
-    view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
+    view = TurnView(
+        cwd=session.cwd,
+        live=False,
+        terminal=session.view.terminal,
+        terminal_delta=session.view.terminal_delta,
+    )
     compactions = ReplayedCompactions(
         updates=session.view.compaction_updates, session_id=session.session_id
     )

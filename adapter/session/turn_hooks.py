@@ -56,6 +56,7 @@ class TurnHooks:
         cwd: str,
         *,
         terminal_output: bool,
+        terminal_output_delta: bool = False,
         titled: bool,
         compaction_updates: bool = False,
         compactions_before: Callable[[str | None], Awaitable[int]] | None = None,
@@ -73,7 +74,10 @@ class TurnHooks:
         self._session_id = session_id
         self._cwd = cwd
         self.terminal = terminal_output
-        self._view = TurnView(cwd=cwd, live=True, terminal=terminal_output)
+        self.terminal_delta = terminal_output_delta
+        self._view = TurnView(
+            cwd=cwd, live=True, terminal=terminal_output, terminal_delta=terminal_output_delta
+        )
         self._usage = UsageMeter()
         self._compaction_ids = CompactionIds(session_id)
         self._compactions_before = compactions_before
@@ -141,6 +145,12 @@ class TurnHooks:
         if message.subtype == "conversation_reset":
             # A fresh conversation: its task ids are new, the old task list is no plan.
             await self._send(self._view.tasks.reset, "a conversation reset")
+            return
+        if message.subtype == "permission_denied":
+            await self._send(lambda: self._view.denied(data), "a permission denial")
+            return
+        if message.subtype == "memory_recall":
+            await self._send(lambda: self._view.recalled(data), "a memory recall")
             return
         if message.subtype in ("local_command_output", "informational"):
             side = self._side
