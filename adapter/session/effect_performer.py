@@ -92,6 +92,9 @@ class EffectPerformer:
                 await self.view.turn_settled()
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self.view.response_usage()
+                quota = self.view.response_quota()
+                if quota is not None:
+                    response.field_meta = {**(response.field_meta or {}), **quota}
                 own = self._answers.get(turn_id or self.core.turn.turn_id or "")
                 if record is not None and own is not None and own.by_adapter:
                     # The adapter's own turn has no prompt response to carry its record (a

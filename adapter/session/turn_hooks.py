@@ -78,7 +78,7 @@ class TurnHooks:
         self._view = TurnView(
             cwd=cwd, live=True, terminal=terminal_output, terminal_delta=terminal_output_delta
         )
-        self._usage = UsageMeter()
+        self._usage = UsageMeter(resumed=titled)
         self._compaction_ids = CompactionIds(session_id)
         self._compactions_before = compactions_before
         self._compaction: CompactionCards | CompactionUpdates = (
@@ -254,6 +254,7 @@ class TurnHooks:
         self._compaction.idle = by_adapter
         text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
         self._side.prompted(text)
+        self._usage.turn_started()
         if self._title is None and not by_adapter:
             self._title = title_for(text) or ""
 
@@ -264,8 +265,11 @@ class TurnHooks:
         await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
         if not isinstance(message.usage, Mapping):
             return
-        update = self._usage.saw_result(message.usage, message.model_usage, message.total_cost_usd)
-        await self._send_raw(update)
+        update = self._usage.saw_result(
+            message.usage, message.model_usage, message.total_cost_usd, autonomous=autonomous
+        )
+        if update is not None:
+            await self._send_raw(update)
 
     async def rate_limited(self, info: object) -> None:
         """A `rate_limit_event`: the windows ride on a `usage_update` (a client's meter), in
@@ -305,3 +309,7 @@ class TurnHooks:
 
     def response_usage(self) -> Usage | None:
         return self._usage.response_usage()
+
+    def response_quota(self) -> dict[str, Any] | None:
+        """The prompt response's `_meta.quota` (the turn's tokens by model), if it had any."""
+        return self._usage.quota()
