@@ -15,6 +15,8 @@ __all__ = [
     "AnswerStreamStarted",
     "AssistantMessageReceived",
     "AuthStatusReported",
+    "BackgroundTaskSettled",
+    "BackgroundTaskStarted",
     "ClaudeEvent",
     "ClaudeSilent",
     "ContextMeasured",
@@ -97,6 +99,29 @@ class ResultReceived(ClaudeEvent):
     stop_reason: str | None = None
     autonomous: bool = False
     refusal_explanation: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTaskStarted(ClaudeEvent):
+    """`system/task_started`: Claude Code started task `task_id`; `subagent` when it is an
+    Agent/Task subagent (whose end wakes Claude for a follow-up), not a shell command."""
+
+    task_id: str
+    subagent: bool
+
+    def __post_init__(self) -> None:
+        need(self.task_id, "task_id")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTaskSettled(ClaudeEvent):
+    """Task `task_id` ended (`task_notification`, or a `task_updated` whose status is final);
+    an id no start named is nothing to the core."""
+
+    task_id: str
+
+    def __post_init__(self) -> None:
+        need(self.task_id, "task_id")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -37,6 +37,7 @@ from adapter.agent import (
     mcp_servers,
     opening,
     signing_out,
+    steering,
     surroundings,
 )
 from adapter.agent.raw_capabilities import RawCapabilities
@@ -101,6 +102,8 @@ class ClaudeAcpAgent(SessionOpener):
         # `session/delete`, which acp's router does not route (adapter.agent.deleting).
         wrap_request_handler(conn, deleting.guard(self))
         wrap_request_handler(conn, signing_out.guard(self))
+        # `_session/steering` (adapter.agent.steering), an extension method.
+        wrap_request_handler(conn, steering.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
         wrap_request_handler(conn, self._raw.wrap)
 
@@ -300,6 +303,12 @@ class ClaudeAcpAgent(SessionOpener):
             return await session.prompt(rewrite_prompt(prompt))
         except RuntimeStartError as exc:
             raise exc.request_error() from exc
+
+    async def steer(
+        self, session_id: str, prompt: list[Any], *, prompt_required: bool
+    ) -> dict[str, Any]:
+        session = self._session(session_id)
+        return await session.steer(rewrite_prompt(prompt), prompt_required=prompt_required)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)

@@ -99,6 +99,8 @@ def initialize_response(client_capabilities: ClientCapabilities | None) -> Initi
                 delete=SessionDeleteCapabilities(),
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
+            # `_session/steering` (adapter.agent.steering), as the reference advertises it.
+            field_meta={"steering": {"supported": True}},
         ),
         auth_methods=login.auth_methods(client_capabilities),
         agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),

@@ -278,4 +278,5 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
             break
     for request_id in inbox.finish_turn():
         state.emit(frames.control_response(request_id, {}))
-    state.emit_state("idle")
+    if not inbox.steer_waiting():
+        state.emit_state("idle")

@@ -146,6 +146,9 @@ class TurnHooks:
             # A fresh conversation: its task ids are new, the old task list is no plan.
             await self._send(self._view.tasks.reset, "a conversation reset")
             return
+        if message.subtype in ("task_notification", "task_updated"):
+            await self._send(lambda: self._view.task_ended(data), "a task's end")
+            return
         if message.subtype == "permission_denied":
             await self._send(lambda: self._view.denied(data), "a permission denial")
             return
@@ -263,6 +266,10 @@ class TurnHooks:
         autonomous = isinstance(origin, Mapping) and origin.get("kind") in AUTONOMOUS
         side = self._side
         await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
+        if autonomous:
+            # Work Claude did on its own ends here: its cards reach a final status now, not
+            # at the next user turn's end.
+            await self._send(self._view.close_open_calls, "an autonomous result")
         if not isinstance(message.usage, Mapping):
             return
         update = self._usage.saw_result(

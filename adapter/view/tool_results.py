@@ -164,6 +164,26 @@ def _file_diff(
     return {"type": "diff", "path": path, "oldText": old, "newText": new}
 
 
+def background_task(tool_use_result: object) -> str | None:
+    """The task id of a command Claude Code moved to the background (its terminal stays open
+    until the task ends), from the result's `backgroundTaskId`."""
+    if isinstance(tool_use_result, Mapping):
+        task = tool_use_result.get("backgroundTaskId")
+        if isinstance(task, str) and task:
+            return task
+    return None
+
+
+def terminal_exit(tool_id: str, status: str) -> Wire:
+    """The update that ends a background command's terminal when its task ends."""
+    code = 0 if status == "completed" else 1
+    return {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": tool_id,
+        "_meta": {"terminal_exit": {"terminal_id": tool_id, "exit_code": code, "signal": None}},
+    }
+
+
 def _terminal(update: Wire, text: str, is_error: bool, delta: bool) -> list[Wire]:
     """Zed's terminal extension: the output, then the exit on the final update. A client that
     declared `_meta.terminal_output_delta` gets the output under that key (appended to what
@@ -203,7 +223,10 @@ def result_updates(
     if text:
         update["rawOutput"] = text
     if name in _CONSOLE_TOOLS and terminal:
-        return _terminal(update, text, is_error, terminal_delta)
+        updates = _terminal(update, text, is_error, terminal_delta)
+        if background_task(tool_use_result) is not None and not is_error:
+            del updates[-1]["_meta"]  # the command runs on: its exit comes when its task ends
+        return updates
     if name in _EDIT_TOOLS and not is_error:
         diff = _file_diff(name, data, extra, cwd)
         if diff is not None:

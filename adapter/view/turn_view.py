@@ -31,7 +31,7 @@ from adapter.view.stream_assembly import StreamAssembly, chunk
 from adapter.view.streamed_calls import StreamedCalls
 from adapter.view.task_plan import TASK_TOOLS, TaskPlan
 from adapter.view.tool_cards import PLAN_TOOL, card_for
-from adapter.view.tool_results import result_updates
+from adapter.view.tool_results import background_task, result_updates, terminal_exit
 
 __all__ = ["SERVER_BLOCKS", "TurnView", "blocks_of", "prompt_updates", "server_result"]
 
@@ -60,6 +60,8 @@ _SERVER_RESULTS = frozenset(
     }
 )
 SERVER_BLOCKS = _SERVER_CALLS | _SERVER_RESULTS
+# A background task's statuses that end it (and the terminal of its command).
+_TASK_ENDINGS = frozenset({"completed", "failed", "killed", "stopped"})
 # Tools whose command runs in a terminal a `terminal_output` client shows.
 _TERMINAL_TOOLS = frozenset({"Bash", "PowerShell"})
 # The SDK's block dataclasses, by the wire `type` each stands for.
@@ -113,6 +115,8 @@ class TurnView:
         self._task_calls: dict[str, tuple[str, object]] = {}  # open Task* calls: no cards
         self.tasks = TaskPlan()  # the session's task list (Task* tools and hooks)
         self._denied: set[str] = set()  # calls whose card a `permission_denied` failed
+        # Background commands whose terminal is still open: task id -> tool call id.
+        self._background: dict[str, str] = {}
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
         self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
@@ -269,6 +273,21 @@ class TurnView:
                 card["locations"] = [{"path": path} for path in paths]
         return [card]
 
+    def task_ended(self, frame: Mapping[str, Any]) -> list[Wire]:
+        """A background task ended (`task_notification`, or a final `task_updated`): the
+        terminal of the command it was ends with it."""
+        task = _str(frame, "task_id")
+        patch = frame.get("patch")
+        status = _str(frame, "status") or (
+            _str(patch, "status") if isinstance(patch, Mapping) else None
+        )
+        if not task or status not in _TASK_ENDINGS:
+            return []  # still running (or paused): the terminal stays open
+        tool_id = self._background.pop(task, None)
+        if tool_id is None:
+            return []
+        return [terminal_exit(tool_id, status)]
+
     def permitted(self, tool_id: str) -> list[Wire]:
         """The call runs now (the user allowed it, or it needs no permission)."""
         if tool_id not in self._calls or tool_id in self._running:
@@ -336,6 +355,9 @@ class TurnView:
             self._running.discard(tool_id)
             self._progress.pop(tool_id, None)
             name, tool_input = self._calls.pop(tool_id, ("", None))
+            task = background_task(tool_use_result)
+            if self._terminal and task is not None and len(self._background) < 256:
+                self._background[task] = tool_id
             updates.extend(
                 result_updates(
                     tool_id=tool_id,
