@@ -111,6 +111,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             compactions_before=lambda stop: boundaries_before(session_id, cwd, settings.env, stop),
             acp_notices=dialects.acp_notices,
             private=settings.private,
+            air=self.controls.air,
         )
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.percent_used = self.view.percent_used
