@@ -20,8 +20,11 @@ __all__ = [
     "NON_MESSAGE_TYPES",
     "EntryKind",
     "TranscriptEntry",
+    "REPLAY_HIDDEN_COMMANDS",
     "is_prompt_entry",
     "parse_entry",
+    "spoken_content",
+    "strip_marker_tags",
 ]
 
 # Entry types Claude Code writes that carry no conversation message: never replayed (one,
@@ -200,6 +203,10 @@ def parse_entry(entry: object) -> TranscriptEntry:
     blocks, texts, other = _read_content(message.get("content"))
     if kind == "user":
         is_prompt = _opens_a_turn(entry, other)
+        if is_prompt:
+            # What the user said, without Claude Code's plumbing; the entry still opens its
+            # turn (a `/model` ran then), it just shows nothing.
+            blocks, texts = spoken_content(blocks, origin=entry.get("origin"))
         entry_kind, model = (EntryKind.PROMPT if is_prompt else EntryKind.USER_OTHER), None
     else:
         entry_kind, model = EntryKind.ASSISTANT, message.get("model")
@@ -213,3 +220,102 @@ def parse_entry(entry: object) -> TranscriptEntry:
         content=blocks,
         api_error=entry.get("isApiErrorMessage") is True,
     )
+
+
+# What Claude Code wraps around a stored user message that nobody typed: a local command's
+# invocation and output (the CLI's own display), and context it injects to steer the model
+# (a reminder; a background task's stop, which the task frames already report).
+_MARKER_TAGS = (
+    "command-name",
+    "command-message",
+    "command-args",
+    "local-command-stdout",
+    "local-command-stderr",
+    "system-reminder",
+    "task-notification",
+)
+_MARKERS = tuple((f"<{tag}>", f"</{tag}>") for tag in _MARKER_TAGS)
+
+# Local commands whose marker-only messages are the CLI's own UI, never replayed. Any other
+# command (a custom slash command, a skill) replays as the user typed it: `/name args`.
+REPLAY_HIDDEN_COMMANDS = frozenset(
+    {"/context", "/heapdump", "/extra-usage", "/compact", "/model", "/mcp", "/status", "/usage"}
+)
+
+
+def strip_marker_tags(text: str) -> str:
+    """`text` without any `<tag>...</tag>` marker, each ending at the nearest closing tag of
+    its name (a marker nested in another goes with it). An opening tag that never closes is
+    text, kept as written."""
+    start = text.find("<")
+    if start == -1:
+        return text  # the common case, once per prompt on load: no scan
+    dead: set[str] = set()  # openers with no closer ahead: never one further on either
+    kept: list[str] = []
+    copied = 0
+    while start != -1:
+        resume = start + 1
+        for opener, closer in _MARKERS:
+            if opener not in dead and text.startswith(opener, start):
+                end = text.find(closer, start + len(opener))
+                if end == -1:
+                    dead.add(opener)
+                else:
+                    kept.append(text[copied:start])
+                    copied = resume = end + len(closer)
+                break
+        start = text.find("<", resume)
+    kept.append(text[copied:])
+    return "".join(kept)
+
+
+def _marker_text(text: str, tag: str) -> str | None:
+    opener, closer = f"<{tag}>", f"</{tag}>"
+    start = text.find(opener)
+    if start == -1:
+        return None
+    end = text.find(closer, start + len(opener))
+    return None if end == -1 else text[start + len(opener) : end]
+
+
+def _invocation(text: str) -> str | None:
+    """The command a marker-only message ran, as typed (`/name args`); None for a hidden
+    command, a command's output, or no command at all."""
+    for output in ("local-command-stdout", "local-command-stderr"):
+        if _marker_text(text, output) is not None:
+            return None
+    name = (_marker_text(text, "command-name") or "").strip()
+    if not name.startswith("/") or name.split(" ", 1)[0] in REPLAY_HIDDEN_COMMANDS:
+        return None
+    args = (_marker_text(text, "command-args") or "").strip()
+    return f"{name} {args}" if args else name
+
+
+def _spoken_text(text: str) -> str | None:
+    stripped = strip_marker_tags(text)
+    return stripped if stripped.strip() else _invocation(text)
+
+
+def spoken_content(
+    blocks: tuple[Any, ...], *, origin: object = None
+) -> tuple[tuple[Any, ...], list[str]]:
+    """What the user said in a stored prompt: its blocks with Claude Code's markers taken out
+    of each text (a text left empty goes, a custom command's markers become `/name args`),
+    and those texts. Nothing for a background task's stop notice (a `task-notification`
+    origin without a subkind; with one it delivers a prompt). The one rule for what replay
+    shows as the user's message."""
+    if isinstance(origin, dict) and origin.get("kind") == "task-notification":
+        if origin.get("subkind") is None:
+            return (), []
+    kept: list[Any] = []
+    texts: list[str] = []
+    for block in blocks:
+        text = block.get("text") if block.get("type") == "text" else None
+        if not isinstance(text, str):
+            kept.append(block)
+            continue
+        spoken = _spoken_text(text)
+        if spoken is not None:
+            kept.append(block if spoken is text else {**block, "text": spoken})
+            texts.append(spoken)
+    return tuple(kept), texts

@@ -102,7 +102,8 @@ async def replay_transcript(
     first_prompt: str | None = None
     batch: list[Wire] = []
     for entry, raw in itertools.chain.from_iterable(entries(p, stats) for p in paths):
-        if first_prompt is None and entry.kind is EntryKind.PROMPT and entry.top_level:
+        if not first_prompt and entry.kind is EntryKind.PROMPT and entry.top_level:
+            # The first prompt the user said something in (a `/model` alone names nothing).
             first_prompt = entry.text
         action = planner.plan(entry)
         shown, spent = compactions.entry(raw)  # a past compaction, as the live session showed it

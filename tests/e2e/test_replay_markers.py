@@ -1,0 +1,117 @@
+"""A loaded session shows what the user said, not Claude Code's plumbing: a transcript holding
+every marker kind Claude Code writes and a hidden local command (`/model`) with its output
+replays clean, through the real stdio agent, for a capable, a legacy and an `agent_error`
+client (`fsm.transcript_entries.spoken_content` decides)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import TIMEOUT, spawn_adapter
+
+pytestmark = pytest.mark.asyncio
+
+AGENT_ERROR: dict[str, Any] = {"agentError": {"version": 1}}
+
+CLIENTS = {
+    "capable": {"capable": True},
+    "legacy": {"capable": False},
+    "agent_error": {"client_meta": AGENT_ERROR},
+}
+
+MARKERS = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<system-reminder>",
+    "<task-notification>",
+    "</",
+)
+
+
+def _user(uuid: str, content: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "isSidechain": False,
+        "message": {"role": "user", "content": content},
+        **extra,
+    }
+
+
+def _plumbing() -> list[dict[str, Any]]:
+    """What Claude Code stores around a `/model opus`, a reminder, a task's stop and a custom
+    command, with two sentences the user did say among them."""
+    return [
+        _user(
+            "m1",
+            "<command-name>/model</command-name>\n<command-message>model</command-message>\n"
+            "<command-args>opus</command-args>",
+        ),
+        _user("m2", "<local-command-stdout>Set model to opus (claude-opus-4)</local-command-stdout>"),
+        _user("m3", "<local-command-stderr>Failed to reach the MCP server</local-command-stderr>"),
+        _user("m4", "<command-name>/context</command-name>"),
+        _user(
+            "m5",
+            [
+                {"type": "text", "text": "<system-reminder>The date is today.</system-reminder>"},
+                {"type": "text", "text": "please tidy<system-reminder>x</system-reminder> the notes"},
+            ],
+        ),
+        _user(
+            "m6",
+            "<task-notification><task-id>b1</task-id><status>completed</status>"
+            "</task-notification>",
+        ),
+        _user("m7", "Background task b1 stopped", origin={"kind": "task-notification"}),
+        _user(
+            "m8",
+            "<command-message>review</command-message>\n<command-name>/review</command-name>\n"
+            "<command-args>the diff</command-args>",
+        ),
+        _user("m9", "<system-reminder>never <command-name>/status</command-name></system-reminder>"),
+    ]
+
+
+def _user_texts(updates: list[dict[str, Any]]) -> list[str]:
+    return [
+        str(u["content"].get("text"))
+        for u in updates
+        if u.get("sessionUpdate") == "user_message_chunk" and u["content"].get("type") == "text"
+    ]
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+async def test_a_loaded_session_shows_no_plumbing(tmp_path: Path, client: str) -> None:
+    options = CLIENTS[client]
+    async with spawn_adapter(tmp_path, "success", **options) as live:
+        session = await live.new_session()
+        answer = await live.prompt(session, "first question")
+        assert isinstance(answer, PromptResponse), answer
+    (path,) = (tmp_path / "claude-config" / "projects").glob(f"*/{session}.jsonl")
+    with path.open("a", encoding="utf-8") as transcript:
+        for line in _plumbing():
+            transcript.write(json.dumps(line) + "\n")
+    async with spawn_adapter(tmp_path, "success", **options) as loaded:
+        await asyncio.wait_for(
+            loaded.conn.load_session(cwd=str(loaded.workdir), session_id=session, mcp_servers=[]),
+            TIMEOUT,
+        )
+        updates = loaded.updates()
+    said = _user_texts(updates)
+    assert said == ["first question", "please tidy the notes", "/review the diff"], said
+    shown = json.dumps(updates)
+    for marker in MARKERS[:-1]:
+        assert marker not in shown, (marker, shown)
+    for output in ("Set model to opus", "Failed to reach", "The date is today", "stopped"):
+        assert output not in shown, (output, shown)
+    titles = [u["title"] for u in updates if u.get("sessionUpdate") == "session_info_update"]
+    assert titles and "first question" in titles[-1], titles
