@@ -89,7 +89,7 @@ class EffectPerformer:
                 # A question still open belongs to a turn that is over: the client is told.
                 self.controls.permissions.withdraw()
                 self.controls.elicitations.withdraw()
-                await self.view.turn_settled()
+                await self.view.turn_settled(failed=record is not None)
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self.view.response_usage()
                 own = self._answers.get(turn_id or self.core.turn.turn_id or "")
@@ -102,7 +102,7 @@ class EffectPerformer:
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
                 self.controls.permissions.withdraw()
                 self.controls.elicitations.withdraw()
-                await self.view.turn_ended()
+                await self.view.turn_settled(failed=True)
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))
             case ForwardAssistantMessage():
@@ -110,7 +110,7 @@ class EffectPerformer:
                     await self.view.assistant(message, mask=self._mask(message))
             case SendAgentText(text=text, meta=meta):
                 # Masked by the core, which authors or forwards every such text (row 31).
-                await self._publisher.agent_text(text, meta)
+                await self._publisher.agent_text(self.view.text_on_its_own_line(text), meta)
             case SendNotice(severity=severity, title=title, description=description):
                 await self._publisher.notice(severity, title, description)
             case SendPrompt(turn_id=turn_id, replace_runtime=replace):
