@@ -20,12 +20,12 @@ from fsm.vocabulary import FailureKind
 __all__ = [
     "SYNTHETIC_MODEL",
     "USAGE_LIMIT_PREFIXES",
+    "error_kind_for_result_subtype",
     "is_login_text",
     "is_real_model",
     "is_synthetic_login",
     "is_synthetic_usage_limit",
     "kind_for_assistant_error",
-    "error_kind_for_result_subtype",
     "kind_for_result_subtype",
     "kind_for_retry",
     "model_fallback_text",
