@@ -110,7 +110,8 @@ class EffectPerformer:
                     await self.view.assistant(message, mask=self._mask(message))
             case SendAgentText(text=text, meta=meta):
                 # Masked by the core, which authors or forwards every such text (row 31).
-                await self._publisher.agent_text(self.view.text_on_its_own_line(text), meta)
+                await self._publisher.agent_text(text, meta)
+                self.view.text_sent(text)
             case SendNotice(severity=severity, title=title, description=description):
                 await self._publisher.notice(severity, title, description)
             case SendPrompt(turn_id=turn_id, replace_runtime=replace):

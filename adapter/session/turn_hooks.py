@@ -95,14 +95,10 @@ class TurnHooks:
         if isinstance(text, str) and text:
             self._line_open = not text.endswith("\n")
 
-    def text_on_its_own_line(self, text: str) -> str:
-        """`text` (agent text the core authored or passed on, about to be sent) starting on a
-        line of its own; noted as the answer's latest text."""
-        if self._line_open and not text.startswith("\n"):
-            text = "\n" + text
+    def text_sent(self, text: str) -> None:
+        """Agent text the core authored or passed on went out: the answer's latest text."""
         if text:
             self._line_open = not text.endswith("\n")
-        return text
 
     def _bad_content(self, what: str) -> None:
         # Once per session at warning level: a Claude that sends one bad frame sends many.
