@@ -46,8 +46,7 @@ from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
-from fsm.events import ModelChosen
-from fsm.negotiation import Dialects
+from fsm import Dialects, ModelChosen
 
 if TYPE_CHECKING:
     from adapter.claude.runtime_settings import RuntimeSettings

@@ -29,7 +29,7 @@ from acp.schema import (
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import login
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
-from fsm.negotiation import Dialects, advertisement, negotiate
+from fsm import Dialects, advertisement, negotiate
 
 __all__ = ["ClientDeclared", "client_declared", "initialize_response"]
 

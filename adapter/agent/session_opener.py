@@ -18,7 +18,7 @@ from adapter.agent import opening, surroundings
 from adapter.claude import client_options
 from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
-from fsm.negotiation import Dialects
+from fsm import Dialects
 
 if TYPE_CHECKING:
     from adapter.agent.opening import Opening

@@ -48,7 +48,7 @@ from adapter.controls.pickers import SessionConfig
 from adapter.controls.plan_exit import FRESH_CONTEXT, KEEP_PLANNING, plan_choices
 from adapter.wire.client_link import ClientLink
 from adapter.wire.deep_json import holds_truncation
-from fsm.records import visible
+from fsm import visible
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
 

@@ -33,12 +33,12 @@ from adapter.controls.questions import ASK_TOOL
 from adapter.session.answer import Answer
 from adapter.session.turn_hooks import TurnHooks
 from adapter.wire.client_link import ClientLink
-from fsm.errors import FsmError
-from fsm.events import (
+from fsm import (
     AnswerStreamStarted,
     AssistantMessageReceived,
     ContextMeasured,
     Event,
+    FsmError,
     MessageTooLarge,
     OutputReceived,
     PromptSent,
