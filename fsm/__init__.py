@@ -11,9 +11,12 @@ and performs the effects it returns, in order. Where each part lives:
   machines (drawn in `diagrams/`, `python -m fsm.diagrams`), `machine.py` their plumbing;
 - `ledger.py` (ids, revisions, the active set), `ids.py`, `records.py`, `vocabulary.py`;
 - `classify.py`: what Claude's signals mean; `transcript_entries.py` and `replay.py`: Claude's
-  stored transcripts; `negotiation.py` and `wire.py`: the client's side of the extension.
+  stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
+  extension; `archive_titles.py`: JetBrains AIR's archived-session titles.
 """
 
+from fsm.air import AirClient, air_client
+from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
 from fsm.classify import SYNTHETIC_MODEL, is_real_model
 from fsm.effects import (
     Blame,
@@ -113,6 +116,7 @@ __all__ = [
     "Action",
     "ActiveScan",
     "AgentErrorDialect",
+    "AirClient",
     "AnswerStreamStarted",
     "AssistantMessageReceived",
     "AuthStatusReported",
@@ -185,6 +189,9 @@ __all__ = [
     "active_from_newest",
     "advertisement",
     "agent_error_negotiated",
+    "air_client",
+    "archive_to",
+    "is_archived",
     "is_prompt_entry",
     "is_real_model",
     "negotiate",
@@ -194,6 +201,8 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "title_records",
     "trigger_of",
     "visible",
+    "visible_title",
 ]

@@ -1,6 +1,6 @@
 """What a new user meets first, checked in process (issue 16): the version flag, the licence, the
-changelog, the README's troubleshooting section against the real options, and the check script's
-stages. The console script and the terminal hint, which need a process, are in
+changelog, the README and the troubleshooting page against the real options and variables, and
+the check script's stages. The console script and the terminal hint, which need a process, are in
 `tests/e2e/test_console_script.py`.
 """
 
@@ -50,10 +50,14 @@ def test_changelog_keeps_an_unreleased_section_above_the_first_version() -> None
     assert any(h.startswith(f"## [{declared}] - ") for h in headings)
 
 
+def _section(text: str, heading: str) -> str:
+    section = text[text.index(heading) :]
+    end = section.find("\n## ", 1)
+    return section if end == -1 else section[:end]
+
+
 def test_troubleshooting_covers_the_five_problems_with_options_that_exist() -> None:
-    readme = (ROOT / "README.md").read_text("utf-8")
-    section = readme[readme.index("## Troubleshooting") :]
-    section = section[: section.index("\n## ", 1)]
+    page = (ROOT / "docs" / "troubleshooting.md").read_text("utf-8")
     for problem in (
         "Not signed in",
         "Claude Code not found",
@@ -61,16 +65,40 @@ def test_troubleshooting_covers_the_five_problems_with_options_that_exist() -> N
         "The editor shows nothing",
         "A stuck turn",
     ):
-        assert f"**{problem}.**" in section
-    flags = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", section)) - {"--version"}
+        assert f"**{problem}.**" in page
+    flags = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", page)) - {"--version"}
     assert flags == {"--log-file", "--trace"}
     options = {o for a in _parser()._actions for o in a.option_strings}
     assert flags <= options
-    # Every adapter variable the README documents is one the code reads.
-    source = "".join(p.read_text("utf-8") for p in (ROOT / "adapter").rglob("*.py"))
-    documented = set(re.findall(r"CLAUDE_ACP_[A-Z_]+", readme))
-    assert {"CLAUDE_ACP_LOG_FILE", "CLAUDE_ACP_TRACE_FILE"} <= documented
+
+
+def test_the_readme_says_what_to_do_when_something_goes_wrong_and_links_the_rest() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = _section(readme, "## When something goes wrong")
+    bullets = [line for line in section.splitlines() if line.startswith("- ")]
+    assert 4 <= len(bullets) <= 7
+    assert "(docs/troubleshooting.md)" in section
+    flags = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", section))
+    assert flags <= {o for a in _parser()._actions for o in a.option_strings}
+    # A user's page: read in two minutes, every link to docs/ pointing at a file that exists.
+    assert len(readme.splitlines()) <= 300
+    for target in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (ROOT / target).is_file(), target
+
+
+def test_the_readme_environment_table_is_what_the_adapter_reads() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table = _section(readme, "## Environment")
+    documented = set(re.findall(r"^\| `([A-Z][A-Z0-9_]+)`", table, re.M))
+    documented |= set(re.findall(r"^\| `[A-Z0-9_]+`, `([A-Z][A-Z0-9_]+)`", table, re.M))
+    assert {"CLAUDE_ACP_LOG_FILE", "CLAUDE_ACP_TRACE_FILE", "CLAUDE_CODE_EXECUTABLE"} <= documented
+    # The product's own code, not the test double that stands in for Claude's process.
+    product = [p for p in (ROOT / "adapter").rglob("*.py") if "scripted_claude" not in p.parts]
+    source = "".join(p.read_text("utf-8") for p in product)
     assert {v for v in documented if f'"{v}"' not in source} == set()
+    # ... and every variable of the adapter's own namespace is in the table.
+    own = set(re.findall(r'"(CLAUDE_ACP_[A-Z_]+)"', source))
+    assert own - documented == set()
 
 
 def _load_run_py() -> Any:
