@@ -53,9 +53,28 @@ def test_every_export_is_named_once() -> None:
 @pytest.mark.parametrize("name", fsm.__all__)
 def test_each_export_is_defined_in_exactly_one_module_and_is_that_object(name: str) -> None:
     homes = [module for module, names in DEFINED.items() if name in names]
-    assert len(homes) == 1, f"{name} is defined in {homes}"
+    assert homes == [fsm._HOMES[name]], f"{name} is defined in {homes}"
     home = importlib.import_module(f"fsm.{homes[0]}")
     assert getattr(fsm, name) is getattr(home, name)
+
+
+def test_the_lazy_table_the_typed_imports_and_all_name_the_same_things() -> None:
+    # `_HOMES` serves `from fsm import X` at run time; the `TYPE_CHECKING` imports are what
+    # the type checker reads: they must agree, name for name and module for module.
+    tree = ast.parse((ROOT / "fsm" / "__init__.py").read_text(encoding="utf-8"))
+    typed = {
+        alias.name: node.module.removeprefix("fsm.")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fsm.")
+        for alias in node.names
+    }
+    assert typed == fsm._HOMES
+    assert sorted(fsm._HOMES) == sorted(fsm.__all__)
+
+
+def test_a_name_the_front_door_does_not_export_is_refused() -> None:
+    with pytest.raises(AttributeError, match="has no attribute 'Turn'"):
+        fsm.Turn  # noqa: B018 - the attribute access is the test
 
 
 def test_everything_the_shell_imports_of_the_core_is_exported() -> None:
