@@ -14,7 +14,8 @@ each part lives:
 - `ledger.py` (ids, revisions, the active set), `ids.py`, `records.py`, `vocabulary.py`;
 - `classify.py`: what Claude's signals mean; `transcript_entries.py` and `replay.py`: Claude's
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
-  extension; `archive_titles.py`: JetBrains AIR's archived-session titles.
+  extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
+  (its `_meta` fields, archived-session titles, the git patch of a change).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fsm.air import AirClient, air_client
+    from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.classify import SYNTHETIC_MODEL, is_real_model
     from fsm.effects import (
@@ -85,6 +87,7 @@ if TYPE_CHECKING:
         WorkerShuttingDown,
         trigger_of,
     )
+    from fsm.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
     from fsm.idle_compaction import (
         DEFAULT_DELAY_SECONDS,
         DEFAULT_MIN_TOKENS,
@@ -114,6 +117,13 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "plan_file_clear": "air_meta",
+    "plan_file_input": "air_meta",
+    "permission_heading": "air_meta",
+    "patchable": "git_patch",
+    "patch_block": "git_patch",
+    "file_patch": "git_patch",
+    "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
     "air_client": "air",
     "archive_to": "archive_titles",
@@ -220,6 +230,7 @@ __all__ = [
     "CANCEL_GRACE_SECONDS",
     "DEFAULT_DELAY_SECONDS",
     "DEFAULT_MIN_TOKENS",
+    "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
     "SESSION_FAILURE_KEYS",
     "SYNTHETIC_MODEL",
@@ -303,12 +314,18 @@ __all__ = [
     "agent_error_negotiated",
     "air_client",
     "archive_to",
+    "file_patch",
     "is_archived",
     "is_prompt_entry",
     "is_real_model",
     "negotiate",
     "parse_entry",
     "parse_id",
+    "patch_block",
+    "patchable",
+    "permission_heading",
+    "plan_file_clear",
+    "plan_file_input",
     "redact",
     "session_failure_negotiated",
     "session_failure_record",

@@ -180,15 +180,24 @@ class ClaudeAcpAgent(SessionOpener):
         start = self._prepare(session_id, cwd, mcp_servers, path, options)
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
-            return LoadSessionResponse(**await self._open(start, LoadSessionResponse))
+            pickers = await self._open(start, LoadSessionResponse)
+            await self._replayed(session_id)
+            return LoadSessionResponse(**pickers)
         runtime = await opening.spawn(start, self._settings, self._tg)
         session = self._new(start, runtime, LoadSessionResponse)
         from adapter.session.load_replay import start_and_replay  # imports the SDK
 
         earlier = session_store.earlier_transcripts(session_id, cwd, path, self._settings.env)
         await start_and_replay(session, runtime, path, earlier)
+        await self._replayed(session_id)
         self._register(session)
         return LoadSessionResponse(**opening.pickers(session))
+
+    async def _replayed(self, session_id: str) -> None:
+        """A load's history is out, whole: what the client wants to hear then, before the
+        load's answer (JetBrains AIR's `loadReplayEnd`)."""
+        for update in self._air.after_replay():
+            await self._link.send_raw_update(session_id, update)
 
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any

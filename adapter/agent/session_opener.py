@@ -20,7 +20,7 @@ from adapter.agent import surroundings
 from adapter.claude import client_options
 from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
-from fsm import Dialects
+from fsm import AirClient, Dialects
 
 if TYPE_CHECKING:
     from adapter.agent.opening import Opening
@@ -69,6 +69,7 @@ class SessionOpener:
     _boolean_options: bool
     _ask_by_url: bool
     _plan_updates: bool
+    _air: AirClient
     _sessions: dict[str, Session]
     _closed: ClosedIds
     # One load or resume of a session id at a time: two at once would each start a Claude
@@ -145,6 +146,7 @@ class SessionOpener:
             boolean_options=self._boolean_options,
             ask_by_url=self._ask_by_url,
             plan_updates=self._plan_updates,
+            air=self._air,
         )
 
     @contextlib.asynccontextmanager
