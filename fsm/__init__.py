@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.classify import SYNTHETIC_MODEL, is_real_model
     from fsm.effects import (
+        AnswerSteer,
         Blame,
         CompactWhenIdle,
         Effect,
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
         AnswerStreamStarted,
         AssistantMessageReceived,
         AuthStatusReported,
+        BackgroundTaskSettled,
+        BackgroundTaskStarted,
         CancelGraceExpired,
         CancelRequested,
         ClaudeEvent,
@@ -80,6 +83,7 @@ if TYPE_CHECKING:
         RetryAttempted,
         RuntimeStarted,
         RuntimeStartFailed,
+        SteerReceived,
         StreamEnded,
         TransportLost,
         TurnWentBusy,
@@ -117,6 +121,10 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "SteerReceived": "events",
+    "BackgroundTaskStarted": "events",
+    "BackgroundTaskSettled": "events",
+    "AnswerSteer": "effects",
     "plan_file_clear": "air_meta",
     "plan_file_input": "air_meta",
     "permission_heading": "air_meta",
@@ -240,9 +248,12 @@ __all__ = [
     "ActiveScan",
     "AgentErrorDialect",
     "AirClient",
+    "AnswerSteer",
     "AnswerStreamStarted",
     "AssistantMessageReceived",
     "AuthStatusReported",
+    "BackgroundTaskSettled",
+    "BackgroundTaskStarted",
     "Blame",
     "CancelGraceExpired",
     "CancelRequested",
@@ -301,6 +312,7 @@ __all__ = [
     "SettlePrompt",
     "Severity",
     "StartFreshContext",
+    "SteerReceived",
     "StopReason",
     "StopRuntime",
     "StreamEnded",

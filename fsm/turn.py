@@ -65,6 +65,7 @@ from typing import Any, Protocol
 
 from fsm import classify
 from fsm.effects import (
+    AnswerSteer,
     Blame,
     Effect,
     FailedTurn,
@@ -84,6 +85,8 @@ from fsm.effects import (
 from fsm.errors import FsmError
 from fsm.events import (
     AssistantMessageReceived,
+    BackgroundTaskSettled,
+    BackgroundTaskStarted,
     Event,
     MessageTooLarge,
     PromptReceived,
@@ -91,6 +94,7 @@ from fsm.events import (
     ResultReceived,
     RetryAttempted,
     RuntimeStartFailed,
+    SteerReceived,
 )
 from fsm.incident import IncidentTrigger
 from fsm.ledger import Hints, Ledger
@@ -185,6 +189,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("assistant_message_received", IDLE, None, "forward_message"),
     _row("retry_attempted", IDLE, None, "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", IDLE, None, "note_retry_hint", "warn_between_turns"),
+    _row("result_received", IDLE, None, when="was_stopped_by_the_user"),
     _row("result_received", IDLE, None, "report_error_result",
          when=["is_an_unreported_error", "takes_records"]),
     _row("result_received", IDLE, None, "log_error_result", when="is_an_unreported_error"),
@@ -204,6 +209,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("cancel_requested", IDLE, None, "cancel_queued"),
     _row(["claude_silent", "turn_went_busy", "answer_stream_started", "turn_went_idle",
           "cancel_grace_expired"], IDLE, None),
+    # Work Claude starts between turns is its own: no turn waits for it.
+    _row(["background_task_started", "background_task_settled"], IDLE, None),
+    # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
+    _row("steer_received", IDLE, None, "refuse_steer"),
     # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
     _row("assistant_message_received", PROMPT_SENT, RUNNING, "forward_message",
          when="is_from_a_subagent"),
@@ -222,11 +231,18 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("retry_attempted", PROMPT_SENT, RUNNING, "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", HEARD_FROM, "=", "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", WORKING, RETRYING, "note_retry_hint", "warn_under_turn_id"),
+    # A held turn's subagents ended and Claude followed up on its own: that answers it.
+    _row("result_received", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
+         when=["is_autonomous", "is_held_and_drained"]),
     _row("result_received", PROMPT_SENT, RUNNING, when="is_autonomous"),
     _row("result_received", HEARD_FROM, "=", when="is_autonomous"),
     # Section 2.3: the plan exit's interrupted result hands the turn to a fresh context.
     _row("result_received", WORKING, RESETTING, "start_fresh_context",
          when="wants_a_fresh_context"),
+    # The user's own answer stopped the turn ("No, keep planning" denies with an interrupt):
+    # it ends as a cancel does, with no record; Claude Code's diagnostic is no failure.
+    _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_cancelled",
+         when="was_stopped_by_the_user"),
     _row("result_received", WORKING, IDLE, "confirm_boundary", "explain_refusal", "settle_refused",
          when="is_a_refusal"),
     _row("result_received", WORKING, IDLE, "confirm_boundary", "recover_after_answer",
@@ -246,15 +262,28 @@ TRANSITIONS: list[dict[str, Any]] = [
          "settle_turn_limit", when=["hit_a_turn_limit", "was_answered_for_real"]),
     _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_turn_limit",
          when="hit_a_turn_limit"),
+    # The reference's hold: a turn whose subagent went to the background, or that the client
+    # steered, keeps its prompt open, so the follow-up (and any question it asks) lands in
+    # the turn the user watches; it is answered when its subagents ended and Claude is idle.
+    _row("result_received", PROMPT_SENT, RUNNING, "hold_answer", when="awaits_its_subagents"),
+    _row("result_received", HEARD_FROM, "=", "hold_answer", when="awaits_its_subagents"),
+    _row("result_received", PROMPT_SENT, RUNNING, "hold_answer", when="was_steered"),
+    _row("result_received", HEARD_FROM, "=", "hold_answer", when="was_steered"),
     _row("result_received", WORKING, IDLE, "confirm_boundary", "recover_after_answer",
          "settle_succeeded", when="was_answered_for_real"),
     _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_succeeded"),
+    # A held turn's subagents work; the turn's own work is done.
+    _row("claude_silent", WORKING, None, when="is_held"),
     _row("claude_silent", WORKING, None, "log_silence", when="stalls_are_quiet"),
     _row("claude_silent", WORKING, RETRYING, "warn_stalled"),
     _row(["turn_went_busy", "answer_stream_started"], PROMPT_SENT, RUNNING),
     _row(["turn_went_busy", "answer_stream_started"], HEARD_FROM, "="),
     # An idle before Claude said anything for this turn is the previous turn's.
     _row("turn_went_idle", PROMPT_SENT, None),
+    _row("turn_went_idle", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
+         when="is_held_and_drained"),
+    # Its subagents still run: it stays open.
+    _row("turn_went_idle", HEARD_FROM, None, when="is_held"),
     _row("turn_went_idle", HEARD_FROM, IDLE, "fail_no_result"),
     # Lost before this turn began (the prompt went to a process already gone): any loss
     # reported during a turn settles it, so this one is news for the turn.
@@ -269,6 +298,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("message_too_large", WORKING, IDLE, "note_runtime_lost", "fail_too_large"),
     _row("cancel_requested", WORKING, CANCELLING, "cancel_queued", "interrupt_claude"),
     _row("fresh_context_chosen", WORKING, None, "note_fresh_context"),
+    _row("background_task_started", WORKING, None, "note_subagent", when="is_a_subagent"),
+    _row("background_task_started", WORKING, None),
+    _row("background_task_settled", WORKING, None, "note_task_settled"),
+    _row("steer_received", WORKING, None, "inject_steer"),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row("assistant_message_received", FAILING, FAILING, "forward_message",
          when="is_from_a_subagent"),
@@ -308,6 +341,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"], FAILING,
          IDLE, "note_runtime_lost", "fail_with_claudes_words"),
     _row("cancel_requested", FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    _row("background_task_started", FAILING, None, "note_subagent", when="is_a_subagent"),
+    _row("background_task_started", FAILING, None),
+    _row("background_task_settled", FAILING, None, "note_task_settled"),
+    _row("steer_received", FAILING, None, "inject_steer"),
     # --- CANCELLING: one interrupt is out --------------------------------------------------
     _row("assistant_message_received", CANCELLING, None, when="is_a_login_prompt"),
     # No record will carry it (a cancelled turn has none), so it is text, masked (rows 24, 31).
@@ -324,6 +361,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     # One interrupt per turn however often the client cancels; its backstop stops Claude.
     _row("cancel_requested", CANCELLING, None, "cancel_queued"),
     _row("cancel_grace_expired", CANCELLING, None, "stop_runtime"),
+    _row(["background_task_started", "background_task_settled"], CANCELLING, None),
+    # The turn is ending: the steer waits as a prompt of its own, behind it.
+    _row("steer_received", CANCELLING, None, "refuse_steer"),
     # --- RESETTING: the old process is closed, the fresh context's is starting -------------
     # What the old process still says is dropped (its epoch is retired); the new one has
     # been sent nothing yet, so what it says before the plan belongs to no turn.
@@ -335,7 +375,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("message_too_large", RESETTING, IDLE, "note_runtime_lost", "fail_too_large"),
     _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "cancel_grace_expired",
-          "fresh_context_chosen"], RESETTING, None),
+          "fresh_context_chosen", "background_task_started", "background_task_settled"], RESETTING,
+         None),
+    _row("steer_received", RESETTING, None, "refuse_steer"),
     # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
     _row("fresh_context_ready", [IDLE, PROMPT_SENT, RUNNING, RETRYING, FAILING, CANCELLING], None,
          "log_fresh_context_unused"),
@@ -350,7 +392,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "stream_ended",
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
-          "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready"], BROKEN, None),
+          "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
+          "background_task_started", "background_task_settled"], BROKEN, None),
+    _row("steer_received", BROKEN, None, "refuse_steer"),
 ]
 # fmt: on
 
@@ -368,6 +412,8 @@ MESSAGE_TOO_LARGE_TITLE = (
     "(CLAUDE_ACP_MAX_MESSAGE_BYTES), so the turn was stopped."
 )
 BROKEN_REASON = "This session failed inside the adapter; start a new session."
+# A turn runs a handful of subagents; past this many they are not this turn's to wait on.
+_MAX_SUBAGENTS = 64
 
 
 class Turn:
@@ -407,6 +453,9 @@ class Turn:
     withheld: list[str]  # error prose kept back for the record (row 24)
     answered_text: str
     fresh_context_chosen: bool  # the user chose to go on in a fresh context
+    subagents: set[str]  # the turn's subagents still running (Claude follows up on each)
+    held: bool  # the turn's result came; its answer waits for its subagents or its steer
+    steered: bool  # the client steered the turn (its steered cycle ends at the next idle)
 
     def __init__(
         self,
@@ -445,6 +494,9 @@ class Turn:
         self.withheld = []
         self.answered_text = ""
         self.fresh_context_chosen = False
+        self.subagents = set()
+        self.held = False
+        self.steered = False
 
     def detach(self) -> None:
         TURN_MACHINE.remove_model(self)
@@ -512,6 +564,24 @@ class Turn:
 
     def is_an_error(self, event: ResultReceived) -> bool:
         return event.is_error
+
+    def awaits_its_subagents(self, *_: Any) -> bool:
+        return bool(self.subagents)
+
+    def was_steered(self, *_: Any) -> bool:
+        return self.steered
+
+    def is_held(self, *_: Any) -> bool:
+        return self.held
+
+    def is_held_and_drained(self, *_: Any) -> bool:
+        return self.held and not self.subagents
+
+    def is_a_subagent(self, event: BackgroundTaskStarted) -> bool:
+        return event.subagent
+
+    def was_stopped_by_the_user(self, event: ResultReceived) -> bool:
+        return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
 
     def is_an_unreported_error(self, event: ResultReceived) -> bool:
         return event.is_error and not event.autonomous and not self.between_failure_reported
@@ -659,9 +729,10 @@ class Turn:
     def recover_after_answer(self, *_: Any) -> None:
         self.reached.append((IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id))
 
-    def explain_refusal(self, *_: Any) -> None:
-        # Row 29: the explanation reaches the client before `refusal`, once.
-        explanation = self.refusal_explanation
+    def explain_refusal(self, event: ResultReceived) -> None:
+        # Row 29: the explanation reaches the client before `refusal`, once; the result brings
+        # it when Claude Code said it only in a `model_refusal_no_fallback` frame.
+        explanation = self.refusal_explanation or event.refusal_explanation
         if explanation and explanation.strip() not in self.answered_text:
             self.effects.append(SendAgentText(text=redact(explanation, self.private)))
 
@@ -680,6 +751,30 @@ class Turn:
     def settle_cancelled(self, *_: Any) -> None:
         self.release_withheld()
         self._settle("cancelled", StopReason.CANCELLED)
+
+    # --- background subagents and steering: when a turn's answer waits ----------------------
+
+    def note_subagent(self, event: BackgroundTaskStarted) -> None:
+        # A turn runs a handful of subagents; past this many they are not this turn's to wait on.
+        if len(self.subagents) < _MAX_SUBAGENTS:
+            self.subagents.add(event.task_id)
+
+    def note_task_settled(self, event: BackgroundTaskSettled) -> None:
+        self.subagents.discard(event.task_id)  # an id it never started: nothing
+
+    def hold_answer(self, *_: Any) -> None:
+        self.held = True
+
+    def inject_steer(self, event: SteerReceived) -> None:
+        # Interrupting Claude while a question waits would withdraw the question: `later`
+        # delivers the message at the next tool boundary instead.
+        self.steered = True
+        priority = "later" if event.question_open else "now"
+        self.effects.append(AnswerSteer(outcome="injected", priority=priority))
+
+    def refuse_steer(self, event: SteerReceived) -> None:
+        outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"
+        self.effects.append(AnswerSteer(outcome=outcome))
 
     # --- a plan exit that clears the context (reference-features-2.md section 2.3) ----------
 
