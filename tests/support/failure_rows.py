@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapter.scripted_claude import TEXTS
-from fsm.session import TURN_NO_RESULT_TITLE
+from fsm import TURN_NO_RESULT_TITLE
 
 # Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
 # "Title and details"). The wording is the reference adapter's (reference-adapter.md §1.3).
@@ -145,7 +145,8 @@ ROWS: tuple[Row, ...] = (
     Row(
         "turn_limit",
         (_error(1, "limit", TEXTS["turn_limit"], ["new_session"]),),
-        _internal("context_exhausted"),
+        # Legacy clients hear what happened: the turn limit, not the record's broader kind.
+        _internal("max_turns"),
     ),
     # Not in the spec's table: an SDK failure that fits no group degrades to service (spec).
     Row(
