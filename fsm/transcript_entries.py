@@ -18,9 +18,9 @@ from fsm.errors import PeerViolation
 
 __all__ = [
     "NON_MESSAGE_TYPES",
+    "REPLAY_HIDDEN_COMMANDS",
     "EntryKind",
     "TranscriptEntry",
-    "REPLAY_HIDDEN_COMMANDS",
     "is_prompt_entry",
     "parse_entry",
     "spoken_content",
@@ -304,9 +304,12 @@ def spoken_content(
     and those texts. Nothing for a background task's stop notice (a `task-notification`
     origin without a subkind; with one it delivers a prompt). The one rule for what replay
     shows as the user's message."""
-    if isinstance(origin, dict) and origin.get("kind") == "task-notification":
-        if origin.get("subkind") is None:
-            return (), []
+    if (
+        isinstance(origin, dict)
+        and origin.get("kind") == "task-notification"
+        and origin.get("subkind") is None
+    ):
+        return (), []
     kept: list[Any] = []
     texts: list[str] = []
     for block in blocks:

@@ -64,11 +64,14 @@ def test_a_marker_that_never_closes_is_text() -> None:
         "hi <system-reminder>never closed"
     )
     # ...and does not stop a later closed marker of another kind from going.
-    assert strip_marker_tags(
-        "<command-name>open <system-reminder>r</system-reminder> end"
-    ) == "<command-name>open  end"
+    assert (
+        strip_marker_tags("<command-name>open <system-reminder>r</system-reminder> end")
+        == "<command-name>open  end"
+    )
     # A lone closing tag, or a tag we do not know, is text.
-    assert strip_marker_tags("a </system-reminder> <b>bold</b>") == "a </system-reminder> <b>bold</b>"
+    assert (
+        strip_marker_tags("a </system-reminder> <b>bold</b>") == "a </system-reminder> <b>bold</b>"
+    )
 
 
 def test_nested_markers_go_with_the_outer_one() -> None:

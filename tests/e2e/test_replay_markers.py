@@ -19,7 +19,7 @@ pytestmark = pytest.mark.asyncio
 
 AGENT_ERROR: dict[str, Any] = {"agentError": {"version": 1}}
 
-CLIENTS = {
+CLIENTS: dict[str, dict[str, Any]] = {
     "capable": {"capable": True},
     "legacy": {"capable": False},
     "agent_error": {"client_meta": AGENT_ERROR},
@@ -56,14 +56,19 @@ def _plumbing() -> list[dict[str, Any]]:
             "<command-name>/model</command-name>\n<command-message>model</command-message>\n"
             "<command-args>opus</command-args>",
         ),
-        _user("m2", "<local-command-stdout>Set model to opus (claude-opus-4)</local-command-stdout>"),
+        _user(
+            "m2", "<local-command-stdout>Set model to opus (claude-opus-4)</local-command-stdout>"
+        ),
         _user("m3", "<local-command-stderr>Failed to reach the MCP server</local-command-stderr>"),
         _user("m4", "<command-name>/context</command-name>"),
         _user(
             "m5",
             [
                 {"type": "text", "text": "<system-reminder>The date is today.</system-reminder>"},
-                {"type": "text", "text": "please tidy<system-reminder>x</system-reminder> the notes"},
+                {
+                    "type": "text",
+                    "text": "please tidy<system-reminder>x</system-reminder> the notes",
+                },
             ],
         ),
         _user(
@@ -77,7 +82,9 @@ def _plumbing() -> list[dict[str, Any]]:
             "<command-message>review</command-message>\n<command-name>/review</command-name>\n"
             "<command-args>the diff</command-args>",
         ),
-        _user("m9", "<system-reminder>never <command-name>/status</command-name></system-reminder>"),
+        _user(
+            "m9", "<system-reminder>never <command-name>/status</command-name></system-reminder>"
+        ),
     ]
 
 
