@@ -23,7 +23,22 @@ from fsm.effects import Blame, Effect, RejectPrompt, SettlePrompt
 from fsm.ledger import Ledger
 from fsm.vocabulary import FailureKind, Severity
 
-__all__ = ["AnswerDialect", "LegacyAnswers", "RecordAnswers", "answer_dialect"]
+__all__ = [
+    "AUTH_REQUIRED_MESSAGE",
+    "SIGN_IN_HINT",
+    "AnswerDialect",
+    "LegacyAnswers",
+    "RecordAnswers",
+    "answer_dialect",
+]
+
+# What works from an editor, wherever the adapter words a sign-in hint itself
+# (docs/decisions.md#sign-in-that-leads-somewhere): never Claude Code's terminal-only `/login`.
+SIGN_IN_HINT = (
+    "Sign in from your editor, run `claude-acp login` in a terminal, or set ANTHROPIC_API_KEY "
+    "for the editor; then try again."
+)
+AUTH_REQUIRED_MESSAGE = f"Authentication required: not signed in to Claude. {SIGN_IN_HINT}"
 
 
 class AnswerDialect(Protocol):
@@ -61,7 +76,7 @@ class LegacyAnswers:
             return settle
         if failure.kind is FailureKind.AUTH_REQUIRED:
             return RejectPrompt(
-                blame=Blame.AUTH, message="Authentication required", turn_id=settle.turn_id
+                blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE, turn_id=settle.turn_id
             )
         return RejectPrompt(
             blame=Blame.INTERNAL,

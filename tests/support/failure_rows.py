@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapter.scripted_claude import TEXTS
+from fsm.answers import AUTH_REQUIRED_MESSAGE
 from fsm.session import TURN_NO_RESULT_TITLE
 
 # Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
@@ -86,7 +87,7 @@ def _internal(kind: str) -> Legacy:
     return Legacy(code=-32603, data={"errorKind": kind})
 
 
-AUTH = Legacy(code=-32000, message="Authentication required")
+AUTH = Legacy(code=-32000, message=AUTH_REQUIRED_MESSAGE)
 
 
 def _api(

@@ -4,6 +4,7 @@ spelled out field by field. No tests."""
 
 from __future__ import annotations
 
+from fsm.answers import AUTH_REQUIRED_MESSAGE
 from fsm.effects import (
     Blame,
     Effect,
@@ -174,4 +175,4 @@ def notice_id(n: int, epoch: str = E1) -> str:
     return f"{SID}:notice:{epoch}:{n}"
 
 
-AUTH_REJECTION = RejectPrompt(blame=Blame.AUTH, message="Authentication required")
+AUTH_REJECTION = RejectPrompt(blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE)
