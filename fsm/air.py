@@ -23,13 +23,16 @@ __all__ = [
     "IMPLEMENTED",
     "SESSION_INDEX",
     "AirClient",
+    "advertisement",
     "air_client",
 ]
 
 SESSION_INDEX = "sessionIndex"
 
-# What this agent implements of the AIR set, the order it is advertised in.
+# What this agent implements of the AIR set, the order it is advertised in (`sessionFailure`
+# first): the one list of them, which `advertisement` and `negotiated` both read.
 IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE,)
+AIR_VERSION = 1
 
 
 def _air_object(client_meta: object) -> dict[str, Any] | None:
@@ -78,3 +81,12 @@ def air_client(client_meta: object) -> AirClient:
     if not _is_version(air.get("version")) or not isinstance(names, list):
         return AirClient(air=True)  # malformed: an AIR client with no capability on
     return AirClient(air=True, declared=frozenset(n for n in names if isinstance(n, str)))
+
+
+def advertisement(client: AirClient) -> dict[str, Any] | None:
+    """The initialize response's `_meta` (a fresh copy callers may merge into): the AIR
+    capabilities this agent implements, to an AIR client only; nothing under `_meta.jetbrains`
+    for any other client, as the reference does (docs/decisions.md#advertising)."""
+    if not client.air:
+        return None
+    return {"jetbrains": {"air": {"version": AIR_VERSION, "capabilities": list(IMPLEMENTED)}}}

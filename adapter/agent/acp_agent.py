@@ -123,7 +123,7 @@ class ClaudeAcpAgent(SessionOpener):
         # a full collection no longer scans it. One would otherwise land in the first session's
         # imports, which make many objects: ~25 ms of CPU before its answer, measured.
         gc.freeze()
-        return handshake.initialize_response(client_capabilities)
+        return handshake.initialize_response(client_capabilities, declared.air)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         if method_id not in login.METHOD_IDS:

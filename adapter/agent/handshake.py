@@ -29,8 +29,8 @@ from acp.schema import (
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import login
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
-from fsm.air import AirClient, air_client
-from fsm.negotiation import Dialects, advertisement, negotiate
+from fsm.air import AirClient, advertisement, air_client
+from fsm.negotiation import Dialects, negotiate
 
 __all__ = ["ClientDeclared", "client_declared", "initialize_response"]
 
@@ -79,7 +79,10 @@ def _version() -> str:
         return "0"
 
 
-def initialize_response(client_capabilities: ClientCapabilities | None) -> InitializeResponse:
+def initialize_response(
+    client_capabilities: ClientCapabilities | None, air: AirClient
+) -> InitializeResponse:
+    """`air`: what the client declared of JetBrains AIR (`_meta.jetbrains` goes to AIR only)."""
     return InitializeResponse(
         protocol_version=PROTOCOL_VERSION,
         agent_capabilities=AgentCapabilities(
@@ -98,5 +101,5 @@ def initialize_response(client_capabilities: ClientCapabilities | None) -> Initi
         ),
         auth_methods=login.auth_methods(client_capabilities),
         agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),
-        field_meta=advertisement(),
+        field_meta=advertisement(air),
     )

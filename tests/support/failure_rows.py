@@ -12,6 +12,7 @@ from typing import Any
 
 from adapter.scripted_claude import TEXTS
 from fsm.answers import AUTH_REQUIRED_MESSAGE
+from fsm.classify import without_login_instruction
 from fsm.session import TURN_NO_RESULT_TITLE
 
 # Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
@@ -104,7 +105,9 @@ def _api(
 ) -> Row:
     """A failed API call: Claude's synthetic error message is the title (spec, row 9)."""
     text = TEXTS[text_of or scenario]
-    terminal = _error(len(warnings) + 1, category, text, actions)
+    # A sign-in record keeps what happened, not Claude Code's terminal-only /login step.
+    title = without_login_instruction(text) if actions == ["login"] else text
+    terminal = _error(len(warnings) + 1, category, title, actions)
     return Row(
         scenario,
         (*warnings, terminal),
