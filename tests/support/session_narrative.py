@@ -51,6 +51,8 @@ SPEND_LIMIT = (
     "higher limit"
 )
 LOGIN_TEXT = "Not logged in \u00b7 Please run /login"
+# Its record's title: what happened, without the terminal-only /login step.
+LOGIN_TITLE = "Not logged in"
 OVERLOADED_TEXT = "API Error: 529 Overloaded. Please try again later."
 
 
