@@ -1,7 +1,9 @@
 """The ACP agent: requests in, sessions out. Thin on purpose; decisions live in `fsm/`.
 
-`claude_agent_sdk` (and so `adapter.session.shell`) is imported on the first `session/new`, not at
-start-up: `initialize` has to answer fast and needs none of it.
+What opens and runs sessions (`adapter.agent.opening`, the session store, `claude_agent_sdk` and
+`adapter.session.shell`, the core's events) is imported by the requests that use it, on the
+first of them, not at start-up: `initialize` has to answer fast and needs none of it
+(`tests/shell/test_startup_imports.py` holds that line).
 """
 
 from __future__ import annotations
@@ -35,19 +37,17 @@ from adapter.agent import (
     deleting,
     handshake,
     mcp_servers,
-    opening,
     signing_out,
     surroundings,
 )
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.agent.session_opener import ClosedIds, SessionOpener
-from adapter.claude import client_options, login, session_archive, session_store
+from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
 from fsm.air import AirClient
-from fsm.events import ModelChosen
 from fsm.negotiation import Dialects
 
 if TYPE_CHECKING:
@@ -152,6 +152,9 @@ class ClaudeAcpAgent(SessionOpener):
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
+        from adapter.agent import opening
+        from adapter.claude import session_store
+
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         session_id = str(uuid.uuid4())
@@ -169,6 +172,9 @@ class ClaudeAcpAgent(SessionOpener):
     async def _load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None, meta: dict[str, Any]
     ) -> LoadSessionResponse:
+        from adapter.agent import opening
+        from adapter.claude import session_store
+
         opening.check_cwd(cwd)
         options = client_options.parse(meta.get(client_options.META_KEY))
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
@@ -181,15 +187,24 @@ class ClaudeAcpAgent(SessionOpener):
         start = self._prepare(session_id, cwd, mcp_servers, path, options)
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
-            return LoadSessionResponse(**await self._open(start, LoadSessionResponse))
+            pickers = await self._open(start, LoadSessionResponse)
+            await self._replayed(session_id)
+            return LoadSessionResponse(**pickers)
         runtime = await opening.spawn(start, self._settings, self._tg)
         session = self._new(start, runtime, LoadSessionResponse)
         from adapter.session.load_replay import start_and_replay  # imports the SDK
 
         earlier = session_store.earlier_transcripts(session_id, cwd, path, self._settings.env)
         await start_and_replay(session, runtime, path, earlier)
+        await self._replayed(session_id)
         self._register(session)
         return LoadSessionResponse(**opening.pickers(session))
+
+    async def _replayed(self, session_id: str) -> None:
+        """A load's history is out, whole: what the client wants to hear then, before the
+        load's answer (JetBrains AIR's `loadReplayEnd`)."""
+        for update in self._air.after_replay():
+            await self._link.send_raw_update(session_id, update)
 
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -200,6 +215,9 @@ class ClaudeAcpAgent(SessionOpener):
     async def _resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None, meta: dict[str, Any]
     ) -> ResumeSessionResponse:
+        from adapter.agent import opening
+        from adapter.claude import session_store
+
         opening.check_cwd(cwd)
         options = client_options.parse(meta.get(client_options.META_KEY))
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
@@ -215,6 +233,9 @@ class ClaudeAcpAgent(SessionOpener):
     async def fork_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ForkSessionResponse:
+        from adapter.agent import opening
+        from adapter.claude import session_store
+
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         new_id, copy = await session_store.fork(session_id, cwd, self._settings.env)
@@ -224,6 +245,8 @@ class ClaudeAcpAgent(SessionOpener):
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        from adapter.claude import session_store
+
         session = self._sessions.pop(session_id, None)
         if session is not None:
             await session.cancel()
@@ -239,6 +262,8 @@ class ClaudeAcpAgent(SessionOpener):
         """Tear a session running here down, then remove it from disk, or, for a JetBrains AIR
         client that means "done" by it, archive it (adapter.agent.deleting); -32002 when
         neither this adapter nor the disk knows it."""
+        from adapter.claude import session_archive, session_store
+
         async with self._one_at_a_time(session_id):
             session = self._sessions.pop(session_id, None)
             if session is not None:
@@ -258,6 +283,8 @@ class ClaudeAcpAgent(SessionOpener):
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
+        from adapter.claude import session_store
+
         return await session_store.list_page(
             cwd, cursor, env=self._settings.env, hide_archived=self._air.list_hides_archived
         )
@@ -271,6 +298,8 @@ class ClaudeAcpAgent(SessionOpener):
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
+        from fsm.events import ModelChosen
+
         session = self._session(session_id)
         await session.controls.set_option(config_id, value)
         if config_id == "model":  # the idle compaction's cache was the old model's
@@ -279,6 +308,8 @@ class ClaudeAcpAgent(SessionOpener):
 
     async def set_session_model(self, model_id: str, session_id: str) -> None:
         """The earlier adapter's `session/set_model`: the model option, by value or full id."""
+        from fsm.events import ModelChosen
+
         session = self._session(session_id)
         controls = session.controls
         await controls.set_option("model", controls.config.model_value(model_id))

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.scripted_claude import frames, limits
+from adapter.scripted_claude.file_edits import apply_edit
 from adapter.scripted_claude.hook_player import fire_hook
 from adapter.scripted_claude.hook_steps import FireHook
 from adapter.scripted_claude.mcp_elicit import completion_frame, elicit
@@ -186,7 +187,7 @@ class _Player(TurnWriter):
         return True
 
     def _permission(self, step: Permission) -> bool:
-        tool_input = dict(step.input)
+        tool_input = dict(_at(step.input, self.s.cwd))
         ident = self._tool_use(step.tool_name, tool_input)
         allowed, message, interrupt = ask(
             self.s, self.inbox, step.tool_name, tool_input, ident, step.suggestions, step.hints
@@ -195,7 +196,8 @@ class _Player(TurnWriter):
             return False
         if allowed:
             output = step.result or f"({step.tool_name} completed with no output)"
-            self._tool_result(ident, output, is_error=False)
+            done = apply_edit(step.tool_name, tool_input) if step.applies else None
+            self._tool_result(ident, output, is_error=False, tool_use_result=done)
             self._text(f"{step.tool_name} was allowed.")
             return True
         self.t.denials.append(

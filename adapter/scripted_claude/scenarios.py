@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from adapter.scripted_claude.air_scenarios import AIR_SCENARIOS
 from adapter.scripted_claude.api_scenarios import (
     API_SCENARIOS,
     DEFAULT_SCENARIO,
@@ -134,6 +135,7 @@ _ALL = (
     *CODING_SCENARIOS,
     *LIMIT_SCENARIOS,
     *ASKING_SCENARIOS,
+    *AIR_SCENARIOS,
     *MCP_SCENARIOS,
     *STATE_SCENARIOS,
     *NOTICE_SCENARIOS,

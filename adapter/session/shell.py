@@ -103,6 +103,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             titled=resume,
             compaction_updates=dialects.acp_compaction,
             compactions_before=lambda stop: boundaries_before(session_id, cwd, settings.env, stop),
+            air=self.controls.air,
         )
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.percent_used = self.view.percent_used

@@ -22,6 +22,8 @@ from claude_agent_sdk import (
     UserMessage,
 )
 
+from adapter.claude.patch_sources import read_patch_source
+from adapter.claude.plan_files import existing_plan_file
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -32,6 +34,7 @@ from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
+from fsm.air import AirClient
 from fsm.records import redact, visible
 
 __all__ = ["TurnHooks"]
@@ -57,6 +60,7 @@ class TurnHooks:
         titled: bool,
         compaction_updates: bool = False,
         compactions_before: Callable[[str | None], Awaitable[int]] | None = None,
+        air: AirClient | None = None,
     ) -> None:
         """`titled`: the session has its title already (a loaded one: its first prompt was
         not this one). `compaction_updates`: the client declared `session.compaction`.
@@ -67,7 +71,15 @@ class TurnHooks:
         self._session_id = session_id
         self._cwd = cwd
         self.terminal = terminal_output
-        self._view = TurnView(cwd=cwd, live=True, terminal=terminal_output)
+        self._view = TurnView(
+            cwd=cwd,
+            live=True,
+            terminal=terminal_output,
+            air=air,
+            existing_file=existing_plan_file,
+            read_text=lambda path: read_patch_source(path).text,
+        )
+        self.air = self._view.air
         self._usage = UsageMeter()
         self._compaction_ids = CompactionIds(session_id)
         self._compactions_before = compactions_before

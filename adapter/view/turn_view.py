@@ -25,11 +25,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from adapter.view.final_patch import ReadText, final_patch
 from adapter.view.plan import plan_update
+from adapter.view.plan_file import PLAN_EXIT, FileCheck, plan_file_card, plan_file_result
 from adapter.view.stream_assembly import StreamAssembly, chunk
 from adapter.view.streamed_calls import StreamedCalls
 from adapter.view.tool_cards import PLAN_TOOL, card_for
 from adapter.view.tool_results import result_updates
+from fsm.air import AirClient
 
 __all__ = ["TurnView", "blocks_of", "prompt_updates"]
 
@@ -74,11 +77,38 @@ def _str(block: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+# The tools whose result gets a git patch for a `diffPatch` client.
+_PATCHED = frozenset({"Edit", "Write"})
+
+
+def _with_final_patch(updates: list[Wire], tool_id: str, patch: Wire | None) -> None:
+    if patch is None:
+        return
+    for update in reversed(updates):
+        if update.get("toolCallId") == tool_id:
+            update.update(patch)
+            return
+
+
 class TurnView:
     """Per-session translation state: the stream's counts and the calls still open."""
 
-    def __init__(self, *, cwd: str, live: bool, terminal: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        cwd: str,
+        live: bool,
+        terminal: bool = False,
+        air: AirClient | None = None,
+        existing_file: FileCheck = lambda path: None,
+        read_text: ReadText = lambda path: None,
+    ) -> None:
+        """`air`: what a JetBrains AIR client negotiated; `existing_file`: whether a path
+        Claude names is a file (the view reads no disk)."""
         self.cwd = cwd
+        self.air = air or AirClient()
+        self.existing_file = existing_file
+        self.read_text = read_text
         self.skipped = 0
         self._live = live
         self._terminal = terminal
@@ -163,6 +193,12 @@ class TurnView:
         if parent is not None:
             meta["parentToolUseId"] = parent
         card["_meta"] = {"claudeCode": meta}
+        if name == PLAN_EXIT and self.air.plan_file:
+            plan_file_card(card, tool_input, self.existing_file)
+        if name == "Write" and self._live and self.air.diff_patch:
+            # The input does not say whether the file exists: the question and the result
+            # show the change, the card nothing.
+            card["content"] = []
         if self._terminal and name == "Bash":
             card["content"] = [{"type": "terminal", "terminalId": tool_id}]
             card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
@@ -227,18 +263,25 @@ class TurnView:
             self._running.discard(tool_id)
             self._progress.pop(tool_id, None)
             name, tool_input = self._calls.pop(tool_id, ("", None))
-            updates.extend(
-                result_updates(
-                    tool_id=tool_id,
-                    name=name,
-                    tool_input=tool_input,
-                    content=block.get("content"),
-                    is_error=block.get("is_error") is True,
-                    tool_use_result=tool_use_result,
-                    cwd=self.cwd,
-                    terminal=self._terminal,
-                )
+            is_error = block.get("is_error") is True
+            ended = result_updates(
+                tool_id=tool_id,
+                name=name,
+                tool_input=tool_input,
+                content=block.get("content"),
+                is_error=is_error,
+                tool_use_result=tool_use_result,
+                cwd=self.cwd,
+                terminal=self._terminal,
             )
+            if name in _PATCHED and not is_error and self._live and self.air.diff_patch:
+                # Live only: on a load the file holds whatever came after.
+                _with_final_patch(ended, tool_id, final_patch(tool_use_result, self.read_text))
+            if name == PLAN_EXIT and self.air.plan_file:
+                args = (tool_id, tool_input, tool_use_result)
+                check = self.existing_file
+                ended = plan_file_result(ended, *args, is_error=is_error, existing_file=check)
+            updates.extend(ended)
         return updates
 
     def close_open_calls(self) -> list[Wire]:

@@ -252,6 +252,10 @@ ADAPTER_ONLY = {
     "ask_question",
     "ask_questions",
     "permission_hints",
+    # JetBrains AIR's permission heading and plan file: tests/e2e/test_air_extensions.py.
+    "air_permission",
+    "air_plan_file",
+    "air_diff_patch",
     "mcp_elicit",  # an MCP server asks (issue 22): test_mcp_elicitation.py
     "mcp_elicit_url",  # ... to sign in on a page: test_mcp_url_elicitation.py
     "mcp_elicit_url_no_id",
