@@ -66,6 +66,7 @@ class SessionOpener:
     _link: ClientLink
     _dialects: Dialects
     _terminal_output: bool
+    _terminal_output_delta: bool
     _ask_by_form: bool
     _boolean_options: bool
     _ask_by_url: bool
@@ -92,6 +93,7 @@ class SessionOpener:
                 cwd=start.cwd,
                 dialects=self._dialects,
                 terminal_output=self._terminal_output,
+                terminal_output_delta=self._terminal_output_delta,
                 link=self._link,
                 settings=self._settings,
                 task_group=self._tg,

@@ -98,6 +98,14 @@ class SessionControls:
         # The client takes `plan_update`s: a plan exit that clears the context sends the plan.
         self.plan_updates = plan_updates
 
+    def asking_user(self) -> bool:
+        """A permission question or a form of this session waits for the user's answer."""
+        return (
+            self.permissions.waiting
+            or self.questions.forms.waiting
+            or self.elicitations.forms.waiting
+        )
+
     def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
         """Where to find the session's current Claude process."""
         self._runtime = runtime

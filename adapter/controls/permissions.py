@@ -131,6 +131,11 @@ class PermissionBroker:
         self.percent_used: Callable[[], int | None] = lambda: None
         self.fresh_context: Callable[[str, str, str], Awaitable[None]] | None = None
 
+    @property
+    def waiting(self) -> bool:
+        """A permission question is open: the user has yet to answer it."""
+        return bool(self._pending)
+
     def withdraw(self) -> None:
         """Stop waiting for every pending answer (the turn was cancelled)."""
         for scope in list(self._pending):

@@ -52,6 +52,8 @@ from adapter.scripted_claude.wire import Inbox, UserTurn
 __all__ = ["INTERRUPTED_TEXT", "play_turn"]
 
 INTERRUPTED_TEXT = "Request interrupted by user"
+# What Claude Code 2.1 writes as the error of a cycle a denial with `interrupt` stopped.
+DENIAL_DIAGNOSTIC = "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use"
 
 
 def _prompt_text(content: Any) -> str:
@@ -68,6 +70,8 @@ def _prompt_text(content: Any) -> str:
 
 class _Player(TurnWriter):
     """Plays the steps of one turn (the frames themselves: `messages.py`)."""
+
+    stopped_by_denial = False  # a denial with `interrupt` ended the turn
 
     # -- steps -------------------------------------------------------------------------------
 
@@ -205,13 +209,27 @@ class _Player(TurnWriter):
         )
         self._tool_result(ident, message, is_error=True)
         if interrupt:
+            self.stopped_by_denial = True
             return False
         denied = f"{step.tool_name} was denied"
         self._text(f"{denied}: {message}" if message else f"{denied}.")
         return True
 
     def interrupted(self) -> None:
-        """End the turn the way an interrupt does: marker in the transcript, error result."""
+        """End the turn the way an interrupt does: marker in the transcript, error result. A
+        denial with `interrupt` ends it as Claude Code 2.1 does: an error result whose only
+        error is its internal diagnostic (the last message the user's, stopped at a tool)."""
+        if self.stopped_by_denial:
+            self._result(
+                Result(
+                    subtype="error_during_execution",
+                    is_error=True,
+                    errors=(DENIAL_DIAGNOSTIC,),
+                    terminal_reason="completed",
+                    stop_reason="tool_use",
+                )
+            )
+            return
         self.s.transcript.append_interrupt_marker(frames.new_uuid())
         self._result(
             Result(
@@ -262,4 +280,5 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
             break
     for request_id in inbox.finish_turn():
         state.emit(frames.control_response(request_id, {}))
-    state.emit_state("idle")
+    if not inbox.steer_waiting():
+        state.emit_state("idle")

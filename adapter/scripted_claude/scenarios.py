@@ -22,6 +22,7 @@ from adapter.scripted_claude.api_scenarios import (
     single_turn,
 )
 from adapter.scripted_claude.asking_scenarios import ASKING_SCENARIOS
+from adapter.scripted_claude.background_scenarios import BACKGROUND_SCENARIOS
 from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.heavy_scenarios import HEAVY_SCENARIOS
@@ -141,6 +142,7 @@ _ALL = (
     *NOTICE_SCENARIOS,
     *HEAVY_SCENARIOS,
     *IDLE_SCENARIOS,
+    *BACKGROUND_SCENARIOS,
 )
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})

@@ -92,6 +92,7 @@ async def replay_transcript(
         cwd=session.cwd,
         live=False,
         terminal=session.view.terminal,
+        terminal_delta=session.view.terminal_delta,
         air=session.view.air,
         existing_file=existing_plan_file,
     )

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import acp
 import pytest
 from acp.schema import PromptResponse
 
@@ -288,3 +289,35 @@ async def test_diff_patch_shows_edits_as_git_patches(
     ]
     assert write_cards and write_cards[-1]["content"] == []
     assert not [u for u in write_cards if u.get("content")]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_session_index_methods_are_not_found_while_the_index_is_not_negotiated(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    index_client = {
+        "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure", "sessionIndex"]}}
+    }
+    async with adapters.session_adapter(tmp_path, "success", client_meta=index_client) as adapter:
+        session = await adapter.new_session()
+        assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
+        codes = []
+        for method, params in (
+            ("_session/rename", {"sessionId": session, "title": ""}),
+            ("_session/rename", {"sessionId": session, "title": "x" * 10_240}),
+            ("_session/archive", {"sessionId": session}),
+            ("_session/unarchive", {"sessionId": "00000000-0000-4000-8000-000000000000"}),
+            ("_session/batch_get", {"sessionIds": [session]}),
+            ("_session/list/unsubscribe", {"subscriptionId": "never-subscribed"}),
+        ):
+            with pytest.raises(acp.RequestError) as caught:
+                await asyncio.wait_for(adapter.conn._conn.send_request(method, params), TIMEOUT)
+            codes.append(caught.value.code)
+        listed = await asyncio.wait_for(
+            adapter.conn.list_sessions(cwd=str(adapter.workdir)), TIMEOUT
+        )
+        again = await adapter.prompt(session, "still here?")
+    # As the reference answers them without a negotiated `sessionIndex`; nothing changed.
+    assert codes == [-32601] * 6
+    assert [s.title for s in listed.sessions if s.session_id == session] == ["hello"]
+    assert isinstance(again, PromptResponse) and again.stop_reason == "end_turn"

@@ -39,7 +39,14 @@ class _Recorder:
         self.cwd = "/tmp/p"
         self.core = type("Core", (), {"notices": capable})()
         self.view = type(
-            "View", (), {"terminal": terminal, "compaction_updates": False, "air": None}
+            "View",
+            (),
+            {
+                "terminal": terminal,
+                "terminal_delta": False,
+                "compaction_updates": False,
+                "air": None,
+            },
         )()
         self.digest = hashlib.sha256()
         self.updates = 0

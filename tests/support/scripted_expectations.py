@@ -283,4 +283,7 @@ ADAPTER_ONLY = {
     "plan_clear",
     "plan_clear_slow_start",
     "plan_clear_start_fails",
+    # A background subagent and a steered follow-up (issue 32): the demo plays it
+    # (tests/e2e/test_demo.py); tests/e2e/test_background_and_steering.py checks the frames.
+    "background_subagent",
 }
