@@ -24,7 +24,7 @@ from acp import RequestError
 
 from adapter.claude.executable import claude_executable
 from adapter.claude.runtime_settings import RuntimeSettings
-from fsm.answers import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT
+from fsm import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT
 
 __all__ = ["AUTH_STATUS_TIMEOUT_SECONDS", "check_signed_in", "not_signed_in"]
 

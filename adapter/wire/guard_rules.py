@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from adapter.wire.deep_json import too_deep
-from fsm.records import redact
+from fsm import redact
 
 __all__ = [
     "INVALID_REQUEST",

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fsm.answers import AUTH_REQUIRED_MESSAGE
+from fsm import AUTH_REQUIRED_MESSAGE
 from tests.support.raw_agent import RawAgent
 
 PROMPT = [{"type": "text", "text": "hello"}]

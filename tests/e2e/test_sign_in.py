@@ -19,7 +19,7 @@ from acp.schema import AuthCapabilities, ClientCapabilities, PromptResponse
 
 from adapter.scripted_claude.handshake import LOG_ENV
 from adapter.scripted_claude.runtime import AUTH_STATUS_ENV, LOGOUT_ENV
-from fsm.answers import AUTH_REQUIRED_MESSAGE
+from fsm import AUTH_REQUIRED_MESSAGE
 from tests.support.harness import ROOT, TIMEOUT, record_in, spawn_adapter
 
 

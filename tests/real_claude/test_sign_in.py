@@ -10,7 +10,7 @@ from pathlib import Path
 import acp
 import pytest
 
-from fsm.answers import AUTH_REQUIRED_MESSAGE
+from fsm import AUTH_REQUIRED_MESSAGE
 from tests.real_claude.api_double import MessagesApiDouble
 from tests.real_claude.support import cli_env
 from tests.support.harness import TIMEOUT, spawn_adapter

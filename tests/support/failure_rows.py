@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapter.scripted_claude import TEXTS
-from fsm.answers import AUTH_REQUIRED_MESSAGE
+from fsm import AUTH_REQUIRED_MESSAGE, TURN_NO_RESULT_TITLE
 from fsm.classify import without_login_instruction
-from fsm.session import TURN_NO_RESULT_TITLE
 
 # Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
 # "Title and details"). The wording is the reference adapter's (reference-adapter.md §1.3).
