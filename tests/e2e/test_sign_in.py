@@ -95,7 +95,7 @@ async def test_a_terminal_login_then_authenticate_reports_the_truth(tmp_path: Pa
     _assert_signed_out_answer(signed_out)
     assert back is not None and not isinstance(back, acp.RequestError)
     assert isinstance(prompted, PromptResponse) and prompted.stop_reason == "end_turn"
-    assert prompted.field_meta is None  # signed in again: no sign-in record
+    assert record_in(prompted.field_meta) is None  # signed in again: no sign-in record
     assert ["auth", "login", "--claudeai"] in _argvs(log)
     assert _argvs(log).count(["auth", "status", "--json"]) == 3
 
