@@ -41,11 +41,12 @@ from adapter.agent import (
 )
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.agent.session_opener import ClosedIds, SessionOpener
-from adapter.claude import client_options, login, session_store
+from adapter.claude import client_options, login, session_archive, session_store
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
+from fsm.air import AirClient
 from fsm.events import ModelChosen
 from fsm.negotiation import Dialects
 
@@ -74,6 +75,7 @@ class ClaudeAcpAgent(SessionOpener):
         self._boolean_options = False  # ... `session.configOptions.boolean`
         self._ask_by_url = False  # ... `elicitation.url`
         self._plan_updates = False  # ... `plan`
+        self._air = AirClient()  # JetBrains AIR, and the AIR capabilities negotiated
         self._sessions: dict[str, Session] = {}
         self._closed = ClosedIds()
         self._opening: dict[str, anyio.Lock] = {}
@@ -115,6 +117,7 @@ class ClaudeAcpAgent(SessionOpener):
         self._boolean_options = declared.boolean_options
         self._ask_by_url = declared.ask_by_url
         self._plan_updates = declared.plan_updates
+        self._air = declared.air
         log.info("initialize: %s", self._dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -227,21 +230,31 @@ class ClaudeAcpAgent(SessionOpener):
         return CloseSessionResponse()
 
     async def delete_session(self, session_id: str) -> None:
-        """Tear a session running here down, then remove it from disk (adapter.agent.deleting);
-        -32002 when neither this adapter nor the disk knows it."""
+        """Tear a session running here down, then remove it from disk, or, for a JetBrains AIR
+        client that means "done" by it, archive it (adapter.agent.deleting); -32002 when
+        neither this adapter nor the disk knows it."""
         async with self._one_at_a_time(session_id):
             session = self._sessions.pop(session_id, None)
             if session is not None:
                 await session.cancel()  # its prompt in flight is answered `cancelled`
                 await session.close()
             self._closed.discard(session_id)
-            if not await session_store.delete(session_id, self._settings.env) and session is None:
+            env = self._settings.env
+            if self._air.delete_archives:
+                # Claude is gone: nothing writes the transcript while the records go on.
+                found = await anyio.to_thread.run_sync(session_archive.archive, session_id, env)
+                known = found or session_store.known_on_disk(session_id, env)
+            else:
+                known = await session_store.delete(session_id, env)
+            if not known and session is None:
                 raise session_store.not_found(session_id)
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
-        return await session_store.list_page(cwd, cursor, env=self._settings.env)
+        return await session_store.list_page(
+            cwd, cursor, env=self._settings.env, hide_archived=self._air.list_hides_archived
+        )
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any

@@ -6,6 +6,10 @@ down first (its prompt in flight answered `cancelled`, its Claude closed), then 
 and its subagent transcripts are removed through the SDK's `delete_session`, and our
 never-prompted marker too; it is gone from `session/list`. Unlike the reference, which answers
 `{}` whatever the id, an id nobody knows gets -32002, as `session/close` does (issue 23).
+
+A JetBrains AIR client that has not negotiated the session index sends it to mark a session
+done: its session is torn down the same way and then archived, never removed
+(`adapter.claude.session_archive`, docs/decisions.md#session-delete-from-air).
 """
 
 from __future__ import annotations

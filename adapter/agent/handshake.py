@@ -5,7 +5,7 @@ Kept out of `acp_agent.py` so the agent stays a list of requests; nothing here i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
 
 from acp import PROTOCOL_VERSION
@@ -29,6 +29,7 @@ from acp.schema import (
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import login
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
+from fsm.air import AirClient, air_client
 from fsm.negotiation import Dialects, advertisement, negotiate
 
 __all__ = ["ClientDeclared", "client_declared", "initialize_response"]
@@ -44,6 +45,7 @@ class ClientDeclared:
     boolean_options: bool = False  # ... `session.configOptions.boolean`
     ask_by_url: bool = False  # ... `elicitation.url`
     plan_updates: bool = False  # ... `plan` (`plan_update`s)
+    air: AirClient = field(default_factory=AirClient)  # JetBrains AIR: is it, what it declared
 
 
 def client_declared(
@@ -60,6 +62,7 @@ def client_declared(
         ask_by_url=elicitation is not None and elicitation.url is not None,
         # acp keeps `plan: {}` (an object; anything else fails its parse, so means no).
         plan_updates=client_capabilities is not None and client_capabilities.plan is not None,
+        air=air_client(meta),
     )
 
 

@@ -27,6 +27,7 @@ from acp.schema import ListSessionsResponse, SessionInfo
 from adapter.claude import session_links
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular, private_folder
+from fsm.archive_titles import is_archived
 from fsm.records import visible
 
 __all__ = [
@@ -203,8 +204,12 @@ async def list_page(
     cursor: str | None,
     page_size: int = PAGE_SIZE,
     env: Mapping[str, str] | None = None,
+    *,
+    hide_archived: bool = False,
 ) -> ListSessionsResponse:
-    """One page of Claude's sessions for `cwd` (every folder when None), newest first."""
+    """One page of Claude's sessions for `cwd` (every folder when None), newest first;
+    `hide_archived`: without the archived ones (`fsm.archive_titles`), for a JetBrains AIR
+    client whose `session/delete` archives."""
     from claude_agent_sdk import list_sessions
 
     from adapter.claude.sdk_compat import list_regular_transcripts_only
@@ -229,6 +234,8 @@ async def list_page(
     for info in found[:page_size]:
         claude_id = info.session_id  # type: ignore[attr-defined]
         if claude_id in left:
+            continue
+        if hide_archived and is_archived(info.custom_title):  # type: ignore[attr-defined]
             continue
         items.append(
             SessionInfo(

@@ -1,6 +1,9 @@
 """`session/delete` (issue 23 item 7), which acp 0.12.1 does not route: the session is torn down
 if it runs (its prompt in flight answered `cancelled`), its transcript and marker removed, and it
 is gone from `session/list`; an id nobody knows gets -32002, a malformed one -32602.
+
+These are clients that mean removal by it: not JetBrains AIR, whose delete archives
+(tests/e2e/test_air_session_delete.py).
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from acp.schema import PromptResponse
 
 from tests.support.harness import TIMEOUT, Adapter, AdapterPool
 from tests.support.raw_agent import processes_mentioning
+
+# A client with a failure dialect that is not JetBrains AIR: its delete removes.
+AGENT_ERROR: dict[str, Any] = {"agentError": {"version": 1}}
 
 
 async def _until(condition: Any, what: str) -> None:
@@ -49,7 +55,7 @@ def transcripts(adapter: Adapter, session_id: str) -> list[Path]:
 async def test_a_prompted_session_is_gone_from_disk_and_list(
     adapters: AdapterPool, tmp_path: Path
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with adapters.session_adapter(tmp_path, "success", client_meta=AGENT_ERROR) as adapter:
         kept, doomed = await adapter.new_session(), await adapter.new_session()
         for session in (kept, doomed):
             assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
@@ -78,7 +84,7 @@ async def test_a_prompted_session_is_gone_from_disk_and_list(
 async def test_a_never_prompted_session_loses_its_marker(
     adapters: AdapterPool, tmp_path: Path
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with adapters.session_adapter(tmp_path, "success", client_meta=AGENT_ERROR) as adapter:
         session = await adapter.new_session()
         marker = adapter.config_dir / "claude-acp" / "sessions" / f"{session}.json"
         assert marker.exists()
@@ -92,7 +98,7 @@ async def test_a_never_prompted_session_loses_its_marker(
 async def test_deleting_a_running_session_cancels_its_prompt_and_stops_claude(
     adapters: AdapterPool, tmp_path: Path
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "hang") as adapter:
+    async with adapters.session_adapter(tmp_path, "hang", client_meta=AGENT_ERROR) as adapter:
         session = await adapter.new_session()
         prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
         await _until(lambda: adapter.agent_texts(), "Claude's first text")
@@ -107,7 +113,7 @@ async def test_deleting_a_running_session_cancels_its_prompt_and_stops_claude(
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_unknown_and_malformed_ids(adapters: AdapterPool, tmp_path: Path) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with adapters.session_adapter(tmp_path, "success", client_meta=AGENT_ERROR) as adapter:
         unknown = await refused(adapter, "00000000-0000-4000-8000-000000000000")
         not_a_uuid = await refused(adapter, "../../etc")
         empty = await refused(adapter, "")
@@ -127,7 +133,7 @@ async def test_unknown_and_malformed_ids(adapters: AdapterPool, tmp_path: Path) 
 async def test_a_delete_racing_a_prompt_answers_both_and_leaves_nothing(
     adapters: AdapterPool, tmp_path: Path
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with adapters.session_adapter(tmp_path, "success", client_meta=AGENT_ERROR) as adapter:
         session = await adapter.new_session()
         # Sent back to back: the delete lands while the prompt's Claude is still starting.
         prompt = asyncio.create_task(adapter.prompt(session, "hello"))

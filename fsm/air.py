@@ -1,0 +1,80 @@
+"""JetBrains AIR: who is an AIR client, which AIR capabilities it declared, and what those
+change in a session (docs/decisions.md#advertising, docs/decisions.md#session-delete-from-air).
+
+Theory of operation: two predicates, as the reference adapter has them. A client is an *AIR
+client* when its `clientCapabilities._meta.jetbrains.air` is a JSON object, whatever else it
+holds; that alone turns on what the reference gives every AIR client (the agent's own
+declaration, `session/delete` as archive). A *capability* is on when that object also has a
+`version` that is an integer >= 1 and a `capabilities` list holding the exact name, and the
+agent implements it: a name the agent does not implement is not negotiated, so the client
+falls back to what it does without it (for `sessionIndex`: AIR's old list and delete, where
+delete means "done"). Nothing here raises on malformed input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fsm.negotiation import CAPABILITY as SESSION_FAILURE
+from fsm.negotiation import _is_version
+
+__all__ = [
+    "IMPLEMENTED",
+    "SESSION_INDEX",
+    "AirClient",
+    "air_client",
+]
+
+SESSION_INDEX = "sessionIndex"
+
+# What this agent implements of the AIR set, the order it is advertised in.
+IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE,)
+
+
+def _air_object(client_meta: object) -> dict[str, Any] | None:
+    if not isinstance(client_meta, dict):
+        return None
+    jetbrains = client_meta.get("jetbrains")
+    if not isinstance(jetbrains, dict):
+        return None
+    air = jetbrains.get("air")
+    return air if isinstance(air, dict) else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AirClient:
+    """What the client's `initialize` said about JetBrains AIR; the default is a plain client."""
+
+    air: bool = False  # `_meta.jetbrains.air` is an object
+    declared: frozenset[str] = field(default_factory=frozenset)  # a well-formed declaration's
+
+    def negotiated(self, name: str) -> bool:
+        """Declared by an AIR client and implemented here."""
+        return self.air and name in self.declared and name in IMPLEMENTED
+
+    @property
+    def session_index(self) -> bool:
+        return self.negotiated(SESSION_INDEX)
+
+    @property
+    def delete_archives(self) -> bool:
+        """`session/delete` marks the session done (AIR without the session index): the
+        transcript is archived, never removed (docs/decisions.md#session-delete-from-air)."""
+        return self.air and not self.session_index
+
+    @property
+    def list_hides_archived(self) -> bool:
+        """The plain `session/list` leaves archived sessions out, as a delete that archived
+        should look like one that removed (the same clients as `delete_archives`)."""
+        return self.delete_archives
+
+
+def air_client(client_meta: object) -> AirClient:
+    air = _air_object(client_meta)
+    if air is None:
+        return AirClient()
+    names = air.get("capabilities")
+    if not _is_version(air.get("version")) or not isinstance(names, list):
+        return AirClient(air=True)  # malformed: an AIR client with no capability on
+    return AirClient(air=True, declared=frozenset(n for n in names if isinstance(n, str)))

@@ -1,0 +1,171 @@
+"""`session/delete` from JetBrains AIR (docs/decisions.md#session-delete-from-air): AIR sends it
+to mark a session done, so for an AIR client that has not negotiated the session index the
+session is archived, as the reference adapter does: its transcript stays (with the two title
+records AIR's own Claude provider writes), it can be loaded again, AIR's plain list leaves it
+out, a client that means removal lists it with its archived title, and all of it survives a
+restart of the agent. A plain client's delete still removes (tests/e2e/test_session_delete.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, spawn_adapter
+from tests.support.raw_agent import processes_mentioning
+
+# AIR with the whole set it may declare; the session index is not negotiated while the agent
+# does not advertise it, so this client's delete archives too.
+AIR_SET: dict[str, Any] = {
+    "jetbrains": {
+        "air": {"version": 1, "capabilities": ["sessionFailure", "diffPatch", "planFile"]}
+    }
+}
+# An AIR client whose declaration is malformed: still AIR, no capability on.
+AIR_MALFORMED: dict[str, Any] = {"jetbrains": {"air": {"version": "1", "capabilities": "all"}}}
+
+
+async def _until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+
+
+async def delete(adapter: Adapter, session_id: Any) -> Any:
+    request = adapter.conn._conn.send_request("session/delete", {"sessionId": session_id})
+    return await asyncio.wait_for(request, TIMEOUT)
+
+
+async def listed(adapter: Adapter) -> dict[str, str | None]:
+    answer = await asyncio.wait_for(adapter.conn.list_sessions(cwd=str(adapter.workdir)), TIMEOUT)
+    return {s.session_id: s.title for s in answer.sessions}
+
+
+def transcript(adapter: Adapter, session_id: str) -> Path:
+    (found,) = (adapter.config_dir / "projects").glob(f"*/{session_id}.jsonl")
+    return found
+
+
+def last_records(path: Path, count: int = 2) -> list[dict[str, Any]]:
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in lines[-count:]]
+
+
+def archived_records(session_id: str, title: str) -> list[dict[str, Any]]:
+    stored = f"[archived] {title}"
+    return [
+        {"type": "custom-title", "customTitle": stored, "sessionId": session_id},
+        {"type": "agent-name", "agentName": stored, "sessionId": session_id},
+    ]
+
+
+async def load(adapter: Adapter, session_id: str) -> Any:
+    return await asyncio.wait_for(
+        adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session_id, mcp_servers=[]),
+        TIMEOUT,
+    )
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("meta", [OPT_IN, AIR_SET, AIR_MALFORMED], ids=["sf", "set", "malformed"])
+async def test_an_air_delete_archives_a_prompted_session(
+    adapters: AdapterPool, tmp_path: Path, meta: dict[str, Any]
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success", client_meta=meta) as adapter:
+        kept, done = await adapter.new_session(), await adapter.new_session()
+        for session in (kept, done):
+            assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
+        before = await listed(adapter)
+        size = transcript(adapter, done).stat().st_size
+        assert await delete(adapter, done) == {}
+        after = await listed(adapter)
+        records = last_records(transcript(adapter, done))
+        # Twice is the same: nothing more is written.
+        grown = transcript(adapter, done).stat().st_size
+        assert await delete(adapter, done) == {}
+        again = transcript(adapter, done).stat().st_size
+        closed = await adapter.prompt(done, "still there?")
+        loaded = await load(adapter, done)
+        replayed = [u for u in adapter.updates("user_message_chunk")]
+        resumed = await adapter.prompt(done, "back again")
+    assert {kept, done} <= set(before) and before[done] == "hello"
+    assert kept in after and done not in after  # AIR's list: as if it were gone
+    assert records == archived_records(done, "hello")
+    assert grown > size and again == grown
+    assert isinstance(closed, acp.RequestError) and closed.code == -32602  # torn down
+    assert loaded is not None and replayed  # the conversation came back
+    assert isinstance(resumed, PromptResponse) and resumed.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_an_air_delete_of_a_running_session_cancels_and_keeps_it(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "hang") as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
+        await _until(lambda: adapter.agent_texts(), "Claude's first text")
+        assert await delete(adapter, session) == {}
+        answer = await asyncio.wait_for(prompt, TIMEOUT)
+        await _until(lambda: not processes_mentioning(session), "the session's Claude to exit")
+        after = await listed(adapter)
+        records = last_records(transcript(adapter, session))
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+    assert adapter.answers() == {k: 1 for k in adapter.answers()}
+    assert session not in after
+    assert records == archived_records(session, "take your time")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_an_air_delete_keeps_a_never_prompted_session_loadable(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
+        session = await adapter.new_session()
+        marker = adapter.config_dir / "claude-acp" / "sessions" / f"{session}.json"
+        assert await delete(adapter, session) == {}
+        kept = marker.exists()
+        loaded = await load(adapter, session)
+        answer = await adapter.prompt(session, "hello")
+    assert kept and loaded is not None
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_an_air_delete_of_unknown_and_malformed_ids(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success") as adapter:
+        errors = []
+        for session_id in ("00000000-0000-4000-8000-000000000000", "../../etc", "", 7):
+            with pytest.raises(acp.RequestError) as caught:
+                await delete(adapter, session_id)
+            errors.append(caught.value.code)
+        projects = list((adapter.config_dir / "projects").glob("*/*.jsonl"))
+    assert errors == [-32002, -32002, -32602, -32602]
+    assert not [p for p in projects if p.stem.startswith("00000000")]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_archive_survives_a_restart_and_a_plain_client_sees_it(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "success", client_meta=OPT_IN) as first:
+        kept, done = await first.new_session(), await first.new_session()
+        for session in (kept, done):
+            assert isinstance(await first.prompt(session, "hello"), PromptResponse)
+        assert await delete(first, done) == {}
+    async with spawn_adapter(tmp_path, "success", client_meta=OPT_IN) as air:
+        air_list = await listed(air)
+        loaded = await load(air, done)
+    async with spawn_adapter(tmp_path, "success", capable=False) as plain:
+        plain_list = await listed(plain)
+    assert kept in air_list and done not in air_list and loaded is not None
+    assert plain_list[kept] == "hello"
+    assert plain_list[done] == "[archived] hello"  # listed, and marked archived
