@@ -171,3 +171,20 @@ def test_no_module_of_the_product_cites_a_document_outside_the_repository() -> N
         if found:
             offending[str(path.relative_to(ROOT))] = found
     assert offending == {}
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_every_relative_link_in_the_docs_points_at_a_file() -> None:
+    pages = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    broken = []
+    for page in pages:
+        # Links shown as code (`[@name](uri)`) are examples, not links.
+        text = re.sub(r"```.*?```|`[^`\n]*`", "", page.read_text("utf-8"), flags=re.S)
+        for target in LINK.findall(text):
+            if target.startswith(("http://", "https://", "#", "mailto:")):
+                continue
+            if not (page.parent / target.split("#")[0]).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []
