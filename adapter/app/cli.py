@@ -6,6 +6,8 @@
     claude-acp conformance LOG      check any agent's ACP wire log against the sessionFailure spec
     claude-acp login [--claudeai | --console]
                                     sign in to Claude with the Claude Code bundled in the SDK
+    claude-acp doctor               check that claude-acp can work here, and print an editor's
+                                    configuration to paste
     claude-acp --version            print the version
 
 Stdout carries only JSON-RPC frames when serving; logs go to stderr ($CLAUDE_ACP_LOG sets the
@@ -127,7 +129,7 @@ def _serve_in_scratch(simulate: str | None, trace: WireTrace | None) -> int:
 
 
 # Subcommands: programs for a person, not the agent.
-TOOLS = ("demo", "conformance", "login")
+TOOLS = ("demo", "conformance", "login", "doctor")
 
 
 def _run_tool(name: str, argv: list[str]) -> int:
@@ -141,6 +143,10 @@ def _run_tool(name: str, argv: list[str]) -> int:
             from adapter.claude.login import main as login_main
 
             status = login_main(argv)
+        elif name == "doctor":
+            from adapter.app.doctor import main as doctor_main
+
+            status = doctor_main(argv)
         else:
             from adapter.conformance import main as conformance_main
 

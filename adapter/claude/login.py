@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from pathlib import Path
 from typing import Any
 
 from acp.schema import AuthMethodAgent, ClientCapabilities, TerminalAuthMethod
+
+from adapter.claude.executable import claude_executable
 
 __all__ = ["AUTH_METHOD_ID", "METHOD_IDS", "auth_methods", "claude_executable", "main"]
 
@@ -38,23 +39,6 @@ _TERMINAL_METHODS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ),
 )
 METHOD_IDS = frozenset({AUTH_METHOD_ID, *(m[0] for m in _TERMINAL_METHODS)})
-
-
-def claude_executable() -> str | None:
-    """The Claude Code the adapter runs: `$CLAUDE_CODE_EXECUTABLE`, the SDK's bundled CLI,
-    or a `claude` on PATH."""
-    configured = os.environ.get("CLAUDE_CODE_EXECUTABLE")
-    if configured:
-        return configured
-    try:
-        import claude_agent_sdk
-
-        bundled = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
-        if bundled.is_file():
-            return str(bundled)
-    except ImportError:  # pragma: no cover - the SDK is a dependency
-        pass
-    return shutil.which("claude")
 
 
 def _self_command() -> str:

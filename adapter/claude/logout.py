@@ -14,7 +14,7 @@ import subprocess
 import anyio
 from acp import RequestError
 
-from adapter.claude.login import claude_executable
+from adapter.claude.executable import claude_executable
 from adapter.claude.runtime_settings import RuntimeSettings
 
 __all__ = ["LOGOUT_TIMEOUT_SECONDS", "logout"]

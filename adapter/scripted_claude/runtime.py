@@ -12,6 +12,7 @@ CLI's exit status, which the SDK turns into `ResultError`) and 0 otherwise.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -21,6 +22,7 @@ from typing import NoReturn
 
 from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.cli_args import CliArgs, parse_argv
+from adapter.scripted_claude.frame_ids import CLI_VERSION
 from adapter.scripted_claude.handshake import (
     LOG_ENV_NAMES,
     record,
@@ -131,6 +133,30 @@ def _logout(argv: Sequence[str], env: Mapping[str, str]) -> int:
     return 0
 
 
+# Set to "signed-out" to make `auth status` say what the real CLI says with no credentials.
+AUTH_STATUS_ENV = "CLAUDE_ACP_SCRIPTED_AUTH"
+
+
+def _auth_status(argv: Sequence[str], env: Mapping[str, str]) -> int:
+    """The real CLI's `claude auth status [--json]`: its JSON answer, exit status 1 when signed
+    out. Signed in unless `AUTH_STATUS_ENV` says otherwise or `auth logout` forgot the login."""
+    record(env, "argv", argv=list(argv))
+    folder = config_dir(env)
+    signed_in = env.get(AUTH_STATUS_ENV) != "signed-out" and not (folder / SIGNED_OUT_MARK).exists()
+    status: dict[str, object] = {
+        "loggedIn": signed_in,
+        "authMethod": "none",
+        "apiProvider": "firstParty",
+        "configDirectory": str(folder),
+    }
+    if signed_in and env.get("ANTHROPIC_API_KEY"):
+        status.update(authMethod="api_key", apiKeySource="ANTHROPIC_API_KEY")
+    elif signed_in:
+        status.update(authMethod="claude.ai", subscriptionType="max")
+    sys.stdout.write(json.dumps(status, indent=2) + "\n")
+    return 0 if signed_in else 1
+
+
 def _signed_out() -> Scenario:
     """The login answer for every prompt, however many turns a resumed session had before."""
     login = SCENARIOS[SIGNED_OUT]
@@ -144,6 +170,11 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     """Run the fake CLI; returns the exit status (some paths leave through `os._exit`)."""
     if list(argv[:2]) == ["auth", "logout"]:
         return _logout(argv, env)
+    if list(argv[:2]) == ["auth", "status"]:
+        return _auth_status(argv, env)
+    if list(argv) == ["--version"]:
+        sys.stdout.write(f"{CLI_VERSION} (Claude Code)\n")
+        return 0
     name = env.get(SCENARIO_ENV) or _FALLBACK_SCENARIO
     args = parse_argv(argv)
     scenario = SCENARIOS.get(name)

@@ -6,6 +6,7 @@ the check script's stages. The console script and the terminal hint, which need 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import re
 import subprocess
@@ -34,7 +35,7 @@ def test_version_flag_prints_the_installed_version(
 
 def test_licence_file_is_the_declared_apache_2() -> None:
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["license"]
-    assert declared == {"text": "Apache-2.0"}
+    assert declared == "Apache-2.0"
     text = (ROOT / "LICENSE").read_text("utf-8")
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     # The whole standard text, not a stub: its nine sections and the appendix.
@@ -134,18 +135,67 @@ def test_the_check_script_heads_every_stage_and_ends_with_the_summary(
     assert [h.split("]")[1].split(":")[0].strip() for h in headings] == ["install", "ruff", "mypy"]
     assert "installing the project with its test extra" in out
     summary = out[out.index("===== summary =====") :].splitlines()
-    assert [line.split()[:2] for line in summary[1:6]] == [
+    assert [line.split()[:2] for line in summary[1:8]] == [
         ["install", "ok"],
         ["ruff", "ok"],
         ["mypy", "FAILED"],
         ["diagrams", "not"],
         ["pytest", "not"],
+        ["py3.12", "not"],
+        ["wheel", "not"],
     ]
     assert summary[-1] == "failed (exit status 3)"
-    # Installed once: the next run says so instead of reinstalling, and runs pytest with its args.
+    # Installed once: the next run says so instead of reinstalling, runs pytest with its args,
+    # then the in-process tiers on 3.12 and 3.13 (in their own venvs), then the wheel.
     commands.clear()
-    monkeypatch.setattr(run_py, "run", lambda *argv: commands.append(" ".join(map(str, argv[1:]))))
+    monkeypatch.setattr(run_py, "run", lambda *argv: commands.append(" ".join(map(str, argv))))
+    monkeypatch.setattr(
+        run_py, "ensure_other_environment", lambda version: Path(f"/v{version}/bin/python")
+    )
     assert run_py.main(["-x"]) == 0
-    assert commands[-1] == "-m pytest -n 4 --deep -x" and not any("pip" in c for c in commands)
+    python = str(run_py.PYTHON)
+    assert commands[-3:] == [
+        f"{python} -m pytest -n 4 --deep -x",
+        "/v3.12/bin/python -m pytest -q -n 4 -m not e2e",
+        f"{python} {ROOT / 'tests' / 'installed_wheel.py'}",
+    ]
+    assert not any("pip" in c for c in commands)
     out = capsys.readouterr().out
     assert "nothing to install" in out and out.rstrip().endswith("all checks passed")
+
+
+def test_a_missing_python_fails_its_stage_loudly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_py = _load_run_py()
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "pyenv"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(run_py.StageFailed, match=r"Python 3\.12 is NOT on this machine"):
+        run_py.find_python("3.12")
+    # In a run: the stage fails (never skipped), says why, and the summary says so.
+    monkeypatch.setattr(run_py, "STAMP", tmp_path / "stamp")
+    (tmp_path / "stamp").write_text(
+        hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    )
+    monkeypatch.setattr(run_py, "run", lambda *argv: None)
+    assert run_py.main([]) == 1
+    out = capsys.readouterr().out
+    assert "py3.12 FAILED: Python 3.12 is NOT on this machine" in out
+    assert "pyenv install 3.12" in out
+    summary = out[out.index("===== summary =====") :].splitlines()
+    assert summary[6].split()[:2] == ["py3.12", "FAILED"]
+    assert summary[7].split()[:2] == ["wheel", "not"]
+
+
+def test_the_machine_s_pythons_are_found_where_pyenv_keeps_them() -> None:
+    run_py = _load_run_py()
+    for wanted in run_py.OTHER_PYTHONS:
+        found = run_py.find_python(wanted)
+        done = subprocess.run(
+            [str(found), "-c", "import sys; print(sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        assert done.stdout.strip() == str(tuple(int(p) for p in wanted.split(".")))
