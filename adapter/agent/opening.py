@@ -26,7 +26,9 @@ from acp import RequestError
 from adapter.agent import mcp_servers
 from adapter.claude.client_options import NONE as NO_CLIENT_OPTIONS
 from adapter.claude.client_options import ClientOptions
-from adapter.claude.settings_files import auto_mode_disabled, default_mode
+from adapter.claude.managed_settings import read_managed
+from adapter.claude.permission_settings import permission_settings
+from adapter.claude.settings_files import read_settings
 from adapter.claude.surroundings import Surroundings
 from adapter.claude.transcript_tail import read_tail
 from adapter.controls.launch_flags import launch_for
@@ -118,12 +120,16 @@ def opening_for(
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
     tail = read_tail(transcript) if transcript is not None else None
+    # What the settings tiers let this session start in and switch to: a repository's own
+    # settings cannot loosen permissions, and bypass goes when any tier or the client says so.
+    policy = permission_settings([*read_settings(cwd, settings.env), read_managed()])
     config = SessionConfig.initial(
         _environ(settings),
-        default_mode(cwd, settings.env),
+        policy.default_mode,
         resumed=tail,
         label=f"session {session_id}",
-        auto_allowed=not auto_mode_disabled(cwd, settings.env),
+        auto_allowed=not policy.auto_disabled,
+        bypass_offered=not policy.bypass_disabled and client_options.allow_bypass is not False,
     )
     config.fast_boolean = boolean_options  # the client takes boolean config options
     return Opening(

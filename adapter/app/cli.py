@@ -225,6 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # a log or trace file that cannot be opened: say which, plainly
         print(f"claude-acp: cannot open {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 2
+    if parsed is not None:
+        # The managed policy's environment, before any Claude Code process is started (and
+        # before the values to mask are gathered: it may hold a secret).
+        from adapter.claude.managed_settings import apply_managed_env
+
+        apply_managed_env(os.environ)
     from adapter.app.log_masking import install_log_masking
     from adapter.claude.runtime_settings import private_values
 

@@ -22,6 +22,11 @@ the effort picker once the user has chosen an effort.
 | `agent` (a name) | `--agent` |
 | `effort` (`low`, `medium`, `high`, `xhigh`, `max`) | `--effort` |
 | `mcpServers` (Claude Code's own `{name: {command, args, env}}` / `{type, url}`) | `--mcp-config` |
+| `allowDangerouslySkipPermissions` (a boolean) | nothing: `false` takes bypass away (below) |
+
+`allowDangerouslySkipPermissions: false` is the host's opt-out: the session neither offers bypass
+nor switches to it (docs/decisions.md#whose-settings-may-loosen-permissions); `true` changes
+nothing.
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ class ClientOptions:
     extra_args: dict[str, str | None] = field(default_factory=dict)
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     effort: str | None = None
+    # `allowDangerouslySkipPermissions`: False takes bypass away from the session.
+    allow_bypass: bool | None = None
 
 
 NONE = ClientOptions()
@@ -155,6 +162,13 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "tools": ("tools", _tools),
 }
 _MERGED = frozenset({"env", "settings", "hooks", "agent", "effort", "mcpServers"})
+_BYPASS = "allowDangerouslySkipPermissions"  # the adapter's own: never passed to Claude Code
+
+
+def _flag(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _refuse(key, "must be true or false")
+    return value
 
 
 def parse(meta: Any) -> ClientOptions:
@@ -168,7 +182,8 @@ def parse(meta: Any) -> ClientOptions:
         return NONE
     if not isinstance(options, dict):
         raise RequestError.invalid_params({_WHERE: "must be an object"})
-    unknown = sorted(str(k) for k in options if k not in _FIELDS and k not in _MERGED)
+    known = {*_FIELDS, *_MERGED, _BYPASS}
+    unknown = sorted(str(k) for k in options if k not in known)
     if unknown:
         log.warning("ignored unsupported %s: %s", _WHERE, ", ".join(unknown)[:200])
     fields = {name: check(options[key]) for key, (name, check) in _FIELDS.items() if key in options}
@@ -180,6 +195,7 @@ def parse(meta: Any) -> ClientOptions:
         extra_args={"agent": _agent(present("agent"))} if "agent" in options else {},
         mcp_servers=_servers(present("mcpServers")) if "mcpServers" in options else {},
         effort=_effort(present("effort")) if "effort" in options else None,
+        allow_bypass=_flag(_BYPASS, present(_BYPASS)) if _BYPASS in options else None,
     )
 
 

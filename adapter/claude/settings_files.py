@@ -1,26 +1,52 @@
 """Claude Code's settings files, as far as the adapter itself needs them.
 
 Claude Code reads its user, project and local settings itself (the runtime passes
-`setting_sources`); the adapter reads the same files only to show the right initial mode in
-the client's picker before Claude has said anything. Later files win, as in Claude Code:
-user (`<config>/settings.json`), project (`<cwd>/.claude/settings.json`), local
-(`<cwd>/.claude/settings.local.json`). A file that is missing or unreadable counts as empty.
+`setting_sources`) and its managed (enterprise) settings always; the adapter reads the same
+files to decide what a session may start in and switch to before Claude has said anything
+(`adapter.claude.permission_settings`). Later tiers win, as in Claude Code: user
+(`<config>/settings.json`), project (`<cwd>/.claude/settings.json`, committed with the
+repository), local (`<cwd>/.claude/settings.local.json`, not committed), managed
+(`adapter.claude.managed_settings`). A missing file counts as empty; one that cannot be read or
+is not a JSON object counts as empty too, is said once in the log, and is marked `unreadable`
+so that the caller can stay on the safe side.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-__all__ = ["SETTING_SOURCES", "auto_mode_disabled", "config_home", "default_mode"]
+__all__ = [
+    "SETTING_SOURCES",
+    "SettingsFile",
+    "config_home",
+    "read_json_object",
+    "read_settings",
+]
+
+log = logging.getLogger(__name__)
 
 # Every settings file Claude Code honours for a session, in Claude Code's precedence order.
 SETTING_SOURCES = ("user", "project", "local")
 
-# Aliases Claude Code accepts for `permissions.defaultMode`.
-_MODE_ALIASES = {"manual": "default", "ask": "default"}
+
+@dataclass(frozen=True, slots=True)
+class SettingsFile:
+    """One tier's settings: `tier` is "user", "project", "local" or "managed"."""
+
+    tier: str
+    path: Path
+    data: dict[str, Any] = field(default_factory=dict)
+    unreadable: bool = False  # it exists, but is not a readable JSON object
+
+    def permissions(self) -> dict[str, Any]:
+        found = self.data.get("permissions")
+        return found if isinstance(found, dict) else {}
 
 
 def config_home(env: Mapping[str, str]) -> Path:
@@ -29,43 +55,37 @@ def config_home(env: Mapping[str, str]) -> Path:
     return Path(configured) if configured else Path.home() / ".claude"
 
 
-def _files(cwd: str, env: Mapping[str, str]) -> list[Path]:
+def read_json_object(path: Path) -> tuple[dict[str, Any], bool]:
+    """`(the file's object, whether it exists but is unusable)`: a missing file is `({}, False)`;
+    one that cannot be read, is not JSON or is not an object is `({}, True)`, logged with why."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, False
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        log.warning("Claude Code settings %s cannot be read (%s); ignoring it", path, why)
+        return {}, True
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        log.warning("Claude Code settings %s is not JSON; ignoring it", path)
+        return {}, True
+    if not isinstance(data, dict):
+        log.warning("Claude Code settings %s is not a JSON object; ignoring it", path)
+        return {}, True
+    return data, False
+
+
+def read_settings(cwd: str, env: Mapping[str, str]) -> list[SettingsFile]:
+    """The user, project and local settings files of a session in `cwd`, lowest tier first."""
     project = Path(cwd) / ".claude"
-    return [
-        config_home(env) / "settings.json",
-        project / "settings.json",
-        project / "settings.local.json",
-    ]
-
-
-def default_mode(cwd: str, env: Mapping[str, str]) -> str | None:
-    """`permissions.defaultMode` from the settings files (the last one that sets it wins)."""
-    mode = None
-    for path in _files(cwd, env):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        permissions = data.get("permissions") if isinstance(data, dict) else None
-        value = permissions.get("defaultMode") if isinstance(permissions, dict) else None
-        if isinstance(value, str):
-            mode = _MODE_ALIASES.get(value, value)
-    return mode
-
-
-def auto_mode_disabled(cwd: str, env: Mapping[str, str]) -> bool:
-    """Whether a settings file says `disableAutoMode: "disable"`, at its top level or under
-    `permissions`, as the reference adapter reads it (the last file that sets it wins)."""
-    disabled = False
-    for path in _files(cwd, env):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict):
-            continue
-        permissions = data.get("permissions")
-        for holder in (data, permissions if isinstance(permissions, dict) else {}):
-            if "disableAutoMode" in holder:
-                disabled = holder["disableAutoMode"] == "disable"
-    return disabled
+    files = []
+    for tier, path in (
+        ("user", config_home(env) / "settings.json"),
+        ("project", project / "settings.json"),
+        ("local", project / "settings.local.json"),
+    ):
+        data, unreadable = read_json_object(path)
+        files.append(SettingsFile(tier, path, data, unreadable))
+    return files

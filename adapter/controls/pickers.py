@@ -96,13 +96,24 @@ class SessionConfig:
         resumed: Tail | None = None,
         label: str = "session",
         auto_allowed: bool = False,
+        bypass_offered: bool = True,
     ) -> SessionConfig:
+        """`default_mode`: the settings' mode, already trust-filtered
+        (`adapter.claude.permission_settings`); `bypass_offered`: neither settings nor the
+        client took bypass away (docs/decisions.md#whose-settings-may-loosen-permissions)."""
         # `auto` until Claude Code's model list says whether it has it (`adopt`).
-        offered = {"bypassPermissions": bypass_allowed(environ), "auto": auto_allowed}
+        offered = {
+            "bypassPermissions": bypass_offered and bypass_allowed(environ),
+            "auto": auto_allowed,
+        }
         modes = tuple(m for m, _, _ in _MODES if offered.get(m, True))
-        # The reference's order (reference-features.md section 3): the transcript's mode, the
-        # settings' `defaultMode`, then `auto` where it is offered, else Manual.
+        # The reference's order: the transcript's mode, the settings' `defaultMode`, then `auto`
+        # where it is offered, else Manual. A named mode this session cannot offer is Manual,
+        # never the more permissive `auto` default.
         named = default_mode if default_mode in modes else None
+        if default_mode is not None and named is None:
+            log.warning("%s: settings name mode %r, not offered here; Manual", label, default_mode)
+            named = "default"
         by_default = named is None and "auto" in modes
         mode = named or ("auto" if by_default else "default")
         if resumed is not None and resumed.mode is not None:

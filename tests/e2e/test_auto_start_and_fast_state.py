@@ -80,10 +80,12 @@ async def test_a_session_nobody_named_a_mode_for_starts_in_auto(tmp_path: Path) 
 async def test_settings_auto_on_a_model_without_it_is_accept_edits_told_at_the_first_prompt(
     tmp_path: Path, notices: bool
 ) -> None:
-    project = tmp_path / "project" / ".claude"
-    project.mkdir(parents=True)
+    # The user's own settings: a repository's `auto` would be ignored (whose settings may
+    # loosen permissions).
+    user = tmp_path / "claude-config"
+    user.mkdir(parents=True)
     settings = {"permissions": {"defaultMode": "auto"}}
-    (project / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    (user / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     env = {**_env(tmp_path), "ANTHROPIC_MODEL": "haiku"}  # Haiku lacks auto
     async with spawn_adapter(
         tmp_path, "success", env=env, initialize=False, capable=False
