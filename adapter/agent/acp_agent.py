@@ -1,7 +1,9 @@
 """The ACP agent: requests in, sessions out. Thin on purpose; decisions live in `fsm/`.
 
-`claude_agent_sdk` (and so `adapter.session.shell`) is imported on the first `session/new`, not at
-start-up: `initialize` has to answer fast and needs none of it.
+What opens and runs sessions (`adapter.agent.opening`, the session store, `claude_agent_sdk` and
+`adapter.session.shell`, the core's events) is imported by the requests that use it, on the
+first of them, not at start-up: `initialize` has to answer fast and needs none of it
+(`tests/shell/test_startup_imports.py` holds that line).
 """
 
 from __future__ import annotations
@@ -35,19 +37,17 @@ from adapter.agent import (
     deleting,
     handshake,
     mcp_servers,
-    opening,
     signing_out,
     surroundings,
 )
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.agent.session_opener import ClosedIds, SessionOpener
-from adapter.claude import client_options, login, session_archive, session_store
+from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
 from fsm.air import AirClient
-from fsm.events import ModelChosen
 from fsm.negotiation import Dialects
 
 if TYPE_CHECKING:
@@ -146,6 +146,9 @@ class ClaudeAcpAgent(SessionOpener):
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
+        from adapter.agent import opening
+        from adapter.claude import session_store
+
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         session_id = str(uuid.uuid4())
@@ -163,6 +166,9 @@ class ClaudeAcpAgent(SessionOpener):
     async def _load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None, meta: dict[str, Any]
     ) -> LoadSessionResponse:
+        from adapter.agent import opening
+        from adapter.claude import session_store
+
         opening.check_cwd(cwd)
         options = client_options.parse(meta.get(client_options.META_KEY))
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
@@ -194,6 +200,9 @@ class ClaudeAcpAgent(SessionOpener):
     async def _resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None, meta: dict[str, Any]
     ) -> ResumeSessionResponse:
+        from adapter.agent import opening
+        from adapter.claude import session_store
+
         opening.check_cwd(cwd)
         options = client_options.parse(meta.get(client_options.META_KEY))
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
@@ -209,6 +218,9 @@ class ClaudeAcpAgent(SessionOpener):
     async def fork_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ForkSessionResponse:
+        from adapter.agent import opening
+        from adapter.claude import session_store
+
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         new_id, copy = await session_store.fork(session_id, cwd, self._settings.env)
@@ -218,6 +230,8 @@ class ClaudeAcpAgent(SessionOpener):
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        from adapter.claude import session_store
+
         session = self._sessions.pop(session_id, None)
         if session is not None:
             await session.cancel()
@@ -233,6 +247,8 @@ class ClaudeAcpAgent(SessionOpener):
         """Tear a session running here down, then remove it from disk, or, for a JetBrains AIR
         client that means "done" by it, archive it (adapter.agent.deleting); -32002 when
         neither this adapter nor the disk knows it."""
+        from adapter.claude import session_archive, session_store
+
         async with self._one_at_a_time(session_id):
             session = self._sessions.pop(session_id, None)
             if session is not None:
@@ -252,6 +268,8 @@ class ClaudeAcpAgent(SessionOpener):
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
+        from adapter.claude import session_store
+
         return await session_store.list_page(
             cwd, cursor, env=self._settings.env, hide_archived=self._air.list_hides_archived
         )
@@ -265,6 +283,8 @@ class ClaudeAcpAgent(SessionOpener):
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
+        from fsm.events import ModelChosen
+
         session = self._session(session_id)
         await session.controls.set_option(config_id, value)
         if config_id == "model":  # the idle compaction's cache was the old model's
@@ -273,6 +293,8 @@ class ClaudeAcpAgent(SessionOpener):
 
     async def set_session_model(self, model_id: str, session_id: str) -> None:
         """The earlier adapter's `session/set_model`: the model option, by value or full id."""
+        from fsm.events import ModelChosen
+
         session = self._session(session_id)
         controls = session.controls
         await controls.set_option("model", controls.config.model_value(model_id))

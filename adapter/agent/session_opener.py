@@ -1,7 +1,9 @@
 """How the agent opens a session: spawn its Claude, build the shell meanwhile, register it.
 
 A base class of `ClaudeAcpAgent` (adapter.agent.acp_agent), split out so that the agent's module
-is its list of requests; the state it reads is the agent's own, declared here.
+is its list of requests; the state it reads is the agent's own, declared here. `opening` (and
+what it imports: settings files, transcripts, the SDK's types) is imported by the first session
+to open, not with this module, which the agent needs at start-up.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import TaskGroup
 
-from adapter.agent import opening, surroundings
+from adapter.agent import surroundings
 from adapter.claude import client_options
 from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
@@ -77,6 +79,8 @@ class SessionOpener:
         """The session `runtime` (spawned for it) is to serve. The first time, importing
         `adapter.session.shell` and building the `answer` model take a while: Claude's own start-up
         runs meanwhile."""
+        from adapter.agent import opening
+
         try:
             from adapter.session.shell import Session
 
@@ -100,6 +104,7 @@ class SessionOpener:
     async def _open(self, start: Opening, answer: type[Any]) -> dict[str, Any]:
         """Spawn the session's Claude, build the session (and the `answer` model) while it
         starts up, finish starting it and register it; the setup response's pickers."""
+        from adapter.agent import opening
         from adapter.claude.process import RuntimeStartError
 
         runtime = await opening.spawn(start, self._settings, self._tg)
@@ -125,6 +130,8 @@ class SessionOpener:
         transcript: Path | None = None,
         options: ClientOptions = client_options.NONE,
     ) -> Opening:
+        from adapter.agent import opening
+
         return opening.opening_for(
             session_id=session_id,
             cwd=cwd,

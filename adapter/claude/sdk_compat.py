@@ -169,13 +169,20 @@ def _read_regular_session_lite(file_path: Any) -> Any:
         return None
 
 
-async def raw_frames(client: ClaudeSDKClient) -> AsyncIterator[dict[str, Any]]:
-    """Claude's frames as the SDK read them, before parsing (nothing before `connect`)."""
+def raw_frames(client: ClaudeSDKClient) -> AsyncIterator[dict[str, Any]]:
+    """Claude's frames as the SDK read them, before parsing (nothing before `connect`): the
+    SDK's own iterator, not one wrapped in another generator, since every streamed delta of a
+    turn passes through it."""
     query = client._query
     if query is None:
-        return
-    async for data in query.receive_messages():
-        yield data
+        return _no_frames()
+    frames: AsyncIterator[dict[str, Any]] = query.receive_messages()
+    return frames
+
+
+async def _no_frames() -> AsyncIterator[dict[str, Any]]:
+    return
+    yield  # an async generator that yields nothing
 
 
 async def send_control_request(client: ClaudeSDKClient, request: dict[str, Any]) -> Any:

@@ -2,11 +2,13 @@
 
 `python -m tests.bench.floor_agent` serves ACP on stdio. `initialize`, `session/new`,
 `session/load` and `session/prompt` answer immediately (a prompt ends with `end_turn` and no
-update). It imports what the adapter must import, the way the adapter imports it: `acp` and the
-Claude SDK's client, after `adapter.lean_imports.prepare_imports` (issue 15's floor: "a bare
-Python process that imports what we must import"). Whatever this costs (interpreter start,
-those imports, JSON-RPC over stdio) is the least any adapter on these SDKs can cost; the rest of
-ours (one Claude process started per session, our own work) is on top of it.
+update). It imports what the adapter must import to answer `initialize`, the way the adapter
+imports it: `acp`, after `adapter.lean_imports.prepare_imports` ("a bare Python process that
+imports what we must import"). The Claude SDK is not among them: the adapter imports it with
+its first session, and so did this floor until the adapter stopped importing it at start-up.
+Whatever this costs (interpreter start, those imports, JSON-RPC over stdio) is the least any
+adapter on these SDKs can cost; the rest of ours (one Claude process started per session, our
+own work) is on top of it.
 """
 
 from __future__ import annotations
@@ -33,11 +35,6 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
 )
-from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
-
-# What a session needs from the SDK, imported at start-up as the adapter does
-# (adapter/claude/sdk_compat.py).
-SDK_CLIENT = (ClaudeAgentOptions, ClaudeSDKClient)
 
 __all__ = ["FloorAgent", "main"]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Agent", "Reply", "RpcError", "spawn"]
+__all__ = ["Agent", "Reply", "RpcError", "agent_environment", "spawn"]
 
 # Large replays send long lines; asyncio's default 64 KiB line limit is too small for some.
 _LINE_LIMIT = 512 * 1024 * 1024  # the reference sends a 100 MiB result as one ~200 MiB line
@@ -162,6 +162,17 @@ class Agent:
         return self.process.returncode
 
 
+def agent_environment(extra: Mapping[str, str]) -> dict[str, str]:
+    """This process's environment with `extra`, for an agent under test.
+
+    Without `PYTHONDONTWRITEBYTECODE`: a Python agent (ours, the floor, the scripted Claude)
+    then keeps its bytecode from the warm-up run on, as an installed one has it from pip. With
+    it, every run compiled the adapter's modules again (a quarter of our start-up's
+    instructions, measured) and the benchmark timed the compiler, not the agent.
+    """
+    return {k: v for k, v in {**os.environ, **extra}.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 async def spawn(
     argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, stderr_path: Path
 ) -> Agent:
@@ -173,7 +184,7 @@ async def spawn(
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=stderr,
-            env={**os.environ, **env},
+            env=agent_environment(env),
             cwd=str(cwd),
             limit=_LINE_LIMIT,
         )

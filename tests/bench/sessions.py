@@ -1,12 +1,14 @@
-"""`python -m tests.bench.sessions [--runs N] [--reference]`: session/resume and session/fork
-latency, written to `tests/bench/results/SESSIONS.md` (`python -m tests.bench` runs the same
-measurement as its `sessions` phase, into BENCHMARKS.md).
+"""`python -m tests.bench.sessions [--runs N] [--reference]`: session/resume, session/fork and
+session/load latency, written to `tests/bench/results/SESSIONS.md` (`python -m tests.bench` runs
+the same measurement as its `sessions` phase, into BENCHMARKS.md).
 
 One run of one agent: a first agent process creates a session and prompts it once (so Claude
 has a transcript), and exits; a second, fresh process then `session/resume`s that session (no
 replay; a Claude process is started on it) and `session/fork`s it (the transcript copied under
 a new id, a Claude process resumed on the copy), and prompts the fork once to show the fork
-works. The two requests are timed from request written to response read. Agents take turns run
+works; a third fresh process `session/load`s the original session (its short history replayed,
+a Claude process resumed on it). The three requests are timed from request written to response
+read. Agents take turns run
 by run after one discarded warm-up each, all on the scripted Claude (`agents.py`), so Claude's
 own start-up is the same for every agent. Only run the reference when the machine is quiet:
 on a loaded 2-core box the ratio mostly measures the neighbours.
@@ -46,6 +48,7 @@ class SessionSample:
     load: float
     resume_s: float | None = None
     fork_s: float | None = None
+    load_s: float | None = None
     errors: list[str] = field(default_factory=list)
 
 
@@ -94,6 +97,17 @@ async def run_once(spec: AgentSpec, launcher: Path) -> SessionSample:
             sample.errors.append(f"{type(exc).__name__}: {exc}")
         finally:
             await agent.close()
+        agent = await spawn(spec.argv, env=env, cwd=ROOT, stderr_path=tmp / "stderr-3.log")
+        try:
+            await agent.request("initialize", {"protocolVersion": 1}, timeout=60)
+            loaded = await agent.request("session/load", params, timeout=60)
+            sample.load_s = loaded.seconds
+            if agent.notifications == 0:
+                sample.errors.append("session/load replayed nothing")
+        except Exception as exc:
+            sample.errors.append(f"load: {type(exc).__name__}: {exc}")
+        finally:
+            await agent.close()
     return sample
 
 
@@ -112,7 +126,7 @@ async def run_sessions(
                 continue
             print(
                 f"run {run + 1}/{runs} {spec.name}: resume {sample.resume_s} "
-                f"fork {sample.fork_s} {' '.join(sample.errors)}",
+                f"fork {sample.fork_s} load {sample.load_s} {' '.join(sample.errors)}",
                 flush=True,
             )
     return samples
@@ -126,18 +140,21 @@ def _report(samples: list[SessionSample], names: list[str], runs: int) -> str:
         f"load average during the runs: {min(s.load for s in samples):.1f}-"
         f"{max(s.load for s in samples):.1f} on this 2-core machine.",
         "",
-        "| agent | session/resume | session/fork | failed runs |",
-        "|---|---|---|---|",
+        "| agent | session/resume | session/fork | session/load | failed runs |",
+        "|---|---|---|---|---|",
     ]
     by_agent = {n: [s for s in samples if s.agent == n] for n in names}
     for name, own in by_agent.items():
         resume = summarize([s.resume_s for s in own if s.resume_s is not None and not s.errors])
         fork = summarize([s.fork_s for s in own if s.fork_s is not None and not s.errors])
+        load = summarize([s.load_s for s in own if s.load_s is not None and not s.errors])
         failed = sum(1 for s in own if s.errors)
-        lines.append(f"| {name} | {resume.fmt(1000)} | {fork.fmt(1000)} | {failed} |")
+        lines.append(
+            f"| {name} | {resume.fmt(1000)} | {fork.fmt(1000)} | {load.fmt(1000)} | {failed} |"
+        )
     if "reference" in by_agent:
         ours, ref = by_agent["ours"], by_agent["reference"]
-        for what in ("resume_s", "fork_s"):
+        for what in ("resume_s", "fork_s", "load_s"):
             ratios = paired_ratios(
                 [getattr(s, what) for s in ours], [getattr(s, what) for s in ref]
             )
