@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fsm.air_meta import air_info_update
 from fsm.negotiation import CAPABILITY as SESSION_FAILURE
 from fsm.negotiation import _is_version
 
@@ -27,9 +28,18 @@ __all__ = [
 ]
 
 SESSION_INDEX = "sessionIndex"
+LOAD_REPLAY_END = "loadReplayEnd"
+PLAN_FILE = "planFile"
+DIFF_PATCH = "diffPatch"
+BACKGROUND_SUBAGENTS = "backgroundSubagents"
+CUSTOM_INSTRUCTIONS = "customInstructions"
 
-# What this agent implements of the AIR set, the order it is advertised in.
-IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE,)
+# What this agent implements of the AIR set and advertises, in the reference's order.
+# `customInstructions` is the agent's alone: the client never declares it, and it is read from
+# any client.
+IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE, CUSTOM_INSTRUCTIONS, DIFF_PATCH, PLAN_FILE)
+# What the client declares and the agent honours but never advertises.
+HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END})
 
 
 def _air_object(client_meta: object) -> dict[str, Any] | None:
@@ -51,7 +61,36 @@ class AirClient:
 
     def negotiated(self, name: str) -> bool:
         """Declared by an AIR client and implemented here."""
-        return self.air and name in self.declared and name in IMPLEMENTED
+        implemented = name in IMPLEMENTED or name in HONOURED_UNADVERTISED
+        return self.air and name in self.declared and implemented
+
+    def declaration(self) -> dict[str, Any] | None:
+        """The agent's own AIR declaration for `initialize`'s `_meta.jetbrains.air`: to an AIR
+        client only (docs/decisions.md#advertising), exactly what is implemented here."""
+        if not self.air:
+            return None
+        return {"version": 1, "capabilities": list(IMPLEMENTED)}
+
+    def after_replay(self) -> list[dict[str, Any]]:
+        """What follows a `session/load`'s whole replay, before its answer."""
+        if not self.negotiated(LOAD_REPLAY_END):
+            return []
+        return [air_info_update(LOAD_REPLAY_END, True)]
+
+    @property
+    def diff_patch(self) -> bool:
+        """Edits show git patches: a preview in the question, the final one in the result."""
+        return self.negotiated(DIFF_PATCH)
+
+    @property
+    def plan_file(self) -> bool:
+        """ExitPlanMode shows the plan's file (`rawInput.planFilePath`), not its text."""
+        return self.negotiated(PLAN_FILE)
+
+    @property
+    def permission_heading(self) -> bool:
+        """Every AIR client gets the approval's heading (`_meta.jetbrains.air.permission`)."""
+        return self.air
 
     @property
     def session_index(self) -> bool:

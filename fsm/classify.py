@@ -202,6 +202,29 @@ def model_fallback_text(
     return summary
 
 
+# Claude Code's own diagnostics on an error result: internal lines it never shows its user
+# (its own renderer drops them), so they never become a title either.
+_DIAGNOSTIC_PREFIXES = ("[ede_diagnostic]", "[session_crash]")
+
+
+def is_diagnostic(line: str) -> bool:
+    """An internal diagnostic line of Claude Code's, never shown to a person."""
+    return line.lstrip().startswith(_DIAGNOSTIC_PREFIXES)
+
+
+def stopped_by_the_user(errors: tuple[str, ...], result: str | None) -> bool:
+    """Whether an error result is the one Claude Code writes for a cycle the user's own answer
+    stopped (a denial with `interrupt`: "No, keep planning"): its diagnostic says the last
+    message was the user's and the model had stopped to use a tool."""
+    lines = [*errors, result or ""]
+    for line in lines:
+        if line.startswith("[ede_diagnostic]"):
+            words = line.split()
+            if "result_type=user" in words and "stop_reason=tool_use" in words:
+                return True
+    return False
+
+
 def result_failure(
     *,
     subtype: str,
@@ -219,7 +242,9 @@ def result_failure(
     (`error_max_turns`, `error_max_budget_usd`) keeps its kind.
     """
     fixed = kind_for_result_subtype(subtype)
-    joined = ", ".join(e for e in errors if e)
+    joined = ", ".join(e for e in errors if e and not is_diagnostic(e))
+    if result is not None and is_diagnostic(result):
+        result = None
     if fixed is not None:
         return fixed, failure_text or joined
     result_text = result or ""

@@ -15,6 +15,8 @@ __all__ = [
     "AnswerStreamStarted",
     "AssistantMessageReceived",
     "AuthStatusReported",
+    "BackgroundTaskSettled",
+    "BackgroundTaskStarted",
     "ClaudeEvent",
     "ClaudeSilent",
     "ContextMeasured",
@@ -86,7 +88,9 @@ class RetryAttempted(ClaudeEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResultReceived(ClaudeEvent):
-    """A `result` frame. `autonomous` marks results no user turn asked for."""
+    """A `result` frame. `autonomous` marks results no user turn asked for;
+    `refusal_explanation` is a refusal's explanation no message of the turn carried (Claude
+    Code said it only in a `system/model_refusal_no_fallback` frame)."""
 
     subtype: str
     is_error: bool
@@ -94,6 +98,30 @@ class ResultReceived(ClaudeEvent):
     errors: tuple[str, ...] = ()
     stop_reason: str | None = None
     autonomous: bool = False
+    refusal_explanation: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTaskStarted(ClaudeEvent):
+    """`system/task_started`: Claude Code started task `task_id`; `subagent` when it is an
+    Agent/Task subagent (whose end wakes Claude for a follow-up), not a shell command."""
+
+    task_id: str
+    subagent: bool
+
+    def __post_init__(self) -> None:
+        need(self.task_id, "task_id")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTaskSettled(ClaudeEvent):
+    """Task `task_id` ended (`task_notification`, or a `task_updated` whose status is final);
+    an id no start named is nothing to the core."""
+
+    task_id: str
+
+    def __post_init__(self) -> None:
+        need(self.task_id, "task_id")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

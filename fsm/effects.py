@@ -21,6 +21,7 @@ from fsm.records import FailureRecord
 from fsm.vocabulary import FailureKind
 
 __all__ = [
+    "AnswerSteer",
     "CompactWhenIdle",
     "Effect",
     "FailedTurn",
@@ -134,6 +135,17 @@ class LogNotice(Effect):
     """Something was dropped on purpose; the shell logs it to stderr."""
 
     message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerSteer(Effect):
+    """Answer the client's `_session/steering` with `outcome`: `injected` (send the message to
+    Claude now, into the running turn, at `priority` `now` or `later`), `promptRequired` (no
+    turn runs; the client sends it as a prompt) or `startedNewTurn` (no turn runs; the shell
+    sends it as a prompt of its own, whose answer nobody waits for)."""
+
+    outcome: str
+    priority: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,6 +12,8 @@ from fsm.events import (
     AnswerStreamStarted,
     AssistantMessageReceived,
     AuthStatusReported,
+    BackgroundTaskSettled,
+    BackgroundTaskStarted,
     CancelGraceExpired,
     CancelRequested,
     ClaudeSilent,
@@ -27,6 +29,7 @@ from fsm.events import (
     ResultReceived,
     RetryAttempted,
     RuntimeStartFailed,
+    SteerReceived,
     StreamEnded,
     TransportLost,
     TurnWentBusy,
@@ -56,6 +59,9 @@ TURN_TRIGGERS: dict[type[Event], str] = {
     AnswerStreamStarted: "answer_stream_started",
     FreshContextChosen: "fresh_context_chosen",
     FreshContextReady: "fresh_context_ready",
+    BackgroundTaskStarted: "background_task_started",
+    BackgroundTaskSettled: "background_task_settled",
+    SteerReceived: "steer_received",
 }
 
 SIGNS_OF_LIFE = (ModelFellBack, AuthStatusReported, RateLimitReported, WorkerShuttingDown)

@@ -19,6 +19,8 @@ from fsm.claude_events import (
     AnswerStreamStarted,
     AssistantMessageReceived,
     AuthStatusReported,
+    BackgroundTaskSettled,
+    BackgroundTaskStarted,
     ClaudeEvent,
     ClaudeSilent,
     ContextMeasured,
@@ -44,6 +46,8 @@ __all__ = [
     "AnswerStreamStarted",
     "AssistantMessageReceived",
     "AuthStatusReported",
+    "BackgroundTaskSettled",
+    "BackgroundTaskStarted",
     "CancelGraceExpired",
     "CancelRequested",
     "ClaudeEvent",
@@ -72,6 +76,7 @@ __all__ = [
     "RetryAttempted",
     "RuntimeStartFailed",
     "RuntimeStarted",
+    "SteerReceived",
     "StreamEnded",
     "TransportLost",
     "TurnWentBusy",
@@ -106,6 +111,17 @@ class PromptSent(Event):
 
     def __post_init__(self) -> None:
         need(self.turn_id, "turn_id")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SteerReceived(Event):
+    """The client's `_session/steering`: a message for the turn that runs. `question_open`: a
+    permission question or form of the session waits for the user (interrupting Claude then
+    would withdraw it). `prompt_required_when_idle`: with no turn running, the client wants
+    the message back to send as a prompt of its own (`idleBehavior: "promptRequired"`)."""
+
+    question_open: bool = False
+    prompt_required_when_idle: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

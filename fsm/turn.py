@@ -104,6 +104,9 @@ class Turn(TurnGuards, TurnActions):
         self.withheld = []
         self.answered_text = ""
         self.fresh_context_chosen = False
+        self.subagents = set()
+        self.held = False
+        self.steered = False
 
     def detach(self) -> None:
         TURN_MACHINE.remove_model(self)

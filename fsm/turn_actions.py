@@ -14,6 +14,7 @@ from typing import Any
 
 from fsm import classify
 from fsm.effects import (
+    AnswerSteer,
     ForwardAssistantMessage,
     InterruptClaude,
     LogNotice,
@@ -29,10 +30,14 @@ from fsm.effects import (
 from fsm.errors import FsmError
 from fsm.events import (
     AssistantMessageReceived,
+    BackgroundTaskSettled,
+    BackgroundTaskStarted,
     PromptReceived,
     PromptSent,
+    ResultReceived,
     RetryAttempted,
     RuntimeStartFailed,
+    SteerReceived,
 )
 from fsm.incident import IncidentTrigger
 from fsm.records import redact
@@ -48,6 +53,8 @@ __all__ = [
     "TURN_NO_RESULT_TITLE",
     "TurnActions",
 ]
+
+_MAX_SUBAGENTS = 64
 
 
 class TurnActions(TurnFailures):
@@ -174,9 +181,10 @@ class TurnActions(TurnFailures):
     def recover_after_answer(self, *_: Any) -> None:
         self.reached.append((IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id))
 
-    def explain_refusal(self, *_: Any) -> None:
-        # Row 29: the explanation reaches the client before `refusal`, once.
-        explanation = self.refusal_explanation
+    def explain_refusal(self, event: ResultReceived) -> None:
+        # Row 29: the explanation reaches the client before `refusal`, once; the result brings
+        # it when Claude Code said it only in a `model_refusal_no_fallback` frame.
+        explanation = self.refusal_explanation or event.refusal_explanation
         if explanation and explanation.strip() not in self.answered_text:
             self.effects.append(SendAgentText(text=redact(explanation, self.private)))
 
@@ -195,6 +203,30 @@ class TurnActions(TurnFailures):
     def settle_cancelled(self, *_: Any) -> None:
         self.release_withheld()
         self._settle("cancelled", StopReason.CANCELLED)
+
+    # --- background subagents and steering: when a turn's answer waits ----------------------
+
+    def note_subagent(self, event: BackgroundTaskStarted) -> None:
+        # A turn runs a handful of subagents; past this many they are not this turn's to wait on.
+        if len(self.subagents) < _MAX_SUBAGENTS:
+            self.subagents.add(event.task_id)
+
+    def note_task_settled(self, event: BackgroundTaskSettled) -> None:
+        self.subagents.discard(event.task_id)  # an id it never started: nothing
+
+    def hold_answer(self, *_: Any) -> None:
+        self.held = True
+
+    def inject_steer(self, event: SteerReceived) -> None:
+        # Interrupting Claude while a question waits would withdraw the question: `later`
+        # delivers the message at the next tool boundary instead.
+        self.steered = True
+        priority = "later" if event.question_open else "now"
+        self.effects.append(AnswerSteer(outcome="injected", priority=priority))
+
+    def refuse_steer(self, event: SteerReceived) -> None:
+        outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"
+        self.effects.append(AnswerSteer(outcome=outcome))
 
     # --- a plan exit that clears the context (reference-features-2.md section 2.3) ----------
 

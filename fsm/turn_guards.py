@@ -11,7 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from fsm import classify
-from fsm.events import AssistantMessageReceived, ResultReceived, RetryAttempted
+from fsm.events import (
+    AssistantMessageReceived,
+    BackgroundTaskStarted,
+    ResultReceived,
+    RetryAttempted,
+)
 from fsm.turn_states import TurnFields
 
 __all__ = ["TurnGuards"]
@@ -59,6 +64,24 @@ class TurnGuards(TurnFields):
 
     def is_an_error(self, event: ResultReceived) -> bool:
         return event.is_error
+
+    def awaits_its_subagents(self, *_: Any) -> bool:
+        return bool(self.subagents)
+
+    def was_steered(self, *_: Any) -> bool:
+        return self.steered
+
+    def is_held(self, *_: Any) -> bool:
+        return self.held
+
+    def is_held_and_drained(self, *_: Any) -> bool:
+        return self.held and not self.subagents
+
+    def is_a_subagent(self, event: BackgroundTaskStarted) -> bool:
+        return event.subagent
+
+    def was_stopped_by_the_user(self, event: ResultReceived) -> bool:
+        return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
 
     def is_an_unreported_error(self, event: ResultReceived) -> bool:
         return event.is_error and not event.autonomous and not self.between_failure_reported

@@ -85,3 +85,6 @@ class TurnFields:
     withheld: list[str]  # error prose kept back for the record (row 24)
     answered_text: str
     fresh_context_chosen: bool  # the user chose to go on in a fresh context
+    subagents: set[str]  # the turn's subagents still running (Claude follows up on each)
+    held: bool  # the turn's result came; its answer waits for its subagents or its steer
+    steered: bool  # the client steered the turn (its steered cycle ends at the next idle)

@@ -55,6 +55,9 @@ BOUNDARY, LOST_NOW = "confirm_boundary", "note_runtime_lost"
 ANSWERED = "was_answered_for_real"
 RECORDS = "takes_records"  # errors become records (sessionFailure or agentError negotiated)
 CHOSEN, READY = "fresh_context_chosen", "fresh_context_ready"
+TASK_STARTED, TASK_SETTLED = "background_task_started", "background_task_settled"
+STEER = "steer_received"
+HELD = "is_held"
 
 
 # fmt: off
@@ -71,6 +74,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(SAID, IDLE, None, "forward_message"),
     _row(RETRY, IDLE, None, "note_retry_hint", when="is_a_quiet_retry"),
     _row(RETRY, IDLE, None, "note_retry_hint", "warn_between_turns"),
+    _row(RESULT, IDLE, None, when="was_stopped_by_the_user"),
     _row(RESULT, IDLE, None, "report_error_result", when=["is_an_unreported_error", RECORDS]),
     _row(RESULT, IDLE, None, "log_error_result", when="is_an_unreported_error"),
     _row(RESULT, IDLE, None),
@@ -86,6 +90,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(TOO_LARGE, IDLE, None, LOST_NOW),
     _row(CANCEL, IDLE, None, "cancel_queued"),
     _row([SILENT, BUSY, STREAMED, IDLED, GRACE_OVER], IDLE, None),
+    # Work Claude starts between turns is its own: no turn waits for it.
+    _row([TASK_STARTED, TASK_SETTLED], IDLE, None),
+    # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
+    _row(STEER, IDLE, None, "refuse_steer"),
     # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
     _row(SAID, SENT, RUNNING, "forward_message", when="is_from_a_subagent"),
     _row(SAID, HEARD, QUIET, "forward_message", when="is_from_a_subagent"),
@@ -101,10 +109,16 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(RETRY, SENT, RUNNING, "note_retry_hint", when="is_a_quiet_retry"),
     _row(RETRY, HEARD, QUIET, "note_retry_hint", when="is_a_quiet_retry"),
     _row(RETRY, WORKING, RETRYING, "note_retry_hint", "warn_under_turn_id"),
+    # A held turn's subagents ended and Claude followed up on its own: that answers it.
+    _row(RESULT, HEARD, IDLE, BOUNDARY, "settle_succeeded",
+         when=["is_autonomous", "is_held_and_drained"]),
     _row(RESULT, SENT, RUNNING, when="is_autonomous"),
     _row(RESULT, HEARD, QUIET, when="is_autonomous"),
     # Section 2.3: the plan exit's interrupted result hands the turn to a fresh context.
     _row(RESULT, WORKING, RESETTING, "start_fresh_context", when="wants_a_fresh_context"),
+    # The user's own answer stopped the turn ("No, keep planning" denies with an interrupt):
+    # it ends as a cancel does, with no record; Claude Code's diagnostic is no failure.
+    _row(RESULT, WORKING, IDLE, BOUNDARY, "settle_cancelled", when="was_stopped_by_the_user"),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "explain_refusal", "settle_refused", when="is_a_refusal"),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_max_tokens",
          when=["stopped_at_max_tokens", ANSWERED]),
@@ -119,15 +133,25 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_turn_limit",
          when=["hit_a_turn_limit", ANSWERED]),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "settle_turn_limit", when="hit_a_turn_limit"),
+    # The reference's hold: a turn whose subagent went to the background, or that the client
+    # steered, keeps its prompt open, so the follow-up (and any question it asks) lands in
+    # the turn the user watches; it is answered when its subagents ended and Claude is idle.
+    _row(RESULT, SENT, RUNNING, "hold_answer", when="awaits_its_subagents"),
+    _row(RESULT, HEARD, QUIET, "hold_answer", when="awaits_its_subagents"),
+    _row(RESULT, SENT, RUNNING, "hold_answer", when="was_steered"),
+    _row(RESULT, HEARD, QUIET, "hold_answer", when="was_steered"),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_succeeded",
          when=ANSWERED),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "settle_succeeded"),
+    _row(SILENT, WORKING, None, when=HELD),  # its subagents work; the turn's own work is done
     _row(SILENT, WORKING, None, "log_silence", when="stalls_are_quiet"),
     _row(SILENT, WORKING, RETRYING, "warn_stalled"),
     _row([BUSY, STREAMED], SENT, RUNNING),
     _row([BUSY, STREAMED], HEARD, QUIET),
     # An idle before Claude said anything for this turn is the previous turn's.
     _row(IDLED, SENT, None),
+    _row(IDLED, HEARD, IDLE, BOUNDARY, "settle_succeeded", when="is_held_and_drained"),
+    _row(IDLED, HEARD, None, when=HELD),  # its subagents still run: it stays open
     _row(IDLED, HEARD, IDLE, "fail_no_result"),
     # Lost before this turn began (the prompt went to a process already gone): any loss
     # reported during a turn settles it, so this one is news for the turn.
@@ -141,6 +165,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(TOO_LARGE, WORKING, IDLE, LOST_NOW, "fail_too_large"),
     _row(CANCEL, WORKING, CANCELLING, "cancel_queued", "interrupt_claude"),
     _row(CHOSEN, WORKING, None, "note_fresh_context"),
+    _row(TASK_STARTED, WORKING, None, "note_subagent", when="is_a_subagent"),
+    _row(TASK_STARTED, WORKING, None),
+    _row(TASK_SETTLED, WORKING, None, "note_task_settled"),
+    _row(STEER, WORKING, None, "inject_steer"),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row(SAID, FAILING, FAILING, "forward_message", when="is_from_a_subagent"),
     # Row 24: a second failure message supersedes the first, whose prose is then released.
@@ -176,6 +204,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(IDLED, FAILING, IDLE, "fail_with_claudes_words"),
     _row([ENDED, LOST, NO_START, TOO_LARGE], FAILING, IDLE, LOST_NOW, "fail_with_claudes_words"),
     _row(CANCEL, FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    _row(TASK_STARTED, FAILING, None, "note_subagent", when="is_a_subagent"),
+    _row(TASK_STARTED, FAILING, None),
+    _row(TASK_SETTLED, FAILING, None, "note_task_settled"),
+    _row(STEER, FAILING, None, "inject_steer"),
     # --- CANCELLING: one interrupt is out --------------------------------------------------
     _row(SAID, CANCELLING, None, when="is_a_login_prompt"),
     # No record will carry it (a cancelled turn has none), so it is text, masked (rows 24, 31).
@@ -190,6 +222,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     # One interrupt per turn however often the client cancels; its backstop stops Claude.
     _row(CANCEL, CANCELLING, None, "cancel_queued"),
     _row(GRACE_OVER, CANCELLING, None, "stop_runtime"),
+    _row([TASK_STARTED, TASK_SETTLED], CANCELLING, None),
+    # The turn is ending: the steer waits as a prompt of its own, behind it.
+    _row(STEER, CANCELLING, None, "refuse_steer"),
     # --- RESETTING: the old process is closed, the fresh context's is starting -------------
     # What the old process still says is dropped (its epoch is retired); the new one has
     # been sent nothing yet, so what it says before the plan belongs to no turn.
@@ -198,8 +233,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(NO_START, RESETTING, IDLE, LOST_NOW, "fail_start"),
     _row([ENDED, LOST], RESETTING, IDLE, LOST_NOW, "fail_transport_lost"),
     _row(TOO_LARGE, RESETTING, IDLE, LOST_NOW, "fail_too_large"),
-    _row([SAID, RETRY, RESULT, SILENT, BUSY, STREAMED, IDLED, GRACE_OVER, CHOSEN], RESETTING,
-         None),
+    _row([SAID, RETRY, RESULT, SILENT, BUSY, STREAMED, IDLED, GRACE_OVER, CHOSEN, TASK_STARTED,
+          TASK_SETTLED], RESETTING, None),
+    _row(STEER, RESETTING, None, "refuse_steer"),
     # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
     _row(READY, [IDLE, SENT, RUNNING, RETRYING, FAILING, CANCELLING], None,
          "log_fresh_context_unused"),
@@ -212,7 +248,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(PROMPT, BROKEN, None, "refuse_prompt"),
     _row(CANCEL, BROKEN, None, "cancel_queued"),
     _row([SAID, RETRY, RESULT, SILENT, BUSY, STREAMED, IDLED, ENDED, LOST, NO_START, TOO_LARGE,
-          GRACE_OVER, FAULT, CHOSEN, READY], BROKEN, None),
+          GRACE_OVER, FAULT, CHOSEN, READY, TASK_STARTED, TASK_SETTLED], BROKEN, None),
+    _row(STEER, BROKEN, None, "refuse_steer"),
 ]
 # fmt: on
 

@@ -38,6 +38,7 @@ from adapter.agent import (
     handshake,
     mcp_servers,
     signing_out,
+    steering,
     surroundings,
 )
 from adapter.agent.raw_capabilities import RawCapabilities
@@ -71,6 +72,7 @@ class ClaudeAcpAgent(SessionOpener):
         self._dialects = Dialects()
         self._raw = RawCapabilities()
         self._terminal_output = False
+        self._terminal_output_delta = False
         self._ask_by_form = False  # the client declared `elicitation.form`
         self._boolean_options = False  # ... `session.configOptions.boolean`
         self._ask_by_url = False  # ... `elicitation.url`
@@ -100,6 +102,8 @@ class ClaudeAcpAgent(SessionOpener):
         # `session/delete`, which acp's router does not route (adapter.agent.deleting).
         wrap_request_handler(conn, deleting.guard(self))
         wrap_request_handler(conn, signing_out.guard(self))
+        # `_session/steering` (adapter.agent.steering), an extension method.
+        wrap_request_handler(conn, steering.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
         wrap_request_handler(conn, self._raw.wrap)
 
@@ -113,6 +117,7 @@ class ClaudeAcpAgent(SessionOpener):
         declared = handshake.client_declared(client_capabilities, self._raw)
         self._dialects = declared.dialects
         self._terminal_output = declared.terminal_output
+        self._terminal_output_delta = declared.terminal_output_delta
         self._ask_by_form = declared.ask_by_form
         self._boolean_options = declared.boolean_options
         self._ask_by_url = declared.ask_by_url
@@ -181,15 +186,24 @@ class ClaudeAcpAgent(SessionOpener):
         start = self._prepare(session_id, cwd, mcp_servers, path, options)
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
-            return LoadSessionResponse(**await self._open(start, LoadSessionResponse))
+            pickers = await self._open(start, LoadSessionResponse)
+            await self._replayed(session_id)
+            return LoadSessionResponse(**pickers)
         runtime = await opening.spawn(start, self._settings, self._tg)
         session = self._new(start, runtime, LoadSessionResponse)
         from adapter.session.load_replay import start_and_replay  # imports the SDK
 
         earlier = session_store.earlier_transcripts(session_id, cwd, path, self._settings.env)
         await start_and_replay(session, runtime, path, earlier)
+        await self._replayed(session_id)
         self._register(session)
         return LoadSessionResponse(**opening.pickers(session))
+
+    async def _replayed(self, session_id: str) -> None:
+        """A load's history is out, whole: what the client wants to hear then, before the
+        load's answer (JetBrains AIR's `loadReplayEnd`)."""
+        for update in self._air.after_replay():
+            await self._link.send_raw_update(session_id, update)
 
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -320,6 +334,12 @@ class ClaudeAcpAgent(SessionOpener):
             return await session.prompt(rewrite_prompt(prompt))
         except RuntimeStartError as exc:
             raise exc.request_error() from exc
+
+    async def steer(
+        self, session_id: str, prompt: list[Any], *, prompt_required: bool
+    ) -> dict[str, Any]:
+        session = self._session(session_id)
+        return await session.steer(rewrite_prompt(prompt), prompt_required=prompt_required)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)

@@ -41,6 +41,7 @@ class ClientDeclared:
 
     dialects: Dialects
     terminal_output: bool  # Zed's terminal extension: Bash output as terminal `_meta`
+    terminal_output_delta: bool = False  # ... its output as `terminal_output_delta` appends
     ask_by_form: bool  # the client declared `elicitation.form`
     boolean_options: bool = False  # ... `session.configOptions.boolean`
     ask_by_url: bool = False  # ... `elicitation.url`
@@ -56,7 +57,10 @@ def client_declared(
     elicitation = client_capabilities.elicitation if client_capabilities is not None else None
     return ClientDeclared(
         dialects=dialects,
-        terminal_output=isinstance(meta, dict) and meta.get("terminal_output") is True,
+        # A client that takes output deltas takes terminals (as the reference reads it).
+        terminal_output=isinstance(meta, dict)
+        and (meta.get("terminal_output") is True or meta.get("terminal_output_delta") is True),
+        terminal_output_delta=isinstance(meta, dict) and meta.get("terminal_output_delta") is True,
         ask_by_form=elicitation is not None and elicitation.form is not None,
         boolean_options=_boolean_options(client_capabilities),
         ask_by_url=elicitation is not None and elicitation.url is not None,
@@ -95,6 +99,8 @@ def initialize_response(client_capabilities: ClientCapabilities | None) -> Initi
                 delete=SessionDeleteCapabilities(),
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
+            # `_session/steering` (adapter.agent.steering), as the reference advertises it.
+            field_meta={"steering": {"supported": True}},
         ),
         auth_methods=login.auth_methods(client_capabilities),
         agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),

@@ -35,6 +35,7 @@ from adapter.controls.launch_flags import launch_for
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.questions import disallowed_tools
 from adapter.wire.client_link import ClientLink
+from fsm.air import AirClient
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -100,6 +101,7 @@ class Opening:
     acp_notices: bool = False  # the client declared `session.notices`
     ask_by_url: bool = False  # ... `elicitation.url`: MCP servers' URL requests are forwarded
     plan_updates: bool = False  # ... `plan`: an approved plan that clears the context is sent
+    air: AirClient = field(default_factory=AirClient)  # JetBrains AIR, what it negotiated
 
 
 def opening_for(
@@ -116,6 +118,7 @@ def opening_for(
     boolean_options: bool = False,
     ask_by_url: bool = False,
     plan_updates: bool = False,
+    air: AirClient | None = None,
 ) -> Opening:
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
@@ -145,6 +148,7 @@ def opening_for(
         acp_notices=acp_notices,
         ask_by_url=ask_by_url,
         plan_updates=plan_updates,
+        air=air or AirClient(),
     )
 
 
@@ -206,6 +210,7 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         acp_notices=start.acp_notices,
         ask_by_url=start.ask_by_url,
         plan_updates=start.plan_updates,
+        air=start.air,
     )
 
 

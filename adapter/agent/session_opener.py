@@ -20,6 +20,7 @@ from adapter.agent import surroundings
 from adapter.claude import client_options
 from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
+from fsm.air import AirClient
 from fsm.negotiation import Dialects
 
 if TYPE_CHECKING:
@@ -65,10 +66,12 @@ class SessionOpener:
     _link: ClientLink
     _dialects: Dialects
     _terminal_output: bool
+    _terminal_output_delta: bool
     _ask_by_form: bool
     _boolean_options: bool
     _ask_by_url: bool
     _plan_updates: bool
+    _air: AirClient
     _sessions: dict[str, Session]
     _closed: ClosedIds
     # One load or resume of a session id at a time: two at once would each start a Claude
@@ -90,6 +93,7 @@ class SessionOpener:
                 cwd=start.cwd,
                 dialects=self._dialects,
                 terminal_output=self._terminal_output,
+                terminal_output_delta=self._terminal_output_delta,
                 link=self._link,
                 settings=self._settings,
                 task_group=self._tg,
@@ -145,6 +149,7 @@ class SessionOpener:
             boolean_options=self._boolean_options,
             ask_by_url=self._ask_by_url,
             plan_updates=self._plan_updates,
+            air=self._air,
         )
 
     @contextlib.asynccontextmanager

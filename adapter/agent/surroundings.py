@@ -90,10 +90,25 @@ def _prompt(params: dict[str, Any]) -> tuple[str | None, bool]:
     return "\n\n".join(texts), _MODES[mode]
 
 
+def _custom_instructions(params: dict[str, Any]) -> str | None:
+    """JetBrains AIR's `_meta.jetbrains.air.customInstructions`: any string counts, anything
+    else is no instructions (as the reference reads it, from any client)."""
+    meta = params.get("_meta")
+    jetbrains = meta.get("jetbrains") if isinstance(meta, dict) else None
+    air = jetbrains.get("air") if isinstance(jetbrains, dict) else None
+    value = air.get("customInstructions") if isinstance(air, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def parse(params: dict[str, Any]) -> Surroundings:
     """The surroundings an opening request's raw params ask for; -32602 for a bad value."""
     text, replace = _prompt(params)  # checked first, as the reference does
-    return Surroundings(add_dirs=_folders(params), system_prompt=text, replace_prompt=replace)
+    return Surroundings(
+        add_dirs=_folders(params),
+        system_prompt=text,
+        replace_prompt=replace,
+        custom_instructions=_custom_instructions(params),
+    )
 
 
 def _advertised(result: Any) -> Any:

@@ -1,6 +1,8 @@
 """The Claude Code hooks the adapter registers through the SDK: `PostCompact`, the summary a
 compaction kept (shown as the reference adapter shows it, `adapter.view.compaction_updates`);
-and the answerer of MCP servers' own questions (MCP elicitation, asked as an ACP form,
+`TaskCreated`/`TaskCompleted` (`{task_id, task_subject, …}`), changes of Claude Code's task list
+that the session's plan shows (`adapter.view.task_plan`); and the answerer of MCP servers' own
+questions (MCP elicitation, asked as an ACP form,
 `adapter.controls.mcp_elicitation`), which is no hook.
 
 Theory of operation: the SDK (`claude-agent-sdk` 0.2.189) has no callback of its own for
@@ -45,6 +47,9 @@ class HookAnswers(Protocol):
         """A compaction of the main conversation kept `summary` (raw, as Claude Code wrote
         it). Called before Claude Code reports the compaction's end."""
 
+    async def task_changed(self, data: Mapping[str, Any]) -> None:
+        """A TaskCreated or TaskCompleted hook's input (as Claude Code wrote it)."""
+
 
 class ClaudeHooks:
     def __init__(self, *, epoch: str = "") -> None:
@@ -60,7 +65,11 @@ class ClaudeHooks:
 
     def options(self) -> dict[HookEvent, list[HookMatcher]]:
         """`ClaudeAgentOptions.hooks`."""
-        hooks = {"PostCompact": [HookMatcher(hooks=[self._post_compact])]}
+        hooks = {
+            "PostCompact": [HookMatcher(hooks=[self._post_compact])],
+            "TaskCreated": [HookMatcher(hooks=[self._task_changed])],
+            "TaskCompleted": [HookMatcher(hooks=[self._task_changed])],
+        }
         # Event names the CLI knows and the SDK's `HookEvent` does not list (module doc).
         return cast(dict[HookEvent, list[HookMatcher]], hooks)
 
@@ -72,6 +81,13 @@ class ClaudeHooks:
         summary = data.get("compact_summary")
         if self._answers is not None and isinstance(summary, str) and summary:
             self._answers.compacted(summary)
+        return {}
+
+    async def _task_changed(
+        self, data: Any, tool_use_id: str | None, context: HookContext
+    ) -> HookJSONOutput:
+        if self._answers is not None and isinstance(data, Mapping):
+            await self._answers.task_changed(data)
         return {}
 
     async def elicit(self, request: Any) -> dict[str, Any]:

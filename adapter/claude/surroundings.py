@@ -4,6 +4,10 @@ ACP's `additionalDirectories` become Claude Code's `--add-dir` (one per folder);
 prompt either appends to Claude Code's own (`--append-system-prompt`) or replaces it
 (`--system-prompt`), as the TypeScript reference adapter shapes it (reference-features-2.md
 §10). Every Claude process of the session starts with the same surroundings.
+
+JetBrains AIR's custom instructions (`_meta.jetbrains.air.customInstructions` of the opening
+request, read from any client as the reference does) follow the client's prompt text in both
+modes, and are appended to Claude Code's own prompt when the client sends none.
 """
 
 from __future__ import annotations
@@ -20,12 +24,19 @@ class Surroundings:
     system_prompt: str | None = None
     # Whether `system_prompt` replaces Claude Code's prompt ("override") or is appended to it.
     replace_prompt: bool = False
+    custom_instructions: str | None = None  # JetBrains AIR's
 
     def prompt_option(self) -> str | dict[str, Any]:
         """`ClaudeAgentOptions.system_prompt` for these surroundings."""
-        if self.system_prompt is not None and self.replace_prompt:
-            return self.system_prompt
         preset: dict[str, Any] = {"type": "preset", "preset": "claude_code"}
-        if self.system_prompt is not None:
-            preset["append"] = self.system_prompt
+        if self.system_prompt is None:
+            if self.custom_instructions is not None:
+                preset["append"] = self.custom_instructions
+            return preset
+        parts = (self.system_prompt, self.custom_instructions)
+        text = "\n\n".join(part for part in parts if part)
+        if self.replace_prompt:
+            return text
+        if text:
+            preset["append"] = text
         return preset

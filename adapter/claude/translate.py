@@ -22,6 +22,8 @@ from claude_agent_sdk import (
 from adapter.claude import local_time
 from fsm.events import (
     AssistantMessageReceived,
+    BackgroundTaskSettled,
+    BackgroundTaskStarted,
     ClaudeEvent,
     LimitWindow,
     McpServersReported,
@@ -205,6 +207,20 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
             direction=_str(data, "direction"),
             scope=_str(data, "scope"),
         )
+    if subtype == "task_started":
+        task_id = _str(data, "task_id")
+        if not task_id:
+            raise ValueError("task_started without task_id")
+        # An Agent/Task subagent names its type; a background shell command does not.
+        subagent = bool(_str(data, "subagent_type")) or data.get("task_type") == "local_agent"
+        return BackgroundTaskStarted(epoch=epoch, task_id=task_id, subagent=subagent)
+    if subtype == "task_notification" or (
+        subtype == "task_updated" and _patch_status(data) in _FINAL_TASK_STATUSES
+    ):
+        task_id = _str(data, "task_id")
+        if not task_id:
+            raise ValueError(f"{subtype} without task_id")
+        return BackgroundTaskSettled(epoch=epoch, task_id=task_id)
     if subtype == "worker_shutting_down":
         return WorkerShuttingDown(epoch=epoch)
     if subtype == "session_state_changed" and data.get("state") == "idle":
@@ -212,6 +228,16 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
     if subtype == "session_state_changed" and data.get("state") == "running":
         return TurnWentBusy(epoch=epoch)
     return None
+
+
+# A `task_updated` patch status that ends the task (Claude Code may send no notification then).
+_FINAL_TASK_STATUSES = frozenset({"completed", "failed", "killed", "stopped"})
+
+
+def _patch_status(data: Mapping[str, Any]) -> str | None:
+    patch = data.get("patch")
+    status = patch.get("status") if isinstance(patch, Mapping) else None
+    return status if isinstance(status, str) else None
 
 
 def refusal_explanation(frame: object) -> str | None:

@@ -42,6 +42,7 @@ from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
+from fsm.air import AirClient
 
 if TYPE_CHECKING:
     from adapter.claude.process import ClaudeRuntime
@@ -65,8 +66,10 @@ class SessionControls:
         acp_notices: bool = False,
         ask_by_url: bool = False,
         plan_updates: bool = False,
+        air: AirClient | None = None,
     ) -> None:
         self.session_id = session_id
+        self.air = air or AirClient()  # JetBrains AIR: what the client negotiated
         # The client's extra folders and system prompt: every Claude process starts with them.
         self.surroundings = surroundings or Surroundings()
         self.config = config
@@ -81,6 +84,7 @@ class SessionControls:
             config=config,
             on_mode=self.mode_changed,
             resolve_mode=self.resolve_mode,
+            air=air,
         )
         # Auto mode and fast mode (adapter.controls.auto_modes).
         self.auto_fast = AutoFast(
@@ -93,6 +97,14 @@ class SessionControls:
         )
         # The client takes `plan_update`s: a plan exit that clears the context sends the plan.
         self.plan_updates = plan_updates
+
+    def asking_user(self) -> bool:
+        """A permission question or a form of this session waits for the user's answer."""
+        return (
+            self.permissions.waiting
+            or self.questions.forms.waiting
+            or self.elicitations.forms.waiting
+        )
 
     def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
         """Where to find the session's current Claude process."""

@@ -25,6 +25,11 @@ class FormPresenter:
         self._link = link
         self._pending: set[anyio.CancelScope] = set()
 
+    @property
+    def waiting(self) -> bool:
+        """A form is open: the user has yet to answer it."""
+        return bool(self._pending)
+
     def withdraw(self) -> None:
         """Stop waiting for every open form."""
         for scope in list(self._pending):

@@ -58,6 +58,7 @@ class McpElicitor:
         self._ask_by_url = ask_by_url
         self._link = link
         self._forms = FormPresenter(link)
+        self.forms = self._forms  # open ones: `SessionControls.asking_user`
 
     def withdraw(self) -> None:
         """Stop waiting for every open MCP form (the turn was cancelled, the session closed)."""

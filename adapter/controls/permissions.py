@@ -43,11 +43,15 @@ from claude_agent_sdk.types import (
     ToolPermissionContext,
 )
 
+from adapter.claude.plan_files import existing_plan_file
+from adapter.controls.diff_preview import preview_content
 from adapter.controls.permission_hints import hinted
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.plan_exit import FRESH_CONTEXT, KEEP_PLANNING, plan_choices
 from adapter.wire.client_link import ClientLink
 from adapter.wire.deep_json import holds_truncation
+from fsm.air import AirClient
+from fsm.air_meta import permission_heading, plan_file_input
 from fsm.records import visible
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
@@ -108,8 +112,10 @@ class PermissionBroker:
         config: SessionConfig,
         on_mode: Callable[[str], Awaitable[None]],
         resolve_mode: Callable[[str], Awaitable[str]] | None = None,
+        air: AirClient | None = None,
     ) -> None:
         self._session_id = session_id
+        self._air = air or AirClient()
         self._link = link
         self._config = config
         self._on_mode = on_mode
@@ -125,23 +131,50 @@ class PermissionBroker:
         self.percent_used: Callable[[], int | None] = lambda: None
         self.fresh_context: Callable[[str, str, str], Awaitable[None]] | None = None
 
+    @property
+    def waiting(self) -> bool:
+        """A permission question is open: the user has yet to answer it."""
+        return bool(self._pending)
+
     def withdraw(self) -> None:
         """Stop waiting for every pending answer (the turn was cancelled)."""
         for scope in list(self._pending):
             scope.cancel()
 
+    def _heading(
+        self, tool_call: ToolCallUpdate, name: str, tool_input: dict[str, Any], context: Any
+    ) -> dict[str, Any] | None:
+        """The request's `_meta`: JetBrains AIR's approval heading, for an AIR client. A shell
+        command is its own heading, verbatim (the card's title shows it on one line)."""
+        if not self._air.permission_heading:
+            return None
+        command = tool_input.get("command")
+        shell = name in ("Bash", "PowerShell") and isinstance(command, str) and command != ""
+        hints = getattr(context, "hints", None)
+        return permission_heading(
+            tool_name=name,
+            title=str(command) if shell else (tool_call.title or name),
+            decision_reason=getattr(context, "decision_reason", None),
+            default_to_no=bool(getattr(hints, "default_to_no", False)),
+        )
+
     async def _ask(
-        self, tool_call: ToolCallUpdate, options: list[PermissionOption], name: str
+        self,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        name: str,
+        meta: dict[str, Any] | None = None,
     ) -> str | None:
         """The chosen option id; None for a refusal, "" when withdrawn. `name`: the tool as
-        Claude calls it (the question's `toolCall.name`, as on its card)."""
+        Claude calls it (the question's `toolCall.name`, as on its card); `meta`: the
+        request's `_meta`."""
         with anyio.CancelScope() as scope:
             self._pending.add(scope)
             request_id = self._link.next_request_id()
             answered = False
             try:
                 outcome = await self._link.request_permission(
-                    self._session_id, tool_call, options, name
+                    self._session_id, tool_call, options, name, meta
                 )
                 answered = True
             finally:
@@ -188,6 +221,11 @@ class PermissionBroker:
             return PermissionResultDeny(message=_TOO_DEEP)
         if tool_name == "ExitPlanMode":
             return await self._leave_plan(tool_call, tool_input, context, tool_name)
+        if self._air.diff_patch:
+            preview = preview_content(tool_name, tool_input)
+            if preview is not None:
+                shown = tool_call.model_dump(by_alias=True, exclude_none=True)
+                tool_call = ToolCallUpdate.model_validate({**shown, "content": preview})
         always = _always(tool_name, tool_input, list(context.suggestions or []))
         options = [PermissionOption(option_id="allow", name="Yes", kind="allow_once")]
         if always is not None:
@@ -198,7 +236,8 @@ class PermissionBroker:
                 )
             )
         options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
-        chosen = await self._ask(tool_call, hinted(options, context), tool_name)
+        meta = self._heading(tool_call, tool_name, tool_input, context)
+        chosen = await self._ask(tool_call, hinted(options, context), tool_name, meta)
         if chosen == "":
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if chosen == "allow":
@@ -212,13 +251,21 @@ class PermissionBroker:
         self, tool_call: ToolCallUpdate, tool_input: dict[str, Any], context: Any, name: str
     ) -> PermissionResult:
         plan = tool_input.get("plan")
+        # A `planFile` client reads the plan from its file (adapter.view.plan_file).
+        plan_file = existing_plan_file(tool_input.get("planFilePath"))
+        shown_file = plan_file if self._air.plan_file else None
         tool_call = tool_call.model_copy(
             update={
                 "title": "Ready to code?",
                 "kind": "switch_mode",
                 "content": [helpers.tool_content(helpers.text_block(plan))]
-                if isinstance(plan, str)
+                if isinstance(plan, str) and shown_file is None
                 else None,
+                **(
+                    {"raw_input": plan_file_input(tool_input, shown_file)}
+                    if shown_file is not None
+                    else {}
+                ),
             }
         )
         # Its mode options stay whatever the hints say; only the order follows them.
@@ -230,7 +277,8 @@ class PermissionBroker:
             before_plan=self._config.before_plan,
         )
         options = hinted([c.option() for c in choices], context, keep_always=True)
-        chosen = await self._ask(tool_call, options, name)
+        heading = self._heading(tool_call, name, tool_input, context)
+        chosen = await self._ask(tool_call, options, name, heading)
         choice = next((c for c in choices if c.option_id == chosen), None)
         mode = choice.mode if choice is not None else None
         if chosen == "":

@@ -68,6 +68,7 @@ class QuestionAsker:
         self._session_id = session_id
         self.ask_by_form = ask_by_form
         self._forms = FormPresenter(link)
+        self.forms = self._forms  # open ones: `SessionControls.asking_user`
 
     def withdraw(self) -> None:
         """Stop waiting for every open form (the turn was cancelled)."""

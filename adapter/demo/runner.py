@@ -21,6 +21,7 @@ import logging
 import sys
 import tempfile
 from asyncio.subprocess import DEVNULL
+from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -48,10 +49,19 @@ RESET_WAIT_SECONDS = 10.0
 # adapter's own `/compact` has ended (a bounded while), as a user away from the editor would.
 WAIT_FOR_IDLE = "(leave the session idle until it compacts itself)"
 IDLE_DELAY_MS = "1000"
+# A prompt that starts with `STEER` is no prompt: it is sent with `_session/steering` a moment
+# after the prompt before it started, while Claude still works on that one.
+STEER = "(steer) "
+STEER_AFTER_SECONDS = 1.0
 _IDLE_PROMPTS = ("Read the whole codebase.", WAIT_FOR_IDLE, "Now fix the bug.")
 SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(
         ("idle_compaction", "idle_compaction_slow", "idle_compaction_fails"), _IDLE_PROMPTS
+    ),
+    "background_subagent": (
+        "Audit the parser in the background and tell me what it finds.",
+        "Format the file.",
+        f"{STEER}Use tabs, not spaces.",
     ),
     "usage_limit_resets": (
         "Summarize what this project does.",
@@ -152,6 +162,22 @@ def _observer(out: IO[str], log: IO[str] | None) -> Callable[[StreamEvent], None
     return observe
 
 
+async def _steered(
+    conn: Any, session_id: str, text: str, steer: str, cancel_after: float, out: IO[str]
+) -> None:
+    """`text` as a prompt, and while Claude works on it, `steer` as a steering message."""
+    words = steer.removeprefix(STEER)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(partial(_prompt, conn, session_id, text, cancel_after=cancel_after, out=out))
+        await anyio.sleep(STEER_AFTER_SECONDS)
+        print(f"(while Claude works, the user steers it: {words!r})", file=out, flush=True)
+        answer = await conn.ext_method(
+            "session/steering",
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": words}]},
+        )
+        print(f"(steering: {answer.get('outcome')})", file=out, flush=True)
+
+
 async def run_demo(
     scenario: str,
     prompts: list[str],
@@ -194,7 +220,14 @@ async def run_demo(
             session_id = await open_session(conn, workdir, capable=capable, out=out)
             if session_id is None:
                 return 0
-            for text in prompts:
+            for index, text in enumerate(prompts):
+                if text.startswith(STEER):
+                    continue  # sent while the prompt before it runs
+                following = prompts[index + 1] if index + 1 < len(prompts) else ""
+                if following.startswith(STEER):
+                    print("", file=out)
+                    await _steered(conn, session_id, text, following, cancel_after, out)
+                    continue
                 print("", file=out)
                 if text in (WAIT_FOR_RESET, WAIT_FOR_IDLE):
                     print(text, file=out, flush=True)

@@ -177,6 +177,12 @@ class TurnWriter:
             output_tokens=t.output_tokens,
             permission_denials=t.denials,
         )
+        for model, row in frame["modelUsage"].items():
+            # The real CLI's `modelUsage` is the process's running total, not this turn's.
+            total = s.model_usage.setdefault(model, {})
+            for key in ("inputTokens", "outputTokens"):
+                total[key] = total.get(key, 0) + row[key]
+                row[key] = total[key]
         if s.fast_off_reason is not None and not s.fast_lost:
             # `$CLAUDE_ACP_SCRIPTED_FAST_OFF`: the account lost fast mode during this turn.
             s.fast, s.fast_lost = False, True

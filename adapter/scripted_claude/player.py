@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.scripted_claude import frames, limits
+from adapter.scripted_claude.file_edits import apply_edit
 from adapter.scripted_claude.hook_player import fire_hook
 from adapter.scripted_claude.hook_steps import FireHook
 from adapter.scripted_claude.mcp_elicit import completion_frame, elicit
@@ -51,6 +52,8 @@ from adapter.scripted_claude.wire import Inbox, UserTurn
 __all__ = ["INTERRUPTED_TEXT", "play_turn"]
 
 INTERRUPTED_TEXT = "Request interrupted by user"
+# What Claude Code 2.1 writes as the error of a cycle a denial with `interrupt` stopped.
+DENIAL_DIAGNOSTIC = "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use"
 
 
 def _prompt_text(content: Any) -> str:
@@ -67,6 +70,8 @@ def _prompt_text(content: Any) -> str:
 
 class _Player(TurnWriter):
     """Plays the steps of one turn (the frames themselves: `messages.py`)."""
+
+    stopped_by_denial = False  # a denial with `interrupt` ended the turn
 
     # -- steps -------------------------------------------------------------------------------
 
@@ -186,7 +191,7 @@ class _Player(TurnWriter):
         return True
 
     def _permission(self, step: Permission) -> bool:
-        tool_input = dict(step.input)
+        tool_input = dict(_at(step.input, self.s.cwd))
         ident = self._tool_use(step.tool_name, tool_input)
         allowed, message, interrupt = ask(
             self.s, self.inbox, step.tool_name, tool_input, ident, step.suggestions, step.hints
@@ -195,7 +200,8 @@ class _Player(TurnWriter):
             return False
         if allowed:
             output = step.result or f"({step.tool_name} completed with no output)"
-            self._tool_result(ident, output, is_error=False)
+            done = apply_edit(step.tool_name, tool_input) if step.applies else None
+            self._tool_result(ident, output, is_error=False, tool_use_result=done)
             self._text(f"{step.tool_name} was allowed.")
             return True
         self.t.denials.append(
@@ -203,13 +209,27 @@ class _Player(TurnWriter):
         )
         self._tool_result(ident, message, is_error=True)
         if interrupt:
+            self.stopped_by_denial = True
             return False
         denied = f"{step.tool_name} was denied"
         self._text(f"{denied}: {message}" if message else f"{denied}.")
         return True
 
     def interrupted(self) -> None:
-        """End the turn the way an interrupt does: marker in the transcript, error result."""
+        """End the turn the way an interrupt does: marker in the transcript, error result. A
+        denial with `interrupt` ends it as Claude Code 2.1 does: an error result whose only
+        error is its internal diagnostic (the last message the user's, stopped at a tool)."""
+        if self.stopped_by_denial:
+            self._result(
+                Result(
+                    subtype="error_during_execution",
+                    is_error=True,
+                    errors=(DENIAL_DIAGNOSTIC,),
+                    terminal_reason="completed",
+                    stop_reason="tool_use",
+                )
+            )
+            return
         self.s.transcript.append_interrupt_marker(frames.new_uuid())
         self._result(
             Result(
@@ -260,4 +280,5 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
             break
     for request_id in inbox.finish_turn():
         state.emit(frames.control_response(request_id, {}))
-    state.emit_state("idle")
+    if not inbox.steer_waiting():
+        state.emit_state("idle")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from adapter.scripted_claude.air_scenarios import AIR_SCENARIOS
 from adapter.scripted_claude.api_scenarios import (
     API_SCENARIOS,
     DEFAULT_SCENARIO,
@@ -21,6 +22,7 @@ from adapter.scripted_claude.api_scenarios import (
     single_turn,
 )
 from adapter.scripted_claude.asking_scenarios import ASKING_SCENARIOS
+from adapter.scripted_claude.background_scenarios import BACKGROUND_SCENARIOS
 from adapter.scripted_claude.coding import CODING_SCENARIOS
 from adapter.scripted_claude.faults import FAULT_SCENARIOS
 from adapter.scripted_claude.heavy_scenarios import HEAVY_SCENARIOS
@@ -134,11 +136,13 @@ _ALL = (
     *CODING_SCENARIOS,
     *LIMIT_SCENARIOS,
     *ASKING_SCENARIOS,
+    *AIR_SCENARIOS,
     *MCP_SCENARIOS,
     *STATE_SCENARIOS,
     *NOTICE_SCENARIOS,
     *HEAVY_SCENARIOS,
     *IDLE_SCENARIOS,
+    *BACKGROUND_SCENARIOS,
 )
 
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType({s.name: s for s in _ALL})

@@ -78,6 +78,8 @@ class SessionState:
     mcp_servers: dict[str, str] = field(default_factory=dict)
     # The SDK's hook callbacks from `initialize`, by event (`hook_steps`).
     hooks: dict[str, list[str]] = field(default_factory=dict)
+    # `modelUsage` as the real CLI reports it: a running total per model for the process.
+    model_usage: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def emit(self, frame: frames.Frame) -> None:
         self.writer.write(frame)

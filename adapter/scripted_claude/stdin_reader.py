@@ -58,7 +58,8 @@ class StdinReader:
             uuid = message.get("uuid")
             body = message.get("message")
             content = body.get("content", "") if isinstance(body, dict) else ""
-            record(self.env, "user", uuid=uuid, content=content)
+            # A steer (`priority` now/later) is recorded with its priority for the tests.
+            record(self.env, "user", uuid=uuid, content=content, priority=message.get("priority"))
             turn = UserTurn(
                 uuid=uuid if isinstance(uuid, str) else None, content=content, raw=message
             )

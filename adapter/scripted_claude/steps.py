@@ -201,6 +201,9 @@ class Permission:
     suggestions: tuple[Mapping[str, object], ...] = ()
     # Keys the request also carries: the CLI's hints (`default_to_no`, `matched_ask_rule`, ...).
     hints: Mapping[str, object] | None = None
+    # An allowed Edit or Write is carried out on disk, its result saying what changed
+    # (`file_edits.apply_edit`).
+    applies: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -129,6 +129,12 @@ class Inbox:
             self._playing = True
             return self._turns.popleft()
 
+    def steer_waiting(self) -> bool:
+        """A steer (a user message with a `priority`) came while the turn played: Claude Code
+        runs it at once, in the same busy stretch (one idle after both)."""
+        with self._cond:
+            return bool(self._turns) and self._turns[0].raw.get("priority") in ("now", "later")
+
     def finish_turn(self) -> list[str]:
         """Mark the turn over; return the interrupt requests still owed an answer."""
         with self._cond:

@@ -32,6 +32,7 @@ from adapter.controls.controls import SessionControls
 from adapter.controls.questions import ASK_TOOL
 from adapter.session.answer import Answer
 from adapter.session.turn_hooks import TurnHooks
+from adapter.view.turn_view import SERVER_BLOCKS
 from adapter.wire.client_link import ClientLink
 from fsm.errors import FsmError
 from fsm.events import (
@@ -43,6 +44,7 @@ from fsm.events import (
     OutputReceived,
     PromptSent,
     RateLimitReported,
+    ResultReceived,
     RuntimeStarted,
     RuntimeStartFailed,
     StreamEnded,
@@ -186,6 +188,8 @@ class ClaudeSide:
         except (FsmError, TypeError, ValueError):
             log.warning("skipped a malformed %s from Claude", type(message).__name__)
             return
+        if isinstance(message, AssistantMessage):
+            _keep_server_blocks(message, raw)
         if isinstance(message, SystemMessage) and message.subtype == "model_refusal_no_fallback":
             self._refusal_note = refusal_explanation(raw) or self._refusal_note
         if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
@@ -195,6 +199,11 @@ class ClaudeSide:
             self._refusal_note = None
             if explanation and not event.refusal_explanation:
                 event = replace(event, refusal_explanation=explanation)
+        if isinstance(event, ResultReceived):
+            # Row 29: an explanation no refusal message came to carry goes with the result.
+            note, self._refusal_note = self._refusal_note, None
+            if note and event.stop_reason == "refusal":
+                event = replace(event, refusal_explanation=note)
         if isinstance(event, RateLimitReported) and isinstance(message, RateLimitEvent):
             # Claude's reset times are wall-clock times; the core's deadlines monotonic.
             event = replace(event, now=self._clock(), wall=self._wall())
@@ -255,6 +264,18 @@ class ClaudeSide:
             # Writing to Claude's process failed: its transport, so "lost" is the truth.
             log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
             await self.feed(TransportLost(epoch=runtime.epoch))
+
+
+def _keep_server_blocks(message: AssistantMessage, raw: Any) -> None:
+    """The SDK's parser drops most server-side tool blocks (a web search's result, a remote MCP
+    call); the view needs them to open and end their cards, so such a message's content is
+    taken as Claude wrote it (the view reads either form, `adapter.view.turn_view.blocks_of`).
+    The core's event was made from the parsed text already."""
+    content = raw.get("message", {}).get("content") if isinstance(raw, dict) else None
+    if isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") in SERVER_BLOCKS for block in content
+    ):
+        message.content = content
 
 
 def _answer_stream_started(message: StreamEvent, epoch: str) -> AnswerStreamStarted | None:

@@ -22,6 +22,7 @@ from adapter.session.publish import Publisher
 from adapter.session.turn_hooks import TurnHooks
 from fsm.classify import SYNTHETIC_MODEL
 from fsm.effects import (
+    AnswerSteer,
     Blame,
     CompactWhenIdle,
     Effect,
@@ -61,6 +62,7 @@ class EffectPerformer:
     _runtime: ClaudeRuntime | None
     _answers: dict[str, Answer]
     _publisher: Publisher
+    _steer_verdicts: list[tuple[str, str | None]]
 
     async def _restart_fresh(self, turn_id: str) -> None:
         raise NotImplementedError  # pragma: no cover (`fresh_context.FreshContext`)
@@ -92,6 +94,9 @@ class EffectPerformer:
                 await self.view.turn_settled()
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self.view.response_usage()
+                quota = self.view.response_quota()
+                if quota is not None:
+                    response.field_meta = {**(response.field_meta or {}), **quota}
                 own = self._answers.get(turn_id or self.core.turn.turn_id or "")
                 if record is not None and own is not None and own.by_adapter:
                     # The adapter's own turn has no prompt response to carry its record (a
@@ -113,6 +118,8 @@ class EffectPerformer:
                 await self._publisher.agent_text(text, meta)
             case SendNotice(severity=severity, title=title, description=description):
                 await self._publisher.notice(severity, title, description)
+            case AnswerSteer(outcome=outcome, priority=priority):
+                self._steer_verdicts.append((outcome, priority))  # `Session.steer` acts on it
             case SendPrompt(turn_id=turn_id, replace_runtime=replace):
                 # The prompt's own task sends it (outside the lock: starting Claude is slow).
                 answer = self._answers.get(turn_id)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from acp import RequestError
 
+from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.transcripts import ReplayStats, entries, entries_newest_first
 from adapter.session.shell import Session
 from adapter.view.compaction_replay import ReplayedCompactions
@@ -87,7 +88,14 @@ async def replay_transcript(
         capable=session.core.notices,
         active_uuid=active_from_newest(itertools.chain.from_iterable(newest_first)),
     )
-    view = TurnView(cwd=session.cwd, live=False, terminal=session.view.terminal)
+    view = TurnView(
+        cwd=session.cwd,
+        live=False,
+        terminal=session.view.terminal,
+        terminal_delta=session.view.terminal_delta,
+        air=session.view.air,
+        existing_file=existing_plan_file,
+    )
     compactions = ReplayedCompactions(
         updates=session.view.compaction_updates, session_id=session.session_id
     )

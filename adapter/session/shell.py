@@ -27,7 +27,7 @@ from anyio.abc import TaskGroup
 
 from adapter.claude.idle_settings import idle_policy
 from adapter.claude.process import ClaudeRuntime
-from adapter.claude.prompt_content import claude_content
+from adapter.claude.prompt_content import claude_content, claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.controls.controls import SessionControls
 from adapter.controls.pickers import SessionConfig
@@ -46,6 +46,8 @@ from fsm.events import (
     Event,
     InternalFaultOccurred,
     PromptReceived,
+    SteerReceived,
+    TransportLost,
 )
 from fsm.negotiation import Dialects
 from fsm.session import SessionCore
@@ -68,6 +70,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         task_group: TaskGroup,
         resume: bool = False,
         terminal_output: bool = False,
+        terminal_output_delta: bool = False,
         clock: Any = time.monotonic,
         wall: Any = time.time,
         controls: SessionControls | None = None,
@@ -88,6 +91,8 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
         self._answers: dict[str, Answer] = {}
+        self._steer_lock = anyio.Lock()  # one steer's verdict at a time
+        self._steer_verdicts: list[tuple[str, str | None]] = []
         self._publisher = Publisher(link=link, dialects=dialects, session_id=session_id)
         # Modes, pickers, commands and permissions (adapter/controls/controls.py).
         self.controls = controls or SessionControls(
@@ -100,9 +105,13 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             session_id,
             cwd,
             terminal_output=terminal_output,
+            terminal_output_delta=terminal_output_delta,
             titled=resume,
             compaction_updates=dialects.acp_compaction,
             compactions_before=lambda stop: boundaries_before(session_id, cwd, settings.env, stop),
+            acp_notices=dialects.acp_notices,
+            private=settings.private,
+            air=self.controls.air,
         )
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.percent_used = self.view.percent_used
@@ -270,6 +279,44 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         finally:
             del self._answers[turn_id]
         return self._unwrap(answer)
+
+    async def steer(self, blocks: list[Any], *, prompt_required: bool) -> dict[str, Any]:
+        """The client's `_session/steering` (adapter.agent.steering): the core says whether the
+        message joins the running turn (sent to Claude now, with the priority it chose) or,
+        with no turn running, goes back to the client or becomes a prompt of its own."""
+        if self._closed:
+            raise RequestError.invalid_request({"reason": "the session is closed"})
+        content = claude_content(blocks)  # content Claude cannot take: -32602, as a prompt's
+        async with self._steer_lock:
+            self._steer_verdicts = []
+            asking = self.controls.asking_user()
+            await self.feed(
+                SteerReceived(question_open=asking, prompt_required_when_idle=prompt_required)
+            )
+            verdicts, self._steer_verdicts = self._steer_verdicts, []
+        outcome, priority = verdicts[0] if verdicts else ("promptRequired", None)
+        runtime = self._runtime
+        if outcome == "injected" and runtime is not None:
+            message = claude_user_message(content, turn_id=str(uuid.uuid4()))
+            message["priority"] = priority
+            try:
+                await runtime.send(message)
+            except Exception:
+                log.warning("session %s: steering Claude failed", self.session_id, exc_info=True)
+                await self.feed(TransportLost(epoch=runtime.epoch))
+            return {"outcome": "injected"}
+        if outcome in ("injected", "startedNewTurn"):
+            # No turn runs (or its Claude is still starting): a prompt of its own, whose
+            # answer nobody waits for; its output streams as any turn's does.
+            self._tg.start_soon(self._steered_prompt, blocks)
+            return {"outcome": "startedNewTurn"}
+        return {"outcome": "promptRequired", "reason": "noRunningTurn"}
+
+    async def _steered_prompt(self, blocks: list[Any]) -> None:
+        try:
+            await self.prompt(blocks)
+        except Exception:
+            log.warning("session %s: a steered prompt failed", self.session_id, exc_info=True)
 
     async def _carry(self, turn_id: str, answer: Answer) -> None:
         """Send the prompt when the core says so, and wait for its one answer."""

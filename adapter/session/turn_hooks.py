@@ -22,16 +22,21 @@ from claude_agent_sdk import (
     UserMessage,
 )
 
+from adapter.claude.patch_sources import read_patch_source
+from adapter.claude.plan_files import existing_plan_file
+from adapter.claude.translate import AUTONOMOUS
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
 from adapter.view.plan import approved_plan_update
+from adapter.view.side_messages import SideMessages
 from adapter.view.stream_assembly import MalformedStream
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
+from fsm.air import AirClient
 from fsm.records import redact, visible
 
 __all__ = ["TurnHooks"]
@@ -54,21 +59,37 @@ class TurnHooks:
         cwd: str,
         *,
         terminal_output: bool,
+        terminal_output_delta: bool = False,
         titled: bool,
         compaction_updates: bool = False,
         compactions_before: Callable[[str | None], Awaitable[int]] | None = None,
+        acp_notices: bool = False,
+        private: tuple[str, ...] = (),
+        air: AirClient | None = None,
     ) -> None:
         """`titled`: the session has its title already (a loaded one: its first prompt was
         not this one). `compaction_updates`: the client declared `session.compaction`.
         `compactions_before`: how many compactions the session's transcript holds (before the
         boundary it names), read when the session opens (`count_compactions`), so that ids
-        agree with a load's (none: the session has no transcript to read)."""
+        agree with a load's (none: the session has no transcript to read). `acp_notices`:
+        the client declared `session.notices`; `private`: values masked in Claude Code's own
+        words."""
         self._link = link
         self._session_id = session_id
         self._cwd = cwd
         self.terminal = terminal_output
-        self._view = TurnView(cwd=cwd, live=True, terminal=terminal_output)
-        self._usage = UsageMeter()
+        self.terminal_delta = terminal_output_delta
+        self._view = TurnView(
+            cwd=cwd,
+            live=True,
+            terminal=terminal_output,
+            terminal_delta=terminal_output_delta,
+            air=air,
+            existing_file=existing_plan_file,
+            read_text=lambda path: read_patch_source(path).text,
+        )
+        self.air = self._view.air
+        self._usage = UsageMeter(resumed=titled)
         self._compaction_ids = CompactionIds(session_id)
         self._compactions_before = compactions_before
         self._compaction: CompactionCards | CompactionUpdates = (
@@ -80,6 +101,8 @@ class TurnHooks:
         self._title: str | None = None
         self._title_sent = titled
         self._warned = False
+        # A local command's output, Claude Code's informational lines, a blank turn's result.
+        self._side = SideMessages(notices=acp_notices, private=private)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         return await self._link.send_raw_update(self._session_id, update)
@@ -130,6 +153,23 @@ class TurnHooks:
         """A `system` frame: compaction (its card or its updates), and the context it
         retained."""
         data = message.data if isinstance(message.data, Mapping) else {}
+        if message.subtype == "conversation_reset":
+            # A fresh conversation: its task ids are new, the old task list is no plan.
+            await self._send(self._view.tasks.reset, "a conversation reset")
+            return
+        if message.subtype in ("task_notification", "task_updated"):
+            await self._send(lambda: self._view.task_ended(data), "a task's end")
+            return
+        if message.subtype == "permission_denied":
+            await self._send(lambda: self._view.denied(data), "a permission denial")
+            return
+        if message.subtype == "memory_recall":
+            await self._send(lambda: self._view.recalled(data), "a memory recall")
+            return
+        if message.subtype in ("local_command_output", "informational"):
+            side = self._side
+            await self._send(lambda: side.system(message.subtype, data), "a system message")
+            return
         if data.get("parent_tool_use_id") or message.subtype not in ("status", "compact_boundary"):
             return  # a subagent's compaction is not the session's
         if not self._compaction_ids.known and self._starts_or_bounds(message.subtype, data):
@@ -164,6 +204,10 @@ class TurnHooks:
         if isinstance(self._compaction, CompactionUpdates):
             self._compaction.compacted(summary)
 
+    async def task_changed(self, data: Mapping[str, Any]) -> None:
+        """A TaskCreated/TaskCompleted hook: the task list's plan, when it changed."""
+        await self._send(lambda: self._view.tasks.hook(data), "a task hook")
+
     def saw_assistant(self, message: AssistantMessage) -> None:
         if message.parent_tool_use_id is None:
             self._usage.saw_request(message.usage)
@@ -176,6 +220,8 @@ class TurnHooks:
         message_id = message.message_id if isinstance(message.message_id, str) else None
         parent = message.parent_tool_use_id if isinstance(message.parent_tool_use_id, str) else None
         blocks = blocks_of(message.content)
+        if parent is None and any(b.get("type") == "text" and b.get("text") for b in blocks):
+            self._side.delivered()
         if mask is not None:
             blocks = [_masked(block, mask) for block in blocks]
         await self._send(
@@ -220,15 +266,28 @@ class TurnHooks:
     def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
         # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
         self._compaction.idle = by_adapter
+        text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
+        self._side.prompted(text)
+        self._usage.turn_started()
         if self._title is None and not by_adapter:
-            text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
             self._title = title_for(text) or ""
 
     async def turn_result(self, message: ResultMessage) -> None:
+        origin = getattr(message, "origin", None)
+        autonomous = isinstance(origin, Mapping) and origin.get("kind") in AUTONOMOUS
+        side = self._side
+        await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
+        if autonomous:
+            # Work Claude did on its own ends here: its cards reach a final status now, not
+            # at the next user turn's end.
+            await self._send(self._view.close_open_calls, "an autonomous result")
         if not isinstance(message.usage, Mapping):
             return
-        update = self._usage.saw_result(message.usage, message.model_usage, message.total_cost_usd)
-        await self._send_raw(update)
+        update = self._usage.saw_result(
+            message.usage, message.model_usage, message.total_cost_usd, autonomous=autonomous
+        )
+        if update is not None:
+            await self._send_raw(update)
 
     async def rate_limited(self, info: object) -> None:
         """A `rate_limit_event`: the windows ride on a `usage_update` (a client's meter), in
@@ -268,3 +327,7 @@ class TurnHooks:
 
     def response_usage(self) -> Usage | None:
         return self._usage.response_usage()
+
+    def response_quota(self) -> dict[str, Any] | None:
+        """The prompt response's `_meta.quota` (the turn's tokens by model), if it had any."""
+        return self._usage.quota()

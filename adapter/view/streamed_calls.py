@@ -16,6 +16,7 @@ from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapter.view.task_plan import TASK_TOOLS
 from adapter.view.tool_cards import PLAN_TOOL, card_for
 from adapter.view.tool_input_stream import InputScan
 
@@ -48,7 +49,7 @@ class StreamedCalls:
         tool_id, name = block.get("id"), block.get("name")
         if not isinstance(tool_id, str) or not isinstance(name, str) or not tool_id or not name:
             return []
-        if name == PLAN_TOOL or tool_id in known:
+        if name == PLAN_TOOL or name in TASK_TOOLS or tool_id in known:
             return []
         self.announced.add(tool_id)
         card = card_for(tool_id, name, {}, self._cwd)

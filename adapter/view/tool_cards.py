@@ -12,6 +12,7 @@ replay both go through them (`adapter.view.turn_view`) and replay is the bulk pa
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -151,6 +152,17 @@ def _ask_content(data: Input, cwd: str) -> list[Wire]:
     return [_text(text) for text in _question_texts(data)]
 
 
+def _agent_title(data: Input, cwd: str) -> str:
+    # The effort the user asked the subagent for (a fork runs at its parent's, so none shown).
+    effort = _s(data, "effort")
+    shown = f" ({effort} effort)" if effort and _s(data, "subagent_type") != "fork" else ""
+    return _s(data, "description") + shown
+
+
+def _input_json(data: Input, cwd: str) -> list[Wire]:
+    return [_text(f"```json\n{json.dumps(dict(data), indent=2, default=str)}\n```")]
+
+
 _CARDS: Mapping[str, ToolCard] = {
     "Read": ToolCard("read", _read_title, "file_path"),
     "NotebookRead": ToolCard(
@@ -183,8 +195,14 @@ _CARDS: Mapping[str, ToolCard] = {
     "LS": ToolCard("search", lambda d, c: f"List {rel_path(_s(d, 'path'), c)}", "path"),
     "WebFetch": ToolCard("fetch", lambda d, c: f"Fetch {_s(d, 'url')}", None, _mentioned("prompt")),
     "WebSearch": ToolCard("fetch", lambda d, c: f'Search the web for "{_s(d, "query")}"'),
-    "Task": ToolCard("think", lambda d, c: _s(d, "description"), None, _mentioned("prompt")),
-    "Agent": ToolCard("think", lambda d, c: _s(d, "description"), None, _mentioned("prompt")),
+    "PowerShell": ToolCard(
+        "execute", lambda d, c: _s(d, "command"), None, _mentioned("description")
+    ),
+    "Task": ToolCard("think", _agent_title, None, _mentioned("prompt")),
+    "Agent": ToolCard("think", _agent_title, None, _mentioned("prompt")),
+    "Skill": ToolCard("other", lambda d, c: f"Load skill: {_s(d, 'skill')}"),
+    # Asked by Claude Code's sandbox: the host is what the user decides about.
+    "SandboxNetworkAccess": ToolCard("fetch", lambda d, c: _s(d, "host"), None, _input_json),
     "ExitPlanMode": ToolCard(
         "switch_mode", lambda d, c: "Ready to code?", None, _mentioned("plan")
     ),
@@ -203,6 +221,9 @@ _NEEDS = {
     "MultiEdit": "file_path",
     "NotebookEdit": "notebook_path",
     "Bash": "command",
+    "PowerShell": "command",
+    "Skill": "skill",
+    "SandboxNetworkAccess": "host",
     "BashOutput": "bash_id",
     "KillShell": "shell_id",
     "KillBash": "shell_id",

@@ -11,6 +11,7 @@ guessed at.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,7 +24,51 @@ Wire = dict[str, Any]
 # Whole-file diffs only for files an editor shows comfortably.
 _DIFF_FILE_LIMIT = 1024 * 1024
 _EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
-_CONSOLE_TOOLS = frozenset({"Bash", "BashOutput"})
+_CONSOLE_TOOLS = frozenset({"Bash", "PowerShell", "BashOutput"})
+_AGENT_TOOLS = frozenset({"Agent", "Task"})
+# The model-directed trailer Claude Code appends to a subagent's report: a `<usage>…</usage>`
+# block and an `agentId: <id> (use SendMessage …)` line, each tail-anchored (older CLIs write
+# one or the other; a format change makes them stop matching rather than cut the report).
+_USAGE_OPEN, _USAGE_CLOSE = "<usage>", "</usage>"
+_AGENT_ID_LINE = re.compile(r"agentId: [\w-]+ \([^)]*\)")
+
+
+def _without_usage(text: str) -> str:
+    body = text.rstrip()
+    if not body.endswith(_USAGE_CLOSE):
+        return text
+    start = body.rfind(_USAGE_OPEN, 0, len(body) - len(_USAGE_CLOSE))
+    if start == -1:
+        return text
+    return body[: start - 1 if start > 0 and body[start - 1] == "\n" else start]
+
+
+def _without_agent_id(text: str) -> str:
+    body = text.rstrip()
+    line_start = body.rfind("\n") + 1
+    if not _AGENT_ID_LINE.fullmatch(body[line_start:]):
+        return text
+    return body[: max(line_start - 1, 0)]
+
+
+def agent_report(content: object, structured: object) -> object:
+    """A subagent's report as the user reads it: Claude Code's structured report when it has
+    one (`tool_use_result.content` of a completed agent), else the raw text without the
+    trailer meant for the model."""
+    if isinstance(structured, Mapping) and structured.get("status") == "completed":
+        report = structured.get("content")
+        if isinstance(report, list) and report:
+            return report
+    if isinstance(content, str):
+        return _without_agent_id(_without_usage(content))
+    if isinstance(content, list):
+        return [
+            {**block, "text": _without_agent_id(_without_usage(block["text"]))}
+            if isinstance(block, Mapping) and isinstance(block.get("text"), str)
+            else block
+            for block in content
+        ]
+    return content
 
 
 def _str(data: Mapping[str, Any], key: str) -> str | None:
@@ -119,13 +164,36 @@ def _file_diff(
     return {"type": "diff", "path": path, "oldText": old, "newText": new}
 
 
-def _terminal(update: Wire, text: str, is_error: bool) -> list[Wire]:
-    """Zed's terminal extension: the output, then the exit on the final update."""
+def background_task(tool_use_result: object) -> str | None:
+    """The task id of a command Claude Code moved to the background (its terminal stays open
+    until the task ends), from the result's `backgroundTaskId`."""
+    if isinstance(tool_use_result, Mapping):
+        task = tool_use_result.get("backgroundTaskId")
+        if isinstance(task, str) and task:
+            return task
+    return None
+
+
+def terminal_exit(tool_id: str, status: str) -> Wire:
+    """The update that ends a background command's terminal when its task ends."""
+    code = 0 if status == "completed" else 1
+    return {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": tool_id,
+        "_meta": {"terminal_exit": {"terminal_id": tool_id, "exit_code": code, "signal": None}},
+    }
+
+
+def _terminal(update: Wire, text: str, is_error: bool, delta: bool) -> list[Wire]:
+    """Zed's terminal extension: the output, then the exit on the final update. A client that
+    declared `_meta.terminal_output_delta` gets the output under that key (appended to what
+    the terminal shows; the whole output is one delta here)."""
     tool_id = update["toolCallId"]
+    key = "terminal_output_delta" if delta else "terminal_output"
     output: Wire = {
         "sessionUpdate": "tool_call_update",
         "toolCallId": tool_id,
-        "_meta": {"terminal_output": {"terminal_id": tool_id, "data": text}},
+        "_meta": {key: {"terminal_id": tool_id, "data": text}},
     }
     exit_info = {"terminal_id": tool_id, "exit_code": 1 if is_error else 0, "signal": None}
     update["_meta"] = {"terminal_exit": exit_info}
@@ -142,17 +210,23 @@ def result_updates(
     tool_use_result: object,
     cwd: str,
     terminal: bool,
+    terminal_delta: bool = False,
 ) -> list[Wire]:
     """The updates that end one card: content, locations and the final status."""
     data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
     extra: Mapping[str, Any] = tool_use_result if isinstance(tool_use_result, Mapping) else {}
+    if name in _AGENT_TOOLS:
+        content = agent_report(content, tool_use_result)
     text, images = _result_blocks(content)
     status = "failed" if is_error else "completed"
     update: Wire = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": status}
     if text:
         update["rawOutput"] = text
     if name in _CONSOLE_TOOLS and terminal:
-        return _terminal(update, text, is_error)
+        updates = _terminal(update, text, is_error, terminal_delta)
+        if background_task(tool_use_result) is not None and not is_error:
+            del updates[-1]["_meta"]  # the command runs on: its exit comes when its task ends
+        return updates
     if name in _EDIT_TOOLS and not is_error:
         diff = _file_diff(name, data, extra, cwd)
         if diff is not None:

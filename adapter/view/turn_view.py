@@ -10,7 +10,8 @@ bulk path and building a pydantic model per update was a measured share of its t
 - Tool use: a card per call (`adapter.view.tool_cards`), opened as soon as Claude starts writing
   the call when it streams, refined as each field of its input completes
   (`adapter.view.streamed_calls`), filled in once its input is whole, ended by its result
-  (`adapter.view.tool_results`); TodoWrite becomes the plan (`adapter.view.plan`), never a card.
+  (`adapter.view.tool_results`); TodoWrite becomes the plan (`adapter.view.plan`), never a card,
+  and so do the Task* tools, at their results (`adapter.view.task_plan`, kept across turns).
 - A subagent's messages (`parent` set: the Task call they belong to) never join the main
   answer: its text shows on the Task card, its tool calls carry `parentToolUseId`.
 - Calls still open when a turn ends are marked failed (`close_open_calls`).
@@ -25,13 +26,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from adapter.view.final_patch import ReadText, final_patch
 from adapter.view.plan import plan_update
+from adapter.view.plan_file import PLAN_EXIT, FileCheck, plan_file_card, plan_file_result
 from adapter.view.stream_assembly import StreamAssembly, chunk
 from adapter.view.streamed_calls import StreamedCalls
+from adapter.view.task_plan import TASK_TOOLS, TaskPlan
 from adapter.view.tool_cards import PLAN_TOOL, card_for
-from adapter.view.tool_results import result_updates
+from adapter.view.tool_results import background_task, result_updates, terminal_exit
+from fsm.air import AirClient
 
-__all__ = ["TurnView", "blocks_of", "prompt_updates"]
+__all__ = ["SERVER_BLOCKS", "TurnView", "blocks_of", "prompt_updates", "server_result"]
 
 Wire = dict[str, Any]
 
@@ -42,12 +47,34 @@ Wire = dict[str, Any]
 _RUN_AT_ONCE = frozenset(
     {"Read", "NotebookRead", "Grep", "Glob", "LS", "Task", "Agent", "WebSearch", "BashOutput"}
 )
+# Tools the API runs itself (web search, code execution, an advisor, a remote MCP server):
+# their call and its result both come in the assistant's own message.
+_SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+_SERVER_RESULTS = frozenset(
+    {
+        "advisor_tool_result",
+        "tool_search_tool_result",
+        "web_fetch_tool_result",
+        "web_search_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "mcp_tool_result",
+    }
+)
+SERVER_BLOCKS = _SERVER_CALLS | _SERVER_RESULTS
+# A background task's statuses that end it (and the terminal of its command).
+_TASK_ENDINGS = frozenset({"completed", "failed", "killed", "stopped"})
+# Tools whose command runs in a terminal a `terminal_output` client shows.
+_TERMINAL_TOOLS = frozenset({"Bash", "PowerShell"})
 # The SDK's block dataclasses, by the wire `type` each stands for.
 _BLOCK_TYPES = {
     "TextBlock": "text",
     "ThinkingBlock": "thinking",
     "ToolUseBlock": "tool_use",
     "ToolResultBlock": "tool_result",
+    "ServerToolUseBlock": "server_tool_use",
+    "ServerToolResultBlock": "advisor_tool_result",  # the one server result the SDK parses
 }
 
 
@@ -74,17 +101,51 @@ def _str(block: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+# The tools whose result gets a git patch for a `diffPatch` client.
+_PATCHED = frozenset({"Edit", "Write"})
+
+
+def _with_final_patch(updates: list[Wire], tool_id: str, patch: Wire | None) -> None:
+    if patch is None:
+        return
+    for update in reversed(updates):
+        if update.get("toolCallId") == tool_id:
+            update.update(patch)
+            return
+
+
 class TurnView:
     """Per-session translation state: the stream's counts and the calls still open."""
 
-    def __init__(self, *, cwd: str, live: bool, terminal: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        cwd: str,
+        live: bool,
+        terminal: bool = False,
+        terminal_delta: bool = False,
+        air: AirClient | None = None,
+        existing_file: FileCheck = lambda path: None,
+        read_text: ReadText = lambda path: None,
+    ) -> None:
+        """`air`: what a JetBrains AIR client negotiated; `existing_file`: whether a path
+        Claude names is a file (the view reads no disk)."""
         self.cwd = cwd
+        self.air = air or AirClient()
+        self.existing_file = existing_file
+        self.read_text = read_text
         self.skipped = 0
         self._live = live
         self._terminal = terminal
+        self._terminal_delta = terminal_delta
         self._stream = StreamAssembly()
         self._calls: dict[str, tuple[str, object]] = {}  # open calls: id -> (tool, input)
         self._plan_calls: set[str] = set()
+        self._task_calls: dict[str, tuple[str, object]] = {}  # open Task* calls: no cards
+        self.tasks = TaskPlan()  # the session's task list (Task* tools and hooks)
+        self._denied: set[str] = set()  # calls whose card a `permission_denied` failed
+        # Background commands whose terminal is still open: task id -> tool call id.
+        self._background: dict[str, str] = {}
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
         self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
@@ -124,6 +185,13 @@ class TurnView:
                 updates.extend(self._words(block, kind == "thinking", message_id, parent))
             elif kind == "tool_use":
                 updates.extend(self._tool_use(block, parent))
+            elif kind in _SERVER_CALLS:
+                # Run by the API itself, at once: a card like any call's, running.
+                updates.extend(self._tool_use(block, parent))
+                if self._live and isinstance(block.get("id"), str):
+                    updates.extend(self.permitted(block["id"]))
+            elif isinstance(kind, str) and kind in _SERVER_RESULTS:
+                updates.extend(self.user([server_result(block)]))
             elif kind != "redacted_thinking":
                 self.skipped += 1
         return updates
@@ -152,6 +220,9 @@ class TurnView:
             self.skipped += 1
             return []
         tool_input = block.get("input")
+        if name in TASK_TOOLS and parent is None:
+            self._task_calls[tool_id] = (name, tool_input)
+            return []
         if name == PLAN_TOOL:
             plan = plan_update(tool_input)
             if plan is not None and tool_id not in self._streamed.announced:
@@ -163,7 +234,13 @@ class TurnView:
         if parent is not None:
             meta["parentToolUseId"] = parent
         card["_meta"] = {"claudeCode": meta}
-        if self._terminal and name == "Bash":
+        if name == PLAN_EXIT and self.air.plan_file:
+            plan_file_card(card, tool_input, self.existing_file)
+        if name == "Write" and self._live and self.air.diff_patch:
+            # The input does not say whether the file exists: the question and the result
+            # show the change, the card nothing.
+            card["content"] = []
+        if self._terminal and name in _TERMINAL_TOOLS:
             card["content"] = [{"type": "terminal", "terminalId": tool_id}]
             card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
         if self._streamed.finished(tool_id):
@@ -174,6 +251,77 @@ class TurnView:
         if self._live and name in _RUN_AT_ONCE:
             updates.extend(self.permitted(tool_id))
         return updates
+
+    def denied(self, frame: Mapping[str, Any]) -> list[Wire]:
+        """Claude Code's `system/permission_denied`: a rule, its classifier or the mode refused
+        an open call before it ran. The card fails with the reason; the error result that
+        follows says less, and is not shown over it."""
+        tool_id = _str(frame, "tool_use_id")
+        if not tool_id or tool_id not in self._calls:
+            return []
+        name, _ = self._calls.pop(tool_id)
+        self._running.discard(tool_id)
+        self._progress.pop(tool_id, None)
+        self._denied.add(tool_id)
+        reason = _str(frame, "decision_reason") or _str(frame, "message") or "not allowed"
+        response: Wire = {"decisionReasonType": frame.get("decision_reason_type")}
+        meta: Wire = {"toolName": name, "toolResponse": response}
+        parent = _str(frame, "parent_tool_use_id")
+        if parent:
+            meta["parentToolUseId"] = parent
+        update = _status(tool_id, "failed")
+        update["content"] = [{"type": "content", "content": _text(f"Permission denied: {reason}")}]
+        update["_meta"] = {"claudeCode": meta}
+        return [update]
+
+    def recalled(self, frame: Mapping[str, Any]) -> list[Wire]:
+        """Claude Code's `system/memory_recall`: a finished read card (the memory files, or the
+        text of a synthesis), as the reference adapter draws it."""
+        ident, memories = _str(frame, "uuid"), frame.get("memories")
+        if not ident or not isinstance(memories, list):
+            return []
+        memories = [m for m in memories if isinstance(m, Mapping)]
+        synthesis = frame.get("mode") == "synthesize"
+        count = len(memories)
+        card: Wire = {
+            "sessionUpdate": "tool_call",
+            "toolCallId": ident,
+            "title": "Recalled synthesized memory"
+            if synthesis
+            else f"Recalled {count} {'memory' if count == 1 else 'memories'}",
+            "kind": "read",
+            "status": "completed",
+            "_meta": {
+                "claudeCode": {
+                    "toolName": "memory_recall",
+                    "toolResponse": {"mode": frame.get("mode")},
+                }
+            },
+        }
+        if synthesis:
+            texts = [m["content"] for m in memories if isinstance(m.get("content"), str)]
+            if texts:
+                card["content"] = [{"type": "content", "content": _text(t)} for t in texts]
+        else:
+            paths = [m["path"] for m in memories if isinstance(m.get("path"), str)]
+            if paths:
+                card["locations"] = [{"path": path} for path in paths]
+        return [card]
+
+    def task_ended(self, frame: Mapping[str, Any]) -> list[Wire]:
+        """A background task ended (`task_notification`, or a final `task_updated`): the
+        terminal of the command it was ends with it."""
+        task = _str(frame, "task_id")
+        patch = frame.get("patch")
+        status = _str(frame, "status") or (
+            _str(patch, "status") if isinstance(patch, Mapping) else None
+        )
+        if not task or status not in _TASK_ENDINGS:
+            return []  # still running (or paused): the terminal stays open
+        tool_id = self._background.pop(task, None)
+        if tool_id is None:
+            return []
+        return [terminal_exit(tool_id, status)]
 
     def permitted(self, tool_id: str) -> list[Wire]:
         """The call runs now (the user allowed it, or it needs no permission)."""
@@ -221,24 +369,50 @@ class TurnView:
                 continue
             if tool_id in self._plan_calls:
                 continue  # a plan's "todos updated" is no news
+            if tool_id in self._denied:
+                self._denied.discard(tool_id)
+                continue  # its card failed with the reason already
+            if tool_id in self._task_calls:
+                name, tool_input = self._task_calls.pop(tool_id)
+                updates.extend(
+                    self.tasks.tool_result(
+                        name,
+                        tool_input,
+                        block.get("content"),
+                        tool_use_result,
+                        is_error=block.get("is_error") is True,
+                    )
+                )
+                continue
             if self._live:
                 # Claude Code ran it without asking anyone: it was running until now.
                 updates.extend(self.permitted(tool_id))
             self._running.discard(tool_id)
             self._progress.pop(tool_id, None)
             name, tool_input = self._calls.pop(tool_id, ("", None))
-            updates.extend(
-                result_updates(
-                    tool_id=tool_id,
-                    name=name,
-                    tool_input=tool_input,
-                    content=block.get("content"),
-                    is_error=block.get("is_error") is True,
-                    tool_use_result=tool_use_result,
-                    cwd=self.cwd,
-                    terminal=self._terminal,
-                )
+            task = background_task(tool_use_result)
+            if self._terminal and task is not None and len(self._background) < 256:
+                self._background[task] = tool_id
+            is_error = block.get("is_error") is True
+            ended = result_updates(
+                tool_id=tool_id,
+                name=name,
+                tool_input=tool_input,
+                content=block.get("content"),
+                is_error=is_error,
+                tool_use_result=tool_use_result,
+                cwd=self.cwd,
+                terminal=self._terminal,
+                terminal_delta=self._terminal_delta,
             )
+            if name in _PATCHED and not is_error and self._live and self.air.diff_patch:
+                # Live only: on a load the file holds whatever came after.
+                _with_final_patch(ended, tool_id, final_patch(tool_use_result, self.read_text))
+            if name == PLAN_EXIT and self.air.plan_file:
+                args = (tool_id, tool_input, tool_use_result)
+                check = self.existing_file
+                ended = plan_file_result(ended, *args, is_error=is_error, existing_file=check)
+            updates.extend(ended)
         return updates
 
     def close_open_calls(self) -> list[Wire]:
@@ -250,9 +424,42 @@ class TurnView:
         self._calls.clear()
         self._streamed.clear()
         self._plan_calls.clear()
+        self._task_calls.clear()
+        self._denied.clear()
         self._running.clear()
         self._progress.clear()
         return updates
+
+
+def server_result(block: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A server tool's result block as a `tool_result`: text for the card (a search's hits as
+    title and address; an advisor's encrypted advice is not shown), failed on an error."""
+    content = block.get("content")
+    kind = content.get("type") if isinstance(content, Mapping) else None
+    is_error = block.get("is_error") is True or (isinstance(kind, str) and kind.endswith("_error"))
+    text: object = content
+    if isinstance(content, Mapping):
+        if kind == "advisor_result":
+            text = _str(content, "text") or ""
+        elif kind == "advisor_redacted_result":
+            text = "Advisor guidance applied server-side."
+        elif is_error:
+            text = f"Error: {_str(content, 'error_code') or 'unknown'}"
+        else:
+            text = _str(content, "text") or _str(content, "stdout") or ""
+    elif isinstance(content, list):
+        hits = [
+            f"{_str(hit, 'title') or ''} {_str(hit, 'url') or ''}".strip()
+            for hit in content
+            if isinstance(hit, Mapping) and hit.get("type") != "text"
+        ]
+        text = "\n".join(h for h in hits if h) if any(hits) else content
+    return {
+        "type": "tool_result",
+        "tool_use_id": block.get("tool_use_id"),
+        "content": text,
+        "is_error": is_error,
+    }
 
 
 def prompt_updates(blocks: Iterable[Mapping[str, Any]]) -> list[Wire]:

@@ -9,8 +9,14 @@ in `_meta["_claude/model"]`; a finished message only updates the snapshot, silen
 and Claude Code's `<synthetic>` messages never move it. `size` is the context window Claude's
 last result reported for the model (`modelUsage[*].contextWindow`), else 1,000,000 for a model
 id naming `1m`, else 200,000. `cost` is Claude's `total_cost_usd` as reported, on the update
-after each turn. The response's `usage` sums every turn's tokens for the session (ACP: "across
-session"). Numbers of the wrong type or out of range are ignored, never guessed.
+after each turn that used something (a local command or a refused prompt sends none). The
+prompt response's `usage` is the turn's own tokens (its results', as the reference adapter
+gives them), with `_meta.quota {token_count, model_usage[]}`: the same tally and its split by
+model (`modelUsage` is a running total per Claude process, so a result's share is what it added
+to the previous reading; a resumed session's first reading only sets the baseline, its turn's
+row then comes from the result's own usage). Results no user turn asked for (autonomous work: a
+background subagent's follow-up) get their `usage_update` but are never added to a turn. Numbers
+of the wrong type or out of range are ignored, never guessed.
 """
 
 from __future__ import annotations
@@ -60,8 +66,54 @@ def _window(model_usage: object) -> int:
     return max(windows)
 
 
+_MODEL_KEYS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens")
+_RESULT_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+Tally = tuple[int, int, int, int]  # input, output, cached read, cached write
+_ZERO: Tally = (0, 0, 0, 0)
+
+
+def _tally(data: Mapping[str, Any], keys: tuple[str, str, str, str]) -> Tally:
+    return (
+        _count(data, keys[0]),
+        _count(data, keys[1]),
+        _count(data, keys[2]),
+        _count(data, keys[3]),
+    )
+
+
+def _add(a: Tally, b: Tally) -> Tally:
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3])
+
+
+def _readings(model_usage: object) -> dict[str, Tally]:
+    if not isinstance(model_usage, Mapping):
+        return {}
+    return {
+        model: _tally(entry, _MODEL_KEYS)
+        for model, entry in model_usage.items()
+        if isinstance(model, str) and isinstance(entry, Mapping)
+    }
+
+
+def _token_count(tally: Tally) -> dict[str, int]:
+    return {
+        "totalTokens": sum(tally),
+        "inputTokens": tally[0],
+        "cachedInputTokens": tally[2],
+        "cachedWriteTokens": tally[3],
+        "outputTokens": tally[1],
+        "reasoningOutputTokens": 0,
+    }
+
+
 @dataclass(slots=True)
 class UsageMeter:
+    resumed: bool = False  # the session's Claude went on from a transcript (modelUsage baseline)
     used: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -73,6 +125,15 @@ class UsageMeter:
     sent: int | None = None  # the `used` the client last heard
     cache_ttl: str | None = None  # of the last top-level request that said (idle compaction)
     _snapshot: dict[str, int] = field(default_factory=dict)
+    # The current user turn's own tokens, and by model; None: no result of it yet.
+    _turn: Tally | None = None
+    _turn_models: dict[str, Tally] = field(default_factory=dict)
+    _reading: dict[str, Tally] | None = None  # the last `modelUsage` running total
+
+    def turn_started(self) -> None:
+        """A user turn begins: its tally starts at nothing."""
+        self._turn = None
+        self._turn_models = {}
 
     @property
     def size(self) -> int:
@@ -148,15 +209,34 @@ class UsageMeter:
             if total:
                 self.used = total
 
-    def saw_result(self, usage: object, model_usage: object, cost: object) -> dict[str, Any]:
-        """Add one turn's tokens; the `usage_update` to send for it."""
+    def saw_result(
+        self, usage: object, model_usage: object, cost: object, *, autonomous: bool = False
+    ) -> dict[str, Any] | None:
+        """Add one result's tokens (to the turn's, unless `autonomous`); the `usage_update` to
+        send for it, None when it used nothing."""
+        tally = _tally(usage, _RESULT_KEYS) if isinstance(usage, Mapping) else _ZERO
         if isinstance(usage, Mapping):
             self.turns_reported += 1
-            self.input_tokens += _count(usage, "input_tokens")
-            self.output_tokens += _count(usage, "output_tokens")
-            self.cached_read += _count(usage, "cache_read_input_tokens")
-            self.cached_write += _count(usage, "cache_creation_input_tokens")
+            self.input_tokens += tally[0]
+            self.output_tokens += tally[1]
+            self.cached_read += tally[2]
+            self.cached_write += tally[3]
+        reading = _readings(model_usage)
+        if self._reading is None and self.resumed:
+            # The first reading holds the transcript's history: only a baseline.
+            key = self.model or next(iter(reading), None)
+            share = {key: tally} if key is not None and any(tally) else {}
+        else:
+            share = self._increment(reading, self._reading or {})
+        self._reading = reading
+        if not autonomous and isinstance(usage, Mapping):
+            self._turn = _add(self._turn or _ZERO, tally)
+            for model, row in share.items():
+                self._turn_models[model] = _add(self._turn_models.get(model, _ZERO), row)
         self.reported_window = _window(model_usage) or self.reported_window
+        spent = isinstance(cost, int | float) and not isinstance(cost, bool) and 0 < cost < 1e9
+        if not any(tally) and not spent:
+            return None  # nothing used (a local command, a refused prompt): nothing to say
         self.sent = self.used
         update: dict[str, Any] = {
             "sessionUpdate": "usage_update",
@@ -166,6 +246,19 @@ class UsageMeter:
         if isinstance(cost, int | float) and not isinstance(cost, bool) and 0 <= cost < 1e9:
             update["cost"] = {"amount": float(cost), "currency": "USD"}
         return update
+
+    @staticmethod
+    def _increment(current: dict[str, Tally], previous: dict[str, Tally]) -> dict[str, Tally]:
+        """What each model's running total grew by (a total that fell restarted: all of it)."""
+        grown: dict[str, Tally] = {}
+        for model, now in current.items():
+            base = previous.get(model, _ZERO)
+            delta: Tally = (now[0] - base[0], now[1] - base[1], now[2] - base[2], now[3] - base[3])
+            if min(delta) < 0:
+                delta = now
+            if any(delta):
+                grown[model] = delta
+        return grown
 
     def rate_limit_update(self, info: Mapping[str, Any]) -> dict[str, Any]:
         """The `usage_update` after a `rate_limit_event`: the context as last reported, and
@@ -178,16 +271,28 @@ class UsageMeter:
         }
 
     def response_usage(self) -> Usage | None:
-        """The session's tokens so far, for the prompt response (None before any report)."""
-        if not self.turns_reported:
+        """The turn's own tokens, for the prompt response (None before a result of it)."""
+        if self._turn is None:
             return None
+        tally = self._turn
         return Usage(
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            cached_read_tokens=self.cached_read,
-            cached_write_tokens=self.cached_write,
-            total_tokens=self.input_tokens
-            + self.output_tokens
-            + self.cached_read
-            + self.cached_write,
+            input_tokens=tally[0],
+            output_tokens=tally[1],
+            cached_read_tokens=tally[2],
+            cached_write_tokens=tally[3],
+            total_tokens=sum(tally),
         )
+
+    def quota(self) -> dict[str, Any] | None:
+        """The prompt response's `_meta.quota`: the turn's tokens and their split by model."""
+        if self._turn is None:
+            return None
+        return {
+            "quota": {
+                "token_count": _token_count(self._turn),
+                "model_usage": [
+                    {"model": model, "token_count": _token_count(row)}
+                    for model, row in self._turn_models.items()
+                ],
+            }
+        }

@@ -155,15 +155,19 @@ class ClientLink:
         tool_call: ToolCallUpdate,
         options: list[PermissionOption],
         name: str | None,
+        meta: dict[str, Any] | None = None,
     ) -> Any:
         """`session/request_permission`, its `toolCall` carrying ACP 1.22's `name` (the tool
         as Claude calls it), which `acp` 0.12.1's model has no field for: the params are the
-        SDK's own serialization with `name` added, sent through the raw sender."""
+        SDK's own serialization with `name` added, sent through the raw sender. `meta`: the
+        request's `_meta` (JetBrains AIR's heading)."""
         assert self._conn is not None
         if not name or not has_raw_sender(self._conn):
-            return await self._conn.request_permission(session_id, tool_call, options)
+            return await self._conn.request_permission(
+                session_id, tool_call, options, **(meta or {})
+            )
         request = RequestPermissionRequest(
-            session_id=session_id, tool_call=tool_call, options=options
+            session_id=session_id, tool_call=tool_call, options=options, field_meta=meta
         )
         params = serialize_params(request)
         params["toolCall"] = {**params["toolCall"], "name": name}
@@ -176,11 +180,12 @@ class ClientLink:
         tool_call: ToolCallUpdate,
         options: list[PermissionOption],
         name: str | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> AllowedOutcome | DeniedOutcome | None:
         if self._conn is None:
             return None
         try:
-            response = await self._ask_permission(session_id, tool_call, options, name)
+            response = await self._ask_permission(session_id, tool_call, options, name, meta)
         except RequestError as exc:
             # An error answer, or one the stdin guard put in place of a malformed reply.
             reason = exc.data.get("reason") if isinstance(exc.data, dict) else None

@@ -253,7 +253,7 @@ class _CountingSession:
         self.session_id = session_id
         self.cwd = cwd
         self.core = SimpleNamespace(notices=True)
-        self.view = SimpleNamespace(terminal=False)
+        self.view = SimpleNamespace(terminal=False, terminal_delta=False)
         self.updates = 0
         self.records = 0
         self.bytes = 0

@@ -92,3 +92,67 @@ def test_title_records_are_compact_json_lines() -> None:
         f'{{"type":"custom-title","customTitle":"[archived] Fé","sessionId":"{SID}"}}\n'
         f'{{"type":"agent-name","agentName":"[archived] Fé","sessionId":"{SID}"}}\n'
     )
+
+
+def test_with_air_meta_keeps_other_namespaces_and_keys() -> None:
+    from fsm.air_meta import air_info_update, with_air_meta
+
+    meta = {"claudeCode": {"x": 1}, "jetbrains": {"air": {"version": 7, "other": True}}}
+    assert with_air_meta(meta, "planFile", "p") == {
+        "claudeCode": {"x": 1},
+        "jetbrains": {"air": {"version": 1, "other": True, "planFile": "p"}},
+    }
+    assert meta["jetbrains"] == {"air": {"version": 7, "other": True}}  # not changed in place
+    assert air_info_update("loadReplayEnd", True) == {
+        "sessionUpdate": "session_info_update",
+        "_meta": {"jetbrains": {"air": {"version": 1, "loadReplayEnd": True}}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("tool", "title", "reason", "expected"),
+    [
+        ("ExitPlanMode", "anything", None, {"title": "Ready to code?"}),
+        ("Bash", "a  \tb", None, {"title": "a  \tb"}),  # a command verbatim
+        (
+            "Write",
+            " Write\x01  a.md ",
+            "x\ty\x7f",
+            {"title": "Write a.md", "description": "Reason: x\ty"},
+        ),
+        ("Write", "x" * 4001, "r" * 4001, {"title": "Use tool?"}),
+        ("Write", "\x02", "  ", {"title": "Use tool?"}),
+    ],
+)
+def test_permission_heading(
+    tool: str, title: str, reason: str | None, expected: dict[str, Any]
+) -> None:
+    from fsm.air_meta import permission_heading
+
+    meta = permission_heading(
+        tool_name=tool, title=title, decision_reason=reason, default_to_no=False
+    )
+    assert meta == {"jetbrains": {"air": {"version": 1, "permission": {"version": 1, **expected}}}}
+    hinted = permission_heading(
+        tool_name=tool, title=title, decision_reason=reason, default_to_no=True
+    )
+    assert hinted["jetbrains"]["air"]["permission"]["defaultToNo"] is True
+
+
+def test_declaration_and_replay_end_follow_what_was_declared() -> None:
+    from fsm.air import IMPLEMENTED
+
+    plain = air_client(None)
+    assert plain.declaration() is None and plain.after_replay() == []
+    bare = air_client(_air({}))
+    assert bare.declaration() == {"version": 1, "capabilities": list(IMPLEMENTED)}
+    assert IMPLEMENTED[0] == "sessionFailure"
+    assert bare.after_replay() == []
+    declared = air_client(_air({"version": 1, "capabilities": ["loadReplayEnd"]}))
+    assert declared.after_replay() == [
+        {
+            "sessionUpdate": "session_info_update",
+            "_meta": {"jetbrains": {"air": {"version": 1, "loadReplayEnd": True}}},
+        }
+    ]
+    assert "loadReplayEnd" not in IMPLEMENTED  # declared by the client, never advertised

@@ -79,6 +79,13 @@ mine = [
                 "stop_details": {"type": "refusal", "category": "cyber"},
                 "usage": {"input_tokens": 1, "output_tokens": 1}}}),
         Result(stop_reason="refusal")),)),
+    # Row 29 (issue 32): the explanation only in that frame, and no refusal message after it.
+    Scenario(name="refusal_frame_alone", description="", turns=((
+        RawFrame(frame={"type": "system", "subtype": "model_refusal_no_fallback",
+            "session_id": "x", "uuid": "u2", "original_model": "claude-sonnet-4-5",
+            "api_refusal_category": "cyber",
+            "api_refusal_explanation": "This request looks like malware development."}),
+        Result(stop_reason="refusal")),)),
 ]
 runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
 code = runtime.main(sys.argv[1:], os.environ)
@@ -224,10 +231,11 @@ async def test_refusal_explanation_from_stop_details_reaches_the_client(
 
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+@pytest.mark.parametrize("scenario", ["refusal_no_fallback", "refusal_frame_alone"])
 async def test_refusal_explanation_from_the_no_fallback_frame_reaches_the_client(
-    adapters: AdapterPool, tmp_path: Path, capable: bool
+    adapters: AdapterPool, tmp_path: Path, capable: bool, scenario: str
 ) -> None:
-    adapter, [answer] = await _run(adapters, tmp_path, "refusal_no_fallback", capable=capable)
+    adapter, [answer] = await _run(adapters, tmp_path, scenario, capable=capable)
     # Row 29: only the system frame before the refusal carried it; it is not lost.
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
     assert adapter.agent_texts() == ["This request looks like malware development."]

@@ -343,14 +343,25 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
 
 
 @pytest.mark.asyncio(loop_scope="module")
-async def test_keep_planning_stays_in_plan_mode(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_keep_planning_stays_in_plan_mode(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
     client = ChoosingClient(option("reject"))
-    async with adapters.session_adapter(tmp_path, "plan_mode", client=client) as adapter:
+    async with adapters.session_adapter(
+        tmp_path, "plan_mode", client=client, capable=capable
+    ) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "fix the bug")
         kept = await adapter.prompt(session, "go ahead")
         after = await adapter.prompt(session, "fine")
-    assert isinstance(kept, PromptResponse)
+    # As the reference answers it: the user's own choice stopped the turn, so it is
+    # `cancelled`, with no record and no text made of Claude Code's `[ede_diagnostic]` line.
+    assert isinstance(kept, PromptResponse) and kept.stop_reason == "cancelled"
+    assert "jetbrains" not in (kept.field_meta or {})
+    assert adapter.records() == []
+    assert not any("ede_diagnostic" in t for t in adapter.agent_texts())
+    assert "ede_diagnostic" not in json.dumps(adapter.incoming())
     assert [u["currentModeId"] for u in adapter.updates("current_mode_update")] == ["plan"]
     assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
 

@@ -255,3 +255,25 @@ async def test_a_plan_in_the_clis_plan_file_is_shown_and_can_clear_the_context(
     result = _only_tool_result(double, leave)
     assert result.get("is_error") is not True
     assert tool_result_text(result).endswith(f"## Approved Plan:\n{PLAN}")
+
+
+async def test_keep_planning_ends_the_turn_cancelled_without_a_record(
+    asking: tuple[Adapter, AskedClient], double: MessagesApiDouble
+) -> None:
+    # "No, keep planning" denies ExitPlanMode with an interrupt: the real CLI ends the cycle
+    # with an error result whose only error is its `[ede_diagnostic] …` line (issue 32).
+    adapter, client = asking
+    session = await adapter.new_session()
+    await asyncio.wait_for(
+        adapter.conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT
+    )
+    double.script(ToolUse("ExitPlanMode", {"plan": PLAN}))
+    client.option = "reject"
+    try:
+        turn = await run_turn(adapter, "Plan the fix", session)
+    finally:
+        client.option = "allow"
+    assert turn.response.stop_reason == "cancelled"
+    assert turn.records() == []
+    assert "ede_diagnostic" not in json.dumps(turn.frames)
+    assert [u["currentModeId"] for u in turn.updates("current_mode_update")] == []

@@ -402,7 +402,8 @@ async def test_claude_codes_elicitation_request_is_answered_through_the_query() 
 
 
 def test_the_sdk_passes_on_a_hook_event_its_type_does_not_list() -> None:
-    # `adapter.claude.hooks` registers PostCompact, which `HookEvent` does not name: the SDK
+    # `adapter.claude.hooks` registers PostCompact and the task hooks, which `HookEvent` does
+    # not name: the SDK
     # must still hand it to the CLI by its name (the e2e compaction tests see it fire).
     from typing import get_args
 
@@ -415,5 +416,6 @@ def test_the_sdk_passes_on_a_hook_event_its_type_does_not_list() -> None:
     assert "PreCompact" in listed and "PostCompact" not in listed
     internal = _hooks_to_internal_format(ClaudeHooks().options())
     # No `Elicitation` hook: the CLI ignores a callback's answer (adapter.claude.hooks).
-    assert list(internal) == ["PostCompact"]
-    assert len(internal["PostCompact"][0]["hooks"]) == 1
+    assert list(internal) == ["PostCompact", "TaskCreated", "TaskCompleted"]
+    assert all(len(internal[name][0]["hooks"]) == 1 for name in internal)
+    assert "TaskCreated" not in listed and "TaskCompleted" not in listed

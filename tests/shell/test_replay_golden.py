@@ -38,7 +38,16 @@ class _Recorder:
         self.session_id = "golden-session"
         self.cwd = "/tmp/p"
         self.core = type("Core", (), {"notices": capable})()
-        self.view = type("View", (), {"terminal": terminal, "compaction_updates": False})()
+        self.view = type(
+            "View",
+            (),
+            {
+                "terminal": terminal,
+                "terminal_delta": False,
+                "compaction_updates": False,
+                "air": None,
+            },
+        )()
         self.digest = hashlib.sha256()
         self.updates = 0
         self.records = 0

@@ -261,7 +261,7 @@ def test_usage_follows_the_stream_during_a_turn() -> None:
     assert meter.saw_stream({"type": "message_delta", "usage": {"output_tokens": 9}}) is None
     # The result's window is the session's from then on; the turn's end reports as before.
     end = meter.saw_result({"output_tokens": 30}, {"m": {"contextWindow": 500_000}}, None)
-    assert (end["used"], end["size"]) == (40, 500_000)
+    assert end is not None and (end["used"], end["size"]) == (40, 500_000)
     assert meter.saw_stream(start) == {
         "sessionUpdate": "usage_update",
         "used": 11,

@@ -252,6 +252,10 @@ ADAPTER_ONLY = {
     "ask_question",
     "ask_questions",
     "permission_hints",
+    # JetBrains AIR's permission heading and plan file: tests/e2e/test_air_extensions.py.
+    "air_permission",
+    "air_plan_file",
+    "air_diff_patch",
     "mcp_elicit",  # an MCP server asks (issue 22): test_mcp_elicitation.py
     "mcp_elicit_url",  # ... to sign in on a page: test_mcp_url_elicitation.py
     "mcp_elicit_url_no_id",
@@ -279,4 +283,7 @@ ADAPTER_ONLY = {
     "plan_clear",
     "plan_clear_slow_start",
     "plan_clear_start_fails",
+    # A background subagent and a steered follow-up (issue 32): the demo plays it
+    # (tests/e2e/test_demo.py); tests/e2e/test_background_and_steering.py checks the frames.
+    "background_subagent",
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsm.effects import SettlePrompt, StopReason
 from fsm.events import PromptSent
 from fsm.session import SessionCore
 from tests.support.session_narrative import (
@@ -119,3 +120,50 @@ def test_fallback_explanation_goes_to_details(capable: SessionCore) -> None:
             details="The request touched a restricted topic.",
         )
     )
+
+
+# --- Claude Code's internal diagnostics -----------------------------------------------------------
+
+KEPT_PLANNING = "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use"
+
+
+def test_a_turn_the_users_answer_stopped_is_cancelled_without_a_record(
+    capable: SessionCore, legacy: SessionCore
+) -> None:
+    # "No, keep planning" denies ExitPlanMode with an interrupt; Claude Code then ends the cycle
+    # with this diagnostic as its only error. The user stopped the turn: `cancelled`, no record.
+    for core in (capable, legacy):
+        core.handle(PromptSent(turn_id=T1))
+        core.handle(said("Here is my plan."))
+        effects = core.handle(
+            result(subtype="error_during_execution", is_error=True, errors=(KEPT_PLANNING,))
+        )
+        assert effects == [SettlePrompt(stop_reason=StopReason.CANCELLED)]
+
+
+def test_a_diagnostic_line_never_titles_a_record(capable: SessionCore) -> None:
+    # Another diagnostic (not the user's stop) is a failure, titled without the internal line.
+    crash = "[ede_diagnostic] result_type=assistant last_content_type=text stop_reason=null"
+    capable.handle(PromptSent(turn_id=T1))
+    effects = capable.handle(
+        result(
+            subtype="error_during_execution",
+            is_error=True,
+            errors=(crash, "[session_crash] worker gone"),
+        )
+    )
+    assert effects == failed_with(
+        rec(
+            f"{T1}:error",
+            1,
+            C.SERVICE,
+            ERROR,
+            "The model provider reported an error.",
+            RETRY,
+            K.PROVIDER_ERROR,
+        )
+    )
+    # The same in a success-shaped result's text.
+    capable.handle(PromptSent(turn_id=T2))
+    effects = capable.handle(result(is_error=True, text=crash))
+    assert "ede_diagnostic" not in str(effects)

@@ -1,0 +1,104 @@
+"""The `_meta.jetbrains.air` payloads the agent sends, in the reference adapter's shapes.
+
+Every AIR payload is one key inside `_meta.jetbrains.air`, beside `version: 1`; `with_air_meta`
+merges one in and keeps every other namespace and key. A `session_info_update` that carries
+only an AIR payload has no `title` and no `updatedAt` (ACP reads `null` there as "clear").
+Pure functions of their arguments; which client gets which is `fsm.air.AirClient`'s to say.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = [
+    "AIR_VERSION",
+    "PLAN_FILE_CLEAR_SUFFIX",
+    "air_info_update",
+    "permission_heading",
+    "plan_file_clear",
+    "plan_file_input",
+    "with_air_meta",
+]
+
+AIR_VERSION = 1
+# What a heading or a reason may be at most; longer is not shown (the reference's bounds).
+_HEADING_LIMIT = 4000
+# Control characters other than TAB, LF and CR.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_WS_RUN = re.compile(r"\s+")
+_SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+_PLAN_EXIT_HEADING = "Ready to code?"
+_FALLBACK_HEADING = "Use tool?"
+# The call that tells AIR the plan file is released (a blank path is its clear signal); a call
+# of its own, so that the plan card keeps its file.
+PLAN_FILE_CLEAR_SUFFIX = ":plan-file-clear"
+
+
+def with_air_meta(meta: dict[str, Any] | None, key: str, payload: Any) -> dict[str, Any]:
+    """`meta` with `jetbrains.air.<key> = payload` and `jetbrains.air.version = 1`."""
+    out = dict(meta or {})
+    jetbrains = dict(out["jetbrains"]) if isinstance(out.get("jetbrains"), dict) else {}
+    air = dict(jetbrains["air"]) if isinstance(jetbrains.get("air"), dict) else {}
+    air["version"] = AIR_VERSION
+    air[key] = payload
+    jetbrains["air"] = air
+    out["jetbrains"] = jetbrains
+    return out
+
+
+def air_info_update(key: str, payload: Any) -> dict[str, Any]:
+    """A `session_info_update` carrying only `_meta.jetbrains.air.<key>`."""
+    return {"sessionUpdate": "session_info_update", "_meta": with_air_meta(None, key, payload)}
+
+
+def _human(text: object, *, single_line: bool) -> str | None:
+    if not isinstance(text, str):
+        return None
+    kept = _CONTROLS.sub("", text)
+    shown = _WS_RUN.sub(" ", kept).strip() if single_line else kept.strip()
+    return shown if shown and len(shown) <= _HEADING_LIMIT else None
+
+
+def permission_heading(
+    *, tool_name: str, title: str, decision_reason: object, default_to_no: bool
+) -> dict[str, Any]:
+    """The permission request's `_meta` for an AIR client: the approval's heading (the tool
+    call's own title; a shell command verbatim, since collapsing its white space would change
+    it), Claude Code's reason for asking, and whether the decline should be focused."""
+    heading: str
+    if tool_name == "ExitPlanMode":
+        heading = _PLAN_EXIT_HEADING
+    elif tool_name in _SHELL_TOOLS and title:
+        heading = title
+    else:
+        heading = _human(title, single_line=True) or _FALLBACK_HEADING
+    payload: dict[str, Any] = {"version": AIR_VERSION, "title": heading}
+    reason = _human(decision_reason, single_line=False)
+    if reason is not None:
+        payload["description"] = f"Reason: {reason}"
+    if default_to_no:
+        payload["defaultToNo"] = True
+    return with_air_meta(None, "permission", payload)
+
+
+def plan_file_input(tool_input: object, plan_file: str) -> dict[str, Any]:
+    """ExitPlanMode's input as a `planFile` client gets it: the plan's file in place of its
+    text (the client reads the plan from the file)."""
+    shown = dict(tool_input) if isinstance(tool_input, dict) else {}
+    shown.pop("plan", None)
+    return {**shown, "planFilePath": plan_file}
+
+
+def plan_file_clear(tool_id: str) -> dict[str, Any]:
+    """After an approved plan: the `tool_call` whose blank `planFilePath` drops AIR's plan file
+    button."""
+    return {
+        "sessionUpdate": "tool_call",
+        "toolCallId": f"{tool_id}{PLAN_FILE_CLEAR_SUFFIX}",
+        "title": "Exited Plan Mode",
+        "kind": "switch_mode",
+        "status": "completed",
+        "rawInput": {"planFilePath": ""},
+        "content": [],
+    }

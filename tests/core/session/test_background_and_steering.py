@@ -1,0 +1,75 @@
+"""The turn table's hold (docs/decisions.md#turns-that-wait): a turn whose subagent went to the
+background, or that the client steered, is answered once, when its work is done."""
+
+from __future__ import annotations
+
+from fsm.effects import AnswerSteer, InterruptClaude, SettlePrompt, StopReason
+from fsm.events import (
+    BackgroundTaskSettled,
+    BackgroundTaskStarted,
+    CancelRequested,
+    PromptSent,
+    SteerReceived,
+    TurnWentIdle,
+)
+from fsm.session import SessionCore
+from tests.support.session_narrative import E1, END_TURN, FORWARD, T1, result, said
+
+STARTED = BackgroundTaskStarted(epoch=E1, task_id="a1", subagent=True)
+SETTLED = BackgroundTaskSettled(epoch=E1, task_id="a1")
+IDLE = TurnWentIdle(epoch=E1)
+
+
+def test_a_turn_is_answered_after_its_background_subagents_follow_up(
+    capable: SessionCore,
+) -> None:
+    capable.handle(PromptSent(turn_id=T1))
+    assert capable.handle(said("Auditing in the background.")) == [FORWARD]
+    assert capable.handle(STARTED) == []
+    assert capable.handle(result()) == []  # its own result: held, not answered
+    assert capable.handle(IDLE) == []  # idle while the subagent runs: still held
+    assert capable.handle(BackgroundTaskSettled(epoch=E1, task_id="unknown")) == []
+    assert capable.handle(SETTLED) == []
+    assert capable.handle(said("The audit found two issues.")) == [FORWARD]
+    assert capable.handle(result(autonomous=True)) == [END_TURN]
+    assert capable.turn.state.name == "IDLE"
+
+
+def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) -> None:
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Working."))
+    capable.handle(BackgroundTaskStarted(epoch=E1, task_id="b1", subagent=False))
+    capable.handle(STARTED)
+    capable.handle(SETTLED)  # a foreground subagent ends before the turn's result
+    assert capable.handle(result()) == [END_TURN]
+
+
+def test_cancel_while_held_is_answered_cancelled_once(legacy: SessionCore) -> None:
+    legacy.handle(PromptSent(turn_id=T1))
+    legacy.handle(said("Auditing."))
+    legacy.handle(STARTED)
+    assert legacy.handle(result()) == []
+    effects = legacy.handle(CancelRequested(now=1.0))
+    assert InterruptClaude() in effects
+    interrupted = result(is_error=True, subtype="error_during_execution")
+    assert legacy.handle(interrupted) == [SettlePrompt(stop_reason=StopReason.CANCELLED)]
+    assert legacy.handle(IDLE) == []
+
+
+def test_a_steer_joins_the_turn_and_the_idle_after_it_answers(capable: SessionCore) -> None:
+    assert capable.handle(SteerReceived()) == [AnswerSteer(outcome="startedNewTurn")]
+    assert capable.handle(SteerReceived(prompt_required_when_idle=True)) == [
+        AnswerSteer(outcome="promptRequired")
+    ]
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Formatting."))
+    assert capable.handle(SteerReceived()) == [AnswerSteer(outcome="injected", priority="now")]
+    assert capable.handle(SteerReceived(question_open=True)) == [
+        AnswerSteer(outcome="injected", priority="later")
+    ]
+    assert capable.handle(result()) == []  # the interrupted cycle's: the steered one follows
+    capable.handle(said("Tabs it is."))
+    assert capable.handle(result()) == []
+    assert capable.handle(IDLE) == [END_TURN]
+    # Racing the turn's end: with no turn left, the steer is a prompt of its own.
+    assert capable.handle(SteerReceived()) == [AnswerSteer(outcome="startedNewTurn")]

@@ -1,0 +1,321 @@
+"""The JetBrains AIR extension set, end to end through the stdio agent, for three clients: AIR
+declaring the set, AIR declaring only sessionFailure, and a plain client. Each capability's
+exact frames go to the clients it is for and to no other."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import PromptResponse
+
+from adapter.scripted_claude.session_scenarios import PLAN
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, RecordingClient
+
+AIR_SET: dict[str, Any] = {
+    "jetbrains": {
+        "air": {
+            "version": 1,
+            "capabilities": ["sessionFailure", "planFile", "loadReplayEnd", "diffPatch"],
+        }
+    }
+}
+CLIENTS = {"air_set": AIR_SET, "air_sf": OPT_IN, "plain": None}
+
+
+def requests(adapter: Adapter, method: str) -> list[dict[str, Any]]:
+    return [m["params"] for m in adapter.incoming() if m.get("method") == method]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", list(CLIENTS))
+async def test_the_permission_heading_goes_to_every_air_client(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    async with adapters.session_adapter(
+        tmp_path, "air_permission", client_meta=meta, capable=meta is not None
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "run the tests")
+        asked = requests(adapter, "session/request_permission")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert [a["toolCall"]["title"] for a in asked] == ["npm test --watch=false", "Write notes.md"]
+    headings = [a.get("_meta") for a in asked]
+    if meta is None:
+        assert headings == [None, None]
+        return
+    assert headings == [
+        {
+            "jetbrains": {
+                "air": {
+                    "version": 1,
+                    "permission": {
+                        "version": 1,
+                        "title": "npm  test\t--watch=false",  # a command, verbatim
+                        "description": "Reason: Needed to verify\nthe change.",
+                        "defaultToNo": True,
+                    },
+                }
+            }
+        },
+        {
+            "jetbrains": {
+                "air": {"version": 1, "permission": {"version": 1, "title": "Write notes.md"}}
+            }
+        },
+    ]
+    # defaultToNo: the decline first, as for every client.
+    assert asked[0]["options"][0]["kind"] == "reject_once"
+
+
+def _argvs(tmp_path: Path) -> list[list[str]]:
+    path = tmp_path / "claude-log.jsonl"
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [list(e["argv"]) for e in entries if e["kind"] == "argv"]
+
+
+def _flag(argv: list[str], flag: str) -> list[str]:
+    return [argv[i + 1] for i, token in enumerate(argv[:-1]) if token == flag]
+
+
+def _instructions(text: object) -> dict[str, Any]:
+    return {"jetbrains": {"air": {"customInstructions": text}}}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_custom_instructions_follow_the_client_prompt(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success", client_meta=AIR_SET) as adapter:
+        base = {"cwd": str(adapter.workdir), "mcpServers": []}
+        prompt = {"mode": "append", "content": [{"type": "text", "text": "Be brief."}]}
+        override = {**prompt, "mode": "override"}
+        for extra in (
+            {"_meta": _instructions("Use tabs.")},
+            {"_meta": _instructions("Use tabs."), "systemPrompt": prompt},
+            {"_meta": _instructions("Use tabs."), "systemPrompt": override},
+            {"_meta": _instructions(42)},  # not a string: no instructions
+        ):
+            request = adapter.conn._conn.send_request("session/new", {**base, **extra})
+            answer = await asyncio.wait_for(request, TIMEOUT)
+            assert (await adapter.prompt(answer["sessionId"], "hi")).stop_reason == "end_turn"  # type: ignore[union-attr]
+    only, appended, replaced, ignored = _argvs(tmp_path)
+    assert _flag(only, "--append-system-prompt") == ["Use tabs."]
+    assert _flag(appended, "--append-system-prompt") == ["Be brief.\n\nUse tabs."]
+    assert _flag(replaced, "--system-prompt") == ["Be brief.\n\nUse tabs."]
+    assert "--append-system-prompt" not in ignored
+
+
+LOAD_REPLAY_END = {
+    "sessionUpdate": "session_info_update",
+    "_meta": {"jetbrains": {"air": {"version": 1, "loadReplayEnd": True}}},
+}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", list(CLIENTS))
+async def test_load_replay_end_closes_the_replay_of_a_declaring_client(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    async with adapters.session_adapter(
+        tmp_path, "success", client_meta=meta, capable=meta is not None
+    ) as adapter:
+        prompted, fresh = await adapter.new_session(), await adapter.new_session()
+        assert isinstance(await adapter.prompt(prompted, "hello"), PromptResponse)
+        cwd = str(adapter.workdir)
+        for session in (prompted, fresh):
+            await asyncio.wait_for(
+                adapter.conn.load_session(cwd=cwd, session_id=session, mcp_servers=[]), TIMEOUT
+            )
+        await asyncio.wait_for(
+            adapter.conn.resume_session(cwd=cwd, session_id=prompted, mcp_servers=[]), TIMEOUT
+        )
+        frames = adapter.incoming()
+    ends = [
+        (i, m["params"]["sessionId"])
+        for i, m in enumerate(frames)
+        if m.get("method") == "session/update" and m["params"]["update"] == LOAD_REPLAY_END
+    ]
+    if kind != "air_set":
+        assert ends == []
+        return
+    assert [session for _, session in ends] == [prompted, fresh]  # none for the resume
+    for index, session in ends:
+        # The last replayed update, right before the load's answer.
+        answer = frames[index + 1]
+        assert "result" in answer and "configOptions" in answer["result"]
+        replayed = [
+            m
+            for m in frames[:index]
+            if m.get("method") == "session/update" and m["params"]["sessionId"] == session
+        ]
+        assert session == fresh or any(
+            m["params"]["update"]["sessionUpdate"] == "user_message_chunk" for m in replayed
+        )
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize(
+    ("kind", "drafted"),
+    [("air_set", True), ("air_set", False), ("air_sf", True), ("plain", True)],
+)
+async def test_plan_file_shows_the_plans_file_to_a_declaring_client(
+    adapters: AdapterPool, tmp_path: Path, kind: str, drafted: bool
+) -> None:
+    meta = CLIENTS[kind]
+    client = RecordingClient(permission="exit-plan-default")
+    async with adapters.session_adapter(
+        tmp_path, "air_plan_file", client_meta=meta, capable=meta is not None, client=client
+    ) as adapter:
+        plan_file = adapter.workdir / "plans" / "plan.md"
+        if drafted:
+            plan_file.parent.mkdir(parents=True, exist_ok=True)
+            plan_file.write_text(PLAN, encoding="utf-8")
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "plan the fix")
+        asked = requests(adapter, "session/request_permission")
+        updates = adapter.updates()
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert "ExitPlanMode was allowed." in adapter.agent_texts()
+    tool_id = next(u["toolCallId"] for u in updates if u.get("name") == "ExitPlanMode")
+    # The card as it stood before the question: its opening, filled in once the input was whole.
+    opened = [
+        u
+        for u in updates
+        if (u.get("toolCallId") == tool_id and "status" not in u)
+        or (u.get("toolCallId") == tool_id and u.get("status") == "pending")
+    ]
+    card: dict[str, Any] = {}
+    for update in opened:
+        card.update(update)
+    [question] = [a["toolCall"] for a in asked]
+    [result] = [
+        u for u in updates if u.get("toolCallId") == tool_id and u.get("status") == "completed"
+    ]
+    clears = [u for u in updates if u.get("toolCallId") == f"{tool_id}:plan-file-clear"]
+    if kind == "air_set" and drafted:
+        shown = {"planFilePath": str(plan_file)}
+        assert card["rawInput"] == shown and card["content"] == []
+        assert question["rawInput"] == shown and not question.get("content")
+        assert result["rawInput"] == shown
+        assert clears == [
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": f"{tool_id}:plan-file-clear",
+                "title": "Exited Plan Mode",
+                "kind": "switch_mode",
+                "status": "completed",
+                "rawInput": {"planFilePath": ""},
+                "content": [],
+            }
+        ]
+        return
+    # Everyone else, and a plan file that is not there: the plan's text, as before.
+    assert card["rawInput"]["plan"] == PLAN
+    assert card["content"][0]["content"]["text"] == PLAN
+    assert question["content"][0]["content"]["text"] == PLAN
+    assert "rawInput" not in result or "planFilePath" in result["rawInput"]
+    assert clears == []
+
+
+def _patch_block(path: str, text: str, *, question: bool = False) -> dict[str, Any]:
+    """The patch's `diff` block; `oldText: null` as the reference sends it, except in a
+    permission question, whose `acp` model leaves a null out."""
+    meta = {"version": 1, "diffPatch": {"version": 1, "format": "git_patch", "text": text}}
+    block = {"type": "diff", "path": path, "newText": "", "_meta": {"jetbrains": {"air": meta}}}
+    return block if question else {**block, "oldText": None}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", list(CLIENTS))
+async def test_diff_patch_shows_edits_as_git_patches(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    async with adapters.session_adapter(
+        tmp_path, "air_diff_patch", client_meta=meta, capable=meta is not None
+    ) as adapter:
+        app = adapter.workdir / "src" / "app.py"
+        app.parent.mkdir(parents=True, exist_ok=True)
+        app.write_text("def greet(name):\n    return 'Hello ' + name\n", encoding="utf-8")
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "tidy the greeting")
+        asked = [a["toolCall"] for a in requests(adapter, "session/request_permission")]
+        updates = adapter.updates()
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    new = adapter.workdir / "src" / "new file.py"
+    assert app.read_text(encoding="utf-8") == "def greet(name):\n    return f'Hello {name}!'\n"
+    assert new.read_text(encoding="utf-8") == "x = 1\ny = 2"
+    edit_id, write_id = (a["toolCallId"] for a in asked)
+    done = {
+        u["toolCallId"]: u
+        for u in updates
+        if u.get("status") == "completed" and u["toolCallId"] in (edit_id, write_id)
+    }
+    p, q = str(app).lstrip("/"), str(new).lstrip("/")
+    edit_patch = (
+        f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1,2 +1,2 @@\n def greet(name):\n"
+        "-    return 'Hello ' + name\n+    return f'Hello {name}!'\n"
+    )
+    write_patch = (
+        f"diff --git a/{q} b/{q}\nnew file mode 100644\n--- /dev/null\n+++ b/{q}\t\n"
+        "@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n\\ No newline at end of file\n"
+    )
+    if kind != "air_set":
+        assert "diffPatch" not in json.dumps(adapter.incoming())
+        assert done[edit_id]["content"][0]["newText"].endswith("f'Hello {name}!'\n")
+        return
+    assert asked[0]["content"] == [_patch_block(str(app), edit_patch, question=True)]
+    assert asked[1]["content"] == [_patch_block(str(new), write_patch, question=True)]
+    assert done[edit_id]["content"] == [_patch_block(str(app), edit_patch)]
+    assert done[edit_id]["locations"] == [{"path": str(app), "line": 1}]
+    assert done[write_id]["content"] == [_patch_block(str(new), write_patch)]
+    assert done[write_id]["locations"] == [{"path": str(new)}]
+    # The live Write card shows no diff: the question and the result do.
+    write_cards = [
+        u
+        for u in updates
+        if u.get("toolCallId") == write_id
+        and u["sessionUpdate"] in ("tool_call", "tool_call_update")
+        and "rawInput" in u
+    ]
+    assert write_cards and write_cards[-1]["content"] == []
+    assert not [u for u in write_cards if u.get("content")]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_session_index_methods_are_not_found_while_the_index_is_not_negotiated(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    index_client = {
+        "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure", "sessionIndex"]}}
+    }
+    async with adapters.session_adapter(tmp_path, "success", client_meta=index_client) as adapter:
+        session = await adapter.new_session()
+        assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
+        codes = []
+        for method, params in (
+            ("_session/rename", {"sessionId": session, "title": ""}),
+            ("_session/rename", {"sessionId": session, "title": "x" * 10_240}),
+            ("_session/archive", {"sessionId": session}),
+            ("_session/unarchive", {"sessionId": "00000000-0000-4000-8000-000000000000"}),
+            ("_session/batch_get", {"sessionIds": [session]}),
+            ("_session/list/unsubscribe", {"subscriptionId": "never-subscribed"}),
+        ):
+            with pytest.raises(acp.RequestError) as caught:
+                await asyncio.wait_for(adapter.conn._conn.send_request(method, params), TIMEOUT)
+            codes.append(caught.value.code)
+        listed = await asyncio.wait_for(
+            adapter.conn.list_sessions(cwd=str(adapter.workdir)), TIMEOUT
+        )
+        again = await adapter.prompt(session, "still here?")
+    # As the reference answers them without a negotiated `sessionIndex`; nothing changed.
+    assert codes == [-32601] * 6
+    assert [s.title for s in listed.sessions if s.session_id == session] == ["hello"]
+    assert isinstance(again, PromptResponse) and again.stop_reason == "end_turn"

@@ -1,0 +1,262 @@
+"""Work Claude does in the background, and steering, end to end through real stdio with a real
+ACP client and the scripted Claude:
+
+- a turn whose subagent went to the background (`system/task_started` of an Agent call) keeps
+  its `session/prompt` open past its own result, so the follow-up Claude writes when the
+  subagent ends (`task_notification`, then an autonomous result), and a question it asks, land
+  inside the turn; the prompt is answered once, after them;
+- cancelled while the subagent runs, the prompt is answered `cancelled`, once; closed, it is
+  answered once and no question stays open;
+- `_session/steering` during a turn is sent to Claude at once with priority `now` and the turn
+  is answered once, when Claude is idle after the steered message; with no turn running it is
+  `promptRequired` for a client that asked, else a turn of its own;
+- bad input: a notification for a task nobody started, task frames without ids, a steer with
+  bad params or for an unknown session: a clear outcome, and nothing else lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, script_launcher
+
+_SCRIPTS = """
+import os, sys
+from adapter.scripted_claude import runtime
+from adapter.scripted_claude.scenarios import SCENARIOS
+from adapter.scripted_claude.steps import *
+
+def system(subtype, **fields):
+    return RawFrame(frame={"type": "system", "subtype": subtype, "session_id": "x",
+                           "uuid": "u-" + subtype + str(len(fields)), **fields})
+
+agent = ToolUse(name="Agent", id="ag1", result="Async agent launched successfully.",
+                input={"description": "Audit the code", "prompt": "Audit",
+                       "run_in_background": True})
+started = system("task_started", task_id="a1", tool_use_id="ag1", description="Audit the code",
+                 subagent_type="general-purpose", task_type="local_agent")
+finished = system("task_notification", task_id="a1", tool_use_id="ag1", status="completed",
+                  output_file="/tmp/a1.out", summary="Audit done")
+followed_up = RawFrame(frame={
+    "type": "result", "subtype": "success", "is_error": False, "session_id": "x",
+    "duration_ms": 5, "duration_api_ms": 5, "num_turns": 1, "result": "", "stop_reason": "end_turn",
+    "total_cost_usd": 0.0, "origin": {"kind": "task-notification"},
+    "usage": {"input_tokens": 3, "output_tokens": 4, "cache_read_input_tokens": 0,
+              "cache_creation_input_tokens": 0}, "modelUsage": {}})
+mine = [
+    Scenario(name="background", description="", turns=((
+        agent, started, Text(text="The audit runs in the background."), Result(),
+        Sleep(seconds=0.3), finished,
+        Permission(tool_name="Bash", input={"command": "git diff"}, result="diff"),
+        Text(text="The audit found two issues."), followed_up),)),
+    Scenario(name="background_hang", description="", turns=((
+        agent, started, Text(text="The audit runs in the background."), Result(), Hang()),)),
+    Scenario(name="odd_tasks", description="", turns=((
+        system("task_notification", task_id="nobody", status="completed",
+               output_file="/tmp/x", summary="?"),
+        RawFrame(frame={"type": "system", "subtype": "task_started", "session_id": "x",
+                        "uuid": "u-bad", "description": "no id"}),
+        RawFrame(frame={"type": "system", "subtype": "task_updated", "session_id": "x",
+                        "uuid": "u-bad2", "patch": {"status": "completed"}}),
+        Reply(), Result()),)),
+    Scenario(name="background_bash", description="", turns=(
+        (ToolUse(name="Bash", id="bg1", input={"command": "npm run dev",
+                                                "run_in_background": True},
+                 result="Command running in background with ID: b1",
+                 tool_use_result={"backgroundTaskId": "b1"}),
+         Reply(), Result()),
+        (system("task_notification", task_id="b1", status="completed",
+                output_file="/tmp/b1.out", summary="dev server exited"), Reply(), Result()),
+    )),
+    Scenario(name="steered", description="", turns=(
+        (Text(text="Working on it."), Sleep(seconds=3.0), Text(text="Done with the first."),
+         Result()),
+        (Text(text="Steered: using tabs."), Result()),
+    )),
+]
+runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
+code = runtime.main(sys.argv[1:], os.environ)
+sys.stderr.flush()
+os._exit(code)
+"""
+
+
+def _launcher(directory: Path) -> Path:
+    return script_launcher(directory, "background", _SCRIPTS)
+
+
+def _env(adapters: AdapterPool) -> dict[str, str]:
+    return {"CLAUDE_CODE_EXECUTABLE": str(adapters.launcher("background", _launcher))}
+
+
+def _position(adapter: Adapter, predicate: Any) -> int:
+    return next(i for i, m in enumerate(adapter.incoming()) if predicate(m))
+
+
+def _said_before(adapter: Adapter, end: int) -> str:
+    """The agent's words in the frames before `end` (streamed deltas joined)."""
+    words = []
+    for message in adapter.incoming()[:end]:
+        update = message.get("params", {}).get("update", {})
+        if update.get("sessionUpdate") == "agent_message_chunk":
+            words.append(str(update.get("content", {}).get("text", "")))
+    return "".join(words)
+
+
+def _is_response(message: dict[str, Any]) -> bool:
+    return (
+        "result" in message
+        and isinstance(message["result"], dict)
+        and ("stopReason" in message["result"])
+    )
+
+
+async def _steer(adapter: Adapter, **params: Any) -> Any:
+    return await asyncio.wait_for(
+        adapter.conn._conn.send_request("_session/steering", params), TIMEOUT
+    )
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_a_turn_waits_for_its_background_subagent(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    async with adapters.session_adapter(
+        tmp_path, "background", env=_env(adapters), capable=capable
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+        after = await adapter.prompt(session, "next")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1}
+    # The follow-up and the subagent's question came inside the turn, before its answer.
+    answered = _position(adapter, _is_response)
+    assert "The audit found two issues." in _said_before(adapter, answered)
+    asked = _position(adapter, lambda m: m.get("method") == "session/request_permission")
+    assert asked < answered
+    assert adapter.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_cancelled_while_the_subagent_runs(adapters: AdapterPool, tmp_path: Path) -> None:
+    async with adapters.session_adapter(tmp_path, "background_hang", env=_env(adapters)) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.ensure_future(adapter.prompt(session, "audit"))
+        await _until_said(adapter, "The audit runs in the background.")
+        await asyncio.sleep(0.3)
+        assert not prompt.done()  # held open for the subagent
+        await adapter.conn.cancel(session_id=session)
+        answer = await prompt
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_closed_while_the_subagent_runs(adapters: AdapterPool, tmp_path: Path) -> None:
+    async with adapters.session_adapter(tmp_path, "background_hang", env=_env(adapters)) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.ensure_future(adapter.prompt(session, "audit"))
+        await _until_said(adapter, "The audit runs in the background.")
+        await asyncio.wait_for(adapter.conn.close_session(session_id=session), TIMEOUT)
+        answer = await prompt
+    # Answered once, however the close and the subagent's end meet: cancelled or an error.
+    closed = isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+    assert closed or isinstance(answer, acp.RequestError)
+    assert set(adapter.answers().values()) == {1}
+    assert not [m for m in adapter.incoming() if m.get("method") == "session/request_permission"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_background_commands_terminal_ends_when_the_command_ends(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    meta = {**OPT_IN, "terminal_output": True}
+    async with adapters.session_adapter(
+        tmp_path, "background_bash", env=_env(adapters), client_meta=meta
+    ) as adapter:
+        session = await adapter.new_session()
+        await adapter.prompt(session, "start the server")
+        first = len(adapter.incoming())
+        await adapter.prompt(session, "is it done?")
+    exits = [
+        i
+        for i, m in enumerate(adapter.incoming())
+        if "terminal_exit" in m.get("params", {}).get("update", {}).get("_meta", {})
+    ]
+    # Not when Claude Code said it went to the background: when its task ended.
+    [at] = exits
+    assert at >= first  # among the second turn's frames, where the task ended
+    update = adapter.incoming()[at]["params"]["update"]
+    assert update["toolCallId"] == "bg1"
+    assert update["_meta"]["terminal_exit"] == {
+        "terminal_id": "bg1",
+        "exit_code": 0,
+        "signal": None,
+    }
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_odd_task_frames_change_nothing(adapters: AdapterPool, tmp_path: Path) -> None:
+    async with adapters.session_adapter(tmp_path, "odd_tasks", env=_env(adapters)) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "hi")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert len(adapter.agent_texts()) == 1 and adapter.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_steer_joins_the_running_turn(adapters: AdapterPool, tmp_path: Path) -> None:
+    log = tmp_path / "claude.log"
+    env = {**_env(adapters), "CLAUDE_ACP_SCRIPTED_LOG": str(log)}
+    async with adapters.session_adapter(tmp_path, "steered", env=env) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.ensure_future(adapter.prompt(session, "format the file"))
+        await _until_said(adapter, "Working on it.")
+        steer = {"sessionId": session, "prompt": [{"type": "text", "text": "use tabs"}]}
+        outcome = await _steer(adapter, **steer)
+        answer = await prompt
+        idle = await _steer(
+            adapter, **steer, _meta={"steering": {"idleBehavior": "promptRequired"}}
+        )
+    assert outcome == {"outcome": "injected"}
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1}
+    # Answered once, after the steered message's answer.
+    assert "Steered: using tabs." in _said_before(adapter, _position(adapter, _is_response))
+    assert idle == {"outcome": "promptRequired", "reason": "noRunningTurn"}
+    users = [json.loads(line) for line in log.read_text().splitlines()]
+    steered = [u for u in users if u["kind"] == "user" and u.get("priority")]
+    assert [(u["content"][0]["text"], u["priority"]) for u in steered] == [("use tabs", "now")]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_steering_bad_input(adapters: AdapterPool, tmp_path: Path) -> None:
+    async with adapters.session_adapter(tmp_path, "odd_tasks", env=_env(adapters)) as adapter:
+        session = await adapter.new_session()
+        text = [{"type": "text", "text": "x"}]
+        for params in (
+            {"sessionId": "nobody", "prompt": text},
+            {"sessionId": session, "prompt": []},
+            {"sessionId": session, "prompt": text, "_meta": {"steering": {"idleBehavior": "x"}}},
+        ):
+            with pytest.raises(acp.RequestError) as caught:
+                await _steer(adapter, **params)
+            assert caught.value.code == -32602
+        # Nothing was lost: the session still answers.
+        answer = await adapter.prompt(session, "hi")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+
+
+async def _until_said(adapter: Adapter, text: str) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        while text not in _said_before(adapter, len(adapter.incoming())):
+            await asyncio.sleep(0.02)

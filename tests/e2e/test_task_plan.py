@@ -1,0 +1,94 @@
+"""Claude Code's task list as the session's plan, end to end through real stdio with a real
+ACP client and the scripted Claude: the Task* tools (TaskCreate, TaskUpdate, TaskList, TaskGet)
+and the TaskCreated/TaskCompleted hooks become `plan` updates and never cards, the plan is kept
+across turns, and a conversation reset clears it. Calls and hooks of an unusable shape change
+nothing and lose nothing else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import AdapterPool, script_launcher
+
+_SCRIPTS = """
+import os, sys
+from adapter.scripted_claude import runtime
+from adapter.scripted_claude.scenarios import SCENARIOS
+from adapter.scripted_claude.steps import *
+
+mine = [
+    Scenario(name="tasks", description="", turns=(
+        (
+            ToolUse(name="TaskCreate", id="c1",
+                    input={"subject": "Write tests", "activeForm": "Writing tests"},
+                    result="Task #1 created successfully: Write tests",
+                    tool_use_result={"task": {"id": "1", "subject": "Write tests"}}),
+            FireHook(event="TaskCreated", input={"task_id": "2", "task_subject": "Ship it"}),
+            FireHook(event="TaskCreated", input={"task_subject": "no id"}),
+            ToolUse(name="TaskUpdate", id="u1", input={"taskId": "1", "status": "in_progress"},
+                    result="Updated task #1 status",
+                    tool_use_result={"success": True, "taskId": "1",
+                                     "updatedFields": ["status"]}),
+            ToolUse(name="TaskUpdate", id="u2", input={"status": "completed"},
+                    result="Task # not found", is_error=True),
+            ToolUse(name="TaskGet", id="g1", input={"taskId": "1"},
+                    result="Task #1: Write tests"),
+            Reply(), Result(),
+        ),
+        (
+            FireHook(event="TaskCompleted", input={"task_id": "1", "task_subject": "Write tests"}),
+            ToolUse(name="TaskList", id="l1", input={},
+                    result="#1 [completed] Write tests\\n#2 [pending] Ship it"),
+            Reply(), Result(),
+        ),
+        (
+            RawFrame(frame={"type": "system", "subtype": "conversation_reset",
+                            "session_id": "x", "uuid": "r1", "new_conversation_id": "c2"}),
+            Reply(), Result(),
+        ),
+    )),
+]
+runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
+code = runtime.main(sys.argv[1:], os.environ)
+sys.stderr.flush()
+os._exit(code)
+"""
+
+
+def _launcher(directory: Path) -> Path:
+    return script_launcher(directory, "tasks", _SCRIPTS)
+
+
+def _entry(content: str, status: str) -> dict[str, str]:
+    return {"content": content, "status": status, "priority": "medium"}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_the_task_list_is_the_plan_across_turns_until_a_reset(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    env = {"CLAUDE_CODE_EXECUTABLE": str(adapters.launcher("tasks", _launcher))}
+    async with adapters.session_adapter(tmp_path, "tasks", env=env, capable=capable) as adapter:
+        session = await adapter.new_session()
+        answers = [await adapter.prompt(session, f"turn {n}") for n in range(3)]
+    assert all(isinstance(a, PromptResponse) and a.stop_reason == "end_turn" for a in answers)
+    write, ship = "Write tests", "Ship it"
+    assert [p["entries"] for p in adapter.updates("plan")] == [
+        [_entry(write, "pending")],
+        [_entry(write, "pending"), _entry(ship, "pending")],
+        [_entry("Writing tests", "in_progress"), _entry(ship, "pending")],
+        # Turn 2: the hook completes task 1, TaskList confirms the list Claude Code holds.
+        [_entry(write, "completed"), _entry(ship, "pending")],
+        [_entry(write, "completed"), _entry(ship, "pending")],
+        # Turn 3: a fresh conversation's tasks are new; the old plan is cleared.
+        [],
+    ]
+    # No Task* call is a card, not even the failed one or the read.
+    cards = adapter.updates("tool_call") + adapter.updates("tool_call_update")
+    assert {c.get("toolCallId") for c in cards} & {"c1", "u1", "u2", "g1", "l1"} == set()
+    assert len(adapter.agent_texts()) == 3

@@ -1,0 +1,96 @@
+"""Usage per turn, end to end through real stdio with a real ACP client and the scripted Claude
+(whose `modelUsage` is a running total per process, as the real CLI's is): each prompt
+response's `usage` is its own turn's tokens with `_meta.quota` split by model; the tokens of
+work Claude did on its own (a result whose origin is a task notification) are reported in a
+`usage_update` but never added to a turn; a turn that used nothing sends no `usage_update`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import AdapterPool, script_launcher
+
+_SCRIPTS = """
+import os, sys
+from adapter.scripted_claude import runtime
+from adapter.scripted_claude.scenarios import SCENARIOS
+from adapter.scripted_claude.steps import *
+
+autonomous = RawFrame(frame={
+    "type": "result", "subtype": "success", "is_error": False, "session_id": "x",
+    "duration_ms": 5, "duration_api_ms": 5, "num_turns": 1, "result": "", "stop_reason": "end_turn",
+    "total_cost_usd": 0.5, "origin": {"kind": "task-notification"},
+    "usage": {"input_tokens": 1000, "output_tokens": 500, "cache_read_input_tokens": 0,
+              "cache_creation_input_tokens": 0},
+    "modelUsage": {}})
+mine = [
+    Scenario(name="usage_turns", description="", turns=(
+        (Text(text="one two three"), Result()),
+        (Text(text="four"), Result(), autonomous),
+        (RawFrame(frame={"type": "system", "subtype": "local_command_output",
+                         "session_id": "x", "uuid": "l1", "content": "Total cost: $0"}),
+         Result(result="Total cost: $0")),
+    )),
+]
+runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
+code = runtime.main(sys.argv[1:], os.environ)
+sys.stderr.flush()
+os._exit(code)
+"""
+
+
+def _launcher(directory: Path) -> Path:
+    return script_launcher(directory, "usage", _SCRIPTS)
+
+
+def _count(usage: Any) -> dict[str, int]:
+    return {
+        "totalTokens": usage.total_tokens,
+        "inputTokens": usage.input_tokens,
+        "cachedInputTokens": usage.cached_read_tokens,
+        "cachedWriteTokens": usage.cached_write_tokens,
+        "outputTokens": usage.output_tokens,
+        "reasoningOutputTokens": 0,
+    }
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_each_response_carries_its_own_turns_usage(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    env = {"CLAUDE_CODE_EXECUTABLE": str(adapters.launcher("usage", _launcher))}
+    async with adapters.session_adapter(
+        tmp_path, "usage_turns", env=env, capable=capable
+    ) as adapter:
+        session = await adapter.new_session()
+        first = await adapter.prompt(session, "count")
+        second = await adapter.prompt(session, "more")
+        third = await adapter.prompt(session, "/cost")
+    answers = [first, second, third]
+    assert all(isinstance(a, PromptResponse) and a.stop_reason == "end_turn" for a in answers)
+    assert isinstance(first, PromptResponse) and isinstance(second, PromptResponse)
+    assert isinstance(third, PromptResponse)
+    assert first.usage is not None and second.usage is not None and third.usage is not None
+    # Each turn its own: 24 input tokens each (the scripted request), never 48; the
+    # autonomous result's 1,500 are in no turn's usage.
+    assert (first.usage.input_tokens, second.usage.input_tokens) == (24, 24)
+    assert second.usage.output_tokens < 1000 and third.usage.total_tokens == 0
+    for answer in (first, second):
+        assert answer.usage is not None
+        quota = (answer.field_meta or {})["quota"]
+        assert quota["token_count"] == _count(answer.usage)
+        # `modelUsage` is a running total: the second turn's row is its own share only.
+        assert quota["model_usage"] == [
+            {"model": "claude-sonnet-4-5", "token_count": _count(answer.usage)}
+        ]
+    assert (third.field_meta or {})["quota"]["model_usage"] == []
+    # A usage_update per result that used something: two turns and the autonomous work;
+    # the local command used nothing and sends none.
+    costs = [u for u in adapter.updates("usage_update") if "cost" in u]
+    assert len(costs) == 3 and costs[-1]["cost"]["amount"] == 0.5
