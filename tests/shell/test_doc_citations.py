@@ -188,3 +188,9 @@ def test_every_relative_link_in_the_docs_points_at_a_file() -> None:
             if not (page.parent / target.split("#")[0]).exists():
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert broken == []
+
+
+def test_the_changelog_is_for_users_not_a_development_log() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text("utf-8")
+    # What changed for a user, not which test proves it or which issue asked for it.
+    assert re.findall(r"`tests/[^`]*`|\btest_\w+\.py|\bissues? \d+", text) == []
