@@ -6,9 +6,10 @@ The turn's answer dialect, chosen once per session from what the client negotiat
 settle into the answer the client understands:
 - `RecordAnswers` (sessionFailure or agentError): the failure becomes the open turn's record
   (`<turnId>:error`, its next revision), current at once because it rides on the prompt
-  response, whose delivery the shell cannot observe (reference D10);
-- `LegacyAnswers` (neither extension): the JSON-RPC error the reference adapter sends (row 5),
-  ACP's "authentication required" for an auth failure; no record exists anywhere.
+  response, whose delivery the shell cannot observe;
+- `LegacyAnswers` (neither extension): the JSON-RPC error the reference adapter sends
+  (docs/decisions.md#auth-failure-legacy-client), ACP's "authentication required" for an auth
+  failure; no record exists anywhere.
 A settle with no failure is the same answer for every client. The dialect runs before the turn
 closes (the record needs the open turn), inside the row's callbacks, so a raise leaves the
 turn's state as it was.
@@ -53,7 +54,8 @@ class RecordAnswers:
 
 
 class LegacyAnswers:
-    """Neither extension: a failed turn is a JSON-RPC error (row 5)."""
+    """Neither extension: a failed turn is a JSON-RPC error
+    (docs/decisions.md#auth-failure-legacy-client)."""
 
     def answer(self, settle: SettlePrompt) -> Effect:
         failure = settle.failure

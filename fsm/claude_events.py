@@ -1,7 +1,7 @@
 """The core's inputs from a Claude runtime: one per message (or end) of Claude's process.
 
 Theory of operation: as for every event (`events.py`); each carries the `epoch` of the runtime
-that said it, so the core can drop what a replaced runtime says late (DECISIONS row 21).
+that said it, so the core can drop what a replaced runtime says late (docs/decisions.md#delivery).
 """
 
 from __future__ import annotations
@@ -163,7 +163,8 @@ class LimitWindow:
     """One window a subscription is metered on (`unifiedWindows.<name>` of a `rate_limit_event`,
     or its top-level `rateLimitType`): `utilization` is a fraction (0.92 is 92%), `resets_at`
     epoch seconds. `utc_offset_seconds` is the agent's local offset from UTC at `resets_at`
-    (the shell's clock knows it; the title shows the reset in local time, DECISIONS row 32)."""
+    (the shell's clock knows it; the title shows the reset in local time,
+    docs/decisions.md#early-limit-warning)."""
 
     name: str
     status: str
@@ -233,7 +234,8 @@ class ContextMeasured(ClaudeEvent):
 class AnswerStreamStarted(ClaudeEvent):
     """Claude began streaming a top-level message (`message_start` of a partial-message stream;
     `model` is the one it names). A real model's answer after a failure message means Claude got
-    past it: the withheld prose must go out before the answer's first words (row 24)."""
+    past it: the withheld prose must go out before the answer's first words
+    (docs/decisions.md#error-prose-without-record)."""
 
     model: str | None
 

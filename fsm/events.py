@@ -4,8 +4,8 @@ Theory of operation: the shell reads one thing (a client request, one message fr
 outcome of a send) and hands the core one of these frozen values. The shell mints every id and
 epoch; the core never reads a clock or draws a random number. Every event that comes from a
 Claude runtime carries that runtime's `epoch`, so the core can drop what a replaced runtime says
-late (DECISIONS row 21). Constructors validate and raise `PeerViolation` for values no Claude
-process or client could mean.
+late (docs/decisions.md#delivery). Constructors validate and raise `PeerViolation` for values no
+Claude process or client could mean.
 
 This module holds what the client and the shell report; Claude's own events live in
 `claude_events.py` and are importable from here too, so `fsm.events` names every input.
@@ -135,7 +135,7 @@ class CancelRequested(Event):
 class FreshContextChosen(Event):
     """The user left plan mode with a "clear context" choice during the live turn: when that
     turn's (interrupted) result arrives, it goes on in a fresh Claude context that carries
-    the plan (`reference-features-2.md` section 2.3). The shell keeps the plan and the mode."""
+    the plan, as the reference adapter does. The shell keeps the plan and the mode."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -172,8 +172,9 @@ class CancelGraceExpired(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InternalFaultOccurred(Event):
-    """Our own code raised (the core or the shell, not Claude's transport): DECISIONS row 30.
-    `where` says which part, for the log; the traceback is the shell's to log."""
+    """Our own code raised (the core or the shell, not Claude's transport):
+    docs/decisions.md#internal-faults. `where` says which part, for the log; the traceback is the
+    shell's to log."""
 
     where: str = "adapter"
 

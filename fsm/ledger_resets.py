@@ -1,4 +1,4 @@
-"""The ledger's part for the reset of a failed limit (DECISIONS row 33).
+"""The ledger's part for the reset of a failed limit (docs/decisions.md#limit-that-resets).
 
 Theory of operation: a limit failure's incident knows when its limit resets (`resets_at_ms`);
 the incident machine decides when that reset is taken (`RESET_REACHED`, once per incident).

@@ -77,7 +77,8 @@ def reset_clock(resets_at: int, utc_offset_seconds: int, zone: str, wall: float 
 
 
 def warning_title(window: LimitWindow, zone: str, wall: float | None) -> str:
-    """`You've used 92% of your 5-hour limit · resets 10:08pm (UTC)` (row 32's style)."""
+    """`You've used 92% of your 5-hour limit · resets 10:08pm (UTC)` (the style of
+    docs/decisions.md#early-limit-warning)."""
     assert window.utilization is not None and window.resets_at is not None
     percent = whole_percent(window.utilization)
     reset = reset_clock(window.resets_at, window.utc_offset_seconds, zone, wall)

@@ -1,6 +1,7 @@
 """The session core's part in usage limits: what a `rate_limit_event` and the clock mean.
 
-Theory of operation: `SessionLimits` is `SessionCore`'s one helper for DECISIONS rows 32-33:
+Theory of operation: `SessionLimits` is `SessionCore`'s one helper for
+docs/decisions.md#early-limit-warning and #limit-that-resets:
 - a `RateLimitReported` goes to the windows' warning machine (`limits.py`), and the reset time
   of a rejected window becomes the turn's reset hint (the failure that follows carries it, and
   the `agent_error` dialect shows it) or moves the reset an earlier failure awaits;

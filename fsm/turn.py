@@ -15,10 +15,11 @@ RUNNING) sit beside their twins. The design card's three questions are rows:
   RETRYING means exactly "a warning of this turn is out": rows enter it where one is published
   (or, from FAILING, when Claude gets past a failure while one is out) and no row leaves it for
   RUNNING. Its other rows are RUNNING's; their `fail_*` callbacks revise the same entry,
-  because a turn has one failure id (row 12: WARNING: hand-coded, not drawn, in the ledger);
+  because a turn has one failure id (docs/decisions.md#turn-ids: WARNING: hand-coded, not drawn, in
+  the ledger);
 - when `api_retry` progress reuses the turn id: `RUNNING --retry_attempted [unless
-  is_a_quiet_retry] / warn_under_turn_id --> RETRYING` (row 11: a 401, or a client that takes no
-  warnings, is quiet);
+  is_a_quiet_retry] / warn_under_turn_id --> RETRYING` (docs/decisions.md#retry-progress: a 401, or
+  a client that takes no warnings, is quiet);
 - when a recovery boundary is confirmed: `confirm_boundary` on every non-autonomous
   result of a user turn, `recover_after_answer` on `[was_answered_for_real]` rows (the incident
   machine then decides which incident each boundary retires).
@@ -29,10 +30,11 @@ every client, and the answer dialect (`answers.py`) makes its settle a legacy JS
 
 States are what changes behaviour: PROMPT_SENT (nothing heard for this turn yet, so an idle
 belongs to the previous turn), RUNNING, RETRYING (a warning is out under the turn id), FAILING
-(a failure message was seen and not recovered from: its prose is withheld for the record, row
-20), CANCELLING (one interrupt is out), IDLE (no turn live; `outcome` says how the last one
-ended), BROKEN (an internal fault, row 30: sticky, every later prompt is refused). What only
-feeds a title (Claude's words, the error kind, retry hints) is data on the model below.
+(a failure message was seen and not recovered from: its prose is withheld for the record,
+docs/decisions.md#capable-clients), CANCELLING (one interrupt is out), IDLE (no turn live; `outcome`
+says how the last one ended), BROKEN (an internal fault, docs/decisions.md#internal-faults: sticky,
+every later prompt is refused). What only feeds a title (Claude's words, the error kind, retry
+hints) is data on the model below.
 
 What lives elsewhere: the table itself (`turn_table.py`), the named guards (`turn_guards.py`),
 the effects (`turn_actions.py`), ids and revisions (`ledger.py`), the epoch filter, timers and
@@ -61,7 +63,8 @@ class Turn(TurnGuards, TurnActions):
     """The session's turn: the machine's model, holding what the turn has seen.
 
     `capable` means errors become records (sessionFailure or agentError negotiated); `notices`
-    means warnings and notices become records too (sessionFailure only, row 27).
+    means warnings and notices become records too (sessionFailure only,
+    docs/decisions.md#agent-error-only-clients).
     """
 
     def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:

@@ -127,7 +127,8 @@ class TurnActions(TurnFailures):
         self.login = self.login or login
 
     def withhold_failure(self, event: AssistantMessageReceived) -> None:
-        # The text will be the record's title (row 20); released if it does not become one.
+        # The text will be the record's title (docs/decisions.md#capable-clients); released if it
+        # does not become one.
         self.withheld.append(event.text)
 
     def pass_on_failure_text(self, event: AssistantMessageReceived) -> None:
@@ -182,8 +183,9 @@ class TurnActions(TurnFailures):
         self.reached.append((IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id))
 
     def explain_refusal(self, event: ResultReceived) -> None:
-        # Row 29: the explanation reaches the client before `refusal`, once; the result brings
-        # it when Claude Code said it only in a `model_refusal_no_fallback` frame.
+        # docs/decisions.md#refusal-explanation: the explanation reaches the client before
+        # `refusal`, once; the result brings it when Claude Code said it only in a
+        # `model_refusal_no_fallback` frame.
         explanation = self.refusal_explanation or event.refusal_explanation
         if explanation and explanation.strip() not in self.answered_text:
             self.effects.append(SendAgentText(text=redact(explanation, self.private)))
@@ -228,7 +230,7 @@ class TurnActions(TurnFailures):
         outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"
         self.effects.append(AnswerSteer(outcome=outcome))
 
-    # --- a plan exit that clears the context (reference-features-2.md section 2.3) ----------
+    # --- a plan exit that clears the context, as the reference adapter offers it -------------
 
     def note_fresh_context(self, *_: Any) -> None:
         self.fresh_context_chosen = True

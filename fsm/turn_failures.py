@@ -4,9 +4,10 @@ Theory of operation: as in `turn_actions.py` (of which this is the base), each p
 named in a row of `turn.TRANSITIONS` and only appends effects. A live turn's failure is one
 record on the prompt response, current at once; the turn's answer dialect (`fsm/wire.py`) makes
 that settle a JSON-RPC error for a legacy client, so these callbacks make one effect for every
-client. A failure with no live turn is a session-scoped record (row 26), or a log line for a
-client that takes no records: the rows choose (`[takes_records]`). Withheld error prose that does
-not become the title goes out as agent text first (row 24).
+client. A failure with no live turn is a session-scoped record
+(docs/decisions.md#failures-between-turns), or a log line for a client that takes no records: the
+rows choose (`[takes_records]`). Withheld error prose that does not become the title goes out as
+agent text first (docs/decisions.md#error-prose-without-record).
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ class TurnFailures(TurnFields):
         self._settled(outcome, SettlePrompt(stop_reason=stop_reason))
 
     def release_withheld(self, *_: Any) -> None:
-        # Row 24: prose that will become no record goes out as agent text, in its place.
+        # docs/decisions.md#error-prose-without-record: prose that will become no record goes out as
+        # agent text, in its place.
         for text in self.withheld:
             if text.strip():
                 self.effects.append(SendAgentText(text=redact(text, self.private)))
@@ -132,7 +134,8 @@ class TurnFailures(TurnFields):
         self._fail(FailureKind.TRANSPORT_LOST, event.reason, error_kind=None)
 
     def fail_internal(self, *_: Any) -> None:
-        # Row 30: our own bug, never Claude's failure ("connection lost").
+        # docs/decisions.md#internal-faults: our own bug, never Claude's failure ("connection
+        # lost").
         self._fail(FailureKind.INTERNAL_ERROR, "", error_kind=FailureKind.INTERNAL_ERROR.value)
 
     def reject_waiting(self, *_: Any) -> None:
@@ -156,7 +159,7 @@ class TurnFailures(TurnFields):
     def _fail(self, kind: FailureKind, text: str, *, error_kind: str | None) -> None:
         """Fail the live turn: one settle for every client, which the answer dialect makes a
         record on the prompt response or a legacy JSON-RPC error. Withheld prose that is not
-        the title goes out first (row 24)."""
+        the title goes out first (docs/decisions.md#error-prose-without-record)."""
         text = redact(text.strip(), self.private) or policy_for(kind).fallback_title
         self.withheld = [w for w in self.withheld if w != self.failure_text]
         self.release_withheld()
@@ -170,7 +173,7 @@ class TurnFailures(TurnFields):
         )
         self._settled("failed", SettlePrompt(stop_reason=StopReason.END_TURN, failure=failure))
 
-    # --- between turns (row 26) -----------------------------------------------------------------
+    # --- between turns (docs/decisions.md#failures-between-turns) ---------------------------------
 
     def log_failure_message(self, *_: Any) -> None:
         self.effects.append(LogNotice(message="a failure with no live turn"))

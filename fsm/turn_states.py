@@ -82,7 +82,8 @@ class TurnFields:
     login: bool
     real_model: bool
     refusal_explanation: str | None
-    withheld: list[str]  # error prose kept back for the record (row 24)
+    # error prose kept back for the record (docs/decisions.md#error-prose-without-record)
+    withheld: list[str]
     answered_text: str
     fresh_context_chosen: bool  # the user chose to go on in a fresh context
     subagents: set[str]  # the turn's subagents still running (Claude follows up on each)

@@ -62,12 +62,14 @@ HELD = "is_held"
 
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
-    # --- IDLE: between turns (row 26), failures are session-scoped records -----------------
+    # --- IDLE: between turns, failures are session-scoped records ---------------------------------
+    # See docs/decisions.md#failures-between-turns.
     _row(PROMPT, IDLE, None, "queue_prompt", when="has_a_prompt_in_flight"),
     _row(PROMPT, IDLE, None, "dispatch_prompt"),
     _row("prompt_sent", IDLE, SENT, "open_turn"),
-    # Row 26: a failure message between turns is a session-scoped record, or (for a client
-    # that takes no records) the transcript's text; a login prompt is neither.
+    # docs/decisions.md#failures-between-turns: a failure message between turns is a session-scoped
+    # record, or (for a client that takes no records) the transcript's text; a login prompt is
+    # neither.
     _row(SAID, IDLE, None, when=["is_a_failure_message", "is_a_login_prompt"]),
     _row(SAID, IDLE, None, "report_failure_message", when=["is_a_failure_message", RECORDS]),
     _row(SAID, IDLE, None, "forward_message", "log_failure_message", when="is_a_failure_message"),
@@ -97,8 +99,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
     _row(SAID, SENT, RUNNING, "forward_message", when="is_from_a_subagent"),
     _row(SAID, HEARD, QUIET, "forward_message", when="is_from_a_subagent"),
-    # Row 20: a failure message's prose is withheld to become the record's title; a client
-    # that takes no records reads it in the transcript; a login prompt is neither.
+    # docs/decisions.md#capable-clients: a failure message's prose is withheld to become the
+    # record's title; a client that takes no records reads it in the transcript; a login prompt is
+    # neither.
     _row(SAID, WORKING, FAILING, "note_failure",
          when=["is_a_failure_message", "is_a_login_prompt"]),
     _row(SAID, WORKING, FAILING, "note_failure", "withhold_failure",
@@ -128,7 +131,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(RESULT, [SENT, RUNNING], IDLE, BOUNDARY, "fail_with_result", when="is_an_error"),
     _row(RESULT, RETRYING, IDLE, BOUNDARY, "escalate_warning",
          when=["is_an_error", "has_a_warning_out"]),
-    # The warning's delivery failed, so nothing of it reached the client (row 21).
+    # The warning's delivery failed, so nothing of it reached the client
+    # (docs/decisions.md#delivery).
     _row(RESULT, RETRYING, IDLE, BOUNDARY, "fail_with_result", when="is_an_error"),
     _row(RESULT, WORKING, IDLE, BOUNDARY, "recover_after_answer", "settle_turn_limit",
          when=["hit_a_turn_limit", ANSWERED]),
@@ -171,15 +175,17 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(STEER, WORKING, None, "inject_steer"),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row(SAID, FAILING, FAILING, "forward_message", when="is_from_a_subagent"),
-    # Row 24: a second failure message supersedes the first, whose prose is then released.
+    # docs/decisions.md#error-prose-without-record: a second failure message supersedes the first,
+    # whose prose is then released.
     _row(SAID, FAILING, FAILING, "release_withheld", "note_failure",
          when=["is_a_failure_message", "is_a_login_prompt"]),
     _row(SAID, FAILING, FAILING, "release_withheld", "note_failure", "withhold_failure",
          when=["is_a_failure_message", RECORDS]),
     _row(SAID, FAILING, FAILING, "release_withheld", "note_failure", "forward_message",
          when="is_a_failure_message"),
-    # Row 24: Claude got past the failure within the turn; its withheld words go out first.
-    # (Back to RETRYING when a warning of the turn is out, so that RETRYING alone escalates.)
+    # docs/decisions.md#error-prose-without-record: Claude got past the failure within the turn; its
+    # withheld words go out first. (Back to RETRYING when a warning of the turn is out, so that
+    # RETRYING alone escalates.)
     _row(SAID, FAILING, RETRYING, "release_withheld", "take_answer",
          when=["is_a_real_answer", "has_a_warning_out"]),
     _row(SAID, FAILING, RUNNING, "release_withheld", "take_answer", when="is_a_real_answer"),
@@ -189,18 +195,21 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(RESULT, FAILING, None, when="is_autonomous"),
     _row(RESULT, FAILING, IDLE, BOUNDARY, "release_withheld", "explain_refusal", "settle_refused",
          when="is_a_refusal"),
-    # Rows 18, 20, 25: a failure message Claude never got past fails the turn, in its words.
+    # docs/decisions.md#never-silent, #capable-clients and #title-source-order: a failure message
+    # Claude never got past fails the turn, in its words.
     _row(RESULT, FAILING, IDLE, BOUNDARY, "escalate_warning", when="has_a_warning_out"),
     _row(RESULT, FAILING, IDLE, BOUNDARY, "fail_with_result"),
     _row(SILENT, FAILING, None, "log_silence", when="stalls_are_quiet"),
     _row(SILENT, FAILING, FAILING, "warn_stalled"),
     _row(BUSY, FAILING, FAILING),
-    # Row 24: a real model streams an answer after the failure: its prose goes out first.
+    # docs/decisions.md#error-prose-without-record: a real model streams an answer after the
+    # failure: its prose goes out first.
     _row(STREAMED, FAILING, RETRYING, "release_withheld",
          when=["is_a_real_answer", "has_a_warning_out"]),
     _row(STREAMED, FAILING, RUNNING, "release_withheld", when="is_a_real_answer"),
     _row(STREAMED, FAILING, FAILING),
-    # Row 22: Claude's last words win over how the turn then ended.
+    # docs/decisions.md#confirmed-from-first-release: Claude's last words win over how the turn then
+    # ended.
     _row(IDLED, FAILING, IDLE, "fail_with_claudes_words"),
     _row([ENDED, LOST, NO_START, TOO_LARGE], FAILING, IDLE, LOST_NOW, "fail_with_claudes_words"),
     _row(CANCEL, FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
@@ -210,7 +219,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(STEER, FAILING, None, "inject_steer"),
     # --- CANCELLING: one interrupt is out --------------------------------------------------
     _row(SAID, CANCELLING, None, when="is_a_login_prompt"),
-    # No record will carry it (a cancelled turn has none), so it is text, masked (rows 24, 31).
+    # No record will carry it (a cancelled turn has none), so it is text, masked
+    # (docs/decisions.md#error-prose-without-record and #secrets).
     _row(SAID, CANCELLING, None, "pass_on_failure_text", when="is_a_failure_message"),
     _row(SAID, CANCELLING, None, "forward_message"),
     _row(RETRY, CANCELLING, None, "note_retry_hint"),
@@ -242,7 +252,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(CHOSEN, [IDLE, FAILING, CANCELLING], None, "log_fresh_context_unused"),
     # --- any live state: a second prompt waits for its turn ---------------------------------
     _row(PROMPT, LIVE, None, "queue_prompt"),
-    # --- BROKEN: row 30, an internal fault fails what is live and breaks the session for good
+    # --- BROKEN: an internal fault fails what is live and breaks the session for good
+    # See docs/decisions.md#internal-faults.
     _row(FAULT, IDLE, BROKEN, "reject_waiting"),
     _row(FAULT, LIVE, BROKEN, "reject_waiting", "fail_internal"),
     _row(PROMPT, BROKEN, None, "refuse_prompt"),

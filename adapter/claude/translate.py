@@ -39,7 +39,7 @@ from fsm.events import (
 
 __all__ = ["AUTONOMOUS", "event_for", "refusal_explanation"]
 
-# Results that no user turn asked for (reference §2: autonomous origins).
+# Results that no user turn asked for (autonomous origins).
 AUTONOMOUS = frozenset(
     {"task-notification", "peer", "coordinator", "observer", "observer-activity"}
 )
@@ -243,7 +243,7 @@ def _patch_status(data: Mapping[str, Any]) -> str | None:
 def refusal_explanation(frame: object) -> str | None:
     """Claude's refusal explanation from a raw frame, where the SDK's parsed message lost it:
     the SDK drops an assistant message's `stop_details`, and a `model_refusal_no_fallback`
-    system frame may carry it alone (row 29)."""
+    system frame may carry it alone (docs/decisions.md#refusal-explanation)."""
     if not isinstance(frame, Mapping):
         return None
     if frame.get("type") == "system" and frame.get("subtype") == "model_refusal_no_fallback":

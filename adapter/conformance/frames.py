@@ -37,7 +37,7 @@ CATEGORIES = frozenset(c.value for c in Category)
 SEVERITIES = frozenset(s.value for s in Severity)
 KNOWN_ACTIONS = tuple(a.value for a in Action)
 REQUIRED_KEYS = ("id", "revision", "category", "severity", "title", "actions")
-# `details` is the one optional key; anything else is an extra key (DECISIONS row 3).
+# `details` is the one optional key; anything else is an extra key (docs/decisions.md#wire-record).
 assert frozenset(REQUIRED_KEYS) | {"details"} == SESSION_FAILURE_KEYS
 
 

@@ -1,7 +1,7 @@
 """Hypothesis fuzzing of `initialize` on one real adapter process: arbitrary JSON as
-`clientCapabilities._meta` always gets a well-formed answer (DECISIONS row 1: never an error) and
-the advertisement (row 2). The same declarations through `negotiate` alone are fuzzed in
-`tests/shell/test_fuzz_inputs.py`.
+`clientCapabilities._meta` always gets a well-formed answer (docs/decisions.md#negotiation: never an
+error) and the advertisement (docs/decisions.md#advertising). The same declarations through
+`negotiate` alone are fuzzed in `tests/shell/test_fuzz_inputs.py`.
 """
 
 from __future__ import annotations
@@ -94,7 +94,8 @@ def test_initialize_answers_any_capability_meta(raw_agent: _RawAgent, meta: Any)
     answer = raw_agent.call(
         "initialize", f'{{"protocolVersion":1,"clientCapabilities":{capabilities}}}'
     )
-    # Row 1: whatever the declaration, never an error; row 2: always the advertisement.
+    # docs/decisions.md#negotiation: whatever the declaration, never an error;
+    # docs/decisions.md#advertising: always the advertisement.
     assert "result" in answer, answer
     assert answer["result"]["_meta"]["jetbrains"]["air"] == {
         "version": 1,
