@@ -18,8 +18,11 @@ import re
 from fsm.vocabulary import FailureKind
 
 __all__ = [
+    "AUTONOMOUS_ORIGINS",
     "SYNTHETIC_MODEL",
     "USAGE_LIMIT_PREFIXES",
+    "error_kind_for_result_subtype",
+    "is_autonomous_origin",
     "is_login_text",
     "is_real_model",
     "is_synthetic_login",
@@ -79,6 +82,20 @@ _RESULT_SUBTYPES: dict[str, FailureKind] = {
 }
 
 
+# The `origin.kind` of a result Claude Code produced on its own: a background task's
+# notification, another agent (a peer, the coordinator), an observer. No user turn asked for
+# it, so it ends no turn by itself and is no recovery boundary.
+AUTONOMOUS_ORIGINS = frozenset(
+    {"task-notification", "peer", "coordinator", "observer", "observer-activity"}
+)
+
+
+def is_autonomous_origin(kind: object) -> bool:
+    """Whether a result whose `origin.kind` is `kind` (as read: any JSON value, or None when
+    absent) is Claude Code's own work, not a user turn's."""
+    return isinstance(kind, str) and kind in AUTONOMOUS_ORIGINS
+
+
 def is_real_model(model: object) -> bool:
     """Whether a message's model name says a model answered: a name, not a placeholder. Claude
     Code marks what it composes itself `<synthetic>`; any `<...>` name, or a missing or blank
@@ -131,6 +148,16 @@ def kind_for_assistant_error(error: str | None, *, usage_limit: bool) -> Failure
 def kind_for_result_subtype(subtype: str) -> FailureKind | None:
     """Kinds fixed by the result subtype alone; `None` means "use the assistant error"."""
     return _RESULT_SUBTYPES.get(subtype)
+
+
+# A legacy client's `errorKind` for a result subtype whose failure kind is broader than what
+# happened: the turn limit is no exhausted context, whatever record kind it shares with one.
+_RESULT_ERROR_KINDS: dict[str, str] = {"error_max_turns": "max_turns"}
+
+
+def error_kind_for_result_subtype(subtype: str) -> str | None:
+    """The legacy `errorKind` a result subtype names by itself, if it names one."""
+    return _RESULT_ERROR_KINDS.get(subtype)
 
 
 def kind_for_retry(error_status: int | None, error: str | None) -> FailureKind | None:

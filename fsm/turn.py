@@ -569,7 +569,7 @@ class Turn:
         return not self.notices
 
     def is_autonomous(self, event: ResultReceived) -> bool:
-        return event.autonomous
+        return classify.is_autonomous_origin(event.origin_kind)
 
     def is_a_refusal(self, event: ResultReceived) -> bool:
         return event.stop_reason == "refusal"
@@ -599,7 +599,9 @@ class Turn:
         return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
 
     def is_an_unreported_error(self, event: ResultReceived) -> bool:
-        return event.is_error and not event.autonomous and not self.between_failure_reported
+        return (
+            event.is_error and not self.is_autonomous(event) and not self.between_failure_reported
+        )
 
     def hit_a_turn_limit(self, event: ResultReceived) -> bool:
         return classify.kind_for_result_subtype(event.subtype) is not None
@@ -878,7 +880,8 @@ class Turn:
             usage_limit=self.usage_limit,
             login=self.login,
         )
-        self._fail(kind, text, error_kind=self.failure_error)
+        named = classify.error_kind_for_result_subtype(event.subtype)
+        self._fail(kind, text, error_kind=self.failure_error or named)
 
     def fail_with_claudes_words(self, *_: Any) -> None:
         kind = classify.kind_for_assistant_error(self.failure_error, usage_limit=self.usage_limit)

@@ -24,7 +24,6 @@ from claude_agent_sdk import (
 
 from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
-from adapter.claude.translate import AUTONOMOUS
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -36,7 +35,7 @@ from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, redact, visible
+from fsm import AirClient, is_autonomous_origin, redact, visible
 
 __all__ = ["TurnHooks"]
 
@@ -100,11 +99,27 @@ class TurnHooks:
         self._title: str | None = None
         self._title_sent = titled
         self._warned = False
+        # Whether the answer's text so far ends mid-line: a failure's words, or a client's own
+        # error block after the answer, must start on a line of their own (a code fence left
+        # open would swallow them).
+        self._line_open = False
         # A local command's output, Claude Code's informational lines, a blank turn's result.
         self._side = SideMessages(notices=acp_notices, private=private)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
+        if update.get("sessionUpdate") == "agent_message_chunk":
+            self._saw_text(update.get("content"))
         return await self._link.send_raw_update(self._session_id, update)
+
+    def _saw_text(self, content: object) -> None:
+        text = content.get("text") if isinstance(content, Mapping) else None
+        if isinstance(text, str) and text:
+            self._line_open = not text.endswith("\n")
+
+    def text_sent(self, text: str) -> None:
+        """Agent text the core authored or passed on went out: the answer's latest text."""
+        if text:
+            self._line_open = not text.endswith("\n")
 
     def _bad_content(self, what: str) -> None:
         # Once per session at warning level: a Claude that sends one bad frame sends many.
@@ -273,7 +288,7 @@ class TurnHooks:
 
     async def turn_result(self, message: ResultMessage) -> None:
         origin = getattr(message, "origin", None)
-        autonomous = isinstance(origin, Mapping) and origin.get("kind") in AUTONOMOUS
+        autonomous = isinstance(origin, Mapping) and is_autonomous_origin(origin.get("kind"))
         side = self._side
         await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
         if autonomous:
@@ -295,14 +310,22 @@ class TurnHooks:
         if isinstance(raw, Mapping):
             await self._send_raw(self._usage.rate_limit_update(raw))
 
-    async def turn_ended(self) -> None:
-        """Before a prompt's answer: end what the turn left open (calls, a broken stream)."""
+    async def turn_ended(self, *, failed: bool = False) -> None:
+        """Before a prompt's answer: end what the turn left open (calls, a broken stream), and,
+        when the turn `failed`, the answer's last line: a client that appends its own error
+        block after the text (CodeCompanion) must not glue it to an open line or code fence."""
         await self._send(self._view.close_open_calls, "a turn's end")
         await self._send(self._compaction.turn_ended, "a turn's end")
+        if failed and self._line_open:
+            await self._send_raw(
+                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "\n"}}
+            )
+        self._line_open = False
 
-    async def turn_settled(self) -> None:
-        """Before a prompt's answer (a response): `turn_ended`, and name the session once."""
-        await self.turn_ended()
+    async def turn_settled(self, *, failed: bool = False) -> None:
+        """Before a prompt's answer: `turn_ended`, and name the session once (a session whose
+        first turn failed is named too: its prompt was the user's all the same)."""
+        await self.turn_ended(failed=failed)
         if self._title and not self._title_sent:
             self._title_sent = True
             now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
