@@ -13,6 +13,7 @@ from fsm.events import (
     AssistantMessageReceived,
     AuthStatusReported,
     BackgroundTaskSettled,
+    BackgroundTasksListed,
     BackgroundTaskStarted,
     CancelGraceExpired,
     CancelRequested,
@@ -61,6 +62,7 @@ TURN_TRIGGERS: dict[type[Event], str] = {
     FreshContextReady: "fresh_context_ready",
     BackgroundTaskStarted: "background_task_started",
     BackgroundTaskSettled: "background_task_settled",
+    BackgroundTasksListed: "background_tasks_listed",
     SteerReceived: "steer_received",
 }
 

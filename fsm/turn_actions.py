@@ -31,6 +31,7 @@ from fsm.errors import FsmError
 from fsm.events import (
     AssistantMessageReceived,
     BackgroundTaskSettled,
+    BackgroundTasksListed,
     BackgroundTaskStarted,
     PromptReceived,
     PromptSent,
@@ -213,6 +214,10 @@ class TurnActions(TurnFailures):
 
     def note_task_settled(self, event: BackgroundTaskSettled) -> None:
         self.subagents.discard(event.task_id)  # an id it never started: nothing
+
+    def keep_listed_subagents(self, event: BackgroundTasksListed) -> None:
+        # A level never adds: a task it lists that the turn did not start is not the turn's.
+        self.subagents &= event.task_ids
 
     def hold_answer(self, *_: Any) -> None:
         self.held = True

@@ -56,6 +56,7 @@ ANSWERED = "was_answered_for_real"
 RECORDS = "takes_records"  # errors become records (sessionFailure or agentError negotiated)
 CHOSEN, READY = "fresh_context_chosen", "fresh_context_ready"
 TASK_STARTED, TASK_SETTLED = "background_task_started", "background_task_settled"
+TASKS_LISTED = "background_tasks_listed"
 STEER = "steer_received"
 HELD = "is_held"
 
@@ -91,7 +92,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(CANCEL, IDLE, None, "cancel_queued"),
     _row([SILENT, BUSY, STREAMED, IDLED, GRACE_OVER], IDLE, None),
     # Work Claude starts between turns is its own: no turn waits for it.
-    _row([TASK_STARTED, TASK_SETTLED], IDLE, None),
+    _row([TASK_STARTED, TASK_SETTLED, TASKS_LISTED], IDLE, None),
     # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
     _row(STEER, IDLE, None, "refuse_steer"),
     # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
@@ -168,6 +169,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(TASK_STARTED, WORKING, None, "note_subagent", when="is_a_subagent"),
     _row(TASK_STARTED, WORKING, None),
     _row(TASK_SETTLED, WORKING, None, "note_task_settled"),
+    _row(TASKS_LISTED, WORKING, None, "keep_listed_subagents"),
     _row(STEER, WORKING, None, "inject_steer"),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row(SAID, FAILING, FAILING, "forward_message", when="is_from_a_subagent"),
@@ -207,6 +209,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(TASK_STARTED, FAILING, None, "note_subagent", when="is_a_subagent"),
     _row(TASK_STARTED, FAILING, None),
     _row(TASK_SETTLED, FAILING, None, "note_task_settled"),
+    _row(TASKS_LISTED, FAILING, None, "keep_listed_subagents"),
     _row(STEER, FAILING, None, "inject_steer"),
     # --- CANCELLING: one interrupt is out --------------------------------------------------
     _row(SAID, CANCELLING, None, when="is_a_login_prompt"),
@@ -222,7 +225,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     # One interrupt per turn however often the client cancels; its backstop stops Claude.
     _row(CANCEL, CANCELLING, None, "cancel_queued"),
     _row(GRACE_OVER, CANCELLING, None, "stop_runtime"),
-    _row([TASK_STARTED, TASK_SETTLED], CANCELLING, None),
+    _row([TASK_STARTED, TASK_SETTLED, TASKS_LISTED], CANCELLING, None),
     # The turn is ending: the steer waits as a prompt of its own, behind it.
     _row(STEER, CANCELLING, None, "refuse_steer"),
     # --- RESETTING: the old process is closed, the fresh context's is starting -------------
@@ -234,7 +237,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row([ENDED, LOST], RESETTING, IDLE, LOST_NOW, "fail_transport_lost"),
     _row(TOO_LARGE, RESETTING, IDLE, LOST_NOW, "fail_too_large"),
     _row([SAID, RETRY, RESULT, SILENT, BUSY, STREAMED, IDLED, GRACE_OVER, CHOSEN, TASK_STARTED,
-          TASK_SETTLED], RESETTING, None),
+          TASK_SETTLED, TASKS_LISTED], RESETTING, None),
     _row(STEER, RESETTING, None, "refuse_steer"),
     # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
     _row(READY, [IDLE, SENT, RUNNING, RETRYING, FAILING, CANCELLING], None,
@@ -248,7 +251,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(PROMPT, BROKEN, None, "refuse_prompt"),
     _row(CANCEL, BROKEN, None, "cancel_queued"),
     _row([SAID, RETRY, RESULT, SILENT, BUSY, STREAMED, IDLED, ENDED, LOST, NO_START, TOO_LARGE,
-          GRACE_OVER, FAULT, CHOSEN, READY, TASK_STARTED, TASK_SETTLED], BROKEN, None),
+          GRACE_OVER, FAULT, CHOSEN, READY, TASK_STARTED, TASK_SETTLED, TASKS_LISTED], BROKEN,
+         None),
     _row(STEER, BROKEN, None, "refuse_steer"),
 ]
 # fmt: on
