@@ -66,7 +66,7 @@ class PublishRecord(Effect):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FailedTurn:
-    """A failed turn, before its answer dialect (`fsm/answers.py`) makes it the client's answer:
+    """A failed turn, before its answer dialect (`fsm/turn.py`) makes it the client's answer:
     the record's kind, words and Claude's retry hints, or the legacy JSON-RPC error's."""
 
     kind: FailureKind

@@ -79,10 +79,8 @@ class IdleState(Enum):
     SPENT = "spent"  # this idle period had its compaction (or its reason not to)
 
 
-_S = IdleState
-WAITING, COUNTING, COMPACTING, SPENT = _S.WAITING, _S.COUNTING, _S.COMPACTING, _S.SPENT
-IDLED, PROMPT, DUE = "session_went_idle", "prompt_received", "idle_deadline_reached"
-MODEL, CANCEL = "model_chosen", "cancel_requested"
+WAITING, COUNTING = IdleState.WAITING, IdleState.COUNTING
+COMPACTING, SPENT = IdleState.COMPACTING, IdleState.SPENT
 
 
 def _row(
@@ -105,37 +103,37 @@ def _row(
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
     # The session went idle: is this an idle period that could ever compact?
-    _row(IDLED, WAITING, None, "log_why_not", when="is_disabled"),
-    _row(IDLED, WAITING, None, "log_why_not", when="is_rate_limited"),
-    _row(IDLED, WAITING, None, "log_why_not", when="cache_is_not_an_hour"),
-    _row(IDLED, WAITING, None, "log_why_not", when="context_is_small"),
-    _row(IDLED, WAITING, None, "log_why_not", when="no_request_seen"),
-    _row(IDLED, WAITING, COUNTING, "start_the_idle_period"),
-    _row(IDLED, COUNTING, None),
+    _row("session_went_idle", WAITING, None, "log_why_not", when="is_disabled"),
+    _row("session_went_idle", WAITING, None, "log_why_not", when="is_rate_limited"),
+    _row("session_went_idle", WAITING, None, "log_why_not", when="cache_is_not_an_hour"),
+    _row("session_went_idle", WAITING, None, "log_why_not", when="context_is_small"),
+    _row("session_went_idle", WAITING, None, "log_why_not", when="no_request_seen"),
+    _row("session_went_idle", WAITING, COUNTING, "start_the_idle_period"),
+    _row("session_went_idle", COUNTING, None),
     # The adapter's own compaction turn ended: one per idle period.
-    _row(IDLED, COMPACTING, SPENT),
-    _row(IDLED, SPENT, None),
+    _row("session_went_idle", COMPACTING, SPENT),
+    _row("session_went_idle", SPENT, None),
     # A prompt of the client's ends the idle period; the adapter's own `/compact` does not.
-    _row(PROMPT, WAITING, None),
-    _row(PROMPT, COUNTING, WAITING),
-    _row(PROMPT, COMPACTING, None, when="is_our_compaction"),
-    _row(PROMPT, COMPACTING, WAITING),
-    _row(PROMPT, SPENT, WAITING),
+    _row("prompt_received", WAITING, None),
+    _row("prompt_received", COUNTING, WAITING),
+    _row("prompt_received", COMPACTING, None, when="is_our_compaction"),
+    _row("prompt_received", COMPACTING, WAITING),
+    _row("prompt_received", SPENT, WAITING),
     # The client chose another model (its cache is not the old one's) or cancelled: as the
     # reference, the period ends; anywhere else they change nothing here.
-    _row([MODEL, CANCEL], WAITING, None),
-    _row([MODEL, CANCEL], COUNTING, WAITING),
-    _row([MODEL, CANCEL], COMPACTING, None),
-    _row([MODEL, CANCEL], SPENT, None),
+    _row(["model_chosen", "cancel_requested"], WAITING, None),
+    _row(["model_chosen", "cancel_requested"], COUNTING, WAITING),
+    _row(["model_chosen", "cancel_requested"], COMPACTING, None),
+    _row(["model_chosen", "cancel_requested"], SPENT, None),
     # The shell's timer: the last checks, then the `/compact`.
-    _row(DUE, WAITING, None),
-    _row(DUE, COUNTING, None, when="!is_due"),
-    _row(DUE, COUNTING, SPENT, "log_why_not", when="is_rate_limited"),
-    _row(DUE, COUNTING, SPENT, "log_why_not", when="has_lapsed"),
-    _row(DUE, COUNTING, WAITING, "log_why_not", when="is_busy"),
-    _row(DUE, COUNTING, COMPACTING, "compact_now"),
-    _row(DUE, COMPACTING, None),
-    _row(DUE, SPENT, None),
+    _row("idle_deadline_reached", WAITING, None),
+    _row("idle_deadline_reached", COUNTING, None, when="!is_due"),
+    _row("idle_deadline_reached", COUNTING, SPENT, "log_why_not", when="is_rate_limited"),
+    _row("idle_deadline_reached", COUNTING, SPENT, "log_why_not", when="has_lapsed"),
+    _row("idle_deadline_reached", COUNTING, WAITING, "log_why_not", when="is_busy"),
+    _row("idle_deadline_reached", COUNTING, COMPACTING, "compact_now"),
+    _row("idle_deadline_reached", COMPACTING, None),
+    _row("idle_deadline_reached", SPENT, None),
 ]
 # fmt: on
 
@@ -159,9 +157,6 @@ class IdleCompaction:
     has a turn live or queued or cannot take a prompt now (the core's view of the turn)."""
 
     state: IdleState
-
-    def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
-        raise NotImplementedError("bound by transitions")  # pragma: no cover
 
     def __init__(self, policy: IdlePolicy) -> None:
         self.policy = policy
@@ -204,25 +199,25 @@ class IdleCompaction:
     # --- the triggers ---------------------------------------------------------------------
 
     def went_idle(self, now: float | None) -> list[Effect]:
-        return self.fire(IDLED, _Fact(now=now))
+        return self.fire("session_went_idle", _Fact(now=now))
 
     def prompted(self, turn_id: str, *, by_adapter: bool) -> list[Effect]:
-        return self.fire(PROMPT, _Fact(turn_id=turn_id, by_adapter=by_adapter))
+        return self.fire("prompt_received", _Fact(turn_id=turn_id, by_adapter=by_adapter))
 
     # Not named after their triggers: `model_override` would bind the trigger over them.
     def chose_model(self) -> list[Effect]:
-        return self.fire(MODEL, None)
+        return self.fire("model_chosen", None)
 
     def cancelled(self) -> list[Effect]:
-        return self.fire(CANCEL, None)
+        return self.fire("cancel_requested", None)
 
     def deadline_reached(self, now: float, *, busy: bool) -> list[Effect]:
-        return self.fire(DUE, _Fact(now=now, busy=busy))
+        return self.fire("idle_deadline_reached", _Fact(now=now, busy=busy))
 
     def fire(self, trigger: str, fact: _Fact | None) -> list[Effect]:
         """Run `trigger`; return the effects (`InvalidTransition` if no row fits)."""
         self.effects = []
-        fire("idle_compaction", self, trigger, fact)
+        fire(IDLE_MACHINE, self, trigger, fact)
         effects, self.effects = self.effects, []
         return effects
 

@@ -68,63 +68,67 @@ class IncidentTrigger(StrEnum):
     RESET_SUPERSEDED = "reset_superseded"
 
 
-_S = IncidentState
-_T = IncidentTrigger
-CREATED, REVISING, RESOLVED = _S.CREATED, _S.REVISING, _S.RESOLVED_HISTORICAL
+CREATED, REVISING = IncidentState.CREATED, IncidentState.REVISING
+RESOLVED_HISTORICAL = IncidentState.RESOLVED_HISTORICAL
 UNRESOLVED = [CREATED, REVISING]
 # Row 33: the failures whose reset time Claude gives (a usage or rate limit).
 _LIMITS_THAT_RESET = frozenset({FailureKind.RATE_LIMITED, FailureKind.QUOTA_EXHAUSTED})
 BOUNDARIES = [
-    _T.ATTEMPT_CONFIRMED,
-    _T.REAL_ANSWER_GIVEN,
-    _T.AUTH_CONFIRMED,
-    _T.RUNTIME_REPLACED,
-    _T.NOTICES_OVERFLOWED,
-    _T.WINDOW_CLOSED,
-    _T.RESET_REACHED,
-    _T.RESET_SUPERSEDED,
+    IncidentTrigger.ATTEMPT_CONFIRMED,
+    IncidentTrigger.REAL_ANSWER_GIVEN,
+    IncidentTrigger.AUTH_CONFIRMED,
+    IncidentTrigger.RUNTIME_REPLACED,
+    IncidentTrigger.NOTICES_OVERFLOWED,
+    IncidentTrigger.WINDOW_CLOSED,
+    IncidentTrigger.RESET_REACHED,
+    IncidentTrigger.RESET_SUPERSEDED,
 ]
 
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
-    {"trigger": _T.REVISION_PROPOSED, "source": UNRESOLVED, "dest": "="},
-    {"trigger": _T.DELIVERY_CONFIRMED, "source": UNRESOLVED, "dest": RESOLVED,
-     "conditions": ["resolves_on_delivery"]},
-    {"trigger": _T.DELIVERY_CONFIRMED, "source": UNRESOLVED, "dest": REVISING},
-    {"trigger": _T.DELIVERY_FAILED, "source": UNRESOLVED, "dest": "="},
+    {"trigger": IncidentTrigger.REVISION_PROPOSED, "source": UNRESOLVED, "dest": "="},
+    {"trigger": IncidentTrigger.DELIVERY_CONFIRMED, "source": UNRESOLVED,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["resolves_on_delivery"]},
+    {"trigger": IncidentTrigger.DELIVERY_CONFIRMED, "source": UNRESOLVED, "dest": REVISING},
+    {"trigger": IncidentTrigger.DELIVERY_FAILED, "source": UNRESOLVED, "dest": "="},
     # Row 15: the recovery policy, one guarded row per way an active incident recovers. The
     # kind's policy holds for errors; a warning (not a notice) is progress of one attempt and
     # never outlives the next boundary, and with no turn whose successor could confirm it
     # (session-scoped) that boundary is a real answer.
-    {"trigger": _T.ATTEMPT_CONFIRMED, "source": REVISING, "dest": RESOLVED,
+    {"trigger": IncidentTrigger.ATTEMPT_CONFIRMED, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL,
      "conditions": ["recovers_at_next_attempt", "is_of_an_earlier_turn"],
      "unless": ["is_session_scoped"]},
-    {"trigger": _T.ATTEMPT_CONFIRMED, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["is_a_warning", "is_of_an_earlier_turn"], "unless": ["is_session_scoped"]},
-    {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["recovers_on_real_answer"], "unless": ["is_a_warning"]},
-    {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["recovers_at_next_attempt", "is_session_scoped"]},
-    {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["is_a_warning", "is_session_scoped"]},
-    {"trigger": _T.REAL_ANSWER_GIVEN, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["is_a_warning_of_this_turn"]},
-    {"trigger": _T.AUTH_CONFIRMED, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["recovers_on_auth_status"], "unless": ["is_a_warning"]},
-    {"trigger": _T.RUNTIME_REPLACED, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["is_bound_to_the_runtime"], "unless": ["is_a_warning"]},
-    {"trigger": _T.NOTICES_OVERFLOWED, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["is_a_notice"]},
-    {"trigger": _T.WINDOW_CLOSED, "source": REVISING, "dest": RESOLVED,
-     "conditions": ["is_a_limit_warning"]},
+    {"trigger": IncidentTrigger.ATTEMPT_CONFIRMED, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["is_a_warning", "is_of_an_earlier_turn"],
+     "unless": ["is_session_scoped"]},
+    {"trigger": IncidentTrigger.REAL_ANSWER_GIVEN, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["recovers_on_real_answer"],
+     "unless": ["is_a_warning"]},
+    {"trigger": IncidentTrigger.REAL_ANSWER_GIVEN, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["recovers_at_next_attempt", "is_session_scoped"]},
+    {"trigger": IncidentTrigger.REAL_ANSWER_GIVEN, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["is_a_warning", "is_session_scoped"]},
+    {"trigger": IncidentTrigger.REAL_ANSWER_GIVEN, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["is_a_warning_of_this_turn"]},
+    {"trigger": IncidentTrigger.AUTH_CONFIRMED, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["recovers_on_auth_status"],
+     "unless": ["is_a_warning"]},
+    {"trigger": IncidentTrigger.RUNTIME_REPLACED, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["is_bound_to_the_runtime"],
+     "unless": ["is_a_warning"]},
+    {"trigger": IncidentTrigger.NOTICES_OVERFLOWED, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["is_a_notice"]},
+    {"trigger": IncidentTrigger.WINDOW_CLOSED, "source": REVISING,
+     "dest": RESOLVED_HISTORICAL, "conditions": ["is_a_limit_warning"]},
     # Row 33: at its reset time an active limit failure gets one more revision (the ledger
     # makes it); a replaced runtime or a newer limit failure means it never will. The
     # incident stays active: only its reset changes.
-    {"trigger": _T.RESET_REACHED, "source": REVISING, "dest": None,
+    {"trigger": IncidentTrigger.RESET_REACHED, "source": REVISING, "dest": None,
      "conditions": ["awaits_its_reset", "its_reset_is_due"], "before": ["take_reset"]},
-    {"trigger": _T.RUNTIME_REPLACED, "source": REVISING, "dest": None,
+    {"trigger": IncidentTrigger.RUNTIME_REPLACED, "source": REVISING, "dest": None,
      "conditions": ["awaits_its_reset"], "before": ["forget_reset"]},
-    {"trigger": _T.RESET_SUPERSEDED, "source": REVISING, "dest": None,
+    {"trigger": IncidentTrigger.RESET_SUPERSEDED, "source": REVISING, "dest": None,
      "conditions": ["awaits_its_reset"], "before": ["forget_reset"]},
     # A boundary that does not retire this incident leaves it as it is (drawn, not implied).
     {"trigger": BOUNDARIES, "source": UNRESOLVED, "dest": None},
@@ -132,7 +136,7 @@ TRANSITIONS: list[dict[str, Any]] = [
 # fmt: on
 
 INCIDENT_MACHINE = build_machine(
-    name="incident", states=IncidentState, transitions=TRANSITIONS, initial=_S.CREATED
+    name="incident", states=IncidentState, transitions=TRANSITIONS, initial=IncidentState.CREATED
 )
 
 
@@ -141,9 +145,6 @@ class Incident:
     when the ledger lets it go."""
 
     state: IncidentState
-
-    def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
-        raise NotImplementedError("bound by transitions")  # pragma: no cover
 
     def __init__(
         self,
@@ -173,7 +174,7 @@ class Incident:
         return 1 if self.current is None else self.current.revision + 1
 
     def fire(self, trigger: IncidentTrigger, *args: Any) -> None:
-        fire("incident", self, trigger, *args)
+        fire(INCIDENT_MACHINE, self, trigger, *args)
 
     # --- guards: the recovery policy (row 15), pure predicates ---------------------------------
 

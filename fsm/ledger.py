@@ -23,22 +23,25 @@ Rules outside the tables (WARNING: hand-coded, not drawn): the id spelling above
 one failure id, so every failure of a live turn revises it; notice-id reuse, row 23), and the
 notice bound (`NOTICES_OVERFLOWED`, fired from `_bound_notices`).
 
-What lives elsewhere: the reset of a failed limit (row 33, `ledger_resets.py`).
+The reset of a failed limit (row 33): a limit failure's incident knows when its limit resets
+(`resets_at_ms`); the incident machine decides when that reset is taken (`RESET_REACHED`, once
+per incident). The ledger finds the next reset for the session clock, moves it when Claude
+names a later one, and shapes the revision that says the limit has reset.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from fsm import ids
 from fsm.errors import FsmError, InvalidTransition
 from fsm.incident import Incident, IncidentState, IncidentTrigger
-from fsm.ledger_resets import LimitResets
 from fsm.records import FailureRecord, shape_title
-from fsm.vocabulary import FailureKind, RecoveryPolicy, Severity, policy_for
+from fsm.vocabulary import Action, FailureKind, RecoveryPolicy, Severity, policy_for
 
-__all__ = ["HISTORY_LIMIT", "NOTICE_LIMIT", "Hints", "Ledger"]
+__all__ = ["HISTORY_LIMIT", "NOTICE_LIMIT", "RESET_SENTENCE", "Hints", "Ledger"]
 
 # How many resolved incidents stay attached for inspection before they are let go.
 HISTORY_LIMIT = 16
@@ -49,8 +52,11 @@ NOTICE_LIMIT = 8
 Hints = tuple[float | None, int | None]
 _NO_HINTS: Hints = (None, None)
 
+# What a limit failure's title says once its reset time has come.
+RESET_SENTENCE = " · The limit has reset; you can retry now."
 
-class Ledger(LimitResets):
+
+class Ledger:
     def __init__(self, *, session_id: str, epoch: str) -> None:
         self.session_id = session_id
         self.epoch = epoch
@@ -271,6 +277,43 @@ class Ledger(LimitResets):
         self.next_incident = 1
         self._last_notice = None
         return recovered
+
+    # --- the reset of a failed limit (row 33) ------------------------------------------------
+
+    def next_reset_ms(self) -> int | None:
+        """When an active limit failure's reset comes (epoch ms), or None."""
+        due = [i.resets_at_ms for i in self.active_incidents() if i.awaits_its_reset()]
+        return min((ms for ms in due if ms is not None), default=None)
+
+    def move_reset(self, resets_at_ms: int) -> None:
+        """Claude rejected again with a later reset time: the awaited reset moves to it."""
+        for incident in self.active_incidents():
+            if incident.awaits_its_reset() and (incident.resets_at_ms or 0) < resets_at_ms:
+                incident.resets_at_ms = resets_at_ms
+
+    def take_resets(self, now_ms: int) -> list[FailureRecord]:
+        """The revisions that say a limit has reset, for each active failure whose reset time
+        is at or before `now_ms` (the incident's table decides; once per incident)."""
+        records = []
+        for incident in list(self.active_incidents()):
+            taken = incident.reset_taken
+            incident.fire(IncidentTrigger.RESET_REACHED, now_ms)
+            current = incident.current
+            if incident.reset_taken and not taken and current is not None:
+                text = current.title + RESET_SENTENCE
+                title, details = shape_title(text)
+                if current.details:
+                    details = f"{details}\n\n{current.details}" if details else current.details
+                record = replace(
+                    current,
+                    revision=incident.next_revision,
+                    title=title,
+                    details=details,
+                    actions=(Action.RETRY,),
+                )
+                incident.propose(record, incident.policy)
+                records.append(record)
+        return records
 
     def close(self) -> None:
         """Detach every incident (the session is over)."""

@@ -29,21 +29,13 @@ monotonic seconds, and the shell's events carry both (`wall`, `now`).
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Any
 
-from fsm.claude_events import LimitWindow, RateLimitReported
 from fsm.effects import Effect, PublishRecord, SendNotice
+from fsm.events import LimitWindow, RateLimitReported
 from fsm.ledger import Ledger
-from fsm.limit_words import (
-    MAX_RESET_AHEAD_SECONDS,
-    MAX_WINDOWS,
-    reset_clock,
-    sane_reset,
-    warning_title,
-    whole_percent,
-    window_label,
-)
 from fsm.machine import build_machine, fire, one_row_per_trigger
 
 __all__ = [
@@ -56,8 +48,90 @@ __all__ = [
     "reset_clock",
     "sane_reset",
     "warning_title",
+    "whole_percent",
     "window_label",
 ]
+
+
+# --- the words of a warning: window names, the reset's local clock time, the title --------
+# (pure arithmetic on the epoch seconds and UTC offset the shell's events carry)
+
+# The longest window Claude Code meters is a week: a reset further ahead than this is nonsense.
+MAX_RESET_AHEAD_SECONDS = 31 * 86_400
+# Claude Code names six windows; more than this many names in one session is nonsense.
+MAX_WINDOWS = 8
+
+# Claude Code's own words for its windows (its limit messages: "your 5-hour limit").
+_LABELS = {
+    "five_hour": "5-hour",
+    "seven_day": "weekly",
+    "seven_day_opus": "weekly Opus",
+    "seven_day_sonnet": "weekly Sonnet",
+    "seven_day_overage_included": "weekly",
+    "overage": "extra usage",
+}
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def window_label(name: str) -> str:
+    """How a window reads in a title: Claude Code's name for it, else its own name made
+    readable (`seven_day_haiku` reads "seven-day haiku"); nonsense reads "usage"."""
+    if name in _LABELS:
+        return _LABELS[name]
+    if not re.fullmatch(r"[a-z0-9_]{1,40}", name):
+        return "usage"
+    return name.replace("_day", "-day").replace("_hour", "-hour").replace("_", " ")
+
+
+def _civil(days: int) -> tuple[int, int, int]:
+    # Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's method):
+    # the core reads no clock and imports no `datetime`.
+    days += 719_468
+    era = days // 146_097
+    doe = days - era * 146_097
+    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (month <= 2), month, day
+
+
+def reset_clock(resets_at: int, utc_offset_seconds: int, zone: str, wall: float | None) -> str:
+    """A reset time as Claude Code writes it: "10:08pm (UTC)", "10pm (Europe/Paris)", with
+    the date first ("Dec 8, 10am (UTC)") when it is more than a day after `wall`."""
+    # To the nearest minute, as Claude Code shows 22:07:56 ("resets 10:08pm").
+    local = (resets_at + utc_offset_seconds + 30) // 60 * 60
+    days, seconds = divmod(local, 86_400)
+    hour, minute = seconds // 3600, seconds % 3600 // 60
+    twelve = f"{hour % 12 or 12}{'' if minute == 0 else f':{minute:02d}'}"
+    clock = twelve + ("am" if hour < 12 else "pm")
+    if wall is not None and resets_at - wall > 86_400:
+        _, month, day = _civil(days)
+        clock = f"{_MONTHS[month - 1]} {day}, {clock}"
+    return f"{clock} ({zone})"
+
+
+def warning_title(window: LimitWindow, zone: str, wall: float | None) -> str:
+    """`You've used 92% of your 5-hour limit · resets 10:08pm (UTC)` (row 32's style)."""
+    assert window.utilization is not None and window.resets_at is not None
+    percent = whole_percent(window.utilization)
+    reset = reset_clock(window.resets_at, window.utc_offset_seconds, zone, wall)
+    return f"You've used {percent}% of your {window_label(window.name)} limit · resets {reset}"
+
+
+def whole_percent(utilization: float) -> int:
+    return int(utilization * 100 + 1e-9)  # whole percent, never rounded up past the truth
+
+
+def sane_reset(resets_at: int | None, wall: float | None) -> bool:
+    """A reset time a user could plan around: after `wall` and within a month of it."""
+    if resets_at is None:
+        return False
+    return wall is None or wall < resets_at <= wall + MAX_RESET_AHEAD_SECONDS
+
+
+# --- the window machine -------------------------------------------------------------------
 
 
 class WindowState(Enum):
@@ -65,41 +139,40 @@ class WindowState(Enum):
     WARNED = "warned"
 
 
-_S = WindowState
-_REPORTED, _PASSED = "window_reported", "reset_passed"
+QUIET, WARNED = WindowState.QUIET, WindowState.WARNED
 
 TRANSITIONS: list[dict[str, Any]] = one_row_per_trigger(
     [
-        {"trigger": _REPORTED, "source": _S.QUIET, "dest": _S.WARNED,
+        {"trigger": "window_reported", "source": QUIET, "dest": WARNED,
          "conditions": ["is_a_warning", "takes_records"], "before": ["warn", "record_warning"]},
-        {"trigger": _REPORTED, "source": _S.QUIET, "dest": _S.WARNED,
+        {"trigger": "window_reported", "source": QUIET, "dest": WARNED,
          "conditions": ["is_a_warning"], "before": ["warn", "send_notice"]},
-        {"trigger": _REPORTED, "source": _S.QUIET, "dest": None},
-        {"trigger": _REPORTED, "source": _S.WARNED, "dest": _S.QUIET,
+        {"trigger": "window_reported", "source": QUIET, "dest": None},
+        {"trigger": "window_reported", "source": WARNED, "dest": QUIET,
          "conditions": ["is_allowed"], "before": ["retire_warning"]},
         # A new reset time is a new occurrence (row 32): the old one's entry stays as it is.
-        {"trigger": _REPORTED, "source": _S.WARNED, "dest": _S.WARNED,
+        {"trigger": "window_reported", "source": WARNED, "dest": WARNED,
          "conditions": ["is_a_warning", "is_a_new_reset", "takes_records"],
          "before": ["retire_warning", "warn", "record_warning"]},
-        {"trigger": _REPORTED, "source": _S.WARNED, "dest": _S.WARNED,
+        {"trigger": "window_reported", "source": WARNED, "dest": WARNED,
          "conditions": ["is_a_warning", "is_a_new_reset"],
          "before": ["retire_warning", "warn", "send_notice"]},
-        {"trigger": _REPORTED, "source": _S.WARNED, "dest": None,
+        {"trigger": "window_reported", "source": WARNED, "dest": None,
          "conditions": ["is_a_warning", "has_a_new_percent", "takes_records"],
          "before": ["note_percent", "record_warning"]},
-        {"trigger": _REPORTED, "source": _S.WARNED, "dest": None,
+        {"trigger": "window_reported", "source": WARNED, "dest": None,
          "conditions": ["is_a_warning", "has_a_new_percent"],
          "before": ["note_percent", "send_notice"]},
         # The same percent again, a rejection (the failure speaks for itself) or nonsense.
-        {"trigger": _REPORTED, "source": _S.WARNED, "dest": None},
-        {"trigger": _PASSED, "source": _S.WARNED, "dest": _S.QUIET,
+        {"trigger": "window_reported", "source": WARNED, "dest": None},
+        {"trigger": "reset_passed", "source": WARNED, "dest": QUIET,
          "conditions": ["its_reset_passed"], "before": ["retire_warning"]},
-        {"trigger": _PASSED, "source": [_S.QUIET, _S.WARNED], "dest": None},
+        {"trigger": "reset_passed", "source": [QUIET, WARNED], "dest": None},
     ]
 )  # fmt: skip
 
 WINDOW_MACHINE = build_machine(
-    name="limit window", states=WindowState, transitions=TRANSITIONS, initial=_S.QUIET
+    name="limit window", states=WindowState, transitions=TRANSITIONS, initial=QUIET
 )
 
 
@@ -116,23 +189,20 @@ class LimitWindowWatch:
 
     state: WindowState
 
-    def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
-        raise NotImplementedError("bound by transitions")  # pragma: no cover
-
     def __init__(self, *, ledger: Ledger, records: bool, notices: bool) -> None:
         self.ledger, self.records, self.notices = ledger, records, notices
         self.effects: list[Effect] = []
         self.id: str | None = None  # the warning record's id, once one was proposed
         self.resets_at: int | None = None
         self.percent: int | None = None
-        WINDOW_MACHINE.add_model(self, initial=_S.QUIET)
+        WINDOW_MACHINE.add_model(self, initial=QUIET)
 
     def detach(self) -> None:
         WINDOW_MACHINE.remove_model(self)
 
     def fire(self, trigger: str, arg: Any) -> list[Effect]:
         self.effects = []
-        fire("limit window", self, trigger, arg)
+        fire(WINDOW_MACHINE, self, trigger, arg)
         effects, self.effects = self.effects, []
         return effects
 
@@ -226,14 +296,14 @@ class LimitWatch:
                 watch = self._windows[window.name] = LimitWindowWatch(
                     ledger=self._ledger, records=self._records, notices=self._notices
                 )
-            effects += watch.fire(_REPORTED, _Report(window, event))
+            effects += watch.fire("window_reported", _Report(window, event))
         return effects
 
     def passed(self, wall: float) -> list[Effect]:
         """Retire the warnings whose reset time is behind `wall` (nothing is published)."""
         effects: list[Effect] = []
         for watch in self._windows.values():
-            effects += watch.fire(_PASSED, wall)
+            effects += watch.fire("reset_passed", wall)
         return effects
 
     def next_reset(self) -> float | None:

@@ -26,8 +26,17 @@ internal row (the state does not change). A row may group a few triggers in a li
 view of a table, `expanded(TRANSITIONS)`: one row per (state, trigger) rule, `"="` resolved,
 grouped by state and then trigger, each pair's rules in the order they are tried.
 
-The private `transitions` touchpoint (`_checked_assignment`, which silences a per-model warning
-for every name `model_override=True` declines to bind) lives in `fsm/compat.py` with its pin.
+A model declares its `state` and whatever guards and callbacks its table names, and nothing
+else: `fire` runs a trigger through the machine's own `Event` (`machine.events[trigger]`), so
+no `trigger` method is bound onto the model.
+
+The core's one touchpoint with `transitions` internals is `QuietMachine` below, kept here so an
+upgrade breaks one place (pinned by `tests/shell/test_compat.py`): transitions 0.9.3 logs a
+WARNING for every name `model_override=True` declines to bind (`is_<state>`, `may_<trigger>`,
+the trigger methods): nine log records per incident attached, most of an incident's creation
+time (see `tests/bench/fsm_core.py`), and noise in any shell that shows warnings.
+`QuietMachine` declines the same names silently by overriding the private
+`Machine._checked_assignment`.
 """
 
 from __future__ import annotations
@@ -35,20 +44,32 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Protocol
 
-from transitions import MachineError
+from transitions import Machine, MachineError
 
-from fsm.compat import QuietMachine
 from fsm.errors import InvalidTransition
 
-__all__ = ["MachineModel", "build_machine", "expanded", "fire", "one_row_per_trigger"]
+__all__ = [
+    "MachineModel",
+    "QuietMachine",
+    "build_machine",
+    "expanded",
+    "fire",
+    "one_row_per_trigger",
+]
 
 
 class MachineModel(Protocol):
-    """What `transitions` binds onto a model under `model_override=True`."""
+    """What `transitions` sets on a model: its state."""
 
     state: Any
 
-    def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool: ...
+
+class QuietMachine(Machine):
+    def _checked_assignment(self, model: Any, name: str, func: Any) -> None:
+        # transitions' own rule (bind iff `model_override` agrees), minus the warning it logs
+        # for each declined name.
+        if (getattr(model, name, None) is None) ^ self.model_override:
+            setattr(model, name, func)
 
 
 def one_row_per_trigger(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -91,20 +112,24 @@ def build_machine(
         initial=initial,
         name=name,
         auto_transitions=False,
-        # The model declares what it expects transitions to bind (`state`, `trigger`), so
-        # typing sees them; nothing else is bound onto it.
+        # The model declares what it expects transitions to set (`state`), so typing sees
+        # it; nothing else is bound onto it.
         model_override=True,
         send_event=False,
     )
 
 
-def fire(machine_name: str, model: MachineModel, trigger: str, *args: Any) -> None:
+def fire(machine: Machine, model: MachineModel, trigger: str, *args: Any) -> None:
     """Run `trigger` on `model` with `args` for its guards and callbacks; raise
     `InvalidTransition` (state unchanged) if no row of the table accepts it."""
     state = model.state
+    name = machine.name.removesuffix(": ")  # transitions keeps the name as "<name>: "
+    event = machine.events.get(trigger)
+    if event is None:
+        raise InvalidTransition(name, trigger, state.value)
     try:
-        accepted = model.trigger(trigger, *args)
+        accepted = event.trigger(model, *args)
     except MachineError as exc:
-        raise InvalidTransition(machine_name, trigger, state.value) from exc
+        raise InvalidTransition(name, trigger, state.value) from exc
     if not accepted:
-        raise InvalidTransition(machine_name, trigger, state.value)
+        raise InvalidTransition(name, trigger, state.value)

@@ -29,8 +29,8 @@ from enum import Enum
 from typing import Any
 
 from fsm import classify
-from fsm.claude_events import McpServerStatus, ModelFellBack
 from fsm.effects import Effect, LogNotice, PublishRecord, SendAgentText, SendNotice
+from fsm.events import McpServerStatus, ModelFellBack
 from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire
 from fsm.records import TITLE_LIMIT, redact
@@ -58,12 +58,11 @@ MCP_PROBLEMS = {"failed": FailureKind.MCP_SERVER_FAILED, "needs-auth": FailureKi
 # A name shown in a title: letters, digits and a few marks; never a path or a URL.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.@+-]{0,63}")
 
-_FELL, _SERVER = "model_fell_back", "mcp_server_reported"
-_R = NoticeState.ROUTING
+ROUTING = NoticeState.ROUTING
 
 
 def _row(trigger: str, *before: str, when: list[str] | None = None) -> dict[str, Any]:
-    row: dict[str, Any] = {"trigger": trigger, "source": _R, "dest": None}
+    row: dict[str, Any] = {"trigger": trigger, "source": ROUTING, "dest": None}
     if before:
         row["before"] = list(before)
     if when:
@@ -74,22 +73,23 @@ def _row(trigger: str, *before: str, when: list[str] | None = None) -> dict[str,
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
     # Row 16 (a record), row 34 (an ACP notice), else the reference's text.
-    _row(_FELL, "publish_fallback_record", when=["takes_warning_records"]),
-    _row(_FELL, "send_fallback_notice", when=["takes_acp_notices"]),
-    _row(_FELL, "send_fallback_text"),
+    _row("model_fell_back", "publish_fallback_record", when=["takes_warning_records"]),
+    _row("model_fell_back", "send_fallback_notice", when=["takes_acp_notices"]),
+    _row("model_fell_back", "send_fallback_text"),
     # Row 35: once per server and state; nonsense is logged once and otherwise ignored.
-    _row(_SERVER, when=["is_an_unknown_shape", "unknown_shape_was_logged"]),
-    _row(_SERVER, "log_unknown_shape", when=["is_an_unknown_shape"]),
-    _row(_SERVER, when=["is_a_problem", "was_reported"]),
-    _row(_SERVER, "publish_server_record", when=["is_a_problem", "takes_warning_records"]),
-    _row(_SERVER, "send_server_notice", when=["is_a_problem", "takes_acp_notices"]),
-    _row(_SERVER, "send_server_text", when=["is_a_problem"]),
-    _row(_SERVER),
+    _row("mcp_server_reported", when=["is_an_unknown_shape", "unknown_shape_was_logged"]),
+    _row("mcp_server_reported", "log_unknown_shape", when=["is_an_unknown_shape"]),
+    _row("mcp_server_reported", when=["is_a_problem", "was_reported"]),
+    _row("mcp_server_reported", "publish_server_record",
+         when=["is_a_problem", "takes_warning_records"]),
+    _row("mcp_server_reported", "send_server_notice", when=["is_a_problem", "takes_acp_notices"]),
+    _row("mcp_server_reported", "send_server_text", when=["is_a_problem"]),
+    _row("mcp_server_reported"),
 ]
 # fmt: on
 
 NOTICE_MACHINE = build_machine(
-    name="notices", states=NoticeState, transitions=TRANSITIONS, initial=_R
+    name="notices", states=NoticeState, transitions=TRANSITIONS, initial=ROUTING
 )
 
 
@@ -120,9 +120,6 @@ class Notices:
 
     state: NoticeState
 
-    def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
-        raise NotImplementedError("bound by transitions")  # pragma: no cover
-
     def __init__(
         self,
         *,
@@ -138,22 +135,22 @@ class Notices:
         self.effects: list[Effect] = []
         self.reported: set[tuple[str, str]] = set()
         self.logged_unknown_shape = False
-        NOTICE_MACHINE.add_model(self, initial=_R)
+        NOTICE_MACHINE.add_model(self, initial=ROUTING)
 
     def detach(self) -> None:
         NOTICE_MACHINE.remove_model(self)
 
     def fire(self, trigger: str, arg: Any) -> list[Effect]:
         self.effects = []
-        fire("notices", self, trigger, arg)
+        fire(NOTICE_MACHINE, self, trigger, arg)
         effects, self.effects = self.effects, []
         return effects
 
     def fell_back(self, event: ModelFellBack) -> list[Effect]:
-        return self.fire(_FELL, event)
+        return self.fire("model_fell_back", event)
 
     def servers_reported(self, servers: tuple[McpServerStatus, ...]) -> list[Effect]:
-        return [effect for server in servers for effect in self.fire(_SERVER, server)]
+        return [effect for server in servers for effect in self.fire("mcp_server_reported", server)]
 
     # --- guards ----------------------------------------------------------------------------
 

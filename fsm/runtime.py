@@ -45,43 +45,43 @@ class RuntimeState(Enum):
     RETIRING = "retiring"
 
 
-_S = RuntimeState
-UNSTARTED, UP, SHUTTING_DOWN, LOST = _S.UNSTARTED, _S.UP, _S.SHUTTING_DOWN, _S.LOST
-RESTARTING, RETIRING = _S.RESTARTING, _S.RETIRING
-ANY = list(RuntimeState)
-GONE = [UNSTARTED, LOST, RESTARTING]  # no process this session's prompts can reach
-LIVE = [UP, SHUTTING_DOWN]
-STARTED, SHUTDOWN = "runtime_started", "worker_shutting_down"
-LOST_NOW, DISPATCHED = "runtime_lost", "prompt_dispatched"
-NEW_CREDENTIALS, AUTH = "credentials_changed", "auth_status_reported"
-FRESH = "fresh_context_requested"
+UNSTARTED, UP, SHUTTING_DOWN = RuntimeState.UNSTARTED, RuntimeState.UP, RuntimeState.SHUTTING_DOWN
+LOST, RESTARTING, RETIRING = RuntimeState.LOST, RuntimeState.RESTARTING, RuntimeState.RETIRING
+EVERY_STATE = list(RuntimeState)
+# No process this session's prompts can reach.
+NO_PROCESS = [UNSTARTED, LOST, RESTARTING]
+# A process is running (it may have said it is shutting down).
+PROCESS_RUNNING = [UP, SHUTTING_DOWN]
 
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
     # The same runtime cannot start twice; resetting its counter would reuse ids.
-    {"trigger": STARTED, "source": ANY, "dest": None, "conditions": ["is_the_current_epoch"],
-     "before": ["log_second_start"]},
-    {"trigger": STARTED, "source": ANY, "dest": UP, "before": ["open_epoch"]},
-    {"trigger": SHUTDOWN, "source": UP, "dest": SHUTTING_DOWN},
-    {"trigger": SHUTDOWN, "source": [UNSTARTED, SHUTTING_DOWN, LOST, RESTARTING, RETIRING],
-     "dest": None},
-    {"trigger": LOST_NOW, "source": LIVE, "dest": LOST},
+    {"trigger": "runtime_started", "source": EVERY_STATE, "dest": None,
+     "conditions": ["is_the_current_epoch"], "before": ["log_second_start"]},
+    {"trigger": "runtime_started", "source": EVERY_STATE, "dest": UP, "before": ["open_epoch"]},
+    {"trigger": "worker_shutting_down", "source": UP, "dest": SHUTTING_DOWN},
+    {"trigger": "worker_shutting_down",
+     "source": [UNSTARTED, SHUTTING_DOWN, LOST, RESTARTING, RETIRING], "dest": None},
+    {"trigger": "runtime_lost", "source": PROCESS_RUNNING, "dest": LOST},
     # A fresh process that fails to start is lost too; the retired epoch stays retired.
-    {"trigger": LOST_NOW, "source": [RESTARTING, RETIRING], "dest": RESTARTING},
-    {"trigger": LOST_NOW, "source": [UNSTARTED, LOST], "dest": None},
+    {"trigger": "runtime_lost", "source": [RESTARTING, RETIRING], "dest": RESTARTING},
+    {"trigger": "runtime_lost", "source": [UNSTARTED, LOST], "dest": None},
     # Row 18: after a lost process, the next prompt resumes the session in a new one.
-    {"trigger": DISPATCHED, "source": GONE, "dest": RESTARTING,
+    {"trigger": "prompt_dispatched", "source": NO_PROCESS, "dest": RESTARTING,
      "before": ["send_to_a_fresh_runtime"]},
-    {"trigger": DISPATCHED, "source": [*LIVE, RETIRING], "dest": RETIRING,
+    {"trigger": "prompt_dispatched", "source": [*PROCESS_RUNNING, RETIRING], "dest": RETIRING,
      "conditions": ["has_new_credentials"], "before": ["send_to_a_fresh_runtime"]},
-    {"trigger": DISPATCHED, "source": [*LIVE, RETIRING], "dest": None, "before": ["send_prompt"]},
+    {"trigger": "prompt_dispatched", "source": [*PROCESS_RUNNING, RETIRING], "dest": None,
+     "before": ["send_prompt"]},
     # A plan exit that clears the context: the live process is retired, as for new
     # credentials, and a fresh context (a new Claude session) is started for the turn.
-    {"trigger": FRESH, "source": ANY, "dest": RETIRING, "before": ["start_a_fresh_context"]},
-    {"trigger": NEW_CREDENTIALS, "source": ANY, "dest": None, "before": ["note_new_credentials"]},
-    {"trigger": AUTH, "source": ANY, "dest": None, "conditions": ["is_authenticated"],
-     "before": ["confirm_auth"]},
-    {"trigger": AUTH, "source": ANY, "dest": None},
+    {"trigger": "fresh_context_requested", "source": EVERY_STATE, "dest": RETIRING,
+     "before": ["start_a_fresh_context"]},
+    {"trigger": "credentials_changed", "source": EVERY_STATE, "dest": None,
+     "before": ["note_new_credentials"]},
+    {"trigger": "auth_status_reported", "source": EVERY_STATE, "dest": None,
+     "conditions": ["is_authenticated"], "before": ["confirm_auth"]},
+    {"trigger": "auth_status_reported", "source": EVERY_STATE, "dest": None},
 ]
 # fmt: on
 
@@ -95,9 +95,6 @@ class Runtime:
 
     state: RuntimeState
 
-    def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
-        raise NotImplementedError("bound by transitions")  # pragma: no cover
-
     def __init__(self, *, ledger: Ledger, started: bool) -> None:
         self.ledger = ledger
         self.new_credentials = False  # to take effect at the next prompt
@@ -110,7 +107,7 @@ class Runtime:
     @property
     def is_lost(self) -> bool:
         """No process this session's prompts can reach (never started, or it ended)."""
-        return self.state in GONE
+        return self.state in NO_PROCESS
 
     @property
     def is_shutting_down(self) -> bool:
@@ -124,7 +121,7 @@ class Runtime:
     def fire(self, trigger: str, arg: Any = None) -> list[Effect]:
         """Run `trigger` with `arg`; return the effects (`InvalidTransition` if no row fits)."""
         self.effects = []
-        fire("runtime", self, trigger, arg)
+        fire(RUNTIME_MACHINE, self, trigger, arg)
         effects, self.effects = self.effects, []
         return effects
 

@@ -6,13 +6,13 @@ decides nothing else itself:
 2. It routes the event: turn events go to the turn machine (`turn.py`, whose table decides and
    whose callbacks make the effects); delivery reports, replayed history, runtime starts and
    Claude's account reports go to the ledger (`ledger.py`, whose incidents decide recovery).
-3. It keeps the clock the shell lends it (`session_clock.py`): `next_deadline()` says when the
+3. It keeps the clock the shell lends it (`SessionClock`, below): `next_deadline()` says when the
    core next needs waking (the stall watchdog, the interrupt's grace period, a usage limit's
    reset, the idle compaction's deadline), and `DeadlineReached` turns into the turn
-   machine's `claude_silent` or `cancel_grace_expired`, a limit's reset (`session_limits.py`,
+   machine's `claude_silent` or `cancel_grace_expired`, a limit's reset (`SessionLimits`, below,
    DECISIONS rows 32-33), or the idle compaction's `idle_deadline_reached`.
-4. It tells the idle compaction (`idle_compaction.py`) when the session went idle (its last
-   turn answered, nothing queued) and of each client prompt.
+4. It tells the idle compaction (`idle_compaction.py`, through `SessionIdle` below) when the
+   session went idle (its last turn answered, nothing queued) and of each client prompt.
 
 Claude's process has its own machine (`runtime.py`, owned by the turn, whose rows read it):
 runtime starts, losses, shutdowns and new credentials are its triggers, and every `SendPrompt`
@@ -39,8 +39,8 @@ from fsm.effects import (
     StartFreshContext,
 )
 from fsm.errors import FsmError
-from fsm.event_triggers import SIGNS_OF_LIFE, TURN_TRIGGERS
 from fsm.events import (
+    AnswerStreamStarted,
     AuthStatusReported,
     CancelGraceExpired,
     CancelRequested,
@@ -58,27 +58,25 @@ from fsm.events import (
     ModelChosen,
     ModelFellBack,
     OutputReceived,
+    PromptReceived,
     PromptSent,
     RateLimitReported,
     RuntimeStarted,
     TransportLost,
     WorkerShuttingDown,
 )
-from fsm.idle_compaction import IdlePolicy
+from fsm.idle_compaction import IdleCompaction, IdlePolicy
 from fsm.ledger import Ledger
+from fsm.limits import LimitWatch, sane_reset
 from fsm.notices import Notices
 from fsm.records import FailureRecord, redact
-from fsm.session_clock import CANCEL_GRACE_SECONDS, SessionClock
-from fsm.session_idle import SessionIdle
-from fsm.session_limits import SessionLimits
-from fsm.turn import Turn, TurnState
-from fsm.turn_actions import TURN_NO_RESULT_TITLE
+from fsm.turn import TURN_TRIGGERS, Turn, TurnState
 
-__all__ = [
-    "CANCEL_GRACE_SECONDS",
-    "TURN_NO_RESULT_TITLE",
-    "SessionCore",
-]
+__all__ = ["CANCEL_GRACE_SECONDS", "SIGNS_OF_LIFE", "SessionClock", "SessionCore"]
+
+# Events that are not the turn's but are signs that Claude is at work on the prompt: after
+# their own route the core also fires the turn's `turn_went_busy`.
+SIGNS_OF_LIFE = (ModelFellBack, AuthStatusReported, RateLimitReported, WorkerShuttingDown)
 
 
 class SessionCore:
@@ -200,9 +198,8 @@ class SessionCore:
     def _handle(self, event: Event) -> list[Effect]:
         if isinstance(event, ClaudeEvent) and self._is_stale(event):
             return [LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")]
-        trigger = TURN_TRIGGERS.get(type(event))
-        if trigger is not None:
-            return self._fire(trigger, event)
+        if event.trigger in TURN_TRIGGERS:
+            return self._fire(event.trigger, event)
         route = self._routes.get(type(event))
         if route is None:
             raise FsmError(f"unknown event {type(event).__name__}")
@@ -291,7 +288,7 @@ class SessionCore:
     def _on_credentials(self, event: CredentialsChanged) -> list[Effect]:
         return self.runtime.fire("credentials_changed", event)
 
-    # --- time (the deadlines: `session_clock.py`) -----------------------------------------
+    # --- time (the deadlines: `SessionClock`) ---------------------------------------------
 
     def _on_output(self, event: OutputReceived) -> list[Effect]:
         self._clock.heard(event.now)
@@ -309,3 +306,225 @@ class SessionCore:
             effects += self._fire("claude_silent", silent)
         effects += self.limits.deadline_reached(event.now, event.wall)
         return effects + self.idle.deadline_reached(event.now)
+
+
+# --- the session's helpers: its clock, its idle compaction, its usage limits --------------
+
+# After an interrupt, how long Claude gets to end the turn before its process is stopped.
+CANCEL_GRACE_SECONDS = 10.0
+
+# A live turn that still waits on Claude (a cancelled one has its own deadline).
+_WATCHED = frozenset(
+    {TurnState.PROMPT_SENT, TurnState.RUNNING, TurnState.RETRYING, TurnState.FAILING}
+)
+
+
+class SessionClock:
+    """The stall and grace deadlines of one session (monotonic seconds).
+
+    The core never reads a clock; the shell lends it monotonic seconds in events
+    (`PromptSent.now`, `OutputReceived.now`, `CancelRequested.now`, `DeadlineReached.now`).
+    `SessionClock` keeps the two deadlines those times set and nothing else:
+    - the stall watchdog: while a turn waits on Claude, every further `stall_seconds` of
+      silence since Claude was last heard is due once (the turn machine decides what silence
+      means);
+    - the interrupt's grace period: `CANCEL_GRACE_SECONDS` after the cancel that sent the one
+      interrupt, for as long as the turn machine keeps it armed.
+    """
+
+    def __init__(self, stall_seconds: float | None) -> None:
+        self._stall_seconds = stall_seconds
+        self._last_heard: float | None = None
+        self._stall_marks = 0  # stall deadlines already reported since Claude was last heard
+        self._grace_deadline: float | None = None
+
+    @property
+    def last_heard(self) -> float | None:
+        """When Claude was last heard from (or a prompt sent), if the shell keeps time."""
+        return self._last_heard
+
+    def heard(self, now: float | None) -> None:
+        """Claude was heard from (or a prompt was sent) at `now`: the silence starts again."""
+        self._last_heard, self._stall_marks = now, 0
+
+    def follow_grace(self, armed: bool, cancelled_at: float | None) -> None:
+        """Track the turn's grace period: it starts at the first cancel (`cancelled_at`) that
+        finds it armed and is dropped as soon as the turn disarms it."""
+        if armed and self._grace_deadline is None and cancelled_at is not None:
+            self._grace_deadline = cancelled_at + CANCEL_GRACE_SECONDS
+        if not armed:
+            self._grace_deadline = None
+
+    def next_deadline(self, state: TurnState) -> float | None:
+        """When the core next needs a `DeadlineReached` while the turn is in `state`, or None."""
+        deadlines = [
+            d for d in (self._grace_deadline, self._stall_deadline(state)) if d is not None
+        ]
+        return min(deadlines, default=None)
+
+    def grace_due(self, now: float) -> bool:
+        """Whether the grace period is over at `now` (it is then spent)."""
+        if self._grace_deadline is None or now < self._grace_deadline:
+            return False
+        self._grace_deadline = None
+        return True
+
+    def stall_due(self, now: float, state: TurnState) -> int | None:
+        """The whole seconds Claude has been silent, when a stall deadline has passed at `now`
+        (it is then reported), else None."""
+        stall = self._stall_deadline(state)
+        if stall is None or now < stall or self._last_heard is None:
+            return None
+        self._stall_marks += 1
+        return max(1, int(now - self._last_heard))
+
+    def _stall_deadline(self, state: TurnState) -> float | None:
+        stall, heard = self._stall_seconds, self._last_heard
+        if stall is None or heard is None or state not in _WATCHED:
+            return None
+        return heard + stall * (self._stall_marks + 1)
+
+
+class SessionIdle:
+    """The session core's part in idle compaction (`idle_compaction.py`, whose table decides).
+
+    It derives the machine's facts from the turn: the session *went idle* when an event left it
+    with no turn live, none being dispatched and none queued, after it had one; Claude's last
+    top-level request started when its `message_start` was heard (the session clock's time);
+    it is *busy* at the deadline when it has a turn or cannot take a prompt (a broken session,
+    a Claude process that is gone, going or replaced). Every client prompt is the machine's
+    `prompt_received`; Claude's reports of the context size, the cache's lifetime and the rate
+    limit are its data. With no policy (a core built without one) the session never compacts
+    when idle.
+    """
+
+    def __init__(self, *, policy: IdlePolicy | None, turn: Turn, clock: SessionClock) -> None:
+        self._turn, self._clock = turn, clock
+        self.machine = IdleCompaction(policy) if policy is not None else None
+
+    def busy(self) -> bool:
+        """A turn is live, being dispatched or queued."""
+        turn = self._turn
+        return turn.live or turn.dispatching is not None or bool(turn.queued)
+
+    def after(self, event: Event, was_busy: bool, effects: list[Effect]) -> list[Effect]:
+        """The effects of `event` with the idle compaction's own: a prompt ends the idle
+        period (before the turn's effects), an answered last turn starts one (after them)."""
+        machine = self.machine
+        if machine is None:
+            return effects
+        if isinstance(event, PromptReceived):
+            effects = machine.prompted(event.turn_id, by_adapter=event.by_adapter) + effects
+        elif isinstance(event, ModelChosen):
+            effects = effects + machine.chose_model()
+        elif isinstance(event, CancelRequested):
+            effects = effects + machine.cancelled()
+        elif isinstance(event, AnswerStreamStarted):
+            # A top-level `message_start`: the request began when Claude was last heard.
+            machine.note_request(self._clock.last_heard)
+        if was_busy and not self.busy():
+            # WARNING: hand-coded, not drawn: the machine's `session_went_idle` is derived.
+            effects = effects + machine.went_idle(self._clock.last_heard)
+        return effects
+
+    def next_deadline(self) -> float | None:
+        return self.machine.deadline if self.machine is not None else None
+
+    def deadline_reached(self, now: float) -> list[Effect]:
+        if self.machine is None:
+            return []
+        turn = self._turn
+        runtime = turn.runtime
+        gone = runtime.is_lost or runtime.is_shutting_down or runtime.is_retired
+        unable = self.busy() or turn.state is TurnState.BROKEN or gone
+        return self.machine.deadline_reached(now, busy=unable)
+
+    def note_context(self, tokens: int, cache_ttl: str | None) -> None:
+        if self.machine is not None:
+            self.machine.note_context(tokens, cache_ttl)
+
+    def note_rate_limit(self, status: str | None) -> None:
+        if self.machine is not None:
+            self.machine.note_rate_limit(status)
+
+    def close(self) -> None:
+        if self.machine is not None:
+            self.machine.detach()
+
+
+class SessionLimits:
+    """The session core's part in usage limits (DECISIONS rows 32-33): what a
+    `rate_limit_event` and the clock mean.
+
+    - A `RateLimitReported` goes to the windows' warning machine (`limits.py`), and the reset
+      time of a rejected window becomes the turn's reset hint (the failure that follows carries
+      it, and the `agent_error` dialect shows it) or moves the reset an earlier failure awaits.
+    - Claude Code reports a window again only when its status changes, so a rejection's reset
+      time is remembered until it passes or the window is allowed again: a prompt sent in
+      between fails on the same limit, and its failure carries the same reset.
+    - The core's next deadline includes the earliest warning reset and the earliest reset an
+      active limit failure awaits (sessionFailure clients only: no other dialect shows a
+      reset); at a deadline, warnings whose reset passed retire and due failures get their
+      reset revision.
+    """
+
+    def __init__(self, *, ledger: Ledger, turn: Turn, acp_notices: bool) -> None:
+        self._ledger, self._turn = ledger, turn
+        self._records = turn.notices  # sessionFailure: warnings and resets are records
+        self.watch = LimitWatch(
+            ledger=ledger, records=turn.notices, notices=acp_notices and not turn.notices
+        )
+        self._rejected_until: int | None = None  # epoch seconds
+
+    def reported(self, event: RateLimitReported) -> list[Effect]:
+        effects = self.watch.reported(event)
+        if event.status == "allowed":
+            self._rejected_until = None
+        reset = _rejected_reset(event)
+        if reset is not None:
+            self._rejected_until = reset
+            self._turn.reset_at_ms = reset * 1000
+            self._ledger.move_reset(reset * 1000)
+        return effects
+
+    def prompt_sent(self, event: PromptSent) -> None:
+        """A new turn: it starts with no hints, except a rejection whose reset is still ahead."""
+        until = self._rejected_until
+        wall = None if event.now is None else self.watch.wall_at(event.now, None)
+        if until is not None and (wall is None or wall < until):
+            self._turn.reset_at_ms = until * 1000
+
+    def next_deadline(self) -> float | None:
+        """Monotonic seconds of the next reset the core must act on, or None."""
+        walls = [self.watch.next_reset()]
+        ms = self._ledger.next_reset_ms() if self._records else None
+        if ms is not None:
+            walls.append(ms / 1000)
+        earliest = min((w for w in walls if w is not None), default=None)
+        return None if earliest is None else self.watch.monotonic_at(earliest)
+
+    def deadline_reached(self, now: float, wall: float | None) -> list[Effect]:
+        self.watch.note_clocks(now, wall)
+        at = self.watch.wall_at(now, wall)
+        if at is None:
+            return []
+        effects = self.watch.passed(at)
+        if self._rejected_until is not None and at >= self._rejected_until:
+            self._rejected_until = None
+        if self._records:
+            for record in self._ledger.take_resets(int(at * 1000)):
+                effects.append(PublishRecord(record=record, agent_error=False))
+        return effects
+
+    def close(self) -> None:
+        self.watch.close()
+
+
+def _rejected_reset(event: RateLimitReported) -> int | None:
+    """When the rejected limit lets the user in again (epoch seconds): the latest reset of a
+    rejected window that makes sense, or None."""
+    resets = [w.resets_at for w in event.windows if w.status == "rejected"]
+    if event.status == "rejected":
+        resets.append(event.resets_at)
+    sane = [r for r in resets if r is not None and sane_reset(r, event.wall)]
+    return max(sane, default=None)

@@ -1,18 +1,23 @@
 """The turn-lifecycle machine: it decides what each of Claude's signals means for the turn.
 
+Everything that decides a turn lives in this module (h11's rule for its own state machine):
+the states, the table `TRANSITIONS`, the guards it names, the callbacks it names, and `Turn`,
+the one class that is the machine's model. The table comes first; read it top to bottom.
+
 Theory of operation: one `Turn` per session, attached to the one `TURN_MACHINE`. Every trigger
-is a core event (the snake_case of its class name), fired with the event as its argument. The
-rows of `TRANSITIONS` for one (state, trigger) pair are tried in order; the first whose guards
-hold wins and its `before` callbacks (in `turn_actions.py`) append the effects. That ordered
-table *is* the decision: `diagrams/turn.mmd` draws it and `diagrams/turn.md` lists it, one
-numbered line per rule in the order tried. The rows are literal: a row naming several states
-is that row in each of them, and PROMPT_SENT's differences (Claude's first word moves it to
-RUNNING) sit beside their twins. The design card's three questions are rows:
+is a core event (its class name in snake_case, `fsm.events.trigger_of`), fired with the event
+as its argument; the events whose trigger the table names are `TURN_TRIGGERS`. The rows of
+`TRANSITIONS` for one (state, trigger) pair are tried in order; the first whose guards hold
+wins and its `before` callbacks append the effects. That ordered table *is* the decision:
+`diagrams/turn.mmd` draws it and `diagrams/turn.md` lists it, one numbered line per rule in the
+order tried. The rows are literal: a row naming several states is that row in each of them,
+and PROMPT_SENT's differences (Claude's first word moves it to RUNNING) sit beside their twins.
+The design card's three questions are rows:
 - when a warning escalates to an error: `RETRYING --result_received [is_an_error,
   has_a_warning_out] / confirm_boundary, escalate_warning --> IDLE` (the warning's own
   `<turnId>:error` becomes the error, next revision), and FAILING's `[has_a_warning_out]` twin;
   a turn with no warning out fails with `fail_with_result`, a record of its own (revision 1).
-  RETRYING means exactly "a warning of this turn is out": rows enter it where one is published
+  RETRYING means "a warning of this turn was proposed": rows enter it where one is published
   (or, from FAILING, when Claude gets past a failure while one is out) and no row leaves it for
   RUNNING. Its other rows are RUNNING's; their `fail_*` callbacks revise the same entry,
   because a turn has one failure id (row 12: WARNING: hand-coded, not drawn, in the ledger);
@@ -25,47 +30,439 @@ RUNNING) sit beside their twins. The design card's three questions are rows:
 
 Where clients differ, the rows say so: `[takes_records]` rows make records (sessionFailure or
 agentError) and their twins below forward Claude's prose or log; a failed turn has one row for
-every client, and the answer dialect (`answers.py`) makes its settle a legacy JSON-RPC error.
+every client, and the answer dialect (`RecordAnswers`, `LegacyAnswers`, at the end of this
+module) makes its settle a legacy JSON-RPC error.
 
 States are what changes behaviour: PROMPT_SENT (nothing heard for this turn yet, so an idle
 belongs to the previous turn), RUNNING, RETRYING (a warning is out under the turn id), FAILING
 (a failure message was seen and not recovered from: its prose is withheld for the record, row
-20), CANCELLING (one interrupt is out), IDLE (no turn live; `outcome` says how the last one
+20), CANCELLING (one interrupt is out), RESETTING (between a plan exit that clears the context
+and the fresh context's first message), IDLE (no turn live; `outcome` says how the last one
 ended), BROKEN (an internal fault, row 30: sticky, every later prompt is refused). What only
-feeds a title (Claude's words, the error kind, retry hints) is data on the model below.
+feeds a title (Claude's words, the error kind, retry hints) is data on the model.
 
-What lives elsewhere: the table itself (`turn_table.py`), the named guards (`turn_guards.py`),
-the effects (`turn_actions.py`), ids and revisions (`ledger.py`), the epoch filter, timers and
-runtime facts (`session.py`).
+Guards are pure predicates over the event and what the turn has seen; they never change the
+model or make an effect. Callbacks run after the row's guards chose it and before the state
+changes, so one that raises leaves the state as it was; nothing in a callback decides which row
+applies (where one looks at data, that is a title or payload choice, not a transition). A row
+that touches another machine (the incidents' recovery boundaries, the runtime's end) only
+records it; `Turn.fire` applies it once every callback of the row ran.
+
+Rules that are not rows (WARNING: hand-coded, not drawn): settling a turn dispatches the next
+queued prompt (`_settled`); a turn has one failure id, so every failure of a live turn revises
+it (the ledger's id spelling); the runtime's `runtime_lost` is fired by `Turn.fire` after a row
+that named `note_runtime_lost`.
+
+What lives elsewhere: ids and revisions (`ledger.py`), the runtime machine (`runtime.py`), the
+epoch filter, timers and the routing of events (`session.py`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from enum import Enum, StrEnum
+from typing import Any, Protocol
 
-from fsm.answers import answer_dialect
-from fsm.effects import Effect
-from fsm.events import Event
-from fsm.ledger import Ledger
-from fsm.machine import fire
+from fsm import classify
+from fsm.effects import (
+    AnswerSteer,
+    Blame,
+    Effect,
+    FailedTurn,
+    ForwardAssistantMessage,
+    InterruptClaude,
+    LogNotice,
+    PublishRecord,
+    RejectPrompt,
+    SendAgentText,
+    SendContinuation,
+    SendPrompt,
+    SettlePrompt,
+    StartFreshContext,
+    StopReason,
+    StopRuntime,
+)
+from fsm.errors import FsmError
+from fsm.events import (
+    AssistantMessageReceived,
+    BackgroundTaskSettled,
+    BackgroundTasksListed,
+    BackgroundTaskStarted,
+    Event,
+    MessageTooLarge,
+    PromptReceived,
+    PromptSent,
+    ResultReceived,
+    RetryAttempted,
+    RuntimeStartFailed,
+    SteerReceived,
+)
+from fsm.incident import IncidentTrigger
+from fsm.ledger import Hints, Ledger
+from fsm.machine import build_machine, fire, one_row_per_trigger
+from fsm.records import redact
 from fsm.runtime import Runtime
-from fsm.turn_actions import TurnActions
-from fsm.turn_guards import TurnGuards
-from fsm.turn_states import LIVE_STATES, TurnOutcome, TurnState
-from fsm.turn_table import TRANSITIONS, TURN_MACHINE
+from fsm.vocabulary import FailureKind, Severity, policy_for
 
-__all__ = ["LIVE_STATES", "TRANSITIONS", "TURN_MACHINE", "Turn", "TurnOutcome", "TurnState"]
+__all__ = [
+    "BROKEN_REASON",
+    "LIVE_STATES",
+    "MESSAGE_TOO_LARGE_TITLE",
+    "TRANSITIONS",
+    "TURN_MACHINE",
+    "TURN_NO_RESULT_TITLE",
+    "TURN_TRIGGERS",
+    "AnswerDialect",
+    "LegacyAnswers",
+    "RecordAnswers",
+    "Turn",
+    "TurnOutcome",
+    "TurnState",
+    "answer_dialect",
+]
 
 
-class Turn(TurnGuards, TurnActions):
+class TurnState(Enum):
+    IDLE = "idle"
+    PROMPT_SENT = "prompt-sent"
+    RUNNING = "running"
+    RETRYING = "retrying"
+    FAILING = "failing"
+    CANCELLING = "cancelling"
+    # Between a plan exit that clears the context and the fresh context's first message.
+    RESETTING = "resetting"
+    BROKEN = "broken"
+
+
+class TurnOutcome(StrEnum):
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    REFUSED = "refused"
+
+
+IDLE, PROMPT_SENT, RUNNING = TurnState.IDLE, TurnState.PROMPT_SENT, TurnState.RUNNING
+RETRYING, FAILING, CANCELLING = TurnState.RETRYING, TurnState.FAILING, TurnState.CANCELLING
+RESETTING, BROKEN = TurnState.RESETTING, TurnState.BROKEN
+# Live, no failure seen, no cancel asked: PROMPT_SENT's rows differ from the other two only
+# where Claude's first word moves a sent prompt to RUNNING, and each such row sits by its twin.
+WORKING = [PROMPT_SENT, RUNNING, RETRYING]
+HEARD_FROM = [RUNNING, RETRYING]
+# A turn is live from the prompt's dispatch until its answer.
+LIVE_TURN = [PROMPT_SENT, RUNNING, RETRYING, FAILING, CANCELLING, RESETTING]
+LIVE_STATES = frozenset(LIVE_TURN)
+
+
+def _row(
+    trigger: str | list[str],
+    source: TurnState | list[TurnState],
+    dest: TurnState | str | None,
+    *before: str,
+    when: str | list[str] | None = None,
+    unless: str = "",
+) -> dict[str, Any]:
+    """One literal row: `dest` None is internal (the state stays), `"="` re-enters the source;
+    `before` are the callbacks, `when` the guards that must hold, `unless` one that must not."""
+    row: dict[str, Any] = {"trigger": trigger, "source": source, "dest": dest}
+    if before:
+        row["before"] = list(before)
+    if when:
+        row["conditions"] = [when] if isinstance(when, str) else list(when)
+    if unless:
+        row["unless"] = [unless]
+    return row
+
+
+# fmt: off
+TRANSITIONS: list[dict[str, Any]] = [
+    # --- IDLE: between turns (row 26), failures are session-scoped records -----------------
+    _row("prompt_received", IDLE, None, "queue_prompt", when="has_a_prompt_in_flight"),
+    _row("prompt_received", IDLE, None, "dispatch_prompt"),
+    _row("prompt_sent", IDLE, PROMPT_SENT, "open_turn"),
+    # Row 26: a failure message between turns is a session-scoped record, or (for a client
+    # that takes no records) the transcript's text; a login prompt is neither.
+    _row("assistant_message_received", IDLE, None,
+         when=["is_a_failure_message", "is_a_login_prompt"]),
+    _row("assistant_message_received", IDLE, None, "report_failure_message",
+         when=["is_a_failure_message", "takes_records"]),
+    _row("assistant_message_received", IDLE, None, "forward_message", "log_failure_message",
+         when="is_a_failure_message"),
+    _row("assistant_message_received", IDLE, None, "forward_message"),
+    _row("retry_attempted", IDLE, None, "note_retry_hint", when="is_a_quiet_retry"),
+    _row("retry_attempted", IDLE, None, "note_retry_hint", "warn_between_turns"),
+    _row("result_received", IDLE, None, when="was_stopped_by_the_user"),
+    _row("result_received", IDLE, None, "report_error_result",
+         when=["is_an_unreported_error", "takes_records"]),
+    _row("result_received", IDLE, None, "log_error_result", when="is_an_unreported_error"),
+    _row("result_received", IDLE, None),
+    _row(["stream_ended", "transport_lost"], IDLE, None, "log_repeated_loss",
+         when="runtime_was_lost"),
+    _row(["stream_ended", "transport_lost"], IDLE, None, "note_runtime_lost",
+         "report_worker_shutdown", when=["worker_is_shutting_down", "takes_records"]),
+    _row(["stream_ended", "transport_lost"], IDLE, None, "note_runtime_lost", "log_worker_shutdown",
+         when="worker_is_shutting_down"),
+    _row("stream_ended", IDLE, None, "note_runtime_lost"),
+    _row("transport_lost", IDLE, None, "note_runtime_lost", "report_transport_lost",
+         when="takes_records"),
+    _row("transport_lost", IDLE, None, "note_runtime_lost", "log_transport_lost"),
+    _row("runtime_start_failed", IDLE, None, "note_runtime_lost", "log_start_failure"),
+    _row("message_too_large", IDLE, None, "note_runtime_lost"),
+    _row("cancel_requested", IDLE, None, "cancel_queued"),
+    _row(["claude_silent", "turn_went_busy", "answer_stream_started", "turn_went_idle",
+          "cancel_grace_expired"], IDLE, None),
+    # Work Claude starts between turns is its own: no turn waits for it.
+    _row(["background_task_started", "background_task_settled", "background_tasks_listed"], IDLE,
+         None),
+    # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
+    _row("steer_received", IDLE, None, "refuse_steer"),
+    # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
+    _row("assistant_message_received", PROMPT_SENT, RUNNING, "forward_message",
+         when="is_from_a_subagent"),
+    _row("assistant_message_received", HEARD_FROM, "=", "forward_message",
+         when="is_from_a_subagent"),
+    # Row 20: a failure message's prose is withheld to become the record's title; a client
+    # that takes no records reads it in the transcript; a login prompt is neither.
+    _row("assistant_message_received", WORKING, FAILING, "note_failure",
+         when=["is_a_failure_message", "is_a_login_prompt"]),
+    _row("assistant_message_received", WORKING, FAILING, "note_failure", "withhold_failure",
+         when=["is_a_failure_message", "takes_records"]),
+    _row("assistant_message_received", WORKING, FAILING, "note_failure", "forward_message",
+         when="is_a_failure_message"),
+    _row("assistant_message_received", PROMPT_SENT, RUNNING, "take_answer"),
+    _row("assistant_message_received", HEARD_FROM, "=", "take_answer"),
+    _row("retry_attempted", PROMPT_SENT, RUNNING, "note_retry_hint", when="is_a_quiet_retry"),
+    _row("retry_attempted", HEARD_FROM, "=", "note_retry_hint", when="is_a_quiet_retry"),
+    _row("retry_attempted", WORKING, RETRYING, "note_retry_hint", "warn_under_turn_id"),
+    # A held turn's subagents ended and Claude followed up on its own: that answers it.
+    _row("result_received", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
+         when=["is_autonomous", "is_held_and_drained"]),
+    _row("result_received", PROMPT_SENT, RUNNING, when="is_autonomous"),
+    _row("result_received", HEARD_FROM, "=", when="is_autonomous"),
+    # Section 2.3: the plan exit's interrupted result hands the turn to a fresh context.
+    _row("result_received", WORKING, RESETTING, "start_fresh_context",
+         when="wants_a_fresh_context"),
+    # The user's own answer stopped the turn ("No, keep planning" denies with an interrupt):
+    # it ends as a cancel does, with no record; Claude Code's diagnostic is no failure.
+    _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_cancelled",
+         when="was_stopped_by_the_user"),
+    _row("result_received", WORKING, IDLE, "confirm_boundary", "explain_refusal", "settle_refused",
+         when="is_a_refusal"),
+    _row("result_received", WORKING, IDLE, "confirm_boundary", "recover_after_answer",
+         "settle_max_tokens", when=["stopped_at_max_tokens", "was_answered_for_real"]),
+    _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_max_tokens",
+         when="stopped_at_max_tokens"),
+    # The escalation: a turn that ends in an error while its warning is out revises that
+    # warning's entry as the error; with no warning out the error is a record of its own.
+    _row("result_received", [PROMPT_SENT, RUNNING], IDLE, "confirm_boundary", "fail_with_result",
+         when="is_an_error"),
+    _row("result_received", RETRYING, IDLE, "confirm_boundary", "escalate_warning",
+         when=["is_an_error", "has_a_warning_out"]),
+    # The warning's delivery failed, so nothing of it reached the client (row 21).
+    _row("result_received", RETRYING, IDLE, "confirm_boundary", "fail_with_result",
+         when="is_an_error"),
+    _row("result_received", WORKING, IDLE, "confirm_boundary", "recover_after_answer",
+         "settle_turn_limit", when=["hit_a_turn_limit", "was_answered_for_real"]),
+    _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_turn_limit",
+         when="hit_a_turn_limit"),
+    # The reference's hold: a turn whose subagent went to the background, or that the client
+    # steered, keeps its prompt open, so the follow-up (and any question it asks) lands in
+    # the turn the user watches; it is answered when its subagents ended and Claude is idle.
+    _row("result_received", PROMPT_SENT, RUNNING, "hold_answer", when="awaits_its_subagents"),
+    _row("result_received", HEARD_FROM, "=", "hold_answer", when="awaits_its_subagents"),
+    _row("result_received", PROMPT_SENT, RUNNING, "hold_answer", when="was_steered"),
+    _row("result_received", HEARD_FROM, "=", "hold_answer", when="was_steered"),
+    _row("result_received", WORKING, IDLE, "confirm_boundary", "recover_after_answer",
+         "settle_succeeded", when="was_answered_for_real"),
+    _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_succeeded"),
+    # A held turn's subagents work; the turn's own work is done.
+    _row("claude_silent", WORKING, None, when="is_held"),
+    _row("claude_silent", WORKING, None, "log_silence", when="stalls_are_quiet"),
+    _row("claude_silent", WORKING, RETRYING, "warn_stalled"),
+    _row(["turn_went_busy", "answer_stream_started"], PROMPT_SENT, RUNNING),
+    _row(["turn_went_busy", "answer_stream_started"], HEARD_FROM, "="),
+    # An idle before Claude said anything for this turn is the previous turn's.
+    _row("turn_went_idle", PROMPT_SENT, None),
+    _row("turn_went_idle", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
+         when="is_held_and_drained"),
+    # Its subagents still run: it stays open.
+    _row("turn_went_idle", HEARD_FROM, None, when="is_held"),
+    _row("turn_went_idle", HEARD_FROM, IDLE, "fail_no_result"),
+    # Lost before this turn began (the prompt went to a process already gone): any loss
+    # reported during a turn settles it, so this one is news for the turn.
+    _row(["stream_ended", "transport_lost"], WORKING, IDLE, "fail_transport_lost",
+         when="runtime_was_lost"),
+    _row(["stream_ended", "transport_lost"], WORKING, IDLE, "note_runtime_lost",
+         "fail_worker_shutdown", when="worker_is_shutting_down"),
+    _row("stream_ended", WORKING, IDLE, "note_runtime_lost", "fail_no_result"),
+    _row("transport_lost", WORKING, IDLE, "note_runtime_lost", "fail_transport_lost"),
+    _row("runtime_start_failed", WORKING, IDLE, "note_runtime_lost", "fail_start"),
+    # The runtime's end that follows is this fault's (the stream cannot go on past it).
+    _row("message_too_large", WORKING, IDLE, "note_runtime_lost", "fail_too_large"),
+    _row("cancel_requested", WORKING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    _row("fresh_context_chosen", WORKING, None, "note_fresh_context"),
+    _row("background_task_started", WORKING, None, "note_subagent", when="is_a_subagent"),
+    _row("background_task_started", WORKING, None),
+    _row("background_task_settled", WORKING, None, "note_task_settled"),
+    _row("background_tasks_listed", WORKING, None, "keep_listed_subagents"),
+    _row("steer_received", WORKING, None, "inject_steer"),
+    # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
+    _row("assistant_message_received", FAILING, FAILING, "forward_message",
+         when="is_from_a_subagent"),
+    # Row 24: a second failure message supersedes the first, whose prose is then released.
+    _row("assistant_message_received", FAILING, FAILING, "release_withheld", "note_failure",
+         when=["is_a_failure_message", "is_a_login_prompt"]),
+    _row("assistant_message_received", FAILING, FAILING, "release_withheld", "note_failure",
+         "withhold_failure", when=["is_a_failure_message", "takes_records"]),
+    _row("assistant_message_received", FAILING, FAILING, "release_withheld", "note_failure",
+         "forward_message", when="is_a_failure_message"),
+    # Row 24: Claude got past the failure within the turn; its withheld words go out first.
+    # (Back to RETRYING when a warning of the turn is out, so that RETRYING alone escalates.)
+    _row("assistant_message_received", FAILING, RETRYING, "release_withheld", "take_answer",
+         when=["is_a_real_answer", "has_a_warning_out"]),
+    _row("assistant_message_received", FAILING, RUNNING, "release_withheld", "take_answer",
+         when="is_a_real_answer"),
+    _row("assistant_message_received", FAILING, FAILING, "take_answer"),
+    _row("retry_attempted", FAILING, FAILING, "note_retry_hint", when="is_a_quiet_retry"),
+    _row("retry_attempted", FAILING, FAILING, "note_retry_hint", "warn_under_turn_id"),
+    _row("result_received", FAILING, None, when="is_autonomous"),
+    _row("result_received", FAILING, IDLE, "confirm_boundary", "release_withheld",
+         "explain_refusal", "settle_refused", when="is_a_refusal"),
+    # Rows 18, 20, 25: a failure message Claude never got past fails the turn, in its words.
+    _row("result_received", FAILING, IDLE, "confirm_boundary", "escalate_warning",
+         when="has_a_warning_out"),
+    _row("result_received", FAILING, IDLE, "confirm_boundary", "fail_with_result"),
+    _row("claude_silent", FAILING, None, "log_silence", when="stalls_are_quiet"),
+    _row("claude_silent", FAILING, FAILING, "warn_stalled"),
+    _row("turn_went_busy", FAILING, FAILING),
+    # Row 24: a real model streams an answer after the failure: its prose goes out first.
+    _row("answer_stream_started", FAILING, RETRYING, "release_withheld",
+         when=["is_a_real_answer", "has_a_warning_out"]),
+    _row("answer_stream_started", FAILING, RUNNING, "release_withheld", when="is_a_real_answer"),
+    _row("answer_stream_started", FAILING, FAILING),
+    # Row 22: Claude's last words win over how the turn then ended.
+    _row("turn_went_idle", FAILING, IDLE, "fail_with_claudes_words"),
+    _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"], FAILING,
+         IDLE, "note_runtime_lost", "fail_with_claudes_words"),
+    _row("cancel_requested", FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    _row("background_task_started", FAILING, None, "note_subagent", when="is_a_subagent"),
+    _row("background_task_started", FAILING, None),
+    _row("background_task_settled", FAILING, None, "note_task_settled"),
+    _row("background_tasks_listed", FAILING, None, "keep_listed_subagents"),
+    _row("steer_received", FAILING, None, "inject_steer"),
+    # --- CANCELLING: one interrupt is out --------------------------------------------------
+    _row("assistant_message_received", CANCELLING, None, when="is_a_login_prompt"),
+    # No record will carry it (a cancelled turn has none), so it is text, masked (rows 24, 31).
+    _row("assistant_message_received", CANCELLING, None, "pass_on_failure_text",
+         when="is_a_failure_message"),
+    _row("assistant_message_received", CANCELLING, None, "forward_message"),
+    _row("retry_attempted", CANCELLING, None, "note_retry_hint"),
+    _row("result_received", CANCELLING, None, when="is_autonomous"),
+    _row("result_received", CANCELLING, IDLE, "confirm_boundary", "settle_cancelled"),
+    _row(["claude_silent", "turn_went_busy", "answer_stream_started"], CANCELLING, None),
+    _row("turn_went_idle", CANCELLING, IDLE, "settle_cancelled"),
+    _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"],
+         CANCELLING, IDLE, "note_runtime_lost", "settle_cancelled"),
+    # One interrupt per turn however often the client cancels; its backstop stops Claude.
+    _row("cancel_requested", CANCELLING, None, "cancel_queued"),
+    _row("cancel_grace_expired", CANCELLING, None, "stop_runtime"),
+    _row(["background_task_started", "background_task_settled", "background_tasks_listed"],
+         CANCELLING, None),
+    # The turn is ending: the steer waits as a prompt of its own, behind it.
+    _row("steer_received", CANCELLING, None, "refuse_steer"),
+    # --- RESETTING: the old process is closed, the fresh context's is starting -------------
+    # What the old process still says is dropped (its epoch is retired); the new one has
+    # been sent nothing yet, so what it says before the plan belongs to no turn.
+    _row("fresh_context_ready", RESETTING, PROMPT_SENT, "send_continuation"),
+    _row("cancel_requested", RESETTING, IDLE, "cancel_queued", "settle_cancelled"),
+    _row("runtime_start_failed", RESETTING, IDLE, "note_runtime_lost", "fail_start"),
+    _row(["stream_ended", "transport_lost"], RESETTING, IDLE, "note_runtime_lost",
+         "fail_transport_lost"),
+    _row("message_too_large", RESETTING, IDLE, "note_runtime_lost", "fail_too_large"),
+    _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
+          "turn_went_busy", "answer_stream_started", "turn_went_idle", "cancel_grace_expired",
+          "fresh_context_chosen", "background_task_started", "background_task_settled",
+          "background_tasks_listed"], RESETTING,
+         None),
+    _row("steer_received", RESETTING, None, "refuse_steer"),
+    # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
+    _row("fresh_context_ready", [IDLE, PROMPT_SENT, RUNNING, RETRYING, FAILING, CANCELLING], None,
+         "log_fresh_context_unused"),
+    _row("fresh_context_chosen", [IDLE, FAILING, CANCELLING], None, "log_fresh_context_unused"),
+    # --- any live state: a second prompt waits for its turn ---------------------------------
+    _row("prompt_received", LIVE_TURN, None, "queue_prompt"),
+    # --- BROKEN: row 30, an internal fault fails what is live and breaks the session for good
+    _row("internal_fault_occurred", IDLE, BROKEN, "reject_waiting"),
+    _row("internal_fault_occurred", LIVE_TURN, BROKEN, "reject_waiting", "fail_internal"),
+    _row("prompt_received", BROKEN, None, "refuse_prompt"),
+    _row("cancel_requested", BROKEN, None, "cancel_queued"),
+    _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
+          "turn_went_busy", "answer_stream_started", "turn_went_idle", "stream_ended",
+          "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
+          "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
+          "background_task_started", "background_task_settled", "background_tasks_listed"],
+         BROKEN, None),
+    _row("steer_received", BROKEN, None, "refuse_steer"),
+]
+# fmt: on
+
+TURN_MACHINE = build_machine(name="turn", states=TurnState, transitions=TRANSITIONS, initial=IDLE)
+
+# The triggers the turn machine takes: the events whose trigger its table names.
+TURN_TRIGGERS = frozenset(row["trigger"] for row in one_row_per_trigger(TRANSITIONS))
+
+TURN_NO_RESULT_TITLE = (
+    "The turn ended without a result: Claude stopped while this prompt was still in flight. "
+    "Any partial output may be incomplete; please retry."
+)
+MESSAGE_TOO_LARGE_TITLE = (
+    "Claude sent a message larger than {size}, the most this adapter accepts "
+    "(CLAUDE_ACP_MAX_MESSAGE_BYTES), so the turn was stopped."
+)
+BROKEN_REASON = "This session failed inside the adapter; start a new session."
+# A turn runs a handful of subagents; past this many they are not this turn's to wait on.
+_MAX_SUBAGENTS = 64
+
+
+class Turn:
     """The session's turn: the machine's model, holding what the turn has seen.
 
     `capable` means errors become records (sessionFailure or agentError negotiated); `notices`
     means warnings and notices become records too (sessionFailure only, row 27).
     """
 
-    def trigger(self, name: str, *args: Any, **kwargs: Any) -> bool:
-        raise NotImplementedError("bound by transitions")  # pragma: no cover
+    state: TurnState  # set by the machine
+    ledger: Ledger
+    capable: bool
+    notices: bool
+    answers: AnswerDialect  # how a settled prompt is answered (legacy: failures as errors)
+    private: tuple[str, ...]
+    # The Claude process the turn's prompts go to (its own machine, `runtime.py`).
+    runtime: Runtime
+    effects: list[Effect]  # what the row being run answers
+    # What the row being run tells the incidents and the runtime (applied by `Turn.fire`).
+    reached: list[tuple[IncidentTrigger, str | None]]
+    runtime_ended: bool
+    turn_id: str | None
+    outcome: TurnOutcome | None
+    queued: list[str]  # prompts waiting for the live one, oldest first
+    dispatching: str | None  # told to send, not yet reported sent
+    retry_after_ms: int | None
+    reset_at_ms: int | None
+    between_failure_reported: bool
+    grace_armed: bool
+    # What one turn has seen; reset when a prompt is sent (`Turn.forget_turn`).
+    failure_error: str | None  # the latest top-level assistant `error`
+    failure_text: str | None  # that message's text (Claude's own words)
+    usage_limit: bool
+    login: bool
+    real_model: bool
+    refusal_explanation: str | None
+    withheld: list[str]  # error prose kept back for the record (row 24)
+    answered_text: str
+    fresh_context_chosen: bool  # the user chose to go on in a fresh context
+    subagents: set[str]  # the turn's subagents still running (Claude follows up on each)
+    held: bool  # the turn's result came; its answer waits for its subagents or its steer
+    steered: bool  # the client steered the turn (its steered cycle ends at the next idle)
 
     def __init__(
         self,
@@ -121,7 +518,7 @@ class Turn(TurnGuards, TurnActions):
         unchanged, no effects) when no row of the table accepts it."""
         self.effects, self.reached, self.runtime_ended = [], [], False
         try:
-            fire("turn", self, trigger, event)
+            fire(TURN_MACHINE, self, trigger, event)
         finally:
             effects, reached, ended = self.effects, self.reached, self.runtime_ended
             self.effects, self.reached, self.runtime_ended = [], [], False
@@ -132,3 +529,519 @@ class Turn(TurnGuards, TurnActions):
         if ended:
             effects += self.runtime.fire("runtime_lost")
         return effects
+
+    # --- guards: the conditions named in the table ----------------------------------------------
+
+    def is_from_a_subagent(self, event: AssistantMessageReceived) -> bool:
+        return not event.top_level
+
+    def is_a_login_prompt(self, event: AssistantMessageReceived) -> bool:
+        return classify.is_synthetic_login(event.model, event.text_block_count, event.text)
+
+    def is_a_failure_message(self, event: AssistantMessageReceived) -> bool:
+        return event.top_level and (
+            event.error is not None
+            or classify.is_synthetic_usage_limit(event.model, event.text)
+            or self.is_a_login_prompt(event)
+        )
+
+    def is_a_real_answer(self, event: AssistantMessageReceived) -> bool:
+        return classify.is_real_model(event.model) and not self.login
+
+    def takes_records(self, *_: Any) -> bool:
+        """Errors become records (sessionFailure or agentError negotiated); a legacy client
+        reads Claude's prose in the transcript and gets JSON-RPC errors."""
+        return self.capable
+
+    def is_a_quiet_retry(self, event: RetryAttempted) -> bool:
+        kind = classify.kind_for_retry(event.error_status, event.error)
+        return kind is None or not self.notices
+
+    def stalls_are_quiet(self, *_: Any) -> bool:
+        return not self.notices
+
+    def is_autonomous(self, event: ResultReceived) -> bool:
+        return event.autonomous
+
+    def is_a_refusal(self, event: ResultReceived) -> bool:
+        return event.stop_reason == "refusal"
+
+    def stopped_at_max_tokens(self, event: ResultReceived) -> bool:
+        return event.stop_reason == "max_tokens"
+
+    def is_an_error(self, event: ResultReceived) -> bool:
+        return event.is_error
+
+    def awaits_its_subagents(self, *_: Any) -> bool:
+        return bool(self.subagents)
+
+    def was_steered(self, *_: Any) -> bool:
+        return self.steered
+
+    def is_held(self, *_: Any) -> bool:
+        return self.held
+
+    def is_held_and_drained(self, *_: Any) -> bool:
+        return self.held and not self.subagents
+
+    def is_a_subagent(self, event: BackgroundTaskStarted) -> bool:
+        return event.subagent
+
+    def was_stopped_by_the_user(self, event: ResultReceived) -> bool:
+        return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
+
+    def is_an_unreported_error(self, event: ResultReceived) -> bool:
+        return event.is_error and not event.autonomous and not self.between_failure_reported
+
+    def hit_a_turn_limit(self, event: ResultReceived) -> bool:
+        return classify.kind_for_result_subtype(event.subtype) is not None
+
+    def was_answered_for_real(self, event: ResultReceived) -> bool:
+        return classify.recovers_a_usage_limit(
+            real_answer=self.real_model, turn_failed=event.is_error
+        )
+
+    def runtime_was_lost(self, *_: Any) -> bool:
+        return self.runtime.is_lost
+
+    def worker_is_shutting_down(self, *_: Any) -> bool:
+        return self.runtime.is_shutting_down
+
+    def has_a_warning_out(self, *_: Any) -> bool:
+        return self.ledger.turn_warning_is_out()
+
+    def wants_a_fresh_context(self, *_: Any) -> bool:
+        return self.fresh_context_chosen
+
+    def has_a_prompt_in_flight(self, *_: Any) -> bool:
+        return self.dispatching is not None or bool(self.queued)
+
+    # === callbacks: the only place the core makes effects for a turn =============================
+
+    # --- prompts ------------------------------------------------------------------------------
+
+    def queue_prompt(self, event: PromptReceived) -> None:
+        self.queued.append(event.turn_id)
+
+    def dispatch_prompt(self, event: PromptReceived) -> None:
+        self.dispatching = event.turn_id
+        self.effects.append(SendPrompt(turn_id=event.turn_id))
+
+    def refuse_prompt(self, event: PromptReceived) -> None:
+        self.effects.append(self._rejection(event.turn_id))
+
+    def open_turn(self, event: PromptSent) -> None:
+        if self.dispatching not in (None, event.turn_id):
+            raise FsmError(f"prompt {event.turn_id} was sent before {self.dispatching}")
+        self.ledger.open_turn(event.turn_id)
+        self.dispatching = None
+        self.turn_id = event.turn_id
+        self.outcome = None
+        self.forget_turn()
+        self.retry_after_ms = self.reset_at_ms = None
+        self.between_failure_reported = False
+
+    def cancel_queued(self, *_: Any) -> None:
+        # Prompts waiting behind the live one never reached Claude: they end cancelled.
+        for turn_id in self.queued:
+            self.effects.append(SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=turn_id))
+        self.queued = []
+
+    def interrupt_claude(self, *_: Any) -> None:
+        self.grace_armed = True
+        self.effects.append(InterruptClaude())
+
+    def stop_runtime(self, *_: Any) -> None:
+        # Claude ignored the interrupt for the whole grace period: its process is stopped,
+        # which ends the turn as cancelled when the runtime's end is reported.
+        self.grace_armed = False
+        self.effects.append(LogNotice(message="Claude ignored the interrupt; stopping it"))
+        self.effects.append(StopRuntime())
+
+    # --- Claude's messages ---------------------------------------------------------------------
+
+    def forward_message(self, *_: Any) -> None:
+        self.effects.append(ForwardAssistantMessage())
+
+    def take_answer(self, event: AssistantMessageReceived) -> None:
+        if classify.is_real_model(event.model):
+            self.real_model = True
+            # The earlier failure (if any) is behind us: Claude answered after it.
+            self.failure_error, self.failure_text, self.usage_limit = None, None, False
+        if event.stop_reason == "refusal" and event.refusal_explanation:
+            self.refusal_explanation = event.refusal_explanation
+        self.answered_text += event.text
+        self.effects.append(ForwardAssistantMessage())
+
+    def note_failure(self, event: AssistantMessageReceived) -> None:
+        # What the failure's record (or legacy answer) will say; a login prompt is an
+        # instruction that every editor answers with its own sign-in flow, never prose.
+        login = classify.is_synthetic_login(event.model, event.text_block_count, event.text)
+        self.failure_error, self.failure_text = event.error, event.text
+        self.usage_limit = classify.is_synthetic_usage_limit(event.model, event.text)
+        self.login = self.login or login
+
+    def withhold_failure(self, event: AssistantMessageReceived) -> None:
+        # The text will be the record's title (row 20); released if it does not become one.
+        self.withheld.append(event.text)
+
+    def pass_on_failure_text(self, event: AssistantMessageReceived) -> None:
+        if event.text.strip():
+            self.effects.append(SendAgentText(text=redact(event.text, self.private)))
+
+    def note_retry_hint(self, event: RetryAttempted) -> None:
+        if event.retry_delay_ms is not None and event.retry_delay_ms >= 0:
+            self.retry_after_ms = event.retry_delay_ms
+
+    def warn_under_turn_id(self, event: RetryAttempted) -> None:
+        self._warn(event, turn_scoped=True)
+
+    def warn_between_turns(self, event: RetryAttempted) -> None:
+        self._warn(event, turn_scoped=False)
+
+    def _warn(self, event: RetryAttempted, *, turn_scoped: bool) -> None:
+        kind = classify.kind_for_retry(event.error_status, event.error)
+        assert kind is not None  # the row's `is_a_quiet_retry` guard took the other case
+        title = classify.retry_title(
+            attempt=event.attempt,
+            max_retries=event.max_retries,
+            has_status=event.error_status is not None,
+        )
+        propose = self.ledger.propose_turn if turn_scoped else self.ledger.propose_session
+        record = propose(kind=kind, severity=Severity.WARNING, text=title, hints=self._hints())
+        self.effects.append(PublishRecord(record=record))
+
+    def log_silence(self, event: Any) -> None:
+        # A client that takes no warnings sees nothing; the log still says the watchdog woke.
+        self.effects.append(
+            LogNotice(message=f"Claude has been silent for {event.waited_seconds} seconds")
+        )
+
+    def warn_stalled(self, event: Any) -> None:
+        record = self.ledger.propose_turn(
+            kind=FailureKind.TRANSPORT_LOST,
+            severity=Severity.WARNING,
+            text=classify.stall_title(event.waited_seconds),
+        )
+        self.effects.append(PublishRecord(record=record))
+
+    # --- boundaries and settling ----------------------------------------------------------------
+
+    # Boundaries and the runtime's end are recorded here and applied by `Turn.fire` once the
+    # whole row ran, so a row that raises changes no other machine (`fsm/machine.py`).
+
+    def confirm_boundary(self, *_: Any) -> None:
+        self.reached.append((IncidentTrigger.ATTEMPT_CONFIRMED, self.turn_id))
+
+    def recover_after_answer(self, *_: Any) -> None:
+        self.reached.append((IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id))
+
+    def explain_refusal(self, event: ResultReceived) -> None:
+        # Row 29: the explanation reaches the client before `refusal`, once; the result brings
+        # it when Claude Code said it only in a `model_refusal_no_fallback` frame.
+        explanation = self.refusal_explanation or event.refusal_explanation
+        if explanation and explanation.strip() not in self.answered_text:
+            self.effects.append(SendAgentText(text=redact(explanation, self.private)))
+
+    def settle_succeeded(self, *_: Any) -> None:
+        self._settle("succeeded", StopReason.END_TURN)
+
+    def settle_max_tokens(self, *_: Any) -> None:
+        self._settle("succeeded", StopReason.MAX_TOKENS)
+
+    def settle_turn_limit(self, *_: Any) -> None:
+        self._settle("succeeded", StopReason.MAX_TURN_REQUESTS)
+
+    def settle_refused(self, *_: Any) -> None:
+        self._settle("refused", StopReason.REFUSAL)
+
+    def settle_cancelled(self, *_: Any) -> None:
+        self.release_withheld()
+        self._settle("cancelled", StopReason.CANCELLED)
+
+    # --- background subagents and steering: when a turn's answer waits ----------------------
+
+    def note_subagent(self, event: BackgroundTaskStarted) -> None:
+        # A turn runs a handful of subagents; past this many they are not this turn's to wait on.
+        if len(self.subagents) < _MAX_SUBAGENTS:
+            self.subagents.add(event.task_id)
+
+    def keep_listed_subagents(self, event: BackgroundTasksListed) -> None:
+        # A level never adds: a task it lists that the turn did not start is not the turn's.
+        self.subagents &= event.task_ids
+
+    def note_task_settled(self, event: BackgroundTaskSettled) -> None:
+        self.subagents.discard(event.task_id)  # an id it never started: nothing
+
+    def hold_answer(self, *_: Any) -> None:
+        self.held = True
+
+    def inject_steer(self, event: SteerReceived) -> None:
+        # Interrupting Claude while a question waits would withdraw the question: `later`
+        # delivers the message at the next tool boundary instead.
+        self.steered = True
+        priority = "later" if event.question_open else "now"
+        self.effects.append(AnswerSteer(outcome="injected", priority=priority))
+
+    def refuse_steer(self, event: SteerReceived) -> None:
+        outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"
+        self.effects.append(AnswerSteer(outcome=outcome))
+
+    # --- a plan exit that clears the context (reference-features-2.md section 2.3) ----------
+
+    def note_fresh_context(self, *_: Any) -> None:
+        self.fresh_context_chosen = True
+
+    def start_fresh_context(self, *_: Any) -> None:
+        # The same turn (and prompt) goes on in the fresh context; the runtime machine retires
+        # the old process as this effect passes it (`SessionCore._dispatch`).
+        self.fresh_context_chosen = False
+        assert self.turn_id is not None
+        self.effects.append(StartFreshContext(turn_id=self.turn_id))
+
+    def send_continuation(self, *_: Any) -> None:
+        # What the old context's turn saw says nothing about the fresh one's.
+        self.forget_turn()
+        assert self.turn_id is not None
+        self.effects.append(SendContinuation(turn_id=self.turn_id))
+
+    def log_fresh_context_unused(self, *_: Any) -> None:
+        self.effects.append(LogNotice(message="a fresh context for no live turn: no plan sent"))
+
+    # --- the runtime ----------------------------------------------------------------------------
+
+    def note_runtime_lost(self, *_: Any) -> None:
+        # The runtime machine's `runtime_lost` (WARNING: hand-coded, not drawn: fired by
+        # `Turn.fire` after this row).
+        self.runtime_ended = True
+
+    def log_repeated_loss(self, *_: Any) -> None:
+        # One runtime dies once: a failed write and the reader's end both report it.
+        self.effects.append(LogNotice(message="the runtime's loss was already reported"))
+
+    def log_start_failure(self, event: RuntimeStartFailed) -> None:
+        self.effects.append(LogNotice(message=f"Claude did not start: {event.reason}"))
+
+    # --- settling and withheld prose (shared by every row that ends a turn) ---------------
+
+    def _settled(self, outcome: str, settle: SettlePrompt) -> None:
+        # The client's form of the answer (`RecordAnswers`, `LegacyAnswers`); a failure's record
+        # needs the turn open.
+        answer = self.answers.answer(settle)
+        self.outcome = TurnOutcome(outcome)
+        self.grace_armed = False
+        self.ledger.close_turn()
+        self.effects.append(answer)
+        if self.queued:
+            self.dispatching = self.queued.pop(0)
+            self.effects.append(SendPrompt(turn_id=self.dispatching))
+
+    def _settle(self, outcome: str, stop_reason: StopReason) -> None:
+        self._settled(outcome, SettlePrompt(stop_reason=stop_reason))
+
+    def release_withheld(self, *_: Any) -> None:
+        # Row 24: prose that will become no record goes out as agent text, in its place.
+        for text in self.withheld:
+            if text.strip():
+                self.effects.append(SendAgentText(text=redact(text, self.private)))
+        self.withheld = []
+        self.failure_error, self.failure_text, self.usage_limit = None, None, False
+
+    # --- failing the turn ------------------------------------------------------------------------
+
+    def fail_with_result(self, event: ResultReceived) -> None:
+        """The turn ends in an error result with no warning of it out: a record of its own,
+        titled from the result and the failure message Claude sent before it, if any."""
+        self._fail_on(event)
+
+    def escalate_warning(self, event: ResultReceived) -> None:
+        """The turn ends in an error result while its warning is out: the warning's entry
+        becomes the error (the same `<turnId>:error`, its next revision)."""
+        if not self.ledger.turn_warning_is_out():
+            raise FsmError("no warning of this turn is out to escalate")
+        self._fail_on(event)
+
+    def _fail_on(self, event: ResultReceived) -> None:
+        kind, text = classify.result_failure(
+            subtype=event.subtype,
+            errors=event.errors,
+            result=event.result,
+            failure_error=self.failure_error,
+            failure_text=self.failure_text,
+            usage_limit=self.usage_limit,
+            login=self.login,
+        )
+        self._fail(kind, text, error_kind=self.failure_error)
+
+    def fail_with_claudes_words(self, *_: Any) -> None:
+        kind = classify.kind_for_assistant_error(self.failure_error, usage_limit=self.usage_limit)
+        if self.login:
+            kind = FailureKind.AUTH_REQUIRED
+        self._fail(kind, self.failure_text or "", error_kind=self.failure_error)
+
+    def fail_no_result(self, *_: Any) -> None:
+        self._fail(FailureKind.INTERNAL_ERROR, TURN_NO_RESULT_TITLE, error_kind="no_result")
+
+    def fail_transport_lost(self, *_: Any) -> None:
+        self._fail(FailureKind.TRANSPORT_LOST, "", error_kind=None)
+
+    def fail_worker_shutdown(self, *_: Any) -> None:
+        self._fail(FailureKind.WORKER_SHUTDOWN, "", error_kind=None)
+
+    def fail_too_large(self, event: MessageTooLarge) -> None:
+        # Its own clear record, not a lost connection: the stream cannot go on past it.
+        mib, rest = divmod(event.limit_bytes, 1024 * 1024)
+        size = f"{mib} MiB" if mib and not rest else f"{event.limit_bytes:,} bytes"
+        text = MESSAGE_TOO_LARGE_TITLE.format(size=size)
+        self._fail(FailureKind.CONTEXT_EXHAUSTED, text, error_kind="message_too_large")
+
+    def fail_start(self, event: RuntimeStartFailed) -> None:
+        self._fail(FailureKind.TRANSPORT_LOST, event.reason, error_kind=None)
+
+    def fail_internal(self, *_: Any) -> None:
+        # Row 30: our own bug, never Claude's failure ("connection lost").
+        self._fail(FailureKind.INTERNAL_ERROR, "", error_kind=FailureKind.INTERNAL_ERROR.value)
+
+    def reject_waiting(self, *_: Any) -> None:
+        # The session is broken: prompts that wait for their turn are answered now.
+        for turn_id in [*([self.dispatching] if self.dispatching else []), *self.queued]:
+            self.effects.append(self._rejection(turn_id))
+        self.dispatching, self.queued = None, []
+
+    def _rejection(self, turn_id: str) -> RejectPrompt:
+        return RejectPrompt(
+            blame=Blame.INTERNAL,
+            message=f"Internal error: {BROKEN_REASON}",
+            error_kind=FailureKind.INTERNAL_ERROR.value,
+            turn_id=turn_id,
+        )
+
+    def _hints(self) -> Hints:
+        after = self.retry_after_ms
+        return (None if after is None else after / 1000.0, self.reset_at_ms)
+
+    def _fail(self, kind: FailureKind, text: str, *, error_kind: str | None) -> None:
+        """Fail the live turn: one settle for every client, which the answer dialect makes a
+        record on the prompt response or a legacy JSON-RPC error. Withheld prose that is not
+        the title goes out first (row 24)."""
+        text = redact(text.strip(), self.private) or policy_for(kind).fallback_title
+        self.withheld = [w for w in self.withheld if w != self.failure_text]
+        self.release_withheld()
+        after, reset = self._hints()
+        failure = FailedTurn(
+            kind=kind,
+            text=text,
+            error_kind=error_kind,
+            retry_after_seconds=after,
+            reset_at_epoch_ms=reset,
+        )
+        self._settled("failed", SettlePrompt(stop_reason=StopReason.END_TURN, failure=failure))
+
+    # --- between turns (row 26) -----------------------------------------------------------------
+
+    def log_failure_message(self, *_: Any) -> None:
+        self.effects.append(LogNotice(message="a failure with no live turn"))
+
+    def report_failure_message(self, event: AssistantMessageReceived) -> None:
+        kind = classify.kind_for_assistant_error(
+            event.error, usage_limit=classify.is_synthetic_usage_limit(event.model, event.text)
+        )
+        self._report(kind, event.text)
+        self.between_failure_reported = True
+
+    def report_error_result(self, event: ResultReceived) -> None:
+        self._report(*self._between_result(event))
+
+    def log_error_result(self, event: ResultReceived) -> None:
+        self._log_between(*self._between_result(event))
+
+    @staticmethod
+    def _between_result(event: ResultReceived) -> tuple[FailureKind, str]:
+        return classify.result_failure(
+            subtype=event.subtype,
+            errors=event.errors,
+            result=event.result,
+            failure_error=None,
+            failure_text=None,
+            usage_limit=False,
+            login=False,
+        )
+
+    def report_transport_lost(self, *_: Any) -> None:
+        self._report(FailureKind.TRANSPORT_LOST, "")
+
+    def log_transport_lost(self, *_: Any) -> None:
+        self._log_between(FailureKind.TRANSPORT_LOST, "")
+
+    def report_worker_shutdown(self, *_: Any) -> None:
+        self._report(FailureKind.WORKER_SHUTDOWN, "")
+
+    def log_worker_shutdown(self, *_: Any) -> None:
+        self._log_between(FailureKind.WORKER_SHUTDOWN, "")
+
+    def _between_text(self, kind: FailureKind, text: str) -> str:
+        return redact(text.strip(), self.private) or policy_for(kind).fallback_title
+
+    def _log_between(self, kind: FailureKind, text: str) -> None:
+        # A client that takes no records: nothing reaches it, the log says what happened.
+        text = self._between_text(kind, text)
+        self.effects.append(LogNotice(message=f"{kind.value} with no live turn: {text}"))
+
+    def _report(self, kind: FailureKind, text: str) -> None:
+        text = self._between_text(kind, text)
+        record = self.ledger.propose_session(
+            kind=kind, severity=Severity.ERROR, text=text, hints=self._hints()
+        )
+        self.effects.append(PublishRecord(record=record))
+
+
+# --- answer dialects: how the answer to a prompt looks to a client -----------------------------
+
+
+class AnswerDialect(Protocol):
+    def answer(self, settle: SettlePrompt) -> Effect:
+        """The effect that answers the prompt `settle` settles."""
+        ...
+
+
+class RecordAnswers:
+    """sessionFailure or agentError: a failed turn is a response with its record on it."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+
+    def answer(self, settle: SettlePrompt) -> Effect:
+        failure = settle.failure
+        if failure is None:
+            return settle
+        record = self._ledger.propose_turn(
+            kind=failure.kind,
+            severity=Severity.ERROR,
+            text=failure.text,
+            hints=(failure.retry_after_seconds, failure.reset_at_epoch_ms),
+        )
+        self._ledger.confirm(record.id, record.revision)
+        return replace(settle, record=record, failure=None)
+
+
+class LegacyAnswers:
+    """Neither extension: a failed turn is a JSON-RPC error (row 5)."""
+
+    def answer(self, settle: SettlePrompt) -> Effect:
+        failure = settle.failure
+        if failure is None:
+            return settle
+        if failure.kind is FailureKind.AUTH_REQUIRED:
+            return RejectPrompt(
+                blame=Blame.AUTH, message="Authentication required", turn_id=settle.turn_id
+            )
+        return RejectPrompt(
+            blame=Blame.INTERNAL,
+            message=f"Internal error: {failure.text}",
+            error_kind=failure.error_kind or failure.kind.value,
+            turn_id=settle.turn_id,
+        )
+
+
+def answer_dialect(ledger: Ledger, *, takes_records: bool) -> AnswerDialect:
+    return RecordAnswers(ledger) if takes_records else LegacyAnswers()

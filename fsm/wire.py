@@ -7,7 +7,8 @@ title, actions` plus `details` only when set (DECISIONS row 3, 10), wrapped as
 `_meta` the carrier already has. A second dialect is a second projection of the same records;
 the machines never change for it.
 
-How a failed turn is *answered* is a dialect of its own, beside these: `answers.py`.
+How a failed turn is *answered* is a dialect of its own, beside these: the turn's
+`RecordAnswers` and `LegacyAnswers` (`turn.py`).
 """
 
 from __future__ import annotations

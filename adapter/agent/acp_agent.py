@@ -48,8 +48,7 @@ from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
-from fsm.air import AirClient
-from fsm.negotiation import Dialects
+from fsm import AirClient, Dialects
 
 if TYPE_CHECKING:
     from adapter.claude.runtime_settings import RuntimeSettings
@@ -297,7 +296,7 @@ class ClaudeAcpAgent(SessionOpener):
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
-        from fsm.events import ModelChosen
+        from fsm import ModelChosen
 
         session = self._session(session_id)
         await session.controls.set_option(config_id, value)
@@ -307,7 +306,7 @@ class ClaudeAcpAgent(SessionOpener):
 
     async def set_session_model(self, model_id: str, session_id: str) -> None:
         """The earlier adapter's `session/set_model`: the model option, by value or full id."""
-        from fsm.events import ModelChosen
+        from fsm import ModelChosen
 
         session = self._session(session_id)
         controls = session.controls

@@ -29,8 +29,7 @@ from acp.schema import (
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.claude import login
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
-from fsm.air import AirClient, air_client
-from fsm.negotiation import Dialects, advertisement, negotiate
+from fsm import AirClient, Dialects, advertisement, air_client, negotiate
 
 __all__ = ["ClientDeclared", "client_declared", "initialize_response"]
 

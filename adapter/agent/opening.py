@@ -35,7 +35,7 @@ from adapter.controls.launch_flags import launch_for
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.questions import disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm.air import AirClient
+from fsm import AirClient
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup

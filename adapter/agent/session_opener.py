@@ -20,8 +20,7 @@ from adapter.agent import surroundings
 from adapter.claude import client_options
 from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
-from fsm.air import AirClient
-from fsm.negotiation import Dialects
+from fsm import AirClient, Dialects
 
 if TYPE_CHECKING:
     from adapter.agent.opening import Opening

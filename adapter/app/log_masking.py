@@ -19,7 +19,7 @@ import re
 import traceback
 from typing import Any
 
-from fsm.records import redact
+from fsm import redact
 
 __all__ = ["MESSAGE_LIMIT", "escape_controls", "install_log_masking", "mask_log_text"]
 

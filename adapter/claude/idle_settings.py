@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.claude.settings_files import config_home
-from fsm.idle_compaction import DEFAULT_MIN_TOKENS, MIN_TOKENS_FLOOR, IdlePolicy
+from fsm import DEFAULT_MIN_TOKENS, MIN_TOKENS_FLOOR, IdlePolicy
 
 __all__ = ["DELAY_ENV", "idle_policy"]
 

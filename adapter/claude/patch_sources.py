@@ -15,7 +15,7 @@ import os
 import stat
 from dataclasses import dataclass
 
-from fsm.git_patch import MAX_PATCH_BYTES
+from fsm import MAX_PATCH_BYTES
 
 __all__ = ["PatchSource", "read_patch_source"]
 

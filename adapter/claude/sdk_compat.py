@@ -2,7 +2,7 @@
 
 Each touchpoint is pinned by `tests/shell/test_compat.py`, which fails when an upgrade of
 `claude-agent-sdk` (0.2.189) moves or changes it. `acp`'s touchpoints are in
-`adapter/wire/acp_compat.py`; the core's one `transitions` touchpoint lives in `fsm/compat.py`,
+`adapter/wire/acp_compat.py`; the core's one `transitions` touchpoint lives in `fsm/machine.py`,
 since `fsm/` may not import the adapter; the same test file pins all three.
 
 - `parse_message`: the SDK's frame parser, so that one frame it cannot parse is skipped instead

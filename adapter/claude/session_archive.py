@@ -24,7 +24,7 @@ from pathlib import Path
 from adapter.claude import session_links
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular
-from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
+from fsm import archive_to, is_archived, title_records, visible_title
 
 __all__ = ["archive", "archived_name", "copies"]
 

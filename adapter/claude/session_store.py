@@ -27,8 +27,7 @@ from acp.schema import ListSessionsResponse, SessionInfo
 from adapter.claude import session_links
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular, private_folder
-from fsm.archive_titles import is_archived
-from fsm.records import visible
+from fsm import is_archived, visible
 
 __all__ = [
     "PAGE_SIZE",

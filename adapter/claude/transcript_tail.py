@@ -29,8 +29,7 @@ from typing import Any
 
 from adapter.claude.transcripts import lines_newest_first
 from adapter.wire.json_codec import decode_line
-from fsm.classify import is_real_model
-from fsm.transcript_entries import is_prompt_entry
+from fsm import is_prompt_entry, is_real_model
 
 __all__ = ["Tail", "read_tail"]
 

@@ -15,8 +15,7 @@ from typing import Any
 
 from adapter.wire.json_codec import decode_line, long_digit_runs
 from adapter.wire.private_files import open_regular
-from fsm.errors import PeerViolation
-from fsm.transcript_entries import EntryKind, TranscriptEntry, parse_entry
+from fsm import EntryKind, PeerViolation, TranscriptEntry, parse_entry
 
 __all__ = [
     "BACK_BLOCK",

@@ -20,7 +20,7 @@ from claude_agent_sdk import (
 )
 
 from adapter.claude import local_time
-from fsm.events import (
+from fsm import (
     AssistantMessageReceived,
     BackgroundTaskSettled,
     BackgroundTasksListed,

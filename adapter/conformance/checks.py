@@ -36,7 +36,7 @@ from adapter.conformance.log import Direction, LogFrame, LogLine
 from adapter.conformance.record_checks import RecordWatch, Request
 from adapter.conformance.rules import RULES
 from adapter.conformance.turn_rules import EchoWatch, IdWatch
-from fsm.negotiation import agent_error_negotiated, session_failure_negotiated
+from fsm import agent_error_negotiated, session_failure_negotiated
 
 __all__ = ["RULES", "Checker", "Report", "Violation", "check_log"]
 

@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from fsm.vocabulary import Action, Category, Severity
-from fsm.wire import SESSION_FAILURE_KEYS
+from fsm import SESSION_FAILURE_KEYS, Action, Category, Severity
 
 __all__ = [
     "CATEGORIES",

@@ -19,8 +19,7 @@ import re
 from typing import Any
 
 from adapter.conformance.frames import KNOWN_ACTIONS
-from fsm.records import TITLE_LIMIT, redact
-from fsm.wire import SESSION_FAILURE_KEYS
+from fsm import SESSION_FAILURE_KEYS, TITLE_LIMIT, redact
 
 __all__ = ["AIR_KEYS", "leak", "record_problems"]
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fsm.ids import IdKind, parse_id
+from fsm import IdKind, parse_id
 
 __all__ = ["EchoWatch", "IdWatch"]
 

@@ -42,7 +42,7 @@ from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm.air import AirClient
+from fsm import AirClient
 
 if TYPE_CHECKING:
     from adapter.claude.process import ClaudeRuntime

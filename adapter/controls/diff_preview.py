@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.claude.patch_sources import read_patch_source
-from fsm.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
+from fsm import MAX_PATCH_BYTES, file_patch, patch_block, patchable
 
 __all__ = ["preview_content"]
 

@@ -50,9 +50,7 @@ from adapter.controls.pickers import SessionConfig
 from adapter.controls.plan_exit import FRESH_CONTEXT, KEEP_PLANNING, plan_choices
 from adapter.wire.client_link import ClientLink
 from adapter.wire.deep_json import holds_truncation
-from fsm.air import AirClient
-from fsm.air_meta import permission_heading, plan_file_input
-from fsm.records import visible
+from fsm import AirClient, permission_heading, plan_file_input, visible
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
 

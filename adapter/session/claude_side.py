@@ -34,12 +34,12 @@ from adapter.session.answer import Answer
 from adapter.session.turn_hooks import TurnHooks
 from adapter.view.turn_view import SERVER_BLOCKS
 from adapter.wire.client_link import ClientLink
-from fsm.errors import FsmError
-from fsm.events import (
+from fsm import (
     AnswerStreamStarted,
     AssistantMessageReceived,
     ContextMeasured,
     Event,
+    FsmError,
     MessageTooLarge,
     OutputReceived,
     PromptSent,

@@ -20,11 +20,13 @@ from adapter.controls.controls import SessionControls
 from adapter.session.answer import Answer
 from adapter.session.publish import Publisher
 from adapter.session.turn_hooks import TurnHooks
-from fsm.classify import SYNTHETIC_MODEL
-from fsm.effects import (
+from fsm import (
+    SYNTHETIC_MODEL,
     AnswerSteer,
     Blame,
     CompactWhenIdle,
+    DeliveryConfirmed,
+    DeliveryFailed,
     Effect,
     ForwardAssistantMessage,
     InterruptClaude,
@@ -35,12 +37,11 @@ from fsm.effects import (
     SendContinuation,
     SendNotice,
     SendPrompt,
+    SessionCore,
     SettlePrompt,
     StartFreshContext,
     StopRuntime,
 )
-from fsm.events import DeliveryConfirmed, DeliveryFailed
-from fsm.session import SessionCore
 
 __all__ = ["REJECTION_CODES", "EffectPerformer"]
 

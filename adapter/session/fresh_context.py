@@ -40,13 +40,7 @@ from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.controls.controls import SessionControls
 from adapter.session.answer import Answer
 from adapter.session.turn_hooks import TurnHooks
-from fsm.events import (
-    Event,
-    FreshContextChosen,
-    FreshContextReady,
-    RuntimeStartFailed,
-    TransportLost,
-)
+from fsm import Event, FreshContextChosen, FreshContextReady, RuntimeStartFailed, TransportLost
 
 __all__ = ["CONTINUATION_PREFIX", "FreshContext"]
 

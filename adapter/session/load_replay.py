@@ -32,9 +32,7 @@ from adapter.session.shell import Session
 from adapter.view.compaction_replay import ReplayedCompactions
 from adapter.view.title import title_for
 from adapter.view.turn_view import TurnView, prompt_updates
-from fsm.events import HistoryFailureFound
-from fsm.replay import ReplayPlanner, active_from_newest
-from fsm.transcript_entries import EntryKind, TranscriptEntry
+from fsm import EntryKind, HistoryFailureFound, ReplayPlanner, TranscriptEntry, active_from_newest
 
 if TYPE_CHECKING:
     from adapter.claude.process import ClaudeRuntime

@@ -13,10 +13,7 @@ from acp import helpers
 from acp.schema import PromptResponse, SessionInfoUpdate
 
 from adapter.wire.client_link import ClientLink
-from fsm.effects import StopReason
-from fsm.negotiation import Dialects
-from fsm.records import FailureRecord
-from fsm.wire import AgentErrorDialect, SessionFailureDialect
+from fsm import AgentErrorDialect, Dialects, FailureRecord, SessionFailureDialect, StopReason
 
 __all__ = ["Publisher"]
 

@@ -39,18 +39,18 @@ from adapter.session.fresh_context import FreshContext
 from adapter.session.publish import Publisher
 from adapter.session.turn_hooks import TurnHooks
 from adapter.wire.client_link import ClientLink
-from fsm.events import (
+from fsm import (
     CancelRequested,
     CredentialsChanged,
     DeadlineReached,
+    Dialects,
     Event,
     InternalFaultOccurred,
     PromptReceived,
+    SessionCore,
     SteerReceived,
     TransportLost,
 )
-from fsm.negotiation import Dialects
-from fsm.session import SessionCore
 
 __all__ = ["REJECTION_CODES", "Session"]
 

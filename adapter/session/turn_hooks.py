@@ -36,8 +36,7 @@ from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
-from fsm.air import AirClient
-from fsm.records import redact, visible
+from fsm import AirClient, redact, visible
 
 __all__ = ["TurnHooks"]
 

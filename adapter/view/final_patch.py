@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from fsm.git_patch import MAX_PATCH_BYTES, file_patch, patch_block
+from fsm import MAX_PATCH_BYTES, file_patch, patch_block
 
 __all__ = ["ReadText", "final_patch"]
 

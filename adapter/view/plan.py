@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fsm.records import visible
+from fsm import visible
 
 __all__ = ["APPROVED_PLAN_ID", "approved_plan_update", "plan_update"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from fsm.air_meta import plan_file_clear, plan_file_input
+from fsm import plan_file_clear, plan_file_input
 
 __all__ = ["PLAN_EXIT", "FileCheck", "plan_file_card", "plan_file_result"]
 

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fsm.records import TITLE_LIMIT, redact, visible
+from fsm import TITLE_LIMIT, redact, visible
 
 __all__ = ["LOCAL_ONLY_COMMANDS", "SideMessages"]
 

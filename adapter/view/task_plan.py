@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fsm.records import visible
+from fsm import visible
 
 __all__ = ["TASK_TOOLS", "TaskPlan"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsm.records import visible
+from fsm import visible
 
 __all__ = ["title_for"]
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fsm.records import visible
+from fsm import visible
 
 __all__ = ["PLAN_TOOL", "ToolCard", "card_for", "rel_path", "tool_kind"]
 

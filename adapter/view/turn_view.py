@@ -34,7 +34,7 @@ from adapter.view.streamed_calls import StreamedCalls
 from adapter.view.task_plan import TASK_TOOLS, TaskPlan
 from adapter.view.tool_cards import PLAN_TOOL, card_for
 from adapter.view.tool_results import background_task, result_updates, terminal_exit
-from fsm.air import AirClient
+from fsm import AirClient
 
 __all__ = ["SERVER_BLOCKS", "TurnView", "blocks_of", "prompt_updates", "server_result"]
 

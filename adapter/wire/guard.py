@@ -50,7 +50,7 @@ from adapter.wire.guard_rules import (
 )
 from adapter.wire.json_codec import encode_frame, encode_json
 from adapter.wire.stdio import ChunkReader
-from fsm.records import redact
+from fsm import redact
 
 __all__ = ["EOF_DRAIN_SECONDS", "GuardedTransport"]
 

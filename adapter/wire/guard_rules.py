@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fsm.records import redact
+from fsm import redact
 
 __all__ = [
     "INVALID_REQUEST",

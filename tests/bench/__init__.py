@@ -8,8 +8,10 @@ work, load average 10-19; `--quick` about 2):
     .venv/bin/python -m tests.bench --profile       # also py-spy profiles of ours
     .venv/bin/python -m tests.bench --only startup --only concurrent --runs 30 --no-reference
 
-It writes `tests/bench/results/BENCHMARKS.md` (with its targets table: each target of issue 15,
-and the benchmark items of issues 13 and 14, marked met or missed), `benchmarks.png` (with
+It writes `tests/bench/results/BENCHMARKS.md` (with its targets table, each target marked met or
+missed: `initialize` within 40 ms of the floor, a fresh process's first session ready in 0.80x
+the reference's time, `session/resume` and `session/fork` in 0.90x, `session/load` and the CPU
+per streamed delta no more than the reference's, and the earlier ones), `benchmarks.png` (with
 matplotlib, the `bench` extra) and `profile-*.txt` (with `--profile`). `--out DIR` writes them
 elsewhere. The reference adapter, `@agentclientprotocol/claude-agent-acp`
 at a pinned version, is installed with npm into `~/.cache/claude-acp-bench/` (outside the
@@ -27,7 +29,9 @@ All three get the same scripted Claude (`adapter.scripted_claude`) as `CLAUDE_CO
 through a launcher that plays the scenario named by the session folder (so one process can hold
 a `success`, a `rate_limit` and a `retry_then_rate_limit` session) and that answers the
 reference's background `claude auth status --json` probe at once, as the real CLI would. Each
-agent process gets its own temporary `CLAUDE_CONFIG_DIR`.
+agent process gets its own temporary `CLAUDE_CONFIG_DIR`, and the benchmark's environment
+without `PYTHONDONTWRITEBYTECODE` (`rpc.agent_environment`): a Python agent keeps its bytecode
+from the warm-up run on, as an installed one has it from pip.
 
 What is measured, phase by phase (`phases.py`; `--only PHASE` picks some):
 - `core` (`core.py`): events/s through `fsm.session.SessionCore.handle`; memory per incident.
@@ -43,8 +47,8 @@ What is measured, phase by phase (`phases.py`; `--only PHASE` picks some):
 - `streaming` (`streaming.py`, also runnable alone): prompt -> first `agent_message_chunk`
   (`--stream-runs` fresh agents each), and one 100,000-delta answer per agent: CPU per delta,
   peak RSS before and after (`--no-long-stream` skips it).
-- `sessions` (`sessions.py`, also runnable alone): `session/resume` and `session/fork` of a
-  session an earlier process created (`--session-runs` per agent).
+- `sessions` (`sessions.py`, also runnable alone): `session/resume`, `session/fork` and
+  `session/load` of a session an earlier process created (`--session-runs` per agent).
 - `listing` (`listing.py`, also runnable alone): `session/list` of a folder that had half its
   sessions deleted against one that never had, both listing the same count (ours alone).
 - `replay` (`replay.py`): `session/load` of generated transcripts (`transcripts.py`) of 1,000,

@@ -23,17 +23,18 @@ import uuid
 from dataclasses import dataclass
 
 from adapter.scripted_claude.texts import TEXTS
-from fsm.effects import Effect, PublishRecord
-from fsm.events import (
+from fsm import (
     AssistantMessageReceived,
     DeliveryConfirmed,
+    Effect,
     Event,
     PromptSent,
+    PublishRecord,
     ResultReceived,
     RetryAttempted,
     RuntimeStarted,
+    SessionCore,
 )
-from fsm.session import SessionCore
 
 __all__ = ["CoreResult", "run_core"]
 

@@ -24,17 +24,19 @@ import tracemalloc
 import uuid
 from collections.abc import Callable
 
-from fsm.effects import PublishRecord, RejectPrompt, SettlePrompt
-from fsm.events import (
+from fsm import (
     AssistantMessageReceived,
     DeliveryConfirmed,
     Event,
     PromptSent,
+    PublishRecord,
+    RejectPrompt,
     ResultReceived,
     RetryAttempted,
     RuntimeStarted,
+    SessionCore,
+    SettlePrompt,
 )
-from fsm.session import SessionCore
 
 EVENTS_TARGET = 50_000
 BYTES_TARGET = 4 * 1024

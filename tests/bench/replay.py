@@ -30,9 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from adapter.scripted_claude.transcript import Transcript
-from fsm.errors import PeerViolation
-from fsm.replay import ActiveScan, ReplayPlanner
-from fsm.transcript_entries import EntryKind, TranscriptEntry, parse_entry
+from fsm import ActiveScan, EntryKind, PeerViolation, ReplayPlanner, TranscriptEntry, parse_entry
 from tests.bench.agents import ROOT, AgentSpec
 from tests.bench.procfs import cpu_seconds, load_average, status_kib
 from tests.bench.rpc import spawn
@@ -296,7 +294,7 @@ def replay_pure(path: Path, session_id: str) -> float:
     ReplayPlanner), with no update built or sent. `measure_parts`' `pure_s` is the old two
     passes with json.loads, kept as the yardstick the report describes."""
     from adapter.claude.transcripts import ReplayStats, entries, entries_newest_first
-    from fsm.replay import active_from_newest
+    from fsm import active_from_newest
 
     started = time.perf_counter()
     planner = ReplayPlanner(

@@ -26,7 +26,7 @@ from fsm.events import (
     ResultReceived,
     RuntimeStarted,
 )
-from fsm.ledger_resets import RESET_SENTENCE
+from fsm.ledger import RESET_SENTENCE
 from fsm.limits import MAX_WINDOWS, reset_clock, window_label
 from fsm.records import FailureRecord
 from fsm.session import SessionCore

@@ -15,7 +15,7 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
-from fsm.session import TURN_NO_RESULT_TITLE
+from fsm import TURN_NO_RESULT_TITLE
 from tests.support.fault_rows import FAULTS, Fault
 from tests.support.harness import TIMEOUT, Adapter, AdapterPool, spawn_adapter
 

@@ -1,5 +1,5 @@
 """Pins for every private library touchpoint (`adapter/claude/sdk_compat.py`,
-`adapter/wire/acp_compat.py`, `fsm/compat.py`).
+`adapter/wire/acp_compat.py`, `fsm/machine.py`).
 
 Each test exercises the private API the way the adapter uses it, so an upgrade of
 `claude-agent-sdk`, `acp` or `transitions` that moves or changes one fails here, by name,
@@ -20,7 +20,7 @@ from transitions import Machine
 
 from adapter.claude import sdk_compat as compat
 from adapter.wire import acp_compat
-from fsm.compat import QuietMachine
+from fsm.machine import QuietMachine
 
 
 def test_the_pinned_versions_are_installed() -> None:

@@ -25,14 +25,21 @@ from hypothesis import strategies as st
 
 from adapter.claude.translate import event_for
 from adapter.view.turn_view import TurnView, blocks_of
-from fsm.effects import PublishRecord, SettlePrompt
-from fsm.errors import PeerViolation
-from fsm.events import DeliveryConfirmed, PromptSent
-from fsm.negotiation import negotiate
-from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
-from fsm.session import SessionCore
-from fsm.transcript_entries import parse_entry
-from fsm.wire import SESSION_FAILURE_KEYS, session_failure_record
+from fsm import (
+    SESSION_FAILURE_KEYS,
+    ActiveScan,
+    DeliveryConfirmed,
+    PeerViolation,
+    PromptSent,
+    PublishRecord,
+    ReplayPlanner,
+    SessionCore,
+    SettlePrompt,
+    active_from_newest,
+    negotiate,
+    parse_entry,
+    session_failure_record,
+)
 from tests.support.fuzz_values import CAPABILITY_META, FAST, JSON, frame, maybe
 
 # --- capability declarations ------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fsm.git_patch import file_patch
+from fsm import file_patch
 
 
 def _applies(root: Path, relative: str, old: str | None, new: str) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from adapter.claude.idle_settings import DELAY_ENV, idle_policy
 from adapter.view.usage import UsageMeter
-from fsm.idle_compaction import DEFAULT_DELAY_SECONDS, IdlePolicy
+from fsm import DEFAULT_DELAY_SECONDS, IdlePolicy
 
 VARIABLES = (
     "DISABLE_COMPACT",

@@ -9,7 +9,9 @@ A package imports itself and the packages to its right, never one to its left. `
 leaf that only `session/` uses: no other part of `adapter/`, no `claude_agent_sdk`, no `anyio`,
 and of `acp` only `acp.schema`. The tools (`demo/`, `scripted_claude/`, `conformance/`) are
 leaves that only `app/cli.py` imports (and `demo/` runs `scripted_claude/`). `lean_imports`
-runs before anything else and imports nothing of ours; anyone may import it.
+runs before anything else and imports nothing of ours; anyone may import it. The core has one
+front door: `adapter/` imports `fsm` only as `from fsm import ...` (the names of
+`fsm.__all__`, checked by `tests/core/test_exports.py`), never one of its modules.
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ def _why_not(source: str, target: str, edges: Mapping[str, object]) -> str | Non
         )
         return "the view is pure" if source == "view" and impure else None
     dest = _area(target)
+    if dest == "fsm" and source != "fsm" and target != "fsm":
+        return "the shell imports the core only through its front door, `from fsm import ...`"
     if source == "fsm":
         return None if dest == "fsm" else "the core imports nothing of the adapter"
     if dest in (source, "lean_imports", "package"):
@@ -192,6 +196,9 @@ PLANTED = [
     ("adapter/claude/bad.py", "from adapter.view.plan import plan_update\n", "only the session"),
     ("adapter/session/bad.py", "from adapter.demo.runner import run\n", "only the command line"),
     ("fsm/bad.py", "from adapter.wire.stdio import open_stdio\n", "nothing of the adapter"),
+    ("adapter/claude/bad.py", "from fsm.records import redact\n", "front door"),
+    ("adapter/view/bad.py", "from fsm import classify\n", "front door"),
+    ("adapter/session/bad.py", "import fsm.session\n", "front door"),
     ("adapter/wire/bad.py", LATE_IMPORT, "to its left"),
     ("adapter/wire/bad.py", TYPING_IMPORT, "to its left"),
 ]

@@ -19,8 +19,7 @@ from adapter.claude import local_time
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.translate import event_for
 from adapter.session.shell import Session
-from fsm.events import LimitWindow, RateLimitReported, RuntimeStarted
-from fsm.negotiation import Dialects
+from fsm import Dialects, LimitWindow, RateLimitReported, RuntimeStarted
 from tests.shell.test_shell import EPOCH, WAIT, Clock, FakeLink, FakeRuntime, _answer, _result
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ import pytest
 from claude_agent_sdk import SystemMessage
 
 from adapter.claude.translate import event_for
-from fsm.events import McpServersReported, McpServerStatus
+from fsm import McpServersReported, McpServerStatus
 
 
 def _init(servers: Any) -> SystemMessage:

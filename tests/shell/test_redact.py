@@ -11,7 +11,7 @@ import pytest
 
 from adapter.scripted_claude import TEXTS
 from adapter.scripted_claude.faults import HOSTILE_SECRETS, hostile_text
-from fsm.records import redact
+from fsm import redact
 
 # --- redact: ordinary text is left alone ----------------------------------------------------
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from acp import RequestError
 
 from adapter.session.shell import REJECTION_CODES
-from fsm.effects import Blame
+from fsm import Blame
 
 FSM = Path(__file__).resolve().parents[2] / "fsm"
 

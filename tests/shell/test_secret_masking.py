@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from adapter.app.log_masking import escape_controls, install_log_masking
-from fsm.records import redact
+from fsm import redact
 
 SHAPES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ('Body was {"api_key": "plain value 1"} here.', "plain value 1", ("Body was", "here.")),

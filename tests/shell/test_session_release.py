@@ -15,10 +15,10 @@ import anyio
 import pytest
 
 from adapter.agent.session_opener import ClosedIds
-from fsm.events import RuntimeStarted
+from fsm import RuntimeStarted
 from fsm.notices import NOTICE_MACHINE
 from fsm.runtime import RUNTIME_MACHINE
-from fsm.turn_table import TURN_MACHINE
+from fsm.turn import TURN_MACHINE
 from tests.shell.test_shell import EPOCH, session_with_fakes
 
 

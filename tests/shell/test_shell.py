@@ -25,9 +25,7 @@ from adapter.claude.runtime_settings import RuntimeSettings, private_values
 from adapter.claude.translate import event_for
 from adapter.session.shell import Session
 from adapter.wire.client_link import ClientLink
-from fsm.events import ResultReceived, RuntimeStarted
-from fsm.negotiation import Dialects
-from fsm.records import TITLE_LIMIT, redact, shape_title
+from fsm import TITLE_LIMIT, Dialects, ResultReceived, RuntimeStarted, redact, shape_title
 
 pytestmark = pytest.mark.anyio
 EPOCH = "fake-epoch"
@@ -196,7 +194,7 @@ async def test_a_claude_ignoring_the_interrupt_is_stopped_after_the_grace_period
             await runtime.closed.wait()
         assert runtime.interrupts == 1
         # Its process ending settles the turn as cancelled.
-        from fsm.events import StreamEnded
+        from fsm import StreamEnded
 
         await session.feed(StreamEnded(epoch=EPOCH))
         answer = await _answer(box)

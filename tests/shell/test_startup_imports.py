@@ -86,7 +86,6 @@ HEAVY = (
     "adapter.claude.transcripts",
     "adapter.claude.session_store",
     "fsm.events",
-    "fsm.claude_events",
     "fsm.session",
     "fsm.machine",
     "fsm.transcript_entries",

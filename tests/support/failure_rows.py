@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapter.scripted_claude import TEXTS
-from fsm.session import TURN_NO_RESULT_TITLE
+from fsm import TURN_NO_RESULT_TITLE
 
 # Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
 # "Title and details"). The wording is the reference adapter's (reference-adapter.md §1.3).

@@ -7,11 +7,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.effects import Blame, Effect, RejectPrompt
-from fsm.events import Event, StreamEnded, TransportLost, WorkerShuttingDown
-from fsm.records import FailureRecord
-from fsm.session import TURN_NO_RESULT_TITLE
-from fsm.vocabulary import Action, Category, FailureKind
+from fsm import (
+    TURN_NO_RESULT_TITLE,
+    Action,
+    Blame,
+    Category,
+    Effect,
+    Event,
+    FailureKind,
+    FailureRecord,
+    RejectPrompt,
+    StreamEnded,
+    TransportLost,
+    WorkerShuttingDown,
+)
 from tests.support.session_narrative import (
     AUTH_REJECTION,
     E1,

@@ -4,25 +4,26 @@ spelled out field by field. No tests."""
 
 from __future__ import annotations
 
-from fsm.effects import (
+from fsm import (
+    Action,
+    AssistantMessageReceived,
     Blame,
+    Category,
+    DeliveryConfirmed,
     Effect,
+    FailureKind,
+    FailureRecord,
     ForwardAssistantMessage,
+    ModelFellBack,
     PublishRecord,
     RejectPrompt,
-    SettlePrompt,
-    StopReason,
-)
-from fsm.events import (
-    AssistantMessageReceived,
-    DeliveryConfirmed,
-    ModelFellBack,
     ResultReceived,
     RetryAttempted,
+    SessionCore,
+    SettlePrompt,
+    Severity,
+    StopReason,
 )
-from fsm.records import FailureRecord
-from fsm.session import SessionCore
-from fsm.vocabulary import Action, Category, FailureKind, Severity
 
 SID = "sess-1"
 E1 = "epoch-1"

@@ -7,7 +7,6 @@ effects, so a fork that moved back into a callback, or a twin that went missing,
 
 from __future__ import annotations
 
-from fsm.answers import LegacyAnswers, RecordAnswers, answer_dialect
 from fsm.effects import (
     Blame,
     FailedTurn,
@@ -20,7 +19,7 @@ from fsm.effects import (
 from fsm.events import PromptSent, TransportLost, WorkerShuttingDown
 from fsm.ledger import Ledger
 from fsm.session import SessionCore
-from fsm.turn import TRANSITIONS, TurnState
+from fsm.turn import TRANSITIONS, LegacyAnswers, RecordAnswers, TurnState, answer_dialect
 from fsm.vocabulary import FailureKind
 from tests.support.session_narrative import (
     AUTH_REJECTION,

@@ -7,8 +7,8 @@ import pytest
 from fsm.effects import Blame, RejectPrompt, SettlePrompt, StopReason
 from fsm.errors import InvalidTransition
 from fsm.events import CancelRequested, ClaudeSilent, PromptSent, StreamEnded, TurnWentIdle
-from fsm.session import TURN_NO_RESULT_TITLE, SessionCore
-from fsm.turn import TurnOutcome, TurnState
+from fsm.session import SessionCore
+from fsm.turn import TURN_NO_RESULT_TITLE, TurnOutcome, TurnState
 from tests.support.session_narrative import (
     E1,
     END_TURN,
