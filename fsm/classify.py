@@ -20,6 +20,7 @@ from fsm.vocabulary import FailureKind
 __all__ = [
     "SYNTHETIC_MODEL",
     "USAGE_LIMIT_PREFIXES",
+    "error_kind_for_result_subtype",
     "is_login_text",
     "is_real_model",
     "is_synthetic_login",
@@ -131,6 +132,16 @@ def kind_for_assistant_error(error: str | None, *, usage_limit: bool) -> Failure
 def kind_for_result_subtype(subtype: str) -> FailureKind | None:
     """Kinds fixed by the result subtype alone; `None` means "use the assistant error"."""
     return _RESULT_SUBTYPES.get(subtype)
+
+
+# A legacy client's `errorKind` for a result subtype whose failure kind is broader than what
+# happened: the turn limit is no exhausted context, whatever record kind it shares with one.
+_RESULT_ERROR_KINDS: dict[str, str] = {"error_max_turns": "max_turns"}
+
+
+def error_kind_for_result_subtype(subtype: str) -> str | None:
+    """The legacy `errorKind` a result subtype names by itself, if it names one."""
+    return _RESULT_ERROR_KINDS.get(subtype)
 
 
 def kind_for_retry(error_status: int | None, error: str | None) -> FailureKind | None:

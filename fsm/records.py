@@ -47,7 +47,7 @@ _SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # JSON-style `"api_key": "…"`: the quoted value, whatever it looks like.
     (
         re.compile(r"(\"" + _SECRET_NAME + r"\"\s*:\s*\")(?:[^\"\\]|\\.)*\"", re.I),
-        r"\1***\"",
+        r'\1***"',
     ),
     # `api_key=…` is an assignment: whatever follows is the value. `password: …` may be prose
     # ("the secret: restart it"), so there the value must look like one (a digit, 6+ chars).

@@ -871,7 +871,8 @@ class Turn:
             usage_limit=self.usage_limit,
             login=self.login,
         )
-        self._fail(kind, text, error_kind=self.failure_error)
+        named = classify.error_kind_for_result_subtype(event.subtype)
+        self._fail(kind, text, error_kind=self.failure_error or named)
 
     def fail_with_claudes_words(self, *_: Any) -> None:
         kind = classify.kind_for_assistant_error(self.failure_error, usage_limit=self.usage_limit)

@@ -88,7 +88,9 @@ def _stop_on_signals(transport: GuardedTransport, caught: list[int]) -> None:
     loop = asyncio.get_running_loop()
 
     def on_signal(signum: int) -> None:
-        logging.getLogger(__name__).warning("%s: shutting down", signal.Signals(signum).name)
+        # A client ending its agent (SIGTERM) is the normal way to stop, not a problem: INFO,
+        # so a client that shows stderr (the Python SDK's example) shows nothing at the default.
+        logging.getLogger(__name__).info("%s: shutting down", signal.Signals(signum).name)
         if not caught:
             caught.append(signum)
             transport.stop()

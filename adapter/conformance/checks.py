@@ -26,6 +26,7 @@ from adapter.conformance.answer_rules import (
     error_problems,
 )
 from adapter.conformance.client_view import ClientTranscript
+from adapter.conformance.contract import agent_error_negotiated, session_failure_negotiated
 from adapter.conformance.frames import (
     as_dict,
     find_records,
@@ -36,7 +37,6 @@ from adapter.conformance.log import Direction, LogFrame, LogLine
 from adapter.conformance.record_checks import RecordWatch, Request
 from adapter.conformance.rules import RULES
 from adapter.conformance.turn_rules import EchoWatch, IdWatch
-from fsm import agent_error_negotiated, session_failure_negotiated
 
 __all__ = ["RULES", "Checker", "Report", "Violation", "check_log"]
 

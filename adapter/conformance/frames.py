@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from fsm import SESSION_FAILURE_KEYS, Action, Category, Severity
+from adapter.conformance import contract
 
 __all__ = [
     "CATEGORIES",
@@ -32,12 +32,12 @@ __all__ = [
     "rpc_problems",
 ]
 
-CATEGORIES = frozenset(c.value for c in Category)
-SEVERITIES = frozenset(s.value for s in Severity)
-KNOWN_ACTIONS = tuple(a.value for a in Action)
+CATEGORIES = contract.CATEGORIES
+SEVERITIES = contract.SEVERITIES
+KNOWN_ACTIONS = contract.ACTIONS
 REQUIRED_KEYS = ("id", "revision", "category", "severity", "title", "actions")
 # `details` is the one optional key; anything else is an extra key (DECISIONS row 3).
-assert frozenset(REQUIRED_KEYS) | {"details"} == SESSION_FAILURE_KEYS
+assert frozenset(REQUIRED_KEYS) | {"details"} == contract.RECORD_KEYS
 
 
 def as_dict(value: object) -> dict[str, Any]:

@@ -18,8 +18,8 @@ import json
 import re
 from typing import Any
 
+from adapter.conformance.contract import RECORD_KEYS, TITLE_LIMIT, looks_private
 from adapter.conformance.frames import KNOWN_ACTIONS
-from fsm import SESSION_FAILURE_KEYS, TITLE_LIMIT, redact
 
 __all__ = ["AIR_KEYS", "leak", "record_problems"]
 
@@ -46,7 +46,7 @@ def leak(text: str) -> str | None:
         return "a stack trace"
     if _EXCEPTION.match(text.strip()):
         return "an exception string"
-    if redact(text) != text:
+    if looks_private(text):
         return "a credential or a private path"
     return None
 
@@ -84,7 +84,7 @@ def record_problems(record: dict[str, Any], air: dict[str, Any] | None) -> list[
             problems.append(
                 ("air-extra-key", f"_meta.jetbrains.air also holds: {', '.join(extra)}")
             )
-    extra = sorted(str(k) for k in record if k not in SESSION_FAILURE_KEYS)
+    extra = sorted(str(k) for k in record if k not in RECORD_KEYS)
     if extra:
         problems.append(("record-extra-key", f"keys outside the contract: {', '.join(extra)}"))
     listed = record.get("actions")

@@ -14,7 +14,7 @@ the `flag` callback given at construction.
 * `IdWatch` (turn-id, turn-error-carrier, id-counter, notice-reused): the id rules a log can
   show. A prompt response's record is `<turnId>:error` and no other prompt's; a turn's error
   waits for the prompt response while that prompt is unanswered; ids this project's ledger mints
-  (`fsm.ids`) name their own session, and a new one counts up within its runtime epoch; a
+  (`contract.read_id`) name their own session, and a new one counts up within its runtime epoch; a
   notice id is revised only within the turn it was first sent in.
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fsm import IdKind, parse_id
+from adapter.conformance.contract import read_id
 
 __all__ = ["EchoWatch", "IdWatch"]
 
@@ -132,8 +132,8 @@ class IdWatch:
             del self._prompt_of[key]
 
     def prompt_record(self, session: str, id: str, prompt_frame: int, frame: int) -> None:
-        parsed = parse_id(id)
-        if parsed is None or parsed.kind is not IdKind.TURN:
+        parsed = read_id(id)
+        if parsed is None or parsed.kind != "turn":
             message = f"a prompt response's record has id {id!r}, not <turnId>:error"
             self._flag(frame, "turn-id", message)
             return
@@ -143,9 +143,9 @@ class IdWatch:
 
     def info_record(self, session: str, id: str, severity: str, frame: int) -> None:
         """A record on a session_info_update: a live turn's error is the prompt's to carry."""
-        parsed = parse_id(id)
+        parsed = read_id(id)
         live = self._live.get(session)
-        turn_id = parsed is not None and parsed.kind is IdKind.TURN
+        turn_id = parsed is not None and parsed.kind == "turn"
         # A turn's id whose prompt was answered already is no live turn's (a limit's reset,
         # DECISIONS row 33, revises it later, whatever prompt is in flight then).
         answered = (session, id) in self._prompt_of
@@ -160,11 +160,11 @@ class IdWatch:
     def record(
         self, session: str, id: str, revision: int, frame: int, *, category: str = ""
     ) -> None:
-        parsed = parse_id(id)
-        if parsed is None or parsed.kind not in (IdKind.SESSION, IdKind.NOTICE):
+        parsed = read_id(id)
+        if parsed is None or parsed.kind not in ("session-error", "notice"):
             return
         assert parsed.epoch is not None and parsed.n is not None
-        if parsed.session_id != session:
+        if parsed.session != session:
             self._flag(frame, "id-counter", f"id {id!r} names another session than {session!r}")
         if (session, id) not in self._seen:
             self._seen.add((session, id))
@@ -177,7 +177,7 @@ class IdWatch:
                     f"new id {id!r} does not count up: its runtime already reached {highest}",
                 )
             self._counters[key] = max(highest, parsed.n)
-        if parsed.kind is IdKind.NOTICE and category != "limit":
+        if parsed.kind == "notice" and category != "limit":
             # An early limit warning is one per window and reset time, revised across turns
             # as its percent rises (DECISIONS row 32); other notices live within one turn.
             self._notice(session, id, revision, frame)

@@ -57,7 +57,18 @@ def _update_lines(head: str, update: dict[str, Any]) -> list[str]:
     shown = describe_turn_update(head, update)
     if shown is not None:
         return shown
-    return [head, *_record_lines(update.get("_meta"))]
+    records = _record_lines(update.get("_meta"))
+    if records:
+        return [f"{head}: a sessionFailure record", *records]
+    return [f"{head}: {_fields(update)}"]
+
+
+def _fields(update: dict[str, Any]) -> str:
+    """Words for an update the demo has no special wording for: its fields, briefly."""
+    fields = {k: v for k, v in update.items() if k not in ("sessionUpdate", "_meta")}
+    if not fields:
+        return "(no fields)" if "_meta" not in update else "(only _meta)"
+    return _short(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in fields.items()))
 
 
 def _request_detail(method: str, params: dict[str, Any]) -> str:

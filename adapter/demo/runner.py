@@ -269,10 +269,10 @@ async def play(
 
 
 def _listing() -> str:
+    from adapter.demo.scenario_groups import listing
     from adapter.scripted_claude import SCENARIOS
 
-    width = max(len(name) for name in SCENARIOS)
-    return "\n".join(f"{name:<{width}}  {s.description}" for name, s in SCENARIOS.items())
+    return listing({name: s.description for name, s in SCENARIOS.items()})
 
 
 def _parser() -> argparse.ArgumentParser:

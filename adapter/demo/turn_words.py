@@ -36,7 +36,10 @@ def describe_turn_update(head: str, update: dict[str, Any]) -> list[str] | None:
     """Lines for a card, plan, usage or title update; None for other kinds."""
     kind = update.get("sessionUpdate")
     if kind in ("tool_call", "tool_call_update"):
-        title = f"{update['title']} ({update.get('kind')}) " if "title" in update else ""
+        # An update names only what changed: no "(None)" for a kind it did not send.
+        title = f"{update['title']} " if "title" in update else ""
+        if "title" in update and update.get("kind") is not None:
+            title = f"{update['title']} ({update['kind']}) "
         status = f"[{update['status']}]" if "status" in update else ""
         lines = [f"{head}: {title}{status}".rstrip()]
         for location in update.get("locations") or []:
@@ -45,7 +48,7 @@ def describe_turn_update(head: str, update: dict[str, Any]) -> list[str] | None:
         return lines + _content_lines(update.get("content"))
     if kind == "plan":
         entries = update.get("entries") or []
-        return [head] + [
+        return [f"{head}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"] + [
             f"      {_MARKS.get(e.get('status'), '?')} {e.get('content')}" for e in entries
         ]
     if kind == "usage_update":
@@ -57,6 +60,19 @@ def describe_turn_update(head: str, update: dict[str, Any]) -> list[str] | None:
         return [f"{head}: [{update.get('severity')}] {update.get('title')}"]
     if kind == "session_info_update" and "title" in update:
         return [f'{head}: title "{update["title"]}"']
+    if kind == "available_commands_update":
+        commands = [
+            c.get("name") for c in update.get("availableCommands") or [] if isinstance(c, dict)
+        ]
+        shown = ", ".join(f"/{name}" for name in commands[:6])
+        more = f", \u2026 ({len(commands)} in all)" if len(commands) > 6 else ""
+        return [f"{head}: {shown}{more}" if commands else f"{head}: none"]
+    if kind == "current_mode_update":
+        return [f"{head}: mode {update.get('currentModeId')}"]
+    if kind == "config_option_update":
+        options = [o for o in update.get("configOptions") or [] if isinstance(o, dict)]
+        values = ", ".join(f"{o.get('id')}={o.get('currentValue')}" for o in options)
+        return [f"{head}: {values or 'none'}"]
     return None
 
 

@@ -92,7 +92,7 @@ class EffectPerformer:
                 # A question still open belongs to a turn that is over: the client is told.
                 self.controls.permissions.withdraw()
                 self.controls.elicitations.withdraw()
-                await self.view.turn_settled()
+                await self.view.turn_settled(failed=record is not None)
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self.view.response_usage()
                 quota = self.view.response_quota()
@@ -108,7 +108,7 @@ class EffectPerformer:
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
                 self.controls.permissions.withdraw()
                 self.controls.elicitations.withdraw()
-                await self.view.turn_ended()
+                await self.view.turn_settled(failed=True)
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))
             case ForwardAssistantMessage():
@@ -117,6 +117,7 @@ class EffectPerformer:
             case SendAgentText(text=text, meta=meta):
                 # Masked by the core, which authors or forwards every such text (row 31).
                 await self._publisher.agent_text(text, meta)
+                self.view.text_sent(text)
             case SendNotice(severity=severity, title=title, description=description):
                 await self._publisher.notice(severity, title, description)
             case AnswerSteer(outcome=outcome, priority=priority):

@@ -100,11 +100,27 @@ class TurnHooks:
         self._title: str | None = None
         self._title_sent = titled
         self._warned = False
+        # Whether the answer's text so far ends mid-line: a failure's words, or a client's own
+        # error block after the answer, must start on a line of their own (a code fence left
+        # open would swallow them).
+        self._line_open = False
         # A local command's output, Claude Code's informational lines, a blank turn's result.
         self._side = SideMessages(notices=acp_notices, private=private)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
+        if update.get("sessionUpdate") == "agent_message_chunk":
+            self._saw_text(update.get("content"))
         return await self._link.send_raw_update(self._session_id, update)
+
+    def _saw_text(self, content: object) -> None:
+        text = content.get("text") if isinstance(content, Mapping) else None
+        if isinstance(text, str) and text:
+            self._line_open = not text.endswith("\n")
+
+    def text_sent(self, text: str) -> None:
+        """Agent text the core authored or passed on went out: the answer's latest text."""
+        if text:
+            self._line_open = not text.endswith("\n")
 
     def _bad_content(self, what: str) -> None:
         # Once per session at warning level: a Claude that sends one bad frame sends many.
@@ -295,14 +311,22 @@ class TurnHooks:
         if isinstance(raw, Mapping):
             await self._send_raw(self._usage.rate_limit_update(raw))
 
-    async def turn_ended(self) -> None:
-        """Before a prompt's answer: end what the turn left open (calls, a broken stream)."""
+    async def turn_ended(self, *, failed: bool = False) -> None:
+        """Before a prompt's answer: end what the turn left open (calls, a broken stream), and,
+        when the turn `failed`, the answer's last line: a client that appends its own error
+        block after the text (CodeCompanion) must not glue it to an open line or code fence."""
         await self._send(self._view.close_open_calls, "a turn's end")
         await self._send(self._compaction.turn_ended, "a turn's end")
+        if failed and self._line_open:
+            await self._send_raw(
+                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "\n"}}
+            )
+        self._line_open = False
 
-    async def turn_settled(self) -> None:
-        """Before a prompt's answer (a response): `turn_ended`, and name the session once."""
-        await self.turn_ended()
+    async def turn_settled(self, *, failed: bool = False) -> None:
+        """Before a prompt's answer: `turn_ended`, and name the session once (a session whose
+        first turn failed is named too: its prompt was the user's all the same)."""
+        await self.turn_ended(failed=failed)
         if self._title and not self._title_sent:
             self._title_sent = True
             now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

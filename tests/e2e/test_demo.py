@@ -15,6 +15,7 @@ import contextvars
 import io
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from adapter.demo.runner import HANG_CANCEL_SECONDS, WAIT_FOR_IDLE, play
+from adapter.demo.scenario_groups import GROUPS
 from adapter.scripted_claude import DEFAULT_SCENARIO, SCENARIOS, scenario_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,13 +50,20 @@ def _demo(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_list_names_and_describes_every_scenario() -> None:
+def test_list_names_and_describes_every_scenario_in_its_group() -> None:
     done = _demo("--list")
     assert (done.returncode, done.stderr) == (0, "")
     lines = done.stdout.splitlines()
-    assert [line.split()[0] for line in lines] == scenario_names()
-    for line, scenario in zip(lines, SCENARIOS.values(), strict=True):
+    headings = [line[:-1] for line in lines if line and not line.startswith(" ")]
+    assert headings == [heading for heading, _ in GROUPS]  # no "Other": every one is grouped
+    listed = [line.split()[0] for line in lines if line.startswith("  ")]
+    assert sorted(listed) == sorted(scenario_names()) and len(set(listed)) == len(listed)
+    for line in (line for line in lines if line.startswith("  ")):
+        scenario = SCENARIOS[line.split()[0]]
         assert scenario.description and line.endswith("  " + scenario.description)
+    # Each group names only scenarios that exist, each once.
+    grouped = [name for _, names in GROUPS for name in names]
+    assert sorted(grouped) == sorted(scenario_names())
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +145,17 @@ def test_every_scenario_ends_cleanly(every_demo: dict[str, Played], name: str) -
     assert "claude-acp demo: stopped" not in done.stderr and " ERROR " not in done.stderr
     assert done.stdout.startswith(f"claude-acp demo: scenario {name},")
     assert "client \u2192 agent  initialize" in done.stdout
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_every_update_line_says_what_the_update_holds(
+    every_demo: dict[str, Played], name: str
+) -> None:
+    # Words for each update: no "(None)" for a field it did not send, no bare kind.
+    lines = every_demo[name].stdout.splitlines()
+    assert [line for line in lines if "(None)" in line] == []
+    bare = [line for line in lines if re.fullmatch(r".*session/update [a-z_]+", line)]
+    assert bare == []
 
 
 def test_a_hang_is_cancelled_by_the_client_after_a_stall_warning(

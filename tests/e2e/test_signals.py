@@ -68,6 +68,27 @@ def test_a_signal_cancels_the_prompt_stops_claude_and_cleans_up(
         agent.close()
 
 
+@pytest.mark.parametrize("level", ["", "INFO"])
+def test_sigterm_from_the_client_is_quiet_at_the_default_log_level(
+    tmp_path: Path, level: str
+) -> None:
+    # A normal shutdown: a client that shows the agent's stderr shows nothing of it, unless
+    # the user asked for INFO.
+    agent = RawAgent(tmp_path, "hang", CLAUDE_ACP_LOG=level)
+    try:
+        _prompt_running(agent)
+        agent.process.send_signal(signal.SIGTERM)
+        agent.read_to_end()
+        assert agent.wait() == 128 + signal.SIGTERM
+        said = agent.stderr()
+        if level:
+            assert "INFO adapter.app.serving: SIGTERM: shutting down" in said
+        else:
+            assert said == ""
+    finally:
+        agent.close()
+
+
 def test_a_claude_that_ignores_sigterm_is_killed(tmp_path: Path) -> None:
     agent = RawAgent(tmp_path, "ignore_sigterm")
     try:

@@ -274,7 +274,9 @@ async def test_a_broken_stream_then_a_failure_keeps_the_title_out_of_the_text(
         assert adapter.agent_texts() == [partial]
         assert records[-1]["title"] == OVERLOADED and records[-1]["severity"] == "error"
     else:
-        assert adapter.agent_texts() == [partial, OVERLOADED]
+        # The failure's words end their line before the error answer (a client's error block
+        # must not be glued to them).
+        assert adapter.agent_texts() == [partial, OVERLOADED, "\n"]
         assert records == []
 
 

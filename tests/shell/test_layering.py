@@ -8,10 +8,11 @@ sources with `ast` as `tests/core/test_purity.py` reads the core. The order, lef
 A package imports itself and the packages to its right, never one to its left. `view/` is a pure
 leaf that only `session/` uses: no other part of `adapter/`, no `claude_agent_sdk`, no `anyio`,
 and of `acp` only `acp.schema`. The tools (`demo/`, `scripted_claude/`, `conformance/`) are
-leaves that only `app/cli.py` imports (and `demo/` runs `scripted_claude/`). `lean_imports`
-runs before anything else and imports nothing of ours; anyone may import it. The core has one
-front door: `adapter/` imports `fsm` only as `from fsm import ...` (the names of
-`fsm.__all__`, checked by `tests/core/test_exports.py`), never one of its modules.
+leaves that only `app/cli.py` imports (and `demo/` runs `scripted_claude/`); none imports the
+core (`conformance/` judges it with its own copy of the contract). `lean_imports` runs before
+anything else and imports nothing of ours; anyone may import it. The core has one front door:
+`adapter/` imports `fsm` only as `from fsm import ...` (the names of `fsm.__all__`, checked by
+`tests/core/test_exports.py`), never one of its modules.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ TOOLS = frozenset({"demo", "scripted_claude", "conformance"})
 # Who may import each tool, besides itself.
 TOOL_USERS = {"demo": {"app"}, "scripted_claude": {"app", "demo"}, "conformance": {"app"}}
 # What each tool may import of ours, besides itself.
-TOOL_IMPORTS = {"demo": {"scripted_claude"}, "scripted_claude": set(), "conformance": {"fsm"}}
+TOOL_IMPORTS = {"demo": {"scripted_claude"}, "scripted_claude": set(), "conformance": set()}
 
 
 def modules(root: Path) -> dict[str, Path]:

@@ -66,6 +66,14 @@ def test_near_misses_are_left_alone(text: str) -> None:
     assert redact(text) == text
 
 
+def test_a_masked_json_value_stays_a_json_string() -> None:
+    # The mask replaces the quoted value whole: no stray backslash before its closing quote,
+    # and masking a masked text again changes nothing.
+    masked = redact('Body {"api_key": "plain value", "n": 1} here')
+    assert masked == 'Body {"api_key": "***", "n": 1} here'
+    assert redact(masked) == masked
+
+
 def test_a_private_value_of_no_known_shape_is_masked() -> None:
     assert redact("key Zq8vLmNopRstUvw here", ("Zq8vLmNopRstUvw",)) == "key *** here"
 

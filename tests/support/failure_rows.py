@@ -145,7 +145,8 @@ ROWS: tuple[Row, ...] = (
     Row(
         "turn_limit",
         (_error(1, "limit", TEXTS["turn_limit"], ["new_session"]),),
-        _internal("context_exhausted"),
+        # Legacy clients hear what happened: the turn limit, not the record's broader kind.
+        _internal("max_turns"),
     ),
     # Not in the spec's table: an SDK failure that fits no group degrades to service (spec).
     Row(

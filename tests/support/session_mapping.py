@@ -188,7 +188,7 @@ MAPPING: dict[str, MappingRow] = {
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
             message="Internal error: Reached maximum number of turns (8)",
-            error_kind="context_exhausted",
+            error_kind="max_turns",
         ),
     ),
     # request

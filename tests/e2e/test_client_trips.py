@@ -1,0 +1,91 @@
+"""What real ACP clients tripped over (CodeCompanion, the Python SDK's example client), played
+end to end against the scripted Claude with a client that negotiated nothing (legacy) and one
+that opted in to sessionFailure:
+
+- text streamed before a turn fails ends with a newline before the failure, so a client that
+  appends its own error block does not glue it to an open line or code fence;
+- a session whose first turn failed still gets its title pushed (`session_info_update`);
+- a max-turns failure reaches a legacy client as `errorKind: "max_turns"`, not as the record
+  kind it shares with an exhausted context.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.harness import OPT_IN
+from tests.support.raw_agent import RawAgent
+
+PROMPT = "write the parser please"
+
+
+def _turn(tmp_path: Path, scenario: str, *, capable: bool) -> tuple[list[dict[str, Any]], Any]:
+    """The session updates of one prompt's turn, in order, and the prompt's answer."""
+    agent = RawAgent(tmp_path, scenario)
+    try:
+        params: dict[str, Any] = {"protocolVersion": 1}
+        if capable:
+            params["clientCapabilities"] = {"_meta": OPT_IN}
+        assert "result" in agent.call("initialize", params)
+        session = agent.new_session()
+        start = len(agent.frames)
+        prompt = agent.request(
+            "session/prompt",
+            {"sessionId": session, "prompt": [{"type": "text", "text": PROMPT}]},
+        )
+        answer = agent.answer(prompt)
+        updates = [
+            f["params"]["update"]
+            for f in agent.frames[start:]
+            if isinstance(f, dict) and f.get("method") == "session/update"
+        ]
+        return updates, answer
+    finally:
+        agent.close()
+
+
+def _text(updates: list[dict[str, Any]]) -> str:
+    return "".join(
+        u["content"]["text"]
+        for u in updates
+        if u.get("sessionUpdate") == "agent_message_chunk" and u["content"].get("type") == "text"
+    )
+
+
+@pytest.mark.parametrize("capable", [False, True], ids=["legacy", "sessionFailure"])
+@pytest.mark.parametrize("scenario", ["max_output_tokens", "stream_then_overloaded"])
+def test_streamed_text_ends_its_line_before_the_turn_fails(
+    tmp_path: Path, scenario: str, capable: bool
+) -> None:
+    updates, answer = _turn(tmp_path, scenario, capable=capable)
+    failed = "error" in answer or (answer["result"].get("_meta") or {}) != {}
+    assert failed, answer
+    text = _text(updates)
+    assert text.strip(), "the scenario streams text before it fails"
+    assert text.endswith("\n"), repr(text[-80:])
+
+
+def test_a_turn_that_succeeds_gets_no_extra_newline(tmp_path: Path) -> None:
+    updates, answer = _turn(tmp_path, "success", capable=False)
+    assert answer["result"]["stopReason"] == "end_turn"
+    chunks = [u for u in updates if u.get("sessionUpdate") == "agent_message_chunk"]
+    assert chunks and all(u["content"]["text"] != "\n" for u in chunks)
+
+
+@pytest.mark.parametrize("scenario", ["rate_limit", "max_output_tokens", "turn_limit"])
+def test_a_failed_first_turn_still_pushes_the_session_title(
+    tmp_path: Path, scenario: str
+) -> None:
+    updates, answer = _turn(tmp_path, scenario, capable=False)
+    assert "error" in answer
+    titles = [u.get("title") for u in updates if u.get("sessionUpdate") == "session_info_update"]
+    assert titles == [PROMPT]
+
+
+def test_a_max_turns_failure_says_max_turns_to_a_legacy_client(tmp_path: Path) -> None:
+    _, answer = _turn(tmp_path, "turn_limit", capable=False)
+    assert answer["error"]["code"] == -32603
+    assert answer["error"]["data"] == {"errorKind": "max_turns"}
