@@ -27,7 +27,12 @@ if TYPE_CHECKING:
     from fsm.air import AirClient, air_client
     from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
-    from fsm.classify import SYNTHETIC_MODEL, is_real_model
+    from fsm.classify import (
+        AUTONOMOUS_ORIGINS,
+        SYNTHETIC_MODEL,
+        is_autonomous_origin,
+        is_real_model,
+    )
     from fsm.effects import (
         AnswerSteer,
         Blame,
@@ -122,6 +127,8 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "AUTONOMOUS_ORIGINS": "classify",
+    "is_autonomous_origin": "classify",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
     "BackgroundTasksListed": "events",
@@ -237,6 +244,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "AUTONOMOUS_ORIGINS",
     "CANCEL_GRACE_SECONDS",
     "DEFAULT_DELAY_SECONDS",
     "DEFAULT_MIN_TOKENS",
@@ -331,6 +339,7 @@ __all__ = [
     "archive_to",
     "file_patch",
     "is_archived",
+    "is_autonomous_origin",
     "is_prompt_entry",
     "is_real_model",
     "negotiate",

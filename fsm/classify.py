@@ -18,9 +18,11 @@ import re
 from fsm.vocabulary import FailureKind
 
 __all__ = [
+    "AUTONOMOUS_ORIGINS",
     "SYNTHETIC_MODEL",
     "USAGE_LIMIT_PREFIXES",
     "error_kind_for_result_subtype",
+    "is_autonomous_origin",
     "is_login_text",
     "is_real_model",
     "is_synthetic_login",
@@ -78,6 +80,20 @@ _RESULT_SUBTYPES: dict[str, FailureKind] = {
     "error_max_turns": FailureKind.CONTEXT_EXHAUSTED,
     "error_max_structured_output_retries": FailureKind.PROVIDER_ERROR,
 }
+
+
+# The `origin.kind` of a result Claude Code produced on its own: a background task's
+# notification, another agent (a peer, the coordinator), an observer. No user turn asked for
+# it, so it ends no turn by itself and is no recovery boundary.
+AUTONOMOUS_ORIGINS = frozenset(
+    {"task-notification", "peer", "coordinator", "observer", "observer-activity"}
+)
+
+
+def is_autonomous_origin(kind: object) -> bool:
+    """Whether a result whose `origin.kind` is `kind` (as read: any JSON value, or None when
+    absent) is Claude Code's own work, not a user turn's."""
+    return isinstance(kind, str) and kind in AUTONOMOUS_ORIGINS
 
 
 def is_real_model(model: object) -> bool:

@@ -278,7 +278,9 @@ class RetryAttempted(ClaudeEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResultReceived(ClaudeEvent):
-    """A `result` frame. `autonomous` marks results no user turn asked for;
+    """A `result` frame. `origin_kind` is its `origin.kind` as Claude Code wrote it (None when
+    absent or not a string); the core decides which kinds no user turn asked for
+    (`is_autonomous_origin`);
     `refusal_explanation` is a refusal's explanation no message of the turn carried (Claude
     Code said it only in a `system/model_refusal_no_fallback` frame)."""
 
@@ -287,7 +289,7 @@ class ResultReceived(ClaudeEvent):
     result: str | None = None
     errors: tuple[str, ...] = ()
     stop_reason: str | None = None
-    autonomous: bool = False
+    origin_kind: str | None = None
     refusal_explanation: str | None = None
 
 

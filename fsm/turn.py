@@ -561,7 +561,7 @@ class Turn:
         return not self.notices
 
     def is_autonomous(self, event: ResultReceived) -> bool:
-        return event.autonomous
+        return classify.is_autonomous_origin(event.origin_kind)
 
     def is_a_refusal(self, event: ResultReceived) -> bool:
         return event.stop_reason == "refusal"
@@ -591,7 +591,9 @@ class Turn:
         return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
 
     def is_an_unreported_error(self, event: ResultReceived) -> bool:
-        return event.is_error and not event.autonomous and not self.between_failure_reported
+        return (
+            event.is_error and not self.is_autonomous(event) and not self.between_failure_reported
+        )
 
     def hit_a_turn_limit(self, event: ResultReceived) -> bool:
         return classify.kind_for_result_subtype(event.subtype) is not None

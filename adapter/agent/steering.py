@@ -5,7 +5,7 @@
 `now`, or `later` while a question waits for the user, and the turn is answered when Claude is
 idle after it), else `{outcome: "promptRequired", reason: "noRunningTurn"}` for a client that
 asked for it back, or `{outcome: "startedNewTurn"}` (the message becomes a prompt of its own).
-The turn table decides (`fsm/turn_table.py`, `steer_received`). Advertised as
+The turn table decides (`fsm/turn.py`, `steer_received`). Advertised as
 `agentCapabilities._meta.steering.supported`. Bad params and an unknown session are -32602, as
 for a prompt.
 """

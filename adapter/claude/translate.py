@@ -38,12 +38,7 @@ from fsm import (
     WorkerShuttingDown,
 )
 
-__all__ = ["AUTONOMOUS", "event_for", "refusal_explanation"]
-
-# Results that no user turn asked for (reference §2: autonomous origins).
-AUTONOMOUS = frozenset(
-    {"task-notification", "peer", "coordinator", "observer", "observer-activity"}
-)
+__all__ = ["event_for", "refusal_explanation"]
 
 
 def _int(data: Mapping[str, Any], key: str) -> int | None:
@@ -92,7 +87,8 @@ def event_for(message: object, epoch: str) -> ClaudeEvent | None:
             result=message.result if isinstance(message.result, str) else None,
             errors=tuple(e for e in errors if isinstance(e, str)),
             stop_reason=message.stop_reason if isinstance(message.stop_reason, str) else None,
-            autonomous=kind in AUTONOMOUS,
+            # Which origins no user turn asked for is the core's rule (`is_autonomous_origin`).
+            origin_kind=kind if isinstance(kind, str) else None,
         )
     if isinstance(message, SystemMessage):
         return _system_event(message.subtype, message.data, epoch)

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError, helpers
 from acp.schema import ConfigOptionUpdate
 
-from adapter.claude.translate import AUTONOMOUS
 from adapter.controls.auto_fast import (
     AUTO_FALLBACK,
     AUTO_UNAVAILABLE,
@@ -33,6 +32,7 @@ from adapter.controls.auto_fast import (
 )
 from adapter.controls.pickers import SessionConfig
 from adapter.wire.client_link import ClientLink
+from fsm import is_autonomous_origin
 
 if TYPE_CHECKING:
     from adapter.claude.process import ClaudeRuntime
@@ -96,7 +96,11 @@ class AutoFast:
         `result` (an autonomous one is no user's turn; `cooldown` changes nothing)."""
         kind = frame.get("type")
         origin = frame.get("origin")
-        if kind == "result" and isinstance(origin, Mapping) and origin.get("kind") in AUTONOMOUS:
+        if (
+            kind == "result"
+            and isinstance(origin, Mapping)
+            and is_autonomous_origin(origin.get("kind"))
+        ):
             return
         init = kind == "system" and frame.get("subtype") == "init"
         if kind != "result" and not init:

@@ -24,7 +24,6 @@ from claude_agent_sdk import (
 
 from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
-from adapter.claude.translate import AUTONOMOUS
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -36,7 +35,7 @@ from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, redact, visible
+from fsm import AirClient, is_autonomous_origin, redact, visible
 
 __all__ = ["TurnHooks"]
 
@@ -289,7 +288,7 @@ class TurnHooks:
 
     async def turn_result(self, message: ResultMessage) -> None:
         origin = getattr(message, "origin", None)
-        autonomous = isinstance(origin, Mapping) and origin.get("kind") in AUTONOMOUS
+        autonomous = isinstance(origin, Mapping) and is_autonomous_origin(origin.get("kind"))
         side = self._side
         await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
         if autonomous:

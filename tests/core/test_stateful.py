@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from fsm.classify import is_autonomous_origin
 from fsm.effects import (
     Blame,
     Effect,
@@ -178,7 +179,7 @@ RESULT = st.fixed_dictionaries(
         "result": st.sampled_from([None, "", "Done.", LOGIN_TEXT, SPEND_LIMIT]),
         "errors": st.sampled_from([(), ("boom",), ("", "late")]),
         "stop_reason": st.sampled_from([None, "end_turn", "max_tokens", "refusal"]),
-        "autonomous": st.sampled_from([False, False, False, True]),
+        "origin_kind": st.sampled_from([None, None, None, "task-notification", "user"]),
     }
 )
 FALLBACK = st.fixed_dictionaries(
@@ -558,7 +559,7 @@ class SessionStateMachine(RuleBasedStateMachine):
                 if not authenticating and error is None:
                     auth = [r for r in self.core.active() if r.kind is FailureKind.AUTH_REQUIRED]
                     assert auth == []
-            case ResultReceived(autonomous=True):
+            case ResultReceived(origin_kind=kind) if is_autonomous_origin(kind):
                 assert effects == []
 
     @rule(data=st.data(), stale=st.one_of(MID_TURN, ENDING), which=st.integers(0, 100))

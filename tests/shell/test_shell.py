@@ -302,21 +302,23 @@ async def test_the_refusal_explanation_reaches_the_client_before_refusal() -> No
 
 
 @pytest.mark.parametrize(
-    ("kind", "autonomous"),
+    ("origin", "kind"),
     [
-        ("task-notification", True),
-        ("peer", True),
-        ("observer", True),
-        ("user", False),
-        (None, False),
+        ({"kind": "task-notification"}, "task-notification"),
+        ({"kind": "user"}, "user"),
+        ({"kind": 7}, None),
+        ({"kind": ["peer"]}, None),
+        ("peer", None),
+        (None, None),
     ],
 )
-def test_results_of_autonomous_origin_are_not_the_users(kind: str | None, autonomous: bool) -> None:
+def test_a_results_origin_kind_is_passed_on_as_read(origin: object, kind: str | None) -> None:
+    # Whether that origin is a user's turn is the core's rule (`fsm.is_autonomous_origin`).
     message = _result()
-    if kind is not None:
-        object.__setattr__(message, "origin", {"kind": kind})
+    if origin is not None:
+        object.__setattr__(message, "origin", origin)
     event = event_for(message, EPOCH)
-    assert isinstance(event, ResultReceived) and event.autonomous is autonomous
+    assert isinstance(event, ResultReceived) and event.origin_kind == kind
 
 
 def test_secret_named_environment_values_are_masked() -> None:

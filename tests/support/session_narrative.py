@@ -84,7 +84,7 @@ def result(
     text: str | None = None,
     errors: tuple[str, ...] = (),
     stop_reason: str | None = None,
-    autonomous: bool = False,
+    origin_kind: str | None = None,
     epoch: str = E1,
 ) -> ResultReceived:
     return ResultReceived(
@@ -94,7 +94,7 @@ def result(
         result=text,
         errors=errors,
         stop_reason=stop_reason,
-        autonomous=autonomous,
+        origin_kind=origin_kind,
     )
 
 

@@ -32,7 +32,7 @@ def test_a_turn_is_answered_after_its_background_subagents_follow_up(
     assert capable.handle(BackgroundTaskSettled(epoch=E1, task_id="unknown")) == []
     assert capable.handle(SETTLED) == []
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(autonomous=True)) == [END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [END_TURN]
     assert capable.turn.state.name == "IDLE"
 
 

@@ -126,7 +126,7 @@ def test_autonomous_result_is_not_an_attempt_boundary(capable: SessionCore) -> N
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
     # A background task's result touches no user turn and recovers nothing.
     capable.handle(PromptSent(turn_id=T2))
-    assert capable.handle(result(autonomous=True, is_error=True)) == []
+    assert capable.handle(result(origin_kind="task-notification", is_error=True)) == []
     assert (capable.turn_state, capable.active()) == (TurnState.RUNNING, [failure])
 
 

@@ -1,0 +1,68 @@
+"""Which results no user turn asked for: the core decides from the result's origin kind.
+
+Claude Code marks a result it produced on its own (a background task's notification, a peer or
+coordinator agent, an observer) with `origin.kind`; such a result ends no user turn and is no
+recovery boundary. The shell passes the kind as it read it; `is_autonomous_origin` is the one
+rule, used by the turn table's `is_autonomous` guard and by the shell's fast-mode mirror.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fsm import (
+    AUTONOMOUS_ORIGINS,
+    PromptReceived,
+    PromptSent,
+    ResultReceived,
+    SessionCore,
+    SettlePrompt,
+    is_autonomous_origin,
+)
+from fsm.turn import TurnState
+from tests.support.session_narrative import E1, T1, result
+
+AUTONOMOUS = ["task-notification", "peer", "coordinator", "observer", "observer-activity"]
+THE_USERS = [None, "user", "human", "", "Task-Notification", "task_notification"]
+
+
+def test_the_rule_names_exactly_these_origins() -> None:
+    assert sorted(AUTONOMOUS_ORIGINS) == sorted(AUTONOMOUS)
+
+
+@pytest.mark.parametrize("kind", AUTONOMOUS)
+def test_an_autonomous_origin_is_no_users_turn(kind: str) -> None:
+    assert is_autonomous_origin(kind) is True
+
+
+@pytest.mark.parametrize("kind", THE_USERS)
+def test_any_other_origin_is_the_users(kind: str | None) -> None:
+    assert is_autonomous_origin(kind) is False
+
+
+def _running(core: SessionCore) -> None:
+    core.handle(PromptReceived(turn_id=T1))
+    core.handle(PromptSent(turn_id=T1))
+
+
+@pytest.mark.parametrize("kind", AUTONOMOUS)
+def test_an_autonomous_result_leaves_the_turn_running(capable: SessionCore, kind: str) -> None:
+    _running(capable)
+    effects = capable.handle(result(origin_kind=kind))
+    assert effects == []
+    assert capable.turn_state is TurnState.RUNNING
+
+
+@pytest.mark.parametrize("kind", THE_USERS)
+def test_a_users_result_ends_the_turn(capable: SessionCore, kind: str | None) -> None:
+    _running(capable)
+    effects = capable.handle(result(origin_kind=kind))
+    assert [type(e) for e in effects if isinstance(e, SettlePrompt)] == [SettlePrompt]
+    assert capable.turn_state is TurnState.IDLE
+
+
+def test_an_autonomous_error_between_turns_is_not_reported(capable: SessionCore) -> None:
+    failed = ResultReceived(
+        epoch=E1, subtype="error_during_execution", is_error=True, origin_kind="peer"
+    )
+    assert capable.handle(failed) == []
