@@ -24,7 +24,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from fsm.air import AirClient, air_client
+    from fsm.air import AirClient, advertisement, air_client
     from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.classify import (
@@ -107,7 +107,6 @@ if TYPE_CHECKING:
     from fsm.ids import IdKind, ParsedId, parse_id
     from fsm.negotiation import (
         Dialects,
-        advertisement,
         agent_error_negotiated,
         negotiate,
         session_failure_negotiated,
@@ -116,7 +115,7 @@ if TYPE_CHECKING:
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
     from fsm.transcript_entries import EntryKind, TranscriptEntry, is_prompt_entry, parse_entry
-    from fsm.turn import TURN_NO_RESULT_TITLE
+    from fsm.turn import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT, TURN_NO_RESULT_TITLE
     from fsm.vocabulary import Action, Category, FailureKind, Severity
     from fsm.wire import (
         SESSION_FAILURE_KEYS,
@@ -214,7 +213,7 @@ _HOMES = {
     "ParsedId": "ids",
     "parse_id": "ids",
     "Dialects": "negotiation",
-    "advertisement": "negotiation",
+    "advertisement": "air",
     "agent_error_negotiated": "negotiation",
     "negotiate": "negotiation",
     "session_failure_negotiated": "negotiation",
@@ -233,6 +232,8 @@ _HOMES = {
     "is_prompt_entry": "transcript_entries",
     "parse_entry": "transcript_entries",
     "TURN_NO_RESULT_TITLE": "turn",
+    "AUTH_REQUIRED_MESSAGE": "turn",
+    "SIGN_IN_HINT": "turn",
     "Action": "vocabulary",
     "Category": "vocabulary",
     "FailureKind": "vocabulary",
@@ -244,6 +245,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "AUTH_REQUIRED_MESSAGE",
     "AUTONOMOUS_ORIGINS",
     "CANCEL_GRACE_SECONDS",
     "DEFAULT_DELAY_SECONDS",
@@ -251,6 +253,7 @@ __all__ = [
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
     "SESSION_FAILURE_KEYS",
+    "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
     "TITLE_LIMIT",
     "TURN_NO_RESULT_TITLE",

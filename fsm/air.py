@@ -24,6 +24,7 @@ __all__ = [
     "IMPLEMENTED",
     "SESSION_INDEX",
     "AirClient",
+    "advertisement",
     "air_client",
 ]
 
@@ -34,12 +35,14 @@ DIFF_PATCH = "diffPatch"
 BACKGROUND_SUBAGENTS = "backgroundSubagents"
 CUSTOM_INSTRUCTIONS = "customInstructions"
 
-# What this agent implements of the AIR set and advertises, in the reference's order.
+# What this agent implements of the AIR set and advertises, in the reference's order
+# (`sessionFailure` first): the one list of them, which `advertisement` and `negotiated` read.
 # `customInstructions` is the agent's alone: the client never declares it, and it is read from
 # any client.
 IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE, CUSTOM_INSTRUCTIONS, DIFF_PATCH, PLAN_FILE)
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END})
+AIR_VERSION = 1
 
 
 def _air_object(client_meta: object) -> dict[str, Any] | None:
@@ -69,7 +72,7 @@ class AirClient:
         client only (docs/decisions.md#advertising), exactly what is implemented here."""
         if not self.air:
             return None
-        return {"version": 1, "capabilities": list(IMPLEMENTED)}
+        return {"version": AIR_VERSION, "capabilities": list(IMPLEMENTED)}
 
     def after_replay(self) -> list[dict[str, Any]]:
         """What follows a `session/load`'s whole replay, before its answer."""
@@ -117,3 +120,11 @@ def air_client(client_meta: object) -> AirClient:
     if not _is_version(air.get("version")) or not isinstance(names, list):
         return AirClient(air=True)  # malformed: an AIR client with no capability on
     return AirClient(air=True, declared=frozenset(n for n in names if isinstance(n, str)))
+
+
+def advertisement(client: AirClient) -> dict[str, Any] | None:
+    """The initialize response's `_meta` (a fresh copy callers may merge into): the agent's AIR
+    declaration to an AIR client only; nothing under `_meta.jetbrains` for any other client, as
+    the reference does (docs/decisions.md#advertising)."""
+    declared = client.declaration()
+    return None if declared is None else {"jetbrains": {"air": declared}}

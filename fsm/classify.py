@@ -35,6 +35,7 @@ __all__ = [
     "result_failure",
     "retry_title",
     "stall_title",
+    "without_login_instruction",
 ]
 
 SYNTHETIC_MODEL = "<synthetic>"
@@ -121,6 +122,23 @@ def is_synthetic_usage_limit(model: str | None, text: str) -> bool:
 
 def is_login_text(text: str) -> bool:
     return _LOGIN.search(text) is not None
+
+
+# One clause of Claude Code's text: up to a sentence end (a stop followed by space), a `;`, a
+# ` · ` separator, or the end. A stop inside a word (`claude.ai`) ends nothing.
+_CLAUSE = re.compile(r".*?(?:[.!?;](?=\s|$)|\s\u00b7(?=\s)|$)", re.S)
+_MENTIONS_LOGIN = re.compile(r"/login\b", re.IGNORECASE)
+
+
+def without_login_instruction(text: str) -> str:
+    """Claude Code's sign-in text without the clauses that name `/login`, a step that exists
+    only in its own terminal interface (docs/decisions.md#sign-in-that-leads-somewhere): "Not
+    logged in \u00b7 Please run /login" keeps "Not logged in". Empty when nothing else is left
+    (the record's fallback title then speaks)."""
+    if not _MENTIONS_LOGIN.search(text):
+        return text
+    kept = [c for c in _CLAUSE.findall(text) if c and not _MENTIONS_LOGIN.search(c)]
+    return "".join(kept).strip().rstrip("\u00b7;,: ").strip()
 
 
 def is_synthetic_login(model: str | None, text_block_count: int, text: str) -> bool:

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from fsm import ids
+from fsm.classify import without_login_instruction
 from fsm.errors import FsmError, InvalidTransition
 from fsm.incident import Incident, IncidentState, IncidentTrigger
 from fsm.records import FailureRecord, shape_title
@@ -166,6 +167,9 @@ class Ledger:
         existing = self._incidents.get(id)
         # The record is built (and validated) before a new incident is registered, so input
         # that cannot make a record leaves no half-made incident behind.
+        if kind is FailureKind.AUTH_REQUIRED:
+            # Claude Code's `/login` exists only in its terminal; the `login` action is the step.
+            text = without_login_instruction(text)
         title, details = shape_title(text.strip() or policy.fallback_title)
         record = FailureRecord(
             id=id,

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = [
     "AGENT_ERROR",
     "CAPABILITY",
     "Dialects",
-    "advertisement",
     "agent_error_negotiated",
     "negotiate",
     "session_failure_negotiated",
@@ -26,11 +24,6 @@ __all__ = [
 AGENT_ERROR = "agentError"
 
 CAPABILITY = "sessionFailure"
-
-
-def advertisement() -> dict[str, Any]:
-    """A fresh copy of the initialize response's `_meta` (callers may merge into it)."""
-    return {"jetbrains": {"air": {"version": 1, "capabilities": [CAPABILITY]}}}
 
 
 def _is_version(value: object) -> bool:

@@ -105,9 +105,11 @@ from fsm.runtime import Runtime
 from fsm.vocabulary import FailureKind, Severity, policy_for
 
 __all__ = [
+    "AUTH_REQUIRED_MESSAGE",
     "BROKEN_REASON",
     "LIVE_STATES",
     "MESSAGE_TOO_LARGE_TITLE",
+    "SIGN_IN_HINT",
     "TRANSITIONS",
     "TURN_MACHINE",
     "TURN_NO_RESULT_TITLE",
@@ -1027,6 +1029,15 @@ class RecordAnswers:
         return replace(settle, record=record, failure=None)
 
 
+# What works from an editor, wherever the adapter words a sign-in hint itself
+# (docs/decisions.md#sign-in-that-leads-somewhere): never Claude Code's terminal-only `/login`.
+SIGN_IN_HINT = (
+    "Sign in from your editor, run `claude-acp login` in a terminal, or set ANTHROPIC_API_KEY "
+    "for the editor; then try again."
+)
+AUTH_REQUIRED_MESSAGE = f"Authentication required: not signed in to Claude. {SIGN_IN_HINT}"
+
+
 class LegacyAnswers:
     """Neither extension: a failed turn is a JSON-RPC error (row 5)."""
 
@@ -1036,7 +1047,7 @@ class LegacyAnswers:
             return settle
         if failure.kind is FailureKind.AUTH_REQUIRED:
             return RejectPrompt(
-                blame=Blame.AUTH, message="Authentication required", turn_id=settle.turn_id
+                blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE, turn_id=settle.turn_id
             )
         return RejectPrompt(
             blame=Blame.INTERNAL,

@@ -127,13 +127,19 @@ class ClaudeAcpAgent(SessionOpener):
         # a full collection no longer scans it. One would otherwise land in the first session's
         # imports, which make many objects: ~25 ms of CPU before its answer, measured.
         gc.freeze()
-        return handshake.initialize_response(client_capabilities)
+        return handshake.initialize_response(client_capabilities, declared.air)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         if method_id not in login.METHOD_IDS:
             raise RequestError.invalid_params({"methodId": "unknown authentication method"})
-        # Sign-in happens outside the adapter; the next prompt of every session starts a
-        # fresh Claude process so that it reads the new credentials.
+        # Sign-in happens outside the adapter (the client's terminal method, a key): ok only
+        # once Claude Code itself says the user is signed in, else -32000 with what works from
+        # an editor (docs/decisions.md#sign-in-that-leads-somewhere).
+        from adapter.claude.auth_status import check_signed_in
+
+        await check_signed_in(self._settings)
+        # The next prompt of every session starts a fresh Claude process so that it reads the
+        # new credentials.
         for session in self._sessions.values():
             await session.restart_on_next_prompt()
         return AuthenticateResponse()
@@ -323,8 +329,10 @@ class ClaudeAcpAgent(SessionOpener):
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         from adapter.claude.process import RuntimeStartError
+        from adapter.claude.prompt_content import check_not_empty
 
         session = self._session(session_id)
+        check_not_empty(prompt)  # -32602, and nothing reaches Claude
         # A start-up `auto` the model lacks is told at the first prompt, as the reference does.
         await session.controls.auto_fast.warn_if_pending()
         if await session.controls.answer_locally(prompt):  # `/usage`, `/mcp`: no model turn

@@ -82,7 +82,10 @@ def _version() -> str:
         return "0"
 
 
-def initialize_response(client_capabilities: ClientCapabilities | None) -> InitializeResponse:
+def initialize_response(
+    client_capabilities: ClientCapabilities | None, air: AirClient
+) -> InitializeResponse:
+    """`air`: what the client declared of JetBrains AIR (`_meta.jetbrains` goes to AIR only)."""
     return InitializeResponse(
         protocol_version=PROTOCOL_VERSION,
         agent_capabilities=AgentCapabilities(
@@ -103,5 +106,5 @@ def initialize_response(client_capabilities: ClientCapabilities | None) -> Initi
         ),
         auth_methods=login.auth_methods(client_capabilities),
         agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),
-        field_meta=advertisement(),
+        field_meta=advertisement(air),
     )

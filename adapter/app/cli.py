@@ -231,6 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         from adapter.claude.managed_settings import apply_managed_env
 
         apply_managed_env(os.environ)
+        # A credential variable an editor's preset never filled in would outrank the user's
+        # real sign-in in every Claude Code process.
+        from adapter.claude.credential_env import drop_placeholders
+
+        drop_placeholders(os.environ, "the adapter's environment")
     from adapter.app.log_masking import install_log_masking
     from adapter.claude.runtime_settings import private_values
 

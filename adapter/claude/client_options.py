@@ -39,6 +39,8 @@ from typing import Any
 
 from acp import RequestError
 
+from adapter.claude.credential_env import drop_placeholders
+
 __all__ = ["META_KEY", "NONE", "ClientOptions", "apply", "parse"]
 
 log = logging.getLogger(__name__)
@@ -84,6 +86,13 @@ def _string_map(key: str, value: Any) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
         raise _refuse(key, "must be an object of strings")
     return dict(value)
+
+
+def _client_env(value: Any) -> dict[str, str]:
+    # A placeholder credential would outrank the user's real one (adapter.claude.credential_env).
+    env = _string_map("env", value)
+    drop_placeholders(env, _WHERE + ".env")
+    return env
 
 
 def _count(key: str, value: Any) -> int:
@@ -190,7 +199,7 @@ def parse(meta: Any) -> ClientOptions:
     present = options.get
     return ClientOptions(
         fields=fields,
-        env=_string_map("env", present("env")) if "env" in options else {},
+        env=_client_env(present("env")) if "env" in options else {},
         settings=_settings(present("settings"), present("hooks")),
         extra_args={"agent": _agent(present("agent"))} if "agent" in options else {},
         mcp_servers=_servers(present("mcpServers")) if "mcpServers" in options else {},

@@ -26,7 +26,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
-__all__ = ["PROMPT_CAPABILITIES", "claude_content", "claude_user_message"]
+__all__ = ["PROMPT_CAPABILITIES", "check_not_empty", "claude_content", "claude_user_message"]
 
 PROMPT_CAPABILITIES = PromptCapabilities(image=True, embedded_context=True, audio=False)
 
@@ -63,6 +63,15 @@ def _blob(resource: BlobResourceContents) -> dict[str, Any]:
         source = {"type": "base64", "media_type": mime, "data": resource.blob}
         return {"type": "document", "source": source}
     raise _refuse(f"An embedded file of type {mime or 'unknown'} ({_name(resource.uri)})")
+
+
+def check_not_empty(blocks: list[Any]) -> None:
+    """-32602 for a prompt with nothing in it (no blocks, or only blank text): Claude would run
+    a whole turn on nothing (docs/decisions.md#empty-and-placeholder-input)."""
+    if all(isinstance(b, TextContentBlock) and not b.text.strip() for b in blocks):
+        raise RequestError.invalid_params(
+            {"prompt": "is empty: send text or other content (nothing was sent to Claude)"}
+        )
 
 
 def claude_content(blocks: list[Any]) -> list[dict[str, Any]]:

@@ -52,7 +52,7 @@ from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITra
 from claude_agent_sdk.types import ToolPermissionContext, _configure_can_use_tool
 
 from adapter.claude.transcript_heads import with_cut_first_prompt
-from adapter.wire.deep_json import MAX_DEPTH, loads_shallow
+from adapter.wire.deep_json import MAX_DEPTH, loads_shallow, too_deep
 from adapter.wire.private_files import open_regular
 
 __all__ = [
@@ -119,15 +119,19 @@ def _read_deep_frames_shallow() -> None:
         return
 
     def parse(line: str) -> dict[str, Any] | None:
-        try:
-            return strict(line)
-        except RecursionError:
+        # Bounded before parsing (adapter.wire.deep_json): Python 3.13's parser takes 5,000
+        # levels that 3.11 refuses, and every walk downstream would fail on them later.
+        if not too_deep(line):
             try:
-                data: dict[str, Any] = loads_shallow(line.strip())
-            except ValueError as exc:
-                raise CLIJSONDecodeError(line, exc) from exc
-            log.warning("a frame from Claude nested over %d levels: shown truncated", MAX_DEPTH)
-            return data
+                return strict(line)
+            except RecursionError:  # not reachable past the scan; read shallow all the same
+                pass
+        try:
+            data: dict[str, Any] = loads_shallow(line.strip())
+        except ValueError as exc:
+            raise CLIJSONDecodeError(line, exc) from exc
+        log.warning("a frame from Claude nested over %d levels: shown truncated", MAX_DEPTH)
+        return data
 
     parse.reads_deep_frames = True  # type: ignore[attr-defined]
     subprocess_cli._parse_stdout_line = parse

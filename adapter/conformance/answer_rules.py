@@ -18,10 +18,22 @@ __all__ = ["advertising_problems", "agent_error_problems", "error_problems"]
 Problem = tuple[str, str]
 
 
-def advertising_problems(result: dict[str, Any]) -> list[Problem]:
-    """The initialize answer offers sessionFailure at version 1 (always, whoever asks)."""
-    air = as_dict(as_dict(as_dict(result.get("_meta")).get("jetbrains")).get("air"))
-    version, capabilities = air.get("version"), air.get("capabilities")
+def advertising_problems(result: dict[str, Any], *, air: bool = True) -> list[Problem]:
+    """The initialize answer offers sessionFailure at version 1 to a client that declared
+    `_meta.jetbrains.air` (`air`), and nothing under `_meta.jetbrains` to any other."""
+    jetbrains = as_dict(result.get("_meta")).get("jetbrains")
+    if not air:
+        if jetbrains is None:
+            return []
+        return [
+            (
+                "advertised-to-non-air",
+                "the initialize answer has _meta.jetbrains for a client "
+                "that did not declare _meta.jetbrains.air",
+            )
+        ]
+    declared = as_dict(as_dict(jetbrains).get("air"))
+    version, capabilities = declared.get("version"), declared.get("capabilities")
     if (
         type(version) is int
         and version == 1

@@ -67,6 +67,7 @@ class Checker:
         self.records = 0
         # The latest initialize decides; None until the log shows one.
         self.negotiated: bool | None = None
+        self.air_client = True  # until the client's initialize says otherwise
         self.agent_error = False
         # Keyed by the direction the request travelled and its JSON id: each peer numbers its own.
         self._requests: dict[tuple[Direction, str], Request] = {}
@@ -138,6 +139,9 @@ class Checker:
             meta = as_dict(params.get("clientCapabilities")).get("_meta")
             self.negotiated = session_failure_negotiated(meta)
             self.agent_error = agent_error_negotiated(meta)
+            # The advertisement is owed to JetBrains AIR only (docs/decisions.md#advertising).
+            # Its own reading of the contract: `_meta.jetbrains.air` is an object.
+            self.air_client = isinstance(as_dict(as_dict(meta).get("jetbrains")).get("air"), dict)
         elif method == "session/load":
             self._records.session_loaded(session)
             self._loading.add(session)
@@ -180,7 +184,7 @@ class Checker:
         if "error" in frame:
             problems = error_problems(as_dict(frame.get("error")))
         elif request.method == "initialize":
-            problems = advertising_problems(as_dict(frame.get("result")))
+            problems = advertising_problems(as_dict(frame.get("result")), air=self.air_client)
         for rule, message in problems:
             self._flag(line, rule, message)
 

@@ -19,6 +19,8 @@ RULES: dict[str, str] = {
     # Negotiation.
     "not-advertised": "an initialize answer whose _meta.jetbrains.air does not offer "
     "sessionFailure at version 1",
+    "advertised-to-non-air": "an initialize answer with _meta.jetbrains for a client that did "
+    "not declare _meta.jetbrains.air",
     "not-negotiated": "a record sent to a client that did not opt in to sessionFailure",
     "agent-error-surface": "an agent_error update to a client that did not opt in to "
     "agentError, or one sent while replaying a session/load",

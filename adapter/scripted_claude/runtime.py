@@ -154,7 +154,18 @@ def _auth_status(argv: Sequence[str], env: Mapping[str, str]) -> int:
     elif signed_in:
         status.update(authMethod="claude.ai", subscriptionType="max")
     sys.stdout.write(json.dumps(status, indent=2) + "\n")
+    sys.stdout.flush()  # the process leaves through `os._exit`, which flushes nothing
     return 0 if signed_in else 1
+
+
+def _login(argv: Sequence[str], env: Mapping[str, str]) -> int:
+    """The real CLI's `claude auth login [flags]` once the person finished it in the terminal:
+    recorded, and signed in again (what `auth logout` under `forget` cleared is back)."""
+    record(env, "argv", argv=list(argv))
+    (config_dir(env) / SIGNED_OUT_MARK).unlink(missing_ok=True)
+    sys.stdout.write("Login successful.\n")
+    sys.stdout.flush()
+    return 0
 
 
 def _signed_out() -> Scenario:
@@ -170,6 +181,8 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     """Run the fake CLI; returns the exit status (some paths leave through `os._exit`)."""
     if list(argv[:2]) == ["auth", "logout"]:
         return _logout(argv, env)
+    if list(argv[:2]) == ["auth", "login"]:
+        return _login(argv, env)
     if list(argv[:2]) == ["auth", "status"]:
         return _auth_status(argv, env)
     if list(argv) == ["--version"]:

@@ -1,13 +1,16 @@
-"""JSON nested deeper than Python can parse, read anyway: the too-deep parts shown truncated.
+"""JSON nested deeper than the adapter walks, bounded before it is parsed.
 
 Claude may send valid JSON nested thousands of levels deep (a tool input of 5,000 or 100,000
-nested lists). The standard library's parser recurses once per level and raises
-`RecursionError`, which ended the SDK's reader of Claude's stdout: the turn failed as a lost
-connection and the answer was gone. `loads_shallow` parses such a text with every value below
-`MAX_DEPTH` levels replaced by a string, `TRUNCATED` followed by the start of its raw text, so
-the tool's card still opens (its raw input shown truncated) and the turn goes on. Everything
-downstream (the SDK's parser, the view, `acp`'s deep copies, the encoders) then sees at most
-`MAX_DEPTH` levels. The scan is one linear pass over the text, run only after the parser gave up.
+nested lists), and so may a client. Whether the standard library's parser refuses such a text
+depends on the Python version (3.11 and 3.12 raise `RecursionError` at 5,000 levels, 3.13 parses
+it and leaves every recursive walk downstream to fail later), so nothing here waits for that
+exception: `too_deep` scans the text first, one linear pass that skips strings, and says whether
+it nests more than `MAX_DEPTH` levels. Deeper than that, a client's frame is refused as not
+parsable (`adapter.wire.guard_rules`), and Claude's frame is read by `loads_shallow` with every
+value below `MAX_DEPTH` levels replaced by a string, `TRUNCATED` followed by the start of its raw
+text, so the tool's card still opens (its raw input shown truncated) and the turn goes on. The
+same text gets the same outcome on every Python from 3.11 to 3.13. Everything downstream (the
+SDK's parser, the view, `acp`'s deep copies, the encoders) then sees at most `MAX_DEPTH` levels.
 
 A value so shortened is not the input Claude's tool runs with, so it must never go back to Claude
 as one (`holds_truncation` lets the permission broker refuse rather than hand it back).
@@ -19,7 +22,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "TRUNCATED", "holds_truncation", "loads_shallow"]
+__all__ = ["MAX_DEPTH", "TRUNCATED", "holds_truncation", "loads_shallow", "too_deep"]
 
 # Deep enough for any real tool input; shallow enough that every recursive walk downstream
 # (a few Python frames per level) stays far from the interpreter's limit of 1,000.
@@ -29,16 +32,35 @@ _SHOWN = 200  # how much of a too-deep value's raw text its stand-in keeps
 _TOKENS = re.compile(r'["\[\]{}]')
 
 
+# A JSON string (escapes included), and a bracket outside one.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether `text` nests arrays and objects more than `limit` levels deep (brackets inside
+    strings do not count). Text that is not JSON may be called either; the parser then says."""
+    if text.count("[") + text.count("{") <= limit:
+        return False  # the common case, at the speed of two counts
+    depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
 def loads_shallow(text: str) -> Any:
     """`json.loads(text)`, with every value nested deeper than `MAX_DEPTH` as a stand-in string
     (ValueError for text that is not JSON)."""
-    try:
+    if not too_deep(text):
         return json.loads(text)
-    except RecursionError:
-        pass
     try:
         return json.loads(_shallow(text))
-    except RecursionError as exc:  # not reachable with MAX_DEPTH far below the limit
+    except RecursionError as exc:  # not reachable: the scan left at most MAX_DEPTH levels
         raise ValueError("nested too deeply") from exc
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from adapter.wire.deep_json import too_deep
 from fsm import redact
 
 __all__ = [
@@ -97,10 +98,14 @@ def _no_constant(name: str) -> Any:
 
 def parse(line: bytes | bytearray) -> Any:
     """The JSON value of one line; raises ValueError when it is not UTF-8 JSON."""
+    text = line.decode("utf-8")
+    # Bounded before parsing: whether the parser itself gives up depends on the Python version
+    # (adapter.wire.deep_json); a frame deeper than the adapter walks is not one it takes.
+    if too_deep(text):
+        raise ValueError("nested too deeply")
     try:
-        text = line.decode("utf-8")
         return json.loads(text, parse_constant=_no_constant)
-    except RecursionError as exc:
+    except RecursionError as exc:  # not reachable past the scan; kept as the same answer
         raise ValueError("nested too deeply") from exc
 
 

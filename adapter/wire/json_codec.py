@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from adapter.wire.deep_json import loads_shallow
+from adapter.wire.deep_json import loads_shallow, too_deep
 
 __all__ = ["decode_line", "encode_frame", "encode_json", "long_digit_runs"]
 
@@ -59,9 +59,11 @@ def decode_line(line: bytes, *, short_numbers: bool = False) -> Any:
             pass
     # The standard library's wrapper without its cost (JSON's whitespace is these four).
     text = line.decode("utf-8", errors="replace").strip(" \t\n\r")
+    if too_deep(text):  # the deepest values truncated, whatever this Python's parser would do
+        return loads_shallow(text)
     try:
         value, end = _raw_decode(text)
-    except RecursionError:  # valid but too deep for `json`: the deepest values truncated
+    except RecursionError:  # not reachable past the scan; read shallow all the same
         return loads_shallow(text)
     if end != len(text):
         raise json.JSONDecodeError("Extra data", text, end)

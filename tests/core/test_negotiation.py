@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from fsm.air import IMPLEMENTED, advertisement, air_client
 from fsm.negotiation import (
     Dialects,
-    advertisement,
     agent_error_negotiated,
     negotiate,
     session_failure_negotiated,
@@ -92,9 +92,15 @@ def test_either_dialect_makes_the_client_capable_and_neither_is_legacy() -> None
     assert not negotiate(None).capable
 
 
-def test_the_advertisement_is_a_fresh_copy_each_time() -> None:
-    first = advertisement()
+def test_the_advertisement_goes_to_air_clients_only_as_a_fresh_copy() -> None:
+    # docs/decisions.md#advertising: AIR gets version 1 and what is implemented, sessionFailure
+    # first; any other client gets nothing under `_meta.jetbrains`.
+    first = advertisement(air_client({"jetbrains": {"air": {}}}))
+    assert first is not None
     first["jetbrains"]["air"]["capabilities"].append("mutated")
-    assert advertisement() == {
-        "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}
-    }
+    again = advertisement(air_client(_air()))
+    assert again == {"jetbrains": {"air": {"version": 1, "capabilities": list(IMPLEMENTED)}}}
+    assert IMPLEMENTED[0] == "sessionFailure"
+    plain: tuple[object, ...] = (None, {}, {"jetbrains": {}}, {"jetbrains": {"air": 1}}, [])
+    for meta in plain:
+        assert advertisement(air_client(meta)) is None

@@ -23,7 +23,7 @@ from fsm.classify import (
     model_fallback_text,
     retry_title,
 )
-from fsm.negotiation import advertisement, session_failure_negotiated
+from fsm.negotiation import session_failure_negotiated
 from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title
 from fsm.vocabulary import (
     KIND_POLICIES,
@@ -470,15 +470,6 @@ def test_negotiation_rejects_a_version_that_is_not_an_integer_of_one_or_more(
 )
 def test_negotiation_falls_back_to_legacy_silently(meta: object) -> None:
     assert session_failure_negotiated(meta) is False
-
-
-def test_advertisement_is_a_fresh_copy() -> None:
-    first = advertisement()
-    assert first == {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
-    first["jetbrains"]["air"]["capabilities"].append("mutated")
-    assert advertisement() == {
-        "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}
-    }
 
 
 # --- wire projection, rows 3 and 10 ---------------------------------------------------------------

@@ -268,7 +268,9 @@ async def test_diff_patch_shows_edits_as_git_patches(
         "@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n\\ No newline at end of file\n"
     )
     if kind != "air_set":
-        assert "diffPatch" not in json.dumps(adapter.incoming())
+        # Not negotiated: no patch anywhere (the initialize answer still advertises it to AIR).
+        later = [m for m in adapter.incoming() if "agentCapabilities" not in m.get("result", {})]
+        assert "diffPatch" not in json.dumps(later)
         assert done[edit_id]["content"][0]["newText"].endswith("f'Hello {name}!'\n")
         return
     assert asked[0]["content"] == [_patch_block(str(app), edit_patch, question=True)]

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from fsm import AUTH_REQUIRED_MESSAGE
 from tests.support.raw_agent import RawAgent
 
 PROMPT = [{"type": "text", "text": "hello"}]
@@ -99,7 +100,9 @@ def test_sign_in_required_to_a_plain_client_has_no_null_data(tmp_path: Path) -> 
         params = {"sessionId": session, "prompt": PROMPT}
         error = _error_of(agent, agent.request("session/prompt", params))
         assert error["code"] == -32000
-        assert error["message"] == "Authentication required"
+        # What works from an editor, never Claude Code's terminal-only /login.
+        assert error["message"] == AUTH_REQUIRED_MESSAGE
+        assert "claude-acp login" in error["message"] and "/login" not in error["message"]
         agent.close_stdin()
         agent.read_to_end()
         _assert_no_null_data(agent)

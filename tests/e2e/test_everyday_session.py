@@ -259,7 +259,9 @@ async def test_a_restarted_claude_starts_with_the_sessions_choices(tmp_path: Pat
         await asyncio.wait_for(conn.authenticate(method_id="claude-login"), TIMEOUT)
         answer = await adapter.prompt(session, "hello")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    first, restarted = argvs(tmp_path)
+    # `authenticate` asked Claude Code whether the user is signed in (`auth status`) first.
+    assert ["auth", "status", "--json"] in argvs(tmp_path)
+    first, restarted = [a for a in argvs(tmp_path) if a[:1] != ["auth"]]
     assert "--model" not in first  # the picker's "default" is Claude Code's own choice
     flags = " ".join(restarted)
     assert "--permission-mode plan" in flags and "--model opus" in flags

@@ -28,6 +28,7 @@ from acp.schema import (
 from acp.transports import default_environment
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
+from fsm.air import IMPLEMENTED, air_client
 from tests.support.frame_check import check_frame
 from tests.support.harness import (
     OPT_IN,
@@ -40,7 +41,7 @@ from tests.support.harness import (
     spawn_adapter,
 )
 
-ADVERTISEMENT = {"version": 1, "capabilities": ["sessionFailure"]}
+ADVERTISEMENT = {"version": 1, "capabilities": list(IMPLEMENTED)}
 
 
 # --- a hand-written JSON-RPC client -----------------------------------------------------------
@@ -212,8 +213,11 @@ async def _negotiate(tmp_path: Path, capabilities_json: str) -> str:
         init = await raw.call("initialize", _initialize_params(capabilities_json))
         if "error" in init:
             return f"initialize failed: {init['error']}"
-        if init["result"].get("_meta", {}).get("jetbrains", {}).get("air") != ADVERTISEMENT:
-            return f"no advertisement: {init['result'].get('_meta')}"
+        advertised = (init["result"].get("_meta") or {}).get("jetbrains", {}).get("air")
+        declared = json.loads(capabilities_json).get("_meta")
+        # Row 2: the advertisement to an AIR client only (`_meta.jetbrains.air` an object).
+        if advertised != (ADVERTISEMENT if air_client(declared).air else None):
+            return f"wrong advertisement: {init['result'].get('_meta')}"
         created = await raw.call("session/new", {"cwd": str(raw.workdir), "mcpServers": []})
         session = created["result"]["sessionId"]
         answer = await raw.call(

@@ -219,6 +219,9 @@ def _cases() -> dict[str, Case]:
         "answered twice": in_turn("duplicate-response", (IN, answer(2)), (IN, answer(2))),
         "never answered": ("unanswered-prompt", [*h, *turn, (IN, chunk("..."))], 4),
         "no advert": ("not-advertised", [h[0], (IN, bare_init)], -1),
+        "advert to a plain client": (
+            "advertised-to-non-air", [handshake(None)[0], (IN, h[1][1])], -1
+        ),
         "on a chunk": after("record-carrier", (IN, chunk("", _meta=air(record())))),
         "on an error": in_turn("record-carrier", (IN, error_answer)),
         "on session/new": ("record-carrier", [*h[:3], (IN, new_result)], -1),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from adapter.conformance import check_file
+from fsm.air import air_client
 from tests.support.harness import OPT_IN
 
 Frames = list[tuple[str, dict[str, Any]]]
@@ -68,9 +69,11 @@ def answer(rid: int, rec: object = None, stop: str = "end_turn") -> dict[str, An
 def handshake(meta: object = OPT_IN, session: str = SID) -> Frames:
     caps = {} if meta is None else {"_meta": meta}
     init = {"protocolVersion": 1, "clientCapabilities": caps}
+    # The advertisement goes to a JetBrains AIR client only (docs/decisions.md#advertising).
+    answer = {"protocolVersion": 1, **({"_meta": ADVERT} if air_client(meta).air else {})}
     return [
         (OUT, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
-        (IN, {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1, "_meta": ADVERT}}),
+        (IN, {"jsonrpc": "2.0", "id": 0, "result": answer}),
         (OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/p"}}),
         (IN, {"jsonrpc": "2.0", "id": 1, "result": {"sessionId": session}}),
     ]

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapter.scripted_claude import TEXTS
-from fsm import TURN_NO_RESULT_TITLE
+from fsm import AUTH_REQUIRED_MESSAGE, TURN_NO_RESULT_TITLE
+from fsm.classify import without_login_instruction
 
 # Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
 # "Title and details"). The wording is the reference adapter's (reference-adapter.md §1.3).
@@ -86,7 +87,7 @@ def _internal(kind: str) -> Legacy:
     return Legacy(code=-32603, data={"errorKind": kind})
 
 
-AUTH = Legacy(code=-32000, message="Authentication required")
+AUTH = Legacy(code=-32000, message=AUTH_REQUIRED_MESSAGE)
 
 
 def _api(
@@ -103,7 +104,9 @@ def _api(
 ) -> Row:
     """A failed API call: Claude's synthetic error message is the title (spec, row 9)."""
     text = TEXTS[text_of or scenario]
-    terminal = _error(len(warnings) + 1, category, text, actions)
+    # A sign-in record keeps what happened, not Claude Code's terminal-only /login step.
+    title = without_login_instruction(text) if actions == ["login"] else text
+    terminal = _error(len(warnings) + 1, category, title, actions)
     return Row(
         scenario,
         (*warnings, terminal),

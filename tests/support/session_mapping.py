@@ -28,6 +28,7 @@ from tests.support.session_narrative import (
     FORWARD,
     LOGIN,
     LOGIN_TEXT,
+    LOGIN_TITLE,
     NEW,
     NONE,
     OVERLOADED_TEXT,
@@ -107,7 +108,7 @@ MAPPING: dict[str, MappingRow] = {
         # and legacy editors never see it as prose (they run their own sign-in flow).
         steps=((said(LOGIN_TEXT, model=SYN), [], []),),
         ending=result(is_error=True, text=LOGIN_TEXT),
-        record=rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED),
+        record=rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED),
         legacy_answer=AUTH_REJECTION,
     ),
     # access, no login

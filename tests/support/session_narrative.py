@@ -5,6 +5,7 @@ spelled out field by field. No tests."""
 from __future__ import annotations
 
 from fsm import (
+    AUTH_REQUIRED_MESSAGE,
     Action,
     AssistantMessageReceived,
     Blame,
@@ -51,6 +52,8 @@ SPEND_LIMIT = (
     "higher limit"
 )
 LOGIN_TEXT = "Not logged in \u00b7 Please run /login"
+# Its record's title: what happened, without the terminal-only /login step.
+LOGIN_TITLE = "Not logged in"
 OVERLOADED_TEXT = "API Error: 529 Overloaded. Please try again later."
 
 
@@ -175,4 +178,4 @@ def notice_id(n: int, epoch: str = E1) -> str:
     return f"{SID}:notice:{epoch}:{n}"
 
 
-AUTH_REJECTION = RejectPrompt(blame=Blame.AUTH, message="Authentication required")
+AUTH_REJECTION = RejectPrompt(blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE)

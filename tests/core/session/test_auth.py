@@ -12,6 +12,7 @@ from tests.support.session_narrative import (
     FORWARD,
     LOGIN,
     LOGIN_TEXT,
+    LOGIN_TITLE,
     NONE,
     SYN,
     T1,
@@ -33,7 +34,7 @@ from tests.support.session_narrative import (
 
 
 def test_auth_failure_with_no_live_turn_is_session_scoped(capable: SessionCore) -> None:
-    auth = rec(session_error_id(1), 1, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    auth = rec(session_error_id(1), 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     # A login result arrives while no prompt waits: it goes out as a session_info_update.
     assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == published(auth)
     assert capable.active() == []
@@ -43,7 +44,7 @@ def test_auth_failure_with_no_live_turn_is_session_scoped(capable: SessionCore) 
 
 
 def test_auth_stays_active_until_a_successful_auth_status(capable: SessionCore) -> None:
-    auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     # T1 fails: sign in.
     capable.handle(PromptSent(turn_id=T1))
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
@@ -67,7 +68,7 @@ def test_auth_stays_active_until_a_successful_auth_status(capable: SessionCore) 
 
 
 def test_auth_recovers_at_a_real_model_answer(capable: SessionCore) -> None:
-    auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said(LOGIN_TEXT, model=SYN))
     assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == failed_with(auth)
@@ -79,7 +80,7 @@ def test_auth_recovers_at_a_real_model_answer(capable: SessionCore) -> None:
 
 
 def test_synthetic_login_fails_the_turn_even_with_a_clean_result(capable: SessionCore) -> None:
-    auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     # The CLI answered locally with its login message and reported no error.
     capable.handle(PromptSent(turn_id=T1))
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
@@ -105,7 +106,7 @@ def test_login_after_a_real_answer_revises_the_turns_retry_warning(capable: Sess
     confirm(capable, warning)
     assert capable.handle(said("Sure, one moment.")) == [FORWARD]
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
-    auth = rec(f"{T1}:error", 2, C.ACCESS, ERROR, LOGIN_TEXT, LOGIN, K.AUTH_REQUIRED)
+    auth = rec(f"{T1}:error", 2, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     assert capable.handle(result(text=LOGIN_TEXT)) == failed_with(auth)
     assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
         TurnState.IDLE,
@@ -119,5 +120,5 @@ def test_login_result_text_alone_is_an_auth_failure(capable: SessionCore) -> Non
     text = "OAuth token has expired. Please run /login"
     capable.handle(PromptSent(turn_id=T1))
     assert capable.handle(result(is_error=True, text=text)) == failed_with(
-        rec(f"{T1}:error", 1, C.ACCESS, ERROR, text, LOGIN, K.AUTH_REQUIRED)
+        rec(f"{T1}:error", 1, C.ACCESS, ERROR, "OAuth token has expired.", LOGIN, K.AUTH_REQUIRED)
     )

@@ -1,0 +1,82 @@
+"""Whether Claude Code is signed in, in its own words (`claude auth status`).
+
+Theory of operation: `authenticate` must not say ok while the user is still signed out (an editor
+would loop: sign in, ok, prompt, sign-in needed). Sign-in happens outside the adapter (the
+client's terminal method runs `claude-acp login`, or the user sets a key), so the adapter asks the
+Claude Code it runs: `claude auth status --json`, which answers `{"loggedIn": true|false, ...}`
+(exit status 1 when signed out) from its local credentials and environment. `check_signed_in`
+answers nothing when signed in, and raises `-32000` with the hint that names what works from an
+editor when not. When Claude Code cannot tell (it does not start, does not answer in time, or
+answers something else), the answer is `-32603` naming which: never a false ok
+(docs/decisions.md#sign-in-that-leads-somewhere). What Claude Code
+printed goes to our log only (it may name private paths).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+
+import anyio
+from acp import RequestError
+
+from adapter.claude.executable import claude_executable
+from adapter.claude.runtime_settings import RuntimeSettings
+from fsm import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT
+
+__all__ = ["AUTH_STATUS_TIMEOUT_SECONDS", "check_signed_in", "not_signed_in"]
+
+log = logging.getLogger(__name__)
+
+# `auth status` reads local credentials only: a CLI that takes longer has hung.
+AUTH_STATUS_TIMEOUT_SECONDS = 30.0
+
+
+def not_signed_in() -> RequestError:
+    """ACP's "authentication required", with what to do from an editor."""
+    return RequestError(-32000, AUTH_REQUIRED_MESSAGE)
+
+
+def _unknown(why: str) -> RequestError:
+    return RequestError(-32603, f"Could not check the sign-in to Claude: {why}")
+
+
+async def check_signed_in(settings: RuntimeSettings) -> None:
+    """Return when Claude Code says the user is signed in; else -32000 (signed out) or -32603
+    (Claude Code could not say)."""
+    executable = settings.executable or claude_executable()
+    if executable is None:
+        raise _unknown("Claude Code was not found")
+    try:
+        with anyio.fail_after(AUTH_STATUS_TIMEOUT_SECONDS):
+            done = await anyio.run_process(
+                [executable, "auth", "status", "--json"],
+                env={**os.environ, **settings.env},
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+    except TimeoutError as exc:
+        raise _unknown("Claude Code did not answer in time") from exc
+    except OSError as exc:
+        log.info("claude auth status could not start: %s", exc)
+        raise _unknown("Claude Code could not be started") from exc
+    said = done.stdout.decode("utf-8", "replace")
+    try:
+        answer = json.loads(said)
+    except ValueError:
+        answer = None
+    signed_in = answer.get("loggedIn") if isinstance(answer, dict) else None
+    if signed_in is True:
+        return
+    if signed_in is False:
+        log.warning("Claude Code is not signed in. %s", SIGN_IN_HINT)
+        raise not_signed_in()
+    log.info(
+        "claude auth status (exit status %s) said: %s %s",
+        done.returncode,
+        said.strip()[:500],
+        done.stderr.decode("utf-8", "replace").strip()[:500],
+    )
+    raise _unknown(f"Claude Code's answer was not understood (exit status {done.returncode})")
