@@ -27,6 +27,7 @@ __all__ = [
     "AuthStatusReported",
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
+    "BackgroundTasksListed",
     "CancelGraceExpired",
     "CancelRequested",
     "ClaudeEvent",
@@ -314,6 +315,14 @@ class BackgroundTaskSettled(ClaudeEvent):
 
     def __post_init__(self) -> None:
         need(self.task_id, "task_id")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTasksListed(ClaudeEvent):
+    """`system/background_tasks_changed`: every background task still live (a level, sent on
+    each change). A task of the turn's not in it ended though its end was never said."""
+
+    task_ids: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -88,6 +88,7 @@ from fsm.errors import FsmError
 from fsm.events import (
     AssistantMessageReceived,
     BackgroundTaskSettled,
+    BackgroundTasksListed,
     BackgroundTaskStarted,
     Event,
     MessageTooLarge,
@@ -216,7 +217,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(["claude_silent", "turn_went_busy", "answer_stream_started", "turn_went_idle",
           "cancel_grace_expired"], IDLE, None),
     # Work Claude starts between turns is its own: no turn waits for it.
-    _row(["background_task_started", "background_task_settled"], IDLE, None),
+    _row(["background_task_started", "background_task_settled", "background_tasks_listed"], IDLE,
+         None),
     # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
     _row("steer_received", IDLE, None, "refuse_steer"),
     # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
@@ -309,6 +311,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("background_task_started", WORKING, None, "note_subagent", when="is_a_subagent"),
     _row("background_task_started", WORKING, None),
     _row("background_task_settled", WORKING, None, "note_task_settled"),
+    _row("background_tasks_listed", WORKING, None, "keep_listed_subagents"),
     _row("steer_received", WORKING, None, "inject_steer"),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row("assistant_message_received", FAILING, FAILING, "forward_message",
@@ -357,6 +360,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("background_task_started", FAILING, None, "note_subagent", when="is_a_subagent"),
     _row("background_task_started", FAILING, None),
     _row("background_task_settled", FAILING, None, "note_task_settled"),
+    _row("background_tasks_listed", FAILING, None, "keep_listed_subagents"),
     _row("steer_received", FAILING, None, "inject_steer"),
     # --- CANCELLING: one interrupt is out --------------------------------------------------
     _row("assistant_message_received", CANCELLING, None, when="is_a_login_prompt"),
@@ -375,7 +379,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     # One interrupt per turn however often the client cancels; its backstop stops Claude.
     _row("cancel_requested", CANCELLING, None, "cancel_queued"),
     _row("cancel_grace_expired", CANCELLING, None, "stop_runtime"),
-    _row(["background_task_started", "background_task_settled"], CANCELLING, None),
+    _row(["background_task_started", "background_task_settled", "background_tasks_listed"],
+         CANCELLING, None),
     # The turn is ending: the steer waits as a prompt of its own, behind it.
     _row("steer_received", CANCELLING, None, "refuse_steer"),
     # --- RESETTING: the old process is closed, the fresh context's is starting -------------
@@ -389,7 +394,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("message_too_large", RESETTING, IDLE, "note_runtime_lost", "fail_too_large"),
     _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "cancel_grace_expired",
-          "fresh_context_chosen", "background_task_started", "background_task_settled"], RESETTING,
+          "fresh_context_chosen", "background_task_started", "background_task_settled",
+          "background_tasks_listed"], RESETTING,
          None),
     _row("steer_received", RESETTING, None, "refuse_steer"),
     # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
@@ -408,7 +414,8 @@ TRANSITIONS: list[dict[str, Any]] = [
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "stream_ended",
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
           "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
-          "background_task_started", "background_task_settled"], BROKEN, None),
+          "background_task_started", "background_task_settled", "background_tasks_listed"],
+         BROKEN, None),
     _row("steer_received", BROKEN, None, "refuse_steer"),
 ]
 # fmt: on
@@ -779,6 +786,10 @@ class Turn:
         # A turn runs a handful of subagents; past this many they are not this turn's to wait on.
         if len(self.subagents) < _MAX_SUBAGENTS:
             self.subagents.add(event.task_id)
+
+    def keep_listed_subagents(self, event: BackgroundTasksListed) -> None:
+        # A level never adds: a task it lists that the turn did not start is not the turn's.
+        self.subagents &= event.task_ids
 
     def note_task_settled(self, event: BackgroundTaskSettled) -> None:
         self.subagents.discard(event.task_id)  # an id it never started: nothing
