@@ -1,7 +1,7 @@
 """Start-up without paying for what the adapter never uses: two import-time touchpoints.
 
 Measured with `python -X importtime` on the pinned releases (2 cores, quiet machine), these two
-imports were most of the time from spawn to the first `session/new` answer (issue 15):
+imports were most of the time from spawn to the first `session/new` answer:
 
 - `acp.schema` (~270 ms): its 273 pydantic models are built eagerly, and its base model sets
   `use_attribute_docstrings`, so pydantic reads and parses the module's source with `ast` for

@@ -109,8 +109,8 @@ def is_real_model(model: object) -> bool:
 
 
 def recovers_a_usage_limit(*, real_answer: bool, turn_failed: bool) -> bool:
-    """A usage limit is over once a real model answered (DECISIONS row 15), counted only in a
-    turn that did not fail: the live turn applies it at its result, replay at the turn's
+    """A usage limit is over once a real model answered (docs/decisions.md#recovery), counted only
+    in a turn that did not fail: the live turn applies it at its result, replay at the turn's
     `isApiErrorMessage` entry (`fsm/replay.py`'s header says what a transcript cannot show)."""
     return real_answer and not turn_failed
 
@@ -182,7 +182,7 @@ def kind_for_retry(error_status: int | None, error: str | None) -> FailureKind |
     """The kind an `api_retry` frame warns about, or `None` when it publishes nothing.
 
     Without an HTTP response it is a connection problem; a 401 re-check is not worth a warning
-    (DECISIONS row 11).
+    (docs/decisions.md#retry-progress).
     """
     if error_status is None:
         return FailureKind.TRANSPORT_LOST
@@ -193,8 +193,8 @@ def kind_for_retry(error_status: int | None, error: str | None) -> FailureKind |
 
 
 def retry_title(*, attempt: int, max_retries: int, has_status: bool) -> str:
-    """DECISIONS row 11's progress text, exactly (the reference's no-response suffix is not
-    part of it)."""
+    """The progress text of docs/decisions.md#retry-progress, exactly (the reference's no-response
+    suffix is not part of it)."""
     if has_status:
         return f"Retrying Claude, attempt {attempt} of {max_retries}."
     return f"Reconnecting to Claude, attempt {attempt} of {max_retries}."
@@ -224,10 +224,10 @@ def model_fallback_text(
     direction: str | None,
     scope: str | None,
 ) -> str:
-    """The model-fallback notice, composed as the reference does (reference-adapter.md row 9).
+    """The model-fallback notice, composed as the reference does.
 
     The explanation, when present, follows as a second paragraph; `records.shape_title` then
-    moves it into `details` (DECISIONS row 10).
+    moves it into `details` (docs/decisions.md#details).
     """
     category = f" ({refusal_category})" if refusal_category else ""
     if scope == "local":
@@ -280,11 +280,11 @@ def result_failure(
     usage_limit: bool,
     login: bool,
 ) -> tuple[FailureKind, str]:
-    """The kind and Claude's words for a result that fails the turn (reference §2.4; D6).
+    """The kind and Claude's words for a result that fails the turn.
 
     Claude's own error message (`failure_text`, the turn's last top-level assistant error)
-    names the failure for every subtype (DECISIONS row 25); a subtype that fixes the kind
-    (`error_max_turns`, `error_max_budget_usd`) keeps its kind.
+    names the failure for every subtype (docs/decisions.md#title-source-order); a subtype that fixes
+    the kind (`error_max_turns`, `error_max_budget_usd`) keeps its kind.
     """
     fixed = kind_for_result_subtype(subtype)
     joined = ", ".join(e for e in errors if e and not is_diagnostic(e))

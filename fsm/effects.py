@@ -57,8 +57,9 @@ class Effect:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PublishRecord(Effect):
     """Send `record` in a `session_info_update`; then report delivery back to the core.
-    `agent_error` false: not in the agent_error dialect (a limit's reset revision, row 33: that
-    dialect carries the reset time on the failure's own update)."""
+    `agent_error` false: not in the agent_error dialect (a limit's reset revision,
+    docs/decisions.md#limit-that-resets: that dialect carries the reset time on the failure's own
+    update)."""
 
     record: FailureRecord
     agent_error: bool = True
@@ -123,7 +124,7 @@ class SendAgentText(Effect):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SendNotice(Effect):
     """Send an ACP `notice` update (a client that declared `session.notices` and not
-    sessionFailure, DECISIONS row 34). Fire and forget: nothing is reported back."""
+    sessionFailure, docs/decisions.md#acp-notices). Fire and forget: nothing is reported back."""
 
     severity: str
     title: str

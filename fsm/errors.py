@@ -4,8 +4,8 @@ Theory of operation: `InvalidTransition` means our own shell asked a machine for
 table does not allow (a bug on our side); `PeerViolation` means the editor or Claude's process
 sent something that cannot be taken as it is (an event constructor refuses it). The shell
 handles them where they arise: a `PeerViolation` from a Claude frame skips that frame; any other
-exception out of the core is an internal fault (DECISIONS row 30), which the shell reports back
-to the core as `InternalFaultOccurred`. The core never speaks JSON-RPC itself.
+exception out of the core is an internal fault (docs/decisions.md#internal-faults), which the shell
+reports back to the core as `InternalFaultOccurred`. The core never speaks JSON-RPC itself.
 """
 
 from __future__ import annotations

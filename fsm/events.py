@@ -4,7 +4,7 @@ Theory of operation: the shell reads one thing (a client request, one message fr
 outcome of a send) and hands the core one of these frozen values. The shell mints every id and
 epoch; the core never reads a clock or draws a random number. Every event that comes from a
 Claude runtime is a `ClaudeEvent` and carries that runtime's `epoch`, so the core can drop what
-a replaced runtime says late (DECISIONS row 21). Constructors validate and raise
+a replaced runtime says late (docs/decisions.md#delivery). Constructors validate and raise
 `PeerViolation` for values no Claude process or client could mean.
 
 An event's trigger, in any machine's table, is the snake_case of its class name
@@ -27,6 +27,7 @@ __all__ = [
     "AuthStatusReported",
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
+    "BackgroundTasksListed",
     "CancelGraceExpired",
     "CancelRequested",
     "ClaudeEvent",
@@ -144,7 +145,7 @@ class CancelRequested(Event):
 class FreshContextChosen(Event):
     """The user left plan mode with a "clear context" choice during the live turn: when that
     turn's (interrupted) result arrives, it goes on in a fresh Claude context that carries
-    the plan (`reference-features-2.md` section 2.3). The shell keeps the plan and the mode."""
+    the plan, as the reference adapter does. The shell keeps the plan and the mode."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -181,8 +182,9 @@ class CancelGraceExpired(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InternalFaultOccurred(Event):
-    """Our own code raised (the core or the shell, not Claude's transport): DECISIONS row 30.
-    `where` says which part, for the log; the traceback is the shell's to log."""
+    """Our own code raised (the core or the shell, not Claude's transport):
+    docs/decisions.md#internal-faults. `where` says which part, for the log; the traceback is the
+    shell's to log."""
 
     where: str = "adapter"
 
@@ -316,6 +318,14 @@ class BackgroundTaskSettled(ClaudeEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTasksListed(ClaudeEvent):
+    """`system/background_tasks_changed`: every background task still live (a level, sent on
+    each change). A task of the turn's not in it ended though its end was never said."""
+
+    task_ids: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelFellBack(ClaudeEvent):
     """A `system/model_refusal_fallback` frame."""
 
@@ -354,7 +364,8 @@ class LimitWindow:
     """One window a subscription is metered on (`unifiedWindows.<name>` of a `rate_limit_event`,
     or its top-level `rateLimitType`): `utilization` is a fraction (0.92 is 92%), `resets_at`
     epoch seconds. `utc_offset_seconds` is the agent's local offset from UTC at `resets_at`
-    (the shell's clock knows it; the title shows the reset in local time, DECISIONS row 32)."""
+    (the shell's clock knows it; the title shows the reset in local time,
+    docs/decisions.md#early-limit-warning)."""
 
     name: str
     status: str
@@ -424,7 +435,8 @@ class ContextMeasured(ClaudeEvent):
 class AnswerStreamStarted(ClaudeEvent):
     """Claude began streaming a top-level message (`message_start` of a partial-message stream;
     `model` is the one it names). A real model's answer after a failure message means Claude got
-    past it: the withheld prose must go out before the answer's first words (row 24)."""
+    past it: the withheld prose must go out before the answer's first words
+    (docs/decisions.md#error-prose-without-record)."""
 
     model: str | None
 

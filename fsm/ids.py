@@ -1,14 +1,18 @@
-"""Incident ids: the one place their formats are spelled (DECISIONS rows 11-14).
+"""Incident ids: the one place their formats are spelled (docs/decisions.md#retry-progress,
+#turn-ids, #session-scoped-ids and #replay-ids).
 
 Theory of operation: an id names one occurrence, never a kind of error (spec "Identity,
 revisions, and history"). Four shapes exist:
 
-- `<turnId>:error`: the failure (and the retry warnings before it) of one live turn (rows
-  11-12); replay gives a restored usage limit the same id its occurrence had live (row 14);
-- `<sessionId>:session-error:<epoch>:<n>`: a failure while no turn is live (row 13);
-- `<sessionId>:notice:<epoch>:<n>`: a notice such as a model fallback (row 13);
+- `<turnId>:error`: the failure (and the retry warnings before it) of one live turn
+  (docs/decisions.md#retry-progress and #turn-ids); replay gives a restored usage limit the same id
+  its occurrence had live (docs/decisions.md#replay-ids);
+- `<sessionId>:session-error:<epoch>:<n>`: a failure while no turn is live
+  (docs/decisions.md#session-scoped-ids);
+- `<sessionId>:notice:<epoch>:<n>`: a notice such as a model fallback
+  (docs/decisions.md#session-scoped-ids);
 - `<sessionId>:history-error:<messageUuid>`: a replayed usage limit with no real prompt before
-  it to take its id from (row 14).
+  it to take its id from (docs/decisions.md#replay-ids).
 
 The epoch is the shell's random name of one Claude runtime; `n` is that runtime's one counter,
 shared by session errors and notices. Minting (choosing `n`, reusing a notice's id) is the

@@ -6,25 +6,26 @@ Theory of operation:
 
 - An incident is CREATED when its first revision is proposed. A proposed revision is only
   *pending*: it becomes `current` when the shell confirms its delivery. A failed delivery
-  changes nothing (DECISIONS row 21), so a CREATED incident whose first delivery failed has no
-  current record and the ledger forgets it.
+  changes nothing (docs/decisions.md#delivery), so a CREATED incident whose first delivery failed
+  has no current record and the ledger forgets it.
 - REVISING means at least one revision reached the client: the incident is active and can be
   revised (a retry warning escalating to an error under the same id is a revision).
-- Recovery (row 15) is the table: each boundary the session reaches is a trigger fired at every
-  active incident, and the incident's recovery policy (its kind's, as `KIND_POLICIES` says),
-  the delivered revision's severity and its scope, as guards, decide which boundary retires
+- Recovery (docs/decisions.md#recovery) is the table: each boundary the session reaches is a trigger
+  fired at every active incident, and the incident's recovery policy (its kind's, as `KIND_POLICIES`
+  says), the delivered revision's severity and its scope, as guards, decide which boundary retires
   it. `attempt_confirmed` (a later user turn produced a result) retires next-attempt incidents of
   earlier turns; `real_answer_given` (a real model answered without error) retires quota and
   auth incidents and the answering turn's own warnings; `auth_confirmed` retires auth incidents;
   `runtime_replaced` retires transport and worker incidents; `notices_overflowed` retires a
   notice past the bound; `delivery_confirmed [resolves_on_delivery]` retires a replayed,
   already-recovered usage limit as soon as it is shown; `window_closed` retires an early limit
-  warning (row 32). A boundary that does not apply is a drawn no-op row. Publishing a new
-  incident never recovers an old one.
-- The reset of a failed limit (row 33) is three internal rows of REVISING: `reset_reached
-  [awaits_its_reset, its_reset_is_due] / take_reset` (the ledger then proposes the revision
-  that says so, once), and `runtime_replaced` / `reset_superseded [awaits_its_reset] /
-  forget_reset` (a replaced runtime, or a newer limit failure that takes the reset over).
+  warning (docs/decisions.md#early-limit-warning). A boundary that does not apply is a drawn no-op
+  row. Publishing a new incident never recovers an old one.
+- The reset of a failed limit (docs/decisions.md#limit-that-resets) is three internal rows of
+  REVISING: `reset_reached [awaits_its_reset, its_reset_is_due] / take_reset` (the ledger then
+  proposes the revision that says so, once), and `runtime_replaced` / `reset_superseded
+  [awaits_its_reset] / forget_reset` (a replaced runtime, or a newer limit failure that takes the
+  reset over).
 - RESOLVED_HISTORICAL is terminal: no row leaves it, so a resolved incident is never revised
   again. (The ledger also refuses its id for good, see `ledger.py`.)
 
@@ -61,9 +62,11 @@ class IncidentTrigger(StrEnum):
     AUTH_CONFIRMED = "auth_confirmed"
     RUNTIME_REPLACED = "runtime_replaced"
     NOTICES_OVERFLOWED = "notices_overflowed"
-    # Row 32: an early limit warning's window reset or reported `allowed`.
+    # docs/decisions.md#early-limit-warning: an early limit warning's window reset or reported
+    # `allowed`.
     WINDOW_CLOSED = "window_closed"
-    # Row 33: a failed limit's reset time came; a newer limit failure takes the reset over.
+    # docs/decisions.md#limit-that-resets: a failed limit's reset time came; a newer limit failure
+    # takes the reset over.
     RESET_REACHED = "reset_reached"
     RESET_SUPERSEDED = "reset_superseded"
 
@@ -71,7 +74,8 @@ class IncidentTrigger(StrEnum):
 CREATED, REVISING = IncidentState.CREATED, IncidentState.REVISING
 RESOLVED_HISTORICAL = IncidentState.RESOLVED_HISTORICAL
 UNRESOLVED = [CREATED, REVISING]
-# Row 33: the failures whose reset time Claude gives (a usage or rate limit).
+# docs/decisions.md#limit-that-resets: the failures whose reset time Claude gives (a usage or rate
+# limit).
 _LIMITS_THAT_RESET = frozenset({FailureKind.RATE_LIMITED, FailureKind.QUOTA_EXHAUSTED})
 BOUNDARIES = [
     IncidentTrigger.ATTEMPT_CONFIRMED,
@@ -91,10 +95,10 @@ TRANSITIONS: list[dict[str, Any]] = [
      "dest": RESOLVED_HISTORICAL, "conditions": ["resolves_on_delivery"]},
     {"trigger": IncidentTrigger.DELIVERY_CONFIRMED, "source": UNRESOLVED, "dest": REVISING},
     {"trigger": IncidentTrigger.DELIVERY_FAILED, "source": UNRESOLVED, "dest": "="},
-    # Row 15: the recovery policy, one guarded row per way an active incident recovers. The
-    # kind's policy holds for errors; a warning (not a notice) is progress of one attempt and
-    # never outlives the next boundary, and with no turn whose successor could confirm it
-    # (session-scoped) that boundary is a real answer.
+    # docs/decisions.md#recovery: the recovery policy, one guarded row per way an active incident
+    # recovers. The kind's policy holds for errors; a warning (not a notice) is progress of one
+    # attempt and never outlives the next boundary, and with no turn whose successor could confirm
+    # it (session-scoped) that boundary is a real answer.
     {"trigger": IncidentTrigger.ATTEMPT_CONFIRMED, "source": REVISING,
      "dest": RESOLVED_HISTORICAL,
      "conditions": ["recovers_at_next_attempt", "is_of_an_earlier_turn"],
@@ -121,9 +125,9 @@ TRANSITIONS: list[dict[str, Any]] = [
      "dest": RESOLVED_HISTORICAL, "conditions": ["is_a_notice"]},
     {"trigger": IncidentTrigger.WINDOW_CLOSED, "source": REVISING,
      "dest": RESOLVED_HISTORICAL, "conditions": ["is_a_limit_warning"]},
-    # Row 33: at its reset time an active limit failure gets one more revision (the ledger
-    # makes it); a replaced runtime or a newer limit failure means it never will. The
-    # incident stays active: only its reset changes.
+    # docs/decisions.md#limit-that-resets: at its reset time an active limit failure gets one more
+    # revision (the ledger makes it); a replaced runtime or a newer limit failure means it never
+    # will. The incident stays active: only its reset changes.
     {"trigger": IncidentTrigger.RESET_REACHED, "source": REVISING, "dest": None,
      "conditions": ["awaits_its_reset", "its_reset_is_due"], "before": ["take_reset"]},
     {"trigger": IncidentTrigger.RUNTIME_REPLACED, "source": REVISING, "dest": None,
@@ -161,7 +165,8 @@ class Incident:
         self.pending: FailureRecord | None = None
         self._pending_policy = policy
         self._resolves_on_delivery = resolves_on_delivery
-        # Row 33: when Claude said this limit resets (epoch ms), and whether that came.
+        # docs/decisions.md#limit-that-resets: when Claude said this limit resets (epoch ms), and
+        # whether that came.
         self.resets_at_ms: int | None = None
         self.reset_taken = False
         INCIDENT_MACHINE.add_model(self, initial=IncidentState.CREATED)
@@ -176,7 +181,7 @@ class Incident:
     def fire(self, trigger: IncidentTrigger, *args: Any) -> None:
         fire(INCIDENT_MACHINE, self, trigger, *args)
 
-    # --- guards: the recovery policy (row 15), pure predicates ---------------------------------
+    # --- guards: the recovery policy (docs/decisions.md#recovery), pure predicates ----------------
 
     def resolves_on_delivery(self, *_: Any) -> bool:
         return self._resolves_on_delivery
@@ -189,8 +194,9 @@ class Incident:
 
     def is_a_warning(self, *_: Any) -> bool:
         """The delivered revision is a warning, and the incident is neither a notice (a
-        warning that never recovers) nor an early limit warning (row 32: it recovers when its
-        window closes, `is_a_limit_warning`, not at a turn's boundary)."""
+        warning that never recovers) nor an early limit warning
+        (docs/decisions.md#early-limit-warning: it recovers when its window closes,
+        `is_a_limit_warning`, not at a turn's boundary)."""
         current = self.current
         return (
             current is not None
@@ -225,7 +231,7 @@ class Incident:
     def is_a_limit_warning(self, *_: Any) -> bool:
         return self.policy is RecoveryPolicy.LIMIT_WINDOW
 
-    # --- the reset of a failed limit (row 33) -------------------------------------------------
+    # --- the reset of a failed limit (docs/decisions.md#limit-that-resets) ------------------------
 
     def awaits_its_reset(self, *_: Any) -> bool:
         return self.resets_at_ms is not None and not self.reset_taken
@@ -269,7 +275,8 @@ class Incident:
             and pending.kind in _LIMITS_THAT_RESET
             and pending.severity is Severity.ERROR
         ):
-            # Claude said when this limit resets: the reset is awaited from now on (row 33).
+            # Claude said when this limit resets: the reset is awaited from now on
+            # (docs/decisions.md#limit-that-resets).
             self.resets_at_ms = pending.reset_at_epoch_ms
         self.pending = None
         self.fire(IncidentTrigger.DELIVERY_CONFIRMED)

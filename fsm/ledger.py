@@ -1,15 +1,16 @@
 """The session ledger: ids, revisions, the active set and recovery, for one session.
 
 Theory of operation:
-- Ids (DECISIONS rows 12-14): a live turn's failure is `<turnId>:error`; a failure with no live
-  turn is `<sessionId>:session-error:<epoch>:<n>`; a notice is `<sessionId>:notice:<epoch>:<n>`,
-  reusing the previous notice's id only for the same title within the same turn (row 23). `n` is
-  one counter per runtime, advanced when an id is minted (so a failed send leaves a gap, as in
-  the reference). The epoch is minted by the shell for every runtime.
+- Ids (docs/decisions.md#turn-ids, #session-scoped-ids and #replay-ids): a live turn's failure is
+  `<turnId>:error`; a failure with no live turn is `<sessionId>:session-error:<epoch>:<n>`; a notice
+  is `<sessionId>:notice:<epoch>:<n>`, reusing the previous notice's id only for the same title
+  within the same turn (docs/decisions.md#notice-identity). `n` is one counter per runtime, advanced
+  when an id is minted (so a failed send leaves a gap, as in the reference). The epoch is minted by
+  the shell for every runtime.
 - Revisions come from the incident: the last *delivered* revision plus one.
-- The active set is the incidents in REVISING. Recovery (row 15) is the incident machine's
-  table: the ledger fires each boundary at every active incident and keeps the ones that stay.
-  Resolved incidents are kept in a short history and then detached, so a session with many
+- The active set is the incidents in REVISING. Recovery (docs/decisions.md#recovery) is the incident
+  machine's table: the ledger fires each boundary at every active incident and keeps the ones that
+  stay. Resolved incidents are kept in a short history and then detached, so a session with many
   failing turns holds bounded state.
 - A resolved incident is never revised again, by construction rather than by memory of it:
   session-scoped ids and notices are minted here and only here (callers cannot name one), and
@@ -20,13 +21,14 @@ Theory of operation:
   session core publishes nothing, so nothing becomes active.
 
 Rules outside the tables (WARNING: hand-coded, not drawn): the id spelling above (a turn has
-one failure id, so every failure of a live turn revises it; notice-id reuse, row 23), and the
-notice bound (`NOTICES_OVERFLOWED`, fired from `_bound_notices`).
+one failure id, so every failure of a live turn revises it; notice-id reuse,
+docs/decisions.md#notice-identity), and the notice bound (`NOTICES_OVERFLOWED`, fired from
+`_bound_notices`).
 
-The reset of a failed limit (row 33): a limit failure's incident knows when its limit resets
-(`resets_at_ms`); the incident machine decides when that reset is taken (`RESET_REACHED`, once
-per incident). The ledger finds the next reset for the session clock, moves it when Claude
-names a later one, and shapes the revision that says the limit has reset.
+The reset of a failed limit (docs/decisions.md#limit-that-resets): a limit failure's incident knows
+when its limit resets (`resets_at_ms`); the incident machine decides when that reset is taken
+(`RESET_REACHED`, once per incident). The ledger finds the next reset for the session clock, moves
+it when Claude names a later one, and shapes the revision that says the limit has reset.
 """
 
 from __future__ import annotations
@@ -112,8 +114,8 @@ class Ledger:
         self, text: str, *, turn_id: str | None, kind: FailureKind = FailureKind.ADVISORY
     ) -> FailureRecord:
         """A notice (a warning of `kind`, by default an `unknown` one). Its id is reused only
-        while the same notice repeats within one turn (row 23); anything else is a new
-        occurrence."""
+        while the same notice repeats within one turn (docs/decisions.md#notice-identity); anything
+        else is a new occurrence."""
         last = self._last_notice
         if last is not None and last[:2] == (text, turn_id) and last[2] in self._incidents:
             notice = last[2]
@@ -123,8 +125,8 @@ class Ledger:
         return self._propose(notice, kind, Severity.WARNING, text, None)
 
     def propose_limit_warning(self, *, id: str | None, text: str) -> FailureRecord:
-        """An early limit warning (row 32): `limit` / `warning` in the notice namespace, a new
-        id when `id` is None, else the next revision of `id`."""
+        """An early limit warning (docs/decisions.md#early-limit-warning): `limit` / `warning` in
+        the notice namespace, a new id when `id` is None, else the next revision of `id`."""
         notice = self._mint(ids.notice_id) if id is None else id
         return self._propose(
             notice, FailureKind.RATE_LIMITED, Severity.WARNING, text, None,
@@ -196,7 +198,8 @@ class Ledger:
         incident = self._require(id)
         incident.confirm(revision)
         if incident.awaits_its_reset():
-            # The newest limit failure carries the reset (row 33); an older one never will.
+            # The newest limit failure carries the reset (docs/decisions.md#limit-that-resets); an
+            # older one never will.
             for other in list(self.active_incidents()):
                 if other is not incident:
                     other.reach(IncidentTrigger.RESET_SUPERSEDED)
@@ -207,9 +210,9 @@ class Ledger:
 
     def _bound_notices(self) -> None:
         # WARNING: hand-coded, not drawn: a rule over the set of notices, not one incident.
-        # Notices never recover (row 15), so a long session would hold every one it ever
-        # showed. Past NOTICE_LIMIT the oldest become history: internal state only; nothing is
-        # published and the client keeps each entry.
+        # Notices never recover (docs/decisions.md#recovery), so a long session would hold every one
+        # it ever showed. Past NOTICE_LIMIT the oldest become history: internal state only; nothing
+        # is published and the client keeps each entry.
         notices = [i for i in self.active_incidents() if i.policy is RecoveryPolicy.NEVER]
         for incident in notices[: max(0, len(notices) - NOTICE_LIMIT)]:
             if incident.reach(IncidentTrigger.NOTICES_OVERFLOWED):
@@ -282,7 +285,7 @@ class Ledger:
         self._last_notice = None
         return recovered
 
-    # --- the reset of a failed limit (row 33) ------------------------------------------------
+    # --- the reset of a failed limit (docs/decisions.md#limit-that-resets) ------------------------
 
     def next_reset_ms(self) -> int | None:
         """When an active limit failure's reset comes (epoch ms), or None."""

@@ -1,4 +1,5 @@
-"""Claude's usage-limit windows: the early warning (DECISIONS row 32) and when a limit resets.
+"""Claude's usage-limit windows: the early warning (docs/decisions.md#early-limit-warning) and when
+a limit resets.
 
 Theory of operation: Claude Code reports every window a subscription is metered on in each
 `rate_limit_event` (`RateLimitReported.windows`). One `LimitWindowWatch` per window name is a
@@ -18,13 +19,14 @@ model of the small `WINDOW_MACHINE`, whose table is the warning's policy:
 so one warning per window and reset time, revised only when the whole percent changes, retired
 (nothing published) at its reset time or when the window reports `allowed`. A window report of
 nonsense (no percent, a reset in the past or more than `MAX_RESET_AHEAD_SECONDS` ahead) is not a
-warning. The warning's record lives in the ledger (notice namespace, row 13) for a client that
-`[takes_records]`; an ACP-notices client gets a `SendNotice` instead (row 34); others get
-nothing (`LimitWatch` runs no window for them).
+warning. The warning's record lives in the ledger (notice namespace,
+docs/decisions.md#session-scoped-ids) for a client that `[takes_records]`; an ACP-notices client
+gets a `SendNotice` instead (docs/decisions.md#acp-notices); others get nothing (`LimitWatch` runs
+no window for them).
 
-The reset of a failed limit (row 33) is the incident machine's (`incident.py`: `reset_reached`);
-`LimitWatch` keeps only the clocks: Claude's reset times are epoch seconds, the core's deadlines
-monotonic seconds, and the shell's events carry both (`wall`, `now`).
+The reset of a failed limit (docs/decisions.md#limit-that-resets) is the incident machine's
+(`incident.py`: `reset_reached`); `LimitWatch` keeps only the clocks: Claude's reset times are epoch
+seconds, the core's deadlines monotonic seconds, and the shell's events carry both (`wall`, `now`).
 """
 
 from __future__ import annotations
@@ -113,7 +115,8 @@ def reset_clock(resets_at: int, utc_offset_seconds: int, zone: str, wall: float 
 
 
 def warning_title(window: LimitWindow, zone: str, wall: float | None) -> str:
-    """`You've used 92% of your 5-hour limit · resets 10:08pm (UTC)` (row 32's style)."""
+    """`You've used 92% of your 5-hour limit · resets 10:08pm (UTC)` (the style of
+    docs/decisions.md#early-limit-warning)."""
     assert window.utilization is not None and window.resets_at is not None
     percent = whole_percent(window.utilization)
     reset = reset_clock(window.resets_at, window.utc_offset_seconds, zone, wall)
@@ -150,7 +153,8 @@ TRANSITIONS: list[dict[str, Any]] = one_row_per_trigger(
         {"trigger": "window_reported", "source": QUIET, "dest": None},
         {"trigger": "window_reported", "source": WARNED, "dest": QUIET,
          "conditions": ["is_allowed"], "before": ["retire_warning"]},
-        # A new reset time is a new occurrence (row 32): the old one's entry stays as it is.
+        # A new reset time is a new occurrence (docs/decisions.md#early-limit-warning): the old
+        # one's entry stays as it is.
         {"trigger": "window_reported", "source": WARNED, "dest": WARNED,
          "conditions": ["is_a_warning", "is_a_new_reset", "takes_records"],
          "before": ["retire_warning", "warn", "record_warning"]},
@@ -185,7 +189,7 @@ class _Report:
 
 class LimitWindowWatch:
     """One window's warning: the machine's model. `records`: the client takes warning records
-    (sessionFailure); `notices`: it takes ACP notices instead (row 34)."""
+    (sessionFailure); `notices`: it takes ACP notices instead (docs/decisions.md#acp-notices)."""
 
     state: WindowState
 
@@ -256,7 +260,8 @@ class LimitWindowWatch:
         self.effects.append(SendNotice(severity="warning", title=title))
 
     def retire_warning(self, *_: Any) -> None:
-        # Internal only (row 15's spirit): the client keeps its entry; nothing is published.
+        # Internal only (as in docs/decisions.md#recovery): the client keeps its entry; nothing is
+        # published.
         if self.id is not None:
             self.ledger.retire_limit_warning(self.id)
         self.id = self.resets_at = self.percent = None

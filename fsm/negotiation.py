@@ -1,4 +1,5 @@
-"""Capability negotiation for the sessionFailure extension (DECISIONS rows 1-2).
+"""Capability negotiation for the sessionFailure extension (docs/decisions.md#negotiation and
+#advertising).
 
 Theory of operation: the client's `clientCapabilities._meta` arrives as arbitrary JSON. The
 extension is on iff `_meta.jetbrains.air` is an object whose `version` is an integer >= 1 (a
@@ -69,7 +70,8 @@ class Dialects:
 
     session_failure: bool = False
     agent_error: bool = False
-    # `clientCapabilities.session.notices` (an object): ACP `notice` updates (DECISIONS row 34).
+    # `clientCapabilities.session.notices` (an object): ACP `notice` updates
+    # (docs/decisions.md#acp-notices).
     acp_notices: bool = False
     # `clientCapabilities.session.compaction` (an object): `compaction_update`s, not the card.
     acp_compaction: bool = False

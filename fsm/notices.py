@@ -1,7 +1,7 @@
 """Notices: a model fallback and MCP server problems, in the form each client understands.
 
 Theory of operation: one `Notices` per session, the model of the small `NOTICE_MACHINE`, whose
-table is the routing (DECISIONS rows 16, 34, 35):
+table is the routing (docs/decisions.md#model-fallback, #acp-notices and #mcp-server-problems):
 
     model_fell_back [takes_warning_records]      / publish_fallback_record
     model_fell_back [takes_acp_notices]          / send_fallback_notice
@@ -72,11 +72,13 @@ def _row(trigger: str, *before: str, when: list[str] | None = None) -> dict[str,
 
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
-    # Row 16 (a record), row 34 (an ACP notice), else the reference's text.
+    # docs/decisions.md#model-fallback (a record), docs/decisions.md#acp-notices (an ACP notice),
+    # else the reference's text.
     _row("model_fell_back", "publish_fallback_record", when=["takes_warning_records"]),
     _row("model_fell_back", "send_fallback_notice", when=["takes_acp_notices"]),
     _row("model_fell_back", "send_fallback_text"),
-    # Row 35: once per server and state; nonsense is logged once and otherwise ignored.
+    # docs/decisions.md#mcp-server-problems: once per server and state; nonsense is logged once and
+    # otherwise ignored.
     _row("mcp_server_reported", when=["is_an_unknown_shape", "unknown_shape_was_logged"]),
     _row("mcp_server_reported", "log_unknown_shape", when=["is_an_unknown_shape"]),
     _row("mcp_server_reported", when=["is_a_problem", "was_reported"]),
@@ -100,7 +102,8 @@ def plain_name(name: str | None) -> str | None:
 
 def server_words(name: str | None, status: str) -> tuple[str, str, str]:
     """(record title, notice title, description) for a server's problem: the record's title is
-    row 35's, the notice's and the description the reference adapter's."""
+    docs/decisions.md#mcp-server-problems', the notice's and the description the reference
+    adapter's."""
     shown = f'MCP server "{name}"' if plain_name(name) else "An MCP server"
     if status == "failed":
         title = f"{shown} failed to start"
@@ -116,7 +119,7 @@ def server_words(name: str | None, status: str) -> tuple[str, str, str]:
 class Notices:
     """The session's notice routing. `records`: warnings are records (sessionFailure);
     `acp_notices`: the client declared `session.notices`. `live_turn` names the live turn (a
-    fallback notice's id is reused only within one turn, row 23)."""
+    fallback notice's id is reused only within one turn, docs/decisions.md#notice-identity)."""
 
     state: NoticeState
 

@@ -3,10 +3,11 @@
 Theory of operation: a `FailureRecord` holds exactly the wire fields of the sessionFailure
 record (`id, revision, category, severity, title, details?, actions`) plus `kind`, which is
 internal and never serialized by the sessionFailure dialect (other dialects may use it). Titles
-are shaped here once (DECISIONS rows 9-10): text that fits stays whole in `title`; longer or
-multi-paragraph text keeps its first line or sentence as `title` and the rest as `details`.
-Text taken from Claude passes through `redact` first, so a credential that Claude echoed never
-reaches a title, and through `visible`, so no control character or escape sequence does either.
+are shaped here once (docs/decisions.md#titles and #details): text that fits stays whole in `title`;
+longer or multi-paragraph text keeps its first line or sentence as `title` and the rest as
+`details`. Text taken from Claude passes through `redact` first, so a credential that Claude echoed
+never reaches a title, and through `visible`, so no control character or escape sequence does
+either.
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def _first_sentence(line: str) -> tuple[str, int]:
 
 
 def shape_title(text: str) -> tuple[str, str | None]:
-    """Split user-facing text into `(title, details)` per DECISIONS row 10.
+    """Split user-facing text into `(title, details)` per docs/decisions.md#details.
 
     `details` is `None` when the whole text fits: at most 256 characters and one paragraph.
     Otherwise `title` is the first line (or, when that is too long, its first sentence) and
@@ -145,7 +146,8 @@ def shape_title(text: str) -> tuple[str, str | None]:
     text = visible(text.strip(), lines=True)
     one_paragraph = re.search(r"\n\s*\n", text) is None
     if len(text) <= TITLE_LIMIT and one_paragraph:
-        return text, None  # one line break is not a paragraph: kept, as row 10's tests say
+        # one line break is not a paragraph: kept, as the tests of docs/decisions.md#details say
+        return text, None
     first_line, _, after = text.partition("\n")
     first_line = first_line.strip()
     if len(first_line) <= TITLE_LIMIT:
@@ -155,7 +157,8 @@ def shape_title(text: str) -> tuple[str, str | None]:
 
 
 def _details(title: str, rest: str) -> str | None:
-    # Row 10: details add to the title, never repeat it ("Failed.\n\nFailed." is one message).
+    # docs/decisions.md#details: details add to the title, never repeat it ("Failed.\n\nFailed." is
+    # one message).
     rest = rest.strip()
     return rest if rest and rest != title else None
 

@@ -19,11 +19,12 @@ per line) holding O(1) state:
 2. One pass in order: `ReplayPlanner.plan(entry)` says what to do with each entry: restore a
    usage limit as a typed failure (capable clients only), skip a non-message line, and replay
    everything else as its original transcript text, for every client: the synthetic login
-   message and other error prose included (DECISIONS row 28). A restored failure's id is the
-   id its occurrence had live (DECISIONS row 14): the last real prompt's uuid plus `:error`,
-   or `<sessionId>:history-error:<messageUuid>` when no prompt precedes it or the last one was
-   stored without a uuid. Tool-result carrier messages and meta messages are not prompts
-   (`transcript_entries.is_prompt_entry`, the one rule the shell's transcript tail uses too).
+   message and other error prose included (docs/decisions.md#replaying-stored-messages). A restored
+   failure's id is the id its occurrence had live (docs/decisions.md#replay-ids): the last real
+   prompt's uuid plus `:error`, or `<sessionId>:history-error:<messageUuid>` when no prompt precedes
+   it or the last one was stored without a uuid. Tool-result carrier messages and meta messages are
+   not prompts (`transcript_entries.is_prompt_entry`, the one rule the shell's transcript tail uses
+   too).
 
 Reading one transcript line into a `TranscriptEntry` (and what counts as a prompt) is
 `fsm/transcript_entries.py`.
@@ -127,7 +128,8 @@ class ReplayPlanner:
             return _SKIP
         if entry.kind is EntryKind.PROMPT and entry.top_level:
             # The last prompt names the turn, uuid or not: a prompt stored without one leaves
-            # its turn with no live id to recover, never an earlier turn's (row 14).
+            # its turn with no live id to recover, never an earlier turn's
+            # (docs/decisions.md#replay-ids).
             self._last_prompt, self._prompt_id_used = entry.uuid, False
             return _REPLAY
         if entry.is_usage_limit and self._capable:

@@ -9,9 +9,10 @@ same to a live process, entering RETIRING (the replaced process was not lost, so
 while it is retired is not failed for it); so does a plan exit that clears the context
 (`fresh_context_requested`, from the turn's `StartFreshContext`), whose fresh process is a new
 Claude session. In RESTARTING and RETIRING the current epoch is
-retired: whatever it still says is dropped (row 21), until a new runtime starts. The rows that
-touch the incidents: a new runtime's start (`open_epoch`) fires RUNTIME_REPLACED, a successful
-auth status (`confirm_auth`) fires AUTH_CONFIRMED; the incident machine decides what recovers.
+retired: whatever it still says is dropped (docs/decisions.md#delivery), until a new runtime starts.
+The rows that touch the incidents: a new runtime's start (`open_epoch`) fires RUNTIME_REPLACED, a
+successful auth status (`confirm_auth`) fires AUTH_CONFIRMED; the incident machine decides what
+recovers.
 
 `has_new_credentials` is a guard over a flag, not a state: new credentials can arrive in any
 state and wait for the next prompt. What is drawn: `diagrams/runtime.mmd`, listed in
@@ -66,7 +67,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     # A fresh process that fails to start is lost too; the retired epoch stays retired.
     {"trigger": "runtime_lost", "source": [RESTARTING, RETIRING], "dest": RESTARTING},
     {"trigger": "runtime_lost", "source": [UNSTARTED, LOST], "dest": None},
-    # Row 18: after a lost process, the next prompt resumes the session in a new one.
+    # docs/decisions.md#never-silent: after a lost process, the next prompt resumes the session in a
+    # new one.
     {"trigger": "prompt_dispatched", "source": NO_PROCESS, "dest": RESTARTING,
      "before": ["send_to_a_fresh_runtime"]},
     {"trigger": "prompt_dispatched", "source": [*PROCESS_RUNNING, RETIRING], "dest": RETIRING,

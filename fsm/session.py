@@ -2,7 +2,8 @@
 
 Theory of operation: one `SessionCore` per ACP session. `handle(event)` does three things and
 decides nothing else itself:
-1. It drops what a replaced runtime says late (row 21): every Claude event carries its epoch.
+1. It drops what a replaced runtime says late (docs/decisions.md#delivery): every Claude event
+   carries its epoch.
 2. It routes the event: turn events go to the turn machine (`turn.py`, whose table decides and
    whose callbacks make the effects); delivery reports, replayed history, runtime starts and
    Claude's account reports go to the ledger (`ledger.py`, whose incidents decide recovery).
@@ -10,15 +11,17 @@ decides nothing else itself:
    core next needs waking (the stall watchdog, the interrupt's grace period, a usage limit's
    reset, the idle compaction's deadline), and `DeadlineReached` turns into the turn
    machine's `claude_silent` or `cancel_grace_expired`, a limit's reset (`SessionLimits`, below,
-   DECISIONS rows 32-33), or the idle compaction's `idle_deadline_reached`.
+   docs/decisions.md#early-limit-warning and #limit-that-resets), or the idle compaction's
+   `idle_deadline_reached`.
 4. It tells the idle compaction (`idle_compaction.py`, through `SessionIdle` below) when the
    session went idle (its last turn answered, nothing queued) and of each client prompt.
 
 Claude's process has its own machine (`runtime.py`, owned by the turn, whose rows read it):
 runtime starts, losses, shutdowns and new credentials are its triggers, and every `SendPrompt`
 the turn makes passes through its `prompt_dispatched` rows, which decide whether the prompt
-goes to a fresh process (row 18: after a lost process the next prompt resumes the session in a
-new one). Its state also names a retired epoch, whose late words the stale filter drops.
+goes to a fresh process (docs/decisions.md#never-silent: after a lost process the next prompt
+resumes the session in a new one). Its state also names a retired epoch, whose late words the stale
+filter drops.
 
 Triggers fired from code here (WARNING: hand-coded, not drawn): `turn_went_busy` after a sign
 of life, the `transport_lost` made up when a prompt was sent to a process already gone, the
@@ -112,9 +115,11 @@ class SessionCore:
         )
         self.runtime = self.turn.runtime
         self._clock = SessionClock(stall_seconds)
-        # Rows 32-33: the limit windows' warnings and the resets of failed limits.
+        # docs/decisions.md#early-limit-warning and #limit-that-resets: the limit windows' warnings
+        # and the resets of failed limits.
         self.limits = SessionLimits(ledger=self.ledger, turn=self.turn, acp_notices=acp_notices)
-        # Rows 16, 34-35: a model fallback and MCP server problems, in each client's form.
+        # docs/decisions.md#model-fallback, #acp-notices and #mcp-server-problems: a model fallback
+        # and MCP server problems, in each client's form.
         self.notices_routing = Notices(
             ledger=self.ledger,
             records=notices,
@@ -152,7 +157,8 @@ class SessionCore:
 
     @property
     def notices(self) -> bool:
-        """Warnings, notices and replayed records go to this client as records (row 27)."""
+        """Warnings, notices and replayed records go to this client as records
+        (docs/decisions.md#agent-error-only-clients)."""
         return self.turn.notices
 
     @property
@@ -453,8 +459,8 @@ class SessionIdle:
 
 
 class SessionLimits:
-    """The session core's part in usage limits (DECISIONS rows 32-33): what a
-    `rate_limit_event` and the clock mean.
+    """The session core's part in usage limits (docs/decisions.md#early-limit-warning and
+    #limit-that-resets): what a `rate_limit_event` and the clock mean.
 
     - A `RateLimitReported` goes to the windows' warning machine (`limits.py`), and the reset
       time of a rejected window becomes the turn's reset hint (the failure that follows carries

@@ -95,7 +95,7 @@ class EntryKind(Enum):
 class TranscriptEntry(NamedTuple):
     """One transcript line, read. A named tuple rather than a frozen dataclass: just as
     immutable, and one is built per line on `session/load`, where the dataclass's
-    construction was twice the cost (issue 15)."""
+    construction was twice the cost."""
 
     kind: EntryKind
     uuid: str | None
@@ -186,7 +186,7 @@ def is_prompt_entry(entry: object) -> bool:
 def parse_entry(entry: object) -> TranscriptEntry:
     """Read one decoded transcript line. Raises `PeerViolation` for an unreadable shape or an
     unknown entry type."""
-    # Once per transcript line on `session/load`: written for speed (issue 15).
+    # Once per transcript line on `session/load`: written for speed.
     if not isinstance(entry, dict):
         raise PeerViolation("a transcript line is not an object")
     kind = entry.get("type")

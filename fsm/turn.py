@@ -20,10 +20,11 @@ The design card's three questions are rows:
   RETRYING means "a warning of this turn was proposed": rows enter it where one is published
   (or, from FAILING, when Claude gets past a failure while one is out) and no row leaves it for
   RUNNING. Its other rows are RUNNING's; their `fail_*` callbacks revise the same entry,
-  because a turn has one failure id (row 12: WARNING: hand-coded, not drawn, in the ledger);
+  because a turn has one failure id (docs/decisions.md#turn-ids: WARNING: hand-coded, not drawn, in
+  the ledger);
 - when `api_retry` progress reuses the turn id: `RUNNING --retry_attempted [unless
-  is_a_quiet_retry] / warn_under_turn_id --> RETRYING` (row 11: a 401, or a client that takes no
-  warnings, is quiet);
+  is_a_quiet_retry] / warn_under_turn_id --> RETRYING` (docs/decisions.md#retry-progress: a 401, or
+  a client that takes no warnings, is quiet);
 - when a recovery boundary is confirmed: `confirm_boundary` on every non-autonomous
   result of a user turn, `recover_after_answer` on `[was_answered_for_real]` rows (the incident
   machine then decides which incident each boundary retires).
@@ -35,11 +36,12 @@ module) makes its settle a legacy JSON-RPC error.
 
 States are what changes behaviour: PROMPT_SENT (nothing heard for this turn yet, so an idle
 belongs to the previous turn), RUNNING, RETRYING (a warning is out under the turn id), FAILING
-(a failure message was seen and not recovered from: its prose is withheld for the record, row
-20), CANCELLING (one interrupt is out), RESETTING (between a plan exit that clears the context
-and the fresh context's first message), IDLE (no turn live; `outcome` says how the last one
-ended), BROKEN (an internal fault, row 30: sticky, every later prompt is refused). What only
-feeds a title (Claude's words, the error kind, retry hints) is data on the model.
+(a failure message was seen and not recovered from: its prose is withheld for the record,
+docs/decisions.md#capable-clients), CANCELLING (one interrupt is out), RESETTING (between a plan
+exit that clears the context and the fresh context's first message), IDLE (no turn live; `outcome`
+says how the last one ended), BROKEN (an internal fault, docs/decisions.md#internal-faults: sticky,
+every later prompt is refused). What only feeds a title (Claude's words, the error kind, retry
+hints) is data on the model.
 
 Guards are pure predicates over the event and what the turn has seen; they never change the
 model or make an effect. Callbacks run after the row's guards chose it and before the state
@@ -86,6 +88,7 @@ from fsm.errors import FsmError
 from fsm.events import (
     AssistantMessageReceived,
     BackgroundTaskSettled,
+    BackgroundTasksListed,
     BackgroundTaskStarted,
     Event,
     MessageTooLarge,
@@ -176,12 +179,14 @@ def _row(
 
 # fmt: off
 TRANSITIONS: list[dict[str, Any]] = [
-    # --- IDLE: between turns (row 26), failures are session-scoped records -----------------
+    # --- IDLE: between turns, failures are session-scoped records ---------------------------------
+    # See docs/decisions.md#failures-between-turns.
     _row("prompt_received", IDLE, None, "queue_prompt", when="has_a_prompt_in_flight"),
     _row("prompt_received", IDLE, None, "dispatch_prompt"),
     _row("prompt_sent", IDLE, PROMPT_SENT, "open_turn"),
-    # Row 26: a failure message between turns is a session-scoped record, or (for a client
-    # that takes no records) the transcript's text; a login prompt is neither.
+    # docs/decisions.md#failures-between-turns: a failure message between turns is a session-scoped
+    # record, or (for a client that takes no records) the transcript's text; a login prompt is
+    # neither.
     _row("assistant_message_received", IDLE, None,
          when=["is_a_failure_message", "is_a_login_prompt"]),
     _row("assistant_message_received", IDLE, None, "report_failure_message",
@@ -212,7 +217,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(["claude_silent", "turn_went_busy", "answer_stream_started", "turn_went_idle",
           "cancel_grace_expired"], IDLE, None),
     # Work Claude starts between turns is its own: no turn waits for it.
-    _row(["background_task_started", "background_task_settled"], IDLE, None),
+    _row(["background_task_started", "background_task_settled", "background_tasks_listed"], IDLE,
+         None),
     # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
     _row("steer_received", IDLE, None, "refuse_steer"),
     # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
@@ -220,8 +226,9 @@ TRANSITIONS: list[dict[str, Any]] = [
          when="is_from_a_subagent"),
     _row("assistant_message_received", HEARD_FROM, "=", "forward_message",
          when="is_from_a_subagent"),
-    # Row 20: a failure message's prose is withheld to become the record's title; a client
-    # that takes no records reads it in the transcript; a login prompt is neither.
+    # docs/decisions.md#capable-clients: a failure message's prose is withheld to become the
+    # record's title; a client that takes no records reads it in the transcript; a login prompt is
+    # neither.
     _row("assistant_message_received", WORKING, FAILING, "note_failure",
          when=["is_a_failure_message", "is_a_login_prompt"]),
     _row("assistant_message_received", WORKING, FAILING, "note_failure", "withhold_failure",
@@ -257,7 +264,8 @@ TRANSITIONS: list[dict[str, Any]] = [
          when="is_an_error"),
     _row("result_received", RETRYING, IDLE, "confirm_boundary", "escalate_warning",
          when=["is_an_error", "has_a_warning_out"]),
-    # The warning's delivery failed, so nothing of it reached the client (row 21).
+    # The warning's delivery failed, so nothing of it reached the client
+    # (docs/decisions.md#delivery).
     _row("result_received", RETRYING, IDLE, "confirm_boundary", "fail_with_result",
          when="is_an_error"),
     _row("result_received", WORKING, IDLE, "confirm_boundary", "recover_after_answer",
@@ -303,19 +311,22 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("background_task_started", WORKING, None, "note_subagent", when="is_a_subagent"),
     _row("background_task_started", WORKING, None),
     _row("background_task_settled", WORKING, None, "note_task_settled"),
+    _row("background_tasks_listed", WORKING, None, "keep_listed_subagents"),
     _row("steer_received", WORKING, None, "inject_steer"),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row("assistant_message_received", FAILING, FAILING, "forward_message",
          when="is_from_a_subagent"),
-    # Row 24: a second failure message supersedes the first, whose prose is then released.
+    # docs/decisions.md#error-prose-without-record: a second failure message supersedes the first,
+    # whose prose is then released.
     _row("assistant_message_received", FAILING, FAILING, "release_withheld", "note_failure",
          when=["is_a_failure_message", "is_a_login_prompt"]),
     _row("assistant_message_received", FAILING, FAILING, "release_withheld", "note_failure",
          "withhold_failure", when=["is_a_failure_message", "takes_records"]),
     _row("assistant_message_received", FAILING, FAILING, "release_withheld", "note_failure",
          "forward_message", when="is_a_failure_message"),
-    # Row 24: Claude got past the failure within the turn; its withheld words go out first.
-    # (Back to RETRYING when a warning of the turn is out, so that RETRYING alone escalates.)
+    # docs/decisions.md#error-prose-without-record: Claude got past the failure within the turn; its
+    # withheld words go out first. (Back to RETRYING when a warning of the turn is out, so that
+    # RETRYING alone escalates.)
     _row("assistant_message_received", FAILING, RETRYING, "release_withheld", "take_answer",
          when=["is_a_real_answer", "has_a_warning_out"]),
     _row("assistant_message_received", FAILING, RUNNING, "release_withheld", "take_answer",
@@ -326,19 +337,22 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("result_received", FAILING, None, when="is_autonomous"),
     _row("result_received", FAILING, IDLE, "confirm_boundary", "release_withheld",
          "explain_refusal", "settle_refused", when="is_a_refusal"),
-    # Rows 18, 20, 25: a failure message Claude never got past fails the turn, in its words.
+    # docs/decisions.md#never-silent, #capable-clients and #title-source-order: a failure message
+    # Claude never got past fails the turn, in its words.
     _row("result_received", FAILING, IDLE, "confirm_boundary", "escalate_warning",
          when="has_a_warning_out"),
     _row("result_received", FAILING, IDLE, "confirm_boundary", "fail_with_result"),
     _row("claude_silent", FAILING, None, "log_silence", when="stalls_are_quiet"),
     _row("claude_silent", FAILING, FAILING, "warn_stalled"),
     _row("turn_went_busy", FAILING, FAILING),
-    # Row 24: a real model streams an answer after the failure: its prose goes out first.
+    # docs/decisions.md#error-prose-without-record: a real model streams an answer after the
+    # failure: its prose goes out first.
     _row("answer_stream_started", FAILING, RETRYING, "release_withheld",
          when=["is_a_real_answer", "has_a_warning_out"]),
     _row("answer_stream_started", FAILING, RUNNING, "release_withheld", when="is_a_real_answer"),
     _row("answer_stream_started", FAILING, FAILING),
-    # Row 22: Claude's last words win over how the turn then ended.
+    # docs/decisions.md#confirmed-from-first-release: Claude's last words win over how the turn then
+    # ended.
     _row("turn_went_idle", FAILING, IDLE, "fail_with_claudes_words"),
     _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"], FAILING,
          IDLE, "note_runtime_lost", "fail_with_claudes_words"),
@@ -346,10 +360,12 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("background_task_started", FAILING, None, "note_subagent", when="is_a_subagent"),
     _row("background_task_started", FAILING, None),
     _row("background_task_settled", FAILING, None, "note_task_settled"),
+    _row("background_tasks_listed", FAILING, None, "keep_listed_subagents"),
     _row("steer_received", FAILING, None, "inject_steer"),
     # --- CANCELLING: one interrupt is out --------------------------------------------------
     _row("assistant_message_received", CANCELLING, None, when="is_a_login_prompt"),
-    # No record will carry it (a cancelled turn has none), so it is text, masked (rows 24, 31).
+    # No record will carry it (a cancelled turn has none), so it is text, masked
+    # (docs/decisions.md#error-prose-without-record and #secrets).
     _row("assistant_message_received", CANCELLING, None, "pass_on_failure_text",
          when="is_a_failure_message"),
     _row("assistant_message_received", CANCELLING, None, "forward_message"),
@@ -363,7 +379,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     # One interrupt per turn however often the client cancels; its backstop stops Claude.
     _row("cancel_requested", CANCELLING, None, "cancel_queued"),
     _row("cancel_grace_expired", CANCELLING, None, "stop_runtime"),
-    _row(["background_task_started", "background_task_settled"], CANCELLING, None),
+    _row(["background_task_started", "background_task_settled", "background_tasks_listed"],
+         CANCELLING, None),
     # The turn is ending: the steer waits as a prompt of its own, behind it.
     _row("steer_received", CANCELLING, None, "refuse_steer"),
     # --- RESETTING: the old process is closed, the fresh context's is starting -------------
@@ -377,7 +394,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("message_too_large", RESETTING, IDLE, "note_runtime_lost", "fail_too_large"),
     _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "cancel_grace_expired",
-          "fresh_context_chosen", "background_task_started", "background_task_settled"], RESETTING,
+          "fresh_context_chosen", "background_task_started", "background_task_settled",
+          "background_tasks_listed"], RESETTING,
          None),
     _row("steer_received", RESETTING, None, "refuse_steer"),
     # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
@@ -386,7 +404,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("fresh_context_chosen", [IDLE, FAILING, CANCELLING], None, "log_fresh_context_unused"),
     # --- any live state: a second prompt waits for its turn ---------------------------------
     _row("prompt_received", LIVE_TURN, None, "queue_prompt"),
-    # --- BROKEN: row 30, an internal fault fails what is live and breaks the session for good
+    # --- BROKEN: an internal fault fails what is live and breaks the session for good
+    # See docs/decisions.md#internal-faults.
     _row("internal_fault_occurred", IDLE, BROKEN, "reject_waiting"),
     _row("internal_fault_occurred", LIVE_TURN, BROKEN, "reject_waiting", "fail_internal"),
     _row("prompt_received", BROKEN, None, "refuse_prompt"),
@@ -395,7 +414,8 @@ TRANSITIONS: list[dict[str, Any]] = [
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "stream_ended",
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
           "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
-          "background_task_started", "background_task_settled"], BROKEN, None),
+          "background_task_started", "background_task_settled", "background_tasks_listed"],
+         BROKEN, None),
     _row("steer_received", BROKEN, None, "refuse_steer"),
 ]
 # fmt: on
@@ -422,7 +442,8 @@ class Turn:
     """The session's turn: the machine's model, holding what the turn has seen.
 
     `capable` means errors become records (sessionFailure or agentError negotiated); `notices`
-    means warnings and notices become records too (sessionFailure only, row 27).
+    means warnings and notices become records too (sessionFailure only,
+    docs/decisions.md#agent-error-only-clients).
     """
 
     state: TurnState  # set by the machine
@@ -452,7 +473,8 @@ class Turn:
     login: bool
     real_model: bool
     refusal_explanation: str | None
-    withheld: list[str]  # error prose kept back for the record (row 24)
+    # error prose kept back for the record (docs/decisions.md#error-prose-without-record)
+    withheld: list[str]
     answered_text: str
     fresh_context_chosen: bool  # the user chose to go on in a fresh context
     subagents: set[str]  # the turn's subagents still running (Claude follows up on each)
@@ -679,7 +701,8 @@ class Turn:
         self.login = self.login or login
 
     def withhold_failure(self, event: AssistantMessageReceived) -> None:
-        # The text will be the record's title (row 20); released if it does not become one.
+        # The text will be the record's title (docs/decisions.md#capable-clients); released if it
+        # does not become one.
         self.withheld.append(event.text)
 
     def pass_on_failure_text(self, event: AssistantMessageReceived) -> None:
@@ -734,8 +757,9 @@ class Turn:
         self.reached.append((IncidentTrigger.REAL_ANSWER_GIVEN, self.turn_id))
 
     def explain_refusal(self, event: ResultReceived) -> None:
-        # Row 29: the explanation reaches the client before `refusal`, once; the result brings
-        # it when Claude Code said it only in a `model_refusal_no_fallback` frame.
+        # docs/decisions.md#refusal-explanation: the explanation reaches the client before
+        # `refusal`, once; the result brings it when Claude Code said it only in a
+        # `model_refusal_no_fallback` frame.
         explanation = self.refusal_explanation or event.refusal_explanation
         if explanation and explanation.strip() not in self.answered_text:
             self.effects.append(SendAgentText(text=redact(explanation, self.private)))
@@ -763,6 +787,10 @@ class Turn:
         if len(self.subagents) < _MAX_SUBAGENTS:
             self.subagents.add(event.task_id)
 
+    def keep_listed_subagents(self, event: BackgroundTasksListed) -> None:
+        # A level never adds: a task it lists that the turn did not start is not the turn's.
+        self.subagents &= event.task_ids
+
     def note_task_settled(self, event: BackgroundTaskSettled) -> None:
         self.subagents.discard(event.task_id)  # an id it never started: nothing
 
@@ -780,7 +808,7 @@ class Turn:
         outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"
         self.effects.append(AnswerSteer(outcome=outcome))
 
-    # --- a plan exit that clears the context (reference-features-2.md section 2.3) ----------
+    # --- a plan exit that clears the context, as the reference adapter offers it -------------
 
     def note_fresh_context(self, *_: Any) -> None:
         self.fresh_context_chosen = True
@@ -833,7 +861,8 @@ class Turn:
         self._settled(outcome, SettlePrompt(stop_reason=stop_reason))
 
     def release_withheld(self, *_: Any) -> None:
-        # Row 24: prose that will become no record goes out as agent text, in its place.
+        # docs/decisions.md#error-prose-without-record: prose that will become no record goes out as
+        # agent text, in its place.
         for text in self.withheld:
             if text.strip():
                 self.effects.append(SendAgentText(text=redact(text, self.private)))
@@ -893,7 +922,8 @@ class Turn:
         self._fail(FailureKind.TRANSPORT_LOST, event.reason, error_kind=None)
 
     def fail_internal(self, *_: Any) -> None:
-        # Row 30: our own bug, never Claude's failure ("connection lost").
+        # docs/decisions.md#internal-faults: our own bug, never Claude's failure ("connection
+        # lost").
         self._fail(FailureKind.INTERNAL_ERROR, "", error_kind=FailureKind.INTERNAL_ERROR.value)
 
     def reject_waiting(self, *_: Any) -> None:
@@ -917,7 +947,7 @@ class Turn:
     def _fail(self, kind: FailureKind, text: str, *, error_kind: str | None) -> None:
         """Fail the live turn: one settle for every client, which the answer dialect makes a
         record on the prompt response or a legacy JSON-RPC error. Withheld prose that is not
-        the title goes out first (row 24)."""
+        the title goes out first (docs/decisions.md#error-prose-without-record)."""
         text = redact(text.strip(), self.private) or policy_for(kind).fallback_title
         self.withheld = [w for w in self.withheld if w != self.failure_text]
         self.release_withheld()
@@ -931,7 +961,7 @@ class Turn:
         )
         self._settled("failed", SettlePrompt(stop_reason=StopReason.END_TURN, failure=failure))
 
-    # --- between turns (row 26) -----------------------------------------------------------------
+    # --- between turns (docs/decisions.md#failures-between-turns) ---------------------------------
 
     def log_failure_message(self, *_: Any) -> None:
         self.effects.append(LogNotice(message="a failure with no live turn"))
@@ -1028,7 +1058,8 @@ AUTH_REQUIRED_MESSAGE = f"Authentication required: not signed in to Claude. {SIG
 
 
 class LegacyAnswers:
-    """Neither extension: a failed turn is a JSON-RPC error (row 5)."""
+    """Neither extension: a failed turn is a JSON-RPC error
+    (docs/decisions.md#auth-failure-legacy-client)."""
 
     def answer(self, settle: SettlePrompt) -> Effect:
         failure = settle.failure

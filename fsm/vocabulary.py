@@ -4,7 +4,8 @@ Theory of operation: categories, severities and actions are the exact strings th
 sessionFailure record carries. A `FailureKind` is our internal name for a class of Claude
 condition; `KIND_POLICIES` gives each kind its category, its actions when it is an error, the
 adapter-authored title used only when Claude supplied no text, and its recovery policy. The table
-is DECISIONS.md rows 4-8 and 15 written as data; tests read it row by row.
+is docs/decisions.md#auth-failure-capable-client to #actions and #recovery written as data; tests
+read it row by row.
 
 The recovery policy listed is the one for a turn-scoped error. The incident machine's rows
 (`incident.py`, drawn in `diagrams/incident.md`) read it as it is, with two more guards: a
@@ -69,13 +70,14 @@ class FailureKind(StrEnum):
 
 
 class RecoveryPolicy(StrEnum):
-    """When an active incident stops being active (DECISIONS row 15). Never serialized."""
+    """When an active incident stops being active (docs/decisions.md#recovery). Never serialized."""
 
     NEXT_ATTEMPT = "next_attempt"
     REAL_MODEL_SUCCESS = "real_model_success"
     AUTH_STATUS = "auth_status"
     RUNTIME_REBIND = "runtime_rebind"
-    # An early limit warning (row 32): until its window resets or reports `allowed`.
+    # An early limit warning (docs/decisions.md#early-limit-warning): until its window resets or
+    # reports `allowed`.
     LIMIT_WINDOW = "limit_window"
     NEVER = "never"
 
@@ -98,7 +100,8 @@ KIND_POLICIES: dict[FailureKind, KindPolicy] = {
         fallback_title="Claude is temporarily rate limited.",
         recovery=RecoveryPolicy.NEXT_ATTEMPT,
     ),
-    # Row 15 and reference D11: quota stays active until a real model answer, live or restored.
+    # docs/decisions.md#recovery, as in the reference adapter: quota stays active until a real model
+    # answer, live or restored.
     FailureKind.QUOTA_EXHAUSTED: KindPolicy(
         category=Category.LIMIT,
         actions=(),
@@ -111,7 +114,8 @@ KIND_POLICIES: dict[FailureKind, KindPolicy] = {
         fallback_title="Sign in to continue using Claude.",
         recovery=RecoveryPolicy.AUTH_STATUS,
     ),
-    # Row 6: signing in again does not fix verification or cloud credentials.
+    # docs/decisions.md#verification-and-cloud-credentials: signing in again does not fix
+    # verification or cloud credentials.
     FailureKind.ACCESS_DENIED: KindPolicy(
         category=Category.ACCESS,
         actions=_RETRY,
@@ -148,7 +152,8 @@ KIND_POLICIES: dict[FailureKind, KindPolicy] = {
         fallback_title="The model provider reported an error.",
         recovery=RecoveryPolicy.NEXT_ATTEMPT,
     ),
-    # Row 7: strict reading of "recoverable internal error: retry" (reference D7 adds new_session).
+    # docs/decisions.md#internal-errors: strict reading of "recoverable internal error: retry" (the
+    # reference adapter adds new_session).
     FailureKind.INTERNAL_ERROR: KindPolicy(
         category=Category.SERVICE,
         actions=_RETRY,
@@ -173,7 +178,8 @@ KIND_POLICIES: dict[FailureKind, KindPolicy] = {
         fallback_title="Claude reported a notice.",
         recovery=RecoveryPolicy.NEVER,
     ),
-    # Row 35: notices (warnings in the notice namespace), which never recover (row 15).
+    # docs/decisions.md#mcp-server-problems: notices (warnings in the notice namespace), which never
+    # recover (docs/decisions.md#recovery).
     FailureKind.MCP_SERVER_FAILED: KindPolicy(
         category=Category.SERVICE,
         actions=(),

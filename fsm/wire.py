@@ -2,8 +2,8 @@
 
 Theory of operation: the machines produce `FailureRecord` values; a *dialect* projects them to
 JSON. The sessionFailure dialect (the contract) emits exactly `id, revision, category, severity,
-title, actions` plus `details` only when set (DECISIONS row 3, 10), wrapped as
-`_meta.jetbrains.air = {"version": 1, "sessionFailure": record}` and merged into whatever
+title, actions` plus `details` only when set (docs/decisions.md#wire-record and #details), wrapped
+as `_meta.jetbrains.air = {"version": 1, "sessionFailure": record}` and merged into whatever
 `_meta` the carrier already has. A second dialect is a second projection of the same records;
 the machines never change for it.
 
@@ -93,7 +93,7 @@ AGENT_ERROR_TYPES: dict[FailureKind, str] = {
 
 
 class AgentErrorDialect:
-    """The `agent_error` session update (agent-error-proposal.txt), for errors only.
+    """The `agent_error` session update (docs/spec/agent-error.md), for errors only.
 
     Warnings and notices have no form in this dialect: `update_for` returns None for them.
     """

@@ -1,6 +1,6 @@
 """Methods the earlier Claude adapter (Zed's claude-code-acp) answered that ACP's schema, and so
 `acp` 0.12.1's router, no longer knows: `session/set_model`, which Emacs `acp.el` still sends,
-answered -32601 (issue 25).
+answered -32601.
 
 `session/set_model {sessionId, modelId}` is the model config option under its old name: it sets
 the model as `session/set_config_option {configId: "model"}` does (the same check, the same

@@ -1,5 +1,5 @@
 """Client capabilities that `acp` 0.12.1 drops when it parses `initialize`, read from the raw
-request: `clientCapabilities.session.notices` (ACP notices, DECISIONS row 34) and
+request: `clientCapabilities.session.notices` (ACP notices, docs/decisions.md#acp-notices) and
 `session.compaction` (`compaction_update`s instead of the "Compact conversation" card)."""
 
 from __future__ import annotations

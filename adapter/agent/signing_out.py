@@ -1,4 +1,4 @@
-"""`logout` → `{}` (issue 23 item 7), which `acp` 0.12.1's router does not route: answered here,
+"""`logout` → `{}`, which `acp` 0.12.1's router does not route: answered here,
 before the router, as `adapter.agent.deleting` answers `session/delete`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The client's extra folders and system prompt, read from the raw request (issue 23 item 6).
+"""The client's extra folders and system prompt, read from the raw request.
 
 `acp` 0.12.1 drops `systemPrompt` from `session/new|load|resume|fork` when it parses, and would
 answer a malformed `additionalDirectories` with pydantic's error list; `guard` reads both from
@@ -7,7 +7,7 @@ leaves what it read in `requested()` for the agent method the same request reach
 variable: acp runs each request in its own task). The client sends both again on every one of
 these requests, as with the reference adapter, so a loaded, resumed or forked session keeps them
 only when asked. `initialize`'s answer gains `sessionCapabilities.systemPrompt`, which acp's
-schema has no field for. Shapes: reference-features-2.md §10.
+schema has no field for. Shapes as the reference adapter reads them.
 """
 
 from __future__ import annotations

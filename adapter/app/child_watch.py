@@ -3,7 +3,7 @@
 On Python 3.11 asyncio waits for every child process with a thread of its own
 (`ThreadedChildWatcher`): each session's Claude costs one more OS thread, started in the event
 loop when Claude is spawned and blocked in `waitpid` until it exits (measured: 51 threads in the
-agent after 50 `session/new`, issue 15). Python 3.12 and later watch children through pid file
+agent after 50 `session/new`). Python 3.12 and later watch children through pid file
 descriptors by default on Linux; `watch_children_with_pidfds` installs the standard library's
 own `asyncio.PidfdChildWatcher` on 3.11 when the kernel offers pidfds (Linux 5.3+), attached
 to the one loop the adapter serves on, and leaves the default alone everywhere else.

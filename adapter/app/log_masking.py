@@ -4,12 +4,13 @@ Installed as the logging record factory, so it covers every logger (ours, the SD
 handler (stderr, a log file) alike:
 
 - the message is masked with `fsm.records.redact` (credential shapes, private paths, the
-  adapter's own secret-named environment values; DECISIONS row 31);
+  adapter's own secret-named environment values; docs/decisions.md#secrets);
 - control characters in it (newlines, NULs, ...) are escaped, so an id or a line of text from
   the client or from Claude can never forge a log line, and a message longer than
   `MESSAGE_LIMIT` is cut;
-- a traceback rides only on an ERROR (a bug of ours, row 30) or when DEBUG is on for that
-  logger; a WARNING about bad input stays one line, naming the exception's type.
+- a traceback rides only on an ERROR (a bug of ours, docs/decisions.md#internal-faults) or when
+  DEBUG is on for that logger; a WARNING about bad input stays one line, naming the exception's
+  type.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ user's prompts and paths, so it is opened as `adapter/wire/private_files.py` say
 link, no other user's file).
 
 Some editors show every stderr line to the user as a notice (Emacs agent-shell), so at the
-default level stderr is written for a person (issue 25): `claude-acp: ` and the message, with
+default level stderr is written for a person: `claude-acp: ` and the message, with
 no logger name, no traceback and no internal id (a session's or a Claude process's uuid), and
 nothing from the libraries (the SDK's "Fatal error in message reader" is a failure the user
 already sees as a record or an error). The log file, and stderr once `$CLAUDE_ACP_LOG` asks for

@@ -1,6 +1,6 @@
-"""Signing out: `claude auth logout` through the Claude Code the adapter runs (issue 23 item 7).
+"""Signing out: `claude auth logout` through the Claude Code the adapter runs.
 
-As the reference adapter does (reference-features-2.md §11.2), the adapter runs the CLI's own
+As the reference adapter does, the adapter runs the CLI's own
 non-interactive sign-out; Claude Code clears its credential store itself. A failure is -32603
 with a fixed message: the CLI's stderr may name private paths, so it goes to our log only.
 """

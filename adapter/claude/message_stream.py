@@ -1,7 +1,8 @@
 """Claude's output as the runtime reads it: each parsed message with its raw frame.
 
 One frame the SDK cannot parse is skipped rather than ending the stream; a message over the
-SDK's buffer is told apart from other transport failures (DECISIONS row 31's clear record).
+SDK's buffer is told apart from other transport failures (a clear `limit` record, not a lost
+connection).
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 The reader is the runtime's recovery boundary for Claude's transport only: whatever the SDK
 raises while *reading* (the process died, printed garbage, the pipe broke) ends the runtime with
 one `on_lost` call, and a clean end of Claude's output with one `on_end` call. What our own
-`on_message` raises is not Claude's failure (DECISIONS row 30): it propagates to the caller, which
-reports an internal fault. Starting fails with `RuntimeStartError`, whose message is safe to show
-a user. Every private SDK touchpoint used here lives in `adapter/claude/sdk_compat.py`.
+`on_message` raises is not Claude's failure (docs/decisions.md#internal-faults): it propagates to
+the caller, which reports an internal fault. Starting fails with `RuntimeStartError`, whose message
+is safe to show a user. Every private SDK touchpoint used here lives in
+`adapter/claude/sdk_compat.py`.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class ClaudeRuntime:
             cli_path=settings.executable,
             cwd=cwd,
             # Plain session_state_changed frames reach us, so a turn that went idle without a
-            # result is seen instead of waited on forever (python-stack.md B6).
+            # result is seen instead of waited on forever.
             env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1", **settings.env},
             system_prompt=launch.surroundings.prompt_option(),
             add_dirs=list(launch.surroundings.add_dirs),
@@ -214,7 +215,7 @@ class ClaudeRuntime:
                     break
                 except Exception as exc:
                     # Declared recovery boundary: Claude's transport failed while we read it.
-                    # The reason is logged, the session hears "lost" (or "too large", row 31's
+                    # The reason is logged, the session hears "lost" (or "too large", a
                     # clear record, when one message was over the buffer).
                     self.too_large = over_the_buffer(exc)
                     # INFO: the user sees this failure as a record or an error already.

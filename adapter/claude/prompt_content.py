@@ -101,7 +101,7 @@ def claude_content(blocks: list[Any]) -> list[dict[str, Any]]:
 
 
 def claude_user_message(content: list[dict[str, Any]], *, turn_id: str) -> dict[str, Any]:
-    """A stream-json user message stamped with the turn id (DECISIONS row 12)."""
+    """A stream-json user message stamped with the turn id (docs/decisions.md#turn-ids)."""
     return {
         "type": "user",
         "message": {"role": "user", "content": content},

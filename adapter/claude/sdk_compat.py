@@ -231,7 +231,7 @@ class _ExitBoundedProcess:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class PermissionHints:
-    """What the CLI says about how to ask (reference-features-2.md §2.4)."""
+    """What the CLI says about how to ask."""
 
     default_to_no: bool = False  # `default_to_no`: the reject option goes first
     # `suppress_always_allow_rule`, or a `matched_ask_rule` (a user's ask rule forced the

@@ -1,7 +1,7 @@
 """Which Claude session an ACP session goes on in, once a plan exit cleared its context.
 
 Theory of operation: an ACP session id is its Claude session id until the user leaves plan mode
-with "Yes, clear context ..." (`reference-features-2.md` section 2.3). The ACP id then stays and
+with "Yes, clear context ...". The ACP id then stays and
 the turn goes on in a new Claude session (a new transcript, a fresh context), so the adapter
 keeps the link "ACP id -> current Claude session id". It is durable, so that a later
 `session/load`, `resume` or `fork` of the ACP id, even from another adapter process, finds the

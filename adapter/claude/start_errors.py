@@ -1,9 +1,9 @@
-"""Why Claude Code did not start, in words a user can act on (issue 25: most editors show only
+"""Why Claude Code did not start, in words a user can act on (most editors show only
 a JSON-RPC error's `message`, so "Internal error" with the cause in `data` told them nothing).
 
 The message names the cause and never holds Claude Code's own output, an exit status or a path
-(it names `CLAUDE_CODE_EXECUTABLE` instead; DECISIONS row 31): "Claude Code was not found at
-…", "Claude Code did not start: …".
+(it names `CLAUDE_CODE_EXECUTABLE` instead; docs/decisions.md#secrets): "Claude Code was not found
+at …", "Claude Code did not start: …".
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from adapter.claude import local_time
 from fsm import (
     AssistantMessageReceived,
     BackgroundTaskSettled,
+    BackgroundTasksListed,
     BackgroundTaskStarted,
     ClaudeEvent,
     LimitWindow,
@@ -217,6 +218,12 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
         if not task_id:
             raise ValueError(f"{subtype} without task_id")
         return BackgroundTaskSettled(epoch=epoch, task_id=task_id)
+    if subtype == "background_tasks_changed":
+        tasks = data.get("tasks")
+        if not isinstance(tasks, list):
+            raise ValueError("background_tasks_changed without a task list")
+        ids = [_str(t, "task_id") for t in tasks[:_MAX_TASKS] if isinstance(t, Mapping)]
+        return BackgroundTasksListed(epoch=epoch, task_ids=frozenset(i for i in ids if i))
     if subtype == "worker_shutting_down":
         return WorkerShuttingDown(epoch=epoch)
     if subtype == "session_state_changed" and data.get("state") == "idle":
@@ -226,6 +233,8 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
     return None
 
 
+# Claude Code runs a handful of background tasks; past this many a list is not one of them.
+_MAX_TASKS = 256
 # A `task_updated` patch status that ends the task (Claude Code may send no notification then).
 _FINAL_TASK_STATUSES = frozenset({"completed", "failed", "killed", "stopped"})
 
@@ -239,7 +248,7 @@ def _patch_status(data: Mapping[str, Any]) -> str | None:
 def refusal_explanation(frame: object) -> str | None:
     """Claude's refusal explanation from a raw frame, where the SDK's parsed message lost it:
     the SDK drops an assistant message's `stop_details`, and a `model_refusal_no_fallback`
-    system frame may carry it alone (row 29)."""
+    system frame may carry it alone (docs/decisions.md#refusal-explanation)."""
     if not isinstance(frame, Mapping):
         return None
     if frame.get("type") == "system" and frame.get("subtype") == "model_refusal_no_fallback":

@@ -36,7 +36,7 @@ CATEGORIES = contract.CATEGORIES
 SEVERITIES = contract.SEVERITIES
 KNOWN_ACTIONS = contract.ACTIONS
 REQUIRED_KEYS = ("id", "revision", "category", "severity", "title", "actions")
-# `details` is the one optional key; anything else is an extra key (DECISIONS row 3).
+# `details` is the one optional key; anything else is an extra key (docs/decisions.md#wire-record).
 assert frozenset(REQUIRED_KEYS) | {"details"} == contract.RECORD_KEYS
 
 

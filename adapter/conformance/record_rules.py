@@ -6,10 +6,10 @@ title rules (at most 256 characters; one paragraph, and one line when details fo
 not a bare code; nothing private; details that add to the title). Stateless; stateful rules
 live in `checks.py` and `turn_rules.py`.
 
-Row 10's other half, "details only when the text would not fit a title", is not checked: a
-short message of two paragraphs is rightly split (title the first, details the rest), and a log
-cannot tell a paragraph break the split removed from a line break, so any such judgement would
-flag valid records.
+The other half of docs/decisions.md#details, "details only when the text would not fit a title", is
+not checked: a short message of two paragraphs is rightly split (title the first, details the rest),
+and a log cannot tell a paragraph break the split removed from a line break, so any such judgement
+would flag valid records.
 """
 
 from __future__ import annotations

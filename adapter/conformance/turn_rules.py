@@ -147,7 +147,7 @@ class IdWatch:
         live = self._live.get(session)
         turn_id = parsed is not None and parsed.kind == "turn"
         # A turn's id whose prompt was answered already is no live turn's (a limit's reset,
-        # DECISIONS row 33, revises it later, whatever prompt is in flight then).
+        # docs/decisions.md#limit-that-resets, revises it later, whatever prompt is in flight then).
         answered = (session, id) in self._prompt_of
         if severity == "error" and turn_id and live is not None and not answered:
             self._flag(
@@ -179,7 +179,8 @@ class IdWatch:
             self._counters[key] = max(highest, parsed.n)
         if parsed.kind == "notice" and category != "limit":
             # An early limit warning is one per window and reset time, revised across turns
-            # as its percent rises (DECISIONS row 32); other notices live within one turn.
+            # as its percent rises (docs/decisions.md#early-limit-warning); other notices live
+            # within one turn.
             self._notice(session, id, revision, frame)
 
     def _notice(self, session: str, id: str, revision: int, frame: int) -> None:

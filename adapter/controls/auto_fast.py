@@ -1,5 +1,4 @@
-"""Claude Code's `auto` permission mode and its fast mode, as the reference adapter offers them
-(`reference-features-2.md` §4.1, §4.2).
+"""Claude Code's `auto` permission mode and its fast mode, as the reference adapter offers them.
 
 Theory of operation: Claude Code's model list says which models take each
 (`supportsAutoMode`, `supportsFastMode`; a CLI that predates the fields sends neither).
@@ -62,7 +61,7 @@ _NAME = "Fast mode"
 _DESCRIPTION = "Faster responses on supported models"
 _SELECT = {"on": True, "off": False}
 FAST_OFF_TITLE = "Fast mode turned off"
-# `fast_mode_disabled_reason` values the reference explains (reference-features-2.md §4.2).
+# `fast_mode_disabled_reason` values the reference explains.
 FAST_OFF_REASONS = {
     "free": "not available on the free plan",
     "extra_usage_disabled": "requires extra usage to be enabled for this account",

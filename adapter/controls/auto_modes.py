@@ -70,7 +70,7 @@ class AutoFast:
         by_default, config.auto_by_default = config.auto_by_default, False
         if config.mode == "auto" and not config.auto_available():
             # An `auto` nobody asked for falls back to Manual silently; a chosen one to Accept
-            # edits, with the warning (reference-features-2.md section 4.1).
+            # edits, with the warning.
             fallback = "default" if by_default else AUTO_FALLBACK
             try:
                 await runtime.set_permission_mode(fallback)

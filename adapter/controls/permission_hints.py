@@ -1,4 +1,4 @@
-"""The CLI's permission hints applied to a question's options (reference-features-2.md §2.4).
+"""The CLI's permission hints applied to a question's options.
 
 Claude Code says how it wants a question asked: `default_to_no` (the reject options first: ACP
 has no pre-selection, so order is the only way to say it), and `suppress_always_allow_rule` or

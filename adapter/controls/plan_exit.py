@@ -1,5 +1,5 @@
 """The choices of the ExitPlanMode question (Claude asks to leave plan mode), as the reference
-adapter offers them (`reference-features-2.md` section 2.1):
+adapter offers them:
 
 | option id                 | label                                     | kind         |
 |---------------------------|-------------------------------------------|--------------|

@@ -1,4 +1,4 @@
-"""Scenarios of idle compaction (issue 23): a session whose context Claude reports full enough,
+"""Scenarios of idle compaction: a session whose context Claude reports full enough,
 left idle, gets the adapter's own `/compact`; one whose context is small, or whose last rate
 limit was not `allowed`, does not. Each turn script answers one prompt, the adapter's `/compact`
 included, so what the scripted Claude received says whether it was sent.

@@ -1,5 +1,6 @@
-"""Scenarios of what Claude Code reports beside the answer (DECISIONS rows 34-35): MCP servers
-that failed or need authentication, and statuses of a shape nobody documented.
+"""Scenarios of what Claude Code reports beside the answer (docs/decisions.md#acp-notices and
+#mcp-server-problems): MCP servers that failed or need authentication, and statuses of a shape
+# nobody documented.
 
 Claude Code lists its servers' statuses in every turn's `system/init` frame; these scenarios
 write a second init frame that does (the first, the player's, lists none), in each of two

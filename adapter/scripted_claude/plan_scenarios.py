@@ -1,4 +1,4 @@
-"""Scenarios for leaving plan mode in a fresh context (`reference-features-2.md` section 2.3).
+"""Scenarios for leaving plan mode in a fresh context.
 
 Theory of operation: Claude enters plan mode by itself and asks to leave it with a plan
 (ExitPlanMode). A "clear context" answer is a denial with an interrupt, which ends the turn the

@@ -1,4 +1,4 @@
-"""Scenarios of the session's state as the editor shows it (issue 23): tool input as it
+"""Scenarios of the session's state as the editor shows it: tool input as it
 streams, tool progress, compaction. Paths may hold `{cwd}` (the session's folder), as in
 `coding.py`.
 """

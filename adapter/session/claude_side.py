@@ -70,8 +70,8 @@ class ClaudeSide:
     view: TurnHooks
     _clock: Callable[[], float]
     _wall: Callable[[], float]
-    # Row 29: Claude Code may report a refusal's explanation only in a
-    # `system/model_refusal_no_fallback` frame before the refusal message; kept until then.
+    # docs/decisions.md#refusal-explanation: Claude Code may report a refusal's explanation only in
+    # a `system/model_refusal_no_fallback` frame before the refusal message; kept until then.
     _refusal_note: str | None = None
     # The Claude session this ACP session goes on in (its own id until a plan exit cleared
     # the context: `adapter.session.fresh_context`), and that one's start while under way.
@@ -151,7 +151,8 @@ class ClaudeSide:
         except RuntimeStartError:
             raise  # before it started: `start` reports it
         except Exception:
-            # Our own code failed while handling what Claude said (row 30): never "lost".
+            # Our own code failed while handling what Claude said
+            # (docs/decisions.md#internal-faults): never "lost".
             await self._fault("the Claude runtime task")
         finally:
             self._answer_if_forgotten(runtime)
@@ -175,7 +176,9 @@ class ClaudeSide:
         if isinstance(message, StreamEvent):
             started = _answer_stream_started(message, epoch)
             if started is not None:
-                await self.feed(started)  # withheld prose goes out before the answer (row 24)
+                # withheld prose goes out before the answer
+                # (docs/decisions.md#error-prose-without-record)
+                await self.feed(started)
             # The bulk of a turn: only the turn view has a use for it.
             await self.view.stream_event(message)
             return
@@ -193,14 +196,15 @@ class ClaudeSide:
         if isinstance(message, SystemMessage) and message.subtype == "model_refusal_no_fallback":
             self._refusal_note = refusal_explanation(raw) or self._refusal_note
         if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
-            # Row 29: the SDK's parsed message drops `stop_details`; the raw frame has it, or
-            # the `model_refusal_no_fallback` frame before it did.
+            # docs/decisions.md#refusal-explanation: the SDK's parsed message drops `stop_details`;
+            # the raw frame has it, or the `model_refusal_no_fallback` frame before it did.
             explanation = refusal_explanation(raw) or self._refusal_note
             self._refusal_note = None
             if explanation and not event.refusal_explanation:
                 event = replace(event, refusal_explanation=explanation)
         if isinstance(event, ResultReceived):
-            # Row 29: an explanation no refusal message came to carry goes with the result.
+            # docs/decisions.md#refusal-explanation: an explanation no refusal message came to carry
+            # goes with the result.
             note, self._refusal_note = self._refusal_note, None
             if note and event.stop_reason == "refusal":
                 event = replace(event, refusal_explanation=note)

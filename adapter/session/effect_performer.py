@@ -1,7 +1,7 @@
 """Performing the core's effects, one at a time and in order. A mixin of
 `adapter.session.shell.Session`, kept apart so each module stays small: each effect is done as
 the core said, nothing decided here (the one choice, what a forwarded message masks, follows
-DECISIONS row 31).
+docs/decisions.md#secrets).
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ __all__ = ["REJECTION_CODES", "EffectPerformer"]
 log = logging.getLogger(__name__)
 
 # A refused prompt's JSON-RPC code, from the core's word on whose move it waits for: ACP's
-# "authentication required", or the internal error every other failed turn gets (row 5).
+# "authentication required", or the internal error every other failed turn gets
+# (docs/decisions.md#auth-failure-legacy-client).
 REJECTION_CODES = {Blame.AUTH: -32000, Blame.INTERNAL: -32603}
 
 
@@ -115,7 +116,8 @@ class EffectPerformer:
                 if isinstance(message, AssistantMessage):
                     await self.view.assistant(message, mask=self._mask(message))
             case SendAgentText(text=text, meta=meta):
-                # Masked by the core, which authors or forwards every such text (row 31).
+                # Masked by the core, which authors or forwards every such text
+                # (docs/decisions.md#secrets).
                 await self._publisher.agent_text(text, meta)
                 self.view.text_sent(text)
             case SendNotice(severity=severity, title=title, description=description):
@@ -148,7 +150,7 @@ class EffectPerformer:
 
     def _mask(self, message: AssistantMessage) -> tuple[str, ...] | None:
         """What to mask in a message forwarded as agent text: Claude's error prose (an API
-        error, a synthetic notice) is masked like any error text (DECISIONS row 31); the
+        error, a synthetic notice) is masked like any error text (docs/decisions.md#secrets); the
         model's own answer is the user's content and stays verbatim."""
         if message.error is not None or message.model == SYNTHETIC_MODEL:
             return self._settings.private

@@ -1,6 +1,6 @@
 """A plan exit that clears the context: the live turn goes on in a fresh Claude session.
 
-Theory of operation (`reference-features-2.md` section 2.3; the lifecycle is the core's: the
+Theory of operation (as the reference adapter does it; the lifecycle is the core's: the
 turn machine's RESETTING rows and the runtime machine's `fresh_context_requested`):
 1. The user picks "Yes, clear context ..." (`PermissionBroker._leave_plan`): the plan and the
    chosen mode are kept here, the core hears `FreshContextChosen`, and Claude is told no, with

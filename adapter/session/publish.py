@@ -42,7 +42,8 @@ class Publisher:
         return await self._agent_error(record) and sent
 
     async def notice(self, severity: str, title: str, description: str | None) -> bool:
-        """An ACP `notice` update (DECISIONS row 34); `acp` 0.12.1 has no type for it."""
+        """An ACP `notice` update (docs/decisions.md#acp-notices); `acp` 0.12.1 has no type for
+        it."""
         update: dict[str, Any] = {"sessionUpdate": "notice", "severity": severity, "title": title}
         if description:
             update["description"] = description

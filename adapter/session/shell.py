@@ -5,9 +5,9 @@ order before the next event is fed, so the core sees exactly the order things ha
 shell decides nothing: which prompt goes next (and whether Claude's process is replaced first),
 when Claude is interrupted or stopped, and when the core next needs waking all come from the
 core. Each prompt waits on its own `Answer`, which exactly one `SettlePrompt`/`RejectPrompt`
-fills. An exception in our own code (the core, or this shell) is DECISIONS row 30: logged with
-its traceback, reported to the core as `InternalFaultOccurred`, which fails the live turn as
-`internal_error` and breaks the session; only Claude's own transport failing is "lost".
+fills. An exception in our own code (the core, or this shell) is docs/decisions.md#internal-faults:
+logged with its traceback, reported to the core as `InternalFaultOccurred`, which fails the live
+turn as `internal_error` and breaks the session; only Claude's own transport failing is "lost".
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
     def _withdraw_questions(self) -> None:
         """Every way the session ends (close, replacement by a load or a resume, the adapter's
         exit) takes back its open permission questions and forms: each sends the client
-        `$/cancel_request`, and a late answer finds nobody waiting (issue 26, item 7)."""
+        `$/cancel_request`, and a late answer finds nobody waiting."""
         self.controls.permissions.withdraw()
         self.controls.elicitations.withdraw()
 
@@ -211,7 +211,8 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             try:
                 await self._perform(self.core.handle(event), message)
             except Exception:
-                # Declared recovery boundary (row 30): our own code failed on this event.
+                # Declared recovery boundary (docs/decisions.md#internal-faults): our own code
+                # failed on this event.
                 await self._fault_locked(f"handling {type(event).__name__}")
             recovered = before - {record.id for record in self.core.active()}
             if recovered:
@@ -230,8 +231,8 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             await self._fault_locked(where)
 
     async def _fault_locked(self, where: str) -> None:
-        # Row 30: the traceback goes to the log; the core fails what waits and breaks the
-        # session. If even that fails, every waiting prompt is answered here.
+        # docs/decisions.md#internal-faults: the traceback goes to the log; the core fails what
+        # waits and breaks the session. If even that fails, every waiting prompt is answered here.
         log.exception("session %s: internal fault while %s", self.session_id, where)
         try:
             await self._perform(self.core.handle(InternalFaultOccurred(where=where)), None)

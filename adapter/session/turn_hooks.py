@@ -230,7 +230,7 @@ class TurnHooks:
         self, message: AssistantMessage, *, mask: tuple[str, ...] | None = None
     ) -> None:
         """With `mask` (private values), the message's text is masked as error prose is
-        (DECISIONS row 31); without, the model's answer is shown verbatim."""
+        (docs/decisions.md#secrets); without, the model's answer is shown verbatim."""
         message_id = message.message_id if isinstance(message.message_id, str) else None
         parent = message.parent_tool_use_id if isinstance(message.parent_tool_use_id, str) else None
         blocks = blocks_of(message.content)

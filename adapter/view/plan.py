@@ -49,7 +49,7 @@ def plan_update(tool_input: object) -> dict[str, Any] | None:
 
 def approved_plan_update(plan: str) -> dict[str, Any]:
     """The `plan_update` (ACP's markdown plan) for a plan the user approved when leaving plan
-    mode in a fresh context (`reference-features-2.md` section 2.3 step 5); markdown as Claude
+    mode in a fresh context; markdown as Claude
     wrote it, as the ExitPlanMode card shows it."""
     return {
         "sessionUpdate": "plan_update",

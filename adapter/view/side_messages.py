@@ -14,8 +14,9 @@
   unless it only repeats a notice already shown. A result no user turn asked for (an
   autonomous one) never reaches the feed this way.
 
-Claude Code's own words are masked like any text it writes about the session (DECISIONS row
-31: docs/decisions.md#secrets); a notice's title is one visible line (row 9: titles).
+Claude Code's own words are masked like any text it writes about the session
+(docs/decisions.md#secrets: docs/decisions.md#secrets); a notice's title is one visible line
+(docs/decisions.md#titles: titles).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ the transcript carry too, so replay shows the same ids). Per message id this mod
 many characters streamed, so the finished message adds only what did not (`remainder`).
 
 - A message Claude Code made up itself (model `<synthetic>`: API errors, limit notices) is not
-  streamed: the core classifies it whole (DECISIONS rows 20, 24).
+  streamed: the core classifies it whole (docs/decisions.md#capable-clients and
+  #error-prose-without-record).
 - A subagent's stream (`parent_tool_use_id` set) is not the main answer and is not streamed.
 - A message whose stream breaks (a new `message_start`, or another finished message, while it
   has streamed text but its own finished message never came: the request failed and Claude

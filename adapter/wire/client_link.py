@@ -1,8 +1,8 @@
 """The adapter's side of the ACP connection, with failures turned into values.
 
 A client that vanished or answered nonsense must not take a session down: a failed send is
-reported as `False` (the core then records nothing, DECISIONS row 21), and a failed permission
-request as no outcome, which the session treats as a rejection.
+reported as `False` (the core then records nothing, docs/decisions.md#delivery), and a failed
+permission request as no outcome, which the session treats as a rejection.
 """
 
 from __future__ import annotations

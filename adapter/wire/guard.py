@@ -225,12 +225,12 @@ class GuardedTransport:
             self._answered.set()
 
     def _safe_error(self, error: dict[str, Any]) -> dict[str, Any]:
-        """A JSON-RPC error as it may leave the agent (DECISIONS row 31): its texts masked, and
-        the `acp` SDK's answer to an exception of ours (-32603 with the exception's text as
+        """A JSON-RPC error as it may leave the agent (docs/decisions.md#secrets): its texts masked,
+        and the `acp` SDK's answer to an exception of ours (-32603 with the exception's text as
         `details`) without that text: it is in the log. A bare message names its cause
         (`worded`). A `data` of null is left out: the
         `acp` SDK writes one on every error it builds, and clients that read `error.data`
-        (Neovim's CodeCompanion) fail on the null and never end the turn (issue 25)."""
+        (Neovim's CodeCompanion) fail on the null and never end the turn."""
         data = error.get("data")
         if error.get("code") == -32603 and isinstance(data, dict) and "details" in data:
             data = {"reason": "a fault in claude-acp (its log file has the details)"}

@@ -208,7 +208,7 @@ _MESSAGE_CHARS = 300
 
 def worded(message: str, data: Any) -> str:
     """`message`, with the cause `data` names when the message is one of the SDK's bare ones:
-    most editors show only `message` (issue 25), so "Invalid params" becomes "Invalid params:
+    most editors show only `message`, so "Invalid params" becomes "Invalid params:
     cwd: must be an absolute path" and "Internal error" says what failed."""
     if message not in _BARE or not isinstance(data, dict):
         return message

@@ -1,7 +1,7 @@
 """JSON for the bulk paths: transcript lines read on `session/load` and frames written to stdout.
 
 A replay of 100,000 transcript lines decodes 67 MB and encodes about 125,000 frames; with the
-standard library that was about half of the adapter's CPU time (issue 15). `orjson` does both
+standard library that was about half of the adapter's CPU time. `orjson` does both
 several times faster. Where it refuses a value the standard library takes (NaN when reading,
 a lone surrogate, an integer beyond 64 bits when writing, a non-string key), the standard
 library decides; and since orjson reads an integer beyond 64 bits as a float, a line with a

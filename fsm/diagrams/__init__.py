@@ -36,7 +36,7 @@ MACHINES: dict[str, tuple[type[Enum], list[dict[str, Any]], Enum]] = {
     ),
 }
 
-# The longest arrow label a reviewer is asked to read (issue 21).
+# The longest arrow label a reviewer is asked to read.
 MAX_LABEL = 300
 
 

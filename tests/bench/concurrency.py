@@ -8,7 +8,7 @@
 - Scaling: a fresh agent, sessions created one by one; the agent's resident set (VmRSS, not the
   high-water mark: what it holds now) is read after 1, 10 and 50 of them. The slope from the
   first to the last step is the cost of each further session. The agent's peak (VmHWM) with
-  its first session is read too: issue 15's "peak RSS with one session".
+  its first session is read too: the target "peak RSS with one session".
 
 Agents take turns repeat by repeat (ours, reference, ours, ...) so each pair shares the
 machine's state; the report takes the ratio ours/reference pair by pair.

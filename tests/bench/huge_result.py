@@ -1,4 +1,4 @@
-"""One tool result of 100 MiB: the agent's peak resident set over its baseline (issue 26: within
+"""One tool result of 100 MiB: the agent's peak resident set over its baseline (within
 6x the result's size).
 
 `python -m tests.bench.huge_result [--no-reference]` prints the figures and writes its section

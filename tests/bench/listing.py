@@ -1,4 +1,4 @@
-"""`session/list` after deleting (issue 23 item 7): does a folder that had sessions deleted list
+"""`session/list` after deleting: does a folder that had sessions deleted list
 as fast as one that never had? The `listing` phase of `python -m tests.bench`, and on its own
 `python -m tests.bench.listing [--sessions N] [--lists L]` (prints its section).
 

@@ -169,7 +169,7 @@ def scaling_section(samples: list[ScalingSample]) -> tuple[list[str], list[Targe
 
 
 def _one_session_peak(samples: list[ScalingSample]) -> tuple[Target, list[str]]:
-    """Issue 15's "agent peak RSS with one session", paired repeat by repeat."""
+    """The target "agent peak RSS with one session", paired repeat by repeat."""
 
     def hwm(s: ScalingSample) -> float | None:
         return float(s.one_session_hwm_kib) if s.one_session_hwm_kib and not s.error else None

@@ -1,5 +1,5 @@
 """`python -m tests.bench.slopes [--rounds N] [--count|--trace]`: what each round of opening leaves
-behind in our agent (issue 26: below 2 KiB per round over 300 rounds).
+behind in our agent (below 2 KiB per round over 300 rounds).
 
 Three kinds of round, each in a fresh agent process after `--warmup` rounds (imports, caches,
 the SDKs' buffers, the allocator's arenas; the resident set settles over ~100 rounds):
@@ -48,7 +48,7 @@ __all__ = ["KINDS", "SlopeSample", "least_squares_slope", "run_slope"]
 
 KINDS = ("closed", "load_fork", "reload")
 PROMPT = [{"type": "text", "text": "What is in this folder?"}]
-BOUND_KIB = 2.0  # per round, issue 26
+BOUND_KIB = 2.0  # per round, the bound the suite keeps
 TIMEOUT = 120.0  # a bound on a hang, never a speed figure
 
 

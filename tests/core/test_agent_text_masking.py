@@ -1,6 +1,6 @@
-"""Every agent text the core sends is masked by the core itself (DECISIONS row 31), so the shell
-passes `SendAgentText` on as it is: a refusal's explanation too, which the shell used to mask a
-second time on its own."""
+"""Every agent text the core sends is masked by the core itself (docs/decisions.md#secrets), so the
+shell passes `SendAgentText` on as it is: a refusal's explanation too, which the shell used to mask
+a second time on its own."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DECISIONS row 21: a failed send changes no revision and no active state.
+"""docs/decisions.md#delivery: a failed send changes no revision and no active state.
 
 `tests/core/session/` walks this rule through narratives (a lost retry warning, a lost
 notice revision, a lost session-scoped record, a lost replayed usage limit) and
@@ -90,7 +90,8 @@ CASES: dict[str, tuple[Callable[[], list[Event]], Callable[[], Event]]] = {
         lambda: [HistoryFailureFound(id="u0:error", title="You've hit your limit", active=True)],
         lambda: HistoryFailureFound(id="u1:error", title="You've hit your limit", active=False),
     ),
-    # Row 26: between turns the failure message itself is the record.
+    # docs/decisions.md#failures-between-turns: between turns the failure message itself is the
+    # record.
     "a session-scoped auth failure": (
         lambda: [_retry(1)],
         lambda: AssistantMessageReceived(

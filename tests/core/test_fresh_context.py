@@ -1,5 +1,5 @@
-"""A plan exit that clears the context, through the session core (`reference-features-2.md`
-section 2.3): the turn machine's RESETTING rows and the runtime's `fresh_context_requested`.
+"""A plan exit that clears the context, through the session core: the turn machine's RESETTING rows
+and the runtime's `fresh_context_requested`.
 
 The interrupted result of the plan exit hands the turn to a fresh context instead of settling
 it; the old process is retired (its late words dropped); once the fresh one is up the plan is

@@ -1,4 +1,5 @@
-"""Incident id formats (DECISIONS rows 11-14): spelled in one place, read back by `parse_id`."""
+"""Incident id formats (docs/decisions.md#retry-progress, #turn-ids, #session-scoped-ids and
+#replay-ids): spelled in one place, read back by `parse_id`."""
 
 from __future__ import annotations
 

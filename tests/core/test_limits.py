@@ -1,5 +1,6 @@
-"""Usage limits through `SessionCore.handle`: the early warning (DECISIONS row 32), the reset
-of a failed limit (row 33), transition by transition, with the core's own clock events.
+"""Usage limits through `SessionCore.handle`: the early warning
+(docs/decisions.md#early-limit-warning), the reset of a failed limit
+(docs/decisions.md#limit-that-resets), transition by transition, with the core's own clock events.
 
 Time is what the shell would report: monotonic seconds (`now`) and epoch seconds (`wall`),
 here `wall = W0 + (now - 100)`.
@@ -143,7 +144,7 @@ def test_window_names_read_as_claude_code_names_them() -> None:
     assert window_label("<script>") == "usage"
 
 
-# --- the early warning (row 32) -----------------------------------------------------------------
+# --- the early warning (docs/decisions.md#early-limit-warning) ------------------------------------
 
 
 def test_a_warning_window_is_one_limit_warning_in_the_notice_namespace(
@@ -247,7 +248,7 @@ def test_a_flood_of_window_names_is_bounded(core: SessionCore) -> None:
     assert len(effects) == MAX_WINDOWS
 
 
-# --- the reset of a failed limit (row 33) -------------------------------------------------------
+# --- the reset of a failed limit (docs/decisions.md#limit-that-resets) ----------------------------
 
 
 def test_the_failure_carries_its_reset_and_agent_error_shows_it(core: SessionCore) -> None:
@@ -275,7 +276,7 @@ def test_at_the_reset_the_same_record_says_so_once(core: SessionCore) -> None:
     assert reset.actions == (Action.RETRY,)
     assert reset.title == LIMIT_TEXT + RESET_SENTENCE
     core.handle(DeliveryConfirmed(id=reset.id, revision=2))
-    # Once per incident; it stays active until a real answer (row 15).
+    # Once per incident; it stays active until a real answer (docs/decisions.md#recovery).
     assert core.next_deadline() is None
     assert core.handle(deadline(due + 60)) == []
     assert core.active() == [reset]

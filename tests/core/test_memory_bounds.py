@@ -5,9 +5,9 @@ runtime, a successful auth_status) only the record the client already has is his
 ledger keeps a short window of those (`fsm.ledger.HISTORY_LIMIT`); nothing about a resolved
 incident may pile up: not in the ledger, not in the machines' model registries, not in the
 session core. Measured here with `tracemalloc` over `SessionCore` driven directly with events,
-capable and legacy, through a cycle of failure kinds that each resolve the way DECISIONS row 15
-says. The resident set of a real adapter process over many failing turns is measured in
-`tests/e2e/test_memory.py`.
+capable and legacy, through a cycle of failure kinds that each resolve the way
+docs/decisions.md#recovery says. The resident set of a real adapter process over many failing turns
+is measured in `tests/e2e/test_memory.py`.
 
 How many turns: 10,000 (3,000 with notices) under `--deep`, as the whole check runs it, and
 1,000 otherwise (tests/support/depth.py). The allowance is per turn, so both budgets flag the
@@ -202,11 +202,11 @@ def test_many_failing_turns_hold_what_ten_do(capable: bool) -> None:
 
 def test_model_fallback_notices_do_not_pile_up() -> None:
     # The same cycle, with a model-fallback notice in every ninth turn. A notice never recovers
-    # (row 15), but each runtime mints a new notice id even for the same title (row 13), so
-    # unless a newer notice retires the older one, every runtime replacement that saw a
-    # fallback leaves one more active incident behind for the rest of the session.
-    # A few hundred notices are enough to see it (and with one more active incident per notice,
-    # every result scans them all, so 10,000 turns take long).
+    # (docs/decisions.md#recovery), but each runtime mints a new notice id even for the same title
+    # (docs/decisions.md#session-scoped-ids), so unless a newer notice retires the older one, every
+    # runtime replacement that saw a fallback leaves one more active incident behind for the rest of
+    # the session. A few hundred notices are enough to see it (and with one more active incident per
+    # notice, every result scans them all, so 10,000 turns take long).
     small, large, driver = _measure(capable=True, notices=True, turns=NOTICE_TURNS)
     try:
         active = driver.core.ledger.active()

@@ -1,7 +1,8 @@
-"""`fsm/negotiation.py` as tables (DECISIONS row 1): which capability declarations opt in to the
-sessionFailure records and which to the `agent_error` updates. A version must be an integer >= 1
-(a float only if it is one), never a boolean or a string; anything malformed means legacy, never
-an error. One malformed opt-in still goes through a real adapter in `tests/e2e/test_agent_error.py`.
+"""`fsm/negotiation.py` as tables (docs/decisions.md#negotiation): which capability declarations opt
+in to the sessionFailure records and which to the `agent_error` updates. A version must be an
+integer >= 1 (a float only if it is one), never a boolean or a string; anything malformed means
+legacy, never an error. One malformed opt-in still goes through a real adapter in
+`tests/e2e/test_agent_error.py`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The notice routing (`fsm/notices.py`, DECISIONS rows 16, 34, 35): every row on its own, and
-a model fallback and MCP server problems through the session core for each kind of client."""
+"""The notice routing (`fsm/notices.py`, docs/decisions.md#model-fallback, #acp-notices and
+#mcp-server-problems): every row on its own, and a model fallback and MCP server problems through
+# the session core for each kind of client."""
 
 from __future__ import annotations
 
@@ -85,7 +86,8 @@ def _servers(*servers: McpServerStatus) -> McpServersReported:
 
 
 def test_mcp_problems_are_warning_records_for_a_session_failure_client() -> None:
-    core = _core("records")  # it declared `session.notices` too: records only (row 34)
+    # it declared `session.notices` too: records only (docs/decisions.md#acp-notices)
+    core = _core("records")
     effects = core.handle(
         _servers(FAILED, NEEDS_AUTH, McpServerStatus(name="ok", status="connected"))
     )

@@ -1,5 +1,5 @@
-"""The core's side of issue 11: a message over the limit fails its turn with its own record,
-and the runtime's end that follows adds nothing."""
+"""The core's side of a message too large: a message over the limit fails its turn with its own
+record, and the runtime's end that follows adds nothing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`fsm/` is sans-IO (HOUSE_STYLE rule 1), checked by parsing every module, as trio checks its
+"""`fsm/` is sans-IO (docs/architecture.md), checked by parsing every module, as trio checks its
 `_core` layering: no coroutines, no I/O or clock or randomness imports, no printing or file
 opening. `fsm/diagrams/__main__.py` is the one exemption: a developer tool that writes the
 diagram files.

@@ -33,7 +33,8 @@ def _plan(lines: list[dict[str, Any]], *, capable: bool = True) -> list[ReplayAc
 
 
 def test_a_limit_after_a_prompt_without_uuid_takes_its_own_history_id() -> None:
-    # Deviation 2 (row 14): the limit's turn is the uuid-less prompt, not the earlier one.
+    # Deviation 2 (docs/decisions.md#replay-ids): the limit's turn is the uuid-less prompt, not the
+    # earlier one.
     actions = _plan(
         [
             _entry("user", "P1", "first"),
@@ -68,8 +69,8 @@ API_ERROR = "API Error: 500 Internal server error"
 
 
 def test_every_stored_message_but_a_usage_limit_replays_as_text_for_every_client() -> None:
-    # Row 28: the synthetic login message and other error prose replay as their text; only a
-    # usage limit becomes a record, and only for a capable client.
+    # docs/decisions.md#replaying-stored-messages: the synthetic login message and other error prose
+    # replay as their text; only a usage limit becomes a record, and only for a capable client.
     lines = [
         _entry("user", "P1", "hi"),
         _entry("assistant", "A1", LOGIN, "<synthetic>"),

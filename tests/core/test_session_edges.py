@@ -54,7 +54,8 @@ def test_a_real_answer_after_a_failure_message_means_the_turn_got_past_it() -> N
     core = _core()
     core.handle(PromptSent(turn_id="P"))
     core.handle(_said("API Error: 529 Overloaded", "<synthetic>", error="overloaded"))
-    # Row 24: the withheld error prose becomes no record now, so it goes out first, in place.
+    # docs/decisions.md#error-prose-without-record: the withheld error prose becomes no record now,
+    # so it goes out first, in place.
     assert core.handle(_said("Here it is after all.", "claude-sonnet-4-5")) == [
         SendAgentText(text="API Error: 529 Overloaded"),
         ForwardAssistantMessage(),
@@ -66,8 +67,9 @@ def test_a_real_answer_after_a_failure_message_means_the_turn_got_past_it() -> N
 
 
 def test_failure_prose_with_no_live_turn_is_a_session_record_or_legacy_prose() -> None:
-    # Row 26 (it changed row 20's old reading here): a capable client gets a session-scoped
-    # record classified as in a turn, and not the prose as well.
+    # docs/decisions.md#failures-between-turns (it changed how docs/decisions.md#capable-clients was
+    # read here): a capable client gets a session-scoped record classified as in a turn, and not the
+    # prose as well.
     core = _core()
     [publish] = core.handle(_said("API Error: 500", "<synthetic>", error="server_error"))
     assert isinstance(publish, PublishRecord)
@@ -79,7 +81,7 @@ def test_failure_prose_with_no_live_turn_is_a_session_record_or_legacy_prose() -
     # The error result that follows is the same failure: no second record.
     core.handle(DeliveryConfirmed(id=publish.record.id, revision=1))
     assert core.handle(ResultReceived(epoch=E, subtype="success", is_error=True)) == []
-    # A legacy client keeps the prose (row 19).
+    # A legacy client keeps the prose (docs/decisions.md#legacy-clients).
     legacy = _core(capable=False)
     assert legacy.handle(_said("API Error: 500", "<synthetic>", error="server_error")) == [
         ForwardAssistantMessage(),

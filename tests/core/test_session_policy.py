@@ -1,6 +1,7 @@
 """Narratives for the policy the shell used to hold and now only performs: the prompt queue,
 one interrupt per turn and its backstop, the stall schedule, the restart decision, the broken
-state (row 30), and "a resolved incident never comes back" by construction."""
+state (docs/decisions.md#internal-faults), and "a resolved incident never comes back" by
+construction."""
 
 from __future__ import annotations
 
@@ -98,7 +99,8 @@ def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) ->
         StopRuntime(),
     ]
     assert core.next_deadline() is None
-    # The process ending settles the turn as cancelled, without a record (row 17).
+    # The process ending settles the turn as cancelled, without a record
+    # (docs/decisions.md#refusal-and-cancellation).
     assert core.handle(StreamEnded(epoch=E1)) == [SettlePrompt(stop_reason=CANCELLED)]
     assert (core.turn_state, core.turn.outcome, core.active()) == (
         TurnState.IDLE,
@@ -183,7 +185,8 @@ def test_an_internal_fault_fails_the_turn_and_the_session_stays_broken(capable: 
             error_kind="internal_error",
             turn_id="t2",
         )
-        # Row 30: the queued prompt is refused, the live one fails as internal_error.
+        # docs/decisions.md#internal-faults: the queued prompt is refused, the live one fails as
+        # internal_error.
         assert effects[0] == refused
         answer = effects[1]
         if capable:

@@ -468,7 +468,8 @@ class SessionStateMachine(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def adapter_fails_inside(self, data: st.DataObject) -> None:
-        # Row 30: our own bug. The live prompt fails as internal_error; the session is broken.
+        # docs/decisions.md#internal-faults: our own bug. The live prompt fails as internal_error;
+        # the session is broken.
         live, waiting = self.live, [*self.queued, *([self.dispatched] if self.dispatched else [])]
         self.broken = True
         effects = self._feed(InternalFaultOccurred(), data)
@@ -537,8 +538,9 @@ class SessionStateMachine(RuleBasedStateMachine):
         effects = self._feed(event, data)
         match event:
             case AssistantMessageReceived():
-                # Forwarded, withheld (row 20), released before what follows (row 24), or a
-                # session-scoped record between turns (row 26).
+                # Forwarded, withheld (docs/decisions.md#capable-clients), released before what
+                # follows (docs/decisions.md#error-prose-without-record), or a session-scoped record
+                # between turns (docs/decisions.md#failures-between-turns).
                 allowed = (ForwardAssistantMessage, SendAgentText, PublishRecord, LogNotice)
                 assert all(isinstance(e, allowed) for e in effects), effects
             case RetryAttempted() | ClaudeSilent():

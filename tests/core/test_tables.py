@@ -49,7 +49,8 @@ EXPECTED_INCIDENT_TABLE: dict[tuple[IncidentState, IncidentTrigger], IncidentSta
     },
 }
 
-# Row 15 as guarded rows: (trigger, guards; `!` must not hold) that move REVISING to history.
+# docs/decisions.md#recovery as guarded rows: (trigger, guards; `!` must not hold) that move
+# REVISING to history.
 EXPECTED_RECOVERY_ROWS = [
     (IT.DELIVERY_CONFIRMED, ("resolves_on_delivery",)),
     (
@@ -67,7 +68,8 @@ EXPECTED_RECOVERY_ROWS = [
     (IT.WINDOW_CLOSED, ("is_a_limit_warning",)),
 ]
 
-# Row 33 as guarded rows that keep the incident active: (trigger, guards, callback).
+# docs/decisions.md#limit-that-resets as guarded rows that keep the incident active: (trigger,
+# guards, callback).
 EXPECTED_RESET_ROWS = [
     (IT.RESET_REACHED, ("awaits_its_reset", "its_reset_is_due"), "take_reset"),
     (IT.RUNTIME_REPLACED, ("awaits_its_reset",), "forget_reset"),
@@ -140,7 +142,8 @@ def test_recovery_policy_is_the_guarded_rows() -> None:
         if t.conditions and source == IS.REVISING.name and t.dest is not None
     ]
     assert sorted(rows, key=str) == sorted(EXPECTED_RECOVERY_ROWS, key=str)
-    # Every guarded row ends in history, or is one of the reset's internal rows (row 33).
+    # Every guarded row ends in history, or is one of the reset's internal rows
+    # (docs/decisions.md#limit-that-resets).
     resets = []
     for row in incident_table_rows():
         if row.get("conditions") and row["dest"] is None:
@@ -218,7 +221,8 @@ def test_incident_revision_is_pending_until_delivery_is_confirmed(incident: Inci
     # The next revision is numbered from the delivered one.
     second = _record(2)
     incident.propose(second, RecoveryPolicy.REAL_MODEL_SUCCESS)
-    # Its recovery policy, like the revision, holds only once delivered (row 21).
+    # Its recovery policy, like the revision, holds only once delivered
+    # (docs/decisions.md#delivery).
     assert incident.policy is RecoveryPolicy.NEXT_ATTEMPT
     incident.confirm(2)
     assert incident.policy in {RecoveryPolicy.REAL_MODEL_SUCCESS}  # (set: mypy narrowed it above)
@@ -288,7 +292,7 @@ def test_incident_resolved_is_never_reactivated(incident: Incident) -> None:
     delivered = _record(1)
     incident.propose(delivered, RecoveryPolicy.NEXT_ATTEMPT)
     incident.confirm(1)
-    # Its own turn's result is no boundary for it; a later turn's is (row 15).
+    # Its own turn's result is no boundary for it; a later turn's is (docs/decisions.md#recovery).
     assert incident.reach(IT.ATTEMPT_CONFIRMED, "turn-1") is False
     assert incident.reach(IT.ATTEMPT_CONFIRMED, "turn-2") is True
     assert (incident.state, incident.current, incident.pending) == (

@@ -63,7 +63,8 @@ def test_the_shape_of_the_lifecycle() -> None:
         # A new turn starts only when none is live.
         if row["trigger"] == "prompt_sent":
             assert (source, dest) == (S.IDLE, S.PROMPT_SENT)
-        # BROKEN is sticky (row 30): nothing leaves it, and every fault leads to it.
+        # BROKEN is sticky (docs/decisions.md#internal-faults): nothing leaves it, and every fault
+        # leads to it.
         if source is S.BROKEN:
             assert dest is None, row
         if row["trigger"] == "internal_fault_occurred" and source is not S.BROKEN:

@@ -1,5 +1,5 @@
 """`fsm.records.visible`: control characters as a reader sees them, never as a terminal acts on
-them (issue 26, item 3); record titles go through it in `shape_title`."""
+them; record titles go through it in `shape_title`."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_ordinary_text_is_unchanged() -> None:
 def test_record_titles_and_details_keep_only_their_line_breaks() -> None:
     title, details = shape_title("API Error\x1b[2J: 429\n\nretry \x1b]0;x\x07 later\nsoon")
     assert (title, details) == ("API Error␛[2J: 429", "retry ␛]0;x␇ later\nsoon")
-    # Row 10: one line break is not a paragraph, and a title that fits keeps it.
+    # docs/decisions.md#details: one line break is not a paragraph, and a title that fits keeps it.
     assert shape_title("one\r\nparagraph") == ("one␍\nparagraph", None)
 
 

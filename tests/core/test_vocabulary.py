@@ -1,6 +1,6 @@
 """The vocabulary, classification, title shaping, redaction, negotiation and wire projection.
 
-Each is a pure function or a table; the tests read them row by row against DECISIONS.md.
+Each is a pure function or a table; the tests read them row by row against docs/decisions.md.
 """
 
 from __future__ import annotations
@@ -64,34 +64,43 @@ def test_wire_strings_are_exactly_the_spec_vocabulary() -> None:
     assert [a.value for a in Action] == ["retry", "login", "new_session"]
 
 
-# --- the kind table, DECISIONS rows 4-8 and 15 ----------------------------------------------------
+# --- the kind table -------------------------------------------------------------------------------
+# See docs/decisions.md#auth-failure-capable-client, #auth-failure-legacy-client,
+# #verification-and-cloud-credentials, #internal-errors, #actions and #recovery.
 
 # kind: (category, actions when an error, recovery policy of a turn-scoped occurrence)
 EXPECTED_KINDS: dict[FailureKind, tuple[Category, tuple[Action, ...], RecoveryPolicy]] = {
-    # Row 8: rate limit retries; it is a turn failure, recovered at the next attempt.
+    # docs/decisions.md#actions: rate limit retries; it is a turn failure, recovered at the next
+    # attempt.
     K.RATE_LIMITED: (C.LIMIT, (A.RETRY,), R.NEXT_ATTEMPT),
-    # Row 8: quota, billing, spend, usage: no action. Row 15: until a real model answer.
+    # docs/decisions.md#actions: quota, billing, spend, usage: no action.
+    # docs/decisions.md#recovery: until a real model answer.
     K.QUOTA_EXHAUSTED: (C.LIMIT, (), R.REAL_MODEL_SUCCESS),
-    # Row 4: access, login, until auth_status (or a real answer, see the ledger).
+    # docs/decisions.md#auth-failure-capable-client: access, login, until auth_status (or a real
+    # answer, see the ledger).
     K.AUTH_REQUIRED: (C.ACCESS, (A.LOGIN,), R.AUTH_STATUS),
-    # Row 6: verification / cloud credentials: access, retry, no login.
+    # docs/decisions.md#verification-and-cloud-credentials: verification / cloud credentials:
+    # access, retry, no login.
     K.ACCESS_DENIED: (C.ACCESS, (A.RETRY,), R.NEXT_ATTEMPT),
-    # Row 8: invalid request / model not found: no action.
+    # docs/decisions.md#actions: invalid request / model not found: no action.
     K.BAD_REQUEST: (C.REQUEST, (), R.NEXT_ATTEMPT),
-    # Row 8: max output tokens, turn limit, budget limit: new_session.
+    # docs/decisions.md#actions: max output tokens, turn limit, budget limit: new_session.
     K.CONTEXT_EXHAUSTED: (C.LIMIT, (A.NEW_SESSION,), R.NEXT_ATTEMPT),
     K.BUDGET_EXHAUSTED: (C.LIMIT, (A.NEW_SESSION,), R.NEXT_ATTEMPT),
-    # Row 8: overloaded / server / unknown provider error: retry.
+    # docs/decisions.md#actions: overloaded / server / unknown provider error: retry.
     K.OVERLOADED: (C.SERVICE, (A.RETRY,), R.NEXT_ATTEMPT),
     K.PROVIDER_ERROR: (C.SERVICE, (A.RETRY,), R.NEXT_ATTEMPT),
-    # Row 7: internal errors: service, retry.
+    # docs/decisions.md#internal-errors: internal errors: service, retry.
     K.INTERNAL_ERROR: (C.SERVICE, (A.RETRY,), R.NEXT_ATTEMPT),
-    # Row 8 and 15: transport loss, worker shutdown: new_session, until the runtime is replaced.
+    # docs/decisions.md#actions and #recovery: transport loss, worker shutdown: new_session, until
+    # the runtime is replaced.
     K.TRANSPORT_LOST: (C.CONNECTION, (A.NEW_SESSION,), R.RUNTIME_REBIND),
     K.WORKER_SHUTDOWN: (C.CONNECTION, (A.NEW_SESSION,), R.RUNTIME_REBIND),
-    # Row 16: the fallback notice is unknown / warning; row 15: notices never recover.
+    # docs/decisions.md#model-fallback: the fallback notice is unknown / warning;
+    # docs/decisions.md#recovery: notices never recover.
     K.ADVISORY: (C.UNKNOWN, (), R.NEVER),
-    # Row 35: an MCP server that failed is service, one that needs auth access; notices.
+    # docs/decisions.md#mcp-server-problems: an MCP server that failed is service, one that needs
+    # auth access; notices.
     K.MCP_SERVER_FAILED: (C.SERVICE, (), R.NEVER),
     K.MCP_NEEDS_AUTH: (C.ACCESS, (), R.NEVER),
 }
@@ -148,7 +157,7 @@ def test_unknown_or_missing_error_degrades_to_provider_error() -> None:
 
 # --- classification: synthetic usage limits ----------------------------------------------------
 
-# Copied from the TypeScript SDK 0.3.318 (reference-adapter.md section 0).
+# Copied from the TypeScript SDK 0.3.318.
 SDK_PREFIXES = [
     "You've hit your",
     "You've reached your",
@@ -243,7 +252,7 @@ def test_retry_with_status_uses_the_error_kind() -> None:
 
 
 def test_retry_of_an_auth_check_publishes_nothing() -> None:
-    # Row 11: a 401 is a credential re-check, whatever the error says.
+    # docs/decisions.md#retry-progress: a 401 is a credential re-check, whatever the error says.
     assert kind_for_retry(401, "authentication_failed") is None
     assert kind_for_retry(401, "overloaded") is None
     assert kind_for_retry(401, None) is None
@@ -306,7 +315,7 @@ def test_classify_exports_exist() -> None:
     assert [name for name in classify.__all__ if not hasattr(classify, name)] == []
 
 
-# --- shape_title, row 10 ---------------------------------------------------------------------
+# --- shape_title, docs/decisions.md#details -------------------------------------------------------
 
 
 def test_short_single_paragraph_stays_whole() -> None:
@@ -411,7 +420,7 @@ def test_redact_leaves_ordinary_text_untouched(text: str) -> None:
     assert redact(text) == text
 
 
-# --- negotiation, row 1 --------------------------------------------------------------------------
+# --- negotiation, docs/decisions.md#negotiation ---------------------------------------------------
 
 
 def _caps(air: object) -> dict[str, Any]:
@@ -472,7 +481,7 @@ def test_negotiation_falls_back_to_legacy_silently(meta: object) -> None:
     assert session_failure_negotiated(meta) is False
 
 
-# --- wire projection, rows 3 and 10 ---------------------------------------------------------------
+# --- wire projection, docs/decisions.md#wire-record and #details ----------------------------------
 
 
 def _wire_record(*, details: str | None) -> FailureRecord:
@@ -504,7 +513,7 @@ def test_wire_record_has_exactly_the_allowed_keys() -> None:
 
 def test_wire_record_never_carries_internal_hints() -> None:
     # The kind and Claude's retry hints stay inside; the sessionFailure record has no field
-    # for them (row 3).
+    # for them (docs/decisions.md#wire-record).
     record = FailureRecord(
         id="turn-1:error",
         revision=1,

@@ -87,8 +87,9 @@ async def test_each_error_becomes_one_agent_error_before_the_response(
     assert error["source"] == "claude"
     assert error["detail"]["category"] == category
     assert error["detail"]["id"].endswith(":error")
-    # Retry warnings are not sent in this dialect (row 27: nothing for retry progress), so
-    # they are no revisions either: the error is the incident's first.
+    # Retry warnings are not sent in this dialect (docs/decisions.md#agent-error-only-clients:
+    # nothing for retry progress), so they are no revisions either: the error is the incident's
+    # first.
     assert error["detail"]["revision"] == 1
     assert set(error) <= {
         "type",
@@ -150,7 +151,7 @@ async def test_warnings_and_notices_are_not_sent_in_this_dialect(
         answer = await adapter.prompt(session, "hello")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert _agent_errors(adapter) == []
-    # Only the session's title (issue 13), never a record.
+    # Only the session's title, never a record.
     assert [u for u in adapter.updates("session_info_update") if set(u) != TITLE_ONLY] == []
 
 

@@ -1,4 +1,4 @@
-"""Claude Code's `auto` mode and the `fast` option end to end (issue 22 item 5), through real
+"""Claude Code's `auto` mode and the `fast` option end to end, through real
 stdio with a real ACP client, for clients with and without boolean config options.
 
 The scripted Claude lists its models with `supportsAutoMode` / `supportsFastMode` under

@@ -1,11 +1,11 @@
-"""Where a session's mode starts and who moves fast mode (issue 22 leftovers, items 1 to 3),
+"""Where a session's mode starts and who moves fast mode,
 end to end through real stdio with a real ACP client and the scripted Claude:
 - a session nobody named a mode for starts in `auto`, as the reference starts it
-  (`reference-features-2.md` §4.1), and one whose settings name an `auto` its model lacks is in
+  (as the reference adapter does), and one whose settings name an `auto` its model lacks is in
   Accept edits and is told so at its first prompt;
 - Claude Code's own `fast_mode_state` (on `system/init` and the turn's `result`) is mirrored,
-  and its turning off for a reason it names is told (§4.2, §7);
-- leaving plan mode entered from bypass offers bypass before auto (§2.3 "Options as built").
+  and its turning off for a reason it names is told;
+- leaving plan mode entered from bypass offers bypass before auto.
 """
 
 from __future__ import annotations

@@ -58,6 +58,9 @@ mine = [
         Text(text="The audit found two issues."), followed_up),)),
     Scenario(name="background_hang", description="", turns=((
         agent, started, Text(text="The audit runs in the background."), Result(), Hang()),)),
+    Scenario(name="background_level", description="", turns=((
+        agent, started, Text(text="The audit runs in the background."), Result(),
+        system("background_tasks_changed", tasks=[])),)),
     Scenario(name="odd_tasks", description="", turns=((
         system("task_notification", task_id="nobody", status="completed",
                output_file="/tmp/x", summary="?"),
@@ -202,6 +205,21 @@ async def test_a_background_commands_terminal_ends_when_the_command_ends(
         "exit_code": 0,
         "signal": None,
     }
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_subagent_whose_end_was_never_said_holds_nothing(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # `background_tasks_changed` lists no task: the subagent ended though no notification said
+    # so, and the turn is answered at the idle after it, not held for ever.
+    async with adapters.session_adapter(
+        tmp_path, "background_level", env=_env(adapters)
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -1,4 +1,4 @@
-"""`$/cancel_request` from the client (issue 22): for a running `session/prompt` it cancels the
+"""`$/cancel_request` from the client: for a running `session/prompt` it cancels the
 turn as `session/cancel` does (Claude interrupted, the prompt answered once `cancelled`); for
 an id the agent does not hold, nothing happens."""
 

@@ -1,5 +1,5 @@
 """`_meta.claudeCode.options` on session/new, load, resume and fork reaches Claude Code as the
-reference adapter passes it (issue 25): each option as the flag, environment or settings the
+reference adapter passes it: each option as the flag, environment or settings the
 scripted Claude records (`claude-log.jsonl`); a wrong type is a -32602 naming the key, before
 any Claude starts; an unknown key is ignored."""
 

@@ -141,7 +141,8 @@ def _record_on(answer: Answer) -> dict[str, Any] | None:
 
 
 def _check_lost(answer: Answer, *, capable: bool) -> None:
-    """Row 18: a process that dies is `transport_lost` (row 8: connection, new_session)."""
+    """docs/decisions.md#never-silent: a process that dies is `transport_lost`
+    (docs/decisions.md#actions: connection, new_session)."""
     if capable:
         assert isinstance(answer, PromptResponse), answer
         assert answer.stop_reason == "end_turn"
@@ -163,7 +164,8 @@ def _check_lost(answer: Answer, *, capable: bool) -> None:
 
 
 def _check_no_result(answer: Answer, *, capable: bool) -> None:
-    """Row 18: a stream that ends without a result is `internal_error` (service, retry)."""
+    """docs/decisions.md#never-silent: a stream that ends without a result is `internal_error`
+    (service, retry)."""
     if capable:
         assert isinstance(answer, PromptResponse), answer
         assert answer.stop_reason == "end_turn"
@@ -179,8 +181,8 @@ def _check_no_result(answer: Answer, *, capable: bool) -> None:
     else:
         assert isinstance(answer, acp.RequestError), answer
         assert answer.code == -32603
-        # Row 19 leaves the kind open; the adapter names every result-less turn `no_result`,
-        # whether Claude went idle or its stream closed.
+        # docs/decisions.md#legacy-clients leaves the kind open; the adapter names every result-less
+        # turn `no_result`, whether Claude went idle or its stream closed.
         assert answer.data == {"errorKind": "no_result"}
         assert str(answer) == f"Internal error: {TURN_NO_RESULT_TITLE}"
 
@@ -267,7 +269,8 @@ async def test_fault_gets_one_answer_and_the_adapter_keeps_serving(
             assert text not in texts, (text, texts)
         await _keeps_serving(adapter, session)
     if not capable:
-        assert adapter.records() == []  # row 19: never a record for a legacy client
+        # docs/decisions.md#legacy-clients: never a record for a legacy client
+        assert adapter.records() == []
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -276,9 +279,10 @@ async def test_death_after_an_error_keeps_claudes_words(
     adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
     # Claude said why the turn failed (the synthetic rate-limit message), then its process died
-    # before the result. The turn is transport_lost (row 18), but Claude's words must reach the
-    # client somewhere: as agent text (row 19/20: prose is withheld only when it became a
-    # title), or as the record's title (spec: titles are Claude's own text).
+    # before the result. The turn is transport_lost (docs/decisions.md#never-silent), but Claude's
+    # words must reach the client somewhere: as agent text (docs/decisions.md#legacy-clients and
+    # #capable-clients: prose is withheld only when it became a title), or as the record's title
+    # (spec: titles are Claude's own text).
     async with _adapter(adapters, tmp_path, capable=capable) as adapter:
         session = await adapter.new_session(_folder(adapter, "faulty", "die_after_error"))
         first = await adapter.prompt(session, "first prompt")
@@ -356,7 +360,8 @@ async def test_replacement_that_cannot_start_still_answers_the_prompt(
     # The first process dies mid-turn; the replacement the next prompt needs dies before its
     # handshake. That prompt still gets one answer, in the client's own mode: a capable client
     # a connection record on the PromptResponse (spec: "connection: ... unavailable runtime";
-    # row 18: a process that dies is transport_lost), a legacy one a JSON-RPC -32603.
+    # docs/decisions.md#never-silent: a process that dies is transport_lost), a legacy one a
+    # JSON-RPC -32603.
     async with _adapter(adapters, tmp_path, capable=capable) as adapter:
         folder = _folder(adapter, "faulty", "crash_mid_turn")
         session = await adapter.new_session(folder)

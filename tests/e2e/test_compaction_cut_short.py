@@ -1,4 +1,4 @@
-"""A compaction that never finishes (issue 23, bad input): Claude Code starts compacting, the
+"""A compaction that never finishes: Claude Code starts compacting, the
 turn hangs in it, and the client cancels. The prompt is answered once (`cancelled`); the
 compaction ends in the client's form (a `compaction_update` `cancelled`, or the card `failed`
 with "Compaction did not finish"); its half-streamed summary stops there; the next `/compact`

@@ -1,7 +1,7 @@
-"""Compaction for a client that declares `clientCapabilities.session.compaction` (issue 23
-item 1), end to end: `compaction_update`s and the streamed summary as
-`compaction_summary_chunk`s, not the "Compact conversation" card (which every other client
-keeps: `test_session_state.py`), and the same `usage_update` with the context retained.
+"""Compaction for a client that declares `clientCapabilities.session.compaction`, end to end:
+`compaction_update`s and the streamed summary as `compaction_summary_chunk`s, not the "Compact
+conversation" card (which every other client keeps: `test_session_state.py`), and the same
+`usage_update` with the context retained.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Concurrency (issue 11): one Claude process per session id whatever the request order;
+"""Concurrency: one Claude process per session id whatever the request order;
 `authenticate` lets running turns finish and restarts Claude after them; a reload of a session
 with a prompt in flight answers that prompt `cancelled`."""
 

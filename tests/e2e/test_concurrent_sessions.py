@@ -1,4 +1,4 @@
-"""Concurrent `session/new` (issue 15): sessions are created side by side, each with its own
+"""Concurrent `session/new`: sessions are created side by side, each with its own
 Claude process, none waiting for another's Claude to be ready.
 
 The Claude launcher here is a barrier: each Claude process it starts registers itself and waits

@@ -1,4 +1,4 @@
-"""The installed command as a new user starts it (issue 16): the console script's version, one hint
+"""The installed command as a new user starts it: the console script's version, one hint
 line on a terminal, and silence on an editor's pipe. The in-process checks of the version flag,
 the licence and the changelog are in `tests/shell/test_project_files.py`.
 """

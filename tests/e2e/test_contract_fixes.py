@@ -1,4 +1,4 @@
-"""End to end, the contract fixes the core makes (issue 10, deviations 1, 3, 4, 6, 7), each in
+"""End to end, the contract fixes the core makes, each in
 the client modes it concerns: the adapter as a subprocess, the scripted Claude playing a script
 written here (through the same launcher the shipped scenarios use).
 """
@@ -67,7 +67,8 @@ mine = [
                                  "explanation": "I can't help with that request."},
                 "usage": {"input_tokens": 1, "output_tokens": 1}}}),
         Result(stop_reason="refusal")),)),
-    # Row 29 (issue 22): the explanation only in a model_refusal_no_fallback frame before it.
+    # docs/decisions.md#refusal-explanation: the explanation only in a model_refusal_no_fallback
+    # frame before it.
     Scenario(name="refusal_no_fallback", description="", turns=((
         RawFrame(frame={"type": "system", "subtype": "model_refusal_no_fallback",
             "session_id": "x", "uuid": "u1", "original_model": "claude-sonnet-4-5",
@@ -79,7 +80,8 @@ mine = [
                 "stop_details": {"type": "refusal", "category": "cyber"},
                 "usage": {"input_tokens": 1, "output_tokens": 1}}}),
         Result(stop_reason="refusal")),)),
-    # Row 29 (issue 32): the explanation only in that frame, and no refusal message after it.
+    # docs/decisions.md#refusal-explanation: the explanation only in that frame, and no refusal
+    # message after it.
     Scenario(name="refusal_frame_alone", description="", turns=((
         RawFrame(frame={"type": "system", "subtype": "model_refusal_no_fallback",
             "session_id": "x", "uuid": "u2", "original_model": "claude-sonnet-4-5",
@@ -131,7 +133,8 @@ async def test_failure_between_turns_capable_is_its_own_category_without_prose(
     adapter, [answer] = await _run(adapters, tmp_path, "between_turns")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     [(carrier, record)] = adapter.records()
-    # Rows 20, 26: a 429 is `limit`, session-scoped, and its prose is not also agent text.
+    # docs/decisions.md#capable-clients and #failures-between-turns: a 429 is `limit`,
+    # session-scoped, and its prose is not also agent text.
     assert carrier == "session_info_update" and ":session-error:" in record["id"]
     assert (record["category"], record["severity"], record["title"]) == ("limit", "error", RATE)
     assert RATE not in adapter.agent_texts()
@@ -153,7 +156,8 @@ async def test_error_prose_recovered_within_the_turn_is_kept(
 ) -> None:
     adapter, [answer] = await _run(adapters, tmp_path, "recovers_in_turn", capable=capable)
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    # Row 24: no record, and the error text stays in its place, before what followed it.
+    # docs/decisions.md#error-prose-without-record: no record, and the error text stays in its
+    # place, before what followed it.
     assert adapter.records() == []
     texts = adapter.agent_texts()
     assert texts.index(TOKENS) < texts.index("Continuing where I stopped.")
@@ -166,7 +170,8 @@ async def test_superseded_error_prose_is_kept(
 ) -> None:
     adapter, [answer] = await _run(adapters, tmp_path, "superseded", capable=capable)
     texts = adapter.agent_texts()
-    # Row 24: the first error became no record, so its words reach the client as text.
+    # docs/decisions.md#error-prose-without-record: the first error became no record, so its words
+    # reach the client as text.
     assert OVERLOADED in texts
     if capable:
         assert isinstance(answer, PromptResponse)
@@ -184,7 +189,8 @@ async def test_claudes_error_text_names_a_fixed_subtype_failure(
     adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
     adapter, [answer] = await _run(adapters, tmp_path, "budget_after_usage_text", capable=capable)
-    # Row 25: the top-level assistant error text wins over the result's `errors`.
+    # docs/decisions.md#title-source-order: the top-level assistant error text wins over the
+    # result's `errors`.
     if capable:
         [(_, record)] = adapter.records()
         assert record["title"] == USAGE and "budget reached" not in str(record)
@@ -206,13 +212,14 @@ async def test_model_fallbacks_in_two_turns(
     assert all(isinstance(a, PromptResponse) for a in answers)
     notes = [t for t in adapter.agent_texts() if t.startswith("**Model fallback:**")]
     if mode == "capable":
-        # Row 23: two turns, two occurrences: two ids, each revision 1.
+        # docs/decisions.md#notice-identity: two turns, two occurrences: two ids, each revision 1.
         records = [r for _, r in adapter.records()]
         assert [(r["category"], r["revision"]) for r in records] == [("unknown", 1)] * 2
         assert records[0]["id"] != records[1]["id"]
         assert notes == []
     else:
-        # Row 27: an agentError-only client reads the notice as a legacy client does.
+        # docs/decisions.md#agent-error-only-clients: an agentError-only client reads the notice as
+        # a legacy client does.
         assert len(notes) == 2 and adapter.records() == []
         assert adapter.updates("agent_error") == []
 
@@ -223,7 +230,8 @@ async def test_refusal_explanation_from_stop_details_reaches_the_client(
     adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
     adapter, [answer] = await _run(adapters, tmp_path, "bare_refusal", capable=capable)
-    # Row 29: the SDK drops stop_details; the explanation still arrives, before `refusal`.
+    # docs/decisions.md#refusal-explanation: the SDK drops stop_details; the explanation still
+    # arrives, before `refusal`.
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
     assert adapter.agent_texts() == ["I can't help with that request."]
     assert adapter.records() == []
@@ -236,7 +244,8 @@ async def test_refusal_explanation_from_the_no_fallback_frame_reaches_the_client
     adapters: AdapterPool, tmp_path: Path, capable: bool, scenario: str
 ) -> None:
     adapter, [answer] = await _run(adapters, tmp_path, scenario, capable=capable)
-    # Row 29: only the system frame before the refusal carried it; it is not lost.
+    # docs/decisions.md#refusal-explanation: only the system frame before the refusal carried it; it
+    # is not lost.
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
     assert adapter.agent_texts() == ["This request looks like malware development."]
     assert adapter.records() == []

@@ -1,4 +1,4 @@
-"""`claude-acp demo`: every scenario ends by itself, without a traceback (issue 16).
+"""`claude-acp demo`: every scenario ends by itself, without a traceback.
 
 Every scenario is played by the demo's own client code (`adapter.demo.runner.play`, what the
 command runs past its arguments) inside this test's process, a few at a time, each against its

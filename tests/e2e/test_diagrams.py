@@ -1,6 +1,6 @@
-"""The committed diagrams and decision tables are the tables drawn (HOUSE_STYLE rule 11):
-`python -m fsm.diagrams --check` regenerates them in memory and fails when a committed file
-differs. What the drawings say, rule for rule, is `tests/core/test_diagrams.py`."""
+"""The committed diagrams and decision tables are the tables drawn (the house rule: drawings are
+generated): `python -m fsm.diagrams --check` regenerates them in memory and fails when a committed
+file differs. What the drawings say, rule for rule, is `tests/core/test_diagrams.py`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What other ACP clients send that the schema of `acp` 0.12.1 does not route (issue 25):
+"""What other ACP clients send that the schema of `acp` 0.12.1 does not route:
 `session/set_model`, the earlier Claude adapter's method, which Emacs `acp.el` still sends, is
 the model option under its old name; `session/set_mode` stays ACP's own."""
 

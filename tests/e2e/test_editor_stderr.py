@@ -1,8 +1,8 @@
-"""Stderr at the default level is for a person reading it in an editor (issue 25: Emacs
+"""Stderr at the default level is for a person reading it in an editor (Emacs
 agent-shell shows every stderr line as a notice): through the scripted Claude's fault scenarios
 it holds no logger name, no traceback and no internal id, and a failure the client already got
 as a record or an error is not repeated there. The log file still gets everything in full, as
-the README's Troubleshooting promises."""
+docs/troubleshooting.md promises."""
 
 from __future__ import annotations
 

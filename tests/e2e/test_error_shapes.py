@@ -1,5 +1,5 @@
 """Every JSON-RPC error the agent sends, whoever builds it, leaves `data` out when there is none
-(issue 25: Neovim's CodeCompanion reads `error.data` and hangs on a null), and names its cause in
+(Neovim's CodeCompanion reads `error.data` and hangs on a null), and names its cause in
 `message`.
 
 The sweep goes through the real stdio agent in raw bytes (`tests/support/raw_agent.py`), so the

@@ -166,7 +166,7 @@ async def test_new_session_offers_modes_model_effort_and_claude_codes_commands(
     # The command list arrives after the response, from Claude Code's own list.
     [update] = adapter.updates("available_commands_update")
     commands = {c["name"]: c for c in update["availableCommands"]}
-    # ... and `/mcp`, which the adapter answers itself (issue 22).
+    # ... and `/mcp`, which the adapter answers itself.
     assert set(commands) == {c["name"] for c in COMMANDS} - {"clear", "cost", "login"} | {"mcp"}
     assert commands["review"]["description"] == "Review a pull request"
     assert commands["review"]["input"] == {"hint": "[pr-number]"}

@@ -1,8 +1,8 @@
 """The failure matrix end to end: the scripted Claude's failure scenarios, both client modes.
 
-Each row states, from the spec and DECISIONS.md (never from what the code happens to do), what a
-capable client must receive (every sessionFailure record, whole, with its revision sequence and
-carrier, and the stop reason) and what a legacy client must receive (the JSON-RPC error, or the
+Each row states, from the contract and docs/decisions.md (never from what the code happens to do),
+what a capable client must receive (every sessionFailure record, whole, with its revision sequence
+and carrier, and the stop reason) and what a legacy client must receive (the JSON-RPC error, or the
 stop reason; never a record; Claude's error prose as agent text). Every row then sends a second
 prompt in the same session, which must succeed: after a crash or transport loss that means the
 adapter started a new Claude process that resumed the session.
@@ -43,7 +43,8 @@ def _has_key(value: object, key: str) -> bool:
 
 
 def _safe(text: str) -> None:
-    """Row 9: no exception text, stack trace, private path or environment value."""
+    """docs/decisions.md#titles: no exception text, stack trace, private path or environment
+    value."""
     for leak in ("Traceback", "/tmp/", "/home/", "/root", "scripted_claude", "Error(", "exit"):
         assert leak not in text, f"{leak!r} leaked into {text!r}"
 
@@ -71,7 +72,7 @@ async def _run(adapters: AdapterPool, tmp_path: Path, scenario: str, *, capable:
 
 def _check_common(row: Row, run: Run) -> None:
     adapter = run.adapter
-    # Row 18: exactly one answer per prompt.
+    # docs/decisions.md#never-silent: exactly one answer per prompt.
     answers = adapter.answers()
     assert len(answers) == 2 and all(count == 1 for count in answers.values()), answers
     # Every update names the session it belongs to.
@@ -81,7 +82,7 @@ def _check_common(row: Row, run: Run) -> None:
     for text in row.streamed:
         assert texts.count(text) == 1, (text, texts)
     # The session survives every failure; after a dead process a resumed one answers. Both
-    # prompts reached Claude, each stamped with its own fresh uuid (row 12).
+    # prompts reached Claude, each stamped with its own fresh uuid (docs/decisions.md#turn-ids).
     assert isinstance(run.second, PromptResponse), run.second
     assert run.second.stop_reason == "end_turn"
     assert "Scripted reply to: second prompt" in texts
@@ -105,10 +106,11 @@ def _check_capable(row: Row, run: Run) -> None:
         assert len(ids) == 1, ids  # one incident, revised in place
         [record_id] = ids
         if row.id_shape == "turn":
-            # Row 12: the turn id is the uuid4 the adapter stamped on the first user message.
+            # docs/decisions.md#turn-ids: the turn id is the uuid4 the adapter stamped on the first
+            # user message.
             assert record_id == f"{run.prompts[0]}:error", (record_id, run.prompts)
         else:
-            # Row 13: <sessionId>:notice:<epoch>:<n>.
+            # docs/decisions.md#session-scoped-ids: <sessionId>:notice:<epoch>:<n>.
             pattern = rf"{re.escape(run.session)}:notice:[^:]+:[1-9][0-9]*"
             assert re.fullmatch(pattern, record_id), record_id
     # Records are transcript entries at their stream position: in these scenarios Claude's
@@ -120,7 +122,7 @@ def _check_capable(row: Row, run: Run) -> None:
     ]
     kinds = [u["sessionUpdate"] for u in stream]
     if SESSION_INFO in kinds and row.streamed:
-        # Claude's text streams (issue 13): its first chunk is a piece of a streamed text.
+        # Claude's text streams: its first chunk is a piece of a streamed text.
         first_text = next(
             i
             for i, u in enumerate(stream)
@@ -130,13 +132,14 @@ def _check_capable(row: Row, run: Run) -> None:
         assert max(i for i, k in enumerate(kinds) if k == SESSION_INFO) < first_text, kinds
     for _, record in records:
         _safe(record["title"])
-        assert "details" not in record  # every scripted text fits a title (row 10)
+        # every scripted text fits a title (docs/decisions.md#details)
+        assert "details" not in record
     # The terminal record rides on this prompt's own response.
     if row.records and row.records[-1][0] == PROMPT_RESPONSE:
         assert first.field_meta is not None
         assert first.field_meta["jetbrains"]["air"]["sessionFailure"] == records[-1][1]
     if row.prose is not None:
-        # Row 20: the prose that became the title is not also agent text.
+        # docs/decisions.md#capable-clients: the prose that became the title is not also agent text.
         texts = run.adapter.agent_texts()
         assert not any(row.prose in t for t in texts), texts
 
@@ -156,7 +159,7 @@ def _check_legacy(row: Row, run: Run) -> None:
         else:
             assert message.startswith("Internal error"), message
         _safe(message)
-    # Row 19: no record, ever, on any carrier.
+    # docs/decisions.md#legacy-clients: no record, ever, on any carrier.
     assert run.adapter.records() == []
     assert not any(_has_key(m, "sessionFailure") for m in run.adapter.incoming())
     texts = run.adapter.agent_texts()
@@ -191,8 +194,8 @@ async def test_failure_row(adapters: AdapterPool, tmp_path: Path, row: Row) -> N
 
 @pytest.mark.asyncio
 async def test_turn_ids_are_fresh_per_prompt(tmp_path: Path) -> None:
-    # Row 12 and "a later independent occurrence uses a new id": the same failure twice in one
-    # session gives two incidents, each under its own turn's id.
+    # docs/decisions.md#turn-ids and "a later independent occurrence uses a new id": the same
+    # failure twice in one session gives two incidents, each under its own turn's id.
     async with spawn_adapter(tmp_path, "rate_limit") as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "one")

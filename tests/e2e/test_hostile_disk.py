@@ -1,4 +1,4 @@
-"""Nothing on disk can hang the agent (issue 26, item 4): a FIFO, a symlink loop or a folder
+"""Nothing on disk can hang the agent: a FIFO, a symlink loop or a folder
 where Claude keeps a transcript, and a FIFO where the agent keeps a session marker, are skipped
 without being opened for good; `session/list` and `session/load` answer and the end of input
 still ends the agent. Through the real stdio agent with `CLAUDE_CONFIG_DIR` in a temp folder."""

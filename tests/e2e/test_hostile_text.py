@@ -1,5 +1,5 @@
-"""What Claude, its tools and its transcripts say cannot act on the client (issue 26, items 3, 5,
-6): control characters and escape sequences never reach a title, an option name, a plan entry or
+"""What Claude, its tools and its transcripts say cannot act on the client:
+control characters and escape sequences never reach a title, an option name, a plan entry or
 a record title, while a tool's output keeps its bytes. The adapter as a subprocess, the scripted
 Claude playing scripts written here."""
 

@@ -1,5 +1,5 @@
 """A 100 MiB tool result (the scripted Claude's `huge_tool_result`) costs the adapter a bounded
-multiple of its size at peak (issue 26: within 6x), and its card shows the output's head with a
+multiple of its size at peak (within 6x), and its card shows the output's head with a
 note of what was left out (`adapter.view.long_output`); the turn ends normally."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from adapter.view.long_output import SHOWN_CHARACTERS
 from tests.support.harness import spawn_adapter
 
 MIB = 1024 * 1024
-# Issue 26 allows 6x the result's size over the process's baseline; the SDK's own line framing
+# The bound allows 6x the result's size over the process's baseline; the SDK's own line framing
 # holds about 3x (its chunks, their join, the split line), so 4x is met with margin and still
 # fails if the card (200 MiB encoded) or another copy came back.
 BOUND = 4 * HUGE_RESULT_BYTES

@@ -1,4 +1,4 @@
-"""Huge and broken transcripts in Claude's `projects/` folder (issue 26, items 4 and 8): a
+"""Huge and broken transcripts in Claude's `projects/` folder: a
 40 MiB single line, a file of 200,000 small lines, a first line longer than the SDK's head
 read, a half-written tail with bad bytes. `session/list` answers once and lists them all (the
 long first line under its start: `adapter.claude.transcript_heads`), `session/load` of each

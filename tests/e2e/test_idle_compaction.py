@@ -1,4 +1,4 @@
-"""Idle compaction (issue 23), end to end: a session left idle with at least 200,000 tokens of
+"""Idle compaction, end to end: a session left idle with at least 200,000 tokens of
 context gets the adapter's own `/compact` (trigger `idle` on its card or its updates), once,
 and then serves the next prompt; a small context, a rate-limit status other than `allowed`,
 or a settings file that turns it off, and nothing is sent. The delay is the reference's

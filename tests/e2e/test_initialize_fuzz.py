@@ -1,7 +1,7 @@
 """Hypothesis fuzzing of `initialize` on one real adapter process: arbitrary JSON as
-`clientCapabilities._meta` always gets a well-formed answer (DECISIONS row 1: never an error) and
-the advertisement (row 2). The same declarations through `negotiate` alone are fuzzed in
-`tests/shell/test_fuzz_inputs.py`.
+`clientCapabilities._meta` always gets a well-formed answer (docs/decisions.md#negotiation: never an
+error) and the advertisement (docs/decisions.md#advertising). The same declarations through
+`negotiate` alone are fuzzed in `tests/shell/test_fuzz_inputs.py`.
 """
 
 from __future__ import annotations
@@ -95,8 +95,9 @@ def test_initialize_answers_any_capability_meta(raw_agent: _RawAgent, meta: Any)
     answer = raw_agent.call(
         "initialize", f'{{"protocolVersion":1,"clientCapabilities":{capabilities}}}'
     )
-    # Row 1: whatever the declaration, never an error; row 2: the advertisement to an AIR
-    # client (one whose `_meta.jetbrains.air` is an object), nothing under `jetbrains` else.
+    # docs/decisions.md#negotiation: whatever the declaration, never an error;
+    # docs/decisions.md#advertising: the advertisement to an AIR client (one whose
+    # `_meta.jetbrains.air` is an object), nothing under `jetbrains` else.
     assert "result" in answer, answer
     advertised = (answer["result"].get("_meta") or {}).get("jetbrains")
     if air_client(meta).air:

@@ -1,4 +1,4 @@
-"""Claude messages of many MiB (issue 11): delivered normally under the default limit; one over
+"""Claude messages of many MiB: delivered normally under the default limit; one over
 a configured limit (CLAUDE_ACP_MAX_MESSAGE_BYTES) fails only its turn, with a clear record (not
 "connection lost"), and the session's next prompt works with a fresh Claude process."""
 

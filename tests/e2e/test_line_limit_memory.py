@@ -1,4 +1,4 @@
-"""The line limit bounds memory (issue 11), measured as the agent's VmHWM from /proc (a memory
+"""The line limit bounds memory, measured as the agent's VmHWM from /proc (a memory
 bound, never a timing): a line over the limit costs about the limit, one under it a small
 multiple of its own size. The full table: `python -m tests.bench.line_limit`."""
 

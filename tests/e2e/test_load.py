@@ -97,9 +97,9 @@ def _stream(adapter: Adapter) -> list[tuple[str, str]]:
     for update in adapter.updates():
         kind = update["sessionUpdate"]
         if kind == "session_info_update" and "title" in update:
-            continue  # the session's name (issue 13), not a record
+            continue  # the session's name, not a record
         if kind == "available_commands_update":
-            continue  # sent after every setup response (issue 14), not part of the history
+            continue  # sent after every setup response, not part of the history
         if kind == "session_info_update":
             items.append((kind, update["_meta"]["jetbrains"]["air"]["sessionFailure"]["id"]))
         elif "content" in update and isinstance(update["content"], dict):
@@ -190,7 +190,8 @@ async def test_replay_restores_each_usage_limit_in_place_and_only_latest_stays_a
 async def test_legacy_client_gets_the_original_prose_and_no_record(
     adapters: AdapterPool, tmp_path: Path, mode: str
 ) -> None:
-    # Row 27: an agentError-only client replays as a legacy client does (no agent_error).
+    # docs/decisions.md#agent-error-only-clients: an agentError-only client replays as a legacy
+    # client does (no agent_error).
     session, prompt = str(uuid.uuid4()), str(uuid.uuid4())
     meta = {"agentError": {"version": 1}} if mode == "agent_error_only" else None
     async with adapters.session_adapter(
@@ -210,8 +211,9 @@ async def test_legacy_client_gets_the_original_prose_and_no_record(
 async def test_synthetic_login_message_replays_as_its_text_for_every_client(
     adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
-    # Row 28 (this changed: the login message used to be dropped from replay): every stored
-    # message but a usage limit replays as its original text, the login message included.
+    # docs/decisions.md#replaying-stored-messages (this changed: the login message used to be
+    # dropped from replay): every stored message but a usage limit replays as its original text, the
+    # login message included.
     session = str(uuid.uuid4())
     login = "Please run /login \u00b7 API key is invalid"
     api_error = "API Error: 500 Internal server error"
@@ -282,8 +284,8 @@ async def test_corrupt_lines_are_skipped_counted_and_logged_once(
 async def test_limit_after_a_prompt_without_uuid_gets_its_history_id(
     adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
-    # Row 14: the limit belongs to the uuid-less prompt's turn, which had no live id to keep;
-    # it never takes the earlier prompt's id.
+    # docs/decisions.md#replay-ids: the limit belongs to the uuid-less prompt's turn, which had no
+    # live id to keep; it never takes the earlier prompt's id.
     session, earlier, limit = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
     uuidless = _user("second")
     del uuidless["uuid"]

@@ -1,4 +1,4 @@
-"""`session/load` end to end, for what issue 15 changed: Claude starts while the history
+"""`session/load` end to end, since the single-pass replay: Claude starts while the history
 streams, and a start failure is still the load's answer; a long replay to a client that did not
 opt in to records stays flat in the agent's memory."""
 

@@ -1,4 +1,4 @@
-"""`/usage` and `/mcp [reconnect|enable|disable]` (issue 22): answered with the reference
+"""`/usage` and `/mcp [reconnect|enable|disable]`: answered with the reference
 adapter's markdown from Claude Code's own control calls, never a model turn, never empty."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`logout` (issue 23 item 7), which acp 0.12.1 does not route: the adapter runs the Claude Code
+"""`logout`, which acp 0.12.1 does not route: the adapter runs the Claude Code
 it drives as `claude auth logout` and answers `{}`; a running session's next prompt starts a
 fresh Claude (which reads the cleared credentials); a failed sign-out is -32603 and keeps the
 CLI's stderr (which may name private paths) out of the answer. A logout while a turn runs

@@ -1,4 +1,4 @@
-"""An MCP server asks, the editor answers (issue 22): MCP elicitation through ACP elicitation.
+"""An MCP server asks, the editor answers: MCP elicitation through ACP elicitation.
 
 Claude Code asks its host with an `elicitation` control request, which the SDK refuses and the
 adapter answers: the scripted Claude sends it as the real CLI sends it, a client declaring

@@ -1,11 +1,11 @@
-"""An MCP server asks the user to go to a page (URL-mode MCP elicitation, issue 22).
+"""An MCP server asks the user to go to a page (URL-mode MCP elicitation).
 
 Through the real stdio agent, the real SDK and the scripted Claude (`mcp_elicit_url*` scenarios,
 `adapter/scripted_claude/mcp_scenarios.py`), which sends the `elicitation` control request the
 bundled CLI sends for `mode: "url"` (with the server's `url` and `elicitation_id`) and, when the
 server confirms, Claude Code's `system` `elicitation_complete` frame. A client declaring
 `elicitation.url` gets `elicitation/create {mode: "url", ...}` and then `elicitation/complete`; its
-answer is what the server hears (`reference-features-2.md` section 1.3). A client with forms only
+answer is what the server hears. A client with forms only
 hears nothing of it (the server gets `cancel`), one without elicitation neither (`decline`). The
 URL reaches the client's form and no title or log line.
 """

@@ -1,4 +1,4 @@
-"""What each round of opening and closing leaves in a real agent (issue 26, item 8: nothing per
+"""What each round of opening and closing leaves in a real agent (nothing per
 closed session or load/fork round), bounded in exact counts rather than the resident set: the
 interpreter's allocated blocks and the objects its collector tracks, read by the agent itself
 (`tests.bench.traced_agent`, tracing off) after a warm-up and after the rounds, each the least

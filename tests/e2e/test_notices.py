@@ -1,7 +1,8 @@
-"""Notices end to end (DECISIONS rows 16, 34, 35; issue 23 item 2): MCP servers that Claude
-Code reports failed or needing auth, statuses of unknown shapes, and a model fallback, through
-the real stdio agent and the SDK spawning the scripted Claude, for a sessionFailure client, an
-ACP-notices client, an `agent_error` client and a legacy one. Each asserts the exact frames.
+"""Notices end to end (docs/decisions.md#model-fallback, #acp-notices and #mcp-server-problems): MCP
+servers that Claude Code reports failed or needing auth, statuses of unknown shapes, and a model
+fallback, through the real stdio agent and the SDK spawning the scripted Claude, for a
+sessionFailure client, an ACP-notices client, an `agent_error` client and a legacy one. Each asserts
+the exact frames.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Permission answers fail closed (issue 26, item 2): through the real stdio agent, a raw client
+"""Permission answers fail closed: through the real stdio agent, a raw client
 answers the scripted Claude's Bash question with every kind of malformed reply, and only a
 well-formed selection of an offered "allow" option lets the tool run."""
 

@@ -1,4 +1,4 @@
-"""The CLI's permission hints (issue 22): `default_to_no` puts the reject option first; a
+"""The CLI's permission hints: `default_to_no` puts the reject option first; a
 matched ask rule or `suppress_always_allow_rule` leaves out the "always" option; the answer
 still reaches Claude."""
 

@@ -1,5 +1,5 @@
-"""The tool-call `name` (ACP 1.22) on `session/request_permission`'s `toolCall` (issue 23 item
-8): `acp` 0.12.1's request model has no field for it, so the adapter sends the request itself;
+"""The tool-call `name` (ACP 1.22) on `session/request_permission`'s `toolCall`:
+`acp` 0.12.1's request model has no field for it, so the adapter sends the request itself;
 the frame the client receives is the card's, with `name`, and the answer still works."""
 
 from __future__ import annotations

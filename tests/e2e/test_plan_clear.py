@@ -1,4 +1,4 @@
-"""Leaving plan mode in a fresh context, end to end (`reference-features-2.md` section 2.3).
+"""Leaving plan mode in a fresh context, end to end.
 
 Through the real stdio agent, the real SDK and the scripted Claude (`plan_clear*` scenarios,
 `adapter/scripted_claude/plan_scenarios.py`), which logs its argv, the control requests and

@@ -1,4 +1,4 @@
-"""Loading a session whose plan exit cleared its context, end to end (issue 22).
+"""Loading a session whose plan exit cleared its context, end to end.
 
 Through the real stdio agent, the real SDK and the scripted Claude (`plan_clear` scenario): a
 turn plans and leaves plan mode with "clear context", a second turn runs in the continuation

@@ -1,5 +1,5 @@
 """The files the agent writes hold the user's words: private, never through a link, never another
-user's (issue 26, item 1). Each test runs the real stdio agent with the scripted Claude."""
+user's. Each test runs the real stdio agent with the scripted Claude."""
 
 from __future__ import annotations
 

@@ -165,7 +165,7 @@ def _has_key(value: object, key: str) -> bool:
     return False
 
 
-# --- negotiation (DECISIONS rows 1 and 2) -------------------------------------------------------
+# --- negotiation (docs/decisions.md#negotiation and #advertising) ---------------------------------
 
 
 def _air(air_json: str) -> str:
@@ -176,9 +176,10 @@ def _opt_in(version_json: str, capabilities_json: str = '["sessionFailure"]') ->
     return _air(f'{{"version":{version_json},"capabilities":{capabilities_json}}}')
 
 
-# Raw JSON for `clientCapabilities`: everything here must silently mean legacy (row 1). One
-# variant per layer of the envelope; the pure check itself is table-tested in the core's tests.
-# (No `_meta` at all is every legacy run of tests/e2e/test_failure_matrix.py.)
+# Raw JSON for `clientCapabilities`: everything here must silently mean legacy
+# (docs/decisions.md#negotiation). One variant per layer of the envelope; the pure check itself is
+# table-tested in the core's tests. (No `_meta` at all is every legacy run of
+# tests/e2e/test_failure_matrix.py.)
 LEGACY_CAPABILITIES: dict[str, str] = {
     "_meta a list": '{"_meta":[]}',
     "_meta null": '{"_meta":null}',
@@ -215,7 +216,8 @@ async def _negotiate(tmp_path: Path, capabilities_json: str) -> str:
             return f"initialize failed: {init['error']}"
         advertised = (init["result"].get("_meta") or {}).get("jetbrains", {}).get("air")
         declared = json.loads(capabilities_json).get("_meta")
-        # Row 2: the advertisement to an AIR client only (`_meta.jetbrains.air` an object).
+        # docs/decisions.md#advertising: the advertisement to an AIR client only
+        # (`_meta.jetbrains.air` an object).
         if advertised != (ADVERTISEMENT if air_client(declared).air else None):
             return f"wrong advertisement: {init['result'].get('_meta')}"
         created = await raw.call("session/new", {"cwd": str(raw.workdir), "mcpServers": []})
@@ -254,7 +256,8 @@ async def _negotiate_all(tmp_path: Path, variants: dict[str, str]) -> dict[str, 
 
 @pytest.mark.asyncio
 async def test_malformed_opt_in_means_legacy_never_an_error(tmp_path: Path) -> None:
-    # Row 1; and row 2: every variant's initialize response carries the advertisement.
+    # docs/decisions.md#negotiation; and docs/decisions.md#advertising: every variant's initialize
+    # response carries the advertisement.
     outcomes = await _negotiate_all(tmp_path, LEGACY_CAPABILITIES)
     assert outcomes == dict.fromkeys(LEGACY_CAPABILITIES, "legacy")
 
@@ -356,7 +359,7 @@ async def test_thinking_tools_and_text_arrive_in_order(
         if u["sessionUpdate"]
         in {"agent_thought_chunk", "tool_call", "tool_call_update", "agent_message_chunk"}
     ]
-    # Text and thinking stream (issue 13): consecutive chunks of one message join up.
+    # Text and thinking stream: consecutive chunks of one message join up.
     merged: list[dict[str, Any]] = []
     for u in updates:
         if (
@@ -524,7 +527,7 @@ async def test_allow_always_is_not_asked_again(adapters: AdapterPool, tmp_path: 
     assert adapter.agent_texts().count("Bash was allowed.") == 2
 
 
-# --- cancellation (DECISIONS row 17) ------------------------------------------------------------
+# --- cancellation (docs/decisions.md#refusal-and-cancellation) ------------------------------------
 
 
 async def _until(condition: Any, what: str) -> None:

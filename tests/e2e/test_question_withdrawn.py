@@ -1,4 +1,4 @@
-"""A permission question open when its turn ends is withdrawn (issue 26, item 7): Claude dies
+"""A permission question open when its turn ends is withdrawn: Claude dies
 while the client still shows the question, or the session is closed under it; the client gets
 `$/cancel_request` for that request, and a late answer changes nothing. Through the real stdio
 agent with a raw client that never answers in time."""

@@ -1,4 +1,4 @@
-"""Claude asks, the editor answers (issue 22): AskUserQuestion through ACP elicitation.
+"""Claude asks, the editor answers: AskUserQuestion through ACP elicitation.
 
 A client declaring `elicitation.form` gets Claude's questions as one `elicitation/create` form
 and its answer reaches Claude as AskUserQuestion's `answers` (the scripted Claude says what it

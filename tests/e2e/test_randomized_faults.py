@@ -20,11 +20,11 @@ Checked, over the whole run:
   recomputed from the seed, the session id and its index in Claude's transcript);
 - revisions strictly rise per record id, in stream order;
 - every record has exactly the spec's keys and value types, and a legacy client never gets one;
-- a capable client's prompt is never answered with a JSON-RPC error (rows 18-19: its failures
-  ride on the PromptResponse as records);
+- a capable client's prompt is never answered with a JSON-RPC error (docs/decisions.md#never-silent
+  and #legacy-clients: its failures ride on the PromptResponse as records);
 - no injected secret (the hostile error text's keys, tokens, passwords, private paths, and the
   adapter's own `ANTHROPIC_API_KEY`, echoed by Claude) reaches any frame, a legacy client's
-  agent text included (row 31), or any line of the adapter's log;
+  agent text included (docs/decisions.md#secrets), or any line of the adapter's log;
 - hostile lines the client slips in between its requests (not JSON, not requests, batches,
   invalid UTF-8, deep nesting, over the line limit) each get exactly their JSON-RPC error;
 - a message over the message limit the run sets (`large_message` endings) fails its turn
@@ -80,7 +80,8 @@ SESSION_FAILURE_KEYS = {"id", "revision", "category", "severity", "title", "deta
 REQUIRED_KEYS = SESSION_FAILURE_KEYS - {"details"}
 CATEGORIES = {"connection", "access", "limit", "request", "service", "unknown"}
 ACTIONS = {"retry", "login", "new_session"}
-# The adapter's own API key, of no known shape: masked because it is the adapter's (row 31).
+# The adapter's own API key, of no known shape: masked because it is the adapter's
+# (docs/decisions.md#secrets).
 API_KEY = "Qv7rTzLpXw2mNbKs"
 SECRETS = (*HOSTILE_SECRETS, API_KEY)
 # A small line limit and message limit, so that hostile lines and large messages cross them.
@@ -609,7 +610,8 @@ def _check(wave: Wave, findings: Findings) -> None:
             last_revision[record["id"]] = max(previous, record["revision"])
             if record["revision"] > 1:
                 counts["revisions > 1"] += 1
-        # Row 31: a legacy client's agent text carries Claude's error prose masked.
+        # docs/decisions.md#secrets: a legacy client's agent text carries Claude's error prose
+        # masked.
         wire = json.dumps(message, ensure_ascii=False)
         for secret in SECRETS:
             if secret in wire:
@@ -632,7 +634,8 @@ def _check(wave: Wave, findings: Findings) -> None:
         if prompt.needed_cancel:
             counts["client cancels (no answer yet)"] += 1
         if wave.capable and prompt.answer is not None and "error" in prompt.answer:
-            # Rows 18-19: a capable client's failures ride on the PromptResponse as records.
+            # docs/decisions.md#never-silent and #legacy-clients: a capable client's failures ride
+            # on the PromptResponse as records.
             findings.problem(
                 f"wave {wave.number}: prompt {prompt.index} of session {prompt.session} "
                 f"(turn {turn}, ending {ending}) got a JSON-RPC error: {prompt.answer['error']}"

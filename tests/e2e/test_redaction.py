@@ -1,5 +1,5 @@
 """Nothing leaked, end to end: credentials, private paths and environment values never reach a
-title (spec "Title and details", DECISIONS row 9).
+title (spec "Title and details", docs/decisions.md#titles).
 
 The scripted Claude's `hostile_error` scenario fails a turn with prose full of secrets and the
 adapter's own `$HOME`; no title, details, agent_error message or JSON-RPC error message may carry
@@ -85,8 +85,8 @@ async def test_capable_client_sees_no_secret_anywhere(tmp_path: Path, home: str)
     assert carrier == "prompt_response"
     assert record["category"] == "service" and record["severity"] == "error"
     _assert_nothing_leaked(_shown_texts(adapter), home)
-    # The prose became the title (row 20), so it is not agent text either: no frame at all
-    # carries a secret to a capable client.
+    # The prose became the title (docs/decisions.md#capable-clients), so it is not agent text
+    # either: no frame at all carries a secret to a capable client.
     for message in adapter.incoming():
         wire = json.dumps(message, ensure_ascii=False)
         for secret in _secrets(home):

@@ -1,4 +1,4 @@
-"""DECISIONS row 31 (issue 11) end to end: the scripted Claude's `hostile_error` prose (carrying
+"""docs/decisions.md#secrets end to end: the scripted Claude's `hostile_error` prose (carrying
 the adapter's own `ANTHROPIC_API_KEY` value, of no known shape) reaches neither a frame, in any
 client mode (legacy agent text included), nor a log line; model prose of a successful answer is
 not rewritten. The masking itself is tested in process in `tests/shell/test_secret_masking.py`.

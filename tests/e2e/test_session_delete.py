@@ -1,4 +1,4 @@
-"""`session/delete` (issue 23 item 7), which acp 0.12.1 does not route: the session is torn down
+"""`session/delete`, which acp 0.12.1 does not route: the session is torn down
 if it runs (its prompt in flight answered `cancelled`), its transcript and marker removed, and it
 is gone from `session/list`; an id nobody knows gets -32002, a malformed one -32602.
 

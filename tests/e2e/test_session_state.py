@@ -1,4 +1,4 @@
-"""The session's state as the editor shows it (issue 23), end to end: the adapter as a
+"""The session's state as the editor shows it, end to end: the adapter as a
 subprocess, a real ACP client, the scripted Claude on the far side.
 
 Tool input as it streams (cards opened at the call's start, refined field by field); tool

@@ -1,4 +1,4 @@
-"""Signals (issue 11): SIGTERM, SIGINT and SIGHUP answer every prompt in flight `cancelled`, stop
+"""Signals: SIGTERM, SIGINT and SIGHUP answer every prompt in flight `cancelled`, stop
 Claude (SIGKILL when it ignores SIGTERM), remove the adapter's temp folders and exit
 128 + the signal; Ctrl-C in a terminal exits 130 without a traceback."""
 

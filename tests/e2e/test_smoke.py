@@ -39,7 +39,8 @@ async def test_retry_warnings_escalate_to_rate_limit_then_next_turn_succeeds(
         "account's rate limit. Please try again later.",
         "actions": ["retry"],
     }
-    # Row 20: the prose that became the title is not also streamed as agent text.
+    # docs/decisions.md#capable-clients: the prose that became the title is not also streamed as
+    # agent text.
     texts = [u["content"]["text"] for u in adapter.updates("agent_message_chunk")]
     assert not any("429" in t for t in texts)
 

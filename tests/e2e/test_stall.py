@@ -49,7 +49,8 @@ async def test_silence_warns_and_revises_then_cancel_still_works(tmp_path: Path)
         assert record["actions"] == []
         assert record["title"].startswith("Claude has not responded for ")
         assert "you can cancel" in record["title"]
-    # Cancelling is never a failure (row 17): no error record follows the warnings.
+    # Cancelling is never a failure (docs/decisions.md#refusal-and-cancellation): no error record
+    # follows the warnings.
     assert all(r["severity"] == "warning" for _, r in records)
 
 
@@ -66,7 +67,7 @@ async def test_legacy_client_sees_nothing_new_while_claude_is_silent(tmp_path: P
         answer = await prompt
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
     assert adapter.records() == []
-    # Only the session's title (issue 13), never a record.
+    # Only the session's title, never a record.
     assert [u for u in adapter.updates("session_info_update") if set(u) != TITLE_ONLY] == []
 
 

@@ -1,4 +1,4 @@
-"""Extra folders and a client system prompt reach Claude (issue 23 item 6).
+"""Extra folders and a client system prompt reach Claude.
 
 Sent raw (acp's schema drops `systemPrompt`): `additionalDirectories` becomes `--add-dir` once
 per folder, an `append` prompt `--append-system-prompt`, an `override` one `--system-prompt`, on

@@ -1,5 +1,5 @@
 """`--trace FILE` and the log file on the real command: what a user attaches to a bug report
-(issue 16). The trace's line cutting alone is in `tests/shell/test_wire_trace.py`."""
+. The trace's line cutting alone is in `tests/shell/test_wire_trace.py`."""
 
 from __future__ import annotations
 

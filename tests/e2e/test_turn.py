@@ -1,4 +1,4 @@
-"""The turn as the editor shows it (issue 13), end to end: the adapter as a subprocess, a real
+"""The turn as the editor shows it, end to end: the adapter as a subprocess, a real
 ACP client, the scripted Claude streaming partial messages.
 
 Streaming (chunks with one messageId that join to the message exactly once), tool-call cards
@@ -270,7 +270,8 @@ async def test_a_broken_stream_then_a_failure_keeps_the_title_out_of_the_text(
     partial = "The first attempt was cut off in the middle" + BROKEN_MARK
     records = [r for _, r in adapter.records()]
     if capable:
-        # Row 20: Claude's error prose is the record's title, never also agent text.
+        # docs/decisions.md#capable-clients: Claude's error prose is the record's title, never also
+        # agent text.
         assert adapter.agent_texts() == [partial]
         assert records[-1]["title"] == OVERLOADED and records[-1]["severity"] == "error"
     else:

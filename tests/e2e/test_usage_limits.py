@@ -1,5 +1,6 @@
-"""A subscription's usage limit end to end (DECISIONS rows 32-34, issue 24): the early warning,
-the rejection, the reset a few seconds later, and the session carrying on, through the real
+"""A subscription's usage limit end to end (docs/decisions.md#early-limit-warning,
+#limit-that-resets and #acp-notices): the early warning, the rejection, the reset a few seconds
+# later, and the session carrying on, through the real
 stdio agent and the SDK spawning the scripted Claude (`usage_limit_resets`), for a capable, a
 legacy, an ACP-notices and an `agent_error` client.
 
@@ -205,7 +206,8 @@ async def test_a_loaded_session_restores_the_limits_and_publishes_no_past_reset(
         await _until(lambda: any(r["revision"] == 2 for _, r in _errors(live)), RESET_WAIT)
     third, fourth = (a.field_meta["jetbrains"]["air"]["sessionFailure"] for a in answers[2:])  # type: ignore[union-attr,index]
     # A new adapter process loads it after the reset: the limits come back as they were
-    # stored (rows 14, 28), and the reset that already passed publishes nothing new.
+    # stored (docs/decisions.md#replay-ids and #replaying-stored-messages), and the reset that
+    # already passed publishes nothing new.
     async with spawn_adapter(tmp_path, SCENARIO, env=_env(tmp_path)) as loaded:
         await loaded.conn.load_session(cwd=str(loaded.workdir), session_id=session, mcp_servers=[])
         assert time.time() > reset

@@ -1,4 +1,4 @@
-"""Hostile input on stdin (issue 11), through the real agent process (raw bytes on its stdin, the
+"""Hostile input on stdin, through the real agent process (raw bytes on its stdin, the
 scripted Claude behind it, see `tests/support/raw_agent.py`): every line gets the JSON-RPC 2.0
 answer the spec requires, the agent survives all of it, the line limit holds, any kind of stdin
 and stdout works, and at the end of input every request already read is answered before exit.

@@ -1,4 +1,4 @@
-"""Claude asks the user with the real Claude Code CLI (issue 22): AskUserQuestion through an
+"""Claude asks the user with the real Claude Code CLI: AskUserQuestion through an
 `elicitation/create` form, and ExitPlanMode through a permission request with the plan-exit
 choices. What is asserted is what the client was shown and what the CLI then told the API (the
 `tool_result` in its next request), in the CLI's own words.
@@ -261,7 +261,7 @@ async def test_keep_planning_ends_the_turn_cancelled_without_a_record(
     asking: tuple[Adapter, AskedClient], double: MessagesApiDouble
 ) -> None:
     # "No, keep planning" denies ExitPlanMode with an interrupt: the real CLI ends the cycle
-    # with an error result whose only error is its `[ede_diagnostic] …` line (issue 32).
+    # with an error result whose only error is its `[ede_diagnostic] …` line.
     adapter, client = asking
     session = await adapter.new_session()
     await asyncio.wait_for(

@@ -1,4 +1,4 @@
-"""`/compact` with the real Claude Code CLI (issue 23 item 1): the CLI sends its summarization
+"""`/compact` with the real Claude Code CLI: the CLI sends its summarization
 request to the Messages API double, and the client sees the compaction in its form (the
 "Compact conversation" card, or `compaction_update`s with the summary the CLI's PostCompact
 hook reports), then the meter drop to the context the CLI says it retained; `session/load` of

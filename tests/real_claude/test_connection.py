@@ -194,7 +194,8 @@ async def test_cancel_while_the_api_stalls(
         double.release_stalls()
         if not prompt.done():
             prompt.cancel()
-    # Row 17: a cancelled turn is never a failure (a stall warning may precede the cancel).
+    # docs/decisions.md#refusal-and-cancellation: a cancelled turn is never a failure (a stall
+    # warning may precede the cancel).
     assert not isinstance(response, Exception) and response.stop_reason == "cancelled"
     assert response.field_meta is None or "jetbrains" not in response.field_meta
     assert all(r["severity"] == "warning" for r in _warned(adapter, start, session_id))

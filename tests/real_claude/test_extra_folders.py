@@ -1,4 +1,4 @@
-"""Extra folders with the real Claude Code CLI (issue 23 item 6): a session's
+"""Extra folders with the real Claude Code CLI: a session's
 `additionalDirectories` reach the CLI as `--add-dir`, so a Read the model asks for in such a
 folder runs without a permission question and returns the file; the same Read from a session
 without the folder makes Claude Code ask first (`session/request_permission`).

@@ -2,8 +2,8 @@
 
 Every row is one HTTP answer of the Messages API double, repeated as often as the CLI asks
 (`CLAUDE_CODE_MAX_RETRIES=2`), and states what the real CLI 2.1.332 makes of it (the error kind
-on its `<synthetic>` message, whether it sends `api_retry` frames) and what the spec and
-DECISIONS.md require a client to get for that kind. The real CLI's quirks, mapped here so an
+on its `<synthetic>` message, whether it sends `api_retry` frames) and what the contract and
+docs/decisions.md require a client to get for that kind. The real CLI's quirks, mapped here so an
 upgrade that changes them fails a test:
 
 - a 529 is retried as `overloaded`, but the final error kind is `server_error` (category service);
@@ -59,8 +59,8 @@ RETRIES = 2  # CLAUDE_CODE_MAX_RETRIES in support.cli_env
 class Row:
     name: str
     reply: Reply
-    # The category of the api_retry warnings (DECISIONS row 11), or None when the CLI does not
-    # retry or the retries publish nothing (401).
+    # The category of the api_retry warnings (docs/decisions.md#retry-progress), or None when the
+    # CLI does not retry or the retries publish nothing (401).
     warnings: str | None
     with_status: bool  # "Retrying Claude…" (an HTTP status) or "Reconnecting to Claude…"
     error_kind: str  # the CLI's error kind on its synthetic message (legacy errorKind)
@@ -189,7 +189,7 @@ def _check_capable(row: Row, turn: Turn, turn_id: str, title: str) -> None:
         "actions": row.actions,
     }
     assert turn.records() == [*warnings, ("prompt_response", terminal)]
-    # Row 20: the words that became the title are not also agent text.
+    # docs/decisions.md#capable-clients: the words that became the title are not also agent text.
     assert title not in "".join(turn.texts())
 
 
@@ -199,7 +199,7 @@ def _check_legacy(row: Row, turn: Turn, title: str) -> None:
     if row.legacy_code == -32603:
         assert error.data == {"errorKind": row.error_kind}
     assert turn.records() == []
-    # Row 19: Claude's error prose stays in the transcript as agent text.
+    # docs/decisions.md#legacy-clients: Claude's error prose stays in the transcript as agent text.
     assert title in "".join(turn.texts())
 
 
@@ -274,7 +274,8 @@ async def test_a_replayed_failure_other_than_a_usage_limit_is_its_words(
     assert failed.cwd is not None
 
     replay = await load(adapter, failed.session_id, failed.cwd)
-    # DECISIONS row 28: only usage limits become typed records on replay; every other stored
-    # message, Claude's error words included, replays as its transcript text, for every client.
+    # docs/decisions.md#replaying-stored-messages: only usage limits become typed records on replay;
+    # every other stored message, Claude's error words included, replays as its transcript text, for
+    # every client.
     assert replay.records() == []
     assert "".join(replay.texts()) == words + "Recovered."

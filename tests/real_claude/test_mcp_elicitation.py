@@ -1,4 +1,4 @@
-"""An MCP server that asks the user, with the real Claude Code CLI (issue 22): the session's
+"""An MCP server that asks the user, with the real Claude Code CLI: the session's
 client MCP server (`eliciting_server.py`, a stdio server on the `mcp` package) elicits from
 inside its tool, the Messages API double makes the model call that tool, and the ACP client
 answers. Asserted at both ends: what the client was asked (`elicitation/create`), what the

@@ -1,7 +1,8 @@
-"""An MCP server that fails to start, with the real Claude Code CLI (issue 23 item 2, DECISIONS
-row 35): the client's stdio server names a command that does not exist, the CLI reports it
-`failed` in its init frame, and the client hears of it in its form: a capable client as a
-`service` warning record in the notice namespace, a legacy one as the reference's bold text.
+"""An MCP server that fails to start, with the real Claude Code CLI
+(docs/decisions.md#mcp-server-problems): the client's stdio server names a command that does not
+exist, the CLI reports it `failed` in its init frame, and the client hears of it in its form: a
+capable client as a `service` warning record in the notice namespace, a legacy one as the
+reference's bold text.
 """
 
 from __future__ import annotations

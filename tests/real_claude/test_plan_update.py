@@ -1,5 +1,5 @@
 """A plan exit that clears the context, with the real Claude Code CLI, for a client that declares
-`plan` (issue 22, `reference-features-2.md` section 2.3 step 5): after the fresh context's mode,
+`plan` (as the reference adapter does): after the fresh context's mode,
 options and emptied meter, the approved plan arrives as a markdown `plan_update`, then the
 ExitPlanMode card is completed, and the fresh Claude implements the plan in the same turn.
 

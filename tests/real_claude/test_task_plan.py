@@ -1,4 +1,4 @@
-"""Claude Code's task list as the session's plan, with the real Claude Code CLI (issue 32): the
+"""Claude Code's task list as the session's plan, with the real Claude Code CLI: the
 double answers with `TaskCreate` and `TaskUpdate` calls, the CLI runs them (and fires its
 TaskCreated hook), and the client sees the list as `plan` updates and no card for them."""
 

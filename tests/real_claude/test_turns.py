@@ -219,9 +219,11 @@ async def test_refusal_ends_the_turn_as_refused_and_keeps_claudes_words(
 ) -> None:
     """The CLI 2.1.332 retries a refusal once, then sends `model_refusal_no_fallback`, a
     `<synthetic>` "API Error: … safeguards flagged this message …" (error kind
-    invalid_request) and a result with `stop_reason: refusal`. Rows 17 and 29: the turn ends
-    `refusal` with no failure record; row 24 (and row 19 for legacy): Claude's words are not
-    lost, they reach the client as agent text."""
+    invalid_request) and a result with `stop_reason: refusal`.
+    docs/decisions.md#refusal-and-cancellation and #refusal-explanation: the turn ends `refusal`
+    with no failure record; docs/decisions.md#error-prose-without-record (and
+    docs/decisions.md#legacy-clients for legacy): Claude's words are not lost, they reach the client
+    as agent text."""
     double.script(otherwise=Answer("I can't help with that.", stop_reason="refusal"))
     turn = await run_turn(adapter, "Something unsafe")
     assert len(double.messages()) == 2

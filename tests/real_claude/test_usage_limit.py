@@ -101,9 +101,10 @@ async def test_usage_limit_live_and_replayed(
 async def test_warning_then_limit_then_reset_then_the_next_answer(
     adapter: Adapter, double: MessagesApiDouble, mode: str
 ) -> None:
-    # Rows 32-33 against the real CLI: its rate_limit_event frames come from the headers.
-    # The reset must still lie ahead when the limit is reported: the two real-CLI turns before
-    # it take seconds on a loaded machine, and a window whose reset has passed warns nothing.
+    # docs/decisions.md#early-limit-warning and #limit-that-resets against the real CLI: its
+    # rate_limit_event frames come from the headers. The reset must still lie ahead when the limit
+    # is reported: the two real-CLI turns before it take seconds on a loaded machine, and a window
+    # whose reset has passed warns nothing.
     reset = int(time.time()) + 20
     double.script(
         Answer("Nearly there.", headers=subscription_warning(reset, 0.92)),

@@ -1,5 +1,6 @@
-"""The pure rules behind issue 22: which `$/cancel_request` names a running prompt, which
-questions can be asked, and how a form's answer folds into AskUserQuestion's `answers`."""
+"""The pure rules behind Claude's questions and the client's cancels: which `$/cancel_request` names
+a running prompt, which questions can be asked, and how a form's answer folds into AskUserQuestion's
+`answers`."""
 
 from __future__ import annotations
 

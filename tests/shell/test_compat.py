@@ -101,7 +101,7 @@ def test_the_transport_keeps_its_process_in_a_private_attribute() -> None:
 def test_a_reaped_process_leaves_the_sdks_set_of_live_children() -> None:
     # The SDK adds the process it spawned to `_ACTIVE_CHILDREN` and, once reaped, discards
     # `self._process`, which is our wrapper by then: the wrapper must find what it wraps, or
-    # every closed session's process (and its pipes) stayed in that set (issue 26).
+    # every closed session's process (and its pipes) stayed in that set.
     from claude_agent_sdk._internal.transport import subprocess_cli
 
     assert "_ACTIVE_CHILDREN.add(self._process)" in inspect.getsource(

@@ -276,7 +276,8 @@ def _cases() -> dict[str, Case]:
         "leaky agent_error": ("error-leak", [*handshake(AGENT_ERROR_OPT_IN), *turn,
                               (IN, _agent_error(HOME)), (IN, answer(2))], -2),
         "title as text": ("title-as-agent-text", [*h, *turn, (IN, chunk(TITLE)), (IN, done)], 5),
-        # Row 26: a failure between turns is a record; its prose is not also agent text.
+        # docs/decisions.md#failures-between-turns: a failure between turns is a record; its prose
+        # is not also agent text.
         "between turns": ("title-as-agent-text", [
             *h, *turn, (IN, answer(2)), (IN, chunk(TITLE)),
             (IN, info(record(f"{SID}:session-error:e:1")))], -2),
@@ -331,7 +332,8 @@ def _passing() -> dict[str, tuple[set[str], Frames]]:
     # fmt: off
     return {
         "clean": (set(RULES) - {"unparseable"}, _clean_log()),
-        # Row 10: a short message of two paragraphs is split, title first, details the rest.
+        # docs/decisions.md#details: a short message of two paragraphs is split, title first,
+        # details the rest.
         "two short paragraphs": ({"record-details", "title-paragraphs"}, [*h, (IN, info(split))]),
         "long text split": ({"title-too-long", "record-details"}, [*h, (IN, info(long_split))]),
         "title of 256": ({"title-too-long"}, [*h, (IN, info(fits))]),
@@ -360,20 +362,22 @@ def _passing() -> dict[str, tuple[set[str], Frames]]:
             *handshake(AGENT_ERROR_OPT_IN), *turn, (IN, _agent_error()), (IN, answer(2)),
             (OUT, {"jsonrpc": "2.0", "id": 9, "method": "x/unknown"}),
             (IN, {"jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "Unknown"}})]),
-        # Row 20 only means the same prose in the same turn.
+        # docs/decisions.md#capable-clients only means the same prose in the same turn.
         "title quoted later": ({"title-as-agent-text"}, [
             *h, *turn, (IN, answer(2, record())), (OUT, prompt(3)), (IN, chunk(TITLE)),
             (IN, answer(3))]),
         "short title in prose": ({"title-as-agent-text"}, [
             *h, *turn, (IN, chunk(f"Earlier: {TITLE} Now it works.")),
             (IN, answer(2, record()))]),
-        # Row 32: an early limit warning is revised across turns as its percent rises.
+        # docs/decisions.md#early-limit-warning: an early limit warning is revised across turns as
+        # its percent rises.
         "limit warning next turn": ({"notice-reused"}, [
             *h, *turn, (IN, info(record(notice, severity="warning", title="Used 92%."))),
             (IN, answer(2)), (OUT, prompt(3)),
             (IN, info(record(notice, 2, severity="warning", title="Used 97%."))),
             (IN, answer(3))]),
-        # Row 33: an answered turn's limit is revised at its reset, whatever prompt is live.
+        # docs/decisions.md#limit-that-resets: an answered turn's limit is revised at its reset,
+        # whatever prompt is live.
         "reset during a later prompt": ({"turn-error-carrier"}, [
             *h, *turn, (IN, answer(2, record())), (OUT, prompt(3)),
             (IN, info(record(revision=2, title=TITLE + " Reset.", actions=["retry"]))),

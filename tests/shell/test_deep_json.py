@@ -1,5 +1,5 @@
 """`adapter.wire.deep_json`: JSON too deep for the standard library read with its deepest values
-truncated (issue 26, item 6), and the transcript decoder taking such a line on replay."""
+truncated, and the transcript decoder taking such a line on replay."""
 
 from __future__ import annotations
 

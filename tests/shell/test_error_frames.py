@@ -1,5 +1,5 @@
 """The one writer every frame of the agent passes through (`GuardedTransport.send`) leaves a
-null `data` out of every JSON-RPC error, whoever built it (issue 25): the `acp` SDK writes
+null `data` out of every JSON-RPC error, whoever built it: the `acp` SDK writes
 `"data": null`, and a client that reads `error.data` (Neovim's CodeCompanion) hangs on it."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Hypothesis fuzzing, in process, of everything the adapter reads from a peer it does not control.
 
 - Capability declarations: arbitrary JSON as `clientCapabilities._meta`, through
-  `fsm.negotiation.negotiate` (never raises; on exactly when DECISIONS row 1 says). End to end
-  through `initialize` on one adapter process: `tests/e2e/test_initialize_fuzz.py`.
+  `fsm.negotiation.negotiate` (never raises; on exactly when docs/decisions.md#negotiation says).
+  End to end through `initialize` on one adapter process: `tests/e2e/test_initialize_fuzz.py`.
 - Claude frames: dicts shaped like assistant / user / result / system / rate_limit_event frames,
   with fields missing or of the wrong type, through the SDK's `parse_message`, then
   `adapter.claude.translate.event_for` (and the update builders), then `SessionCore.handle`. Only
@@ -56,7 +56,7 @@ def _version_ok(value: object) -> bool:
 
 
 def _oracle(meta: object) -> bool:
-    """DECISIONS row 1, written out again."""
+    """docs/decisions.md#negotiation, written out again."""
     if not isinstance(meta, dict):
         return False
     jetbrains = meta.get("jetbrains")
@@ -403,7 +403,7 @@ def test_transcript_lines_raise_only_peer_violation_and_planning_never_raises(
     scan = ActiveScan()
     for entry in entries:
         scan.feed(entry)
-    # The replay reads backwards for it (issue 15): the same answer as the forward scan.
+    # The replay reads backwards for it: the same answer as the forward scan.
     assert active_from_newest(reversed(entries)) == scan.active_uuid
     planner = ReplayPlanner(session_id="s-1", capable=capable, active_uuid=scan.active_uuid)
     for entry in entries:

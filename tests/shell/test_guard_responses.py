@@ -1,4 +1,4 @@
-"""The stdin guard's rule for the client's responses to our requests (issue 26, item 2): the
+"""The stdin guard's rule for the client's responses to our requests: the
 `acp` connection sees exactly a result or an error object, never both, never neither."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The guard's rules alone (`adapter/wire/guard_rules.py`, issue 11): the line splitter cuts and
+"""The guard's rules alone (`adapter/wire/guard_rules.py`): the line splitter cuts and
 bounds lines, and every value that is not a request gets the JSON-RPC 2.0 answer the spec
 requires. The same rules through the real agent process are in `tests/e2e/test_wire_guard.py`.
 """

@@ -1,4 +1,5 @@
-"""The shell's layers import one way (README, "How it is built"), and nothing imports in a cycle.
+"""The shell's layers import one way (docs/architecture.md, "The shell"), and nothing imports in a
+cycle.
 
 Every import counts: at module level, inside functions and under `TYPE_CHECKING`, read from the
 sources with `ast` as `tests/core/test_purity.py` reads the core. The order, left to right:

@@ -1,4 +1,4 @@
-"""The pure rules behind MCP servers' forms (issue 22): which schema fields an ACP form can
+"""The pure rules behind MCP servers' forms: which schema fields an ACP form can
 show, what is left out, and which answer values reach the server."""
 
 from __future__ import annotations

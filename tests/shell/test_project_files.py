@@ -1,4 +1,4 @@
-"""What a new user meets first, checked in process (issue 16): the version flag, the licence, the
+"""What a new user meets first, checked in process: the version flag, the licence, the
 changelog, the README and the troubleshooting page against the real options and variables, and
 the check script's stages. The console script and the terminal hint, which need a process, are in
 `tests/e2e/test_console_script.py`.

@@ -1,7 +1,7 @@
 """Replay output is pinned: `adapter.session.load_replay.replay_transcript` over seeded, varied
 transcripts
 (`tests/support/replay_corpus.py`) must send exactly the updates and records it sent when the golden
-digests in `tests/golden/replay.json` were recorded (before the single-pass replay, issue 15).
+digests in `tests/golden/replay.json` were recorded (before the single-pass replay).
 
 A digest changes with any byte of any update, so a change to replay output must be a decided
 one: record it again with `python -m tests.shell.test_replay_golden --record` and say why. Beside

@@ -1,4 +1,4 @@
-"""DECISIONS row 31 (issue 11) in process: every credential shape is masked by `redact`, its
+"""docs/decisions.md#secrets in process: every credential shape is masked by `redact`, its
 near misses are left alone, a private value of no known shape is masked too, and log lines are
 masked, escaped onto one line and free of tracebacks below DEBUG (`adapter/app/log_masking.py`).
 End to end, the hostile prose reaching neither a frame nor a log line: `tests/e2e/test_secrets.py`.

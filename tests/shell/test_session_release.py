@@ -1,4 +1,4 @@
-"""What a closed session leaves behind (issue 26: nothing per closed session).
+"""What a closed session leaves behind (nothing per closed session).
 
 The core's machines are shared `transitions` machines that hold their models strongly, so a
 session whose core was never detached stayed alive, core and all, for the process's life; and

@@ -5,8 +5,9 @@ Each test pins one promise the shell keeps by performing the core's effects fait
 session update whose send failed is not counted as delivered; one interrupt per cancelled turn
 and a Claude that ignores it is stopped when the core's deadline passes (the timer wakes on the
 injected clock, not after real seconds); the stall watchdog runs on the same clock; an
-exception in our own code fails the turn as `internal_error` and breaks the session (row 30).
-A few translation and settings rules that the end-to-end suite cannot see are pinned too.
+exception in our own code fails the turn as `internal_error` and breaks the session
+(docs/decisions.md#internal-faults). A few translation and settings rules that the end-to-end suite
+cannot see are pinned too.
 """
 
 from __future__ import annotations
@@ -239,7 +240,8 @@ async def test_an_internal_fault_fails_the_turn_and_breaks_the_session(
         await session._on_message(_result(), {}, EPOCH)
         answer = await _answer(box)
         monkeypatch.setattr(session.core, "handle", real)
-        # Row 30: internal_error (service, retry), never "connection lost"; traceback logged.
+        # docs/decisions.md#internal-faults: internal_error (service, retry), never "connection
+        # lost"; traceback logged.
         if capable:
             assert isinstance(answer, PromptResponse)
             record = answer.field_meta["jetbrains"]["air"]["sessionFailure"]  # type: ignore[index]
@@ -358,7 +360,8 @@ def test_authorization_credentials_never_leak(scheme: str) -> None:
 
 @pytest.mark.parametrize("length", [TITLE_LIMIT, TITLE_LIMIT + 1])
 def test_title_limit_keeps_a_first_line_of_exactly_256_characters_whole(length: int) -> None:
-    # Row 10 with several paragraphs: the first line is the title when it fits (<= 256).
+    # docs/decisions.md#details with several paragraphs: the first line is the title when it fits
+    # (<= 256).
     line = "y" * length
     title, details = shape_title(f"{line}\n\nMore follows.")
     if length <= TITLE_LIMIT:

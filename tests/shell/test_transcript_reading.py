@@ -1,6 +1,6 @@
 """How `adapter.session.load_replay` reads a transcript: backwards from its end (to find the active
 usage
-limit, issue 15) it cuts exactly the lines a forward text-mode read cuts, at any block size,
+limit) it cuts exactly the lines a forward text-mode read cuts, at any block size,
 and the replay still holds one line and one block at a time."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 The quick budgets keep each test's discriminating rule and shrink only its volume: the memory
 tests keep the same bytes-per-turn allowance over fewer turns (every bounded window still
 overflows many times), the stateful test the same step count over fewer examples. So the core
-alone runs in seconds (README, "Tests"), and the gate still plays the deep budgets.
+alone runs in seconds (docs/testing.md, "Depth budgets"), and the gate still plays the deep budgets.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The failure matrix: for each failure scenario of the scripted Claude, what a capable client must
-receive and what a legacy client must receive, stated from the spec and DECISIONS.md (never from
-what the code happens to do). Run end to end in `tests/e2e/test_failure_matrix.py`; that the
+receive and what a legacy client must receive, stated from the contract and docs/decisions.md (never
+from what the code happens to do). Run end to end in `tests/e2e/test_failure_matrix.py`; that the
 table covers every failure scenario is checked in `tests/shell/test_scenario_tables.py`.
 """
 
@@ -15,11 +15,11 @@ from fsm import AUTH_REQUIRED_MESSAGE, TURN_NO_RESULT_TITLE
 from fsm.classify import without_login_instruction
 
 # Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
-# "Title and details"). The wording is the reference adapter's (reference-adapter.md §1.3).
+# "Title and details"). The wording is the reference adapter's.
 TRANSPORT_LOST_TITLE = "The connection to Claude was lost."
 WORKER_SHUTDOWN_TITLE = "The Claude worker is shutting down."
 
-# The model-fallback notice as the reference composes it (reference-adapter.md §2.1 row 9):
+# The model-fallback notice as the reference composes it:
 # "{original} declined this request ({category}); retried with {fallback}. {outcome}".
 FALLBACK_NOTICE = (
     "claude-opus-4-5 declined this request (cyber); retried with claude-sonnet-4-5. "
@@ -33,7 +33,8 @@ UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-
 
 
 def _warning(revision: int, category: str, *, status: bool = True) -> tuple[str, dict[str, Any]]:
-    """An api_retry progress record (DECISIONS row 11): a warning with no actions."""
+    """An api_retry progress record (docs/decisions.md#retry-progress): a warning with no
+    actions."""
     verb = "Retrying" if status else "Reconnecting to"
     return SESSION_INFO, {
         "revision": revision,
@@ -74,8 +75,9 @@ class Row:
     records: tuple[tuple[str, dict[str, Any]], ...]
     legacy: Legacy
     stop_reason: str = "end_turn"  # capable client
-    # Claude's own error prose: a capable client gets it only as a title (row 20); a legacy
-    # client gets it as agent text (row 19) unless `prose_to_legacy` is False.
+    # Claude's own error prose: a capable client gets it only as a title
+    # (docs/decisions.md#capable-clients); a legacy client gets it as agent text
+    # (docs/decisions.md#legacy-clients) unless `prose_to_legacy` is False.
     prose: str | None = None
     prose_to_legacy: bool = True
     # Real model text the turn streamed before failing: every client sees it.
@@ -102,7 +104,8 @@ def _api(
     streamed: tuple[str, ...] = (),
     text_of: str | None = None,
 ) -> Row:
-    """A failed API call: Claude's synthetic error message is the title (spec, row 9)."""
+    """A failed API call: Claude's synthetic error message is the title (spec,
+    docs/decisions.md#titles)."""
     text = TEXTS[text_of or scenario]
     # A sign-in record keeps what happened, not Claude Code's terminal-only /login step.
     title = without_login_instruction(text) if actions == ["login"] else text
@@ -118,15 +121,17 @@ def _api(
 
 
 ROWS: tuple[Row, ...] = (
-    # access (row 4: ["login"]; row 5: -32000 for legacy). A 401 retry publishes nothing (row 11).
+    # access (docs/decisions.md#auth-failure-capable-client: ["login"];
+    # docs/decisions.md#auth-failure-legacy-client: -32000 for legacy). A 401 retry publishes
+    # nothing (docs/decisions.md#retry-progress).
     _api("authentication_failed", "access", ["login"], "", legacy=AUTH),
     _api("oauth_org_not_allowed", "access", ["login"], "", legacy=AUTH),
-    # The synthetic login text is never forwarded, not even to a legacy client (reference §5.2).
+    # The synthetic login text is never forwarded, not even to a legacy client.
     _api("synthetic_login", "access", ["login"], "", legacy=AUTH, prose_to_legacy=False),
-    # access without login (row 6)
+    # access without login (docs/decisions.md#verification-and-cloud-credentials)
     _api("verification_required", "access", ["retry"], "verification_required"),
     _api("cloud_credential_error", "access", ["retry"], "cloud_credential_error"),
-    # limit (row 8)
+    # limit (docs/decisions.md#actions)
     _api("billing_error", "limit", [], "billing_error"),
     _api("rate_limit", "limit", ["retry"], "rate_limit"),
     _api(
@@ -157,10 +162,11 @@ ROWS: tuple[Row, ...] = (
         (_error(1, "service", TEXTS["structured_output_retries"], ["retry"]),),
         _internal("provider_error"),
     ),
-    # request (row 8: [])
+    # request (docs/decisions.md#actions: [])
     _api("invalid_request", "request", [], "invalid_request"),
     _api("model_not_found", "request", [], "model_not_found"),
-    # service (row 8: ["retry"]); 529 retries warn under the turn's id first (row 11)
+    # service (docs/decisions.md#actions: ["retry"]); 529 retries warn under the turn's id first
+    # (docs/decisions.md#retry-progress)
     _api(
         "overloaded",
         "service",
@@ -179,7 +185,8 @@ ROWS: tuple[Row, ...] = (
         warnings=(_warning(1, "limit"), _warning(2, "limit")),
         text_of="rate_limit",
     ),
-    # connection (row 8: ["new_session"]); a process that dies is transport_lost (row 18)
+    # connection (docs/decisions.md#actions: ["new_session"]); a process that dies is transport_lost
+    # (docs/decisions.md#never-silent)
     Row(
         "reconnect_then_transport_loss",
         (
@@ -204,8 +211,9 @@ ROWS: tuple[Row, ...] = (
         (_error(1, "connection", TRANSPORT_LOST_TITLE, ["new_session"]),),
         _internal("transport_lost"),
     ),
-    # A stream that ends without a result is an internal error (rows 18, 7). Its legacy
-    # errorKind is the reference's name for a turn that ended without a result (§5.2).
+    # A stream that ends without a result is an internal error (docs/decisions.md#never-silent and
+    # #internal-errors). Its legacy errorKind is the reference's name for a turn that ended without
+    # a result.
     Row(
         "no_result",
         (_error(1, "service", TURN_NO_RESULT_TITLE, ["retry"]),),
@@ -251,7 +259,8 @@ ROWS: tuple[Row, ...] = (
         (),
         Legacy(stop_reason="refusal"),
         stop_reason="refusal",
-        streamed=(TEXTS["refusal"],),  # row 17: the explanation stays agent text
+        # docs/decisions.md#refusal-and-cancellation: the explanation stays agent text
+        streamed=(TEXTS["refusal"],),
     ),
     Row(
         "retry_then_success",

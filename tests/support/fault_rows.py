@@ -34,7 +34,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("no_result", "no_result", streamed=("I'll start by reading the file.",)),
     # Claude said why the turn failed, then died before the result: its own words win over the
     # adapter's "connection lost" (spec, "Title and details"; the adapter's choice since
-    # 4aee309, beyond DECISIONS row 18's "a process that dies is transport_lost").
+    # 4aee309, beyond docs/decisions.md#never-silent: "a process that dies is transport_lost").
     Fault("die_after_error", "claude_error", streamed=("Let me check that.",)),
     # The turn opens and goes idle before Claude said anything: it will never have a result.
     Fault("idle_at_prompt", "no_result"),

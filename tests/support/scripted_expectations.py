@@ -230,13 +230,13 @@ ADAPTER_ONLY = {
     "tool_use_without_name",
     "tool_result_with_wrong_types",
     "rate_limit_every_turn",
-    # The session's state as the editor shows it (issue 23): test_session_state.py.
+    # The session's state as the editor shows it: test_session_state.py.
     "tool_stream",
     "tool_progress",
     "compaction",
     # Cancelled mid-compaction: tests/e2e/test_compaction_cut_short.py.
     "compaction_cut_short",
-    # Idle compaction (issue 23): tests/e2e/test_idle_compaction.py.
+    # Idle compaction: tests/e2e/test_idle_compaction.py.
     "idle_compaction",
     "idle_compaction_slow",
     "idle_compaction_fails",
@@ -245,10 +245,10 @@ ADAPTER_ONLY = {
     "idle_compaction_short_cache",
     "idle_compaction_limited",
     "idle_compaction_rate_limited",
-    # Notices (issue 23 item 2): tests/e2e/test_notices.py.
+    # Notices: tests/e2e/test_notices.py.
     "mcp_problems",
     "mcp_unknown_shapes",
-    # Claude asks (issue 22): test_questions.py, test_permission_hints.py.
+    # Claude asks: test_questions.py, test_permission_hints.py.
     "ask_question",
     "ask_questions",
     "permission_hints",
@@ -256,14 +256,14 @@ ADAPTER_ONLY = {
     "air_permission",
     "air_plan_file",
     "air_diff_patch",
-    "mcp_elicit",  # an MCP server asks (issue 22): test_mcp_elicitation.py
+    "mcp_elicit",  # an MCP server asks: test_mcp_elicitation.py
     "mcp_elicit_url",  # ... to sign in on a page: test_mcp_url_elicitation.py
     "mcp_elicit_url_no_id",
     "mcp_elicit_url_no_url",
     "mcp_elicit_url_confirmed",
     # Its turns wait for a reset on the wall clock: tests/e2e/test_usage_limits.py.
     "usage_limit_resets",
-    # Everyday coding turns (issue 13): tests/e2e/test_turn.py and the benchmark.
+    # Everyday coding turns: tests/e2e/test_turn.py and the benchmark.
     "coding_turn",
     "every_tool",
     "broken_stream",
@@ -283,7 +283,7 @@ ADAPTER_ONLY = {
     "plan_clear",
     "plan_clear_slow_start",
     "plan_clear_start_fails",
-    # A background subagent and a steered follow-up (issue 32): the demo plays it
+    # A background subagent and a steered follow-up: the demo plays it
     # (tests/e2e/test_demo.py); tests/e2e/test_background_and_steering.py checks the frames.
     "background_subagent",
 }

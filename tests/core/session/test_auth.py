@@ -1,4 +1,5 @@
-"""Row 4: authentication failures for capable clients, and when they recover."""
+"""docs/decisions.md#auth-failure-capable-client: authentication failures for capable clients, and
+when they recover."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from tests.support.session_narrative import (
     session_error_id,
 )
 
-# --- row 4: auth for capable clients --------------------------------------------------------------
+# --- docs/decisions.md#auth-failure-capable-client: auth for capable clients ----------------------
 
 
 def test_auth_failure_with_no_live_turn_is_session_scoped(capable: SessionCore) -> None:
@@ -90,8 +91,8 @@ def test_synthetic_login_fails_the_turn_even_with_a_clean_result(capable: Sessio
 
 def test_login_after_a_real_answer_revises_the_turns_retry_warning(capable: SessionCore) -> None:
     # Regression: the real answer used to count as success before the login prompt was seen,
-    # retiring the turn's retry warning and then crashing on revising it (row 18: the prompt
-    # was never answered).
+    # retiring the turn's retry warning and then crashing on revising it
+    # (docs/decisions.md#never-silent: the prompt was never answered).
     warning = rec(
         f"{T1}:error",
         1,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fsm.effects import AnswerSteer, InterruptClaude, SettlePrompt, StopReason
 from fsm.events import (
     BackgroundTaskSettled,
+    BackgroundTasksListed,
     BackgroundTaskStarted,
     CancelRequested,
     PromptSent,
@@ -73,3 +74,15 @@ def test_a_steer_joins_the_turn_and_the_idle_after_it_answers(capable: SessionCo
     assert capable.handle(IDLE) == [END_TURN]
     # Racing the turn's end: with no turn left, the steer is a prompt of its own.
     assert capable.handle(SteerReceived()) == [AnswerSteer(outcome="startedNewTurn")]
+
+
+def test_a_subagent_whose_end_was_never_said_is_dropped_by_the_level(
+    capable: SessionCore,
+) -> None:
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing."))
+    capable.handle(STARTED)
+    assert capable.handle(result()) == []
+    # A level listing other tasks only: "a1" ended without its notification.
+    assert capable.handle(BackgroundTasksListed(epoch=E1, task_ids=frozenset({"b9"}))) == []
+    assert capable.handle(IDLE) == [END_TURN]

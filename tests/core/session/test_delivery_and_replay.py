@@ -1,4 +1,5 @@
-"""Row 21 and replay: delivery reports, stale runtimes, and failures restored by session/load."""
+"""docs/decisions.md#delivery and replay: delivery reports, stale runtimes, and failures restored by
+session/load."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ from tests.support.session_narrative import (
     said,
 )
 
-# --- row 21: delivery and stale runtimes ----------------------------------------------------------
+# --- docs/decisions.md#delivery: delivery and stale runtimes --------------------------------------
 
 
 def test_failed_delivery_changes_nothing(capable: SessionCore) -> None:

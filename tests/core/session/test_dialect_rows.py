@@ -1,4 +1,4 @@
-"""The dialect forks as rows (issue 21 §2e): `[takes_records]` rows beside their legacy twins,
+"""The dialect forks as rows: `[takes_records]` rows beside their legacy twins,
 and the answer dialect that turns one failed settle into each client's answer.
 
 Each test drives one row of `fsm/turn.py`'s table for both kinds of client and asserts whole
@@ -148,7 +148,7 @@ def test_the_record_answers_need_the_open_turn() -> None:
     ledger.close()
 
 
-# --- between turns (row 26): a record, or a log line ------------------------------------------
+# --- between turns (docs/decisions.md#failures-between-turns): a record, or a log line ------------
 
 
 def test_a_failure_message_between_turns(capable: SessionCore, legacy: SessionCore) -> None:

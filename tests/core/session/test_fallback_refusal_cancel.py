@@ -1,4 +1,5 @@
-"""Rows 16 and 17: model fallback notices, refusals and cancellation."""
+"""docs/decisions.md#model-fallback and #refusal-and-cancellation: model fallback notices, refusals
+and cancellation."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from tests.support.session_narrative import (
     said,
 )
 
-# --- row 16: model fallback ----------------------------------------------------------------------
+# --- docs/decisions.md#model-fallback: model fallback ---------------------------------------------
 
 
 def test_model_fallback_with_no_live_turn_is_still_a_notice(capable: SessionCore) -> None:
@@ -38,7 +39,7 @@ def test_model_fallback_with_no_live_turn_is_still_a_notice(capable: SessionCore
     assert (capable.turn_state, capable.active()) == (TurnState.IDLE, [notice])
 
 
-# --- row 17: refusal and cancellation ------------------------------------------------------------
+# --- docs/decisions.md#refusal-and-cancellation: refusal and cancellation -------------------------
 
 
 @pytest.mark.parametrize("mode", ["capable", "legacy"])

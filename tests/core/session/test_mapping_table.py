@@ -37,7 +37,8 @@ def test_mapping_row_capable_turn_fails_with_a_typed_record(
     row = MAPPING[condition]
     # The prompt goes out; nothing to show yet.
     assert capable.handle(PromptSent(turn_id=T1)) == []
-    # Claude's messages: error prose is held back, it becomes the record's title (row 20).
+    # Claude's messages: error prose is held back, it becomes the record's title
+    # (docs/decisions.md#capable-clients).
     for event, capable_says, _legacy_says in row.steps:
         assert capable.handle(event) == capable_says
     # The turn ends: one answer, end_turn, with the record on the PromptResponse.
@@ -90,7 +91,7 @@ def test_mapping_row_model_fallback_is_an_unknown_warning(
     capable: SessionCore, legacy: SessionCore
 ) -> None:
     notice = rec(notice_id(1), 1, C.UNKNOWN, WARNING, FALLBACK_TEXT, NONE, K.ADVISORY)
-    # Capable: a notice record, whether or not a turn is live (row 16).
+    # Capable: a notice record, whether or not a turn is live (docs/decisions.md#model-fallback).
     assert capable.handle(PromptSent(turn_id=T1)) == []
     assert capable.handle(fell_back()) == published(notice)
     confirm(capable, notice)

@@ -1,4 +1,5 @@
-"""Row 18: every prompt gets exactly one answer, even when Claude goes quiet."""
+"""docs/decisions.md#never-silent: every prompt gets exactly one answer, even when Claude goes
+quiet."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from tests.support.session_narrative import (
     session_error_id,
 )
 
-# --- row 18: never silent -------------------------------------------------------------------------
+# --- docs/decisions.md#never-silent: never silent -------------------------------------------------
 
 
 def test_every_prompt_gets_exactly_one_answer(capable: SessionCore) -> None:

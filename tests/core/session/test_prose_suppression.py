@@ -1,4 +1,5 @@
-"""Row 20: error prose reaches only legacy clients; real prose always passes."""
+"""docs/decisions.md#capable-clients: error prose reaches only legacy clients; real prose always
+passes."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tests.support.session_narrative import (
     said,
 )
 
-# --- row 20: prose suppression -------------------------------------------------------------------
+# --- docs/decisions.md#capable-clients: prose suppression -----------------------------------------
 
 
 def test_error_prose_is_forwarded_only_to_legacy_clients(

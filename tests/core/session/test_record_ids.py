@@ -1,4 +1,5 @@
-"""Rows 12 and 13: how records are numbered, per turn and per runtime."""
+"""docs/decisions.md#turn-ids and #session-scoped-ids: how records are numbered, per turn and per
+runtime."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from tests.support.session_narrative import (
     session_error_id,
 )
 
-# --- rows 12-13: ids ------------------------------------------------------------------------------
+# --- docs/decisions.md#turn-ids and #session-scoped-ids: ids --------------------------------------
 
 
 def test_session_scoped_ids_count_per_runtime(capable: SessionCore) -> None:

@@ -1,4 +1,4 @@
-"""Row 15: when each kind of failure recovers, and what never does."""
+"""docs/decisions.md#recovery: when each kind of failure recovers, and what never does."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ from tests.support.session_narrative import (
     session_error_id,
 )
 
-# --- row 15: recovery ----------------------------------------------------------------------------
+# --- docs/decisions.md#recovery: recovery ---------------------------------------------------------
 
 
 def test_turn_failure_recovers_at_the_next_result_not_at_the_next_prompt(

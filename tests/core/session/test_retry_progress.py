@@ -1,4 +1,5 @@
-"""Row 11: retry warnings, their revisions, and their escalation to an error."""
+"""docs/decisions.md#retry-progress: retry warnings, their revisions, and their escalation to an
+error."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from tests.support.session_narrative import (
     session_error_id,
 )
 
-# --- row 11: retry progress ---------------------------------------------------------------------
+# --- docs/decisions.md#retry-progress: retry progress ---------------------------------------------
 
 
 def test_retry_warnings_escalate_to_an_error_on_the_prompt_response(capable: SessionCore) -> None:
@@ -101,7 +102,7 @@ def test_retry_whose_delivery_failed_is_not_counted(capable: SessionCore) -> Non
     capable.handle(PromptSent(turn_id=T1))
     assert capable.handle(retried(1)) == published(first)
     confirm(capable, first)
-    # Revision 2 could not be sent: logged, and nothing moves (row 21).
+    # Revision 2 could not be sent: logged, and nothing moves (docs/decisions.md#delivery).
     assert capable.handle(retried(2)) == published(lost)
     assert capable.handle(DeliveryFailed(id=lost.id, revision=2)) == [
         LogNotice(message="failed to publish turn-1:error revision 2")
@@ -147,7 +148,8 @@ def test_retry_of_a_401_publishes_nothing(capable: SessionCore) -> None:
 def test_retry_title_is_exactly_row_11_even_with_no_response_details(
     capable: SessionCore,
 ) -> None:
-    # Claude says how long it waited; DECISIONS row 11 fixes the title's wording regardless.
+    # Claude says how long it waited; docs/decisions.md#retry-progress fixes the title's wording
+    # regardless.
     capable.handle(PromptSent(turn_id=T1))
     assert capable.handle(retried(2, status=None, error=None)) == published(
         rec(

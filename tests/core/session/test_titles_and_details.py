@@ -1,4 +1,5 @@
-"""Rows 9 and 10: a record's title is Claude's own text, masked; the rest goes to details."""
+"""docs/decisions.md#titles and #details: a record's title is Claude's own text, masked; the rest
+goes to details."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from tests.support.session_narrative import (
     said,
 )
 
-# --- row 9: titles --------------------------------------------------------------------------------
+# --- docs/decisions.md#titles: titles -------------------------------------------------------------
 
 
 def test_title_is_claude_text_with_credentials_masked(capable: SessionCore) -> None:
@@ -85,7 +86,7 @@ def test_assistant_error_text_wins_over_result_text(capable: SessionCore) -> Non
     )
 
 
-# --- row 10: details ------------------------------------------------------------------------------
+# --- docs/decisions.md#details: details -----------------------------------------------------------
 
 
 def test_long_claude_text_splits_into_title_and_details(capable: SessionCore) -> None:

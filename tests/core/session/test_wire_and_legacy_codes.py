@@ -1,4 +1,5 @@
-"""Rows 3, 5 and 19: the wire record on the PromptResponse, and what legacy clients get instead."""
+"""docs/decisions.md#wire-record, #auth-failure-legacy-client and #legacy-clients: the wire record
+on the PromptResponse, and what legacy clients get instead."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from tests.support.session_narrative import (
     said,
 )
 
-# --- row 3: the wire record on the PromptResponse -------------------------------------------------
+# --- docs/decisions.md#wire-record: the wire record on the PromptResponse -------------------------
 
 
 def test_turn_failure_projects_to_exactly_the_wire_keys(capable: SessionCore) -> None:
@@ -53,7 +54,7 @@ def test_turn_failure_projects_to_exactly_the_wire_keys(capable: SessionCore) ->
     }
 
 
-# --- row 5 and 19: legacy codes -------------------------------------------------------------------
+# --- docs/decisions.md#auth-failure-legacy-client and #legacy-clients: legacy codes ---------------
 
 
 def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
