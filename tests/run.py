@@ -33,9 +33,8 @@ VENV = ROOT / ".venv"
 PYTHON = VENV / "bin" / "python"
 STAMP = VENV / ".claude-acp-installed"
 # The other Pythons the project supports (pyproject.toml's classifiers); the default python3
-# runs everything, these run the in-process tiers. (3.13 joins once the deep-JSON cut passes
-# there: its json module recurses differently.)
-OTHER_PYTHONS = ("3.12",)
+# runs everything, these run the in-process tiers.
+OTHER_PYTHONS = ("3.12", "3.13")
 
 
 class StageFailed(Exception):

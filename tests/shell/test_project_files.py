@@ -135,13 +135,14 @@ def test_the_check_script_heads_every_stage_and_ends_with_the_summary(
     assert [h.split("]")[1].split(":")[0].strip() for h in headings] == ["install", "ruff", "mypy"]
     assert "installing the project with its test extra" in out
     summary = out[out.index("===== summary =====") :].splitlines()
-    assert [line.split()[:2] for line in summary[1:8]] == [
+    assert [line.split()[:2] for line in summary[1:9]] == [
         ["install", "ok"],
         ["ruff", "ok"],
         ["mypy", "FAILED"],
         ["diagrams", "not"],
         ["pytest", "not"],
         ["py3.12", "not"],
+        ["py3.13", "not"],
         ["wheel", "not"],
     ]
     assert summary[-1] == "failed (exit status 3)"
@@ -154,9 +155,10 @@ def test_the_check_script_heads_every_stage_and_ends_with_the_summary(
     )
     assert run_py.main(["-x"]) == 0
     python = str(run_py.PYTHON)
-    assert commands[-3:] == [
+    assert commands[-4:] == [
         f"{python} -m pytest -n 4 --deep -x",
         "/v3.12/bin/python -m pytest -q -n 4 -m not e2e",
+        "/v3.13/bin/python -m pytest -q -n 4 -m not e2e",
         f"{python} {ROOT / 'tests' / 'installed_wheel.py'}",
     ]
     assert not any("pip" in c for c in commands)
@@ -184,7 +186,8 @@ def test_a_missing_python_fails_its_stage_loudly(
     assert "pyenv install 3.12" in out
     summary = out[out.index("===== summary =====") :].splitlines()
     assert summary[6].split()[:2] == ["py3.12", "FAILED"]
-    assert summary[7].split()[:2] == ["wheel", "not"]
+    assert summary[7].split()[:2] == ["py3.13", "not"]
+    assert summary[8].split()[:2] == ["wheel", "not"]
 
 
 def test_the_machine_s_pythons_are_found_where_pyenv_keeps_them() -> None:
