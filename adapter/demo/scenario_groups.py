@@ -20,6 +20,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tool_stream",
             "tool_progress",
             "commands_changed",
+            "background_subagent",
         ),
     ),
     (
@@ -138,6 +139,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "result_missing_subtype",
         ),
     ),
+    ("JetBrains AIR", ("air_permission", "air_plan_file", "air_diff_patch")),
     ("Size and load (the benchmarks)", ("large_message", "long_stream", "huge_tool_result")),
 )
 

@@ -73,7 +73,10 @@ async def test_usage_limit_live_and_replayed(
         assert turn.error.code == -32603
         assert turn.error.data == {"errorKind": "rate_limit"}
         assert texts.startswith("You've hit your 5-hour limit · resets ")
-        title = texts
+        # Live, the words end their line before the failed answer (a client that appends its
+        # error block must not glue it to them); the transcript keeps the words alone.
+        assert texts.endswith("\n")
+        title = texts.removesuffix("\n")
         assert turn.records() == []
 
     # session/load of the transcript the CLI wrote restores the failure (capable) or its words.
