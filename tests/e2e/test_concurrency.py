@@ -58,7 +58,7 @@ async def test_a_reload_answers_the_prompt_in_flight_cancelled(
         await _load(adapter, session)
         answer = await asyncio.wait_for(prompt, TIMEOUT)
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
-        assert answer.field_meta is None  # not a failure: no record
+        assert set(answer.field_meta or {}) <= {"quota"}  # not a failure: no record
         assert adapter.answers() == {k: 1 for k in adapter.answers()}
         await _until(lambda: len(processes_mentioning(session)) == 1, "one Claude process")
 

@@ -306,6 +306,8 @@ async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
         opened(failed_id),
         failed,
     ]
-    # The turn's own usage afterwards starts from what compaction retained.
+    # The turn's own usage afterwards starts from what compaction retained; the two `/compact`
+    # turns used no tokens of their own, so they end without a usage update of their own (the
+    # meter's drop is the `retained` update above).
     turn_ends = [u for u in adapter.updates("usage_update") if "cost" in u]
-    assert [u["used"] for u in turn_ends][1] == 3000
+    assert [u["used"] for u in turn_ends] == [12000]
