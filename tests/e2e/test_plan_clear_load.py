@@ -57,8 +57,8 @@ async def _load(adapter: Adapter, session: str) -> list[tuple[str, str]]:
 BEFORE_THE_CLEAR = [
     ("user_message_chunk", "fix the bug"),
     ("agent_message_chunk", "Here is my plan."),
-    # Claude Code's own note of the interrupt that ended the first context's turn.
-    ("user_message_chunk", "[Request interrupted by user]"),
+    # The plan exit's denial with `interrupt` ended the first context's turn; Claude Code 2.1
+    # writes no interrupt note for it (only its internal diagnostic as the result's error).
 ]
 IN_THE_CONTINUATION = [
     ("user_message_chunk", f"Implement the following plan:\n\n{PLAN}"),
