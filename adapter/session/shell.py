@@ -114,6 +114,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             air=self.controls.air,
         )
         self.controls.permissions.card = self.view.permission_card
+        self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.choose_fresh_context
         self._closed = False
