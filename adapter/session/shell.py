@@ -128,6 +128,7 @@ class Session:
             started=False,
             acp_notices=dialects.acp_notices,
             idle=idle_policy(cwd, settings.env),
+            background_subagents=self.controls.air.background_subagents,
         )
         self.claude = ClaudeSide(
             session_id=session_id,
@@ -174,6 +175,7 @@ class Session:
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
+        self.controls.permissions.turn_live = lambda: self.core.turn.live
 
     # --- Claude's process (starting it and reading it: `claude_side.py`) -----------------
 
