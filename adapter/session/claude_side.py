@@ -65,6 +65,7 @@ class ClaudeSide:
     _tg: TaskGroup
     _link: ClientLink
     _runtime: ClaudeRuntime | None
+    _closed: bool
     _answers: dict[str, Answer]
     controls: SessionControls
     view: TurnHooks
@@ -156,6 +157,10 @@ class ClaudeSide:
             await self._fault("the Claude runtime task")
         finally:
             self._answer_if_forgotten(runtime)
+            # Its background tasks ended with it: stopped when the adapter ended it (a close,
+            # a fresh context), failed when it ended on its own.
+            ours = self._closed or self._runtime is not runtime
+            await self.view.background_work_ended("stopped" if ours else "failed")
 
     async def _on_lost(self, runtime: ClaudeRuntime) -> None:
         if runtime.too_large:
