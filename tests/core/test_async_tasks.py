@@ -14,7 +14,11 @@ def _started(task_id: str = "b1", **fields: Any) -> dict[str, Any]:
     return frame
 
 
-SHELL = {"task_type": "local_bash", "is_backgrounded": True, "description": "npm run dev"}
+SHELL: dict[str, Any] = {
+    "task_type": "local_bash",
+    "is_backgrounded": True,
+    "description": "npm run dev",
+}
 
 
 def test_a_background_command_is_spawned_with_its_tool_call_and_ends_once() -> None:
@@ -31,7 +35,7 @@ def test_a_background_command_is_spawned_with_its_tool_call_and_ends_once() -> N
             "toolCallId": "toolu_1",
         }
     ]
-    progress = {"task_id": "b1", "summary": "compiled", "last_tool_name": "Bash"}
+    progress: dict[str, Any] = {"task_id": "b1", "summary": "compiled", "last_tool_name": "Bash"}
     progress["usage"] = {"total_tokens": 12, "tool_uses": 1, "duration_ms": 500}
     assert tasks.progress(progress) == [
         {

@@ -128,6 +128,7 @@ async def test_a_background_command_is_an_async_task_for_the_client_that_declare
         },
     ]
     [marked] = bash_meta
+    assert isinstance(marked, dict)
     assert marked["jetbrains"]["air"] == {"version": 1, "asyncTasks": {"backgrounded": True}}
 
 
