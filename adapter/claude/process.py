@@ -239,6 +239,11 @@ class ClaudeRuntime:
     async def interrupt(self) -> None:
         await self.client.interrupt()
 
+    @property
+    def closed_by_adapter(self) -> bool:
+        """The adapter closed (or stopped) this process; it did not end on its own."""
+        return self._stopped.is_set()
+
     async def stop_task(self, task_id: str) -> None:
         """Stop one background task (Claude Code then reports its end in the stream)."""
         await self.client.stop_task(task_id)
