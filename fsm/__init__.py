@@ -122,6 +122,7 @@ if TYPE_CHECKING:
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
+    from fsm.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -243,6 +244,9 @@ _HOMES = {
     "ReplayPlanner": "replay",
     "active_from_newest": "replay",
     "CANCEL_GRACE_SECONDS": "session",
+    "StartFailure": "start_failures",
+    "StartFailureKind": "start_failures",
+    "start_failure": "start_failures",
     "SessionCore": "session",
     "EntryKind": "transcript_entries",
     "TranscriptEntry": "transcript_entries",
@@ -351,6 +355,8 @@ __all__ = [
     "SessionFailureDialect",
     "SettlePrompt",
     "Severity",
+    "StartFailure",
+    "StartFailureKind",
     "StartFreshContext",
     "SteerReceived",
     "StopReason",
@@ -386,6 +392,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "start_failure",
     "title_records",
     "trigger_of",
     "typed_prompt_said",
