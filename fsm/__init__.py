@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input, with_air_meta
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.async_tasks import AsyncTasks
+    from fsm.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
     from fsm.classify import (
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
@@ -142,6 +143,10 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "BlobKind": "blob_types",
+    "BlobPlan": "blob_types",
+    "blob_plan": "blob_types",
+    "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
     "SteerReceived": "events",
@@ -299,6 +304,8 @@ __all__ = [
     "BackgroundTaskStarted",
     "BackgroundTasksListed",
     "Blame",
+    "BlobKind",
+    "BlobPlan",
     "CancelGraceExpired",
     "CancelRequested",
     "Category",
@@ -372,6 +379,8 @@ __all__ = [
     "agent_error_negotiated",
     "air_client",
     "archive_to",
+    "blob_plan",
+    "decode_text_blob",
     "fallback_moves_session",
     "file_patch",
     "is_archived",
