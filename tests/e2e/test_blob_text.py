@@ -15,6 +15,7 @@ from typing import Any
 
 import acp
 import pytest
+from acp.schema import PromptResponse
 
 from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
 
@@ -92,7 +93,8 @@ async def test_a_blob_that_cannot_be_read_as_text_is_refused(
         with pytest.raises(acp.RequestError) as caught:
             await _prompt(adapter, session, _blob("file:///p/x.txt", mime, data))
         # Nothing else is lost: the session answers the next prompt.
-        assert (await adapter.prompt(session, "and now?")).stop_reason == "end_turn"
+        after = await adapter.prompt(session, "and now?")
+        assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn", after
     assert caught.value.code == -32602
     assert said in json.dumps(caught.value.data), caught.value.data
     assert [c for c in _sent_to_claude(tmp_path) if "x.txt" in json.dumps(c)] == []
@@ -101,8 +103,8 @@ async def test_a_blob_that_cannot_be_read_as_text_is_refused(
 async def test_a_blob_whose_data_is_not_base64_is_refused(tmp_path: Path) -> None:
     async with spawn_adapter(tmp_path, "success") as adapter:
         session = await adapter.new_session()
-        bad = {"type": "resource", "resource": {"uri": "file:///p/a.txt", "mimeType": "text/plain"}}
-        bad["resource"]["blob"] = "not base64 at all!"
+        resource = {"uri": "file:///p/a.txt", "mimeType": "text/plain", "blob": "not base64!"}
+        bad = {"type": "resource", "resource": resource}
         with pytest.raises(acp.RequestError) as caught:
             await _prompt(adapter, session, bad)
     assert caught.value.code == -32602
