@@ -276,8 +276,8 @@ async def test_a_legacy_client_reads_claudes_failure_words_once() -> None:
         failure = AssistantMessage(
             content=[TextBlock(text=words)], model="<synthetic>", error="server_error"
         )
-        await session._on_message(failure, {}, EPOCH)
-        await session._on_message(_result(is_error=True, text=words), {}, EPOCH)
+        await session.claude.on_message(failure, {}, EPOCH)
+        await session.claude.on_message(_result(is_error=True, text=words), {}, EPOCH)
         answer = await _answer(box)
         assert isinstance(answer, RequestError) and answer.code == -32603
         assert str(answer) == "Internal error: The model provider reported an error."
@@ -292,7 +292,7 @@ async def test_a_legacy_client_reads_a_results_words_as_agent_text() -> None:
     async with fakes as (session, link, runtime, _c), anyio.create_task_group() as tg:
         box = await _prompt(session, runtime, tg)
         answer_so_far = AssistantMessage(content=[TextBlock(text="Reading.")], model="claude-x")
-        await session._on_message(answer_so_far, {}, EPOCH)
+        await session.claude.on_message(answer_so_far, {}, EPOCH)
         limit = ResultMessage(
             subtype="error_max_budget_usd",
             duration_ms=1,
@@ -302,7 +302,7 @@ async def test_a_legacy_client_reads_a_results_words_as_agent_text() -> None:
             session_id="s",
             errors=["Reached maximum budget ($5)"],
         )
-        await session._on_message(limit, {}, EPOCH)
+        await session.claude.on_message(limit, {}, EPOCH)
         answer = await _answer(box)
         assert isinstance(answer, RequestError) and answer.code == -32603
         assert str(answer) == "Internal error: This Claude session reached its configured budget."
