@@ -15,7 +15,8 @@ each part lives:
 - `classify.py`: what Claude's signals mean; `transcript_entries.py` and `replay.py`: Claude's
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
-  (its `_meta` fields, archived-session titles, the git patch of a change).
+  (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
+  its Async Tasks panel.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fsm.air import AirClient, advertisement, air_client
-    from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input
+    from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input, with_air_meta
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
+    from fsm.async_tasks import AsyncTasks
     from fsm.classify import (
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
@@ -105,6 +107,12 @@ if TYPE_CHECKING:
         IdlePolicy,
     )
     from fsm.ids import IdKind, ParsedId, parse_id
+    from fsm.model_following import (
+        ONE_MILLION_WINDOW,
+        fallback_moves_session,
+        model_switch_to_follow,
+        seeded_context_window,
+    )
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -143,11 +151,13 @@ _HOMES = {
     "plan_file_clear": "air_meta",
     "plan_file_input": "air_meta",
     "permission_heading": "air_meta",
+    "with_air_meta": "air_meta",
     "patchable": "git_patch",
     "patch_block": "git_patch",
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "AsyncTasks": "async_tasks",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -238,6 +248,10 @@ _HOMES = {
     "TranscriptEntry": "transcript_entries",
     "is_prompt_entry": "transcript_entries",
     "parse_entry": "transcript_entries",
+    "ONE_MILLION_WINDOW": "model_following",
+    "fallback_moves_session": "model_following",
+    "model_switch_to_follow": "model_following",
+    "seeded_context_window": "model_following",
     "LOCAL_ONLY_COMMANDS": "transcript_entries",
     "typed_prompt_said": "transcript_entries",
     "TURN_NO_RESULT_TITLE": "turn",
@@ -262,6 +276,7 @@ __all__ = [
     "LOCAL_ONLY_COMMANDS",
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
+    "ONE_MILLION_WINDOW",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -274,6 +289,7 @@ __all__ = [
     "AnswerSteer",
     "AnswerStreamStarted",
     "AssistantMessageReceived",
+    "AsyncTasks",
     "AuthStatusReported",
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
@@ -350,11 +366,13 @@ __all__ = [
     "agent_error_negotiated",
     "air_client",
     "archive_to",
+    "fallback_moves_session",
     "file_patch",
     "is_archived",
     "is_autonomous_origin",
     "is_prompt_entry",
     "is_real_model",
+    "model_switch_to_follow",
     "negotiate",
     "parse_entry",
     "parse_id",
@@ -364,6 +382,7 @@ __all__ = [
     "plan_file_clear",
     "plan_file_input",
     "redact",
+    "seeded_context_window",
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
@@ -372,6 +391,7 @@ __all__ = [
     "typed_prompt_said",
     "visible",
     "visible_title",
+    "with_air_meta",
 ]
 
 

@@ -125,6 +125,10 @@ class ClaudeSide:
                 launch=self._controls.launch(),
             )
         runtime.hooks.answer_elicitations_with(self._controls.elicitations.answer)
+        # `/model` typed in the chat: the picker follows, after the hook is answered.
+        runtime.hooks.follow_models_with(
+            lambda model: self._tg.start_soon(self._controls.follow_model, model)
+        )
         # A compaction's summary (the PostCompact hook) goes to the session's view.
         runtime.hooks.answer_with(self._view)
         # Compactions are named by their place in the session: count those it had already,
@@ -178,6 +182,10 @@ class ClaudeSide:
             await self._fault("the Claude runtime task")
         finally:
             self._answer_if_forgotten(runtime)
+            # Its background tasks ended with it: stopped when the adapter ended it (a close,
+            # a fresh context), failed when it ended on its own.
+            ours = runtime.closed_by_adapter or self.runtime is not runtime
+            await self._view.background_work_ended("stopped" if ours else "failed")
 
     async def _on_lost(self, runtime: ClaudeRuntime) -> None:
         if runtime.too_large:

@@ -173,6 +173,7 @@ class Session:
         )
         self.controls.bind(lambda: self.claude.runtime)
         self.controls.permissions.card = self.view.permission_card
+        self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
         self.controls.permissions.turn_live = lambda: self.core.turn.live
@@ -361,6 +362,23 @@ class Session:
             self._tg.start_soon(self._steered_prompt, blocks)
             return {"outcome": "startedNewTurn"}
         return {"outcome": "promptRequired", "reason": "noRunningTurn"}
+
+    async def stop_async_task(self, task_id: str) -> bool:
+        """`_session/async_task/stop` (adapter.agent.async_task_stop): Claude Code stops the
+        task when the Async Tasks panel may stop it; Claude's refusal is a -32603."""
+        runtime = self.claude.runtime
+
+        async def stop(task: str) -> None:
+            if runtime is None:
+                raise RequestError.internal_error({"reason": "Claude is not running"})
+            try:
+                await runtime.stop_task(task)
+            except Exception as exc:
+                log.warning("session %s: stopping a task failed", self.session_id, exc_info=True)
+                reason = {"reason": "Claude Code did not stop it"}
+                raise RequestError.internal_error(reason) from exc
+
+        return await self.view.stop_async_task(task_id, stop)
 
     async def _steered_prompt(self, blocks: list[Any]) -> None:
         try:
