@@ -24,7 +24,7 @@ from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, Tex
 
 from adapter.claude.runtime_settings import RuntimeSettings, private_values
 from adapter.claude.translate import event_for
-from adapter.session.shell import Session
+from adapter.session.session import Session
 from adapter.wire.client_link import ClientLink
 from fsm import TITLE_LIMIT, Dialects, ResultReceived, RuntimeStarted, redact, shape_title
 
@@ -424,7 +424,7 @@ def test_title_limit_keeps_a_first_line_of_exactly_256_characters_whole(length: 
 
 
 async def test_the_reader_tells_our_faults_from_claudes_transport() -> None:
-    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.claude_runtime import ClaudeRuntime
 
     async def allow(*_: object) -> Any:
         raise AssertionError("no permission asked here")
