@@ -123,6 +123,7 @@ if TYPE_CHECKING:
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
+    from fsm.session_titles import generated_title, title_description
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
@@ -249,6 +250,8 @@ _HOMES = {
     "ReplayPlanner": "replay",
     "active_from_newest": "replay",
     "CANCEL_GRACE_SECONDS": "session",
+    "generated_title": "session_titles",
+    "title_description": "session_titles",
     "StartFailure": "start_failures",
     "StartFailureKind": "start_failures",
     "start_failure": "start_failures",
@@ -383,6 +386,7 @@ __all__ = [
     "decode_text_blob",
     "fallback_moves_session",
     "file_patch",
+    "generated_title",
     "is_archived",
     "is_autonomous_origin",
     "is_prompt_entry",
@@ -402,6 +406,7 @@ __all__ = [
     "session_failure_record",
     "shape_title",
     "start_failure",
+    "title_description",
     "title_records",
     "trigger_of",
     "typed_prompt_said",

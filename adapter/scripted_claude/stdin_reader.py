@@ -128,6 +128,9 @@ class StdinReader:
                 }
             )
             return
+        elif subtype == "generate_session_title":
+            # `$CLAUDE_ACP_SCRIPTED_TITLE`: the name the fake gives the session (else none).
+            answer = {"title": self.env.get("CLAUDE_ACP_SCRIPTED_TITLE") or None}
         elif subtype == "get_context_usage":
             answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
         s.emit(frames.control_response(request_id, answer))

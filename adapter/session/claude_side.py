@@ -125,6 +125,12 @@ class ClaudeSide:
                 launch=self._controls.launch(),
             )
         runtime.hooks.answer_elicitations_with(self._controls.elicitations.answer)
+        # Claude Code's name for the session, asked for once a turn is over.
+        self._view.ask_titles_with(
+            lambda description: self._tg.start_soon(
+                self._view.ask_title, runtime.client, description
+            )
+        )
         # `/model` typed in the chat: the picker follows, after the hook is answered.
         runtime.hooks.follow_models_with(
             lambda model: self._tg.start_soon(self._controls.follow_model, model)
