@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         StartFreshContext,
         StopReason,
         StopRuntime,
+        WithdrawQuestions,
     )
     from fsm.errors import FsmError, InvalidTransition, PeerViolation
     from fsm.events import (
@@ -89,6 +90,7 @@ if TYPE_CHECKING:
         RetryAttempted,
         RuntimeStarted,
         RuntimeStartFailed,
+        SessionClosing,
         SteerReceived,
         StreamEnded,
         TransportLost,
@@ -128,6 +130,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
+    "SessionClosing": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
     "BackgroundTasksListed": "events",
@@ -165,6 +168,7 @@ _HOMES = {
     "StartFreshContext": "effects",
     "StopReason": "effects",
     "StopRuntime": "effects",
+    "WithdrawQuestions": "effects",
     "FsmError": "errors",
     "InvalidTransition": "errors",
     "PeerViolation": "errors",
@@ -321,6 +325,7 @@ __all__ = [
     "SendContinuation",
     "SendNotice",
     "SendPrompt",
+    "SessionClosing",
     "SessionCore",
     "SessionFailureDialect",
     "SettlePrompt",
@@ -334,6 +339,7 @@ __all__ = [
     "TransportLost",
     "TurnWentBusy",
     "TurnWentIdle",
+    "WithdrawQuestions",
     "WorkerShuttingDown",
     "active_from_newest",
     "advertisement",

@@ -26,6 +26,7 @@ from tests.support.session_narrative import (
     E1,
     ERROR,
     FORWARD,
+    FORWARD_MASKED,
     LOGIN,
     LOGIN_TEXT,
     LOGIN_TITLE,
@@ -75,13 +76,15 @@ def _error_row(
             (
                 said(text, model=model, error=error),
                 [],
-                [FORWARD] if legacy_says is None else legacy_says,
+                [FORWARD_MASKED] if legacy_says is None else legacy_says,
             ),
         ),
         ending=result(is_error=True, text=text),
         record=rec(f"{T1}:error", 1, category, ERROR, text, actions, kind),
         legacy_answer=legacy_answer
-        or RejectPrompt(blame=Blame.INTERNAL, message=f"Internal error: {text}", error_kind=error),
+        or RejectPrompt(
+            blame=Blame.INTERNAL, message=f"Internal error: {text}", error_kind=error, turn_id=T1
+        ),
     )
 
 
@@ -166,6 +169,7 @@ MAPPING: dict[str, MappingRow] = {
         ),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message="Internal error: Reached maximum budget ($5)",
             error_kind="budget_exhausted",
         ),
@@ -188,6 +192,7 @@ MAPPING: dict[str, MappingRow] = {
         ),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message="Internal error: Reached maximum number of turns (8)",
             error_kind="max_turns",
         ),
@@ -231,6 +236,7 @@ MAPPING: dict[str, MappingRow] = {
         ),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message=f"Internal error: {TURN_NO_RESULT_TITLE}",
             error_kind="no_result",
         ),
@@ -250,6 +256,7 @@ MAPPING: dict[str, MappingRow] = {
         ),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message="Internal error: The connection to Claude was lost.",
             error_kind="transport_lost",
         ),
@@ -271,6 +278,7 @@ MAPPING: dict[str, MappingRow] = {
         ),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message="Internal error: The Claude worker is shutting down.",
             error_kind="worker_shutdown",
         ),

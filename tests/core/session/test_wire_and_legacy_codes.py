@@ -12,12 +12,14 @@ from tests.support.session_narrative import (
     E1,
     END_TURN,
     FORWARD,
+    FORWARD_MASKED,
     LOGIN_TEXT,
     OVERLOADED_TEXT,
     SPEND_LIMIT,
     SYN,
     T1,
     T2,
+    WITHDRAW,
     result,
     retried,
     said,
@@ -30,7 +32,8 @@ def test_turn_failure_projects_to_exactly_the_wire_keys(capable: SessionCore) ->
     # An overloaded turn ...
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    [settle] = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    withdraw, settle = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    assert withdraw == WITHDRAW
     assert isinstance(settle, SettlePrompt) and settle.record is not None
     # ... rides on the response's _meta beside what the shell already put there.
     meta = merge_meta(
@@ -62,11 +65,15 @@ def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
 ) -> None:
     legacy.handle(PromptSent(turn_id=T1))
     # The usage-limit prose stays in the transcript for a legacy editor.
-    assert legacy.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == [FORWARD]
+    assert legacy.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == [FORWARD_MASKED]
     assert legacy.handle(result(is_error=True, text=SPEND_LIMIT)) == [
+        WITHDRAW,
         RejectPrompt(
-            blame=Blame.INTERNAL, message=f"Internal error: {SPEND_LIMIT}", error_kind="rate_limit"
-        )
+            blame=Blame.INTERNAL,
+            message=f"Internal error: {SPEND_LIMIT}",
+            error_kind="rate_limit",
+            turn_id=T1,
+        ),
     ]
     # Nothing typed, nothing active, and the next prompt is accepted.
     assert legacy.active() == []
@@ -78,16 +85,20 @@ def test_legacy_error_result_without_assistant_error_names_the_kind(legacy: Sess
     assert legacy.handle(
         result(subtype="error_during_execution", is_error=True, errors=("boom",))
     ) == [
+        WITHDRAW,
         RejectPrompt(
-            blame=Blame.INTERNAL, message="Internal error: boom", error_kind="provider_error"
-        )
+            blame=Blame.INTERNAL,
+            message="Internal error: boom",
+            error_kind="provider_error",
+            turn_id=T1,
+        ),
     ]
 
 
 def test_legacy_auth_rejects_with_authentication_required(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
     assert legacy.handle(said(LOGIN_TEXT, model=SYN)) == []
-    assert legacy.handle(result(is_error=True, text=LOGIN_TEXT)) == [AUTH_REJECTION]
+    assert legacy.handle(result(is_error=True, text=LOGIN_TEXT)) == [WITHDRAW, AUTH_REJECTION]
     # An auth check later publishes nothing either.
     assert legacy.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
 
@@ -109,5 +120,5 @@ def test_legacy_never_publishes_retry_history_or_records(legacy: SessionCore) ->
     assert legacy.handle(retried(2, status=None)) == []
     assert legacy.handle(HistoryFailureFound(id="u0:error", title=SPEND_LIMIT, active=True)) == []
     assert legacy.handle(said("Done.")) == [FORWARD]
-    assert legacy.handle(result(text="Done.")) == [END_TURN]
+    assert legacy.handle(result(text="Done.")) == [WITHDRAW, END_TURN]
     assert legacy.active() == []
