@@ -116,7 +116,14 @@ if TYPE_CHECKING:
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
-    from fsm.transcript_entries import EntryKind, TranscriptEntry, is_prompt_entry, parse_entry
+    from fsm.transcript_entries import (
+        LOCAL_ONLY_COMMANDS,
+        EntryKind,
+        TranscriptEntry,
+        is_prompt_entry,
+        parse_entry,
+        typed_prompt_said,
+    )
     from fsm.turn import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT, TURN_NO_RESULT_TITLE
     from fsm.vocabulary import Action, Category, FailureKind, Severity
     from fsm.wire import (
@@ -235,6 +242,8 @@ _HOMES = {
     "TranscriptEntry": "transcript_entries",
     "is_prompt_entry": "transcript_entries",
     "parse_entry": "transcript_entries",
+    "LOCAL_ONLY_COMMANDS": "transcript_entries",
+    "typed_prompt_said": "transcript_entries",
     "TURN_NO_RESULT_TITLE": "turn",
     "AUTH_REQUIRED_MESSAGE": "turn",
     "SIGN_IN_HINT": "turn",
@@ -254,6 +263,7 @@ __all__ = [
     "CANCEL_GRACE_SECONDS",
     "DEFAULT_DELAY_SECONDS",
     "DEFAULT_MIN_TOKENS",
+    "LOCAL_ONLY_COMMANDS",
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
     "SESSION_FAILURE_KEYS",
@@ -365,6 +375,7 @@ __all__ = [
     "shape_title",
     "title_records",
     "trigger_of",
+    "typed_prompt_said",
     "visible",
     "visible_title",
 ]

@@ -39,7 +39,13 @@ CUSTOM_INSTRUCTIONS = "customInstructions"
 # (`sessionFailure` first): the one list of them, which `advertisement` and `negotiated` read.
 # `customInstructions` is the agent's alone: the client never declares it, and it is read from
 # any client.
-IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE, CUSTOM_INSTRUCTIONS, DIFF_PATCH, PLAN_FILE)
+IMPLEMENTED: tuple[str, ...] = (
+    SESSION_FAILURE,
+    CUSTOM_INSTRUCTIONS,
+    DIFF_PATCH,
+    PLAN_FILE,
+    BACKGROUND_SUBAGENTS,
+)
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END})
 AIR_VERSION = 1
@@ -89,6 +95,12 @@ class AirClient:
     def plan_file(self) -> bool:
         """ExitPlanMode shows the plan's file (`rawInput.planFilePath`), not its text."""
         return self.negotiated(PLAN_FILE)
+
+    @property
+    def background_subagents(self) -> bool:
+        """A turn is answered at its result while its background subagents still run; what
+        they do afterwards (text, tool calls, questions) goes out after the answer."""
+        return self.negotiated(BACKGROUND_SUBAGENTS)
 
     @property
     def permission_heading(self) -> bool:
