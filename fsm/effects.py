@@ -167,8 +167,9 @@ class AnswerSteer(Effect):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SendPrompt(Effect):
-    """Send the waiting prompt `turn_id` to Claude now, first replacing Claude's process when
-    `replace_runtime` (it was lost, or the credentials changed); then report `PromptSent`."""
+    """Send the waiting prompt `turn_id` to Claude now, first starting a Claude process when
+    `replace_runtime` (none was started yet, it was lost, or the credentials changed: the
+    runtime machine decides, `runtime.py`), replacing any old one; then report `PromptSent`."""
 
     turn_id: str
     replace_runtime: bool = False

@@ -201,3 +201,27 @@ def test_only_a_settled_successful_auth_status_confirms_auth(core: SessionCore) 
     # Signed in: `confirm_auth` fires AUTH_CONFIRMED and the incident machine retires it.
     core.handle(AuthStatusReported(epoch=E1, is_authenticating=False))
     assert auth.record not in core.active()
+
+
+def test_the_runtime_machine_decides_when_a_claude_process_starts() -> None:
+    # The shell starts a Claude process only when a `SendPrompt` says so: a session whose
+    # process was never started asks for one with its first prompt, and not again once it runs.
+    fresh = SessionCore(session_id="s", epoch="unstarted", capable=True, started=False)
+    try:
+        assert fresh.runtime.state is S.UNSTARTED
+        assert fresh.handle(PromptReceived(turn_id="t1")) == [
+            SendPrompt(turn_id="t1", replace_runtime=True)
+        ]
+        assert fresh.handle(RuntimeStarted(epoch=E1)) == []
+        fresh.handle(PromptSent(turn_id="t1"))
+        fresh.handle(ResultReceived(epoch=E1, subtype="success", is_error=False))
+        assert fresh.handle(PromptReceived(turn_id="t2")) == [SendPrompt(turn_id="t2")]
+    finally:
+        fresh.close()
+    # A session opened with its process already running (a load or a resume spawns it).
+    opened = SessionCore(session_id="s", epoch="unstarted", capable=True, started=False)
+    try:
+        assert opened.handle(RuntimeStarted(epoch=E1)) == []
+        assert opened.handle(PromptReceived(turn_id="t1")) == [SendPrompt(turn_id="t1")]
+    finally:
+        opened.close()
