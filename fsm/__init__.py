@@ -15,7 +15,8 @@ each part lives:
 - `classify.py`: what Claude's signals mean; `transcript_entries.py` and `replay.py`: Claude's
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
-  (its `_meta` fields, archived-session titles, the git patch of a change).
+  (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
+  its Async Tasks panel.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fsm.air import AirClient, advertisement, air_client
-    from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input
+    from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input, with_air_meta
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
+    from fsm.async_tasks import AsyncTasks
     from fsm.classify import (
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
@@ -146,11 +148,13 @@ _HOMES = {
     "plan_file_clear": "air_meta",
     "plan_file_input": "air_meta",
     "permission_heading": "air_meta",
+    "with_air_meta": "air_meta",
     "patchable": "git_patch",
     "patch_block": "git_patch",
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "AsyncTasks": "async_tasks",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -278,6 +282,7 @@ __all__ = [
     "AnswerSteer",
     "AnswerStreamStarted",
     "AssistantMessageReceived",
+    "AsyncTasks",
     "AuthStatusReported",
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
@@ -378,6 +383,7 @@ __all__ = [
     "typed_prompt_said",
     "visible",
     "visible_title",
+    "with_air_meta",
 ]
 
 
