@@ -109,6 +109,12 @@ if TYPE_CHECKING:
         IdlePolicy,
     )
     from fsm.ids import IdKind, ParsedId, parse_id
+    from fsm.model_following import (
+        ONE_MILLION_WINDOW,
+        fallback_moves_session,
+        model_switch_to_follow,
+        seeded_context_window,
+    )
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -246,6 +252,10 @@ _HOMES = {
     "TranscriptEntry": "transcript_entries",
     "is_prompt_entry": "transcript_entries",
     "parse_entry": "transcript_entries",
+    "ONE_MILLION_WINDOW": "model_following",
+    "fallback_moves_session": "model_following",
+    "model_switch_to_follow": "model_following",
+    "seeded_context_window": "model_following",
     "LOCAL_ONLY_COMMANDS": "transcript_entries",
     "typed_prompt_said": "transcript_entries",
     "TURN_NO_RESULT_TITLE": "turn",
@@ -270,6 +280,7 @@ __all__ = [
     "LOCAL_ONLY_COMMANDS",
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
+    "ONE_MILLION_WINDOW",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -361,11 +372,13 @@ __all__ = [
     "agent_error_negotiated",
     "air_client",
     "archive_to",
+    "fallback_moves_session",
     "file_patch",
     "is_archived",
     "is_autonomous_origin",
     "is_prompt_entry",
     "is_real_model",
+    "model_switch_to_follow",
     "negotiate",
     "parse_entry",
     "parse_id",
@@ -375,6 +388,7 @@ __all__ = [
     "plan_file_clear",
     "plan_file_input",
     "redact",
+    "seeded_context_window",
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
