@@ -12,9 +12,9 @@ import pytest
 from acp.schema import PermissionOption, ToolCallUpdate
 from claude_agent_sdk.types import PermissionResultDeny, ToolPermissionContext
 
-from adapter.controls.controls import SessionControls
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.questions import ToolUseAborted
+from adapter.controls.session_controls import SessionControls
 from adapter.wire.client_link import ClientLink
 
 
