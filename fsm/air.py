@@ -22,6 +22,7 @@ from fsm.negotiation import _is_version
 
 __all__ = [
     "IMPLEMENTED",
+    "INDEX_CAPABILITIES",
     "SESSION_INDEX",
     "AirClient",
     "advertisement",
@@ -39,7 +40,24 @@ CUSTOM_INSTRUCTIONS = "customInstructions"
 # (`sessionFailure` first): the one list of them, which `advertisement` and `negotiated` read.
 # `customInstructions` is the agent's alone: the client never declares it, and it is read from
 # any client.
-IMPLEMENTED: tuple[str, ...] = (SESSION_FAILURE, CUSTOM_INSTRUCTIONS, DIFF_PATCH, PLAN_FILE)
+IMPLEMENTED: tuple[str, ...] = (
+    SESSION_FAILURE,
+    CUSTOM_INSTRUCTIONS,
+    DIFF_PATCH,
+    PLAN_FILE,
+    SESSION_INDEX,
+)
+# What the agent adds to its declaration for a client that negotiated the session index: the
+# index itself, then what it brings (the client declares only the first; the others alone
+# enable nothing).
+INDEX_CAPABILITIES: tuple[str, ...] = (
+    SESSION_INDEX,
+    "sessionBatchGet",
+    "sessionArchive",
+    "sessionRename",
+    "sessionListSubscribe",
+    "sessionWorktrees",
+)
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END})
 AIR_VERSION = 1
@@ -72,7 +90,10 @@ class AirClient:
         client only (docs/decisions.md#advertising), exactly what is implemented here."""
         if not self.air:
             return None
-        return {"version": AIR_VERSION, "capabilities": list(IMPLEMENTED)}
+        names = [name for name in IMPLEMENTED if name != SESSION_INDEX]
+        if self.session_index:
+            names += INDEX_CAPABILITIES
+        return {"version": AIR_VERSION, "capabilities": names}
 
     def after_replay(self) -> list[dict[str, Any]]:
         """What follows a `session/load`'s whole replay, before its answer."""

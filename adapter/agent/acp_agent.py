@@ -42,6 +42,7 @@ from adapter.agent import (
     surroundings,
 )
 from adapter.agent.raw_capabilities import RawCapabilities
+from adapter.agent.session_index import SessionIndexRequests
 from adapter.agent.session_opener import ClosedIds, SessionOpener
 from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
@@ -80,6 +81,14 @@ class ClaudeAcpAgent(SessionOpener):
         self._sessions: dict[str, Session] = {}
         self._closed = ClosedIds()
         self._opening: dict[str, anyio.Lock] = {}
+        # JetBrains AIR's session index (adapter.agent.session_index).
+        self._index = SessionIndexRequests(
+            host=self,
+            sessions=self._sessions,
+            link=self._link,
+            env=settings.env,
+            task_group=task_group,
+        )
 
     def attach_bulk_sender(self, sender: BulkSender) -> None:
         """Where several updates go out in one write (the transport's), for a replay's bulk."""
@@ -103,6 +112,8 @@ class ClaudeAcpAgent(SessionOpener):
         wrap_request_handler(conn, signing_out.guard(self))
         # `_session/steering` (adapter.agent.steering), an extension method.
         wrap_request_handler(conn, steering.guard(self))
+        # JetBrains AIR's session index (adapter.agent.session_index).
+        wrap_request_handler(conn, self._index.guard)
         # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
         wrap_request_handler(conn, self._raw.wrap)
 
@@ -122,6 +133,7 @@ class ClaudeAcpAgent(SessionOpener):
         self._ask_by_url = declared.ask_by_url
         self._plan_updates = declared.plan_updates
         self._air = declared.air
+        self._index.negotiate(declared.air)
         log.info("initialize: %s", self._dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -283,6 +295,7 @@ class ClaudeAcpAgent(SessionOpener):
                 known = await session_store.delete(session_id, env)
             if not known and session is None:
                 raise session_store.not_found(session_id)
+        self._index.changed()
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -364,6 +377,7 @@ class ClaudeAcpAgent(SessionOpener):
 
     async def close(self) -> None:
         """End every session's Claude process (the client went away)."""
+        self._index.close()
         for session in list(self._sessions.values()):
             await session.close()
         self._sessions.clear()

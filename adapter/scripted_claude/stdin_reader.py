@@ -109,6 +109,12 @@ class StdinReader:
             if error is not None:
                 s.emit(frames.control_error(request_id, error))
                 return
+        elif subtype == "rename_session":
+            title = request.get("title")
+            if not isinstance(title, str) or not title.strip():
+                s.emit(frames.control_error(request_id, "title must be a non-empty string"))
+                return
+            s.transcript.append_title(title[:200].strip())
         elif subtype == "get_context_usage":
             answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
         s.emit(frames.control_response(request_id, answer))

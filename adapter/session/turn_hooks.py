@@ -333,6 +333,10 @@ class TurnHooks:
                 {"sessionUpdate": "session_info_update", "title": self._title, "updatedAt": now}
             )
 
+    def title_given(self) -> None:
+        """The client named the session: no title from its first prompt replaces that one."""
+        self._title_sent = True
+
     def percent_used(self) -> int | None:
         return self._usage.percent_used()
 

@@ -76,9 +76,7 @@ def test_a_turn_that_succeeds_gets_no_extra_newline(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("scenario", ["rate_limit", "max_output_tokens", "turn_limit"])
-def test_a_failed_first_turn_still_pushes_the_session_title(
-    tmp_path: Path, scenario: str
-) -> None:
+def test_a_failed_first_turn_still_pushes_the_session_title(tmp_path: Path, scenario: str) -> None:
     updates, answer = _turn(tmp_path, scenario, capable=False)
     assert "error" in answer
     titles = [u.get("title") for u in updates if u.get("sessionUpdate") == "session_info_update"]
