@@ -21,6 +21,7 @@ from fsm.negotiation import CAPABILITY as SESSION_FAILURE
 from fsm.negotiation import _is_version
 
 __all__ = [
+    "ADVERTISED",
     "IMPLEMENTED",
     "INDEX_CAPABILITIES",
     "SESSION_INDEX",
@@ -58,6 +59,9 @@ INDEX_CAPABILITIES: tuple[str, ...] = (
     "sessionListSubscribe",
     "sessionWorktrees",
 )
+# What every AIR client is told the agent implements; the index's names go only to a client
+# that negotiated the index.
+ADVERTISED: tuple[str, ...] = tuple(name for name in IMPLEMENTED if name not in INDEX_CAPABILITIES)
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END})
 AIR_VERSION = 1
@@ -90,7 +94,7 @@ class AirClient:
         client only (docs/decisions.md#advertising), exactly what is implemented here."""
         if not self.air:
             return None
-        names = [name for name in IMPLEMENTED if name != SESSION_INDEX]
+        names = list(ADVERTISED)
         if self.session_index:
             names += INDEX_CAPABILITIES
         return {"version": AIR_VERSION, "capabilities": names}

@@ -150,6 +150,9 @@ def test_declaration_and_replay_end_follow_what_was_declared() -> None:
     # The session index's names only for a client that declared it.
     without_index = [name for name in IMPLEMENTED if name != SESSION_INDEX]
     assert bare.declaration() == {"version": 1, "capabilities": without_index}
+    from fsm.air import ADVERTISED
+
+    assert list(ADVERTISED) == without_index
     assert IMPLEMENTED[0] == "sessionFailure"
     assert bare.after_replay() == []
     declared = air_client(_air({"version": 1, "capabilities": ["loadReplayEnd"]}))
