@@ -141,7 +141,14 @@ if TYPE_CHECKING:
         route_index_request,
         scan_transcript,
     )
-    from fsm.transcript_entries import EntryKind, TranscriptEntry, is_prompt_entry, parse_entry
+    from fsm.transcript_entries import (
+        LOCAL_ONLY_COMMANDS,
+        EntryKind,
+        TranscriptEntry,
+        is_prompt_entry,
+        parse_entry,
+        typed_prompt_said,
+    )
     from fsm.turn import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT, TURN_NO_RESULT_TITLE
     from fsm.vocabulary import Action, Category, FailureKind, Severity
     from fsm.wire import (
@@ -278,6 +285,8 @@ _HOMES = {
     "TranscriptEntry": "transcript_entries",
     "is_prompt_entry": "transcript_entries",
     "parse_entry": "transcript_entries",
+    "LOCAL_ONLY_COMMANDS": "transcript_entries",
+    "typed_prompt_said": "transcript_entries",
     "TURN_NO_RESULT_TITLE": "turn",
     "AUTH_REQUIRED_MESSAGE": "turn",
     "SIGN_IN_HINT": "turn",
@@ -300,6 +309,7 @@ __all__ = [
     "DEFAULT_MIN_TOKENS",
     "INDEX_METHODS",
     "LIST_CHANGES_METHOD",
+    "LOCAL_ONLY_COMMANDS",
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
     "SESSION_FAILURE_KEYS",
@@ -426,6 +436,7 @@ __all__ = [
     "shape_title",
     "title_records",
     "trigger_of",
+    "typed_prompt_said",
     "visible",
     "visible_title",
 ]

@@ -46,6 +46,7 @@ IMPLEMENTED: tuple[str, ...] = (
     CUSTOM_INSTRUCTIONS,
     DIFF_PATCH,
     PLAN_FILE,
+    BACKGROUND_SUBAGENTS,
     SESSION_INDEX,
 )
 # What the agent adds to its declaration for a client that negotiated the session index: the
@@ -114,6 +115,12 @@ class AirClient:
     def plan_file(self) -> bool:
         """ExitPlanMode shows the plan's file (`rawInput.planFilePath`), not its text."""
         return self.negotiated(PLAN_FILE)
+
+    @property
+    def background_subagents(self) -> bool:
+        """A turn is answered at its result while its background subagents still run; what
+        they do afterwards (text, tool calls, questions) goes out after the answer."""
+        return self.negotiated(BACKGROUND_SUBAGENTS)
 
     @property
     def permission_heading(self) -> bool:

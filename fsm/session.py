@@ -90,6 +90,8 @@ class SessionCore:
     `capable`: errors become records (sessionFailure or agentError negotiated). `notices`:
     warnings and notices become records too (sessionFailure negotiated; defaults to `capable`).
     `idle`: the idle compaction's settings (None: the session never compacts when idle).
+    `background_subagents`: the client declared AIR's `backgroundSubagents`, so a turn is
+    answered at its result even while its background subagents run.
     """
 
     def __init__(
@@ -104,6 +106,7 @@ class SessionCore:
         started: bool = True,
         acp_notices: bool = False,
         idle: IdlePolicy | None = None,
+        background_subagents: bool = False,
     ) -> None:
         self.session_id = session_id
         self.capable = capable
@@ -113,7 +116,12 @@ class SessionCore:
         self.ledger = Ledger(session_id=session_id, epoch=epoch)
         notices = capable if notices is None else notices
         self.turn = Turn(
-            ledger=self.ledger, capable=capable, notices=notices, private=private, started=started
+            ledger=self.ledger,
+            capable=capable,
+            notices=notices,
+            private=private,
+            started=started,
+            background_subagents=background_subagents,
         )
         self.runtime = self.turn.runtime
         self._clock = SessionClock(stall_seconds)

@@ -17,6 +17,7 @@ from fsm import classify
 from fsm.errors import PeerViolation
 
 __all__ = [
+    "LOCAL_ONLY_COMMANDS",
     "NON_MESSAGE_TYPES",
     "REPLAY_HIDDEN_COMMANDS",
     "EntryKind",
@@ -25,6 +26,7 @@ __all__ = [
     "parse_entry",
     "spoken_content",
     "strip_marker_tags",
+    "typed_prompt_said",
 ]
 
 # Entry types Claude Code writes that carry no conversation message: never replayed (one,
@@ -236,35 +238,54 @@ _MARKER_TAGS = (
 )
 _MARKERS = tuple((f"<{tag}>", f"</{tag}>") for tag in _MARKER_TAGS)
 
+# Commands Claude Code answers without the model: their result is the command's output.
+LOCAL_ONLY_COMMANDS = frozenset({"/context", "/heapdump", "/extra-usage"})
 # Local commands whose marker-only messages are the CLI's own UI, never replayed. Any other
 # command (a custom slash command, a skill) replays as the user typed it: `/name args`.
-REPLAY_HIDDEN_COMMANDS = frozenset(
-    {"/context", "/heapdump", "/extra-usage", "/compact", "/model", "/mcp", "/status", "/usage"}
-)
+REPLAY_HIDDEN_COMMANDS = LOCAL_ONLY_COMMANDS | {"/compact", "/model", "/mcp", "/status", "/usage"}
+
+
+def _marker_spans(text: str, opener: str, closer: str) -> dict[int, int]:
+    """Where each closed marker of one name starts, and where it ends (past its closer).
+    Markers of one name nest: an opener pairs with the closer that balances it, so an outer
+    marker ends at its own closer, not at the inner one's. An opener no closer balances is
+    text. Linear: every tag is found once, then paired on a stack."""
+    tokens: list[tuple[int, bool]] = []
+    for tag, opens in ((opener, True), (closer, False)):
+        at = text.find(tag)
+        while at != -1:
+            tokens.append((at, opens))
+            at = text.find(tag, at + len(tag))
+    tokens.sort()
+    spans: dict[int, int] = {}
+    open_at: list[int] = []
+    for at, opens in tokens:
+        if opens:
+            open_at.append(at)
+        elif open_at:
+            spans[open_at.pop()] = at + len(closer)
+    return spans
 
 
 def strip_marker_tags(text: str) -> str:
-    """`text` without any `<tag>...</tag>` marker, each ending at the nearest closing tag of
-    its name (a marker nested in another goes with it). An opening tag that never closes is
-    text, kept as written."""
-    start = text.find("<")
-    if start == -1:
+    """`text` without any `<tag>...</tag>` marker; a marker inside another (of any name) goes
+    with it, and one of the same name nested in it ends at the closer that balances it (the
+    reference adapter's scanner stops at the nearest one and leaves the outer closer behind).
+    An opening tag that never closes is text, kept as written; so is a lone closing tag."""
+    if text.find("<") == -1:
         return text  # the common case, once per prompt on load: no scan
-    dead: set[str] = set()  # openers with no closer ahead: never one further on either
+    spans: dict[int, int] = {}
+    for opener, closer in _MARKERS:
+        if opener in text:
+            spans.update(_marker_spans(text, opener, closer))
+    if not spans:
+        return text
     kept: list[str] = []
     copied = 0
-    while start != -1:
-        resume = start + 1
-        for opener, closer in _MARKERS:
-            if opener not in dead and text.startswith(opener, start):
-                end = text.find(closer, start + len(opener))
-                if end == -1:
-                    dead.add(opener)
-                else:
-                    kept.append(text[copied:start])
-                    copied = resume = end + len(closer)
-                break
-        start = text.find("<", resume)
+    for start in sorted(spans):
+        if start >= copied:  # not inside a marker already taken out
+            kept.append(text[copied:start])
+            copied = spans[start]
     kept.append(text[copied:])
     return "".join(kept)
 
@@ -322,3 +343,14 @@ def spoken_content(
             kept.append(block if spoken is text else {**block, "text": spoken})
             texts.append(spoken)
     return tuple(kept), texts
+
+
+def typed_prompt_said(text: str) -> str:
+    """What a prompt typed live says, by the rule replay applies to it once Claude Code has
+    stored it (`spoken_content`): its markers taken out, and nothing at all when it runs a
+    hidden local command (`/model opus`, stored as markers only). What names a session, live
+    and on load alike."""
+    words = text.split(None, 1)
+    if words and words[0] in REPLAY_HIDDEN_COMMANDS:
+        return ""
+    return strip_marker_tags(text)

@@ -308,7 +308,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("message_too_large", WORKING, IDLE, "note_runtime_lost", "fail_too_large"),
     _row("cancel_requested", WORKING, CANCELLING, "cancel_queued", "interrupt_claude"),
     _row("fresh_context_chosen", WORKING, None, "note_fresh_context"),
-    _row("background_task_started", WORKING, None, "note_subagent", when="is_a_subagent"),
+    # A client that declared AIR's `backgroundSubagents` has its turns end at their result:
+    # no subagent of it is waited on.
+    _row("background_task_started", WORKING, None, "note_subagent", when="is_a_subagent",
+         unless="ends_turns_at_their_result"),
     _row("background_task_started", WORKING, None),
     _row("background_task_settled", WORKING, None, "note_task_settled"),
     _row("background_tasks_listed", WORKING, None, "keep_listed_subagents"),
@@ -357,7 +360,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"], FAILING,
          IDLE, "note_runtime_lost", "fail_with_claudes_words"),
     _row("cancel_requested", FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
-    _row("background_task_started", FAILING, None, "note_subagent", when="is_a_subagent"),
+    _row("background_task_started", FAILING, None, "note_subagent", when="is_a_subagent",
+         unless="ends_turns_at_their_result"),
     _row("background_task_started", FAILING, None),
     _row("background_task_settled", FAILING, None, "note_task_settled"),
     _row("background_tasks_listed", FAILING, None, "keep_listed_subagents"),
@@ -480,6 +484,9 @@ class Turn:
     subagents: set[str]  # the turn's subagents still running (Claude follows up on each)
     held: bool  # the turn's result came; its answer waits for its subagents or its steer
     steered: bool  # the client steered the turn (its steered cycle ends at the next idle)
+    # The client declared AIR's `backgroundSubagents`: a turn is answered at its result, and
+    # its background subagents' work goes out after the answer.
+    background_subagents: bool
 
     def __init__(
         self,
@@ -489,8 +496,10 @@ class Turn:
         notices: bool,
         private: tuple[str, ...],
         started: bool = True,
+        background_subagents: bool = False,
     ) -> None:
         self.ledger, self.capable, self.notices, self.private = ledger, capable, notices, private
+        self.background_subagents = background_subagents
         self.answers = answer_dialect(ledger, takes_records=capable)
         self.runtime = Runtime(ledger=ledger, started=started)
         self.effects = []
@@ -591,6 +600,9 @@ class Turn:
 
     def awaits_its_subagents(self, *_: Any) -> bool:
         return bool(self.subagents)
+
+    def ends_turns_at_their_result(self, *_: Any) -> bool:
+        return self.background_subagents
 
     def was_steered(self, *_: Any) -> bool:
         return self.steered

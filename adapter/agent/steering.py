@@ -7,7 +7,7 @@ idle after it), else `{outcome: "promptRequired", reason: "noRunningTurn"}` for 
 asked for it back, or `{outcome: "startedNewTurn"}` (the message becomes a prompt of its own).
 The turn table decides (`fsm/turn.py`, `steer_received`). Advertised as
 `agentCapabilities._meta.steering.supported`. Bad params and an unknown session are -32602, as
-for a prompt.
+for a prompt, and so is a message with nothing in it (no blocks, or only blank text).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from typing import Any, Protocol
 from acp import RequestError
 from acp.schema import PromptRequest
 from pydantic import ValidationError
+
+from adapter.claude.prompt_content import check_not_empty
 
 __all__ = ["STEER", "Steerer", "guard"]
 
@@ -49,6 +51,9 @@ def _read(params: Any) -> tuple[str, list[Any], bool]:
         blocks = PromptRequest.model_validate({"sessionId": session_id, "prompt": prompt}).prompt
     except ValidationError as exc:
         raise RequestError.invalid_params({"prompt": "not ACP content blocks"}) from exc
+    # Nothing to say is refused as an empty `session/prompt` is: -32602, nothing reaches Claude
+    # (docs/decisions.md#empty-and-placeholder-input).
+    check_not_empty(list(blocks))
     return session_id, list(blocks), idle == "promptRequired"
 
 

@@ -128,6 +128,10 @@ class PermissionBroker:
         # (tool call id, plan, mode) once Claude is told no.
         self.percent_used: Callable[[], int | None] = lambda: None
         self.fresh_context: Callable[[str, str, str], Awaitable[None]] | None = None
+        # Whether a turn is live to go on in that fresh context (set by the session): a plan
+        # exit Claude asks between turns (a background subagent's follow-up after the turn
+        # was answered) has none, so it offers no clear-context choice, as the reference.
+        self.turn_live: Callable[[], bool] = lambda: True
 
     @property
     def waiting(self) -> bool:
@@ -267,7 +271,7 @@ class PermissionBroker:
             }
         )
         # Its mode options stay whatever the hints say; only the order follows them.
-        can_clear = isinstance(plan, str) and self.fresh_context is not None
+        can_clear = isinstance(plan, str) and self.fresh_context is not None and self.turn_live()
         choices = plan_choices(
             self._config.modes,
             plan=plan if can_clear else None,

@@ -116,6 +116,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.choose_fresh_context
+        self.controls.permissions.turn_live = lambda: self.core.turn.live
         self._closed = False
         self._released = False  # the core's models detached (at close): it takes no more events
         self._rearm = anyio.Event()
@@ -132,6 +133,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             started=False,
             acp_notices=dialects.acp_notices,
             idle=idle_policy(cwd, settings.env),
+            background_subagents=self.controls.air.background_subagents,
         )
 
     # --- runtime (starting it and reading it: `claude_side.py`) ------------------------

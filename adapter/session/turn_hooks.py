@@ -35,7 +35,7 @@ from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, is_autonomous_origin, redact, visible
+from fsm import AirClient, is_autonomous_origin, redact, typed_prompt_said, visible
 
 __all__ = ["TurnHooks"]
 
@@ -284,7 +284,9 @@ class TurnHooks:
         self._side.prompted(text)
         self._usage.turn_started()
         if self._title is None and not by_adapter:
-            self._title = title_for(text) or ""
+            # The first prompt that says something names the session, as on load: a hidden
+            # local command (`/model opus`) names nothing.
+            self._title = title_for(typed_prompt_said(text))
 
     async def turn_result(self, message: ResultMessage) -> None:
         origin = getattr(message, "origin", None)

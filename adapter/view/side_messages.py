@@ -25,14 +25,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fsm import TITLE_LIMIT, redact, visible
+from fsm import LOCAL_ONLY_COMMANDS, TITLE_LIMIT, redact, visible
 
-__all__ = ["LOCAL_ONLY_COMMANDS", "SideMessages"]
+__all__ = ["SideMessages"]
 
 Wire = dict[str, Any]
 
-# Commands Claude Code answers without the model: their result is the command's output.
-LOCAL_ONLY_COMMANDS = frozenset({"/context", "/heapdump", "/extra-usage"})
 _LEVELS = frozenset({"info", "notice", "suggestion", "warning"})
 # Light markdown a notice (plain text) would show as literal marks.
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.MULTILINE)

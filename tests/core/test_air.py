@@ -163,3 +163,14 @@ def test_declaration_and_replay_end_follow_what_was_declared() -> None:
         }
     ]
     assert "loadReplayEnd" not in IMPLEMENTED  # declared by the client, never advertised
+
+
+def test_background_subagents_is_negotiated_when_declared() -> None:
+    from fsm.air import IMPLEMENTED
+
+    assert "backgroundSubagents" in IMPLEMENTED
+    declared = air_client(_air({"version": 1, "capabilities": ["backgroundSubagents"]}))
+    assert declared.background_subagents
+    assert not air_client(_air({"version": 1, "capabilities": []})).background_subagents
+    # A plain client holding the same list outside `jetbrains.air` negotiates nothing.
+    assert not air_client({"capabilities": ["backgroundSubagents"]}).background_subagents

@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from fsm.transcript_entries import EntryKind, parse_entry, spoken_content, strip_marker_tags
+from fsm.transcript_entries import (
+    EntryKind,
+    parse_entry,
+    spoken_content,
+    strip_marker_tags,
+    typed_prompt_said,
+)
 
 
 def _said(text: str, **extra: Any) -> tuple[list[str], EntryKind]:
@@ -77,9 +83,28 @@ def test_a_marker_that_never_closes_is_text() -> None:
 def test_nested_markers_go_with_the_outer_one() -> None:
     nested = "a<system-reminder>x<command-name>/model</command-name>y</system-reminder>b"
     assert strip_marker_tags(nested) == "ab"
-    # A marker ends at the nearest closing tag of its name, as the reference's scanner does.
+    # One of the same name nested in it ends at the closer that balances it: no stray closer
+    # is left behind (the reference's scanner stops at the nearest one).
     same = "a<system-reminder>x<system-reminder>y</system-reminder>z</system-reminder>b"
-    assert strip_marker_tags(same) == "az</system-reminder>b"
+    assert strip_marker_tags(same) == "ab"
+    deeper = "<command-args>1<command-args>2<command-args>3</command-args></command-args>"
+    assert strip_marker_tags(deeper + "</command-args> kept") == " kept"
+
+
+def test_a_nested_marker_whose_outer_one_never_closes() -> None:
+    # The outer opener is text; the inner marker, closed, goes.
+    text = "a<system-reminder>x<system-reminder>y</system-reminder>z"
+    assert strip_marker_tags(text) == "a<system-reminder>xz"
+    # Two closers for one opener: the second is a lone closer, text.
+    text = "a<system-reminder>x</system-reminder>y</system-reminder>b"
+    assert strip_marker_tags(text) == "ay</system-reminder>b"
+
+
+def test_many_unclosed_openers_are_read_in_one_pass() -> None:
+    # Each opener is found once and paired on a stack: 50,000 unbalanced openers do not cost
+    # a scan each (this would take minutes if they did).
+    text = "<system-reminder>" * 50_000 + "x</system-reminder>"
+    assert strip_marker_tags(text) == "<system-reminder>" * 49_999
 
 
 def test_plain_text_is_the_same_object() -> None:
@@ -116,3 +141,20 @@ def test_the_title_text_is_what_the_user_said() -> None:
         }
     )
     assert entry.text == "fix it" and entry.text_block_count == 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("/model opus", ""),
+        ("/compact keep the tests", ""),
+        ("  /context", ""),
+        ("/usage", ""),
+        ("/review the diff", "/review the diff"),
+        ("fix it<system-reminder>r</system-reminder>", "fix it"),
+        ("/modelling is fun", "/modelling is fun"),
+        ("", ""),
+    ],
+)
+def test_a_prompt_typed_live_says_what_it_will_say_on_load(typed: str, said: str) -> None:
+    assert typed_prompt_said(typed) == said

@@ -25,7 +25,16 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, script_launcher
+from tests.support.harness import (
+    OPT_IN,
+    TIMEOUT,
+    Adapter,
+    AdapterPool,
+    RecordingClient,
+    script_launcher,
+)
+
+PERMISSION = "session/request_permission"
 
 _SCRIPTS = """
 import os, sys
@@ -55,6 +64,11 @@ mine = [
         agent, started, Text(text="The audit runs in the background."), Result(),
         Sleep(seconds=0.3), finished,
         Permission(tool_name="Bash", input={"command": "git diff"}, result="diff"),
+        Text(text="The audit found two issues."), followed_up),)),
+    Scenario(name="background_plan", description="", turns=((
+        agent, started, Text(text="The audit runs in the background."), Result(),
+        Sleep(seconds=0.3), finished,
+        Permission(tool_name="ExitPlanMode", input={"plan": "1. Fix the parser"}, result="ok"),
         Text(text="The audit found two issues."), followed_up),)),
     Scenario(name="background_hang", description="", turns=((
         agent, started, Text(text="The audit runs in the background."), Result(), Hang()),)),
@@ -147,6 +161,59 @@ async def test_a_turn_waits_for_its_background_subagent(
     asked = _position(adapter, lambda m: m.get("method") == "session/request_permission")
     assert asked < answered
     assert adapter.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_an_air_client_with_background_subagents_is_answered_at_the_result(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # JetBrains AIR's opt-out, as the reference: the turn ends at its result; the subagent's
+    # follow-up and its question come after the answer, and reach the client all the same.
+    meta = {"jetbrains": {"air": {"version": 1, "capabilities": ["backgroundSubagents"]}}}
+    async with adapters.session_adapter(
+        tmp_path, "background", env=_env(adapters), client_meta=meta
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+        answered = _position(adapter, _is_response)
+        await _until_said(adapter, "The audit found two issues.")
+        after = await adapter.prompt(session, "next")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1}
+    assert "The audit runs in the background." in _said_before(adapter, answered)
+    assert "The audit found two issues." not in _said_before(adapter, answered)
+    asked = _position(adapter, lambda m: m.get("method") == "session/request_permission")
+    assert asked > answered
+    assert [r.title for r in adapter.client.permission_requests] == ["git diff"]
+    assert adapter.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("opted_out", [True, False], ids=["background_subagents", "held"])
+async def test_a_plan_exit_between_turns_offers_no_fresh_context(
+    adapters: AdapterPool, tmp_path: Path, opted_out: bool
+) -> None:
+    # Clearing the context goes on with the turn in a fresh one: asked after the answer (the
+    # AIR opt-out), there is no turn to go on with, so the choice is not offered.
+    names = ["backgroundSubagents"] if opted_out else []
+    meta = {"jetbrains": {"air": {"version": 1, "capabilities": names}}}
+    async with adapters.session_adapter(
+        tmp_path,
+        "background_plan",
+        env=_env(adapters),
+        client_meta=meta,
+        client=RecordingClient(permission="exit-plan-default"),
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+        await _until_said(adapter, "The audit found two issues.")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    [asked] = [m["params"] for m in adapter.incoming() if m.get("method") == PERMISSION]
+    offered = [o["optionId"] for o in asked["options"]]
+    assert "exit-plan-default" in offered
+    clearing = [o for o in offered if o.startswith("exit-plan-clear-")]
+    assert len(clearing) == (0 if opted_out else 1)
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -264,6 +331,8 @@ async def test_steering_bad_input(adapters: AdapterPool, tmp_path: Path) -> None
         for params in (
             {"sessionId": "nobody", "prompt": text},
             {"sessionId": session, "prompt": []},
+            # Only blank text is as empty as no blocks: refused as `session/prompt` refuses it.
+            {"sessionId": session, "prompt": [{"type": "text", "text": " \n\t"}]},
             {"sessionId": session, "prompt": text, "_meta": {"steering": {"idleBehavior": "x"}}},
         ):
             with pytest.raises(acp.RequestError) as caught:

@@ -122,3 +122,20 @@ async def test_a_loaded_session_shows_no_plumbing(tmp_path: Path, client: str) -
         assert output not in shown, (output, shown)
     titles = [u["title"] for u in updates if u.get("sessionUpdate") == "session_info_update"]
     assert titles and "first question" in titles[-1], titles
+
+
+async def test_a_live_session_is_named_by_its_first_prompt_that_says_something(
+    tmp_path: Path,
+) -> None:
+    """Live, the rule is the one replay applies: a hidden local command typed first (`/model
+    opus`) names nothing, the next prompt does, and its markers are not part of the name
+    (`fsm.transcript_entries.typed_prompt_said`)."""
+    async with spawn_adapter(tmp_path, "success") as live:
+        session = await live.new_session()
+        for text in ("/model opus", "tidy <system-reminder>r</system-reminder>the notes"):
+            answer = await live.prompt(session, text)
+            assert isinstance(answer, PromptResponse), answer
+        titles = [
+            u["title"] for u in live.updates() if u.get("sessionUpdate") == "session_info_update"
+        ]
+    assert titles == ["tidy the notes"], titles

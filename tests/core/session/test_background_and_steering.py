@@ -86,3 +86,29 @@ def test_a_subagent_whose_end_was_never_said_is_dropped_by_the_level(
     # A level listing other tasks only: "a1" ended without its notification.
     assert capable.handle(BackgroundTasksListed(epoch=E1, task_ids=frozenset({"b9"}))) == []
     assert capable.handle(IDLE) == [END_TURN]
+
+
+def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
+    # AIR's `backgroundSubagents`: the turn ends at its own result though its subagent runs;
+    # the subagent's follow-up comes between turns, Claude's own work, answering nothing.
+    core = SessionCore(session_id="s", epoch=E1, capable=True, background_subagents=True)
+    try:
+        core.handle(PromptSent(turn_id=T1))
+        core.handle(said("Auditing in the background."))
+        assert core.handle(STARTED) == []
+        assert core.handle(result()) == [END_TURN]
+        assert core.turn.state.name == "IDLE"
+        assert core.handle(IDLE) == []
+        assert core.handle(SETTLED) == []
+        assert core.handle(said("The audit found two issues.")) == [FORWARD]
+        assert core.handle(result(origin_kind="task-notification")) == []
+        # A steered turn still waits for its steered cycle: the declaration names subagents.
+        core.handle(PromptSent(turn_id="t2"))
+        core.handle(said("Formatting."))
+        core.handle(STARTED)
+        assert core.handle(SteerReceived()) == [AnswerSteer(outcome="injected", priority="now")]
+        assert core.handle(result()) == []
+        core.handle(said("Tabs it is."))
+        assert core.handle(IDLE) == [END_TURN]
+    finally:
+        core.close()
