@@ -43,13 +43,13 @@ from adapter.agent import (
 )
 from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.agent.session_index import SessionIndexRequests
-from adapter.agent.session_opener import ClosedIds, SessionOpener
+from adapter.agent.session_opener import SessionOpener
 from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
-from fsm import AirClient, Dialects
+from fsm import Dialects
 
 if TYPE_CHECKING:
     from adapter.claude.runtime_settings import RuntimeSettings
@@ -64,23 +64,20 @@ AUTH_METHOD_ID = login.AUTH_METHOD_ID
 STOP_GRACE_SECONDS = 2.0
 
 
-class ClaudeAcpAgent(SessionOpener):
+class ClaudeAcpAgent:
     def __init__(self, *, task_group: TaskGroup, settings: RuntimeSettings) -> None:
         self._tg = task_group
         self._settings = settings
         self._link = ClientLink()
-        self._dialects = Dialects()
         self._raw = RawCapabilities()
-        self._terminal_output = False
-        self._terminal_output_delta = False
-        self._ask_by_form = False  # the client declared `elicitation.form`
-        self._boolean_options = False  # ... `session.configOptions.boolean`
-        self._ask_by_url = False  # ... `elicitation.url`
-        self._plan_updates = False  # ... `plan`
-        self._air = AirClient()  # JetBrains AIR, and the AIR capabilities negotiated
-        self._sessions: dict[str, Session] = {}
-        self._closed = ClosedIds()
-        self._opening: dict[str, anyio.Lock] = {}
+        # What the client declared at `initialize` (nothing until then; JetBrains AIR and the
+        # AIR capabilities negotiated are its `air`).
+        self._client = handshake.ClientDeclared(
+            dialects=Dialects(), terminal_output=False, ask_by_form=False
+        )
+        # The sessions open here, and how one is opened.
+        self._opener = SessionOpener(task_group=task_group, settings=settings, link=self._link)
+        self._sessions = self._opener.sessions
         # JetBrains AIR's session index (adapter.agent.session_index).
         self._index = SessionIndexRequests(
             host=self,
@@ -124,22 +121,14 @@ class ClaudeAcpAgent(SessionOpener):
         client_info: Implementation | None = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        declared = handshake.client_declared(client_capabilities, self._raw)
-        self._dialects = declared.dialects
-        self._terminal_output = declared.terminal_output
-        self._terminal_output_delta = declared.terminal_output_delta
-        self._ask_by_form = declared.ask_by_form
-        self._boolean_options = declared.boolean_options
-        self._ask_by_url = declared.ask_by_url
-        self._plan_updates = declared.plan_updates
-        self._air = declared.air
-        self._index.negotiate(declared.air)
-        log.info("initialize: %s", self._dialects)
+        self._client = handshake.client_declared(client_capabilities, self._raw)
+        self._index.negotiate(self._client.air)
+        log.info("initialize: %s", self._client.dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
         # imports, which make many objects: ~25 ms of CPU before its answer, measured.
         gc.freeze()
-        return handshake.initialize_response(client_capabilities, declared.air)
+        return handshake.initialize_response(client_capabilities, self._client.air)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         if method_id not in login.METHOD_IDS:
@@ -174,15 +163,15 @@ class ClaudeAcpAgent(SessionOpener):
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         session_id = str(uuid.uuid4())
-        start = self._prepare(session_id, cwd, mcp_servers, options=options)
-        pickers = await self._open(start, NewSessionResponse)
+        start = self._opener.prepare(self._client, session_id, cwd, mcp_servers, options=options)
+        pickers = await self._opener.open(start, NewSessionResponse, self._client)
         session_store.remember(session_id, cwd, self._settings.env)
         return NewSessionResponse(session_id=session_id, **pickers)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
-        async with self._one_at_a_time(session_id):
+        async with self._opener.one_at_a_time(session_id):
             return await self._load_session(cwd, session_id, mcp_servers, kwargs)
 
     async def _load_session(
@@ -200,32 +189,32 @@ class ClaudeAcpAgent(SessionOpener):
             # client asked for this) and its Claude process is replaced by a resumed one.
             await live.shutdown(grace=None)
         # Read once that Claude is gone: it may have been writing the transcript's end.
-        start = self._prepare(session_id, cwd, mcp_servers, path, options)
+        start = self._opener.prepare(self._client, session_id, cwd, mcp_servers, path, options)
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
-            pickers = await self._open(start, LoadSessionResponse)
+            pickers = await self._opener.open(start, LoadSessionResponse, self._client)
             await self._replayed(session_id)
             return LoadSessionResponse(**pickers)
         runtime = await opening.spawn(start, self._settings, self._tg)
-        session = self._new(start, runtime, LoadSessionResponse)
+        session = self._opener.new(start, runtime, LoadSessionResponse, self._client)
         from adapter.session.load_replay import start_and_replay  # imports the SDK
 
         earlier = session_store.earlier_transcripts(session_id, cwd, path, self._settings.env)
         await start_and_replay(session, runtime, path, earlier)
         await self._replayed(session_id)
-        self._register(session)
+        self._opener.register(session)
         return LoadSessionResponse(**opening.pickers(session))
 
     async def _replayed(self, session_id: str) -> None:
         """A load's history is out, whole: what the client wants to hear then, before the
         load's answer (JetBrains AIR's `loadReplayEnd`)."""
-        for update in self._air.after_replay():
+        for update in self._client.air.after_replay():
             await self._link.send_raw_update(session_id, update)
 
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ResumeSessionResponse:
-        async with self._one_at_a_time(session_id):
+        async with self._opener.one_at_a_time(session_id):
             return await self._resume_session(cwd, session_id, mcp_servers, kwargs)
 
     async def _resume_session(
@@ -243,8 +232,10 @@ class ClaudeAcpAgent(SessionOpener):
             return ResumeSessionResponse(**opening.pickers(live))  # already running
         if live is not None:
             await self._sessions.pop(session_id).shutdown(grace=None)
-        start = self._prepare(session_id, cwd, mcp_servers, path, options)
-        return ResumeSessionResponse(**await self._open(start, ResumeSessionResponse))
+        start = self._opener.prepare(self._client, session_id, cwd, mcp_servers, path, options)
+        return ResumeSessionResponse(
+            **await self._opener.open(start, ResumeSessionResponse, self._client)
+        )
 
     async def fork_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -255,9 +246,8 @@ class ClaudeAcpAgent(SessionOpener):
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         new_id, copy = await session_store.fork(session_id, cwd, self._settings.env)
-        pickers = await self._open(
-            self._prepare(new_id, cwd, mcp_servers, copy, options), ForkSessionResponse
-        )
+        start = self._opener.prepare(self._client, new_id, cwd, mcp_servers, copy, options)
+        pickers = await self._opener.open(start, ForkSessionResponse, self._client)
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
@@ -267,8 +257,8 @@ class ClaudeAcpAgent(SessionOpener):
         if session is not None:
             await session.cancel()
             await session.close()
-            self._closed.add(session_id)
-        elif session_id not in self._closed and not session_store.known_on_disk(
+            self._opener.closed.add(session_id)
+        elif session_id not in self._opener.closed and not session_store.known_on_disk(
             session_id, self._settings.env
         ):
             raise session_store.not_found(session_id)
@@ -280,14 +270,14 @@ class ClaudeAcpAgent(SessionOpener):
         neither this adapter nor the disk knows it."""
         from adapter.claude import session_archive, session_store
 
-        async with self._one_at_a_time(session_id):
+        async with self._opener.one_at_a_time(session_id):
             session = self._sessions.pop(session_id, None)
             if session is not None:
                 await session.cancel()  # its prompt in flight is answered `cancelled`
                 await session.close()
-            self._closed.discard(session_id)
+            self._opener.closed.discard(session_id)
             env = self._settings.env
-            if self._air.delete_archives:
+            if self._client.air.delete_archives:
                 # Claude is gone: nothing writes the transcript while the records go on.
                 found = await anyio.to_thread.run_sync(session_archive.archive, session_id, env)
                 known = found or session_store.known_on_disk(session_id, env)
@@ -303,7 +293,7 @@ class ClaudeAcpAgent(SessionOpener):
         from adapter.claude import session_store
 
         return await session_store.list_page(
-            cwd, cursor, env=self._settings.env, hide_archived=self._air.list_hides_archived
+            cwd, cursor, env=self._settings.env, hide_archived=self._client.air.list_hides_archived
         )
 
     async def set_session_mode(

@@ -1,7 +1,8 @@
 """How the agent opens a session: spawn its Claude, build the shell meanwhile, register it.
 
-A base class of `ClaudeAcpAgent` (adapter.agent.acp_agent), split out so that the agent's module
-is its list of requests; the state it reads is the agent's own, declared here. `opening` (and
+`ClaudeAcpAgent` (adapter.agent.acp_agent) holds one `SessionOpener`, which holds the sessions
+open here and the ids closed here; what the client declared at `initialize` is passed to each
+opening, so the agent's module stays its list of requests. `opening` (and
 what it imports: settings files, transcripts, the SDK's types) is imported by the first session
 to open, not with this module, which the agent needs at start-up.
 """
@@ -20,9 +21,9 @@ from adapter.agent import surroundings
 from adapter.claude import client_options
 from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, Dialects
 
 if TYPE_CHECKING:
+    from adapter.agent.handshake import ClientDeclared
     from adapter.agent.opening import Opening
     from adapter.claude.process import ClaudeRuntime
     from adapter.claude.runtime_settings import RuntimeSettings
@@ -60,24 +61,23 @@ class ClosedIds:
 
 
 class SessionOpener:
-    _tg: TaskGroup
-    _settings: RuntimeSettings
-    _link: ClientLink
-    _dialects: Dialects
-    _terminal_output: bool
-    _terminal_output_delta: bool
-    _ask_by_form: bool
-    _boolean_options: bool
-    _ask_by_url: bool
-    _plan_updates: bool
-    _air: AirClient
-    _sessions: dict[str, Session]
-    _closed: ClosedIds
-    # One load or resume of a session id at a time: two at once would each start a Claude
-    # process, and one of them would be left running untracked.
-    _opening: dict[str, anyio.Lock]
+    """Opens sessions and keeps the ones open here (`sessions`) and the ids closed here."""
 
-    def _new(self, start: Opening, runtime: ClaudeRuntime, answer: type[Any]) -> Session:
+    def __init__(
+        self, *, task_group: TaskGroup, settings: RuntimeSettings, link: ClientLink
+    ) -> None:
+        self._tg = task_group
+        self._settings = settings
+        self._link = link
+        self.sessions: dict[str, Session] = {}
+        self.closed = ClosedIds()
+        # One load or resume of a session id at a time: two at once would each start a Claude
+        # process, and one of them would be left running untracked.
+        self._opening: dict[str, anyio.Lock] = {}
+
+    def new(
+        self, start: Opening, runtime: ClaudeRuntime, answer: type[Any], client: ClientDeclared
+    ) -> Session:
         """The session `runtime` (spawned for it) is to serve. The first time, importing
         `adapter.session.shell` and building the `answer` model take a while: Claude's own start-up
         runs meanwhile."""
@@ -90,9 +90,9 @@ class SessionOpener:
             return Session(
                 session_id=start.session_id,
                 cwd=start.cwd,
-                dialects=self._dialects,
-                terminal_output=self._terminal_output,
-                terminal_output_delta=self._terminal_output_delta,
+                dialects=client.dialects,
+                terminal_output=client.terminal_output,
+                terminal_output_delta=client.terminal_output_delta,
                 link=self._link,
                 settings=self._settings,
                 task_group=self._tg,
@@ -104,29 +104,32 @@ class SessionOpener:
             self._tg.start_soon(runtime.close)  # nobody else would stop the process
             raise
 
-    async def _open(self, start: Opening, answer: type[Any]) -> dict[str, Any]:
+    async def open(
+        self, start: Opening, answer: type[Any], client: ClientDeclared
+    ) -> dict[str, Any]:
         """Spawn the session's Claude, build the session (and the `answer` model) while it
         starts up, finish starting it and register it; the setup response's pickers."""
         from adapter.agent import opening
         from adapter.claude.process import RuntimeStartError
 
         runtime = await opening.spawn(start, self._settings, self._tg)
-        session = self._new(start, runtime, answer)
+        session = self.new(start, runtime, answer, client)
         try:
             await session.start(runtime)
         except RuntimeStartError as exc:
             await session.close()  # its timer, and nothing else, was started
             raise exc.request_error() from exc
-        self._register(session)
+        self.register(session)
         return opening.pickers(session)
 
-    def _register(self, session: Session) -> None:
-        self._sessions[session.session_id] = session
-        self._closed.discard(session.session_id)
+    def register(self, session: Session) -> None:
+        self.sessions[session.session_id] = session
+        self.closed.discard(session.session_id)
         session.controls.announce_later(self._tg)
 
-    def _prepare(
+    def prepare(
         self,
+        client: ClientDeclared,
         session_id: str,
         cwd: str,
         servers: Any,
@@ -141,18 +144,18 @@ class SessionOpener:
             servers=servers,
             settings=self._settings,
             transcript=transcript,
-            ask_by_form=self._ask_by_form,
+            ask_by_form=client.ask_by_form,
             client_options=options,
             surroundings=surroundings.requested(),
-            acp_notices=self._dialects.acp_notices,
-            boolean_options=self._boolean_options,
-            ask_by_url=self._ask_by_url,
-            plan_updates=self._plan_updates,
-            air=self._air,
+            acp_notices=client.dialects.acp_notices,
+            boolean_options=client.boolean_options,
+            ask_by_url=client.ask_by_url,
+            plan_updates=client.plan_updates,
+            air=client.air,
         )
 
     @contextlib.asynccontextmanager
-    async def _one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
+    async def one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
         lock = self._opening.setdefault(session_id, anyio.Lock())
         try:
             async with lock:

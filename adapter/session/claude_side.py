@@ -1,14 +1,15 @@
 """The Claude side of a session: starting a runtime, reading what Claude says into the core,
-sending the prompts the core dispatches, interrupting. A mixin of `adapter.session.shell.Session`,
-kept apart so each module stays small; it decides nothing either.
+sending the prompts the core dispatches, interrupting. A collaborator of
+`adapter.session.shell.Session`, which hands it everything it uses through its constructor; it
+decides nothing either.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 from acp import RequestError
@@ -33,7 +34,6 @@ from adapter.controls.questions import ASK_TOOL
 from adapter.session.answer import Answer
 from adapter.session.turn_hooks import TurnHooks
 from adapter.view.turn_view import SERVER_BLOCKS
-from adapter.wire.client_link import ClientLink
 from fsm import (
     AnswerStreamStarted,
     AssistantMessageReceived,
@@ -56,40 +56,62 @@ __all__ = ["ClaudeSide"]
 log = logging.getLogger(__name__)
 
 
+class Feed(Protocol):
+    """`Session.feed`: hand the core one fact and perform its effects, under the session's lock."""
+
+    async def __call__(self, event: Event, message: Any = None) -> None: ...
+
+
 class ClaudeSide:
-    # Provided by `Session`.
-    session_id: str
-    cwd: str
-    _settings: RuntimeSettings
-    _resume: bool
-    _tg: TaskGroup
-    _link: ClientLink
-    _runtime: ClaudeRuntime | None
-    _answers: dict[str, Answer]
-    controls: SessionControls
-    view: TurnHooks
-    _clock: Callable[[], float]
-    _wall: Callable[[], float]
-    # docs/decisions.md#refusal-explanation: Claude Code may report a refusal's explanation only in
-    # a `system/model_refusal_no_fallback` frame before the refusal message; kept until then.
-    _refusal_note: str | None = None
-    # The Claude session this ACP session goes on in (its own id until a plan exit cleared
-    # the context: `adapter.session.fresh_context`), and that one's start while under way.
-    claude_session_id: str
-    _starting_fresh: anyio.Event | None = None
+    """The session's Claude process: which one is current, and what goes to and comes from it."""
 
-    async def feed(self, event: Event, message: Any = None) -> None:
-        raise NotImplementedError  # pragma: no cover
-
-    async def _fault(self, where: str) -> None:
-        raise NotImplementedError  # pragma: no cover
-
-    def _start_timer(self) -> None:
-        raise NotImplementedError  # pragma: no cover
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        claude_session_id: str,
+        cwd: str,
+        settings: RuntimeSettings,
+        resume: bool,
+        task_group: TaskGroup,
+        answers: dict[str, Answer],
+        controls: SessionControls,
+        view: TurnHooks,
+        clock: Callable[[], float],
+        wall: Callable[[], float],
+        feed: Feed,
+        fault: Callable[[str], Awaitable[None]],
+        started: Callable[[], None],
+    ) -> None:
+        self.session_id = session_id
+        # The Claude session this ACP session goes on in (its own id until a plan exit cleared
+        # the context: `adapter.session.fresh_context`).
+        self.claude_session_id = claude_session_id
+        self.cwd = cwd
+        self._settings = settings
+        # Whether the next process resumes `claude_session_id`'s transcript.
+        self.resume = resume
+        self._tg = task_group
+        self._answers = answers  # the session's, by turn id: the safety net answers them
+        self._controls = controls
+        self._view = view
+        self._clock = clock
+        self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
+        self._feed = feed
+        self._fault = fault
+        self._started = started  # the session's timer, which a runtime's deadlines need
+        self.runtime: ClaudeRuntime | None = None
+        # Set while the fresh context's process is being started: a prompt waits for it
+        # instead of starting one of its own.
+        self.starting_fresh: anyio.Event | None = None
+        # docs/decisions.md#refusal-explanation: Claude Code may report a refusal's explanation
+        # only in a `system/model_refusal_no_fallback` frame before the refusal message; kept
+        # until then.
+        self._refusal_note: str | None = None
 
     async def start(self, spawned: ClaudeRuntime | None = None) -> None:
         """Start a Claude process for this session, or finish starting `spawned` (one that
-        `session_methods.spawn` began for it); raises `RuntimeStartError`."""
+        `adapter.agent.opening.spawn` began for it); raises `RuntimeStartError`."""
         if spawned is not None:
             runtime = spawned
             runtime.answer_permissions_with(self._can_use_tool)
@@ -98,53 +120,53 @@ class ClaudeSide:
                 settings=self._settings,
                 cwd=self.cwd,
                 session_id=self.claude_session_id,
-                resume=self._resume,
+                resume=self.resume,
                 can_use_tool=self._can_use_tool,
-                launch=self.controls.launch(),
+                launch=self._controls.launch(),
             )
-        runtime.hooks.answer_elicitations_with(self.controls.elicitations.answer)
+        runtime.hooks.answer_elicitations_with(self._controls.elicitations.answer)
         # A compaction's summary (the PostCompact hook) goes to the session's view.
-        runtime.hooks.answer_with(self.view)
+        runtime.hooks.answer_with(self._view)
         # Compactions are named by their place in the session: count those it had already,
         # before this Claude can add one (a new session has none).
-        if self._resume:
-            await self.view.count_compactions()
+        if self.resume:
+            await self._view.count_compactions()
         else:
-            self.view.no_compactions_yet()
-        self._start_timer()
+            self._view.no_compactions_yet()
+        self._started()
 
         async def run(task_status: TaskStatus[None]) -> None:
             await self._run_runtime(runtime, task_status)
 
         await self._tg.start(run)
-        await self.controls.adopt(runtime)
+        await self._controls.adopt(runtime)
 
     async def _can_use_tool(
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
         if tool_name == ASK_TOOL:  # a question to the user, not a permission
-            result = await self.controls.questions.ask(tool_input, context)
+            result = await self._controls.questions.ask(tool_input, context)
         else:
-            result = await self.controls.permissions.decide(tool_name, tool_input, context)
+            result = await self._controls.permissions.decide(tool_name, tool_input, context)
         if isinstance(result, PermissionResultAllow):
-            await self.view.permitted(context.tool_use_id)  # it runs now
+            await self._view.permitted(context.tool_use_id)  # it runs now
         return result
 
     async def _run_runtime(self, runtime: ClaudeRuntime, task_status: TaskStatus[None]) -> None:
         epoch = runtime.epoch
 
         async def on_ready() -> None:
-            self._runtime = runtime
-            await self.feed(RuntimeStarted(epoch=epoch))
+            self.runtime = runtime
+            await self._feed(RuntimeStarted(epoch=epoch))
 
         async def on_message(message: Any, raw: Any) -> None:
-            await self._on_message(message, raw, epoch)
+            await self.on_message(message, raw, epoch)
 
         try:
             await runtime.run(
                 on_ready=on_ready,
                 on_message=on_message,
-                on_end=lambda: self.feed(StreamEnded(epoch=epoch)),
+                on_end=lambda: self._feed(StreamEnded(epoch=epoch)),
                 on_lost=lambda: self._on_lost(runtime),
                 task_status=task_status,
             )
@@ -160,8 +182,8 @@ class ClaudeSide:
     async def _on_lost(self, runtime: ClaudeRuntime) -> None:
         if runtime.too_large:
             limit = self._settings.max_message_bytes
-            await self.feed(MessageTooLarge(epoch=runtime.epoch, limit_bytes=limit))
-        await self.feed(TransportLost(epoch=runtime.epoch))
+            await self._feed(MessageTooLarge(epoch=runtime.epoch, limit_bytes=limit))
+        await self._feed(TransportLost(epoch=runtime.epoch))
 
     def _answer_if_forgotten(self, runtime: ClaudeRuntime) -> None:
         # Safety net for the "exactly one answer" promise: a prompt still waiting when its
@@ -171,21 +193,22 @@ class ClaudeSide:
                 log.error("session %s: a prompt was left unanswered; answering it", self.session_id)
                 answer.give(RequestError.internal_error({"reason": "the Claude runtime failed"}))
 
-    async def _on_message(self, message: Any, raw: Any, epoch: str) -> None:
-        await self.feed(OutputReceived(epoch=epoch, now=self._clock()))
+    async def on_message(self, message: Any, raw: Any, epoch: str) -> None:
+        """One message from Claude's process `epoch`: to the core as events, to the view."""
+        await self._feed(OutputReceived(epoch=epoch, now=self._clock()))
         if isinstance(message, StreamEvent):
             started = _answer_stream_started(message, epoch)
             if started is not None:
                 # withheld prose goes out before the answer
                 # (docs/decisions.md#error-prose-without-record)
-                await self.feed(started)
+                await self._feed(started)
             # The bulk of a turn: only the turn view has a use for it.
-            await self.view.stream_event(message)
+            await self._view.stream_event(message)
             return
         if isinstance(message, UnparsedFrame):
-            await self.view.unparsed(message.data)
+            await self._view.unparsed(message.data)
             return
-        await self.controls.observe(message, raw)
+        await self._controls.observe(message, raw)
         try:
             event = event_for(message, epoch)
         except (FsmError, TypeError, ValueError):
@@ -211,38 +234,38 @@ class ClaudeSide:
         if isinstance(event, RateLimitReported) and isinstance(message, RateLimitEvent):
             # Claude's reset times are wall-clock times; the core's deadlines monotonic.
             event = replace(event, now=self._clock(), wall=self._wall())
-            await self.view.rate_limited(message.rate_limit_info)
+            await self._view.rate_limited(message.rate_limit_info)
         if isinstance(message, SystemMessage):
-            await self.view.system(message)
+            await self._view.system(message)
         elif isinstance(message, AssistantMessage):
-            self.view.saw_assistant(message)
+            self._view.saw_assistant(message)
         elif isinstance(message, ResultMessage):
-            await self.view.turn_result(message)
+            await self._view.turn_result(message)
         if isinstance(message, ResultMessage) or (
             isinstance(message, SystemMessage) and message.subtype == "compact_boundary"
         ):
             # Before the result's own event: the idle compaction reads it when the turn ends.
             context = ContextMeasured(
-                epoch=epoch, tokens=self.view.context_used, cache_ttl=self.view.cache_ttl
+                epoch=epoch, tokens=self._view.context_used, cache_ttl=self._view.cache_ttl
             )
-            await self.feed(context)
+            await self._feed(context)
         if event is not None:
-            await self.feed(event, message)
+            await self._feed(event, message)
         elif isinstance(message, UserMessage):
-            await self.view.tool_results(message)
+            await self._view.tool_results(message)
 
-    async def _interrupt(self, runtime: ClaudeRuntime) -> None:
+    async def interrupt(self, runtime: ClaudeRuntime) -> None:
         try:
             await runtime.interrupt()
         except Exception:
             # Claude's transport, not our code: the grace period's backstop still stops it.
             log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
 
-    async def _send_prompt(self, turn_id: str, answer: Answer) -> None:
-        if self._starting_fresh is not None:
-            await self._starting_fresh.wait()  # the fresh context's process, not one more
-        if answer.replace_runtime or self._runtime is None:
-            old, self._runtime = self._runtime, None
+    async def send_prompt(self, turn_id: str, answer: Answer) -> None:
+        if self.starting_fresh is not None:
+            await self.starting_fresh.wait()  # the fresh context's process, not one more
+        if answer.replace_runtime or self.runtime is None:
+            old, self.runtime = self.runtime, None
             if old is not None:
                 # In the background: what it still says is dropped (the core retired it), and
                 # its own reader may be closing it right now (a second close waits for that).
@@ -251,23 +274,23 @@ class ClaudeSide:
                 await self.start()
             except RuntimeStartError as exc:
                 # This prompt still gets its one answer, in the client's own terms.
-                await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
-                await self.feed(RuntimeStartFailed(reason=str(exc)))
+                await self._feed(PromptSent(turn_id=turn_id, now=self._clock()))
+                await self._feed(RuntimeStartFailed(reason=str(exc)))
                 return
-        runtime = self._runtime
+        runtime = self.runtime
         assert runtime is not None
         message = claude_user_message(answer.content, turn_id=turn_id)
-        await self.feed(PromptSent(turn_id=turn_id, now=self._clock()))
-        self.view.prompted(answer.blocks, by_adapter=answer.by_adapter)
+        await self._feed(PromptSent(turn_id=turn_id, now=self._clock()))
+        self._view.prompted(answer.blocks, by_adapter=answer.by_adapter)
         # Only now is it this runtime's prompt (its safety net answers it if all else fails).
         answer.epoch = runtime.epoch
-        self._resume = True
+        self.resume = True
         try:
             await runtime.send(message)
         except Exception:
             # Writing to Claude's process failed: its transport, so "lost" is the truth.
             log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
-            await self.feed(TransportLost(epoch=runtime.epoch))
+            await self._feed(TransportLost(epoch=runtime.epoch))
 
 
 def _keep_server_blocks(message: AssistantMessage, raw: Any) -> None:

@@ -1,12 +1,13 @@
-"""Performing the core's effects, one at a time and in order. A mixin of
-`adapter.session.shell.Session`, kept apart so each module stays small: each effect is done as
-the core said, nothing decided here (the one choice, what a forwarded message masks, follows
-docs/decisions.md#secrets).
+"""Performing the core's effects, one at a time and in order. A collaborator of
+`adapter.session.shell.Session`, given what it acts on through its constructor: each effect is
+done as the core said, nothing decided here (the one choice, what a forwarded message masks,
+follows docs/decisions.md#secrets).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from acp import RequestError
@@ -14,10 +15,11 @@ from acp.schema import PromptResponse
 from anyio.abc import TaskGroup
 from claude_agent_sdk import AssistantMessage
 
-from adapter.claude.process import ClaudeRuntime
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.controls.controls import SessionControls
 from adapter.session.answer import Answer
+from adapter.session.claude_side import ClaudeSide
+from adapter.session.fresh_context import FreshContext
 from adapter.session.publish import Publisher
 from adapter.session.turn_hooks import TurnHooks
 from fsm import (
@@ -54,31 +56,40 @@ REJECTION_CODES = {Blame.AUTH: -32000, Blame.INTERNAL: -32603}
 
 
 class EffectPerformer:
-    # Provided by `Session`.
-    session_id: str
-    core: SessionCore
-    controls: SessionControls
-    view: TurnHooks
-    _settings: RuntimeSettings
-    _tg: TaskGroup
-    _runtime: ClaudeRuntime | None
-    _answers: dict[str, Answer]
-    _publisher: Publisher
-    _steer_verdicts: list[tuple[str, str | None]]
+    """Does what the core's effects say, on the client, on Claude's process and on the view."""
 
-    async def _restart_fresh(self, turn_id: str) -> None:
-        raise NotImplementedError  # pragma: no cover (`fresh_context.FreshContext`)
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        core: SessionCore,
+        settings: RuntimeSettings,
+        task_group: TaskGroup,
+        answers: dict[str, Answer],
+        publisher: Publisher,
+        controls: SessionControls,
+        view: TurnHooks,
+        claude: ClaudeSide,
+        fresh_context: FreshContext,
+        compact_when_idle: Callable[[int], Awaitable[None]],
+        steer_verdicts: list[tuple[str, str | None]],
+    ) -> None:
+        self.session_id = session_id
+        self._core = core
+        self._settings = settings
+        self._tg = task_group
+        self._answers = answers
+        self._publisher = publisher
+        self._controls = controls
+        self._view = view
+        self._claude = claude
+        self._fresh_context = fresh_context
+        # `Session`'s: the adapter's own `/compact` turn, carried like a client's prompt.
+        self._compact_when_idle = compact_when_idle
+        # `Session.steer`'s: the core's verdict on a steer, which it acts on once fed.
+        self._steer_verdicts = steer_verdicts
 
-    async def _send_continuation(self, turn_id: str) -> None:
-        raise NotImplementedError  # pragma: no cover (`fresh_context.FreshContext`)
-
-    async def _interrupt(self, runtime: ClaudeRuntime) -> None:
-        raise NotImplementedError  # pragma: no cover - `ClaudeSide` has it
-
-    async def _compact_when_idle(self, number: int) -> None:
-        raise NotImplementedError  # pragma: no cover - `Session` has it
-
-    async def _perform(self, effects: list[Effect], message: Any) -> None:
+    async def perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
             await self._perform_one(effect, message)
 
@@ -87,19 +98,19 @@ class EffectPerformer:
             case PublishRecord(record=record, agent_error=agent_error):
                 sent = await self._publisher.publish(record, agent_error=agent_error)
                 outcome = DeliveryConfirmed if sent else DeliveryFailed
-                follow = self.core.handle(outcome(id=record.id, revision=record.revision))
-                await self._perform(follow, None)
+                follow = self._core.handle(outcome(id=record.id, revision=record.revision))
+                await self.perform(follow, None)
             case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
                 # A question still open belongs to a turn that is over: the client is told.
-                self.controls.permissions.withdraw()
-                self.controls.elicitations.withdraw()
-                await self.view.turn_settled(failed=record is not None)
+                self._controls.permissions.withdraw()
+                self._controls.elicitations.withdraw()
+                await self._view.turn_settled(failed=record is not None)
                 response = await self._publisher.response(stop_reason, record)
-                response.usage = self.view.response_usage()
-                quota = self.view.response_quota()
+                response.usage = self._view.response_usage()
+                quota = self._view.response_quota()
                 if quota is not None:
                     response.field_meta = {**(response.field_meta or {}), **quota}
-                own = self._answers.get(turn_id or self.core.turn.turn_id or "")
+                own = self._answers.get(turn_id or self._core.turn.turn_id or "")
                 if record is not None and own is not None and own.by_adapter:
                     # The adapter's own turn has no prompt response to carry its record (a
                     # rate limit hit while compacting when idle): it goes out as an update
@@ -107,19 +118,19 @@ class EffectPerformer:
                     await self._publisher.publish(record, agent_error=False)
                 self._give(turn_id, response)
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
-                self.controls.permissions.withdraw()
-                self.controls.elicitations.withdraw()
-                await self.view.turn_settled(failed=True)
+                self._controls.permissions.withdraw()
+                self._controls.elicitations.withdraw()
+                await self._view.turn_settled(failed=True)
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))
             case ForwardAssistantMessage():
                 if isinstance(message, AssistantMessage):
-                    await self.view.assistant(message, mask=self._mask(message))
+                    await self._view.assistant(message, mask=self._mask(message))
             case SendAgentText(text=text, meta=meta):
                 # Masked by the core, which authors or forwards every such text
                 # (docs/decisions.md#secrets).
                 await self._publisher.agent_text(text, meta)
-                self.view.text_sent(text)
+                self._view.text_sent(text)
             case SendNotice(severity=severity, title=title, description=description):
                 await self._publisher.notice(severity, title, description)
             case AnswerSteer(outcome=outcome, priority=priority):
@@ -133,16 +144,16 @@ class EffectPerformer:
             case StartFreshContext(turn_id=turn_id):
                 # A plan exit cleared the context (`fresh_context.py`); slow, so not under
                 # the lock.
-                self._tg.start_soon(self._restart_fresh, turn_id)
+                self._tg.start_soon(self._fresh_context.restart, turn_id)
             case SendContinuation(turn_id=turn_id):
-                await self._send_continuation(turn_id)
+                await self._fresh_context.send_continuation(turn_id)
             case InterruptClaude():
                 # Not under the lock: the SDK waits for Claude's reply to an interrupt.
-                if self._runtime is not None:
-                    self._tg.start_soon(self._interrupt, self._runtime)
+                if self._claude.runtime is not None:
+                    self._tg.start_soon(self._claude.interrupt, self._claude.runtime)
             case StopRuntime():
-                if self._runtime is not None:
-                    self._tg.start_soon(self._runtime.close)
+                if self._claude.runtime is not None:
+                    self._tg.start_soon(self._claude.runtime.close)
             case CompactWhenIdle(number=number):
                 await self._compact_when_idle(number)
             case LogNotice(message=text):
@@ -157,7 +168,7 @@ class EffectPerformer:
         return None
 
     def _give(self, turn_id: str | None, value: PromptResponse | RequestError) -> None:
-        turn_id = turn_id or self.core.turn.turn_id
+        turn_id = turn_id or self._core.turn.turn_id
         answer = self._answers.get(turn_id) if turn_id is not None else None
         if answer is None:
             log.error("session %s: an answer with no prompt waiting", self.session_id)

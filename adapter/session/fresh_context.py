@@ -39,8 +39,9 @@ from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.controls.controls import SessionControls
 from adapter.session.answer import Answer
+from adapter.session.claude_side import ClaudeSide, Feed
 from adapter.session.turn_hooks import TurnHooks
-from fsm import Event, FreshContextChosen, FreshContextReady, RuntimeStartFailed, TransportLost
+from fsm import FreshContextChosen, FreshContextReady, RuntimeStartFailed, TransportLost
 
 __all__ = ["CONTINUATION_PREFIX", "FreshContext"]
 
@@ -57,80 +58,84 @@ class _Pending:
 
 
 class FreshContext:
-    # Provided by `Session` (and `ClaudeSide`).
-    session_id: str
-    claude_session_id: str
-    _settings: RuntimeSettings
-    _resume: bool
-    _tg: TaskGroup
-    _runtime: ClaudeRuntime | None
-    _answers: dict[str, Answer]
-    controls: SessionControls
-    view: TurnHooks
-    _clock: Callable[[], float]
-    _fresh: _Pending | None = None
-    # Set while the fresh context's process is being started: a prompt waits for it instead
-    # of starting one of its own.
-    _starting_fresh: anyio.Event | None = None
+    """A plan exit's fresh context, from the user's choice to the plan sent to the new Claude."""
 
-    async def feed(self, event: Event, message: Any = None) -> None:
-        raise NotImplementedError  # pragma: no cover
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        settings: RuntimeSettings,
+        claude: ClaudeSide,
+        task_group: TaskGroup,
+        answers: dict[str, Answer],
+        controls: SessionControls,
+        view: TurnHooks,
+        clock: Callable[[], float],
+        feed: Feed,
+    ) -> None:
+        self.session_id = session_id
+        self._settings = settings
+        self._claude = claude  # whose process is replaced, and whose id and resume change
+        self._tg = task_group
+        self._answers = answers
+        self._controls = controls
+        self._view = view
+        self._clock = clock
+        self._feed = feed
+        self._pending: _Pending | None = None
 
-    async def start(self, spawned: ClaudeRuntime | None = None) -> None:
-        raise NotImplementedError  # pragma: no cover
-
-    async def choose_fresh_context(self, tool_id: str, plan: str, mode: str) -> None:
+    async def choose(self, tool_id: str, plan: str, mode: str) -> None:
         """The user chose to go on in a fresh context (step 1)."""
-        self._fresh = _Pending(tool_id=tool_id, plan=plan, mode=mode)
-        await self.feed(FreshContextChosen())
+        self._pending = _Pending(tool_id=tool_id, plan=plan, mode=mode)
+        await self._feed(FreshContextChosen())
 
-    async def _restart_fresh(self, turn_id: str) -> None:
+    async def restart(self, turn_id: str) -> None:
         """Step 2, in its own task (starting Claude is slow; the core goes on meanwhile)."""
-        pending = self._fresh
-        starting = self._starting_fresh = anyio.Event()
+        pending, claude = self._pending, self._claude
+        starting = claude.starting_fresh = anyio.Event()
         answer = self._answers.get(turn_id)
         if answer is not None:
             answer.epoch = None  # no longer the old process's to answer when it ends
         try:
-            old, self._runtime = self._runtime, None
+            old, claude.runtime = claude.runtime, None
             if old is not None:
                 await old.close()  # its last words are dropped: the core retired its epoch
-            self.claude_session_id = str(uuid.uuid4())
-            self._resume = False  # nothing to resume: the fresh context has no transcript
-            session_links.relink(self.session_id, self.claude_session_id, self._settings.env)
-            if pending is not None and pending.mode in self.controls.config.modes:
-                self.controls.config.mode = pending.mode  # its `--permission-mode`
+            claude.claude_session_id = str(uuid.uuid4())
+            claude.resume = False  # nothing to resume: the fresh context has no transcript
+            session_links.relink(self.session_id, claude.claude_session_id, self._settings.env)
+            if pending is not None and pending.mode in self._controls.config.modes:
+                self._controls.config.mode = pending.mode  # its `--permission-mode`
             try:
-                await self.start()
+                await claude.start()
             except RuntimeStartError as exc:
-                await self.feed(RuntimeStartFailed(reason=str(exc)))
+                await self._feed(RuntimeStartFailed(reason=str(exc)))
                 return
         finally:
             starting.set()
-            self._starting_fresh = None
-        await self.feed(FreshContextReady(now=self._clock()))
+            claude.starting_fresh = None
+        await self._feed(FreshContextReady(now=self._clock()))
 
-    async def _send_continuation(self, turn_id: str) -> None:
+    async def send_continuation(self, turn_id: str) -> None:
         """Step 3: the publications, then the plan to the fresh context as turn `turn_id`."""
-        pending, self._fresh = self._fresh, None
-        runtime = self._runtime
+        pending, self._pending = self._pending, None
+        runtime = self._claude.runtime
         if pending is None or runtime is None:
             # Cannot happen (the core asks only after a choice, once the process is up); should
             # it, the turn hears a loss rather than wait forever. Not fed here: under the lock.
             log.error("session %s: a fresh context with no plan to send", self.session_id)
             lost = TransportLost(epoch=runtime.epoch if runtime else "unstarted")
-            self._tg.start_soon(self.feed, lost)
+            self._tg.start_soon(self._feed, lost)
             return
-        await self.controls.mode_changed(self.controls.config.mode)
+        await self._controls.mode_changed(self._controls.config.mode)
         # The plan as `plan_update` only for a client that declared `plan` (the reference's).
-        await self.view.context_cleared(
-            pending.tool_id, pending.plan if self.controls.plan_updates else None
+        await self._view.context_cleared(
+            pending.tool_id, pending.plan if self._controls.plan_updates else None
         )
         answer = self._answers.get(turn_id)
         if answer is not None:
             answer.epoch = runtime.epoch  # the fresh process's safety net now covers it
         content = [{"type": "text", "text": CONTINUATION_PREFIX + pending.plan}]
-        self._resume = True
+        self._claude.resume = True
         # Not under the feed lock: a send can wait on Claude's pipe.
         self._tg.start_soon(
             self._send_to_fresh, runtime, claude_user_message(content, turn_id=turn_id)
@@ -141,4 +146,4 @@ class FreshContext:
             await runtime.send(message)
         except Exception:
             log.warning("session %s: sending the plan failed", self.session_id, exc_info=True)
-            await self.feed(TransportLost(epoch=runtime.epoch))
+            await self._feed(TransportLost(epoch=runtime.epoch))

@@ -57,8 +57,12 @@ __all__ = ["REJECTION_CODES", "Session"]
 log = logging.getLogger(__name__)
 
 
-# FreshContext before EffectPerformer: its methods are the ones EffectPerformer declares.
-class Session(ClaudeSide, FreshContext, EffectPerformer):
+class Session:
+    """One ACP session. Its collaborators, each given what it uses: `claude` (Claude's process),
+    `fresh_context` (a plan exit's fresh context), `effects` (performing the core's effects),
+    `controls` (modes, pickers, commands, permissions), `view` (Claude's messages as the editor
+    shows them) and `core` (the decisions)."""
+
     def __init__(
         self,
         *,
@@ -77,28 +81,23 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         claude_session_id: str | None = None,
     ) -> None:
         self.session_id = session_id
-        self.claude_session_id = claude_session_id or session_id
         self.cwd = cwd
         self._link = link
-        self._dialects = dialects
-        self._settings = settings
         self._tg = task_group
-        self._resume = resume
         self._clock = clock
         self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
-        self._runtime: ClaudeRuntime | None = None
         # Taken once per Claude frame (every streamed delta): uncontended, it must not also
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
+        # Each prompt's one answer, by turn id; shared with the collaborators that fill them.
         self._answers: dict[str, Answer] = {}
         self._steer_lock = anyio.Lock()  # one steer's verdict at a time
+        # The core's verdict on the steer being fed (`AnswerSteer`, put here by `effects`).
         self._steer_verdicts: list[tuple[str, str | None]] = []
-        self._publisher = Publisher(link=link, dialects=dialects, session_id=session_id)
         # Modes, pickers, commands and permissions (adapter/controls/controls.py).
         self.controls = controls or SessionControls(
             session_id=session_id, link=link, config=SessionConfig.initial({}, None)
         )
-        self.controls.bind(lambda: self._runtime)
         # Claude's messages as the editor shows them: chunks, cards, plan, usage, title.
         self.view = TurnHooks(
             link,
@@ -113,10 +112,6 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             private=settings.private,
             air=self.controls.air,
         )
-        self.controls.permissions.card = self.view.permission_card
-        self.controls.permissions.percent_used = self.view.percent_used
-        self.controls.permissions.fresh_context = self.choose_fresh_context
-        self.controls.permissions.turn_live = lambda: self.core.turn.live
         self._closed = False
         self._released = False  # the core's models detached (at close): it takes no more events
         self._rearm = anyio.Event()
@@ -135,8 +130,59 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             idle=idle_policy(cwd, settings.env),
             background_subagents=self.controls.air.background_subagents,
         )
+        self.claude = ClaudeSide(
+            session_id=session_id,
+            claude_session_id=claude_session_id or session_id,
+            cwd=cwd,
+            settings=settings,
+            resume=resume,
+            task_group=task_group,
+            answers=self._answers,
+            controls=self.controls,
+            view=self.view,
+            clock=clock,
+            wall=wall,
+            feed=self.feed,
+            fault=self._fault,
+            started=self._start_timer,
+        )
+        self.fresh_context = FreshContext(
+            session_id=session_id,
+            settings=settings,
+            claude=self.claude,
+            task_group=task_group,
+            answers=self._answers,
+            controls=self.controls,
+            view=self.view,
+            clock=clock,
+            feed=self.feed,
+        )
+        self.effects = EffectPerformer(
+            session_id=session_id,
+            core=self.core,
+            settings=settings,
+            task_group=task_group,
+            answers=self._answers,
+            publisher=Publisher(link=link, dialects=dialects, session_id=session_id),
+            controls=self.controls,
+            view=self.view,
+            claude=self.claude,
+            fresh_context=self.fresh_context,
+            compact_when_idle=self._compact_when_idle,
+            steer_verdicts=self._steer_verdicts,
+        )
+        self.controls.bind(lambda: self.claude.runtime)
+        self.controls.permissions.card = self.view.permission_card
+        self.controls.permissions.percent_used = self.view.percent_used
+        self.controls.permissions.fresh_context = self.fresh_context.choose
+        self.controls.permissions.turn_live = lambda: self.core.turn.live
 
-    # --- runtime (starting it and reading it: `claude_side.py`) ------------------------
+    # --- Claude's process (starting it and reading it: `claude_side.py`) -----------------
+
+    async def start(self, spawned: ClaudeRuntime | None = None) -> None:
+        """Start the session's Claude process, or finish starting `spawned` (one spawned for it
+        while the session was built); raises `RuntimeStartError`."""
+        await self.claude.start(spawned)
 
     async def send(self, update: Any) -> bool:
         """Send one session update to the client (False when it could not be sent)."""
@@ -174,7 +220,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         resume)."""
         self._withdraw_questions()
         await self.feed(CancelRequested(now=self._clock()))
-        runtime = self._runtime
+        runtime = self.claude.runtime
         if runtime is not None:
             # Its reader then ends, and the core settles the cancelled turn.
             await (runtime.close() if grace is None else runtime.stop(grace))
@@ -192,8 +238,8 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         self._closed = True
         self._rearm.set()
         self._withdraw_questions()
-        if self._runtime is not None:
-            await self._runtime.close()
+        if self.claude.runtime is not None:
+            await self.claude.runtime.close()
         for answer in self._answers.values():
             answer.give(RequestError.internal_error({"reason": "the session was closed"}))
         await self._release()
@@ -224,7 +270,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
                 return
             before = {record.id for record in self.core.active()}
             try:
-                await self._perform(self.core.handle(event), message)
+                await self.effects.perform(self.core.handle(event), message)
             except Exception:
                 # Declared recovery boundary (docs/decisions.md#internal-faults): our own code
                 # failed on this event.
@@ -250,7 +296,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         # waits and breaks the session. If even that fails, every waiting prompt is answered here.
         log.exception("session %s: internal fault while %s", self.session_id, where)
         try:
-            await self._perform(self.core.handle(InternalFaultOccurred(where=where)), None)
+            await self.effects.perform(self.core.handle(InternalFaultOccurred(where=where)), None)
         except Exception:
             log.exception("session %s: the core could not take the fault", self.session_id)
             for answer in self._answers.values():
@@ -304,14 +350,15 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
             raise RequestError.invalid_request({"reason": "the session is closed"})
         content = claude_content(blocks)  # content Claude cannot take: -32602, as a prompt's
         async with self._steer_lock:
-            self._steer_verdicts = []
+            self._steer_verdicts.clear()
             asking = self.controls.asking_user()
             await self.feed(
                 SteerReceived(question_open=asking, prompt_required_when_idle=prompt_required)
             )
-            verdicts, self._steer_verdicts = self._steer_verdicts, []
+            verdicts = list(self._steer_verdicts)
+            self._steer_verdicts.clear()
         outcome, priority = verdicts[0] if verdicts else ("promptRequired", None)
-        runtime = self._runtime
+        runtime = self.claude.runtime
         if outcome == "injected" and runtime is not None:
             message = claude_user_message(content, turn_id=str(uuid.uuid4()))
             message["priority"] = priority
@@ -338,7 +385,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         """Send the prompt when the core says so, and wait for its one answer."""
         await answer.go.wait()
         if not answer.done.is_set():
-            await self._send_prompt(turn_id, answer)
+            await self.claude.send_prompt(turn_id, answer)
         await answer.done.wait()
 
     async def _compact_when_idle(self, number: int) -> None:
@@ -351,7 +398,7 @@ class Session(ClaudeSide, FreshContext, EffectPerformer):
         log.info("session %s: idle compaction %d: sending /compact", self.session_id, number)
         self._tg.start_soon(self._own_turn, turn_id, answer)
         queued = PromptReceived(turn_id=turn_id, by_adapter=True)
-        await self._perform(self.core.handle(queued), None)
+        await self.effects.perform(self.core.handle(queued), None)
 
     async def _own_turn(self, turn_id: str, answer: Answer) -> None:
         try:

@@ -1,4 +1,5 @@
-"""JSON for the bulk paths: transcript lines read on `session/load` and frames written to stdout.
+"""JSON for the bulk paths: transcript lines read on `session/load`, Claude's frames as a turn
+streams, and frames written to stdout.
 
 A replay of 100,000 transcript lines decodes 67 MB and encodes about 125,000 frames; with the
 standard library that was about half of the adapter's CPU time. `orjson` does both
@@ -22,7 +23,7 @@ import orjson
 
 from adapter.wire.deep_json import loads_shallow, too_deep
 
-__all__ = ["decode_line", "encode_frame", "encode_json", "long_digit_runs"]
+__all__ = ["decode_line", "decode_object_fast", "encode_frame", "encode_json", "long_digit_runs"]
 
 _raw_decode = json.JSONDecoder().raw_decode
 # 2**63 has 19 digits: a shorter run is an integer orjson reads exactly. Runs are found by
@@ -68,6 +69,26 @@ def decode_line(line: bytes, *, short_numbers: bool = False) -> Any:
     if end != len(text):
         raise json.JSONDecodeError("Extra data", text, end)
     return value
+
+
+def decode_object_fast(text: str) -> dict[str, Any] | None:
+    """orjson's reading of one line of text holding a JSON object (a frame from Claude), or None
+    wherever the standard library must decide: text that is not an object, a run of 19 digits
+    or more, or anything orjson refuses. Bound the depth first (`deep_json.too_deep`)."""
+    stripped = text.strip(" \t\n\r")
+    if not stripped.startswith("{"):
+        return None
+    try:
+        data = stripped.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: the standard library reads it
+        return None
+    if _LONG_RUN in data.translate(_ZEROS):
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def encode_frame(message: Any) -> bytes:

@@ -2,8 +2,8 @@
 
 The `acp` sender writes every JSON-RPC frame with its own `write` system call. A replayed session
 of 100,000 transcript lines is about 125,000 frames, and profiling showed a third of the
-adapter's time in those calls. `GatheringTransport` holds what is written for a fraction of a
-millisecond, or until `GATHER_BYTES` are held, and hands it to the real transport in one write;
+adapter's time in those calls. `GatheringTransport` holds what is written for up to two
+milliseconds, or until `GATHER_BYTES` are held, and hands it to the real transport in one write;
 frames stay whole and in order, and flow control stays the real transport's. The byte bound
 matters: a replay may write for seconds without yielding to the event loop, and without it
 everything it wrote waited in memory for the timer (a 100,000-line replay to a client that had
@@ -27,8 +27,11 @@ __all__ = [
     "WriteProtocol",
 ]
 
-# Long enough to gather a burst, far below anything a person or an editor could notice.
-GATHER_SECONDS = 0.0005
+# Long enough to gather a burst, far below anything a person or an editor could notice. A
+# streamed answer's deltas come a few hundred microseconds apart: half a millisecond gathered
+# about three a write, and the writes were still a seventh of the agent's CPU per delta
+# (docs/performance.md); two milliseconds gather about a dozen.
+GATHER_SECONDS = 0.002
 # A pipe's capacity: more is handed on at once, so flow control sees it.
 GATHER_BYTES = 64 * 1024
 

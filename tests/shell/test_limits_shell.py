@@ -128,7 +128,7 @@ async def limited_session(
             clock=clock,
             wall=lambda: W0 + clock.now - 1000.0,
         )
-        session._runtime = runtime  # type: ignore[assignment]
+        session.claude.runtime = runtime  # type: ignore[assignment]
         session._start_timer()
         await session.feed(RuntimeStarted(epoch=EPOCH))
         try:
@@ -167,7 +167,7 @@ async def test_warning_usage_and_reset_reach_a_capable_client() -> None:
         warning = {"status": "allowed_warning", "resetsAt": RESET, "utilization": 0.92}
         info = {"status": "allowed_warning", "resetsAt": RESET, "rateLimitType": "five_hour",
                 "unifiedWindows": {"five_hour": warning}}  # fmt: skip
-        await session._on_message(parse_message(frame(info)), {}, EPOCH)
+        await session.claude.on_message(parse_message(frame(info)), {}, EPOCH)
         usage = [
             u for u in link.sent if isinstance(u, dict) and u["sessionUpdate"] == "usage_update"
         ]
@@ -179,9 +179,9 @@ async def test_warning_usage_and_reset_reach_a_capable_client() -> None:
         assert record["title"] == "You've used 92% of your 5-hour limit \u00b7 resets 10:08pm (UTC)"
         # The rejection, then Claude's words: the turn fails with a record on its answer.
         rejected = {"status": "rejected", "resetsAt": RESET, "rateLimitType": "five_hour"}
-        await session._on_message(parse_message(frame(rejected)), {}, EPOCH)
-        await session._on_message(_limit_message(), {}, EPOCH)
-        await session._on_message(_result(is_error=True, text=LIMIT_TEXT), {}, EPOCH)
+        await session.claude.on_message(parse_message(frame(rejected)), {}, EPOCH)
+        await session.claude.on_message(_limit_message(), {}, EPOCH)
+        await session.claude.on_message(_result(is_error=True, text=LIMIT_TEXT), {}, EPOCH)
         answer = await _answer(box)
         assert isinstance(answer, PromptResponse) and answer.field_meta is not None
         failure = answer.field_meta["jetbrains"]["air"]["sessionFailure"]
@@ -205,11 +205,11 @@ async def test_an_acp_notices_client_gets_the_warning_as_a_notice() -> None:
         await _settled_prompt(session, tg)
         info = {"status": "allowed_warning", "resetsAt": RESET, "rateLimitType": "seven_day",
                 "utilization": 0.8}  # fmt: skip
-        await session._on_message(parse_message(frame(info)), {}, EPOCH)
+        await session.claude.on_message(parse_message(frame(info)), {}, EPOCH)
         notices = [u for u in link.sent if isinstance(u, dict) and u["sessionUpdate"] == "notice"]
         assert notices == [
             {"sessionUpdate": "notice", "severity": "warning",
              "title": "You've used 80% of your weekly limit \u00b7 resets 10:08pm (UTC)"}
         ]  # fmt: skip
         assert link.records() == []
-        await session._on_message(_result(), {}, EPOCH)
+        await session.claude.on_message(_result(), {}, EPOCH)

@@ -109,7 +109,7 @@ async def session_with_fakes(
             task_group=tg,
             clock=clock,
         )
-        session._runtime = runtime  # type: ignore[assignment]
+        session.claude.runtime = runtime  # type: ignore[assignment]
         session._start_timer()
         await session.feed(RuntimeStarted(epoch=EPOCH))
         try:
@@ -164,11 +164,11 @@ async def test_a_failed_send_is_not_counted_as_delivered() -> None:
         box = await _prompt(session, runtime, tg)
         # The retry warning's session_info_update cannot be sent ...
         link.failing = True
-        await session._on_message(_retry(), {}, EPOCH)
+        await session.claude.on_message(_retry(), {}, EPOCH)
         link.failing = False
         assert link.records() == []
         # ... so the turn's error is revision 1 of its id: the client never saw a revision 1.
-        await session._on_message(_result(is_error=True, text="API Error: 500"), {}, EPOCH)
+        await session.claude.on_message(_result(is_error=True, text="API Error: 500"), {}, EPOCH)
         answer = await _answer(box)
         assert isinstance(answer, PromptResponse) and answer.field_meta is not None
         record = answer.field_meta["jetbrains"]["air"]["sessionFailure"]
@@ -216,9 +216,9 @@ async def test_the_stall_watchdog_runs_on_the_cores_deadline() -> None:
         assert (warning["category"], warning["severity"]) == ("connection", "warning")
         assert warning["title"].startswith("Claude has not responded for 6 seconds")
         # Claude speaks: the next deadline counts from its frame.
-        await session._on_message(_retry(), {}, EPOCH)
+        await session.claude.on_message(_retry(), {}, EPOCH)
         assert session.core.next_deadline() == clock.now + 5
-        await session._on_message(_result(), {}, EPOCH)
+        await session.claude.on_message(_result(), {}, EPOCH)
         assert isinstance(await _answer(box), PromptResponse)
 
 
@@ -237,7 +237,7 @@ async def test_an_internal_fault_fails_the_turn_and_breaks_the_session(
             return real(event)
 
         monkeypatch.setattr(session.core, "handle", broken)
-        await session._on_message(_result(), {}, EPOCH)
+        await session.claude.on_message(_result(), {}, EPOCH)
         answer = await _answer(box)
         monkeypatch.setattr(session.core, "handle", real)
         # docs/decisions.md#internal-faults: internal_error (service, retry), never "connection
@@ -279,7 +279,7 @@ async def test_the_refusal_explanation_reaches_the_client_before_refusal() -> No
         box = await _prompt(session, runtime, tg)
         message = AssistantMessage(content=[], model="claude-x", stop_reason="refusal")
         raw = {"type": "assistant", "message": {"stop_details": {"explanation": "I can't."}}}
-        await session._on_message(message, raw, EPOCH)
+        await session.claude.on_message(message, raw, EPOCH)
         refusal = ResultMessage(
             subtype="success",
             duration_ms=1,
@@ -289,7 +289,7 @@ async def test_the_refusal_explanation_reaches_the_client_before_refusal() -> No
             session_id="s",
             stop_reason="refusal",
         )
-        await session._on_message(refusal, {}, EPOCH)
+        await session.claude.on_message(refusal, {}, EPOCH)
         answer = await _answer(box)
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
         texts = [
