@@ -206,13 +206,8 @@ class SessionIndexRequests:
         if row is None and session is None:
             raise _not_found(session_id)
         stored = rename_to(request.title, row.title if row is not None else None, session_id)
-        if session is not None and not await session.rename_in_claude(stored):
-            # Its Claude holds the title and would write it back over the records.
-            raise RequestError(
-                -32600,
-                "The Claude Code CLI of this session cannot change its title while it runs.",
-                {"sessionId": session_id},
-            )
+        if session is not None:
+            await self._rename_in_claude(session, stored)
         await anyio.to_thread.run_sync(
             lambda: session_archive.retitle(
                 session_id,
@@ -227,6 +222,24 @@ class SessionIndexRequests:
             await self._link.send_raw_update(session_id, shown)
         self.changed()
         return {}
+
+    async def _rename_in_claude(self, session: Session, title: str) -> None:
+        """Give a running Claude the session's new stored title: Claude Code keeps the title in
+        memory and would write its own back over the records; -32600 when it refuses."""
+        runtime = session.claude.runtime
+        if runtime is None:
+            return  # no Claude runs: the records are the whole title
+        try:
+            await runtime.rename(title, session.claude.claude_session_id)
+        except Exception as exc:  # its refusal, or it went away meanwhile: nothing is written
+            log.warning(
+                "session %s: Claude did not take the new title: %s", session.session_id, exc
+            )
+            raise RequestError(
+                -32600,
+                "The Claude Code CLI of this session cannot change its title while it runs.",
+                {"sessionId": session.session_id},
+            ) from exc
 
     async def set_archived(self, session_id: str, archived: bool) -> dict[str, Any]:
         """`_session/archive` (a session running here is closed first) or `_session/unarchive`;

@@ -196,19 +196,6 @@ class Session:
         """Send several session updates in order (False when one could not be sent)."""
         return await self._link.send_raw_updates(self.session_id, updates)
 
-    async def rename_in_claude(self, title: str) -> bool:
-        """Give the running Claude the session's new stored title (JetBrains AIR's rename);
-        False when it refused. Without a running Claude there is nobody to tell."""
-        runtime = self._runtime
-        if runtime is None:
-            return True
-        try:
-            await runtime.rename(title, self.claude_session_id)
-        except Exception as exc:  # its refusal, or it is gone: the rename fails, nothing written
-            log.warning("session %s: Claude did not take the new title: %s", self.session_id, exc)
-            return False
-        return True
-
     async def restart_on_next_prompt(self) -> None:
         """The credentials changed: the core has the next prompt start a fresh Claude."""
         await self.feed(CredentialsChanged())
