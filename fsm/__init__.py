@@ -15,8 +15,9 @@ each part lives:
 - `classify.py`: what Claude's signals mean; `transcript_entries.py` and `replay.py`: Claude's
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
-  (its `_meta` fields, archived-session titles, the git patch of a change); `session_index.py`:
-  AIR's session index (its methods' table, list pages, rows, list subscriptions).
+  (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
+  its Async Tasks panel; `session_index.py`: AIR's session index (its methods' table, list
+  pages, rows, list subscriptions).
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
         permission_heading,
         plan_file_clear,
         plan_file_input,
+        with_air_meta,
     )
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
+    from fsm.async_tasks import AsyncTasks
     from fsm.classify import (
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
@@ -190,11 +193,13 @@ _HOMES = {
     "scan_transcript": "session_index",
     "plan_file_input": "air_meta",
     "permission_heading": "air_meta",
+    "with_air_meta": "air_meta",
     "patchable": "git_patch",
     "patch_block": "git_patch",
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "AsyncTasks": "async_tasks",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -325,6 +330,7 @@ __all__ = [
     "AnswerStreamStarted",
     "ArchiveRequest",
     "AssistantMessageReceived",
+    "AsyncTasks",
     "AuthStatusReported",
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
@@ -439,6 +445,7 @@ __all__ = [
     "typed_prompt_said",
     "visible",
     "visible_title",
+    "with_air_meta",
 ]
 
 

@@ -35,6 +35,7 @@ LOAD_REPLAY_END = "loadReplayEnd"
 PLAN_FILE = "planFile"
 DIFF_PATCH = "diffPatch"
 BACKGROUND_SUBAGENTS = "backgroundSubagents"
+ASYNC_TASKS = "asyncTasks"
 CUSTOM_INSTRUCTIONS = "customInstructions"
 
 # What this agent implements of the AIR set and advertises, in the reference's order
@@ -43,6 +44,7 @@ CUSTOM_INSTRUCTIONS = "customInstructions"
 # any client.
 IMPLEMENTED: tuple[str, ...] = (
     SESSION_FAILURE,
+    ASYNC_TASKS,
     CUSTOM_INSTRUCTIONS,
     DIFF_PATCH,
     PLAN_FILE,
@@ -121,6 +123,12 @@ class AirClient:
         """A turn is answered at its result while its background subagents still run; what
         they do afterwards (text, tool calls, questions) goes out after the answer."""
         return self.negotiated(BACKGROUND_SUBAGENTS)
+
+    @property
+    def async_tasks(self) -> bool:
+        """Claude Code's background work other than subagents is the Async Tasks panel's
+        (`async_task_*` updates, `fsm.async_tasks`)."""
+        return self.negotiated(ASYNC_TASKS)
 
     @property
     def permission_heading(self) -> bool:

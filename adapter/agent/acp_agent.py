@@ -34,6 +34,7 @@ from anyio.abc import TaskGroup
 
 from adapter.agent import (
     aliases,
+    async_task_stop,
     deleting,
     handshake,
     mcp_servers,
@@ -111,6 +112,8 @@ class ClaudeAcpAgent:
         wrap_request_handler(conn, steering.guard(self))
         # JetBrains AIR's session index (adapter.agent.session_index).
         wrap_request_handler(conn, self._index.guard)
+        # `_session/async_task/stop` (adapter.agent.async_task_stop), AIR's Stop on a task.
+        wrap_request_handler(conn, async_task_stop.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
         wrap_request_handler(conn, self._raw.wrap)
 
@@ -350,6 +353,10 @@ class ClaudeAcpAgent:
     ) -> dict[str, Any]:
         session = self._session(session_id)
         return await session.steer(rewrite_prompt(prompt), prompt_required=prompt_required)
+
+    async def stop_async_task(self, session_id: str, task_id: str) -> bool:
+        session = self._sessions.get(session_id)
+        return False if session is None else await session.stop_async_task(task_id)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)

@@ -239,6 +239,15 @@ class ClaudeRuntime:
     async def interrupt(self) -> None:
         await self.client.interrupt()
 
+    @property
+    def closed_by_adapter(self) -> bool:
+        """The adapter closed (or stopped) this process; it did not end on its own."""
+        return self._stopped.is_set()
+
+    async def stop_task(self, task_id: str) -> None:
+        """Stop one background task (Claude Code then reports its end in the stream)."""
+        await self.client.stop_task(task_id)
+
     async def stop(self, grace: float) -> None:
         """Stop Claude now (the adapter is exiting): SIGTERM, then SIGKILL after `grace`
         seconds, then the SDK's own cleanup (which then has no process left to wait for)."""

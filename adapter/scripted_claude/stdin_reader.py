@@ -115,6 +115,25 @@ class StdinReader:
                 s.emit(frames.control_error(request_id, "title must be a non-empty string"))
                 return
             s.transcript.append_title(title[:200].strip())
+        elif subtype == "stop_task":
+            # As Claude Code: the task is stopped, and its end follows in the stream as a
+            # `task_updated` whose status is `killed`.
+            task_id = request.get("task_id")
+            if not isinstance(task_id, str) or not task_id:
+                s.emit(frames.control_error(request_id, "No task to stop"))
+                return
+            s.emit(frames.control_response(request_id, {}))
+            s.emit(
+                {
+                    "type": "system",
+                    "subtype": "task_updated",
+                    "task_id": task_id,
+                    "patch": {"status": "killed"},
+                    "session_id": s.session_id,
+                    "uuid": frames.new_uuid(),
+                }
+            )
+            return
         elif subtype == "get_context_usage":
             answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
         s.emit(frames.control_response(request_id, answer))

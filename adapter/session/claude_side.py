@@ -178,6 +178,10 @@ class ClaudeSide:
             await self._fault("the Claude runtime task")
         finally:
             self._answer_if_forgotten(runtime)
+            # Its background tasks ended with it: stopped when the adapter ended it (a close,
+            # a fresh context), failed when it ended on its own.
+            ours = runtime.closed_by_adapter or self.runtime is not runtime
+            await self._view.background_work_ended("stopped" if ours else "failed")
 
     async def _on_lost(self, runtime: ClaudeRuntime) -> None:
         if runtime.too_large:

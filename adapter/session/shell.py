@@ -362,6 +362,23 @@ class Session:
             return {"outcome": "startedNewTurn"}
         return {"outcome": "promptRequired", "reason": "noRunningTurn"}
 
+    async def stop_async_task(self, task_id: str) -> bool:
+        """`_session/async_task/stop` (adapter.agent.async_task_stop): Claude Code stops the
+        task when the Async Tasks panel may stop it; Claude's refusal is a -32603."""
+        runtime = self.claude.runtime
+
+        async def stop(task: str) -> None:
+            if runtime is None:
+                raise RequestError.internal_error({"reason": "Claude is not running"})
+            try:
+                await runtime.stop_task(task)
+            except Exception as exc:
+                log.warning("session %s: stopping a task failed", self.session_id, exc_info=True)
+                reason = {"reason": "Claude Code did not stop it"}
+                raise RequestError.internal_error(reason) from exc
+
+        return await self.view.stop_async_task(task_id, stop)
+
     async def _steered_prompt(self, blocks: list[Any]) -> None:
         try:
             await self.prompt(blocks)

@@ -35,9 +35,18 @@ from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, is_autonomous_origin, redact, typed_prompt_said, visible
+from fsm import AirClient, AsyncTasks, is_autonomous_origin, redact, typed_prompt_said, visible
 
 __all__ = ["TurnHooks"]
+
+# Claude Code's task frames the Async Tasks panel reads (`fsm.async_tasks.AsyncTasks`).
+_ASYNC_TASK_FRAMES = {
+    "task_started": "started",
+    "task_progress": "progress",
+    "task_updated": "updated",
+    "task_notification": "notified",
+    "background_tasks_changed": "listed",
+}
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +114,11 @@ class TurnHooks:
         self._line_open = False
         # A local command's output, Claude Code's informational lines, a blank turn's result.
         self._side = SideMessages(notices=acp_notices, private=private)
+        # JetBrains AIR's Async Tasks panel, for a client that declared `asyncTasks`.
+        self._async_tasks = (
+            AsyncTasks(notices=acp_notices) if air is not None and air.async_tasks else None
+        )
+        self._view.async_tasks = self._async_tasks
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         if update.get("sessionUpdate") == "agent_message_chunk":
@@ -167,10 +181,16 @@ class TurnHooks:
         """A `system` frame: compaction (its card or its updates), and the context it
         retained."""
         data = message.data if isinstance(message.data, Mapping) else {}
+        if message.subtype == "conversation_reset" and self._async_tasks is not None:
+            await self.background_work_ended("failed")
         if message.subtype == "conversation_reset":
             # A fresh conversation: its task ids are new, the old task list is no plan.
             await self._send(self._view.tasks.reset, "a conversation reset")
             return
+        tasks = self._async_tasks
+        if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
+            read = getattr(tasks, _ASYNC_TASK_FRAMES[message.subtype])
+            await self._send(lambda: read(data), "a background task")
         if message.subtype in ("task_notification", "task_updated"):
             await self._send(lambda: self._view.task_ended(data), "a task's end")
             return
@@ -291,6 +311,10 @@ class TurnHooks:
     async def turn_result(self, message: ResultMessage) -> None:
         origin = getattr(message, "origin", None)
         autonomous = isinstance(origin, Mapping) and is_autonomous_origin(origin.get("kind"))
+        if self._async_tasks is not None:
+            # The result ends the model turn: a task still waiting for its tool call's id
+            # is spawned without it.
+            await self._send(self._async_tasks.turn_ended, "a background task")
         side = self._side
         await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
         if autonomous:
@@ -338,6 +362,29 @@ class TurnHooks:
     def title_given(self) -> None:
         """The client named the session: no title from its first prompt replaces that one."""
         self._title_sent = True
+
+    async def background_work_ended(self, state: str) -> None:
+        """Claude's stream ended (`failed`; `stopped` when the adapter ended it) or its
+        conversation was reset: every async task still open ends."""
+        if self._async_tasks is not None:
+            tasks = self._async_tasks
+            await self._send(lambda: tasks.finish_all(state), "the background tasks' end")
+
+    async def stop_async_task(self, task_id: str, stop: Callable[[str], Awaitable[None]]) -> bool:
+        """`_session/async_task/stop`: False for a task the client may not stop (unknown,
+        ended, a monitor, already being stopped); else Claude Code is asked to `stop` it, and
+        its end and a line that says so go out. Claude Code's refusal propagates, and the task
+        may be stopped again."""
+        tasks = self._async_tasks
+        if tasks is None or not tasks.claim_stop(task_id):
+            return False
+        try:
+            await stop(task_id)
+        except BaseException:
+            tasks.release_stop(task_id)
+            raise
+        await self._send(lambda: tasks.stopped(task_id), "a stopped task")
+        return True
 
     def percent_used(self) -> int | None:
         return self._usage.percent_used()

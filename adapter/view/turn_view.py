@@ -34,7 +34,7 @@ from adapter.view.streamed_calls import StreamedCalls
 from adapter.view.task_plan import TASK_TOOLS, TaskPlan
 from adapter.view.tool_cards import PLAN_TOOL, card_for
 from adapter.view.tool_results import background_task, result_updates, terminal_exit
-from fsm import AirClient
+from fsm import AirClient, AsyncTasks, with_air_meta
 
 __all__ = ["SERVER_BLOCKS", "TurnView", "blocks_of", "prompt_updates", "server_result"]
 
@@ -149,6 +149,8 @@ class TurnView:
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
         self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
+        # JetBrains AIR's Async Tasks panel (`asyncTasks` declared; set by the live session).
+        self.async_tasks: AsyncTasks | None = None
 
     def stream_event(self, event: object, parent: str | None) -> list[Wire]:
         """Updates for one partial-message event: chunks, or the card of a tool call Claude
@@ -412,8 +414,45 @@ class TurnView:
                 args = (tool_id, tool_input, tool_use_result)
                 check = self.existing_file
                 ended = plan_file_result(ended, *args, is_error=is_error, existing_file=check)
+            if name == "Bash" and self.async_tasks is not None:
+                ended = self._backgrounded(ended, tool_id, tool_input, task, is_error=is_error)
             updates.extend(ended)
         return updates
+
+    def _backgrounded(
+        self,
+        ended: list[Wire],
+        tool_id: str,
+        tool_input: object,
+        task: str | None,
+        *,
+        is_error: bool,
+    ) -> list[Wire]:
+        """A Bash command that went to the background, for the Async Tasks panel: only
+        structured data says so (the result's `backgroundTaskId`, or `run_in_background` on a
+        call that did not fail), never the command's text. Its card says
+        `_meta.jetbrains.air.asyncTasks.backgrounded`; the task's spawn follows it."""
+        assert self.async_tasks is not None
+        command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
+        in_background = isinstance(tool_input, Mapping) and tool_input.get("run_in_background")
+        if task is None and not (in_background is True and not is_error):
+            return ended
+        marked = [
+            {**u, "_meta": with_air_meta(u.get("_meta"), "asyncTasks", {"backgrounded": True})}
+            if u.get("sessionUpdate") == "tool_call_update" and u.get("toolCallId") == tool_id
+            else u
+            for u in ended
+        ]
+        if task is None:
+            return marked
+        frame = {
+            "task_id": task,
+            "tool_use_id": tool_id,
+            "task_type": "local_bash",
+            "description": command,
+            "is_backgrounded": True,
+        }
+        return marked + self.async_tasks.backgrounded(frame)
 
     def close_open_calls(self) -> list[Wire]:
         """A turn ended: a message still streaming broke off, and its calls that never got a
