@@ -114,6 +114,12 @@ if TYPE_CHECKING:
         IdlePolicy,
     )
     from fsm.ids import IdKind, ParsedId, parse_id
+    from fsm.model_following import (
+        ONE_MILLION_WINDOW,
+        fallback_moves_session,
+        model_switch_to_follow,
+        seeded_context_window,
+    )
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -290,6 +296,10 @@ _HOMES = {
     "TranscriptEntry": "transcript_entries",
     "is_prompt_entry": "transcript_entries",
     "parse_entry": "transcript_entries",
+    "ONE_MILLION_WINDOW": "model_following",
+    "fallback_moves_session": "model_following",
+    "model_switch_to_follow": "model_following",
+    "seeded_context_window": "model_following",
     "LOCAL_ONLY_COMMANDS": "transcript_entries",
     "typed_prompt_said": "transcript_entries",
     "TURN_NO_RESULT_TITLE": "turn",
@@ -317,6 +327,7 @@ __all__ = [
     "LOCAL_ONLY_COMMANDS",
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
+    "ONE_MILLION_WINDOW",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -417,6 +428,7 @@ __all__ = [
     "air_client",
     "air_info_update",
     "archive_to",
+    "fallback_moves_session",
     "file_patch",
     "index_list_options",
     "index_page",
@@ -425,6 +437,7 @@ __all__ = [
     "is_autonomous_origin",
     "is_prompt_entry",
     "is_real_model",
+    "model_switch_to_follow",
     "negotiate",
     "parse_entry",
     "parse_id",
@@ -437,6 +450,7 @@ __all__ = [
     "rename_to",
     "route_index_request",
     "scan_transcript",
+    "seeded_context_window",
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",

@@ -125,6 +125,10 @@ class ClaudeSide:
                 launch=self._controls.launch(),
             )
         runtime.hooks.answer_elicitations_with(self._controls.elicitations.answer)
+        # `/model` typed in the chat: the picker follows, after the hook is answered.
+        runtime.hooks.follow_models_with(
+            lambda model: self._tg.start_soon(self._controls.follow_model, model)
+        )
         # A compaction's summary (the PostCompact hook) goes to the session's view.
         runtime.hooks.answer_with(self._view)
         # Compactions are named by their place in the session: count those it had already,

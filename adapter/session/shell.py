@@ -173,6 +173,7 @@ class Session:
         )
         self.controls.bind(lambda: self.claude.runtime)
         self.controls.permissions.card = self.view.permission_card
+        self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
         self.controls.permissions.turn_live = lambda: self.core.turn.live

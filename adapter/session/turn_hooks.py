@@ -287,6 +287,10 @@ class TurnHooks:
         fields = ("toolCallId", "title", "kind", "status", "rawInput", "locations", "content")
         return ToolCallUpdate.model_validate({key: card[key] for key in fields if key in card})
 
+    def model_chosen(self, window: int | None) -> None:
+        """The session runs a model whose words promise this context window (None: none)."""
+        self._usage.model_chosen(window)
+
     @property
     def context_used(self) -> int:
         """The tokens the context holds, as Claude last reported them."""

@@ -279,6 +279,9 @@ ADAPTER_ONLY = {
     "permission_rules",
     "commands_changed",
     "edit_permission",
+    # The picker following Claude Code's own model switches (test_model_following.py).
+    "model_typed",
+    "model_fallback_local",
     # Leaving plan mode in a fresh context is driven through the adapter (test_plan_clear.py).
     "plan_clear",
     "plan_clear_slow_start",
