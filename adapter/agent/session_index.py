@@ -58,7 +58,7 @@ from fsm import (
 )
 
 if TYPE_CHECKING:
-    from adapter.session.shell import Session
+    from adapter.session.session import Session
 
 __all__ = ["IndexHost", "SessionIndexRequests"]
 

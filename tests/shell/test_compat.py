@@ -283,16 +283,16 @@ def test_a_permission_request_is_serialized_as_acp_serializes_it() -> None:
 
 @pytest.mark.anyio
 async def test_acp_starts_each_request_handler_from_the_context_receive_returned_in() -> None:
-    # adapter.wire.answer_watch: the guard's `receive` names the request in a context variable,
+    # adapter.wire.response_watch: the guard's `receive` names the request in a context variable,
     # and the handler reads its own request's id there. That holds while acp's receive loop
     # starts each handler's task (a copy of its context) right after `receive` returns.
     import asyncio
 
     from acp.connection import Connection
 
-    from adapter.wire.answer_watch import CURRENT_REQUEST, AnswerWatch
+    from adapter.wire.response_watch import CURRENT_REQUEST, ResponseWatch
 
-    watch = AnswerWatch()
+    watch = ResponseWatch()
     inbox: list[dict[str, object]] = [
         {"jsonrpc": "2.0", "id": i, "method": "m", "params": None} for i in ("a", 2)
     ]

@@ -48,7 +48,7 @@ from adapter.wire.client_link import ClientLink
 from fsm import AirClient, fallback_moves_session, seeded_context_window
 
 if TYPE_CHECKING:
-    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.claude_runtime import ClaudeRuntime
 
 __all__ = ["SessionControls"]
 
@@ -153,7 +153,7 @@ class SessionControls:
         writes it on return): the ticket is for that answer, and the task waits for the wire
         to have written it. An error answer, or one never written, opens no session for the
         client, so nothing is told."""
-        ticket = self._link.answer_ticket()
+        ticket = self._link.response_ticket()
 
         async def announce() -> None:
             if not await ticket.written():
