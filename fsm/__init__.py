@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     )
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.async_tasks import AsyncTasks
+    from fsm.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
     from fsm.classify import (
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
@@ -150,6 +151,7 @@ if TYPE_CHECKING:
         route_index_request,
         scan_transcript,
     )
+    from fsm.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -169,6 +171,10 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "BlobKind": "blob_types",
+    "BlobPlan": "blob_types",
+    "blob_plan": "blob_types",
+    "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
     "SteerReceived": "events",
@@ -291,6 +297,9 @@ _HOMES = {
     "ReplayPlanner": "replay",
     "active_from_newest": "replay",
     "CANCEL_GRACE_SECONDS": "session",
+    "StartFailure": "start_failures",
+    "StartFailureKind": "start_failures",
+    "start_failure": "start_failures",
     "SessionCore": "session",
     "EntryKind": "transcript_entries",
     "TranscriptEntry": "transcript_entries",
@@ -349,6 +358,8 @@ __all__ = [
     "BadIndexRequest",
     "BatchGetRequest",
     "Blame",
+    "BlobKind",
+    "BlobPlan",
     "CancelGraceExpired",
     "CancelRequested",
     "Category",
@@ -410,6 +421,8 @@ __all__ = [
     "SessionFailureDialect",
     "SettlePrompt",
     "Severity",
+    "StartFailure",
+    "StartFailureKind",
     "StartFreshContext",
     "SteerReceived",
     "StopReason",
@@ -428,6 +441,8 @@ __all__ = [
     "air_client",
     "air_info_update",
     "archive_to",
+    "blob_plan",
+    "decode_text_blob",
     "fallback_moves_session",
     "file_patch",
     "index_list_options",
@@ -454,6 +469,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "start_failure",
     "title_records",
     "trigger_of",
     "typed_prompt_said",
