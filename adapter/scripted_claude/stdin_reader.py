@@ -109,6 +109,10 @@ class StdinReader:
             if error is not None:
                 s.emit(frames.control_error(request_id, error))
                 return
+        elif subtype == "cancel_async_message":
+            # A queued user message is dropped unless Claude Code has taken it up already.
+            uuid = request.get("message_uuid")
+            answer = {"cancelled": isinstance(uuid, str) and self.inbox.withdraw(uuid)}
         elif subtype == "stop_task":
             # As Claude Code: the task is stopped, and its end follows in the stream as a
             # `task_updated` whose status is `killed`.

@@ -348,10 +348,12 @@ class TurnHooks:
             )
         self._line_open = False
 
-    async def turn_settled(self, *, failed: bool = False) -> None:
+    async def turn_settled(self, *, failed: bool = False, handed_off: bool = False) -> None:
         """Before a prompt's answer: `turn_ended`, and name the session once (a session whose
-        first turn failed is named too: its prompt was the user's all the same)."""
-        await self.turn_ended(failed=failed)
+        first turn failed is named too: its prompt was the user's all the same). `handed_off`:
+        Claude's work goes on for the next prompt (prompt queueing), so nothing is ended."""
+        if not handed_off:
+            await self.turn_ended(failed=failed)
         if self._title and not self._title_sent:
             self._title_sent = True
             now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
