@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input, with_air_meta
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.async_tasks import AsyncTasks
+    from fsm.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
     from fsm.classify import (
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
@@ -110,6 +111,12 @@ if TYPE_CHECKING:
         IdlePolicy,
     )
     from fsm.ids import IdKind, ParsedId, parse_id
+    from fsm.model_following import (
+        ONE_MILLION_WINDOW,
+        fallback_moves_session,
+        model_switch_to_follow,
+        seeded_context_window,
+    )
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -119,6 +126,7 @@ if TYPE_CHECKING:
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
+    from fsm.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -138,6 +146,10 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "BlobKind": "blob_types",
+    "BlobPlan": "blob_types",
+    "blob_plan": "blob_types",
+    "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
     "SteerReceived": "events",
@@ -243,11 +255,18 @@ _HOMES = {
     "ReplayPlanner": "replay",
     "active_from_newest": "replay",
     "CANCEL_GRACE_SECONDS": "session",
+    "StartFailure": "start_failures",
+    "StartFailureKind": "start_failures",
+    "start_failure": "start_failures",
     "SessionCore": "session",
     "EntryKind": "transcript_entries",
     "TranscriptEntry": "transcript_entries",
     "is_prompt_entry": "transcript_entries",
     "parse_entry": "transcript_entries",
+    "ONE_MILLION_WINDOW": "model_following",
+    "fallback_moves_session": "model_following",
+    "model_switch_to_follow": "model_following",
+    "seeded_context_window": "model_following",
     "LOCAL_ONLY_COMMANDS": "transcript_entries",
     "typed_prompt_said": "transcript_entries",
     "TURN_NO_RESULT_TITLE": "turn",
@@ -272,6 +291,7 @@ __all__ = [
     "LOCAL_ONLY_COMMANDS",
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
+    "ONE_MILLION_WINDOW",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -290,6 +310,8 @@ __all__ = [
     "BackgroundTaskStarted",
     "BackgroundTasksListed",
     "Blame",
+    "BlobKind",
+    "BlobPlan",
     "CancelGraceExpired",
     "CancelRequested",
     "Category",
@@ -347,6 +369,8 @@ __all__ = [
     "SessionFailureDialect",
     "SettlePrompt",
     "Severity",
+    "StartFailure",
+    "StartFailureKind",
     "StartFreshContext",
     "SteerReceived",
     "StopReason",
@@ -364,11 +388,15 @@ __all__ = [
     "agent_error_negotiated",
     "air_client",
     "archive_to",
+    "blob_plan",
+    "decode_text_blob",
+    "fallback_moves_session",
     "file_patch",
     "is_archived",
     "is_autonomous_origin",
     "is_prompt_entry",
     "is_real_model",
+    "model_switch_to_follow",
     "negotiate",
     "parse_entry",
     "parse_id",
@@ -378,9 +406,11 @@ __all__ = [
     "plan_file_clear",
     "plan_file_input",
     "redact",
+    "seeded_context_window",
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "start_failure",
     "title_records",
     "trigger_of",
     "typed_prompt_said",

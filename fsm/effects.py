@@ -75,6 +75,12 @@ class FailedTurn:
     error_kind: str | None
     retry_after_seconds: float | None = None
     reset_at_epoch_ms: int | None = None
+    # Whether `text` is Claude's words (not the adapter's own), and whether the client already
+    # has them as agent text: a legacy client reads Claude's words in the transcript, once
+    # (docs/decisions.md#legacy-error-text-once).
+    claudes_words: bool = False
+    shown: bool = False
+    line_open: bool = False  # the client's text so far ends mid-line
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -52,9 +52,9 @@ records it; `Turn.fire` applies it once every callback of the row ran.
 
 Rules that are not rows (WARNING: hand-coded, not drawn): settling a turn dispatches the next
 queued prompt (`_settled`; a hand-off does not: the pushed prompt's turn is next); prompts
-pushed to a runtime that is then lost between turns are sent to a fresh one (`Turn.fire`); a turn has one failure id, so every failure of a live turn revises
-it (the ledger's id spelling); the runtime's `runtime_lost` is fired by `Turn.fire` after a row
-that named `note_runtime_lost`.
+pushed to a runtime that is then lost between turns are sent to a fresh one (`Turn.fire`); a
+turn has one failure id, so every failure of a live turn revises it (the ledger's id spelling);
+the runtime's `runtime_lost` is fired by `Turn.fire` after a row that named `note_runtime_lost`.
 
 What lives elsewhere: ids and revisions (`ledger.py`), the runtime machine (`runtime.py`), the
 epoch filter, timers and the routing of events (`session.py`).
@@ -962,7 +962,7 @@ class Turn:
         self.outcome = TurnOutcome(outcome)
         self.grace_armed = False
         self.ledger.close_turn()
-        self.effects.append(answer)
+        self.effects += answer
         if self.queued and dispatch_next:
             self.dispatching = self.queued.pop(0)
             self.effects.append(SendPrompt(turn_id=self.dispatching))
@@ -1004,13 +1004,13 @@ class Turn:
             login=self.login,
         )
         named = classify.error_kind_for_result_subtype(event.subtype)
-        self._fail(kind, text, error_kind=self.failure_error or named)
+        self._fail(kind, text, error_kind=self.failure_error or named, claudes_words=True)
 
     def fail_with_claudes_words(self, *_: Any) -> None:
         kind = classify.kind_for_assistant_error(self.failure_error, usage_limit=self.usage_limit)
         if self.login:
             kind = FailureKind.AUTH_REQUIRED
-        self._fail(kind, self.failure_text or "", error_kind=self.failure_error)
+        self._fail(kind, self.failure_text or "", error_kind=self.failure_error, claudes_words=True)
 
     def fail_no_result(self, *_: Any) -> None:
         self._fail(FailureKind.INTERNAL_ERROR, TURN_NO_RESULT_TITLE, error_kind="no_result")
@@ -1055,11 +1055,20 @@ class Turn:
         after = self.retry_after_ms
         return (None if after is None else after / 1000.0, self.reset_at_ms)
 
-    def _fail(self, kind: FailureKind, text: str, *, error_kind: str | None) -> None:
+    def _fail(
+        self, kind: FailureKind, text: str, *, error_kind: str | None, claudes_words: bool = False
+    ) -> None:
         """Fail the live turn: one settle for every client, which the answer dialect makes a
         record on the prompt response or a legacy JSON-RPC error. Withheld prose that is not
-        the title goes out first (docs/decisions.md#error-prose-without-record)."""
-        text = redact(text.strip(), self.private) or policy_for(kind).fallback_title
+        the title goes out first (docs/decisions.md#error-prose-without-record). `claudes_words`:
+        `text` is what Claude (or Claude Code) said, not the adapter's own."""
+        said = text.strip()
+        # A client that takes no records was passed the failure message as it came; a result's
+        # text may repeat what the turn already answered.
+        shown = bool(said) and (
+            said == (self.failure_text or "").strip() or said in self.answered_text
+        )
+        text = redact(said, self.private) or policy_for(kind).fallback_title
         self.withheld = [w for w in self.withheld if w != self.failure_text]
         self.release_withheld()
         after, reset = self._hints()
@@ -1069,6 +1078,10 @@ class Turn:
             error_kind=error_kind,
             retry_after_seconds=after,
             reset_at_epoch_ms=reset,
+            claudes_words=claudes_words and bool(said),
+            shown=shown,
+            # The client's text so far ends mid-line: words added after it start a line.
+            line_open=bool(self.answered_text) and not self.answered_text.endswith("\n"),
         )
         self._settled("failed", SettlePrompt(stop_reason=StopReason.END_TURN, failure=failure))
 
@@ -1134,8 +1147,8 @@ class Turn:
 
 
 class AnswerDialect(Protocol):
-    def answer(self, settle: SettlePrompt) -> Effect:
-        """The effect that answers the prompt `settle` settles."""
+    def answer(self, settle: SettlePrompt) -> list[Effect]:
+        """The effects that answer the prompt `settle` settles, the answer itself last."""
         ...
 
 
@@ -1145,10 +1158,10 @@ class RecordAnswers:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
 
-    def answer(self, settle: SettlePrompt) -> Effect:
+    def answer(self, settle: SettlePrompt) -> list[Effect]:
         failure = settle.failure
         if failure is None:
-            return settle
+            return [settle]
         record = self._ledger.propose_turn(
             kind=failure.kind,
             severity=Severity.ERROR,
@@ -1156,7 +1169,7 @@ class RecordAnswers:
             hints=(failure.retry_after_seconds, failure.reset_at_epoch_ms),
         )
         self._ledger.confirm(record.id, record.revision)
-        return replace(settle, record=record, failure=None)
+        return [replace(settle, record=record, failure=None)]
 
 
 # What works from an editor, wherever the adapter words a sign-in hint itself
@@ -1170,22 +1183,33 @@ AUTH_REQUIRED_MESSAGE = f"Authentication required: not signed in to Claude. {SIG
 
 class LegacyAnswers:
     """Neither extension: a failed turn is a JSON-RPC error
-    (docs/decisions.md#auth-failure-legacy-client)."""
+    (docs/decisions.md#auth-failure-legacy-client). Claude's words are shown once, as agent
+    text; the error's message stays short (docs/decisions.md#legacy-error-text-once)."""
 
-    def answer(self, settle: SettlePrompt) -> Effect:
+    def answer(self, settle: SettlePrompt) -> list[Effect]:
         failure = settle.failure
         if failure is None:
-            return settle
+            return [settle]
         if failure.kind is FailureKind.AUTH_REQUIRED:
-            return RejectPrompt(
-                blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE, turn_id=settle.turn_id
-            )
-        return RejectPrompt(
+            return [
+                RejectPrompt(
+                    blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE, turn_id=settle.turn_id
+                )
+            ]
+        words: list[Effect] = []
+        summary = failure.text  # the adapter's own words: shown nowhere else
+        if failure.claudes_words:
+            summary = policy_for(failure.kind).fallback_title
+            if not failure.shown:
+                start = "\n" if failure.line_open else ""
+                words.append(SendAgentText(text=f"{start}{failure.text}"))
+        reject = RejectPrompt(
             blame=Blame.INTERNAL,
-            message=f"Internal error: {failure.text}",
+            message=f"Internal error: {summary}",
             error_kind=failure.error_kind or failure.kind.value,
             turn_id=settle.turn_id,
         )
+        return [*words, reject]
 
 
 def answer_dialect(ledger: Ledger, *, takes_records: bool) -> AnswerDialect:

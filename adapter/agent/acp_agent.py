@@ -1,7 +1,7 @@
 """The ACP agent: requests in, sessions out. Thin on purpose; decisions live in `fsm/`.
 
 What opens and runs sessions (`adapter.agent.opening`, the session store, `claude_agent_sdk` and
-`adapter.session.shell`, the core's events) is imported by the requests that use it, on the
+`adapter.session.session`, the core's events) is imported by the requests that use it, on the
 first of them, not at start-up: `initialize` has to answer fast and needs none of it
 (`tests/shell/test_startup_imports.py` holds that line).
 """
@@ -38,22 +38,21 @@ from adapter.agent import (
     deleting,
     handshake,
     mcp_servers,
+    raw_requests,
     signing_out,
     steering,
-    surroundings,
 )
-from adapter.agent.raw_capabilities import RawCapabilities
 from adapter.agent.session_opener import SessionOpener
 from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
-from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
+from adapter.wire.response_watch import ResponseWatch
 from fsm import Dialects
 
 if TYPE_CHECKING:
     from adapter.claude.runtime_settings import RuntimeSettings
-    from adapter.session.shell import Session
+    from adapter.session.session import Session
 
 __all__ = ["AUTH_METHOD_ID", "ClaudeAcpAgent"]
 
@@ -69,7 +68,7 @@ class ClaudeAcpAgent:
         self._tg = task_group
         self._settings = settings
         self._link = ClientLink()
-        self._raw = RawCapabilities()
+        self._raw = raw_requests.RawCapabilities()
         # What the client declared at `initialize` (nothing until then; JetBrains AIR and the
         # AIR capabilities negotiated are its `air`).
         self._client = handshake.ClientDeclared(
@@ -83,17 +82,17 @@ class ClaudeAcpAgent:
         """Where several updates go out in one write (the transport's), for a replay's bulk."""
         self._link.attach_bulk(sender)
 
-    def attach_answers(self, watch: AnswerWatch) -> None:
-        """Where the wire tells that an answer is written (the transport's), for what must
-        follow a setup answer (the session's command list)."""
-        self._link.attach_answers(watch)
+    def attach_responses(self, watch: ResponseWatch) -> None:
+        """Where the wire tells that a response is written (the transport's), for what must
+        follow a setup response (the session's command list)."""
+        self._link.attach_responses(watch)
 
     def on_connect(self, conn: Connection) -> None:
         self._link.attach(conn)
         # The schema drops MCP server entries it cannot read; check them before it does.
         wrap_request_handler(conn, mcp_servers.guard)
         # Extra folders and a system prompt, which acp's schema checks badly or drops.
-        wrap_request_handler(conn, surroundings.guard)
+        wrap_request_handler(conn, raw_requests.surroundings_guard)
         # `session/set_model`, which acp's router no longer knows (adapter.agent.aliases).
         wrap_request_handler(conn, aliases.guard(self))
         # `session/delete`, which acp's router does not route (adapter.agent.deleting).
@@ -103,7 +102,7 @@ class ClaudeAcpAgent:
         wrap_request_handler(conn, steering.guard(self))
         # `_session/async_task/stop` (adapter.agent.async_task_stop), AIR's Stop on a task.
         wrap_request_handler(conn, async_task_stop.guard(self))
-        # What the client declared that acp's schema drops (adapter.agent.raw_capabilities).
+        # What the client declared that acp's schema drops (adapter.agent.raw_requests).
         wrap_request_handler(conn, self._raw.wrap)
 
     async def initialize(
@@ -218,7 +217,8 @@ class ClaudeAcpAgent:
         options = client_options.parse(meta.get(client_options.META_KEY))
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
         live = self._sessions.get(session_id)
-        same = live is not None and live.controls.surroundings == surroundings.requested()
+        asked = raw_requests.requested_surroundings()
+        same = live is not None and live.controls.surroundings == asked
         if live is not None and live.cwd == cwd and same:
             return ResumeSessionResponse(**opening.pickers(live))  # already running
         if live is not None:
@@ -321,7 +321,7 @@ class ClaudeAcpAgent:
         return session
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
-        from adapter.claude.process import RuntimeStartError
+        from adapter.claude.claude_runtime import RuntimeStartError
         from adapter.claude.prompt_content import check_not_empty
 
         session = self._session(session_id)

@@ -26,7 +26,7 @@ from acp.schema import (
     SessionResumeCapabilities,
 )
 
-from adapter.agent.raw_capabilities import RawCapabilities
+from adapter.agent.raw_requests import RawCapabilities
 from adapter.claude import login
 from adapter.claude.prompt_content import PROMPT_CAPABILITIES
 from fsm import AirClient, Dialects, advertisement, air_client, negotiate

@@ -4,7 +4,7 @@ Theory of operation: every request that opens a session (new, load, resume, fork
 its Claude starts with the same way (`opening_for`: the mode from the transcript or Claude
 Code's settings, the transcript's model, the client's MCP servers), spawns Claude at once and
 sends its start-up handshake (`spawn`), and only then builds the session (`controls_for`,
-`adapter.session.shell`, `build_wire_models`): importing and building those takes a while the
+`adapter.session.session`, `build_wire_models`): importing and building those takes a while the
 first time in a process, and Claude's own start-up runs meanwhile instead of after it. Every one
 answers with the same pickers (`pickers`), then sends the command list once the response is
 out. `resume` continues a session without replaying its history; `fork` copies it under a new
@@ -40,10 +40,10 @@ from fsm import AirClient
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
-    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.claude_runtime import ClaudeRuntime
     from adapter.claude.runtime_settings import RuntimeSettings
-    from adapter.controls.controls import SessionControls
-    from adapter.session.shell import Session
+    from adapter.controls.session_controls import SessionControls
+    from adapter.session.session import Session
 
 __all__ = [
     "Opening",
@@ -155,7 +155,7 @@ def opening_for(
 async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup) -> ClaudeRuntime:
     """Start the session's Claude process and its start-up handshake (in `task_group`; the
     session awaits the end of it); -32603 when Claude cannot be started."""
-    from adapter.claude.process import ClaudeRuntime, RuntimeStartError
+    from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 
     runtime = ClaudeRuntime(
         settings=settings,
@@ -197,7 +197,7 @@ def build_wire_models(response: type[Any]) -> None:
 
 
 def controls_for(start: Opening, link: ClientLink) -> SessionControls:
-    from adapter.controls.controls import SessionControls
+    from adapter.controls.session_controls import SessionControls
 
     return SessionControls(
         session_id=start.session_id,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import TaskGroup
 
-from adapter.agent import surroundings
+from adapter.agent import raw_requests
 from adapter.claude import client_options
 from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
@@ -25,9 +25,9 @@ from adapter.wire.client_link import ClientLink
 if TYPE_CHECKING:
     from adapter.agent.handshake import ClientDeclared
     from adapter.agent.opening import Opening
-    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.claude_runtime import ClaudeRuntime
     from adapter.claude.runtime_settings import RuntimeSettings
-    from adapter.session.shell import Session
+    from adapter.session.session import Session
 
 __all__ = ["ClosedIds", "SessionOpener"]
 
@@ -79,12 +79,12 @@ class SessionOpener:
         self, start: Opening, runtime: ClaudeRuntime, answer: type[Any], client: ClientDeclared
     ) -> Session:
         """The session `runtime` (spawned for it) is to serve. The first time, importing
-        `adapter.session.shell` and building the `answer` model take a while: Claude's own start-up
-        runs meanwhile."""
+        `adapter.session.session` and building the `answer` model take a while: Claude's own
+        start-up runs meanwhile."""
         from adapter.agent import opening
 
         try:
-            from adapter.session.shell import Session
+            from adapter.session.session import Session
 
             opening.build_wire_models(answer)
             return Session(
@@ -110,7 +110,7 @@ class SessionOpener:
         """Spawn the session's Claude, build the session (and the `answer` model) while it
         starts up, finish starting it and register it; the setup response's pickers."""
         from adapter.agent import opening
-        from adapter.claude.process import RuntimeStartError
+        from adapter.claude.claude_runtime import RuntimeStartError
 
         runtime = await opening.spawn(start, self._settings, self._tg)
         session = self.new(start, runtime, answer, client)
@@ -146,7 +146,7 @@ class SessionOpener:
             transcript=transcript,
             ask_by_form=client.ask_by_form,
             client_options=options,
-            surroundings=surroundings.requested(),
+            surroundings=raw_requests.requested_surroundings(),
             acp_notices=client.dialects.acp_notices,
             boolean_options=client.boolean_options,
             ask_by_url=client.ask_by_url,

@@ -47,7 +47,7 @@ async def serve_stdio(
         try:
             transport = await _transport(agent, settings, trace)
             agent.attach_bulk_sender(transport.send_session_updates)
-            agent.attach_answers(transport.answers)
+            agent.attach_responses(transport.responses)
             _stop_on_signals(transport, caught)
             # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
             # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601

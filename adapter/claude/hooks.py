@@ -1,7 +1,10 @@
 """The Claude Code hooks the adapter registers through the SDK: `PostCompact`, the summary a
 compaction kept (shown as the reference adapter shows it, `adapter.view.compaction_updates`);
 `TaskCreated`/`TaskCompleted` (`{task_id, task_subject, …}`), changes of Claude Code's task list
-that the session's plan shows (`adapter.view.task_plan`); and the answerer of MCP servers' own
+that the session's plan shows (`adapter.view.task_plan`); `PostModelSwitch` (`{to_model,
+source, agent_id?}`), a model switch Claude Code made itself (`/model opus` typed in the chat),
+which the model picker follows when the core says so (`fsm.model_switch_to_follow`); and the
+answerer of MCP servers' own
 questions (MCP elicitation, asked as an ACP form,
 `adapter.controls.mcp_elicitation`), which is no hook.
 
@@ -32,6 +35,8 @@ from typing import Any, Protocol, TypeAlias, cast
 
 from claude_agent_sdk.types import HookContext, HookEvent, HookJSONOutput, HookMatcher
 
+from fsm import model_switch_to_follow
+
 __all__ = ["ClaudeHooks", "ElicitationAnswer", "HookAnswers"]
 
 log = logging.getLogger(__name__)
@@ -56,6 +61,7 @@ class ClaudeHooks:
         self._epoch = epoch
         self._answers: HookAnswers | None = None
         self._answer_elicitation: ElicitationAnswer | None = None
+        self._follow_model: Callable[[str], object] | None = None
 
     def answer_with(self, answers: HookAnswers) -> None:
         self._answers = answers
@@ -63,12 +69,19 @@ class ClaudeHooks:
     def answer_elicitations_with(self, answer: ElicitationAnswer) -> None:
         self._answer_elicitation = answer
 
+    def follow_models_with(self, follow: Callable[[str], object]) -> None:
+        """`follow(model)`: the picker should show `model` now. Called while Claude Code waits
+        for the hook's answer, so it must only schedule the work: what it does may ask Claude
+        Code something, which would wait behind this hook."""
+        self._follow_model = follow
+
     def options(self) -> dict[HookEvent, list[HookMatcher]]:
         """`ClaudeAgentOptions.hooks`."""
         hooks = {
             "PostCompact": [HookMatcher(hooks=[self._post_compact])],
             "TaskCreated": [HookMatcher(hooks=[self._task_changed])],
             "TaskCompleted": [HookMatcher(hooks=[self._task_changed])],
+            "PostModelSwitch": [HookMatcher(hooks=[self._model_switched])],
         }
         # Event names the CLI knows and the SDK's `HookEvent` does not list (module doc).
         return cast(dict[HookEvent, list[HookMatcher]], hooks)
@@ -88,6 +101,14 @@ class ClaudeHooks:
     ) -> HookJSONOutput:
         if self._answers is not None and isinstance(data, Mapping):
             await self._answers.task_changed(data)
+        return {}
+
+    async def _model_switched(
+        self, data: Any, tool_use_id: str | None, context: HookContext
+    ) -> HookJSONOutput:
+        model = model_switch_to_follow(data)
+        if model is not None and self._follow_model is not None:
+            self._follow_model(model)
         return {}
 
     async def elicit(self, request: Any) -> dict[str, Any]:

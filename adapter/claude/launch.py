@@ -1,4 +1,4 @@
-"""What a session chose that a new Claude process has to start with (adapter.claude.process).
+"""What a session chose that a new Claude process has to start with (adapter.claude.claude_runtime).
 
 Apart from the process so that the controls can build one without importing the SDK.
 """

@@ -39,7 +39,7 @@ that holds no frame at all (nothing to judge is not a pass).
 
 Modules: `log` reads logs; `frames` holds single-frame facts; `client_view` is the client-side
 rules (`ClientTranscript`, also used by tests/support/harness.py); `rules` names the rules;
-`record_rules`, `answer_rules`, `turn_rules` and `checks` apply them; `report` the output.
+`record_rules`, `response_rules`, `turn_rules` and `checks` apply them; `report` the output.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ turn each session is in) and records a `Violation` with
 the frame's line number for every breach; `finish` adds what only the end of the log can tell
 (a prompt never answered, a title repeated as agent text) and returns the `Report`. Rules on
 one record live in `record_checks.py` (with the revisions they track) and `record_rules.py`,
-rules on initialize answers, errors and agent_error updates in `answer_rules.py`, turn-aware
+rules on initialize answers, errors and agent_error updates in `response_rules.py`, turn-aware
 ones in `turn_rules.py`, the rule names in `rules.py`. Every frame is also applied to a
 `ClientTranscript`, the same client-side rules the end-to-end tests use, so the report shows
 what a client made of the log. The checker judges the wire only, so it works for any agent, not
@@ -20,11 +20,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from adapter.conformance.answer_rules import (
-    advertising_problems,
-    agent_error_problems,
-    error_problems,
-)
 from adapter.conformance.client_view import ClientTranscript
 from adapter.conformance.contract import agent_error_negotiated, session_failure_negotiated
 from adapter.conformance.frames import (
@@ -35,6 +30,11 @@ from adapter.conformance.frames import (
 )
 from adapter.conformance.log import Direction, LogFrame, LogLine
 from adapter.conformance.record_checks import RecordWatch, Request
+from adapter.conformance.response_rules import (
+    advertising_problems,
+    agent_error_problems,
+    error_problems,
+)
 from adapter.conformance.rules import RULES
 from adapter.conformance.turn_rules import EchoWatch, IdWatch
 

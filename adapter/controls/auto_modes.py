@@ -35,7 +35,7 @@ from adapter.wire.client_link import ClientLink
 from fsm import is_autonomous_origin
 
 if TYPE_CHECKING:
-    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.claude_runtime import ClaudeRuntime
 
 __all__ = ["AutoFast"]
 

@@ -120,7 +120,7 @@ class PermissionBroker:
         # The mode a chosen mode gets (an `auto` the model lacks: Accept edits).
         self._resolve_mode = resolve_mode
         self._pending: set[anyio.CancelScope] = set()
-        # How the call looks in the question: its own tool card (`TurnHooks.permission_card`,
+        # How the call looks in the question: its own tool card (`LiveView.permission_card`,
         # set by the session); without one, its title and input.
         self.card: Callable[[str, str, Any, str | None], ToolCallUpdate] | None = None
         # A plan exit that clears the context (set by the session): how full the context is

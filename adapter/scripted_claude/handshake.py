@@ -92,6 +92,8 @@ ACCOUNT: Mapping[str, str] = {
 _ALIASES = {
     "default": "claude-sonnet-4-5",
     "sonnet": "claude-sonnet-4-5",
+    # The 1M-context alias: the API model id is the same, the window is not.
+    "sonnet[1m]": "claude-sonnet-4-5",
     "opus": "claude-opus-4-1",
     "haiku": "claude-haiku-4-5",
 }

@@ -5,7 +5,8 @@ Theory of operation: Claude Code's initialize answer lists its models with
 never send them) and says whether fast mode is on (`fast_mode_state`: `on`, `off` or
 `cooldown`). The plain catalog (`handshake.MODELS`) carries neither field, so every test
 written before auto and fast keeps its pickers; `$CLAUDE_ACP_SCRIPTED_MODELS=featured` lists the
-same models with the fields (Sonnet: auto; Opus: auto and fast; Haiku: neither), and
+same models with the fields (Sonnet: auto; Opus: auto and fast; Haiku: neither),
+`$CLAUDE_ACP_SCRIPTED_MODELS=one_million` adds the `sonnet[1m]` alias, and
 `$CLAUDE_ACP_SCRIPTED_FAST` sets the state fast mode starts in (the real CLI reads it from the
 user's settings). Like the real CLI, `system/init` and every turn's `result` say the state
 (`fast_mode_state`); `$CLAUDE_ACP_SCRIPTED_FAST_OFF=<reason>` turns it off at the first turn's
@@ -35,10 +36,23 @@ _FEATURES: Mapping[str, Mapping[str, bool]] = {
 }
 
 
+# `$CLAUDE_ACP_SCRIPTED_MODELS=one_million` adds Claude Code's 1M-context alias, whose API model
+# id (`claude-sonnet-4-5`) names no `1m`: only the picker entry says it.
+ONE_MILLION_MODEL: Mapping[str, Any] = {
+    "value": "sonnet[1m]",
+    "resolvedModel": "claude-sonnet-4-5",
+    "displayName": "Sonnet (1M context)",
+    "description": "Sonnet 4.5 for long sessions",
+}
+
+
 def models_for(env: Mapping[str, str]) -> list[dict[str, Any]]:
     """The model list of the initialize answer."""
     featured = env.get(MODELS_ENV) == "featured"
-    return [{**m, **(_FEATURES.get(str(m["value"]), {}) if featured else {})} for m in MODELS]
+    listed = [{**m, **(_FEATURES.get(str(m["value"]), {}) if featured else {})} for m in MODELS]
+    if env.get(MODELS_ENV) == "one_million":
+        listed.append(dict(ONE_MILLION_MODEL))
+    return listed
 
 
 def fast_state(env: Mapping[str, str]) -> str:

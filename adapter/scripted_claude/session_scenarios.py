@@ -7,13 +7,18 @@ answer may switch the mode); `permission_rules` asks about a Bash command and of
 Code's own "don't ask again" suggestion (kept in the local settings file when chosen), on every
 turn, so a second session shows whether the rule held; `commands_changed` reports a new
 command mid-session; `edit_permission` asks about an Edit (allowed without asking under
-acceptEdits).
+acceptEdits); `model_typed` is `/model opus` typed in the chat (Claude Code switches its model
+and fires `PostModelSwitch`, source `command`, then answers the command without the model);
+`model_fallback_local` falls back in a side question only (`scope: local`), which leaves the
+session's model alone.
 """
 
 from __future__ import annotations
 
 from adapter.scripted_claude.handshake import COMMANDS
 from adapter.scripted_claude.steps import (
+    FireHook,
+    ModelRefusalFallback,
     Permission,
     RawFrame,
     Reply,
@@ -93,5 +98,34 @@ SESSION_SCENARIOS: tuple[Scenario, ...] = (
         name="edit_permission",
         description="Every turn asks to edit a file (allowed without asking under acceptEdits).",
         turns=_repeat((_EDIT, Reply(), Result())),
+    ),
+    Scenario(
+        name="model_typed",
+        description="`/model opus` typed in the chat: PostModelSwitch (command), no model turn.",
+        turns=(
+            (
+                FireHook(
+                    event="PostModelSwitch",
+                    input={"from_model": "default", "to_model": "opus", "source": "command"},
+                ),
+                Result(result="Set model to Opus (claude-opus-4-1)"),
+            ),
+        ),
+    ),
+    Scenario(
+        name="model_fallback_local",
+        description="A side question's model refused and fell back there only (scope local).",
+        turns=(
+            (
+                ModelRefusalFallback(
+                    original_model="claude-opus-4-1",
+                    fallback_model="claude-haiku-4-5",
+                    content="Opus declined; Haiku answered the side question.",
+                    scope="local",
+                ),
+                Reply(),
+                Result(),
+            ),
+        ),
     ),
 )

@@ -1,6 +1,6 @@
 """The Claude side of a session: starting a runtime, reading what Claude says into the core,
 sending the prompts the core dispatches, interrupting. A collaborator of
-`adapter.session.shell.Session`, which hands it everything it uses through its constructor; it
+`adapter.session.session.Session`, which hands it everything it uses through its constructor; it
 decides nothing either.
 """
 
@@ -24,15 +24,15 @@ from claude_agent_sdk import (
 )
 from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
 
-from adapter.claude.process import ClaudeRuntime, RuntimeStartError
+from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.translate import echo_for, event_for, refusal_explanation
 from adapter.claude.unparsed import UnparsedFrame
-from adapter.controls.controls import SessionControls
 from adapter.controls.questions import ASK_TOOL
-from adapter.session.answer import Answer
-from adapter.session.turn_hooks import TurnHooks
+from adapter.controls.session_controls import SessionControls
+from adapter.session.live_view import LiveView
+from adapter.session.prompt_answer import PromptAnswer
 from adapter.view.turn_view import SERVER_BLOCKS
 from fsm import (
     AnswerStreamStarted,
@@ -74,9 +74,9 @@ class ClaudeSide:
         settings: RuntimeSettings,
         resume: bool,
         task_group: TaskGroup,
-        answers: dict[str, Answer],
+        answers: dict[str, PromptAnswer],
         controls: SessionControls,
-        view: TurnHooks,
+        view: LiveView,
         clock: Callable[[], float],
         wall: Callable[[], float],
         feed: Feed,
@@ -125,6 +125,10 @@ class ClaudeSide:
                 launch=self._controls.launch(),
             )
         runtime.hooks.answer_elicitations_with(self._controls.elicitations.answer)
+        # `/model` typed in the chat: the picker follows, after the hook is answered.
+        runtime.hooks.follow_models_with(
+            lambda model: self._tg.start_soon(self._controls.follow_model, model)
+        )
         # A compaction's summary (the PostCompact hook) goes to the session's view.
         runtime.hooks.answer_with(self._view)
         # Compactions are named by their place in the session: count those it had already,
@@ -267,7 +271,7 @@ class ClaudeSide:
             # Claude's transport, not our code: the grace period's backstop still stops it.
             log.warning("session %s: interrupt failed", self.session_id, exc_info=True)
 
-    async def send_prompt(self, turn_id: str, answer: Answer) -> None:
+    async def send_prompt(self, turn_id: str, answer: PromptAnswer) -> None:
         if self.starting_fresh is not None:
             await self.starting_fresh.wait()  # the fresh context's process, not one more
         if answer.replace_runtime or self.runtime is None:

@@ -1,5 +1,5 @@
 """Performing the core's effects, one at a time and in order. A collaborator of
-`adapter.session.shell.Session`, given what it acts on through its constructor: each effect is
+`adapter.session.session.Session`, given what it acts on through its constructor: each effect is
 done as the core said, nothing decided here (the one choice, what a forwarded message masks,
 follows docs/decisions.md#secrets).
 """
@@ -15,14 +15,14 @@ from acp.schema import PromptResponse
 from anyio.abc import TaskGroup
 from claude_agent_sdk import AssistantMessage
 
-from adapter.claude.process import ClaudeRuntime
+from adapter.claude.claude_runtime import ClaudeRuntime
 from adapter.claude.runtime_settings import RuntimeSettings
-from adapter.controls.controls import SessionControls
-from adapter.session.answer import Answer
+from adapter.controls.session_controls import SessionControls
 from adapter.session.claude_side import ClaudeSide
 from adapter.session.fresh_context import FreshContext
+from adapter.session.live_view import LiveView
+from adapter.session.prompt_answer import PromptAnswer
 from adapter.session.publish import Publisher
-from adapter.session.turn_hooks import TurnHooks
 from fsm import (
     SYNTHETIC_MODEL,
     AnswerSteer,
@@ -68,10 +68,10 @@ class EffectPerformer:
         core: SessionCore,
         settings: RuntimeSettings,
         task_group: TaskGroup,
-        answers: dict[str, Answer],
+        answers: dict[str, PromptAnswer],
         publisher: Publisher,
         controls: SessionControls,
-        view: TurnHooks,
+        view: LiveView,
         claude: ClaudeSide,
         fresh_context: FreshContext,
         compact_when_idle: Callable[[int], Awaitable[None]],

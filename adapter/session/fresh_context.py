@@ -34,13 +34,13 @@ import anyio
 from anyio.abc import TaskGroup
 
 from adapter.claude import session_links
-from adapter.claude.process import ClaudeRuntime, RuntimeStartError
+from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
-from adapter.controls.controls import SessionControls
-from adapter.session.answer import Answer
+from adapter.controls.session_controls import SessionControls
 from adapter.session.claude_side import ClaudeSide, Feed
-from adapter.session.turn_hooks import TurnHooks
+from adapter.session.live_view import LiveView
+from adapter.session.prompt_answer import PromptAnswer
 from fsm import FreshContextChosen, FreshContextReady, RuntimeStartFailed, TransportLost
 
 __all__ = ["CONTINUATION_PREFIX", "FreshContext"]
@@ -67,9 +67,9 @@ class FreshContext:
         settings: RuntimeSettings,
         claude: ClaudeSide,
         task_group: TaskGroup,
-        answers: dict[str, Answer],
+        answers: dict[str, PromptAnswer],
         controls: SessionControls,
-        view: TurnHooks,
+        view: LiveView,
         clock: Callable[[], float],
         feed: Feed,
     ) -> None:

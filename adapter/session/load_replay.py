@@ -28,14 +28,14 @@ from acp import RequestError
 
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.transcripts import ReplayStats, entries, entries_newest_first
-from adapter.session.shell import Session
+from adapter.session.session import Session
 from adapter.view.compaction_replay import ReplayedCompactions
 from adapter.view.title import title_for
 from adapter.view.turn_view import TurnView, prompt_updates
 from fsm import EntryKind, HistoryFailureFound, ReplayPlanner, TranscriptEntry, active_from_newest
 
 if TYPE_CHECKING:
-    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.claude_runtime import ClaudeRuntime
 
 __all__ = ["replay_transcript", "start_and_replay"]
 
@@ -151,7 +151,7 @@ async def start_and_replay(
     """session/load: `session` takes over `runtime` (resuming Claude) while the transcript at
     `path` (after any `earlier` ones) streams to the client (both read it; on a long one, each
     takes a while)."""
-    from adapter.claude.process import RuntimeStartError
+    from adapter.claude.claude_runtime import RuntimeStartError
 
     failed_start: list[RuntimeStartError] = []
 

@@ -4,36 +4,37 @@
 `used` is what the context holds: the last top-level request's input (cached or not) plus its
 output. During a turn it follows the stream as the reference adapter does: each top-level
 `message_start` snapshots the request's usage and each `message_delta` updates it (a missing or
-null count keeps its value), and a `usage_update` goes out when `used` changed, with the model
-in `_meta["_claude/model"]`; a finished message only updates the snapshot, silently; subagents
-and Claude Code's `<synthetic>` messages never move it. `size` is the context window Claude's
-last result reported for the model (`modelUsage[*].contextWindow`), else 1,000,000 for a model
-id naming `1m`, else 200,000. `cost` is Claude's `total_cost_usd` as reported, on the update
-after each turn that used something (a local command or a refused prompt sends none). The
-prompt response's `usage` is the turn's own tokens (its results', as the reference adapter
-gives them), with `_meta.quota {token_count, model_usage[]}`: the same tally and its split by
-model (`modelUsage` is a running total per Claude process, so a result's share is what it added
-to the previous reading; a resumed session's first reading only sets the baseline, its turn's
-row then comes from the result's own usage). Results no user turn asked for (autonomous work: a
-background subagent's follow-up) get their `usage_update` but are never added to a turn. Numbers
-of the wrong type or out of range are ignored, never guessed.
+null count keeps its value), and a `usage_update` goes out when `used` changed, with the model in
+`_meta["_claude/model"]`; a finished message only updates the snapshot, silently; subagents and
+Claude Code's `<synthetic>` messages never move it. `size` is the context window Claude's last
+result reported for the model (`modelUsage[*].contextWindow`), else 1,000,000 for a model whose
+picker entry or id names `1m` (`sonnet[1m]`, "Sonnet (1M context)": from the session's first
+update, `model_chosen`), else 200,000. `cost` is Claude's `total_cost_usd` as reported, on the
+update after each turn that used something (a local command or a refused prompt sends none). The
+prompt response's `usage` is the turn's own tokens (its results', as the reference adapter gives
+them), with `_meta.quota {token_count, model_usage[]}`: the same tally and its split by model
+(`modelUsage` is a running total per Claude process, so a result's share is what it added to the
+previous reading; a resumed session's first reading only sets the baseline, its turn's row then
+comes from the result's own usage). Results no user turn asked for (autonomous work: a background
+subagent's follow-up) get their `usage_update` but are never added to a turn. Numbers of the wrong
+type or out of range are ignored, never guessed.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from acp.schema import Usage
 
+from fsm import seeded_context_window
+
 __all__ = ["UsageMeter"]
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 _INPUT_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 _KEYS = (*_INPUT_KEYS, "output_tokens")
-_ONE_MILLION = re.compile(r"\b1m\b", re.IGNORECASE)
 _SYNTHETIC = "<synthetic>"
 
 
@@ -121,6 +122,7 @@ class UsageMeter:
     cached_write: int = 0
     turns_reported: int = 0
     reported_window: int = 0  # what Claude's last result said (0: nothing yet)
+    promised_window: int = 0  # what the chosen model's name promises (`1m`; 0: nothing)
     model: str | None = None  # of the latest top-level request
     sent: int | None = None  # the `used` the client last heard
     cache_ttl: str | None = None  # of the last top-level request that said (idle compaction)
@@ -139,9 +141,15 @@ class UsageMeter:
     def size(self) -> int:
         if self.reported_window:
             return self.reported_window
-        if self.model is not None and _ONE_MILLION.search(self.model):
-            return 1_000_000
-        return DEFAULT_CONTEXT_WINDOW
+        return (
+            self.promised_window or seeded_context_window((self.model,)) or DEFAULT_CONTEXT_WINDOW
+        )
+
+    def model_chosen(self, window: int | None) -> None:
+        """The session runs another model (or its first): the window its words promise
+        (`fsm.seeded_context_window`), until a result of it reports one."""
+        self.promised_window = window or 0
+        self.reported_window = 0
 
     def saw_stream(self, event: object) -> dict[str, Any] | None:
         """One top-level stream event; the `usage_update` to send, if the context changed."""

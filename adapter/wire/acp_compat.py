@@ -18,7 +18,7 @@ send a
 
 One assumption is not a touchpoint but is pinned beside them: `acp`'s receive loop starts each
 request's handler task right after the transport's `receive` returned it, so the handler's
-context is a copy of `receive`'s (`adapter.wire.answer_watch` names the request there).
+context is a copy of `receive`'s (`adapter.wire.response_watch` names the request there).
 """
 
 from __future__ import annotations

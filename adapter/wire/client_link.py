@@ -30,8 +30,8 @@ from adapter.wire.acp_compat import (
     send_raw_notification,
     send_raw_request,
 )
-from adapter.wire.answer_watch import AnswerTicket, AnswerWatch
 from adapter.wire.guard_rules import MALFORMED_RESPONSES
+from adapter.wire.response_watch import ResponseTicket, ResponseWatch
 
 __all__ = ["BulkSender", "ClientLink", "Connection"]
 
@@ -58,7 +58,7 @@ class ClientLink:
     def __init__(self) -> None:
         self._conn: Connection | None = None
         self._bulk: BulkSender | None = None
-        self._answers: AnswerWatch | None = None
+        self._responses: ResponseWatch | None = None
 
     def attach(self, conn: Connection) -> None:
         self._conn = conn
@@ -66,15 +66,15 @@ class ClientLink:
     def attach_bulk(self, sender: BulkSender) -> None:
         self._bulk = sender
 
-    def attach_answers(self, watch: AnswerWatch) -> None:
-        self._answers = watch
+    def attach_responses(self, watch: ResponseWatch) -> None:
+        self._responses = watch
 
-    def answer_ticket(self) -> AnswerTicket:
+    def response_ticket(self) -> ResponseTicket:
         """A ticket for the answer to the client's request being handled (take it in the
-        handler): what must follow that answer waits on it (`adapter.wire.answer_watch`)."""
-        if self._answers is None:
-            return AnswerTicket(None, None)  # no guard to tell: nothing to wait for
-        return self._answers.ticket()
+        handler): what must follow that answer waits on it (`adapter.wire.response_watch`)."""
+        if self._responses is None:
+            return ResponseTicket(None, None)  # no guard to tell: nothing to wait for
+        return self._responses.ticket()
 
     async def send_update(self, session_id: str, update: Any) -> bool:
         """Send one `session/update`; False when it could not be sent."""

@@ -34,7 +34,6 @@ from typing import Any
 
 import anyio
 
-from adapter.wire.answer_watch import AnswerWatch
 from adapter.wire.cancel_requests import CANCEL_REQUEST, OpenPrompts
 from adapter.wire.guard_rules import (
     INVALID_REQUEST,
@@ -49,6 +48,7 @@ from adapter.wire.guard_rules import (
     worded,
 )
 from adapter.wire.json_codec import encode_frame, encode_json
+from adapter.wire.response_watch import ResponseWatch
 from adapter.wire.stdio import ChunkReader
 from fsm import redact
 
@@ -97,7 +97,7 @@ class GuardedTransport:
         self._shut = False  # the shutdown after the end of input has run
         self._pending: collections.deque[dict[str, Any]] = collections.deque()
         # For frames that must follow an answer (a session's command list after its setup).
-        self.answers = AnswerWatch()
+        self.responses = ResponseWatch()
 
     def stop(self) -> None:
         """Read no more input: what was read is answered, then the connection ends."""
@@ -122,13 +122,13 @@ class GuardedTransport:
             written = True
         finally:
             if answer:
-                self.answers.written(message["id"], ok=written and "result" in message)
+                self.responses.written(message["id"], ok=written and "result" in message)
 
     async def receive(self) -> dict[str, Any] | None:
         message = await self._receive()
         if message is not None:
-            # acp starts the message's handler next, from this context (adapter.wire.answer_watch).
-            self.answers.received(message)
+            # acp starts the message's handler next, from this context (`response_watch`).
+            self.responses.received(message)
         return message
 
     async def _receive(self) -> dict[str, Any] | None:
@@ -152,7 +152,7 @@ class GuardedTransport:
                 return message
 
     async def close(self) -> None:
-        self.answers.ended()
+        self.responses.ended()
         async with self._write_lock:
             self._writer.close()
 

@@ -1,7 +1,7 @@
 """The pure core alone: events/s through `SessionCore.handle`, and memory per incident.
 
-No I/O: events are built up front and fed the way `adapter.session.shell.Session.feed` does, with a
-`DeliveryConfirmed` for every `PublishRecord` (the shell reports each send). Two turn shapes:
+No I/O: events are built up front and fed the way `adapter.session.session.Session.feed` does,
+with a `DeliveryConfirmed` for every `PublishRecord` (the shell reports each send). Two turn shapes:
 
 - failing turn (an incident): PromptSent, two 429 `api_retry` warnings (each published and
   confirmed), the synthetic rate-limit assistant message and its `is_error` result, which

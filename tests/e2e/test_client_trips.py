@@ -6,7 +6,8 @@ that opted in to sessionFailure:
   appends its own error block does not glue it to an open line or code fence;
 - a session whose first turn failed still gets its title pushed (`session_info_update`);
 - a max-turns failure reaches a legacy client as `errorKind: "max_turns"`, not as the record
-  kind it shares with an exhausted context.
+  kind it shares with an exhausted context;
+- a legacy client reads a failure's words once: Claude's as agent text, the JSON-RPC error short.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from adapter.scripted_claude import TEXTS
 from tests.support.harness import OPT_IN
 from tests.support.raw_agent import RawAgent
 
@@ -76,9 +78,7 @@ def test_a_turn_that_succeeds_gets_no_extra_newline(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("scenario", ["rate_limit", "max_output_tokens", "turn_limit"])
-def test_a_failed_first_turn_still_pushes_the_session_title(
-    tmp_path: Path, scenario: str
-) -> None:
+def test_a_failed_first_turn_still_pushes_the_session_title(tmp_path: Path, scenario: str) -> None:
     updates, answer = _turn(tmp_path, scenario, capable=False)
     assert "error" in answer
     titles = [u.get("title") for u in updates if u.get("sessionUpdate") == "session_info_update"]
@@ -89,3 +89,30 @@ def test_a_max_turns_failure_says_max_turns_to_a_legacy_client(tmp_path: Path) -
     _, answer = _turn(tmp_path, "turn_limit", capable=False)
     assert answer["error"]["code"] == -32603
     assert answer["error"]["data"] == {"errorKind": "max_turns"}
+
+
+@pytest.mark.parametrize(
+    ("scenario", "short"),
+    [
+        ("rate_limit", "Claude is temporarily rate limited."),
+        ("budget_limit", "This Claude session reached its configured budget."),
+        ("structured_output_retries", "The model provider reported an error."),
+    ],
+)
+def test_a_legacy_client_reads_the_failure_words_once(
+    tmp_path: Path, scenario: str, short: str
+) -> None:
+    # docs/decisions.md#legacy-error-text-once: whether Claude said them in a message (forwarded
+    # as it came) or only in the result (told as agent text), the words are in the transcript
+    # once, and the error names the kind.
+    updates, answer = _turn(tmp_path, scenario, capable=False)
+    assert answer["error"]["code"] == -32603
+    assert answer["error"]["message"] == f"Internal error: {short}"
+    text = _text(updates)
+    assert text.count(TEXTS[scenario]) == 1, text
+    assert text.endswith(f"{TEXTS[scenario]}\n"), repr(text[-80:])
+
+
+def test_a_legacy_client_reads_the_result_words_on_a_line_of_their_own(tmp_path: Path) -> None:
+    updates, _ = _turn(tmp_path, "budget_limit", capable=False)
+    assert _text(updates) == f"Let me start by reading the code.\n{TEXTS['budget_limit']}\n"

@@ -91,7 +91,8 @@ def test_debug_on_stderr_keeps_the_full_lines(tmp_path: Path) -> None:
         agent.close()
     stderr = agent.stderr_path.read_text(encoding="utf-8", errors="replace")
     assert "ERROR claude_agent_sdk._internal.query:" in stderr
-    assert re.search(rf"INFO adapter\.claude\.process: Claude runtime {UUID.pattern}", stderr)
+    runtime_line = rf"INFO adapter\.claude\.claude_runtime: Claude runtime {UUID.pattern}"
+    assert re.search(runtime_line, stderr)
 
 
 def test_a_missing_claude_code_is_said_in_words(tmp_path: Path) -> None:

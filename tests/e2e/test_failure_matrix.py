@@ -164,8 +164,12 @@ def _check_legacy(row: Row, run: Run) -> None:
     assert not any(_has_key(m, "sessionFailure") for m in run.adapter.incoming())
     texts = run.adapter.agent_texts()
     if row.prose is not None:
-        present = any(row.prose in t for t in texts)
-        assert present is row.prose_to_legacy, (row.prose, texts)
+        # docs/decisions.md#legacy-error-text-once: Claude's words once, as agent text; the
+        # error's message does not repeat them.
+        shown = sum(row.prose in t for t in texts)
+        assert shown == (1 if row.prose_to_legacy else 0), (row.prose, texts)
+        if isinstance(first, acp.RequestError):
+            assert row.prose not in str(first), str(first)
     if row.scenario == "model_fallback":
         assert f"**Model fallback:** {FALLBACK_NOTICE}" in texts
 

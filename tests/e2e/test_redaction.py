@@ -100,7 +100,11 @@ async def test_legacy_error_message_carries_no_secret(tmp_path: Path, home: str)
     assert isinstance(answer, acp.RequestError), answer
     assert answer.code == -32603 and answer.data == {"errorKind": "server_error"}
     assert adapter.records() == []
-    _assert_nothing_leaked(_shown_texts(adapter), home)
+    # docs/decisions.md#legacy-error-text-once: Claude's words are the transcript's (masked),
+    # the JSON-RPC error only names the kind.
+    errors = _shown_texts(adapter)
+    assert not any(words in text for text in errors for words in KEPT), errors
+    _assert_nothing_leaked([*errors, *adapter.agent_texts()], home)
 
 
 @pytest.mark.asyncio

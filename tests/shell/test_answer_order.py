@@ -1,5 +1,5 @@
 """A session's command list follows the setup response that opened it, by a signal from the wire
-(`adapter.wire.answer_watch`), not by counting turns of the event loop: many sessions opened at
+(`adapter.wire.response_watch`), not by counting turns of the event loop: many sessions opened at
 once, handlers that go on awaiting after they registered the session, and a writer that yields
 on every drain leave every `available_commands_update` after its session's answer. An error
 answer, or the end of the connection, tells no command list and leaves no task waiting."""
@@ -16,11 +16,11 @@ from acp.schema import InitializeResponse, NewSessionResponse
 from anyio.abc import TaskGroup
 
 from adapter.controls.commands import available_commands
-from adapter.controls.controls import SessionControls
 from adapter.controls.pickers import SessionConfig
-from adapter.wire.answer_watch import AnswerTicket, AnswerWatch
+from adapter.controls.session_controls import SessionControls
 from adapter.wire.client_link import ClientLink
 from adapter.wire.guard import GuardedTransport
+from adapter.wire.response_watch import ResponseTicket, ResponseWatch
 from adapter.wire.stdio import ChunkReader
 
 SESSIONS = 24
@@ -90,7 +90,7 @@ async def _serve(requests: bytes, until: Any) -> list[dict[str, Any]]:
 
     fake: Any = writer
     transport = GuardedTransport(reader, fake, limit=1 << 20, on_eof=no_eof)
-    link.attach_answers(transport.answers)
+    link.attach_responses(transport.responses)
     async with anyio.create_task_group() as tg:
         agent: Any = _Agent(tg, link)  # acp's Agent protocol lists every method; these do
         tg.start_soon(run_agent, agent, transport)
@@ -147,7 +147,7 @@ async def test_an_error_answer_tells_no_command_list() -> None:
 
 @pytest.mark.asyncio
 async def test_a_ticket_fails_when_the_connection_ends_and_when_its_wait_runs_out() -> None:
-    watch = AnswerWatch()
+    watch = ResponseWatch()
     watch.received({"jsonrpc": "2.0", "id": 7, "method": "session/new"})
     ended, expired = watch.ticket(), watch.ticket()
     assert await expired.written(timeout=0.01) is False  # nothing answered request 7
@@ -159,7 +159,7 @@ async def test_a_ticket_fails_when_the_connection_ends_and_when_its_wait_runs_ou
 
 @pytest.mark.asyncio
 async def test_ids_python_thinks_equal_are_different_requests() -> None:
-    watch = AnswerWatch()
+    watch = ResponseWatch()
     watch.received({"jsonrpc": "2.0", "id": 1, "method": "session/new"})
     one = watch.ticket()
     watch.received({"jsonrpc": "2.0", "id": 1.0, "method": "session/new"})
@@ -171,7 +171,7 @@ async def test_ids_python_thinks_equal_are_different_requests() -> None:
 
 @pytest.mark.asyncio
 async def test_outside_a_request_nothing_is_waited_for() -> None:
-    watch = AnswerWatch()
+    watch = ResponseWatch()
     watch.received({"jsonrpc": "2.0", "method": "session/cancel", "params": {}})
     assert await watch.ticket().written(timeout=0.01) is True
-    assert await AnswerTicket(None, None).written(timeout=0.01) is True
+    assert await ResponseTicket(None, None).written(timeout=0.01) is True

@@ -283,16 +283,16 @@ def test_a_permission_request_is_serialized_as_acp_serializes_it() -> None:
 
 @pytest.mark.anyio
 async def test_acp_starts_each_request_handler_from_the_context_receive_returned_in() -> None:
-    # adapter.wire.answer_watch: the guard's `receive` names the request in a context variable,
+    # adapter.wire.response_watch: the guard's `receive` names the request in a context variable,
     # and the handler reads its own request's id there. That holds while acp's receive loop
     # starts each handler's task (a copy of its context) right after `receive` returns.
     import asyncio
 
     from acp.connection import Connection
 
-    from adapter.wire.answer_watch import CURRENT_REQUEST, AnswerWatch
+    from adapter.wire.response_watch import CURRENT_REQUEST, ResponseWatch
 
-    watch = AnswerWatch()
+    watch = ResponseWatch()
     inbox: list[dict[str, object]] = [
         {"jsonrpc": "2.0", "id": i, "method": "m", "params": None} for i in ("a", 2)
     ]
@@ -402,9 +402,9 @@ async def test_claude_codes_elicitation_request_is_answered_through_the_query() 
 
 
 def test_the_sdk_passes_on_a_hook_event_its_type_does_not_list() -> None:
-    # `adapter.claude.hooks` registers PostCompact and the task hooks, which `HookEvent` does
-    # not name: the SDK
-    # must still hand it to the CLI by its name (the e2e compaction tests see it fire).
+    # `adapter.claude.hooks` registers PostCompact, PostModelSwitch and the task hooks, which
+    # `HookEvent` does not name: the SDK must still hand them to the CLI by name (the e2e
+    # compaction and model-switch tests see them fire).
     from typing import get_args
 
     from claude_agent_sdk.types import HookEvent, _hooks_to_internal_format
@@ -416,6 +416,7 @@ def test_the_sdk_passes_on_a_hook_event_its_type_does_not_list() -> None:
     assert "PreCompact" in listed and "PostCompact" not in listed
     internal = _hooks_to_internal_format(ClaudeHooks().options())
     # No `Elicitation` hook: the CLI ignores a callback's answer (adapter.claude.hooks).
-    assert list(internal) == ["PostCompact", "TaskCreated", "TaskCompleted"]
+    assert list(internal) == ["PostCompact", "TaskCreated", "TaskCompleted", "PostModelSwitch"]
     assert all(len(internal[name][0]["hooks"]) == 1 for name in internal)
     assert "TaskCreated" not in listed and "TaskCompleted" not in listed
+    assert "PostModelSwitch" not in listed

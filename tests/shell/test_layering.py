@@ -191,7 +191,7 @@ def test_at_most_four_modules_sit_directly_in_adapter() -> None:
 LATE_IMPORT = "def f():\n    from adapter.app import cli\n"
 TYPING_IMPORT = "import typing\nif typing.TYPE_CHECKING:\n    from adapter.agent import opening\n"
 PLANTED = [
-    ("adapter/wire/bad.py", "from adapter.session.shell import Session\n", "to its left"),
+    ("adapter/wire/bad.py", "from adapter.session.session import Session\n", "to its left"),
     ("adapter/view/bad.py", "import anyio\n", "the view is pure"),
     ("adapter/view/bad.py", "from acp import RequestError\n", "the view is pure"),
     ("adapter/view/bad.py", "from adapter.wire.json_codec import decode_line\n", "only itself"),

@@ -87,7 +87,7 @@ def test_the_lean_sdk_gives_the_same_objects_without_importing_mcp() -> None:
         "import json, sys\n"
         "from adapter.lean_imports import lean_claude_sdk\n"
         "lean_claude_sdk()\n"
-        "import adapter.claude.sdk_compat, adapter.claude.process\n"
+        "import adapter.claude.sdk_compat, adapter.claude.claude_runtime\n"
         "import adapter.session.claude_side, adapter.claude.session_store\n"
         "import claude_agent_sdk._internal.query  # what ClaudeSDKClient.connect imports\n"
         "import claude_agent_sdk as sdk\n"

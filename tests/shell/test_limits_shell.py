@@ -18,7 +18,7 @@ from claude_agent_sdk._internal.message_parser import parse_message
 from adapter.claude import local_time
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.translate import event_for
-from adapter.session.shell import Session
+from adapter.session.session import Session
 from fsm import Dialects, LimitWindow, RateLimitReported, RuntimeStarted
 from tests.shell.test_shell import EPOCH, WAIT, Clock, FakeLink, FakeRuntime, _answer, _result
 

@@ -3,7 +3,7 @@ single classes.
 
 A stub standing in for what a sibling class provides is how a class gets split across files by
 inheritance (mixins that call each other through declared holes). A class's collaborators are
-objects passed in through its constructor instead (`adapter.session.shell.Session` builds its
+objects passed in through its constructor instead (`adapter.session.session.Session` builds its
 `ClaudeSide`, `FreshContext` and `EffectPerformer`; `adapter.agent.acp_agent.ClaudeAcpAgent`
 holds a `SessionOpener`), so no code of ours raises `NotImplementedError`. Catching it is
 another matter: `adapter/app/serving.py` suppresses the one asyncio raises where signal handlers
@@ -16,7 +16,7 @@ import ast
 from pathlib import Path
 
 from adapter.agent.acp_agent import ClaudeAcpAgent
-from adapter.session.shell import Session
+from adapter.session.session import Session
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("fsm", "adapter")

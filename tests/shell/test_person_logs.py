@@ -35,7 +35,7 @@ def test_ids_leave_the_message() -> None:
 def test_the_default_level_writes_for_a_person(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(logs.LOG_LEVEL_ENV, raising=False)
     handler = logs._stderr_handler()
-    ours = _record("adapter.session.shell", logging.ERROR, f"session {ID}: fault", failing=True)
+    ours = _record("adapter.session.session", logging.ERROR, f"session {ID}: fault", failing=True)
     assert handler.filter(ours)
     assert handler.format(ours) == "claude-acp: fault (details with --log-file FILE)"
     assert not handler.filter(_record("claude_agent_sdk._internal.query", logging.ERROR, "x"))

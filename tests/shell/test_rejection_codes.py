@@ -7,7 +7,7 @@ from pathlib import Path
 
 from acp import RequestError
 
-from adapter.session.shell import REJECTION_CODES
+from adapter.session.session import REJECTION_CODES
 from fsm import Blame
 
 FSM = Path(__file__).resolve().parents[2] / "fsm"

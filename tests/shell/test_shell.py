@@ -20,11 +20,11 @@ import anyio
 import pytest
 from acp import RequestError
 from acp.schema import PromptResponse, SessionInfoUpdate, TextContentBlock
-from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage
+from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, TextBlock
 
 from adapter.claude.runtime_settings import RuntimeSettings, private_values
 from adapter.claude.translate import event_for
-from adapter.session.shell import Session
+from adapter.session.session import Session
 from adapter.wire.client_link import ClientLink
 from fsm import TITLE_LIMIT, Dialects, ResultReceived, RuntimeStarted, redact, shape_title
 
@@ -257,6 +257,58 @@ async def test_an_internal_fault_fails_the_turn_and_breaks_the_session(
         assert refused.value.code == -32603
 
 
+def _texts(link: FakeLink) -> list[str]:
+    return [
+        u.content.text if hasattr(u, "content") else u["content"]["text"]
+        for u in link.sent
+        if getattr(u, "session_update", None) == "agent_message_chunk"
+        or (isinstance(u, dict) and u.get("sessionUpdate") == "agent_message_chunk")
+    ]
+
+
+async def test_a_legacy_client_reads_claudes_failure_words_once() -> None:
+    # docs/decisions.md#legacy-error-text-once: Claude's error message is agent text as it came;
+    # the JSON-RPC error that answers the prompt names the kind, not the words again.
+    words = "API Error: 529 Overloaded. Please try again later."
+    fakes = session_with_fakes(capable=False)
+    async with fakes as (session, link, runtime, _c), anyio.create_task_group() as tg:
+        box = await _prompt(session, runtime, tg)
+        failure = AssistantMessage(
+            content=[TextBlock(text=words)], model="<synthetic>", error="server_error"
+        )
+        await session.claude.on_message(failure, {}, EPOCH)
+        await session.claude.on_message(_result(is_error=True, text=words), {}, EPOCH)
+        answer = await _answer(box)
+        assert isinstance(answer, RequestError) and answer.code == -32603
+        assert str(answer) == "Internal error: The model provider reported an error."
+        assert answer.data == {"errorKind": "server_error"}
+        assert "".join(_texts(link)).count(words) == 1, _texts(link)
+
+
+async def test_a_legacy_client_reads_a_results_words_as_agent_text() -> None:
+    # Words only the result carries reached no one yet: agent text, on a line of their own after
+    # the answer so far, then the short error.
+    fakes = session_with_fakes(capable=False)
+    async with fakes as (session, link, runtime, _c), anyio.create_task_group() as tg:
+        box = await _prompt(session, runtime, tg)
+        answer_so_far = AssistantMessage(content=[TextBlock(text="Reading.")], model="claude-x")
+        await session.claude.on_message(answer_so_far, {}, EPOCH)
+        limit = ResultMessage(
+            subtype="error_max_budget_usd",
+            duration_ms=1,
+            duration_api_ms=1,
+            is_error=True,
+            num_turns=1,
+            session_id="s",
+            errors=["Reached maximum budget ($5)"],
+        )
+        await session.claude.on_message(limit, {}, EPOCH)
+        answer = await _answer(box)
+        assert isinstance(answer, RequestError) and answer.code == -32603
+        assert str(answer) == "Internal error: This Claude session reached its configured budget."
+        assert "".join(_texts(link)) == "Reading.\nReached maximum budget ($5)\n"
+
+
 def test_refusal_explanation_comes_from_the_raw_frame() -> None:
     from adapter.claude.translate import refusal_explanation
 
@@ -372,7 +424,7 @@ def test_title_limit_keeps_a_first_line_of_exactly_256_characters_whole(length: 
 
 
 async def test_the_reader_tells_our_faults_from_claudes_transport() -> None:
-    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.claude_runtime import ClaudeRuntime
 
     async def allow(*_: object) -> Any:
         raise AssertionError("no permission asked here")

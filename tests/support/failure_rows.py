@@ -85,8 +85,8 @@ class Row:
     id_shape: str = "turn"  # "turn": <turnId>:error; "notice": <sessionId>:notice:<epoch>:<n>
 
 
-def _internal(kind: str) -> Legacy:
-    return Legacy(code=-32603, data={"errorKind": kind})
+def _internal(kind: str, message: str | None = None) -> Legacy:
+    return Legacy(code=-32603, data={"errorKind": kind}, message=message)
 
 
 AUTH = Legacy(code=-32000, message=AUTH_REQUIRED_MESSAGE)
@@ -144,23 +144,30 @@ ROWS: tuple[Row, ...] = (
     # The CLI labels a synthetic usage-limit message `rate_limit`; the text decides (spec).
     _api("usage_limit", "limit", [], "rate_limit"),
     # Result-only limits: the title is the terminal SDK error text (spec, "Title and details").
+    # A legacy client reads the result's words as agent text and a short error
+    # (docs/decisions.md#legacy-error-text-once).
     Row(
         "budget_limit",
         (_error(1, "limit", TEXTS["budget_limit"], ["new_session"]),),
-        _internal("budget_exhausted"),
+        _internal(
+            "budget_exhausted", "Internal error: This Claude session reached its configured budget."
+        ),
+        prose=TEXTS["budget_limit"],
         streamed=("Let me start by reading the code.",),
     ),
     Row(
         "turn_limit",
         (_error(1, "limit", TEXTS["turn_limit"], ["new_session"]),),
         # Legacy clients hear what happened: the turn limit, not the record's broader kind.
-        _internal("max_turns"),
+        _internal("max_turns", "Internal error: This Claude turn reached its configured limit."),
+        prose=TEXTS["turn_limit"],
     ),
     # Not in the spec's table: an SDK failure that fits no group degrades to service (spec).
     Row(
         "structured_output_retries",
         (_error(1, "service", TEXTS["structured_output_retries"], ["retry"]),),
-        _internal("provider_error"),
+        _internal("provider_error", "Internal error: The model provider reported an error."),
+        prose=TEXTS["structured_output_retries"],
     ),
     # request (docs/decisions.md#actions: [])
     _api("invalid_request", "request", [], "invalid_request"),

@@ -17,10 +17,12 @@ from fsm import (
     FailureKind,
     FailureRecord,
     RejectPrompt,
+    SendAgentText,
     StreamEnded,
     TransportLost,
     WorkerShuttingDown,
 )
+from fsm.vocabulary import policy_for
 from tests.support.session_narrative import (
     AUTH_REJECTION,
     E1,
@@ -55,6 +57,9 @@ class MappingRow:
     ending: Event
     record: FailureRecord  # the turn-terminal record (capable)
     legacy_answer: RejectPrompt
+    # What a legacy client is told before the answer: Claude's words it has not seen yet
+    # (docs/decisions.md#legacy-error-text-once).
+    legacy_words: tuple[Effect, ...] = ()
     notes: dict[str, Any] = field(default_factory=dict)
 
 
@@ -80,8 +85,14 @@ def _error_row(
         ),
         ending=result(is_error=True, text=text),
         record=rec(f"{T1}:error", 1, category, ERROR, text, actions, kind),
+        # Claude's words were forwarded as they came: the error names only the kind
+        # (docs/decisions.md#legacy-error-text-once).
         legacy_answer=legacy_answer
-        or RejectPrompt(blame=Blame.INTERNAL, message=f"Internal error: {text}", error_kind=error),
+        or RejectPrompt(
+            blame=Blame.INTERNAL,
+            message=f"Internal error: {policy_for(kind).fallback_title}",
+            error_kind=error,
+        ),
     )
 
 
@@ -164,9 +175,11 @@ MAPPING: dict[str, MappingRow] = {
         record=rec(
             f"{T1}:error", 1, C.LIMIT, ERROR, "Reached maximum budget ($5)", NEW, K.BUDGET_EXHAUSTED
         ),
+        # The result's words reached no one yet: agent text, on a line of their own.
+        legacy_words=(SendAgentText(text="\nReached maximum budget ($5)"),),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
-            message="Internal error: Reached maximum budget ($5)",
+            message="Internal error: This Claude session reached its configured budget.",
             error_kind="budget_exhausted",
         ),
     ),
@@ -186,9 +199,10 @@ MAPPING: dict[str, MappingRow] = {
             NEW,
             K.CONTEXT_EXHAUSTED,
         ),
+        legacy_words=(SendAgentText(text="\nReached maximum number of turns (8)"),),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
-            message="Internal error: Reached maximum number of turns (8)",
+            message="Internal error: This Claude turn reached its configured limit.",
             error_kind="max_turns",
         ),
     ),

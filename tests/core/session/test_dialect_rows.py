@@ -7,12 +7,15 @@ effects, so a fork that moved back into a callback, or a twin that went missing,
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fsm.effects import (
     Blame,
     FailedTurn,
     LogNotice,
     PublishRecord,
     RejectPrompt,
+    SendAgentText,
     SettlePrompt,
     StopReason,
 )
@@ -90,10 +93,12 @@ def test_a_login_prompt_is_neither_withheld_nor_forwarded(
 def test_a_failed_turn_is_a_legacy_error_and_no_record(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
     legacy.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
+    # Claude's words went out as they came; the error names the kind
+    # (docs/decisions.md#legacy-error-text-once).
     assert legacy.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
         RejectPrompt(
             blame=Blame.INTERNAL,
-            message=f"Internal error: {OVERLOADED_TEXT}",
+            message="Internal error: Claude is temporarily overloaded.",
             error_kind="overloaded",
         )
     ]
@@ -114,22 +119,55 @@ def test_the_legacy_answers() -> None:
     lost = FailedTurn(kind=FailureKind.TRANSPORT_LOST, text="Gone", error_kind=None)
     answers = LegacyAnswers()
     settle = SettlePrompt(stop_reason=StopReason.END_TURN, failure=auth)
-    assert answers.answer(settle) == AUTH_REJECTION
-    assert answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=lost)) == (
+    assert answers.answer(settle) == [AUTH_REJECTION]
+    # The adapter's own words: the error's message is where they are told.
+    assert answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=lost)) == [
         RejectPrompt(
             blame=Blame.INTERNAL, message="Internal error: Gone", error_kind="transport_lost"
         )
-    )
+    ]
     # A queued prompt's answer names it; a turn that did not fail is answered as for anyone.
     queued = SettlePrompt(stop_reason=StopReason.END_TURN, failure=lost, turn_id="t9")
-    assert answers.answer(queued) == RejectPrompt(
-        blame=Blame.INTERNAL,
-        message="Internal error: Gone",
-        error_kind="transport_lost",
-        turn_id="t9",
-    )
+    assert answers.answer(queued) == [
+        RejectPrompt(
+            blame=Blame.INTERNAL,
+            message="Internal error: Gone",
+            error_kind="transport_lost",
+            turn_id="t9",
+        )
+    ]
     done = SettlePrompt(stop_reason=StopReason.CANCELLED)
-    assert answers.answer(done) is done
+    assert answers.answer(done) == [done]
+
+
+def test_the_legacy_answers_show_claudes_words_once() -> None:
+    # docs/decisions.md#legacy-error-text-once: Claude's words are agent text, once; the
+    # JSON-RPC message is the kind's short title.
+    answers = LegacyAnswers()
+    shown = FailedTurn(
+        kind=FailureKind.OVERLOADED,
+        text="API Error: 529",
+        error_kind="overloaded",
+        claudes_words=True,
+        shown=True,
+    )
+    short = RejectPrompt(
+        blame=Blame.INTERNAL,
+        message="Internal error: Claude is temporarily overloaded.",
+        error_kind="overloaded",
+    )
+    assert answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=shown)) == [short]
+    unshown = replace(shown, shown=False)
+    assert answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=unshown)) == [
+        SendAgentText(text="API Error: 529"),
+        short,
+    ]
+    # After text that ends mid-line, the words start a line of their own.
+    mid_line = replace(unshown, line_open=True)
+    assert answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=mid_line)) == [
+        SendAgentText(text="\nAPI Error: 529"),
+        short,
+    ]
 
 
 def test_the_record_answers_need_the_open_turn() -> None:
@@ -141,7 +179,7 @@ def test_the_record_answers_need_the_open_turn() -> None:
     failed = FailedTurn(
         kind=FailureKind.RATE_LIMITED, text="Slow down", error_kind=None, reset_at_epoch_ms=5000
     )
-    answer = answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=failed))
+    [answer] = answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=failed))
     assert isinstance(answer, SettlePrompt) and answer.record is not None
     assert (answer.record.title, answer.record.reset_at_epoch_ms) == ("Slow down", 5000)
     assert ledger.active() == [answer.record]  # current at once: it rides on the response

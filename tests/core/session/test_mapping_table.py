@@ -56,8 +56,9 @@ def test_mapping_row_legacy_turn_is_rejected_without_a_record(
     # Claude's prose stays in the transcript (except the login prompt).
     for event, _capable_says, legacy_says in row.steps:
         assert legacy.handle(event) == legacy_says
-    # The prompt is rejected with a JSON-RPC error; no record exists anywhere.
-    assert legacy.handle(row.ending) == [row.legacy_answer]
+    # The prompt is rejected with a JSON-RPC error, Claude's words shown once before it; no
+    # record exists anywhere.
+    assert legacy.handle(row.ending) == [*row.legacy_words, row.legacy_answer]
     assert (legacy.turn_state, legacy.turn.outcome) == (TurnState.IDLE, TurnOutcome.FAILED)
     assert legacy.active() == []
 

@@ -3,7 +3,7 @@ on the PromptResponse, and what legacy clients get instead."""
 
 from __future__ import annotations
 
-from fsm.effects import Blame, LogNotice, RejectPrompt, SettlePrompt
+from fsm.effects import Blame, LogNotice, RejectPrompt, SendAgentText, SettlePrompt
 from fsm.events import AuthStatusReported, HistoryFailureFound, PromptSent, TransportLost
 from fsm.session import SessionCore
 from fsm.wire import SessionFailureDialect, merge_meta
@@ -14,6 +14,7 @@ from tests.support.session_narrative import (
     FORWARD,
     LOGIN_TEXT,
     OVERLOADED_TEXT,
+    REAL,
     SPEND_LIMIT,
     SYN,
     T1,
@@ -63,9 +64,13 @@ def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
     legacy.handle(PromptSent(turn_id=T1))
     # The usage-limit prose stays in the transcript for a legacy editor.
     assert legacy.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == [FORWARD]
+    # It was shown as it came: the error names the kind, not Claude's words again
+    # (docs/decisions.md#legacy-error-text-once).
     assert legacy.handle(result(is_error=True, text=SPEND_LIMIT)) == [
         RejectPrompt(
-            blame=Blame.INTERNAL, message=f"Internal error: {SPEND_LIMIT}", error_kind="rate_limit"
+            blame=Blame.INTERNAL,
+            message="Internal error: The Claude account has no available quota.",
+            error_kind="rate_limit",
         )
     ]
     # Nothing typed, nothing active, and the next prompt is accepted.
@@ -75,11 +80,41 @@ def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
 
 def test_legacy_error_result_without_assistant_error_names_the_kind(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
+    # Claude Code's words reached the client nowhere else: agent text first (nothing was said
+    # before them, so no line break), then the short error.
     assert legacy.handle(
         result(subtype="error_during_execution", is_error=True, errors=("boom",))
     ) == [
+        SendAgentText(text="boom"),
         RejectPrompt(
-            blame=Blame.INTERNAL, message="Internal error: boom", error_kind="provider_error"
+            blame=Blame.INTERNAL,
+            message="Internal error: The model provider reported an error.",
+            error_kind="provider_error",
+        ),
+    ]
+
+
+def test_legacy_result_text_already_answered_is_not_repeated(legacy: SessionCore) -> None:
+    # An error result whose text repeats what the turn answered: shown once, the error short.
+    legacy.handle(PromptSent(turn_id=T1))
+    assert legacy.handle(said("Partial answer, then trouble.", model=REAL)) == [FORWARD]
+    assert legacy.handle(result(is_error=True, text="Partial answer, then trouble.")) == [
+        RejectPrompt(
+            blame=Blame.INTERNAL,
+            message="Internal error: The model provider reported an error.",
+            error_kind="provider_error",
+        )
+    ]
+
+
+def test_the_adapters_own_words_stay_in_the_legacy_error(legacy: SessionCore) -> None:
+    # Claude said nothing of the failure: the error's message is the only place it is told.
+    legacy.handle(PromptSent(turn_id=T1))
+    assert legacy.handle(TransportLost(epoch=E1)) == [
+        RejectPrompt(
+            blame=Blame.INTERNAL,
+            message="Internal error: The connection to Claude was lost.",
+            error_kind="transport_lost",
         )
     ]
 

@@ -1,9 +1,14 @@
-"""The client's extra folders and system prompt, read from the raw request.
+"""What `acp` 0.12.1 drops or checks badly, read from the raw request before it parses.
 
-`acp` 0.12.1 drops `systemPrompt` from `session/new|load|resume|fork` when it parses, and would
-answer a malformed `additionalDirectories` with pydantic's error list; `guard` reads both from
-the raw params first, answers bad values with -32602 naming the field (no session is made), and
-leaves what it read in `requested()` for the agent method the same request reaches (a context
+`RawCapabilities`: client capabilities that `acp` drops when it parses `initialize`:
+`clientCapabilities.session.notices` (ACP notices, docs/decisions.md#acp-notices) and
+`session.compaction` (`compaction_update`s instead of the "Compact conversation" card).
+
+`surroundings_guard`: the client's extra folders and system prompt. `acp` drops `systemPrompt`
+from `session/new|load|resume|fork` when it parses, and would answer a malformed
+`additionalDirectories` with pydantic's error list; the guard reads both from the raw params
+first, answers bad values with -32602 naming the field (no session is made), and leaves what it
+read in `requested_surroundings()` for the agent method the same request reaches (a context
 variable: acp runs each request in its own task). The client sends both again on every one of
 these requests, as with the reference adapter, so a loaded, resumed or forked session keeps them
 only when asked. `initialize`'s answer gains `sessionCapabilities.systemPrompt`, which acp's
@@ -22,7 +27,14 @@ from pydantic import BaseModel
 
 from adapter.claude.surroundings import Surroundings
 
-__all__ = ["OPENING_METHODS", "SYSTEM_PROMPT_CAPABILITY", "guard", "parse", "requested"]
+__all__ = [
+    "OPENING_METHODS",
+    "SYSTEM_PROMPT_CAPABILITY",
+    "RawCapabilities",
+    "parse_surroundings",
+    "requested_surroundings",
+    "surroundings_guard",
+]
 
 _Handler = Callable[[str, Any, bool], Awaitable[Any]]
 
@@ -36,7 +48,7 @@ _requested: contextvars.ContextVar[Surroundings | None] = contextvars.ContextVar
 )
 
 
-def requested() -> Surroundings:
+def requested_surroundings() -> Surroundings:
     """What the request being handled asked for (nothing outside an opening request)."""
     return _requested.get() or Surroundings()
 
@@ -100,7 +112,7 @@ def _custom_instructions(params: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def parse(params: dict[str, Any]) -> Surroundings:
+def parse_surroundings(params: dict[str, Any]) -> Surroundings:
     """The surroundings an opening request's raw params ask for; -32602 for a bad value."""
     text, replace = _prompt(params)  # checked first, as the reference does
     return Surroundings(
@@ -124,16 +136,40 @@ def _advertised(result: Any) -> Any:
     return answer
 
 
-def guard(handler: _Handler) -> _Handler:
+def surroundings_guard(handler: _Handler) -> _Handler:
     async def read(method: str, params: Any, is_notification: bool) -> Any:
         if method == "initialize" and not is_notification:
             return _advertised(await handler(method, params, is_notification))
         if method not in OPENING_METHODS or is_notification or not isinstance(params, dict):
             return await handler(method, params, is_notification)
-        token = _requested.set(parse(params))
+        token = _requested.set(parse_surroundings(params))
         try:
             return await handler(method, params, is_notification)
         finally:
             _requested.reset(token)
 
     return read
+
+
+class RawCapabilities:
+    """What the client's last raw `initialize` declared; `wrap` installs the reader."""
+
+    def __init__(self) -> None:
+        self.notices = False
+        self.compaction = False
+
+    def wrap(self, handler: _Handler) -> _Handler:
+        async def read(method: str, params: Any, is_notification: bool) -> Any:
+            if method == "initialize" and isinstance(params, dict):
+                capabilities = params.get("clientCapabilities")
+                self.notices = _declares(capabilities, "notices")
+                self.compaction = _declares(capabilities, "compaction")
+            return await handler(method, params, is_notification)
+
+        return read
+
+
+def _declares(capabilities: object, name: str) -> bool:
+    # ACP v1: a client opts in with `session.<name>: {}` (an object; anything else is no).
+    session = capabilities.get("session") if isinstance(capabilities, dict) else None
+    return isinstance(session, dict) and isinstance(session.get(name), dict)

@@ -9,11 +9,11 @@ import anyio
 from acp import RequestError
 from acp.schema import PromptResponse
 
-__all__ = ["Answer"]
+__all__ = ["PromptAnswer"]
 
 
 @dataclass(slots=True)
-class Answer:
+class PromptAnswer:
     """The one answer a prompt gets, and the core's word that it may go to Claude."""
 
     blocks: list[Any]

@@ -1,12 +1,13 @@
-"""When the answer to one of the client's requests has been written: for frames that must follow it.
+"""When the response to one of the client's requests has been written: for frames that must
+follow it.
 
 Why: a session's command list (`available_commands_update`) is told once the setup response that
 opened the session (`session/new`, `load`, `resume`, `fork`) is out, or the client drops an
-update for a session it does not know yet. The handler cannot send it after its own answer:
-`acp` writes the answer when the handler has returned. So the handler takes a ticket for the
-answer to the request it serves (`AnswerWatch.ticket`, at once, while it runs) and a task of the
-session's waits on it (`AnswerTicket.written`); the guard settles the ticket as it writes that
-answer (`GuardedTransport.send`). Nothing here counts turns of the event loop.
+update for a session it does not know yet. The handler cannot send it after its own response:
+`acp` writes the response when the handler has returned. So the handler takes a ticket for the
+response to the request it serves (`ResponseWatch.ticket`, at once, while it runs) and a task of
+the session's waits on it (`ResponseTicket.written`); the guard settles the ticket as it writes
+that response (`GuardedTransport.send`). Nothing here counts turns of the event loop.
 
 How a handler knows its request: the guard's `receive` names each message it passes on in
 `CURRENT_REQUEST` (a context variable: the request's id, or None for a notification). `acp`
@@ -14,7 +15,7 @@ How a handler knows its request: the guard's `receive` names each message it pas
 and a task starts with a copy of the context, so the handler reads its own request's id (pinned
 by `tests/shell/test_compat.py`).
 
-The wait is bounded (`ANSWER_WAIT_SECONDS`): an answer that is never written (the output
+The wait is bounded (`RESPONSE_WAIT_SECONDS`): a response that is never written (the output
 closed, the connection ended) must not keep the waiting task forever.
 """
 
@@ -25,10 +26,10 @@ from typing import Any
 
 import anyio
 
-__all__ = ["ANSWER_WAIT_SECONDS", "CURRENT_REQUEST", "AnswerTicket", "AnswerWatch"]
+__all__ = ["CURRENT_REQUEST", "RESPONSE_WAIT_SECONDS", "ResponseTicket", "ResponseWatch"]
 
-# Far beyond the moment between a handler's return and its answer's write; a bound on a leak.
-ANSWER_WAIT_SECONDS = 30.0
+# Far beyond the moment between a handler's return and its response's write; a bound on a leak.
+RESPONSE_WAIT_SECONDS = 30.0
 
 # The id of the client's request whose handler runs in this context, wrapped as `_key` makes it.
 CURRENT_REQUEST: contextvars.ContextVar[tuple[str, Any] | None] = contextvars.ContextVar(
@@ -41,10 +42,10 @@ def _key(request_id: Any) -> tuple[str, Any]:
     return (type(request_id).__name__, request_id)
 
 
-class AnswerTicket:
-    """The answer to one request: `written` waits for it, True when it went out as a result."""
+class ResponseTicket:
+    """The response to one request: `written` waits for it, True when it went out as a result."""
 
-    def __init__(self, watch: AnswerWatch | None, key: tuple[str, Any] | None) -> None:
+    def __init__(self, watch: ResponseWatch | None, key: tuple[str, Any] | None) -> None:
         self._watch = watch
         self._key = key
         self._done = anyio.Event()
@@ -58,8 +59,8 @@ class AnswerTicket:
             self._ok = ok
             self._done.set()
 
-    async def written(self, timeout: float = ANSWER_WAIT_SECONDS) -> bool:
-        """Whether the answer went out as a result; False for an error, for an answer not
+    async def written(self, timeout: float = RESPONSE_WAIT_SECONDS) -> bool:
+        """Whether the response went out as a result; False for an error, for a response not
         written within `timeout` seconds, or for one the connection ended before."""
         with anyio.move_on_after(timeout):
             await self._done.wait()
@@ -68,39 +69,39 @@ class AnswerTicket:
         return self._done.is_set() and self._ok
 
 
-class AnswerWatch:
-    """The tickets waiting for answers, by request id (ids may repeat: each answer settles the
+class ResponseWatch:
+    """The tickets waiting for responses, by request id (ids may repeat: each response settles the
     tickets taken before it was written)."""
 
     def __init__(self) -> None:
-        self._waiting: dict[tuple[str, Any], list[AnswerTicket]] = {}
+        self._waiting: dict[tuple[str, Any], list[ResponseTicket]] = {}
 
     def received(self, message: dict[str, Any]) -> None:
         """Name the message about to be passed on to `acp` (called by the guard's `receive`)."""
         is_request = "method" in message and "id" in message
         CURRENT_REQUEST.set(_key(message["id"]) if is_request else None)
 
-    def ticket(self) -> AnswerTicket:
-        """A ticket for the answer to the request this code serves (call it in the handler)."""
+    def ticket(self) -> ResponseTicket:
+        """A ticket for the response to the request this code serves (call it in the handler)."""
         key = CURRENT_REQUEST.get()
-        ticket = AnswerTicket(self, key)
+        ticket = ResponseTicket(self, key)
         if key is not None:
             self._waiting.setdefault(key, []).append(ticket)
         return ticket
 
     def written(self, request_id: Any, *, ok: bool) -> None:
-        """The answer to `request_id` is written (`ok`: as a result, not an error)."""
+        """The response to `request_id` is written (`ok`: as a result, not an error)."""
         for ticket in self._waiting.pop(_key(request_id), []):
             ticket.settle(ok=ok)
 
     def ended(self) -> None:
-        """No answer will be written any more: every waiting ticket fails."""
+        """No response will be written any more: every waiting ticket fails."""
         waiting, self._waiting = self._waiting, {}
         for tickets in waiting.values():
             for ticket in tickets:
                 ticket.settle(ok=False)
 
-    def forget(self, key: tuple[str, Any], ticket: AnswerTicket) -> None:
+    def forget(self, key: tuple[str, Any], ticket: ResponseTicket) -> None:
         tickets = self._waiting.get(key, [])
         if ticket in tickets:
             tickets.remove(ticket)

@@ -4,7 +4,7 @@ Every event reaches the core through `feed`, under one lock, and its effects are
 order before the next event is fed, so the core sees exactly the order things happened in. The
 shell decides nothing: which prompt goes next (and whether Claude's process is replaced first),
 when Claude is interrupted or stopped, and when the core next needs waking all come from the
-core. Each prompt waits on its own `Answer`, which exactly one `SettlePrompt`/`RejectPrompt`
+core. Each prompt waits on its own `PromptAnswer`, which exactly one `SettlePrompt`/`RejectPrompt`
 fills. An exception in our own code (the core, or this shell) is docs/decisions.md#internal-faults:
 logged with its traceback, reported to the core as `InternalFaultOccurred`, which fails the live
 turn as `internal_error` and breaks the session; only Claude's own transport failing is "lost".
@@ -25,19 +25,19 @@ from acp.schema import (
 )
 from anyio.abc import TaskGroup
 
+from adapter.claude.claude_runtime import ClaudeRuntime
 from adapter.claude.idle_settings import idle_policy
-from adapter.claude.process import ClaudeRuntime
 from adapter.claude.prompt_content import claude_content, claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
-from adapter.controls.controls import SessionControls
 from adapter.controls.pickers import SessionConfig
-from adapter.session.answer import Answer
+from adapter.controls.session_controls import SessionControls
 from adapter.session.claude_side import ClaudeSide
 from adapter.session.compaction_count import boundaries_before
 from adapter.session.effect_performer import REJECTION_CODES, EffectPerformer
 from adapter.session.fresh_context import FreshContext
+from adapter.session.live_view import LiveView
+from adapter.session.prompt_answer import PromptAnswer
 from adapter.session.publish import Publisher
-from adapter.session.turn_hooks import TurnHooks
 from adapter.wire.client_link import ClientLink
 from fsm import (
     CancelRequested,
@@ -90,16 +90,16 @@ class Session:
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
         # Each prompt's one answer, by turn id; shared with the collaborators that fill them.
-        self._answers: dict[str, Answer] = {}
+        self._answers: dict[str, PromptAnswer] = {}
         self._steer_lock = anyio.Lock()  # one steer's verdict at a time
         # The core's verdict on the steer being fed (`AnswerSteer`, put here by `effects`).
         self._steer_verdicts: list[tuple[str, str | None]] = []
-        # Modes, pickers, commands and permissions (adapter/controls/controls.py).
+        # Modes, pickers, commands and permissions (adapter/controls/session_controls.py).
         self.controls = controls or SessionControls(
             session_id=session_id, link=link, config=SessionConfig.initial({}, None)
         )
         # Claude's messages as the editor shows them: chunks, cards, plan, usage, title.
-        self.view = TurnHooks(
+        self.view = LiveView(
             link,
             session_id,
             cwd,
@@ -173,6 +173,7 @@ class Session:
         )
         self.controls.bind(lambda: self.claude.runtime)
         self.controls.permissions.card = self.view.permission_card
+        self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
         self.controls.permissions.turn_live = lambda: self.core.turn.live
@@ -321,7 +322,7 @@ class Session:
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         turn_id = str(uuid.uuid4())
-        answer = self._answers[turn_id] = Answer(blocks=blocks, content=content)
+        answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
         try:
             await self.feed(PromptReceived(turn_id=turn_id))
             await self._carry(turn_id, answer)
@@ -385,7 +386,7 @@ class Session:
         except Exception:
             log.warning("session %s: a steered prompt failed", self.session_id, exc_info=True)
 
-    async def _carry(self, turn_id: str, answer: Answer) -> None:
+    async def _carry(self, turn_id: str, answer: PromptAnswer) -> None:
         """Send the prompt when the core says so, and wait for its one answer."""
         await answer.go.wait()
         if not answer.done.is_set():
@@ -397,14 +398,14 @@ class Session:
         reported to the core before any other event, so a client prompt queues behind it."""
         turn_id = str(uuid.uuid4())
         blocks = [TextContentBlock(type="text", text="/compact")]
-        answer = Answer(blocks=blocks, content=claude_content(blocks), by_adapter=True)
+        answer = PromptAnswer(blocks=blocks, content=claude_content(blocks), by_adapter=True)
         self._answers[turn_id] = answer
         log.info("session %s: idle compaction %d: sending /compact", self.session_id, number)
         self._tg.start_soon(self._own_turn, turn_id, answer)
         queued = PromptReceived(turn_id=turn_id, by_adapter=True)
         await self.effects.perform(self.core.handle(queued), None)
 
-    async def _own_turn(self, turn_id: str, answer: Answer) -> None:
+    async def _own_turn(self, turn_id: str, answer: PromptAnswer) -> None:
         try:
             await self._carry(turn_id, answer)
         except Exception:
@@ -416,7 +417,7 @@ class Session:
         log.info("session %s: idle compaction ended: %s", self.session_id, outcome)
 
     @staticmethod
-    def _unwrap(answer: Answer) -> PromptResponse:
+    def _unwrap(answer: PromptAnswer) -> PromptResponse:
         value = answer.value
         if isinstance(value, RequestError):
             raise value

@@ -8,7 +8,9 @@ Claude says (`observe`) for changes it made by itself: a new permission mode (En
 `system/init` or `status` naming another mode) or a changed command list (`commands_changed`;
 `system/init`'s bare `slash_commands` names are not used: they carry no descriptions and need
 not match the initialize list). Every mode change is
-told to the client as `current_mode_update` plus `config_option_update`.
+told to the client as `current_mode_update` plus `config_option_update`; so is a model Claude
+Code switched to by itself (`follow_model`: `/model` typed in the chat, a fallback for the rest
+of the session), as the reference adapter does.
 """
 
 from __future__ import annotations
@@ -38,14 +40,15 @@ from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
 from adapter.controls.mcp_elicitation import McpElicitor
+from adapter.controls.model_choices import ModelChoice
 from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient
+from fsm import AirClient, fallback_moves_session, seeded_context_window
 
 if TYPE_CHECKING:
-    from adapter.claude.process import ClaudeRuntime
+    from adapter.claude.claude_runtime import ClaudeRuntime
 
 __all__ = ["SessionControls"]
 
@@ -97,6 +100,9 @@ class SessionControls:
         )
         # The client takes `plan_update`s: a plan exit that clears the context sends the plan.
         self.plan_updates = plan_updates
+        # Told the context window the session's model promises (None: it says none) whenever
+        # the model is known or changes: the session's usage meter.
+        self.model_chosen: Callable[[int | None], None] = lambda window: None
 
     def asking_user(self) -> bool:
         """A permission question or a form of this session waits for the user's answer."""
@@ -130,7 +136,9 @@ class SessionControls:
         listed = commands if isinstance(commands, list) else []
         # `/mcp` is answered here (local_commands), whatever Claude Code lists.
         self.commands = available_commands([MCP_COMMAND, *listed])
-        if self.config.adopt(info) and self.config.model is not None:
+        switch = self.config.adopt(info)
+        self.model_chosen(self._context_window())
+        if switch and self.config.model is not None:
             # The transcript's model is gone: the running Claude falls back with the picker.
             try:
                 await runtime.set_model(self.config.model)
@@ -145,7 +153,7 @@ class SessionControls:
         writes it on return): the ticket is for that answer, and the task waits for the wire
         to have written it. An error answer, or one never written, opens no session for the
         client, so nothing is told."""
-        ticket = self._link.answer_ticket()
+        ticket = self._link.response_ticket()
 
         async def announce() -> None:
             if not await ticket.written():
@@ -211,15 +219,46 @@ class SessionControls:
                 {"reason": f"Claude refused the {config_id}"}
             ) from exc
         if config_id == "model":
-            self.config.model = chosen
-            if self.config.effort not in self.config.efforts():
-                self.config.effort = DEFAULT_EFFORT
-            if self.config.mode == "auto" and not self.config.auto_available():
-                # The new model lacks auto: Claude goes on in Accept edits, as the picker does.
-                await self.set_mode("auto")
+            await self._model_is(chosen)
         else:
             self.config.effort = chosen
         await self._link.send_update(self.session_id, self._options_update())
+
+    async def _model_is(self, value: str) -> None:
+        """The session runs the picker entry `value` now: its effort, mode and context window
+        follow."""
+        self.config.model = value
+        self.model_chosen(self._context_window())
+        if self.config.effort not in self.config.efforts():
+            self.config.effort = DEFAULT_EFFORT
+        if self.config.mode == "auto" and not self.config.auto_available():
+            # The new model lacks auto: Claude goes on in Accept edits, as the picker does.
+            await self.set_mode("auto")
+
+    def _context_window(self) -> int | None:
+        """The context window the current model's own words promise (None: they say none)."""
+        choice = next((c for c in self.config.models if c.value == self.config.model), None)
+        if choice is None:
+            return seeded_context_window((self.config.model,))
+        texts = (choice.value, choice.resolved, choice.name, choice.description)
+        return seeded_context_window(texts)
+
+    async def follow_model(self, model: str) -> None:
+        """Claude Code switched the session's model itself (`/model opus` typed in the chat, a
+        fallback for the rest of the session): the picker shows it. Nothing goes to Claude,
+        which made the switch. A model the picker does not list is added to it, as the model
+        a session was opened with is (`SessionConfig.adopt`)."""
+        try:
+            value = self.config.model_value(model)
+            if value == self.config.model:
+                return
+            if value not in {c.value for c in self.config.models}:
+                self.config.models.append(ModelChoice(value=value, name=value))
+            await self._model_is(value)
+            await self._link.send_update(self.session_id, self._options_update())
+        except Exception:
+            # Declared boundary: run beside the session's stream, a failure here must not end it.
+            log.warning("session %s: could not follow Claude's model switch", self.session_id)
 
     # --- Claude's own changes ---------------------------------------------------------------
 
@@ -260,6 +299,22 @@ class SessionControls:
             await self._refresh(commands if isinstance(commands, list) else None)
         elif isinstance(message, SystemMessage) and message.subtype == "elicitation_complete":
             await self.elicitations.completed(message.data)
+        elif isinstance(message, SystemMessage) and message.subtype == "model_refusal_fallback":
+            data = message.data
+            fallback, direction, scope = (
+                data.get("fallback_model"),
+                data.get("direction"),
+                data.get("scope"),
+            )
+            if (
+                isinstance(fallback, str)
+                and fallback
+                and fallback_moves_session(
+                    direction if isinstance(direction, str) else None,
+                    scope if isinstance(scope, str) else None,
+                )
+            ):
+                await self.follow_model(fallback)
         elif isinstance(message, AssistantMessage):
             for block in message.content:
                 if isinstance(block, ToolUseBlock) and block.name == "EnterPlanMode":

@@ -1,9 +1,11 @@
-"""The session's hooks into `adapter.view.turn_view`: Claude's messages in, session updates out.
+"""The session's live view (`adapter.view.turn_view` driven live): Claude's messages in, session
+updates out.
 
-`adapter.session.shell` calls these at the points of a live turn (a stream event, a finished message
-the core let through, tool results, a permission granted, the result, the answer); each sends
-what `TurnView` makes of it, plus the turn's `usage_update` and the session's title. Content of
-an unusable shape is skipped and logged once per session, never allowed to end the turn.
+`adapter.session.session` calls it at the points of a live turn (a stream event, a finished
+message the core let through, tool results, a permission granted, the result, the answer); each
+sends what `TurnView` makes of it, plus the turn's `usage_update` and the session's title.
+Content of an unusable shape is skipped and logged once per session, never allowed to end the
+turn.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
 from fsm import AirClient, AsyncTasks, is_autonomous_origin, redact, typed_prompt_said, visible
 
-__all__ = ["TurnHooks"]
+__all__ = ["LiveView"]
 
 # Claude Code's task frames the Async Tasks panel reads (`fsm.async_tasks.AsyncTasks`).
 _ASYNC_TASK_FRAMES = {
@@ -58,7 +60,7 @@ def _masked(block: Mapping[str, Any], mask: tuple[str, ...]) -> Mapping[str, Any
     return {**block, "text": redact(text, mask)}
 
 
-class TurnHooks:
+class LiveView:
     def __init__(
         self,
         link: ClientLink,
@@ -286,6 +288,10 @@ class TurnHooks:
             card["title"] = visible(fallback_title)
         fields = ("toolCallId", "title", "kind", "status", "rawInput", "locations", "content")
         return ToolCallUpdate.model_validate({key: card[key] for key in fields if key in card})
+
+    def model_chosen(self, window: int | None) -> None:
+        """The session runs a model whose words promise this context window (None: none)."""
+        self._usage.model_chosen(window)
 
     @property
     def context_used(self) -> int:
