@@ -113,6 +113,12 @@ class StdinReader:
             # A queued user message is dropped unless Claude Code has taken it up already.
             uuid = request.get("message_uuid")
             answer = {"cancelled": isinstance(uuid, str) and self.inbox.withdraw(uuid)}
+        elif subtype == "rename_session":
+            title = request.get("title")
+            if not isinstance(title, str) or not title.strip():
+                s.emit(frames.control_error(request_id, "title must be a non-empty string"))
+                return
+            s.transcript.append_title(title[:200].strip())
         elif subtype == "stop_task":
             # As Claude Code: the task is stopped, and its end follows in the stream as a
             # `task_updated` whose status is `killed`.
