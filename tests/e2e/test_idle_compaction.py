@@ -58,6 +58,10 @@ def _ended(adapter: Adapter) -> bool:
     return "idle compaction ended" in adapter.stderr()
 
 
+def _error_records(adapter: Adapter) -> list[dict[str, Any]]:
+    return [record for _, record in adapter.records() if record.get("severity") == "error"]
+
+
 @pytest.mark.asyncio
 async def test_an_idle_session_with_a_full_context_compacts_once_then_serves(
     tmp_path: Path,
@@ -248,6 +252,9 @@ async def test_a_usage_limit_during_the_idle_compaction_is_a_record(tmp_path: Pa
         session = await adapter.new_session()
         await adapter.prompt(session, "Read the codebase")
         await until(lambda: _ended(adapter), "the idle compaction")
+        # The record went out on stdout before the log line on stderr; the client may read the
+        # two pipes in either order, so its arrival is awaited, not assumed.
+        await until(lambda: _error_records(adapter), "the limit's record")
         records = adapter.records()
         second = await adapter.prompt(session, "Now fix the bug")
         texts = adapter.prompt_texts(session)
