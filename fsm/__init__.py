@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         StartFreshContext,
         StopReason,
         StopRuntime,
+        WithdrawQuestions,
     )
     from fsm.errors import FsmError, InvalidTransition, PeerViolation
     from fsm.events import (
@@ -99,6 +100,7 @@ if TYPE_CHECKING:
         RetryAttempted,
         RuntimeStarted,
         RuntimeStartFailed,
+        SessionClosing,
         SteerReceived,
         StreamEnded,
         TransportLost,
@@ -177,6 +179,7 @@ _HOMES = {
     "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
+    "SessionClosing": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
     "BackgroundTasksListed": "events",
@@ -236,6 +239,7 @@ _HOMES = {
     "StartFreshContext": "effects",
     "StopReason": "effects",
     "StopRuntime": "effects",
+    "WithdrawQuestions": "effects",
     "FsmError": "errors",
     "InvalidTransition": "errors",
     "PeerViolation": "errors",
@@ -417,6 +421,7 @@ __all__ = [
     "SendContinuation",
     "SendNotice",
     "SendPrompt",
+    "SessionClosing",
     "SessionCore",
     "SessionFailureDialect",
     "SettlePrompt",
@@ -434,6 +439,7 @@ __all__ = [
     "TurnWentBusy",
     "TurnWentIdle",
     "UnsubscribeRequest",
+    "WithdrawQuestions",
     "WorkerShuttingDown",
     "active_from_newest",
     "advertisement",
