@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         StopRuntime,
         TurnTakenUp,
         WithdrawPrompt,
+        WithdrawQuestions,
     )
     from fsm.errors import FsmError, InvalidTransition, PeerViolation
     from fsm.events import (
@@ -102,6 +103,7 @@ if TYPE_CHECKING:
         RetryAttempted,
         RuntimeStarted,
         RuntimeStartFailed,
+        SessionClosing,
         SteerReceived,
         StreamEnded,
         TransportLost,
@@ -180,6 +182,7 @@ _HOMES = {
     "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
+    "SessionClosing": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
     "BackgroundTasksListed": "events",
@@ -242,6 +245,7 @@ _HOMES = {
     "StartFreshContext": "effects",
     "StopReason": "effects",
     "StopRuntime": "effects",
+    "WithdrawQuestions": "effects",
     "FsmError": "errors",
     "InvalidTransition": "errors",
     "PeerViolation": "errors",
@@ -424,6 +428,7 @@ __all__ = [
     "SendContinuation",
     "SendNotice",
     "SendPrompt",
+    "SessionClosing",
     "SessionCore",
     "SessionFailureDialect",
     "SettlePrompt",
@@ -443,6 +448,7 @@ __all__ = [
     "TurnWentIdle",
     "UnsubscribeRequest",
     "WithdrawPrompt",
+    "WithdrawQuestions",
     "WorkerShuttingDown",
     "active_from_newest",
     "advertisement",

@@ -50,11 +50,14 @@ applies (where one looks at data, that is a title or payload choice, not a trans
 that touches another machine (the incidents' recovery boundaries, the runtime's end) only
 records it; `Turn.fire` applies it once every callback of the row ran.
 
-Rules that are not rows (WARNING: hand-coded, not drawn): settling a turn dispatches the next
-queued prompt (`_settled`; a hand-off does not: the pushed prompt's turn is next); prompts
-pushed to a runtime that is then lost between turns are sent to a fresh one (`Turn.fire`); a
-turn has one failure id, so every failure of a live turn revises it (the ledger's id spelling);
-the runtime's `runtime_lost` is fired by `Turn.fire` after a row that named `note_runtime_lost`.
+Rules that are not rows (WARNING: hand-coded, not drawn): settling a turn withdraws the
+session's open questions (`WithdrawQuestions`) right before its answer, which names its prompt,
+and dispatches the next queued prompt (`_settled`, which every row that ends a turn reaches; a
+hand-off does neither: Claude's work, its questions and the pushed prompt's turn go on);
+prompts pushed to a runtime that is then lost between turns are sent to a fresh one
+(`Turn.fire`); a turn has one failure id, so every failure of a live turn revises it (the
+ledger's id spelling); the runtime's `runtime_lost` is fired by `Turn.fire` after a row that
+named `note_runtime_lost`.
 
 What lives elsewhere: ids and revisions (`ledger.py`), the runtime machine (`runtime.py`), the
 epoch filter, timers and the routing of events (`session.py`).
@@ -86,6 +89,7 @@ from fsm.effects import (
     StopRuntime,
     TurnTakenUp,
     WithdrawPrompt,
+    WithdrawQuestions,
 )
 from fsm.errors import FsmError
 from fsm.events import (
@@ -225,7 +229,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("transport_lost", IDLE, None, "note_runtime_lost", "log_transport_lost"),
     _row("runtime_start_failed", IDLE, None, "note_runtime_lost", "log_start_failure"),
     _row("message_too_large", IDLE, None, "note_runtime_lost"),
-    _row("cancel_requested", IDLE, None, "cancel_queued"),
+    _row("cancel_requested", IDLE, None, "withdraw_questions", "cancel_queued"),
     _row(["claude_silent", "turn_went_busy", "answer_stream_started", "turn_went_idle",
           "cancel_grace_expired"], IDLE, None),
     # Work Claude starts between turns is its own: no turn waits for it.
@@ -318,7 +322,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("runtime_start_failed", WORKING, IDLE, "note_runtime_lost", "fail_start"),
     # The runtime's end that follows is this fault's (the stream cannot go on past it).
     _row("message_too_large", WORKING, IDLE, "note_runtime_lost", "fail_too_large"),
-    _row("cancel_requested", WORKING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    _row("cancel_requested", WORKING, CANCELLING, "withdraw_questions", "cancel_queued",
+         "interrupt_claude"),
     _row("fresh_context_chosen", WORKING, None, "note_fresh_context"),
     # A client that declared AIR's `backgroundSubagents` has its turns end at their result:
     # no subagent of it is waited on.
@@ -381,7 +386,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("turn_went_idle", FAILING, IDLE, "fail_with_claudes_words"),
     _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"], FAILING,
          IDLE, "note_runtime_lost", "fail_with_claudes_words"),
-    _row("cancel_requested", FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    _row("cancel_requested", FAILING, CANCELLING, "withdraw_questions", "cancel_queued",
+         "interrupt_claude"),
     _row("background_task_started", FAILING, None, "note_subagent", when="is_a_subagent",
          unless="ends_turns_at_their_result"),
     _row("background_task_started", FAILING, None),
@@ -403,7 +409,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"],
          CANCELLING, IDLE, "note_runtime_lost", "settle_cancelled"),
     # One interrupt per turn however often the client cancels; its backstop stops Claude.
-    _row("cancel_requested", CANCELLING, None, "cancel_queued"),
+    _row("cancel_requested", CANCELLING, None, "withdraw_questions", "cancel_queued"),
     _row("cancel_grace_expired", CANCELLING, None, "stop_runtime"),
     _row(["background_task_started", "background_task_settled", "background_tasks_listed"],
          CANCELLING, None),
@@ -432,10 +438,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_received", LIVE_TURN, None, "queue_prompt"),
     # --- BROKEN: an internal fault fails what is live and breaks the session for good
     # See docs/decisions.md#internal-faults.
-    _row("internal_fault_occurred", IDLE, BROKEN, "reject_waiting"),
+    _row("internal_fault_occurred", IDLE, BROKEN, "withdraw_questions", "reject_waiting"),
     _row("internal_fault_occurred", LIVE_TURN, BROKEN, "reject_waiting", "fail_internal"),
     _row("prompt_received", BROKEN, None, "refuse_prompt"),
-    _row("cancel_requested", BROKEN, None, "cancel_queued"),
+    _row("cancel_requested", BROKEN, None, "withdraw_questions", "cancel_queued"),
     _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "stream_ended",
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
@@ -445,6 +451,8 @@ TRANSITIONS: list[dict[str, Any]] = [
          BROKEN, None),
     _row("prompt_sent", BROKEN, None, "note_pushed_sent", when="was_pushed"),
     _row("steer_received", BROKEN, None, "refuse_steer"),
+    # --- any state: the session is ending; nothing it asked the user can be answered now --------
+    _row("session_closing", list(TurnState), None, "withdraw_questions"),
 ]
 # fmt: on
 
@@ -753,13 +761,16 @@ class Turn:
         # The user moved on: this turn is answered as it stands (withheld prose goes out as
         # text; no failure was confirmed), and Claude's work goes on for the new prompt.
         self.release_withheld()
-        settle = SettlePrompt(stop_reason=StopReason.END_TURN, handed_off=True)
-        self._settled("succeeded", settle, dispatch_next=False)
+        self._settled("succeeded", StopReason.END_TURN, handed_off=True)
 
     def take_up_pushed(self, event: PromptEchoed) -> None:
         self.pushed.remove(event.turn_id)
         self._open(event.turn_id)
         self.effects.append(TurnTakenUp(turn_id=event.turn_id))
+
+    def withdraw_questions(self, *_: Any) -> None:
+        # A question still open belongs to a turn that is over, or that the client cancelled.
+        self.effects.append(WithdrawQuestions())
 
     def cancel_queued(self, *_: Any) -> None:
         # Prompts waiting behind the live one never reached Claude: they end cancelled.
@@ -785,8 +796,8 @@ class Turn:
 
     # --- Claude's messages ---------------------------------------------------------------------
 
-    def forward_message(self, *_: Any) -> None:
-        self.effects.append(ForwardAssistantMessage())
+    def forward_message(self, event: AssistantMessageReceived) -> None:
+        self.effects.append(ForwardAssistantMessage(mask=_is_error_prose(event)))
 
     def take_answer(self, event: AssistantMessageReceived) -> None:
         if classify.is_real_model(event.model):
@@ -796,7 +807,7 @@ class Turn:
         if event.stop_reason == "refusal" and event.refusal_explanation:
             self.refusal_explanation = event.refusal_explanation
         self.answered_text += event.text
-        self.effects.append(ForwardAssistantMessage())
+        self.effects.append(ForwardAssistantMessage(mask=_is_error_prose(event)))
 
     def note_failure(self, event: AssistantMessageReceived) -> None:
         # What the failure's record (or legacy answer) will say; a login prompt is an
@@ -954,21 +965,39 @@ class Turn:
 
     # --- settling and withheld prose (shared by every row that ends a turn) ---------------
 
-    def _settled(self, outcome: str, settle: SettlePrompt, *, dispatch_next: bool = True) -> None:
-        # The client's form of the answer (`RecordAnswers`, `LegacyAnswers`); a failure's record
-        # needs the turn open.
+    def _settled(
+        self,
+        outcome: str,
+        stop_reason: StopReason,
+        failure: FailedTurn | None = None,
+        *,
+        handed_off: bool = False,
+    ) -> None:
+        # Every row that ends the live turn comes here: its open questions are withdrawn before
+        # its one answer, which names its prompt. The client's form of the answer
+        # (`RecordAnswers`, `LegacyAnswers`); a failure's record needs the turn open.
+        if self.turn_id is None:
+            raise FsmError("a turn ended that was never opened")
+        settle = SettlePrompt(
+            stop_reason=stop_reason, turn_id=self.turn_id, failure=failure, handed_off=handed_off
+        )
         answer = self.answers.answer(settle)
-        self.adapter_turns.discard(settle.turn_id or self.turn_id or "")
+        self.adapter_turns.discard(self.turn_id)
         self.outcome = TurnOutcome(outcome)
         self.grace_armed = False
         self.ledger.close_turn()
-        self.effects += answer
-        if self.queued and dispatch_next:
+        # The answer comes last (any words of Claude's a legacy client reads go first); its
+        # questions are withdrawn right before it. Handed off, Claude's work and its questions
+        # go on for the next prompt, whose turn is next (no queued one is sent).
+        *words, reply = answer
+        withdraw = [] if handed_off else [WithdrawQuestions()]
+        self.effects += [*words, *withdraw, reply]
+        if self.queued and not handed_off:
             self.dispatching = self.queued.pop(0)
             self.effects.append(SendPrompt(turn_id=self.dispatching))
 
     def _settle(self, outcome: str, stop_reason: StopReason) -> None:
-        self._settled(outcome, SettlePrompt(stop_reason=stop_reason))
+        self._settled(outcome, stop_reason)
 
     def release_withheld(self, *_: Any) -> None:
         # docs/decisions.md#error-prose-without-record: prose that will become no record goes out as
@@ -1083,7 +1112,7 @@ class Turn:
             # The client's text so far ends mid-line: words added after it start a line.
             line_open=bool(self.answered_text) and not self.answered_text.endswith("\n"),
         )
-        self._settled("failed", SettlePrompt(stop_reason=StopReason.END_TURN, failure=failure))
+        self._settled("failed", StopReason.END_TURN, failure)
 
     # --- between turns (docs/decisions.md#failures-between-turns) ---------------------------------
 
@@ -1141,6 +1170,12 @@ class Turn:
             kind=kind, severity=Severity.ERROR, text=text, hints=self._hints()
         )
         self.effects.append(PublishRecord(record=record))
+
+
+def _is_error_prose(event: AssistantMessageReceived) -> bool:
+    """A message forwarded as agent text is masked when it is Claude's error prose (an API
+    error, a notice Claude Code composed), like any error text (docs/decisions.md#secrets)."""
+    return classify.is_error_prose(event.model, event.error)
 
 
 # --- answer dialects: how the answer to a prompt looks to a client -----------------------------
