@@ -109,6 +109,10 @@ class StdinReader:
             if error is not None:
                 s.emit(frames.control_error(request_id, error))
                 return
+        elif subtype == "cancel_async_message":
+            # A queued user message is dropped unless Claude Code has taken it up already.
+            uuid = request.get("message_uuid")
+            answer = {"cancelled": isinstance(uuid, str) and self.inbox.withdraw(uuid)}
         elif subtype == "rename_session":
             title = request.get("title")
             if not isinstance(title, str) or not title.strip():

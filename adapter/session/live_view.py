@@ -306,7 +306,8 @@ class LiveView:
     ) -> ToolCallUpdate:
         """The tool call a permission request shows: the call's own card (title, kind,
         locations, diff), status pending."""
-        card = card_for(tool_id, name, tool_input, self._cwd)
+        copies = not self.air.raw_input_rendering
+        card = card_for(tool_id, name, tool_input, self._cwd, input_copies=copies)
         if card["title"] == name and fallback_title:
             # Claude Code's own wording beats a bare name (shown as a line, like every title).
             card["title"] = visible(fallback_title)
@@ -417,10 +418,12 @@ class LiveView:
             )
         self._line_open = False
 
-    async def turn_settled(self, *, failed: bool = False) -> None:
+    async def turn_settled(self, *, failed: bool = False, handed_off: bool = False) -> None:
         """Before a prompt's answer: `turn_ended`, and name the session once (a session whose
-        first turn failed is named too: its prompt was the user's all the same)."""
-        await self.turn_ended(failed=failed)
+        first turn failed is named too: its prompt was the user's all the same). `handed_off`:
+        Claude's work goes on for the next prompt (prompt queueing), so nothing is ended."""
+        if not handed_off:
+            await self.turn_ended(failed=failed)
         if self._title and not self._title_sent:
             self._title_sent = True
             await self._send_title()
