@@ -8,7 +8,8 @@ running turn), and shows what comes back (`generated_title`) in place of the fir
 first prompt, which stays the name until then and when Claude Code gives none. Claude Code's
 title is its own words: shown on one line, at most `TITLE_LENGTH` characters (the reference's
 bound), masked as any text of Claude's about the session (docs/decisions.md#titles,
-docs/decisions.md#secrets). Unlike the reference, which asks as soon as the prompt is sent.
+docs/decisions.md#secrets). Unlike the reference, which asks as soon as the prompt is sent
+(docs/decisions.md#live-session-names).
 """
 
 from __future__ import annotations
