@@ -101,11 +101,13 @@ def initialize_response(
                 delete=SessionDeleteCapabilities(),
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
-            # `_session/steering` (adapter.agent.steering), and prompt queueing (a prompt sent
-            # while a turn runs goes to Claude at once), as the reference advertises them.
-            field_meta={"steering": {"supported": True}, "claudeCode": {"promptQueueing": True}},
+            # Prompt queueing (a prompt sent while a turn runs goes to Claude at once), where
+            # the reference advertises it.
+            field_meta={"claudeCode": {"promptQueueing": True}},
         ),
         auth_methods=login.auth_methods(client_capabilities),
         agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),
-        field_meta=advertisement(air),
+        # `_session/steering` (adapter.agent.steering) in the response's own `_meta`, beside
+        # `agentCapabilities`, where the steering extension's contract and the reference put it.
+        field_meta={**(advertisement(air) or {}), "steering": {"supported": True}},
     )

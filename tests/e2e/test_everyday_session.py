@@ -404,11 +404,10 @@ async def test_initialize_advertises_session_and_mcp_capabilities(tmp_path: Path
     mcp = caps["mcpCapabilities"]
     assert mcp["http"] is True and mcp["sse"] is True and not mcp.get("acp")
     assert [m.id for m in answer.auth_methods] == ["claude-login"]
-    # Steering and prompt queueing, as the reference advertises them.
-    assert caps["_meta"] == {
-        "steering": {"supported": True},
-        "claudeCode": {"promptQueueing": True},
-    }
+    # Prompt queueing and steering, where the reference advertises them: queueing among the
+    # agent's capabilities, steering in the response's own `_meta` (the steering contract).
+    assert caps["_meta"] == {"claudeCode": {"promptQueueing": True}}
+    assert answer.field_meta == {"steering": {"supported": True}}
 
 
 @pytest.mark.asyncio(loop_scope="module")
