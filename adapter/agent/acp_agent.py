@@ -113,6 +113,7 @@ class ClaudeAcpAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         self._client = handshake.client_declared(client_capabilities, self._raw)
+        self._link.client_name = client_info.name if client_info is not None else None
         log.info("initialize: %s", self._client.dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
