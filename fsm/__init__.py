@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input, with_air_meta
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.async_tasks import AsyncTasks
+    from fsm.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
     from fsm.classify import (
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
@@ -123,6 +124,7 @@ if TYPE_CHECKING:
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
+    from fsm.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -142,6 +144,10 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "BlobKind": "blob_types",
+    "BlobPlan": "blob_types",
+    "blob_plan": "blob_types",
+    "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
     "SteerReceived": "events",
@@ -245,6 +251,9 @@ _HOMES = {
     "ReplayPlanner": "replay",
     "active_from_newest": "replay",
     "CANCEL_GRACE_SECONDS": "session",
+    "StartFailure": "start_failures",
+    "StartFailureKind": "start_failures",
+    "start_failure": "start_failures",
     "SessionCore": "session",
     "EntryKind": "transcript_entries",
     "TranscriptEntry": "transcript_entries",
@@ -297,6 +306,8 @@ __all__ = [
     "BackgroundTaskStarted",
     "BackgroundTasksListed",
     "Blame",
+    "BlobKind",
+    "BlobPlan",
     "CancelGraceExpired",
     "CancelRequested",
     "Category",
@@ -353,6 +364,8 @@ __all__ = [
     "SessionFailureDialect",
     "SettlePrompt",
     "Severity",
+    "StartFailure",
+    "StartFailureKind",
     "StartFreshContext",
     "SteerReceived",
     "StopReason",
@@ -368,6 +381,8 @@ __all__ = [
     "agent_error_negotiated",
     "air_client",
     "archive_to",
+    "blob_plan",
+    "decode_text_blob",
     "fallback_moves_session",
     "file_patch",
     "is_archived",
@@ -389,6 +404,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "start_failure",
     "title_records",
     "trigger_of",
     "typed_prompt_said",

@@ -73,6 +73,7 @@ class ClaudeRuntime:
     ) -> None:
         self.epoch = str(uuid.uuid4())
         self._executable = settings.executable
+        self._private = settings.private
         # Who answers Claude's permission questions: given later (`answer_permissions_with`)
         # when the process is spawned before its session exists.
         self._can_use_tool = can_use_tool
@@ -92,7 +93,13 @@ class ClaudeRuntime:
             cwd=cwd,
             # Plain session_state_changed frames reach us, so a turn that went idle without a
             # result is seen instead of waited on forever.
-            env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1", **settings.env},
+            # ...and a start-up failure Claude Code can explain ends in a result saying why
+            # (`startup_failure_reason`), not in stderr alone (adapter.claude.start_errors).
+            env={
+                "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1",
+                "CLAUDE_CODE_STARTUP_FAILURE_RESULTS": "1",
+                **settings.env,
+            },
             system_prompt=launch.surroundings.prompt_option(),
             add_dirs=list(launch.surroundings.add_dirs),
             # Text and thinking stream as Claude writes them (adapter.view.stream_assembly).
@@ -137,6 +144,14 @@ class ClaudeRuntime:
         hinted = with_hints(context, self._transport.take_hints(context.tool_use_id))
         return await self._can_use_tool(tool_name, tool_input, hinted)
 
+    def _start_error(self, exc: Exception) -> RuntimeStartError:
+        return start_error(
+            exc,
+            self._executable,
+            noted=self._transport.startup_failure,
+            private=self._private,
+        )
+
     async def spawn(self, task_group: TaskGroup) -> None:
         """Start Claude's process and, in `task_group`, its start-up handshake; return once the
         handshake's first request is written (or the handshake is over), so that Claude works
@@ -147,7 +162,7 @@ class ClaudeRuntime:
             await self._transport.connect()
         except Exception as exc:
             await self._transport.close()
-            raise start_error(exc, self._executable) from exc
+            raise self._start_error(exc) from exc
         handshake = self._handshake = anyio.Event()
         under_way = self._transport.written = anyio.Event()
 
@@ -189,7 +204,7 @@ class ClaudeRuntime:
             await self._connect()
         except Exception as exc:
             await self._transport.close()  # a process `spawn` started outlives a failed connect
-            raise start_error(exc, self._executable) from exc
+            raise self._start_error(exc) from exc
         # MCP servers' questions, which the SDK refuses, go to the session (`hooks.elicit`).
         if not answer_elicitations(self.client, self.hooks.elicit):
             log.warning("Claude runtime %s: MCP servers' questions will be refused", self.epoch)

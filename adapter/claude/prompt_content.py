@@ -5,14 +5,19 @@ What `PROMPT_CAPABILITIES` promises is exactly what reaches Claude:
 - a `resource_link` (an @-mention) as the markdown link `[@name](uri)`, which Claude can open;
 - an embedded text `resource` as that link in place, plus `<context ref="uri">text</context>`
   after the prompt (how Claude Code itself attaches files);
-- an embedded blob `resource` that is an image as an image block, a PDF as a document block;
+- an embedded blob `resource` that is an image as an image block, a PDF as a document block,
+  and one of a text type (`text/*`, JSON, XML, YAML, `+json`, `+xml`, ...: `fsm.blob_plan`)
+  as its decoded text, attached as a text resource is;
 - an image as a base64 image block (or a URL source for an http(s) `uri` without data).
-Anything else (audio, a blob of another type) is refused with -32602 and a message naming it:
-a prompt is never sent with part of it silently missing.
+Anything else (audio, a blob of another type, text whose charset is unknown or whose bytes are
+not valid in it) is refused with -32602 and a message naming it: a prompt is never sent with
+part of it silently missing or garbled.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from acp import RequestError
@@ -25,6 +30,8 @@ from acp.schema import (
     TextContentBlock,
     TextResourceContents,
 )
+
+from fsm import BlobKind, blob_plan, decode_text_blob
 
 __all__ = ["PROMPT_CAPABILITIES", "check_not_empty", "claude_content", "claude_user_message"]
 
@@ -55,14 +62,32 @@ def _name(uri: str) -> str:
     return uri.rstrip("/").rsplit("/", 1)[-1] or uri
 
 
-def _blob(resource: BlobResourceContents) -> dict[str, Any]:
-    mime = resource.mime_type or ""
-    if mime in _IMAGE_TYPES:
-        return _image(mime, resource.blob, None)
-    if mime == "application/pdf":
-        source = {"type": "base64", "media_type": mime, "data": resource.blob}
+def _blob(resource: BlobResourceContents) -> dict[str, Any] | str:
+    """Claude's block for a blob, or its decoded text (a text type)."""
+    plan = blob_plan(resource.mime_type)
+    if plan.kind is BlobKind.IMAGE:
+        return _image(plan.media_type, resource.blob, None)
+    if plan.kind is BlobKind.DOCUMENT:
+        source = {"type": "base64", "media_type": plan.media_type, "data": resource.blob}
         return {"type": "document", "source": source}
-    raise _refuse(f"An embedded file of type {mime or 'unknown'} ({_name(resource.uri)})")
+    what = f"An embedded file of type {plan.media_type or 'unknown'} ({_name(resource.uri)})"
+    if plan.kind is BlobKind.REFUSED:
+        raise _refuse(what)
+    try:
+        data = base64.b64decode(resource.blob, validate=True)
+    except (binascii.Error, ValueError):
+        raise _refuse(f"{what}, whose data is not base64,") from None
+    try:
+        return decode_text_blob(data, plan.charset)
+    except LookupError:
+        raise _refuse(f"{what}, in a charset Python does not know ({plan.charset}),") from None
+    except ValueError:
+        charset = plan.charset or "UTF-8"
+        raise _refuse(f"{what}, whose bytes are not valid {charset},") from None
+
+
+def _context(uri: str, text: str) -> dict[str, Any]:
+    return {"type": "text", "text": f'<context ref="{uri}">\n{text}\n</context>'}
 
 
 def check_not_empty(blocks: list[Any]) -> None:
@@ -88,10 +113,15 @@ def claude_content(blocks: list[Any]) -> list[dict[str, Any]]:
             resource = block.resource
             if isinstance(resource, TextResourceContents):
                 content.append(_link(_name(resource.uri), resource.uri))
-                text = f'<context ref="{resource.uri}">\n{resource.text}\n</context>'
-                context.append({"type": "text", "text": text})
+                context.append(_context(resource.uri, resource.text))
             elif isinstance(resource, BlobResourceContents):
-                content.append(_blob(resource))
+                sent = _blob(resource)
+                if isinstance(sent, str):
+                    # Text sent as a blob: attached as a text resource is.
+                    content.append(_link(_name(resource.uri), resource.uri))
+                    context.append(_context(resource.uri, sent))
+                else:
+                    content.append(sent)
         elif isinstance(block, ImageContentBlock):
             content.append(_image(block.mime_type, block.data, block.uri))
         else:

@@ -285,6 +285,9 @@ class ExitBoundedTransport(SubprocessCLITransport):
         super().__init__(prompt=prompt, options=options)
         # The hints of `can_use_tool` requests read and not yet asked, by tool call.
         self._hints: dict[str, PermissionHints] = {}
+        # The result Claude Code writes when it will not start and says why
+        # (`startup_failure_reason`), as read: the handshake may fail before it sees it.
+        self.startup_failure: dict[str, Any] | None = None
 
     def read_messages(self) -> AsyncIterator[dict[str, Any]]:
         return self._noting_hints(super().read_messages())
@@ -296,6 +299,8 @@ class ExitBoundedTransport(SubprocessCLITransport):
             found = _hints_in(frame)
             if found is not None:
                 self._hints[found[0]] = found[1]
+            elif isinstance(frame, dict) and "startup_failure_reason" in frame:
+                self.startup_failure = frame
             yield frame
 
     def take_hints(self, tool_use_id: str | None) -> PermissionHints:

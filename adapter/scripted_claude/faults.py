@@ -29,6 +29,7 @@ from adapter.scripted_claude.steps import (
     Reply,
     Result,
     Scenario,
+    StartupFailure,
     Text,
     TurnScript,
 )
@@ -37,6 +38,7 @@ from adapter.scripted_claude.texts import TEXTS
 __all__ = [
     "FAULT_SCENARIOS",
     "HOSTILE_SECRETS",
+    "STARTUP_FAILURES",
     "hostile_text",
 ]
 
@@ -94,7 +96,38 @@ _RATE_LIMITED: TurnScript = (
 # The fake's environment is the adapter's: its $HOME, and its own API key when it has one.
 _HOSTILE = hostile_text(os.environ.get("HOME", "/root"), os.environ.get("ANTHROPIC_API_KEY", ""))
 
+# Start-up failures Claude Code explains (with CLAUDE_CODE_STARTUP_FAILURE_RESULTS=1), in the
+# real CLI 2.1.332's words where a test has seen them (proxy_invalid), else in its manner.
+STARTUP_FAILURES = {
+    "proxy_invalid": (
+        'Invalid proxy URL in HTTPS_PROXY: "http://proxyuser:hunter2secret@" cannot be parsed '
+        "as a URL.\nProxy settings must be a complete URL including the scheme, e.g. "
+        '"http://proxy.example.com:8080".\nFix or unset HTTPS_PROXY and restart Claude Code.'
+    ),
+    "gateway_signin_required": (
+        "The Cloud gateway ended this sign-in. Sign in again to keep using Claude Code."
+    ),
+    "org_pin_mismatch": (
+        "This machine is pinned to another organization. Sign in with an account of that "
+        "organization."
+    ),
+    "cwd_unavailable": "The working directory was deleted or moved. Open another folder.",
+}
+
+
+def _startup_failure(reason: str) -> Scenario:
+    return Scenario(
+        name=f"startup_{reason}",
+        description=f"Claude Code will not start ({reason}) and says why, then exits 1.",
+        before_handshake=(
+            StartupFailure(reason=reason, message=STARTUP_FAILURES[reason]),
+            Exit(code=1),
+        ),
+    )
+
+
 FAULT_SCENARIOS: tuple[Scenario, ...] = (
+    *(_startup_failure(reason) for reason in STARTUP_FAILURES),
     # --- the process dies, at every point of a turn ------------------------------------------
     _one(
         "die_at_prompt",

@@ -57,6 +57,7 @@ __all__ = [
     "rate_limit_frame",
     "result_frame",
     "session_state_frame",
+    "startup_failure_frame",
     "tool_progress_frame",
     "tool_result_frame",
     "tool_use_id",
@@ -209,3 +210,26 @@ def result_frame(
     if api_error_status is not None or (is_error and terminal_reason == "api_error"):
         frame["api_error_status"] = api_error_status
     return stamp(frame, session_id, user_message_uuid)
+
+
+def startup_failure_frame(reason: str, message: str) -> Frame:
+    """The zeroed result the real CLI writes before it exits on a start-up failure it can
+    explain (`startup_failure_reason`, its words in `errors`), with no session yet to stamp."""
+    return {
+        "type": "result",
+        "subtype": "error_during_execution",
+        "duration_ms": 0,
+        "duration_api_ms": 0,
+        "is_error": True,
+        "num_turns": 0,
+        "stop_reason": None,
+        "session_id": new_uuid(),
+        "total_cost_usd": 0,
+        "usage": usage(0, 0),
+        "modelUsage": {},
+        "permission_denials": [],
+        "uuid": new_uuid(),
+        "errors": [message],
+        "startup_failure_reason": reason,
+        "result_index": 0,
+    }

@@ -20,8 +20,12 @@ __all__ = [
     "KillSelf",
     "RawFrame",
     "Sleep",
+    "StartupFailure",
     "Stderr",
 ]
+
+# Set by the host that wants a start-up failure explained in a result (the real CLI's name).
+STARTUP_FAILURE_RESULTS_ENV = "CLAUDE_CODE_STARTUP_FAILURE_RESULTS"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,3 +101,14 @@ class DieAtPrompt:
     """
 
     code: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartupFailure:
+    """Claude Code will not start, and says why: `message` on stderr, and, when the host set
+    `CLAUDE_CODE_STARTUP_FAILURE_RESULTS=1`, first the zeroed `error_during_execution` result
+    with `startup_failure_reason` and `errors: [message]`, as the real CLI 2.1.332 writes it
+    before reading anything. A `before_handshake` step; pair it with `Exit(code=1)`."""
+
+    reason: str
+    message: str

@@ -9,6 +9,7 @@ any step; `play_bare` plays the steps a scenario runs before the handshake, and
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -18,6 +19,7 @@ from typing import NoReturn
 
 from adapter.scripted_claude import frames
 from adapter.scripted_claude.permission_rules import Rules
+from adapter.scripted_claude.process_steps import STARTUP_FAILURE_RESULTS_ENV
 from adapter.scripted_claude.steps import (
     DEFAULT_MODEL,
     CloseStdout,
@@ -28,6 +30,7 @@ from adapter.scripted_claude.steps import (
     IgnoreSigterm,
     KillSelf,
     Sleep,
+    StartupFailure,
     Stderr,
     Step,
 )
@@ -121,6 +124,11 @@ def play_bare(step: Step, writer: FrameWriter) -> None:
             writer.write_line(line)
         case Sleep(seconds=seconds):
             time.sleep(seconds)
+        case StartupFailure(reason=reason, message=message):
+            if os.environ.get(STARTUP_FAILURE_RESULTS_ENV) == "1":
+                writer.write_line(json.dumps(frames.startup_failure_frame(reason, message)))
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
         case Exit(code=code):
             terminate(None, code)
         case KillSelf():

@@ -42,6 +42,7 @@ from adapter.scripted_claude.process_steps import (
     KillSelf,
     RawFrame,
     Sleep,
+    StartupFailure,
     Stderr,
 )
 
@@ -73,6 +74,7 @@ __all__ = [
     "Result",
     "Scenario",
     "Sleep",
+    "StartupFailure",
     "Stderr",
     "Step",
     "Synthetic",
@@ -290,6 +292,7 @@ Step: TypeAlias = (
     | RawFrame
     | DieAtPrompt
     | FireHook
+    | StartupFailure
 )
 TurnScript: TypeAlias = tuple[Step, ...]
 

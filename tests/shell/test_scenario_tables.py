@@ -21,6 +21,11 @@ TESTED_ELSEWHERE = {
     "rate_limit_every_turn",  # tests/e2e/test_memory.py
     "large_message",  # tests/e2e/test_large_messages.py
     "ignore_sigterm",  # tests/e2e/test_signals.py
+    # tests/e2e/test_start_failures.py: each answers session/new in Claude Code's words.
+    "startup_proxy_invalid",
+    "startup_gateway_signin_required",
+    "startup_org_pin_mismatch",
+    "startup_cwd_unavailable",
 }
 
 

@@ -24,7 +24,7 @@ from claude_agent_sdk import (
 )
 
 from adapter.scripted_claude import TEXTS
-from adapter.scripted_claude.faults import hostile_text
+from adapter.scripted_claude.faults import STARTUP_FAILURES, hostile_text
 
 SONNET = "claude-sonnet-4-5"
 INIT = "system:init"
@@ -173,6 +173,11 @@ EXPECTED: dict[str, Expect] = {
         interrupt=True,
     ),
     "exit_before_handshake": Expect(turn=(), ending="connect:ProcessError:1"),
+    # Without CLAUDE_CODE_STARTUP_FAILURE_RESULTS (the bare SDK sets none), stderr alone.
+    **{
+        f"startup_{reason}": Expect(turn=(), ending="connect:ProcessError:1")
+        for reason in STARTUP_FAILURES
+    },
     "idle_without_result": Expect(
         turn=("state:running", INIT, TEXT, "state:idle"), ending="idle", env=EMIT_STATES
     ),
