@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import pytest_asyncio
 
+from adapter.scripted_claude.scenarios import SCENARIO_MODULES_ENV
 from tests.real_claude.banner import pytest_terminal_summary
 from tests.support import depth
 from tests.support.scheduling import shared_fixture_modules
@@ -46,6 +47,10 @@ __all__ = [
     "pytest_terminal_summary",
     "pytest_xdist_make_scheduler",
 ]
+
+# This suite's own scripted-Claude scenarios (the seeded random sessions), which the product does
+# not ship: every launcher a test writes names them (tests/support/scripted/).
+os.environ[SCENARIO_MODULES_ENV] = "tests.support.scripted"
 
 # The order work is handed out in: the tiers whose tests take longest first (a real Claude Code,
 # then the subprocesses), the in-process tiers last; within a tier, the modules that go to one

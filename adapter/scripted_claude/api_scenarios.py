@@ -3,7 +3,7 @@ limits, refusals, a crash mid-turn), plus the retry that recovers.
 
 Split from `scenarios.py`, which registers them in place, so `scenario_names()` keeps its order.
 Claude's texts live in `texts.py`. `api_failure` is the real CLI's shape for a failed call,
-reused by `randomized.py`.
+reused by the test suite's random sessions (`tests/support/scripted/randomized.py`).
 """
 
 from __future__ import annotations

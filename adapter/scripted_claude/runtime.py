@@ -1,13 +1,14 @@
 """The scripted Claude's process: command line, session choice, stdin reader, turn loop.
 
 Theory of operation: `main` picks the scenario from `$CLAUDE_ACP_SCENARIO` (a shipped name, or
-a parametric one such as `random:<seed>`, see `randomized.py`; exit 2 if unknown), plays its
-`before_handshake` steps, resolves the session (`--session-id`, `--resume`, `--continue`,
-`--fork-session`) and starts a daemon thread that reads stdin. That thread answers control
-requests itself (`initialize`, `set_model`, ...), files user turns, `can_use_tool`
-answers and interrupts into the `Inbox`, and marks EOF. The main thread plays the queued turns in
-order; after EOF it finishes them and exits, with 1 if the last result was an error (the real
-CLI's exit status, which the SDK turns into `ResultError`) and 0 otherwise.
+one from the modules `$CLAUDE_ACP_SCENARIO_MODULES` lists, such as a test suite's parametric
+`random:<seed>`; exit 2 if unknown), plays its `before_handshake` steps, resolves the session
+(`--session-id`, `--resume`, `--continue`, `--fork-session`) and starts a daemon thread that
+reads stdin. That thread answers control requests itself (`initialize`, `set_model`, ...),
+files user turns, `can_use_tool` answers and interrupts into the `Inbox`, and marks EOF. The main
+thread plays the queued turns in order; after EOF it finishes them and exits, with 1 if the last
+result was an error (the real CLI's exit status, which the SDK turns into `ResultError`) and 0
+otherwise.
 """
 
 from __future__ import annotations
@@ -32,7 +33,13 @@ from adapter.scripted_claude.model_features import FAST_OFF_ENV, fast_state
 from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.plan_scenarios import is_fresh_context, script_for
 from adapter.scripted_claude.player import play_turn
-from adapter.scripted_claude.scenarios import SCENARIO_ENV, SCENARIOS
+from adapter.scripted_claude.scenarios import (
+    SCENARIO_ENV,
+    SCENARIO_MODULES_ENV,
+    SCENARIOS,
+    added_scenario,
+    scenario_modules,
+)
 from adapter.scripted_claude.session import SessionState, play_bare, terminate
 from adapter.scripted_claude.stdin_reader import StdinReader
 from adapter.scripted_claude.steps import Scenario
@@ -192,12 +199,13 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     args = parse_argv(argv)
     scenario = SCENARIOS.get(name)
     if scenario is None:
-        # Parametric names (`random:<seed>`) are drawn per session (imported only for them).
-        from adapter.scripted_claude.randomized import scenario_named
-
+        # A test suite's own, or a parametric name such as `random:<seed>`, drawn per session.
         resume = args.value("--resume")
-        scenario = scenario_named(
-            name, session_id=resume or args.value("--session-id"), resumed=bool(resume)
+        scenario = added_scenario(
+            name,
+            scenario_modules(env.get(SCENARIO_MODULES_ENV)),
+            session_id=resume or args.value("--session-id"),
+            resumed=bool(resume),
         )
     if (config_dir(env) / SIGNED_OUT_MARK).exists():
         scenario = _signed_out()  # `auth logout` under `forget` cleared the credentials

@@ -6,11 +6,19 @@ plain success turn unless the scenario scripts more turns. Two scenarios go beyo
 `idle_without_result` (a turn that goes idle with no result while the process stays up) and
 `close_stdout` (stdout closes, the process lingers, then exits 0). This module is the registry;
 the API-failure scenarios live in `api_scenarios.py`, the rest in the `*_scenarios.py` modules.
+
+The shipped ones are what `claude-acp demo` lists (`adapter/demo/scenario_groups.py`) and
+`--simulate` plays. A test suite adds its own without shipping them: the scripted Claude also
+looks a name up in the modules that `$CLAUDE_ACP_SCENARIO_MODULES` lists (dotted names,
+comma-separated), each holding `SCENARIOS` (a sequence of `Scenario`) and, for parametric names,
+`scenario_named(name, *, session_id, resumed)`. This project's own (the seeded random sessions,
+`random:<seed>`) are in `tests/support/scripted/`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from adapter.scripted_claude.air_scenarios import AIR_SCENARIOS
@@ -52,12 +60,17 @@ __all__ = [
     "DEFAULT_SCENARIO",
     "SCENARIOS",
     "SCENARIO_ENV",
+    "SCENARIO_MODULES_ENV",
+    "added_scenario",
     "api_failure",
+    "scenario_modules",
     "scenario_names",
 ]
 
 # The environment variable the fake reads its scenario from (default: "success").
 SCENARIO_ENV = "CLAUDE_ACP_SCENARIO"
+# Modules holding more scenarios than the shipped ones (a test suite's own), comma-separated.
+SCENARIO_MODULES_ENV = "CLAUDE_ACP_SCENARIO_MODULES"
 
 
 _one = single_turn
@@ -160,3 +173,24 @@ def _check_unique() -> None:
 
 
 _check_unique()
+
+
+def scenario_modules(value: str | None) -> tuple[str, ...]:
+    """The module names a `$CLAUDE_ACP_SCENARIO_MODULES` value lists."""
+    return tuple(name.strip() for name in (value or "").split(",") if name.strip())
+
+
+def added_scenario(
+    name: str, modules: Sequence[str], *, session_id: str | None = None, resumed: bool = False
+) -> Scenario | None:
+    """The scenario `name` from one of `modules` (see the module's docstring), or None."""
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        for scenario in getattr(module, "SCENARIOS", ()):
+            if isinstance(scenario, Scenario) and scenario.name == name:
+                return scenario
+        named = getattr(module, "scenario_named", None)
+        found = named(name, session_id=session_id, resumed=resumed) if named else None
+        if isinstance(found, Scenario):
+            return found
+    return None

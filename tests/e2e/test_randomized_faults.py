@@ -1,7 +1,7 @@
 """Proof at scale: a seeded, reproducible randomized fault run over hundreds of sessions.
 
 Every session plays turns the scripted Claude draws from the seed and the session id
-(`CLAUDE_ACP_SCENARIO=random:<seed>`, `adapter/scripted_claude/randomized.py`): texts, tools,
+(`CLAUDE_ACP_SCENARIO=random:<seed>`, `tests/support/scripted/randomized.py`): texts, tools,
 retries, rate-limit events, garbage lines, broken frames, model fallbacks, and an ending that is
 a result of some kind or a way to end without one (SIGKILL, exit 0/1, worker shutdown, going
 idle, hanging until interrupted, closing stdout, a truncated line, dying at the prompt or right
@@ -57,10 +57,10 @@ from acp.transports import default_environment
 
 from adapter.scripted_claude import SCENARIO_ENV, write_launcher
 from adapter.scripted_claude.faults import HOSTILE_SECRETS
-from adapter.scripted_claude.randomized import RANDOM_PREFIX, turn_plan
 from adapter.scripted_claude.transcript import transcript_path
 from tests.support.harness import OPT_IN, ROOT, Frame, conformance_violations
 from tests.support.raw_agent import processes_mentioning
+from tests.support.scripted.randomized import RANDOM_PREFIX, turn_plan
 
 SEED = os.environ.get("CLAUDE_ACP_FAULT_SEED", "20261129")
 SESSIONS = int(os.environ.get("CLAUDE_ACP_FAULT_SESSIONS", "500"))

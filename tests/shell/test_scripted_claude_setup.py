@@ -12,12 +12,38 @@ import pytest
 
 from adapter.scripted_claude import DEFAULT_SCENARIO, SCENARIOS, scenario_names, write_launcher
 from adapter.scripted_claude.cli_args import parse_argv
+from adapter.scripted_claude.scenarios import added_scenario, scenario_modules
+from adapter.scripted_claude.steps import Scenario
+from tests.support.scripted import MODULE
 from tests.support.scripted_expectations import ADAPTER_ONLY, EXPECTED
 
 
 def test_every_scenario_has_an_expectation() -> None:
     assert set(EXPECTED) | ADAPTER_ONLY == set(scenario_names())
     assert DEFAULT_SCENARIO in SCENARIOS
+
+
+def test_the_suites_random_sessions_are_found_only_through_the_listed_modules() -> None:
+    # The product does not ship them: the demo lists, and --simulate plays, only SCENARIOS.
+    assert not any(name.startswith("random:") for name in SCENARIOS)
+    assert added_scenario("random:1", ()) is None
+    drawn = added_scenario("random:1", (MODULE,), session_id="s-1")
+    assert isinstance(drawn, Scenario) and drawn.name == "random:1" and drawn.turns
+    # The same seed and session draw the same turns (a resumed process agrees with the first).
+    assert added_scenario("random:1", (MODULE,), session_id="s-1") == drawn
+    assert added_scenario("no_such_scenario", (MODULE,)) is None
+    assert scenario_modules(" a.b , ,c ") == ("a.b", "c")
+
+
+def test_a_launcher_names_the_suites_scenarios_for_the_process_it_starts(
+    tmp_path: Path,
+) -> None:
+    script = write_launcher(tmp_path / "bin", scenario="random:7", modules=MODULE).read_text()
+    assert f"CLAUDE_ACP_SCENARIO_MODULES={MODULE}" in script
+    bare = write_launcher(tmp_path / "bare", modules="").read_text()
+    assert "CLAUDE_ACP_SCENARIO_MODULES" not in bare
+    with pytest.raises(KeyError):
+        write_launcher(tmp_path / "none", scenario="random:7", modules="")
 
 
 def test_write_launcher(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """What a randomized turn draws from: the endings and their weights, the API errors and limits,
 the broken frames, the tool calls, and the endings that draw nothing. Pure data, split from
-`randomized.py`, which does the drawing. Imported by the fake CLI at startup: standard library
-only.
+`randomized.py`, which does the drawing. Imported by the fake CLI when it plays `random:<seed>`:
+standard library only.
 """
 
 from __future__ import annotations

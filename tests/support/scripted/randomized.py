@@ -1,8 +1,10 @@
 """Randomized scenarios: `random:<seed>` builds each session's turn scripts from a seed.
 
-Theory of operation: the scenario name `random:<seed>` is not in `SCENARIOS`; `main` asks
-`scenario_named` for it. The k-th turn of session S plays `turn_plan(seed, S, k).script`, drawn
-from `random.Random(f"{seed}:{S}:{k}")`, so every process that plays S (the first one and every
+Theory of operation: the scenario name `random:<seed>` is not in the scripted Claude's
+`SCENARIOS` (the product does not ship it); its `main` finds this module through
+`$CLAUDE_ACP_SCENARIO_MODULES` (`tests.support.scripted`) and asks `scenario_named` for it. The
+k-th turn of session S plays `turn_plan(seed, S, k).script`, drawn from
+`random.Random(f"{seed}:{S}:{k}")`, so every process that plays S (the first one and every
 resumed replacement) agrees on it, each session differs, and a test that knows S can recompute
 what its turns were. A turn is a few ordinary or odd steps (texts, thinking, tools, retries,
 rate-limit events, garbage lines, frames of unknown or broken shapes, a model fallback) and one
@@ -14,7 +16,7 @@ die before the handshake (`handshake_fails`).
 
 What it draws from (endings, errors, broken frames) is data in `random_tables.py`.
 
-Imported by the fake CLI at startup: standard library only.
+Imported by the fake CLI when it plays `random:<seed>`: standard library only.
 """
 
 from __future__ import annotations
@@ -25,16 +27,6 @@ from dataclasses import dataclass
 
 from adapter.scripted_claude.api_scenarios import api_failure
 from adapter.scripted_claude.faults import hostile_text
-from adapter.scripted_claude.random_tables import (
-    API_ERRORS,
-    BROKEN_FRAMES,
-    ENDINGS,
-    FIXED_ENDINGS,
-    HOSTILE_HOME,
-    LIMITS,
-    PERMISSION_CALL,
-    TOOL_CALL,
-)
 from adapter.scripted_claude.steps import (
     ApiRetry,
     DieAtPrompt,
@@ -56,6 +48,16 @@ from adapter.scripted_claude.steps import (
     TurnScript,
 )
 from adapter.scripted_claude.texts import TEXTS
+from tests.support.scripted.random_tables import (
+    API_ERRORS,
+    BROKEN_FRAMES,
+    ENDINGS,
+    FIXED_ENDINGS,
+    HOSTILE_HOME,
+    LIMITS,
+    PERMISSION_CALL,
+    TOOL_CALL,
+)
 
 __all__ = [
     "ENDINGS",
