@@ -13,6 +13,12 @@ variable: acp runs each request in its own task). The client sends both again on
 these requests, as with the reference adapter, so a loaded, resumed or forked session keeps them
 only when asked. `initialize`'s answer gains `sessionCapabilities.systemPrompt`, which acp's
 schema has no field for. Shapes as the reference adapter reads them.
+
+What older clients send instead is read too, as the reference reads it: `_meta.systemPrompt`,
+a string (the whole system prompt) or `{append, excludeDynamicSections}` (added to Claude
+Code's), and `_meta.additionalRoots` (a list of folders). The spec's fields win where both are
+sent; a legacy prompt of another shape is ignored, as there; legacy folders are checked as
+`additionalDirectories` are.
 """
 
 from __future__ import annotations
@@ -58,11 +64,19 @@ def _shown(value: object, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}\u2026"
 
 
+def _meta(params: dict[str, Any]) -> dict[str, Any]:
+    meta = params.get("_meta")
+    return meta if isinstance(meta, dict) else {}
+
+
 def _folders(params: dict[str, Any]) -> tuple[str, ...]:
     value = params.get("additionalDirectories")
+    field = "additionalDirectories"
+    if value is None:
+        value = _meta(params).get("additionalRoots")
+        field = "_meta.additionalRoots"
     if value is None:
         return ()
-    field = "additionalDirectories"
     if not isinstance(value, list):
         raise RequestError.invalid_params({field: "must be a list of absolute paths"})
     for entry in value:
@@ -112,14 +126,31 @@ def _custom_instructions(params: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _legacy_prompt(params: dict[str, Any]) -> tuple[str | None, bool, bool]:
+    """`_meta.systemPrompt`: its text, whether it replaces Claude Code's prompt, and whether
+    Claude Code's per-user dynamic sections are left out (`excludeDynamicSections`)."""
+    value = _meta(params).get("systemPrompt")
+    if isinstance(value, str):
+        return value, True, False
+    if not isinstance(value, dict):
+        return None, False, False
+    append = value.get("append")
+    exclude = value.get("excludeDynamicSections") is True
+    return (append if isinstance(append, str) else None), False, exclude
+
+
 def parse_surroundings(params: dict[str, Any]) -> Surroundings:
     """The surroundings an opening request's raw params ask for; -32602 for a bad value."""
     text, replace = _prompt(params)  # checked first, as the reference does
+    exclude = False
+    if params.get("systemPrompt") is None:
+        text, replace, exclude = _legacy_prompt(params)
     return Surroundings(
         add_dirs=_folders(params),
         system_prompt=text,
         replace_prompt=replace,
         custom_instructions=_custom_instructions(params),
+        exclude_dynamic_sections=exclude,
     )
 
 

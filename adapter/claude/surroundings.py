@@ -25,10 +25,15 @@ class Surroundings:
     # Whether `system_prompt` replaces Claude Code's prompt ("override") or is appended to it.
     replace_prompt: bool = False
     custom_instructions: str | None = None  # JetBrains AIR's
+    # Claude Code's per-user sections (working folder, memory, git status) left out of its
+    # prompt, which then stays cacheable (a legacy client's `excludeDynamicSections`).
+    exclude_dynamic_sections: bool = False
 
     def prompt_option(self) -> str | dict[str, Any]:
         """`ClaudeAgentOptions.system_prompt` for these surroundings."""
         preset: dict[str, Any] = {"type": "preset", "preset": "claude_code"}
+        if self.exclude_dynamic_sections:
+            preset["exclude_dynamic_sections"] = True
         if self.system_prompt is None:
             if self.custom_instructions is not None:
                 preset["append"] = self.custom_instructions

@@ -3,7 +3,8 @@
 Theory of operation: Claude Code lists its commands (built-ins, `.claude/commands`, skills,
 plugins, MCP prompts) in its initialize answer as `{name, description, argumentHint}`;
 `available_commands` turns them into ACP commands, leaving out the ones that only make sense in
-Claude Code's own terminal (as the other adapter does) and names a client could not send. The
+Claude Code's own terminal (as the other adapter does: a fixed list, and the ones each
+`system/init` names in `terminal_slash_commands`) and names a client could not send. The
 list is refreshed when Claude says it changed: a `commands_changed` frame carrying the new
 list. A prompt that starts with `/name args` goes to Claude as that text, which Claude Code
 expands itself; an MCP prompt picked as `/mcp:server:prompt args` is rewritten to Claude
@@ -42,7 +43,11 @@ _HIDDEN = frozenset(
 _MCP_PROMPT = re.compile(r"^/mcp:([^:\s]+):(\S+)(\s.*)?$", re.S)
 
 
-def available_commands(entries: Iterable[Any]) -> list[AvailableCommand]:
+def available_commands(
+    entries: Iterable[Any], terminal_only: frozenset[str] = frozenset()
+) -> list[AvailableCommand]:
+    """The commands to offer: Claude Code's, less the hidden ones and `terminal_only`, the
+    ones its `system/init` marks as bound to its own terminal (`terminal_slash_commands`)."""
     found: list[AvailableCommand] = []
     seen: set[str] = set()
     for entry in entries:
@@ -52,6 +57,8 @@ def available_commands(entries: Iterable[Any]) -> list[AvailableCommand]:
             continue
         name = entry.get("name")
         if not isinstance(name, str) or not name or name in seen or name in _HIDDEN:
+            continue
+        if name in terminal_only:
             continue
         if any(ch.isspace() for ch in name):
             continue

@@ -79,6 +79,9 @@ class SessionControls:
         self.mcp_servers = mcp_servers or {}
         self.client_options = client_options
         self.commands: list[AvailableCommand] = []
+        self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
+        # The commands its `system/init` marks as bound to its terminal: never offered.
+        self._terminal_only: frozenset[str] = frozenset()
         self._link = link
         self._runtime: Callable[[], ClaudeRuntime | None] = lambda: None
         self.permissions = PermissionBroker(
@@ -133,9 +136,8 @@ class SessionControls:
             log.warning("session %s: Claude's start-up facts are unavailable", self.session_id)
             return
         commands = info.get("commands")
-        listed = commands if isinstance(commands, list) else []
-        # `/mcp` is answered here (local_commands), whatever Claude Code lists.
-        self.commands = available_commands([MCP_COMMAND, *listed])
+        self._listed = commands if isinstance(commands, list) else []
+        self.commands = self._offered()
         switch = self.config.adopt(info)
         self.model_chosen(self._context_window())
         if switch and self.config.model is not None:
@@ -294,6 +296,12 @@ class SessionControls:
         mode: object = None
         if isinstance(message, SystemMessage) and message.subtype in ("init", "status"):
             mode = message.data.get("permissionMode")
+            terminal = message.data.get("terminal_slash_commands")
+            if message.subtype == "init" and isinstance(terminal, list):
+                names = frozenset(n.lstrip("/") for n in terminal if isinstance(n, str))
+                if names != self._terminal_only:
+                    self._terminal_only = names
+                    await self._offer()
         elif isinstance(message, SystemMessage) and message.subtype == "commands_changed":
             commands = message.data.get("commands")
             await self._refresh(commands if isinstance(commands, list) else None)
@@ -325,7 +333,16 @@ class SessionControls:
     async def _refresh(self, entries: list[Any] | None) -> None:
         if entries is None:
             return
-        commands = available_commands([MCP_COMMAND, *entries])
+        self._listed = entries
+        await self._offer()
+
+    def _offered(self) -> list[AvailableCommand]:
+        # `/mcp` is answered here (local_commands), whatever Claude Code lists or marks.
+        return available_commands([MCP_COMMAND, *self._listed], self._terminal_only - {"mcp"})
+
+    async def _offer(self) -> None:
+        """Tell the client the commands on offer, when they changed."""
+        commands = self._offered()
         if [c.name for c in commands] != [c.name for c in self.commands]:
             self.commands = commands
             await self._link.send_update(self.session_id, update_for(commands))

@@ -186,8 +186,11 @@ class LiveView:
         if message.subtype == "conversation_reset" and self._async_tasks is not None:
             await self.background_work_ended("failed")
         if message.subtype == "conversation_reset":
-            # A fresh conversation: its task ids are new, the old task list is no plan.
+            # A fresh conversation (`/clear`): its task ids are new, the old task list is no
+            # plan; and the session's name no longer describes it: the next prompt that says
+            # something names it again, as the reference adapter re-titles it.
             await self._send(self._view.tasks.reset, "a conversation reset")
+            self._title, self._title_sent = None, False
             return
         tasks = self._async_tasks
         if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
