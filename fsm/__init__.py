@@ -16,7 +16,8 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel.
+  its Async Tasks panel; `session_index.py`: AIR's session index (its methods' table, list
+  pages, rows, list subscriptions).
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fsm.air import AirClient, advertisement, air_client
-    from fsm.air_meta import permission_heading, plan_file_clear, plan_file_input, with_air_meta
+    from fsm.air_meta import (
+        air_info_update,
+        permission_heading,
+        plan_file_clear,
+        plan_file_input,
+        with_air_meta,
+    )
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.async_tasks import AsyncTasks
     from fsm.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
@@ -124,6 +131,27 @@ if TYPE_CHECKING:
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
+    from fsm.session_index import (
+        ARCHIVE_METHOD,
+        INDEX_METHODS,
+        LIST_CHANGES_METHOD,
+        ArchiveRequest,
+        BadIndexRequest,
+        BatchGetRequest,
+        IndexMethodNotFound,
+        IndexRow,
+        ListSubscriptions,
+        OwnActivity,
+        RenameRequest,
+        SubscribeRequest,
+        UnsubscribeRequest,
+        index_list_options,
+        index_page,
+        index_session_info,
+        rename_to,
+        route_index_request,
+        scan_transcript,
+    )
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
@@ -155,7 +183,27 @@ _HOMES = {
     "BackgroundTasksListed": "events",
     "BackgroundTaskSettled": "events",
     "AnswerSteer": "effects",
+    "air_info_update": "air_meta",
     "plan_file_clear": "air_meta",
+    "ARCHIVE_METHOD": "session_index",
+    "INDEX_METHODS": "session_index",
+    "LIST_CHANGES_METHOD": "session_index",
+    "ArchiveRequest": "session_index",
+    "BadIndexRequest": "session_index",
+    "BatchGetRequest": "session_index",
+    "IndexMethodNotFound": "session_index",
+    "IndexRow": "session_index",
+    "ListSubscriptions": "session_index",
+    "OwnActivity": "session_index",
+    "RenameRequest": "session_index",
+    "SubscribeRequest": "session_index",
+    "UnsubscribeRequest": "session_index",
+    "index_list_options": "session_index",
+    "index_page": "session_index",
+    "index_session_info": "session_index",
+    "rename_to": "session_index",
+    "route_index_request": "session_index",
+    "scan_transcript": "session_index",
     "plan_file_input": "air_meta",
     "permission_heading": "air_meta",
     "with_air_meta": "air_meta",
@@ -279,11 +327,14 @@ _HOMES = {
 }
 
 __all__ = [
+    "ARCHIVE_METHOD",
     "AUTH_REQUIRED_MESSAGE",
     "AUTONOMOUS_ORIGINS",
     "CANCEL_GRACE_SECONDS",
     "DEFAULT_DELAY_SECONDS",
     "DEFAULT_MIN_TOKENS",
+    "INDEX_METHODS",
+    "LIST_CHANGES_METHOD",
     "LOCAL_ONLY_COMMANDS",
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
@@ -299,12 +350,15 @@ __all__ = [
     "AirClient",
     "AnswerSteer",
     "AnswerStreamStarted",
+    "ArchiveRequest",
     "AssistantMessageReceived",
     "AsyncTasks",
     "AuthStatusReported",
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
     "BackgroundTasksListed",
+    "BadIndexRequest",
+    "BatchGetRequest",
     "Blame",
     "BlobKind",
     "BlobPlan",
@@ -333,10 +387,13 @@ __all__ = [
     "HistoryFailureFound",
     "IdKind",
     "IdlePolicy",
+    "IndexMethodNotFound",
+    "IndexRow",
     "InternalFaultOccurred",
     "InterruptClaude",
     "InvalidTransition",
     "LimitWindow",
+    "ListSubscriptions",
     "LogNotice",
     "McpServerStatus",
     "McpServersReported",
@@ -344,6 +401,7 @@ __all__ = [
     "ModelChosen",
     "ModelFellBack",
     "OutputReceived",
+    "OwnActivity",
     "ParsedId",
     "PeerViolation",
     "PromptReceived",
@@ -351,6 +409,7 @@ __all__ = [
     "PublishRecord",
     "RateLimitReported",
     "RejectPrompt",
+    "RenameRequest",
     "ReplayPlanner",
     "ResultReceived",
     "RetryAttempted",
@@ -371,20 +430,26 @@ __all__ = [
     "StopReason",
     "StopRuntime",
     "StreamEnded",
+    "SubscribeRequest",
     "TranscriptEntry",
     "TransportLost",
     "TurnWentBusy",
     "TurnWentIdle",
+    "UnsubscribeRequest",
     "WorkerShuttingDown",
     "active_from_newest",
     "advertisement",
     "agent_error_negotiated",
     "air_client",
+    "air_info_update",
     "archive_to",
     "blob_plan",
     "decode_text_blob",
     "fallback_moves_session",
     "file_patch",
+    "index_list_options",
+    "index_page",
+    "index_session_info",
     "is_archived",
     "is_autonomous_origin",
     "is_prompt_entry",
@@ -400,6 +465,9 @@ __all__ = [
     "plan_file_clear",
     "plan_file_input",
     "redact",
+    "rename_to",
+    "route_index_request",
+    "scan_transcript",
     "seeded_context_window",
     "session_failure_negotiated",
     "session_failure_record",

@@ -21,7 +21,9 @@ from fsm.negotiation import CAPABILITY as SESSION_FAILURE
 from fsm.negotiation import _is_version
 
 __all__ = [
+    "ADVERTISED",
     "IMPLEMENTED",
+    "INDEX_CAPABILITIES",
     "SESSION_INDEX",
     "AirClient",
     "advertisement",
@@ -47,7 +49,22 @@ IMPLEMENTED: tuple[str, ...] = (
     DIFF_PATCH,
     PLAN_FILE,
     BACKGROUND_SUBAGENTS,
+    SESSION_INDEX,
 )
+# What the agent adds to its declaration for a client that negotiated the session index: the
+# index itself, then what it brings (the client declares only the first; the others alone
+# enable nothing).
+INDEX_CAPABILITIES: tuple[str, ...] = (
+    SESSION_INDEX,
+    "sessionBatchGet",
+    "sessionArchive",
+    "sessionRename",
+    "sessionListSubscribe",
+    "sessionWorktrees",
+)
+# What every AIR client is told the agent implements; the index's names go only to a client
+# that negotiated the index.
+ADVERTISED: tuple[str, ...] = tuple(name for name in IMPLEMENTED if name not in INDEX_CAPABILITIES)
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END})
 AIR_VERSION = 1
@@ -80,7 +97,10 @@ class AirClient:
         client only (docs/decisions.md#advertising), exactly what is implemented here."""
         if not self.air:
             return None
-        return {"version": AIR_VERSION, "capabilities": list(IMPLEMENTED)}
+        names = list(ADVERTISED)
+        if self.session_index:
+            names += INDEX_CAPABILITIES
+        return {"version": AIR_VERSION, "capabilities": names}
 
     def after_replay(self) -> list[dict[str, Any]]:
         """What follows a `session/load`'s whole replay, before its answer."""

@@ -292,6 +292,7 @@ class ResultReceived(ClaudeEvent):
     stop_reason: str | None = None
     origin_kind: str | None = None
     refusal_explanation: str | None = None
+    total_cost_usd: float | None = None  # what the session has cost so far, as Claude Code says
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -64,6 +64,7 @@ from fsm.events import (
     PromptReceived,
     PromptSent,
     RateLimitReported,
+    ResultReceived,
     RuntimeStarted,
     TransportLost,
     WorkerShuttingDown,
@@ -73,7 +74,8 @@ from fsm.ledger import Ledger
 from fsm.limits import LimitWatch, sane_reset
 from fsm.notices import Notices
 from fsm.records import FailureRecord, redact
-from fsm.turn import TURN_TRIGGERS, Turn, TurnState
+from fsm.session_index import OwnActivity
+from fsm.turn import TURN_TRIGGERS, Turn, TurnOutcome, TurnState
 
 __all__ = ["CANCEL_GRACE_SECONDS", "SIGNS_OF_LIFE", "SessionClock", "SessionCore"]
 
@@ -136,6 +138,8 @@ class SessionCore:
             live_turn=lambda: self.turn.turn_id if self.turn.live else None,
         )
         self.idle = SessionIdle(policy=idle, turn=self.turn, clock=self._clock)
+        # What the AIR session index shows beside the turn (docs/decisions.md#session-index).
+        self._cost_usd: float | None = None
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
             ContextMeasured: self._on_context,
             ModelChosen: lambda _: [],  # only the idle compaction hears of it (`after`)
@@ -179,6 +183,14 @@ class SessionCore:
 
     def active(self) -> list[FailureRecord]:
         return self.ledger.active()
+
+    def activity(self, *, asking: bool = False) -> OwnActivity:
+        """What JetBrains AIR's session index shows of this session: running while a turn is
+        live (`requires_action` while it waits for the user's answer, `asking`), else idle,
+        `error` when its last turn failed (a cancel is no failure); and what it has cost."""
+        state = ("requires_action" if asking else "running") if self.turn.live else "idle"
+        failed = self.turn.outcome is TurnOutcome.FAILED
+        return OwnActivity(state=state, last_turn_failed=failed, cost_usd=self._cost_usd)
 
     def next_deadline(self) -> float | None:
         """When the core next needs a `DeadlineReached` (monotonic seconds), or None."""
@@ -232,6 +244,8 @@ class SessionCore:
     def _fire(self, trigger: str, event: Event) -> list[Effect]:
         dispatched = isinstance(event, PromptSent) and self.turn.dispatching == event.turn_id
         effects = self.turn.fire(trigger, event)
+        if isinstance(event, ResultReceived) and event.total_cost_usd is not None:
+            self._cost_usd = event.total_cost_usd
         if isinstance(event, FreshContextReady):
             self._clock.heard(event.now)  # the continuation is the fresh context's prompt
         if isinstance(event, PromptSent):

@@ -42,6 +42,7 @@ from adapter.agent import (
     signing_out,
     steering,
 )
+from adapter.agent.session_index import SessionIndexRequests
 from adapter.agent.session_opener import SessionOpener
 from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
@@ -77,6 +78,14 @@ class ClaudeAcpAgent:
         # The sessions open here, and how one is opened.
         self._opener = SessionOpener(task_group=task_group, settings=settings, link=self._link)
         self._sessions = self._opener.sessions
+        # JetBrains AIR's session index (adapter.agent.session_index).
+        self._index = SessionIndexRequests(
+            host=self,
+            sessions=self._sessions,
+            link=self._link,
+            env=settings.env,
+            task_group=task_group,
+        )
 
     def attach_bulk_sender(self, sender: BulkSender) -> None:
         """Where several updates go out in one write (the transport's), for a replay's bulk."""
@@ -100,6 +109,8 @@ class ClaudeAcpAgent:
         wrap_request_handler(conn, signing_out.guard(self))
         # `_session/steering` (adapter.agent.steering), an extension method.
         wrap_request_handler(conn, steering.guard(self))
+        # JetBrains AIR's session index (adapter.agent.session_index).
+        wrap_request_handler(conn, self._index.guard)
         # `_session/async_task/stop` (adapter.agent.async_task_stop), AIR's Stop on a task.
         wrap_request_handler(conn, async_task_stop.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_requests).
@@ -114,6 +125,7 @@ class ClaudeAcpAgent:
     ) -> InitializeResponse:
         self._client = handshake.client_declared(client_capabilities, self._raw)
         self._link.client_name = client_info.name if client_info is not None else None
+        self._index.negotiate(self._client.air)
         log.info("initialize: %s", self._client.dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -277,6 +289,7 @@ class ClaudeAcpAgent:
                 known = await session_store.delete(session_id, env)
             if not known and session is None:
                 raise session_store.not_found(session_id)
+        self._index.changed()
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -362,6 +375,7 @@ class ClaudeAcpAgent:
 
     async def close(self) -> None:
         """End every session's Claude process (the client went away)."""
+        self._index.close()
         for session in list(self._sessions.values()):
             await session.close()
         self._sessions.clear()

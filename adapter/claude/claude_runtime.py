@@ -299,6 +299,13 @@ class ClaudeRuntime:
         request = {"subtype": "apply_flag_settings", "settings": {"fastMode": on}}
         await send_control_request(self.client, request)
 
+    async def rename(self, title: str, session_id: str) -> None:
+        """Claude Code's `rename_session` control request (no SDK wrapper in the pinned
+        version): it takes the title as the session's own, so it never writes an older one
+        back over it."""
+        request = {"subtype": "rename_session", "title": title, "source": "host"}
+        await send_control_request(self.client, {**request, "session_id": session_id})
+
     async def close(self) -> None:
         """Disconnect (boundedly); a second caller waits for the first one's disconnect, so
         whoever closes knows Claude's process and pipes are gone when this returns."""

@@ -18,7 +18,7 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from adapter.claude import session_links
@@ -26,7 +26,7 @@ from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular
 from fsm import archive_to, is_archived, title_records, visible_title
 
-__all__ = ["archive", "archived_name", "copies"]
+__all__ = ["TitleChange", "archive", "archived_name", "copies", "retitle"]
 
 log = logging.getLogger(__name__)
 
@@ -145,12 +145,16 @@ def _ensure_records(path: Path, records: str) -> None:
         out.write(("" if ends_line else "\n") + records)
 
 
-def _rewrite_sidecar(path: Path, title: str) -> None:
+def _rewrite_sidecar(path: Path, title: str, *, create: bool = False) -> None:
+    """Rewrite the copy's `custom-title.json` when it has one (or, `create`, in any case),
+    atomically, private (0600 in a 0700 folder) as Claude Code's own `/rename` writes it."""
     sidecar = _sidecar(path)
-    if not sidecar.is_file():
+    if not create and not sidecar.is_file():
         return
     temporary = sidecar.with_name(f"{_SIDECAR}.tmp.{uuid.uuid4().hex}")
     try:
+        if create:
+            sidecar.parent.mkdir(mode=0o700, exist_ok=True)
         with open_private(temporary, append=False) as out:
             out.write(json.dumps({"customTitle": title}, ensure_ascii=False))
         temporary.replace(sidecar)
@@ -167,8 +171,17 @@ def _claude_ids(session_id: str, env: Mapping[str, str]) -> list[str]:
     return list(dict.fromkeys([session_id, *later]))
 
 
-def archive(session_id: str, env: Mapping[str, str]) -> bool:
-    """Archive every transcript of the session (idempotent); whether it has any."""
+# How a title changes: (the copy's current title, its Claude id) -> the title to store, or None
+# when the copy is in that state already.
+TitleChange = Callable[[str | None, str], str | None]
+
+
+def retitle(
+    session_id: str, env: Mapping[str, str], change: TitleChange, *, sidecar: bool = False
+) -> bool:
+    """Give every transcript of the session the title `change` makes of its current one (the
+    two records, and its sidecar when it has one, or always with `sidecar`); whether the
+    session has any transcript."""
     found = False
     for claude_id in _claude_ids(session_id, env):
         found_copies = copies(claude_id, env)
@@ -177,9 +190,17 @@ def archive(session_id: str, env: Mapping[str, str]) -> bool:
         for path in found_copies:
             found = True
             current, _ = archived_name(path, claude_id, generated)
-            title = archive_to(True, current, claude_id)
+            title = change(current, claude_id)
             if title is None:
-                continue  # archived already
+                continue  # in that state already
             _ensure_records(path, title_records(claude_id, title))
-            _rewrite_sidecar(path, title)
+            _rewrite_sidecar(path, title, create=sidecar)
     return found
+
+
+def archive(session_id: str, env: Mapping[str, str], archived: bool = True) -> bool:
+    """Archive (or unarchive) every transcript of the session (idempotent); whether it has
+    any."""
+    return retitle(
+        session_id, env, lambda current, claude_id: archive_to(archived, current, claude_id)
+    )

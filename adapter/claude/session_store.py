@@ -40,6 +40,7 @@ __all__ = [
     "list_page",
     "locate",
     "not_found",
+    "relinked",
     "remember",
 ]
 
@@ -228,7 +229,7 @@ async def list_page(
     found = await anyio.to_thread.run_sync(read)
     # A session whose context was cleared is listed once, under its ACP id, as its current
     # Claude session (the transcripts it left behind are not sessions of their own).
-    shown_as, left = _relinked(env or {})
+    shown_as, left = relinked(env or {})
     items = []
     for info in found[:page_size]:
         claude_id = info.session_id  # type: ignore[attr-defined]
@@ -251,7 +252,7 @@ async def list_page(
     )
 
 
-def _relinked(env: Mapping[str, str]) -> tuple[dict[str, str], set[str]]:
+def relinked(env: Mapping[str, str]) -> tuple[dict[str, str], set[str]]:
     """(current Claude id -> its ACP id, the Claude ids left behind) over every link."""
     shown_as: dict[str, str] = {}
     left: set[str] = set()

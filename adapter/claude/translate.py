@@ -89,12 +89,19 @@ def event_for(message: object, epoch: str) -> ClaudeEvent | None:
             stop_reason=message.stop_reason if isinstance(message.stop_reason, str) else None,
             # Which origins no user turn asked for is the core's rule (`is_autonomous_origin`).
             origin_kind=kind if isinstance(kind, str) else None,
+            total_cost_usd=_cost(message.total_cost_usd),
         )
     if isinstance(message, SystemMessage):
         return _system_event(message.subtype, message.data, epoch)
     if isinstance(message, RateLimitEvent):
         return _rate_limit_event(message, epoch)
     return None
+
+
+def _cost(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 _MAX_WINDOWS = 32

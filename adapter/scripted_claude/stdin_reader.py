@@ -109,6 +109,12 @@ class StdinReader:
             if error is not None:
                 s.emit(frames.control_error(request_id, error))
                 return
+        elif subtype == "rename_session":
+            title = request.get("title")
+            if not isinstance(title, str) or not title.strip():
+                s.emit(frames.control_error(request_id, "title must be a non-empty string"))
+                return
+            s.transcript.append_title(title[:200].strip())
         elif subtype == "stop_task":
             # As Claude Code: the task is stopped, and its end follows in the stream as a
             # `task_updated` whose status is `killed`.

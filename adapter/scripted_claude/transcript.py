@@ -164,12 +164,25 @@ class Transcript:
         self._scan()
 
     def _append(self, entry: Frame) -> None:
+        self._write(json.dumps(entry, ensure_ascii=False))
+        self._last_uuid = entry["uuid"]
+
+    def _write(self, line: str) -> None:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a", encoding="utf-8", errors="surrogateescape")
-        self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._file.write(line + "\n")
         self._file.flush()
-        self._last_uuid = entry["uuid"]
+
+    def append_title(self, title: str) -> None:
+        """What Claude Code writes for a `rename_session` (as for `/rename`): the custom title
+        and the agent name, compact as JavaScript writes them. A session never prompted has no
+        transcript yet, and gets none for a title alone."""
+        if self._file is None and not self.path.exists():
+            return
+        for key, kind in (("customTitle", "custom-title"), ("agentName", "agent-name")):
+            record = {"type": kind, key: title, "sessionId": self.session_id}
+            self._write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
 
     def _entry(self, kind: str, uuid: str, message: Frame) -> Frame:
         return {

@@ -368,6 +368,10 @@ class LiveView:
                 {"sessionUpdate": "session_info_update", "title": self._title, "updatedAt": now}
             )
 
+    def title_given(self) -> None:
+        """The client named the session: no title from its first prompt replaces that one."""
+        self._title_sent = True
+
     async def background_work_ended(self, state: str) -> None:
         """Claude's stream ended (`failed`; `stopped` when the adapter ended it) or its
         conversation was reset: every async task still open ends."""

@@ -46,11 +46,13 @@ def test_who_is_air_and_what_it_declared(meta: Any, is_air: bool, declared: set[
 def test_delete_archives_for_every_air_client_without_a_negotiated_index() -> None:
     assert not AirClient().delete_archives  # a plain client removes
     assert AirClient(air=True).delete_archives
-    # Declared but not implemented here: not negotiated, so delete still means "done".
+    # The session index negotiated: delete removes (the client archives with its own method).
     declared = air_client(_air({"version": 1, "capabilities": [SESSION_INDEX]}))
-    assert declared.session_index == declared.negotiated(SESSION_INDEX)
-    assert declared.delete_archives is not declared.session_index
-    assert declared.list_hides_archived == declared.delete_archives
+    assert declared.session_index and declared.negotiated(SESSION_INDEX)
+    assert not declared.delete_archives and not declared.list_hides_archived
+    # Declared by a client that is not AIR, or malformed: nothing negotiated.
+    assert not air_client({"air": {"version": 1, "capabilities": [SESSION_INDEX]}}).session_index
+    assert not air_client(_air({"version": "1", "capabilities": [SESSION_INDEX]})).session_index
 
 
 @pytest.mark.parametrize(
@@ -145,7 +147,12 @@ def test_declaration_and_replay_end_follow_what_was_declared() -> None:
     plain = air_client(None)
     assert plain.declaration() is None and plain.after_replay() == []
     bare = air_client(_air({}))
-    assert bare.declaration() == {"version": 1, "capabilities": list(IMPLEMENTED)}
+    # The session index's names only for a client that declared it.
+    without_index = [name for name in IMPLEMENTED if name != SESSION_INDEX]
+    assert bare.declaration() == {"version": 1, "capabilities": without_index}
+    from fsm.air import ADVERTISED
+
+    assert list(ADVERTISED) == without_index
     assert IMPLEMENTED[0] == "sessionFailure"
     assert bare.after_replay() == []
     declared = air_client(_air({"version": 1, "capabilities": ["loadReplayEnd"]}))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fsm.air import IMPLEMENTED, advertisement, air_client
+from fsm.air import ADVERTISED, IMPLEMENTED, advertisement, air_client
 from fsm.negotiation import (
     Dialects,
     agent_error_negotiated,
@@ -101,7 +101,7 @@ def test_the_advertisement_goes_to_air_clients_only_as_a_fresh_copy() -> None:
     assert first is not None
     first["jetbrains"]["air"]["capabilities"].append("mutated")
     again = advertisement(air_client(_air()))
-    assert again == {"jetbrains": {"air": {"version": 1, "capabilities": list(IMPLEMENTED)}}}
+    assert again == {"jetbrains": {"air": {"version": 1, "capabilities": list(ADVERTISED)}}}
     assert IMPLEMENTED[0] == "sessionFailure"
     plain: tuple[object, ...] = (None, {}, {"jetbrains": {}}, {"jetbrains": {"air": 1}}, [])
     for meta in plain:

@@ -292,11 +292,18 @@ async def test_diff_patch_shows_edits_as_git_patches(
 
 
 @pytest.mark.asyncio(loop_scope="module")
-async def test_session_index_methods_are_not_found_while_the_index_is_not_negotiated(
+async def test_session_index_methods_are_not_found_without_the_capability(
     adapters: AdapterPool, tmp_path: Path
 ) -> None:
+    # The other five names alone enable nothing (tests/e2e/test_air_session_index.py has the
+    # client that declares `sessionIndex`).
     index_client = {
-        "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure", "sessionIndex"]}}
+        "jetbrains": {
+            "air": {
+                "version": 1,
+                "capabilities": ["sessionFailure", "sessionRename", "sessionArchive"],
+            }
+        }
     }
     async with adapters.session_adapter(tmp_path, "success", client_meta=index_client) as adapter:
         session = await adapter.new_session()

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from fsm.air import IMPLEMENTED, air_client
+from fsm.air import ADVERTISED, INDEX_CAPABILITIES, air_client
 from tests.support.fuzz_values import CAPABILITY_META
 from tests.support.harness import ROOT
 
@@ -100,8 +100,11 @@ def test_initialize_answers_any_capability_meta(raw_agent: _RawAgent, meta: Any)
     # `_meta.jetbrains.air` is an object), nothing under `jetbrains` else.
     assert "result" in answer, answer
     advertised = (answer["result"].get("_meta") or {}).get("jetbrains")
-    if air_client(meta).air:
-        assert advertised == {"air": {"version": 1, "capabilities": list(IMPLEMENTED)}}
+    client = air_client(meta)
+    if client.air:
+        # The session index's names only to a well-formed declaration of `sessionIndex`.
+        index = list(INDEX_CAPABILITIES) if client.session_index else []
+        assert advertised == {"air": {"version": 1, "capabilities": [*ADVERTISED, *index]}}
     else:
         assert advertised is None
     assert raw_agent.process.poll() is None

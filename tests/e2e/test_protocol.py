@@ -28,7 +28,7 @@ from acp.schema import (
 from acp.transports import default_environment
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
-from fsm.air import IMPLEMENTED, air_client
+from fsm.air import ADVERTISED, air_client
 from tests.support.frame_check import check_frame
 from tests.support.harness import (
     OPT_IN,
@@ -41,7 +41,7 @@ from tests.support.harness import (
     spawn_adapter,
 )
 
-ADVERTISEMENT = {"version": 1, "capabilities": list(IMPLEMENTED)}
+ADVERTISEMENT = {"version": 1, "capabilities": list(ADVERTISED)}
 
 
 # --- a hand-written JSON-RPC client -----------------------------------------------------------

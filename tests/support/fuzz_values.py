@@ -83,7 +83,14 @@ NEAR_OPT_IN = st.fixed_dictionaries(
                                 "capabilities": maybe(
                                     st.lists(
                                         st.sampled_from(
-                                            ["sessionFailure", "sessionfailure", "other", 1, None]
+                                            [
+                                                "sessionFailure",
+                                                "sessionfailure",
+                                                "sessionIndex",
+                                                "other",
+                                                1,
+                                                None,
+                                            ]
                                         ),
                                         max_size=3,
                                     )

@@ -1,0 +1,470 @@
+"""JetBrains AIR's session index in the core (`fsm.session_index`): the methods' table and its
+guard, the readers' -32602 cases, list options and cursors, paging and order, a transcript's
+facts, a row's state and shape, and what a list subscription is told."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from fsm import SessionCore
+from fsm.air import INDEX_CAPABILITIES, air_client
+from fsm.events import CancelRequested, PromptReceived, PromptSent, ResultReceived, RuntimeStarted
+from fsm.session_index import (
+    ARCHIVE_METHOD,
+    BATCH_GET_METHOD,
+    INDEX_METHODS,
+    RENAME_METHOD,
+    SUBSCRIBE_METHOD,
+    UNARCHIVE_METHOD,
+    UNSUBSCRIBE_METHOD,
+    ArchiveRequest,
+    BadIndexRequest,
+    BatchGetRequest,
+    IndexMethodNotFound,
+    IndexRow,
+    ListOptions,
+    ListSubscriptions,
+    OwnActivity,
+    RenameRequest,
+    SubscribeRequest,
+    TooManySubscriptions,
+    TranscriptFacts,
+    UnsubscribeRequest,
+    change_signature,
+    decode_cursor,
+    encode_cursor,
+    index_list_options,
+    index_page,
+    index_session_info,
+    iso_ms,
+    parse_iso_ms,
+    rename_to,
+    route_index_request,
+    row_state,
+    sanitize_title,
+    scan_transcript,
+)
+
+SID = "0b6c5e2a-0000-4000-8000-000000000001"
+INDEX = air_client({"jetbrains": {"air": {"version": 1, "capabilities": ["sessionIndex"]}}})
+AIR_ONLY = air_client({"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}})
+PLAIN = air_client(None)
+
+
+def _list_meta(**options: Any) -> dict[str, Any]:
+    return {"jetbrains": {"air": {"list": options}}}
+
+
+# --- the table ------------------------------------------------------------------------------
+
+
+def test_the_table_holds_the_six_methods() -> None:
+    assert set(INDEX_METHODS) == {
+        BATCH_GET_METHOD,
+        RENAME_METHOD,
+        ARCHIVE_METHOD,
+        UNARCHIVE_METHOD,
+        SUBSCRIBE_METHOD,
+        UNSUBSCRIBE_METHOD,
+    }
+
+
+@pytest.mark.parametrize("client", [AIR_ONLY, PLAIN], ids=["air-without-index", "plain"])
+@pytest.mark.parametrize("method", sorted(INDEX_METHODS))
+def test_the_guard_refuses_a_client_without_the_index(client: Any, method: str) -> None:
+    # Before the params are read: even good params get -32601.
+    with pytest.raises(IndexMethodNotFound):
+        route_index_request(client, method, {"sessionId": SID, "title": "x", "cwd": "/r"})
+
+
+def test_the_other_five_names_alone_enable_nothing() -> None:
+    others = air_client(
+        {"jetbrains": {"air": {"version": 1, "capabilities": list(INDEX_CAPABILITIES[1:])}}}
+    )
+    assert not others.session_index
+    declaration = others.declaration()
+    assert declaration is not None
+    assert not set(INDEX_CAPABILITIES) & set(declaration["capabilities"])
+    full = INDEX.declaration()
+    assert full is not None and full["capabilities"][-6:] == list(INDEX_CAPABILITIES)
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "expected"),
+    [
+        (BATCH_GET_METHOD, {"sessionIds": [SID, "b"]}, BatchGetRequest((SID, "b"))),
+        (BATCH_GET_METHOD, {"sessionIds": []}, BatchGetRequest(())),
+        (ARCHIVE_METHOD, {"sessionId": f"  {SID} "}, ArchiveRequest(SID)),
+        (UNARCHIVE_METHOD, {"sessionId": SID, "other": 1}, ArchiveRequest(SID)),
+        (RENAME_METHOD, {"sessionId": SID, "title": " a\n\tb  "}, RenameRequest(SID, "a b")),
+        (SUBSCRIBE_METHOD, {"cwd": "/repo", "x": 1}, SubscribeRequest("/repo")),
+        (SUBSCRIBE_METHOD, {"cwd": "C:\\repo"}, SubscribeRequest("C:\\repo")),
+        (UNSUBSCRIBE_METHOD, {"subscriptionId": ""}, UnsubscribeRequest("")),
+    ],
+)
+def test_good_params(method: str, params: dict[str, Any], expected: object) -> None:
+    assert route_index_request(INDEX, method, params) == expected
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        (BATCH_GET_METHOD, {"sessionIds": [SID, SID]}),
+        (BATCH_GET_METHOD, {"sessionIds": [SID], "_meta": {}}),
+        (BATCH_GET_METHOD, {"sessionIds": [" "]}),
+        (BATCH_GET_METHOD, {"sessionIds": "x"}),
+        (BATCH_GET_METHOD, None),
+        (ARCHIVE_METHOD, {"sessionId": "  "}),
+        (ARCHIVE_METHOD, {"sessionId": 7}),
+        (UNARCHIVE_METHOD, []),
+        (RENAME_METHOD, {"sessionId": SID}),
+        (RENAME_METHOD, {"sessionId": SID, "title": " \n "}),
+        (RENAME_METHOD, {"sessionId": SID, "title": 3}),
+        (RENAME_METHOD, {"sessionId": "", "title": "x"}),
+        (SUBSCRIBE_METHOD, {"cwd": "relative"}),
+        (SUBSCRIBE_METHOD, {}),
+        (UNSUBSCRIBE_METHOD, {"subscriptionId": 1}),
+    ],
+)
+def test_bad_params(method: str, params: object) -> None:
+    with pytest.raises(BadIndexRequest):
+        route_index_request(INDEX, method, params)
+
+
+def test_titles_are_collapsed_and_cut() -> None:
+    assert sanitize_title("a\r\n  b\tc ") == "a b c"
+    long = sanitize_title("x" * 10_000)
+    assert len(long) == 256 and long.endswith("\u2026")
+
+
+def test_a_rename_keeps_the_archive_state() -> None:
+    assert rename_to("New", "[archived] Old", SID) == "[archived] New"
+    assert rename_to("New", "Old", SID) == "New"
+    assert rename_to("[archived] New", None, SID) == "New"  # a prefix is not a way to archive
+    assert len(rename_to("y" * 300, None, SID)) == 200  # Claude Code's limit
+
+
+# --- list options and cursors ---------------------------------------------------------------
+
+
+def test_list_options_defaults_and_clamp() -> None:
+    assert index_list_options(None, None) == ListOptions(None, 50, "unarchived", False)
+    options = index_list_options("/r", _list_meta(limit=500, archived="all", includeWorktrees=True))
+    assert options == ListOptions("/r", 200, "all", True)
+    assert index_list_options("/r", _list_meta(limit=None, archived=None)).limit == 50
+    assert index_list_options("/r", _list_meta(limit=3.0)).limit == 3
+
+
+@pytest.mark.parametrize(
+    ("cwd", "meta"),
+    [
+        ("relative", None),
+        ("/r", _list_meta(limit=0)),
+        ("/r", _list_meta(limit=True)),
+        ("/r", _list_meta(limit="5")),
+        ("/r", _list_meta(limit=2.5)),
+        ("/r", _list_meta(archived="done")),
+        ("/r", _list_meta(includeWorktrees="yes")),
+    ],
+)
+def test_bad_list_options(cwd: str, meta: Any) -> None:
+    with pytest.raises(BadIndexRequest):
+        index_list_options(cwd, meta)
+
+
+def test_a_cursor_belongs_to_its_scope() -> None:
+    options = ListOptions("/r", 10, "unarchived", False)
+    cursor = encode_cursor(1234, SID, options)
+    assert decode_cursor(cursor, ListOptions("/r", 99, "unarchived", False)) == (1234, SID)
+    for other in (
+        ListOptions("/s", 10, "unarchived", False),
+        ListOptions("/r", 10, "all", False),
+        ListOptions("/r", 10, "unarchived", True),
+    ):
+        with pytest.raises(BadIndexRequest, match="another cwd or filter"):
+            decode_cursor(cursor, other)
+    for bad in ("", "not-a-cursor", "eyJ2Ijo0fQ"):  # the last: {"v":4}
+        with pytest.raises(BadIndexRequest, match="Unknown session/list cursor"):
+            decode_cursor(bad, options)
+
+
+def _row(
+    session_id: str,
+    *,
+    prompt: str | None = None,
+    message: str | None = None,
+    mtime: int = 2_000_000_000_000,
+    archived: bool = False,
+    title: str | None = "A title",
+    has_messages: bool = True,
+) -> IndexRow:
+    facts = TranscriptFacts(
+        has_messages=has_messages, last_prompt_at=prompt, last_message_at=message
+    )
+    return IndexRow(
+        session_id=session_id,
+        cwd="/r",
+        title=title,
+        archived=archived,
+        mtime_ms=mtime,
+        facts=facts,
+    )
+
+
+def test_pages_go_newest_first_by_last_prompt_and_follow_their_cursor() -> None:
+    rows = [
+        _row("b", prompt="2026-01-01T00:00:02.000Z", message="2026-01-01T00:00:09.000Z"),
+        _row("a", prompt="2026-01-01T00:00:02.000Z"),  # the same order: by id
+        _row("c", prompt="2026-01-01T00:00:05.000Z"),
+        _row("d", mtime=parse_iso_ms("2026-01-01T00:00:01.000Z") or 0),
+        _row("e", archived=True),
+        _row("f", title=None),  # no title: no row
+        _row("g", has_messages=False),
+    ]
+    options = ListOptions("/r", 2, "unarchived", False)
+    first, cursor = index_page(rows, options, None)
+    assert [r.session_id for r in first] == ["c", "a"] and cursor is not None
+    second, cursor2 = index_page(rows, options, cursor)
+    assert [r.session_id for r in second] == ["b", "d"] and cursor2 is None
+    archived, _ = index_page(rows, ListOptions("/r", 5, "archived", False), None)
+    assert [r.session_id for r in archived] == ["e"]
+    everything, _ = index_page(rows, ListOptions("/r", 50, "all", False), None)
+    assert {r.session_id for r in everything} == {"a", "b", "c", "d", "e"}
+
+
+def test_updated_at_is_the_last_message_unless_the_file_is_older() -> None:
+    row = _row(
+        "a", message="2026-01-01T00:00:09.000Z", mtime=parse_iso_ms("2026-06-01T00:00:00Z") or 0
+    )
+    assert iso_ms(row.updated_ms) == "2026-01-01T00:00:09.000Z"  # records after it don't count
+
+
+# --- a transcript's facts and a row ---------------------------------------------------------
+
+
+def _line(**entry: Any) -> str:
+    return json.dumps(entry)
+
+
+PROMPT = _line(
+    type="user",
+    cwd="/repo",
+    timestamp="2026-12-04T09:58:00.000Z",
+    message={"role": "user", "content": [{"type": "text", "text": "Fix it"}]},
+)
+ANSWER = _line(
+    type="assistant",
+    timestamp="2026-12-04T09:59:00.000Z",
+    message={"model": "claude-x", "stop_reason": "end_turn", "content": []},
+)
+TOOL_RESULT = _line(
+    type="user",
+    timestamp="2026-12-04T09:58:30.000Z",
+    message={"content": [{"type": "tool_result", "content": "ok"}]},
+)
+API_ERROR = _line(
+    type="assistant",
+    isApiErrorMessage=True,
+    timestamp="2026-12-04T10:00:00.000Z",
+    message={"model": "<synthetic>", "content": []},
+)
+SLASH = _line(
+    type="user",
+    timestamp="2026-12-04T10:01:00.000Z",
+    message={"content": "<command-name>/clear</command-name>"},
+)
+
+
+def test_scan_finds_the_last_prompt_model_and_turn() -> None:
+    fork = _line(type="user", forkedFrom={"sessionId": SID}, message={"content": "x"})
+    head = "\n".join([fork, PROMPT])
+    tail = "\n".join([PROMPT, TOOL_RESULT, ANSWER, ""])
+    facts = scan_transcript(head, tail)
+    assert facts.has_messages and facts.cwd == "/repo" and facts.forked_from == SID
+    assert facts.last_prompt_at == "2026-12-04T09:58:00.000Z"  # not the tool result
+    assert facts.last_message_at == "2026-12-04T09:59:00.000Z"
+    assert (facts.model, facts.turn, facts.last_turn_error) == ("claude-x", "finished", False)
+    assert facts.last_turn_ended_at == "2026-12-04T09:59:00.000Z"
+
+
+def test_scan_an_api_error_and_a_slash_command() -> None:
+    tail = "\n".join([PROMPT, ANSWER, PROMPT, API_ERROR, SLASH])
+    facts = scan_transcript(PROMPT, tail)
+    assert facts.model == "claude-x"  # the synthetic one is skipped
+    assert facts.last_prompt_at == "2026-12-04T09:58:00.000Z"  # a slash command is no prompt
+    # The slash command's record is a user record: the turn it opens is unfinished.
+    assert facts.turn == "unfinished"
+    ended = scan_transcript(PROMPT, "\n".join([PROMPT, API_ERROR]))
+    assert ended.turn == "finished" and ended.last_turn_error
+
+
+def test_scan_survives_garbage() -> None:
+    facts = scan_transcript("not json\n{", '[1,2]\n{"type":\n')
+    assert facts == TranscriptFacts()
+
+
+def test_row_state() -> None:
+    now = parse_iso_ms("2026-12-04T10:00:00.000Z") or 0
+    finished = _row("a")
+    finished = IndexRow(**{**_fields(finished), "facts": TranscriptFacts(turn="finished")})
+    failed = IndexRow(
+        **{**_fields(finished), "facts": TranscriptFacts(turn="finished", last_turn_error=True)}
+    )
+    recent = IndexRow(
+        **{**_fields(finished), "facts": TranscriptFacts(turn="unfinished"), "mtime_ms": now - 1000}
+    )
+    old = IndexRow(**{**_fields(recent), "mtime_ms": now - 11 * 60 * 1000})
+    assert [row_state(r, None, now) for r in (finished, failed, recent, old)] == [
+        "idle",
+        "error",
+        "running",
+        None,
+    ]
+    # A session run here says what its core knows, whatever its transcript says.
+    assert row_state(failed, OwnActivity(state="running"), now) == "running"
+    assert row_state(finished, OwnActivity(state="idle", last_turn_failed=True), now) == "error"
+
+
+def _fields(row: IndexRow) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in row.__dataclass_fields__}
+
+
+def test_session_info_shape() -> None:
+    facts = scan_transcript(PROMPT, "\n".join([PROMPT, ANSWER]))
+    row = IndexRow(
+        session_id=SID,
+        cwd="/repo",
+        title="[archived] Fix\n  it",
+        archived=True,
+        mtime_ms=parse_iso_ms("2026-12-04T10:00:00.000Z") or 0,
+        facts=facts,
+        agent_worktree=True,
+    )
+    info = index_session_info(row, OwnActivity(state="idle", cost_usd=0.42), 0)
+    assert info == {
+        "sessionId": SID,
+        "cwd": "/repo",
+        "title": "Fix it",
+        "updatedAt": "2026-12-04T09:59:00.000Z",
+        "_meta": {
+            "jetbrains": {
+                "air": {
+                    "version": 1,
+                    "archived": True,
+                    "lastPromptAt": "2026-12-04T09:58:00.000Z",
+                    "model": "claude-x",
+                    "agentWorktree": True,
+                    "state": "idle",
+                    "lastTurnEndedAt": "2026-12-04T09:59:00.000Z",
+                    "cost": {"amount": 0.42, "currency": "USD"},
+                }
+            }
+        },
+    }
+    bare = index_session_info(_row(SID, has_messages=True), None, 0)
+    assert bare["_meta"] == {"jetbrains": {"air": {"version": 1, "archived": False}}}
+    no_cost = index_session_info(row, OwnActivity(state="idle", cost_usd=0.0), 0)
+    assert "cost" not in no_cost["_meta"]["jetbrains"]["air"]
+
+
+def test_iso_round_trip() -> None:
+    for text in (
+        "1970-01-01T00:00:00.000Z",
+        "2026-12-04T09:58:00.123Z",
+        "2000-02-29T23:59:59.999Z",
+    ):
+        ms = parse_iso_ms(text)
+        assert ms is not None and iso_ms(ms) == text
+    assert parse_iso_ms("2026-12-04T10:00:00+02:00") == parse_iso_ms("2026-12-04T08:00:00Z")
+    assert parse_iso_ms("yesterday") is None and parse_iso_ms(None) is None
+    assert parse_iso_ms("2026-13-01T00:00:00Z") is None
+
+
+# --- subscriptions --------------------------------------------------------------------------
+
+
+def _info(session_id: str, title: str, updated: str = "2026-01-01T00:00:00.000Z") -> dict[str, Any]:
+    return {
+        "sessionId": session_id,
+        "cwd": "/r",
+        "title": title,
+        "updatedAt": updated,
+        "_meta": None,
+    }
+
+
+def test_a_subscription_is_told_each_change_once() -> None:
+    subscriptions = ListSubscriptions()
+    subscriptions.subscribe("s1", "/r")
+    first = subscriptions.deliver("s1", ["a"], {"a": _info("a", "T")}, {"a"})
+    assert first == {"subscriptionId": "s1", "sessions": [_info("a", "T")], "removed": []}
+    # `updatedAt` alone is no change; a new title is.
+    assert (
+        subscriptions.deliver(
+            "s1", ["a"], {"a": _info("a", "T", "2027-01-01T00:00:00.000Z")}, {"a"}
+        )
+        is None
+    )
+    renamed = subscriptions.deliver("s1", ["a"], {"a": _info("a", "U")}, {"a"})
+    assert renamed is not None and renamed["sessions"][0]["title"] == "U"
+    # No row any more but its transcript is there: removed once.
+    gone = subscriptions.deliver("s1", ["a"], {}, {"a"})
+    assert gone == {"subscriptionId": "s1", "sessions": [], "removed": ["a"]}
+    assert subscriptions.deliver("s1", ["a"], {}, {"a"}) is None
+    # Its row is back: sent in full again.
+    back = subscriptions.deliver("s1", ["a"], {"a": _info("a", "U")}, {"a"})
+    assert back is not None and back["sessions"] == [_info("a", "U")]
+    # The transcript is gone too: removed, then forgotten.
+    assert subscriptions.deliver("s1", ["a"], {}, set()) == {
+        "subscriptionId": "s1",
+        "sessions": [],
+        "removed": ["a"],
+    }
+
+
+def test_subscriptions_are_independent_bounded_and_end() -> None:
+    subscriptions = ListSubscriptions()
+    subscriptions.subscribe("s1", "/r")
+    subscriptions.subscribe("s2", "/r")
+    assert subscriptions.deliver("s1", ["a"], {"a": _info("a", "T")}, {"a"}) is not None
+    assert subscriptions.deliver("s2", ["a"], {"a": _info("a", "T")}, {"a"}) is not None
+    subscriptions.unsubscribe("s1")
+    subscriptions.unsubscribe("never")  # no error
+    assert subscriptions.deliver("s1", ["a"], {"a": _info("a", "V")}, {"a"}) is None
+    assert subscriptions.scopes() == {"s2": "/r"}
+    for n in range(127):  # with s2: 128
+        subscriptions.subscribe(f"x{n}", "/r")
+    with pytest.raises(TooManySubscriptions) as caught:
+        subscriptions.subscribe("one-more", "/r")
+    assert caught.value.data == {"reason": "too_many_subscriptions", "max": 128}
+
+
+def test_change_signature_ignores_updated_at_only() -> None:
+    assert change_signature(_info("a", "T")) == change_signature(
+        _info("a", "T", "2030-01-01T00:00:00.000Z")
+    )
+    assert change_signature(_info("a", "T")) != change_signature(_info("a", "U"))
+
+
+# --- the session's own activity, kept by its core -------------------------------------------
+
+
+def test_the_core_knows_its_sessions_activity_and_cost() -> None:
+    core = SessionCore(session_id=SID, epoch="e1", capable=True)
+    core.handle(RuntimeStarted(epoch="e1"))
+    assert core.activity() == OwnActivity(state="idle")
+    core.handle(PromptReceived(turn_id="t1"))
+    core.handle(PromptSent(turn_id="t1", now=1.0))
+    assert core.activity().state == "running"
+    assert core.activity(asking=True).state == "requires_action"
+    core.handle(ResultReceived(epoch="e1", subtype="success", is_error=False, total_cost_usd=0.25))
+    assert core.activity() == OwnActivity(state="idle", cost_usd=0.25)
+    core.handle(PromptReceived(turn_id="t2"))
+    core.handle(PromptSent(turn_id="t2", now=2.0))
+    core.handle(CancelRequested(now=3.0))
+    core.handle(ResultReceived(epoch="e1", subtype="error_during_execution", is_error=True))
+    # A cancel is no failure; the cost stays the last one Claude Code said.
+    assert core.activity() == OwnActivity(state="idle", cost_usd=0.25)

@@ -1,0 +1,244 @@
+"""JetBrains AIR's session index in process (`adapter.agent.session_index` over
+`adapter.claude.index_rows` and `session_archive`): the router answers the index methods and
+`session/list` for a client that negotiated the index, passes everything else on, and reads
+and writes transcripts written by hand; a list subscription hears of a session another process
+wrote, and nothing after it unsubscribed. Worktrees are found without git."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any, cast
+
+import anyio
+import pytest
+from acp import RequestError
+
+from adapter.agent.session_index import SessionIndexRequests
+from adapter.claude import index_rows
+from adapter.claude.sdk_compat import sanitize_path
+from adapter.wire.client_link import ClientLink
+from fsm import air_client
+
+A = "0b6c5e2a-0000-4000-8000-00000000000a"
+B = "0b6c5e2a-0000-4000-8000-00000000000b"
+C = "0b6c5e2a-0000-4000-8000-00000000000c"
+INDEX = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionIndex"]}}}
+
+
+class _Link:
+    def __init__(self) -> None:
+        self.notifications: list[tuple[str, dict[str, Any]]] = []
+        self.updates: list[tuple[str, dict[str, Any]]] = []
+
+    async def notify(self, method: str, params: dict[str, Any], session_id: str) -> bool:
+        self.notifications.append((method, params))
+        return True
+
+    async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
+        self.updates.append((session_id, update))
+        return True
+
+
+class _Host:
+    async def close_session(self, session_id: str, **kwargs: Any) -> Any:
+        raise AssertionError("no session runs here")
+
+
+def _transcript(config: Path, cwd: str, session_id: str, prompt: str, at: str) -> Path:
+    path = config / "projects" / sanitize_path(cwd) / f"{session_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {
+            "type": "user",
+            "sessionId": session_id,
+            "cwd": cwd,
+            "timestamp": at,
+            "message": {"role": "user", "content": prompt},
+        },
+        {
+            "type": "assistant",
+            "sessionId": session_id,
+            "cwd": cwd,
+            "timestamp": at,
+            "message": {"model": "claude-test", "stop_reason": "end_turn", "content": []},
+        },
+    ]
+    with path.open("a", encoding="utf-8") as out:
+        out.write("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "config"
+    folder.mkdir()
+    # The SDK's own title lookup reads the process environment, as the adapter's listing does.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(folder))
+    return folder
+
+
+def _index(config: Path, tg: Any, meta: Any = INDEX) -> tuple[SessionIndexRequests, _Link]:
+    link = _Link()
+    index = SessionIndexRequests(
+        host=_Host(),
+        sessions={},
+        link=cast(ClientLink, link),
+        env={"CLAUDE_CONFIG_DIR": str(config)},
+        task_group=tg,
+    )
+    index.negotiate(air_client(meta))
+    return index, link
+
+
+async def _passed_on(method: str, params: Any, is_notification: bool) -> Any:
+    return {"passed": method}
+
+
+async def _call(index: SessionIndexRequests, method: str, params: Any) -> Any:
+    try:
+        return await index.guard(_passed_on)(method, params, False)
+    except RequestError as exc:
+        return exc
+
+
+@pytest.mark.anyio
+async def test_list_rename_archive_and_batch_get(config: Path, tmp_path: Path) -> None:
+    cwd = str(tmp_path / "repo")
+    os.mkdir(cwd)
+    older = _transcript(config, cwd, A, "first task", "2026-12-01T10:00:00.000Z")
+    _transcript(config, cwd, B, "second task", "2026-12-02T10:00:00.000Z")
+    async with anyio.create_task_group() as tg:
+        index, link = _index(config, tg)
+        listed = await _call(index, "session/list", {"cwd": cwd})
+        page = await _call(
+            index,
+            "session/list",
+            {"cwd": cwd, "_meta": {"jetbrains": {"air": {"list": {"limit": 1}}}}},
+        )
+        rest = await _call(
+            index,
+            "session/list",
+            {
+                "cwd": cwd,
+                "cursor": page["nextCursor"],
+                "_meta": {"jetbrains": {"air": {"list": {"limit": 1}}}},
+            },
+        )
+        renamed = await _call(index, "_session/rename", {"sessionId": A, "title": "Named"})
+        archived = await _call(index, "_session/archive", {"sessionId": A})
+        after = await _call(index, "session/list", {"cwd": cwd})
+        batch = await _call(index, "_session/batch_get", {"sessionIds": [A, C, B]})
+        renamed_archived = await _call(index, "_session/rename", {"sessionId": A, "title": "Again"})
+        still = await _call(index, "_session/batch_get", {"sessionIds": [A]})
+        passed = await _call(index, "session/prompt", {})
+        tg.cancel_scope.cancel()
+    assert [row["sessionId"] for row in listed["sessions"]] == [B, A]  # newest first
+    row = listed["sessions"][1]
+    assert row["title"] == "first task" and row["updatedAt"] == "2026-12-01T10:00:00.000Z"
+    assert row["_meta"]["jetbrains"]["air"] == {
+        "version": 1,
+        "archived": False,
+        "lastPromptAt": "2026-12-01T10:00:00.000Z",
+        "model": "claude-test",
+        "state": "idle",
+        "lastTurnEndedAt": "2026-12-01T10:00:00.000Z",
+    }
+    assert [r["sessionId"] for r in page["sessions"]] == [B] and "nextCursor" not in rest
+    assert [r["sessionId"] for r in rest["sessions"]] == [A]
+    assert renamed == {} and archived == {}
+    sidecar = older.parent / A / "custom-title.json"
+    assert json.loads(sidecar.read_text(encoding="utf-8")) == {"customTitle": "[archived] Again"}
+    assert stat.S_IMODE(sidecar.stat().st_mode) == 0o600
+    assert [r["sessionId"] for r in after["sessions"]] == [B]
+    assert [r["sessionId"] for r in batch["sessions"]] == [A, B]
+    assert batch["sessions"][0]["title"] == "Named"
+    assert batch["sessions"][0]["_meta"]["jetbrains"]["air"]["archived"] is True
+    assert renamed_archived == {}
+    assert still["sessions"][0]["title"] == "Again"  # a rename keeps the archive state
+    assert still["sessions"][0]["_meta"]["jetbrains"]["air"]["archived"] is True
+    assert passed == {"passed": "session/prompt"}
+    assert link.updates == []  # nothing loaded here: no session is told
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "meta",
+    [None, {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}],
+    ids=["plain", "air"],
+)
+async def test_without_the_index_the_methods_are_unknown_and_list_passes_on(
+    config: Path, meta: Any
+) -> None:
+    async with anyio.create_task_group() as tg:
+        index, _ = _index(config, tg, meta)
+        refused = await _call(index, "_session/rename", {"sessionId": A, "title": "x"})
+        listed = await _call(index, "session/list", {})
+        tg.cancel_scope.cancel()
+    assert isinstance(refused, RequestError) and refused.code == -32601
+    assert listed == {"passed": "session/list"}
+
+
+@pytest.mark.anyio
+async def test_a_subscription_hears_another_process_and_nothing_after_unsubscribe(
+    config: Path, tmp_path: Path
+) -> None:
+    cwd = str(tmp_path / "repo")
+    os.mkdir(cwd)
+    _transcript(config, cwd, A, "already there", "2026-12-01T10:00:00.000Z")
+    async with anyio.create_task_group() as tg:
+        index, link = _index(config, tg)
+        answer = await _call(index, "_session/list/subscribe", {"cwd": cwd})
+        subscription = answer["subscriptionId"]
+        await anyio.sleep(1.5)  # a look with nothing changed: nothing is sent
+        quiet = list(link.notifications)
+        _transcript(config, cwd, B, "from elsewhere", "2026-12-03T10:00:00.000Z")
+        with anyio.fail_after(20):
+            while not link.notifications:
+                await anyio.sleep(0.05)
+        heard = list(link.notifications)
+        # Archived here: the subscription hears at once.
+        await _call(index, "_session/archive", {"sessionId": B})
+        with anyio.fail_after(20):
+            while len(link.notifications) < 2:
+                await anyio.sleep(0.05)
+        archived = link.notifications[1]
+        assert (
+            await _call(index, "_session/list/unsubscribe", {"subscriptionId": subscription}) == {}
+        )
+        (config / "projects" / sanitize_path(cwd) / f"{B}.jsonl").unlink()
+        await anyio.sleep(2.5)
+        tg.cancel_scope.cancel()
+    assert quiet == []
+    ((method, params),) = heard
+    assert method == "_session/list/changes" and params["subscriptionId"] == subscription
+    assert [s["sessionId"] for s in params["sessions"]] == [B] and params["removed"] == []
+    assert archived[1]["sessions"][0]["_meta"]["jetbrains"]["air"]["archived"] is True
+    assert len(link.notifications) == 2  # the delete after unsubscribing: nothing
+
+
+def _git_file(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_worktrees_are_read_without_git(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    (main / ".git" / "worktrees" / "feature").mkdir(parents=True)
+    (main / "sub").mkdir()
+    feature = tmp_path / "feature"
+    (feature / "sub").mkdir(parents=True)
+    _git_file(feature / ".git", f"gitdir: {main / '.git' / 'worktrees' / 'feature'}\n")
+    _git_file(main / ".git" / "worktrees" / "feature" / "gitdir", f"{feature / '.git'}\n")
+    _git_file(main / ".git" / "worktrees" / "feature" / "commondir", "../..\n")
+    gone = main / ".git" / "worktrees" / "gone"
+    _git_file(gone / "gitdir", f"{tmp_path / 'gone' / '.git'}\n")
+    assert index_rows.checkouts(str(main / "sub")) == [str(main / "sub"), str(feature / "sub")]
+    assert index_rows.checkouts(str(feature / "sub")) == [str(feature / "sub"), str(main / "sub")]
+    assert index_rows.in_linked_worktree(str(feature / "sub"))
+    assert not index_rows.in_linked_worktree(str(main / "sub"))
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    assert index_rows.checkouts(str(outside)) == [str(outside)]
