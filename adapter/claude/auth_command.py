@@ -17,13 +17,14 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import anyio
 
 from adapter.claude.credential_env import drop_placeholders
 from adapter.claude.executable import claude_executable
+from adapter.claude.runtime_settings import RuntimeSettings
 
 __all__ = ["AUTH_TIMEOUT_SECONDS", "AuthAnswer", "AuthCommandFailed", "run_auth"]
 
@@ -52,17 +53,22 @@ class AuthAnswer:
 
 async def run_auth(
     *args: str,
+    settings: RuntimeSettings | None = None,
     executable: str | None = None,
-    env: Mapping[str, str] | None = None,
     base: Mapping[str, str] | None = None,
     timeout: float = AUTH_TIMEOUT_SECONDS,
+    failure: Callable[[str], Exception] = AuthCommandFailed,
 ) -> AuthAnswer:
-    """Run `claude auth *args` with Claude Code `executable` (default: the one found), in `base`
-    (default: this process's environment) plus `env`, placeholder credentials dropped."""
+    """Run `claude auth *args` with the Claude Code of `settings` (else `executable`, else the
+    one found), in `base` (default: this process's environment) plus the settings' extra
+    variables, placeholder credentials dropped. When it cannot be run: `failure(why)`."""
+    if settings is not None:
+        executable = settings.executable or executable
     executable = executable or claude_executable()
     if executable is None:
-        raise AuthCommandFailed("Claude Code was not found")
-    environ = {**(os.environ if base is None else base), **(env or {})}
+        raise failure("Claude Code was not found")
+    extra = settings.env if settings is not None else {}
+    environ = {**(os.environ if base is None else base), **extra}
     drop_placeholders(environ, "the environment of `claude auth`")
     command = " ".join(["claude auth", *args[:1]])
     try:
@@ -74,10 +80,10 @@ async def run_auth(
                 check=False,
             )
     except TimeoutError as exc:
-        raise AuthCommandFailed("Claude Code did not answer in time") from exc
+        raise failure("Claude Code did not answer in time") from exc
     except OSError as exc:
         log.info("%s could not start: %s", command, exc)
-        raise AuthCommandFailed("Claude Code could not be started") from exc
+        raise failure("Claude Code could not be started") from exc
     return AuthAnswer(
         done.returncode,
         done.stdout.decode("utf-8", "replace"),

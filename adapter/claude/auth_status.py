@@ -20,7 +20,7 @@ import logging
 
 from acp import RequestError
 
-from adapter.claude.auth_command import AUTH_TIMEOUT_SECONDS, AuthCommandFailed, run_auth
+from adapter.claude.auth_command import AUTH_TIMEOUT_SECONDS, run_auth
 from adapter.claude.runtime_settings import RuntimeSettings
 from fsm import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT
 
@@ -44,16 +44,8 @@ def _unknown(why: str) -> RequestError:
 async def check_signed_in(settings: RuntimeSettings) -> None:
     """Return when Claude Code says the user is signed in; else -32000 (signed out) or -32603
     (Claude Code could not say)."""
-    try:
-        done = await run_auth(
-            "status",
-            "--json",
-            executable=settings.executable,
-            env=settings.env,
-            timeout=AUTH_STATUS_TIMEOUT_SECONDS,
-        )
-    except AuthCommandFailed as exc:
-        raise _unknown(exc.why) from exc
+    timeout = AUTH_STATUS_TIMEOUT_SECONDS
+    done = await run_auth("status", "--json", settings=settings, timeout=timeout, failure=_unknown)
     try:
         answer = json.loads(done.stdout)
     except ValueError:

@@ -11,7 +11,7 @@ import logging
 
 from acp import RequestError
 
-from adapter.claude.auth_command import AUTH_TIMEOUT_SECONDS, AuthCommandFailed, run_auth
+from adapter.claude.auth_command import AUTH_TIMEOUT_SECONDS, run_auth
 from adapter.claude.runtime_settings import RuntimeSettings
 
 __all__ = ["LOGOUT_TIMEOUT_SECONDS", "logout"]
@@ -27,15 +27,9 @@ def _failed(why: str) -> RequestError:
 
 
 async def logout(settings: RuntimeSettings) -> None:
-    try:
-        done = await run_auth(
-            "logout",
-            executable=settings.executable,
-            env=settings.env,
-            timeout=LOGOUT_TIMEOUT_SECONDS,
-        )
-    except AuthCommandFailed as exc:
-        raise _failed(exc.why) from exc
+    done = await run_auth(
+        "logout", settings=settings, timeout=LOGOUT_TIMEOUT_SECONDS, failure=_failed
+    )
     if done.returncode != 0:
         log.info("claude auth logout: %s", done.stderr.strip())
         raise _failed(f"it exited with status {done.returncode}")

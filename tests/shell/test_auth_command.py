@@ -46,6 +46,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+def _settings(claude: str, env: dict[str, str]) -> RuntimeSettings:
+    return RuntimeSettings(executable=claude, env=dict(env))
+
+
 def _program(tmp_path: Path, body: str, name: str = "claude") -> str:
     path = tmp_path / name
     path.write_text(f"#!{sys.executable}\n{body}", encoding="utf-8")
@@ -58,11 +62,11 @@ async def test_placeholder_credentials_never_reach_claude_auth(tmp_path: Path) -
     base = {"PATH": "/usr/bin:/bin"}
     # The editor's unfilled preset is dropped, wherever it came from: Claude Code sees no token.
     for env, extra in ((base | PLACEHOLDER, {}), (base, PLACEHOLDER)):
-        answer = await run_auth("status", "--json", executable=claude, base=env, env=extra)
+        answer = await run_auth("status", "--json", settings=_settings(claude, extra), base=env)
         assert (answer.returncode, '"loggedIn": false' in answer.stdout) == (1, True), answer
     # A real value, and the session's own variables, are passed on.
     real = {"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-real-token"}
-    answer = await run_auth("status", "--json", executable=claude, base=base, env=real)
+    answer = await run_auth("status", "--json", settings=_settings(claude, real), base=base)
     assert (answer.returncode, '"loggedIn": true' in answer.stdout) == (0, True), answer
 
 

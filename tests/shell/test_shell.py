@@ -142,15 +142,22 @@ async def _answer(box: list[Any]) -> Any:
     return box[0]
 
 
-def _result(*, is_error: bool = False, text: str = "Done.") -> ResultMessage:
+def _result(
+    *,
+    is_error: bool = False,
+    text: str | None = "Done.",
+    subtype: str = "success",
+    errors: list[str] | None = None,
+) -> ResultMessage:
     return ResultMessage(
-        subtype="success",
+        subtype=subtype,
         duration_ms=1,
         duration_api_ms=1,
         is_error=is_error,
         num_turns=1,
         session_id="s",
         result=text,
+        errors=errors,
     )
 
 
@@ -293,13 +300,10 @@ async def test_a_legacy_client_reads_a_results_words_as_agent_text() -> None:
         box = await _prompt(session, runtime, tg)
         answer_so_far = AssistantMessage(content=[TextBlock(text="Reading.")], model="claude-x")
         await session.claude.on_message(answer_so_far, {}, EPOCH)
-        limit = ResultMessage(
-            subtype="error_max_budget_usd",
-            duration_ms=1,
-            duration_api_ms=1,
+        limit = _result(
             is_error=True,
-            num_turns=1,
-            session_id="s",
+            text=None,
+            subtype="error_max_budget_usd",
             errors=["Reached maximum budget ($5)"],
         )
         await session.claude.on_message(limit, {}, EPOCH)
