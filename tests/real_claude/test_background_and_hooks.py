@@ -57,9 +57,10 @@ async def test_a_background_subagents_follow_up_reaches_the_client_once(
     # The main thread's launch; then, in whichever order the two ask, the subagent's one reply
     # and the main thread's answer to the launch; then Claude's follow-up when the subagent's
     # end wakes it. Which of the two asks first is the CLI's race: when the subagent ends
-    # after the turn's result the turn is held for the follow-up (docs/decisions.md#turns-that-
-    # wait); when it ends before, the turn is answered at its result and the follow-up is
-    # Claude's own work between turns, as the reference adapter does. Either way it is shown.
+    # after the turn's result the turn is held for the follow-up
+    # (docs/decisions.md#turns-that-wait); when it ends before, the turn is answered at its
+    # result and the follow-up is Claude's own work between turns, as the reference adapter
+    # does. Either way it is shown.
     double.script(agent, Answer(REPORT), Answer(STARTED), Answer(FOLLOW_UP))
     turn = await run_turn(adapter, "Find who calls the parser, in the background")
     assert turn.response.stop_reason == "end_turn"
