@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         StartFreshContext,
         StopReason,
         StopRuntime,
+        WithdrawQuestions,
     )
     from fsm.errors import FsmError, InvalidTransition, PeerViolation
     from fsm.events import (
@@ -99,6 +100,7 @@ if TYPE_CHECKING:
         RetryAttempted,
         RuntimeStarted,
         RuntimeStartFailed,
+        SessionClosing,
         SteerReceived,
         StreamEnded,
         TransportLost,
@@ -178,6 +180,7 @@ _HOMES = {
     "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
+    "SessionClosing": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
     "BackgroundTasksListed": "events",
@@ -237,6 +240,7 @@ _HOMES = {
     "StartFreshContext": "effects",
     "StopReason": "effects",
     "StopRuntime": "effects",
+    "WithdrawQuestions": "effects",
     "FsmError": "errors",
     "InvalidTransition": "errors",
     "PeerViolation": "errors",
@@ -419,6 +423,7 @@ __all__ = [
     "SendContinuation",
     "SendNotice",
     "SendPrompt",
+    "SessionClosing",
     "SessionCore",
     "SessionFailureDialect",
     "SettlePrompt",
@@ -436,6 +441,7 @@ __all__ = [
     "TurnWentBusy",
     "TurnWentIdle",
     "UnsubscribeRequest",
+    "WithdrawQuestions",
     "WorkerShuttingDown",
     "active_from_newest",
     "advertisement",

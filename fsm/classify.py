@@ -23,6 +23,7 @@ __all__ = [
     "USAGE_LIMIT_PREFIXES",
     "error_kind_for_result_subtype",
     "is_autonomous_origin",
+    "is_error_prose",
     "is_login_text",
     "is_real_model",
     "is_synthetic_login",
@@ -95,6 +96,14 @@ def is_autonomous_origin(kind: object) -> bool:
     """Whether a result whose `origin.kind` is `kind` (as read: any JSON value, or None when
     absent) is Claude Code's own work, not a user turn's."""
     return isinstance(kind, str) and kind in AUTONOMOUS_ORIGINS
+
+
+def is_error_prose(model: object, error: object) -> bool:
+    """Whether an assistant message is Claude's error prose rather than the model's answer: it
+    names an API error, or Claude Code composed it (`<synthetic>`). Error prose is masked where
+    it reaches the client (docs/decisions.md#secrets); the model's own answer is the user's
+    content and stays verbatim."""
+    return error is not None or model == SYNTHETIC_MODEL
 
 
 def is_real_model(model: object) -> bool:

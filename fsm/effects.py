@@ -2,8 +2,10 @@
 
 Theory of operation: `SessionCore.handle` returns a list of these; the shell performs them one
 after another before it feeds the next event. Exactly one of `SettlePrompt` or `RejectPrompt`
-is ever returned per prompt (`turn_id` names a prompt that is not the live one: a queued prompt
-cancelled, a prompt refused by a broken session). After performing a `PublishRecord`, the shell
+is ever returned per prompt, and each names the prompt it answers (`turn_id`: the live one, or
+a queued prompt cancelled, a prompt refused by a broken session). Every row that ends the live
+turn, every cancel and the session's close return `WithdrawQuestions` first: a question still
+open belongs to a turn that is over. After performing a `PublishRecord`, the shell
 must report the outcome with `DeliveryConfirmed` or `DeliveryFailed` (the h11 `send_failed`
 pattern); after a `SendPrompt`, it reports `PromptSent` (or `RuntimeStartFailed`). The shell
 decides nothing: which prompt goes next, when Claude is interrupted or stopped and when its
@@ -38,6 +40,7 @@ __all__ = [
     "StartFreshContext",
     "StopReason",
     "StopRuntime",
+    "WithdrawQuestions",
 ]
 
 
@@ -85,13 +88,14 @@ class FailedTurn:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SettlePrompt(Effect):
-    """Answer the live prompt (or the waiting prompt `turn_id`); a turn-terminal `record`
-    rides on the response's `_meta`. `failure` is internal to the core: its answer dialect turns
-    it into the record (or a legacy `RejectPrompt`), so the shell never sees it set."""
+    """Answer the prompt `turn_id` (the live one, or one that waited for it); a turn-terminal
+    `record` rides on the response's `_meta`. `failure` is internal to the core: its answer
+    dialect turns it into the record (or a legacy `RejectPrompt`), so the shell never sees it
+    set."""
 
     stop_reason: StopReason
+    turn_id: str
     record: FailureRecord | None = None
-    turn_id: str | None = None
     failure: FailedTurn | None = None
 
 
@@ -105,18 +109,30 @@ class Blame(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RejectPrompt(Effect):
-    """Answer the live prompt (or the waiting prompt `turn_id`) with an error instead of a
-    response: a legacy client's failed turn, or a prompt to a broken session."""
+    """Answer the prompt `turn_id` with an error instead of a response: a legacy client's
+    failed turn, or a prompt to a broken session."""
 
     blame: Blame
     message: str
+    turn_id: str
     error_kind: str | None = None
-    turn_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WithdrawQuestions(Effect):
+    """Take back every question the session has open for the user: permission requests
+    (a plan exit's among them), AskUserQuestion forms and MCP servers' forms. Each is withdrawn
+    from the client with `$/cancel_request`, and a late answer finds nobody waiting. The turn
+    they belong to is over (answered, failed or cancelled), or the session is closing."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ForwardAssistantMessage(Effect):
-    """Stream the assistant message just handled to the client as usual."""
+    """Stream the assistant message just handled to the client as usual. `mask`: it is Claude's
+    error prose (an API error, a notice Claude Code composed), masked like any error text
+    (docs/decisions.md#secrets); the model's own answer is the user's content, sent verbatim."""
+
+    mask: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,8 +173,9 @@ class AnswerSteer(Effect):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SendPrompt(Effect):
-    """Send the waiting prompt `turn_id` to Claude now, first replacing Claude's process when
-    `replace_runtime` (it was lost, or the credentials changed); then report `PromptSent`."""
+    """Send the waiting prompt `turn_id` to Claude now, first starting a Claude process when
+    `replace_runtime` (none was started yet, it was lost, or the credentials changed: the
+    runtime machine decides, `runtime.py`), replacing any old one; then report `PromptSent`."""
 
     turn_id: str
     replace_runtime: bool = False

@@ -56,6 +56,7 @@ __all__ = [
     "RetryAttempted",
     "RuntimeStartFailed",
     "RuntimeStarted",
+    "SessionClosing",
     "SteerReceived",
     "StreamEnded",
     "TransportLost",
@@ -139,6 +140,12 @@ class CancelRequested(Event):
     """The client sent `session/cancel` at `now`."""
 
     now: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionClosing(Event):
+    """The session is ending: the client closed it, a load or a resume replaced it, or the
+    adapter is exiting. What it still asks the user is taken back."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

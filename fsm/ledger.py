@@ -70,6 +70,9 @@ class Ledger:
         self._open_turn: str | None = None
         self._closed_turns: set[str] = set()
         self._replayed: set[str] = set()
+        # Active incidents that resolved since `take_recovered` was last asked: recovery
+        # publishes nothing (docs/decisions.md#recovery), so the session core logs them.
+        self._recovered: list[str] = []
 
     # --- turns and ids ---------------------------------------------------------------------
 
@@ -196,6 +199,7 @@ class Ledger:
 
     def confirm(self, id: str, revision: int) -> None:
         incident = self._require(id)
+        was_active = incident.state is IncidentState.REVISING
         incident.confirm(revision)
         if incident.awaits_its_reset():
             # The newest limit failure carries the reset (docs/decisions.md#limit-that-resets); an
@@ -204,7 +208,7 @@ class Ledger:
                 if other is not incident:
                     other.reach(IncidentTrigger.RESET_SUPERSEDED)
         if incident.state is IncidentState.RESOLVED_HISTORICAL:
-            self._let_go(incident)
+            self._let_go(incident, was_active=was_active)
         if incident.policy is RecoveryPolicy.NEVER:
             self._bound_notices()
 
@@ -270,7 +274,16 @@ class Ledger:
             self._let_go(incident)
         return [i.id for i in done]
 
-    def _let_go(self, incident: Incident) -> None:
+    def take_recovered(self) -> list[str]:
+        """The ids of the active incidents that resolved since the last call, oldest first."""
+        recovered, self._recovered = self._recovered, []
+        return recovered
+
+    def _let_go(self, incident: Incident, *, was_active: bool = True) -> None:
+        # Every caller lets go of an incident that was active (REVISING) before its last row,
+        # except a confirmation that resolved it on delivery (`was_active` says which).
+        if was_active:
+            self._recovered.append(incident.id)
         del self._incidents[incident.id]
         self._history.append(incident)
         while len(self._history) > HISTORY_LIMIT:

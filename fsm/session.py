@@ -178,6 +178,11 @@ class SessionCore:
         return self.turn.state is TurnState.BROKEN
 
     @property
+    def turn_live(self) -> bool:
+        """A turn is live: its prompt was sent and is not answered yet."""
+        return self.turn.live
+
+    @property
     def runtime_lost(self) -> bool:
         return self.runtime.is_lost
 
@@ -219,7 +224,12 @@ class SessionCore:
         pending revision or an event of a kind the core does not know.
         """
         busy = self.idle.busy()
-        return self.idle.after(event, busy, self._handle(event))
+        effects = self.idle.after(event, busy, self._handle(event))
+        recovered = self.ledger.take_recovered()
+        if recovered:
+            # Recovery publishes nothing (docs/decisions.md#recovery); the log is where it shows.
+            effects.append(LogNotice(message=f"no longer active: {sorted(recovered)}"))
+        return effects
 
     def _handle(self, event: Event) -> list[Effect]:
         if isinstance(event, ClaudeEvent) and self._is_stale(event):

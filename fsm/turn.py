@@ -50,9 +50,11 @@ applies (where one looks at data, that is a title or payload choice, not a trans
 that touches another machine (the incidents' recovery boundaries, the runtime's end) only
 records it; `Turn.fire` applies it once every callback of the row ran.
 
-Rules that are not rows (WARNING: hand-coded, not drawn): settling a turn dispatches the next
-queued prompt (`_settled`); a turn has one failure id, so every failure of a live turn revises
-it (the ledger's id spelling); the runtime's `runtime_lost` is fired by `Turn.fire` after a row
+Rules that are not rows (WARNING: hand-coded, not drawn): settling a turn withdraws the
+session's open questions (`WithdrawQuestions`) right before its answer, which names its prompt,
+and dispatches the next queued prompt (`_settled`, which every row that ends a turn reaches); a
+turn has one failure id, so every failure of a live turn revises it (the ledger's id spelling);
+the runtime's `runtime_lost` is fired by `Turn.fire` after a row
 that named `note_runtime_lost`.
 
 What lives elsewhere: ids and revisions (`ledger.py`), the runtime machine (`runtime.py`), the
@@ -83,6 +85,7 @@ from fsm.effects import (
     StartFreshContext,
     StopReason,
     StopRuntime,
+    WithdrawQuestions,
 )
 from fsm.errors import FsmError
 from fsm.events import (
@@ -213,7 +216,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("transport_lost", IDLE, None, "note_runtime_lost", "log_transport_lost"),
     _row("runtime_start_failed", IDLE, None, "note_runtime_lost", "log_start_failure"),
     _row("message_too_large", IDLE, None, "note_runtime_lost"),
-    _row("cancel_requested", IDLE, None, "cancel_queued"),
+    _row("cancel_requested", IDLE, None, "withdraw_questions", "cancel_queued"),
     _row(["claude_silent", "turn_went_busy", "answer_stream_started", "turn_went_idle",
           "cancel_grace_expired"], IDLE, None),
     # Work Claude starts between turns is its own: no turn waits for it.
@@ -306,7 +309,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("runtime_start_failed", WORKING, IDLE, "note_runtime_lost", "fail_start"),
     # The runtime's end that follows is this fault's (the stream cannot go on past it).
     _row("message_too_large", WORKING, IDLE, "note_runtime_lost", "fail_too_large"),
-    _row("cancel_requested", WORKING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    _row("cancel_requested", WORKING, CANCELLING, "withdraw_questions", "cancel_queued",
+         "interrupt_claude"),
     _row("fresh_context_chosen", WORKING, None, "note_fresh_context"),
     # A client that declared AIR's `backgroundSubagents` has its turns end at their result:
     # no subagent of it is waited on.
@@ -359,7 +363,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("turn_went_idle", FAILING, IDLE, "fail_with_claudes_words"),
     _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"], FAILING,
          IDLE, "note_runtime_lost", "fail_with_claudes_words"),
-    _row("cancel_requested", FAILING, CANCELLING, "cancel_queued", "interrupt_claude"),
+    _row("cancel_requested", FAILING, CANCELLING, "withdraw_questions", "cancel_queued",
+         "interrupt_claude"),
     _row("background_task_started", FAILING, None, "note_subagent", when="is_a_subagent",
          unless="ends_turns_at_their_result"),
     _row("background_task_started", FAILING, None),
@@ -381,7 +386,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"],
          CANCELLING, IDLE, "note_runtime_lost", "settle_cancelled"),
     # One interrupt per turn however often the client cancels; its backstop stops Claude.
-    _row("cancel_requested", CANCELLING, None, "cancel_queued"),
+    _row("cancel_requested", CANCELLING, None, "withdraw_questions", "cancel_queued"),
     _row("cancel_grace_expired", CANCELLING, None, "stop_runtime"),
     _row(["background_task_started", "background_task_settled", "background_tasks_listed"],
          CANCELLING, None),
@@ -410,10 +415,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_received", LIVE_TURN, None, "queue_prompt"),
     # --- BROKEN: an internal fault fails what is live and breaks the session for good
     # See docs/decisions.md#internal-faults.
-    _row("internal_fault_occurred", IDLE, BROKEN, "reject_waiting"),
+    _row("internal_fault_occurred", IDLE, BROKEN, "withdraw_questions", "reject_waiting"),
     _row("internal_fault_occurred", LIVE_TURN, BROKEN, "reject_waiting", "fail_internal"),
     _row("prompt_received", BROKEN, None, "refuse_prompt"),
-    _row("cancel_requested", BROKEN, None, "cancel_queued"),
+    _row("cancel_requested", BROKEN, None, "withdraw_questions", "cancel_queued"),
     _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "stream_ended",
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
@@ -421,6 +426,8 @@ TRANSITIONS: list[dict[str, Any]] = [
           "background_task_started", "background_task_settled", "background_tasks_listed"],
          BROKEN, None),
     _row("steer_received", BROKEN, None, "refuse_steer"),
+    # --- any state: the session is ending; nothing it asked the user can be answered now --------
+    _row("session_closing", list(TurnState), None, "withdraw_questions"),
 ]
 # fmt: on
 
@@ -672,6 +679,10 @@ class Turn:
         self.retry_after_ms = self.reset_at_ms = None
         self.between_failure_reported = False
 
+    def withdraw_questions(self, *_: Any) -> None:
+        # A question still open belongs to a turn that is over, or that the client cancelled.
+        self.effects.append(WithdrawQuestions())
+
     def cancel_queued(self, *_: Any) -> None:
         # Prompts waiting behind the live one never reached Claude: they end cancelled.
         for turn_id in self.queued:
@@ -691,8 +702,8 @@ class Turn:
 
     # --- Claude's messages ---------------------------------------------------------------------
 
-    def forward_message(self, *_: Any) -> None:
-        self.effects.append(ForwardAssistantMessage())
+    def forward_message(self, event: AssistantMessageReceived) -> None:
+        self.effects.append(ForwardAssistantMessage(mask=_is_error_prose(event)))
 
     def take_answer(self, event: AssistantMessageReceived) -> None:
         if classify.is_real_model(event.model):
@@ -702,7 +713,7 @@ class Turn:
         if event.stop_reason == "refusal" and event.refusal_explanation:
             self.refusal_explanation = event.refusal_explanation
         self.answered_text += event.text
-        self.effects.append(ForwardAssistantMessage())
+        self.effects.append(ForwardAssistantMessage(mask=_is_error_prose(event)))
 
     def note_failure(self, event: AssistantMessageReceived) -> None:
         # What the failure's record (or legacy answer) will say; a login prompt is an
@@ -857,20 +868,29 @@ class Turn:
 
     # --- settling and withheld prose (shared by every row that ends a turn) ---------------
 
-    def _settled(self, outcome: str, settle: SettlePrompt) -> None:
-        # The client's form of the answer (`RecordAnswers`, `LegacyAnswers`); a failure's record
-        # needs the turn open.
+    def _settled(
+        self, outcome: str, stop_reason: StopReason, failure: FailedTurn | None = None
+    ) -> None:
+        # Every row that ends the live turn comes here: its open questions are withdrawn before
+        # its one answer, which names its prompt. The client's form of the answer
+        # (`RecordAnswers`, `LegacyAnswers`); a failure's record needs the turn open.
+        if self.turn_id is None:
+            raise FsmError("a turn ended that was never opened")
+        settle = SettlePrompt(stop_reason=stop_reason, turn_id=self.turn_id, failure=failure)
         answer = self.answers.answer(settle)
         self.outcome = TurnOutcome(outcome)
         self.grace_armed = False
         self.ledger.close_turn()
-        self.effects += answer
+        # The answer comes last (any words of Claude's a legacy client reads go first); its
+        # questions are withdrawn right before it.
+        *words, reply = answer
+        self.effects += [*words, WithdrawQuestions(), reply]
         if self.queued:
             self.dispatching = self.queued.pop(0)
             self.effects.append(SendPrompt(turn_id=self.dispatching))
 
     def _settle(self, outcome: str, stop_reason: StopReason) -> None:
-        self._settled(outcome, SettlePrompt(stop_reason=stop_reason))
+        self._settled(outcome, stop_reason)
 
     def release_withheld(self, *_: Any) -> None:
         # docs/decisions.md#error-prose-without-record: prose that will become no record goes out as
@@ -984,7 +1004,7 @@ class Turn:
             # The client's text so far ends mid-line: words added after it start a line.
             line_open=bool(self.answered_text) and not self.answered_text.endswith("\n"),
         )
-        self._settled("failed", SettlePrompt(stop_reason=StopReason.END_TURN, failure=failure))
+        self._settled("failed", StopReason.END_TURN, failure)
 
     # --- between turns (docs/decisions.md#failures-between-turns) ---------------------------------
 
@@ -1042,6 +1062,12 @@ class Turn:
             kind=kind, severity=Severity.ERROR, text=text, hints=self._hints()
         )
         self.effects.append(PublishRecord(record=record))
+
+
+def _is_error_prose(event: AssistantMessageReceived) -> bool:
+    """A message forwarded as agent text is masked when it is Claude's error prose (an API
+    error, a notice Claude Code composed), like any error text (docs/decisions.md#secrets)."""
+    return classify.is_error_prose(event.model, event.error)
 
 
 # --- answer dialects: how the answer to a prompt looks to a client -----------------------------

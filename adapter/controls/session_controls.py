@@ -115,6 +115,14 @@ class SessionControls:
             or self.elicitations.forms.waiting
         )
 
+    def withdraw_all(self) -> None:
+        """Take back every question the session has open for the user (the core's
+        `WithdrawQuestions`): permission requests, a plan exit's among them, AskUserQuestion
+        forms and MCP servers' forms. Each is withdrawn from the client with `$/cancel_request`."""
+        self.permissions.withdraw()
+        self.questions.withdraw()
+        self.elicitations.withdraw()
+
     def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
         """Where to find the session's current Claude process."""
         self._runtime = runtime

@@ -272,7 +272,9 @@ class ClaudeSide:
     async def send_prompt(self, turn_id: str, answer: PromptAnswer) -> None:
         if self.starting_fresh is not None:
             await self.starting_fresh.wait()  # the fresh context's process, not one more
-        if answer.replace_runtime or self.runtime is None:
+        # The runtime machine says when a Claude process starts (none yet, or it was lost, or
+        # the credentials changed): `SendPrompt.replace_runtime`.
+        if answer.replace_runtime:
             old, self.runtime = self.runtime, None
             if old is not None:
                 # In the background: what it still says is dropped (the core retired it), and
@@ -286,7 +288,13 @@ class ClaudeSide:
                 await self._feed(RuntimeStartFailed(reason=str(exc)))
                 return
         runtime = self.runtime
-        assert runtime is not None
+        if runtime is None:
+            # Cannot happen: the core asks for a start whenever no process can take a prompt.
+            # Should it, the prompt still gets its one answer rather than wait forever.
+            log.error("session %s: a prompt with no Claude process to go to", self.session_id)
+            await self._feed(PromptSent(turn_id=turn_id, now=self._clock()))
+            await self._feed(RuntimeStartFailed(reason="Claude is not running."))
+            return
         message = claude_user_message(answer.content, turn_id=turn_id)
         await self._feed(PromptSent(turn_id=turn_id, now=self._clock()))
         self._view.prompted(answer.blocks, by_adapter=answer.by_adapter)

@@ -1,7 +1,7 @@
 """Performing the core's effects, one at a time and in order. A collaborator of
 `adapter.session.session.Session`, given what it acts on through its constructor: each effect is
-done as the core said, nothing decided here (the one choice, what a forwarded message masks,
-follows docs/decisions.md#secrets).
+done as the core said, nothing decided here (which questions are withdrawn when, whether a
+forwarded message is masked and which prompt an answer belongs to all come on the effect).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from adapter.session.live_view import LiveView
 from adapter.session.prompt_answer import PromptAnswer
 from adapter.session.publish import Publisher
 from fsm import (
-    SYNTHETIC_MODEL,
     AnswerSteer,
     Blame,
     CompactWhenIdle,
@@ -43,6 +42,7 @@ from fsm import (
     SettlePrompt,
     StartFreshContext,
     StopRuntime,
+    WithdrawQuestions,
 )
 
 __all__ = ["REJECTION_CODES", "EffectPerformer"]
@@ -100,17 +100,16 @@ class EffectPerformer:
                 outcome = DeliveryConfirmed if sent else DeliveryFailed
                 follow = self._core.handle(outcome(id=record.id, revision=record.revision))
                 await self.perform(follow, None)
+            case WithdrawQuestions():
+                self._controls.withdraw_all()
             case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
-                # A question still open belongs to a turn that is over: the client is told.
-                self._controls.permissions.withdraw()
-                self._controls.elicitations.withdraw()
                 await self._view.turn_settled(failed=record is not None)
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self._view.response_usage()
                 quota = self._view.response_quota()
                 if quota is not None:
                     response.field_meta = {**(response.field_meta or {}), **quota}
-                own = self._answers.get(turn_id or self._core.turn.turn_id or "")
+                own = self._answers.get(turn_id)
                 if record is not None and own is not None and own.by_adapter:
                     # The adapter's own turn has no prompt response to carry its record (a
                     # rate limit hit while compacting when idle): it goes out as an update
@@ -118,14 +117,14 @@ class EffectPerformer:
                     await self._publisher.publish(record, agent_error=False)
                 self._give(turn_id, response)
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
-                self._controls.permissions.withdraw()
-                self._controls.elicitations.withdraw()
                 await self._view.turn_settled(failed=True)
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))
-            case ForwardAssistantMessage():
+            case ForwardAssistantMessage(mask=mask):
+                # The core says whether it is error prose, masked (docs/decisions.md#secrets).
                 if isinstance(message, AssistantMessage):
-                    await self._view.assistant(message, mask=self._mask(message))
+                    private = self._settings.private if mask else None
+                    await self._view.assistant(message, mask=private)
             case SendAgentText(text=text, meta=meta):
                 # Masked by the core, which authors or forwards every such text
                 # (docs/decisions.md#secrets).
@@ -159,17 +158,8 @@ class EffectPerformer:
             case LogNotice(message=text):
                 log.info("session %s: %s", self.session_id, text)
 
-    def _mask(self, message: AssistantMessage) -> tuple[str, ...] | None:
-        """What to mask in a message forwarded as agent text: Claude's error prose (an API
-        error, a synthetic notice) is masked like any error text (docs/decisions.md#secrets); the
-        model's own answer is the user's content and stays verbatim."""
-        if message.error is not None or message.model == SYNTHETIC_MODEL:
-            return self._settings.private
-        return None
-
-    def _give(self, turn_id: str | None, value: PromptResponse | RequestError) -> None:
-        turn_id = turn_id or self._core.turn.turn_id
-        answer = self._answers.get(turn_id) if turn_id is not None else None
+    def _give(self, turn_id: str, value: PromptResponse | RequestError) -> None:
+        answer = self._answers.get(turn_id)
         if answer is None:
             log.error("session %s: an answer with no prompt waiting", self.session_id)
             return

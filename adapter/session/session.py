@@ -47,6 +47,7 @@ from fsm import (
     Event,
     InternalFaultOccurred,
     PromptReceived,
+    SessionClosing,
     SessionCore,
     SteerReceived,
     TransportLost,
@@ -176,7 +177,7 @@ class Session:
         self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
-        self.controls.permissions.turn_live = lambda: self.core.turn.live
+        self.controls.permissions.turn_live = lambda: self.core.turn_live
 
     # --- Claude's process (starting it and reading it: `claude_side.py`) -----------------
 
@@ -206,7 +207,7 @@ class Session:
         Claude is stopped: at once (SIGTERM, SIGKILL after `grace` seconds) when the adapter
         exits, or with `grace` None the SDK's gentle way (its transcript stays whole for a
         resume)."""
-        self._withdraw_questions()
+        await self.feed(SessionClosing())
         await self.feed(CancelRequested(now=self._clock()))
         runtime = self.claude.runtime
         if runtime is not None:
@@ -225,19 +226,12 @@ class Session:
     async def close(self) -> None:
         self._closed = True
         self._rearm.set()
-        self._withdraw_questions()
+        await self.feed(SessionClosing())
         if self.claude.runtime is not None:
             await self.claude.runtime.close()
         for answer in self._answers.values():
             answer.give(RequestError.internal_error({"reason": "the session was closed"}))
         await self._release()
-
-    def _withdraw_questions(self) -> None:
-        """Every way the session ends (close, replacement by a load or a resume, the adapter's
-        exit) takes back its open permission questions and forms: each sends the client
-        `$/cancel_request`, and a late answer finds nobody waiting."""
-        self.controls.permissions.withdraw()
-        self.controls.elicitations.withdraw()
 
     async def _release(self) -> None:
         """Detach the core from the shared machines (once; late facts are dropped after)."""
@@ -256,17 +250,12 @@ class Session:
             if self._released:  # a late fact (a reader's last frame) for a closed session
                 log.debug("session %s: closed, dropped %s", self.session_id, type(event).__name__)
                 return
-            before = {record.id for record in self.core.active()}
             try:
                 await self.effects.perform(self.core.handle(event), message)
             except Exception:
                 # Declared recovery boundary (docs/decisions.md#internal-faults): our own code
                 # failed on this event.
                 await self._fault_locked(f"handling {type(event).__name__}")
-            recovered = before - {record.id for record in self.core.active()}
-            if recovered:
-                # Recovery publishes nothing (the spec); the log is where it can be seen.
-                log.info("session %s: no longer active: %s", self.session_id, sorted(recovered))
         # Wake the timer only when the core needs waking sooner than it is set for: a later
         # deadline is found when the earlier one passes (cheap: once per Claude frame).
         deadline = self.core.next_deadline()
@@ -425,8 +414,6 @@ class Session:
         return value
 
     async def cancel(self) -> None:
-        """The client cancelled: the core decides what is interrupted and what is answered."""
-        self.controls.permissions.withdraw()
-        self.controls.questions.withdraw()
-        self.controls.elicitations.withdraw()
+        """The client cancelled: the core decides what is withdrawn, what is interrupted and
+        what is answered."""
         await self.feed(CancelRequested(now=self._clock()))

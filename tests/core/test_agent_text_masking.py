@@ -1,10 +1,12 @@
 """Every agent text the core sends is masked by the core itself (docs/decisions.md#secrets), so the
 shell passes `SendAgentText` on as it is: a refusal's explanation too, which the shell used to mask
-a second time on its own."""
+a second time on its own. Forwarded messages carry the core's word on masking too
+(`ForwardAssistantMessage.mask`)."""
 
 from __future__ import annotations
 
-from fsm.effects import SendAgentText, SettlePrompt, StopReason
+from fsm.classify import is_error_prose
+from fsm.effects import ForwardAssistantMessage, SendAgentText, SettlePrompt, StopReason
 from fsm.events import AssistantMessageReceived, PromptSent, ResultReceived
 from fsm.session import SessionCore
 
@@ -32,6 +34,37 @@ def test_a_refusal_explanation_reaches_the_client_masked() -> None:
         [text] = [e.text for e in effects if isinstance(e, SendAgentText)]
         assert KEY not in text and "abcdefghijklmnop" not in text
         assert text.startswith("It quoted the key ***")
-        assert effects[-1] == SettlePrompt(stop_reason=StopReason.REFUSAL)
+        assert effects[-1] == SettlePrompt(stop_reason=StopReason.REFUSAL, turn_id="t1")
     finally:
         core.close()
+
+
+def test_the_core_says_which_forwarded_messages_are_masked() -> None:
+    # docs/decisions.md#secrets: Claude's error prose (an API error, a notice Claude Code
+    # composed) is masked like any error text; the model's own answer is the user's content.
+    legacy = SessionCore(session_id="s", epoch=E, capable=False, private=(KEY,))
+
+    def said(
+        model: str, error: str | None = None, top_level: bool = True
+    ) -> AssistantMessageReceived:
+        return AssistantMessageReceived(
+            epoch=E, model=model, text="text", text_block_count=1, error=error, top_level=top_level
+        )
+
+    try:
+        # Between turns, then within one; a legacy client reads the prose in the transcript.
+        assert legacy.handle(said("<synthetic>", error="server_error"))[0] == (
+            ForwardAssistantMessage(mask=True)
+        )
+        legacy.handle(PromptSent(turn_id="t1"))
+        assert legacy.handle(said("claude-sonnet-4-5")) == [ForwardAssistantMessage(mask=False)]
+        assert legacy.handle(said("<synthetic>")) == [ForwardAssistantMessage(mask=True)]
+        subagent = said("claude-sonnet-4-5", error="overloaded", top_level=False)
+        assert legacy.handle(subagent) == [ForwardAssistantMessage(mask=True)]
+        assert legacy.handle(said("claude-sonnet-4-5", error="overloaded")) == [
+            ForwardAssistantMessage(mask=True)
+        ]
+    finally:
+        legacy.close()
+    assert is_error_prose("<synthetic>", None) and is_error_prose("claude-x", "rate_limit")
+    assert not is_error_prose("claude-x", None) and not is_error_prose(None, None)

@@ -20,6 +20,7 @@ from fsm.effects import (
     SettlePrompt,
     StartFreshContext,
     StopReason,
+    WithdrawQuestions,
 )
 from fsm.events import (
     AssistantMessageReceived,
@@ -72,16 +73,22 @@ def test_the_interrupted_result_restarts_and_the_continuation_settles_the_prompt
         epoch=E2, model="claude-sonnet-4-5", text="Done.", text_block_count=1, top_level=True
     )
     core.handle(answer)
-    [settled] = core.handle(ResultReceived(epoch=E2, subtype="success", is_error=False))
-    # The live turn's answer (no turn id: the one live), a success with no record.
-    assert settled == SettlePrompt(stop_reason=StopReason.END_TURN)
+    effects = core.handle(ResultReceived(epoch=E2, subtype="success", is_error=False))
+    # The same prompt's answer, a success with no record, after its questions are withdrawn.
+    assert effects == [
+        WithdrawQuestions(),
+        SettlePrompt(stop_reason=StopReason.END_TURN, turn_id="t1"),
+    ]
 
 
 def test_a_cancel_during_the_restart_answers_cancelled_and_no_plan_is_sent(
     core: SessionCore,
 ) -> None:
     _resetting(core)
-    assert core.handle(CancelRequested()) == [SettlePrompt(stop_reason=StopReason.CANCELLED)]
+    assert core.handle(CancelRequested()) == [
+        WithdrawQuestions(),
+        SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id="t1"),
+    ]
     core.handle(RuntimeStarted(epoch=E2))
     assert core.handle(FreshContextReady()) == [
         LogNotice(message="a fresh context for no live turn: no plan sent")
@@ -92,7 +99,8 @@ def test_a_cancel_during_the_restart_answers_cancelled_and_no_plan_is_sent(
 
 def test_a_fresh_process_that_fails_to_start_fails_the_turn_once(core: SessionCore) -> None:
     _resetting(core)
-    [settled] = core.handle(RuntimeStartFailed(reason="Claude Code did not start."))
+    withdraw, settled = core.handle(RuntimeStartFailed(reason="Claude Code did not start."))
+    assert withdraw == WithdrawQuestions()
     assert isinstance(settled, SettlePrompt) and settled.record is not None
     assert (settled.record.id, settled.record.title) == ("t1:error", "Claude Code did not start.")
     assert core.turn_state is TurnState.IDLE
@@ -117,5 +125,6 @@ def test_a_choice_without_a_live_turn_changes_nothing(core: SessionCore) -> None
     assert core.handle(PromptReceived(turn_id="t1")) == [SendPrompt(turn_id="t1")]
     core.handle(PromptSent(turn_id="t1"))
     # Not chosen in this turn: its result settles it as usual (here, as the error it is).
-    [settled] = core.handle(INTERRUPTED)
+    withdraw, settled = core.handle(INTERRUPTED)
+    assert withdraw == WithdrawQuestions()
     assert isinstance(settled, SettlePrompt) and core.turn_state is TurnState.IDLE

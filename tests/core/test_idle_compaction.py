@@ -202,7 +202,7 @@ def test_a_client_prompt_during_the_idle_compaction_waits_for_it(core: SessionCo
     effects = core.handle(ResultReceived(epoch=E, subtype="success", is_error=False))
     assert effects[-1] == SendPrompt(turn_id="t2")
     # The live turn (the adapter's) is settled; the client's is not.
-    assert [e.turn_id for e in effects if isinstance(e, SettlePrompt)] == [None]
+    assert [e.turn_id for e in effects if isinstance(e, SettlePrompt)] == ["own"]
     # The client's turn's own end opens the next idle period, as any turn's does.
     core.handle(PromptSent(turn_id="t2", now=4100.0))
     _request(core, 4100.5)

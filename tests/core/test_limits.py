@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from fsm.effects import PublishRecord, SendNotice, SettlePrompt, StopReason
+from fsm.effects import LogNotice, PublishRecord, SendNotice, SettlePrompt, StopReason
 from fsm.events import (
     AssistantMessageReceived,
     DeadlineReached,
@@ -118,8 +118,8 @@ def fail_on_the_limit(core: SessionCore, turn_id: str, now: float = 100.0) -> Fa
     start_turn(core, turn_id, now)
     core.handle(reported(window("rejected", 1.0), now=now + 1))
     core.handle(limit_said())
-    (settled,) = core.handle(error_result())
-    assert isinstance(settled, SettlePrompt) and settled.record is not None
+    (settled,) = [e for e in core.handle(error_result()) if isinstance(e, SettlePrompt)]
+    assert settled.record is not None and settled.turn_id == turn_id
     return settled.record
 
 
@@ -182,19 +182,21 @@ def test_a_new_reset_time_is_a_new_occurrence(core: SessionCore) -> None:
 
 
 def test_allowed_retires_the_warning_and_publishes_nothing(core: SessionCore) -> None:
-    publish(core, core.handle(reported(window())))
-    assert core.handle(reported(window("allowed", 0.1, RESET + 18_000), now=102)) == []
+    warning = publish(core, core.handle(reported(window())))
+    allowed = reported(window("allowed", 0.1, RESET + 18_000), now=102)
+    # Recovery publishes nothing; the log says so.
+    assert core.handle(allowed) == [LogNotice(message=f"no longer active: {[warning.id]}")]
     assert core.active() == []
     assert core.next_deadline() is None
 
 
 def test_the_warning_stops_being_active_at_its_reset_time(core: SessionCore) -> None:
-    publish(core, core.handle(reported(window())))
+    warning = publish(core, core.handle(reported(window())))
     due = 100 + (RESET - W0)
     assert core.next_deadline() == pytest.approx(due)
     assert core.handle(deadline(due - 1)) == []
     assert len(core.active()) == 1
-    assert core.handle(deadline(due)) == []
+    assert core.handle(deadline(due)) == [LogNotice(message=f"no longer active: {[warning.id]}")]
     assert core.active() == [] and core.next_deadline() is None
 
 
@@ -325,8 +327,8 @@ def test_a_prompt_before_the_reset_fails_again_and_its_reset_is_tracked(
     # Claude Code reports a window only when its status changes: no new event this time.
     start_turn(core, "t2", now=300)
     core.handle(limit_said())
-    (settled,) = core.handle(error_result())
-    assert isinstance(settled, SettlePrompt) and settled.stop_reason is StopReason.END_TURN
+    (settled,) = [e for e in core.handle(error_result()) if isinstance(e, SettlePrompt)]
+    assert settled.stop_reason is StopReason.END_TURN
     assert settled.record is not None and settled.record.id == "t2:error"
     assert settled.record.reset_at_epoch_ms == RESET * 1000
     # The newest failure carries the reset; nothing is published twice.
@@ -359,8 +361,8 @@ def test_a_warning_is_not_a_rejection(core: SessionCore) -> None:
     start_turn(core, "t1")
     publish(core, core.handle(reported(window())))
     core.handle(limit_said())
-    (settled,) = core.handle(error_result())
-    assert isinstance(settled, SettlePrompt) and settled.record is not None
+    (settled,) = [e for e in core.handle(error_result()) if isinstance(e, SettlePrompt)]
+    assert settled.record is not None
     assert settled.record.reset_at_epoch_ms is None  # only a rejected window's reset counts
 
 

@@ -3,7 +3,7 @@ record, and the runtime's end that follows adds nothing."""
 
 from __future__ import annotations
 
-from fsm.effects import LogNotice, RejectPrompt, SettlePrompt, StopReason
+from fsm.effects import LogNotice, RejectPrompt, SettlePrompt, StopReason, WithdrawQuestions
 from fsm.events import CancelRequested, MessageTooLarge, PromptSent, TransportLost
 from fsm.session import SessionCore
 from fsm.vocabulary import Category, FailureKind
@@ -19,7 +19,8 @@ def _core(capable: bool = True) -> SessionCore:
 def test_a_message_over_the_limit_fails_the_turn_once_with_its_own_record() -> None:
     core = _core()
     core.handle(PromptSent(turn_id="P"))
-    [effect] = core.handle(MessageTooLarge(epoch=E, limit_bytes=1024 * 1024))
+    withdraw, effect = core.handle(MessageTooLarge(epoch=E, limit_bytes=1024 * 1024))
+    assert withdraw == WithdrawQuestions()
     assert isinstance(effect, SettlePrompt) and effect.record is not None
     assert effect.stop_reason is StopReason.END_TURN
     assert effect.record.kind is FailureKind.CONTEXT_EXHAUSTED
@@ -36,8 +37,10 @@ def test_a_message_over_the_limit_fails_the_turn_once_with_its_own_record() -> N
 def test_a_limit_that_is_not_whole_mib_is_named_in_bytes() -> None:
     core = _core(capable=False)
     core.handle(PromptSent(turn_id="P"))
-    [effect] = core.handle(MessageTooLarge(epoch=E, limit_bytes=65_536))
+    withdraw, effect = core.handle(MessageTooLarge(epoch=E, limit_bytes=65_536))
+    assert withdraw == WithdrawQuestions()
     assert isinstance(effect, RejectPrompt) and effect.error_kind == "message_too_large"
+    assert effect.turn_id == "P"
     assert "65,536 bytes" in effect.message
 
 
@@ -46,5 +49,6 @@ def test_a_cancelled_turn_stays_cancelled_when_the_message_is_too_large() -> Non
     core.handle(PromptSent(turn_id="P"))
     core.handle(CancelRequested())
     assert core.handle(MessageTooLarge(epoch=E, limit_bytes=10)) == [
-        SettlePrompt(stop_reason=StopReason.CANCELLED)
+        WithdrawQuestions(),
+        SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id="P"),
     ]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from fsm.effects import LogNotice, PublishRecord, SendPrompt, SettlePrompt
+from fsm.effects import LogNotice, PublishRecord, SendPrompt, SettlePrompt, WithdrawQuestions
 from fsm.events import (
     AssistantMessageReceived,
     AuthStatusReported,
@@ -144,7 +144,9 @@ def test_a_lost_runtime_is_replaced_at_the_next_prompt_and_its_epoch_retired(
     ]
     # The new runtime's start is the row that recovers the loss (RUNTIME_REPLACED).
     assert core.active() == [lost.record]
-    assert core.handle(RuntimeStarted(epoch=E2)) == []
+    assert core.handle(RuntimeStarted(epoch=E2)) == [
+        LogNotice(message=f"no longer active: {[lost.record.id]}")
+    ]
     assert (_state(core), core.active(), core.epoch) == (S.UP, [], E2)
 
 
@@ -160,7 +162,8 @@ def test_new_credentials_retire_a_live_runtime_without_failing_the_prompt(
     # The fresh process fails to start: the prompt was not sent to a lost one, so the turn
     # fails with the start's own reason, and the runtime is now being restarted.
     assert core.handle(PromptSent(turn_id="t1")) == []
-    [settled] = core.handle(RuntimeStartFailed(reason="Claude Code did not start."))
+    withdraw, settled = core.handle(RuntimeStartFailed(reason="Claude Code did not start."))
+    assert withdraw == WithdrawQuestions()
     assert isinstance(settled, SettlePrompt) and settled.record is not None
     assert settled.record.title == "Claude Code did not start."
     assert _state(core) is S.RESTARTING
@@ -198,3 +201,27 @@ def test_only_a_settled_successful_auth_status_confirms_auth(core: SessionCore) 
     # Signed in: `confirm_auth` fires AUTH_CONFIRMED and the incident machine retires it.
     core.handle(AuthStatusReported(epoch=E1, is_authenticating=False))
     assert auth.record not in core.active()
+
+
+def test_the_runtime_machine_decides_when_a_claude_process_starts() -> None:
+    # The shell starts a Claude process only when a `SendPrompt` says so: a session whose
+    # process was never started asks for one with its first prompt, and not again once it runs.
+    fresh = SessionCore(session_id="s", epoch="unstarted", capable=True, started=False)
+    try:
+        assert fresh.runtime.state is S.UNSTARTED
+        assert fresh.handle(PromptReceived(turn_id="t1")) == [
+            SendPrompt(turn_id="t1", replace_runtime=True)
+        ]
+        assert fresh.handle(RuntimeStarted(epoch=E1)) == []
+        fresh.handle(PromptSent(turn_id="t1"))
+        fresh.handle(ResultReceived(epoch=E1, subtype="success", is_error=False))
+        assert fresh.handle(PromptReceived(turn_id="t2")) == [SendPrompt(turn_id="t2")]
+    finally:
+        fresh.close()
+    # A session opened with its process already running (a load or a resume spawns it).
+    opened = SessionCore(session_id="s", epoch="unstarted", capable=True, started=False)
+    try:
+        assert opened.handle(RuntimeStarted(epoch=E1)) == []
+        assert opened.handle(PromptReceived(turn_id="t1")) == [SendPrompt(turn_id="t1")]
+    finally:
+        opened.close()

@@ -9,6 +9,7 @@ from fsm.effects import (
     SendAgentText,
     SettlePrompt,
     StopReason,
+    WithdrawQuestions,
 )
 from fsm.events import (
     AssistantMessageReceived,
@@ -43,7 +44,8 @@ def test_failure_message_then_quiet_result_still_fails_the_turn() -> None:
     # The prose is withheld for the record...
     assert core.handle(_said(LIMIT, "<synthetic>", error="rate_limit")) == []
     # ...so a result that does not call itself an error must not leave the client with nothing.
-    [effect] = core.handle(ResultReceived(epoch=E, subtype="success", is_error=False))
+    withdraw, effect = core.handle(ResultReceived(epoch=E, subtype="success", is_error=False))
+    assert withdraw == WithdrawQuestions()
     assert isinstance(effect, SettlePrompt) and effect.record is not None
     assert effect.record.kind is FailureKind.QUOTA_EXHAUSTED
     assert effect.record.title == LIMIT
@@ -61,7 +63,8 @@ def test_a_real_answer_after_a_failure_message_means_the_turn_got_past_it() -> N
         ForwardAssistantMessage(),
     ]
     assert core.handle(ResultReceived(epoch=E, subtype="success", is_error=False)) == [
-        SettlePrompt(stop_reason=StopReason.END_TURN)
+        WithdrawQuestions(),
+        SettlePrompt(stop_reason=StopReason.END_TURN, turn_id="P"),
     ]
     assert core.active() == []
 
@@ -84,7 +87,7 @@ def test_failure_prose_with_no_live_turn_is_a_session_record_or_legacy_prose() -
     # A legacy client keeps the prose (docs/decisions.md#legacy-clients).
     legacy = _core(capable=False)
     assert legacy.handle(_said("API Error: 500", "<synthetic>", error="server_error")) == [
-        ForwardAssistantMessage(),
+        ForwardAssistantMessage(mask=True),  # Claude's error prose (docs/decisions.md#secrets)
         LogNotice(message="a failure with no live turn"),
     ]
     legacy.close()

@@ -19,6 +19,7 @@ from fsm.effects import (
     SettlePrompt,
     StopReason,
     StopRuntime,
+    WithdrawQuestions,
 )
 from fsm.errors import FsmError, InvalidTransition
 from fsm.events import (
@@ -43,7 +44,7 @@ from fsm.turn import TurnOutcome, TurnState
 from fsm.vocabulary import Category, FailureKind, Severity
 
 E1, E2 = "epoch-1", "epoch-2"
-END = SettlePrompt(stop_reason=StopReason.END_TURN)
+WITHDRAW = WithdrawQuestions()
 CANCELLED = StopReason.CANCELLED
 
 
@@ -69,7 +70,11 @@ def test_prompts_queue_behind_the_live_one_and_go_in_order(core: SessionCore) ->
     assert core.handle(PromptSent(turn_id="t1")) == []
     assert core.handle(PromptReceived(turn_id="t3")) == []
     # The live turn's answer comes first, then the next prompt is dispatched.
-    assert core.handle(_ok()) == [END, SendPrompt(turn_id="t2")]
+    assert core.handle(_ok()) == [
+        WITHDRAW,
+        SettlePrompt(stop_reason=StopReason.END_TURN, turn_id="t1"),
+        SendPrompt(turn_id="t2"),
+    ]
     # A prompt sent out of the order the core dispatched is a bug of the shell.
     with pytest.raises(FsmError):
         core.handle(PromptSent(turn_id="t3"))
@@ -87,10 +92,11 @@ def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) ->
     core.handle(PromptReceived(turn_id="t2"))
     # The queued prompt never reached Claude: cancelled. The live one: one interrupt.
     assert core.handle(CancelRequested(now=5.0)) == [
+        WITHDRAW,
         SettlePrompt(stop_reason=CANCELLED, turn_id="t2"),
         InterruptClaude(),
     ]
-    assert core.handle(CancelRequested(now=6.0)) == []
+    assert core.handle(CancelRequested(now=6.0)) == [WITHDRAW]
     assert core.next_deadline() == 5.0 + CANCEL_GRACE_SECONDS
     # Claude ignores it: at the deadline the core stops its process (once).
     assert core.handle(DeadlineReached(now=4.0 + CANCEL_GRACE_SECONDS)) == []
@@ -101,7 +107,10 @@ def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) ->
     assert core.next_deadline() is None
     # The process ending settles the turn as cancelled, without a record
     # (docs/decisions.md#refusal-and-cancellation).
-    assert core.handle(StreamEnded(epoch=E1)) == [SettlePrompt(stop_reason=CANCELLED)]
+    assert core.handle(StreamEnded(epoch=E1)) == [
+        WITHDRAW,
+        SettlePrompt(stop_reason=CANCELLED, turn_id="t1"),
+    ]
     assert (core.turn_state, core.turn.outcome, core.active()) == (
         TurnState.IDLE,
         TurnOutcome.CANCELLED,
@@ -111,8 +120,8 @@ def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) ->
 
 def test_a_claude_that_obeys_the_interrupt_leaves_no_deadline(core: SessionCore) -> None:
     core.handle(PromptSent(turn_id="t1", now=0.0))
-    assert core.handle(CancelRequested(now=1.0)) == [InterruptClaude()]
-    assert core.handle(_ok()) == [SettlePrompt(stop_reason=CANCELLED)]
+    assert core.handle(CancelRequested(now=1.0)) == [WITHDRAW, InterruptClaude()]
+    assert core.handle(_ok()) == [WITHDRAW, SettlePrompt(stop_reason=CANCELLED, turn_id="t1")]
     assert core.next_deadline() is None
 
 
@@ -157,10 +166,15 @@ def test_the_next_prompt_replaces_a_lost_runtime(core: SessionCore) -> None:
     assert core.handle(StreamEnded(epoch=E1)) == [
         LogNotice(message="dropped StreamEnded from a replaced runtime")
     ]
-    assert core.handle(RuntimeStarted(epoch=E2)) == []
+    assert core.handle(RuntimeStarted(epoch=E2)) == [
+        LogNotice(message=f"no longer active: {[lost.record.id]}")
+    ]
     assert core.active() == []
     assert core.handle(PromptSent(turn_id="t2")) == []
-    assert core.handle(ResultReceived(epoch=E2, subtype="success", is_error=False)) == [END]
+    assert core.handle(ResultReceived(epoch=E2, subtype="success", is_error=False)) == [
+        WITHDRAW,
+        SettlePrompt(stop_reason=StopReason.END_TURN, turn_id="t2"),
+    ]
     # New credentials: the next prompt goes to a fresh process too; otherwise not.
     assert core.handle(PromptReceived(turn_id="t3")) == [SendPrompt(turn_id="t3")]
     core.handle(PromptSent(turn_id="t3"))
@@ -186,9 +200,10 @@ def test_an_internal_fault_fails_the_turn_and_the_session_stays_broken(capable: 
             turn_id="t2",
         )
         # docs/decisions.md#internal-faults: the queued prompt is refused, the live one fails as
-        # internal_error.
-        assert effects[0] == refused
-        answer = effects[1]
+        # internal_error, after its questions are withdrawn.
+        assert effects[:2] == [refused, WITHDRAW]
+        answer = effects[2]
+        assert isinstance(answer, SettlePrompt | RejectPrompt) and answer.turn_id == "t1"
         if capable:
             assert isinstance(answer, SettlePrompt) and answer.record is not None
             assert (answer.record.kind, answer.record.category) == (
@@ -249,7 +264,8 @@ def test_a_prompt_dispatched_to_a_process_that_then_died_fails_as_lost(core: Ses
     assert isinstance(lost, PublishRecord)  # between turns: a session-scoped record
     core.handle(DeliveryConfirmed(id=lost.record.id, revision=1))
     # The prompt still gets its one answer: the connection was lost for it too.
-    [answer] = core.handle(PromptSent(turn_id="t1"))
+    withdraw, answer = core.handle(PromptSent(turn_id="t1"))
+    assert withdraw == WITHDRAW
     assert isinstance(answer, SettlePrompt) and answer.record is not None
     assert (answer.record.id, answer.record.kind) == ("t1:error", FailureKind.TRANSPORT_LOST)
     # And the next prompt goes to a new process.

@@ -43,6 +43,7 @@ from fsm.effects import (
     SendPrompt,
     SettlePrompt,
     StopReason,
+    WithdrawQuestions,
 )
 from fsm.errors import InvalidTransition
 from fsm.events import (
@@ -298,9 +299,9 @@ class SessionStateMachine(RuleBasedStateMachine):
 
     def _feed(self, event: Event, data: st.DataObject) -> list[Effect]:
         live_before = self.live
-        active_before = {r.id for r in self.core.active()}
-        effects = self.core.handle(event)
-        effects = self._check_waiting(effects)
+        effects = self._handle(event)
+        effects = self._check_withdrawals(event, effects, live_before)
+        effects = self._check_waiting(effects, live_before)
         self._check_answers(event, effects, live_before)
         self.interrupts[live_before] = self.interrupts.get(live_before, 0) + sum(
             isinstance(e, InterruptClaude) for e in effects
@@ -313,15 +314,44 @@ class SessionStateMachine(RuleBasedStateMachine):
                 self._deliver(effect.record, data.draw(st.booleans(), label="delivered"))
         if isinstance(event, QUIET_EVENTS):
             assert not any(isinstance(e, PublishRecord) for e in effects), event
-        self.resolved |= active_before - {r.id for r in self.core.active()}
         return effects
 
-    def _check_waiting(self, effects: list[Effect]) -> list[Effect]:
-        # Answers to prompts that wait (queued, or refused by a broken session) name their
-        # prompt; the next queued prompt is dispatched only after the live one's answer.
+    def _handle(self, event: Event) -> list[Effect]:
+        # Recovery publishes nothing; the core logs exactly the ids that left the active set
+        # (checked here against the active set itself, then set aside).
+        active_before = {r.id for r in self.core.active()}
+        effects = self.core.handle(event)
+        recovered = active_before - {r.id for r in self.core.active()}
+        logs = [
+            e
+            for e in effects
+            if isinstance(e, LogNotice) and e.message.startswith("no longer active: ")
+        ]
+        expected = [LogNotice(message=f"no longer active: {sorted(recovered)}")]
+        assert logs == (expected if recovered else []), (event, effects)
+        assert not logs or effects[-1] == logs[0]
+        self.resolved |= recovered
+        return [e for e in effects if e not in logs]
+
+    def _check_withdrawals(
+        self, event: Event, effects: list[Effect], live_before: str | None
+    ) -> list[Effect]:
+        # A question still open belongs to a turn that is over: the live prompt's answer comes
+        # right after the withdrawal of every open question, and a cancel withdraws them first.
+        for i, effect in enumerate(effects):
+            if isinstance(effect, SettlePrompt | RejectPrompt) and effect.turn_id == live_before:
+                assert i > 0 and effects[i - 1] == WithdrawQuestions(), effects
+        if isinstance(event, CancelRequested):
+            assert effects[:1] == [WithdrawQuestions()], effects
+        return [e for e in effects if not isinstance(e, WithdrawQuestions)]
+
+    def _check_waiting(self, effects: list[Effect], live_before: str | None) -> list[Effect]:
+        # Every answer names its prompt: the live one, or one that waits (queued, or refused by
+        # a broken session); the next queued prompt is dispatched only after the live one's
+        # answer.
         rest: list[Effect] = []
         for effect in effects:
-            if isinstance(effect, SettlePrompt | RejectPrompt) and effect.turn_id is not None:
+            if isinstance(effect, SettlePrompt | RejectPrompt) and effect.turn_id != live_before:
                 assert effect.turn_id in self.queued or self.broken, effect
                 if effect.turn_id == self.dispatched:
                     self.dispatched = None
@@ -343,11 +373,11 @@ class SessionStateMachine(RuleBasedStateMachine):
     def _deliver(self, record: FailureRecord, ok: bool) -> None:
         # The shell performed the session_info_update and reports how it went.
         if ok:
-            reply = self.core.handle(DeliveryConfirmed(id=record.id, revision=record.revision))
+            reply = self._handle(DeliveryConfirmed(id=record.id, revision=record.revision))
             assert reply == []
             self._delivered(record)
         else:
-            reply = self.core.handle(DeliveryFailed(id=record.id, revision=record.revision))
+            reply = self._handle(DeliveryFailed(id=record.id, revision=record.revision))
             assert reply == [
                 LogNotice(message=f"failed to publish {record.id} revision {record.revision}")
             ]
@@ -415,6 +445,7 @@ class SessionStateMachine(RuleBasedStateMachine):
         self.answered.add(live_before)
         self.live = None
         [answer] = answers
+        assert answer.turn_id == live_before  # every answer names its prompt
         # The answer comes last (any explanation text goes before it), with no warning beside it.
         assert effects[-1] is answer
         assert not any(isinstance(e, PublishRecord) for e in effects)

@@ -28,6 +28,7 @@ from tests.support.session_narrative import (
     E1,
     ERROR,
     FORWARD,
+    FORWARD_MASKED,
     LOGIN,
     LOGIN_TEXT,
     LOGIN_TITLE,
@@ -80,7 +81,7 @@ def _error_row(
             (
                 said(text, model=model, error=error),
                 [],
-                [FORWARD] if legacy_says is None else legacy_says,
+                [FORWARD_MASKED] if legacy_says is None else legacy_says,
             ),
         ),
         ending=result(is_error=True, text=text),
@@ -92,6 +93,7 @@ def _error_row(
             blame=Blame.INTERNAL,
             message=f"Internal error: {policy_for(kind).fallback_title}",
             error_kind=error,
+            turn_id=T1,
         ),
     )
 
@@ -179,6 +181,7 @@ MAPPING: dict[str, MappingRow] = {
         legacy_words=(SendAgentText(text="\nReached maximum budget ($5)"),),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message="Internal error: This Claude session reached its configured budget.",
             error_kind="budget_exhausted",
         ),
@@ -202,6 +205,7 @@ MAPPING: dict[str, MappingRow] = {
         legacy_words=(SendAgentText(text="\nReached maximum number of turns (8)"),),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message="Internal error: This Claude turn reached its configured limit.",
             error_kind="max_turns",
         ),
@@ -245,6 +249,7 @@ MAPPING: dict[str, MappingRow] = {
         ),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message=f"Internal error: {TURN_NO_RESULT_TITLE}",
             error_kind="no_result",
         ),
@@ -264,6 +269,7 @@ MAPPING: dict[str, MappingRow] = {
         ),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message="Internal error: The connection to Claude was lost.",
             error_kind="transport_lost",
         ),
@@ -285,6 +291,7 @@ MAPPING: dict[str, MappingRow] = {
         ),
         legacy_answer=RejectPrompt(
             blame=Blame.INTERNAL,
+            turn_id=T1,
             message="Internal error: The Claude worker is shutting down.",
             error_kind="worker_shutdown",
         ),

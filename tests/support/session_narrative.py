@@ -15,6 +15,7 @@ from fsm import (
     FailureKind,
     FailureRecord,
     ForwardAssistantMessage,
+    LogNotice,
     ModelFellBack,
     PublishRecord,
     RejectPrompt,
@@ -24,6 +25,7 @@ from fsm import (
     SettlePrompt,
     Severity,
     StopReason,
+    WithdrawQuestions,
 )
 
 SID = "sess-1"
@@ -45,7 +47,11 @@ NEW = (Action.NEW_SESSION,)
 NONE: tuple[Action, ...] = ()
 
 FORWARD = ForwardAssistantMessage()
-END_TURN = SettlePrompt(stop_reason=StopReason.END_TURN)
+# Claude's error prose, forwarded masked (docs/decisions.md#secrets).
+FORWARD_MASKED = ForwardAssistantMessage(mask=True)
+# Every row that ends a turn takes back its open questions before its one answer.
+WITHDRAW = WithdrawQuestions()
+END_TURN = SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1)
 
 SPEND_LIMIT = (
     "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin for a "
@@ -157,8 +163,19 @@ def rec(
     )
 
 
-def failed_with(record: FailureRecord) -> list[Effect]:
-    return [SettlePrompt(stop_reason=StopReason.END_TURN, record=record)]
+def settled(turn_id: str, stop_reason: StopReason = StopReason.END_TURN) -> SettlePrompt:
+    """The answer to prompt `turn_id`, no record on it."""
+    return SettlePrompt(stop_reason=stop_reason, turn_id=turn_id)
+
+
+def recovered(*ids: str) -> LogNotice:
+    """What the core logs when active records stopped being active (recovery publishes
+    nothing)."""
+    return LogNotice(message=f"no longer active: {sorted(ids)}")
+
+
+def failed_with(record: FailureRecord, turn_id: str = T1) -> list[Effect]:
+    return [WITHDRAW, SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=turn_id, record=record)]
 
 
 def published(record: FailureRecord) -> list[Effect]:
@@ -178,4 +195,4 @@ def notice_id(n: int, epoch: str = E1) -> str:
     return f"{SID}:notice:{epoch}:{n}"
 
 
-AUTH_REJECTION = RejectPrompt(blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE)
+AUTH_REJECTION = RejectPrompt(blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE, turn_id=T1)

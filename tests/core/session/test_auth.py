@@ -8,9 +8,9 @@ from fsm.session import SessionCore
 from fsm.turn import TurnOutcome, TurnState
 from tests.support.session_narrative import (
     E1,
-    END_TURN,
     ERROR,
     FORWARD,
+    FORWARD_MASKED,
     LOGIN,
     LOGIN_TEXT,
     LOGIN_TITLE,
@@ -19,16 +19,19 @@ from tests.support.session_narrative import (
     T1,
     T2,
     WARNING,
+    WITHDRAW,
     C,
     K,
     confirm,
     failed_with,
     published,
     rec,
+    recovered,
     result,
     retried,
     said,
     session_error_id,
+    settled,
 )
 
 # --- docs/decisions.md#auth-failure-capable-client: auth for capable clients ----------------------
@@ -52,8 +55,8 @@ def test_auth_stays_active_until_a_successful_auth_status(capable: SessionCore) 
     assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == failed_with(auth)
     # The next attempt's result is not a fix for auth (it is not a next_attempt failure).
     capable.handle(PromptSent(turn_id=T2))
-    assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD]
-    assert capable.handle(result(text="No response requested.")) == [END_TURN]
+    assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD_MASKED]
+    assert capable.handle(result(text="No response requested.")) == [WITHDRAW, settled(T2)]
     assert capable.active() == [auth]
     # Authentication in progress, or failed: still active.
     assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=True)) == []
@@ -62,8 +65,10 @@ def test_auth_stays_active_until_a_successful_auth_status(capable: SessionCore) 
         == []
     )
     assert capable.active() == [auth]
-    # Success: it recovers, and nothing is published.
-    assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
+    # Success: it recovers, and nothing is published (the log says so).
+    assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == [
+        recovered(auth.id)
+    ]
     assert capable.active() == []
     assert capable.ledger.history() == [auth]
 
@@ -76,7 +81,8 @@ def test_auth_recovers_at_a_real_model_answer(capable: SessionCore) -> None:
     # The user signed in elsewhere; the next turn gets a real answer.
     capable.handle(PromptSent(turn_id=T2))
     assert capable.handle(said("Hello!")) == [FORWARD]
-    assert capable.handle(result(text="Hello!")) == [END_TURN]
+    # It recovers: nothing is published, the log says so.
+    assert capable.handle(result(text="Hello!")) == [WITHDRAW, settled(T2), recovered(auth.id)]
     assert capable.active() == []
 
 

@@ -3,7 +3,7 @@ background, or that the client steered, is answered once, when its work is done.
 
 from __future__ import annotations
 
-from fsm.effects import AnswerSteer, InterruptClaude, SettlePrompt, StopReason
+from fsm.effects import AnswerSteer, InterruptClaude, StopReason
 from fsm.events import (
     BackgroundTaskSettled,
     BackgroundTasksListed,
@@ -14,7 +14,16 @@ from fsm.events import (
     TurnWentIdle,
 )
 from fsm.session import SessionCore
-from tests.support.session_narrative import E1, END_TURN, FORWARD, T1, result, said
+from tests.support.session_narrative import (
+    E1,
+    END_TURN,
+    FORWARD,
+    T1,
+    WITHDRAW,
+    result,
+    said,
+    settled,
+)
 
 STARTED = BackgroundTaskStarted(epoch=E1, task_id="a1", subagent=True)
 SETTLED = BackgroundTaskSettled(epoch=E1, task_id="a1")
@@ -32,7 +41,7 @@ def test_a_turn_is_answered_after_its_background_subagents_follow_up(
     assert capable.handle(BackgroundTaskSettled(epoch=E1, task_id="unknown")) == []
     assert capable.handle(SETTLED) == []
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(origin_kind="task-notification")) == [END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
     assert capable.turn.state.name == "IDLE"
 
 
@@ -42,7 +51,7 @@ def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) 
     capable.handle(BackgroundTaskStarted(epoch=E1, task_id="b1", subagent=False))
     capable.handle(STARTED)
     capable.handle(SETTLED)  # a foreground subagent ends before the turn's result
-    assert capable.handle(result()) == [END_TURN]
+    assert capable.handle(result()) == [WITHDRAW, END_TURN]
 
 
 def test_cancel_while_held_is_answered_cancelled_once(legacy: SessionCore) -> None:
@@ -53,7 +62,7 @@ def test_cancel_while_held_is_answered_cancelled_once(legacy: SessionCore) -> No
     effects = legacy.handle(CancelRequested(now=1.0))
     assert InterruptClaude() in effects
     interrupted = result(is_error=True, subtype="error_during_execution")
-    assert legacy.handle(interrupted) == [SettlePrompt(stop_reason=StopReason.CANCELLED)]
+    assert legacy.handle(interrupted) == [WITHDRAW, settled(T1, StopReason.CANCELLED)]
     assert legacy.handle(IDLE) == []
 
 
@@ -71,7 +80,7 @@ def test_a_steer_joins_the_turn_and_the_idle_after_it_answers(capable: SessionCo
     assert capable.handle(result()) == []  # the interrupted cycle's: the steered one follows
     capable.handle(said("Tabs it is."))
     assert capable.handle(result()) == []
-    assert capable.handle(IDLE) == [END_TURN]
+    assert capable.handle(IDLE) == [WITHDRAW, END_TURN]
     # Racing the turn's end: with no turn left, the steer is a prompt of its own.
     assert capable.handle(SteerReceived()) == [AnswerSteer(outcome="startedNewTurn")]
 
@@ -85,7 +94,7 @@ def test_a_subagent_whose_end_was_never_said_is_dropped_by_the_level(
     assert capable.handle(result()) == []
     # A level listing other tasks only: "a1" ended without its notification.
     assert capable.handle(BackgroundTasksListed(epoch=E1, task_ids=frozenset({"b9"}))) == []
-    assert capable.handle(IDLE) == [END_TURN]
+    assert capable.handle(IDLE) == [WITHDRAW, END_TURN]
 
 
 def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
@@ -96,7 +105,7 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         core.handle(PromptSent(turn_id=T1))
         core.handle(said("Auditing in the background."))
         assert core.handle(STARTED) == []
-        assert core.handle(result()) == [END_TURN]
+        assert core.handle(result()) == [WITHDRAW, END_TURN]
         assert core.turn.state.name == "IDLE"
         assert core.handle(IDLE) == []
         assert core.handle(SETTLED) == []
@@ -109,6 +118,6 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         assert core.handle(SteerReceived()) == [AnswerSteer(outcome="injected", priority="now")]
         assert core.handle(result()) == []
         core.handle(said("Tabs it is."))
-        assert core.handle(IDLE) == [END_TURN]
+        assert core.handle(IDLE) == [WITHDRAW, settled("t2")]
     finally:
         core.close()

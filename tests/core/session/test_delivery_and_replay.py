@@ -36,6 +36,7 @@ from tests.support.session_narrative import (
     T1,
     T2,
     WARNING,
+    WITHDRAW,
     C,
     K,
     confirm,
@@ -43,9 +44,11 @@ from tests.support.session_narrative import (
     notice_id,
     published,
     rec,
+    recovered,
     result,
     retried,
     said,
+    settled,
 )
 
 # --- docs/decisions.md#delivery: delivery and stale runtimes --------------------------------------
@@ -100,7 +103,7 @@ def test_events_from_a_replaced_runtime_are_dropped(capable: SessionCore) -> Non
     assert (capable.turn_state, capable.active()) == (TurnState.PROMPT_SENT, [])
     # The new runtime answers the prompt.
     assert capable.handle(said("Hi.", epoch=E2)) == [FORWARD]
-    assert capable.handle(result(epoch=E2)) == [END_TURN]
+    assert capable.handle(result(epoch=E2)) == [WITHDRAW, END_TURN]
 
 
 # --- replay: HistoryFailureFound -----------------------------------------------------------------
@@ -118,11 +121,11 @@ def test_replayed_active_usage_limit_stays_active_until_a_real_answer(capable: S
     # A local answer does not recover it; a real one does.
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said("No response requested.", model=SYN))
-    assert capable.handle(result()) == [END_TURN]
+    assert capable.handle(result()) == [WITHDRAW, END_TURN]
     assert capable.active() == [restored]
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(said("Hello again."))
-    assert capable.handle(result()) == [END_TURN]
+    assert capable.handle(result()) == [WITHDRAW, settled(T2), recovered(restored.id)]
     assert capable.active() == []
 
 

@@ -27,11 +27,12 @@ from fsm.vocabulary import FailureKind
 from tests.support.session_narrative import (
     AUTH_REJECTION,
     E1,
-    FORWARD,
+    FORWARD_MASKED,
     LOGIN_TEXT,
     OVERLOADED_TEXT,
     SYN,
     T1,
+    WITHDRAW,
     result,
     said,
 )
@@ -68,10 +69,12 @@ def test_a_failure_message_is_withheld_for_the_record(capable: SessionCore) -> N
 
 def test_a_failure_message_is_forwarded_to_a_legacy_client(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
-    assert legacy.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded")) == [FORWARD]
+    # Claude's error prose: masked (docs/decisions.md#secrets).
+    overloaded = said(OVERLOADED_TEXT, model=SYN, error="overloaded")
+    assert legacy.handle(overloaded) == [FORWARD_MASKED]
     assert (legacy.turn_state, legacy.turn.withheld) == (TurnState.FAILING, [])
     # A second one, in FAILING, is forwarded too.
-    assert legacy.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded")) == [FORWARD]
+    assert legacy.handle(overloaded) == [FORWARD_MASKED]
 
 
 def test_a_login_prompt_is_neither_withheld_nor_forwarded(
@@ -96,11 +99,13 @@ def test_a_failed_turn_is_a_legacy_error_and_no_record(legacy: SessionCore) -> N
     # Claude's words went out as they came; the error names the kind
     # (docs/decisions.md#legacy-error-text-once).
     assert legacy.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        WITHDRAW,
         RejectPrompt(
             blame=Blame.INTERNAL,
             message="Internal error: Claude is temporarily overloaded.",
             error_kind="overloaded",
-        )
+            turn_id=T1,
+        ),
     ]
     assert legacy.active() == [] and legacy.ledger.history() == []
 
@@ -108,8 +113,10 @@ def test_a_failed_turn_is_a_legacy_error_and_no_record(legacy: SessionCore) -> N
 def test_a_failed_turn_is_a_record_on_the_response(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    [settle] = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    withdraw, settle = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    assert withdraw == WITHDRAW
     assert isinstance(settle, SettlePrompt) and settle.failure is None
+    assert settle.turn_id == T1
     assert settle.record is not None and settle.record.id == f"{T1}:error"
     assert capable.active() == [settle.record]
 
@@ -118,15 +125,20 @@ def test_the_legacy_answers() -> None:
     auth = FailedTurn(kind=FailureKind.AUTH_REQUIRED, text="Sign in", error_kind=None)
     lost = FailedTurn(kind=FailureKind.TRANSPORT_LOST, text="Gone", error_kind=None)
     answers = LegacyAnswers()
-    settle = SettlePrompt(stop_reason=StopReason.END_TURN, failure=auth)
+    settle = SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1, failure=auth)
     assert answers.answer(settle) == [AUTH_REJECTION]
     # The adapter's own words: the error's message is where they are told.
-    assert answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=lost)) == [
+    assert answers.answer(
+        SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1, failure=lost)
+    ) == [
         RejectPrompt(
-            blame=Blame.INTERNAL, message="Internal error: Gone", error_kind="transport_lost"
+            blame=Blame.INTERNAL,
+            message="Internal error: Gone",
+            error_kind="transport_lost",
+            turn_id=T1,
         )
     ]
-    # A queued prompt's answer names it; a turn that did not fail is answered as for anyone.
+    # Every answer names its prompt; a turn that did not fail is answered as for anyone.
     queued = SettlePrompt(stop_reason=StopReason.END_TURN, failure=lost, turn_id="t9")
     assert answers.answer(queued) == [
         RejectPrompt(
@@ -136,7 +148,7 @@ def test_the_legacy_answers() -> None:
             turn_id="t9",
         )
     ]
-    done = SettlePrompt(stop_reason=StopReason.CANCELLED)
+    done = SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=T1)
     assert answers.answer(done) == [done]
 
 
@@ -155,16 +167,23 @@ def test_the_legacy_answers_show_claudes_words_once() -> None:
         blame=Blame.INTERNAL,
         message="Internal error: Claude is temporarily overloaded.",
         error_kind="overloaded",
+        turn_id=T1,
     )
-    assert answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=shown)) == [short]
+    assert answers.answer(
+        SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1, failure=shown)
+    ) == [short]
     unshown = replace(shown, shown=False)
-    assert answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=unshown)) == [
+    assert answers.answer(
+        SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1, failure=unshown)
+    ) == [
         SendAgentText(text="API Error: 529"),
         short,
     ]
     # After text that ends mid-line, the words start a line of their own.
     mid_line = replace(unshown, line_open=True)
-    assert answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=mid_line)) == [
+    assert answers.answer(
+        SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1, failure=mid_line)
+    ) == [
         SendAgentText(text="\nAPI Error: 529"),
         short,
     ]
@@ -179,7 +198,9 @@ def test_the_record_answers_need_the_open_turn() -> None:
     failed = FailedTurn(
         kind=FailureKind.RATE_LIMITED, text="Slow down", error_kind=None, reset_at_epoch_ms=5000
     )
-    [answer] = answers.answer(SettlePrompt(stop_reason=StopReason.END_TURN, failure=failed))
+    [answer] = answers.answer(
+        SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1, failure=failed)
+    )
     assert isinstance(answer, SettlePrompt) and answer.record is not None
     assert (answer.record.title, answer.record.reset_at_epoch_ms) == ("Slow down", 5000)
     assert ledger.active() == [answer.record]  # current at once: it rides on the response
@@ -194,7 +215,10 @@ def test_a_failure_message_between_turns(capable: SessionCore, legacy: SessionCo
     [published] = capable.handle(message)
     assert isinstance(published, PublishRecord)
     assert capable.turn.between_failure_reported
-    assert legacy.handle(message) == [FORWARD, LogNotice(message="a failure with no live turn")]
+    assert legacy.handle(message) == [
+        FORWARD_MASKED,
+        LogNotice(message="a failure with no live turn"),
+    ]
     assert not legacy.turn.between_failure_reported
     # A login prompt between turns is nothing, for either.
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fsm.effects import InterruptClaude, SendAgentText, SettlePrompt, StopReason
+from fsm.effects import InterruptClaude, SendAgentText, StopReason
 from fsm.events import CancelRequested, Event, PromptSent, StreamEnded, TransportLost
 from fsm.session import SessionCore
 from fsm.turn import TurnOutcome, TurnState
@@ -18,6 +18,7 @@ from tests.support.session_narrative import (
     SID,
     T1,
     WARNING,
+    WITHDRAW,
     C,
     K,
     confirm,
@@ -27,6 +28,7 @@ from tests.support.session_narrative import (
     rec,
     result,
     said,
+    settled,
 )
 
 # --- docs/decisions.md#model-fallback: model fallback ---------------------------------------------
@@ -57,7 +59,8 @@ def test_refusal_settles_refusal_with_its_explanation_as_text(mode: str) -> None
         # The result says refusal (even flagged as an error): text, then stopReason refusal.
         assert core.handle(result(is_error=True, stop_reason="refusal")) == [
             SendAgentText(text="This request may violate our usage policy."),
-            SettlePrompt(stop_reason=StopReason.REFUSAL),
+            WITHDRAW,
+            settled(T1, StopReason.REFUSAL),
         ]
         assert (core.turn_state, core.turn.outcome, core.active()) == (
             TurnState.IDLE,
@@ -71,7 +74,8 @@ def test_refusal_settles_refusal_with_its_explanation_as_text(mode: str) -> None
 def test_refusal_without_explanation_sends_no_text(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     assert capable.handle(result(stop_reason="refusal")) == [
-        SettlePrompt(stop_reason=StopReason.REFUSAL)
+        WITHDRAW,
+        settled(T1, StopReason.REFUSAL),
     ]
 
 
@@ -91,12 +95,12 @@ def test_cancelled_turn_settles_cancelled_without_a_record(mode: str, ending: Ev
     try:
         core.handle(PromptSent(turn_id=T1))
         assert core.handle(said("Working...")) == [FORWARD]
-        # The client cancels; the core tells the shell to interrupt Claude, once.
-        assert core.handle(CancelRequested()) == [InterruptClaude()]
+        # The client cancels: its open questions are withdrawn and Claude interrupted, once.
+        assert core.handle(CancelRequested()) == [WITHDRAW, InterruptClaude()]
         assert core.turn_state is TurnState.CANCELLING
-        assert core.handle(CancelRequested()) == []
+        assert core.handle(CancelRequested()) == [WITHDRAW]
         # Whatever ends the turn now, the answer is cancelled and nothing is typed.
-        assert core.handle(ending) == [SettlePrompt(stop_reason=StopReason.CANCELLED)]
+        assert core.handle(ending) == [WITHDRAW, settled(T1, StopReason.CANCELLED)]
         assert (core.turn_state, core.turn.outcome, core.active()) == (
             TurnState.IDLE,
             TurnOutcome.CANCELLED,
@@ -107,8 +111,9 @@ def test_cancelled_turn_settles_cancelled_without_a_record(mode: str, ending: Ev
 
 
 def test_cancel_with_no_live_turn_is_forgotten(capable: SessionCore) -> None:
-    assert capable.handle(CancelRequested()) == []
+    # Only a question asked between turns could be open: it is withdrawn.
+    assert capable.handle(CancelRequested()) == [WITHDRAW]
     # The next turn is not cancelled by it.
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said("Hi."))
-    assert capable.handle(result()) == [END_TURN]
+    assert capable.handle(result()) == [WITHDRAW, END_TURN]

@@ -16,6 +16,7 @@ from tests.support.session_narrative import (
     NONE,
     T1,
     WARNING,
+    WITHDRAW,
     C,
     K,
     confirm,
@@ -58,7 +59,7 @@ def test_mapping_row_legacy_turn_is_rejected_without_a_record(
         assert legacy.handle(event) == legacy_says
     # The prompt is rejected with a JSON-RPC error, Claude's words shown once before it; no
     # record exists anywhere.
-    assert legacy.handle(row.ending) == [*row.legacy_words, row.legacy_answer]
+    assert legacy.handle(row.ending) == [*row.legacy_words, WITHDRAW, row.legacy_answer]
     assert (legacy.turn_state, legacy.turn.outcome) == (TurnState.IDLE, TurnOutcome.FAILED)
     assert legacy.active() == []
 
@@ -98,7 +99,7 @@ def test_mapping_row_model_fallback_is_an_unknown_warning(
     confirm(capable, notice)
     # The turn goes on and succeeds; the notice stays.
     assert capable.handle(said("Here you go.")) == [FORWARD]
-    assert capable.handle(result(text="Here you go.")) == [END_TURN]
+    assert capable.handle(result(text="Here you go.")) == [WITHDRAW, END_TURN]
     assert capable.active() == [notice]
     # Legacy: the notice is agent text.
     assert legacy.handle(PromptSent(turn_id=T1)) == []

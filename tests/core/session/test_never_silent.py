@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fsm.effects import Blame, RejectPrompt, SettlePrompt, StopReason
+from fsm.effects import Blame, RejectPrompt, StopReason
 from fsm.errors import InvalidTransition
 from fsm.events import CancelRequested, ClaudeSilent, PromptSent, StreamEnded, TurnWentIdle
 from fsm.session import SessionCore
@@ -23,15 +23,18 @@ from tests.support.session_narrative import (
     T2,
     T3,
     WARNING,
+    WITHDRAW,
     C,
     K,
     confirm,
     failed_with,
     published,
     rec,
+    recovered,
     result,
     said,
     session_error_id,
+    settled,
 )
 
 # --- docs/decisions.md#never-silent: never silent -------------------------------------------------
@@ -71,11 +74,13 @@ def test_claude_going_idle_without_a_result_fails_the_turn(
     # Once this turn is running, idle without a result means the result will never come.
     assert capable.handle(TurnWentIdle(epoch=E1)) == failed_with(internal)
     assert legacy.handle(TurnWentIdle(epoch=E1)) == [
+        WITHDRAW,
         RejectPrompt(
             blame=Blame.INTERNAL,
             message=f"Internal error: {TURN_NO_RESULT_TITLE}",
             error_kind="no_result",
-        )
+            turn_id=T1,
+        ),
     ]
     # After the answer, idle is routine.
     assert capable.handle(TurnWentIdle(epoch=E1)) == []
@@ -109,20 +114,20 @@ def test_silent_claude_gets_a_revised_connection_warning(capable: SessionCore) -
     assert (capable.turn_state, capable.active()) == (TurnState.RETRYING, [second])
     # Claude comes back and answers: the warning recovers silently.
     assert capable.handle(said("Sorry, here.")) == [FORWARD]
-    assert capable.handle(result()) == [END_TURN]
+    assert capable.handle(result()) == [WITHDRAW, END_TURN, recovered(second.id)]
     assert capable.active() == []
     # After a cancel, or with no live turn, silence publishes nothing.
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(CancelRequested())
     assert capable.handle(ClaudeSilent(epoch=E1, waited_seconds=30)) == []
-    assert capable.handle(result()) == [SettlePrompt(stop_reason=StopReason.CANCELLED)]
+    assert capable.handle(result()) == [WITHDRAW, settled(T2, StopReason.CANCELLED)]
     assert capable.handle(ClaudeSilent(epoch=E1, waited_seconds=30)) == []
 
 
 def test_idle_runtime_ending_cleanly_breaks_no_promise(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said("Hi."))
-    assert capable.handle(result()) == [END_TURN]
+    assert capable.handle(result()) == [WITHDRAW, END_TURN]
     # The stream ends with no prompt waiting: nothing to report.
     assert capable.handle(StreamEnded(epoch=E1)) == []
     assert (capable.turn_state, capable.turn.outcome, capable.active(), capable.runtime_lost) == (
@@ -137,14 +142,16 @@ def test_non_failure_endings(capable: SessionCore) -> None:
     # max_tokens is a stop reason, not a failure, even flagged as an error.
     capable.handle(PromptSent(turn_id=T1))
     assert capable.handle(result(is_error=True, stop_reason="max_tokens")) == [
-        SettlePrompt(stop_reason=StopReason.MAX_TOKENS)
+        WITHDRAW,
+        settled(T1, StopReason.MAX_TOKENS),
     ]
     # A limit subtype without is_error is max_turn_requests.
     capable.handle(PromptSent(turn_id=T2))
     assert capable.handle(result(subtype="error_max_turns")) == [
-        SettlePrompt(stop_reason=StopReason.MAX_TURN_REQUESTS)
+        WITHDRAW,
+        settled(T2, StopReason.MAX_TURN_REQUESTS),
     ]
     # An execution "error" without is_error is a normal end.
     capable.handle(PromptSent(turn_id=T3))
-    assert capable.handle(result(subtype="error_during_execution")) == [END_TURN]
+    assert capable.handle(result(subtype="error_during_execution")) == [WITHDRAW, settled(T3)]
     assert capable.active() == []

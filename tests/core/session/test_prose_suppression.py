@@ -8,10 +8,12 @@ from fsm.session import SessionCore
 from tests.support.session_narrative import (
     END_TURN,
     FORWARD,
+    FORWARD_MASKED,
     OVERLOADED_TEXT,
     SPEND_LIMIT,
     SYN,
     T1,
+    WITHDRAW,
     result,
     said,
 )
@@ -26,20 +28,23 @@ def test_error_prose_is_forwarded_only_to_legacy_clients(
         core.handle(PromptSent(turn_id=T1))
     message = said(SPEND_LIMIT, model=SYN, error="rate_limit")
     assert capable.handle(message) == []
-    assert legacy.handle(message) == [FORWARD]
+    # Claude's error prose: masked (docs/decisions.md#secrets).
+    assert legacy.handle(message) == [FORWARD_MASKED]
 
 
 def test_usage_limit_words_from_a_real_model_are_prose(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     # Not <synthetic>: the model is quoting, not the CLI reporting.
     assert capable.handle(said(SPEND_LIMIT)) == [FORWARD]
-    assert capable.handle(result(text=SPEND_LIMIT)) == [END_TURN]
+    assert capable.handle(result(text=SPEND_LIMIT)) == [WITHDRAW, END_TURN]
     assert capable.active() == []
 
 
 def test_subagent_errors_are_prose(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     # A subagent's error message is its parent's business, not the turn's failure.
-    assert capable.handle(said(OVERLOADED_TEXT, error="overloaded", top_level=False)) == [FORWARD]
+    # Masked all the same: it is error prose (docs/decisions.md#secrets).
+    subagent_error = said(OVERLOADED_TEXT, error="overloaded", top_level=False)
+    assert capable.handle(subagent_error) == [FORWARD_MASKED]
     assert capable.handle(said("Done anyway.")) == [FORWARD]
-    assert capable.handle(result()) == [END_TURN]
+    assert capable.handle(result()) == [WITHDRAW, END_TURN]

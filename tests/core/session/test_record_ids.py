@@ -27,6 +27,7 @@ from tests.support.session_narrative import (
     notice_id,
     published,
     rec,
+    recovered,
     result,
     said,
     session_error_id,
@@ -57,7 +58,7 @@ def test_session_scoped_ids_count_per_runtime(capable: SessionCore) -> None:
     assert capable.active() == [tl, overloaded]
     # A new runtime: the transport loss recovers (nothing published), the other stays, and
     # the counter starts again under the new epoch.
-    assert capable.handle(RuntimeStarted(epoch=E2)) == []
+    assert capable.handle(RuntimeStarted(epoch=E2)) == [recovered(tl.id)]
     assert capable.active() == [overloaded]
     assert capable.epoch == E2
     again = rec(
@@ -131,11 +132,16 @@ def test_failed_delivery_still_consumes_its_number(capable: SessionCore) -> None
 
 def test_each_turn_fails_under_its_own_id(capable: SessionCore) -> None:
     # Identical failures in two turns are two occurrences: two ids, both revision 1.
-    for turn in (T1, T2):
+    for turn, recovers in ((T1, []), (T2, [recovered(f"{T1}:error")])):
         capable.handle(PromptSent(turn_id=turn))
         capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-        assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(
-            rec(f"{turn}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
+        assert (
+            capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+            == failed_with(
+                rec(f"{turn}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED),
+                turn,
+            )
+            + recovers
         )
     # T2's result was the attempt boundary for T1.
     assert capable.active() == [

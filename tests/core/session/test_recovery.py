@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fsm.effects import Effect, PublishRecord, SettlePrompt, StopReason
+from fsm.effects import Effect, PublishRecord, StopReason
 from fsm.events import (
     AuthStatusReported,
     CancelRequested,
@@ -24,6 +24,7 @@ from tests.support.session_narrative import (
     ERROR,
     FALLBACK_TEXT,
     FORWARD,
+    FORWARD_MASKED,
     NEW,
     NONE,
     OVERLOADED_TEXT,
@@ -34,6 +35,7 @@ from tests.support.session_narrative import (
     T2,
     T3,
     WARNING,
+    WITHDRAW,
     C,
     K,
     confirm,
@@ -42,9 +44,11 @@ from tests.support.session_narrative import (
     notice_id,
     published,
     rec,
+    recovered,
     result,
     said,
     session_error_id,
+    settled,
 )
 
 # --- docs/decisions.md#recovery: recovery ---------------------------------------------------------
@@ -62,7 +66,11 @@ def test_turn_failure_recovers_at_the_next_result_not_at_the_next_prompt(
     assert capable.active() == [failure]
     # Its result is the confirmed attempt boundary: T1 stops being active, silently.
     assert capable.handle(said("Fine now.")) == [FORWARD]
-    assert capable.handle(result(text="Fine now.")) == [END_TURN]
+    assert capable.handle(result(text="Fine now.")) == [
+        WITHDRAW,
+        settled(T2),
+        recovered(failure.id),
+    ]
     assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
         TurnState.IDLE,
         TurnOutcome.SUCCEEDED,
@@ -82,17 +90,17 @@ def test_turn_failure_recovers_at_the_next_result_not_at_the_next_prompt(
         # So is a refusal ...
         (
             [said("No.", stop_reason="refusal"), result(stop_reason="refusal")],
-            [SettlePrompt(stop_reason=StopReason.REFUSAL)],
+            [WITHDRAW, settled(T2, StopReason.REFUSAL)],
         ),
         # ... and a cancelled turn's result.
         (
             [CancelRequested(), result(subtype="error_during_execution", is_error=True)],
-            [SettlePrompt(stop_reason=StopReason.CANCELLED)],
+            [WITHDRAW, settled(T2, StopReason.CANCELLED)],
         ),
         # ... and a synthetic local answer (it is a result of a user turn).
         (
             [said("No response requested.", model=SYN), result()],
-            [END_TURN],
+            [WITHDRAW, settled(T2)],
         ),
     ],
     ids=["error", "refusal", "cancelled", "synthetic"],
@@ -112,10 +120,10 @@ def test_any_later_result_is_the_attempt_boundary(
     assert not any(isinstance(e, PublishRecord) for e in effects)
     if answer is None:
         t2 = rec(f"{T2}:error", 1, C.SERVICE, ERROR, "API Error: 500", RETRY, K.PROVIDER_ERROR)
-        assert effects == failed_with(t2)
+        assert effects == [*failed_with(t2, T2), recovered(failure.id)]
         assert capable.active() == [t2]
     else:
-        assert effects == answer
+        assert effects == [*answer, recovered(failure.id)]
         assert capable.active() == []
 
 
@@ -137,20 +145,24 @@ def test_quota_stays_active_until_a_real_answer(capable: SessionCore) -> None:
     assert capable.handle(result(is_error=True, text=SPEND_LIMIT)) == failed_with(quota)
     # A <synthetic> local answer does not count, although the turn succeeds.
     capable.handle(PromptSent(turn_id=T2))
-    assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD]
-    assert capable.handle(result(text="No response requested.")) == [END_TURN]
+    assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD_MASKED]
+    assert capable.handle(result(text="No response requested.")) == [WITHDRAW, settled(T2)]
     assert capable.active() == [quota]
     # A real answer that ends in an error does not count either; that failure is new.
     capable.handle(PromptSent(turn_id=T3))
     capable.handle(said("Partial answer"))
     t3 = rec(f"{T3}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(t3)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(t3, T3)
     assert capable.active() == [quota, t3]
     # A real, successful answer: quota recovers (and so does T3, an earlier turn).
     capable.handle(PromptSent(turn_id="turn-4"))
     assert capable.handle(said("Here it is.")) == [FORWARD]
-    assert capable.handle(result(text="Here it is.")) == [END_TURN]
+    assert capable.handle(result(text="Here it is.")) == [
+        WITHDRAW,
+        settled("turn-4"),
+        recovered(quota.id, t3.id),
+    ]
     assert capable.active() == []
 
 
@@ -171,10 +183,10 @@ def test_transport_loss_stays_active_until_the_runtime_is_replaced(capable: Sess
     assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(said("Hello."))
-    assert capable.handle(result(text="Hello.")) == [END_TURN]
+    assert capable.handle(result(text="Hello.")) == [WITHDRAW, settled(T2)]
     assert capable.active() == [lost]
-    # Only a replacement runtime does; nothing is published.
-    assert capable.handle(RuntimeStarted(epoch=E2)) == []
+    # Only a replacement runtime does; nothing is published (the log says so).
+    assert capable.handle(RuntimeStarted(epoch=E2)) == [recovered(lost.id)]
     assert capable.active() == []
 
 
@@ -194,7 +206,7 @@ def test_worker_shutdown_stays_active_until_the_runtime_is_replaced(capable: Ses
     confirm(capable, shutdown)
     assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
     assert capable.active() == [shutdown]
-    assert capable.handle(RuntimeStarted(epoch=E2)) == []
+    assert capable.handle(RuntimeStarted(epoch=E2)) == [recovered(shutdown.id)]
     assert capable.active() == []
     # The new runtime's clean end while idle is no failure: the shutdown flag went with E1.
     assert capable.handle(StreamEnded(epoch=E2)) == []
@@ -207,7 +219,7 @@ def test_notices_never_recover(capable: SessionCore) -> None:
     # Real answers, auth success and a new runtime: the notice stays active.
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said("Hello."))
-    assert capable.handle(result(text="Hello.")) == [END_TURN]
+    assert capable.handle(result(text="Hello.")) == [WITHDRAW, END_TURN]
     capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False))
     capable.handle(RuntimeStarted(epoch=E2))
     assert capable.active() == [notice]
@@ -242,9 +254,9 @@ def test_session_scoped_turn_kinds_wait_for_a_real_answer(capable: SessionCore) 
     confirm(capable, idle)
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said("No response requested.", model=SYN))
-    assert capable.handle(result()) == [END_TURN]
+    assert capable.handle(result()) == [WITHDRAW, END_TURN]
     assert capable.active() == [idle]
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(said("Hello."))
-    assert capable.handle(result()) == [END_TURN]
+    assert capable.handle(result()) == [WITHDRAW, settled(T2), recovered(idle.id)]
     assert capable.active() == []

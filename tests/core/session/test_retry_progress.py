@@ -17,12 +17,14 @@ from tests.support.session_narrative import (
     SYN,
     T1,
     WARNING,
+    WITHDRAW,
     C,
     K,
     confirm,
     failed_with,
     published,
     rec,
+    recovered,
     result,
     retried,
     said,
@@ -180,7 +182,7 @@ def test_retry_warnings_recover_when_the_turn_succeeds(capable: SessionCore) -> 
     # The retry worked: the answer settles the turn, and the warning stops being active
     # without anything published (the entry stays on the client as history).
     assert capable.handle(said("Done.")) == [FORWARD]
-    assert capable.handle(result(text="Done.")) == [END_TURN]
+    assert capable.handle(result(text="Done.")) == [WITHDRAW, END_TURN, recovered(warning.id)]
     assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
         TurnState.IDLE,
         TurnOutcome.SUCCEEDED,

@@ -3,7 +3,7 @@ goes to details."""
 
 from __future__ import annotations
 
-from fsm.effects import SettlePrompt, StopReason
+from fsm.effects import StopReason
 from fsm.events import PromptSent
 from fsm.session import SessionCore
 from tests.support.session_narrative import (
@@ -17,6 +17,7 @@ from tests.support.session_narrative import (
     T1,
     T2,
     WARNING,
+    WITHDRAW,
     C,
     K,
     failed_with,
@@ -24,8 +25,10 @@ from tests.support.session_narrative import (
     notice_id,
     published,
     rec,
+    recovered,
     result,
     said,
+    settled,
 )
 
 # --- docs/decisions.md#titles: titles -------------------------------------------------------------
@@ -64,17 +67,20 @@ def test_title_is_never_a_bare_subtype_code(capable: SessionCore) -> None:
     )
     # Same for an execution error with nothing said at all.
     capable.handle(PromptSent(turn_id=T2))
-    assert capable.handle(result(subtype="error_during_execution", is_error=True)) == failed_with(
-        rec(
-            f"{T2}:error",
-            1,
-            C.SERVICE,
-            ERROR,
-            "The model provider reported an error.",
-            RETRY,
-            K.PROVIDER_ERROR,
-        )
+    t2 = rec(
+        f"{T2}:error",
+        1,
+        C.SERVICE,
+        ERROR,
+        "The model provider reported an error.",
+        RETRY,
+        K.PROVIDER_ERROR,
     )
+    # T2's result is the attempt boundary for T1's failure.
+    assert capable.handle(result(subtype="error_during_execution", is_error=True)) == [
+        *failed_with(t2, T2),
+        recovered(f"{T1}:error"),
+    ]
 
 
 def test_assistant_error_text_wins_over_result_text(capable: SessionCore) -> None:
@@ -139,7 +145,7 @@ def test_a_turn_the_users_answer_stopped_is_cancelled_without_a_record(
         effects = core.handle(
             result(subtype="error_during_execution", is_error=True, errors=(KEPT_PLANNING,))
         )
-        assert effects == [SettlePrompt(stop_reason=StopReason.CANCELLED)]
+        assert effects == [WITHDRAW, settled(T1, StopReason.CANCELLED)]
 
 
 def test_a_diagnostic_line_never_titles_a_record(capable: SessionCore) -> None:

@@ -12,6 +12,7 @@ from tests.support.session_narrative import (
     E1,
     END_TURN,
     FORWARD,
+    FORWARD_MASKED,
     LOGIN_TEXT,
     OVERLOADED_TEXT,
     REAL,
@@ -19,6 +20,7 @@ from tests.support.session_narrative import (
     SYN,
     T1,
     T2,
+    WITHDRAW,
     result,
     retried,
     said,
@@ -31,7 +33,8 @@ def test_turn_failure_projects_to_exactly_the_wire_keys(capable: SessionCore) ->
     # An overloaded turn ...
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    [settle] = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    withdraw, settle = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    assert withdraw == WITHDRAW
     assert isinstance(settle, SettlePrompt) and settle.record is not None
     # ... rides on the response's _meta beside what the shell already put there.
     meta = merge_meta(
@@ -63,15 +66,17 @@ def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
 ) -> None:
     legacy.handle(PromptSent(turn_id=T1))
     # The usage-limit prose stays in the transcript for a legacy editor.
-    assert legacy.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == [FORWARD]
+    assert legacy.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == [FORWARD_MASKED]
     # It was shown as it came: the error names the kind, not Claude's words again
     # (docs/decisions.md#legacy-error-text-once).
     assert legacy.handle(result(is_error=True, text=SPEND_LIMIT)) == [
+        WITHDRAW,
         RejectPrompt(
             blame=Blame.INTERNAL,
             message="Internal error: The Claude account has no available quota.",
             error_kind="rate_limit",
-        )
+            turn_id=T1,
+        ),
     ]
     # Nothing typed, nothing active, and the next prompt is accepted.
     assert legacy.active() == []
@@ -84,6 +89,7 @@ PROVIDER_REJECTION = RejectPrompt(
     blame=Blame.INTERNAL,
     message="Internal error: The model provider reported an error.",
     error_kind="provider_error",
+    turn_id=T1,
 )
 
 
@@ -93,7 +99,7 @@ def test_legacy_error_result_without_assistant_error_names_the_kind(legacy: Sess
     # before them, so no line break), then the short error.
     assert legacy.handle(
         result(subtype="error_during_execution", is_error=True, errors=("boom",))
-    ) == [SendAgentText(text="boom"), PROVIDER_REJECTION]
+    ) == [SendAgentText(text="boom"), WITHDRAW, PROVIDER_REJECTION]
 
 
 def test_legacy_result_text_already_answered_is_not_repeated(legacy: SessionCore) -> None:
@@ -101,7 +107,8 @@ def test_legacy_result_text_already_answered_is_not_repeated(legacy: SessionCore
     legacy.handle(PromptSent(turn_id=T1))
     assert legacy.handle(said("Partial answer, then trouble.", model=REAL)) == [FORWARD]
     assert legacy.handle(result(is_error=True, text="Partial answer, then trouble.")) == [
-        PROVIDER_REJECTION
+        WITHDRAW,
+        PROVIDER_REJECTION,
     ]
 
 
@@ -109,18 +116,20 @@ def test_the_adapters_own_words_stay_in_the_legacy_error(legacy: SessionCore) ->
     # Claude said nothing of the failure: the error's message is the only place it is told.
     legacy.handle(PromptSent(turn_id=T1))
     assert legacy.handle(TransportLost(epoch=E1)) == [
+        WITHDRAW,
         RejectPrompt(
             blame=Blame.INTERNAL,
             message="Internal error: The connection to Claude was lost.",
             error_kind="transport_lost",
-        )
+            turn_id=T1,
+        ),
     ]
 
 
 def test_legacy_auth_rejects_with_authentication_required(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
     assert legacy.handle(said(LOGIN_TEXT, model=SYN)) == []
-    assert legacy.handle(result(is_error=True, text=LOGIN_TEXT)) == [AUTH_REJECTION]
+    assert legacy.handle(result(is_error=True, text=LOGIN_TEXT)) == [WITHDRAW, AUTH_REJECTION]
     # An auth check later publishes nothing either.
     assert legacy.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
 
@@ -142,5 +151,5 @@ def test_legacy_never_publishes_retry_history_or_records(legacy: SessionCore) ->
     assert legacy.handle(retried(2, status=None)) == []
     assert legacy.handle(HistoryFailureFound(id="u0:error", title=SPEND_LIMIT, active=True)) == []
     assert legacy.handle(said("Done.")) == [FORWARD]
-    assert legacy.handle(result(text="Done.")) == [END_TURN]
+    assert legacy.handle(result(text="Done.")) == [WITHDRAW, END_TURN]
     assert legacy.active() == []
