@@ -32,6 +32,7 @@ __all__ = [
 
 SESSION_INDEX = "sessionIndex"
 LOAD_REPLAY_END = "loadReplayEnd"
+RAW_INPUT_RENDERING = "rawInputRendering"
 PLAN_FILE = "planFile"
 DIFF_PATCH = "diffPatch"
 BACKGROUND_SUBAGENTS = "backgroundSubagents"
@@ -66,7 +67,7 @@ INDEX_CAPABILITIES: tuple[str, ...] = (
 # that negotiated the index.
 ADVERTISED: tuple[str, ...] = tuple(name for name in IMPLEMENTED if name not in INDEX_CAPABILITIES)
 # What the client declares and the agent honours but never advertises.
-HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END})
+HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END, RAW_INPUT_RENDERING})
 AIR_VERSION = 1
 
 
@@ -129,6 +130,12 @@ class AirClient:
         """Claude Code's background work other than subagents is the Async Tasks panel's
         (`async_task_*` updates, `fsm.async_tasks`)."""
         return self.negotiated(ASYNC_TASKS)
+
+    @property
+    def raw_input_rendering(self) -> bool:
+        """The client renders a call's `rawInput` itself: no card content only repeats it (a
+        prompt, a plan, questions); an edit's diff and a terminal stay."""
+        return self.negotiated(RAW_INPUT_RENDERING)
 
     @property
     def permission_heading(self) -> bool:

@@ -13,7 +13,9 @@ argument and the model). Effects are made by the row's `before` callbacks, which
 guards and before the state changes: a callback that raises leaves the state unchanged
 (`transitions` does not roll back, so nothing runs after the change). A row that touches
 another machine (the turn's recovery boundaries, the runtime's end) only records it; the
-model's `fire` applies it after the row returned, so a raising callback changes no machine.
+model's `fire` applies it after the row returned, and a callback that writes the ledger at once
+ends its row (the turn's table is checked for it when it is built), so a raising callback
+changes no machine.
 A trigger whose rows all decline raises `InvalidTransition` too: every table ends a
 trigger's rows for a state with an unguarded row, so that only means a pair the table does
 not list.

@@ -431,6 +431,23 @@ TRANSITIONS: list[dict[str, Any]] = [
 ]
 # fmt: on
 
+# Callbacks that write to the ledger the moment they run: a proposal, or a settled turn's answer
+# and the turn's close. Each ends its row, so a row whose callback raises has written nothing
+# (what other callbacks tell the incidents and the runtime is only recorded, and applied by
+# `Turn.fire` once the row ran): rows are atomic by construction. A table that puts one of these
+# before another callback does not load (`writers_end_their_rows`).
+LEDGER_WRITERS = ("open_turn", "warn_", "report_", "settle_", "fail_", "escalate_warning")
+
+
+def writers_end_their_rows(table: list[dict[str, Any]]) -> None:
+    """Raise `FsmError` for a row that names a ledger-writing callback before another one."""
+    for row in table:
+        early = [name for name in row.get("before", [])[:-1] if name.startswith(LEDGER_WRITERS)]
+        if early:
+            raise FsmError(f"{early[0]} writes the ledger, so it must end its row: {row}")
+
+
+writers_end_their_rows(TRANSITIONS)
 TURN_MACHINE = build_machine(name="turn", states=TurnState, transitions=TRANSITIONS, initial=IDLE)
 
 # The triggers the turn machine takes: the events whose trigger its table names.

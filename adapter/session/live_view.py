@@ -291,7 +291,8 @@ class LiveView:
     ) -> ToolCallUpdate:
         """The tool call a permission request shows: the call's own card (title, kind,
         locations, diff), status pending."""
-        card = card_for(tool_id, name, tool_input, self._cwd)
+        copies = not self.air.raw_input_rendering
+        card = card_for(tool_id, name, tool_input, self._cwd, input_copies=copies)
         if card["title"] == name and fallback_title:
             # Claude Code's own wording beats a bare name (shown as a line, like every title).
             card["title"] = visible(fallback_title)

@@ -77,6 +77,9 @@ class ToolCard:
     title: Callable[[Input, str], str] | None = None
     path_key: str | None = None  # the input field naming the file or folder it works on
     content: Callable[[Input, str], list[Wire]] | None = None
+    # `content` only shows part of the input again (a prompt, a plan, questions, a cell's
+    # source): left out for a client that renders `rawInput` itself (AIR's `rawInputRendering`).
+    input_copy: bool = False
 
 
 def _read_title(data: Input, cwd: str) -> str:
@@ -185,29 +188,34 @@ _CARDS: Mapping[str, ToolCard] = {
         lambda d, c: f"Edit notebook {rel_path(_s(d, 'notebook_path'), c)}",
         "notebook_path",
         _notebook_content,
+        input_copy=True,
     ),
-    "Bash": ToolCard("execute", lambda d, c: _s(d, "command"), None, _mentioned("description")),
+    "Bash": ToolCard(
+        "execute", lambda d, c: _s(d, "command"), None, _mentioned("description"), True
+    ),
     "BashOutput": ToolCard("execute", lambda d, c: f"Output of shell {_s(d, 'bash_id')}"),
     "KillShell": ToolCard("execute", lambda d, c: f"Stop shell {_s(d, 'shell_id')}"),
     "KillBash": ToolCard("execute", lambda d, c: f"Stop shell {_s(d, 'shell_id')}"),
     "Grep": ToolCard("search", _grep_title, "path"),
     "Glob": ToolCard("search", _glob_title, "path"),
     "LS": ToolCard("search", lambda d, c: f"List {rel_path(_s(d, 'path'), c)}", "path"),
-    "WebFetch": ToolCard("fetch", lambda d, c: f"Fetch {_s(d, 'url')}", None, _mentioned("prompt")),
+    "WebFetch": ToolCard(
+        "fetch", lambda d, c: f"Fetch {_s(d, 'url')}", None, _mentioned("prompt"), True
+    ),
     "WebSearch": ToolCard("fetch", lambda d, c: f'Search the web for "{_s(d, "query")}"'),
     "PowerShell": ToolCard(
-        "execute", lambda d, c: _s(d, "command"), None, _mentioned("description")
+        "execute", lambda d, c: _s(d, "command"), None, _mentioned("description"), True
     ),
-    "Task": ToolCard("think", _agent_title, None, _mentioned("prompt")),
-    "Agent": ToolCard("think", _agent_title, None, _mentioned("prompt")),
+    "Task": ToolCard("think", _agent_title, None, _mentioned("prompt"), True),
+    "Agent": ToolCard("think", _agent_title, None, _mentioned("prompt"), True),
     "Skill": ToolCard("other", lambda d, c: f"Load skill: {_s(d, 'skill')}"),
     # Asked by Claude Code's sandbox: the host is what the user decides about.
-    "SandboxNetworkAccess": ToolCard("fetch", lambda d, c: _s(d, "host"), None, _input_json),
+    "SandboxNetworkAccess": ToolCard("fetch", lambda d, c: _s(d, "host"), None, _input_json, True),
     "ExitPlanMode": ToolCard(
-        "switch_mode", lambda d, c: "Ready to code?", None, _mentioned("plan")
+        "switch_mode", lambda d, c: "Ready to code?", None, _mentioned("plan"), True
     ),
     "EnterPlanMode": ToolCard("switch_mode", lambda d, c: "Plan first"),
-    "AskUserQuestion": ToolCard("other", _ask_title, None, _ask_content),
+    "AskUserQuestion": ToolCard("other", _ask_title, None, _ask_content, True),
 }
 
 
@@ -250,9 +258,12 @@ def tool_kind(name: str) -> str:
     return card.kind if card is not None else "other"
 
 
-def card_for(tool_id: str, name: str, tool_input: object, cwd: str) -> Wire:
+def card_for(
+    tool_id: str, name: str, tool_input: object, cwd: str, *, input_copies: bool = True
+) -> Wire:
     """The `tool_call` update that opens the card of one call, status `pending` (a
-    `tool_call_update` made from it drops `name`)."""
+    `tool_call_update` made from it drops `name`). `input_copies` False: no content that only
+    shows the input again (the client renders `rawInput` itself); an edit's diff stays."""
     data: Input = tool_input if isinstance(tool_input, Mapping) else {}
     card = _CARDS.get(name)
     needed = _NEEDS.get(name)
@@ -284,7 +295,8 @@ def card_for(tool_id: str, name: str, tool_input: object, cwd: str) -> Wire:
         if line is not None:
             location["line"] = line
         update["locations"] = [location]
-    if card is not None and card.content is not None and usable:
+    shown = card is not None and (input_copies or not card.input_copy)
+    if card is not None and card.content is not None and usable and shown:
         content = card.content(data, cwd)
         if content:
             update["content"] = content

@@ -231,7 +231,8 @@ class TurnView:
                 self._plan_calls.add(tool_id)
                 return [plan]
         self._calls[tool_id] = (name, tool_input)
-        card = card_for(tool_id, name, tool_input, self.cwd)
+        copies = not self.air.raw_input_rendering
+        card = card_for(tool_id, name, tool_input, self.cwd, input_copies=copies)
         meta: Wire = {"toolName": name}
         if parent is not None:
             meta["parentToolUseId"] = parent

@@ -174,3 +174,13 @@ def test_background_subagents_is_negotiated_when_declared() -> None:
     assert not air_client(_air({"version": 1, "capabilities": []})).background_subagents
     # A plain client holding the same list outside `jetbrains.air` negotiates nothing.
     assert not air_client({"capabilities": ["backgroundSubagents"]}).background_subagents
+
+
+def test_raw_input_rendering_is_honoured_when_declared_and_never_advertised() -> None:
+    declared = air_client(_air({"version": 1, "capabilities": ["rawInputRendering"]}))
+    assert declared.raw_input_rendering
+    declaration = declared.declaration()
+    assert declaration is not None and "rawInputRendering" not in declaration["capabilities"]
+    assert not air_client(_air({"version": 1, "capabilities": []})).raw_input_rendering
+    assert not air_client({"air": {"version": 1, "capabilities": ["rawInputRendering"]}}).air
+    assert not air_client(None).raw_input_rendering

@@ -5,6 +5,11 @@ runtime's end (`note_runtime_lost`) only record it; `Turn.fire` applies it once 
 callbacks all ran. For every such row with a callback after it, that callback is made to raise:
 the turn's state, the ledger's active incidents and the runtime's state must be unchanged. The
 same row without the raise must change them, so the test can fail.
+
+Then the same with the real callbacks: only a row's last callback raises, and nothing any other
+machine holds may have changed. That holds by construction: a callback that writes the ledger
+at once ends its row, which the turn's table is checked for when it is built
+(`fsm.turn.writers_end_their_rows`).
 """
 
 from __future__ import annotations
@@ -15,10 +20,36 @@ from typing import Any
 import pytest
 
 from fsm.errors import FsmError
+from fsm.events import (
+    AnswerStreamStarted,
+    AssistantMessageReceived,
+    BackgroundTaskSettled,
+    BackgroundTasksListed,
+    BackgroundTaskStarted,
+    CancelGraceExpired,
+    CancelRequested,
+    ClaudeSilent,
+    Event,
+    FreshContextChosen,
+    FreshContextReady,
+    InternalFaultOccurred,
+    MessageTooLarge,
+    PromptReceived,
+    PromptSent,
+    ResultReceived,
+    RetryAttempted,
+    RuntimeStartFailed,
+    SessionClosing,
+    SteerReceived,
+    StreamEnded,
+    TransportLost,
+    TurnWentBusy,
+    TurnWentIdle,
+)
 from fsm.ledger import Ledger
 from fsm.machine import expanded
 from fsm.runtime import RuntimeState
-from fsm.turn import TRANSITIONS, TURN_MACHINE, Turn
+from fsm.turn import TRANSITIONS, TURN_MACHINE, Turn, TurnState, writers_end_their_rows
 from fsm.vocabulary import FailureKind, Severity
 
 CROSSING = {"confirm_boundary", "recover_after_answer", "note_runtime_lost"}
@@ -99,3 +130,131 @@ def test_the_same_row_without_the_raise_changes_them(
 def test_every_kind_of_crossing_row_is_covered() -> None:
     named = {n for _, r in RULES for n in r["before"]}
     assert named >= CROSSING
+
+
+# --- the same guarantee with the real callbacks ---------------------------------------------
+#
+# Above, every callback but the crossing ones is a stub. Here the row's callbacks are the real
+# ones, run on a turn whose ledger has something to change (an earlier turn's error, a
+# session-scoped warning, this turn's delivered warning), with a plausible event for its
+# trigger; only the row's last callback is made to raise. What the other machines hold (every
+# incident's state and revisions, the ledger's counters and open turn, the runtime's state)
+# must be exactly as before, and the turn's state too.
+
+E = "e"
+SAMPLES: dict[str, Event] = {
+    "prompt_received": PromptReceived(turn_id="t2"),
+    "prompt_sent": PromptSent(turn_id="t2"),
+    "steer_received": SteerReceived(),
+    "cancel_requested": CancelRequested(),
+    "cancel_grace_expired": CancelGraceExpired(),
+    "internal_fault_occurred": InternalFaultOccurred(),
+    "fresh_context_chosen": FreshContextChosen(),
+    "fresh_context_ready": FreshContextReady(),
+    "session_closing": SessionClosing(),
+    "runtime_start_failed": RuntimeStartFailed(reason="Claude Code did not start."),
+    "assistant_message_received": AssistantMessageReceived(
+        epoch=E, model="<synthetic>", text="API Error: 529", text_block_count=1, error="overloaded"
+    ),
+    "retry_attempted": RetryAttempted(
+        epoch=E, attempt=2, max_retries=10, error_status=529, error="overloaded"
+    ),
+    "result_received": ResultReceived(
+        epoch=E, subtype="error_during_execution", is_error=True, result="API Error: 500"
+    ),
+    "claude_silent": ClaudeSilent(epoch=E, waited_seconds=30),
+    "message_too_large": MessageTooLarge(epoch=E, limit_bytes=1024),
+    "background_task_started": BackgroundTaskStarted(epoch=E, task_id="a1", subagent=True),
+    "background_task_settled": BackgroundTaskSettled(epoch=E, task_id="a1"),
+    "background_tasks_listed": BackgroundTasksListed(epoch=E, task_ids=frozenset({"a1"})),
+    "turn_went_busy": TurnWentBusy(epoch=E),
+    "turn_went_idle": TurnWentIdle(epoch=E),
+    "answer_stream_started": AnswerStreamStarted(epoch=E, model="claude-sonnet-4-5"),
+    "stream_ended": StreamEnded(epoch=E),
+    "transport_lost": TransportLost(epoch=E),
+}
+SEVERAL = [(i, r) for i, r in enumerate(expanded(TRANSITIONS)) if len(r.get("before", [])) > 1]
+# Callbacks that write to another machine when they run (or record it for `Turn.fire`).
+WRITERS = ("settle_", "fail_", "escalate_warning", "warn_", "report_", *sorted(CROSSING))
+
+
+@pytest.fixture
+def live_turn(turn: Turn) -> Turn:
+    # This turn's own warning is out too, so escalating and revising rows have their entry.
+    warning = turn.ledger.propose_turn(
+        kind=FailureKind.OVERLOADED, severity=Severity.WARNING, text="z"
+    )
+    turn.ledger.confirm(warning.id, warning.revision)
+    return turn
+
+
+def _other_machines(turn: Turn) -> tuple[Any, ...]:
+    ledger = turn.ledger
+    incidents = sorted(
+        (i.id, i.state.value, i.current, i.pending, i.resets_at_ms, i.reset_taken)
+        for i in ledger._incidents.values()  # read only: the whole of what it holds
+    )
+    return (incidents, ledger.history(), ledger.next_incident, ledger.epoch, ledger._open_turn,
+            turn.runtime.state)  # fmt: skip
+
+
+def _run_real(turn: Turn, rule: dict[str, Any], *, raising: bool) -> None:
+    for name in rule.get("conditions", []):
+        setattr(turn, name, lambda *_: True)
+    for name in rule.get("unless", []):
+        setattr(turn, name, lambda *_: False)
+    for other in expanded(TRANSITIONS):
+        if (other["source"], other["trigger"]) != (rule["source"], rule["trigger"]):
+            continue
+        if other is rule or other == rule:
+            break
+        free = [g for g in other.get("conditions", []) if g not in rule.get("conditions", [])]
+        setattr(turn, free[0], lambda *_: False)
+    if raising:
+        last = rule["before"][-1]
+
+        def fails(*_: Any) -> None:
+            raise FsmError(f"{last} failed")
+
+        setattr(turn, last, fails)
+    TURN_MACHINE.set_state(rule["source"], model=turn)
+    turn.fire(rule["trigger"], SAMPLES[rule["trigger"]])
+
+
+def test_every_trigger_has_a_sample_event() -> None:
+    assert {r["trigger"] for r in expanded(TRANSITIONS)} <= set(SAMPLES)
+
+
+@pytest.mark.parametrize(("index", "rule"), SEVERAL, ids=[str(i) for i, _ in SEVERAL])
+def test_a_row_whose_last_real_callback_raises_changes_no_other_machine(
+    live_turn: Turn, index: int, rule: dict[str, Any]
+) -> None:
+    before = _other_machines(live_turn)
+    with pytest.raises(FsmError):
+        _run_real(live_turn, rule, raising=True)
+    assert live_turn.state is rule["source"]
+    assert _other_machines(live_turn) == before
+
+
+WRITING = [(i, r) for i, r in SEVERAL if any(n.startswith(WRITERS) for n in r["before"])]
+
+
+@pytest.mark.parametrize(("index", "rule"), WRITING, ids=[str(i) for i, _ in WRITING])
+def test_the_same_real_row_without_the_raise_changes_them(
+    live_turn: Turn, index: int, rule: dict[str, Any]
+) -> None:
+    # So the comparison above can fail: run whole, a row with a writing callback changes
+    # what the other machines hold.
+    before = _other_machines(live_turn)
+    _run_real(live_turn, rule, raising=False)
+    assert _other_machines(live_turn) != before
+
+
+def test_a_table_with_a_ledger_writer_before_another_callback_does_not_load() -> None:
+    # The construction: every writer ends its row in the real table, and a table that breaks
+    # it is refused before any machine is built from it.
+    writers_end_their_rows(TRANSITIONS)
+    early = {"trigger": "result_received", "source": TurnState.RUNNING, "dest": TurnState.IDLE,
+             "before": ["settle_succeeded", "confirm_boundary"]}  # fmt: skip
+    with pytest.raises(FsmError, match="settle_succeeded writes the ledger"):
+        writers_end_their_rows([*TRANSITIONS, early])

@@ -328,3 +328,45 @@ async def test_session_index_methods_are_not_found_without_the_capability(
     assert codes == [-32601] * 6
     assert [s.title for s in listed.sessions if s.session_id == session] == ["hello"]
     assert isinstance(again, PromptResponse) and again.stop_reason == "end_turn"
+
+
+def _texts(update: dict[str, Any]) -> list[Any]:
+    return [c for c in update.get("content") or [] if c.get("type") == "content"]
+
+
+RAW_INPUT: dict[str, Any] = {
+    "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure", "rawInputRendering"]}}
+}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", ["raw_input", "air_sf"])
+async def test_raw_input_rendering_leaves_input_copies_out_of_the_cards(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = RAW_INPUT if kind == "raw_input" else OPT_IN
+    async with adapters.session_adapter(tmp_path, "air_permission", client_meta=meta) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "run the tests")
+        asked = requests(adapter, "session/request_permission")
+        cards = adapter.updates("tool_call") + adapter.updates("tool_call_update")
+        initialized = adapter.incoming()[0]
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    bash, write = (a["toolCall"] for a in asked)
+    bash_cards = [u for u in cards if u["toolCallId"] == bash["toolCallId"]]
+    shown = [_texts(u) for u in bash_cards if _texts(u)]
+    # The description only repeats the input: gone for a client that renders `rawInput`.
+    described = [{"type": "content", "content": {"type": "text", "text": "Run the tests"}}]
+    output = [{"type": "content", "content": {"type": "text", "text": "```console\nok\n```"}}]
+    if kind == "raw_input":
+        assert _texts(bash) == [] and shown == [output]  # the command's output stays
+    else:
+        assert _texts(bash) == described and shown == [described, output]
+    # The input itself is whole for every client.
+    assert [u["rawInput"].get("description") for u in bash_cards if u.get("rawInput")][-1] == (
+        "Run the tests"
+    )
+    # A change is no copy of the input: every client sees the diff of the write.
+    assert [c["type"] for c in write["content"]] == ["diff"]
+    declared = initialized.get("result", {}).get("_meta", {}).get("jetbrains", {}).get("air", {})
+    assert "rawInputRendering" not in declared.get("capabilities", [])  # never advertised

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, spawn_adapter
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, spawn_adapter, until
 from tests.support.raw_agent import processes_mentioning
 
 # AIR with the whole set it may declare; the session index is not negotiated while the agent
@@ -32,25 +31,8 @@ AIR_SET: dict[str, Any] = {
 AIR_MALFORMED: dict[str, Any] = {"jetbrains": {"air": {"version": "1", "capabilities": "all"}}}
 
 
-async def _until(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)
-
-
-async def delete(adapter: Adapter, session_id: Any) -> Any:
-    request = adapter.conn._conn.send_request("session/delete", {"sessionId": session_id})
-    return await asyncio.wait_for(request, TIMEOUT)
-
-
-async def listed(adapter: Adapter) -> dict[str, str | None]:
-    answer = await asyncio.wait_for(adapter.conn.list_sessions(cwd=str(adapter.workdir)), TIMEOUT)
-    return {s.session_id: s.title for s in answer.sessions}
-
-
 def transcript(adapter: Adapter, session_id: str) -> Path:
-    (found,) = (adapter.config_dir / "projects").glob(f"*/{session_id}.jsonl")
+    (found,) = adapter.transcripts_of(session_id)
     return found
 
 
@@ -83,14 +65,14 @@ async def test_an_air_delete_archives_a_prompted_session(
         kept, done = await adapter.new_session(), await adapter.new_session()
         for session in (kept, done):
             assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
-        before = await listed(adapter)
+        before = await adapter.listed_sessions()
         size = transcript(adapter, done).stat().st_size
-        assert await delete(adapter, done) == {}
-        after = await listed(adapter)
+        assert await adapter.delete_session(done) == {}
+        after = await adapter.listed_sessions()
         records = last_records(transcript(adapter, done))
         # Twice is the same: nothing more is written.
         grown = transcript(adapter, done).stat().st_size
-        assert await delete(adapter, done) == {}
+        assert await adapter.delete_session(done) == {}
         again = transcript(adapter, done).stat().st_size
         closed = await adapter.prompt(done, "still there?")
         loaded = await load(adapter, done)
@@ -112,11 +94,11 @@ async def test_an_air_delete_of_a_running_session_cancels_and_keeps_it(
     async with adapters.session_adapter(tmp_path, "hang") as adapter:
         session = await adapter.new_session()
         prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
-        await _until(lambda: adapter.agent_texts(), "Claude's first text")
-        assert await delete(adapter, session) == {}
+        await until(lambda: adapter.agent_texts(), "Claude's first text")
+        assert await adapter.delete_session(session) == {}
         answer = await asyncio.wait_for(prompt, TIMEOUT)
-        await _until(lambda: not processes_mentioning(session), "the session's Claude to exit")
-        after = await listed(adapter)
+        await until(lambda: not processes_mentioning(session), "the session's Claude to exit")
+        after = await adapter.listed_sessions()
         records = last_records(transcript(adapter, session))
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
     assert adapter.answers() == {k: 1 for k in adapter.answers()}
@@ -131,7 +113,7 @@ async def test_an_air_delete_keeps_a_never_prompted_session_loadable(
     async with adapters.session_adapter(tmp_path, "success") as adapter:
         session = await adapter.new_session()
         marker = adapter.config_dir / "claude-acp" / "sessions" / f"{session}.json"
-        assert await delete(adapter, session) == {}
+        assert await adapter.delete_session(session) == {}
         kept = marker.exists()
         loaded = await load(adapter, session)
         answer = await adapter.prompt(session, "hello")
@@ -147,7 +129,7 @@ async def test_an_air_delete_of_unknown_and_malformed_ids(
         errors = []
         for session_id in ("00000000-0000-4000-8000-000000000000", "../../etc", "", 7):
             with pytest.raises(acp.RequestError) as caught:
-                await delete(adapter, session_id)
+                await adapter.delete_session(session_id)
             errors.append(caught.value.code)
         projects = list((adapter.config_dir / "projects").glob("*/*.jsonl"))
     assert errors == [-32002, -32002, -32602, -32602]
@@ -160,12 +142,12 @@ async def test_the_archive_survives_a_restart_and_a_plain_client_sees_it(tmp_pat
         kept, done = await first.new_session(), await first.new_session()
         for session in (kept, done):
             assert isinstance(await first.prompt(session, "hello"), PromptResponse)
-        assert await delete(first, done) == {}
+        assert await first.delete_session(done) == {}
     async with spawn_adapter(tmp_path, "success", client_meta=OPT_IN) as air:
-        air_list = await listed(air)
+        air_list = await air.listed_sessions()
         loaded = await load(air, done)
     async with spawn_adapter(tmp_path, "success", capable=False) as plain:
-        plain_list = await listed(plain)
+        plain_list = await plain.listed_sessions()
     assert kept in air_list and done not in air_list and loaded is not None
     assert plain_list[kept] == "hello"
     assert plain_list[done] == "[archived] hello"  # listed, and marked archived

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.harness import Adapter, AdapterPool, until
 
 
 def _claude_controls(tmp_path: Path, subtype: str) -> list[dict[str, Any]]:
@@ -27,17 +26,6 @@ def _claude_controls(tmp_path: Path, subtype: str) -> list[dict[str, Any]]:
         for e in entries
         if e["kind"] == "control" and e["request"].get("subtype") == subtype
     ]
-
-
-async def _until(check: Callable[[], bool], what: str) -> None:
-    async def poll() -> None:
-        while not check():
-            await asyncio.sleep(0.05)
-
-    try:
-        await asyncio.wait_for(poll(), TIMEOUT)
-    except TimeoutError:
-        pytest.fail(f"timed out waiting for {what}")
 
 
 def _prompt_ids(adapter: Adapter) -> list[Any]:
@@ -60,7 +48,7 @@ async def test_cancel_request_for_a_running_prompt_cancels_it(
     async with adapters.session_adapter(tmp_path, "hang", capable=capable) as adapter:
         session = await adapter.new_session()
         pending = asyncio.create_task(adapter.prompt(session, "think hard"))
-        await _until(
+        await until(
             lambda: "Let me think about this for a while." in adapter.agent_texts(),
             "the hanging turn to start",
         )

@@ -5,7 +5,6 @@ with a prompt in flight answers that prompt `cancelled`."""
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,15 +14,15 @@ import pytest
 from acp.schema import AllowedOutcome, PromptResponse, RequestPermissionResponse
 
 from adapter.agent.acp_agent import AUTH_METHOD_ID
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool, RecordingClient, spawn_adapter
+from tests.support.harness import (
+    TIMEOUT,
+    Adapter,
+    AdapterPool,
+    RecordingClient,
+    spawn_adapter,
+    until,
+)
 from tests.support.raw_agent import processes_mentioning
-
-
-async def _until(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)
 
 
 async def _load(adapter: Adapter, session: str) -> Any:
@@ -40,11 +39,11 @@ async def test_two_concurrent_loads_of_one_id_leave_one_claude(tmp_path: Path) -
         assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
         await asyncio.gather(_load(adapter, session), _load(adapter, session))
         # The replaced processes go away; exactly one Claude serves the session.
-        await _until(lambda: len(processes_mentioning(session)) == 1, "one Claude process")
+        await until(lambda: len(processes_mentioning(session)) == 1, "one Claude process")
         answer = await adapter.prompt(session, "still there?")
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
         assert len(processes_mentioning(session)) == 1
-    await _until(lambda: not processes_mentioning(session), "no orphan after exit")
+    await until(lambda: not processes_mentioning(session), "no orphan after exit")
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -54,13 +53,13 @@ async def test_a_reload_answers_the_prompt_in_flight_cancelled(
     async with adapters.session_adapter(tmp_path, "hang") as adapter:
         session = await adapter.new_session()
         prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
-        await _until(lambda: adapter.agent_texts(), "Claude's first text")
+        await until(lambda: adapter.agent_texts(), "Claude's first text")
         await _load(adapter, session)
         answer = await asyncio.wait_for(prompt, TIMEOUT)
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
         assert set(answer.field_meta or {}) <= {"quota"}  # not a failure: no record
         assert adapter.answers() == {k: 1 for k in adapter.answers()}
-        await _until(lambda: len(processes_mentioning(session)) == 1, "one Claude process")
+        await until(lambda: len(processes_mentioning(session)) == 1, "one Claude process")
 
 
 @dataclass(slots=True)
@@ -106,7 +105,7 @@ async def test_authenticate_lets_a_running_turn_finish_then_restarts_claude(
         for session, old in ((busy, before), (idle, idle_before)):
             again = await adapter.prompt(session, "again")
             assert isinstance(again, PromptResponse) and again.stop_reason == "end_turn"
-            await _until(lambda s=session, o=old: not set(processes_mentioning(s)) & o, "restart")
+            await until(lambda s=session, o=old: not set(processes_mentioning(s)) & o, "restart")
             assert len(processes_mentioning(session)) == 1
         assert not adapter.records()
 

@@ -34,7 +34,7 @@ from acp.schema import (
 
 from adapter.scripted_claude.handshake import COMMANDS, MODELS
 from adapter.scripted_claude.session_scenarios import DEPLOY, PLAN
-from tests.support.harness import ROOT, TIMEOUT, AdapterPool, RecordingClient, spawn_adapter
+from tests.support.harness import ROOT, TIMEOUT, AdapterPool, RecordingClient, spawn_adapter, until
 
 Chooser = Callable[[list[Any]], str | None]
 
@@ -102,17 +102,6 @@ async def rpc_error(call: Any) -> acp.RequestError:
     with pytest.raises(acp.RequestError) as caught:
         await asyncio.wait_for(call, TIMEOUT)
     return caught.value
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.02)
-
-    try:
-        await asyncio.wait_for(poll(), TIMEOUT)
-    except TimeoutError:
-        pytest.fail(f"timed out waiting for {what}")
 
 
 def _dump(model: Any) -> dict[str, Any]:

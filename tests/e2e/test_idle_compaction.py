@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,24 +18,13 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.view.compaction_ids import compaction_id
-from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
+from tests.support.harness import TIMEOUT, Adapter, spawn_adapter, until
 
 pytestmark = pytest.mark.e2e
 
 SHORT = {"CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS": "200"}
 META = {"claudeCode": {"toolName": "compact"}}
 IDLE = {"claudeCode": {"trigger": "idle"}}
-
-
-async def _until(condition: Callable[[], bool], what: str) -> None:
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.05)
-
-    try:
-        await asyncio.wait_for(poll(), TIMEOUT)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
 
 
 def _card_done(adapter: Adapter) -> bool:
@@ -70,6 +58,10 @@ def _ended(adapter: Adapter) -> bool:
     return "idle compaction ended" in adapter.stderr()
 
 
+def _error_records(adapter: Adapter) -> list[dict[str, Any]]:
+    return [record for _, record in adapter.records() if record.get("severity") == "error"]
+
+
 @pytest.mark.asyncio
 async def test_an_idle_session_with_a_full_context_compacts_once_then_serves(
     tmp_path: Path,
@@ -77,7 +69,7 @@ async def test_an_idle_session_with_a_full_context_compacts_once_then_serves(
     async with spawn_adapter(tmp_path, "idle_compaction", env=SHORT) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "Read the codebase")
-        await _until(lambda: _card_done(adapter) and _ended(adapter), "the idle compaction")
+        await until(lambda: _card_done(adapter) and _ended(adapter), "the idle compaction")
         second = await adapter.prompt(session, "Now fix the bug")
         texts = adapter.prompt_texts(session)
         stderr = adapter.stderr()
@@ -127,7 +119,7 @@ async def test_a_compaction_client_sees_the_idle_trigger_on_its_updates(tmp_path
         await _initialize_for_compaction(adapter)
         session = await adapter.new_session()
         await adapter.prompt(session, "Read the codebase")
-        await _until(
+        await until(
             lambda: (
                 any(u["status"] == "completed" for u in adapter.updates("compaction_update"))
                 and _ended(adapter)
@@ -156,7 +148,7 @@ async def test_a_failed_idle_compaction_shows_failed_and_raises_no_error_record(
     async with spawn_adapter(tmp_path, "idle_compaction_fails", env=SHORT) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "Read the codebase")
-        await _until(lambda: _card_done(adapter) and _ended(adapter), "the idle compaction")
+        await until(lambda: _card_done(adapter) and _ended(adapter), "the idle compaction")
         second = await adapter.prompt(session, "Now fix the bug")
         texts = adapter.prompt_texts(session)
     assert isinstance(second, PromptResponse) and second.stop_reason == "end_turn"
@@ -181,7 +173,7 @@ async def test_a_prompt_during_the_idle_compaction_waits_for_it(tmp_path: Path) 
     async with spawn_adapter(tmp_path, "idle_compaction_slow", env=SHORT) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "Read the codebase")
-        await _until(lambda: bool(adapter.updates("tool_call")), "the idle compaction's card")
+        await until(lambda: bool(adapter.updates("tool_call")), "the idle compaction's card")
         # Sent while Claude is compacting: it waits behind the adapter's own turn.
         second = await adapter.prompt(session, "Now fix the bug")
         texts = adapter.prompt_texts(session)
@@ -199,7 +191,7 @@ async def _left_idle(adapter: Adapter, scenario_words: str) -> tuple[str, list[s
     first = await adapter.prompt(session, "Read the codebase")
     assert isinstance(first, PromptResponse)
     # The adapter logs why it will not compact when the session goes idle.
-    await _until(lambda: "idle compaction skipped" in adapter.stderr(), "the skip")
+    await until(lambda: "idle compaction skipped" in adapter.stderr(), "the skip")
     second = await adapter.prompt(session, "Now fix the bug")
     assert isinstance(second, PromptResponse) and second.stop_reason == "end_turn"
     assert scenario_words in adapter.stderr()
@@ -259,7 +251,10 @@ async def test_a_usage_limit_during_the_idle_compaction_is_a_record(tmp_path: Pa
     async with spawn_adapter(tmp_path, "idle_compaction_rate_limited", env=SHORT) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "Read the codebase")
-        await _until(lambda: _ended(adapter), "the idle compaction")
+        await until(lambda: _ended(adapter), "the idle compaction")
+        # The record went out on stdout before the log line on stderr; the client may read the
+        # two pipes in either order, so its arrival is awaited, not assumed.
+        await until(lambda: _error_records(adapter), "the limit's record")
         records = adapter.records()
         second = await adapter.prompt(session, "Now fix the bug")
         texts = adapter.prompt_texts(session)
@@ -287,7 +282,7 @@ async def test_a_closed_session_never_compacts(tmp_path: Path) -> None:
         await asyncio.wait_for(adapter.conn.close_session(session_id=closed), TIMEOUT)
         kept = await adapter.new_session()
         await adapter.prompt(kept, "Read the codebase")
-        await _until(lambda: _card_done(adapter) and _ended(adapter), "the idle compaction")
+        await until(lambda: _card_done(adapter) and _ended(adapter), "the idle compaction")
         texts = {session: adapter.prompt_texts(session) for session in (closed, kept)}
         stderr = adapter.stderr()
     assert texts == {closed: ["Read the codebase"], kept: ["Read the codebase", "/compact"]}

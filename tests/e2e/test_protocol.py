@@ -39,6 +39,7 @@ from tests.support.harness import (
     RecordingClient,
     script_launcher,
     spawn_adapter,
+    until,
 )
 
 ADVERTISEMENT = {"version": 1, "capabilities": list(ADVERTISED)}
@@ -530,17 +531,6 @@ async def test_allow_always_is_not_asked_again(adapters: AdapterPool, tmp_path: 
 # --- cancellation (docs/decisions.md#refusal-and-cancellation) ------------------------------------
 
 
-async def _until(condition: Any, what: str) -> None:
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.02)
-
-    try:
-        await asyncio.wait_for(poll(), TIMEOUT)
-    except TimeoutError:
-        pytest.fail(f"timed out waiting for {what}")
-
-
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
 async def test_cancel_answers_cancelled_without_a_record(
@@ -549,7 +539,7 @@ async def test_cancel_answers_cancelled_without_a_record(
     async with adapters.session_adapter(tmp_path, "hang", capable=capable) as adapter:
         session = await adapter.new_session()
         pending = asyncio.create_task(adapter.prompt(session, "think hard"))
-        await _until(
+        await until(
             lambda: "Let me think about this for a while." in adapter.agent_texts(),
             "the hanging turn to start",
         )

@@ -9,7 +9,6 @@ These are clients that mean removal by it: not JetBrains AIR, whose delete archi
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,38 +16,21 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.harness import TIMEOUT, Adapter, AdapterPool, until
 from tests.support.raw_agent import processes_mentioning
 
 # A client with a failure dialect that is not JetBrains AIR: its delete removes.
 AGENT_ERROR: dict[str, Any] = {"agentError": {"version": 1}}
 
 
-async def _until(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)
-
-
-async def delete(adapter: Adapter, session_id: Any) -> Any:
-    request = adapter.conn._conn.send_request("session/delete", {"sessionId": session_id})
-    return await asyncio.wait_for(request, TIMEOUT)
-
-
 async def refused(adapter: Adapter, session_id: Any) -> acp.RequestError:
     with pytest.raises(acp.RequestError) as caught:
-        await delete(adapter, session_id)
+        await adapter.delete_session(session_id)
     return caught.value
 
 
 async def listed(adapter: Adapter) -> set[str]:
-    answer = await asyncio.wait_for(adapter.conn.list_sessions(cwd=str(adapter.workdir)), TIMEOUT)
-    return {s.session_id for s in answer.sessions}
-
-
-def transcripts(adapter: Adapter, session_id: str) -> list[Path]:
-    return list((adapter.config_dir / "projects").glob(f"*/{session_id}.jsonl"))
+    return set(await adapter.listed_sessions())
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -60,8 +42,8 @@ async def test_a_prompted_session_is_gone_from_disk_and_list(
         for session in (kept, doomed):
             assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
         assert {kept, doomed} <= await listed(adapter)
-        assert transcripts(adapter, doomed)
-        assert await delete(adapter, doomed) == {}
+        assert adapter.transcripts_of(doomed)
+        assert await adapter.delete_session(doomed) == {}
         after = await listed(adapter)
         gone = await adapter.prompt(doomed, "still there?")
         again = await refused(adapter, doomed)
@@ -72,7 +54,7 @@ async def test_a_prompted_session_is_gone_from_disk_and_list(
             await asyncio.wait_for(load, TIMEOUT)
         still = await adapter.prompt(kept, "and you?")
     assert kept in after and doomed not in after
-    assert transcripts(adapter, doomed) == []
+    assert adapter.transcripts_of(doomed) == []
     assert not (adapter.config_dir / "claude-acp" / "sessions" / f"{doomed}.json").exists()
     assert isinstance(gone, acp.RequestError) and gone.code == -32602  # no such session open
     assert again.code == -32002  # deleted: nobody knows it any more
@@ -88,7 +70,7 @@ async def test_a_never_prompted_session_loses_its_marker(
         session = await adapter.new_session()
         marker = adapter.config_dir / "claude-acp" / "sessions" / f"{session}.json"
         assert marker.exists()
-        assert await delete(adapter, session) == {}
+        assert await adapter.delete_session(session) == {}
         again = await refused(adapter, session)
     assert not marker.exists()
     assert again.code == -32002
@@ -101,14 +83,14 @@ async def test_deleting_a_running_session_cancels_its_prompt_and_stops_claude(
     async with adapters.session_adapter(tmp_path, "hang", client_meta=AGENT_ERROR) as adapter:
         session = await adapter.new_session()
         prompt = asyncio.create_task(adapter.prompt(session, "take your time"))
-        await _until(lambda: adapter.agent_texts(), "Claude's first text")
-        assert await delete(adapter, session) == {}
+        await until(lambda: adapter.agent_texts(), "Claude's first text")
+        assert await adapter.delete_session(session) == {}
         answer = await asyncio.wait_for(prompt, TIMEOUT)
-        await _until(lambda: not processes_mentioning(session), "the session's Claude to exit")
+        await until(lambda: not processes_mentioning(session), "the session's Claude to exit")
         after = await listed(adapter)
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
     assert adapter.answers() == {k: 1 for k in adapter.answers()}  # every prompt answered once
-    assert session not in after and transcripts(adapter, session) == []
+    assert session not in after and adapter.transcripts_of(session) == []
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -137,12 +119,12 @@ async def test_a_delete_racing_a_prompt_answers_both_and_leaves_nothing(
         session = await adapter.new_session()
         # Sent back to back: the delete lands while the prompt's Claude is still starting.
         prompt = asyncio.create_task(adapter.prompt(session, "hello"))
-        deleting = asyncio.create_task(delete(adapter, session))
+        deleting = asyncio.create_task(adapter.delete_session(session))
         answer = await asyncio.wait_for(prompt, TIMEOUT)
         assert await asyncio.wait_for(deleting, TIMEOUT) == {}
         # A prompt after the delete finds no session.
         late = await adapter.prompt(session, "are you there?")
-        await _until(lambda: not processes_mentioning(session), "the session's Claude to exit")
+        await until(lambda: not processes_mentioning(session), "the session's Claude to exit")
         after = await listed(adapter)
         again = await refused(adapter, session)
     # However the race fell, the prompt was answered once, as a finished or cancelled turn.
@@ -151,5 +133,5 @@ async def test_a_delete_racing_a_prompt_answers_both_and_leaves_nothing(
     assert isinstance(late, acp.RequestError) and late.code == -32602
     assert "no session" in str(late)
     assert adapter.answers() == {k: 1 for k in adapter.answers()}
-    assert session not in after and transcripts(adapter, session) == []
+    assert session not in after and adapter.transcripts_of(session) == []
     assert again.code == -32002

@@ -16,11 +16,19 @@ from claude_agent_sdk import AssistantMessage, TextBlock
 from claude_agent_sdk._internal.message_parser import parse_message
 
 from adapter.claude import local_time
-from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.translate import event_for
 from adapter.session.session import Session
-from fsm import Dialects, LimitWindow, RateLimitReported, RuntimeStarted
-from tests.shell.test_shell import EPOCH, WAIT, Clock, FakeLink, FakeRuntime, _answer, _result
+from fsm import Dialects, LimitWindow, RateLimitReported
+from tests.support.shell_harness import (
+    EPOCH,
+    WAIT,
+    Clock,
+    FakeLink,
+    FakeRuntime,
+    answer_of,
+    result_message,
+    session_with_fakes,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -116,26 +124,11 @@ def test_windows_of_odd_shapes_are_skipped() -> None:
 async def limited_session(
     dialects: Dialects,
 ) -> AsyncIterator[tuple[Session, FakeLink, FakeRuntime, Clock]]:
-    link, runtime, clock = FakeLink(), FakeRuntime(), Clock()
-    async with anyio.create_task_group() as tg:
-        session = Session(
-            session_id="s",
-            cwd="/",
-            dialects=dialects,
-            link=link,
-            settings=RuntimeSettings(stall_seconds=1e7),
-            task_group=tg,
-            clock=clock,
-            wall=lambda: W0 + clock.now - 1000.0,
-        )
-        session.claude.runtime = runtime  # type: ignore[assignment]
-        session._start_timer()
-        await session.feed(RuntimeStarted(epoch=EPOCH))
-        try:
-            yield session, link, runtime, clock
-        finally:
-            await session.close()
-            tg.cancel_scope.cancel()
+    """A session on the fakes whose wall clock is W0 when its monotonic clock starts."""
+    async with session_with_fakes(
+        dialects=dialects, stall=1e7, wall=lambda clock: lambda: W0 + clock.now - 1000.0
+    ) as fakes:
+        yield fakes
 
 
 def _limit_message() -> AssistantMessage:
@@ -181,8 +174,8 @@ async def test_warning_usage_and_reset_reach_a_capable_client() -> None:
         rejected = {"status": "rejected", "resetsAt": RESET, "rateLimitType": "five_hour"}
         await session.claude.on_message(parse_message(frame(rejected)), {}, EPOCH)
         await session.claude.on_message(_limit_message(), {}, EPOCH)
-        await session.claude.on_message(_result(is_error=True, text=LIMIT_TEXT), {}, EPOCH)
-        answer = await _answer(box)
+        await session.claude.on_message(result_message(is_error=True, text=LIMIT_TEXT), {}, EPOCH)
+        answer = await answer_of(box)
         assert isinstance(answer, PromptResponse) and answer.field_meta is not None
         failure = answer.field_meta["jetbrains"]["air"]["sessionFailure"]
         # The timer sleeps toward the reset the core named; at it, revision 2 goes out.
@@ -212,4 +205,4 @@ async def test_an_acp_notices_client_gets_the_warning_as_a_notice() -> None:
              "title": "You've used 80% of your weekly limit \u00b7 resets 10:08pm (UTC)"}
         ]  # fmt: skip
         assert link.records() == []
-        await session.claude.on_message(_result(), {}, EPOCH)
+        await session.claude.on_message(result_message(), {}, EPOCH)

@@ -19,7 +19,7 @@ from fsm import RuntimeStarted
 from fsm.notices import NOTICE_MACHINE
 from fsm.runtime import RUNTIME_MACHINE
 from fsm.turn import TURN_MACHINE
-from tests.shell.test_shell import EPOCH, session_with_fakes
+from tests.support.shell_harness import EPOCH, session_with_fakes
 
 
 @pytest.fixture

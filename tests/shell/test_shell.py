@@ -12,25 +12,29 @@ cannot see are pinned too.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import pytest
 from acp import RequestError
-from acp.schema import PromptResponse, SessionInfoUpdate, TextContentBlock
-from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, TextBlock
+from acp.schema import PromptResponse, TextContentBlock
+from claude_agent_sdk import AssistantMessage, ResultMessage, TextBlock
 
 from adapter.claude.runtime_settings import RuntimeSettings, private_values
 from adapter.claude.translate import event_for
-from adapter.session.session import Session
-from adapter.wire.client_link import ClientLink
-from fsm import TITLE_LIMIT, Dialects, ResultReceived, RuntimeStarted, redact, shape_title
+from fsm import TITLE_LIMIT, ResultReceived, redact, shape_title
+from tests.support.shell_harness import (
+    EPOCH,
+    WAIT,
+    FakeLink,
+    answer_of,
+    prompt_in_background,
+    result_message,
+    retry_message,
+    session_with_fakes,
+)
 
 pytestmark = pytest.mark.anyio
-EPOCH = "fake-epoch"
-WAIT = 30  # a bound on hangs only
 
 
 @pytest.fixture
@@ -38,145 +42,19 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-class FakeLink(ClientLink):
-    """The client: records what was sent; session_info_update sends fail while `failing`."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.sent: list[Any] = []
-        self.failing = False
-
-    async def send_update(self, session_id: str, update: Any) -> bool:
-        if self.failing and isinstance(update, SessionInfoUpdate):
-            return False
-        self.sent.append(update)
-        return True
-
-    async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
-        self.sent.append(update)
-        return True
-
-    def records(self) -> list[dict[str, Any]]:
-        return [
-            u.field_meta["jetbrains"]["air"]["sessionFailure"]
-            for u in self.sent
-            if isinstance(u, SessionInfoUpdate) and u.field_meta is not None
-        ]
-
-
-class FakeRuntime:
-    """Claude's process at the seam the session uses: it takes prompts and interrupts, and is
-    closed; what it says is fed by the test."""
-
-    def __init__(self) -> None:
-        self.epoch = EPOCH
-        self.prompts: list[dict[str, Any]] = []
-        self.interrupts = 0
-        self.closed = anyio.Event()
-        self.sent = anyio.Event()
-
-    async def send(self, message: dict[str, Any]) -> None:
-        self.prompts.append(message)
-        self.sent.set()
-
-    async def interrupt(self) -> None:
-        self.interrupts += 1  # and ignores it
-
-    async def close(self) -> None:
-        self.closed.set()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@asynccontextmanager
-async def session_with_fakes(
-    *, capable: bool = True, stall: float = 120.0
-) -> AsyncIterator[tuple[Session, FakeLink, FakeRuntime, Clock]]:
-    link, runtime, clock = FakeLink(), FakeRuntime(), Clock()
-    async with anyio.create_task_group() as tg:
-        session = Session(
-            session_id="s",
-            cwd="/",
-            dialects=Dialects(session_failure=capable),
-            link=link,
-            settings=RuntimeSettings(stall_seconds=stall),
-            task_group=tg,
-            clock=clock,
-        )
-        session.claude.runtime = runtime  # type: ignore[assignment]
-        session._start_timer()
-        await session.feed(RuntimeStarted(epoch=EPOCH))
-        try:
-            yield session, link, runtime, clock
-        finally:
-            await session.close()
-            tg.cancel_scope.cancel()
-
-
-async def _prompt(session: Session, runtime: FakeRuntime, tg: Any) -> list[Any]:
-    box: list[Any] = []
-
-    async def run() -> None:
-        try:
-            box.append(await session.prompt([TextContentBlock(type="text", text="hi")]))
-        except RequestError as exc:
-            box.append(exc)
-
-    tg.start_soon(run)
-    with anyio.fail_after(WAIT):
-        await runtime.sent.wait()
-    runtime.sent = anyio.Event()
-    return box
-
-
-async def _answer(box: list[Any]) -> Any:
-    with anyio.fail_after(WAIT):
-        while not box:
-            await anyio.sleep(0)
-    return box[0]
-
-
-def _result(
-    *,
-    is_error: bool = False,
-    text: str | None = "Done.",
-    subtype: str = "success",
-    errors: list[str] | None = None,
-) -> ResultMessage:
-    return ResultMessage(
-        subtype=subtype,
-        duration_ms=1,
-        duration_api_ms=1,
-        is_error=is_error,
-        num_turns=1,
-        session_id="s",
-        result=text,
-        errors=errors,
-    )
-
-
-def _retry() -> SystemMessage:
-    data = {"type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 3}
-    return SystemMessage(subtype="api_retry", data={**data, "error_status": 529})
-
-
 async def test_a_failed_send_is_not_counted_as_delivered() -> None:
     async with session_with_fakes() as (session, link, runtime, _), anyio.create_task_group() as tg:
-        box = await _prompt(session, runtime, tg)
+        box = await prompt_in_background(session, runtime, tg)
         # The retry warning's session_info_update cannot be sent ...
         link.failing = True
-        await session.claude.on_message(_retry(), {}, EPOCH)
+        await session.claude.on_message(retry_message(), {}, EPOCH)
         link.failing = False
         assert link.records() == []
         # ... so the turn's error is revision 1 of its id: the client never saw a revision 1.
-        await session.claude.on_message(_result(is_error=True, text="API Error: 500"), {}, EPOCH)
-        answer = await _answer(box)
+        await session.claude.on_message(
+            result_message(is_error=True, text="API Error: 500"), {}, EPOCH
+        )
+        answer = await answer_of(box)
         assert isinstance(answer, PromptResponse) and answer.field_meta is not None
         record = answer.field_meta["jetbrains"]["air"]["sessionFailure"]
         assert (record["revision"], record["severity"]) == (1, "error")
@@ -187,7 +65,7 @@ async def test_a_claude_ignoring_the_interrupt_is_stopped_after_the_grace_period
         session_with_fakes() as (session, _, runtime, clock),
         anyio.create_task_group() as tg,
     ):
-        box = await _prompt(session, runtime, tg)
+        box = await prompt_in_background(session, runtime, tg)
         # The client cancels three times: one interrupt.
         for _ in range(3):
             await session.cancel()
@@ -205,14 +83,14 @@ async def test_a_claude_ignoring_the_interrupt_is_stopped_after_the_grace_period
         from fsm import StreamEnded
 
         await session.feed(StreamEnded(epoch=EPOCH))
-        answer = await _answer(box)
+        answer = await answer_of(box)
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
 
 
 async def test_the_stall_watchdog_runs_on_the_cores_deadline() -> None:
     fakes = session_with_fakes(stall=5)
     async with fakes as (session, link, runtime, clock), anyio.create_task_group() as tg:
-        box = await _prompt(session, runtime, tg)
+        box = await prompt_in_background(session, runtime, tg)
         assert session.core.next_deadline() == clock.now + 5
         clock.now += 6
         session._rearm.set()
@@ -223,10 +101,10 @@ async def test_the_stall_watchdog_runs_on_the_cores_deadline() -> None:
         assert (warning["category"], warning["severity"]) == ("connection", "warning")
         assert warning["title"].startswith("Claude has not responded for 6 seconds")
         # Claude speaks: the next deadline counts from its frame.
-        await session.claude.on_message(_retry(), {}, EPOCH)
+        await session.claude.on_message(retry_message(), {}, EPOCH)
         assert session.core.next_deadline() == clock.now + 5
-        await session.claude.on_message(_result(), {}, EPOCH)
-        assert isinstance(await _answer(box), PromptResponse)
+        await session.claude.on_message(result_message(), {}, EPOCH)
+        assert isinstance(await answer_of(box), PromptResponse)
 
 
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
@@ -235,7 +113,7 @@ async def test_an_internal_fault_fails_the_turn_and_breaks_the_session(
 ) -> None:
     fakes = session_with_fakes(capable=capable)
     async with fakes as (session, _, runtime, _c), anyio.create_task_group() as tg:
-        box = await _prompt(session, runtime, tg)
+        box = await prompt_in_background(session, runtime, tg)
         real = session.core.handle
 
         def broken(event: Any) -> Any:
@@ -244,8 +122,8 @@ async def test_an_internal_fault_fails_the_turn_and_breaks_the_session(
             return real(event)
 
         monkeypatch.setattr(session.core, "handle", broken)
-        await session.claude.on_message(_result(), {}, EPOCH)
-        answer = await _answer(box)
+        await session.claude.on_message(result_message(), {}, EPOCH)
+        answer = await answer_of(box)
         monkeypatch.setattr(session.core, "handle", real)
         # docs/decisions.md#internal-faults: internal_error (service, retry), never "connection
         # lost"; traceback logged.
@@ -279,13 +157,13 @@ async def test_a_legacy_client_reads_claudes_failure_words_once() -> None:
     words = "API Error: 529 Overloaded. Please try again later."
     fakes = session_with_fakes(capable=False)
     async with fakes as (session, link, runtime, _c), anyio.create_task_group() as tg:
-        box = await _prompt(session, runtime, tg)
+        box = await prompt_in_background(session, runtime, tg)
         failure = AssistantMessage(
             content=[TextBlock(text=words)], model="<synthetic>", error="server_error"
         )
         await session.claude.on_message(failure, {}, EPOCH)
-        await session.claude.on_message(_result(is_error=True, text=words), {}, EPOCH)
-        answer = await _answer(box)
+        await session.claude.on_message(result_message(is_error=True, text=words), {}, EPOCH)
+        answer = await answer_of(box)
         assert isinstance(answer, RequestError) and answer.code == -32603
         assert str(answer) == "Internal error: The model provider reported an error."
         assert answer.data == {"errorKind": "server_error"}
@@ -297,17 +175,17 @@ async def test_a_legacy_client_reads_a_results_words_as_agent_text() -> None:
     # the answer so far, then the short error.
     fakes = session_with_fakes(capable=False)
     async with fakes as (session, link, runtime, _c), anyio.create_task_group() as tg:
-        box = await _prompt(session, runtime, tg)
+        box = await prompt_in_background(session, runtime, tg)
         answer_so_far = AssistantMessage(content=[TextBlock(text="Reading.")], model="claude-x")
         await session.claude.on_message(answer_so_far, {}, EPOCH)
-        limit = _result(
+        limit = result_message(
             is_error=True,
             text=None,
             subtype="error_max_budget_usd",
             errors=["Reached maximum budget ($5)"],
         )
         await session.claude.on_message(limit, {}, EPOCH)
-        answer = await _answer(box)
+        answer = await answer_of(box)
         assert isinstance(answer, RequestError) and answer.code == -32603
         assert str(answer) == "Internal error: This Claude session reached its configured budget."
         assert "".join(_texts(link)) == "Reading.\nReached maximum budget ($5)\n"
@@ -332,7 +210,7 @@ def test_refusal_explanation_comes_from_the_raw_frame() -> None:
 
 async def test_the_refusal_explanation_reaches_the_client_before_refusal() -> None:
     async with session_with_fakes() as (session, link, runtime, _), anyio.create_task_group() as tg:
-        box = await _prompt(session, runtime, tg)
+        box = await prompt_in_background(session, runtime, tg)
         message = AssistantMessage(content=[], model="claude-x", stop_reason="refusal")
         raw = {"type": "assistant", "message": {"stop_details": {"explanation": "I can't."}}}
         await session.claude.on_message(message, raw, EPOCH)
@@ -346,7 +224,7 @@ async def test_the_refusal_explanation_reaches_the_client_before_refusal() -> No
             stop_reason="refusal",
         )
         await session.claude.on_message(refusal, {}, EPOCH)
-        answer = await _answer(box)
+        answer = await answer_of(box)
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
         texts = [
             u.content.text
@@ -372,7 +250,7 @@ async def test_the_refusal_explanation_reaches_the_client_before_refusal() -> No
 )
 def test_a_results_origin_kind_is_passed_on_as_read(origin: object, kind: str | None) -> None:
     # Whether that origin is a user's turn is the core's rule (`fsm.is_autonomous_origin`).
-    message = _result()
+    message = result_message()
     if origin is not None:
         object.__setattr__(message, "origin", origin)
     event = event_for(message, EPOCH)
@@ -445,7 +323,7 @@ async def test_the_reader_tells_our_faults_from_claudes_transport() -> None:
         heard.append("lost")
 
     async def frames(fail: bool) -> Any:
-        yield _result(), {}
+        yield result_message(), {}
         if fail:
             raise ConnectionResetError("Claude's pipe broke")
 

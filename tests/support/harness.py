@@ -47,6 +47,7 @@ __all__ = [
     "record_in",
     "script_launcher",
     "spawn_adapter",
+    "until",
 ]
 
 OPT_IN: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
@@ -198,11 +199,35 @@ class Adapter:
                     found.append((entry, text))
         return found
 
+    async def delete_session(self, session_id: Any) -> Any:
+        """`session/delete` (acp's client has no method for it): its result, or it raises the
+        `acp.RequestError` it was refused with."""
+        request = self.conn._conn.send_request("session/delete", {"sessionId": session_id})
+        return await asyncio.wait_for(request, TIMEOUT)
+
+    async def listed_sessions(self) -> dict[str, str | None]:
+        """`session/list` for the adapter's work folder: each session's id and title."""
+        answer = await asyncio.wait_for(self.conn.list_sessions(cwd=str(self.workdir)), TIMEOUT)
+        return {s.session_id: s.title for s in answer.sessions}
+
+    def transcripts_of(self, session_id: str) -> list[Path]:
+        """The transcript files Claude keeps for `session_id` in this adapter's config folder."""
+        return list((self.config_dir / "projects").glob(f"*/{session_id}.jsonl"))
+
     def transcript(self) -> ClientTranscript:
         """The transcript a capable client shows for `self.frames`, rebuilt by the same
         client-side rules `claude-acp conformance` applies (adapter/conformance/client_view.py):
         new ids insert, higher revisions update in place, stale ones are ignored."""
         return ClientTranscript.from_frames((f.direction, f.message) for f in self.frames)
+
+
+async def until(condition: Callable[..., object], what: str) -> None:
+    """Wait, polling, until `condition()` holds; fail naming `what` after `TIMEOUT` seconds (a
+    bound on a hang, not a speed assertion)."""
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
 
 
 def record_in(meta: Any) -> dict[str, Any] | None:
