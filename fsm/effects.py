@@ -97,6 +97,9 @@ class SettlePrompt(Effect):
     turn_id: str
     record: FailureRecord | None = None
     failure: FailedTurn | None = None
+    # Prompt queueing: the next prompt's echo ended this turn while Claude's work goes on
+    # for that prompt, so what is still open (tool calls, a streaming message) stays open.
+    handed_off: bool = False
 
 
 class Blame(StrEnum):
@@ -179,6 +182,26 @@ class SendPrompt(Effect):
 
     turn_id: str
     replace_runtime: bool = False
+    # Prompt queueing: sent while another turn runs, Claude Code takes it up when it is ready;
+    # its turn begins at its echo (`TurnTakenUp`), not now.
+    pushed: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnTakenUp(Effect):
+    """Claude Code took up the pushed prompt `turn_id` (its echo): its turn begins now (the
+    view starts the turn's usage, title and side messages)."""
+
+    turn_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WithdrawPrompt(Effect):
+    """Ask Claude Code to drop the pushed prompt `turn_id` from its queue (Claude Code's
+    `cancel_async_message`; a no-op if it was taken up already): its prompt was answered
+    `cancelled`."""
+
+    turn_id: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -315,6 +315,18 @@ class BackgroundTaskStarted(ClaudeEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PromptEchoed(ClaudeEvent):
+    """Claude Code echoed the user message `turn_id` (`--replay-user-messages`): it took that
+    message up now. For a prompt pushed while another turn ran, this is where its turn
+    begins; any other echo is nothing to the core."""
+
+    turn_id: str
+
+    def __post_init__(self) -> None:
+        need(self.turn_id, "turn_id")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BackgroundTaskSettled(ClaudeEvent):
     """Task `task_id` ended (`task_notification`, or a `task_updated` whose status is final);
     an id no start named is nothing to the core."""

@@ -116,6 +116,12 @@ class Runtime:
         return self.state is SHUTTING_DOWN
 
     @property
+    def takes_prompts_as_is(self) -> bool:
+        """A prompt sent now goes to the process that runs (none is lost, retiring or to be
+        replaced for new credentials): what a prompt pushed into a running turn needs."""
+        return self.state is UP and not self.new_credentials
+
+    @property
     def is_retired(self) -> bool:
         """A fresh process was asked for: what the current epoch still says is dropped."""
         return self.state in (RESTARTING, RETIRING)

@@ -91,7 +91,9 @@ class SessionCore:
     warnings and notices become records too (sessionFailure negotiated; defaults to `capable`).
     `idle`: the idle compaction's settings (None: the session never compacts when idle).
     `background_subagents`: the client declared AIR's `backgroundSubagents`, so a turn is
-    answered at its result even while its background subagents run.
+    answered at its result even while its background subagents run. `prompt_queueing`: a
+    prompt that comes while a turn runs goes to Claude at once (as the reference adapter does);
+    off, it waits for the turn before it.
     """
 
     def __init__(
@@ -107,6 +109,7 @@ class SessionCore:
         acp_notices: bool = False,
         idle: IdlePolicy | None = None,
         background_subagents: bool = False,
+        prompt_queueing: bool = True,
     ) -> None:
         self.session_id = session_id
         self.capable = capable
@@ -122,6 +125,7 @@ class SessionCore:
             private=private,
             started=started,
             background_subagents=background_subagents,
+            prompt_queueing=prompt_queueing,
         )
         self.runtime = self.turn.runtime
         self._clock = SessionClock(stall_seconds)
@@ -443,7 +447,7 @@ class SessionIdle:
     def busy(self) -> bool:
         """A turn is live, being dispatched or queued."""
         turn = self._turn
-        return turn.live or turn.dispatching is not None or bool(turn.queued)
+        return turn.live or turn.dispatching is not None or bool(turn.queued or turn.pushed)
 
     def after(self, event: Event, was_busy: bool, effects: list[Effect]) -> list[Effect]:
         """The effects of `event` with the idle compaction's own: a prompt ends the idle

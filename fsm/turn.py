@@ -52,10 +52,12 @@ records it; `Turn.fire` applies it once every callback of the row ran.
 
 Rules that are not rows (WARNING: hand-coded, not drawn): settling a turn withdraws the
 session's open questions (`WithdrawQuestions`) right before its answer, which names its prompt,
-and dispatches the next queued prompt (`_settled`, which every row that ends a turn reaches); a
-turn has one failure id, so every failure of a live turn revises it (the ledger's id spelling);
-the runtime's `runtime_lost` is fired by `Turn.fire` after a row
-that named `note_runtime_lost`.
+and dispatches the next queued prompt (`_settled`, which every row that ends a turn reaches; a
+hand-off does neither: Claude's work, its questions and the pushed prompt's turn go on);
+prompts pushed to a runtime that is then lost between turns are sent to a fresh one
+(`Turn.fire`); a turn has one failure id, so every failure of a live turn revises it (the
+ledger's id spelling); the runtime's `runtime_lost` is fired by `Turn.fire` after a row that
+named `note_runtime_lost`.
 
 What lives elsewhere: ids and revisions (`ledger.py`), the runtime machine (`runtime.py`), the
 epoch filter, timers and the routing of events (`session.py`).
@@ -85,6 +87,8 @@ from fsm.effects import (
     StartFreshContext,
     StopReason,
     StopRuntime,
+    TurnTakenUp,
+    WithdrawPrompt,
     WithdrawQuestions,
 )
 from fsm.errors import FsmError
@@ -95,6 +99,7 @@ from fsm.events import (
     BackgroundTaskStarted,
     Event,
     MessageTooLarge,
+    PromptEchoed,
     PromptReceived,
     PromptSent,
     ResultReceived,
@@ -184,9 +189,17 @@ def _row(
 TRANSITIONS: list[dict[str, Any]] = [
     # --- IDLE: between turns, failures are session-scoped records ---------------------------------
     # See docs/decisions.md#failures-between-turns.
+    # Prompt queueing: a prompt pushed earlier still waits for Claude to take it up; this one
+    # joins it in Claude Code's queue.
+    _row("prompt_received", IDLE, None, "push_prompt",
+         when=["awaits_an_echo", "claude_takes_it_now"]),
     _row("prompt_received", IDLE, None, "queue_prompt", when="has_a_prompt_in_flight"),
     _row("prompt_received", IDLE, None, "dispatch_prompt"),
+    # A pushed prompt's turn begins at its echo, not when it was sent.
+    _row("prompt_sent", IDLE, None, "note_pushed_sent", when="was_pushed"),
     _row("prompt_sent", IDLE, PROMPT_SENT, "open_turn"),
+    _row("prompt_echoed", IDLE, RUNNING, "take_up_pushed", when="echoes_a_pushed_prompt"),
+    _row("prompt_echoed", IDLE, None),
     # docs/decisions.md#failures-between-turns: a failure message between turns is a session-scoped
     # record, or (for a client that takes no records) the transcript's text; a login prompt is
     # neither.
@@ -320,6 +333,16 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("background_task_settled", WORKING, None, "note_task_settled"),
     _row("background_tasks_listed", WORKING, None, "keep_listed_subagents"),
     _row("steer_received", WORKING, None, "inject_steer"),
+    # Prompt queueing, as the reference: a prompt that comes while the turn runs goes to
+    # Claude Code at once; when Claude takes it up (its echo), this turn is answered
+    # `end_turn` and the rest of Claude's work is the new prompt's turn.
+    # (The adapter's own idle `/compact` is not the user's turn to hand off: a prompt waits.)
+    _row("prompt_received", [*WORKING, FAILING], None, "push_prompt", when="claude_takes_it_now",
+         unless="is_the_adapters_own_turn"),
+    _row("prompt_sent", LIVE_TURN, None, "note_pushed_sent", when="was_pushed"),
+    _row("prompt_echoed", [*WORKING, FAILING], RUNNING, "confirm_boundary", "hand_off",
+         "take_up_pushed", when="echoes_a_pushed_prompt"),
+    _row("prompt_echoed", LIVE_TURN, None),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row("assistant_message_received", FAILING, FAILING, "forward_message",
          when="is_from_a_subagent"),
@@ -423,8 +446,10 @@ TRANSITIONS: list[dict[str, Any]] = [
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "stream_ended",
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
           "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
-          "background_task_started", "background_task_settled", "background_tasks_listed"],
+          "background_task_started", "background_task_settled", "background_tasks_listed",
+          "prompt_echoed"],
          BROKEN, None),
+    _row("prompt_sent", BROKEN, None, "note_pushed_sent", when="was_pushed"),
     _row("steer_received", BROKEN, None, "refuse_steer"),
     # --- any state: the session is ending; nothing it asked the user can be answered now --------
     _row("session_closing", list(TurnState), None, "withdraw_questions"),
@@ -507,10 +532,19 @@ class Turn:
     fresh_context_chosen: bool  # the user chose to go on in a fresh context
     subagents: set[str]  # the turn's subagents still running (Claude follows up on each)
     held: bool  # the turn's result came; its answer waits for its subagents or its steer
+    # Prompt queueing: prompts sent to Claude while a turn ran, waiting for their echo (oldest
+    # first), and those not yet reported sent (a late report is nothing then).
+    pushed: list[str]
+    unsent_pushed: set[str]
+    adapter_turns: set[str]  # the adapter's own prompts (its idle `/compact`) not yet answered
     steered: bool  # the client steered the turn (its steered cycle ends at the next idle)
     # The client declared AIR's `backgroundSubagents`: a turn is answered at its result, and
     # its background subagents' work goes out after the answer.
     background_subagents: bool
+    # Prompt queueing (`_meta.claudeCode.promptQueueing`): a prompt that comes while a turn
+    # runs goes to Claude at once. Off, it waits in `queued` for the turn before it (the core's
+    # own queue, which a cancelling or resetting turn uses either way).
+    prompt_queueing: bool
 
     def __init__(
         self,
@@ -521,9 +555,11 @@ class Turn:
         private: tuple[str, ...],
         started: bool = True,
         background_subagents: bool = False,
+        prompt_queueing: bool = True,
     ) -> None:
         self.ledger, self.capable, self.notices, self.private = ledger, capable, notices, private
         self.background_subagents = background_subagents
+        self.prompt_queueing = prompt_queueing
         self.answers = answer_dialect(ledger, takes_records=capable)
         self.runtime = Runtime(ledger=ledger, started=started)
         self.effects = []
@@ -532,6 +568,9 @@ class Turn:
         self.turn_id = None
         self.outcome = None
         self.queued = []
+        self.pushed = []
+        self.unsent_pushed = set()
+        self.adapter_turns = set()
         self.dispatching = None
         self.retry_after_ms = None
         self.reset_at_ms = None
@@ -578,6 +617,11 @@ class Turn:
             self.ledger.reach(boundary, turn_id)
         if ended:
             effects += self.runtime.fire("runtime_lost")
+            if self.state is IDLE and self.dispatching is None and self.queued:
+                # WARNING: hand-coded, not drawn. Prompts pushed to the lost process came
+                # back to the queue (`note_runtime_lost`); no turn's settle will send them.
+                self.dispatching = self.queued.pop(0)
+                effects.append(SendPrompt(turn_id=self.dispatching))
         return effects
 
     # --- guards: the conditions named in the table ----------------------------------------------
@@ -669,16 +713,34 @@ class Turn:
         return self.fresh_context_chosen
 
     def has_a_prompt_in_flight(self, *_: Any) -> bool:
-        return self.dispatching is not None or bool(self.queued)
+        return self.dispatching is not None or bool(self.queued or self.pushed)
+
+    def awaits_an_echo(self, *_: Any) -> bool:
+        return bool(self.pushed)
+
+    def claude_takes_it_now(self, *_: Any) -> bool:
+        idle_queue = self.dispatching is None and not self.queued
+        return self.prompt_queueing and self.runtime.takes_prompts_as_is and idle_queue
+
+    def is_the_adapters_own_turn(self, *_: Any) -> bool:
+        return self.turn_id in self.adapter_turns
+
+    def was_pushed(self, event: PromptSent) -> bool:
+        return event.turn_id in self.unsent_pushed
+
+    def echoes_a_pushed_prompt(self, event: PromptEchoed) -> bool:
+        return event.turn_id in self.pushed
 
     # === callbacks: the only place the core makes effects for a turn =============================
 
     # --- prompts ------------------------------------------------------------------------------
 
     def queue_prompt(self, event: PromptReceived) -> None:
+        self._note_origin(event)
         self.queued.append(event.turn_id)
 
     def dispatch_prompt(self, event: PromptReceived) -> None:
+        self._note_origin(event)
         self.dispatching = event.turn_id
         self.effects.append(SendPrompt(turn_id=event.turn_id))
 
@@ -688,13 +750,40 @@ class Turn:
     def open_turn(self, event: PromptSent) -> None:
         if self.dispatching not in (None, event.turn_id):
             raise FsmError(f"prompt {event.turn_id} was sent before {self.dispatching}")
-        self.ledger.open_turn(event.turn_id)
         self.dispatching = None
-        self.turn_id = event.turn_id
+        self._open(event.turn_id)
+
+    def _open(self, turn_id: str) -> None:
+        self.ledger.open_turn(turn_id)
+        self.turn_id = turn_id
         self.outcome = None
         self.forget_turn()
         self.retry_after_ms = self.reset_at_ms = None
         self.between_failure_reported = False
+
+    def _note_origin(self, event: PromptReceived) -> None:
+        if event.by_adapter:
+            self.adapter_turns.add(event.turn_id)
+
+    def push_prompt(self, event: PromptReceived) -> None:
+        self._note_origin(event)
+        self.pushed.append(event.turn_id)
+        self.unsent_pushed.add(event.turn_id)
+        self.effects.append(SendPrompt(turn_id=event.turn_id, pushed=True))
+
+    def note_pushed_sent(self, event: PromptSent) -> None:
+        self.unsent_pushed.discard(event.turn_id)
+
+    def hand_off(self, *_: Any) -> None:
+        # The user moved on: this turn is answered as it stands (withheld prose goes out as
+        # text; no failure was confirmed), and Claude's work goes on for the new prompt.
+        self.release_withheld()
+        self._settled("succeeded", StopReason.END_TURN, handed_off=True)
+
+    def take_up_pushed(self, event: PromptEchoed) -> None:
+        self.pushed.remove(event.turn_id)
+        self._open(event.turn_id)
+        self.effects.append(TurnTakenUp(turn_id=event.turn_id))
 
     def withdraw_questions(self, *_: Any) -> None:
         # A question still open belongs to a turn that is over, or that the client cancelled.
@@ -705,6 +794,11 @@ class Turn:
         for turn_id in self.queued:
             self.effects.append(SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=turn_id))
         self.queued = []
+        # Pushed ones Claude has not taken up end cancelled too, and leave its queue.
+        for turn_id in self.pushed:
+            self.effects.append(SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=turn_id))
+            self.effects.append(WithdrawPrompt(turn_id=turn_id))
+        self.pushed = []
 
     def interrupt_claude(self, *_: Any) -> None:
         self.grace_armed = True
@@ -875,6 +969,9 @@ class Turn:
         # The runtime machine's `runtime_lost` (WARNING: hand-coded, not drawn: fired by
         # `Turn.fire` after this row).
         self.runtime_ended = True
+        # Prompts pushed to the lost process never ran: they go to the fresh one, first.
+        self.queued[:0] = self.pushed
+        self.pushed = []
 
     def log_repeated_loss(self, *_: Any) -> None:
         # One runtime dies once: a failed write and the reader's end both report it.
@@ -886,23 +983,33 @@ class Turn:
     # --- settling and withheld prose (shared by every row that ends a turn) ---------------
 
     def _settled(
-        self, outcome: str, stop_reason: StopReason, failure: FailedTurn | None = None
+        self,
+        outcome: str,
+        stop_reason: StopReason,
+        failure: FailedTurn | None = None,
+        *,
+        handed_off: bool = False,
     ) -> None:
         # Every row that ends the live turn comes here: its open questions are withdrawn before
         # its one answer, which names its prompt. The client's form of the answer
         # (`RecordAnswers`, `LegacyAnswers`); a failure's record needs the turn open.
         if self.turn_id is None:
             raise FsmError("a turn ended that was never opened")
-        settle = SettlePrompt(stop_reason=stop_reason, turn_id=self.turn_id, failure=failure)
+        settle = SettlePrompt(
+            stop_reason=stop_reason, turn_id=self.turn_id, failure=failure, handed_off=handed_off
+        )
         answer = self.answers.answer(settle)
+        self.adapter_turns.discard(self.turn_id)
         self.outcome = TurnOutcome(outcome)
         self.grace_armed = False
         self.ledger.close_turn()
         # The answer comes last (any words of Claude's a legacy client reads go first); its
-        # questions are withdrawn right before it.
+        # questions are withdrawn right before it. Handed off, Claude's work and its questions
+        # go on for the next prompt, whose turn is next (no queued one is sent).
         *words, reply = answer
-        self.effects += [*words, WithdrawQuestions(), reply]
-        if self.queued:
+        withdraw = [] if handed_off else [WithdrawQuestions()]
+        self.effects += [*words, *withdraw, reply]
+        if self.queued and not handed_off:
             self.dispatching = self.queued.pop(0)
             self.effects.append(SendPrompt(turn_id=self.dispatching))
 
@@ -977,9 +1084,10 @@ class Turn:
 
     def reject_waiting(self, *_: Any) -> None:
         # The session is broken: prompts that wait for their turn are answered now.
-        for turn_id in [*([self.dispatching] if self.dispatching else []), *self.queued]:
+        waiting = [*([self.dispatching] if self.dispatching else []), *self.queued, *self.pushed]
+        for turn_id in waiting:
             self.effects.append(self._rejection(turn_id))
-        self.dispatching, self.queued = None, []
+        self.dispatching, self.queued, self.pushed = None, [], []
 
     def _rejection(self, turn_id: str) -> RejectPrompt:
         return RejectPrompt(

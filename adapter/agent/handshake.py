@@ -101,8 +101,9 @@ def initialize_response(
                 delete=SessionDeleteCapabilities(),
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
-            # `_session/steering` (adapter.agent.steering), as the reference advertises it.
-            field_meta={"steering": {"supported": True}},
+            # `_session/steering` (adapter.agent.steering), and prompt queueing (a prompt sent
+            # while a turn runs goes to Claude at once), as the reference advertises them.
+            field_meta={"steering": {"supported": True}, "claudeCode": {"promptQueueing": True}},
         ),
         auth_methods=login.auth_methods(client_capabilities),
         agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),

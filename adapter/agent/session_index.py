@@ -22,10 +22,11 @@ Delivery is best effort: the client re-reads the list when it needs to be sure.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
@@ -109,6 +110,9 @@ class SessionIndexRequests:
         self._wake = anyio.Event()
         self._polling = False
         self._closed = False
+        # The title change in flight per session: the next one waits for it, so each reads
+        # the title the one before wrote (a rename keeps the archive state an archive set).
+        self._mutating: dict[str, anyio.Lock] = {}
 
     def negotiate(self, air: AirClient) -> None:
         self._air = air
@@ -146,15 +150,27 @@ class SessionIndexRequests:
         if isinstance(request, BatchGetRequest):
             return await self.batch_get(request)
         if isinstance(request, RenameRequest):
-            return await self.rename(request)
+            async with self._one_at_a_time(request.session_id):
+                return await self.rename(request)
         if isinstance(request, ArchiveRequest):
-            return await self.set_archived(request.session_id, method == ARCHIVE_METHOD)
+            async with self._one_at_a_time(request.session_id):
+                return await self.set_archived(request.session_id, method == ARCHIVE_METHOD)
         if isinstance(request, SubscribeRequest):
             return await self.subscribe(request)
         if isinstance(request, UnsubscribeRequest):
             self.unsubscribe(request)
             return {}
         raise AssertionError(f"no performer for {method}")  # pragma: no cover - table and here
+
+    @contextlib.asynccontextmanager
+    async def _one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
+        lock = self._mutating.setdefault(session_id, anyio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._mutating.pop(session_id, None)
 
     # --- rows ---------------------------------------------------------------------------------
 

@@ -120,6 +120,9 @@ class ClaudeRuntime:
             effort=launch.effort,
             mcp_servers=launch.mcp_servers,
             disallowed_tools=list(launch.disallowed_tools),
+            # Claude Code echoes each user message when it takes it up: a prompt pushed into
+            # a running turn begins its own turn there (prompt queueing).
+            extra_args={"replay-user-messages": None},
         )
         options = ClaudeAgentOptions(**apply_client_options(chosen, launch.client_options))
         # The client configures its own copy of the options; the transport builds the command
@@ -258,6 +261,11 @@ class ClaudeRuntime:
     def closed_by_adapter(self) -> bool:
         """The adapter closed (or stopped) this process; it did not end on its own."""
         return self._stopped.is_set()
+
+    async def withdraw(self, message_uuid: str) -> None:
+        """Drop a user message Claude Code has queued and not taken up (a no-op if it has)."""
+        request = {"subtype": "cancel_async_message", "message_uuid": message_uuid}
+        await send_control_request(self.client, request)
 
     async def stop_task(self, task_id: str) -> None:
         """Stop one background task (Claude Code then reports its end in the stream)."""

@@ -30,6 +30,7 @@ from fsm import (
     McpServersReported,
     McpServerStatus,
     ModelFellBack,
+    PromptEchoed,
     RateLimitReported,
     ResultReceived,
     RetryAttempted,
@@ -38,7 +39,7 @@ from fsm import (
     WorkerShuttingDown,
 )
 
-__all__ = ["event_for", "refusal_explanation"]
+__all__ = ["echo_for", "event_for", "refusal_explanation"]
 
 
 def _int(data: Mapping[str, Any], key: str) -> int | None:
@@ -56,6 +57,15 @@ def _str(data: Mapping[str, Any], key: str) -> str | None:
 
 def _texts(content: list[Any]) -> list[str]:
     return [block.text for block in content if isinstance(block, TextBlock)]
+
+
+def echo_for(raw: object, epoch: str) -> PromptEchoed | None:
+    """Claude Code's echo of a user message it took up (`--replay-user-messages`): a `user`
+    frame with `isReplay` and the uuid the adapter stamped on it."""
+    if not isinstance(raw, Mapping) or raw.get("type") != "user" or raw.get("isReplay") is not True:
+        return None
+    uuid = _str(raw, "uuid")
+    return PromptEchoed(epoch=epoch, turn_id=uuid) if uuid else None
 
 
 def event_for(message: object, epoch: str) -> ClaudeEvent | None:

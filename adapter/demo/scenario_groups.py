@@ -96,7 +96,14 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "What Claude says about itself",
-        ("model_fallback", "refusal", "mcp_problems", "mcp_unknown_shapes"),
+        (
+            "model_fallback",
+            "model_fallback_local",
+            "model_typed",
+            "refusal",
+            "mcp_problems",
+            "mcp_unknown_shapes",
+        ),
     ),
     (
         "Claude's process failing",
@@ -116,6 +123,15 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "exit_before_handshake",
             "close_stdout",
             "close_stdout_and_linger",
+        ),
+    ),
+    (
+        "Claude Code that will not start, and says why",
+        (
+            "startup_proxy_invalid",
+            "startup_gateway_signin_required",
+            "startup_org_pin_mismatch",
+            "startup_cwd_unavailable",
         ),
     ),
     (

@@ -109,6 +109,10 @@ class StdinReader:
             if error is not None:
                 s.emit(frames.control_error(request_id, error))
                 return
+        elif subtype == "cancel_async_message":
+            # A queued user message is dropped unless Claude Code has taken it up already.
+            uuid = request.get("message_uuid")
+            answer = {"cancelled": isinstance(uuid, str) and self.inbox.withdraw(uuid)}
         elif subtype == "rename_session":
             title = request.get("title")
             if not isinstance(title, str) or not title.strip():
@@ -134,6 +138,9 @@ class StdinReader:
                 }
             )
             return
+        elif subtype == "generate_session_title":
+            # `$CLAUDE_ACP_SCRIPTED_TITLE`: the name the fake gives the session (else none).
+            answer = {"title": self.env.get("CLAUDE_ACP_SCRIPTED_TITLE") or None}
         elif subtype == "get_context_usage":
             answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
         s.emit(frames.control_response(request_id, answer))

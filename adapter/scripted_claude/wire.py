@@ -129,6 +129,16 @@ class Inbox:
             self._playing = True
             return self._turns.popleft()
 
+    def withdraw(self, uuid: str) -> bool:
+        """Drop the queued user turn `uuid` (Claude Code's `cancel_async_message`); False when
+        it is not waiting (already taken up, or never came)."""
+        with self._cond:
+            for turn in self._turns:
+                if turn.uuid == uuid:
+                    self._turns.remove(turn)
+                    return True
+            return False
+
     def steer_waiting(self) -> bool:
         """A steer (a user message with a `priority`) came while the turn played: Claude Code
         runs it at once, in the same busy stretch (one idle after both)."""

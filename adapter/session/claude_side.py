@@ -27,7 +27,7 @@ from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, Tool
 from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
-from adapter.claude.translate import event_for, refusal_explanation
+from adapter.claude.translate import echo_for, event_for, refusal_explanation
 from adapter.claude.unparsed import UnparsedFrame
 from adapter.controls.questions import ASK_TOOL
 from adapter.controls.session_controls import SessionControls
@@ -125,6 +125,12 @@ class ClaudeSide:
                 launch=self._controls.launch(),
             )
         runtime.hooks.answer_elicitations_with(self._controls.elicitations.answer)
+        # Claude Code's name for the session, asked for once a turn is over.
+        self._view.ask_titles_with(
+            lambda description: self._tg.start_soon(
+                self._view.ask_title, runtime.client, description
+            )
+        )
         # `/model` typed in the chat: the picker follows, after the hook is answered.
         runtime.hooks.follow_models_with(
             lambda model: self._tg.start_soon(self._controls.follow_model, model)
@@ -259,6 +265,8 @@ class ClaudeSide:
             await self._feed(context)
         if event is not None:
             await self._feed(event, message)
+        elif isinstance(message, UserMessage) and (echo := echo_for(raw, epoch)) is not None:
+            await self._feed(echo)  # Claude took the message up: prompt queueing's hand-off
         elif isinstance(message, UserMessage):
             await self._view.tool_results(message)
 
@@ -297,7 +305,9 @@ class ClaudeSide:
             return
         message = claude_user_message(answer.content, turn_id=turn_id)
         await self._feed(PromptSent(turn_id=turn_id, now=self._clock()))
-        self._view.prompted(answer.blocks, by_adapter=answer.by_adapter)
+        if not answer.pushed:
+            # A pushed prompt's turn begins when Claude takes it up (`TurnTakenUp`).
+            self._view.prompted(answer.blocks, by_adapter=answer.by_adapter)
         # Only now is it this runtime's prompt (its safety net answers it if all else fails).
         answer.epoch = runtime.epoch
         self.resume = True

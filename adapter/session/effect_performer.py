@@ -15,6 +15,7 @@ from acp.schema import PromptResponse
 from anyio.abc import TaskGroup
 from claude_agent_sdk import AssistantMessage
 
+from adapter.claude.claude_runtime import ClaudeRuntime
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.controls.session_controls import SessionControls
 from adapter.session.claude_side import ClaudeSide
@@ -42,6 +43,8 @@ from fsm import (
     SettlePrompt,
     StartFreshContext,
     StopRuntime,
+    TurnTakenUp,
+    WithdrawPrompt,
     WithdrawQuestions,
 )
 
@@ -102,8 +105,12 @@ class EffectPerformer:
                 await self.perform(follow, None)
             case WithdrawQuestions():
                 self._controls.withdraw_all()
-            case SettlePrompt(stop_reason=stop_reason, record=record, turn_id=turn_id):
-                await self._view.turn_settled(failed=record is not None)
+            case SettlePrompt(
+                stop_reason=stop_reason, record=record, turn_id=turn_id, handed_off=handed_off
+            ):
+                # Handed off (prompt queueing), Claude's work goes on for the next prompt: its
+                # open tool calls and its stream stay open.
+                await self._view.turn_settled(failed=record is not None, handed_off=handed_off)
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self._view.response_usage()
                 quota = self._view.response_quota()
@@ -134,12 +141,23 @@ class EffectPerformer:
                 await self._publisher.notice(severity, title, description)
             case AnswerSteer(outcome=outcome, priority=priority):
                 self._steer_verdicts.append((outcome, priority))  # `Session.steer` acts on it
-            case SendPrompt(turn_id=turn_id, replace_runtime=replace):
+            case SendPrompt(turn_id=turn_id, replace_runtime=replace, pushed=pushed):
                 # The prompt's own task sends it (outside the lock: starting Claude is slow).
                 answer = self._answers.get(turn_id)
                 if answer is not None:
                     answer.replace_runtime = replace
+                    answer.pushed = pushed
                     answer.go.set()
+            case TurnTakenUp(turn_id=turn_id):
+                # Prompt queueing: Claude took up the pushed prompt; its turn's view begins.
+                taken = self._answers.get(turn_id)
+                if taken is not None:
+                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter)
+            case WithdrawPrompt(turn_id=turn_id):
+                # Not under the lock (the SDK waits for Claude's reply); started before the
+                # interrupt that follows it, so the message is dropped before the turn stops.
+                if self._claude.runtime is not None:
+                    self._tg.start_soon(self._withdraw, self._claude.runtime, turn_id)
             case StartFreshContext(turn_id=turn_id):
                 # A plan exit cleared the context (`fresh_context.py`); slow, so not under
                 # the lock.
@@ -157,6 +175,14 @@ class EffectPerformer:
                 await self._compact_when_idle(number)
             case LogNotice(message=text):
                 log.info("session %s: %s", self.session_id, text)
+
+    async def _withdraw(self, runtime: ClaudeRuntime, turn_id: str) -> None:
+        try:
+            await runtime.withdraw(turn_id)
+        except Exception:
+            # Claude's transport, not our code: the prompt is answered already; at worst
+            # Claude still runs it, between turns.
+            log.warning("session %s: withdrawing a queued prompt failed", self.session_id)
 
     def _give(self, turn_id: str, value: PromptResponse | RequestError) -> None:
         answer = self._answers.get(turn_id)

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import anyio
 from acp.schema import TextContentBlock, ToolCallUpdate, Usage
 from claude_agent_sdk import (
     AssistantMessage,
@@ -26,6 +27,7 @@ from claude_agent_sdk import (
 
 from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
+from adapter.claude.sdk_compat import send_control_request
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -38,7 +40,16 @@ from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, AsyncTasks, is_autonomous_origin, redact, typed_prompt_said, visible
+from fsm import (
+    AirClient,
+    AsyncTasks,
+    generated_title,
+    is_autonomous_origin,
+    redact,
+    title_description,
+    typed_prompt_said,
+    visible,
+)
 
 __all__ = ["LiveView"]
 
@@ -52,6 +63,8 @@ _ASYNC_TASK_FRAMES = {
 }
 
 log = logging.getLogger(__name__)
+
+TITLE_SECONDS = 60.0  # Claude Code's title is a small model's call; past this it gave none
 
 
 def _masked(block: Mapping[str, Any], mask: tuple[str, ...]) -> Mapping[str, Any]:
@@ -110,6 +123,13 @@ class LiveView:
         self.compaction_updates = compaction_updates
         self._title: str | None = None
         self._title_sent = titled
+        # Claude Code's own name for the session (`ask_title`): asked for once per
+        # conversation, and whether it gave one (which the first prompt's line never replaces).
+        self._title_request: str | None = None
+        self._title_asked = False
+        self._title_from_claude = False
+        self._private = private
+        self._ask_title: Callable[[str], object] = lambda description: None
         self._warned = False
         # Whether the answer's text so far ends mid-line: a failure's words, or a client's own
         # error block after the answer, must start on a line of their own (a code fence left
@@ -197,6 +217,7 @@ class LiveView:
             # something names it again, as the reference adapter re-titles it.
             await self._send(self._view.tasks.reset, "a conversation reset")
             self._title, self._title_sent = None, False
+            self._title_asked = self._title_from_claude = False
             return
         tasks = self._async_tasks
         if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
@@ -319,10 +340,49 @@ class LiveView:
         text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
         self._side.prompted(text)
         self._usage.turn_started()
-        if self._title is None and not by_adapter:
+        if by_adapter:
+            return
+        said = typed_prompt_said(text)
+        if self._title is None:
             # The first prompt that says something names the session, as on load: a hidden
             # local command (`/model opus`) names nothing.
-            self._title = title_for(typed_prompt_said(text))
+            self._title = title_for(said)
+        if not self._title_asked and not self._title_from_claude:
+            # Claude Code's own name for the session, asked for once the turn is over.
+            self._title_request = title_description(said, titled=False)
+
+    def title_request(self) -> str | None:
+        """What to ask Claude Code to name the session from, once the turn is over
+        (`ask_title`); None when it has been asked already."""
+        description, self._title_request = self._title_request, None
+        if description is not None:
+            self._title_asked = True
+        return description
+
+    async def ask_title(self, client: Any, description: str) -> None:
+        """Ask Claude Code for the session's name (`generate_session_title`, stored in its
+        transcript as `session/list` shows it) and show it in place of the first prompt's
+        line; between turns, and no turn waits for it. No title, or no answer: the first
+        line stays, and the next prompt asks again."""
+        request = {"subtype": "generate_session_title", "description": description}
+        try:
+            with anyio.fail_after(TITLE_SECONDS):
+                response = await send_control_request(client, {**request, "persist": True})
+        except Exception:
+            log.info("session %s: Claude Code gave no title", self._session_id)
+            self._title_asked = False
+            return
+        title = generated_title(response, self._private)
+        if title is None:
+            self._title_asked = False
+            return
+        self._title_from_claude = True
+        if title == self._title and self._title_sent:
+            return
+        self._title = title
+        if self._title_sent:
+            # The first prompt's line went out already: this name replaces it.
+            await self._send_title()
 
     async def turn_result(self, message: ResultMessage) -> None:
         origin = getattr(message, "origin", None)
@@ -364,16 +424,30 @@ class LiveView:
             )
         self._line_open = False
 
-    async def turn_settled(self, *, failed: bool = False) -> None:
+    async def turn_settled(self, *, failed: bool = False, handed_off: bool = False) -> None:
         """Before a prompt's answer: `turn_ended`, and name the session once (a session whose
-        first turn failed is named too: its prompt was the user's all the same)."""
-        await self.turn_ended(failed=failed)
+        first turn failed is named too: its prompt was the user's all the same). `handed_off`:
+        Claude's work goes on for the next prompt (prompt queueing), so nothing is ended."""
+        if not handed_off:
+            await self.turn_ended(failed=failed)
         if self._title and not self._title_sent:
             self._title_sent = True
-            now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-            await self._send_raw(
-                {"sessionUpdate": "session_info_update", "title": self._title, "updatedAt": now}
-            )
+            await self._send_title()
+        description = self.title_request()
+        if description is not None:
+            # Between turns: Claude Code answers the question with frames of its own, which
+            # must not land inside a running turn.
+            self._ask_title(description)
+
+    def ask_titles_with(self, ask: Callable[[str], object]) -> None:
+        """`ask(description)` runs `ask_title` beside the session (the current Claude's)."""
+        self._ask_title = ask
+
+    async def _send_title(self) -> None:
+        now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        await self._send_raw(
+            {"sessionUpdate": "session_info_update", "title": self._title, "updatedAt": now}
+        )
 
     def title_given(self) -> None:
         """The client named the session: no title from its first prompt replaces that one."""

@@ -21,6 +21,7 @@ class PromptAnswer:
     done: anyio.Event = field(default_factory=anyio.Event)
     go: anyio.Event = field(default_factory=anyio.Event)  # set by SendPrompt, or by the answer
     replace_runtime: bool = False
+    pushed: bool = False  # sent while another turn runs: its turn begins at Claude's echo
     value: PromptResponse | RequestError | None = None
     epoch: str | None = None  # the runtime the prompt went to, once sent
     by_adapter: bool = False  # the adapter's own idle `/compact`: no client waits for it

@@ -19,6 +19,7 @@ from fsm.effects import (
     SettlePrompt,
     StopReason,
     StopRuntime,
+    WithdrawPrompt,
     WithdrawQuestions,
 )
 from fsm.errors import FsmError, InvalidTransition
@@ -89,11 +90,13 @@ def test_prompts_queue_behind_the_live_one_and_go_in_order(core: SessionCore) ->
 def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) -> None:
     core.handle(PromptReceived(turn_id="t1"))
     core.handle(PromptSent(turn_id="t1", now=0.0))
-    core.handle(PromptReceived(turn_id="t2"))
-    # The queued prompt never reached Claude: cancelled. The live one: one interrupt.
+    core.handle(PromptReceived(turn_id="t2"))  # pushed to Claude (prompt queueing)
+    # The pushed prompt Claude never took up: cancelled, and taken back out of Claude's queue.
+    # The live one: one interrupt.
     assert core.handle(CancelRequested(now=5.0)) == [
         WITHDRAW,
         SettlePrompt(stop_reason=CANCELLED, turn_id="t2"),
+        WithdrawPrompt(turn_id="t2"),
         InterruptClaude(),
     ]
     assert core.handle(CancelRequested(now=6.0)) == [WITHDRAW]

@@ -280,7 +280,11 @@ class SessionStateMachine(RuleBasedStateMachine):
         super().__init__()
         self.models_before = (len(INCIDENT_MACHINE.models), len(TURN_MACHINE.models))
         self.epoch = "epoch-0"
-        self.core = SessionCore(session_id=SID, epoch=self.epoch, capable=self.capable)
+        # The core's own queue (prompt queueing off): a prompt while another is live waits;
+        # the pushed path has its narratives in tests/core/session/test_prompt_queueing.py.
+        self.core = SessionCore(
+            session_id=SID, epoch=self.epoch, capable=self.capable, prompt_queueing=False
+        )
         self.old_epochs: list[str] = []
         self.turns = 0
         self.histories = 0

@@ -16,6 +16,7 @@ from fsm.effects import (
     RejectPrompt,
     SettlePrompt,
     StopReason,
+    WithdrawPrompt,
     WithdrawQuestions,
 )
 from fsm.events import (
@@ -83,13 +84,15 @@ def test_a_cancel_withdraws_the_questions_first_in_every_state() -> None:
     try:
         # Between turns (a question Claude asked on its own may be open).
         assert core.handle(CancelRequested()) == [WITHDRAW]
-        # A live turn with a prompt queued behind it: withdrawn, queued one answered, interrupt.
+        # A live turn with a prompt pushed behind it (prompt queueing): withdrawn, the pushed
+        # one answered and taken back out of Claude's queue, interrupt.
         core.handle(PromptReceived(turn_id="t1"))
         core.handle(PromptSent(turn_id="t1"))
         core.handle(PromptReceived(turn_id="t2"))
         assert core.handle(CancelRequested()) == [
             WITHDRAW,
             SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id="t2"),
+            WithdrawPrompt(turn_id="t2"),
             InterruptClaude(),
         ]
         # Cancelling again: a question asked meanwhile is withdrawn too; one interrupt only.

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from fsm.errors import InvalidTransition
+from fsm.events import PromptSent
 from fsm.ledger import Ledger
 from fsm.machine import expanded
 from fsm.turn import LIVE_STATES, TRANSITIONS, TURN_MACHINE, Turn, TurnState
@@ -51,6 +52,11 @@ def test_every_pair_ends_in_an_unguarded_row() -> None:
     # complete, and only unlisted pairs can raise.
     for source, trigger in PAIRS:
         rows = _rows_for(source, trigger)
+        if trigger == "prompt_sent" and source is not S.IDLE:
+            # Only a prompt pushed into a running turn may be reported sent while one is
+            # live; any other is the shell's protocol bug, and raises (below).
+            assert [r.get("conditions") for r in rows] == [["was_pushed"]], source
+            continue
         assert not rows[-1].get("conditions") and not rows[-1].get("unless"), (source, trigger)
 
 
@@ -61,8 +67,10 @@ def test_the_shape_of_the_lifecycle() -> None:
         if any(name.startswith(SETTLING) for name in before):
             assert source in LIVE_STATES and dest in (S.IDLE, S.BROKEN), row
         # A new turn starts only when none is live.
-        if row["trigger"] == "prompt_sent":
+        if row["trigger"] == "prompt_sent" and row.get("conditions") != ["was_pushed"]:
             assert (source, dest) == (S.IDLE, S.PROMPT_SENT)
+        if row["trigger"] == "prompt_sent" and row.get("conditions") == ["was_pushed"]:
+            assert dest is None, row  # a pushed prompt's turn begins at its echo
         # BROKEN is sticky (docs/decisions.md#internal-faults): nothing leaves it, and every fault
         # leads to it.
         if source is S.BROKEN:
@@ -143,6 +151,20 @@ def test_unlisted_pairs_are_the_protocol_bugs() -> None:
     # derives that event itself). Everything any peer can do is a listed pair.
     grace = [S.PROMPT_SENT, S.RUNNING, S.RETRYING, S.FAILING]
     assert sorted((s.name, t) for s, t in INVALID) == sorted(
-        [(s.name, "prompt_sent") for s in TurnState if s is not S.IDLE]
-        + [(s.name, "cancel_grace_expired") for s in grace]
+        [(s.name, "cancel_grace_expired") for s in grace]
     )
+
+
+@pytest.mark.parametrize("source", [s for s in TurnState if s is not S.IDLE], ids=str)
+def test_a_prompt_sent_while_a_turn_is_live_raises_unless_it_was_pushed(
+    turn: Turn, source: TurnState
+) -> None:
+    # A second prompt while one is live is a protocol bug, as a prompt to a broken session
+    # sent anyway; only one pushed into the running turn (prompt queueing) may be.
+    TURN_MACHINE.set_state(source, model=turn)
+    with pytest.raises(InvalidTransition):
+        turn.fire("prompt_sent", PromptSent(turn_id="not-pushed"))
+    assert (turn.state, turn.effects) == (source, [])
+    turn.unsent_pushed.add("pushed")
+    assert turn.fire("prompt_sent", PromptSent(turn_id="pushed")) == []
+    assert turn.state is source and "pushed" not in turn.unsent_pushed

@@ -324,6 +324,76 @@ async def test_a_steer_joins_the_running_turn(adapters: AdapterPool, tmp_path: P
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_a_prompt_during_a_turn_goes_to_claude_at_once(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # Prompt queueing, as the reference: the second prompt is pushed to Claude while the first
+    # runs; Claude takes it up when it is ready (its echo), and each is answered once, the
+    # first before the second's words.
+    log = tmp_path / "claude.log"
+    env = {**_env(adapters), "CLAUDE_ACP_SCRIPTED_LOG": str(log)}
+    async with adapters.session_adapter(tmp_path, "steered", env=env) as adapter:
+        session = await adapter.new_session()
+        first = asyncio.ensure_future(adapter.prompt(session, "format the file"))
+        await _until_said(adapter, "Working on it.")
+        second = asyncio.ensure_future(adapter.prompt(session, "use tabs"))
+        await _until_logged(log, "use tabs")  # Claude has it while the first turn runs
+        assert not first.done()
+        answers = await asyncio.gather(first, second)
+    assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == ["end_turn"] * 2
+    assert set(adapter.answers().values()) == {1}
+    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    assert "Done with the first." in _said_before(adapter, responses[0])
+    assert "Steered: using tabs." not in _said_before(adapter, responses[0])
+    assert "Steered: using tabs." in _said_before(adapter, responses[1])
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_cancel_answers_and_withdraws_a_prompt_claude_had_not_taken_up(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    log = tmp_path / "claude.log"
+    env = {**_env(adapters), "CLAUDE_ACP_SCRIPTED_LOG": str(log)}
+    async with adapters.session_adapter(tmp_path, "steered", env=env) as adapter:
+        session = await adapter.new_session()
+        first = asyncio.ensure_future(adapter.prompt(session, "format the file"))
+        await _until_said(adapter, "Working on it.")
+        second = asyncio.ensure_future(adapter.prompt(session, "use tabs"))
+        await _until_logged(log, "use tabs")
+        await adapter.conn.cancel(session_id=session)
+        answers = await asyncio.gather(first, second)
+        after = await adapter.prompt(session, "hi")
+    assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == ["cancelled"] * 2
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1}
+    # The withdrawn prompt never played: the scenario's second turn is what answered "hi".
+    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    assert "Steered: using tabs." not in _said_before(adapter, responses[1])
+    assert "Steered: using tabs." in _said_before(adapter, responses[2])
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    [pushed] = [r["uuid"] for r in records if r["kind"] == "user" and _text_of(r) == "use tabs"]
+    withdrawn = [
+        r["request"]
+        for r in records
+        if r["kind"] == "control" and r["request"].get("subtype") == "cancel_async_message"
+    ]
+    assert withdrawn == [{"subtype": "cancel_async_message", "message_uuid": pushed}]
+
+
+def _text_of(record: dict[str, Any]) -> str:
+    content = record.get("content")
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        return str(content[0].get("text", ""))
+    return str(content)
+
+
+async def _until_logged(log: Path, text: str) -> None:
+    async with asyncio.timeout(TIMEOUT):
+        while not (log.exists() and text in log.read_text()):
+            await asyncio.sleep(0.02)
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_steering_bad_input(adapters: AdapterPool, tmp_path: Path) -> None:
     async with adapters.session_adapter(tmp_path, "odd_tasks", env=_env(adapters)) as adapter:
         session = await adapter.new_session()

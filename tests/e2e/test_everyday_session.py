@@ -404,6 +404,11 @@ async def test_initialize_advertises_session_and_mcp_capabilities(tmp_path: Path
     mcp = caps["mcpCapabilities"]
     assert mcp["http"] is True and mcp["sse"] is True and not mcp.get("acp")
     assert [m.id for m in answer.auth_methods] == ["claude-login"]
+    # Steering and prompt queueing, as the reference advertises them.
+    assert caps["_meta"] == {
+        "steering": {"supported": True},
+        "claudeCode": {"promptQueueing": True},
+    }
 
 
 @pytest.mark.asyncio(loop_scope="module")

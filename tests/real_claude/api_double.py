@@ -26,6 +26,10 @@ Replies (the shapes are the real API's, https://docs.anthropic.com/en/api/messag
 - `Stall(then)`: holds the request without a byte until `double.release_stalls()` (or the
   double stops), then serves `then`.
 
+Claude Code naming the session (`generate_session_title`: a request whose instructions begin
+`TITLE_PROMPT`) is answered with `title` as the JSON the CLI asks for, or refused when none is
+set; it never takes a scripted reply and is no conversation request (`is_messages`).
+
 Recording: every request is kept in `requests` (method, path, headers, parsed JSON body), so a
 test can assert what the CLI sent, e.g. that a `tool_result` carried the real file content.
 
@@ -97,6 +101,8 @@ __all__ = [
 
 # How long a cut stream's first delta stays on the wire before the connection drops.
 CUT_AFTER_SECONDS = 0.3
+# How the bundled CLI (2.1.332) opens its instructions for naming a session.
+TITLE_PROMPT = "You are naming a coding session"
 # A stalled reply waits at most this long even if no one releases it: a bound on a hang.
 STALL_LIMIT_SECONDS = 120.0
 
@@ -110,7 +116,24 @@ class Recorded:
 
     @property
     def is_messages(self) -> bool:
+        """A request of the conversation (not Claude Code naming the session)."""
+        return self._messages_path and not self.is_title
+
+    @property
+    def _messages_path(self) -> bool:
         return self.method == "POST" and self.path.split("?")[0] == "/v1/messages"
+
+    @property
+    def is_title(self) -> bool:
+        """Claude Code asking its small model to name the session (`generate_session_title`):
+        answered from `MessagesApiDouble.title`, never from the script."""
+        system = self.body.get("system") if isinstance(self.body, dict) else None
+        texts = (
+            [b.get("text") for b in system if isinstance(b, dict)]
+            if isinstance(system, list)
+            else []
+        )
+        return self._messages_path and any(isinstance(t, str) and TITLE_PROMPT in t for t in texts)
 
     def tool_results(self) -> list[dict[str, Any]]:
         """The `tool_result` blocks of the request's last user message."""
@@ -270,6 +293,9 @@ class MessagesApiDouble:
         self.escapes: list[str] = []
         self._replies: deque[Reply] = deque()
         self._otherwise: Reply | None = None
+        # The name Claude Code's small model gives the session when it asks (`is_title`);
+        # None: the request fails, and Claude Code has no title.
+        self.title: str | None = None
         self._lock = threading.Lock()
         self._stalled = threading.Event()
         self._server = _Server(self)
@@ -314,6 +340,7 @@ class MessagesApiDouble:
         with self._lock:
             self._replies.clear()
             self._otherwise = None
+            self.title = None
             self.requests.clear()
             self.unscripted.clear()
             self._stalled = threading.Event()
@@ -333,6 +360,10 @@ class MessagesApiDouble:
     def _take(self, record: Recorded) -> Reply:
         with self._lock:
             self.requests.append(record)
+            if record.is_title:
+                if self.title is None:
+                    return bad_request("messages API double: no session title scripted")
+                return Answer(json.dumps({"title": self.title}))
             if record.is_messages and self._replies:
                 return self._replies.popleft()
             if record.is_messages and self._otherwise is not None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -242,3 +244,47 @@ def test_worktrees_are_read_without_git(tmp_path: Path) -> None:
     outside = tmp_path / "plain"
     outside.mkdir()
     assert index_rows.checkouts(str(outside)) == [str(outside)]
+
+
+@pytest.mark.anyio
+async def test_title_changes_of_one_session_run_one_after_another(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A slow archive: it decides its title from the one it read, and takes a while to write
+    # it; a rename that overlapped would read the same old title, and one would undo the other.
+    from adapter.agent import session_index
+
+    decide: Callable[[bool, str | None, str], str | None]
+    decide = getattr(session_index, "archive_to")  # noqa: B009 - the name the module calls
+
+    def slow(archived: bool, current: str | None, session_id: str) -> str | None:
+        time.sleep(0.5)
+        return decide(archived, current, session_id)
+
+    monkeypatch.setattr(session_index, "archive_to", slow)
+    cwd = str(tmp_path / "repo")
+    os.mkdir(cwd)
+    path = _transcript(config, cwd, A, "a task", "2026-12-01T10:00:00.000Z")
+    async with anyio.create_task_group() as tg:
+        index, _ = _index(config, tg)
+        answers: list[Any] = []
+
+        async def ask(method: str, params: dict[str, Any]) -> None:
+            answers.append(await _call(index, method, params))
+
+        async with anyio.create_task_group() as both:
+            both.start_soon(ask, "_session/archive", {"sessionId": A})
+            both.start_soon(ask, "_session/rename", {"sessionId": A, "title": "Renamed"})
+        final = await _call(index, "_session/batch_get", {"sessionIds": [A]})
+        tg.cancel_scope.cancel()
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()][2:]
+    assert answers == [{}, {}]
+    # In arrival order: the archive's pair, then the rename's, which kept the archive state.
+    assert [r.get("customTitle", r.get("agentName")) for r in records] == [
+        "[archived] a task",
+        "[archived] a task",
+        "[archived] Renamed",
+        "[archived] Renamed",
+    ]
+    row = final["sessions"][0]
+    assert row["title"] == "Renamed" and row["_meta"]["jetbrains"]["air"]["archived"] is True

@@ -1,0 +1,100 @@
+"""A live session is named by Claude Code, through the real stdio agent, as the reference
+adapter names it: once a turn whose prompt said enough is over, the adapter asks Claude Code
+for its title (`generate_session_title`, `persist: true`: the name `session/list` shows) and
+shows it in place of the first line of the first prompt. No title from Claude Code (the
+scripted Claude's default), and the first line stays; a title that is empty or 10 KB is never
+shown as it came."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import PromptResponse
+
+from tests.support.harness import Adapter, spawn_adapter
+
+pytestmark = pytest.mark.asyncio
+
+
+def _env(tmp_path: Path, title: str | None) -> dict[str, str]:
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
+    if title is not None:
+        env["CLAUDE_ACP_SCRIPTED_TITLE"] = title
+    return env
+
+
+def _asked(tmp_path: Path) -> list[dict[str, Any]]:
+    path = tmp_path / "claude-log.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    return [
+        e["request"]
+        for e in map(json.loads, lines)
+        if e["kind"] == "control" and e["request"].get("subtype") == "generate_session_title"
+    ]
+
+
+def _titles(adapter: Adapter) -> list[str]:
+    return [u["title"] for u in adapter.updates("session_info_update") if "title" in u]
+
+
+async def _titled(adapter: Adapter, want: str) -> None:
+    # The name comes beside the turn: wait for it (bounded).
+    for _ in range(200):
+        if want in _titles(adapter):
+            return
+        await asyncio.sleep(0.05)
+
+
+async def test_claude_codes_title_names_the_session(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "success", env=_env(tmp_path, "Fix flaky test")) as adapter:
+        session = await adapter.new_session()
+        for text in ("hi", "please fix the flaky login test", "and the docs"):
+            answer = await adapter.prompt(session, text)
+            assert isinstance(answer, PromptResponse), answer
+        await _titled(adapter, "Fix flaky test")
+    titles = _titles(adapter)
+    assert titles[-1] == "Fix flaky test", titles
+    assert set(titles) <= {"hi", "Fix flaky test"}, titles
+    # Asked once, from the first prompt that said enough ("hi" is too little), to keep it.
+    assert [(r["description"], r["persist"]) for r in _asked(tmp_path)] == [
+        ("please fix the flaky login test", True)
+    ]
+
+
+async def test_without_a_title_from_claude_code_the_first_line_stays(tmp_path: Path) -> None:
+    async with spawn_adapter(tmp_path, "success", env=_env(tmp_path, None)) as adapter:
+        session = await adapter.new_session()
+        for text in ("please fix the flaky login test", "and then the docs please"):
+            answer = await adapter.prompt(session, text)
+            assert isinstance(answer, PromptResponse), answer
+    assert _titles(adapter) == ["please fix the flaky login test"]
+    # Asked (after the first turn), and given nothing: the first line stays.
+    assert _asked(tmp_path), _asked(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        ("   ", None),
+        ("line one\nline two\x07", "line one line two\u2407"),
+        ("word " * 2048, "word " * 51 + "\u2026"),
+    ],
+)
+async def test_an_odd_title_is_shown_safely(tmp_path: Path, given: str, shown: str | None) -> None:
+    async with spawn_adapter(tmp_path, "success", env=_env(tmp_path, given)) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "please fix the flaky login test")
+        assert isinstance(answer, PromptResponse), answer
+        if shown is not None:
+            await _titled(adapter, shown.strip())
+    titles = _titles(adapter)
+    assert titles[0] == "please fix the flaky login test", titles
+    if shown is None:
+        assert titles == ["please fix the flaky login test"], titles
+    else:
+        assert titles[-1] == shown.strip(), titles
+        assert all(len(t) <= 256 for t in titles)
