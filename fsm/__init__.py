@@ -129,6 +129,7 @@ if TYPE_CHECKING:
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
+        keys_options_by_kind,
         negotiate,
         session_failure_negotiated,
     )
@@ -297,6 +298,7 @@ _HOMES = {
     "Dialects": "negotiation",
     "advertisement": "air",
     "agent_error_negotiated": "negotiation",
+    "keys_options_by_kind": "negotiation",
     "negotiate": "negotiation",
     "session_failure_negotiated": "negotiation",
     "FailureRecord": "records",
@@ -471,6 +473,7 @@ __all__ = [
     "is_autonomous_origin",
     "is_prompt_entry",
     "is_real_model",
+    "keys_options_by_kind",
     "model_switch_to_follow",
     "negotiate",
     "parse_entry",

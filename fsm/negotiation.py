@@ -18,6 +18,7 @@ __all__ = [
     "CAPABILITY",
     "Dialects",
     "agent_error_negotiated",
+    "keys_options_by_kind",
     "negotiate",
     "session_failure_negotiated",
 ]
@@ -79,6 +80,21 @@ class Dialects:
     @property
     def capable(self) -> bool:
         return self.session_failure or self.agent_error
+
+
+# Clients known to tell permission options apart by their `kind` alone: they label each option by
+# its kind and map kinds to options, so two options of one kind are one to them
+# (docs/decisions.md#plan-exit-option-kinds). Matched against the start of
+# `initialize`'s `clientInfo.name`, case-insensitively.
+_KIND_KEYED_CLIENTS = ("codecompanion",)
+
+
+def keys_options_by_kind(client_name: object) -> bool:
+    """Whether the client that named itself `client_name` in `initialize` keys permission
+    options by kind; anything that is not a name is a client that reads option names."""
+    if not isinstance(client_name, str):
+        return False
+    return client_name.strip().lower().startswith(_KIND_KEYED_CLIENTS)
 
 
 def negotiate(client_meta: object) -> Dialects:

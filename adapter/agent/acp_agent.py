@@ -124,6 +124,7 @@ class ClaudeAcpAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         self._client = handshake.client_declared(client_capabilities, self._raw)
+        self._link.client_name = client_info.name if client_info is not None else None
         self._index.negotiate(self._client.air)
         log.info("initialize: %s", self._client.dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,

@@ -17,6 +17,7 @@ configuration, which the editor needs whole.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -30,6 +31,8 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from adapter.app.log_masking import mask_log_text
 from adapter.app.logs import LOG_FILE_ENV, LOG_LEVEL_ENV
@@ -190,18 +193,29 @@ def _claude_code(claude: _Claude, environ: Mapping[str, str], shown: _Shown) -> 
 def _sign_in(claude: _Claude, environ: Mapping[str, str], shown: _Shown) -> Check:
     if claude.problem is not None or claude.path is None:
         return Check(FAIL, "signed in", "unknown until Claude Code starts (see above)")
+    # As `authenticate` asks it: placeholder credentials dropped, as a session would drop them.
+    from adapter.claude.auth_command import AuthCommandFailed, run_auth
+
     try:
-        status, out, err = _run_claude(claude.path, ["auth", "status", "--json"], environ)
-    except subprocess.TimeoutExpired:
-        return Check(FAIL, "signed in", "unknown: `claude auth status` did not answer in time")
-    except OSError as exc:
-        return Check(FAIL, "signed in", f"unknown: `claude auth status` failed ({exc.strerror})")
+        done = anyio.run(
+            functools.partial(
+                run_auth,
+                "status",
+                "--json",
+                executable=claude.path,
+                base=environ,
+                timeout=CLAUDE_TIMEOUT,
+            )
+        )
+    except AuthCommandFailed as exc:
+        return Check(FAIL, "signed in", f"unknown: `claude auth status`: {exc.why}")
     try:
-        answer = json.loads(out)
+        answer = json.loads(done.stdout)
     except ValueError:
         answer = None
     if not isinstance(answer, dict) or not isinstance(answer.get("loggedIn"), bool):
-        said = _first_line(err) or _first_line(out) or f"exit status {status}"
+        status = f"exit status {done.returncode}"
+        said = _first_line(done.stderr) or _first_line(done.stdout) or status
         return Check(FAIL, "signed in", f"unknown: `claude auth status` said {shown.text(said)!r}")
     if not answer["loggedIn"]:
         return Check(FAIL, "signed in", f"no: {SIGN_IN_HOW}")

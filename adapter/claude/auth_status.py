@@ -9,20 +9,18 @@ answers nothing when signed in, and raises `-32000` with the hint that names wha
 editor when not. When Claude Code cannot tell (it does not start, does not answer in time, or
 answers something else), the answer is `-32603` naming which: never a false ok
 (docs/decisions.md#sign-in-that-leads-somewhere). What Claude Code
-printed goes to our log only (it may name private paths).
+printed goes to our log only (it may name private paths). The run itself is
+`adapter.claude.auth_command`'s.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import subprocess
 
-import anyio
 from acp import RequestError
 
-from adapter.claude.executable import claude_executable
+from adapter.claude.auth_command import AUTH_TIMEOUT_SECONDS, run_auth
 from adapter.claude.runtime_settings import RuntimeSettings
 from fsm import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT
 
@@ -31,7 +29,7 @@ __all__ = ["AUTH_STATUS_TIMEOUT_SECONDS", "check_signed_in", "not_signed_in"]
 log = logging.getLogger(__name__)
 
 # `auth status` reads local credentials only: a CLI that takes longer has hung.
-AUTH_STATUS_TIMEOUT_SECONDS = 30.0
+AUTH_STATUS_TIMEOUT_SECONDS = AUTH_TIMEOUT_SECONDS
 
 
 def not_signed_in() -> RequestError:
@@ -46,25 +44,10 @@ def _unknown(why: str) -> RequestError:
 async def check_signed_in(settings: RuntimeSettings) -> None:
     """Return when Claude Code says the user is signed in; else -32000 (signed out) or -32603
     (Claude Code could not say)."""
-    executable = settings.executable or claude_executable()
-    if executable is None:
-        raise _unknown("Claude Code was not found")
+    timeout = AUTH_STATUS_TIMEOUT_SECONDS
+    done = await run_auth("status", "--json", settings=settings, timeout=timeout, failure=_unknown)
     try:
-        with anyio.fail_after(AUTH_STATUS_TIMEOUT_SECONDS):
-            done = await anyio.run_process(
-                [executable, "auth", "status", "--json"],
-                env={**os.environ, **settings.env},
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
-    except TimeoutError as exc:
-        raise _unknown("Claude Code did not answer in time") from exc
-    except OSError as exc:
-        log.info("claude auth status could not start: %s", exc)
-        raise _unknown("Claude Code could not be started") from exc
-    said = done.stdout.decode("utf-8", "replace")
-    try:
-        answer = json.loads(said)
+        answer = json.loads(done.stdout)
     except ValueError:
         answer = None
     signed_in = answer.get("loggedIn") if isinstance(answer, dict) else None
@@ -76,7 +59,7 @@ async def check_signed_in(settings: RuntimeSettings) -> None:
     log.info(
         "claude auth status (exit status %s) said: %s %s",
         done.returncode,
-        said.strip()[:500],
-        done.stderr.decode("utf-8", "replace").strip()[:500],
+        done.stdout.strip()[:500],
+        done.stderr.strip()[:500],
     )
     raise _unknown(f"Claude Code's answer was not understood (exit status {done.returncode})")

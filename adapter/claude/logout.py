@@ -8,13 +8,10 @@ with a fixed message: the CLI's stderr may name private paths, so it goes to our
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
 
-import anyio
 from acp import RequestError
 
-from adapter.claude.executable import claude_executable
+from adapter.claude.auth_command import AUTH_TIMEOUT_SECONDS, run_auth
 from adapter.claude.runtime_settings import RuntimeSettings
 
 __all__ = ["LOGOUT_TIMEOUT_SECONDS", "logout"]
@@ -22,7 +19,7 @@ __all__ = ["LOGOUT_TIMEOUT_SECONDS", "logout"]
 log = logging.getLogger(__name__)
 
 # Signing out only clears local credentials: a CLI that takes longer has hung.
-LOGOUT_TIMEOUT_SECONDS = 30.0
+LOGOUT_TIMEOUT_SECONDS = AUTH_TIMEOUT_SECONDS
 
 
 def _failed(why: str) -> RequestError:
@@ -30,22 +27,9 @@ def _failed(why: str) -> RequestError:
 
 
 async def logout(settings: RuntimeSettings) -> None:
-    executable = settings.executable or claude_executable()
-    if executable is None:
-        raise _failed("Claude Code was not found")
-    try:
-        with anyio.fail_after(LOGOUT_TIMEOUT_SECONDS):
-            done = await anyio.run_process(
-                [executable, "auth", "logout"],
-                env={**os.environ, **settings.env},
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
-    except TimeoutError as exc:
-        raise _failed("it did not finish in time") from exc
-    except OSError as exc:
-        log.info("claude auth logout could not start: %s", exc)
-        raise _failed("Claude Code could not be started") from exc
+    done = await run_auth(
+        "logout", settings=settings, timeout=LOGOUT_TIMEOUT_SECONDS, failure=_failed
+    )
     if done.returncode != 0:
-        log.info("claude auth logout: %s", done.stderr.decode("utf-8", "replace").strip())
+        log.info("claude auth logout: %s", done.stderr.strip())
         raise _failed(f"it exited with status {done.returncode}")

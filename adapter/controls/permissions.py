@@ -50,7 +50,7 @@ from adapter.controls.pickers import SessionConfig
 from adapter.controls.plan_exit import FRESH_CONTEXT, KEEP_PLANNING, plan_choices
 from adapter.wire.client_link import ClientLink
 from adapter.wire.deep_json import holds_truncation
-from fsm import AirClient, permission_heading, plan_file_input, visible
+from fsm import AirClient, keys_options_by_kind, permission_heading, plan_file_input, visible
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
 
@@ -277,6 +277,7 @@ class PermissionBroker:
             plan=plan if can_clear else None,
             percent_used=self.percent_used(),
             before_plan=self._config.before_plan,
+            one_per_kind=keys_options_by_kind(self._link.client_name),
         )
         options = hinted([c.option() for c in choices], context, keep_always=True)
         heading = self._heading(tool_call, name, tool_input, context)

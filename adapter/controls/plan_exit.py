@@ -21,6 +21,11 @@ used)" is the context meter's share of the window, left out while the meter know
 that carries the plan (`adapter.session.fresh_context`); "No" denies and stops the turn so that
 the user can go on planning. An option id the client made up is taken as "No": leaving plan mode
 needs the user's yes.
+
+A client that tells options apart by their kind alone (it labels each by its kind and maps kinds
+to options: CodeCompanion) would see the `allow_always` ones as one: it gets one choice of each
+kind instead, `exit-plan-default`, the first mode choice (keeping the context) and `reject`
+(docs/decisions.md#plan-exit-option-kinds).
 """
 
 from __future__ import annotations
@@ -84,14 +89,19 @@ def plan_choices(
     plan: str | None = None,
     percent_used: int | None = None,
     before_plan: str | None = None,
+    one_per_kind: bool = False,
 ) -> list[PlanChoice]:
     """The choices for a session that offers `modes`, in the order they are offered; with a
     non-empty `plan`, the clear-context one for the preferred mode (the first elevated one,
     else accept edits) too. `before_plan`: the mode the session left for plan mode (bypass
-    puts bypass first, as the reference orders them)."""
+    puts bypass first, as the reference orders them). `one_per_kind`: for a client that tells
+    options apart by kind alone, one choice of each kind: manual edits, the preferred mode
+    keeping the context, keep planning (docs/decisions.md#plan-exit-option-kinds)."""
     order = _ELEVATED[::-1] if before_plan == "bypassPermissions" else _ELEVATED
     elevated = [c for c in order if c.mode in modes]
     mode_choices = elevated or [_ACCEPT_EDITS]
+    if one_per_kind:
+        return [_DEFAULT, mode_choices[0], _REJECT]
     clearing = []
     if plan is not None and plan.strip():
         preferred = mode_choices[0].mode

@@ -34,6 +34,7 @@ from adapter.view.compaction_updates import CompactionUpdates
 from adapter.view.plan import approved_plan_update
 from adapter.view.side_messages import SideMessages
 from adapter.view.stream_assembly import MalformedStream
+from adapter.view.task_plan import TaskPlan
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for
 from adapter.view.turn_view import TurnView, blocks_of
@@ -151,6 +152,11 @@ class LiveView:
         text = content.get("text") if isinstance(content, Mapping) else None
         if isinstance(text, str) and text:
             self._line_open = not text.endswith("\n")
+
+    def adopt_tasks(self, tasks: TaskPlan) -> None:
+        """The task list a `session/load` replayed: the live plan goes on from it (a later
+        TaskUpdate may name only a task's id)."""
+        self._view.tasks = tasks
 
     def text_sent(self, text: str) -> None:
         """Agent text the core authored or passed on went out: the answer's latest text."""

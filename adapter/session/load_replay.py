@@ -119,6 +119,8 @@ async def replay_transcript(
                 await _flush(session, batch)
     batch += [*compactions.finish(), *view.close_open_calls()]
     await _flush(session, batch)
+    # The replayed task list is the live session's plan from here on, as it was live.
+    session.view.adopt_tasks(view.tasks)
     title = title_for(first_prompt or "")
     if title:
         # The session's name, as a live session gets it from its first prompt.

@@ -56,6 +56,9 @@ BulkSender = Callable[[str, Iterable[dict[str, Any]]], Awaitable[None]]
 
 class ClientLink:
     def __init__(self) -> None:
+        # The name the client gave in `initialize` (`clientInfo.name`), if it gave one: how
+        # it shows permission options depends on who it is (`fsm.keys_options_by_kind`).
+        self.client_name: str | None = None
         self._conn: Connection | None = None
         self._bulk: BulkSender | None = None
         self._responses: ResponseWatch | None = None

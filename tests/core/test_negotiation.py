@@ -16,6 +16,7 @@ from fsm.air import ADVERTISED, IMPLEMENTED, advertisement, air_client
 from fsm.negotiation import (
     Dialects,
     agent_error_negotiated,
+    keys_options_by_kind,
     negotiate,
     session_failure_negotiated,
 )
@@ -105,3 +106,24 @@ def test_the_advertisement_goes_to_air_clients_only_as_a_fresh_copy() -> None:
     plain: tuple[object, ...] = (None, {}, {"jetbrains": {}}, {"jetbrains": {"air": 1}}, [])
     for meta in plain:
         assert advertisement(air_client(meta)) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "by_kind"),
+    [
+        ("CodeCompanion.nvim", True),
+        ("codecompanion", True),
+        ("  CODECOMPANION ", True),
+        ("zed", False),
+        ("agent-shell", False),
+        ("My CodeCompanion fork", False),
+        ("", False),
+        (None, False),
+        (7, False),
+        (["CodeCompanion"], False),
+    ],
+)
+def test_which_clients_key_permission_options_by_kind(name: object, by_kind: bool) -> None:
+    # docs/decisions.md#plan-exit-option-kinds: the client's own name says it; anything that is
+    # not a name is a client that reads option names.
+    assert keys_options_by_kind(name) is by_kind

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import AdapterPool, script_launcher
+from tests.support.harness import AdapterPool, script_launcher, spawn_adapter
 
 _SCRIPTS = """
 import os, sys
@@ -52,6 +52,17 @@ mine = [
         ),
     )),
 ]
+# The first two turns again, then one after the session was loaded: a TaskUpdate that names
+# only its task's id, which a plan rebuilt from the transcript must know.
+mine.append(Scenario(name="tasks_resumed", description="", turns=(
+    *mine[0].turns[:2],
+    (
+        ToolUse(name="TaskUpdate", id="u3", input={"taskId": "2", "status": "in_progress"},
+                result="Updated task #2 status",
+                tool_use_result={"success": True, "taskId": "2", "updatedFields": ["status"]}),
+        Reply(), Result(),
+    ),
+)))
 runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
 code = runtime.main(sys.argv[1:], os.environ)
 sys.stderr.flush()
@@ -92,3 +103,36 @@ async def test_the_task_list_is_the_plan_across_turns_until_a_reset(
     cards = adapter.updates("tool_call") + adapter.updates("tool_call_update")
     assert {c.get("toolCallId") for c in cards} & {"c1", "u1", "u2", "g1", "l1"} == set()
     assert len(adapter.agent_texts()) == 3
+
+
+@pytest.mark.asyncio
+async def test_the_task_list_replays_as_the_plan_on_load(tmp_path: Path) -> None:
+    # The first two turns live, then a new adapter process loads the session: the stored
+    # Task* calls become the plan again, as they did live, and never cards; the live session
+    # goes on from that plan. (The hooks are not in Claude Code's transcript: what only a hook
+    # said is not replayed, until Claude Code's own TaskList says it.)
+    env = {"CLAUDE_CODE_EXECUTABLE": str(_launcher(tmp_path / "bin-tasks"))}
+    async with spawn_adapter(tmp_path, "tasks_resumed", env=env) as live:
+        session = await live.new_session()
+        for n in range(2):
+            answer = await live.prompt(session, f"turn {n}")
+            assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    async with spawn_adapter(tmp_path, "tasks_resumed", env=env) as loaded:
+        await loaded.conn.load_session(cwd=str(loaded.workdir), session_id=session, mcp_servers=[])
+        replayed = len(loaded.updates("plan"))
+        answer = await loaded.prompt(session, "turn 2")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    write, ship = "Write tests", "Ship it"
+    plans = [p["entries"] for p in loaded.updates("plan")]
+    assert plans[:replayed] == [
+        [_entry(write, "pending")],
+        [_entry("Writing tests", "in_progress")],
+        # TaskList's answer is Claude Code's own list: the hook's task is back.
+        [_entry(write, "completed"), _entry(ship, "pending")],
+    ]
+    # The live session ended its second turn with the same plan.
+    assert live.updates("plan")[-1]["entries"] == plans[replayed - 1]
+    # After the load, a TaskUpdate that names only a task's id updates the replayed plan.
+    assert plans[replayed:] == [[_entry(write, "completed"), _entry(ship, "in_progress")]]
+    cards = loaded.updates("tool_call") + loaded.updates("tool_call_update")
+    assert {c.get("toolCallId") for c in cards} & {"c1", "u1", "u2", "g1", "l1", "u3"} == set()

@@ -251,6 +251,27 @@ def test_the_plan_exit_offers_no_bypass_once_it_is_taken_away() -> None:
     assert "bypassPermissions" in [c.mode for c in offered]  # the check above can fail
 
 
+@pytest.mark.parametrize("before_plan", [None, "bypassPermissions"])
+@pytest.mark.parametrize("bypass_disabled", [False, True])
+def test_a_client_keyed_by_kind_gets_one_plan_exit_option_of_each_kind(
+    before_plan: str | None, bypass_disabled: bool
+) -> None:
+    # docs/decisions.md#plan-exit-option-kinds: manual edits, the preferred mode keeping the
+    # context, keep planning; the reference's full list has a kind twice.
+    from adapter.controls.plan_exit import plan_choices
+
+    modes = _config(PermissionSettings(bypass_disabled=bypass_disabled)).modes
+    full = plan_choices(modes, plan="Do it", percent_used=42, before_plan=before_plan)
+    assert [c.kind for c in full].count("allow_always") >= 2  # the check below can fail
+    one = plan_choices(
+        modes, plan="Do it", percent_used=42, before_plan=before_plan, one_per_kind=True
+    )
+    assert [c.kind for c in one] == ["allow_once", "allow_always", "reject_once"]
+    preferred = next(c for c in full if c.kind == "allow_always" and not c.clears_context)
+    assert [c.option_id for c in one] == ["exit-plan-default", preferred.option_id, "reject"]
+    assert not any(c.clears_context for c in one)
+
+
 def test_the_managed_environment_reaches_the_adapters_own(tmp_path: Path) -> None:
     managed = tmp_path / "managed"
     _write(managed / "managed-settings.json", {"env": {"POLICY_A": "1", "SHARED": "base"}})

@@ -46,6 +46,8 @@ class _Recorder:
                 "terminal_delta": False,
                 "compaction_updates": False,
                 "air": None,
+                # The replayed task list goes to the live view; no update of its own.
+                "adopt_tasks": lambda self, tasks: None,
             },
         )()
         self.digest = hashlib.sha256()

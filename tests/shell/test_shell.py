@@ -178,13 +178,10 @@ async def test_a_legacy_client_reads_a_results_words_as_agent_text() -> None:
         box = await prompt_in_background(session, runtime, tg)
         answer_so_far = AssistantMessage(content=[TextBlock(text="Reading.")], model="claude-x")
         await session.claude.on_message(answer_so_far, {}, EPOCH)
-        limit = ResultMessage(
-            subtype="error_max_budget_usd",
-            duration_ms=1,
-            duration_api_ms=1,
+        limit = result_message(
             is_error=True,
-            num_turns=1,
-            session_id="s",
+            text=None,
+            subtype="error_max_budget_usd",
             errors=["Reached maximum budget ($5)"],
         )
         await session.claude.on_message(limit, {}, EPOCH)

@@ -157,15 +157,22 @@ async def answer_of(box: list[Any]) -> Any:
     return box[0]
 
 
-def result_message(*, is_error: bool = False, text: str = "Done.") -> ResultMessage:
+def result_message(
+    *,
+    is_error: bool = False,
+    text: str | None = "Done.",
+    subtype: str = "success",
+    errors: list[str] | None = None,
+) -> ResultMessage:
     return ResultMessage(
-        subtype="success",
+        subtype=subtype,
         duration_ms=1,
         duration_api_ms=1,
         is_error=is_error,
         num_turns=1,
         session_id="s",
         result=text,
+        errors=errors,
     )
 
 

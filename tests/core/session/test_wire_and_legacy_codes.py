@@ -83,22 +83,23 @@ def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
     assert legacy.handle(PromptSent(turn_id=T2)) == []
 
 
+# A provider failure's answer to a legacy client: the kind, never Claude's words
+# (docs/decisions.md#legacy-error-text-once).
+PROVIDER_REJECTION = RejectPrompt(
+    blame=Blame.INTERNAL,
+    message="Internal error: The model provider reported an error.",
+    error_kind="provider_error",
+    turn_id=T1,
+)
+
+
 def test_legacy_error_result_without_assistant_error_names_the_kind(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
     # Claude Code's words reached the client nowhere else: agent text first (nothing was said
     # before them, so no line break), then the short error.
     assert legacy.handle(
         result(subtype="error_during_execution", is_error=True, errors=("boom",))
-    ) == [
-        SendAgentText(text="boom"),
-        WITHDRAW,
-        RejectPrompt(
-            blame=Blame.INTERNAL,
-            message="Internal error: The model provider reported an error.",
-            error_kind="provider_error",
-            turn_id=T1,
-        ),
-    ]
+    ) == [SendAgentText(text="boom"), WITHDRAW, PROVIDER_REJECTION]
 
 
 def test_legacy_result_text_already_answered_is_not_repeated(legacy: SessionCore) -> None:
@@ -107,12 +108,7 @@ def test_legacy_result_text_already_answered_is_not_repeated(legacy: SessionCore
     assert legacy.handle(said("Partial answer, then trouble.", model=REAL)) == [FORWARD]
     assert legacy.handle(result(is_error=True, text="Partial answer, then trouble.")) == [
         WITHDRAW,
-        RejectPrompt(
-            blame=Blame.INTERNAL,
-            message="Internal error: The model provider reported an error.",
-            error_kind="provider_error",
-            turn_id=T1,
-        ),
+        PROVIDER_REJECTION,
     ]
 
 
