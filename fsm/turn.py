@@ -340,8 +340,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_received", [*WORKING, FAILING], None, "push_prompt", when="claude_takes_it_now",
          unless="is_the_adapters_own_turn"),
     _row("prompt_sent", LIVE_TURN, None, "note_pushed_sent", when="was_pushed"),
-    _row("prompt_echoed", [*WORKING, FAILING], RUNNING, "confirm_boundary", "hand_off",
-         "take_up_pushed", when="echoes_a_pushed_prompt"),
+    _row("prompt_echoed", [*WORKING, FAILING], RUNNING, "confirm_boundary",
+         "hand_off_to_pushed", when="echoes_a_pushed_prompt"),
     _row("prompt_echoed", LIVE_TURN, None),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row("assistant_message_received", FAILING, FAILING, "forward_message",
@@ -461,7 +461,16 @@ TRANSITIONS: list[dict[str, Any]] = [
 # (what other callbacks tell the incidents and the runtime is only recorded, and applied by
 # `Turn.fire` once the row ran): rows are atomic by construction. A table that puts one of these
 # before another callback does not load (`writers_end_their_rows`).
-LEDGER_WRITERS = ("open_turn", "warn_", "report_", "settle_", "fail_", "escalate_warning")
+LEDGER_WRITERS = (
+    "open_turn",
+    "warn_",
+    "report_",
+    "settle_",
+    "fail_",
+    "escalate_warning",
+    "hand_off",
+    "take_up_",
+)
 
 
 def writers_end_their_rows(table: list[dict[str, Any]]) -> None:
@@ -774,16 +783,22 @@ class Turn:
     def note_pushed_sent(self, event: PromptSent) -> None:
         self.unsent_pushed.discard(event.turn_id)
 
-    def hand_off(self, *_: Any) -> None:
+    def hand_off_to_pushed(self, event: PromptEchoed) -> None:
         # The user moved on: this turn is answered as it stands (withheld prose goes out as
-        # text; no failure was confirmed), and Claude's work goes on for the new prompt.
+        # text; no failure was confirmed), and Claude's work goes on for the new prompt. One
+        # callback, because both halves write the ledger (`LEDGER_WRITERS`).
+        self.pushed.remove(event.turn_id)  # the guard said it is there: before any write
         self.release_withheld()
         self._settled("succeeded", StopReason.END_TURN, handed_off=True)
+        self._take_up(event.turn_id)
 
     def take_up_pushed(self, event: PromptEchoed) -> None:
         self.pushed.remove(event.turn_id)
-        self._open(event.turn_id)
-        self.effects.append(TurnTakenUp(turn_id=event.turn_id))
+        self._take_up(event.turn_id)
+
+    def _take_up(self, turn_id: str) -> None:
+        self._open(turn_id)
+        self.effects.append(TurnTakenUp(turn_id=turn_id))
 
     def withdraw_questions(self, *_: Any) -> None:
         # A question still open belongs to a turn that is over, or that the client cancelled.

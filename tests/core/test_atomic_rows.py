@@ -34,6 +34,7 @@ from fsm.events import (
     FreshContextReady,
     InternalFaultOccurred,
     MessageTooLarge,
+    PromptEchoed,
     PromptReceived,
     PromptSent,
     ResultReceived,
@@ -145,6 +146,7 @@ E = "e"
 SAMPLES: dict[str, Event] = {
     "prompt_received": PromptReceived(turn_id="t2"),
     "prompt_sent": PromptSent(turn_id="t2"),
+    "prompt_echoed": PromptEchoed(epoch=E, turn_id="t2"),
     "steer_received": SteerReceived(),
     "cancel_requested": CancelRequested(),
     "cancel_grace_expired": CancelGraceExpired(),
@@ -217,6 +219,8 @@ def _run_real(turn: Turn, rule: dict[str, Any], *, raising: bool) -> None:
             raise FsmError(f"{last} failed")
 
         setattr(turn, last, fails)
+    if rule["trigger"] == "prompt_echoed":
+        turn.pushed.append("t2")  # the sample echoes a prompt pushed while the turn ran
     TURN_MACHINE.set_state(rule["source"], model=turn)
     turn.fire(rule["trigger"], SAMPLES[rule["trigger"]])
 
