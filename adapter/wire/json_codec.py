@@ -23,7 +23,14 @@ import orjson
 
 from adapter.wire.deep_json import loads_shallow, too_deep
 
-__all__ = ["decode_line", "decode_object_fast", "encode_frame", "encode_json", "long_digit_runs"]
+__all__ = [
+    "FAST_TEXT_LIMIT",
+    "decode_line",
+    "decode_object_fast",
+    "encode_frame",
+    "encode_json",
+    "long_digit_runs",
+]
 
 _raw_decode = json.JSONDecoder().raw_decode
 # 2**63 has 19 digits: a shorter run is an integer orjson reads exactly. Runs are found by
@@ -71,10 +78,18 @@ def decode_line(line: bytes, *, short_numbers: bool = False) -> Any:
     return value
 
 
+# The fast read copies the line twice (its UTF-8 bytes, their digits zeroed): a streamed delta
+# is a few hundred bytes, but a 100 MiB tool result would cost 200 MiB more at its peak.
+FAST_TEXT_LIMIT = 1024 * 1024
+
+
 def decode_object_fast(text: str) -> dict[str, Any] | None:
     """orjson's reading of one line of text holding a JSON object (a frame from Claude), or None
     wherever the standard library must decide: text that is not an object, a run of 19 digits
-    or more, or anything orjson refuses. Bound the depth first (`deep_json.too_deep`)."""
+    or more, anything orjson refuses, a line over `FAST_TEXT_LIMIT` characters. Bound the
+    depth first (`deep_json.too_deep`)."""
+    if len(text) > FAST_TEXT_LIMIT:
+        return None
     stripped = text.strip(" \t\n\r")
     if not stripped.startswith("{"):
         return None

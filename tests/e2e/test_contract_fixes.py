@@ -196,8 +196,13 @@ async def test_claudes_error_text_names_a_fixed_subtype_failure(
         assert record["title"] == USAGE and "budget reached" not in str(record)
         assert record["category"] == "limit"
     else:
+        # docs/decisions.md#legacy-error-text-once: Claude's words are agent text, once; the
+        # JSON-RPC message names only the kind.
         assert isinstance(answer, RequestError)
-        assert USAGE in str(answer) and "budget reached" not in str(answer)
+        texts = "".join(adapter.agent_texts())
+        assert texts.count(USAGE) == 1 and "budget reached" not in texts
+        assert USAGE not in str(answer) and "budget reached" not in str(answer)
+        assert str(answer).startswith("Internal error: ")
 
 
 @pytest.mark.asyncio(loop_scope="module")

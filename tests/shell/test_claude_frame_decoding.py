@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapter.wire.json_codec import decode_object_fast
+from adapter.wire.json_codec import FAST_TEXT_LIMIT, decode_object_fast
 
 _scalars = (
     st.none()
@@ -78,3 +78,11 @@ def test_the_sdk_reads_claudes_lines_through_the_fast_path() -> None:
     }
     assert parse('{"type": "assistant", "x": 1.5}') == {"type": "assistant", "x": 1.5}
     assert parse("  ") is None
+
+
+def test_a_line_over_the_fast_limit_is_left_to_the_standard_library() -> None:
+    # The fast read copies its line twice; a huge tool result must not pay that at its peak.
+    small = json.dumps({"text": "x" * 100})
+    huge = json.dumps({"text": "x" * FAST_TEXT_LIMIT})
+    assert decode_object_fast(small) == {"text": "x" * 100}
+    assert decode_object_fast(huge) is None
