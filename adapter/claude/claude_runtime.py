@@ -314,6 +314,22 @@ class ClaudeRuntime:
         request = {"subtype": "rename_session", "title": title, "source": "host"}
         await send_control_request(self.client, {**request, "session_id": session_id})
 
+    async def until_stopped(self, work: Callable[[], Awaitable[Any]]) -> None:
+        """Run `work`, cancelled as soon as the adapter stops this process: a control request
+        to a Claude that is gone would wait out its own timeout, holding its session's objects
+        (a closed session's title request held them for a minute)."""
+        async with anyio.create_task_group() as group:
+
+            async def cancel_when_stopped() -> None:
+                await self._stopped.wait()
+                group.cancel_scope.cancel()
+
+            group.start_soon(cancel_when_stopped)
+            try:
+                await work()
+            finally:
+                group.cancel_scope.cancel()
+
     async def close(self) -> None:
         """Disconnect (boundedly); a second caller waits for the first one's disconnect, so
         whoever closes knows Claude's process and pipes are gone when this returns."""

@@ -6,6 +6,7 @@ decides nothing either.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -126,9 +127,11 @@ class ClaudeSide:
             )
         runtime.hooks.answer_elicitations_with(self._controls.elicitations.answer)
         # Claude Code's name for the session, asked for once a turn is over.
+        # It ends with this Claude process: a closed session leaves no request waiting.
         self._view.ask_titles_with(
             lambda description: self._tg.start_soon(
-                self._view.ask_title, runtime.client, description
+                runtime.until_stopped,
+                functools.partial(self._view.ask_title, runtime.client, description),
             )
         )
         # `/model` typed in the chat: the picker follows, after the hook is answered.
