@@ -81,7 +81,9 @@ def turn() -> Iterator[Turn]:
     ledger.close()
 
 
-def _run(turn: Turn, rule: dict[str, Any], *, raising: bool) -> None:
+def _pin_guards(turn: Turn, rule: dict[str, Any]) -> None:
+    """Make `rule` the row that fires: its guards hold, and every earlier row of the same source
+    and trigger declines (the guards this rule does not name are pinned false)."""
     for name in rule.get("conditions", []):
         setattr(turn, name, lambda *_: True)
     for name in rule.get("unless", []):
@@ -94,6 +96,10 @@ def _run(turn: Turn, rule: dict[str, Any], *, raising: bool) -> None:
             break
         free = [g for g in other.get("conditions", []) if g not in rule.get("conditions", [])]
         setattr(turn, free[0], lambda *_: False)
+
+
+def _run(turn: Turn, rule: dict[str, Any], *, raising: bool) -> None:
+    _pin_guards(turn, rule)
     last = rule["before"][-1]
     for name in rule["before"]:
         if name in CROSSING:
@@ -201,17 +207,7 @@ def _other_machines(turn: Turn) -> tuple[Any, ...]:
 
 
 def _run_real(turn: Turn, rule: dict[str, Any], *, raising: bool) -> None:
-    for name in rule.get("conditions", []):
-        setattr(turn, name, lambda *_: True)
-    for name in rule.get("unless", []):
-        setattr(turn, name, lambda *_: False)
-    for other in expanded(TRANSITIONS):
-        if (other["source"], other["trigger"]) != (rule["source"], rule["trigger"]):
-            continue
-        if other is rule or other == rule:
-            break
-        free = [g for g in other.get("conditions", []) if g not in rule.get("conditions", [])]
-        setattr(turn, free[0], lambda *_: False)
+    _pin_guards(turn, rule)
     if raising:
         last = rule["before"][-1]
 
