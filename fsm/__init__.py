@@ -137,6 +137,13 @@ if TYPE_CHECKING:
         negotiate,
         session_failure_negotiated,
     )
+    from fsm.picker_values import (
+        PickerShown,
+        canonical_model_id,
+        efforts_shown,
+        efforts_to_apply,
+        models_shown,
+    )
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
@@ -226,6 +233,11 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "PickerShown": "picker_values",
+    "canonical_model_id": "picker_values",
+    "efforts_shown": "picker_values",
+    "efforts_to_apply": "picker_values",
+    "models_shown": "picker_values",
     "AsyncTasks": "async_tasks",
     "air_client": "air",
     "archive_to": "archive_titles",
@@ -428,6 +440,7 @@ __all__ = [
     "OwnActivity",
     "ParsedId",
     "PeerViolation",
+    "PickerShown",
     "PromptEchoed",
     "PromptReceived",
     "PromptRequested",
@@ -474,7 +487,10 @@ __all__ = [
     "air_info_update",
     "archive_to",
     "blob_plan",
+    "canonical_model_id",
     "decode_text_blob",
+    "efforts_shown",
+    "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
     "generated_title",
@@ -487,6 +503,7 @@ __all__ = [
     "is_real_model",
     "keys_options_by_kind",
     "model_switch_to_follow",
+    "models_shown",
     "negotiate",
     "parse_entry",
     "parse_id",
