@@ -77,10 +77,14 @@ class _Runtime:
         self.agents.append(agent)
 
 
+async def _no_report(event: Any) -> None:
+    raise AssertionError(f"nothing to report: {event!r}")
+
+
 def _controls(config: SessionConfig, runtime: _Runtime) -> tuple[SessionControls, FakeLink]:
     link = FakeLink()
     controls = SessionControls(session_id="s", link=link, config=config)
-    controls.bind(lambda: runtime)  # type: ignore[arg-type,return-value]
+    controls.bind(lambda: runtime, _no_report)  # type: ignore[arg-type,return-value]
     return controls, link
 
 
@@ -109,7 +113,7 @@ async def test_an_unknown_or_refused_choice_changes_nothing() -> None:
         with pytest.raises(RequestError):
             await controls.set_option("agent", bad)
     refusing = _Runtime(refuse=True)
-    controls.bind(lambda: refusing)  # type: ignore[arg-type,return-value]
+    controls.bind(lambda: refusing, _no_report)  # type: ignore[arg-type,return-value]
     with pytest.raises(RequestError):
         await controls.set_option("agent", "reviewer")
     assert (config.agent, config.agent_picked, runtime.agents, link.sent) == (
