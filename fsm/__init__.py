@@ -133,6 +133,7 @@ if TYPE_CHECKING:
         negotiate,
         session_failure_negotiated,
     )
+    from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
@@ -178,6 +179,9 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "RAW_MESSAGE_METHOD": "raw_messages",
+    "RawMessageChoice": "raw_messages",
+    "raw_message_choice": "raw_messages",
     "BlobKind": "blob_types",
     "BlobPlan": "blob_types",
     "blob_plan": "blob_types",
@@ -352,6 +356,7 @@ __all__ = [
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
     "ONE_MILLION_WINDOW",
+    "RAW_MESSAGE_METHOD",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -422,6 +427,7 @@ __all__ = [
     "PromptSent",
     "PublishRecord",
     "RateLimitReported",
+    "RawMessageChoice",
     "RejectPrompt",
     "RenameRequest",
     "ReplayPlanner",
@@ -483,6 +489,7 @@ __all__ = [
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",
+    "raw_message_choice",
     "redact",
     "rename_to",
     "route_index_request",
