@@ -133,6 +133,13 @@ if TYPE_CHECKING:
         negotiate,
         session_failure_negotiated,
     )
+    from fsm.picker_values import (
+        PickerShown,
+        canonical_model_id,
+        efforts_shown,
+        efforts_to_apply,
+        models_shown,
+    )
     from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
@@ -226,6 +233,11 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "PickerShown": "picker_values",
+    "canonical_model_id": "picker_values",
+    "efforts_shown": "picker_values",
+    "efforts_to_apply": "picker_values",
+    "models_shown": "picker_values",
     "AsyncTasks": "async_tasks",
     "air_client": "air",
     "archive_to": "archive_titles",
@@ -422,6 +434,7 @@ __all__ = [
     "OwnActivity",
     "ParsedId",
     "PeerViolation",
+    "PickerShown",
     "PromptEchoed",
     "PromptReceived",
     "PromptSent",
@@ -468,7 +481,10 @@ __all__ = [
     "air_info_update",
     "archive_to",
     "blob_plan",
+    "canonical_model_id",
     "decode_text_blob",
+    "efforts_shown",
+    "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
     "generated_title",
@@ -481,6 +497,7 @@ __all__ = [
     "is_real_model",
     "keys_options_by_kind",
     "model_switch_to_follow",
+    "models_shown",
     "negotiate",
     "parse_entry",
     "parse_id",

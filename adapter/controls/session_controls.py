@@ -76,6 +76,7 @@ class SessionControls:
         # The client's extra folders and system prompt: every Claude process starts with them.
         self.surroundings = surroundings or Surroundings()
         self.config = config
+        config.recommend = self.air.recommended_value
         self.mcp_servers = mcp_servers or {}
         self.client_options = client_options
         self.commands: list[AvailableCommand] = []
@@ -162,7 +163,19 @@ class SessionControls:
                 await runtime.set_model(self.config.model)
             except Exception:
                 log.warning("session %s: Claude refused the default model", self.session_id)
+        await self._apply_effort(runtime)
         await self.auto_fast.adopt(runtime, info)
+
+    async def _apply_effort(self, runtime: ClaudeRuntime | None) -> None:
+        """Tell Claude the effort the picker shows, where the client's pickers name one
+        (AIR's `recommendedValue`): Claude's own default need not be the recommendation."""
+        for effort in self.config.efforts_to_apply():
+            if runtime is None:
+                return
+            try:
+                await runtime.set_effort(effort)
+            except Exception:
+                log.warning("session %s: Claude refused the effort", self.session_id)
 
     def announce_later(self, tg: TaskGroup) -> None:
         """Send the command list once the setup response that opened the session is out.
@@ -247,8 +260,8 @@ class SessionControls:
         follow."""
         self.config.model = value
         self.model_chosen(self._context_window())
-        if self.config.effort not in self.config.efforts():
-            self.config.effort = DEFAULT_EFFORT
+        self.config.effort = self.config.effort_shown()
+        await self._apply_effort(self._live())
         if self.config.mode == "auto" and not self.config.auto_available():
             # The new model lacks auto: Claude goes on in Accept edits, as the picker does.
             await self.set_mode("auto")
