@@ -11,7 +11,7 @@ A resumed, loaded or forked session starts with what its transcript says it last
 (`adapter.claude.transcript_tail`), as Claude Code itself does on `--resume` (checked against the
 real CLI): the mode, unless this adapter cannot offer it here (bypassPermissions as root outside
 a sandbox, `auto` where settings disable it; an `auto` the model lacks becomes Accept edits,
-`adapter.controls.auto_fast`), and the model, unless `ANTHROPIC_MODEL`
+`adapter.controls.auto_fast_rules`), and the model, unless `ANTHROPIC_MODEL`
 names one (the real CLI also prefers it to the transcript's). The transcript names the full
 model id (`claude-haiku-5-5`); `adopt` marks the picker entry Claude Code resolves to it
 (`resolvedModel`), and when Claude Code lists no such model any more the session falls back to
@@ -36,7 +36,7 @@ from acp.schema import (
 )
 
 from adapter.claude.transcript_tail import Tail
-from adapter.controls.auto_fast import AUTO, fast_option
+from adapter.controls.auto_fast_rules import AUTO, fast_option
 from adapter.controls.model_choices import ModelChoice, model_choice
 from fsm import PickerShown, efforts_shown, efforts_to_apply, models_shown
 
@@ -55,7 +55,7 @@ _MODES: tuple[tuple[str, str, str], ...] = (
     ("default", "Manual", "Ask before edits and commands"),
     ("acceptEdits", "Accept edits", "Apply file edits without asking"),
     ("plan", "Plan", "Explore and plan; change nothing"),
-    AUTO,  # only where Claude Code's model list offers it (adapter.controls.auto_fast)
+    AUTO,  # only where Claude Code's model list offers it (adapter.controls.auto_fast_rules)
     ("bypassPermissions", "Bypass permissions", "Run every tool without asking"),
 )
 MODE_NAMES = {mode_id: name for mode_id, name, _ in _MODES}
@@ -80,12 +80,12 @@ class SessionConfig:
     # The transcript's model (a full id), until `adopt` has matched it to the picker.
     restored_model: str | None = None
     label: str = "session"  # how log lines name the session
-    fast: bool = False  # fast mode (adapter.controls.auto_fast)
+    fast: bool = False  # fast mode (adapter.controls.auto_fast_rules)
     fast_boolean: bool = False  # the client takes boolean config options
     fast_off_because: str | None = None  # why Claude Code turned fast mode off, explained
     before_plan: str | None = None  # the mode the session was in when it entered plan mode
     # `auto` only because nothing named a mode: a model without it means Manual, said to no one
-    # (adapter.controls.auto_modes), rather than Accept edits and a warning.
+    # (adapter.controls.auto_fast), rather than Accept edits and a warning.
     auto_by_default: bool = False
     # The client negotiated JetBrains AIR's `recommendedValue`: no "Default" rows, the pickers
     # name Claude Code's recommendation, and Claude runs the effort shown (`fsm.picker_values`).
@@ -218,7 +218,8 @@ class SessionConfig:
         return next((c for c in self.models if c.value == self.model), None)
 
     def auto_available(self) -> bool:
-        """Whether choosing `auto` gets `auto` (else Accept edits, adapter.controls.auto_fast)."""
+        """Whether choosing `auto` gets `auto` (else Accept edits,
+        adapter.controls.auto_fast_rules)."""
         current = self._current()
         return "auto" in self.modes and (current is None or current.auto)
 

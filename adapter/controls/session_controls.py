@@ -16,7 +16,7 @@ of the session), as the reference adapter does.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
@@ -34,8 +34,8 @@ from adapter.claude.client_options import ClientOptions
 from adapter.claude.launch import Launch
 from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
-from adapter.controls.auto_fast import FAST
-from adapter.controls.auto_modes import AutoFast
+from adapter.controls.auto_fast import AutoFast
+from adapter.controls.auto_fast_rules import FAST
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
@@ -45,7 +45,13 @@ from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import RAW_MESSAGE_METHOD, AirClient, fallback_moves_session, seeded_context_window
+from fsm import (
+    RAW_MESSAGE_METHOD,
+    AirClient,
+    Event,
+    fallback_moves_session,
+    seeded_context_window,
+)
 
 if TYPE_CHECKING:
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -66,7 +72,6 @@ class SessionControls:
         ask_by_form: bool = False,
         client_options: ClientOptions | None = None,
         surroundings: Surroundings | None = None,
-        acp_notices: bool = False,
         ask_by_url: bool = False,
         plan_updates: bool = False,
         air: AirClient | None = None,
@@ -93,9 +98,11 @@ class SessionControls:
             resolve_mode=self.resolve_mode,
             air=air,
         )
-        # Auto mode and fast mode (adapter.controls.auto_modes).
+        # Auto mode and fast mode (adapter.controls.auto_fast).
+        # What the client is told of it is the core's: `report` (bound by the session) feeds it.
+        self._report: Callable[[Event], Awaitable[None]] | None = None
         self.auto_fast = AutoFast(
-            session_id=session_id, link=link, config=config, notices=acp_notices
+            session_id=session_id, link=link, config=config, report=self._to_core
         )
         self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
@@ -132,9 +139,21 @@ class SessionControls:
         self.questions.withdraw()
         self.elicitations.withdraw()
 
-    def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
-        """Where to find the session's current Claude process."""
+    def bind(
+        self,
+        runtime: Callable[[], ClaudeRuntime | None],
+        report: Callable[[Event], Awaitable[None]],
+    ) -> None:
+        """Where to find the session's current Claude process, and how to hand its core a fact
+        (the session's `feed`)."""
         self._runtime = runtime
+        self._report = report
+
+    async def _to_core(self, event: Event) -> None:
+        if self._report is None:  # built outside a session: nobody to tell
+            log.error("session %s: no core to hand %s to", self.session_id, event.trigger)
+            return
+        await self._report(event)
 
     def launch(self) -> Launch:
         return launch_for(
