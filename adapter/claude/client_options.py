@@ -77,6 +77,11 @@ class ClientOptions:
     # (fsm.raw_messages).
     raw_messages: RawMessageChoice = field(default_factory=RawMessageChoice)
 
+    @property
+    def agent(self) -> str | None:
+        """The agent the client asked Claude Code's main thread to run as (`--agent`)."""
+        return self.extra_args.get("agent")
+
 
 NONE = ClientOptions()
 
