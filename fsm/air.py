@@ -38,6 +38,7 @@ DIFF_PATCH = "diffPatch"
 BACKGROUND_SUBAGENTS = "backgroundSubagents"
 ASYNC_TASKS = "asyncTasks"
 CUSTOM_INSTRUCTIONS = "customInstructions"
+RECOMMENDED_VALUE = "recommendedValue"
 
 # What this agent implements of the AIR set and advertises, in the reference's order
 # (`sessionFailure` first): the one list of them, which `advertisement` and `negotiated` read.
@@ -47,6 +48,7 @@ IMPLEMENTED: tuple[str, ...] = (
     SESSION_FAILURE,
     ASYNC_TASKS,
     CUSTOM_INSTRUCTIONS,
+    RECOMMENDED_VALUE,
     DIFF_PATCH,
     PLAN_FILE,
     BACKGROUND_SUBAGENTS,
@@ -130,6 +132,12 @@ class AirClient:
         """Claude Code's background work other than subagents is the Async Tasks panel's
         (`async_task_*` updates, `fsm.async_tasks`)."""
         return self.negotiated(ASYNC_TASKS)
+
+    @property
+    def recommended_value(self) -> bool:
+        """The model and effort pickers have no "Default" row: they name the value Claude Code
+        recommends (`_meta.jetbrains.air.recommendedValue`, `fsm.picker_values`)."""
+        return self.negotiated(RECOMMENDED_VALUE)
 
     @property
     def raw_input_rendering(self) -> bool:

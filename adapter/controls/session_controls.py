@@ -16,7 +16,7 @@ of the session), as the reference adapter does.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
@@ -34,8 +34,8 @@ from adapter.claude.client_options import ClientOptions
 from adapter.claude.launch import Launch
 from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
-from adapter.controls.auto_fast import FAST
-from adapter.controls.auto_modes import AutoFast
+from adapter.controls.auto_fast import AutoFast
+from adapter.controls.auto_fast_rules import FAST
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
@@ -45,7 +45,7 @@ from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, fallback_moves_session, seeded_context_window
+from fsm import AirClient, Event, fallback_moves_session, seeded_context_window
 
 if TYPE_CHECKING:
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -66,7 +66,6 @@ class SessionControls:
         ask_by_form: bool = False,
         client_options: ClientOptions | None = None,
         surroundings: Surroundings | None = None,
-        acp_notices: bool = False,
         ask_by_url: bool = False,
         plan_updates: bool = False,
         air: AirClient | None = None,
@@ -76,6 +75,7 @@ class SessionControls:
         # The client's extra folders and system prompt: every Claude process starts with them.
         self.surroundings = surroundings or Surroundings()
         self.config = config
+        config.recommend = self.air.recommended_value
         self.mcp_servers = mcp_servers or {}
         self.client_options = client_options
         self.commands: list[AvailableCommand] = []
@@ -92,9 +92,11 @@ class SessionControls:
             resolve_mode=self.resolve_mode,
             air=air,
         )
-        # Auto mode and fast mode (adapter.controls.auto_modes).
+        # Auto mode and fast mode (adapter.controls.auto_fast).
+        # What the client is told of it is the core's: `report` (bound by the session) feeds it.
+        self._report: Callable[[Event], Awaitable[None]] | None = None
         self.auto_fast = AutoFast(
-            session_id=session_id, link=link, config=config, notices=acp_notices
+            session_id=session_id, link=link, config=config, report=self._to_core
         )
         self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
@@ -123,9 +125,21 @@ class SessionControls:
         self.questions.withdraw()
         self.elicitations.withdraw()
 
-    def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
-        """Where to find the session's current Claude process."""
+    def bind(
+        self,
+        runtime: Callable[[], ClaudeRuntime | None],
+        report: Callable[[Event], Awaitable[None]],
+    ) -> None:
+        """Where to find the session's current Claude process, and how to hand its core a fact
+        (the session's `feed`)."""
         self._runtime = runtime
+        self._report = report
+
+    async def _to_core(self, event: Event) -> None:
+        if self._report is None:  # built outside a session: nobody to tell
+            log.error("session %s: no core to hand %s to", self.session_id, event.trigger)
+            return
+        await self._report(event)
 
     def launch(self) -> Launch:
         return launch_for(
@@ -154,7 +168,19 @@ class SessionControls:
                 await runtime.set_model(self.config.model)
             except Exception:
                 log.warning("session %s: Claude refused the default model", self.session_id)
+        await self._apply_effort(runtime)
         await self.auto_fast.adopt(runtime, info)
+
+    async def _apply_effort(self, runtime: ClaudeRuntime | None) -> None:
+        """Tell Claude the effort the picker shows, where the client's pickers name one
+        (AIR's `recommendedValue`): Claude's own default need not be the recommendation."""
+        for effort in self.config.efforts_to_apply():
+            if runtime is None:
+                return
+            try:
+                await runtime.set_effort(effort)
+            except Exception:
+                log.warning("session %s: Claude refused the effort", self.session_id)
 
     def announce_later(self, tg: TaskGroup) -> None:
         """Send the command list once the setup response that opened the session is out.
@@ -239,8 +265,8 @@ class SessionControls:
         follow."""
         self.config.model = value
         self.model_chosen(self._context_window())
-        if self.config.effort not in self.config.efforts():
-            self.config.effort = DEFAULT_EFFORT
+        self.config.effort = self.config.effort_shown()
+        await self._apply_effort(self._live())
         if self.config.mode == "auto" and not self.config.auto_available():
             # The new model lacks auto: Claude goes on in Accept edits, as the picker does.
             await self.set_mode("auto")
