@@ -26,6 +26,14 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from fsm.agent_picker import (
+        BUILTIN_AGENTS,
+        DEFAULT_AGENT,
+        AgentChoice,
+        agent_choices,
+        agent_flag,
+        initial_agent,
+    )
     from fsm.air import AirClient, advertisement, air_client
     from fsm.air_meta import (
         air_info_update,
@@ -189,6 +197,12 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "BUILTIN_AGENTS": "agent_picker",
+    "DEFAULT_AGENT": "agent_picker",
+    "AgentChoice": "agent_picker",
+    "agent_choices": "agent_picker",
+    "agent_flag": "agent_picker",
+    "initial_agent": "agent_picker",
     "BlobKind": "blob_types",
     "BlobPlan": "blob_types",
     "blob_plan": "blob_types",
@@ -363,7 +377,9 @@ __all__ = [
     "ARCHIVE_METHOD",
     "AUTH_REQUIRED_MESSAGE",
     "AUTONOMOUS_ORIGINS",
+    "BUILTIN_AGENTS",
     "CANCEL_GRACE_SECONDS",
+    "DEFAULT_AGENT",
     "DEFAULT_DELAY_SECONDS",
     "DEFAULT_MIN_TOKENS",
     "INDEX_METHODS",
@@ -379,6 +395,7 @@ __all__ = [
     "TURN_NO_RESULT_TITLE",
     "Action",
     "ActiveScan",
+    "AgentChoice",
     "AgentErrorDialect",
     "AirClient",
     "AnswerSteer",
@@ -482,7 +499,9 @@ __all__ = [
     "WorkerShuttingDown",
     "active_from_newest",
     "advertisement",
+    "agent_choices",
     "agent_error_negotiated",
+    "agent_flag",
     "air_client",
     "air_info_update",
     "archive_to",
@@ -497,6 +516,7 @@ __all__ = [
     "index_list_options",
     "index_page",
     "index_session_info",
+    "initial_agent",
     "is_archived",
     "is_autonomous_origin",
     "is_prompt_entry",

@@ -68,6 +68,11 @@ class ClientOptions:
     # `allowDangerouslySkipPermissions`: False takes bypass away from the session.
     allow_bypass: bool | None = None
 
+    @property
+    def agent(self) -> str | None:
+        """The agent the client asked Claude Code's main thread to run as (`--agent`)."""
+        return self.extra_args.get("agent")
+
 
 NONE = ClientOptions()
 

@@ -45,7 +45,7 @@ from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, Event, fallback_moves_session, seeded_context_window
+from fsm import AirClient, Event, agent_flag, fallback_moves_session, seeded_context_window
 
 if TYPE_CHECKING:
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -248,6 +248,8 @@ class SessionControls:
         try:
             if runtime is not None and config_id == "model":
                 await runtime.set_model(chosen)
+            elif runtime is not None and config_id == "agent":
+                await runtime.set_agent(agent_flag(chosen))
             elif runtime is not None:
                 await runtime.set_effort(None if chosen == DEFAULT_EFFORT else chosen)
         except Exception as exc:
@@ -256,6 +258,9 @@ class SessionControls:
             ) from exc
         if config_id == "model":
             await self._model_is(chosen)
+        elif config_id == "agent":
+            # From the next turn; a fresh Claude process starts with it (`launch`).
+            self.config.agent, self.config.agent_picked = chosen, True
         else:
             self.config.effort = chosen
         await self._link.send_update(self.session_id, self._options_update())
