@@ -11,7 +11,7 @@ A resumed, loaded or forked session starts with what its transcript says it last
 (`adapter.claude.transcript_tail`), as Claude Code itself does on `--resume` (checked against the
 real CLI): the mode, unless this adapter cannot offer it here (bypassPermissions as root outside
 a sandbox, `auto` where settings disable it; an `auto` the model lacks becomes Accept edits,
-`adapter.controls.auto_fast`), and the model, unless `ANTHROPIC_MODEL`
+`adapter.controls.auto_fast_rules`), and the model, unless `ANTHROPIC_MODEL`
 names one (the real CLI also prefers it to the transcript's). The transcript names the full
 model id (`claude-haiku-5-5`); `adopt` marks the picker entry Claude Code resolves to it
 (`resolvedModel`), and when Claude Code lists no such model any more the session falls back to
@@ -36,9 +36,18 @@ from acp.schema import (
 )
 
 from adapter.claude.transcript_tail import Tail
-from adapter.controls.auto_fast import AUTO, fast_option
+from adapter.controls.auto_fast_rules import AUTO, fast_option
 from adapter.controls.model_choices import ModelChoice, model_choice
-from fsm import PickerShown, efforts_shown, efforts_to_apply, models_shown
+from fsm import (
+    DEFAULT_AGENT,
+    AgentChoice,
+    PickerShown,
+    agent_choices,
+    efforts_shown,
+    efforts_to_apply,
+    initial_agent,
+    models_shown,
+)
 
 __all__ = [
     "DEFAULT_EFFORT",
@@ -55,7 +64,7 @@ _MODES: tuple[tuple[str, str, str], ...] = (
     ("default", "Manual", "Ask before edits and commands"),
     ("acceptEdits", "Accept edits", "Apply file edits without asking"),
     ("plan", "Plan", "Explore and plan; change nothing"),
-    AUTO,  # only where Claude Code's model list offers it (adapter.controls.auto_fast)
+    AUTO,  # only where Claude Code's model list offers it (adapter.controls.auto_fast_rules)
     ("bypassPermissions", "Bypass permissions", "Run every tool without asking"),
 )
 MODE_NAMES = {mode_id: name for mode_id, name, _ in _MODES}
@@ -80,13 +89,20 @@ class SessionConfig:
     # The transcript's model (a full id), until `adopt` has matched it to the picker.
     restored_model: str | None = None
     label: str = "session"  # how log lines name the session
-    fast: bool = False  # fast mode (adapter.controls.auto_fast)
+    fast: bool = False  # fast mode (adapter.controls.auto_fast_rules)
     fast_boolean: bool = False  # the client takes boolean config options
     fast_off_because: str | None = None  # why Claude Code turned fast mode off, explained
     before_plan: str | None = None  # the mode the session was in when it entered plan mode
     # `auto` only because nothing named a mode: a model without it means Manual, said to no one
-    # (adapter.controls.auto_modes), rather than Accept edits and a warning.
+    # (adapter.controls.auto_fast), rather than Accept edits and a warning.
     auto_by_default: bool = False
+    # The agent picker (fsm.agent_picker): the agents on offer (none: no picker), the one
+    # chosen, the one the client asked for at the start, and whether the user picked one (a
+    # fresh Claude process then starts with the pick).
+    agents: tuple[AgentChoice, ...] = ()
+    agent: str = DEFAULT_AGENT
+    requested_agent: str | None = None
+    agent_picked: bool = False
     # The client negotiated JetBrains AIR's `recommendedValue`: no "Default" rows, the pickers
     # name Claude Code's recommendation, and Claude runs the effort shown (`fsm.picker_values`).
     recommend: bool = False
@@ -145,6 +161,9 @@ class SessionConfig:
         """Take the model list Claude Code reported; keep the current model marked. True when
         the transcript's model is one Claude Code no longer offers: the session fell back to
         the default model, and the running Claude has to be told."""
+        self.agents = agent_choices((server_info or {}).get("agents"))
+        wanted = self.agent if self.agent_picked else self.requested_agent
+        self.agent = initial_agent(wanted, self.agents)
         entries = (server_info or {}).get("models")
         choices = map(model_choice, entries if isinstance(entries, list) else [])
         self.models = [c for c in choices if c is not None]
@@ -218,7 +237,8 @@ class SessionConfig:
         return next((c for c in self.models if c.value == self.model), None)
 
     def auto_available(self) -> bool:
-        """Whether choosing `auto` gets `auto` (else Accept edits, adapter.controls.auto_fast)."""
+        """Whether choosing `auto` gets `auto` (else Accept edits,
+        adapter.controls.auto_fast_rules)."""
         current = self._current()
         return "auto" in self.modes and (current is None or current.auto)
 
@@ -251,6 +271,8 @@ class SessionConfig:
             allowed = models.values
         elif config_id == "effort" and self.efforts():
             allowed = self.efforts()
+        elif config_id == "agent" and self.agents:
+            allowed = (DEFAULT_AGENT, *(c.name for c in self.agents))
         else:
             raise RequestError.invalid_params({"configId": f"unknown config option {config_id!r}"})
         if not isinstance(value, str) or value not in allowed:
@@ -273,7 +295,7 @@ class SessionConfig:
 
     def options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
         """The config options in picker order: mode, model (once known), effort (if any), fast
-        (if the model has it)."""
+        (if the model has it), agent (if Claude Code lists agents of the user's)."""
         found: list[SessionConfigOptionSelect | SessionConfigOptionBoolean] = [
             _select(
                 "mode",
@@ -310,6 +332,29 @@ class SessionConfig:
             )
         if self.fast_offered():
             found.append(fast_option(self.fast, self.fast_boolean, self.fast_off_because))
+        if self.agents:
+            found.append(
+                SessionConfigOptionSelect(
+                    type="select",
+                    id="agent",
+                    name="Agent",
+                    description="Main-thread agent persona",
+                    current_value=self.agent,
+                    options=[
+                        SessionConfigSelectOption(
+                            value=DEFAULT_AGENT,
+                            name="Default",
+                            description="Standard Claude Code agent",
+                        ),
+                        *(
+                            SessionConfigSelectOption(
+                                value=c.name, name=c.name, description=c.description
+                            )
+                            for c in self.agents
+                        ),
+                    ],
+                )
+            )
         return found
 
 

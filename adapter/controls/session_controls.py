@@ -35,8 +35,8 @@ from adapter.claude.launch import Launch
 from adapter.claude.skill_files import Scans, listed_skill_files, resolve_skill_path
 from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
-from adapter.controls.auto_fast import FAST
-from adapter.controls.auto_modes import AutoFast
+from adapter.controls.auto_fast import AutoFast
+from adapter.controls.auto_fast_rules import FAST
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
@@ -46,7 +46,14 @@ from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, fallback_moves_session, seeded_context_window
+from fsm import (
+    RAW_MESSAGE_METHOD,
+    AirClient,
+    Event,
+    agent_flag,
+    fallback_moves_session,
+    seeded_context_window,
+)
 
 if TYPE_CHECKING:
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -67,7 +74,6 @@ class SessionControls:
         ask_by_form: bool = False,
         client_options: ClientOptions | None = None,
         surroundings: Surroundings | None = None,
-        acp_notices: bool = False,
         ask_by_url: bool = False,
         plan_updates: bool = False,
         air: AirClient | None = None,
@@ -104,9 +110,11 @@ class SessionControls:
             resolve_mode=self.resolve_mode,
             air=air,
         )
-        # Auto mode and fast mode (adapter.controls.auto_modes).
+        # Auto mode and fast mode (adapter.controls.auto_fast).
+        # What the client is told of it is the core's: `report` (bound by the session) feeds it.
+        self._report: Callable[[Event], Awaitable[None]] | None = None
         self.auto_fast = AutoFast(
-            session_id=session_id, link=link, config=config, notices=acp_notices
+            session_id=session_id, link=link, config=config, report=self._to_core
         )
         self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
@@ -118,6 +126,14 @@ class SessionControls:
         # Told the context window the session's model promises (None: it says none) whenever
         # the model is known or changes: the session's usage meter.
         self.model_chosen: Callable[[int | None], None] = lambda window: None
+
+    async def forward_raw(self, frame: Any) -> None:
+        """A message of Claude Code's, as it wrote it, to a client that asked for it with
+        `_meta.claudeCode.emitRawSDKMessages` (`fsm.raw_messages` says which)."""
+        raw = self.client_options.raw_messages if self.client_options is not None else None
+        if raw is not None and raw.wanted and raw.sends(frame):
+            params = {"sessionId": self.session_id, "message": frame}
+            await self._link.notify(RAW_MESSAGE_METHOD, params, self.session_id)
 
     def asking_user(self) -> bool:
         """A permission question or a form of this session waits for the user's answer."""
@@ -135,9 +151,21 @@ class SessionControls:
         self.questions.withdraw()
         self.elicitations.withdraw()
 
-    def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
-        """Where to find the session's current Claude process."""
+    def bind(
+        self,
+        runtime: Callable[[], ClaudeRuntime | None],
+        report: Callable[[Event], Awaitable[None]],
+    ) -> None:
+        """Where to find the session's current Claude process, and how to hand its core a fact
+        (the session's `feed`)."""
         self._runtime = runtime
+        self._report = report
+
+    async def _to_core(self, event: Event) -> None:
+        if self._report is None:  # built outside a session: nobody to tell
+            log.error("session %s: no core to hand %s to", self.session_id, event.trigger)
+            return
+        await self._report(event)
 
     def run_beside_with(self, spawn: Callable[[Callable[[], Awaitable[None]]], object]) -> None:
         """How to run work beside Claude's stream (ended with its process): reading the skill
@@ -251,6 +279,8 @@ class SessionControls:
         try:
             if runtime is not None and config_id == "model":
                 await runtime.set_model(chosen)
+            elif runtime is not None and config_id == "agent":
+                await runtime.set_agent(agent_flag(chosen))
             elif runtime is not None:
                 await runtime.set_effort(None if chosen == DEFAULT_EFFORT else chosen)
         except Exception as exc:
@@ -259,6 +289,9 @@ class SessionControls:
             ) from exc
         if config_id == "model":
             await self._model_is(chosen)
+        elif config_id == "agent":
+            # From the next turn; a fresh Claude process starts with it (`launch`).
+            self.config.agent, self.config.agent_picked = chosen, True
         else:
             self.config.effort = chosen
         await self._link.send_update(self.session_id, self._options_update())

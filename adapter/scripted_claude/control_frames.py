@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.scripted_claude.frame_ids import CLI_VERSION, Frame
-from adapter.scripted_claude.handshake import initialize_extras
+from adapter.scripted_claude.handshake import agents_in, initialize_extras
 from adapter.scripted_claude.model_features import models_for
 from adapter.scripted_claude.skills import skill_commands
 
@@ -51,7 +51,7 @@ def initialize_response(
     model: str,
     env: Mapping[str, str] | None = None,
     fast: bool = False,
-    cwd: str = "",
+    cwd: str = ".",
 ) -> Frame:
     """The inner `response` of the initialize answer (`ClaudeSDKClient.get_server_info()`);
     `cwd`'s skills are among its commands (`skills`)."""
@@ -61,6 +61,7 @@ def initialize_response(
     return {
         **extras,
         "models": models_for(env or {}),
+        "agents": agents_in(cwd),
         "fast_mode_state": "on" if fast else "off",
         "output_style": "default",
         "available_output_styles": ["default"],

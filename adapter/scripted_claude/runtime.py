@@ -246,6 +246,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         partial_messages=args.has("--include-partial-messages"),
         rules=rules,
         effort=args.value("--effort"),
+        agent=args.value("--agent"),
         fast=fast_state(env) != "off",
         fast_off_reason=env.get(FAST_OFF_ENV) or None,
         mcp_servers=local_controls.servers_from(args.value("--mcp-config")),

@@ -69,6 +69,7 @@ class SessionState:
     # Allow rules from settings files and earlier answers (None: ask about everything).
     rules: Rules | None = None
     effort: str | None = None
+    agent: str | None = None  # the main thread's agent (`--agent`, `apply_flag_settings`)
     fast: bool = False  # fast mode (`model_features`)
     # Why fast mode turns off at the next turn's result (`model_features.FAST_OFF_ENV`).
     fast_off_reason: str | None = None

@@ -172,7 +172,7 @@ class Session:
             compact_when_idle=self._compact_when_idle,
             steer_verdicts=self._steer_verdicts,
         )
-        self.controls.bind(lambda: self.claude.runtime)
+        self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
         self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used

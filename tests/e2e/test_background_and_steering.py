@@ -51,6 +51,11 @@ agent = ToolUse(name="Agent", id="ag1", result="Async agent launched successfull
                        "run_in_background": True})
 started = system("task_started", task_id="a1", tool_use_id="ag1", description="Audit the code",
                  subagent_type="general-purpose", task_type="local_agent")
+# The bundled CLI's start of a subagent that runs in the background.
+started_bg = system("task_started", task_id="a1", tool_use_id="ag1", description="Audit the code",
+                    subagent_type="general-purpose", task_type="local_agent",
+                    is_backgrounded=True)
+ended = system("task_updated", task_id="a1", patch={"status": "completed"})
 finished = system("task_notification", task_id="a1", tool_use_id="ag1", status="completed",
                   output_file="/tmp/a1.out", summary="Audit done")
 followed_up = RawFrame(frame={
@@ -65,6 +70,14 @@ mine = [
         Sleep(seconds=0.3), finished,
         Permission(tool_name="Bash", input={"command": "git diff"}, result="diff"),
         Text(text="The audit found two issues."), followed_up),)),
+    # The bundled CLI with a quick subagent: it ends before the turn's own result, and the
+    # follow-up it woke Claude for comes right after that result.
+    Scenario(name="background_early", description="", turns=((
+        agent, started_bg, Text(text="The audit runs in the background."), ended, finished,
+        Result(), Text(text="The audit found two issues."), followed_up),)),
+    Scenario(name="background_early_quiet", description="", turns=((
+        agent, started_bg, Text(text="The audit runs in the background."), ended, finished,
+        Result()),)),
     Scenario(name="background_plan", description="", turns=((
         agent, started, Text(text="The audit runs in the background."), Result(),
         Sleep(seconds=0.3), finished,
@@ -161,6 +174,34 @@ async def test_a_turn_waits_for_its_background_subagent(
     asked = _position(adapter, lambda m: m.get("method") == "session/request_permission")
     assert asked < answered
     assert adapter.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_a_subagent_that_ends_before_the_result_still_has_its_follow_up_in_the_turn(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    # docs/decisions.md#turns-that-wait: the follow-up Claude Code runs right after the turn's
+    # result, for a background subagent that had already ended, is inside the turn; with no
+    # follow-up, the idle after the result answers it.
+    async with adapters.session_adapter(
+        tmp_path, "background_early", env=_env(adapters), capable=capable
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+        answered = _position(adapter, _is_response)
+    async with adapters.session_adapter(
+        tmp_path, "background_early_quiet", env=_env(adapters), capable=capable
+    ) as quiet:
+        alone = await quiet.new_session()
+        unanswered = await quiet.prompt(alone, "audit")
+        after = await quiet.prompt(alone, "next")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert "The audit found two issues." in _said_before(adapter, answered)
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+    assert isinstance(unanswered, PromptResponse) and unanswered.stop_reason == "end_turn"
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
+    assert set(quiet.answers().values()) == {1} and quiet.records() == []
 
 
 @pytest.mark.asyncio(loop_scope="module")
