@@ -12,78 +12,31 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import acp
 import pytest
 from acp.schema import (
-    AllowedOutcome,
     AuthCapabilities,
     ClientCapabilities,
-    DeniedOutcome,
     EnvVariable,
     HttpHeader,
     HttpMcpServer,
     McpServerStdio,
     PromptResponse,
-    RequestPermissionResponse,
     SseMcpServer,
 )
 
 from adapter.scripted_claude.handshake import COMMANDS, MODELS
 from adapter.scripted_claude.session_scenarios import DEPLOY, PLAN
-from tests.support.harness import ROOT, TIMEOUT, AdapterPool, RecordingClient, spawn_adapter, until
-
-Chooser = Callable[[list[Any]], str | None]
-
-
-class ChoosingClient(RecordingClient):
-    """Answers each permission request with `choose(options)` (None refuses); with `hold`,
-    the first request is never answered (until cancelled)."""
-
-    def __init__(self, choose: Chooser, *, hold: bool = False) -> None:
-        super().__init__()
-        self.choose = choose
-        self.hold = hold
-        self.offered: list[list[Any]] = []
-        self.asked = asyncio.Event()
-
-    async def request_permission(
-        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
-    ) -> RequestPermissionResponse:
-        self.permission_requests.append(tool_call)
-        self.offered.append(list(options))
-        self.asked.set()
-        if self.hold:
-            self.hold = False
-            await asyncio.Event().wait()  # never answered; cancelled with the turn
-        chosen = self.choose(list(options))
-        if chosen is None:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=chosen)
-        )
-
-
-def kind(wanted: str) -> Chooser:
-    return lambda options: next(o.option_id for o in options if o.kind == wanted)
-
-
-def option(option_id: str) -> Chooser:
-    return lambda options: option_id
+from tests.support.choosing_client import ChoosingClient, kind, option
+from tests.support.harness import ROOT, TIMEOUT, AdapterPool, spawn_adapter, until
+from tests.support.scripted_log import claude_log
 
 
 def _log_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl"), **extra}
-
-
-def claude_log(tmp_path: Path) -> list[dict[str, Any]]:
-    path = tmp_path / "claude-log.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def controls(tmp_path: Path, subtype: str) -> list[dict[str, Any]]:
