@@ -346,23 +346,6 @@ async def test_slash_commands_reach_claude_as_commands(
 # --- 4: list, resume, fork, close ---------------------------------------------------------------
 
 
-@pytest.mark.asyncio
-async def test_initialize_advertises_session_and_mcp_capabilities(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", initialize=False) as adapter:
-        answer = await asyncio.wait_for(
-            adapter.conn.initialize(protocol_version=acp.PROTOCOL_VERSION), TIMEOUT
-        )
-    caps = _dump(answer.agent_capabilities)
-    assert set(caps["sessionCapabilities"]) >= {"list", "resume", "fork", "close"}
-    mcp = caps["mcpCapabilities"]
-    assert mcp["http"] is True and mcp["sse"] is True and not mcp.get("acp")
-    assert [m.id for m in answer.auth_methods] == ["claude-login"]
-    # Prompt queueing and steering, where the reference advertises them: queueing among the
-    # agent's capabilities, steering in the response's own `_meta` (the steering contract).
-    assert caps["_meta"] == {"claudeCode": {"promptQueueing": True}}
-    assert answer.field_meta == {"steering": {"supported": True}}
-
-
 @pytest.mark.asyncio(loop_scope="module")
 async def test_list_resume_fork_and_close(adapters: AdapterPool, tmp_path: Path) -> None:
     async with adapters.session_adapter(tmp_path, "success") as adapter:
@@ -602,17 +585,6 @@ async def test_terminal_auth_methods_for_clients_that_run_them(tmp_path: Path) -
     assert methods["claude-ai-login"]["args"] == ["login", "--claudeai"]
     assert methods["console-login"]["args"] == ["login", "--console"]
     assert ok is not None and bad.code == -32602
-
-
-@pytest.mark.asyncio
-async def test_legacy_terminal_auth_names_the_command(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", client_meta={"terminal-auth": True}) as adapter:
-        answer = next(
-            m["result"] for m in adapter.incoming() if "authMethods" in m.get("result", {})
-        )
-    by_id = {m["id"]: m for m in answer["authMethods"]}
-    label = by_id["claude-ai-login"]["_meta"]["terminal-auth"]
-    assert label["args"] == ["login", "--claudeai"] and os.path.isabs(label["command"])
 
 
 @pytest.mark.asyncio
