@@ -152,6 +152,7 @@ if TYPE_CHECKING:
         efforts_to_apply,
         models_shown,
     )
+    from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
@@ -197,6 +198,9 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "RAW_MESSAGE_METHOD": "raw_messages",
+    "RawMessageChoice": "raw_messages",
+    "raw_message_choice": "raw_messages",
     "BUILTIN_AGENTS": "agent_picker",
     "DEFAULT_AGENT": "agent_picker",
     "AgentChoice": "agent_picker",
@@ -388,6 +392,7 @@ __all__ = [
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
     "ONE_MILLION_WINDOW",
+    "RAW_MESSAGE_METHOD",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -464,6 +469,7 @@ __all__ = [
     "PromptSent",
     "PublishRecord",
     "RateLimitReported",
+    "RawMessageChoice",
     "RejectPrompt",
     "RenameRequest",
     "ReplayPlanner",
@@ -532,6 +538,7 @@ __all__ = [
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",
+    "raw_message_choice",
     "redact",
     "rename_to",
     "route_index_request",
