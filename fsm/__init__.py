@@ -26,6 +26,14 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from fsm.agent_picker import (
+        BUILTIN_AGENTS,
+        DEFAULT_AGENT,
+        AgentChoice,
+        agent_choices,
+        agent_flag,
+        initial_agent,
+    )
     from fsm.air import AirClient, advertisement, air_client
     from fsm.air_meta import (
         air_info_update,
@@ -144,6 +152,7 @@ if TYPE_CHECKING:
         efforts_to_apply,
         models_shown,
     )
+    from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
@@ -189,6 +198,15 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "RAW_MESSAGE_METHOD": "raw_messages",
+    "RawMessageChoice": "raw_messages",
+    "raw_message_choice": "raw_messages",
+    "BUILTIN_AGENTS": "agent_picker",
+    "DEFAULT_AGENT": "agent_picker",
+    "AgentChoice": "agent_picker",
+    "agent_choices": "agent_picker",
+    "agent_flag": "agent_picker",
+    "initial_agent": "agent_picker",
     "BlobKind": "blob_types",
     "BlobPlan": "blob_types",
     "blob_plan": "blob_types",
@@ -363,7 +381,9 @@ __all__ = [
     "ARCHIVE_METHOD",
     "AUTH_REQUIRED_MESSAGE",
     "AUTONOMOUS_ORIGINS",
+    "BUILTIN_AGENTS",
     "CANCEL_GRACE_SECONDS",
+    "DEFAULT_AGENT",
     "DEFAULT_DELAY_SECONDS",
     "DEFAULT_MIN_TOKENS",
     "INDEX_METHODS",
@@ -372,6 +392,7 @@ __all__ = [
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
     "ONE_MILLION_WINDOW",
+    "RAW_MESSAGE_METHOD",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -379,6 +400,7 @@ __all__ = [
     "TURN_NO_RESULT_TITLE",
     "Action",
     "ActiveScan",
+    "AgentChoice",
     "AgentErrorDialect",
     "AirClient",
     "AnswerSteer",
@@ -447,6 +469,7 @@ __all__ = [
     "PromptSent",
     "PublishRecord",
     "RateLimitReported",
+    "RawMessageChoice",
     "RejectPrompt",
     "RenameRequest",
     "ReplayPlanner",
@@ -482,7 +505,9 @@ __all__ = [
     "WorkerShuttingDown",
     "active_from_newest",
     "advertisement",
+    "agent_choices",
     "agent_error_negotiated",
+    "agent_flag",
     "air_client",
     "air_info_update",
     "archive_to",
@@ -497,6 +522,7 @@ __all__ = [
     "index_list_options",
     "index_page",
     "index_session_info",
+    "initial_agent",
     "is_archived",
     "is_autonomous_origin",
     "is_prompt_entry",
@@ -512,6 +538,7 @@ __all__ = [
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",
+    "raw_message_choice",
     "redact",
     "rename_to",
     "route_index_request",

@@ -133,6 +133,7 @@ def opening_for(
         bypass_offered=not policy.bypass_disabled and client_options.allow_bypass is not False,
     )
     config.fast_boolean = boolean_options  # the client takes boolean config options
+    config.requested_agent = client_options.agent  # the agent picker's value, if it lists it
     return Opening(
         session_id=session_id,
         cwd=cwd,

@@ -38,7 +38,16 @@ from acp.schema import (
 from adapter.claude.transcript_tail import Tail
 from adapter.controls.auto_fast_rules import AUTO, fast_option
 from adapter.controls.model_choices import ModelChoice, model_choice
-from fsm import PickerShown, efforts_shown, efforts_to_apply, models_shown
+from fsm import (
+    DEFAULT_AGENT,
+    AgentChoice,
+    PickerShown,
+    agent_choices,
+    efforts_shown,
+    efforts_to_apply,
+    initial_agent,
+    models_shown,
+)
 
 __all__ = [
     "DEFAULT_EFFORT",
@@ -87,6 +96,13 @@ class SessionConfig:
     # `auto` only because nothing named a mode: a model without it means Manual, said to no one
     # (adapter.controls.auto_fast), rather than Accept edits and a warning.
     auto_by_default: bool = False
+    # The agent picker (fsm.agent_picker): the agents on offer (none: no picker), the one
+    # chosen, the one the client asked for at the start, and whether the user picked one (a
+    # fresh Claude process then starts with the pick).
+    agents: tuple[AgentChoice, ...] = ()
+    agent: str = DEFAULT_AGENT
+    requested_agent: str | None = None
+    agent_picked: bool = False
     # The client negotiated JetBrains AIR's `recommendedValue`: no "Default" rows, the pickers
     # name Claude Code's recommendation, and Claude runs the effort shown (`fsm.picker_values`).
     recommend: bool = False
@@ -145,6 +161,9 @@ class SessionConfig:
         """Take the model list Claude Code reported; keep the current model marked. True when
         the transcript's model is one Claude Code no longer offers: the session fell back to
         the default model, and the running Claude has to be told."""
+        self.agents = agent_choices((server_info or {}).get("agents"))
+        wanted = self.agent if self.agent_picked else self.requested_agent
+        self.agent = initial_agent(wanted, self.agents)
         entries = (server_info or {}).get("models")
         choices = map(model_choice, entries if isinstance(entries, list) else [])
         self.models = [c for c in choices if c is not None]
@@ -252,6 +271,8 @@ class SessionConfig:
             allowed = models.values
         elif config_id == "effort" and self.efforts():
             allowed = self.efforts()
+        elif config_id == "agent" and self.agents:
+            allowed = (DEFAULT_AGENT, *(c.name for c in self.agents))
         else:
             raise RequestError.invalid_params({"configId": f"unknown config option {config_id!r}"})
         if not isinstance(value, str) or value not in allowed:
@@ -274,7 +295,7 @@ class SessionConfig:
 
     def options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
         """The config options in picker order: mode, model (once known), effort (if any), fast
-        (if the model has it)."""
+        (if the model has it), agent (if Claude Code lists agents of the user's)."""
         found: list[SessionConfigOptionSelect | SessionConfigOptionBoolean] = [
             _select(
                 "mode",
@@ -311,6 +332,29 @@ class SessionConfig:
             )
         if self.fast_offered():
             found.append(fast_option(self.fast, self.fast_boolean, self.fast_off_because))
+        if self.agents:
+            found.append(
+                SessionConfigOptionSelect(
+                    type="select",
+                    id="agent",
+                    name="Agent",
+                    description="Main-thread agent persona",
+                    current_value=self.agent,
+                    options=[
+                        SessionConfigSelectOption(
+                            value=DEFAULT_AGENT,
+                            name="Default",
+                            description="Standard Claude Code agent",
+                        ),
+                        *(
+                            SessionConfigSelectOption(
+                                value=c.name, name=c.name, description=c.description
+                            )
+                            for c in self.agents
+                        ),
+                    ],
+                )
+            )
         return found
 
 

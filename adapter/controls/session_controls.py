@@ -45,7 +45,14 @@ from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, Event, fallback_moves_session, seeded_context_window
+from fsm import (
+    RAW_MESSAGE_METHOD,
+    AirClient,
+    Event,
+    agent_flag,
+    fallback_moves_session,
+    seeded_context_window,
+)
 
 if TYPE_CHECKING:
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -108,6 +115,14 @@ class SessionControls:
         # Told the context window the session's model promises (None: it says none) whenever
         # the model is known or changes: the session's usage meter.
         self.model_chosen: Callable[[int | None], None] = lambda window: None
+
+    async def forward_raw(self, frame: Any) -> None:
+        """A message of Claude Code's, as it wrote it, to a client that asked for it with
+        `_meta.claudeCode.emitRawSDKMessages` (`fsm.raw_messages` says which)."""
+        raw = self.client_options.raw_messages if self.client_options is not None else None
+        if raw is not None and raw.wanted and raw.sends(frame):
+            params = {"sessionId": self.session_id, "message": frame}
+            await self._link.notify(RAW_MESSAGE_METHOD, params, self.session_id)
 
     def asking_user(self) -> bool:
         """A permission question or a form of this session waits for the user's answer."""
@@ -248,6 +263,8 @@ class SessionControls:
         try:
             if runtime is not None and config_id == "model":
                 await runtime.set_model(chosen)
+            elif runtime is not None and config_id == "agent":
+                await runtime.set_agent(agent_flag(chosen))
             elif runtime is not None:
                 await runtime.set_effort(None if chosen == DEFAULT_EFFORT else chosen)
         except Exception as exc:
@@ -256,6 +273,9 @@ class SessionControls:
             ) from exc
         if config_id == "model":
             await self._model_is(chosen)
+        elif config_id == "agent":
+            # From the next turn; a fresh Claude process starts with it (`launch`).
+            self.config.agent, self.config.agent_picked = chosen, True
         else:
             self.config.effort = chosen
         await self._link.send_update(self.session_id, self._options_update())

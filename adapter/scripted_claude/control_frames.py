@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.scripted_claude.frame_ids import CLI_VERSION, Frame
-from adapter.scripted_claude.handshake import initialize_extras
+from adapter.scripted_claude.handshake import agents_in, initialize_extras
 from adapter.scripted_claude.model_features import models_for
 
 __all__ = [
@@ -44,13 +44,20 @@ def control_cancel_request(request_id: str) -> Frame:
 
 
 def initialize_response(
-    *, scenario: str, pid: int, model: str, env: Mapping[str, str] | None = None, fast: bool = False
+    *,
+    scenario: str,
+    pid: int,
+    model: str,
+    env: Mapping[str, str] | None = None,
+    fast: bool = False,
+    cwd: str = ".",
 ) -> Frame:
     """The inner `response` of the initialize answer (`ClaudeSDKClient.get_server_info()`)."""
     del model  # the picker lists aliases; the model in use is named by `system/init`
     return {
         **initialize_extras(),
         "models": models_for(env or {}),
+        "agents": agents_in(cwd),
         "fast_mode_state": "on" if fast else "off",
         "output_style": "default",
         "available_output_styles": ["default"],

@@ -84,6 +84,7 @@ class StdinReader:
                 model=s.model,
                 env=self.env,
                 fast=s.fast,
+                cwd=s.cwd,
             )
         elif subtype == "interrupt":
             if self.inbox.push_interrupt(request_id):
@@ -104,6 +105,9 @@ class StdinReader:
                 s.effort = effort if isinstance(effort, str) else None
             if isinstance(settings, dict) and isinstance(settings.get("fastMode"), bool):
                 s.fast = settings["fastMode"]
+            if isinstance(settings, dict) and "agent" in settings:
+                agent = settings["agent"]
+                s.agent = agent if isinstance(agent, str) else None
         elif subtype in ("mcp_status", "get_usage", "mcp_reconnect", "mcp_toggle"):
             answer, error = local_controls.answer(s.mcp_servers, request)
             if error is not None:

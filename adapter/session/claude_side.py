@@ -213,6 +213,8 @@ class ClaudeSide:
     async def on_message(self, message: Any, raw: Any, epoch: str) -> None:
         """One message from Claude's process `epoch`: to the core as events, to the view."""
         await self._feed(OutputReceived(epoch=epoch, now=self._clock()))
+        # Raw, before it is read, to a client that asked (the reference's order).
+        await self._controls.forward_raw(raw)
         if isinstance(message, StreamEvent):
             started = _answer_stream_started(message, epoch)
             if started is not None:

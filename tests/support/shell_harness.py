@@ -37,6 +37,7 @@ from claude_agent_sdk import ResultMessage, SystemMessage
 
 from adapter.agent.acp_agent import ClaudeAcpAgent
 from adapter.claude.runtime_settings import MAX_LINE_BYTES, RuntimeSettings
+from adapter.controls.session_controls import SessionControls
 from adapter.session.session import Session
 from adapter.wire.client_link import ClientLink
 from adapter.wire.guard import GuardedTransport
@@ -69,6 +70,7 @@ class FakeLink(ClientLink):
     def __init__(self) -> None:
         super().__init__()
         self.sent: list[Any] = []
+        self.notified: list[tuple[str, dict[str, Any]]] = []  # notifications, as (method, params)
         self.failing = False
 
     async def send_update(self, session_id: str, update: Any) -> bool:
@@ -79,6 +81,10 @@ class FakeLink(ClientLink):
 
     async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
         self.sent.append(update)
+        return True
+
+    async def notify(self, method: str, params: dict[str, Any], session_id: str) -> bool:
+        self.notified.append((method, params))
         return True
 
     def records(self) -> list[dict[str, Any]]:
@@ -126,11 +132,15 @@ async def session_with_fakes(
     stall: float = 120.0,
     dialects: Dialects | None = None,
     wall: Callable[[Clock], Callable[[], float]] | None = None,
+    controls: Callable[[FakeLink], SessionControls] | None = None,
 ) -> AsyncIterator[tuple[Session, FakeLink, FakeRuntime, Clock]]:
     """A started session on the fakes (`dialects` default: sessionFailure when `capable`;
-    `wall(clock)` makes the wall clock, default the real one); closed on the way out."""
+    `wall(clock)` makes the wall clock, default the real one; `controls(link)` the session's
+    controls, default the plain ones); closed on the way out."""
     link, runtime, clock = FakeLink(), FakeRuntime(), Clock()
     extra: dict[str, Any] = {} if wall is None else {"wall": wall(clock)}
+    if controls is not None:
+        extra["controls"] = controls(link)
     async with anyio.create_task_group() as tg:
         session = Session(
             session_id="s",
