@@ -40,6 +40,8 @@ if TYPE_CHECKING:
         permission_heading,
         plan_file_clear,
         plan_file_input,
+        skill_command_meta,
+        skill_tool_meta,
         with_air_meta,
     )
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
@@ -162,6 +164,7 @@ if TYPE_CHECKING:
         efforts_to_apply,
         models_shown,
     )
+    from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
@@ -215,6 +218,9 @@ _HOMES = {
     "model_display_names": "model_policy",
     "model_policy_from": "model_policy",
     "resolve_model_preference": "model_policy",
+    "RAW_MESSAGE_METHOD": "raw_messages",
+    "RawMessageChoice": "raw_messages",
+    "raw_message_choice": "raw_messages",
     "BUILTIN_AGENTS": "agent_picker",
     "DEFAULT_AGENT": "agent_picker",
     "AgentChoice": "agent_picker",
@@ -260,6 +266,8 @@ _HOMES = {
     "plan_file_input": "air_meta",
     "permission_heading": "air_meta",
     "with_air_meta": "air_meta",
+    "skill_command_meta": "air_meta",
+    "skill_tool_meta": "air_meta",
     "patchable": "git_patch",
     "patch_block": "git_patch",
     "file_patch": "git_patch",
@@ -406,6 +414,7 @@ __all__ = [
     "MAX_PATCH_BYTES",
     "MIN_TOKENS_FLOOR",
     "ONE_MILLION_WINDOW",
+    "RAW_MESSAGE_METHOD",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -485,6 +494,7 @@ __all__ = [
     "PromptSent",
     "PublishRecord",
     "RateLimitReported",
+    "RawMessageChoice",
     "RejectPrompt",
     "RenameRequest",
     "ReplayPlanner",
@@ -557,6 +567,7 @@ __all__ = [
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",
+    "raw_message_choice",
     "redact",
     "rename_to",
     "resolve_model_preference",
@@ -566,6 +577,8 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "skill_command_meta",
+    "skill_tool_meta",
     "start_failure",
     "title_description",
     "title_records",

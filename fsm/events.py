@@ -340,10 +340,13 @@ class ResultReceived(ClaudeEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BackgroundTaskStarted(ClaudeEvent):
     """`system/task_started`: Claude Code started task `task_id`; `subagent` when it is an
-    Agent/Task subagent (whose end wakes Claude for a follow-up), not a shell command."""
+    Agent/Task subagent, not a shell command; `backgrounded` when it runs in the background
+    (`is_backgrounded`), so that its end wakes Claude for a follow-up even when it ends before
+    the turn's own result."""
 
     task_id: str
     subagent: bool
+    backgrounded: bool = False
 
     def __post_init__(self) -> None:
         need(self.task_id, "task_id")
