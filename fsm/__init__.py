@@ -40,6 +40,8 @@ if TYPE_CHECKING:
         permission_heading,
         plan_file_clear,
         plan_file_input,
+        skill_command_meta,
+        skill_tool_meta,
         with_air_meta,
     )
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
@@ -246,6 +248,8 @@ _HOMES = {
     "plan_file_input": "air_meta",
     "permission_heading": "air_meta",
     "with_air_meta": "air_meta",
+    "skill_command_meta": "air_meta",
+    "skill_tool_meta": "air_meta",
     "patchable": "git_patch",
     "patch_block": "git_patch",
     "file_patch": "git_patch",
@@ -547,6 +551,8 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "skill_command_meta",
+    "skill_tool_meta",
     "start_failure",
     "title_description",
     "title_records",

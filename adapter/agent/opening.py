@@ -208,6 +208,7 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         ask_by_url=start.ask_by_url,
         plan_updates=start.plan_updates,
         air=start.air,
+        cwd=start.cwd,
     )
 
 
