@@ -62,6 +62,7 @@ from fsm.events import (
     FastModeTurnedOff,
     FreshContextReady,
     HistoryFailureFound,
+    IdleSettingsRead,
     McpServersReported,
     ModelChosen,
     ModelFellBack,
@@ -153,6 +154,7 @@ class SessionCore:
         self._cost_usd: float | None = None
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
             ContextMeasured: self._on_context,
+            IdleSettingsRead: self._on_idle_settings,
             ModelChosen: lambda _: [],  # only the idle compaction hears of it (`after`)
             DeliveryConfirmed: self._on_confirmed,
             DeliveryFailed: self._on_failed,
@@ -335,6 +337,10 @@ class SessionCore:
         self.idle.note_rate_limit(event.status)
         return self.limits.reported(event)
 
+    def _on_idle_settings(self, event: IdleSettingsRead) -> list[Effect]:
+        self.idle.settings_read(event.policy)
+        return []
+
     def _on_context(self, event: ContextMeasured) -> list[Effect]:
         self.idle.note_context(event.tokens, event.cache_ttl)
         return []
@@ -503,6 +509,10 @@ class SessionIdle:
     def note_rate_limit(self, status: str | None) -> None:
         if self.machine is not None:
             self.machine.note_rate_limit(status)
+
+    def settings_read(self, policy: IdlePolicy) -> None:
+        if self.machine is not None:
+            self.machine.policy = policy
 
     def close(self) -> None:
         if self.machine is not None:

@@ -45,6 +45,7 @@ from fsm import (
     DeadlineReached,
     Dialects,
     Event,
+    IdleSettingsRead,
     InternalFaultOccurred,
     PromptReceived,
     SessionClosing,
@@ -118,6 +119,10 @@ class Session:
         self._rearm = anyio.Event()
         self._timer_started = False
         self._armed_for: float | None = None  # the deadline the timer sleeps toward
+        # The settings are read again when the reference adapter's would have been looked at:
+        # a prompt, and the idle deadline (docs/decisions.md#settings-read-again).
+        self._settings_env = settings.env
+        self._idle_policy = idle_policy(cwd, settings.env)
         # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
         self.core = SessionCore(
             session_id=session_id,
@@ -128,7 +133,7 @@ class Session:
             stall_seconds=settings.stall_seconds,
             started=False,
             acp_notices=dialects.acp_notices,
-            idle=idle_policy(cwd, settings.env),
+            idle=self._idle_policy,
             background_subagents=self.controls.air.background_subagents,
         )
         self.claude = ClaudeSide(
@@ -299,7 +304,17 @@ class Session:
                 await self._rearm.wait()
                 continue
             self._armed_for = None
+            await self._read_settings_again()
             await self.feed(DeadlineReached(now=self._clock(), wall=self._wall()))
+
+    async def _read_settings_again(self) -> None:
+        """Tell the core what the settings files say now, when it changed
+        (docs/decisions.md#settings-read-again): only the idle compaction reads them mid-session;
+        the modes and the pickers keep what the session opened with."""
+        policy = idle_policy(self.cwd, self._settings_env)
+        if policy != self._idle_policy:
+            self._idle_policy = policy
+            await self.feed(IdleSettingsRead(policy=policy))
 
     # --- requests ---------------------------------------------------------------------
 
@@ -313,6 +328,7 @@ class Session:
         turn_id = str(uuid.uuid4())
         answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
         try:
+            await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))
             await self._carry(turn_id, answer)
         finally:
