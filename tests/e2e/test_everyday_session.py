@@ -101,7 +101,7 @@ async def test_new_session_offers_modes_model_effort_and_claude_codes_commands(
     model = _option(response, "model")
     assert model["category"] == "model" and model["currentValue"] == "default"
     assert _values(model) == [m["value"] for m in MODELS]
-    assert model["options"][1]["name"] == "Opus"
+    assert model["options"][1]["name"] == "Opus 4.1"
     effort = _option(response, "effort")
     assert effort["category"] == "thought_level"
     assert _values(effort) == ["default", "low", "medium", "high"]
