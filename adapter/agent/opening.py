@@ -35,7 +35,7 @@ from adapter.controls.launch_flags import launch_for
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.questions import disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient
+from fsm import AirClient, model_policy_from
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -123,7 +123,8 @@ def opening_for(
     tail = read_tail(transcript) if transcript is not None else None
     # What the settings tiers let this session start in and switch to: a repository's own
     # settings cannot loosen permissions, and bypass goes when any tier or the client says so.
-    policy = permission_settings([*read_settings(cwd, settings.env), read_managed()])
+    tiers = [*read_settings(cwd, settings.env), read_managed()]
+    policy = permission_settings(tiers)
     config = SessionConfig.initial(
         _environ(settings),
         policy.default_mode,
@@ -134,6 +135,8 @@ def opening_for(
     )
     config.fast_boolean = boolean_options  # the client takes boolean config options
     config.requested_agent = client_options.agent  # the agent picker's value, if it lists it
+    # The model picker's allowlist and denials (docs/decisions.md#model-picker-policy).
+    config.model_policy = model_policy_from([(f.tier, f.data) for f in tiers])
     return Opening(
         session_id=session_id,
         cwd=cwd,
@@ -208,6 +211,7 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         ask_by_url=start.ask_by_url,
         plan_updates=start.plan_updates,
         air=start.air,
+        cwd=start.cwd,
     )
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from acp import RequestError
@@ -41,11 +41,15 @@ from adapter.controls.model_choices import ModelChoice, model_choice
 from fsm import (
     DEFAULT_AGENT,
     AgentChoice,
+    ModelFacts,
+    ModelPolicy,
     PickerShown,
     agent_choices,
+    allowed_models,
     efforts_shown,
     efforts_to_apply,
     initial_agent,
+    model_display_names,
     models_shown,
 )
 
@@ -106,6 +110,10 @@ class SessionConfig:
     # The client negotiated JetBrains AIR's `recommendedValue`: no "Default" rows, the pickers
     # name Claude Code's recommendation, and Claude runs the effort shown (`fsm.picker_values`).
     recommend: bool = False
+    # The settings' `availableModels`, `modelOverrides` and managed `deniedModels`
+    # (fsm.model_policy), and `ANTHROPIC_CUSTOM_MODEL_OPTION`, which they leave alone.
+    model_policy: ModelPolicy = field(default_factory=ModelPolicy)
+    custom_model: str | None = None
 
     @classmethod
     def initial(
@@ -155,6 +163,7 @@ class SessionConfig:
             restored_model=restored,
             label=label,
             auto_by_default=by_default,
+            custom_model=environ.get("ANTHROPIC_CUSTOM_MODEL_OPTION") or None,
         )
 
     def adopt(self, server_info: Mapping[str, Any] | None) -> bool:
@@ -166,7 +175,7 @@ class SessionConfig:
         self.agent = initial_agent(wanted, self.agents)
         entries = (server_info or {}).get("models")
         choices = map(model_choice, entries if isinstance(entries, list) else [])
-        self.models = [c for c in choices if c is not None]
+        self.models = self._policed([c for c in choices if c is not None])
         if not any(c.auto for c in self.models):
             self.modes = tuple(m for m in self.modes if m != "auto")
         if not self.models:
@@ -180,6 +189,22 @@ class SessionConfig:
             self.models.append(ModelChoice(value=self.model, name=self.model))
         self.effort = self.effort_shown()
         return switch
+
+    def _policed(self, listed: list[ModelChoice]) -> list[ModelChoice]:
+        """Claude Code's model list as the settings' policy shapes it, each entry with the
+        name the picker shows (fsm.model_policy)."""
+        facts = [ModelFacts(c.value, c.name, c.description, c.resolved) for c in listed]
+        allowed = allowed_models(facts, self.model_policy, self.custom_model)
+        if allowed is not None:
+            listed = [
+                replace(listed[row.source], value=row.value)
+                if row.source is not None
+                else ModelChoice(value=row.value, name=row.name)
+                for row in allowed
+            ]
+            facts = [ModelFacts(c.value, c.name, c.description, c.resolved) for c in listed]
+        names = model_display_names(facts)
+        return [replace(c, name=n) for c, n in zip(listed, names, strict=True)]
 
     def _restore(self) -> bool:
         """Mark the picker entry of the transcript's model (the default entry first, as it

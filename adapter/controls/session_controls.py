@@ -33,6 +33,7 @@ from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
 from adapter.claude.client_options import ClientOptions
 from adapter.claude.launch import Launch
+from adapter.claude.skill_files import Scans, listed_skill_files, resolve_skill_path
 from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
 from adapter.controls.auto_fast import AutoFast
@@ -79,8 +80,10 @@ class SessionControls:
         ask_by_url: bool = False,
         plan_updates: bool = False,
         air: AirClient | None = None,
+        cwd: str = "",
     ) -> None:
         self.session_id = session_id
+        self._cwd = cwd
         self.air = air or AirClient()  # JetBrains AIR: what the client negotiated
         # The client's extra folders and system prompt: every Claude process starts with them.
         self.surroundings = surroundings or Surroundings()
@@ -92,6 +95,14 @@ class SessionControls:
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
         # The commands its `system/init` marks as bound to its terminal: never offered.
         self._terminal_only: frozenset[str] = frozenset()
+        # JetBrains AIR's skill paths: the skill files Claude Code lists (name -> SKILL.md, None:
+        # a skill without a file), read at its first `system/init` and at each
+        # `commands_changed`; and the paths looked up on disk for the others, until the
+        # commands change.
+        self._skill_files: dict[str, str | None] = {}
+        self._skill_files_read = False
+        self._skill_paths: dict[str, str | None] = {}
+        self._spawn: Callable[[Callable[[], Awaitable[None]]], object] = lambda work: None
         self._link = link
         self._runtime: Callable[[], ClaudeRuntime | None] = lambda: None
         self.permissions = PermissionBroker(
@@ -165,6 +176,11 @@ class SessionControls:
             log.error("session %s: no core to hand %s to", self.session_id, event.trigger)
             return
         await self._report(event)
+
+    def run_beside_with(self, spawn: Callable[[Callable[[], Awaitable[None]]], object]) -> None:
+        """How to run work beside Claude's stream (ended with its process): reading the skill
+        files must not hold Claude's frames up."""
+        self._spawn = spawn
 
     def launch(self) -> Launch:
         return launch_for(
@@ -382,9 +398,14 @@ class SessionControls:
                 if names != self._terminal_only:
                     self._terminal_only = names
                     await self._offer()
+            if message.subtype == "init" and not self._skill_files_read:
+                self._skill_files_read = True
+                self._read_skill_files()
         elif isinstance(message, SystemMessage) and message.subtype == "commands_changed":
             commands = message.data.get("commands")
+            self._skill_paths = {}
             await self._refresh(commands if isinstance(commands, list) else None)
+            self._read_skill_files()
         elif isinstance(message, SystemMessage) and message.subtype == "elicitation_complete":
             await self.elicitations.completed(message.data)
         elif isinstance(message, SystemMessage) and message.subtype == "model_refusal_fallback":
@@ -418,11 +439,45 @@ class SessionControls:
 
     def _offered(self) -> list[AvailableCommand]:
         # `/mcp` is answered here (local_commands), whatever Claude Code lists or marks.
-        return available_commands([MCP_COMMAND, *self._listed], self._terminal_only - {"mcp"})
+        scans: Scans = {}  # each skill folder listed once per list
+
+        def meta_for(name: str, entry: Mapping[str, Any]) -> dict[str, Any] | None:
+            listed_path = self._skill_files.get(name)
+            path = listed_path
+            builtin = entry.get("builtin") is True
+            if self.air.probes_skill(name, builtin=builtin, listed_path=listed_path):
+                if name not in self._skill_paths:
+                    self._skill_paths[name] = resolve_skill_path(name, self._cwd, scans=scans)
+                path = self._skill_paths[name]
+            return self.air.command_meta(name, listed=name in self._skill_files, path=path)
+
+        return available_commands(
+            [MCP_COMMAND, *self._listed], self._terminal_only - {"mcp"}, meta_for=meta_for
+        )
 
     async def _offer(self) -> None:
         """Tell the client the commands on offer, when they changed."""
         commands = self._offered()
-        if [c.name for c in commands] != [c.name for c in self.commands]:
+        if [c.model_dump() for c in commands] != [c.model_dump() for c in self.commands]:
             self.commands = commands
             await self._link.send_update(self.session_id, update_for(commands))
+
+    def _read_skill_files(self) -> None:
+        """Ask Claude Code for its skill files beside its stream (for an AIR client, which
+        is shown them); the commands go out again when they changed."""
+        runtime = self._live()
+        if not self.air.skill_paths or runtime is None:
+            return
+
+        async def read() -> None:
+            try:
+                usage = await runtime.client.get_context_usage()
+            except Exception:
+                log.info("session %s: Claude did not say where its skills are", self.session_id)
+                return
+            files = listed_skill_files(usage)
+            if files != self._skill_files:
+                self._skill_files, self._skill_paths = files, {}
+                await self._offer()
+
+        self._spawn(read)

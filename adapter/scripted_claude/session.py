@@ -155,8 +155,8 @@ PROCESS_STEPS = (
 def play_process_step(step: Step, s: SessionState, inbox: Inbox) -> bool:
     """Play a process step; False if the turn was interrupted while it waited."""
     match step:
-        case Sleep(seconds=seconds):
-            return not inbox.wait(seconds, lambda: False)
+        case Sleep(seconds=seconds, until_queued=until_queued):
+            return not inbox.wait(seconds, inbox.has_queued if until_queued else lambda: False)
         case Hang():
             return not inbox.wait(None, lambda: inbox.eof)
         case IgnoreSigterm():

@@ -14,6 +14,7 @@ from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
 from adapter.scripted_claude.hook_steps import callback_ids
 from adapter.scripted_claude.session import SessionState
+from adapter.scripted_claude.skills import skill_frontmatter
 from adapter.scripted_claude.steps import Scenario
 from adapter.scripted_claude.wire import Inbox, UserTurn
 
@@ -153,4 +154,5 @@ class StdinReader:
             answer = {"title": self.env.get("CLAUDE_ACP_SCRIPTED_TITLE") or None}
         elif subtype == "get_context_usage":
             answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
+            answer["skills"] = {"skillFrontmatter": skill_frontmatter(s.cwd)}
         s.emit(frames.control_response(request_id, answer))

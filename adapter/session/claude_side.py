@@ -134,6 +134,10 @@ class ClaudeSide:
                 functools.partial(self._view.ask_title, runtime.client, description),
             )
         )
+        # Work beside the stream that ends with this Claude process (the skill files' read).
+        self._controls.run_beside_with(
+            lambda work: self._tg.start_soon(runtime.until_stopped, work)
+        )
         # `/model` typed in the chat: the picker follows, after the hook is answered.
         runtime.hooks.follow_models_with(
             lambda model: self._tg.start_soon(self._controls.follow_model, model)
