@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from adapter.scripted_claude.local_controls import SIGN_IN_PAGE
-from tests.e2e.test_questions import FormClient, action, claude_log, forms_sent
+from tests.support.form_client import FormClient, action, forms_sent
 from tests.support.harness import TIMEOUT, Adapter, AdapterPool, record_in, until
+from tests.support.scripted_log import claude_log
 
 URLS: dict[str, Any] = {"elicitation": {"url": {}}}
 FORMS: dict[str, Any] = {"elicitation": {"form": {}}}
