@@ -337,6 +337,9 @@ class ResultReceived(ClaudeEvent):
     origin_kind: str | None = None
     refusal_explanation: str | None = None
     total_cost_usd: float | None = None  # what the session has cost so far, as Claude Code says
+    # The user messages the result's cycle took up (`user_message_uuid(s)`): a cycle Claude
+    # began on its own that took a prompt up answers that prompt.
+    prompts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -60,6 +60,14 @@ def _texts(content: list[Any]) -> list[str]:
     return [block.text for block in content if isinstance(block, TextBlock)]
 
 
+def _prompts_of(message: ResultMessage) -> frozenset[str]:
+    """The user messages a result's cycle took up (`user_message_uuid`, `user_message_uuids`)."""
+    first = getattr(message, "user_message_uuid", None)
+    rest = getattr(message, "user_message_uuids", None)
+    named = [first, *(rest if isinstance(rest, list) else [])][:_MAX_PROMPTS]
+    return frozenset(u for u in named if isinstance(u, str) and u)
+
+
 def echo_for(raw: object, epoch: str) -> PromptEchoed | None:
     """Claude Code's echo of a user message it took up (`--replay-user-messages`): a `user`
     frame with `isReplay` and the uuid the adapter stamped on it."""
@@ -101,6 +109,7 @@ def event_for(message: object, epoch: str) -> ClaudeEvent | None:
             # Which origins no user turn asked for is the core's rule (`is_autonomous_origin`).
             origin_kind=kind if isinstance(kind, str) else None,
             total_cost_usd=_cost(message.total_cost_usd),
+            prompts=_prompts_of(message),
         )
     if isinstance(message, SystemMessage):
         return _system_event(message.subtype, message.data, epoch)
@@ -267,6 +276,8 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
     return None
 
 
+# A cycle takes up a handful of prompts; past this many a list is not one of them.
+_MAX_PROMPTS = 64
 # Claude Code runs a handful of background tasks; past this many a list is not one of them.
 _MAX_TASKS = 256
 # A `task_updated` patch status that ends the task (Claude Code may send no notification then).

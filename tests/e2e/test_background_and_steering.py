@@ -128,6 +128,15 @@ mine = [
          Text(text="Steered: using tabs."), Result()),
         (Text(text="Never played: taken up mid-turn."), Result()),
     )),
+    # Claude follows up on its own between turns and takes the user's next prompt up in that
+    # cycle, whose result (a task notification's) names it.
+    Scenario(name="folded_into_own_work", description="", turns=(
+        (Text(text="Done."), Result(), Text(text="Following up on the audit."),
+         ToolUse(name="Bash", id="fb1", input={"command": "make check"}, result=None),
+         Sleep(seconds=60.0, until_queued=True), ToolResult(id="fb1", result="ok"),
+         Text(text="The check passes, and here is your answer."), followed_up),
+        (Text(text="Never played: taken up in Claude's own work."), Result()),
+    )),
     Scenario(name="steered", description="", turns=(
         (Text(text="Working on it."), Sleep(seconds=3.0), Text(text="Done with the first."),
          Result()),
@@ -522,6 +531,30 @@ async def test_a_prompt_claude_takes_up_mid_turn_answers_the_turn_before_it_ther
     # Taken up, the message was a turn of Claude's: the next prompt gets the next one.
     said_last = _said_before(adapter, responses[2])[len(_said_before(adapter, responses[1])) :]
     assert "Never played" not in said_last and "Scripted reply to: thanks" in said_last
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_prompt_taken_up_in_claudes_own_work_is_answered_by_its_result(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # The reference's `answersPendingPrompt`: a result of Claude's own work (a task
+    # notification's) that names the prompt its cycle took up answers that prompt; it is not
+    # lost to the next idle as "a turn that ended without a result".
+    async with adapters.session_adapter(
+        tmp_path, "folded_into_own_work", env=_env(adapters)
+    ) as adapter:
+        session = await adapter.new_session()
+        first = await adapter.prompt(session, "build it")
+        await _until_said(adapter, "Following up on the audit.")
+        second = await adapter.prompt(session, "and the tests?")
+        third = await adapter.prompt(session, "thanks")
+    answers = [first, second, third]
+    assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == ["end_turn"] * 3
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    assert "here is your answer" in _said_before(adapter, responses[1])
+    said_last = _said_before(adapter, responses[2])[len(_said_before(adapter, responses[1])) :]
+    assert "Scripted reply to: thanks" in said_last
 
 
 def _ends(message: dict[str, Any], tool_call_id: str) -> bool:
