@@ -27,6 +27,7 @@ from fsm import (
     BackgroundTaskStarted,
     ClaudeEvent,
     LimitWindow,
+    McpServersPolled,
     McpServersReported,
     McpServerStatus,
     ModelFellBack,
@@ -39,7 +40,7 @@ from fsm import (
     WorkerShuttingDown,
 )
 
-__all__ = ["echo_for", "event_for", "refusal_explanation"]
+__all__ = ["echo_for", "event_for", "polled_servers", "refusal_explanation"]
 
 
 def _int(data: Mapping[str, Any], key: str) -> int | None:
@@ -187,6 +188,14 @@ def _windows(raw: Mapping[str, Any]) -> list[LimitWindow]:
 _MAX_SERVERS = 64
 
 
+def _statuses(servers: list[Any]) -> tuple[McpServerStatus, ...]:
+    read = []
+    for entry in servers[:_MAX_SERVERS]:
+        entry = entry if isinstance(entry, Mapping) else {}
+        read.append(McpServerStatus(name=_str(entry, "name"), status=_str(entry, "status")))
+    return tuple(read)
+
+
 def _mcp_servers(data: Mapping[str, Any], epoch: str) -> McpServersReported | None:
     """The init frame's server statuses; an entry of another shape is passed on as unreadable
     (both fields None) for the core to judge, never raised."""
@@ -195,11 +204,16 @@ def _mcp_servers(data: Mapping[str, Any], epoch: str) -> McpServersReported | No
         return None
     if not isinstance(servers, list):
         return McpServersReported(epoch=epoch, servers=(McpServerStatus(name=None, status=None),))
-    read = []
-    for entry in servers[:_MAX_SERVERS]:
-        entry = entry if isinstance(entry, Mapping) else {}
-        read.append(McpServerStatus(name=_str(entry, "name"), status=_str(entry, "status")))
-    return McpServersReported(epoch=epoch, servers=tuple(read))
+    return McpServersReported(epoch=epoch, servers=_statuses(servers))
+
+
+def polled_servers(response: object, epoch: str) -> McpServersPolled | None:
+    """Claude Code's answer to `mcp_status` (`{mcpServers: [{name, status, ...}]}`) as the
+    core reads it; None when it lists no servers."""
+    servers = response.get("mcpServers") if isinstance(response, Mapping) else None
+    if not isinstance(servers, list) or not servers:
+        return None
+    return McpServersPolled(epoch=epoch, servers=_statuses(servers))
 
 
 def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEvent | None:
