@@ -16,7 +16,8 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `session_index.py`: AIR's session index (its methods' table, list
+  its Async Tasks panel; `native_subagents.py`: its native subagent sessions;
+  `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
 
@@ -126,6 +127,7 @@ if TYPE_CHECKING:
         model_switch_to_follow,
         seeded_context_window,
     )
+    from fsm.native_subagents import NativeSubagents, subagent_state
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -223,6 +225,8 @@ _HOMES = {
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
     "AsyncTasks": "async_tasks",
+    "NativeSubagents": "native_subagents",
+    "subagent_state": "native_subagents",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -413,6 +417,7 @@ __all__ = [
     "MessageTooLarge",
     "ModelChosen",
     "ModelFellBack",
+    "NativeSubagents",
     "OutputReceived",
     "OwnActivity",
     "ParsedId",
@@ -492,6 +497,7 @@ __all__ = [
     "session_failure_record",
     "shape_title",
     "start_failure",
+    "subagent_state",
     "title_description",
     "title_records",
     "trigger_of",

@@ -174,6 +174,7 @@ class Session:
         )
         self.controls.bind(lambda: self.claude.runtime)
         self.controls.permissions.card = self.view.permission_card
+        self.controls.permissions.owner = self.view.subagents.session_of_agent
         self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
@@ -415,5 +416,7 @@ class Session:
 
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is withdrawn, what is interrupted and
-        what is answered."""
+        what is answered. AIR's child sessions end cancelled first, as the reference ends
+        them."""
+        await self.view.parent_cancelled()
         await self.feed(CancelRequested(now=self._clock()))
