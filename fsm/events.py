@@ -25,6 +25,8 @@ __all__ = [
     "AnswerStreamStarted",
     "AssistantMessageReceived",
     "AuthStatusReported",
+    "AutoModeFellBackAtStart",
+    "AutoModeUnavailable",
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
     "BackgroundTasksListed",
@@ -38,6 +40,7 @@ __all__ = [
     "DeliveryConfirmed",
     "DeliveryFailed",
     "Event",
+    "FastModeTurnedOff",
     "FreshContextChosen",
     "FreshContextReady",
     "HistoryFailureFound",
@@ -50,6 +53,7 @@ __all__ = [
     "ModelFellBack",
     "OutputReceived",
     "PromptReceived",
+    "PromptRequested",
     "PromptSent",
     "RateLimitReported",
     "ResultReceived",
@@ -165,6 +169,37 @@ class FreshContextReady(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelChosen(Event):
     """The client chose another model for the session (the model picker)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptRequested(Event):
+    """The client sent `session/prompt`, fed as it arrives: before the shell answers it itself
+    (`/usage`, `/mcp`) or hands it on as `PromptReceived`. An auto-mode notice held for the
+    session's first prompt goes out now (`fsm/notices.py`)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AutoModeUnavailable(Event):
+    """The client chose `auto` (a mode switch, a model switch while in `auto`, a plan exit's
+    "use auto mode") and the current model lacks it: the session runs in Accept edits."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AutoModeFellBackAtStart(Event):
+    """A new Claude process started in an `auto` that the session's transcript or settings chose
+    and the model lacks: it runs in Accept edits. (An `auto` nobody chose falls back to Manual,
+    which is told to no one and is no event.)"""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FastModeTurnedOff(Event):
+    """Claude Code turned the session's fast mode off for a reason it named; `explanation` is
+    that reason in words (`not available on the free plan`)."""
+
+    explanation: str
+
+    def __post_init__(self) -> None:
+        need(self.explanation, "explanation")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -305,10 +340,13 @@ class ResultReceived(ClaudeEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BackgroundTaskStarted(ClaudeEvent):
     """`system/task_started`: Claude Code started task `task_id`; `subagent` when it is an
-    Agent/Task subagent (whose end wakes Claude for a follow-up), not a shell command."""
+    Agent/Task subagent, not a shell command; `backgrounded` when it runs in the background
+    (`is_backgrounded`), so that its end wakes Claude for a follow-up even when it ends before
+    the turn's own result."""
 
     task_id: str
     subagent: bool
+    backgrounded: bool = False
 
     def __post_init__(self) -> None:
         need(self.task_id, "task_id")

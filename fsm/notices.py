@@ -1,4 +1,5 @@
-"""Notices: a model fallback and MCP server problems, in the form each client understands.
+"""Notices: a model fallback, MCP server problems, auto mode and fast mode, in the form each
+client understands.
 
 Theory of operation: one `Notices` per session, the model of the small `NOTICE_MACHINE`, whose
 table is the routing (docs/decisions.md#model-fallback, #acp-notices and #mcp-server-problems):
@@ -13,6 +14,16 @@ table is the routing (docs/decisions.md#model-fallback, #acp-notices and #mcp-se
     mcp_server_reported [is_a_problem, takes_acp_notices]     / send_server_notice
     mcp_server_reported [is_a_problem]           / send_server_text
     mcp_server_reported                          (connected, pending, disabled: nothing)
+    auto_mode_unavailable [auto_mode_was_told]
+    auto_mode_unavailable [declared_acp_notices] / send_auto_mode_notice
+    auto_mode_unavailable                        / send_auto_mode_text
+    auto_mode_fell_back_at_start [auto_mode_was_told]
+    auto_mode_fell_back_at_start                 / hold_auto_mode_notice
+    prompt_requested [auto_mode_notice_held, declared_acp_notices] / send_auto_mode_notice
+    prompt_requested [auto_mode_notice_held]     / send_auto_mode_text
+    prompt_requested                             (nothing held: nothing)
+    fast_mode_turned_off [declared_acp_notices]  / send_fast_off_notice
+    fast_mode_turned_off                         / send_fast_off_text
 
 A sessionFailure client gets a notice-namespace warning record; a client that declared
 `session.notices` (and not sessionFailure) an ACP `notice`; any other the reference adapter's
@@ -20,6 +31,13 @@ bold agent text. An MCP server is reported once per server and state (`failed`, 
 from Claude Code's `system/init` frames (one per turn, so a later frame is a later status). A
 status of a shape the core does not know is logged once per session and otherwise ignored; a
 server name that could be a path or a URL is left out of the words.
+
+Auto mode and fast mode are told as the reference adapter tells them: an ACP `notice` for a
+client that declared `session.notices` (a sessionFailure client too: neither has a record
+form), else bold agent text. An `auto` the current model lacks becomes Accept edits and is told
+once per session: at once when the client chose it, at the client's next `session/prompt` when
+a new Claude process started in it (the transcript's or the settings' `auto`). Fast mode turned
+off for a reason Claude Code names is told each time.
 """
 
 from __future__ import annotations
@@ -30,13 +48,15 @@ from typing import Any
 
 from fsm import classify
 from fsm.effects import Effect, LogNotice, PublishRecord, SendAgentText, SendNotice
-from fsm.events import McpServerStatus, ModelFellBack
+from fsm.events import FastModeTurnedOff, McpServerStatus, ModelFellBack
 from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire
 from fsm.records import TITLE_LIMIT, redact
 from fsm.vocabulary import FailureKind
 
 __all__ = [
+    "AUTO_MODE_UNAVAILABLE",
+    "FAST_OFF_TITLE",
     "MCP_PROBLEMS",
     "MCP_STATUSES",
     "NOTICE_MACHINE",
@@ -59,6 +79,15 @@ MCP_PROBLEMS = {"failed": FailureKind.MCP_SERVER_FAILED, "needs-auth": FailureKi
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.@+-]{0,63}")
 
 ROUTING = NoticeState.ROUTING
+
+# The reference adapter's words: (title, description, the bold text of a client without notices).
+AUTO_MODE_UNAVAILABLE = (
+    "Auto mode unavailable",
+    "The selected model does not support Auto mode; using Accept edits instead.",
+    "**Auto mode unavailable:** the selected model does not support Auto mode; "
+    "using Accept edits instead.",
+)
+FAST_OFF_TITLE = "Fast mode turned off"
 
 
 def _row(trigger: str, *before: str, when: list[str] | None = None) -> dict[str, Any]:
@@ -87,6 +116,20 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("mcp_server_reported", "send_server_notice", when=["is_a_problem", "takes_acp_notices"]),
     _row("mcp_server_reported", "send_server_text", when=["is_a_problem"]),
     _row("mcp_server_reported"),
+    # An `auto` the model lacks, as the reference tells it: once per session, a start-up one
+    # at the client's next prompt.
+    _row("auto_mode_unavailable", when=["auto_mode_was_told"]),
+    _row("auto_mode_unavailable", "send_auto_mode_notice", when=["declared_acp_notices"]),
+    _row("auto_mode_unavailable", "send_auto_mode_text"),
+    _row("auto_mode_fell_back_at_start", when=["auto_mode_was_told"]),
+    _row("auto_mode_fell_back_at_start", "hold_auto_mode_notice"),
+    _row("prompt_requested", "send_auto_mode_notice",
+         when=["auto_mode_notice_held", "declared_acp_notices"]),
+    _row("prompt_requested", "send_auto_mode_text", when=["auto_mode_notice_held"]),
+    _row("prompt_requested"),
+    # Fast mode turned off for a reason Claude Code names: each time.
+    _row("fast_mode_turned_off", "send_fast_off_notice", when=["declared_acp_notices"]),
+    _row("fast_mode_turned_off", "send_fast_off_text"),
 ]
 # fmt: on
 
@@ -118,8 +161,11 @@ def server_words(name: str | None, status: str) -> tuple[str, str, str]:
 
 class Notices:
     """The session's notice routing. `records`: warnings are records (sessionFailure);
-    `acp_notices`: the client declared `session.notices`. `live_turn` names the live turn (a
-    fallback notice's id is reused only within one turn, docs/decisions.md#notice-identity)."""
+    `acp_notices`: warnings are ACP notices (the client declared `session.notices`, and not
+    sessionFailure); `declared_acp_notices`: the client declared `session.notices` (whatever
+    else it declared: auto mode and fast mode have no record form). `live_turn` names the live
+    turn (a fallback notice's id is reused only within one turn,
+    docs/decisions.md#notice-identity)."""
 
     state: NoticeState
 
@@ -131,13 +177,17 @@ class Notices:
         acp_notices: bool,
         private: tuple[str, ...],
         live_turn: Any,
+        declared_acp_notices: bool = False,
     ) -> None:
         self.ledger, self.records, self.acp_notices = ledger, records, acp_notices
+        self.declared_notices = declared_acp_notices
         self.private = private
         self._live_turn = live_turn
         self.effects: list[Effect] = []
         self.reported: set[tuple[str, str]] = set()
         self.logged_unknown_shape = False
+        self.told_auto_mode = False  # the auto-mode notice went out (once per session)
+        self.holding_auto_mode = False  # a start-up auto-mode notice waits for a prompt
         NOTICE_MACHINE.add_model(self, initial=ROUTING)
 
     def detach(self) -> None:
@@ -163,6 +213,9 @@ class Notices:
     def takes_acp_notices(self, *_: Any) -> bool:
         return self.acp_notices
 
+    def declared_acp_notices(self, *_: Any) -> bool:
+        return self.declared_notices
+
     def is_an_unknown_shape(self, server: McpServerStatus) -> bool:
         return not server.name or server.status not in MCP_STATUSES
 
@@ -174,6 +227,12 @@ class Notices:
 
     def was_reported(self, server: McpServerStatus) -> bool:
         return (server.name or "", server.status or "") in self.reported
+
+    def auto_mode_was_told(self, *_: Any) -> bool:
+        return self.told_auto_mode
+
+    def auto_mode_notice_held(self, *_: Any) -> bool:
+        return self.holding_auto_mode
 
     # --- the model fallback -----------------------------------------------------------------
 
@@ -240,3 +299,30 @@ class Notices:
         meta = {"claudeCode": {"kind": "mcpServerStatus", "server": server_name,
                                "status": server.status}}  # fmt: skip
         self.effects.append(SendAgentText(text=f"**{title}:** {description}", meta=meta))
+
+    # --- auto mode and fast mode ------------------------------------------------------------
+
+    def hold_auto_mode_notice(self, *_: Any) -> None:
+        self.holding_auto_mode = True
+
+    def _auto_mode_told(self) -> tuple[str, str, str]:
+        self.told_auto_mode, self.holding_auto_mode = True, False
+        return AUTO_MODE_UNAVAILABLE
+
+    def send_auto_mode_notice(self, *_: Any) -> None:
+        title, description, _text = self._auto_mode_told()
+        self.effects.append(SendNotice(severity="warning", title=title, description=description))
+
+    def send_auto_mode_text(self, *_: Any) -> None:
+        _title, _description, text = self._auto_mode_told()
+        self.effects.append(SendAgentText(text=text))
+
+    def send_fast_off_notice(self, event: FastModeTurnedOff) -> None:
+        explanation = redact(event.explanation, self.private)
+        description = f"{explanation[0].upper()}{explanation[1:]}."
+        notice = SendNotice(severity="warning", title=FAST_OFF_TITLE, description=description)
+        self.effects.append(notice)
+
+    def send_fast_off_text(self, event: FastModeTurnedOff) -> None:
+        explanation = redact(event.explanation, self.private)
+        self.effects.append(SendAgentText(text=f"**{FAST_OFF_TITLE}:** {explanation}."))

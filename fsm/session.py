@@ -6,7 +6,9 @@ decides nothing else itself:
    carries its epoch.
 2. It routes the event: turn events go to the turn machine (`turn.py`, whose table decides and
    whose callbacks make the effects); delivery reports, replayed history, runtime starts and
-   Claude's account reports go to the ledger (`ledger.py`, whose incidents decide recovery).
+   Claude's account reports go to the ledger (`ledger.py`, whose incidents decide recovery);
+   a model fallback, MCP server statuses, auto mode and fast mode go to the notice machine
+   (`notices.py`).
 3. It keeps the clock the shell lends it (`SessionClock`, below): `next_deadline()` says when the
    core next needs waking (the stall watchdog, the interrupt's grace period, a usage limit's
    reset, the idle compaction's deadline), and `DeadlineReached` turns into the turn
@@ -45,6 +47,8 @@ from fsm.errors import FsmError
 from fsm.events import (
     AnswerStreamStarted,
     AuthStatusReported,
+    AutoModeFellBackAtStart,
+    AutoModeUnavailable,
     CancelGraceExpired,
     CancelRequested,
     ClaudeEvent,
@@ -55,6 +59,7 @@ from fsm.events import (
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
+    FastModeTurnedOff,
     FreshContextReady,
     HistoryFailureFound,
     McpServersReported,
@@ -62,6 +67,7 @@ from fsm.events import (
     ModelFellBack,
     OutputReceived,
     PromptReceived,
+    PromptRequested,
     PromptSent,
     RateLimitReported,
     ResultReceived,
@@ -140,6 +146,7 @@ class SessionCore:
             acp_notices=acp_notices and not notices,
             private=private,
             live_turn=lambda: self.turn.turn_id if self.turn.live else None,
+            declared_acp_notices=acp_notices,
         )
         self.idle = SessionIdle(policy=idle, turn=self.turn, clock=self._clock)
         # What the AIR session index shows beside the turn (docs/decisions.md#session-index).
@@ -159,6 +166,11 @@ class SessionCore:
             OutputReceived: self._on_output,
             DeadlineReached: self._on_deadline,
             CredentialsChanged: self._on_credentials,
+            # Auto mode and fast mode: the notice machine decides when and how they are told.
+            PromptRequested: self._on_notice,
+            AutoModeUnavailable: self._on_notice,
+            AutoModeFellBackAtStart: self._on_notice,
+            FastModeTurnedOff: self._on_notice,
         }
 
     # --- read-only views -------------------------------------------------------------------
@@ -309,6 +321,9 @@ class SessionCore:
 
     def _on_fallback(self, event: ModelFellBack) -> list[Effect]:
         return self.notices_routing.fell_back(event)
+
+    def _on_notice(self, event: Event) -> list[Effect]:
+        return self.notices_routing.fire(event.trigger, event)
 
     def _on_mcp_servers(self, event: McpServersReported) -> list[Effect]:
         return self.notices_routing.servers_reported(event.servers)

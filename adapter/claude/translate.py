@@ -227,7 +227,10 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
             raise ValueError("task_started without task_id")
         # An Agent/Task subagent names its type; a background shell command does not.
         subagent = bool(_str(data, "subagent_type")) or data.get("task_type") == "local_agent"
-        return BackgroundTaskStarted(epoch=epoch, task_id=task_id, subagent=subagent)
+        backgrounded = data.get("is_backgrounded") is True
+        return BackgroundTaskStarted(
+            epoch=epoch, task_id=task_id, subagent=subagent, backgrounded=backgrounded
+        )
     if subtype == "task_notification" or (
         subtype == "task_updated" and _patch_status(data) in _FINAL_TASK_STATUSES
     ):

@@ -16,7 +16,7 @@ of the session), as the reference adapter does.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
@@ -32,10 +32,11 @@ from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
 from adapter.claude.client_options import ClientOptions
 from adapter.claude.launch import Launch
+from adapter.claude.skill_files import Scans, listed_skill_files, resolve_skill_path
 from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
-from adapter.controls.auto_fast import FAST
-from adapter.controls.auto_modes import AutoFast
+from adapter.controls.auto_fast import AutoFast
+from adapter.controls.auto_fast_rules import FAST
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
@@ -45,7 +46,14 @@ from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, fallback_moves_session, seeded_context_window
+from fsm import (
+    RAW_MESSAGE_METHOD,
+    AirClient,
+    Event,
+    agent_flag,
+    fallback_moves_session,
+    seeded_context_window,
+)
 
 if TYPE_CHECKING:
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -66,22 +74,32 @@ class SessionControls:
         ask_by_form: bool = False,
         client_options: ClientOptions | None = None,
         surroundings: Surroundings | None = None,
-        acp_notices: bool = False,
         ask_by_url: bool = False,
         plan_updates: bool = False,
         air: AirClient | None = None,
+        cwd: str = "",
     ) -> None:
         self.session_id = session_id
+        self._cwd = cwd
         self.air = air or AirClient()  # JetBrains AIR: what the client negotiated
         # The client's extra folders and system prompt: every Claude process starts with them.
         self.surroundings = surroundings or Surroundings()
         self.config = config
+        config.recommend = self.air.recommended_value
         self.mcp_servers = mcp_servers or {}
         self.client_options = client_options
         self.commands: list[AvailableCommand] = []
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
         # The commands its `system/init` marks as bound to its terminal: never offered.
         self._terminal_only: frozenset[str] = frozenset()
+        # JetBrains AIR's skill paths: the skill files Claude Code lists (name -> SKILL.md, None:
+        # a skill without a file), read at its first `system/init` and at each
+        # `commands_changed`; and the paths looked up on disk for the others, until the
+        # commands change.
+        self._skill_files: dict[str, str | None] = {}
+        self._skill_files_read = False
+        self._skill_paths: dict[str, str | None] = {}
+        self._spawn: Callable[[Callable[[], Awaitable[None]]], object] = lambda work: None
         self._link = link
         self._runtime: Callable[[], ClaudeRuntime | None] = lambda: None
         self.permissions = PermissionBroker(
@@ -92,9 +110,11 @@ class SessionControls:
             resolve_mode=self.resolve_mode,
             air=air,
         )
-        # Auto mode and fast mode (adapter.controls.auto_modes).
+        # Auto mode and fast mode (adapter.controls.auto_fast).
+        # What the client is told of it is the core's: `report` (bound by the session) feeds it.
+        self._report: Callable[[Event], Awaitable[None]] | None = None
         self.auto_fast = AutoFast(
-            session_id=session_id, link=link, config=config, notices=acp_notices
+            session_id=session_id, link=link, config=config, report=self._to_core
         )
         self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
@@ -106,6 +126,14 @@ class SessionControls:
         # Told the context window the session's model promises (None: it says none) whenever
         # the model is known or changes: the session's usage meter.
         self.model_chosen: Callable[[int | None], None] = lambda window: None
+
+    async def forward_raw(self, frame: Any) -> None:
+        """A message of Claude Code's, as it wrote it, to a client that asked for it with
+        `_meta.claudeCode.emitRawSDKMessages` (`fsm.raw_messages` says which)."""
+        raw = self.client_options.raw_messages if self.client_options is not None else None
+        if raw is not None and raw.wanted and raw.sends(frame):
+            params = {"sessionId": self.session_id, "message": frame}
+            await self._link.notify(RAW_MESSAGE_METHOD, params, self.session_id)
 
     def asking_user(self) -> bool:
         """A permission question or a form of this session waits for the user's answer."""
@@ -123,9 +151,26 @@ class SessionControls:
         self.questions.withdraw()
         self.elicitations.withdraw()
 
-    def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
-        """Where to find the session's current Claude process."""
+    def bind(
+        self,
+        runtime: Callable[[], ClaudeRuntime | None],
+        report: Callable[[Event], Awaitable[None]],
+    ) -> None:
+        """Where to find the session's current Claude process, and how to hand its core a fact
+        (the session's `feed`)."""
         self._runtime = runtime
+        self._report = report
+
+    async def _to_core(self, event: Event) -> None:
+        if self._report is None:  # built outside a session: nobody to tell
+            log.error("session %s: no core to hand %s to", self.session_id, event.trigger)
+            return
+        await self._report(event)
+
+    def run_beside_with(self, spawn: Callable[[Callable[[], Awaitable[None]]], object]) -> None:
+        """How to run work beside Claude's stream (ended with its process): reading the skill
+        files must not hold Claude's frames up."""
+        self._spawn = spawn
 
     def launch(self) -> Launch:
         return launch_for(
@@ -154,7 +199,19 @@ class SessionControls:
                 await runtime.set_model(self.config.model)
             except Exception:
                 log.warning("session %s: Claude refused the default model", self.session_id)
+        await self._apply_effort(runtime)
         await self.auto_fast.adopt(runtime, info)
+
+    async def _apply_effort(self, runtime: ClaudeRuntime | None) -> None:
+        """Tell Claude the effort the picker shows, where the client's pickers name one
+        (AIR's `recommendedValue`): Claude's own default need not be the recommendation."""
+        for effort in self.config.efforts_to_apply():
+            if runtime is None:
+                return
+            try:
+                await runtime.set_effort(effort)
+            except Exception:
+                log.warning("session %s: Claude refused the effort", self.session_id)
 
     def announce_later(self, tg: TaskGroup) -> None:
         """Send the command list once the setup response that opened the session is out.
@@ -222,6 +279,8 @@ class SessionControls:
         try:
             if runtime is not None and config_id == "model":
                 await runtime.set_model(chosen)
+            elif runtime is not None and config_id == "agent":
+                await runtime.set_agent(agent_flag(chosen))
             elif runtime is not None:
                 await runtime.set_effort(None if chosen == DEFAULT_EFFORT else chosen)
         except Exception as exc:
@@ -230,6 +289,9 @@ class SessionControls:
             ) from exc
         if config_id == "model":
             await self._model_is(chosen)
+        elif config_id == "agent":
+            # From the next turn; a fresh Claude process starts with it (`launch`).
+            self.config.agent, self.config.agent_picked = chosen, True
         else:
             self.config.effort = chosen
         await self._link.send_update(self.session_id, self._options_update())
@@ -239,8 +301,8 @@ class SessionControls:
         follow."""
         self.config.model = value
         self.model_chosen(self._context_window())
-        if self.config.effort not in self.config.efforts():
-            self.config.effort = DEFAULT_EFFORT
+        self.config.effort = self.config.effort_shown()
+        await self._apply_effort(self._live())
         if self.config.mode == "auto" and not self.config.auto_available():
             # The new model lacks auto: Claude goes on in Accept edits, as the picker does.
             await self.set_mode("auto")
@@ -310,9 +372,14 @@ class SessionControls:
                 if names != self._terminal_only:
                     self._terminal_only = names
                     await self._offer()
+            if message.subtype == "init" and not self._skill_files_read:
+                self._skill_files_read = True
+                self._read_skill_files()
         elif isinstance(message, SystemMessage) and message.subtype == "commands_changed":
             commands = message.data.get("commands")
+            self._skill_paths = {}
             await self._refresh(commands if isinstance(commands, list) else None)
+            self._read_skill_files()
         elif isinstance(message, SystemMessage) and message.subtype == "elicitation_complete":
             await self.elicitations.completed(message.data)
         elif isinstance(message, SystemMessage) and message.subtype == "model_refusal_fallback":
@@ -346,11 +413,45 @@ class SessionControls:
 
     def _offered(self) -> list[AvailableCommand]:
         # `/mcp` is answered here (local_commands), whatever Claude Code lists or marks.
-        return available_commands([MCP_COMMAND, *self._listed], self._terminal_only - {"mcp"})
+        scans: Scans = {}  # each skill folder listed once per list
+
+        def meta_for(name: str, entry: Mapping[str, Any]) -> dict[str, Any] | None:
+            listed_path = self._skill_files.get(name)
+            path = listed_path
+            builtin = entry.get("builtin") is True
+            if self.air.probes_skill(name, builtin=builtin, listed_path=listed_path):
+                if name not in self._skill_paths:
+                    self._skill_paths[name] = resolve_skill_path(name, self._cwd, scans=scans)
+                path = self._skill_paths[name]
+            return self.air.command_meta(name, listed=name in self._skill_files, path=path)
+
+        return available_commands(
+            [MCP_COMMAND, *self._listed], self._terminal_only - {"mcp"}, meta_for=meta_for
+        )
 
     async def _offer(self) -> None:
         """Tell the client the commands on offer, when they changed."""
         commands = self._offered()
-        if [c.name for c in commands] != [c.name for c in self.commands]:
+        if [c.model_dump() for c in commands] != [c.model_dump() for c in self.commands]:
             self.commands = commands
             await self._link.send_update(self.session_id, update_for(commands))
+
+    def _read_skill_files(self) -> None:
+        """Ask Claude Code for its skill files beside its stream (for an AIR client, which
+        is shown them); the commands go out again when they changed."""
+        runtime = self._live()
+        if not self.air.skill_paths or runtime is None:
+            return
+
+        async def read() -> None:
+            try:
+                usage = await runtime.client.get_context_usage()
+            except Exception:
+                log.info("session %s: Claude did not say where its skills are", self.session_id)
+                return
+            files = listed_skill_files(usage)
+            if files != self._skill_files:
+                self._skill_files, self._skill_paths = files, {}
+                await self._offer()
+
+        self._spawn(read)

@@ -172,7 +172,7 @@ class Session:
             compact_when_idle=self._compact_when_idle,
             steer_verdicts=self._steer_verdicts,
         )
-        self.controls.bind(lambda: self.claude.runtime)
+        self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.owner = self.view.subagents.session_of_agent
         self.controls.model_chosen = self.view.model_chosen

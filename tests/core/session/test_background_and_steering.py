@@ -45,6 +45,49 @@ def test_a_turn_is_answered_after_its_background_subagents_follow_up(
     assert capable.turn.state.name == "IDLE"
 
 
+BACKGROUNDED = BackgroundTaskStarted(epoch=E1, task_id="a1", subagent=True, backgrounded=True)
+
+
+def test_a_background_subagent_that_ends_before_the_result_still_gets_its_follow_up(
+    capable: SessionCore,
+) -> None:
+    # What the bundled CLI does when the subagent is quick: it ends (task_updated and
+    # task_notification) before the turn's own result, and Claude Code runs the follow-up it
+    # woke for right after that result, before its idle.
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing in the background."))
+    assert capable.handle(BACKGROUNDED) == []
+    assert capable.handle(SETTLED) == []
+    assert capable.handle(SETTLED) == []  # the notification after the final task_updated
+    assert capable.handle(result()) == []  # held for the follow-up
+    assert capable.handle(said("The audit found two issues.")) == [FORWARD]
+    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
+    assert capable.handle(IDLE) == []
+
+
+def test_a_follow_up_owed_that_never_comes_ends_at_the_idle(capable: SessionCore) -> None:
+    # Claude Code took the notification up inside the turn: nothing follows the result but
+    # its idle, which answers the turn.
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing in the background."))
+    capable.handle(BACKGROUNDED)
+    capable.handle(SETTLED)
+    assert capable.handle(result()) == []
+    assert capable.handle(IDLE) == [WITHDRAW, END_TURN]
+
+
+def test_a_background_subagent_the_level_drops_before_the_result_owes_its_follow_up(
+    capable: SessionCore,
+) -> None:
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing in the background."))
+    capable.handle(BACKGROUNDED)
+    assert capable.handle(BackgroundTasksListed(epoch=E1, task_ids=frozenset())) == []
+    assert capable.handle(result()) == []
+    assert capable.handle(said("The audit found two issues.")) == [FORWARD]
+    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
+
+
 def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said("Working."))
@@ -111,6 +154,12 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         assert core.handle(SETTLED) == []
         assert core.handle(said("The audit found two issues.")) == [FORWARD]
         assert core.handle(result(origin_kind="task-notification")) == []
+        # One that ended before the result owes nothing to a turn answered at its result.
+        core.handle(PromptSent(turn_id="t1b"))
+        core.handle(said("Auditing again."))
+        core.handle(BACKGROUNDED)
+        core.handle(SETTLED)
+        assert core.handle(result()) == [WITHDRAW, settled("t1b")]
         # A steered turn still waits for its steered cycle: the declaration names subagents.
         core.handle(PromptSent(turn_id="t2"))
         core.handle(said("Formatting."))
