@@ -62,7 +62,9 @@ from fsm.events import (
     FastModeTurnedOff,
     FreshContextReady,
     HistoryFailureFound,
+    McpServersPolled,
     McpServersReported,
+    McpSignInEnded,
     ModelChosen,
     ModelFellBack,
     OutputReceived,
@@ -99,7 +101,8 @@ class SessionCore:
     `background_subagents`: the client declared AIR's `backgroundSubagents`, so a turn is
     answered at its result even while its background subagents run. `prompt_queueing`: a
     prompt that comes while a turn runs goes to Claude at once (as the reference adapter does);
-    off, it waits for the turn before it.
+    off, it waits for the turn before it. `mcp_sign_in`: the client's MCP servers signed in
+    to when they need it (`fsm.mcp_sign_in.sign_in_servers`).
     """
 
     def __init__(
@@ -116,6 +119,7 @@ class SessionCore:
         idle: IdlePolicy | None = None,
         background_subagents: bool = False,
         prompt_queueing: bool = True,
+        mcp_sign_in: frozenset[str] = frozenset(),
     ) -> None:
         self.session_id = session_id
         self.capable = capable
@@ -147,6 +151,7 @@ class SessionCore:
             private=private,
             live_turn=lambda: self.turn.turn_id if self.turn.live else None,
             declared_acp_notices=acp_notices,
+            sign_in_servers=mcp_sign_in,
         )
         self.idle = SessionIdle(policy=idle, turn=self.turn, clock=self._clock)
         # What the AIR session index shows beside the turn (docs/decisions.md#session-index).
@@ -160,6 +165,8 @@ class SessionCore:
             RuntimeStarted: self._on_started,
             ModelFellBack: self._on_fallback,
             McpServersReported: self._on_mcp_servers,
+            McpServersPolled: self._on_mcp_poll,
+            McpSignInEnded: self._on_notice,
             AuthStatusReported: self._on_auth,
             RateLimitReported: self._on_rate_limit,
             WorkerShuttingDown: self._on_worker_shutdown,
@@ -327,6 +334,9 @@ class SessionCore:
 
     def _on_mcp_servers(self, event: McpServersReported) -> list[Effect]:
         return self.notices_routing.servers_reported(event.servers)
+
+    def _on_mcp_poll(self, event: McpServersPolled) -> list[Effect]:
+        return self.notices_routing.servers_polled(event.servers)
 
     def _on_auth(self, event: AuthStatusReported) -> list[Effect]:
         return self.runtime.fire("auth_status_reported", event)

@@ -15,6 +15,7 @@ of the session), as the reference adapter does.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,7 @@ from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
 from adapter.controls.mcp_elicitation import McpElicitor
+from adapter.controls.mcp_sign_in import McpSignIn
 from adapter.controls.model_choices import ModelChoice
 from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
@@ -53,6 +55,7 @@ from fsm import (
     agent_flag,
     fallback_moves_session,
     seeded_context_window,
+    sign_in_servers,
 )
 
 if TYPE_CHECKING:
@@ -120,6 +123,13 @@ class SessionControls:
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
         self.elicitations = McpElicitor(
             session_id=session_id, link=link, ask_by_form=ask_by_form, ask_by_url=ask_by_url
+        )
+        # The client's MCP servers that need a sign-in (adapter.controls.mcp_sign_in).
+        self.sign_in = McpSignIn(
+            session_id=session_id,
+            link=link,
+            servers=sign_in_servers(by_url=ask_by_url, client_servers=self.mcp_servers),
+            report=self._to_core,
         )
         # The client takes `plan_update`s: a plan exit that clears the context sends the plan.
         self.plan_updates = plan_updates
@@ -227,8 +237,24 @@ class SessionControls:
                 log.info("session %s: its setup was not answered; no command list", self.session_id)
                 return
             await self._link.send_update(self.session_id, update_for(self.commands))
+            runtime = self._live()
+            if self.sign_in.servers and runtime is not None:
+                # Which of the client's servers wait for a sign-in (the reference asks here).
+                poll = functools.partial(self.sign_in.poll, runtime.client, runtime.epoch)
+                await runtime.until_stopped(poll)
 
         tg.start_soon(announce)
+
+    def start_sign_in(self, tg: TaskGroup, name: str) -> None:
+        """Sign in to the client's MCP server `name` (the core's `SignInMcpServer`), in the
+        background and with the current Claude process."""
+        runtime = self._live()
+        if runtime is None:
+            log.warning("session %s: no Claude to sign in to an MCP server with", self.session_id)
+            return
+        tg.start_soon(
+            runtime.until_stopped, functools.partial(self.sign_in.run, runtime.client, name)
+        )
 
     async def answer_locally(self, blocks: list[Any]) -> bool:
         """Answer a `/usage` or `/mcp` prompt from Claude Code's control calls, as one agent

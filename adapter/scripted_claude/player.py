@@ -90,6 +90,8 @@ class _Player(TurnWriter):
         self.s.transcript.append_prompt(uuid, user.content, self.s.permission_mode)
         _echo(self.s, user, uuid)
         self.t.user = user
+        self.t.cycle.append(uuid)
+        self.t.took_up = True
         self.taken_up += 1
 
     # -- steps -------------------------------------------------------------------------------
@@ -102,6 +104,8 @@ class _Player(TurnWriter):
         if isinstance(step, LimitMessage | UsageLimitGate):
             return all(self.play(sub) for sub in limits.expand(step, self.s))
         frame = system_frame(step, self.s.session_id)
+        if frame is not None and frame.get("type") == "result":
+            frame = self.t.named(frame)  # a result Claude Code wrote of its own cycle
         if frame is not None:
             self.s.emit(frame)
             for entry in step.kept if isinstance(step, RawFrame) else ():
@@ -308,7 +312,7 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
             fast_mode_state="on" if state.fast else "off",
         )
     )
-    player = _Player(state, inbox, TurnTally(user=user))
+    player = _Player(state, inbox, TurnTally(user=user, cycle=[prompt_uuid]))
     for step in script:
         if inbox.interrupted or not player.play(step):
             player.interrupted()

@@ -109,7 +109,13 @@ class StdinReader:
             if isinstance(settings, dict) and "agent" in settings:
                 agent = settings["agent"]
                 s.agent = agent if isinstance(agent, str) else None
-        elif subtype in ("mcp_status", "get_usage", "mcp_reconnect", "mcp_toggle"):
+        elif subtype in (
+            "mcp_status",
+            "get_usage",
+            "mcp_reconnect",
+            "mcp_toggle",
+            "mcp_authenticate",
+        ):
             answer, error = local_controls.answer(s.mcp_servers, request)
             if error is not None:
                 s.emit(frames.control_error(request_id, error))

@@ -130,6 +130,7 @@ class Session:
             acp_notices=dialects.acp_notices,
             idle=idle_policy(cwd, settings.env),
             background_subagents=self.controls.air.background_subagents,
+            mcp_sign_in=self.controls.sign_in.servers,
         )
         self.claude = ClaudeSide(
             session_id=session_id,

@@ -1,9 +1,10 @@
 """What the agent answers without a Claude process, in process (`agent_in_process`: the agent
 behind its wire guard and an `acp` client, joined by a socket pair): what `initialize`
 advertises (prompt content, session and MCP capabilities, prompt queueing and steering), the
-sign-in methods of a client that runs the older terminal-auth, and the AIR session-index methods
-for a client that did not declare the index. These were end-to-end tests; nothing in them needs
-stdio, a process, the SDK or a signal."""
+sign-in methods of a client that runs the older terminal-auth, the AIR session-index methods for
+a client that did not declare the index, `session/list` among huge and broken transcripts, and
+`session/delete` of ids nobody knows. These were end-to-end tests; nothing in them needs stdio, a
+process, the SDK or a signal."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from typing import Any
 import acp
 import pytest
 
+from tests.support.huge_transcripts import write_transcripts
 from tests.support.shell_harness import WAIT, agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
+AGENT_ERROR: dict[str, Any] = {"agentError": {"version": 1}}
 AIR_WITHOUT_INDEX: dict[str, Any] = {
     "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}
 }
@@ -80,3 +83,44 @@ async def test_without_the_capability_every_index_method_is_unknown(
     assert [a.code for a in answers] == [-32601] * len(INDEX_METHODS)
     assert "nextCursor" not in listed or listed["nextCursor"] is None
     assert all("_meta" not in row for row in listed["sessions"])
+
+
+async def test_session_list_answers_with_the_readable_among_huge_transcripts(
+    tmp_path: Path,
+) -> None:
+    async with agent_in_process(tmp_path) as agent:
+        ids = write_transcripts(agent.config_dir, agent.workdir)
+        for cwd in (str(agent.workdir), None):
+            listed = await asyncio.wait_for(agent.conn.list_sessions(cwd=cwd), WAIT)
+            titles = {s.session_id: s.title for s in listed.sessions}
+            assert set(titles) == set(ids.values())
+            assert titles[ids["huge"]] == "before the huge line"
+            assert titles[ids["many"]] == "the first of many lines"
+            assert titles[ids["corrupt"]] == "before the corrupt tail"
+            # Its first line runs far past the head the listing reads: listed under its start.
+            long_title = titles[ids["long_first"]]
+            assert long_title is not None and long_title.startswith("LLLL"), long_title
+            assert len(long_title) <= 201
+    assert set(agent.answers("session/list").values()) == {1}
+
+
+async def test_a_delete_of_an_unknown_or_malformed_id_is_refused(tmp_path: Path) -> None:
+    # A client with a failure dialect that is not JetBrains AIR: its delete removes.
+    async with agent_in_process(tmp_path, client_meta=AGENT_ERROR) as agent:
+        unknown = await agent.request(
+            "session/delete", {"sessionId": "00000000-0000-4000-8000-000000000000"}
+        )
+        not_a_uuid = await agent.request("session/delete", {"sessionId": "../../etc"})
+        empty = await agent.request("session/delete", {"sessionId": ""})
+        wrong_type = await agent.request("session/delete", {"sessionId": 7})
+        capabilities = [
+            m["result"]["agentCapabilities"]["sessionCapabilities"]
+            for m in agent.incoming()
+            if isinstance(m.get("result"), dict) and "agentCapabilities" in m["result"]
+        ]
+    refused = (unknown, not_a_uuid, empty, wrong_type)
+    assert all(isinstance(answer, acp.RequestError) for answer in refused)
+    assert (unknown.code, not_a_uuid.code) == (-32002, -32002)
+    assert (empty.code, wrong_type.code) == (-32602, -32602)
+    assert "sessionId" in (empty.data or {})
+    assert capabilities[0]["delete"] == {}

@@ -20,6 +20,7 @@ Claude; a test that needs one is end to end.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -225,6 +226,19 @@ class InProcessAgent:
     def incoming(self) -> list[dict[str, Any]]:
         return [f.message for f in self.frames if f.direction == "incoming"]
 
+    def answers(self, method: str) -> dict[Any, int]:
+        """How many answers each request of `method` got."""
+        asked = {
+            f.message["id"]
+            for f in self.frames
+            if f.direction == "outgoing" and f.message.get("method") == method
+        }
+        counts = dict.fromkeys(asked, 0)
+        for message in self.incoming():
+            if "method" not in message and message.get("id") in counts:
+                counts[message["id"]] += 1
+        return counts
+
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """A raw request's result, or the `acp.RequestError` it failed with."""
         try:
@@ -248,6 +262,37 @@ async def agent_in_process(
         folder.mkdir(parents=True, exist_ok=True)
     settings = RuntimeSettings(env={"CLAUDE_CONFIG_DIR": str(config_dir)})
     frames: list[Frame] = []
+    client = client or RecordingClient()
+    # The SDK's session helpers read Claude Code's folder from this process's environment, as
+    # the agent's own process has it.
+    saved = os.environ.get("CLAUDE_CONFIG_DIR")
+    os.environ["CLAUDE_CONFIG_DIR"] = str(config_dir)
+    try:
+        async with _served(settings, client, frames) as conn:
+            if initialize:
+                caps = ClientCapabilities.model_validate({"_meta": client_meta})
+                await asyncio.wait_for(
+                    conn.initialize(
+                        protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps
+                    ),
+                    WAIT,
+                )
+            yield InProcessAgent(conn, client, frames, workdir, config_dir)
+    finally:
+        if saved is None:
+            os.environ.pop("CLAUDE_CONFIG_DIR", None)
+        else:
+            os.environ["CLAUDE_CONFIG_DIR"] = saved
+    # What the agent said passes the conformance rules, as every end-to-end adapter's does.
+    violations = conformance_violations(frames)
+    assert not violations, "conformance violations:\n" + "\n".join(violations)
+
+
+@asynccontextmanager
+async def _served(
+    settings: RuntimeSettings, client: Any, frames: list[Frame]
+) -> AsyncIterator[acp.ClientSideConnection]:
+    """The agent served as `adapter/app/serving.py` serves it, and the client's connection."""
 
     def record(event: StreamEvent) -> None:
         frames.append(Frame(event.direction.value, event.message))
@@ -261,7 +306,6 @@ async def agent_in_process(
     _, agent_writer = await asyncio.open_connection(sock=agent_out)
     _, client_writer = await asyncio.open_connection(sock=to_agent)
     client_reader, _ = await asyncio.open_connection(sock=to_client)
-    client = client or RecordingClient()
     async with anyio.create_task_group() as tg:
         agent = ClaudeAcpAgent(task_group=tg, settings=settings)
         transport = GuardedTransport(
@@ -282,21 +326,10 @@ async def agent_in_process(
             cast(Client, client), client_writer, client_reader, observers=[record]
         )
         try:
-            if initialize:
-                caps = ClientCapabilities.model_validate({"_meta": client_meta})
-                await asyncio.wait_for(
-                    conn.initialize(
-                        protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps
-                    ),
-                    WAIT,
-                )
-            yield InProcessAgent(conn, client, frames, workdir, config_dir)
+            yield conn
         finally:
             await conn.close()
             client_writer.close()
             with anyio.move_on_after(WAIT, shield=True):
                 await agent.close()
             tg.cancel_scope.cancel()
-    # What the agent said passes the conformance rules, as every end-to-end adapter's does.
-    violations = conformance_violations(frames)
-    assert not violations, "conformance violations:\n" + "\n".join(violations)
