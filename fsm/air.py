@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.air_meta import air_info_update
+from fsm.air_meta import air_info_update, skill_command_meta
 from fsm.negotiation import CAPABILITY as SESSION_FAILURE
 from fsm.negotiation import _is_version
 
@@ -38,6 +38,7 @@ DIFF_PATCH = "diffPatch"
 BACKGROUND_SUBAGENTS = "backgroundSubagents"
 ASYNC_TASKS = "asyncTasks"
 CUSTOM_INSTRUCTIONS = "customInstructions"
+RECOMMENDED_VALUE = "recommendedValue"
 
 # What this agent implements of the AIR set and advertises, in the reference's order
 # (`sessionFailure` first): the one list of them, which `advertisement` and `negotiated` read.
@@ -47,6 +48,7 @@ IMPLEMENTED: tuple[str, ...] = (
     SESSION_FAILURE,
     ASYNC_TASKS,
     CUSTOM_INSTRUCTIONS,
+    RECOMMENDED_VALUE,
     DIFF_PATCH,
     PLAN_FILE,
     BACKGROUND_SUBAGENTS,
@@ -69,6 +71,8 @@ ADVERTISED: tuple[str, ...] = tuple(name for name in IMPLEMENTED if name not in 
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END, RAW_INPUT_RENDERING})
 AIR_VERSION = 1
+# How Claude Code names an MCP server's prompt among its commands: never a skill.
+MCP_PROMPT = " (MCP)"
 
 
 def _air_object(client_meta: object) -> dict[str, Any] | None:
@@ -132,6 +136,12 @@ class AirClient:
         return self.negotiated(ASYNC_TASKS)
 
     @property
+    def recommended_value(self) -> bool:
+        """The model and effort pickers have no "Default" row: they name the value Claude Code
+        recommends (`_meta.jetbrains.air.recommendedValue`, `fsm.picker_values`)."""
+        return self.negotiated(RECOMMENDED_VALUE)
+
+    @property
     def raw_input_rendering(self) -> bool:
         """The client renders a call's `rawInput` itself: no card content only repeats it (a
         prompt, a plan, questions); an edit's diff and a terminal stay."""
@@ -141,6 +151,28 @@ class AirClient:
     def permission_heading(self) -> bool:
         """Every AIR client gets the approval's heading (`_meta.jetbrains.air.permission`)."""
         return self.air
+
+    @property
+    def skill_paths(self) -> bool:
+        """Every AIR client is told where a skill's `SKILL.md` is: on its command and on the
+        `Skill` tool call."""
+        return self.air
+
+    def probes_skill(self, command: str, *, builtin: bool, listed_path: str | None) -> bool:
+        """Whether command `command`'s `SKILL.md` is looked for on disk: for an AIR client, a
+        command Claude Code gave no file for that is neither built in nor an MCP prompt."""
+        return (
+            self.air and listed_path is None and not builtin and not command.endswith(MCP_PROMPT)
+        )
+
+    def command_meta(
+        self, command: str, *, listed: bool, path: str | None
+    ) -> dict[str, Any] | None:
+        """A command's `_meta.jetbrains.air` (`kind`, `skillPath`): for an AIR client's skill
+        commands only (`listed`: Claude Code lists it as a skill; `path`: its `SKILL.md`)."""
+        if not self.air or command.endswith(MCP_PROMPT):
+            return None
+        return skill_command_meta(listed=listed, path=path)
 
     @property
     def session_index(self) -> bool:

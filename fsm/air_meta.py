@@ -18,6 +18,8 @@ __all__ = [
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",
+    "skill_command_meta",
+    "skill_tool_meta",
     "with_air_meta",
 ]
 
@@ -102,3 +104,21 @@ def plan_file_clear(tool_id: str) -> dict[str, Any]:
         "rawInput": {"planFilePath": ""},
         "content": [],
     }
+
+
+def skill_command_meta(*, listed: bool, path: str | None) -> dict[str, Any] | None:
+    """A skill command's `_meta` for an AIR client: its kind and the path of its `SKILL.md`,
+    or the kind alone for a skill Claude Code lists without a file (bundled with it); None for
+    any other command."""
+    if path:
+        return with_air_meta(with_air_meta(None, "kind", "skill"), "skillPath", path)
+    return with_air_meta(None, "kind", "skill") if listed else None
+
+
+def skill_tool_meta(meta: dict[str, Any] | None, name: str, path: str | None) -> dict[str, Any]:
+    """A `Skill` tool call's `_meta` for an AIR client: the skill's name and, when it has one,
+    its `SKILL.md`."""
+    payload: dict[str, Any] = {"name": name}
+    if path:
+        payload["path"] = path
+    return with_air_meta(meta, "skill", payload)

@@ -25,6 +25,8 @@ __all__ = [
     "AnswerStreamStarted",
     "AssistantMessageReceived",
     "AuthStatusReported",
+    "AutoModeFellBackAtStart",
+    "AutoModeUnavailable",
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
     "BackgroundTasksListed",
@@ -38,18 +40,22 @@ __all__ = [
     "DeliveryConfirmed",
     "DeliveryFailed",
     "Event",
+    "FastModeTurnedOff",
     "FreshContextChosen",
     "FreshContextReady",
     "HistoryFailureFound",
     "InternalFaultOccurred",
     "LimitWindow",
     "McpServerStatus",
+    "McpServersPolled",
     "McpServersReported",
+    "McpSignInEnded",
     "MessageTooLarge",
     "ModelChosen",
     "ModelFellBack",
     "OutputReceived",
     "PromptReceived",
+    "PromptRequested",
     "PromptSent",
     "RateLimitReported",
     "ResultReceived",
@@ -165,6 +171,37 @@ class FreshContextReady(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelChosen(Event):
     """The client chose another model for the session (the model picker)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptRequested(Event):
+    """The client sent `session/prompt`, fed as it arrives: before the shell answers it itself
+    (`/usage`, `/mcp`) or hands it on as `PromptReceived`. An auto-mode notice held for the
+    session's first prompt goes out now (`fsm/notices.py`)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AutoModeUnavailable(Event):
+    """The client chose `auto` (a mode switch, a model switch while in `auto`, a plan exit's
+    "use auto mode") and the current model lacks it: the session runs in Accept edits."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AutoModeFellBackAtStart(Event):
+    """A new Claude process started in an `auto` that the session's transcript or settings chose
+    and the model lacks: it runs in Accept edits. (An `auto` nobody chose falls back to Manual,
+    which is told to no one and is no event.)"""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FastModeTurnedOff(Event):
+    """Claude Code turned the session's fast mode off for a reason it named; `explanation` is
+    that reason in words (`not available on the free plan`)."""
+
+    explanation: str
+
+    def __post_init__(self) -> None:
+        need(self.explanation, "explanation")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -300,15 +337,21 @@ class ResultReceived(ClaudeEvent):
     origin_kind: str | None = None
     refusal_explanation: str | None = None
     total_cost_usd: float | None = None  # what the session has cost so far, as Claude Code says
+    # The user messages the result's cycle took up (`user_message_uuid(s)`): a cycle Claude
+    # began on its own that took a prompt up answers that prompt.
+    prompts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BackgroundTaskStarted(ClaudeEvent):
     """`system/task_started`: Claude Code started task `task_id`; `subagent` when it is an
-    Agent/Task subagent (whose end wakes Claude for a follow-up), not a shell command."""
+    Agent/Task subagent, not a shell command; `backgrounded` when it runs in the background
+    (`is_backgrounded`), so that its end wakes Claude for a follow-up even when it ends before
+    the turn's own result."""
 
     task_id: str
     subagent: bool
+    backgrounded: bool = False
 
     def __post_init__(self) -> None:
         need(self.task_id, "task_id")
@@ -371,6 +414,24 @@ class McpServersReported(ClaudeEvent):
     """The `mcp_servers` of a `system/init` frame (Claude Code writes one each turn)."""
 
     servers: tuple[McpServerStatus, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServersPolled(ClaudeEvent):
+    """Claude Code's answer to `mcp_status`, asked once the session's setup response is out:
+    which of the client's servers wait for a sign-in (`fsm.mcp_sign_in`)."""
+
+    servers: tuple[McpServerStatus, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpSignInEnded(Event):
+    """The sign-in the core started for the client's MCP server `name` (`SignInMcpServer`)
+    ended with `outcome`, one of `fsm.mcp_sign_in.OUTCOMES`."""
+
+    name: str
+    outcome: str
+    status: ClassVar[str] = "needs-auth"  # what the server still is unless it connected
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

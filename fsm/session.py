@@ -6,7 +6,9 @@ decides nothing else itself:
    carries its epoch.
 2. It routes the event: turn events go to the turn machine (`turn.py`, whose table decides and
    whose callbacks make the effects); delivery reports, replayed history, runtime starts and
-   Claude's account reports go to the ledger (`ledger.py`, whose incidents decide recovery).
+   Claude's account reports go to the ledger (`ledger.py`, whose incidents decide recovery);
+   a model fallback, MCP server statuses, auto mode and fast mode go to the notice machine
+   (`notices.py`).
 3. It keeps the clock the shell lends it (`SessionClock`, below): `next_deadline()` says when the
    core next needs waking (the stall watchdog, the interrupt's grace period, a usage limit's
    reset, the idle compaction's deadline), and `DeadlineReached` turns into the turn
@@ -45,6 +47,8 @@ from fsm.errors import FsmError
 from fsm.events import (
     AnswerStreamStarted,
     AuthStatusReported,
+    AutoModeFellBackAtStart,
+    AutoModeUnavailable,
     CancelGraceExpired,
     CancelRequested,
     ClaudeEvent,
@@ -55,13 +59,17 @@ from fsm.events import (
     DeliveryConfirmed,
     DeliveryFailed,
     Event,
+    FastModeTurnedOff,
     FreshContextReady,
     HistoryFailureFound,
+    McpServersPolled,
     McpServersReported,
+    McpSignInEnded,
     ModelChosen,
     ModelFellBack,
     OutputReceived,
     PromptReceived,
+    PromptRequested,
     PromptSent,
     RateLimitReported,
     ResultReceived,
@@ -93,7 +101,8 @@ class SessionCore:
     `background_subagents`: the client declared AIR's `backgroundSubagents`, so a turn is
     answered at its result even while its background subagents run. `prompt_queueing`: a
     prompt that comes while a turn runs goes to Claude at once (as the reference adapter does);
-    off, it waits for the turn before it.
+    off, it waits for the turn before it. `mcp_sign_in`: the client's MCP servers signed in
+    to when they need it (`fsm.mcp_sign_in.sign_in_servers`).
     """
 
     def __init__(
@@ -110,6 +119,7 @@ class SessionCore:
         idle: IdlePolicy | None = None,
         background_subagents: bool = False,
         prompt_queueing: bool = True,
+        mcp_sign_in: frozenset[str] = frozenset(),
     ) -> None:
         self.session_id = session_id
         self.capable = capable
@@ -140,6 +150,8 @@ class SessionCore:
             acp_notices=acp_notices and not notices,
             private=private,
             live_turn=lambda: self.turn.turn_id if self.turn.live else None,
+            declared_acp_notices=acp_notices,
+            sign_in_servers=mcp_sign_in,
         )
         self.idle = SessionIdle(policy=idle, turn=self.turn, clock=self._clock)
         # What the AIR session index shows beside the turn (docs/decisions.md#session-index).
@@ -153,12 +165,19 @@ class SessionCore:
             RuntimeStarted: self._on_started,
             ModelFellBack: self._on_fallback,
             McpServersReported: self._on_mcp_servers,
+            McpServersPolled: self._on_mcp_poll,
+            McpSignInEnded: self._on_notice,
             AuthStatusReported: self._on_auth,
             RateLimitReported: self._on_rate_limit,
             WorkerShuttingDown: self._on_worker_shutdown,
             OutputReceived: self._on_output,
             DeadlineReached: self._on_deadline,
             CredentialsChanged: self._on_credentials,
+            # Auto mode and fast mode: the notice machine decides when and how they are told.
+            PromptRequested: self._on_notice,
+            AutoModeUnavailable: self._on_notice,
+            AutoModeFellBackAtStart: self._on_notice,
+            FastModeTurnedOff: self._on_notice,
         }
 
     # --- read-only views -------------------------------------------------------------------
@@ -327,8 +346,14 @@ class SessionCore:
     def _on_fallback(self, event: ModelFellBack) -> list[Effect]:
         return self.notices_routing.fell_back(event)
 
+    def _on_notice(self, event: Event) -> list[Effect]:
+        return self.notices_routing.fire(event.trigger, event)
+
     def _on_mcp_servers(self, event: McpServersReported) -> list[Effect]:
         return self.notices_routing.servers_reported(event.servers)
+
+    def _on_mcp_poll(self, event: McpServersPolled) -> list[Effect]:
+        return self.notices_routing.servers_polled(event.servers)
 
     def _on_auth(self, event: AuthStatusReported) -> list[Effect]:
         return self.runtime.fire("auth_status_reported", event)

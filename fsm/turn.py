@@ -291,6 +291,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     # The reference's hold: a turn whose subagent went to the background, or that the client
     # steered, keeps its prompt open, so the follow-up (and any question it asks) lands in
     # the turn the user watches; it is answered when its subagents ended and Claude is idle.
+    # A background subagent that ended before this result still owes Claude's follow-up,
+    # which Claude Code runs right after it (docs/decisions.md#turns-that-wait).
     _row("result_received", PROMPT_SENT, RUNNING, "hold_answer", when="awaits_its_subagents"),
     _row("result_received", HEARD_FROM, "=", "hold_answer", when="awaits_its_subagents"),
     _row("result_received", PROMPT_SENT, RUNNING, "hold_answer", when="was_steered"),
@@ -540,6 +542,10 @@ class Turn:
     answered_text: str
     fresh_context_chosen: bool  # the user chose to go on in a fresh context
     subagents: set[str]  # the turn's subagents still running (Claude follows up on each)
+    backgrounded: set[str]  # those of them started in the background
+    # A background subagent of the turn ended before the turn's result: Claude Code wakes
+    # Claude for it once that result is out, so the turn's answer waits for the follow-up.
+    follow_up_owed: bool
     held: bool  # the turn's result came; its answer waits for its subagents or its steer
     # Prompt queueing: prompts sent to Claude while a turn ran, waiting for their echo (oldest
     # first), and those not yet reported sent (a late report is nothing then).
@@ -600,6 +606,8 @@ class Turn:
         self.answered_text = ""
         self.fresh_context_chosen = False
         self.subagents = set()
+        self.backgrounded = set()
+        self.follow_up_owed = False
         self.held = False
         self.steered = False
 
@@ -664,7 +672,9 @@ class Turn:
         return not self.notices
 
     def is_autonomous(self, event: ResultReceived) -> bool:
-        return classify.is_autonomous_origin(event.origin_kind)
+        # A cycle Claude began on its own that took the live prompt up answers it.
+        answers_the_prompt = self.turn_id is not None and self.turn_id in event.prompts
+        return classify.is_autonomous_origin(event.origin_kind) and not answers_the_prompt
 
     def is_a_refusal(self, event: ResultReceived) -> bool:
         return event.stop_reason == "refusal"
@@ -676,7 +686,7 @@ class Turn:
         return event.is_error
 
     def awaits_its_subagents(self, *_: Any) -> bool:
-        return bool(self.subagents)
+        return bool(self.subagents) or self.follow_up_owed
 
     def ends_turns_at_their_result(self, *_: Any) -> bool:
         return self.background_subagents
@@ -935,13 +945,24 @@ class Turn:
         # A turn runs a handful of subagents; past this many they are not this turn's to wait on.
         if len(self.subagents) < _MAX_SUBAGENTS:
             self.subagents.add(event.task_id)
+            if event.backgrounded:
+                self.backgrounded.add(event.task_id)
 
     def keep_listed_subagents(self, event: BackgroundTasksListed) -> None:
         # A level never adds: a task it lists that the turn did not start is not the turn's.
+        # One that ran in the background and is gone wakes Claude as its end would have.
+        if self.backgrounded - event.task_ids:
+            self.follow_up_owed = True
         self.subagents &= event.task_ids
+        self.backgrounded &= event.task_ids
 
     def note_task_settled(self, event: BackgroundTaskSettled) -> None:
-        self.subagents.discard(event.task_id)  # an id it never started: nothing
+        # An id it never started: nothing. One that ran in the background wakes Claude when it
+        # ends: before the turn's result, that follow-up comes right after the result.
+        if event.task_id in self.backgrounded:
+            self.follow_up_owed = True
+        self.subagents.discard(event.task_id)
+        self.backgrounded.discard(event.task_id)
 
     def hold_answer(self, *_: Any) -> None:
         self.held = True

@@ -337,11 +337,13 @@ class ClaudeAcpAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         from adapter.claude.claude_runtime import RuntimeStartError
         from adapter.claude.prompt_content import check_not_empty
+        from fsm import PromptRequested
 
         session = self._session(session_id)
         check_not_empty(prompt)  # -32602, and nothing reaches Claude
-        # A start-up `auto` the model lacks is told at the first prompt, as the reference does.
-        await session.controls.auto_fast.warn_if_pending()
+        # Before it is answered here or handed on: the core tells a start-up `auto` the model
+        # lacks now, as the reference does (`fsm/notices.py`).
+        await session.feed(PromptRequested())
         if await session.controls.answer_locally(prompt):  # `/usage`, `/mcp`: no model turn
             return PromptResponse(stop_reason="end_turn")
         try:

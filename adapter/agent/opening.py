@@ -35,7 +35,7 @@ from adapter.controls.launch_flags import launch_for
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.questions import disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient
+from fsm import AirClient, model_policy_from
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -98,7 +98,6 @@ class Opening:
     client_options: ClientOptions = NO_CLIENT_OPTIONS  # `_meta.claudeCode.options`, checked
     # The client's extra folders and system prompt (`adapter.claude.surroundings`).
     surroundings: Surroundings = field(default_factory=Surroundings)
-    acp_notices: bool = False  # the client declared `session.notices`
     ask_by_url: bool = False  # ... `elicitation.url`: MCP servers' URL requests are forwarded
     plan_updates: bool = False  # ... `plan`: an approved plan that clears the context is sent
     air: AirClient = field(default_factory=AirClient)  # JetBrains AIR, what it negotiated
@@ -114,7 +113,6 @@ def opening_for(
     ask_by_form: bool = False,
     client_options: ClientOptions = NO_CLIENT_OPTIONS,
     surroundings: Surroundings | None = None,
-    acp_notices: bool = False,
     boolean_options: bool = False,
     ask_by_url: bool = False,
     plan_updates: bool = False,
@@ -125,7 +123,8 @@ def opening_for(
     tail = read_tail(transcript) if transcript is not None else None
     # What the settings tiers let this session start in and switch to: a repository's own
     # settings cannot loosen permissions, and bypass goes when any tier or the client says so.
-    policy = permission_settings([*read_settings(cwd, settings.env), read_managed()])
+    tiers = [*read_settings(cwd, settings.env), read_managed()]
+    policy = permission_settings(tiers)
     config = SessionConfig.initial(
         _environ(settings),
         policy.default_mode,
@@ -135,6 +134,9 @@ def opening_for(
         bypass_offered=not policy.bypass_disabled and client_options.allow_bypass is not False,
     )
     config.fast_boolean = boolean_options  # the client takes boolean config options
+    config.requested_agent = client_options.agent  # the agent picker's value, if it lists it
+    # The model picker's allowlist and denials (docs/decisions.md#model-picker-policy).
+    config.model_policy = model_policy_from([(f.tier, f.data) for f in tiers])
     return Opening(
         session_id=session_id,
         cwd=cwd,
@@ -145,7 +147,6 @@ def opening_for(
         ask_by_form=ask_by_form,
         client_options=client_options,
         surroundings=surroundings or Surroundings(),
-        acp_notices=acp_notices,
         ask_by_url=ask_by_url,
         plan_updates=plan_updates,
         air=air or AirClient(),
@@ -207,10 +208,10 @@ def controls_for(start: Opening, link: ClientLink) -> SessionControls:
         ask_by_form=start.ask_by_form,
         client_options=start.client_options,
         surroundings=start.surroundings,
-        acp_notices=start.acp_notices,
         ask_by_url=start.ask_by_url,
         plan_updates=start.plan_updates,
         air=start.air,
+        cwd=start.cwd,
     )
 
 

@@ -147,7 +147,6 @@ class SessionOpener:
             ask_by_form=client.ask_by_form,
             client_options=options,
             surroundings=raw_requests.requested_surroundings(),
-            acp_notices=client.dialects.acp_notices,
             boolean_options=client.boolean_options,
             ask_by_url=client.ask_by_url,
             plan_updates=client.plan_updates,

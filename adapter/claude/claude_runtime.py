@@ -124,7 +124,12 @@ class ClaudeRuntime:
             # a running turn begins its own turn there (prompt queueing).
             extra_args={"replay-user-messages": None},
         )
-        options = ClaudeAgentOptions(**apply_client_options(chosen, launch.client_options))
+        merged = apply_client_options(chosen, launch.client_options)
+        if launch.agent_picked:
+            # The user's pick in the agent picker outlives the client's `agent` option.
+            extra = {k: v for k, v in merged["extra_args"].items() if k != "agent"}
+            merged["extra_args"] = {**extra, **({"agent": launch.agent} if launch.agent else {})}
+        options = ClaudeAgentOptions(**merged)
         # The client configures its own copy of the options; the transport builds the command
         # line, so it gets them configured the same way the client would have done for it.
         transport = ExitBoundedTransport(
@@ -300,6 +305,12 @@ class ClaudeRuntime:
         """Claude Code's `apply_flag_settings` control request (the SDK has no wrapper for
         it in the pinned version; the TypeScript SDK's `applyFlagSettings` sends the same)."""
         request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
+        await send_control_request(self.client, request)
+
+    async def set_agent(self, agent: str | None) -> None:
+        """The agent Claude Code's main thread runs as from its next turn (None: its own), with
+        the same `apply_flag_settings` (as the reference adapter)."""
+        request = {"subtype": "apply_flag_settings", "settings": {"agent": agent}}
         await send_control_request(self.client, request)
 
     async def set_fast(self, on: bool) -> None:

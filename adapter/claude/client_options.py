@@ -24,6 +24,10 @@ the effort picker once the user has chosen an effort.
 | `mcpServers` (Claude Code's own `{name: {command, args, env}}` / `{type, url}`) | `--mcp-config` |
 | `allowDangerouslySkipPermissions` (a boolean) | nothing: `false` takes bypass away (below) |
 
+Beside `options`, `_meta.claudeCode.emitRawSDKMessages` (`true`, or a list of `{type, subtype?,
+origin?}` filters) asks for Claude Code's messages as they come (`fsm.raw_messages`); a value of
+another shape is -32602 too.
+
 `allowDangerouslySkipPermissions: false` is the host's opt-out: the session neither offers bypass
 nor switches to it (docs/decisions.md#whose-settings-may-loosen-permissions); `true` changes
 nothing.
@@ -40,6 +44,7 @@ from typing import Any
 from acp import RequestError
 
 from adapter.claude.credential_env import drop_placeholders
+from fsm import PeerViolation, RawMessageChoice, raw_message_choice
 
 __all__ = ["META_KEY", "NONE", "ClientOptions", "apply", "parse"]
 
@@ -47,6 +52,7 @@ log = logging.getLogger(__name__)
 
 META_KEY = "claudeCode"  # `_meta.claudeCode`; acp hands `_meta`'s keys to us as keywords
 _WHERE = "_meta.claudeCode.options"
+_RAW = "emitRawSDKMessages"  # beside `options`: fsm.raw_messages
 _EFFORTS = ("low", "medium", "high", "xhigh", "max")
 _THINKING = ("adaptive", "enabled", "disabled")
 _DISPLAYS = ("summarized", "omitted")
@@ -67,6 +73,14 @@ class ClientOptions:
     effort: str | None = None
     # `allowDangerouslySkipPermissions`: False takes bypass away from the session.
     allow_bypass: bool | None = None
+    # `_meta.claudeCode.emitRawSDKMessages`: Claude's messages the client sees raw
+    # (fsm.raw_messages).
+    raw_messages: RawMessageChoice = field(default_factory=RawMessageChoice)
+
+    @property
+    def agent(self) -> str | None:
+        """The agent the client asked Claude Code's main thread to run as (`--agent`)."""
+        return self.extra_args.get("agent")
 
 
 NONE = ClientOptions()
@@ -186,9 +200,13 @@ def parse(meta: Any) -> ClientOptions:
         return NONE
     if not isinstance(meta, dict):
         raise RequestError.invalid_params({"_meta.claudeCode": "must be an object"})
+    try:
+        raw = raw_message_choice(meta.get(_RAW))
+    except PeerViolation as exc:
+        raise RequestError.invalid_params({f"_meta.claudeCode.{_RAW}": str(exc)}) from exc
     options = meta.get("options")
     if options is None:
-        return NONE
+        return ClientOptions(raw_messages=raw) if raw.wanted else NONE
     if not isinstance(options, dict):
         raise RequestError.invalid_params({_WHERE: "must be an object"})
     known = {*_FIELDS, *_MERGED, _BYPASS}
@@ -205,6 +223,7 @@ def parse(meta: Any) -> ClientOptions:
         mcp_servers=_servers(present("mcpServers")) if "mcpServers" in options else {},
         effort=_effort(present("effort")) if "effort" in options else None,
         allow_bypass=_flag(_BYPASS, present(_BYPASS)) if _BYPASS in options else None,
+        raw_messages=raw,
     )
 
 

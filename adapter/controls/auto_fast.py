@@ -1,134 +1,135 @@
-"""Claude Code's `auto` permission mode and its fast mode, as the reference adapter offers them.
+"""A session's auto-mode fallback and fast-mode switch, carried out on the running Claude.
 
-Theory of operation: Claude Code's model list says which models take each
-(`supportsAutoMode`, `supportsFastMode`; a CLI that predates the fields sends neither).
-- `auto` is in the mode catalog when some listed model supports it and no settings file says
-  `disableAutoMode: "disable"`. The current model counts as lacking it when its entry exists
-  without `supportsAutoMode: true` (the reference's rule); choosing `auto` then (a mode switch,
-  a model switch while in `auto`, the ExitPlanMode "use auto mode" choice, a transcript or
-  settings mode) means Accept edits instead, and the client is told once per session
-  (`AUTO_UNAVAILABLE`: a `notice` for a client that declares `session.notices`, else agent
-  text).
-- The `fast` option exists while the current model supports fast mode; its value is Claude
-  Code's own (`fast_mode_state` of the initialize answer: `on` and `cooldown` are on) until the
-  client switches it. A client that declares `session.configOptions.boolean` gets a boolean
-  option, any other a select of `on` / `off`; a value of the other type is -32602. A switch
-  reaches Claude as `apply_flag_settings {"fastMode": bool}`.
-- Claude Code's own changes are followed: `fast_mode_state` on `system/init` and on a user
-  turn's `result` (`cooldown` is not a change: the switch stays on). While it is off for a
-  reason Claude Code names and `FAST_OFF_REASONS` explains, the option's description says why,
-  and turning off for such a reason is told to the client (`fast_turned_off`).
+Theory of operation: what is offered and what a value means is `adapter.controls.auto_fast_rules`;
+this part talks to Claude and the client. `resolve` turns a choice of `auto` the current model
+lacks into Accept edits; at start-up (`adopt`) a session whose transcript or settings chose such
+an `auto` is switched to Accept edits, while one that is in `auto` only because nothing named a
+mode (Claude started with `--permission-mode auto`, as the reference starts it) is switched to
+Manual. Fast mode starts as Claude Code reports it, except in a new Claude process of a session
+whose client already switched it (a restart, e.g. after signing in again): Claude gets the
+client's choice back, as the reference adapter restores it after a restart.
+
+What the client is told, and when, is the core's notice machine (`fsm/notices.py`): this part
+reports each fact (`AutoModeUnavailable`, `AutoModeFellBackAtStart`, `FastModeTurnedOff`) through
+`report`, the session's `feed`, which performs the notice or text the core decides on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
-from acp.schema import (
-    SessionConfigOptionBoolean,
-    SessionConfigOptionSelect,
-    SessionConfigSelectOption,
+from acp.schema import ConfigOptionUpdate
+
+from adapter.controls.auto_fast_rules import AUTO_FALLBACK, check_fast, fast_report, fast_state
+from adapter.controls.pickers import SessionConfig
+from adapter.wire.client_link import ClientLink
+from fsm import (
+    AutoModeFellBackAtStart,
+    AutoModeUnavailable,
+    Event,
+    FastModeTurnedOff,
+    is_autonomous_origin,
 )
 
-__all__ = [
-    "AUTO",
-    "AUTO_FALLBACK",
-    "AUTO_UNAVAILABLE",
-    "AUTO_UNAVAILABLE_TEXT",
-    "FAST",
-    "FAST_OFF_REASONS",
-    "check_fast",
-    "fast_option",
-    "fast_report",
-    "fast_state",
-    "fast_turned_off",
-]
+if TYPE_CHECKING:
+    from adapter.claude.claude_runtime import ClaudeRuntime
 
-AUTO = ("auto", "Auto", "Claude handles permission decisions")
-AUTO_FALLBACK = "acceptEdits"
-AUTO_UNAVAILABLE = (
-    "Auto mode unavailable",
-    "The selected model does not support Auto mode; using Accept edits instead.",
-)
-AUTO_UNAVAILABLE_TEXT = (
-    "**Auto mode unavailable:** the selected model does not support Auto mode; "
-    "using Accept edits instead."
-)
-FAST = "fast"
-_NAME = "Fast mode"
-_DESCRIPTION = "Faster responses on supported models"
-_SELECT = {"on": True, "off": False}
-FAST_OFF_TITLE = "Fast mode turned off"
-# `fast_mode_disabled_reason` values the reference explains.
-FAST_OFF_REASONS = {
-    "free": "not available on the free plan",
-    "extra_usage_disabled": "requires extra usage to be enabled for this account",
-    "model_not_allowed": "not available for the selected model",
-    "not_first_party": "not available on this API provider",
-    "disabled_by_env": "disabled by environment configuration",
-    "network_error": "eligibility could not be verified (network error)",
-}
+__all__ = ["AutoFast"]
+
+log = logging.getLogger(__name__)
 
 
-def fast_report(frame: Mapping[str, Any]) -> tuple[bool, str | None] | None:
-    """A frame's fast mode (on or off, and the explanation of an off), or None where it says
-    nothing this follows (no state, or `cooldown`)."""
-    state = frame.get("fast_mode_state")
-    if state not in ("on", "off"):
-        return None
-    reason = frame.get("fast_mode_disabled_reason")
-    explained = FAST_OFF_REASONS.get(reason) if isinstance(reason, str) else None
-    return state == "on", None if state == "on" else explained
+class AutoFast:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        link: ClientLink,
+        config: SessionConfig,
+        report: Callable[[Event], Awaitable[None]],
+    ) -> None:
+        self._session_id = session_id
+        self._link = link
+        self._config = config
+        self._report = report  # a fact for the core, whose notice machine tells the client
+        self._fast_chosen = False  # the client switched fast mode in this session
 
+    async def adopt(self, runtime: ClaudeRuntime, info: Mapping[str, Any]) -> None:
+        """Square a new Claude process with the session's choices."""
+        config = self._config
+        reported = fast_state(info)
+        if self._fast_chosen and reported is not None and reported != config.fast:
+            try:
+                await runtime.set_fast(config.fast)
+            except Exception:
+                log.warning("session %s: Claude refused the fast mode", self._session_id)
+        elif reported is not None:
+            config.fast = reported
+            explained = fast_report(info)
+            config.fast_off_because = explained[1] if explained is not None else None
+        by_default, config.auto_by_default = config.auto_by_default, False
+        if config.mode == "auto" and not config.auto_available():
+            # An `auto` nobody asked for falls back to Manual silently; a chosen one to Accept
+            # edits, with the warning.
+            fallback = "default" if by_default else AUTO_FALLBACK
+            try:
+                await runtime.set_permission_mode(fallback)
+            except Exception:
+                log.warning("session %s: Claude refused the %s mode", self._session_id, fallback)
+                return
+            config.mode = fallback
+            if not by_default:
+                await self._report(AutoModeFellBackAtStart())
 
-def fast_turned_off(explanation: str) -> tuple[str, str, str]:
-    """The notice's title and description, and the text for a client without notices."""
-    sentence = explanation[0].upper() + explanation[1:] + "."
-    return FAST_OFF_TITLE, sentence, f"**{FAST_OFF_TITLE}:** {explanation}."
+    async def resolve(self, mode: str) -> str:
+        if mode != "auto" or self._config.auto_available():
+            return mode
+        await self._report(AutoModeUnavailable())
+        return AUTO_FALLBACK
 
+    async def follow(self, frame: Mapping[str, Any]) -> None:
+        """Mirror Claude Code's own fast-mode change, said on `system/init` or a user turn's
+        `result` (an autonomous one is no user's turn; `cooldown` changes nothing)."""
+        kind = frame.get("type")
+        origin = frame.get("origin")
+        if (
+            kind == "result"
+            and isinstance(origin, Mapping)
+            and is_autonomous_origin(origin.get("kind"))
+        ):
+            return
+        init = kind == "system" and frame.get("subtype") == "init"
+        if kind != "result" and not init:
+            return
+        report = fast_report(frame)
+        config = self._config
+        if report is None:
+            return
+        on, because = report
+        if not on and because is None and not config.fast:
+            because = config.fast_off_because  # a frame that does not say why changes no why
+        if (on, because) == (config.fast, config.fast_off_because):
+            return
+        was_on = config.fast
+        config.fast, config.fast_off_because = on, because
+        if config.fast_offered():
+            update = ConfigOptionUpdate(
+                session_update="config_option_update", config_options=config.options()
+            )
+            await self._link.send_update(self._session_id, update)
+        if was_on and not config.fast and config.fast_off_because is not None:
+            await self._report(FastModeTurnedOff(explanation=config.fast_off_because))
 
-def fast_state(server_info: Mapping[str, Any] | None) -> bool | None:
-    """Claude Code's fast mode at start-up (None: it does not say)."""
-    state = (server_info or {}).get("fast_mode_state")
-    return state in ("on", "cooldown") if state in ("on", "off", "cooldown") else None
-
-
-def fast_option(
-    on: bool, boolean: bool, off_because: str | None = None
-) -> SessionConfigOptionBoolean | SessionConfigOptionSelect:
-    """The option; `off_because`: the explanation of why Claude Code turned it off."""
-    description = f"{_DESCRIPTION} — {off_because}" if off_because and not on else _DESCRIPTION
-    if boolean:
-        return SessionConfigOptionBoolean(
-            type="boolean",
-            id=FAST,
-            name=_NAME,
-            description=description,
-            category="model_config",
-            current_value=on,
-        )
-    return SessionConfigOptionSelect(
-        type="select",
-        id=FAST,
-        name=_NAME,
-        description=description,
-        category="model_config",
-        current_value="on" if on else "off",
-        options=[
-            SessionConfigSelectOption(value="on", name="On"),
-            SessionConfigSelectOption(value="off", name="Off"),
-        ],
-    )
-
-
-def check_fast(value: object, boolean: bool) -> bool:
-    """The switch a client asked for; -32602 naming the option for a value of the wrong type
-    (a boolean for a boolean option, `on` / `off` for a select)."""
-    if boolean and isinstance(value, bool):
-        return value
-    if not boolean and isinstance(value, str) and value in _SELECT:
-        return _SELECT[value]
-    expected = "true or false" if boolean else "one of on, off"
-    raise RequestError.invalid_params({"value": f"unknown value for fast; expected {expected}"})
+    async def set_fast(self, runtime: ClaudeRuntime | None, value: object) -> None:
+        """The client's switch: checked, then Claude's; the response carries the options."""
+        on = check_fast(value, self._config.fast_boolean)
+        if runtime is not None:
+            try:
+                await runtime.set_fast(on)
+            except Exception as exc:
+                raise RequestError.internal_error({"reason": "Claude refused fast mode"}) from exc
+        self._config.fast = on
+        self._fast_chosen = True

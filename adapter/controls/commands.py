@@ -14,7 +14,7 @@ Code's own spelling.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from acp.schema import (
@@ -44,10 +44,14 @@ _MCP_PROMPT = re.compile(r"^/mcp:([^:\s]+):(\S+)(\s.*)?$", re.S)
 
 
 def available_commands(
-    entries: Iterable[Any], terminal_only: frozenset[str] = frozenset()
+    entries: Iterable[Any],
+    terminal_only: frozenset[str] = frozenset(),
+    *,
+    meta_for: Callable[[str, Mapping[str, Any]], dict[str, Any] | None] | None = None,
 ) -> list[AvailableCommand]:
     """The commands to offer: Claude Code's, less the hidden ones and `terminal_only`, the
-    ones its `system/init` marks as bound to its own terminal (`terminal_slash_commands`)."""
+    ones its `system/init` marks as bound to its own terminal (`terminal_slash_commands`).
+    `meta_for`: a command's `_meta` (JetBrains AIR's skill paths), from its name and entry."""
     found: list[AvailableCommand] = []
     seen: set[str] = set()
     for entry in entries:
@@ -67,6 +71,7 @@ def available_commands(
         hint = entry.get("argumentHint")
         found.append(
             AvailableCommand(
+                field_meta=meta_for(name, entry) if meta_for is not None else None,
                 name=name,
                 description=description if isinstance(description, str) else "",
                 input=(

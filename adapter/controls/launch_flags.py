@@ -8,6 +8,7 @@ from adapter.claude.client_options import NONE, ClientOptions
 from adapter.claude.launch import Launch
 from adapter.claude.surroundings import Surroundings
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
+from fsm import agent_flag
 
 __all__ = ["launch_for"]
 
@@ -29,4 +30,6 @@ def launch_for(
         mcp_servers=servers,
         disallowed_tools=disallowed_tools,
         surroundings=surroundings or Surroundings(),
+        agent_picked=config.agent_picked,
+        agent=agent_flag(config.agent),
     )

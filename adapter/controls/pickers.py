@@ -11,7 +11,7 @@ A resumed, loaded or forked session starts with what its transcript says it last
 (`adapter.claude.transcript_tail`), as Claude Code itself does on `--resume` (checked against the
 real CLI): the mode, unless this adapter cannot offer it here (bypassPermissions as root outside
 a sandbox, `auto` where settings disable it; an `auto` the model lacks becomes Accept edits,
-`adapter.controls.auto_fast`), and the model, unless `ANTHROPIC_MODEL`
+`adapter.controls.auto_fast_rules`), and the model, unless `ANTHROPIC_MODEL`
 names one (the real CLI also prefers it to the transcript's). The transcript names the full
 model id (`claude-haiku-5-5`); `adopt` marks the picker entry Claude Code resolves to it
 (`resolvedModel`), and when Claude Code lists no such model any more the session falls back to
@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from acp import RequestError
@@ -36,8 +36,22 @@ from acp.schema import (
 )
 
 from adapter.claude.transcript_tail import Tail
-from adapter.controls.auto_fast import AUTO, fast_option
+from adapter.controls.auto_fast_rules import AUTO, fast_option
 from adapter.controls.model_choices import ModelChoice, model_choice
+from fsm import (
+    DEFAULT_AGENT,
+    AgentChoice,
+    ModelFacts,
+    ModelPolicy,
+    PickerShown,
+    agent_choices,
+    allowed_models,
+    efforts_shown,
+    efforts_to_apply,
+    initial_agent,
+    model_display_names,
+    models_shown,
+)
 
 __all__ = [
     "DEFAULT_EFFORT",
@@ -54,7 +68,7 @@ _MODES: tuple[tuple[str, str, str], ...] = (
     ("default", "Manual", "Ask before edits and commands"),
     ("acceptEdits", "Accept edits", "Apply file edits without asking"),
     ("plan", "Plan", "Explore and plan; change nothing"),
-    AUTO,  # only where Claude Code's model list offers it (adapter.controls.auto_fast)
+    AUTO,  # only where Claude Code's model list offers it (adapter.controls.auto_fast_rules)
     ("bypassPermissions", "Bypass permissions", "Run every tool without asking"),
 )
 MODE_NAMES = {mode_id: name for mode_id, name, _ in _MODES}
@@ -79,13 +93,27 @@ class SessionConfig:
     # The transcript's model (a full id), until `adopt` has matched it to the picker.
     restored_model: str | None = None
     label: str = "session"  # how log lines name the session
-    fast: bool = False  # fast mode (adapter.controls.auto_fast)
+    fast: bool = False  # fast mode (adapter.controls.auto_fast_rules)
     fast_boolean: bool = False  # the client takes boolean config options
     fast_off_because: str | None = None  # why Claude Code turned fast mode off, explained
     before_plan: str | None = None  # the mode the session was in when it entered plan mode
     # `auto` only because nothing named a mode: a model without it means Manual, said to no one
-    # (adapter.controls.auto_modes), rather than Accept edits and a warning.
+    # (adapter.controls.auto_fast), rather than Accept edits and a warning.
     auto_by_default: bool = False
+    # The agent picker (fsm.agent_picker): the agents on offer (none: no picker), the one
+    # chosen, the one the client asked for at the start, and whether the user picked one (a
+    # fresh Claude process then starts with the pick).
+    agents: tuple[AgentChoice, ...] = ()
+    agent: str = DEFAULT_AGENT
+    requested_agent: str | None = None
+    agent_picked: bool = False
+    # The client negotiated JetBrains AIR's `recommendedValue`: no "Default" rows, the pickers
+    # name Claude Code's recommendation, and Claude runs the effort shown (`fsm.picker_values`).
+    recommend: bool = False
+    # The settings' `availableModels`, `modelOverrides` and managed `deniedModels`
+    # (fsm.model_policy), and `ANTHROPIC_CUSTOM_MODEL_OPTION`, which they leave alone.
+    model_policy: ModelPolicy = field(default_factory=ModelPolicy)
+    custom_model: str | None = None
 
     @classmethod
     def initial(
@@ -135,15 +163,19 @@ class SessionConfig:
             restored_model=restored,
             label=label,
             auto_by_default=by_default,
+            custom_model=environ.get("ANTHROPIC_CUSTOM_MODEL_OPTION") or None,
         )
 
     def adopt(self, server_info: Mapping[str, Any] | None) -> bool:
         """Take the model list Claude Code reported; keep the current model marked. True when
         the transcript's model is one Claude Code no longer offers: the session fell back to
         the default model, and the running Claude has to be told."""
+        self.agents = agent_choices((server_info or {}).get("agents"))
+        wanted = self.agent if self.agent_picked else self.requested_agent
+        self.agent = initial_agent(wanted, self.agents)
         entries = (server_info or {}).get("models")
         choices = map(model_choice, entries if isinstance(entries, list) else [])
-        self.models = [c for c in choices if c is not None]
+        self.models = self._policed([c for c in choices if c is not None])
         if not any(c.auto for c in self.models):
             self.modes = tuple(m for m in self.modes if m != "auto")
         if not self.models:
@@ -155,9 +187,24 @@ class SessionConfig:
             # A model named by the environment (or a transcript, where Claude Code does not
             # say what its entries resolve to) that the picker does not list.
             self.models.append(ModelChoice(value=self.model, name=self.model))
-        if self.effort not in self.efforts():
-            self.effort = DEFAULT_EFFORT
+        self.effort = self.effort_shown()
         return switch
+
+    def _policed(self, listed: list[ModelChoice]) -> list[ModelChoice]:
+        """Claude Code's model list as the settings' policy shapes it, each entry with the
+        name the picker shows (fsm.model_policy)."""
+        facts = [ModelFacts(c.value, c.name, c.description, c.resolved) for c in listed]
+        allowed = allowed_models(facts, self.model_policy, self.custom_model)
+        if allowed is not None:
+            listed = [
+                replace(listed[row.source], value=row.value)
+                if row.source is not None
+                else ModelChoice(value=row.value, name=row.name)
+                for row in allowed
+            ]
+            facts = [ModelFacts(c.value, c.name, c.description, c.resolved) for c in listed]
+        names = model_display_names(facts)
+        return [replace(c, name=n) for c, n in zip(listed, names, strict=True)]
 
     def _restore(self) -> bool:
         """Mark the picker entry of the transcript's model (the default entry first, as it
@@ -183,18 +230,40 @@ class SessionConfig:
         )
         return True
 
+    def _effort_picker(self) -> PickerShown | None:
+        current = self._current()
+        levels = current.efforts if current is not None else ()
+        return efforts_shown(self.recommend, levels, self.effort)
+
+    def _model_picker(self) -> PickerShown | None:
+        if not self.models or self.model is None:
+            return None
+        entries = [(c.value, c.resolved) for c in self.models]
+        return models_shown(self.recommend, entries, self.model)
+
     def efforts(self) -> tuple[str, ...]:
         """The effort values the current model takes (empty: no effort picker)."""
-        for choice in self.models:
-            if choice.value == self.model and choice.efforts:
-                return (DEFAULT_EFFORT, *choice.efforts)
-        return ()
+        picker = self._effort_picker()
+        return () if picker is None else picker.values
+
+    def effort_shown(self) -> str:
+        """The effort the picker shows for the current model: the session's own where the
+        model takes it, else `default` (or, for AIR's `recommendedValue`, the recommended
+        level)."""
+        picker = self._effort_picker()
+        return DEFAULT_EFFORT if picker is None else picker.current
+
+    def efforts_to_apply(self) -> list[str | None]:
+        """What Claude must be told of the effort after the model is known or changed (None:
+        Claude Code's own), so that it runs what the picker shows."""
+        return efforts_to_apply(self.recommend, self._effort_picker())
 
     def _current(self) -> ModelChoice | None:
         return next((c for c in self.models if c.value == self.model), None)
 
     def auto_available(self) -> bool:
-        """Whether choosing `auto` gets `auto` (else Accept edits, adapter.controls.auto_fast)."""
+        """Whether choosing `auto` gets `auto` (else Accept edits,
+        adapter.controls.auto_fast_rules)."""
         current = self._current()
         return "auto" in self.modes and (current is None or current.auto)
 
@@ -223,10 +292,12 @@ class SessionConfig:
         allowed: tuple[str, ...]
         if config_id == "mode":
             allowed = self.modes
-        elif config_id == "model" and self.models:
-            allowed = tuple(c.value for c in self.models)
+        elif config_id == "model" and (models := self._model_picker()) is not None:
+            allowed = models.values
         elif config_id == "effort" and self.efforts():
             allowed = self.efforts()
+        elif config_id == "agent" and self.agents:
+            allowed = (DEFAULT_AGENT, *(c.name for c in self.agents))
         else:
             raise RequestError.invalid_params({"configId": f"unknown config option {config_id!r}"})
         if not isinstance(value, str) or value not in allowed:
@@ -249,7 +320,7 @@ class SessionConfig:
 
     def options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
         """The config options in picker order: mode, model (once known), effort (if any), fast
-        (if the model has it)."""
+        (if the model has it), agent (if Claude Code lists agents of the user's)."""
         found: list[SessionConfigOptionSelect | SessionConfigOptionBoolean] = [
             _select(
                 "mode",
@@ -259,29 +330,56 @@ class SessionConfig:
                 [(m, MODE_NAMES[m], None) for m in self.modes],
             )
         ]
-        if self.models and self.model is not None:
+        models = self._model_picker()
+        if models is not None:
+            named = {c.value: c for c in self.models}
             found.append(
                 _select(
                     "model",
                     "Model",
                     "model",
-                    self.model,
-                    [(c.value, c.name, c.description) for c in self.models],
+                    models.current,
+                    [(v, named[v].name, named[v].description) for v in models.values],
+                    models.meta,
                 )
             )
-        efforts = self.efforts()
-        if efforts:
+        efforts = self._effort_picker()
+        if efforts is not None:
             found.append(
                 _select(
                     "effort",
                     "Effort",
                     "thought_level",
-                    self.effort,
-                    [(e, e.capitalize(), None) for e in efforts],
+                    efforts.current,
+                    [(e, e.capitalize(), None) for e in efforts.values],
+                    efforts.meta,
                 )
             )
         if self.fast_offered():
             found.append(fast_option(self.fast, self.fast_boolean, self.fast_off_because))
+        if self.agents:
+            found.append(
+                SessionConfigOptionSelect(
+                    type="select",
+                    id="agent",
+                    name="Agent",
+                    description="Main-thread agent persona",
+                    current_value=self.agent,
+                    options=[
+                        SessionConfigSelectOption(
+                            value=DEFAULT_AGENT,
+                            name="Default",
+                            description="Standard Claude Code agent",
+                        ),
+                        *(
+                            SessionConfigSelectOption(
+                                value=c.name, name=c.name, description=c.description
+                            )
+                            for c in self.agents
+                        ),
+                    ],
+                )
+            )
         return found
 
 
@@ -291,8 +389,10 @@ def _select(
     category: str,
     current: str,
     values: list[tuple[str, str, str | None]],
+    meta: dict[str, Any] | None = None,
 ) -> SessionConfigOptionSelect:
     return SessionConfigOptionSelect(
+        field_meta=meta,
         type="select",
         id=config_id,
         name=name,

@@ -15,8 +15,9 @@ of the session), as the reference adapter does.
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
@@ -32,20 +33,30 @@ from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
 from adapter.claude.client_options import ClientOptions
 from adapter.claude.launch import Launch
+from adapter.claude.skill_files import Scans, listed_skill_files, resolve_skill_path
 from adapter.claude.surroundings import Surroundings
 from adapter.controls import local_commands
-from adapter.controls.auto_fast import FAST
-from adapter.controls.auto_modes import AutoFast
+from adapter.controls.auto_fast import AutoFast
+from adapter.controls.auto_fast_rules import FAST
 from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
 from adapter.controls.mcp_elicitation import McpElicitor
+from adapter.controls.mcp_sign_in import McpSignIn
 from adapter.controls.model_choices import ModelChoice
 from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, fallback_moves_session, seeded_context_window
+from fsm import (
+    RAW_MESSAGE_METHOD,
+    AirClient,
+    Event,
+    agent_flag,
+    fallback_moves_session,
+    seeded_context_window,
+    sign_in_servers,
+)
 
 if TYPE_CHECKING:
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -66,22 +77,32 @@ class SessionControls:
         ask_by_form: bool = False,
         client_options: ClientOptions | None = None,
         surroundings: Surroundings | None = None,
-        acp_notices: bool = False,
         ask_by_url: bool = False,
         plan_updates: bool = False,
         air: AirClient | None = None,
+        cwd: str = "",
     ) -> None:
         self.session_id = session_id
+        self._cwd = cwd
         self.air = air or AirClient()  # JetBrains AIR: what the client negotiated
         # The client's extra folders and system prompt: every Claude process starts with them.
         self.surroundings = surroundings or Surroundings()
         self.config = config
+        config.recommend = self.air.recommended_value
         self.mcp_servers = mcp_servers or {}
         self.client_options = client_options
         self.commands: list[AvailableCommand] = []
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
         # The commands its `system/init` marks as bound to its terminal: never offered.
         self._terminal_only: frozenset[str] = frozenset()
+        # JetBrains AIR's skill paths: the skill files Claude Code lists (name -> SKILL.md, None:
+        # a skill without a file), read at its first `system/init` and at each
+        # `commands_changed`; and the paths looked up on disk for the others, until the
+        # commands change.
+        self._skill_files: dict[str, str | None] = {}
+        self._skill_files_read = False
+        self._skill_paths: dict[str, str | None] = {}
+        self._spawn: Callable[[Callable[[], Awaitable[None]]], object] = lambda work: None
         self._link = link
         self._runtime: Callable[[], ClaudeRuntime | None] = lambda: None
         self.permissions = PermissionBroker(
@@ -92,20 +113,37 @@ class SessionControls:
             resolve_mode=self.resolve_mode,
             air=air,
         )
-        # Auto mode and fast mode (adapter.controls.auto_modes).
+        # Auto mode and fast mode (adapter.controls.auto_fast).
+        # What the client is told of it is the core's: `report` (bound by the session) feeds it.
+        self._report: Callable[[Event], Awaitable[None]] | None = None
         self.auto_fast = AutoFast(
-            session_id=session_id, link=link, config=config, notices=acp_notices
+            session_id=session_id, link=link, config=config, report=self._to_core
         )
         self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
         self.elicitations = McpElicitor(
             session_id=session_id, link=link, ask_by_form=ask_by_form, ask_by_url=ask_by_url
         )
+        # The client's MCP servers that need a sign-in (adapter.controls.mcp_sign_in).
+        self.sign_in = McpSignIn(
+            session_id=session_id,
+            link=link,
+            servers=sign_in_servers(by_url=ask_by_url, client_servers=self.mcp_servers),
+            report=self._to_core,
+        )
         # The client takes `plan_update`s: a plan exit that clears the context sends the plan.
         self.plan_updates = plan_updates
         # Told the context window the session's model promises (None: it says none) whenever
         # the model is known or changes: the session's usage meter.
         self.model_chosen: Callable[[int | None], None] = lambda window: None
+
+    async def forward_raw(self, frame: Any) -> None:
+        """A message of Claude Code's, as it wrote it, to a client that asked for it with
+        `_meta.claudeCode.emitRawSDKMessages` (`fsm.raw_messages` says which)."""
+        raw = self.client_options.raw_messages if self.client_options is not None else None
+        if raw is not None and raw.wanted and raw.sends(frame):
+            params = {"sessionId": self.session_id, "message": frame}
+            await self._link.notify(RAW_MESSAGE_METHOD, params, self.session_id)
 
     def asking_user(self) -> bool:
         """A permission question or a form of this session waits for the user's answer."""
@@ -123,9 +161,26 @@ class SessionControls:
         self.questions.withdraw()
         self.elicitations.withdraw()
 
-    def bind(self, runtime: Callable[[], ClaudeRuntime | None]) -> None:
-        """Where to find the session's current Claude process."""
+    def bind(
+        self,
+        runtime: Callable[[], ClaudeRuntime | None],
+        report: Callable[[Event], Awaitable[None]],
+    ) -> None:
+        """Where to find the session's current Claude process, and how to hand its core a fact
+        (the session's `feed`)."""
         self._runtime = runtime
+        self._report = report
+
+    async def _to_core(self, event: Event) -> None:
+        if self._report is None:  # built outside a session: nobody to tell
+            log.error("session %s: no core to hand %s to", self.session_id, event.trigger)
+            return
+        await self._report(event)
+
+    def run_beside_with(self, spawn: Callable[[Callable[[], Awaitable[None]]], object]) -> None:
+        """How to run work beside Claude's stream (ended with its process): reading the skill
+        files must not hold Claude's frames up."""
+        self._spawn = spawn
 
     def launch(self) -> Launch:
         return launch_for(
@@ -154,7 +209,19 @@ class SessionControls:
                 await runtime.set_model(self.config.model)
             except Exception:
                 log.warning("session %s: Claude refused the default model", self.session_id)
+        await self._apply_effort(runtime)
         await self.auto_fast.adopt(runtime, info)
+
+    async def _apply_effort(self, runtime: ClaudeRuntime | None) -> None:
+        """Tell Claude the effort the picker shows, where the client's pickers name one
+        (AIR's `recommendedValue`): Claude's own default need not be the recommendation."""
+        for effort in self.config.efforts_to_apply():
+            if runtime is None:
+                return
+            try:
+                await runtime.set_effort(effort)
+            except Exception:
+                log.warning("session %s: Claude refused the effort", self.session_id)
 
     def announce_later(self, tg: TaskGroup) -> None:
         """Send the command list once the setup response that opened the session is out.
@@ -170,8 +237,24 @@ class SessionControls:
                 log.info("session %s: its setup was not answered; no command list", self.session_id)
                 return
             await self._link.send_update(self.session_id, update_for(self.commands))
+            runtime = self._live()
+            if self.sign_in.servers and runtime is not None:
+                # Which of the client's servers wait for a sign-in (the reference asks here).
+                poll = functools.partial(self.sign_in.poll, runtime.client, runtime.epoch)
+                await runtime.until_stopped(poll)
 
         tg.start_soon(announce)
+
+    def start_sign_in(self, tg: TaskGroup, name: str) -> None:
+        """Sign in to the client's MCP server `name` (the core's `SignInMcpServer`), in the
+        background and with the current Claude process."""
+        runtime = self._live()
+        if runtime is None:
+            log.warning("session %s: no Claude to sign in to an MCP server with", self.session_id)
+            return
+        tg.start_soon(
+            runtime.until_stopped, functools.partial(self.sign_in.run, runtime.client, name)
+        )
 
     async def answer_locally(self, blocks: list[Any]) -> bool:
         """Answer a `/usage` or `/mcp` prompt from Claude Code's control calls, as one agent
@@ -222,6 +305,8 @@ class SessionControls:
         try:
             if runtime is not None and config_id == "model":
                 await runtime.set_model(chosen)
+            elif runtime is not None and config_id == "agent":
+                await runtime.set_agent(agent_flag(chosen))
             elif runtime is not None:
                 await runtime.set_effort(None if chosen == DEFAULT_EFFORT else chosen)
         except Exception as exc:
@@ -230,6 +315,9 @@ class SessionControls:
             ) from exc
         if config_id == "model":
             await self._model_is(chosen)
+        elif config_id == "agent":
+            # From the next turn; a fresh Claude process starts with it (`launch`).
+            self.config.agent, self.config.agent_picked = chosen, True
         else:
             self.config.effort = chosen
         await self._link.send_update(self.session_id, self._options_update())
@@ -239,8 +327,8 @@ class SessionControls:
         follow."""
         self.config.model = value
         self.model_chosen(self._context_window())
-        if self.config.effort not in self.config.efforts():
-            self.config.effort = DEFAULT_EFFORT
+        self.config.effort = self.config.effort_shown()
+        await self._apply_effort(self._live())
         if self.config.mode == "auto" and not self.config.auto_available():
             # The new model lacks auto: Claude goes on in Accept edits, as the picker does.
             await self.set_mode("auto")
@@ -310,9 +398,14 @@ class SessionControls:
                 if names != self._terminal_only:
                     self._terminal_only = names
                     await self._offer()
+            if message.subtype == "init" and not self._skill_files_read:
+                self._skill_files_read = True
+                self._read_skill_files()
         elif isinstance(message, SystemMessage) and message.subtype == "commands_changed":
             commands = message.data.get("commands")
+            self._skill_paths = {}
             await self._refresh(commands if isinstance(commands, list) else None)
+            self._read_skill_files()
         elif isinstance(message, SystemMessage) and message.subtype == "elicitation_complete":
             await self.elicitations.completed(message.data)
         elif isinstance(message, SystemMessage) and message.subtype == "model_refusal_fallback":
@@ -346,11 +439,45 @@ class SessionControls:
 
     def _offered(self) -> list[AvailableCommand]:
         # `/mcp` is answered here (local_commands), whatever Claude Code lists or marks.
-        return available_commands([MCP_COMMAND, *self._listed], self._terminal_only - {"mcp"})
+        scans: Scans = {}  # each skill folder listed once per list
+
+        def meta_for(name: str, entry: Mapping[str, Any]) -> dict[str, Any] | None:
+            listed_path = self._skill_files.get(name)
+            path = listed_path
+            builtin = entry.get("builtin") is True
+            if self.air.probes_skill(name, builtin=builtin, listed_path=listed_path):
+                if name not in self._skill_paths:
+                    self._skill_paths[name] = resolve_skill_path(name, self._cwd, scans=scans)
+                path = self._skill_paths[name]
+            return self.air.command_meta(name, listed=name in self._skill_files, path=path)
+
+        return available_commands(
+            [MCP_COMMAND, *self._listed], self._terminal_only - {"mcp"}, meta_for=meta_for
+        )
 
     async def _offer(self) -> None:
         """Tell the client the commands on offer, when they changed."""
         commands = self._offered()
-        if [c.name for c in commands] != [c.name for c in self.commands]:
+        if [c.model_dump() for c in commands] != [c.model_dump() for c in self.commands]:
             self.commands = commands
             await self._link.send_update(self.session_id, update_for(commands))
+
+    def _read_skill_files(self) -> None:
+        """Ask Claude Code for its skill files beside its stream (for an AIR client, which
+        is shown them); the commands go out again when they changed."""
+        runtime = self._live()
+        if not self.air.skill_paths or runtime is None:
+            return
+
+        async def read() -> None:
+            try:
+                usage = await runtime.client.get_context_usage()
+            except Exception:
+                log.info("session %s: Claude did not say where its skills are", self.session_id)
+                return
+            files = listed_skill_files(usage)
+            if files != self._skill_files:
+                self._skill_files, self._skill_paths = files, {}
+                await self._offer()
+
+        self._spawn(read)

@@ -1,5 +1,5 @@
 """How the demo words one JSON-RPC frame: requests, answers, records; turn updates in
-`demo_turn.py`."""
+`turn_words.py`."""
 
 from __future__ import annotations
 

@@ -155,7 +155,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "result_missing_subtype",
         ),
     ),
-    ("JetBrains AIR", ("air_permission", "air_plan_file", "air_diff_patch")),
+    ("JetBrains AIR", ("air_permission", "air_plan_file", "air_diff_patch", "air_skill")),
     ("Size and load (the benchmarks)", ("large_message", "long_stream", "huge_tool_result")),
 )
 

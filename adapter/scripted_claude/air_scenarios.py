@@ -71,4 +71,16 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
             ),
         ),
     ),
+    Scenario(
+        name="air_skill",
+        description="Claude loads the skill `deploy` (a SKILL.md the test writes under "
+        "{cwd}/.claude/skills) and Claude Code's bundled `simplify`, which has no file.",
+        turns=(
+            (
+                ToolUse(name="Skill", input={"skill": "deploy"}, result="Launching skill: deploy"),
+                ToolUse(name="Skill", input={"skill": "simplify"}, result="Launching skill"),
+                Result(),
+            ),
+        ),
+    ),
 )

@@ -44,7 +44,9 @@ def task_started(task_id: str, tool_use_id: str, description: str, *, subagent: 
     fields: dict[str, object] = {"task_id": task_id, "tool_use_id": tool_use_id}
     fields["description"] = description
     if subagent:
+        # As the bundled CLI says of an Agent call with `run_in_background`.
         fields.update(subagent_type="general-purpose", task_type="local_agent")
+        fields["is_backgrounded"] = True
     else:
         fields["task_type"] = "local_bash"
     return system_frame("task_started", uuid=f"started-{task_id}", **fields)

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.scripted_claude.frame_ids import CLI_VERSION, Frame
-from adapter.scripted_claude.handshake import initialize_extras
+from adapter.scripted_claude.handshake import agents_in, initialize_extras
 from adapter.scripted_claude.model_features import models_for
+from adapter.scripted_claude.skills import skill_commands
 
 __all__ = [
     "control_cancel_request",
@@ -44,13 +45,23 @@ def control_cancel_request(request_id: str) -> Frame:
 
 
 def initialize_response(
-    *, scenario: str, pid: int, model: str, env: Mapping[str, str] | None = None, fast: bool = False
+    *,
+    scenario: str,
+    pid: int,
+    model: str,
+    env: Mapping[str, str] | None = None,
+    fast: bool = False,
+    cwd: str = ".",
 ) -> Frame:
-    """The inner `response` of the initialize answer (`ClaudeSDKClient.get_server_info()`)."""
+    """The inner `response` of the initialize answer (`ClaudeSDKClient.get_server_info()`);
+    `cwd`'s skills are among its commands (`skills`)."""
     del model  # the picker lists aliases; the model in use is named by `system/init`
+    extras = initialize_extras()
+    extras["commands"] += skill_commands(cwd) if cwd else []
     return {
-        **initialize_extras(),
+        **extras,
         "models": models_for(env or {}),
+        "agents": agents_in(cwd),
         "fast_mode_state": "on" if fast else "off",
         "output_style": "default",
         "available_output_styles": ["default"],

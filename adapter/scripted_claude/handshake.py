@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 __all__ = [
     "ACCOUNT",
+    "BUILTIN_AGENTS",
     "COMMANDS",
     "LOG_ENV",
     "LOG_ENV_NAMES",
     "MODELS",
     "PERMISSION_MODES",
+    "agents_in",
     "initialize_extras",
     "record",
     "resolve_model",
@@ -113,6 +116,37 @@ def record(env: Mapping[str, str], kind: str, **fields: object) -> None:
         return
     with open(path, "a", encoding="utf-8") as log:
         log.write(json.dumps({"kind": kind, **fields}) + "\n")
+
+
+# Claude Code's built-in subagents, which its initialize answer always lists.
+BUILTIN_AGENTS: tuple[Mapping[str, str], ...] = (
+    {"name": "general-purpose", "description": "General-purpose agent for complex tasks"},
+    {"name": "statusline-setup", "description": "Configures the status line setting"},
+    {"name": "Explore", "description": "Fast agent specialized for exploring codebases"},
+    {"name": "Plan", "description": "Software architect agent for designing plans"},
+)
+
+
+def agents_in(cwd: str) -> list[dict[str, str]]:
+    """The agents of the initialize answer: the built-ins, then the project's own, one per
+    `<cwd>/.claude/agents/*.md` whose front matter names it (`name:`, `description:`), as the
+    real CLI reads them."""
+    found = [dict(a) for a in BUILTIN_AGENTS]
+    folder = Path(cwd) / ".claude" / "agents"
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else ():
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if not lines or lines[0].strip() != "---":
+            continue
+        fields: dict[str, str] = {}
+        for line in lines[1:]:
+            if line.strip() == "---":
+                break
+            key, sep, value = line.partition(":")
+            if sep:
+                fields[key.strip()] = value.strip()
+        if fields.get("name"):
+            found.append({"name": fields["name"], "description": fields.get("description", "")})
+    return found
 
 
 def initialize_extras() -> dict[str, Any]:

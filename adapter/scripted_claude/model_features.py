@@ -6,7 +6,9 @@ never send them) and says whether fast mode is on (`fast_mode_state`: `on`, `off
 `cooldown`). The plain catalog (`handshake.MODELS`) carries neither field, so every test
 written before auto and fast keeps its pickers; `$CLAUDE_ACP_SCRIPTED_MODELS=featured` lists the
 same models with the fields (Sonnet: auto; Opus: auto and fast; Haiku: neither),
-`$CLAUDE_ACP_SCRIPTED_MODELS=one_million` adds the `sonnet[1m]` alias, and
+`$CLAUDE_ACP_SCRIPTED_MODELS=one_million` adds the `sonnet[1m]` alias,
+`$CLAUDE_ACP_SCRIPTED_MODELS=concrete` adds a `sonnet` entry, the concrete model the default
+resolves to (what JetBrains AIR's `recommendedValue` names), and
 `$CLAUDE_ACP_SCRIPTED_FAST` sets the state fast mode starts in (the real CLI reads it from the
 user's settings). Like the real CLI, `system/init` and every turn's `result` say the state
 (`fast_mode_state`); `$CLAUDE_ACP_SCRIPTED_FAST_OFF=<reason>` turns it off at the first turn's
@@ -46,12 +48,26 @@ ONE_MILLION_MODEL: Mapping[str, Any] = {
 }
 
 
+# `$CLAUDE_ACP_SCRIPTED_MODELS=concrete`: the default's model as an entry of its own, as Claude
+# Code lists it beside the default.
+CONCRETE_MODEL: Mapping[str, Any] = {
+    "value": "sonnet",
+    "resolvedModel": "claude-sonnet-4-5",
+    "displayName": "Sonnet",
+    "description": "Sonnet 4.5 · Best for everyday tasks",
+    "supportsEffort": True,
+    "supportedEffortLevels": ["low", "medium", "high"],
+}
+
+
 def models_for(env: Mapping[str, str]) -> list[dict[str, Any]]:
     """The model list of the initialize answer."""
     featured = env.get(MODELS_ENV) == "featured"
     listed = [{**m, **(_FEATURES.get(str(m["value"]), {}) if featured else {})} for m in MODELS]
     if env.get(MODELS_ENV) == "one_million":
         listed.append(dict(ONE_MILLION_MODEL))
+    if env.get(MODELS_ENV) == "concrete":
+        listed.append(dict(CONCRETE_MODEL))
     return listed
 
 

@@ -3,7 +3,10 @@ the fake's own process (exit, SIGKILL, closing stdout).
 
 Theory of operation: `play_turn` opens a turn the way the real CLI does (`session_state_changed
 running` when session-state frames are wanted, then `system/init`), plays the steps in order,
-and closes it (`idle`). Before every step, and inside every wait, it checks the inbox for an
+and closes it (`idle`). At each tool boundary of the main thread (a tool's result written) it
+takes up a user message that came meanwhile, as the real CLI does with one that has no
+`priority`: echoed (`--replay-user-messages`), and the rest of the script is Claude's work
+for it too. Before every step, and inside every wait, it checks the inbox for an
 interrupt; an interrupted turn ends at once with an `error_during_execution` result, and only
 then are the interrupt requests answered. Process-ending steps never return.
 """
@@ -72,6 +75,24 @@ class _Player(TurnWriter):
     """Plays the steps of one turn (the frames themselves: `messages.py`)."""
 
     stopped_by_denial = False  # a denial with `interrupt` ended the turn
+    taken_up = 0  # user messages taken up mid-turn (each one is a turn of the scenario)
+
+    def take_up_queued(self, step: Step) -> None:
+        """After a tool boundary of the main thread, take up the user message that waits, as
+        the real CLI attaches a queued prompt there: in the transcript, echoed, and what the
+        turn says next answers it."""
+        if not _is_tool_boundary(step):
+            return
+        user = self.inbox.take_queued()
+        if user is None:
+            return
+        uuid = user.uuid or frames.new_uuid()
+        self.s.transcript.append_prompt(uuid, user.content, self.s.permission_mode)
+        _echo(self.s, user, uuid)
+        self.t.user = user
+        self.t.cycle.append(uuid)
+        self.t.took_up = True
+        self.taken_up += 1
 
     # -- steps -------------------------------------------------------------------------------
 
@@ -83,6 +104,8 @@ class _Player(TurnWriter):
         if isinstance(step, LimitMessage | UsageLimitGate):
             return all(self.play(sub) for sub in limits.expand(step, self.s))
         frame = system_frame(step, self.s.session_id)
+        if frame is not None and frame.get("type") == "result":
+            frame = self.t.named(frame)  # a result Claude Code wrote of its own cycle
         if frame is not None:
             self.s.emit(frame)
             for entry in step.kept if isinstance(step, RawFrame) else ():
@@ -242,6 +265,21 @@ class _Player(TurnWriter):
         )
 
 
+def _is_tool_boundary(step: Step) -> bool:
+    """The step ended with a tool's result in the main thread (not a subagent's)."""
+    if isinstance(step, ToolUse):
+        return step.result is not None and not step.unfinished and step.parent is None
+    return isinstance(step, ToolResult | Permission | Question | McpElicitation)
+
+
+def _echo(state: SessionState, user: UserTurn, uuid: str) -> None:
+    """Claude Code's echo of a user message it took up (`--replay-user-messages`)."""
+    if state.replay_user_messages:
+        echo = dict(user.raw)
+        echo.update(session_id=state.session_id, uuid=uuid, isReplay=True)
+        state.emit(echo)
+
+
 def _at(value: Any, cwd: str) -> Any:
     """`value` (JSON-like) with every `{cwd}` in its strings replaced by the session folder."""
     if isinstance(value, str):
@@ -253,17 +291,15 @@ def _at(value: Any, cwd: str) -> Any:
     return value
 
 
-def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScript) -> None:
-    """Play `script` for `user`, answering interrupts that arrived meanwhile once it ended."""
+def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScript) -> int:
+    """Play `script` for `user`, answering interrupts that arrived meanwhile once it ended;
+    return how many user messages it took up (`user` and those taken up mid-turn)."""
     prompt_uuid = user.uuid or frames.new_uuid()
     state.transcript.append_prompt(prompt_uuid, user.content, state.permission_mode)
     if script and isinstance(script[0], DieAtPrompt):
         die(state, script[0].code)
     state.emit_state("running")
-    if state.replay_user_messages:
-        echo = dict(user.raw)
-        echo.update(session_id=state.session_id, uuid=prompt_uuid, isReplay=True)
-        state.emit(echo)
+    _echo(state, user, prompt_uuid)
     state.emit(
         frames.init_frame(
             session_id=state.session_id,
@@ -273,12 +309,14 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
             fast_mode_state="on" if state.fast else "off",
         )
     )
-    player = _Player(state, inbox, TurnTally(user=user))
+    player = _Player(state, inbox, TurnTally(user=user, cycle=[prompt_uuid]))
     for step in script:
         if inbox.interrupted or not player.play(step):
             player.interrupted()
             break
+        player.take_up_queued(step)
     for request_id in inbox.finish_turn():
         state.emit(frames.control_response(request_id, {}))
     if not inbox.steer_waiting():
         state.emit_state("idle")
+    return 1 + player.taken_up

@@ -30,9 +30,12 @@ STARTUP_FAILURE_RESULTS_ENV = "CLAUDE_CODE_STARTUP_FAILURE_RESULTS"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Sleep:
-    """Pause the turn; an interrupt still ends it at once."""
+    """Pause the turn; an interrupt still ends it at once. `until_queued`: the pause also ends
+    when a user message waits (a tool that runs until the user types one: a test's
+    deterministic point for a prompt pushed mid-turn)."""
 
     seconds: float
+    until_queued: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -246,6 +246,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         partial_messages=args.has("--include-partial-messages"),
         rules=rules,
         effort=args.value("--effort"),
+        agent=args.value("--agent"),
         fast=fast_state(env) != "off",
         fast_off_reason=env.get(FAST_OFF_ENV) or None,
         mcp_servers=local_controls.servers_from(args.value("--mcp-config")),
@@ -258,8 +259,8 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     threading.Thread(target=reader.run, name="scripted-claude-stdin", daemon=True).start()
     turn_index = transcript.prompt_count
     while (turn := inbox.next_turn()) is not None:
-        play_turn(state, inbox, turn, script_for(scenario, turn_index, turn.content))
-        turn_index += 1
+        # A message taken up mid-turn is a turn of the scenario whose script is not played.
+        turn_index += play_turn(state, inbox, turn, script_for(scenario, turn_index, turn.content))
     transcript.close()
     record(env, "exit", session_id=transcript.session_id)
     return 1 if state.last_result_is_error else 0

@@ -69,6 +69,7 @@ class SessionState:
     # Allow rules from settings files and earlier answers (None: ask about everything).
     rules: Rules | None = None
     effort: str | None = None
+    agent: str | None = None  # the main thread's agent (`--agent`, `apply_flag_settings`)
     fast: bool = False  # fast mode (`model_features`)
     # Why fast mode turns off at the next turn's result (`model_features.FAST_OFF_ENV`).
     fast_off_reason: str | None = None
@@ -154,8 +155,8 @@ PROCESS_STEPS = (
 def play_process_step(step: Step, s: SessionState, inbox: Inbox) -> bool:
     """Play a process step; False if the turn was interrupted while it waited."""
     match step:
-        case Sleep(seconds=seconds):
-            return not inbox.wait(seconds, lambda: False)
+        case Sleep(seconds=seconds, until_queued=until_queued):
+            return not inbox.wait(seconds, inbox.has_queued if until_queued else lambda: False)
         case Hang():
             return not inbox.wait(None, lambda: inbox.eof)
         case IgnoreSigterm():

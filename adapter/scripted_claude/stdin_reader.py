@@ -14,6 +14,7 @@ from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
 from adapter.scripted_claude.hook_steps import callback_ids
 from adapter.scripted_claude.session import SessionState
+from adapter.scripted_claude.skills import skill_frontmatter
 from adapter.scripted_claude.steps import Scenario
 from adapter.scripted_claude.wire import Inbox, UserTurn
 
@@ -84,6 +85,7 @@ class StdinReader:
                 model=s.model,
                 env=self.env,
                 fast=s.fast,
+                cwd=s.cwd,
             )
         elif subtype == "interrupt":
             if self.inbox.push_interrupt(request_id):
@@ -104,7 +106,16 @@ class StdinReader:
                 s.effort = effort if isinstance(effort, str) else None
             if isinstance(settings, dict) and isinstance(settings.get("fastMode"), bool):
                 s.fast = settings["fastMode"]
-        elif subtype in ("mcp_status", "get_usage", "mcp_reconnect", "mcp_toggle"):
+            if isinstance(settings, dict) and "agent" in settings:
+                agent = settings["agent"]
+                s.agent = agent if isinstance(agent, str) else None
+        elif subtype in (
+            "mcp_status",
+            "get_usage",
+            "mcp_reconnect",
+            "mcp_toggle",
+            "mcp_authenticate",
+        ):
             answer, error = local_controls.answer(s.mcp_servers, request)
             if error is not None:
                 s.emit(frames.control_error(request_id, error))
@@ -143,4 +154,5 @@ class StdinReader:
             answer = {"title": self.env.get("CLAUDE_ACP_SCRIPTED_TITLE") or None}
         elif subtype == "get_context_usage":
             answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
+            answer["skills"] = {"skillFrontmatter": skill_frontmatter(s.cwd)}
         s.emit(frames.control_response(request_id, answer))

@@ -139,6 +139,20 @@ class Inbox:
                     return True
             return False
 
+    def has_queued(self) -> bool:
+        """A user message waits to be taken up (read under the lock `wait` holds)."""
+        with self._cond:
+            return bool(self._turns)
+
+    def take_queued(self) -> UserTurn | None:
+        """The user message that waits first, taken up now if Claude Code takes it mid-turn: one
+        with no `priority` (or `next`), which the real CLI attaches at the next tool boundary.
+        A steer (`now`, `later`) is left for the player's end of the turn."""
+        with self._cond:
+            if self._turns and self._turns[0].raw.get("priority") in (None, "next"):
+                return self._turns.popleft()
+            return None
+
     def steer_waiting(self) -> bool:
         """A steer (a user message with a `priority`) came while the turn played: Claude Code
         runs it at once, in the same busy stretch (one idle after both)."""

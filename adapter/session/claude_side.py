@@ -135,6 +135,10 @@ class ClaudeSide:
                 functools.partial(self._view.ask_title, runtime.client, description),
             )
         )
+        # Work beside the stream that ends with this Claude process (the skill files' read).
+        self._controls.run_beside_with(
+            lambda work: self._tg.start_soon(runtime.until_stopped, work)
+        )
         # `/model` typed in the chat: the picker follows, after the hook is answered.
         runtime.hooks.follow_models_with(
             lambda model: self._tg.start_soon(self._controls.follow_model, model)
@@ -214,6 +218,8 @@ class ClaudeSide:
     async def on_message(self, message: Any, raw: Any, epoch: str) -> None:
         """One message from Claude's process `epoch`: to the core as events, to the view."""
         await self._heard(epoch, self._clock())
+        # Raw, before it is read, to a client that asked (the reference's order).
+        await self._controls.forward_raw(raw)
         if isinstance(message, StreamEvent):
             started = _answer_stream_started(message, epoch)
             if started is not None:

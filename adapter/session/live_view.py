@@ -28,6 +28,7 @@ from claude_agent_sdk import (
 from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.sdk_compat import send_control_request
+from adapter.claude.skill_files import skill_file_in
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -109,6 +110,7 @@ class LiveView:
             terminal_delta=terminal_output_delta,
             air=air,
             existing_file=existing_plan_file,
+            skill_file=skill_file_in(cwd),
             read_text=lambda path: read_patch_source(path).text,
         )
         self.air = self._view.air

@@ -27,6 +27,7 @@ import anyio
 from acp import RequestError
 
 from adapter.claude.plan_files import existing_plan_file
+from adapter.claude.skill_files import skill_file_in
 from adapter.claude.transcripts import ReplayStats, entries, entries_newest_first
 from adapter.session.session import Session
 from adapter.view.compaction_replay import ReplayedCompactions
@@ -93,6 +94,7 @@ async def replay_transcript(
         terminal_delta=session.view.terminal_delta,
         air=session.view.air,
         existing_file=existing_plan_file,
+        skill_file=skill_file_in(session.cwd),
     )
     compactions = ReplayedCompactions(
         updates=session.view.compaction_updates, session_id=session.session_id

@@ -131,6 +131,7 @@ class Session:
             acp_notices=dialects.acp_notices,
             idle=idle_policy(cwd, settings.env),
             background_subagents=self.controls.air.background_subagents,
+            mcp_sign_in=self.controls.sign_in.servers,
         )
         self.claude = ClaudeSide(
             session_id=session_id,
@@ -174,7 +175,7 @@ class Session:
             compact_when_idle=self._compact_when_idle,
             steer_verdicts=self._steer_verdicts,
         )
-        self.controls.bind(lambda: self.claude.runtime)
+        self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
         self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used

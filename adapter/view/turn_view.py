@@ -34,7 +34,7 @@ from adapter.view.streamed_calls import StreamedCalls
 from adapter.view.task_plan import TASK_TOOLS, TaskPlan
 from adapter.view.tool_cards import PLAN_TOOL, card_for
 from adapter.view.tool_results import background_task, result_updates, terminal_exit
-from fsm import AirClient, AsyncTasks, with_air_meta
+from fsm import AirClient, AsyncTasks, skill_tool_meta, with_air_meta
 
 __all__ = ["SERVER_BLOCKS", "TurnView", "blocks_of", "prompt_updates", "server_result"]
 
@@ -126,6 +126,7 @@ class TurnView:
         terminal_delta: bool = False,
         air: AirClient | None = None,
         existing_file: FileCheck = lambda path: None,
+        skill_file: FileCheck = lambda name: None,
         read_text: ReadText = lambda path: None,
     ) -> None:
         """`air`: what a JetBrains AIR client negotiated; `existing_file`: whether a path
@@ -133,6 +134,7 @@ class TurnView:
         self.cwd = cwd
         self.air = air or AirClient()
         self.existing_file = existing_file
+        self.skill_file = skill_file  # a skill's name -> its SKILL.md, if there is one
         self.read_text = read_text
         self.skipped = 0
         self._live = live
@@ -237,6 +239,9 @@ class TurnView:
         if parent is not None:
             meta["parentToolUseId"] = parent
         card["_meta"] = {"claudeCode": meta}
+        skill = tool_input.get("skill") if isinstance(tool_input, dict) else None
+        if name == "Skill" and self.air.skill_paths and isinstance(skill, str):
+            card["_meta"] = skill_tool_meta(card["_meta"], skill, self.skill_file(skill))
         if name == PLAN_EXIT and self.air.plan_file:
             plan_file_card(card, tool_input, self.existing_file)
         if name == "Write" and self._live and self.air.diff_patch:

@@ -10,7 +10,7 @@ every byte the agent reads from the client or writes to it also passes through a
 FILE` reads the trace as it is, with no `--agent-side`. `message` is the frame as parsed JSON; a
 line that is not JSON is kept as the string it was (the checker reports it as unparseable, which
 is what it was on the wire). Tracing wraps the byte streams under the input guard
-(`wire_guard.py`) rather than the parsed messages, so a malformed or oversized line the guard
+(`guard.py`) rather than the parsed messages, so a malformed or oversized line the guard
 answers itself still shows in the log.
 
 Each line is flushed as it is written, so a trace survives the adapter being killed. The trace

@@ -4,19 +4,22 @@ The Mermaid text is parsed back into arrows, `{(source, dest): [clause, ...]}`, 
 with the expanded table (`fsm.machine.expanded`): every rule is exactly one clause on the arrow
 from its state to its next state (an internal rule is a loop), nothing else is drawn, and no
 arrow's label is longer than a reviewer can read. The Markdown table is parsed back the same
-way, one line per rule in the order tried. (That the committed files are these texts is
-`tests/e2e/test_diagrams.py`, which runs `python -m fsm.diagrams --check`.)
+way, one line per rule in the order tried. The committed files are these texts, and the check
+(`fsm.diagrams.__main__.main`, run here in process) names each file that is not; that the
+command itself passes is `tests/e2e/test_diagrams.py`.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fsm.diagrams import MACHINES, MAX_LABEL, decision_table, label, render
+from fsm.diagrams.__main__ import main as diagrams_main
 from fsm.machine import expanded
 
 ARROW = re.compile(r"^  (\w+) --> (\w+): (.+)$")
@@ -89,3 +92,62 @@ def test_long_arrows_are_split_one_rule_per_arrow() -> None:
 
 def _matches(text: str) -> list[re.Match[str]]:
     return [m for m in map(ARROW.match, text.splitlines()) if m]
+
+
+# --- the committed files and the check (`python -m fsm.diagrams`, in process) -------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _diagrams(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """The check's exit code and what it said on stderr."""
+    capsys.readouterr()
+    code = diagrams_main(list(args))
+    return code, capsys.readouterr().err
+
+
+def test_the_committed_files_are_what_the_tables_draw() -> None:
+    for name in MACHINES:
+        assert (ROOT / "diagrams" / f"{name}.mmd").read_text(encoding="utf-8") == render(name)
+        table = (ROOT / "diagrams" / f"{name}.md").read_text(encoding="utf-8")
+        assert table == decision_table(name)
+
+
+def test_check_fails_when_a_drawn_file_is_edited(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Writing into a fresh folder produces one Mermaid file per machine, which then checks.
+    written, said = _diagrams(capsys, "--out", str(tmp_path))
+    assert written == 0, said
+    assert sorted(p.name for p in tmp_path.glob("*.mmd")) == [f"{n}.mmd" for n in sorted(MACHINES)]
+    assert sorted(p.name for p in tmp_path.glob("*.md")) == [f"{n}.md" for n in sorted(MACHINES)]
+    assert _diagrams(capsys, "--check", "--out", str(tmp_path))[0] == 0
+    # A hand edit makes the check fail and name the stale file.
+    turn = tmp_path / "turn.mmd"
+    turn.write_text(turn.read_text(encoding="utf-8") + "  IDLE --> FAILED: by_hand\n", "utf-8")
+    code, stale = _diagrams(capsys, "--check", "--out", str(tmp_path))
+    assert code == 1
+    assert "turn.mmd" in stale
+    assert "incident.mmd" not in stale
+
+
+def test_check_fails_when_a_decision_table_is_edited(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _diagrams(capsys, "--out", str(tmp_path))[0] == 0
+    table = tmp_path / "incident.md"
+    table.write_text(table.read_text(encoding="utf-8").replace("| stays |", "| REVISING |"))
+    code, stale = _diagrams(capsys, "--check", "--out", str(tmp_path))
+    assert code == 1
+    assert "incident.md" in stale
+    assert "turn.md" not in stale
+
+
+def test_check_fails_when_a_file_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _diagrams(capsys, "--out", str(tmp_path))[0] == 0
+    (tmp_path / "incident.mmd").unlink()
+    code, missing = _diagrams(capsys, "--check", "--out", str(tmp_path))
+    assert code == 1
+    assert "incident.mmd" in missing

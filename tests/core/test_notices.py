@@ -1,6 +1,6 @@
 """The notice routing (`fsm/notices.py`, docs/decisions.md#model-fallback, #acp-notices and
-#mcp-server-problems): every row on its own, and a model fallback and MCP server problems through
-# the session core for each kind of client."""
+#mcp-server-problems): every row on its own, and a model fallback, MCP server problems, auto mode
+and fast mode through the session core for each kind of client."""
 
 from __future__ import annotations
 
@@ -10,7 +10,16 @@ from typing import Any
 import pytest
 
 from fsm.effects import LogNotice, PublishRecord, SendAgentText, SendNotice
-from fsm.events import McpServersReported, McpServerStatus, ModelFellBack, PromptSent
+from fsm.events import (
+    AutoModeFellBackAtStart,
+    AutoModeUnavailable,
+    FastModeTurnedOff,
+    McpServersReported,
+    McpServerStatus,
+    ModelFellBack,
+    PromptRequested,
+    PromptSent,
+)
 from fsm.machine import expanded
 from fsm.notices import NOTICE_MACHINE, TRANSITIONS, Notices, server_words
 from fsm.session import SessionCore
@@ -218,4 +227,112 @@ def test_a_long_fallback_summary_is_titled_model_fallback() -> None:
     assert isinstance(notice, SendNotice) and notice.title == "Model fallback"
     assert notice.description is not None and notice.description.endswith("\n\nWhy.")
     assert notice.description.startswith("m" * 200)
+    core.close()
+
+
+# --- auto mode and fast mode, as the reference tells them ----------------------------------
+
+AUTO_NOTICE = SendNotice(
+    severity="warning",
+    title="Auto mode unavailable",
+    description="The selected model does not support Auto mode; using Accept edits instead.",
+)
+AUTO_TEXT = SendAgentText(
+    text="**Auto mode unavailable:** the selected model does not support Auto mode; "
+    "using Accept edits instead."
+)
+
+
+def _declaring(notices: bool, *, records: bool = False) -> SessionCore:
+    """A client that declared `session.notices` (or not), with sessionFailure (or not)."""
+    return SessionCore(
+        session_id="s", epoch=E, capable=records, notices=records, acp_notices=notices
+    )
+
+
+@pytest.mark.parametrize(
+    ("notices", "records", "told"),
+    [
+        (True, False, AUTO_NOTICE),
+        # No record form: a sessionFailure client that declared notices gets the notice too.
+        (True, True, AUTO_NOTICE),
+        (False, True, AUTO_TEXT),
+        (False, False, AUTO_TEXT),
+    ],
+)
+def test_an_auto_mode_the_model_lacks_is_told_once_in_the_clients_form(
+    notices: bool, records: bool, told: SendNotice | SendAgentText
+) -> None:
+    core = _declaring(notices, records=records)
+    assert core.handle(AutoModeUnavailable()) == [told]
+    assert core.handle(AutoModeUnavailable()) == []  # once per session
+    assert core.handle(AutoModeFellBackAtStart()) == []
+    assert core.handle(PromptRequested()) == []
+    assert core.active() == []
+    core.close()
+
+
+@pytest.mark.parametrize(("notices", "told"), [(True, AUTO_NOTICE), (False, AUTO_TEXT)])
+def test_a_start_up_fallback_waits_for_the_next_prompt(
+    notices: bool, told: SendNotice | SendAgentText
+) -> None:
+    core = _declaring(notices)
+    assert core.handle(AutoModeFellBackAtStart()) == []
+    assert core.handle(PromptRequested()) == [told]
+    assert core.handle(PromptRequested()) == []
+    # A later process's start-up fallback, or a choice of auto, is not told again.
+    assert core.handle(AutoModeFellBackAtStart()) == []
+    assert core.handle(AutoModeUnavailable()) == []
+    assert core.handle(PromptRequested()) == []
+    core.close()
+
+
+def test_a_choice_of_auto_before_the_first_prompt_tells_the_held_notice() -> None:
+    core = _declaring(True)
+    core.handle(AutoModeFellBackAtStart())
+    assert core.handle(AutoModeUnavailable()) == [AUTO_NOTICE]
+    assert core.handle(PromptRequested()) == []  # told already: the held one went with it
+    core.close()
+
+
+def test_a_prompt_with_nothing_held_is_no_notice_and_no_turn() -> None:
+    core = _declaring(True)
+    assert core.handle(PromptRequested()) == []
+    assert not core.turn_live
+    core.close()
+
+
+@pytest.mark.parametrize(
+    ("notices", "records", "told"),
+    [
+        (
+            True,
+            True,
+            SendNotice(
+                severity="warning",
+                title="Fast mode turned off",
+                description="Not available on the free plan.",
+            ),
+        ),
+        (
+            False,
+            False,
+            SendAgentText(text="**Fast mode turned off:** not available on the free plan."),
+        ),
+    ],
+)
+def test_fast_mode_turned_off_is_told_each_time(
+    notices: bool, records: bool, told: SendNotice | SendAgentText
+) -> None:
+    core = _declaring(notices, records=records)
+    event = FastModeTurnedOff(explanation="not available on the free plan")
+    assert core.handle(event) == [told]
+    assert core.handle(event) == [told]
+    core.close()
+
+
+def test_a_fast_mode_explanation_is_masked() -> None:
+    core = SessionCore(session_id="s", epoch=E, capable=False, private=PRIVATE)
+    [text] = core.handle(FastModeTurnedOff(explanation="see /home/alice/notes"))
+    assert isinstance(text, SendAgentText) and "/home/alice" not in text.text
     core.close()

@@ -6,7 +6,7 @@ of the rows before it (for the same pair) to fail, and the callbacks are replace
 so the test shows that this row is reachable, that it lands in its destination, and that it runs
 exactly its callbacks in order. Every pair the table does not list raises `InvalidTransition`
 with the state unchanged. What the guards and callbacks mean is told by the narratives in
-`test_fsm_session.py` and the random walks in `test_fsm_stateful.py`.
+`tests/core/session/` and the random walks in `tests/core/test_stateful.py`.
 """
 
 from __future__ import annotations

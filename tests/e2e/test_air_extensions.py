@@ -14,7 +14,7 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.session_scenarios import PLAN
-from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, RecordingClient
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, RecordingClient, until
 
 AIR_SET: dict[str, Any] = {
     "jetbrains": {
@@ -370,3 +370,149 @@ async def test_raw_input_rendering_leaves_input_copies_out_of_the_cards(
     assert [c["type"] for c in write["content"]] == ["diff"]
     declared = initialized.get("result", {}).get("_meta", {}).get("jetbrains", {}).get("air", {})
     assert "rawInputRendering" not in declared.get("capabilities", [])  # never advertised
+
+
+RECOMMENDING: dict[str, Any] = {
+    "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure", "recommendedValue"]}}
+}
+
+
+def _claude_controls(tmp_path: Path, subtype: str) -> list[dict[str, Any]]:
+    path = tmp_path / "claude-log.jsonl"
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [
+        e["request"]
+        for e in entries
+        if e["kind"] == "control" and e["request"].get("subtype") == subtype
+    ]
+
+
+def _pickers(options: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    return {
+        o["id"]: (o["currentValue"], [v["value"] for v in o["options"]], o.get("_meta"))
+        for o in options
+        if o["id"] in ("model", "effort")
+    }
+
+
+def _recommended(value: str) -> dict[str, Any]:
+    return {"jetbrains": {"air": {"version": 1, "recommendedValue": value}}}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", ["recommending", "air_sf"])
+async def test_recommended_value_names_claudes_default_in_the_pickers(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = RECOMMENDING if kind == "recommending" else OPT_IN
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
+    env["CLAUDE_ACP_SCRIPTED_MODELS"] = "concrete"
+    async with adapters.session_adapter(tmp_path, "success", client_meta=meta, env=env) as adapter:
+        params = {"cwd": str(adapter.workdir), "mcpServers": []}
+        request = adapter.conn._conn.send_request("session/new", params)
+        opened = await asyncio.wait_for(request, TIMEOUT)
+        session = opened["sessionId"]
+        switched = []
+        for model in ("haiku", "opus"):
+            request = adapter.conn._conn.send_request(
+                "session/set_config_option",
+                {"sessionId": session, "configId": "model", "value": model},
+            )
+            switched.append(await asyncio.wait_for(request, TIMEOUT))
+        refused = adapter.conn._conn.send_request(
+            "session/set_config_option",
+            {"sessionId": session, "configId": "model", "value": "default"},
+        )
+        if kind == "recommending":
+            with pytest.raises(acp.RequestError) as caught:
+                await asyncio.wait_for(refused, TIMEOUT)
+            assert caught.value.code == -32602
+        else:
+            await asyncio.wait_for(refused, TIMEOUT)
+        answer = await adapter.prompt(session, "hello")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    efforts = [r["settings"] for r in _claude_controls(tmp_path, "apply_flag_settings")]
+    opened_pickers = _pickers(opened["configOptions"])
+    haiku, opus = (_pickers(s["configOptions"]) for s in switched)
+    if kind == "air_sf":
+        assert opened_pickers == {
+            "model": ("default", ["default", "opus", "haiku", "sonnet"], None),
+            "effort": ("default", ["default", "low", "medium", "high"], None),
+        }
+        assert opus["effort"] == ("default", ["default", "low", "medium", "high", "max"], None)
+        assert efforts == []  # Claude Code keeps its own effort
+        return
+    # No "Default" rows: the default's model is named, and Claude runs the effort shown.
+    assert opened_pickers == {
+        "model": ("sonnet", ["opus", "haiku", "sonnet"], _recommended("sonnet")),
+        "effort": ("medium", ["low", "medium", "high"], _recommended("medium")),
+    }
+    assert haiku == {"model": ("haiku", ["opus", "haiku", "sonnet"], _recommended("sonnet"))}
+    assert opus["effort"] == ("medium", ["low", "medium", "high", "max"], _recommended("medium"))
+    assert efforts == [{"effortLevel": "medium"}, {"effortLevel": None}, {"effortLevel": "medium"}]
+
+
+def _write_skills(workdir: Path) -> dict[str, str]:
+    files = {
+        "deploy": workdir / ".claude/skills/deploy/SKILL.md",
+        "probe": workdir / ".agents/skills/probe/SKILL.md",
+        "notes": workdir / ".claude/commands/notes.md",
+    }
+    for name, path in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        front = f"---\nname: {name}\ndescription: The {name} skill\n---\n"
+        path.write_text(front if name != "probe" else "No frontmatter.\n", encoding="utf-8")
+    return {name: str(path) for name, path in files.items()}
+
+
+def _skill(kind_only: bool = False, path: str | None = None) -> dict[str, Any]:
+    air: dict[str, Any] = {"version": 1, "kind": "skill"}
+    if path is not None:
+        air["skillPath"] = path
+    return {"jetbrains": {"air": air}}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", ["air_sf", "plain"])
+async def test_skill_commands_and_calls_name_their_skill_file(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    async with adapters.session_adapter(
+        tmp_path, "air_skill", client_meta=meta, capable=meta is not None
+    ) as adapter:
+        paths = _write_skills(adapter.workdir)
+        session = await adapter.new_session()
+        await until(lambda: bool(adapter.updates("available_commands_update")), "the commands")
+        first = adapter.updates("available_commands_update")[0]["availableCommands"]
+        answer = await adapter.prompt(session, "deploy it")
+        if meta is not None:
+            # Claude Code's own skill list, read after its first `system/init`, adds the kind
+            # of its bundled skill.
+            await until(lambda: len(adapter.updates("available_commands_update")) > 1, "skills")
+        last = adapter.updates("available_commands_update")[-1]["availableCommands"]
+        # The streamed card is opened before its input is known; its update names the skill.
+        cards = [
+            u
+            for u in adapter.updates()
+            if u["sessionUpdate"] in ("tool_call", "tool_call_update")
+            and u.get("_meta", {}).get("claudeCode", {}).get("toolName") == "Skill"
+            and u.get("rawInput")
+        ]
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    metas = {c["name"]: c.get("_meta") for c in last}
+    assert {"deploy", "probe", "notes", "simplify", "review"} <= set(metas)
+    skills = [c.get("_meta", {}).get("jetbrains", {}).get("air", {}).get("skill") for c in cards]
+    if meta is None:
+        assert {m for m in metas.values()} == {None}
+        assert skills == [None, None]
+        return
+    assert {name: m for name, m in metas.items() if m is not None} == {
+        "deploy": _skill(path=paths["deploy"]),  # Claude Code's own list names it
+        "probe": _skill(path=paths["probe"]),  # found on disk: Claude Code gave no file
+        "simplify": _skill(),  # bundled: a skill without a file
+    }
+    # Before Claude Code said where its skills are, the files on disk were named already.
+    assert {c["name"]: c.get("_meta") for c in first}["deploy"] == _skill(path=paths["deploy"])
+    assert {c["name"]: c.get("_meta") for c in first}["simplify"] is None
+    assert skills == [{"name": "deploy", "path": paths["deploy"]}, {"name": "simplify"}]

@@ -23,17 +23,6 @@ from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
 INDEX_CLIENT: dict[str, Any] = {
     "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure", "sessionIndex"]}}
 }
-AIR_WITHOUT_INDEX: dict[str, Any] = {
-    "jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}
-}
-INDEX_METHODS = (
-    "_session/batch_get",
-    "_session/rename",
-    "_session/archive",
-    "_session/unarchive",
-    "_session/list/subscribe",
-    "_session/list/unsubscribe",
-)
 
 
 async def call(adapter: Adapter, method: str, params: dict[str, Any]) -> Any:
@@ -163,21 +152,6 @@ async def test_rename_archive_and_list_changes(tmp_path: Path) -> None:
     assert unarchived == {} and late == []
     assert air(after_restart[first])["archived"] is False
     assert after_restart[first]["title"] == "Fix the bug"
-
-
-@pytest.mark.asyncio(loop_scope="module")
-@pytest.mark.parametrize("meta", [AIR_WITHOUT_INDEX, None], ids=["air", "plain"])
-async def test_without_the_capability_every_index_method_is_unknown(
-    tmp_path: Path, meta: dict[str, Any] | None
-) -> None:
-    async with spawn_adapter(
-        tmp_path, "success", client_meta=meta, capable=meta is not None
-    ) as adapter:
-        answers = [await call(adapter, m, {"sessionId": "x"}) for m in INDEX_METHODS]
-        listed = await call(adapter, "session/list", {"cwd": str(adapter.workdir)})
-    assert [a.code for a in answers] == [-32601] * len(INDEX_METHODS)
-    assert "nextCursor" not in listed or listed["nextCursor"] is None
-    assert all("_meta" not in row for row in listed["sessions"])
 
 
 @pytest.mark.asyncio(loop_scope="module")

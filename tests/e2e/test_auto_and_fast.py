@@ -15,116 +15,56 @@ from typing import Any
 
 import acp
 import pytest
-from acp.schema import AllowedOutcome, RequestPermissionResponse
 
-from tests.support.harness import TIMEOUT, Adapter, RecordingClient, spawn_adapter
+from tests.support.config_requests import (
+    AUTO_NOTICE,
+    AUTO_TEXT,
+    BOOLEAN,
+    FAST_BOOLEAN,
+    FAST_SELECT,
+    PlanClient,
+    claude_argvs,
+    config_option,
+    config_params,
+    control_requests,
+    flag_value,
+    initialize_with,
+    new_session_raw,
+    raw_request,
+    scripted_env,
+)
+from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
 
 pytestmark = pytest.mark.asyncio
-
-BOOLEAN: dict[str, Any] = {"session": {"configOptions": {"boolean": {}}, "notices": {}}}
-FAST_BOOLEAN = {
-    "id": "fast",
-    "name": "Fast mode",
-    "description": "Faster responses on supported models",
-    "category": "model_config",
-    "type": "boolean",
-    "currentValue": False,
-}
-FAST_SELECT = {
-    "id": "fast",
-    "name": "Fast mode",
-    "description": "Faster responses on supported models",
-    "category": "model_config",
-    "type": "select",
-    "currentValue": "off",
-    "options": [{"value": "on", "name": "On"}, {"value": "off", "name": "Off"}],
-}
-AUTO_NOTICE = {
-    "sessionUpdate": "notice",
-    "severity": "warning",
-    "title": "Auto mode unavailable",
-    "description": "The selected model does not support Auto mode; using Accept edits instead.",
-}
-AUTO_TEXT = (
-    "**Auto mode unavailable:** the selected model does not support Auto mode; "
-    "using Accept edits instead."
-)
-
-
-def _env(tmp_path: Path, featured: bool = True) -> dict[str, str]:
-    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl"), "IS_SANDBOX": "1"}
-    if featured:
-        env["CLAUDE_ACP_SCRIPTED_MODELS"] = "featured"
-    return env
-
-
-def _argvs(tmp_path: Path) -> list[list[str]]:
-    path = tmp_path / "claude-log.jsonl"
-    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    return [e["argv"] for e in entries if e["kind"] == "argv"]
-
-
-def _flag(argv: list[str], name: str) -> str | None:
-    return argv[argv.index(name) + 1] if name in argv else None
-
-
-def _controls(tmp_path: Path, *subtypes: str) -> list[dict[str, Any]]:
-    path = tmp_path / "claude-log.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    entries = [json.loads(line) for line in lines]
-    return [
-        e["request"]
-        for e in entries
-        if e["kind"] == "control" and e["request"].get("subtype") in subtypes
-    ]
-
-
-async def _initialize(adapter: Adapter, capabilities: dict[str, Any]) -> None:
-    params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": capabilities}
-    await asyncio.wait_for(adapter.conn._conn.send_request("initialize", params), TIMEOUT)
-
-
-async def _request(adapter: Adapter, method: str, **params: Any) -> dict[str, Any]:
-    answer = await asyncio.wait_for(adapter.conn._conn.send_request(method, params), TIMEOUT)
-    assert isinstance(answer, dict)
-    return answer
 
 
 async def _error(adapter: Adapter, method: str, **params: Any) -> acp.RequestError:
     with pytest.raises(acp.RequestError) as caught:
-        await _request(adapter, method, **params)
+        await raw_request(adapter, method, **params)
     return caught.value
-
-
-async def _new(adapter: Adapter) -> tuple[str, dict[str, Any]]:
-    answer = await _request(adapter, "session/new", cwd=str(adapter.workdir), mcpServers=[])
-    return str(answer["sessionId"]), answer
-
-
-def _option(options: list[dict[str, Any]], config_id: str) -> dict[str, Any] | None:
-    return next((o for o in options if o["id"] == config_id), None)
-
-
-def _set(session: str, config_id: str, value: object) -> dict[str, Any]:
-    kind = {"type": "boolean"} if isinstance(value, bool) else {}
-    return {"sessionId": session, "configId": config_id, "value": value, **kind}
 
 
 async def test_a_boolean_client_gets_auto_and_a_fast_switch(tmp_path: Path) -> None:
     async with spawn_adapter(
-        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
+        tmp_path, "success", env=scripted_env(tmp_path), initialize=False, capable=False
     ) as adapter:
-        await _initialize(adapter, BOOLEAN)
-        session, opened = await _new(adapter)
-        opus = await _request(
-            adapter, "session/set_config_option", **_set(session, "model", "opus")
+        await initialize_with(adapter, BOOLEAN)
+        session, opened = await new_session_raw(adapter)
+        opus = await raw_request(
+            adapter, "session/set_config_option", **config_params(session, "model", "opus")
         )
         updates_before = len(adapter.updates("config_option_update"))
-        fast = await _request(adapter, "session/set_config_option", **_set(session, "fast", True))
+        fast = await raw_request(
+            adapter, "session/set_config_option", **config_params(session, "fast", True)
+        )
         updates_after = len(adapter.updates("config_option_update"))
-        wrong = await _error(adapter, "session/set_config_option", **_set(session, "fast", "on"))
-        await _request(adapter, "session/set_mode", sessionId=session, modeId="auto")
-        await _request(adapter, "session/set_config_option", **_set(session, "model", "haiku"))
+        wrong = await _error(
+            adapter, "session/set_config_option", **config_params(session, "fast", "on")
+        )
+        await raw_request(adapter, "session/set_mode", sessionId=session, modeId="auto")
+        await raw_request(
+            adapter, "session/set_config_option", **config_params(session, "model", "haiku")
+        )
         answer = await adapter.prompt(session, "hello")
     modes = opened["modes"]
     assert [m["id"] for m in modes["availableModes"]] == [
@@ -140,17 +80,17 @@ async def test_a_boolean_client_gets_auto_and_a_fast_switch(tmp_path: Path) -> N
         "description": "Claude handles permission decisions",
     }
     # Sonnet (the default) has no fast mode; Opus has it, as a boolean for this client.
-    assert _option(opened["configOptions"], "fast") is None
-    assert _option(opus["configOptions"], "fast") == FAST_BOOLEAN
-    assert _option(fast["configOptions"], "fast") == {**FAST_BOOLEAN, "currentValue": True}
+    assert config_option(opened["configOptions"], "fast") is None
+    assert config_option(opus["configOptions"], "fast") == FAST_BOOLEAN
+    assert config_option(fast["configOptions"], "fast") == {**FAST_BOOLEAN, "currentValue": True}
     assert updates_after == updates_before  # the response carries it, as the reference's does
     assert wrong.code == -32602 and "fast" in json.dumps(wrong.data)
     # Haiku lacks auto: Claude goes on in Accept edits, and the client is told once.
-    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == [
+    assert [r["mode"] for r in control_requests(tmp_path, "set_permission_mode")] == [
         "auto",
         "acceptEdits",
     ]
-    assert _controls(tmp_path, "apply_flag_settings") == [
+    assert control_requests(tmp_path, "apply_flag_settings") == [
         {"subtype": "apply_flag_settings", "settings": {"fastMode": True}}
     ]
     assert adapter.updates("notice") == [AUTO_NOTICE]
@@ -159,44 +99,56 @@ async def test_a_boolean_client_gets_auto_and_a_fast_switch(tmp_path: Path) -> N
         "acceptEdits",
     ]
     last = adapter.updates("config_option_update")[-1]["configOptions"]
-    assert _option(last, "fast") is None  # Haiku has no fast mode
-    assert _option(last, "mode")["currentValue"] == "acceptEdits"  # type: ignore[index]
+    assert config_option(last, "fast") is None  # Haiku has no fast mode
+    assert config_option(last, "mode")["currentValue"] == "acceptEdits"  # type: ignore[index]
     assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
 
 
 async def test_a_client_without_boolean_options_gets_a_select(tmp_path: Path) -> None:
     async with spawn_adapter(
-        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
+        tmp_path, "success", env=scripted_env(tmp_path), initialize=False, capable=False
     ) as adapter:
-        await _initialize(adapter, {})
-        session, _ = await _new(adapter)
-        opus = await _request(
-            adapter, "session/set_config_option", **_set(session, "model", "opus")
+        await initialize_with(adapter, {})
+        session, _ = await new_session_raw(adapter)
+        opus = await raw_request(
+            adapter, "session/set_config_option", **config_params(session, "model", "opus")
         )
-        on = await _request(adapter, "session/set_config_option", **_set(session, "fast", "on"))
+        on = await raw_request(
+            adapter, "session/set_config_option", **config_params(session, "fast", "on")
+        )
         errors = [
-            await _error(adapter, "session/set_config_option", **_set(session, "fast", True)),
-            await _error(adapter, "session/set_config_option", **_set(session, "fast", "turbo")),
+            await _error(
+                adapter, "session/set_config_option", **config_params(session, "fast", True)
+            ),
+            await _error(
+                adapter, "session/set_config_option", **config_params(session, "fast", "turbo")
+            ),
         ]
-        await _request(adapter, "session/set_config_option", **_set(session, "model", "haiku"))
-        gone = await _error(adapter, "session/set_config_option", **_set(session, "fast", "off"))
+        await raw_request(
+            adapter, "session/set_config_option", **config_params(session, "model", "haiku")
+        )
+        gone = await _error(
+            adapter, "session/set_config_option", **config_params(session, "fast", "off")
+        )
         for _ in range(2):
-            await _request(adapter, "session/set_mode", sessionId=session, modeId="auto")
+            await raw_request(adapter, "session/set_mode", sessionId=session, modeId="auto")
         answer = await adapter.prompt(session, "hello")
-    assert _option(opus["configOptions"], "fast") == FAST_SELECT
-    assert _option(on["configOptions"], "fast") == {**FAST_SELECT, "currentValue": "on"}
+    assert config_option(opus["configOptions"], "fast") == FAST_SELECT
+    assert config_option(on["configOptions"], "fast") == {**FAST_SELECT, "currentValue": "on"}
     assert [e.code for e in errors] == [-32602, -32602]
     assert [e.data for e in errors] == [
         {"value": "unknown value for fast; expected one of on, off"}
     ] * 2
     assert gone.code == -32602 and gone.data == {"configId": "unknown config option 'fast'"}
-    assert _controls(tmp_path, "apply_flag_settings") == [
+    assert control_requests(tmp_path, "apply_flag_settings") == [
         {"subtype": "apply_flag_settings", "settings": {"fastMode": True}}
     ]
     # The session started in auto (nothing named a mode; Sonnet has it): the switch to Haiku
     # puts Claude in Accept edits, and so does each auto after it; the explanation once, as
     # agent text.
-    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == ["acceptEdits"] * 3
+    assert [r["mode"] for r in control_requests(tmp_path, "set_permission_mode")] == [
+        "acceptEdits"
+    ] * 3
     assert adapter.agent_texts().count(AUTO_TEXT) == 1
     assert adapter.updates("notice") == []
     assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
@@ -204,13 +156,19 @@ async def test_a_client_without_boolean_options_gets_a_select(tmp_path: Path) ->
 
 async def test_a_model_list_without_the_fields_offers_neither(tmp_path: Path) -> None:
     async with spawn_adapter(
-        tmp_path, "success", env=_env(tmp_path, featured=False), initialize=False, capable=False
+        tmp_path,
+        "success",
+        env=scripted_env(tmp_path, featured=False),
+        initialize=False,
+        capable=False,
     ) as adapter:
-        await _initialize(adapter, BOOLEAN)
-        session, opened = await _new(adapter)
+        await initialize_with(adapter, BOOLEAN)
+        session, opened = await new_session_raw(adapter)
         errors = [
             await _error(adapter, "session/set_mode", sessionId=session, modeId="auto"),
-            await _error(adapter, "session/set_config_option", **_set(session, "fast", True)),
+            await _error(
+                adapter, "session/set_config_option", **config_params(session, "fast", True)
+            ),
         ]
         answer = await adapter.prompt(session, "hello")
     assert "auto" not in [m["id"] for m in opened["modes"]["availableModes"]]
@@ -219,9 +177,9 @@ async def test_a_model_list_without_the_fields_offers_neither(tmp_path: Path) ->
     assert "unknown mode" in json.dumps(errors[0].data)
     assert errors[1].data == {"configId": "unknown config option 'fast'"}
     # Claude started in auto, as the reference starts it; no model has it: Manual, silently.
-    assert _flag(_argvs(tmp_path)[0], "--permission-mode") == "auto"
+    assert flag_value(claude_argvs(tmp_path)[0], "--permission-mode") == "auto"
     assert opened["modes"]["currentModeId"] == "default"
-    assert _controls(tmp_path, "set_permission_mode", "apply_flag_settings") == [
+    assert control_requests(tmp_path, "set_permission_mode", "apply_flag_settings") == [
         {"subtype": "set_permission_mode", "mode": "default"}
     ]
     assert adapter.updates("notice") == [] and adapter.updates("current_mode_update") == []
@@ -233,25 +191,11 @@ async def test_settings_can_disable_auto(tmp_path: Path) -> None:
     project = tmp_path / "project" / ".claude"
     project.mkdir(parents=True)
     (project / "settings.json").write_text('{"disableAutoMode": "disable"}', encoding="utf-8")
-    async with spawn_adapter(tmp_path, "success", env=_env(tmp_path)) as adapter:
-        session, opened = await _new(adapter)
+    async with spawn_adapter(tmp_path, "success", env=scripted_env(tmp_path)) as adapter:
+        session, opened = await new_session_raw(adapter)
         error = await _error(adapter, "session/set_mode", sessionId=session, modeId="auto")
     assert "auto" not in [m["id"] for m in opened["modes"]["availableModes"]]
     assert error.code == -32602
-
-
-class _PlanClient(RecordingClient):
-    def __init__(self, option_id: str) -> None:
-        super().__init__()
-        self.option_id = option_id
-        self.offered: list[list[tuple[str, str, str]]] = []
-
-    async def request_permission(
-        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
-    ) -> RequestPermissionResponse:
-        self.offered.append([(o.option_id, o.name, o.kind) for o in options])
-        chosen = AllowedOutcome(outcome="selected", option_id=self.option_id)
-        return RequestPermissionResponse(outcome=chosen)
 
 
 def _transcript_modes(adapter: Adapter, session: str) -> list[str]:
@@ -260,12 +204,16 @@ def _transcript_modes(adapter: Adapter, session: str) -> list[str]:
     return [e["permissionMode"] for e in entries if "permissionMode" in e]
 
 
-async def _plan_and_leave(tmp_path: Path, model: str | None) -> tuple[_PlanClient, Adapter, str]:
-    client = _PlanClient("exit-plan-auto")
-    async with spawn_adapter(tmp_path, "plan_mode", env=_env(tmp_path), client=client) as adapter:
-        session, _ = await _new(adapter)
+async def _plan_and_leave(tmp_path: Path, model: str | None) -> tuple[PlanClient, Adapter, str]:
+    client = PlanClient("exit-plan-auto")
+    async with spawn_adapter(
+        tmp_path, "plan_mode", env=scripted_env(tmp_path), client=client
+    ) as adapter:
+        session, _ = await new_session_raw(adapter)
         if model is not None:
-            await _request(adapter, "session/set_config_option", **_set(session, "model", model))
+            await raw_request(
+                adapter, "session/set_config_option", **config_params(session, "model", model)
+            )
         await adapter.prompt(session, "fix the bug")
         await adapter.prompt(session, "go ahead")
         await adapter.prompt(session, "and now?")
@@ -303,23 +251,27 @@ async def test_use_auto_mode_on_a_model_without_it_is_accept_edits(tmp_path: Pat
 
 
 async def test_auto_survives_load_and_fast_survives_a_restart(tmp_path: Path) -> None:
-    env = _env(tmp_path)
+    env = scripted_env(tmp_path)
     async with spawn_adapter(tmp_path, "success", env=env) as adapter:
-        session, _ = await _new(adapter)
-        await _request(adapter, "session/set_mode", sessionId=session, modeId="auto")
-        await _request(adapter, "session/set_config_option", **_set(session, "model", "opus"))
-        await _request(adapter, "session/set_config_option", **_set(session, "fast", "on"))
+        session, _ = await new_session_raw(adapter)
+        await raw_request(adapter, "session/set_mode", sessionId=session, modeId="auto")
+        await raw_request(
+            adapter, "session/set_config_option", **config_params(session, "model", "opus")
+        )
+        await raw_request(
+            adapter, "session/set_config_option", **config_params(session, "fast", "on")
+        )
         await adapter.prompt(session, "hello")
         # Signing in again restarts Claude at the next prompt; fast mode is given back to it.
         await asyncio.wait_for(adapter.conn.authenticate(method_id="claude-login"), TIMEOUT)
         await adapter.prompt(session, "again")
         # Loaded again, the session is a Claude resumed from its transcript, in its mode.
-        loaded = await _request(
+        loaded = await raw_request(
             adapter, "session/load", sessionId=session, cwd=str(adapter.workdir), mcpServers=[]
         )
     assert (
-        _controls(tmp_path, "apply_flag_settings")
+        control_requests(tmp_path, "apply_flag_settings")
         == [{"subtype": "apply_flag_settings", "settings": {"fastMode": True}}] * 2
     )
     assert loaded["modes"]["currentModeId"] == "auto"
-    assert _option(loaded["configOptions"], "mode")["currentValue"] == "auto"  # type: ignore[index]
+    assert config_option(loaded["configOptions"], "mode")["currentValue"] == "auto"  # type: ignore[index]

@@ -17,22 +17,22 @@ from typing import Any
 import acp
 import pytest
 
-from tests.e2e.test_auto_and_fast import (
+from tests.support.config_requests import (
     AUTO_NOTICE,
     AUTO_TEXT,
     BOOLEAN,
     FAST_BOOLEAN,
     FAST_SELECT,
-    _argvs,
-    _controls,
-    _env,
-    _flag,
-    _initialize,
-    _new,
-    _option,
-    _PlanClient,
-    _request,
-    _set,
+    PlanClient,
+    claude_argvs,
+    config_option,
+    config_params,
+    control_requests,
+    flag_value,
+    initialize_with,
+    new_session_raw,
+    raw_request,
+    scripted_env,
 )
 from tests.support.harness import spawn_adapter
 
@@ -61,16 +61,16 @@ def _transcript_modes(adapter: Any, session: str) -> list[str]:
 
 async def test_a_session_nobody_named_a_mode_for_starts_in_auto(tmp_path: Path) -> None:
     async with spawn_adapter(
-        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
+        tmp_path, "success", env=scripted_env(tmp_path), initialize=False, capable=False
     ) as adapter:
-        await _initialize(adapter, BOOLEAN)
-        session, opened = await _new(adapter)
+        await initialize_with(adapter, BOOLEAN)
+        session, opened = await new_session_raw(adapter)
         answer = await adapter.prompt(session, "hello")
     assert opened["modes"]["currentModeId"] == "auto"
-    assert _option(opened["configOptions"], "mode")["currentValue"] == "auto"  # type: ignore[index]
-    assert _flag(_argvs(tmp_path)[0], "--permission-mode") == "auto"
+    assert config_option(opened["configOptions"], "mode")["currentValue"] == "auto"  # type: ignore[index]
+    assert flag_value(claude_argvs(tmp_path)[0], "--permission-mode") == "auto"
     # Sonnet (the default) has auto: nothing to switch, nothing to tell.
-    assert _controls(tmp_path, "set_permission_mode") == []
+    assert control_requests(tmp_path, "set_permission_mode") == []
     assert adapter.updates("notice") == [] and _modes(adapter) == []
     assert _transcript_modes(adapter, session) == ["auto"]  # the turn ran in auto
     assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
@@ -86,19 +86,19 @@ async def test_settings_auto_on_a_model_without_it_is_accept_edits_told_at_the_f
     user.mkdir(parents=True)
     settings = {"permissions": {"defaultMode": "auto"}}
     (user / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    env = {**_env(tmp_path), "ANTHROPIC_MODEL": "haiku"}  # Haiku lacks auto
+    env = {**scripted_env(tmp_path), "ANTHROPIC_MODEL": "haiku"}  # Haiku lacks auto
     async with spawn_adapter(
         tmp_path, "success", env=env, initialize=False, capable=False
     ) as adapter:
-        await _initialize(adapter, NOTICES_ONLY if notices else {})
-        session, opened = await _new(adapter)
+        await initialize_with(adapter, NOTICES_ONLY if notices else {})
+        session, opened = await new_session_raw(adapter)
         before_prompt = (adapter.updates("notice"), list(adapter.agent_texts()))
         first = await adapter.prompt(session, "hello")
         second = await adapter.prompt(session, "again")
         incoming = adapter.incoming()
     assert opened["modes"]["currentModeId"] == "acceptEdits"
-    assert _flag(_argvs(tmp_path)[0], "--permission-mode") == "auto"
-    assert [r["mode"] for r in _controls(tmp_path, "set_permission_mode")] == ["acceptEdits"]
+    assert flag_value(claude_argvs(tmp_path)[0], "--permission-mode") == "auto"
+    assert [r["mode"] for r in control_requests(tmp_path, "set_permission_mode")] == ["acceptEdits"]
     assert before_prompt == ([], [])  # nothing told before the first prompt
     if notices:
         assert adapter.updates("notice") == [AUTO_NOTICE]
@@ -124,7 +124,7 @@ async def test_claude_turning_fast_mode_off_is_mirrored_and_told(
     tmp_path: Path, boolean: bool
 ) -> None:
     env = {
-        **_env(tmp_path),
+        **scripted_env(tmp_path),
         "ANTHROPIC_MODEL": "opus",  # Opus has fast mode
         "CLAUDE_ACP_SCRIPTED_FAST": "on",
         "CLAUDE_ACP_SCRIPTED_FAST_OFF": "extra_usage_disabled",
@@ -132,18 +132,18 @@ async def test_claude_turning_fast_mode_off_is_mirrored_and_told(
     async with spawn_adapter(
         tmp_path, "success", env=env, initialize=False, capable=False
     ) as adapter:
-        await _initialize(adapter, BOOLEAN if boolean else {})
-        session, opened = await _new(adapter)
+        await initialize_with(adapter, BOOLEAN if boolean else {})
+        session, opened = await new_session_raw(adapter)
         first = await adapter.prompt(session, "hello")
         after_first = len(adapter.updates("config_option_update"))
         second = await adapter.prompt(session, "again")
         after_second = len(adapter.updates("config_option_update"))
     shape = FAST_BOOLEAN if boolean else FAST_SELECT
     on, off = (True, False) if boolean else ("on", "off")
-    assert _option(opened["configOptions"], "fast") == {**shape, "currentValue": on}
+    assert config_option(opened["configOptions"], "fast") == {**shape, "currentValue": on}
     [update] = adapter.updates("config_option_update")
     explained = f"Faster responses on supported models — {EXPLAINED}"
-    assert _option(update["configOptions"], "fast") == {
+    assert config_option(update["configOptions"], "fast") == {
         **shape,
         "currentValue": off,
         "description": explained,
@@ -155,29 +155,37 @@ async def test_claude_turning_fast_mode_off_is_mirrored_and_told(
         assert adapter.updates("notice") == []
         assert adapter.agent_texts().count(FAST_OFF_TEXT) == 1
     assert after_first == after_second == 1  # an unchanged state is not sent again
-    assert _controls(tmp_path, "apply_flag_settings") == []  # Claude's own change, not ours
+    assert control_requests(tmp_path, "apply_flag_settings") == []  # Claude's own change, not ours
     for answer in (first, second):
         assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
 
 
 async def test_fast_mode_in_cooldown_stays_on(tmp_path: Path) -> None:
-    env = {**_env(tmp_path), "ANTHROPIC_MODEL": "opus", "CLAUDE_ACP_SCRIPTED_FAST": "cooldown"}
+    env = {
+        **scripted_env(tmp_path),
+        "ANTHROPIC_MODEL": "opus",
+        "CLAUDE_ACP_SCRIPTED_FAST": "cooldown",
+    }
     async with spawn_adapter(
         tmp_path, "success", env=env, initialize=False, capable=False
     ) as adapter:
-        await _initialize(adapter, BOOLEAN)
-        session, opened = await _new(adapter)
+        await initialize_with(adapter, BOOLEAN)
+        session, opened = await new_session_raw(adapter)
         answer = await adapter.prompt(session, "hello")
-    assert _option(opened["configOptions"], "fast") == {**FAST_BOOLEAN, "currentValue": True}
+    assert config_option(opened["configOptions"], "fast") == {**FAST_BOOLEAN, "currentValue": True}
     assert adapter.updates("config_option_update") == [] and adapter.updates("notice") == []
     assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
 
 
 async def test_leaving_plan_mode_entered_from_bypass_offers_bypass_first(tmp_path: Path) -> None:
-    client = _PlanClient("exit-plan-bypass")
-    async with spawn_adapter(tmp_path, "plan_mode", env=_env(tmp_path), client=client) as adapter:
-        session, _ = await _new(adapter)
-        await _request(adapter, "session/set_mode", sessionId=session, modeId="bypassPermissions")
+    client = PlanClient("exit-plan-bypass")
+    async with spawn_adapter(
+        tmp_path, "plan_mode", env=scripted_env(tmp_path), client=client
+    ) as adapter:
+        session, _ = await new_session_raw(adapter)
+        await raw_request(
+            adapter, "session/set_mode", sessionId=session, modeId="bypassPermissions"
+        )
         await adapter.prompt(session, "fix the bug")
         await adapter.prompt(session, "go ahead")
         await adapter.prompt(session, "and now?")
@@ -199,10 +207,14 @@ async def test_leaving_plan_mode_entered_from_bypass_offers_bypass_first(tmp_pat
 
 
 async def test_leaving_plan_mode_entered_from_auto_keeps_auto_first(tmp_path: Path) -> None:
-    client = _PlanClient("reject")
-    async with spawn_adapter(tmp_path, "plan_mode", env=_env(tmp_path), client=client) as adapter:
-        session, _ = await _new(adapter)
-        await _request(adapter, "session/set_config_option", **_set(session, "mode", "auto"))
+    client = PlanClient("reject")
+    async with spawn_adapter(
+        tmp_path, "plan_mode", env=scripted_env(tmp_path), client=client
+    ) as adapter:
+        session, _ = await new_session_raw(adapter)
+        await raw_request(
+            adapter, "session/set_config_option", **config_params(session, "mode", "auto")
+        )
         await adapter.prompt(session, "fix the bug")
         await adapter.prompt(session, "go ahead")
     ids = [option_id for option_id, _, _ in client.offered[0]]

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import acp
 import pytest
-from acp.schema import PromptResponse
+from acp.schema import PromptResponse, RequestPermissionResponse
 
 from tests.support.harness import (
     OPT_IN,
@@ -32,7 +33,9 @@ from tests.support.harness import (
     AdapterPool,
     RecordingClient,
     script_launcher,
+    until,
 )
+from tests.support.raw_agent import processes_mentioning
 
 PERMISSION = "session/request_permission"
 
@@ -51,6 +54,11 @@ agent = ToolUse(name="Agent", id="ag1", result="Async agent launched successfull
                        "run_in_background": True})
 started = system("task_started", task_id="a1", tool_use_id="ag1", description="Audit the code",
                  subagent_type="general-purpose", task_type="local_agent")
+# The bundled CLI's start of a subagent that runs in the background.
+started_bg = system("task_started", task_id="a1", tool_use_id="ag1", description="Audit the code",
+                    subagent_type="general-purpose", task_type="local_agent",
+                    is_backgrounded=True)
+ended = system("task_updated", task_id="a1", patch={"status": "completed"})
 finished = system("task_notification", task_id="a1", tool_use_id="ag1", status="completed",
                   output_file="/tmp/a1.out", summary="Audit done")
 followed_up = RawFrame(frame={
@@ -65,10 +73,29 @@ mine = [
         Sleep(seconds=0.3), finished,
         Permission(tool_name="Bash", input={"command": "git diff"}, result="diff"),
         Text(text="The audit found two issues."), followed_up),)),
+    # The bundled CLI with a quick subagent: it ends before the turn's own result, and the
+    # follow-up it woke Claude for comes right after that result.
+    Scenario(name="background_early", description="", turns=((
+        agent, started_bg, Text(text="The audit runs in the background."), ended, finished,
+        Result(), Text(text="The audit found two issues."), followed_up),)),
+    Scenario(name="background_early_quiet", description="", turns=((
+        agent, started_bg, Text(text="The audit runs in the background."), ended, finished,
+        Result()),)),
     Scenario(name="background_plan", description="", turns=((
         agent, started, Text(text="The audit runs in the background."), Result(),
         Sleep(seconds=0.3), finished,
         Permission(tool_name="ExitPlanMode", input={"plan": "1. Fix the parser"}, result="ok"),
+        Text(text="The audit found two issues."), followed_up),)),
+    # The subagent asks the user while the turn is held; the user never answers.
+    Scenario(name="background_asks", description="", turns=((
+        agent, started, Text(text="The audit runs in the background."), Result(),
+        Permission(tool_name="Bash", input={"command": "git push"}, result="pushed"),
+        Text(text="Pushed."), finished, followed_up),)),
+    # After the turn was answered (AIR's opt-out), Claude's own follow-up opens a card its
+    # result leaves open.
+    Scenario(name="background_open_card", description="", turns=((
+        agent, started, Text(text="The audit runs in the background."), Result(), finished,
+        ToolUse(name="Read", id="rd1", input={"file_path": "/tmp/audit.txt"}, result=None),
         Text(text="The audit found two issues."), followed_up),)),
     Scenario(name="background_hang", description="", turns=((
         agent, started, Text(text="The audit runs in the background."), Result(), Hang()),)),
@@ -91,6 +118,24 @@ mine = [
          Reply(), Result()),
         (system("task_notification", task_id="b1", status="completed",
                 output_file="/tmp/b1.out", summary="dev server exited"), Reply(), Result()),
+    )),
+    # Claude Code takes a prompt pushed mid-turn up at the next tool boundary: here the tool
+    # runs until the prompt is there, then its result, the echo, and the rest of the work.
+    Scenario(name="taken_up_mid_turn", description="", turns=(
+        (Text(text="Working on it."),
+         ToolUse(name="Bash", id="tb1", input={"command": "make"}, result=None),
+         Sleep(seconds=60.0, until_queued=True), ToolResult(id="tb1", result="built"),
+         Text(text="Steered: using tabs."), Result()),
+        (Text(text="Never played: taken up mid-turn."), Result()),
+    )),
+    # Claude follows up on its own between turns and takes the user's next prompt up in that
+    # cycle, whose result (a task notification's) names it.
+    Scenario(name="folded_into_own_work", description="", turns=(
+        (Text(text="Done."), Result(), Text(text="Following up on the audit."),
+         ToolUse(name="Bash", id="fb1", input={"command": "make check"}, result=None),
+         Sleep(seconds=60.0, until_queued=True), ToolResult(id="fb1", result="ok"),
+         Text(text="The check passes, and here is your answer."), followed_up),
+        (Text(text="Never played: taken up in Claude's own work."), Result()),
     )),
     Scenario(name="steered", description="", turns=(
         (Text(text="Working on it."), Sleep(seconds=3.0), Text(text="Done with the first."),
@@ -164,6 +209,34 @@ async def test_a_turn_waits_for_its_background_subagent(
 
 
 @pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_a_subagent_that_ends_before_the_result_still_has_its_follow_up_in_the_turn(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    # docs/decisions.md#turns-that-wait: the follow-up Claude Code runs right after the turn's
+    # result, for a background subagent that had already ended, is inside the turn; with no
+    # follow-up, the idle after the result answers it.
+    async with adapters.session_adapter(
+        tmp_path, "background_early", env=_env(adapters), capable=capable
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+        answered = _position(adapter, _is_response)
+    async with adapters.session_adapter(
+        tmp_path, "background_early_quiet", env=_env(adapters), capable=capable
+    ) as quiet:
+        alone = await quiet.new_session()
+        unanswered = await quiet.prompt(alone, "audit")
+        after = await quiet.prompt(alone, "next")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert "The audit found two issues." in _said_before(adapter, answered)
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+    assert isinstance(unanswered, PromptResponse) and unanswered.stop_reason == "end_turn"
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
+    assert set(quiet.answers().values()) == {1} and quiet.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_an_air_client_with_background_subagents_is_answered_at_the_result(
     adapters: AdapterPool, tmp_path: Path
 ) -> None:
@@ -187,6 +260,42 @@ async def test_an_air_client_with_background_subagents_is_answered_at_the_result
     assert asked > answered
     assert [r.title for r in adapter.client.permission_requests] == ["git diff"]
     assert adapter.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_work_claude_does_between_turns_ends_its_cards_at_its_result(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # Work no prompt waits for has a visible home: its words and its card reach the client,
+    # and the card reaches a final status at that work's own result, with no next prompt.
+    meta = {"jetbrains": {"air": {"version": 1, "capabilities": ["backgroundSubagents"]}}}
+    async with adapters.session_adapter(
+        tmp_path, "background_open_card", env=_env(adapters), client_meta=meta
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+        answered = _position(adapter, _is_response)
+        await until(
+            lambda: any(_final(m, "rd1") for m in adapter.incoming()), "the card's final status"
+        )
+        await _until_said(adapter, "The audit found two issues.")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    opened = _position(adapter, lambda m: _update(m).get("toolCallId") == "rd1")
+    assert answered < opened < _position(adapter, lambda m: _final(m, "rd1"))
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+
+
+def _update(message: dict[str, Any]) -> dict[str, Any]:
+    update = message.get("params", {}).get("update", {})
+    return update if isinstance(update, dict) else {}
+
+
+def _final(message: dict[str, Any], tool_call_id: str) -> bool:
+    update = _update(message)
+    return update.get("toolCallId") == tool_call_id and update.get("status") in (
+        "completed",
+        "failed",
+    )
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -243,6 +352,47 @@ async def test_closed_while_the_subagent_runs(adapters: AdapterPool, tmp_path: P
     assert closed or isinstance(answer, acp.RequestError)
     assert set(adapter.answers().values()) == {1}
     assert not [m for m in adapter.incoming() if m.get("method") == "session/request_permission"]
+    # No Claude process of the session is left.
+    await until(lambda: not processes_mentioning(session), "the closed session's Claude to end")
+
+
+@dataclass(slots=True)
+class _NeverAnswers(RecordingClient):
+    """A user who leaves the permission question open."""
+
+    asked: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permission_requests.append(tool_call)
+        self.asked.set()
+        await asyncio.Event().wait()  # until the agent withdraws it and the SDK cancels this
+        raise AssertionError("unreachable")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_closed_while_the_held_turns_subagent_asks(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # The question the subagent asks inside the held turn is withdrawn when the session
+    # closes: no question is left open, the prompt is answered once, no Claude is left.
+    client = _NeverAnswers()
+    async with adapters.session_adapter(
+        tmp_path, "background_asks", env=_env(adapters), client=client
+    ) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.ensure_future(adapter.prompt(session, "audit"))
+        await asyncio.wait_for(client.asked.wait(), TIMEOUT)
+        await asyncio.wait_for(adapter.conn.close_session(session_id=session), TIMEOUT)
+        answer = await prompt
+        await until(lambda: not processes_mentioning(session), "the closed session's Claude to end")
+    closed = isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+    assert closed or isinstance(answer, acp.RequestError)
+    assert set(adapter.answers().values()) == {1}
+    [asked] = [m for m in adapter.incoming() if m.get("method") == PERMISSION]
+    withdrawn = [m for m in adapter.incoming() if m.get("method") == "$/cancel_request"]
+    assert [m["params"]["requestId"] for m in withdrawn] == [asked["id"]]
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -346,6 +496,70 @@ async def test_a_prompt_during_a_turn_goes_to_claude_at_once(
     assert "Done with the first." in _said_before(adapter, responses[0])
     assert "Steered: using tabs." not in _said_before(adapter, responses[0])
     assert "Steered: using tabs." in _said_before(adapter, responses[1])
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_a_prompt_claude_takes_up_mid_turn_answers_the_turn_before_it_there(
+    adapters: AdapterPool, tmp_path: Path, capable: bool
+) -> None:
+    # The hand-off (docs/decisions.md#turns-that-wait): Claude Code takes the pushed prompt up
+    # at a tool boundary of the running turn and echoes it; the first prompt is answered
+    # `end_turn` right there, and the rest of Claude's work (the open tool's result, its words)
+    # is the second prompt's turn, answered at the one result.
+    async with adapters.session_adapter(
+        tmp_path, "taken_up_mid_turn", env=_env(adapters), capable=capable
+    ) as adapter:
+        session = await adapter.new_session()
+        first = asyncio.ensure_future(adapter.prompt(session, "format the file"))
+        await _until_said(adapter, "Working on it.")
+        second = asyncio.ensure_future(adapter.prompt(session, "use tabs"))
+        answers = await asyncio.gather(first, second)
+        third = await adapter.prompt(session, "thanks")
+    assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == ["end_turn"] * 2
+    assert isinstance(third, PromptResponse) and third.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    assert len(responses) == 3
+    assert "Working on it." in _said_before(adapter, responses[0])
+    assert "Steered: using tabs." not in _said_before(adapter, responses[0])
+    assert "Steered: using tabs." in _said_before(adapter, responses[1])
+    # Claude Code writes the tool's result before it takes the prompt up: the card ends in the
+    # first turn, which is then answered.
+    ended = _position(adapter, lambda m: _ends(m, "tb1"))
+    assert ended < responses[0]
+    # Taken up, the message was a turn of Claude's: the next prompt gets the next one.
+    said_last = _said_before(adapter, responses[2])[len(_said_before(adapter, responses[1])) :]
+    assert "Never played" not in said_last and "Scripted reply to: thanks" in said_last
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_prompt_taken_up_in_claudes_own_work_is_answered_by_its_result(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # The reference's `answersPendingPrompt`: a result of Claude's own work (a task
+    # notification's) that names the prompt its cycle took up answers that prompt; it is not
+    # lost to the next idle as "a turn that ended without a result".
+    async with adapters.session_adapter(
+        tmp_path, "folded_into_own_work", env=_env(adapters)
+    ) as adapter:
+        session = await adapter.new_session()
+        first = await adapter.prompt(session, "build it")
+        await _until_said(adapter, "Following up on the audit.")
+        second = await adapter.prompt(session, "and the tests?")
+        third = await adapter.prompt(session, "thanks")
+    answers = [first, second, third]
+    assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == ["end_turn"] * 3
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    assert "here is your answer" in _said_before(adapter, responses[1])
+    said_last = _said_before(adapter, responses[2])[len(_said_before(adapter, responses[1])) :]
+    assert "Scripted reply to: thanks" in said_last
+
+
+def _ends(message: dict[str, Any], tool_call_id: str) -> bool:
+    update = message.get("params", {}).get("update", {})
+    return bool(update.get("toolCallId") == tool_call_id and update.get("status") == "completed")
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from acp.schema import PromptResponse
 
-from tests.e2e.test_auto_and_fast import _initialize
+from tests.support.config_requests import initialize_with
 from tests.support.harness import Adapter, AdapterPool, script_launcher
 
 NOTICES: dict[str, Any] = {"session": {"notices": {}}}
@@ -62,7 +62,7 @@ async def _run(
     async with adapters.session_adapter(tmp_path, scenario, env=env, **kwargs) as adapter:
         if "capabilities" in kwargs:
             # `acp` 0.12.1 drops `session.notices` from a typed initialize: say it raw.
-            await _initialize(adapter, kwargs["capabilities"])
+            await initialize_with(adapter, kwargs["capabilities"])
         session = await adapter.new_session()
         answer = await adapter.prompt(session, text)
     assert adapter.answers() and set(adapter.answers().values()) == {1}

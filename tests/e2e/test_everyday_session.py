@@ -12,78 +12,31 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import acp
 import pytest
 from acp.schema import (
-    AllowedOutcome,
     AuthCapabilities,
     ClientCapabilities,
-    DeniedOutcome,
     EnvVariable,
     HttpHeader,
     HttpMcpServer,
     McpServerStdio,
     PromptResponse,
-    RequestPermissionResponse,
     SseMcpServer,
 )
 
 from adapter.scripted_claude.handshake import COMMANDS, MODELS
 from adapter.scripted_claude.session_scenarios import DEPLOY, PLAN
-from tests.support.harness import ROOT, TIMEOUT, AdapterPool, RecordingClient, spawn_adapter, until
-
-Chooser = Callable[[list[Any]], str | None]
-
-
-class ChoosingClient(RecordingClient):
-    """Answers each permission request with `choose(options)` (None refuses); with `hold`,
-    the first request is never answered (until cancelled)."""
-
-    def __init__(self, choose: Chooser, *, hold: bool = False) -> None:
-        super().__init__()
-        self.choose = choose
-        self.hold = hold
-        self.offered: list[list[Any]] = []
-        self.asked = asyncio.Event()
-
-    async def request_permission(
-        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
-    ) -> RequestPermissionResponse:
-        self.permission_requests.append(tool_call)
-        self.offered.append(list(options))
-        self.asked.set()
-        if self.hold:
-            self.hold = False
-            await asyncio.Event().wait()  # never answered; cancelled with the turn
-        chosen = self.choose(list(options))
-        if chosen is None:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=chosen)
-        )
-
-
-def kind(wanted: str) -> Chooser:
-    return lambda options: next(o.option_id for o in options if o.kind == wanted)
-
-
-def option(option_id: str) -> Chooser:
-    return lambda options: option_id
+from tests.support.choosing_client import ChoosingClient, kind, option
+from tests.support.harness import ROOT, TIMEOUT, AdapterPool, spawn_adapter, until
+from tests.support.scripted_log import claude_log
 
 
 def _log_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl"), **extra}
-
-
-def claude_log(tmp_path: Path) -> list[dict[str, Any]]:
-    path = tmp_path / "claude-log.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def controls(tmp_path: Path, subtype: str) -> list[dict[str, Any]]:
@@ -148,7 +101,7 @@ async def test_new_session_offers_modes_model_effort_and_claude_codes_commands(
     model = _option(response, "model")
     assert model["category"] == "model" and model["currentValue"] == "default"
     assert _values(model) == [m["value"] for m in MODELS]
-    assert model["options"][1]["name"] == "Opus"
+    assert model["options"][1]["name"] == "Opus 4.1"
     effort = _option(response, "effort")
     assert effort["category"] == "thought_level"
     assert _values(effort) == ["default", "low", "medium", "high"]
@@ -393,23 +346,6 @@ async def test_slash_commands_reach_claude_as_commands(
 # --- 4: list, resume, fork, close ---------------------------------------------------------------
 
 
-@pytest.mark.asyncio
-async def test_initialize_advertises_session_and_mcp_capabilities(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", initialize=False) as adapter:
-        answer = await asyncio.wait_for(
-            adapter.conn.initialize(protocol_version=acp.PROTOCOL_VERSION), TIMEOUT
-        )
-    caps = _dump(answer.agent_capabilities)
-    assert set(caps["sessionCapabilities"]) >= {"list", "resume", "fork", "close"}
-    mcp = caps["mcpCapabilities"]
-    assert mcp["http"] is True and mcp["sse"] is True and not mcp.get("acp")
-    assert [m.id for m in answer.auth_methods] == ["claude-login"]
-    # Prompt queueing and steering, where the reference advertises them: queueing among the
-    # agent's capabilities, steering in the response's own `_meta` (the steering contract).
-    assert caps["_meta"] == {"claudeCode": {"promptQueueing": True}}
-    assert answer.field_meta == {"steering": {"supported": True}}
-
-
 @pytest.mark.asyncio(loop_scope="module")
 async def test_list_resume_fork_and_close(adapters: AdapterPool, tmp_path: Path) -> None:
     async with adapters.session_adapter(tmp_path, "success") as adapter:
@@ -649,17 +585,6 @@ async def test_terminal_auth_methods_for_clients_that_run_them(tmp_path: Path) -
     assert methods["claude-ai-login"]["args"] == ["login", "--claudeai"]
     assert methods["console-login"]["args"] == ["login", "--console"]
     assert ok is not None and bad.code == -32602
-
-
-@pytest.mark.asyncio
-async def test_legacy_terminal_auth_names_the_command(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", client_meta={"terminal-auth": True}) as adapter:
-        answer = next(
-            m["result"] for m in adapter.incoming() if "authMethods" in m.get("result", {})
-        )
-    by_id = {m["id"]: m for m in answer["authMethods"]}
-    label = by_id["claude-ai-login"]["_meta"]["terminal-auth"]
-    assert label["args"] == ["login", "--claudeai"] and os.path.isabs(label["command"])
 
 
 @pytest.mark.asyncio

@@ -19,18 +19,18 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.mcp_scenarios import DEPLOY_MESSAGE
-from tests.e2e.test_questions import (
+from tests.support.form_client import (
     FORMS,
     Answer,
     FormClient,
     accept,
     action,
-    claude_log,
     forms_sent,
     never,
     withdrawn,
 )
 from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.scripted_log import claude_log, elicitation_answers
 
 # The form the `deploy` server's schema becomes: every field ACP's forms know, with the keys
 # ACP keeps; the `window` object field is left out.
@@ -63,18 +63,6 @@ def initialize_requests(tmp_path: Path) -> list[dict[str, Any]]:
         e["request"]
         for e in claude_log(tmp_path)
         if e["kind"] == "control" and e["request"].get("subtype") == "initialize"
-    ]
-
-
-def elicitation_answers(tmp_path: Path) -> list[dict[str, Any]]:
-    """Every control response the scripted Claude received to its `elicitation` requests (the
-    only answers with an `action`)."""
-    return [
-        e["response"]
-        for e in claude_log(tmp_path)
-        if e["kind"] == "response"
-        and isinstance(e["response"].get("response"), dict)
-        and "action" in e["response"]["response"]
     ]
 
 

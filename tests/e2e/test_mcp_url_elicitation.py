@@ -22,19 +22,18 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.mcp_scenarios import SIGN_IN_ID, SIGN_IN_MESSAGE, SIGN_IN_URL
-from tests.e2e.test_mcp_elicitation import elicitation_answers
-from tests.e2e.test_questions import (
+from tests.support.form_client import (
     FORMS,
     Answer,
     FormClient,
     accept,
     action,
-    claude_log,
     forms_sent,
     never,
     withdrawn,
 )
 from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.scripted_log import claude_log, elicitation_answers
 
 URLS: dict[str, Any] = {"elicitation": {"url": {}}}
 BOTH: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from acp.schema import PromptResponse
 
-from tests.e2e.test_protocol import ChoosingClient
+from tests.support.choosing_client import KindClient
 from tests.support.harness import AdapterPool
 
 
@@ -17,7 +17,7 @@ from tests.support.harness import AdapterPool
 async def test_the_permission_question_names_the_tool(
     adapters: AdapterPool, tmp_path: Path
 ) -> None:
-    client = ChoosingClient(kind="allow_once")
+    client = KindClient(kind="allow_once")
     async with adapters.session_adapter(tmp_path, "permission", client=client) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "clean up")

@@ -23,8 +23,9 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude.plan_scenarios import IMPLEMENTING
 from adapter.scripted_claude.session_scenarios import PLAN
-from tests.e2e.test_everyday_session import ChoosingClient, claude_log, option
+from tests.support.choosing_client import ChoosingClient, option
 from tests.support.harness import TIMEOUT, AdapterPool, until
+from tests.support.scripted_log import claude_log
 
 CLEAR = "exit-plan-clear-accept-edits"
 FRESH_CONTEXT = "User accepted the plan and requested a fresh context"

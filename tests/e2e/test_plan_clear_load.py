@@ -18,7 +18,7 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude.plan_scenarios import IMPLEMENTING
 from adapter.scripted_claude.session_scenarios import PLAN
-from tests.e2e.test_everyday_session import ChoosingClient, option
+from tests.support.choosing_client import ChoosingClient, option
 from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
 
 CLEAR = "exit-plan-clear-accept-edits"

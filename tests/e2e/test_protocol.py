@@ -21,14 +21,13 @@ from typing import Any
 import acp
 import pytest
 from acp.schema import (
-    AllowedOutcome,
     PromptResponse,
-    RequestPermissionResponse,
 )
 from acp.transports import default_environment
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
 from fsm.air import ADVERTISED, air_client
+from tests.support.choosing_client import KindClient
 from tests.support.frame_check import check_frame
 from tests.support.harness import (
     OPT_IN,
@@ -36,7 +35,6 @@ from tests.support.harness import (
     TIMEOUT,
     Adapter,
     AdapterPool,
-    RecordingClient,
     script_launcher,
     spawn_adapter,
     until,
@@ -430,27 +428,6 @@ async def test_resource_links_and_embedded_resources_reach_claude(
 # --- permission -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class ChoosingClient(RecordingClient):
-    """Picks the permission option of `kind`, or fails the request when `fail` is set."""
-
-    kind: str = "allow_once"
-    fail: bool = False
-    offered: list[list[tuple[str, str]]] = field(default_factory=list)
-
-    async def request_permission(
-        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
-    ) -> RequestPermissionResponse:
-        self.permission_requests.append(tool_call)
-        self.offered.append([(o.option_id, o.kind) for o in options])
-        if self.fail:
-            raise acp.RequestError.internal_error({"reason": "the editor fell over"})
-        [option] = [o for o in options if o.kind == self.kind]
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=option.option_id)
-        )
-
-
 PERMISSION_KINDS = ["allow_always", "allow_once", "reject_once"]
 
 
@@ -467,7 +444,7 @@ PERMISSION_KINDS = ["allow_always", "allow_once", "reject_once"]
 async def test_permission_is_asked_and_honoured(
     adapters: AdapterPool, tmp_path: Path, kind: str, fail: bool, expected: str
 ) -> None:
-    client = ChoosingClient(kind=kind, fail=fail)
+    client = KindClient(kind=kind, fail=fail)
     async with adapters.session_adapter(tmp_path, "permission", client=client) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "clean up")
@@ -510,7 +487,7 @@ def _permission_twice_launcher(directory: Path) -> Path:
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_allow_always_is_not_asked_again(adapters: AdapterPool, tmp_path: Path) -> None:
-    client = ChoosingClient(kind="allow_always")
+    client = KindClient(kind="allow_always")
     launcher = adapters.launcher("permission_twice", _permission_twice_launcher)
     async with adapters.session_adapter(
         tmp_path,

@@ -10,84 +10,30 @@ answered and every prompt answered once.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import acp
 import pytest
-from acp.schema import PromptResponse, RequestPermissionResponse
+from acp.schema import PromptResponse
 
 from adapter.scripted_claude.asking_scenarios import ONE_QUESTION
+from tests.support.form_client import (
+    FORMS,
+    Answer,
+    FormClient,
+    accept,
+    action,
+    forms_sent,
+    never,
+    withdrawn,
+)
 from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.scripted_log import claude_log
 
-FORMS: dict[str, Any] = {"elicitation": {"form": {}}}
 DB = "Which database should the app use?"
 FEATURES = "Which features come first?"
-
-Answer = Callable[[dict[str, Any]], Awaitable[Any]]
-
-
-class FormClient:
-    """A client with forms: `answer` gets each form's params and returns the client's answer
-    (a dict, or raises `acp.RequestError` to answer with an error)."""
-
-    def __init__(self, answer: Answer) -> None:
-        self._answer = answer
-        self.forms: list[dict[str, Any]] = []
-        self.asked = asyncio.Event()
-        self.permission_requests: list[Any] = []
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        return None
-
-    async def request_permission(self, **kwargs: Any) -> RequestPermissionResponse:
-        self.permission_requests.append(kwargs)
-        raise acp.RequestError.invalid_request({"reason": "no permission expected"})
-
-    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
-        form = {"message": message, **mode.model_dump(mode="json", by_alias=True)}
-        self.forms.append(form)
-        self.asked.set()
-        return await self._answer(form)
-
-
-def accept(content: Any) -> Answer:
-    async def answer(form: dict[str, Any]) -> Any:
-        return {"action": "accept", "content": content}
-
-    return answer
-
-
-def action(name: str) -> Answer:
-    async def answer(form: dict[str, Any]) -> Any:
-        return {"action": name}
-
-    return answer
-
-
-async def never(form: dict[str, Any]) -> Any:
-    await asyncio.Event().wait()
-
-
-def forms_sent(adapter: Adapter) -> list[dict[str, Any]]:
-    return [m for m in adapter.incoming() if m.get("method") == "elicitation/create"]
-
-
-def withdrawn(adapter: Adapter) -> list[Any]:
-    return [
-        m["params"]["requestId"]
-        for m in adapter.incoming()
-        if m.get("method") == "$/cancel_request"
-    ]
-
-
-def claude_log(tmp_path: Path) -> list[dict[str, Any]]:
-    path = tmp_path / "claude-log.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def argv_of(tmp_path: Path) -> list[str]:

@@ -353,16 +353,6 @@ def _shown(updates: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 # --- prompt content ------------------------------------------------------------------------------
 
 
-@pytest.mark.asyncio
-async def test_prompt_capabilities_say_what_works(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, initialize=False) as adapter:
-        response = await asyncio.wait_for(
-            adapter.conn.initialize(protocol_version=acp.PROTOCOL_VERSION), TIMEOUT
-        )
-    caps = response.agent_capabilities.prompt_capabilities
-    assert (caps.image, caps.embedded_context, caps.audio) == (True, True, False)
-
-
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_large_image_reaches_claude_whole(adapters: AdapterPool, tmp_path: Path) -> None:
     data = base64.b64encode(bytes(range(256)) * (4 * 1024 * 1024 // 256)).decode()

@@ -9,13 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 import pytest_asyncio
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
 from tests.real_claude.api_double import (
     Answer,
@@ -25,6 +24,7 @@ from tests.real_claude.api_double import (
     tool_result_text,
 )
 from tests.real_claude.support import real_adapter, run_turn, wait_until
+from tests.support.asked_client import PLAN, AskedClient, decline
 from tests.support.harness import TIMEOUT, Adapter, RecordingClient
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
@@ -43,44 +43,6 @@ QUESTION = {
         }
     ]
 }
-PLAN = "# Plan\n\n1. Read notes.txt\n2. Fix the typo\n"
-
-FormAnswer = Callable[[dict[str, Any]], Awaitable[Any]]
-
-
-class AskedClient:
-    """A client with forms: `answer_form` answers each `elicitation/create`, `option` is the
-    permission option it picks (None refuses)."""
-
-    def __init__(self) -> None:
-        self.answer_form: FormAnswer = _decline
-        self.forms: list[dict[str, Any]] = []
-        self.option: str | None = "allow"
-        self.permission_requests: list[Any] = []
-        self.offered: list[list[Any]] = []
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        return None
-
-    async def request_permission(
-        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
-    ) -> RequestPermissionResponse:
-        self.permission_requests.append(tool_call)
-        self.offered.append(list(options))
-        if self.option is None:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=self.option)
-        )
-
-    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
-        form = {"message": message, **mode.model_dump(mode="json", by_alias=True)}
-        self.forms.append(form)
-        return await self.answer_form(form)
-
-
-async def _decline(form: dict[str, Any]) -> Any:
-    return {"action": "decline"}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -160,7 +122,7 @@ async def test_a_declined_form_tells_claude_code_the_user_did_not_answer(
     asking: tuple[Adapter, AskedClient], double: MessagesApiDouble
 ) -> None:
     adapter, client = asking
-    client.answer_form = _decline
+    client.answer_form = decline
     ask = ToolUse("AskUserQuestion", QUESTION)
     double.script(ask, Answer("I'll pick one myself."))
     start = len(adapter.frames)

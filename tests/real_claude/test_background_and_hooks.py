@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 
 from tests.real_claude.api_double import Answer, MessagesApiDouble, ToolUse
-from tests.real_claude.support import real_adapter, run_turn, wait_until
+from tests.real_claude.support import real_adapter, run_turn
 from tests.support.harness import Adapter
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
@@ -56,28 +56,16 @@ async def test_a_background_subagents_follow_up_reaches_the_client_once(
     )
     # The main thread's launch; then, in whichever order the two ask, the subagent's one reply
     # and the main thread's answer to the launch; then Claude's follow-up when the subagent's
-    # end wakes it. Which of the two asks first is the CLI's race: when the subagent ends
-    # after the turn's result the turn is held for the follow-up
-    # (docs/decisions.md#turns-that-wait); when it ends before, the turn is answered at its
-    # result and the follow-up is Claude's own work between turns, as the reference adapter
-    # does. Either way it is shown.
+    # end wakes it. Which of the two asks first is the CLI's race: the subagent ends after the
+    # turn's result (the turn is held for it) or before (Claude Code runs the follow-up right
+    # after the result). Either way the follow-up is inside the turn, before its answer
+    # (docs/decisions.md#turns-that-wait).
     double.script(agent, Answer(REPORT), Answer(STARTED), Answer(FOLLOW_UP))
     turn = await run_turn(adapter, "Find who calls the parser, in the background")
     assert turn.response.stop_reason == "end_turn"
     assert agent.id in turn.tool_calls()
-
-    def follow_up_shown() -> int:
-        texts = "".join(
-            u["content"].get("text", "")
-            for f in adapter.frames
-            if f.direction == "incoming" and f.message.get("method") == "session/update"
-            for u in [f.message["params"]["update"]]
-            if u.get("sessionUpdate") == "agent_message_chunk"
-        )
-        return texts.count(FOLLOW_UP)
-
-    await wait_until(lambda: follow_up_shown() >= 1 and double.pending == 0)
-    assert follow_up_shown() == 1
+    assert "".join(turn.texts()).count(FOLLOW_UP) == 1
+    assert double.pending == 0
 
 
 async def test_a_blocking_hook_says_why_the_prompt_was_stopped(

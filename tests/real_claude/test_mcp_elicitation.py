@@ -29,7 +29,7 @@ from acp.schema import McpServerStdio
 from tests.real_claude import eliciting_server as srv
 from tests.real_claude.api_double import Answer, MessagesApiDouble, ToolUse, tool_result_text
 from tests.real_claude.support import Turn, real_adapter, session_frames
-from tests.real_claude.test_asking import AskedClient
+from tests.support.asked_client import AskedClient
 from tests.support.harness import TIMEOUT, Adapter, RecordingClient
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]

@@ -21,7 +21,7 @@ import pytest_asyncio
 
 from tests.real_claude.api_double import Answer, MessagesApiDouble, Stall, ToolUse
 from tests.real_claude.support import Turn, real_adapter, session_frames, wait_until
-from tests.real_claude.test_asking import PLAN, AskedClient
+from tests.support.asked_client import PLAN, AskedClient
 from tests.support.harness import TIMEOUT, Adapter, RecordingClient
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]

@@ -65,6 +65,25 @@ def test_parsed_results_keep_their_origin() -> None:
     assert getattr(message, "origin", None) == {"kind": "task-notification"}
 
 
+def test_parsed_results_keep_the_prompts_their_cycle_took_up() -> None:
+    # translate.py reads them to tell a cycle that took the user's prompt up (getattr).
+    frame = {
+        "type": "result",
+        "subtype": "success",
+        "duration_ms": 1,
+        "duration_api_ms": 1,
+        "is_error": False,
+        "num_turns": 1,
+        "session_id": "s",
+        "user_message_uuid": "n1",
+        "user_message_uuids": ["n1", "t2"],
+    }
+    message = compat.parse_message(frame)
+    assert isinstance(message, ResultMessage)
+    assert getattr(message, "user_message_uuid", None) == "n1"
+    assert getattr(message, "user_message_uuids", None) == ["n1", "t2"]
+
+
 @pytest.mark.anyio
 async def test_raw_frames_reads_the_clients_private_query() -> None:
     client = ClaudeSDKClient(options=ClaudeAgentOptions())

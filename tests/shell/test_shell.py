@@ -18,11 +18,11 @@ import anyio
 import pytest
 from acp import RequestError
 from acp.schema import PromptResponse, TextContentBlock
-from claude_agent_sdk import AssistantMessage, ResultMessage, TextBlock
+from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, TextBlock
 
 from adapter.claude.runtime_settings import RuntimeSettings, private_values
 from adapter.claude.translate import event_for
-from fsm import TITLE_LIMIT, ResultReceived, redact, shape_title
+from fsm import TITLE_LIMIT, BackgroundTaskStarted, ResultReceived, redact, shape_title
 from tests.support.shell_harness import (
     EPOCH,
     WAIT,
@@ -255,6 +255,44 @@ def test_a_results_origin_kind_is_passed_on_as_read(origin: object, kind: str | 
         object.__setattr__(message, "origin", origin)
     event = event_for(message, EPOCH)
     assert isinstance(event, ResultReceived) and event.origin_kind == kind
+
+
+@pytest.mark.parametrize(
+    ("first", "rest", "prompts"),
+    [
+        ("n1", ["n1", "t2"], {"n1", "t2"}),
+        ("t1", None, {"t1"}),
+        (None, ["t2", 7, ""], {"t2"}),
+        (None, "t2", set()),
+    ],
+)
+def test_a_result_names_the_prompts_its_cycle_took_up(
+    first: object, rest: object, prompts: set[str]
+) -> None:
+    message = result_message()
+    object.__setattr__(message, "user_message_uuid", first)
+    object.__setattr__(message, "user_message_uuids", rest)
+    event = event_for(message, EPOCH)
+    assert isinstance(event, ResultReceived) and event.prompts == prompts
+
+
+@pytest.mark.parametrize(
+    ("fields", "subagent", "backgrounded"),
+    [
+        ({"subagent_type": "general-purpose", "is_backgrounded": True}, True, True),
+        ({"subagent_type": "general-purpose", "is_backgrounded": False}, True, False),
+        ({"task_type": "local_agent"}, True, False),  # an older CLI names no placement
+        ({"task_type": "local_bash", "is_backgrounded": "yes"}, False, False),
+    ],
+)
+def test_a_task_start_says_whether_the_task_runs_in_the_background(
+    fields: dict[str, Any], subagent: bool, backgrounded: bool
+) -> None:
+    # A background subagent's end wakes Claude for a follow-up (docs/decisions.md#turns-that-wait).
+    message = SystemMessage(subtype="task_started", data={"task_id": "a1", **fields})
+    event = event_for(message, EPOCH)
+    assert isinstance(event, BackgroundTaskStarted)
+    assert (event.subagent, event.backgrounded) == (subagent, backgrounded)
 
 
 def test_secret_named_environment_values_are_masked() -> None:

@@ -3,6 +3,8 @@ background, or that the client steered, is answered once, when its work is done.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fsm.effects import AnswerSteer, InterruptClaude, StopReason
 from fsm.events import (
     BackgroundTaskSettled,
@@ -43,6 +45,49 @@ def test_a_turn_is_answered_after_its_background_subagents_follow_up(
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
     assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
     assert capable.turn.state.name == "IDLE"
+
+
+BACKGROUNDED = BackgroundTaskStarted(epoch=E1, task_id="a1", subagent=True, backgrounded=True)
+
+
+def test_a_background_subagent_that_ends_before_the_result_still_gets_its_follow_up(
+    capable: SessionCore,
+) -> None:
+    # What the bundled CLI does when the subagent is quick: it ends (task_updated and
+    # task_notification) before the turn's own result, and Claude Code runs the follow-up it
+    # woke for right after that result, before its idle.
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing in the background."))
+    assert capable.handle(BACKGROUNDED) == []
+    assert capable.handle(SETTLED) == []
+    assert capable.handle(SETTLED) == []  # the notification after the final task_updated
+    assert capable.handle(result()) == []  # held for the follow-up
+    assert capable.handle(said("The audit found two issues.")) == [FORWARD]
+    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
+    assert capable.handle(IDLE) == []
+
+
+def test_a_follow_up_owed_that_never_comes_ends_at_the_idle(capable: SessionCore) -> None:
+    # Claude Code took the notification up inside the turn: nothing follows the result but
+    # its idle, which answers the turn.
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing in the background."))
+    capable.handle(BACKGROUNDED)
+    capable.handle(SETTLED)
+    assert capable.handle(result()) == []
+    assert capable.handle(IDLE) == [WITHDRAW, END_TURN]
+
+
+def test_a_background_subagent_the_level_drops_before_the_result_owes_its_follow_up(
+    capable: SessionCore,
+) -> None:
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing in the background."))
+    capable.handle(BACKGROUNDED)
+    assert capable.handle(BackgroundTasksListed(epoch=E1, task_ids=frozenset())) == []
+    assert capable.handle(result()) == []
+    assert capable.handle(said("The audit found two issues.")) == [FORWARD]
+    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
 
 
 def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) -> None:
@@ -111,6 +156,12 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         assert core.handle(SETTLED) == []
         assert core.handle(said("The audit found two issues.")) == [FORWARD]
         assert core.handle(result(origin_kind="task-notification")) == []
+        # One that ended before the result owes nothing to a turn answered at its result.
+        core.handle(PromptSent(turn_id="t1b"))
+        core.handle(said("Auditing again."))
+        core.handle(BACKGROUNDED)
+        core.handle(SETTLED)
+        assert core.handle(result()) == [WITHDRAW, settled("t1b")]
         # A steered turn still waits for its steered cycle: the declaration names subagents.
         core.handle(PromptSent(turn_id="t2"))
         core.handle(said("Formatting."))
@@ -121,3 +172,26 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         assert core.handle(IDLE) == [WITHDRAW, settled("t2")]
     finally:
         core.close()
+
+
+def test_a_prompt_claude_folds_into_its_own_work_is_answered_by_that_works_result(
+    capable: SessionCore,
+) -> None:
+    # Between turns Claude follows up on a task; the user's prompt, sent meanwhile, is taken
+    # up inside that cycle, whose result (a task notification's) names it: that result is
+    # the prompt's answer, not Claude's own work (the reference's `answersPendingPrompt`).
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Done."))
+    capable.handle(result())
+    capable.handle(said("Following up on the audit."))
+    capable.handle(PromptSent(turn_id="t2"))
+    capable.handle(said("And here is your answer."))
+    folded = replace(result(origin_kind="task-notification"), prompts=frozenset({"t2", "n1"}))
+    assert capable.handle(folded) == [WITHDRAW, settled("t2")]
+    assert capable.handle(IDLE) == []
+    # One that does not name the live prompt is still Claude's own.
+    capable.handle(PromptSent(turn_id="t3"))
+    capable.handle(said("Working."))
+    own = replace(result(origin_kind="task-notification"), prompts=frozenset({"n2"}))
+    assert capable.handle(own) == []
+    assert capable.handle(result()) == [WITHDRAW, settled("t3")]

@@ -1,0 +1,28 @@
+"""What the scripted Claude logged (`CLAUDE_ACP_SCRIPTED_LOG`, one JSON object a line: its argv,
+the control requests it received and the responses it got), read by the end-to-end tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def claude_log(tmp_path: Path) -> list[dict[str, Any]]:
+    """Every entry the scripted Claude logged under `tmp_path` (none when it logged nothing)."""
+    path = tmp_path / "claude-log.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def elicitation_answers(tmp_path: Path) -> list[dict[str, Any]]:
+    """Every control response the scripted Claude received to its `elicitation` requests (the
+    only answers with an `action`)."""
+    return [
+        e["response"]
+        for e in claude_log(tmp_path)
+        if e["kind"] == "response"
+        and isinstance(e["response"].get("response"), dict)
+        and "action" in e["response"]["response"]
+    ]
