@@ -129,6 +129,13 @@ if TYPE_CHECKING:
         WorkerShuttingDown,
         trigger_of,
     )
+    from fsm.fork_points import (
+        ForkPoint,
+        fork_point,
+        fork_point_missing,
+        fork_point_uuid,
+        message_text_fingerprint,
+    )
     from fsm.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
     from fsm.idle_compaction import (
         DEFAULT_DELAY_SECONDS,
@@ -294,6 +301,11 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "ForkPoint": "fork_points",
+    "fork_point": "fork_points",
+    "fork_point_missing": "fork_points",
+    "fork_point_uuid": "fork_points",
+    "message_text_fingerprint": "fork_points",
     "PickerShown": "picker_values",
     "canonical_model_id": "picker_values",
     "efforts_shown": "picker_values",
@@ -487,6 +499,7 @@ __all__ = [
     "FailureKind",
     "FailureRecord",
     "FastModeTurnedOff",
+    "ForkPoint",
     "ForwardAssistantMessage",
     "FreshContextChosen",
     "FreshContextReady",
@@ -573,6 +586,9 @@ __all__ = [
     "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
+    "fork_point",
+    "fork_point_missing",
+    "fork_point_uuid",
     "generated_title",
     "index_list_options",
     "index_page",
@@ -584,6 +600,7 @@ __all__ = [
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
+    "message_text_fingerprint",
     "model_display_names",
     "model_policy_from",
     "model_switch_to_follow",
