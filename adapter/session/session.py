@@ -46,6 +46,7 @@ from fsm import (
     Dialects,
     Event,
     InternalFaultOccurred,
+    OutputReceived,
     PromptReceived,
     SessionClosing,
     SessionCore,
@@ -145,6 +146,7 @@ class Session:
             clock=clock,
             wall=wall,
             feed=self.feed,
+            heard=self.heard,
             fault=self._fault,
             started=self._start_timer,
         )
@@ -259,10 +261,19 @@ class Session:
                 # failed on this event.
                 await self._fault_locked(f"handling {type(event).__name__}")
         # Wake the timer only when the core needs waking sooner than it is set for: a later
-        # deadline is found when the earlier one passes (cheap: once per Claude frame).
+        # deadline is found when the earlier one passes.
         deadline = self.core.next_deadline()
         if deadline is not None and (self._armed_for is None or deadline < self._armed_for):
             self._rearm.set()
+
+    async def heard(self, epoch: str, now: float) -> None:
+        """Claude wrote a frame at `now` (`OutputReceived`): once per frame, every streamed
+        delta. While no fact is being performed (the lock is free, and nothing can come between
+        here and the core: no await), the core takes it at once where it changes nothing but
+        the stall clock and brings no deadline sooner (`SessionCore.heard_alone`); otherwise it
+        is fed as any fact."""
+        if self._feed_lock.locked() or self._released or not self.core.heard_alone(epoch, now):
+            await self.feed(OutputReceived(epoch=epoch, now=now))
 
     async def _fault(self, where: str) -> None:
         async with self._feed_lock:
