@@ -47,6 +47,7 @@ from fsm import (
     Event,
     IdleSettingsRead,
     InternalFaultOccurred,
+    OutputReceived,
     PromptReceived,
     SessionClosing,
     SessionCore,
@@ -150,6 +151,7 @@ class Session:
             clock=clock,
             wall=wall,
             feed=self.feed,
+            heard=self.heard,
             fault=self._fault,
             started=self._start_timer,
         )
@@ -180,6 +182,7 @@ class Session:
         )
         self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
+        self.controls.permissions.owner = self.view.subagents.session_of_agent
         self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
@@ -263,10 +266,19 @@ class Session:
                 # failed on this event.
                 await self._fault_locked(f"handling {type(event).__name__}")
         # Wake the timer only when the core needs waking sooner than it is set for: a later
-        # deadline is found when the earlier one passes (cheap: once per Claude frame).
+        # deadline is found when the earlier one passes.
         deadline = self.core.next_deadline()
         if deadline is not None and (self._armed_for is None or deadline < self._armed_for):
             self._rearm.set()
+
+    async def heard(self, epoch: str, now: float) -> None:
+        """Claude wrote a frame at `now` (`OutputReceived`): once per frame, every streamed
+        delta. While no fact is being performed (the lock is free, and nothing can come between
+        here and the core: no await), the core takes it at once where it changes nothing but
+        the stall clock and brings no deadline sooner (`SessionCore.heard_alone`); otherwise it
+        is fed as any fact."""
+        if self._feed_lock.locked() or self._released or not self.core.heard_alone(epoch, now):
+            await self.feed(OutputReceived(epoch=epoch, now=now))
 
     async def _fault(self, where: str) -> None:
         async with self._feed_lock:
@@ -432,5 +444,7 @@ class Session:
 
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is withdrawn, what is interrupted and
-        what is answered."""
+        what is answered. AIR's child sessions end cancelled first, as the reference ends
+        them."""
+        await self.view.parent_cancelled()
         await self.feed(CancelRequested(now=self._clock()))
