@@ -255,29 +255,28 @@ class InProcessAgent(Adapter):
 @asynccontextmanager
 async def agent_in_process(
     tmp_path: Path,
+    scenario: str = "success",
     *,
+    capable: bool = True,
     client_meta: dict[str, Any] | None = None,
-    initialize: bool = True,
-    client: Any = None,
-    scenario: str | None = None,
     env: dict[str, str] | None = None,
+    client: Any = None,
+    initialize: bool = True,
+    capabilities: dict[str, Any] | None = None,
+    off_spec: str | None = None,
     scenarios: Sequence[Scenario] = (),
-    capable: bool | None = None,
 ) -> AsyncIterator[InProcessAgent]:
-    """The agent served over a socket pair, its Claude Code config folder under `tmp_path`;
-    initialized (with `client_meta` as the capabilities' `_meta`) unless `initialize` is false.
-    With a `scenario`, each Claude process a session starts is the scripted Claude playing it in
-    this process (`InProcessClaude`), its environment `env` besides, `scenarios` beside the
-    shipped ones; without one, a session cannot start Claude. `capable` (as `spawn_adapter`'s):
-    the client opts in to sessionFailure (`OPT_IN`) unless `client_meta` says otherwise."""
-    if capable is not None and client_meta is None:
-        client_meta = OPT_IN if capable else None
+    """`spawn_adapter` in this process: the agent served over socket pairs, its Claude Code
+    config folder under `tmp_path`, each Claude process a session starts the scripted Claude
+    playing `scenario` in this process (`InProcessClaude`; `scenarios` beside the shipped ones,
+    its environment `env` besides). Initialized unless `initialize` is false, opted in to
+    sessionFailure when `capable` (`client_meta`: the capabilities' `_meta` instead),
+    `capabilities` the other client capabilities (wire names). On a clean exit its frames must
+    pass the conformance rules, unless `off_spec` says why they are off-spec on purpose."""
     workdir, config_dir = tmp_path / "project", tmp_path / "claude-config"
     for folder in (workdir, config_dir):
         folder.mkdir(parents=True, exist_ok=True)
-    claude_env = {"CLAUDE_CONFIG_DIR": str(config_dir), **(env or {})}
-    if scenario is not None:
-        claude_env[SCENARIO_ENV] = scenario
+    claude_env = {"CLAUDE_CONFIG_DIR": str(config_dir), SCENARIO_ENV: scenario, **(env or {})}
     settings = RuntimeSettings(executable=IN_PROCESS, env=claude_env)
     frames: list[Frame] = []
     client = client or RecordingClient()
@@ -289,14 +288,15 @@ async def agent_in_process(
     transport = vars(claude_runtime)["ExitBoundedTransport"]
     # ...and the scripted Claude looks its scenario up in this table.
     shipped = vars(scripted_runtime)["SCENARIOS"]
-    if scenario is not None:
-        setattr(claude_runtime, "ExitBoundedTransport", InProcessClaude)  # noqa: B010
-        mine = {**shipped, **{s.name: s for s in scenarios}}
-        setattr(scripted_runtime, "SCENARIOS", mine)  # noqa: B010
+    setattr(claude_runtime, "ExitBoundedTransport", InProcessClaude)  # noqa: B010
+    setattr(scripted_runtime, "SCENARIOS", {**shipped, **{s.name: s for s in scenarios}})  # noqa: B010
     try:
-        async with _served(settings, client, frames) as conn:
+        # elicitation/create is in acp's unstable set: a client declaring it takes it.
+        unstable = capabilities is not None
+        async with _served(settings, client, frames, unstable=unstable) as conn:
             if initialize:
-                caps = ClientCapabilities.model_validate({"_meta": client_meta})
+                meta = client_meta if client_meta is not None else (OPT_IN if capable else None)
+                caps = ClientCapabilities.model_validate({**(capabilities or {}), "_meta": meta})
                 await asyncio.wait_for(
                     conn.initialize(
                         protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps
@@ -315,13 +315,14 @@ async def agent_in_process(
         else:
             os.environ["CLAUDE_CONFIG_DIR"] = saved
     # What the agent said passes the conformance rules, as every end-to-end adapter's does.
-    violations = conformance_violations(frames)
-    assert not violations, "conformance violations:\n" + "\n".join(violations)
+    if off_spec is None and frames:
+        violations = conformance_violations(frames)
+        assert not violations, "conformance violations:\n" + "\n".join(violations)
 
 
 @asynccontextmanager
 async def _served(
-    settings: RuntimeSettings, client: Any, frames: list[Frame]
+    settings: RuntimeSettings, client: Any, frames: list[Frame], *, unstable: bool
 ) -> AsyncIterator[acp.ClientSideConnection]:
     """The agent served as `adapter/app/serving.py` serves it, and the client's connection."""
 
@@ -354,7 +355,11 @@ async def _served(
 
         tg.start_soon(serve)
         conn = acp.connect_to_agent(
-            cast(Client, client), client_writer, client_reader, observers=[record]
+            cast(Client, client),
+            client_writer,
+            client_reader,
+            observers=[record],
+            use_unstable_protocol=unstable,
         )
         try:
             yield conn
