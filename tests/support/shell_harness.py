@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import socket
 import threading
@@ -230,7 +231,14 @@ def retry_message() -> SystemMessage:
 class InProcessAgent(Adapter):
     """The agent and its client in this process, with what an end-to-end `Adapter` offers
     (`conn`, every frame in order from the client's side, `new_session`, `prompt`, `updates`,
-    `records`, ...); no stderr (the agent logs to this process's), no process."""
+    `records`, ...) but no process. `stderr()` is the agent's log records, one message a
+    line, at the level `CLAUDE_ACP_LOG` names (DEBUG by default), as this process caught them:
+    what was logged, not how the command formats and masks it for a person (end to end)."""
+
+    log: list[str] = []  # noqa: RUF012 - set per agent by `agent_in_process`
+
+    def stderr(self) -> str:
+        return "".join(f"{line}\n" for line in self.log)
 
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """A raw request's answer as the client read it: the JSON-RPC message, `result` or
@@ -293,7 +301,10 @@ async def agent_in_process(
     try:
         # elicitation/create is in acp's unstable set: a client declaring it takes it.
         unstable = capabilities is not None
-        async with _served(settings, client, frames, unstable=unstable) as conn:
+        async with (
+            _served(settings, client, frames, unstable=unstable) as conn,
+            _caught_logs(claude_env.get("CLAUDE_ACP_LOG", "DEBUG")) as log,
+        ):
             if initialize:
                 meta = client_meta if client_meta is not None else (OPT_IN if capable else None)
                 caps = ClientCapabilities.model_validate({**(capabilities or {}), "_meta": meta})
@@ -304,9 +315,11 @@ async def agent_in_process(
                     WAIT,
                 )
             process: Any = None  # none: the agent runs here
-            yield InProcessAgent(
+            agent = InProcessAgent(
                 conn, process, client, frames, tmp_path / "no-stderr", workdir, config_dir
             )
+            agent.log = log
+            yield agent
     finally:
         setattr(claude_runtime, "ExitBoundedTransport", transport)  # noqa: B010
         setattr(scripted_runtime, "SCENARIOS", shipped)  # noqa: B010
@@ -318,6 +331,27 @@ async def agent_in_process(
     if off_spec is None and frames:
         violations = conformance_violations(frames)
         assert not violations, "conformance violations:\n" + "\n".join(violations)
+
+
+@asynccontextmanager
+async def _caught_logs(level: str) -> AsyncIterator[list[str]]:
+    """The messages the agent logs (its loggers are `adapter.*`) at `level` or above."""
+    caught: list[str] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            caught.append(record.getMessage())
+
+    handler = Catch(level=logging.getLevelName(level.upper()))
+    logger = logging.getLogger("adapter")
+    was = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(min(handler.level, was) if was else handler.level)
+    try:
+        yield caught
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(was)
 
 
 @asynccontextmanager
