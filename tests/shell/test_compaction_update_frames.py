@@ -18,8 +18,6 @@ from adapter.view.compaction_ids import compaction_id
 from tests.support.harness import TIMEOUT, Adapter
 from tests.support.shell_harness import agent_in_process
 
-pytestmark = pytest.mark.e2e
-
 
 def _update(compaction_id: str, status: str, **fields: Any) -> dict[str, Any]:
     return {
