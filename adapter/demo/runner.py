@@ -63,6 +63,11 @@ SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
         "Format the file.",
         f"{STEER}Use tabs, not spaces.",
     ),
+    "remote_control": (
+        "/remote-control",
+        "Summarize what this project does.",
+        "/remote-control off",
+    ),
     "usage_limit_resets": (
         "Summarize what this project does.",
         "Which tests cover it?",

@@ -145,6 +145,15 @@ class LiveView:
         )
         self._view.async_tasks = self._async_tasks
 
+    async def user_said(self, texts: list[str]) -> None:
+        """What a person typed in another client of the session, as the user's message."""
+        for text in texts:
+            chunk = {
+                "sessionUpdate": "user_message_chunk",
+                "content": {"type": "text", "text": text},
+            }
+            await self._send_raw(chunk)
+
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         if update.get("sessionUpdate") == "agent_message_chunk":
             self._saw_text(update.get("content"))
