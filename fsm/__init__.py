@@ -16,7 +16,8 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `session_index.py`: AIR's session index (its methods' table, list
+  its Async Tasks panel; `native_subagents.py`: its native subagent sessions;
+  `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
 
@@ -101,6 +102,7 @@ if TYPE_CHECKING:
         FreshContextChosen,
         FreshContextReady,
         HistoryFailureFound,
+        IdleSettingsRead,
         InternalFaultOccurred,
         LimitWindow,
         McpServersPolled,
@@ -128,6 +130,13 @@ if TYPE_CHECKING:
         TurnWentIdle,
         WorkerShuttingDown,
         trigger_of,
+    )
+    from fsm.fork_points import (
+        ForkPoint,
+        fork_point,
+        fork_point_missing,
+        fork_point_uuid,
+        message_text_fingerprint,
     )
     from fsm.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
     from fsm.idle_compaction import (
@@ -163,6 +172,7 @@ if TYPE_CHECKING:
         model_policy_from,
         resolve_model_preference,
     )
+    from fsm.native_subagents import NativeSubagents, subagent_state
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -312,12 +322,19 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "ForkPoint": "fork_points",
+    "fork_point": "fork_points",
+    "fork_point_missing": "fork_points",
+    "fork_point_uuid": "fork_points",
+    "message_text_fingerprint": "fork_points",
     "PickerShown": "picker_values",
     "canonical_model_id": "picker_values",
     "efforts_shown": "picker_values",
     "efforts_to_apply": "picker_values",
     "models_shown": "picker_values",
     "AsyncTasks": "async_tasks",
+    "NativeSubagents": "native_subagents",
+    "subagent_state": "native_subagents",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -374,6 +391,7 @@ _HOMES = {
     "McpServersPolled": "events",
     "McpSignInEnded": "events",
     "MessageTooLarge": "events",
+    "IdleSettingsRead": "events",
     "ModelChosen": "events",
     "ModelFellBack": "events",
     "OutputReceived": "events",
@@ -506,6 +524,7 @@ __all__ = [
     "FailureKind",
     "FailureRecord",
     "FastModeTurnedOff",
+    "ForkPoint",
     "ForwardAssistantMessage",
     "FreshContextChosen",
     "FreshContextReady",
@@ -513,6 +532,7 @@ __all__ = [
     "HistoryFailureFound",
     "IdKind",
     "IdlePolicy",
+    "IdleSettingsRead",
     "IndexMethodNotFound",
     "IndexRow",
     "InternalFaultOccurred",
@@ -530,6 +550,7 @@ __all__ = [
     "ModelFacts",
     "ModelFellBack",
     "ModelPolicy",
+    "NativeSubagents",
     "OutputReceived",
     "OwnActivity",
     "ParsedId",
@@ -594,6 +615,9 @@ __all__ = [
     "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
+    "fork_point",
+    "fork_point_missing",
+    "fork_point_uuid",
     "generated_title",
     "index_list_options",
     "index_page",
@@ -605,6 +629,7 @@ __all__ = [
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
+    "message_text_fingerprint",
     "model_display_names",
     "model_policy_from",
     "model_switch_to_follow",
@@ -641,6 +666,7 @@ __all__ = [
     "skill_command_meta",
     "skill_tool_meta",
     "start_failure",
+    "subagent_state",
     "title_description",
     "title_records",
     "trigger_of",

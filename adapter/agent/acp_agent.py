@@ -49,7 +49,7 @@ from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
 from adapter.wire.response_watch import ResponseWatch
-from fsm import Dialects
+from fsm import Dialects, fork_point
 
 if TYPE_CHECKING:
     from adapter.claude.runtime_settings import RuntimeSettings
@@ -126,6 +126,7 @@ class ClaudeAcpAgent:
         self._client = handshake.client_declared(client_capabilities, self._raw)
         self._link.client_name = client_info.name if client_info is not None else None
         self._index.negotiate(self._client.air)
+        self._raw.session_capabilities = self._client.air.session_capabilities()
         log.info("initialize: %s", self._client.dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -249,7 +250,9 @@ class ClaudeAcpAgent:
 
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
-        new_id, copy = await session_store.fork(session_id, cwd, self._settings.env)
+        # JetBrains AIR's fork at a message, read from any client (docs/client-authors.md).
+        point = fork_point(kwargs)
+        new_id, copy = await session_store.fork(session_id, cwd, self._settings.env, point)
         start = self._opener.prepare(self._client, new_id, cwd, mcp_servers, copy, options)
         pickers = await self._opener.open(start, ForkSessionResponse, self._client)
         return ForkSessionResponse(session_id=new_id, **pickers)

@@ -24,7 +24,7 @@ from typing import Any
 
 import acp
 import pytest
-from acp.schema import PromptResponse, RequestPermissionResponse
+from acp.schema import AllowedOutcome, PromptResponse, RequestPermissionResponse
 
 from tests.support.harness import (
     OPT_IN,
@@ -136,6 +136,12 @@ mine = [
          Sleep(seconds=60.0, until_queued=True), ToolResult(id="fb1", result="ok"),
          Text(text="The check passes, and here is your answer."), followed_up),
         (Text(text="Never played: taken up in Claude's own work."), Result()),
+    )),
+    # Claude asks the user; a steer comes while the question is open.
+    Scenario(name="asks_then_steered", description="", turns=(
+        (Permission(tool_name="Bash", input={"command": "make"}, result="built"),
+         Text(text="Made."), Result()),
+        (Text(text="Steered: after the build."), Result()),
     )),
     Scenario(name="steered", description="", turns=(
         (Text(text="Working on it."), Sleep(seconds=3.0), Text(text="Done with the first."),
@@ -462,6 +468,13 @@ async def test_a_steer_joins_the_running_turn(adapters: AdapterPool, tmp_path: P
         idle = await _steer(
             adapter, **steer, _meta={"steering": {"idleBehavior": "promptRequired"}}
         )
+        # Without the opt-in, a steer with no turn running is a turn of its own: its words
+        # stream, and nothing is answered twice.
+        started = await _steer(adapter, **steer)
+        await _until_said(adapter, "Scripted reply to: use tabs")
+        after = await adapter.prompt(session, "and now?")
+    assert started == {"outcome": "startedNewTurn"}
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
     assert outcome == {"outcome": "injected"}
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert set(adapter.answers().values()) == {1}
@@ -471,6 +484,56 @@ async def test_a_steer_joins_the_running_turn(adapters: AdapterPool, tmp_path: P
     users = [json.loads(line) for line in log.read_text().splitlines()]
     steered = [u for u in users if u["kind"] == "user" and u.get("priority")]
     assert [(u["content"][0]["text"], u["priority"]) for u in steered] == [("use tabs", "now")]
+
+
+@dataclass(slots=True)
+class _AnswersWhenTold(RecordingClient):
+    """A user who answers the permission question only once `release` is set."""
+
+    asked: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permission_requests.append(tool_call)
+        self.asked.set()
+        await self.release.wait()
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id="allow")
+        )
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_steer_while_a_question_is_open_waits_for_it(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # Priority `later` while the user is asked (docs/decisions.md#turns-that-wait): the
+    # question stays open and is answered, and the steered message runs after it, inside the
+    # turn, which is answered once.
+    log = tmp_path / "claude.log"
+    env = {**_env(adapters), "CLAUDE_ACP_SCRIPTED_LOG": str(log)}
+    client = _AnswersWhenTold()
+    async with adapters.session_adapter(
+        tmp_path, "asks_then_steered", env=env, client=client
+    ) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.ensure_future(adapter.prompt(session, "build it"))
+        await asyncio.wait_for(client.asked.wait(), TIMEOUT)
+        steer = {"sessionId": session, "prompt": [{"type": "text", "text": "then lint"}]}
+        outcome = await _steer(adapter, **steer)
+        await _until_logged(log, "then lint")
+        client.release.set()
+        answer = await prompt
+    assert outcome == {"outcome": "injected"}
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1}
+    said = _said_before(adapter, _position(adapter, _is_response))
+    assert "Made." in said and "Steered: after the build." in said
+    assert not [m for m in adapter.incoming() if m.get("method") == "$/cancel_request"]
+    users = [json.loads(line) for line in log.read_text().splitlines()]
+    steered = [u for u in users if u["kind"] == "user" and u.get("priority")]
+    assert [(u["content"][0]["text"], u["priority"]) for u in steered] == [("then lint", "later")]
 
 
 @pytest.mark.asyncio(loop_scope="module")
