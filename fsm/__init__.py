@@ -16,7 +16,8 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `session_index.py`: AIR's session index (its methods' table, list
+  its Async Tasks panel; `native_subagents.py`: its native subagent sessions;
+  `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
 
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
         SendNotice,
         SendPrompt,
         SettlePrompt,
+        SignInMcpServer,
         StartFreshContext,
         StopReason,
         StopRuntime,
@@ -100,10 +102,13 @@ if TYPE_CHECKING:
         FreshContextChosen,
         FreshContextReady,
         HistoryFailureFound,
+        IdleSettingsRead,
         InternalFaultOccurred,
         LimitWindow,
+        McpServersPolled,
         McpServersReported,
         McpServerStatus,
+        McpSignInEnded,
         MessageTooLarge,
         ModelChosen,
         ModelFellBack,
@@ -126,6 +131,13 @@ if TYPE_CHECKING:
         WorkerShuttingDown,
         trigger_of,
     )
+    from fsm.fork_points import (
+        ForkPoint,
+        fork_point,
+        fork_point_missing,
+        fork_point_uuid,
+        message_text_fingerprint,
+    )
     from fsm.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
     from fsm.idle_compaction import (
         DEFAULT_DELAY_SECONDS,
@@ -134,6 +146,16 @@ if TYPE_CHECKING:
         IdlePolicy,
     )
     from fsm.ids import IdKind, ParsedId, parse_id
+    from fsm.mcp_sign_in import (
+        MCP_POLL_SECONDS,
+        MCP_SIGN_IN_SECONDS,
+        page_done,
+        poll_verdict,
+        sign_in_message,
+        sign_in_outcome,
+        sign_in_page,
+        sign_in_servers,
+    )
     from fsm.model_following import (
         ONE_MILLION_WINDOW,
         fallback_moves_session,
@@ -150,6 +172,7 @@ if TYPE_CHECKING:
         model_policy_from,
         resolve_model_preference,
     )
+    from fsm.native_subagents import NativeSubagents, subagent_state
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -166,6 +189,16 @@ if TYPE_CHECKING:
     )
     from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
+    from fsm.remote_control import (
+        REMOTE_CONTROL_COMMAND,
+        RemoteControl,
+        claude_code_offers,
+        remote_control_command,
+        remote_control_refusal,
+        remote_control_reply,
+        remote_control_request,
+        remote_words,
+    )
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
     from fsm.session_index import (
@@ -210,6 +243,22 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "REMOTE_CONTROL_COMMAND": "remote_control",
+    "RemoteControl": "remote_control",
+    "claude_code_offers": "remote_control",
+    "remote_control_command": "remote_control",
+    "remote_control_refusal": "remote_control",
+    "remote_control_reply": "remote_control",
+    "remote_control_request": "remote_control",
+    "remote_words": "remote_control",
+    "page_done": "mcp_sign_in",
+    "MCP_POLL_SECONDS": "mcp_sign_in",
+    "MCP_SIGN_IN_SECONDS": "mcp_sign_in",
+    "poll_verdict": "mcp_sign_in",
+    "sign_in_message": "mcp_sign_in",
+    "sign_in_outcome": "mcp_sign_in",
+    "sign_in_page": "mcp_sign_in",
+    "sign_in_servers": "mcp_sign_in",
     "AllowedModel": "model_policy",
     "ModelFacts": "model_policy",
     "ModelPolicy": "model_policy",
@@ -273,12 +322,19 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "ForkPoint": "fork_points",
+    "fork_point": "fork_points",
+    "fork_point_missing": "fork_points",
+    "fork_point_uuid": "fork_points",
+    "message_text_fingerprint": "fork_points",
     "PickerShown": "picker_values",
     "canonical_model_id": "picker_values",
     "efforts_shown": "picker_values",
     "efforts_to_apply": "picker_values",
     "models_shown": "picker_values",
     "AsyncTasks": "async_tasks",
+    "NativeSubagents": "native_subagents",
+    "subagent_state": "native_subagents",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -300,6 +356,7 @@ _HOMES = {
     "SendNotice": "effects",
     "SendPrompt": "effects",
     "SettlePrompt": "effects",
+    "SignInMcpServer": "effects",
     "StartFreshContext": "effects",
     "StopReason": "effects",
     "StopRuntime": "effects",
@@ -331,7 +388,10 @@ _HOMES = {
     "LimitWindow": "events",
     "McpServerStatus": "events",
     "McpServersReported": "events",
+    "McpServersPolled": "events",
+    "McpSignInEnded": "events",
     "MessageTooLarge": "events",
+    "IdleSettingsRead": "events",
     "ModelChosen": "events",
     "ModelFellBack": "events",
     "OutputReceived": "events",
@@ -412,9 +472,12 @@ __all__ = [
     "LIST_CHANGES_METHOD",
     "LOCAL_ONLY_COMMANDS",
     "MAX_PATCH_BYTES",
+    "MCP_POLL_SECONDS",
+    "MCP_SIGN_IN_SECONDS",
     "MIN_TOKENS_FLOOR",
     "ONE_MILLION_WINDOW",
     "RAW_MESSAGE_METHOD",
+    "REMOTE_CONTROL_COMMAND",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -461,6 +524,7 @@ __all__ = [
     "FailureKind",
     "FailureRecord",
     "FastModeTurnedOff",
+    "ForkPoint",
     "ForwardAssistantMessage",
     "FreshContextChosen",
     "FreshContextReady",
@@ -468,6 +532,7 @@ __all__ = [
     "HistoryFailureFound",
     "IdKind",
     "IdlePolicy",
+    "IdleSettingsRead",
     "IndexMethodNotFound",
     "IndexRow",
     "InternalFaultOccurred",
@@ -477,12 +542,15 @@ __all__ = [
     "ListSubscriptions",
     "LogNotice",
     "McpServerStatus",
+    "McpServersPolled",
     "McpServersReported",
+    "McpSignInEnded",
     "MessageTooLarge",
     "ModelChosen",
     "ModelFacts",
     "ModelFellBack",
     "ModelPolicy",
+    "NativeSubagents",
     "OutputReceived",
     "OwnActivity",
     "ParsedId",
@@ -496,6 +564,7 @@ __all__ = [
     "RateLimitReported",
     "RawMessageChoice",
     "RejectPrompt",
+    "RemoteControl",
     "RenameRequest",
     "ReplayPlanner",
     "ResultReceived",
@@ -511,6 +580,7 @@ __all__ = [
     "SessionFailureDialect",
     "SettlePrompt",
     "Severity",
+    "SignInMcpServer",
     "StartFailure",
     "StartFailureKind",
     "StartFreshContext",
@@ -539,11 +609,15 @@ __all__ = [
     "archive_to",
     "blob_plan",
     "canonical_model_id",
+    "claude_code_offers",
     "decode_text_blob",
     "efforts_shown",
     "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
+    "fork_point",
+    "fork_point_missing",
+    "fork_point_uuid",
     "generated_title",
     "index_list_options",
     "index_page",
@@ -555,11 +629,13 @@ __all__ = [
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
+    "message_text_fingerprint",
     "model_display_names",
     "model_policy_from",
     "model_switch_to_follow",
     "models_shown",
     "negotiate",
+    "page_done",
     "parse_entry",
     "parse_id",
     "patch_block",
@@ -567,8 +643,14 @@ __all__ = [
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",
+    "poll_verdict",
     "raw_message_choice",
     "redact",
+    "remote_control_command",
+    "remote_control_refusal",
+    "remote_control_reply",
+    "remote_control_request",
+    "remote_words",
     "rename_to",
     "resolve_model_preference",
     "route_index_request",
@@ -577,9 +659,14 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "sign_in_message",
+    "sign_in_outcome",
+    "sign_in_page",
+    "sign_in_servers",
     "skill_command_meta",
     "skill_tool_meta",
     "start_failure",
+    "subagent_state",
     "title_description",
     "title_records",
     "trigger_of",

@@ -37,6 +37,7 @@ __all__ = [
     "SendNotice",
     "SendPrompt",
     "SettlePrompt",
+    "SignInMcpServer",
     "StartFreshContext",
     "StopReason",
     "StopRuntime",
@@ -161,6 +162,15 @@ class LogNotice(Effect):
     """Something was dropped on purpose; the shell logs it to stderr."""
 
     message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignInMcpServer(Effect):
+    """Sign the user in to the client's MCP server `name` (`fsm.mcp_sign_in`): Claude Code's
+    `mcp_authenticate`, its page as a URL elicitation, until the server connects; the end is
+    reported as `McpSignInEnded`."""
+
+    name: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from fsm.errors import PeerViolation
+from fsm.idle_compaction import IdlePolicy
 
 __all__ = [
     "MAX_MS",
@@ -47,7 +48,9 @@ __all__ = [
     "InternalFaultOccurred",
     "LimitWindow",
     "McpServerStatus",
+    "McpServersPolled",
     "McpServersReported",
+    "McpSignInEnded",
     "MessageTooLarge",
     "ModelChosen",
     "ModelFellBack",
@@ -164,6 +167,15 @@ class FreshContextReady(Event):
     """The fresh context's Claude process is up (asked for by `StartFreshContext`), at `now`."""
 
     now: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IdleSettingsRead(Event):
+    """The shell read the settings files again (docs/decisions.md#settings-read-again): the
+    idle compaction's policy as they say it now, which the next idle period and the next
+    deadline go by."""
+
+    policy: IdlePolicy
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -335,6 +347,9 @@ class ResultReceived(ClaudeEvent):
     origin_kind: str | None = None
     refusal_explanation: str | None = None
     total_cost_usd: float | None = None  # what the session has cost so far, as Claude Code says
+    # The user messages the result's cycle took up (`user_message_uuid(s)`): a cycle Claude
+    # began on its own that took a prompt up answers that prompt.
+    prompts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -409,6 +424,24 @@ class McpServersReported(ClaudeEvent):
     """The `mcp_servers` of a `system/init` frame (Claude Code writes one each turn)."""
 
     servers: tuple[McpServerStatus, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServersPolled(ClaudeEvent):
+    """Claude Code's answer to `mcp_status`, asked once the session's setup response is out:
+    which of the client's servers wait for a sign-in (`fsm.mcp_sign_in`)."""
+
+    servers: tuple[McpServerStatus, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpSignInEnded(Event):
+    """The sign-in the core started for the client's MCP server `name` (`SignInMcpServer`)
+    ended with `outcome`, one of `fsm.mcp_sign_in.OUTCOMES`."""
+
+    name: str
+    outcome: str
+    status: ClassVar[str] = "needs-auth"  # what the server still is unless it connected
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

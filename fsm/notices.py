@@ -10,10 +10,18 @@ table is the routing (docs/decisions.md#model-fallback, #acp-notices and #mcp-se
     mcp_server_reported [is_an_unknown_shape, unknown_shape_was_logged]
     mcp_server_reported [is_an_unknown_shape]    / log_unknown_shape
     mcp_server_reported [is_a_problem, was_reported]
+    mcp_server_reported [is_a_problem, signs_in_by_url]       / start_sign_in
     mcp_server_reported [is_a_problem, takes_warning_records] / publish_server_record
     mcp_server_reported [is_a_problem, takes_acp_notices]     / send_server_notice
     mcp_server_reported [is_a_problem]           / send_server_text
     mcp_server_reported                          (connected, pending, disabled: nothing)
+    mcp_server_polled [signs_in_by_url, was_reported]
+    mcp_server_polled [signs_in_by_url]          / start_sign_in
+    mcp_server_polled                            (the rest waits for the turn's init frame)
+    mcp_sign_in_ended [signed_in]                / log_sign_in
+    mcp_sign_in_ended [takes_warning_records]    / log_sign_in, publish_server_record
+    mcp_sign_in_ended [takes_acp_notices]        / log_sign_in, send_server_notice
+    mcp_sign_in_ended                            / log_sign_in, send_server_text
     auto_mode_unavailable [auto_mode_was_told]
     auto_mode_unavailable [declared_acp_notices] / send_auto_mode_notice
     auto_mode_unavailable                        / send_auto_mode_text
@@ -30,7 +38,11 @@ A sessionFailure client gets a notice-namespace warning record; a client that de
 bold agent text. An MCP server is reported once per server and state (`failed`, `needs-auth`),
 from Claude Code's `system/init` frames (one per turn, so a later frame is a later status). A
 status of a shape the core does not know is logged once per session and otherwise ignored; a
-server name that could be a path or a URL is left out of the words.
+server name that could be a path or a URL is left out of the words. A server of the client's
+that needs sign-in, for a client that takes URL elicitation, is signed in to instead
+(`fsm.mcp_sign_in`, docs/decisions.md#mcp-sign-in), from the `mcp_status` asked at the start
+(`mcp_server_polled`) or an init frame, whichever tells first; a sign-in that ends without the
+server is told as the notice would have been.
 
 Auto mode and fast mode are told as the reference adapter tells them: an ACP `notice` for a
 client that declared `session.notices` (a sessionFailure client too: neither has a record
@@ -47,10 +59,18 @@ from enum import Enum
 from typing import Any
 
 from fsm import classify
-from fsm.effects import Effect, LogNotice, PublishRecord, SendAgentText, SendNotice
-from fsm.events import FastModeTurnedOff, McpServerStatus, ModelFellBack
+from fsm.effects import (
+    Effect,
+    LogNotice,
+    PublishRecord,
+    SendAgentText,
+    SendNotice,
+    SignInMcpServer,
+)
+from fsm.events import FastModeTurnedOff, McpServerStatus, McpSignInEnded, ModelFellBack
 from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire
+from fsm.mcp_sign_in import SIGNED_IN, sign_in_log
 from fsm.records import TITLE_LIMIT, redact
 from fsm.vocabulary import FailureKind
 
@@ -79,6 +99,8 @@ MCP_PROBLEMS = {"failed": FailureKind.MCP_SERVER_FAILED, "needs-auth": FailureKi
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.@+-]{0,63}")
 
 ROUTING = NoticeState.ROUTING
+# A server whose problem is told: as Claude Code reported it, or after a sign-in that failed.
+_Server = McpServerStatus | McpSignInEnded
 
 # The reference adapter's words: (title, description, the bold text of a client without notices).
 AUTO_MODE_UNAVAILABLE = (
@@ -111,11 +133,23 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("mcp_server_reported", when=["is_an_unknown_shape", "unknown_shape_was_logged"]),
     _row("mcp_server_reported", "log_unknown_shape", when=["is_an_unknown_shape"]),
     _row("mcp_server_reported", when=["is_a_problem", "was_reported"]),
+    # docs/decisions.md#mcp-sign-in: the client's server, a client that takes URL elicitation.
+    _row("mcp_server_reported", "start_sign_in", when=["is_a_problem", "signs_in_by_url"]),
     _row("mcp_server_reported", "publish_server_record",
          when=["is_a_problem", "takes_warning_records"]),
     _row("mcp_server_reported", "send_server_notice", when=["is_a_problem", "takes_acp_notices"]),
     _row("mcp_server_reported", "send_server_text", when=["is_a_problem"]),
     _row("mcp_server_reported"),
+    # Claude Code's `mcp_status` at the start: only a sign-in starts from it.
+    _row("mcp_server_polled", when=["signs_in_by_url", "was_reported"]),
+    _row("mcp_server_polled", "start_sign_in", when=["signs_in_by_url"]),
+    _row("mcp_server_polled"),
+    # A sign-in that did not connect the server is told as its problem would have been.
+    _row("mcp_sign_in_ended", "log_sign_in", when=["signed_in"]),
+    _row("mcp_sign_in_ended", "log_sign_in", "publish_server_record",
+         when=["takes_warning_records"]),
+    _row("mcp_sign_in_ended", "log_sign_in", "send_server_notice", when=["takes_acp_notices"]),
+    _row("mcp_sign_in_ended", "log_sign_in", "send_server_text"),
     # An `auto` the model lacks, as the reference tells it: once per session, a start-up one
     # at the client's next prompt.
     _row("auto_mode_unavailable", when=["auto_mode_was_told"]),
@@ -178,8 +212,11 @@ class Notices:
         private: tuple[str, ...],
         live_turn: Any,
         declared_acp_notices: bool = False,
+        sign_in_servers: frozenset[str] = frozenset(),
     ) -> None:
         self.ledger, self.records, self.acp_notices = ledger, records, acp_notices
+        # The client's MCP servers signed in to when they need it (`fsm.mcp_sign_in`).
+        self.sign_in_servers = sign_in_servers
         self.declared_notices = declared_acp_notices
         self.private = private
         self._live_turn = live_turn
@@ -205,6 +242,9 @@ class Notices:
     def servers_reported(self, servers: tuple[McpServerStatus, ...]) -> list[Effect]:
         return [effect for server in servers for effect in self.fire("mcp_server_reported", server)]
 
+    def servers_polled(self, servers: tuple[McpServerStatus, ...]) -> list[Effect]:
+        return [effect for server in servers for effect in self.fire("mcp_server_polled", server)]
+
     # --- guards ----------------------------------------------------------------------------
 
     def takes_warning_records(self, *_: Any) -> bool:
@@ -227,6 +267,12 @@ class Notices:
 
     def was_reported(self, server: McpServerStatus) -> bool:
         return (server.name or "", server.status or "") in self.reported
+
+    def signs_in_by_url(self, server: McpServerStatus) -> bool:
+        return server.status == "needs-auth" and server.name in self.sign_in_servers
+
+    def signed_in(self, ended: McpSignInEnded) -> bool:
+        return ended.outcome in SIGNED_IN
 
     def auto_mode_was_told(self, *_: Any) -> bool:
         return self.told_auto_mode
@@ -271,7 +317,7 @@ class Notices:
         self.logged_unknown_shape = True
         self.effects.append(LogNotice(message="ignored an MCP server status of an unknown shape"))
 
-    def _words(self, server: McpServerStatus) -> tuple[str, str, str]:
+    def _words(self, server: _Server) -> tuple[str, str, str]:
         assert server.status is not None  # `is_a_problem` holds
         self.reported.add((server.name or "", server.status))
         record_title, title, description = server_words(server.name, server.status)
@@ -281,19 +327,28 @@ class Notices:
             description,
         )
 
-    def publish_server_record(self, server: McpServerStatus) -> None:
+    def start_sign_in(self, server: McpServerStatus) -> None:
+        assert server.name is not None and server.status is not None  # `signs_in_by_url`
+        self.reported.add((server.name, server.status))  # once per server and state
+        self.effects.append(SignInMcpServer(name=server.name))
+
+    def log_sign_in(self, ended: McpSignInEnded) -> None:
+        shown = redact(plain_name(ended.name) or "", self.private) or None
+        self.effects.append(LogNotice(message=sign_in_log(shown, ended.outcome)))
+
+    def publish_server_record(self, server: _Server) -> None:
         record_title, _, _ = self._words(server)
         assert server.status is not None
         kind = MCP_PROBLEMS[server.status]
         record = self.ledger.propose_notice(record_title, turn_id=None, kind=kind)
         self.effects.append(PublishRecord(record=record))
 
-    def send_server_notice(self, server: McpServerStatus) -> None:
+    def send_server_notice(self, server: _Server) -> None:
         _, title, description = self._words(server)
         severity = "warning" if server.status == "failed" else "info"
         self.effects.append(SendNotice(severity=severity, title=title, description=description))
 
-    def send_server_text(self, server: McpServerStatus) -> None:
+    def send_server_text(self, server: _Server) -> None:
         _, title, description = self._words(server)
         server_name = redact(plain_name(server.name) or "", self.private)
         meta = {"claudeCode": {"kind": "mcpServerStatus", "server": server_name,

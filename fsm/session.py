@@ -62,7 +62,10 @@ from fsm.events import (
     FastModeTurnedOff,
     FreshContextReady,
     HistoryFailureFound,
+    IdleSettingsRead,
+    McpServersPolled,
     McpServersReported,
+    McpSignInEnded,
     ModelChosen,
     ModelFellBack,
     OutputReceived,
@@ -99,7 +102,8 @@ class SessionCore:
     `background_subagents`: the client declared AIR's `backgroundSubagents`, so a turn is
     answered at its result even while its background subagents run. `prompt_queueing`: a
     prompt that comes while a turn runs goes to Claude at once (as the reference adapter does);
-    off, it waits for the turn before it.
+    off, it waits for the turn before it. `mcp_sign_in`: the client's MCP servers signed in
+    to when they need it (`fsm.mcp_sign_in.sign_in_servers`).
     """
 
     def __init__(
@@ -116,6 +120,7 @@ class SessionCore:
         idle: IdlePolicy | None = None,
         background_subagents: bool = False,
         prompt_queueing: bool = True,
+        mcp_sign_in: frozenset[str] = frozenset(),
     ) -> None:
         self.session_id = session_id
         self.capable = capable
@@ -147,12 +152,14 @@ class SessionCore:
             private=private,
             live_turn=lambda: self.turn.turn_id if self.turn.live else None,
             declared_acp_notices=acp_notices,
+            sign_in_servers=mcp_sign_in,
         )
         self.idle = SessionIdle(policy=idle, turn=self.turn, clock=self._clock)
         # What the AIR session index shows beside the turn (docs/decisions.md#session-index).
         self._cost_usd: float | None = None
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
             ContextMeasured: self._on_context,
+            IdleSettingsRead: self._on_idle_settings,
             ModelChosen: lambda _: [],  # only the idle compaction hears of it (`after`)
             DeliveryConfirmed: self._on_confirmed,
             DeliveryFailed: self._on_failed,
@@ -160,6 +167,8 @@ class SessionCore:
             RuntimeStarted: self._on_started,
             ModelFellBack: self._on_fallback,
             McpServersReported: self._on_mcp_servers,
+            McpServersPolled: self._on_mcp_poll,
+            McpSignInEnded: self._on_notice,
             AuthStatusReported: self._on_auth,
             RateLimitReported: self._on_rate_limit,
             WorkerShuttingDown: self._on_worker_shutdown,
@@ -197,6 +206,11 @@ class SessionCore:
     def turn_live(self) -> bool:
         """A turn is live: its prompt was sent and is not answered yet."""
         return self.turn.live
+
+    @property
+    def working(self) -> bool:
+        """Claude is at work for the session: a turn is live, being sent or waits its turn."""
+        return self.idle.busy()
 
     @property
     def runtime_lost(self) -> bool:
@@ -246,6 +260,23 @@ class SessionCore:
             # Recovery publishes nothing (docs/decisions.md#recovery); the log is where it shows.
             effects.append(LogNotice(message=f"no longer active: {sorted(recovered)}"))
         return effects
+
+    def heard_alone(self, epoch: str, now: float) -> bool:
+        """Take `OutputReceived(epoch=epoch, now=now)` at once where it changes nothing but the
+        stall clock, and say so (False: nothing was taken; `handle` the event as any other).
+
+        That is a frame from the current runtime, heard no earlier than the silence already
+        reported (the shell's clock is monotonic): `handle` would only start the stall clock
+        again (no turn trigger, no change to idleness, nothing recovered, no effect), and the
+        stall deadline moves later, so the deadline the shell waits for still comes first (it
+        need not ask `next_deadline` again). It is the fact of every streamed delta, which is
+        why it has this way in, without an event built or a list of no effects performed."""
+        if epoch != self.ledger.epoch or self.runtime.is_retired:
+            return False
+        if not self._clock.moves_later(now):
+            return False
+        self._clock.heard(now)
+        return True
 
     def _handle(self, event: Event) -> list[Effect]:
         if isinstance(event, ClaudeEvent) and self._is_stale(event):
@@ -328,12 +359,19 @@ class SessionCore:
     def _on_mcp_servers(self, event: McpServersReported) -> list[Effect]:
         return self.notices_routing.servers_reported(event.servers)
 
+    def _on_mcp_poll(self, event: McpServersPolled) -> list[Effect]:
+        return self.notices_routing.servers_polled(event.servers)
+
     def _on_auth(self, event: AuthStatusReported) -> list[Effect]:
         return self.runtime.fire("auth_status_reported", event)
 
     def _on_rate_limit(self, event: RateLimitReported) -> list[Effect]:
         self.idle.note_rate_limit(event.status)
         return self.limits.reported(event)
+
+    def _on_idle_settings(self, event: IdleSettingsRead) -> list[Effect]:
+        self.idle.settings_read(event.policy)
+        return []
 
     def _on_context(self, event: ContextMeasured) -> list[Effect]:
         self.idle.note_context(event.tokens, event.cache_ttl)
@@ -403,6 +441,13 @@ class SessionClock:
     def heard(self, now: float | None) -> None:
         """Claude was heard from (or a prompt was sent) at `now`: the silence starts again."""
         self._last_heard, self._stall_marks = now, 0
+
+    def moves_later(self, now: float) -> bool:
+        """Whether hearing Claude at `now` can only move the stall deadline later (or leave
+        it): Claude was heard before, and `now` is no earlier than the last stall deadline
+        already reported, so `now + stall` is no earlier than the next one."""
+        heard = self._last_heard
+        return heard is not None and now >= heard + (self._stall_seconds or 0.0) * self._stall_marks
 
     def follow_grace(self, armed: bool, cancelled_at: float | None) -> None:
         """Track the turn's grace period: it starts at the first cancel (`cancelled_at`) that
@@ -503,6 +548,10 @@ class SessionIdle:
     def note_rate_limit(self, status: str | None) -> None:
         if self.machine is not None:
             self.machine.note_rate_limit(status)
+
+    def settings_read(self, policy: IdlePolicy) -> None:
+        if self.machine is not None:
+            self.machine.policy = policy
 
     def close(self) -> None:
         if self.machine is not None:

@@ -672,7 +672,9 @@ class Turn:
         return not self.notices
 
     def is_autonomous(self, event: ResultReceived) -> bool:
-        return classify.is_autonomous_origin(event.origin_kind)
+        # A cycle Claude began on its own that took the live prompt up answers it.
+        answers_the_prompt = self.turn_id is not None and self.turn_id in event.prompts
+        return classify.is_autonomous_origin(event.origin_kind) and not answers_the_prompt
 
     def is_a_refusal(self, event: ResultReceived) -> bool:
         return event.stop_reason == "refusal"

@@ -27,6 +27,7 @@ from fsm import (
     BackgroundTaskStarted,
     ClaudeEvent,
     LimitWindow,
+    McpServersPolled,
     McpServersReported,
     McpServerStatus,
     ModelFellBack,
@@ -39,7 +40,7 @@ from fsm import (
     WorkerShuttingDown,
 )
 
-__all__ = ["echo_for", "event_for", "refusal_explanation"]
+__all__ = ["echo_for", "event_for", "polled_servers", "refusal_explanation"]
 
 
 def _int(data: Mapping[str, Any], key: str) -> int | None:
@@ -57,6 +58,14 @@ def _str(data: Mapping[str, Any], key: str) -> str | None:
 
 def _texts(content: list[Any]) -> list[str]:
     return [block.text for block in content if isinstance(block, TextBlock)]
+
+
+def _prompts_of(message: ResultMessage) -> frozenset[str]:
+    """The user messages a result's cycle took up (`user_message_uuid`, `user_message_uuids`)."""
+    first = getattr(message, "user_message_uuid", None)
+    rest = getattr(message, "user_message_uuids", None)
+    named = [first, *(rest if isinstance(rest, list) else [])][:_MAX_PROMPTS]
+    return frozenset(u for u in named if isinstance(u, str) and u)
 
 
 def echo_for(raw: object, epoch: str) -> PromptEchoed | None:
@@ -100,6 +109,7 @@ def event_for(message: object, epoch: str) -> ClaudeEvent | None:
             # Which origins no user turn asked for is the core's rule (`is_autonomous_origin`).
             origin_kind=kind if isinstance(kind, str) else None,
             total_cost_usd=_cost(message.total_cost_usd),
+            prompts=_prompts_of(message),
         )
     if isinstance(message, SystemMessage):
         return _system_event(message.subtype, message.data, epoch)
@@ -178,6 +188,14 @@ def _windows(raw: Mapping[str, Any]) -> list[LimitWindow]:
 _MAX_SERVERS = 64
 
 
+def _statuses(servers: list[Any]) -> tuple[McpServerStatus, ...]:
+    read = []
+    for entry in servers[:_MAX_SERVERS]:
+        entry = entry if isinstance(entry, Mapping) else {}
+        read.append(McpServerStatus(name=_str(entry, "name"), status=_str(entry, "status")))
+    return tuple(read)
+
+
 def _mcp_servers(data: Mapping[str, Any], epoch: str) -> McpServersReported | None:
     """The init frame's server statuses; an entry of another shape is passed on as unreadable
     (both fields None) for the core to judge, never raised."""
@@ -186,11 +204,16 @@ def _mcp_servers(data: Mapping[str, Any], epoch: str) -> McpServersReported | No
         return None
     if not isinstance(servers, list):
         return McpServersReported(epoch=epoch, servers=(McpServerStatus(name=None, status=None),))
-    read = []
-    for entry in servers[:_MAX_SERVERS]:
-        entry = entry if isinstance(entry, Mapping) else {}
-        read.append(McpServerStatus(name=_str(entry, "name"), status=_str(entry, "status")))
-    return McpServersReported(epoch=epoch, servers=tuple(read))
+    return McpServersReported(epoch=epoch, servers=_statuses(servers))
+
+
+def polled_servers(response: object, epoch: str) -> McpServersPolled | None:
+    """Claude Code's answer to `mcp_status` (`{mcpServers: [{name, status, ...}]}`) as the
+    core reads it; None when it lists no servers."""
+    servers = response.get("mcpServers") if isinstance(response, Mapping) else None
+    if not isinstance(servers, list) or not servers:
+        return None
+    return McpServersPolled(epoch=epoch, servers=_statuses(servers))
 
 
 def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEvent | None:
@@ -253,6 +276,8 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
     return None
 
 
+# A cycle takes up a handful of prompts; past this many a list is not one of them.
+_MAX_PROMPTS = 64
 # Claude Code runs a handful of background tasks; past this many a list is not one of them.
 _MAX_TASKS = 256
 # A `task_updated` patch status that ends the task (Claude Code may send no notification then).

@@ -15,6 +15,7 @@ of the session), as the reference adapter does.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -41,18 +42,23 @@ from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
 from adapter.controls.mcp_elicitation import McpElicitor
+from adapter.controls.mcp_sign_in import McpSignIn
 from adapter.controls.model_choices import ModelChoice
 from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
+from adapter.controls.remote_control_switch import RemoteControlSwitch
 from adapter.wire.client_link import ClientLink
 from fsm import (
     RAW_MESSAGE_METHOD,
+    REMOTE_CONTROL_COMMAND,
     AirClient,
     Event,
     agent_flag,
+    claude_code_offers,
     fallback_moves_session,
     seeded_context_window,
+    sign_in_servers,
 )
 
 if TYPE_CHECKING:
@@ -120,6 +126,15 @@ class SessionControls:
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
         self.elicitations = McpElicitor(
             session_id=session_id, link=link, ask_by_form=ask_by_form, ask_by_url=ask_by_url
+        )
+        # `/remote-control`, where Claude Code does not offer it itself.
+        self.remote_control = RemoteControlSwitch(session_id=session_id, link=link)
+        # The client's MCP servers that need a sign-in (adapter.controls.mcp_sign_in).
+        self.sign_in = McpSignIn(
+            session_id=session_id,
+            link=link,
+            servers=sign_in_servers(by_url=ask_by_url, client_servers=self.mcp_servers),
+            report=self._to_core,
         )
         # The client takes `plan_update`s: a plan exit that clears the context sends the plan.
         self.plan_updates = plan_updates
@@ -227,8 +242,24 @@ class SessionControls:
                 log.info("session %s: its setup was not answered; no command list", self.session_id)
                 return
             await self._link.send_update(self.session_id, update_for(self.commands))
+            runtime = self._live()
+            if self.sign_in.servers and runtime is not None:
+                # Which of the client's servers wait for a sign-in (the reference asks here).
+                poll = functools.partial(self.sign_in.poll, runtime.client, runtime.epoch)
+                await runtime.until_stopped(poll)
 
         tg.start_soon(announce)
+
+    def start_sign_in(self, tg: TaskGroup, name: str) -> None:
+        """Sign in to the client's MCP server `name` (the core's `SignInMcpServer`), in the
+        background and with the current Claude process."""
+        runtime = self._live()
+        if runtime is None:
+            log.warning("session %s: no Claude to sign in to an MCP server with", self.session_id)
+            return
+        tg.start_soon(
+            runtime.until_stopped, functools.partial(self.sign_in.run, runtime.client, name)
+        )
 
     async def answer_locally(self, blocks: list[Any]) -> bool:
         """Answer a `/usage` or `/mcp` prompt from Claude Code's control calls, as one agent
@@ -411,9 +442,24 @@ class SessionControls:
         self._listed = entries
         await self._offer()
 
+    def stands_in_for_remote_control(self) -> bool:
+        """`/remote-control` is answered here: Claude Code does not offer it itself."""
+        name = str(REMOTE_CONTROL_COMMAND["name"])
+        return not claude_code_offers(self._listed, self._terminal_only, name)
+
     def _offered(self) -> list[AvailableCommand]:
-        # `/mcp` is answered here (local_commands), whatever Claude Code lists or marks.
+        # `/mcp` is answered here (local_commands), whatever Claude Code lists or marks; so is
+        # `/remote-control` where Claude Code does not offer it (fsm.remote_control).
         scans: Scans = {}  # each skill folder listed once per list
+        entries: list[Any] = [MCP_COMMAND, *self._listed]
+        terminal_only = self._terminal_only - {"mcp"}
+        if self.stands_in_for_remote_control():
+            name = REMOTE_CONTROL_COMMAND["name"]
+            own = [
+                e for e in self._listed if not (isinstance(e, Mapping) and e.get("name") == name)
+            ]
+            entries = [MCP_COMMAND, *own, REMOTE_CONTROL_COMMAND]
+            terminal_only = terminal_only - {name}
 
         def meta_for(name: str, entry: Mapping[str, Any]) -> dict[str, Any] | None:
             listed_path = self._skill_files.get(name)
@@ -425,9 +471,7 @@ class SessionControls:
                 path = self._skill_paths[name]
             return self.air.command_meta(name, listed=name in self._skill_files, path=path)
 
-        return available_commands(
-            [MCP_COMMAND, *self._listed], self._terminal_only - {"mcp"}, meta_for=meta_for
-        )
+        return available_commands(entries, terminal_only, meta_for=meta_for)
 
     async def _offer(self) -> None:
         """Tell the client the commands on offer, when they changed."""

@@ -32,6 +32,18 @@ class TurnTally:
     output_tokens: int = 0
     used_model: bool = False
     denials: list[dict[str, Any]] = field(default_factory=list)
+    # The user messages of the cycle so far (its prompt, then those taken up mid-turn), and
+    # whether any was taken up: its result names them all (`user_message_uuids`).
+    cycle: list[str] = field(default_factory=list)
+    took_up: bool = False
+
+    def named(self, frame: dict[str, Any]) -> dict[str, Any]:
+        """A result `frame` of a cycle that took user messages up, naming them, as the real
+        CLI's result names every prompt its cycle took up; the next cycle starts afresh."""
+        if self.took_up:
+            frame = {**frame, "user_message_uuid": self.cycle[0], "user_message_uuids": self.cycle}
+        self.cycle, self.took_up = [], False
+        return frame
 
 
 class TurnWriter:
@@ -189,5 +201,5 @@ class TurnWriter:
         if s.fast_lost and not s.fast:
             frame["fast_mode_disabled_reason"] = s.fast_off_reason  # said while it stays off
         frame["fast_mode_state"] = "on" if s.fast else "off"
-        s.emit(frame)
+        s.emit(t.named(frame))
         s.last_result_is_error = step.is_error

@@ -90,6 +90,8 @@ class _Player(TurnWriter):
         self.s.transcript.append_prompt(uuid, user.content, self.s.permission_mode)
         _echo(self.s, user, uuid)
         self.t.user = user
+        self.t.cycle.append(uuid)
+        self.t.took_up = True
         self.taken_up += 1
 
     # -- steps -------------------------------------------------------------------------------
@@ -102,10 +104,15 @@ class _Player(TurnWriter):
         if isinstance(step, LimitMessage | UsageLimitGate):
             return all(self.play(sub) for sub in limits.expand(step, self.s))
         frame = system_frame(step, self.s.session_id)
+        if frame is not None and frame.get("type") == "result":
+            frame = self.t.named(frame)  # a result Claude Code wrote of its own cycle
         if frame is not None:
             self.s.emit(frame)
             for entry in step.kept if isinstance(step, RawFrame) else ():
                 self.s.transcript.append_entry(entry)
+            if frame.get("subtype") == "task_started":
+                # A subagent's messages go to a transcript of its own, as Claude Code's do.
+                self.s.transcript.start_agent(frame)
             return True
         if isinstance(step, FireHook):
             return fire_hook(step, self.s, self.inbox)
@@ -211,7 +218,7 @@ class _Player(TurnWriter):
 
     def _permission(self, step: Permission) -> bool:
         tool_input = dict(_at(step.input, self.s.cwd))
-        ident = self._tool_use(step.tool_name, tool_input)
+        ident = self._tool_use(step.tool_name, tool_input, parent=step.parent)
         allowed, message, interrupt = ask(
             self.s, self.inbox, step.tool_name, tool_input, ident, step.suggestions, step.hints
         )
@@ -220,8 +227,8 @@ class _Player(TurnWriter):
         if allowed:
             output = step.result or f"({step.tool_name} completed with no output)"
             done = apply_edit(step.tool_name, tool_input) if step.applies else None
-            self._tool_result(ident, output, is_error=False, tool_use_result=done)
-            self._text(f"{step.tool_name} was allowed.")
+            self._tool_result(ident, output, False, done, step.parent)
+            self._text(f"{step.tool_name} was allowed.", parent=step.parent)
             return True
         self.t.denials.append(
             {"tool_name": step.tool_name, "tool_use_id": ident, "tool_input": tool_input}
@@ -305,7 +312,7 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
             fast_mode_state="on" if state.fast else "off",
         )
     )
-    player = _Player(state, inbox, TurnTally(user=user))
+    player = _Player(state, inbox, TurnTally(user=user, cycle=[prompt_uuid]))
     for step in script:
         if inbox.interrupted or not player.play(step):
             player.interrupted()

@@ -113,7 +113,13 @@ class StdinReader:
             if isinstance(settings, dict) and "agent" in settings:
                 agent = settings["agent"]
                 s.agent = agent if isinstance(agent, str) else None
-        elif subtype in ("mcp_status", "get_usage", "mcp_reconnect", "mcp_toggle"):
+        elif subtype in (
+            "mcp_status",
+            "get_usage",
+            "mcp_reconnect",
+            "mcp_toggle",
+            "mcp_authenticate",
+        ):
             answer, error = local_controls.answer(s.mcp_servers, request)
             if error is not None:
                 s.emit(frames.control_error(request_id, error))
@@ -147,6 +153,15 @@ class StdinReader:
                 }
             )
             return
+        elif subtype == "remote_control":
+            # Claude Code registers the session with claude.ai and answers with its address.
+            answer = frames.remote_control_answer(s.session_id) if request.get("enabled") else {}
+            if request.get("enabled") and self.scenario.remote_message:
+                s.emit(frames.control_response(request_id, answer))
+                # Someone continues the session on their phone: Claude Code echoes what they
+                # typed, stamped human, as it echoes the host's own prompts.
+                s.emit(frames.remote_echo(s.session_id, self.scenario.remote_message))
+                return
         elif subtype == "generate_session_title":
             # `$CLAUDE_ACP_SCRIPTED_TITLE`: the name the fake gives the session (else none).
             answer = {"title": self.env.get("CLAUDE_ACP_SCRIPTED_TITLE") or None}

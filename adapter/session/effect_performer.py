@@ -41,6 +41,7 @@ from fsm import (
     SendPrompt,
     SessionCore,
     SettlePrompt,
+    SignInMcpServer,
     StartFreshContext,
     StopRuntime,
     TurnTakenUp,
@@ -173,6 +174,9 @@ class EffectPerformer:
                     self._tg.start_soon(self._claude.runtime.close)
             case CompactWhenIdle(number=number):
                 await self._compact_when_idle(number)
+            case SignInMcpServer(name=name):
+                # A browser sign-in takes minutes: beside the session, never under its lock.
+                self._controls.start_sign_in(self._tg, name)
             case LogNotice(message=text):
                 log.info("session %s: %s", self.session_id, text)
 

@@ -5,6 +5,7 @@ exact frames go to the clients it is for and to no other."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -516,3 +517,68 @@ async def test_skill_commands_and_calls_name_their_skill_file(
     assert {c["name"]: c.get("_meta") for c in first}["deploy"] == _skill(path=paths["deploy"])
     assert {c["name"]: c.get("_meta") for c in first}["simplify"] is None
     assert skills == [{"name": "deploy", "path": paths["deploy"]}, {"name": "simplify"}]
+
+
+def _fork_meta(**point: Any) -> dict[str, Any]:
+    return {"jetbrains": {"air": {"fork": point}}}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_fork_at_a_message_continues_from_that_message(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success", client_meta=AIR_SET) as adapter:
+        cwd = str(adapter.workdir)
+        session = await adapter.new_session()
+        replies: list[tuple[str, str]] = []  # (messageId, text) of each turn's reply
+        for words in ("first", "second", "third"):
+            seen = len(adapter.updates("agent_message_chunk"))
+            await adapter.prompt(session, words)
+            chunks = adapter.updates("agent_message_chunk")[seen:]
+            replies.append((chunks[0]["messageId"], "".join(c["content"]["text"] for c in chunks)))
+
+        async def fork(meta: dict[str, Any]) -> Any:
+            params = {"cwd": cwd, "sessionId": session, "mcpServers": [], "_meta": meta}
+            request = adapter.conn._conn.send_request("session/fork", params)
+            return await asyncio.wait_for(request, TIMEOUT)
+
+        at_second = await fork(_fork_meta(version=1, messageId=replies[1][0]))
+        fingerprint = "sha256:" + hashlib.sha256(replies[0][1].encode()).hexdigest()
+        by_content = await fork(
+            _fork_meta(
+                version=1, messageId="msg_gone", messageFingerprint=fingerprint, messageOccurrence=1
+            )
+        )
+        whole = await fork(_fork_meta(version=2, messageId=replies[0][0]))  # not a point
+        with pytest.raises(acp.RequestError) as missing:
+            await fork(_fork_meta(version=1, messageId="msg_missing"))
+        answer = await adapter.prompt(at_second["sessionId"], "in the fork")
+        seen = len(adapter.updates("user_message_chunk"))
+        await asyncio.wait_for(
+            adapter.conn.load_session(cwd=cwd, session_id=at_second["sessionId"], mcp_servers=[]),
+            TIMEOUT,
+        )
+        replayed = [u["content"]["text"] for u in adapter.updates("user_message_chunk")[seen:]]
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    # Claude Code's copy ends with the second reply; the fork's prompt follows it.
+    assert replayed == ["first", "second", "in the fork"]
+
+    def prompts(session_id: str) -> list[str]:
+        path = next(adapter.config_dir.rglob(f"{session_id}.jsonl"))
+        found = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            content = (
+                entry.get("message", {}).get("content") if entry.get("type") == "user" else None
+            )
+            if isinstance(content, list) and content and content[0].get("type") == "text":
+                found.append(content[0]["text"])
+        return found
+
+    assert prompts(by_content["sessionId"]) == ["first"]
+    assert prompts(whole["sessionId"]) == ["first", "second", "third"]
+    assert missing.value.code == -32602
+    assert str(missing.value) == (
+        f"Fork point message msg_missing was not found in session {session}"
+    )
+    assert missing.value.data == {"messageId": "msg_missing"}

@@ -24,7 +24,7 @@ from typing import Any
 
 import acp
 import pytest
-from acp.schema import PromptResponse, RequestPermissionResponse
+from acp.schema import AllowedOutcome, PromptResponse, RequestPermissionResponse
 
 from tests.support.harness import (
     OPT_IN,
@@ -127,6 +127,21 @@ mine = [
          Sleep(seconds=60.0, until_queued=True), ToolResult(id="tb1", result="built"),
          Text(text="Steered: using tabs."), Result()),
         (Text(text="Never played: taken up mid-turn."), Result()),
+    )),
+    # Claude follows up on its own between turns and takes the user's next prompt up in that
+    # cycle, whose result (a task notification's) names it.
+    Scenario(name="folded_into_own_work", description="", turns=(
+        (Text(text="Done."), Result(), Text(text="Following up on the audit."),
+         ToolUse(name="Bash", id="fb1", input={"command": "make check"}, result=None),
+         Sleep(seconds=60.0, until_queued=True), ToolResult(id="fb1", result="ok"),
+         Text(text="The check passes, and here is your answer."), followed_up),
+        (Text(text="Never played: taken up in Claude's own work."), Result()),
+    )),
+    # Claude asks the user; a steer comes while the question is open.
+    Scenario(name="asks_then_steered", description="", turns=(
+        (Permission(tool_name="Bash", input={"command": "make"}, result="built"),
+         Text(text="Made."), Result()),
+        (Text(text="Steered: after the build."), Result()),
     )),
     Scenario(name="steered", description="", turns=(
         (Text(text="Working on it."), Sleep(seconds=3.0), Text(text="Done with the first."),
@@ -453,6 +468,13 @@ async def test_a_steer_joins_the_running_turn(adapters: AdapterPool, tmp_path: P
         idle = await _steer(
             adapter, **steer, _meta={"steering": {"idleBehavior": "promptRequired"}}
         )
+        # Without the opt-in, a steer with no turn running is a turn of its own: its words
+        # stream, and nothing is answered twice.
+        started = await _steer(adapter, **steer)
+        await _until_said(adapter, "Scripted reply to: use tabs")
+        after = await adapter.prompt(session, "and now?")
+    assert started == {"outcome": "startedNewTurn"}
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
     assert outcome == {"outcome": "injected"}
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert set(adapter.answers().values()) == {1}
@@ -462,6 +484,56 @@ async def test_a_steer_joins_the_running_turn(adapters: AdapterPool, tmp_path: P
     users = [json.loads(line) for line in log.read_text().splitlines()]
     steered = [u for u in users if u["kind"] == "user" and u.get("priority")]
     assert [(u["content"][0]["text"], u["priority"]) for u in steered] == [("use tabs", "now")]
+
+
+@dataclass(slots=True)
+class _AnswersWhenTold(RecordingClient):
+    """A user who answers the permission question only once `release` is set."""
+
+    asked: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permission_requests.append(tool_call)
+        self.asked.set()
+        await self.release.wait()
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id="allow")
+        )
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_steer_while_a_question_is_open_waits_for_it(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # Priority `later` while the user is asked (docs/decisions.md#turns-that-wait): the
+    # question stays open and is answered, and the steered message runs after it, inside the
+    # turn, which is answered once.
+    log = tmp_path / "claude.log"
+    env = {**_env(adapters), "CLAUDE_ACP_SCRIPTED_LOG": str(log)}
+    client = _AnswersWhenTold()
+    async with adapters.session_adapter(
+        tmp_path, "asks_then_steered", env=env, client=client
+    ) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.ensure_future(adapter.prompt(session, "build it"))
+        await asyncio.wait_for(client.asked.wait(), TIMEOUT)
+        steer = {"sessionId": session, "prompt": [{"type": "text", "text": "then lint"}]}
+        outcome = await _steer(adapter, **steer)
+        await _until_logged(log, "then lint")
+        client.release.set()
+        answer = await prompt
+    assert outcome == {"outcome": "injected"}
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1}
+    said = _said_before(adapter, _position(adapter, _is_response))
+    assert "Made." in said and "Steered: after the build." in said
+    assert not [m for m in adapter.incoming() if m.get("method") == "$/cancel_request"]
+    users = [json.loads(line) for line in log.read_text().splitlines()]
+    steered = [u for u in users if u["kind"] == "user" and u.get("priority")]
+    assert [(u["content"][0]["text"], u["priority"]) for u in steered] == [("then lint", "later")]
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -522,6 +594,30 @@ async def test_a_prompt_claude_takes_up_mid_turn_answers_the_turn_before_it_ther
     # Taken up, the message was a turn of Claude's: the next prompt gets the next one.
     said_last = _said_before(adapter, responses[2])[len(_said_before(adapter, responses[1])) :]
     assert "Never played" not in said_last and "Scripted reply to: thanks" in said_last
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_prompt_taken_up_in_claudes_own_work_is_answered_by_its_result(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # The reference's `answersPendingPrompt`: a result of Claude's own work (a task
+    # notification's) that names the prompt its cycle took up answers that prompt; it is not
+    # lost to the next idle as "a turn that ended without a result".
+    async with adapters.session_adapter(
+        tmp_path, "folded_into_own_work", env=_env(adapters)
+    ) as adapter:
+        session = await adapter.new_session()
+        first = await adapter.prompt(session, "build it")
+        await _until_said(adapter, "Following up on the audit.")
+        second = await adapter.prompt(session, "and the tests?")
+        third = await adapter.prompt(session, "thanks")
+    answers = [first, second, third]
+    assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == ["end_turn"] * 3
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    assert "here is your answer" in _said_before(adapter, responses[1])
+    said_last = _said_before(adapter, responses[2])[len(_said_before(adapter, responses[1])) :]
+    assert "Scripted reply to: thanks" in said_last
 
 
 def _ends(message: dict[str, Any], tool_call_id: str) -> bool:

@@ -258,6 +258,25 @@ def test_a_results_origin_kind_is_passed_on_as_read(origin: object, kind: str | 
 
 
 @pytest.mark.parametrize(
+    ("first", "rest", "prompts"),
+    [
+        ("n1", ["n1", "t2"], {"n1", "t2"}),
+        ("t1", None, {"t1"}),
+        (None, ["t2", 7, ""], {"t2"}),
+        (None, "t2", set()),
+    ],
+)
+def test_a_result_names_the_prompts_its_cycle_took_up(
+    first: object, rest: object, prompts: set[str]
+) -> None:
+    message = result_message()
+    object.__setattr__(message, "user_message_uuid", first)
+    object.__setattr__(message, "user_message_uuids", rest)
+    event = event_for(message, EPOCH)
+    assert isinstance(event, ResultReceived) and event.prompts == prompts
+
+
+@pytest.mark.parametrize(
     ("fields", "subagent", "backgrounded"),
     [
         ({"subagent_type": "general-purpose", "is_backgrounded": True}, True, True),

@@ -3,6 +3,8 @@ background, or that the client steered, is answered once, when its work is done.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fsm.effects import AnswerSteer, InterruptClaude, StopReason
 from fsm.events import (
     BackgroundTaskSettled,
@@ -170,3 +172,26 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         assert core.handle(IDLE) == [WITHDRAW, settled("t2")]
     finally:
         core.close()
+
+
+def test_a_prompt_claude_folds_into_its_own_work_is_answered_by_that_works_result(
+    capable: SessionCore,
+) -> None:
+    # Between turns Claude follows up on a task; the user's prompt, sent meanwhile, is taken
+    # up inside that cycle, whose result (a task notification's) names it: that result is
+    # the prompt's answer, not Claude's own work (the reference's `answersPendingPrompt`).
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Done."))
+    capable.handle(result())
+    capable.handle(said("Following up on the audit."))
+    capable.handle(PromptSent(turn_id="t2"))
+    capable.handle(said("And here is your answer."))
+    folded = replace(result(origin_kind="task-notification"), prompts=frozenset({"t2", "n1"}))
+    assert capable.handle(folded) == [WITHDRAW, settled("t2")]
+    assert capable.handle(IDLE) == []
+    # One that does not name the live prompt is still Claude's own.
+    capable.handle(PromptSent(turn_id="t3"))
+    capable.handle(said("Working."))
+    own = replace(result(origin_kind="task-notification"), prompts=frozenset({"n2"}))
+    assert capable.handle(own) == []
+    assert capable.handle(result()) == [WITHDRAW, settled("t3")]
