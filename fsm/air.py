@@ -39,6 +39,7 @@ BACKGROUND_SUBAGENTS = "backgroundSubagents"
 ASYNC_TASKS = "asyncTasks"
 CUSTOM_INSTRUCTIONS = "customInstructions"
 RECOMMENDED_VALUE = "recommendedValue"
+AGENT_FILE_CHANGE_REPORT = "agentFileChangeReport"
 
 # What this agent implements of the AIR set and advertises, in the reference's order
 # (`sessionFailure` first): the one list of them, which `advertisement` and `negotiated` read.
@@ -46,6 +47,7 @@ RECOMMENDED_VALUE = "recommendedValue"
 # any client.
 IMPLEMENTED: tuple[str, ...] = (
     SESSION_FAILURE,
+    AGENT_FILE_CHANGE_REPORT,
     ASYNC_TASKS,
     CUSTOM_INSTRUCTIONS,
     RECOMMENDED_VALUE,
@@ -134,6 +136,12 @@ class AirClient:
         """Claude Code's background work other than subagents is the Async Tasks panel's
         (`async_task_*` updates, `fsm.async_tasks`)."""
         return self.negotiated(ASYNC_TASKS)
+
+    @property
+    def file_change_report(self) -> bool:
+        """A prompt may ask which files its turn changed (`fsm.file_change_reports`); Claude
+        Code keeps file checkpoints for every session of the client."""
+        return self.negotiated(AGENT_FILE_CHANGE_REPORT)
 
     @property
     def recommended_value(self) -> bool:
