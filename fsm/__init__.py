@@ -16,7 +16,8 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `session_index.py`: AIR's session index (its methods' table, list
+  its Async Tasks panel; `native_subagents.py`: its native subagent sessions;
+  `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
 
@@ -101,6 +102,7 @@ if TYPE_CHECKING:
         FreshContextChosen,
         FreshContextReady,
         HistoryFailureFound,
+        IdleSettingsRead,
         InternalFaultOccurred,
         LimitWindow,
         McpServersPolled,
@@ -171,6 +173,7 @@ if TYPE_CHECKING:
         model_policy_from,
         resolve_model_preference,
     )
+    from fsm.native_subagents import NativeSubagents, subagent_state
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -315,6 +318,8 @@ _HOMES = {
     "efforts_to_apply": "picker_values",
     "models_shown": "picker_values",
     "AsyncTasks": "async_tasks",
+    "NativeSubagents": "native_subagents",
+    "subagent_state": "native_subagents",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -371,6 +376,7 @@ _HOMES = {
     "McpServersPolled": "events",
     "McpSignInEnded": "events",
     "MessageTooLarge": "events",
+    "IdleSettingsRead": "events",
     "ModelChosen": "events",
     "ModelFellBack": "events",
     "OutputReceived": "events",
@@ -511,6 +517,7 @@ __all__ = [
     "HistoryFailureFound",
     "IdKind",
     "IdlePolicy",
+    "IdleSettingsRead",
     "IndexMethodNotFound",
     "IndexRow",
     "InternalFaultOccurred",
@@ -528,6 +535,7 @@ __all__ = [
     "ModelFacts",
     "ModelFellBack",
     "ModelPolicy",
+    "NativeSubagents",
     "OutputReceived",
     "OwnActivity",
     "ParsedId",
@@ -637,6 +645,7 @@ __all__ = [
     "skill_command_meta",
     "skill_tool_meta",
     "start_failure",
+    "subagent_state",
     "title_description",
     "title_records",
     "trigger_of",

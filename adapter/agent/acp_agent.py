@@ -126,6 +126,7 @@ class ClaudeAcpAgent:
         self._client = handshake.client_declared(client_capabilities, self._raw)
         self._link.client_name = client_info.name if client_info is not None else None
         self._index.negotiate(self._client.air)
+        self._raw.session_capabilities = self._client.air.session_capabilities()
         log.info("initialize: %s", self._client.dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's

@@ -206,6 +206,9 @@ class Permission:
     # An allowed Edit or Write is carried out on disk, its result saying what changed
     # (`file_edits.apply_edit`).
     applies: bool = False
+    # The Agent call whose subagent asks (its `agent_id` goes in `hints`, as Claude Code sends
+    # it): the call, its result and the line after it are the subagent's.
+    parent: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -46,10 +46,12 @@ from fsm import (
     AirClient,
     AsyncTasks,
     FileChangeReports,
+    NativeSubagents,
     ReportPlan,
     generated_title,
     is_autonomous_origin,
     redact,
+    subagent_state,
     title_description,
     typed_prompt_said,
     visible,
@@ -65,6 +67,10 @@ _ASYNC_TASK_FRAMES = {
     "task_notification": "notified",
     "background_tasks_changed": "listed",
 }
+
+# Claude Code's task frames that open and end native subagent sessions
+# (`fsm.native_subagents.NativeSubagents`, a method of each name).
+_SUBAGENT_FRAMES = frozenset({"task_started", "task_notification", "task_updated"})
 
 log = logging.getLogger(__name__)
 
@@ -149,11 +155,32 @@ class LiveView:
             AsyncTasks(notices=acp_notices) if air is not None and air.async_tasks else None
         )
         self._view.async_tasks = self._async_tasks
+        # JetBrains AIR's native subagent sessions: every update goes through it, and a
+        # subagent's go to its child session (a pass-through for any other client).
+        self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
-        if update.get("sessionUpdate") == "agent_message_chunk":
-            self._saw_text(update.get("content"))
-        return await self._link.send_raw_update(self._session_id, update)
+        return await self._send_routed(self.subagents.route(update))
+
+    async def _send_routed(self, routed: list[tuple[str, dict[str, Any]]]) -> bool:
+        sent = True
+        for session_id, update in routed:
+            if session_id == self._session_id and update.get("sessionUpdate") == (
+                "agent_message_chunk"
+            ):
+                self._saw_text(update.get("content"))
+            sent = await self._link.send_raw_update(session_id, update) and sent
+        return sent
+
+    async def _subagent_frames(
+        self, make: Callable[[], list[tuple[str, dict[str, Any]]]], what: str
+    ) -> None:
+        try:
+            routed = make()
+        except Exception:
+            self._bad_content(f"{what} Claude sent in an unusable shape")
+            return
+        await self._send_routed(routed)
 
     def _saw_text(self, content: object) -> None:
         text = content.get("text") if isinstance(content, Mapping) else None
@@ -216,7 +243,7 @@ class LiveView:
         """A `system` frame: compaction (its card or its updates), and the context it
         retained."""
         data = message.data if isinstance(message.data, Mapping) else {}
-        if message.subtype == "conversation_reset" and self._async_tasks is not None:
+        if message.subtype == "conversation_reset":
             await self.background_work_ended("failed")
         if message.subtype == "conversation_reset":
             # A fresh conversation (`/clear`): its task ids are new, the old task list is no
@@ -226,6 +253,10 @@ class LiveView:
             self._title, self._title_sent = None, False
             self._title_asked = self._title_from_claude = False
             return
+        subagents = self.subagents
+        if message.subtype in _SUBAGENT_FRAMES:
+            read_frame = getattr(subagents, message.subtype)
+            await self._subagent_frames(lambda: read_frame(data), "a subagent's task frame")
         tasks = self._async_tasks
         if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
             read = getattr(tasks, _ASYNC_TASK_FRAMES[message.subtype])
@@ -320,6 +351,10 @@ class LiveView:
             ),
             "a tool result",
         )
+        # A SendMessage that woke a finished subagent: its child session opens again.
+        result = message.tool_use_result
+        subagents = self.subagents
+        await self._subagent_frames(lambda: subagents.send_message_result(result), "a resume")
 
     async def permitted(self, tool_id: str | None) -> None:
         if tool_id:
@@ -497,10 +532,17 @@ class LiveView:
 
     async def background_work_ended(self, state: str) -> None:
         """Claude's stream ended (`failed`; `stopped` when the adapter ended it) or its
-        conversation was reset: every async task still open ends."""
+        conversation was reset: every async task and subagent still open ends."""
+        subagents = self.subagents
+        ended = subagent_state(state) or "failed"
+        await self._subagent_frames(lambda: subagents.finish_all(ended), "the subagents' end")
         if self._async_tasks is not None:
             tasks = self._async_tasks
             await self._send(lambda: tasks.finish_all(state), "the background tasks' end")
+
+    async def parent_cancelled(self) -> None:
+        """The client cancelled the session's turn: AIR's child sessions all end cancelled."""
+        await self._subagent_frames(self.subagents.parent_cancelled, "the subagents' cancel")
 
     async def stop_async_task(self, task_id: str, stop: Callable[[str], Awaitable[None]]) -> bool:
         """`_session/async_task/stop`: False for a task the client may not stop (unknown,

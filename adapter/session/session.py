@@ -46,7 +46,9 @@ from fsm import (
     DeadlineReached,
     Dialects,
     Event,
+    IdleSettingsRead,
     InternalFaultOccurred,
+    OutputReceived,
     PromptReceived,
     SessionClosing,
     SessionCore,
@@ -119,6 +121,10 @@ class Session:
         self._rearm = anyio.Event()
         self._timer_started = False
         self._armed_for: float | None = None  # the deadline the timer sleeps toward
+        # The settings are read again when the reference adapter's would have been looked at:
+        # a prompt, and the idle deadline (docs/decisions.md#settings-read-again).
+        self._settings_env = settings.env
+        self._idle_policy = idle_policy(cwd, settings.env)
         # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
         self.core = SessionCore(
             session_id=session_id,
@@ -129,7 +135,7 @@ class Session:
             stall_seconds=settings.stall_seconds,
             started=False,
             acp_notices=dialects.acp_notices,
-            idle=idle_policy(cwd, settings.env),
+            idle=self._idle_policy,
             background_subagents=self.controls.air.background_subagents,
             mcp_sign_in=self.controls.sign_in.servers,
         )
@@ -146,6 +152,7 @@ class Session:
             clock=clock,
             wall=wall,
             feed=self.feed,
+            heard=self.heard,
             fault=self._fault,
             started=self._start_timer,
         )
@@ -176,6 +183,7 @@ class Session:
         )
         self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
+        self.controls.permissions.owner = self.view.subagents.session_of_agent
         self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
@@ -259,10 +267,19 @@ class Session:
                 # failed on this event.
                 await self._fault_locked(f"handling {type(event).__name__}")
         # Wake the timer only when the core needs waking sooner than it is set for: a later
-        # deadline is found when the earlier one passes (cheap: once per Claude frame).
+        # deadline is found when the earlier one passes.
         deadline = self.core.next_deadline()
         if deadline is not None and (self._armed_for is None or deadline < self._armed_for):
             self._rearm.set()
+
+    async def heard(self, epoch: str, now: float) -> None:
+        """Claude wrote a frame at `now` (`OutputReceived`): once per frame, every streamed
+        delta. While no fact is being performed (the lock is free, and nothing can come between
+        here and the core: no await), the core takes it at once where it changes nothing but
+        the stall clock and brings no deadline sooner (`SessionCore.heard_alone`); otherwise it
+        is fed as any fact."""
+        if self._feed_lock.locked() or self._released or not self.core.heard_alone(epoch, now):
+            await self.feed(OutputReceived(epoch=epoch, now=now))
 
     async def _fault(self, where: str) -> None:
         async with self._feed_lock:
@@ -301,7 +318,17 @@ class Session:
                 await self._rearm.wait()
                 continue
             self._armed_for = None
+            await self._read_settings_again()
             await self.feed(DeadlineReached(now=self._clock(), wall=self._wall()))
+
+    async def _read_settings_again(self) -> None:
+        """Tell the core what the settings files say now, when it changed
+        (docs/decisions.md#settings-read-again): only the idle compaction reads them mid-session;
+        the modes and the pickers keep what the session opened with."""
+        policy = idle_policy(self.cwd, self._settings_env)
+        if policy != self._idle_policy:
+            self._idle_policy = policy
+            await self.feed(IdleSettingsRead(policy=policy))
 
     # --- requests ---------------------------------------------------------------------
 
@@ -319,6 +346,7 @@ class Session:
         answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
         self.view.file_changes.request(turn_id, meta)
         try:
+            await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))
             await self._carry(turn_id, answer)
         finally:
@@ -421,5 +449,7 @@ class Session:
 
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is withdrawn, what is interrupted and
-        what is answered."""
+        what is answered. AIR's child sessions end cancelled first, as the reference ends
+        them."""
+        await self.view.parent_cancelled()
         await self.feed(CancelRequested(now=self._clock()))
