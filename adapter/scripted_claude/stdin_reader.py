@@ -149,6 +149,15 @@ class StdinReader:
                 }
             )
             return
+        elif subtype == "remote_control":
+            # Claude Code registers the session with claude.ai and answers with its address.
+            answer = frames.remote_control_answer(s.session_id) if request.get("enabled") else {}
+            if request.get("enabled") and self.scenario.remote_message:
+                s.emit(frames.control_response(request_id, answer))
+                # Someone continues the session on their phone: Claude Code echoes what they
+                # typed, stamped human, as it echoes the host's own prompts.
+                s.emit(frames.remote_echo(s.session_id, self.scenario.remote_message))
+                return
         elif subtype == "generate_session_title":
             # `$CLAUDE_ACP_SCRIPTED_TITLE`: the name the fake gives the session (else none).
             answer = {"title": self.env.get("CLAUDE_ACP_SCRIPTED_TITLE") or None}

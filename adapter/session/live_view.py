@@ -159,6 +159,15 @@ class LiveView:
         # subagent's go to its child session (a pass-through for any other client).
         self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
 
+    async def user_said(self, texts: list[str]) -> None:
+        """What a person typed in another client of the session, as the user's message."""
+        for text in texts:
+            chunk = {
+                "sessionUpdate": "user_message_chunk",
+                "content": {"type": "text", "text": text},
+            }
+            await self._send_raw(chunk)
+
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         return await self._send_routed(self.subagents.route(update))
 

@@ -90,6 +90,7 @@ class Session:
         self._tg = task_group
         self._clock = clock
         self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
+        self._private = settings.private  # never shown to the client (docs/decisions.md#secrets)
         # Taken once per Claude frame (every streamed delta): uncontended, it must not also
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
@@ -352,6 +353,16 @@ class Session:
         finally:
             del self._answers[turn_id]
         return self._unwrap(answer)
+
+    async def remote_control(self, blocks: list[Any]) -> bool:
+        """Answer a `/remote-control` prompt without a turn (True; fsm.remote_control), where
+        Claude Code does not offer the command itself; -32600 while Claude works."""
+        runtime = self.claude.runtime
+        if runtime is None or not self.controls.stands_in_for_remote_control():
+            return False
+        return await self.controls.remote_control.run(
+            blocks, runtime.client, working=self.core.working, private=self._private
+        )
 
     async def steer(self, blocks: list[Any], *, prompt_required: bool) -> dict[str, Any]:
         """The client's `_session/steering` (adapter.agent.steering): the core says whether the
