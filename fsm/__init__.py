@@ -131,6 +131,7 @@ if TYPE_CHECKING:
         WorkerShuttingDown,
         trigger_of,
     )
+    from fsm.file_change_reports import FileChangeReports, ReportPlan
     from fsm.fork_points import (
         ForkPoint,
         fork_point,
@@ -322,6 +323,8 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "FileChangeReports": "file_change_reports",
+    "ReportPlan": "file_change_reports",
     "ForkPoint": "fork_points",
     "fork_point": "fork_points",
     "fork_point_missing": "fork_points",
@@ -524,6 +527,7 @@ __all__ = [
     "FailureKind",
     "FailureRecord",
     "FastModeTurnedOff",
+    "FileChangeReports",
     "ForkPoint",
     "ForwardAssistantMessage",
     "FreshContextChosen",
@@ -567,6 +571,7 @@ __all__ = [
     "RemoteControl",
     "RenameRequest",
     "ReplayPlanner",
+    "ReportPlan",
     "ResultReceived",
     "RetryAttempted",
     "RuntimeStartFailed",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -332,15 +333,19 @@ class Session:
 
     # --- requests ---------------------------------------------------------------------
 
-    async def prompt(self, blocks: list[Any]) -> PromptResponse:
+    async def prompt(
+        self, blocks: list[Any], meta: Mapping[str, Any] | None = None
+    ) -> PromptResponse:
         """Hand one prompt to the core and wait for its one answer (raises `RequestError`).
-        The core queues it behind a live one and says when it goes to Claude."""
+        The core queues it behind a live one and says when it goes to Claude. `meta`: the
+        request's `_meta` (JetBrains AIR's file-change report request)."""
         if self._closed:
             raise RequestError.invalid_request({"reason": "the session is closed"})
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         turn_id = str(uuid.uuid4())
         answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
+        self.view.file_changes.request(turn_id, meta)
         try:
             await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))
