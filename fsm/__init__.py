@@ -103,6 +103,7 @@ if TYPE_CHECKING:
         FreshContextChosen,
         FreshContextReady,
         HistoryFailureFound,
+        IdleSettingsRead,
         InternalFaultOccurred,
         LimitWindow,
         McpServersPolled,
@@ -131,6 +132,7 @@ if TYPE_CHECKING:
         WorkerShuttingDown,
         trigger_of,
     )
+    from fsm.file_change_reports import FileChangeReports, ReportPlan
     from fsm.fork_points import (
         ForkPoint,
         fork_point,
@@ -189,6 +191,16 @@ if TYPE_CHECKING:
     )
     from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
+    from fsm.remote_control import (
+        REMOTE_CONTROL_COMMAND,
+        RemoteControl,
+        claude_code_offers,
+        remote_control_command,
+        remote_control_refusal,
+        remote_control_reply,
+        remote_control_request,
+        remote_words,
+    )
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
     from fsm.session_index import (
@@ -234,6 +246,14 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "REMOTE_CONTROL_COMMAND": "remote_control",
+    "RemoteControl": "remote_control",
+    "claude_code_offers": "remote_control",
+    "remote_control_command": "remote_control",
+    "remote_control_refusal": "remote_control",
+    "remote_control_reply": "remote_control",
+    "remote_control_request": "remote_control",
+    "remote_words": "remote_control",
     "page_done": "mcp_sign_in",
     "MCP_POLL_SECONDS": "mcp_sign_in",
     "MCP_SIGN_IN_SECONDS": "mcp_sign_in",
@@ -305,6 +325,8 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "FileChangeReports": "file_change_reports",
+    "ReportPlan": "file_change_reports",
     "ForkPoint": "fork_points",
     "fork_point": "fork_points",
     "fork_point_missing": "fork_points",
@@ -375,6 +397,7 @@ _HOMES = {
     "McpServersPolled": "events",
     "McpSignInEnded": "events",
     "MessageTooLarge": "events",
+    "IdleSettingsRead": "events",
     "ModelChosen": "events",
     "ModelFellBack": "events",
     "OutputReceived": "events",
@@ -460,6 +483,7 @@ __all__ = [
     "MIN_TOKENS_FLOOR",
     "ONE_MILLION_WINDOW",
     "RAW_MESSAGE_METHOD",
+    "REMOTE_CONTROL_COMMAND",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -506,6 +530,7 @@ __all__ = [
     "FailureKind",
     "FailureRecord",
     "FastModeTurnedOff",
+    "FileChangeReports",
     "ForkPoint",
     "ForwardAssistantMessage",
     "FreshContextChosen",
@@ -514,6 +539,7 @@ __all__ = [
     "HistoryFailureFound",
     "IdKind",
     "IdlePolicy",
+    "IdleSettingsRead",
     "IndexMethodNotFound",
     "IndexRow",
     "InternalFaultOccurred",
@@ -545,8 +571,10 @@ __all__ = [
     "RateLimitReported",
     "RawMessageChoice",
     "RejectPrompt",
+    "RemoteControl",
     "RenameRequest",
     "ReplayPlanner",
+    "ReportPlan",
     "ResultReceived",
     "RetryAttempted",
     "RuntimeStartFailed",
@@ -590,6 +618,7 @@ __all__ = [
     "archive_to",
     "blob_plan",
     "canonical_model_id",
+    "claude_code_offers",
     "decode_text_blob",
     "efforts_shown",
     "efforts_to_apply",
@@ -626,6 +655,11 @@ __all__ = [
     "poll_verdict",
     "raw_message_choice",
     "redact",
+    "remote_control_command",
+    "remote_control_refusal",
+    "remote_control_reply",
+    "remote_control_request",
+    "remote_words",
     "rename_to",
     "resolve_model_preference",
     "route_index_request",

@@ -64,6 +64,11 @@ SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
         "Format the file.",
         f"{STEER}Use tabs, not spaces.",
     ),
+    "remote_control": (
+        "/remote-control",
+        "Summarize what this project does.",
+        "/remote-control off",
+    ),
     "air_subagents": ("Where is the input parsed?",),
     "usage_limit_resets": (
         "Summarize what this project does.",

@@ -103,6 +103,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "model_fallback",
             "model_fallback_local",
             "model_typed",
+            "remote_control",
             "refusal",
             "mcp_problems",
             "mcp_unknown_shapes",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -45,6 +46,7 @@ from fsm import (
     DeadlineReached,
     Dialects,
     Event,
+    IdleSettingsRead,
     InternalFaultOccurred,
     OutputReceived,
     PromptReceived,
@@ -88,6 +90,7 @@ class Session:
         self._tg = task_group
         self._clock = clock
         self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
+        self._private = settings.private  # never shown to the client (docs/decisions.md#secrets)
         # Taken once per Claude frame (every streamed delta): uncontended, it must not also
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
@@ -119,6 +122,10 @@ class Session:
         self._rearm = anyio.Event()
         self._timer_started = False
         self._armed_for: float | None = None  # the deadline the timer sleeps toward
+        # The settings are read again when the reference adapter's would have been looked at:
+        # a prompt, and the idle deadline (docs/decisions.md#settings-read-again).
+        self._settings_env = settings.env
+        self._idle_policy = idle_policy(cwd, settings.env)
         # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
         self.core = SessionCore(
             session_id=session_id,
@@ -129,7 +136,7 @@ class Session:
             stall_seconds=settings.stall_seconds,
             started=False,
             acp_notices=dialects.acp_notices,
-            idle=idle_policy(cwd, settings.env),
+            idle=self._idle_policy,
             background_subagents=self.controls.air.background_subagents,
             mcp_sign_in=self.controls.sign_in.servers,
         )
@@ -313,25 +320,50 @@ class Session:
                 await self._rearm.wait()
                 continue
             self._armed_for = None
+            await self._read_settings_again()
             await self.feed(DeadlineReached(now=self._clock(), wall=self._wall()))
+
+    async def _read_settings_again(self) -> None:
+        """Tell the core what the settings files say now, when it changed
+        (docs/decisions.md#settings-read-again): only the idle compaction reads them mid-session;
+        the modes and the pickers keep what the session opened with."""
+        policy = idle_policy(self.cwd, self._settings_env)
+        if policy != self._idle_policy:
+            self._idle_policy = policy
+            await self.feed(IdleSettingsRead(policy=policy))
 
     # --- requests ---------------------------------------------------------------------
 
-    async def prompt(self, blocks: list[Any]) -> PromptResponse:
+    async def prompt(
+        self, blocks: list[Any], meta: Mapping[str, Any] | None = None
+    ) -> PromptResponse:
         """Hand one prompt to the core and wait for its one answer (raises `RequestError`).
-        The core queues it behind a live one and says when it goes to Claude."""
+        The core queues it behind a live one and says when it goes to Claude. `meta`: the
+        request's `_meta` (JetBrains AIR's file-change report request)."""
         if self._closed:
             raise RequestError.invalid_request({"reason": "the session is closed"})
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         turn_id = str(uuid.uuid4())
         answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
+        self.view.file_changes.request(turn_id, meta)
         try:
+            await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))
             await self._carry(turn_id, answer)
         finally:
             del self._answers[turn_id]
         return self._unwrap(answer)
+
+    async def remote_control(self, blocks: list[Any]) -> bool:
+        """Answer a `/remote-control` prompt without a turn (True; fsm.remote_control), where
+        Claude Code does not offer the command itself; -32600 while Claude works."""
+        runtime = self.claude.runtime
+        if runtime is None or not self.controls.stands_in_for_remote_control():
+            return False
+        return await self.controls.remote_control.run(
+            blocks, runtime.client, working=self.core.working, private=self._private
+        )
 
     async def steer(self, blocks: list[Any], *, prompt_required: bool) -> dict[str, Any]:
         """The client's `_session/steering` (adapter.agent.steering): the core says whether the

@@ -289,6 +289,8 @@ ADAPTER_ONLY = {
     # The picker following Claude Code's own model switches (test_model_following.py).
     "model_typed",
     "model_fallback_local",
+    # `/remote-control` is answered without a turn (test_remote_control.py).
+    "remote_control",
     # Leaving plan mode in a fresh context is driven through the adapter (test_plan_clear.py).
     "plan_clear",
     "plan_clear_slow_start",
