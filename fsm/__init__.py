@@ -16,7 +16,8 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `native_subagents.py`: its native subagent sessions;
+  its Async Tasks panel; `native_subagents.py` and `subagent_replay.py`: its native subagent
+  sessions, live and on load;
   `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
@@ -225,6 +226,7 @@ if TYPE_CHECKING:
     )
     from fsm.session_titles import generated_title, title_description
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
+    from fsm.subagent_replay import SubagentReplay
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -338,6 +340,7 @@ _HOMES = {
     "AsyncTasks": "async_tasks",
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
+    "SubagentReplay": "subagent_replay",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -593,6 +596,7 @@ __all__ = [
     "StopReason",
     "StopRuntime",
     "StreamEnded",
+    "SubagentReplay",
     "SubscribeRequest",
     "TranscriptEntry",
     "TransportLost",
