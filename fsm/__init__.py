@@ -16,7 +16,8 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `native_subagents.py`: its native subagent sessions;
+  its Async Tasks panel; `native_subagents.py` and `subagent_replay.py`: its native subagent
+  sessions, live and on load;
   `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
@@ -131,6 +132,7 @@ if TYPE_CHECKING:
         WorkerShuttingDown,
         trigger_of,
     )
+    from fsm.file_change_reports import FileChangeReports, ReportPlan
     from fsm.fork_points import (
         ForkPoint,
         fork_point,
@@ -224,6 +226,7 @@ if TYPE_CHECKING:
     )
     from fsm.session_titles import generated_title, title_description
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
+    from fsm.subagent_replay import SubagentReplay
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -322,6 +325,8 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "FileChangeReports": "file_change_reports",
+    "ReportPlan": "file_change_reports",
     "ForkPoint": "fork_points",
     "fork_point": "fork_points",
     "fork_point_missing": "fork_points",
@@ -335,6 +340,7 @@ _HOMES = {
     "AsyncTasks": "async_tasks",
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
+    "SubagentReplay": "subagent_replay",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -524,6 +530,7 @@ __all__ = [
     "FailureKind",
     "FailureRecord",
     "FastModeTurnedOff",
+    "FileChangeReports",
     "ForkPoint",
     "ForwardAssistantMessage",
     "FreshContextChosen",
@@ -567,6 +574,7 @@ __all__ = [
     "RemoteControl",
     "RenameRequest",
     "ReplayPlanner",
+    "ReportPlan",
     "ResultReceived",
     "RetryAttempted",
     "RuntimeStartFailed",
@@ -588,6 +596,7 @@ __all__ = [
     "StopReason",
     "StopRuntime",
     "StreamEnded",
+    "SubagentReplay",
     "SubscribeRequest",
     "TranscriptEntry",
     "TransportLost",

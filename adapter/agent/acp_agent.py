@@ -354,7 +354,7 @@ class ClaudeAcpAgent:
         if await session.controls.answer_locally(prompt):  # `/usage`, `/mcp`: no model turn
             return PromptResponse(stop_reason="end_turn")
         try:
-            return await session.prompt(rewrite_prompt(prompt))
+            return await session.prompt(rewrite_prompt(prompt), kwargs)
         except RuntimeStartError as exc:
             raise exc.request_error() from exc
 

@@ -123,6 +123,7 @@ class ClaudeRuntime:
             effort=launch.effort,
             mcp_servers=launch.mcp_servers,
             disallowed_tools=list(launch.disallowed_tools),
+            enable_file_checkpointing=launch.file_checkpoints,
             # Claude Code echoes each user message when it takes it up: a prompt pushed into
             # a running turn begins its own turn there (prompt queueing).
             extra_args={"replay-user-messages": None},

@@ -194,6 +194,7 @@ class SessionControls:
             self.client_options,
             disallowed_tools(self.questions.ask_by_form),
             self.surroundings,
+            file_checkpoints=self.air.file_change_report,
         )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:
