@@ -16,7 +16,9 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `session_index.py`: AIR's session index (its methods' table, list
+  its Async Tasks panel; `native_subagents.py` and `subagent_replay.py`: its native subagent
+  sessions, live and on load;
+  `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
 
@@ -101,6 +103,7 @@ if TYPE_CHECKING:
         FreshContextChosen,
         FreshContextReady,
         HistoryFailureFound,
+        IdleSettingsRead,
         InternalFaultOccurred,
         LimitWindow,
         McpServersPolled,
@@ -128,6 +131,14 @@ if TYPE_CHECKING:
         TurnWentIdle,
         WorkerShuttingDown,
         trigger_of,
+    )
+    from fsm.file_change_reports import FileChangeReports, ReportPlan
+    from fsm.fork_points import (
+        ForkPoint,
+        fork_point,
+        fork_point_missing,
+        fork_point_uuid,
+        message_text_fingerprint,
     )
     from fsm.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
     from fsm.idle_compaction import (
@@ -163,6 +174,7 @@ if TYPE_CHECKING:
         model_policy_from,
         resolve_model_preference,
     )
+    from fsm.native_subagents import NativeSubagents, subagent_state
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -179,6 +191,16 @@ if TYPE_CHECKING:
     )
     from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
+    from fsm.remote_control import (
+        REMOTE_CONTROL_COMMAND,
+        RemoteControl,
+        claude_code_offers,
+        remote_control_command,
+        remote_control_refusal,
+        remote_control_reply,
+        remote_control_request,
+        remote_words,
+    )
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
     from fsm.session_index import (
@@ -204,6 +226,7 @@ if TYPE_CHECKING:
     )
     from fsm.session_titles import generated_title, title_description
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
+    from fsm.subagent_replay import SubagentReplay
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -223,6 +246,14 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "REMOTE_CONTROL_COMMAND": "remote_control",
+    "RemoteControl": "remote_control",
+    "claude_code_offers": "remote_control",
+    "remote_control_command": "remote_control",
+    "remote_control_refusal": "remote_control",
+    "remote_control_reply": "remote_control",
+    "remote_control_request": "remote_control",
+    "remote_words": "remote_control",
     "page_done": "mcp_sign_in",
     "MCP_POLL_SECONDS": "mcp_sign_in",
     "MCP_SIGN_IN_SECONDS": "mcp_sign_in",
@@ -294,12 +325,22 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "FileChangeReports": "file_change_reports",
+    "ReportPlan": "file_change_reports",
+    "ForkPoint": "fork_points",
+    "fork_point": "fork_points",
+    "fork_point_missing": "fork_points",
+    "fork_point_uuid": "fork_points",
+    "message_text_fingerprint": "fork_points",
     "PickerShown": "picker_values",
     "canonical_model_id": "picker_values",
     "efforts_shown": "picker_values",
     "efforts_to_apply": "picker_values",
     "models_shown": "picker_values",
     "AsyncTasks": "async_tasks",
+    "NativeSubagents": "native_subagents",
+    "subagent_state": "native_subagents",
+    "SubagentReplay": "subagent_replay",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -356,6 +397,7 @@ _HOMES = {
     "McpServersPolled": "events",
     "McpSignInEnded": "events",
     "MessageTooLarge": "events",
+    "IdleSettingsRead": "events",
     "ModelChosen": "events",
     "ModelFellBack": "events",
     "OutputReceived": "events",
@@ -441,6 +483,7 @@ __all__ = [
     "MIN_TOKENS_FLOOR",
     "ONE_MILLION_WINDOW",
     "RAW_MESSAGE_METHOD",
+    "REMOTE_CONTROL_COMMAND",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -487,6 +530,8 @@ __all__ = [
     "FailureKind",
     "FailureRecord",
     "FastModeTurnedOff",
+    "FileChangeReports",
+    "ForkPoint",
     "ForwardAssistantMessage",
     "FreshContextChosen",
     "FreshContextReady",
@@ -494,6 +539,7 @@ __all__ = [
     "HistoryFailureFound",
     "IdKind",
     "IdlePolicy",
+    "IdleSettingsRead",
     "IndexMethodNotFound",
     "IndexRow",
     "InternalFaultOccurred",
@@ -511,6 +557,7 @@ __all__ = [
     "ModelFacts",
     "ModelFellBack",
     "ModelPolicy",
+    "NativeSubagents",
     "OutputReceived",
     "OwnActivity",
     "ParsedId",
@@ -524,8 +571,10 @@ __all__ = [
     "RateLimitReported",
     "RawMessageChoice",
     "RejectPrompt",
+    "RemoteControl",
     "RenameRequest",
     "ReplayPlanner",
+    "ReportPlan",
     "ResultReceived",
     "RetryAttempted",
     "RuntimeStartFailed",
@@ -547,6 +596,7 @@ __all__ = [
     "StopReason",
     "StopRuntime",
     "StreamEnded",
+    "SubagentReplay",
     "SubscribeRequest",
     "TranscriptEntry",
     "TransportLost",
@@ -568,11 +618,15 @@ __all__ = [
     "archive_to",
     "blob_plan",
     "canonical_model_id",
+    "claude_code_offers",
     "decode_text_blob",
     "efforts_shown",
     "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
+    "fork_point",
+    "fork_point_missing",
+    "fork_point_uuid",
     "generated_title",
     "index_list_options",
     "index_page",
@@ -584,6 +638,7 @@ __all__ = [
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
+    "message_text_fingerprint",
     "model_display_names",
     "model_policy_from",
     "model_switch_to_follow",
@@ -600,6 +655,11 @@ __all__ = [
     "poll_verdict",
     "raw_message_choice",
     "redact",
+    "remote_control_command",
+    "remote_control_refusal",
+    "remote_control_reply",
+    "remote_control_request",
+    "remote_words",
     "rename_to",
     "resolve_model_preference",
     "route_index_request",
@@ -615,6 +675,7 @@ __all__ = [
     "skill_command_meta",
     "skill_tool_meta",
     "start_failure",
+    "subagent_state",
     "title_description",
     "title_records",
     "trigger_of",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from fsm.errors import PeerViolation
+from fsm.idle_compaction import IdlePolicy
 
 __all__ = [
     "MAX_MS",
@@ -166,6 +167,15 @@ class FreshContextReady(Event):
     """The fresh context's Claude process is up (asked for by `StartFreshContext`), at `now`."""
 
     now: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IdleSettingsRead(Event):
+    """The shell read the settings files again (docs/decisions.md#settings-read-again): the
+    idle compaction's policy as they say it now, which the next idle period and the next
+    deadline go by."""
+
+    policy: IdlePolicy
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -62,6 +62,7 @@ from fsm.events import (
     FastModeTurnedOff,
     FreshContextReady,
     HistoryFailureFound,
+    IdleSettingsRead,
     McpServersPolled,
     McpServersReported,
     McpSignInEnded,
@@ -158,6 +159,7 @@ class SessionCore:
         self._cost_usd: float | None = None
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
             ContextMeasured: self._on_context,
+            IdleSettingsRead: self._on_idle_settings,
             ModelChosen: lambda _: [],  # only the idle compaction hears of it (`after`)
             DeliveryConfirmed: self._on_confirmed,
             DeliveryFailed: self._on_failed,
@@ -204,6 +206,11 @@ class SessionCore:
     def turn_live(self) -> bool:
         """A turn is live: its prompt was sent and is not answered yet."""
         return self.turn.live
+
+    @property
+    def working(self) -> bool:
+        """Claude is at work for the session: a turn is live, being sent or waits its turn."""
+        return self.idle.busy()
 
     @property
     def runtime_lost(self) -> bool:
@@ -253,6 +260,23 @@ class SessionCore:
             # Recovery publishes nothing (docs/decisions.md#recovery); the log is where it shows.
             effects.append(LogNotice(message=f"no longer active: {sorted(recovered)}"))
         return effects
+
+    def heard_alone(self, epoch: str, now: float) -> bool:
+        """Take `OutputReceived(epoch=epoch, now=now)` at once where it changes nothing but the
+        stall clock, and say so (False: nothing was taken; `handle` the event as any other).
+
+        That is a frame from the current runtime, heard no earlier than the silence already
+        reported (the shell's clock is monotonic): `handle` would only start the stall clock
+        again (no turn trigger, no change to idleness, nothing recovered, no effect), and the
+        stall deadline moves later, so the deadline the shell waits for still comes first (it
+        need not ask `next_deadline` again). It is the fact of every streamed delta, which is
+        why it has this way in, without an event built or a list of no effects performed."""
+        if epoch != self.ledger.epoch or self.runtime.is_retired:
+            return False
+        if not self._clock.moves_later(now):
+            return False
+        self._clock.heard(now)
+        return True
 
     def _handle(self, event: Event) -> list[Effect]:
         if isinstance(event, ClaudeEvent) and self._is_stale(event):
@@ -345,6 +369,10 @@ class SessionCore:
         self.idle.note_rate_limit(event.status)
         return self.limits.reported(event)
 
+    def _on_idle_settings(self, event: IdleSettingsRead) -> list[Effect]:
+        self.idle.settings_read(event.policy)
+        return []
+
     def _on_context(self, event: ContextMeasured) -> list[Effect]:
         self.idle.note_context(event.tokens, event.cache_ttl)
         return []
@@ -413,6 +441,13 @@ class SessionClock:
     def heard(self, now: float | None) -> None:
         """Claude was heard from (or a prompt was sent) at `now`: the silence starts again."""
         self._last_heard, self._stall_marks = now, 0
+
+    def moves_later(self, now: float) -> bool:
+        """Whether hearing Claude at `now` can only move the stall deadline later (or leave
+        it): Claude was heard before, and `now` is no earlier than the last stall deadline
+        already reported, so `now + stall` is no earlier than the next one."""
+        heard = self._last_heard
+        return heard is not None and now >= heard + (self._stall_seconds or 0.0) * self._stall_marks
 
     def follow_grace(self, armed: bool, cancelled_at: float | None) -> None:
         """Track the turn's grace period: it starts at the first cancel (`cancelled_at`) that
@@ -513,6 +548,10 @@ class SessionIdle:
     def note_rate_limit(self, status: str | None) -> None:
         if self.machine is not None:
             self.machine.note_rate_limit(status)
+
+    def settings_read(self, policy: IdlePolicy) -> None:
+        if self.machine is not None:
+            self.machine.policy = policy
 
     def close(self) -> None:
         if self.machine is not None:

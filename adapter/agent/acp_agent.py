@@ -49,7 +49,7 @@ from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
 from adapter.wire.response_watch import ResponseWatch
-from fsm import Dialects
+from fsm import Dialects, fork_point
 
 if TYPE_CHECKING:
     from adapter.claude.runtime_settings import RuntimeSettings
@@ -126,6 +126,7 @@ class ClaudeAcpAgent:
         self._client = handshake.client_declared(client_capabilities, self._raw)
         self._link.client_name = client_info.name if client_info is not None else None
         self._index.negotiate(self._client.air)
+        self._raw.session_capabilities = self._client.air.session_capabilities()
         log.info("initialize: %s", self._client.dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -249,7 +250,9 @@ class ClaudeAcpAgent:
 
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
-        new_id, copy = await session_store.fork(session_id, cwd, self._settings.env)
+        # JetBrains AIR's fork at a message, read from any client (docs/client-authors.md).
+        point = fork_point(kwargs)
+        new_id, copy = await session_store.fork(session_id, cwd, self._settings.env, point)
         start = self._opener.prepare(self._client, new_id, cwd, mcp_servers, copy, options)
         pickers = await self._opener.open(start, ForkSessionResponse, self._client)
         return ForkSessionResponse(session_id=new_id, **pickers)
@@ -344,10 +347,14 @@ class ClaudeAcpAgent:
         # Before it is answered here or handed on: the core tells a start-up `auto` the model
         # lacks now, as the reference does (`fsm/notices.py`).
         await session.feed(PromptRequested())
+        if await session.remote_control(prompt):  # `/remote-control`: no model turn either
+            return PromptResponse(stop_reason="end_turn")
+        # A `/remote-control` under way answers before this prompt's turn begins.
+        await session.controls.remote_control.settled()
         if await session.controls.answer_locally(prompt):  # `/usage`, `/mcp`: no model turn
             return PromptResponse(stop_reason="end_turn")
         try:
-            return await session.prompt(rewrite_prompt(prompt))
+            return await session.prompt(rewrite_prompt(prompt), kwargs)
         except RuntimeStartError as exc:
             raise exc.request_error() from exc
 

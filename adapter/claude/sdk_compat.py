@@ -7,7 +7,9 @@ since `fsm/` may not import the adapter; the same test file pins all three.
 
 - `parse_message`: the SDK's frame parser, so that one frame it cannot parse is skipped instead
   of ending `receive_messages` (it raises inside that generator).
-- `raw_frames`: the client's private `_query`, whose `receive_messages` yields raw dicts.
+- `raw_frames`: the client's private `_query`, whose private `_message_receive` stream holds
+  the raw dicts its `receive_messages` yields; read as that method reads it (`end` ends it,
+  `error` raises), a buffered frame taken without a turn of the event loop.
 - `ExitBoundedTransport`: the SDK's subprocess transport with its private `_process` wrapped so
   that waiting for a Claude that closed its output but stays alive is bounded, and its private
   `_stdout_stream` decoding invalid UTF-8 as U+FFFD instead of failing; and the module's
@@ -44,6 +46,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, M
 from typing import Any
 
 import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
 from anyio.streams.text import TextReceiveStream
 from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
@@ -180,14 +183,40 @@ def _read_regular_session_lite(file_path: Any) -> Any:
 
 
 def raw_frames(client: ClaudeSDKClient) -> AsyncIterator[dict[str, Any]]:
-    """Claude's frames as the SDK read them, before parsing (nothing before `connect`): the
-    SDK's own iterator, not one wrapped in another generator, since every streamed delta of a
-    turn passes through it."""
+    """Claude's frames as the SDK read them, before parsing (nothing before `connect`)."""
     query = client._query
     if query is None:
         return _no_frames()
-    frames: AsyncIterator[dict[str, Any]] = query.receive_messages()
-    return frames
+    return _drained(query._message_receive)
+
+
+async def _drained(
+    stream: MemoryObjectReceiveStream[dict[str, Any]],
+) -> AsyncIterator[dict[str, Any]]:
+    """The SDK's `Query.receive_messages` (the frames its reader task routed to the client,
+    ended by its `end` frame, its `error` frame raised), except that a frame already waiting in
+    the stream's buffer is taken without the receive's turn of the event loop (every streamed
+    delta passes through here). The wait for the next frame when none is buffered is the
+    stream's own, and so is its end."""
+    while True:
+        try:
+            message = stream.receive_nowait()
+        except anyio.WouldBlock:
+            try:
+                message = await stream.receive()
+            except anyio.EndOfStream:
+                return
+        except anyio.EndOfStream:
+            return
+        kind = message.get("type")
+        if kind == "end":
+            return
+        if kind == "error":
+            exc = message.get("exception")
+            if isinstance(exc, Exception):
+                raise exc
+            raise Exception(message.get("error", "Unknown error"))
+        yield message
 
 
 async def _no_frames() -> AsyncIterator[dict[str, Any]]:

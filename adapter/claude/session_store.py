@@ -19,15 +19,16 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
 from acp import RequestError
 from acp.schema import ListSessionsResponse, SessionInfo
 
-from adapter.claude import session_links
+from adapter.claude import session_links, transcripts
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular, private_folder
-from fsm import is_archived, visible
+from fsm import ForkPoint, fork_point_missing, fork_point_uuid, is_archived, visible
 
 __all__ = [
     "PAGE_SIZE",
@@ -48,6 +49,8 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 1000
 _CURSOR_PREFIX = "offset:"
+# An entry's keys a fork point's search reads (`fsm.fork_points`).
+_FORK_KEYS = ("type", "uuid", "parentUuid", "isSidechain", "parent_tool_use_id", "parent_agent_id")
 # A marker is `{"cwd": ...}`: anything longer than a long path is not one (read no further).
 _MARKER_LIMIT = 64 * 1024
 
@@ -163,19 +166,36 @@ def earlier_transcripts(
     return found
 
 
-async def fork(session_id: str, cwd: str, env: Mapping[str, str]) -> tuple[str, Path | None]:
+async def fork(
+    session_id: str, cwd: str, env: Mapping[str, str], point: ForkPoint | None = None
+) -> tuple[str, Path | None]:
     """A copy of the session under a new id: (new id, the copy's transcript to resume, or None
-    when the session was never prompted and the fork starts fresh)."""
+    when the session was never prompted and the fork starts fresh). With a fork point
+    (JetBrains AIR's `_meta.jetbrains.air.fork`), the copy ends with that message; -32602 when
+    the session has no such message."""
     from claude_agent_sdk import fork_session
 
     located = locate(session_id, cwd, env)
+    if located.transcript is None and point is not None:
+        text, data = fork_point_missing(point, session_id)
+        raise RequestError(-32602, text, data)
     if located.transcript is None:
         new_id = str(uuid.uuid4())  # nothing was said yet: the fork is a fresh session
         remember(new_id, cwd, env)
         return new_id, None
+    transcript = located.transcript
+    up_to: str | None = None
+    if point is not None:
+        found = await anyio.to_thread.run_sync(_fork_point_uuid, point, transcript)
+        if found is None:
+            text, data = fork_point_missing(point, session_id)
+            raise RequestError(-32602, text, data)
+        up_to = found
     try:
-        claude_id = located.transcript.stem  # the linked continuation's, where there is one
-        result = await anyio.to_thread.run_sync(lambda: fork_session(claude_id, directory=cwd))
+        claude_id = transcript.stem  # the linked continuation's, where there is one
+        result = await anyio.to_thread.run_sync(
+            lambda: fork_session(claude_id, directory=cwd, up_to_message_id=up_to)
+        )
     except (OSError, ValueError) as exc:
         log.info("fork of session %s failed: %s", session_id, exc)  # the client hears it
         raise not_found(session_id) from exc
@@ -183,6 +203,32 @@ async def fork(session_id: str, cwd: str, env: Mapping[str, str]) -> tuple[str, 
     copy = find_transcript(session_id=result.session_id, cwd=cwd, env=env)
     # The SDK writes the copy beside the original, where `find_transcript` looks for it.
     return result.session_id, copy or located.transcript.with_name(f"{result.session_id}.jsonl")
+
+
+def _fork_entry(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """What a fork point's search reads of an entry: its links, and an assistant message's
+    id and text (a tool result's bulk is never kept)."""
+    kept = {k: raw.get(k) for k in _FORK_KEYS if k in raw}
+    message = raw.get("message")
+    if raw.get("type") == "assistant" and isinstance(message, Mapping):
+        content = message.get("content")
+        texts = [
+            {"type": "text", "text": b["text"]}
+            for b in (content if isinstance(content, list) else [])
+            if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
+        text = content if isinstance(content, str) else texts
+        kept["message"] = {"id": message.get("id"), "content": text}
+    return kept
+
+
+def _fork_point_uuid(point: ForkPoint, transcript: Path) -> str | None:
+    found = [
+        _fork_entry(raw)
+        for _, raw in transcripts.entries(transcript, transcripts.ReplayStats())
+        if isinstance(raw, Mapping)
+    ]
+    return fork_point_uuid(point, found)
 
 
 def _offset(cursor: str | None) -> int:

@@ -29,6 +29,7 @@ import anyio
 
 from adapter.demo.demo_client import DemoClient, open_session
 from adapter.demo.frame_words import describe_frame
+from adapter.demo.scenario_groups import declares_air
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -63,6 +64,12 @@ SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
         "Format the file.",
         f"{STEER}Use tabs, not spaces.",
     ),
+    "remote_control": (
+        "/remote-control",
+        "Summarize what this project does.",
+        "/remote-control off",
+    ),
+    "air_subagents": ("Where is the input parsed?",),
     "usage_limit_resets": (
         "Summarize what this project does.",
         "Which tests cover it?",
@@ -94,6 +101,19 @@ def _hangs(scenario: str) -> bool:
 
     turns = SCENARIOS[scenario].turns
     return any(isinstance(step, Hang) for turn in turns for step in turn)
+
+
+class _UpdatesAcpCannotRead(logging.Filter):
+    """Drops `acp`'s complaint about a session update its schema has no model for (JetBrains
+    AIR's `subagent_spawned`, `async_task_*`): the demo prints every frame from the wire, so
+    nothing is lost, and the complaint is a traceback that is not the agent's fault."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from pydantic import ValidationError
+
+        error = record.exc_info[1] if record.exc_info else None
+        unread = isinstance(error, ValidationError) and "session/update" in record.getMessage()
+        return not unread
 
 
 class AgentGaveUp(Exception):
@@ -188,9 +208,28 @@ async def run_demo(
     cancel_after: float | None = None,
 ) -> int:
     """Play `scenario` with `prompts`; 0 when it played out (failures shown are the point)."""
+    observe = _observer(out, log)
+    quiet = _UpdatesAcpCannotRead()
+    logging.getLogger().addFilter(quiet)
+    try:
+        return await _run_demo(
+            scenario, prompts, capable=capable, out=out, observe=observe, cancel_after=cancel_after
+        )
+    finally:
+        logging.getLogger().removeFilter(quiet)
+
+
+async def _run_demo(
+    scenario: str,
+    prompts: list[str],
+    *,
+    capable: bool,
+    out: IO[str],
+    observe: Callable[[StreamEvent], None],
+    cancel_after: float | None,
+) -> int:
     import acp
 
-    observe = _observer(out, log)
     hangs = _hangs(scenario)
     if cancel_after is None:
         cancel_after = HANG_CANCEL_SECONDS if hangs else CANCEL_SECONDS
@@ -217,7 +256,8 @@ async def run_demo(
             observers=[observe],
             use_unstable_protocol=True,  # elicitation/create is in acp's unstable set
         ) as (conn, _process):
-            session_id = await open_session(conn, workdir, capable=capable, out=out)
+            air = declares_air(scenario)
+            session_id = await open_session(conn, workdir, capable=capable, out=out, air=air)
             if session_id is None:
                 return 0
             for index, text in enumerate(prompts):
@@ -253,6 +293,8 @@ async def play(
     `stopped` line on `err` when the agent gave up (tests/e2e/test_demo.py plays them all)."""
     prompts = prompts or list(SCENARIO_PROMPTS.get(scenario, DEFAULT_PROMPTS))
     mode = "client opts in to sessionFailure" if capable else "legacy client"
+    if capable and declares_air(scenario):
+        mode = "JetBrains AIR client declaring the AIR set"
     print(f"claude-acp demo: scenario {scenario}, {mode}\n", file=out, flush=True)
     try:
         return await run_demo(

@@ -249,6 +249,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         agent=args.value("--agent"),
         fast=fast_state(env) != "off",
         fast_off_reason=env.get(FAST_OFF_ENV) or None,
+        checkpointing=env.get("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING") == "true",
         mcp_servers=local_controls.servers_from(args.value("--mcp-config")),
         disallowed_tools=frozenset(
             t for t in (args.value("--disallowedTools") or "").split(",") if t

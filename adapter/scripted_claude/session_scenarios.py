@@ -10,7 +10,8 @@ command mid-session; `edit_permission` asks about an Edit (allowed without askin
 acceptEdits); `model_typed` is `/model opus` typed in the chat (Claude Code switches its model
 and fires `PostModelSwitch`, source `command`, then answers the command without the model);
 `model_fallback_local` falls back in a side question only (`scope: local`), which leaves the
-session's model alone.
+session's model alone; `remote_control` answers Claude Code's `remote_control` request with the
+session's claude.ai address, and then echoes what a person types on their phone.
 """
 
 from __future__ import annotations
@@ -111,6 +112,12 @@ SESSION_SCENARIOS: tuple[Scenario, ...] = (
                 Result(result="Set model to Opus (claude-opus-4-1)"),
             ),
         ),
+    ),
+    Scenario(
+        name="remote_control",
+        description="`/remote-control` answered with the session's claude.ai address, then "
+        "someone types on their phone.",
+        remote_message="What did the last test run say?",
     ),
     Scenario(
         name="model_fallback_local",

@@ -206,6 +206,9 @@ class Permission:
     # An allowed Edit or Write is carried out on disk, its result saying what changed
     # (`file_edits.apply_edit`).
     applies: bool = False
+    # The Agent call whose subagent asks (its `agent_id` goes in `hints`, as Claude Code sends
+    # it): the call, its result and the line after it are the subagent's.
+    parent: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -315,6 +318,9 @@ class Scenario:
     # handshake, and its answer to "Implement the following plan:" (empty: no such answer).
     fresh_start: TurnScript = ()
     continuation: TurnScript = ()
+    # What a person types in another client once Remote Control is on (`remote_control`
+    # control request): echoed at once as Claude Code echoes it (None: nobody does).
+    remote_message: str | None = None
 
     def script_for(self, turn_index: int) -> TurnScript:
         """The script of the `turn_index`-th (0-based) user turn of the session."""

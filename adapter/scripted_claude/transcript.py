@@ -117,6 +117,9 @@ class Transcript:
         self.last_model: str | None = None
         self._last_uuid: str | None = None
         self._file: IO[str] | None = None
+        # Subagents by the Agent call that launched them: their id, and their last entry.
+        self._agents: dict[str, str] = {}
+        self._agent_last: dict[str, str | None] = {}
         if path.exists():
             self._scan()
 
@@ -220,11 +223,40 @@ class Transcript:
                 entry["apiErrorStatus"] = frame["api_error_status"]
         if frame.get("tool_use_result") is not None:
             entry["toolUseResult"] = frame["tool_use_result"]
-        if frame.get("parent_tool_use_id") is not None:
+        parent = frame.get("parent_tool_use_id")
+        if parent is not None:
             # A subagent's message (the real CLI keeps these in a sidechain file).
             entry["isSidechain"] = True
-            entry["parent_tool_use_id"] = frame["parent_tool_use_id"]
+            entry["parent_tool_use_id"] = parent
+            if parent in self._agents:
+                self._append_agent(self._agents[parent], entry)
+                return
         self._append(entry)
+
+    def start_agent(self, frame: Mapping[str, Any]) -> None:
+        """A `task_started` of a subagent: from here its messages go to its own transcript,
+        `<project>/<session>/subagents/agent-<id>.jsonl`, beside the `.meta.json` that names
+        the Agent call that launched it, as Claude Code keeps them."""
+        agent, launch = frame.get("task_id"), frame.get("tool_use_id")
+        if not (isinstance(agent, str) and isinstance(launch, str) and frame.get("subagent_type")):
+            return
+        meta = {"agentType": frame["subagent_type"], "toolUseId": launch}
+        if isinstance(frame.get("description"), str):
+            meta["description"] = frame["description"]
+        folder = self._agents_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"agent-{agent}.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        self._agents[launch] = agent
+        self._agent_last.setdefault(agent, None)
+
+    def _agents_folder(self) -> Path:
+        return self.path.parent / self.session_id / "subagents"
+
+    def _append_agent(self, agent: str, entry: Frame) -> None:
+        entry = {**entry, "parentUuid": self._agent_last.get(agent), "agentId": agent}
+        with (self._agents_folder() / f"agent-{agent}.jsonl").open("a", encoding="utf-8") as file:
+            file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._agent_last[agent] = entry["uuid"]
 
     def append_entry(self, fields: Mapping[str, Any]) -> None:
         """An entry of the CLI's own (no message of the conversation's): `fields` over the

@@ -42,7 +42,6 @@ from fsm import (
     Event,
     FsmError,
     MessageTooLarge,
-    OutputReceived,
     PromptSent,
     RateLimitReported,
     ResultReceived,
@@ -50,6 +49,7 @@ from fsm import (
     RuntimeStartFailed,
     StreamEnded,
     TransportLost,
+    remote_words,
 )
 
 __all__ = ["ClaudeSide"]
@@ -81,6 +81,7 @@ class ClaudeSide:
         clock: Callable[[], float],
         wall: Callable[[], float],
         feed: Feed,
+        heard: Callable[[str, float], Awaitable[None]],
         fault: Callable[[str], Awaitable[None]],
         started: Callable[[], None],
     ) -> None:
@@ -99,6 +100,7 @@ class ClaudeSide:
         self._clock = clock
         self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
         self._feed = feed
+        self._heard = heard  # `Session.heard`: the `OutputReceived` of each frame
         self._fault = fault
         self._started = started  # the session's timer, which a runtime's deadlines need
         self.runtime: ClaudeRuntime | None = None
@@ -216,7 +218,7 @@ class ClaudeSide:
 
     async def on_message(self, message: Any, raw: Any, epoch: str) -> None:
         """One message from Claude's process `epoch`: to the core as events, to the view."""
-        await self._feed(OutputReceived(epoch=epoch, now=self._clock()))
+        await self._heard(epoch, self._clock())
         # Raw, before it is read, to a client that asked (the reference's order).
         await self._controls.forward_raw(raw)
         if isinstance(message, StreamEvent):
@@ -276,6 +278,12 @@ class ClaudeSide:
             await self._feed(event, message)
         elif isinstance(message, UserMessage) and (echo := echo_for(raw, epoch)) is not None:
             await self._feed(echo)  # Claude took the message up: prompt queueing's hand-off
+            runtime = self.runtime
+            ours = runtime is None or runtime.sent_by_adapter(echo.turn_id)
+            said = remote_words(raw, ours=ours)
+            if said:
+                # Typed in another client of the session (Remote Control): shown as the user's.
+                await self._view.user_said(said)
         elif isinstance(message, UserMessage):
             await self._view.tool_results(message)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -45,7 +46,9 @@ from fsm import (
     DeadlineReached,
     Dialects,
     Event,
+    IdleSettingsRead,
     InternalFaultOccurred,
+    OutputReceived,
     PromptReceived,
     SessionClosing,
     SessionCore,
@@ -87,6 +90,7 @@ class Session:
         self._tg = task_group
         self._clock = clock
         self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
+        self._private = settings.private  # never shown to the client (docs/decisions.md#secrets)
         # Taken once per Claude frame (every streamed delta): uncontended, it must not also
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
@@ -118,6 +122,10 @@ class Session:
         self._rearm = anyio.Event()
         self._timer_started = False
         self._armed_for: float | None = None  # the deadline the timer sleeps toward
+        # The settings are read again when the reference adapter's would have been looked at:
+        # a prompt, and the idle deadline (docs/decisions.md#settings-read-again).
+        self._settings_env = settings.env
+        self._idle_policy = idle_policy(cwd, settings.env)
         # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
         self.core = SessionCore(
             session_id=session_id,
@@ -128,7 +136,7 @@ class Session:
             stall_seconds=settings.stall_seconds,
             started=False,
             acp_notices=dialects.acp_notices,
-            idle=idle_policy(cwd, settings.env),
+            idle=self._idle_policy,
             background_subagents=self.controls.air.background_subagents,
             mcp_sign_in=self.controls.sign_in.servers,
         )
@@ -145,6 +153,7 @@ class Session:
             clock=clock,
             wall=wall,
             feed=self.feed,
+            heard=self.heard,
             fault=self._fault,
             started=self._start_timer,
         )
@@ -175,6 +184,7 @@ class Session:
         )
         self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
+        self.controls.permissions.owner = self.view.subagents.session_of_agent
         self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
@@ -195,9 +205,10 @@ class Session:
         """Send one session update given as its wire dict (False when it could not be sent)."""
         return await self._link.send_raw_update(self.session_id, update)
 
-    async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
-        """Send several session updates in order (False when one could not be sent)."""
-        return await self._link.send_raw_updates(self.session_id, updates)
+    async def send_raws(self, updates: list[dict[str, Any]], session_id: str | None = None) -> bool:
+        """Send several session updates in order (False when one could not be sent), on this
+        session or on `session_id` (a JetBrains AIR child session of it)."""
+        return await self._link.send_raw_updates(session_id or self.session_id, updates)
 
     async def restart_on_next_prompt(self) -> None:
         """The credentials changed: the core has the next prompt start a fresh Claude."""
@@ -258,10 +269,19 @@ class Session:
                 # failed on this event.
                 await self._fault_locked(f"handling {type(event).__name__}")
         # Wake the timer only when the core needs waking sooner than it is set for: a later
-        # deadline is found when the earlier one passes (cheap: once per Claude frame).
+        # deadline is found when the earlier one passes.
         deadline = self.core.next_deadline()
         if deadline is not None and (self._armed_for is None or deadline < self._armed_for):
             self._rearm.set()
+
+    async def heard(self, epoch: str, now: float) -> None:
+        """Claude wrote a frame at `now` (`OutputReceived`): once per frame, every streamed
+        delta. While no fact is being performed (the lock is free, and nothing can come between
+        here and the core: no await), the core takes it at once where it changes nothing but
+        the stall clock and brings no deadline sooner (`SessionCore.heard_alone`); otherwise it
+        is fed as any fact."""
+        if self._feed_lock.locked() or self._released or not self.core.heard_alone(epoch, now):
+            await self.feed(OutputReceived(epoch=epoch, now=now))
 
     async def _fault(self, where: str) -> None:
         async with self._feed_lock:
@@ -300,25 +320,50 @@ class Session:
                 await self._rearm.wait()
                 continue
             self._armed_for = None
+            await self._read_settings_again()
             await self.feed(DeadlineReached(now=self._clock(), wall=self._wall()))
+
+    async def _read_settings_again(self) -> None:
+        """Tell the core what the settings files say now, when it changed
+        (docs/decisions.md#settings-read-again): only the idle compaction reads them mid-session;
+        the modes and the pickers keep what the session opened with."""
+        policy = idle_policy(self.cwd, self._settings_env)
+        if policy != self._idle_policy:
+            self._idle_policy = policy
+            await self.feed(IdleSettingsRead(policy=policy))
 
     # --- requests ---------------------------------------------------------------------
 
-    async def prompt(self, blocks: list[Any]) -> PromptResponse:
+    async def prompt(
+        self, blocks: list[Any], meta: Mapping[str, Any] | None = None
+    ) -> PromptResponse:
         """Hand one prompt to the core and wait for its one answer (raises `RequestError`).
-        The core queues it behind a live one and says when it goes to Claude."""
+        The core queues it behind a live one and says when it goes to Claude. `meta`: the
+        request's `_meta` (JetBrains AIR's file-change report request)."""
         if self._closed:
             raise RequestError.invalid_request({"reason": "the session is closed"})
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         turn_id = str(uuid.uuid4())
         answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
+        self.view.file_changes.request(turn_id, meta)
         try:
+            await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))
             await self._carry(turn_id, answer)
         finally:
             del self._answers[turn_id]
         return self._unwrap(answer)
+
+    async def remote_control(self, blocks: list[Any]) -> bool:
+        """Answer a `/remote-control` prompt without a turn (True; fsm.remote_control), where
+        Claude Code does not offer the command itself; -32600 while Claude works."""
+        runtime = self.claude.runtime
+        if runtime is None or not self.controls.stands_in_for_remote_control():
+            return False
+        return await self.controls.remote_control.run(
+            blocks, runtime.client, working=self.core.working, private=self._private
+        )
 
     async def steer(self, blocks: list[Any], *, prompt_required: bool) -> dict[str, Any]:
         """The client's `_session/steering` (adapter.agent.steering): the core says whether the
@@ -416,5 +461,7 @@ class Session:
 
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is withdrawn, what is interrupted and
-        what is answered."""
+        what is answered. AIR's child sessions end cancelled first, as the reference ends
+        them."""
+        await self.view.parent_cancelled()
         await self.feed(CancelRequested(now=self._clock()))

@@ -96,9 +96,21 @@ class ClientLink:
         return True
 
     async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
-        """Send a `session/update` whose kind the `acp` schema does not know (the `agent_error`
-        dialect): its typed API would drop it, so the frame goes out through the connection's
-        raw notification sender (`adapter.claude.sdk_compat`)."""
+        """Send one `session/update` as the dict it is (a streamed delta's chunk, or a kind the
+        `acp` schema does not know, the `agent_error` dialect, which its typed API would drop):
+        through the bulk sender where there is one (the same frame, without acp's connection
+        and the transport's request bookkeeping, layers a notification has no use for: once
+        per streamed delta), else the connection's raw notification sender
+        (`adapter.wire.acp_compat`)."""
+        if self._bulk is not None and self._conn is not None:
+            try:
+                await self._bulk(session_id, (update,))
+            except Exception:
+                log.warning(
+                    "session %s: could not send %s", session_id, update.get("sessionUpdate")
+                )
+                return False
+            return True
         try:
             return await send_raw_notification(
                 self._conn, "session/update", {"sessionId": session_id, "update": update}

@@ -155,6 +155,50 @@ def test_the_stall_schedule_counts_from_claudes_last_frame(core: SessionCore) ->
     assert core.next_deadline() is None
 
 
+def test_a_frame_heard_alone_is_what_handling_it_would_do() -> None:
+    # `heard_alone` is the streamed delta's way in: the same stall clock as `handle`, no effect.
+    handled = SessionCore(session_id="s", epoch=E1, capable=True, stall_seconds=120)
+    alone = SessionCore(session_id="s", epoch=E1, capable=True, stall_seconds=120)
+    for core in (handled, alone):
+        core.handle(PromptSent(turn_id="t1", now=0.0))
+    assert handled.handle(OutputReceived(epoch=E1, now=50.0)) == []
+    assert alone.heard_alone(E1, 50.0) is True
+    assert handled.next_deadline() == alone.next_deadline() == 170.0
+    # A stall reported at 170: the next frame at 200 starts the watch again in both.
+    for core in (handled, alone):
+        [published] = core.handle(DeadlineReached(now=170.0))
+        assert isinstance(published, PublishRecord)
+        core.handle(DeliveryConfirmed(id="t1:error", revision=1))
+    handled.handle(OutputReceived(epoch=E1, now=200.0))
+    assert alone.heard_alone(E1, 200.0) is True
+    assert handled.next_deadline() == alone.next_deadline() == 320.0
+    assert handled.turn_state is alone.turn_state
+    for core in (handled, alone):
+        core.close()
+
+
+def test_a_frame_is_not_heard_alone_where_it_could_change_more() -> None:
+    core = SessionCore(session_id="s", epoch=E1, capable=True, stall_seconds=120)
+    # Nothing heard yet (no prompt sent): a first stall deadline would begin, sooner than none.
+    assert core.heard_alone(E1, 5.0) is False
+    core.handle(PromptSent(turn_id="t1", now=0.0))
+    # A replaced runtime's frame: `handle` logs that it dropped it.
+    assert core.heard_alone(E2, 10.0) is False
+    [dropped] = core.handle(OutputReceived(epoch=E2, now=10.0))
+    assert isinstance(dropped, LogNotice)
+    assert core.next_deadline() == 120.0  # neither moved the clock
+    # Heard before the silence already reported (a clock that went back): the deadline it
+    # would set comes sooner than the one armed, so the event takes the full way.
+    [published] = core.handle(DeadlineReached(now=120.0))
+    assert isinstance(published, PublishRecord)
+    assert core.next_deadline() == 240.0
+    assert core.heard_alone(E1, 100.0) is False
+    assert core.next_deadline() == 240.0
+    assert core.heard_alone(E1, 130.0) is True
+    assert core.next_deadline() == 250.0
+    core.close()
+
+
 def test_the_next_prompt_replaces_a_lost_runtime(core: SessionCore) -> None:
     core.handle(PromptSent(turn_id="t1"))
     core.handle(_ok())

@@ -5,6 +5,7 @@ exact frames go to the clients it is for and to no other."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -516,3 +517,146 @@ async def test_skill_commands_and_calls_name_their_skill_file(
     assert {c["name"]: c.get("_meta") for c in first}["deploy"] == _skill(path=paths["deploy"])
     assert {c["name"]: c.get("_meta") for c in first}["simplify"] is None
     assert skills == [{"name": "deploy", "path": paths["deploy"]}, {"name": "simplify"}]
+
+
+def _fork_meta(**point: Any) -> dict[str, Any]:
+    return {"jetbrains": {"air": {"fork": point}}}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_fork_at_a_message_continues_from_that_message(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(tmp_path, "success", client_meta=AIR_SET) as adapter:
+        cwd = str(adapter.workdir)
+        session = await adapter.new_session()
+        replies: list[tuple[str, str]] = []  # (messageId, text) of each turn's reply
+        for words in ("first", "second", "third"):
+            seen = len(adapter.updates("agent_message_chunk"))
+            await adapter.prompt(session, words)
+            chunks = adapter.updates("agent_message_chunk")[seen:]
+            replies.append((chunks[0]["messageId"], "".join(c["content"]["text"] for c in chunks)))
+
+        async def fork(meta: dict[str, Any]) -> Any:
+            params = {"cwd": cwd, "sessionId": session, "mcpServers": [], "_meta": meta}
+            request = adapter.conn._conn.send_request("session/fork", params)
+            return await asyncio.wait_for(request, TIMEOUT)
+
+        at_second = await fork(_fork_meta(version=1, messageId=replies[1][0]))
+        fingerprint = "sha256:" + hashlib.sha256(replies[0][1].encode()).hexdigest()
+        by_content = await fork(
+            _fork_meta(
+                version=1, messageId="msg_gone", messageFingerprint=fingerprint, messageOccurrence=1
+            )
+        )
+        whole = await fork(_fork_meta(version=2, messageId=replies[0][0]))  # not a point
+        with pytest.raises(acp.RequestError) as missing:
+            await fork(_fork_meta(version=1, messageId="msg_missing"))
+        answer = await adapter.prompt(at_second["sessionId"], "in the fork")
+        seen = len(adapter.updates("user_message_chunk"))
+        await asyncio.wait_for(
+            adapter.conn.load_session(cwd=cwd, session_id=at_second["sessionId"], mcp_servers=[]),
+            TIMEOUT,
+        )
+        replayed = [u["content"]["text"] for u in adapter.updates("user_message_chunk")[seen:]]
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    # Claude Code's copy ends with the second reply; the fork's prompt follows it.
+    assert replayed == ["first", "second", "in the fork"]
+
+    def prompts(session_id: str) -> list[str]:
+        path = next(adapter.config_dir.rglob(f"{session_id}.jsonl"))
+        found = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            content = (
+                entry.get("message", {}).get("content") if entry.get("type") == "user" else None
+            )
+            if isinstance(content, list) and content and content[0].get("type") == "text":
+                found.append(content[0]["text"])
+        return found
+
+    assert prompts(by_content["sessionId"]) == ["first"]
+    assert prompts(whole["sessionId"]) == ["first", "second", "third"]
+    assert missing.value.code == -32602
+    assert str(missing.value) == (
+        f"Fork point message msg_missing was not found in session {session}"
+    )
+    assert missing.value.data == {"messageId": "msg_missing"}
+
+
+REPORTING: dict[str, Any] = {
+    "jetbrains": {
+        "air": {"version": 1, "capabilities": ["sessionFailure", "agentFileChangeReport"]}
+    }
+}
+
+
+def _report_request(request_id: object, **extra: Any) -> dict[str, Any]:
+    request = {"version": 1, "requestId": request_id, **extra}
+    return {"jetbrains": {"air": {"agentFileChangeReportRequest": request}}}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", ["reporting", "air_sf"])
+async def test_a_file_change_report_names_the_turns_files_before_its_answer(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = REPORTING if kind == "reporting" else OPT_IN
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
+    async with adapters.session_adapter(
+        tmp_path, "air_diff_patch", client_meta=meta, env=env
+    ) as adapter:
+        app = adapter.workdir / "src" / "app.py"
+        app.parent.mkdir(parents=True, exist_ok=True)
+        app.write_text("def greet(name):\n    return 'Hello ' + name\n", encoding="utf-8")
+        session = await adapter.new_session()
+        answers = []
+        for request in (
+            _report_request("turn-1.a:b"),
+            _report_request("turn-1.a:b"),  # used before: ignored
+            _report_request("bad id"),
+            _report_request("r-2", extra=1),
+        ):
+            params = {
+                "sessionId": session,
+                "prompt": [{"type": "text", "text": "tidy the greeting"}],
+                "_meta": request,
+            }
+            sent = adapter.conn._conn.send_request("session/prompt", params)
+            answers.append(await asyncio.wait_for(sent, TIMEOUT))
+        frames = adapter.incoming()
+    assert [a["stopReason"] for a in answers] == ["end_turn"] * 4
+    reports = [
+        (i, f["params"]["update"])
+        for i, f in enumerate(frames)
+        if f.get("method") == "session/update"
+        and "agentFileChangeReport" in json.dumps(f["params"]["update"].get("_meta", {}))
+    ]
+    previews = [e for e in _claude_controls(tmp_path, "rewind_files") if e.get("dry_run") is True]
+    if kind == "air_sf":
+        assert reports == [] and previews == []
+        return
+    [(at, update)] = reports
+    root = adapter.workdir.resolve()
+    assert update == {
+        "sessionUpdate": "session_info_update",
+        "_meta": {
+            "jetbrains": {
+                "air": {
+                    "version": 1,
+                    "agentFileChangeReport": {
+                        "version": 1,
+                        "requestId": "turn-1.a:b",
+                        "status": "reported",
+                        "paths": [str(root / "src/app.py"), str(root / "src/new file.py")],
+                        "declaredComplete": False,
+                        "truncated": False,
+                    },
+                }
+            }
+        },
+    }
+    # Sent before the first prompt's answer, which waited for it.
+    first_answer = next(i for i, f in enumerate(frames) if f.get("result", {}).get("stopReason"))
+    assert at < first_answer
+    assert len(previews) == 1 and previews[0]["subtype"] == "rewind_files"

@@ -87,11 +87,51 @@ def test_parsed_results_keep_the_prompts_their_cycle_took_up() -> None:
 @pytest.mark.anyio
 async def test_raw_frames_reads_the_clients_private_query() -> None:
     client = ClaudeSDKClient(options=ClaudeAgentOptions())
-    assert client._query is None  # set by connect(); the adapter reads its receive_messages
+    assert client._query is None  # set by connect(); the adapter reads its message stream
     assert [frame async for frame in compat.raw_frames(client)] == []
     from claude_agent_sdk._internal.query import Query
 
-    assert inspect.isasyncgenfunction(Query.receive_messages)
+    # The adapter reads the stream `receive_messages` reads, as that method reads it.
+    source = inspect.getsource(Query.receive_messages)
+    assert "async for message in self._message_receive" in source
+    assert 'message.get("type") == "end"' in source
+    assert 'message.get("type") == "error"' in source
+    assert 'message.get("exception")' in source
+    assert "self._message_send, self._message_receive = anyio.create_memory_object_stream" in (
+        inspect.getsource(Query.__init__)
+    )
+
+
+@pytest.mark.anyio
+async def test_raw_frames_end_at_the_end_frame_and_raise_an_error_frame() -> None:
+    import anyio
+
+    class _Query:
+        def __init__(self, frames: list[dict[str, Any]]) -> None:
+            send, self._message_receive = anyio.create_memory_object_stream[dict[str, Any]](10)
+            for frame in frames:
+                send.send_nowait(frame)
+            send.close()
+
+    class _Client:
+        def __init__(self, frames: list[dict[str, Any]]) -> None:
+            self._query = _Query(frames)
+
+    one, two = {"type": "assistant", "n": 1}, {"type": "stream_event", "n": 2}
+    ended = _Client([one, two, {"type": "end"}, {"type": "assistant", "n": 3}])
+    assert [f async for f in compat.raw_frames(ended)] == [one, two]  # type: ignore[arg-type]
+    closed = _Client([one])  # the stream closed without an end frame
+    assert [f async for f in compat.raw_frames(closed)] == [one]  # type: ignore[arg-type]
+    failed = _Client([one, {"type": "error", "exception": ValueError("boom")}])
+    seen: list[dict[str, Any]] = []
+    with pytest.raises(ValueError, match="boom"):
+        async for frame in compat.raw_frames(failed):  # type: ignore[arg-type]
+            seen.append(frame)
+    assert seen == [one]
+    worded = _Client([{"type": "error", "error": "it broke"}])
+    with pytest.raises(Exception, match="it broke"):
+        async for _ in compat.raw_frames(worded):  # type: ignore[arg-type]
+            pass
 
 
 @pytest.fixture

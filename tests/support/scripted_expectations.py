@@ -261,6 +261,7 @@ ADAPTER_ONLY = {
     "air_permission",
     "air_plan_file",
     "air_diff_patch",
+    "air_subagents",  # ... its native subagent sessions: tests/e2e/test_air_subagents.py
     "air_skill",
     "mcp_elicit",  # an MCP server asks: test_mcp_elicitation.py
     "mcp_elicit_url",  # ... to sign in on a page: test_mcp_url_elicitation.py
@@ -288,6 +289,8 @@ ADAPTER_ONLY = {
     # The picker following Claude Code's own model switches (test_model_following.py).
     "model_typed",
     "model_fallback_local",
+    # `/remote-control` is answered without a turn (test_remote_control.py).
+    "remote_control",
     # Leaving plan mode in a fresh context is driven through the adapter (test_plan_clear.py).
     "plan_clear",
     "plan_clear_slow_start",

@@ -111,6 +111,9 @@ class FakeRuntime:
         self.prompts.append(message)
         self.sent.set()
 
+    def sent_by_adapter(self, stamp: object) -> bool:
+        return any(p.get("uuid") == stamp for p in self.prompts)
+
     async def interrupt(self) -> None:
         self.interrupts += 1  # and ignores it
 
