@@ -250,7 +250,7 @@ ADAPTER_ONLY = {
     "idle_compaction_short_cache",
     "idle_compaction_limited",
     "idle_compaction_rate_limited",
-    # Notices: tests/e2e/test_notices.py.
+    # Notices: tests/shell/test_notice_forms.py.
     "mcp_problems",
     "mcp_unknown_shapes",
     # Claude asks: test_questions.py, test_permission_hints.py.
