@@ -291,6 +291,8 @@ ADAPTER_ONLY = {
     "model_fallback_local",
     # `/remote-control` is answered without a turn (test_remote_control.py).
     "remote_control",
+    # A session reloaded with Claude Code's plumbing in its history (test_replay_markers.py).
+    "reloaded_history",
     # Leaving plan mode in a fresh context is driven through the adapter (test_plan_clear.py).
     "plan_clear",
     "plan_clear_slow_start",
