@@ -16,7 +16,8 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `native_subagents.py`: its native subagent sessions;
+  its Async Tasks panel; `native_subagents.py` and `subagent_replay.py`: its native subagent
+  sessions, live and on load;
   `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
@@ -131,6 +132,7 @@ if TYPE_CHECKING:
         WorkerShuttingDown,
         trigger_of,
     )
+    from fsm.file_change_reports import FileChangeReports, ReportPlan
     from fsm.fork_points import (
         ForkPoint,
         fork_point,
@@ -189,6 +191,16 @@ if TYPE_CHECKING:
     )
     from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
+    from fsm.remote_control import (
+        REMOTE_CONTROL_COMMAND,
+        RemoteControl,
+        claude_code_offers,
+        remote_control_command,
+        remote_control_refusal,
+        remote_control_reply,
+        remote_control_request,
+        remote_words,
+    )
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
     from fsm.session_index import (
@@ -219,6 +231,7 @@ if TYPE_CHECKING:
         title_description,
     )
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
+    from fsm.subagent_replay import SubagentReplay
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -238,6 +251,14 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "REMOTE_CONTROL_COMMAND": "remote_control",
+    "RemoteControl": "remote_control",
+    "claude_code_offers": "remote_control",
+    "remote_control_command": "remote_control",
+    "remote_control_refusal": "remote_control",
+    "remote_control_reply": "remote_control",
+    "remote_control_request": "remote_control",
+    "remote_words": "remote_control",
     "page_done": "mcp_sign_in",
     "MCP_POLL_SECONDS": "mcp_sign_in",
     "MCP_SIGN_IN_SECONDS": "mcp_sign_in",
@@ -309,6 +330,8 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "FileChangeReports": "file_change_reports",
+    "ReportPlan": "file_change_reports",
     "ForkPoint": "fork_points",
     "fork_point": "fork_points",
     "fork_point_missing": "fork_points",
@@ -322,6 +345,7 @@ _HOMES = {
     "AsyncTasks": "async_tasks",
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
+    "SubagentReplay": "subagent_replay",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -466,6 +490,7 @@ __all__ = [
     "MIN_TOKENS_FLOOR",
     "ONE_MILLION_WINDOW",
     "RAW_MESSAGE_METHOD",
+    "REMOTE_CONTROL_COMMAND",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -512,6 +537,7 @@ __all__ = [
     "FailureKind",
     "FailureRecord",
     "FastModeTurnedOff",
+    "FileChangeReports",
     "ForkPoint",
     "ForwardAssistantMessage",
     "FreshContextChosen",
@@ -552,8 +578,10 @@ __all__ = [
     "RateLimitReported",
     "RawMessageChoice",
     "RejectPrompt",
+    "RemoteControl",
     "RenameRequest",
     "ReplayPlanner",
+    "ReportPlan",
     "ResultReceived",
     "RetryAttempted",
     "RuntimeStartFailed",
@@ -575,6 +603,7 @@ __all__ = [
     "StopReason",
     "StopRuntime",
     "StreamEnded",
+    "SubagentReplay",
     "SubscribeRequest",
     "TranscriptEntry",
     "TransportLost",
@@ -596,6 +625,7 @@ __all__ = [
     "archive_to",
     "blob_plan",
     "canonical_model_id",
+    "claude_code_offers",
     "decode_text_blob",
     "efforts_shown",
     "efforts_to_apply",
@@ -632,6 +662,11 @@ __all__ = [
     "poll_verdict",
     "raw_message_choice",
     "redact",
+    "remote_control_command",
+    "remote_control_refusal",
+    "remote_control_reply",
+    "remote_control_request",
+    "remote_words",
     "rename_to",
     "renames_session",
     "resolve_model_preference",

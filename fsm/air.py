@@ -40,6 +40,7 @@ ASYNC_TASKS = "asyncTasks"
 CUSTOM_INSTRUCTIONS = "customInstructions"
 NATIVE_SUBAGENT_SESSIONS = "nativeSubagentSessions"
 RECOMMENDED_VALUE = "recommendedValue"
+AGENT_FILE_CHANGE_REPORT = "agentFileChangeReport"
 
 # What this agent implements of the AIR set and advertises, in the reference's order
 # (`sessionFailure` first): the one list of them, which `advertisement` and `negotiated` read.
@@ -47,6 +48,7 @@ RECOMMENDED_VALUE = "recommendedValue"
 # any client.
 IMPLEMENTED: tuple[str, ...] = (
     SESSION_FAILURE,
+    AGENT_FILE_CHANGE_REPORT,
     NATIVE_SUBAGENT_SESSIONS,
     ASYNC_TASKS,
     CUSTOM_INSTRUCTIONS,
@@ -139,6 +141,12 @@ class AirClient:
         """Claude Code's background work other than subagents is the Async Tasks panel's
         (`async_task_*` updates, `fsm.async_tasks`)."""
         return self.negotiated(ASYNC_TASKS)
+
+    @property
+    def file_change_report(self) -> bool:
+        """A prompt may ask which files its turn changed (`fsm.file_change_reports`); Claude
+        Code keeps file checkpoints for every session of the client."""
+        return self.negotiated(AGENT_FILE_CHANGE_REPORT)
 
     @property
     def native_subagents(self) -> bool:

@@ -208,6 +208,11 @@ class SessionCore:
         return self.turn.live
 
     @property
+    def working(self) -> bool:
+        """Claude is at work for the session: a turn is live, being sent or waits its turn."""
+        return self.idle.busy()
+
+    @property
     def runtime_lost(self) -> bool:
         return self.runtime.is_lost
 

@@ -24,6 +24,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tool_progress",
             "commands_changed",
             "background_subagent",
+            "reloaded_history",
         ),
     ),
     (
@@ -104,6 +105,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "model_fallback_local",
             "model_typed",
             "rename_typed",
+            "remote_control",
             "refusal",
             "mcp_problems",
             "mcp_unknown_shapes",

@@ -89,6 +89,7 @@ class _Player(TurnWriter):
             return
         uuid = user.uuid or frames.new_uuid()
         self.s.transcript.append_prompt(uuid, user.content, self.s.permission_mode)
+        self.s.prompt_uuid = uuid
         _echo(self.s, user, uuid)
         self.t.user = user
         self.t.cycle.append(uuid)
@@ -233,6 +234,9 @@ class _Player(TurnWriter):
         if allowed:
             output = step.result or f"({step.tool_name} completed with no output)"
             done = apply_edit(step.tool_name, tool_input) if step.applies else None
+            if done is not None and self.s.checkpointing and self.s.prompt_uuid is not None:
+                changed = self.s.checkpoints.setdefault(self.s.prompt_uuid, [])
+                changed.append(str(done["filePath"]))
             self._tool_result(ident, output, False, done, step.parent)
             self._text(f"{step.tool_name} was allowed.", parent=step.parent)
             return True
@@ -305,6 +309,7 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
     return how many user messages it took up (`user` and those taken up mid-turn)."""
     prompt_uuid = user.uuid or frames.new_uuid()
     state.transcript.append_prompt(prompt_uuid, user.content, state.permission_mode)
+    state.prompt_uuid = prompt_uuid
     if script and isinstance(script[0], DieAtPrompt):
         die(state, script[0].code)
     state.emit_state("running")

@@ -327,6 +327,9 @@ class Scenario:
     # handshake, and its answer to "Implement the following plan:" (empty: no such answer).
     fresh_start: TurnScript = ()
     continuation: TurnScript = ()
+    # What a person types in another client once Remote Control is on (`remote_control`
+    # control request): echoed at once as Claude Code echoes it (None: nobody does).
+    remote_message: str | None = None
 
     def script_for(self, turn_index: int) -> TurnScript:
         """The script of the `turn_index`-th (0-based) user turn of the session."""

@@ -50,6 +50,7 @@ from fsm import (
     RuntimeStartFailed,
     StreamEnded,
     TransportLost,
+    remote_words,
 )
 
 __all__ = ["ClaudeSide"]
@@ -290,6 +291,12 @@ class ClaudeSide:
             await self._feed(event, message)
         elif isinstance(message, UserMessage) and (echo := echo_for(raw, epoch)) is not None:
             await self._feed(echo)  # Claude took the message up: prompt queueing's hand-off
+            runtime = self.runtime
+            ours = runtime is None or runtime.sent_by_adapter(echo.turn_id)
+            said = remote_words(raw, ours=ours)
+            if said:
+                # Typed in another client of the session (Remote Control): shown as the user's.
+                await self._view.user_said(said)
         elif isinstance(message, UserMessage):
             await self._view.tool_results(message)
 

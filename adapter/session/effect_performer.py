@@ -93,6 +93,21 @@ class EffectPerformer:
         # `Session.steer`'s: the core's verdict on a steer, which it acts on once fed.
         self._steer_verdicts = steer_verdicts
 
+    async def _file_changes(self, turn_id: str, stop_reason: str | None, *, failed: bool) -> None:
+        """JetBrains AIR's file-change report of the turn, if its prompt asked: before the
+        answer, which waits for it (`fsm.file_change_reports`)."""
+        plan = self._view.file_changes.settle(turn_id, stop_reason=stop_reason, failed=failed)
+        if plan is None:
+            return
+        runtime = self._claude.runtime
+        client = runtime.client if runtime is not None else None
+        add_dirs = self._controls.surroundings.add_dirs
+        try:
+            await self._view.report_file_changes(plan, client, add_dirs)
+        except Exception:
+            # Declared boundary: the report failing never changes the prompt's answer.
+            log.warning("session %s: the file-change report failed", self.session_id)
+
     async def perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
             await self._perform_one(effect, message)
@@ -112,6 +127,7 @@ class EffectPerformer:
                 # Handed off (prompt queueing), Claude's work goes on for the next prompt: its
                 # open tool calls and its stream stay open.
                 await self._view.turn_settled(failed=record is not None, handed_off=handed_off)
+                await self._file_changes(turn_id, str(stop_reason), failed=record is not None)
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self._view.response_usage()
                 quota = self._view.response_quota()
@@ -126,6 +142,7 @@ class EffectPerformer:
                 self._give(turn_id, response)
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
                 await self._view.turn_settled(failed=True)
+                await self._file_changes(turn_id, None, failed=True)
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))
             case ForwardAssistantMessage(mask=mask):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -25,6 +25,7 @@ from claude_agent_sdk import (
     UserMessage,
 )
 
+from adapter.claude import file_checkpoints
 from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.sdk_compat import send_control_request
@@ -44,7 +45,9 @@ from adapter.wire.client_link import ClientLink
 from fsm import (
     AirClient,
     AsyncTasks,
+    FileChangeReports,
     NativeSubagents,
+    ReportPlan,
     generated_title,
     is_autonomous_origin,
     redact,
@@ -122,6 +125,8 @@ class LiveView:
             read_text=lambda path: read_patch_source(path).text,
         )
         self.air = self._view.air
+        # JetBrains AIR's file-change reports (`fsm.file_change_reports`).
+        self.file_changes = FileChangeReports(enabled=self.air.file_change_report)
         self._usage = UsageMeter(resumed=titled)
         self._compaction_ids = CompactionIds(session_id)
         self._compactions_before = compactions_before
@@ -160,6 +165,15 @@ class LiveView:
         # JetBrains AIR's native subagent sessions: every update goes through it, and a
         # subagent's go to its child session (a pass-through for any other client).
         self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
+
+    async def user_said(self, texts: list[str]) -> None:
+        """What a person typed in another client of the session, as the user's message."""
+        for text in texts:
+            chunk = {
+                "sessionUpdate": "user_message_chunk",
+                "content": {"type": "text", "text": text},
+            }
+            await self._send_raw(chunk)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         return await self._send_routed(self.subagents.route(update))
@@ -326,6 +340,12 @@ class LiveView:
         message_id = message.message_id if isinstance(message.message_id, str) else None
         parent = message.parent_tool_use_id if isinstance(message.parent_tool_use_id, str) else None
         blocks = blocks_of(message.content)
+        for block in blocks:
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                name = block.get("name")
+                self.file_changes.tool_use(
+                    block["id"], name if isinstance(name, str) else "", block.get("input"), parent
+                )
         if parent is None and any(b.get("type") == "text" and b.get("text") for b in blocks):
             self._side.delivered()
         if mask is not None:
@@ -336,6 +356,11 @@ class LiveView:
         )
 
     async def tool_results(self, message: UserMessage) -> None:
+        for block in blocks_of(message.content):
+            if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
+                self.file_changes.tool_result(
+                    block["tool_use_id"], is_error=block.get("is_error") is True
+                )
         await self._send(
             lambda: self._view.user(
                 blocks_of(message.content), tool_use_result=message.tool_use_result
@@ -474,6 +499,30 @@ class LiveView:
                 {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "\n"}}
             )
         self._line_open = False
+
+    async def report_file_changes(
+        self, plan: ReportPlan, client: Any | None, add_dirs: Sequence[str]
+    ) -> None:
+        """A settled turn's file-change report, before its answer: Claude Code's checkpoint
+        previewed (for a turn that ended), the paths resolved, the report sent."""
+        changed: list[object] | None = None
+        failure: str | None = "providerError"
+        if plan.reason is None and client is not None:
+            changed, failure = await file_checkpoints.preview(client, plan.turn_id)
+        folders = file_checkpoints.roots(self._cwd, add_dirs)
+        shown = ReportPlan(
+            plan.request_id,
+            plan.turn_id,
+            plan.reason,
+            tuple(str(p) for p in file_checkpoints.resolved(plan.edited, self._cwd)),
+        )
+        update = FileChangeReports.report(
+            shown,
+            changed=None if changed is None else file_checkpoints.resolved(changed, self._cwd),
+            failure=failure,
+            roots=folders,
+        )
+        await self._send_raw(update)
 
     async def turn_settled(self, *, failed: bool = False, handed_off: bool = False) -> None:
         """Before a prompt's answer: `turn_ended`, and name the session once (a session whose

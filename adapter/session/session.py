@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -89,6 +90,7 @@ class Session:
         self._tg = task_group
         self._clock = clock
         self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
+        self._private = settings.private  # never shown to the client (docs/decisions.md#secrets)
         # Taken once per Claude frame (every streamed delta): uncontended, it must not also
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
@@ -203,9 +205,10 @@ class Session:
         """Send one session update given as its wire dict (False when it could not be sent)."""
         return await self._link.send_raw_update(self.session_id, update)
 
-    async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
-        """Send several session updates in order (False when one could not be sent)."""
-        return await self._link.send_raw_updates(self.session_id, updates)
+    async def send_raws(self, updates: list[dict[str, Any]], session_id: str | None = None) -> bool:
+        """Send several session updates in order (False when one could not be sent), on this
+        session or on `session_id` (a JetBrains AIR child session of it)."""
+        return await self._link.send_raw_updates(session_id or self.session_id, updates)
 
     async def restart_on_next_prompt(self) -> None:
         """The credentials changed: the core has the next prompt start a fresh Claude."""
@@ -331,15 +334,19 @@ class Session:
 
     # --- requests ---------------------------------------------------------------------
 
-    async def prompt(self, blocks: list[Any]) -> PromptResponse:
+    async def prompt(
+        self, blocks: list[Any], meta: Mapping[str, Any] | None = None
+    ) -> PromptResponse:
         """Hand one prompt to the core and wait for its one answer (raises `RequestError`).
-        The core queues it behind a live one and says when it goes to Claude."""
+        The core queues it behind a live one and says when it goes to Claude. `meta`: the
+        request's `_meta` (JetBrains AIR's file-change report request)."""
         if self._closed:
             raise RequestError.invalid_request({"reason": "the session is closed"})
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         turn_id = str(uuid.uuid4())
         answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
+        self.view.file_changes.request(turn_id, meta)
         try:
             await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))
@@ -347,6 +354,16 @@ class Session:
         finally:
             del self._answers[turn_id]
         return self._unwrap(answer)
+
+    async def remote_control(self, blocks: list[Any]) -> bool:
+        """Answer a `/remote-control` prompt without a turn (True; fsm.remote_control), where
+        Claude Code does not offer the command itself; -32600 while Claude works."""
+        runtime = self.claude.runtime
+        if runtime is None or not self.controls.stands_in_for_remote_control():
+            return False
+        return await self.controls.remote_control.run(
+            blocks, runtime.client, working=self.core.working, private=self._private
+        )
 
     async def steer(self, blocks: list[Any], *, prompt_required: bool) -> dict[str, Any]:
         """The client's `_session/steering` (adapter.agent.steering): the core says whether the

@@ -96,7 +96,11 @@ def test_the_declaration_lists_it_and_air_gets_the_subagents_session_capability(
     bare = air_client({"jetbrains": {"air": {}}})
     declared = bare.declaration()
     assert declared is not None and "nativeSubagentSessions" in declared["capabilities"]
-    assert declared["capabilities"][:2] == ["sessionFailure", "nativeSubagentSessions"]
+    assert declared["capabilities"][:3] == [
+        "sessionFailure",
+        "agentFileChangeReport",  # the reference's order
+        "nativeSubagentSessions",
+    ]
     assert bare.session_capabilities() == {"subagents": {}}
     assert air_client(None).session_capabilities() == {}
 

@@ -1,6 +1,6 @@
 """A loaded session shows what the user said, not Claude Code's plumbing: a transcript holding
 every marker kind Claude Code writes and a hidden local command (`/model`) with its output
-replays clean, through the real stdio agent, for a capable, a legacy and an `agent_error`
+replays clean, through the agent in process, for a capable, a legacy and an `agent_error`
 client (`fsm.transcript_entries.spoken_content` decides)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import TIMEOUT, spawn_adapter
+from tests.support.harness import TIMEOUT
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -99,7 +100,7 @@ def _user_texts(updates: list[dict[str, Any]]) -> list[str]:
 @pytest.mark.parametrize("client", sorted(CLIENTS))
 async def test_a_loaded_session_shows_no_plumbing(tmp_path: Path, client: str) -> None:
     options = CLIENTS[client]
-    async with spawn_adapter(tmp_path, "success", **options) as live:
+    async with agent_in_process(tmp_path, "success", **options) as live:
         session = await live.new_session()
         answer = await live.prompt(session, "first question")
         assert isinstance(answer, PromptResponse), answer
@@ -107,7 +108,7 @@ async def test_a_loaded_session_shows_no_plumbing(tmp_path: Path, client: str) -
     with path.open("a", encoding="utf-8") as transcript:
         for line in _plumbing():
             transcript.write(json.dumps(line) + "\n")
-    async with spawn_adapter(tmp_path, "success", **options) as loaded:
+    async with agent_in_process(tmp_path, "success", **options) as loaded:
         await asyncio.wait_for(
             loaded.conn.load_session(cwd=str(loaded.workdir), session_id=session, mcp_servers=[]),
             TIMEOUT,
@@ -130,7 +131,7 @@ async def test_a_live_session_is_named_by_its_first_prompt_that_says_something(
     """Live, the rule is the one replay applies: a hidden local command typed first (`/model
     opus`) names nothing, the next prompt does, and its markers are not part of the name
     (`fsm.transcript_entries.typed_prompt_said`)."""
-    async with spawn_adapter(tmp_path, "success") as live:
+    async with agent_in_process(tmp_path, "success") as live:
         session = await live.new_session()
         for text in ("/model opus", "tidy <system-reminder>r</system-reminder>the notes"):
             answer = await live.prompt(session, text)
@@ -139,3 +140,30 @@ async def test_a_live_session_is_named_by_its_first_prompt_that_says_something(
             u["title"] for u in live.updates() if u.get("sessionUpdate") == "session_info_update"
         ]
     assert titles == ["tidy the notes"], titles
+
+
+async def test_the_demo_reloads_a_session_without_its_plumbing() -> None:
+    """`claude-acp demo reloaded_history`: `/model opus` typed, a turn whose transcript holds a
+    reminder, a task's notice and a custom command, then the session closed and loaded again
+    through the real stdio agent: the history it replays has the user's words and none of
+    Claude Code's markers, and the session is named as it was live."""
+    import io
+
+    from adapter.demo.runner import play
+
+    out, err = io.StringIO(), io.StringIO()
+    code = await asyncio.wait_for(play("reloaded_history", out=out, err=err), TIMEOUT)
+    assert code == 0, err.getvalue()
+    shown = out.getvalue()
+    before, _, after = shown.partition("(close the session and open it again)")
+    kept = after.splitlines()[1]
+    for marker in ("<command-name> \u00d72", "<local-command-stdout> \u00d71", "<system-reminder>"):
+        assert marker in kept, kept
+    replayed = after.split("session/load\n", 1)[1].split("session/load \u2192 ok", 1)[0]
+    said = [
+        line.split(": ", 1)[1] for line in replayed.splitlines() if "user_message_chunk" in line
+    ]
+    assert said == ['"Tidy the notes, please."', '"/review the diff"'], replayed
+    assert "<" not in replayed and "Set model to" not in replayed, replayed
+    assert 'title "Tidy the notes, please."' in replayed
+    assert "config_option_update" in before and "model=opus" in before  # the live `/model`
