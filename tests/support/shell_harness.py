@@ -71,6 +71,7 @@ __all__ = [
     "InProcessClaude",
     "agent_in_process",
     "answer_of",
+    "ends_its_process",
     "prompt_in_background",
     "result_message",
     "retry_message",
@@ -408,6 +409,14 @@ async def _served(
             tg.cancel_scope.cancel()
 
 
+def ends_its_process(name: str) -> bool:
+    """Whether the scenario `name` has a step that ends or signals the scripted Claude's
+    process (an exit, a kill, a hang): one `InProcessClaude` cannot play."""
+    scenario = vars(scripted_runtime)["SCENARIOS"][name]
+    steps = [*scenario.before_handshake, *(s for turn in scenario.turns for s in turn)]
+    return any(isinstance(step, PROCESS_STEPS) for step in steps)
+
+
 # What `agent_in_process` names as Claude's executable: never run, the scripted Claude is.
 IN_PROCESS = "/in-process/scripted-claude"
 
@@ -438,8 +447,7 @@ class InProcessClaude(ExitBoundedTransport):
         scenario = vars(scripted_runtime)["SCENARIOS"].get(name)
         if scenario is None:
             raise ValueError(f"no scenario {name!r}")
-        steps = [*scenario.before_handshake, *(s for turn in scenario.turns for s in turn)]
-        if any(isinstance(step, PROCESS_STEPS) for step in steps):
+        if ends_its_process(name):
             raise ValueError(f"scenario {name!r} ends or signals its process: end to end only")
         argv = self._build_command()[1:]
         stdin_r, self._stdin_fd = os.pipe()
