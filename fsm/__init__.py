@@ -162,6 +162,7 @@ if TYPE_CHECKING:
     from fsm.model_following import (
         ONE_MILLION_WINDOW,
         fallback_moves_session,
+        measured_context_window,
         model_switch_to_follow,
         seeded_context_window,
     )
@@ -457,6 +458,7 @@ _HOMES = {
     "parse_entry": "transcript_entries",
     "ONE_MILLION_WINDOW": "model_following",
     "fallback_moves_session": "model_following",
+    "measured_context_window": "model_following",
     "model_switch_to_follow": "model_following",
     "seeded_context_window": "model_following",
     "LOCAL_ONLY_COMMANDS": "transcript_entries",
@@ -648,6 +650,7 @@ __all__ = [
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
+    "measured_context_window",
     "message_text_fingerprint",
     "model_display_names",
     "model_policy_from",

@@ -186,6 +186,7 @@ class Session:
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.owner = self.view.subagents.session_of_agent
         self.controls.model_chosen = self.view.model_chosen
+        self.controls.window_measured = self.view.window_measured
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
         self.controls.permissions.turn_live = lambda: self.core.turn_live
