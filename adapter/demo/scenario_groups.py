@@ -24,6 +24,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tool_progress",
             "commands_changed",
             "background_subagent",
+            "reloaded_history",
         ),
     ),
     (

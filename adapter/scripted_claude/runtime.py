@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn
+from typing import BinaryIO, NoReturn
 
 from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.cli_args import CliArgs, parse_argv
@@ -187,8 +187,19 @@ def _signed_out() -> Scenario:
 _SIGNED_OUT_TURNS = 256
 
 
-def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
-    """Run the fake CLI; returns the exit status (some paths leave through `os._exit`)."""
+def main(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    stdin: BinaryIO | None = None,
+    stdout_fd: int = 1,
+    cwd: str | None = None,
+) -> int:
+    """Run the fake CLI; returns the exit status (some paths leave through `os._exit`).
+
+    `stdin`, `stdout_fd` and `cwd` default to the process's own; a test suite that plays a
+    session in its own process (no step that ends or signals the process) gives a pipe's ends
+    and the session's folder instead."""
     if list(argv[:2]) == ["auth", "logout"]:
         return _logout(argv, env)
     if list(argv[:2]) == ["auth", "login"]:
@@ -223,11 +234,11 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     if env.get(LOG_ENV_NAMES):
         names = env[LOG_ENV_NAMES].split(",")
         record(env, "env", values={name: env.get(name) for name in names})
-    writer = FrameWriter()
+    writer = FrameWriter(stdout_fd)
     fresh = is_fresh_context(args.value("--session-id"), env)
     for step in (*scenario.before_handshake, *(scenario.fresh_start if fresh else ())):
         play_bare(step, writer)
-    cwd = os.getcwd()
+    cwd = cwd or os.getcwd()
     transcript = _open_transcript(args, env, cwd, writer)
     # The real CLI's order: --model, ANTHROPIC_MODEL, the resumed transcript's, its default.
     model = resolve_model(
@@ -260,7 +271,7 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     )
     registered = _register_live(env, transcript.session_id, cwd)
     inbox = Inbox()
-    reader = StdinReader(state, inbox, scenario, env)
+    reader = StdinReader(state, inbox, scenario, env, stdin=stdin)
     threading.Thread(target=reader.run, name="scripted-claude-stdin", daemon=True).start()
     turn_index = transcript.prompt_count
     while (turn := inbox.next_turn()) is not None:

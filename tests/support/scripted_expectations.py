@@ -250,7 +250,7 @@ ADAPTER_ONLY = {
     "idle_compaction_short_cache",
     "idle_compaction_limited",
     "idle_compaction_rate_limited",
-    # Notices: tests/e2e/test_notices.py.
+    # Notices: tests/shell/test_notice_forms.py.
     "mcp_problems",
     "mcp_unknown_shapes",
     # Claude asks: test_questions.py, test_permission_hints.py.
@@ -291,6 +291,8 @@ ADAPTER_ONLY = {
     "model_fallback_local",
     # `/remote-control` is answered without a turn (test_remote_control.py).
     "remote_control",
+    # A session reloaded with Claude Code's plumbing in its history (test_replay_markers.py).
+    "reloaded_history",
     # Leaving plan mode in a fresh context is driven through the adapter (test_plan_clear.py).
     "plan_clear",
     "plan_clear_slow_start",
