@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
         is_autonomous_origin,
+        is_own_work,
         is_real_model,
     )
     from fsm.effects import (
@@ -288,6 +289,7 @@ _HOMES = {
     "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
+    "is_own_work": "classify",
     "SessionClosing": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
@@ -642,6 +644,7 @@ __all__ = [
     "is_archived",
     "is_autonomous_origin",
     "is_denied_model",
+    "is_own_work",
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",

@@ -324,7 +324,7 @@ class ClaudeSide:
         await self._feed(PromptSent(turn_id=turn_id, now=self._clock()))
         if not answer.pushed:
             # A pushed prompt's turn begins when Claude takes it up (`TurnTakenUp`).
-            self._view.prompted(answer.blocks, by_adapter=answer.by_adapter)
+            self._view.prompted(answer.blocks, by_adapter=answer.by_adapter, turn_id=turn_id)
         # Only now is it this runtime's prompt (its safety net answers it if all else fails).
         answer.epoch = runtime.epoch
         self.resume = True

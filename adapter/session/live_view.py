@@ -30,6 +30,7 @@ from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.sdk_compat import send_control_request
 from adapter.claude.skill_files import skill_file_in
+from adapter.claude.translate import prompts_of
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -49,7 +50,7 @@ from fsm import (
     NativeSubagents,
     ReportPlan,
     generated_title,
-    is_autonomous_origin,
+    is_own_work,
     redact,
     subagent_state,
     title_description,
@@ -109,6 +110,7 @@ class LiveView:
         words."""
         self._link = link
         self._session_id = session_id
+        self._prompt: str | None = None  # the prompt the view's turn answers (its turn id)
         self._cwd = cwd
         self.terminal = terminal_output
         self.terminal_delta = terminal_output_delta
@@ -396,9 +398,12 @@ class LiveView:
         """How long the last top-level request's prompt cache lives, if it said."""
         return self._usage.cache_ttl
 
-    def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
+    def prompted(
+        self, blocks: list[Any], *, by_adapter: bool = False, turn_id: str | None = None
+    ) -> None:
         # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
         self._compaction.idle = by_adapter
+        self._prompt = turn_id
         text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
         self._side.prompted(text)
         self._usage.turn_started()
@@ -448,7 +453,9 @@ class LiveView:
 
     async def turn_result(self, message: ResultMessage) -> None:
         origin = getattr(message, "origin", None)
-        autonomous = isinstance(origin, Mapping) and is_autonomous_origin(origin.get("kind"))
+        kind = origin.get("kind") if isinstance(origin, Mapping) else None
+        # Claude's own work, unless its cycle took the prompt up (then its tokens are the turn's).
+        autonomous = is_own_work(kind, prompts_of(message), self._prompt)
         if self._async_tasks is not None:
             # The result ends the model turn: a task still waiting for its tool call's id
             # is spawned without it.
