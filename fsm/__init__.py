@@ -228,7 +228,12 @@ if TYPE_CHECKING:
         route_index_request,
         scan_transcript,
     )
-    from fsm.session_titles import generated_title, title_description
+    from fsm.session_titles import (
+        generated_title,
+        renames_session,
+        shown_title,
+        title_description,
+    )
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.subagent_replay import SubagentReplay
     from fsm.transcript_entries import (
@@ -445,6 +450,8 @@ _HOMES = {
     "active_from_newest": "replay",
     "CANCEL_GRACE_SECONDS": "session",
     "generated_title": "session_titles",
+    "renames_session": "session_titles",
+    "shown_title": "session_titles",
     "title_description": "session_titles",
     "StartFailure": "start_failures",
     "StartFailureKind": "start_failures",
@@ -673,6 +680,7 @@ __all__ = [
     "remote_control_request",
     "remote_words",
     "rename_to",
+    "renames_session",
     "resolve_model_preference",
     "route_index_request",
     "scan_transcript",
@@ -680,6 +688,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "shown_title",
     "sign_in_message",
     "sign_in_outcome",
     "sign_in_page",

@@ -52,6 +52,8 @@ from fsm import (
     generated_title,
     is_own_work,
     redact,
+    renames_session,
+    shown_title,
     subagent_state,
     title_description,
     typed_prompt_said,
@@ -145,6 +147,11 @@ class LiveView:
         self._title_from_claude = False
         self._private = private
         self._ask_title: Callable[[str], object] = lambda description: None
+        # A `/rename` typed in the chat: the name Claude Code stored is read once its turn is
+        # over (`read_title`, docs/decisions.md#live-session-names).
+        self._renamed = False
+        self._user_named = False  # a `/rename` named it: no generated title replaces that
+        self._read_title: Callable[[], object] = lambda: None
         self._warned = False
         # Whether the answer's text so far ends mid-line: a failure's words, or a client's own
         # error block after the answer, must start on a line of their own (a code fence left
@@ -262,7 +269,7 @@ class LiveView:
             # something names it again, as the reference adapter re-titles it.
             await self._send(self._view.tasks.reset, "a conversation reset")
             self._title, self._title_sent = None, False
-            self._title_asked = self._title_from_claude = False
+            self._title_asked = self._title_from_claude = self._user_named = False
             return
         subagents = self.subagents
         if message.subtype in _SUBAGENT_FRAMES:
@@ -410,6 +417,11 @@ class LiveView:
         if by_adapter:
             return
         said = typed_prompt_said(text)
+        self._renamed = renames_session(text)
+        if self._renamed:
+            # Claude Code names the session itself: no first line and no title to ask for.
+            self._title_request = None
+            return
         if self._title is None:
             # The first prompt that says something names the session, as on load: a hidden
             # local command (`/model opus`) names nothing.
@@ -443,6 +455,8 @@ class LiveView:
         if title is None:
             self._title_asked = False
             return
+        if self._user_named:
+            return  # a `/rename` came first: the user's name stands
         self._title_from_claude = True
         if title == self._title and self._title_sent:
             return
@@ -531,6 +545,30 @@ class LiveView:
             # Between turns: Claude Code answers the question with frames of its own, which
             # must not land inside a running turn.
             self._ask_title(description)
+        if self._renamed:
+            self._renamed = False
+            self._read_title()
+
+    def read_titles_with(self, read: Callable[[], object]) -> None:
+        """`read()` runs `read_title` beside the session (the name Claude Code stored)."""
+        self._read_title = read
+
+    async def read_title(self, stored: Callable[[], Awaitable[str | None]]) -> None:
+        """Show the name Claude Code stored for the session after a `/rename` (`stored`: reads
+        it, as `session/list` shows it), in place of the one shown; no generated title
+        replaces it. Nothing stored, or the same name: nothing is sent."""
+        try:
+            title = shown_title(await stored(), self._private)
+        except Exception:
+            log.info("session %s: its stored title could not be read", self._session_id)
+            return
+        if title is None:
+            return
+        self._title_from_claude = self._user_named = True
+        if title == self._title and self._title_sent:
+            return
+        self._title, self._title_sent = title, True
+        await self._send_title()
 
     def ask_titles_with(self, ask: Callable[[str], object]) -> None:
         """`ask(description)` runs `ask_title` beside the session (the current Claude's)."""
