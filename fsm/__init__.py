@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
         is_autonomous_origin,
+        is_own_work,
         is_real_model,
     )
     from fsm.effects import (
@@ -226,7 +227,12 @@ if TYPE_CHECKING:
         route_index_request,
         scan_transcript,
     )
-    from fsm.session_titles import generated_title, title_description
+    from fsm.session_titles import (
+        generated_title,
+        renames_session,
+        shown_title,
+        title_description,
+    )
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.subagent_replay import SubagentReplay
     from fsm.transcript_entries import (
@@ -287,6 +293,7 @@ _HOMES = {
     "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
+    "is_own_work": "classify",
     "SessionClosing": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
@@ -441,6 +448,8 @@ _HOMES = {
     "active_from_newest": "replay",
     "CANCEL_GRACE_SECONDS": "session",
     "generated_title": "session_titles",
+    "renames_session": "session_titles",
+    "shown_title": "session_titles",
     "title_description": "session_titles",
     "StartFailure": "start_failures",
     "StartFailureKind": "start_failures",
@@ -641,6 +650,7 @@ __all__ = [
     "is_archived",
     "is_autonomous_origin",
     "is_denied_model",
+    "is_own_work",
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
@@ -667,6 +677,7 @@ __all__ = [
     "remote_control_request",
     "remote_words",
     "rename_to",
+    "renames_session",
     "resolve_model_preference",
     "route_index_request",
     "scan_transcript",
@@ -674,6 +685,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "shown_title",
     "sign_in_message",
     "sign_in_outcome",
     "sign_in_page",

@@ -171,7 +171,7 @@ class EffectPerformer:
                 # Prompt queueing: Claude took up the pushed prompt; its turn's view begins.
                 taken = self._answers.get(turn_id)
                 if taken is not None:
-                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter)
+                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter, turn_id=turn_id)
             case WithdrawPrompt(turn_id=turn_id):
                 # Not under the lock (the SDK waits for Claude's reply); started before the
                 # interrupt that follows it, so the message is dropped before the turn stops.
