@@ -104,6 +104,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "model_fallback",
             "model_fallback_local",
             "model_typed",
+            "rename_typed",
             "remote_control",
             "refusal",
             "mcp_problems",

@@ -25,6 +25,7 @@ from adapter.scripted_claude.steps import (
     ModelRefusalFallback,
     Permission,
     RawFrame,
+    Rename,
     Reply,
     Result,
     Scenario,
@@ -146,6 +147,15 @@ SESSION_SCENARIOS: tuple[Scenario, ...] = (
                 ),
                 Result(result="Set model to Opus (claude-opus-4-1)"),
             ),
+        ),
+    ),
+    Scenario(
+        name="rename_typed",
+        description="A turn, then `/rename <name>` typed in the chat (no model turn), then turns.",
+        turns=(
+            (Reply(), Result()),
+            (Rename(), Result(result="Session renamed")),
+            *_repeat((Reply(), Result()), 4),
         ),
     ),
     Scenario(

@@ -101,3 +101,29 @@ async def test_an_odd_title_is_shown_safely(tmp_path: Path, given: str, shown: s
     else:
         assert titles[-1] == shown.strip(), titles
         assert all(len(t) <= 256 for t in titles)
+
+
+async def test_a_rename_typed_in_the_chat_names_the_live_session(tmp_path: Path) -> None:
+    # docs/decisions.md#live-session-names: `/rename` stores Claude Code's custom title; once
+    # its turn is over the live name is the one `session/list` shows, and stays.
+    env = _env(tmp_path, "Fix flaky test")
+    async with agent_in_process(tmp_path, "rename_typed", env=env) as adapter:
+        session = await adapter.new_session()
+        first = await adapter.prompt(session, "please fix the flaky login test")
+        assert isinstance(first, PromptResponse), first
+        await _titled(adapter, "Fix flaky test")
+        renamed = await adapter.prompt(session, "/rename Login\x1b[31m work")
+        assert isinstance(renamed, PromptResponse), renamed
+        await _titled(adapter, "Login\u241b[31m work")
+        later = await adapter.prompt(session, "and now update the docs as well")
+        assert isinstance(later, PromptResponse), later
+        listed = await asyncio.wait_for(
+            adapter.conn._conn.send_request("session/list", {"cwd": str(adapter.workdir)}), 30
+        )
+    titles = _titles(adapter)
+    assert titles[-1] == "Login\u241b[31m work", titles
+    # The rename was never shown as a first line, nor replaced by a generated title later.
+    assert "/rename Login\x1b[31m work" not in titles and titles.count("Fix flaky test") == 1
+    row = next(s for s in listed["sessions"] if s["sessionId"] == session)
+    assert row["title"] == titles[-1], (row, titles)  # the name session/list shows
+    assert len(_asked(tmp_path)) == 1  # asked for the first prompt only

@@ -140,30 +140,3 @@ async def test_a_live_session_is_named_by_its_first_prompt_that_says_something(
             u["title"] for u in live.updates() if u.get("sessionUpdate") == "session_info_update"
         ]
     assert titles == ["tidy the notes"], titles
-
-
-async def test_the_demo_reloads_a_session_without_its_plumbing() -> None:
-    """`claude-acp demo reloaded_history`: `/model opus` typed, a turn whose transcript holds a
-    reminder, a task's notice and a custom command, then the session closed and loaded again
-    through the real stdio agent: the history it replays has the user's words and none of
-    Claude Code's markers, and the session is named as it was live."""
-    import io
-
-    from adapter.demo.runner import play
-
-    out, err = io.StringIO(), io.StringIO()
-    code = await asyncio.wait_for(play("reloaded_history", out=out, err=err), TIMEOUT)
-    assert code == 0, err.getvalue()
-    shown = out.getvalue()
-    before, _, after = shown.partition("(close the session and open it again)")
-    kept = after.splitlines()[1]
-    for marker in ("<command-name> \u00d72", "<local-command-stdout> \u00d71", "<system-reminder>"):
-        assert marker in kept, kept
-    replayed = after.split("session/load\n", 1)[1].split("session/load \u2192 ok", 1)[0]
-    said = [
-        line.split(": ", 1)[1] for line in replayed.splitlines() if "user_message_chunk" in line
-    ]
-    assert said == ['"Tidy the notes, please."', '"/review the diff"'], replayed
-    assert "<" not in replayed and "Set model to" not in replayed, replayed
-    assert 'title "Tidy the notes, please."' in replayed
-    assert "config_option_update" in before and "model=opus" in before  # the live `/model`

@@ -289,6 +289,8 @@ ADAPTER_ONLY = {
     # The picker following Claude Code's own model switches (test_model_following.py).
     "model_typed",
     "model_fallback_local",
+    # `/rename` typed in the chat names the live session (test_live_titles.py).
+    "rename_typed",
     # `/remote-control` is answered without a turn (test_remote_control.py).
     "remote_control",
     # A session reloaded with Claude Code's plumbing in its history (test_replay_markers.py).
