@@ -33,6 +33,7 @@ from fsm import (
     ForwardAssistantMessage,
     InterruptClaude,
     LogNotice,
+    PollMcpServers,
     PublishRecord,
     RejectPrompt,
     SendAgentText,
@@ -191,6 +192,8 @@ class EffectPerformer:
                     self._tg.start_soon(self._claude.runtime.close)
             case CompactWhenIdle(number=number):
                 await self._compact_when_idle(number)
+            case PollMcpServers():
+                self._controls.poll_mcp_servers(self._tg)
             case SignInMcpServer(name=name):
                 # A browser sign-in takes minutes: beside the session, never under its lock.
                 self._controls.start_sign_in(self._tg, name)
