@@ -40,7 +40,7 @@ from adapter.view.stream_assembly import MalformedStream
 from adapter.view.task_plan import TaskPlan
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for
-from adapter.view.turn_view import TurnView, blocks_of
+from adapter.view.turn_view import TurnView, blocks_of, prompt_updates
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
 from fsm import (
@@ -168,14 +168,11 @@ class LiveView:
         # subagent's go to its child session (a pass-through for any other client).
         self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
 
-    async def user_said(self, texts: list[str]) -> None:
-        """What a person typed in another client of the session, as the user's message."""
-        for text in texts:
-            chunk = {
-                "sessionUpdate": "user_message_chunk",
-                "content": {"type": "text", "text": text},
-            }
-            await self._send_raw(chunk)
+    async def user_said(self, blocks: tuple[dict[str, Any], ...]) -> None:
+        """What a person typed in another client of the session, as the user's message: its
+        text and images, as a replayed prompt shows them."""
+        for update in prompt_updates(blocks):
+            await self._send_raw(update)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         return await self._send_routed(self.subagents.route(update))
