@@ -13,12 +13,15 @@ otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import BinaryIO, NoReturn
 
 from adapter.scripted_claude import frames, local_controls
@@ -266,6 +269,7 @@ def main(
             t for t in (args.value("--disallowedTools") or "").split(",") if t
         ),
     )
+    registered = _register_live(env, transcript.session_id, cwd)
     inbox = Inbox()
     reader = StdinReader(state, inbox, scenario, env, stdin=stdin)
     threading.Thread(target=reader.run, name="scripted-claude-stdin", daemon=True).start()
@@ -274,5 +278,32 @@ def main(
         # A message taken up mid-turn is a turn of the scenario whose script is not played.
         turn_index += play_turn(state, inbox, turn, script_for(scenario, turn_index, turn.content))
     transcript.close()
+    if registered is not None:
+        with contextlib.suppress(OSError):
+            registered.unlink()
     record(env, "exit", session_id=transcript.session_id)
     return 1 if state.last_result_is_error else 0
+
+
+def _register_live(env: Mapping[str, str], session_id: str, cwd: str) -> Path | None:
+    """Claude Code's registry of live processes: `<config>/sessions/<pid>.json`, removed at an
+    orderly exit (a process that dies leaves it behind, as the real one does)."""
+    now = int(time.time() * 1000)
+    entry = {
+        "pid": os.getpid(),
+        "sessionId": session_id,
+        "cwd": cwd,
+        "startedAt": now,
+        "kind": "interactive",
+        "entrypoint": env.get("CLAUDE_CODE_ENTRYPOINT") or "sdk-py",
+        "status": "busy",
+        "updatedAt": now,
+        "statusUpdatedAt": now,
+    }
+    path = config_dir(env) / "sessions" / f"{os.getpid()}.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(entry), encoding="utf-8")
+    except OSError:
+        return None
+    return path
