@@ -3,6 +3,8 @@ for an unknown `type`), but the editor has a use for: they reach the session as 
 
 - `tool_progress`: a running tool's heartbeat (`tool_use_id`, `elapsed_time_seconds`, …), which
   turns its card `in_progress` (`adapter.view.turn_view`).
+- `active_goal`: the goal Claude Code pursues (`value`, or null once cleared), which JetBrains
+  AIR shows (`fsm.goals`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 __all__ = ["UNPARSED_TYPES", "UnparsedFrame"]
 
-UNPARSED_TYPES = frozenset({"tool_progress"})
+UNPARSED_TYPES = frozenset({"tool_progress", "active_goal"})
 
 
 @dataclass(frozen=True, slots=True)
