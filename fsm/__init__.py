@@ -16,7 +16,8 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `native_subagents.py`: its native subagent sessions;
+  its Async Tasks panel; `native_subagents.py` and `subagent_replay.py`: its native subagent
+  sessions, live and on load;
   `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
         is_autonomous_origin,
+        is_own_work,
         is_real_model,
     )
     from fsm.effects import (
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
         ForwardAssistantMessage,
         InterruptClaude,
         LogNotice,
+        PollMcpServers,
         PublishRecord,
         RejectPrompt,
         SendAgentText,
@@ -106,6 +109,7 @@ if TYPE_CHECKING:
         InternalFaultOccurred,
         LimitWindow,
         McpServersPolled,
+        McpServersReconnected,
         McpServersReported,
         McpServerStatus,
         McpSignInEnded,
@@ -213,6 +217,7 @@ if TYPE_CHECKING:
         IndexMethodNotFound,
         IndexRow,
         ListSubscriptions,
+        LiveRecord,
         OwnActivity,
         RenameRequest,
         SubscribeRequest,
@@ -220,12 +225,20 @@ if TYPE_CHECKING:
         index_list_options,
         index_page,
         index_session_info,
+        live_sessions,
+        registry_candidates,
         rename_to,
         route_index_request,
         scan_transcript,
     )
-    from fsm.session_titles import generated_title, title_description
+    from fsm.session_titles import (
+        generated_title,
+        renames_session,
+        shown_title,
+        title_description,
+    )
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
+    from fsm.subagent_replay import SubagentReplay
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -284,6 +297,7 @@ _HOMES = {
     "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
+    "is_own_work": "classify",
     "SessionClosing": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
@@ -311,6 +325,9 @@ _HOMES = {
     "index_list_options": "session_index",
     "index_page": "session_index",
     "index_session_info": "session_index",
+    "LiveRecord": "session_index",
+    "live_sessions": "session_index",
+    "registry_candidates": "session_index",
     "rename_to": "session_index",
     "route_index_request": "session_index",
     "scan_transcript": "session_index",
@@ -344,6 +361,7 @@ _HOMES = {
     "AsyncTasks": "async_tasks",
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
+    "SubagentReplay": "subagent_replay",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -366,6 +384,7 @@ _HOMES = {
     "SendPrompt": "effects",
     "SettlePrompt": "effects",
     "SignInMcpServer": "effects",
+    "PollMcpServers": "effects",
     "StartFreshContext": "effects",
     "StopReason": "effects",
     "StopRuntime": "effects",
@@ -398,6 +417,7 @@ _HOMES = {
     "McpServerStatus": "events",
     "McpServersReported": "events",
     "McpServersPolled": "events",
+    "McpServersReconnected": "events",
     "McpSignInEnded": "events",
     "MessageTooLarge": "events",
     "IdleSettingsRead": "events",
@@ -440,6 +460,8 @@ _HOMES = {
     "active_from_newest": "replay",
     "CANCEL_GRACE_SECONDS": "session",
     "generated_title": "session_titles",
+    "renames_session": "session_titles",
+    "shown_title": "session_titles",
     "title_description": "session_titles",
     "StartFailure": "start_failures",
     "StartFailureKind": "start_failures",
@@ -554,9 +576,11 @@ __all__ = [
     "InvalidTransition",
     "LimitWindow",
     "ListSubscriptions",
+    "LiveRecord",
     "LogNotice",
     "McpServerStatus",
     "McpServersPolled",
+    "McpServersReconnected",
     "McpServersReported",
     "McpSignInEnded",
     "MessageTooLarge",
@@ -570,6 +594,7 @@ __all__ = [
     "ParsedId",
     "PeerViolation",
     "PickerShown",
+    "PollMcpServers",
     "PromptEchoed",
     "PromptReceived",
     "PromptRequested",
@@ -603,6 +628,7 @@ __all__ = [
     "StopReason",
     "StopRuntime",
     "StreamEnded",
+    "SubagentReplay",
     "SubscribeRequest",
     "TranscriptEntry",
     "TransportLost",
@@ -642,9 +668,11 @@ __all__ = [
     "is_archived",
     "is_autonomous_origin",
     "is_denied_model",
+    "is_own_work",
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
+    "live_sessions",
     "message_text_fingerprint",
     "model_display_names",
     "model_policy_from",
@@ -662,12 +690,14 @@ __all__ = [
     "poll_verdict",
     "raw_message_choice",
     "redact",
+    "registry_candidates",
     "remote_control_command",
     "remote_control_refusal",
     "remote_control_reply",
     "remote_control_request",
     "remote_words",
     "rename_to",
+    "renames_session",
     "resolve_model_preference",
     "route_index_request",
     "scan_transcript",
@@ -675,6 +705,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "shown_title",
     "sign_in_message",
     "sign_in_outcome",
     "sign_in_page",

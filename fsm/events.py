@@ -49,6 +49,7 @@ __all__ = [
     "LimitWindow",
     "McpServerStatus",
     "McpServersPolled",
+    "McpServersReconnected",
     "McpServersReported",
     "McpSignInEnded",
     "MessageTooLarge",
@@ -432,6 +433,14 @@ class McpServersPolled(ClaudeEvent):
     which of the client's servers wait for a sign-in (`fsm.mcp_sign_in`)."""
 
     servers: tuple[McpServerStatus, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServersReconnected(Event):
+    """`/mcp reconnect` tried these servers again (answered by the adapter, not a turn): one of
+    the client's that needs a sign-in may be signed in to again (`fsm.mcp_sign_in`)."""
+
+    names: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -54,6 +54,7 @@ from fsm import (
     REMOTE_CONTROL_COMMAND,
     AirClient,
     Event,
+    McpServersReconnected,
     agent_flag,
     claude_code_offers,
     fallback_moves_session,
@@ -270,7 +271,8 @@ class SessionControls:
         runtime = self._live()
         if command is None or runtime is None:
             return False
-        markdown = await local_commands.run(runtime.client, command)
+        tried: list[str] = []
+        markdown = await local_commands.run(runtime.client, command, tried)
         if markdown is None:
             return False
         chunk = AgentMessageChunk(
@@ -278,7 +280,18 @@ class SessionControls:
             content=TextContentBlock(type="text", text=markdown),
         )
         await self._link.send_update(self.session_id, chunk)
+        if tried:
+            # As the reference does after a reconnect: the core may sign in to one again.
+            await self._to_core(McpServersReconnected(names=tuple(tried)))
         return True
+
+    def poll_mcp_servers(self, tg: TaskGroup) -> None:
+        """Ask Claude Code how its MCP servers are (the core's `PollMcpServers`), beside the
+        session: which of the client's need a sign-in."""
+        runtime = self._live()
+        if runtime is not None:
+            poll = functools.partial(self.sign_in.poll, runtime.client, runtime.epoch)
+            tg.start_soon(runtime.until_stopped, poll)
 
     # --- the client's choices -------------------------------------------------------------
 

@@ -50,6 +50,9 @@ RESET_WAIT_SECONDS = 10.0
 # adapter's own `/compact` has ended (a bounded while), as a user away from the editor would.
 WAIT_FOR_IDLE = "(leave the session idle until it compacts itself)"
 IDLE_DELAY_MS = "1000"
+# `RELOAD` closes the session and loads it again, as an editor reopened on it does: its history
+# is replayed.
+RELOAD = "(close the session and open it again)"
 # A prompt that starts with `STEER` is no prompt: it is sent with `_session/steering` a moment
 # after the prompt before it started, while Claude still works on that one.
 STEER = "(steer) "
@@ -70,6 +73,7 @@ SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
         "/remote-control off",
     ),
     "air_subagents": ("Where is the input parsed?",),
+    "reloaded_history": ("/model opus", "Tidy the notes, please.", RELOAD, "Thanks."),
     "usage_limit_resets": (
         "Summarize what this project does.",
         "Which tests cover it?",
@@ -198,6 +202,24 @@ async def _steered(
         print(f"(steering: {answer.get('outcome')})", file=out, flush=True)
 
 
+# What Claude Code keeps in a transcript beside the conversation (what a load must not show).
+_PLUMBING = (
+    "<command-name>",
+    "<local-command-stdout>",
+    "<system-reminder>",
+    "<task-notification>",
+)
+
+
+def _plumbing_kept(env: dict[str, str], session_id: str) -> str:
+    """A line saying which of Claude Code's markers the session's transcript holds."""
+    found = Path(env["CLAUDE_CONFIG_DIR"], "projects").glob(f"*/{session_id}.jsonl")
+    text = "".join(path.read_text(encoding="utf-8", errors="replace") for path in found)
+    counts = [f"{marker} \u00d7{text.count(marker)}" for marker in _PLUMBING if marker in text]
+    held = ", ".join(counts) if counts else "none of them"
+    return f"(Claude Code's transcript of it holds its own markers: {held})"
+
+
 async def run_demo(
     scenario: str,
     prompts: list[str],
@@ -269,6 +291,12 @@ async def _run_demo(
                     await _steered(conn, session_id, text, following, cancel_after, out)
                     continue
                 print("", file=out)
+                if text == RELOAD:
+                    print(text, file=out, flush=True)
+                    print(_plumbing_kept(env, session_id), file=out, flush=True)
+                    await conn.close_session(session_id=session_id)
+                    await conn.load_session(cwd=str(workdir), session_id=session_id, mcp_servers=[])
+                    continue
                 if text in (WAIT_FOR_RESET, WAIT_FOR_IDLE):
                     print(text, file=out, flush=True)
                     done = client.limit_reset if text == WAIT_FOR_RESET else client.compacted

@@ -24,6 +24,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tool_progress",
             "commands_changed",
             "background_subagent",
+            "reloaded_history",
         ),
     ),
     (
@@ -103,6 +104,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "model_fallback",
             "model_fallback_local",
             "model_typed",
+            "rename_typed",
             "remote_control",
             "refusal",
             "mcp_problems",

@@ -38,6 +38,7 @@ from adapter.scripted_claude.steps import (
     RateLimitEvent,
     RawFrame,
     Refusal,
+    Rename,
     Reply,
     Result,
     Step,
@@ -129,6 +130,11 @@ class _Player(TurnWriter):
                 return self._text(
                     text * repeat, model, parent=step.parent, deltas=step.deltas, pace=step.pace
                 )
+            case Rename():
+                said = _prompt_text(self.t.user.content)
+                words = said.split(None, 1)
+                if len(words) == 2 and words[0] in ("/rename", "/name") and words[1].strip():
+                    s.transcript.append_title(words[1].strip()[:200])
             case Reply(model=model):
                 self._text(f"Scripted reply to: {_prompt_text(self.t.user.content)}", model)
             case Thinking(thinking=thinking, signature=signature):

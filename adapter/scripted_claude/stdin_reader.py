@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping
+from typing import BinaryIO
 
 from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
@@ -30,14 +31,17 @@ class StdinReader:
         inbox: Inbox,
         scenario: Scenario,
         env: Mapping[str, str] | None = None,
+        *,
+        stdin: BinaryIO | None = None,
     ) -> None:
         self.state = state
+        self._stdin = stdin  # None: the process's own
         self.inbox = inbox
         self.scenario = scenario
         self.env: Mapping[str, str] = env or {}
 
     def run(self) -> None:
-        stdin = sys.stdin.buffer
+        stdin = self._stdin if self._stdin is not None else sys.stdin.buffer
         try:
             for raw in iter(stdin.readline, b""):
                 line = raw.decode("utf-8", errors="replace").strip()

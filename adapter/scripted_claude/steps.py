@@ -70,6 +70,7 @@ __all__ = [
     "RateLimitEvent",
     "RawFrame",
     "Refusal",
+    "Rename",
     "Reply",
     "Result",
     "Scenario",
@@ -119,6 +120,13 @@ class Reply:
     """
 
     model: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rename:
+    """`/rename <name>` typed in the chat, as Claude Code runs it without the model: the name
+    after the command becomes the session's custom title in its transcript (what
+    `session/list` shows); `Result` then says "Session renamed to: <name>"."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -269,6 +277,7 @@ Step: TypeAlias = (
     | ToolProgress
     | BrokenStream
     | Reply
+    | Rename
     | Thinking
     | ToolUse
     | Permission

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from adapter.scripted_claude.frames import CLI_VERSION, Frame
+from adapter.scripted_claude.frames import CLI_VERSION, Frame, new_uuid
 
 __all__ = [
     "INTERRUPT_MARKER",
@@ -95,13 +95,34 @@ def _is_prompt(entry: Mapping[str, Any]) -> bool:
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        return not content.startswith(INTERRUPT_MARKER)
+        # A local command's output is no prompt (its command's entry was).
+        return not content.startswith((INTERRUPT_MARKER, "<local-command-"))
     if not isinstance(content, list) or not content:
         return False
     first = content[0]
     if not isinstance(first, dict) or first.get("type") == "tool_result":
         return False
     return not str(first.get("text", "")).startswith(INTERRUPT_MARKER)
+
+
+_MODEL_COMMAND = re.compile(r"^/model(?:\s+(.*))?$", re.S)
+
+
+def _model_command(blocks: object) -> tuple[str, str] | None:
+    """(the markers, the output entry's text) Claude Code keeps for a typed `/model ARGS`."""
+    if not isinstance(blocks, list) or len(blocks) != 1 or not isinstance(blocks[0], dict):
+        return None
+    text = blocks[0].get("text")
+    match = _MODEL_COMMAND.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        return None
+    args = (match.group(1) or "").strip()
+    markers = (
+        "<command-name>/model</command-name>\n<command-message>model</command-message>\n"
+        f"<command-args>{args}</command-args>"
+    )
+    said = f"Set model to {args}" if args else "Kept model as Default"
+    return markers, f"<local-command-stdout>{said}</local-command-stdout>"
 
 
 class Transcript:
@@ -202,12 +223,19 @@ class Transcript:
         }
 
     def append_prompt(self, uuid: str, content: object, permission_mode: str = "default") -> None:
-        """A prompt entry; like the real CLI, it records the permission mode it ran in."""
+        """A prompt entry; like the real CLI, it records the permission mode it ran in, and
+        keeps a typed `/model` as its command markers followed by its output."""
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        typed = _model_command(blocks)
+        if typed is not None:
+            blocks = [{"type": "text", "text": typed[0]}]
         entry = self._entry("user", uuid, {"role": "user", "content": blocks})
         entry["permissionMode"] = permission_mode
         self._append(entry)
         self.prompt_count += 1
+        if typed is not None:
+            output = {"role": "user", "content": typed[1]}
+            self._append(self._entry("user", new_uuid(), output))
 
     def append_interrupt_marker(self, uuid: str) -> None:
         message = {"role": "user", "content": [{"type": "text", "text": INTERRUPT_MARKER}]}

@@ -33,6 +33,7 @@ from fsm import (
     ForwardAssistantMessage,
     InterruptClaude,
     LogNotice,
+    PollMcpServers,
     PublishRecord,
     RejectPrompt,
     SendAgentText,
@@ -170,7 +171,7 @@ class EffectPerformer:
                 # Prompt queueing: Claude took up the pushed prompt; its turn's view begins.
                 taken = self._answers.get(turn_id)
                 if taken is not None:
-                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter)
+                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter, turn_id=turn_id)
             case WithdrawPrompt(turn_id=turn_id):
                 # Not under the lock (the SDK waits for Claude's reply); started before the
                 # interrupt that follows it, so the message is dropped before the turn stops.
@@ -191,6 +192,8 @@ class EffectPerformer:
                     self._tg.start_soon(self._claude.runtime.close)
             case CompactWhenIdle(number=number):
                 await self._compact_when_idle(number)
+            case PollMcpServers():
+                self._controls.poll_mcp_servers(self._tg)
             case SignInMcpServer(name=name):
                 # A browser sign-in takes minutes: beside the session, never under its lock.
                 self._controls.start_sign_in(self._tg, name)

@@ -30,6 +30,7 @@ from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.sdk_compat import send_control_request
 from adapter.claude.skill_files import skill_file_in
+from adapter.claude.translate import prompts_of
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -50,8 +51,10 @@ from fsm import (
     NativeSubagents,
     ReportPlan,
     generated_title,
-    is_autonomous_origin,
+    is_own_work,
     redact,
+    renames_session,
+    shown_title,
     subagent_state,
     title_description,
     typed_prompt_said,
@@ -110,6 +113,7 @@ class LiveView:
         words."""
         self._link = link
         self._session_id = session_id
+        self._prompt: str | None = None  # the prompt the view's turn answers (its turn id)
         self._cwd = cwd
         self.terminal = terminal_output
         self.terminal_delta = terminal_output_delta
@@ -146,6 +150,11 @@ class LiveView:
         self._title_from_claude = False
         self._private = private
         self._ask_title: Callable[[str], object] = lambda description: None
+        # A `/rename` typed in the chat: the name Claude Code stored is read once its turn is
+        # over (`read_title`, docs/decisions.md#live-session-names).
+        self._renamed = False
+        self._user_named = False  # a `/rename` named it: no generated title replaces that
+        self._read_title: Callable[[], object] = lambda: None
         self._warned = False
         # Whether the answer's text so far ends mid-line: a failure's words, or a client's own
         # error block after the answer, must start on a line of their own (a code fence left
@@ -279,7 +288,7 @@ class LiveView:
             # something names it again, as the reference adapter re-titles it.
             await self._send(self._view.tasks.reset, "a conversation reset")
             self._title, self._title_sent = None, False
-            self._title_asked = self._title_from_claude = False
+            self._title_asked = self._title_from_claude = self._user_named = False
             return
         subagents = self.subagents
         if message.subtype in _SUBAGENT_FRAMES:
@@ -415,15 +424,23 @@ class LiveView:
         """How long the last top-level request's prompt cache lives, if it said."""
         return self._usage.cache_ttl
 
-    def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
+    def prompted(
+        self, blocks: list[Any], *, by_adapter: bool = False, turn_id: str | None = None
+    ) -> None:
         # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
         self._compaction.idle = by_adapter
+        self._prompt = turn_id
         text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
         self._side.prompted(text)
         self._usage.turn_started()
         if by_adapter:
             return
         said = typed_prompt_said(text)
+        self._renamed = renames_session(text)
+        if self._renamed:
+            # Claude Code names the session itself: no first line and no title to ask for.
+            self._title_request = None
+            return
         if self._title is None:
             # The first prompt that says something names the session, as on load: a hidden
             # local command (`/model opus`) names nothing.
@@ -457,6 +474,8 @@ class LiveView:
         if title is None:
             self._title_asked = False
             return
+        if self._user_named:
+            return  # a `/rename` came first: the user's name stands
         self._title_from_claude = True
         if title == self._title and self._title_sent:
             return
@@ -469,7 +488,9 @@ class LiveView:
         failed = message.is_error or getattr(message, "stop_reason", None) == "refusal"
         await self._send_all(self.goals.result(failed=failed))
         origin = getattr(message, "origin", None)
-        autonomous = isinstance(origin, Mapping) and is_autonomous_origin(origin.get("kind"))
+        kind = origin.get("kind") if isinstance(origin, Mapping) else None
+        # Claude's own work, unless its cycle took the prompt up (then its tokens are the turn's).
+        autonomous = is_own_work(kind, prompts_of(message), self._prompt)
         if self._async_tasks is not None:
             # The result ends the model turn: a task still waiting for its tool call's id
             # is spawned without it.
@@ -545,6 +566,30 @@ class LiveView:
             # Between turns: Claude Code answers the question with frames of its own, which
             # must not land inside a running turn.
             self._ask_title(description)
+        if self._renamed:
+            self._renamed = False
+            self._read_title()
+
+    def read_titles_with(self, read: Callable[[], object]) -> None:
+        """`read()` runs `read_title` beside the session (the name Claude Code stored)."""
+        self._read_title = read
+
+    async def read_title(self, stored: Callable[[], Awaitable[str | None]]) -> None:
+        """Show the name Claude Code stored for the session after a `/rename` (`stored`: reads
+        it, as `session/list` shows it), in place of the one shown; no generated title
+        replaces it. Nothing stored, or the same name: nothing is sent."""
+        try:
+            title = shown_title(await stored(), self._private)
+        except Exception:
+            log.info("session %s: its stored title could not be read", self._session_id)
+            return
+        if title is None:
+            return
+        self._title_from_claude = self._user_named = True
+        if title == self._title and self._title_sent:
+            return
+        self._title, self._title_sent = title, True
+        await self._send_title()
 
     def ask_titles_with(self, ask: Callable[[str], object]) -> None:
         """`ask(description)` runs `ask_title` beside the session (the current Claude's)."""

@@ -205,9 +205,10 @@ class Session:
         """Send one session update given as its wire dict (False when it could not be sent)."""
         return await self._link.send_raw_update(self.session_id, update)
 
-    async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
-        """Send several session updates in order (False when one could not be sent)."""
-        return await self._link.send_raw_updates(self.session_id, updates)
+    async def send_raws(self, updates: list[dict[str, Any]], session_id: str | None = None) -> bool:
+        """Send several session updates in order (False when one could not be sent), on this
+        session or on `session_id` (a JetBrains AIR child session of it)."""
+        return await self._link.send_raw_updates(session_id or self.session_id, updates)
 
     async def restart_on_next_prompt(self) -> None:
         """The credentials changed: the core has the next prompt start a fresh Claude."""

@@ -5,6 +5,7 @@ an AIR client without it and a plain client see the Agent call as before."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.air_scenarios import SCOUT_AGENT, SCOUT_CALL
-from tests.support.harness import OPT_IN, Adapter, AdapterPool
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool
 
 NATIVE: dict[str, Any] = {
     "jetbrains": {
@@ -132,3 +133,100 @@ async def test_other_clients_see_the_agent_call_on_the_session(
     else:
         # Every AIR client is told the call launches a subagent, as the reference does.
         assert session_caps["subagents"] == {} and air == {"version": 1, "subagent": True}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_load_replays_each_subagent_on_a_replay_child_session(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    meta = {
+        "jetbrains": {
+            "air": {
+                "version": 1,
+                "capabilities": ["sessionFailure", "nativeSubagentSessions", "loadReplayEnd"],
+            }
+        }
+    }
+    async with adapters.session_adapter(
+        tmp_path, "air_subagents", client_meta=meta, capable=True
+    ) as adapter:
+        session = await adapter.new_session()
+        assert isinstance(
+            await adapter.prompt(session, "Where is the input parsed?"), PromptResponse
+        )
+        before = len(adapter.incoming())
+        await asyncio.wait_for(
+            adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
+            TIMEOUT,
+        )
+        frames = adapter.incoming()[before:]
+    updates = [
+        (m["params"]["sessionId"], m["params"]["update"])
+        for m in frames
+        if m.get("method") == "session/update"
+    ]
+    scout, missing = (f"{session}:replay-subagent:{call}" for call in (SCOUT_CALL, "toolu_missing"))
+    spawned = [(sid, u) for sid, u in updates if u["sessionUpdate"] == "subagent_spawned"]
+    assert spawned == [
+        (
+            session,
+            {
+                "sessionUpdate": "subagent_spawned",
+                "subagentSessionId": scout,
+                "name": "Scout the parser",
+                "task": PROMPT,
+                "capabilities": {},
+            },
+        ),
+        (
+            session,
+            {
+                "sessionUpdate": "subagent_spawned",
+                "subagentSessionId": missing,
+                "name": "Ask a planner",
+                "task": "Plan.",
+                "capabilities": {},
+            },
+        ),
+    ]
+    said = [
+        u["content"]["text"]
+        for sid, u in updates
+        if sid == scout and "content" in u and u["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert said == [
+        "Reading the parser first.",
+        "Bash was allowed.",
+        "The input is parsed by parse() in src/app.py.",
+    ]
+    assert (
+        len(
+            {
+                u["toolCallId"]
+                for sid, u in updates
+                if sid == scout and u["sessionUpdate"] == "tool_call"
+            }
+        )
+        == 2
+    )
+    # The launch calls are not shown; the ends come last, newest first, before loadReplayEnd.
+    assert all(u.get("toolCallId") not in (SCOUT_CALL, "toolu_missing") for _, u in updates)
+    ends = [
+        (i, u)
+        for i, (_, u) in enumerate(updates)
+        if u["sessionUpdate"] == "subagent_state_update" or u.get("_meta", {}).get("jetbrains")
+    ]
+    assert [u for _, u in ends] == [
+        {"sessionUpdate": "subagent_state_update", "subagentSessionId": missing, "state": "failed"},
+        {
+            "sessionUpdate": "subagent_state_update",
+            "subagentSessionId": scout,
+            "state": "completed",
+        },
+        {
+            "sessionUpdate": "session_info_update",
+            "_meta": {"jetbrains": {"air": {"version": 1, "loadReplayEnd": True}}},
+        },
+    ]
+    last_child = max(i for i, (sid, _) in enumerate(updates) if sid == scout)
+    assert all(updates[i][0] == session for i, _ in ends) and ends[0][0] > last_child
