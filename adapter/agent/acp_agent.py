@@ -29,6 +29,7 @@ from acp.schema import (
     ResumeSessionResponse,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    TextContentBlock,
 )
 from anyio.abc import TaskGroup
 
@@ -36,6 +37,7 @@ from adapter.agent import (
     aliases,
     async_task_stop,
     deleting,
+    goal_control,
     handshake,
     mcp_servers,
     raw_requests,
@@ -116,6 +118,8 @@ class ClaudeAcpAgent:
         wrap_request_handler(conn, self._index.guard)
         # `_session/async_task/stop` (adapter.agent.async_task_stop), AIR's Stop on a task.
         wrap_request_handler(conn, async_task_stop.guard(self))
+        # `_session/goal` (adapter.agent.goal_control), AIR's goal control.
+        wrap_request_handler(conn, goal_control.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_requests).
         wrap_request_handler(conn, self._raw.wrap)
 
@@ -388,6 +392,14 @@ class ClaudeAcpAgent:
     ) -> dict[str, Any]:
         session = self._session(session_id)
         return await session.steer(rewrite_prompt(prompt), prompt_required=prompt_required)
+
+    async def goal(self, session_id: str, command: str) -> None:
+        """JetBrains AIR's `_session/goal` as Claude Code's `/goal` command: steered into the
+        running turn, else a prompt of its own, whose turn this waits for."""
+        blocks: list[Any] = [TextContentBlock(type="text", text=command)]
+        steered = await self.steer(session_id, blocks, prompt_required=True)
+        if steered.get("outcome") == "promptRequired":
+            await self.prompt(blocks, session_id)
 
     async def stop_async_task(self, session_id: str, task_id: str) -> bool:
         session = self._sessions.get(session_id)

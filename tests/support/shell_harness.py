@@ -46,6 +46,7 @@ from adapter.claude.sdk_compat import ExitBoundedTransport
 from adapter.controls.session_controls import SessionControls
 from adapter.scripted_claude import SCENARIO_ENV
 from adapter.scripted_claude import runtime as scripted_runtime
+from adapter.scripted_claude.handshake import LOG_ENV
 from adapter.scripted_claude.session import PROCESS_STEPS
 from adapter.scripted_claude.steps import Scenario
 from adapter.session.session import Session
@@ -288,7 +289,14 @@ async def agent_in_process(
     workdir, config_dir = tmp_path / "project", tmp_path / "claude-config"
     for folder in (workdir, config_dir):
         folder.mkdir(parents=True, exist_ok=True)
-    claude_env = {"CLAUDE_CONFIG_DIR": str(config_dir), SCENARIO_ENV: scenario, **(env or {})}
+    claude_env = {
+        "CLAUDE_CONFIG_DIR": str(config_dir),
+        SCENARIO_ENV: scenario,
+        # Where the scripted Claude logs its argv and control requests, as `AdapterPool`'s
+        # launcher has it log: beside the test's folders.
+        LOG_ENV: str(tmp_path / "claude-log.jsonl"),
+        **(env or {}),
+    }
     settings = RuntimeSettings(executable=IN_PROCESS, env=claude_env)
     frames: list[Frame] = []
     client = client or RecordingClient()
