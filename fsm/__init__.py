@@ -144,6 +144,7 @@ if TYPE_CHECKING:
         message_text_fingerprint,
     )
     from fsm.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
+    from fsm.goals import GOAL_METHOD, BadGoalRequest, GoalRequest, Goals, goal_request
     from fsm.idle_compaction import (
         DEFAULT_DELAY_SECONDS,
         DEFAULT_MIN_TOKENS,
@@ -340,6 +341,11 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "GOAL_METHOD": "goals",
+    "BadGoalRequest": "goals",
+    "GoalRequest": "goals",
+    "Goals": "goals",
+    "goal_request": "goals",
     "FileChangeReports": "file_change_reports",
     "ReportPlan": "file_change_reports",
     "ForkPoint": "fork_points",
@@ -493,6 +499,7 @@ __all__ = [
     "DEFAULT_AGENT",
     "DEFAULT_DELAY_SECONDS",
     "DEFAULT_MIN_TOKENS",
+    "GOAL_METHOD",
     "INDEX_METHODS",
     "LIST_CHANGES_METHOD",
     "LOCAL_ONLY_COMMANDS",
@@ -525,6 +532,7 @@ __all__ = [
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
     "BackgroundTasksListed",
+    "BadGoalRequest",
     "BadIndexRequest",
     "BatchGetRequest",
     "Blame",
@@ -555,6 +563,8 @@ __all__ = [
     "FreshContextChosen",
     "FreshContextReady",
     "FsmError",
+    "GoalRequest",
+    "Goals",
     "HistoryFailureFound",
     "IdKind",
     "IdlePolicy",
@@ -650,6 +660,7 @@ __all__ = [
     "fork_point_missing",
     "fork_point_uuid",
     "generated_title",
+    "goal_request",
     "index_list_options",
     "index_page",
     "index_session_info",

@@ -291,6 +291,7 @@ class ClaudeSide:
             await self._feed(event, message)
         elif isinstance(message, UserMessage) and (echo := echo_for(raw, epoch)) is not None:
             await self._feed(echo)  # Claude took the message up: prompt queueing's hand-off
+            self._view.taken_up(echo.turn_id)
             runtime = self.runtime
             ours = runtime is None or runtime.sent_by_adapter(echo.turn_id)
             said = remote_content(raw, ours=ours)
