@@ -348,6 +348,7 @@ class Session:
         turn_id = str(uuid.uuid4())
         answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
         self.view.file_changes.request(turn_id, meta)
+        await self.view.goal_prompted(blocks, turn_id)
         try:
             await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))
@@ -384,7 +385,9 @@ class Session:
         outcome, priority = verdicts[0] if verdicts else ("promptRequired", None)
         runtime = self.claude.runtime
         if outcome == "injected" and runtime is not None:
-            message = claude_user_message(content, turn_id=str(uuid.uuid4()))
+            steered = str(uuid.uuid4())
+            await self.view.goal_prompted(blocks, steered)
+            message = claude_user_message(content, turn_id=steered)
             message["priority"] = priority
             try:
                 await runtime.send(message)
