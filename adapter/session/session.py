@@ -323,7 +323,9 @@ class Session:
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         turn_id = str(uuid.uuid4())
-        answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
+        answer = self._answers[turn_id] = PromptAnswer(
+            blocks=blocks, content=content, response=self._link.response_ticket()
+        )
         try:
             await self.feed(PromptReceived(turn_id=turn_id))
             await self._carry(turn_id, answer)
