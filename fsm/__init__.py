@@ -16,7 +16,9 @@ each part lives:
   stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
   extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
   (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `session_index.py`: AIR's session index (its methods' table, list
+  its Async Tasks panel; `native_subagents.py` and `subagent_replay.py`: its native subagent
+  sessions, live and on load;
+  `session_index.py`: AIR's session index (its methods' table, list
   pages, rows, list subscriptions).
 """
 
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
         is_autonomous_origin,
+        is_own_work,
         is_real_model,
     )
     from fsm.effects import (
@@ -62,6 +65,7 @@ if TYPE_CHECKING:
         ForwardAssistantMessage,
         InterruptClaude,
         LogNotice,
+        PollMcpServers,
         PublishRecord,
         RejectPrompt,
         SendAgentText,
@@ -101,9 +105,11 @@ if TYPE_CHECKING:
         FreshContextChosen,
         FreshContextReady,
         HistoryFailureFound,
+        IdleSettingsRead,
         InternalFaultOccurred,
         LimitWindow,
         McpServersPolled,
+        McpServersReconnected,
         McpServersReported,
         McpServerStatus,
         McpSignInEnded,
@@ -129,6 +135,7 @@ if TYPE_CHECKING:
         WorkerShuttingDown,
         trigger_of,
     )
+    from fsm.file_change_reports import FileChangeReports, ReportPlan
     from fsm.fork_points import (
         ForkPoint,
         fork_point,
@@ -170,6 +177,7 @@ if TYPE_CHECKING:
         model_policy_from,
         resolve_model_preference,
     )
+    from fsm.native_subagents import NativeSubagents, subagent_state
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -186,6 +194,16 @@ if TYPE_CHECKING:
     )
     from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
+    from fsm.remote_control import (
+        REMOTE_CONTROL_COMMAND,
+        RemoteControl,
+        claude_code_offers,
+        remote_control_command,
+        remote_control_refusal,
+        remote_control_reply,
+        remote_control_request,
+        remote_words,
+    )
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
     from fsm.session_index import (
@@ -198,6 +216,7 @@ if TYPE_CHECKING:
         IndexMethodNotFound,
         IndexRow,
         ListSubscriptions,
+        LiveRecord,
         OwnActivity,
         RenameRequest,
         SubscribeRequest,
@@ -205,12 +224,20 @@ if TYPE_CHECKING:
         index_list_options,
         index_page,
         index_session_info,
+        live_sessions,
+        registry_candidates,
         rename_to,
         route_index_request,
         scan_transcript,
     )
-    from fsm.session_titles import generated_title, title_description
+    from fsm.session_titles import (
+        generated_title,
+        renames_session,
+        shown_title,
+        title_description,
+    )
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
+    from fsm.subagent_replay import SubagentReplay
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -230,6 +257,14 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "REMOTE_CONTROL_COMMAND": "remote_control",
+    "RemoteControl": "remote_control",
+    "claude_code_offers": "remote_control",
+    "remote_control_command": "remote_control",
+    "remote_control_refusal": "remote_control",
+    "remote_control_reply": "remote_control",
+    "remote_control_request": "remote_control",
+    "remote_words": "remote_control",
     "page_done": "mcp_sign_in",
     "MCP_POLL_SECONDS": "mcp_sign_in",
     "MCP_SIGN_IN_SECONDS": "mcp_sign_in",
@@ -261,6 +296,7 @@ _HOMES = {
     "decode_text_blob": "blob_types",
     "AUTONOMOUS_ORIGINS": "classify",
     "is_autonomous_origin": "classify",
+    "is_own_work": "classify",
     "SessionClosing": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
@@ -288,6 +324,9 @@ _HOMES = {
     "index_list_options": "session_index",
     "index_page": "session_index",
     "index_session_info": "session_index",
+    "LiveRecord": "session_index",
+    "live_sessions": "session_index",
+    "registry_candidates": "session_index",
     "rename_to": "session_index",
     "route_index_request": "session_index",
     "scan_transcript": "session_index",
@@ -301,6 +340,8 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "FileChangeReports": "file_change_reports",
+    "ReportPlan": "file_change_reports",
     "ForkPoint": "fork_points",
     "fork_point": "fork_points",
     "fork_point_missing": "fork_points",
@@ -312,6 +353,9 @@ _HOMES = {
     "efforts_to_apply": "picker_values",
     "models_shown": "picker_values",
     "AsyncTasks": "async_tasks",
+    "NativeSubagents": "native_subagents",
+    "subagent_state": "native_subagents",
+    "SubagentReplay": "subagent_replay",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -334,6 +378,7 @@ _HOMES = {
     "SendPrompt": "effects",
     "SettlePrompt": "effects",
     "SignInMcpServer": "effects",
+    "PollMcpServers": "effects",
     "StartFreshContext": "effects",
     "StopReason": "effects",
     "StopRuntime": "effects",
@@ -366,8 +411,10 @@ _HOMES = {
     "McpServerStatus": "events",
     "McpServersReported": "events",
     "McpServersPolled": "events",
+    "McpServersReconnected": "events",
     "McpSignInEnded": "events",
     "MessageTooLarge": "events",
+    "IdleSettingsRead": "events",
     "ModelChosen": "events",
     "ModelFellBack": "events",
     "OutputReceived": "events",
@@ -407,6 +454,8 @@ _HOMES = {
     "active_from_newest": "replay",
     "CANCEL_GRACE_SECONDS": "session",
     "generated_title": "session_titles",
+    "renames_session": "session_titles",
+    "shown_title": "session_titles",
     "title_description": "session_titles",
     "StartFailure": "start_failures",
     "StartFailureKind": "start_failures",
@@ -453,6 +502,7 @@ __all__ = [
     "MIN_TOKENS_FLOOR",
     "ONE_MILLION_WINDOW",
     "RAW_MESSAGE_METHOD",
+    "REMOTE_CONTROL_COMMAND",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -499,6 +549,7 @@ __all__ = [
     "FailureKind",
     "FailureRecord",
     "FastModeTurnedOff",
+    "FileChangeReports",
     "ForkPoint",
     "ForwardAssistantMessage",
     "FreshContextChosen",
@@ -507,6 +558,7 @@ __all__ = [
     "HistoryFailureFound",
     "IdKind",
     "IdlePolicy",
+    "IdleSettingsRead",
     "IndexMethodNotFound",
     "IndexRow",
     "InternalFaultOccurred",
@@ -514,9 +566,11 @@ __all__ = [
     "InvalidTransition",
     "LimitWindow",
     "ListSubscriptions",
+    "LiveRecord",
     "LogNotice",
     "McpServerStatus",
     "McpServersPolled",
+    "McpServersReconnected",
     "McpServersReported",
     "McpSignInEnded",
     "MessageTooLarge",
@@ -524,11 +578,13 @@ __all__ = [
     "ModelFacts",
     "ModelFellBack",
     "ModelPolicy",
+    "NativeSubagents",
     "OutputReceived",
     "OwnActivity",
     "ParsedId",
     "PeerViolation",
     "PickerShown",
+    "PollMcpServers",
     "PromptEchoed",
     "PromptReceived",
     "PromptRequested",
@@ -537,8 +593,10 @@ __all__ = [
     "RateLimitReported",
     "RawMessageChoice",
     "RejectPrompt",
+    "RemoteControl",
     "RenameRequest",
     "ReplayPlanner",
+    "ReportPlan",
     "ResultReceived",
     "RetryAttempted",
     "RuntimeStartFailed",
@@ -560,6 +618,7 @@ __all__ = [
     "StopReason",
     "StopRuntime",
     "StreamEnded",
+    "SubagentReplay",
     "SubscribeRequest",
     "TranscriptEntry",
     "TransportLost",
@@ -581,6 +640,7 @@ __all__ = [
     "archive_to",
     "blob_plan",
     "canonical_model_id",
+    "claude_code_offers",
     "decode_text_blob",
     "efforts_shown",
     "efforts_to_apply",
@@ -597,9 +657,11 @@ __all__ = [
     "is_archived",
     "is_autonomous_origin",
     "is_denied_model",
+    "is_own_work",
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
+    "live_sessions",
     "message_text_fingerprint",
     "model_display_names",
     "model_policy_from",
@@ -617,7 +679,14 @@ __all__ = [
     "poll_verdict",
     "raw_message_choice",
     "redact",
+    "registry_candidates",
+    "remote_control_command",
+    "remote_control_refusal",
+    "remote_control_reply",
+    "remote_control_request",
+    "remote_words",
     "rename_to",
+    "renames_session",
     "resolve_model_preference",
     "route_index_request",
     "scan_transcript",
@@ -625,6 +694,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "shape_title",
+    "shown_title",
     "sign_in_message",
     "sign_in_outcome",
     "sign_in_page",
@@ -632,6 +702,7 @@ __all__ = [
     "skill_command_meta",
     "skill_tool_meta",
     "start_failure",
+    "subagent_state",
     "title_description",
     "title_records",
     "trigger_of",

@@ -38,7 +38,9 @@ DIFF_PATCH = "diffPatch"
 BACKGROUND_SUBAGENTS = "backgroundSubagents"
 ASYNC_TASKS = "asyncTasks"
 CUSTOM_INSTRUCTIONS = "customInstructions"
+NATIVE_SUBAGENT_SESSIONS = "nativeSubagentSessions"
 RECOMMENDED_VALUE = "recommendedValue"
+AGENT_FILE_CHANGE_REPORT = "agentFileChangeReport"
 
 # What this agent implements of the AIR set and advertises, in the reference's order
 # (`sessionFailure` first): the one list of them, which `advertisement` and `negotiated` read.
@@ -46,6 +48,8 @@ RECOMMENDED_VALUE = "recommendedValue"
 # any client.
 IMPLEMENTED: tuple[str, ...] = (
     SESSION_FAILURE,
+    AGENT_FILE_CHANGE_REPORT,
+    NATIVE_SUBAGENT_SESSIONS,
     ASYNC_TASKS,
     CUSTOM_INSTRUCTIONS,
     RECOMMENDED_VALUE,
@@ -91,6 +95,9 @@ class AirClient:
 
     air: bool = False  # `_meta.jetbrains.air` is an object
     declared: frozenset[str] = field(default_factory=frozenset)  # a well-formed declaration's
+    # `clientCapabilities.subagents` is an object (the subagents RFD's draft field): an AIR
+    # client that sends it gets native subagent sessions in AIR's form, declared or not.
+    subagents_field: bool = False
 
     def negotiated(self, name: str) -> bool:
         """Declared by an AIR client and implemented here."""
@@ -134,6 +141,26 @@ class AirClient:
         """Claude Code's background work other than subagents is the Async Tasks panel's
         (`async_task_*` updates, `fsm.async_tasks`)."""
         return self.negotiated(ASYNC_TASKS)
+
+    @property
+    def file_change_report(self) -> bool:
+        """A prompt may ask which files its turn changed (`fsm.file_change_reports`); Claude
+        Code keeps file checkpoints for every session of the client."""
+        return self.negotiated(AGENT_FILE_CHANGE_REPORT)
+
+    @property
+    def native_subagents(self) -> bool:
+        """Each subagent is a child session (`subagent_spawned`, `subagent_state_update`,
+        `fsm.native_subagents`): AIR's form, for an AIR client that declared
+        `nativeSubagentSessions` or sent `clientCapabilities.subagents`. A plain client
+        with `subagents` would get the RFD's form, which this agent does not speak: it
+        gets none."""
+        return self.air and (self.negotiated(NATIVE_SUBAGENT_SESSIONS) or self.subagents_field)
+
+    def session_capabilities(self) -> dict[str, Any]:
+        """What `agentCapabilities.sessionCapabilities` adds for this client: AIR's draft
+        `subagents: {}`, to an AIR client only, as the reference does."""
+        return {"subagents": {}} if self.air else {}
 
     @property
     def recommended_value(self) -> bool:
@@ -191,14 +218,17 @@ class AirClient:
         return self.delete_archives
 
 
-def air_client(client_meta: object) -> AirClient:
+def air_client(client_meta: object, *, subagents: bool = False) -> AirClient:
+    """`subagents`: the client's capabilities hold a `subagents` object."""
     air = _air_object(client_meta)
     if air is None:
         return AirClient()
     names = air.get("capabilities")
     if not _is_version(air.get("version")) or not isinstance(names, list):
-        return AirClient(air=True)  # malformed: an AIR client with no capability on
-    return AirClient(air=True, declared=frozenset(n for n in names if isinstance(n, str)))
+        # Malformed: an AIR client with no capability on.
+        return AirClient(air=True, subagents_field=subagents)
+    declared = frozenset(n for n in names if isinstance(n, str))
+    return AirClient(air=True, declared=declared, subagents_field=subagents)
 
 
 def advertisement(client: AirClient) -> dict[str, Any] | None:

@@ -14,6 +14,7 @@ Invariant: an error string we have never heard of degrades to `PROVIDER_ERROR` (
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from fsm.vocabulary import FailureKind
 
@@ -96,6 +97,15 @@ def is_autonomous_origin(kind: object) -> bool:
     """Whether a result whose `origin.kind` is `kind` (as read: any JSON value, or None when
     absent) is Claude Code's own work, not a user turn's."""
     return isinstance(kind, str) and kind in AUTONOMOUS_ORIGINS
+
+
+def is_own_work(origin_kind: object, prompts: Collection[str], prompt: str | None) -> bool:
+    """Whether a result is of work Claude Code began on its own (`is_autonomous_origin`) that
+    did not take up the user's prompt `prompt` (None: no prompt is open): a cycle that took
+    the prompt up (`user_message_uuids`, `prompts`) is that prompt's, as the reference's
+    `answersPendingPrompt`."""
+    taken_up = prompt is not None and prompt in prompts
+    return is_autonomous_origin(origin_kind) and not taken_up
 
 
 def is_error_prose(model: object, error: object) -> bool:

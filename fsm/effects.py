@@ -30,6 +30,7 @@ __all__ = [
     "ForwardAssistantMessage",
     "InterruptClaude",
     "LogNotice",
+    "PollMcpServers",
     "PublishRecord",
     "RejectPrompt",
     "SendAgentText",
@@ -162,6 +163,11 @@ class LogNotice(Effect):
     """Something was dropped on purpose; the shell logs it to stderr."""
 
     message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PollMcpServers(Effect):
+    """Ask Claude Code `mcp_status` and report what it says as `McpServersPolled`."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

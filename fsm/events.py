@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from fsm.errors import PeerViolation
+from fsm.idle_compaction import IdlePolicy
 
 __all__ = [
     "MAX_MS",
@@ -48,6 +49,7 @@ __all__ = [
     "LimitWindow",
     "McpServerStatus",
     "McpServersPolled",
+    "McpServersReconnected",
     "McpServersReported",
     "McpSignInEnded",
     "MessageTooLarge",
@@ -166,6 +168,15 @@ class FreshContextReady(Event):
     """The fresh context's Claude process is up (asked for by `StartFreshContext`), at `now`."""
 
     now: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IdleSettingsRead(Event):
+    """The shell read the settings files again (docs/decisions.md#settings-read-again): the
+    idle compaction's policy as they say it now, which the next idle period and the next
+    deadline go by."""
+
+    policy: IdlePolicy
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -422,6 +433,14 @@ class McpServersPolled(ClaudeEvent):
     which of the client's servers wait for a sign-in (`fsm.mcp_sign_in`)."""
 
     servers: tuple[McpServerStatus, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServersReconnected(Event):
+    """`/mcp reconnect` tried these servers again (answered by the adapter, not a turn): one of
+    the client's that needs a sign-in may be signed in to again (`fsm.mcp_sign_in`)."""
+
+    names: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -128,8 +128,11 @@ TRANSITIONS: list[dict[str, Any]] = [
     # The shell's timer: the last checks, then the `/compact`.
     _row("idle_deadline_reached", WAITING, None),
     _row("idle_deadline_reached", COUNTING, None, when="!is_due"),
+    # The settings may have changed since the period began (docs/decisions.md#settings-read-again).
+    _row("idle_deadline_reached", COUNTING, WAITING, "log_why_not", when="is_disabled"),
     _row("idle_deadline_reached", COUNTING, SPENT, "log_why_not", when="is_rate_limited"),
     _row("idle_deadline_reached", COUNTING, SPENT, "log_why_not", when="has_lapsed"),
+    _row("idle_deadline_reached", COUNTING, WAITING, "log_why_not", when="context_is_small"),
     _row("idle_deadline_reached", COUNTING, WAITING, "log_why_not", when="is_busy"),
     _row("idle_deadline_reached", COUNTING, COMPACTING, "compact_now"),
     _row("idle_deadline_reached", COMPACTING, None),
@@ -268,7 +271,7 @@ class IdleCompaction:
 
     def _why(self, fact: _Fact) -> str:
         # The first reason that holds, in the order the state's rows try them.
-        if self.state is WAITING and self.policy.disabled_by is not None:
+        if self.policy.disabled_by is not None:
             return f"disabled by {self.policy.disabled_by}"
         if self.is_rate_limited(fact):
             return f"rate limit status is {self.rate_limit_status}"
@@ -281,4 +284,7 @@ class IdleCompaction:
             return "no request recorded in this process"
         if self.state is COUNTING and self.has_lapsed(fact):
             return "the deadline passed more than 60 s ago (the cache has expired)"
+        if self.state is COUNTING and self.context_is_small(fact):
+            tokens = "unknown" if self.context_tokens is None else self.context_tokens
+            return f"context {tokens} tokens is below the {self.policy.min_tokens} minimum"
         return "the session is busy or cannot take a prompt"

@@ -18,6 +18,8 @@ table is the routing (docs/decisions.md#model-fallback, #acp-notices and #mcp-se
     mcp_server_polled [signs_in_by_url, was_reported]
     mcp_server_polled [signs_in_by_url]          / start_sign_in
     mcp_server_polled                            (the rest waits for the turn's init frame)
+    mcp_servers_reconnected [reconnected_a_sign_in_server] / forget_sign_ins, poll_mcp_servers
+    mcp_servers_reconnected                      (none of the client's servers to sign in to)
     mcp_sign_in_ended [signed_in]                / log_sign_in
     mcp_sign_in_ended [takes_warning_records]    / log_sign_in, publish_server_record
     mcp_sign_in_ended [takes_acp_notices]        / log_sign_in, send_server_notice
@@ -42,7 +44,8 @@ server name that could be a path or a URL is left out of the words. A server of 
 that needs sign-in, for a client that takes URL elicitation, is signed in to instead
 (`fsm.mcp_sign_in`, docs/decisions.md#mcp-sign-in), from the `mcp_status` asked at the start
 (`mcp_server_polled`) or an init frame, whichever tells first; a sign-in that ends without the
-server is told as the notice would have been.
+server is told as the notice would have been. `/mcp reconnect` of such a server (not being
+signed in to) lets it be signed in to again, as the reference's does: the core asks for a poll.
 
 Auto mode and fast mode are told as the reference adapter tells them: an ACP `notice` for a
 client that declared `session.notices` (a sessionFailure client too: neither has a record
@@ -62,12 +65,19 @@ from fsm import classify
 from fsm.effects import (
     Effect,
     LogNotice,
+    PollMcpServers,
     PublishRecord,
     SendAgentText,
     SendNotice,
     SignInMcpServer,
 )
-from fsm.events import FastModeTurnedOff, McpServerStatus, McpSignInEnded, ModelFellBack
+from fsm.events import (
+    FastModeTurnedOff,
+    McpServersReconnected,
+    McpServerStatus,
+    McpSignInEnded,
+    ModelFellBack,
+)
 from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire
 from fsm.mcp_sign_in import SIGNED_IN, sign_in_log
@@ -144,6 +154,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("mcp_server_polled", when=["signs_in_by_url", "was_reported"]),
     _row("mcp_server_polled", "start_sign_in", when=["signs_in_by_url"]),
     _row("mcp_server_polled"),
+    # `/mcp reconnect`: the client's servers it tried may be signed in to again.
+    _row("mcp_servers_reconnected", "forget_sign_ins", "poll_mcp_servers",
+         when=["reconnected_a_sign_in_server"]),
+    _row("mcp_servers_reconnected"),
     # A sign-in that did not connect the server is told as its problem would have been.
     _row("mcp_sign_in_ended", "log_sign_in", when=["signed_in"]),
     _row("mcp_sign_in_ended", "log_sign_in", "publish_server_record",
@@ -217,6 +231,7 @@ class Notices:
         self.ledger, self.records, self.acp_notices = ledger, records, acp_notices
         # The client's MCP servers signed in to when they need it (`fsm.mcp_sign_in`).
         self.sign_in_servers = sign_in_servers
+        self.signing_in: set[str] = set()  # sign-ins under way, by server
         self.declared_notices = declared_acp_notices
         self.private = private
         self._live_turn = live_turn
@@ -270,6 +285,12 @@ class Notices:
 
     def signs_in_by_url(self, server: McpServerStatus) -> bool:
         return server.status == "needs-auth" and server.name in self.sign_in_servers
+
+    def reconnected_a_sign_in_server(self, event: McpServersReconnected) -> bool:
+        return any(self._may_sign_in_again(name) for name in event.names)
+
+    def _may_sign_in_again(self, name: str) -> bool:
+        return name in self.sign_in_servers and name not in self.signing_in
 
     def signed_in(self, ended: McpSignInEnded) -> bool:
         return ended.outcome in SIGNED_IN
@@ -330,9 +351,19 @@ class Notices:
     def start_sign_in(self, server: McpServerStatus) -> None:
         assert server.name is not None and server.status is not None  # `signs_in_by_url`
         self.reported.add((server.name, server.status))  # once per server and state
+        self.signing_in.add(server.name)
         self.effects.append(SignInMcpServer(name=server.name))
 
+    def forget_sign_ins(self, event: McpServersReconnected) -> None:
+        for name in event.names:
+            if self._may_sign_in_again(name):
+                self.reported.discard((name, "needs-auth"))
+
+    def poll_mcp_servers(self, *_: Any) -> None:
+        self.effects.append(PollMcpServers())
+
     def log_sign_in(self, ended: McpSignInEnded) -> None:
+        self.signing_in.discard(ended.name)
         shown = redact(plain_name(ended.name) or "", self.private) or None
         self.effects.append(LogNotice(message=sign_in_log(shown, ended.outcome)))
 

@@ -62,7 +62,9 @@ from fsm.events import (
     FastModeTurnedOff,
     FreshContextReady,
     HistoryFailureFound,
+    IdleSettingsRead,
     McpServersPolled,
+    McpServersReconnected,
     McpServersReported,
     McpSignInEnded,
     ModelChosen,
@@ -158,6 +160,7 @@ class SessionCore:
         self._cost_usd: float | None = None
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
             ContextMeasured: self._on_context,
+            IdleSettingsRead: self._on_idle_settings,
             ModelChosen: lambda _: [],  # only the idle compaction hears of it (`after`)
             DeliveryConfirmed: self._on_confirmed,
             DeliveryFailed: self._on_failed,
@@ -167,6 +170,7 @@ class SessionCore:
             McpServersReported: self._on_mcp_servers,
             McpServersPolled: self._on_mcp_poll,
             McpSignInEnded: self._on_notice,
+            McpServersReconnected: self._on_notice,
             AuthStatusReported: self._on_auth,
             RateLimitReported: self._on_rate_limit,
             WorkerShuttingDown: self._on_worker_shutdown,
@@ -204,6 +208,11 @@ class SessionCore:
     def turn_live(self) -> bool:
         """A turn is live: its prompt was sent and is not answered yet."""
         return self.turn.live
+
+    @property
+    def working(self) -> bool:
+        """Claude is at work for the session: a turn is live, being sent or waits its turn."""
+        return self.idle.busy()
 
     @property
     def runtime_lost(self) -> bool:
@@ -361,6 +370,10 @@ class SessionCore:
     def _on_rate_limit(self, event: RateLimitReported) -> list[Effect]:
         self.idle.note_rate_limit(event.status)
         return self.limits.reported(event)
+
+    def _on_idle_settings(self, event: IdleSettingsRead) -> list[Effect]:
+        self.idle.settings_read(event.policy)
+        return []
 
     def _on_context(self, event: ContextMeasured) -> list[Effect]:
         self.idle.note_context(event.tokens, event.cache_ttl)
@@ -537,6 +550,10 @@ class SessionIdle:
     def note_rate_limit(self, status: str | None) -> None:
         if self.machine is not None:
             self.machine.note_rate_limit(status)
+
+    def settings_read(self, policy: IdlePolicy) -> None:
+        if self.machine is not None:
+            self.machine.policy = policy
 
     def close(self) -> None:
         if self.machine is not None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ __all__ = [
     "IndexRow",
     "ListOptions",
     "ListSubscriptions",
+    "LiveRecord",
     "OwnActivity",
     "RenameRequest",
     "SubscribeRequest",
@@ -68,7 +70,9 @@ __all__ = [
     "index_page",
     "index_session_info",
     "iso_ms",
+    "live_sessions",
     "parse_iso_ms",
+    "registry_candidates",
     "rename_to",
     "route_index_request",
     "row_state",
@@ -560,20 +564,133 @@ class IndexRow:
         return sanitize_title(visible_title(self.title)) if self.title else ""
 
 
-def row_state(row: IndexRow, own: OwnActivity | None, now_ms: int) -> str | None:
-    """`idle`, `running`, `requires_action` or `error`; None when unknown. A session run here
-    says what its core knows; any other one what its transcript's tail tells."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LiveRecord:
+    """A live Claude Code process's entry in its registry (`<config>/sessions/<pid>.json`)."""
+
+    pid: int
+    session_id: str
+    kind: str | None = None  # "interactive", ...
+    entrypoint: str | None = None  # "cli", "sdk-ts", "sdk-py", ...
+    status: str | None = None  # "busy", "shell", "waiting", "idle"
+    status_updated_ms: float | None = None
+    proc_start: str | None = None  # the process's start time as `ps -o lstart=` says it
+    last_seen_ms: float = 0.0  # its newest `updatedAt`, `statusUpdatedAt` or `startedAt`
+
+
+_REGISTRY_FILE = re.compile(r"^(\d+)\.json$")
+# A registry entry older than this counts only when its process start time matches.
+_STALE_RECORD_MS = 24 * 60 * 60 * 1000
+_REGISTRY_STATES = {"busy": "running", "shell": "running", "waiting": "requires_action"}
+
+
+def _finite(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _string(raw: Mapping[str, object], key: str) -> str | None:
+    value = raw.get(key)
+    return value if isinstance(value, str) else None
+
+
+def registry_candidates(files: Mapping[str, object], domain: str) -> list[LiveRecord]:
+    """The registry entries that may be live, from its files (name -> decoded JSON; None for
+    one unreadable): only `<pid>.json` holding that `pid` and a `sessionId`, of this pid domain
+    (another machine's or pid namespace's is skipped). Whether each process lives is the
+    caller's to find out (`live_sessions`)."""
+    found: list[LiveRecord] = []
+    for name, raw in files.items():
+        match = _REGISTRY_FILE.match(name)
+        if match is None or not isinstance(raw, Mapping):
+            continue
+        pid = int(match.group(1))
+        if raw.get("pid") != pid or isinstance(raw.get("pid"), bool):
+            continue
+        session_id = raw.get("sessionId")
+        domain_of = raw.get("pidDomain")
+        if not isinstance(session_id, str) or (isinstance(domain_of, str) and domain_of != domain):
+            continue
+        seen = [_finite(raw.get(key)) for key in ("updatedAt", "statusUpdatedAt", "startedAt")]
+        start = _string(raw, "procStart")
+        found.append(
+            LiveRecord(
+                pid=pid,
+                session_id=session_id,
+                kind=_string(raw, "kind"),
+                entrypoint=_string(raw, "entrypoint"),
+                status=_string(raw, "status"),
+                status_updated_ms=_finite(raw.get("statusUpdatedAt")),
+                proc_start=" ".join(start.split()) if start is not None else None,
+                last_seen_ms=max([v for v in seen if v is not None], default=0.0),
+            )
+        )
+    return found
+
+
+def live_sessions(
+    candidates: Iterable[LiveRecord], alive: set[int], starts: Mapping[int, str], now_ms: float
+) -> dict[str, LiveRecord]:
+    """The live registry entry of each session (the reference's `live-registry.js`): its
+    process is `alive`; a recorded start time must match the live process's (`starts`, as
+    `ps -o lstart=` says it), so a reused pid does not count; an entry older than a day counts
+    only with that match. Several processes of one session: the newest status."""
+    by_session: dict[str, LiveRecord] = {}
+    for record in candidates:
+        if record.pid not in alive:
+            continue
+        actual = starts.get(record.pid)
+        actual = " ".join(actual.split()) if actual is not None else None
+        if record.proc_start is not None and actual is not None and record.proc_start != actual:
+            continue
+        matches = record.proc_start is not None and actual == record.proc_start
+        if now_ms - record.last_seen_ms > _STALE_RECORD_MS and not matches:
+            continue
+        previous = by_session.get(record.session_id)
+        if previous is None or (record.status_updated_ms or 0) > (previous.status_updated_ms or 0):
+            by_session[record.session_id] = record
+    return by_session
+
+
+def row_state(
+    row: IndexRow, own: OwnActivity | None, now_ms: int, live: LiveRecord | None = None
+) -> str | None:
+    """`idle`, `running`, `requires_action` or `error`; None when unknown
+    (`activity.js: deriveActivity`). A session run here says what its core knows. Any other:
+    with no live Claude Code process (`live`, from its registry) it is idle, or `error` after
+    an API error; an interactive Claude Code not driven by an SDK, whose registry status is
+    newer than the transcript, says its status; otherwise the transcript's tail tells (a
+    finished turn is idle, an unfinished one written in the last 10 minutes running)."""
     if own is not None:
         return "error" if own.state == "idle" and own.last_turn_failed else own.state
     facts = row.facts
+    failed = facts.turn == "finished" and facts.last_turn_error
+    if live is None:
+        return "error" if failed else "idle"
+    entrypoint = live.entrypoint or ""
+    if (
+        live.kind == "interactive"
+        and not entrypoint.startswith("sdk-")
+        and live.status_updated_ms is not None
+        and live.status_updated_ms > row.mtime_ms
+    ):
+        state = _REGISTRY_STATES.get(live.status or "")
+        if live.status == "idle":
+            state = "error" if failed else "idle"
+        return state
+    if failed:
+        return "error"
     if facts.turn == "finished":
-        return "error" if facts.last_turn_error else "idle"
+        return "idle"
     if facts.turn == "unfinished" and now_ms - row.mtime_ms < _RECENT_UNFINISHED_MS:
         return "running"
     return None
 
 
-def index_session_info(row: IndexRow, own: OwnActivity | None, now_ms: int) -> dict[str, Any]:
+def index_session_info(
+    row: IndexRow, own: OwnActivity | None, now_ms: int, live: LiveRecord | None = None
+) -> dict[str, Any]:
     """The `SessionInfo` of a row: the flat row fields under `_meta.jetbrains.air`, each left
     out when unknown, except `archived`."""
     cost = own.cost_usd if own is not None else None
@@ -585,7 +702,7 @@ def index_session_info(row: IndexRow, own: OwnActivity | None, now_ms: int) -> d
         "model": row.facts.model,
         "forkedFrom": row.facts.forked_from,
         "agentWorktree": True if row.agent_worktree else None,
-        "state": row_state(row, own, now_ms),
+        "state": row_state(row, own, now_ms, live),
         "lastTurnEndedAt": None if ended is None else iso_ms(ended),
         "cost": {"amount": cost, "currency": "USD"} if cost is not None and cost > 0 else None,
     }

@@ -18,11 +18,21 @@ from collections.abc import Mapping
 
 from fsm.records import redact, visible
 
-__all__ = ["MIN_DESCRIPTION", "TITLE_LENGTH", "generated_title", "title_description"]
+__all__ = [
+    "MIN_DESCRIPTION",
+    "RENAME_COMMANDS",
+    "TITLE_LENGTH",
+    "generated_title",
+    "renames_session",
+    "shown_title",
+    "title_description",
+]
 
 TITLE_LENGTH = 256
 # Below this Claude Code's generator returns no title without asking its model.
 MIN_DESCRIPTION = 10
+# Claude Code's `/rename` and its alias: it stores the name as the session's custom title.
+RENAME_COMMANDS = frozenset({"/rename", "/name"})
 # What Claude Code titles from: the prompt's trailing 1,000 characters.
 _DESCRIPTION_LENGTH = 1000
 
@@ -37,10 +47,24 @@ def title_description(said: str, *, titled: bool) -> str | None:
     return text[-_DESCRIPTION_LENGTH:]
 
 
+def renames_session(text: str) -> bool:
+    """Whether a prompt typed live is Claude Code's `/rename` (or `/name`): the session's name
+    is then the one Claude Code stored, read once the turn is over (`shown_title`;
+    docs/decisions.md#live-session-names)."""
+    words = text.split(None, 1)
+    return bool(words) and words[0] in RENAME_COMMANDS
+
+
 def generated_title(response: object, private: tuple[str, ...] = ()) -> str | None:
     """The title in Claude Code's answer to `generate_session_title`, as shown; None for no
     title (null, empty, another shape)."""
-    title = response.get("title") if isinstance(response, Mapping) else None
+    return shown_title(response.get("title") if isinstance(response, Mapping) else None, private)
+
+
+def shown_title(title: object, private: tuple[str, ...] = ()) -> str | None:
+    """A title Claude Code gave or stored (its answer's, or the custom title its transcript
+    holds, as `session/list` shows it), as shown: one masked line of at most `TITLE_LENGTH`
+    characters; None for no title."""
     if not isinstance(title, str):
         return None
     line = " ".join(visible(redact(title[: TITLE_LENGTH * 16], private)).split())

@@ -673,8 +673,7 @@ class Turn:
 
     def is_autonomous(self, event: ResultReceived) -> bool:
         # A cycle Claude began on its own that took the live prompt up answers it.
-        answers_the_prompt = self.turn_id is not None and self.turn_id in event.prompts
-        return classify.is_autonomous_origin(event.origin_kind) and not answers_the_prompt
+        return classify.is_own_work(event.origin_kind, event.prompts, self.turn_id)
 
     def is_a_refusal(self, event: ResultReceived) -> bool:
         return event.stop_reason == "refusal"

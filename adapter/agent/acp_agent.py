@@ -126,6 +126,7 @@ class ClaudeAcpAgent:
         self._client = handshake.client_declared(client_capabilities, self._raw)
         self._link.client_name = client_info.name if client_info is not None else None
         self._index.negotiate(self._client.air)
+        self._raw.session_capabilities = self._client.air.session_capabilities()
         log.info("initialize: %s", self._client.dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
         # a full collection no longer scans it. One would otherwise land in the first session's
@@ -346,10 +347,14 @@ class ClaudeAcpAgent:
         # Before it is answered here or handed on: the core tells a start-up `auto` the model
         # lacks now, as the reference does (`fsm/notices.py`).
         await session.feed(PromptRequested())
+        if await session.remote_control(prompt):  # `/remote-control`: no model turn either
+            return PromptResponse(stop_reason="end_turn")
+        # A `/remote-control` under way answers before this prompt's turn begins.
+        await session.controls.remote_control.settled()
         if await session.controls.answer_locally(prompt):  # `/usage`, `/mcp`: no model turn
             return PromptResponse(stop_reason="end_turn")
         try:
-            return await session.prompt(rewrite_prompt(prompt))
+            return await session.prompt(rewrite_prompt(prompt), kwargs)
         except RuntimeStartError as exc:
             raise exc.request_error() from exc
 

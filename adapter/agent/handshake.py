@@ -65,7 +65,7 @@ def client_declared(
         ask_by_url=elicitation is not None and elicitation.url is not None,
         # acp keeps `plan: {}` (an object; anything else fails its parse, so means no).
         plan_updates=client_capabilities is not None and client_capabilities.plan is not None,
-        air=air_client(meta),
+        air=air_client(meta, subagents=raw.subagents),
     )
 
 

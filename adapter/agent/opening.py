@@ -169,6 +169,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
             start.client_options,
             disallowed_tools(start.ask_by_form),
             start.surroundings,
+            file_checkpoints=start.air.file_change_report,
         ),
     )
     try:

@@ -188,6 +188,10 @@ class RawCapabilities:
     def __init__(self) -> None:
         self.notices = False
         self.compaction = False
+        self.subagents = False  # `clientCapabilities.subagents` is an object
+        # What `initialize`'s `agentCapabilities.sessionCapabilities` adds that `acp`'s model
+        # has no field for (set by the agent before it answers: `AirClient.session_capabilities`).
+        self.session_capabilities: dict[str, Any] = {}
 
     def wrap(self, handler: _Handler) -> _Handler:
         async def read(method: str, params: Any, is_notification: bool) -> Any:
@@ -195,9 +199,31 @@ class RawCapabilities:
                 capabilities = params.get("clientCapabilities")
                 self.notices = _declares(capabilities, "notices")
                 self.compaction = _declares(capabilities, "compaction")
-            return await handler(method, params, is_notification)
+                self.subagents = isinstance(capabilities, dict) and isinstance(
+                    capabilities.get("subagents"), dict
+                )
+                self.session_capabilities = {}
+            result = await handler(method, params, is_notification)
+            if method == "initialize" and self.session_capabilities:
+                result = _with_session_capabilities(result, self.session_capabilities)
+            return result
 
         return read
+
+
+def _with_session_capabilities(result: Any, extra: dict[str, Any]) -> Any:
+    """`initialize`'s response with `extra` in `agentCapabilities.sessionCapabilities`."""
+    if isinstance(result, BaseModel):
+        result = result.model_dump(
+            mode="json", by_alias=True, exclude_none=True, exclude_unset=True
+        )
+    if not isinstance(result, dict):
+        return result
+    agent = result.get("agentCapabilities")
+    if isinstance(agent, dict):
+        session = agent.get("sessionCapabilities")
+        agent["sessionCapabilities"] = {**(session if isinstance(session, dict) else {}), **extra}
+    return result
 
 
 def _declares(capabilities: object, name: str) -> bool:

@@ -59,6 +59,7 @@ from fsm import (
 )
 
 if TYPE_CHECKING:
+    from adapter.claude.live_registry import LiveRegistry
     from adapter.session.session import Session
 
 __all__ = ["IndexHost", "SessionIndexRequests"]
@@ -113,6 +114,7 @@ class SessionIndexRequests:
         # The title change in flight per session: the next one waits for it, so each reads
         # the title the one before wrote (a rename keeps the archive state an archive set).
         self._mutating: dict[str, anyio.Lock] = {}
+        self._registry: LiveRegistry | None = None  # Claude Code's live processes, when asked
 
     def negotiate(self, air: AirClient) -> None:
         self._air = air
@@ -180,9 +182,19 @@ class SessionIndexRequests:
             return None
         return session.core.activity(asking=session.controls.asking_user())
 
-    def _infos(self, rows: list[IndexRow]) -> list[dict[str, Any]]:
+    async def _infos(self, rows: list[IndexRow]) -> list[dict[str, Any]]:
+        """The rows as the client sees them: a session run here with what its core knows, any
+        other with what Claude Code's registry of live processes says (`LiveRegistry`)."""
+        if self._registry is None:
+            from adapter.claude.live_registry import LiveRegistry
+
+            self._registry = LiveRegistry(self._env)
+        live = await anyio.to_thread.run_sync(self._registry.snapshot) if rows else {}
         now = _now_ms()
-        return [index_session_info(row, self._own(row.session_id), now) for row in rows]
+        return [
+            index_session_info(row, self._own(row.session_id), now, live.get(row.session_id))
+            for row in rows
+        ]
 
     async def list(self, params: Any) -> dict[str, Any]:
         from adapter.claude import index_rows
@@ -196,7 +208,7 @@ class SessionIndexRequests:
             index_rows.rows_in, options.cwd, options.include_worktrees, self._env
         )
         rows, next_cursor = index_page(found.values(), options, cursor)
-        answer: dict[str, Any] = {"sessions": self._infos(rows)}
+        answer: dict[str, Any] = {"sessions": await self._infos(rows)}
         if next_cursor is not None:
             answer["nextCursor"] = next_cursor
         return answer
@@ -208,7 +220,7 @@ class SessionIndexRequests:
             index_rows.rows_by_id, request.session_ids, self._env
         )
         rows = [found[i] for i in request.session_ids if i in found]
-        return {"sessions": self._infos(rows)}
+        return {"sessions": await self._infos(rows)}
 
     # --- titles -------------------------------------------------------------------------------
 
@@ -344,7 +356,7 @@ class SessionIndexRequests:
         rows = await anyio.to_thread.run_sync(
             lambda: index_rows.rows_in(cwd, True, self._env, only=changed)
         )
-        infos = {info["sessionId"]: info for info in self._infos(list(rows.values()))}
+        infos = {info["sessionId"]: info for info in await self._infos(list(rows.values()))}
         params = self._subscriptions.deliver(subscription_id, sorted(changed), infos, set(now))
         if params is not None:
             await self._link.notify(LIST_CHANGES_METHOD, params, session_id="")

@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 
 # Bounded cleanup: a Claude process that will not stop is not allowed to hold the adapter.
 CLOSE_TIMEOUT_SECONDS = 5.0
+# The user messages sent whose echoes may still come (far more than can be in flight).
+SENT_UUIDS_KEPT = 1000
 
 
 async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
@@ -73,6 +75,7 @@ class ClaudeRuntime:
         launch: Launch | None = None,
     ) -> None:
         self.epoch = str(uuid.uuid4())
+        self._sent_uuids: dict[str, None] = {}  # the user messages sent, oldest first
         self._executable = settings.executable
         self._private = settings.private
         # Who answers Claude's permission questions: given later (`answer_permissions_with`)
@@ -121,6 +124,7 @@ class ClaudeRuntime:
             effort=launch.effort,
             mcp_servers=launch.mcp_servers,
             disallowed_tools=list(launch.disallowed_tools),
+            enable_file_checkpointing=launch.file_checkpoints,
             # Claude Code echoes each user message when it takes it up: a prompt pushed into
             # a running turn begins its own turn there (prompt queueing).
             extra_args={"replay-user-messages": None},
@@ -259,7 +263,18 @@ class ClaudeRuntime:
         async def one() -> Any:
             yield message
 
+        stamp = message.get("uuid")
+        if isinstance(stamp, str):
+            # Its echo is stamped human as one typed elsewhere is (`sent_by_adapter`).
+            self._sent_uuids[stamp] = None
+            while len(self._sent_uuids) > SENT_UUIDS_KEPT:
+                del self._sent_uuids[next(iter(self._sent_uuids))]
         await self.client.query(one())
+
+    def sent_by_adapter(self, stamp: object) -> bool:
+        """Whether the user message stamped `stamp` is one the adapter sent this process (a
+        prompt, a steer), not one a person typed in another client of the session."""
+        return isinstance(stamp, str) and stamp in self._sent_uuids
 
     async def interrupt(self) -> None:
         await self.client.interrupt()

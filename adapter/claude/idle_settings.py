@@ -13,7 +13,9 @@
   the reference's name, read from the environment only. It exists for tests; an invalid value
   is warned about and ignored.
 
-The files are read when the session opens (the reference watches them for changes).
+The files (user, project, local, and the managed tier above them, as the reference's settings
+resolve them) are read when the session opens, and again at each prompt and at the idle
+deadline; the reference watches the same files (docs/decisions.md#settings-read-again).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from adapter.claude.managed_settings import read_managed
 from adapter.claude.settings_files import config_home
 from fsm import DEFAULT_MIN_TOKENS, MIN_TOKENS_FLOOR, IdlePolicy
 
@@ -60,6 +63,11 @@ def _settings(cwd: str, env: Mapping[str, str]) -> dict[str, Any]:
         extra = data.get("env")
         if isinstance(extra, dict):
             block.update({k: v for k, v in extra.items() if isinstance(v, str)})
+    managed = read_managed().data  # the administrator's, over every other tier
+    merged.update(managed)
+    extra = managed.get("env")
+    if isinstance(extra, dict):
+        block.update({k: v for k, v in extra.items() if isinstance(v, str)})
     merged["env"] = block
     return merged
 

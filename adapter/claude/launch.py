@@ -33,3 +33,5 @@ class Launch:
     # Code's own (`agent_picked` with `agent` None), whatever the client's options asked for.
     agent_picked: bool = False
     agent: str | None = None
+    # Claude Code keeps file checkpoints (JetBrains AIR's `agentFileChangeReport`).
+    file_checkpoints: bool = False

@@ -351,3 +351,18 @@ def known_on_disk(session_id: str, env: Mapping[str, str]) -> bool:
     if marker.is_file():
         return True
     return any((config_home(env) / "projects").glob(f"*/{session_id}.jsonl"))
+
+
+def custom_title(claude_id: str, cwd: str) -> str | None:
+    """The custom title Claude Code stored for the session (a `/rename`, else its generated
+    title), as `session/list` shows it; None when it has none. Blocking: run it in a thread."""
+    from claude_agent_sdk import get_session_info
+
+    from adapter.claude.sdk_compat import list_regular_transcripts_only
+
+    list_regular_transcripts_only()
+    try:
+        info = get_session_info(claude_id, directory=cwd)
+    except (OSError, ValueError):
+        return None
+    return info.custom_title if info is not None else None

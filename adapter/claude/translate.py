@@ -60,7 +60,7 @@ def _texts(content: list[Any]) -> list[str]:
     return [block.text for block in content if isinstance(block, TextBlock)]
 
 
-def _prompts_of(message: ResultMessage) -> frozenset[str]:
+def prompts_of(message: ResultMessage) -> frozenset[str]:
     """The user messages a result's cycle took up (`user_message_uuid`, `user_message_uuids`)."""
     first = getattr(message, "user_message_uuid", None)
     rest = getattr(message, "user_message_uuids", None)
@@ -109,7 +109,7 @@ def event_for(message: object, epoch: str) -> ClaudeEvent | None:
             # Which origins no user turn asked for is the core's rule (`is_autonomous_origin`).
             origin_kind=kind if isinstance(kind, str) else None,
             total_cost_usd=_cost(message.total_cost_usd),
-            prompts=_prompts_of(message),
+            prompts=prompts_of(message),
         )
     if isinstance(message, SystemMessage):
         return _system_event(message.subtype, message.data, epoch)

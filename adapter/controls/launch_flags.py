@@ -19,8 +19,11 @@ def launch_for(
     client_options: ClientOptions | None = None,
     disallowed_tools: tuple[str, ...] = (),
     surroundings: Surroundings | None = None,
+    *,
+    file_checkpoints: bool = False,
 ) -> Launch:
-    """The flags a new Claude process of a session gets from its current choices."""
+    """The flags a new Claude process of a session gets from its current choices;
+    `file_checkpoints`: the client negotiated JetBrains AIR's `agentFileChangeReport`."""
     return Launch(
         client_options=client_options or NONE,
         permission_mode=config.mode,
@@ -32,4 +35,5 @@ def launch_for(
         surroundings=surroundings or Surroundings(),
         agent_picked=config.agent_picked,
         agent=agent_flag(config.agent),
+        file_checkpoints=file_checkpoints,
     )

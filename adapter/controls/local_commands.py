@@ -62,15 +62,17 @@ def parse(blocks: list[Any]) -> LocalCommand | None:
     return LocalCommand("mcp", action, match.group(2))
 
 
-async def run(client: Any, command: LocalCommand) -> str | None:
-    """The command's markdown; None when Claude Code could not answer its control calls."""
+async def run(client: Any, command: LocalCommand, tried: list[str] | None = None) -> str | None:
+    """The command's markdown; None when Claude Code could not answer its control calls.
+    `tried` gets the servers a `/mcp reconnect` tried again (one that needs a sign-in may be
+    signed in to next, `fsm.mcp_sign_in`)."""
     try:
         if command.name == "usage":
             with anyio.fail_after(STATUS_SECONDS):
                 return usage_markdown(await send_control_request(client, {"subtype": "get_usage"}))
         if command.action is None:
             return mcp_status_markdown(await _status(client))
-        return await _mcp_action(client, command.action, command.target)
+        return await _mcp_action(client, command.action, command.target, tried)
     except Exception:
         log.warning("/%s: Claude Code's control call failed; asking Claude", command.name)
         return None
@@ -81,7 +83,9 @@ async def _status(client: Any) -> Any:
         return await client.get_mcp_status()
 
 
-async def _mcp_action(client: Any, action: str, target: str | None) -> str:
+async def _mcp_action(
+    client: Any, action: str, target: str | None, tried: list[str] | None = None
+) -> str:
     before = await _status(client)
     servers = _list(before)
     if target is None and action != "reconnect":
@@ -92,6 +96,8 @@ async def _mcp_action(client: Any, action: str, target: str | None) -> str:
             return _nothing_to_do(action) + "\n\n" + mcp_status_markdown(before)
     else:
         names = [target]
+    if action == "reconnect" and tried is not None:
+        tried.extend(names)
     lines = [await _one(client, action, name) for name in names]
     return "\n".join(lines) + "\n\n" + mcp_status_markdown(await _status(client))
 

@@ -123,6 +123,9 @@ class PermissionBroker:
         # How the call looks in the question: its own tool card (`LiveView.permission_card`,
         # set by the session); without one, its title and input.
         self.card: Callable[[str, str, Any, str | None], ToolCallUpdate] | None = None
+        # The session a subagent's question goes on, by its agent id (set by the session: a
+        # JetBrains AIR child session once announced); else this session.
+        self.owner: Callable[[object], str] = lambda agent_id: self._session_id
         # A plan exit that clears the context (set by the session): how full the context is
         # (a percentage, None when unknown), and who goes on in a fresh context with
         # (tool call id, plan, mode) once Claude is told no.
@@ -166,17 +169,18 @@ class PermissionBroker:
         options: list[PermissionOption],
         name: str,
         meta: dict[str, Any] | None = None,
+        session_id: str | None = None,
     ) -> str | None:
         """The chosen option id; None for a refusal, "" when withdrawn. `name`: the tool as
         Claude calls it (the question's `toolCall.name`, as on its card); `meta`: the
-        request's `_meta`."""
+        request's `_meta`; `session_id`: the session it goes on (a subagent's child)."""
         with anyio.CancelScope() as scope:
             self._pending.add(scope)
             request_id = self._link.next_request_id()
             answered = False
             try:
                 outcome = await self._link.request_permission(
-                    self._session_id, tool_call, options, name, meta
+                    session_id or self._session_id, tool_call, options, name, meta
                 )
                 answered = True
             finally:
@@ -239,7 +243,8 @@ class PermissionBroker:
             )
         options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
         meta = self._heading(tool_call, tool_name, tool_input, context)
-        chosen = await self._ask(tool_call, hinted(options, context), tool_name, meta)
+        owner = self.owner(getattr(context, "agent_id", None))
+        chosen = await self._ask(tool_call, hinted(options, context), tool_name, meta, owner)
         if chosen == "":
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if chosen == "allow":

@@ -47,12 +47,16 @@ from adapter.controls.model_choices import ModelChoice
 from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.questions import QuestionAsker, disallowed_tools
+from adapter.controls.remote_control_switch import RemoteControlSwitch
 from adapter.wire.client_link import ClientLink
 from fsm import (
     RAW_MESSAGE_METHOD,
+    REMOTE_CONTROL_COMMAND,
     AirClient,
     Event,
+    McpServersReconnected,
     agent_flag,
+    claude_code_offers,
     fallback_moves_session,
     seeded_context_window,
     sign_in_servers,
@@ -124,6 +128,8 @@ class SessionControls:
         self.elicitations = McpElicitor(
             session_id=session_id, link=link, ask_by_form=ask_by_form, ask_by_url=ask_by_url
         )
+        # `/remote-control`, where Claude Code does not offer it itself.
+        self.remote_control = RemoteControlSwitch(session_id=session_id, link=link)
         # The client's MCP servers that need a sign-in (adapter.controls.mcp_sign_in).
         self.sign_in = McpSignIn(
             session_id=session_id,
@@ -189,6 +195,7 @@ class SessionControls:
             self.client_options,
             disallowed_tools(self.questions.ask_by_form),
             self.surroundings,
+            file_checkpoints=self.air.file_change_report,
         )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:
@@ -264,7 +271,8 @@ class SessionControls:
         runtime = self._live()
         if command is None or runtime is None:
             return False
-        markdown = await local_commands.run(runtime.client, command)
+        tried: list[str] = []
+        markdown = await local_commands.run(runtime.client, command, tried)
         if markdown is None:
             return False
         chunk = AgentMessageChunk(
@@ -272,7 +280,18 @@ class SessionControls:
             content=TextContentBlock(type="text", text=markdown),
         )
         await self._link.send_update(self.session_id, chunk)
+        if tried:
+            # As the reference does after a reconnect: the core may sign in to one again.
+            await self._to_core(McpServersReconnected(names=tuple(tried)))
         return True
+
+    def poll_mcp_servers(self, tg: TaskGroup) -> None:
+        """Ask Claude Code how its MCP servers are (the core's `PollMcpServers`), beside the
+        session: which of the client's need a sign-in."""
+        runtime = self._live()
+        if runtime is not None:
+            poll = functools.partial(self.sign_in.poll, runtime.client, runtime.epoch)
+            tg.start_soon(runtime.until_stopped, poll)
 
     # --- the client's choices -------------------------------------------------------------
 
@@ -437,9 +456,24 @@ class SessionControls:
         self._listed = entries
         await self._offer()
 
+    def stands_in_for_remote_control(self) -> bool:
+        """`/remote-control` is answered here: Claude Code does not offer it itself."""
+        name = str(REMOTE_CONTROL_COMMAND["name"])
+        return not claude_code_offers(self._listed, self._terminal_only, name)
+
     def _offered(self) -> list[AvailableCommand]:
-        # `/mcp` is answered here (local_commands), whatever Claude Code lists or marks.
+        # `/mcp` is answered here (local_commands), whatever Claude Code lists or marks; so is
+        # `/remote-control` where Claude Code does not offer it (fsm.remote_control).
         scans: Scans = {}  # each skill folder listed once per list
+        entries: list[Any] = [MCP_COMMAND, *self._listed]
+        terminal_only = self._terminal_only - {"mcp"}
+        if self.stands_in_for_remote_control():
+            name = REMOTE_CONTROL_COMMAND["name"]
+            own = [
+                e for e in self._listed if not (isinstance(e, Mapping) and e.get("name") == name)
+            ]
+            entries = [MCP_COMMAND, *own, REMOTE_CONTROL_COMMAND]
+            terminal_only = terminal_only - {name}
 
         def meta_for(name: str, entry: Mapping[str, Any]) -> dict[str, Any] | None:
             listed_path = self._skill_files.get(name)
@@ -451,9 +485,7 @@ class SessionControls:
                 path = self._skill_paths[name]
             return self.air.command_meta(name, listed=name in self._skill_files, path=path)
 
-        return available_commands(
-            [MCP_COMMAND, *self._listed], self._terminal_only - {"mcp"}, meta_for=meta_for
-        )
+        return available_commands(entries, terminal_only, meta_for=meta_for)
 
     async def _offer(self) -> None:
         """Tell the client the commands on offer, when they changed."""

@@ -10,9 +10,27 @@ import asyncio
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["OPT_IN", "DemoClient", "open_session"]
+__all__ = ["AIR_OPT_IN", "OPT_IN", "DemoClient", "open_session"]
 
 OPT_IN = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
+# A JetBrains AIR client declaring the AIR extensions this agent speaks (the AIR scenarios').
+AIR_OPT_IN = {
+    "jetbrains": {
+        "air": {
+            "version": 1,
+            "capabilities": [
+                "sessionFailure",
+                "nativeSubagentSessions",
+                "asyncTasks",
+                "diffPatch",
+                "planFile",
+                "backgroundSubagents",
+                "loadReplayEnd",
+                "sessionIndex",
+            ],
+        }
+    }
+}
 
 
 class DemoClient:
@@ -60,14 +78,18 @@ class DemoClient:
         return {"action": "accept", "content": content}
 
 
-async def open_session(conn: Any, workdir: Path, *, capable: bool, out: IO[str]) -> str | None:
-    """Initialize (opting in when `capable`) and open a session; None if the agent refused."""
+async def open_session(
+    conn: Any, workdir: Path, *, capable: bool, out: IO[str], air: bool = False
+) -> str | None:
+    """Initialize (opting in when `capable`; as a JetBrains AIR client declaring the AIR set
+    when `air` too) and open a session; None if the agent refused."""
     import acp
     from acp.schema import ClientCapabilities
 
     # The demo client shows forms: Claude's questions reach it (AskUserQuestion).
     forms: dict[str, Any] = {"elicitation": {"form": {}}}
-    caps = ClientCapabilities.model_validate({**forms, **({"_meta": OPT_IN} if capable else {})})
+    opt_in = AIR_OPT_IN if air else OPT_IN
+    caps = ClientCapabilities.model_validate({**forms, **({"_meta": opt_in} if capable else {})})
     try:
         await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
         session = await conn.new_session(cwd=str(workdir), mcp_servers=[])

@@ -34,6 +34,17 @@ def _record_lines(meta: Any) -> list[str]:
     return lines
 
 
+def _air_lines(meta: Any) -> list[str]:
+    """JetBrains AIR's `_meta` payloads other than a sessionFailure record, one line each."""
+    air = meta.get("jetbrains", {}).get("air", {}) if isinstance(meta, dict) else {}
+    if not isinstance(air, dict):
+        return []
+    shown = {k: v for k, v in air.items() if k not in ("version", "sessionFailure")}
+    return [
+        f"      AIR {k}: {_short(json.dumps(v, ensure_ascii=False), 90)}" for k, v in shown.items()
+    ]
+
+
 def describe_frame(direction: str, frame: dict[str, Any], methods: dict[Any, str]) -> list[str]:
     """Readable lines for one JSON-RPC frame; `methods` maps request ids to method names."""
     arrow = "client \u2192 agent" if direction == "outgoing" else "agent \u2192 client"
@@ -42,9 +53,20 @@ def describe_frame(direction: str, frame: dict[str, Any], methods: dict[Any, str
     if method is not None and "id" in frame:
         methods[frame["id"]] = method
     if method == "session/update":
-        return _update_lines(f"{arrow}  session/update", params.get("update", {}))
+        # The first session the client hears of is its own; another is a subagent's child
+        # session (JetBrains AIR's native subagent sessions).
+        session = str(params.get("sessionId"))
+        root = methods.setdefault("session", session)
+        where = f" [subagent {session}]" if session != root else ""
+        update = params.get("update", {})
+        lines = _update_lines(f"{arrow}  session/update{where}", update)
+        return [*lines, *_air_lines(update.get("_meta") if isinstance(update, dict) else None)]
     if method is not None:
-        return [f"{arrow}  {method}{_request_detail(method, params)}"]
+        asker = params.get("sessionId") if isinstance(params, dict) else None
+        own = methods.get("session")
+        where = f" [subagent {asker}]" if asker and own and asker != own else ""
+        air = _air_lines(params.get("_meta")) if isinstance(params, dict) else []
+        return [f"{arrow}  {method}{where}{_request_detail(method, params)}", *air]
     return _response_lines(arrow, methods.get(frame.get("id"), "response"), frame)
 
 
@@ -54,6 +76,11 @@ def _update_lines(head: str, update: dict[str, Any]) -> list[str]:
     if kind in ("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"):
         text = update.get("content", {}).get("text", "")
         return [f'{head}: "{_short(text)}"']
+    if kind == "subagent_spawned":
+        prompt = f' prompt "{_short(str(update["prompt"]), 60)}"' if "prompt" in update else ""
+        return [f'{head}: session {update.get("subagentSessionId")} "{update.get("name")}"{prompt}']
+    if kind == "subagent_state_update":
+        return [f"{head}: session {update.get('subagentSessionId')} {update.get('state')}"]
     shown = describe_turn_update(head, update)
     if shown is not None:
         return shown
@@ -77,7 +104,12 @@ def _request_detail(method: str, params: dict[str, Any]) -> str:
         return f': "{_short(" ".join(texts))}"'
     if method == "initialize":
         opted_in = params.get("clientCapabilities", {}).get("_meta")
-        return ": opts in to sessionFailure" if opted_in else ": legacy client (no opt-in)"
+        if not opted_in:
+            return ": legacy client (no opt-in)"
+        declared = opted_in.get("jetbrains", {}).get("air", {}).get("capabilities", [])
+        if declared != ["sessionFailure"]:
+            return f": JetBrains AIR, declares {', '.join(declared)}"
+        return ": opts in to sessionFailure"
     if method == "session/request_permission":
         return f": {params.get('toolCall', {}).get('title', '')}"
     if method == "elicitation/create":
@@ -104,7 +136,9 @@ def _response_lines(arrow: str, answered: str, frame: dict[str, Any]) -> list[st
     if answered == "session/new":
         return [f"{arrow}  {answered} \u2192 sessionId {result.get('sessionId')}"]
     if answered == "initialize":
-        advertised = "advertises sessionFailure" if result.get("_meta") else "no advertisement"
+        air = (result.get("_meta") or {}).get("jetbrains", {}).get("air", {})
+        names = air.get("capabilities") or []
+        advertised = f"advertises AIR: {', '.join(names)}" if names else "no advertisement"
         return [
             f"{arrow}  {answered} \u2192 protocol {result.get('protocolVersion')}, {advertised}"
         ]

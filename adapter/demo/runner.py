@@ -29,6 +29,7 @@ import anyio
 
 from adapter.demo.demo_client import DemoClient, open_session
 from adapter.demo.frame_words import describe_frame
+from adapter.demo.scenario_groups import declares_air
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,6 +50,9 @@ RESET_WAIT_SECONDS = 10.0
 # adapter's own `/compact` has ended (a bounded while), as a user away from the editor would.
 WAIT_FOR_IDLE = "(leave the session idle until it compacts itself)"
 IDLE_DELAY_MS = "1000"
+# `RELOAD` closes the session and loads it again, as an editor reopened on it does: its history
+# is replayed.
+RELOAD = "(close the session and open it again)"
 # A prompt that starts with `STEER` is no prompt: it is sent with `_session/steering` a moment
 # after the prompt before it started, while Claude still works on that one.
 STEER = "(steer) "
@@ -63,6 +67,13 @@ SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
         "Format the file.",
         f"{STEER}Use tabs, not spaces.",
     ),
+    "remote_control": (
+        "/remote-control",
+        "Summarize what this project does.",
+        "/remote-control off",
+    ),
+    "air_subagents": ("Where is the input parsed?",),
+    "reloaded_history": ("/model opus", "Tidy the notes, please.", RELOAD, "Thanks."),
     "usage_limit_resets": (
         "Summarize what this project does.",
         "Which tests cover it?",
@@ -94,6 +105,19 @@ def _hangs(scenario: str) -> bool:
 
     turns = SCENARIOS[scenario].turns
     return any(isinstance(step, Hang) for turn in turns for step in turn)
+
+
+class _UpdatesAcpCannotRead(logging.Filter):
+    """Drops `acp`'s complaint about a session update its schema has no model for (JetBrains
+    AIR's `subagent_spawned`, `async_task_*`): the demo prints every frame from the wire, so
+    nothing is lost, and the complaint is a traceback that is not the agent's fault."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from pydantic import ValidationError
+
+        error = record.exc_info[1] if record.exc_info else None
+        unread = isinstance(error, ValidationError) and "session/update" in record.getMessage()
+        return not unread
 
 
 class AgentGaveUp(Exception):
@@ -178,6 +202,24 @@ async def _steered(
         print(f"(steering: {answer.get('outcome')})", file=out, flush=True)
 
 
+# What Claude Code keeps in a transcript beside the conversation (what a load must not show).
+_PLUMBING = (
+    "<command-name>",
+    "<local-command-stdout>",
+    "<system-reminder>",
+    "<task-notification>",
+)
+
+
+def _plumbing_kept(env: dict[str, str], session_id: str) -> str:
+    """A line saying which of Claude Code's markers the session's transcript holds."""
+    found = Path(env["CLAUDE_CONFIG_DIR"], "projects").glob(f"*/{session_id}.jsonl")
+    text = "".join(path.read_text(encoding="utf-8", errors="replace") for path in found)
+    counts = [f"{marker} \u00d7{text.count(marker)}" for marker in _PLUMBING if marker in text]
+    held = ", ".join(counts) if counts else "none of them"
+    return f"(Claude Code's transcript of it holds its own markers: {held})"
+
+
 async def run_demo(
     scenario: str,
     prompts: list[str],
@@ -188,9 +230,28 @@ async def run_demo(
     cancel_after: float | None = None,
 ) -> int:
     """Play `scenario` with `prompts`; 0 when it played out (failures shown are the point)."""
+    observe = _observer(out, log)
+    quiet = _UpdatesAcpCannotRead()
+    logging.getLogger().addFilter(quiet)
+    try:
+        return await _run_demo(
+            scenario, prompts, capable=capable, out=out, observe=observe, cancel_after=cancel_after
+        )
+    finally:
+        logging.getLogger().removeFilter(quiet)
+
+
+async def _run_demo(
+    scenario: str,
+    prompts: list[str],
+    *,
+    capable: bool,
+    out: IO[str],
+    observe: Callable[[StreamEvent], None],
+    cancel_after: float | None,
+) -> int:
     import acp
 
-    observe = _observer(out, log)
     hangs = _hangs(scenario)
     if cancel_after is None:
         cancel_after = HANG_CANCEL_SECONDS if hangs else CANCEL_SECONDS
@@ -217,7 +278,8 @@ async def run_demo(
             observers=[observe],
             use_unstable_protocol=True,  # elicitation/create is in acp's unstable set
         ) as (conn, _process):
-            session_id = await open_session(conn, workdir, capable=capable, out=out)
+            air = declares_air(scenario)
+            session_id = await open_session(conn, workdir, capable=capable, out=out, air=air)
             if session_id is None:
                 return 0
             for index, text in enumerate(prompts):
@@ -229,6 +291,12 @@ async def run_demo(
                     await _steered(conn, session_id, text, following, cancel_after, out)
                     continue
                 print("", file=out)
+                if text == RELOAD:
+                    print(text, file=out, flush=True)
+                    print(_plumbing_kept(env, session_id), file=out, flush=True)
+                    await conn.close_session(session_id=session_id)
+                    await conn.load_session(cwd=str(workdir), session_id=session_id, mcp_servers=[])
+                    continue
                 if text in (WAIT_FOR_RESET, WAIT_FOR_IDLE):
                     print(text, file=out, flush=True)
                     done = client.limit_reset if text == WAIT_FOR_RESET else client.compacted
@@ -253,6 +321,8 @@ async def play(
     `stopped` line on `err` when the agent gave up (tests/e2e/test_demo.py plays them all)."""
     prompts = prompts or list(SCENARIO_PROMPTS.get(scenario, DEFAULT_PROMPTS))
     mode = "client opts in to sessionFailure" if capable else "legacy client"
+    if capable and declares_air(scenario):
+        mode = "JetBrains AIR client declaring the AIR set"
     print(f"claude-acp demo: scenario {scenario}, {mode}\n", file=out, flush=True)
     try:
         return await run_demo(

@@ -6,7 +6,10 @@ catches; one the groups name that no longer exists is too.
 
 from __future__ import annotations
 
-__all__ = ["GROUPS", "listing"]
+__all__ = ["AIR_HEADING", "GROUPS", "declares_air", "listing"]
+
+# The group played by a client that declares JetBrains AIR's extension set (`AIR_OPT_IN`).
+AIR_HEADING = "JetBrains AIR (the client declares the AIR set)"
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
@@ -21,6 +24,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tool_progress",
             "commands_changed",
             "background_subagent",
+            "reloaded_history",
         ),
     ),
     (
@@ -100,6 +104,8 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "model_fallback",
             "model_fallback_local",
             "model_typed",
+            "rename_typed",
+            "remote_control",
             "refusal",
             "mcp_problems",
             "mcp_unknown_shapes",
@@ -155,9 +161,17 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "result_missing_subtype",
         ),
     ),
-    ("JetBrains AIR", ("air_permission", "air_plan_file", "air_diff_patch", "air_skill")),
+    (
+        AIR_HEADING,
+        ("air_permission", "air_plan_file", "air_diff_patch", "air_skill", "air_subagents"),
+    ),
     ("Size and load (the benchmarks)", ("large_message", "long_stream", "huge_tool_result")),
 )
+
+
+def declares_air(scenario: str) -> bool:
+    """Whether the demo plays `scenario` as a JetBrains AIR client (its group's)."""
+    return any(heading == AIR_HEADING and scenario in names for heading, names in GROUPS)
 
 
 def listing(descriptions: dict[str, str]) -> str:

@@ -1,15 +1,24 @@
 """Scenarios for a JetBrains AIR client: permission questions carrying what AIR shows in its
-approval heading (Claude Code's reason for asking, its `default_to_no` hint).
+approval heading (Claude Code's reason for asking, its `default_to_no` hint), and a subagent
+whose work AIR shows as a session of its own (`nativeSubagentSessions`).
 
 Standard library only: imported by the fake at start-up.
 """
 
 from __future__ import annotations
 
+from adapter.scripted_claude.background_scenarios import system_frame, task_notification
 from adapter.scripted_claude.session_scenarios import PLAN
-from adapter.scripted_claude.steps import Permission, Result, Scenario, ToolUse
+from adapter.scripted_claude.steps import (
+    Permission,
+    Result,
+    Scenario,
+    Text,
+    ToolResult,
+    ToolUse,
+)
 
-__all__ = ["AIR_SCENARIOS"]
+__all__ = ["AIR_SCENARIOS", "SCOUT_AGENT", "SCOUT_CALL"]
 
 _TEST = {"command": "npm  test\t--watch=false", "description": "Run the tests"}
 _NOTES = {"file_path": "notes.md", "content": "Remember the milk.\n"}
@@ -22,7 +31,69 @@ _NEW_FILE = {"file_path": "{cwd}/src/new file.py", "content": "x = 1\ny = 2"}
 # Where Claude Code drafted the plan: the test writes the file (or not) before the prompt.
 PLAN_FILE = "{cwd}/plans/plan.md"
 
+# The subagent of `air_subagents`: the Agent call that launches it, and its agent id.
+SCOUT_CALL = "toolu_scout"
+SCOUT_AGENT = "a91c2e7f5d3b4c60"
+_SCOUT_INPUT = {
+    "description": "Scout the parser",
+    "prompt": "Find where the input is parsed and report the function.",
+    "subagent_type": "Explore",
+}
+_SCOUT_STARTED = system_frame(
+    "task_started",
+    uuid=f"started-{SCOUT_AGENT}",
+    task_id=SCOUT_AGENT,
+    tool_use_id=SCOUT_CALL,
+    description="Scout the parser",
+    subagent_type="Explore",
+    task_type="local_agent",
+    prompt="Find where the input is parsed and report the function.",
+)
+_SCOUT_GREP = {"command": "grep -n parse src/app.py", "description": "Find the parser"}
+
 AIR_SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        name="air_subagents",
+        description="Claude sends an Explore subagent to scout the parser (its words, a Read "
+        "and a Bash it asks about are its own session's), then asks for an agent type that "
+        "does not exist (that call fails).",
+        turns=(
+            (
+                ToolUse(name="Agent", id=SCOUT_CALL, input=_SCOUT_INPUT, result=None),
+                _SCOUT_STARTED,
+                Text(text="Reading the parser first.", parent=SCOUT_CALL),
+                ToolUse(
+                    name="Read",
+                    input={"file_path": "{cwd}/src/app.py"},
+                    result="def parse(text):\n    return text.split()",
+                    parent=SCOUT_CALL,
+                ),
+                Permission(
+                    tool_name="Bash",
+                    input=_SCOUT_GREP,
+                    result="1:def parse(text):",
+                    hints={"agent_id": SCOUT_AGENT},
+                    parent=SCOUT_CALL,
+                ),
+                Text(text="The input is parsed by parse() in src/app.py.", parent=SCOUT_CALL),
+                task_notification(SCOUT_AGENT, SCOUT_CALL, "Found the parser", "completed"),
+                ToolResult(id=SCOUT_CALL, result="The input is parsed by parse() in src/app.py."),
+                ToolUse(
+                    name="Agent",
+                    id="toolu_missing",
+                    input={
+                        "description": "Ask a planner",
+                        "prompt": "Plan.",
+                        "subagent_type": "Planner",
+                    },
+                    result="Agent type 'Planner' not found.",
+                    is_error=True,
+                ),
+                Text(text="The scout found the parser: parse() in src/app.py."),
+                Result(),
+            ),
+        ),
+    ),
     Scenario(
         name="air_permission",
         description="A Bash permission with Claude Code's reason and default_to_no, then a "

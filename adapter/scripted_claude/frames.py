@@ -212,6 +212,29 @@ def result_frame(
     return stamp(frame, session_id, user_message_uuid)
 
 
+def remote_control_answer(session_id: str) -> Frame:
+    """Claude Code's answer to `remote_control {enabled: true}`: where the session continues."""
+    bridge = f"session_{session_id.replace('-', '')[:24]}"
+    return {
+        "session_url": f"https://claude.ai/code/{bridge}",
+        "connect_url": f"https://claude.ai/code/connect?environment=env_scripted&session={bridge}",
+        "environment_id": "env_scripted",
+        "bridge_session_id": bridge,
+    }
+
+
+def remote_echo(session_id: str, text: str) -> Frame:
+    """Claude Code's echo of a message a person typed in another client of the session."""
+    frame: Frame = {
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "parent_tool_use_id": None,
+        "isReplay": True,
+        "origin": {"kind": "human"},
+    }
+    return stamp(frame, session_id, None)
+
+
 def startup_failure_frame(reason: str, message: str) -> Frame:
     """The zeroed result the real CLI writes before it exits on a start-up failure it can
     explain (`startup_failure_reason`, its words in `errors`), with no session yet to stamp."""

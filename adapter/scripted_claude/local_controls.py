@@ -10,7 +10,7 @@ sign-in answers with its page (`{authUrl, requiresUserAction: true, callbackExpe
 the URL carrying a state, as Claude Code's does); the user then signs in in the browser, which
 the fake plays as the server connecting at the second `mcp_status` after it, except for an
 "oauth-never" server, whose user never does. A server that needs nothing answers
-`{requiresUserAction: false}`.
+`{requiresUserAction: false}`; reconnected before its sign-in finished, it needs one again.
 
 Standard library only: imported by the fake at start-up.
 """
@@ -99,7 +99,9 @@ def answer(servers: dict[str, str], request: dict[str, Any]) -> tuple[Any, str |
     if subtype == "mcp_reconnect":
         if name.startswith("broken"):
             return None, f"Failed to reconnect to {name}: connection refused"
-        servers[name] = "connected"
+        # A server whose sign-in never finished still has no token: it needs one again.
+        signed_out = name.startswith("oauth") and servers[name] != "connected"
+        servers[name] = "needs-auth" if signed_out else "connected"
     elif subtype == "mcp_toggle":
         enabled = request.get("enabled") is True
         servers[name] = (

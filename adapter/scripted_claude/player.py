@@ -38,6 +38,7 @@ from adapter.scripted_claude.steps import (
     RateLimitEvent,
     RawFrame,
     Refusal,
+    Rename,
     Reply,
     Result,
     Step,
@@ -88,6 +89,7 @@ class _Player(TurnWriter):
             return
         uuid = user.uuid or frames.new_uuid()
         self.s.transcript.append_prompt(uuid, user.content, self.s.permission_mode)
+        self.s.prompt_uuid = uuid
         _echo(self.s, user, uuid)
         self.t.user = user
         self.t.cycle.append(uuid)
@@ -110,6 +112,9 @@ class _Player(TurnWriter):
             self.s.emit(frame)
             for entry in step.kept if isinstance(step, RawFrame) else ():
                 self.s.transcript.append_entry(entry)
+            if frame.get("subtype") == "task_started":
+                # A subagent's messages go to a transcript of its own, as Claude Code's do.
+                self.s.transcript.start_agent(frame)
             return True
         if isinstance(step, FireHook):
             return fire_hook(step, self.s, self.inbox)
@@ -125,6 +130,11 @@ class _Player(TurnWriter):
                 return self._text(
                     text * repeat, model, parent=step.parent, deltas=step.deltas, pace=step.pace
                 )
+            case Rename():
+                said = _prompt_text(self.t.user.content)
+                words = said.split(None, 1)
+                if len(words) == 2 and words[0] in ("/rename", "/name") and words[1].strip():
+                    s.transcript.append_title(words[1].strip()[:200])
             case Reply(model=model):
                 self._text(f"Scripted reply to: {_prompt_text(self.t.user.content)}", model)
             case Thinking(thinking=thinking, signature=signature):
@@ -215,7 +225,7 @@ class _Player(TurnWriter):
 
     def _permission(self, step: Permission) -> bool:
         tool_input = dict(_at(step.input, self.s.cwd))
-        ident = self._tool_use(step.tool_name, tool_input)
+        ident = self._tool_use(step.tool_name, tool_input, parent=step.parent)
         allowed, message, interrupt = ask(
             self.s, self.inbox, step.tool_name, tool_input, ident, step.suggestions, step.hints
         )
@@ -224,8 +234,11 @@ class _Player(TurnWriter):
         if allowed:
             output = step.result or f"({step.tool_name} completed with no output)"
             done = apply_edit(step.tool_name, tool_input) if step.applies else None
-            self._tool_result(ident, output, is_error=False, tool_use_result=done)
-            self._text(f"{step.tool_name} was allowed.")
+            if done is not None and self.s.checkpointing and self.s.prompt_uuid is not None:
+                changed = self.s.checkpoints.setdefault(self.s.prompt_uuid, [])
+                changed.append(str(done["filePath"]))
+            self._tool_result(ident, output, False, done, step.parent)
+            self._text(f"{step.tool_name} was allowed.", parent=step.parent)
             return True
         self.t.denials.append(
             {"tool_name": step.tool_name, "tool_use_id": ident, "tool_input": tool_input}
@@ -296,6 +309,7 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
     return how many user messages it took up (`user` and those taken up mid-turn)."""
     prompt_uuid = user.uuid or frames.new_uuid()
     state.transcript.append_prompt(prompt_uuid, user.content, state.permission_mode)
+    state.prompt_uuid = prompt_uuid
     if script and isinstance(script[0], DieAtPrompt):
         die(state, script[0].code)
     state.emit_state("running")

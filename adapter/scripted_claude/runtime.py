@@ -13,13 +13,16 @@ otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import NoReturn
+from pathlib import Path
+from typing import BinaryIO, NoReturn
 
 from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.cli_args import CliArgs, parse_argv
@@ -184,8 +187,19 @@ def _signed_out() -> Scenario:
 _SIGNED_OUT_TURNS = 256
 
 
-def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
-    """Run the fake CLI; returns the exit status (some paths leave through `os._exit`)."""
+def main(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    stdin: BinaryIO | None = None,
+    stdout_fd: int = 1,
+    cwd: str | None = None,
+) -> int:
+    """Run the fake CLI; returns the exit status (some paths leave through `os._exit`).
+
+    `stdin`, `stdout_fd` and `cwd` default to the process's own; a test suite that plays a
+    session in its own process (no step that ends or signals the process) gives a pipe's ends
+    and the session's folder instead."""
     if list(argv[:2]) == ["auth", "logout"]:
         return _logout(argv, env)
     if list(argv[:2]) == ["auth", "login"]:
@@ -220,11 +234,11 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
     if env.get(LOG_ENV_NAMES):
         names = env[LOG_ENV_NAMES].split(",")
         record(env, "env", values={name: env.get(name) for name in names})
-    writer = FrameWriter()
+    writer = FrameWriter(stdout_fd)
     fresh = is_fresh_context(args.value("--session-id"), env)
     for step in (*scenario.before_handshake, *(scenario.fresh_start if fresh else ())):
         play_bare(step, writer)
-    cwd = os.getcwd()
+    cwd = cwd or os.getcwd()
     transcript = _open_transcript(args, env, cwd, writer)
     # The real CLI's order: --model, ANTHROPIC_MODEL, the resumed transcript's, its default.
     model = resolve_model(
@@ -249,18 +263,47 @@ def main(argv: Sequence[str], env: Mapping[str, str]) -> int:
         agent=args.value("--agent"),
         fast=fast_state(env) != "off",
         fast_off_reason=env.get(FAST_OFF_ENV) or None,
+        checkpointing=env.get("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING") == "true",
         mcp_servers=local_controls.servers_from(args.value("--mcp-config")),
         disallowed_tools=frozenset(
             t for t in (args.value("--disallowedTools") or "").split(",") if t
         ),
     )
+    registered = _register_live(env, transcript.session_id, cwd)
     inbox = Inbox()
-    reader = StdinReader(state, inbox, scenario, env)
+    reader = StdinReader(state, inbox, scenario, env, stdin=stdin)
     threading.Thread(target=reader.run, name="scripted-claude-stdin", daemon=True).start()
     turn_index = transcript.prompt_count
     while (turn := inbox.next_turn()) is not None:
         # A message taken up mid-turn is a turn of the scenario whose script is not played.
         turn_index += play_turn(state, inbox, turn, script_for(scenario, turn_index, turn.content))
     transcript.close()
+    if registered is not None:
+        with contextlib.suppress(OSError):
+            registered.unlink()
     record(env, "exit", session_id=transcript.session_id)
     return 1 if state.last_result_is_error else 0
+
+
+def _register_live(env: Mapping[str, str], session_id: str, cwd: str) -> Path | None:
+    """Claude Code's registry of live processes: `<config>/sessions/<pid>.json`, removed at an
+    orderly exit (a process that dies leaves it behind, as the real one does)."""
+    now = int(time.time() * 1000)
+    entry = {
+        "pid": os.getpid(),
+        "sessionId": session_id,
+        "cwd": cwd,
+        "startedAt": now,
+        "kind": "interactive",
+        "entrypoint": env.get("CLAUDE_CODE_ENTRYPOINT") or "sdk-py",
+        "status": "busy",
+        "updatedAt": now,
+        "statusUpdatedAt": now,
+    }
+    path = config_dir(env) / "sessions" / f"{os.getpid()}.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(entry), encoding="utf-8")
+    except OSError:
+        return None
+    return path

@@ -84,6 +84,11 @@ class SessionState:
     hooks: dict[str, list[str]] = field(default_factory=dict)
     # `modelUsage` as the real CLI reports it: a running total per model for the process.
     model_usage: dict[str, dict[str, int]] = field(default_factory=dict)
+    # File checkpoints (`CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`): the files each prompt's
+    # allowed edits changed, by the prompt's uuid, as `rewind_files` previews them.
+    checkpointing: bool = False
+    prompt_uuid: str | None = None
+    checkpoints: dict[str, list[str]] = field(default_factory=dict)
 
     def emit(self, frame: frames.Frame) -> None:
         self.writer.write(frame)

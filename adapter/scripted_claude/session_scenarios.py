@@ -10,7 +10,11 @@ command mid-session; `edit_permission` asks about an Edit (allowed without askin
 acceptEdits); `model_typed` is `/model opus` typed in the chat (Claude Code switches its model
 and fires `PostModelSwitch`, source `command`, then answers the command without the model);
 `model_fallback_local` falls back in a side question only (`scope: local`), which leaves the
-session's model alone.
+session's model alone; `reloaded_history` keeps in its transcript what Claude Code keeps
+around a turn (a reminder, a task's notice, a custom command as markers) beside a typed
+`/model` (markers and output, as every scenario keeps it), for a load to replay without them;
+`remote_control` answers Claude Code's `remote_control` request with the session's claude.ai
+address, and then echoes what a person types on their phone.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from adapter.scripted_claude.steps import (
     ModelRefusalFallback,
     Permission,
     RawFrame,
+    Rename,
     Reply,
     Result,
     Scenario,
@@ -62,6 +67,38 @@ _COMMANDS_CHANGED = RawFrame(
         "commands": [*(dict(c) for c in COMMANDS), DEPLOY],
     }
 )
+
+
+def _user_entry(uuid: str, content: object, **extra: object) -> dict[str, object]:
+    """A user entry of the transcript as Claude Code keeps it (none of the conversation's own)."""
+    return {"type": "user", "uuid": uuid, "message": {"role": "user", "content": content}, **extra}
+
+
+# What Claude Code keeps in its transcript around a turn: a reminder it added, a background
+# task's notice, and a custom command the user ran (`/review the diff`), stored as markers.
+_TURN_KEPT = (
+    _user_entry(
+        "7b0c2a51-0d5e-4c1e-9a52-6f1d3c2b9e03",
+        [
+            {
+                "type": "text",
+                "text": "<system-reminder>The user's date is 2026-12-04.</system-reminder>",
+            }
+        ],
+    ),
+    _user_entry(
+        "7b0c2a51-0d5e-4c1e-9a52-6f1d3c2b9e04",
+        "<task-notification><task-id>b1</task-id><status>completed</status>"
+        "<summary>Background command finished</summary></task-notification>",
+    ),
+    _user_entry(
+        "7b0c2a51-0d5e-4c1e-9a52-6f1d3c2b9e05",
+        "<command-message>review</command-message>\n<command-name>/review</command-name>\n"
+        "<command-args>the diff</command-args>",
+    ),
+)
+# A frame of no consequence to carry the kept entries (Claude Code reports its state).
+_STATUS = {"type": "system", "subtype": "status", "status": None}
 
 
 def _repeat(turn: TurnScript, times: int = 8) -> tuple[TurnScript, ...]:
@@ -111,6 +148,40 @@ SESSION_SCENARIOS: tuple[Scenario, ...] = (
                 Result(result="Set model to Opus (claude-opus-4-1)"),
             ),
         ),
+    ),
+    Scenario(
+        name="rename_typed",
+        description="A turn, then `/rename <name>` typed in the chat (no model turn), then turns.",
+        turns=(
+            (Reply(), Result()),
+            (Rename(), Result(result="Session renamed")),
+            *_repeat((Reply(), Result()), 4),
+        ),
+    ),
+    Scenario(
+        name="reloaded_history",
+        description="A session reloaded: Claude Code's command markers, command output and "
+        "reminders in its history are not shown.",
+        turns=(
+            (
+                FireHook(
+                    event="PostModelSwitch",
+                    input={"from_model": "default", "to_model": "opus", "source": "command"},
+                ),
+                Result(result="Set model to Opus (claude-opus-4-1)"),
+            ),
+            (
+                Text(text="Tidied: the notes are grouped by topic now."),
+                RawFrame(frame=_STATUS, kept=_TURN_KEPT),
+                Result(),
+            ),
+        ),
+    ),
+    Scenario(
+        name="remote_control",
+        description="`/remote-control` answered with the session's claude.ai address, then "
+        "someone types on their phone.",
+        remote_message="What did the last test run say?",
     ),
     Scenario(
         name="model_fallback_local",

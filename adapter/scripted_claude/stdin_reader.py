@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping
+from typing import BinaryIO
 
 from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
@@ -30,14 +31,17 @@ class StdinReader:
         inbox: Inbox,
         scenario: Scenario,
         env: Mapping[str, str] | None = None,
+        *,
+        stdin: BinaryIO | None = None,
     ) -> None:
         self.state = state
+        self._stdin = stdin  # None: the process's own
         self.inbox = inbox
         self.scenario = scenario
         self.env: Mapping[str, str] = env or {}
 
     def run(self) -> None:
-        stdin = sys.stdin.buffer
+        stdin = self._stdin if self._stdin is not None else sys.stdin.buffer
         try:
             for raw in iter(stdin.readline, b""):
                 line = raw.decode("utf-8", errors="replace").strip()
@@ -149,9 +153,25 @@ class StdinReader:
                 }
             )
             return
+        elif subtype == "remote_control":
+            # Claude Code registers the session with claude.ai and answers with its address.
+            answer = frames.remote_control_answer(s.session_id) if request.get("enabled") else {}
+            if request.get("enabled") and self.scenario.remote_message:
+                s.emit(frames.control_response(request_id, answer))
+                # Someone continues the session on their phone: Claude Code echoes what they
+                # typed, stamped human, as it echoes the host's own prompts.
+                s.emit(frames.remote_echo(s.session_id, self.scenario.remote_message))
+                return
         elif subtype == "generate_session_title":
             # `$CLAUDE_ACP_SCRIPTED_TITLE`: the name the fake gives the session (else none).
             answer = {"title": self.env.get("CLAUDE_ACP_SCRIPTED_TITLE") or None}
+        elif subtype == "rewind_files" and request.get("dry_run") is True:
+            # What rewinding the prompt would change; nothing is rewound.
+            uuid = request.get("user_message_id")
+            if not s.checkpointing or not isinstance(uuid, str):
+                answer = {"canRewind": False, "error": "File checkpointing is not enabled"}
+            else:
+                answer = {"canRewind": True, "filesChanged": s.checkpoints.get(uuid, [])}
         elif subtype == "get_context_usage":
             answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
             answer["skills"] = {"skillFrontmatter": skill_frontmatter(s.cwd)}

@@ -70,6 +70,7 @@ __all__ = [
     "RateLimitEvent",
     "RawFrame",
     "Refusal",
+    "Rename",
     "Reply",
     "Result",
     "Scenario",
@@ -119,6 +120,13 @@ class Reply:
     """
 
     model: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rename:
+    """`/rename <name>` typed in the chat, as Claude Code runs it without the model: the name
+    after the command becomes the session's custom title in its transcript (what
+    `session/list` shows); `Result` then says "Session renamed to: <name>"."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -206,6 +214,9 @@ class Permission:
     # An allowed Edit or Write is carried out on disk, its result saying what changed
     # (`file_edits.apply_edit`).
     applies: bool = False
+    # The Agent call whose subagent asks (its `agent_id` goes in `hints`, as Claude Code sends
+    # it): the call, its result and the line after it are the subagent's.
+    parent: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -266,6 +277,7 @@ Step: TypeAlias = (
     | ToolProgress
     | BrokenStream
     | Reply
+    | Rename
     | Thinking
     | ToolUse
     | Permission
@@ -315,6 +327,9 @@ class Scenario:
     # handshake, and its answer to "Implement the following plan:" (empty: no such answer).
     fresh_start: TurnScript = ()
     continuation: TurnScript = ()
+    # What a person types in another client once Remote Control is on (`remote_control`
+    # control request): echoed at once as Claude Code echoes it (None: nobody does).
+    remote_message: str | None = None
 
     def script_for(self, turn_index: int) -> TurnScript:
         """The script of the `turn_index`-th (0-based) user turn of the session."""

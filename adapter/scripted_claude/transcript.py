@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from adapter.scripted_claude.frames import CLI_VERSION, Frame
+from adapter.scripted_claude.frames import CLI_VERSION, Frame, new_uuid
 
 __all__ = [
     "INTERRUPT_MARKER",
@@ -95,13 +95,34 @@ def _is_prompt(entry: Mapping[str, Any]) -> bool:
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        return not content.startswith(INTERRUPT_MARKER)
+        # A local command's output is no prompt (its command's entry was).
+        return not content.startswith((INTERRUPT_MARKER, "<local-command-"))
     if not isinstance(content, list) or not content:
         return False
     first = content[0]
     if not isinstance(first, dict) or first.get("type") == "tool_result":
         return False
     return not str(first.get("text", "")).startswith(INTERRUPT_MARKER)
+
+
+_MODEL_COMMAND = re.compile(r"^/model(?:\s+(.*))?$", re.S)
+
+
+def _model_command(blocks: object) -> tuple[str, str] | None:
+    """(the markers, the output entry's text) Claude Code keeps for a typed `/model ARGS`."""
+    if not isinstance(blocks, list) or len(blocks) != 1 or not isinstance(blocks[0], dict):
+        return None
+    text = blocks[0].get("text")
+    match = _MODEL_COMMAND.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        return None
+    args = (match.group(1) or "").strip()
+    markers = (
+        "<command-name>/model</command-name>\n<command-message>model</command-message>\n"
+        f"<command-args>{args}</command-args>"
+    )
+    said = f"Set model to {args}" if args else "Kept model as Default"
+    return markers, f"<local-command-stdout>{said}</local-command-stdout>"
 
 
 class Transcript:
@@ -117,6 +138,9 @@ class Transcript:
         self.last_model: str | None = None
         self._last_uuid: str | None = None
         self._file: IO[str] | None = None
+        # Subagents by the Agent call that launched them: their id, and their last entry.
+        self._agents: dict[str, str] = {}
+        self._agent_last: dict[str, str | None] = {}
         if path.exists():
             self._scan()
 
@@ -199,12 +223,19 @@ class Transcript:
         }
 
     def append_prompt(self, uuid: str, content: object, permission_mode: str = "default") -> None:
-        """A prompt entry; like the real CLI, it records the permission mode it ran in."""
+        """A prompt entry; like the real CLI, it records the permission mode it ran in, and
+        keeps a typed `/model` as its command markers followed by its output."""
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        typed = _model_command(blocks)
+        if typed is not None:
+            blocks = [{"type": "text", "text": typed[0]}]
         entry = self._entry("user", uuid, {"role": "user", "content": blocks})
         entry["permissionMode"] = permission_mode
         self._append(entry)
         self.prompt_count += 1
+        if typed is not None:
+            output = {"role": "user", "content": typed[1]}
+            self._append(self._entry("user", new_uuid(), output))
 
     def append_interrupt_marker(self, uuid: str) -> None:
         message = {"role": "user", "content": [{"type": "text", "text": INTERRUPT_MARKER}]}
@@ -220,11 +251,40 @@ class Transcript:
                 entry["apiErrorStatus"] = frame["api_error_status"]
         if frame.get("tool_use_result") is not None:
             entry["toolUseResult"] = frame["tool_use_result"]
-        if frame.get("parent_tool_use_id") is not None:
+        parent = frame.get("parent_tool_use_id")
+        if parent is not None:
             # A subagent's message (the real CLI keeps these in a sidechain file).
             entry["isSidechain"] = True
-            entry["parent_tool_use_id"] = frame["parent_tool_use_id"]
+            entry["parent_tool_use_id"] = parent
+            if parent in self._agents:
+                self._append_agent(self._agents[parent], entry)
+                return
         self._append(entry)
+
+    def start_agent(self, frame: Mapping[str, Any]) -> None:
+        """A `task_started` of a subagent: from here its messages go to its own transcript,
+        `<project>/<session>/subagents/agent-<id>.jsonl`, beside the `.meta.json` that names
+        the Agent call that launched it, as Claude Code keeps them."""
+        agent, launch = frame.get("task_id"), frame.get("tool_use_id")
+        if not (isinstance(agent, str) and isinstance(launch, str) and frame.get("subagent_type")):
+            return
+        meta = {"agentType": frame["subagent_type"], "toolUseId": launch}
+        if isinstance(frame.get("description"), str):
+            meta["description"] = frame["description"]
+        folder = self._agents_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"agent-{agent}.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        self._agents[launch] = agent
+        self._agent_last.setdefault(agent, None)
+
+    def _agents_folder(self) -> Path:
+        return self.path.parent / self.session_id / "subagents"
+
+    def _append_agent(self, agent: str, entry: Frame) -> None:
+        entry = {**entry, "parentUuid": self._agent_last.get(agent), "agentId": agent}
+        with (self._agents_folder() / f"agent-{agent}.jsonl").open("a", encoding="utf-8") as file:
+            file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._agent_last[agent] = entry["uuid"]
 
     def append_entry(self, fields: Mapping[str, Any]) -> None:
         """An entry of the CLI's own (no message of the conversation's): `fields` over the

@@ -25,6 +25,7 @@ from claude_agent_sdk import (
 )
 from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
 
+from adapter.claude import session_store
 from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
@@ -50,6 +51,7 @@ from fsm import (
     RuntimeStartFailed,
     StreamEnded,
     TransportLost,
+    remote_words,
 )
 
 __all__ = ["ClaudeSide"]
@@ -142,6 +144,18 @@ class ClaudeSide:
         # Work beside the stream that ends with this Claude process (the skill files' read).
         self._controls.run_beside_with(
             lambda work: self._tg.start_soon(runtime.until_stopped, work)
+        )
+        # `/rename` typed in the chat: the name Claude Code stored, read once its turn is over.
+        self._view.read_titles_with(
+            lambda: self._tg.start_soon(
+                self._view.read_title,
+                functools.partial(
+                    anyio.to_thread.run_sync,
+                    session_store.custom_title,
+                    self.claude_session_id,
+                    self.cwd,
+                ),
+            )
         )
         # `/model` typed in the chat: the picker follows, after the hook is answered.
         runtime.hooks.follow_models_with(
@@ -292,6 +306,12 @@ class ClaudeSide:
             await self._feed(event, message)
         elif isinstance(message, UserMessage) and (echo := echo_for(raw, epoch)) is not None:
             await self._feed(echo)  # Claude took the message up: prompt queueing's hand-off
+            runtime = self.runtime
+            ours = runtime is None or runtime.sent_by_adapter(echo.turn_id)
+            said = remote_words(raw, ours=ours)
+            if said:
+                # Typed in another client of the session (Remote Control): shown as the user's.
+                await self._view.user_said(said)
         elif isinstance(message, UserMessage):
             await self._view.tool_results(message)
 
@@ -332,7 +352,7 @@ class ClaudeSide:
         await self._feed(PromptSent(turn_id=turn_id, now=self._clock()))
         if not answer.pushed:
             # A pushed prompt's turn begins when Claude takes it up (`TurnTakenUp`).
-            self._view.prompted(answer.blocks, by_adapter=answer.by_adapter)
+            self._view.prompted(answer.blocks, by_adapter=answer.by_adapter, turn_id=turn_id)
         # Only now is it this runtime's prompt (its safety net answers it if all else fails).
         answer.epoch = runtime.epoch
         self.resume = True

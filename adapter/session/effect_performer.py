@@ -33,6 +33,7 @@ from fsm import (
     ForwardAssistantMessage,
     InterruptClaude,
     LogNotice,
+    PollMcpServers,
     PublishRecord,
     RejectPrompt,
     SendAgentText,
@@ -93,6 +94,21 @@ class EffectPerformer:
         # `Session.steer`'s: the core's verdict on a steer, which it acts on once fed.
         self._steer_verdicts = steer_verdicts
 
+    async def _file_changes(self, turn_id: str, stop_reason: str | None, *, failed: bool) -> None:
+        """JetBrains AIR's file-change report of the turn, if its prompt asked: before the
+        answer, which waits for it (`fsm.file_change_reports`)."""
+        plan = self._view.file_changes.settle(turn_id, stop_reason=stop_reason, failed=failed)
+        if plan is None:
+            return
+        runtime = self._claude.runtime
+        client = runtime.client if runtime is not None else None
+        add_dirs = self._controls.surroundings.add_dirs
+        try:
+            await self._view.report_file_changes(plan, client, add_dirs)
+        except Exception:
+            # Declared boundary: the report failing never changes the prompt's answer.
+            log.warning("session %s: the file-change report failed", self.session_id)
+
     async def perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
             await self._perform_one(effect, message)
@@ -112,6 +128,7 @@ class EffectPerformer:
                 # Handed off (prompt queueing), Claude's work goes on for the next prompt: its
                 # open tool calls and its stream stay open.
                 await self._view.turn_settled(failed=record is not None, handed_off=handed_off)
+                await self._file_changes(turn_id, str(stop_reason), failed=record is not None)
                 response = await self._publisher.response(stop_reason, record)
                 response.usage = self._view.response_usage()
                 quota = self._view.response_quota()
@@ -126,6 +143,7 @@ class EffectPerformer:
                 self._give(turn_id, response)
             case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
                 await self._view.turn_settled(failed=True)
+                await self._file_changes(turn_id, None, failed=True)
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))
             case ForwardAssistantMessage(mask=mask):
@@ -153,7 +171,7 @@ class EffectPerformer:
                 # Prompt queueing: Claude took up the pushed prompt; its turn's view begins.
                 taken = self._answers.get(turn_id)
                 if taken is not None:
-                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter)
+                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter, turn_id=turn_id)
             case WithdrawPrompt(turn_id=turn_id):
                 # Not under the lock (the SDK waits for Claude's reply); started before the
                 # interrupt that follows it, so the message is dropped before the turn stops.
@@ -174,6 +192,8 @@ class EffectPerformer:
                     self._tg.start_soon(self._claude.runtime.close)
             case CompactWhenIdle(number=number):
                 await self._compact_when_idle(number)
+            case PollMcpServers():
+                self._controls.poll_mcp_servers(self._tg)
             case SignInMcpServer(name=name):
                 # A browser sign-in takes minutes: beside the session, never under its lock.
                 self._controls.start_sign_in(self._tg, name)

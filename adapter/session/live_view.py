@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -25,10 +25,12 @@ from claude_agent_sdk import (
     UserMessage,
 )
 
+from adapter.claude import file_checkpoints
 from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.sdk_compat import send_control_request
 from adapter.claude.skill_files import skill_file_in
+from adapter.claude.translate import prompts_of
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -44,9 +46,15 @@ from adapter.wire.client_link import ClientLink
 from fsm import (
     AirClient,
     AsyncTasks,
+    FileChangeReports,
+    NativeSubagents,
+    ReportPlan,
     generated_title,
-    is_autonomous_origin,
+    is_own_work,
     redact,
+    renames_session,
+    shown_title,
+    subagent_state,
     title_description,
     typed_prompt_said,
     visible,
@@ -62,6 +70,10 @@ _ASYNC_TASK_FRAMES = {
     "task_notification": "notified",
     "background_tasks_changed": "listed",
 }
+
+# Claude Code's task frames that open and end native subagent sessions
+# (`fsm.native_subagents.NativeSubagents`, a method of each name).
+_SUBAGENT_FRAMES = frozenset({"task_started", "task_notification", "task_updated"})
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +112,7 @@ class LiveView:
         words."""
         self._link = link
         self._session_id = session_id
+        self._prompt: str | None = None  # the prompt the view's turn answers (its turn id)
         self._cwd = cwd
         self.terminal = terminal_output
         self.terminal_delta = terminal_output_delta
@@ -114,6 +127,8 @@ class LiveView:
             read_text=lambda path: read_patch_source(path).text,
         )
         self.air = self._view.air
+        # JetBrains AIR's file-change reports (`fsm.file_change_reports`).
+        self.file_changes = FileChangeReports(enabled=self.air.file_change_report)
         self._usage = UsageMeter(resumed=titled)
         self._compaction_ids = CompactionIds(session_id)
         self._compactions_before = compactions_before
@@ -132,6 +147,11 @@ class LiveView:
         self._title_from_claude = False
         self._private = private
         self._ask_title: Callable[[str], object] = lambda description: None
+        # A `/rename` typed in the chat: the name Claude Code stored is read once its turn is
+        # over (`read_title`, docs/decisions.md#live-session-names).
+        self._renamed = False
+        self._user_named = False  # a `/rename` named it: no generated title replaces that
+        self._read_title: Callable[[], object] = lambda: None
         self._warned = False
         # Whether the answer's text so far ends mid-line: a failure's words, or a client's own
         # error block after the answer, must start on a line of their own (a code fence left
@@ -144,11 +164,41 @@ class LiveView:
             AsyncTasks(notices=acp_notices) if air is not None and air.async_tasks else None
         )
         self._view.async_tasks = self._async_tasks
+        # JetBrains AIR's native subagent sessions: every update goes through it, and a
+        # subagent's go to its child session (a pass-through for any other client).
+        self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
+
+    async def user_said(self, texts: list[str]) -> None:
+        """What a person typed in another client of the session, as the user's message."""
+        for text in texts:
+            chunk = {
+                "sessionUpdate": "user_message_chunk",
+                "content": {"type": "text", "text": text},
+            }
+            await self._send_raw(chunk)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
-        if update.get("sessionUpdate") == "agent_message_chunk":
-            self._saw_text(update.get("content"))
-        return await self._link.send_raw_update(self._session_id, update)
+        return await self._send_routed(self.subagents.route(update))
+
+    async def _send_routed(self, routed: list[tuple[str, dict[str, Any]]]) -> bool:
+        sent = True
+        for session_id, update in routed:
+            if session_id == self._session_id and update.get("sessionUpdate") == (
+                "agent_message_chunk"
+            ):
+                self._saw_text(update.get("content"))
+            sent = await self._link.send_raw_update(session_id, update) and sent
+        return sent
+
+    async def _subagent_frames(
+        self, make: Callable[[], list[tuple[str, dict[str, Any]]]], what: str
+    ) -> None:
+        try:
+            routed = make()
+        except Exception:
+            self._bad_content(f"{what} Claude sent in an unusable shape")
+            return
+        await self._send_routed(routed)
 
     def _saw_text(self, content: object) -> None:
         text = content.get("text") if isinstance(content, Mapping) else None
@@ -211,7 +261,7 @@ class LiveView:
         """A `system` frame: compaction (its card or its updates), and the context it
         retained."""
         data = message.data if isinstance(message.data, Mapping) else {}
-        if message.subtype == "conversation_reset" and self._async_tasks is not None:
+        if message.subtype == "conversation_reset":
             await self.background_work_ended("failed")
         if message.subtype == "conversation_reset":
             # A fresh conversation (`/clear`): its task ids are new, the old task list is no
@@ -219,8 +269,12 @@ class LiveView:
             # something names it again, as the reference adapter re-titles it.
             await self._send(self._view.tasks.reset, "a conversation reset")
             self._title, self._title_sent = None, False
-            self._title_asked = self._title_from_claude = False
+            self._title_asked = self._title_from_claude = self._user_named = False
             return
+        subagents = self.subagents
+        if message.subtype in _SUBAGENT_FRAMES:
+            read_frame = getattr(subagents, message.subtype)
+            await self._subagent_frames(lambda: read_frame(data), "a subagent's task frame")
         tasks = self._async_tasks
         if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
             read = getattr(tasks, _ASYNC_TASK_FRAMES[message.subtype])
@@ -288,6 +342,12 @@ class LiveView:
         message_id = message.message_id if isinstance(message.message_id, str) else None
         parent = message.parent_tool_use_id if isinstance(message.parent_tool_use_id, str) else None
         blocks = blocks_of(message.content)
+        for block in blocks:
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                name = block.get("name")
+                self.file_changes.tool_use(
+                    block["id"], name if isinstance(name, str) else "", block.get("input"), parent
+                )
         if parent is None and any(b.get("type") == "text" and b.get("text") for b in blocks):
             self._side.delivered()
         if mask is not None:
@@ -298,12 +358,21 @@ class LiveView:
         )
 
     async def tool_results(self, message: UserMessage) -> None:
+        for block in blocks_of(message.content):
+            if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
+                self.file_changes.tool_result(
+                    block["tool_use_id"], is_error=block.get("is_error") is True
+                )
         await self._send(
             lambda: self._view.user(
                 blocks_of(message.content), tool_use_result=message.tool_use_result
             ),
             "a tool result",
         )
+        # A SendMessage that woke a finished subagent: its child session opens again.
+        result = message.tool_use_result
+        subagents = self.subagents
+        await self._subagent_frames(lambda: subagents.send_message_result(result), "a resume")
 
     async def permitted(self, tool_id: str | None) -> None:
         if tool_id:
@@ -336,15 +405,23 @@ class LiveView:
         """How long the last top-level request's prompt cache lives, if it said."""
         return self._usage.cache_ttl
 
-    def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
+    def prompted(
+        self, blocks: list[Any], *, by_adapter: bool = False, turn_id: str | None = None
+    ) -> None:
         # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
         self._compaction.idle = by_adapter
+        self._prompt = turn_id
         text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
         self._side.prompted(text)
         self._usage.turn_started()
         if by_adapter:
             return
         said = typed_prompt_said(text)
+        self._renamed = renames_session(text)
+        if self._renamed:
+            # Claude Code names the session itself: no first line and no title to ask for.
+            self._title_request = None
+            return
         if self._title is None:
             # The first prompt that says something names the session, as on load: a hidden
             # local command (`/model opus`) names nothing.
@@ -378,6 +455,8 @@ class LiveView:
         if title is None:
             self._title_asked = False
             return
+        if self._user_named:
+            return  # a `/rename` came first: the user's name stands
         self._title_from_claude = True
         if title == self._title and self._title_sent:
             return
@@ -388,7 +467,9 @@ class LiveView:
 
     async def turn_result(self, message: ResultMessage) -> None:
         origin = getattr(message, "origin", None)
-        autonomous = isinstance(origin, Mapping) and is_autonomous_origin(origin.get("kind"))
+        kind = origin.get("kind") if isinstance(origin, Mapping) else None
+        # Claude's own work, unless its cycle took the prompt up (then its tokens are the turn's).
+        autonomous = is_own_work(kind, prompts_of(message), self._prompt)
         if self._async_tasks is not None:
             # The result ends the model turn: a task still waiting for its tool call's id
             # is spawned without it.
@@ -426,6 +507,30 @@ class LiveView:
             )
         self._line_open = False
 
+    async def report_file_changes(
+        self, plan: ReportPlan, client: Any | None, add_dirs: Sequence[str]
+    ) -> None:
+        """A settled turn's file-change report, before its answer: Claude Code's checkpoint
+        previewed (for a turn that ended), the paths resolved, the report sent."""
+        changed: list[object] | None = None
+        failure: str | None = "providerError"
+        if plan.reason is None and client is not None:
+            changed, failure = await file_checkpoints.preview(client, plan.turn_id)
+        folders = file_checkpoints.roots(self._cwd, add_dirs)
+        shown = ReportPlan(
+            plan.request_id,
+            plan.turn_id,
+            plan.reason,
+            tuple(str(p) for p in file_checkpoints.resolved(plan.edited, self._cwd)),
+        )
+        update = FileChangeReports.report(
+            shown,
+            changed=None if changed is None else file_checkpoints.resolved(changed, self._cwd),
+            failure=failure,
+            roots=folders,
+        )
+        await self._send_raw(update)
+
     async def turn_settled(self, *, failed: bool = False, handed_off: bool = False) -> None:
         """Before a prompt's answer: `turn_ended`, and name the session once (a session whose
         first turn failed is named too: its prompt was the user's all the same). `handed_off`:
@@ -440,6 +545,30 @@ class LiveView:
             # Between turns: Claude Code answers the question with frames of its own, which
             # must not land inside a running turn.
             self._ask_title(description)
+        if self._renamed:
+            self._renamed = False
+            self._read_title()
+
+    def read_titles_with(self, read: Callable[[], object]) -> None:
+        """`read()` runs `read_title` beside the session (the name Claude Code stored)."""
+        self._read_title = read
+
+    async def read_title(self, stored: Callable[[], Awaitable[str | None]]) -> None:
+        """Show the name Claude Code stored for the session after a `/rename` (`stored`: reads
+        it, as `session/list` shows it), in place of the one shown; no generated title
+        replaces it. Nothing stored, or the same name: nothing is sent."""
+        try:
+            title = shown_title(await stored(), self._private)
+        except Exception:
+            log.info("session %s: its stored title could not be read", self._session_id)
+            return
+        if title is None:
+            return
+        self._title_from_claude = self._user_named = True
+        if title == self._title and self._title_sent:
+            return
+        self._title, self._title_sent = title, True
+        await self._send_title()
 
     def ask_titles_with(self, ask: Callable[[str], object]) -> None:
         """`ask(description)` runs `ask_title` beside the session (the current Claude's)."""
@@ -457,10 +586,17 @@ class LiveView:
 
     async def background_work_ended(self, state: str) -> None:
         """Claude's stream ended (`failed`; `stopped` when the adapter ended it) or its
-        conversation was reset: every async task still open ends."""
+        conversation was reset: every async task and subagent still open ends."""
+        subagents = self.subagents
+        ended = subagent_state(state) or "failed"
+        await self._subagent_frames(lambda: subagents.finish_all(ended), "the subagents' end")
         if self._async_tasks is not None:
             tasks = self._async_tasks
             await self._send(lambda: tasks.finish_all(state), "the background tasks' end")
+
+    async def parent_cancelled(self) -> None:
+        """The client cancelled the session's turn: AIR's child sessions all end cancelled."""
+        await self._subagent_frames(self.subagents.parent_cancelled, "the subagents' cancel")
 
     async def stop_async_task(self, task_id: str, stop: Callable[[str], Awaitable[None]]) -> bool:
         """`_session/async_task/stop`: False for a task the client may not stop (unknown,

@@ -18,8 +18,9 @@ the very first prompt, so the client sees what the live session showed.
 from __future__ import annotations
 
 import itertools
+import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,15 @@ from adapter.session.session import Session
 from adapter.view.compaction_replay import ReplayedCompactions
 from adapter.view.title import title_for
 from adapter.view.turn_view import TurnView, prompt_updates
-from fsm import EntryKind, HistoryFailureFound, ReplayPlanner, TranscriptEntry, active_from_newest
+from fsm import (
+    AirClient,
+    EntryKind,
+    HistoryFailureFound,
+    ReplayPlanner,
+    SubagentReplay,
+    TranscriptEntry,
+    active_from_newest,
+)
 
 if TYPE_CHECKING:
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -68,10 +77,62 @@ def _updates(view: TurnView, entry: TranscriptEntry, raw: Mapping[str, Any]) -> 
     return []
 
 
-async def _flush(session: Session, batch: list[Wire]) -> None:
-    if batch:
-        await session.send_raws(batch)
-        batch.clear()
+def _child_updates(view: TurnView, entry: TranscriptEntry, launch: str) -> list[Wire]:
+    """The updates of one entry of a subagent's own transcript (its prompt, its words, its
+    calls and their results), for its child session: nothing of the root's is closed."""
+    if entry.kind is EntryKind.PROMPT:
+        return prompt_updates(entry.content)
+    if entry.kind is EntryKind.USER_OTHER:
+        return view.user(entry.content)
+    if entry.kind is EntryKind.ASSISTANT:
+        return view.assistant(entry.content, message_id=None, parent=launch)
+    return []
+
+
+def _agent_transcripts(transcript: Path) -> dict[str, Path]:
+    """A session's subagent transcripts by the Agent call that launched each: Claude Code's
+    `<session>/subagents/agent-<id>.jsonl`, named by its `agent-<id>.meta.json`
+    (`toolUseId`). An unreadable or damaged sidecar leaves its subagent without history."""
+    folder = transcript.parent / transcript.stem / "subagents"
+    found: dict[str, Path] = {}
+    try:
+        sidecars = sorted(folder.glob("agent-*.meta.json"))
+    except OSError:
+        return found
+    for sidecar in sidecars:
+        try:
+            meta = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        launch = meta.get("toolUseId") if isinstance(meta, dict) else None
+        if isinstance(launch, str):
+            found[launch] = sidecar.with_name(sidecar.name[: -len(".meta.json")] + ".jsonl")
+    return found
+
+
+class _Batch:
+    """Updates on their way to the client, a few hundred at a time, each on its session (the
+    root's, or a JetBrains AIR child session's)."""
+
+    def __init__(self, session: Session, subagents: SubagentReplay) -> None:
+        self.session = session
+        self.subagents = subagents
+        self.pending: list[tuple[str, Wire]] = []
+        # Each transcript's subagent transcripts, by launch, read once when first needed; a
+        # subagent's history is replayed once.
+        self.agents: dict[Path, dict[str, Path]] = {}
+
+    def add(self, updates: list[Wire], session_id: str | None = None) -> None:
+        target = session_id or self.session.session_id
+        self.pending += self.subagents.route_all(updates, target)
+
+    def extend(self, routed: list[tuple[str, Wire]]) -> None:
+        self.pending += routed
+
+    async def flush(self) -> None:
+        for session_id, group in itertools.groupby(self.pending, key=lambda pair: pair[0]):
+            await self.session.send_raws([update for _, update in group], session_id)
+        self.pending.clear()
 
 
 async def replay_transcript(
@@ -100,27 +161,38 @@ async def replay_transcript(
         updates=session.view.compaction_updates, session_id=session.session_id
     )
     first_prompt: str | None = None
-    batch: list[Wire] = []
-    for entry, raw in itertools.chain.from_iterable(entries(p, stats) for p in paths):
+    # JetBrains AIR's native subagent sessions: each subagent's history on a child session.
+    air = session.view.air or AirClient()
+    subagents = SubagentReplay(session.session_id, enabled=air.native_subagents)
+    batch = _Batch(session, subagents)
+    for entry, raw, transcript in _all_entries(paths, stats):
         if not first_prompt and entry.kind is EntryKind.PROMPT and entry.top_level:
             # The first prompt the user said something in (a `/model` alone names nothing).
             first_prompt = entry.text
         action = planner.plan(entry)
         shown, spent = compactions.entry(raw)  # a past compaction, as the live session showed it
-        batch += shown
+        batch.add(shown)
         if action.restore:
             stats.restored += 1
             # The record goes out through the core, after the updates before it.
-            await _flush(session, batch)
+            await batch.flush()
             await session.feed(
                 HistoryFailureFound(id=action.failure_id, title=action.title, active=action.active)
             )
         elif action.replay and not spent:
-            batch += _updates(view, entry, raw)
-            if len(batch) >= _BATCH_UPDATES:
-                await _flush(session, batch)
-    batch += [*compactions.finish(), *view.close_open_calls()]
-    await _flush(session, batch)
+            parent = raw.get("parent_tool_use_id")
+            parent = parent if isinstance(parent, str) else None
+            launches = subagents.read(entry.content, parent)
+            target, announced = subagents.target(parent)
+            batch.extend(announced)
+            batch.add(_updates(view, entry, raw), target)
+            for launch in launches:
+                await _replay_child(batch, view, transcript, launch, stats)
+            if len(batch.pending) >= _BATCH_UPDATES:
+                await batch.flush()
+    batch.add([*compactions.finish(), *view.close_open_calls()])
+    batch.extend(subagents.finish())
+    await batch.flush()
     # The replayed task list is the live session's plan from here on, as it was live.
     session.view.adopt_tasks(view.tasks)
     title = title_for(first_prompt or "")
@@ -129,6 +201,45 @@ async def replay_transcript(
         await session.send_raw({"sessionUpdate": "session_info_update", "title": title})
     _log_skips(session.session_id, view.skipped, stats)
     return stats
+
+
+def _all_entries(
+    paths: Sequence[Path], stats: ReplayStats
+) -> Iterator[tuple[TranscriptEntry, Any, Path]]:
+    for path in paths:
+        for entry, raw in entries(path, stats):
+            yield entry, raw, path
+
+
+async def _replay_child(
+    batch: _Batch,
+    view: TurnView,
+    transcript: Path,
+    launch: str,
+    stats: ReplayStats,
+) -> None:
+    """The child of `launch`, announced right after the message that launched it, then its
+    own transcript on its session, its own launches' children within it."""
+    batch.extend(batch.subagents.announce(launch))
+    agents = batch.agents
+    if transcript not in agents:
+        agents[transcript] = _agent_transcripts(transcript)
+    path = agents[transcript].pop(launch, None)  # each subagent's history once
+    if path is None:
+        return
+    target, _ = batch.subagents.target(launch)
+    try:
+        for entry, _raw in entries(path, stats):
+            launches = batch.subagents.read(entry.content, launch)
+            batch.add(_child_updates(view, entry, launch), target)
+            for inner in launches:
+                await _replay_child(batch, view, transcript, inner, stats)
+            if len(batch.pending) >= _BATCH_UPDATES:
+                await batch.flush()
+    except OSError:
+        log.warning(
+            "session %s: a subagent's transcript could not be read", batch.session.session_id
+        )
 
 
 def _log_skips(session_id: str, blocks: int, stats: ReplayStats) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -45,6 +46,7 @@ from fsm import (
     DeadlineReached,
     Dialects,
     Event,
+    IdleSettingsRead,
     InternalFaultOccurred,
     OutputReceived,
     PromptReceived,
@@ -88,6 +90,7 @@ class Session:
         self._tg = task_group
         self._clock = clock
         self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
+        self._private = settings.private  # never shown to the client (docs/decisions.md#secrets)
         # Taken once per Claude frame (every streamed delta): uncontended, it must not also
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
@@ -119,6 +122,10 @@ class Session:
         self._rearm = anyio.Event()
         self._timer_started = False
         self._armed_for: float | None = None  # the deadline the timer sleeps toward
+        # The settings are read again when the reference adapter's would have been looked at:
+        # a prompt, and the idle deadline (docs/decisions.md#settings-read-again).
+        self._settings_env = settings.env
+        self._idle_policy = idle_policy(cwd, settings.env)
         # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
         self.core = SessionCore(
             session_id=session_id,
@@ -129,7 +136,7 @@ class Session:
             stall_seconds=settings.stall_seconds,
             started=False,
             acp_notices=dialects.acp_notices,
-            idle=idle_policy(cwd, settings.env),
+            idle=self._idle_policy,
             background_subagents=self.controls.air.background_subagents,
             mcp_sign_in=self.controls.sign_in.servers,
         )
@@ -177,6 +184,7 @@ class Session:
         )
         self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
+        self.controls.permissions.owner = self.view.subagents.session_of_agent
         self.controls.model_chosen = self.view.model_chosen
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
@@ -197,9 +205,10 @@ class Session:
         """Send one session update given as its wire dict (False when it could not be sent)."""
         return await self._link.send_raw_update(self.session_id, update)
 
-    async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
-        """Send several session updates in order (False when one could not be sent)."""
-        return await self._link.send_raw_updates(self.session_id, updates)
+    async def send_raws(self, updates: list[dict[str, Any]], session_id: str | None = None) -> bool:
+        """Send several session updates in order (False when one could not be sent), on this
+        session or on `session_id` (a JetBrains AIR child session of it)."""
+        return await self._link.send_raw_updates(session_id or self.session_id, updates)
 
     async def restart_on_next_prompt(self) -> None:
         """The credentials changed: the core has the next prompt start a fresh Claude."""
@@ -311,13 +320,26 @@ class Session:
                 await self._rearm.wait()
                 continue
             self._armed_for = None
+            await self._read_settings_again()
             await self.feed(DeadlineReached(now=self._clock(), wall=self._wall()))
+
+    async def _read_settings_again(self) -> None:
+        """Tell the core what the settings files say now, when it changed
+        (docs/decisions.md#settings-read-again): only the idle compaction reads them mid-session;
+        the modes and the pickers keep what the session opened with."""
+        policy = idle_policy(self.cwd, self._settings_env)
+        if policy != self._idle_policy:
+            self._idle_policy = policy
+            await self.feed(IdleSettingsRead(policy=policy))
 
     # --- requests ---------------------------------------------------------------------
 
-    async def prompt(self, blocks: list[Any]) -> PromptResponse:
+    async def prompt(
+        self, blocks: list[Any], meta: Mapping[str, Any] | None = None
+    ) -> PromptResponse:
         """Hand one prompt to the core and wait for its one answer (raises `RequestError`).
-        The core queues it behind a live one and says when it goes to Claude."""
+        The core queues it behind a live one and says when it goes to Claude. `meta`: the
+        request's `_meta` (JetBrains AIR's file-change report request)."""
         if self._closed:
             raise RequestError.invalid_request({"reason": "the session is closed"})
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
@@ -326,12 +348,24 @@ class Session:
         answer = self._answers[turn_id] = PromptAnswer(
             blocks=blocks, content=content, response=self._link.response_ticket()
         )
+        self.view.file_changes.request(turn_id, meta)
         try:
+            await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))
             await self._carry(turn_id, answer)
         finally:
             del self._answers[turn_id]
         return self._unwrap(answer)
+
+    async def remote_control(self, blocks: list[Any]) -> bool:
+        """Answer a `/remote-control` prompt without a turn (True; fsm.remote_control), where
+        Claude Code does not offer the command itself; -32600 while Claude works."""
+        runtime = self.claude.runtime
+        if runtime is None or not self.controls.stands_in_for_remote_control():
+            return False
+        return await self.controls.remote_control.run(
+            blocks, runtime.client, working=self.core.working, private=self._private
+        )
 
     async def steer(self, blocks: list[Any], *, prompt_required: bool) -> dict[str, Any]:
         """The client's `_session/steering` (adapter.agent.steering): the core says whether the
@@ -429,5 +463,7 @@ class Session:
 
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is withdrawn, what is interrupted and
-        what is answered."""
+        what is answered. AIR's child sessions end cancelled first, as the reference ends
+        them."""
+        await self.view.parent_cancelled()
         await self.feed(CancelRequested(now=self._clock()))

@@ -101,6 +101,8 @@ def _str(block: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+# The tools that launch a subagent (a child session for a `nativeSubagentSessions` client).
+SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 # The tools whose result gets a git patch for a `diffPatch` client.
 _PATCHED = frozenset({"Edit", "Write"})
 
@@ -171,7 +173,8 @@ class TurnView:
         elif kind == "content_block_start":
             block = event.get("content_block")
             if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                updates.extend(self._streamed.started(event.get("index"), block, self._calls))
+                started = self._streamed.started(event.get("index"), block, self._calls)
+                updates.extend(self._marked(update) for update in started)
         elif kind == "message_start":
             self._streamed.message_started()
         return updates
@@ -207,6 +210,16 @@ class TurnView:
         if text is None:
             self.skipped += 1
             return []
+        if parent is not None and self.air.native_subagents:
+            # The subagent's own words, for its child session (`fsm.NativeSubagents` routes
+            # them by their Agent call).
+            if not text:
+                return []
+            words = chunk(
+                "agent_thought_chunk" if thinking else "agent_message_chunk", text, message_id
+            )
+            words["_meta"] = {"claudeCode": {"parentToolUseId": parent}}
+            return [words]
         if parent is not None:
             if thinking or not text or parent not in self._calls:
                 return []
@@ -239,6 +252,7 @@ class TurnView:
         if parent is not None:
             meta["parentToolUseId"] = parent
         card["_meta"] = {"claudeCode": meta}
+        self._marked(card)
         skill = tool_input.get("skill") if isinstance(tool_input, dict) else None
         if name == "Skill" and self.air.skill_paths and isinstance(skill, str):
             card["_meta"] = skill_tool_meta(card["_meta"], skill, self.skill_file(skill))
@@ -259,6 +273,16 @@ class TurnView:
         if self._live and name in _RUN_AT_ONCE:
             updates.extend(self.permitted(tool_id))
         return updates
+
+    def _marked(self, card: Wire) -> Wire:
+        """Every AIR client is told which calls launch a subagent (`_meta.jetbrains.air
+        .subagent`), as the reference does."""
+        meta = card.get("_meta")
+        claude = meta.get("claudeCode") if isinstance(meta, dict) else None
+        tool = claude.get("toolName") if isinstance(claude, dict) else None
+        if self.air.air and tool in SUBAGENT_TOOLS:
+            card["_meta"] = with_air_meta(meta, "subagent", True)
+        return card
 
     def denied(self, frame: Mapping[str, Any]) -> list[Wire]:
         """Claude Code's `system/permission_denied`: a rule, its classifier or the mode refused

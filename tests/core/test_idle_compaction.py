@@ -340,3 +340,38 @@ def test_closing_the_session_detaches_its_idle_model() -> None:
     assert machine is not None and machine in IDLE_MACHINE.models
     core.close()
     assert machine not in IDLE_MACHINE.models
+
+
+def test_settings_read_again_count_at_the_next_deadline(core: SessionCore) -> None:
+    # docs/decisions.md#settings-read-again: the user turned idle compaction off (or raised its
+    # threshold) after the idle period began; the deadline goes by the settings as they are now.
+    from fsm.events import IdleSettingsRead
+
+    _turn(core, "t1", at=100.0, tokens=250_000)
+    core.handle(IdleSettingsRead(policy=IdlePolicy(disabled_by="the idleCompaction setting")))
+    effects = core.handle(DeadlineReached(now=100.5 + DELAY))
+    assert not any(isinstance(e, CompactWhenIdle) for e in effects)
+    assert _logs(effects) == ["idle compaction skipped: disabled by the idleCompaction setting"]
+    assert _state(core) is IdleState.WAITING and core.next_deadline() is None
+    # Turned on again: the next idle period counts.
+    core.handle(IdleSettingsRead(policy=IdlePolicy()))
+    _turn(core, "t2", at=200.0, tokens=250_000)
+    core.handle(IdleSettingsRead(policy=IdlePolicy(min_tokens=300_000)))
+    effects = core.handle(DeadlineReached(now=200.5 + DELAY))
+    assert _logs(effects) == [
+        "idle compaction skipped: context 250000 tokens is below the 300000 minimum"
+    ]
+    core.handle(IdleSettingsRead(policy=IdlePolicy()))
+    _turn(core, "t3", at=300.0, tokens=250_000)
+    assert core.handle(DeadlineReached(now=300.5 + DELAY)) == [CompactWhenIdle(number=1)]
+
+
+def test_settings_read_again_before_the_turn_ends_decide_its_idle_period(
+    core: SessionCore,
+) -> None:
+    from fsm.events import IdleSettingsRead
+
+    core.handle(IdleSettingsRead(policy=IdlePolicy(disabled_by="DISABLE_COMPACT")))
+    effects = _turn(core, "t1", at=100.0, tokens=250_000)
+    assert _logs(effects) == ["idle compaction skipped: disabled by DISABLE_COMPACT"]
+    assert core.next_deadline() is None

@@ -212,3 +212,26 @@ def test_the_page_is_done_unless_declined(outcome: str) -> None:
     from fsm import page_done
 
     assert page_done(outcome) is (outcome != "declined")
+
+
+def test_a_reconnect_lets_a_server_be_signed_in_to_again() -> None:
+    from fsm import McpServersReconnected, PollMcpServers
+
+    core = _core("notices")
+    needs = McpServersPolled(epoch=E, servers=_servers(("docs", "needs-auth")))
+    assert core.handle(needs) == [SignInMcpServer(name="docs")]
+    # While it runs, a reconnect starts nothing more.
+    assert core.handle(McpServersReconnected(names=("docs",))) == []
+    assert core.handle(needs) == []
+    core.handle(McpSignInEnded(name="docs", outcome="declined"))
+    # Ended: `/mcp reconnect docs` asks for a poll, which signs in again.
+    assert core.handle(McpServersReconnected(names=("docs", "own"))) == [PollMcpServers()]
+    assert core.handle(needs) == [SignInMcpServer(name="docs")]
+
+
+@pytest.mark.parametrize("sign_in", [frozenset(), frozenset({"docs"})])
+def test_a_reconnect_of_other_servers_asks_nothing(sign_in: frozenset[str]) -> None:
+    from fsm import McpServersReconnected
+
+    core = _core("capable", sign_in=sign_in)
+    assert core.handle(McpServersReconnected(names=("own", "db"))) == []

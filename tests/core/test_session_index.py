@@ -5,6 +5,7 @@ facts, a row's state and shape, and what a list subscription is told."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from fsm.session_index import (
     IndexRow,
     ListOptions,
     ListSubscriptions,
+    LiveRecord,
     OwnActivity,
     RenameRequest,
     SubscribeRequest,
@@ -40,7 +42,9 @@ from fsm.session_index import (
     index_page,
     index_session_info,
     iso_ms,
+    live_sessions,
     parse_iso_ms,
+    registry_candidates,
     rename_to,
     route_index_request,
     row_state,
@@ -317,12 +321,27 @@ def test_row_state() -> None:
         **{**_fields(finished), "facts": TranscriptFacts(turn="unfinished"), "mtime_ms": now - 1000}
     )
     old = IndexRow(**{**_fields(recent), "mtime_ms": now - 11 * 60 * 1000})
-    assert [row_state(r, None, now) for r in (finished, failed, recent, old)] == [
-        "idle",
-        "error",
-        "running",
-        None,
-    ]
+    rows = (finished, failed, recent, old)
+    # No live Claude Code holds it (its registry says so): idle, or error after an API error.
+    assert [row_state(r, None, now) for r in rows] == ["idle", "error", "idle", "idle"]
+    # Held by an SDK-driven one (whose registry status is not used): the transcript tells.
+    sdk = LiveRecord(
+        pid=7,
+        session_id="a",
+        kind="interactive",
+        entrypoint="sdk-py",
+        status="busy",
+        status_updated_ms=now,
+    )
+    assert [row_state(r, None, now, sdk) for r in rows] == ["idle", "error", "running", None]
+    # Held by an interactive CLI whose status is newer than the transcript: its status.
+    cli = replace(sdk, entrypoint="cli", status_updated_ms=finished.mtime_ms + 1)
+    assert row_state(finished, None, now, cli) == "running"
+    assert row_state(finished, None, now, replace(cli, status="waiting")) == "requires_action"
+    assert row_state(failed, None, now, replace(cli, status="idle")) == "error"
+    assert row_state(finished, None, now, replace(cli, status="odd")) is None
+    older = replace(cli, status_updated_ms=recent.mtime_ms - 1)
+    assert row_state(recent, None, now, replace(older, status="idle")) == "running"
     # A session run here says what its core knows, whatever its transcript says.
     assert row_state(failed, OwnActivity(state="running"), now) == "running"
     assert row_state(finished, OwnActivity(state="idle", last_turn_failed=True), now) == "error"
@@ -365,7 +384,9 @@ def test_session_info_shape() -> None:
         },
     }
     bare = index_session_info(_row(SID, has_messages=True), None, 0)
-    assert bare["_meta"] == {"jetbrains": {"air": {"version": 1, "archived": False}}}
+    assert bare["_meta"] == {
+        "jetbrains": {"air": {"version": 1, "archived": False, "state": "idle"}}
+    }
     no_cost = index_session_info(row, OwnActivity(state="idle", cost_usd=0.0), 0)
     assert "cost" not in no_cost["_meta"]["jetbrains"]["air"]
 
@@ -468,3 +489,45 @@ def test_the_core_knows_its_sessions_activity_and_cost() -> None:
     core.handle(ResultReceived(epoch="e1", subtype="error_during_execution", is_error=True))
     # A cancel is no failure; the cost stays the last one Claude Code said.
     assert core.activity() == OwnActivity(state="idle", cost_usd=0.25)
+
+
+def test_the_registry_counts_live_processes_of_this_pid_domain_only() -> None:
+    now = 1_800_000_000_000.0
+    files: dict[str, object] = {
+        "11.json": {
+            "pid": 11,
+            "sessionId": "s1",
+            "kind": "interactive",
+            "entrypoint": "cli",
+            "status": "busy",
+            "statusUpdatedAt": now - 5,
+            "procStart": "Fri Dec  4 10:00:00 2026",
+        },
+        "12.json": {
+            "pid": 12,
+            "sessionId": "s1",
+            "status": "idle",
+            "statusUpdatedAt": now - 1,
+            "startedAt": now - 10,
+        },
+        "13.json": {"pid": 13, "sessionId": "s3", "pidDomain": "elsewhere", "startedAt": now},
+        "14.json": {"pid": 99, "sessionId": "s4", "startedAt": now},  # another pid's
+        "15.json": None,  # unreadable
+        "16.key": {"pid": 16, "sessionId": "s6"},
+        "17.json": {"pid": 17, "sessionId": "s7", "procStart": "Thu Dec  3 01:00:00 2026"},
+        "18.json": {"pid": 18, "sessionId": "s8", "startedAt": now - 2 * 86_400_000},
+        "19.json": {"pid": True, "sessionId": "s9"},
+    }
+    candidates = registry_candidates(files, "linux:m:pid:[1]")
+    assert sorted(c.pid for c in candidates) == [11, 12, 17, 18]
+    assert next(c for c in candidates if c.pid == 11).proc_start == "Fri Dec 4 10:00:00 2026"
+    alive = {11, 12, 17, 18}
+    starts = {11: "Fri Dec 4 10:00:00 2026", 17: "Fri Dec 4 09:00:00 2026"}
+    live = live_sessions(candidates, alive, starts, now)
+    # s1: two live processes, the newest status wins; s7: its pid was reused; s8: stale.
+    assert set(live) == {"s1"} and live["s1"].pid == 12
+    assert live_sessions(candidates, {11}, starts, now)["s1"].status == "busy"
+    assert live_sessions(candidates, set(), starts, now) == {}
+    # A stale entry whose start matches the live process still counts.
+    old = registry_candidates({"11.json": {**files["11.json"], "statusUpdatedAt": 0}}, "d")  # type: ignore[dict-item]
+    assert set(live_sessions(old, {11}, starts, now)) == {"s1"}

@@ -37,3 +37,26 @@ def test_a_long_title_is_bounded() -> None:
 )
 def test_no_title(response: object) -> None:
     assert generated_title(response) is None
+
+
+def test_a_rename_typed_in_the_chat_is_claude_codes_to_name() -> None:
+    from fsm import renames_session
+
+    assert renames_session("/rename Login work")
+    assert renames_session("  /name Login work")
+    assert renames_session("/rename")  # Claude Code generates a name for it
+    assert not renames_session("/renamed things")
+    assert not renames_session("please /rename this")
+    assert not renames_session("")
+
+
+def test_a_stored_title_is_shown_as_a_generated_one_is() -> None:
+    from fsm import shown_title
+
+    assert shown_title("Login\nwork\x1b") == "Login work\u241b"
+    assert shown_title("token sk-secret here", ("sk-secret",)) == "token *** here"
+    assert shown_title("   ") is None
+    assert shown_title(None) is None
+    assert shown_title(3) is None
+    long = shown_title("x" * 10_000)
+    assert long is not None and len(long) == 256 and long.endswith("…")

@@ -582,3 +582,81 @@ async def test_a_fork_at_a_message_continues_from_that_message(
         f"Fork point message msg_missing was not found in session {session}"
     )
     assert missing.value.data == {"messageId": "msg_missing"}
+
+
+REPORTING: dict[str, Any] = {
+    "jetbrains": {
+        "air": {"version": 1, "capabilities": ["sessionFailure", "agentFileChangeReport"]}
+    }
+}
+
+
+def _report_request(request_id: object, **extra: Any) -> dict[str, Any]:
+    request = {"version": 1, "requestId": request_id, **extra}
+    return {"jetbrains": {"air": {"agentFileChangeReportRequest": request}}}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", ["reporting", "air_sf"])
+async def test_a_file_change_report_names_the_turns_files_before_its_answer(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = REPORTING if kind == "reporting" else OPT_IN
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
+    async with adapters.session_adapter(
+        tmp_path, "air_diff_patch", client_meta=meta, env=env
+    ) as adapter:
+        app = adapter.workdir / "src" / "app.py"
+        app.parent.mkdir(parents=True, exist_ok=True)
+        app.write_text("def greet(name):\n    return 'Hello ' + name\n", encoding="utf-8")
+        session = await adapter.new_session()
+        answers = []
+        for request in (
+            _report_request("turn-1.a:b"),
+            _report_request("turn-1.a:b"),  # used before: ignored
+            _report_request("bad id"),
+            _report_request("r-2", extra=1),
+        ):
+            params = {
+                "sessionId": session,
+                "prompt": [{"type": "text", "text": "tidy the greeting"}],
+                "_meta": request,
+            }
+            sent = adapter.conn._conn.send_request("session/prompt", params)
+            answers.append(await asyncio.wait_for(sent, TIMEOUT))
+        frames = adapter.incoming()
+    assert [a["stopReason"] for a in answers] == ["end_turn"] * 4
+    reports = [
+        (i, f["params"]["update"])
+        for i, f in enumerate(frames)
+        if f.get("method") == "session/update"
+        and "agentFileChangeReport" in json.dumps(f["params"]["update"].get("_meta", {}))
+    ]
+    previews = [e for e in _claude_controls(tmp_path, "rewind_files") if e.get("dry_run") is True]
+    if kind == "air_sf":
+        assert reports == [] and previews == []
+        return
+    [(at, update)] = reports
+    root = adapter.workdir.resolve()
+    assert update == {
+        "sessionUpdate": "session_info_update",
+        "_meta": {
+            "jetbrains": {
+                "air": {
+                    "version": 1,
+                    "agentFileChangeReport": {
+                        "version": 1,
+                        "requestId": "turn-1.a:b",
+                        "status": "reported",
+                        "paths": [str(root / "src/app.py"), str(root / "src/new file.py")],
+                        "declaredComplete": False,
+                        "truncated": False,
+                    },
+                }
+            }
+        },
+    }
+    # Sent before the first prompt's answer, which waited for it.
+    first_answer = next(i for i, f in enumerate(frames) if f.get("result", {}).get("stopReason"))
+    assert at < first_answer
+    assert len(previews) == 1 and previews[0]["subtype"] == "rewind_files"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,37 @@ async def test_bad_index_requests_change_nothing(tmp_path: Path) -> None:
     assert long_title == {} and unsubscribe_unknown == {}
     assert stored[0]["customTitle"] == "y" * 200  # Claude Code's limit
     assert untouched  # only appended to
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_row_state_reads_claude_codes_registry_of_live_processes(tmp_path: Path) -> None:
+    """A session no Claude Code process holds is idle; one an interactive CLI holds shows its
+    registry status (newer than the transcript); a dead pid or another machine's entry counts
+    for nothing."""
+    fresh = {"CLAUDE_ACP_LIVE_REGISTRY_SECONDS": "0"}  # read on every look
+    async with spawn_adapter(tmp_path, "success", client_meta=INDEX_CLIENT, env=fresh) as adapter:
+        session = await adapter.new_session()
+        assert isinstance(await adapter.prompt(session, "hello there"), PromptResponse)
+        await asyncio.wait_for(adapter.conn.close_session(session_id=session), TIMEOUT)
+        registry = adapter.config_dir / "sessions"
+        # The scripted Claude's own entry went with its orderly exit.
+        await until(lambda: not any(registry.glob("*.json")), "the closed Claude's entry")
+        assert air((await index_list(adapter))[session])["state"] == "idle"
+        # An interactive CLI (this test's own process stands in: it lives) that waits.
+        now = time.time() * 1000 + 60_000  # newer than the transcript
+        entry = {
+            "pid": os.getpid(),
+            "sessionId": session,
+            "kind": "interactive",
+            "entrypoint": "cli",
+            "status": "waiting",
+            "statusUpdatedAt": now,
+        }
+        own = registry / f"{os.getpid()}.json"
+        own.write_text(json.dumps(entry), encoding="utf-8")
+        assert air((await index_list(adapter))[session])["state"] == "requires_action"
+        # Another machine's entry, and a pid no process has, count for nothing.
+        own.write_text(json.dumps({**entry, "pidDomain": "elsewhere"}), encoding="utf-8")
+        dead = registry / "4194303.json"
+        dead.write_text(json.dumps({**entry, "pid": 4194303}), encoding="utf-8")
+        assert air((await index_list(adapter))[session])["state"] == "idle"

@@ -616,6 +616,9 @@ async def test_a_prompt_taken_up_in_claudes_own_work_is_answered_by_its_result(
     assert set(adapter.answers().values()) == {1} and adapter.records() == []
     responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
     assert "here is your answer" in _said_before(adapter, responses[1])
+    # The tokens of that cycle are the prompt's turn's, not Claude's own work's.
+    assert isinstance(second, PromptResponse) and second.usage is not None
+    assert (second.usage.input_tokens, second.usage.output_tokens) == (3, 4)
     said_last = _said_before(adapter, responses[2])[len(_said_before(adapter, responses[1])) :]
     assert "Scripted reply to: thanks" in said_last
 

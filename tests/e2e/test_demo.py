@@ -287,3 +287,25 @@ def test_ctrl_c_that_breaks_the_connection_first_still_exits_130_quietly() -> No
     )
     assert (done.returncode, done.stderr) == (130, ""), done.stdout
     assert done.stdout.startswith("claude-acp demo: scenario success,")
+
+
+def test_a_reloaded_session_replays_without_claude_codes_plumbing() -> None:
+    """`reloaded_history`: `/model opus` typed, a turn whose transcript holds a reminder, a
+    task's notice and a custom command, then the session closed and loaded again through the
+    real stdio agent: the history it replays has the user's words and none of Claude Code's
+    markers, and the session is named as it was live."""
+    out, err = io.StringIO(), io.StringIO()
+    code = asyncio.run(asyncio.wait_for(play("reloaded_history", out=out, err=err), DEMO_TIMEOUT))
+    assert code == 0, err.getvalue()
+    before, _, after = out.getvalue().partition("(close the session and open it again)")
+    kept = after.splitlines()[1]
+    for marker in ("<command-name> \u00d72", "<local-command-stdout> \u00d71", "<system-reminder>"):
+        assert marker in kept, kept
+    replayed = after.split("session/load\n", 1)[1].split("session/load \u2192 ok", 1)[0]
+    said = [
+        line.split(": ", 1)[1] for line in replayed.splitlines() if "user_message_chunk" in line
+    ]
+    assert said == ['"Tidy the notes, please."', '"/review the diff"'], replayed
+    assert "<" not in replayed and "Set model to" not in replayed, replayed
+    assert 'title "Tidy the notes, please."' in replayed
+    assert "config_option_update" in before and "model=opus" in before  # the live `/model`

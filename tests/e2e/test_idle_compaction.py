@@ -287,3 +287,23 @@ async def test_a_closed_session_never_compacts(tmp_path: Path) -> None:
         stderr = adapter.stderr()
     assert texts == {closed: ["Read the codebase"], kept: ["Read the codebase", "/compact"]}
     assert stderr.count("sending /compact") == 1
+
+
+@pytest.mark.asyncio
+async def test_settings_written_after_the_session_opened_count(tmp_path: Path) -> None:
+    # docs/decisions.md#settings-read-again: the file appears after session/new; the prompt
+    # reads the settings again, as the reference adapter's watcher would have seen them.
+    async with spawn_adapter(tmp_path, "idle_compaction_unwanted", env=SHORT) as adapter:
+        session = await adapter.new_session()
+        folder = adapter.workdir / ".claude"
+        folder.mkdir(exist_ok=True)
+        (folder / "settings.json").write_text('{"idleCompaction": false}', encoding="utf-8")
+        first = await adapter.prompt(session, "Read the codebase")
+        assert isinstance(first, PromptResponse)
+        await until(lambda: "idle compaction skipped" in adapter.stderr(), "the skip")
+        second = await adapter.prompt(session, "Now fix the bug")
+        assert isinstance(second, PromptResponse) and second.stop_reason == "end_turn"
+        stderr = adapter.stderr()
+    assert "disabled by the idleCompaction setting" in stderr
+    assert adapter.prompt_texts(session) == ["Read the codebase", "Now fix the bug"]
+    assert not _compaction_frames(adapter)

@@ -115,3 +115,21 @@ async def test_a_client_without_url_elicitation_is_asked_nothing(
         answer = await adapter.prompt(session, "hello")
     assert getattr(answer, "stop_reason", None) == "end_turn"
     assert forms_sent(adapter) == [] and _sign_in_requests(tmp_path) == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_mcp_reconnect_signs_in_again(adapters: AdapterPool, tmp_path: Path) -> None:
+    """As the reference does after `/mcp reconnect`: a server of the client's that still needs
+    a sign-in gets its page again."""
+    client = FormClient(action("decline"))
+    async with adapters.session_adapter(
+        tmp_path, "success", client=client, capabilities=URLS
+    ) as adapter:
+        session = await _open(adapter, "oauth-never-docs")
+        await until(lambda: forms_sent(adapter), "the first page")
+        await until(lambda: "declined" in adapter.stderr(), "the first sign-in's end")
+        answer = await adapter.prompt(session, "/mcp reconnect oauth-never-docs")
+        await until(lambda: len(forms_sent(adapter)) == 2, "the second page")
+    assert getattr(answer, "stop_reason", None) == "end_turn"
+    assert len(_sign_in_requests(tmp_path)) == 2
+    assert "Reconnected `oauth-never-docs`" in "".join(adapter.agent_texts())

@@ -124,6 +124,13 @@ class Recorded:
         return self.method == "POST" and self.path.split("?")[0] == "/v1/messages"
 
     @property
+    def is_count(self) -> bool:
+        """Claude Code counting its context's tokens (`count_tokens`), as it does on its own
+        when asked for its context usage (a JetBrains AIR client's skill list): refused, so it
+        falls back to its own estimate; never from the script."""
+        return self.method == "POST" and self.path.split("?")[0] == "/v1/messages/count_tokens"
+
+    @property
     def is_title(self) -> bool:
         """Claude Code asking its small model to name the session (`generate_session_title`):
         answered from `MessagesApiDouble.title`, never from the script."""

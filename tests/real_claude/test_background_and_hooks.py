@@ -1,20 +1,23 @@
 """The turn with the real Claude Code CLI where the scripted Claude cannot show it is real: a
 subagent that Claude sends to the background (`Agent` with `run_in_background`), whose end wakes
-Claude up inside the same turn (docs/decisions.md#turns-that-wait), and a hook that blocks the
-prompt, whose reason the user reads instead of a turn that just stops.
+Claude up inside the same turn (docs/decisions.md#turns-that-wait), a prompt sent while a turn
+runs, which Claude Code takes up at the turn's next tool boundary (prompt queueing's hand-off),
+and a hook that blocks the prompt, whose reason the user reads instead of a turn that just stops.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import pytest_asyncio
 
 from tests.real_claude.api_double import Answer, MessagesApiDouble, ToolUse
-from tests.real_claude.support import real_adapter, run_turn
-from tests.support.harness import Adapter
+from tests.real_claude.support import real_adapter, run_turn, wait_until
+from tests.support.harness import TIMEOUT, Adapter
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 
@@ -22,6 +25,7 @@ REPORT = "Subagent report: the parser has three callers."
 STARTED = "I started a background agent to look."
 FOLLOW_UP = "The background agent is done: the parser has three callers."
 BLOCKED = "No deploys on Fridays"
+BOTH = "Built, and the lint is clean."
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -66,6 +70,78 @@ async def test_a_background_subagents_follow_up_reaches_the_client_once(
     assert agent.id in turn.tool_calls()
     assert "".join(turn.texts()).count(FOLLOW_UP) == 1
     assert double.pending == 0
+
+
+async def test_a_prompt_sent_mid_turn_is_taken_up_at_the_next_tool_boundary(
+    adapter: Adapter, double: MessagesApiDouble
+) -> None:
+    # The first turn runs a command that waits for a file; the second prompt goes to Claude
+    # Code meanwhile (its `command_lifecycle` "queued", seen raw); then the command ends, and
+    # Claude Code takes the prompt up after the command's result: the first prompt is answered
+    # there, and Claude's one answer after it is the second's.
+    project = adapter.workdir.parent / "queueing"
+    project.mkdir(exist_ok=True)
+    go = project / "go"
+    wait = ToolUse(
+        "Bash",
+        {"command": f"while [ ! -e {go} ]; do sleep 0.05; done; echo built", "description": "w"},
+    )
+    double.script(wait, Answer(BOTH))
+    params: dict[str, Any] = {
+        "cwd": str(project),
+        "mcpServers": [],
+        "_meta": {"claudeCode": {"emitRawSDKMessages": [{"type": "command_lifecycle"}]}},
+    }
+    opened = await asyncio.wait_for(adapter.conn._conn.send_request("session/new", params), TIMEOUT)
+    session = opened["sessionId"]
+    start = len(adapter.frames)
+
+    def ours() -> list[dict[str, Any]]:
+        return [f.message for f in adapter.frames[start:] if f.direction == "incoming"]
+
+    def queued() -> int:
+        return sum(
+            1
+            for m in ours()
+            if m.get("method") == "_claude/sdkMessage"
+            and m["params"]["sessionId"] == session
+            and m["params"]["message"].get("state") == "queued"
+        )
+
+    first = asyncio.ensure_future(adapter.prompt(session, "build it"))
+    await wait_until(lambda: queued() >= 1 and wait.id in json.dumps(ours()))
+    second = asyncio.ensure_future(adapter.prompt(session, "then lint it"))
+    await wait_until(lambda: queued() >= 2)  # Claude Code holds the second prompt
+    assert not first.done()
+    go.touch()
+    answers = await asyncio.gather(first, second)
+    assert [getattr(a, "stop_reason", a) for a in answers] == ["end_turn", "end_turn"]
+    frames = ours()
+    responses = [
+        i
+        for i, m in enumerate(frames)
+        if isinstance(m.get("result"), dict) and "stopReason" in m["result"]
+    ]
+    updates = [
+        (i, m["params"]["update"])
+        for i, m in enumerate(frames)
+        if m.get("method") == "session/update"
+    ]
+
+    def said(after: int, before: int) -> str:
+        return "".join(
+            str(u.get("content", {}).get("text", ""))
+            for i, u in updates
+            if after < i < before and u.get("sessionUpdate") == "agent_message_chunk"
+        )
+
+    assert BOTH not in said(-1, responses[0])
+    assert said(responses[0], responses[1]) == BOTH
+    # The command's result came before the hand-off: its card ended in the first turn.
+    ended = [
+        i for i, u in updates if u.get("toolCallId") == wait.id and u.get("status") == "completed"
+    ]
+    assert ended and ended[0] < responses[0]
 
 
 async def test_a_blocking_hook_says_why_the_prompt_was_stopped(

@@ -77,7 +77,7 @@ async def test_legacy_terminal_auth_names_the_command(tmp_path: Path) -> None:
 async def test_without_the_capability_every_index_method_is_unknown(
     tmp_path: Path, meta: dict[str, Any] | None
 ) -> None:
-    async with agent_in_process(tmp_path, client_meta=meta) as agent:
+    async with agent_in_process(tmp_path, client_meta=meta, capable=meta is not None) as agent:
         answers = [await agent.request(m, {"sessionId": "x"}) for m in INDEX_METHODS]
         listed = await agent.request("session/list", {"cwd": str(agent.workdir)})
     assert [a.code for a in answers] == [-32601] * len(INDEX_METHODS)

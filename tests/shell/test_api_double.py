@@ -102,6 +102,25 @@ def test_errors_have_the_real_body_and_headers(double: MessagesApiDouble) -> Non
     double.reset()  # the test's own leftovers are not the CLI's
 
 
+def test_a_token_count_is_refused_and_never_taken_for_the_conversation(
+    double: MessagesApiDouble,
+) -> None:
+    # Claude Code counts its context's tokens on its own (a client's context-usage question):
+    # refused, so it estimates; the script is kept for the conversation.
+    double.script(Answer("Kept."))
+    host, port = double.base_url[len("http://") :].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    body = json.dumps({"model": "m", "messages": []})
+    conn.request("POST", "/v1/messages/count_tokens?beta=true", body)
+    assert conn.getresponse().status == 400
+    [counted] = double.requests
+    assert counted.is_count and not counted.is_messages and not counted.is_title
+    assert double.pending == 1
+    response = _post(double, {"model": "m", "stream": False, "messages": []})
+    assert json.loads(response.read())["content"] == [{"type": "text", "text": "Kept."}]
+    double.reset()  # the refused count is the test's own, not the CLI's
+
+
 def test_tripwire_records_what_tries_to_leave_loopback() -> None:
     with MessagesApiDouble() as own:
         proxy = urllib.request.ProxyHandler({"http": own.tripwire_url})

@@ -210,3 +210,30 @@ async def test_the_poll_at_the_start_tells_the_core_what_claude_code_says() -> N
     await sign_in.poll(Claude(PAGE, [RuntimeError("gone")]), "e1")
     await sign_in.poll(Claude(PAGE, [{"mcpServers": []}]), "e1")
     assert len(told) == 1  # no answer, or no servers: nothing to tell
+
+
+async def test_mcp_reconnect_tells_the_core_which_servers_it_tried() -> None:
+    from acp.schema import TextContentBlock
+
+    from adapter.controls.pickers import SessionConfig
+    from adapter.controls.session_controls import SessionControls
+    from fsm import McpServersReconnected
+
+    class Reconnecting(Claude):
+        async def reconnect_mcp_server(self, name: str) -> None:
+            return None
+
+    told: list[Event] = []
+
+    async def report(event: Event) -> None:
+        told.append(event)
+
+    claude = Reconnecting(PAGE, [_status("needs-auth")])
+    runtime = type("Runtime", (), {"client": claude, "epoch": "e1"})()
+    controls = SessionControls(
+        session_id="s", link=Client(None), config=SessionConfig.initial({}, None)
+    )
+    controls.bind(lambda: runtime, report)
+    for text in ("/mcp", "/mcp reconnect docs"):
+        assert await controls.answer_locally([TextContentBlock(type="text", text=text)])
+    assert told == [McpServersReconnected(names=("docs",))]  # a plain `/mcp` tries nothing

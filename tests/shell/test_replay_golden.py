@@ -61,7 +61,8 @@ class _Recorder:
         self.sent.append(update)
         return True
 
-    async def send_raws(self, updates: list[dict[str, Any]]) -> bool:
+    async def send_raws(self, updates: list[dict[str, Any]], session_id: str | None = None) -> bool:
+        assert session_id in (None, self.session_id)  # no child sessions for this client
         for update in updates:
             await self.send_raw(update)
         return True

@@ -14,7 +14,6 @@ HAND_WRITTEN = (
     "tests/e2e/test_demo.py",
     "tests/e2e/test_conformance.py",
     "tests/e2e/test_agent_error.py",
-    "tests/e2e/test_contract_fixes.py",
     "tests/e2e/test_failure_matrix.py",
     "tests/e2e/test_claude_faults.py",
     "tests/e2e/test_load.py",

@@ -250,7 +250,7 @@ ADAPTER_ONLY = {
     "idle_compaction_short_cache",
     "idle_compaction_limited",
     "idle_compaction_rate_limited",
-    # Notices: tests/e2e/test_notices.py.
+    # Notices: tests/shell/test_notice_forms.py.
     "mcp_problems",
     "mcp_unknown_shapes",
     # Claude asks: test_questions.py, test_permission_hints.py.
@@ -261,6 +261,7 @@ ADAPTER_ONLY = {
     "air_permission",
     "air_plan_file",
     "air_diff_patch",
+    "air_subagents",  # ... its native subagent sessions: tests/e2e/test_air_subagents.py
     "air_skill",
     "mcp_elicit",  # an MCP server asks: test_mcp_elicitation.py
     "mcp_elicit_url",  # ... to sign in on a page: test_mcp_url_elicitation.py
@@ -288,6 +289,12 @@ ADAPTER_ONLY = {
     # The picker following Claude Code's own model switches (test_model_following.py).
     "model_typed",
     "model_fallback_local",
+    # `/rename` typed in the chat names the live session (test_live_titles.py).
+    "rename_typed",
+    # `/remote-control` is answered without a turn (test_remote_control.py).
+    "remote_control",
+    # A session reloaded with Claude Code's plumbing in its history (test_replay_markers.py).
+    "reloaded_history",
     # Leaving plan mode in a fresh context is driven through the adapter (test_plan_clear.py).
     "plan_clear",
     "plan_clear_slow_start",

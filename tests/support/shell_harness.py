@@ -20,11 +20,14 @@ Claude; a test that needs one is end to end.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import logging
 import os
 import socket
-from collections.abc import AsyncIterator, Callable
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -34,17 +37,30 @@ from acp import RequestError
 from acp.connection import StreamEvent
 from acp.interfaces import Agent, Client
 from acp.schema import ClientCapabilities, SessionInfoUpdate, TextContentBlock
-from claude_agent_sdk import ResultMessage, SystemMessage
+from claude_agent_sdk import CLIConnectionError, ResultMessage, SystemMessage
 
 from adapter.agent.acp_agent import ClaudeAcpAgent
+from adapter.claude import claude_runtime
 from adapter.claude.runtime_settings import MAX_LINE_BYTES, RuntimeSettings
+from adapter.claude.sdk_compat import ExitBoundedTransport
 from adapter.controls.session_controls import SessionControls
+from adapter.scripted_claude import SCENARIO_ENV
+from adapter.scripted_claude import runtime as scripted_runtime
+from adapter.scripted_claude.handshake import LOG_ENV
+from adapter.scripted_claude.session import PROCESS_STEPS
+from adapter.scripted_claude.steps import Scenario
 from adapter.session.session import Session
 from adapter.wire.client_link import ClientLink
 from adapter.wire.guard import GuardedTransport
 from adapter.wire.stdio import ChunkReader
 from fsm import Dialects, RuntimeStarted
-from tests.support.harness import Frame, RecordingClient, conformance_violations
+from tests.support.harness import (
+    OPT_IN,
+    Adapter,
+    Frame,
+    RecordingClient,
+    conformance_violations,
+)
 
 __all__ = [
     "EPOCH",
@@ -53,8 +69,10 @@ __all__ = [
     "FakeLink",
     "FakeRuntime",
     "InProcessAgent",
+    "InProcessClaude",
     "agent_in_process",
     "answer_of",
+    "ends_its_process",
     "prompt_in_background",
     "result_message",
     "retry_message",
@@ -110,6 +128,9 @@ class FakeRuntime:
     async def send(self, message: dict[str, Any]) -> None:
         self.prompts.append(message)
         self.sent.set()
+
+    def sent_by_adapter(self, stamp: object) -> bool:
+        return any(p.get("uuid") == stamp for p in self.prompts)
 
     async def interrupt(self) -> None:
         self.interrupts += 1  # and ignores it
@@ -212,32 +233,29 @@ def retry_message() -> SystemMessage:
     return SystemMessage(subtype="api_retry", data={**data, "error_status": 529})
 
 
-@dataclass(slots=True)
-class InProcessAgent:
-    """The agent and its client in this process: `conn` is the client's connection, `frames`
-    every frame in order from the client's side (`incoming`: the agent's)."""
+class InProcessAgent(Adapter):
+    """The agent and its client in this process, with what an end-to-end `Adapter` offers
+    (`conn`, every frame in order from the client's side, `new_session`, `prompt`, `updates`,
+    `records`, ...) but no process. `stderr()` is the agent's log records, one message a
+    line, at the level `CLAUDE_ACP_LOG` names (DEBUG by default), as this process caught them:
+    what was logged, not how the command formats and masks it for a person (end to end)."""
 
-    conn: acp.ClientSideConnection
-    client: Any
-    frames: list[Frame]
-    workdir: Path
-    config_dir: Path
+    log: list[str] = []  # noqa: RUF012 - set per agent by `agent_in_process`
 
-    def incoming(self) -> list[dict[str, Any]]:
-        return [f.message for f in self.frames if f.direction == "incoming"]
+    def stderr(self) -> str:
+        return "".join(f"{line}\n" for line in self.log)
 
-    def answers(self, method: str) -> dict[Any, int]:
-        """How many answers each request of `method` got."""
-        asked = {
-            f.message["id"]
+    async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A raw request's answer as the client read it: the JSON-RPC message, `result` or
+        `error`."""
+        await self.request(method, params)
+        [sent] = [
+            f.message
             for f in self.frames
             if f.direction == "outgoing" and f.message.get("method") == method
-        }
-        counts = dict.fromkeys(asked, 0)
-        for message in self.incoming():
-            if "method" not in message and message.get("id") in counts:
-                counts[message["id"]] += 1
-        return counts
+        ][-1:]
+        [answer] = [m for m in self.incoming() if "method" not in m and m.get("id") == sent["id"]]
+        return answer
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """A raw request's result, or the `acp.RequestError` it failed with."""
@@ -250,47 +268,107 @@ class InProcessAgent:
 @asynccontextmanager
 async def agent_in_process(
     tmp_path: Path,
+    scenario: str = "success",
     *,
+    capable: bool = True,
     client_meta: dict[str, Any] | None = None,
-    initialize: bool = True,
+    env: dict[str, str] | None = None,
     client: Any = None,
+    initialize: bool = True,
+    capabilities: dict[str, Any] | None = None,
+    off_spec: str | None = None,
+    scenarios: Sequence[Scenario] = (),
 ) -> AsyncIterator[InProcessAgent]:
-    """The agent served over a socket pair, its Claude Code config folder under `tmp_path`;
-    initialized (with `client_meta` as the capabilities' `_meta`) unless `initialize` is false."""
+    """`spawn_adapter` in this process: the agent served over socket pairs, its Claude Code
+    config folder under `tmp_path`, each Claude process a session starts the scripted Claude
+    playing `scenario` in this process (`InProcessClaude`; `scenarios` beside the shipped ones,
+    its environment `env` besides). Initialized unless `initialize` is false, opted in to
+    sessionFailure when `capable` (`client_meta`: the capabilities' `_meta` instead),
+    `capabilities` the other client capabilities (wire names). On a clean exit its frames must
+    pass the conformance rules, unless `off_spec` says why they are off-spec on purpose."""
     workdir, config_dir = tmp_path / "project", tmp_path / "claude-config"
     for folder in (workdir, config_dir):
         folder.mkdir(parents=True, exist_ok=True)
-    settings = RuntimeSettings(env={"CLAUDE_CONFIG_DIR": str(config_dir)})
+    claude_env = {
+        "CLAUDE_CONFIG_DIR": str(config_dir),
+        SCENARIO_ENV: scenario,
+        # Where the scripted Claude logs its argv and control requests, as `AdapterPool`'s
+        # launcher has it log: beside the test's folders.
+        LOG_ENV: str(tmp_path / "claude-log.jsonl"),
+        **(env or {}),
+    }
+    settings = RuntimeSettings(executable=IN_PROCESS, env=claude_env)
     frames: list[Frame] = []
     client = client or RecordingClient()
     # The SDK's session helpers read Claude Code's folder from this process's environment, as
     # the agent's own process has it.
     saved = os.environ.get("CLAUDE_CONFIG_DIR")
     os.environ["CLAUDE_CONFIG_DIR"] = str(config_dir)
+    # The runtime builds its transport from this name: a session's Claude is played here.
+    transport = vars(claude_runtime)["ExitBoundedTransport"]
+    # ...and the scripted Claude looks its scenario up in this table.
+    shipped = vars(scripted_runtime)["SCENARIOS"]
+    setattr(claude_runtime, "ExitBoundedTransport", InProcessClaude)  # noqa: B010
+    setattr(scripted_runtime, "SCENARIOS", {**shipped, **{s.name: s for s in scenarios}})  # noqa: B010
     try:
-        async with _served(settings, client, frames) as conn:
+        # elicitation/create is in acp's unstable set: a client declaring it takes it.
+        unstable = capabilities is not None
+        async with (
+            _served(settings, client, frames, unstable=unstable) as conn,
+            _caught_logs(claude_env.get("CLAUDE_ACP_LOG", "DEBUG")) as log,
+        ):
             if initialize:
-                caps = ClientCapabilities.model_validate({"_meta": client_meta})
+                meta = client_meta if client_meta is not None else (OPT_IN if capable else None)
+                caps = ClientCapabilities.model_validate({**(capabilities or {}), "_meta": meta})
                 await asyncio.wait_for(
                     conn.initialize(
                         protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps
                     ),
                     WAIT,
                 )
-            yield InProcessAgent(conn, client, frames, workdir, config_dir)
+            process: Any = None  # none: the agent runs here
+            agent = InProcessAgent(
+                conn, process, client, frames, tmp_path / "no-stderr", workdir, config_dir
+            )
+            agent.log = log
+            yield agent
     finally:
+        setattr(claude_runtime, "ExitBoundedTransport", transport)  # noqa: B010
+        setattr(scripted_runtime, "SCENARIOS", shipped)  # noqa: B010
         if saved is None:
             os.environ.pop("CLAUDE_CONFIG_DIR", None)
         else:
             os.environ["CLAUDE_CONFIG_DIR"] = saved
     # What the agent said passes the conformance rules, as every end-to-end adapter's does.
-    violations = conformance_violations(frames)
-    assert not violations, "conformance violations:\n" + "\n".join(violations)
+    if off_spec is None and frames:
+        violations = conformance_violations(frames)
+        assert not violations, "conformance violations:\n" + "\n".join(violations)
+
+
+@asynccontextmanager
+async def _caught_logs(level: str) -> AsyncIterator[list[str]]:
+    """The messages the agent logs (its loggers are `adapter.*`) at `level` or above."""
+    caught: list[str] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            caught.append(record.getMessage())
+
+    handler = Catch(level=logging.getLevelName(level.upper()))
+    logger = logging.getLogger("adapter")
+    was = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(min(handler.level, was) if was else handler.level)
+    try:
+        yield caught
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(was)
 
 
 @asynccontextmanager
 async def _served(
-    settings: RuntimeSettings, client: Any, frames: list[Frame]
+    settings: RuntimeSettings, client: Any, frames: list[Frame], *, unstable: bool
 ) -> AsyncIterator[acp.ClientSideConnection]:
     """The agent served as `adapter/app/serving.py` serves it, and the client's connection."""
 
@@ -323,7 +401,11 @@ async def _served(
 
         tg.start_soon(serve)
         conn = acp.connect_to_agent(
-            cast(Client, client), client_writer, client_reader, observers=[record]
+            cast(Client, client),
+            client_writer,
+            client_reader,
+            observers=[record],
+            use_unstable_protocol=unstable,
         )
         try:
             yield conn
@@ -333,3 +415,106 @@ async def _served(
             with anyio.move_on_after(WAIT, shield=True):
                 await agent.close()
             tg.cancel_scope.cancel()
+
+
+def ends_its_process(name: str) -> bool:
+    """Whether the scenario `name` has a step that ends or signals the scripted Claude's
+    process (an exit, a kill, a hang): one `InProcessClaude` cannot play."""
+    scenario = vars(scripted_runtime)["SCENARIOS"][name]
+    steps = [*scenario.before_handshake, *(s for turn in scenario.turns for s in turn)]
+    return any(isinstance(step, PROCESS_STEPS) for step in steps)
+
+
+# What `agent_in_process` names as Claude's executable: never run, the scripted Claude is.
+IN_PROCESS = "/in-process/scripted-claude"
+
+
+class InProcessClaude(ExitBoundedTransport):
+    """Claude Code's process as the scripted Claude plays it, in this process: its turn loop in
+    a thread, its stdin and stdout two pipes. The real SDK client (its handshake, its control
+    protocol, permission questions and hooks) and the adapter's `ClaudeRuntime` run over it as
+    they run over Claude's process; only the process is gone. A scenario with a step that ends
+    or signals the process (an exit, a kill, a hang) is refused: that one is end to end."""
+
+    def __init__(self, prompt: Any, options: Any) -> None:
+        super().__init__(prompt=prompt, options=options)
+        self._stdin_fd: int | None = None
+        self._lines: asyncio.StreamReader | None = None
+        self._pipe: asyncio.ReadTransport | None = None
+        self._player: threading.Thread | None = None
+
+    @property
+    def process(self) -> Any:
+        return None  # no process to signal: `ClaudeRuntime.stop` closes this
+
+    async def connect(self) -> None:
+        if self._player is not None:
+            return  # connected already (`ClaudeRuntime.spawn`)
+        env = {**os.environ, **self._options.env}
+        name = env.get(SCENARIO_ENV, "")
+        scenario = vars(scripted_runtime)["SCENARIOS"].get(name)
+        if scenario is None:
+            raise ValueError(f"no scenario {name!r}")
+        if ends_its_process(name):
+            raise ValueError(f"scenario {name!r} ends or signals its process: end to end only")
+        argv = self._build_command()[1:]
+        stdin_r, self._stdin_fd = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stdin = os.fdopen(stdin_r, "rb")
+
+        def play() -> None:
+            try:
+                scripted_runtime.main(
+                    argv, env, stdin=stdin, stdout_fd=stdout_w, cwd=str(self._options.cwd)
+                )
+            finally:
+                with contextlib.suppress(OSError):
+                    os.close(stdout_w)
+                stdin.close()
+
+        loop = asyncio.get_running_loop()
+        self._lines = asyncio.StreamReader(limit=1 << 30)
+        protocol = asyncio.StreamReaderProtocol(self._lines)
+        self._pipe, _ = await loop.connect_read_pipe(
+            lambda: protocol, os.fdopen(stdout_r, "rb", buffering=0)
+        )
+        self._player = threading.Thread(target=play, name="scripted-claude", daemon=True)
+        self._player.start()
+        self._ready = True
+
+    async def write(self, data: str) -> None:
+        if self._stdin_fd is None:
+            raise CLIConnectionError("the scripted Claude's stdin is closed")
+        payload = data.encode("utf-8")
+        while payload:
+            payload = payload[os.write(self._stdin_fd, payload) :]
+        if self.written is not None:
+            self.written.set()
+
+    def read_messages(self) -> Any:
+        return self._noting_hints(self._frames())
+
+    async def _frames(self) -> AsyncIterator[dict[str, Any]]:
+        assert self._lines is not None
+        while line := await self._lines.readline():
+            text = line.decode("utf-8", errors="replace").strip()
+            if text:
+                yield json.loads(text)
+
+    async def end_input(self) -> None:
+        fd, self._stdin_fd = self._stdin_fd, None
+        if fd is not None:
+            os.close(fd)
+
+    async def close(self) -> None:
+        await self.end_input()
+        player = self._player
+        if player is not None:
+            with anyio.move_on_after(WAIT, shield=True):
+                await anyio.to_thread.run_sync(player.join)
+        if self._pipe is not None:
+            self._pipe.close()
+        self._ready = False
+
+    def is_ready(self) -> bool:
+        return self._ready

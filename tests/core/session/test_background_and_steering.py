@@ -5,12 +5,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fsm.effects import AnswerSteer, InterruptClaude, StopReason
+from fsm.effects import (
+    AnswerSteer,
+    InterruptClaude,
+    SendPrompt,
+    SettlePrompt,
+    StopReason,
+    TurnTakenUp,
+)
 from fsm.events import (
     BackgroundTaskSettled,
     BackgroundTasksListed,
     BackgroundTaskStarted,
     CancelRequested,
+    PromptEchoed,
+    PromptReceived,
     PromptSent,
     SteerReceived,
     TurnWentIdle,
@@ -195,3 +204,26 @@ def test_a_prompt_claude_folds_into_its_own_work_is_answered_by_that_works_resul
     own = replace(result(origin_kind="task-notification"), prompts=frozenset({"n2"}))
     assert capable.handle(own) == []
     assert capable.handle(result()) == [WITHDRAW, settled("t3")]
+
+
+def test_a_turn_held_for_an_owed_follow_up_hands_off_to_the_next_prompt(
+    capable: SessionCore,
+) -> None:
+    # The user moves on while the turn waits for the follow-up: the next prompt goes to
+    # Claude at once, and its echo answers the held turn; the follow-up's result is then
+    # Claude's own work, and the new prompt's own result answers it.
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing in the background."))
+    capable.handle(BACKGROUNDED)
+    capable.handle(SETTLED)
+    assert capable.handle(result()) == []
+    pushed = capable.handle(PromptReceived(turn_id="t2"))
+    assert pushed == [SendPrompt(turn_id="t2", pushed=True)]
+    capable.handle(PromptSent(turn_id="t2"))
+    handed_off = SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1, handed_off=True)
+    taken = capable.handle(PromptEchoed(epoch=E1, turn_id="t2"))
+    assert taken == [handed_off, TurnTakenUp(turn_id="t2")]
+    capable.handle(said("The audit found two issues."))
+    assert capable.handle(result(origin_kind="task-notification")) == []
+    capable.handle(said("And the lint is clean."))
+    assert capable.handle(result()) == [WITHDRAW, settled("t2")]

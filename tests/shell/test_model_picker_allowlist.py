@@ -1,5 +1,5 @@
-"""The model picker under the settings' `availableModels`, end to end through the real stdio
-agent and SDK: the picker lists the default and the allowlist's own spellings, with the names
+"""The model picker under the settings' `availableModels`, through the agent and the real SDK in
+process: the picker lists the default and the allowlist's own spellings, with the names
 of Claude Code's entries they stand for (versioned: "Haiku 4.5"), and a choice sends Claude Code
 that spelling (`set_model`)."""
 
@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.harness import TIMEOUT, spawn_adapter
+from tests.support.harness import TIMEOUT
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -31,7 +32,7 @@ async def test_the_allowlist_is_the_picker_and_its_spelling_goes_to_claude(
     settings = {"availableModels": ["claude-haiku-4-5", "opus", "claude-haiku-4-5"]}
     (project / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
-    async with spawn_adapter(tmp_path, "success", env=env) as adapter:
+    async with agent_in_process(tmp_path, "success", env=env) as adapter:
         send = adapter.conn._conn.send_request
         opened = await asyncio.wait_for(
             send("session/new", {"cwd": str(project), "mcpServers": []}), TIMEOUT

@@ -1,6 +1,9 @@
 """What other ACP clients send that the schema of `acp` 0.12.1 does not route:
 `session/set_model`, the earlier Claude adapter's method, which Emacs `acp.el` still sends, is
-the model option under its old name; `session/set_mode` stays ACP's own."""
+the model option under its old name; `session/set_mode` stays ACP's own.
+
+Played in process (`agent_in_process`: the agent, the real SDK and the scripted Claude in this
+process)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ from typing import Any
 import acp
 import pytest
 
-from tests.support.harness import TIMEOUT, AdapterPool
+from tests.support.harness import TIMEOUT
+from tests.support.shell_harness import agent_in_process
 
 
 def _claude_log(tmp_path: Path) -> list[dict[str, Any]]:
@@ -40,9 +44,9 @@ async def _refused(adapter: Any, method: str, params: dict[str, Any]) -> acp.Req
     return caught.value
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_set_model_sets_the_model_option(adapters: AdapterPool, tmp_path: Path) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+@pytest.mark.asyncio
+async def test_set_model_sets_the_model_option(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "success") as adapter:
         session = await adapter.new_session()
         by_value = await _raw(
             adapter, "session/set_model", {"sessionId": session, "modelId": "opus"}
@@ -68,9 +72,9 @@ async def test_set_model_sets_the_model_option(adapters: AdapterPool, tmp_path: 
     assert isinstance(answer, acp.schema.PromptResponse)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_set_model_refuses_what_it_cannot_take(adapters: AdapterPool, tmp_path: Path) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+@pytest.mark.asyncio
+async def test_set_model_refuses_what_it_cannot_take(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "success") as adapter:
         session = await adapter.new_session()
         unknown = await _refused(
             adapter, "session/set_model", {"sessionId": session, "modelId": "gpt-9"}

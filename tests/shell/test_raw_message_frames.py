@@ -1,4 +1,4 @@
-"""`_meta.claudeCode.emitRawSDKMessages` through the real stdio agent and the real SDK: a session
+"""`_meta.claudeCode.emitRawSDKMessages` through the agent and the real SDK in process: a session
 opened with it gets Claude Code's messages as Claude wrote them, `_claude/sdkMessage
 {sessionId, message}` (only the kinds its filters name), a session opened without it none, and
 a malformed value is refused before Claude starts (`fsm.raw_messages`)."""
@@ -12,7 +12,8 @@ from typing import Any
 import acp
 import pytest
 
-from tests.support.harness import TIMEOUT, spawn_adapter
+from tests.support.harness import TIMEOUT
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -31,7 +32,7 @@ async def _open(adapter: Any, meta: dict[str, Any] | None) -> Any:
 
 
 async def test_a_session_that_asked_gets_the_messages_it_named(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success") as adapter:
+    async with agent_in_process(tmp_path, "success") as adapter:
         plain = (await _open(adapter, None))["sessionId"]
         assert isinstance(await adapter.prompt(plain, "hello"), acp.schema.PromptResponse)
         assert _raw(adapter) == []
@@ -48,7 +49,7 @@ async def test_a_session_that_asked_gets_the_messages_it_named(tmp_path: Path) -
 
 
 async def test_a_malformed_choice_is_refused(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success") as adapter:
+    async with agent_in_process(tmp_path, "success") as adapter:
         with pytest.raises(acp.RequestError) as refused:
             await _open(adapter, {"emitRawSDKMessages": "everything"})
     assert refused.value.code == -32602

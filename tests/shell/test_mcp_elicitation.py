@@ -6,7 +6,9 @@ adapter answers: the scripted Claude sends it as the real CLI sends it, a client
 the scripted Claude as the exact control response it received) is what the server hears. A client
 without forms, an answer that does not fit, and a cancelled turn all end with Claude answered and
 every prompt answered once.
-"""
+
+Played in process (`agent_in_process`: the agent, the real SDK and the scripted Claude in this
+process)."""
 
 from __future__ import annotations
 
@@ -29,8 +31,9 @@ from tests.support.form_client import (
     never,
     withdrawn,
 )
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.harness import TIMEOUT, Adapter
 from tests.support.scripted_log import claude_log, elicitation_answers
+from tests.support.shell_harness import agent_in_process
 
 # The form the `deploy` server's schema becomes: every field ACP's forms know, with the keys
 # ACP keeps; the `window` object field is left out.
@@ -67,10 +70,10 @@ def initialize_requests(tmp_path: Path) -> list[dict[str, Any]]:
 
 
 async def _elicit(
-    adapters: AdapterPool, tmp_path: Path, answer: Answer, capabilities: Any = FORMS
+    tmp_path: Path, answer: Answer, capabilities: Any = FORMS
 ) -> tuple[Adapter, FormClient, Any, Any]:
     client = FormClient(answer)
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "mcp_elicit", client=client, capabilities=capabilities
     ) as adapter:
         session = await adapter.new_session()
@@ -85,11 +88,11 @@ def _ended_well(first: Any, second: Any, adapter: Adapter) -> None:
     assert list(adapter.answers().values()) == [1, 1]
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_the_adapter_answers_claude_codes_own_request_and_registers_no_hook(
-    adapters: AdapterPool, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    adapter, _, first, second = await _elicit(adapters, tmp_path, action("decline"))
+    adapter, _, first, second = await _elicit(tmp_path, action("decline"))
     # Claude Code 2.1.332 ignores a callback hook's answer; one would only ask twice.
     [initialize] = initialize_requests(tmp_path)
     assert "Elicitation" not in (initialize.get("hooks") or {})
@@ -98,12 +101,10 @@ async def test_the_adapter_answers_claude_codes_own_request_and_registers_no_hoo
     _ended_well(first, second, adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_an_accepted_form_reaches_the_server_with_its_content(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_an_accepted_form_reaches_the_server_with_its_content(tmp_path: Path) -> None:
     content = {"environment": "staging", "notify": False, "replicas": 3, "regions": ["eu"]}
-    adapter, client, first, second = await _elicit(adapters, tmp_path, accept(content))
+    adapter, client, first, second = await _elicit(tmp_path, accept(content))
     [form] = forms_sent(adapter)
     assert form["params"] == {
         "mode": "form",
@@ -120,15 +121,15 @@ async def test_an_accepted_form_reaches_the_server_with_its_content(
     _ended_well(first, second, adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("reply", "outcome"),
     [("decline", "decline"), ("cancel", "cancel"), ("something-else", "cancel")],
 )
 async def test_decline_and_cancel_reach_the_server_as_such(
-    adapters: AdapterPool, tmp_path: Path, reply: str, outcome: str
+    tmp_path: Path, reply: str, outcome: str
 ) -> None:
-    adapter, _, first, second = await _elicit(adapters, tmp_path, action(reply))
+    adapter, _, first, second = await _elicit(tmp_path, action(reply))
     assert len(forms_sent(adapter)) == 1
     [answered] = elicitation_answers(tmp_path)
     assert answered["response"] == {"action": outcome}
@@ -136,11 +137,9 @@ async def test_decline_and_cancel_reach_the_server_as_such(
     _ended_well(first, second, adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_without_forms_the_server_is_declined_and_no_form_is_sent(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    adapter, _, first, second = await _elicit(adapters, tmp_path, never, capabilities=None)
+@pytest.mark.asyncio
+async def test_without_forms_the_server_is_declined_and_no_form_is_sent(tmp_path: Path) -> None:
+    adapter, _, first, second = await _elicit(tmp_path, never, capabilities=None)
     assert forms_sent(adapter) == []
     [answered] = elicitation_answers(tmp_path)
     assert answered["response"] == {"action": "decline"}
@@ -148,10 +147,10 @@ async def test_without_forms_the_server_is_declined_and_no_form_is_sent(
     _ended_well(first, second, adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_misfit_values_are_dropped(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_misfit_values_are_dropped(tmp_path: Path) -> None:
     content = {"environment": "staging", "replicas": 9, "notify": "yes", "extra": 1}
-    adapter, _, first, second = await _elicit(adapters, tmp_path, accept(content))
+    adapter, _, first, second = await _elicit(tmp_path, accept(content))
     [answered] = elicitation_answers(tmp_path)
     # Over the maximum, not a boolean, not a field: only what fits reaches the server.
     kept = {"environment": "staging"}
@@ -159,28 +158,26 @@ async def test_misfit_values_are_dropped(adapters: AdapterPool, tmp_path: Path) 
     _ended_well(first, second, adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     "content",
     [{"environment": "moon"}, {"notify": True}, ["staging"], None],
     ids=["not-an-option", "required-missing", "a-list", "none"],
 )
-async def test_an_answer_lacking_a_required_value_is_a_cancel(
-    adapters: AdapterPool, tmp_path: Path, content: Any
-) -> None:
-    adapter, _, first, second = await _elicit(adapters, tmp_path, accept(content))
+async def test_an_answer_lacking_a_required_value_is_a_cancel(tmp_path: Path, content: Any) -> None:
+    adapter, _, first, second = await _elicit(tmp_path, accept(content))
     [answered] = elicitation_answers(tmp_path)
     assert answered["response"] == {"action": "cancel"}
     assert "The deploy server heard: cancel." in adapter.agent_texts()
     _ended_well(first, second, adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_a_cancelled_turn_withdraws_the_form_and_leaves_no_one_waiting(
-    adapters: AdapterPool, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     client = FormClient(never)
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "mcp_elicit", client=client, capabilities=FORMS
     ) as adapter:
         session = await adapter.new_session()

@@ -1,4 +1,5 @@
-"""Text sent as a blob, through the real stdio agent, as the reference adapter takes it: a
+"""Text sent as a blob, through the agent in process (`agent_in_process`), as the reference
+adapter takes it: a
 `resource` whose `blob` holds text of a text type (`text/*`, `application/json; charset=utf-8`,
 `+json`, `+xml`, YAML, ...) reaches Claude decoded by its charset, attached as a text resource
 is (`[@name](uri)` in place, `<context ref=…>` after the prompt). A blob whose charset is
@@ -17,7 +18,8 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
+from tests.support.harness import TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -63,7 +65,7 @@ CASES = [
 
 
 async def test_text_blobs_reach_claude_decoded(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+    async with agent_in_process(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
         session = await adapter.new_session()
         answer = await _prompt(adapter, session, *(_blob(*case[:3]) for case in CASES))
         assert answer.get("stopReason") == "end_turn", answer
@@ -88,7 +90,7 @@ async def test_text_blobs_reach_claude_decoded(tmp_path: Path) -> None:
 async def test_a_blob_that_cannot_be_read_as_text_is_refused(
     tmp_path: Path, mime: str, data: bytes, said: str
 ) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+    async with agent_in_process(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
         session = await adapter.new_session()
         with pytest.raises(acp.RequestError) as caught:
             await _prompt(adapter, session, _blob("file:///p/x.txt", mime, data))
@@ -101,7 +103,7 @@ async def test_a_blob_that_cannot_be_read_as_text_is_refused(
 
 
 async def test_a_blob_whose_data_is_not_base64_is_refused(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success") as adapter:
+    async with agent_in_process(tmp_path, "success") as adapter:
         session = await adapter.new_session()
         resource = {"uri": "file:///p/a.txt", "mimeType": "text/plain", "blob": "not base64!"}
         bad = {"type": "resource", "resource": resource}

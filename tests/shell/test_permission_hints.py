@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from acp.schema import AllowedOutcome, PromptResponse, RequestPermissionResponse
 
-from tests.support.harness import AdapterPool
+from tests.support.shell_harness import agent_in_process
 
 
 class OfferClient:
@@ -31,10 +31,10 @@ class OfferClient:
         )
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_the_clis_hints_shape_the_options(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_the_clis_hints_shape_the_options(tmp_path: Path) -> None:
     client = OfferClient()
-    async with adapters.session_adapter(tmp_path, "permission_hints", client=client) as adapter:
+    async with agent_in_process(tmp_path, "permission_hints", client=client) as adapter:
         session = await adapter.new_session()
         answers = [await adapter.prompt(session, f"deploy {n}") for n in range(3)]
     yes, no = ("allow", "Yes", "allow_once"), ("reject", "No", "reject_once")

@@ -1,4 +1,4 @@
-"""A live session is named by Claude Code, through the real stdio agent, as the reference
+"""A live session is named by Claude Code, through the agent in process, as the reference
 adapter names it: once a turn whose prompt said enough is over, the adapter asks Claude Code
 for its title (`generate_session_title`, `persist: true`: the name `session/list` shows) and
 shows it in place of the first line of the first prompt. No title from Claude Code (the
@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import Adapter, spawn_adapter
+from tests.support.harness import Adapter
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -50,7 +51,9 @@ async def _titled(adapter: Adapter, want: str) -> None:
 
 
 async def test_claude_codes_title_names_the_session(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_env(tmp_path, "Fix flaky test")) as adapter:
+    async with agent_in_process(
+        tmp_path, "success", env=_env(tmp_path, "Fix flaky test")
+    ) as adapter:
         session = await adapter.new_session()
         for text in ("hi", "please fix the flaky login test", "and the docs"):
             answer = await adapter.prompt(session, text)
@@ -66,7 +69,7 @@ async def test_claude_codes_title_names_the_session(tmp_path: Path) -> None:
 
 
 async def test_without_a_title_from_claude_code_the_first_line_stays(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_env(tmp_path, None)) as adapter:
+    async with agent_in_process(tmp_path, "success", env=_env(tmp_path, None)) as adapter:
         session = await adapter.new_session()
         for text in ("please fix the flaky login test", "and then the docs please"):
             answer = await adapter.prompt(session, text)
@@ -85,7 +88,7 @@ async def test_without_a_title_from_claude_code_the_first_line_stays(tmp_path: P
     ],
 )
 async def test_an_odd_title_is_shown_safely(tmp_path: Path, given: str, shown: str | None) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_env(tmp_path, given)) as adapter:
+    async with agent_in_process(tmp_path, "success", env=_env(tmp_path, given)) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "please fix the flaky login test")
         assert isinstance(answer, PromptResponse), answer
@@ -98,3 +101,29 @@ async def test_an_odd_title_is_shown_safely(tmp_path: Path, given: str, shown: s
     else:
         assert titles[-1] == shown.strip(), titles
         assert all(len(t) <= 256 for t in titles)
+
+
+async def test_a_rename_typed_in_the_chat_names_the_live_session(tmp_path: Path) -> None:
+    # docs/decisions.md#live-session-names: `/rename` stores Claude Code's custom title; once
+    # its turn is over the live name is the one `session/list` shows, and stays.
+    env = _env(tmp_path, "Fix flaky test")
+    async with agent_in_process(tmp_path, "rename_typed", env=env) as adapter:
+        session = await adapter.new_session()
+        first = await adapter.prompt(session, "please fix the flaky login test")
+        assert isinstance(first, PromptResponse), first
+        await _titled(adapter, "Fix flaky test")
+        renamed = await adapter.prompt(session, "/rename Login\x1b[31m work")
+        assert isinstance(renamed, PromptResponse), renamed
+        await _titled(adapter, "Login\u241b[31m work")
+        later = await adapter.prompt(session, "and now update the docs as well")
+        assert isinstance(later, PromptResponse), later
+        listed = await asyncio.wait_for(
+            adapter.conn._conn.send_request("session/list", {"cwd": str(adapter.workdir)}), 30
+        )
+    titles = _titles(adapter)
+    assert titles[-1] == "Login\u241b[31m work", titles
+    # The rename was never shown as a first line, nor replaced by a generated title later.
+    assert "/rename Login\x1b[31m work" not in titles and titles.count("Fix flaky test") == 1
+    row = next(s for s in listed["sessions"] if s["sessionId"] == session)
+    assert row["title"] == titles[-1], (row, titles)  # the name session/list shows
+    assert len(_asked(tmp_path)) == 1  # asked for the first prompt only

@@ -1,5 +1,5 @@
-"""Where a session's mode starts and who moves fast mode,
-end to end through real stdio with a real ACP client and the scripted Claude:
+"""Where a session's mode starts and who moves fast mode, through the agent, the real SDK and
+the scripted Claude in process (`agent_in_process`):
 - a session nobody named a mode for starts in `auto`, as the reference starts it
   (as the reference adapter does), and one whose settings name an `auto` its model lacks is in
   Accept edits and is told so at its first prompt;
@@ -34,7 +34,7 @@ from tests.support.config_requests import (
     raw_request,
     scripted_env,
 )
-from tests.support.harness import spawn_adapter
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -60,7 +60,7 @@ def _transcript_modes(adapter: Any, session: str) -> list[str]:
 
 
 async def test_a_session_nobody_named_a_mode_for_starts_in_auto(tmp_path: Path) -> None:
-    async with spawn_adapter(
+    async with agent_in_process(
         tmp_path, "success", env=scripted_env(tmp_path), initialize=False, capable=False
     ) as adapter:
         await initialize_with(adapter, BOOLEAN)
@@ -87,7 +87,7 @@ async def test_settings_auto_on_a_model_without_it_is_accept_edits_told_at_the_f
     settings = {"permissions": {"defaultMode": "auto"}}
     (user / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     env = {**scripted_env(tmp_path), "ANTHROPIC_MODEL": "haiku"}  # Haiku lacks auto
-    async with spawn_adapter(
+    async with agent_in_process(
         tmp_path, "success", env=env, initialize=False, capable=False
     ) as adapter:
         await initialize_with(adapter, NOTICES_ONLY if notices else {})
@@ -129,7 +129,7 @@ async def test_claude_turning_fast_mode_off_is_mirrored_and_told(
         "CLAUDE_ACP_SCRIPTED_FAST": "on",
         "CLAUDE_ACP_SCRIPTED_FAST_OFF": "extra_usage_disabled",
     }
-    async with spawn_adapter(
+    async with agent_in_process(
         tmp_path, "success", env=env, initialize=False, capable=False
     ) as adapter:
         await initialize_with(adapter, BOOLEAN if boolean else {})
@@ -166,7 +166,7 @@ async def test_fast_mode_in_cooldown_stays_on(tmp_path: Path) -> None:
         "ANTHROPIC_MODEL": "opus",
         "CLAUDE_ACP_SCRIPTED_FAST": "cooldown",
     }
-    async with spawn_adapter(
+    async with agent_in_process(
         tmp_path, "success", env=env, initialize=False, capable=False
     ) as adapter:
         await initialize_with(adapter, BOOLEAN)
@@ -179,7 +179,7 @@ async def test_fast_mode_in_cooldown_stays_on(tmp_path: Path) -> None:
 
 async def test_leaving_plan_mode_entered_from_bypass_offers_bypass_first(tmp_path: Path) -> None:
     client = PlanClient("exit-plan-bypass")
-    async with spawn_adapter(
+    async with agent_in_process(
         tmp_path, "plan_mode", env=scripted_env(tmp_path), client=client
     ) as adapter:
         session, _ = await new_session_raw(adapter)
@@ -208,7 +208,7 @@ async def test_leaving_plan_mode_entered_from_bypass_offers_bypass_first(tmp_pat
 
 async def test_leaving_plan_mode_entered_from_auto_keeps_auto_first(tmp_path: Path) -> None:
     client = PlanClient("reject")
-    async with spawn_adapter(
+    async with agent_in_process(
         tmp_path, "plan_mode", env=scripted_env(tmp_path), client=client
     ) as adapter:
         session, _ = await new_session_raw(adapter)

@@ -1,6 +1,6 @@
 """A loaded session shows what the user said, not Claude Code's plumbing: a transcript holding
 every marker kind Claude Code writes and a hidden local command (`/model`) with its output
-replays clean, through the real stdio agent, for a capable, a legacy and an `agent_error`
+replays clean, through the agent in process, for a capable, a legacy and an `agent_error`
 client (`fsm.transcript_entries.spoken_content` decides)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import TIMEOUT, spawn_adapter
+from tests.support.harness import TIMEOUT
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -99,7 +100,7 @@ def _user_texts(updates: list[dict[str, Any]]) -> list[str]:
 @pytest.mark.parametrize("client", sorted(CLIENTS))
 async def test_a_loaded_session_shows_no_plumbing(tmp_path: Path, client: str) -> None:
     options = CLIENTS[client]
-    async with spawn_adapter(tmp_path, "success", **options) as live:
+    async with agent_in_process(tmp_path, "success", **options) as live:
         session = await live.new_session()
         answer = await live.prompt(session, "first question")
         assert isinstance(answer, PromptResponse), answer
@@ -107,7 +108,7 @@ async def test_a_loaded_session_shows_no_plumbing(tmp_path: Path, client: str) -
     with path.open("a", encoding="utf-8") as transcript:
         for line in _plumbing():
             transcript.write(json.dumps(line) + "\n")
-    async with spawn_adapter(tmp_path, "success", **options) as loaded:
+    async with agent_in_process(tmp_path, "success", **options) as loaded:
         await asyncio.wait_for(
             loaded.conn.load_session(cwd=str(loaded.workdir), session_id=session, mcp_servers=[]),
             TIMEOUT,
@@ -130,7 +131,7 @@ async def test_a_live_session_is_named_by_its_first_prompt_that_says_something(
     """Live, the rule is the one replay applies: a hidden local command typed first (`/model
     opus`) names nothing, the next prompt does, and its markers are not part of the name
     (`fsm.transcript_entries.typed_prompt_said`)."""
-    async with spawn_adapter(tmp_path, "success") as live:
+    async with agent_in_process(tmp_path, "success") as live:
         session = await live.new_session()
         for text in ("/model opus", "tidy <system-reminder>r</system-reminder>the notes"):
             answer = await live.prompt(session, text)

@@ -1,7 +1,10 @@
 """`_meta.claudeCode.options` on session/new, load, resume and fork reaches Claude Code as the
 reference adapter passes it: each option as the flag, environment or settings the
 scripted Claude records (`claude-log.jsonl`); a wrong type is a -32602 naming the key, before
-any Claude starts; an unknown key is ignored."""
+any Claude starts; an unknown key is ignored.
+
+Played in process (`agent_in_process`: the agent, the real SDK and the scripted Claude in this
+process)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ from typing import Any
 import acp
 import pytest
 
-from tests.support.harness import TIMEOUT, AdapterPool
+from tests.support.harness import TIMEOUT
+from tests.support.shell_harness import agent_in_process
 
 OPTIONS: dict[str, Any] = {
     "thinking": {"type": "enabled", "budgetTokens": 2048},
@@ -80,11 +84,9 @@ def _assert_every_option_reached_claude(argv: list[str], env: dict[str, Any]) ->
     assert env == {"EDITOR_OPTION_PROBE": "from-the-client"}
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_options_on_new_and_resume_reach_claude_code(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path, "success", env=ENV) as adapter:
+@pytest.mark.asyncio
+async def test_options_on_new_and_resume_reach_claude_code(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "success", env=ENV) as adapter:
         created = await _request(adapter, "session/new", _params(adapter, OPTIONS))
         session = created["sessionId"]
         answer = await adapter.prompt(session, "hello")
@@ -100,12 +102,10 @@ async def test_options_on_new_and_resume_reach_claude_code(
     assert any(token.startswith("--resume") for token in argvs[1])
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_options_on_load_and_fork_reach_claude_code(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_options_on_load_and_fork_reach_claude_code(tmp_path: Path) -> None:
     thinking = {"thinking": {"type": "adaptive"}, "maxThinkingTokens": 0}
-    async with adapters.session_adapter(tmp_path, "success", env=ENV) as adapter:
+    async with agent_in_process(tmp_path, "success", env=ENV) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "hello")
         await _request(adapter, "session/load", _params(adapter, thinking, sessionId=session))
@@ -119,7 +119,7 @@ async def test_options_on_load_and_fork_reach_claude_code(
     assert _flag(fork, "--agent") == "planner"
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("options", "key"),
     [
@@ -134,9 +134,9 @@ async def test_options_on_load_and_fork_reach_claude_code(
     ],
 )
 async def test_a_wrong_option_is_refused_naming_its_key(
-    adapters: AdapterPool, tmp_path: Path, options: Any, key: str
+    tmp_path: Path, options: Any, key: str
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with agent_in_process(tmp_path, "success") as adapter:
         with pytest.raises(acp.RequestError) as refused:
             await _request(adapter, "session/new", _params(adapter, options))
         session = await adapter.new_session()  # the agent carries on

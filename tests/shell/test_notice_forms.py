@@ -1,8 +1,8 @@
-"""Notices end to end (docs/decisions.md#model-fallback, #acp-notices and #mcp-server-problems): MCP
-servers that Claude Code reports failed or needing auth, statuses of unknown shapes, and a model
-fallback, through the real stdio agent and the SDK spawning the scripted Claude, for a
-sessionFailure client, an ACP-notices client, an `agent_error` client and a legacy one. Each asserts
-the exact frames.
+"""Notices in each client's form (docs/decisions.md#model-fallback, #acp-notices and
+#mcp-server-problems): MCP servers that Claude Code reports failed or needing auth, statuses of
+unknown shapes, and a model fallback, through the agent, the real SDK and the scripted Claude in
+process (`agent_in_process`), for a sessionFailure client, an ACP-notices client, an
+`agent_error` client and a legacy one. Each asserts the exact frames.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
+from tests.support.harness import TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -48,7 +49,7 @@ def _kwargs(kind: str) -> dict[str, Any]:
 async def _adapter(
     tmp_path: Path, scenario: str, kind: str, env: dict[str, str] | None = None
 ) -> AsyncIterator[Adapter]:
-    async with spawn_adapter(tmp_path, scenario, env=env, **_kwargs(kind)) as adapter:
+    async with agent_in_process(tmp_path, scenario, env=env, **_kwargs(kind)) as adapter:
         if kind == "acp_notices":
             # `acp` 0.12.1 drops `session.notices` when it parses: the raw initialize has it.
             caps = {**NOTICES, "fs": {"readTextFile": False, "writeTextFile": False}}

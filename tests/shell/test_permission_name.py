@@ -10,15 +10,13 @@ import pytest
 from acp.schema import PromptResponse
 
 from tests.support.choosing_client import KindClient
-from tests.support.harness import AdapterPool
+from tests.support.shell_harness import agent_in_process
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_the_permission_question_names_the_tool(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_the_permission_question_names_the_tool(tmp_path: Path) -> None:
     client = KindClient(kind="allow_once")
-    async with adapters.session_adapter(tmp_path, "permission", client=client) as adapter:
+    async with agent_in_process(tmp_path, "permission", client=client) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "clean up")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"

@@ -4,7 +4,9 @@ Sent raw (acp's schema drops `systemPrompt`): `additionalDirectories` becomes `-
 per folder, an `append` prompt `--append-system-prompt`, an `override` one `--system-prompt`, on
 `session/new`, `load`, `resume` and `fork` alike (the client sends them again each time, as with
 the reference adapter); bad values get -32602 naming the field and start no Claude.
-"""
+
+Played in process (`agent_in_process`: the agent, the real SDK and the scripted Claude in this
+process)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from typing import Any
 import acp
 import pytest
 
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.harness import TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 
 def argvs(tmp_path: Path) -> list[list[str]]:
@@ -49,11 +52,9 @@ def opening(adapter: Adapter, **extra: Any) -> dict[str, Any]:
     return {"cwd": str(adapter.workdir), "mcpServers": [], **extra}
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_folders_and_an_appended_prompt_reach_claude(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+@pytest.mark.asyncio
+async def test_folders_and_an_appended_prompt_reach_claude(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "success") as adapter:
         extra = [str(tmp_path / "lib"), str(tmp_path / "docs")]
         params = opening(
             adapter,
@@ -68,11 +69,11 @@ async def test_folders_and_an_appended_prompt_reach_claude(
     assert "--system-prompt" not in argv
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_an_override_prompt_replaces_claudes_and_none_leaves_the_default(
-    adapters: AdapterPool, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with agent_in_process(tmp_path, "success") as adapter:
         await raw(
             adapter,
             "session/new",
@@ -86,13 +87,11 @@ async def test_an_override_prompt_replaces_claudes_and_none_leaves_the_default(
     assert "--system-prompt" not in plain  # Claude Code's own prompt (the preset)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_load_resume_and_fork_take_what_the_client_sends_again(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_load_resume_and_fork_take_what_the_client_sends_again(tmp_path: Path) -> None:
     folder = str(tmp_path / "shared")
     again = {"additionalDirectories": [folder], "systemPrompt": text_prompt("append", "Again.")}
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with agent_in_process(tmp_path, "success") as adapter:
         session = (await raw(adapter, "session/new", opening(adapter, **again)))["sessionId"]
         assert (await adapter.prompt(session, "hi")).stop_reason == "end_turn"  # type: ignore[union-attr]
         # A resume of the live session with other surroundings restarts its Claude with them.
@@ -111,7 +110,7 @@ async def test_load_resume_and_fork_take_what_the_client_sends_again(
         assert flag_values(argv, "--append-system-prompt") == ["Again."]
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("extra", "field", "says"),
     [
@@ -138,9 +137,9 @@ async def test_load_resume_and_fork_take_what_the_client_sends_again(
     ],
 )
 async def test_bad_values_get_invalid_params_naming_the_field(
-    adapters: AdapterPool, tmp_path: Path, extra: dict[str, Any], field: str, says: str
+    tmp_path: Path, extra: dict[str, Any], field: str, says: str
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with agent_in_process(tmp_path, "success") as adapter:
         for method in ("session/new", "session/resume"):
             params = opening(adapter, **extra)
             if method != "session/new":
@@ -151,9 +150,9 @@ async def test_bad_values_get_invalid_params_naming_the_field(
     assert argvs(tmp_path) == []  # no Claude was started
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_initialize_advertises_both(adapters: AdapterPool, tmp_path: Path) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+@pytest.mark.asyncio
+async def test_initialize_advertises_both(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "success") as adapter:
         [answer] = [
             m["result"]
             for m in adapter.incoming()

@@ -5,7 +5,9 @@ and its answer reaches Claude as AskUserQuestion's `answers` (the scripted Claud
 heard); a client without it never gets the tool (`--disallowedTools AskUserQuestion`), so Claude
 asks in its reply. Bad answers, withdrawn forms and cancels racing them all end with Claude
 answered and every prompt answered once.
-"""
+
+Played in process (`agent_in_process`: the agent, the real SDK and the scripted Claude in this
+process)."""
 
 from __future__ import annotations
 
@@ -29,8 +31,9 @@ from tests.support.form_client import (
     never,
     withdrawn,
 )
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.harness import TIMEOUT, Adapter
 from tests.support.scripted_log import claude_log
+from tests.support.shell_harness import agent_in_process
 
 DB = "Which database should the app use?"
 FEATURES = "Which features come first?"
@@ -42,12 +45,10 @@ def argv_of(tmp_path: Path) -> list[str]:
 
 
 async def _ask(
-    adapters: AdapterPool, tmp_path: Path, answer: Answer, scenario: str = "ask_question"
+    tmp_path: Path, answer: Answer, scenario: str = "ask_question"
 ) -> tuple[Adapter, FormClient, PromptResponse | acp.RequestError, Any]:
     client = FormClient(answer)
-    async with adapters.session_adapter(
-        tmp_path, scenario, client=client, capabilities=FORMS
-    ) as adapter:
+    async with agent_in_process(tmp_path, scenario, client=client, capabilities=FORMS) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "build me an app")
         second = await adapter.prompt(session, "thanks")
@@ -57,12 +58,10 @@ async def _ask(
 # --- a client with forms --------------------------------------------------------------------
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_one_question_becomes_a_form_and_its_answer_reaches_claude(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_one_question_becomes_a_form_and_its_answer_reaches_claude(tmp_path: Path) -> None:
     content = {"question_0": "Postgres", "question_0_custom": "version 16"}
-    adapter, client, first, second = await _ask(adapters, tmp_path, accept(content))
+    adapter, client, first, second = await _ask(tmp_path, accept(content))
     [form] = forms_sent(adapter)
     tool_call_id = form["params"]["toolCallId"]
     assert form["params"] == {
@@ -116,14 +115,14 @@ async def test_one_question_becomes_a_form_and_its_answer_reaches_claude(
     assert "--disallowedTools" not in " ".join(argv_of(tmp_path))
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_several_questions_and_several_picks(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_several_questions_and_several_picks(tmp_path: Path) -> None:
     content = {
         "question_0_custom": "DuckDB",  # nothing picked: the typed text is the answer
         "question_1": ["Sign-in", "Search"],
         "question_1_custom": "Billing, later",
     }
-    adapter, _, first, _ = await _ask(adapters, tmp_path, accept(content), "ask_questions")
+    adapter, _, first, _ = await _ask(tmp_path, accept(content), "ask_questions")
     [form] = forms_sent(adapter)
     params = form["params"]
     assert params["message"] == "Please answer the following questions."
@@ -161,20 +160,18 @@ async def test_several_questions_and_several_picks(adapters: AdapterPool, tmp_pa
     assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_decline_tells_claude_the_user_skipped(adapters: AdapterPool, tmp_path: Path) -> None:
-    adapter, _, first, second = await _ask(adapters, tmp_path, action("decline"))
+@pytest.mark.asyncio
+async def test_decline_tells_claude_the_user_skipped(tmp_path: Path) -> None:
+    adapter, _, first, second = await _ask(tmp_path, action("decline"))
     assert "You skipped my questions." in adapter.agent_texts()
     assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
     assert isinstance(second, PromptResponse) and second.stop_reason == "end_turn"
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("name", ["cancel", "something-else"])
-async def test_cancel_or_an_unknown_action_aborts_the_tool(
-    adapters: AdapterPool, tmp_path: Path, name: str
-) -> None:
-    adapter, _, first, second = await _ask(adapters, tmp_path, action(name))
+async def test_cancel_or_an_unknown_action_aborts_the_tool(tmp_path: Path, name: str) -> None:
+    adapter, _, first, second = await _ask(tmp_path, action(name))
     assert "The question was withdrawn (Tool use aborted)." in adapter.agent_texts()
     assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
     assert isinstance(second, PromptResponse) and second.stop_reason == "end_turn"
@@ -183,7 +180,7 @@ async def test_cancel_or_an_unknown_action_aborts_the_tool(
 # --- bad answers ------------------------------------------------------------------------------
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     "content",
     [
@@ -196,20 +193,20 @@ async def test_cancel_or_an_unknown_action_aborts_the_tool(
     ids=["unknown-option", "numbers", "list", "string", "none"],
 )
 async def test_an_answer_that_does_not_fit_the_form_reaches_claude_as_no_answer(
-    adapters: AdapterPool, tmp_path: Path, content: Any
+    tmp_path: Path, content: Any
 ) -> None:
-    adapter, _, first, second = await _ask(adapters, tmp_path, accept(content))
+    adapter, _, first, second = await _ask(tmp_path, accept(content))
     assert "You skipped my questions." in adapter.agent_texts()
     assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
     assert isinstance(second, PromptResponse) and second.stop_reason == "end_turn"
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_client_error_denies_the_question(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_a_client_error_denies_the_question(tmp_path: Path) -> None:
     async def fail(form: dict[str, Any]) -> Any:
         raise acp.RequestError.internal_error({"reason": "no UI"})
 
-    adapter, _, first, _ = await _ask(adapters, tmp_path, fail)
+    adapter, _, first, _ = await _ask(tmp_path, fail)
     assert (
         "AskUserQuestion was denied: Could not present the question to the user."
         in adapter.agent_texts()
@@ -221,13 +218,12 @@ async def test_a_client_error_denies_the_question(adapters: AdapterPool, tmp_pat
 
 
 async def _cancel_while_asked(
-    adapters: AdapterPool,
     tmp_path: Path,
     cancel: Callable[[Adapter, str], Awaitable[None]],
     answer: Answer = never,
 ) -> tuple[Adapter, Any, Any]:
     client = FormClient(answer)
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "ask_question", client=client, capabilities=FORMS
     ) as adapter:
         session = await adapter.new_session()
@@ -252,14 +248,14 @@ async def _cancel_request(adapter: Adapter, session: str) -> None:
     await adapter.conn._conn.send_notification("$/cancel_request", {"requestId": prompt_id})
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     "cancel", [_session_cancel, _cancel_request], ids=["session-cancel", "cancel-request"]
 )
 async def test_a_cancelled_turn_withdraws_an_unanswered_form(
-    adapters: AdapterPool, tmp_path: Path, cancel: Callable[[Adapter, str], Awaitable[None]]
+    tmp_path: Path, cancel: Callable[[Adapter, str], Awaitable[None]]
 ) -> None:
-    adapter, first, second = await _cancel_while_asked(adapters, tmp_path, cancel)
+    adapter, first, second = await _cancel_while_asked(tmp_path, cancel)
     [form] = forms_sent(adapter)
     assert withdrawn(adapter) == [form["id"]]
     assert isinstance(first, PromptResponse) and first.stop_reason == "cancelled"
@@ -269,8 +265,8 @@ async def test_a_cancelled_turn_withdraws_an_unanswered_form(
     assert not [t for t in adapter.agent_texts() if t.startswith("You answered")]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_cancel_racing_the_answer(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_a_cancel_racing_the_answer(tmp_path: Path) -> None:
     holder: list[Adapter] = []
 
     async def cancel_then_accept(form: dict[str, Any]) -> Any:
@@ -280,7 +276,7 @@ async def test_a_cancel_racing_the_answer(adapters: AdapterPool, tmp_path: Path)
         return {"action": "accept", "content": {"question_0": "Postgres"}}
 
     client = FormClient(cancel_then_accept)
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "ask_question", client=client, capabilities=FORMS
     ) as adapter:
         holder.append(adapter)
@@ -296,12 +292,12 @@ async def test_a_cancel_racing_the_answer(adapters: AdapterPool, tmp_path: Path)
 # --- a client without forms -----------------------------------------------------------------
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_without_forms_claude_has_no_question_tool_and_asks_in_its_reply(
-    adapters: AdapterPool, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     client = FormClient(never)
-    async with adapters.session_adapter(tmp_path, "ask_question", client=client) as adapter:
+    async with agent_in_process(tmp_path, "ask_question", client=client) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "build me an app")
     argv = argv_of(tmp_path)

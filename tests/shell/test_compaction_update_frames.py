@@ -1,4 +1,4 @@
-"""Compaction for a client that declares `clientCapabilities.session.compaction`, end to end:
+"""Compaction for a client that declares `clientCapabilities.session.compaction`, in process:
 `compaction_update`s and the streamed summary as `compaction_summary_chunk`s, not the "Compact
 conversation" card (which every other client keeps: `test_session_state.py`), and the same
 `usage_update` with the context retained.
@@ -15,9 +15,8 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.view.compaction_ids import compaction_id
-from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
-
-pytestmark = pytest.mark.e2e
+from tests.support.harness import TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 
 def _update(compaction_id: str, status: str, **fields: Any) -> dict[str, Any]:
@@ -48,7 +47,7 @@ def _retained(used: int) -> dict[str, Any]:
 
 @pytest.mark.asyncio
 async def test_a_compaction_client_gets_compaction_updates_and_no_card(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "compaction", initialize=False, capable=False) as adapter:
+    async with agent_in_process(tmp_path, "compaction", initialize=False, capable=False) as adapter:
         # acp 0.12.1's models drop `session.compaction`: the raw request carries it.
         caps = {
             "session": {"compaction": {}},
@@ -99,7 +98,7 @@ async def _initialize_for_compaction(adapter: Adapter) -> None:
 
 
 async def _compacted_session(tmp_path: Path) -> tuple[str, Adapter]:
-    async with spawn_adapter(tmp_path, "compaction") as adapter:
+    async with agent_in_process(tmp_path, "compaction") as adapter:
         session = await adapter.new_session()
         for text in ("Go on", "/compact", "/compact"):
             await adapter.prompt(session, text)
@@ -116,10 +115,12 @@ async def test_session_load_shows_past_compactions_to_each_kind_of_client(tmp_pa
     session, live = await _compacted_session(tmp_path)
     shared = {"CLAUDE_CONFIG_DIR": str(live.config_dir)}
     load = {"cwd": str(live.workdir), "session_id": session, "mcp_servers": []}
-    async with spawn_adapter(tmp_path / "updates", "compaction", env=shared, initialize=False) as a:
+    async with agent_in_process(
+        tmp_path / "updates", "compaction", env=shared, initialize=False
+    ) as a:
         await _initialize_for_compaction(a)
         await asyncio.wait_for(a.conn.load_session(**load), TIMEOUT)
-    async with spawn_adapter(tmp_path / "cards", "compaction", env=shared) as cards:
+    async with agent_in_process(tmp_path / "cards", "compaction", env=shared) as cards:
         await asyncio.wait_for(cards.conn.load_session(**load), TIMEOUT)
     # The transcript keeps each compaction's boundary (named by its place) and its summary; a
     # failed one leaves nothing there.

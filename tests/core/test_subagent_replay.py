@@ -1,0 +1,99 @@
+"""JetBrains AIR's native subagent sessions on load (`fsm.subagent_replay`): the reference's AIR
+replay of a stored session's subagents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fsm.subagent_replay import SubagentReplay, replayed_end_state
+
+ROOT = "s-1"
+
+
+def _launch(ident: str, **spec: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": ident, "name": "Agent", "input": spec}
+
+
+def _result(ident: str, text: str = "done", *, error: bool = False) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": ident, "content": text, "is_error": error}
+
+
+def _child(launch: str) -> str:
+    return f"{ROOT}:replay-subagent:{launch}"
+
+
+def test_off_everything_goes_to_the_root() -> None:
+    off = SubagentReplay(ROOT)
+    assert off.read([_launch("t1", prompt="p")], None) == []
+    assert off.target("t1") == (ROOT, [])
+    card = {"sessionUpdate": "tool_call", "toolCallId": "t1"}
+    assert off.route(card, ROOT) == [(ROOT, card)]
+    assert off.finish() == []
+
+
+def test_a_launch_is_a_child_announced_after_its_message_and_ended_by_its_result() -> None:
+    replay = SubagentReplay(ROOT, enabled=True)
+    assert replay.read(
+        [{"type": "text", "text": "x"}, _launch("t1", description="Scout", prompt="Find it")], None
+    ) == ["t1"]
+    # The launch call itself is never shown.
+    assert replay.route({"sessionUpdate": "tool_call", "toolCallId": "t1"}, ROOT) == []
+    assert replay.announce("t1") == [
+        (
+            ROOT,
+            {
+                "sessionUpdate": "subagent_spawned",
+                "subagentSessionId": _child("t1"),
+                "name": "Scout",
+                "task": "Find it",
+                "capabilities": {},
+            },
+        )
+    ]
+    assert replay.announce("t1") == []
+    session, announced = replay.target("t1")
+    assert (session, announced) == (_child("t1"), [])
+    call = {"sessionUpdate": "tool_call", "toolCallId": "r1"}
+    assert replay.route(call, session) == [(session, call)]
+    # A later update of its call follows the call, wherever it is made.
+    closed = {"sessionUpdate": "tool_call_update", "toolCallId": "r1", "status": "failed"}
+    assert replay.route(closed, ROOT) == [(session, closed)]
+    replay.read([_result("t1")], None)
+    assert replay.finish() == [
+        (
+            ROOT,
+            {
+                "sessionUpdate": "subagent_state_update",
+                "subagentSessionId": _child("t1"),
+                "state": "completed",
+            },
+        )
+    ]
+
+
+def test_nested_and_unknown_launches_and_end_states() -> None:
+    replay = SubagentReplay(ROOT, enabled=True)
+    replay.read([_launch("outer")], None)
+    replay.read([_launch("inner", subagent_type="Explore")], "outer")
+    _, announced = replay.target("inner")
+    # The chain is announced parent first, each on its parent's session.
+    assert [(sid, u["subagentSessionId"], u["name"]) for sid, u in announced] == [
+        (ROOT, _child("outer"), "Restored agent"),
+        (_child("outer"), _child("inner"), "Explore"),
+    ]
+    assert announced[0][1]["task"] == "Delegated task restored from session history"
+    _, orphan = replay.target("ghost")
+    assert orphan[0][1]["name"] == "Disconnected agent"
+    replay.read([_result("inner", "Request interrupted by user", error=True)], "outer")
+    replay.read([_result("ghost")], None)
+    ends = {u["subagentSessionId"]: (sid, u["state"]) for sid, u in replay.finish()}
+    assert ends == {
+        _child("outer"): (ROOT, "disconnected"),  # no result
+        _child("inner"): (_child("outer"), "cancelled"),
+        _child("ghost"): (ROOT, "disconnected"),  # no launch metadata
+    }
+    assert (
+        replayed_end_state({"is_error": True, "content": [{"type": "text", "text": "boom"}]})
+        == "failed"
+    )
+    assert replayed_end_state({"content": "ok"}) == "completed"

@@ -1,0 +1,232 @@
+"""JetBrains AIR's native subagent sessions, end to end through the stdio agent and the real SDK:
+a client that declares `nativeSubagentSessions` sees the subagent as a child session (spawned,
+its words, calls and question on it, its end), the Agent call hidden and a failed launch shown;
+an AIR client without it and a plain client see the Agent call as before."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import PromptResponse
+
+from adapter.scripted_claude.air_scenarios import SCOUT_AGENT, SCOUT_CALL
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool
+
+NATIVE: dict[str, Any] = {
+    "jetbrains": {
+        "air": {"version": 1, "capabilities": ["sessionFailure", "nativeSubagentSessions"]}
+    }
+}
+CLIENTS = {"native": NATIVE, "air_sf": OPT_IN, "plain": None}
+PROMPT = "Find where the input is parsed and report the function."
+
+
+def _updates(adapter: Adapter) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (m["params"]["sessionId"], m["params"]["update"])
+        for m in adapter.incoming()
+        if m.get("method") == "session/update"
+    ]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_declaring_air_client_gets_the_subagent_as_a_child_session(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    async with adapters.session_adapter(
+        tmp_path, "air_subagents", client_meta=NATIVE, capable=True
+    ) as adapter:
+        init = next(m for m in adapter.incoming() if "agentCapabilities" in m.get("result", {}))
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "Where is the input parsed?")
+        updates = _updates(adapter)
+        asked = [
+            m["params"]
+            for m in adapter.incoming()
+            if m.get("method") == "session/request_permission"
+        ]
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    result = init["result"]
+    assert result["agentCapabilities"]["sessionCapabilities"]["subagents"] == {}
+    assert "nativeSubagentSessions" in result["_meta"]["jetbrains"]["air"]["capabilities"]
+    kinds = [(sid, u["sessionUpdate"]) for sid, u in updates]
+    spawned = [u for _, u in updates if u["sessionUpdate"] == "subagent_spawned"]
+    assert spawned == [
+        {
+            "sessionUpdate": "subagent_spawned",
+            "subagentSessionId": SCOUT_AGENT,
+            "name": "Scout the parser",
+            "task": PROMPT,
+            "prompt": PROMPT,
+            "capabilities": {},
+        }
+    ]
+    assert (session, "subagent_spawned") in kinds
+    child = [u for sid, u in updates if sid == SCOUT_AGENT]
+    # Nothing of the child before its announcement; its words and calls on it.
+    first_child = next(i for i, (sid, _) in enumerate(updates) if sid == SCOUT_AGENT)
+    assert kinds.index((session, "subagent_spawned")) < first_child
+    said = [u["content"]["text"] for u in child if u["sessionUpdate"] == "agent_message_chunk"]
+    assert said == [
+        "Reading the parser first.",
+        "Bash was allowed.",
+        "The input is parsed by parse() in src/app.py.",
+    ]
+    child_calls = {u["toolCallId"] for u in child if u["sessionUpdate"] == "tool_call"}
+    assert len(child_calls) == 2  # the Read and the Bash
+    # The subagent's question goes on its session.
+    assert [a["sessionId"] for a in asked] == [SCOUT_AGENT]
+    # Its end on the parent; the Agent call itself never shown; the failed launch shown once.
+    ended = [u for sid, u in updates if u["sessionUpdate"] == "subagent_state_update"]
+    assert ended == [
+        {
+            "sessionUpdate": "subagent_state_update",
+            "subagentSessionId": SCOUT_AGENT,
+            "state": "completed",
+        }
+    ]
+    assert all(u.get("toolCallId") != SCOUT_CALL for _, u in updates)
+    failed = [u for _, u in updates if u.get("toolCallId") == "toolu_missing"]
+    assert len(failed) == 1 and failed[0]["sessionUpdate"] == "tool_call"
+    assert failed[0]["status"] == "failed"
+    assert "subagent" not in failed[0]["_meta"]["jetbrains"]["air"]
+    root_said = [
+        u["content"]["text"]
+        for sid, u in updates
+        if sid == session and u["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert "".join(root_said) == "The scout found the parser: parse() in src/app.py."
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", ["air_sf", "plain"])
+async def test_other_clients_see_the_agent_call_on_the_session(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    async with adapters.session_adapter(
+        tmp_path, "air_subagents", client_meta=meta, capable=meta is not None
+    ) as adapter:
+        init = next(m for m in adapter.incoming() if "agentCapabilities" in m.get("result", {}))
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "Where is the input parsed?")
+        updates = _updates(adapter)
+        asked = [
+            m["params"]
+            for m in adapter.incoming()
+            if m.get("method") == "session/request_permission"
+        ]
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert {sid for sid, _ in updates} == {session}
+    assert [a["sessionId"] for a in asked] == [session]
+    kinds = {u["sessionUpdate"] for _, u in updates}
+    assert not kinds & {"subagent_spawned", "subagent_state_update"}
+    launch = [u for _, u in updates if u.get("toolCallId") == SCOUT_CALL]
+    assert launch and launch[0]["sessionUpdate"] == "tool_call"
+    session_caps = init["result"]["agentCapabilities"]["sessionCapabilities"]
+    air = (launch[0].get("_meta") or {}).get("jetbrains", {}).get("air")
+    if kind == "plain":
+        assert "subagents" not in session_caps and air is None
+    else:
+        # Every AIR client is told the call launches a subagent, as the reference does.
+        assert session_caps["subagents"] == {} and air == {"version": 1, "subagent": True}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_load_replays_each_subagent_on_a_replay_child_session(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    meta = {
+        "jetbrains": {
+            "air": {
+                "version": 1,
+                "capabilities": ["sessionFailure", "nativeSubagentSessions", "loadReplayEnd"],
+            }
+        }
+    }
+    async with adapters.session_adapter(
+        tmp_path, "air_subagents", client_meta=meta, capable=True
+    ) as adapter:
+        session = await adapter.new_session()
+        assert isinstance(
+            await adapter.prompt(session, "Where is the input parsed?"), PromptResponse
+        )
+        before = len(adapter.incoming())
+        await asyncio.wait_for(
+            adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
+            TIMEOUT,
+        )
+        frames = adapter.incoming()[before:]
+    updates = [
+        (m["params"]["sessionId"], m["params"]["update"])
+        for m in frames
+        if m.get("method") == "session/update"
+    ]
+    scout, missing = (f"{session}:replay-subagent:{call}" for call in (SCOUT_CALL, "toolu_missing"))
+    spawned = [(sid, u) for sid, u in updates if u["sessionUpdate"] == "subagent_spawned"]
+    assert spawned == [
+        (
+            session,
+            {
+                "sessionUpdate": "subagent_spawned",
+                "subagentSessionId": scout,
+                "name": "Scout the parser",
+                "task": PROMPT,
+                "capabilities": {},
+            },
+        ),
+        (
+            session,
+            {
+                "sessionUpdate": "subagent_spawned",
+                "subagentSessionId": missing,
+                "name": "Ask a planner",
+                "task": "Plan.",
+                "capabilities": {},
+            },
+        ),
+    ]
+    said = [
+        u["content"]["text"]
+        for sid, u in updates
+        if sid == scout and "content" in u and u["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert said == [
+        "Reading the parser first.",
+        "Bash was allowed.",
+        "The input is parsed by parse() in src/app.py.",
+    ]
+    assert (
+        len(
+            {
+                u["toolCallId"]
+                for sid, u in updates
+                if sid == scout and u["sessionUpdate"] == "tool_call"
+            }
+        )
+        == 2
+    )
+    # The launch calls are not shown; the ends come last, newest first, before loadReplayEnd.
+    assert all(u.get("toolCallId") not in (SCOUT_CALL, "toolu_missing") for _, u in updates)
+    ends = [
+        (i, u)
+        for i, (_, u) in enumerate(updates)
+        if u["sessionUpdate"] == "subagent_state_update" or u.get("_meta", {}).get("jetbrains")
+    ]
+    assert [u for _, u in ends] == [
+        {"sessionUpdate": "subagent_state_update", "subagentSessionId": missing, "state": "failed"},
+        {
+            "sessionUpdate": "subagent_state_update",
+            "subagentSessionId": scout,
+            "state": "completed",
+        },
+        {
+            "sessionUpdate": "session_info_update",
+            "_meta": {"jetbrains": {"air": {"version": 1, "loadReplayEnd": True}}},
+        },
+    ]
+    last_child = max(i for i, (sid, _) in enumerate(updates) if sid == scout)
+    assert all(updates[i][0] == session for i, _ in ends) and ends[0][0] > last_child
