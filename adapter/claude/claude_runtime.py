@@ -324,6 +324,13 @@ class ClaudeRuntime:
         request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
         await send_control_request(self.client, request)
 
+    async def context_usage(self) -> Any:
+        """Claude Code's `get_context_usage` with `detail: "summary"` (answered from its last
+        usage, without the per-category token counts `full` asks its API for), as the
+        reference adapter asks it for the context window (`rawMaxTokens`)."""
+        request = {"subtype": "get_context_usage", "detail": "summary"}
+        return await send_control_request(self.client, request)
+
     async def set_agent(self, agent: str | None) -> None:
         """The agent Claude Code's main thread runs as from its next turn (None: its own), with
         the same `apply_flag_settings` (as the reference adapter)."""

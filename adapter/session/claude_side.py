@@ -51,7 +51,7 @@ from fsm import (
     RuntimeStartFailed,
     StreamEnded,
     TransportLost,
-    remote_words,
+    remote_content,
 )
 
 __all__ = ["ClaudeSide"]
@@ -306,9 +306,10 @@ class ClaudeSide:
             await self._feed(event, message)
         elif isinstance(message, UserMessage) and (echo := echo_for(raw, epoch)) is not None:
             await self._feed(echo)  # Claude took the message up: prompt queueing's hand-off
+            self._view.taken_up(echo.turn_id)
             runtime = self.runtime
             ours = runtime is None or runtime.sent_by_adapter(echo.turn_id)
-            said = remote_words(raw, ours=ours)
+            said = remote_content(raw, ours=ours)
             if said:
                 # Typed in another client of the session (Remote Control): shown as the user's.
                 await self._view.user_said(said)
