@@ -165,6 +165,7 @@ if TYPE_CHECKING:
     from fsm.model_following import (
         ONE_MILLION_WINDOW,
         fallback_moves_session,
+        measured_context_window,
         model_switch_to_follow,
         seeded_context_window,
     )
@@ -473,6 +474,7 @@ _HOMES = {
     "parse_entry": "transcript_entries",
     "ONE_MILLION_WINDOW": "model_following",
     "fallback_moves_session": "model_following",
+    "measured_context_window": "model_following",
     "model_switch_to_follow": "model_following",
     "seeded_context_window": "model_following",
     "LOCAL_ONLY_COMMANDS": "transcript_entries",
@@ -673,6 +675,7 @@ __all__ = [
     "is_real_model",
     "keys_options_by_kind",
     "live_sessions",
+    "measured_context_window",
     "message_text_fingerprint",
     "model_display_names",
     "model_policy_from",

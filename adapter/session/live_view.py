@@ -411,6 +411,10 @@ class LiveView:
         """The session runs a model whose words promise this context window (None: none)."""
         self._usage.model_chosen(window)
 
+    def window_measured(self, window: int) -> None:
+        """Claude Code measured the current model's context window (`get_context_usage`)."""
+        self._usage.window_measured(window)
+
     @property
     def context_used(self) -> int:
         """The tokens the context holds, as Claude last reported them."""
