@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsm.air_meta import air_info_update, skill_command_meta
+from fsm.goals import goal_advertisement
 from fsm.negotiation import CAPABILITY as SESSION_FAILURE
 from fsm.negotiation import _is_version
 
@@ -112,7 +113,8 @@ class AirClient:
         names = list(ADVERTISED)
         if self.session_index:
             names += INDEX_CAPABILITIES
-        return {"version": AIR_VERSION, "capabilities": names}
+        # The goal needs no client capability: every AIR client is told how to set it.
+        return {"version": AIR_VERSION, "capabilities": names, "goal": goal_advertisement()}
 
     def after_replay(self) -> list[dict[str, Any]]:
         """What follows a `session/load`'s whole replay, before its answer."""

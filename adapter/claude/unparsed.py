@@ -3,6 +3,8 @@ for an unknown `type`), but the editor has a use for: they reach the session as 
 
 - `tool_progress`: a running tool's heartbeat (`tool_use_id`, `elapsed_time_seconds`, …), which
   turns its card `in_progress` (`adapter.view.turn_view`).
+- `active_goal`: the goal Claude Code pursues (`value`, or null once cleared), which JetBrains
+  AIR shows (`fsm.goals`).
 - `command_lifecycle`: what became of a user message Claude Code was sent (`queued`, `started`,
   `completed`, …): only a client that asked for Claude's messages raw (`_claude/sdkMessage`)
   has a use for it, as the reference adapter forwards it.
@@ -15,7 +17,7 @@ from typing import Any
 
 __all__ = ["UNPARSED_TYPES", "UnparsedFrame"]
 
-UNPARSED_TYPES = frozenset({"tool_progress", "command_lifecycle"})
+UNPARSED_TYPES = frozenset({"tool_progress", "active_goal", "command_lifecycle"})
 
 
 @dataclass(frozen=True, slots=True)

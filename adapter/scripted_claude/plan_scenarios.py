@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from adapter.scripted_claude.goal_command import goal_script
 from adapter.scripted_claude.session_scenarios import PLAN
 from adapter.scripted_claude.steps import (
     Exit,
@@ -103,7 +104,11 @@ def _text_of(content: Any) -> str:
 
 
 def script_for(scenario: Scenario, turn_index: int, content: Any) -> TurnScript:
-    """The script for one user message: the continuation for the plan, else the turn's."""
+    """The script for one user message: the continuation for the plan, Claude Code's own
+    `/goal` command, else the turn's."""
+    goal = goal_script(content)
+    if goal is not None:
+        return goal
     if scenario.continuation and _text_of(content).startswith(CONTINUATION_PREFIX):
         return scenario.continuation
     return scenario.script_for(turn_index)

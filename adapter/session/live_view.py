@@ -40,13 +40,14 @@ from adapter.view.stream_assembly import MalformedStream
 from adapter.view.task_plan import TaskPlan
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for
-from adapter.view.turn_view import TurnView, blocks_of
+from adapter.view.turn_view import TurnView, blocks_of, prompt_updates
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
 from fsm import (
     AirClient,
     AsyncTasks,
     FileChangeReports,
+    Goals,
     NativeSubagents,
     ReportPlan,
     generated_title,
@@ -129,6 +130,8 @@ class LiveView:
         self.air = self._view.air
         # JetBrains AIR's file-change reports (`fsm.file_change_reports`).
         self.file_changes = FileChangeReports(enabled=self.air.file_change_report)
+        # JetBrains AIR's goal (`fsm.goals`): every AIR client is shown it.
+        self.goals = Goals(air=self.air.air)
         self._usage = UsageMeter(resumed=titled)
         self._compaction_ids = CompactionIds(session_id)
         self._compactions_before = compactions_before
@@ -168,14 +171,11 @@ class LiveView:
         # subagent's go to its child session (a pass-through for any other client).
         self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
 
-    async def user_said(self, texts: list[str]) -> None:
-        """What a person typed in another client of the session, as the user's message."""
-        for text in texts:
-            chunk = {
-                "sessionUpdate": "user_message_chunk",
-                "content": {"type": "text", "text": text},
-            }
-            await self._send_raw(chunk)
+    async def user_said(self, blocks: tuple[dict[str, Any], ...]) -> None:
+        """What a person typed in another client of the session, as the user's message: its
+        text and images, as a replayed prompt shows them."""
+        for update in prompt_updates(blocks):
+            await self._send_raw(update)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         return await self._send_routed(self.subagents.route(update))
@@ -256,6 +256,22 @@ class LiveView:
         """A frame the SDK does not parse (`adapter.claude.unparsed`): a tool's progress."""
         if frame.get("type") == "tool_progress":
             await self._send(lambda: self._view.progress(frame), "a tool's progress")
+        elif frame.get("type") == "active_goal":
+            await self._send_all(self.goals.runtime_goal(frame.get("value")))
+
+    async def _send_all(self, updates: list[dict[str, Any]]) -> None:
+        for update in updates:
+            await self._send_raw(update)
+
+    async def goal_prompted(self, blocks: list[Any], message_uuid: str) -> None:
+        """A client's prompt or steer goes to Claude as the user message `message_uuid`: a
+        `/goal` command in it shows its goal at once."""
+        first = next((b for b in blocks if isinstance(b, TextContentBlock)), None)
+        await self._send_all(self.goals.prompted(first.text if first else None, message_uuid))
+
+    def taken_up(self, message_uuid: str) -> None:
+        """Claude took the user message `message_uuid` up (its echo)."""
+        self.goals.taken_up(message_uuid)
 
     async def system(self, message: SystemMessage) -> None:
         """A `system` frame: compaction (its card or its updates), and the context it
@@ -397,6 +413,10 @@ class LiveView:
         """The session runs a model whose words promise this context window (None: none)."""
         self._usage.model_chosen(window)
 
+    def window_measured(self, window: int) -> None:
+        """Claude Code measured the current model's context window (`get_context_usage`)."""
+        self._usage.window_measured(window)
+
     @property
     def context_used(self) -> int:
         """The tokens the context holds, as Claude last reported them."""
@@ -468,6 +488,8 @@ class LiveView:
             await self._send_title()
 
     async def turn_result(self, message: ResultMessage) -> None:
+        failed = message.is_error or getattr(message, "stop_reason", None) == "refusal"
+        await self._send_all(self.goals.result(failed=failed))
         origin = getattr(message, "origin", None)
         kind = origin.get("kind") if isinstance(origin, Mapping) else None
         # Claude's own work, unless its cycle took the prompt up (then its tokens are the turn's).

@@ -186,6 +186,7 @@ class Session:
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.owner = self.view.subagents.session_of_agent
         self.controls.model_chosen = self.view.model_chosen
+        self.controls.window_measured = self.view.window_measured
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
         self.controls.permissions.turn_live = lambda: self.core.turn_live
@@ -345,8 +346,11 @@ class Session:
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         turn_id = str(uuid.uuid4())
-        answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
+        answer = self._answers[turn_id] = PromptAnswer(
+            blocks=blocks, content=content, response=self._link.response_ticket()
+        )
         self.view.file_changes.request(turn_id, meta)
+        await self.view.goal_prompted(blocks, turn_id)
         try:
             await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))
@@ -383,7 +387,9 @@ class Session:
         outcome, priority = verdicts[0] if verdicts else ("promptRequired", None)
         runtime = self.claude.runtime
         if outcome == "injected" and runtime is not None:
-            message = claude_user_message(content, turn_id=str(uuid.uuid4()))
+            steered = str(uuid.uuid4())
+            await self.view.goal_prompted(blocks, steered)
+            message = claude_user_message(content, turn_id=steered)
             message["priority"] = priority
             try:
                 await runtime.send(message)

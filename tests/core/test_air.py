@@ -149,7 +149,8 @@ def test_declaration_and_replay_end_follow_what_was_declared() -> None:
     bare = air_client(_air({}))
     # The session index's names only for a client that declared it.
     without_index = [name for name in IMPLEMENTED if name != SESSION_INDEX]
-    assert bare.declaration() == {"version": 1, "capabilities": without_index}
+    goal = {"version": 1, "controlMethod": "_session/goal", "actions": ["set", "clear"]}
+    assert bare.declaration() == {"version": 1, "capabilities": without_index, "goal": goal}
     from fsm.air import ADVERTISED
 
     assert list(ADVERTISED) == without_index

@@ -100,8 +100,11 @@ def test_the_advertisement_goes_to_air_clients_only_as_a_fresh_copy() -> None:
     first = advertisement(air_client({"jetbrains": {"air": {}}}))
     assert first is not None
     first["jetbrains"]["air"]["capabilities"].append("mutated")
+    first["jetbrains"]["air"]["goal"]["actions"].append("mutated")
     again = advertisement(air_client(_air()))
-    assert again == {"jetbrains": {"air": {"version": 1, "capabilities": list(ADVERTISED)}}}
+    goal = {"version": 1, "controlMethod": "_session/goal", "actions": ["set", "clear"]}
+    declared = {"version": 1, "capabilities": list(ADVERTISED), "goal": goal}
+    assert again == {"jetbrains": {"air": declared}}
     assert IMPLEMENTED[0] == "sessionFailure"
     plain: tuple[object, ...] = (None, {}, {"jetbrains": {}}, {"jetbrains": {"air": 1}}, [])
     for meta in plain:

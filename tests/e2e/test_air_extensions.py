@@ -660,3 +660,71 @@ async def test_a_file_change_report_names_the_turns_files_before_its_answer(
     first_answer = next(i for i, f in enumerate(frames) if f.get("result", {}).get("stopReason"))
     assert at < first_answer
     assert len(previews) == 1 and previews[0]["subtype"] == "rewind_files"
+
+
+def _goal_update(goal: Any) -> dict[str, Any]:
+    return {
+        "sessionUpdate": "session_info_update",
+        "_meta": {"jetbrains": {"air": {"version": 1, "goal": goal}}},
+    }
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", ["air_sf", "plain"])
+async def test_a_goal_set_through_session_goal_is_shown_to_air(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    async with adapters.session_adapter(
+        tmp_path, "success", client_meta=meta, capable=meta is not None
+    ) as adapter:
+        session = await adapter.new_session()
+
+        async def goal(**params: Any) -> Any:
+            request = adapter.conn._conn.send_request("_session/goal", params)
+            return await asyncio.wait_for(request, TIMEOUT)
+
+        answers = [await goal(sessionId=session, action="set", objective="  Ship the change ")]
+        if meta is not None:
+            answers.append(await goal(sessionId=session, action="set", objective="unreachable"))
+        answers.append(await goal(sessionId=session, action="clear"))
+        refusals = []
+        for bad in (
+            {"sessionId": session, "action": "pause"},
+            {"sessionId": session, "action": "set", "objective": 42},
+            {"sessionId": session, "action": "set", "objective": "  "},
+            {"sessionId": "", "action": "clear"},
+        ):
+            with pytest.raises(acp.RequestError) as refused:
+                await goal(**bad)
+            refusals.append((refused.value.code, str(refused.value)))
+        shown = [
+            u
+            for u in adapter.updates("session_info_update")
+            if "goal" in u.get("_meta", {}).get("jetbrains", {}).get("air", {})
+        ]
+    assert all(a == {} for a in answers)
+    assert refusals == [
+        (-32602, 'goal action must be "set" or "clear"'),
+        (-32602, 'goal action "set" requires a non-empty objective'),
+        (-32602, 'goal action "set" requires a non-empty objective'),
+        (-32602, "goal params require a non-empty sessionId"),
+    ]
+    if meta is None:
+        assert shown == []  # the goal is AIR's alone
+        return
+    asked = {"objective": "Ship the change", "status": "active", "controlMethod": "_session/goal"}
+    running = {
+        **asked,
+        "iterations": 0,
+        "lastReason": None,
+        "createdAt": 1710000000123,
+    }
+    assert shown == [
+        _goal_update(asked),  # at once, from the command
+        _goal_update(running),  # Claude Code's own word
+        _goal_update({**asked, "objective": "unreachable"}),
+        _goal_update(running),  # refused: the goal before it comes back
+        _goal_update(None),
+        _goal_update(None),
+    ]

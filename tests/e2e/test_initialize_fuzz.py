@@ -104,7 +104,9 @@ def test_initialize_answers_any_capability_meta(raw_agent: _RawAgent, meta: Any)
     if client.air:
         # The session index's names only to a well-formed declaration of `sessionIndex`.
         index = list(INDEX_CAPABILITIES) if client.session_index else []
-        assert advertised == {"air": {"version": 1, "capabilities": [*ADVERTISED, *index]}}
+        goal = {"version": 1, "controlMethod": "_session/goal", "actions": ["set", "clear"]}
+        declared = {"version": 1, "capabilities": [*ADVERTISED, *index], "goal": goal}
+        assert advertised == {"air": declared}
     else:
         assert advertised is None
     assert raw_agent.process.poll() is None

@@ -40,7 +40,12 @@ from tests.support.harness import (
     until,
 )
 
-ADVERTISEMENT = {"version": 1, "capabilities": list(ADVERTISED)}
+ADVERTISEMENT = {
+    "version": 1,
+    "capabilities": list(ADVERTISED),
+    # Every AIR client is told how to set a goal (docs/client-authors.md).
+    "goal": {"version": 1, "controlMethod": "_session/goal", "actions": ["set", "clear"]},
+}
 
 
 # --- a hand-written JSON-RPC client -----------------------------------------------------------
