@@ -50,3 +50,7 @@ async def test_remote_control_on_and_off(adapters: AdapterPool, tmp_path: Path) 
     assert [e for e in claude_log(tmp_path) if e["kind"] == "user"] == []
     titles = [str(u.get("title")) for u in adapter.updates("session_info_update")]
     assert not [t for t in titles if "claude.ai" in t or "remote-control" in t]
+    # The address is for the user: in the message, and in no log line above DEBUG.
+    logged = [line for line in adapter.stderr().splitlines() if "claude.ai/code/session_" in line]
+    assert [line for line in logged if " DEBUG " not in line] == []
+    assert "Remote Control on: done" in adapter.stderr()
