@@ -40,6 +40,7 @@ from adapter.claude.sdk_compat import (
     answer_elicitations,
     configure_can_use_tool,
     send_control_request,
+    send_frames_without_turns,
     with_hints,
 )
 from adapter.claude.settings_files import SETTING_SOURCES
@@ -220,6 +221,7 @@ class ClaudeRuntime:
         # MCP servers' questions, which the SDK refuses, go to the session (`hooks.elicit`).
         if not answer_elicitations(self.client, self.hooks.elicit):
             log.warning("Claude runtime %s: MCP servers' questions will be refused", self.epoch)
+        send_frames_without_turns(self.client)  # every streamed delta is a frame
         await on_ready()
         task_status.started()
         try:

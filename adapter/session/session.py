@@ -346,7 +346,9 @@ class Session:
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         turn_id = str(uuid.uuid4())
-        answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
+        answer = self._answers[turn_id] = PromptAnswer(
+            blocks=blocks, content=content, response=self._link.response_ticket()
+        )
         self.view.file_changes.request(turn_id, meta)
         await self.view.goal_prompted(blocks, turn_id)
         try:
