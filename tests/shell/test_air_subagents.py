@@ -76,6 +76,10 @@ async def test_a_declaring_air_client_gets_the_subagent_as_a_child_session(tmp_p
     ]
     child_calls = {u["toolCallId"] for u in child if u["sessionUpdate"] == "tool_call"}
     assert len(child_calls) == 2  # the Read and the Bash
+    # The child shows the model it ran on, once (a one-option picker the client cannot change).
+    models = [u for u in child if u["sessionUpdate"] == "config_option_update"]
+    assert len(models) == 1 and models[0]["configOptions"][0]["id"] == "model"
+    assert len(models[0]["configOptions"][0]["options"]) == 1
     # The subagent's question goes on its session.
     assert [a["sessionId"] for a in asked] == [SCOUT_AGENT]
     # Its end on the parent; the Agent call itself never shown; the failed launch shown once.
@@ -204,6 +208,10 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(tmp_path: 
         )
         == 2
     )
+    replayed_models = [
+        u for sid, u in updates if sid == scout and u["sessionUpdate"] == "config_option_update"
+    ]
+    assert len(replayed_models) == 1  # the child's model, by its id
     # The launch calls are not shown; the ends come last, newest first, before loadReplayEnd.
     assert all(u.get("toolCallId") not in (SCOUT_CALL, "toolu_missing") for _, u in updates)
     ends = [
