@@ -295,6 +295,8 @@ class LiveView:
         if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
             read = getattr(tasks, _ASYNC_TASK_FRAMES[message.subtype])
             await self._send(lambda: read(data), "a background task")
+        if message.subtype == "task_started":
+            await self._send(lambda: self._view.task_started(data), "a task's start")
         if message.subtype in ("task_notification", "task_updated"):
             await self._send(lambda: self._view.task_ended(data), "a task's end")
             return
@@ -609,6 +611,7 @@ class LiveView:
     async def background_work_ended(self, state: str) -> None:
         """Claude's stream ended (`failed`; `stopped` when the adapter ended it) or its
         conversation was reset: every async task and subagent still open ends."""
+        self._view.subagents_ended()
         subagents = self.subagents
         ended = subagent_state(state) or "failed"
         await self._subagent_frames(lambda: subagents.finish_all(ended), "the subagents' end")
