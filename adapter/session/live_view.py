@@ -170,6 +170,9 @@ class LiveView:
         # JetBrains AIR's native subagent sessions: every update goes through it, and a
         # subagent's go to its child session (a pass-through for any other client).
         self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
+        # The root's model picker entries (value, name, resolved id), to name a subagent's
+        # model as the picker does (set by the session).
+        self.model_choices: Callable[[], list[tuple[str, str, str | None]]] = list
 
     async def user_said(self, blocks: tuple[dict[str, Any], ...]) -> None:
         """What a person typed in another client of the session, as the user's message: its
@@ -370,6 +373,12 @@ class LiveView:
             self._side.delivered()
         if mask is not None:
             blocks = [_masked(block, mask) for block in blocks]
+        if parent is not None:
+            # A subagent's response: its child session shows the model it ran on.
+            subagents, choices, model = self.subagents, self.model_choices(), message.model
+            await self._subagent_frames(
+                lambda: subagents.child_model(parent, model, choices), "a subagent's model"
+            )
         await self._send(
             lambda: self._view.assistant(blocks, message_id=message_id, parent=parent),
             "a message",

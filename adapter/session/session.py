@@ -185,6 +185,9 @@ class Session:
         self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.owner = self.view.subagents.session_of_agent
+        self.view.model_choices = lambda: [
+            (c.value, c.name, c.resolved) for c in self.controls.config.models
+        ]
         self.controls.model_chosen = self.view.model_chosen
         self.controls.window_measured = self.view.window_measured
         self.controls.permissions.percent_used = self.view.percent_used
