@@ -241,7 +241,7 @@ if TYPE_CHECKING:
         title_description,
     )
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
-    from fsm.subagent_replay import SubagentReplay
+    from fsm.subagent_replay import SubagentReplay, fork_directive
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -367,6 +367,7 @@ _HOMES = {
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
     "SubagentReplay": "subagent_replay",
+    "fork_directive": "subagent_replay",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -663,6 +664,7 @@ __all__ = [
     "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
+    "fork_directive",
     "fork_point",
     "fork_point_missing",
     "fork_point_uuid",

@@ -29,7 +29,12 @@ from typing import Any
 
 from fsm.native_subagents import CONTROL_TOOLS, Routed
 
-__all__ = ["SubagentReplay", "replayed_end_state"]
+__all__ = ["SubagentReplay", "fork_directive", "replayed_end_state"]
+
+# How Claude Code opens the directive message of a `subagent_type: "fork"` child, and what
+# follows its boilerplate, right before the prompt of the Agent call.
+_FORK_OPEN = "<fork-boilerplate>"
+_FORK_DIRECTIVE = "</fork-boilerplate>\nYour directive: "
 
 Wire = dict[str, Any]
 
@@ -56,6 +61,32 @@ def replayed_end_state(block: Mapping[str, Any]) -> str:
     if block.get("is_error") is not True:
         return "completed"
     return "cancelled" if _STOPPED.search(_text_of(block.get("content")).lower()) else "failed"
+
+
+def fork_directive(records: Iterable[Mapping[str, Any]]) -> tuple[int, str | None] | None:
+    """A fork child's transcript starts with context it inherited (a copy of the launching
+    message, placeholder results), then its directive message: (that message's index, the
+    prompt it holds), or None for any other transcript (`stripForkPrefix`). What comes before
+    the directive is not the child's own work and is not replayed; the directive is its prompt
+    alone."""
+    for index, record in enumerate(records):
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if record.get("type") != "user" or not isinstance(content, list):
+            continue
+        texts = [
+            block["text"]
+            for block in content
+            if isinstance(block, Mapping)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+            and block["text"].startswith(_FORK_OPEN)
+        ]
+        if not texts:
+            continue
+        start = texts[0].find(_FORK_DIRECTIVE)
+        return index, texts[0][start + len(_FORK_DIRECTIVE) :] if start >= 0 else None
+    return None
 
 
 def _first(*values: object) -> str | None:

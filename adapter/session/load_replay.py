@@ -42,6 +42,7 @@ from fsm import (
     SubagentReplay,
     TranscriptEntry,
     active_from_newest,
+    fork_directive,
 )
 
 if TYPE_CHECKING:
@@ -231,19 +232,28 @@ async def _replay_child(
         return
     target, _ = batch.subagents.target(launch)
     try:
-        for entry, _raw in entries(path, stats):
-            launches = batch.subagents.read(entry.content, launch)
-            if entry.kind is EntryKind.ASSISTANT:
-                batch.extend(batch.subagents.model(launch, entry.model))
-            batch.add(_child_updates(view, entry, launch), target)
-            for inner in launches:
-                await _replay_child(batch, view, transcript, inner, stats)
-            if len(batch.pending) >= _BATCH_UPDATES:
-                await batch.flush()
+        records = list(entries(path, stats))
     except OSError:
         log.warning(
             "session %s: a subagent's transcript could not be read", batch.session.session_id
         )
+        return
+    # A fork child: what it inherited is not its own; its directive is its prompt.
+    fork = fork_directive(raw for _, raw in records)
+    if fork is not None:
+        start, prompt = fork
+        records = records[start + 1 :]
+        if prompt is not None:
+            batch.add(prompt_updates(({"type": "text", "text": prompt},)), target)
+    for entry, _raw in records:
+        launches = batch.subagents.read(entry.content, launch)
+        if entry.kind is EntryKind.ASSISTANT:
+            batch.extend(batch.subagents.model(launch, entry.model))
+        batch.add(_child_updates(view, entry, launch), target)
+        for inner in launches:
+            await _replay_child(batch, view, transcript, inner, stats)
+        if len(batch.pending) >= _BATCH_UPDATES:
+            await batch.flush()
 
 
 def _log_skips(session_id: str, blocks: int, stats: ReplayStats) -> None:
