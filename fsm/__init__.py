@@ -170,11 +170,13 @@ if TYPE_CHECKING:
         seeded_context_window,
     )
     from fsm.model_policy import (
+        MODEL_CONFIG_ENV,
         AllowedModel,
         ModelFacts,
         ModelPolicy,
         allowed_models,
         is_denied_model,
+        model_config_settings,
         model_display_names,
         model_policy_from,
         resolve_model_preference,
@@ -239,7 +241,7 @@ if TYPE_CHECKING:
         title_description,
     )
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
-    from fsm.subagent_replay import SubagentReplay
+    from fsm.subagent_replay import SubagentReplay, fork_directive
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -280,6 +282,8 @@ _HOMES = {
     "ModelPolicy": "model_policy",
     "allowed_models": "model_policy",
     "is_denied_model": "model_policy",
+    "MODEL_CONFIG_ENV": "model_policy",
+    "model_config_settings": "model_policy",
     "model_display_names": "model_policy",
     "model_policy_from": "model_policy",
     "resolve_model_preference": "model_policy",
@@ -363,6 +367,7 @@ _HOMES = {
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
     "SubagentReplay": "subagent_replay",
+    "fork_directive": "subagent_replay",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -509,6 +514,7 @@ __all__ = [
     "MCP_POLL_SECONDS",
     "MCP_SIGN_IN_SECONDS",
     "MIN_TOKENS_FLOOR",
+    "MODEL_CONFIG_ENV",
     "ONE_MILLION_WINDOW",
     "RAW_MESSAGE_METHOD",
     "REMOTE_CONTROL_COMMAND",
@@ -658,6 +664,7 @@ __all__ = [
     "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
+    "fork_directive",
     "fork_point",
     "fork_point_missing",
     "fork_point_uuid",
@@ -677,6 +684,7 @@ __all__ = [
     "live_sessions",
     "measured_context_window",
     "message_text_fingerprint",
+    "model_config_settings",
     "model_display_names",
     "model_policy_from",
     "model_switch_to_follow",

@@ -32,13 +32,15 @@ Rules, each the reference's (`native-subagents.js`, `NativeSubagentRuntime` in i
   except its async tasks' updates, which stay on the child.
 - A permission request of a subagent goes on its child session once it is announced
   (`session_of_agent`).
+- Each response of a subagent names its model: its child session gets a `config_option_update`
+  with a `model` select offering only that model, when it changes (`child_model`).
 
 Pure: no I/O, no clock; sending is the shell's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +48,7 @@ __all__ = ["CONTROL_TOOLS", "SUBAGENT_STATES", "NativeSubagents", "Routed", "sub
 
 Wire = dict[str, Any]
 Routed = tuple[str, Wire]  # (session id, update)
+ModelEntry = tuple[str, str, str | None]  # a picker entry: value, name, the id it resolves to
 
 CONTROL_TOOLS = frozenset({"Agent", "Task"})
 SUBAGENT_STATES = ("completed", "failed", "disconnected", "cancelled")
@@ -161,6 +164,14 @@ class NativeSubagents:
     _send_messages: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     _generation: dict[str, int] = field(default_factory=dict)
     _pending: dict[str, list[Wire]] = field(default_factory=dict)
+    _models: dict[str, tuple[str, str]] = field(default_factory=dict)  # the model each child shows
+    # Agents from before a load that Claude Code runs again, to be found in the session's
+    # history (`wanted`, then `restore` or `unresolved`): by the launch their output names,
+    # and by agent id (with the resuming prompt and call).
+    _wanted_launches: set[str] = field(default_factory=set)
+    _wanted_agents: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    _unresolved: set[str] = field(default_factory=set)
+    _last_restored: int = 0
     _pending_count: int = 0
     dropped: int = 0  # updates the pending bounds dropped (the shell logs them)
 
@@ -188,6 +199,9 @@ class NativeSubagents:
             child = self._child_by_launch.get(launch)
             if child is None or not child.announced:
                 self._buffer(launch, update)
+                if child is None and self._unseen(launch):
+                    # The launch of an agent from before a load: looked up in the history.
+                    self._wanted_launches.add(launch)
                 return []
             return self._to_child(child, update, tool_call_id)
         return [(self.root, update)]
@@ -244,6 +258,9 @@ class NativeSubagents:
     def _to_child(self, child: _Child, update: Wire, tool_call_id: str | None) -> list[Routed]:
         if child.terminal is not None:
             return []  # an ended child gets nothing more
+        model = _model_entry(update)
+        if model is not None:
+            self._models[child.session_id] = model
         if tool_call_id:
             self._owner_of_call.pop(tool_call_id, None)
             self._owner_of_call[tool_call_id] = child
@@ -265,6 +282,11 @@ class NativeSubagents:
             if tool_use_id is not None:
                 self._take_pending(tool_use_id)
                 self._forget_control(tool_use_id)
+            return []
+        if tool_use_id in self._send_messages and task_id not in self._children:
+            # Claude Code runs an agent from before a load again, under the SendMessage call
+            # that woke it: restored from the history.
+            self._wanted_agents[task_id] = (_prompt(frame.get("prompt")), tool_use_id)
             return []
         previous = self._children.get(task_id)
         if previous is not None and previous.terminal is None:
@@ -323,9 +345,10 @@ class NativeSubagents:
 
     def _resumed(self, task_id: str, prompt: str | None) -> list[Routed]:
         previous = self._children.get(task_id)
+        if previous is None and task_id not in self._unresolved:
+            self._wanted_agents.setdefault(task_id, (prompt, None))  # from before a load
         if previous is None or previous.terminal is None:
-            # Unknown here (it ran before a load: not restored), or still running.
-            return []
+            return []  # unknown here (looked up in the history), or still running
         child = _Child(
             session_id=self._next_session_id(task_id, previous),
             parent_session_id=self._resumed_parent(previous),
@@ -353,6 +376,97 @@ class NativeSubagents:
         self._control.clear()
         self._parent_by_tool_use.clear()
         return out
+
+    def child_model(
+        self, launch: str | None, model: object, choices: Iterable[ModelEntry] = ()
+    ) -> list[Routed]:
+        """A subagent's response names its model: its child session shows it as a `model`
+        option offering only that model (the client cannot change a child's), named as the
+        root's picker names it (`choices`: value, name, the id it resolves to), else by its id;
+        sent only when it changes, never after the child's end, and held until the child is
+        announced (only the latest)."""
+        if not self.enabled or not launch or not isinstance(model, str):
+            return []
+        if not model or model == "<synthetic>":
+            return []
+        entry = next(((v, n) for v, n, r in choices if model in (v, r)), (model, model))
+        child = self._child_by_launch.get(launch)
+        if child is not None and child.announced and self._models.get(child.session_id) == entry:
+            return []
+        option = {
+            "id": "model",
+            "name": "Model",
+            "category": "model",
+            "type": "select",
+            "currentValue": entry[0],
+            "options": [{"value": entry[0], "name": entry[1]}],
+        }
+        update: Wire = {
+            "sessionUpdate": "config_option_update",
+            "configOptions": [option],
+            "_meta": {"claudeCode": {"parentToolUseId": launch}},
+        }
+        return self.route(update)
+
+    def wanted(self) -> tuple[list[str], list[str]]:
+        """The launches and the agent ids to look up in the session's history (each once)."""
+        launches, agents = sorted(self._wanted_launches), list(self._wanted_agents)
+        self._wanted_launches.clear()
+        return launches, agents
+
+    def restore(
+        self,
+        agent_id: str,
+        launch: str,
+        *,
+        name: str | None,
+        description: str | None,
+        kind: str | None,
+        now_ms: int,
+    ) -> list[Routed]:
+        """An agent from before a load, found in the history (launched by `launch`), runs
+        again: a generation of its own, `<agent id>:generation:<now in ms>` (later each
+        restore one more), under the root, with what waited for it."""
+        prompt, resumed_by = self._wanted_agents.pop(agent_id, (None, None))
+        if not self.enabled or agent_id in self._children:
+            return []
+        generation = max(now_ms, self._last_restored + 1)
+        self._last_restored = generation
+        self._generation[agent_id] = generation
+        child = _Child(
+            session_id=f"{agent_id}:generation:{generation}",
+            parent_session_id=self.root,
+            parent_tool_use_id=launch,
+            name=_display_name(name, description, kind, agent_id),
+            task=_task_of(None, description),
+            prompt=prompt,
+        )
+        out = self._open(agent_id, child, announce=True)
+        if resumed_by is not None:
+            self._task_by_tool_use[resumed_by] = agent_id
+            self._child_by_launch[resumed_by] = child
+            out += self._flush(resumed_by)
+        return out
+
+    def unresolved(self, *, launch: str | None = None, agent: str | None = None) -> None:
+        """The history has no agent of `launch` (or no `agent`): it is not looked up again,
+        and what waits for it stays unshown."""
+        if launch is not None:
+            self._unresolved.add(launch)
+        if agent is not None:
+            self._wanted_agents.pop(agent, None)
+            self._unresolved.add(agent)
+
+    def _unseen(self, launch: str) -> bool:
+        return not (
+            launch in self._unresolved
+            or launch in self._task_by_tool_use
+            or launch in self._child_by_launch
+            or launch in self._control
+            or launch in self._controls
+            or launch in self._parent_by_tool_use
+            or launch in self._identity
+        )
 
     def session_of_agent(self, agent_id: object) -> str:
         """The session a subagent's permission request goes on: its child's once announced,
@@ -456,6 +570,12 @@ class NativeSubagents:
 
     def _buffer(self, launch: str, update: Wire) -> None:
         updates = self._pending.get(launch)
+        if updates is not None and _model_entry(update) is not None:
+            # Only the latest model of a child not announced yet waits.
+            for index, waiting in enumerate(updates):
+                if _model_entry(waiting) is not None:
+                    updates[index] = update
+                    return
         if (
             self._pending_count >= MAX_PENDING_UPDATES
             or (updates is None and len(self._pending) >= MAX_PENDING_PARENTS)
@@ -493,6 +613,23 @@ class NativeSubagents:
             if to == agent:
                 return text
         return None
+
+
+def _model_entry(update: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The (value, name) of a child's one-model `config_option_update`; None for any other."""
+    if update.get("sessionUpdate") != "config_option_update":
+        return None
+    options = update.get("configOptions")
+    if not isinstance(options, list) or len(options) != 1 or not isinstance(options[0], Mapping):
+        return None
+    option = options[0]
+    offered = option.get("options")
+    if option.get("id") != "model" or not isinstance(offered, list) or len(offered) != 1:
+        return None
+    shown = offered[0]
+    if not isinstance(shown, Mapping):
+        return None
+    return str(shown.get("value")), str(shown.get("name"))
 
 
 def _merged(initial: Wire | None, update: Wire) -> Wire:

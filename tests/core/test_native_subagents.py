@@ -315,3 +315,95 @@ def test_async_tasks_of_a_child_stay_on_it_after_its_end() -> None:
     assert subs.route(ended) == [(AGENT, ended)]
     other = {"sessionUpdate": "async_task_spawned", "asyncTaskId": "t2"}
     assert subs.route(other) == [(ROOT, other)]
+
+
+def _model_update(value: str, name: str) -> dict[str, Any]:
+    return {
+        "sessionUpdate": "config_option_update",
+        "configOptions": [
+            {
+                "id": "model",
+                "name": "Model",
+                "category": "model",
+                "type": "select",
+                "currentValue": value,
+                "options": [{"value": value, "name": name}],
+            }
+        ],
+        "_meta": {"claudeCode": {"parentToolUseId": LAUNCH}},
+    }
+
+
+def test_a_childs_model_is_its_own_one_option_picker_sent_when_it_changes() -> None:
+    subs = _on()
+    choices = [("sonnet", "Sonnet 4.5", "claude-sonnet-4-5"), ("opus", "Opus", None)]
+    subs.route(_launch_card(prompt="P"))
+    # Before the announcement only the latest waits.
+    assert subs.child_model(LAUNCH, "claude-haiku", choices) == []
+    assert subs.child_model(LAUNCH, "claude-sonnet-4-5", choices) == []
+    out = subs.task_started(_started())
+    assert out[1:] == [(AGENT, _model_update("sonnet", "Sonnet 4.5"))]
+    assert subs.child_model(LAUNCH, "claude-sonnet-4-5", choices) == []  # unchanged
+    assert subs.child_model(LAUNCH, "claude-x", choices) == [
+        (AGENT, _model_update("claude-x", "claude-x"))
+    ]
+    assert subs.child_model(LAUNCH, "<synthetic>", choices) == []
+    assert subs.child_model(None, "claude-x", choices) == []
+    subs.task_notification({"task_id": AGENT, "tool_use_id": LAUNCH, "status": "completed"})
+    assert subs.child_model(LAUNCH, "opus", choices) == []  # ended: nothing more
+    assert NativeSubagents(ROOT).child_model(LAUNCH, "claude-x", choices) == []
+
+
+def test_an_agent_from_before_a_load_is_restored_from_the_history() -> None:
+    subs = _on()
+    # Its output names a launch this session never saw: it waits, and the launch is looked up.
+    assert subs.route(_words("back again", parent="toolu_old")) == []
+    assert subs.wanted() == (["toolu_old"], [])
+    assert subs.wanted() == ([], [])  # asked once
+    out = subs.restore(
+        "old-agent", "toolu_old", name=None, description="Audit", kind="Explore", now_ms=1000
+    )
+    assert out == [
+        (ROOT, _spawned("old-agent:generation:1000", "Audit", "Audit")),
+        ("old-agent:generation:1000", _words("back again", parent="toolu_old")),
+    ]
+    # A launch the history does not know is not looked up again; what waits stays unshown.
+    subs.route(_words("lost", parent="toolu_gone"))
+    assert subs.wanted() == (["toolu_gone"], [])
+    subs.unresolved(launch="toolu_gone")
+    subs.route(_words("lost again", parent="toolu_gone"))
+    assert subs.wanted() == ([], [])
+
+
+def test_an_agent_woken_by_send_message_after_a_load_gets_a_generation_of_its_own() -> None:
+    subs = _on()
+    send = {
+        "sessionUpdate": "tool_call",
+        "toolCallId": "toolu_send",
+        "rawInput": {"to": "old-agent", "message": "Go on"},
+        "_meta": {"claudeCode": {"toolName": "SendMessage"}},
+    }
+    subs.route(send)
+    assert subs.task_started(_started("old-agent", "toolu_send", prompt="Go on")) == []
+    assert subs.wanted() == ([], ["old-agent"])
+    out = subs.restore(
+        "old-agent", "toolu_old", name="Scout", description=None, kind=None, now_ms=5
+    )
+    assert out == [
+        (ROOT, _spawned("old-agent:generation:5", "Scout", "Delegated task", prompt="Go on"))
+    ]
+    # Its run goes on under the SendMessage call.
+    assert subs.route(_words("going", parent="toolu_send")) == [
+        ("old-agent:generation:5", _words("going", parent="toolu_send"))
+    ]
+    # A running patch of an agent nobody knows asks for it; the history's silence ends that.
+    subs.task_updated({"task_id": "ghost", "patch": {"status": "running"}})
+    assert subs.wanted() == ([], ["ghost"])
+    subs.unresolved(agent="ghost")
+    subs.task_updated({"task_id": "ghost", "patch": {"status": "running"}})
+    assert subs.wanted() == ([], [])
+    # A second restore in the same millisecond still gets an id of its own.
+    subs.route(_words("x", parent="toolu_b"))
+    subs.wanted()
+    again = subs.restore("b-agent", "toolu_b", name="B", description=None, kind=None, now_ms=5)
+    assert again[0][1]["subagentSessionId"] == "b-agent:generation:6"

@@ -97,3 +97,44 @@ def test_nested_and_unknown_launches_and_end_states() -> None:
         == "failed"
     )
     assert replayed_end_state({"content": "ok"}) == "completed"
+
+
+def test_a_replayed_childs_model_is_shown_by_its_id_when_it_changes() -> None:
+    replay = SubagentReplay(ROOT, enabled=True)
+    replay.read([_launch("t1", prompt="p")], None)
+    assert replay.model("t1", "claude-x") == []  # not announced yet
+    replay.announce("t1")
+    ((session, update),) = replay.model("t1", "claude-x")
+    assert session == _child("t1")
+    assert update["configOptions"][0]["currentValue"] == "claude-x"
+    assert update["configOptions"][0]["options"] == [{"value": "claude-x", "name": "claude-x"}]
+    assert replay.model("t1", "claude-x") == [] and replay.model("t1", "<synthetic>") == []
+    assert SubagentReplay(ROOT).model("t1", "claude-x") == []
+
+
+def test_a_fork_childs_inherited_context_is_not_its_own() -> None:
+    from fsm.subagent_replay import fork_directive
+
+    inherited = {"type": "assistant", "message": {"content": [_launch("t0")]}}
+    placeholder = {"type": "user", "message": {"content": [_result("t0", "Fork started")]}}
+    directive = {
+        "type": "user",
+        "message": {
+            "content": [
+                _result("t0", "This is the parent's call"),
+                {
+                    "type": "text",
+                    "text": "<fork-boilerplate>rules</fork-boilerplate>\nYour directive: Fix it.",
+                },
+            ]
+        },
+    }
+    own = {"type": "assistant", "message": {"content": [{"type": "text", "text": "On it."}]}}
+    assert fork_directive([inherited, placeholder, directive, own]) == (2, "Fix it.")
+    odd = {
+        "type": "user",
+        "message": {"content": [{"type": "text", "text": "<fork-boilerplate>x"}]},
+    }
+    assert fork_directive([odd, own]) == (0, None)
+    assert fork_directive([placeholder, own]) is None
+    assert fork_directive([{"type": "user", "message": {"content": "<fork-boilerplate>"}}]) is None

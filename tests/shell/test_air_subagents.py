@@ -76,6 +76,10 @@ async def test_a_declaring_air_client_gets_the_subagent_as_a_child_session(tmp_p
     ]
     child_calls = {u["toolCallId"] for u in child if u["sessionUpdate"] == "tool_call"}
     assert len(child_calls) == 2  # the Read and the Bash
+    # The child shows the model it ran on, once (a one-option picker the client cannot change).
+    models = [u for u in child if u["sessionUpdate"] == "config_option_update"]
+    assert len(models) == 1 and models[0]["configOptions"][0]["id"] == "model"
+    assert len(models[0]["configOptions"][0]["options"]) == 1
     # The subagent's question goes on its session.
     assert [a["sessionId"] for a in asked] == [SCOUT_AGENT]
     # Its end on the parent; the Agent call itself never shown; the failed launch shown once.
@@ -204,6 +208,10 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(tmp_path: 
         )
         == 2
     )
+    replayed_models = [
+        u for sid, u in updates if sid == scout and u["sessionUpdate"] == "config_option_update"
+    ]
+    assert len(replayed_models) == 1  # the child's model, by its id
     # The launch calls are not shown; the ends come last, newest first, before loadReplayEnd.
     assert all(u.get("toolCallId") not in (SCOUT_CALL, "toolu_missing") for _, u in updates)
     ends = [
@@ -225,3 +233,36 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(tmp_path: 
     ]
     last_child = max(i for i, (sid, _) in enumerate(updates) if sid == scout)
     assert all(updates[i][0] == session for i, _ in ends) and ends[0][0] > last_child
+
+
+@pytest.mark.asyncio
+async def test_an_agent_from_before_a_load_is_restored_when_it_speaks_again(
+    tmp_path: Path,
+) -> None:
+    async with agent_in_process(
+        tmp_path, "air_subagents", client_meta=NATIVE, capable=True
+    ) as adapter:
+        session = await adapter.new_session()
+        assert isinstance(
+            await adapter.prompt(session, "Where is the input parsed?"), PromptResponse
+        )
+        await asyncio.wait_for(
+            adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
+            TIMEOUT,
+        )
+        before = len(adapter.incoming())
+        assert isinstance(await adapter.prompt(session, "Go on."), PromptResponse)
+        updates = [
+            (m["params"]["sessionId"], m["params"]["update"])
+            for m in adapter.incoming()[before:]
+            if m.get("method") == "session/update"
+        ]
+    spawned = [(sid, u) for sid, u in updates if u["sessionUpdate"] == "subagent_spawned"]
+    assert len(spawned) == 1
+    parent, announced = spawned[0]
+    restored = announced["subagentSessionId"]
+    assert parent == session and restored.startswith(f"{SCOUT_AGENT}:generation:")
+    assert int(restored.rsplit(":", 1)[1]) > 1  # a time, not a count: no clash with before
+    assert announced["name"] == "Scout the parser"
+    said = [u["content"]["text"] for sid, u in updates if sid == restored and "content" in u]
+    assert said == ["Picking up where I left off."]
