@@ -81,6 +81,7 @@ if TYPE_CHECKING:
         WithdrawPrompt,
         WithdrawQuestions,
     )
+    from fsm.effort_seeds import settings_effort
     from fsm.errors import FsmError, InvalidTransition, PeerViolation
     from fsm.events import (
         AnswerStreamStarted,
@@ -261,6 +262,7 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "settings_effort": "effort_seeds",
     "REMOTE_CONTROL_COMMAND": "remote_control",
     "RemoteControl": "remote_control",
     "claude_code_offers": "remote_control",
@@ -715,6 +717,7 @@ __all__ = [
     "seeded_context_window",
     "session_failure_negotiated",
     "session_failure_record",
+    "settings_effort",
     "shape_title",
     "shown_title",
     "sign_in_message",

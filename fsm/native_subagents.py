@@ -408,6 +408,11 @@ class NativeSubagents:
         }
         return self.route(update)
 
+    @property
+    def wanting(self) -> bool:
+        """Something is to be looked up in the session's history (`wanted`)."""
+        return bool(self._wanted_launches or self._wanted_agents)
+
     def wanted(self) -> tuple[list[str], list[str]]:
         """The launches and the agent ids to look up in the session's history (each once)."""
         launches, agents = sorted(self._wanted_launches), list(self._wanted_agents)

@@ -10,12 +10,12 @@ message that holds it with `subagent_spawned` (its name and task from the call's
 whoever made the call. A subagent message whose launch is unknown announces a child
 `Disconnected agent`. The launch call itself is never shown. Every update of a child's
 message goes to the child's session, and a later update of one of its calls (a result, the
-close at the next prompt) follows the call; a child's response names its model, which its session
-shows (`model`). At the end (`finish`), before `loadReplayEnd`,
-each child announced gets its `subagent_state_update`, newest first: from its launch's
-`tool_result`, `completed` without an error, `cancelled` when the error says cancelled,
-interrupted, stopped or killed, `failed` otherwise, and `disconnected` with no result or a
-lineage that loops.
+close at the next prompt) follows the call; a child's response names its model, which its
+session shows (`model`). At the end (`finish`), before `loadReplayEnd`, each child announced
+gets its `subagent_state_update`, newest first: from Claude Code's `<task-notification>` of it
+when the history holds one, else from its launch's `tool_result` (`completed` without an
+error, `cancelled` when the error says cancelled, interrupted, stopped or killed, `failed`
+otherwise), and `disconnected` with neither or a lineage that loops.
 
 Pure: reading the transcripts and sending is the shell's.
 """
@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.native_subagents import CONTROL_TOOLS, Routed
+from fsm.native_subagents import CONTROL_TOOLS, Routed, subagent_state
 
 __all__ = ["SubagentReplay", "fork_directive", "replayed_end_state"]
 
@@ -38,6 +38,7 @@ _FORK_DIRECTIVE = "</fork-boilerplate>\nYour directive: "
 
 Wire = dict[str, Any]
 
+_NOTICE = re.compile(r"<task-notification>(.*?)</task-notification>", re.S)
 _STOPPED = re.compile(r"\b(?:cancelled|canceled|interrupted|stopped|killed)\b")
 _CALL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 _RESULT_BLOCKS = frozenset({"tool_result", "mcp_tool_result"})
@@ -89,6 +90,12 @@ def fork_directive(records: Iterable[Mapping[str, Any]]) -> tuple[int, str | Non
     return None
 
 
+def _tag(body: str, tag: str) -> str | None:
+    match = re.search(f"<{tag}>(.*?)</{tag}>", body, re.S)
+    text = match.group(1).strip() if match else ""
+    return text or None
+
+
 def _first(*values: object) -> str | None:
     for value in values:
         if isinstance(value, str) and value.strip():
@@ -120,6 +127,7 @@ class SubagentReplay:
     _owner_of_call: dict[str, str] = field(default_factory=dict)  # call id -> session id
     _order: list[str] = field(default_factory=list)  # launches in the order announced
     _models: dict[str, str] = field(default_factory=dict)  # the model each child shows
+    _notified: dict[str, str] = field(default_factory=dict)  # a task notice's end, by launch
 
     def read(self, blocks: Iterable[Mapping[str, Any]], parent: str | None) -> list[str]:
         """Learn an entry's launches and results (`parent`: the launch whose subagent wrote
@@ -216,12 +224,35 @@ class SubagentReplay:
         update = {"sessionUpdate": "config_option_update", "configOptions": [option]}
         return [(child.session_id, update)]
 
+    def notified(self, content: object) -> None:
+        """A user message's `<task-notification>`s (Claude Code's word that a background task
+        ended): a subagent's is how it ended, over its launch's result."""
+        if not self.enabled:
+            return
+        texts = [content] if isinstance(content, str) else []
+        if isinstance(content, list):
+            texts = [
+                b["text"]
+                for b in content
+                if isinstance(b, Mapping)
+                and b.get("type") == "text"
+                and isinstance(b.get("text"), str)
+            ]
+        for text in texts:
+            for body in _NOTICE.findall(text):
+                body = body.split("<result>", 1)[0]
+                launch, status = _tag(body, "tool-use-id"), _tag(body, "status")
+                state = subagent_state(status)
+                if launch and state and _tag(body, "task-id"):
+                    self._notified[launch] = state
+
     def finish(self) -> list[Routed]:
         """Each announced child's end, on its parent's session, newest first."""
         out: list[Routed] = []
         for launch in reversed(self._order):
             child = self._children[launch]
-            state = child.end if child.reconstructable and child.end else "disconnected"
+            end = self._notified.get(launch) or child.end
+            state = end if child.reconstructable and end else "disconnected"
             parent = self._children.get(child.parent_launch) if child.parent_launch else None
             out.append(
                 (

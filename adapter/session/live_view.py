@@ -195,9 +195,9 @@ class LiveView:
     async def _restore_subagents(self) -> None:
         """Agents from before a load that Claude Code runs again: found in the session's
         history (`subagent_files`), each gets a generation of its own."""
-        launches, agents = self.subagents.wanted()
-        if not launches and not agents:
+        if not self.subagents.wanting:
             return
+        launches, agents = self.subagents.wanted()
         try:
             files = await self.subagent_files()
         except Exception:

@@ -168,6 +168,9 @@ async def replay_transcript(
             parent = raw.get("parent_tool_use_id")
             parent = parent if isinstance(parent, str) else None
             launches = subagents.read(entry.content, parent)
+            if entry.kind is not EntryKind.ASSISTANT:
+                message = raw.get("message")
+                subagents.notified(message.get("content") if isinstance(message, dict) else None)
             target, announced = subagents.target(parent)
             batch.extend(announced)
             if entry.kind is EntryKind.ASSISTANT:

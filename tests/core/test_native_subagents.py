@@ -357,8 +357,11 @@ def test_a_childs_model_is_its_own_one_option_picker_sent_when_it_changes() -> N
 def test_an_agent_from_before_a_load_is_restored_from_the_history() -> None:
     subs = _on()
     # Its output names a launch this session never saw: it waits, and the launch is looked up.
+    assert not subs.wanting
     assert subs.route(_words("back again", parent="toolu_old")) == []
+    assert subs.wanting
     assert subs.wanted() == (["toolu_old"], [])
+    assert not subs.wanting
     assert subs.wanted() == ([], [])  # asked once
     out = subs.restore(
         "old-agent", "toolu_old", name=None, description="Audit", kind="Explore", now_ms=1000

@@ -138,3 +138,18 @@ def test_a_fork_childs_inherited_context_is_not_its_own() -> None:
     assert fork_directive([odd, own]) == (0, None)
     assert fork_directive([placeholder, own]) is None
     assert fork_directive([{"type": "user", "message": {"content": "<fork-boilerplate>"}}]) is None
+
+
+def test_a_task_notice_in_the_history_says_how_a_background_subagent_ended() -> None:
+    replay = SubagentReplay(ROOT, enabled=True)
+    replay.read([_launch("bg", prompt="audit", run_in_background=True)], None)
+    replay.announce("bg")
+    replay.read([_result("bg", "Async agent launched successfully.")], None)
+    notice = (
+        "<task-notification><task-id>a1</task-id><tool-use-id>bg</tool-use-id>"
+        "<status>killed</status><summary>stopped</summary></task-notification>"
+    )
+    replay.notified([{"type": "text", "text": notice}])
+    replay.notified("<task-notification><status>failed</status></task-notification>")  # no ids
+    ((_, end),) = replay.finish()
+    assert end["state"] == "cancelled"  # not the launch's `completed`
