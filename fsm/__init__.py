@@ -165,6 +165,7 @@ if TYPE_CHECKING:
     from fsm.model_following import (
         ONE_MILLION_WINDOW,
         fallback_moves_session,
+        measured_context_window,
         model_switch_to_follow,
         seeded_context_window,
     )
@@ -200,11 +201,11 @@ if TYPE_CHECKING:
         REMOTE_CONTROL_COMMAND,
         RemoteControl,
         claude_code_offers,
+        remote_content,
         remote_control_command,
         remote_control_refusal,
         remote_control_reply,
         remote_control_request,
-        remote_words,
     )
     from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
@@ -266,7 +267,7 @@ _HOMES = {
     "remote_control_refusal": "remote_control",
     "remote_control_reply": "remote_control",
     "remote_control_request": "remote_control",
-    "remote_words": "remote_control",
+    "remote_content": "remote_control",
     "page_done": "mcp_sign_in",
     "MCP_POLL_SECONDS": "mcp_sign_in",
     "MCP_SIGN_IN_SECONDS": "mcp_sign_in",
@@ -475,6 +476,7 @@ _HOMES = {
     "parse_entry": "transcript_entries",
     "ONE_MILLION_WINDOW": "model_following",
     "fallback_moves_session": "model_following",
+    "measured_context_window": "model_following",
     "model_switch_to_follow": "model_following",
     "seeded_context_window": "model_following",
     "LOCAL_ONLY_COMMANDS": "transcript_entries",
@@ -676,6 +678,7 @@ __all__ = [
     "is_real_model",
     "keys_options_by_kind",
     "live_sessions",
+    "measured_context_window",
     "message_text_fingerprint",
     "model_display_names",
     "model_policy_from",
@@ -694,11 +697,11 @@ __all__ = [
     "raw_message_choice",
     "redact",
     "registry_candidates",
+    "remote_content",
     "remote_control_command",
     "remote_control_refusal",
     "remote_control_reply",
     "remote_control_request",
-    "remote_words",
     "rename_to",
     "renames_session",
     "resolve_model_preference",

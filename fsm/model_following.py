@@ -11,8 +11,12 @@ opened), a subagent's (its `agent_id`), and a fallback that reverts after one tu
 in a subagent or side question (`direction: revert`, `scope: local`).
 
 A model's context window, until Claude reports one in a result (`modelUsage[*].contextWindow`):
-1,000,000 when the model's id, resolved id, name or description names `1m` (`sonnet[1m]`,
-"Sonnet (1M context)"), else unknown (the caller's default, 200,000).
+what Claude Code measured when asked (`get_context_usage {detail: "summary"}`, its
+`rawMaxTokens`; `measured_context_window`), asked beside the session when it opens and after
+each model change, as the reference adapter refines its guess (`refreshContextWindowInBackground`:
+models that are 1M natively, whose names say nothing of it); until that answer, 1,000,000 when
+the model's id, resolved id, name or description names `1m` (`sonnet[1m]`, "Sonnet (1M
+context)"), else unknown (the caller's default, 200,000).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from collections.abc import Iterable, Mapping
 __all__ = [
     "ONE_MILLION_WINDOW",
     "fallback_moves_session",
+    "measured_context_window",
     "model_switch_to_follow",
     "seeded_context_window",
 ]
@@ -31,6 +36,8 @@ ONE_MILLION_WINDOW = 1_000_000
 _ONE_MILLION = re.compile(r"\b1m\b", re.IGNORECASE)
 # Switches the picker has followed already, or that predate the session's picker.
 _NOT_FOLLOWED_SOURCES = frozenset({"sdk", "resume"})
+# No model's window is this large; past it an answer is not one.
+_MAX_WINDOW = 100_000_000
 # A model id is short; past this a hook's `to_model` is not one.
 _MAX_MODEL_LENGTH = 256
 
@@ -64,3 +71,14 @@ def seeded_context_window(texts: Iterable[str | None]) -> int | None:
         if text and _ONE_MILLION.search(text):
             return ONE_MILLION_WINDOW
     return None
+
+
+def measured_context_window(response: object) -> int | None:
+    """The context window in Claude Code's answer to `get_context_usage` (`rawMaxTokens`);
+    None when it says none (missing, not a positive whole number, absurdly large)."""
+    if not isinstance(response, Mapping):
+        return None
+    window = response.get("rawMaxTokens")
+    if isinstance(window, bool) or not isinstance(window, int):
+        return None
+    return window if 0 < window <= _MAX_WINDOW else None

@@ -32,13 +32,15 @@ Rules, each the reference's (`native-subagents.js`, `NativeSubagentRuntime` in i
   except its async tasks' updates, which stay on the child.
 - A permission request of a subagent goes on its child session once it is announced
   (`session_of_agent`).
+- Each response of a subagent names its model: its child session gets a `config_option_update`
+  with a `model` select offering only that model, when it changes (`child_model`).
 
 Pure: no I/O, no clock; sending is the shell's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +48,7 @@ __all__ = ["CONTROL_TOOLS", "SUBAGENT_STATES", "NativeSubagents", "Routed", "sub
 
 Wire = dict[str, Any]
 Routed = tuple[str, Wire]  # (session id, update)
+ModelEntry = tuple[str, str, str | None]  # a picker entry: value, name, the id it resolves to
 
 CONTROL_TOOLS = frozenset({"Agent", "Task"})
 SUBAGENT_STATES = ("completed", "failed", "disconnected", "cancelled")
@@ -161,6 +164,7 @@ class NativeSubagents:
     _send_messages: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     _generation: dict[str, int] = field(default_factory=dict)
     _pending: dict[str, list[Wire]] = field(default_factory=dict)
+    _models: dict[str, tuple[str, str]] = field(default_factory=dict)  # the model each child shows
     _pending_count: int = 0
     dropped: int = 0  # updates the pending bounds dropped (the shell logs them)
 
@@ -244,6 +248,9 @@ class NativeSubagents:
     def _to_child(self, child: _Child, update: Wire, tool_call_id: str | None) -> list[Routed]:
         if child.terminal is not None:
             return []  # an ended child gets nothing more
+        model = _model_entry(update)
+        if model is not None:
+            self._models[child.session_id] = model
         if tool_call_id:
             self._owner_of_call.pop(tool_call_id, None)
             self._owner_of_call[tool_call_id] = child
@@ -354,6 +361,37 @@ class NativeSubagents:
         self._parent_by_tool_use.clear()
         return out
 
+    def child_model(
+        self, launch: str | None, model: object, choices: Iterable[ModelEntry] = ()
+    ) -> list[Routed]:
+        """A subagent's response names its model: its child session shows it as a `model`
+        option offering only that model (the client cannot change a child's), named as the
+        root's picker names it (`choices`: value, name, the id it resolves to), else by its id;
+        sent only when it changes, never after the child's end, and held until the child is
+        announced (only the latest)."""
+        if not self.enabled or not launch or not isinstance(model, str):
+            return []
+        if not model or model == "<synthetic>":
+            return []
+        entry = next(((v, n) for v, n, r in choices if model in (v, r)), (model, model))
+        child = self._child_by_launch.get(launch)
+        if child is not None and child.announced and self._models.get(child.session_id) == entry:
+            return []
+        option = {
+            "id": "model",
+            "name": "Model",
+            "category": "model",
+            "type": "select",
+            "currentValue": entry[0],
+            "options": [{"value": entry[0], "name": entry[1]}],
+        }
+        update: Wire = {
+            "sessionUpdate": "config_option_update",
+            "configOptions": [option],
+            "_meta": {"claudeCode": {"parentToolUseId": launch}},
+        }
+        return self.route(update)
+
     def session_of_agent(self, agent_id: object) -> str:
         """The session a subagent's permission request goes on: its child's once announced,
         else the root's."""
@@ -456,6 +494,12 @@ class NativeSubagents:
 
     def _buffer(self, launch: str, update: Wire) -> None:
         updates = self._pending.get(launch)
+        if updates is not None and _model_entry(update) is not None:
+            # Only the latest model of a child not announced yet waits.
+            for index, waiting in enumerate(updates):
+                if _model_entry(waiting) is not None:
+                    updates[index] = update
+                    return
         if (
             self._pending_count >= MAX_PENDING_UPDATES
             or (updates is None and len(self._pending) >= MAX_PENDING_PARENTS)
@@ -493,6 +537,23 @@ class NativeSubagents:
             if to == agent:
                 return text
         return None
+
+
+def _model_entry(update: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The (value, name) of a child's one-model `config_option_update`; None for any other."""
+    if update.get("sessionUpdate") != "config_option_update":
+        return None
+    options = update.get("configOptions")
+    if not isinstance(options, list) or len(options) != 1 or not isinstance(options[0], Mapping):
+        return None
+    option = options[0]
+    offered = option.get("options")
+    if option.get("id") != "model" or not isinstance(offered, list) or len(offered) != 1:
+        return None
+    shown = offered[0]
+    if not isinstance(shown, Mapping):
+        return None
+    return str(shown.get("value")), str(shown.get("name"))
 
 
 def _merged(initial: Wire | None, update: Wire) -> Wire:

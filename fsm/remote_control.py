@@ -15,7 +15,7 @@ is never shadowed.
 
 Once Remote Control is on, a person may type in the other client; Claude Code echoes what they
 typed (`--replay-user-messages`), and the editor is shown it as the user's message, live
-(`remote_words`): a top-level `user` frame whose `origin.kind` is `human`, not synthetic, and
+(`remote_content`): a top-level `user` frame whose `origin.kind` is `human`, not synthetic, and
 not one the adapter sent (its own prompts and steers are stamped human too), with Claude Code's
 markers taken out as on load.
 """
@@ -34,11 +34,11 @@ __all__ = [
     "REMOTE_CONTROL_COMMAND",
     "RemoteControl",
     "claude_code_offers",
+    "remote_content",
     "remote_control_command",
     "remote_control_refusal",
     "remote_control_reply",
     "remote_control_request",
-    "remote_words",
 ]
 
 REMOTE_CONTROL = "remote-control"
@@ -135,24 +135,25 @@ def remote_control_reply(
     )
 
 
-def remote_words(frame: object, *, ours: bool) -> list[str]:
-    """What a person typed in another client of the session, as the editor shows it (markers
-    taken out); [] for any other frame, and for one the adapter sent (`ours`)."""
+def remote_content(frame: object, *, ours: bool) -> tuple[dict[str, Any], ...]:
+    """What a person typed in another client of the session, as the editor shows it: its
+    blocks with Claude Code's markers taken out (a text left empty goes), by the rule replay
+    applies; () for any other frame, and for one the adapter sent (`ours`)."""
     if ours or not isinstance(frame, Mapping) or frame.get("type") != "user":
-        return []
+        return ()
     origin = frame.get("origin")
     if not isinstance(origin, Mapping) or origin.get("kind") != "human":
-        return []
+        return ()
     if frame.get("isReplay") is not True or frame.get("isSynthetic"):
-        return []
+        return ()
     if frame.get("parent_tool_use_id") is not None:
-        return []
+        return ()
     message = frame.get("message")
     content = message.get("content") if isinstance(message, Mapping) else None
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
     if not isinstance(content, list):
-        return []
-    blocks = tuple(b for b in content if isinstance(b, dict))
-    _, texts = spoken_content(blocks)
-    return [t for t in texts if t.strip()]
+        return ()
+    kept, _ = spoken_content(tuple(b for b in content if isinstance(b, dict)))
+    shown = (b for b in kept if b.get("type") in ("text", "image"))
+    return tuple(b for b in shown if b.get("type") != "text" or str(b.get("text", "")).strip())

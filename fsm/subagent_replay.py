@@ -10,7 +10,8 @@ message that holds it with `subagent_spawned` (its name and task from the call's
 whoever made the call. A subagent message whose launch is unknown announces a child
 `Disconnected agent`. The launch call itself is never shown. Every update of a child's
 message goes to the child's session, and a later update of one of its calls (a result, the
-close at the next prompt) follows the call. At the end (`finish`), before `loadReplayEnd`,
+close at the next prompt) follows the call; a child's response names its model, which its session
+shows (`model`). At the end (`finish`), before `loadReplayEnd`,
 each child announced gets its `subagent_state_update`, newest first: from its launch's
 `tool_result`, `completed` without an error, `cancelled` when the error says cancelled,
 interrupted, stopped or killed, `failed` otherwise, and `disconnected` with no result or a
@@ -87,6 +88,7 @@ class SubagentReplay:
     _controls: set[str] = field(default_factory=set)  # the launch calls, never shown
     _owner_of_call: dict[str, str] = field(default_factory=dict)  # call id -> session id
     _order: list[str] = field(default_factory=list)  # launches in the order announced
+    _models: dict[str, str] = field(default_factory=dict)  # the model each child shows
 
     def read(self, blocks: Iterable[Mapping[str, Any]], parent: str | None) -> list[str]:
         """Learn an entry's launches and results (`parent`: the launch whose subagent wrote
@@ -161,6 +163,27 @@ class SubagentReplay:
             root = self.root
             return [(root, update) for update in updates]
         return [routed for update in updates for routed in self.route(update, session_id)]
+
+    def model(self, launch: str | None, model: object) -> list[Routed]:
+        """A replayed response of the subagent of `launch` names its model: the child's
+        session shows it (by its id: a load's replay runs before the session's model list is
+        known), when it changed."""
+        child = self._children.get(launch) if self.enabled and launch else None
+        if child is None or not child.announced or not isinstance(model, str):
+            return []
+        if not model or model == "<synthetic>" or self._models.get(child.session_id) == model:
+            return []
+        self._models[child.session_id] = model
+        option = {
+            "id": "model",
+            "name": "Model",
+            "category": "model",
+            "type": "select",
+            "currentValue": model,
+            "options": [{"value": model, "name": model}],
+        }
+        update = {"sessionUpdate": "config_option_update", "configOptions": [option]}
+        return [(child.session_id, update)]
 
     def finish(self) -> list[Routed]:
         """Each announced child's end, on its parent's session, newest first."""

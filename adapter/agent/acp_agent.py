@@ -72,6 +72,9 @@ class ClaudeAcpAgent:
         self._settings = settings
         self._link = ClientLink()
         self._raw = raw_requests.RawCapabilities()
+        # Sessions whose transcript Claude Code has not written yet (never prompted): a title
+        # kept for one meanwhile goes into it after a prompt (`_write_kept_title`).
+        self._unwritten: set[str] = set()
         # What the client declared at `initialize` (nothing until then; JetBrains AIR and the
         # AIR capabilities negotiated are its `air`).
         self._client = handshake.ClientDeclared(
@@ -174,6 +177,7 @@ class ClaudeAcpAgent:
         start = self._opener.prepare(self._client, session_id, cwd, mcp_servers, options=options)
         pickers = await self._opener.open(start, NewSessionResponse, self._client)
         session_store.remember(session_id, cwd, self._settings.env)
+        self._unwritten.add(session_id)
         return NewSessionResponse(session_id=session_id, **pickers)
 
     async def load_session(
@@ -201,6 +205,7 @@ class ClaudeAcpAgent:
         if path is None:
             # Created but never prompted: nothing to replay, a fresh Claude under this id.
             pickers = await self._opener.open(start, LoadSessionResponse, self._client)
+            self._unwritten.add(session_id)
             await self._replayed(session_id)
             return LoadSessionResponse(**pickers)
         runtime = await opening.spawn(start, self._settings, self._tg)
@@ -242,9 +247,10 @@ class ClaudeAcpAgent:
         if live is not None:
             await self._sessions.pop(session_id).shutdown(grace=None)
         start = self._opener.prepare(self._client, session_id, cwd, mcp_servers, path, options)
-        return ResumeSessionResponse(
-            **await self._opener.open(start, ResumeSessionResponse, self._client)
-        )
+        pickers = await self._opener.open(start, ResumeSessionResponse, self._client)
+        if path is None:
+            self._unwritten.add(session_id)  # never prompted: no transcript yet
+        return ResumeSessionResponse(**pickers)
 
     async def fork_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -361,6 +367,25 @@ class ClaudeAcpAgent:
             return await session.prompt(rewrite_prompt(prompt), kwargs)
         except RuntimeStartError as exc:
             raise exc.request_error() from exc
+        finally:
+            if session_id in self._unwritten:
+                await self._write_kept_title(session_id)
+
+    async def _write_kept_title(self, session_id: str) -> None:
+        """A session titled (archived, renamed) before Claude Code wrote its transcript: once
+        it has, the title kept meanwhile goes into it (docs/decisions.md#unwritten-titles)."""
+        from adapter.claude import session_archive
+
+        env = self._settings.env
+        try:
+            written = await anyio.to_thread.run_sync(
+                session_archive.write_pending_title, session_id, env
+            )
+        except Exception:  # best effort: the next prompt tries again
+            log.warning("session %s: its kept title could not be written", session_id)
+            return
+        if written:
+            self._unwritten.discard(session_id)
 
     async def steer(
         self, session_id: str, prompt: list[Any], *, prompt_required: bool

@@ -13,8 +13,11 @@ Claude runs goes through Claude Code's `rename_session` control request too, sin
 keeps the title in memory and writes it back; an archive closes a session running here first
 (as `session/close` does), so no Claude writes its transcript after the records.
 
-Subscriptions poll: every second, or at once after a change made here, the transcripts of each
-subscription's scope (the cwd and the same folder in every worktree) are stat'ed, and the
+Subscriptions look when something changed: at once after a change made here, when Claude Code
+writes in one of their project folders (watched with inotify where there is one,
+`adapter.claude.folder_watch`; at most once a second), and every 10 seconds all the same (every
+second where folders cannot be watched). The transcripts of each subscription's scope (the cwd
+and the same folder in every worktree) are stat'ed, and the
 sessions whose file changed, appeared or went, or whose run here changed state, are read again;
 `ListSubscriptions.deliver` then sends only what differs from what that subscription was sent.
 Delivery is best effort: the client re-reads the list when it needs to be sure.
@@ -59,6 +62,9 @@ from fsm import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from adapter.claude.folder_watch import FolderWatch
     from adapter.claude.live_registry import LiveRegistry
     from adapter.session.session import Session
 
@@ -67,8 +73,10 @@ __all__ = ["IndexHost", "SessionIndexRequests"]
 log = logging.getLogger(__name__)
 
 LIST = "session/list"
-# How often the subscriptions' scopes are looked at for changes made elsewhere.
+# How often the subscriptions' scopes are looked at for changes made elsewhere, where their
+# folders cannot be watched; and where they are watched, how often they are looked at anyway.
 POLL_SECONDS = 1.0
+RESCAN_SECONDS = 10.0
 
 _Handler = Callable[[str, Any, bool], Awaitable[Any]]
 
@@ -330,17 +338,72 @@ class SessionIndexRequests:
         return {sid: own for sid in list(self._sessions) if (own := self._own(sid)) is not None}
 
     async def _poll(self) -> None:
-        while not self._closed:
-            with anyio.move_on_after(POLL_SECONDS):
-                await self._wake.wait()
-            self._wake = anyio.Event()
-            if self._closed:
-                return
-            for subscription_id, cwd in self._subscriptions.scopes().items():
-                try:
-                    await self._look(subscription_id, cwd)
-                except Exception:  # best effort: the next look tries again
-                    log.warning("the session list subscription could not look", exc_info=True)
+        """Look at the subscriptions' scopes when a change is made here or a session run here
+        changed state (checked every second, in memory), when Claude Code writes in a watched
+        project folder (`FolderWatch`, at most once a second), and every 10 seconds all the
+        same; where folders cannot be watched, every second."""
+        from adapter.claude.folder_watch import FolderWatch
+
+        watch = FolderWatch.open()
+        watching = False
+        async with anyio.create_task_group() as tg:
+            if watch is not None:
+                tg.start_soon(self._watched, watch)
+            try:
+                last_look = anyio.current_time()
+                while not self._closed:
+                    woke = False
+                    with anyio.move_on_after(POLL_SECONDS):
+                        await self._wake.wait()
+                        woke = True
+                    self._wake = anyio.Event()
+                    if self._closed:
+                        return
+                    now = anyio.current_time()
+                    due = not watching or woke or now - last_look >= RESCAN_SECONDS
+                    if not due and not self._activity_moved():
+                        continue  # nothing written, nothing of ours changed: no disk read
+                    last_look = now
+                    for subscription_id, cwd in self._subscriptions.scopes().items():
+                        try:
+                            await self._look(subscription_id, cwd)
+                        except Exception:  # best effort: the next look tries again
+                            log.warning(
+                                "the session list subscription could not look", exc_info=True
+                            )
+                    if watch is not None:
+                        watching = await self._watch_scopes(watch)
+            finally:
+                tg.cancel_scope.cancel()
+                if watch is not None:
+                    watch.close()
+
+    def _activity_moved(self) -> bool:
+        """A session run here changed state since a subscription last looked (in memory)."""
+        activity = self._activities()
+        return any(seen[1] != activity for seen in self._seen.values())
+
+    async def _watched(self, watch: FolderWatch) -> None:
+        while True:
+            await watch.changed()
+            self._wake.set()
+            # A session goes to a subscription at most once a second, as the reference's.
+            await anyio.sleep(POLL_SECONDS)
+
+    async def _watch_scopes(self, watch: FolderWatch) -> bool:
+        """Watch the project folders of every subscription's scope; False when one could not
+        be watched (then the scopes are looked at every second)."""
+        from adapter.claude import index_rows
+
+        scopes = list(self._subscriptions.scopes().values())
+
+        def folders() -> list[Path]:
+            return [f for cwd in scopes for f in index_rows.scope_folders(cwd, True, self._env)]
+
+        try:
+            return watch.watch(await anyio.to_thread.run_sync(folders))
+        except OSError:
+            return False
 
     async def _look(self, subscription_id: str, cwd: str) -> None:
         from adapter.claude import index_rows

@@ -40,6 +40,7 @@ from adapter.claude.sdk_compat import (
     answer_elicitations,
     configure_can_use_tool,
     send_control_request,
+    send_frames_without_turns,
     with_hints,
 )
 from adapter.claude.settings_files import SETTING_SOURCES
@@ -225,6 +226,7 @@ class ClaudeRuntime:
         # MCP servers' questions, which the SDK refuses, go to the session (`hooks.elicit`).
         if not answer_elicitations(self.client, self.hooks.elicit):
             log.warning("Claude runtime %s: MCP servers' questions will be refused", self.epoch)
+        send_frames_without_turns(self.client)  # every streamed delta is a frame
         await on_ready()
         task_status.started()
         try:
@@ -326,6 +328,13 @@ class ClaudeRuntime:
         it in the pinned version; the TypeScript SDK's `applyFlagSettings` sends the same)."""
         request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
         await send_control_request(self.client, request)
+
+    async def context_usage(self) -> Any:
+        """Claude Code's `get_context_usage` with `detail: "summary"` (answered from its last
+        usage, without the per-category token counts `full` asks its API for), as the
+        reference adapter asks it for the context window (`rawMaxTokens`)."""
+        request = {"subtype": "get_context_usage", "detail": "summary"}
+        return await send_control_request(self.client, request)
 
     async def set_agent(self, agent: str | None) -> None:
         """The agent Claude Code's main thread runs as from its next turn (None: its own), with

@@ -32,6 +32,9 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   context handed on is a `HintedContext` that carries them.
 - `answer_elicitations`: the private `_query._handle_control_request`, wrapped to answer the
   `elicitation` request the SDK refuses (CLI 2.1.332 ignores an `Elicitation` hook's answer).
+- `send_frames_without_turns`: the private `_query._message_send`, the sending side of the
+  stream its reader task routes frames through, wrapped so that a frame goes in without a turn
+  of the event loop while the buffer has room.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ __all__ = [
     "raw_frames",
     "sanitize_path",
     "send_control_request",
+    "send_frames_without_turns",
     "with_hints",
 ]
 
@@ -180,6 +184,46 @@ def _read_regular_session_lite(file_path: Any) -> Any:
             )
     except OSError:
         return None
+
+
+class _SendWithoutTurns:
+    """The sending side of the SDK's message stream, except that a frame its reader task routes
+    to the client while the buffer has room goes in without `send`'s turn of the event loop:
+    the reader then routes the frames of one read of Claude's output together, and the
+    adapter's reader takes them together (`_drained`), where before each frame cost both tasks
+    a turn. A full buffer waits as before, so the buffer's bound and the reader's pauses stay
+    the SDK's; a closed stream raises as before."""
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    async def send(self, item: Any) -> None:
+        try:
+            self._stream.send_nowait(item)
+        except anyio.WouldBlock:
+            await self._stream.send(item)
+
+    def send_nowait(self, item: Any) -> None:
+        self._stream.send_nowait(item)
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def send_frames_without_turns(client: ClaudeSDKClient) -> bool:
+    """Once connected, the SDK's reader hands on Claude's frames without a turn of the event
+    loop each while its buffer has room (`_SendWithoutTurns`); False: no query yet."""
+    query = client._query
+    if query is None:
+        return False
+    if not isinstance(query._message_send, _SendWithoutTurns):
+        query._message_send = _SendWithoutTurns(query._message_send)
+    return True
 
 
 def raw_frames(client: ClaudeSDKClient) -> AsyncIterator[dict[str, Any]]:

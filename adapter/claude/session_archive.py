@@ -21,12 +21,19 @@ import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from adapter.claude import session_links
+from adapter.claude import session_links, session_store
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular
 from fsm import archive_to, is_archived, title_records, visible_title
 
-__all__ = ["TitleChange", "archive", "archived_name", "copies", "retitle"]
+__all__ = [
+    "TitleChange",
+    "archive",
+    "archived_name",
+    "copies",
+    "retitle",
+    "write_pending_title",
+]
 
 log = logging.getLogger(__name__)
 
@@ -181,9 +188,18 @@ def retitle(
 ) -> bool:
     """Give every transcript of the session the title `change` makes of its current one (the
     two records, and its sidecar when it has one, or always with `sidecar`); whether the
-    session has any transcript."""
+    session has any transcript. A session created but never prompted has none yet: its
+    marker keeps the title until its transcript is written (`write_pending_title`,
+    docs/decisions.md#unwritten-titles), and it counts as found."""
     found = False
-    for claude_id in _claude_ids(session_id, env):
+    claude_ids = _claude_ids(session_id, env)
+    if not any(copies(claude_id, env) for claude_id in claude_ids):
+        marked, current = session_store.pending_title(session_id, env)
+        if not marked:
+            return False
+        title = change(current, session_id)
+        return title is None or session_store.keep_title(session_id, env, title)
+    for claude_id in claude_ids:
         found_copies = copies(claude_id, env)
         # Read before any copy gets a title: the SDK then titles the session by another copy.
         generated = _sdk_title(claude_id) if found_copies else None
@@ -196,6 +212,20 @@ def retitle(
             _ensure_records(path, title_records(claude_id, title))
             _rewrite_sidecar(path, title, create=sidecar)
     return found
+
+
+def write_pending_title(session_id: str, env: Mapping[str, str]) -> bool:
+    """A session that had no transcript when it was titled (archived, renamed): once Claude
+    Code has written its transcript, the kept title goes into it as the two records. Whether
+    the session has its transcript now (nothing is left to do)."""
+    if not copies(session_id, env):
+        return False
+    _, kept = session_store.pending_title(session_id, env)
+    if kept is None:
+        return True
+    retitle(session_id, env, lambda current, claude_id: None if current == kept else kept)
+    session_store.keep_title(session_id, env, None)
+    return True
 
 
 def archive(session_id: str, env: Mapping[str, str], archived: bool = True) -> bool:

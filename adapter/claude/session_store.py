@@ -37,10 +37,12 @@ __all__ = [
     "earlier_transcripts",
     "find_transcript",
     "fork",
+    "keep_title",
     "known_on_disk",
     "list_page",
     "locate",
     "not_found",
+    "pending_title",
     "relinked",
     "remember",
 ]
@@ -341,6 +343,45 @@ async def delete(session_id: str, env: Mapping[str, str]) -> bool:
         return True
 
     return await anyio.to_thread.run_sync(remove)
+
+
+def _marker_data(path: Path) -> dict[str, Any] | None:
+    try:
+        with open_regular(path) as file:  # a FIFO planted as a marker must not hang a read
+            data = json.loads(file.read(_MARKER_LIMIT).decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("cwd"), str) else None
+
+
+def pending_title(session_id: str, env: Mapping[str, str]) -> tuple[bool, str | None]:
+    """A never-prompted session's title, kept by its marker until Claude Code writes its
+    transcript (docs/decisions.md#unwritten-titles): (whether it has a marker, the title)."""
+    path = _marker(session_id, env)
+    data = _marker_data(path) if path is not None else None
+    if data is None:
+        return False, None
+    title = data.get("title")
+    return True, title if isinstance(title, str) else None
+
+
+def keep_title(session_id: str, env: Mapping[str, str], title: str | None) -> bool:
+    """Keep `title` (None: none) as the never-prompted session's; False without a marker."""
+    path = _marker(session_id, env)
+    data = _marker_data(path) if path is not None else None
+    if path is None or data is None:
+        return False
+    if title is None:
+        data.pop("title", None)
+    else:
+        data["title"] = title
+    try:
+        with open_private(path, append=False) as out:
+            out.write(json.dumps(data))
+    except (UnsafeFile, OSError):
+        log.warning("could not keep the title of session %s", session_id)
+        return False
+    return True
 
 
 def known_on_disk(session_id: str, env: Mapping[str, str]) -> bool:

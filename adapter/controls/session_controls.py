@@ -58,6 +58,7 @@ from fsm import (
     agent_flag,
     claude_code_offers,
     fallback_moves_session,
+    measured_context_window,
     seeded_context_window,
     sign_in_servers,
 )
@@ -142,6 +143,10 @@ class SessionControls:
         # Told the context window the session's model promises (None: it says none) whenever
         # the model is known or changes: the session's usage meter.
         self.model_chosen: Callable[[int | None], None] = lambda window: None
+        # Told the context window Claude Code measured for the current model
+        # (`get_context_usage`, asked beside Claude's stream), until a result says it
+        # (fsm.model_following).
+        self.window_measured: Callable[[int], None] = lambda window: None
 
     async def forward_raw(self, frame: Any) -> None:
         """A message of Claude Code's, as it wrote it, to a client that asked for it with
@@ -211,6 +216,7 @@ class SessionControls:
         self.commands = self._offered()
         switch = self.config.adopt(info)
         self.model_chosen(self._context_window())
+        self._measure_window(runtime)
         if switch and self.config.model is not None:
             # The transcript's model is gone: the running Claude falls back with the picker.
             try:
@@ -347,11 +353,32 @@ class SessionControls:
         follow."""
         self.config.model = value
         self.model_chosen(self._context_window())
+        self._measure_window(self._live())
         self.config.effort = self.config.effort_shown()
         await self._apply_effort(self._live())
         if self.config.mode == "auto" and not self.config.auto_available():
             # The new model lacks auto: Claude goes on in Accept edits, as the picker does.
             await self.set_mode("auto")
+
+    def _measure_window(self, runtime: ClaudeRuntime | None) -> None:
+        """Ask Claude Code, beside the session, for the context window of the model it runs
+        now: a model that is 1M natively says nothing of it in its name (fsm.model_following)."""
+        if runtime is None or not self.config.models:
+            return
+        model = self.config.model
+        self._spawn(functools.partial(self._measured, runtime, model))
+
+    async def _measured(self, runtime: ClaudeRuntime, model: str | None) -> None:
+        try:
+            response = await runtime.context_usage()
+        except Exception:
+            log.info("session %s: Claude Code did not measure its context", self.session_id)
+            return
+        window = measured_context_window(response)
+        current = self._live()
+        if window is None or self.config.model != model or current not in (None, runtime):
+            return  # nothing said, or another model or Claude since: its own answer counts
+        self.window_measured(window)
 
     def _context_window(self) -> int | None:
         """The context window the current model's own words promise (None: they say none)."""

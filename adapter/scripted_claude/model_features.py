@@ -16,6 +16,10 @@ result, which then names the reason (`fast_mode_disabled_reason`, e.g.
 `extra_usage_disabled`). `apply_flag_settings {"fastMode": bool}` switches it in the running
 process only, as the real CLI's flag layer does.
 
+`get_context_usage` measures the window of the model in use (`rawMaxTokens`): 1,000,000 for
+a `[1m]` alias or a model `$CLAUDE_ACP_SCRIPTED_NATIVE_1M` names, else 200,000
+(`context_window`).
+
 Standard library only: imported by the fake at start-up.
 """
 
@@ -26,11 +30,22 @@ from typing import Any
 
 from adapter.scripted_claude.handshake import MODELS
 
-__all__ = ["FAST_ENV", "FAST_OFF_ENV", "MODELS_ENV", "fast_state", "models_for"]
+__all__ = [
+    "FAST_ENV",
+    "FAST_OFF_ENV",
+    "MODELS_ENV",
+    "NATIVE_MILLION_ENV",
+    "context_window",
+    "fast_state",
+    "models_for",
+]
 
 MODELS_ENV = "CLAUDE_ACP_SCRIPTED_MODELS"
 FAST_ENV = "CLAUDE_ACP_SCRIPTED_FAST"
 FAST_OFF_ENV = "CLAUDE_ACP_SCRIPTED_FAST_OFF"
+# Full model ids (comma-separated) whose context window is 1M natively: `get_context_usage`
+# measures 1,000,000 for them though their names say nothing of it.
+NATIVE_MILLION_ENV = "CLAUDE_ACP_SCRIPTED_NATIVE_1M"
 
 _FEATURES: Mapping[str, Mapping[str, bool]] = {
     "default": {"supportsAutoMode": True},
@@ -75,3 +90,12 @@ def fast_state(env: Mapping[str, str]) -> str:
     """`fast_mode_state` at start-up: what the environment says, else off."""
     state = env.get(FAST_ENV, "off")
     return state if state in {"on", "off", "cooldown"} else "off"
+
+
+def context_window(env: Mapping[str, str], alias: str | None, model: str) -> int:
+    """The context window `get_context_usage` measures for the model in use (`alias`: the
+    name it was chosen by; `model`: its full id)."""
+    native = {m.strip() for m in env.get(NATIVE_MILLION_ENV, "").split(",") if m.strip()}
+    if (alias or "").lower().endswith("[1m]") or model in native:
+        return 1_000_000
+    return 200_000

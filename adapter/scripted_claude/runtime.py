@@ -241,9 +241,8 @@ def main(
     cwd = cwd or os.getcwd()
     transcript = _open_transcript(args, env, cwd, writer)
     # The real CLI's order: --model, ANTHROPIC_MODEL, the resumed transcript's, its default.
-    model = resolve_model(
-        args.value("--model") or env.get("ANTHROPIC_MODEL") or transcript.last_model or "default"
-    )
+    alias = args.value("--model") or env.get("ANTHROPIC_MODEL") or transcript.last_model
+    model = resolve_model(alias or "default")
     sources = tuple(s for s in (args.value("--setting-sources") or "").split(",") if s)
     rules = Rules(config=config_dir(env), cwd=cwd, sources=sources)
     rules.load()
@@ -253,6 +252,7 @@ def main(
         writer=writer,
         transcript=transcript,
         model=model,
+        model_alias=alias,
         permission_mode=args.value("--permission-mode") or rules.default_mode() or "default",
         permission_prompt_tool=args.value("--permission-prompt-tool"),
         state_frames_host_only=_state_frames(env),

@@ -58,6 +58,7 @@ class SessionState:
     writer: FrameWriter
     transcript: Transcript
     model: str = DEFAULT_MODEL
+    model_alias: str | None = None  # the name the model was chosen by (`sonnet[1m]`)
     permission_mode: str = "default"
     permission_prompt_tool: str | None = None
     # None: no session_state_changed frames; else whether they are `sdk_host_only`.

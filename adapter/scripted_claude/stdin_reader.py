@@ -14,6 +14,7 @@ from typing import BinaryIO
 from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
 from adapter.scripted_claude.hook_steps import callback_ids
+from adapter.scripted_claude.model_features import context_window
 from adapter.scripted_claude.session import SessionState
 from adapter.scripted_claude.skills import skill_frontmatter
 from adapter.scripted_claude.steps import Scenario
@@ -102,7 +103,9 @@ class StdinReader:
                 return
             s.permission_mode = str(mode)
         elif subtype == "set_model":
-            s.model = resolve_model(request.get("model"))
+            alias = request.get("model")
+            s.model = resolve_model(alias)
+            s.model_alias = alias if isinstance(alias, str) else None
         elif subtype == "apply_flag_settings":
             settings = request.get("settings")
             if isinstance(settings, dict) and "effortLevel" in settings:
@@ -173,6 +176,14 @@ class StdinReader:
             else:
                 answer = {"canRewind": True, "filesChanged": s.checkpoints.get(uuid, [])}
         elif subtype == "get_context_usage":
-            answer = {"categories": [], "totalTokens": 0, "maxTokens": 200000, "percentage": 0}
+            window = context_window(self.env, s.model_alias, s.model)
+            answer = {
+                "categories": [],
+                "totalTokens": 0,
+                "maxTokens": window,
+                "rawMaxTokens": window,
+                "percentage": 0,
+                "model": s.model,
+            }
             answer["skills"] = {"skillFrontmatter": skill_frontmatter(s.cwd)}
         s.emit(frames.control_response(request_id, answer))

@@ -36,6 +36,7 @@ from adapter.controls.session_controls import SessionControls
 from adapter.session.live_view import LiveView
 from adapter.session.prompt_answer import PromptAnswer
 from adapter.view.turn_view import SERVER_BLOCKS
+from adapter.wire.response_watch import ResponseTicket
 from fsm import (
     AnswerStreamStarted,
     AssistantMessageReceived,
@@ -50,7 +51,7 @@ from fsm import (
     RuntimeStartFailed,
     StreamEnded,
     TransportLost,
-    remote_words,
+    remote_content,
 )
 
 __all__ = ["ClaudeSide"]
@@ -105,6 +106,9 @@ class ClaudeSide:
         self._fault = fault
         self._started = started  # the session's timer, which a runtime's deadlines need
         self.runtime: ClaudeRuntime | None = None
+        # The responses of the prompts Claude's last frame answered (`EffectPerformer`): they
+        # go out before what Claude's next frames make (docs/decisions.md#turns-that-wait).
+        self.responses_due: list[ResponseTicket] = []
         # Set while the fresh context's process is being started: a prompt waits for it
         # instead of starting one of its own.
         self.starting_fresh: anyio.Event | None = None
@@ -193,6 +197,8 @@ class ClaudeSide:
 
         async def on_message(message: Any, raw: Any) -> None:
             await self.on_message(message, raw, epoch)
+            if self.responses_due:
+                await self._responses_written()
 
         try:
             await runtime.run(
@@ -214,6 +220,15 @@ class ClaudeSide:
             # a fresh context), failed when it ended on its own.
             ours = runtime.closed_by_adapter or self.runtime is not runtime
             await self._view.background_work_ended("stopped" if ours else "failed")
+
+    async def _responses_written(self) -> None:
+        """Wait until the responses of the prompts the last frame answered are written: what
+        Claude says after a prompt's answer follows that answer on the wire (the prompt's
+        handler writes it, in a task of its own), whatever else the event loop runs first
+        (docs/decisions.md#turns-that-wait). Each wait is bounded by its ticket."""
+        due, self.responses_due = self.responses_due, []
+        for ticket in due:
+            await ticket.written()
 
     async def _on_lost(self, runtime: ClaudeRuntime) -> None:
         if runtime.too_large:
@@ -294,7 +309,7 @@ class ClaudeSide:
             self._view.taken_up(echo.turn_id)
             runtime = self.runtime
             ours = runtime is None or runtime.sent_by_adapter(echo.turn_id)
-            said = remote_words(raw, ours=ours)
+            said = remote_content(raw, ours=ours)
             if said:
                 # Typed in another client of the session (Remote Control): shown as the user's.
                 await self._view.user_said(said)

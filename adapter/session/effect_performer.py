@@ -214,3 +214,5 @@ class EffectPerformer:
             log.error("session %s: an answer with no prompt waiting", self.session_id)
             return
         answer.give(value)
+        if answer.response is not None:
+            self._claude.responses_due.append(answer.response)

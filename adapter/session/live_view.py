@@ -40,7 +40,7 @@ from adapter.view.stream_assembly import MalformedStream
 from adapter.view.task_plan import TaskPlan
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for
-from adapter.view.turn_view import TurnView, blocks_of
+from adapter.view.turn_view import TurnView, blocks_of, prompt_updates
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
 from fsm import (
@@ -173,15 +173,15 @@ class LiveView:
         # JetBrains AIR's native subagent sessions: every update goes through it, and a
         # subagent's go to its child session (a pass-through for any other client).
         self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
+        # The root's model picker entries (value, name, resolved id), to name a subagent's
+        # model as the picker does (set by the session).
+        self.model_choices: Callable[[], list[tuple[str, str, str | None]]] = list
 
-    async def user_said(self, texts: list[str]) -> None:
-        """What a person typed in another client of the session, as the user's message."""
-        for text in texts:
-            chunk = {
-                "sessionUpdate": "user_message_chunk",
-                "content": {"type": "text", "text": text},
-            }
-            await self._send_raw(chunk)
+    async def user_said(self, blocks: tuple[dict[str, Any], ...]) -> None:
+        """What a person typed in another client of the session, as the user's message: its
+        text and images, as a replayed prompt shows them."""
+        for update in prompt_updates(blocks):
+            await self._send_raw(update)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         return await self._send_routed(self.subagents.route(update))
@@ -308,6 +308,8 @@ class LiveView:
         if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
             read = getattr(tasks, _ASYNC_TASK_FRAMES[message.subtype])
             await self._send(lambda: read(data), "a background task")
+        if message.subtype == "task_started":
+            await self._send(lambda: self._view.task_started(data), "a task's start")
         if message.subtype in ("task_notification", "task_updated"):
             await self._send(lambda: self._view.task_ended(data), "a task's end")
             return
@@ -381,6 +383,12 @@ class LiveView:
             self._side.delivered()
         if mask is not None:
             blocks = [_masked(block, mask) for block in blocks]
+        if parent is not None:
+            # A subagent's response: its child session shows the model it ran on.
+            subagents, choices, model = self.subagents, self.model_choices(), message.model
+            await self._subagent_frames(
+                lambda: subagents.child_model(parent, model, choices), "a subagent's model"
+            )
         await self._send(
             lambda: self._view.assistant(blocks, message_id=message_id, parent=parent),
             "a message",
@@ -423,6 +431,10 @@ class LiveView:
     def model_chosen(self, window: int | None) -> None:
         """The session runs a model whose words promise this context window (None: none)."""
         self._usage.model_chosen(window)
+
+    def window_measured(self, window: int) -> None:
+        """Claude Code measured the current model's context window (`get_context_usage`)."""
+        self._usage.window_measured(window)
 
     @property
     def context_used(self) -> int:
@@ -619,6 +631,7 @@ class LiveView:
     async def background_work_ended(self, state: str) -> None:
         """Claude's stream ended (`failed`; `stopped` when the adapter ended it) or its
         conversation was reset: every async task and subagent still open ends."""
+        self._view.subagents_ended()
         subagents = self.subagents
         ended = subagent_state(state) or "failed"
         await self._subagent_frames(lambda: subagents.finish_all(ended), "the subagents' end")

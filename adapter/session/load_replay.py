@@ -185,6 +185,8 @@ async def replay_transcript(
             launches = subagents.read(entry.content, parent)
             target, announced = subagents.target(parent)
             batch.extend(announced)
+            if entry.kind is EntryKind.ASSISTANT:
+                batch.extend(subagents.model(parent, entry.model))
             batch.add(_updates(view, entry, raw), target)
             for launch in launches:
                 await _replay_child(batch, view, transcript, launch, stats)
@@ -231,6 +233,8 @@ async def _replay_child(
     try:
         for entry, _raw in entries(path, stats):
             launches = batch.subagents.read(entry.content, launch)
+            if entry.kind is EntryKind.ASSISTANT:
+                batch.extend(batch.subagents.model(launch, entry.model))
             batch.add(_child_updates(view, entry, launch), target)
             for inner in launches:
                 await _replay_child(batch, view, transcript, inner, stats)

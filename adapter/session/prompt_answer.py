@@ -9,6 +9,8 @@ import anyio
 from acp import RequestError
 from acp.schema import PromptResponse
 
+from adapter.wire.response_watch import ResponseTicket
+
 __all__ = ["PromptAnswer"]
 
 
@@ -25,6 +27,8 @@ class PromptAnswer:
     value: PromptResponse | RequestError | None = None
     epoch: str | None = None  # the runtime the prompt went to, once sent
     by_adapter: bool = False  # the adapter's own idle `/compact`: no client waits for it
+    # The prompt's response on the wire (taken in its handler): Claude's next frames wait for it.
+    response: ResponseTicket | None = None
 
     def give(self, value: PromptResponse | RequestError) -> None:
         if self.value is None:

@@ -185,7 +185,11 @@ class Session:
         self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.owner = self.view.subagents.session_of_agent
+        self.view.model_choices = lambda: [
+            (c.value, c.name, c.resolved) for c in self.controls.config.models
+        ]
         self.controls.model_chosen = self.view.model_chosen
+        self.controls.window_measured = self.view.window_measured
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
         self.controls.permissions.turn_live = lambda: self.core.turn_live
@@ -345,7 +349,9 @@ class Session:
         # Content Claude cannot take is refused (-32602) before anything reaches Claude.
         content = claude_content(blocks)
         turn_id = str(uuid.uuid4())
-        answer = self._answers[turn_id] = PromptAnswer(blocks=blocks, content=content)
+        answer = self._answers[turn_id] = PromptAnswer(
+            blocks=blocks, content=content, response=self._link.response_ticket()
+        )
         self.view.file_changes.request(turn_id, meta)
         await self.view.goal_prompted(blocks, turn_id)
         await self.view.client_prompted()

@@ -65,6 +65,8 @@ _SERVER_RESULTS = frozenset(
 SERVER_BLOCKS = _SERVER_CALLS | _SERVER_RESULTS
 # A background task's statuses that end it (and the terminal of its command).
 _TASK_ENDINGS = frozenset({"completed", "failed", "killed", "stopped"})
+# A session runs a handful of background subagents; past this many they are not tracked.
+_MAX_SUBAGENTS = 64
 # Tools whose command runs in a terminal a `terminal_output` client shows.
 _TERMINAL_TOOLS = frozenset({"Bash", "PowerShell"})
 # The SDK's block dataclasses, by the wire `type` each stands for.
@@ -150,6 +152,10 @@ class TurnView:
         self._denied: set[str] = set()  # calls whose card a `permission_denied` failed
         # Background commands whose terminal is still open: task id -> tool call id.
         self._background: dict[str, str] = {}
+        # Subagents running in the background: task id -> the Agent call they run under. Their
+        # calls stay open past a turn's end (they run on), and close when the subagent ends.
+        self._subagents: dict[str, str] = {}
+        self._parents: dict[str, str] = {}  # open calls of a subagent: id -> its Agent call
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
         self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
@@ -246,6 +252,8 @@ class TurnView:
                 self._plan_calls.add(tool_id)
                 return [plan]
         self._calls[tool_id] = (name, tool_input)
+        if parent is not None:
+            self._parents[tool_id] = parent
         copies = not self.air.raw_input_rendering
         card = card_for(tool_id, name, tool_input, self.cwd, input_copies=copies)
         meta: Wire = {"toolName": name}
@@ -292,6 +300,7 @@ class TurnView:
         if not tool_id or tool_id not in self._calls:
             return []
         name, _ = self._calls.pop(tool_id)
+        self._parents.pop(tool_id, None)
         self._running.discard(tool_id)
         self._progress.pop(tool_id, None)
         self._denied.add(tool_id)
@@ -340,9 +349,19 @@ class TurnView:
                 card["locations"] = [{"path": path} for path in paths]
         return [card]
 
+    def task_started(self, frame: Mapping[str, Any]) -> list[Wire]:
+        """`system/task_started`: a subagent that runs in the background (`is_backgrounded`)
+        runs on past the turn's end, and so do its calls (nothing to show yet)."""
+        task, parent = _str(frame, "task_id"), _str(frame, "tool_use_id")
+        background = frame.get("is_backgrounded") is True and bool(frame.get("subagent_type"))
+        if task and parent and background and len(self._subagents) < _MAX_SUBAGENTS:
+            self._subagents[task] = parent
+        return []
+
     def task_ended(self, frame: Mapping[str, Any]) -> list[Wire]:
         """A background task ended (`task_notification`, or a final `task_updated`): the
-        terminal of the command it was ends with it."""
+        terminal of the command it was ends with it; a subagent's calls that never got a
+        result end with it (failed)."""
         task = _str(frame, "task_id")
         patch = frame.get("patch")
         status = _str(frame, "status") or (
@@ -350,10 +369,25 @@ class TurnView:
         )
         if not task or status not in _TASK_ENDINGS:
             return []  # still running (or paused): the terminal stays open
+        parent = self._subagents.pop(task, None)
+        if parent is not None:
+            return self._close([i for i in self._calls if self._parents.get(i) == parent])
         tool_id = self._background.pop(task, None)
         if tool_id is None:
             return []
         return [terminal_exit(tool_id, status)]
+
+    def subagents_ended(self) -> None:
+        """Claude's stream ended: no subagent runs on, so the next close ends their calls."""
+        self._subagents.clear()
+
+    def _close(self, calls: list[str]) -> list[Wire]:
+        for tool_id in calls:
+            self._calls.pop(tool_id, None)
+            self._parents.pop(tool_id, None)
+            self._running.discard(tool_id)
+            self._progress.pop(tool_id, None)
+        return [_status(tool_id, "failed") for tool_id in calls]
 
     def permitted(self, tool_id: str) -> list[Wire]:
         """The call runs now (the user allowed it, or it needs no permission)."""
@@ -422,6 +456,7 @@ class TurnView:
             self._running.discard(tool_id)
             self._progress.pop(tool_id, None)
             name, tool_input = self._calls.pop(tool_id, ("", None))
+            self._parents.pop(tool_id, None)
             task = background_task(tool_use_result)
             if self._terminal and task is not None and len(self._background) < 256:
                 self._background[task] = tool_id
@@ -486,17 +521,22 @@ class TurnView:
 
     def close_open_calls(self) -> list[Wire]:
         """A turn ended: a message still streaming broke off, and its calls that never got a
-        result failed (interrupted or lost)."""
-        left = [*self._calls, *(i for i in self._streamed.announced if i not in self._calls)]
+        result failed (interrupted or lost); those of a subagent still running in the
+        background stay open (it runs on, and their results will come)."""
+        running = set(self._subagents.values())
+        kept = {i for i in self._calls if self._parents.get(i) in running}
+        left = [i for i in self._calls if i not in kept]
+        left += [i for i in self._streamed.announced if i not in self._calls]
         updates = self._stream.close_broken()
         updates += [_status(tool_id, "failed") for tool_id in left]
-        self._calls.clear()
+        self._calls = {i: call for i, call in self._calls.items() if i in kept}
+        self._parents = {i: parent for i, parent in self._parents.items() if i in kept}
         self._streamed.clear()
         self._plan_calls.clear()
         self._task_calls.clear()
         self._denied.clear()
-        self._running.clear()
-        self._progress.clear()
+        self._running &= kept
+        self._progress = {i: beat for i, beat in self._progress.items() if i in kept}
         return updates
 
 

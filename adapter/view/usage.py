@@ -7,9 +7,11 @@ output. During a turn it follows the stream as the reference adapter does: each 
 null count keeps its value), and a `usage_update` goes out when `used` changed, with the model in
 `_meta["_claude/model"]`; a finished message only updates the snapshot, silently; subagents and
 Claude Code's `<synthetic>` messages never move it. `size` is the context window Claude's last
-result reported for the model (`modelUsage[*].contextWindow`), else 1,000,000 for a model whose
-picker entry or id names `1m` (`sonnet[1m]`, "Sonnet (1M context)": from the session's first
-update, `model_chosen`), else 200,000. `cost` is Claude's `total_cost_usd` as reported, on the
+result reported for the model (`modelUsage[*].contextWindow`), else what Claude Code measured for
+it (`get_context_usage`, asked when the session opens and after each model change:
+`window_measured`; a model that is 1M natively), else 1,000,000 for a model whose picker entry or
+id names `1m` (`sonnet[1m]`, "Sonnet (1M context)": from the session's first update,
+`model_chosen`), else 200,000. `cost` is Claude's `total_cost_usd` as reported, on the
 update after each turn that used something (a local command or a refused prompt sends none). The
 prompt response's `usage` is the turn's own tokens (its results', as the reference adapter gives
 them), with `_meta.quota {token_count, model_usage[]}`: the same tally and its split by model
@@ -123,6 +125,7 @@ class UsageMeter:
     turns_reported: int = 0
     reported_window: int = 0  # what Claude's last result said (0: nothing yet)
     promised_window: int = 0  # what the chosen model's name promises (`1m`; 0: nothing)
+    measured_window: int = 0  # what Claude Code measured for it (`get_context_usage`; 0: none)
     model: str | None = None  # of the latest top-level request
     sent: int | None = None  # the `used` the client last heard
     cache_ttl: str | None = None  # of the last top-level request that said (idle compaction)
@@ -142,14 +145,23 @@ class UsageMeter:
         if self.reported_window:
             return self.reported_window
         return (
-            self.promised_window or seeded_context_window((self.model,)) or DEFAULT_CONTEXT_WINDOW
+            self.measured_window
+            or self.promised_window
+            or seeded_context_window((self.model,))
+            or DEFAULT_CONTEXT_WINDOW
         )
 
     def model_chosen(self, window: int | None) -> None:
         """The session runs another model (or its first): the window its words promise
-        (`fsm.seeded_context_window`), until a result of it reports one."""
+        (`fsm.seeded_context_window`), until Claude Code measures it or a result of it
+        reports one."""
         self.promised_window = window or 0
-        self.reported_window = 0
+        self.reported_window = self.measured_window = 0
+
+    def window_measured(self, window: int) -> None:
+        """Claude Code measured the current model's window (`get_context_usage`'s
+        `rawMaxTokens`); a result's report still wins."""
+        self.measured_window = window
 
     def saw_stream(self, event: object) -> dict[str, Any] | None:
         """One top-level stream event; the `usage_update` to send, if the context changed."""

@@ -68,3 +68,25 @@ def test_a_model_promises_a_million_only_when_its_words_say_1m() -> None:
     # `1m` must stand as a word: a size, a date or an id that merely contains it is not one.
     assert seeded_context_window(["claude-21m", "v1mini", "11m tokens"]) is None
     assert seeded_context_window([]) is None
+
+
+@pytest.mark.parametrize(
+    ("response", "window"),
+    [
+        ({"rawMaxTokens": 1_000_000, "maxTokens": 980_000}, 1_000_000),
+        ({"rawMaxTokens": 200_000}, 200_000),
+        ({"maxTokens": 200_000}, None),  # an older Claude Code: no raw window
+        ({"rawMaxTokens": 0}, None),
+        ({"rawMaxTokens": -5}, None),
+        ({"rawMaxTokens": True}, None),
+        ({"rawMaxTokens": 1e6}, None),
+        ({"rawMaxTokens": "1000000"}, None),
+        ({"rawMaxTokens": 10**12}, None),
+        (None, None),
+        ([1_000_000], None),
+    ],
+)
+def test_the_measured_window_is_claude_codes_raw_maximum(response: Any, window: int | None) -> None:
+    from fsm import measured_context_window
+
+    assert measured_context_window(response) == window

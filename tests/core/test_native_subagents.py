@@ -315,3 +315,40 @@ def test_async_tasks_of_a_child_stay_on_it_after_its_end() -> None:
     assert subs.route(ended) == [(AGENT, ended)]
     other = {"sessionUpdate": "async_task_spawned", "asyncTaskId": "t2"}
     assert subs.route(other) == [(ROOT, other)]
+
+
+def _model_update(value: str, name: str) -> dict[str, Any]:
+    return {
+        "sessionUpdate": "config_option_update",
+        "configOptions": [
+            {
+                "id": "model",
+                "name": "Model",
+                "category": "model",
+                "type": "select",
+                "currentValue": value,
+                "options": [{"value": value, "name": name}],
+            }
+        ],
+        "_meta": {"claudeCode": {"parentToolUseId": LAUNCH}},
+    }
+
+
+def test_a_childs_model_is_its_own_one_option_picker_sent_when_it_changes() -> None:
+    subs = _on()
+    choices = [("sonnet", "Sonnet 4.5", "claude-sonnet-4-5"), ("opus", "Opus", None)]
+    subs.route(_launch_card(prompt="P"))
+    # Before the announcement only the latest waits.
+    assert subs.child_model(LAUNCH, "claude-haiku", choices) == []
+    assert subs.child_model(LAUNCH, "claude-sonnet-4-5", choices) == []
+    out = subs.task_started(_started())
+    assert out[1:] == [(AGENT, _model_update("sonnet", "Sonnet 4.5"))]
+    assert subs.child_model(LAUNCH, "claude-sonnet-4-5", choices) == []  # unchanged
+    assert subs.child_model(LAUNCH, "claude-x", choices) == [
+        (AGENT, _model_update("claude-x", "claude-x"))
+    ]
+    assert subs.child_model(LAUNCH, "<synthetic>", choices) == []
+    assert subs.child_model(None, "claude-x", choices) == []
+    subs.task_notification({"task_id": AGENT, "tool_use_id": LAUNCH, "status": "completed"})
+    assert subs.child_model(LAUNCH, "opus", choices) == []  # ended: nothing more
+    assert NativeSubagents(ROOT).child_model(LAUNCH, "claude-x", choices) == []

@@ -11,11 +11,11 @@ import pytest
 from fsm import (
     RemoteControl,
     claude_code_offers,
+    remote_content,
     remote_control_command,
     remote_control_refusal,
     remote_control_reply,
     remote_control_request,
-    remote_words,
 )
 
 URL = "https://claude.ai/code/session_01abc"
@@ -104,13 +104,18 @@ def _echo(content: Any, **fields: Any) -> dict[str, Any]:
 
 
 def test_a_message_typed_elsewhere_is_shown_without_markers() -> None:
-    assert remote_words(_echo("fix the login bug"), ours=False) == ["fix the login bug"]
+    assert remote_content(_echo("fix the login bug"), ours=False) == (
+        {"type": "text", "text": "fix the login bug"},
+    )
     blocks = [
         {"type": "text", "text": "<system-reminder>r</system-reminder>"},
         {"type": "text", "text": "and <system-reminder>x</system-reminder>test it"},
         {"type": "image", "source": {}},
     ]
-    assert remote_words(_echo(blocks), ours=False) == ["and test it"]
+    assert remote_content(_echo(blocks), ours=False) == (
+        {"type": "text", "text": "and test it"},
+        {"type": "image", "source": {}},
+    )
 
 
 @pytest.mark.parametrize(
@@ -129,4 +134,4 @@ def test_a_message_typed_elsewhere_is_shown_without_markers() -> None:
     ],
 )
 def test_anything_else_is_not_shown(frame: Any, ours: bool) -> None:
-    assert remote_words(frame, ours=ours) == []
+    assert remote_content(frame, ours=ours) == ()

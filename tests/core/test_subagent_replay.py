@@ -97,3 +97,16 @@ def test_nested_and_unknown_launches_and_end_states() -> None:
         == "failed"
     )
     assert replayed_end_state({"content": "ok"}) == "completed"
+
+
+def test_a_replayed_childs_model_is_shown_by_its_id_when_it_changes() -> None:
+    replay = SubagentReplay(ROOT, enabled=True)
+    replay.read([_launch("t1", prompt="p")], None)
+    assert replay.model("t1", "claude-x") == []  # not announced yet
+    replay.announce("t1")
+    ((session, update),) = replay.model("t1", "claude-x")
+    assert session == _child("t1")
+    assert update["configOptions"][0]["currentValue"] == "claude-x"
+    assert update["configOptions"][0]["options"] == [{"value": "claude-x", "name": "claude-x"}]
+    assert replay.model("t1", "claude-x") == [] and replay.model("t1", "<synthetic>") == []
+    assert SubagentReplay(ROOT).model("t1", "claude-x") == []

@@ -151,3 +151,29 @@ async def test_the_archive_survives_a_restart_and_a_plain_client_sees_it(tmp_pat
     assert kept in air_list and done not in air_list and loaded is not None
     assert plain_list[kept] == "hello"
     assert plain_list[done] == "[archived] hello"  # listed, and marked archived
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_done_on_a_session_never_prompted_is_kept_until_its_transcript_is_written(
+    tmp_path: Path,
+) -> None:
+    """docs/decisions.md#unwritten-titles: AIR's "Done" on a session with no transcript yet is
+    kept, and once the session is loaded again and prompted its transcript is archived."""
+    async with spawn_adapter(tmp_path, "success", client_meta=OPT_IN) as adapter:
+        session = await adapter.new_session()
+        assert await adapter.delete_session(session) == {}
+        assert adapter.transcripts_of(session) == []
+        # Deleting it again is no error: it is known, and archived already.
+        assert await adapter.delete_session(session) == {}
+        await load(adapter, session)
+        assert isinstance(await adapter.prompt(session, "hello there"), PromptResponse)
+        path = transcript(adapter, session)
+        assert last_records(path) == archived_records(session, f"Session {session[:8]}")
+        listed = await asyncio.wait_for(
+            adapter.conn.list_sessions(cwd=str(adapter.workdir)), TIMEOUT
+        )
+        assert session not in {s.session_id for s in listed.sessions}  # AIR's list hides it
+        # Written once: a second prompt adds no records.
+        assert isinstance(await adapter.prompt(session, "and again"), PromptResponse)
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        assert sum(r.get("type") == "agent-name" for r in records) == 1

@@ -97,6 +97,15 @@ mine = [
         agent, started, Text(text="The audit runs in the background."), Result(), finished,
         ToolUse(name="Read", id="rd1", input={"file_path": "/tmp/audit.txt"}, result=None),
         Text(text="The audit found two issues."), followed_up),)),
+    # The subagent's own call is open when the turn's answer comes (AIR's opt-out); its
+    # result comes after.
+    Scenario(name="background_call_open", description="", turns=((
+        agent, started_bg,
+        ToolUse(name="Read", id="sr1", input={"file_path": "/tmp/parser.py"}, parent="ag1",
+                result=None),
+        Text(text="The audit runs in the background."), Result(),
+        ToolResult(id="sr1", result="def parse(): ..."), ended, finished,
+        Text(text="The audit found two issues."), followed_up),)),
     Scenario(name="background_hang", description="", turns=((
         agent, started, Text(text="The audit runs in the background."), Result(), Hang()),)),
     Scenario(name="background_level", description="", turns=((
@@ -289,6 +298,30 @@ async def test_work_claude_does_between_turns_ends_its_cards_at_its_result(
     opened = _position(adapter, lambda m: _update(m).get("toolCallId") == "rd1")
     assert answered < opened < _position(adapter, lambda m: _final(m, "rd1"))
     assert set(adapter.answers().values()) == {1} and adapter.records() == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_subagents_call_open_at_the_answer_is_not_failed(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # AIR's `backgroundSubagents`: the turn is answered while its subagent's call runs; that
+    # card stays open past the answer and completes with its result, never failed.
+    meta = {"jetbrains": {"air": {"version": 1, "capabilities": ["backgroundSubagents"]}}}
+    async with adapters.session_adapter(
+        tmp_path, "background_call_open", env=_env(adapters), client_meta=meta
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+        await _until_said(adapter, "The audit found two issues.")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    answered = _position(adapter, _is_response)
+    statuses = [
+        (i, _update(m).get("status"))
+        for i, m in enumerate(adapter.incoming())
+        if _update(m).get("toolCallId") == "sr1" and _update(m).get("status")
+    ]
+    assert "failed" not in [status for _, status in statuses]
+    assert statuses[-1][1] == "completed" and statuses[-1][0] > answered
 
 
 def _update(message: dict[str, Any]) -> dict[str, Any]:

@@ -109,7 +109,9 @@ async def test_new_session_offers_modes_model_effort_and_claude_codes_commands(
     [update] = adapter.updates("available_commands_update")
     commands = {c["name"]: c for c in update["availableCommands"]}
     # ... and `/mcp`, which the adapter answers itself.
-    assert set(commands) == {c["name"] for c in COMMANDS} - {"clear", "cost", "login"} | {"mcp"}
+    # `/mcp` and `/remote-control` are the adapter's own (the reference offers both).
+    own = {"mcp", "remote-control"}
+    assert set(commands) == {c["name"] for c in COMMANDS} - {"clear", "cost", "login"} | own
     assert commands["review"]["description"] == "Review a pull request"
     assert commands["review"]["input"] == {"hint": "[pr-number]"}
     assert "input" not in commands["init"]
@@ -321,8 +323,11 @@ async def test_the_command_list_is_refreshed_when_claude_says_it_changed(
     first, second = adapter.updates("available_commands_update")
     names = [c["name"] for c in second["availableCommands"]]
     assert "deploy" not in [c["name"] for c in first["availableCommands"]]
-    assert names == [c["name"] for c in first["availableCommands"]] + ["deploy"]
-    deploy = second["availableCommands"][-1]
+    # Claude Code's new command joins its list, before the adapter's `/remote-control`.
+    before = [c["name"] for c in first["availableCommands"]]
+    assert before[-1] == names[-1] == "remote-control"
+    assert names == [*before[:-1], "deploy", "remote-control"]
+    deploy = second["availableCommands"][-2]
     assert deploy == {
         "name": "deploy",
         "description": DEPLOY["description"],

@@ -119,3 +119,43 @@ async def test_a_switch_to_a_one_million_alias_shows_its_window(tmp_path: Path) 
         answer = await adapter.prompt(session, "hello")
         assert isinstance(answer, PromptResponse), answer
     assert _first_size(adapter) == 1_000_000
+
+
+async def _measured(tmp_path: Path, times: int) -> list[dict[str, Any]]:
+    """Claude Code's `get_context_usage` requests, once `times` of them have reached it."""
+    for _ in range(200):
+        asked = [
+            c["request"]
+            for c in _claude_log(tmp_path, "control")
+            if c["request"].get("subtype") == "get_context_usage"
+        ]
+        if len(asked) >= times:
+            return asked
+        await asyncio.sleep(0.05)
+    raise AssertionError("Claude Code was never asked for its context usage")
+
+
+async def test_a_model_that_is_one_million_natively_shows_its_window(tmp_path: Path) -> None:
+    # The default model (claude-sonnet-4-5) has a 1M window that no name of it says: the
+    # adapter asks Claude Code (`get_context_usage`, summary) when the session opens, as the
+    # reference adapter does, and the meter shows the window from the first update.
+    env = _log_env(tmp_path, CLAUDE_ACP_SCRIPTED_NATIVE_1M="claude-sonnet-4-5")
+    async with spawn_adapter(tmp_path, "success", env=env) as adapter:
+        session = await adapter.new_session()
+        asked = await _measured(tmp_path, 1)
+        answer = await adapter.prompt(session, "hello")
+        assert isinstance(answer, PromptResponse), answer
+    assert asked[0] == {"subtype": "get_context_usage", "detail": "summary"}
+    assert _first_size(adapter) == 1_000_000
+
+
+async def test_a_switch_measures_the_new_models_window(tmp_path: Path) -> None:
+    env = _log_env(tmp_path, CLAUDE_ACP_SCRIPTED_NATIVE_1M="claude-opus-4-1")
+    async with spawn_adapter(tmp_path, "success", env=env) as adapter:
+        session = await adapter.new_session()
+        await _measured(tmp_path, 1)
+        await _set_model(adapter, session, "opus")
+        await _measured(tmp_path, 2)
+        answer = await adapter.prompt(session, "hello")
+        assert isinstance(answer, PromptResponse), answer
+    assert _first_size(adapter) == 1_000_000

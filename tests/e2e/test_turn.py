@@ -32,7 +32,7 @@ def _cards(adapter: Adapter) -> dict[str, list[dict[str, Any]]]:
     """Every tool call's updates, by id, in order. The first is the card as opened: a card
     opened while Claude still wrote the call's input (streamed), refined as its fields came
     and filled in by the update that brings the whole input counts as one, as a client merges
-    them (tests/e2e/test_session_state.py has the streamed frames one by one)."""
+    them (tests/shell/test_session_state.py has the streamed frames one by one)."""
     cards: dict[str, list[dict[str, Any]]] = {}
     for update in adapter.updates():
         if update["sessionUpdate"] not in ("tool_call", "tool_call_update"):
@@ -145,7 +145,7 @@ async def test_a_coding_turn_streams_and_shows_cards_plan_usage_and_title(
             "content": {"type": "text", "text": "```console\n..\n2 passed in 0.01s\n```"},
         }
     ]
-    # Usage during the turn (tests/e2e/test_session_state.py), after it with the cost, on the
+    # Usage during the turn (tests/shell/test_session_state.py), after it with the cost, on the
     # response, and the session's title from the first prompt.
     *during, usage = adapter.updates("usage_update")
     assert during and all("cost" not in u for u in during)

@@ -102,6 +102,56 @@ async def test_raw_frames_reads_the_clients_private_query() -> None:
     )
 
 
+def test_the_sdks_reader_routes_frames_through_its_private_send_stream() -> None:
+    # `send_frames_without_turns` wraps `_message_send`: the reader must look it up per frame,
+    # and use no more of it than the wrapper passes on (send, send_nowait, close).
+    import re
+
+    from claude_agent_sdk._internal.query import Query
+
+    assert "await self._message_send.send(message)" in inspect.getsource(Query._read_messages)
+    uses = set(re.findall(r"self\._message_send\.(\w+)", inspect.getsource(Query)))
+    assert uses <= {"send", "send_nowait", "close"}
+
+
+@pytest.mark.anyio
+async def test_a_frame_goes_in_without_a_turn_while_the_buffer_has_room() -> None:
+    import anyio
+
+    class _Query:
+        def __init__(self) -> None:
+            self._message_send, self._message_receive = anyio.create_memory_object_stream[
+                dict[str, Any]
+            ](2)
+
+    class _Client:
+        _query = _Query()
+
+    client: Any = _Client()
+    assert compat.send_frames_without_turns(client) is True
+    assert compat.send_frames_without_turns(client) is True  # wrapped once
+    send, receive = client._query._message_send, client._query._message_receive
+    others: list[str] = []
+
+    async def other() -> None:
+        others.append("ran")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(other)
+        await send.send({"n": 1})
+        await send.send({"n": 2})
+        assert others == []  # no turn of the event loop was taken
+        with anyio.fail_after(5):
+            tg.start_soon(send.send, {"n": 3})  # the buffer is full: this one waits
+            await anyio.sleep(0)
+            assert [receive.receive_nowait()["n"] for _ in range(2)] == [1, 2]
+            assert (await receive.receive())["n"] == 3
+    send.close()
+    with pytest.raises(anyio.ClosedResourceError):
+        await send.send({"n": 4})
+    assert compat.send_frames_without_turns(ClaudeSDKClient(options=ClaudeAgentOptions())) is False
+
+
 @pytest.mark.anyio
 async def test_raw_frames_end_at_the_end_frame_and_raise_an_error_frame() -> None:
     import anyio

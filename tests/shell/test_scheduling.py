@@ -16,7 +16,6 @@ HAND_WRITTEN = (
     "tests/e2e/test_agent_error.py",
     "tests/e2e/test_failure_matrix.py",
     "tests/e2e/test_claude_faults.py",
-    "tests/e2e/test_load.py",
     "tests/e2e/test_adapter_pool.py",
     "tests/e2e/test_protocol.py",
     "tests/e2e/test_everyday_session.py",

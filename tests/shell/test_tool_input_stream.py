@@ -1,6 +1,6 @@
 """Tool input as it streams, in process: the lexer that finds each completed field, and the card
 refinements the turn view sends for them (the frames end to end:
-`tests/e2e/test_session_state.py`)."""
+`tests/shell/test_session_state.py`)."""
 
 from __future__ import annotations
 

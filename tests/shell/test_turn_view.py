@@ -196,6 +196,47 @@ def test_open_calls_fail_when_the_turn_ends() -> None:
     assert view.close_open_calls() == []
 
 
+def test_a_background_subagents_calls_outlive_the_turn_and_end_with_it() -> None:
+    # The subagent runs on after the turn's answer (JetBrains AIR's `backgroundSubagents`, or
+    # Claude's own follow-up of another one): its open call is not failed at the turn's end,
+    # its result still completes it, and what it left open fails when the subagent ends.
+    view = TurnView(cwd="/w", live=True)
+    launch = {"type": "tool_use", "id": "ag", "name": "Agent", "input": {"prompt": "audit"}}
+    view.assistant([launch], message_id=None, parent=None)
+    started = {"task_id": "a1", "tool_use_id": "ag", "subagent_type": "general-purpose"}
+    assert view.task_started({**started, "is_backgrounded": True}) == []
+    view.user([{"type": "tool_result", "tool_use_id": "ag", "content": "launched"}])
+    for ident in ("r1", "r2"):
+        use = {"type": "tool_use", "id": ident, "name": "Read", "input": {"file_path": "/w/a"}}
+        view.assistant([use], message_id=None, parent="ag")
+    main = {"type": "tool_use", "id": "m", "name": "Bash", "input": {"command": "ls"}}
+    view.assistant([main], message_id=None, parent=None)
+    assert view.close_open_calls() == [
+        {"sessionUpdate": "tool_call_update", "toolCallId": "m", "status": "failed"}
+    ]
+    done = view.user([{"type": "tool_result", "tool_use_id": "r1", "content": "a"}])
+    assert [(u["toolCallId"], u.get("status")) for u in done] == [("r1", "completed")]
+    ended = {"task_id": "a1", "status": "completed"}
+    assert view.task_ended(ended) == [
+        {"sessionUpdate": "tool_call_update", "toolCallId": "r2", "status": "failed"}
+    ]
+    assert view.close_open_calls() == []
+    # A foreground subagent, or one Claude Code never said runs in the background, holds
+    # nothing: its calls end with the turn, as before.
+    view.assistant([{**launch, "id": "ag2"}], message_id=None, parent=None)
+    assert view.task_started({**started, "task_id": "a2", "tool_use_id": "ag2"}) == []
+    use = {"type": "tool_use", "id": "r3", "name": "Read", "input": {"file_path": "/w/a"}}
+    view.assistant([use], message_id=None, parent="ag2")
+    closed = {u["toolCallId"] for u in view.close_open_calls()}
+    assert closed == {"ag2", "r3"}
+    # Claude's stream ended: no subagent runs on, so the next end closes their calls.
+    view.assistant([{**launch, "id": "ag3"}], message_id=None, parent=None)
+    view.task_started({**started, "task_id": "a3", "tool_use_id": "ag3", "is_backgrounded": True})
+    view.assistant([{**use, "id": "r4"}], message_id=None, parent="ag3")
+    view.subagents_ended()
+    assert {u["toolCallId"] for u in view.close_open_calls()} == {"ag3", "r4"}
+
+
 def test_usage_reports_context_cost_and_session_totals() -> None:
     meter = UsageMeter()
     assert meter.response_usage() is None

@@ -261,7 +261,7 @@ ADAPTER_ONLY = {
     "air_permission",
     "air_plan_file",
     "air_diff_patch",
-    "air_subagents",  # ... its native subagent sessions: tests/e2e/test_air_subagents.py
+    "air_subagents",  # ... its native subagent sessions: tests/shell/test_air_subagents.py
     "air_skill",
     "mcp_elicit",  # an MCP server asks: test_mcp_elicitation.py
     "mcp_elicit_url",  # ... to sign in on a page: test_mcp_url_elicitation.py

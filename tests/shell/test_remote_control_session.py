@@ -1,4 +1,4 @@
-"""`/remote-control` through the real stdio agent, the real SDK and the scripted Claude (scenario
+"""`/remote-control` through the agent, the real SDK and the scripted Claude in process (scenario
 `remote_control`: Claude Code's `remote_control` request answered with the session's claude.ai
 address, then a person's message on their phone echoed as Claude Code echoes it): offered as a
 command, answered without a turn, and what is typed elsewhere shown live as the user's."""
@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.harness import AdapterPool, until
+from tests.support.harness import until
 from tests.support.scripted_log import claude_log
+from tests.support.shell_harness import agent_in_process
 
 PHONE = "What did the last test run say?"
 
@@ -20,9 +21,9 @@ def _user_texts(adapter: Any) -> list[str]:
     return [u["content"]["text"] for u in adapter.updates("user_message_chunk")]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_remote_control_on_and_off(adapters: AdapterPool, tmp_path: Path) -> None:
-    async with adapters.session_adapter(tmp_path, "remote_control") as adapter:
+@pytest.mark.asyncio
+async def test_remote_control_on_and_off(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "remote_control") as adapter:
         session = await adapter.new_session()
         await until(lambda: adapter.updates("available_commands_update"), "the command list")
         on = await adapter.prompt(session, "/remote-control my laptop")
@@ -50,3 +51,7 @@ async def test_remote_control_on_and_off(adapters: AdapterPool, tmp_path: Path) 
     assert [e for e in claude_log(tmp_path) if e["kind"] == "user"] == []
     titles = [str(u.get("title")) for u in adapter.updates("session_info_update")]
     assert not [t for t in titles if "claude.ai" in t or "remote-control" in t]
+    # The address is for the user: in the message, and in no log line above DEBUG.
+    logged = [line for line in adapter.stderr().splitlines() if "claude.ai/code/session_" in line]
+    assert [line for line in logged if " DEBUG " not in line] == []
+    assert "Remote Control on: done" in adapter.stderr()

@@ -1,4 +1,5 @@
-"""session/load end to end: history replayed in order, usage limits restored as typed records."""
+"""session/load, in process (`agent_in_process`): history replayed in order, usage limits
+restored as typed records."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.transcript import sanitize_path
-from tests.support.harness import Adapter, AdapterPool, spawn_adapter
+from tests.support.harness import Adapter
+from tests.support.shell_harness import agent_in_process
 
 SPEND_LIMIT = (
     "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin for a "
@@ -114,13 +116,13 @@ def _stream(adapter: Adapter) -> list[tuple[str, str]]:
 @pytest.mark.asyncio
 async def test_live_failure_keeps_its_id_when_loaded_in_a_new_process(tmp_path: Path) -> None:
     # Live: the usage limit arrives on the prompt response under <turnId>:error.
-    async with spawn_adapter(tmp_path, "usage_limit") as live:
+    async with agent_in_process(tmp_path, "usage_limit") as live:
         session = await live.new_session()
         await live.prompt(session, "build the page")
     [(carrier, live_record)] = live.records()
     assert carrier == "prompt_response"
     # A new adapter process loads the session: the same occurrence, the same id.
-    async with spawn_adapter(tmp_path, "usage_limit") as loaded:
+    async with agent_in_process(tmp_path, "usage_limit") as loaded:
         await _load(loaded, session)
         [(carrier, replayed)] = loaded.records()
         assert carrier == "session_info_update"
@@ -135,15 +137,14 @@ async def test_live_failure_keeps_its_id_when_loaded_in_a_new_process(tmp_path: 
     assert len(loaded.records()) == 1
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_replay_restores_each_usage_limit_in_place_and_only_latest_stays_active(
-    adapters: AdapterPool,
     tmp_path: Path,
 ) -> None:
     session = str(uuid.uuid4())
     first_prompt, second_prompt = str(uuid.uuid4()), str(uuid.uuid4())
     early = str(uuid.uuid4())
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with agent_in_process(tmp_path, "success") as adapter:
         _write(
             adapter,
             session,
@@ -187,18 +188,16 @@ async def test_replay_restores_each_usage_limit_in_place_and_only_latest_stays_a
     assert f"no longer active: ['{second_prompt}:error']" in adapter.stderr()
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("mode", ["legacy", "agent_error_only"])
 async def test_legacy_client_gets_the_original_prose_and_no_record(
-    adapters: AdapterPool, tmp_path: Path, mode: str
+    tmp_path: Path, mode: str
 ) -> None:
     # docs/decisions.md#agent-error-only-clients: an agentError-only client replays as a legacy
     # client does (no agent_error).
     session, prompt = str(uuid.uuid4()), str(uuid.uuid4())
     meta = {"agentError": {"version": 1}} if mode == "agent_error_only" else None
-    async with adapters.session_adapter(
-        tmp_path, "success", capable=False, client_meta=meta
-    ) as adapter:
+    async with agent_in_process(tmp_path, "success", capable=False, client_meta=meta) as adapter:
         _write(adapter, session, [_user("first", prompt), _synthetic(SPEND_LIMIT)])
         await _load(adapter, session)
     assert adapter.records() == [] and adapter.updates("agent_error") == []
@@ -208,10 +207,10 @@ async def test_legacy_client_gets_the_original_prose_and_no_record(
     ]
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("capable", [True, False])
 async def test_synthetic_login_message_replays_as_its_text_for_every_client(
-    adapters: AdapterPool, tmp_path: Path, capable: bool
+    tmp_path: Path, capable: bool
 ) -> None:
     # docs/decisions.md#replaying-stored-messages (this changed: the login message used to be
     # dropped from replay): every stored message but a usage limit replays as its original text, the
@@ -219,7 +218,7 @@ async def test_synthetic_login_message_replays_as_its_text_for_every_client(
     session = str(uuid.uuid4())
     login = "Please run /login \u00b7 API key is invalid"
     api_error = "API Error: 500 Internal server error"
-    async with adapters.session_adapter(tmp_path, "success", capable=capable) as adapter:
+    async with agent_in_process(tmp_path, "success", capable=capable) as adapter:
         _write(
             adapter,
             session,
@@ -240,23 +239,19 @@ async def test_synthetic_login_message_replays_as_its_text_for_every_client(
     ]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_missing_transcript_is_resource_not_found(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+@pytest.mark.asyncio
+async def test_missing_transcript_is_resource_not_found(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "success") as adapter:
         with pytest.raises(acp.RequestError) as caught:
             await _load(adapter, str(uuid.uuid4()))
     assert caught.value.code == -32002
     assert str(adapter.workdir) not in str(caught.value)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_corrupt_lines_are_skipped_counted_and_logged_once(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_corrupt_lines_are_skipped_counted_and_logged_once(tmp_path: Path) -> None:
     session = str(uuid.uuid4())
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+    async with agent_in_process(tmp_path, "success") as adapter:
         _write(
             adapter,
             session,
@@ -281,17 +276,17 @@ async def test_corrupt_lines_are_skipped_counted_and_logged_once(
     assert len(warnings) == 1 and "skipped 4" in warnings[0]
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("capable", [True, False])
 async def test_limit_after_a_prompt_without_uuid_gets_its_history_id(
-    adapters: AdapterPool, tmp_path: Path, capable: bool
+    tmp_path: Path, capable: bool
 ) -> None:
     # docs/decisions.md#replay-ids: the limit belongs to the uuid-less prompt's turn, which had no
     # live id to keep; it never takes the earlier prompt's id.
     session, earlier, limit = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
     uuidless = _user("second")
     del uuidless["uuid"]
-    async with adapters.session_adapter(tmp_path, "success", capable=capable) as adapter:
+    async with agent_in_process(tmp_path, "success", capable=capable) as adapter:
         _write(
             adapter,
             session,
@@ -322,15 +317,13 @@ async def test_limit_after_a_prompt_without_uuid_gets_its_history_id(
         ]
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("capable", [True, False])
-async def test_known_non_message_lines_are_skipped_silently(
-    adapters: AdapterPool, tmp_path: Path, capable: bool
-) -> None:
+async def test_known_non_message_lines_are_skipped_silently(tmp_path: Path, capable: bool) -> None:
     # Current Claude Code writes these beside the messages; one holds the system prompt.
     session = str(uuid.uuid4())
     system_prompt = "You are Claude Code, a private system prompt"
-    async with adapters.session_adapter(tmp_path, "success", capable=capable) as adapter:
+    async with agent_in_process(tmp_path, "success", capable=capable) as adapter:
         _write(
             adapter,
             session,

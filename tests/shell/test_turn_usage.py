@@ -1,8 +1,9 @@
-"""Usage per turn, end to end through real stdio with a real ACP client and the scripted Claude
-(whose `modelUsage` is a running total per process, as the real CLI's is): each prompt
-response's `usage` is its own turn's tokens with `_meta.quota` split by model; the tokens of
-work Claude did on its own (a result whose origin is a task notification) are reported in a
-`usage_update` but never added to a turn; a turn that used nothing sends no `usage_update`.
+"""Usage per turn, through the agent, the real SDK and the scripted Claude in process
+(`agent_in_process`; the scripted Claude's `modelUsage` is a running total per process, as the
+real CLI's is): each prompt response's `usage` is its own turn's tokens with `_meta.quota` split
+by model; the tokens of work Claude did on its own (a result whose origin is a task
+notification) are reported in a `usage_update` but never added to a turn; a turn that used
+nothing sends no `usage_update`.
 """
 
 from __future__ import annotations
@@ -13,39 +14,54 @@ from typing import Any
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import AdapterPool, script_launcher
+from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Text
+from tests.support.shell_harness import agent_in_process
 
-_SCRIPTS = """
-import os, sys
-from adapter.scripted_claude import runtime
-from adapter.scripted_claude.scenarios import SCENARIOS
-from adapter.scripted_claude.steps import *
-
-autonomous = RawFrame(frame={
-    "type": "result", "subtype": "success", "is_error": False, "session_id": "x",
-    "duration_ms": 5, "duration_api_ms": 5, "num_turns": 1, "result": "", "stop_reason": "end_turn",
-    "total_cost_usd": 0.5, "origin": {"kind": "task-notification"},
-    "usage": {"input_tokens": 1000, "output_tokens": 500, "cache_read_input_tokens": 0,
-              "cache_creation_input_tokens": 0},
-    "modelUsage": {}})
-mine = [
-    Scenario(name="usage_turns", description="", turns=(
-        (Text(text="one two three"), Result()),
-        (Text(text="four"), Result(), autonomous),
-        (RawFrame(frame={"type": "system", "subtype": "local_command_output",
-                         "session_id": "x", "uuid": "l1", "content": "Total cost: $0"}),
-         Result(result="Total cost: $0")),
-    )),
+# The scripted Claude's turns these tests play, besides the shipped scenarios.
+autonomous = RawFrame(
+    frame={
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "session_id": "x",
+        "duration_ms": 5,
+        "duration_api_ms": 5,
+        "num_turns": 1,
+        "result": "",
+        "stop_reason": "end_turn",
+        "total_cost_usd": 0.5,
+        "origin": {"kind": "task-notification"},
+        "usage": {
+            "input_tokens": 1000,
+            "output_tokens": 500,
+            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+        },
+        "modelUsage": {},
+    }
+)
+MINE = [
+    Scenario(
+        name="usage_turns",
+        description="",
+        turns=(
+            (Text(text="one two three"), Result()),
+            (Text(text="four"), Result(), autonomous),
+            (
+                RawFrame(
+                    frame={
+                        "type": "system",
+                        "subtype": "local_command_output",
+                        "session_id": "x",
+                        "uuid": "l1",
+                        "content": "Total cost: $0",
+                    }
+                ),
+                Result(result="Total cost: $0"),
+            ),
+        ),
+    ),
 ]
-runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
-code = runtime.main(sys.argv[1:], os.environ)
-sys.stderr.flush()
-os._exit(code)
-"""
-
-
-def _launcher(directory: Path) -> Path:
-    return script_launcher(directory, "usage", _SCRIPTS)
 
 
 def _count(usage: Any) -> dict[str, int]:
@@ -59,14 +75,11 @@ def _count(usage: Any) -> dict[str, int]:
     }
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
-async def test_each_response_carries_its_own_turns_usage(
-    adapters: AdapterPool, tmp_path: Path, capable: bool
-) -> None:
-    env = {"CLAUDE_CODE_EXECUTABLE": str(adapters.launcher("usage", _launcher))}
-    async with adapters.session_adapter(
-        tmp_path, "usage_turns", env=env, capable=capable
+async def test_each_response_carries_its_own_turns_usage(tmp_path: Path, capable: bool) -> None:
+    async with agent_in_process(
+        tmp_path, "usage_turns", scenarios=MINE, capable=capable
     ) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "count")

@@ -1,5 +1,5 @@
-"""The session's state as the editor shows it, end to end: the adapter as a
-subprocess, a real ACP client, the scripted Claude on the far side.
+"""The session's state as the editor shows it, in process (`agent_in_process`): the agent, a real
+ACP client and the scripted Claude in this process.
 
 Tool input as it streams (cards opened at the call's start, refined field by field); tool
 progress (the card in_progress, with the elapsed time); the tool's `name` on every card and a
@@ -17,9 +17,8 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude.coding import TINY_PNG
 from adapter.view.compaction_ids import compaction_id
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool, spawn_adapter
-
-pytestmark = pytest.mark.e2e
+from tests.support.harness import TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 
 def _cards(adapter: Adapter) -> dict[str, list[dict[str, Any]]]:
@@ -35,11 +34,9 @@ def _meta(name: str) -> dict[str, Any]:
     return {"claudeCode": {"toolName": name}}
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_tool_input_streams_into_the_card_field_by_field(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path, "tool_stream") as adapter:
+@pytest.mark.asyncio
+async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "tool_stream") as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "Run the tests")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
@@ -127,11 +124,11 @@ async def test_tool_input_streams_into_the_card_field_by_field(
     assert adapter.agent_texts()[-1].endswith("Streamed.")
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_tool_progress_turns_the_card_in_progress_with_the_elapsed_time(
-    adapters: AdapterPool, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "tool_progress") as adapter:
+    async with agent_in_process(tmp_path, "tool_progress") as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "Build it")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
@@ -176,11 +173,11 @@ def _names_and_image(updates: list[dict[str, Any]]) -> tuple[list[str], list[Any
     return [u["name"] for u in cards], images
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_every_card_names_its_tool_and_a_read_image_shows_live_and_on_replay(
-    adapters: AdapterPool, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "every_tool") as adapter:
+    async with agent_in_process(tmp_path, "every_tool") as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "Use every tool")
     names, images = _names_and_image(adapter.updates())
@@ -189,7 +186,7 @@ async def test_every_card_names_its_tool_and_a_read_image_shows_live_and_on_repl
     image = {"type": "image", "data": TINY_PNG, "mimeType": "image/png"}
     assert images == [image]
     shared = {"CLAUDE_CONFIG_DIR": str(adapter.config_dir)}
-    async with spawn_adapter(tmp_path / "again", "every_tool", env=shared) as again:
+    async with agent_in_process(tmp_path / "again", "every_tool", env=shared) as again:
         await asyncio.wait_for(
             again.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
             TIMEOUT,
@@ -197,11 +194,9 @@ async def test_every_card_names_its_tool_and_a_read_image_shows_live_and_on_repl
         assert _names_and_image(again.updates()) == (names, [image])
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_usage_moves_during_the_turn_as_each_request_streams(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path, "coding_turn") as adapter:
+@pytest.mark.asyncio
+async def test_usage_moves_during_the_turn_as_each_request_streams(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "coding_turn") as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "Tidy the greeting")
     assert isinstance(answer, PromptResponse)
@@ -225,11 +220,11 @@ async def test_usage_moves_during_the_turn_as_each_request_streams(
     assert answer_chunk < updates.index(usage[1]) < updates.index(usage[2])
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
-    adapters: AdapterPool, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    async with adapters.session_adapter(tmp_path, "compaction") as adapter:
+    async with agent_in_process(tmp_path, "compaction") as adapter:
         session = await adapter.new_session()
         answers = [
             await adapter.prompt(session, text) for text in ("Go on", "/compact", "/compact")

@@ -1,5 +1,5 @@
-"""An MCP server of the client's that needs a sign-in, through the real stdio agent, the real
-SDK and the scripted Claude (an "oauth" server of `--mcp-config` needs one; `mcp_authenticate`
+"""An MCP server of the client's that needs a sign-in, through the agent, the real SDK and the
+scripted Claude in process (an "oauth" server of `--mcp-config` needs one; `mcp_authenticate`
 answers with its page; the server connects at the second `mcp_status` after, or never for
 "oauth-never"): a client declaring `elicitation.url` is sent the page once the session is open,
 as the reference adapter sends it, and told when it is done; a declined page leaves the server's
@@ -16,8 +16,9 @@ import pytest
 
 from adapter.scripted_claude.local_controls import SIGN_IN_PAGE
 from tests.support.form_client import FormClient, action, forms_sent
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool, record_in, until
+from tests.support.harness import TIMEOUT, Adapter, record_in, until
 from tests.support.scripted_log import claude_log
+from tests.support.shell_harness import agent_in_process
 
 URLS: dict[str, Any] = {"elicitation": {"url": {}}}
 FORMS: dict[str, Any] = {"elicitation": {"form": {}}}
@@ -55,14 +56,10 @@ def _url_kept_private(adapter: Adapter) -> None:
     assert [line for line in logged if " DEBUG " not in line] == []
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_url_client_signs_in_once_the_session_is_open(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_a_url_client_signs_in_once_the_session_is_open(tmp_path: Path) -> None:
     client = FormClient(action("accept"))
-    async with adapters.session_adapter(
-        tmp_path, "success", client=client, capabilities=URLS
-    ) as adapter:
+    async with agent_in_process(tmp_path, "success", client=client, capabilities=URLS) as adapter:
         session = await _open(adapter, "oauth-docs")
         await until(lambda: _completions(adapter), "the page to be done")
         [form] = forms_sent(adapter)
@@ -82,12 +79,10 @@ async def test_a_url_client_signs_in_once_the_session_is_open(
     _url_kept_private(adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_declined_page_leaves_the_notice(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_a_declined_page_leaves_the_notice(tmp_path: Path) -> None:
     client = FormClient(action("decline"))
-    async with adapters.session_adapter(
-        tmp_path, "success", client=client, capabilities=URLS
-    ) as adapter:
+    async with agent_in_process(tmp_path, "success", client=client, capabilities=URLS) as adapter:
         await _open(adapter, "oauth-never-docs")
 
         def told() -> list[dict[str, Any]]:
@@ -103,28 +98,22 @@ async def test_a_declined_page_leaves_the_notice(adapters: AdapterPool, tmp_path
     _url_kept_private(adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_client_without_url_elicitation_is_asked_nothing(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_a_client_without_url_elicitation_is_asked_nothing(tmp_path: Path) -> None:
     client = FormClient(action("accept"))
-    async with adapters.session_adapter(
-        tmp_path, "success", client=client, capabilities=FORMS
-    ) as adapter:
+    async with agent_in_process(tmp_path, "success", client=client, capabilities=FORMS) as adapter:
         session = await _open(adapter, "oauth-docs")
         answer = await adapter.prompt(session, "hello")
     assert getattr(answer, "stop_reason", None) == "end_turn"
     assert forms_sent(adapter) == [] and _sign_in_requests(tmp_path) == []
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_mcp_reconnect_signs_in_again(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_mcp_reconnect_signs_in_again(tmp_path: Path) -> None:
     """As the reference does after `/mcp reconnect`: a server of the client's that still needs
     a sign-in gets its page again."""
     client = FormClient(action("decline"))
-    async with adapters.session_adapter(
-        tmp_path, "success", client=client, capabilities=URLS
-    ) as adapter:
+    async with agent_in_process(tmp_path, "success", client=client, capabilities=URLS) as adapter:
         session = await _open(adapter, "oauth-never-docs")
         await until(lambda: forms_sent(adapter), "the first page")
         await until(lambda: "declined" in adapter.stderr(), "the first sign-in's end")

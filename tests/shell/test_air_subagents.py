@@ -1,4 +1,4 @@
-"""JetBrains AIR's native subagent sessions, end to end through the stdio agent and the real SDK:
+"""JetBrains AIR's native subagent sessions, through the agent and the real SDK in process:
 a client that declares `nativeSubagentSessions` sees the subagent as a child session (spawned,
 its words, calls and question on it, its end), the Agent call hidden and a failed launch shown;
 an AIR client without it and a plain client see the Agent call as before."""
@@ -13,7 +13,8 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.air_scenarios import SCOUT_AGENT, SCOUT_CALL
-from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 NATIVE: dict[str, Any] = {
     "jetbrains": {
@@ -32,11 +33,9 @@ def _updates(adapter: Adapter) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_declaring_air_client_gets_the_subagent_as_a_child_session(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(
+@pytest.mark.asyncio
+async def test_a_declaring_air_client_gets_the_subagent_as_a_child_session(tmp_path: Path) -> None:
+    async with agent_in_process(
         tmp_path, "air_subagents", client_meta=NATIVE, capable=True
     ) as adapter:
         init = next(m for m in adapter.incoming() if "agentCapabilities" in m.get("result", {}))
@@ -77,6 +76,10 @@ async def test_a_declaring_air_client_gets_the_subagent_as_a_child_session(
     ]
     child_calls = {u["toolCallId"] for u in child if u["sessionUpdate"] == "tool_call"}
     assert len(child_calls) == 2  # the Read and the Bash
+    # The child shows the model it ran on, once (a one-option picker the client cannot change).
+    models = [u for u in child if u["sessionUpdate"] == "config_option_update"]
+    assert len(models) == 1 and models[0]["configOptions"][0]["id"] == "model"
+    assert len(models[0]["configOptions"][0]["options"]) == 1
     # The subagent's question goes on its session.
     assert [a["sessionId"] for a in asked] == [SCOUT_AGENT]
     # Its end on the parent; the Agent call itself never shown; the failed launch shown once.
@@ -101,13 +104,11 @@ async def test_a_declaring_air_client_gets_the_subagent_as_a_child_session(
     assert "".join(root_said) == "The scout found the parser: parse() in src/app.py."
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", ["air_sf", "plain"])
-async def test_other_clients_see_the_agent_call_on_the_session(
-    adapters: AdapterPool, tmp_path: Path, kind: str
-) -> None:
+async def test_other_clients_see_the_agent_call_on_the_session(tmp_path: Path, kind: str) -> None:
     meta = CLIENTS[kind]
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "air_subagents", client_meta=meta, capable=meta is not None
     ) as adapter:
         init = next(m for m in adapter.incoming() if "agentCapabilities" in m.get("result", {}))
@@ -135,10 +136,8 @@ async def test_other_clients_see_the_agent_call_on_the_session(
         assert session_caps["subagents"] == {} and air == {"version": 1, "subagent": True}
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_load_replays_each_subagent_on_a_replay_child_session(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_a_load_replays_each_subagent_on_a_replay_child_session(tmp_path: Path) -> None:
     meta = {
         "jetbrains": {
             "air": {
@@ -147,7 +146,7 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(
             }
         }
     }
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "air_subagents", client_meta=meta, capable=True
     ) as adapter:
         session = await adapter.new_session()
@@ -209,6 +208,10 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(
         )
         == 2
     )
+    replayed_models = [
+        u for sid, u in updates if sid == scout and u["sessionUpdate"] == "config_option_update"
+    ]
+    assert len(replayed_models) == 1  # the child's model, by its id
     # The launch calls are not shown; the ends come last, newest first, before loadReplayEnd.
     assert all(u.get("toolCallId") not in (SCOUT_CALL, "toolu_missing") for _, u in updates)
     ends = [
