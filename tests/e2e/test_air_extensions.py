@@ -745,6 +745,7 @@ async def test_claudes_predicted_prompt_is_shown_to_air_and_spent_by_the_next(
 ) -> None:
     meta = CLIENTS[kind]
     env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
+    env["CLAUDE_ACP_SCRIPTED_SUGGESTION"] = "  Run the tests \n"
     async with adapters.session_adapter(
         tmp_path, "success", client_meta=meta, capable=meta is not None, env=env
     ) as adapter:
