@@ -81,6 +81,7 @@ if TYPE_CHECKING:
         WithdrawPrompt,
         WithdrawQuestions,
     )
+    from fsm.effort_seeds import settings_effort
     from fsm.errors import FsmError, InvalidTransition, PeerViolation
     from fsm.events import (
         AnswerStreamStarted,
@@ -170,11 +171,13 @@ if TYPE_CHECKING:
         seeded_context_window,
     )
     from fsm.model_policy import (
+        MODEL_CONFIG_ENV,
         AllowedModel,
         ModelFacts,
         ModelPolicy,
         allowed_models,
         is_denied_model,
+        model_config_settings,
         model_display_names,
         model_policy_from,
         resolve_model_preference,
@@ -240,7 +243,7 @@ if TYPE_CHECKING:
         title_description,
     )
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
-    from fsm.subagent_replay import SubagentReplay
+    from fsm.subagent_replay import SubagentReplay, fork_directive
     from fsm.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -260,6 +263,7 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "settings_effort": "effort_seeds",
     "REMOTE_CONTROL_COMMAND": "remote_control",
     "RemoteControl": "remote_control",
     "claude_code_offers": "remote_control",
@@ -281,6 +285,8 @@ _HOMES = {
     "ModelPolicy": "model_policy",
     "allowed_models": "model_policy",
     "is_denied_model": "model_policy",
+    "MODEL_CONFIG_ENV": "model_policy",
+    "model_config_settings": "model_policy",
     "model_display_names": "model_policy",
     "model_policy_from": "model_policy",
     "resolve_model_preference": "model_policy",
@@ -365,6 +371,7 @@ _HOMES = {
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
     "SubagentReplay": "subagent_replay",
+    "fork_directive": "subagent_replay",
     "air_client": "air",
     "archive_to": "archive_titles",
     "is_archived": "archive_titles",
@@ -511,6 +518,7 @@ __all__ = [
     "MCP_POLL_SECONDS",
     "MCP_SIGN_IN_SECONDS",
     "MIN_TOKENS_FLOOR",
+    "MODEL_CONFIG_ENV",
     "ONE_MILLION_WINDOW",
     "RAW_MESSAGE_METHOD",
     "REMOTE_CONTROL_COMMAND",
@@ -661,6 +669,7 @@ __all__ = [
     "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
+    "fork_directive",
     "fork_point",
     "fork_point_missing",
     "fork_point_uuid",
@@ -680,6 +689,7 @@ __all__ = [
     "live_sessions",
     "measured_context_window",
     "message_text_fingerprint",
+    "model_config_settings",
     "model_display_names",
     "model_policy_from",
     "model_switch_to_follow",
@@ -710,6 +720,7 @@ __all__ = [
     "seeded_context_window",
     "session_failure_negotiated",
     "session_failure_record",
+    "settings_effort",
     "shape_title",
     "shown_title",
     "sign_in_message",

@@ -29,6 +29,7 @@ keeps Claude Code's label; names that are still the same get their value added (
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,17 +39,22 @@ from fsm.picker_values import canonical_model_id
 from fsm.records import visible
 
 __all__ = [
+    "MODEL_CONFIG_ENV",
     "AllowedModel",
     "ModelFacts",
     "ModelPolicy",
     "allowed_models",
     "is_denied_model",
+    "model_config_settings",
     "model_display_names",
     "model_policy_from",
     "resolve_model_preference",
 ]
 
 _DEFAULT = "default"
+# The host's model settings for Claude Code (Bedrock overrides, an allowlist), as the reference
+# adapter reads them (`parseModelConfig`).
+MODEL_CONFIG_ENV = "CLAUDE_MODEL_CONFIG"
 _FAMILIES = frozenset({"opus", "sonnet", "haiku", "fable"})
 _MAX_ENTRY = 256
 _MAX_ENTRIES = 500
@@ -339,3 +345,22 @@ def model_display_names(models: Sequence[ModelFacts]) -> tuple[str, ...]:
     return tuple(
         n if names.count(n) == 1 else f"{n} ({m.value})" for n, m in zip(names, models, strict=True)
     )
+
+
+def model_config_settings(
+    raw: str | None, given: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """The settings Claude Code starts with when the host sets `CLAUDE_MODEL_CONFIG` (`raw`, a
+    JSON object): its `modelOverrides` and `availableModels`, under the client's own settings
+    object (`given`, whose keys win), as the reference adapter passes them to its SDK; None
+    when it is unset or names neither. Raises ValueError for a value that is not a JSON object
+    (the reference refuses the session then)."""
+    if not raw:
+        return None
+    parsed = json.loads(raw)
+    if not isinstance(parsed, dict):
+        raise ValueError(f"{MODEL_CONFIG_ENV} must be a JSON object")
+    found = {k: parsed[k] for k in ("modelOverrides", "availableModels") if k in parsed}
+    if not found:
+        return None
+    return {**found, **(given or {})}

@@ -165,6 +165,13 @@ class NativeSubagents:
     _generation: dict[str, int] = field(default_factory=dict)
     _pending: dict[str, list[Wire]] = field(default_factory=dict)
     _models: dict[str, tuple[str, str]] = field(default_factory=dict)  # the model each child shows
+    # Agents from before a load that Claude Code runs again, to be found in the session's
+    # history (`wanted`, then `restore` or `unresolved`): by the launch their output names,
+    # and by agent id (with the resuming prompt and call).
+    _wanted_launches: set[str] = field(default_factory=set)
+    _wanted_agents: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    _unresolved: set[str] = field(default_factory=set)
+    _last_restored: int = 0
     _pending_count: int = 0
     dropped: int = 0  # updates the pending bounds dropped (the shell logs them)
 
@@ -192,6 +199,9 @@ class NativeSubagents:
             child = self._child_by_launch.get(launch)
             if child is None or not child.announced:
                 self._buffer(launch, update)
+                if child is None and self._unseen(launch):
+                    # The launch of an agent from before a load: looked up in the history.
+                    self._wanted_launches.add(launch)
                 return []
             return self._to_child(child, update, tool_call_id)
         return [(self.root, update)]
@@ -273,6 +283,11 @@ class NativeSubagents:
                 self._take_pending(tool_use_id)
                 self._forget_control(tool_use_id)
             return []
+        if tool_use_id in self._send_messages and task_id not in self._children:
+            # Claude Code runs an agent from before a load again, under the SendMessage call
+            # that woke it: restored from the history.
+            self._wanted_agents[task_id] = (_prompt(frame.get("prompt")), tool_use_id)
+            return []
         previous = self._children.get(task_id)
         if previous is not None and previous.terminal is None:
             return []
@@ -330,9 +345,10 @@ class NativeSubagents:
 
     def _resumed(self, task_id: str, prompt: str | None) -> list[Routed]:
         previous = self._children.get(task_id)
+        if previous is None and task_id not in self._unresolved:
+            self._wanted_agents.setdefault(task_id, (prompt, None))  # from before a load
         if previous is None or previous.terminal is None:
-            # Unknown here (it ran before a load: not restored), or still running.
-            return []
+            return []  # unknown here (looked up in the history), or still running
         child = _Child(
             session_id=self._next_session_id(task_id, previous),
             parent_session_id=self._resumed_parent(previous),
@@ -391,6 +407,71 @@ class NativeSubagents:
             "_meta": {"claudeCode": {"parentToolUseId": launch}},
         }
         return self.route(update)
+
+    @property
+    def wanting(self) -> bool:
+        """Something is to be looked up in the session's history (`wanted`)."""
+        return bool(self._wanted_launches or self._wanted_agents)
+
+    def wanted(self) -> tuple[list[str], list[str]]:
+        """The launches and the agent ids to look up in the session's history (each once)."""
+        launches, agents = sorted(self._wanted_launches), list(self._wanted_agents)
+        self._wanted_launches.clear()
+        return launches, agents
+
+    def restore(
+        self,
+        agent_id: str,
+        launch: str,
+        *,
+        name: str | None,
+        description: str | None,
+        kind: str | None,
+        now_ms: int,
+    ) -> list[Routed]:
+        """An agent from before a load, found in the history (launched by `launch`), runs
+        again: a generation of its own, `<agent id>:generation:<now in ms>` (later each
+        restore one more), under the root, with what waited for it."""
+        prompt, resumed_by = self._wanted_agents.pop(agent_id, (None, None))
+        if not self.enabled or agent_id in self._children:
+            return []
+        generation = max(now_ms, self._last_restored + 1)
+        self._last_restored = generation
+        self._generation[agent_id] = generation
+        child = _Child(
+            session_id=f"{agent_id}:generation:{generation}",
+            parent_session_id=self.root,
+            parent_tool_use_id=launch,
+            name=_display_name(name, description, kind, agent_id),
+            task=_task_of(None, description),
+            prompt=prompt,
+        )
+        out = self._open(agent_id, child, announce=True)
+        if resumed_by is not None:
+            self._task_by_tool_use[resumed_by] = agent_id
+            self._child_by_launch[resumed_by] = child
+            out += self._flush(resumed_by)
+        return out
+
+    def unresolved(self, *, launch: str | None = None, agent: str | None = None) -> None:
+        """The history has no agent of `launch` (or no `agent`): it is not looked up again,
+        and what waits for it stays unshown."""
+        if launch is not None:
+            self._unresolved.add(launch)
+        if agent is not None:
+            self._wanted_agents.pop(agent, None)
+            self._unresolved.add(agent)
+
+    def _unseen(self, launch: str) -> bool:
+        return not (
+            launch in self._unresolved
+            or launch in self._task_by_tool_use
+            or launch in self._child_by_launch
+            or launch in self._control
+            or launch in self._controls
+            or launch in self._parent_by_tool_use
+            or launch in self._identity
+        )
 
     def session_of_agent(self, agent_id: object) -> str:
         """The session a subagent's permission request goes on: its child's once announced,

@@ -10,12 +10,12 @@ message that holds it with `subagent_spawned` (its name and task from the call's
 whoever made the call. A subagent message whose launch is unknown announces a child
 `Disconnected agent`. The launch call itself is never shown. Every update of a child's
 message goes to the child's session, and a later update of one of its calls (a result, the
-close at the next prompt) follows the call; a child's response names its model, which its session
-shows (`model`). At the end (`finish`), before `loadReplayEnd`,
-each child announced gets its `subagent_state_update`, newest first: from its launch's
-`tool_result`, `completed` without an error, `cancelled` when the error says cancelled,
-interrupted, stopped or killed, `failed` otherwise, and `disconnected` with no result or a
-lineage that loops.
+close at the next prompt) follows the call; a child's response names its model, which its
+session shows (`model`). At the end (`finish`), before `loadReplayEnd`, each child announced
+gets its `subagent_state_update`, newest first: from Claude Code's `<task-notification>` of it
+when the history holds one, else from its launch's `tool_result` (`completed` without an
+error, `cancelled` when the error says cancelled, interrupted, stopped or killed, `failed`
+otherwise), and `disconnected` with neither or a lineage that loops.
 
 Pure: reading the transcripts and sending is the shell's.
 """
@@ -27,12 +27,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.native_subagents import CONTROL_TOOLS, Routed
+from fsm.native_subagents import CONTROL_TOOLS, Routed, subagent_state
 
-__all__ = ["SubagentReplay", "replayed_end_state"]
+__all__ = ["SubagentReplay", "fork_directive", "replayed_end_state"]
+
+# How Claude Code opens the directive message of a `subagent_type: "fork"` child, and what
+# follows its boilerplate, right before the prompt of the Agent call.
+_FORK_OPEN = "<fork-boilerplate>"
+_FORK_DIRECTIVE = "</fork-boilerplate>\nYour directive: "
 
 Wire = dict[str, Any]
 
+_NOTICE = re.compile(r"<task-notification>(.*?)</task-notification>", re.S)
 _STOPPED = re.compile(r"\b(?:cancelled|canceled|interrupted|stopped|killed)\b")
 _CALL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 _RESULT_BLOCKS = frozenset({"tool_result", "mcp_tool_result"})
@@ -56,6 +62,38 @@ def replayed_end_state(block: Mapping[str, Any]) -> str:
     if block.get("is_error") is not True:
         return "completed"
     return "cancelled" if _STOPPED.search(_text_of(block.get("content")).lower()) else "failed"
+
+
+def fork_directive(records: Iterable[Mapping[str, Any]]) -> tuple[int, str | None] | None:
+    """A fork child's transcript starts with context it inherited (a copy of the launching
+    message, placeholder results), then its directive message: (that message's index, the
+    prompt it holds), or None for any other transcript (`stripForkPrefix`). What comes before
+    the directive is not the child's own work and is not replayed; the directive is its prompt
+    alone."""
+    for index, record in enumerate(records):
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if record.get("type") != "user" or not isinstance(content, list):
+            continue
+        texts = [
+            block["text"]
+            for block in content
+            if isinstance(block, Mapping)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+            and block["text"].startswith(_FORK_OPEN)
+        ]
+        if not texts:
+            continue
+        start = texts[0].find(_FORK_DIRECTIVE)
+        return index, texts[0][start + len(_FORK_DIRECTIVE) :] if start >= 0 else None
+    return None
+
+
+def _tag(body: str, tag: str) -> str | None:
+    match = re.search(f"<{tag}>(.*?)</{tag}>", body, re.S)
+    text = match.group(1).strip() if match else ""
+    return text or None
 
 
 def _first(*values: object) -> str | None:
@@ -89,6 +127,7 @@ class SubagentReplay:
     _owner_of_call: dict[str, str] = field(default_factory=dict)  # call id -> session id
     _order: list[str] = field(default_factory=list)  # launches in the order announced
     _models: dict[str, str] = field(default_factory=dict)  # the model each child shows
+    _notified: dict[str, str] = field(default_factory=dict)  # a task notice's end, by launch
 
     def read(self, blocks: Iterable[Mapping[str, Any]], parent: str | None) -> list[str]:
         """Learn an entry's launches and results (`parent`: the launch whose subagent wrote
@@ -185,12 +224,35 @@ class SubagentReplay:
         update = {"sessionUpdate": "config_option_update", "configOptions": [option]}
         return [(child.session_id, update)]
 
+    def notified(self, content: object) -> None:
+        """A user message's `<task-notification>`s (Claude Code's word that a background task
+        ended): a subagent's is how it ended, over its launch's result."""
+        if not self.enabled:
+            return
+        texts = [content] if isinstance(content, str) else []
+        if isinstance(content, list):
+            texts = [
+                b["text"]
+                for b in content
+                if isinstance(b, Mapping)
+                and b.get("type") == "text"
+                and isinstance(b.get("text"), str)
+            ]
+        for text in texts:
+            for body in _NOTICE.findall(text):
+                body = body.split("<result>", 1)[0]
+                launch, status = _tag(body, "tool-use-id"), _tag(body, "status")
+                state = subagent_state(status)
+                if launch and state and _tag(body, "task-id"):
+                    self._notified[launch] = state
+
     def finish(self) -> list[Routed]:
         """Each announced child's end, on its parent's session, newest first."""
         out: list[Routed] = []
         for launch in reversed(self._order):
             child = self._children[launch]
-            state = child.end if child.reconstructable and child.end else "disconnected"
+            end = self._notified.get(launch) or child.end
+            state = end if child.reconstructable and end else "disconnected"
             parent = self._children.get(child.parent_launch) if child.parent_launch else None
             out.append(
                 (

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -44,7 +45,6 @@ from adapter.agent import (
     signing_out,
     steering,
 )
-from adapter.agent.session_index import SessionIndexRequests
 from adapter.agent.session_opener import SessionOpener
 from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
@@ -54,12 +54,18 @@ from adapter.wire.response_watch import ResponseWatch
 from fsm import Dialects, fork_point
 
 if TYPE_CHECKING:
+    from adapter.agent.session_index import SessionIndexRequests
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.session.session import Session
 
 __all__ = ["AUTH_METHOD_ID", "ClaudeAcpAgent"]
 
 log = logging.getLogger(__name__)
+
+Handler = Callable[[str, Any, bool], Awaitable[Any]]
+# What every method of the session index starts with (`fsm.INDEX_METHODS`; pinned by
+# tests/shell/test_startup_imports.py).
+INDEX_PREFIX = "_session/"
 
 AUTH_METHOD_ID = login.AUTH_METHOD_ID
 # At exit, how long Claude gets to stop after SIGTERM before it is killed.
@@ -83,14 +89,10 @@ class ClaudeAcpAgent:
         # The sessions open here, and how one is opened.
         self._opener = SessionOpener(task_group=task_group, settings=settings, link=self._link)
         self._sessions = self._opener.sessions
-        # JetBrains AIR's session index (adapter.agent.session_index).
-        self._index = SessionIndexRequests(
-            host=self,
-            sessions=self._sessions,
-            link=self._link,
-            env=settings.env,
-            task_group=task_group,
-        )
+        # JetBrains AIR's session index (adapter.agent.session_index), made by the first
+        # request that may be one of its own (`_index_guard`): its module and the core's are
+        # about a tenth of what answering `initialize` costs, and most clients never ask.
+        self._index: SessionIndexRequests | None = None
 
     def attach_bulk_sender(self, sender: BulkSender) -> None:
         """Where several updates go out in one write (the transport's), for a replay's bulk."""
@@ -115,13 +117,46 @@ class ClaudeAcpAgent:
         # `_session/steering` (adapter.agent.steering), an extension method.
         wrap_request_handler(conn, steering.guard(self))
         # JetBrains AIR's session index (adapter.agent.session_index).
-        wrap_request_handler(conn, self._index.guard)
+        wrap_request_handler(conn, self._index_guard)
         # `_session/async_task/stop` (adapter.agent.async_task_stop), AIR's Stop on a task.
         wrap_request_handler(conn, async_task_stop.guard(self))
         # `_session/goal` (adapter.agent.goal_control), AIR's goal control.
         wrap_request_handler(conn, goal_control.guard(self))
         # What the client declared that acp's schema drops (adapter.agent.raw_requests).
         wrap_request_handler(conn, self._raw.wrap)
+
+    def _session_index(self) -> SessionIndexRequests:
+        if self._index is None:
+            from adapter.agent.session_index import SessionIndexRequests
+
+            self._index = SessionIndexRequests(
+                host=self,
+                sessions=self._sessions,
+                link=self._link,
+                env=self._settings.env,
+                task_group=self._tg,
+            )
+            self._index.negotiate(self._client.air)
+        return self._index
+
+    def _index_guard(self, handler: Handler) -> Handler:
+        """The session index's guard (`SessionIndexRequests.guard`), put in place by the first
+        request it may answer: its methods are all `_session/...`, and it takes `session/list`
+        only from a client that negotiated the index. Before that every request passes."""
+        guarded: Handler | None = None
+
+        async def routed(method: str, params: Any, is_notification: bool) -> Any:
+            nonlocal guarded
+            if guarded is None and (
+                method.startswith(INDEX_PREFIX)
+                or (method == "session/list" and self._client.air.session_index)
+            ):
+                guarded = self._session_index().guard(handler)
+            if guarded is None:
+                return await handler(method, params, is_notification)
+            return await guarded(method, params, is_notification)
+
+        return routed
 
     async def initialize(
         self,
@@ -132,7 +167,8 @@ class ClaudeAcpAgent:
     ) -> InitializeResponse:
         self._client = handshake.client_declared(client_capabilities, self._raw)
         self._link.client_name = client_info.name if client_info is not None else None
-        self._index.negotiate(self._client.air)
+        if self._index is not None:
+            self._index.negotiate(self._client.air)
         self._raw.session_capabilities = self._client.air.session_capabilities()
         log.info("initialize: %s", self._client.dialects)
         # What start-up made (acp, the SDK, these modules) lives as long as the process; frozen,
@@ -302,7 +338,8 @@ class ClaudeAcpAgent:
                 known = await session_store.delete(session_id, env)
             if not known and session is None:
                 raise session_store.not_found(session_id)
-        self._index.changed()
+        if self._index is not None:
+            self._index.changed()
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -421,7 +458,8 @@ class ClaudeAcpAgent:
 
     async def close(self) -> None:
         """End every session's Claude process (the client went away)."""
-        self._index.close()
+        if self._index is not None:
+            self._index.close()
         for session in list(self._sessions.values()):
             await session.close()
         self._sessions.clear()

@@ -15,9 +15,11 @@ never prompted have no transcript yet and open as a fresh Claude process under t
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +37,7 @@ from adapter.controls.launch_flags import launch_for
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.questions import disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import AirClient, model_policy_from
+from fsm import MODEL_CONFIG_ENV, AirClient, model_config_settings, model_policy_from
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -81,6 +83,31 @@ def _environ(settings: RuntimeSettings) -> dict[str, str]:
     return {**os.environ, **settings.env}
 
 
+def _with_model_config(
+    options: ClientOptions, environ: Mapping[str, str], cwd: str
+) -> ClientOptions:
+    """The client's options with the host's `CLAUDE_MODEL_CONFIG` added to the settings Claude
+    Code starts with, as the reference adapter adds it (a settings file the client names is
+    read for it); -32603 naming the variable when it is not a JSON object, as the reference
+    refuses the session."""
+    raw = environ.get(MODEL_CONFIG_ENV)
+    if not raw:
+        return options
+    given = options.settings
+    try:
+        if isinstance(given, str):
+            given = json.loads((Path(cwd) / given).read_text(encoding="utf-8"))
+            if not isinstance(given, dict):
+                raise ValueError("the client's settings file is not a JSON object")
+        merged = model_config_settings(raw, given)
+    except (OSError, ValueError, RecursionError) as exc:
+        log.warning("%s or the client's settings cannot be used: %s", MODEL_CONFIG_ENV, exc)
+        raise RequestError.internal_error(
+            {"reason": f"{MODEL_CONFIG_ENV} must be a JSON object (and settings readable)"}
+        ) from exc
+    return options if merged is None else replace(options, settings=merged)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Opening:
     """What a session's first Claude process starts with, decided before it is spawned."""
@@ -121,6 +148,7 @@ def opening_for(
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
     tail = read_tail(transcript) if transcript is not None else None
+    client_options = _with_model_config(client_options, _environ(settings), cwd)
     # What the settings tiers let this session start in and switch to: a repository's own
     # settings cannot loosen permissions, and bypass goes when any tier or the client says so.
     tiers = [*read_settings(cwd, settings.env), read_managed()]
@@ -137,6 +165,18 @@ def opening_for(
     config.requested_agent = client_options.agent  # the agent picker's value, if it lists it
     # The model picker's allowlist and denials (docs/decisions.md#model-picker-policy).
     config.model_policy = model_policy_from([(f.tier, f.data) for f in tiers])
+    # The effort nobody chose: the client's, else the settings' for the model, read again at
+    # each model change (docs/decisions.md#settings-read-again).
+    config.requested_effort = client_options.effort
+    given = client_options.settings
+
+    def settings_now() -> list[Mapping[str, Any]]:
+        found: list[Mapping[str, Any]] = [
+            f.data for f in (*read_settings(cwd, settings.env), read_managed())
+        ]
+        return [*found, given] if isinstance(given, dict) else found
+
+    config.settings_tiers = settings_now
     return Opening(
         session_id=session_id,
         cwd=cwd,

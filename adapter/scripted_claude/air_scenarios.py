@@ -56,7 +56,7 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
         name="air_subagents",
         description="Claude sends an Explore subagent to scout the parser (its words, a Read "
         "and a Bash it asks about are its own session's), then asks for an agent type that "
-        "does not exist (that call fails).",
+        "does not exist (that call fails); a second prompt has the scout speak again.",
         turns=(
             (
                 ToolUse(name="Agent", id=SCOUT_CALL, input=_SCOUT_INPUT, result=None),
@@ -90,6 +90,12 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
                     is_error=True,
                 ),
                 Text(text="The scout found the parser: parse() in src/app.py."),
+                Result(),
+            ),
+            # After a load, Claude Code runs the scout again: its words name its old launch.
+            (
+                Text(text="Picking up where I left off.", parent=SCOUT_CALL),
+                Text(text="The scout is back on it."),
                 Result(),
             ),
         ),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -80,6 +81,10 @@ _SUBAGENT_FRAMES = frozenset({"task_started", "task_notification", "task_updated
 log = logging.getLogger(__name__)
 
 TITLE_SECONDS = 60.0  # Claude Code's title is a small model's call; past this it gave none
+
+
+async def _no_files() -> dict[str, Any]:
+    return {}
 
 
 def _masked(block: Mapping[str, Any], mask: tuple[str, ...]) -> Mapping[str, Any]:
@@ -176,6 +181,8 @@ class LiveView:
         # The root's model picker entries (value, name, resolved id), to name a subagent's
         # model as the picker does (set by the session).
         self.model_choices: Callable[[], list[tuple[str, str, str | None]]] = list
+        # The session's subagents in its history, by launch (set by the session).
+        self.subagent_files: Callable[[], Awaitable[dict[str, Any]]] = _no_files
 
     async def user_said(self, blocks: tuple[dict[str, Any], ...]) -> None:
         """What a person typed in another client of the session, as the user's message: its
@@ -184,7 +191,49 @@ class LiveView:
             await self._send_raw(update)
 
     async def _send_raw(self, update: dict[str, Any]) -> bool:
-        return await self._send_routed(self.subagents.route(update))
+        sent = await self._send_routed(self.subagents.route(update))
+        await self._restore_subagents()
+        return sent
+
+    async def _restore_subagents(self) -> None:
+        """Agents from before a load that Claude Code runs again: found in the session's
+        history (`subagent_files`), each gets a generation of its own."""
+        if not self.subagents.wanting:
+            return
+        launches, agents = self.subagents.wanted()
+        try:
+            files = await self.subagent_files()
+        except Exception:
+            log.warning("session %s: the subagents' history could not be read", self._session_id)
+            files = {}
+        by_agent = {found.agent_id: launch for launch, found in files.items()}
+        subagents = self.subagents
+        now = int(time.time() * 1000)
+        for agent in agents:
+            launch = by_agent.get(agent)
+            if launch is None:
+                subagents.unresolved(agent=agent)
+                continue
+            launches = [other for other in launches if other != launch]
+            await self._send_routed(self._restored(agent, launch, files[launch], now))
+        for launch in launches:
+            found = files.get(launch)
+            if found is None:
+                subagents.unresolved(launch=launch)
+                continue
+            await self._send_routed(self._restored(found.agent_id, launch, found, now))
+
+    def _restored(
+        self, agent: str, launch: str, found: Any, now: int
+    ) -> list[tuple[str, dict[str, Any]]]:
+        return self.subagents.restore(
+            agent,
+            launch,
+            name=found.name,
+            description=found.description,
+            kind=found.kind,
+            now_ms=now,
+        )
 
     async def _send_routed(self, routed: list[tuple[str, dict[str, Any]]]) -> bool:
         sent = True
@@ -205,6 +254,7 @@ class LiveView:
             self._bad_content(f"{what} Claude sent in an unusable shape")
             return
         await self._send_routed(routed)
+        await self._restore_subagents()
 
     def _saw_text(self, content: object) -> None:
         text = content.get("text") if isinstance(content, Mapping) else None

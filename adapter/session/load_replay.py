@@ -18,7 +18,6 @@ the very first prompt, so the client sees what the live session showed.
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -29,6 +28,7 @@ from acp import RequestError
 
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.skill_files import skill_file_in
+from adapter.claude.subagent_files import subagent_files
 from adapter.claude.transcripts import ReplayStats, entries, entries_newest_first
 from adapter.session.session import Session
 from adapter.view.compaction_replay import ReplayedCompactions
@@ -42,6 +42,7 @@ from fsm import (
     SubagentReplay,
     TranscriptEntry,
     active_from_newest,
+    fork_directive,
 )
 
 if TYPE_CHECKING:
@@ -90,24 +91,8 @@ def _child_updates(view: TurnView, entry: TranscriptEntry, launch: str) -> list[
 
 
 def _agent_transcripts(transcript: Path) -> dict[str, Path]:
-    """A session's subagent transcripts by the Agent call that launched each: Claude Code's
-    `<session>/subagents/agent-<id>.jsonl`, named by its `agent-<id>.meta.json`
-    (`toolUseId`). An unreadable or damaged sidecar leaves its subagent without history."""
-    folder = transcript.parent / transcript.stem / "subagents"
-    found: dict[str, Path] = {}
-    try:
-        sidecars = sorted(folder.glob("agent-*.meta.json"))
-    except OSError:
-        return found
-    for sidecar in sidecars:
-        try:
-            meta = json.loads(sidecar.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        launch = meta.get("toolUseId") if isinstance(meta, dict) else None
-        if isinstance(launch, str):
-            found[launch] = sidecar.with_name(sidecar.name[: -len(".meta.json")] + ".jsonl")
-    return found
+    """A session's subagent transcripts by the Agent call that launched each."""
+    return {launch: found.transcript for launch, found in subagent_files(transcript).items()}
 
 
 class _Batch:
@@ -183,6 +168,9 @@ async def replay_transcript(
             parent = raw.get("parent_tool_use_id")
             parent = parent if isinstance(parent, str) else None
             launches = subagents.read(entry.content, parent)
+            if entry.kind is not EntryKind.ASSISTANT:
+                message = raw.get("message")
+                subagents.notified(message.get("content") if isinstance(message, dict) else None)
             target, announced = subagents.target(parent)
             batch.extend(announced)
             if entry.kind is EntryKind.ASSISTANT:
@@ -231,19 +219,28 @@ async def _replay_child(
         return
     target, _ = batch.subagents.target(launch)
     try:
-        for entry, _raw in entries(path, stats):
-            launches = batch.subagents.read(entry.content, launch)
-            if entry.kind is EntryKind.ASSISTANT:
-                batch.extend(batch.subagents.model(launch, entry.model))
-            batch.add(_child_updates(view, entry, launch), target)
-            for inner in launches:
-                await _replay_child(batch, view, transcript, inner, stats)
-            if len(batch.pending) >= _BATCH_UPDATES:
-                await batch.flush()
+        records = list(entries(path, stats))
     except OSError:
         log.warning(
             "session %s: a subagent's transcript could not be read", batch.session.session_id
         )
+        return
+    # A fork child: what it inherited is not its own; its directive is its prompt.
+    fork = fork_directive(raw for _, raw in records)
+    if fork is not None:
+        start, prompt = fork
+        records = records[start + 1 :]
+        if prompt is not None:
+            batch.add(prompt_updates(({"type": "text", "text": prompt},)), target)
+    for entry, _raw in records:
+        launches = batch.subagents.read(entry.content, launch)
+        if entry.kind is EntryKind.ASSISTANT:
+            batch.extend(batch.subagents.model(launch, entry.model))
+        batch.add(_child_updates(view, entry, launch), target)
+        for inner in launches:
+            await _replay_child(batch, view, transcript, inner, stats)
+        if len(batch.pending) >= _BATCH_UPDATES:
+            await batch.flush()
 
 
 def _log_skips(session_id: str, blocks: int, stats: ReplayStats) -> None:

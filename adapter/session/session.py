@@ -185,6 +185,7 @@ class Session:
         self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
         self.controls.permissions.owner = self.view.subagents.session_of_agent
+        self.view.subagent_files = self._subagent_files
         self.view.model_choices = lambda: [
             (c.value, c.name, c.resolved) for c in self.controls.config.models
         ]
@@ -204,6 +205,13 @@ class Session:
     async def send(self, update: Any) -> bool:
         """Send one session update to the client (False when it could not be sent)."""
         return await self._link.send_update(self.session_id, update)
+
+    async def _subagent_files(self) -> dict[str, Any]:
+        """The session's subagents in its history, by the Agent call that launched each."""
+        from adapter.claude.subagent_files import subagents_of_session
+
+        env = self._settings_env
+        return await anyio.to_thread.run_sync(subagents_of_session, self.session_id, self.cwd, env)
 
     async def send_raw(self, update: dict[str, Any]) -> bool:
         """Send one session update given as its wire dict (False when it could not be sent)."""

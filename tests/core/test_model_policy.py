@@ -190,3 +190,30 @@ def test_entries_of_another_shape_are_left_out(entry: object) -> None:
 def test_settings_of_another_shape_count_as_none() -> None:
     odd: list[Any] = [("user", "x"), ("nowhere", {"availableModels": ["a"]})]
     assert model_policy_from(odd) == ModelPolicy()
+
+
+def test_the_hosts_model_config_goes_under_the_clients_settings() -> None:
+    from fsm import model_config_settings
+
+    raw = '{"availableModels": ["opus"], "modelOverrides": {"opus": "arn:x"}, "other": 1}'
+    assert model_config_settings(raw) == {
+        "availableModels": ["opus"],
+        "modelOverrides": {"opus": "arn:x"},
+    }
+    given = {"availableModels": ["haiku"], "env": {"A": "1"}}
+    assert model_config_settings(raw, given) == {
+        "availableModels": ["haiku"],
+        "modelOverrides": {"opus": "arn:x"},
+        "env": {"A": "1"},
+    }
+    assert model_config_settings(None) is None
+    assert model_config_settings("") is None
+    assert model_config_settings('{"other": 1}') is None
+
+
+@pytest.mark.parametrize("raw", ["[1, 2]", "null", "3", "{not json"])
+def test_a_model_config_that_is_no_object_is_refused(raw: str) -> None:
+    from fsm import model_config_settings
+
+    with pytest.raises(ValueError):
+        model_config_settings(raw)

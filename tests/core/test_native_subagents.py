@@ -352,3 +352,61 @@ def test_a_childs_model_is_its_own_one_option_picker_sent_when_it_changes() -> N
     subs.task_notification({"task_id": AGENT, "tool_use_id": LAUNCH, "status": "completed"})
     assert subs.child_model(LAUNCH, "opus", choices) == []  # ended: nothing more
     assert NativeSubagents(ROOT).child_model(LAUNCH, "claude-x", choices) == []
+
+
+def test_an_agent_from_before_a_load_is_restored_from_the_history() -> None:
+    subs = _on()
+    # Its output names a launch this session never saw: it waits, and the launch is looked up.
+    assert not subs.wanting
+    assert subs.route(_words("back again", parent="toolu_old")) == []
+    assert subs.wanting
+    assert subs.wanted() == (["toolu_old"], [])
+    assert not subs.wanting
+    assert subs.wanted() == ([], [])  # asked once
+    out = subs.restore(
+        "old-agent", "toolu_old", name=None, description="Audit", kind="Explore", now_ms=1000
+    )
+    assert out == [
+        (ROOT, _spawned("old-agent:generation:1000", "Audit", "Audit")),
+        ("old-agent:generation:1000", _words("back again", parent="toolu_old")),
+    ]
+    # A launch the history does not know is not looked up again; what waits stays unshown.
+    subs.route(_words("lost", parent="toolu_gone"))
+    assert subs.wanted() == (["toolu_gone"], [])
+    subs.unresolved(launch="toolu_gone")
+    subs.route(_words("lost again", parent="toolu_gone"))
+    assert subs.wanted() == ([], [])
+
+
+def test_an_agent_woken_by_send_message_after_a_load_gets_a_generation_of_its_own() -> None:
+    subs = _on()
+    send = {
+        "sessionUpdate": "tool_call",
+        "toolCallId": "toolu_send",
+        "rawInput": {"to": "old-agent", "message": "Go on"},
+        "_meta": {"claudeCode": {"toolName": "SendMessage"}},
+    }
+    subs.route(send)
+    assert subs.task_started(_started("old-agent", "toolu_send", prompt="Go on")) == []
+    assert subs.wanted() == ([], ["old-agent"])
+    out = subs.restore(
+        "old-agent", "toolu_old", name="Scout", description=None, kind=None, now_ms=5
+    )
+    assert out == [
+        (ROOT, _spawned("old-agent:generation:5", "Scout", "Delegated task", prompt="Go on"))
+    ]
+    # Its run goes on under the SendMessage call.
+    assert subs.route(_words("going", parent="toolu_send")) == [
+        ("old-agent:generation:5", _words("going", parent="toolu_send"))
+    ]
+    # A running patch of an agent nobody knows asks for it; the history's silence ends that.
+    subs.task_updated({"task_id": "ghost", "patch": {"status": "running"}})
+    assert subs.wanted() == ([], ["ghost"])
+    subs.unresolved(agent="ghost")
+    subs.task_updated({"task_id": "ghost", "patch": {"status": "running"}})
+    assert subs.wanted() == ([], [])
+    # A second restore in the same millisecond still gets an id of its own.
+    subs.route(_words("x", parent="toolu_b"))
+    subs.wanted()
+    again = subs.restore("b-agent", "toolu_b", name="B", description=None, kind=None, now_ms=5)
+    assert again[0][1]["subagentSessionId"] == "b-agent:generation:6"

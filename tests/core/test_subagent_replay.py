@@ -110,3 +110,46 @@ def test_a_replayed_childs_model_is_shown_by_its_id_when_it_changes() -> None:
     assert update["configOptions"][0]["options"] == [{"value": "claude-x", "name": "claude-x"}]
     assert replay.model("t1", "claude-x") == [] and replay.model("t1", "<synthetic>") == []
     assert SubagentReplay(ROOT).model("t1", "claude-x") == []
+
+
+def test_a_fork_childs_inherited_context_is_not_its_own() -> None:
+    from fsm.subagent_replay import fork_directive
+
+    inherited = {"type": "assistant", "message": {"content": [_launch("t0")]}}
+    placeholder = {"type": "user", "message": {"content": [_result("t0", "Fork started")]}}
+    directive = {
+        "type": "user",
+        "message": {
+            "content": [
+                _result("t0", "This is the parent's call"),
+                {
+                    "type": "text",
+                    "text": "<fork-boilerplate>rules</fork-boilerplate>\nYour directive: Fix it.",
+                },
+            ]
+        },
+    }
+    own = {"type": "assistant", "message": {"content": [{"type": "text", "text": "On it."}]}}
+    assert fork_directive([inherited, placeholder, directive, own]) == (2, "Fix it.")
+    odd = {
+        "type": "user",
+        "message": {"content": [{"type": "text", "text": "<fork-boilerplate>x"}]},
+    }
+    assert fork_directive([odd, own]) == (0, None)
+    assert fork_directive([placeholder, own]) is None
+    assert fork_directive([{"type": "user", "message": {"content": "<fork-boilerplate>"}}]) is None
+
+
+def test_a_task_notice_in_the_history_says_how_a_background_subagent_ended() -> None:
+    replay = SubagentReplay(ROOT, enabled=True)
+    replay.read([_launch("bg", prompt="audit", run_in_background=True)], None)
+    replay.announce("bg")
+    replay.read([_result("bg", "Async agent launched successfully.")], None)
+    notice = (
+        "<task-notification><task-id>a1</task-id><tool-use-id>bg</tool-use-id>"
+        "<status>killed</status><summary>stopped</summary></task-notification>"
+    )
+    replay.notified([{"type": "text", "text": notice}])
+    replay.notified("<task-notification><status>failed</status></task-notification>")  # no ids
+    ((_, end),) = replay.finish()
+    assert end["state"] == "cancelled"  # not the launch's `completed`

@@ -67,3 +67,4 @@ async def test_a_projects_agent_is_offered_chosen_and_kept_by_a_fresh_claude(
     argvs = [list(e["argv"]) for e in _claude_log(tmp_path, "argv")]
     assert len(argvs) == 2, argvs
     assert _flag(argvs[0], "--agent") == [] and _flag(argvs[1], "--agent") == ["reviewer"]
+

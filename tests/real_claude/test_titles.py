@@ -58,3 +58,27 @@ async def test_without_a_generated_title_the_first_line_stays(
             await asyncio.sleep(0.05)
         await asyncio.sleep(1)
     assert _titles(adapter) == [PROMPT], _titles(adapter)
+
+
+async def test_a_rename_typed_in_the_chat_names_the_live_session(
+    tmp_path: Path, double: MessagesApiDouble
+) -> None:
+    # docs/decisions.md#live-session-names: the real CLI runs `/rename` itself (no model turn)
+    # and stores the name; once the turn is over the live name is the one it stored.
+    double.title = "Flaky login test"
+    double.script(Answer("I will look at the login test."))
+    async with real_adapter(tmp_path, double, capable=True) as adapter:
+        turn = await run_turn(adapter, PROMPT)
+        assert turn.response.stop_reason == "end_turn"
+        for _ in range(400):
+            if "Flaky login test" in _titles(adapter):
+                break
+            await asyncio.sleep(0.05)
+        renamed = await run_turn(adapter, "/rename Login work", turn.session_id)
+        assert renamed.response.stop_reason == "end_turn"
+        for _ in range(400):  # read beside the turn's end: a bound, not a speed check
+            if "Login work" in _titles(adapter):
+                break
+            await asyncio.sleep(0.05)
+    assert _titles(adapter)[-1] == "Login work", _titles(adapter)
+    assert "/rename Login work" not in _titles(adapter)

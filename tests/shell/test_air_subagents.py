@@ -233,3 +233,36 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(tmp_path: 
     ]
     last_child = max(i for i, (sid, _) in enumerate(updates) if sid == scout)
     assert all(updates[i][0] == session for i, _ in ends) and ends[0][0] > last_child
+
+
+@pytest.mark.asyncio
+async def test_an_agent_from_before_a_load_is_restored_when_it_speaks_again(
+    tmp_path: Path,
+) -> None:
+    async with agent_in_process(
+        tmp_path, "air_subagents", client_meta=NATIVE, capable=True
+    ) as adapter:
+        session = await adapter.new_session()
+        assert isinstance(
+            await adapter.prompt(session, "Where is the input parsed?"), PromptResponse
+        )
+        await asyncio.wait_for(
+            adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
+            TIMEOUT,
+        )
+        before = len(adapter.incoming())
+        assert isinstance(await adapter.prompt(session, "Go on."), PromptResponse)
+        updates = [
+            (m["params"]["sessionId"], m["params"]["update"])
+            for m in adapter.incoming()[before:]
+            if m.get("method") == "session/update"
+        ]
+    spawned = [(sid, u) for sid, u in updates if u["sessionUpdate"] == "subagent_spawned"]
+    assert len(spawned) == 1
+    parent, announced = spawned[0]
+    restored = announced["subagentSessionId"]
+    assert parent == session and restored.startswith(f"{SCOUT_AGENT}:generation:")
+    assert int(restored.rsplit(":", 1)[1]) > 1  # a time, not a count: no clash with before
+    assert announced["name"] == "Scout the parser"
+    said = [u["content"]["text"] for sid, u in updates if sid == restored and "content" in u]
+    assert said == ["Picking up where I left off."]

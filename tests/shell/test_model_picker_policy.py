@@ -84,3 +84,31 @@ def test_the_opening_reads_the_policy_from_the_settings_tiers(
     config = opening_for(session_id="s", cwd=str(project), servers=None, settings=settings).config
     assert config.model_policy.available == ("opus", "haiku")
     assert config.model_policy.overrides == {"opus": "claude-opus-4-1-20250805"}
+
+
+def test_the_hosts_model_config_reaches_claude_codes_settings(tmp_path: Path) -> None:
+    from adapter.claude.client_options import parse
+
+    raw = json.dumps({"availableModels": ["opus"]})
+    settings = from_environment(None, {"CLAUDE_MODEL_CONFIG": raw})
+    plain = opening_for(session_id="s", cwd=str(tmp_path), servers=None, settings=settings)
+    assert plain.client_options.settings == {"availableModels": ["opus"]}
+    # A settings file the client names is read, and its keys win.
+    _write(tmp_path / "mine.json", {"availableModels": ["haiku"]})
+    named = opening_for(
+        session_id="s",
+        cwd=str(tmp_path),
+        servers=None,
+        settings=settings,
+        client_options=parse({"options": {"settings": "mine.json"}}),
+    )
+    assert named.client_options.settings == {"availableModels": ["haiku"]}
+
+
+@pytest.mark.parametrize("raw", ["[]", "{oops"])
+def test_a_model_config_that_is_no_object_refuses_the_session(tmp_path: Path, raw: str) -> None:
+    settings = from_environment(None, {"CLAUDE_MODEL_CONFIG": raw})
+    with pytest.raises(RequestError) as refused:
+        opening_for(session_id="s", cwd=str(tmp_path), servers=None, settings=settings)
+    assert refused.value.code == -32603
+    assert "CLAUDE_MODEL_CONFIG" in str(refused.value.data)

@@ -89,6 +89,9 @@ HEAVY = (
     "fsm.session",
     "fsm.machine",
     "fsm.transcript_entries",
+    # JetBrains AIR's session index: made by the first request that may be one of its own.
+    "adapter.agent.session_index",
+    "fsm.session_index",
 )
 # What answering it does need: the check above would pass vacuously if the child never got here.
 NEEDED = ("acp.schema", "adapter.agent.acp_agent", "adapter.agent.handshake", "fsm.negotiation")
@@ -139,3 +142,14 @@ def test_initialize_is_answered_before_anything_heavy_is_imported(tmp_path: Path
     assert not early, "imported before `initialize` was answered: " + "; ".join(
         f"{name} (by {importers.get(name, '?')})" for name in sorted(early)
     )
+
+
+def test_the_session_index_methods_share_the_prefix_its_lazy_guard_looks_for() -> None:
+    # The agent puts the index's guard in place at the first request that starts so (or a
+    # `session/list` from a client that negotiated the index): a method outside it would pass.
+    from adapter.agent.acp_agent import INDEX_PREFIX
+    from adapter.agent.session_index import LIST
+    from fsm import INDEX_METHODS
+
+    assert INDEX_METHODS and all(method.startswith(INDEX_PREFIX) for method in INDEX_METHODS)
+    assert LIST == "session/list"

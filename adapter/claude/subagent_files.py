@@ -1,0 +1,70 @@
+"""What Claude Code keeps of a session's subagents: each one's transcript
+`<project>/<session>/subagents/agent-<id>.jsonl`, beside its `agent-<id>.meta.json` that names
+the Agent call that launched it (`toolUseId`) and its type, description and name. A load's
+replay reads them (`adapter.session.load_replay`), and so does a live session whose Claude
+resumes an agent that ran before it was loaded (`fsm.NativeSubagents.restore`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from adapter.claude.session_store import find_transcript
+
+__all__ = ["SubagentFile", "subagent_files", "subagents_of_session"]
+
+_META_LIMIT = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentFile:
+    agent_id: str
+    transcript: Path
+    name: str | None = None
+    kind: str | None = None  # `agentType`
+    description: str | None = None
+
+
+def _text(meta: Mapping[str, object], key: str) -> str | None:
+    value = meta.get(key)
+    return value if isinstance(value, str) else None
+
+
+def subagent_files(transcript: Path) -> dict[str, SubagentFile]:
+    """The subagents of the session whose transcript is `transcript`, by the Agent call that
+    launched each. An unreadable or damaged sidecar leaves its subagent out."""
+    folder = transcript.parent / transcript.stem / "subagents"
+    found: dict[str, SubagentFile] = {}
+    try:
+        sidecars = sorted(folder.glob("agent-*.meta.json"))
+    except OSError:
+        return found
+    for sidecar in sidecars:
+        try:
+            with sidecar.open("rb") as file:
+                meta = json.loads(file.read(_META_LIMIT))
+        except (OSError, ValueError):
+            continue
+        launch = meta.get("toolUseId") if isinstance(meta, dict) else None
+        if not isinstance(launch, str):
+            continue
+        agent_id = sidecar.name[len("agent-") : -len(".meta.json")]
+        found[launch] = SubagentFile(
+            agent_id=agent_id,
+            transcript=sidecar.with_name(f"agent-{agent_id}.jsonl"),
+            name=_text(meta, "name"),
+            kind=_text(meta, "agentType"),
+            description=_text(meta, "description"),
+        )
+    return found
+
+
+def subagents_of_session(
+    session_id: str, cwd: str, env: Mapping[str, str]
+) -> dict[str, SubagentFile]:
+    """`subagent_files` of the session's own transcript; none when it has none. Blocking."""
+    transcript = find_transcript(session_id=session_id, cwd=cwd, env=env)
+    return subagent_files(transcript) if transcript is not None else {}
