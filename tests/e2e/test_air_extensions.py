@@ -728,3 +728,41 @@ async def test_a_goal_set_through_session_goal_is_shown_to_air(
         _goal_update(None),
         _goal_update(None),
     ]
+
+
+def _suggestions(adapter: Adapter) -> list[Any]:
+    return [
+        u["_meta"]["promptSuggestions"]["suggestions"]
+        for u in adapter.updates("session_info_update")
+        if "promptSuggestions" in u.get("_meta", {})
+    ]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("kind", ["air_sf", "plain"])
+async def test_claudes_predicted_prompt_is_shown_to_air_and_spent_by_the_next(
+    adapters: AdapterPool, tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
+    env["CLAUDE_ACP_SCRIPTED_SUGGESTION"] = "  Run the tests \n"
+    async with adapters.session_adapter(
+        tmp_path, "success", client_meta=meta, capable=meta is not None, env=env
+    ) as adapter:
+        session = await adapter.new_session()
+        await adapter.prompt(session, "first")  # Claude Code predicts none on a first turn
+        assert _suggestions(adapter) == []
+        await adapter.prompt(session, "second")
+        if meta is not None:
+            await until(lambda: len(_suggestions(adapter)) == 1, "the predicted prompt")
+        await adapter.prompt(session, "third")
+        if meta is not None:
+            await until(lambda: len(_suggestions(adapter)) == 3, "the next prediction")
+        shown = _suggestions(adapter)
+    [argv] = _argvs(tmp_path)
+    if meta is None:
+        assert shown == [] and "--prompt-suggestions" not in argv
+        return
+    assert "--prompt-suggestions" in argv
+    # Shown, spent by the next prompt (cleared), predicted again.
+    assert shown == [[{"text": "Run the tests"}], [], [{"text": "Run the tests"}]]
