@@ -455,7 +455,11 @@ class InProcessClaude(ExitBoundedTransport):
     async def connect(self) -> None:
         if self._player is not None:
             return  # connected already (`ClaudeRuntime.spawn`)
-        env = {**os.environ, **self._options.env}
+        # The environment the SDK gives the process it spawns (`SubprocessCLITransport.connect`):
+        # the options' env over this process's, and file checkpointing when the options ask.
+        env = {**os.environ, "CLAUDE_CODE_ENTRYPOINT": "sdk-py", **self._options.env}
+        if self._options.enable_file_checkpointing:
+            env["CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"] = "true"
         name = env.get(SCENARIO_ENV, "")
         scenario = vars(scripted_runtime)["SCENARIOS"].get(name)
         if scenario is None:
