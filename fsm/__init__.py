@@ -81,6 +81,7 @@ if TYPE_CHECKING:
         WithdrawPrompt,
         WithdrawQuestions,
     )
+    from fsm.effort_seeds import settings_effort
     from fsm.errors import FsmError, InvalidTransition, PeerViolation
     from fsm.events import (
         AnswerStreamStarted,
@@ -196,6 +197,7 @@ if TYPE_CHECKING:
         efforts_to_apply,
         models_shown,
     )
+    from fsm.prompt_suggestions import PromptSuggestions
     from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.remote_control import (
@@ -261,6 +263,7 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "settings_effort": "effort_seeds",
     "REMOTE_CONTROL_COMMAND": "remote_control",
     "RemoteControl": "remote_control",
     "claude_code_offers": "remote_control",
@@ -346,6 +349,7 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "PromptSuggestions": "prompt_suggestions",
     "GOAL_METHOD": "goals",
     "BadGoalRequest": "goals",
     "GoalRequest": "goals",
@@ -607,6 +611,7 @@ __all__ = [
     "PromptReceived",
     "PromptRequested",
     "PromptSent",
+    "PromptSuggestions",
     "PublishRecord",
     "RateLimitReported",
     "RawMessageChoice",
@@ -715,6 +720,7 @@ __all__ = [
     "seeded_context_window",
     "session_failure_negotiated",
     "session_failure_record",
+    "settings_effort",
     "shape_title",
     "shown_title",
     "sign_in_message",

@@ -165,6 +165,18 @@ def opening_for(
     config.requested_agent = client_options.agent  # the agent picker's value, if it lists it
     # The model picker's allowlist and denials (docs/decisions.md#model-picker-policy).
     config.model_policy = model_policy_from([(f.tier, f.data) for f in tiers])
+    # The effort nobody chose: the client's, else the settings' for the model, read again at
+    # each model change (docs/decisions.md#settings-read-again).
+    config.requested_effort = client_options.effort
+    given = client_options.settings
+
+    def settings_now() -> list[Mapping[str, Any]]:
+        found: list[Mapping[str, Any]] = [
+            f.data for f in (*read_settings(cwd, settings.env), read_managed())
+        ]
+        return [*found, given] if isinstance(given, dict) else found
+
+    config.settings_tiers = settings_now
     return Opening(
         session_id=session_id,
         cwd=cwd,
@@ -198,6 +210,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
             disallowed_tools(start.ask_by_form),
             start.surroundings,
             file_checkpoints=start.air.file_change_report,
+            prompt_suggestions=start.air.prompt_suggestions,
         ),
     )
     try:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -51,6 +51,7 @@ from fsm import (
     initial_agent,
     model_display_names,
     models_shown,
+    settings_effort,
 )
 
 __all__ = [
@@ -114,6 +115,14 @@ class SessionConfig:
     # (fsm.model_policy), and `ANTHROPIC_CUSTOM_MODEL_OPTION`, which they leave alone.
     model_policy: ModelPolicy = field(default_factory=ModelPolicy)
     custom_model: str | None = None
+    # The effort nobody chose comes from the settings, read again at each model change
+    # (fsm.effort_seeds, docs/decisions.md#settings-read-again): the settings tiers, lowest
+    # first, as they read now; the client's `_meta.claudeCode.options.effort`, which the
+    # session opens with; and whether the user chose an effort in the picker (kept across
+    # models that take it).
+    settings_tiers: Callable[[], Sequence[Mapping[str, Any]]] = lambda: ()
+    requested_effort: str | None = None
+    effort_pinned: bool = False
 
     @classmethod
     def initial(
@@ -187,7 +196,7 @@ class SessionConfig:
             # A model named by the environment (or a transcript, where Claude Code does not
             # say what its entries resolve to) that the picker does not list.
             self.models.append(ModelChoice(value=self.model, name=self.model))
-        self.effort = self.effort_shown()
+        self.seed_effort(opening=True)
         return switch
 
     def _policed(self, listed: list[ModelChoice]) -> list[ModelChoice]:
@@ -229,6 +238,23 @@ class SessionConfig:
             self.model,
         )
         return True
+
+    def seed_effort(self, *, opening: bool = False) -> None:
+        """The effort for the current model: the user's choice where it takes it, else (on
+        `opening`) the client's, else what the settings say now for this model, as the
+        picker can show it."""
+        if not (self.effort_pinned and self.effort in self.efforts()):
+            self.effort_pinned = False
+            current = self._current()
+            wanted = self.requested_effort if opening else None
+            if wanted is None:
+                wanted = settings_effort(
+                    self.settings_tiers(),
+                    self.model,
+                    current.resolved if current is not None else None,
+                )
+            self.effort = wanted or DEFAULT_EFFORT
+        self.effort = self.effort_shown()
 
     def _effort_picker(self) -> PickerShown | None:
         current = self._current()

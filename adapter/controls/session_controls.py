@@ -201,6 +201,7 @@ class SessionControls:
             disallowed_tools(self.questions.ask_by_form),
             self.surroundings,
             file_checkpoints=self.air.file_change_report,
+            prompt_suggestions=self.air.prompt_suggestions,
         )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:
@@ -345,6 +346,7 @@ class SessionControls:
             self.config.agent, self.config.agent_picked = chosen, True
         else:
             self.config.effort = chosen
+            self.config.effort_pinned = chosen != DEFAULT_EFFORT
         await self._link.send_update(self.session_id, self._options_update())
 
     async def _model_is(self, value: str) -> None:
@@ -353,7 +355,7 @@ class SessionControls:
         self.config.model = value
         self.model_chosen(self._context_window())
         self._measure_window(self._live())
-        self.config.effort = self.config.effort_shown()
+        self.config.seed_effort()
         await self._apply_effort(self._live())
         if self.config.mode == "auto" and not self.config.auto_available():
             # The new model lacks auto: Claude goes on in Accept edits, as the picker does.

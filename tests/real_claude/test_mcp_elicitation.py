@@ -174,7 +174,7 @@ async def test_an_mcp_servers_page_goes_to_a_url_client_and_its_answer_to_the_se
     # Found: the server's `notifications/elicitation/complete` (sent before its result) is not
     # taken by the CLI 2.1.332 on this connection (its debug log names no completion), so no
     # `elicitation_complete` frame reaches the adapter, nor `elicitation/complete` the client
-    # (the scripted Claude's frame is followed: tests/e2e/test_mcp_url_elicitation.py).
+    # (the scripted Claude's frame is followed: tests/shell/test_mcp_url_elicitation.py).
     assert _incoming(adapter, start, "elicitation/complete") == []
     assert turn.response.stop_reason == "end_turn"
     # The page's address went to the client's form only: no title, no log line above DEBUG.

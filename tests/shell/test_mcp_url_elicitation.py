@@ -1,13 +1,14 @@
 """An MCP server asks the user to go to a page (URL-mode MCP elicitation).
 
-Through the real stdio agent, the real SDK and the scripted Claude (`mcp_elicit_url*` scenarios,
-`adapter/scripted_claude/mcp_scenarios.py`), which sends the `elicitation` control request the
-bundled CLI sends for `mode: "url"` (with the server's `url` and `elicitation_id`) and, when the
-server confirms, Claude Code's `system` `elicitation_complete` frame. A client declaring
-`elicitation.url` gets `elicitation/create {mode: "url", ...}` and then `elicitation/complete`; its
-answer is what the server hears. A client with forms only
-hears nothing of it (the server gets `cancel`), one without elicitation neither (`decline`). The
-URL reaches the client's form and no title or log line.
+In process (`agent_in_process`): the agent, the real SDK and the scripted Claude
+(`mcp_elicit_url*` scenarios, `adapter/scripted_claude/mcp_scenarios.py`), which sends the
+`elicitation` control request the bundled CLI sends for `mode: "url"` (with the server's `url`
+and `elicitation_id`) and, when the server confirms, Claude Code's `system`
+`elicitation_complete` frame. A client declaring `elicitation.url` gets
+`elicitation/create {mode: "url", ...}` and then `elicitation/complete`; its answer is what the
+server hears. A client with forms only hears nothing of it (the server gets `cancel`), one
+without elicitation neither (`decline`). The URL reaches the client's form and no title or log
+line (the agent's log records).
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from tests.support.form_client import (
     never,
     withdrawn,
 )
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.harness import TIMEOUT, Adapter
 from tests.support.scripted_log import claude_log, elicitation_answers
+from tests.support.shell_harness import agent_in_process
 
 URLS: dict[str, Any] = {"elicitation": {"url": {}}}
 BOTH: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}
@@ -44,14 +46,13 @@ async def _refuse(form: dict[str, Any]) -> Any:
 
 
 async def _sign_in(
-    adapters: AdapterPool,
     tmp_path: Path,
     answer: Answer,
     capabilities: Any = URLS,
     scenario: str = "mcp_elicit_url",
 ) -> tuple[Adapter, str, Any, Any]:
     client = FormClient(answer)
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, scenario, client=client, capabilities=capabilities
     ) as adapter:
         session = await adapter.new_session()
@@ -75,14 +76,12 @@ def _url_kept_private(adapter: Adapter) -> None:
     assert [line for line in logged if " DEBUG " not in line] == []
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("capabilities", [URLS, BOTH], ids=["url-only", "form-and-url"])
 async def test_a_url_client_is_sent_the_page_and_then_told_it_is_done(
-    adapters: AdapterPool, tmp_path: Path, capabilities: Any
+    tmp_path: Path, capabilities: Any
 ) -> None:
-    adapter, session, _, _ = await _sign_in(
-        adapters, tmp_path, action("accept"), capabilities=capabilities
-    )
+    adapter, session, _, _ = await _sign_in(tmp_path, action("accept"), capabilities=capabilities)
     [form] = forms_sent(adapter)
     assert form["params"] == {
         "mode": "url",
@@ -109,7 +108,7 @@ async def test_a_url_client_is_sent_the_page_and_then_told_it_is_done(
     _url_kept_private(adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("answer", "outcome"),
     [
@@ -122,9 +121,9 @@ async def test_a_url_client_is_sent_the_page_and_then_told_it_is_done(
     ids=["decline", "cancel", "unknown-action", "accept-with-content", "json-rpc-error"],
 )
 async def test_the_clients_answer_maps_back_to_the_server(
-    adapters: AdapterPool, tmp_path: Path, answer: Answer, outcome: str
+    tmp_path: Path, answer: Answer, outcome: str
 ) -> None:
-    adapter, _, _, _ = await _sign_in(adapters, tmp_path, answer)
+    adapter, _, _, _ = await _sign_in(tmp_path, answer)
     assert len(forms_sent(adapter)) == 1
     [answered] = elicitation_answers(tmp_path)
     # Whatever content a client puts in a URL answer, the server gets none.
@@ -134,13 +133,9 @@ async def test_the_clients_answer_maps_back_to_the_server(
     assert len(_completions(adapter)) == (1 if outcome == "accept" else 0)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_request_without_an_id_gets_a_fresh_one(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    adapter, _, _, _ = await _sign_in(
-        adapters, tmp_path, action("accept"), scenario="mcp_elicit_url_no_id"
-    )
+@pytest.mark.asyncio
+async def test_a_request_without_an_id_gets_a_fresh_one(tmp_path: Path) -> None:
+    adapter, _, _, _ = await _sign_in(tmp_path, action("accept"), scenario="mcp_elicit_url_no_id")
     [form] = forms_sent(adapter)
     ident = form["params"]["elicitationId"]
     assert uuid.UUID(ident).version == 4
@@ -150,30 +145,26 @@ async def test_a_request_without_an_id_gets_a_fresh_one(
     assert _completions(adapter) == []  # the server has no id to confirm
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_url_request_without_a_url_is_cancelled_unasked(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    adapter, _, _, _ = await _sign_in(
-        adapters, tmp_path, action("accept"), scenario="mcp_elicit_url_no_url"
-    )
+@pytest.mark.asyncio
+async def test_a_url_request_without_a_url_is_cancelled_unasked(tmp_path: Path) -> None:
+    adapter, _, _, _ = await _sign_in(tmp_path, action("accept"), scenario="mcp_elicit_url_no_url")
     assert forms_sent(adapter) == []
     [answered] = elicitation_answers(tmp_path)
     assert answered["response"] == {"action": "cancel"}
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("capabilities", "outcome"),
     [(FORMS, "cancel"), (None, "decline")],
     ids=["form-only", "no-elicitation"],
 )
 async def test_a_client_without_url_mode_is_never_asked_nor_told(
-    adapters: AdapterPool, tmp_path: Path, capabilities: Any, outcome: str
+    tmp_path: Path, capabilities: Any, outcome: str
 ) -> None:
     # The server confirms whatever it heard: the completion still reaches no such client.
     adapter, _, _, _ = await _sign_in(
-        adapters, tmp_path, never, capabilities=capabilities, scenario="mcp_elicit_url_confirmed"
+        tmp_path, never, capabilities=capabilities, scenario="mcp_elicit_url_confirmed"
     )
     assert forms_sent(adapter) == []
     [answered] = elicitation_answers(tmp_path)
@@ -183,22 +174,20 @@ async def test_a_client_without_url_mode_is_never_asked_nor_told(
     _url_kept_private(adapter)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_url_client_is_told_of_a_completion_after_it_declined(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_a_url_client_is_told_of_a_completion_after_it_declined(tmp_path: Path) -> None:
     adapter, _, _, _ = await _sign_in(
-        adapters, tmp_path, action("decline"), scenario="mcp_elicit_url_confirmed"
+        tmp_path, action("decline"), scenario="mcp_elicit_url_confirmed"
     )
     [answered] = elicitation_answers(tmp_path)
     assert answered["response"] == {"action": "decline"}
     assert [m["params"] for m in _completions(adapter)] == [{"elicitationId": SIGN_IN_ID}]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_url_only_client_is_not_shown_a_form(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_a_url_only_client_is_not_shown_a_form(tmp_path: Path) -> None:
     client = FormClient(never)
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "mcp_elicit", client=client, capabilities=URLS
     ) as adapter:
         session = await adapter.new_session()
@@ -209,12 +198,12 @@ async def test_a_url_only_client_is_not_shown_a_form(adapters: AdapterPool, tmp_
     assert answered["response"] == {"action": "cancel"}  # a mode it did not declare
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_a_cancel_mid_question_withdraws_the_page_and_leaves_no_one_waiting(
-    adapters: AdapterPool, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     client = FormClient(never)
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "mcp_elicit_url", client=client, capabilities=URLS
     ) as adapter:
         session = await adapter.new_session()

@@ -1,5 +1,6 @@
-"""`/usage` and `/mcp [reconnect|enable|disable]`: answered with the reference
-adapter's markdown from Claude Code's own control calls, never a model turn, never empty."""
+"""`/usage` and `/mcp [reconnect|enable|disable]`: answered with the reference adapter's markdown
+from Claude Code's own control calls, never a model turn, never empty. In process
+(`agent_in_process`): the agent, a real ACP client and the scripted Claude in this process."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import pytest
 from acp.schema import EnvVariable, McpServerStdio, PromptResponse
 
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool
+from tests.support.harness import TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 USAGE = """## Usage
 
@@ -68,8 +70,8 @@ def _controls(tmp_path: Path) -> list[str]:
     return [str(e["request"]["subtype"]) for e in entries if e["kind"] == "control"]
 
 
-async def _run(adapters: AdapterPool, tmp_path: Path, *prompts: str) -> tuple[Adapter, list[Any]]:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
+async def _run(tmp_path: Path, *prompts: str) -> tuple[Adapter, list[Any]]:
+    async with agent_in_process(tmp_path, "success") as adapter:
         created = await asyncio.wait_for(
             adapter.conn.new_session(
                 cwd=str(adapter.workdir), mcp_servers=[_server("broken-db"), _server("fs")]
@@ -85,11 +87,9 @@ def _ended(answers: list[Any]) -> bool:
     return all(isinstance(a, PromptResponse) and a.stop_reason == "end_turn" for a in answers)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_usage_is_rendered_from_claude_codes_usage_call(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    adapter, answers = await _run(adapters, tmp_path, "/usage")
+@pytest.mark.asyncio
+async def test_usage_is_rendered_from_claude_codes_usage_call(tmp_path: Path) -> None:
+    adapter, answers = await _run(tmp_path, "/usage")
     assert adapter.agent_texts() == [USAGE] and _ended(answers)
     assert "get_usage" in _controls(tmp_path)
     # No model turn: Claude was never sent the prompt.
@@ -105,11 +105,9 @@ def adapter_session(adapter: Adapter) -> str:
     return str(created)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_mcp_shows_the_servers_and_is_listed_as_a_command(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    adapter, answers = await _run(adapters, tmp_path, "/mcp")
+@pytest.mark.asyncio
+async def test_mcp_shows_the_servers_and_is_listed_as_a_command(tmp_path: Path) -> None:
+    adapter, answers = await _run(tmp_path, "/mcp")
     assert adapter.agent_texts() == [BOTH] and _ended(answers)
     [listed] = adapter.updates("available_commands_update")
     mcp = next(c for c in listed["availableCommands"] if c["name"] == "mcp")
@@ -117,13 +115,9 @@ async def test_mcp_shows_the_servers_and_is_listed_as_a_command(
     assert adapter.prompt_uuids(adapter_session(adapter)) == []
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_mcp_disable_and_enable_go_to_claude_code(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    adapter, answers = await _run(
-        adapters, tmp_path, "/mcp disable fs", "/mcp enable all", "/mcp enable all"
-    )
+@pytest.mark.asyncio
+async def test_mcp_disable_and_enable_go_to_claude_code(tmp_path: Path) -> None:
+    adapter, answers = await _run(tmp_path, "/mcp disable fs", "/mcp enable all", "/mcp enable all")
     assert adapter.agent_texts() == [
         "- Disabled `fs`\n\n" + FS_DISABLED,
         "- Enabled `fs`\n\n" + BOTH,
@@ -133,12 +127,10 @@ async def test_mcp_disable_and_enable_go_to_claude_code(
     assert _controls(tmp_path).count("mcp_toggle") == 2
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_mcp_actions_that_fail_or_name_nothing_say_so(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_mcp_actions_that_fail_or_name_nothing_say_so(tmp_path: Path) -> None:
     adapter, answers = await _run(
-        adapters, tmp_path, "/mcp reconnect", "/mcp RECONNECT nosuch", "/mcp enable"
+        tmp_path, "/mcp reconnect", "/mcp RECONNECT nosuch", "/mcp enable"
     )
     assert adapter.agent_texts() == [
         "- Couldn't reconnect `broken-db`: Failed to reconnect to broken-db: connection refused"
@@ -150,9 +142,9 @@ async def test_mcp_actions_that_fail_or_name_nothing_say_so(
     assert adapter.prompt_uuids(adapter_session(adapter)) == []
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_other_texts_are_ordinary_prompts(adapters: AdapterPool, tmp_path: Path) -> None:
-    adapter, answers = await _run(adapters, tmp_path, "/mcp frobnicate", "/usage please")
+@pytest.mark.asyncio
+async def test_other_texts_are_ordinary_prompts(tmp_path: Path) -> None:
+    adapter, answers = await _run(tmp_path, "/mcp frobnicate", "/usage please")
     assert adapter.agent_texts() == [
         "Scripted reply to: /mcp frobnicate",
         "Scripted reply to: /usage please",
