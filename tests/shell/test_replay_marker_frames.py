@@ -1,7 +1,8 @@
 """A loaded session shows what the user said, not Claude Code's plumbing: a transcript holding
 every marker kind Claude Code writes and each hidden local command (the reference's
-REPLAY_HIDDEN_COMMANDS) with its output replays clean, through the agent in process, for a capable, a legacy and an `agent_error`
-client (`fsm.transcript_entries.spoken_content` decides)."""
+REPLAY_HIDDEN_COMMANDS) with its output replays clean, through the agent in process, for a
+capable, a legacy and an `agent_error` client (`fsm.transcript_entries.spoken_content`
+decides)."""
 
 from __future__ import annotations
 
