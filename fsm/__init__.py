@@ -197,6 +197,7 @@ if TYPE_CHECKING:
         efforts_to_apply,
         models_shown,
     )
+    from fsm.prompt_suggestions import PromptSuggestions
     from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
     from fsm.remote_control import (
@@ -348,6 +349,7 @@ _HOMES = {
     "file_patch": "git_patch",
     "MAX_PATCH_BYTES": "git_patch",
     "AirClient": "air",
+    "PromptSuggestions": "prompt_suggestions",
     "GOAL_METHOD": "goals",
     "BadGoalRequest": "goals",
     "GoalRequest": "goals",
@@ -609,6 +611,7 @@ __all__ = [
     "PromptReceived",
     "PromptRequested",
     "PromptSent",
+    "PromptSuggestions",
     "PublishRecord",
     "RateLimitReported",
     "RawMessageChoice",

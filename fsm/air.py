@@ -182,6 +182,12 @@ class AirClient:
         return self.air
 
     @property
+    def prompt_suggestions(self) -> bool:
+        """Every AIR client is shown the prompt Claude Code predicts after a turn
+        (`fsm.prompt_suggestions`); Claude Code makes predictions only for such a client."""
+        return self.air
+
+    @property
     def skill_paths(self) -> bool:
         """Every AIR client is told where a skill's `SKILL.md` is: on its command and on the
         `Skill` tool call."""

@@ -210,6 +210,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
             disallowed_tools(start.ask_by_form),
             start.surroundings,
             file_checkpoints=start.air.file_change_report,
+            prompt_suggestions=start.air.prompt_suggestions,
         ),
     )
     try:

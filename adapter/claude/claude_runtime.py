@@ -127,7 +127,12 @@ class ClaudeRuntime:
             enable_file_checkpointing=launch.file_checkpoints,
             # Claude Code echoes each user message when it takes it up: a prompt pushed into
             # a running turn begins its own turn there (prompt queueing).
-            extra_args={"replay-user-messages": None},
+            # ...and, for a client that shows them, predicts the next prompt after each turn
+            # (a `prompt_suggestion` frame; the SDK has no option for it).
+            extra_args={
+                "replay-user-messages": None,
+                **({"prompt-suggestions": None} if launch.prompt_suggestions else {}),
+            },
         )
         merged = apply_client_options(chosen, launch.client_options)
         if launch.agent_picked:

@@ -35,3 +35,5 @@ class Launch:
     agent: str | None = None
     # Claude Code keeps file checkpoints (JetBrains AIR's `agentFileChangeReport`).
     file_checkpoints: bool = False
+    # Claude Code predicts the next prompt after each turn (JetBrains AIR's ghost text).
+    prompt_suggestions: bool = False

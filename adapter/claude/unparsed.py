@@ -5,6 +5,9 @@ for an unknown `type`), but the editor has a use for: they reach the session as 
   turns its card `in_progress` (`adapter.view.turn_view`).
 - `active_goal`: the goal Claude Code pursues (`value`, or null once cleared), which JetBrains
   AIR shows (`fsm.goals`).
+- `prompt_suggestion`: the prompt Claude Code predicts the user sends next, written after a
+  turn's result when asked for (`--prompt-suggestions`), which JetBrains AIR shows
+  (`fsm.prompt_suggestions`).
 - `command_lifecycle`: what became of a user message Claude Code was sent (`queued`, `started`,
   `completed`, …): only a client that asked for Claude's messages raw (`_claude/sdkMessage`)
   has a use for it, as the reference adapter forwards it.
@@ -17,7 +20,9 @@ from typing import Any
 
 __all__ = ["UNPARSED_TYPES", "UnparsedFrame"]
 
-UNPARSED_TYPES = frozenset({"tool_progress", "active_goal", "command_lifecycle"})
+UNPARSED_TYPES = frozenset(
+    {"tool_progress", "active_goal", "prompt_suggestion", "command_lifecycle"}
+)
 
 
 @dataclass(frozen=True, slots=True)

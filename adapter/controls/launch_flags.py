@@ -21,9 +21,11 @@ def launch_for(
     surroundings: Surroundings | None = None,
     *,
     file_checkpoints: bool = False,
+    prompt_suggestions: bool = False,
 ) -> Launch:
     """The flags a new Claude process of a session gets from its current choices;
-    `file_checkpoints`: the client negotiated JetBrains AIR's `agentFileChangeReport`."""
+    `file_checkpoints`: the client negotiated JetBrains AIR's `agentFileChangeReport`;
+    `prompt_suggestions`: the client shows Claude Code's predicted next prompt."""
     return Launch(
         client_options=client_options or NONE,
         permission_mode=config.mode,
@@ -36,4 +38,5 @@ def launch_for(
         agent_picked=config.agent_picked,
         agent=agent_flag(config.agent),
         file_checkpoints=file_checkpoints,
+        prompt_suggestions=prompt_suggestions,
     )

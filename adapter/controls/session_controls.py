@@ -201,6 +201,7 @@ class SessionControls:
             disallowed_tools(self.questions.ask_by_form),
             self.surroundings,
             file_checkpoints=self.air.file_change_report,
+            prompt_suggestions=self.air.prompt_suggestions,
         )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:

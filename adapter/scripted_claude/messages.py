@@ -74,8 +74,9 @@ class TurnWriter:
         if the turn was interrupted while it streamed."""
         synthetic = model == SYNTHETIC_MODEL
         ident = frames.message_id()
-        stream = self.s.partial_messages and not synthetic and parent is None
-        streamer = self._streamer()
+        # A subagent's messages stream too, as Claude Code's do (under its Agent call).
+        stream = self.s.partial_messages and not synthetic
+        streamer = self._streamer(parent)
         model_name = model or self.s.model
         if stream and not streamer.open(ident, model_name, content, deltas, pace, pieces):
             return False
@@ -105,12 +106,13 @@ class TurnWriter:
             streamer.close(stop_reason, tokens)
         return True
 
-    def _streamer(self) -> streaming.Streamer:
+    def _streamer(self, parent: str | None = None) -> streaming.Streamer:
         return streaming.Streamer(
             emit=self.s.emit,
             session_id=self.s.session_id,
             user_message_uuid=self.t.user.uuid,
             inbox=self.inbox,
+            parent=parent,
         )
 
     def _text(

@@ -329,6 +329,12 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
             player.interrupted()
             break
         player.take_up_queued(step)
+    ended = bool(script) and isinstance(script[-1], Result) and not inbox.interrupted
+    predicts = state.suggestion is not None and not state.last_result_is_error
+    if ended and predicts and state.transcript.prompt_count > 1:
+        # Claude Code predicts the next prompt after the result (never on the first turn).
+        suggestion = {"type": "prompt_suggestion", "suggestion": state.suggestion}
+        state.emit({**suggestion, "uuid": frames.new_uuid(), "session_id": state.session_id})
     for request_id in inbox.finish_turn():
         state.emit(frames.control_response(request_id, {}))
     if not inbox.steer_waiting():

@@ -56,6 +56,9 @@ from adapter.scripted_claude.wire import FrameWriter, Inbox
 
 __all__ = ["LOGOUT_ENV", "main"]
 
+# What the scripted Claude predicts after a turn when asked to (`--prompt-suggestions`).
+SUGGESTION_ENV = "CLAUDE_ACP_SCRIPTED_SUGGESTION"
+
 _FALLBACK_SCENARIO = "success"
 
 
@@ -264,6 +267,7 @@ def main(
         fast=fast_state(env) != "off",
         fast_off_reason=env.get(FAST_OFF_ENV) or None,
         checkpointing=env.get("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING") == "true",
+        suggestion=(env.get(SUGGESTION_ENV) if args.has("--prompt-suggestions") else None),
         mcp_servers=local_controls.servers_from(args.value("--mcp-config")),
         disallowed_tools=frozenset(
             t for t in (args.value("--disallowedTools") or "").split(",") if t

@@ -88,6 +88,11 @@ class SessionState:
     # File checkpoints (`CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`): the files each prompt's
     # allowed edits changed, by the prompt's uuid, as `rewind_files` previews them.
     checkpointing: bool = False
+    # With --prompt-suggestions and `$CLAUDE_ACP_SCRIPTED_SUGGESTION` (its text): a
+    # `prompt_suggestion` after each turn's result but the session's first and a failed one, as
+    # Claude Code writes one. Without the variable none, so that no other scenario's frames
+    # change.
+    suggestion: str | None = None
     prompt_uuid: str | None = None
     checkpoints: dict[str, list[str]] = field(default_factory=dict)
 

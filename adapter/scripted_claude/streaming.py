@@ -47,14 +47,19 @@ def split(text: str, count: int | None = None) -> list[str]:
 
 
 def event_frame(
-    event: Mapping[str, Any], *, session_id: str, user_message_uuid: str | None
+    event: Mapping[str, Any],
+    *,
+    session_id: str,
+    user_message_uuid: str | None,
+    parent: str | None = None,
 ) -> Frame:
+    """`parent`: the Agent call whose subagent streams (None: the main conversation)."""
     frame: Frame = {
         "type": "stream_event",
         "uuid": new_uuid(),
         "session_id": session_id,
         "event": dict(event),
-        "parent_tool_use_id": None,
+        "parent_tool_use_id": parent,
     }
     if user_message_uuid is not None:
         frame["user_message_uuid"] = user_message_uuid
@@ -143,10 +148,14 @@ class Streamer:
     session_id: str
     user_message_uuid: str | None
     inbox: Inbox
+    parent: str | None = None  # the Agent call whose subagent streams
 
     def event(self, event: Mapping[str, Any]) -> None:
         frame = event_frame(
-            event, session_id=self.session_id, user_message_uuid=self.user_message_uuid
+            event,
+            session_id=self.session_id,
+            user_message_uuid=self.user_message_uuid,
+            parent=self.parent,
         )
         self.emit(frame)
 

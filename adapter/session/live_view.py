@@ -50,6 +50,7 @@ from fsm import (
     FileChangeReports,
     Goals,
     NativeSubagents,
+    PromptSuggestions,
     ReportPlan,
     generated_title,
     is_own_work,
@@ -137,6 +138,8 @@ class LiveView:
         self.file_changes = FileChangeReports(enabled=self.air.file_change_report)
         # JetBrains AIR's goal (`fsm.goals`): every AIR client is shown it.
         self.goals = Goals(air=self.air.air)
+        # The prompt Claude Code predicts after a turn (`fsm.prompt_suggestions`).
+        self.suggestions = PromptSuggestions(air=self.air.prompt_suggestions)
         self._usage = UsageMeter(resumed=titled)
         self._compaction_ids = CompactionIds(session_id)
         self._compactions_before = compactions_before
@@ -311,6 +314,12 @@ class LiveView:
             await self._send(lambda: self._view.progress(frame), "a tool's progress")
         elif frame.get("type") == "active_goal":
             await self._send_all(self.goals.runtime_goal(frame.get("value")))
+        elif frame.get("type") == "prompt_suggestion":
+            await self._send_all(self.suggestions.suggested(frame.get("suggestion")))
+
+    async def client_prompted(self) -> None:
+        """A client's prompt: the predicted one is spent."""
+        await self._send_all(self.suggestions.prompted())
 
     async def _send_all(self, updates: list[dict[str, Any]]) -> None:
         for update in updates:
@@ -337,6 +346,7 @@ class LiveView:
             # plan; and the session's name no longer describes it: the next prompt that says
             # something names it again, as the reference adapter re-titles it.
             await self._send(self._view.tasks.reset, "a conversation reset")
+            await self._send_all(self.suggestions.reset())
             self._title, self._title_sent = None, False
             self._title_asked = self._title_from_claude = self._user_named = False
             return
@@ -547,6 +557,7 @@ class LiveView:
             await self._send_title()
 
     async def turn_result(self, message: ResultMessage) -> None:
+        self.suggestions.result()
         failed = message.is_error or getattr(message, "stop_reason", None) == "refusal"
         await self._send_all(self.goals.result(failed=failed))
         origin = getattr(message, "origin", None)

@@ -362,6 +362,7 @@ class Session:
         )
         self.view.file_changes.request(turn_id, meta)
         await self.view.goal_prompted(blocks, turn_id)
+        await self.view.client_prompted()
         try:
             await self._read_settings_again()
             await self.feed(PromptReceived(turn_id=turn_id))

@@ -103,6 +103,8 @@ def _str(block: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+# How many subagents' streams are followed at once (the oldest is forgotten past it).
+_CHILD_STREAMS = 64
 # The tools that launch a subagent (a child session for a `nativeSubagentSessions` client).
 SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 # The tools whose result gets a git patch for a `diffPatch` client.
@@ -145,6 +147,9 @@ class TurnView:
         self._terminal = terminal
         self._terminal_delta = terminal_delta
         self._stream = StreamAssembly()
+        # Each subagent's own stream, by its Agent call, for a `nativeSubagentSessions` client
+        # (its words stream to its child session); the oldest goes past a bound.
+        self._child_streams: dict[str, StreamAssembly] = {}
         self._calls: dict[str, tuple[str, object]] = {}  # open calls: id -> (tool, input)
         self._plan_calls: set[str] = set()
         self._task_calls: dict[str, tuple[str, object]] = {}  # open Task* calls: no cards
@@ -166,6 +171,8 @@ class TurnView:
         """Updates for one partial-message event: chunks, or the card of a tool call Claude
         has begun to write, refined as its input's fields complete (a Write's content can take
         seconds). Raises `MalformedStream` for an event that cannot be used."""
+        if parent is not None and self.air.native_subagents:
+            return self._child_stream(event, parent)
         updates = self._stream.event(event, parent)
         if parent is not None or not isinstance(event, Mapping):
             return updates
@@ -183,6 +190,19 @@ class TurnView:
                 updates.extend(self._marked(update) for update in started)
         elif kind == "message_start":
             self._streamed.message_started()
+        return updates
+
+    def _child_stream(self, event: object, parent: str) -> list[Wire]:
+        """A subagent's streamed words, for its child session (`fsm.NativeSubagents` routes
+        them by the Agent call they name)."""
+        assembly = self._child_streams.get(parent)
+        if assembly is None:
+            assembly = self._child_streams[parent] = StreamAssembly()
+            while len(self._child_streams) > _CHILD_STREAMS:
+                del self._child_streams[next(iter(self._child_streams))]
+        updates = assembly.event(event, None)
+        for update in updates:
+            update["_meta"] = {"claudeCode": {"parentToolUseId": parent}}
         return updates
 
     def assistant(
@@ -219,6 +239,9 @@ class TurnView:
         if parent is not None and self.air.native_subagents:
             # The subagent's own words, for its child session (`fsm.NativeSubagents` routes
             # them by their Agent call).
+            assembly = self._child_streams.get(parent)
+            if assembly is not None:
+                text = assembly.remainder(message_id, thinking, text)  # what did not stream
             if not text:
                 return []
             words = chunk(

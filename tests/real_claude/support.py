@@ -86,6 +86,10 @@ def cli_env(double: MessagesApiDouble, root: Path, **extra: str) -> dict[str, st
         "DISABLE_BUG_COMMAND": "1",
         "DISABLE_COST_WARNINGS": "1",
         "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
+        # An AIR client's Claude Code predicts the next prompt after each turn, which is one
+        # more Messages API request; the tier's scripts answer only what each test asks for.
+        # test_prompt_suggestions.py turns it on.
+        "CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false",
         "HTTPS_PROXY": proxy,
         "HTTP_PROXY": proxy,
         "https_proxy": proxy,

@@ -33,6 +33,15 @@ def _updates(adapter: Adapter) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def _messages(chunks: Any) -> list[str]:
+    """Chunks joined by the message they belong to, in order."""
+    joined: dict[Any, str] = {}
+    for chunk in chunks:
+        key = chunk.get("messageId")
+        joined[key] = joined.get(key, "") + chunk["content"]["text"]
+    return list(joined.values())
+
+
 @pytest.mark.asyncio
 async def test_a_declaring_air_client_gets_the_subagent_as_a_child_session(tmp_path: Path) -> None:
     async with agent_in_process(
@@ -68,7 +77,9 @@ async def test_a_declaring_air_client_gets_the_subagent_as_a_child_session(tmp_p
     # Nothing of the child before its announcement; its words and calls on it.
     first_child = next(i for i, (sid, _) in enumerate(updates) if sid == SCOUT_AGENT)
     assert kinds.index((session, "subagent_spawned")) < first_child
-    said = [u["content"]["text"] for u in child if u["sessionUpdate"] == "agent_message_chunk"]
+    # Streamed to the child as Claude Code streams it: each message whole once joined.
+    said = _messages(u for u in child if u["sessionUpdate"] == "agent_message_chunk")
+    assert len(said) < len([u for u in child if u["sessionUpdate"] == "agent_message_chunk"])
     assert said == [
         "Reading the parser first.",
         "Bash was allowed.",
@@ -264,5 +275,5 @@ async def test_an_agent_from_before_a_load_is_restored_when_it_speaks_again(
     assert parent == session and restored.startswith(f"{SCOUT_AGENT}:generation:")
     assert int(restored.rsplit(":", 1)[1]) > 1  # a time, not a count: no clash with before
     assert announced["name"] == "Scout the parser"
-    said = [u["content"]["text"] for sid, u in updates if sid == restored and "content" in u]
+    said = _messages(u for sid, u in updates if sid == restored and "content" in u)
     assert said == ["Picking up where I left off."]

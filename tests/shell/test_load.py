@@ -102,6 +102,8 @@ def _stream(adapter: Adapter) -> list[tuple[str, str]]:
             continue  # the session's name, not a record
         if kind == "available_commands_update":
             continue  # sent after every setup response, not part of the history
+        if kind == "session_info_update" and "promptSuggestions" in update.get("_meta", {}):
+            continue  # Claude's predicted next prompt (AIR's), not part of the history
         if kind == "session_info_update":
             items.append((kind, update["_meta"]["jetbrains"]["air"]["sessionFailure"]["id"]))
         elif "content" in update and isinstance(update["content"], dict):

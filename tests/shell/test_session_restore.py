@@ -1,8 +1,8 @@
 """What a reopened session starts with, in process: the transcript tail reader
 (`adapter.claude.transcript_tail`) and the picker rules that use it (`SessionConfig.initial` /
 `adopt`).
-The end-to-end side is `tests/e2e/test_resume_mode_and_model.py`; the real CLI's transcript shape is
-checked in `tests/real_claude/test_sessions.py`."""
+The whole-agent side is `tests/shell/test_resume_mode_and_model.py`; the real CLI's transcript
+shape is checked in `tests/real_claude/test_sessions.py`."""
 
 from __future__ import annotations
 

@@ -61,6 +61,35 @@ def test_synthetic_and_subagent_streams_are_not_streamed() -> None:
     assert view.stream_event(_delta("sub"), "toolu_task") == []
 
 
+def test_a_subagents_words_stream_to_its_child_session_for_a_native_subagents_client() -> None:
+    from fsm import air_client
+
+    native = air_client(
+        {"jetbrains": {"air": {"version": 1, "capabilities": ["nativeSubagentSessions"]}}}
+    )
+    view = TurnView(cwd="/w", live=True, air=native)
+    streamed = []
+    for event in (_start("c1"), _delta("Rea"), _delta("ding")):
+        streamed += view.stream_event(event, "toolu_task")
+    assert _texts(streamed) == [
+        ("agent_message_chunk", "Rea", "c1"),
+        ("agent_message_chunk", "ding", "c1"),
+    ]
+    assert {str(u["_meta"]) for u in streamed} == {
+        "{'claudeCode': {'parentToolUseId': 'toolu_task'}}"
+    }
+    # The root's own stream is apart: a root delta is no child's, and the reverse.
+    assert _texts(view.stream_event(_start("m1"), None)) == []
+    assert _texts(view.stream_event(_delta("Root"), None)) == [
+        ("agent_message_chunk", "Root", "m1")
+    ]
+    finished = view.assistant(
+        [{"type": "text", "text": "Reading the file."}], message_id="c1", parent="toolu_task"
+    )
+    assert _texts(finished) == [("agent_message_chunk", " the file.", "c1")]
+    assert finished[0]["_meta"] == {"claudeCode": {"parentToolUseId": "toolu_task"}}
+
+
 def test_a_broken_stream_is_closed_before_the_retry() -> None:
     stream = StreamAssembly()
     stream.event(_start("a"), None)

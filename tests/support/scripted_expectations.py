@@ -257,7 +257,7 @@ ADAPTER_ONLY = {
     "ask_question",
     "ask_questions",
     "permission_hints",
-    # JetBrains AIR's permission heading and plan file: tests/e2e/test_air_extensions.py.
+    # JetBrains AIR's permission heading and plan file: tests/shell/test_air_extensions.py.
     "air_permission",
     "air_plan_file",
     "air_diff_patch",

@@ -304,6 +304,9 @@ async def agent_in_process(
     # the agent's own process has it.
     saved = os.environ.get("CLAUDE_CONFIG_DIR")
     os.environ["CLAUDE_CONFIG_DIR"] = str(config_dir)
+    # The agent reads this process's environment under `env`, as `spawn_adapter`'s agent reads
+    # only what it is given: a sandbox this machine declares is not the test's unless `env` says.
+    sandbox = os.environ.pop("IS_SANDBOX", None)
     # The runtime builds its transport from this name: a session's Claude is played here.
     transport = vars(claude_runtime)["ExitBoundedTransport"]
     # ...and the scripted Claude looks its scenario up in this table.
@@ -339,6 +342,8 @@ async def agent_in_process(
             os.environ.pop("CLAUDE_CONFIG_DIR", None)
         else:
             os.environ["CLAUDE_CONFIG_DIR"] = saved
+        if sandbox is not None:
+            os.environ["IS_SANDBOX"] = sandbox
     # What the agent said passes the conformance rules, as every end-to-end adapter's does.
     if off_spec is None and frames:
         violations = conformance_violations(frames)
@@ -450,7 +455,11 @@ class InProcessClaude(ExitBoundedTransport):
     async def connect(self) -> None:
         if self._player is not None:
             return  # connected already (`ClaudeRuntime.spawn`)
-        env = {**os.environ, **self._options.env}
+        # The environment the SDK gives the process it spawns (`SubprocessCLITransport.connect`):
+        # the options' env over this process's, and file checkpointing when the options ask.
+        env = {**os.environ, "CLAUDE_CODE_ENTRYPOINT": "sdk-py", **self._options.env}
+        if self._options.enable_file_checkpointing:
+            env["CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"] = "true"
         name = env.get(SCENARIO_ENV, "")
         scenario = vars(scripted_runtime)["SCENARIOS"].get(name)
         if scenario is None:

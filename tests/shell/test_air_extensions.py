@@ -1,5 +1,6 @@
-"""The JetBrains AIR extension set, end to end through the stdio agent, for three clients: AIR
-declaring the set, AIR declaring only sessionFailure, and a plain client. Each capability's
+"""The JetBrains AIR extension set, in process (`agent_in_process`: the agent, a real ACP client
+and the scripted Claude under the real SDK), for three clients: AIR declaring the set, AIR
+declaring only sessionFailure, and a plain client. Each capability's
 exact frames go to the clients it is for and to no other."""
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.session_scenarios import PLAN
-from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, RecordingClient, until
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, RecordingClient, until
+from tests.support.shell_harness import agent_in_process
 
 AIR_SET: dict[str, Any] = {
     "jetbrains": {
@@ -32,13 +34,11 @@ def requests(adapter: Adapter, method: str) -> list[dict[str, Any]]:
     return [m["params"] for m in adapter.incoming() if m.get("method") == method]
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", list(CLIENTS))
-async def test_the_permission_heading_goes_to_every_air_client(
-    adapters: AdapterPool, tmp_path: Path, kind: str
-) -> None:
+async def test_the_permission_heading_goes_to_every_air_client(tmp_path: Path, kind: str) -> None:
     meta = CLIENTS[kind]
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "air_permission", client_meta=meta, capable=meta is not None
     ) as adapter:
         session = await adapter.new_session()
@@ -88,11 +88,9 @@ def _instructions(text: object) -> dict[str, Any]:
     return {"jetbrains": {"air": {"customInstructions": text}}}
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_custom_instructions_follow_the_client_prompt(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path, "success", client_meta=AIR_SET) as adapter:
+@pytest.mark.asyncio
+async def test_custom_instructions_follow_the_client_prompt(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "success", client_meta=AIR_SET) as adapter:
         base = {"cwd": str(adapter.workdir), "mcpServers": []}
         prompt = {"mode": "append", "content": [{"type": "text", "text": "Be brief."}]}
         override = {**prompt, "mode": "override"}
@@ -118,13 +116,13 @@ LOAD_REPLAY_END = {
 }
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", list(CLIENTS))
 async def test_load_replay_end_closes_the_replay_of_a_declaring_client(
-    adapters: AdapterPool, tmp_path: Path, kind: str
+    tmp_path: Path, kind: str
 ) -> None:
     meta = CLIENTS[kind]
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "success", client_meta=meta, capable=meta is not None
     ) as adapter:
         prompted, fresh = await adapter.new_session(), await adapter.new_session()
@@ -161,17 +159,17 @@ async def test_load_replay_end_closes_the_replay_of_a_declaring_client(
         )
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("kind", "drafted"),
     [("air_set", True), ("air_set", False), ("air_sf", True), ("plain", True)],
 )
 async def test_plan_file_shows_the_plans_file_to_a_declaring_client(
-    adapters: AdapterPool, tmp_path: Path, kind: str, drafted: bool
+    tmp_path: Path, kind: str, drafted: bool
 ) -> None:
     meta = CLIENTS[kind]
     client = RecordingClient(permission="exit-plan-default")
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "air_plan_file", client_meta=meta, capable=meta is not None, client=client
     ) as adapter:
         plan_file = adapter.workdir / "plans" / "plan.md"
@@ -233,13 +231,11 @@ def _patch_block(path: str, text: str, *, question: bool = False) -> dict[str, A
     return block if question else {**block, "oldText": None}
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", list(CLIENTS))
-async def test_diff_patch_shows_edits_as_git_patches(
-    adapters: AdapterPool, tmp_path: Path, kind: str
-) -> None:
+async def test_diff_patch_shows_edits_as_git_patches(tmp_path: Path, kind: str) -> None:
     meta = CLIENTS[kind]
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "air_diff_patch", client_meta=meta, capable=meta is not None
     ) as adapter:
         app = adapter.workdir / "src" / "app.py"
@@ -292,10 +288,8 @@ async def test_diff_patch_shows_edits_as_git_patches(
     assert not [u for u in write_cards if u.get("content")]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_session_index_methods_are_not_found_without_the_capability(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_session_index_methods_are_not_found_without_the_capability(tmp_path: Path) -> None:
     # The other five names alone enable nothing (tests/e2e/test_air_session_index.py has the
     # client that declares `sessionIndex`).
     index_client = {
@@ -306,7 +300,7 @@ async def test_session_index_methods_are_not_found_without_the_capability(
             }
         }
     }
-    async with adapters.session_adapter(tmp_path, "success", client_meta=index_client) as adapter:
+    async with agent_in_process(tmp_path, "success", client_meta=index_client) as adapter:
         session = await adapter.new_session()
         assert isinstance(await adapter.prompt(session, "hello"), PromptResponse)
         codes = []
@@ -340,13 +334,13 @@ RAW_INPUT: dict[str, Any] = {
 }
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", ["raw_input", "air_sf"])
 async def test_raw_input_rendering_leaves_input_copies_out_of_the_cards(
-    adapters: AdapterPool, tmp_path: Path, kind: str
+    tmp_path: Path, kind: str
 ) -> None:
     meta = RAW_INPUT if kind == "raw_input" else OPT_IN
-    async with adapters.session_adapter(tmp_path, "air_permission", client_meta=meta) as adapter:
+    async with agent_in_process(tmp_path, "air_permission", client_meta=meta) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "run the tests")
         asked = requests(adapter, "session/request_permission")
@@ -400,15 +394,15 @@ def _recommended(value: str) -> dict[str, Any]:
     return {"jetbrains": {"air": {"version": 1, "recommendedValue": value}}}
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", ["recommending", "air_sf"])
 async def test_recommended_value_names_claudes_default_in_the_pickers(
-    adapters: AdapterPool, tmp_path: Path, kind: str
+    tmp_path: Path, kind: str
 ) -> None:
     meta = RECOMMENDING if kind == "recommending" else OPT_IN
     env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
     env["CLAUDE_ACP_SCRIPTED_MODELS"] = "concrete"
-    async with adapters.session_adapter(tmp_path, "success", client_meta=meta, env=env) as adapter:
+    async with agent_in_process(tmp_path, "success", client_meta=meta, env=env) as adapter:
         params = {"cwd": str(adapter.workdir), "mcpServers": []}
         request = adapter.conn._conn.send_request("session/new", params)
         opened = await asyncio.wait_for(request, TIMEOUT)
@@ -473,13 +467,11 @@ def _skill(kind_only: bool = False, path: str | None = None) -> dict[str, Any]:
     return {"jetbrains": {"air": air}}
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", ["air_sf", "plain"])
-async def test_skill_commands_and_calls_name_their_skill_file(
-    adapters: AdapterPool, tmp_path: Path, kind: str
-) -> None:
+async def test_skill_commands_and_calls_name_their_skill_file(tmp_path: Path, kind: str) -> None:
     meta = CLIENTS[kind]
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "air_skill", client_meta=meta, capable=meta is not None
     ) as adapter:
         paths = _write_skills(adapter.workdir)
@@ -523,11 +515,9 @@ def _fork_meta(**point: Any) -> dict[str, Any]:
     return {"jetbrains": {"air": {"fork": point}}}
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_fork_at_a_message_continues_from_that_message(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path, "success", client_meta=AIR_SET) as adapter:
+@pytest.mark.asyncio
+async def test_a_fork_at_a_message_continues_from_that_message(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "success", client_meta=AIR_SET) as adapter:
         cwd = str(adapter.workdir)
         session = await adapter.new_session()
         replies: list[tuple[str, str]] = []  # (messageId, text) of each turn's reply
@@ -596,16 +586,14 @@ def _report_request(request_id: object, **extra: Any) -> dict[str, Any]:
     return {"jetbrains": {"air": {"agentFileChangeReportRequest": request}}}
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", ["reporting", "air_sf"])
 async def test_a_file_change_report_names_the_turns_files_before_its_answer(
-    adapters: AdapterPool, tmp_path: Path, kind: str
+    tmp_path: Path, kind: str
 ) -> None:
     meta = REPORTING if kind == "reporting" else OPT_IN
     env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
-    async with adapters.session_adapter(
-        tmp_path, "air_diff_patch", client_meta=meta, env=env
-    ) as adapter:
+    async with agent_in_process(tmp_path, "air_diff_patch", client_meta=meta, env=env) as adapter:
         app = adapter.workdir / "src" / "app.py"
         app.parent.mkdir(parents=True, exist_ok=True)
         app.write_text("def greet(name):\n    return 'Hello ' + name\n", encoding="utf-8")
@@ -669,13 +657,11 @@ def _goal_update(goal: Any) -> dict[str, Any]:
     }
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", ["air_sf", "plain"])
-async def test_a_goal_set_through_session_goal_is_shown_to_air(
-    adapters: AdapterPool, tmp_path: Path, kind: str
-) -> None:
+async def test_a_goal_set_through_session_goal_is_shown_to_air(tmp_path: Path, kind: str) -> None:
     meta = CLIENTS[kind]
-    async with adapters.session_adapter(
+    async with agent_in_process(
         tmp_path, "success", client_meta=meta, capable=meta is not None
     ) as adapter:
         session = await adapter.new_session()
@@ -728,3 +714,41 @@ async def test_a_goal_set_through_session_goal_is_shown_to_air(
         _goal_update(None),
         _goal_update(None),
     ]
+
+
+def _suggestions(adapter: Adapter) -> list[Any]:
+    return [
+        u["_meta"]["promptSuggestions"]["suggestions"]
+        for u in adapter.updates("session_info_update")
+        if "promptSuggestions" in u.get("_meta", {})
+    ]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", ["air_sf", "plain"])
+async def test_claudes_predicted_prompt_is_shown_to_air_and_spent_by_the_next(
+    tmp_path: Path, kind: str
+) -> None:
+    meta = CLIENTS[kind]
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
+    env["CLAUDE_ACP_SCRIPTED_SUGGESTION"] = "  Run the tests \n"
+    async with agent_in_process(
+        tmp_path, "success", client_meta=meta, capable=meta is not None, env=env
+    ) as adapter:
+        session = await adapter.new_session()
+        await adapter.prompt(session, "first")  # Claude Code predicts none on a first turn
+        assert _suggestions(adapter) == []
+        await adapter.prompt(session, "second")
+        if meta is not None:
+            await until(lambda: len(_suggestions(adapter)) == 1, "the predicted prompt")
+        await adapter.prompt(session, "third")
+        if meta is not None:
+            await until(lambda: len(_suggestions(adapter)) == 3, "the next prediction")
+        shown = _suggestions(adapter)
+    [argv] = _argvs(tmp_path)
+    if meta is None:
+        assert shown == [] and "--prompt-suggestions" not in argv
+        return
+    assert "--prompt-suggestions" in argv
+    # Shown, spent by the next prompt (cleared), predicted again.
+    assert shown == [[{"text": "Run the tests"}], [], [{"text": "Run the tests"}]]
