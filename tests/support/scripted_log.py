@@ -26,3 +26,19 @@ def elicitation_answers(tmp_path: Path) -> list[dict[str, Any]]:
         and isinstance(e["response"].get("response"), dict)
         and "action" in e["response"]["response"]
     ]
+
+
+def by_process(tmp_path: Path) -> list[list[dict[str, Any]]]:
+    """The scripted Claude's log split per process (each begins with its argv)."""
+    processes: list[list[dict[str, Any]]] = []
+    for entry in claude_log(tmp_path):
+        if entry["kind"] == "argv":
+            processes.append([])
+        if processes:
+            processes[-1].append(entry)
+    return processes
+
+
+def users(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The user messages among `entries`."""
+    return [e for e in entries if e["kind"] == "user"]
