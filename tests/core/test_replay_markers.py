@@ -36,6 +36,10 @@ def _said(text: str, **extra: Any) -> tuple[list[str], EntryKind]:
         "<command-name>/compact</command-name><command-args></command-args>",
         "<command-name>/context</command-name>",
         "<command-name>/usage</command-name>",
+        "<command-name>/mcp</command-name>",
+        "<command-name>/status</command-name>\n<command-args>  </command-args>",
+        "<command-name>/heapdump</command-name>",
+        "<command-name>/extra-usage</command-name>",
         "  <system-reminder>a</system-reminder>\n <command-message>m</command-message> ",
     ],
 )

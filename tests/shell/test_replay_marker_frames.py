@@ -1,7 +1,8 @@
 """A loaded session shows what the user said, not Claude Code's plumbing: a transcript holding
-every marker kind Claude Code writes and a hidden local command (`/model`) with its output
-replays clean, through the agent in process, for a capable, a legacy and an `agent_error`
-client (`fsm.transcript_entries.spoken_content` decides)."""
+every marker kind Claude Code writes and each hidden local command (the reference's
+REPLAY_HIDDEN_COMMANDS) with its output replays clean, through the agent in process, for a
+capable, a legacy and an `agent_error` client (`fsm.transcript_entries.spoken_content`
+decides)."""
 
 from __future__ import annotations
 
@@ -86,7 +87,39 @@ def _plumbing() -> list[dict[str, Any]]:
         _user(
             "m9", "<system-reminder>never <command-name>/status</command-name></system-reminder>"
         ),
+        *_hidden_commands(),
     ]
+
+
+# The reference adapter's REPLAY_HIDDEN_COMMANDS (dist/acp-agent.js), written out here so that
+# a command dropped from ours fails this test.
+HIDDEN = (
+    "/context",
+    "/heapdump",
+    "/extra-usage",
+    "/compact",
+    "/model",
+    "/mcp",
+    "/status",
+    "/usage",
+)
+
+
+def _hidden_commands() -> list[dict[str, Any]]:
+    """Each hidden command as Claude Code stores it (its invocation, then its output)."""
+    entries = []
+    for n, name in enumerate(HIDDEN):
+        entries.append(
+            _user(
+                f"h{n}",
+                f"<command-name>{name}</command-name>\n<command-message>{name[1:]}"
+                f"</command-message>\n<command-args>all</command-args>",
+            )
+        )
+        entries.append(
+            _user(f"o{n}", f"<local-command-stdout>output of {name}</local-command-stdout>")
+        )
+    return entries
 
 
 def _user_texts(updates: list[dict[str, Any]]) -> list[str]:
@@ -121,6 +154,8 @@ async def test_a_loaded_session_shows_no_plumbing(tmp_path: Path, client: str) -
         assert marker not in shown, (marker, shown)
     for output in ("Set model to opus", "Failed to reach", "The date is today", "stopped"):
         assert output not in shown, (output, shown)
+    for name in HIDDEN:
+        assert name not in shown and f"output of {name}" not in shown, (name, shown)
     titles = [u["title"] for u in updates if u.get("sessionUpdate") == "session_info_update"]
     assert titles and "first question" in titles[-1], titles
 
@@ -144,3 +179,45 @@ async def test_a_live_session_is_named_by_its_first_prompt_that_says_something(
             if u.get("sessionUpdate") == "session_info_update" and "title" in u
         ]
     assert titles == ["tidy the notes"], titles
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+async def test_markers_that_never_close_or_nest_replay_safely(tmp_path: Path, client: str) -> None:
+    """Bad markers in a stored prompt: an opener that never closes is the user's text, shown as
+    written; markers nested in one another go with the outer one; a lone closer is text. The
+    prompts around them replay whole and the session takes the next prompt."""
+    options = CLIENTS[client]
+    async with agent_in_process(tmp_path, "success", **options) as live:
+        session = await live.new_session()
+        answer = await live.prompt(session, "first question")
+        assert isinstance(answer, PromptResponse), answer
+    (path,) = (tmp_path / "claude-config" / "projects").glob(f"*/{session}.jsonl")
+    odd = [
+        _user("b1", "keep <system-reminder>this never closes"),
+        _user(
+            "b2",
+            "a<system-reminder>x<command-name>/model</command-name><system-reminder>y"
+            "</system-reminder>z</system-reminder>b",
+        ),
+        _user("b3", "<command-args>1<command-args>2</command-args></command-args>"),
+        _user("b4", "stray </local-command-stdout> closer"),
+        _user("b5", "last words"),
+    ]
+    with path.open("a", encoding="utf-8") as transcript:
+        for line in odd:
+            transcript.write(json.dumps(line) + "\n")
+    async with agent_in_process(tmp_path, "success", **options) as loaded:
+        await asyncio.wait_for(
+            loaded.conn.load_session(cwd=str(loaded.workdir), session_id=session, mcp_servers=[]),
+            TIMEOUT,
+        )
+        said = _user_texts(loaded.updates())
+        after = await loaded.prompt(session, "and now?")
+    assert said == [
+        "first question",
+        "keep <system-reminder>this never closes",
+        "ab",
+        "stray </local-command-stdout> closer",
+        "last words",
+    ], said
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn", after
