@@ -18,7 +18,6 @@ HAND_WRITTEN = (
     "tests/e2e/test_claude_faults.py",
     "tests/e2e/test_adapter_pool.py",
     "tests/e2e/test_protocol.py",
-    "tests/e2e/test_turn.py",
     "tests/e2e/test_concurrency.py",
 )
 

@@ -270,7 +270,7 @@ ADAPTER_ONLY = {
     "mcp_elicit_url_confirmed",
     # Its turns wait for a reset on the wall clock: tests/e2e/test_usage_limits.py.
     "usage_limit_resets",
-    # Everyday coding turns: tests/e2e/test_turn.py and the benchmark.
+    # Everyday coding turns: tests/shell/test_turn.py and the benchmark.
     "coding_turn",
     "every_tool",
     "broken_stream",

@@ -236,9 +236,9 @@ def retry_message() -> SystemMessage:
 class InProcessAgent(Adapter):
     """The agent and its client in this process, with what an end-to-end `Adapter` offers
     (`conn`, every frame in order from the client's side, `new_session`, `prompt`, `updates`,
-    `records`, ...) but no process. `stderr()` is the agent's log records, one message a
-    line, at the level `CLAUDE_ACP_LOG` names (DEBUG by default), as this process caught them:
-    what was logged, not how the command formats and masks it for a person (end to end)."""
+    `records`, ...) but no process. `stderr()` is the agent's log records, one a line with
+    its time, level and logger, at the level `CLAUDE_ACP_LOG` names (DEBUG by default), as this
+    process caught them: what was logged, not how the command masks it for a person (end to end)."""
 
     log: list[str] = []  # noqa: RUF012 - set per agent by `agent_in_process`
 
@@ -357,9 +357,14 @@ async def _caught_logs(level: str) -> AsyncIterator[list[str]]:
 
     class Catch(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            caught.append(record.getMessage())
+            caught.append(self.format(record))
+
+    # Each record as the agent's stderr shows it below WARNING (`adapter/app/logs.py`): its
+    # level and logger before the message, so a test can tell a DEBUG line from a WARNING.
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     handler = Catch(level=logging.getLevelName(level.upper()))
+    handler.setFormatter(formatter)
     logger = logging.getLogger("adapter")
     was = logger.level
     logger.addHandler(handler)

@@ -1,5 +1,5 @@
-"""The turn as the editor shows it, end to end: the adapter as a subprocess, a real
-ACP client, the scripted Claude streaming partial messages.
+"""The turn as the editor shows it, in process (`agent_in_process`): the agent, a real ACP
+client, the scripted Claude under the real SDK streaming partial messages.
 
 Streaming (chunks with one messageId that join to the message exactly once), tool-call cards
 (titles, kinds, locations, diffs, statuses, results), the plan, subagents, usage and title,
@@ -20,7 +20,8 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude.coding import ORIGINAL_APP, OVERLOADED, TINY_PNG
 from adapter.view.stream_assembly import BROKEN_MARK
-from tests.support.harness import OPT_IN, TIMEOUT, Adapter, AdapterPool, spawn_adapter
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 ANSWER = (
     "I switched `greet` to an f-string, which reads better and avoids the concatenation; "
@@ -54,20 +55,16 @@ def _by_title(adapter: Adapter) -> dict[str, list[dict[str, Any]]]:
     return {updates[0]["title"]: updates for updates in _cards(adapter).values()}
 
 
-async def _run(
-    adapters: AdapterPool, tmp_path: Path, scenario: str, **kwargs: Any
-) -> tuple[Adapter, Any, str]:
-    async with adapters.session_adapter(tmp_path, scenario, **kwargs) as adapter:
+async def _run(tmp_path: Path, scenario: str, **kwargs: Any) -> tuple[Adapter, Any, str]:
+    async with agent_in_process(tmp_path, scenario, **kwargs) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "Tidy the greeting\nand run the tests")
     return adapter, answer, session
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_coding_turn_streams_and_shows_cards_plan_usage_and_title(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    adapter, answer, _ = await _run(adapters, tmp_path, "coding_turn")
+@pytest.mark.asyncio
+async def test_a_coding_turn_streams_and_shows_cards_plan_usage_and_title(tmp_path: Path) -> None:
+    adapter, answer, _ = await _run(tmp_path, "coding_turn")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     # The answer streamed in several chunks of one message, joining to it exactly once.
     chunks = adapter.updates("agent_message_chunk")
@@ -157,9 +154,9 @@ async def test_a_coding_turn_streams_and_shows_cards_plan_usage_and_title(
     assert [t["title"] for t in titles] == ["Tidy the greeting"]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_every_tool_gets_its_card(adapters: AdapterPool, tmp_path: Path) -> None:
-    adapter, answer, _ = await _run(adapters, tmp_path, "every_tool")
+@pytest.mark.asyncio
+async def test_every_tool_gets_its_card(tmp_path: Path) -> None:
+    adapter, answer, _ = await _run(tmp_path, "every_tool")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     cards = list(_cards(adapter).values())
     assert [(c[0]["title"], c[0]["kind"]) for c in cards] == [
@@ -214,12 +211,10 @@ async def test_every_tool_gets_its_card(adapters: AdapterPool, tmp_path: Path) -
     assert adapter.updates("plan") == []
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_bash_output_goes_to_zeds_terminal_when_declared(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_bash_output_goes_to_zeds_terminal_when_declared(tmp_path: Path) -> None:
     meta = {**OPT_IN, "terminal_output": True}
-    adapter, answer, _ = await _run(adapters, tmp_path, "coding_turn", client_meta=meta)
+    adapter, answer, _ = await _run(tmp_path, "coding_turn", client_meta=meta)
     assert isinstance(answer, PromptResponse)
     bash = _by_title(adapter)["python -m pytest -q"]
     call_id = bash[0]["toolCallId"]
@@ -240,12 +235,12 @@ async def test_bash_output_goes_to_zeds_terminal_when_declared(
     }
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("capable", [True, False])
 async def test_a_stream_that_breaks_is_closed_and_the_retry_is_its_own_message(
-    adapters: AdapterPool, tmp_path: Path, capable: bool
+    tmp_path: Path, capable: bool
 ) -> None:
-    adapter, answer, _ = await _run(adapters, tmp_path, "broken_stream", capable=capable)
+    adapter, answer, _ = await _run(tmp_path, "broken_stream", capable=capable)
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert adapter.agent_texts() == [
         "The first attempt was cut off in the middle" + BROKEN_MARK,
@@ -257,12 +252,12 @@ async def test_a_stream_that_breaks_is_closed_and_the_retry_is_its_own_message(
     assert [r["severity"] for r in warnings] == (["warning"] if capable else [])
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("capable", [True, False])
 async def test_a_broken_stream_then_a_failure_keeps_the_title_out_of_the_text(
-    adapters: AdapterPool, tmp_path: Path, capable: bool
+    tmp_path: Path, capable: bool
 ) -> None:
-    adapter, answer, _ = await _run(adapters, tmp_path, "stream_then_overloaded", capable=capable)
+    adapter, answer, _ = await _run(tmp_path, "stream_then_overloaded", capable=capable)
     if capable:
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     else:
@@ -281,11 +276,9 @@ async def test_a_broken_stream_then_a_failure_keeps_the_title_out_of_the_text(
         assert records == []
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_bad_stream_events_blocks_and_tool_input_cost_nothing_else(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    adapter, answer, _ = await _run(adapters, tmp_path, "bad_stream")
+@pytest.mark.asyncio
+async def test_bad_stream_events_blocks_and_tool_input_cost_nothing_else(tmp_path: Path) -> None:
+    adapter, answer, _ = await _run(tmp_path, "bad_stream")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert adapter.agent_texts() == ["Still here.", "The answer survives bad input."]
     cards = list(_cards(adapter).values())
@@ -306,12 +299,12 @@ async def test_bad_stream_events_blocks_and_tool_input_cost_nothing_else(
 
 @pytest.mark.asyncio
 async def test_replay_shows_what_live_showed(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "coding_turn") as adapter:
+    async with agent_in_process(tmp_path, "coding_turn") as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "Tidy the greeting")
         live = _shown(adapter.updates())
     shared = {"CLAUDE_CONFIG_DIR": str(adapter.config_dir)}
-    async with spawn_adapter(tmp_path / "again", "coding_turn", env=shared) as again:
+    async with agent_in_process(tmp_path / "again", "coding_turn", env=shared) as again:
         await asyncio.wait_for(
             again.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
             TIMEOUT,
@@ -353,10 +346,10 @@ def _shown(updates: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 # --- prompt content ------------------------------------------------------------------------------
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_large_image_reaches_claude_whole(adapters: AdapterPool, tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_a_large_image_reaches_claude_whole(tmp_path: Path) -> None:
     data = base64.b64encode(bytes(range(256)) * (4 * 1024 * 1024 // 256)).decode()
-    async with adapters.session_adapter(tmp_path) as adapter:
+    async with agent_in_process(tmp_path) as adapter:
         session = await adapter.new_session()
         answer = await asyncio.wait_for(
             adapter.conn.prompt(
@@ -377,11 +370,9 @@ async def test_a_large_image_reaches_claude_whole(adapters: AdapterPool, tmp_pat
     ]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_embedded_context_follows_the_prompt_with_its_uri(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path) as adapter:
+@pytest.mark.asyncio
+async def test_embedded_context_follows_the_prompt_with_its_uri(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path) as adapter:
         session = await adapter.new_session()
         await asyncio.wait_for(
             adapter.conn.prompt(
@@ -404,11 +395,9 @@ async def test_embedded_context_follows_the_prompt_with_its_uri(
     ]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_audio_is_refused_clearly_and_the_session_goes_on(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path) as adapter:
+@pytest.mark.asyncio
+async def test_audio_is_refused_clearly_and_the_session_goes_on(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path) as adapter:
         session = await adapter.new_session()
         with pytest.raises(acp.RequestError) as refused:
             await asyncio.wait_for(
@@ -427,12 +416,11 @@ async def test_audio_is_refused_clearly_and_the_session_goes_on(
     assert all(count == 1 for count in adapter.answers().values())
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 async def test_a_permission_request_shows_the_calls_card_and_allowing_runs_it(
-    adapters: AdapterPool,
     tmp_path: Path,
 ) -> None:
-    adapter, answer, _ = await _run(adapters, tmp_path, "permission")
+    adapter, answer, _ = await _run(tmp_path, "permission")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     [asked] = adapter.client.permission_requests
     assert (asked.title, asked.kind, asked.status) == ("rm -rf build", "execute", "pending")
