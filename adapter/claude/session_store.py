@@ -178,6 +178,8 @@ async def fork(
     from claude_agent_sdk import fork_session
 
     located = locate(session_id, cwd, env)
+    # A point is looked for in the transcript; none written, no message
+    # (docs/decisions.md#fork-point).
     if located.transcript is None and point is not None:
         text, data = fork_point_missing(point, session_id)
         raise RequestError(-32602, text, data)

@@ -167,7 +167,10 @@ class StdinReader:
                 return
         elif subtype == "generate_session_title":
             # `$CLAUDE_ACP_SCRIPTED_TITLE`: the name the fake gives the session (else none).
-            answer = {"title": self.env.get("CLAUDE_ACP_SCRIPTED_TITLE") or None}
+            title = self.env.get("CLAUDE_ACP_SCRIPTED_TITLE") or None
+            answer = {"title": title}
+            if title is not None and request.get("persist") is True:
+                s.transcript.append_ai_title(title)  # as the real CLI keeps it
         elif subtype == "rewind_files" and request.get("dry_run") is True:
             # What rewinding the prompt would change; nothing is rewound.
             uuid = request.get("user_message_id")

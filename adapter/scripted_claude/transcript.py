@@ -208,6 +208,14 @@ class Transcript:
             record = {"type": kind, key: title, "sessionId": self.session_id}
             self._write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
 
+    def append_ai_title(self, title: str) -> None:
+        """What Claude Code writes for a `generate_session_title` asked to `persist` (2.1.332):
+        one `ai-title` record, which a custom title outranks where the session is listed."""
+        if self._file is None and not self.path.exists():
+            return
+        record = {"type": "ai-title", "aiTitle": title, "sessionId": self.session_id}
+        self._write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+
     def _entry(self, kind: str, uuid: str, message: Frame) -> Frame:
         return {
             "parentUuid": self._last_uuid,

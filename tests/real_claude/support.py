@@ -109,19 +109,22 @@ async def real_adapter(
     capable: bool,
     client: RecordingClient | None = None,
     capabilities: dict[str, Any] | None = None,
+    client_meta: dict[str, Any] | None = None,
     **extra_env: str,
 ) -> AsyncIterator[Adapter]:
     """The adapter as a subprocess, spawning the bundled CLI against `double`. Its sessions
     start in Manual, named in the user's settings: unnamed, they would start in `auto` (the
     bundled CLI's models support it), where Claude Code decides permissions itself and the
     tier's permission questions would never be asked. `client` and `capabilities` as for
-    `spawn_adapter` (a client that answers forms, say)."""
+    `spawn_adapter` (a client that answers forms, say), and `client_meta` (what the client
+    declares in `_meta`, a JetBrains AIR capability list say)."""
     config = root / "claude-config"
     config.mkdir(parents=True, exist_ok=True)
     (config / "settings.json").write_text('{"permissions": {"defaultMode": "default"}}\n')
     async with spawn_adapter(
         root,
         capable=capable,
+        client_meta=client_meta,
         scripted=False,
         env=cli_env(double, root, **extra_env),
         client=client,

@@ -16,7 +16,7 @@ import pytest
 
 from tests.real_claude.api_double import Answer, MessagesApiDouble
 from tests.real_claude.support import real_adapter, run_turn
-from tests.support.harness import Adapter
+from tests.support.harness import TIMEOUT, Adapter
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio]
 
@@ -25,6 +25,13 @@ PROMPT = "please fix the flaky login test"
 
 def _titles(adapter: Adapter) -> list[str]:
     return [u["title"] for u in adapter.updates("session_info_update") if "title" in u]
+
+
+async def _listed_title(adapter: Adapter, cwd: Path | None, session_id: str) -> str | None:
+    """The title `session/list` shows for the session (read from what Claude Code stored)."""
+    answer = await asyncio.wait_for(adapter.conn.list_sessions(cwd=str(cwd)), TIMEOUT)
+    title: str | None = next(s.title for s in answer.sessions if s.session_id == session_id)
+    return title
 
 
 async def test_claude_codes_generated_title_names_the_live_session(
@@ -39,8 +46,10 @@ async def test_claude_codes_generated_title_names_the_live_session(
             if "Flaky login test" in _titles(adapter):
                 break
             await asyncio.sleep(0.05)
+        listed = await _listed_title(adapter, turn.cwd, turn.session_id)
 
     assert _titles(adapter)[-1] == "Flaky login test", _titles(adapter)
+    assert listed == "Flaky login test"  # the live name is the one session/list shows
     asked = [r for r in double.requests if r.is_title]
     assert len(asked) == 1 and PROMPT in str(asked[0].body.get("messages")), asked
 
@@ -80,5 +89,7 @@ async def test_a_rename_typed_in_the_chat_names_the_live_session(
             if "Login work" in _titles(adapter):
                 break
             await asyncio.sleep(0.05)
+        listed = await _listed_title(adapter, turn.cwd, turn.session_id)
     assert _titles(adapter)[-1] == "Login work", _titles(adapter)
+    assert listed == "Login work"
     assert "/rename Login work" not in _titles(adapter)

@@ -542,6 +542,19 @@ async def test_a_fork_at_a_message_continues_from_that_message(tmp_path: Path) -
         whole = await fork(_fork_meta(version=2, messageId=replies[0][0]))  # not a point
         with pytest.raises(acp.RequestError) as missing:
             await fork(_fork_meta(version=1, messageId="msg_missing"))
+        # A session never prompted has no message to fork at (docs/decisions.md#fork-point).
+        fresh = await adapter.new_session()
+        unwritten = adapter.conn._conn.send_request(
+            "session/fork",
+            {
+                "cwd": cwd,
+                "sessionId": fresh,
+                "mcpServers": [],
+                "_meta": _fork_meta(version=1, messageId=replies[0][0]),
+            },
+        )
+        with pytest.raises(acp.RequestError) as nothing_written:
+            await asyncio.wait_for(unwritten, TIMEOUT)
         answer = await adapter.prompt(at_second["sessionId"], "in the fork")
         seen = len(adapter.updates("user_message_chunk"))
         await asyncio.wait_for(
@@ -572,6 +585,7 @@ async def test_a_fork_at_a_message_continues_from_that_message(tmp_path: Path) -
         f"Fork point message msg_missing was not found in session {session}"
     )
     assert missing.value.data == {"messageId": "msg_missing"}
+    assert nothing_written.value.code == -32602
 
 
 REPORTING: dict[str, Any] = {

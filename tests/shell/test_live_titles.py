@@ -59,9 +59,11 @@ async def test_claude_codes_title_names_the_session(tmp_path: Path) -> None:
             answer = await adapter.prompt(session, text)
             assert isinstance(answer, PromptResponse), answer
         await _titled(adapter, "Fix flaky test")
+        listed = await adapter.listed_sessions()
     titles = _titles(adapter)
     assert titles[-1] == "Fix flaky test", titles
     assert set(titles) <= {"hi", "Fix flaky test"}, titles
+    assert listed[session] == "Fix flaky test"  # the name session/list shows, as Claude Code
     # Asked once, from the first prompt that said enough ("hi" is too little), to keep it.
     assert [(r["description"], r["persist"]) for r in _asked(tmp_path)] == [
         ("please fix the flaky login test", True)

@@ -85,3 +85,24 @@ async def test_a_stored_title_that_cannot_be_read_sends_nothing() -> None:
     await view.turn_settled()
     await view.read_title(broken)
     assert _titles(link) == []
+
+
+@pytest.mark.parametrize(
+    ("stored", "shown"),
+    [("", None), ("  \n\t ", None), ("x" * 10_240, "x" * 255 + "\u2026")],
+    ids=["empty", "blank", "10KB"],
+)
+async def test_a_stored_name_that_is_empty_or_10_kb_is_shown_safely(
+    stored: str, shown: str | None
+) -> None:
+    """Bad input: Claude Code stored an empty name (nothing is sent, the first line stays) or
+    a 10 KB one (shown cut to the list's length, with an ellipsis)."""
+    view, link, reads = _view()
+    _prompt(view, "please fix the flaky login test")
+    await view.turn_settled()
+    _prompt(view, "/rename whatever")
+    await view.turn_settled()
+    assert reads == ["read"]
+    await view.read_title(lambda: _stored(stored))
+    want = ["please fix the flaky login test"] + ([shown] if shown is not None else [])
+    assert _titles(link) == want
