@@ -251,6 +251,7 @@ if TYPE_CHECKING:
         EntryKind,
         TranscriptEntry,
         is_prompt_entry,
+        listed_title,
         parse_entry,
         typed_prompt_said,
     )
@@ -492,6 +493,7 @@ _HOMES = {
     "seeded_context_window": "model_following",
     "LOCAL_ONLY_COMMANDS": "transcript_entries",
     "typed_prompt_said": "transcript_entries",
+    "listed_title": "transcript_entries",
     "TURN_NO_RESULT_TITLE": "turn",
     "AUTH_REQUIRED_MESSAGE": "turn",
     "SIGN_IN_HINT": "turn",
@@ -691,6 +693,7 @@ __all__ = [
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
+    "listed_title",
     "live_sessions",
     "measured_context_window",
     "message_text_fingerprint",

@@ -38,6 +38,7 @@ from typing import Any
 from fsm.air import INDEX_CAPABILITIES, AirClient
 from fsm.air_meta import with_air_meta
 from fsm.archive_titles import is_archived, stored_title, visible_title
+from fsm.transcript_entries import listed_title
 
 __all__ = [
     "ARCHIVE_METHOD",
@@ -660,7 +661,7 @@ class IndexRow:
 
     @property
     def shown_title(self) -> str:
-        return sanitize_title(visible_title(self.title)) if self.title else ""
+        return sanitize_title(listed_title(visible_title(self.title))) if self.title else ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

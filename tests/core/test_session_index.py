@@ -618,3 +618,21 @@ def test_the_registry_counts_live_processes_of_this_pid_domain_only() -> None:
     # A stale entry whose start matches the live process still counts.
     old = registry_candidates({"11.json": {**files["11.json"], "statusUpdatedAt": 0}}, "d")  # type: ignore[dict-item]
     assert set(live_sessions(old, {11}, starts, now)) == {"s1"}
+
+
+@pytest.mark.parametrize(
+    ("stored", "shown"),
+    [
+        # docs/decisions.md#listed-titles: a reminder appended to the first prompt goes.
+        ("fix the bug<system-reminder>\nThe date is today.\n</system-reminder>", "fix the bug"),
+        ("[archived] tidy <system-reminder>r</system-reminder>the notes", "tidy the notes"),
+        # Nothing else left: listed as stored, so the session keeps its row.
+        ("<command-name>/model</command-name>", "<command-name>/model</command-name>"),
+        # A marker that never closes (the SDK cut the prompt) is text, as on replay.
+        ("fix it<system-reminder>The da\u2026", "fix it<system-reminder>The da\u2026"),
+    ],
+)
+def test_a_listed_title_leaves_claude_codes_markers_out(stored: str, shown: str) -> None:
+    row = _row("a", title=stored)
+    assert row.shown_title == shown
+    assert row.listed

@@ -48,7 +48,7 @@ from adapter.scripted_claude import SCENARIO_ENV
 from adapter.scripted_claude import runtime as scripted_runtime
 from adapter.scripted_claude.handshake import LOG_ENV
 from adapter.scripted_claude.session import PROCESS_STEPS
-from adapter.scripted_claude.steps import Scenario
+from adapter.scripted_claude.steps import Scenario, Sleep
 from adapter.session.session import Session
 from adapter.wire.client_link import ClientLink
 from adapter.wire.guard import GuardedTransport
@@ -432,7 +432,12 @@ def ends_its_process(name: str) -> bool:
     process (an exit, a kill, a hang): one `InProcessClaude` cannot play."""
     scenario = vars(scripted_runtime)["SCENARIOS"][name]
     steps = [*scenario.before_handshake, *(s for turn in scenario.turns for s in turn)]
-    return any(isinstance(step, PROCESS_STEPS) for step in steps)
+    return any(isinstance(step, _ENDS_OR_SIGNALS) for step in steps)
+
+
+# The scripted Claude's process steps but `Sleep`, a wait its player's thread sits through here
+# as the process would (a steer or prompt it waits for still wakes it).
+_ENDS_OR_SIGNALS = tuple(step for step in PROCESS_STEPS if step is not Sleep)
 
 
 # What `agent_in_process` names as Claude's executable: never run, the scripted Claude is.

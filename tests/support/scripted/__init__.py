@@ -1,20 +1,24 @@
 """This suite's own scenarios for the scripted Claude, which the product does not ship.
 
 The seeded random sessions `random:<seed>` (`randomized.py`, drawing from `random_tables.py`):
-hundreds of sessions of odd steps and endings for `tests/e2e/test_randomized_faults.py`. Neither
-`claude-acp demo` nor `--simulate` plays them. The scripted Claude finds them through
-`$CLAUDE_ACP_SCENARIO_MODULES` (`adapter.scripted_claude.scenarios.added_scenario`):
-`tests/conftest.py` names this package there, and `write_launcher` writes it into every launcher
-a test makes, so a scripted Claude the real SDK spawns as a subprocess finds them too.
+hundreds of sessions of odd steps and endings for `tests/e2e/test_randomized_faults.py`; and
+`SCENARIOS`, background work and steering (`background.py`) for the
+`test_background_and_steering.py` modules. Neither `claude-acp demo` nor `--simulate` plays
+them. The scripted Claude finds them through `$CLAUDE_ACP_SCENARIO_MODULES`
+(`adapter.scripted_claude.scenarios.added_scenario`): `tests/conftest.py` names this package
+there, and `write_launcher` writes it into every launcher a test makes, so a scripted Claude the
+real SDK spawns as a subprocess finds them too.
 
-Imported by the fake CLI when it plays one of them: standard library only.
+Imported by the fake CLI when it plays one of them: the standard library and the scripted
+Claude's own steps only.
 """
 
 from __future__ import annotations
 
+from tests.support.scripted.background import SCENARIOS
 from tests.support.scripted.randomized import scenario_named
 
-__all__ = ["MODULE", "scenario_named"]
+__all__ = ["MODULE", "SCENARIOS", "scenario_named"]
 
 # What `$CLAUDE_ACP_SCENARIO_MODULES` names.
 MODULE = __name__
