@@ -23,6 +23,7 @@ __all__ = [
     "EntryKind",
     "TranscriptEntry",
     "is_prompt_entry",
+    "listed_title",
     "parse_entry",
     "spoken_content",
     "strip_marker_tags",
@@ -343,6 +344,15 @@ def spoken_content(
             kept.append(block if spoken is text else {**block, "text": spoken})
             texts.append(spoken)
     return tuple(kept), texts
+
+
+def listed_title(title: str) -> str:
+    """A stored title as a session list names the session: Claude Code's closed markers taken
+    out (a first prompt the SDK lists as stored may carry a reminder appended to it), by the
+    rule replay and the live name use, unless nothing would be left
+    (docs/decisions.md#listed-titles)."""
+    spoken = strip_marker_tags(title)
+    return spoken if spoken.strip() else title
 
 
 def typed_prompt_said(text: str) -> str:

@@ -28,7 +28,14 @@ from acp.schema import ListSessionsResponse, SessionInfo
 from adapter.claude import session_links, transcripts
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular, private_folder
-from fsm import ForkPoint, fork_point_missing, fork_point_uuid, is_archived, visible
+from fsm import (
+    ForkPoint,
+    fork_point_missing,
+    fork_point_uuid,
+    is_archived,
+    listed_title,
+    visible,
+)
 
 __all__ = [
     "PAGE_SIZE",
@@ -291,8 +298,9 @@ async def list_page(
             SessionInfo(
                 session_id=shown_as.get(claude_id, claude_id),
                 cwd=info.cwd or cwd or "",  # type: ignore[attr-defined]
-                # From the transcript, which anyone may have written: shown as one line.
-                title=visible(info.summary) or None,  # type: ignore[attr-defined]
+                # From the transcript, which anyone may have written: shown as one line,
+                # without Claude Code's markers (docs/decisions.md#listed-titles).
+                title=visible(listed_title(info.summary or "")) or None,  # type: ignore[attr-defined]
                 updated_at=_iso(info.last_modified),  # type: ignore[attr-defined]
             )
         )

@@ -178,7 +178,10 @@ async def test_a_live_session_is_named_by_its_first_prompt_that_says_something(
             for u in live.updates()
             if u.get("sessionUpdate") == "session_info_update" and "title" in u
         ]
+        listed = await live.listed_sessions()
     assert titles == ["tidy the notes"], titles
+    # session/list names it alike (docs/decisions.md#listed-titles).
+    assert listed[session] == "tidy the notes", listed
 
 
 @pytest.mark.parametrize("client", sorted(CLIENTS))
