@@ -21,8 +21,6 @@ from adapter.view.compaction_ids import compaction_id
 from tests.support.harness import TIMEOUT, Adapter, until
 from tests.support.shell_harness import agent_in_process
 
-pytestmark = pytest.mark.e2e
-
 SHORT = {"CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS": "200"}
 META = {"claudeCode": {"toolName": "compact"}}
 IDLE = {"claudeCode": {"trigger": "idle"}}
