@@ -51,6 +51,7 @@ __all__ = [
     "UNARCHIVE_METHOD",
     "UNSUBSCRIBE_METHOD",
     "ArchiveRequest",
+    "BackgroundTasks",
     "BadIndexRequest",
     "BatchGetRequest",
     "IndexMethodNotFound",
@@ -64,6 +65,7 @@ __all__ = [
     "TooManySubscriptions",
     "TranscriptFacts",
     "UnsubscribeRequest",
+    "background_tasks_of",
     "change_signature",
     "decode_cursor",
     "encode_cursor",
@@ -72,6 +74,7 @@ __all__ = [
     "index_session_info",
     "iso_ms",
     "live_sessions",
+    "needs_task_search",
     "parse_iso_ms",
     "registry_candidates",
     "rename_to",
@@ -355,6 +358,91 @@ _MESSAGE_MARKERS = ('"type":"user"', '"type":"assistant"', '"type": "user"', '"t
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTasks:
+    """The background tasks of a session that did not end yet, from its transcript
+    (`background-tasks.js`): `complete` when every record was read (the whole file, or all
+    records after a complete earlier set)."""
+
+    open: tuple[str, ...] = ()
+    stop_calls: tuple[str, ...] = ()
+    complete: bool = False
+
+
+# Text a line must hold to bear on a task, so that the other lines are not parsed.
+_TASK_MARKERS = ("backgroundTaskId", '"isAsync"', "<task-notification>", "TaskStop", "task_id")
+
+
+def _tag_text(text: str, tag: str) -> str | None:
+    start = text.find(f"<{tag}>")
+    if start < 0:
+        return None
+    end = text.find(f"</{tag}>", start + len(tag) + 2)
+    return None if end < 0 else text[start + len(tag) + 2 : end].strip() or None
+
+
+def _ended_task(text: object) -> str | None:
+    """The task a `<task-notification>` input ends: only an input that starts with the tag,
+    and only a notification with a `<status>` (one without comes while the task runs)."""
+    if not isinstance(text, str) or not text.lstrip().startswith("<task-notification>"):
+        return None
+    body = _tag_text(text, "task-notification")
+    if body is None:
+        return None
+    body = body.split("<result>", 1)[0]
+    task = _tag_text(body, "task-id")
+    return task if task and _tag_text(body, "status") else None
+
+
+def background_tasks_of(
+    text: str, *, complete: bool, after: BackgroundTasks | None = None
+) -> BackgroundTasks:
+    """The tasks of the lines of `text`, applied on the tasks `after`: a tool result opens a
+    task (`toolUseResult.backgroundTaskId`, or `isAsync` with an `agentId`); its
+    `<task-notification>` with a status (a user record, or a queue `remove`) or the result
+    of a `TaskStop` call closes it; a sidechain record opens or closes none."""
+    opened: dict[str, None] = dict.fromkeys(after.open if after else ())
+    stop_calls: dict[str, None] = dict.fromkeys(after.stop_calls if after else ())
+    for line in text.split("\n"):
+        if not any(marker in line for marker in _TASK_MARKERS):
+            continue
+        record = _entry(line)
+        if record is None or record.get("isSidechain") is True:
+            continue
+        kind = record.get("type")
+        result = record.get("toolUseResult")
+        result = result if isinstance(result, dict) else {}
+        if kind == "user":
+            started = result.get("backgroundTaskId") or (
+                result.get("agentId") if result.get("isAsync") else None
+            )
+            if isinstance(started, str) and started:
+                opened[started] = None
+        delivered = None
+        if kind == "user":
+            delivered = _ended_task(_first_text(record))
+        elif kind == "queue-operation" and record.get("operation") == "remove":
+            delivered = _ended_task(record.get("content"))
+        if delivered:
+            opened.pop(delivered, None)
+        content = _content(record)
+        stop_result = False
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict):
+                continue
+            call = block.get("id") if block.get("type") == "tool_use" else None
+            if block.get("name") == "TaskStop" and isinstance(call, str) and call:
+                stop_calls[call] = None
+            used = block.get("tool_use_id")
+            if isinstance(used, str) and used in stop_calls:
+                stop_calls.pop(used)
+                stop_result = True
+        stopped = result.get("task_id")
+        if stop_result and isinstance(stopped, str):
+            opened.pop(stopped, None)
+    return BackgroundTasks(open=tuple(opened), stop_calls=tuple(stop_calls), complete=complete)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TranscriptFacts:
     """What a transcript's head and tail tell the index; None where they do not."""
 
@@ -368,6 +456,7 @@ class TranscriptFacts:
     last_turn_error: bool = False
     last_turn_ended_at: str | None = None
     worktree_session: bool = False  # its last `worktree-state` says Claude Code made the tree
+    background_tasks: BackgroundTasks = BackgroundTasks()
 
 
 def _entry(line: str) -> dict[str, Any] | None:
@@ -454,8 +543,9 @@ def _timestamp(entry: dict[str, Any]) -> str | None:
     return stamp if isinstance(stamp, str) else None
 
 
-def scan_transcript(head: str, tail: str) -> TranscriptFacts:
-    """The facts of a transcript from its first and last lines (the tail read backwards)."""
+def scan_transcript(head: str, tail: str, *, whole: bool = False) -> TranscriptFacts:
+    """The facts of a transcript from its first and last lines (the tail read backwards);
+    `whole`: the tail is the whole file, so its background tasks are complete."""
     has_messages = any(m in head or m in tail for m in _MESSAGE_MARKERS)
     forked = _FORKED_FROM.search(head)
     cwd: str | None = None
@@ -517,7 +607,15 @@ def scan_transcript(head: str, tail: str) -> TranscriptFacts:
         last_turn_error=bool(found.get("error")),
         last_turn_ended_at=found.get("ended_at"),
         worktree_session=bool(worktree),
+        background_tasks=background_tasks_of(tail, complete=whole),
     )
+
+
+def needs_task_search(facts: TranscriptFacts, live: LiveRecord | None) -> bool:
+    """Whether the whole transcript must be read for its background tasks: a finished turn of
+    a session a live process holds, whose tail did not hold them all (a task can start before
+    the tail) (`session-index.js: withAllBackgroundTasks`)."""
+    return facts.turn == "finished" and not facts.background_tasks.complete and live is not None
 
 
 # --- a row ----------------------------------------------------------------------------------
@@ -544,6 +642,7 @@ class IndexRow:
     mtime_ms: int
     facts: TranscriptFacts
     agent_worktree: bool = False  # Claude Code made the worktree, and the cwd lies in one now
+    transcript: str = ""  # the transcript's path, to read it whole when a task search needs it
 
     @property
     def updated_ms(self) -> int:
@@ -661,7 +760,8 @@ def row_state(
     (`activity.js: deriveActivity`). A session run here says what its core knows. Any other:
     with no live Claude Code process (`live`, from its registry) it is idle, or `error` after
     an API error; an interactive Claude Code not driven by an SDK, whose registry status is
-    newer than the transcript, says its status; otherwise the transcript's tail tells (a
+    newer than the transcript, says its status; a turn that ended with a background task
+    still open is running until the registry says idle; otherwise the transcript's tail tells (a
     finished turn is idle, an unfinished one written in the last 10 minutes running)."""
     if own is not None:
         return "error" if own.state == "idle" and own.last_turn_failed else own.state
@@ -680,6 +780,9 @@ def row_state(
         if live.status == "idle":
             state = "error" if failed else "idle"
         return state
+    if facts.turn == "finished" and facts.background_tasks.open and live.status != "idle":
+        # Claude Code wakes the session again when an open task ends.
+        return "running"
     if failed:
         return "error"
     if facts.turn == "finished":

@@ -57,6 +57,7 @@ from fsm import (
     index_list_options,
     index_page,
     index_session_info,
+    needs_task_search,
     rename_to,
     route_index_request,
 )
@@ -198,6 +199,14 @@ class SessionIndexRequests:
 
             self._registry = LiveRegistry(self._env)
         live = await anyio.to_thread.run_sync(self._registry.snapshot) if rows else {}
+        searched: list[IndexRow] = []
+        for row in rows:
+            if needs_task_search(row.facts, live.get(row.session_id)):
+                from adapter.claude import index_rows
+
+                row = await anyio.to_thread.run_sync(index_rows.with_all_tasks, row)
+            searched.append(row)
+        rows = searched
         now = _now_ms()
         return [
             index_session_info(row, self._own(row.session_id), now, live.get(row.session_id))

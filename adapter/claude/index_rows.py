@@ -15,14 +15,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from adapter.claude import session_archive, session_links, session_store
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import open_regular
-from fsm import IndexRow, scan_transcript
+from fsm import IndexRow, background_tasks_of, scan_transcript
 
-__all__ = ["Stamp", "checkouts", "row_of", "rows_by_id", "rows_in", "scope_folders", "stamps"]
+__all__ = [
+    "Stamp",
+    "checkouts",
+    "row_of",
+    "rows_by_id",
+    "rows_in",
+    "scope_folders",
+    "stamps",
+    "with_all_tasks",
+]
 
 # Where `.git` is looked for above a cwd, at most (a deep tree without one is no repository).
 _MAX_PARENTS = 64
@@ -140,7 +150,7 @@ def stamps(folders: Iterable[Path]) -> dict[str, tuple[Path, Stamp]]:
     return found
 
 
-def _head_tail(path: Path) -> tuple[str, str, int]:
+def _head_tail(path: Path) -> tuple[str, str, int, bool]:
     with open_regular(path) as file:
         info = os.fstat(file.fileno())
         head = file.read(_WINDOW).decode("utf-8", errors="replace")
@@ -151,7 +161,7 @@ def _head_tail(path: Path) -> tuple[str, str, int]:
             raw = file.read(_WINDOW).decode("utf-8", errors="replace")
             newline = raw.find("\n")
             tail = raw[newline + 1 :] if newline >= 0 else ""
-    return head, tail, info.st_mtime_ns // 1_000_000
+    return head, tail, info.st_mtime_ns // 1_000_000, info.st_size <= _WINDOW
 
 
 def row_of(
@@ -160,11 +170,11 @@ def row_of(
     """The row of `session_id` from its transcript `path` (of Claude session `claude_id`);
     None when the file cannot be read."""
     try:
-        head, tail, mtime_ms = _head_tail(path)
+        head, tail, mtime_ms, whole = _head_tail(path)
         title, archived = session_archive.archived_name(path, claude_id, generated)
     except OSError:
         return None
-    facts = scan_transcript(head, tail)
+    facts = scan_transcript(head, tail, whole=whole)
     row_cwd = facts.cwd or cwd or ""
     return IndexRow(
         session_id=session_id,
@@ -174,7 +184,20 @@ def row_of(
         mtime_ms=mtime_ms,
         facts=facts,
         agent_worktree=facts.worktree_session and bool(row_cwd) and in_linked_worktree(row_cwd),
+        transcript=str(path),
     )
+
+
+def with_all_tasks(row: IndexRow) -> IndexRow:
+    """`row` with the background tasks of its whole transcript (`fsm.needs_task_search` says
+    when); the row as it was when the file cannot be read."""
+    try:
+        with open_regular(Path(row.transcript)) as file:
+            text = file.read().decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return row
+    tasks = background_tasks_of(text, complete=True)
+    return replace(row, facts=replace(row.facts, background_tasks=tasks))
 
 
 def _generated_titles(cwd: str | None, include_worktrees: bool) -> dict[str, str]:

@@ -22,6 +22,7 @@ from fsm.session_index import (
     UNARCHIVE_METHOD,
     UNSUBSCRIBE_METHOD,
     ArchiveRequest,
+    BackgroundTasks,
     BadIndexRequest,
     BatchGetRequest,
     IndexMethodNotFound,
@@ -35,6 +36,7 @@ from fsm.session_index import (
     TooManySubscriptions,
     TranscriptFacts,
     UnsubscribeRequest,
+    background_tasks_of,
     change_signature,
     decode_cursor,
     encode_cursor,
@@ -43,6 +45,7 @@ from fsm.session_index import (
     index_session_info,
     iso_ms,
     live_sessions,
+    needs_task_search,
     parse_iso_ms,
     registry_candidates,
     rename_to,
@@ -345,6 +348,90 @@ def test_row_state() -> None:
     # A session run here says what its core knows, whatever its transcript says.
     assert row_state(failed, OwnActivity(state="running"), now) == "running"
     assert row_state(finished, OwnActivity(state="idle", last_turn_failed=True), now) == "error"
+
+
+def _rec(record: dict[str, Any]) -> str:
+    return json.dumps(record)
+
+
+def _notice(task: str, status: str | None = "completed") -> str:
+    state = f"<status>{status}</status>" if status else ""
+    return f"<task-notification><task-id>{task}</task-id>{state}</task-notification>"
+
+
+def test_background_tasks_open_and_close_as_claude_code_writes_them() -> None:
+    lines = [
+        _rec({"type": "user", "toolUseResult": {"backgroundTaskId": "sh1"}}),
+        _rec({"type": "user", "toolUseResult": {"isAsync": True, "agentId": "ag1"}}),
+        _rec({"type": "user", "toolUseResult": {"backgroundTaskId": "sh2"}}),
+        _rec({"type": "user", "toolUseResult": {"backgroundTaskId": "sh3"}}),
+        _rec({"type": "user", "toolUseResult": {"backgroundTaskId": "side"}, "isSidechain": True}),
+        # A notification with a status ends its task; a check-in without one does not.
+        _rec({"type": "user", "message": {"content": _notice("sh1")}}),
+        _rec({"type": "user", "message": {"content": _notice("ag1", None)}}),
+        # A queued notification keeps the task open until a turn takes it in.
+        _rec({"type": "queue-operation", "operation": "enqueue", "content": _notice("sh2")}),
+        _rec({"type": "queue-operation", "operation": "remove", "content": _notice("sh3")}),
+        # A task_id closes its task only in the result of a TaskStop call.
+        _rec({"type": "user", "toolUseResult": {"task_id": "sh2"}}),
+        "not json {",
+    ]
+    tasks = background_tasks_of("\n".join(lines), complete=True)
+    assert tasks == BackgroundTasks(open=("ag1", "sh2"), complete=True)
+    stop = [
+        _rec(
+            {
+                "type": "assistant",
+                "message": {"content": [{"type": "tool_use", "name": "TaskStop", "id": "t1"}]},
+            }
+        ),
+        _rec(
+            {
+                "type": "user",
+                "message": {"content": [{"type": "tool_result", "tool_use_id": "t1"}]},
+                "toolUseResult": {"task_id": "sh2"},
+            }
+        ),
+    ]
+    half = background_tasks_of(stop[0], complete=False, after=tasks)
+    assert half.stop_calls == ("t1",)
+    assert background_tasks_of(stop[1], complete=True, after=half).open == ("ag1",)
+
+
+def test_a_turn_that_ended_with_an_open_task_is_running_while_a_process_holds_it() -> None:
+    now = parse_iso_ms("2026-12-04T10:00:00.000Z") or 0
+    waiting = TranscriptFacts(
+        turn="finished", background_tasks=BackgroundTasks(open=("sh1",), complete=True)
+    )
+    row = IndexRow(**{**_fields(_row("a")), "facts": waiting})
+    sdk = LiveRecord(pid=7, session_id="a", kind="interactive", entrypoint="sdk-py", status="busy")
+    assert row_state(row, None, now, sdk) == "running"
+    # Also after an API error, and long after the turn ended.
+    failed = replace(row, facts=replace(waiting, last_turn_error=True), mtime_ms=now - 3_600_000)
+    assert row_state(failed, None, now, sdk) == "running"
+    # The wait ends when the registry says idle (a task stopped in the UI writes nothing).
+    assert row_state(row, None, now, replace(sdk, status="idle")) == "idle"
+    # No live process: nothing wakes it.
+    assert row_state(row, None, now) == "idle"
+    # An unfinished turn does not wait; the transcript's rule holds.
+    unfinished = replace(row, facts=replace(waiting, turn="unfinished"), mtime_ms=now - 700_000)
+    assert row_state(unfinished, None, now, sdk) is None
+    # The scan of a small whole file finds the task; a tail's set is incomplete.
+    text = "\n".join(
+        [
+            _rec({"type": "user", "toolUseResult": {"backgroundTaskId": "sh1"}}),
+            _rec({"type": "assistant", "message": {"stop_reason": "end_turn", "content": []}}),
+        ]
+    )
+    whole = scan_transcript(text, text, whole=True)
+    assert whole.background_tasks == BackgroundTasks(open=("sh1",), complete=True)
+    assert row_state(replace(row, facts=whole), None, now, sdk) == "running"
+    tail = scan_transcript(text, text)
+    assert not tail.background_tasks.complete
+    assert needs_task_search(tail, sdk)
+    assert not needs_task_search(tail, None)
+    assert not needs_task_search(whole, sdk)
+    assert not needs_task_search(replace(tail, turn="unfinished"), sdk)
 
 
 def _fields(row: IndexRow) -> dict[str, Any]:

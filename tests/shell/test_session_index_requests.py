@@ -11,6 +11,7 @@ import os
 import stat
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,7 +23,7 @@ from adapter.agent.session_index import SessionIndexRequests
 from adapter.claude import index_rows
 from adapter.claude.sdk_compat import sanitize_path
 from adapter.wire.client_link import ClientLink
-from fsm import air_client
+from fsm import LiveRecord, air_client
 
 A = "0b6c5e2a-0000-4000-8000-00000000000a"
 B = "0b6c5e2a-0000-4000-8000-00000000000b"
@@ -288,3 +289,38 @@ async def test_title_changes_of_one_session_run_one_after_another(
     ]
     row = final["sessions"][0]
     assert row["title"] == "Renamed" and row["_meta"]["jetbrains"]["air"]["archived"] is True
+
+
+class _Registry:
+    def __init__(self, live: dict[str, LiveRecord]) -> None:
+        self.live = live
+
+    def snapshot(self) -> dict[str, LiveRecord]:
+        return self.live
+
+
+@pytest.mark.anyio
+async def test_a_live_session_whose_turn_left_a_task_open_is_running(
+    config: Path, tmp_path: Path
+) -> None:
+    """The task starts before the tail the index reads: the whole transcript of a live
+    session is read for it."""
+    cwd = str(tmp_path / "repo")
+    os.mkdir(cwd)
+    path = _transcript(config, cwd, A, "watch the build", "2026-12-01T10:00:00.000Z")
+    started = {"type": "user", "cwd": cwd, "toolUseResult": {"backgroundTaskId": "sh1"}}
+    padding = (json.dumps({"type": "progress"}) + "\n") * 4000
+    ended = {"type": "assistant", "message": {"stop_reason": "end_turn", "content": []}}
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(started) + "\n" + padding + json.dumps(ended) + "\n")
+    assert path.stat().st_size > 64 * 1024  # beyond the tail window
+    held = LiveRecord(pid=7, session_id=A, kind="interactive", entrypoint="sdk-py", status="busy")
+    states = []
+    async with anyio.create_task_group() as tg:
+        index, _ = _index(config, tg)
+        for live in ({A: held}, {A: replace(held, status="idle")}, {}):
+            index._registry = cast(Any, _Registry(live))
+            listed = await _call(index, "session/list", {"cwd": cwd})
+            states.append(listed["sessions"][0]["_meta"]["jetbrains"]["air"]["state"])
+        tg.cancel_scope.cancel()
+    assert states == ["running", "idle", "idle"]
