@@ -1,7 +1,7 @@
 """The scripted Claude keeps a typed `/model` as Claude Code 2.1.332 keeps it: a meta caveat, its
 command markers in place of the prompt's text, then its output as a `system/local_command`
-entry; any other prompt as it was sent. (What a load of
-such a transcript shows: tests/e2e/test_replay_markers.py.)"""
+entry; any other prompt as it was sent. (What a load of such a transcript shows:
+tests/shell/test_replay_marker_frames.py, tests/real_claude/test_model_typed.py.)"""
 
 from __future__ import annotations
 
