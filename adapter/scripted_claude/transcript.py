@@ -108,8 +108,17 @@ def _is_prompt(entry: Mapping[str, Any]) -> bool:
 _MODEL_COMMAND = re.compile(r"^/model(?:\s+(.*))?$", re.S)
 
 
+# What Claude Code 2.1.332 keeps before a local command's markers, as a meta entry.
+_CAVEAT = (
+    "<local-command-caveat>The command below was run directly in Claude Code, not sent to you "
+    "as a request, and its output goes straight to the user. It's recorded here as context for "
+    "later messages.</local-command-caveat>"
+)
+
+
 def _model_command(blocks: object) -> tuple[str, str] | None:
-    """(the markers, the output entry's text) Claude Code keeps for a typed `/model ARGS`."""
+    """(the markers, the output entry's text) Claude Code keeps for a typed `/model ARGS`,
+    spaced as 2.1.332 writes them."""
     if not isinstance(blocks, list) or len(blocks) != 1 or not isinstance(blocks[0], dict):
         return None
     text = blocks[0].get("text")
@@ -118,8 +127,8 @@ def _model_command(blocks: object) -> tuple[str, str] | None:
         return None
     args = (match.group(1) or "").strip()
     markers = (
-        "<command-name>/model</command-name>\n<command-message>model</command-message>\n"
-        f"<command-args>{args}</command-args>"
+        "<command-name>/model</command-name>\n            <command-message>model"
+        f"</command-message>\n            <command-args>{args}</command-args>"
     )
     said = f"Set model to {args}" if args else "Kept model as Default"
     return markers, f"<local-command-stdout>{said}</local-command-stdout>"
@@ -232,18 +241,25 @@ class Transcript:
 
     def append_prompt(self, uuid: str, content: object, permission_mode: str = "default") -> None:
         """A prompt entry; like the real CLI, it records the permission mode it ran in, and
-        keeps a typed `/model` as its command markers followed by its output."""
+        keeps a typed `/model` as 2.1.332 does: a meta caveat, the command's markers in place of
+        the prompt's text, then its output as a `system/local_command` entry."""
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         typed = _model_command(blocks)
+        message: dict[str, Any] = {"role": "user", "content": blocks}
         if typed is not None:
-            blocks = [{"type": "text", "text": typed[0]}]
-        entry = self._entry("user", uuid, {"role": "user", "content": blocks})
+            caveat = self._entry("user", new_uuid(), {"role": "user", "content": _CAVEAT})
+            caveat["isMeta"] = True
+            self._append(caveat)
+            message = {"role": "user", "content": typed[0]}
+        entry = self._entry("user", uuid, message)
         entry["permissionMode"] = permission_mode
         self._append(entry)
         self.prompt_count += 1
         if typed is not None:
-            output = {"role": "user", "content": typed[1]}
-            self._append(self._entry("user", new_uuid(), output))
+            output = self._entry("system", new_uuid(), {})
+            del output["message"]
+            output.update(subtype="local_command", content=typed[1], level="info", isMeta=False)
+            self._append(output)
 
     def append_interrupt_marker(self, uuid: str) -> None:
         message = {"role": "user", "content": [{"type": "text", "text": INTERRUPT_MARKER}]}

@@ -1,6 +1,7 @@
-"""The scripted Claude keeps a typed `/model` as Claude Code keeps it: its command markers in
-place of the prompt's text, then its output; any other prompt as it was sent. (What a load of
-such a transcript shows: tests/e2e/test_replay_markers.py.)"""
+"""The scripted Claude keeps a typed `/model` as Claude Code 2.1.332 keeps it: a meta caveat, its
+command markers in place of the prompt's text, then its output as a `system/local_command`
+entry; any other prompt as it was sent. (What a load of such a transcript shows:
+tests/shell/test_replay_marker_frames.py, tests/real_claude/test_model_typed.py.)"""
 
 from __future__ import annotations
 
@@ -20,22 +21,24 @@ def test_a_typed_model_command_is_kept_as_markers_and_output(tmp_path: Path) -> 
     transcript.append_prompt("u1", "/model opus")
     transcript.append_prompt("u2", [{"type": "text", "text": "/modelling is fun"}])
     transcript.close()
-    command, output, other = _entries(path)
+    caveat, command, output, other = _entries(path)
+    # As the bundled CLI 2.1.332 keeps it (tests/real_claude/test_model_typed.py loads one).
+    assert caveat["isMeta"] is True and caveat["type"] == "user"
+    assert str(caveat["message"]["content"]).startswith("<local-command-caveat>")  # type: ignore[index]
     assert command["uuid"] == "u1" and command["message"] == {
         "role": "user",
-        "content": [
-            {
-                "type": "text",
-                "text": "<command-name>/model</command-name>\n"
-                "<command-message>model</command-message>\n<command-args>opus</command-args>",
-            }
-        ],
+        "content": "<command-name>/model</command-name>\n            <command-message>model"
+        "</command-message>\n            <command-args>opus</command-args>",
     }
+    assert command["parentUuid"] == caveat["uuid"]
     assert output["parentUuid"] == "u1"
-    assert output["message"] == {
-        "role": "user",
-        "content": "<local-command-stdout>Set model to opus</local-command-stdout>",
-    }
+    assert (output["type"], output["subtype"], output["level"]) == (
+        "system",
+        "local_command",
+        "info",
+    )
+    assert output["content"] == "<local-command-stdout>Set model to opus</local-command-stdout>"
+    assert "message" not in output
     assert other["message"] == {
         "role": "user",
         "content": [{"type": "text", "text": "/modelling is fun"}],
