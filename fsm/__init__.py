@@ -47,7 +47,7 @@ if TYPE_CHECKING:
         with_air_meta,
     )
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
-    from fsm.async_tasks import AsyncTasks
+    from fsm.async_tasks import AsyncTasks, TaskReplay
     from fsm.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
     from fsm.classify import (
         AUTONOMOUS_ORIGINS,
@@ -373,6 +373,7 @@ _HOMES = {
     "efforts_to_apply": "picker_values",
     "models_shown": "picker_values",
     "AsyncTasks": "async_tasks",
+    "TaskReplay": "async_tasks",
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
     "SubagentReplay": "subagent_replay",
@@ -649,6 +650,7 @@ __all__ = [
     "StreamEnded",
     "SubagentReplay",
     "SubscribeRequest",
+    "TaskReplay",
     "TranscriptEntry",
     "TransportLost",
     "TurnTakenUp",
