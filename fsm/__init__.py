@@ -182,7 +182,7 @@ if TYPE_CHECKING:
         model_policy_from,
         resolve_model_preference,
     )
-    from fsm.native_subagents import NativeSubagents, subagent_state
+    from fsm.native_subagents import NativeSubagents, subagent_launches, subagent_state
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -376,6 +376,7 @@ _HOMES = {
     "TaskReplay": "async_tasks",
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
+    "subagent_launches": "native_subagents",
     "SubagentReplay": "subagent_replay",
     "fork_directive": "subagent_replay",
     "air_client": "air",
@@ -741,6 +742,7 @@ __all__ = [
     "skill_command_meta",
     "skill_tool_meta",
     "start_failure",
+    "subagent_launches",
     "subagent_state",
     "title_description",
     "title_records",
