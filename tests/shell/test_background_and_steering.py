@@ -7,7 +7,8 @@ a real ACP client and the scripted Claude under the real SDK, playing tests/supp
   subagent ends (`task_notification`, then an autonomous result), and a question it asks, land
   inside the turn; the prompt is answered once, after them;
 - cancelled or closed while the subagent hangs: end to end
-  (tests/e2e/test_background_and_steering.py), where the Claude process's end is seen;
+  (tests/e2e/test_background_and_steering.py), where the Claude process's end is seen; so is a
+  steer joining the running turn, which waits some 30 seconds on the wall clock;
 - `_session/steering` during a turn is sent to Claude at once with priority `now` and the turn
   is answered once, when Claude is idle after the steered message; with no turn running it is
   `promptRequired` for a client that asked, else a turn of its own;
@@ -30,33 +31,14 @@ from acp.schema import AllowedOutcome, PromptResponse, RequestPermissionResponse
 from tests.support.harness import (
     OPT_IN,
     TIMEOUT,
-    Adapter,
     RecordingClient,
     until,
 )
-from tests.support.said import said_before, until_said
+from tests.support.said import is_response, position, said_before, send_steer, until_said
 from tests.support.scripted import SCENARIOS
 from tests.support.shell_harness import agent_in_process
 
 PERMISSION = "session/request_permission"
-
-
-def _position(adapter: Adapter, predicate: Any) -> int:
-    return next(i for i, m in enumerate(adapter.incoming()) if predicate(m))
-
-
-def _is_response(message: dict[str, Any]) -> bool:
-    return (
-        "result" in message
-        and isinstance(message["result"], dict)
-        and ("stopReason" in message["result"])
-    )
-
-
-async def _steer(adapter: Adapter, **params: Any) -> Any:
-    return await asyncio.wait_for(
-        adapter.conn._conn.send_request("_session/steering", params), TIMEOUT
-    )
 
 
 @pytest.mark.asyncio
@@ -72,9 +54,9 @@ async def test_a_turn_waits_for_its_background_subagent(tmp_path: Path, capable:
     assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
     assert set(adapter.answers().values()) == {1}
     # The follow-up and the subagent's question came inside the turn, before its answer.
-    answered = _position(adapter, _is_response)
+    answered = position(adapter, is_response)
     assert "The audit found two issues." in said_before(adapter, answered)
-    asked = _position(adapter, lambda m: m.get("method") == "session/request_permission")
+    asked = position(adapter, lambda m: m.get("method") == "session/request_permission")
     assert asked < answered
     assert adapter.records() == []
 
@@ -92,7 +74,7 @@ async def test_a_subagent_that_ends_before_the_result_still_has_its_follow_up_in
     ) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "audit")
-        answered = _position(adapter, _is_response)
+        answered = position(adapter, is_response)
     async with agent_in_process(
         tmp_path, "background_early_quiet", scenarios=SCENARIOS, capable=capable
     ) as quiet:
@@ -119,7 +101,7 @@ async def test_an_air_client_with_background_subagents_is_answered_at_the_result
     ) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "audit")
-        answered = _position(adapter, _is_response)
+        answered = position(adapter, is_response)
         await until_said(adapter, "The audit found two issues.")
         after = await adapter.prompt(session, "next")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
@@ -127,7 +109,7 @@ async def test_an_air_client_with_background_subagents_is_answered_at_the_result
     assert set(adapter.answers().values()) == {1}
     assert "The audit runs in the background." in said_before(adapter, answered)
     assert "The audit found two issues." not in said_before(adapter, answered)
-    asked = _position(adapter, lambda m: m.get("method") == "session/request_permission")
+    asked = position(adapter, lambda m: m.get("method") == "session/request_permission")
     assert asked > answered
     assert [r.title for r in adapter.client.permission_requests] == ["git diff"]
     assert adapter.records() == []
@@ -143,14 +125,14 @@ async def test_work_claude_does_between_turns_ends_its_cards_at_its_result(tmp_p
     ) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "audit")
-        answered = _position(adapter, _is_response)
+        answered = position(adapter, is_response)
         await until(
             lambda: any(_final(m, "rd1") for m in adapter.incoming()), "the card's final status"
         )
         await until_said(adapter, "The audit found two issues.")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    opened = _position(adapter, lambda m: _update(m).get("toolCallId") == "rd1")
-    assert answered < opened < _position(adapter, lambda m: _final(m, "rd1"))
+    opened = position(adapter, lambda m: _update(m).get("toolCallId") == "rd1")
+    assert answered < opened < position(adapter, lambda m: _final(m, "rd1"))
     assert set(adapter.answers().values()) == {1} and adapter.records() == []
 
 
@@ -166,7 +148,7 @@ async def test_a_subagents_call_open_at_the_answer_is_not_failed(tmp_path: Path)
         answer = await adapter.prompt(session, "audit")
         await until_said(adapter, "The audit found two issues.")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    answered = _position(adapter, _is_response)
+    answered = position(adapter, is_response)
     statuses = [
         (i, _update(m).get("status"))
         for i, m in enumerate(adapter.incoming())
@@ -263,38 +245,6 @@ async def test_odd_task_frames_change_nothing(tmp_path: Path) -> None:
     assert len(adapter.agent_texts()) == 1 and adapter.records() == []
 
 
-@pytest.mark.asyncio
-async def test_a_steer_joins_the_running_turn(tmp_path: Path) -> None:
-    log = tmp_path / "claude.log"
-    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(log)}
-    async with agent_in_process(tmp_path, "steered", env=env, scenarios=SCENARIOS) as adapter:
-        session = await adapter.new_session()
-        prompt = asyncio.ensure_future(adapter.prompt(session, "format the file"))
-        await until_said(adapter, "Working on it.")
-        steer = {"sessionId": session, "prompt": [{"type": "text", "text": "use tabs"}]}
-        outcome = await _steer(adapter, **steer)
-        answer = await prompt
-        idle = await _steer(
-            adapter, **steer, _meta={"steering": {"idleBehavior": "promptRequired"}}
-        )
-        # Without the opt-in, a steer with no turn running is a turn of its own: its words
-        # stream, and nothing is answered twice.
-        started = await _steer(adapter, **steer)
-        await until_said(adapter, "Scripted reply to: use tabs")
-        after = await adapter.prompt(session, "and now?")
-    assert started == {"outcome": "startedNewTurn"}
-    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
-    assert outcome == {"outcome": "injected"}
-    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    assert set(adapter.answers().values()) == {1}
-    # Answered once, after the steered message's answer.
-    assert "Steered: using tabs." in said_before(adapter, _position(adapter, _is_response))
-    assert idle == {"outcome": "promptRequired", "reason": "noRunningTurn"}
-    users = [json.loads(line) for line in log.read_text().splitlines()]
-    steered = [u for u in users if u["kind"] == "user" and u.get("priority")]
-    assert [(u["content"][0]["text"], u["priority"]) for u in steered] == [("use tabs", "now")]
-
-
 @dataclass(slots=True)
 class _AnswersWhenTold(RecordingClient):
     """A user who answers the permission question only once `release` is set."""
@@ -328,14 +278,14 @@ async def test_a_steer_while_a_question_is_open_waits_for_it(tmp_path: Path) -> 
         prompt = asyncio.ensure_future(adapter.prompt(session, "build it"))
         await asyncio.wait_for(client.asked.wait(), TIMEOUT)
         steer = {"sessionId": session, "prompt": [{"type": "text", "text": "then lint"}]}
-        outcome = await _steer(adapter, **steer)
+        outcome = await send_steer(adapter, **steer)
         await _until_logged(log, "then lint")
         client.release.set()
         answer = await prompt
     assert outcome == {"outcome": "injected"}
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert set(adapter.answers().values()) == {1}
-    said = said_before(adapter, _position(adapter, _is_response))
+    said = said_before(adapter, position(adapter, is_response))
     assert "Made." in said and "Steered: after the build." in said
     assert not [m for m in adapter.incoming() if m.get("method") == "$/cancel_request"]
     users = [json.loads(line) for line in log.read_text().splitlines()]
@@ -360,7 +310,7 @@ async def test_a_prompt_during_a_turn_goes_to_claude_at_once(tmp_path: Path) -> 
         answers = await asyncio.gather(first, second)
     assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == ["end_turn"] * 2
     assert set(adapter.answers().values()) == {1}
-    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    responses = [i for i, m in enumerate(adapter.incoming()) if is_response(m)]
     assert "Done with the first." in said_before(adapter, responses[0])
     assert "Steered: using tabs." not in said_before(adapter, responses[0])
     assert "Steered: using tabs." in said_before(adapter, responses[1])
@@ -387,14 +337,14 @@ async def test_a_prompt_claude_takes_up_mid_turn_answers_the_turn_before_it_ther
     assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == ["end_turn"] * 2
     assert isinstance(third, PromptResponse) and third.stop_reason == "end_turn"
     assert set(adapter.answers().values()) == {1} and adapter.records() == []
-    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    responses = [i for i, m in enumerate(adapter.incoming()) if is_response(m)]
     assert len(responses) == 3
     assert "Working on it." in said_before(adapter, responses[0])
     assert "Steered: using tabs." not in said_before(adapter, responses[0])
     assert "Steered: using tabs." in said_before(adapter, responses[1])
     # Claude Code writes the tool's result before it takes the prompt up: the card ends in the
     # first turn, which is then answered.
-    ended = _position(adapter, lambda m: _ends(m, "tb1"))
+    ended = position(adapter, lambda m: _ends(m, "tb1"))
     assert ended < responses[0]
     # Taken up, the message was a turn of Claude's: the next prompt gets the next one.
     said_last = said_before(adapter, responses[2])[len(said_before(adapter, responses[1])) :]
@@ -417,7 +367,7 @@ async def test_a_prompt_taken_up_in_claudes_own_work_is_answered_by_its_result(
     answers = [first, second, third]
     assert [a.stop_reason for a in answers if isinstance(a, PromptResponse)] == ["end_turn"] * 3
     assert set(adapter.answers().values()) == {1} and adapter.records() == []
-    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    responses = [i for i, m in enumerate(adapter.incoming()) if is_response(m)]
     assert "here is your answer" in said_before(adapter, responses[1])
     # The tokens of that cycle are the prompt's turn's, not Claude's own work's.
     assert isinstance(second, PromptResponse) and second.usage is not None
@@ -450,7 +400,7 @@ async def test_a_cancel_answers_and_withdraws_a_prompt_claude_had_not_taken_up(
     assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
     assert set(adapter.answers().values()) == {1}
     # The withdrawn prompt never played: the scenario's second turn is what answered "hi".
-    responses = [i for i, m in enumerate(adapter.incoming()) if _is_response(m)]
+    responses = [i for i, m in enumerate(adapter.incoming()) if is_response(m)]
     assert "Steered: using tabs." not in said_before(adapter, responses[1])
     assert "Steered: using tabs." in said_before(adapter, responses[2])
     records = [json.loads(line) for line in log.read_text().splitlines()]
@@ -489,7 +439,7 @@ async def test_steering_bad_input(tmp_path: Path) -> None:
             {"sessionId": session, "prompt": text, "_meta": {"steering": {"idleBehavior": "x"}}},
         ):
             with pytest.raises(acp.RequestError) as caught:
-                await _steer(adapter, **params)
+                await send_steer(adapter, **params)
             assert caught.value.code == -32602
         # Nothing was lost: the session still answers.
         answer = await adapter.prompt(session, "hi")

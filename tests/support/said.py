@@ -1,9 +1,10 @@
-"""What the agent said to the client, read from an `Adapter`'s frames: shared by the in-process and
-end-to-end tests of background work and steering."""
+"""What the agent said to the client, read from an `Adapter`'s frames, and a steer: shared by the
+in-process and end-to-end tests of background work and steering."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from tests.support.harness import TIMEOUT, Adapter
 
@@ -23,3 +24,24 @@ async def until_said(adapter: Adapter, text: str) -> None:
     async with asyncio.timeout(TIMEOUT):
         while text not in said_before(adapter, len(adapter.incoming())):
             await asyncio.sleep(0.02)
+
+
+def position(adapter: Adapter, predicate: Any) -> int:
+    """The index of the first frame the client read that `predicate` accepts."""
+    return next(i for i, m in enumerate(adapter.incoming()) if predicate(m))
+
+
+def is_response(message: dict[str, Any]) -> bool:
+    """Whether `message` answers a prompt (a result with a `stopReason`)."""
+    return (
+        "result" in message
+        and isinstance(message["result"], dict)
+        and ("stopReason" in message["result"])
+    )
+
+
+async def send_steer(adapter: Adapter, **params: Any) -> Any:
+    """`_session/steering` with `params`: its raw result."""
+    return await asyncio.wait_for(
+        adapter.conn._conn.send_request("_session/steering", params), TIMEOUT
+    )
