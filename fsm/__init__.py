@@ -47,7 +47,7 @@ if TYPE_CHECKING:
         with_air_meta,
     )
     from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
-    from fsm.async_tasks import AsyncTasks
+    from fsm.async_tasks import AsyncTasks, TaskReplay
     from fsm.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
     from fsm.classify import (
         AUTONOMOUS_ORIGINS,
@@ -182,7 +182,7 @@ if TYPE_CHECKING:
         model_policy_from,
         resolve_model_preference,
     )
-    from fsm.native_subagents import NativeSubagents, subagent_state
+    from fsm.native_subagents import NativeSubagents, subagent_launches, subagent_state
     from fsm.negotiation import (
         Dialects,
         agent_error_negotiated,
@@ -217,6 +217,7 @@ if TYPE_CHECKING:
         INDEX_METHODS,
         LIST_CHANGES_METHOD,
         ArchiveRequest,
+        BackgroundTasks,
         BadIndexRequest,
         BatchGetRequest,
         IndexMethodNotFound,
@@ -328,6 +329,7 @@ _HOMES = {
     "BatchGetRequest": "session_index",
     "IndexMethodNotFound": "session_index",
     "IndexRow": "session_index",
+    "BackgroundTasks": "session_index",
     "ListSubscriptions": "session_index",
     "OwnActivity": "session_index",
     "RenameRequest": "session_index",
@@ -373,8 +375,10 @@ _HOMES = {
     "efforts_to_apply": "picker_values",
     "models_shown": "picker_values",
     "AsyncTasks": "async_tasks",
+    "TaskReplay": "async_tasks",
     "NativeSubagents": "native_subagents",
     "subagent_state": "native_subagents",
+    "subagent_launches": "native_subagents",
     "SubagentReplay": "subagent_replay",
     "fork_directive": "subagent_replay",
     "air_client": "air",
@@ -549,6 +553,7 @@ __all__ = [
     "AutoModeUnavailable",
     "BackgroundTaskSettled",
     "BackgroundTaskStarted",
+    "BackgroundTasks",
     "BackgroundTasksListed",
     "BadGoalRequest",
     "BadIndexRequest",
@@ -649,6 +654,7 @@ __all__ = [
     "StreamEnded",
     "SubagentReplay",
     "SubscribeRequest",
+    "TaskReplay",
     "TranscriptEntry",
     "TransportLost",
     "TurnTakenUp",
@@ -739,6 +745,7 @@ __all__ = [
     "skill_command_meta",
     "skill_tool_meta",
     "start_failure",
+    "subagent_launches",
     "subagent_state",
     "title_description",
     "title_records",

@@ -31,17 +31,26 @@ Rules, each the reference's (`async-tasks.js`):
   already being stopped (`claim_stop`); once stopped, `stopped` publishes its end and one line
   "Task stopped by user: <name>." (a `notice` for a `session.notices` client).
 
+On `session/load` (`TaskReplay`): Claude Code keeps no task frames, so a background task is
+restored from the `<task-notification>` that ended it, with the tool call that started it
+(a task no known call started stays unknown; a subagent's is no async task); its spawn and
+end go to the session that made that call: a JetBrains AIR child's replay session for a call
+of a subagent (the reference's `routeOf`).
+
 Pure: no I/O, no clock; what is sent and what is asked of Claude is the shell's.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TASK_STATES", "AsyncTasks", "Wire"]
+from fsm.native_subagents import CONTROL_TOOLS
+
+__all__ = ["TASK_STATES", "AsyncTasks", "TaskReplay", "Wire", "task_notices"]
 
 Wire = dict[str, Any]
 
@@ -521,3 +530,106 @@ class AsyncTasks:
         for key, value in fields.items():
             if value is not None:
                 task.published[key] = json.dumps(value, sort_keys=True)
+
+
+_NOTICE = re.compile(r"<task-notification>(.*?)</task-notification>", re.S)
+_CALL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+
+
+def _notice_tag(body: str, tag: str) -> str | None:
+    match = re.search(f"<{tag}>(.*?)</{tag}>", body, re.S)
+    return (match.group(1).strip() or None) if match else None
+
+
+def task_notices(content: object) -> list[Wire]:
+    """The `<task-notification>`s of a user message (its string, or its text blocks), as the
+    frame Claude Code sends live: `task_id`, `status`, and `tool_use_id`, `summary`,
+    `output_file` when given. Only one with a task id and a status (one without comes while
+    the task runs); the `<result>` body is not read (`task-notifications.js`)."""
+    texts = [content] if isinstance(content, str) else []
+    if isinstance(content, list):
+        texts = [
+            block["text"]
+            for block in content
+            if isinstance(block, Mapping)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+        ]
+    out: list[Wire] = []
+    for text in texts:
+        for body in _NOTICE.findall(text):
+            body = body.split("<result>", 1)[0]
+            task, status = _notice_tag(body, "task-id"), _notice_tag(body, "status")
+            if not task or not status:
+                continue
+            frame: Wire = {"task_id": task, "status": status}
+            for key, tag in (
+                ("tool_use_id", "tool-use-id"),
+                ("summary", "summary"),
+                ("output_file", "output-file"),
+            ):
+                value = _notice_tag(body, tag)
+                if value:
+                    frame[key] = value
+            out.append(frame)
+    return out
+
+
+@dataclass(slots=True)
+class _Call:
+    name: str
+    input: Mapping[str, Any]
+    session_id: str
+
+
+class TaskReplay:
+    """The async tasks of one `session/load` replay (see the module's docstring); None
+    `tasks` (the client did not declare `asyncTasks`) restores none."""
+
+    def __init__(self, tasks: AsyncTasks | None) -> None:
+        self._tasks = tasks
+        # Every tool call of the history: a notification comes long after its call's result.
+        self._calls: dict[str, _Call] = {}
+
+    def read(self, blocks: Iterable[Mapping[str, Any]], session_id: str) -> None:
+        """An entry's tool calls, made on `session_id` (the root's, or a child's)."""
+        if self._tasks is None:
+            return
+        for block in blocks:
+            ident = block.get("id")
+            if block.get("type") in _CALL_BLOCKS and isinstance(ident, str) and ident:
+                raw = block.get("input")
+                self._calls[ident] = _Call(
+                    name=str(block.get("name")),
+                    input=raw if isinstance(raw, Mapping) else {},
+                    session_id=session_id,
+                )
+
+    def notified(self, content: object) -> list[tuple[str, Wire]]:
+        """A user message's task notifications: each known task's spawn and end, on the
+        session of the call that started it."""
+        tasks = self._tasks
+        if tasks is None:
+            return []
+        out: list[tuple[str, Wire]] = []
+        for notice in task_notices(content):
+            call = self._calls.get(notice.get("tool_use_id", ""))
+            if call is None or call.name in CONTROL_TOOLS:
+                continue
+            frame: Wire = {
+                "task_id": notice["task_id"],
+                "is_backgrounded": True,
+                "tool_use_id": notice["tool_use_id"],
+            }
+            if "output_file" in notice:
+                frame["output_file"] = notice["output_file"]
+            if call.name == "Bash":
+                frame["task_type"] = "local_bash"
+                command = call.input.get("command")
+                if isinstance(command, str):
+                    frame["description"] = command
+            elif call.name == "Monitor":
+                frame["task_type"] = "local_monitor"
+            updates = tasks.backgrounded(frame) + tasks.notified(notice)
+            out += [(call.session_id, update) for update in updates]
+        return out

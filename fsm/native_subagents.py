@@ -20,7 +20,9 @@ Rules, each the reference's (`native-subagents.js`, `NativeSubagentRuntime` in i
   out right after `subagent_spawned`.
 - A child's id is Claude Code's agent id (`task_id`); a resumed agent (a `task_updated` running
   patch, or a SendMessage result naming it) opens generation `<task_id>:generation:<n>`, with a
-  `subagent_spawned` of its own, under its old parent while that one is live, else the root.
+  `subagent_spawned` of its own, under its old parent while that one is live, else the root;
+  an agent from before a load (`restore`) goes under the agent whose history holds its launch
+  call while that agent is live, else the root (the reference's `restoreAgent`).
 - `name`: the first non-blank of the Agent input's `name`, its description, its
   `subagent_type`, else `Agent <last 8 of the id>`; `task`: the prompt or the description,
   else `Delegated task`; `prompt`: the task's own prompt, else the Agent input's, else the
@@ -44,7 +46,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CONTROL_TOOLS", "SUBAGENT_STATES", "NativeSubagents", "Routed", "subagent_state"]
+__all__ = [
+    "CONTROL_TOOLS",
+    "SUBAGENT_STATES",
+    "NativeSubagents",
+    "Routed",
+    "subagent_launches",
+    "subagent_state",
+]
 
 Wire = dict[str, Any]
 Routed = tuple[str, Wire]  # (session id, update)
@@ -428,10 +437,12 @@ class NativeSubagents:
         description: str | None,
         kind: str | None,
         now_ms: int,
+        launcher: str | None = None,
     ) -> list[Routed]:
         """An agent from before a load, found in the history (launched by `launch`), runs
         again: a generation of its own, `<agent id>:generation:<now in ms>` (later each
-        restore one more), under the root, with what waited for it."""
+        restore one more), with what waited for it; under the agent `launcher` whose history
+        holds the launch call while that agent is live, else under the root."""
         prompt, resumed_by = self._wanted_agents.pop(agent_id, (None, None))
         if not self.enabled or agent_id in self._children:
             return []
@@ -440,7 +451,7 @@ class NativeSubagents:
         self._generation[agent_id] = generation
         child = _Child(
             session_id=f"{agent_id}:generation:{generation}",
-            parent_session_id=self.root,
+            parent_session_id=self._launching_session(launcher),
             parent_tool_use_id=launch,
             name=_display_name(name, description, kind, agent_id),
             task=_task_of(None, description),
@@ -555,6 +566,12 @@ class NativeSubagents:
 
     def _resumed_parent(self, previous: _Child) -> str:
         return previous.parent_session_id if self._live(previous.parent_session_id) else self.root
+
+    def _launching_session(self, launcher: str | None) -> str:
+        parent = self._children.get(launcher) if launcher else None
+        if parent is None or not parent.announced or not self._live(parent.session_id):
+            return self.root
+        return parent.session_id
 
     def _live(self, session_id: str) -> bool:
         if session_id == self.root:
@@ -674,3 +691,18 @@ def _fallback(shown: Wire, terminal: Wire) -> Wire:
         meta["jetbrains"] = {**meta["jetbrains"], "air": rest}
     update["_meta"] = meta
     return update
+
+
+def subagent_launches(content: object) -> list[str]:
+    """The ids of the Agent and Task calls that launched subagents in a message's `content`
+    (`subagent-history.js: subagentLaunchIds`)."""
+    if not isinstance(content, list):
+        return []
+    return [
+        block["id"]
+        for block in content
+        if isinstance(block, Mapping)
+        and block.get("type") == "tool_use"
+        and block.get("name") in CONTROL_TOOLS
+        and isinstance(block.get("id"), str)
+    ]

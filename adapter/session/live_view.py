@@ -233,6 +233,7 @@ class LiveView:
             description=found.description,
             kind=found.kind,
             now_ms=now,
+            launcher=found.launcher,
         )
 
     async def _send_routed(self, routed: list[tuple[str, dict[str, Any]]]) -> bool:

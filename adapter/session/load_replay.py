@@ -38,10 +38,12 @@ from adapter.view.title import title_for
 from adapter.view.turn_view import TurnView, prompt_updates
 from fsm import (
     AirClient,
+    AsyncTasks,
     EntryKind,
     HistoryFailureFound,
     ReplayPlanner,
     SubagentReplay,
+    TaskReplay,
     TranscriptEntry,
     active_from_newest,
     fork_directive,
@@ -92,6 +94,11 @@ def _child_updates(view: TurnView, entry: TranscriptEntry, launch: str) -> list[
     return []
 
 
+def _message_content(raw: Mapping[str, Any]) -> object:
+    message = raw.get("message")
+    return message.get("content") if isinstance(message, Mapping) else None
+
+
 def _agent_transcripts(transcript: Path) -> dict[str, Path]:
     """A session's subagent transcripts by the Agent call that launched each."""
     return {launch: found.transcript for launch, found in subagent_files(transcript).items()}
@@ -101,9 +108,10 @@ class _Batch:
     """Updates on their way to the client, a few hundred at a time, each on its session (the
     root's, or a JetBrains AIR child session's)."""
 
-    def __init__(self, session: Session, subagents: SubagentReplay) -> None:
+    def __init__(self, session: Session, subagents: SubagentReplay, tasks: TaskReplay) -> None:
         self.session = session
         self.subagents = subagents
+        self.tasks = tasks
         self.pending: list[tuple[str, Wire]] = []
         # Each transcript's subagent transcripts, by launch, read once when first needed; a
         # subagent's history is replayed once.
@@ -115,6 +123,14 @@ class _Batch:
 
     def extend(self, routed: list[tuple[str, Wire]]) -> None:
         self.pending += routed
+
+    def tasks_of(self, entry: TranscriptEntry, raw: Mapping[str, Any], session_id: str) -> None:
+        """An entry of `session_id`'s history: its tool calls learnt, the async tasks its task
+        notifications end restored (before the entry's own updates, as the reference)."""
+        if entry.kind is EntryKind.ASSISTANT:
+            self.tasks.read(entry.content, session_id)
+        else:
+            self.pending += self.tasks.notified(_message_content(raw))
 
     async def flush(self) -> None:
         for session_id, group in itertools.groupby(self.pending, key=lambda pair: pair[0]):
@@ -151,7 +167,9 @@ async def replay_transcript(
     # JetBrains AIR's native subagent sessions: each subagent's history on a child session.
     air = session.view.air or AirClient()
     subagents = SubagentReplay(session.session_id, enabled=air.native_subagents)
-    batch = _Batch(session, subagents)
+    # JetBrains AIR's async tasks, each on the session of the call that started it.
+    tasks = TaskReplay(AsyncTasks() if air.async_tasks else None)
+    batch = _Batch(session, subagents, tasks)
     for entry, raw, transcript in _all_entries(paths, stats):
         if not first_prompt and entry.kind is EntryKind.PROMPT and entry.top_level:
             # The first prompt the user said something in (a `/model` alone names nothing).
@@ -171,10 +189,10 @@ async def replay_transcript(
             parent = parent if isinstance(parent, str) else None
             launches = subagents.read(entry.content, parent)
             if entry.kind is not EntryKind.ASSISTANT:
-                message = raw.get("message")
-                subagents.notified(message.get("content") if isinstance(message, dict) else None)
+                subagents.notified(_message_content(raw))
             target, announced = subagents.target(parent)
             batch.extend(announced)
+            batch.tasks_of(entry, raw, target)
             if entry.kind is EntryKind.ASSISTANT:
                 batch.extend(subagents.model(parent, entry.model))
             batch.add(_updates(view, entry, raw), target)
@@ -239,8 +257,9 @@ async def _replay_child(
         records = records[start + 1 :]
         if prompt is not None:
             batch.add(prompt_updates(({"type": "text", "text": prompt},)), target)
-    for entry, _raw in records:
+    for entry, raw in records:
         launches = batch.subagents.read(entry.content, launch)
+        batch.tasks_of(entry, raw, target)
         if entry.kind is EntryKind.ASSISTANT:
             batch.extend(batch.subagents.model(launch, entry.model))
         batch.add(_child_updates(view, entry, launch), target)

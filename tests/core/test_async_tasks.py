@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fsm.async_tasks import AsyncTasks
+from fsm.async_tasks import AsyncTasks, TaskReplay, task_notices
 
 
 def _started(task_id: str = "b1", **fields: Any) -> dict[str, Any]:
@@ -201,3 +201,68 @@ def test_frames_without_ids_or_of_odd_shapes_change_nothing() -> None:
     assert tasks.notified({"task_id": "unknown", "status": "weird"}) == []
     assert tasks.listed({"tasks": "all"}) == [] and tasks.listed({"tasks": [3, None]}) == []
     assert tasks.turn_ended() == [] and tasks.finish_all("failed") == []
+
+
+def _notice(task: str, call: str, status: str = "completed", **extra: str) -> str:
+    more = "".join(f"<{tag}>{value}</{tag}>" for tag, value in extra.items())
+    return (
+        f"<task-notification><task-id>{task}</task-id><tool-use-id>{call}</tool-use-id>"
+        f"<status>{status}</status>{more}<result><status>failed</status></result>"
+        "</task-notification>"
+    )
+
+
+def test_a_load_restores_each_task_on_the_session_of_the_call_that_started_it() -> None:
+    child = "S:replay-subagent:toolu_agent"
+    replay = TaskReplay(AsyncTasks())
+    replay.read(
+        [
+            {"type": "tool_use", "id": "toolu_root", "name": "Bash", "input": {"command": "make"}},
+            {"type": "tool_use", "id": "toolu_agent", "name": "Agent", "input": {}},
+        ],
+        "S",
+    )
+    replay.read(
+        [{"type": "tool_use", "id": "toolu_child", "name": "Bash", "input": {"command": "npm t"}}],
+        child,
+    )
+    content = [
+        {"type": "text", "text": _notice("t-child", "toolu_child", "failed", summary="red")},
+        {"type": "text", "text": _notice("t-root", "toolu_root", **{"output-file": "/o"})},
+        # A subagent's end is no async task; a task no known call started stays unknown.
+        {"type": "text", "text": _notice("a-1", "toolu_agent")},
+        {"type": "text", "text": _notice("t-lost", "toolu_unknown")},
+    ]
+    routed = replay.notified(content)
+    assert [(session, update["sessionUpdate"]) for session, update in routed] == [
+        (child, "async_task_spawned"),
+        (child, "async_task_state_update"),
+        ("S", "async_task_spawned"),
+        ("S", "async_task_state_update"),
+    ]
+    assert routed[0][1] == {
+        "sessionUpdate": "async_task_spawned",
+        "asyncTaskId": "t-child",
+        "name": "npm t",
+        "taskType": "shell",
+        "description": "npm t",
+        "showInTranscript": True,
+        "canStop": True,
+        "toolCallId": "toolu_child",
+    }
+    assert routed[1][1]["state"] == "failed" and routed[1][1]["summary"] == "red"
+    assert routed[2][1]["outputFilePath"] == "/o"
+    assert routed[3][1]["state"] == "completed"  # the result's own tags are not read
+    # A client without asyncTasks: nothing restored.
+    off = TaskReplay(None)
+    off.read([{"type": "tool_use", "id": "toolu_root", "name": "Bash", "input": {}}], "S")
+    assert off.notified(content) == []
+
+
+def test_task_notices_need_an_id_and_a_status() -> None:
+    running = "<task-notification><task-id>t</task-id>still running</task-notification>"
+    assert task_notices(running) == []
+    assert task_notices(None) == []
+    assert task_notices(_notice("t", "c")) == [
+        {"task_id": "t", "status": "completed", "tool_use_id": "c"}
+    ]

@@ -378,6 +378,35 @@ def test_an_agent_from_before_a_load_is_restored_from_the_history() -> None:
     assert subs.wanted() == ([], [])
 
 
+def test_a_restored_agent_goes_under_its_launching_agent_while_that_one_is_live() -> None:
+    subs = _on()
+    parent = subs.restore("lead", "toolu_lead", name="Lead", description=None, kind=None, now_ms=9)
+    assert parent == [(ROOT, _spawned("lead:generation:9", "Lead", "Delegated task"))]
+    # The lead's history holds the helper's launch, and the lead runs: the helper is its child.
+    helper = subs.restore(
+        "helper",
+        "toolu_help",
+        name="Helper",
+        description=None,
+        kind=None,
+        now_ms=9,
+        launcher="lead",
+    )
+    assert helper == [
+        ("lead:generation:9", _spawned("helper:generation:10", "Helper", "Delegated task"))
+    ]
+    # A launcher this session does not run, or one that ended: the root.
+    other = subs.restore(
+        "other", "toolu_o", name="O", description=None, kind=None, now_ms=9, launcher="nobody"
+    )
+    assert other[0][0] == ROOT
+    subs.task_notification({"task_id": "lead", "tool_use_id": "toolu_lead", "status": "completed"})
+    late = subs.restore(
+        "late", "toolu_late", name="L", description=None, kind=None, now_ms=9, launcher="lead"
+    )
+    assert late[0][0] == ROOT
+
+
 def test_an_agent_woken_by_send_message_after_a_load_gets_a_generation_of_its_own() -> None:
     subs = _on()
     send = {

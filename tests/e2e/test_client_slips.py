@@ -2,35 +2,31 @@
 the real stdio agent and the scripted Claude (which logs its environment and every user message
 it receives): a placeholder credential in the adapter's environment or in a client's
 `_meta.claudeCode.options.env` never reaches Claude Code's environment, and is said once on
-stderr without its value; a prompt with no content is -32602 and Claude receives nothing."""
+stderr without its value; a prompt with no content is -32602 and Claude receives nothing.
+
+Only what needs the real processes stays here: placeholder credentials never reaching Claude Code.
+The rest is played in process: tests/shell/test_client_slips.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
-from typing import Any
 
-import acp
 import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.handshake import LOG_ENV, LOG_ENV_NAMES
 from tests.support.harness import TIMEOUT, spawn_adapter
+from tests.support.scripted_log import claude_log
 
 CREDENTIALS = ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 # A made-up token of the real shape: a credential that was set, which must still pass.
 REAL_TOKEN = "sk-ant-oat01-made-up-but-real-looking-0123456789"
 
 
-def _log(tmp_path: Path) -> list[dict[str, Any]]:
-    path = tmp_path / "claude-log.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    return [json.loads(line) for line in lines]
-
-
 def _envs(tmp_path: Path) -> list[dict[str, str | None]]:
-    return [e["values"] for e in _log(tmp_path) if e["kind"] == "env"]
+    return [e["values"] for e in claude_log(tmp_path) if e["kind"] == "env"]
 
 
 @pytest.mark.asyncio
@@ -71,32 +67,3 @@ async def test_placeholder_credentials_never_reach_claude_code(tmp_path: Path) -
         assert said.count(f"ignoring {name} from the adapter's environment") == 1
     assert "${ANTHROPIC_API_KEY}" not in said and "$ANTHROPIC_API_KEY" not in said
     assert REAL_TOKEN not in said
-
-
-@pytest.mark.asyncio
-@pytest.mark.parametrize(
-    "prompt",
-    [[], [{"type": "text", "text": ""}], [{"type": "text", "text": "  \n"}] * 2],
-    ids=["no-blocks", "empty-text", "blank-texts"],
-)
-async def test_an_empty_prompt_is_32602_and_claude_receives_nothing(
-    tmp_path: Path, prompt: list[dict[str, Any]]
-) -> None:
-    env = {LOG_ENV: str(tmp_path / "claude-log.jsonl")}
-    async with spawn_adapter(tmp_path, "success", env=env) as adapter:
-        session = await adapter.new_session()
-        with pytest.raises(acp.RequestError) as refused:
-            await asyncio.wait_for(
-                adapter.conn._conn.send_request(
-                    "session/prompt", {"sessionId": session, "prompt": prompt}
-                ),
-                TIMEOUT,
-            )
-        received_before = [e for e in _log(tmp_path) if e["kind"] == "user"]
-        # The session goes on: a real prompt after it is answered, and is all Claude received.
-        after = await adapter.prompt(session, "hello")
-    assert refused.value.code == -32602
-    assert "empty" in json.dumps(refused.value.data)
-    assert received_before == []
-    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
-    assert len([e for e in _log(tmp_path) if e["kind"] == "user"]) == 1

@@ -6,12 +6,14 @@ an AIR client without it and a plain client see the Agent call as before."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
 
+from adapter.claude.subagent_files import subagent_files
 from adapter.scripted_claude.air_scenarios import SCOUT_AGENT, SCOUT_CALL
 from tests.support.harness import OPT_IN, TIMEOUT, Adapter
 from tests.support.shell_harness import agent_in_process
@@ -277,3 +279,77 @@ async def test_an_agent_from_before_a_load_is_restored_when_it_speaks_again(
     assert announced["name"] == "Scout the parser"
     said = _messages(u for sid, u in updates if sid == restored and "content" in u)
     assert said == ["Picking up where I left off."]
+
+
+@pytest.mark.asyncio
+async def test_a_load_restores_a_childs_async_task_on_the_childs_replay_session(
+    tmp_path: Path,
+) -> None:
+    meta = {
+        "jetbrains": {
+            "air": {
+                "version": 1,
+                "capabilities": ["sessionFailure", "nativeSubagentSessions", "asyncTasks"],
+            }
+        }
+    }
+    async with agent_in_process(
+        tmp_path, "air_subagents", client_meta=meta, capable=True
+    ) as adapter:
+        session = await adapter.new_session()
+        assert isinstance(
+            await adapter.prompt(session, "Where is the input parsed?"), PromptResponse
+        )
+        # The scout ran a command in the background, and heard of its end, in its own history.
+        (transcript,) = adapter.config_dir.glob("projects/*/*.jsonl")
+        child_file = subagent_files(transcript)[SCOUT_CALL].transcript
+        last = json.loads(child_file.read_text().splitlines()[-1])
+        shared = {k: last[k] for k in ("sessionId", "cwd", "isSidechain", "agentId") if k in last}
+        call = {"type": "tool_use", "id": "toolu_bg", "name": "Bash", "input": {"command": "make"}}
+        notice = (
+            "<task-notification><task-id>bg1</task-id><tool-use-id>toolu_bg</tool-use-id>"
+            "<status>completed</status><summary>built</summary></task-notification>"
+        )
+        records = [
+            {**shared, "type": "assistant", "message": {"role": "assistant", "content": [call]}},
+            {**shared, "type": "user", "message": {"role": "user", "content": notice}},
+        ]
+        with child_file.open("a") as out:
+            out.write("".join(json.dumps(record) + "\n" for record in records))
+        before = len(adapter.incoming())
+        await asyncio.wait_for(
+            adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
+            TIMEOUT,
+        )
+        frames = adapter.incoming()[before:]
+    scout = f"{session}:replay-subagent:{SCOUT_CALL}"
+    tasks = [
+        (m["params"]["sessionId"], m["params"]["update"])
+        for m in frames
+        if m.get("method") == "session/update"
+        and m["params"]["update"]["sessionUpdate"].startswith("async_task_")
+    ]
+    assert tasks == [
+        (
+            scout,
+            {
+                "sessionUpdate": "async_task_spawned",
+                "asyncTaskId": "bg1",
+                "name": "make",
+                "taskType": "shell",
+                "description": "make",
+                "showInTranscript": True,
+                "canStop": True,
+                "toolCallId": "toolu_bg",
+            },
+        ),
+        (
+            scout,
+            {
+                "sessionUpdate": "async_task_state_update",
+                "asyncTaskId": "bg1",
+                "state": "completed",
+                "summary": "built",
+            },
+        ),
+    ]

@@ -1,5 +1,5 @@
 """`session_store.earlier_transcripts`: which transcripts a load replays before a cleared
-session's continuation (the end-to-end view is tests/e2e/test_plan_clear_load.py)."""
+session's continuation (the whole agent's view is tests/shell/test_plan_clear_load.py)."""
 
 from __future__ import annotations
 

@@ -216,7 +216,7 @@ async def test_a_load_of_the_acp_id_resumes_the_fresh_context(tmp_path: Path) ->
         for u in replayed
         if u["sessionUpdate"] in ("user_message_chunk", "agent_message_chunk")
     ]
-    # The turn before the clear first, then the continuation's (tests/e2e/test_plan_clear_load).
+    # The turn before the clear first, then the continuation's (tests/shell/test_plan_clear_load).
     assert texts[0] == "fix the bug"
     continued = texts.index(f"Implement the following plan:\n\n{PLAN}")
     assert IMPLEMENTING in texts[continued:]

@@ -241,7 +241,7 @@ ADAPTER_ONLY = {
     "compaction",
     # Cancelled mid-compaction: tests/e2e/test_compaction_cut_short.py.
     "compaction_cut_short",
-    # Idle compaction: tests/e2e/test_idle_compaction.py.
+    # Idle compaction: tests/shell/test_idle_compaction.py.
     "idle_compaction",
     "idle_compaction_slow",
     "idle_compaction_fails",

@@ -1,10 +1,10 @@
-"""Loading a session whose plan exit cleared its context, end to end.
+"""Loading a session whose plan exit cleared its context, in process.
 
-Through the real stdio agent, the real SDK and the scripted Claude (`plan_clear` scenario): a
-turn plans and leaves plan mode with "clear context", a second turn runs in the continuation
-(a new Claude session linked to the ACP id), then a fresh adapter process loads the ACP id.
-The client sees the turns before the clear, then the continuation's, in order; a predecessor
-transcript that is gone still lets the continuation load, with one log line.
+Through the agent (`agent_in_process`), the real SDK and the scripted Claude (`plan_clear`
+scenario): a turn plans and leaves plan mode with "clear context", a second turn runs in the
+continuation (a new Claude session linked to the ACP id), then a fresh agent loads the ACP id. The
+client sees the turns before the clear, then the continuation's, in order; a predecessor transcript
+that is gone still lets the continuation load, with one log line.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from acp.schema import PromptResponse
 from adapter.scripted_claude.plan_scenarios import IMPLEMENTING
 from adapter.scripted_claude.session_scenarios import PLAN
 from tests.support.choosing_client import ChoosingClient, option
-from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
+from tests.support.harness import TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 CLEAR = "exit-plan-clear-accept-edits"
 MISSING = "transcript(s) from before its context was cleared are missing"
@@ -28,7 +29,9 @@ MISSING = "transcript(s) from before its context was cleared are missing"
 async def _cleared_session(tmp_path: Path) -> str:
     """An ACP session prompted twice: the first turn clears its context, the second runs in
     the continuation."""
-    async with spawn_adapter(tmp_path, "plan_clear", client=ChoosingClient(option(CLEAR))) as first:
+    async with agent_in_process(
+        tmp_path, "plan_clear", client=ChoosingClient(option(CLEAR))
+    ) as first:
         session = await first.new_session()
         answers = [
             await first.prompt(session, "fix the bug"),
@@ -73,7 +76,7 @@ async def test_a_load_replays_the_turns_before_the_clear_then_the_continuation(
     tmp_path: Path,
 ) -> None:
     session = await _cleared_session(tmp_path)
-    async with spawn_adapter(tmp_path, "plan_clear") as second:
+    async with agent_in_process(tmp_path, "plan_clear") as second:
         texts = await _load(second, session)
         again = await second.prompt(session, "next step")
         log = second.stderr()
@@ -94,7 +97,7 @@ async def test_a_missing_predecessor_transcript_still_loads_the_continuation(
     session = await _cleared_session(tmp_path)
     [predecessor] = (tmp_path / "claude-config").glob(f"projects/*/{session}.jsonl")
     predecessor.unlink()
-    async with spawn_adapter(tmp_path, "plan_clear") as second:
+    async with agent_in_process(tmp_path, "plan_clear") as second:
         texts = await _load(second, session)
         log = second.stderr()
     assert texts == IN_THE_CONTINUATION

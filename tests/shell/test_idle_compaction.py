@@ -1,9 +1,9 @@
-"""Idle compaction, end to end: a session left idle with at least 200,000 tokens of
-context gets the adapter's own `/compact` (trigger `idle` on its card or its updates), once,
-and then serves the next prompt; a small context, a rate-limit status other than `allowed`,
-or a settings file that turns it off, and nothing is sent. The delay is the reference's
-variable, set short (`CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS`); every wait is on a frame or a
-log line, with the suite's generous timeout, never on the clock.
+"""Idle compaction, in process (`agent_in_process`): a session left idle with at least 200,000
+tokens of context gets the adapter's own `/compact` (trigger `idle` on its card or its updates),
+once, and then serves the next prompt; a small context, a rate-limit status other than `allowed`, or
+a settings file that turns it off, and nothing is sent. The delay is the reference's variable, set
+short (`CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS`); every wait is on a frame or a log line, with the
+suite's generous timeout, never on the clock.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.view.compaction_ids import compaction_id
-from tests.support.harness import TIMEOUT, Adapter, spawn_adapter, until
-
-pytestmark = pytest.mark.e2e
+from tests.support.harness import TIMEOUT, Adapter, until
+from tests.support.shell_harness import agent_in_process
 
 SHORT = {"CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS": "200"}
 META = {"claudeCode": {"toolName": "compact"}}
@@ -66,7 +65,7 @@ def _error_records(adapter: Adapter) -> list[dict[str, Any]]:
 async def test_an_idle_session_with_a_full_context_compacts_once_then_serves(
     tmp_path: Path,
 ) -> None:
-    async with spawn_adapter(tmp_path, "idle_compaction", env=SHORT) as adapter:
+    async with agent_in_process(tmp_path, "idle_compaction", env=SHORT) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "Read the codebase")
         await until(lambda: _card_done(adapter) and _ended(adapter), "the idle compaction")
@@ -113,7 +112,7 @@ async def test_an_idle_session_with_a_full_context_compacts_once_then_serves(
 
 @pytest.mark.asyncio
 async def test_a_compaction_client_sees_the_idle_trigger_on_its_updates(tmp_path: Path) -> None:
-    async with spawn_adapter(
+    async with agent_in_process(
         tmp_path, "idle_compaction", env=SHORT, initialize=False, capable=False
     ) as adapter:
         await _initialize_for_compaction(adapter)
@@ -145,7 +144,7 @@ async def test_a_compaction_client_sees_the_idle_trigger_on_its_updates(tmp_path
 async def test_a_failed_idle_compaction_shows_failed_and_raises_no_error_record(
     tmp_path: Path,
 ) -> None:
-    async with spawn_adapter(tmp_path, "idle_compaction_fails", env=SHORT) as adapter:
+    async with agent_in_process(tmp_path, "idle_compaction_fails", env=SHORT) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "Read the codebase")
         await until(lambda: _card_done(adapter) and _ended(adapter), "the idle compaction")
@@ -170,7 +169,7 @@ async def test_a_failed_idle_compaction_shows_failed_and_raises_no_error_record(
 
 @pytest.mark.asyncio
 async def test_a_prompt_during_the_idle_compaction_waits_for_it(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "idle_compaction_slow", env=SHORT) as adapter:
+    async with agent_in_process(tmp_path, "idle_compaction_slow", env=SHORT) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "Read the codebase")
         await until(lambda: bool(adapter.updates("tool_call")), "the idle compaction's card")
@@ -200,7 +199,7 @@ async def _left_idle(adapter: Adapter, scenario_words: str) -> tuple[str, list[s
 
 @pytest.mark.asyncio
 async def test_a_small_context_is_not_compacted(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "idle_compaction_small", env=SHORT) as adapter:
+    async with agent_in_process(tmp_path, "idle_compaction_small", env=SHORT) as adapter:
         _, texts = await _left_idle(adapter, "context 150000 tokens is below the 200000 minimum")
     assert texts == ["Read the codebase", "Now fix the bug"]
     assert not _compaction_frames(adapter)
@@ -208,7 +207,7 @@ async def test_a_small_context_is_not_compacted(tmp_path: Path) -> None:
 
 @pytest.mark.asyncio
 async def test_a_five_minute_cache_is_not_worth_compacting_for(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "idle_compaction_short_cache", env=SHORT) as adapter:
+    async with agent_in_process(tmp_path, "idle_compaction_short_cache", env=SHORT) as adapter:
         _, texts = await _left_idle(adapter, "cache TTL is 5m, not 1h")
     assert texts == ["Read the codebase", "Now fix the bug"]
     assert not _compaction_frames(adapter)
@@ -216,7 +215,7 @@ async def test_a_five_minute_cache_is_not_worth_compacting_for(tmp_path: Path) -
 
 @pytest.mark.asyncio
 async def test_a_rate_limit_warning_suppresses_idle_compaction(tmp_path: Path) -> None:
-    async with spawn_adapter(
+    async with agent_in_process(
         tmp_path, "idle_compaction_limited", env=SHORT, capable=False
     ) as adapter:
         _, texts = await _left_idle(adapter, "rate limit status is allowed_warning")
@@ -236,7 +235,7 @@ async def test_a_rate_limit_warning_suppresses_idle_compaction(tmp_path: Path) -
 async def test_settings_turn_idle_compaction_off(
     tmp_path: Path, settings: dict[str, Any], why: str
 ) -> None:
-    async with spawn_adapter(tmp_path, "idle_compaction_unwanted", env=SHORT) as adapter:
+    async with agent_in_process(tmp_path, "idle_compaction_unwanted", env=SHORT) as adapter:
         # The project's settings file, as Claude Code and the reference adapter read it.
         folder = adapter.workdir / ".claude"
         folder.mkdir(exist_ok=True)
@@ -248,7 +247,7 @@ async def test_settings_turn_idle_compaction_off(
 
 @pytest.mark.asyncio
 async def test_a_usage_limit_during_the_idle_compaction_is_a_record(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "idle_compaction_rate_limited", env=SHORT) as adapter:
+    async with agent_in_process(tmp_path, "idle_compaction_rate_limited", env=SHORT) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "Read the codebase")
         await until(lambda: _ended(adapter), "the idle compaction")
@@ -276,7 +275,7 @@ async def test_a_closed_session_never_compacts(tmp_path: Path) -> None:
     # The first session is closed before its deadline; the second, prompted after the close,
     # has a later one. Once the second compacted, the first's deadline has passed too.
     slower = {"CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS": "1500"}
-    async with spawn_adapter(tmp_path, "idle_compaction", env=slower) as adapter:
+    async with agent_in_process(tmp_path, "idle_compaction", env=slower) as adapter:
         closed = await adapter.new_session()
         await adapter.prompt(closed, "Read the codebase")
         await asyncio.wait_for(adapter.conn.close_session(session_id=closed), TIMEOUT)
@@ -293,7 +292,7 @@ async def test_a_closed_session_never_compacts(tmp_path: Path) -> None:
 async def test_settings_written_after_the_session_opened_count(tmp_path: Path) -> None:
     # docs/decisions.md#settings-read-again: the file appears after session/new; the prompt
     # reads the settings again, as the reference adapter's watcher would have seen them.
-    async with spawn_adapter(tmp_path, "idle_compaction_unwanted", env=SHORT) as adapter:
+    async with agent_in_process(tmp_path, "idle_compaction_unwanted", env=SHORT) as adapter:
         session = await adapter.new_session()
         folder = adapter.workdir / ".claude"
         folder.mkdir(exist_ok=True)

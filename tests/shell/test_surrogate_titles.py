@@ -1,6 +1,6 @@
 """A transcript whose first prompt holds a lone surrogate escape (`"\\ud800"` in its JSON) is
-listed and loaded with a title that is valid text: the surrogate shows as U+FFFD. Through the real
-stdio agent with `CLAUDE_CONFIG_DIR` in a temp folder."""
+listed and loaded with a title that is valid text: the surrogate shows as U+FFFD. In process
+(`agent_in_process`) with `CLAUDE_CONFIG_DIR` in a temp folder."""
 
 from __future__ import annotations
 

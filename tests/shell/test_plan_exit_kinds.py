@@ -1,5 +1,5 @@
-"""The plan exit's options for a client that tells options apart by kind alone, end to end
-(docs/decisions.md#plan-exit-option-kinds).
+"""The plan exit's options for a client that tells options apart by kind alone, in
+process (`agent_in_process`) (docs/decisions.md#plan-exit-option-kinds).
 
 The scripted Claude's `plan_mode` scenario enters plan mode in its first turn and asks to leave
 it in its second; the client names itself in `initialize`'s `clientInfo`. CodeCompanion (which

@@ -1,4 +1,5 @@
-"""The host's `CLAUDE_MODEL_CONFIG` end to end through the real stdio agent and SDK: its
+"""The host's `CLAUDE_MODEL_CONFIG` in process (`agent_in_process`), through the
+agent and the real SDK: its
 allowlist and overrides reach Claude Code as settings, as the reference adapter passes them
 (`parseModelConfig`)."""
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.harness import spawn_adapter
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -33,7 +34,7 @@ async def test_the_hosts_model_config_reaches_claude_code(tmp_path: Path) -> Non
         "CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl"),
         "CLAUDE_MODEL_CONFIG": json.dumps(config),
     }
-    async with spawn_adapter(tmp_path, "success", env=env) as adapter:
+    async with agent_in_process(tmp_path, "success", env=env) as adapter:
         await adapter.new_session()
     (argv,) = [list(e["argv"]) for e in _claude_log(tmp_path, "argv")]
     (given,) = _flag(argv, "--settings")
