@@ -21,7 +21,7 @@ from pathlib import Path
 from adapter.claude import session_archive, session_links, session_store
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import open_regular
-from fsm import IndexRow, background_tasks_of, scan_transcript
+from fsm import BackgroundTasks, IndexRow, background_tasks_of, scan_transcript
 
 __all__ = [
     "Stamp",
@@ -188,15 +188,39 @@ def row_of(
     )
 
 
+# The tasks of whole transcripts already read, by (path, mtime in ns, size); the oldest go.
+_SEARCHED: dict[tuple[str, int, int], BackgroundTasks] = {}
+_SEARCHED_MAX = 64
+# How much of a transcript is scanned at a time (line by line, never the whole file at once).
+_SEARCH_CHUNK = 1024 * 1024
+
+
 def with_all_tasks(row: IndexRow) -> IndexRow:
     """`row` with the background tasks of its whole transcript (`fsm.needs_task_search` says
-    when); the row as it was when the file cannot be read."""
+    when), read once per version of the file; the row as it was when it cannot be read."""
     try:
         with open_regular(Path(row.transcript)) as file:
-            text = file.read().decode("utf-8", errors="replace")
+            info = os.fstat(file.fileno())
+            key = (row.transcript, info.st_mtime_ns, info.st_size)
+            tasks = _SEARCHED.get(key)
+            if tasks is None:
+                tasks = BackgroundTasks()
+                lines: list[bytes] = []
+                size = 0
+                for line in file:
+                    lines.append(line)
+                    size += len(line)
+                    if size >= _SEARCH_CHUNK:
+                        text = b"".join(lines).decode("utf-8", errors="replace")
+                        tasks = background_tasks_of(text, complete=False, after=tasks)
+                        lines, size = [], 0
+                text = b"".join(lines).decode("utf-8", errors="replace")
+                tasks = background_tasks_of(text, complete=True, after=tasks)
+                if len(_SEARCHED) >= _SEARCHED_MAX:
+                    del _SEARCHED[next(iter(_SEARCHED))]
+                _SEARCHED[key] = tasks
     except (OSError, ValueError):
         return row
-    tasks = background_tasks_of(text, complete=True)
     return replace(row, facts=replace(row.facts, background_tasks=tasks))
 
 

@@ -648,22 +648,24 @@ class LiveView:
         """`read()` runs `read_title` beside the session (the name Claude Code stored)."""
         self._read_title = read
 
-    async def read_title(self, stored: Callable[[], Awaitable[str | None]]) -> None:
-        """Show the name Claude Code stored for the session after a `/rename` (`stored`: reads
-        it, as `session/list` shows it), in place of the one shown; no generated title
-        replaces it. Nothing stored, or the same name: nothing is sent."""
+    async def read_title(self, stored: Callable[[], Awaitable[str | None]]) -> bool:
+        """Show the name Claude Code stored for the session after a `/rename`, or on load
+        (`stored`: reads it, as `session/list` shows it), in place of the one shown; no
+        generated title replaces it. Nothing stored, or the same name: nothing is sent.
+        Whether a stored name is the session's now."""
         try:
             title = shown_title(await stored(), self._private)
         except Exception:
             log.info("session %s: its stored title could not be read", self._session_id)
-            return
+            return False
         if title is None:
-            return
+            return False
         self._title_from_claude = self._user_named = True
         if title == self._title and self._title_sent:
-            return
+            return True
         self._title, self._title_sent = title, True
         await self._send_title()
+        return True
 
     def ask_titles_with(self, ask: Callable[[str], object]) -> None:
         """`ask(description)` runs `ask_title` beside the session (the current Claude's)."""

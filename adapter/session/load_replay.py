@@ -17,6 +17,7 @@ the very first prompt, so the client sees what the live session showed.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 from collections.abc import Iterator, Mapping, Sequence
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from acp import RequestError
 
+from adapter.claude import session_store
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.skill_files import skill_file_in
 from adapter.claude.subagent_files import subagent_files
@@ -203,9 +205,14 @@ async def replay_transcript(
     await batch.flush()
     # The replayed task list is the live session's plan from here on, as it was live.
     session.view.adopt_tasks(view.tasks)
-    title = title_for(first_prompt or "")
+    # The session's name: the one Claude Code stored (a `/rename`, a generated title), as
+    # `session/list` shows it and the live session showed it
+    # (docs/decisions.md#live-session-names), else its first prompt's first line.
+    stored = functools.partial(
+        anyio.to_thread.run_sync, session_store.custom_title, path.stem, session.cwd
+    )
+    title = None if await session.view.read_title(stored) else title_for(first_prompt or "")
     if title:
-        # The session's name, as a live session gets it from its first prompt.
         await session.send_raw({"sessionUpdate": "session_info_update", "title": title})
     _log_skips(session.session_id, view.skipped, stats)
     return stats

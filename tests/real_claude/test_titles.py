@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.real_claude.api_double import Answer, MessagesApiDouble
-from tests.real_claude.support import real_adapter, run_turn
+from tests.real_claude.support import load, real_adapter, run_turn
 from tests.support.harness import TIMEOUT, Adapter
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio]
@@ -50,6 +50,12 @@ async def test_claude_codes_generated_title_names_the_live_session(
 
     assert _titles(adapter)[-1] == "Flaky login test", _titles(adapter)
     assert listed == "Flaky login test"  # the live name is the one session/list shows
+    # Loaded again, the session keeps that name (what the CLI stored), not the first line.
+    assert turn.cwd is not None
+    async with real_adapter(tmp_path, double, capable=True) as fresh:
+        replay = await load(fresh, turn.session_id, turn.cwd)
+    shown = [u["title"] for u in replay.updates("session_info_update") if "title" in u]
+    assert shown == ["Flaky login test"], shown
     asked = [r for r in double.requests if r.is_title]
     assert len(asked) == 1 and PROMPT in str(asked[0].body.get("messages")), asked
 

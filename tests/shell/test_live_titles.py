@@ -129,3 +129,31 @@ async def test_a_rename_typed_in_the_chat_names_the_live_session(tmp_path: Path)
     row = next(s for s in listed["sessions"] if s["sessionId"] == session)
     assert row["title"] == titles[-1], (row, titles)  # the name session/list shows
     assert len(_asked(tmp_path)) == 1  # asked for the first prompt only
+
+
+async def test_a_loaded_session_keeps_the_name_claude_code_gave_it(tmp_path: Path) -> None:
+    """A load names the session as it was named live and as `session/list` names it: Claude
+    Code's generated title (then a `/rename`), not the first line of its first prompt."""
+    env = _env(tmp_path, "Fix flaky test")
+    async with agent_in_process(tmp_path, "rename_typed", env=env) as live:
+        session = await live.new_session()
+        answer = await live.prompt(session, "please fix the flaky login test")
+        assert isinstance(answer, PromptResponse), answer
+        await _titled(live, "Fix flaky test")
+    async with agent_in_process(tmp_path, "rename_typed") as loaded:
+        await asyncio.wait_for(
+            loaded.conn.load_session(cwd=str(loaded.workdir), session_id=session, mcp_servers=[]),
+            30,
+        )
+        generated = _titles(loaded)
+        renamed = await loaded.prompt(session, "/rename Login work")
+        assert isinstance(renamed, PromptResponse), renamed
+        await _titled(loaded, "Login work")
+    async with agent_in_process(tmp_path, "rename_typed") as again:
+        await asyncio.wait_for(
+            again.conn.load_session(cwd=str(again.workdir), session_id=session, mcp_servers=[]),
+            30,
+        )
+        listed = await again.listed_sessions()
+    assert generated == ["Fix flaky test"], generated
+    assert _titles(again) == ["Login work"] and listed[session] == "Login work", _titles(again)

@@ -31,6 +31,10 @@ CASES = [(1, 400, True), (2, 400, False), (3, 60, True), (4, 1, False), (5, 2_00
 READABLE_CASE = (3, 4, True)
 
 
+async def _nothing_stored(self: object, stored: object) -> bool:
+    return False
+
+
 class _Recorder:
     """The session surface replay uses; keeps a digest of every update and record in order."""
 
@@ -48,6 +52,8 @@ class _Recorder:
                 "air": None,
                 # The replayed task list goes to the live view; no update of its own.
                 "adopt_tasks": lambda self, tasks: None,
+                # The corpus's sessions have no name stored: the first prompt names them.
+                "read_title": _nothing_stored,
             },
         )()
         self.digest = hashlib.sha256()

@@ -324,3 +324,30 @@ async def test_a_live_session_whose_turn_left_a_task_open_is_running(
             states.append(listed["sessions"][0]["_meta"]["jetbrains"]["air"]["state"])
         tg.cancel_scope.cancel()
     assert states == ["running", "idle", "idle"]
+
+
+def test_the_whole_transcript_is_searched_a_chunk_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task stopped by a TaskStop call in one chunk and its result in the next is closed;
+    another stays open."""
+    monkeypatch.setattr(index_rows, "_SEARCH_CHUNK", 10)
+    path = tmp_path / "t.jsonl"
+    stop_call = {"type": "tool_use", "name": "TaskStop", "id": "toolu_stop"}
+    stop_result = {"type": "tool_result", "tool_use_id": "toolu_stop"}
+    records = [
+        {"type": "user", "toolUseResult": {"backgroundTaskId": "sh1"}},
+        {"type": "user", "toolUseResult": {"backgroundTaskId": "sh2"}},
+        {"type": "assistant", "message": {"content": [stop_call]}},
+        {
+            "type": "user",
+            "message": {"content": [stop_result]},
+            "toolUseResult": {"task_id": "sh1"},
+        },
+    ]
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    row = index_rows.row_of(A, A, path, None, None)
+    assert row is not None and row.facts.background_tasks.complete  # a small file is whole
+    searched = index_rows.with_all_tasks(row)
+    assert searched.facts.background_tasks.open == ("sh2",)
+    assert searched.facts.background_tasks.complete
