@@ -1,10 +1,10 @@
-"""What the reference adapter accepts from older clients and Claude Code, through the real stdio
-agent: the legacy `_meta.systemPrompt` (a string replaces Claude Code's prompt, `{append}` adds
-to it, `excludeDynamicSections` reaches Claude Code's initialize) and `_meta.additionalRoots`
-(extra folders), the spec's own fields winning where both are sent; commands Claude Code's
-`system/init` marks as bound to its terminal (`terminal_slash_commands`) are not offered; and a
-`/clear` (Claude Code's `conversation_reset`) clears the plan and lets the next prompt name the
-session again."""
+"""What the reference adapter accepts from older clients and Claude Code, in process
+(`agent_in_process`, the scripted Claude playing turns written here): the legacy
+`_meta.systemPrompt` (a string replaces Claude Code's prompt, `{append}` adds to it,
+`excludeDynamicSections` reaches Claude Code's initialize) and `_meta.additionalRoots` (extra
+folders), the spec's own fields winning where both are sent; commands Claude Code's `system/init`
+marks as bound to its terminal (`terminal_slash_commands`) are not offered; and a `/clear` (Claude
+Code's `conversation_reset`) clears the plan and lets the next prompt name the session again."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import TIMEOUT, Adapter, script_launcher, spawn_adapter
+from adapter.scripted_claude.steps import RawFrame, Reply, Result, Scenario, ToolUse
+from tests.support.harness import TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
@@ -47,7 +49,7 @@ async def _open(adapter: Adapter, **params: Any) -> str:
 async def test_a_legacy_appended_prompt_and_roots_reach_claude(tmp_path: Path) -> None:
     roots = [str(tmp_path / "lib"), str(tmp_path / "docs")]
     meta = {"systemPrompt": {"append": "Be brief.", "excludeDynamicSections": True}}
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+    async with agent_in_process(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
         await _open(adapter, _meta={**meta, "additionalRoots": roots})
     [argv] = [e["argv"] for e in _claude_log(tmp_path, "argv")]
     assert _flag_values(argv, "--append-system-prompt") == ["Be brief."]
@@ -62,7 +64,7 @@ async def test_a_legacy_appended_prompt_and_roots_reach_claude(tmp_path: Path) -
 
 
 async def test_a_legacy_string_prompt_replaces_claudes(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+    async with agent_in_process(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
         await _open(adapter, _meta={"systemPrompt": "You are a reviewer."})
     [argv] = [e["argv"] for e in _claude_log(tmp_path, "argv")]
     assert _flag_values(argv, "--system-prompt") == ["You are a reviewer."]
@@ -71,7 +73,7 @@ async def test_a_legacy_string_prompt_replaces_claudes(tmp_path: Path) -> None:
 
 async def test_the_spec_fields_win_over_the_legacy_ones(tmp_path: Path) -> None:
     spec_dir = str(tmp_path / "spec")
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+    async with agent_in_process(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
         await _open(
             adapter,
             systemPrompt={"mode": "append", "content": [{"type": "text", "text": "Spec."}]},
@@ -87,7 +89,7 @@ async def test_the_spec_fields_win_over_the_legacy_ones(tmp_path: Path) -> None:
 async def test_a_legacy_prompt_of_another_shape_is_ignored_and_bad_roots_refused(
     tmp_path: Path,
 ) -> None:
-    async with spawn_adapter(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
+    async with agent_in_process(tmp_path, "success", env=_log_env(tmp_path)) as adapter:
         await _open(adapter, _meta={"systemPrompt": ["not", "a", "prompt"]})
         with pytest.raises(acp.RequestError) as caught:
             await _open(adapter, _meta={"additionalRoots": ["relative/path"]})
@@ -97,46 +99,60 @@ async def test_a_legacy_prompt_of_another_shape_is_ignored_and_bad_roots_refused
     assert "_meta.additionalRoots" in json.dumps(caught.value.data)
 
 
-_SCRIPTS = """
-import os, sys
-from adapter.scripted_claude import runtime
-from adapter.scripted_claude.scenarios import SCENARIOS
-from adapter.scripted_claude.steps import *
-
-mine = [
-    Scenario(name="terminal_commands", description="", turns=(
-        (
-            RawFrame(frame={"type": "system", "subtype": "init", "session_id": "x",
-                            "slash_commands": ["compact", "init", "review"],
-                            "terminal_slash_commands": ["init", "/review"]}),
-            Reply(), Result(),
+# The scripted Claude's turns these tests play, besides the shipped scenarios.
+MINE = [
+    Scenario(
+        name="terminal_commands",
+        description="",
+        turns=(
+            (
+                RawFrame(
+                    frame={
+                        "type": "system",
+                        "subtype": "init",
+                        "session_id": "x",
+                        "slash_commands": ["compact", "init", "review"],
+                        "terminal_slash_commands": ["init", "/review"],
+                    }
+                ),
+                Reply(),
+                Result(),
+            ),
         ),
-    )),
-    Scenario(name="clear", description="", turns=(
-        (
-            ToolUse(name="TodoWrite", id="t1",
-                    input={"todos": [{"content": "Fix it", "status": "pending",
-                                      "activeForm": "Fixing it"}]},
-                    result="Todos have been modified successfully."),
-            Reply(), Result(),
+    ),
+    Scenario(
+        name="clear",
+        description="",
+        turns=(
+            (
+                ToolUse(
+                    name="TodoWrite",
+                    id="t1",
+                    input={
+                        "todos": [
+                            {"content": "Fix it", "status": "pending", "activeForm": "Fixing it"}
+                        ]
+                    },
+                    result="Todos have been modified successfully.",
+                ),
+                Reply(),
+                Result(),
+            ),
+            (
+                RawFrame(
+                    frame={
+                        "type": "system",
+                        "subtype": "conversation_reset",
+                        "session_id": "x",
+                        "uuid": "r1",
+                        "new_conversation_id": "c2",
+                    }
+                ),
+                Result(result=""),
+            ),
         ),
-        (
-            RawFrame(frame={"type": "system", "subtype": "conversation_reset",
-                            "session_id": "x", "uuid": "r1", "new_conversation_id": "c2"}),
-            Result(result=""),
-        ),
-    )),
+    ),
 ]
-runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
-code = runtime.main(sys.argv[1:], os.environ)
-sys.stderr.flush()
-os._exit(code)
-"""
-
-
-def _launcher_env(tmp_path: Path) -> dict[str, str]:
-    launcher = script_launcher(tmp_path / "launcher", "reference_accepts", _SCRIPTS)
-    return {"CLAUDE_CODE_EXECUTABLE": str(launcher)}
 
 
 def _offered(adapter: Adapter) -> list[list[str]]:
@@ -147,8 +163,7 @@ def _offered(adapter: Adapter) -> list[list[str]]:
 
 
 async def test_terminal_bound_commands_are_not_offered(tmp_path: Path) -> None:
-    env = _launcher_env(tmp_path)
-    async with spawn_adapter(tmp_path, "terminal_commands", env=env) as adapter:
+    async with agent_in_process(tmp_path, "terminal_commands", scenarios=MINE) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "hello")
         assert isinstance(answer, PromptResponse), answer
@@ -161,8 +176,7 @@ async def test_terminal_bound_commands_are_not_offered(tmp_path: Path) -> None:
 async def test_a_clear_clears_the_plan_and_the_next_prompt_names_the_session(
     tmp_path: Path,
 ) -> None:
-    env = _launcher_env(tmp_path)
-    async with spawn_adapter(tmp_path, "clear", env=env) as adapter:
+    async with agent_in_process(tmp_path, "clear", scenarios=MINE) as adapter:
         session = await adapter.new_session()
         for text in ("fix the flaky test", "/clear", "now write the docs"):
             answer = await adapter.prompt(session, text)
