@@ -10,6 +10,7 @@ for the dry run), which names the files the turn's file tools changed and rewind
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +76,78 @@ async def test_the_checkpoint_names_the_file_the_turn_edited_before_the_answer(
     }
     answered = next(i for i, f in enumerate(frames) if f.get("result", {}).get("stopReason"))
     assert at < answered
+
+
+PATCHING = {
+    "jetbrains": {
+        "air": {
+            "version": 1,
+            "capabilities": ["sessionFailure", "agentFileChangeReport", "diffPatch"],
+        }
+    }
+}
+
+
+CARD_UPDATES = ("tool_call", "tool_call_update")
+
+
+def _patches(frames: list[dict[str, Any]], method: str) -> list[str]:
+    """Every `diffPatch` text in the frames of `method`, in order."""
+    found = []
+    for frame in frames:
+        if frame.get("method") != method:
+            continue
+        params = frame["params"]
+        call = params["toolCall"] if method == "session/request_permission" else params["update"]
+        if method == "session/update" and call.get("sessionUpdate") not in CARD_UPDATES:
+            continue
+        for block in call.get("content") or []:
+            patch = block.get("_meta", {}).get("jetbrains", {}).get("air", {}).get("diffPatch")
+            if block.get("type") == "diff" and patch is not None:
+                assert patch["version"] == 1 and patch["format"] == "git_patch"
+                found.append(patch["text"])
+    return found
+
+
+def _applied(patch: str, before: str, scratch: Path) -> str:
+    """What `git apply` makes of `before` with `patch`: the patch names the file by its absolute
+    path without the leading `/`, so it applies from `/` to a copy moved there by `--directory`."""
+    copy = scratch / "copy"
+    target = copy / patch.split("\n", 1)[0].split(" b/", 1)[1]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(before, encoding="utf-8")
+    subprocess.run(
+        ["git", "apply", "--unsafe-paths", f"--directory={copy.relative_to('/')}"],
+        input=patch.encode(),
+        cwd="/",
+        check=True,
+        capture_output=True,
+    )
+    return target.read_text(encoding="utf-8")
+
+
+async def test_a_real_edit_carries_the_exact_patch_before_approval_and_after_the_write(
+    tmp_path: Path, double: MessagesApiDouble
+) -> None:
+    project = tmp_path / "project-patch"
+    project.mkdir()
+    notes = project / "notes.txt"
+    notes.write_text("alpha\ngamma\n", encoding="utf-8")
+    double.script(
+        ToolUse("Read", {"file_path": str(notes)}),
+        ToolUse("Edit", {"file_path": str(notes), "old_string": "gamma", "new_string": "delta"}),
+        Answer("Edited gamma to delta."),
+    )
+    async with real_adapter(tmp_path, double, capable=True, client_meta=PATCHING) as adapter:
+        session = await adapter.new_session(cwd=project)
+        answer = await adapter.prompt(session, "fix notes.txt")
+        frames = adapter.incoming()
+    assert getattr(answer, "stop_reason", None) == "end_turn"
+    assert notes.read_text(encoding="utf-8") == "alpha\ndelta\n"
+    asked = _patches(frames, "session/request_permission")
+    written = _patches(frames, "session/update")
+    assert asked and written
+    # Each patch is the change Claude made, exactly: applied to the file as it was, it gives the
+    # file as it is now.
+    for at, patch in enumerate([asked[0], written[-1]]):
+        assert _applied(patch, "alpha\ngamma\n", tmp_path / f"apply-{at}") == "alpha\ndelta\n"
