@@ -1,8 +1,8 @@
-"""JetBrains AIR's Async Tasks panel (`asyncTasks`) and `_session/async_task/stop`, end to end
-through the real stdio agent and the scripted Claude: a client that declared it gets Claude
-Code's background commands as `async_task_*` updates (and the backgrounded Bash card marked), in
-the reference adapter's shapes; Stop stops the task through Claude Code and says so once; a
-client that did not declare it gets none of it, and its Stop stops nothing."""
+"""JetBrains AIR's Async Tasks panel (`asyncTasks`) and `_session/async_task/stop`, in process
+(`agent_in_process`) with the scripted Claude playing turns written here: a client that declared
+it gets Claude Code's background commands as `async_task_*` updates (and the backgrounded Bash
+card marked), in the reference adapter's shapes; Stop stops the task through Claude Code and says
+so once; a client that did not declare it gets none of it, and its Stop stops nothing."""
 
 from __future__ import annotations
 
@@ -15,54 +15,93 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import TIMEOUT, Adapter, AdapterPool, script_launcher
+from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Text, ToolUse
+from tests.support.harness import TIMEOUT, Adapter
+from tests.support.shell_harness import agent_in_process
 
-_SCRIPTS = """
-import os, sys
-from adapter.scripted_claude import runtime
-from adapter.scripted_claude.scenarios import SCENARIOS
-from adapter.scripted_claude.steps import *
 
-def system(subtype, **fields):
-    return RawFrame(frame={"type": "system", "subtype": subtype, "session_id": "x",
-                           "uuid": "u-" + subtype + str(len(fields)), **fields})
+def system(subtype: str, **fields: Any) -> RawFrame:
+    return RawFrame(
+        frame={
+            "type": "system",
+            "subtype": subtype,
+            "session_id": "x",
+            "uuid": "u-" + subtype + str(len(fields)),
+            **fields,
+        }
+    )
 
-server = ToolUse(name="Bash", id="bg1", input={"command": "npm run dev",
-                                               "run_in_background": True},
-                 result="Command running in background with ID: b1",
-                 tool_use_result={"backgroundTaskId": "b1"})
-mine = [
-    Scenario(name="async_bash", description="", turns=(
-        (system("task_started", task_id="b1", tool_use_id="bg1", task_type="local_bash",
-                description="npm run dev"),
-         server, Text(text="The dev server runs."), Result()),
-        (system("task_progress", task_id="b1", tool_use_id="bg1", summary="compiled",
-                description="npm run dev",
-                last_tool_name="Bash",
-                usage={"total_tokens": 0, "tool_uses": 1, "duration_ms": 900}),
-         system("task_notification", task_id="b1", tool_use_id="bg1", status="completed",
-                output_file="/tmp/b1.output", summary="dev server exited"),
-         Text(text="It exited."), Result()),
-    )),
-    Scenario(name="async_stop", description="", turns=(
-        (system("task_started", task_id="w1", tool_use_id="tw1", task_type="local_bash",
-                description="tail -f app.log", is_backgrounded=True),
-         Text(text="Watching the log."), Result()),
-    )),
+
+server = ToolUse(
+    name="Bash",
+    id="bg1",
+    input={"command": "npm run dev", "run_in_background": True},
+    result="Command running in background with ID: b1",
+    tool_use_result={"backgroundTaskId": "b1"},
+)
+# The scripted Claude's turns these tests play, besides the shipped scenarios.
+MINE = [
+    Scenario(
+        name="async_bash",
+        description="",
+        turns=(
+            (
+                system(
+                    "task_started",
+                    task_id="b1",
+                    tool_use_id="bg1",
+                    task_type="local_bash",
+                    description="npm run dev",
+                ),
+                server,
+                Text(text="The dev server runs."),
+                Result(),
+            ),
+            (
+                system(
+                    "task_progress",
+                    task_id="b1",
+                    tool_use_id="bg1",
+                    summary="compiled",
+                    description="npm run dev",
+                    last_tool_name="Bash",
+                    usage={"total_tokens": 0, "tool_uses": 1, "duration_ms": 900},
+                ),
+                system(
+                    "task_notification",
+                    task_id="b1",
+                    tool_use_id="bg1",
+                    status="completed",
+                    output_file="/tmp/b1.output",
+                    summary="dev server exited",
+                ),
+                Text(text="It exited."),
+                Result(),
+            ),
+        ),
+    ),
+    Scenario(
+        name="async_stop",
+        description="",
+        turns=(
+            (
+                system(
+                    "task_started",
+                    task_id="w1",
+                    tool_use_id="tw1",
+                    task_type="local_bash",
+                    description="tail -f app.log",
+                    is_backgrounded=True,
+                ),
+                Text(text="Watching the log."),
+                Result(),
+            ),
+        ),
+    ),
 ]
-runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
-code = runtime.main(sys.argv[1:], os.environ)
-sys.stderr.flush()
-os._exit(code)
-"""
 
 AIR_TASKS = {"jetbrains": {"air": {"version": 1, "capabilities": ["asyncTasks"]}}}
 CLIENTS = {"air_tasks": AIR_TASKS, "plain": None}
-
-
-def _env(adapters: AdapterPool) -> dict[str, str]:
-    launcher = adapters.launcher("async_tasks", lambda d: script_launcher(d, "tasks", _SCRIPTS))
-    return {"CLAUDE_CODE_EXECUTABLE": str(launcher)}
 
 
 def _task_updates(adapter: Adapter) -> list[dict[str, Any]]:
@@ -79,14 +118,14 @@ async def _stop(adapter: Adapter, **params: Any) -> Any:
     )
 
 
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio
 @pytest.mark.parametrize("kind", list(CLIENTS))
 async def test_a_background_command_is_an_async_task_for_the_client_that_declared_it(
-    adapters: AdapterPool, tmp_path: Path, kind: str
+    tmp_path: Path, kind: str
 ) -> None:
     meta = CLIENTS[kind]
-    async with adapters.session_adapter(
-        tmp_path, "async_bash", env=_env(adapters), client_meta=meta, capable=False
+    async with agent_in_process(
+        tmp_path, "async_bash", scenarios=MINE, client_meta=meta, capable=False
     ) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "start the server")
@@ -132,14 +171,12 @@ async def test_a_background_command_is_an_async_task_for_the_client_that_declare
     assert marked["jetbrains"]["air"] == {"version": 1, "asyncTasks": {"backgrounded": True}}
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_stop_stops_the_task_through_claude_code_and_says_so_once(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
+@pytest.mark.asyncio
+async def test_stop_stops_the_task_through_claude_code_and_says_so_once(tmp_path: Path) -> None:
     log = tmp_path / "claude.log"
-    env = {**_env(adapters), "CLAUDE_ACP_SCRIPTED_LOG": str(log)}
-    async with adapters.session_adapter(
-        tmp_path, "async_stop", env=env, client_meta=AIR_TASKS, capable=False
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(log)}
+    async with agent_in_process(
+        tmp_path, "async_stop", env=env, scenarios=MINE, client_meta=AIR_TASKS, capable=False
     ) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "watch the log")
@@ -173,13 +210,9 @@ async def test_stop_stops_the_task_through_claude_code_and_says_so_once(
     ]
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_client_without_async_tasks_stops_nothing(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(
-        tmp_path, "async_stop", env=_env(adapters), capable=False
-    ) as adapter:
+@pytest.mark.asyncio
+async def test_a_client_without_async_tasks_stops_nothing(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "async_stop", scenarios=MINE, capable=False) as adapter:
         session = await adapter.new_session()
         await adapter.prompt(session, "watch the log")
         stopped = await _stop(adapter, sessionId=session, asyncTaskId="w1")
