@@ -311,6 +311,8 @@ class ClaudeAcpAgent:
             await session.cancel()
             await session.close()
             self._opener.closed.add(session_id)
+            # A load opens it again and says again whether Claude Code has written it yet.
+            self._unwritten.discard(session_id)
         elif session_id not in self._opener.closed and not session_store.known_on_disk(
             session_id, self._settings.env
         ):

@@ -22,7 +22,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from adapter.claude import session_links, session_store
-from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular
 from fsm import archive_to, is_archived, title_records, visible_title
 
@@ -56,7 +55,7 @@ def copies(claude_id: str, env: Mapping[str, str]) -> list[Path]:
     if not _is_uuid(claude_id):  # anything else could be a glob
         return []
     found = []
-    for path in sorted((config_home(env) / "projects").glob(f"*/{claude_id}.jsonl")):
+    for path in session_store.transcript_places(claude_id, env):
         try:
             with open_regular(path) as file:
                 if os.fstat(file.fileno()).st_size > 0:

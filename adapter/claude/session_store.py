@@ -52,6 +52,7 @@ __all__ = [
     "pending_title",
     "relinked",
     "remember",
+    "transcript_places",
 ]
 
 log = logging.getLogger(__name__)
@@ -401,7 +402,19 @@ def known_on_disk(session_id: str, env: Mapping[str, str]) -> bool:
         return False
     if marker.is_file():
         return True
-    return any((config_home(env) / "projects").glob(f"*/{session_id}.jsonl"))
+    return any(os.path.lexists(path) for path in transcript_places(session_id, env))
+
+
+def transcript_places(claude_id: str, env: Mapping[str, str]) -> list[Path]:
+    """Where a transcript of `claude_id` would be, one place in each project folder (what
+    `projects/*/<id>.jsonl` would match, in its order), whether it is there or not. Each folder
+    is named, not globbed: a pattern per session id stays in fnmatch's and pathlib's caches, a
+    few objects for every session ever looked up (tests/e2e/test_memory_slopes.py)."""
+    try:
+        folders = sorted((config_home(env) / "projects").iterdir())
+    except OSError:
+        return []
+    return [folder / f"{claude_id}.jsonl" for folder in folders if not folder.name.startswith(".")]
 
 
 def custom_title(claude_id: str, cwd: str) -> str | None:
