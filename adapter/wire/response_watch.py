@@ -75,28 +75,39 @@ class ResponseWatch:
 
     def __init__(self) -> None:
         self._waiting: dict[tuple[str, Any], list[ResponseTicket]] = {}
+        # Requests passed on whose response is not written yet. A task a handler started
+        # carries its request's id in its context after that response went out (a steer's
+        # prompt of its own, say): a ticket taken there has nothing left to wait for.
+        self._open: set[tuple[str, Any]] = set()
 
     def received(self, message: dict[str, Any]) -> None:
         """Name the message about to be passed on to `acp` (called by the guard's `receive`)."""
         is_request = "method" in message and "id" in message
-        CURRENT_REQUEST.set(_key(message["id"]) if is_request else None)
+        key = _key(message["id"]) if is_request else None
+        if key is not None:
+            self._open.add(key)
+        CURRENT_REQUEST.set(key)
 
     def ticket(self) -> ResponseTicket:
-        """A ticket for the response to the request this code serves (call it in the handler)."""
+        """A ticket for the response to the request this code serves (call it in the handler);
+        settled at once when that response is already out."""
         key = CURRENT_REQUEST.get()
+        if key not in self._open:
+            return ResponseTicket(None, None)
         ticket = ResponseTicket(self, key)
-        if key is not None:
-            self._waiting.setdefault(key, []).append(ticket)
+        self._waiting.setdefault(key, []).append(ticket)
         return ticket
 
     def written(self, request_id: Any, *, ok: bool) -> None:
         """The response to `request_id` is written (`ok`: as a result, not an error)."""
+        self._open.discard(_key(request_id))
         for ticket in self._waiting.pop(_key(request_id), []):
             ticket.settle(ok=ok)
 
     def ended(self) -> None:
         """No response will be written any more: every waiting ticket fails."""
         waiting, self._waiting = self._waiting, {}
+        self._open.clear()
         for tickets in waiting.values():
             for ticket in tickets:
                 ticket.settle(ok=False)

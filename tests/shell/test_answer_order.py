@@ -175,3 +175,18 @@ async def test_outside_a_request_nothing_is_waited_for() -> None:
     watch.received({"jsonrpc": "2.0", "method": "session/cancel", "params": {}})
     assert await watch.ticket().written(timeout=0.01) is True
     assert await ResponseTicket(None, None).written(timeout=0.01) is True
+
+
+@pytest.mark.asyncio
+async def test_a_ticket_taken_after_its_response_went_out_waits_for_nothing() -> None:
+    # A task its handler started (a steer's prompt of its own) still carries the request's id
+    # once the steer is answered: its prompt's ticket must not wait for that answer again.
+    watch = ResponseWatch()
+    watch.received({"jsonrpc": "2.0", "id": 5, "method": "_session/steering"})
+    watch.written(5, ok=True)
+    late = watch.ticket()
+    assert await late.written(timeout=5.0) is True
+    # The same id used again by a new request is that request's, and waits for its answer.
+    watch.received({"jsonrpc": "2.0", "id": 5, "method": "session/prompt"})
+    again = watch.ticket()
+    assert await again.written(timeout=0.01) is False
