@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fsm.async_tasks import task_notices
 from fsm.native_subagents import CONTROL_TOOLS, Routed, subagent_state
 
 __all__ = ["SubagentReplay", "fork_directive", "replayed_end_state"]
@@ -38,7 +39,6 @@ _FORK_DIRECTIVE = "</fork-boilerplate>\nYour directive: "
 
 Wire = dict[str, Any]
 
-_NOTICE = re.compile(r"<task-notification>(.*?)</task-notification>", re.S)
 _STOPPED = re.compile(r"\b(?:cancelled|canceled|interrupted|stopped|killed)\b")
 _CALL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 _RESULT_BLOCKS = frozenset({"tool_result", "mcp_tool_result"})
@@ -88,12 +88,6 @@ def fork_directive(records: Iterable[Mapping[str, Any]]) -> tuple[int, str | Non
         start = texts[0].find(_FORK_DIRECTIVE)
         return index, texts[0][start + len(_FORK_DIRECTIVE) :] if start >= 0 else None
     return None
-
-
-def _tag(body: str, tag: str) -> str | None:
-    match = re.search(f"<{tag}>(.*?)</{tag}>", body, re.S)
-    text = match.group(1).strip() if match else ""
-    return text or None
 
 
 def _first(*values: object) -> str | None:
@@ -229,22 +223,10 @@ class SubagentReplay:
         ended): a subagent's is how it ended, over its launch's result."""
         if not self.enabled:
             return
-        texts = [content] if isinstance(content, str) else []
-        if isinstance(content, list):
-            texts = [
-                b["text"]
-                for b in content
-                if isinstance(b, Mapping)
-                and b.get("type") == "text"
-                and isinstance(b.get("text"), str)
-            ]
-        for text in texts:
-            for body in _NOTICE.findall(text):
-                body = body.split("<result>", 1)[0]
-                launch, status = _tag(body, "tool-use-id"), _tag(body, "status")
-                state = subagent_state(status)
-                if launch and state and _tag(body, "task-id"):
-                    self._notified[launch] = state
+        for notice in task_notices(content):
+            launch, state = notice.get("tool_use_id"), subagent_state(notice["status"])
+            if isinstance(launch, str) and state:
+                self._notified[launch] = state
 
     def finish(self) -> list[Routed]:
         """Each announced child's end, on its parent's session, newest first."""

@@ -29,10 +29,8 @@ REPORTING = {
 }
 
 
-async def test_the_checkpoint_names_the_file_the_turn_edited_before_the_answer(
-    tmp_path: Path, double: MessagesApiDouble
-) -> None:
-    project = tmp_path / "project-edit"
+def _edit_scripted(project: Path, double: MessagesApiDouble) -> tuple[Path, Path]:
+    """A project whose `notes.txt` Claude reads, then edits (gamma to delta), then answers."""
     project.mkdir()
     notes = project / "notes.txt"
     notes.write_text("alpha\ngamma\n", encoding="utf-8")
@@ -41,6 +39,13 @@ async def test_the_checkpoint_names_the_file_the_turn_edited_before_the_answer(
         ToolUse("Edit", {"file_path": str(notes), "old_string": "gamma", "new_string": "delta"}),
         Answer("Edited gamma to delta."),
     )
+    return project, notes
+
+
+async def test_the_checkpoint_names_the_file_the_turn_edited_before_the_answer(
+    tmp_path: Path, double: MessagesApiDouble
+) -> None:
+    project, notes = _edit_scripted(tmp_path / "project-edit", double)
     async with real_adapter(tmp_path, double, capable=True, client_meta=REPORTING) as adapter:
         session = await adapter.new_session(cwd=project)
         meta = {
@@ -129,15 +134,7 @@ def _applied(patch: str, before: str, scratch: Path) -> str:
 async def test_a_real_edit_carries_the_exact_patch_before_approval_and_after_the_write(
     tmp_path: Path, double: MessagesApiDouble
 ) -> None:
-    project = tmp_path / "project-patch"
-    project.mkdir()
-    notes = project / "notes.txt"
-    notes.write_text("alpha\ngamma\n", encoding="utf-8")
-    double.script(
-        ToolUse("Read", {"file_path": str(notes)}),
-        ToolUse("Edit", {"file_path": str(notes), "old_string": "gamma", "new_string": "delta"}),
-        Answer("Edited gamma to delta."),
-    )
+    project, notes = _edit_scripted(tmp_path / "project-patch", double)
     async with real_adapter(tmp_path, double, capable=True, client_meta=PATCHING) as adapter:
         session = await adapter.new_session(cwd=project)
         answer = await adapter.prompt(session, "fix notes.txt")
