@@ -196,9 +196,7 @@ class AirClient:
     def probes_skill(self, command: str, *, builtin: bool, listed_path: str | None) -> bool:
         """Whether command `command`'s `SKILL.md` is looked for on disk: for an AIR client, a
         command Claude Code gave no file for that is neither built in nor an MCP prompt."""
-        return (
-            self.air and listed_path is None and not builtin and not command.endswith(MCP_PROMPT)
-        )
+        return self.air and listed_path is None and not builtin and not command.endswith(MCP_PROMPT)
 
     def command_meta(
         self, command: str, *, listed: bool, path: str | None

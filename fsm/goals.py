@@ -43,6 +43,7 @@ def goal_advertisement() -> dict[str, Any]:
     """The goal object of the agent's AIR declaration (a fresh copy)."""
     return {"version": 1, "controlMethod": GOAL_METHOD, "actions": list(_ACTIONS)}
 
+
 _COMMAND = re.compile(r"^/goal(?:\s+([\s\S]*))?$")
 _UNSET = object()  # no goal published yet
 
@@ -150,9 +151,9 @@ class Goals:
             if pending.expected is None:
                 matches = goal is None
             else:
-                matches = isinstance(goal, dict) and goal["objective"] == pending.expected[
-                    "objective"
-                ]
+                matches = (
+                    isinstance(goal, dict) and goal["objective"] == pending.expected["objective"]
+                )
             if not matches:
                 return []  # an older goal's frame, written before the command ran
             self._pending = None

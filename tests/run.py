@@ -2,9 +2,9 @@
 """The project's whole check, from a fresh clone: `python3 tests/run.py [pytest args...]`.
 
 Creates `.venv` beside the project when it is missing, (re)installs the project with its test
-extra whenever `pyproject.toml` changed, then runs ruff, mypy --strict, the diagram freshness
-check and pytest (the whole suite, with the pytest args given), each under a heading, and ends
-with a summary of the stages. Then the other supported Pythons: the in-process tiers
+extra whenever `pyproject.toml` changed, then runs ruff (lint and layout), mypy --strict, the
+diagram freshness check and pytest (the whole suite, with the pytest args given), each under a
+heading, and ends with a summary of the stages. Then the other supported Pythons: the in-process tiers
 (`-m "not e2e"`) on Python 3.12 and 3.13, each in its own `.venv-3.12` / `.venv-3.13` made from
 the interpreter already on the machine (pyenv's, or a `python3.12` on PATH; never downloaded: a
 missing one fails its stage and says so). Last the wheel, as editor users install it: built,
@@ -140,6 +140,7 @@ def stages(pytest_args: list[str]) -> list[tuple[str, str, Callable[[], None]]]:
     return [
         ("install", "the project and its test extra in .venv", ensure_environment),
         ("ruff", "lint", lambda: run(PYTHON, "-m", "ruff", "check", ".")),
+        ("format", "ruff's layout", lambda: run(PYTHON, "-m", "ruff", "format", "--check", ".")),
         ("mypy", "types, --strict", lambda: run(PYTHON, "-m", "mypy")),
         ("diagrams", "fresh drawings", lambda: run(PYTHON, "-m", "fsm.diagrams", "--check")),
         ("pytest", "the test suite", lambda: run(PYTHON, "-m", "pytest", *PYTEST, *pytest_args)),

@@ -39,9 +39,7 @@ async def test_a_projects_agent_is_offered_chosen_and_kept_by_a_fresh_claude(
     env = {"CLAUDE_ACP_SCRIPTED_LOG": str(tmp_path / "claude-log.jsonl")}
     async with spawn_adapter(tmp_path, "crash_mid_turn", env=env) as adapter:
         opened = await asyncio.wait_for(
-            adapter.conn._conn.send_request(
-                "session/new", {"cwd": str(project), "mcpServers": []}
-            ),
+            adapter.conn._conn.send_request("session/new", {"cwd": str(project), "mcpServers": []}),
             TIMEOUT,
         )
         session = opened["sessionId"]
@@ -67,4 +65,3 @@ async def test_a_projects_agent_is_offered_chosen_and_kept_by_a_fresh_claude(
     argvs = [list(e["argv"]) for e in _claude_log(tmp_path, "argv")]
     assert len(argvs) == 2, argvs
     assert _flag(argvs[0], "--agent") == [] and _flag(argvs[1], "--agent") == ["reviewer"]
-
