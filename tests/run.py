@@ -1,18 +1,16 @@
 #!/usr/bin/env python3
 """The project's whole check, from a fresh clone: `python3 tests/run.py [pytest args...]`.
 
-Creates `.venv` beside the project when it is missing, (re)installs the project with its test
-extra whenever `pyproject.toml` changed, then runs ruff (lint and layout), mypy --strict, the
-diagram freshness check and pytest (the whole suite, with the pytest args given), each under a
-heading, and ends with a summary of the stages. Then the other supported Pythons: the in-process tiers
-(`-m "not e2e"`) on Python 3.12 and 3.13, each in its own `.venv-3.12` / `.venv-3.13` made from
-the interpreter already on the machine (pyenv's, or a `python3.12` on PATH; never downloaded: a
-missing one fails its stage and says so). Last the wheel, as editor users install it: built,
-installed with `uv tool install` into a temporary tool folder, and its `claude-acp --version`
-and `claude-acp doctor` run from outside the checkout (`tests/installed_wheel.py`). It stops at
-the first stage that fails. Uses only the standard library, so it runs before anything is
-installed.
-"""
+Creates `.venv` beside the project when it is missing, (re)installs the project with its test extra
+whenever `pyproject.toml` changed, then runs ruff (lint and layout), mypy --strict, the diagram
+freshness check and pytest (the whole suite, with the pytest args given), each under a heading, and
+ends with a summary of the stages. Then the other supported Pythons: the in-process tiers (`-m "not
+e2e"`) on Python 3.12 and 3.13, each in its own `.venv-3.12` / `.venv-3.13` made from the
+interpreter already on the machine (pyenv's, or a `python3.12` on PATH; never downloaded: a missing
+one fails its stage and says so). Last the wheel, as editor users install it: built, installed with
+`uv tool install` into a temporary tool folder, and its `claude-acp --version` and `claude-acp
+doctor` run from outside the checkout (`tests/installed_wheel.py`). It stops at the first stage that
+fails. Uses only the standard library, so it runs before anything is installed."""
 
 from __future__ import annotations
 
