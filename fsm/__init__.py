@@ -245,6 +245,7 @@ if TYPE_CHECKING:
         shown_title,
         title_description,
     )
+    from fsm.settings_warnings import SettingsProblem, SettingsWarnings
     from fsm.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.subagent_replay import SubagentReplay, fork_directive
     from fsm.transcript_entries import (
@@ -268,6 +269,8 @@ if TYPE_CHECKING:
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
     "settings_effort": "effort_seeds",
+    "SettingsProblem": "settings_warnings",
+    "SettingsWarnings": "settings_warnings",
     "REMOTE_CONTROL_COMMAND": "remote_control",
     "RemoteControl": "remote_control",
     "claude_code_offers": "remote_control",
@@ -642,6 +645,8 @@ __all__ = [
     "SessionClosing",
     "SessionCore",
     "SessionFailureDialect",
+    "SettingsProblem",
+    "SettingsWarnings",
     "SettlePrompt",
     "Severity",
     "SignInMcpServer",
