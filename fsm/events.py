@@ -444,7 +444,7 @@ class McpServersReported(ClaudeEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class McpServersPolled(ClaudeEvent):
     """Claude Code's answer to `mcp_status`, asked once the session's setup response is out:
-    which of the client's servers wait for a sign-in (`fsm.mcp_sign_in`)."""
+    which of the client's servers wait for a sign-in (`fsm.claude.mcp_sign_in`)."""
 
     servers: tuple[McpServerStatus, ...]
 
@@ -452,7 +452,7 @@ class McpServersPolled(ClaudeEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class McpServersReconnected(Event):
     """`/mcp reconnect` tried these servers again (answered by the adapter, not a turn): one of
-    the client's that needs a sign-in may be signed in to again (`fsm.mcp_sign_in`)."""
+    the client's that needs a sign-in may be signed in to again (`fsm.claude.mcp_sign_in`)."""
 
     names: tuple[str, ...]
 
@@ -460,7 +460,7 @@ class McpServersReconnected(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class McpSignInEnded(Event):
     """The sign-in the core started for the client's MCP server `name` (`SignInMcpServer`)
-    ended with `outcome`, one of `fsm.mcp_sign_in.OUTCOMES`."""
+    ended with `outcome`, one of `fsm.claude.mcp_sign_in.OUTCOMES`."""
 
     name: str
     outcome: str

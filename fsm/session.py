@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from fsm.air.session_index import OwnActivity
 from fsm.effects import (
     Effect,
     LogNotice,
@@ -89,7 +90,6 @@ from fsm.ledger import Ledger
 from fsm.limits import LimitWatch, sane_reset
 from fsm.notices import Notices
 from fsm.records import FailureRecord, redact
-from fsm.session_index import OwnActivity
 from fsm.turn import TURN_TRIGGERS, Turn, TurnOutcome, TurnState
 
 __all__ = ["CANCEL_GRACE_SECONDS", "SIGNS_OF_LIFE", "RefusalNote", "SessionClock", "SessionCore"]
@@ -109,7 +109,7 @@ class SessionCore:
     answered at its result even while its background subagents run. `prompt_queueing`: a
     prompt that comes while a turn runs goes to Claude at once (as the reference adapter does);
     off, it waits for the turn before it. `mcp_sign_in`: the client's MCP servers signed in
-    to when they need it (`fsm.mcp_sign_in.sign_in_servers`).
+    to when they need it (`fsm.claude.mcp_sign_in.sign_in_servers`).
     """
 
     def __init__(

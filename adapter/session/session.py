@@ -372,7 +372,7 @@ class Session:
         return self._unwrap(answer)
 
     async def remote_control(self, blocks: list[Any]) -> bool:
-        """Answer a `/remote-control` prompt without a turn (True; fsm.remote_control), where
+        """Answer a `/remote-control` prompt without a turn (True; fsm.claude.remote_control), where
         Claude Code does not offer the command itself; -32600 while Claude works."""
         runtime = self.claude.runtime
         if runtime is None or not self.controls.stands_in_for_remote_control():
