@@ -60,6 +60,7 @@ __all__ = [
     "PromptRequested",
     "PromptSent",
     "RateLimitReported",
+    "RefusalExplained",
     "ResultReceived",
     "RetryAttempted",
     "RuntimeStartFailed",
@@ -330,6 +331,19 @@ class RetryAttempted(ClaudeEvent):
             raise PeerViolation("api_retry attempt and max_retries start at 1")
         if self.retry_delay_ms is not None and abs(self.retry_delay_ms) > MAX_MS:
             raise PeerViolation("api_retry retry_delay_ms out of range")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RefusalExplained(ClaudeEvent):
+    """A `system/model_refusal_no_fallback` frame: the model refused and Claude Code says why
+    here, perhaps only here (docs/decisions.md#refusal-explanation). The core keeps the
+    explanation for the refusal message or the result that comes after it."""
+
+    explanation: str
+
+    def __post_init__(self) -> None:
+        if not self.explanation.strip():
+            raise PeerViolation("a refusal's explanation says something")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
