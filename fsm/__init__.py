@@ -12,14 +12,21 @@ each part lives:
 - `runtime.py`, `incident.py`, `limits.py`, `notices.py`, `idle_compaction.py`: the other
   machines (drawn in `diagrams/`, `python -m fsm.diagrams`), `machine.py` their plumbing;
 - `ledger.py` (ids, revisions, the active set), `ids.py`, `records.py`, `vocabulary.py`;
-- `classify.py`: what Claude's signals mean; `transcript_entries.py` and `replay.py`: Claude's
-  stored transcripts; `negotiation.py`, `air.py` and `wire.py`: the client's side of the
-  extension; `air_meta.py`, `archive_titles.py` and `git_patch.py`: what JetBrains AIR is sent
-  (its `_meta` fields, archived-session titles, the git patch of a change), `async_tasks.py`:
-  its Async Tasks panel; `native_subagents.py` and `subagent_replay.py`: its native subagent
-  sessions, live and on load;
-  `session_index.py`: AIR's session index (its methods' table, list
-  pages, rows, list subscriptions).
+- `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
+  `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
+  `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
+  `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
+- `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
+  `git_patch.py`: what it is sent; `session_index.py`, `async_tasks.py`, `native_subagents.py`,
+  `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`, `goals.py`,
+  `prompt_suggestions.py`: its extensions);
+- `pickers/`: the agent, model and effort pickers (`agents.py`, `model_policy.py`,
+  `model_following.py`, `values.py`, `effort_seeds.py`);
+- `wire/`: how a record reaches a client (`negotiation.py`: which dialects; `dialects.py`: a
+  record's forms).
+
+A room's `__init__.py` holds only its docstring, so importing one module of it imports none
+of the others.
 """
 
 from __future__ import annotations
@@ -28,16 +35,20 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from fsm.agent_picker import (
-        BUILTIN_AGENTS,
-        DEFAULT_AGENT,
-        AgentChoice,
-        agent_choices,
-        agent_flag,
-        initial_agent,
+    from fsm.air.archive_titles import archive_to, is_archived, title_records, visible_title
+    from fsm.air.async_tasks import AsyncTasks, TaskReplay
+    from fsm.air.client import AirClient, advertisement, air_client
+    from fsm.air.file_change_reports import FileChangeReports, ReportPlan
+    from fsm.air.fork_points import (
+        ForkPoint,
+        fork_point,
+        fork_point_missing,
+        fork_point_uuid,
+        message_text_fingerprint,
     )
-    from fsm.air import AirClient, advertisement, air_client
-    from fsm.air_meta import (
+    from fsm.air.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
+    from fsm.air.goals import GOAL_METHOD, BadGoalRequest, GoalRequest, Goals, goal_request
+    from fsm.air.meta import (
         air_info_update,
         permission_heading,
         plan_file_clear,
@@ -46,15 +57,82 @@ if TYPE_CHECKING:
         skill_tool_meta,
         with_air_meta,
     )
-    from fsm.archive_titles import archive_to, is_archived, title_records, visible_title
-    from fsm.async_tasks import AsyncTasks, TaskReplay
-    from fsm.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
-    from fsm.classify import (
+    from fsm.air.native_subagents import NativeSubagents, subagent_launches, subagent_state
+    from fsm.air.prompt_suggestions import PromptSuggestions
+    from fsm.air.session_index import (
+        ARCHIVE_METHOD,
+        INDEX_METHODS,
+        LIST_CHANGES_METHOD,
+        ArchiveRequest,
+        BackgroundTasks,
+        BadIndexRequest,
+        BatchGetRequest,
+        IndexMethodNotFound,
+        IndexRow,
+        ListSubscriptions,
+        LiveRecord,
+        OwnActivity,
+        RenameRequest,
+        SubscribeRequest,
+        UnsubscribeRequest,
+        background_tasks_of,
+        index_list_options,
+        index_page,
+        index_session_info,
+        live_sessions,
+        needs_task_search,
+        registry_candidates,
+        rename_to,
+        route_index_request,
+        scan_transcript,
+    )
+    from fsm.air.subagent_replay import SubagentReplay, fork_directive
+    from fsm.claude.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
+    from fsm.claude.classify import (
         AUTONOMOUS_ORIGINS,
         SYNTHETIC_MODEL,
         is_autonomous_origin,
         is_own_work,
         is_real_model,
+    )
+    from fsm.claude.mcp_sign_in import (
+        MCP_POLL_SECONDS,
+        MCP_SIGN_IN_SECONDS,
+        page_done,
+        poll_verdict,
+        sign_in_message,
+        sign_in_outcome,
+        sign_in_page,
+        sign_in_servers,
+    )
+    from fsm.claude.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
+    from fsm.claude.remote_control import (
+        REMOTE_CONTROL_COMMAND,
+        RemoteControl,
+        claude_code_offers,
+        remote_content,
+        remote_control_command,
+        remote_control_refusal,
+        remote_control_reply,
+        remote_control_request,
+    )
+    from fsm.claude.replay import ActiveScan, ReplayPlanner, active_from_newest
+    from fsm.claude.session_titles import (
+        generated_title,
+        renames_session,
+        shown_title,
+        title_description,
+    )
+    from fsm.claude.settings_warnings import SettingsProblem, SettingsWarnings
+    from fsm.claude.start_failures import StartFailure, StartFailureKind, start_failure
+    from fsm.claude.transcript_entries import (
+        LOCAL_ONLY_COMMANDS,
+        EntryKind,
+        TranscriptEntry,
+        is_prompt_entry,
+        listed_title,
+        parse_entry,
+        typed_prompt_said,
     )
     from fsm.effects import (
         AnswerSteer,
@@ -81,7 +159,6 @@ if TYPE_CHECKING:
         WithdrawPrompt,
         WithdrawQuestions,
     )
-    from fsm.effort_seeds import settings_effort
     from fsm.errors import FsmError, InvalidTransition, PeerViolation
     from fsm.events import (
         AnswerStreamStarted,
@@ -123,6 +200,7 @@ if TYPE_CHECKING:
         PromptRequested,
         PromptSent,
         RateLimitReported,
+        RefusalExplained,
         ResultReceived,
         RetryAttempted,
         RuntimeStarted,
@@ -136,16 +214,6 @@ if TYPE_CHECKING:
         WorkerShuttingDown,
         trigger_of,
     )
-    from fsm.file_change_reports import FileChangeReports, ReportPlan
-    from fsm.fork_points import (
-        ForkPoint,
-        fork_point,
-        fork_point_missing,
-        fork_point_uuid,
-        message_text_fingerprint,
-    )
-    from fsm.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
-    from fsm.goals import GOAL_METHOD, BadGoalRequest, GoalRequest, Goals, goal_request
     from fsm.idle_compaction import (
         DEFAULT_DELAY_SECONDS,
         DEFAULT_MIN_TOKENS,
@@ -153,24 +221,23 @@ if TYPE_CHECKING:
         IdlePolicy,
     )
     from fsm.ids import IdKind, ParsedId, parse_id
-    from fsm.mcp_sign_in import (
-        MCP_POLL_SECONDS,
-        MCP_SIGN_IN_SECONDS,
-        page_done,
-        poll_verdict,
-        sign_in_message,
-        sign_in_outcome,
-        sign_in_page,
-        sign_in_servers,
+    from fsm.pickers.agents import (
+        BUILTIN_AGENTS,
+        DEFAULT_AGENT,
+        AgentChoice,
+        agent_choices,
+        agent_flag,
+        initial_agent,
     )
-    from fsm.model_following import (
+    from fsm.pickers.effort_seeds import settings_effort
+    from fsm.pickers.model_following import (
         ONE_MILLION_WINDOW,
         fallback_moves_session,
         measured_context_window,
         model_switch_to_follow,
         seeded_context_window,
     )
-    from fsm.model_policy import (
+    from fsm.pickers.model_policy import (
         MODEL_CONFIG_ENV,
         AllowedModel,
         ModelFacts,
@@ -182,134 +249,78 @@ if TYPE_CHECKING:
         model_policy_from,
         resolve_model_preference,
     )
-    from fsm.native_subagents import NativeSubagents, subagent_launches, subagent_state
-    from fsm.negotiation import (
-        Dialects,
-        agent_error_negotiated,
-        keys_options_by_kind,
-        negotiate,
-        session_failure_negotiated,
-    )
-    from fsm.picker_values import (
+    from fsm.pickers.values import (
         PickerShown,
         canonical_model_id,
         efforts_shown,
         efforts_to_apply,
         models_shown,
     )
-    from fsm.prompt_suggestions import PromptSuggestions
-    from fsm.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
-    from fsm.remote_control import (
-        REMOTE_CONTROL_COMMAND,
-        RemoteControl,
-        claude_code_offers,
-        remote_content,
-        remote_control_command,
-        remote_control_refusal,
-        remote_control_reply,
-        remote_control_request,
-    )
-    from fsm.replay import ActiveScan, ReplayPlanner, active_from_newest
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
-    from fsm.session_index import (
-        ARCHIVE_METHOD,
-        INDEX_METHODS,
-        LIST_CHANGES_METHOD,
-        ArchiveRequest,
-        BackgroundTasks,
-        BadIndexRequest,
-        BatchGetRequest,
-        IndexMethodNotFound,
-        IndexRow,
-        ListSubscriptions,
-        LiveRecord,
-        OwnActivity,
-        RenameRequest,
-        SubscribeRequest,
-        UnsubscribeRequest,
-        background_tasks_of,
-        index_list_options,
-        index_page,
-        index_session_info,
-        live_sessions,
-        needs_task_search,
-        registry_candidates,
-        rename_to,
-        route_index_request,
-        scan_transcript,
-    )
-    from fsm.session_titles import (
-        generated_title,
-        renames_session,
-        shown_title,
-        title_description,
-    )
-    from fsm.start_failures import StartFailure, StartFailureKind, start_failure
-    from fsm.subagent_replay import SubagentReplay, fork_directive
-    from fsm.transcript_entries import (
-        LOCAL_ONLY_COMMANDS,
-        EntryKind,
-        TranscriptEntry,
-        is_prompt_entry,
-        listed_title,
-        parse_entry,
-        typed_prompt_said,
-    )
     from fsm.turn import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT, TURN_NO_RESULT_TITLE
     from fsm.vocabulary import Action, Category, FailureKind, Severity
-    from fsm.wire import (
+    from fsm.wire.dialects import (
         SESSION_FAILURE_KEYS,
         AgentErrorDialect,
         SessionFailureDialect,
         session_failure_record,
     )
+    from fsm.wire.negotiation import (
+        Dialects,
+        agent_error_negotiated,
+        keys_options_by_kind,
+        negotiate,
+        session_failure_negotiated,
+    )
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
-    "settings_effort": "effort_seeds",
-    "REMOTE_CONTROL_COMMAND": "remote_control",
-    "RemoteControl": "remote_control",
-    "claude_code_offers": "remote_control",
-    "remote_control_command": "remote_control",
-    "remote_control_refusal": "remote_control",
-    "remote_control_reply": "remote_control",
-    "remote_control_request": "remote_control",
-    "remote_content": "remote_control",
-    "page_done": "mcp_sign_in",
-    "MCP_POLL_SECONDS": "mcp_sign_in",
-    "MCP_SIGN_IN_SECONDS": "mcp_sign_in",
-    "poll_verdict": "mcp_sign_in",
-    "sign_in_message": "mcp_sign_in",
-    "sign_in_outcome": "mcp_sign_in",
-    "sign_in_page": "mcp_sign_in",
-    "sign_in_servers": "mcp_sign_in",
-    "AllowedModel": "model_policy",
-    "ModelFacts": "model_policy",
-    "ModelPolicy": "model_policy",
-    "allowed_models": "model_policy",
-    "is_denied_model": "model_policy",
-    "MODEL_CONFIG_ENV": "model_policy",
-    "model_config_settings": "model_policy",
-    "model_display_names": "model_policy",
-    "model_policy_from": "model_policy",
-    "resolve_model_preference": "model_policy",
-    "RAW_MESSAGE_METHOD": "raw_messages",
-    "RawMessageChoice": "raw_messages",
-    "raw_message_choice": "raw_messages",
-    "BUILTIN_AGENTS": "agent_picker",
-    "DEFAULT_AGENT": "agent_picker",
-    "AgentChoice": "agent_picker",
-    "agent_choices": "agent_picker",
-    "agent_flag": "agent_picker",
-    "initial_agent": "agent_picker",
-    "BlobKind": "blob_types",
-    "BlobPlan": "blob_types",
-    "blob_plan": "blob_types",
-    "decode_text_blob": "blob_types",
-    "AUTONOMOUS_ORIGINS": "classify",
-    "is_autonomous_origin": "classify",
-    "is_own_work": "classify",
+    "settings_effort": "pickers.effort_seeds",
+    "SettingsProblem": "claude.settings_warnings",
+    "SettingsWarnings": "claude.settings_warnings",
+    "REMOTE_CONTROL_COMMAND": "claude.remote_control",
+    "RemoteControl": "claude.remote_control",
+    "claude_code_offers": "claude.remote_control",
+    "remote_control_command": "claude.remote_control",
+    "remote_control_refusal": "claude.remote_control",
+    "remote_control_reply": "claude.remote_control",
+    "remote_control_request": "claude.remote_control",
+    "remote_content": "claude.remote_control",
+    "page_done": "claude.mcp_sign_in",
+    "MCP_POLL_SECONDS": "claude.mcp_sign_in",
+    "MCP_SIGN_IN_SECONDS": "claude.mcp_sign_in",
+    "poll_verdict": "claude.mcp_sign_in",
+    "sign_in_message": "claude.mcp_sign_in",
+    "sign_in_outcome": "claude.mcp_sign_in",
+    "sign_in_page": "claude.mcp_sign_in",
+    "sign_in_servers": "claude.mcp_sign_in",
+    "AllowedModel": "pickers.model_policy",
+    "ModelFacts": "pickers.model_policy",
+    "ModelPolicy": "pickers.model_policy",
+    "allowed_models": "pickers.model_policy",
+    "is_denied_model": "pickers.model_policy",
+    "MODEL_CONFIG_ENV": "pickers.model_policy",
+    "model_config_settings": "pickers.model_policy",
+    "model_display_names": "pickers.model_policy",
+    "model_policy_from": "pickers.model_policy",
+    "resolve_model_preference": "pickers.model_policy",
+    "RAW_MESSAGE_METHOD": "claude.raw_messages",
+    "RawMessageChoice": "claude.raw_messages",
+    "raw_message_choice": "claude.raw_messages",
+    "BUILTIN_AGENTS": "pickers.agents",
+    "DEFAULT_AGENT": "pickers.agents",
+    "AgentChoice": "pickers.agents",
+    "agent_choices": "pickers.agents",
+    "agent_flag": "pickers.agents",
+    "initial_agent": "pickers.agents",
+    "BlobKind": "claude.blob_types",
+    "BlobPlan": "claude.blob_types",
+    "blob_plan": "claude.blob_types",
+    "decode_text_blob": "claude.blob_types",
+    "AUTONOMOUS_ORIGINS": "claude.classify",
+    "is_autonomous_origin": "claude.classify",
+    "is_own_work": "claude.classify",
     "SessionClosing": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
@@ -319,75 +330,75 @@ _HOMES = {
     "TurnTakenUp": "effects",
     "WithdrawPrompt": "effects",
     "AnswerSteer": "effects",
-    "air_info_update": "air_meta",
-    "plan_file_clear": "air_meta",
-    "ARCHIVE_METHOD": "session_index",
-    "INDEX_METHODS": "session_index",
-    "LIST_CHANGES_METHOD": "session_index",
-    "ArchiveRequest": "session_index",
-    "BadIndexRequest": "session_index",
-    "BatchGetRequest": "session_index",
-    "IndexMethodNotFound": "session_index",
-    "IndexRow": "session_index",
-    "BackgroundTasks": "session_index",
-    "ListSubscriptions": "session_index",
-    "OwnActivity": "session_index",
-    "RenameRequest": "session_index",
-    "SubscribeRequest": "session_index",
-    "UnsubscribeRequest": "session_index",
-    "index_list_options": "session_index",
-    "index_page": "session_index",
-    "index_session_info": "session_index",
-    "LiveRecord": "session_index",
-    "live_sessions": "session_index",
-    "registry_candidates": "session_index",
-    "rename_to": "session_index",
-    "route_index_request": "session_index",
-    "scan_transcript": "session_index",
-    "background_tasks_of": "session_index",
-    "needs_task_search": "session_index",
-    "plan_file_input": "air_meta",
-    "permission_heading": "air_meta",
-    "with_air_meta": "air_meta",
-    "skill_command_meta": "air_meta",
-    "skill_tool_meta": "air_meta",
-    "patchable": "git_patch",
-    "patch_block": "git_patch",
-    "file_patch": "git_patch",
-    "MAX_PATCH_BYTES": "git_patch",
-    "AirClient": "air",
-    "PromptSuggestions": "prompt_suggestions",
-    "GOAL_METHOD": "goals",
-    "BadGoalRequest": "goals",
-    "GoalRequest": "goals",
-    "Goals": "goals",
-    "goal_request": "goals",
-    "FileChangeReports": "file_change_reports",
-    "ReportPlan": "file_change_reports",
-    "ForkPoint": "fork_points",
-    "fork_point": "fork_points",
-    "fork_point_missing": "fork_points",
-    "fork_point_uuid": "fork_points",
-    "message_text_fingerprint": "fork_points",
-    "PickerShown": "picker_values",
-    "canonical_model_id": "picker_values",
-    "efforts_shown": "picker_values",
-    "efforts_to_apply": "picker_values",
-    "models_shown": "picker_values",
-    "AsyncTasks": "async_tasks",
-    "TaskReplay": "async_tasks",
-    "NativeSubagents": "native_subagents",
-    "subagent_state": "native_subagents",
-    "subagent_launches": "native_subagents",
-    "SubagentReplay": "subagent_replay",
-    "fork_directive": "subagent_replay",
-    "air_client": "air",
-    "archive_to": "archive_titles",
-    "is_archived": "archive_titles",
-    "title_records": "archive_titles",
-    "visible_title": "archive_titles",
-    "SYNTHETIC_MODEL": "classify",
-    "is_real_model": "classify",
+    "air_info_update": "air.meta",
+    "plan_file_clear": "air.meta",
+    "ARCHIVE_METHOD": "air.session_index",
+    "INDEX_METHODS": "air.session_index",
+    "LIST_CHANGES_METHOD": "air.session_index",
+    "ArchiveRequest": "air.session_index",
+    "BadIndexRequest": "air.session_index",
+    "BatchGetRequest": "air.session_index",
+    "IndexMethodNotFound": "air.session_index",
+    "IndexRow": "air.session_index",
+    "BackgroundTasks": "air.session_index",
+    "ListSubscriptions": "air.session_index",
+    "OwnActivity": "air.session_index",
+    "RenameRequest": "air.session_index",
+    "SubscribeRequest": "air.session_index",
+    "UnsubscribeRequest": "air.session_index",
+    "index_list_options": "air.session_index",
+    "index_page": "air.session_index",
+    "index_session_info": "air.session_index",
+    "LiveRecord": "air.session_index",
+    "live_sessions": "air.session_index",
+    "registry_candidates": "air.session_index",
+    "rename_to": "air.session_index",
+    "route_index_request": "air.session_index",
+    "scan_transcript": "air.session_index",
+    "background_tasks_of": "air.session_index",
+    "needs_task_search": "air.session_index",
+    "plan_file_input": "air.meta",
+    "permission_heading": "air.meta",
+    "with_air_meta": "air.meta",
+    "skill_command_meta": "air.meta",
+    "skill_tool_meta": "air.meta",
+    "patchable": "air.git_patch",
+    "patch_block": "air.git_patch",
+    "file_patch": "air.git_patch",
+    "MAX_PATCH_BYTES": "air.git_patch",
+    "AirClient": "air.client",
+    "PromptSuggestions": "air.prompt_suggestions",
+    "GOAL_METHOD": "air.goals",
+    "BadGoalRequest": "air.goals",
+    "GoalRequest": "air.goals",
+    "Goals": "air.goals",
+    "goal_request": "air.goals",
+    "FileChangeReports": "air.file_change_reports",
+    "ReportPlan": "air.file_change_reports",
+    "ForkPoint": "air.fork_points",
+    "fork_point": "air.fork_points",
+    "fork_point_missing": "air.fork_points",
+    "fork_point_uuid": "air.fork_points",
+    "message_text_fingerprint": "air.fork_points",
+    "PickerShown": "pickers.values",
+    "canonical_model_id": "pickers.values",
+    "efforts_shown": "pickers.values",
+    "efforts_to_apply": "pickers.values",
+    "models_shown": "pickers.values",
+    "AsyncTasks": "air.async_tasks",
+    "TaskReplay": "air.async_tasks",
+    "NativeSubagents": "air.native_subagents",
+    "subagent_state": "air.native_subagents",
+    "subagent_launches": "air.native_subagents",
+    "SubagentReplay": "air.subagent_replay",
+    "fork_directive": "air.subagent_replay",
+    "air_client": "air.client",
+    "archive_to": "air.archive_titles",
+    "is_archived": "air.archive_titles",
+    "title_records": "air.archive_titles",
+    "visible_title": "air.archive_titles",
+    "SYNTHETIC_MODEL": "claude.classify",
+    "is_real_model": "claude.classify",
     "Blame": "effects",
     "CompactWhenIdle": "effects",
     "Effect": "effects",
@@ -446,6 +457,7 @@ _HOMES = {
     "PromptReceived": "events",
     "PromptSent": "events",
     "RateLimitReported": "events",
+    "RefusalExplained": "events",
     "ResultReceived": "events",
     "RetryAttempted": "events",
     "RuntimeStartFailed": "events",
@@ -463,41 +475,41 @@ _HOMES = {
     "IdKind": "ids",
     "ParsedId": "ids",
     "parse_id": "ids",
-    "Dialects": "negotiation",
-    "advertisement": "air",
-    "agent_error_negotiated": "negotiation",
-    "keys_options_by_kind": "negotiation",
-    "negotiate": "negotiation",
-    "session_failure_negotiated": "negotiation",
+    "Dialects": "wire.negotiation",
+    "advertisement": "air.client",
+    "agent_error_negotiated": "wire.negotiation",
+    "keys_options_by_kind": "wire.negotiation",
+    "negotiate": "wire.negotiation",
+    "session_failure_negotiated": "wire.negotiation",
     "FailureRecord": "records",
     "TITLE_LIMIT": "records",
     "redact": "records",
     "shape_title": "records",
     "visible": "records",
-    "ActiveScan": "replay",
-    "ReplayPlanner": "replay",
-    "active_from_newest": "replay",
+    "ActiveScan": "claude.replay",
+    "ReplayPlanner": "claude.replay",
+    "active_from_newest": "claude.replay",
     "CANCEL_GRACE_SECONDS": "session",
-    "generated_title": "session_titles",
-    "renames_session": "session_titles",
-    "shown_title": "session_titles",
-    "title_description": "session_titles",
-    "StartFailure": "start_failures",
-    "StartFailureKind": "start_failures",
-    "start_failure": "start_failures",
+    "generated_title": "claude.session_titles",
+    "renames_session": "claude.session_titles",
+    "shown_title": "claude.session_titles",
+    "title_description": "claude.session_titles",
+    "StartFailure": "claude.start_failures",
+    "StartFailureKind": "claude.start_failures",
+    "start_failure": "claude.start_failures",
     "SessionCore": "session",
-    "EntryKind": "transcript_entries",
-    "TranscriptEntry": "transcript_entries",
-    "is_prompt_entry": "transcript_entries",
-    "parse_entry": "transcript_entries",
-    "ONE_MILLION_WINDOW": "model_following",
-    "fallback_moves_session": "model_following",
-    "measured_context_window": "model_following",
-    "model_switch_to_follow": "model_following",
-    "seeded_context_window": "model_following",
-    "LOCAL_ONLY_COMMANDS": "transcript_entries",
-    "typed_prompt_said": "transcript_entries",
-    "listed_title": "transcript_entries",
+    "EntryKind": "claude.transcript_entries",
+    "TranscriptEntry": "claude.transcript_entries",
+    "is_prompt_entry": "claude.transcript_entries",
+    "parse_entry": "claude.transcript_entries",
+    "ONE_MILLION_WINDOW": "pickers.model_following",
+    "fallback_moves_session": "pickers.model_following",
+    "measured_context_window": "pickers.model_following",
+    "model_switch_to_follow": "pickers.model_following",
+    "seeded_context_window": "pickers.model_following",
+    "LOCAL_ONLY_COMMANDS": "claude.transcript_entries",
+    "typed_prompt_said": "claude.transcript_entries",
+    "listed_title": "claude.transcript_entries",
     "TURN_NO_RESULT_TITLE": "turn",
     "AUTH_REQUIRED_MESSAGE": "turn",
     "SIGN_IN_HINT": "turn",
@@ -505,10 +517,10 @@ _HOMES = {
     "Category": "vocabulary",
     "FailureKind": "vocabulary",
     "Severity": "vocabulary",
-    "AgentErrorDialect": "wire",
-    "SESSION_FAILURE_KEYS": "wire",
-    "SessionFailureDialect": "wire",
-    "session_failure_record": "wire",
+    "AgentErrorDialect": "wire.dialects",
+    "SESSION_FAILURE_KEYS": "wire.dialects",
+    "SessionFailureDialect": "wire.dialects",
+    "session_failure_record": "wire.dialects",
 }
 
 __all__ = [
@@ -626,6 +638,7 @@ __all__ = [
     "PublishRecord",
     "RateLimitReported",
     "RawMessageChoice",
+    "RefusalExplained",
     "RejectPrompt",
     "RemoteControl",
     "RenameRequest",
@@ -642,6 +655,8 @@ __all__ = [
     "SessionClosing",
     "SessionCore",
     "SessionFailureDialect",
+    "SettingsProblem",
+    "SettingsWarnings",
     "SettlePrompt",
     "Severity",
     "SignInMcpServer",

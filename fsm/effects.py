@@ -172,7 +172,7 @@ class PollMcpServers(Effect):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SignInMcpServer(Effect):
-    """Sign the user in to the client's MCP server `name` (`fsm.mcp_sign_in`): Claude Code's
+    """Sign the user in to the client's MCP server `name` (`fsm.claude.mcp_sign_in`): Claude Code's
     `mcp_authenticate`, its page as a URL elicitation, until the server connects; the end is
     reported as `McpSignInEnded`."""
 

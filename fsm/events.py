@@ -60,6 +60,7 @@ __all__ = [
     "PromptRequested",
     "PromptSent",
     "RateLimitReported",
+    "RefusalExplained",
     "ResultReceived",
     "RetryAttempted",
     "RuntimeStartFailed",
@@ -333,6 +334,19 @@ class RetryAttempted(ClaudeEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RefusalExplained(ClaudeEvent):
+    """A `system/model_refusal_no_fallback` frame: the model refused and Claude Code says why
+    here, perhaps only here (docs/decisions.md#refusal-explanation). The core keeps the
+    explanation for the refusal message or the result that comes after it."""
+
+    explanation: str
+
+    def __post_init__(self) -> None:
+        if not self.explanation.strip():
+            raise PeerViolation("a refusal's explanation says something")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ResultReceived(ClaudeEvent):
     """A `result` frame. `origin_kind` is its `origin.kind` as Claude Code wrote it (None when
     absent or not a string); the core decides which kinds no user turn asked for
@@ -430,7 +444,7 @@ class McpServersReported(ClaudeEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class McpServersPolled(ClaudeEvent):
     """Claude Code's answer to `mcp_status`, asked once the session's setup response is out:
-    which of the client's servers wait for a sign-in (`fsm.mcp_sign_in`)."""
+    which of the client's servers wait for a sign-in (`fsm.claude.mcp_sign_in`)."""
 
     servers: tuple[McpServerStatus, ...]
 
@@ -438,7 +452,7 @@ class McpServersPolled(ClaudeEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class McpServersReconnected(Event):
     """`/mcp reconnect` tried these servers again (answered by the adapter, not a turn): one of
-    the client's that needs a sign-in may be signed in to again (`fsm.mcp_sign_in`)."""
+    the client's that needs a sign-in may be signed in to again (`fsm.claude.mcp_sign_in`)."""
 
     names: tuple[str, ...]
 
@@ -446,7 +460,7 @@ class McpServersReconnected(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class McpSignInEnded(Event):
     """The sign-in the core started for the client's MCP server `name` (`SignInMcpServer`)
-    ended with `outcome`, one of `fsm.mcp_sign_in.OUTCOMES`."""
+    ended with `outcome`, one of `fsm.claude.mcp_sign_in.OUTCOMES`."""
 
     name: str
     outcome: str

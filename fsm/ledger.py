@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from fsm import ids
-from fsm.classify import without_login_instruction
+from fsm.claude.classify import without_login_instruction
 from fsm.errors import FsmError, InvalidTransition
 from fsm.incident import Incident, IncidentState, IncidentTrigger
 from fsm.records import FailureRecord, shape_title

@@ -42,7 +42,7 @@ from Claude Code's `system/init` frames (one per turn, so a later frame is a lat
 status of a shape the core does not know is logged once per session and otherwise ignored; a
 server name that could be a path or a URL is left out of the words. A server of the client's
 that needs sign-in, for a client that takes URL elicitation, is signed in to instead
-(`fsm.mcp_sign_in`, docs/decisions.md#mcp-sign-in), from the `mcp_status` asked at the start
+(`fsm.claude.mcp_sign_in`, docs/decisions.md#mcp-sign-in), from the `mcp_status` asked at the start
 (`mcp_server_polled`) or an init frame, whichever tells first; a sign-in that ends without the
 server is told as the notice would have been. `/mcp reconnect` of such a server (not being
 signed in to) lets it be signed in to again, as the reference's does: the core asks for a poll.
@@ -61,7 +61,8 @@ import re
 from enum import Enum
 from typing import Any
 
-from fsm import classify
+from fsm.claude import classify
+from fsm.claude.mcp_sign_in import SIGNED_IN, sign_in_log
 from fsm.effects import (
     Effect,
     LogNotice,
@@ -80,7 +81,6 @@ from fsm.events import (
 )
 from fsm.ledger import Ledger
 from fsm.machine import build_machine, fire
-from fsm.mcp_sign_in import SIGNED_IN, sign_in_log
 from fsm.records import TITLE_LIMIT, redact
 from fsm.vocabulary import FailureKind
 
@@ -229,7 +229,7 @@ class Notices:
         sign_in_servers: frozenset[str] = frozenset(),
     ) -> None:
         self.ledger, self.records, self.acp_notices = ledger, records, acp_notices
-        # The client's MCP servers signed in to when they need it (`fsm.mcp_sign_in`).
+        # The client's MCP servers signed in to when they need it (`fsm.claude.mcp_sign_in`).
         self.sign_in_servers = sign_in_servers
         self.signing_in: set[str] = set()  # sign-ins under way, by server
         self.declared_notices = declared_acp_notices

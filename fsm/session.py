@@ -1,6 +1,6 @@
 """The session core: Claude's signals and the client's requests in, ordered effects out.
 
-Theory of operation: one `SessionCore` per ACP session. `handle(event)` does three things and
+Theory of operation: one `SessionCore` per ACP session. `handle(event)` does these things and
 decides nothing else itself:
 1. It drops what a replaced runtime says late (docs/decisions.md#delivery): every Claude event
    carries its epoch.
@@ -15,7 +15,9 @@ decides nothing else itself:
    machine's `claude_silent` or `cancel_grace_expired`, a limit's reset (`SessionLimits`, below,
    docs/decisions.md#early-limit-warning and #limit-that-resets), or the idle compaction's
    `idle_deadline_reached`.
-4. It tells the idle compaction (`idle_compaction.py`, through `SessionIdle` below) when the
+4. It keeps a refusal's explanation said ahead of the refusal (`RefusalNote`, below) and
+   hands it to the refusal message or result it was for.
+5. It tells the idle compaction (`idle_compaction.py`, through `SessionIdle` below) when the
    session went idle (its last turn answered, nothing queued) and of each client prompt.
 
 Claude's process has its own machine (`runtime.py`, owned by the turn, whose rows read it):
@@ -35,7 +37,9 @@ and the idle compaction's `session_went_idle` (derived here) and `prompt_receive
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
+from fsm.air.session_index import OwnActivity
 from fsm.effects import (
     Effect,
     LogNotice,
@@ -46,6 +50,7 @@ from fsm.effects import (
 from fsm.errors import FsmError
 from fsm.events import (
     AnswerStreamStarted,
+    AssistantMessageReceived,
     AuthStatusReported,
     AutoModeFellBackAtStart,
     AutoModeUnavailable,
@@ -74,6 +79,7 @@ from fsm.events import (
     PromptRequested,
     PromptSent,
     RateLimitReported,
+    RefusalExplained,
     ResultReceived,
     RuntimeStarted,
     TransportLost,
@@ -84,10 +90,9 @@ from fsm.ledger import Ledger
 from fsm.limits import LimitWatch, sane_reset
 from fsm.notices import Notices
 from fsm.records import FailureRecord, redact
-from fsm.session_index import OwnActivity
 from fsm.turn import TURN_TRIGGERS, Turn, TurnOutcome, TurnState
 
-__all__ = ["CANCEL_GRACE_SECONDS", "SIGNS_OF_LIFE", "SessionClock", "SessionCore"]
+__all__ = ["CANCEL_GRACE_SECONDS", "SIGNS_OF_LIFE", "RefusalNote", "SessionClock", "SessionCore"]
 
 # Events that are not the turn's but are signs that Claude is at work on the prompt: after
 # their own route the core also fires the turn's `turn_went_busy`.
@@ -104,7 +109,7 @@ class SessionCore:
     answered at its result even while its background subagents run. `prompt_queueing`: a
     prompt that comes while a turn runs goes to Claude at once (as the reference adapter does);
     off, it waits for the turn before it. `mcp_sign_in`: the client's MCP servers signed in
-    to when they need it (`fsm.mcp_sign_in.sign_in_servers`).
+    to when they need it (`fsm.claude.mcp_sign_in.sign_in_servers`).
     """
 
     def __init__(
@@ -156,6 +161,7 @@ class SessionCore:
             sign_in_servers=mcp_sign_in,
         )
         self.idle = SessionIdle(policy=idle, turn=self.turn, clock=self._clock)
+        self.refusal = RefusalNote()  # docs/decisions.md#refusal-explanation
         # What the AIR session index shows beside the turn (docs/decisions.md#session-index).
         self._cost_usd: float | None = None
         self._routes: dict[type[Event], Callable[..., list[Effect]]] = {
@@ -173,6 +179,7 @@ class SessionCore:
             McpServersReconnected: self._on_notice,
             AuthStatusReported: self._on_auth,
             RateLimitReported: self._on_rate_limit,
+            RefusalExplained: self._on_refusal_explained,
             WorkerShuttingDown: self._on_worker_shutdown,
             OutputReceived: self._on_output,
             DeadlineReached: self._on_deadline,
@@ -284,7 +291,7 @@ class SessionCore:
         if isinstance(event, ClaudeEvent) and self._is_stale(event):
             return [LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")]
         if event.trigger in TURN_TRIGGERS:
-            return self._fire(event.trigger, event)
+            return self._fire(event.trigger, self.refusal.attach(event))
         route = self._routes.get(type(event))
         if route is None:
             raise FsmError(f"unknown event {type(event).__name__}")
@@ -379,6 +386,10 @@ class SessionCore:
         self.idle.note_context(event.tokens, event.cache_ttl)
         return []
 
+    def _on_refusal_explained(self, event: RefusalExplained) -> list[Effect]:
+        self.refusal.note(event.explanation)
+        return []
+
     def _on_worker_shutdown(self, event: WorkerShuttingDown) -> list[Effect]:
         return self.runtime.fire("worker_shutting_down", event)
 
@@ -406,6 +417,37 @@ class SessionCore:
 
 
 # --- the session's helpers: its clock, its idle compaction, its usage limits --------------
+
+
+class RefusalNote:
+    """A refusal's explanation Claude Code said ahead of the refusal.
+
+    docs/decisions.md#refusal-explanation: Claude Code may say why the model refused only in a
+    `system/model_refusal_no_fallback` frame (`RefusalExplained`), before the refusal message,
+    or before a result that no refusal message came ahead of. The note is kept until then: the
+    next refusal message carries it (unless it brings an explanation of its own), and failing
+    that the result does when it is a refusal. Either takes the note, and so does any other
+    result: a note no refusal came to use is not carried into a later turn.
+    """
+
+    def __init__(self) -> None:
+        self.kept: str | None = None
+
+    def note(self, explanation: str) -> None:
+        self.kept = explanation
+
+    def attach(self, event: Event) -> Event:
+        """`event`, carrying the kept explanation when it is the refusal the note was for."""
+        if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
+            kept, self.kept = self.kept, None
+            if kept and not event.refusal_explanation:
+                return replace(event, refusal_explanation=kept)
+        elif isinstance(event, ResultReceived):
+            kept, self.kept = self.kept, None
+            if kept and event.stop_reason == "refusal" and not event.refusal_explanation:
+                return replace(event, refusal_explanation=kept)
+        return event
+
 
 # After an interrupt, how long Claude gets to end the turn before its process is stopped.
 CANCEL_GRACE_SECONDS = 10.0

@@ -69,7 +69,7 @@ from dataclasses import replace
 from enum import Enum, StrEnum
 from typing import Any, Protocol
 
-from fsm import classify
+from fsm.claude import classify
 from fsm.effects import (
     AnswerSteer,
     Blame,

@@ -4,7 +4,7 @@ reference adapter answers it (routed for every client, as there).
 `{sessionId, asyncTaskId}` (each trimmed, non-empty, else -32602) answers `{"stopped": true}`
 once Claude Code stopped the task (its end and one line saying so go to the client first), or
 `{"stopped": false}` for an unknown session or a task that cannot be stopped: unknown, ended,
-a monitor, or already being stopped (`fsm.async_tasks.AsyncTasks.claim_stop`). Claude Code's
+a monitor, or already being stopped (`fsm.air.async_tasks.AsyncTasks.claim_stop`). Claude Code's
 own refusal is a JSON-RPC error, and the task may be stopped again.
 """
 

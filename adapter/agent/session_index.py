@@ -4,7 +4,7 @@ and row fields, `_session/batch_get`, `_session/rename`, `_session/archive`,
 `_session/unarchive`, `_session/list/subscribe` and `_session/list/unsubscribe`, and the
 `_session/list/changes` notifications.
 
-Theory of operation: `fsm.session_index` decides (its method table's guard answers -32601 to a
+Theory of operation: `fsm.air.session_index` decides (its method table's guard answers -32601 to a
 client without the capability, its readers -32602 to bad params; it pages, shapes rows and
 says what a subscription is to be told); `adapter.claude.index_rows` reads the rows from the
 transcripts and `adapter.claude.session_archive` writes the title records. A session this

@@ -25,8 +25,8 @@ the effort picker once the user has chosen an effort.
 | `allowDangerouslySkipPermissions` (a boolean) | nothing: `false` takes bypass away (below) |
 
 Beside `options`, `_meta.claudeCode.emitRawSDKMessages` (`true`, or a list of `{type, subtype?,
-origin?}` filters) asks for Claude Code's messages as they come (`fsm.raw_messages`); a value of
-another shape is -32602 too.
+origin?}` filters) asks for Claude Code's messages as they come
+(`fsm.claude.raw_messages`); a value of another shape is -32602 too.
 
 `allowDangerouslySkipPermissions: false` is the host's opt-out: the session neither offers bypass
 nor switches to it (docs/decisions.md#whose-settings-may-loosen-permissions); `true` changes
@@ -52,7 +52,7 @@ log = logging.getLogger(__name__)
 
 META_KEY = "claudeCode"  # `_meta.claudeCode`; acp hands `_meta`'s keys to us as keywords
 _WHERE = "_meta.claudeCode.options"
-_RAW = "emitRawSDKMessages"  # beside `options`: fsm.raw_messages
+_RAW = "emitRawSDKMessages"  # beside `options`: fsm.claude.raw_messages
 _EFFORTS = ("low", "medium", "high", "xhigh", "max")
 _THINKING = ("adaptive", "enabled", "disabled")
 _DISPLAYS = ("summarized", "omitted")
@@ -74,7 +74,7 @@ class ClientOptions:
     # `allowDangerouslySkipPermissions`: False takes bypass away from the session.
     allow_bypass: bool | None = None
     # `_meta.claudeCode.emitRawSDKMessages`: Claude's messages the client sees raw
-    # (fsm.raw_messages).
+    # (fsm.claude.raw_messages).
     raw_messages: RawMessageChoice = field(default_factory=RawMessageChoice)
 
     @property

@@ -1,5 +1,5 @@
 """What Claude Code's file checkpoint says a prompt changed, without rewinding anything
-(JetBrains AIR's `agentFileChangeReport`, `fsm.file_change_reports`).
+(JetBrains AIR's `agentFileChangeReport`, `fsm.air.file_change_reports`).
 
 Theory of operation: Claude Code keeps a checkpoint of the files its file tools change per
 prompt when the session runs with file checkpointing. Its `rewind_files` control request with

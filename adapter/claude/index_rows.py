@@ -1,5 +1,5 @@
 """The rows of JetBrains AIR's session index, read from Claude Code's transcripts
-(`fsm.session_index` decides what a row holds; this module reads the files).
+(`fsm.air.session_index` decides what a row holds; this module reads the files).
 
 Theory of operation: a session's rows come from its transcripts `<config>/projects/<folder>/
 <id>.jsonl`; a scope is a set of project folders: the cwd's (as given and resolved) and, with

@@ -29,7 +29,7 @@ class Launch:
     client_options: ClientOptions = NO_CLIENT_OPTIONS
     # The client's extra folders and system prompt (`adapter.claude.surroundings`).
     surroundings: Surroundings = field(default_factory=Surroundings)
-    # The agent the user picked (fsm.agent_picker): `--agent` for it, or none for Claude
+    # The agent the user picked (fsm.pickers.agents): `--agent` for it, or none for Claude
     # Code's own (`agent_picked` with `agent` None), whatever the client's options asked for.
     agent_picked: bool = False
     agent: str | None = None

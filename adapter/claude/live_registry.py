@@ -1,12 +1,12 @@
 """The live Claude Code processes on this machine, from Claude Code's own registry: each running
 CLI writes `<config>/sessions/<pid>.json` (its session id, kind, entrypoint, status), as the
 reference adapter reads it (`live-registry.js`). The session index's `state` reads it
-(`fsm.session_index.row_state`); nothing is refused for it.
+(`fsm.air.session_index.row_state`); nothing is refused for it.
 
 Only `<pid>.json` files are read (never a `.key` file), none is written or removed; one that
 does not parse is read once more, then skipped. Whether a process lives is `kill(pid, 0)`
 (EPERM counts as alive); its start time comes from one `ps -o pid=,lstart=` call, in the form
-Claude Code records (`LC_ALL=C TZ=UTC`). The rules are `fsm.session_index.registry_candidates`
+Claude Code records (`LC_ALL=C TZ=UTC`). The rules are `fsm.air.session_index.registry_candidates`
 and `live_sessions`. A snapshot serves for 5 seconds (`$CLAUDE_ACP_LIVE_REGISTRY_SECONDS`
 changes it: 0 reads the registry on every look).
 """

@@ -1,4 +1,4 @@
-"""Archive a session on disk: the title records of `fsm.archive_titles`, appended to each copy
+"""Archive a session on disk: the title records of `fsm.air.archive_titles`, appended to each copy
 of its transcript (docs/decisions.md#session-delete-from-air).
 
 Theory of operation: a session may have a copy of its transcript in several project folders

@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 1000
 _CURSOR_PREFIX = "offset:"
-# An entry's keys a fork point's search reads (`fsm.fork_points`).
+# An entry's keys a fork point's search reads (`fsm.air.fork_points`).
 _FORK_KEYS = ("type", "uuid", "parentUuid", "isSidechain", "parent_tool_use_id", "parent_agent_id")
 # A marker is `{"cwd": ...}`: anything longer than a long path is not one (read no further).
 _MARKER_LIMIT = 64 * 1024
@@ -266,7 +266,7 @@ async def list_page(
     hide_archived: bool = False,
 ) -> ListSessionsResponse:
     """One page of Claude's sessions for `cwd` (every folder when None), newest first;
-    `hide_archived`: without the archived ones (`fsm.archive_titles`), for a JetBrains AIR
+    `hide_archived`: without the archived ones (`fsm.air.archive_titles`), for a JetBrains AIR
     client whose `session/delete` archives."""
     from claude_agent_sdk import list_sessions
 

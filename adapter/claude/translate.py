@@ -33,6 +33,7 @@ from fsm import (
     ModelFellBack,
     PromptEchoed,
     RateLimitReported,
+    RefusalExplained,
     ResultReceived,
     RetryAttempted,
     TurnWentBusy,
@@ -244,6 +245,13 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
             direction=_str(data, "direction"),
             scope=_str(data, "scope"),
         )
+    if subtype == "model_refusal_no_fallback":
+        # docs/decisions.md#refusal-explanation: perhaps the only place Claude Code says why; the
+        # core keeps it for the refusal that follows.
+        explanation = _str(data, "api_refusal_explanation")
+        if explanation and explanation.strip():
+            return RefusalExplained(epoch=epoch, explanation=explanation)
+        return None
     if subtype == "task_started":
         task_id = _str(data, "task_id")
         if not task_id:
@@ -291,17 +299,10 @@ def _patch_status(data: Mapping[str, Any]) -> str | None:
 
 
 def refusal_explanation(frame: object) -> str | None:
-    """Claude's refusal explanation from a raw frame, where the SDK's parsed message lost it:
-    the SDK drops an assistant message's `stop_details`, and a `model_refusal_no_fallback`
-    system frame may carry it alone (docs/decisions.md#refusal-explanation)."""
-    if not isinstance(frame, Mapping):
-        return None
-    if frame.get("type") == "system" and frame.get("subtype") == "model_refusal_no_fallback":
-        source: object = frame
-        key = "api_refusal_explanation"
-    else:
-        message = frame.get("message")
-        source = message.get("stop_details") if isinstance(message, Mapping) else None
-        key = "explanation"
-    value = source.get(key) if isinstance(source, Mapping) else None
+    """Claude's refusal explanation from an assistant message's raw frame, where the SDK's parsed
+    message lost it: the SDK drops `stop_details` (docs/decisions.md#refusal-explanation; said
+    only in a `model_refusal_no_fallback` frame, it is that frame's `RefusalExplained`)."""
+    message = frame.get("message") if isinstance(frame, Mapping) else None
+    source = message.get("stop_details") if isinstance(message, Mapping) else None
+    value = source.get("explanation") if isinstance(source, Mapping) else None
     return value if isinstance(value, str) and value.strip() else None

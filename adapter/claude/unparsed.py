@@ -4,10 +4,10 @@ for an unknown `type`), but the editor has a use for: they reach the session as 
 - `tool_progress`: a running tool's heartbeat (`tool_use_id`, `elapsed_time_seconds`, …), which
   turns its card `in_progress` (`adapter.view.turn_view`).
 - `active_goal`: the goal Claude Code pursues (`value`, or null once cleared), which JetBrains
-  AIR shows (`fsm.goals`).
+  AIR shows (`fsm.air.goals`).
 - `prompt_suggestion`: the prompt Claude Code predicts the user sends next, written after a
   turn's result when asked for (`--prompt-suggestions`), which JetBrains AIR shows
-  (`fsm.prompt_suggestions`).
+  (`fsm.air.prompt_suggestions`).
 - `command_lifecycle`: what became of a user message Claude Code was sent (`queued`, `started`,
   `completed`, …): only a client that asked for Claude's messages raw (`_claude/sdkMessage`)
   has a use for it, as the reference adapter forwards it.

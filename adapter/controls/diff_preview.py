@@ -1,5 +1,5 @@
 """What an Edit or Write will change, as JetBrains AIR's `diffPatch` shows it in the
-permission question: the exact git patch (`fsm.git_patch`), read from the file and the tool's
+permission question: the exact git patch (`fsm.air.git_patch`), read from the file and the tool's
 input before Claude Code runs it, as the reference adapter predicts it.
 
 No preview (the question keeps the card's own diff) when the change cannot be predicted

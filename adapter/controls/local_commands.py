@@ -65,7 +65,7 @@ def parse(blocks: list[Any]) -> LocalCommand | None:
 async def run(client: Any, command: LocalCommand, tried: list[str] | None = None) -> str | None:
     """The command's markdown; None when Claude Code could not answer its control calls.
     `tried` gets the servers a `/mcp reconnect` tried again (one that needs a sign-in may be
-    signed in to next, `fsm.mcp_sign_in`)."""
+    signed in to next, `fsm.claude.mcp_sign_in`)."""
     try:
         if command.name == "usage":
             with anyio.fail_after(STATUS_SECONDS):

@@ -1,4 +1,4 @@
-"""Signing the user in to the client's MCP servers that need it: the steps `fsm.mcp_sign_in`
+"""Signing the user in to the client's MCP servers that need it: the steps `fsm.claude.mcp_sign_in`
 describes and the core starts (`SignInMcpServer`), performed.
 
 Theory of operation: one `McpSignIn` per session, for the servers the core may sign in to

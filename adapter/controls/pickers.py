@@ -35,6 +35,7 @@ from acp.schema import (
     SessionModeState,
 )
 
+from adapter.claude.settings_reader import SettingsReader
 from adapter.claude.transcript_tail import Tail
 from adapter.controls.auto_fast_rules import AUTO, fast_option
 from adapter.controls.model_choices import ModelChoice, model_choice
@@ -101,7 +102,7 @@ class SessionConfig:
     # `auto` only because nothing named a mode: a model without it means Manual, said to no one
     # (adapter.controls.auto_fast), rather than Accept edits and a warning.
     auto_by_default: bool = False
-    # The agent picker (fsm.agent_picker): the agents on offer (none: no picker), the one
+    # The agent picker (fsm.pickers.agents): the agents on offer (none: no picker), the one
     # chosen, the one the client asked for at the start, and whether the user picked one (a
     # fresh Claude process then starts with the pick).
     agents: tuple[AgentChoice, ...] = ()
@@ -109,18 +110,20 @@ class SessionConfig:
     requested_agent: str | None = None
     agent_picked: bool = False
     # The client negotiated JetBrains AIR's `recommendedValue`: no "Default" rows, the pickers
-    # name Claude Code's recommendation, and Claude runs the effort shown (`fsm.picker_values`).
+    # name Claude Code's recommendation, and Claude runs the effort shown (`fsm.pickers.values`).
     recommend: bool = False
     # The settings' `availableModels`, `modelOverrides` and managed `deniedModels`
-    # (fsm.model_policy), and `ANTHROPIC_CUSTOM_MODEL_OPTION`, which they leave alone.
+    # (fsm.pickers.model_policy), and `ANTHROPIC_CUSTOM_MODEL_OPTION`, which they leave alone.
     model_policy: ModelPolicy = field(default_factory=ModelPolicy)
     custom_model: str | None = None
     # The effort nobody chose comes from the settings, read again at each model change
-    # (fsm.effort_seeds, docs/decisions.md#settings-read-again): the settings tiers, lowest
+    # (fsm.pickers.effort_seeds, docs/decisions.md#settings-read-again): the settings tiers, lowest
     # first, as they read now; the client's `_meta.claudeCode.options.effort`, which the
     # session opens with; and whether the user chose an effort in the picker (kept across
     # models that take it).
     settings_tiers: Callable[[], Sequence[Mapping[str, Any]]] = lambda: ()
+    # The session's reader of those files (its problems said once), when the opening made one.
+    settings_reader: SettingsReader | None = None
     requested_effort: str | None = None
     effort_pinned: bool = False
 
@@ -201,7 +204,7 @@ class SessionConfig:
 
     def _policed(self, listed: list[ModelChoice]) -> list[ModelChoice]:
         """Claude Code's model list as the settings' policy shapes it, each entry with the
-        name the picker shows (fsm.model_policy)."""
+        name the picker shows (fsm.pickers.model_policy)."""
         facts = [ModelFacts(c.value, c.name, c.description, c.resolved) for c in listed]
         allowed = allowed_models(facts, self.model_policy, self.custom_model)
         if allowed is not None:

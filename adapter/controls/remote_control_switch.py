@@ -1,4 +1,4 @@
-"""`/remote-control [name|off]`, answered without a turn: the steps `fsm.remote_control`
+"""`/remote-control [name|off]`, answered without a turn: the steps `fsm.claude.remote_control`
 describes, performed.
 
 Theory of operation: one `RemoteControlSwitch` per session. `run` takes a prompt that is the

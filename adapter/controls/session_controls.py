@@ -145,12 +145,12 @@ class SessionControls:
         self.model_chosen: Callable[[int | None], None] = lambda window: None
         # Told the context window Claude Code measured for the current model
         # (`get_context_usage`, asked beside Claude's stream), until a result says it
-        # (fsm.model_following).
+        # (fsm.pickers.model_following).
         self.window_measured: Callable[[int], None] = lambda window: None
 
     async def forward_raw(self, frame: Any) -> None:
         """A message of Claude Code's, as it wrote it, to a client that asked for it with
-        `_meta.claudeCode.emitRawSDKMessages` (`fsm.raw_messages` says which)."""
+        `_meta.claudeCode.emitRawSDKMessages` (`fsm.claude.raw_messages` says which)."""
         raw = self.client_options.raw_messages if self.client_options is not None else None
         if raw is not None and raw.wanted and raw.sends(frame):
             params = {"sessionId": self.session_id, "message": frame}
@@ -363,7 +363,8 @@ class SessionControls:
 
     def _measure_window(self, runtime: ClaudeRuntime | None) -> None:
         """Ask Claude Code, beside the session, for the context window of the model it runs
-        now: a model that is 1M natively says nothing of it in its name (fsm.model_following)."""
+        now: a model that is 1M natively says nothing of it in its name
+        (fsm.pickers.model_following)."""
         if runtime is None or not self.config.models:
             return
         model = self.config.model
@@ -492,7 +493,7 @@ class SessionControls:
 
     def _offered(self) -> list[AvailableCommand]:
         # `/mcp` is answered here (local_commands), whatever Claude Code lists or marks; so is
-        # `/remote-control` where Claude Code does not offer it (fsm.remote_control).
+        # `/remote-control` where Claude Code does not offer it (fsm.claude.remote_control).
         scans: Scans = {}  # each skill folder listed once per list
         entries: list[Any] = [MCP_COMMAND, *self._listed]
         terminal_only = self._terminal_only - {"mcp"}

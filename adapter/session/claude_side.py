@@ -46,7 +46,6 @@ from fsm import (
     MessageTooLarge,
     PromptSent,
     RateLimitReported,
-    ResultReceived,
     RuntimeStarted,
     RuntimeStartFailed,
     StreamEnded,
@@ -112,10 +111,6 @@ class ClaudeSide:
         # Set while the fresh context's process is being started: a prompt waits for it
         # instead of starting one of its own.
         self.starting_fresh: anyio.Event | None = None
-        # docs/decisions.md#refusal-explanation: Claude Code may report a refusal's explanation
-        # only in a `system/model_refusal_no_fallback` frame before the refusal message; kept
-        # until then.
-        self._refusal_note: str | None = None
 
     async def start(self, spawned: ClaudeRuntime | None = None) -> None:
         """Start a Claude process for this session, or finish starting `spawned` (one that
@@ -269,21 +264,9 @@ class ClaudeSide:
             return
         if isinstance(message, AssistantMessage):
             _keep_server_blocks(message, raw)
-        if isinstance(message, SystemMessage) and message.subtype == "model_refusal_no_fallback":
-            self._refusal_note = refusal_explanation(raw) or self._refusal_note
         if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
-            # docs/decisions.md#refusal-explanation: the SDK's parsed message drops `stop_details`;
-            # the raw frame has it, or the `model_refusal_no_fallback` frame before it did.
-            explanation = refusal_explanation(raw) or self._refusal_note
-            self._refusal_note = None
-            if explanation and not event.refusal_explanation:
-                event = replace(event, refusal_explanation=explanation)
-        if isinstance(event, ResultReceived):
-            # docs/decisions.md#refusal-explanation: an explanation no refusal message came to carry
-            # goes with the result.
-            note, self._refusal_note = self._refusal_note, None
-            if note and event.stop_reason == "refusal":
-                event = replace(event, refusal_explanation=note)
+            # docs/decisions.md#refusal-explanation: the SDK's parsed message drops `stop_details`.
+            event = replace(event, refusal_explanation=refusal_explanation(raw))
         if isinstance(event, RateLimitReported) and isinstance(message, RateLimitEvent):
             # Claude's reset times are wall-clock times; the core's deadlines monotonic.
             event = replace(event, now=self._clock(), wall=self._wall())

@@ -96,7 +96,7 @@ class EffectPerformer:
 
     async def _file_changes(self, turn_id: str, stop_reason: str | None, *, failed: bool) -> None:
         """JetBrains AIR's file-change report of the turn, if its prompt asked: before the
-        answer, which waits for it (`fsm.file_change_reports`)."""
+        answer, which waits for it (`fsm.air.file_change_reports`)."""
         plan = self._view.file_changes.settle(turn_id, stop_reason=stop_reason, failed=failed)
         if plan is None:
             return

@@ -65,7 +65,7 @@ from fsm import (
 
 __all__ = ["LiveView"]
 
-# Claude Code's task frames the Async Tasks panel reads (`fsm.async_tasks.AsyncTasks`).
+# Claude Code's task frames the Async Tasks panel reads (`fsm.air.async_tasks.AsyncTasks`).
 _ASYNC_TASK_FRAMES = {
     "task_started": "started",
     "task_progress": "progress",
@@ -75,7 +75,7 @@ _ASYNC_TASK_FRAMES = {
 }
 
 # Claude Code's task frames that open and end native subagent sessions
-# (`fsm.native_subagents.NativeSubagents`, a method of each name).
+# (`fsm.air.native_subagents.NativeSubagents`, a method of each name).
 _SUBAGENT_FRAMES = frozenset({"task_started", "task_notification", "task_updated"})
 
 log = logging.getLogger(__name__)
@@ -134,11 +134,11 @@ class LiveView:
             read_text=lambda path: read_patch_source(path).text,
         )
         self.air = self._view.air
-        # JetBrains AIR's file-change reports (`fsm.file_change_reports`).
+        # JetBrains AIR's file-change reports (`fsm.air.file_change_reports`).
         self.file_changes = FileChangeReports(enabled=self.air.file_change_report)
-        # JetBrains AIR's goal (`fsm.goals`): every AIR client is shown it.
+        # JetBrains AIR's goal (`fsm.air.goals`): every AIR client is shown it.
         self.goals = Goals(air=self.air.air)
-        # The prompt Claude Code predicts after a turn (`fsm.prompt_suggestions`).
+        # The prompt Claude Code predicts after a turn (`fsm.air.prompt_suggestions`).
         self.suggestions = PromptSuggestions(air=self.air.prompt_suggestions)
         self._usage = UsageMeter(resumed=titled)
         self._compaction_ids = CompactionIds(session_id)

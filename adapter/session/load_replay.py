@@ -2,10 +2,10 @@
 
 The file is read once in order, a block at a time, so memory does not grow with its length;
 before that, its last lines are read backwards, a block at a time, until one decides which
-usage limit is still active (`fsm.replay.active_from_newest`; usually the last few lines). A
+usage limit is still active (`fsm.claude.replay.active_from_newest`; usually the last few lines). A
 line that is not JSON, or an entry of a shape or type we cannot read, is skipped and counted;
 the count is logged once and the rest replays. Lines of Claude Code's known non-message types
-(`fsm.transcript_entries.NON_MESSAGE_TYPES`) are skipped silently and counted apart. Updates
+(`fsm.claude.transcript_entries.NON_MESSAGE_TYPES`) are skipped silently and counted apart. Updates
 go to the client a few hundred at a time, in one write each (`ClientLink.send_raw_updates`); a
 restored usage limit goes out through the core, after the updates before it.
 

@@ -2,12 +2,12 @@
 
 Claude Code writes the plan to a file while it drafts it and adds `plan` (the text) and
 `planFilePath` to the complete ExitPlanMode input; the result names the file too (`filePath`).
-For a client that negotiated `planFile` (`fsm.air.AirClient.plan_file`) every report of the
+For a client that negotiated `planFile` (`fsm.air.client.AirClient.plan_file`) every report of the
 call that carries its input (the card, the permission question, the result) carries the input
 without `plan` and with `planFilePath`, provided that names an existing regular file by an
 absolute path (the session's `existing_file` check, `adapter.claude.plan_files`); otherwise the
 client gets the plan's text as every client does. An approved plan is followed by a call of its
-own with a blank path (`fsm.air_meta.plan_file_clear`).
+own with a blank path (`fsm.air.meta.plan_file_clear`).
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ Both agents also start the scripted Claude with `--resume` inside `session/load`
 the whole transcript to count its prompts. `fake_scan_s` times that read in this process, so it
 can be told apart from the adapter's own cost.
 
-`pure_s` is the part of ours that is pure: both passes of `fsm.replay` (json.loads, parse_entry,
-ActiveScan, ReplayPlanner) over the file, without building or sending any update.
+`pure_s` is the part of ours that is pure: both passes of `fsm.claude.replay` (json.loads,
+parse_entry, ActiveScan, ReplayPlanner) over the file, without building or sending any update.
 
 `floor_s` is a yardstick, not ours: what the same replay costs in this Python when done the
 cheap way: one pass (the active usage limit taken from a scan of the file's tail), updates built

@@ -340,7 +340,7 @@ def _replay_section(results: Results) -> tuple[list[str], list[Target]]:
     if parts:
         lines += [
             "Parts of ours, timed in this process: `pure, both passes` is the pure part as "
-            "the replay used to run it, kept as a yardstick (two passes of `fsm.replay`: "
+            "the replay used to run it, kept as a yardstick (two passes of `fsm.claude.replay`: "
             "json.loads + parse_entry + ActiveScan/ReplayPlanner, no update built or sent; the "
             "replay now reads the file once, after a look at its tail); `fake resume scan` is "
             "the scripted Claude reading the transcript on `--resume` (inside both agents' "

@@ -1,4 +1,4 @@
-"""The agent picker's rules (fsm.agent_picker): which of Claude Code's agents are offered, the
+"""The agent picker's rules (fsm.pickers.agents): which of Claude Code's agents are offered, the
 value a session opens with, and the flag a choice sets."""
 
 from __future__ import annotations

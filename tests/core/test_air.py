@@ -1,4 +1,5 @@
-"""JetBrains AIR negotiation (`fsm.air`) and the archive title rules (`fsm.archive_titles`)."""
+"""JetBrains AIR negotiation (`fsm.air.client`) and the archive title rules
+(`fsm.air.archive_titles`)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from fsm.air import SESSION_INDEX, AirClient, air_client
-from fsm.archive_titles import (
+from fsm.air.archive_titles import (
     archive_to,
     default_title,
     is_archived,
@@ -15,6 +15,7 @@ from fsm.archive_titles import (
     title_records,
     visible_title,
 )
+from fsm.air.client import SESSION_INDEX, AirClient, air_client
 
 SID = "0b6c5e2a-0000-4000-8000-000000000001"
 
@@ -97,7 +98,7 @@ def test_title_records_are_compact_json_lines() -> None:
 
 
 def test_with_air_meta_keeps_other_namespaces_and_keys() -> None:
-    from fsm.air_meta import air_info_update, with_air_meta
+    from fsm.air.meta import air_info_update, with_air_meta
 
     meta = {"claudeCode": {"x": 1}, "jetbrains": {"air": {"version": 7, "other": True}}}
     assert with_air_meta(meta, "planFile", "p") == {
@@ -129,7 +130,7 @@ def test_with_air_meta_keeps_other_namespaces_and_keys() -> None:
 def test_permission_heading(
     tool: str, title: str, reason: str | None, expected: dict[str, Any]
 ) -> None:
-    from fsm.air_meta import permission_heading
+    from fsm.air.meta import permission_heading
 
     meta = permission_heading(
         tool_name=tool, title=title, decision_reason=reason, default_to_no=False
@@ -142,7 +143,7 @@ def test_permission_heading(
 
 
 def test_declaration_and_replay_end_follow_what_was_declared() -> None:
-    from fsm.air import IMPLEMENTED
+    from fsm.air.client import IMPLEMENTED
 
     plain = air_client(None)
     assert plain.declaration() is None and plain.after_replay() == []
@@ -151,7 +152,7 @@ def test_declaration_and_replay_end_follow_what_was_declared() -> None:
     without_index = [name for name in IMPLEMENTED if name != SESSION_INDEX]
     goal = {"version": 1, "controlMethod": "_session/goal", "actions": ["set", "clear"]}
     assert bare.declaration() == {"version": 1, "capabilities": without_index, "goal": goal}
-    from fsm.air import ADVERTISED
+    from fsm.air.client import ADVERTISED
 
     assert list(ADVERTISED) == without_index
     assert IMPLEMENTED[0] == "sessionFailure"
@@ -167,7 +168,7 @@ def test_declaration_and_replay_end_follow_what_was_declared() -> None:
 
 
 def test_background_subagents_is_negotiated_when_declared() -> None:
-    from fsm.air import IMPLEMENTED
+    from fsm.air.client import IMPLEMENTED
 
     assert "backgroundSubagents" in IMPLEMENTED
     declared = air_client(_air({"version": 1, "capabilities": ["backgroundSubagents"]}))

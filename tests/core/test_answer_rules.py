@@ -4,7 +4,7 @@
 (`transcript_entries.is_prompt_entry`).
 Live and replay agree on a turn that failed with an API error (its `isApiErrorMessage` entry);
 where they still differ (a result-only failure, which a transcript cannot show), the
-difference is the one `fsm/replay.py`'s header names, pinned here.
+difference is the one `fsm/claude/replay.py`'s header names, pinned here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from fsm import classify
+from fsm.claude import classify
+from fsm.claude.replay import ActiveScan, active_from_newest
+from fsm.claude.transcript_entries import EntryKind, is_prompt_entry, parse_entry
 from fsm.effects import Effect, PublishRecord
 from fsm.events import (
     AssistantMessageReceived,
@@ -22,9 +24,7 @@ from fsm.events import (
     PromptSent,
     ResultReceived,
 )
-from fsm.replay import ActiveScan, active_from_newest
 from fsm.session import SessionCore
-from fsm.transcript_entries import EntryKind, is_prompt_entry, parse_entry
 
 E = "epoch-1"
 REAL = "claude-sonnet-4-5"
@@ -189,7 +189,7 @@ def test_a_result_only_failure_keeps_the_limit_live_but_not_after_a_reload() -> 
     finally:
         core.close()
     # Replay of the same transcript: a result-only failure leaves no entry, so the real
-    # answer ends the limit (the one difference left, `fsm/replay.py`'s header).
+    # answer ends the limit (the one difference left, `fsm/claude/replay.py`'s header).
     transcript = [
         {"type": "user", "uuid": "u-1", "message": {"role": "user", "content": "hi"}},
         {"type": "assistant", "uuid": "a-1", "message": {"model": "<synthetic>", "content": LIMIT}},

@@ -1,11 +1,11 @@
-"""JetBrains AIR's Async Tasks panel (`fsm.async_tasks`): Claude Code's task frames in, the
+"""JetBrains AIR's Async Tasks panel (`fsm.air.async_tasks`): Claude Code's task frames in, the
 reference adapter's `async_task_*` updates out."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fsm.async_tasks import AsyncTasks, TaskReplay, task_notices
+from fsm.air.async_tasks import AsyncTasks, TaskReplay, task_notices
 
 
 def _started(task_id: str = "b1", **fields: Any) -> dict[str, Any]:

@@ -1,12 +1,12 @@
 """What an embedded blob becomes by its MIME type, and how a text blob is decoded
-(`fsm.blob_types`), as the reference adapter sends them, except that text that cannot be
+(`fsm.claude.blob_types`), as the reference adapter sends them, except that text that cannot be
 decoded is refused rather than guessed."""
 
 from __future__ import annotations
 
 import pytest
 
-from fsm.blob_types import BlobKind, blob_plan, decode_text_blob
+from fsm.claude.blob_types import BlobKind, blob_plan, decode_text_blob
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The effort nobody chose, from the settings (fsm.effort_seeds), as the reference adapter's
+"""The effort nobody chose, from the settings (fsm.pickers.effort_seeds), as the reference adapter's
 `settingsEffortForModel` reads it: per model first (resolved id, picker value; `-1m` spells
 `[1m]`), then the top-level `effortLevel`, the highest tier winning."""
 

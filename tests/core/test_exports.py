@@ -21,7 +21,9 @@ from fsm.machine import one_row_per_trigger
 from fsm.turn import TRANSITIONS, TURN_TRIGGERS
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = sorted(p for p in (ROOT / "fsm").glob("*.py") if p.name != "__init__.py")
+MODULES = sorted(
+    p for p in (ROOT / "fsm").rglob("*.py") if p.name != "__init__.py" and "diagrams" not in p.parts
+)
 
 
 def _defined(path: Path) -> set[str]:
@@ -37,7 +39,10 @@ def _defined(path: Path) -> set[str]:
     return names
 
 
-DEFINED = {path.stem: _defined(path) for path in MODULES}
+DEFINED = {
+    ".".join(path.relative_to(ROOT / "fsm").with_suffix("").parts): _defined(path)
+    for path in MODULES
+}
 
 
 def test_the_walk_sees_the_core() -> None:

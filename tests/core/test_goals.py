@@ -1,4 +1,4 @@
-"""JetBrains AIR's goal (`fsm.goals`): `_session/goal`'s params, and which goal snapshot AIR is
+"""JetBrains AIR's goal (`fsm.air.goals`): `_session/goal`'s params, and which goal snapshot AIR is
 shown when (the reference's `goal-extension.js` and `publishGoal*`)."""
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from fsm.records import FailureRecord
 from fsm.session import SessionCore
 from fsm.turn import TurnState
 from fsm.vocabulary import Action, Category, FailureKind, Severity
-from fsm.wire import AgentErrorDialect
+from fsm.wire.dialects import AgentErrorDialect
 
 SID, E1, E2 = "sess-1", "epoch-1", "epoch-2"
 W0 = 1_796_160_000  # 2026-12-01 21:20 UTC

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fsm.classify import without_login_instruction
+from fsm.claude.classify import without_login_instruction
 from fsm.ledger import Ledger
 from fsm.vocabulary import FailureKind, Severity
 

@@ -1,4 +1,4 @@
-"""Signing in to a client's MCP server that needs it (`fsm.mcp_sign_in`,
+"""Signing in to a client's MCP server that needs it (`fsm.claude.mcp_sign_in`,
 docs/decisions.md#mcp-sign-in): the pure readings of Claude Code's answers and of the race
 between the page and the server, and the notice machine's rows through the session core for
 each kind of client."""
@@ -20,9 +20,9 @@ from fsm import (
     sign_in_page,
     sign_in_servers,
 )
+from fsm.claude.mcp_sign_in import OUTCOMES
 from fsm.effects import LogNotice, PublishRecord, SendAgentText, SendNotice
 from fsm.events import McpServersReported, McpServerStatus
-from fsm.mcp_sign_in import OUTCOMES
 
 E = "epoch-1"
 URL = "https://auth.example/authorize?client_id=c&state=s3cr3t"

@@ -1,5 +1,5 @@
 """When the model picker follows a switch Claude Code made itself, and the window a model's
-words promise (`fsm.model_following`)."""
+words promise (`fsm.pickers.model_following`)."""
 
 from __future__ import annotations
 

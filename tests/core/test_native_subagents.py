@@ -1,12 +1,12 @@
-"""JetBrains AIR's native subagent sessions (`fsm.native_subagents`), the reference adapter's
+"""JetBrains AIR's native subagent sessions (`fsm.air.native_subagents`), the reference adapter's
 AIR form: who is told what, on which session, and when."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fsm.air import air_client
-from fsm.native_subagents import (
+from fsm.air.client import air_client
+from fsm.air.native_subagents import (
     MAX_PENDING_UPDATES_PER_PARENT,
     NativeSubagents,
     subagent_state,

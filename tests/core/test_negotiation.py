@@ -1,8 +1,8 @@
-"""`fsm/negotiation.py` as tables (docs/decisions.md#negotiation): which capability declarations opt
-in to the sessionFailure records and which to the `agent_error` updates. A version must be an
-integer >= 1 (a float only if it is one), never a boolean or a string; anything malformed means
-legacy, never an error. One malformed opt-in still goes through a real adapter in
-`tests/e2e/test_agent_error.py`.
+"""`fsm/wire/negotiation.py` as tables (docs/decisions.md#negotiation): which capability
+declarations opt in to the sessionFailure records and which to the `agent_error` updates. A
+version must be an integer >= 1 (a float only if it is one), never a boolean or a string;
+anything malformed means legacy, never an error. One malformed opt-in still goes through a real
+adapter in `tests/e2e/test_agent_error.py`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from fsm.air import ADVERTISED, IMPLEMENTED, advertisement, air_client
-from fsm.negotiation import (
+from fsm.air.client import ADVERTISED, IMPLEMENTED, advertisement, air_client
+from fsm.wire.negotiation import (
     Dialects,
     agent_error_negotiated,
     keys_options_by_kind,

@@ -1,4 +1,4 @@
-"""The prompt Claude Code predicts after a turn (`fsm.prompt_suggestions`): the first after a
+"""The prompt Claude Code predicts after a turn (`fsm.air.prompt_suggestions`): the first after a
 result counts, a blank one clears, a client prompt spends it, AIR alone is told (the
 reference's `publishPromptSuggestion`)."""
 

@@ -1,4 +1,4 @@
-"""Which of Claude Code's messages a client that asked sees raw (`fsm.raw_messages`), as the
+"""Which of Claude Code's messages a client that asked sees raw (`fsm.claude.raw_messages`), as the
 reference adapter's `shouldEmitRawMessage` picks them, and what is refused when the session
 opens."""
 

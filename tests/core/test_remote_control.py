@@ -1,5 +1,5 @@
-"""`/remote-control` as the reference adapter handles it (`fsm.remote_control`): which prompts
-are the command, when Claude Code offers it itself, what is asked of Claude Code, when it is
+"""`/remote-control` as the reference adapter handles it (`fsm.claude.remote_control`): which
+prompts are the command, when Claude Code offers it itself, what is asked of Claude Code, when it is
 refused, what the user reads, and which echoed messages a person typed elsewhere."""
 
 from __future__ import annotations

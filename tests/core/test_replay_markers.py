@@ -1,4 +1,4 @@
-"""What replay shows as the user's message (`fsm.transcript_entries.spoken_content`): Claude
+"""What replay shows as the user's message (`fsm.claude.transcript_entries.spoken_content`): Claude
 Code's markers taken out, hidden local commands and their output left out, the words around
 them kept, as the reference adapter replays them."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fsm.transcript_entries import (
+from fsm.claude.transcript_entries import (
     EntryKind,
     parse_entry,
     spoken_content,

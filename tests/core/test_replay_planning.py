@@ -1,4 +1,4 @@
-"""History replay planning (`fsm.replay`): ids, what replays as text, what is skipped."""
+"""History replay planning (`fsm.claude.replay`): ids, what replays as text, what is skipped."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from fsm.claude.replay import ActiveScan, ReplayAction, ReplayPlanner
+from fsm.claude.transcript_entries import NON_MESSAGE_TYPES, EntryKind, TranscriptEntry, parse_entry
 from fsm.errors import PeerViolation
-from fsm.replay import ActiveScan, ReplayAction, ReplayPlanner
-from fsm.transcript_entries import NON_MESSAGE_TYPES, EntryKind, TranscriptEntry, parse_entry
 
 LIMIT = "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin"
 

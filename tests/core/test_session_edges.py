@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fsm.claude.replay import ActiveScan, ReplayPlanner
+from fsm.claude.transcript_entries import parse_entry
 from fsm.effects import (
     ForwardAssistantMessage,
     LogNotice,
@@ -19,9 +21,7 @@ from fsm.events import (
     ResultReceived,
     RuntimeStarted,
 )
-from fsm.replay import ActiveScan, ReplayPlanner
 from fsm.session import SessionCore
-from fsm.transcript_entries import parse_entry
 from fsm.vocabulary import Category, FailureKind, Severity
 
 E = "epoch-1"

@@ -1,4 +1,4 @@
-"""JetBrains AIR's session index in the core (`fsm.session_index`): the methods' table and its
+"""JetBrains AIR's session index in the core (`fsm.air.session_index`): the methods' table and its
 guard, the readers' -32602 cases, list options and cursors, paging and order, a transcript's
 facts, a row's state and shape, and what a list subscription is told."""
 
@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from fsm import SessionCore
-from fsm.air import INDEX_CAPABILITIES, air_client
-from fsm.events import CancelRequested, PromptReceived, PromptSent, ResultReceived, RuntimeStarted
-from fsm.session_index import (
+from fsm.air.client import INDEX_CAPABILITIES, air_client
+from fsm.air.session_index import (
     ARCHIVE_METHOD,
     BATCH_GET_METHOD,
     INDEX_METHODS,
@@ -54,6 +53,7 @@ from fsm.session_index import (
     sanitize_title,
     scan_transcript,
 )
+from fsm.events import CancelRequested, PromptReceived, PromptSent, ResultReceived, RuntimeStarted
 
 SID = "0b6c5e2a-0000-4000-8000-000000000001"
 INDEX = air_client({"jetbrains": {"air": {"version": 1, "capabilities": ["sessionIndex"]}}})

@@ -1,11 +1,11 @@
-"""A live session's name from Claude Code (`fsm.session_titles`): when to ask, and what its
+"""A live session's name from Claude Code (`fsm.claude.session_titles`): when to ask, and what its
 answer shows."""
 
 from __future__ import annotations
 
 import pytest
 
-from fsm.session_titles import TITLE_LENGTH, generated_title, title_description
+from fsm.claude.session_titles import TITLE_LENGTH, generated_title, title_description
 
 
 def test_a_prompt_that_says_enough_is_described() -> None:

@@ -1,5 +1,5 @@
 """Claude Code's start-up failure results, as the error that answers the request that started
-it (`fsm.start_failures`): the reference's codes, Claude Code's own words, scrubbed."""
+it (`fsm.claude.start_failures`): the reference's codes, Claude Code's own words, scrubbed."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fsm.start_failures import MESSAGE_LIMIT, StartFailureKind, start_failure
+from fsm.claude.start_failures import MESSAGE_LIMIT, StartFailureKind, start_failure
 
 PROXY = (
     'Invalid proxy URL in HTTPS_PROXY: "http://user:pw@" cannot be parsed as a URL.\n'

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from fsm.classify import is_autonomous_origin
+from fsm.claude.classify import is_autonomous_origin
 from fsm.effects import (
     Blame,
     Effect,
@@ -74,7 +74,7 @@ from fsm.records import FailureRecord
 from fsm.session import SessionCore
 from fsm.turn import TURN_MACHINE
 from fsm.vocabulary import FailureKind, Severity
-from fsm.wire import SESSION_FAILURE_KEYS, SessionFailureDialect, session_failure_record
+from fsm.wire.dialects import SESSION_FAILURE_KEYS, SessionFailureDialect, session_failure_record
 from tests.support.depth import budget
 
 SID = "sess-1"

@@ -1,11 +1,11 @@
-"""JetBrains AIR's native subagent sessions on load (`fsm.subagent_replay`): the reference's AIR
+"""JetBrains AIR's native subagent sessions on load (`fsm.air.subagent_replay`): the reference's AIR
 replay of a stored session's subagents."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fsm.subagent_replay import SubagentReplay, replayed_end_state
+from fsm.air.subagent_replay import SubagentReplay, replayed_end_state
 
 ROOT = "s-1"
 
@@ -113,7 +113,7 @@ def test_a_replayed_childs_model_is_shown_by_its_id_when_it_changes() -> None:
 
 
 def test_a_fork_childs_inherited_context_is_not_its_own() -> None:
-    from fsm.subagent_replay import fork_directive
+    from fsm.air.subagent_replay import fork_directive
 
     inherited = {"type": "assistant", "message": {"content": [_launch("t0")]}}
     placeholder = {"type": "user", "message": {"content": [_result("t0", "Fork started")]}}

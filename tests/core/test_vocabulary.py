@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from fsm import classify
-from fsm.classify import (
+from fsm.claude import classify
+from fsm.claude.classify import (
     SYNTHETIC_MODEL,
     USAGE_LIMIT_PREFIXES,
     is_login_text,
@@ -23,7 +23,6 @@ from fsm.classify import (
     model_fallback_text,
     retry_title,
 )
-from fsm.negotiation import session_failure_negotiated
 from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title
 from fsm.vocabulary import (
     KIND_POLICIES,
@@ -34,12 +33,13 @@ from fsm.vocabulary import (
     Severity,
     policy_for,
 )
-from fsm.wire import (
+from fsm.wire.dialects import (
     SESSION_FAILURE_KEYS,
     SessionFailureDialect,
     merge_meta,
     session_failure_record,
 )
+from fsm.wire.negotiation import session_failure_negotiated
 
 K = FailureKind
 C = Category

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from fsm.air import ADVERTISED, INDEX_CAPABILITIES, air_client
+from fsm.air.client import ADVERTISED, INDEX_CAPABILITIES, air_client
 from tests.support.fuzz_values import CAPABILITY_META
 from tests.support.harness import ROOT
 

@@ -26,7 +26,7 @@ from acp.schema import (
 from acp.transports import default_environment
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
-from fsm.air import ADVERTISED, air_client
+from fsm.air.client import ADVERTISED, air_client
 from tests.support.choosing_client import KindClient
 from tests.support.frame_check import check_frame
 from tests.support.harness import (

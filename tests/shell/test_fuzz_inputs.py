@@ -1,14 +1,15 @@
 """Hypothesis fuzzing, in process, of everything the adapter reads from a peer it does not control.
 
 - Capability declarations: arbitrary JSON as `clientCapabilities._meta`, through
-  `fsm.negotiation.negotiate` (never raises; on exactly when docs/decisions.md#negotiation says).
+  `fsm.wire.negotiation.negotiate` (never raises; on exactly when docs/decisions.md#negotiation
+  says).
   End to end through `initialize` on one adapter process: `tests/e2e/test_initialize_fuzz.py`.
 - Claude frames: dicts shaped like assistant / user / result / system / rate_limit_event frames,
   with fields missing or of the wrong type, through the SDK's `parse_message`, then
   `adapter.claude.translate.event_for` (and the update builders), then `SessionCore.handle`. Only
   the documented exceptions (`MessageParseError`, `PeerViolation`, `TypeError`, `ValueError`) may
   escape the parser and translate; nothing may escape the core for an event translate produced.
-- Transcript lines: arbitrary JSON through `fsm.transcript_entries.parse_entry` (raises only
+- Transcript lines: arbitrary JSON through `fsm.claude.transcript_entries.parse_entry` (raises only
   `PeerViolation`), `ActiveScan.feed` and `ReplayPlanner.plan` (never raise).
 """
 

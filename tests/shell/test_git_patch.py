@@ -1,4 +1,4 @@
-"""`fsm.git_patch` against git itself: every patch applies with `git apply` and gives the new
+"""`fsm.air.git_patch` against git itself: every patch applies with `git apply` and gives the new
 text; headers, quoting and hunk ranges as git writes them."""
 
 from __future__ import annotations

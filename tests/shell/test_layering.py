@@ -199,7 +199,7 @@ PLANTED = [
     ("adapter/session/bad.py", "from adapter.demo.runner import run\n", "only the command line"),
     ("fsm/bad.py", "from adapter.wire.stdio import open_stdio\n", "nothing of the adapter"),
     ("adapter/claude/bad.py", "from fsm.records import redact\n", "front door"),
-    ("adapter/view/bad.py", "from fsm import classify\n", "front door"),
+    ("adapter/view/bad.py", "from fsm import ledger\n", "front door"),
     ("adapter/session/bad.py", "import fsm.session\n", "front door"),
     ("adapter/wire/bad.py", LATE_IMPORT, "to its left"),
     ("adapter/wire/bad.py", TYPING_IMPORT, "to its left"),

@@ -1,7 +1,7 @@
 """`_meta.claudeCode.emitRawSDKMessages` through the agent and the real SDK in process: a session
 opened with it gets Claude Code's messages as Claude wrote them, `_claude/sdkMessage
 {sessionId, message}` (only the kinds its filters name), a session opened without it none, and
-a malformed value is refused before Claude starts (`fsm.raw_messages`)."""
+a malformed value is refused before Claude starts (`fsm.claude.raw_messages`)."""
 
 from __future__ import annotations
 

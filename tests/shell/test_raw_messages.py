@@ -1,6 +1,6 @@
 """A client that opened its session with `_meta.claudeCode.emitRawSDKMessages` gets Claude
 Code's messages as Claude wrote them, `_claude/sdkMessage {sessionId, message}`, before the
-usual updates they make; one that did not gets none (`fsm.raw_messages` picks which)."""
+usual updates they make; one that did not gets none (`fsm.claude.raw_messages` picks which)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """`/remote-control` in the shell (`adapter.controls.remote_control_switch`): Claude Code asked,
 one agent message, refused while Claude works or another change runs, the next prompt held
 back meanwhile; the command offered where Claude Code does not offer it; and a message typed in
-another client shown live as the user's (`fsm.remote_control`). In process, on fakes."""
+another client shown live as the user's (`fsm.claude.remote_control`). In process, on fakes."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """A loaded session shows what the user said, not Claude Code's plumbing: a transcript holding
 every marker kind Claude Code writes and each hidden local command (the reference's
 REPLAY_HIDDEN_COMMANDS) with its output replays clean, through the agent in process, for a
-capable, a legacy and an `agent_error` client (`fsm.transcript_entries.spoken_content`
+capable, a legacy and an `agent_error` client (`fsm.claude.transcript_entries.spoken_content`
 decides)."""
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ async def test_a_live_session_is_named_by_its_first_prompt_that_says_something(
 ) -> None:
     """Live, the rule is the one replay applies: a hidden local command typed first (`/model
     opus`) names nothing, the next prompt does, and its markers are not part of the name
-    (`fsm.transcript_entries.typed_prompt_said`)."""
+    (`fsm.claude.transcript_entries.typed_prompt_said`)."""
     async with agent_in_process(tmp_path, "success") as live:
         session = await live.new_session()
         for text in ("/model opus", "tidy <system-reminder>r</system-reminder>the notes"):

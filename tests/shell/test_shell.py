@@ -22,7 +22,14 @@ from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, Tex
 
 from adapter.claude.runtime_settings import RuntimeSettings, private_values
 from adapter.claude.translate import event_for
-from fsm import TITLE_LIMIT, BackgroundTaskStarted, ResultReceived, redact, shape_title
+from fsm import (
+    TITLE_LIMIT,
+    BackgroundTaskStarted,
+    RefusalExplained,
+    ResultReceived,
+    redact,
+    shape_title,
+)
 from tests.support.shell_harness import (
     EPOCH,
     WAIT,
@@ -199,13 +206,31 @@ def test_refusal_explanation_comes_from_the_raw_frame() -> None:
         "message": {"stop_details": {"type": "refusal", "explanation": "Not this one."}},
     }
     assert refusal_explanation(frame) == "Not this one."
-    no_fallback = {
-        "type": "system",
-        "subtype": "model_refusal_no_fallback",
-        "api_refusal_explanation": "Declined.",
-    }
-    assert refusal_explanation(no_fallback) == "Declined."
     assert refusal_explanation({"type": "assistant", "message": {}}) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "event"),
+    [
+        ("Declined.", RefusalExplained(epoch=EPOCH, explanation="Declined.")),
+        ("  ", None),
+        (None, None),
+    ],
+)
+def test_the_no_fallback_frame_tells_the_core_its_explanation(
+    said: str | None, event: RefusalExplained | None
+) -> None:
+    # docs/decisions.md#refusal-explanation: perhaps the only place Claude Code says why; the
+    # core keeps it for the refusal that follows.
+    no_fallback = SystemMessage(
+        subtype="model_refusal_no_fallback",
+        data={
+            "type": "system",
+            "subtype": "model_refusal_no_fallback",
+            "api_refusal_explanation": said,
+        },
+    )
+    assert event_for(no_fallback, EPOCH) == event
 
 
 async def test_the_refusal_explanation_reaches_the_client_before_refusal() -> None:

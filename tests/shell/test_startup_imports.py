@@ -88,16 +88,21 @@ HEAVY = (
     "fsm.events",
     "fsm.session",
     "fsm.machine",
-    "fsm.transcript_entries",
+    "fsm.claude.transcript_entries",
     # The failure records and their redaction (the log masking imports it with its first record).
     "fsm.records",
     "fsm.vocabulary",
     # JetBrains AIR's session index: made by the first request that may be one of its own.
     "adapter.agent.session_index",
-    "fsm.session_index",
+    "fsm.air.session_index",
 )
 # What answering it does need: the check above would pass vacuously if the child never got here.
-NEEDED = ("acp.schema", "adapter.agent.acp_agent", "adapter.agent.handshake", "fsm.negotiation")
+NEEDED = (
+    "acp.schema",
+    "adapter.agent.acp_agent",
+    "adapter.agent.handshake",
+    "fsm.wire.negotiation",
+)
 
 OPT_IN = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from adapter.conformance import check_file
-from fsm.air import air_client
+from fsm.air.client import air_client
 from tests.support.harness import OPT_IN
 
 Frames = list[tuple[str, dict[str, Any]]]

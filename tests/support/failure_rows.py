@@ -12,7 +12,7 @@ from typing import Any
 
 from adapter.scripted_claude import TEXTS
 from fsm import AUTH_REQUIRED_MESSAGE, TURN_NO_RESULT_TITLE
-from fsm.classify import without_login_instruction
+from fsm.claude.classify import without_login_instruction
 
 # Adapter-authored fallback titles, used only where Claude supplied no user-facing text (spec:
 # "Title and details"). The wording is the reference adapter's.

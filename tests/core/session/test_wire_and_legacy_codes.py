@@ -6,7 +6,7 @@ from __future__ import annotations
 from fsm.effects import Blame, LogNotice, RejectPrompt, SendAgentText, SettlePrompt
 from fsm.events import AuthStatusReported, HistoryFailureFound, PromptSent, TransportLost
 from fsm.session import SessionCore
-from fsm.wire import SessionFailureDialect, merge_meta
+from fsm.wire.dialects import SessionFailureDialect, merge_meta
 from tests.support.session_narrative import (
     AUTH_REJECTION,
     E1,

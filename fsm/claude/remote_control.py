@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fsm.claude.transcript_entries import spoken_content
 from fsm.records import redact
-from fsm.transcript_entries import spoken_content
 
 __all__ = [
     "REMOTE_CONTROL_COMMAND",

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fsm.air_meta import air_info_update
+from fsm.air.meta import air_info_update
 
 __all__ = [
     "GOAL_METHOD",

@@ -8,7 +8,7 @@ key) or for every model (`effortLevel`). Tiers are given lowest first (user, pro
 managed, then the client's own `_meta.claudeCode.options.settings`): the highest tier that sets
 `effortLevel` wins, and `modelSettings` entries are joined, a higher tier's entry replacing a
 lower one's for the same model. The picker shows the effort only where the model takes it
-(`fsm.picker_values`); the settings are read again at each model change
+(`fsm.pickers.values`); the settings are read again at each model change
 (docs/decisions.md#settings-read-again). Pure functions of their arguments.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fsm.picker_values import canonical_model_id
+from fsm.pickers.values import canonical_model_id
 
 __all__ = ["settings_effort"]
 

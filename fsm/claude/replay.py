@@ -27,7 +27,7 @@ per line) holding O(1) state:
    too).
 
 Reading one transcript line into a `TranscriptEntry` (and what counts as a prompt) is
-`fsm/transcript_entries.py`.
+`fsm/claude/transcript_entries.py`.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fsm import classify, ids
-from fsm.transcript_entries import EntryKind, TranscriptEntry
+from fsm import ids
+from fsm.claude import classify
+from fsm.claude.transcript_entries import EntryKind, TranscriptEntry
 
 __all__ = [
     "ActiveScan",

@@ -2,7 +2,7 @@
 subagents, as a lifecycle of its own, in the reference adapter's wire shapes.
 
 Theory of operation: one `AsyncTasks` per session, for a client that declared `asyncTasks`
-(`fsm.air.AirClient.async_tasks`). Claude Code's task frames go in as their raw dicts
+(`fsm.air.client.AirClient.async_tasks`). Claude Code's task frames go in as their raw dicts
 (`task_started`, `task_progress`, `task_updated`, `task_notification`,
 `background_tasks_changed`, and a Bash result that names its `backgroundTaskId`); out come the
 session updates to send, in order:
@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.native_subagents import CONTROL_TOOLS
+from fsm.air.native_subagents import CONTROL_TOOLS
 
 __all__ = ["TASK_STATES", "AsyncTasks", "TaskReplay", "Wire", "task_notices"]
 

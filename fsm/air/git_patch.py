@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from fsm.air_meta import with_air_meta
+from fsm.air.meta import with_air_meta
 
 __all__ = ["MAX_PATCH_BYTES", "Patch", "file_patch", "patch_block", "patchable"]
 

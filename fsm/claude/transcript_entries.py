@@ -4,7 +4,7 @@ Theory of operation: `parse_entry` turns one decoded JSON line into a `Transcrip
 `PeerViolation` for shapes it cannot read; the shell skips and counts those. A line of a known
 non-message type (`NON_MESSAGE_TYPES`) is a `NON_MESSAGE` entry: skipped too, but it is not
 corrupt. `is_prompt_entry` is the one rule for "this user entry opened a turn", which replay
-(`fsm/replay.py`, which decides what each entry becomes) and the shell's transcript tail share.
+(`replay.py`, which decides what each entry becomes) and the shell's transcript tail share.
 Nothing here decides what is active or replayed.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, NamedTuple
 
-from fsm import classify
+from fsm.claude import classify
 from fsm.errors import PeerViolation
 
 __all__ = [

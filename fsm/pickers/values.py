@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fsm.air_meta import with_air_meta
+from fsm.air.meta import with_air_meta
 
 __all__ = [
     "DEFAULT_ENTRY",

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.air_meta import air_info_update
+from fsm.air.meta import air_info_update
 
 __all__ = ["FileChangeReports", "ReportPlan"]
 

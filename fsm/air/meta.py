@@ -3,7 +3,7 @@
 Every AIR payload is one key inside `_meta.jetbrains.air`, beside `version: 1`; `with_air_meta`
 merges one in and keeps every other namespace and key. A `session_info_update` that carries
 only an AIR payload has no `title` and no `updatedAt` (ACP reads `null` there as "clear").
-Pure functions of their arguments; which client gets which is `fsm.air.AirClient`'s to say.
+Pure functions of their arguments; which client gets which is `fsm.air.client.AirClient`'s to say.
 """
 
 from __future__ import annotations

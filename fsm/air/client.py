@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.air_meta import air_info_update, skill_command_meta
-from fsm.goals import goal_advertisement
-from fsm.negotiation import CAPABILITY as SESSION_FAILURE
-from fsm.negotiation import _is_version
+from fsm.air.goals import goal_advertisement
+from fsm.air.meta import air_info_update, skill_command_meta
+from fsm.wire.negotiation import CAPABILITY as SESSION_FAILURE
+from fsm.wire.negotiation import _is_version
 
 __all__ = [
     "ADVERTISED",
@@ -141,19 +141,19 @@ class AirClient:
     @property
     def async_tasks(self) -> bool:
         """Claude Code's background work other than subagents is the Async Tasks panel's
-        (`async_task_*` updates, `fsm.async_tasks`)."""
+        (`async_task_*` updates, `fsm.air.async_tasks`)."""
         return self.negotiated(ASYNC_TASKS)
 
     @property
     def file_change_report(self) -> bool:
-        """A prompt may ask which files its turn changed (`fsm.file_change_reports`); Claude
+        """A prompt may ask which files its turn changed (`fsm.air.file_change_reports`); Claude
         Code keeps file checkpoints for every session of the client."""
         return self.negotiated(AGENT_FILE_CHANGE_REPORT)
 
     @property
     def native_subagents(self) -> bool:
         """Each subagent is a child session (`subagent_spawned`, `subagent_state_update`,
-        `fsm.native_subagents`): AIR's form, for an AIR client that declared
+        `fsm.air.native_subagents`): AIR's form, for an AIR client that declared
         `nativeSubagentSessions` or sent `clientCapabilities.subagents`. A plain client
         with `subagents` would get the RFD's form, which this agent does not speak: it
         gets none."""
@@ -167,7 +167,7 @@ class AirClient:
     @property
     def recommended_value(self) -> bool:
         """The model and effort pickers have no "Default" row: they name the value Claude Code
-        recommends (`_meta.jetbrains.air.recommendedValue`, `fsm.picker_values`)."""
+        recommends (`_meta.jetbrains.air.recommendedValue`, `fsm.pickers.values`)."""
         return self.negotiated(RECOMMENDED_VALUE)
 
     @property
@@ -184,7 +184,7 @@ class AirClient:
     @property
     def prompt_suggestions(self) -> bool:
         """Every AIR client is shown the prompt Claude Code predicts after a turn
-        (`fsm.prompt_suggestions`); Claude Code makes predictions only for such a client."""
+        (`fsm.air.prompt_suggestions`); Claude Code makes predictions only for such a client."""
         return self.air
 
     @property

@@ -130,7 +130,7 @@ def is_real_model(model: object) -> bool:
 def recovers_a_usage_limit(*, real_answer: bool, turn_failed: bool) -> bool:
     """A usage limit is over once a real model answered (docs/decisions.md#recovery), counted only
     in a turn that did not fail: the live turn applies it at its result, replay at the turn's
-    `isApiErrorMessage` entry (`fsm/replay.py`'s header says what a transcript cannot show)."""
+    `isApiErrorMessage` entry (`replay.py`'s header says what a transcript cannot show)."""
     return real_answer and not turn_failed
 
 

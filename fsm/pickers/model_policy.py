@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.picker_values import canonical_model_id
+from fsm.pickers.values import canonical_model_id
 from fsm.records import visible
 
 __all__ = [

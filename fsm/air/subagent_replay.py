@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.async_tasks import task_notices
-from fsm.native_subagents import CONTROL_TOOLS, Routed, subagent_state
+from fsm.air.async_tasks import task_notices
+from fsm.air.native_subagents import CONTROL_TOOLS, Routed, subagent_state
 
 __all__ = ["SubagentReplay", "fork_directive", "replayed_end_state"]
 

@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.air import INDEX_CAPABILITIES, AirClient
-from fsm.air_meta import with_air_meta
-from fsm.archive_titles import is_archived, stored_title, visible_title
-from fsm.transcript_entries import listed_title
+from fsm.air.archive_titles import is_archived, stored_title, visible_title
+from fsm.air.client import INDEX_CAPABILITIES, AirClient
+from fsm.air.meta import with_air_meta
+from fsm.claude.transcript_entries import listed_title
 
 __all__ = [
     "ARCHIVE_METHOD",
