@@ -15,7 +15,7 @@ each part lives:
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
   `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
-  `mcp_sign_in.py`);
+  `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `session_index.py`, `async_tasks.py`, `native_subagents.py`,
   `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`, `goals.py`,
@@ -124,6 +124,7 @@ if TYPE_CHECKING:
         shown_title,
         title_description,
     )
+    from fsm.claude.settings_warnings import SettingsProblem, SettingsWarnings
     from fsm.claude.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.claude.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
@@ -277,6 +278,8 @@ if TYPE_CHECKING:
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
     "settings_effort": "pickers.effort_seeds",
+    "SettingsProblem": "claude.settings_warnings",
+    "SettingsWarnings": "claude.settings_warnings",
     "REMOTE_CONTROL_COMMAND": "claude.remote_control",
     "RemoteControl": "claude.remote_control",
     "claude_code_offers": "claude.remote_control",
@@ -659,6 +662,8 @@ __all__ = [
     "SessionClosing",
     "SessionCore",
     "SessionFailureDialect",
+    "SettingsProblem",
+    "SettingsWarnings",
     "SettlePrompt",
     "Severity",
     "SignInMcpServer",

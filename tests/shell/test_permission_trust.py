@@ -16,10 +16,10 @@ from acp import RequestError
 
 from adapter.agent.opening import opening_for
 from adapter.claude import client_options
-from adapter.claude.managed_settings import apply_managed_env, read_managed
+from adapter.claude.managed_settings import apply_managed_env
 from adapter.claude.permission_settings import PermissionSettings, permission_settings
 from adapter.claude.runtime_settings import RuntimeSettings
-from adapter.claude.settings_files import read_settings
+from adapter.claude.settings_reader import SettingsReader
 from adapter.controls.pickers import SessionConfig
 
 ESCALATING = ("bypassPermissions", "acceptEdits", "auto")
@@ -48,8 +48,9 @@ def _mode(mode: Any) -> dict[str, Any]:
 
 
 def _policy(project: Path, env: dict[str, str], managed: Path | None = None) -> PermissionSettings:
-    tiers = read_settings(str(project), env)
-    return permission_settings([*tiers, read_managed(managed or project / "no-managed")])
+    # As a session opens: its reader says in the log what it could not use.
+    reader = SettingsReader(str(project), env, managed or project / "no-managed")
+    return permission_settings(reader.read())
 
 
 def _config(policy: PermissionSettings, *, bypass_offered: bool = True) -> SessionConfig:
