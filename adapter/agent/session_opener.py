@@ -14,15 +14,15 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio
-from anyio.abc import TaskGroup
-
 from adapter.agent import raw_requests
 from adapter.claude import client_options
 from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
 
 if TYPE_CHECKING:
+    import anyio
+    from anyio.abc import TaskGroup
+
     from adapter.agent.handshake import ClientDeclared
     from adapter.agent.opening import Opening
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -155,6 +155,8 @@ class SessionOpener:
 
     @contextlib.asynccontextmanager
     async def one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
+        import anyio  # with the first session: `initialize` is answered without it
+
         lock = self._opening.setdefault(session_id, anyio.Lock())
         try:
             async with lock:
