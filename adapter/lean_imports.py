@@ -1,4 +1,5 @@
-"""Start-up without paying for what the adapter never uses: import-time touchpoints.
+"""Start-up without paying for what the adapter never uses: import-time touchpoints, and the
+garbage collector paused while the process starts.
 
 Measured with `python -X importtime` on the pinned releases (2 cores, quiet machine), these two
 imports were most of the time from spawn to the first `session/new` answer:
@@ -21,12 +22,19 @@ imports were most of the time from spawn to the first `session/new` answer:
 
 Both must run before the first `import acp` / `import claude_agent_sdk` of the process, which is
 why they live here and not in `adapter/claude/sdk_compat.py` (which imports the SDK).
-
-A third, `cache_dataclass_code`, keeps the code `dataclasses` generates for each class between
-processes, beside the adapter's bytecode: the first session request of a process puts it in
-place (`adapter.agent.session_opener.opens_a_session`), before it imports the session side.
 `tests/shell/test_compat.py`
 pins both, and the end-to-end tests run every adapter subprocess through them.
+
+`pause_collection` / `resume_collection`: the cyclic garbage collector is off while the process
+starts (`claude-acp`'s `main`, until serving begins). Those imports make hundreds of thousands of
+objects and next to no garbage, yet each full collection walked everything made so far: about
+50 million instructions before the answer to `initialize`, counted with callgrind
+(docs/performance.md). Serving turns it back on, after freezing what start-up made.
+
+A third touchpoint, `cache_dataclass_code`, keeps the code `dataclasses` generates for each
+class between processes, beside the adapter's bytecode: the first session request of a process
+puts it in place (`adapter.agent.session_opener.opens_a_session`), before it imports the session
+side, which it does with the collector paused the same way.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import gc
 import importlib
 import importlib.util
 import inspect
@@ -55,8 +64,10 @@ __all__ = [
     "cache_dataclass_code",
     "dataclass_code_unsaved",
     "lean_claude_sdk",
+    "pause_collection",
     "prepare_acp_schema",
     "prepare_imports",
+    "resume_collection",
     "save_dataclass_code",
 ]
 
@@ -65,6 +76,25 @@ log = logging.getLogger(__name__)
 SDK_PACKAGE = "claude_agent_sdk"
 ACP_SCHEMA = "acp.schema"
 MCP_BRIDGE = f"{SDK_PACKAGE}._internal.sdk_mcp_bridge"
+
+
+_paused: list[bool] = []
+
+
+def pause_collection() -> None:
+    """Turn the cyclic garbage collector off until `resume_collection` (if it was on)."""
+    if gc.isenabled() and not _paused:
+        gc.disable()
+        _paused.append(True)
+
+
+def resume_collection() -> None:
+    """Turn the collector back on if `pause_collection` turned it off; what the process made
+    until now is frozen first (it lives as long as the process: no collection need scan it)."""
+    if _paused:
+        _paused.clear()
+        gc.freeze()
+        gc.enable()
 
 
 def prepare_imports() -> None:

@@ -15,7 +15,7 @@ each part lives:
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
   `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
-  `mcp_sign_in.py`);
+  `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `session_index.py`, `async_tasks.py`, `native_subagents.py`,
   `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`, `goals.py`,
@@ -117,12 +117,14 @@ if TYPE_CHECKING:
         remote_control_request,
     )
     from fsm.claude.replay import ActiveScan, ReplayPlanner, active_from_newest
+    from fsm.claude.server_tools import SERVER_BLOCKS, SERVER_CALLS, SERVER_RESULTS
     from fsm.claude.session_titles import (
         generated_title,
         renames_session,
         shown_title,
         title_description,
     )
+    from fsm.claude.settings_warnings import SettingsProblem, SettingsWarnings
     from fsm.claude.start_failures import StartFailure, StartFailureKind, start_failure
     from fsm.claude.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
@@ -276,6 +278,8 @@ if TYPE_CHECKING:
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
     "settings_effort": "pickers.effort_seeds",
+    "SettingsProblem": "claude.settings_warnings",
+    "SettingsWarnings": "claude.settings_warnings",
     "REMOTE_CONTROL_COMMAND": "claude.remote_control",
     "RemoteControl": "claude.remote_control",
     "claude_code_offers": "claude.remote_control",
@@ -395,6 +399,9 @@ _HOMES = {
     "title_records": "air.archive_titles",
     "visible_title": "air.archive_titles",
     "SYNTHETIC_MODEL": "claude.classify",
+    "SERVER_BLOCKS": "claude.server_tools",
+    "SERVER_CALLS": "claude.server_tools",
+    "SERVER_RESULTS": "claude.server_tools",
     "is_real_model": "claude.classify",
     "Blame": "effects",
     "CompactWhenIdle": "effects",
@@ -541,6 +548,9 @@ __all__ = [
     "ONE_MILLION_WINDOW",
     "RAW_MESSAGE_METHOD",
     "REMOTE_CONTROL_COMMAND",
+    "SERVER_BLOCKS",
+    "SERVER_CALLS",
+    "SERVER_RESULTS",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",
@@ -652,6 +662,8 @@ __all__ = [
     "SessionClosing",
     "SessionCore",
     "SessionFailureDialect",
+    "SettingsProblem",
+    "SettingsWarnings",
     "SettlePrompt",
     "Severity",
     "SignInMcpServer",

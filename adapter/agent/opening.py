@@ -28,9 +28,8 @@ from acp import RequestError
 from adapter.agent import mcp_servers
 from adapter.claude.client_options import NONE as NO_CLIENT_OPTIONS
 from adapter.claude.client_options import ClientOptions
-from adapter.claude.managed_settings import read_managed
 from adapter.claude.permission_settings import permission_settings
-from adapter.claude.settings_files import read_settings
+from adapter.claude.settings_reader import SettingsReader
 from adapter.claude.surroundings import Surroundings
 from adapter.claude.transcript_tail import read_tail
 from adapter.controls.launch_flags import launch_for
@@ -151,7 +150,10 @@ def opening_for(
     client_options = _with_model_config(client_options, _environ(settings), cwd)
     # What the settings tiers let this session start in and switch to: a repository's own
     # settings cannot loosen permissions, and bypass goes when any tier or the client says so.
-    tiers = [*read_settings(cwd, settings.env), read_managed()]
+    # Every read of them goes through the session's reader, which says each problem once
+    # (docs/decisions.md#settings-warned-once).
+    reader = SettingsReader(cwd, settings.env)
+    tiers = reader.read()
     policy = permission_settings(tiers)
     config = SessionConfig.initial(
         _environ(settings),
@@ -171,12 +173,11 @@ def opening_for(
     given = client_options.settings
 
     def settings_now() -> list[Mapping[str, Any]]:
-        found: list[Mapping[str, Any]] = [
-            f.data for f in (*read_settings(cwd, settings.env), read_managed())
-        ]
+        found: list[Mapping[str, Any]] = [f.data for f in reader.read()]
         return [*found, given] if isinstance(given, dict) else found
 
     config.settings_tiers = settings_now
+    config.settings_reader = reader
     return Opening(
         session_id=session_id,
         cwd=cwd,

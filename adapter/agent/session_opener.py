@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -60,20 +59,17 @@ def opens_a_session(
     async def opens(*args: P.args, **kwargs: P.kwargs) -> R:
         if not _side.imported:
             lean_imports.cache_dataclass_code()
-            if gc.isenabled():
-                gc.disable()
-                _side.paused = True
+            lean_imports.pause_collection()
         try:
             return await handler(*args, **kwargs)
         finally:
-            _collect_again()
+            lean_imports.resume_collection()
 
     return opens
 
 
 class _SessionSide:
     imported = False  # the session side is imported: the first session was built
-    paused = False  # ... and the collector waits until it is
 
 
 _side = _SessionSide()
@@ -82,14 +78,7 @@ _side = _SessionSide()
 def session_side_imported() -> None:
     """The session side is imported (see `opens_a_session`): the collector goes on."""
     _side.imported = True
-    _collect_again()
-
-
-def _collect_again() -> None:
-    if _side.paused:
-        _side.paused = False
-        gc.freeze()
-        gc.enable()
+    lean_imports.resume_collection()
 
 
 class ClosedIds:

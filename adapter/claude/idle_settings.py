@@ -20,15 +20,13 @@ deadline; the reference watches the same files (docs/decisions.md#settings-read-
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapter.claude.managed_settings import read_managed
-from adapter.claude.settings_files import config_home
+from adapter.claude.settings_files import SettingsFile
 from fsm import DEFAULT_MIN_TOKENS, MIN_TOKENS_FLOOR, IdlePolicy
 
 __all__ = ["DELAY_ENV", "idle_policy"]
@@ -42,40 +40,25 @@ _WHOLE = re.compile(r"\d{1,15}")
 _MAX_TIMER_MS = 2_147_483_647  # the reference's bound (a JavaScript timer's longest)
 
 
-def _settings(cwd: str, env: Mapping[str, str]) -> dict[str, Any]:
-    """The settings files merged key by key (later files win; `env` blocks merged too)."""
+def _settings(files: Sequence[SettingsFile]) -> dict[str, Any]:
+    """The settings tiers (lowest first, managed last) merged key by key: later tiers win, and
+    their `env` blocks are merged too."""
     merged: dict[str, Any] = {}
     block: dict[str, str] = {}
-    project = os.path.join(cwd, ".claude")
-    for path in (
-        config_home(env) / "settings.json",
-        os.path.join(project, "settings.json"),
-        os.path.join(project, "settings.local.json"),
-    ):
-        try:
-            with open(path, encoding="utf-8") as file:
-                data = json.load(file)
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict):
-            continue
-        merged.update(data)
-        extra = data.get("env")
+    for tier in files:
+        merged.update(tier.data)
+        extra = tier.data.get("env")
         if isinstance(extra, dict):
             block.update({k: v for k, v in extra.items() if isinstance(v, str)})
-    managed = read_managed().data  # the administrator's, over every other tier
-    merged.update(managed)
-    extra = managed.get("env")
-    if isinstance(extra, dict):
-        block.update({k: v for k, v in extra.items() if isinstance(v, str)})
     merged["env"] = block
     return merged
 
 
-def idle_policy(cwd: str, env: Mapping[str, str]) -> IdlePolicy:
-    """The session's idle compaction settings; `env` is what Claude is started with besides
-    our own environment."""
-    settings = _settings(cwd, env)
+def idle_policy(files: Sequence[SettingsFile], env: Mapping[str, str]) -> IdlePolicy:
+    """The session's idle compaction settings, from its settings tiers as read now (`files`,
+    `adapter.claude.settings_reader`); `env` is what Claude is started with besides our own
+    environment."""
+    settings = _settings(files)
     launch = {**os.environ, **env}
     claude_env = {**launch, **settings["env"]}
     disabled_by = None

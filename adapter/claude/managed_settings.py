@@ -20,7 +20,8 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
-from adapter.claude.settings_files import SettingsFile, read_json_object
+from adapter.claude.settings_files import SettingsFile, log_problems, read_settings_object
+from fsm import SettingsProblem
 
 __all__ = ["apply_managed_env", "managed_folder", "read_managed"]
 
@@ -51,18 +52,24 @@ def _merged(base: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
 
 def read_managed(folder: Path | None = None) -> SettingsFile:
     """The managed tier (in `folder`, else `managed_folder()`): the main file and its drop-ins,
-    merged; `unreadable` when any of them exists but is not a readable JSON object."""
+    merged; `unreadable` when any of them exists but is not a readable JSON object (its
+    problems are the caller's to log: `adapter.claude.settings_reader`)."""
     where = folder if folder is not None else managed_folder()
-    data, unreadable = read_json_object(where / _FILE)
+    data, problem = read_settings_object(where / _FILE)
+    read, problems = [str(where / _FILE), str(where / _DROP_INS)], [problem]
     try:
         drop_ins = sorted(p for p in (where / _DROP_INS).glob("*.json") if p.name[0] != ".")
     except OSError as exc:
-        log.warning("managed settings folder %s cannot be listed (%s)", where / _DROP_INS, exc)
-        drop_ins, unreadable = [], True
+        why = f"cannot be listed ({exc.strerror or type(exc).__name__})"
+        problems.append(SettingsProblem(path=str(where / _DROP_INS), why=why))
+        drop_ins = []
     for path in drop_ins:
-        more, broken = read_json_object(path)
-        data, unreadable = _merged(data, more), unreadable or broken
-    return SettingsFile("managed", where / _FILE, data, unreadable)
+        more, problem = read_settings_object(path)
+        data = _merged(data, more)
+        read.append(str(path))
+        problems.append(problem)
+    found = tuple(p for p in problems if p is not None)
+    return SettingsFile("managed", where / _FILE, data, tuple(read), found)
 
 
 def apply_managed_env(
@@ -71,6 +78,7 @@ def apply_managed_env(
     """Put the managed tier's `env` into `environ` (the policy wins over what is there); the
     names set, in order. A value that is not a string is left out, by name, in the log."""
     managed = read_managed(folder)
+    log_problems(managed.problems)  # said once, at start-up; sessions say them once each
     env = managed.data.get("env")
     if env is None:
         return ()

@@ -7,26 +7,31 @@ files to decide what a session may start in and switch to before Claude has said
 (`<config>/settings.json`), project (`<cwd>/.claude/settings.json`, committed with the
 repository), local (`<cwd>/.claude/settings.local.json`, not committed), managed
 (`adapter.claude.managed_settings`). A missing file counts as empty; one that cannot be read or
-is not a JSON object counts as empty too, is said once in the log, and is marked `unreadable`
-so that the caller can stay on the safe side.
+is not a JSON object counts as empty too, carries the problem (`adapter.claude.settings_reader`
+says it in the log once a session), and is `unreadable` so that the caller can stay on the safe
+side.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from fsm import SettingsProblem
 
 __all__ = [
     "SETTING_SOURCES",
     "SettingsFile",
     "config_home",
-    "read_json_object",
+    "log_problems",
     "read_settings",
+    "read_settings_object",
 ]
 
 log = logging.getLogger(__name__)
@@ -42,7 +47,13 @@ class SettingsFile:
     tier: str
     path: Path
     data: dict[str, Any] = field(default_factory=dict)
-    unreadable: bool = False  # it exists, but is not a readable JSON object
+    read: tuple[str, ...] = ()  # every file (and folder) looked at for it
+    problems: tuple[SettingsProblem, ...] = ()  # what of it exists but could not be used
+
+    @property
+    def unreadable(self) -> bool:
+        """Some of it exists, but is not a readable JSON object."""
+        return bool(self.problems)
 
     def permissions(self) -> dict[str, Any]:
         found = self.data.get("permissions")
@@ -55,26 +66,48 @@ def config_home(env: Mapping[str, str]) -> Path:
     return Path(configured) if configured else Path.home() / ".claude"
 
 
-def read_json_object(path: Path) -> tuple[dict[str, Any], bool]:
-    """`(the file's object, whether it exists but is unusable)`: a missing file is `({}, False)`;
-    one that cannot be read, is not JSON or is not an object is `({}, True)`, logged with why."""
+def _problems(problem: SettingsProblem | None) -> tuple[SettingsProblem, ...]:
+    return () if problem is None else (problem,)
+
+
+def _version(path: Path) -> str:
+    """A file we could not read, as far as its metadata tells one state of it from another."""
     try:
-        text = path.read_text(encoding="utf-8")
+        found = path.stat()
+    except OSError:
+        return ""
+    return f"{found.st_size}:{found.st_mtime_ns}"
+
+
+def read_settings_object(path: Path) -> tuple[dict[str, Any], SettingsProblem | None]:
+    """`(the file's object, what is wrong with it)`: a missing file is `({}, None)`; one that
+    cannot be read, is not JSON or is not an object is `({}, problem)`, which the caller logs
+    (`adapter.claude.settings_reader`), by path and never by content."""
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except FileNotFoundError:
-        return {}, False
+        return {}, None
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
-        log.warning("Claude Code settings %s cannot be read (%s); ignoring it", path, why)
-        return {}, True
+        return {}, SettingsProblem(
+            path=str(path), why=f"cannot be read ({why})", version=_version(path)
+        )
+    version = hashlib.blake2b(raw, digest_size=16).hexdigest()
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        log.warning("Claude Code settings %s is not JSON; ignoring it", path)
-        return {}, True
+        return {}, SettingsProblem(path=str(path), why="is not JSON", version=version)
     if not isinstance(data, dict):
-        log.warning("Claude Code settings %s is not a JSON object; ignoring it", path)
-        return {}, True
-    return data, False
+        return {}, SettingsProblem(path=str(path), why="is not a JSON object", version=version)
+    return data, None
+
+
+def log_problems(problems: Iterable[SettingsProblem]) -> None:
+    """Say in the log that each of these settings files is ignored, and why (by path, never by
+    content)."""
+    for problem in problems:
+        log.warning("Claude Code settings %s %s; ignoring it", problem.path, problem.why)
 
 
 def read_settings(cwd: str, env: Mapping[str, str]) -> list[SettingsFile]:
@@ -86,6 +119,6 @@ def read_settings(cwd: str, env: Mapping[str, str]) -> list[SettingsFile]:
         ("project", project / "settings.json"),
         ("local", project / "settings.local.json"),
     ):
-        data, unreadable = read_json_object(path)
-        files.append(SettingsFile(tier, path, data, unreadable))
+        data, problem = read_settings_object(path)
+        files.append(SettingsFile(tier, path, data, (str(path),), _problems(problem)))
     return files

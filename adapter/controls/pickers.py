@@ -35,6 +35,7 @@ from acp.schema import (
     SessionModeState,
 )
 
+from adapter.claude.settings_reader import SettingsReader
 from adapter.claude.transcript_tail import Tail
 from adapter.controls.auto_fast_rules import AUTO, fast_option
 from adapter.controls.model_choices import ModelChoice, model_choice
@@ -121,6 +122,8 @@ class SessionConfig:
     # session opens with; and whether the user chose an effort in the picker (kept across
     # models that take it).
     settings_tiers: Callable[[], Sequence[Mapping[str, Any]]] = lambda: ()
+    # The session's reader of those files (its problems said once), when the opening made one.
+    settings_reader: SettingsReader | None = None
     requested_effort: str | None = None
     effort_pinned: bool = False
 

@@ -30,6 +30,7 @@ from adapter.claude.claude_runtime import ClaudeRuntime
 from adapter.claude.idle_settings import idle_policy
 from adapter.claude.prompt_content import claude_content, claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
+from adapter.claude.settings_reader import SettingsReader
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.session_controls import SessionControls
 from adapter.session.claude_side import ClaudeSide
@@ -125,7 +126,12 @@ class Session:
         # The settings are read again when the reference adapter's would have been looked at:
         # a prompt, and the idle deadline (docs/decisions.md#settings-read-again).
         self._settings_env = settings.env
-        self._idle_policy = idle_policy(cwd, settings.env)
+        # The session's one reader of its settings files, shared with its pickers (each
+        # problem with a file is said once: docs/decisions.md#settings-warned-once).
+        self._settings_reader = self.controls.config.settings_reader or SettingsReader(
+            cwd, settings.env
+        )
+        self._idle_policy = idle_policy(self._settings_reader.read(), settings.env)
         # No runtime yet: a placeholder epoch; each runtime's RuntimeStarted brings its own.
         self.core = SessionCore(
             session_id=session_id,
@@ -339,7 +345,7 @@ class Session:
         """Tell the core what the settings files say now, when it changed
         (docs/decisions.md#settings-read-again): only the idle compaction reads them mid-session;
         the modes and the pickers keep what the session opened with."""
-        policy = idle_policy(self.cwd, self._settings_env)
+        policy = idle_policy(self._settings_reader.read(), self._settings_env)
         if policy != self._idle_policy:
             self._idle_policy = policy
             await self.feed(IdleSettingsRead(policy=policy))

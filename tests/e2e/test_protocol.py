@@ -183,7 +183,7 @@ def _opt_in(version_json: str, capabilities_json: str = '["sessionFailure"]') ->
 # Raw JSON for `clientCapabilities`: everything here must silently mean legacy
 # (docs/decisions.md#negotiation). One variant per layer of the envelope; the pure check itself is
 # table-tested in the core's tests. (No `_meta` at all is every legacy run of
-# tests/e2e/test_failure_matrix.py.)
+# the failure matrix, tests/shell/test_failure_matrix.py and tests/e2e/test_failure_matrix.py.)
 LEGACY_CAPABILITIES: dict[str, str] = {
     "_meta a list": '{"_meta":[]}',
     "_meta null": '{"_meta":null}',

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from adapter.claude.idle_settings import DELAY_ENV, idle_policy
+from adapter.claude.settings_reader import SettingsReader
 from adapter.view.usage import UsageMeter
 from fsm import DEFAULT_DELAY_SECONDS, IdlePolicy
 
@@ -38,12 +39,17 @@ def _write(path: Path, settings: dict[str, Any]) -> None:
     path.write_text(json.dumps(settings), encoding="utf-8")
 
 
+def _idle(cwd: str, env: dict[str, str]) -> IdlePolicy:
+    """The policy of a session in `cwd` whose Claude starts with `env`, from its files now."""
+    return idle_policy(SettingsReader(cwd, env).read(), env)
+
+
 def _project(tmp_path: Path) -> str:
     return str(tmp_path / "project")
 
 
 def test_no_settings_is_the_reference_default(tmp_path: Path, home: dict[str, str]) -> None:
-    assert idle_policy(_project(tmp_path), home) == IdlePolicy()
+    assert _idle(_project(tmp_path), home) == IdlePolicy()
     assert IdlePolicy().delay_seconds == DEFAULT_DELAY_SECONDS == 3240.0
 
 
@@ -59,28 +65,28 @@ def test_a_user_setting_turns_it_off(
     tmp_path: Path, home: dict[str, str], settings: dict[str, Any], why: str
 ) -> None:
     _write(tmp_path / "config" / "settings.json", settings)
-    assert idle_policy(_project(tmp_path), home).disabled_by == why
+    assert _idle(_project(tmp_path), home).disabled_by == why
 
 
 def test_a_later_file_wins(tmp_path: Path, home: dict[str, str]) -> None:
     _write(tmp_path / "project" / ".claude" / "settings.json", {"idleCompaction": False})
     _write(tmp_path / "project" / ".claude" / "settings.local.json", {"idleCompaction": True})
-    assert idle_policy(_project(tmp_path), home).disabled_by is None
+    assert _idle(_project(tmp_path), home).disabled_by is None
 
 
 def test_a_settings_env_block_wins_over_the_environment(
     tmp_path: Path, home: dict[str, str]
 ) -> None:
     launch = {**home, "DISABLE_COMPACT": "1"}
-    assert idle_policy(_project(tmp_path), launch).disabled_by == "DISABLE_COMPACT"
+    assert _idle(_project(tmp_path), launch).disabled_by == "DISABLE_COMPACT"
     _write(tmp_path / "config" / "settings.json", {"env": {"DISABLE_COMPACT": "0"}})
-    assert idle_policy(_project(tmp_path), launch).disabled_by is None
+    assert _idle(_project(tmp_path), launch).disabled_by is None
 
 
 def test_a_value_that_is_not_false_leaves_it_on(tmp_path: Path, home: dict[str, str]) -> None:
     _write(tmp_path / "config" / "settings.json", {"idleCompaction": "no", "env": "nonsense"})
     (tmp_path / "project" / ".claude" / "settings.json").write_text("{not json", "utf-8")
-    assert idle_policy(_project(tmp_path), home).disabled_by is None
+    assert _idle(_project(tmp_path), home).disabled_by is None
 
 
 @pytest.mark.parametrize(
@@ -91,12 +97,12 @@ def test_the_minimum_context_never_goes_below_100k(
     tmp_path: Path, home: dict[str, str], raw: str, tokens: int
 ) -> None:
     launch = {**home, "CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS": raw}
-    assert idle_policy(_project(tmp_path), launch).min_tokens == tokens
+    assert _idle(_project(tmp_path), launch).min_tokens == tokens
 
 
 def test_the_delay_variable_sets_the_delay(tmp_path: Path, home: dict[str, str]) -> None:
-    assert idle_policy(_project(tmp_path), {**home, DELAY_ENV: "1500"}).delay_seconds == 1.5
-    assert idle_policy(_project(tmp_path), {**home, DELAY_ENV: "0"}).delay_seconds == 0.0
+    assert _idle(_project(tmp_path), {**home, DELAY_ENV: "1500"}).delay_seconds == 1.5
+    assert _idle(_project(tmp_path), {**home, DELAY_ENV: "0"}).delay_seconds == 0.0
 
 
 @pytest.mark.parametrize("raw", ["-5", "soon", "1.5", "9999999999999"])
@@ -104,7 +110,7 @@ def test_a_bad_delay_is_warned_about_and_ignored(
     tmp_path: Path, home: dict[str, str], raw: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.WARNING):
-        policy = idle_policy(_project(tmp_path), {**home, DELAY_ENV: raw})
+        policy = _idle(_project(tmp_path), {**home, DELAY_ENV: raw})
     assert policy.delay_seconds == DEFAULT_DELAY_SECONDS
     assert DELAY_ENV in caplog.text and raw not in caplog.text
 

@@ -1,4 +1,4 @@
-"""No module name is used twice in `adapter/` (docs/architecture.md, "Names").
+"""No module name is used twice in `adapter/`, nor in `fsm/` (docs/architecture.md, "Names").
 
 A name in a log line, a traceback or a review comment then points at one file. The scripted
 Claude (`adapter/scripted_claude/`), a separate program standing in for Claude Code's process,
@@ -24,6 +24,10 @@ def reused_names(paths: list[Path]) -> dict[str, list[str]]:
     return {name: places for name, places in where.items() if len(places) > 1}
 
 
+def _core_modules() -> list[Path]:
+    return [path.relative_to(ROOT) for path in sorted((ROOT / "fsm").rglob("*.py"))]
+
+
 def _adapter_modules() -> list[Path]:
     return [
         path.relative_to(ROOT)
@@ -40,4 +44,12 @@ def test_the_check_finds_a_name_used_in_two_layers() -> None:
 def test_every_module_name_in_adapter_is_used_once() -> None:
     modules = _adapter_modules()
     assert len(modules) > 50  # the walk found the package
+    assert reused_names(modules) == {}
+
+
+def test_every_module_name_in_fsm_is_used_once() -> None:
+    # The core's rooms (`fsm/claude/`, `fsm/air/`, ...) drop a prefix the room already says
+    # (`fsm/air/meta.py`), never so far that two rooms hold the same name.
+    modules = _core_modules()
+    assert len(modules) > 30  # the walk found the packages
     assert reused_names(modules) == {}

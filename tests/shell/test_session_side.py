@@ -24,6 +24,7 @@ def first_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """As in a process that has opened no session yet; the cache's installs are recorded."""
     installs: list[str] = []
     monkeypatch.setattr(session_opener, "_side", session_opener._SessionSide())
+    monkeypatch.setattr(lean_imports, "_paused", [])
     monkeypatch.setattr(lean_imports, "cache_dataclass_code", lambda: installs.append("cache"))
     assert gc.isenabled()
     yield installs
