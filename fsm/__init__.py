@@ -137,6 +137,7 @@ if TYPE_CHECKING:
     from fsm.effects import (
         AnswerSteer,
         Blame,
+        CloseOpenCalls,
         CompactWhenIdle,
         Effect,
         FailedTurn,
@@ -400,6 +401,7 @@ _HOMES = {
     "SYNTHETIC_MODEL": "claude.classify",
     "is_real_model": "claude.classify",
     "Blame": "effects",
+    "CloseOpenCalls": "effects",
     "CompactWhenIdle": "effects",
     "Effect": "effects",
     "FailedTurn": "effects",
@@ -578,6 +580,7 @@ __all__ = [
     "Category",
     "ClaudeEvent",
     "ClaudeSilent",
+    "CloseOpenCalls",
     "CompactWhenIdle",
     "ContextMeasured",
     "CredentialsChanged",
