@@ -288,7 +288,51 @@ async def agent_in_process(
     Initialized unless `initialize` is false, opted in to
     sessionFailure when `capable` (`client_meta`: the capabilities' `_meta` instead),
     `capabilities` the other client capabilities (wire names). On a clean exit its frames must
-    pass the conformance rules, unless `off_spec` says why they are off-spec on purpose."""
+    pass the conformance rules, unless `off_spec` says why they are off-spec on purpose.
+
+    One at a time: the agent reads Claude Code's folder from this process's environment, and its
+    runtime's transport and the scenario table are this process's modules, so two agents open at
+    once would each see the other's (and the first to leave would undo them under the second);
+    a second one refuses to open. Play client modes one after the other."""
+    if _OPEN:
+        raise RuntimeError("an agent_in_process is open already: open one at a time")
+    _OPEN.append(tmp_path)
+    try:
+        async with _agent_in_process(
+            tmp_path,
+            scenario,
+            capable=capable,
+            client_meta=client_meta,
+            env=env,
+            client=client,
+            initialize=initialize,
+            capabilities=capabilities,
+            off_spec=off_spec,
+            scenarios=scenarios,
+        ) as agent:
+            yield agent
+    finally:
+        _OPEN.remove(tmp_path)
+
+
+# The folder of the `agent_in_process` open now, if one is.
+_OPEN: list[Path] = []
+
+
+@asynccontextmanager
+async def _agent_in_process(
+    tmp_path: Path,
+    scenario: str,
+    *,
+    capable: bool,
+    client_meta: dict[str, Any] | None,
+    env: dict[str, str] | None,
+    client: Any,
+    initialize: bool,
+    capabilities: dict[str, Any] | None,
+    off_spec: str | None,
+    scenarios: Sequence[Scenario],
+) -> AsyncIterator[InProcessAgent]:
     workdir, config_dir = tmp_path / "project", tmp_path / "claude-config"
     for folder in (workdir, config_dir):
         folder.mkdir(parents=True, exist_ok=True)
