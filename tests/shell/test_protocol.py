@@ -1,8 +1,9 @@
 """The agent's ACP surface in process (`agent_in_process`: a real ACP client, the real SDK and
-the scripted Claude in this process): negotiation from raw `clientCapabilities`, session errors,
-content, and permission. What needs the real process is end to end
-(tests/e2e/test_protocol.py): that stdout carries nothing but frames, an opt-in only raw text
-can carry, a Claude that cannot start, a cancel of a Claude that hangs, and authentication.
+the scripted Claude in this process): negotiation from raw `clientCapabilities`, session errors
+(among them ids and folders no session can have), content, and permission. What needs the real
+process is end to end (tests/e2e/test_protocol.py): that stdout carries nothing but frames, an
+opt-in only raw text can carry, a Claude that cannot start, a cancel of a Claude that hangs, and
+authentication.
 
 The negotiation tests send `initialize` with raw params (`InProcessAgent.call`): only a raw
 request can carry a malformed `_meta` the `acp` client's models would refuse to build.
@@ -23,7 +24,7 @@ from adapter.scripted_claude.steps import Permission, Result, Scenario
 from fsm.air.client import ADVERTISED, air_client
 from tests.support.choosing_client import KindClient
 from tests.support.failure_rows import has_key
-from tests.support.harness import OPT_IN, TIMEOUT
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter
 from tests.support.shell_harness import agent_in_process
 
 ADVERTISEMENT = {
@@ -172,6 +173,34 @@ async def test_prompt_for_an_unknown_session_is_an_error(tmp_path: Path) -> None
     assert answer.code in (-32602, -32002), answer
     assert isinstance(ok, PromptResponse) and ok.stop_reason == "end_turn"
     assert all(count == 1 for count in adapter.answers().values())
+
+
+async def _load(adapter: Adapter, session: str) -> Any:
+    return await asyncio.wait_for(
+        adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
+        TIMEOUT,
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_load_with_a_300_character_id_is_a_clean_not_found(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "success") as adapter:
+        with pytest.raises(acp.RequestError) as caught:
+            await _load(adapter, "a" * 300)
+    error = caught.value
+    assert error.code == -32002
+    assert str(tmp_path) not in repr(error.data) and "/" not in repr(error.data)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("cwd", ["/" + "d" * 5000, "/tmp/\x00nul"])
+async def test_an_unusable_cwd_is_invalid_params(tmp_path: Path, cwd: str) -> None:
+    async with agent_in_process(tmp_path, "success") as adapter:
+        with pytest.raises(acp.RequestError) as new:
+            await adapter.conn.new_session(cwd=cwd, mcp_servers=[])
+        with pytest.raises(acp.RequestError) as load:
+            await adapter.conn.load_session(cwd=cwd, session_id="x", mcp_servers=[])
+    assert new.value.code == -32602 and load.value.code == -32602
 
 
 # --- content -----------------------------------------------------------------------------------
