@@ -1,4 +1,5 @@
-"""Start-up without paying for what the adapter never uses: two import-time touchpoints.
+"""Start-up without paying for what the adapter never uses: two import-time touchpoints, and
+the garbage collector paused while the process starts.
 
 Measured with `python -X importtime` on the pinned releases (2 cores, quiet machine), these two
 imports were most of the time from spawn to the first `session/new` answer:
@@ -23,11 +24,18 @@ Both must run before the first `import acp` / `import claude_agent_sdk` of the p
 why they live here and not in `adapter/claude/sdk_compat.py` (which imports the SDK).
 `tests/shell/test_compat.py`
 pins both, and the end-to-end tests run every adapter subprocess through them.
+
+`pause_collection` / `resume_collection`: the cyclic garbage collector is off while the process
+starts (`claude-acp`'s `main`, until serving begins). Those imports make hundreds of thousands of
+objects and next to no garbage, yet each full collection walked everything made so far: about
+50 million instructions before the answer to `initialize`, counted with callgrind
+(docs/performance.md). Serving turns it back on, after freezing what start-up made.
 """
 
 from __future__ import annotations
 
 import ast
+import gc
 import importlib
 import importlib.util
 import inspect
@@ -39,13 +47,40 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["MCP_BRIDGE", "SDK_PACKAGE", "lean_claude_sdk", "prepare_acp_schema", "prepare_imports"]
+__all__ = [
+    "MCP_BRIDGE",
+    "SDK_PACKAGE",
+    "lean_claude_sdk",
+    "pause_collection",
+    "prepare_acp_schema",
+    "prepare_imports",
+    "resume_collection",
+]
 
 log = logging.getLogger(__name__)
 
 SDK_PACKAGE = "claude_agent_sdk"
 ACP_SCHEMA = "acp.schema"
 MCP_BRIDGE = f"{SDK_PACKAGE}._internal.sdk_mcp_bridge"
+
+
+_paused: list[bool] = []
+
+
+def pause_collection() -> None:
+    """Turn the cyclic garbage collector off until `resume_collection` (if it was on)."""
+    if gc.isenabled() and not _paused:
+        gc.disable()
+        _paused.append(True)
+
+
+def resume_collection() -> None:
+    """Turn the collector back on if `pause_collection` turned it off; what the process made
+    until now is frozen first (it lives as long as the process: no collection need scan it)."""
+    if _paused:
+        _paused.clear()
+        gc.freeze()
+        gc.enable()
 
 
 def prepare_imports() -> None:
