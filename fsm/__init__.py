@@ -117,6 +117,7 @@ if TYPE_CHECKING:
         remote_control_request,
     )
     from fsm.claude.replay import ActiveScan, ReplayPlanner, active_from_newest
+    from fsm.claude.server_tools import SERVER_BLOCKS, SERVER_CALLS, SERVER_RESULTS
     from fsm.claude.session_titles import (
         generated_title,
         renames_session,
@@ -399,6 +400,9 @@ _HOMES = {
     "title_records": "air.archive_titles",
     "visible_title": "air.archive_titles",
     "SYNTHETIC_MODEL": "claude.classify",
+    "SERVER_BLOCKS": "claude.server_tools",
+    "SERVER_CALLS": "claude.server_tools",
+    "SERVER_RESULTS": "claude.server_tools",
     "is_real_model": "claude.classify",
     "Blame": "effects",
     "CloseOpenCalls": "effects",
@@ -546,6 +550,9 @@ __all__ = [
     "ONE_MILLION_WINDOW",
     "RAW_MESSAGE_METHOD",
     "REMOTE_CONTROL_COMMAND",
+    "SERVER_BLOCKS",
+    "SERVER_CALLS",
+    "SERVER_RESULTS",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
     "SYNTHETIC_MODEL",

@@ -33,41 +33,54 @@ _SECRET_NAME = (
     r"password|passwd|authorization|credentials?)"
 )
 
-_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+# Each pattern with its flags and replacement; compiled by the first `redact` (compiling all of
+# them costs the agent's start-up about 30 million instructions, and most processes never
+# redact anything before their first session's failure or log line).
+_SECRET_SOURCES: tuple[tuple[str, int, str], ...] = (
     # Anthropic keys, bearer and basic credentials, JSON web tokens.
-    (re.compile(r"sk-ant-[A-Za-z0-9_\-]+"), "sk-ant-***"),
-    (re.compile(r"\b(Bearer|Basic)\s+" + _CREDENTIAL), r"\1 ***"),
-    (re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"), "***"),
+    (r"sk-ant-[A-Za-z0-9_\-]+", 0, "sk-ant-***"),
+    (r"\b(Bearer|Basic)\s+" + _CREDENTIAL, 0, r"\1 ***"),
+    (r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*", 0, "***"),
     # Provider tokens by their documented prefixes: AWS access key ids, GitHub tokens (classic
     # and fine-grained), Slack tokens.
-    (re.compile(r"\b(?:AKIA|ASIA|AIDA|AROA)[0-9A-Z]{16}\b"), "AKIA***"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), "gh_***"),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), "github_pat_***"),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{8,}"), "xox-***"),
-    (re.compile(r"\bxapp-[A-Za-z0-9-]{8,}"), "xapp-***"),
+    (r"\b(?:AKIA|ASIA|AIDA|AROA)[0-9A-Z]{16}\b", 0, "AKIA***"),
+    (r"\bgh[pousr]_[A-Za-z0-9]{20,}", 0, "gh_***"),
+    (r"\bgithub_pat_[A-Za-z0-9_]{20,}", 0, "github_pat_***"),
+    (r"\bxox[abposr]-[A-Za-z0-9-]{8,}", 0, "xox-***"),
+    (r"\bxapp-[A-Za-z0-9-]{8,}", 0, "xapp-***"),
     # JSON-style `"api_key": "…"`: the quoted value, whatever it looks like.
     (
-        re.compile(r"(\"" + _SECRET_NAME + r"\"\s*:\s*\")(?:[^\"\\]|\\.)*\"", re.I),
+        r"(\"" + _SECRET_NAME + r"\"\s*:\s*\")(?:[^\"\\]|\\.)*\"",
+        re.IGNORECASE,
         r'\1***"',
     ),
     # `api_key=…` is an assignment: whatever follows is the value. `password: …` may be prose
     # ("the secret: restart it"), so there the value must look like one (a digit, 6+ chars).
-    (re.compile(r"\b(" + _SECRET_NAME + r"\s*=\s*)[^\s&,;]+", re.I), r"\1***"),
+    (r"\b(" + _SECRET_NAME + r"\s*=\s*)[^\s&,;]+", re.IGNORECASE, r"\1***"),
     (
-        re.compile(r"\b(" + _SECRET_NAME + r"\s*:\s*)(?=\S*\d)[^\s,;]{6,}", re.I),
+        r"\b(" + _SECRET_NAME + r"\s*:\s*)(?=\S*\d)[^\s,;]{6,}",
+        re.IGNORECASE,
         r"\1***",
     ),
     # Credentials inside URLs: scheme://user:password@host, and a bare scheme://token@host.
-    (re.compile(r"([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@", re.IGNORECASE), r"\1***@"),
-    (re.compile(r"([a-z][a-z0-9+.\-]*://)" + _CREDENTIAL + "@", re.IGNORECASE), r"\1***@"),
+    (r"([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@", re.IGNORECASE, r"\1***@"),
+    (r"([a-z][a-z0-9+.\-]*://)" + _CREDENTIAL + "@", re.IGNORECASE, r"\1***@"),
     # Private paths under a user's home (`/root` only as a whole path segment: "/rootfs" is
     # not a home), POSIX and Windows.
     (
-        re.compile(r"(?<![\w/])(?:/home/[^/\s]+|/Users/[^/\s]+|/root(?![\w-]))(?:/[^\s'\"]*)?"),
+        r"(?<![\w/])(?:/home/[^/\s]+|/Users/[^/\s]+|/root(?![\w-]))(?:/[^\s'\"]*)?",
+        0,
         "~/\u2026",
     ),
-    (re.compile(r"\b[A-Za-z]:\\Users\\[^\\\s]+(?:\\[^\s'\"]*)?"), "~\\\u2026"),
+    (r"\b[A-Za-z]:\\Users\\[^\\\s]+(?:\\[^\s'\"]*)?", 0, "~\\\u2026"),
 )
+
+
+@functools.cache
+def _secret_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple(
+        (re.compile(source, flags), replacement) for source, flags, replacement in _SECRET_SOURCES
+    )
 
 
 def redact(text: str, private: tuple[str, ...] = ()) -> str:
@@ -93,7 +106,7 @@ def _redact(text: str, private: tuple[str, ...]) -> str:
         if len(value) >= 4:
             # Whole values only: a home of "/root" must not eat the start of "/rootfs".
             text = re.sub(re.escape(value) + r"(?![\w-])", "***", text)
-    for pattern, replacement in _SECRET_PATTERNS:
+    for pattern, replacement in _secret_patterns():
         text = pattern.sub(replacement, text)
     return text
 

@@ -212,6 +212,16 @@ def _say_refused(what: str, refused: Exception) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from adapter.lean_imports import pause_collection, resume_collection
+
+    pause_collection()  # serving resumes it once started; a tool, or an early return, here
+    try:
+        return _main(argv)
+    finally:
+        resume_collection()
+
+
+def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parsed: argparse.Namespace | None = None
     if args and args[0] in TOOLS:
@@ -241,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
 
     install_log_masking(private_values(os.environ))
     if parsed is None:
+        from adapter.lean_imports import resume_collection
+
+        resume_collection()
         return _run_tool(args[0], args[1:])
     return serve(parsed.simulate, trace)
 

@@ -20,8 +20,6 @@ import re
 import traceback
 from typing import Any
 
-from fsm import redact
-
 __all__ = ["MESSAGE_LIMIT", "escape_controls", "install_log_masking", "mask_log_text"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
@@ -43,7 +41,16 @@ def mask_log_text(text: str) -> str:
     """One log message as it may be written: masked, on one line, of bounded length."""
     if len(text) > MESSAGE_LIMIT:
         text = f"{text[:MESSAGE_LIMIT]}\u2026 ({len(text):,} characters)"
-    return escape_controls(redact(text, _private))
+    return escape_controls(_redact(text))
+
+
+def _redact(text: str) -> str:
+    # Imported by the first record written: the core's records module (and its vocabulary)
+    # is not needed to answer `initialize`, and no record is made before it at the default
+    # level (`tests/shell/test_startup_imports.py`).
+    from fsm import redact
+
+    return redact(text, _private)
 
 
 class _MaskedRecord(logging.LogRecord):
@@ -58,7 +65,7 @@ class _MaskedRecord(logging.LogRecord):
                 self._suffix = f" ({type(exc).__name__})"
             else:
                 lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-                self.exc_text = redact("".join(lines).rstrip("\n"), _private)
+                self.exc_text = _redact("".join(lines).rstrip("\n"))
 
     _suffix = ""
 

@@ -27,7 +27,7 @@ async def serve_stdio(
     executable: str | None, env: dict[str, str], trace: WireTrace | None
 ) -> int | None:
     """Serve until the input ends or a signal comes; returns that signal's number, if any."""
-    from adapter.lean_imports import prepare_imports
+    from adapter.lean_imports import prepare_imports, resume_collection
 
     prepare_imports()  # before anything imports acp or the SDK: about half the start-up time
     from adapter.app.child_watch import watch_children_with_pidfds
@@ -49,6 +49,7 @@ async def serve_stdio(
             agent.attach_bulk_sender(transport.send_session_updates)
             agent.attach_responses(transport.responses)
             _stop_on_signals(transport, caught)
+            resume_collection()  # paused by `claude-acp`'s start-up (adapter/lean_imports.py)
             # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
             # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601
             # unless this is set.

@@ -1,5 +1,11 @@
 """Claude SDK messages in, core events out (their session updates: `adapter.view.turn_view`).
 
+`read_frame` is the one step every frame of Claude's takes on its way in: it says which core
+events the frame makes, in order, and what the live view does with it (`Reading`), and
+`adapter.session.claude_side.ClaudeSide.on_message` performs that: the view, the core, its
+effects. It keeps nothing between frames; what one frame means for a later one (a refusal's
+explanation said ahead of it) is the core's to keep.
+
 The SDK's dataclasses pass strings through unchecked, and `SystemMessage.data` is the raw frame,
 so every field read here is checked for its type: a frame of the wrong shape is skipped (the
 caller logs it), never allowed to crash the reader.
@@ -7,25 +13,34 @@ caller logs it), never allowed to crash the reader.
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from claude_agent_sdk import (
     AssistantMessage,
     RateLimitEvent,
     ResultMessage,
+    StreamEvent,
     SystemMessage,
     TextBlock,
+    UserMessage,
 )
 
 from adapter.claude import local_time
+from adapter.claude.unparsed import UnparsedFrame
 from fsm import (
+    SERVER_BLOCKS,
+    AnswerStreamStarted,
     AssistantMessageReceived,
     BackgroundTaskSettled,
     BackgroundTasksListed,
     BackgroundTaskStarted,
     ClaudeEvent,
+    FsmError,
     LimitWindow,
     McpServersPolled,
     McpServersReported,
@@ -41,7 +56,117 @@ from fsm import (
     WorkerShuttingDown,
 )
 
-__all__ = ["echo_for", "event_for", "polled_servers", "refusal_explanation"]
+__all__ = [
+    "Reading",
+    "Shown",
+    "echo_for",
+    "event_for",
+    "polled_servers",
+    "read_frame",
+    "refusal_explanation",
+]
+
+
+class Shown(enum.Enum):
+    """What the live view does with a frame of Claude's (`ClaudeSide.on_message` performs it)."""
+
+    STREAM = "stream"  # a streamed delta: drawn as it comes
+    UNPARSED = "unparsed"  # a frame the SDK does not parse: a tool's progress, a goal
+    MALFORMED = "malformed"  # fields that make no sense: skipped, and logged
+    SYSTEM = "system"  # compaction, tasks, Claude Code's side messages
+    ASSISTANT = "assistant"  # its usage counted; the message goes out as the core's effect
+    RESULT = "result"  # the turn's usage, its cards closed
+    RATE_LIMIT = "rate_limit"  # the limit windows on a `usage_update`
+    ECHO = "echo"  # Claude took a user message up (typed here, or in another client)
+    TOOL_RESULTS = "tool_results"  # a user frame of tool results
+    NOTHING = "nothing"  # a message of a kind the view does not show
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One frame of Claude's, read (`read_frame`).
+
+    `shown`: what the view does with it; `events`: for the core, in order; `measured`: the
+    view's measure of the context goes to the core ahead of them (the idle compaction reads it
+    when the turn ends); `taken_up`: the user message Claude took up (`Shown.ECHO`);
+    `message`: the message the view and the core's effects are to see in place of the one the
+    SDK parsed (an assistant message with the server blocks the SDK dropped put back), None
+    when that one will do. A streamed delta, the bulk of a turn, is read without a new
+    `Reading` made (`_STREAMED`).
+    """
+
+    shown: Shown
+    events: tuple[ClaudeEvent, ...] = ()
+    measured: bool = False
+    taken_up: str | None = None
+    message: Any = None
+
+    def shown_message(self, parsed: Any) -> Any:
+        """What the view and the core's effects are to see of `parsed`, the SDK's message."""
+        return parsed if self.message is None else self.message
+
+
+_STREAMED = Reading(Shown.STREAM)
+
+
+def read_frame(message: object, raw: object, epoch: str, *, now: float, wall: float) -> Reading:
+    """One frame from Claude's process `epoch`: `message` as the SDK parsed it, `raw` as Claude
+    Code wrote it, heard at `now` (monotonic seconds) and `wall` (epoch seconds). Pure: it reads
+    the frame and keeps nothing."""
+    if isinstance(message, StreamEvent):
+        started = _answer_stream_started(message, epoch)
+        return _STREAMED if started is None else Reading(Shown.STREAM, (started,))
+    if isinstance(message, UnparsedFrame):
+        return Reading(Shown.UNPARSED)
+    try:
+        event = event_for(message, epoch)
+    except (FsmError, TypeError, ValueError):
+        return Reading(Shown.MALFORMED)
+    events = () if event is None else (event,)
+    if isinstance(message, AssistantMessage) and isinstance(event, AssistantMessageReceived):
+        if event.stop_reason == "refusal":
+            # docs/decisions.md#refusal-explanation: the SDK's parsed message drops
+            # `stop_details`.
+            event = dataclasses.replace(event, refusal_explanation=refusal_explanation(raw))
+        return Reading(Shown.ASSISTANT, (event,), message=_with_server_blocks(message, raw))
+    if isinstance(message, ResultMessage):
+        return Reading(Shown.RESULT, events, measured=True)
+    if isinstance(message, SystemMessage):
+        return Reading(Shown.SYSTEM, events, measured=message.subtype == "compact_boundary")
+    if isinstance(message, RateLimitEvent) and isinstance(event, RateLimitReported):
+        # Claude's reset times are wall-clock times; the core's deadlines monotonic.
+        return Reading(Shown.RATE_LIMIT, (dataclasses.replace(event, now=now, wall=wall),))
+    if isinstance(message, UserMessage):
+        echo = echo_for(raw, epoch)
+        if echo is None:
+            return Reading(Shown.TOOL_RESULTS)
+        return Reading(Shown.ECHO, (echo,), taken_up=echo.turn_id)
+    return Reading(Shown.NOTHING, events)
+
+
+def _answer_stream_started(message: StreamEvent, epoch: str) -> AnswerStreamStarted | None:
+    # A top-level `message_start`: Claude began a new message of its own (not a subagent's);
+    # prose the core withheld goes out before it (docs/decisions.md#error-prose-without-record).
+    event = message.event
+    if message.parent_tool_use_id or not isinstance(event, dict):
+        return None
+    if event.get("type") != "message_start" or not isinstance(event.get("message"), dict):
+        return None
+    model = event["message"].get("model")
+    return AnswerStreamStarted(epoch=epoch, model=model if isinstance(model, str) else None)
+
+
+def _with_server_blocks(message: AssistantMessage, raw: object) -> AssistantMessage | None:
+    """The SDK's parser drops most server-side tool blocks (a web search's result, a remote MCP
+    call); the view needs them to open and end their cards, so such a message's content is
+    taken as Claude wrote it (the view reads either form, `adapter.view.turn_view.blocks_of`).
+    The core's event is made from the parsed text. None: the parsed message will do."""
+    content = raw.get("message", {}).get("content") if isinstance(raw, dict) else None
+    if isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") in SERVER_BLOCKS for block in content
+    ):
+        return dataclasses.replace(message, content=content)
+    return None
 
 
 def _int(data: Mapping[str, Any], key: str) -> int | None:

@@ -9,43 +9,28 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import Any, Protocol
 
 import anyio
 from acp import RequestError
 from anyio.abc import TaskGroup, TaskStatus
-from claude_agent_sdk import (
-    AssistantMessage,
-    RateLimitEvent,
-    ResultMessage,
-    StreamEvent,
-    SystemMessage,
-    UserMessage,
-)
 from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
 
 from adapter.claude import session_store
 from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
-from adapter.claude.translate import echo_for, event_for, refusal_explanation
-from adapter.claude.unparsed import UnparsedFrame
+from adapter.claude.translate import Shown, read_frame
 from adapter.controls.questions import ASK_TOOL
 from adapter.controls.session_controls import SessionControls
 from adapter.session.live_view import LiveView
 from adapter.session.prompt_answer import PromptAnswer
-from adapter.view.turn_view import SERVER_BLOCKS
 from adapter.wire.response_watch import ResponseTicket
 from fsm import (
-    AnswerStreamStarted,
-    AssistantMessageReceived,
     ContextMeasured,
     Event,
-    FsmError,
     MessageTooLarge,
     PromptSent,
-    RateLimitReported,
     RuntimeStarted,
     RuntimeStartFailed,
     StreamEnded,
@@ -240,63 +225,61 @@ class ClaudeSide:
                 answer.give(RequestError.internal_error({"reason": "the Claude runtime failed"}))
 
     async def on_message(self, message: Any, raw: Any, epoch: str) -> None:
-        """One message from Claude's process `epoch`: to the core as events, to the view."""
-        await self._heard(epoch, self._clock())
+        """One frame from Claude's process `epoch`, one way through: read
+        (`adapter.claude.translate.read_frame`), shown by the view where it comes before the
+        core's decision, decided by the core (whose effects the view and the wire perform),
+        then shown where it follows that decision."""
+        now = self._clock()
+        await self._heard(epoch, now)
         # Raw, before it is read, to a client that asked (the reference's order).
         await self._controls.forward_raw(raw)
-        if isinstance(message, StreamEvent):
-            started = _answer_stream_started(message, epoch)
-            if started is not None:
-                # withheld prose goes out before the answer
-                # (docs/decisions.md#error-prose-without-record)
-                await self._feed(started)
-            # The bulk of a turn: only the turn view has a use for it.
+        reading = read_frame(message, raw, epoch, now=now, wall=self._wall())
+        shown = reading.shown
+        if shown is Shown.STREAM:
+            # The bulk of a turn. Withheld prose goes out before a new answer
+            # (docs/decisions.md#error-prose-without-record), then the view draws the delta.
+            for event in reading.events:
+                await self._feed(event)
             await self._view.stream_event(message)
             return
-        if isinstance(message, UnparsedFrame):
+        if shown is Shown.UNPARSED:
             await self._view.unparsed(message.data)
             return
+        # A mode, fast-mode or command-list change Claude made by itself.
         await self._controls.observe(message, raw)
-        try:
-            event = event_for(message, epoch)
-        except (FsmError, TypeError, ValueError):
+        if shown is Shown.MALFORMED:
             log.warning("skipped a malformed %s from Claude", type(message).__name__)
             return
-        if isinstance(message, AssistantMessage):
-            _keep_server_blocks(message, raw)
-        if isinstance(event, AssistantMessageReceived) and event.stop_reason == "refusal":
-            # docs/decisions.md#refusal-explanation: the SDK's parsed message drops `stop_details`.
-            event = replace(event, refusal_explanation=refusal_explanation(raw))
-        if isinstance(event, RateLimitReported) and isinstance(message, RateLimitEvent):
-            # Claude's reset times are wall-clock times; the core's deadlines monotonic.
-            event = replace(event, now=self._clock(), wall=self._wall())
-            await self._view.rate_limited(message.rate_limit_info)
-        if isinstance(message, SystemMessage):
+        message = reading.shown_message(message)
+        # Before the core: what the view counts of the frame, which the core's effects (a
+        # prompt's answer and its usage) and the context measure below read.
+        if shown is Shown.SYSTEM:
             await self._view.system(message)
-        elif isinstance(message, AssistantMessage):
+        elif shown is Shown.ASSISTANT:
             self._view.saw_assistant(message)
-        elif isinstance(message, ResultMessage):
+        elif shown is Shown.RESULT:
             await self._view.turn_result(message)
-        if isinstance(message, ResultMessage) or (
-            isinstance(message, SystemMessage) and message.subtype == "compact_boundary"
-        ):
-            # Before the result's own event: the idle compaction reads it when the turn ends.
+        elif shown is Shown.RATE_LIMIT:
+            await self._view.rate_limited(message.rate_limit_info)
+        if reading.measured:
+            # The idle compaction reads it when the turn ends.
             context = ContextMeasured(
                 epoch=epoch, tokens=self._view.context_used, cache_ttl=self._view.cache_ttl
             )
             await self._feed(context)
-        if event is not None:
+        for event in reading.events:
             await self._feed(event, message)
-        elif isinstance(message, UserMessage) and (echo := echo_for(raw, epoch)) is not None:
-            await self._feed(echo)  # Claude took the message up: prompt queueing's hand-off
-            self._view.taken_up(echo.turn_id)
+        # After the core: what follows its decision.
+        if shown is Shown.ECHO and reading.taken_up is not None:
+            # Claude took the message up: prompt queueing's hand-off (`PromptEchoed`, fed).
+            self._view.taken_up(reading.taken_up)
             runtime = self.runtime
-            ours = runtime is None or runtime.sent_by_adapter(echo.turn_id)
+            ours = runtime is None or runtime.sent_by_adapter(reading.taken_up)
             said = remote_content(raw, ours=ours)
             if said:
                 # Typed in another client of the session (Remote Control): shown as the user's.
                 await self._view.user_said(said)
-        elif isinstance(message, UserMessage):
+        elif shown is Shown.TOOL_RESULTS:
             await self._view.tool_results(message)
 
     async def interrupt(self, runtime: ClaudeRuntime) -> None:
@@ -346,26 +329,3 @@ class ClaudeSide:
             # Writing to Claude's process failed: its transport, so "lost" is the truth.
             log.warning("session %s: sending to Claude failed", self.session_id, exc_info=True)
             await self._feed(TransportLost(epoch=runtime.epoch))
-
-
-def _keep_server_blocks(message: AssistantMessage, raw: Any) -> None:
-    """The SDK's parser drops most server-side tool blocks (a web search's result, a remote MCP
-    call); the view needs them to open and end their cards, so such a message's content is
-    taken as Claude wrote it (the view reads either form, `adapter.view.turn_view.blocks_of`).
-    The core's event was made from the parsed text already."""
-    content = raw.get("message", {}).get("content") if isinstance(raw, dict) else None
-    if isinstance(content, list) and any(
-        isinstance(block, dict) and block.get("type") in SERVER_BLOCKS for block in content
-    ):
-        message.content = content
-
-
-def _answer_stream_started(message: StreamEvent, epoch: str) -> AnswerStreamStarted | None:
-    # A top-level `message_start`: Claude began a new message of its own (not a subagent's).
-    event = message.event
-    if message.parent_tool_use_id or not isinstance(event, dict):
-        return None
-    if event.get("type") != "message_start" or not isinstance(event.get("message"), dict):
-        return None
-    model = event["message"].get("model")
-    return AnswerStreamStarted(epoch=epoch, model=model if isinstance(model, str) else None)

@@ -34,9 +34,16 @@ from adapter.view.streamed_calls import StreamedCalls
 from adapter.view.task_plan import TASK_TOOLS, TaskPlan
 from adapter.view.tool_cards import PLAN_TOOL, card_for
 from adapter.view.tool_results import background_task, result_updates, terminal_exit
-from fsm import AirClient, AsyncTasks, skill_tool_meta, with_air_meta
+from fsm import (
+    SERVER_CALLS,
+    SERVER_RESULTS,
+    AirClient,
+    AsyncTasks,
+    skill_tool_meta,
+    with_air_meta,
+)
 
-__all__ = ["SERVER_BLOCKS", "TurnView", "blocks_of", "prompt_updates", "server_result"]
+__all__ = ["TurnView", "blocks_of", "prompt_updates", "server_result"]
 
 Wire = dict[str, Any]
 
@@ -47,22 +54,6 @@ Wire = dict[str, Any]
 _RUN_AT_ONCE = frozenset(
     {"Read", "NotebookRead", "Grep", "Glob", "LS", "Task", "Agent", "WebSearch", "BashOutput"}
 )
-# Tools the API runs itself (web search, code execution, an advisor, a remote MCP server):
-# their call and its result both come in the assistant's own message.
-_SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
-_SERVER_RESULTS = frozenset(
-    {
-        "advisor_tool_result",
-        "tool_search_tool_result",
-        "web_fetch_tool_result",
-        "web_search_tool_result",
-        "code_execution_tool_result",
-        "bash_code_execution_tool_result",
-        "text_editor_code_execution_tool_result",
-        "mcp_tool_result",
-    }
-)
-SERVER_BLOCKS = _SERVER_CALLS | _SERVER_RESULTS
 # A background task's statuses that end it (and the terminal of its command).
 _TASK_ENDINGS = frozenset({"completed", "failed", "killed", "stopped"})
 # A session runs a handful of background subagents; past this many they are not tracked.
@@ -218,12 +209,12 @@ class TurnView:
                 updates.extend(self._words(block, kind == "thinking", message_id, parent))
             elif kind == "tool_use":
                 updates.extend(self._tool_use(block, parent))
-            elif kind in _SERVER_CALLS:
+            elif kind in SERVER_CALLS:
                 # Run by the API itself, at once: a card like any call's, running.
                 updates.extend(self._tool_use(block, parent))
                 if self._live and isinstance(block.get("id"), str):
                     updates.extend(self.permitted(block["id"]))
-            elif isinstance(kind, str) and kind in _SERVER_RESULTS:
+            elif isinstance(kind, str) and kind in SERVER_RESULTS:
                 updates.extend(self.user([server_result(block)]))
             elif kind != "redacted_thinking":
                 self.skipped += 1

@@ -50,7 +50,6 @@ from adapter.wire.guard_rules import (
 from adapter.wire.json_codec import encode_frame, encode_json
 from adapter.wire.response_watch import ResponseWatch
 from adapter.wire.stdio import ChunkReader
-from fsm import redact
 
 __all__ = ["EOF_DRAIN_SECONDS", "GuardedTransport"]
 
@@ -236,7 +235,7 @@ class GuardedTransport:
             data = {"reason": "a fault in claude-acp (its log file has the details)"}
         safe = {key: value for key, value in error.items() if key != "data"}
         message = worded(str(error.get("message", "")), data)
-        safe["message"] = redact(message, self._private)
+        safe["message"] = masked(message, self._private)
         if data is not None:
             safe["data"] = masked(data, self._private)
         return safe

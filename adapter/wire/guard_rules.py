@@ -9,7 +9,6 @@ import json
 from typing import Any
 
 from adapter.wire.deep_json import too_deep
-from fsm import redact
 
 __all__ = [
     "INVALID_REQUEST",
@@ -239,6 +238,9 @@ def _schema_error(error: Any) -> str | None:
 def masked(value: Any, private: tuple[str, ...]) -> Any:
     """`value` with every string in it masked (keys too)."""
     if isinstance(value, str):
+        # Here, not at the top: answering `initialize` needs none of the core's records.
+        from fsm import redact
+
         return redact(value, private)
     if isinstance(value, dict):
         return {masked(k, private): masked(v, private) for k, v in value.items()}

@@ -1,4 +1,7 @@
-"""Claude's process misbehaving: every prompt still gets exactly one answer, promptly."""
+"""Claude's process misbehaving: every prompt still gets exactly one answer, promptly. Here the
+faults only a real process can play (it dies, exits, lingers with its output closed, breaks its
+stream, or never starts) and the client vanishing; the frames a living Claude sends broken are
+played in process: tests/shell/test_claude_faults.py."""
 
 from __future__ import annotations
 
@@ -8,16 +11,25 @@ import shlex
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import acp
 import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
-from fsm import TURN_NO_RESULT_TITLE
-from tests.support.fault_rows import FAULTS, Fault
+from tests.support.fault_rows import (
+    FAULTS,
+    LOST,
+    Fault,
+    check_fault,
+    check_lost,
+    check_success,
+    each_request_answered_once,
+    keeps_serving,
+    record_on,
+)
 from tests.support.harness import TIMEOUT, Adapter, AdapterPool, spawn_adapter
+from tests.support.shell_harness import SCENARIO_FILE, ends_its_process, folder_playing
 
 
 @pytest.mark.asyncio
@@ -78,15 +90,14 @@ async def _vanish_mid_turn(adapter: Adapter) -> tuple[str, int]:
     return session, code
 
 
-# --- every point of a turn, every broken frame: one answer, and the adapter keeps serving -------
+# --- every point of a turn where the process dies: one answer, and the adapter keeps serving ----
 #
 # Each test drives one adapter (capable or legacy) whose sessions pick their scripted Claude by
-# folder: `_folder` writes the scenario's name into the session's cwd, where `_cwd_launcher`
-# reads it. So one adapter holds the faulty session and a healthy one beside it, and a test can
-# change what a session's *next* Claude process does between prompts.
+# folder: `folder_playing` writes the scenario's name into the session's cwd, where
+# `_cwd_launcher` reads it. So one adapter holds the faulty session and a healthy one beside it,
+# and a test can change what a session's *next* Claude process does between prompts.
 
-SCENARIO_FILE = ".scripted-scenario"
-LOST = "The connection to Claude was lost."
+PROCESS_FAULTS = [fault for fault in FAULTS if ends_its_process(fault.scenario)]
 
 
 def _cwd_launcher(directory: Path) -> Path:
@@ -116,158 +127,15 @@ async def _adapter(
         yield adapter
 
 
-def _folder(adapter: Adapter, name: str, scenario: str) -> Path:
-    folder = adapter.workdir.parent / name
-    folder.mkdir(exist_ok=True)
-    (folder / SCENARIO_FILE).write_text(scenario, encoding="utf-8")
-    return folder
-
-
-Answer = PromptResponse | acp.RequestError
-
-
-def _each_request_answered_once(adapter: Adapter) -> None:
-    for method in ("session/new", "session/prompt"):
-        counts = adapter.answers(method)
-        assert all(count == 1 for count in counts.values()), (method, counts)
-
-
-def _record_on(answer: Answer) -> dict[str, Any] | None:
-    assert isinstance(answer, PromptResponse), answer
-    meta = answer.field_meta or {}
-    record = meta.get("jetbrains", {}).get("air", {}).get("sessionFailure")
-    assert record is None or isinstance(record, dict)
-    return record
-
-
-def _check_lost(answer: Answer, *, capable: bool) -> None:
-    """docs/decisions.md#never-silent: a process that dies is `transport_lost`
-    (docs/decisions.md#actions: connection, new_session)."""
-    if capable:
-        assert isinstance(answer, PromptResponse), answer
-        assert answer.stop_reason == "end_turn"
-        record = _record_on(answer)
-        assert record is not None, answer
-        assert {k: v for k, v in record.items() if k != "id"} == {
-            "revision": 1,
-            "category": "connection",
-            "severity": "error",
-            "title": LOST,
-            "actions": ["new_session"],
-        }
-        assert record["id"].endswith(":error")
-    else:
-        assert isinstance(answer, acp.RequestError), answer
-        assert answer.code == -32603
-        assert answer.data == {"errorKind": "transport_lost"}
-        assert str(answer) == f"Internal error: {LOST}"
-
-
-def _check_no_result(answer: Answer, *, capable: bool) -> None:
-    """docs/decisions.md#never-silent: a stream that ends without a result is `internal_error`
-    (service, retry)."""
-    if capable:
-        assert isinstance(answer, PromptResponse), answer
-        assert answer.stop_reason == "end_turn"
-        record = _record_on(answer)
-        assert record is not None, answer
-        assert {k: v for k, v in record.items() if k != "id"} == {
-            "revision": 1,
-            "category": "service",
-            "severity": "error",
-            "title": TURN_NO_RESULT_TITLE,
-            "actions": ["retry"],
-        }
-    else:
-        assert isinstance(answer, acp.RequestError), answer
-        assert answer.code == -32603
-        # docs/decisions.md#legacy-clients leaves the kind open; the adapter names every result-less
-        # turn `no_result`, whether Claude went idle or its stream closed.
-        assert answer.data == {"errorKind": "no_result"}
-        assert str(answer) == f"Internal error: {TURN_NO_RESULT_TITLE}"
-
-
-def _check_claude_rate_limit(answer: Answer, *, capable: bool) -> None:
-    """The rate-limit error Claude reported, as it would have been with a result after it."""
-    if capable:
-        assert isinstance(answer, PromptResponse), answer
-        record = _record_on(answer)
-        assert record is not None, answer
-        assert {k: v for k, v in record.items() if k != "id"} == {
-            "revision": 1,
-            "category": "limit",
-            "severity": "error",
-            "title": TEXTS["rate_limit"],
-            "actions": ["retry"],
-        }
-    else:
-        assert isinstance(answer, acp.RequestError), answer
-        assert answer.code == -32603
-        assert answer.data == {"errorKind": "rate_limit"}
-
-
-def _check_success(answer: Answer) -> None:
-    assert isinstance(answer, PromptResponse), answer
-    assert answer.stop_reason == "end_turn"
-    assert _record_on(answer) is None
-
-
-async def _keeps_serving(adapter: Adapter, session: str) -> None:
-    """A second prompt in the faulty session, and a prompt in a healthy session beside it, are
-    answered as successes (after a dead process, by a replacement that resumed the session)."""
-    again = await adapter.prompt(session, "second prompt")
-    _check_success(again)
-    assert "Scripted reply to: second prompt" in adapter.agent_texts()
-    other = await adapter.new_session(_folder(adapter, "healthy", "success"))
-    answer = await adapter.prompt(other, "other session")
-    _check_success(answer)
-    assert "Scripted reply to: other session" in adapter.agent_texts()
-    _each_request_answered_once(adapter)
-
-
-# A hang bound for the faulty turn, never a speed requirement: each of these answers in a second
-# or two; a turn still unanswered after this long would wait for ever.
-FIRST_ANSWER_BOUND = TIMEOUT / 2
-
-
-async def _first_answer(adapter: Adapter, session: str) -> Answer:
-    answer: Answer | None = None
-    with contextlib.suppress(TimeoutError):
-        answer = await asyncio.wait_for(adapter.prompt(session, "first prompt"), FIRST_ANSWER_BOUND)
-    if answer is None:
-        pytest.fail(f"the prompt was never answered (waited {FIRST_ANSWER_BOUND:.0f} s)")
-    return answer
-
-
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
-@pytest.mark.parametrize("fault", FAULTS, ids=[f.scenario for f in FAULTS])
+@pytest.mark.parametrize("fault", PROCESS_FAULTS, ids=[f.scenario for f in PROCESS_FAULTS])
 async def test_fault_gets_one_answer_and_the_adapter_keeps_serving(
     adapters: AdapterPool, tmp_path: Path, fault: Fault, capable: bool
 ) -> None:
     async with _adapter(adapters, tmp_path, capable=capable) as adapter:
-        session = await adapter.new_session(_folder(adapter, "faulty", fault.scenario))
-        first = await _first_answer(adapter, session)
-        texts = adapter.agent_texts()
-        if fault.outcome == "lost":
-            _check_lost(first, capable=capable)
-        elif fault.outcome == "no_result":
-            _check_no_result(first, capable=capable)
-        elif fault.outcome == "claude_error":
-            _check_claude_rate_limit(first, capable=capable)
-        elif fault.readable:
-            _check_success(first)
-            assert all(r["severity"] == "warning" for _, r in adapter.records())
-        else:
-            _check_success(first)
-            # Nothing was published about the frame that was skipped; it was logged.
-            assert adapter.records() == []
-            assert "skip" in adapter.stderr().lower()
-        for text in fault.streamed:
-            assert text in texts, (text, texts)
-        for text in fault.not_streamed:
-            assert text not in texts, (text, texts)
-        await _keeps_serving(adapter, session)
+        session = await adapter.new_session(folder_playing(adapter, "faulty", fault.scenario))
+        await check_fault(adapter, session, fault, capable=capable)
     if not capable:
         # docs/decisions.md#legacy-clients: never a record for a legacy client
         assert adapter.records() == []
@@ -284,7 +152,7 @@ async def test_death_after_an_error_keeps_claudes_words(
     # #capable-clients: prose is withheld only when it became a title), or as the record's title
     # (spec: titles are Claude's own text).
     async with _adapter(adapters, tmp_path, capable=capable) as adapter:
-        session = await adapter.new_session(_folder(adapter, "faulty", "die_after_error"))
+        session = await adapter.new_session(folder_playing(adapter, "faulty", "die_after_error"))
         first = await adapter.prompt(session, "first prompt")
     shown = [*adapter.agent_texts(), *(record["title"] for _, record in adapter.records())]
     if isinstance(first, acp.RequestError):
@@ -304,10 +172,10 @@ async def test_death_right_after_the_result(
     adapters: AdapterPool, tmp_path: Path, capable: bool
 ) -> None:
     async with _adapter(adapters, tmp_path, capable=capable) as adapter:
-        session = await adapter.new_session(_folder(adapter, "faulty", "die_after_result"))
+        session = await adapter.new_session(folder_playing(adapter, "faulty", "die_after_result"))
         first = await adapter.prompt(session, "first prompt")
         # The prompt already had its answer when the process died.
-        _check_success(first)
+        check_success(first)
         # The death of an idle runtime is a background incident: a session-scoped record for a
         # capable client (a session_info_update), only a log line for a legacy one. Wait for it,
         # so the next prompt is not racing the adapter's discovery of the death.
@@ -315,7 +183,7 @@ async def test_death_right_after_the_result(
             await _wait_for(lambda: bool(adapter.records()))
         else:
             await _wait_for(lambda: "ended with an error" in adapter.stderr())
-        await _keeps_serving(adapter, session)
+        await keeps_serving(adapter, session)
     records = adapter.records()
     if not capable:
         assert records == []
@@ -339,11 +207,11 @@ async def test_death_before_the_handshake_fails_session_new_clearly(
 ) -> None:
     async with _adapter(adapters, tmp_path, capable=capable) as adapter:
         with pytest.raises(acp.RequestError) as failed:
-            await adapter.new_session(_folder(adapter, "faulty", "exit_before_handshake"))
+            await adapter.new_session(folder_playing(adapter, "faulty", "exit_before_handshake"))
         # The adapter keeps serving: another session is created and answers.
-        other = await adapter.new_session(_folder(adapter, "healthy", "success"))
-        _check_success(await adapter.prompt(other, "other session"))
-        _each_request_answered_once(adapter)
+        other = await adapter.new_session(folder_playing(adapter, "healthy", "success"))
+        check_success(await adapter.prompt(other, "other session"))
+        each_request_answered_once(adapter)
     error = failed.value
     assert error.code == -32603
     text = f"{error} {error.data}"
@@ -363,18 +231,18 @@ async def test_replacement_that_cannot_start_still_answers_the_prompt(
     # docs/decisions.md#never-silent: a process that dies is transport_lost), a legacy one a
     # JSON-RPC -32603.
     async with _adapter(adapters, tmp_path, capable=capable) as adapter:
-        folder = _folder(adapter, "faulty", "crash_mid_turn")
+        folder = folder_playing(adapter, "faulty", "crash_mid_turn")
         session = await adapter.new_session(folder)
-        _check_lost(await adapter.prompt(session, "first prompt"), capable=capable)
+        check_lost(await adapter.prompt(session, "first prompt"), capable=capable)
         (folder / SCENARIO_FILE).write_text("exit_before_handshake", encoding="utf-8")
         second = await adapter.prompt(session, "second prompt")
         (folder / SCENARIO_FILE).write_text("success", encoding="utf-8")
         third = await adapter.prompt(session, "third prompt")
-        _each_request_answered_once(adapter)
-    _check_success(third)
+        each_request_answered_once(adapter)
+    check_success(third)
     if capable:
         assert isinstance(second, PromptResponse), second
-        record = _record_on(second)
+        record = record_on(second)
         assert record is not None, second
         assert record["category"] == "connection" and record["severity"] == "error"
         assert record["actions"] == ["new_session"]
@@ -388,7 +256,9 @@ async def test_output_closed_but_process_alive_rejects_a_legacy_prompt(
     adapters: AdapterPool, tmp_path: Path
 ) -> None:
     async with _adapter(adapters, tmp_path, capable=False) as adapter:
-        session = await adapter.new_session(_folder(adapter, "faulty", "close_stdout_and_linger"))
-        _check_lost(await adapter.prompt(session, "first prompt"), capable=False)
-        await _keeps_serving(adapter, session)
+        session = await adapter.new_session(
+            folder_playing(adapter, "faulty", "close_stdout_and_linger")
+        )
+        check_lost(await adapter.prompt(session, "first prompt"), capable=False)
+        await keeps_serving(adapter, session)
     assert adapter.records() == []

@@ -129,15 +129,22 @@ def test_the_check_script_heads_every_stage_and_ends_with_the_summary(
     assert commands == [
         "-m pip install --disable-pip-version-check -e .[test]",
         "-m ruff check .",
+        "-m ruff format --check .",
         "-m mypy",
     ]
     headings = [line for line in out.splitlines() if line.startswith("===== [")]
-    assert [h.split("]")[1].split(":")[0].strip() for h in headings] == ["install", "ruff", "mypy"]
+    assert [h.split("]")[1].split(":")[0].strip() for h in headings] == [
+        "install",
+        "ruff",
+        "format",
+        "mypy",
+    ]
     assert "installing the project with its test extra" in out
     summary = out[out.index("===== summary =====") :].splitlines()
-    assert [line.split()[:2] for line in summary[1:9]] == [
+    assert [line.split()[:2] for line in summary[1:10]] == [
         ["install", "ok"],
         ["ruff", "ok"],
+        ["format", "ok"],
         ["mypy", "FAILED"],
         ["diagrams", "not"],
         ["pytest", "not"],
@@ -185,9 +192,9 @@ def test_a_missing_python_fails_its_stage_loudly(
     assert "py3.12 FAILED: Python 3.12 is NOT on this machine" in out
     assert "pyenv install 3.12" in out
     summary = out[out.index("===== summary =====") :].splitlines()
-    assert summary[6].split()[:2] == ["py3.12", "FAILED"]
-    assert summary[7].split()[:2] == ["py3.13", "not"]
-    assert summary[8].split()[:2] == ["wheel", "not"]
+    assert summary[7].split()[:2] == ["py3.12", "FAILED"]
+    assert summary[8].split()[:2] == ["py3.13", "not"]
+    assert summary[9].split()[:2] == ["wheel", "not"]
 
 
 def test_the_machine_s_pythons_are_found_where_pyenv_keeps_them() -> None:

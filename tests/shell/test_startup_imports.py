@@ -89,6 +89,9 @@ HEAVY = (
     "fsm.session",
     "fsm.machine",
     "fsm.claude.transcript_entries",
+    # The failure records and their redaction (the log masking imports it with its first record).
+    "fsm.records",
+    "fsm.vocabulary",
     # JetBrains AIR's session index: made by the first request that may be one of its own.
     "adapter.agent.session_index",
     "fsm.air.session_index",

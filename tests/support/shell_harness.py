@@ -64,6 +64,7 @@ from tests.support.harness import (
 
 __all__ = [
     "EPOCH",
+    "SCENARIO_FILE",
     "WAIT",
     "Clock",
     "FakeLink",
@@ -73,6 +74,7 @@ __all__ = [
     "agent_in_process",
     "answer_of",
     "ends_its_process",
+    "folder_playing",
     "prompt_in_background",
     "result_message",
     "retry_message",
@@ -282,10 +284,55 @@ async def agent_in_process(
     """`spawn_adapter` in this process: the agent served over socket pairs, its Claude Code
     config folder under `tmp_path`, each Claude process a session starts the scripted Claude
     playing `scenario` in this process (`InProcessClaude`; `scenarios` beside the shipped ones,
-    its environment `env` besides). Initialized unless `initialize` is false, opted in to
+    its environment `env` besides; a session's folder can name another: `folder_playing`).
+    Initialized unless `initialize` is false, opted in to
     sessionFailure when `capable` (`client_meta`: the capabilities' `_meta` instead),
     `capabilities` the other client capabilities (wire names). On a clean exit its frames must
-    pass the conformance rules, unless `off_spec` says why they are off-spec on purpose."""
+    pass the conformance rules, unless `off_spec` says why they are off-spec on purpose.
+
+    One at a time: the agent reads Claude Code's folder from this process's environment, and its
+    runtime's transport and the scenario table are this process's modules, so two agents open at
+    once would each see the other's (and the first to leave would undo them under the second);
+    a second one refuses to open. Play client modes one after the other."""
+    if _OPEN:
+        raise RuntimeError("an agent_in_process is open already: open one at a time")
+    _OPEN.append(tmp_path)
+    try:
+        async with _agent_in_process(
+            tmp_path,
+            scenario,
+            capable=capable,
+            client_meta=client_meta,
+            env=env,
+            client=client,
+            initialize=initialize,
+            capabilities=capabilities,
+            off_spec=off_spec,
+            scenarios=scenarios,
+        ) as agent:
+            yield agent
+    finally:
+        _OPEN.remove(tmp_path)
+
+
+# The folder of the `agent_in_process` open now, if one is.
+_OPEN: list[Path] = []
+
+
+@asynccontextmanager
+async def _agent_in_process(
+    tmp_path: Path,
+    scenario: str,
+    *,
+    capable: bool,
+    client_meta: dict[str, Any] | None,
+    env: dict[str, str] | None,
+    client: Any,
+    initialize: bool,
+    capabilities: dict[str, Any] | None,
+    off_spec: str | None,
+    scenarios: Sequence[Scenario],
+) -> AsyncIterator[InProcessAgent]:
     workdir, config_dir = tmp_path / "project", tmp_path / "claude-config"
     for folder in (workdir, config_dir):
         folder.mkdir(parents=True, exist_ok=True)
@@ -443,6 +490,20 @@ _ENDS_OR_SIGNALS = tuple(step for step in PROCESS_STEPS if step is not Sleep)
 # What `agent_in_process` names as Claude's executable: never run, the scripted Claude is.
 IN_PROCESS = "/in-process/scripted-claude"
 
+# A session opened in a folder holding this file plays the scenario it names, not the one its
+# agent was given: one agent then holds a faulty session and a healthy one beside it, and a test
+# changes what a session's *next* Claude process plays by rewriting the file between prompts.
+# `InProcessClaude` reads it; an end-to-end test's launcher reads it the same way.
+SCENARIO_FILE = ".scripted-scenario"
+
+
+def folder_playing(adapter: Adapter, name: str, scenario: str) -> Path:
+    """A folder `name` beside the adapter's work folder whose sessions play `scenario`."""
+    folder = adapter.workdir.parent / name
+    folder.mkdir(exist_ok=True)
+    (folder / SCENARIO_FILE).write_text(scenario, encoding="utf-8")
+    return folder
+
 
 class InProcessClaude(ExitBoundedTransport):
     """Claude Code's process as the scripted Claude plays it, in this process: its turn loop in
@@ -471,6 +532,9 @@ class InProcessClaude(ExitBoundedTransport):
         if self._options.enable_file_checkpointing:
             env["CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"] = "true"
         name = env.get(SCENARIO_ENV, "")
+        chosen = Path(self._options.cwd or ".") / SCENARIO_FILE
+        if chosen.is_file():
+            name = env[SCENARIO_ENV] = chosen.read_text(encoding="utf-8").strip()
         scenario = vars(scripted_runtime)["SCENARIOS"].get(name)
         if scenario is None:
             raise ValueError(f"no scenario {name!r}")

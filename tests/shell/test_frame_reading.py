@@ -1,0 +1,256 @@
+"""`adapter.claude.translate.read_frame`: the one step each frame of Claude's takes on its way in.
+It says which core events the frame makes and what the view does with it, and keeps nothing
+between frames (docs/decisions.md#refusal-explanation: a note said ahead of a refusal is the
+core's to keep). The session performs the reading (`ClaudeSide.on_message`); the last tests
+here drive that path on the fakes of `tests/support/shell_harness.py`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+from acp.schema import PromptResponse
+from claude_agent_sdk import AssistantMessage, StreamEvent, UserMessage
+from claude_agent_sdk._internal.message_parser import parse_message
+
+from adapter.claude.translate import Reading, Shown, read_frame
+from adapter.claude.unparsed import UnparsedFrame
+from fsm import (
+    AnswerStreamStarted,
+    AssistantMessageReceived,
+    ContextMeasured,
+    PromptEchoed,
+    RateLimitReported,
+    RefusalExplained,
+    ResultReceived,
+)
+from tests.support.shell_harness import (
+    EPOCH,
+    answer_of,
+    prompt_in_background,
+    session_with_fakes,
+)
+
+pytestmark = pytest.mark.anyio
+
+NOW, WALL = 5.0, 1_700_000_000.0
+WHY = "This request looks like malware development."
+
+
+def read(raw: dict[str, Any]) -> tuple[Any, Reading]:
+    """`raw` parsed as the SDK parses it, and read."""
+    message = parse_message(raw)
+    return message, read_frame(message, raw, EPOCH, now=NOW, wall=WALL)
+
+
+def _assistant(content: list[dict[str, Any]], **message: Any) -> dict[str, Any]:
+    return {
+        "type": "assistant",
+        "parent_tool_use_id": None,
+        "session_id": "s",
+        "message": {"model": "claude-sonnet-4-5", "content": content, **message},
+    }
+
+
+def _result(stop_reason: str = "end_turn") -> dict[str, Any]:
+    return {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "session_id": "s",
+        "duration_ms": 1,
+        "duration_api_ms": 1,
+        "num_turns": 1,
+        "result": "",
+        "stop_reason": stop_reason,
+    }
+
+
+NO_FALLBACK = {
+    "type": "system",
+    "subtype": "model_refusal_no_fallback",
+    "session_id": "s",
+    "api_refusal_explanation": WHY,
+}
+REFUSING = _assistant([], stop_reason="refusal", stop_details={"type": "refusal"})
+
+
+def _delta(event: dict[str, Any], parent: str | None = None) -> StreamEvent:
+    return StreamEvent(uuid="u", session_id="s", event=event, parent_tool_use_id=parent)
+
+
+def test_a_streamed_delta_is_the_views_alone_and_makes_no_reading_of_its_own() -> None:
+    delta = _delta({"type": "content_block_delta", "delta": {"type": "text_delta", "text": "a"}})
+    first = read_frame(delta, {}, EPOCH, now=NOW, wall=WALL)
+    assert (first.shown, first.events) == (Shown.STREAM, ())
+    # The bulk of a turn: every such delta shares one reading.
+    assert read_frame(delta, {}, EPOCH, now=NOW, wall=WALL) is first
+
+
+def test_a_new_top_level_answer_tells_the_core_its_model() -> None:
+    start = {"type": "message_start", "message": {"model": "claude-opus-4-1"}}
+    reading = read_frame(_delta(start), {}, EPOCH, now=NOW, wall=WALL)
+    assert reading == Reading(
+        Shown.STREAM, (AnswerStreamStarted(epoch=EPOCH, model="claude-opus-4-1"),)
+    )
+    # A subagent's new message is not the session's answer.
+    subagents = read_frame(_delta(start, parent="toolu_1"), {}, EPOCH, now=NOW, wall=WALL)
+    assert subagents.events == ()
+
+
+def test_a_frame_the_sdk_does_not_parse_is_the_views() -> None:
+    frame = {"type": "tool_progress", "tool_use_id": "t"}
+    reading = read_frame(UnparsedFrame(frame), frame, EPOCH, now=NOW, wall=WALL)
+    assert reading == Reading(Shown.UNPARSED)
+
+
+def test_a_frame_whose_fields_make_no_sense_is_malformed() -> None:
+    _, reading = read({"type": "system", "subtype": "api_retry", "session_id": "s"})
+    assert reading == Reading(Shown.MALFORMED)
+
+
+def test_an_assistant_message_keeps_the_server_blocks_the_sdk_dropped() -> None:
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": "Searching."},
+        {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {}},
+        {"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": []},
+    ]
+    parsed, reading = read(_assistant(content))
+    assert reading.shown is Shown.ASSISTANT
+    shown = reading.shown_message(parsed)
+    assert isinstance(shown, AssistantMessage)
+    kept: Any = shown.content
+    assert kept == content
+    assert shown is not parsed and len(parsed.content) < len(content)  # the parsed one is kept
+    # The core's event is the parsed text's.
+    [event] = reading.events
+    assert isinstance(event, AssistantMessageReceived) and event.text == "Searching."
+
+
+def test_an_assistant_message_without_server_blocks_is_shown_as_parsed() -> None:
+    parsed, reading = read(_assistant([{"type": "text", "text": "Hi."}]))
+    assert reading.message is None and reading.shown_message(parsed) is parsed
+
+
+def test_a_refusal_message_brings_the_explanation_the_sdk_dropped() -> None:
+    explained = _assistant([], stop_reason="refusal", stop_details={"explanation": WHY})
+    [event] = read(explained)[1].events
+    assert isinstance(event, AssistantMessageReceived) and event.refusal_explanation == WHY
+
+
+def test_the_reading_keeps_nothing_between_frames() -> None:
+    # The no-fallback frame is an event for the core, which keeps it ...
+    _, ahead = read(NO_FALLBACK)
+    assert ahead == Reading(Shown.SYSTEM, (RefusalExplained(epoch=EPOCH, explanation=WHY),))
+    # ... so the refusal message and the result read alike whatever came before them.
+    for later in (REFUSING, _result("refusal")):
+        alone = read(later)[1]
+        read(NO_FALLBACK)
+        after = read(later)[1]
+        assert after == alone
+    [event] = read(REFUSING)[1].events
+    assert isinstance(event, AssistantMessageReceived) and event.refusal_explanation is None
+
+
+def test_a_result_and_a_compaction_measure_the_context_first() -> None:
+    _, result = read(_result())
+    assert result.shown is Shown.RESULT and result.measured
+    assert [type(e) for e in result.events] == [ResultReceived]
+    boundary = {"type": "system", "subtype": "compact_boundary", "session_id": "s"}
+    assert read(boundary)[1] == Reading(Shown.SYSTEM, measured=True)
+    init = {"type": "system", "subtype": "init", "session_id": "s"}
+    assert read(init)[1] == Reading(Shown.SYSTEM)
+
+
+def test_a_rate_limit_is_stamped_with_both_clocks() -> None:
+    frame = {
+        "type": "rate_limit_event",
+        "uuid": "u",
+        "session_id": "s",
+        "rate_limit_info": {"status": "allowed_warning", "rateLimitType": "five_hour"},
+    }
+    reading = read(frame)[1]
+    [event] = reading.events
+    assert reading.shown is Shown.RATE_LIMIT
+    assert isinstance(event, RateLimitReported) and (event.now, event.wall) == (NOW, WALL)
+
+
+def test_a_user_frame_is_an_echo_or_tool_results() -> None:
+    echo = {
+        "type": "user",
+        "isReplay": True,
+        "uuid": "turn-7",
+        "session_id": "s",
+        "message": {"role": "user", "content": "hi"},
+    }
+    assert read(echo)[1] == Reading(
+        Shown.ECHO, (PromptEchoed(epoch=EPOCH, turn_id="turn-7"),), taken_up="turn-7"
+    )
+    results = {
+        "type": "user",
+        "session_id": "s",
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}],
+        },
+    }
+    parsed, reading = read(results)
+    assert isinstance(parsed, UserMessage) and reading == Reading(Shown.TOOL_RESULTS)
+
+
+# --- the reading performed: `ClaudeSide.on_message` ----------------------------------------
+
+
+def _texts(sent: list[Any]) -> list[str]:
+    return [
+        u.content.text for u in sent if getattr(u, "session_update", "") == "agent_message_chunk"
+    ]
+
+
+async def _say(session: Any, raw: dict[str, Any]) -> None:
+    await session.claude.on_message(parse_message(raw), raw, EPOCH)
+
+
+@pytest.mark.parametrize("refusing_message", [True, False], ids=["message", "result-alone"])
+async def test_the_explanation_said_ahead_reaches_the_client_before_refusal(
+    refusing_message: bool,
+) -> None:
+    async with session_with_fakes() as (session, link, runtime, _), anyio.create_task_group() as tg:
+        box = await prompt_in_background(session, runtime, tg)
+        await _say(session, NO_FALLBACK)
+        if refusing_message:
+            await _say(session, REFUSING)
+        await _say(session, _result("refusal"))
+        answer = await answer_of(box)
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"
+        assert _texts(link.sent) == [WHY]
+
+
+async def test_an_explanation_no_refusal_used_is_not_said_in_the_next_turn() -> None:
+    async with session_with_fakes() as (session, link, runtime, _), anyio.create_task_group() as tg:
+        box = await prompt_in_background(session, runtime, tg)
+        await _say(session, NO_FALLBACK)
+        await _say(session, _assistant([{"type": "text", "text": "Here."}]))
+        await _say(session, _result())
+        assert (await answer_of(box)).stop_reason == "end_turn"
+        box = await prompt_in_background(session, runtime, tg)
+        await _say(session, _result("refusal"))
+        assert (await answer_of(box)).stop_reason == "refusal"
+        assert WHY not in _texts(link.sent)
+
+
+async def test_the_context_is_measured_before_the_result_is_decided() -> None:
+    async with session_with_fakes() as (session, _, runtime, _), anyio.create_task_group() as tg:
+        fed: list[Any] = []
+        feed = session.claude._feed
+
+        async def recording(event: Any, message: Any = None) -> None:
+            fed.append(event)
+            await feed(event, message)
+
+        box = await prompt_in_background(session, runtime, tg)
+        session.claude._feed = recording
+        await _say(session, _result())
+        await answer_of(box)
+        assert [type(e) for e in fed] == [ContextMeasured, ResultReceived]
