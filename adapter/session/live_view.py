@@ -571,10 +571,6 @@ class LiveView:
             await self._send(self._async_tasks.turn_ended, "a background task")
         side = self._side
         await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
-        if autonomous:
-            # Work Claude did on its own ends here: its cards reach a final status now, not
-            # at the next user turn's end.
-            await self._send(self._view.close_open_calls, "an autonomous result")
         if not isinstance(message.usage, Mapping):
             return
         update = self._usage.saw_result(
@@ -589,6 +585,12 @@ class LiveView:
         raw = getattr(info, "raw", None)
         if isinstance(raw, Mapping):
             await self._send_raw(self._usage.rate_limit_update(raw))
+
+    async def work_ended(self) -> None:
+        """Work no prompt owns ended at its result (the core's `CloseOpenCalls`,
+        docs/decisions.md#own-work-ends-its-cards): its cards reach a final status now, not at
+        the next user turn's end."""
+        await self._send(self._view.close_open_calls, "work no prompt owns")
 
     async def turn_ended(self, *, failed: bool = False) -> None:
         """Before a prompt's answer: end what the turn left open (calls, a broken stream), and,

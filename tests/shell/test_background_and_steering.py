@@ -137,6 +137,33 @@ async def test_work_claude_does_between_turns_ends_its_cards_at_its_result(tmp_p
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_work_with_no_origin_between_turns_ends_its_cards_at_its_result(
+    tmp_path: Path, capable: bool
+) -> None:
+    # A `/loop` fire or a scheduled task: work between turns whose result carries no origin.
+    # Its card ends at that result, not at the next turn's end
+    # (docs/decisions.md#own-work-ends-its-cards).
+    async with agent_in_process(
+        tmp_path, "loop_fire_open_card", scenarios=SCENARIOS, capable=capable
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "loop")
+        answered = position(adapter, is_response)
+        await until(
+            lambda: any(_final(m, "lp1") for m in adapter.incoming()), "the card's final status"
+        )
+        await until_said(adapter, "The build is green.")
+    # No next prompt was sent: nothing but that result ended the card.
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    opened = position(adapter, lambda m: _update(m).get("toolCallId") == "lp1")
+    closed = [_update(m) for m in adapter.incoming() if _final(m, "lp1")]
+    assert answered < opened < position(adapter, lambda m: _final(m, "lp1"))
+    assert [u["status"] for u in closed] == ["failed"]  # it never got a result
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+
+
+@pytest.mark.asyncio
 async def test_a_subagents_call_open_at_the_answer_is_not_failed(tmp_path: Path) -> None:
     # AIR's `backgroundSubagents`: the turn is answered while its subagent's call runs; that
     # card stays open past the answer and completes with its result, never failed.

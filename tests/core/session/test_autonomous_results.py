@@ -12,6 +12,7 @@ import pytest
 
 from fsm import (
     AUTONOMOUS_ORIGINS,
+    InternalFaultOccurred,
     PromptReceived,
     PromptSent,
     ResultReceived,
@@ -20,7 +21,7 @@ from fsm import (
     is_autonomous_origin,
 )
 from fsm.turn import TurnState
-from tests.support.session_narrative import E1, T1, result
+from tests.support.session_narrative import CLOSE, E1, T1, result
 
 AUTONOMOUS = ["task-notification", "peer", "coordinator", "observer", "observer-activity"]
 THE_USERS = [None, "user", "human", "", "Task-Notification", "task_notification"]
@@ -49,7 +50,7 @@ def _running(core: SessionCore) -> None:
 def test_an_autonomous_result_leaves_the_turn_running(capable: SessionCore, kind: str) -> None:
     _running(capable)
     effects = capable.handle(result(origin_kind=kind))
-    assert effects == []
+    assert effects == [CLOSE]  # its own cards end (docs/decisions.md#own-work-ends-its-cards)
     assert capable.turn_state is TurnState.RUNNING
 
 
@@ -65,4 +66,22 @@ def test_an_autonomous_error_between_turns_is_not_reported(capable: SessionCore)
     failed = ResultReceived(
         epoch=E1, subtype="error_during_execution", is_error=True, origin_kind="peer"
     )
-    assert capable.handle(failed) == []
+    assert capable.handle(failed) == [CLOSE]
+
+
+@pytest.mark.parametrize("kind", [*AUTONOMOUS, *THE_USERS])
+def test_a_result_between_turns_ends_its_works_cards_whatever_its_origin(
+    capable: SessionCore, legacy: SessionCore, kind: str | None
+) -> None:
+    # A `/loop` fire or a scheduled task has no origin that marks it as Claude's own: no
+    # prompt is live, so its result still ends the work's cards
+    # (docs/decisions.md#own-work-ends-its-cards).
+    for core in (capable, legacy):
+        assert core.handle(result(origin_kind=kind)) == [CLOSE]
+        assert core.turn_state is TurnState.IDLE
+
+
+def test_a_broken_session_closes_nothing(capable: SessionCore) -> None:
+    capable.handle(InternalFaultOccurred())
+    assert capable.turn_state is TurnState.BROKEN
+    assert capable.handle(result()) == []

@@ -26,6 +26,7 @@ from fsm.events import (
 )
 from fsm.session import SessionCore
 from tests.support.session_narrative import (
+    CLOSE,
     E1,
     END_TURN,
     FORWARD,
@@ -164,7 +165,7 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         assert core.handle(IDLE) == []
         assert core.handle(SETTLED) == []
         assert core.handle(said("The audit found two issues.")) == [FORWARD]
-        assert core.handle(result(origin_kind="task-notification")) == []
+        assert core.handle(result(origin_kind="task-notification")) == [CLOSE]
         # One that ended before the result owes nothing to a turn answered at its result.
         core.handle(PromptSent(turn_id="t1b"))
         core.handle(said("Auditing again."))
@@ -202,7 +203,7 @@ def test_a_prompt_claude_folds_into_its_own_work_is_answered_by_that_works_resul
     capable.handle(PromptSent(turn_id="t3"))
     capable.handle(said("Working."))
     own = replace(result(origin_kind="task-notification"), prompts=frozenset({"n2"}))
-    assert capable.handle(own) == []
+    assert capable.handle(own) == [CLOSE]
     assert capable.handle(result()) == [WITHDRAW, settled("t3")]
 
 
@@ -224,6 +225,6 @@ def test_a_turn_held_for_an_owed_follow_up_hands_off_to_the_next_prompt(
     taken = capable.handle(PromptEchoed(epoch=E1, turn_id="t2"))
     assert taken == [handed_off, TurnTakenUp(turn_id="t2")]
     capable.handle(said("The audit found two issues."))
-    assert capable.handle(result(origin_kind="task-notification")) == []
+    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE]
     capable.handle(said("And the lint is clean."))
     assert capable.handle(result()) == [WITHDRAW, settled("t2")]

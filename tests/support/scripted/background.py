@@ -90,6 +90,9 @@ followed_up = RawFrame(
         "modelUsage": {},
     }
 )
+# The result of work Claude Code ran on its own with no origin that says so (a scheduled task,
+# a `/loop` fire): the follow-up's frame without its `origin`.
+fired = RawFrame(frame={k: v for k, v in followed_up.frame.items() if k != "origin"})
 SCENARIOS = [
     Scenario(
         name="background",
@@ -191,6 +194,21 @@ SCENARIOS = [
                 ToolUse(name="Read", id="rd1", input={"file_path": "/tmp/audit.txt"}, result=None),
                 Text(text="The audit found two issues."),
                 followed_up,
+            ),
+        ),
+    ),
+    # After the turn was answered, a `/loop` fire runs between turns: a card, then a result
+    # with no origin (docs/decisions.md#own-work-ends-its-cards).
+    Scenario(
+        name="loop_fire_open_card",
+        description="",
+        turns=(
+            (
+                Text(text="The loop is set."),
+                Result(),
+                ToolUse(name="Read", id="lp1", input={"file_path": "/tmp/build.log"}, result=None),
+                Text(text="The build is green."),
+                fired,
             ),
         ),
     ),
