@@ -501,6 +501,18 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
         return BackgroundTaskStarted(
             epoch=epoch, task_id=task_id, subagent=subagent, backgrounded=backgrounded
         )
+    if subtype == "task_updated" and _patch_status(data) not in _FINAL_TASK_STATUSES:
+        patch = data.get("patch")
+        if not (isinstance(patch, Mapping) and patch.get("is_backgrounded") is True):
+            return None
+        task_id = _str(data, "task_id")
+        if not task_id:
+            raise ValueError("task_updated without task_id")
+        # A foreground task moved to the background (a steer, or the user): the core knows
+        # whether it is a subagent of the turn.
+        return BackgroundTaskStarted(
+            epoch=epoch, task_id=task_id, subagent=False, backgrounded=True, moved=True
+        )
     if subtype == "task_notification" or (
         subtype == "task_updated" and _patch_status(data) in _FINAL_TASK_STATUSES
     ):
