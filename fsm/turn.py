@@ -705,7 +705,8 @@ class Turn:
         return self.held and not self.subagents
 
     def is_a_subagent(self, event: BackgroundTaskStarted) -> bool:
-        return event.subagent
+        # One moved to the background is a subagent when it is one this turn started.
+        return event.subagent or (event.moved and event.task_id in self.subagents)
 
     def was_stopped_by_the_user(self, event: ResultReceived) -> bool:
         return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
@@ -946,6 +947,11 @@ class Turn:
     # --- background subagents and steering: when a turn's answer waits ----------------------
 
     def note_subagent(self, event: BackgroundTaskStarted) -> None:
+        if event.moved:
+            # A foreground subagent moved to the background wakes Claude when it ends, as one
+            # started there does (the reference marks its live task backgrounded).
+            self.backgrounded.add(event.task_id)
+            return
         # A turn runs a handful of subagents; past this many they are not this turn's to wait on.
         if len(self.subagents) < _MAX_SUBAGENTS:
             self.subagents.add(event.task_id)

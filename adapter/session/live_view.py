@@ -361,6 +361,8 @@ class LiveView:
             await self._send(lambda: read(data), "a background task")
         if message.subtype == "task_started":
             await self._send(lambda: self._view.task_started(data), "a task's start")
+        if message.subtype == "task_updated":
+            await self._send(lambda: self._view.task_moved(data), "a task's move")
         if message.subtype in ("task_notification", "task_updated"):
             await self._send(lambda: self._view.task_ended(data), "a task's end")
             return

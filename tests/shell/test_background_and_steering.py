@@ -185,6 +185,31 @@ async def test_a_subagents_call_open_at_the_answer_is_not_failed(tmp_path: Path)
     assert statuses[-1][1] == "completed" and statuses[-1][0] > answered
 
 
+@pytest.mark.asyncio
+async def test_a_subagent_moved_to_the_background_keeps_its_call_open_past_the_answer(
+    tmp_path: Path,
+) -> None:
+    # A steer (or the user) moved the foreground subagent to the background: the bundled CLI
+    # says so in a `task_updated`, and its open call lives on past the turn's answer as one
+    # started in the background does, completed by its own result, never failed.
+    meta = {"jetbrains": {"air": {"version": 1, "capabilities": ["backgroundSubagents"]}}}
+    async with agent_in_process(
+        tmp_path, "background_moved_call_open", scenarios=SCENARIOS, client_meta=meta
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+        await until_said(adapter, "The audit found two issues.")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    answered = position(adapter, is_response)
+    statuses = [
+        (i, _update(m).get("status"))
+        for i, m in enumerate(adapter.incoming())
+        if _update(m).get("toolCallId") == "sr1" and _update(m).get("status")
+    ]
+    assert "failed" not in [status for _, status in statuses]
+    assert statuses[-1][1] == "completed" and statuses[-1][0] > answered
+
+
 def _update(message: dict[str, Any]) -> dict[str, Any]:
     update = message.get("params", {}).get("update", {})
     return update if isinstance(update, dict) else {}

@@ -266,6 +266,31 @@ def test_a_background_subagents_calls_outlive_the_turn_and_end_with_it() -> None
     assert {u["toolCallId"] for u in view.close_open_calls()} == {"ag3", "r4"}
 
 
+def test_a_foreground_subagent_moved_to_the_background_keeps_its_calls_open() -> None:
+    # `task_updated` with `is_backgrounded` (a steer, or the user, moved it): its calls outlive
+    # the turn as those of one started in the background do, and end with it.
+    view = TurnView(cwd="/w", live=True)
+    launch = {"type": "tool_use", "id": "ag", "name": "Agent", "input": {"prompt": "audit"}}
+    view.assistant([launch], message_id=None, parent=None)
+    started = {"task_id": "a1", "tool_use_id": "ag", "subagent_type": "general-purpose"}
+    assert view.task_started({**started, "is_backgrounded": False}) == []
+    use = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "/w/a"}}
+    view.assistant([use], message_id=None, parent="ag")
+    assert view.task_moved({"task_id": "a1", "patch": {"is_backgrounded": True}}) == []
+    view.user([{"type": "tool_result", "tool_use_id": "ag", "content": "moved"}])
+    assert view.close_open_calls() == []
+    assert view.task_ended({"task_id": "a1", "status": "completed"}) == [
+        {"sessionUpdate": "tool_call_update", "toolCallId": "r1", "status": "failed"}
+    ]
+    # A patch that moves nothing, or a task never seen in the foreground: nothing kept.
+    view.assistant([{**launch, "id": "ag2"}], message_id=None, parent=None)
+    view.task_started({**started, "task_id": "a2", "tool_use_id": "ag2"})
+    view.assistant([{**use, "id": "r2"}], message_id=None, parent="ag2")
+    assert view.task_moved({"task_id": "a2", "patch": {"is_backgrounded": False}}) == []
+    assert view.task_moved({"task_id": "zz", "patch": {"is_backgrounded": True}}) == []
+    assert {u["toolCallId"] for u in view.close_open_calls()} == {"ag2", "r2"}
+
+
 def test_usage_reports_context_cost_and_session_totals() -> None:
     meter = UsageMeter()
     assert meter.response_usage() is None

@@ -109,6 +109,38 @@ def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) 
     assert capable.handle(result()) == [WITHDRAW, END_TURN]
 
 
+MOVED = BackgroundTaskStarted(epoch=E1, task_id="a1", subagent=False, backgrounded=True, moved=True)
+
+
+def test_a_foreground_subagent_moved_to_the_background_owes_its_follow_up(
+    capable: SessionCore,
+) -> None:
+    # A steer (or the user) moved the running subagent to the background (`task_updated` with
+    # `is_backgrounded`): like one started there, its end before the turn's result still owes
+    # Claude's follow-up (docs/decisions.md#turns-that-wait).
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing."))
+    assert capable.handle(STARTED) == []
+    assert capable.handle(MOVED) == []
+    assert capable.handle(SETTLED) == []
+    assert capable.handle(result()) == []  # held for the follow-up
+    assert capable.handle(said("The audit found two issues.")) == [FORWARD]
+    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
+
+
+def test_a_task_moved_that_is_no_subagent_of_the_turn_holds_nothing(
+    capable: SessionCore,
+) -> None:
+    # A command moved to the background, or a task the turn never started.
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Building."))
+    capable.handle(BackgroundTaskStarted(epoch=E1, task_id="b1", subagent=False))
+    assert capable.handle(replace(MOVED, task_id="b1")) == []
+    assert capable.handle(replace(MOVED, task_id="unknown")) == []
+    capable.handle(BackgroundTaskSettled(epoch=E1, task_id="b1"))
+    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+
+
 def test_cancel_while_held_is_answered_cancelled_once(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
     legacy.handle(said("Auditing."))
