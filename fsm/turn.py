@@ -264,8 +264,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     # A held turn's subagents ended and Claude followed up on its own: that answers it.
     _row("result_received", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
          when=["is_autonomous", "is_held_and_drained"]),
-    _row("result_received", PROMPT_SENT, RUNNING, "close_open_calls", when="is_autonomous"),
-    _row("result_received", HEARD_FROM, "=", "close_open_calls", when="is_autonomous"),
+    # Claude's own work is not this turn's: a prompt Claude has not taken up is still waiting
+    # (so the idle that work ends with belongs to the previous turn).
+    _row("result_received", WORKING, "=", "close_open_calls", when="is_autonomous"),
     # Section 2.3: the plan exit's interrupted result hands the turn to a fresh context.
     _row("result_received", WORKING, RESETTING, "start_fresh_context",
          when="wants_a_fresh_context"),

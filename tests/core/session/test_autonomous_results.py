@@ -18,6 +18,8 @@ from fsm import (
     ResultReceived,
     SessionCore,
     SettlePrompt,
+    TurnWentBusy,
+    TurnWentIdle,
     is_autonomous_origin,
 )
 from fsm.turn import TurnState
@@ -46,12 +48,30 @@ def _running(core: SessionCore) -> None:
     core.handle(PromptSent(turn_id=T1))
 
 
+@pytest.mark.parametrize("heard", [False, True], ids=["prompt-sent", "running"])
 @pytest.mark.parametrize("kind", AUTONOMOUS)
-def test_an_autonomous_result_leaves_the_turn_running(capable: SessionCore, kind: str) -> None:
+def test_an_autonomous_result_leaves_the_turn_as_it_was(
+    capable: SessionCore, kind: str, heard: bool
+) -> None:
     _running(capable)
+    if heard:
+        capable.handle(TurnWentBusy(epoch=E1))
     effects = capable.handle(result(origin_kind=kind))
     assert effects == [CLOSE]  # its own cards end (docs/decisions.md#own-work-ends-its-cards)
-    assert capable.turn_state is TurnState.RUNNING
+    # Claude's own work is no sign that it took the prompt up.
+    assert capable.turn_state is (TurnState.RUNNING if heard else TurnState.PROMPT_SENT)
+
+
+def test_the_idle_after_its_own_work_is_the_previous_turns(capable: SessionCore) -> None:
+    # Claude's own work after the last turn's result, and the idle it ends with, written before
+    # Claude read the next prompt: that prompt waits for its own answer, it does not fail.
+    _running(capable)
+    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE]
+    assert capable.handle(TurnWentIdle(epoch=E1)) == []
+    assert capable.turn_state is TurnState.PROMPT_SENT
+    effects = capable.handle(result())
+    [settled] = [e for e in effects if isinstance(e, SettlePrompt)]
+    assert (settled.turn_id, settled.stop_reason, settled.record) == (T1, "end_turn", None)
 
 
 @pytest.mark.parametrize("kind", THE_USERS)

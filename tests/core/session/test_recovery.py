@@ -133,10 +133,11 @@ def test_autonomous_result_is_not_an_attempt_boundary(capable: SessionCore) -> N
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
-    # A background task's result touches no user turn and recovers nothing.
+    # A background task's result touches no user turn (T2's still waits for Claude to take it
+    # up) and recovers nothing.
     capable.handle(PromptSent(turn_id=T2))
     assert capable.handle(result(origin_kind="task-notification", is_error=True)) == [CLOSE]
-    assert (capable.turn_state, capable.active()) == (TurnState.RUNNING, [failure])
+    assert (capable.turn_state, capable.active()) == (TurnState.PROMPT_SENT, [failure])
 
 
 def test_quota_stays_active_until_a_real_answer(capable: SessionCore) -> None:
