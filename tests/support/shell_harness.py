@@ -11,10 +11,10 @@ shell keeps is tested here.
 
 `agent_in_process` gives the whole agent (`ClaudeAcpAgent` behind its wire guard, as
 `adapter/app/serving.py` serves it) and an `acp` client in this process, joined by a socket pair
-instead of stdio, every frame recorded: for what the agent answers without a Claude process
-(`initialize`, its capabilities and sign-in methods, methods a client did not negotiate, listing
-sessions); on the way out its frames must pass the conformance rules. Nothing here spawns
-Claude; a test that needs one is end to end.
+instead of stdio, every frame recorded; on the way out its frames must pass the conformance
+rules. Each Claude process a session starts is `InProcessClaude`: the scripted Claude played in
+a thread of this process under the real SDK client. Nothing here spawns a process; a scenario
+that ends or signals Claude's process (`ends_its_process`) is end to end.
 """
 
 from __future__ import annotations
