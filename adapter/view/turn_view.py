@@ -507,6 +507,7 @@ class TurnView:
                 cwd=self.cwd,
                 terminal=self._terminal,
                 terminal_delta=self._terminal_delta,
+                air=self.air.air,
             )
             if name in _PATCHED and not is_error and self._live and self.air.diff_patch:
                 # Live only: on a load the file holds whatever came after.

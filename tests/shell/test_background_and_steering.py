@@ -7,11 +7,10 @@ a real ACP client and the scripted Claude under the real SDK, playing tests/supp
   subagent ends (`task_notification`, then an autonomous result), and a question it asks, land
   inside the turn; the prompt is answered once, after them;
 - cancelled or closed while the subagent hangs: end to end
-  (tests/e2e/test_background_and_steering.py), where the Claude process's end is seen; so is a
-  steer joining the running turn, which waits some 30 seconds on the wall clock;
-- `_session/steering` during a turn is sent to Claude at once with priority `now` and the turn
-  is answered once, when Claude is idle after the steered message; with no turn running it is
-  `promptRequired` for a client that asked, else a turn of its own;
+  (tests/e2e/test_background_and_steering.py), where the Claude process's end is seen;
+- `_session/steering` during a turn is sent to Claude at once with priority `now` and joins the
+  running turn, which is answered once, when Claude is idle after the steered message; with no
+  turn running it is `promptRequired` for a client that asked, else a turn of its own;
 - bad input: a notification for a task nobody started, task frames without ids, a steer with
   bad params or for an unknown session: a clear outcome, and nothing else lost.
 """
@@ -496,3 +495,35 @@ async def test_steering_bad_input(tmp_path: Path) -> None:
         # Nothing was lost: the session still answers.
         answer = await adapter.prompt(session, "hi")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio
+async def test_a_steer_joins_the_running_turn(tmp_path: Path) -> None:
+    log = tmp_path / "claude.log"
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(log)}
+    async with agent_in_process(tmp_path, "steered", scenarios=SCENARIOS, env=env) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.ensure_future(adapter.prompt(session, "format the file"))
+        await until_said(adapter, "Working on it.")
+        steer = {"sessionId": session, "prompt": [{"type": "text", "text": "use tabs"}]}
+        outcome = await send_steer(adapter, **steer)
+        answer = await prompt
+        idle = await send_steer(
+            adapter, **steer, _meta={"steering": {"idleBehavior": "promptRequired"}}
+        )
+        # Without the opt-in, a steer with no turn running is a turn of its own: its words
+        # stream, and nothing is answered twice.
+        started = await send_steer(adapter, **steer)
+        await until_said(adapter, "Scripted reply to: use tabs")
+        after = await adapter.prompt(session, "and now?")
+    assert started == {"outcome": "startedNewTurn"}
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
+    assert outcome == {"outcome": "injected"}
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1}
+    # Answered once, after the steered message's answer.
+    assert "Steered: using tabs." in said_before(adapter, position(adapter, is_response))
+    assert idle == {"outcome": "promptRequired", "reason": "noRunningTurn"}
+    users = [json.loads(line) for line in log.read_text().splitlines()]
+    steered = [u for u in users if u["kind"] == "user" and u.get("priority")]
+    assert [(u["content"][0]["text"], u["priority"]) for u in steered] == [("use tabs", "now")]

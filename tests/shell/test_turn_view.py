@@ -10,7 +10,7 @@ import pytest
 from adapter.view.plan import plan_update
 from adapter.view.stream_assembly import BROKEN_MARK, MalformedStream, StreamAssembly
 from adapter.view.tool_cards import card_for
-from adapter.view.tool_results import result_updates
+from adapter.view.tool_results import fenced, result_updates
 from adapter.view.turn_view import TurnView
 from adapter.view.usage import UsageMeter
 
@@ -398,3 +398,36 @@ def test_compaction_cards_of_odd_orders_and_shapes() -> None:
     assert cards.turn_ended() == []
     meter = UsageMeter()
     assert meter.compacted({"post_tokens": "many"})["used"] == 0
+
+
+def _shown(name: str, content: object, *, is_error: bool = True, air: bool = False) -> object:
+    [update] = result_updates(
+        tool_id="t1",
+        name=name,
+        tool_input={},
+        content=content,
+        is_error=is_error,
+        tool_use_result=None,
+        cwd="/w",
+        terminal=False,
+        air=air,
+    )
+    return update["content"][0]["content"]["text"]
+
+
+def test_a_failed_calls_text_is_fenced_as_the_reference_shows_it() -> None:
+    # docs/decisions.md#failed-call-text-fenced: every client, every tool but the commands.
+    assert _shown("Read", "File does not exist.") == "```\nFile does not exist.\n```"
+    assert _shown("Read", "ok", is_error=False) == "ok"
+    blocks = [{"type": "text", "text": "Error: __init__ failed"}]
+    assert _shown("mcp__db__query", blocks) == "```\nError: __init__ failed\n```"
+    assert _shown("Bash", "boom") == "```console\nboom\n```"
+    # JetBrains AIR reads its agent control tools' and the plan exit's error text plain.
+    assert _shown("SendMessage", '{"error": "no agent"}', air=True) == '{"error": "no agent"}'
+    assert _shown("ExitPlanMode", "```\nKeep planning\n```", air=True) == "```\nKeep planning\n```"
+    assert _shown("SendMessage", "no agent") == "```\nno agent\n```"
+    assert _shown("Read", "gone", air=True) == "```\ngone\n```"
+    # Text that opens a fence of its own gets a longer one, so it cannot close the block.
+    assert fenced("a\n```\nb") == "````\na\n```\nb\n````"
+    assert fenced("a\n`````py\nb") == "``````\na\n`````py\nb\n``````"
+    assert fenced("inline ``` stays") == "```\ninline ``` stays\n```"
