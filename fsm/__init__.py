@@ -138,6 +138,7 @@ if TYPE_CHECKING:
     from fsm.effects import (
         AnswerSteer,
         Blame,
+        CloseOpenCalls,
         CompactWhenIdle,
         Effect,
         FailedTurn,
@@ -404,6 +405,7 @@ _HOMES = {
     "SERVER_RESULTS": "claude.server_tools",
     "is_real_model": "claude.classify",
     "Blame": "effects",
+    "CloseOpenCalls": "effects",
     "CompactWhenIdle": "effects",
     "Effect": "effects",
     "FailedTurn": "effects",
@@ -585,6 +587,7 @@ __all__ = [
     "Category",
     "ClaudeEvent",
     "ClaudeSilent",
+    "CloseOpenCalls",
     "CompactWhenIdle",
     "ContextMeasured",
     "CredentialsChanged",

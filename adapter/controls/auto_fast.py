@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError
 from acp.schema import ConfigOptionUpdate
 
-from adapter.controls.auto_fast_rules import AUTO_FALLBACK, check_fast, fast_report, fast_state
+from adapter.claude.translate import FastMode
+from adapter.controls.auto_fast_rules import (
+    AUTO_FALLBACK,
+    check_fast,
+    explain_off,
+    fast_report,
+    fast_state,
+)
 from adapter.controls.pickers import SessionConfig
 from adapter.wire.client_link import ClientLink
 from fsm import (
@@ -31,7 +38,6 @@ from fsm import (
     AutoModeUnavailable,
     Event,
     FastModeTurnedOff,
-    is_autonomous_origin,
 )
 
 if TYPE_CHECKING:
@@ -90,25 +96,11 @@ class AutoFast:
         await self._report(AutoModeUnavailable())
         return AUTO_FALLBACK
 
-    async def follow(self, frame: Mapping[str, Any]) -> None:
-        """Mirror Claude Code's own fast-mode change, said on `system/init` or a user turn's
-        `result` (an autonomous one is no user's turn; `cooldown` changes nothing)."""
-        kind = frame.get("type")
-        origin = frame.get("origin")
-        if (
-            kind == "result"
-            and isinstance(origin, Mapping)
-            and is_autonomous_origin(origin.get("kind"))
-        ):
-            return
-        init = kind == "system" and frame.get("subtype") == "init"
-        if kind != "result" and not init:
-            return
-        report = fast_report(frame)
+    async def follow(self, fast: FastMode) -> None:
+        """Mirror Claude Code's own fast-mode change, as a `system/init` or a user turn's
+        `result` says it (`adapter.claude.translate.own_changes`)."""
         config = self._config
-        if report is None:
-            return
-        on, because = report
+        on, because = fast.on, None if fast.on else explain_off(fast.reason)
         if not on and because is None and not config.fast:
             because = config.fast_off_because  # a frame that does not say why changes no why
         if (on, because) == (config.fast, config.fast_off_because):
