@@ -7,7 +7,8 @@ an `auto` is switched to Accept edits, while one that is in `auto` only because 
 mode (Claude started with `--permission-mode auto`, as the reference starts it) is switched to
 Manual. Fast mode starts as Claude Code reports it, except in a new Claude process of a session
 whose client already switched it (a restart, e.g. after signing in again): Claude gets the
-client's choice back, as the reference adapter restores it after a restart.
+client's choice back, as the reference adapter restores it after a restart. Claude Code's own
+fast-mode change (`follow`) moves the switch as the core's `fsm.follow_fast_mode` says.
 
 What the client is told, and when, is the core's notice machine (`fsm/notices.py`): this part
 reports each fact (`AutoModeUnavailable`, `AutoModeFellBackAtStart`, `FastModeTurnedOff`) through
@@ -38,6 +39,7 @@ from fsm import (
     AutoModeUnavailable,
     Event,
     FastModeTurnedOff,
+    follow_fast_mode,
 )
 
 if TYPE_CHECKING:
@@ -98,22 +100,25 @@ class AutoFast:
 
     async def follow(self, fast: FastMode) -> None:
         """Mirror Claude Code's own fast-mode change, as a `system/init` or a user turn's
-        `result` says it (`adapter.claude.translate.own_changes`)."""
+        `result` says it (`adapter.claude.translate.own_changes`); when the switch follows and
+        when its turning off is told is the core's rule (`fsm.follow_fast_mode`)."""
         config = self._config
-        on, because = fast.on, None if fast.on else explain_off(fast.reason)
-        if not on and because is None and not config.fast:
-            because = config.fast_off_because  # a frame that does not say why changes no why
-        if (on, because) == (config.fast, config.fast_off_because):
+        followed = follow_fast_mode(
+            on=config.fast,
+            off_because=config.fast_off_because,
+            said_on=fast.on,
+            said_because=explain_off(fast.reason),
+        )
+        if followed is None:
             return
-        was_on = config.fast
-        config.fast, config.fast_off_because = on, because
+        config.fast, config.fast_off_because = followed.on, followed.off_because
         if config.fast_offered():
             update = ConfigOptionUpdate(
                 session_update="config_option_update", config_options=config.options()
             )
             await self._link.send_update(self._session_id, update)
-        if was_on and not config.fast and config.fast_off_because is not None:
-            await self._report(FastModeTurnedOff(explanation=config.fast_off_because))
+        if followed.turned_off and followed.off_because is not None:
+            await self._report(FastModeTurnedOff(explanation=followed.off_because))
 
     async def set_fast(self, runtime: ClaudeRuntime | None, value: object) -> None:
         """The client's switch: checked, then Claude's; the response carries the options."""
