@@ -1,5 +1,5 @@
-"""Start-up without paying for what the adapter never uses: two import-time touchpoints, and
-the garbage collector paused while the process starts.
+"""Start-up without paying for what the adapter never uses: import-time touchpoints, and the
+garbage collector paused while the process starts.
 
 Measured with `python -X importtime` on the pinned releases (2 cores, quiet machine), these two
 imports were most of the time from spawn to the first `session/new` answer:
@@ -30,31 +30,45 @@ starts (`claude-acp`'s `main`, until serving begins). Those imports make hundred
 objects and next to no garbage, yet each full collection walked everything made so far: about
 50 million instructions before the answer to `initialize`, counted with callgrind
 (docs/performance.md). Serving turns it back on, after freezing what start-up made.
+
+A third touchpoint, `cache_dataclass_code`, keeps the code `dataclasses` generates for each
+class between processes, beside the adapter's bytecode: the first session request of a process
+puts it in place (`adapter.agent.session_opener.opens_a_session`), before it imports the session
+side, which it does with the collector paused the same way.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import contextlib
 import gc
 import importlib
 import importlib.util
 import inspect
 import logging
+import marshal
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
 __all__ = [
+    "DATACLASS_CODE_PREFIX",
     "MCP_BRIDGE",
     "SDK_PACKAGE",
+    "DataclassCode",
+    "cache_dataclass_code",
+    "dataclass_code_unsaved",
     "lean_claude_sdk",
     "pause_collection",
     "prepare_acp_schema",
     "prepare_imports",
     "resume_collection",
+    "save_dataclass_code",
 ]
 
 log = logging.getLogger(__name__)
@@ -207,3 +221,149 @@ def _resolver(
         return value
 
     return resolve
+
+
+# The dataclass code cache: see `cache_dataclass_code`.
+DATACLASS_CODE_PREFIX = "dataclass-code"
+_CODE_FORMAT = 1
+# Bounds: a file larger than this is not ours; past this many entries, a save keeps only the
+# entries this process used and compiled (code that changed leaves entries nobody asks for).
+_CODE_FILE_LIMIT = 16 * 1024 * 1024
+_CODE_ENTRIES_KEPT = 8_000
+
+
+class DataclassCode:
+    """`dataclasses`' `exec`, with the code of each generated method read from the cache
+    when it has it: the same source text compiles to the same code, so a hit is exact."""
+
+    def __init__(self, path: Path | None, stored: dict[bytes, bytes]) -> None:
+        import hashlib  # here: this module runs before anything else is imported
+
+        self._digest = hashlib.blake2b
+        self.path = path
+        self.stored = stored
+        self.new: dict[bytes, bytes] = {}  # compiled here, not yet saved
+        self.used: set[bytes] = set()  # keys of `stored` this process read
+        self.hits = 0
+
+    def exec(self, source: Any, globals: dict[str, Any] | None = None, locals: Any = None) -> None:
+        if not isinstance(source, str):
+            builtins.exec(source, globals, locals)
+            return
+        key = self._digest(source.encode("utf-8"), digest_size=16).digest()
+        code = self._stored_code(key)
+        if code is None:
+            # What `exec(source)` compiles in `dataclasses`, which has no `__future__` import.
+            code = compile(source, "<string>", "exec", dont_inherit=True)
+            self.new[key] = marshal.dumps(code)
+        builtins.exec(code, globals, locals)
+
+    def _stored_code(self, key: bytes) -> CodeType | None:
+        blob = self.stored.get(key)
+        if blob is None:
+            return None
+        try:
+            code = marshal.loads(blob)
+        except (EOFError, ValueError, TypeError):
+            code = None
+        if not isinstance(code, CodeType):
+            del self.stored[key]  # unreadable: compiled again, and replaced at the next save
+            return None
+        self.used.add(key)
+        self.hits += 1
+        return code
+
+    def save(self) -> bool:
+        """Write what was compiled since the last save (atomically: a concurrent reader sees the
+        old file or the new one); False when there was nothing to write or it could not be."""
+        if not self.new or self.path is None or sys.dont_write_bytecode:
+            return False
+        import tempfile
+
+        entries = {**self.stored, **self.new}
+        if len(entries) > _CODE_ENTRIES_KEPT:
+            entries = {**{k: self.stored[k] for k in self.used if k in self.stored}, **self.new}
+        data = marshal.dumps((_code_header(), entries))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.replace(temporary, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+                raise
+        except OSError as exc:
+            log.debug("could not save the dataclass code cache %s: %s", self.path, exc)
+            self.path = None  # a folder we cannot write: do not try again
+            return False
+        self.stored, self.new = entries, {}
+        return True
+
+
+_dataclass_code: DataclassCode | None = None
+
+
+def cache_dataclass_code(path: Path | None = None) -> DataclassCode:
+    """Have `dataclasses` take each generated method's code from a cache beside the adapter's
+    bytecode (`<__pycache__>/dataclass-code.<tag>.marshal`), compiling only what it lacks.
+
+    Python 3.11 and 3.12 compile every `__init__`, `__repr__`, `__eq__`, `__hash__` and frozen
+    `__setattr__`/`__delattr__` of every dataclass from source text, each time a process
+    defines the class: measured with callgrind, 40% of the instructions the first session of a
+    process spends importing the session side (813 methods: the SDK's types, the core's events
+    and effects), and 368 methods before `initialize`. A code object read back with `marshal`
+    costs about a twentieth of compiling it. The cache is keyed by a hash of the exact source,
+    so it is never stale; it lives where Python keeps the adapter's bytecode (and is written
+    under the same rule, not under `PYTHONDONTWRITEBYTECODE`); an unreadable or foreign file
+    is ignored. `DataclassCode.save` writes what a process compiled. Idempotent.
+    """
+    global _dataclass_code
+    if _dataclass_code is None:
+        import dataclasses
+
+        path = path if path is not None else _code_path()
+        _dataclass_code = DataclassCode(path, _read_code(path))
+        dataclasses.exec = _dataclass_code.exec  # type: ignore[attr-defined]
+    return _dataclass_code
+
+
+def dataclass_code_unsaved() -> bool:
+    """Whether the dataclass code cache compiled something it has not saved yet."""
+    return _dataclass_code is not None and bool(_dataclass_code.new)
+
+
+def save_dataclass_code() -> bool:
+    """Save what the dataclass code cache compiled since its last save (see `DataclassCode`)."""
+    return _dataclass_code is not None and _dataclass_code.save()
+
+
+def _code_header() -> tuple[int, bytes, str]:
+    return (_CODE_FORMAT, importlib.util.MAGIC_NUMBER, sys.implementation.cache_tag or "")
+
+
+def _code_path() -> Path | None:
+    try:
+        bytecode = importlib.util.cache_from_source(__file__)
+    except (NotImplementedError, ValueError):
+        return None  # no bytecode cache in this interpreter
+    tag = sys.implementation.cache_tag
+    return Path(bytecode).with_name(f"{DATACLASS_CODE_PREFIX}.{tag}.marshal")
+
+
+def _read_code(path: Path | None) -> dict[bytes, bytes]:
+    if path is None:
+        return {}
+    try:
+        with path.open("rb") as file:
+            raw = file.read(_CODE_FILE_LIMIT + 1)
+        if len(raw) > _CODE_FILE_LIMIT:
+            return {}
+        header, entries = marshal.loads(raw)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if header != _code_header() or not isinstance(entries, dict):
+        return {}
+    return {k: v for k, v in entries.items() if isinstance(k, bytes) and isinstance(v, bytes)}

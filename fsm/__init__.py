@@ -21,7 +21,8 @@ each part lives:
   `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`, `goals.py`,
   `prompt_suggestions.py`: its extensions);
 - `pickers/`: the agent, model and effort pickers (`agents.py`, `model_policy.py`,
-  `model_following.py`, `values.py`, `effort_seeds.py`);
+  `model_following.py`, `values.py`, `effort_seeds.py`) and the fast-mode switch
+  (`fast_mode.py`);
 - `wire/`: how a record reaches a client (`negotiation.py`: which dialects; `dialects.py`: a
   record's forms).
 
@@ -138,6 +139,7 @@ if TYPE_CHECKING:
     from fsm.effects import (
         AnswerSteer,
         Blame,
+        CloseOpenCalls,
         CompactWhenIdle,
         Effect,
         FailedTurn,
@@ -231,6 +233,7 @@ if TYPE_CHECKING:
         initial_agent,
     )
     from fsm.pickers.effort_seeds import settings_effort
+    from fsm.pickers.fast_mode import FastModeFollowed, follow_fast_mode
     from fsm.pickers.model_following import (
         ONE_MILLION_WINDOW,
         fallback_moves_session,
@@ -404,6 +407,7 @@ _HOMES = {
     "SERVER_RESULTS": "claude.server_tools",
     "is_real_model": "claude.classify",
     "Blame": "effects",
+    "CloseOpenCalls": "effects",
     "CompactWhenIdle": "effects",
     "Effect": "effects",
     "FailedTurn": "effects",
@@ -508,6 +512,8 @@ _HOMES = {
     "parse_entry": "claude.transcript_entries",
     "ONE_MILLION_WINDOW": "pickers.model_following",
     "fallback_moves_session": "pickers.model_following",
+    "FastModeFollowed": "pickers.fast_mode",
+    "follow_fast_mode": "pickers.fast_mode",
     "measured_context_window": "pickers.model_following",
     "model_switch_to_follow": "pickers.model_following",
     "seeded_context_window": "pickers.model_following",
@@ -585,6 +591,7 @@ __all__ = [
     "Category",
     "ClaudeEvent",
     "ClaudeSilent",
+    "CloseOpenCalls",
     "CompactWhenIdle",
     "ContextMeasured",
     "CredentialsChanged",
@@ -598,6 +605,7 @@ __all__ = [
     "FailedTurn",
     "FailureKind",
     "FailureRecord",
+    "FastModeFollowed",
     "FastModeTurnedOff",
     "FileChangeReports",
     "ForkPoint",
@@ -704,6 +712,7 @@ __all__ = [
     "efforts_to_apply",
     "fallback_moves_session",
     "file_patch",
+    "follow_fast_mode",
     "fork_directive",
     "fork_point",
     "fork_point_missing",

@@ -24,6 +24,7 @@ from fsm.vocabulary import FailureKind
 
 __all__ = [
     "AnswerSteer",
+    "CloseOpenCalls",
     "CompactWhenIdle",
     "Effect",
     "FailedTurn",
@@ -156,6 +157,13 @@ class SendNotice(Effect):
     severity: str
     title: str
     description: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CloseOpenCalls(Effect):
+    """Work no prompt owns ended at its result (between turns, or Claude's own work during a
+    turn, docs/decisions.md#own-work-ends-its-cards): its tool cards that never got a result
+    end failed, a message still streaming breaks off; a background subagent's cards stay open."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

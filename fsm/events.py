@@ -372,11 +372,14 @@ class BackgroundTaskStarted(ClaudeEvent):
     """`system/task_started`: Claude Code started task `task_id`; `subagent` when it is an
     Agent/Task subagent, not a shell command; `backgrounded` when it runs in the background
     (`is_backgrounded`), so that its end wakes Claude for a follow-up even when it ends before
-    the turn's own result."""
+    the turn's own result. `moved`: not a start but a `system/task_updated` whose patch says
+    the task now runs in the background (a steer, or the user, moved a foreground subagent
+    there); the frame does not say whether it is a subagent, the turn knows its own."""
 
     task_id: str
     subagent: bool
     backgrounded: bool = False
+    moved: bool = False
 
     def __post_init__(self) -> None:
         need(self.task_id, "task_id")

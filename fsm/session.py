@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from fsm.air.session_index import OwnActivity
 from fsm.effects import (
     Effect,
     LogNotice,
@@ -91,6 +91,9 @@ from fsm.limits import LimitWatch, sane_reset
 from fsm.notices import Notices
 from fsm.records import FailureRecord, redact
 from fsm.turn import TURN_TRIGGERS, Turn, TurnOutcome, TurnState
+
+if TYPE_CHECKING:
+    from fsm.air.session_index import OwnActivity
 
 __all__ = ["CANCEL_GRACE_SECONDS", "SIGNS_OF_LIFE", "RefusalNote", "SessionClock", "SessionCore"]
 
@@ -232,6 +235,10 @@ class SessionCore:
         """What JetBrains AIR's session index shows of this session: running while a turn is
         live (`requires_action` while it waits for the user's answer, `asking`), else idle,
         `error` when its last turn failed (a cancel is no failure); and what it has cost."""
+        # The index's own module, loaded when the index first asks: a session the index never
+        # sees does not pay for it at its opening (docs/performance.md).
+        from fsm.air.session_index import OwnActivity
+
         state = ("requires_action" if asking else "running") if self.turn.live else "idle"
         failed = self.turn.outcome is TurnOutcome.FAILED
         return OwnActivity(state=state, last_turn_failed=failed, cost_usd=self._cost_usd)

@@ -73,6 +73,7 @@ from fsm.claude import classify
 from fsm.effects import (
     AnswerSteer,
     Blame,
+    CloseOpenCalls,
     Effect,
     FailedTurn,
     ForwardAssistantMessage,
@@ -212,11 +213,15 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("assistant_message_received", IDLE, None, "forward_message"),
     _row("retry_attempted", IDLE, None, "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", IDLE, None, "note_retry_hint", "warn_between_turns"),
-    _row("result_received", IDLE, None, when="was_stopped_by_the_user"),
-    _row("result_received", IDLE, None, "report_error_result",
+    # A result between turns ends work no prompt owns, whatever its origin (a scheduled or
+    # `/loop` fire has none): its cards end with it, as the reference closes a cycle's
+    # (docs/decisions.md#own-work-ends-its-cards).
+    _row("result_received", IDLE, None, "close_open_calls", when="was_stopped_by_the_user"),
+    _row("result_received", IDLE, None, "close_open_calls", "report_error_result",
          when=["is_an_unreported_error", "takes_records"]),
-    _row("result_received", IDLE, None, "log_error_result", when="is_an_unreported_error"),
-    _row("result_received", IDLE, None),
+    _row("result_received", IDLE, None, "close_open_calls", "log_error_result",
+         when="is_an_unreported_error"),
+    _row("result_received", IDLE, None, "close_open_calls"),
     _row(["stream_ended", "transport_lost"], IDLE, None, "log_repeated_loss",
          when="runtime_was_lost"),
     _row(["stream_ended", "transport_lost"], IDLE, None, "note_runtime_lost",
@@ -259,8 +264,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     # A held turn's subagents ended and Claude followed up on its own: that answers it.
     _row("result_received", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
          when=["is_autonomous", "is_held_and_drained"]),
-    _row("result_received", PROMPT_SENT, RUNNING, when="is_autonomous"),
-    _row("result_received", HEARD_FROM, "=", when="is_autonomous"),
+    # Claude's own work is not this turn's: a prompt Claude has not taken up is still waiting
+    # (so the idle that work ends with belongs to the previous turn).
+    _row("result_received", WORKING, "=", "close_open_calls", when="is_autonomous"),
     # Section 2.3: the plan exit's interrupted result hands the turn to a fresh context.
     _row("result_received", WORKING, RESETTING, "start_fresh_context",
          when="wants_a_fresh_context"),
@@ -366,7 +372,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("assistant_message_received", FAILING, FAILING, "take_answer"),
     _row("retry_attempted", FAILING, FAILING, "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", FAILING, FAILING, "note_retry_hint", "warn_under_turn_id"),
-    _row("result_received", FAILING, None, when="is_autonomous"),
+    _row("result_received", FAILING, None, "close_open_calls", when="is_autonomous"),
     _row("result_received", FAILING, IDLE, "confirm_boundary", "release_withheld",
          "explain_refusal", "settle_refused", when="is_a_refusal"),
     # docs/decisions.md#never-silent, #capable-clients and #title-source-order: a failure message
@@ -404,7 +410,7 @@ TRANSITIONS: list[dict[str, Any]] = [
          when="is_a_failure_message"),
     _row("assistant_message_received", CANCELLING, None, "forward_message"),
     _row("retry_attempted", CANCELLING, None, "note_retry_hint"),
-    _row("result_received", CANCELLING, None, when="is_autonomous"),
+    _row("result_received", CANCELLING, None, "close_open_calls", when="is_autonomous"),
     _row("result_received", CANCELLING, IDLE, "confirm_boundary", "settle_cancelled"),
     _row(["claude_silent", "turn_went_busy", "answer_stream_started"], CANCELLING, None),
     _row("turn_went_idle", CANCELLING, IDLE, "settle_cancelled"),
@@ -700,7 +706,8 @@ class Turn:
         return self.held and not self.subagents
 
     def is_a_subagent(self, event: BackgroundTaskStarted) -> bool:
-        return event.subagent
+        # One moved to the background is a subagent when it is one this turn started.
+        return event.subagent or (event.moved and event.task_id in self.subagents)
 
     def was_stopped_by_the_user(self, event: ResultReceived) -> bool:
         return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
@@ -941,6 +948,11 @@ class Turn:
     # --- background subagents and steering: when a turn's answer waits ----------------------
 
     def note_subagent(self, event: BackgroundTaskStarted) -> None:
+        if event.moved:
+            # A foreground subagent moved to the background wakes Claude when it ends, as one
+            # started there does (the reference marks its live task backgrounded).
+            self.backgrounded.add(event.task_id)
+            return
         # A turn runs a handful of subagents; past this many they are not this turn's to wait on.
         if len(self.subagents) < _MAX_SUBAGENTS:
             self.subagents.add(event.task_id)
@@ -972,6 +984,9 @@ class Turn:
         self.steered = True
         priority = "later" if event.question_open else "now"
         self.effects.append(AnswerSteer(outcome="injected", priority=priority))
+
+    def close_open_calls(self, *_: Any) -> None:
+        self.effects.append(CloseOpenCalls())
 
     def refuse_steer(self, event: SteerReceived) -> None:
         outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"

@@ -43,7 +43,7 @@ from adapter.agent import (
     signing_out,
     steering,
 )
-from adapter.agent.session_opener import SessionOpener
+from adapter.agent.session_opener import SessionOpener, opens_a_session
 from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
@@ -201,6 +201,7 @@ class ClaudeAcpAgent:
         for session in self._sessions.values():
             await session.restart_on_next_prompt()
 
+    @opens_a_session
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
@@ -216,6 +217,7 @@ class ClaudeAcpAgent:
         self._unwritten.add(session_id)
         return NewSessionResponse(session_id=session_id, **pickers)
 
+    @opens_a_session
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
@@ -260,6 +262,7 @@ class ClaudeAcpAgent:
         for update in self._client.air.after_replay():
             await self._link.send_raw_update(session_id, update)
 
+    @opens_a_session
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ResumeSessionResponse:
@@ -288,6 +291,7 @@ class ClaudeAcpAgent:
             self._unwritten.add(session_id)  # never prompted: no transcript yet
         return ResumeSessionResponse(**pickers)
 
+    @opens_a_session
     async def fork_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ForkSessionResponse:

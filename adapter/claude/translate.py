@@ -1,10 +1,11 @@
 """Claude SDK messages in, core events out (their session updates: `adapter.view.turn_view`).
 
 `read_frame` is the one step every frame of Claude's takes on its way in: it says which core
-events the frame makes, in order, and what the live view does with it (`Reading`), and
-`adapter.session.claude_side.ClaudeSide.on_message` performs that: the view, the core, its
-effects. It keeps nothing between frames; what one frame means for a later one (a refusal's
-explanation said ahead of it) is the core's to keep.
+events the frame makes, in order, what the live view does with it, and what Claude Code changed
+by itself that the session's controls follow (`Reading`), and
+`adapter.session.claude_side.ClaudeSide.on_message` performs that: the controls, the view, the
+core, its effects. It keeps nothing between frames; what one frame means for a later one (a
+refusal's explanation said ahead of it) is the core's to keep.
 
 The SDK's dataclasses pass strings through unchecked, and `SystemMessage.data` is the raw frame,
 so every field read here is checked for its type: a frame of the wrong shape is skipped (the
@@ -27,6 +28,7 @@ from claude_agent_sdk import (
     StreamEvent,
     SystemMessage,
     TextBlock,
+    ToolUseBlock,
     UserMessage,
 )
 
@@ -54,13 +56,19 @@ from fsm import (
     TurnWentBusy,
     TurnWentIdle,
     WorkerShuttingDown,
+    fallback_moves_session,
+    is_autonomous_origin,
 )
 
 __all__ = [
+    "NO_CHANGES",
+    "FastMode",
+    "OwnChanges",
     "Reading",
     "Shown",
     "echo_for",
     "event_for",
+    "own_changes",
     "polled_servers",
     "read_frame",
     "refusal_explanation",
@@ -83,6 +91,45 @@ class Shown(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class FastMode:
+    """Claude Code's fast mode as a frame says it (`fast_mode_state` `on` or `off`; `cooldown`
+    says nothing to follow), and why it is off: Claude Code's `fast_mode_disabled_reason`,
+    None when it gives none (the controls explain the reasons they know)."""
+
+    on: bool
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OwnChanges:
+    """What a frame says Claude Code changed by itself, for the session's controls to follow
+    (`adapter.controls.session_controls.SessionControls.follow`); the defaults change nothing.
+
+    `mode`: the permission mode it is in now (`system/init` or `status` name it, an
+    EnterPlanMode call is `plan`); `init`: a `system/init` (the first makes the controls read
+    the skill files); `terminal_only`: the commands its init marks as bound to its terminal,
+    without their `/`; `commands_changed`: a `commands_changed` frame, whose list is `commands`
+    as Claude Code wrote it (None when it is not a list); `fast`: its fast mode, on `system/init`
+    or a user turn's result (an autonomous one is no user's turn: `fsm.is_autonomous_origin`);
+    `model`: the model a refusal's fallback moved the session to for good
+    (`fsm.fallback_moves_session`); `elicitation_completed`: the id of an MCP server's URL
+    request it says is done (`elicitation_complete`).
+    """
+
+    mode: str | None = None
+    init: bool = False
+    terminal_only: frozenset[str] | None = None
+    commands_changed: bool = False
+    commands: tuple[Any, ...] | None = None
+    fast: FastMode | None = None
+    model: str | None = None
+    elicitation_completed: str | None = None
+
+
+NO_CHANGES = OwnChanges()
+
+
+@dataclass(frozen=True, slots=True)
 class Reading:
     """One frame of Claude's, read (`read_frame`).
 
@@ -91,8 +138,10 @@ class Reading:
     when the turn ends); `taken_up`: the user message Claude took up (`Shown.ECHO`);
     `message`: the message the view and the core's effects are to see in place of the one the
     SDK parsed (an assistant message with the server blocks the SDK dropped put back), None
-    when that one will do. A streamed delta, the bulk of a turn, is read without a new
-    `Reading` made (`_STREAMED`).
+    when that one will do; `changes`: what Claude Code changed by itself, for the controls
+    (read from every frame but a streamed delta and one the SDK does not parse, a malformed
+    one too). A streamed delta, the bulk of a turn, is read without a new `Reading` made
+    (`_STREAMED`).
     """
 
     shown: Shown
@@ -100,6 +149,7 @@ class Reading:
     measured: bool = False
     taken_up: str | None = None
     message: Any = None
+    changes: OwnChanges = NO_CHANGES
 
     def shown_message(self, parsed: Any) -> Any:
         """What the view and the core's effects are to see of `parsed`, the SDK's message."""
@@ -118,30 +168,94 @@ def read_frame(message: object, raw: object, epoch: str, *, now: float, wall: fl
         return _STREAMED if started is None else Reading(Shown.STREAM, (started,))
     if isinstance(message, UnparsedFrame):
         return Reading(Shown.UNPARSED)
+    changes = own_changes(message, raw)
     try:
         event = event_for(message, epoch)
     except (FsmError, TypeError, ValueError):
-        return Reading(Shown.MALFORMED)
+        return Reading(Shown.MALFORMED, changes=changes)
     events = () if event is None else (event,)
     if isinstance(message, AssistantMessage) and isinstance(event, AssistantMessageReceived):
         if event.stop_reason == "refusal":
             # docs/decisions.md#refusal-explanation: the SDK's parsed message drops
             # `stop_details`.
             event = dataclasses.replace(event, refusal_explanation=refusal_explanation(raw))
-        return Reading(Shown.ASSISTANT, (event,), message=_with_server_blocks(message, raw))
+        shown = _with_server_blocks(message, raw)
+        return Reading(Shown.ASSISTANT, (event,), message=shown, changes=changes)
     if isinstance(message, ResultMessage):
-        return Reading(Shown.RESULT, events, measured=True)
+        return Reading(Shown.RESULT, events, measured=True, changes=changes)
     if isinstance(message, SystemMessage):
-        return Reading(Shown.SYSTEM, events, measured=message.subtype == "compact_boundary")
+        measured = message.subtype == "compact_boundary"
+        return Reading(Shown.SYSTEM, events, measured=measured, changes=changes)
     if isinstance(message, RateLimitEvent) and isinstance(event, RateLimitReported):
         # Claude's reset times are wall-clock times; the core's deadlines monotonic.
-        return Reading(Shown.RATE_LIMIT, (dataclasses.replace(event, now=now, wall=wall),))
+        stamped = dataclasses.replace(event, now=now, wall=wall)
+        return Reading(Shown.RATE_LIMIT, (stamped,), changes=changes)
     if isinstance(message, UserMessage):
         echo = echo_for(raw, epoch)
         if echo is None:
-            return Reading(Shown.TOOL_RESULTS)
-        return Reading(Shown.ECHO, (echo,), taken_up=echo.turn_id)
-    return Reading(Shown.NOTHING, events)
+            return Reading(Shown.TOOL_RESULTS, changes=changes)
+        return Reading(Shown.ECHO, (echo,), taken_up=echo.turn_id, changes=changes)
+    return Reading(Shown.NOTHING, events, changes=changes)
+
+
+def own_changes(message: object, raw: object) -> OwnChanges:
+    """What `message` (as the SDK parsed it; `raw` as Claude Code wrote it: the SDK's result
+    drops the fast mode) says Claude Code changed by itself. Pure, and any shape is read: what
+    makes no sense changes nothing."""
+    fast = _fast_mode(raw)
+    if isinstance(message, SystemMessage):
+        return _system_changes(message.subtype, message.data, fast)
+    if isinstance(message, AssistantMessage) and _enters_plan_mode(message.content):
+        return OwnChanges(mode="plan", fast=fast)
+    return NO_CHANGES if fast is None else OwnChanges(fast=fast)
+
+
+def _enters_plan_mode(content: object) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(block, ToolUseBlock) and block.name == "EnterPlanMode" for block in content
+    )
+
+
+def _system_changes(subtype: object, data: object, fast: FastMode | None) -> OwnChanges:
+    data = data if isinstance(data, Mapping) else {}
+    if subtype in ("init", "status"):
+        init = subtype == "init"
+        listed = data.get("terminal_slash_commands") if init else None
+        terminal_only = (
+            frozenset(n.lstrip("/") for n in listed if isinstance(n, str))
+            if isinstance(listed, list)
+            else None
+        )
+        mode = _str(data, "permissionMode")
+        return OwnChanges(mode=mode, init=init, terminal_only=terminal_only, fast=fast)
+    if subtype == "commands_changed":
+        listed = data.get("commands")
+        commands = tuple(listed) if isinstance(listed, list) else None
+        return OwnChanges(commands_changed=True, commands=commands, fast=fast)
+    if subtype == "elicitation_complete":
+        return OwnChanges(elicitation_completed=_str(data, "elicitation_id") or None, fast=fast)
+    if subtype == "model_refusal_fallback":
+        fallback = _str(data, "fallback_model")
+        if fallback and fallback_moves_session(_str(data, "direction"), _str(data, "scope")):
+            return OwnChanges(model=fallback, fast=fast)
+    return NO_CHANGES if fast is None else OwnChanges(fast=fast)
+
+
+def _fast_mode(raw: object) -> FastMode | None:
+    """The fast mode a `system/init` frame or a user turn's result says, as Claude Code wrote
+    it."""
+    if not isinstance(raw, Mapping):
+        return None
+    kind, origin = raw.get("type"), raw.get("origin")
+    if kind == "result":
+        if isinstance(origin, Mapping) and is_autonomous_origin(origin.get("kind")):
+            return None
+    elif kind != "system" or raw.get("subtype") != "init":
+        return None
+    state = raw.get("fast_mode_state")
+    if state not in ("on", "off"):
+        return None
+    return FastMode(on=state == "on", reason=_str(raw, "fast_mode_disabled_reason"))
 
 
 def _answer_stream_started(message: StreamEvent, epoch: str) -> AnswerStreamStarted | None:
@@ -386,6 +500,18 @@ def _system_event(subtype: str, data: Mapping[str, Any], epoch: str) -> ClaudeEv
         backgrounded = data.get("is_backgrounded") is True
         return BackgroundTaskStarted(
             epoch=epoch, task_id=task_id, subagent=subagent, backgrounded=backgrounded
+        )
+    if subtype == "task_updated" and _patch_status(data) not in _FINAL_TASK_STATUSES:
+        patch = data.get("patch")
+        if not (isinstance(patch, Mapping) and patch.get("is_backgrounded") is True):
+            return None
+        task_id = _str(data, "task_id")
+        if not task_id:
+            raise ValueError("task_updated without task_id")
+        # A foreground task moved to the background (a steer, or the user): the core knows
+        # whether it is a subagent of the turn.
+        return BackgroundTaskStarted(
+            epoch=epoch, task_id=task_id, subagent=False, backgrounded=True, moved=True
         )
     if subtype == "task_notification" or (
         subtype == "task_updated" and _patch_status(data) in _FINAL_TASK_STATUSES

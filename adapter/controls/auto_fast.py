@@ -7,7 +7,8 @@ an `auto` is switched to Accept edits, while one that is in `auto` only because 
 mode (Claude started with `--permission-mode auto`, as the reference starts it) is switched to
 Manual. Fast mode starts as Claude Code reports it, except in a new Claude process of a session
 whose client already switched it (a restart, e.g. after signing in again): Claude gets the
-client's choice back, as the reference adapter restores it after a restart.
+client's choice back, as the reference adapter restores it after a restart. Claude Code's own
+fast-mode change (`follow`) moves the switch as the core's `fsm.follow_fast_mode` says.
 
 What the client is told, and when, is the core's notice machine (`fsm/notices.py`): this part
 reports each fact (`AutoModeUnavailable`, `AutoModeFellBackAtStart`, `FastModeTurnedOff`) through
@@ -23,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError
 from acp.schema import ConfigOptionUpdate
 
-from adapter.controls.auto_fast_rules import AUTO_FALLBACK, check_fast, fast_report, fast_state
+from adapter.claude.translate import FastMode
+from adapter.controls.auto_fast_rules import (
+    AUTO_FALLBACK,
+    check_fast,
+    explain_off,
+    fast_report,
+    fast_state,
+)
 from adapter.controls.pickers import SessionConfig
 from adapter.wire.client_link import ClientLink
 from fsm import (
@@ -31,7 +39,7 @@ from fsm import (
     AutoModeUnavailable,
     Event,
     FastModeTurnedOff,
-    is_autonomous_origin,
+    follow_fast_mode,
 )
 
 if TYPE_CHECKING:
@@ -90,38 +98,27 @@ class AutoFast:
         await self._report(AutoModeUnavailable())
         return AUTO_FALLBACK
 
-    async def follow(self, frame: Mapping[str, Any]) -> None:
-        """Mirror Claude Code's own fast-mode change, said on `system/init` or a user turn's
-        `result` (an autonomous one is no user's turn; `cooldown` changes nothing)."""
-        kind = frame.get("type")
-        origin = frame.get("origin")
-        if (
-            kind == "result"
-            and isinstance(origin, Mapping)
-            and is_autonomous_origin(origin.get("kind"))
-        ):
-            return
-        init = kind == "system" and frame.get("subtype") == "init"
-        if kind != "result" and not init:
-            return
-        report = fast_report(frame)
+    async def follow(self, fast: FastMode) -> None:
+        """Mirror Claude Code's own fast-mode change, as a `system/init` or a user turn's
+        `result` says it (`adapter.claude.translate.own_changes`); when the switch follows and
+        when its turning off is told is the core's rule (`fsm.follow_fast_mode`)."""
         config = self._config
-        if report is None:
+        followed = follow_fast_mode(
+            on=config.fast,
+            off_because=config.fast_off_because,
+            said_on=fast.on,
+            said_because=explain_off(fast.reason),
+        )
+        if followed is None:
             return
-        on, because = report
-        if not on and because is None and not config.fast:
-            because = config.fast_off_because  # a frame that does not say why changes no why
-        if (on, because) == (config.fast, config.fast_off_because):
-            return
-        was_on = config.fast
-        config.fast, config.fast_off_because = on, because
+        config.fast, config.fast_off_because = followed.on, followed.off_because
         if config.fast_offered():
             update = ConfigOptionUpdate(
                 session_update="config_option_update", config_options=config.options()
             )
             await self._link.send_update(self._session_id, update)
-        if was_on and not config.fast and config.fast_off_because is not None:
-            await self._report(FastModeTurnedOff(explanation=config.fast_off_because))
+        if followed.turned_off and followed.off_because is not None:
+            await self._report(FastModeTurnedOff(explanation=followed.off_because))
 
     async def set_fast(self, runtime: ClaudeRuntime | None, value: object) -> None:
         """The client's switch: checked, then Claude's; the response carries the options."""

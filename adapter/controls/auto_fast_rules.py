@@ -37,6 +37,7 @@ __all__ = [
     "FAST",
     "FAST_OFF_REASONS",
     "check_fast",
+    "explain_off",
     "fast_option",
     "fast_report",
     "fast_state",
@@ -66,8 +67,13 @@ def fast_report(frame: Mapping[str, Any]) -> tuple[bool, str | None] | None:
     if state not in ("on", "off"):
         return None
     reason = frame.get("fast_mode_disabled_reason")
-    explained = FAST_OFF_REASONS.get(reason) if isinstance(reason, str) else None
-    return state == "on", None if state == "on" else explained
+    return state == "on", None if state == "on" else explain_off(reason)
+
+
+def explain_off(reason: object) -> str | None:
+    """Why fast mode is off, for the user, from Claude Code's `fast_mode_disabled_reason`
+    (None: a reason this does not explain, or none)."""
+    return FAST_OFF_REASONS.get(reason) if isinstance(reason, str) else None
 
 
 def fast_state(server_info: Mapping[str, Any] | None) -> bool | None:

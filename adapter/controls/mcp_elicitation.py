@@ -72,10 +72,10 @@ class McpElicitor:
         log.info("session %s: MCP server %r elicitation: %s", self._session_id, server, action)
         return {"action": action} if content is None else {"action": action, "content": content}
 
-    async def completed(self, frame: Any) -> None:
-        """Claude Code's `elicitation_complete` frame: the server says a URL request is done."""
-        ident = frame.get("elicitation_id") if isinstance(frame, dict) else None
-        if not self._ask_by_url or not isinstance(ident, str) or not ident:
+    async def completed(self, ident: str) -> None:
+        """Claude Code's `elicitation_complete` frame: the server says its URL request `ident`
+        is done."""
+        if not self._ask_by_url:
             return  # only a client that takes URL requests follows them
         sent = await self._link.notify(
             "elicitation/complete", {"elicitationId": ident}, self._session_id

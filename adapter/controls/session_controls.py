@@ -3,14 +3,15 @@
 Theory of operation: one `SessionControls` per `Session`. It decides what a new Claude process
 starts with (`launch`), learns Claude Code's commands and models from its initialize answer
 (`adopt`), applies the client's choices to the running Claude through its control requests
-(`set_mode`, `set_option`: validated first, so a bad choice changes nothing), and watches what
-Claude says (`observe`) for changes it made by itself: a new permission mode (EnterPlanMode, a
-`system/init` or `status` naming another mode) or a changed command list (`commands_changed`;
-`system/init`'s bare `slash_commands` names are not used: they carry no descriptions and need
-not match the initialize list). Every mode change is
-told to the client as `current_mode_update` plus `config_option_update`; so is a model Claude
-Code switched to by itself (`follow_model`: `/model` typed in the chat, a fallback for the rest
-of the session), as the reference adapter does.
+(`set_mode`, `set_option`: validated first, so a bad choice changes nothing), and follows the
+changes Claude made by itself, as the session's reading of each frame says them (`follow`,
+`adapter.claude.translate.OwnChanges`): a new permission mode (EnterPlanMode, a `system/init`
+or `status` naming another mode), a changed command list (`commands_changed`; `system/init`'s
+bare `slash_commands` names are not used: they carry no descriptions and need not match the
+initialize list), fast mode, a fallback's model. Every mode change is told to the client as
+`current_mode_update` plus `config_option_update`; so is a model Claude Code switched to by
+itself (`follow_model`: `/model` typed in the chat, a fallback for the rest of the session), as
+the reference adapter does.
 """
 
 from __future__ import annotations
@@ -29,16 +30,16 @@ from acp.schema import (
     TextContentBlock,
 )
 from anyio.abc import TaskGroup
-from claude_agent_sdk import AssistantMessage, SystemMessage, ToolUseBlock
 
 from adapter.claude.client_options import ClientOptions
 from adapter.claude.launch import Launch
 from adapter.claude.skill_files import Scans, listed_skill_files, resolve_skill_path
 from adapter.claude.surroundings import Surroundings
+from adapter.claude.translate import NO_CHANGES, OwnChanges
 from adapter.controls import local_commands
 from adapter.controls.auto_fast import AutoFast
 from adapter.controls.auto_fast_rules import FAST
-from adapter.controls.commands import available_commands, update_for
+from adapter.controls.commands import available_commands, raw_update_for, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
 from adapter.controls.mcp_elicitation import McpElicitor
@@ -57,7 +58,6 @@ from fsm import (
     McpServersReconnected,
     agent_flag,
     claude_code_offers,
-    fallback_moves_session,
     measured_context_window,
     seeded_context_window,
     sign_in_servers,
@@ -250,7 +250,7 @@ class SessionControls:
             if not await ticket.written():
                 log.info("session %s: its setup was not answered; no command list", self.session_id)
                 return
-            await self._link.send_update(self.session_id, update_for(self.commands))
+            await self._link.send_raw_update(self.session_id, raw_update_for(self.commands))
             runtime = self._live()
             if self.sign_in.servers and runtime is not None:
                 # Which of the client's servers wait for a sign-in (the reference asks here).
@@ -426,65 +426,42 @@ class SessionControls:
             config_options=self.config.options(),
         )
 
-    async def observe(self, message: Any, raw: Any = None) -> None:
-        """Follow a mode, fast-mode or command-list change Claude made by itself (`raw`: the
-        frame as Claude sent it; the SDK's result message drops the fast-mode state)."""
+    async def follow(self, changes: OwnChanges) -> None:
+        """Follow what Claude Code changed by itself, as its frame was read
+        (`adapter.claude.translate.own_changes`): a mode, its commands, a model it fell back to,
+        fast mode, an MCP server's URL request done."""
+        if changes is NO_CHANGES:
+            return
         try:
-            await self._observe(message)
-            if isinstance(raw, Mapping):
-                await self.auto_fast.follow(raw)
+            await self._follow(changes)
         except Exception:
-            # Declared boundary: a frame of an odd shape must not end Claude's stream.
+            # Declared boundary: a change the controls could not follow must not end Claude's
+            # stream.
             log.warning("session %s: could not follow a change Claude made", self.session_id)
 
-    async def _observe(self, message: Any) -> None:
-        mode: object = None
-        if isinstance(message, SystemMessage) and message.subtype in ("init", "status"):
-            mode = message.data.get("permissionMode")
-            terminal = message.data.get("terminal_slash_commands")
-            if message.subtype == "init" and isinstance(terminal, list):
-                names = frozenset(n.lstrip("/") for n in terminal if isinstance(n, str))
-                if names != self._terminal_only:
-                    self._terminal_only = names
-                    await self._offer()
-            if message.subtype == "init" and not self._skill_files_read:
-                self._skill_files_read = True
-                self._read_skill_files()
-        elif isinstance(message, SystemMessage) and message.subtype == "commands_changed":
-            commands = message.data.get("commands")
-            self._skill_paths = {}
-            await self._refresh(commands if isinstance(commands, list) else None)
+    async def _follow(self, changes: OwnChanges) -> None:
+        terminal_only = changes.terminal_only
+        if terminal_only is not None and terminal_only != self._terminal_only:
+            self._terminal_only = terminal_only
+            await self._offer()
+        if changes.init and not self._skill_files_read:
+            self._skill_files_read = True
             self._read_skill_files()
-        elif isinstance(message, SystemMessage) and message.subtype == "elicitation_complete":
-            await self.elicitations.completed(message.data)
-        elif isinstance(message, SystemMessage) and message.subtype == "model_refusal_fallback":
-            data = message.data
-            fallback, direction, scope = (
-                data.get("fallback_model"),
-                data.get("direction"),
-                data.get("scope"),
-            )
-            if (
-                isinstance(fallback, str)
-                and fallback
-                and fallback_moves_session(
-                    direction if isinstance(direction, str) else None,
-                    scope if isinstance(scope, str) else None,
-                )
-            ):
-                await self.follow_model(fallback)
-        elif isinstance(message, AssistantMessage):
-            for block in message.content:
-                if isinstance(block, ToolUseBlock) and block.name == "EnterPlanMode":
-                    mode = "plan"
-        if isinstance(mode, str) and mode != self.config.mode and mode in self.config.modes:
+        if changes.commands_changed:
+            self._skill_paths = {}
+            if changes.commands is not None:
+                self._listed = list(changes.commands)
+                await self._offer()
+            self._read_skill_files()
+        if changes.elicitation_completed is not None:
+            await self.elicitations.completed(changes.elicitation_completed)
+        if changes.model is not None:
+            await self.follow_model(changes.model)
+        mode = changes.mode
+        if mode is not None and mode != self.config.mode and mode in self.config.modes:
             await self.mode_changed(mode)
-
-    async def _refresh(self, entries: list[Any] | None) -> None:
-        if entries is None:
-            return
-        self._listed = entries
-        await self._offer()
+        if changes.fast is not None:
+            await self.auto_fast.follow(changes.fast)
 
     def stands_in_for_remote_control(self) -> bool:
         """`/remote-control` is answered here: Claude Code does not offer it itself."""

@@ -226,9 +226,10 @@ class ClaudeSide:
 
     async def on_message(self, message: Any, raw: Any, epoch: str) -> None:
         """One frame from Claude's process `epoch`, one way through: read
-        (`adapter.claude.translate.read_frame`), shown by the view where it comes before the
-        core's decision, decided by the core (whose effects the view and the wire perform),
-        then shown where it follows that decision."""
+        (`adapter.claude.translate.read_frame`), followed by the controls where Claude changed
+        something by itself, shown by the view where it comes before the core's decision,
+        decided by the core (whose effects the view and the wire perform), then shown where it
+        follows that decision."""
         now = self._clock()
         await self._heard(epoch, now)
         # Raw, before it is read, to a client that asked (the reference's order).
@@ -245,8 +246,9 @@ class ClaudeSide:
         if shown is Shown.UNPARSED:
             await self._view.unparsed(message.data)
             return
-        # A mode, fast-mode or command-list change Claude made by itself.
-        await self._controls.observe(message, raw)
+        # What Claude Code changed by itself (a mode, fast mode, its commands, a fallback's
+        # model), a malformed frame's too.
+        await self._controls.follow(reading.changes)
         if shown is Shown.MALFORMED:
             log.warning("skipped a malformed %s from Claude", type(message).__name__)
             return

@@ -26,6 +26,7 @@ from adapter.session.publish import Publisher
 from fsm import (
     AnswerSteer,
     Blame,
+    CloseOpenCalls,
     CompactWhenIdle,
     DeliveryConfirmed,
     DeliveryFailed,
@@ -197,6 +198,8 @@ class EffectPerformer:
             case SignInMcpServer(name=name):
                 # A browser sign-in takes minutes: beside the session, never under its lock.
                 self._controls.start_sign_in(self._tg, name)
+            case CloseOpenCalls():
+                await self._view.work_ended()
             case LogNotice(message=text):
                 log.info("session %s: %s", self.session_id, text)
 

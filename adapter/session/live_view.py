@@ -361,6 +361,8 @@ class LiveView:
             await self._send(lambda: read(data), "a background task")
         if message.subtype == "task_started":
             await self._send(lambda: self._view.task_started(data), "a task's start")
+        if message.subtype == "task_updated":
+            await self._send(lambda: self._view.task_moved(data), "a task's move")
         if message.subtype in ("task_notification", "task_updated"):
             await self._send(lambda: self._view.task_ended(data), "a task's end")
             return
@@ -571,10 +573,6 @@ class LiveView:
             await self._send(self._async_tasks.turn_ended, "a background task")
         side = self._side
         await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
-        if autonomous:
-            # Work Claude did on its own ends here: its cards reach a final status now, not
-            # at the next user turn's end.
-            await self._send(self._view.close_open_calls, "an autonomous result")
         if not isinstance(message.usage, Mapping):
             return
         update = self._usage.saw_result(
@@ -589,6 +587,12 @@ class LiveView:
         raw = getattr(info, "raw", None)
         if isinstance(raw, Mapping):
             await self._send_raw(self._usage.rate_limit_update(raw))
+
+    async def work_ended(self) -> None:
+        """Work no prompt owns ended at its result (the core's `CloseOpenCalls`,
+        docs/decisions.md#own-work-ends-its-cards): its cards reach a final status now, not at
+        the next user turn's end."""
+        await self._send(self._view.close_open_calls, "work no prompt owns")
 
     async def turn_ended(self, *, failed: bool = False) -> None:
         """Before a prompt's answer: end what the turn left open (calls, a broken stream), and,

@@ -17,7 +17,7 @@ from typing import Any
 
 from adapter.view.long_output import SHOWN_IMAGE_CHARACTERS, image_note, shown_text
 
-__all__ = ["result_updates"]
+__all__ = ["fenced", "result_updates"]
 
 Wire = dict[str, Any]
 
@@ -26,6 +26,11 @@ _DIFF_FILE_LIMIT = 1024 * 1024
 _EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
 _CONSOLE_TOOLS = frozenset({"Bash", "PowerShell", "BashOutput"})
 _AGENT_TOOLS = frozenset({"Agent", "Task"})
+# Tools whose failed result JetBrains AIR shows in its own frame (it parses SendMessage's and
+# TaskStop's JSON), and the plan exit, whose rejection reason Claude already fenced: an AIR
+# client gets their error text plain (the reference's `AgentControlReporter`, `PlanReporter`).
+_AIR_PLAIN_ERRORS = frozenset({"SendMessage", "TaskStop", "ListAgents", "Monitor", "ExitPlanMode"})
+_FENCE_RUN = re.compile(r"^`{3,}", re.M)
 # The model-directed trailer Claude Code appends to a subagent's report: a `<usage>…</usage>`
 # block and an `agentId: <id> (use SendMessage …)` line, each tail-anchored (older CLIs write
 # one or the other; a format change makes them stop matching rather than cut the report).
@@ -200,6 +205,17 @@ def _terminal(update: Wire, text: str, is_error: bool, delta: bool) -> list[Wire
     return [output, update]
 
 
+def fenced(text: str) -> str:
+    """`text` in a Markdown code fence, as the reference shows a failed call's text: three
+    backticks, longer than any fence a line of the text opens with, so that it cannot close
+    early (docs/decisions.md#failed-call-text-fenced)."""
+    fence = "```"
+    for run in _FENCE_RUN.findall(text):
+        if len(run) >= len(fence):
+            fence = "`" * (len(run) + 1)
+    return f"{fence}\n{text}\n{fence}"
+
+
 def result_updates(
     *,
     tool_id: str,
@@ -211,8 +227,11 @@ def result_updates(
     cwd: str,
     terminal: bool,
     terminal_delta: bool = False,
+    air: bool = False,
 ) -> list[Wire]:
-    """The updates that end one card: content, locations and the final status."""
+    """The updates that end one card: content, locations and the final status. A failed
+    call's text is fenced, as the reference shows it, but for the tools whose error text a
+    JetBrains AIR client (`air`) reads plain (docs/decisions.md#failed-call-text-fenced)."""
     data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
     extra: Mapping[str, Any] = tool_use_result if isinstance(tool_use_result, Mapping) else {}
     if name in _AGENT_TOOLS:
@@ -237,8 +256,12 @@ def result_updates(
         # Without a usable file the card keeps the diff it opened with.
         return [update]
     shown: list[Wire] = []
-    if text:
-        shown.append(_text(f"```console\n{text}\n```" if name in _CONSOLE_TOOLS else text))
+    if text and name in _CONSOLE_TOOLS:
+        shown.append(_text(f"```console\n{text}\n```"))
+    elif text and is_error and not (air and name in _AIR_PLAIN_ERRORS):
+        shown.append(_text(fenced(text)))
+    elif text:
+        shown.append(_text(text))
     shown.extend(images)
     if shown:
         update["content"] = shown

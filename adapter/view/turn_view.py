@@ -151,6 +151,9 @@ class TurnView:
         # Subagents running in the background: task id -> the Agent call they run under. Their
         # calls stay open past a turn's end (they run on), and close when the subagent ends.
         self._subagents: dict[str, str] = {}
+        # Subagents running in the foreground, which a steer (or the user) may move to the
+        # background (`task_updated` with `is_backgrounded`): task id -> their Agent call.
+        self._foreground: dict[str, str] = {}
         self._parents: dict[str, str] = {}  # open calls of a subagent: id -> its Agent call
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
@@ -365,10 +368,27 @@ class TurnView:
 
     def task_started(self, frame: Mapping[str, Any]) -> list[Wire]:
         """`system/task_started`: a subagent that runs in the background (`is_backgrounded`)
-        runs on past the turn's end, and so do its calls (nothing to show yet)."""
+        runs on past the turn's end, and so do its calls (nothing to show yet); one in the
+        foreground is kept in mind, in case it is moved there (`task_moved`)."""
         task, parent = _str(frame, "task_id"), _str(frame, "tool_use_id")
-        background = frame.get("is_backgrounded") is True and bool(frame.get("subagent_type"))
-        if task and parent and background and len(self._subagents) < _MAX_SUBAGENTS:
+        if not (task and parent and frame.get("subagent_type")):
+            return []
+        if frame.get("is_backgrounded") is True:
+            if len(self._subagents) < _MAX_SUBAGENTS:
+                self._subagents[task] = parent
+        elif len(self._foreground) < _MAX_SUBAGENTS:
+            self._foreground[task] = parent
+        return []
+
+    def task_moved(self, frame: Mapping[str, Any]) -> list[Wire]:
+        """`system/task_updated` with `is_backgrounded`: a foreground subagent a steer (or the
+        user) moved to the background runs on past the turn's end as one started there does,
+        as the reference marks its live task backgrounded."""
+        task = _str(frame, "task_id")
+        patch = frame.get("patch")
+        moved = isinstance(patch, Mapping) and patch.get("is_backgrounded") is True
+        parent = self._foreground.pop(task, None) if task and moved else None
+        if task and parent is not None and len(self._subagents) < _MAX_SUBAGENTS:
             self._subagents[task] = parent
         return []
 
@@ -383,6 +403,7 @@ class TurnView:
         )
         if not task or status not in _TASK_ENDINGS:
             return []  # still running (or paused): the terminal stays open
+        self._foreground.pop(task, None)
         parent = self._subagents.pop(task, None)
         if parent is not None:
             return self._close([i for i in self._calls if self._parents.get(i) == parent])
@@ -394,6 +415,7 @@ class TurnView:
     def subagents_ended(self) -> None:
         """Claude's stream ended: no subagent runs on, so the next close ends their calls."""
         self._subagents.clear()
+        self._foreground.clear()
 
     def _close(self, calls: list[str]) -> list[Wire]:
         for tool_id in calls:
@@ -485,6 +507,7 @@ class TurnView:
                 cwd=self.cwd,
                 terminal=self._terminal,
                 terminal_delta=self._terminal_delta,
+                air=self.air.air,
             )
             if name in _PATCHED and not is_error and self._live and self.air.diff_patch:
                 # Live only: on a load the file holds whatever came after.

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsm.air.archive_titles import is_archived, stored_title, visible_title
+from fsm.air.async_tasks import task_notices
 from fsm.air.client import INDEX_CAPABILITIES, AirClient
 from fsm.air.meta import with_air_meta
 from fsm.claude.transcript_entries import listed_title
@@ -372,25 +373,14 @@ class BackgroundTasks:
 _TASK_MARKERS = ("backgroundTaskId", '"isAsync"', "<task-notification>", "TaskStop", "task_id")
 
 
-def _tag_text(text: str, tag: str) -> str | None:
-    start = text.find(f"<{tag}>")
-    if start < 0:
-        return None
-    end = text.find(f"</{tag}>", start + len(tag) + 2)
-    return None if end < 0 else text[start + len(tag) + 2 : end].strip() or None
-
-
 def _ended_task(text: object) -> str | None:
     """The task a `<task-notification>` input ends: only an input that starts with the tag,
-    and only a notification with a `<status>` (one without comes while the task runs)."""
+    as AIR's `TaskNotification` reads it, and its first notification with a `<status>` (one
+    without comes while the task runs), read by `task_notices`, the one parser of them."""
     if not isinstance(text, str) or not text.lstrip().startswith("<task-notification>"):
         return None
-    body = _tag_text(text, "task-notification")
-    if body is None:
-        return None
-    body = body.split("<result>", 1)[0]
-    task = _tag_text(body, "task-id")
-    return task if task and _tag_text(body, "status") else None
+    notices = task_notices(text)
+    return str(notices[0]["task_id"]) if notices else None
 
 
 def background_tasks_of(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fsm.claude.replay import ActiveScan, ReplayPlanner
 from fsm.claude.transcript_entries import parse_entry
 from fsm.effects import (
+    CloseOpenCalls,
     ForwardAssistantMessage,
     LogNotice,
     PublishRecord,
@@ -23,6 +24,8 @@ from fsm.events import (
 )
 from fsm.session import SessionCore
 from fsm.vocabulary import Category, FailureKind, Severity
+
+CLOSE = CloseOpenCalls()
 
 E = "epoch-1"
 LIMIT = "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin"
@@ -83,7 +86,7 @@ def test_failure_prose_with_no_live_turn_is_a_session_record_or_legacy_prose() -
     )
     # The error result that follows is the same failure: no second record.
     core.handle(DeliveryConfirmed(id=publish.record.id, revision=1))
-    assert core.handle(ResultReceived(epoch=E, subtype="success", is_error=True)) == []
+    assert core.handle(ResultReceived(epoch=E, subtype="success", is_error=True)) == [CLOSE]
     # A legacy client keeps the prose (docs/decisions.md#legacy-clients).
     legacy = _core(capable=False)
     assert legacy.handle(_said("API Error: 500", "<synthetic>", error="server_error")) == [
@@ -99,15 +102,16 @@ def test_failure_prose_with_no_live_turn_is_a_session_record_or_legacy_prose() -
 def test_the_same_runtime_starting_twice_does_not_reset_its_counter() -> None:
     core = _core()
     first = core.handle(ResultReceived(epoch=E, subtype="success", is_error=True, result="x"))
-    [publish] = first
+    [close, publish] = first
+    assert close == CLOSE
     assert isinstance(publish, PublishRecord)
     assert publish.record.id == "sess:session-error:epoch-1:1"
     assert core.handle(RuntimeStarted(epoch=E)) == [
         LogNotice(message="ignored a second start of the same runtime")
     ]
     again = core.handle(ResultReceived(epoch=E, subtype="success", is_error=True, result="y"))
-    assert isinstance(again[0], PublishRecord)
-    assert again[0].record.id == "sess:session-error:epoch-1:2"
+    assert again[0] == CLOSE and isinstance(again[1], PublishRecord)
+    assert again[1].record.id == "sess:session-error:epoch-1:2"
 
 
 def test_a_blank_history_title_falls_back_and_leaves_no_half_made_incident() -> None:

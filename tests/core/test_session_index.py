@@ -636,3 +636,33 @@ def test_a_listed_title_leaves_claude_codes_markers_out(stored: str, shown: str)
     row = _row("a", title=stored)
     assert row.shown_title == shown
     assert row.listed
+
+
+def test_a_notification_ends_its_task_only_as_async_tasks_reads_it() -> None:
+    # The index reads `<task-notification>` inputs through `async_tasks.task_notices`, the one
+    # parser of them (the reference's `endedTaskId` over `taskNotificationsOf`).
+    def open_after(content: object) -> tuple[str, ...]:
+        lines = [
+            _rec({"type": "user", "toolUseResult": {"backgroundTaskId": task}})
+            for task in ("sh1", "sh2")
+        ]
+        lines.append(_rec({"type": "user", "message": {"content": content}}))
+        return background_tasks_of("\n".join(lines), complete=True).open
+
+    assert open_after("\n  " + _notice("sh1")) == ("sh2",)  # whitespace before the tag
+    assert open_after([{"type": "text", "text": _notice("sh2")}]) == ("sh1",)
+    # Only an input that starts with the tag, and only its first notification with a status
+    # (a check-in without one comes first while the task still runs).
+    assert open_after("Done: " + _notice("sh1")) == ("sh1", "sh2")
+    assert open_after(_notice("sh1", None) + _notice("sh2")) == ("sh1",)
+    assert open_after(_notice("sh1") + _notice("sh2")) == ("sh2",)
+    # A notification quoted in another's `<result>` body is no notification.
+    quoted = (
+        "<task-notification><task-id>sh1</task-id><result>"
+        + _notice("sh2")
+        + "</result></task-notification>"
+    )
+    assert open_after(quoted) == ("sh1", "sh2")
+    # Unfinished or empty tags end nothing.
+    assert open_after("<task-notification><task-id>sh1</task-id><status>done") == ("sh1", "sh2")
+    assert open_after(_notice(" ")) == ("sh1", "sh2")

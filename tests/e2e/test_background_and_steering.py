@@ -1,15 +1,13 @@
 """A turn whose background subagent hangs, end to end through real stdio with a real ACP client
 and the scripted Claude (`background_hang`, `background_asks`, tests/support/scripted/): cancelled
 while the subagent runs, the prompt is answered `cancelled`, once; closed, it is answered once,
-no question stays open, and the session's Claude process ends. And a steer that joins the running
-turn, which waits some 30 seconds on the wall clock. The rest of background work and steering is
-played in process: tests/shell/test_background_and_steering.py.
+no question stays open, and the session's Claude process ends. The rest of background work and
+steering is played in process: tests/shell/test_background_and_steering.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,7 @@ from tests.support.harness import (
     until,
 )
 from tests.support.raw_agent import processes_mentioning
-from tests.support.said import is_response, position, said_before, send_steer, until_said
+from tests.support.said import until_said
 
 PERMISSION = "session/request_permission"
 
@@ -96,35 +94,3 @@ async def test_closed_while_the_held_turns_subagent_asks(
     [asked] = [m for m in adapter.incoming() if m.get("method") == PERMISSION]
     withdrawn = [m for m in adapter.incoming() if m.get("method") == "$/cancel_request"]
     assert [m["params"]["requestId"] for m in withdrawn] == [asked["id"]]
-
-
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_steer_joins_the_running_turn(adapters: AdapterPool, tmp_path: Path) -> None:
-    log = tmp_path / "claude.log"
-    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(log)}
-    async with adapters.session_adapter(tmp_path, "steered", env=env) as adapter:
-        session = await adapter.new_session()
-        prompt = asyncio.ensure_future(adapter.prompt(session, "format the file"))
-        await until_said(adapter, "Working on it.")
-        steer = {"sessionId": session, "prompt": [{"type": "text", "text": "use tabs"}]}
-        outcome = await send_steer(adapter, **steer)
-        answer = await prompt
-        idle = await send_steer(
-            adapter, **steer, _meta={"steering": {"idleBehavior": "promptRequired"}}
-        )
-        # Without the opt-in, a steer with no turn running is a turn of its own: its words
-        # stream, and nothing is answered twice.
-        started = await send_steer(adapter, **steer)
-        await until_said(adapter, "Scripted reply to: use tabs")
-        after = await adapter.prompt(session, "and now?")
-    assert started == {"outcome": "startedNewTurn"}
-    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
-    assert outcome == {"outcome": "injected"}
-    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    assert set(adapter.answers().values()) == {1}
-    # Answered once, after the steered message's answer.
-    assert "Steered: using tabs." in said_before(adapter, position(adapter, is_response))
-    assert idle == {"outcome": "promptRequired", "reason": "noRunningTurn"}
-    users = [json.loads(line) for line in log.read_text().splitlines()]
-    steered = [u for u in users if u["kind"] == "user" and u.get("priority")]
-    assert [(u["content"][0]["text"], u["priority"]) for u in steered] == [("use tabs", "now")]

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import acp
 import pytest
 from acp.schema import AllowedOutcome, PromptResponse, RequestPermissionResponse
 
@@ -108,28 +107,3 @@ async def test_authenticate_lets_a_running_turn_finish_then_restarts_claude(
             await until(lambda s=session, o=old: not set(processes_mentioning(s)) & o, "restart")
             assert len(processes_mentioning(session)) == 1
         assert not adapter.records()
-
-
-@pytest.mark.asyncio(loop_scope="module")
-async def test_a_load_with_a_300_character_id_is_a_clean_not_found(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
-        with pytest.raises(acp.RequestError) as caught:
-            await _load(adapter, "a" * 300)
-    error = caught.value
-    assert error.code == -32002
-    assert str(tmp_path) not in repr(error.data) and "/" not in repr(error.data)
-
-
-@pytest.mark.asyncio(loop_scope="module")
-@pytest.mark.parametrize("cwd", ["/" + "d" * 5000, "/tmp/\x00nul"])
-async def test_an_unusable_cwd_is_invalid_params(
-    adapters: AdapterPool, tmp_path: Path, cwd: str
-) -> None:
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
-        with pytest.raises(acp.RequestError) as new:
-            await adapter.conn.new_session(cwd=cwd, mcp_servers=[])
-        with pytest.raises(acp.RequestError) as load:
-            await adapter.conn.load_session(cwd=cwd, session_id="x", mcp_servers=[])
-    assert new.value.code == -32602 and load.value.code == -32602

@@ -1,13 +1,13 @@
-"""What Claude, its tools and its transcripts say cannot act on the client:
-control characters and escape sequences never reach a title, an option name, a plan entry or
-a record title, while a tool's output keeps its bytes. The adapter as a subprocess, the scripted
-Claude playing scripts written here."""
+"""What Claude's stream and transcripts carry that only a real process writes cannot act on the
+client: bytes that are not UTF-8, live and on replay, and tool input nested deeper than a parser
+follows. The adapter as a subprocess, the scripted Claude playing scripts written here. Control
+characters and escape sequences in titles, option names, plan entries and record titles are
+played in process: tests/shell/test_hostile_text.py."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
@@ -16,52 +16,32 @@ from tests.support.harness import TIMEOUT, Adapter, AdapterPool, script_launcher
 
 pytestmark = pytest.mark.e2e
 
-# A Bash command as an attacker would write it: a terminal title change (OSC 0 ... BEL), a
-# clear screen (CSI 2J), a carriage return that hides what came before it, a NUL, and a C1 CSI.
-HOSTILE = "echo \x1b]0;pwned\x07hi \x1b[2J\rrm -rf ~\x00 \x9b31m"
-SHOWN = "echo ␛]0;pwned␇hi ␛[2J␍rm -rf ~␀ \ufffd31m"
-# A card's title is one line with its whitespace collapsed: the carriage return is a space there.
-SHOWN_TITLE = SHOWN.replace("␍", " ")
-COLOURED = "\x1b[31mred\x1b[0m\x07"
-
-_SCRIPTS = f"""
+_SCRIPTS = """
 import os, sys
 from adapter.scripted_claude import runtime
 from adapter.scripted_claude.scenarios import SCENARIOS
 from adapter.scripted_claude.steps import *
 
-HOSTILE = {HOSTILE!r}
-limit = "API Error: Request rejected (429) " + HOSTILE
-mine = [
-    Scenario(name="hostile_text", description="", turns=((
-        Permission(tool_name="Bash", input={{"command": HOSTILE}}, result={COLOURED!r}),
-        ToolUse(name="TodoWrite", input={{"todos": [
-            {{"content": HOSTILE, "status": "pending", "activeForm": HOSTILE}}]}}, result="ok"),
-        AssistantError(error="rate_limit", text=limit, api_error_status=429),
-        Result(is_error=True, result=limit, api_error_status=429, terminal_reason="api_error",
-               stop_reason="stop_sequence"),
-    ),)),
-]
-mine.append(Scenario(name="bad_utf8", description="", turns=((
+mine = [Scenario(name="bad_utf8", description="", turns=((
     # Lone surrogates are written as the raw bytes they escape: invalid UTF-8 on Claude's stdout
     # (a stray 0xFF, a cut-off 3-byte sequence) and in its transcript.
-    Text(text="BEFORE \\udcff\\udce2\\udc82 AFTER", deltas=3), Result()),)))
+    Text(text="BEFORE \\udcff\\udce2\\udc82 AFTER", deltas=3), Result()),))]
 def deep_turn(levels):
     deep = "[" * levels + "1" + "]" * levels
-    tool_use = ('{{"type":"assistant","parent_tool_use_id":null,"session_id":"x","message":'
-        '{{"id":"m_deep","type":"message","role":"assistant","model":"claude-sonnet-4-5",'
-        '"content":[{{"type":"tool_use","id":"toolu_deep","name":"mcp__probe__store",'
-        '"input":{{"label":"kept","data":' + deep + '}}}}],"stop_reason":"tool_use",'
-        '"usage":{{"input_tokens":1,"output_tokens":1}}}}}}')
+    tool_use = ('{"type":"assistant","parent_tool_use_id":null,"session_id":"x","message":'
+        '{"id":"m_deep","type":"message","role":"assistant","model":"claude-sonnet-4-5",'
+        '"content":[{"type":"tool_use","id":"toolu_deep","name":"mcp__probe__store",'
+        '"input":{"label":"kept","data":' + deep + '}}],"stop_reason":"tool_use",'
+        '"usage":{"input_tokens":1,"output_tokens":1}}}')
     # The same input in a permission question: never allowed as the truncated copy.
-    question = ('{{"type":"control_request","request_id":"req_deep","request":'
-        '{{"subtype":"can_use_tool","tool_name":"mcp__probe__store","input":{{"data":'
-        + deep + '}},"tool_use_id":"toolu_deep"}}}}')
+    question = ('{"type":"control_request","request_id":"req_deep","request":'
+        '{"subtype":"can_use_tool","tool_name":"mcp__probe__store","input":{"data":'
+        + deep + '},"tool_use_id":"toolu_deep"}}')
     return (Garbage(line=tool_use), Garbage(line=question),
             Text(text="The answer survives."), Result())
 for levels in (5000, 100000):
-    mine.append(Scenario(name=f"deep_{{levels}}", description="", turns=(deep_turn(levels),)))
-runtime.SCENARIOS = {{**SCENARIOS, **{{s.name: s for s in mine}}}}
+    mine.append(Scenario(name=f"deep_{levels}", description="", turns=(deep_turn(levels),)))
+runtime.SCENARIOS = {**SCENARIOS, **{s.name: s for s in mine}}
 code = runtime.main(sys.argv[1:], os.environ)
 sys.stderr.flush()
 os._exit(code)
@@ -72,11 +52,6 @@ def _launcher(directory: Path) -> Path:
     return script_launcher(directory, "hostile", _SCRIPTS)
 
 
-def _controls(text: str) -> list[str]:
-    """The C0 and C1 control characters in `text` (what a terminal would act on)."""
-    return [c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0]
-
-
 async def _run(adapters: AdapterPool, tmp_path: Path, scenario: str, prompt: str) -> Adapter:
     env = {"CLAUDE_CODE_EXECUTABLE": str(adapters.launcher("hostile", _launcher))}
     async with adapters.session_adapter(tmp_path, scenario, env=env) as adapter:
@@ -84,40 +59,6 @@ async def _run(adapters: AdapterPool, tmp_path: Path, scenario: str, prompt: str
         answer = await adapter.prompt(session, prompt)
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     return adapter
-
-
-@pytest.mark.asyncio(loop_scope="module")
-async def test_titles_options_plans_and_records_show_control_characters_harmlessly(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    adapter = await _run(adapters, tmp_path, "hostile_text", "look \x1b]0;here\x07 please")
-    [asked] = [m for m in adapter.incoming() if m.get("method") == "session/request_permission"]
-    question: dict[str, Any] = asked["params"]
-    names = [option["name"] for option in question["options"]]
-    assert f"Yes, and don't ask again for `{SHOWN}` this session" in names
-    # The card that opens as the call starts streaming (`rawInput: {}`) is titled with the
-    # tool's name until its command is known; every title after that is the command, shown.
-    cards = [u for u in adapter.updates() if u.get("kind") == "execute" and u.get("rawInput")]
-    titles = [question["toolCall"]["title"], *(card["title"] for card in cards)]
-    assert titles and set(titles) == {SHOWN_TITLE}, titles
-    [plan] = adapter.updates("plan")
-    assert [entry["content"] for entry in plan["entries"]] == [SHOWN]
-    [(_, record)] = adapter.records()
-    assert record["title"] == f"API Error: Request rejected (429) {SHOWN}"
-    [named] = [u for u in adapter.updates("session_info_update") if "title" in u]
-    assert named["title"] == "look ␛]0;here␇ please"
-    for text in [*names, *titles, plan["entries"][0]["content"], record["title"], named["title"]]:
-        assert _controls(text) == [], text
-    # The tool's own output keeps its bytes (a console block renders its colours), and so does
-    # the raw input the card carries as data.
-    results = [
-        block["content"]["text"]
-        for update in adapter.updates("tool_call_update")
-        for block in update.get("content") or []
-        if block.get("type") == "content"
-    ]
-    assert any(COLOURED in text for text in results), results
-    assert cards[0]["rawInput"] == {"command": HOSTILE}
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -1,10 +1,12 @@
-"""The adapter's ACP surface end to end: negotiation, session errors, content, permission,
-cancellation, authentication, and the rule that stdout carries nothing but JSON-RPC frames.
+"""The adapter's ACP surface end to end, where it needs the real process: the rule that stdout
+carries nothing but JSON-RPC frames, an opt-in only raw text can carry, a Claude that cannot
+start, the cancel of a Claude that hangs, and authentication. Negotiation, session errors,
+content and permission are played in process: tests/shell/test_protocol.py.
 
 Most tests drive the adapter through `tests/support/harness.py` (the `acp` client over real stdio).
 The negotiation and raw-stdout tests speak JSON-RPC by hand (`RawAdapter`): only raw text can
-carry a malformed `_meta` the `acp` client's models would refuse to build, and only the raw
-byte stream shows whether anything but frames reaches stdout.
+carry a value no JSON encoder writes, and only the raw byte stream shows whether anything but
+frames reaches stdout.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from acp.transports import default_environment
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
 from fsm.air.client import ADVERTISED, air_client
-from tests.support.choosing_client import KindClient
+from tests.support.failure_rows import has_key
 from tests.support.frame_check import check_frame
 from tests.support.harness import (
     OPT_IN,
@@ -35,7 +37,6 @@ from tests.support.harness import (
     TIMEOUT,
     Adapter,
     AdapterPool,
-    script_launcher,
     spawn_adapter,
     until,
 )
@@ -161,14 +162,6 @@ def _initialize_params(capabilities_json: str) -> str:
     return f'{{"protocolVersion":{acp.PROTOCOL_VERSION},"clientCapabilities":{capabilities_json}}}'
 
 
-def _has_key(value: object, key: str) -> bool:
-    if isinstance(value, dict):
-        return key in value or any(_has_key(v, key) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_key(v, key) for v in value)
-    return False
-
-
 # --- negotiation (docs/decisions.md#negotiation and #advertising) ---------------------------------
 
 
@@ -180,35 +173,12 @@ def _opt_in(version_json: str, capabilities_json: str = '["sessionFailure"]') ->
     return _air(f'{{"version":{version_json},"capabilities":{capabilities_json}}}')
 
 
-# Raw JSON for `clientCapabilities`: everything here must silently mean legacy
-# (docs/decisions.md#negotiation). One variant per layer of the envelope; the pure check itself is
-# table-tested in the core's tests. (No `_meta` at all is every legacy run of
-# the failure matrix, tests/shell/test_failure_matrix.py and tests/e2e/test_failure_matrix.py.)
-LEGACY_CAPABILITIES: dict[str, str] = {
-    "_meta a list": '{"_meta":[]}',
-    "_meta null": '{"_meta":null}',
-    "jetbrains a list": '{"_meta":{"jetbrains":[]}}',
-    "air a string": _air('"sessionFailure"'),
-    "version true": _opt_in("true"),
-    'version "1"': _opt_in('"1"'),
-    "version 1.5": _opt_in("1.5"),
-    "version 0": _opt_in("0"),
-    "version Infinity": _opt_in("1e400"),  # valid JSON that overflows to Infinity
-    "capabilities a string": _opt_in("1", '"sessionFailure"'),
-    "capabilities wrong case": _opt_in("1", '["sessionfailure"]'),
-    "old nested form": _air('{"sessionFailure":{"version":1}}'),
-    "envelope outside _meta": json.dumps(OPT_IN),
-}
-# Positive controls: the same path must produce a record when the opt-in is well formed.
-CAPABLE_CAPABILITIES: dict[str, str] = {
-    "version 2, more capabilities": json.dumps(
-        {
-            "_meta": {
-                "jetbrains": {"air": {"version": 2, "capabilities": ["other", "sessionFailure"]}},
-                "vendor": {"x": 1},
-            }
-        }
-    ),
+# Raw JSON for `clientCapabilities` that only raw text can carry: `1e400` is valid JSON that
+# overflows to Infinity, which a client library's encoder writes as `Infinity` (not JSON). It must
+# silently mean legacy (docs/decisions.md#negotiation). Every other malformed opt-in, and the
+# well-formed control, are sent in process: tests/shell/test_protocol.py.
+RAW_ONLY_LEGACY_CAPABILITIES: dict[str, str] = {
+    "version Infinity": _opt_in("1e400"),
 }
 
 
@@ -231,7 +201,7 @@ async def _negotiate(tmp_path: Path, capabilities_json: str) -> str:
             {"sessionId": session, "prompt": [{"type": "text", "text": "hello"}]},
         )
         await raw.finish()
-    records = any(_has_key(frame, "sessionFailure") for frame in raw.frames)
+    records = any(has_key(frame, "sessionFailure") for frame in raw.frames)
     if "error" in answer and not records:
         error = answer["error"]
         if error["code"] == -32603 and error.get("data") == {"errorKind": "rate_limit"}:
@@ -259,18 +229,11 @@ async def _negotiate_all(tmp_path: Path, variants: dict[str, str]) -> dict[str, 
 
 
 @pytest.mark.asyncio
-async def test_malformed_opt_in_means_legacy_never_an_error(tmp_path: Path) -> None:
-    # docs/decisions.md#negotiation; and docs/decisions.md#advertising: every variant's initialize
-    # response carries the advertisement.
-    outcomes = await _negotiate_all(tmp_path, LEGACY_CAPABILITIES)
-    assert outcomes == dict.fromkeys(LEGACY_CAPABILITIES, "legacy")
-
-
-@pytest.mark.asyncio
-async def test_well_formed_opt_in_enables_records(tmp_path: Path) -> None:
-    # The positive control for the test above: the same path, a well-formed opt-in.
-    outcomes = await _negotiate_all(tmp_path, CAPABLE_CAPABILITIES)
-    assert outcomes == dict.fromkeys(CAPABLE_CAPABILITIES, "capable")
+async def test_an_opt_in_only_raw_text_can_carry_means_legacy(tmp_path: Path) -> None:
+    # docs/decisions.md#negotiation; and docs/decisions.md#advertising: the initialize response
+    # carries the advertisement.
+    outcomes = await _negotiate_all(tmp_path, RAW_ONLY_LEGACY_CAPABILITIES)
+    assert outcomes == dict.fromkeys(RAW_ONLY_LEGACY_CAPABILITIES, "legacy")
 
 
 def _initialize_result(adapter: Adapter) -> dict[str, Any]:
@@ -286,22 +249,7 @@ def _initialize_result(adapter: Adapter) -> dict[str, Any]:
     return result
 
 
-# --- session/new and unknown sessions ------------------------------------------------------------
-
-
-@pytest.mark.asyncio
-async def test_session_new_rejects_a_missing_or_relative_cwd(tmp_path: Path) -> None:
-    async with raw_adapter(tmp_path) as raw:
-        await raw.call("initialize", _initialize_params(json.dumps({"_meta": OPT_IN})))
-        missing = await raw.call("session/new", {"mcpServers": []})
-        relative = await raw.call("session/new", {"cwd": "project", "mcpServers": []})
-        dotted = await raw.call("session/new", {"cwd": "./project", "mcpServers": []})
-        # The adapter is still serving: a good request still works.
-        good = await raw.call("session/new", {"cwd": str(raw.workdir), "mcpServers": []})
-        await raw.finish()
-    for answer in (missing, relative, dotted):
-        assert answer.get("error", {}).get("code") == -32602, answer
-    assert isinstance(good.get("result", {}).get("sessionId"), str), good
+# --- session/new without Claude ----------------------------------------------------------------
 
 
 @pytest.mark.asyncio
@@ -328,186 +276,6 @@ async def test_session_new_without_claude_is_a_clear_error_that_leaks_no_path(
     for leak in leaks:
         assert leak not in shown, shown
     assert adapter.records() == []
-
-
-@pytest.mark.asyncio(loop_scope="module")
-async def test_prompt_for_an_unknown_session_is_an_error(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path) as adapter:
-        await adapter.conn.cancel(session_id="no-such-session")  # a notification: ignored
-        answer = await adapter.prompt("no-such-session", "hello")
-        # The adapter is unharmed: a real session still works.
-        session = await adapter.new_session()
-        ok = await adapter.prompt(session, "hello")
-    assert isinstance(answer, acp.RequestError)
-    assert answer.code in (-32602, -32002), answer
-    assert isinstance(ok, PromptResponse) and ok.stop_reason == "end_turn"
-    assert all(count == 1 for count in adapter.answers().values())
-
-
-# --- content -----------------------------------------------------------------------------------
-
-
-@pytest.mark.asyncio(loop_scope="module")
-async def test_thinking_tools_and_text_arrive_in_order(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    async with adapters.session_adapter(tmp_path, "thinking_and_tools") as adapter:
-        session = await adapter.new_session()
-        answer = await adapter.prompt(session, "what is here?")
-    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    updates = [
-        u
-        for u in adapter.updates()
-        if u["sessionUpdate"]
-        in {"agent_thought_chunk", "tool_call", "tool_call_update", "agent_message_chunk"}
-    ]
-    # Text and thinking stream: consecutive chunks of one message join up.
-    merged: list[dict[str, Any]] = []
-    for u in updates:
-        if (
-            merged
-            and u["sessionUpdate"].endswith("_chunk")
-            and merged[-1]["sessionUpdate"] == (u["sessionUpdate"])
-        ):
-            assert u.get("messageId") == merged[-1].get("messageId")
-            merged[-1]["content"]["text"] += u["content"]["text"]
-        else:
-            merged.append(json.loads(json.dumps(u)))
-    # The card opens as Claude starts writing the call, is refined as its command completes,
-    # and is filled in once its input is whole.
-    assert [u["sessionUpdate"] for u in merged] == [
-        "agent_thought_chunk",
-        "tool_call",
-        "tool_call_update",
-        "tool_call_update",
-        "tool_call_update",
-        "tool_call_update",
-        "agent_message_chunk",
-    ]
-    thought, call, refined, filled, running, result, text = merged
-    assert "list the files" in thought["content"]["text"]
-    assert (refined["title"], refined["rawInput"]) == ("ls", {"command": "ls"})
-    assert (call["title"], filled["title"], filled["rawInput"]["command"]) == ("Bash", "ls", "ls")
-    assert (
-        call["toolCallId"] == filled["toolCallId"] == running["toolCallId"] == result["toolCallId"]
-    )
-    assert (call["status"], running["status"], result["status"]) == (
-        "pending",
-        "in_progress",
-        "completed",
-    )
-    assert "README.md" in json.dumps(result)
-    assert text["content"]["text"] == "The directory holds README.md, src and tests."
-    assert adapter.records() == []
-
-
-@pytest.mark.asyncio(loop_scope="module")
-async def test_resource_links_and_embedded_resources_reach_claude(
-    adapters: AdapterPool, tmp_path: Path
-) -> None:
-    link_uri = "file:///workspace/notes.md"
-    embedded_uri = "file:///workspace/tool.py"
-    embedded_text = "print('embedded context')"
-    async with adapters.session_adapter(tmp_path, "success") as adapter:
-        session = await adapter.new_session()
-        answer = await asyncio.wait_for(
-            adapter.conn.prompt(
-                session_id=session,
-                prompt=[
-                    acp.text_block("Summarize these"),
-                    acp.resource_link_block("notes.md", link_uri),
-                    acp.resource_block(acp.embedded_text_resource(embedded_uri, embedded_text)),
-                ],
-            ),
-            TIMEOUT,
-        )
-    assert answer.stop_reason == "end_turn"
-    # The scripted Claude echoes the text of the user message it received.
-    [reply] = [t for t in adapter.agent_texts() if t.startswith("Scripted reply to:")]
-    for part in ("Summarize these", link_uri, embedded_text):
-        assert part in reply, reply
-
-
-# --- permission -------------------------------------------------------------------------------
-
-
-PERMISSION_KINDS = ["allow_always", "allow_once", "reject_once"]
-
-
-@pytest.mark.asyncio(loop_scope="module")
-@pytest.mark.parametrize(
-    ("kind", "fail", "expected"),
-    [
-        ("allow_once", False, "Bash was allowed."),
-        ("reject_once", False, "Bash was denied"),
-        ("allow_once", True, "Bash was denied"),
-    ],
-    ids=["allow", "reject", "client-error"],
-)
-async def test_permission_is_asked_and_honoured(
-    adapters: AdapterPool, tmp_path: Path, kind: str, fail: bool, expected: str
-) -> None:
-    client = KindClient(kind=kind, fail=fail)
-    async with adapters.session_adapter(tmp_path, "permission", client=client) as adapter:
-        session = await adapter.new_session()
-        answer = await adapter.prompt(session, "clean up")
-    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    [offered] = client.offered
-    assert sorted(k for _, k in offered) == sorted(PERMISSION_KINDS)
-    assert len({option_id for option_id, _ in offered}) == 3
-    [request] = [m for m in adapter.incoming() if m.get("method") == "session/request_permission"]
-    assert request["params"]["sessionId"] == session
-    assert "rm -rf build" in json.dumps(request["params"]["toolCall"])
-    texts = adapter.agent_texts()
-    assert any(t.startswith(expected) for t in texts), texts
-    assert adapter.records() == []
-
-
-_PERMISSION_TWICE = """
-import os, sys
-from adapter.scripted_claude import runtime
-from adapter.scripted_claude.scenarios import SCENARIOS
-from adapter.scripted_claude.steps import Permission, Result, Scenario
-
-step = Permission(tool_name="Bash", input={"command": "rm -rf build"}, result="")
-twice = Scenario(
-    name="permission_twice",
-    description="The same tool needs permission in two turns.",
-    turns=((step, Result()), (step, Result())),
-)
-runtime.SCENARIOS = {**SCENARIOS, twice.name: twice}
-code = runtime.main(sys.argv[1:], os.environ)
-sys.stderr.flush()
-os._exit(code)
-"""
-
-
-def _permission_twice_launcher(directory: Path) -> Path:
-    # No shipped scenario asks twice, so this test plays its own two-turn script through the
-    # scripted Claude's runtime.
-    return script_launcher(directory, "permission_twice", _PERMISSION_TWICE)
-
-
-@pytest.mark.asyncio(loop_scope="module")
-async def test_allow_always_is_not_asked_again(adapters: AdapterPool, tmp_path: Path) -> None:
-    client = KindClient(kind="allow_always")
-    launcher = adapters.launcher("permission_twice", _permission_twice_launcher)
-    async with adapters.session_adapter(
-        tmp_path,
-        "permission_twice",
-        client=client,
-        env={"CLAUDE_CODE_EXECUTABLE": str(launcher)},
-    ) as adapter:
-        session = await adapter.new_session()
-        first = await adapter.prompt(session, "clean up")
-        asked_once = len(client.offered)
-        second = await adapter.prompt(session, "clean up again")
-    assert isinstance(first, PromptResponse) and isinstance(second, PromptResponse)
-    assert asked_once == 1
-    assert len(client.offered) == 1  # the second call was allowed without asking
-    assert adapter.agent_texts().count("Bash was allowed.") == 2
 
 
 # --- cancellation (docs/decisions.md#refusal-and-cancellation) ------------------------------------

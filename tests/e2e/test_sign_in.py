@@ -1,8 +1,9 @@
-"""Sign-in that leads somewhere, through the real stdio agent and the scripted Claude: Claude
-Code's terminal-only "/login" never reaches a title or a hint; `authenticate` asks Claude Code
-(`claude auth status --json`) and answers -32000 with what works from an editor while signed
-out, never a false ok; a terminal-capable client's login method signs in for real, and
-`authenticate` afterwards says so."""
+"""Sign-in that leads somewhere, through the real stdio agent and the scripted Claude:
+`authenticate` asks Claude Code (`claude auth status --json`, its own command line) and answers
+-32000 with what works from an editor while signed out, never a false ok; a terminal-capable
+client's login method signs in for real, and `authenticate` afterwards says so. That Claude
+Code's terminal-only "/login" never reaches a prompt's record or answer is played in process:
+tests/shell/test_sign_in.py."""
 
 from __future__ import annotations
 
@@ -19,8 +20,13 @@ from acp.schema import AuthCapabilities, ClientCapabilities, PromptResponse
 
 from adapter.scripted_claude.handshake import LOG_ENV
 from adapter.scripted_claude.runtime import AUTH_STATUS_ENV, LOGOUT_ENV
-from fsm import AUTH_REQUIRED_MESSAGE
-from tests.support.harness import ROOT, TIMEOUT, record_in, spawn_adapter
+from tests.support.harness import (
+    ROOT,
+    TIMEOUT,
+    assert_signed_out_answer,
+    record_in,
+    spawn_adapter,
+)
 
 
 def _argvs(log: Path) -> list[list[str]]:
@@ -35,14 +41,6 @@ async def _authenticate(adapter: Any, method_id: str) -> Any:
         return refused
 
 
-def _assert_signed_out_answer(answer: Any) -> None:
-    assert isinstance(answer, acp.RequestError), answer
-    assert answer.code == -32000
-    assert str(answer) == AUTH_REQUIRED_MESSAGE or AUTH_REQUIRED_MESSAGE in str(answer)
-    assert "claude-acp login" in AUTH_REQUIRED_MESSAGE and "ANTHROPIC_API_KEY" in str(answer)
-    assert "/login" not in str(answer)
-
-
 @pytest.mark.asyncio
 async def test_authenticate_while_signed_out_is_32000_with_an_editors_hint(
     tmp_path: Path,
@@ -51,7 +49,7 @@ async def test_authenticate_while_signed_out_is_32000_with_an_editors_hint(
     env = {LOG_ENV: str(log), AUTH_STATUS_ENV: "signed-out"}
     async with spawn_adapter(tmp_path, "success", env=env) as adapter:
         answer = await _authenticate(adapter, "claude-login")
-    _assert_signed_out_answer(answer)
+    assert_signed_out_answer(answer)
     assert ["auth", "status", "--json"] in _argvs(log)  # Claude Code was asked
     assert "Claude Code is not signed in" in adapter.stderr_path.read_text("utf-8", "replace")
 
@@ -92,33 +90,9 @@ async def test_a_terminal_login_then_authenticate_reports_the_truth(tmp_path: Pa
         back = await _authenticate(adapter, "claude-ai-login")
         prompted = await adapter.prompt(session, "hello again")
     assert signed_in is not None and not isinstance(signed_in, acp.RequestError)
-    _assert_signed_out_answer(signed_out)
+    assert_signed_out_answer(signed_out)
     assert back is not None and not isinstance(back, acp.RequestError)
     assert isinstance(prompted, PromptResponse) and prompted.stop_reason == "end_turn"
     assert record_in(prompted.field_meta) is None  # signed in again: no sign-in record
     assert ["auth", "login", "--claudeai"] in _argvs(log)
     assert _argvs(log).count(["auth", "status", "--json"]) == 3
-
-
-@pytest.mark.asyncio
-async def test_the_sign_in_record_keeps_what_happened_and_drops_the_terminal_step(
-    tmp_path: Path,
-) -> None:
-    async with spawn_adapter(tmp_path, "synthetic_login") as adapter:
-        session = await adapter.new_session()
-        answer = await adapter.prompt(session, "hello")
-    assert isinstance(answer, PromptResponse)
-    record = record_in(answer.field_meta)
-    assert record is not None
-    assert (record["category"], record["actions"]) == ("access", ["login"])
-    # Claude Code said "Please run /login · API key is invalid": what happened stays.
-    assert record["title"] == "API key is invalid"
-    assert "/login" not in json.dumps(record)
-
-
-@pytest.mark.asyncio
-async def test_a_plain_client_is_told_what_works_from_an_editor(tmp_path: Path) -> None:
-    async with spawn_adapter(tmp_path, "synthetic_login", capable=False) as adapter:
-        session = await adapter.new_session()
-        answer = await adapter.prompt(session, "hello")
-    _assert_signed_out_answer(answer)

@@ -7,11 +7,10 @@ a real ACP client and the scripted Claude under the real SDK, playing tests/supp
   subagent ends (`task_notification`, then an autonomous result), and a question it asks, land
   inside the turn; the prompt is answered once, after them;
 - cancelled or closed while the subagent hangs: end to end
-  (tests/e2e/test_background_and_steering.py), where the Claude process's end is seen; so is a
-  steer joining the running turn, which waits some 30 seconds on the wall clock;
-- `_session/steering` during a turn is sent to Claude at once with priority `now` and the turn
-  is answered once, when Claude is idle after the steered message; with no turn running it is
-  `promptRequired` for a client that asked, else a turn of its own;
+  (tests/e2e/test_background_and_steering.py), where the Claude process's end is seen;
+- `_session/steering` during a turn is sent to Claude at once with priority `now` and joins the
+  running turn, which is answered once, when Claude is idle after the steered message; with no
+  turn running it is `promptRequired` for a client that asked, else a turn of its own;
 - bad input: a notification for a task nobody started, task frames without ids, a steer with
   bad params or for an unknown session: a clear outcome, and nothing else lost.
 """
@@ -137,12 +136,64 @@ async def test_work_claude_does_between_turns_ends_its_cards_at_its_result(tmp_p
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_work_with_no_origin_between_turns_ends_its_cards_at_its_result(
+    tmp_path: Path, capable: bool
+) -> None:
+    # A `/loop` fire or a scheduled task: work between turns whose result carries no origin.
+    # Its card ends at that result, not at the next turn's end
+    # (docs/decisions.md#own-work-ends-its-cards).
+    async with agent_in_process(
+        tmp_path, "loop_fire_open_card", scenarios=SCENARIOS, capable=capable
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "loop")
+        answered = position(adapter, is_response)
+        await until(
+            lambda: any(_final(m, "lp1") for m in adapter.incoming()), "the card's final status"
+        )
+        await until_said(adapter, "The build is green.")
+    # No next prompt was sent: nothing but that result ended the card.
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    opened = position(adapter, lambda m: _update(m).get("toolCallId") == "lp1")
+    closed = [_update(m) for m in adapter.incoming() if _final(m, "lp1")]
+    assert answered < opened < position(adapter, lambda m: _final(m, "lp1"))
+    assert [u["status"] for u in closed] == ["failed"]  # it never got a result
+    assert set(adapter.answers().values()) == {1} and adapter.records() == []
+
+
+@pytest.mark.asyncio
 async def test_a_subagents_call_open_at_the_answer_is_not_failed(tmp_path: Path) -> None:
     # AIR's `backgroundSubagents`: the turn is answered while its subagent's call runs; that
     # card stays open past the answer and completes with its result, never failed.
     meta = {"jetbrains": {"air": {"version": 1, "capabilities": ["backgroundSubagents"]}}}
     async with agent_in_process(
         tmp_path, "background_call_open", scenarios=SCENARIOS, client_meta=meta
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "audit")
+        await until_said(adapter, "The audit found two issues.")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    answered = position(adapter, is_response)
+    statuses = [
+        (i, _update(m).get("status"))
+        for i, m in enumerate(adapter.incoming())
+        if _update(m).get("toolCallId") == "sr1" and _update(m).get("status")
+    ]
+    assert "failed" not in [status for _, status in statuses]
+    assert statuses[-1][1] == "completed" and statuses[-1][0] > answered
+
+
+@pytest.mark.asyncio
+async def test_a_subagent_moved_to_the_background_keeps_its_call_open_past_the_answer(
+    tmp_path: Path,
+) -> None:
+    # A steer (or the user) moved the foreground subagent to the background: the bundled CLI
+    # says so in a `task_updated`, and its open call lives on past the turn's answer as one
+    # started in the background does, completed by its own result, never failed.
+    meta = {"jetbrains": {"air": {"version": 1, "capabilities": ["backgroundSubagents"]}}}
+    async with agent_in_process(
+        tmp_path, "background_moved_call_open", scenarios=SCENARIOS, client_meta=meta
     ) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "audit")
@@ -444,3 +495,35 @@ async def test_steering_bad_input(tmp_path: Path) -> None:
         # Nothing was lost: the session still answers.
         answer = await adapter.prompt(session, "hi")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio
+async def test_a_steer_joins_the_running_turn(tmp_path: Path) -> None:
+    log = tmp_path / "claude.log"
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(log)}
+    async with agent_in_process(tmp_path, "steered", scenarios=SCENARIOS, env=env) as adapter:
+        session = await adapter.new_session()
+        prompt = asyncio.ensure_future(adapter.prompt(session, "format the file"))
+        await until_said(adapter, "Working on it.")
+        steer = {"sessionId": session, "prompt": [{"type": "text", "text": "use tabs"}]}
+        outcome = await send_steer(adapter, **steer)
+        answer = await prompt
+        idle = await send_steer(
+            adapter, **steer, _meta={"steering": {"idleBehavior": "promptRequired"}}
+        )
+        # Without the opt-in, a steer with no turn running is a turn of its own: its words
+        # stream, and nothing is answered twice.
+        started = await send_steer(adapter, **steer)
+        await until_said(adapter, "Scripted reply to: use tabs")
+        after = await adapter.prompt(session, "and now?")
+    assert started == {"outcome": "startedNewTurn"}
+    assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
+    assert outcome == {"outcome": "injected"}
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert set(adapter.answers().values()) == {1}
+    # Answered once, after the steered message's answer.
+    assert "Steered: using tabs." in said_before(adapter, position(adapter, is_response))
+    assert idle == {"outcome": "promptRequired", "reason": "noRunningTurn"}
+    users = [json.loads(line) for line in log.read_text().splitlines()]
+    steered = [u for u in users if u["kind"] == "user" and u.get("priority")]
+    assert [(u["content"][0]["text"], u["priority"]) for u in steered] == [("use tabs", "now")]

@@ -12,7 +12,6 @@ prompt in the same session, which must succeed.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from pathlib import Path
 
@@ -37,11 +36,9 @@ async def _run(tmp_path: Path, scenario: str, *, capable: bool) -> Run:
 @pytest.mark.asyncio
 @pytest.mark.parametrize("row", LIVING_ROWS, ids=[row.scenario for row in LIVING_ROWS])
 async def test_failure_row(tmp_path: Path, row: Row) -> None:
-    # The two client modes are independent agents; they run side by side.
-    capable, legacy = await asyncio.gather(
-        _run(tmp_path / "capable", row.scenario, capable=True),
-        _run(tmp_path / "legacy", row.scenario, capable=False),
-    )
+    # The two client modes are independent agents, one after the other.
+    capable = await _run(tmp_path / "capable", row.scenario, capable=True)
+    legacy = await _run(tmp_path / "legacy", row.scenario, capable=False)
     check_both(row, capable, legacy)
 
 

@@ -1,8 +1,9 @@
 """`adapter.claude.translate.read_frame`: the one step each frame of Claude's takes on its way in.
-It says which core events the frame makes and what the view does with it, and keeps nothing
-between frames (docs/decisions.md#refusal-explanation: a note said ahead of a refusal is the
-core's to keep). The session performs the reading (`ClaudeSide.on_message`); the last tests
-here drive that path on the fakes of `tests/support/shell_harness.py`."""
+It says which core events the frame makes, what the view does with it and what Claude Code
+changed by itself for the controls to follow (`OwnChanges`), and keeps nothing between frames
+(docs/decisions.md#refusal-explanation: a note said ahead of a refusal is the core's to keep).
+The session performs the reading (`ClaudeSide.on_message`); the last tests here drive that path
+on the fakes of `tests/support/shell_harness.py`."""
 
 from __future__ import annotations
 
@@ -14,12 +15,20 @@ from acp.schema import PromptResponse
 from claude_agent_sdk import AssistantMessage, StreamEvent, UserMessage
 from claude_agent_sdk._internal.message_parser import parse_message
 
-from adapter.claude.translate import Reading, Shown, read_frame
+from adapter.claude.translate import (
+    NO_CHANGES,
+    FastMode,
+    OwnChanges,
+    Reading,
+    Shown,
+    read_frame,
+)
 from adapter.claude.unparsed import UnparsedFrame
 from fsm import (
     AnswerStreamStarted,
     AssistantMessageReceived,
     ContextMeasured,
+    ModelFellBack,
     PromptEchoed,
     RateLimitReported,
     RefusalExplained,
@@ -160,7 +169,7 @@ def test_a_result_and_a_compaction_measure_the_context_first() -> None:
     boundary = {"type": "system", "subtype": "compact_boundary", "session_id": "s"}
     assert read(boundary)[1] == Reading(Shown.SYSTEM, measured=True)
     init = {"type": "system", "subtype": "init", "session_id": "s"}
-    assert read(init)[1] == Reading(Shown.SYSTEM)
+    assert read(init)[1] == Reading(Shown.SYSTEM, changes=OwnChanges(init=True))
 
 
 def test_a_rate_limit_is_stamped_with_both_clocks() -> None:
@@ -197,6 +206,118 @@ def test_a_user_frame_is_an_echo_or_tool_results() -> None:
     }
     parsed, reading = read(results)
     assert isinstance(parsed, UserMessage) and reading == Reading(Shown.TOOL_RESULTS)
+
+
+# --- what Claude Code changed by itself, for the controls ----------------------------------
+
+
+def _system(subtype: str, **fields: Any) -> dict[str, Any]:
+    return {"type": "system", "subtype": subtype, "session_id": "s", **fields}
+
+
+def test_an_init_names_the_mode_the_terminal_commands_and_fast_mode() -> None:
+    init = _system(
+        "init",
+        permissionMode="acceptEdits",
+        terminal_slash_commands=["/login", "doctor", 7],
+        fast_mode_state="off",
+        fast_mode_disabled_reason="free",
+    )
+    assert read(init)[1].changes == OwnChanges(
+        mode="acceptEdits",
+        init=True,
+        terminal_only=frozenset({"login", "doctor"}),
+        fast=FastMode(on=False, reason="free"),
+    )
+    # A status frame names the mode alone: its other fields are not followed.
+    status = _system(
+        "status", permissionMode="plan", terminal_slash_commands=["/x"], fast_mode_state="on"
+    )
+    assert read(status)[1].changes == OwnChanges(mode="plan")
+
+
+def test_what_makes_no_sense_changes_nothing() -> None:
+    odd = _system("init", permissionMode=["plan"], terminal_slash_commands="login")
+    assert read(odd)[1].changes == OwnChanges(init=True)
+    assert read(_system("status", fast_mode_state="cooldown"))[1].changes == NO_CHANGES
+    assert read(_system("elicitation_complete", elicitation_id=""))[1].changes == OwnChanges()
+    parsed = read(_system("status"))[0]
+    parsed.data = None  # the SDK passes its fields through unchecked
+    assert read_frame(parsed, None, EPOCH, now=NOW, wall=WALL).changes == NO_CHANGES
+
+
+def test_entering_plan_mode_is_the_plan_mode() -> None:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "EnterPlanMode", "input": {}}
+    entering = read(_assistant([{"type": "text", "text": "Planning."}, call]))[1]
+    assert entering.shown is Shown.ASSISTANT and entering.changes == OwnChanges(mode="plan")
+    other = {**call, "name": "Read"}
+    assert read(_assistant([other]))[1].changes == NO_CHANGES
+
+
+def test_a_command_list_is_passed_on_as_claude_code_wrote_it() -> None:
+    entries = [{"name": "review", "description": "Review"}, "odd"]
+    listed = read(_system("commands_changed", commands=entries))[1]
+    assert listed.changes == OwnChanges(commands_changed=True, commands=tuple(entries))
+    # A list that is not one still means the commands changed (the skill files are read again).
+    unlisted = read(_system("commands_changed", commands={"review": {}}))[1]
+    assert unlisted.changes == OwnChanges(commands_changed=True)
+
+
+def test_a_url_request_done_is_named_by_its_id() -> None:
+    done = read(_system("elicitation_complete", elicitation_id="el-1", mcp_server_name="m"))[1]
+    assert done.changes == OwnChanges(elicitation_completed="el-1")
+
+
+@pytest.mark.parametrize(
+    ("direction", "scope", "followed"),
+    [
+        (None, None, True),
+        ("forward", "session", True),
+        ("revert", None, False),
+        (None, "local", False),
+    ],
+)
+def test_a_fallback_for_good_moves_the_sessions_model(
+    direction: str | None, scope: str | None, followed: bool
+) -> None:
+    said = {"direction": direction, "scope": scope}
+    frame = _system(
+        "model_refusal_fallback",
+        original_model="claude-opus-4-1",
+        fallback_model="claude-sonnet-4-5",
+        **{k: v for k, v in said.items() if v is not None},
+    )
+    reading = read(frame)[1]
+    assert reading.changes == OwnChanges(model="claude-sonnet-4-5" if followed else None)
+    # The core hears of every fallback (its notice), followed or not.
+    assert [type(e) for e in reading.events] == [ModelFellBack]
+
+
+def test_a_malformed_frame_still_says_what_claude_changed() -> None:
+    # No original model: nothing for the core, but the session's model moved all the same.
+    frame = _system("model_refusal_fallback", fallback_model="claude-sonnet-4-5")
+    assert read(frame)[1] == Reading(Shown.MALFORMED, changes=OwnChanges(model="claude-sonnet-4-5"))
+
+
+def test_fast_mode_is_read_from_a_user_turns_result_as_claude_code_wrote_it() -> None:
+    said = {"fast_mode_state": "off", "fast_mode_disabled_reason": "network_error"}
+    result = read({**_result(), **said})[1]
+    assert result.changes == OwnChanges(fast=FastMode(on=False, reason="network_error"))
+    assert read({**_result(), "fast_mode_state": "on"})[1].changes == OwnChanges(
+        fast=FastMode(on=True)
+    )
+    # Claude Code's own work is no user's turn; `cooldown` is no change.
+    autonomous = {**_result(), **said, "origin": {"kind": "task-notification"}}
+    assert read(autonomous)[1].changes == NO_CHANGES
+    assert read({**_result(), "fast_mode_state": "cooldown"})[1].changes == NO_CHANGES
+
+
+def test_a_delta_and_an_unparsed_frame_change_nothing() -> None:
+    delta = _delta({"type": "message_start", "message": {"model": "m"}})
+    frame = {"type": "tool_progress", "fast_mode_state": "on"}
+    assert read_frame(delta, frame, EPOCH, now=NOW, wall=WALL).changes == NO_CHANGES
+    unparsed = read_frame(UnparsedFrame(frame), frame, EPOCH, now=NOW, wall=WALL)
+    assert unparsed.changes == NO_CHANGES
 
 
 # --- the reading performed: `ClaudeSide.on_message` ----------------------------------------
@@ -254,3 +375,14 @@ async def test_the_context_is_measured_before_the_result_is_decided() -> None:
         await _say(session, _result())
         await answer_of(box)
         assert [type(e) for e in fed] == [ContextMeasured, ResultReceived]
+
+
+async def test_the_controls_follow_what_the_reading_says_before_the_core_decides() -> None:
+    async with session_with_fakes() as (session, link, _, _):
+        await _say(session, _system("status", permissionMode="plan"))
+        [mode, options] = link.sent
+        assert mode.session_update == "current_mode_update" and mode.current_mode_id == "plan"
+        assert options.session_update == "config_option_update"
+        # The mode it is in already changes nothing.
+        await _say(session, _system("status", permissionMode="plan"))
+        assert len(link.sent) == 2

@@ -1,4 +1,4 @@
-"""Pins for the two import-time touchpoints of `adapter/lean_imports.py`.
+"""Pins for the import-time touchpoints of `adapter/lean_imports.py`.
 
 Both run in a fresh interpreter (this test process has imported `acp` and the SDK the ordinary
 way already), and each compares what the lean import gives with what the ordinary import gives,
@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import marshal
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +20,7 @@ from typing import Any
 from pydantic._internal._config import ConfigWrapper
 
 import adapter
-from adapter.lean_imports import MCP_BRIDGE, SDK_PACKAGE, reexported_names
+from adapter.lean_imports import DATACLASS_CODE_PREFIX, MCP_BRIDGE, SDK_PACKAGE, reexported_names
 
 ROOT = Path(adapter.__file__).resolve().parent.parent
 
@@ -155,3 +157,117 @@ def test_the_sdk_init_still_reexports_what_the_adapter_imports_from_it() -> None
     assert used <= set(names)
     assert names["ClaudeSDKClient"] == (".client", "ClaudeSDKClient")
     assert claude_agent_sdk.__name__ == SDK_PACKAGE
+
+
+# Dataclasses of every kind the adapter and the SDK define, and what each instance says.
+DATACLASS_SAMPLE = """
+import dataclasses, json
+from dataclasses import dataclass, field
+
+@dataclass(frozen=True, slots=True)
+class Frozen:
+    name: str
+    size: int = 3
+    tags: tuple[str, ...] = ()
+
+@dataclass(order=True, kw_only=True)
+class Ordered:
+    rank: int
+    items: list[int] = field(default_factory=list)
+    hidden: str = field(default="h", repr=False, compare=False)
+
+@dataclass(eq=False)
+class Plain:
+    value: object = None
+
+a, b = Frozen("x"), Frozen("x", 4, ("t",))
+try:
+    a.name = "y"
+    frozen_refused = False
+except dataclasses.FrozenInstanceError:
+    frozen_refused = True
+facts = {
+    "reprs": [repr(a), repr(b), repr(Ordered(rank=1)), repr(Ordered(rank=2, items=[1]))],
+    "eq": [a == Frozen("x"), a == b, Ordered(rank=1, hidden="a") == Ordered(rank=1)],
+    "hash": hash(a) == hash(Frozen("x")),
+    "order": sorted([Ordered(rank=2), Ordered(rank=1)]) == [Ordered(rank=1), Ordered(rank=2)],
+    "fresh_lists": Ordered(rank=1).items is not Ordered(rank=1).items,
+    "identity_eq": Plain() != Plain(),
+    "frozen_refused": frozen_refused,
+    "slots": Frozen.__slots__,
+    "fields": [f.name for f in dataclasses.fields(Ordered)],
+}
+"""
+
+
+def _cached_dataclasses(cache: Path, *, env: dict[str, str] | None = None) -> Any:
+    """Define `DATACLASS_SAMPLE`'s classes in a fresh interpreter with the dataclass code cache
+    at `cache`, and save it; what they did and what the cache saw."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import json, sys\n"
+            "from pathlib import Path\n"
+            "from adapter.lean_imports import cache_dataclass_code\n"
+            f"code = cache_dataclass_code(Path({str(cache)!r}))\n"
+            + DATACLASS_SAMPLE
+            + "saved = code.save()\n"
+            "print(json.dumps({'facts': facts, 'hits': code.hits, 'compiled': len(code.stored)"
+            " if saved else len(code.new), 'saved': saved}))",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        # Written as Python writes bytecode: not where the caller's shell says not to.
+        env={
+            **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+            **(env or {}),
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_dataclasses_built_from_cached_code_behave_as_compiled_ones(tmp_path: Path) -> None:
+    ordinary: dict[str, Any] = {}
+    exec(DATACLASS_SAMPLE, ordinary)
+    expected = json.loads(json.dumps(ordinary["facts"]))
+    cache = tmp_path / "dataclass-code.marshal"
+    first = _cached_dataclasses(cache)
+    assert first["hits"] == 0 and first["saved"] is True and cache.exists()
+    assert first["facts"] == expected
+    second = _cached_dataclasses(cache)
+    # Every generated method came from the cache: nothing compiled, nothing to save.
+    assert second["hits"] >= 12 and second["saved"] is False and second["compiled"] == 0
+    assert second["facts"] == expected
+
+
+def test_a_foreign_or_broken_dataclass_code_cache_is_compiled_over(tmp_path: Path) -> None:
+    cache = tmp_path / "dataclass-code.marshal"
+    for junk in (b"not marshal at all", marshal.dumps((0, b"", "other"), 4), b""):
+        cache.write_bytes(junk)
+        got = _cached_dataclasses(cache)
+        assert got["hits"] == 0 and got["saved"] is True
+    assert _cached_dataclasses(cache)["hits"] > 0  # the file written over it is read
+
+
+def test_no_dataclass_code_cache_is_written_without_bytecode(tmp_path: Path) -> None:
+    cache = tmp_path / "dataclass-code.marshal"
+    got = _cached_dataclasses(cache, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert got["saved"] is False and not cache.exists()
+
+
+def test_the_dataclass_code_cache_lives_beside_the_adapters_bytecode() -> None:
+    got = _fresh(
+        "import importlib.util, json\n"
+        "from adapter import lean_imports\n"
+        "path = lean_imports._code_path()\n"
+        "pyc = importlib.util.cache_from_source(lean_imports.__file__)\n"
+        "print(json.dumps({'path': str(path), 'pyc': pyc}))"
+    )
+    assert Path(got["path"]).parent == Path(got["pyc"]).parent
+    tag = sys.implementation.cache_tag
+    assert Path(got["path"]).name == f"{DATACLASS_CODE_PREFIX}.{tag}.marshal"

@@ -2,15 +2,20 @@
 `adapter/claude/managed_settings.py`, the mode pickers that start from them): a repository's
 committed settings never start a session that asks less than Manual, the user's own settings
 do, the two opt-outs take bypass away, the managed policy's environment reaches the adapter's
-own, and bad files give a clear log line and Manual."""
+own, and bad files give a clear log line and Manual. The last tests go through the whole agent
+in process (`agent_in_process`, the scripted Claude logging the argv and control requests that
+reached it); the user's own bypass default reaching Claude Code's process is end to end
+(tests/e2e/test_permission_trust.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
 from typing import Any
 
+import acp
 import pytest
 from acp import RequestError
 
@@ -21,6 +26,7 @@ from adapter.claude.permission_settings import PermissionSettings, permission_se
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.settings_reader import SettingsReader
 from adapter.controls.pickers import SessionConfig
+from tests.support.shell_harness import WAIT, InProcessAgent, agent_in_process
 
 ESCALATING = ("bypassPermissions", "acceptEdits", "auto")
 # Where bypass is offered at all: not as root outside a sandbox (Claude Code refuses it there).
@@ -322,3 +328,103 @@ def test_a_managed_tier_that_is_not_json_takes_bypass_away(
     _write(config / "settings.json", _mode("acceptEdits"))
     policy = _policy(project, env, tmp_path / "managed")
     assert policy.bypass_disabled and policy.default_mode == "acceptEdits"
+
+
+# --- through the whole agent, in process ----------------------------------------------------
+
+
+def _claude_log(tmp_path: Path) -> list[dict[str, Any]]:
+    """What reached the scripted Claude (`agent_in_process` has it log beside the test)."""
+    path = tmp_path / "claude-log.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    return [json.loads(line) for line in lines]
+
+
+def _permission_modes(tmp_path: Path) -> list[str | None]:
+    """The `--permission-mode` of every Claude Code started, in order."""
+    found = []
+    for entry in _claude_log(tmp_path):
+        if entry["kind"] == "argv":
+            argv = entry["argv"]
+            index = argv.index("--permission-mode") if "--permission-mode" in argv else -1
+            found.append(argv[index + 1] if index >= 0 else None)
+    return found
+
+
+def _switches(tmp_path: Path) -> list[str]:
+    return [
+        e["request"]["mode"]
+        for e in _claude_log(tmp_path)
+        if e["kind"] == "control" and e["request"].get("subtype") == "set_permission_mode"
+    ]
+
+
+def _folder(tmp_path: Path, name: str, settings: dict[str, Any] | None) -> Path:
+    folder = tmp_path / name
+    (folder / ".claude").mkdir(parents=True)
+    if settings is not None:
+        _write(folder / ".claude" / "settings.json", settings)
+    return folder
+
+
+async def _new(
+    adapter: InProcessAgent, cwd: Path, meta: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    params: dict[str, Any] = {"cwd": str(cwd), "mcpServers": []}
+    if meta is not None:
+        params["_meta"] = meta
+    answer: dict[str, Any] = await adapter.request("session/new", params)
+    return answer
+
+
+def _offered(answer: dict[str, Any]) -> list[str]:
+    return [m["id"] for m in answer["modes"]["availableModes"]]
+
+
+@pytest.mark.asyncio
+async def test_a_repositorys_escalating_mode_starts_the_session_and_claude_in_manual(
+    tmp_path: Path,
+) -> None:
+    async with agent_in_process(tmp_path, "success", env=SANDBOXED) as adapter:
+        answers = []
+        for mode in ESCALATING:
+            folder = _folder(tmp_path, f"repo-{mode}", _mode(mode))
+            answers.append(await _new(adapter, folder))
+        said = adapter.stderr()
+    assert [a["modes"]["currentModeId"] for a in answers] == ["default"] * 3
+    assert all("bypassPermissions" in _offered(a) for a in answers)  # still the user's choice
+    # Claude Code was told Manual: a host flag would have skipped its own trust policy.
+    assert _permission_modes(tmp_path) == ["default"] * 3
+    for mode in ESCALATING:
+        assert said.count(f"ignoring permissions.defaultMode {mode!r}") == 1
+
+
+@pytest.mark.asyncio
+async def test_both_opt_outs_take_bypass_away_and_refuse_a_later_switch(tmp_path: Path) -> None:
+    disabled = {"permissions": {"disableBypassPermissionsMode": "disable"}}
+    host_opt_out = {"claudeCode": {"options": {"allowDangerouslySkipPermissions": False}}}
+    async with agent_in_process(tmp_path, "success", env=SANDBOXED) as adapter:
+        by_settings = await _new(adapter, _folder(tmp_path, "managed-repo", disabled))
+        by_host = await _new(adapter, _folder(tmp_path, "plain", None), host_opt_out)
+        refusals = []
+        for answer in (by_settings, by_host):
+            session = answer["sessionId"]
+            for call in (
+                adapter.conn.set_session_mode(session_id=session, mode_id="bypassPermissions"),
+                adapter.conn.set_config_option(
+                    config_id="mode", session_id=session, value="bypassPermissions"
+                ),
+            ):
+                with pytest.raises(acp.RequestError) as refused:
+                    await asyncio.wait_for(call, WAIT)
+                refusals.append(refused.value.code)
+        # A session without an opt-out still offers it: the assertions above can fail.
+        plain = await _new(adapter, _folder(tmp_path, "plain-too", None))
+    assert "bypassPermissions" not in _offered(by_settings)
+    assert "bypassPermissions" not in _offered(by_host)
+    for answer in (by_settings, by_host):
+        [mode_option] = [o for o in answer["configOptions"] if o["id"] == "mode"]
+        assert "bypassPermissions" not in [o["value"] for o in mode_option["options"]]
+    assert refusals == [-32602] * 4
+    assert "bypassPermissions" in _offered(plain)
+    assert "bypassPermissions" not in _switches(tmp_path)

@@ -1,8 +1,8 @@
 """`fsm.records.redact`, which keeps credentials, private paths and environment values out of every
 title (spec "Title and details", docs/decisions.md#titles): ordinary text passes unchanged (a title
 is Claude's text, so every false positive rewrites what Claude said), and each credential shape is
-masked while the words around it survive. Through the real adapter, with the scripted Claude's
-`hostile_error` prose, in `tests/e2e/test_redaction.py`.
+masked while the words around it survive. Through the whole agent, with the scripted Claude's
+`hostile_error` prose, in `tests/shell/test_redaction.py`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from tests.support.frame_check import check_frame
 # Fault scenarios with a test of their own instead of a row of `FAULTS`.
 TESTED_ELSEWHERE = {
     "die_after_result",  # tests/e2e/test_claude_faults.py: answered before the death
-    "hostile_error",  # tests/e2e/test_redaction.py
+    "hostile_error",  # tests/shell/test_redaction.py, tests/e2e/test_secrets.py
     "rate_limit_every_turn",  # tests/e2e/test_memory.py
     "large_message",  # tests/e2e/test_large_messages.py
     "ignore_sigterm",  # tests/e2e/test_signals.py

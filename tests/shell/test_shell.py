@@ -24,6 +24,7 @@ from adapter.claude.runtime_settings import RuntimeSettings, private_values
 from adapter.claude.translate import event_for
 from fsm import (
     TITLE_LIMIT,
+    BackgroundTaskSettled,
     BackgroundTaskStarted,
     RefusalExplained,
     ResultReceived,
@@ -318,6 +319,35 @@ def test_a_task_start_says_whether_the_task_runs_in_the_background(
     event = event_for(message, EPOCH)
     assert isinstance(event, BackgroundTaskStarted)
     assert (event.subagent, event.backgrounded) == (subagent, backgrounded)
+
+
+@pytest.mark.parametrize(
+    ("patch", "moved"),
+    [
+        ({"is_backgrounded": True}, True),
+        ({"is_backgrounded": True, "status": "running"}, True),
+        ({"is_backgrounded": False}, False),
+        ({"is_backgrounded": "yes"}, False),
+        ({"status": "running"}, False),
+    ],
+)
+def test_a_task_moved_to_the_background_is_said_to_the_core(
+    patch: dict[str, Any], moved: bool
+) -> None:
+    # The bundled CLI's `task_updated` when a foreground task goes to the background (a steer,
+    # or the user): the reference marks its live task backgrounded.
+    message = SystemMessage(subtype="task_updated", data={"task_id": "a1", "patch": patch})
+    event = event_for(message, EPOCH)
+    if moved:
+        assert isinstance(event, BackgroundTaskStarted)
+        assert (event.task_id, event.backgrounded, event.moved) == ("a1", True, True)
+    else:
+        assert event is None
+    # A final status ends the task, moved or not.
+    ended = {"task_id": "a1", "patch": {**patch, "status": "completed"}}
+    assert isinstance(
+        event_for(SystemMessage(subtype="task_updated", data=ended), EPOCH), BackgroundTaskSettled
+    )
 
 
 def test_secret_named_environment_values_are_masked() -> None:

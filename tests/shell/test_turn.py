@@ -290,7 +290,8 @@ async def test_bad_stream_events_blocks_and_tool_input_cost_nothing_else(tmp_pat
     assert "content" not in binary[-1] and binary[0]["content"][0]["oldText"] == "a"
     missing = cards[3]
     assert missing[-1]["status"] == "failed"
-    assert missing[-1]["content"][0]["content"]["text"] == "File does not exist."
+    # A failed call's text is fenced (docs/decisions.md#failed-call-text-fenced).
+    assert missing[-1]["content"][0]["content"]["text"] == "```\nFile does not exist.\n```"
     warned = [
         line for line in adapter.stderr().splitlines() if "WARNING" in line and "skipped" in line
     ]

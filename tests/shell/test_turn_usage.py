@@ -3,7 +3,9 @@
 real CLI's is): each prompt response's `usage` is its own turn's tokens with `_meta.quota` split
 by model; the tokens of work Claude did on its own (a result whose origin is a task
 notification) are reported in a `usage_update` but never added to a turn; a turn that used
-nothing sends no `usage_update`.
+nothing sends no `usage_update`. Claude's own work that ends after the next prompt went out
+(written before Claude read that prompt) is no part of that prompt's turn either: the idle it
+ends with is the previous turn's, and the prompt waits for its own answer.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 import pytest
 from acp.schema import PromptResponse
 
-from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Text
+from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
 from tests.support.shell_harness import agent_in_process
 
 # The scripted Claude's turns these tests play, besides the shipped scenarios.
@@ -40,6 +42,18 @@ autonomous = RawFrame(
         "modelUsage": {},
     }
 )
+_COST_TURN = (
+    RawFrame(
+        frame={
+            "type": "system",
+            "subtype": "local_command_output",
+            "session_id": "x",
+            "uuid": "l1",
+            "content": "Total cost: $0",
+        }
+    ),
+    Result(result="Total cost: $0"),
+)
 MINE = [
     Scenario(
         name="usage_turns",
@@ -47,18 +61,20 @@ MINE = [
         turns=(
             (Text(text="one two three"), Result()),
             (Text(text="four"), Result(), autonomous),
-            (
-                RawFrame(
-                    frame={
-                        "type": "system",
-                        "subtype": "local_command_output",
-                        "session_id": "x",
-                        "uuid": "l1",
-                        "content": "Total cost: $0",
-                    }
-                ),
-                Result(result="Total cost: $0"),
-            ),
+            _COST_TURN,
+        ),
+    ),
+    # The same, but Claude's own work ends only once the next prompt was sent: its result and
+    # the idle after it reach the adapter while that prompt waits for Claude to take it up (the
+    # order a loaded machine can give the scenario above). The pause ends when the prompt
+    # arrives; its seconds only bound a prompt that never comes.
+    Scenario(
+        name="usage_turns_own_work_late",
+        description="",
+        turns=(
+            (Text(text="one two three"), Result()),
+            (Text(text="four"), Result(), Sleep(seconds=30, until_queued=True), autonomous),
+            _COST_TURN,
         ),
     ),
 ]
@@ -76,11 +92,14 @@ def _count(usage: Any) -> dict[str, int]:
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "scenario", ["usage_turns", "usage_turns_own_work_late"], ids=["in-order", "own-work-late"]
+)
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
-async def test_each_response_carries_its_own_turns_usage(tmp_path: Path, capable: bool) -> None:
-    async with agent_in_process(
-        tmp_path, "usage_turns", scenarios=MINE, capable=capable
-    ) as adapter:
+async def test_each_response_carries_its_own_turns_usage(
+    tmp_path: Path, capable: bool, scenario: str
+) -> None:
+    async with agent_in_process(tmp_path, scenario, scenarios=MINE, capable=capable) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "count")
         second = await adapter.prompt(session, "more")

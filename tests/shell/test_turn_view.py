@@ -10,7 +10,7 @@ import pytest
 from adapter.view.plan import plan_update
 from adapter.view.stream_assembly import BROKEN_MARK, MalformedStream, StreamAssembly
 from adapter.view.tool_cards import card_for
-from adapter.view.tool_results import result_updates
+from adapter.view.tool_results import fenced, result_updates
 from adapter.view.turn_view import TurnView
 from adapter.view.usage import UsageMeter
 
@@ -266,6 +266,31 @@ def test_a_background_subagents_calls_outlive_the_turn_and_end_with_it() -> None
     assert {u["toolCallId"] for u in view.close_open_calls()} == {"ag3", "r4"}
 
 
+def test_a_foreground_subagent_moved_to_the_background_keeps_its_calls_open() -> None:
+    # `task_updated` with `is_backgrounded` (a steer, or the user, moved it): its calls outlive
+    # the turn as those of one started in the background do, and end with it.
+    view = TurnView(cwd="/w", live=True)
+    launch = {"type": "tool_use", "id": "ag", "name": "Agent", "input": {"prompt": "audit"}}
+    view.assistant([launch], message_id=None, parent=None)
+    started = {"task_id": "a1", "tool_use_id": "ag", "subagent_type": "general-purpose"}
+    assert view.task_started({**started, "is_backgrounded": False}) == []
+    use = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "/w/a"}}
+    view.assistant([use], message_id=None, parent="ag")
+    assert view.task_moved({"task_id": "a1", "patch": {"is_backgrounded": True}}) == []
+    view.user([{"type": "tool_result", "tool_use_id": "ag", "content": "moved"}])
+    assert view.close_open_calls() == []
+    assert view.task_ended({"task_id": "a1", "status": "completed"}) == [
+        {"sessionUpdate": "tool_call_update", "toolCallId": "r1", "status": "failed"}
+    ]
+    # A patch that moves nothing, or a task never seen in the foreground: nothing kept.
+    view.assistant([{**launch, "id": "ag2"}], message_id=None, parent=None)
+    view.task_started({**started, "task_id": "a2", "tool_use_id": "ag2"})
+    view.assistant([{**use, "id": "r2"}], message_id=None, parent="ag2")
+    assert view.task_moved({"task_id": "a2", "patch": {"is_backgrounded": False}}) == []
+    assert view.task_moved({"task_id": "zz", "patch": {"is_backgrounded": True}}) == []
+    assert {u["toolCallId"] for u in view.close_open_calls()} == {"ag2", "r2"}
+
+
 def test_usage_reports_context_cost_and_session_totals() -> None:
     meter = UsageMeter()
     assert meter.response_usage() is None
@@ -373,3 +398,36 @@ def test_compaction_cards_of_odd_orders_and_shapes() -> None:
     assert cards.turn_ended() == []
     meter = UsageMeter()
     assert meter.compacted({"post_tokens": "many"})["used"] == 0
+
+
+def _shown(name: str, content: object, *, is_error: bool = True, air: bool = False) -> object:
+    [update] = result_updates(
+        tool_id="t1",
+        name=name,
+        tool_input={},
+        content=content,
+        is_error=is_error,
+        tool_use_result=None,
+        cwd="/w",
+        terminal=False,
+        air=air,
+    )
+    return update["content"][0]["content"]["text"]
+
+
+def test_a_failed_calls_text_is_fenced_as_the_reference_shows_it() -> None:
+    # docs/decisions.md#failed-call-text-fenced: every client, every tool but the commands.
+    assert _shown("Read", "File does not exist.") == "```\nFile does not exist.\n```"
+    assert _shown("Read", "ok", is_error=False) == "ok"
+    blocks = [{"type": "text", "text": "Error: __init__ failed"}]
+    assert _shown("mcp__db__query", blocks) == "```\nError: __init__ failed\n```"
+    assert _shown("Bash", "boom") == "```console\nboom\n```"
+    # JetBrains AIR reads its agent control tools' and the plan exit's error text plain.
+    assert _shown("SendMessage", '{"error": "no agent"}', air=True) == '{"error": "no agent"}'
+    assert _shown("ExitPlanMode", "```\nKeep planning\n```", air=True) == "```\nKeep planning\n```"
+    assert _shown("SendMessage", "no agent") == "```\nno agent\n```"
+    assert _shown("Read", "gone", air=True) == "```\ngone\n```"
+    # Text that opens a fence of its own gets a longer one, so it cannot close the block.
+    assert fenced("a\n```\nb") == "````\na\n```\nb\n````"
+    assert fenced("a\n`````py\nb") == "``````\na\n`````py\nb\n``````"
+    assert fenced("inline ``` stays") == "```\ninline ``` stays\n```"

@@ -37,6 +37,7 @@ from adapter.conformance.log import Direction, LogFrame
 from adapter.conformance.report import describe_violation
 from adapter.scripted_claude import SCENARIO_ENV, write_launcher
 from adapter.scripted_claude.handshake import LOG_ENV
+from fsm import AUTH_REQUIRED_MESSAGE
 
 __all__ = [
     "OPT_IN",
@@ -241,6 +242,16 @@ def record_in(meta: Any) -> dict[str, Any] | None:
     record = air["sessionFailure"]
     assert isinstance(record, dict)
     return record
+
+
+def assert_signed_out_answer(answer: Any) -> None:
+    """A prompt or `authenticate` answered as signed out: -32000 with what works from an
+    editor, never Claude Code's terminal-only "/login"."""
+    assert isinstance(answer, acp.RequestError), answer
+    assert answer.code == -32000
+    assert str(answer) == AUTH_REQUIRED_MESSAGE or AUTH_REQUIRED_MESSAGE in str(answer)
+    assert "claude-acp login" in AUTH_REQUIRED_MESSAGE and "ANTHROPIC_API_KEY" in str(answer)
+    assert "/login" not in str(answer)
 
 
 def conformance_violations(frames: list[Frame]) -> list[str]:

@@ -1,5 +1,5 @@
 """What the scripted Claude logged (`CLAUDE_ACP_SCRIPTED_LOG`, one JSON object a line: its argv,
-the control requests it received and the responses it got), read by the end-to-end tests."""
+the control requests it received and the responses it got), read by the tests of both tiers."""
 
 from __future__ import annotations
 
@@ -14,6 +14,15 @@ def claude_log(tmp_path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def control_requests(tmp_path: Path, subtype: str) -> list[dict[str, Any]]:
+    """The control requests of `subtype` the scripted Claude received, in order."""
+    return [
+        e["request"]
+        for e in claude_log(tmp_path)
+        if e["kind"] == "control" and e["request"].get("subtype") == subtype
+    ]
 
 
 def elicitation_answers(tmp_path: Path) -> list[dict[str, Any]]:

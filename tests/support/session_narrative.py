@@ -10,6 +10,7 @@ from fsm import (
     AssistantMessageReceived,
     Blame,
     Category,
+    CloseOpenCalls,
     DeliveryConfirmed,
     Effect,
     FailureKind,
@@ -52,6 +53,8 @@ FORWARD_MASKED = ForwardAssistantMessage(mask=True)
 # Every row that ends a turn takes back its open questions before its one answer.
 WITHDRAW = WithdrawQuestions()
 END_TURN = SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1)
+# A result no prompt owns ends its work's open cards (docs/decisions.md#own-work-ends-its-cards).
+CLOSE = CloseOpenCalls()
 
 SPEND_LIMIT = (
     "You've hit your individual spend limit \u00b7 run /usage-credits to ask your admin for a "

@@ -11,10 +11,10 @@ shell keeps is tested here.
 
 `agent_in_process` gives the whole agent (`ClaudeAcpAgent` behind its wire guard, as
 `adapter/app/serving.py` serves it) and an `acp` client in this process, joined by a socket pair
-instead of stdio, every frame recorded: for what the agent answers without a Claude process
-(`initialize`, its capabilities and sign-in methods, methods a client did not negotiate, listing
-sessions); on the way out its frames must pass the conformance rules. Nothing here spawns
-Claude; a test that needs one is end to end.
+instead of stdio, every frame recorded; on the way out its frames must pass the conformance
+rules. Each Claude process a session starts is `InProcessClaude`: the scripted Claude played in
+a thread of this process under the real SDK client. Nothing here spawns a process; a scenario
+that ends or signals Claude's process (`ends_its_process`) is end to end.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from claude_agent_sdk import CLIConnectionError, ResultMessage, SystemMessage
 
 from adapter.agent.acp_agent import ClaudeAcpAgent
 from adapter.claude import claude_runtime
-from adapter.claude.runtime_settings import MAX_LINE_BYTES, RuntimeSettings
+from adapter.claude.runtime_settings import MAX_LINE_BYTES, RuntimeSettings, private_values
 from adapter.claude.sdk_compat import ExitBoundedTransport
 from adapter.controls.session_controls import SessionControls
 from adapter.scripted_claude import SCENARIO_ENV
@@ -284,11 +284,56 @@ async def agent_in_process(
     """`spawn_adapter` in this process: the agent served over socket pairs, its Claude Code
     config folder under `tmp_path`, each Claude process a session starts the scripted Claude
     playing `scenario` in this process (`InProcessClaude`; `scenarios` beside the shipped ones,
-    its environment `env` besides; a session's folder can name another: `folder_playing`).
+    its environment `env` besides; a session's folder can name another: `folder_playing`); the
+    values it keeps private are read from this process's environment with `env` over it.
     Initialized unless `initialize` is false, opted in to
     sessionFailure when `capable` (`client_meta`: the capabilities' `_meta` instead),
     `capabilities` the other client capabilities (wire names). On a clean exit its frames must
-    pass the conformance rules, unless `off_spec` says why they are off-spec on purpose."""
+    pass the conformance rules, unless `off_spec` says why they are off-spec on purpose.
+
+    One at a time: the agent reads Claude Code's folder from this process's environment, and its
+    runtime's transport and the scenario table are this process's modules, so two agents open at
+    once would each see the other's (and the first to leave would undo them under the second);
+    a second one refuses to open. Play client modes one after the other."""
+    if _OPEN:
+        raise RuntimeError("an agent_in_process is open already: open one at a time")
+    _OPEN.append(tmp_path)
+    try:
+        async with _agent_in_process(
+            tmp_path,
+            scenario,
+            capable=capable,
+            client_meta=client_meta,
+            env=env,
+            client=client,
+            initialize=initialize,
+            capabilities=capabilities,
+            off_spec=off_spec,
+            scenarios=scenarios,
+        ) as agent:
+            yield agent
+    finally:
+        _OPEN.remove(tmp_path)
+
+
+# The folder of the `agent_in_process` open now, if one is.
+_OPEN: list[Path] = []
+
+
+@asynccontextmanager
+async def _agent_in_process(
+    tmp_path: Path,
+    scenario: str,
+    *,
+    capable: bool,
+    client_meta: dict[str, Any] | None,
+    env: dict[str, str] | None,
+    client: Any,
+    initialize: bool,
+    capabilities: dict[str, Any] | None,
+    off_spec: str | None,
+    scenarios: Sequence[Scenario],
+) -> AsyncIterator[InProcessAgent]:
     workdir, config_dir = tmp_path / "project", tmp_path / "claude-config"
     for folder in (workdir, config_dir):
         folder.mkdir(parents=True, exist_ok=True)
@@ -300,7 +345,11 @@ async def agent_in_process(
         LOG_ENV: str(tmp_path / "claude-log.jsonl"),
         **(env or {}),
     }
-    settings = RuntimeSettings(executable=IN_PROCESS, env=claude_env)
+    # What the agent keeps out of every text it sends (its user's home, secret-named values),
+    # read as an agent started with `env` reads it from its own environment
+    # (`runtime_settings.from_environment`).
+    private = private_values({**os.environ, **(env or {})})
+    settings = RuntimeSettings(executable=IN_PROCESS, env=claude_env, private=private)
     frames: list[Frame] = []
     client = client or RecordingClient()
     # The SDK's session helpers read Claude Code's folder from this process's environment, as

@@ -7,6 +7,7 @@ from fsm.events import AuthStatusReported, PromptSent
 from fsm.session import SessionCore
 from fsm.turn import TurnOutcome, TurnState
 from tests.support.session_narrative import (
+    CLOSE,
     E1,
     ERROR,
     FORWARD,
@@ -40,7 +41,7 @@ from tests.support.session_narrative import (
 def test_auth_failure_with_no_live_turn_is_session_scoped(capable: SessionCore) -> None:
     auth = rec(session_error_id(1), 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     # A login result arrives while no prompt waits: it goes out as a session_info_update.
-    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == published(auth)
+    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == [CLOSE, *published(auth)]
     assert capable.active() == []
     confirm(capable, auth)
     assert capable.active() == [auth]

@@ -12,15 +12,18 @@ import pytest
 
 from fsm import (
     AUTONOMOUS_ORIGINS,
+    InternalFaultOccurred,
     PromptReceived,
     PromptSent,
     ResultReceived,
     SessionCore,
     SettlePrompt,
+    TurnWentBusy,
+    TurnWentIdle,
     is_autonomous_origin,
 )
 from fsm.turn import TurnState
-from tests.support.session_narrative import E1, T1, result
+from tests.support.session_narrative import CLOSE, E1, T1, result
 
 AUTONOMOUS = ["task-notification", "peer", "coordinator", "observer", "observer-activity"]
 THE_USERS = [None, "user", "human", "", "Task-Notification", "task_notification"]
@@ -45,12 +48,30 @@ def _running(core: SessionCore) -> None:
     core.handle(PromptSent(turn_id=T1))
 
 
+@pytest.mark.parametrize("heard", [False, True], ids=["prompt-sent", "running"])
 @pytest.mark.parametrize("kind", AUTONOMOUS)
-def test_an_autonomous_result_leaves_the_turn_running(capable: SessionCore, kind: str) -> None:
+def test_an_autonomous_result_leaves_the_turn_as_it_was(
+    capable: SessionCore, kind: str, heard: bool
+) -> None:
     _running(capable)
+    if heard:
+        capable.handle(TurnWentBusy(epoch=E1))
     effects = capable.handle(result(origin_kind=kind))
-    assert effects == []
-    assert capable.turn_state is TurnState.RUNNING
+    assert effects == [CLOSE]  # its own cards end (docs/decisions.md#own-work-ends-its-cards)
+    # Claude's own work is no sign that it took the prompt up.
+    assert capable.turn_state is (TurnState.RUNNING if heard else TurnState.PROMPT_SENT)
+
+
+def test_the_idle_after_its_own_work_is_the_previous_turns(capable: SessionCore) -> None:
+    # Claude's own work after the last turn's result, and the idle it ends with, written before
+    # Claude read the next prompt: that prompt waits for its own answer, it does not fail.
+    _running(capable)
+    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE]
+    assert capable.handle(TurnWentIdle(epoch=E1)) == []
+    assert capable.turn_state is TurnState.PROMPT_SENT
+    effects = capable.handle(result())
+    [settled] = [e for e in effects if isinstance(e, SettlePrompt)]
+    assert (settled.turn_id, settled.stop_reason, settled.record) == (T1, "end_turn", None)
 
 
 @pytest.mark.parametrize("kind", THE_USERS)
@@ -65,4 +86,22 @@ def test_an_autonomous_error_between_turns_is_not_reported(capable: SessionCore)
     failed = ResultReceived(
         epoch=E1, subtype="error_during_execution", is_error=True, origin_kind="peer"
     )
-    assert capable.handle(failed) == []
+    assert capable.handle(failed) == [CLOSE]
+
+
+@pytest.mark.parametrize("kind", [*AUTONOMOUS, *THE_USERS])
+def test_a_result_between_turns_ends_its_works_cards_whatever_its_origin(
+    capable: SessionCore, legacy: SessionCore, kind: str | None
+) -> None:
+    # A `/loop` fire or a scheduled task has no origin that marks it as Claude's own: no
+    # prompt is live, so its result still ends the work's cards
+    # (docs/decisions.md#own-work-ends-its-cards).
+    for core in (capable, legacy):
+        assert core.handle(result(origin_kind=kind)) == [CLOSE]
+        assert core.turn_state is TurnState.IDLE
+
+
+def test_a_broken_session_closes_nothing(capable: SessionCore) -> None:
+    capable.handle(InternalFaultOccurred())
+    assert capable.turn_state is TurnState.BROKEN
+    assert capable.handle(result()) == []

@@ -26,6 +26,7 @@ from fsm.events import (
 )
 from fsm.session import SessionCore
 from tests.support.session_narrative import (
+    CLOSE,
     E1,
     END_TURN,
     FORWARD,
@@ -108,6 +109,38 @@ def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) 
     assert capable.handle(result()) == [WITHDRAW, END_TURN]
 
 
+MOVED = BackgroundTaskStarted(epoch=E1, task_id="a1", subagent=False, backgrounded=True, moved=True)
+
+
+def test_a_foreground_subagent_moved_to_the_background_owes_its_follow_up(
+    capable: SessionCore,
+) -> None:
+    # A steer (or the user) moved the running subagent to the background (`task_updated` with
+    # `is_backgrounded`): like one started there, its end before the turn's result still owes
+    # Claude's follow-up (docs/decisions.md#turns-that-wait).
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Auditing."))
+    assert capable.handle(STARTED) == []
+    assert capable.handle(MOVED) == []
+    assert capable.handle(SETTLED) == []
+    assert capable.handle(result()) == []  # held for the follow-up
+    assert capable.handle(said("The audit found two issues.")) == [FORWARD]
+    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
+
+
+def test_a_task_moved_that_is_no_subagent_of_the_turn_holds_nothing(
+    capable: SessionCore,
+) -> None:
+    # A command moved to the background, or a task the turn never started.
+    capable.handle(PromptSent(turn_id=T1))
+    capable.handle(said("Building."))
+    capable.handle(BackgroundTaskStarted(epoch=E1, task_id="b1", subagent=False))
+    assert capable.handle(replace(MOVED, task_id="b1")) == []
+    assert capable.handle(replace(MOVED, task_id="unknown")) == []
+    capable.handle(BackgroundTaskSettled(epoch=E1, task_id="b1"))
+    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+
+
 def test_cancel_while_held_is_answered_cancelled_once(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
     legacy.handle(said("Auditing."))
@@ -164,7 +197,7 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         assert core.handle(IDLE) == []
         assert core.handle(SETTLED) == []
         assert core.handle(said("The audit found two issues.")) == [FORWARD]
-        assert core.handle(result(origin_kind="task-notification")) == []
+        assert core.handle(result(origin_kind="task-notification")) == [CLOSE]
         # One that ended before the result owes nothing to a turn answered at its result.
         core.handle(PromptSent(turn_id="t1b"))
         core.handle(said("Auditing again."))
@@ -202,7 +235,7 @@ def test_a_prompt_claude_folds_into_its_own_work_is_answered_by_that_works_resul
     capable.handle(PromptSent(turn_id="t3"))
     capable.handle(said("Working."))
     own = replace(result(origin_kind="task-notification"), prompts=frozenset({"n2"}))
-    assert capable.handle(own) == []
+    assert capable.handle(own) == [CLOSE]
     assert capable.handle(result()) == [WITHDRAW, settled("t3")]
 
 
@@ -224,6 +257,6 @@ def test_a_turn_held_for_an_owed_follow_up_hands_off_to_the_next_prompt(
     taken = capable.handle(PromptEchoed(epoch=E1, turn_id="t2"))
     assert taken == [handed_off, TurnTakenUp(turn_id="t2")]
     capable.handle(said("The audit found two issues."))
-    assert capable.handle(result(origin_kind="task-notification")) == []
+    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE]
     capable.handle(said("And the lint is clean."))
     assert capable.handle(result()) == [WITHDRAW, settled("t2")]

@@ -26,6 +26,7 @@ from fsm.turn import TRANSITIONS, LegacyAnswers, RecordAnswers, TurnState, answe
 from fsm.vocabulary import FailureKind
 from tests.support.session_narrative import (
     AUTH_REJECTION,
+    CLOSE,
     E1,
     FORWARD_MASKED,
     LOGIN_TEXT,
@@ -227,7 +228,8 @@ def test_a_failure_message_between_turns(capable: SessionCore, legacy: SessionCo
 
 def test_an_error_result_between_turns_is_logged_for_a_legacy_client(legacy: SessionCore) -> None:
     assert legacy.handle(result(is_error=True, text="API Error: 500")) == [
-        LogNotice(message="provider_error with no live turn: API Error: 500")
+        CLOSE,
+        LogNotice(message="provider_error with no live turn: API Error: 500"),
     ]
 
 

@@ -11,6 +11,7 @@ from fsm.events import CancelRequested, ClaudeSilent, PromptSent, StreamEnded, T
 from fsm.session import SessionCore
 from fsm.turn import TURN_NO_RESULT_TITLE, TurnOutcome, TurnState
 from tests.support.session_narrative import (
+    CLOSE,
     E1,
     END_TURN,
     ERROR,
@@ -49,9 +50,9 @@ def test_every_prompt_gets_exactly_one_answer(capable: SessionCore) -> None:
     # and judged on its own (the finished turn's notes do not carry over): its text, and an
     # unknown provider error since no assistant error came with it.
     late = rec(session_error_id(1), 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == published(late)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [CLOSE, *published(late)]
     # A duplicate success result answers nothing.
-    assert capable.handle(result()) == []
+    assert capable.handle(result()) == [CLOSE]
     # A second prompt while one is live is the shell's bug: loud, and nothing changes.
     capable.handle(PromptSent(turn_id=T2))
     with pytest.raises(InvalidTransition):

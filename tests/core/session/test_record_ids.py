@@ -7,6 +7,7 @@ from fsm.effects import LogNotice
 from fsm.events import DeliveryFailed, ModelFellBack, PromptSent, RuntimeStarted, TransportLost
 from fsm.session import SessionCore
 from tests.support.session_narrative import (
+    CLOSE,
     E1,
     E2,
     ERROR,
@@ -53,7 +54,10 @@ def test_session_scoped_ids_count_per_runtime(capable: SessionCore) -> None:
     assert capable.handle(TransportLost(epoch=E1)) == published(tl)
     confirm(capable, tl)
     # A late error result while idle: n = 2, an independent occurrence with its own id.
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == published(overloaded)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        CLOSE,
+        *published(overloaded),
+    ]
     confirm(capable, overloaded)
     assert capable.active() == [tl, overloaded]
     # A new runtime: the transport loss recovers (nothing published), the other stays, and
@@ -125,9 +129,12 @@ def test_failed_delivery_still_consumes_its_number(capable: SessionCore) -> None
     ]
     assert capable.active() == []
     # The next occurrence never reuses the id the client may or may not have seen.
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == published(
-        rec(session_error_id(2), 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
-    )
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        CLOSE,
+        *published(
+            rec(session_error_id(2), 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
+        ),
+    ]
 
 
 def test_each_turn_fails_under_its_own_id(capable: SessionCore) -> None:

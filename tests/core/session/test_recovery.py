@@ -18,6 +18,7 @@ from fsm.events import (
 from fsm.session import SessionCore
 from fsm.turn import TurnOutcome, TurnState
 from tests.support.session_narrative import (
+    CLOSE,
     E1,
     E2,
     END_TURN,
@@ -132,10 +133,11 @@ def test_autonomous_result_is_not_an_attempt_boundary(capable: SessionCore) -> N
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
-    # A background task's result touches no user turn and recovers nothing.
+    # A background task's result touches no user turn (T2's still waits for Claude to take it
+    # up) and recovers nothing.
     capable.handle(PromptSent(turn_id=T2))
-    assert capable.handle(result(origin_kind="task-notification", is_error=True)) == []
-    assert (capable.turn_state, capable.active()) == (TurnState.RUNNING, [failure])
+    assert capable.handle(result(origin_kind="task-notification", is_error=True)) == [CLOSE]
+    assert (capable.turn_state, capable.active()) == (TurnState.PROMPT_SENT, [failure])
 
 
 def test_quota_stays_active_until_a_real_answer(capable: SessionCore) -> None:
@@ -233,11 +235,11 @@ def test_publishing_a_new_incident_never_recovers_an_old_one(capable: SessionCor
     notice = rec(notice_id(3), 1, C.UNKNOWN, WARNING, FALLBACK_TEXT, NONE, K.ADVISORY)
     turn = rec(f"{T1}:error", 1, C.REQUEST, ERROR, "Bad request.", NONE, K.BAD_REQUEST)
     # Two session-scoped failures, a notice and a turn failure pile up; none clears another.
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == published(first)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [CLOSE, *published(first)]
     confirm(capable, first)
     assert capable.handle(
         result(subtype="error_max_budget_usd", is_error=True, errors=("Reached maximum budget",))
-    ) == published(second)
+    ) == [CLOSE, *published(second)]
     confirm(capable, second)
     assert capable.handle(fell_back()) == published(notice)
     confirm(capable, notice)
@@ -250,7 +252,7 @@ def test_publishing_a_new_incident_never_recovers_an_old_one(capable: SessionCor
 def test_session_scoped_turn_kinds_wait_for_a_real_answer(capable: SessionCore) -> None:
     # With no turn whose successor could confirm it, an overload waits for a real answer.
     idle = rec(session_error_id(1), 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == published(idle)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [CLOSE, *published(idle)]
     confirm(capable, idle)
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(said("No response requested.", model=SYN))

@@ -9,6 +9,7 @@ from fsm.session import SessionCore
 from fsm.wire.dialects import SessionFailureDialect, merge_meta
 from tests.support.session_narrative import (
     AUTH_REJECTION,
+    CLOSE,
     E1,
     END_TURN,
     FORWARD,
@@ -140,7 +141,8 @@ def test_legacy_failure_with_no_live_turn_is_only_logged(legacy: SessionCore) ->
         LogNotice(message="transport_lost with no live turn: The connection to Claude was lost.")
     ]
     assert legacy.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
-        LogNotice(message=f"provider_error with no live turn: {OVERLOADED_TEXT}")
+        CLOSE,
+        LogNotice(message=f"provider_error with no live turn: {OVERLOADED_TEXT}"),
     ]
     assert legacy.active() == []
 

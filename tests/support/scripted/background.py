@@ -90,6 +90,21 @@ followed_up = RawFrame(
         "modelUsage": {},
     }
 )
+# The bundled CLI's start of a subagent in the foreground, and its move to the background (a
+# steer, or the user): a `task_updated` whose patch says so.
+started_fg = system(
+    "task_started",
+    task_id="a1",
+    tool_use_id="ag1",
+    description="Audit the code",
+    subagent_type="general-purpose",
+    task_type="local_agent",
+    is_backgrounded=False,
+)
+moved = system("task_updated", task_id="a1", patch={"is_backgrounded": True})
+# The result of work Claude Code ran on its own with no origin that says so (a scheduled task,
+# a `/loop` fire): the follow-up's frame without its `origin`.
+fired = RawFrame(frame={k: v for k, v in followed_up.frame.items() if k != "origin"})
 SCENARIOS = [
     Scenario(
         name="background",
@@ -189,6 +204,54 @@ SCENARIOS = [
                 Result(),
                 finished,
                 ToolUse(name="Read", id="rd1", input={"file_path": "/tmp/audit.txt"}, result=None),
+                Text(text="The audit found two issues."),
+                followed_up,
+            ),
+        ),
+    ),
+    # After the turn was answered, a `/loop` fire runs between turns: a card, then a result
+    # with no origin (docs/decisions.md#own-work-ends-its-cards).
+    Scenario(
+        name="loop_fire_open_card",
+        description="",
+        turns=(
+            (
+                Text(text="The loop is set."),
+                Result(),
+                ToolUse(name="Read", id="lp1", input={"file_path": "/tmp/build.log"}, result=None),
+                Text(text="The build is green."),
+                fired,
+            ),
+        ),
+    ),
+    # A foreground subagent moved to the background with its call open; the turn's answer
+    # comes (AIR's opt-out), then its call's result.
+    Scenario(
+        name="background_moved_call_open",
+        description="",
+        turns=(
+            (
+                ToolUse(
+                    name="Agent",
+                    id="ag1",
+                    result=None,
+                    input={"description": "Audit the code", "prompt": "Audit"},
+                ),
+                started_fg,
+                ToolUse(
+                    name="Read",
+                    id="sr1",
+                    input={"file_path": "/tmp/parser.py"},
+                    parent="ag1",
+                    result=None,
+                ),
+                moved,
+                ToolResult(id="ag1", result="Moved to the background."),
+                Text(text="The audit runs in the background."),
+                Result(),
+                ToolResult(id="sr1", result="def parse(): ..."),
+                ended,
+                finished,
                 Text(text="The audit found two issues."),
                 followed_up,
             ),

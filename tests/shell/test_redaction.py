@@ -1,5 +1,7 @@
-"""Nothing leaked, end to end: credentials, private paths and environment values never reach a
-title (spec "Title and details", docs/decisions.md#titles).
+"""Nothing leaked, in process (`agent_in_process`: a real ACP client, the real SDK and the scripted
+Claude in this process): credentials, private paths and environment values never reach a title
+(spec "Title and details", docs/decisions.md#titles). That a log line keeps none of them either
+is end to end, where the command's own stderr is read: tests/e2e/test_secrets.py.
 
 The scripted Claude's `hostile_error` scenario fails a turn with prose full of secrets and the
 adapter's own `$HOME`; no title, details, agent_error message or JSON-RPC error message may carry
@@ -10,6 +12,8 @@ any of them, in any client mode, while the ordinary words survive. `redact` alon
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +21,13 @@ import acp
 import pytest
 from acp.schema import PromptResponse
 
-from adapter.scripted_claude.faults import HOSTILE_SECRETS
-from tests.support.harness import OPT_IN, Adapter, spawn_adapter
+from adapter.scripted_claude import SCENARIOS
+from adapter.scripted_claude.faults import HOSTILE_SECRETS, hostile_text
+from adapter.scripted_claude.steps import Scenario
+from tests.support.harness import OPT_IN, Adapter
+from tests.support.shell_harness import agent_in_process
 
-# --- end to end --------------------------------------------------------------------------------
+# --- in process --------------------------------------------------------------------------------
 
 # Ordinary words of the hostile text that must survive into what the client shows.
 KEPT = ("API Error: 500 upstream rejected the key", "Please try again later.")
@@ -49,12 +56,34 @@ def _secrets(home: str) -> tuple[str, ...]:
     return (*HOSTILE_SECRETS, home)
 
 
+def _hostile_error_at(home: str) -> Scenario:
+    """`hostile_error` as the scripted Claude plays it in an environment whose `$HOME` is
+    `home`: it writes its own environment's home into its prose, and in this process that
+    environment was the test's when the scenario was built."""
+    shipped = SCENARIOS["hostile_error"]
+    built = hostile_text(os.environ.get("HOME", "/root"), os.environ.get("ANTHROPIC_API_KEY", ""))
+    prose = hostile_text(home)
+
+    def swapped(step: Any) -> Any:
+        fields = {k: prose for k in ("text", "result") if getattr(step, k, None) == built}
+        assert fields, step  # every step of the turn carries the prose
+        return replace(step, **fields)
+
+    turns = tuple(tuple(swapped(step) for step in turn) for turn in shipped.turns)
+    return replace(shipped, turns=turns)
+
+
 async def _hostile_turn(
     tmp_path: Path, *, home: str, capable: bool, client_meta: dict[str, Any] | None = None
 ) -> tuple[Adapter, PromptResponse | acp.RequestError]:
     env = {"HOME": home}
-    async with spawn_adapter(
-        tmp_path, "hostile_error", capable=capable, client_meta=client_meta, env=env
+    async with agent_in_process(
+        tmp_path,
+        "hostile_error",
+        capable=capable,
+        client_meta=client_meta,
+        env=env,
+        scenarios=[_hostile_error_at(home)],
     ) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "hello")
