@@ -49,7 +49,7 @@ from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
 from adapter.wire.client_link import BulkSender, ClientLink, Connection
 from adapter.wire.response_watch import ResponseWatch
-from fsm import Dialects, fork_point
+from fsm import Dialects
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -297,6 +297,7 @@ class ClaudeAcpAgent:
     ) -> ForkSessionResponse:
         from adapter.agent import opening
         from adapter.claude import session_store
+        from fsm import fork_point
 
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))

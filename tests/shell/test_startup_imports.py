@@ -96,6 +96,8 @@ HEAVY = (
     # answer (adapter/app/serving.py, `LateTaskGroup`).
     "anyio",
     "sniffio",
+    # JetBrains AIR's fork points: with the first fork.
+    "fsm.air.fork_points",
     # JetBrains AIR's session index: made by the first request that may be one of its own.
     "adapter.agent.session_index",
     "fsm.air.session_index",
