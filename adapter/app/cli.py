@@ -230,6 +230,11 @@ def _main(argv: list[str] | None) -> int:
     else:
         parsed = _parser().parse_args(args)
         log_file, trace_file = parsed.log_file, parsed.trace
+        # Serving: the dataclasses defined before `initialize` is answered (hundreds of
+        # generated methods) take their code from the cache the first session fills.
+        from adapter.lean_imports import cache_dataclass_code
+
+        cache_dataclass_code()
     try:
         trace = _open_outputs(log_file, trace_file)
     except OSError as exc:  # a log or trace file that cannot be opened: say which, plainly
