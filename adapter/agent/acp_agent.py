@@ -14,7 +14,6 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import anyio
 from acp import RequestError
 from acp.schema import (
     AuthenticateResponse,
@@ -32,7 +31,6 @@ from acp.schema import (
     SetSessionModeResponse,
     TextContentBlock,
 )
-from anyio.abc import TaskGroup
 
 from adapter.agent import (
     aliases,
@@ -54,6 +52,8 @@ from adapter.wire.response_watch import ResponseWatch
 from fsm import Dialects, fork_point
 
 if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
     from adapter.agent.session_index import SessionIndexRequests
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.session.session import Session
@@ -327,6 +327,8 @@ class ClaudeAcpAgent:
         """Tear a session running here down, then remove it from disk, or, for a JetBrains AIR
         client that means "done" by it, archive it (adapter.agent.deleting); -32002 when
         neither this adapter nor the disk knows it."""
+        import anyio
+
         from adapter.claude import session_archive, session_store
 
         async with self._opener.one_at_a_time(session_id):
@@ -417,6 +419,8 @@ class ClaudeAcpAgent:
     async def _write_kept_title(self, session_id: str) -> None:
         """A session titled (archived, renamed) before Claude Code wrote its transcript: once
         it has, the title kept meanwhile goes into it (docs/decisions.md#unwritten-titles)."""
+        import anyio
+
         from adapter.claude import session_archive
 
         env = self._settings.env
@@ -458,6 +462,8 @@ class ClaudeAcpAgent:
     async def shutdown(self) -> None:
         """The adapter is exiting (end of input, a signal): every prompt in flight is answered
         `cancelled` and every Claude process stopped, all sessions at once."""
+        import anyio
+
         async with anyio.create_task_group() as tg:
             for session in list(self._sessions.values()):
                 tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)

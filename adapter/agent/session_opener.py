@@ -15,9 +15,6 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-import anyio
-from anyio.abc import TaskGroup
-
 from adapter import lean_imports
 from adapter.agent import raw_requests
 from adapter.claude import client_options
@@ -25,6 +22,9 @@ from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
 
 if TYPE_CHECKING:
+    import anyio
+    from anyio.abc import TaskGroup
+
     from adapter.agent.handshake import ClientDeclared
     from adapter.agent.opening import Opening
     from adapter.claude.claude_runtime import ClaudeRuntime
@@ -172,6 +172,8 @@ class SessionOpener:
         self.closed.discard(session.session_id)
         session.controls.announce_later(self._tg)
         if lean_imports.dataclass_code_unsaved():
+            import anyio
+
             # Off the request's way: the next process finds the code this one compiled.
             self._tg.start_soon(anyio.to_thread.run_sync, lean_imports.save_dataclass_code)
 
@@ -203,6 +205,8 @@ class SessionOpener:
 
     @contextlib.asynccontextmanager
     async def one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
+        import anyio  # with the first session: `initialize` is answered without it
+
         lock = self._opening.setdefault(session_id, anyio.Lock())
         try:
             async with lock:

@@ -10,17 +10,20 @@ import asyncio
 import contextlib
 import logging
 import signal
-from typing import TYPE_CHECKING, cast
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from acp.interfaces import Agent
+    from anyio import CancelScope
+    from anyio.abc import TaskGroup
 
     from adapter.agent.acp_agent import ClaudeAcpAgent
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.wire.guard import GuardedTransport
     from adapter.wire.trace import WireTrace
 
-__all__ = ["serve_stdio"]
+__all__ = ["LateTaskGroup", "serve_stdio"]
 
 
 async def serve_stdio(
@@ -35,25 +38,38 @@ async def serve_stdio(
     watch_children_with_pidfds(asyncio.get_running_loop())  # 3.11: no thread per Claude
 
     import acp
-    import anyio
 
     from adapter.agent.acp_agent import ClaudeAcpAgent
     from adapter.claude.runtime_settings import from_environment
 
     settings = from_environment(executable, env)
     caught: list[int] = []
+    late = LateTaskGroup()
+    agent = ClaudeAcpAgent(task_group=cast("TaskGroup", late), settings=settings)
+    transport = await _transport(agent, settings, trace, late.wanted)
+    agent.attach_bulk_sender(transport.send_session_updates)
+    agent.attach_responses(transport.responses)
+    _stop_on_signals(transport, caught)
+    resume_collection()  # paused by `claude-acp`'s start-up (adapter/lean_imports.py)
+    # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
+    # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601 unless
+    # this is set.
+    serving = asyncio.ensure_future(
+        acp.run_agent(cast("Agent", agent), transport, use_unstable_protocol=True)
+    )
+    try:
+        # `initialize` is answered without anyio (its asyncio backend alone costs about 12 ms
+        # of start-up); the guard asks for the task group before it passes anything else on.
+        await late.until_wanted(serving)
+    except BaseException:
+        serving.cancel()
+        raise
+    import anyio
+
     async with anyio.create_task_group() as tg:
-        agent = ClaudeAcpAgent(task_group=tg, settings=settings)
+        late.enter(tg)
         try:
-            transport = await _transport(agent, settings, trace)
-            agent.attach_bulk_sender(transport.send_session_updates)
-            agent.attach_responses(transport.responses)
-            _stop_on_signals(transport, caught)
-            resume_collection()  # paused by `claude-acp`'s start-up (adapter/lean_imports.py)
-            # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
-            # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601
-            # unless this is set.
-            await acp.run_agent(cast("Agent", agent), transport, use_unstable_protocol=True)
+            await serving
         finally:
             # The client went away (stdin closed): end every Claude process, boundedly.
             with anyio.CancelScope(shield=True), anyio.move_on_after(10):
@@ -62,8 +78,62 @@ async def serve_stdio(
     return caught[0] if caught else None
 
 
+class LateTaskGroup:
+    """The agent's task group, entered once something beyond `initialize` needs it.
+
+    The agent is made with this stand-in; `enter` hands it the real (anyio) task group, which
+    serving enters when the wire guard first asks (`wanted`: before it passes on any message
+    other than `initialize`, or reads past an answered `initialize`), or when serving ended
+    first. Nothing can use it before then: only `initialize` reaches the agent earlier.
+    """
+
+    def __init__(self) -> None:
+        self._group: TaskGroup | None = None
+        self._wanted = asyncio.Event()
+        self._entered = asyncio.Event()
+
+    async def wanted(self) -> None:
+        """Ask for the task group and wait until it is entered."""
+        self._wanted.set()
+        await self._entered.wait()
+
+    async def until_wanted(self, serving: asyncio.Future[None]) -> None:
+        """Wait until the task group is asked for, or `serving` ended."""
+        asked = asyncio.ensure_future(self._wanted.wait())
+        try:
+            await asyncio.wait((asked, serving), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            asked.cancel()
+
+    def enter(self, group: TaskGroup) -> None:
+        self._group = group
+        self._entered.set()
+
+    def _entered_group(self) -> TaskGroup:
+        if self._group is None:
+            raise RuntimeError("the agent's task group was used before it was entered")
+        return self._group
+
+    @property
+    def cancel_scope(self) -> CancelScope:
+        return self._entered_group().cancel_scope
+
+    def start_soon(
+        self, func: Callable[..., Coroutine[Any, Any, Any]], *args: object, name: object = None
+    ) -> None:
+        self._entered_group().start_soon(func, *args, name=name)
+
+    async def start(
+        self, func: Callable[..., Coroutine[Any, Any, Any]], *args: object, name: object = None
+    ) -> Any:
+        return await self._entered_group().start(func, *args, name=name)
+
+
 async def _transport(
-    agent: ClaudeAcpAgent, settings: RuntimeSettings, trace: WireTrace | None
+    agent: ClaudeAcpAgent,
+    settings: RuntimeSettings,
+    trace: WireTrace | None,
+    before_more: Callable[[], Awaitable[None]],
 ) -> GuardedTransport:
     """The agent's stdin and stdout as acp's transport, behind the wire guard."""
     from adapter.claude.runtime_settings import MAX_LINE_BYTES, env_bytes
@@ -80,6 +150,7 @@ async def _transport(
         limit=env_bytes("CLAUDE_ACP_MAX_LINE_BYTES", MAX_LINE_BYTES),
         on_eof=agent.shutdown,
         private=settings.private,
+        before_more=before_more,
     )
 
 

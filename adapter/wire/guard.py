@@ -32,8 +32,6 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-import anyio
-
 from adapter.wire.cancel_requests import CANCEL_REQUEST, OpenPrompts
 from adapter.wire.guard_rules import (
     INVALID_REQUEST,
@@ -50,6 +48,7 @@ from adapter.wire.guard_rules import (
 from adapter.wire.json_codec import encode_frame, encode_json
 from adapter.wire.response_watch import ResponseWatch
 from adapter.wire.stdio import ChunkReader
+from adapter.wire.stdout_transports import GatheringTransport
 
 __all__ = ["EOF_DRAIN_SECONDS", "GuardedTransport"]
 
@@ -71,8 +70,13 @@ class GuardedTransport:
         limit: int,
         on_eof: Callable[[], Awaitable[None]],
         private: tuple[str, ...] = (),
+        before_more: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._private = private
+        # Awaited once, before anything but `initialize` is passed on or a line is read after
+        # the first message: serving enters the agent's task group then (`LateTaskGroup`).
+        self._before_more = before_more
+        self._passed_on = False
         self._reader = reader
         self._writer = writer
         self._limit = limit
@@ -117,7 +121,10 @@ class GuardedTransport:
             message = {**message, "error": self._safe_error(message["error"])}
         written = False
         try:
-            await self._write(message)
+            # A response goes out now, not gathered with what follows (`stdout_transports`): the
+            # client waits for it, and the task group entered after `initialize` must not
+            # hold it back.
+            await self._write(message, now=answer)
             written = True
         finally:
             if answer:
@@ -133,6 +140,7 @@ class GuardedTransport:
     async def _receive(self) -> dict[str, Any] | None:
         while True:
             if self._pending:
+                await self._more()
                 return self._pending.popleft()
             if self._ended:
                 # Our questions' failures are delivered (above): now the agent shuts down, in
@@ -142,13 +150,23 @@ class GuardedTransport:
                     await self._shut_down()
                 return None
             await self._settled.wait()
+            if self._passed_on:
+                await self._more()
             line = await self._next_line()
             if line is _END:
                 self._end()
                 continue
             message = await self._admit(line)
             if message is not None:
+                if message.get("method") != "initialize":
+                    await self._more()
+                self._passed_on = True
                 return message
+
+    async def _more(self) -> None:
+        hook, self._before_more = self._before_more, None
+        if hook is not None:
+            await hook()
 
     async def close(self) -> None:
         self.responses.ended()
@@ -240,10 +258,13 @@ class GuardedTransport:
             safe["data"] = masked(data, self._private)
         return safe
 
-    async def _write(self, payload: Reply) -> None:
+    async def _write(self, payload: Reply, *, now: bool = False) -> None:
         data = encode_frame(payload)
         async with self._write_lock:
             self._writer.write(data)
+            gathering = getattr(self._writer, "transport", None) if now else None
+            if isinstance(gathering, GatheringTransport):
+                gathering.flush()
             await self._writer.drain()
 
     async def send_session_updates(
@@ -285,6 +306,8 @@ class GuardedTransport:
         except Exception:
             log.warning("shutting down after the end of input failed", exc_info=True)
         if self._open:
+            import anyio
+
             with anyio.move_on_after(EOF_DRAIN_SECONDS):
                 await self._answered.wait()
             if self._open:

@@ -24,8 +24,6 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
-import anyio
-
 __all__ = ["CURRENT_REQUEST", "RESPONSE_WAIT_SECONDS", "ResponseTicket", "ResponseWatch"]
 
 # Far beyond the moment between a handler's return and its response's write; a bound on a leak.
@@ -48,6 +46,8 @@ class ResponseTicket:
     def __init__(self, watch: ResponseWatch | None, key: tuple[str, Any] | None) -> None:
         self._watch = watch
         self._key = key
+        import anyio  # here: answering `initialize` needs none of anyio
+
         self._done = anyio.Event()
         self._ok = False
         if watch is None or key is None:
@@ -62,6 +62,8 @@ class ResponseTicket:
     async def written(self, timeout: float = RESPONSE_WAIT_SECONDS) -> bool:
         """Whether the response went out as a result; False for an error, for a response not
         written within `timeout` seconds, or for one the connection ended before."""
+        import anyio
+
         with anyio.move_on_after(timeout):
             await self._done.wait()
         if not self._done.is_set() and self._watch is not None and self._key is not None:

@@ -123,11 +123,12 @@ class GatheringTransport(asyncio.WriteTransport):
         self._pending.append(bytes(data))
         self._size += len(data)
         if self._size >= GATHER_BYTES:
-            self._flush()
+            self.flush()
         elif self._timer is None:
-            self._timer = self._loop.call_later(GATHER_SECONDS, self._flush)
+            self._timer = self._loop.call_later(GATHER_SECONDS, self.flush)
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Hand what is held to the real transport now."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -141,7 +142,7 @@ class GatheringTransport(asyncio.WriteTransport):
             self.write(data)
 
     def close(self) -> None:
-        self._flush()
+        self.flush()
         self._inner.close()
 
     def abort(self) -> None:
@@ -156,7 +157,7 @@ class GatheringTransport(asyncio.WriteTransport):
         return self._inner.can_write_eof()
 
     def write_eof(self) -> None:
-        self._flush()
+        self.flush()
         self._inner.write_eof()
 
     def get_write_buffer_size(self) -> int:

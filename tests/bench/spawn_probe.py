@@ -4,13 +4,18 @@ valgrind, so the figures do not stretch with the machine's load as wall-clock ti
 
 Each agent (`python -m adapter`, and the floor, `python -m tests.bench.floor_agent`) runs as a
 real process on stdio under `valgrind --tool=callgrind` (its scripted Claude children run
-natively). `callgrind_control --dump` right after the answer to `initialize` is read splits the
-count: the first dump is spawn -> `initialize` answered (interpreter start, imports, stdio, the
-answer), the second `initialize` answered -> the first `session/new` answered (what the first
-session imports and does, Claude's process started and its own `initialize` answered; the floor
-starts no Claude). Unlike `tests.bench.initialize_probe` (in one process, without stdio), this
-is the path the benchmark's start-up phase times. Needs `valgrind` on PATH; each agent takes
-about half a minute of CPU.
+natively). The count is split where the agent first writes to stdout (its answer to
+`initialize`): a wrapper run before the agent's module (`-c`, then the module as `-m` would run
+it) dumps callgrind's count right after that `os.write`, through a client request from a tiny
+library compiled here with `gcc` against valgrind's `callgrind.h` (without them, the split is
+`callgrind_control --dump` once the client has read the answer, which also counts whatever the
+agent did meanwhile). A `callgrind_control --dump` once the first `session/new` is answered
+gives the second figure: the answer to `initialize` written -> the first `session/new`
+answered (what the agent does after its answer, what the first session imports and does,
+Claude's process started and its own `initialize` answered; the floor starts no Claude).
+Unlike `tests.bench.initialize_probe` (in one process, without stdio), this is the path the
+benchmark's start-up phase times. Needs `valgrind` on PATH; each agent takes about half a
+minute of CPU.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -25,8 +31,30 @@ from typing import Any
 
 __all__ = ["main"]
 
+MARKER_C = """
+#include <valgrind/callgrind.h>
+void claude_acp_mark(const char *label) { CALLGRIND_DUMP_STATS_AT(label); }
+"""
+# Runs the agent's module as `-m` would, after wrapping `os.write` (asyncio's pipe transport
+# writes through it) so that the first write to stdout dumps callgrind's count.
+WRAPPER = """
+import ctypes, os, runpy, sys
+mark = ctypes.CDLL(sys.argv[1]).claude_acp_mark
+write, written = os.write, []
+def marking_write(fd, data):
+    count = write(fd, data)
+    if fd == 1 and not written:
+        written.append(True)
+        mark(b"the first answer written")
+    return count
+os.write = marking_write
+module = sys.argv[2]
+sys.argv = [module, *sys.argv[3:]]
+runpy.run_module(module, run_name="__main__", alter_sys=True)
+"""
+
 OPT_IN: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
-AGENTS = {
+AGENTS: dict[str, tuple[str, str]] = {
     "ours": ("-m", "adapter"),
     "floor": ("-m", "tests.bench.floor_agent"),
 }
@@ -52,6 +80,21 @@ def _total(dump: Path) -> int:
     raise SystemExit(f"no total in {dump}")
 
 
+def _marker(scratch: Path) -> Path | None:
+    """The client-request library, compiled into `scratch`; None without gcc or the header."""
+    source, library = scratch / "mark.c", scratch / "mark.so"
+    source.write_text(MARKER_C, encoding="utf-8")
+    try:
+        built = subprocess.run(
+            ["gcc", "-shared", "-fPIC", "-O1", "-o", str(library), str(source)],
+            capture_output=True,
+            check=False,
+        )
+    except OSError:
+        return None
+    return library if built.returncode == 0 else None
+
+
 async def _count(agent: str, *, session: bool, keep: Path | None = None) -> list[int]:
     """The instructions of each step: spawn -> initialize (and -> the first session/new)."""
     from adapter.scripted_claude import write_launcher
@@ -61,13 +104,16 @@ async def _count(agent: str, *, session: bool, keep: Path | None = None) -> list
     with tempfile.TemporaryDirectory(prefix="claude-acp-spawn-probe-") as scratch:
         tmp = Path(scratch)
         out = tmp / "callgrind.out"
+        marker = _marker(tmp)
+        module = AGENTS[agent][1]
+        run = ["-m", module] if marker is None else ["-c", WRAPPER, str(marker), module]
         argv = [
             "valgrind",
             "--tool=callgrind",
             f"--callgrind-out-file={out}.%p",
             "--dump-instr=no",
             sys.executable,
-            *AGENTS[agent],
+            *run,
         ]
         launcher = write_launcher(tmp / "bin", scenario="success")
         config = tmp / "claude-config"
@@ -84,7 +130,8 @@ async def _count(agent: str, *, session: bool, keep: Path | None = None) -> list
                 {"protocolVersion": 1, "clientCapabilities": {"_meta": OPT_IN}},
                 timeout=600,
             )
-            await _dump(process.pid)
+            if marker is None:
+                await _dump(process.pid)
             if session:
                 await process.request(
                     "session/new", {"cwd": str(folder), "mcpServers": []}, timeout=600
@@ -96,7 +143,7 @@ async def _count(agent: str, *, session: bool, keep: Path | None = None) -> list
             raise
         finally:
             await process.close(timeout=600)
-        dumps = sorted(tmp.glob("callgrind.out.*.*"))
+        dumps = sorted(tmp.glob("callgrind.out.*.*"), key=lambda dump: int(dump.suffix[1:]))
         if len(dumps) < steps:
             raise SystemExit(f"expected {steps} callgrind dumps, found {len(dumps)}")
         if keep is not None:  # for callgrind_annotate

@@ -92,6 +92,10 @@ HEAVY = (
     # The failure records and their redaction (the log masking imports it with its first record).
     "fsm.records",
     "fsm.vocabulary",
+    # anyio (its asyncio backend above all): serving enters the agent's task group after the
+    # answer (adapter/app/serving.py, `LateTaskGroup`).
+    "anyio",
+    "sniffio",
     # JetBrains AIR's session index: made by the first request that may be one of its own.
     "adapter.agent.session_index",
     "fsm.air.session_index",
