@@ -226,17 +226,15 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
 
 def build_wire_models(response: type[Any]) -> None:
     """Build the `acp` schema models that answer a setup request and follow it (`lean_imports`
-    builds each on first use): meant for while Claude starts, so that the answer does not wait
-    for them after Claude's handshake. Not the notification union (`SessionNotification`,
-    ~50 million instructions, more than all of these): the command list that follows the
-    answer goes out as a raw update (`commands.raw_update_for`), and the union is built by the
-    first typed update that needs it."""
+    builds each on first use; the notification union takes ~10 ms): meant for while Claude
+    starts, so that the answer does not wait for them after Claude's handshake."""
     from acp import schema
 
     for model in (
         response,
         schema.SessionModeState,
         schema.SessionConfigOptionSelect,
+        schema.SessionNotification,
         schema.AvailableCommandsUpdate,
     ):
         model.model_rebuild()  # nothing to do once built

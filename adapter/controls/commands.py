@@ -25,7 +25,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-__all__ = ["available_commands", "raw_update_for", "rewrite_prompt", "update_for"]
+__all__ = ["available_commands", "rewrite_prompt", "update_for"]
 
 # Terminal-bound or meaningless inside an editor (the other adapter drops the same ones).
 _HIDDEN = frozenset(
@@ -87,16 +87,6 @@ def available_commands(
 def update_for(commands: list[AvailableCommand]) -> AvailableCommandsUpdate:
     return AvailableCommandsUpdate(
         session_update="available_commands_update", available_commands=commands
-    )
-
-
-def raw_update_for(commands: list[AvailableCommand]) -> dict[str, Any]:
-    """`update_for` as the wire dict `acp` makes of it inside a `session/update` (its
-    `serialize_params`), for a sender of raw updates: the session's first command list goes
-    out so, which spares its opening the build of `acp`'s notification model (the union of
-    every update, ~50 million instructions) before a typed update first needs it."""
-    return update_for(commands).model_dump(
-        mode="json", by_alias=True, exclude_none=True, exclude_defaults=True
     )
 
 

@@ -39,7 +39,7 @@ from adapter.claude.translate import NO_CHANGES, OwnChanges
 from adapter.controls import local_commands
 from adapter.controls.auto_fast import AutoFast
 from adapter.controls.auto_fast_rules import FAST
-from adapter.controls.commands import available_commands, raw_update_for, update_for
+from adapter.controls.commands import available_commands, update_for
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.local_commands import MCP_COMMAND
 from adapter.controls.mcp_elicitation import McpElicitor
@@ -250,7 +250,7 @@ class SessionControls:
             if not await ticket.written():
                 log.info("session %s: its setup was not answered; no command list", self.session_id)
                 return
-            await self._link.send_raw_update(self.session_id, raw_update_for(self.commands))
+            await self._link.send_update(self.session_id, update_for(self.commands))
             runtime = self._live()
             if self.sign_in.servers and runtime is not None:
                 # Which of the client's servers wait for a sign-in (the reference asks here).

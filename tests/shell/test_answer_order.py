@@ -190,20 +190,3 @@ async def test_a_ticket_taken_after_its_response_went_out_waits_for_nothing() ->
     watch.received({"jsonrpc": "2.0", "id": 5, "method": "session/prompt"})
     again = watch.ticket()
     assert await again.written(timeout=0.01) is False
-
-
-def test_the_raw_command_list_is_the_update_acp_would_have_written() -> None:
-    # The first command list goes out raw (`raw_update_for`), the later ones typed through
-    # acp: the client must not tell them apart.
-    from acp.schema import SessionNotification
-    from acp.utils import serialize_params
-
-    from adapter.controls.commands import raw_update_for, update_for
-
-    commands = available_commands(
-        ["mcp", {"name": "review", "description": "Review a change", "argumentHint": "<pr>"}],
-        meta_for=lambda name, _: {"jetbrains": {"air": {"path": f"/skills/{name}"}}},
-    )
-    typed = serialize_params(SessionNotification(session_id="s", update=update_for(commands)))
-    assert raw_update_for(commands) == typed["update"]
-    assert typed["update"]["availableCommands"][1]["input"] == {"hint": "<pr>"}
