@@ -9,7 +9,10 @@ the agent built in its task group, and `initialize` (opted in to sessionFailure)
 dumped as acp dumps it. `floor`: the floor agent's imports and answer (`floor_agent.py`). Both
 first run `prepare_imports`, as the agents do. The instruction count does not stretch with the
 machine's load, as wall-clock and even CPU times do; the difference between the two is what
-ours adds to the floor before its first answer. It prints the modules loaded by then.
+ours adds to the floor before its first answer. It prints the modules loaded by then. Ours also
+pauses the garbage collector and puts the dataclass code cache in place first, and makes the
+agent with the stand-in task group, as `claude-acp` serving does; `tests.bench.spawn_probe`
+counts the real processes on stdio.
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ import asyncio
 import importlib
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from adapter.lean_imports import prepare_imports
+from adapter.lean_imports import cache_dataclass_code, pause_collection, prepare_imports
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
 
 # `python -m adapter`'s entry point, the serving module and what it imports before serving.
 SERVING_PATH = (
@@ -34,10 +40,10 @@ OPT_IN: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["
 
 
 async def _ours() -> None:
-    import anyio
     from acp.schema import InitializeRequest
 
     from adapter.agent.acp_agent import ClaudeAcpAgent
+    from adapter.app.serving import LateTaskGroup
     from adapter.claude.runtime_settings import from_environment
 
     for name in SERVING_PATH:
@@ -45,10 +51,11 @@ async def _ours() -> None:
     request = InitializeRequest.model_validate(
         {"protocolVersion": 1, "clientCapabilities": {"_meta": OPT_IN}}
     )
-    async with anyio.create_task_group() as tg:
-        agent = ClaudeAcpAgent(task_group=tg, settings=from_environment(None, dict(os.environ)))
-        answer = await agent.initialize(request.protocol_version, request.client_capabilities)
-        answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+    # As serving does: the agent's task group is entered after the answer (`LateTaskGroup`).
+    settings = from_environment(None, dict(os.environ))
+    agent = ClaudeAcpAgent(task_group=cast("TaskGroup", LateTaskGroup()), settings=settings)
+    answer = await agent.initialize(request.protocol_version, request.client_capabilities)
+    answer.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 async def _floor() -> None:
@@ -67,6 +74,9 @@ def main(argv: list[str]) -> int:
     if argv not in (["ours"], ["floor"]):
         print(__doc__, file=sys.stderr)
         return 2
+    if argv == ["ours"]:  # as `claude-acp`'s main does when it serves
+        pause_collection()
+        cache_dataclass_code()
     prepare_imports()
     asyncio.run(_ours() if argv == ["ours"] else _floor())
     print(f"{argv[0]}: {len(sys.modules)} modules loaded by the answer to initialize")
