@@ -240,8 +240,11 @@ def test_dataclasses_built_from_cached_code_behave_as_compiled_ones(tmp_path: Pa
     assert first["hits"] == 0 and first["saved"] is True and cache.exists()
     assert first["facts"] == expected
     second = _cached_dataclasses(cache)
-    # Every generated method came from the cache: nothing compiled, nothing to save.
-    assert second["hits"] >= 12 and second["saved"] is False and second["compiled"] == 0
+    # Every generated method came from the cache: nothing compiled, nothing to save. (Python 3.11
+    # and 3.12 compile each method on its own; 3.13 compiles a class's methods in one source.)
+    assert first["compiled"] >= 3
+    assert second["hits"] >= first["compiled"]
+    assert second["saved"] is False and second["compiled"] == 0
     assert second["facts"] == expected
 
 
