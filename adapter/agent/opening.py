@@ -36,7 +36,7 @@ from adapter.controls.launch_flags import launch_for
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.questions import disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import MODEL_CONFIG_ENV, AirClient, model_config_settings, model_policy_from
+from fsm import MODEL_CONFIG_ENV, AirClient, model_config_settings, model_policy_from, redact
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -221,6 +221,10 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
         if isinstance(exc, RuntimeStartError):
             raise exc.request_error() from exc
         raise
+    # While Claude starts up: the failure records' secret patterns compile on their first use
+    # (about 2.6 ms, none of it needed to answer `initialize`); here nobody waits for it, where
+    # the process's first record would (docs/performance.md).
+    redact("")
     return runtime
 
 
