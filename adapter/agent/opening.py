@@ -231,7 +231,10 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
 def build_wire_models(response: type[Any]) -> None:
     """Build the `acp` schema models that answer a setup request and follow it (`lean_imports`
     builds each on first use; the notification union takes ~10 ms): meant for while Claude
-    starts, so that the answer does not wait for them after Claude's handshake."""
+    starts, so that the answer does not wait for them after Claude's handshake. Then the
+    models of the requests a session is sent next (a prompt, and the other setup requests: a
+    fork or a load of it), 1-2 ms each, which would otherwise be built when one arrives,
+    before anything else is done for it."""
     from acp import schema
 
     for model in (
@@ -240,6 +243,12 @@ def build_wire_models(response: type[Any]) -> None:
         schema.SessionConfigOptionSelect,
         schema.SessionNotification,
         schema.AvailableCommandsUpdate,
+        schema.PromptRequest,
+        schema.PromptResponse,
+        schema.NewSessionRequest,
+        schema.LoadSessionRequest,
+        schema.ResumeSessionRequest,
+        schema.ForkSessionRequest,
     ):
         model.model_rebuild()  # nothing to do once built
 
