@@ -221,11 +221,20 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
         if isinstance(exc, RuntimeStartError):
             raise exc.request_error() from exc
         raise
-    # While Claude starts up: the failure records' secret patterns compile on their first use
-    # (about 2.6 ms, none of it needed to answer `initialize`); here nobody waits for it, where
-    # the process's first record would (docs/performance.md).
-    redact("")
+    _while_claude_starts()
     return runtime
+
+
+def _while_claude_starts() -> None:
+    """Work done once per process that some later request would otherwise wait for, done
+    while the first session's Claude starts up, when nobody waits for it (docs/performance.md):
+    the failure records' secret patterns compile on their first use (about 2.6 ms, none of it
+    needed to answer `initialize`), which would fall to the process's first record; and the
+    SDK's module that copies a transcript (1 ms), which a fork would import before it can
+    start its Claude."""
+    from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
+
+    redact("")
 
 
 def build_wire_models(response: type[Any]) -> None:
