@@ -206,13 +206,14 @@ class ClaudeAcpAgent:
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
         from adapter.agent import opening
-        from adapter.claude import session_store
 
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         session_id = str(uuid.uuid4())
         start = self._opener.prepare(self._client, session_id, cwd, mcp_servers, options=options)
         pickers = await self._opener.open(start, NewSessionResponse, self._client)
+        from adapter.claude import session_store  # once Claude is spawned: it is not needed before
+
         session_store.remember(session_id, cwd, self._settings.env)
         self._unwritten.add(session_id)
         return NewSessionResponse(session_id=session_id, **pickers)

@@ -33,7 +33,6 @@ from claude_agent_sdk.types import (
 from adapter.claude.client_options import apply as apply_client_options
 from adapter.claude.hooks import ClaudeHooks
 from adapter.claude.launch import Launch
-from adapter.claude.message_stream import messages_with_frames, over_the_buffer
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.sdk_compat import (
     ExitBoundedTransport,
@@ -251,6 +250,8 @@ class ClaudeRuntime:
                     # Declared recovery boundary: Claude's transport failed while we read it.
                     # The reason is logged, the session hears "lost" (or "too large", a
                     # clear record, when one message was over the buffer).
+                    from adapter.claude.message_stream import over_the_buffer
+
                     self.too_large = over_the_buffer(exc)
                     # INFO: the user sees this failure as a record or an error already.
                     log.info("Claude runtime %s ended with an error", self.epoch, exc_info=True)
@@ -262,6 +263,9 @@ class ClaudeRuntime:
             await messages.aclose()
 
     def _messages(self) -> AsyncGenerator[tuple[Any, dict[str, Any]], None]:
+        # Imported once Claude is spawned, not before (docs/performance.md).
+        from adapter.claude.message_stream import messages_with_frames
+
         return messages_with_frames(self.client)
 
     async def send(self, message: dict[str, Any]) -> None:

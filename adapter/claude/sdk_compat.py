@@ -53,11 +53,9 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from anyio.streams.text import TextReceiveStream
 from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
-from claude_agent_sdk._internal.sessions import _sanitize_path
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import ToolPermissionContext, _configure_can_use_tool
 
-from adapter.claude.transcript_heads import with_cut_first_prompt
 from adapter.wire.deep_json import MAX_DEPTH, loads_shallow, too_deep
 from adapter.wire.json_codec import decode_object_fast
 from adapter.wire.private_files import open_regular
@@ -112,6 +110,10 @@ def answer_elicitations(client: ClaudeSDKClient, answer: Callable[[Any], Awaitab
 
 
 def sanitize_path(path: str) -> str:
+    # Imported here, not with the module: a session's spawn needs this module, a new
+    # session never this rule (docs/performance.md).
+    from claude_agent_sdk._internal.sessions import _sanitize_path
+
     return _sanitize_path(path)
 
 
@@ -163,6 +165,8 @@ def _read_regular_session_lite(file_path: Any) -> Any:
     """The SDK's `_read_session_lite` (0.2.189) opened by `open_regular` (a FIFO, device or
     socket named `<uuid>.jsonl` is skipped, never waited on), a cut head made listable."""
     from claude_agent_sdk._internal import sessions
+
+    from adapter.claude.transcript_heads import with_cut_first_prompt
 
     block = sessions.LITE_READ_BUF_SIZE
     try:
