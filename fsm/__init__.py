@@ -258,6 +258,7 @@ if TYPE_CHECKING:
         canonical_model_id,
         efforts_shown,
         efforts_to_apply,
+        mode_to_follow,
         models_shown,
     )
     from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
@@ -388,6 +389,7 @@ _HOMES = {
     "canonical_model_id": "pickers.values",
     "efforts_shown": "pickers.values",
     "efforts_to_apply": "pickers.values",
+    "mode_to_follow": "pickers.values",
     "models_shown": "pickers.values",
     "AsyncTasks": "air.async_tasks",
     "TaskReplay": "air.async_tasks",
@@ -734,6 +736,7 @@ __all__ = [
     "live_sessions",
     "measured_context_window",
     "message_text_fingerprint",
+    "mode_to_follow",
     "model_config_settings",
     "model_display_names",
     "model_policy_from",

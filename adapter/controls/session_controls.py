@@ -59,6 +59,7 @@ from fsm import (
     agent_flag,
     claude_code_offers,
     measured_context_window,
+    mode_to_follow,
     seeded_context_window,
     sign_in_servers,
 )
@@ -457,8 +458,8 @@ class SessionControls:
             await self.elicitations.completed(changes.elicitation_completed)
         if changes.model is not None:
             await self.follow_model(changes.model)
-        mode = changes.mode
-        if mode is not None and mode != self.config.mode and mode in self.config.modes:
+        mode = mode_to_follow(changes.mode, current=self.config.mode, offered=self.config.modes)
+        if mode is not None:
             await self.mode_changed(mode)
         if changes.fast is not None:
             await self.auto_fast.follow(changes.fast)

@@ -1,5 +1,6 @@
 """What the model and effort pickers show: their values, the current one, and JetBrains AIR's
-`recommendedValue` (docs/client-authors.md, "JetBrains AIR").
+`recommendedValue` (docs/client-authors.md, "JetBrains AIR"); and which mode Claude Code
+switched to by itself the mode picker follows (`mode_to_follow`).
 
 Theory of operation: Claude Code's model list has a `default` entry, which says which model it
 resolves to (`resolvedModel`), and entries for concrete models. A client that negotiated AIR's
@@ -31,6 +32,7 @@ __all__ = [
     "canonical_model_id",
     "efforts_shown",
     "efforts_to_apply",
+    "mode_to_follow",
     "models_shown",
 ]
 
@@ -105,3 +107,13 @@ def efforts_to_apply(recommend: bool, shown: PickerShown | None) -> list[str | N
     if not recommend:
         return []
     return [None if shown is None else shown.current]
+
+
+def mode_to_follow(said: str | None, *, current: str, offered: Sequence[str]) -> str | None:
+    """The mode the picker moves to when Claude Code says it switched to `said` by itself (a
+    `system/init` or `status` frame, an EnterPlanMode call): `said` when the picker offers it
+    and shows another; None otherwise (a mode the session does not offer, such as one a
+    settings file names that the session's policy took away, is never shown as current)."""
+    if said is None or said == current or said not in offered:
+        return None
+    return said

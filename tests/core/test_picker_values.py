@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fsm import canonical_model_id, efforts_shown, efforts_to_apply, models_shown
+import pytest
+
+from fsm import canonical_model_id, efforts_shown, efforts_to_apply, mode_to_follow, models_shown
 
 ENTRIES = [("default", "claude-sonnet-4-5"), ("opus", "claude-opus-4-1"), ("sonnet", None)]
 
@@ -86,3 +88,25 @@ def test_the_effort_picker_recommends_medium_else_the_first_level() -> None:
     assert efforts_to_apply(True, kept) == ["high"]
     assert efforts_to_apply(True, None) == [None]
     assert efforts_shown(True, (), "high") is None
+
+
+# --- Which mode Claude Code switched to by itself the mode picker follows -----------------------
+
+OFFERED = ("default", "acceptEdits", "plan")
+
+
+@pytest.mark.parametrize(
+    ("said", "current", "followed"),
+    [
+        ("plan", "default", "plan"),  # offered and not shown: followed
+        ("acceptEdits", "plan", "acceptEdits"),
+        ("plan", "plan", None),  # already shown: nothing to follow
+        ("bypassPermissions", "default", None),  # not offered (the policy took it away)
+        ("auto", "default", None),  # not in this session's catalog
+        (None, "default", None),  # the frame named no mode
+    ],
+)
+def test_the_mode_picker_follows_only_an_offered_mode_it_does_not_show(
+    said: str | None, current: str, followed: str | None
+) -> None:
+    assert mode_to_follow(said, current=current, offered=OFFERED) == followed
