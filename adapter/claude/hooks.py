@@ -35,8 +35,6 @@ from typing import Any, Protocol, TypeAlias, cast
 
 from claude_agent_sdk.types import HookContext, HookEvent, HookJSONOutput, HookMatcher
 
-from fsm import model_switch_to_follow
-
 __all__ = ["ClaudeHooks", "ElicitationAnswer", "HookAnswers"]
 
 log = logging.getLogger(__name__)
@@ -106,6 +104,8 @@ class ClaudeHooks:
     async def _model_switched(
         self, data: Any, tool_use_id: str | None, context: HookContext
     ) -> HookJSONOutput:
+        from fsm import model_switch_to_follow  # with the first switch, not before the spawn
+
         model = model_switch_to_follow(data)
         if model is not None and self._follow_model is not None:
             self._follow_model(model)

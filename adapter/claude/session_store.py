@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from acp import RequestError
@@ -28,14 +28,13 @@ from acp.schema import ListSessionsResponse, SessionInfo
 from adapter.claude import session_links, transcripts
 from adapter.claude.settings_files import config_home
 from adapter.wire.private_files import UnsafeFile, open_private, open_regular, private_folder
-from fsm import (
-    ForkPoint,
-    fork_point_missing,
-    fork_point_uuid,
-    is_archived,
-    listed_title,
-    visible,
-)
+
+if TYPE_CHECKING:
+    from fsm import ForkPoint
+
+# The core's fork points and listed titles are imported by the fork and the listing that use
+# them, not with this module: a resume or load needs `locate` before its Claude can be spawned
+# (docs/performance.md).
 
 __all__ = [
     "PAGE_SIZE",
@@ -185,6 +184,8 @@ async def fork(
     the session has no such message."""
     from claude_agent_sdk import fork_session
 
+    from fsm import fork_point_missing
+
     located = locate(session_id, cwd, env)
     # A point is looked for in the transcript; none written, no message
     # (docs/decisions.md#fork-point).
@@ -235,6 +236,8 @@ def _fork_entry(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _fork_point_uuid(point: ForkPoint, transcript: Path) -> str | None:
+    from fsm import fork_point_uuid
+
     found = [
         _fork_entry(raw)
         for _, raw in transcripts.entries(transcript, transcripts.ReplayStats())
@@ -285,6 +288,8 @@ async def list_page(
         return list(found)
 
     found = await anyio.to_thread.run_sync(read)
+    from fsm import is_archived, listed_title, visible
+
     # A session whose context was cleared is listed once, under its ACP id, as its current
     # Claude session (the transcripts it left behind are not sessions of their own).
     shown_as, left = relinked(env or {})

@@ -13,17 +13,17 @@ docs/decisions.md#startup-failure-words).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
 from claude_agent_sdk import CLIConnectionError, CLINotFoundError, ProcessError, ResultError
 
-from fsm import StartFailureKind, start_failure
+# The core's start-up failures are imported when a start fails, not with the runtime, which
+# every session's spawn imports first (docs/performance.md).
+if TYPE_CHECKING:
+    from fsm import StartFailureKind
 
 __all__ = ["RuntimeStartError", "start_error"]
-
-# The protocol's code for each kind of start-up failure Claude Code explains.
-_CODES = {StartFailureKind.SIGN_IN: -32000, StartFailureKind.FOLDER: -32602}
 
 _RUN_IT = "run it in a terminal to see why"
 
@@ -48,8 +48,15 @@ class RuntimeStartError(Exception):
         data: dict[str, Any] = {"reason": str(self)}
         if self.startup_failure_reason is not None:
             data["startupFailureReason"] = self.startup_failure_reason
-        code = _CODES.get(self.kind, -32603) if self.kind is not None else -32603
+        code = _codes().get(self.kind, -32603) if self.kind is not None else -32603
         return RequestError(code, str(self), data)
+
+
+def _codes() -> dict[StartFailureKind, int]:
+    """The protocol's code for each kind of start-up failure Claude Code explains."""
+    from fsm import StartFailureKind
+
+    return {StartFailureKind.SIGN_IN: -32000, StartFailureKind.FOLDER: -32602}
 
 
 def _explained(
@@ -57,6 +64,8 @@ def _explained(
 ) -> RuntimeStartError | None:
     """The error for a start-up failure Claude Code explained: in the handshake's
     `ResultError` (anywhere in the chain), else in the result frame the transport saw."""
+    from fsm import start_failure
+
     seen: BaseException | None = exc
     results: list[object] = []
     while seen is not None and len(results) < 8:

@@ -51,6 +51,9 @@ NOT_BEFORE_SPAWN = (
     "claude_agent_sdk._internal.sessions",
     "adapter.session",
     "fsm.air.fork_points",
+    # Used when a start fails, and by the first model switch Claude Code reports.
+    "fsm.claude.start_failures",
+    "fsm.pickers.model_following",
 )
 # What the spawn does need: the check above would pass vacuously if the child never got here.
 NEEDED = ("adapter.agent.opening", "adapter.claude.claude_runtime", "claude_agent_sdk.types")
@@ -110,3 +113,32 @@ def test_a_new_session_spawns_claude_before_importing_what_the_spawn_does_not_ne
         if any(name == late or name.startswith(late + ".") for late in NOT_BEFORE_SPAWN)
     }
     assert not early, f"imported before Claude's spawn: {sorted(early)}"
+
+
+# What a resume or load imports to find the transcript it resumes (`session_store.locate`)
+# and to spawn: the core's fork points and listed titles are the fork's and the listing's.
+LOCATE = """
+import json, sys
+from adapter.lean_imports import prepare_imports
+
+prepare_imports()
+from adapter.agent import opening
+from adapter.claude import claude_runtime, session_store
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_what_a_resume_imports_before_its_spawn_leaves_the_forks_and_listings_out() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", LOCATE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    modules = set(json.loads(done.stdout))
+    assert "adapter.claude.session_store" in modules
+    late = ("fsm.air.archive_titles", *NOT_BEFORE_SPAWN[1:])
+    early = {name for name in modules if any(name == m or name.startswith(m + ".") for m in late)}
+    assert not early, f"imported with what a resume needs before its spawn: {sorted(early)}"
