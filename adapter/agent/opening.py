@@ -31,7 +31,6 @@ from adapter.claude.client_options import ClientOptions
 from adapter.claude.permission_settings import permission_settings
 from adapter.claude.settings_reader import SettingsReader
 from adapter.claude.surroundings import Surroundings
-from adapter.claude.transcript_tail import read_tail
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.questions import disallowed_tools
@@ -146,7 +145,13 @@ def opening_for(
 ) -> Opening:
     """The opening of a session; with a `transcript`, one that resumes it with the mode and
     model the transcript says it last ran with (`SessionConfig.initial` says when not)."""
-    tail = read_tail(transcript) if transcript is not None else None
+    tail = None
+    if transcript is not None:
+        # Imported by the first opening that resumes (its transcripts and their vocabulary):
+        # a new session's spawn does not need them (docs/performance.md).
+        from adapter.claude.transcript_tail import read_tail
+
+        tail = read_tail(transcript)
     client_options = _with_model_config(client_options, _environ(settings), cwd)
     # What the settings tiers let this session start in and switch to: a repository's own
     # settings cannot loosen permissions, and bypass goes when any tier or the client says so.

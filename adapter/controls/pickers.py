@@ -24,7 +24,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
 from acp.schema import (
@@ -36,7 +36,6 @@ from acp.schema import (
 )
 
 from adapter.claude.settings_reader import SettingsReader
-from adapter.claude.transcript_tail import Tail
 from adapter.controls.auto_fast_rules import AUTO, fast_option
 from adapter.controls.model_choices import ModelChoice, model_choice
 from fsm import (
@@ -54,6 +53,9 @@ from fsm import (
     models_shown,
     settings_effort,
 )
+
+if TYPE_CHECKING:
+    from adapter.claude.transcript_tail import Tail
 
 __all__ = [
     "DEFAULT_EFFORT",

@@ -54,6 +54,9 @@ NOT_BEFORE_SPAWN = (
     # Used when a start fails, and by the first model switch Claude Code reports.
     "fsm.claude.start_failures",
     "fsm.pickers.model_following",
+    # Claude's transcripts, read before the spawn only by an opening that resumes one.
+    "adapter.claude.transcript_tail",
+    "adapter.claude.transcripts",
 )
 # What the spawn does need: the check above would pass vacuously if the child never got here.
 NEEDED = ("adapter.agent.opening", "adapter.claude.claude_runtime", "claude_agent_sdk.types")
@@ -139,6 +142,15 @@ def test_what_a_resume_imports_before_its_spawn_leaves_the_forks_and_listings_ou
     )
     modules = set(json.loads(done.stdout))
     assert "adapter.claude.session_store" in modules
-    late = ("fsm.air.archive_titles", *NOT_BEFORE_SPAWN[1:])
+    late = (
+        "fsm.air.fork_points",
+        "fsm.air.archive_titles",
+        "fsm.claude.start_failures",
+        "fsm.pickers.model_following",
+        "adapter.claude.message_stream",
+        "adapter.claude.unparsed",
+        "adapter.claude.transcript_heads",
+        "adapter.session",
+    )
     early = {name for name in modules if any(name == m or name.startswith(m + ".") for m in late)}
     assert not early, f"imported with what a resume needs before its spawn: {sorted(early)}"
