@@ -234,10 +234,16 @@ def _while_claude_starts() -> None:
     """Work done once per process that some later request would otherwise wait for, done
     while the first session's Claude starts up, when nobody waits for it (docs/performance.md):
     the failure records' secret patterns compile on their first use (about 2.6 ms, none of it
-    needed to answer `initialize`), which would fall to the process's first record; and the
-    SDK's module that copies a transcript (1 ms), which a fork would import before it can
-    start its Claude."""
+    needed to answer `initialize`), which would fall to the process's first record; the
+    SDK's module that copies a transcript (1 ms) and the core's fork points, which a fork
+    would import before it can start its Claude; and what the spawn itself does not need but
+    the session soon does: the session store (a new session's marker, written before its
+    answer), the reader of Claude's messages, the core's rule for a model Claude Code
+    switched to."""
     from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
+
+    from adapter.claude import message_stream, session_store  # noqa: F401
+    from fsm import fork_point, model_switch_to_follow  # noqa: F401
 
     redact("")
 
