@@ -33,7 +33,7 @@ from adapter.claude.settings_reader import SettingsReader
 from adapter.claude.surroundings import Surroundings
 from adapter.controls.launch_flags import launch_for
 from adapter.controls.pickers import SessionConfig
-from adapter.controls.questions import disallowed_tools
+from adapter.controls.question_form import disallowed_tools
 from adapter.wire.client_link import ClientLink
 from fsm import MODEL_CONFIG_ENV, AirClient, model_config_settings, model_policy_from, redact
 

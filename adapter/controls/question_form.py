@@ -20,11 +20,19 @@ import json
 import logging
 from typing import Any
 
-__all__ = ["ASK_TOOL", "fold_answer", "form_params", "valid_questions"]
+__all__ = ["ASK_TOOL", "disallowed_tools", "fold_answer", "form_params", "valid_questions"]
 
 log = logging.getLogger(__name__)
 
 ASK_TOOL = "AskUserQuestion"
+
+
+def disallowed_tools(ask_by_form: bool) -> tuple[str, ...]:
+    """The tools Claude Code is started without: AskUserQuestion unless the client has forms.
+    Here rather than in `questions`, so that a session's spawn does not import the asking."""
+    return () if ask_by_form else (ASK_TOOL,)
+
+
 _SEVERAL = "Please answer the following questions."
 _OTHER_SINGLE = "Type your own answer, or add a note to the option you chose above (optional)."
 _OTHER_MULTI = "Type your own answer to add to your selection above (optional)."

@@ -35,7 +35,13 @@ from claude_agent_sdk.types import (
 )
 
 from adapter.controls.form_presenter import FormPresenter
-from adapter.controls.question_form import ASK_TOOL, fold_answer, form_params, valid_questions
+from adapter.controls.question_form import (
+    ASK_TOOL,
+    disallowed_tools,
+    fold_answer,
+    form_params,
+    valid_questions,
+)
 from adapter.wire.client_link import ClientLink
 
 __all__ = ["ASK_TOOL", "QuestionAsker", "ToolUseAborted", "disallowed_tools"]
@@ -48,11 +54,6 @@ _NO_FORMS = (
     "This editor cannot show questions. Ask the user in your reply instead, then wait for "
     "their next message."
 )
-
-
-def disallowed_tools(ask_by_form: bool) -> tuple[str, ...]:
-    """The tools Claude Code is started without: AskUserQuestion unless the client has forms."""
-    return () if ask_by_form else (ASK_TOOL,)
 
 
 class ToolUseAborted(Exception):

@@ -57,6 +57,9 @@ NOT_BEFORE_SPAWN = (
     # Claude's transcripts, read before the spawn only by an opening that resumes one.
     "adapter.claude.transcript_tail",
     "adapter.claude.transcripts",
+    # How Claude's questions are asked: the spawn needs only which tool it is started without.
+    "adapter.controls.questions",
+    "adapter.controls.form_presenter",
 )
 # What the spawn does need: the check above would pass vacuously if the child never got here.
 NEEDED = ("adapter.agent.opening", "adapter.claude.claude_runtime", "claude_agent_sdk.types")
