@@ -28,8 +28,6 @@ from acp.schema import (
 from acp.transports import default_environment
 
 from adapter.scripted_claude import SCENARIO_ENV, TEXTS, write_launcher
-from fsm.air.client import ADVERTISED, air_client
-from tests.support.failure_rows import has_key
 from tests.support.frame_check import check_frame
 from tests.support.harness import (
     OPT_IN,
@@ -40,14 +38,12 @@ from tests.support.harness import (
     spawn_adapter,
     until,
 )
-
-ADVERTISEMENT = {
-    "version": 1,
-    "capabilities": list(ADVERTISED),
-    # Every AIR client is told how to set a goal (docs/client-authors.md).
-    "goal": {"version": 1, "controlMethod": "_session/goal", "actions": ["set", "clear"]},
-}
-
+from tests.support.negotiation import (
+    advertisement_problem,
+    initialize_json,
+    mode_chosen,
+    opt_in_json,
+)
 
 # --- a hand-written JSON-RPC client -----------------------------------------------------------
 
@@ -158,19 +154,7 @@ async def raw_adapter(tmp_path: Path, scenario: str = "success") -> AsyncIterato
                 await process.wait()
 
 
-def _initialize_params(capabilities_json: str) -> str:
-    return f'{{"protocolVersion":{acp.PROTOCOL_VERSION},"clientCapabilities":{capabilities_json}}}'
-
-
 # --- negotiation (docs/decisions.md#negotiation and #advertising) ---------------------------------
-
-
-def _air(air_json: str) -> str:
-    return f'{{"_meta":{{"jetbrains":{{"air":{air_json}}}}}}}'
-
-
-def _opt_in(version_json: str, capabilities_json: str = '["sessionFailure"]') -> str:
-    return _air(f'{{"version":{version_json},"capabilities":{capabilities_json}}}')
 
 
 # Raw JSON for `clientCapabilities` that only raw text can carry: `1e400` is valid JSON that
@@ -178,22 +162,17 @@ def _opt_in(version_json: str, capabilities_json: str = '["sessionFailure"]') ->
 # silently mean legacy (docs/decisions.md#negotiation). Every other malformed opt-in, and the
 # well-formed control, are sent in process: tests/shell/test_protocol.py.
 RAW_ONLY_LEGACY_CAPABILITIES: dict[str, str] = {
-    "version Infinity": _opt_in("1e400"),
+    "version Infinity": opt_in_json("1e400"),
 }
 
 
 async def _negotiate(tmp_path: Path, capabilities_json: str) -> str:
     """Initialize with raw capabilities, then fail one turn; say which mode the adapter chose."""
     async with raw_adapter(tmp_path, "rate_limit") as raw:
-        init = await raw.call("initialize", _initialize_params(capabilities_json))
-        if "error" in init:
-            return f"initialize failed: {init['error']}"
-        advertised = (init["result"].get("_meta") or {}).get("jetbrains", {}).get("air")
-        declared = json.loads(capabilities_json).get("_meta")
-        # docs/decisions.md#advertising: the advertisement to an AIR client only
-        # (`_meta.jetbrains.air` an object).
-        if advertised != (ADVERTISEMENT if air_client(declared).air else None):
-            return f"wrong advertisement: {init['result'].get('_meta')}"
+        init = await raw.call("initialize", initialize_json(capabilities_json))
+        problem = advertisement_problem(init, capabilities_json)
+        if problem is not None:
+            return problem
         created = await raw.call("session/new", {"cwd": str(raw.workdir), "mcpServers": []})
         session = created["result"]["sessionId"]
         answer = await raw.call(
@@ -201,17 +180,7 @@ async def _negotiate(tmp_path: Path, capabilities_json: str) -> str:
             {"sessionId": session, "prompt": [{"type": "text", "text": "hello"}]},
         )
         await raw.finish()
-    records = any(has_key(frame, "sessionFailure") for frame in raw.frames)
-    if "error" in answer and not records:
-        error = answer["error"]
-        if error["code"] == -32603 and error.get("data") == {"errorKind": "rate_limit"}:
-            return "legacy"
-        return f"legacy with an unexpected error: {error}"
-    meta = answer.get("result", {}).get("_meta") or {}
-    record = meta.get("jetbrains", {}).get("air", {}).get("sessionFailure")
-    if record is not None and record["category"] == "limit":
-        return "capable"
-    return f"neither: {answer}"
+    return mode_chosen(answer, raw.frames)
 
 
 async def _negotiate_all(tmp_path: Path, variants: dict[str, str]) -> dict[str, str]:
@@ -333,7 +302,7 @@ async def test_authenticate_with_the_advertised_method_only(tmp_path: Path) -> N
 async def test_every_stdout_line_is_a_json_rpc_frame(tmp_path: Path, scenario: str) -> None:
     # With DEBUG logging on (raw_adapter sets it): every log line must go to stderr.
     async with raw_adapter(tmp_path, scenario) as raw:
-        init = await raw.call("initialize", _initialize_params(json.dumps({"_meta": OPT_IN})))
+        init = await raw.call("initialize", initialize_json(json.dumps({"_meta": OPT_IN})))
         created = await raw.call("session/new", {"cwd": str(raw.workdir), "mcpServers": []})
         session = created["result"]["sessionId"]
         answers = []

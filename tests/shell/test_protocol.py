@@ -21,37 +21,24 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.steps import Permission, Result, Scenario
-from fsm.air.client import ADVERTISED, air_client
 from tests.support.choosing_client import KindClient
-from tests.support.failure_rows import has_key
 from tests.support.harness import OPT_IN, TIMEOUT, Adapter
+from tests.support.negotiation import (
+    advertisement_problem,
+    air_json,
+    initialize_json,
+    mode_chosen,
+    opt_in_json,
+)
 from tests.support.shell_harness import agent_in_process
-
-ADVERTISEMENT = {
-    "version": 1,
-    "capabilities": list(ADVERTISED),
-    # Every AIR client is told how to set a goal (docs/client-authors.md).
-    "goal": {"version": 1, "controlMethod": "_session/goal", "actions": ["set", "clear"]},
-}
 
 
 def _initialize_params(capabilities_json: str) -> dict[str, Any]:
-    params = (
-        f'{{"protocolVersion":{acp.PROTOCOL_VERSION},"clientCapabilities":{capabilities_json}}}'
-    )
-    loaded: dict[str, Any] = json.loads(params)
+    loaded: dict[str, Any] = json.loads(initialize_json(capabilities_json))
     return loaded
 
 
 # --- negotiation (docs/decisions.md#negotiation and #advertising) ---------------------------------
-
-
-def _air(air_json: str) -> str:
-    return f'{{"_meta":{{"jetbrains":{{"air":{air_json}}}}}}}'
-
-
-def _opt_in(version_json: str, capabilities_json: str = '["sessionFailure"]') -> str:
-    return _air(f'{{"version":{version_json},"capabilities":{capabilities_json}}}')
 
 
 # Raw JSON for `clientCapabilities`: everything here must silently mean legacy
@@ -64,14 +51,14 @@ LEGACY_CAPABILITIES: dict[str, str] = {
     "_meta a list": '{"_meta":[]}',
     "_meta null": '{"_meta":null}',
     "jetbrains a list": '{"_meta":{"jetbrains":[]}}',
-    "air a string": _air('"sessionFailure"'),
-    "version true": _opt_in("true"),
-    'version "1"': _opt_in('"1"'),
-    "version 1.5": _opt_in("1.5"),
-    "version 0": _opt_in("0"),
-    "capabilities a string": _opt_in("1", '"sessionFailure"'),
-    "capabilities wrong case": _opt_in("1", '["sessionfailure"]'),
-    "old nested form": _air('{"sessionFailure":{"version":1}}'),
+    "air a string": air_json('"sessionFailure"'),
+    "version true": opt_in_json("true"),
+    'version "1"': opt_in_json('"1"'),
+    "version 1.5": opt_in_json("1.5"),
+    "version 0": opt_in_json("0"),
+    "capabilities a string": opt_in_json("1", '"sessionFailure"'),
+    "capabilities wrong case": opt_in_json("1", '["sessionfailure"]'),
+    "old nested form": air_json('{"sessionFailure":{"version":1}}'),
     "envelope outside _meta": json.dumps(OPT_IN),
 }
 # Positive controls: the same path must produce a record when the opt-in is well formed.
@@ -95,31 +82,16 @@ async def _negotiate(tmp_path: Path, capabilities_json: str) -> str:
         tmp_path, "rate_limit", initialize=False, off_spec=off_spec
     ) as adapter:
         init = await adapter.call("initialize", _initialize_params(capabilities_json))
-        if "error" in init:
-            return f"initialize failed: {init['error']}"
-        advertised = (init["result"].get("_meta") or {}).get("jetbrains", {}).get("air")
-        declared = json.loads(capabilities_json).get("_meta")
-        # docs/decisions.md#advertising: the advertisement to an AIR client only
-        # (`_meta.jetbrains.air` an object).
-        if advertised != (ADVERTISEMENT if air_client(declared).air else None):
-            return f"wrong advertisement: {init['result'].get('_meta')}"
+        problem = advertisement_problem(init, capabilities_json)
+        if problem is not None:
+            return problem
         created = await adapter.call("session/new", {"cwd": str(adapter.workdir), "mcpServers": []})
         session = created["result"]["sessionId"]
         answer = await adapter.call(
             "session/prompt",
             {"sessionId": session, "prompt": [{"type": "text", "text": "hello"}]},
         )
-    records = any(has_key(message, "sessionFailure") for message in adapter.incoming())
-    if "error" in answer and not records:
-        error = answer["error"]
-        if error["code"] == -32603 and error.get("data") == {"errorKind": "rate_limit"}:
-            return "legacy"
-        return f"legacy with an unexpected error: {error}"
-    meta = answer.get("result", {}).get("_meta") or {}
-    record = meta.get("jetbrains", {}).get("air", {}).get("sessionFailure")
-    if record is not None and record["category"] == "limit":
-        return "capable"
-    return f"neither: {answer}"
+    return mode_chosen(answer, adapter.incoming())
 
 
 async def _negotiate_all(tmp_path: Path, variants: dict[str, str]) -> dict[str, str]:
