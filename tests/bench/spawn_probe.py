@@ -27,7 +27,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+
+from tests.bench.delta_probe import _dump, _total
+from tests.bench.startup import OPT_IN
 
 __all__ = ["main"]
 
@@ -53,31 +55,10 @@ sys.argv = [module, *sys.argv[3:]]
 runpy.run_module(module, run_name="__main__", alter_sys=True)
 """
 
-OPT_IN: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
 AGENTS: dict[str, tuple[str, str]] = {
     "ours": ("-m", "adapter"),
     "floor": ("-m", "tests.bench.floor_agent"),
 }
-
-
-async def _dump(pid: int) -> None:
-    """Have callgrind write what it counted so far (and count afresh)."""
-    done = await asyncio.create_subprocess_exec(
-        "callgrind_control",
-        "--dump",
-        str(pid),
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    if await done.wait() != 0:
-        raise SystemExit("callgrind_control --dump failed")
-
-
-def _total(dump: Path) -> int:
-    for line in dump.read_text(encoding="utf-8", errors="replace").splitlines():
-        if line.startswith(("summary:", "totals:")):
-            return int(line.split()[1])
-    raise SystemExit(f"no total in {dump}")
 
 
 def _marker(scratch: Path) -> Path | None:
