@@ -4,7 +4,7 @@ Theory of operation: every request that opens a session (new, load, resume, fork
 its Claude starts with the same way (`opening_for`: the mode from the transcript or Claude
 Code's settings, the transcript's model, the client's MCP servers), spawns Claude at once and
 sends its start-up handshake (`spawn`), and only then builds the session (`controls_for`,
-`adapter.session.session`, `build_wire_models`): importing and building those takes a while the
+`adapter.session.session`, `while_claude_starts`): importing and building those takes a while the
 first time in a process, and Claude's own start-up runs meanwhile instead of after it. Every one
 answers with the same pickers (`pickers`), then sends the command list once the response is
 out. `resume` continues a session without replaying its history; `fork` copies it under a new
@@ -47,12 +47,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Opening",
-    "build_wire_models",
     "check_cwd",
     "controls_for",
     "opening_for",
     "pickers",
     "spawn",
+    "while_claude_starts",
 ]
 
 log = logging.getLogger(__name__)
@@ -226,25 +226,26 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
         if isinstance(exc, RuntimeStartError):
             raise exc.request_error() from exc
         raise
-    _while_claude_starts()
     return runtime
 
 
-def _while_claude_starts() -> None:
-    """Work done once per process that some later request would otherwise wait for, done
-    while the first session's Claude starts up, when nobody waits for it (docs/performance.md):
-    the failure records' secret patterns compile on their first use (about 2.6 ms, none of it
-    needed to answer `initialize`), which would fall to the process's first record; the
-    SDK's module that copies a transcript (1 ms) and the core's fork points, which a fork
-    would import before it can start its Claude; and what the spawn itself does not need but
-    the session soon does: the session store (a new session's marker, written before its
-    answer), the reader of Claude's messages, the core's rule for a model Claude Code
-    switched to."""
+def while_claude_starts(response: type[Any]) -> None:
+    """What a session's opening does while its Claude starts up, when nobody waits for it
+    (docs/performance.md): the `acp` models of its answer and of what follows it
+    (`build_wire_models`); and work done once per process that some later request would
+    otherwise wait for: the failure records' secret patterns compile on their first use (about
+    2.6 ms, none of it needed to answer `initialize`), which would fall to the process's first
+    record; the SDK's module that copies a transcript (1 ms) and the core's fork points, which a
+    fork would import before it can start its Claude; and what the spawn itself does not need
+    but the session soon does: the session store (a new session's marker, written before its
+    answer), the reader of Claude's messages, the core's rule for a model Claude Code switched
+    to."""
     from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
 
     from adapter.claude import message_stream, session_store  # noqa: F401
     from fsm import fork_point, model_switch_to_follow  # noqa: F401
 
+    build_wire_models(response)
     redact("")
 
 

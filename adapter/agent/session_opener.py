@@ -130,7 +130,7 @@ class SessionOpener:
         try:
             from adapter.session.session import Session
 
-            opening.build_wire_models(answer)
+            opening.while_claude_starts(answer)
             session_side_imported()
             return Session(
                 session_id=start.session_id,
