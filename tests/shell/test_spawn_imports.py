@@ -67,6 +67,10 @@ NOT_BEFORE_SPAWN = (
     # How Claude's questions are asked: the spawn needs only which tool it is started without.
     "adapter.controls.questions",
     "adapter.controls.form_presenter",
+    # The SDK's trace context propagation, when there is no trace context to pass on
+    # (`lean_imports.lean_trace_propagation`): what the real `opentelemetry.propagate` imports.
+    "opentelemetry.propagators",
+    "opentelemetry.baggage",
 )
 # What the spawn does need: the check above would pass vacuously if the child never got here.
 NEEDED = ("adapter.agent.opening", "adapter.claude.claude_runtime", "claude_agent_sdk.types")
