@@ -203,6 +203,7 @@ class SessionControls:
             self.surroundings,
             file_checkpoints=self.air.file_change_report,
             prompt_suggestions=self.air.prompt_suggestions,
+            subagent_hooks=self.air.native_subagents,
         )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:
