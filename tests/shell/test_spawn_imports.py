@@ -23,10 +23,17 @@ import adapter
 ROOT = Path(adapter.__file__).resolve().parent.parent
 
 CHILD = """
-import json, sys
+import dataclasses, gc, json, sys
 
 from adapter.lean_imports import prepare_imports
 
+class NoteBackend:  # how anyio's asyncio backend (imported on the task group's first use) comes in
+    def find_spec(self, name, path=None, target=None):
+        if name == "anyio._backends._asyncio":
+            note = {"collecting": gc.isenabled(), "cached": dataclasses.exec is not exec}
+            print(json.dumps({"backend": note}), file=sys.stderr, flush=True)
+
+sys.meta_path.insert(0, NoteBackend())
 prepare_imports()
 import anyio
 
@@ -60,12 +67,18 @@ NOT_BEFORE_SPAWN = (
     # How Claude's questions are asked: the spawn needs only which tool it is started without.
     "adapter.controls.questions",
     "adapter.controls.form_presenter",
+    # The SDK's trace context propagation, when there is no trace context to pass on
+    # (`lean_imports.lean_trace_propagation`): what the real `opentelemetry.propagate` imports.
+    "opentelemetry.propagators",
+    "opentelemetry.baggage",
 )
 # What the spawn does need: the check above would pass vacuously if the child never got here.
 NEEDED = ("adapter.agent.opening", "adapter.claude.claude_runtime", "claude_agent_sdk.types")
 
 
-def _spawn_of_a_new_session(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def _spawn_of_a_new_session(
+    tmp_path: Path,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
         {
@@ -102,14 +115,15 @@ def _spawn_of_a_new_session(tmp_path: Path) -> tuple[dict[str, Any], dict[str, A
         stderr = agent.stderr.read() if agent.stderr is not None else ""  # until it exits
         agent.wait(timeout=120)
     notes = [line for line in stderr.splitlines() if line.startswith('{"modules"')]
-    assert notes, stderr[-2000:]
-    return answer, json.loads(notes[0])
+    backend = [line for line in stderr.splitlines() if line.startswith('{"backend"')]
+    assert notes and backend, stderr[-2000:]
+    return answer, json.loads(notes[0]), json.loads(backend[0])["backend"]
 
 
 def test_a_new_session_spawns_claude_before_importing_what_the_spawn_does_not_need(
     tmp_path: Path,
 ) -> None:
-    answer, note = _spawn_of_a_new_session(tmp_path)
+    answer, note, _ = _spawn_of_a_new_session(tmp_path)
     assert "error" in answer  # the spawn was refused, after the note
     modules = set(note["modules"])
     assert set(NEEDED) <= modules
@@ -119,6 +133,15 @@ def test_a_new_session_spawns_claude_before_importing_what_the_spawn_does_not_ne
         if any(name == late or name.startswith(late + ".") for late in NOT_BEFORE_SPAWN)
     }
     assert not early, f"imported before Claude's spawn: {sorted(early)}"
+
+
+def test_anyios_backend_comes_in_from_the_code_cache_with_the_collector_waiting(
+    tmp_path: Path,
+) -> None:
+    # After `initialize` is answered, on the way to the first spawn: its dataclasses take their
+    # code from the cache, and no collection walks what it makes (serving freezes it after).
+    _, _, backend = _spawn_of_a_new_session(tmp_path)
+    assert backend == {"collecting": False, "cached": True}
 
 
 # What a resume or load imports to find the transcript it resumes (`session_store.locate`)
