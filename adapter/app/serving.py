@@ -30,7 +30,7 @@ async def serve_stdio(
     executable: str | None, env: dict[str, str], trace: WireTrace | None
 ) -> int | None:
     """Serve until the input ends or a signal comes; returns that signal's number, if any."""
-    from adapter.lean_imports import prepare_imports, resume_collection
+    from adapter.lean_imports import pause_collection, prepare_imports, resume_collection
 
     prepare_imports()  # before anything imports acp or the SDK: about half the start-up time
     from adapter.app.child_watch import watch_children_with_pidfds
@@ -64,9 +64,16 @@ async def serve_stdio(
     except BaseException:
         serving.cancel()
         raise
-    import anyio
+    # anyio and its asyncio backend make thousands of objects that live as long as the process
+    # and next to no garbage: the collector waits, and they are frozen (as start-up's were).
+    pause_collection()
+    try:
+        import anyio
 
-    async with anyio.create_task_group() as tg:
+        group = anyio.create_task_group()
+    finally:
+        resume_collection()
+    async with group as tg:
         late.enter(tg)
         try:
             await serving

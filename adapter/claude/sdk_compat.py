@@ -26,6 +26,8 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   live in `adapter/lean_imports.py` (pinned by `tests/shell/test_lean_imports.py`): pydantic's
   private `ConfigWrapper.for_model`, to build `acp.schema`'s models on first use, and the SDK
   package registered without its `__init__` (which imports `mcp`), its names loaded from submodules.
+  A third stands in for `opentelemetry.propagate`, which the SDK's transport imports at each
+  spawn to pass on a trace context, until there is one to pass on (or anything else is used).
 - `ExitBoundedTransport.take_hints`, `with_hints`: the SDK builds a `can_use_tool` callback's
   context without the CLI's permission hints (`default_to_no`, `suppress_always_allow_rule`,
   `matched_ask_rule`); the transport notes them from the raw request as it reads it, and the

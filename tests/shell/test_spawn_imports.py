@@ -26,10 +26,17 @@ import adapter
 ROOT = Path(adapter.__file__).resolve().parent.parent
 
 CHILD = """
-import json, sys
+import dataclasses, gc, json, sys
 
 from adapter.lean_imports import prepare_imports
 
+class NoteBackend:  # how anyio's asyncio backend (imported on the task group's first use) comes in
+    def find_spec(self, name, path=None, target=None):
+        if name == "anyio._backends._asyncio":
+            note = {"collecting": gc.isenabled(), "cached": dataclasses.exec is not exec}
+            print(json.dumps({"backend": note}), file=sys.stderr, flush=True)
+
+sys.meta_path.insert(0, NoteBackend())
 prepare_imports()
 import anyio
 
@@ -63,6 +70,10 @@ NOT_BEFORE_SPAWN = (
     # How Claude's questions are asked: the spawn needs only which tool it is started without.
     "adapter.controls.questions",
     "adapter.controls.form_presenter",
+    # The SDK's trace context propagation, when there is no trace context to pass on
+    # (`lean_imports.lean_trace_propagation`): what the real `opentelemetry.propagate` imports.
+    "opentelemetry.propagators",
+    "opentelemetry.baggage",
     # The failure records and their vocabulary: the spawn neither makes nor masks one.
     "fsm.records",
     "fsm.vocabulary",
@@ -75,13 +86,15 @@ NOT_BEFORE_SPAWN = (
 # What the spawn does need: the check above would pass vacuously if the child never got here.
 NEEDED = ("adapter.agent.opening", "adapter.claude.claude_runtime", "claude_agent_sdk.types")
 
+
 SESSION_ID = "0b7e8f5e-1d2c-4c4e-9a53-6b0c1a2d3e4f"
 
 
 def _modules_at_spawn(
     tmp_path: Path, method: str, params: dict[str, Any]
-) -> tuple[dict[str, Any], set[str]]:
-    """The answer to `method` (the spawn refused) and the modules imported by the spawn."""
+) -> tuple[dict[str, Any], set[str], dict[str, Any]]:
+    """The answer to `method` (the spawn refused), the modules imported by the spawn, and how
+    anyio's backend came in."""
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
         {"jsonrpc": "2.0", "id": 2, "method": method, "params": params},
@@ -113,24 +126,36 @@ def _modules_at_spawn(
         stderr = agent.stderr.read() if agent.stderr is not None else ""  # until it exits
         agent.wait(timeout=120)
     notes = [line for line in stderr.splitlines() if line.startswith('{"modules"')]
-    assert notes, stderr[-2000:]
-    return answer, set(json.loads(notes[0])["modules"])
+    backend = [line for line in stderr.splitlines() if line.startswith('{"backend"')]
+    assert notes and backend, stderr[-2000:]
+    return answer, set(json.loads(notes[0])["modules"]), json.loads(backend[0])["backend"]
 
 
 def _early(modules: set[str], late: tuple[str, ...]) -> set[str]:
     return {name for name in modules if any(name == m or name.startswith(m + ".") for m in late)}
 
 
+def _new_session(tmp_path: Path) -> tuple[dict[str, Any], set[str], dict[str, Any]]:
+    return _modules_at_spawn(tmp_path, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
+
+
 def test_a_new_session_spawns_claude_before_importing_what_the_spawn_does_not_need(
     tmp_path: Path,
 ) -> None:
-    answer, modules = _modules_at_spawn(
-        tmp_path, "session/new", {"cwd": str(tmp_path), "mcpServers": []}
-    )
+    answer, modules, _ = _new_session(tmp_path)
     assert "error" in answer  # the spawn was refused, after the note
     assert set(NEEDED) <= modules
     early = _early(modules, NOT_BEFORE_SPAWN)
     assert not early, f"imported before Claude's spawn: {sorted(early)}"
+
+
+def test_anyios_backend_comes_in_from_the_code_cache_with_the_collector_waiting(
+    tmp_path: Path,
+) -> None:
+    # After `initialize` is answered, on the way to the first spawn: its dataclasses take their
+    # code from the cache, and no collection walks what it makes (serving freezes it after).
+    _, _, backend = _new_session(tmp_path)
+    assert backend == {"collecting": False, "cached": True}
 
 
 # What a resume or load needs before its spawn: the transcript it resumes (`session_store.locate`,
@@ -178,7 +203,7 @@ def test_a_resume_or_load_reads_its_transcript_but_no_more_before_its_spawn(
     }
     (transcripts / f"{SESSION_ID}.jsonl").write_text(json.dumps(entry) + "\n", encoding="utf-8")
     params = {"cwd": str(folder), "sessionId": SESSION_ID, "mcpServers": []}
-    answer, modules = _modules_at_spawn(tmp_path, method, params)
+    answer, modules, _ = _modules_at_spawn(tmp_path, method, params)
     assert "error" in answer  # the spawn was refused, after the note
     assert set(NEEDED) | set(RESUME_NEEDS) <= modules
     early = _early(modules, NOT_BEFORE_RESUMED_SPAWN)
