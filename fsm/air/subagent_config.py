@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fsm.records import visible
+from fsm.visible_text import visible
 
 __all__ = [
     "AGENT_CONFIG_ID",
