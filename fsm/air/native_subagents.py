@@ -56,6 +56,7 @@ from typing import Any
 from fsm.air.subagent_config import (
     AgentEntry,
     ModeEntry,
+    ModelEntry,
     child_model_option,
     hook_configuration,
     model_entry,
@@ -72,7 +73,6 @@ __all__ = [
 
 Wire = dict[str, Any]
 Routed = tuple[str, Wire]  # (session id, update)
-ModelEntry = tuple[str, str, str | None]  # a picker entry: value, name, the id it resolves to
 # The order of a child's options, by category; any other comes after (`publishConfiguration`).
 _CATEGORY_ORDER = ("mode", "model", "thought_level", "model_config")
 
