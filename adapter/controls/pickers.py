@@ -344,10 +344,13 @@ class SessionConfig:
             current_mode_id=self.mode,
             available_modes=[
                 SessionMode(id=m, name=name, description=text)
-                for m, name, text in _MODES
-                if m in self.modes
+                for m, name, text in self.offered_modes()
             ],
         )
+
+    def offered_modes(self) -> list[tuple[str, str, str]]:
+        """The modes on offer, in picker order: id, name, description."""
+        return [mode for mode in _MODES if mode[0] in self.modes]
 
     def options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
         """The config options in picker order: mode, model (once known), effort (if any), fast
