@@ -18,8 +18,8 @@ each part lives:
   `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `session_index.py`, `async_tasks.py`, `native_subagents.py`,
-  `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`, `goals.py`,
-  `prompt_suggestions.py`: its extensions);
+  `subagent_config.py`, `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`,
+  `goals.py`, `prompt_suggestions.py`: its extensions);
 - `pickers/`: the agent, model and effort pickers (`agents.py`, `model_policy.py`,
   `model_following.py`, `values.py`, `effort_seeds.py`) and the fast-mode switch
   (`fast_mode.py`);

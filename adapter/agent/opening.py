@@ -217,6 +217,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
             start.surroundings,
             file_checkpoints=start.air.file_change_report,
             prompt_suggestions=start.air.prompt_suggestions,
+            subagent_hooks=start.air.native_subagents,
         ),
     )
     try:

@@ -108,8 +108,8 @@ class ClaudeRuntime:
             # Text and thinking stream as Claude writes them (adapter.view.stream_assembly).
             include_partial_messages=True,
             can_use_tool=self._ask,
-            # PostCompact, answered by the session.
-            hooks=self.hooks.options(),
+            # PostCompact and the others, answered by the session (`adapter.claude.hooks`).
+            hooks=self.hooks.options(subagents=launch.subagent_hooks),
             # Claude's stderr is read line by line into our log: an unread pipe would stall it.
             stderr=lambda line: log.debug("claude: %s", line.rstrip()),
             resume=session_id if resume else None,

@@ -181,6 +181,10 @@ class LiveView:
         # The root's model picker entries (value, name, resolved id), to name a subagent's
         # model as the picker does (set by the session).
         self.model_choices: Callable[[], list[tuple[str, str, str | None]]] = list
+        # The root's modes (id, name, description) and agents (name, description), to name a
+        # subagent's mode and agent type as its pickers do (set by the session).
+        self.mode_choices: Callable[[], list[tuple[str, str, str | None]]] = list
+        self.agent_choices: Callable[[], list[tuple[str, str | None]]] = list
         # The session's subagents in its history, by launch (set by the session).
         self.subagent_files: Callable[[], Awaitable[dict[str, Any]]] = _no_files
 
@@ -413,6 +417,16 @@ class LiveView:
     async def task_changed(self, data: Mapping[str, Any]) -> None:
         """A TaskCreated/TaskCompleted hook: the task list's plan, when it changed."""
         await self._send(lambda: self._view.tasks.hook(data), "a task hook")
+
+    async def subagent_hook(self, data: object) -> None:
+        """A hook that may have fired inside a subagent: what it says that subagent runs with,
+        for its child session (`fsm.NativeSubagents.subagent_hook` decides what is sent)."""
+        subagents = self.subagents
+        modes, models, agents = self.mode_choices(), self.model_choices(), self.agent_choices()
+        await self._subagent_frames(
+            lambda: subagents.subagent_hook(data, modes=modes, models=models, agents=agents),
+            "a subagent's hook",
+        )
 
     def saw_assistant(self, message: AssistantMessage) -> None:
         if message.parent_tool_use_id is None:
