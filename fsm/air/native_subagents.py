@@ -209,7 +209,7 @@ class NativeSubagents:
     _unresolved: set[str] = field(default_factory=set)
     _last_restored: int = 0
     _pending_count: int = 0
-    dropped: int = 0  # updates the pending bounds dropped (the shell logs them)
+    dropped: int = 0  # updates and configurations the pending bounds dropped (the shell logs them)
 
     # ---- the one path of every update -------------------------------------------------------
 
