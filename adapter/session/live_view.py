@@ -178,6 +178,7 @@ class LiveView:
         # JetBrains AIR's native subagent sessions: every update goes through it, and a
         # subagent's go to its child session (a pass-through for any other client).
         self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
+        self._subagent_drops = 0  # how many of the core's drops the log has told
         # The root's model picker entries (value, name, resolved id), to name a subagent's
         # model as the picker does (set by the session).
         self.model_choices: Callable[[], list[tuple[str, str, str | None]]] = list
@@ -197,7 +198,22 @@ class LiveView:
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         sent = await self._send_routed(self.subagents.route(update))
         await self._restore_subagents()
+        if self.subagents.dropped != self._subagent_drops:
+            self._log_subagent_drops()
         return sent
+
+    def _log_subagent_drops(self) -> None:
+        """What waited for a subagent's announcement past the core's bounds was dropped: said
+        once per batch, as the reference logs each drop."""
+        dropped = self.subagents.dropped
+        if dropped != self._subagent_drops:
+            log.info(
+                "session %s: dropped %d subagent update(s) waiting for their subagent; the "
+                "pending buffer limit was reached",
+                self._session_id,
+                dropped - self._subagent_drops,
+            )
+            self._subagent_drops = dropped
 
     async def _restore_subagents(self) -> None:
         """Agents from before a load that Claude Code runs again: found in the session's
@@ -260,6 +276,7 @@ class LiveView:
             return
         await self._send_routed(routed)
         await self._restore_subagents()
+        self._log_subagent_drops()
 
     def _saw_text(self, content: object) -> None:
         text = content.get("text") if isinstance(content, Mapping) else None

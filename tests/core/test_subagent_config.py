@@ -363,3 +363,4 @@ def test_off_or_for_the_root_nothing_is_told() -> None:
     subs = _on()
     assert subs.configure(ROOT, [_mode("plan", "Plan")]) == []
     assert subs.configure(AGENT, []) == []
+    assert subs.configure(AGENT, [{"name": "no id"}, {"id": 3}]) == []

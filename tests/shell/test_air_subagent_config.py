@@ -9,6 +9,7 @@ tests/e2e/test_air_subagent_config.py."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,12 @@ from acp.schema import PromptResponse
 
 from adapter.claude.hooks import ClaudeHooks
 from adapter.scripted_claude.air_scenarios import REVIEW_AGENT, REVIEW_CALL
+from adapter.session.live_view import LiveView
+from fsm import air_client
+from fsm.air.native_subagents import MAX_PENDING_PARENTS
 from tests.support.harness import OPT_IN, Adapter
 from tests.support.model_picks import claude_entries, log_env
-from tests.support.shell_harness import agent_in_process
+from tests.support.shell_harness import FakeLink, agent_in_process
 
 NATIVE: dict[str, Any] = {
     "jetbrains": {
@@ -215,3 +219,27 @@ async def test_a_subagent_hook_answers_continue_whatever_happens() -> None:
     # Without native subagent sessions none of them is registered.
     assert not SUBAGENT_EVENTS & set(ClaudeHooks().options())
     assert len(ClaudeHooks().options()["PostModelSwitch"][0].hooks) == 1  # type: ignore[index]
+
+
+@pytest.mark.asyncio
+async def test_the_live_view_logs_what_the_pending_bound_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    link = FakeLink()
+    view = LiveView(link, "s", "/", terminal_output=False, titled=False, air=air_client(NATIVE))
+    caplog.set_level(logging.INFO, logger="adapter.session.live_view")
+    for n in range(MAX_PENDING_PARENTS):
+        await view.subagent_hook({"agent_id": f"agent-{n}", "permission_mode": "plan"})
+    assert not [r for r in caplog.records if "dropped" in r.getMessage()]
+    await view.subagent_hook({"agent_id": "agent-late", "permission_mode": "plan"})
+    await view.subagent_hook({"agent_id": "agent-later", "permission_mode": "plan"})
+    dropped = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+    assert (
+        dropped
+        == [
+            "session s: dropped 1 subagent update(s) waiting for their subagent; the pending "
+            "buffer limit was reached"
+        ]
+        * 2
+    )
+    assert link.sent == []  # nothing of an unannounced agent is sent

@@ -79,8 +79,10 @@ NOT_BEFORE_SPAWN = (
     # The failure records and their vocabulary: the spawn neither makes nor masks one.
     "fsm.records",
     "fsm.vocabulary",
-    # The pickers once Claude has reported its models: the entries the settings' policy makes
-    # of its list and their names, what each picker shows, the effort a picker starts from.
+    # The pickers once Claude has reported its models: its list's entries, the entries the
+    # settings' policy makes of them and their names, what each picker shows, the effort a
+    # picker starts from.
+    "adapter.controls.model_choices",
     "fsm.pickers.model_entries",
     "fsm.pickers.values",
     "fsm.pickers.effort_seeds",
@@ -182,6 +184,7 @@ NOT_BEFORE_RESUMED_SPAWN = (
     "adapter.session",
     "adapter.controls.questions",
     "fsm.records",
+    "adapter.controls.model_choices",
     "fsm.pickers.model_entries",
     "fsm.pickers.values",
     "fsm.pickers.effort_seeds",
