@@ -19,11 +19,18 @@ imports were most of the time from spawn to the first `session/new` answer:
   (say `create_sdk_mcp_server`) runs the real `__init__` in the same module, so anything that
   wants the whole SDK still gets it. The SDK's `Query` imports `mcp` too, through its MCP bridge
   module, which a stand-in replaces until a bridge is built.
+- `opentelemetry.propagate` (~1.6 ms of every first session's way to its spawn): the SDK's
+  transport imports it in `connect`, right before spawning Claude, to pass an active span's
+  trace context on in Claude's environment. The adapter starts no span of its own, and acp's
+  request spans are empty ones unless the process was given a tracer provider: a stand-in
+  (`lean_trace_propagation`) leaves the carrier as the real module would when the context holds
+  no span and no baggage and the propagators are the default ones, and hands everything else,
+  and every other name, to the real module.
 
-Both must run before the first `import acp` / `import claude_agent_sdk` of the process, which is
+They must run before the first `import acp` / `import claude_agent_sdk` of the process, which is
 why they live here and not in `adapter/claude/sdk_compat.py` (which imports the SDK).
-`tests/shell/test_compat.py`
-pins both, and the end-to-end tests run every adapter subprocess through them.
+`tests/shell/test_lean_imports.py` pins them, and the end-to-end tests run every adapter
+subprocess through them.
 
 `pause_collection` / `resume_collection`: the cyclic garbage collector is off while the process
 starts (`claude-acp`'s `main`, until serving begins). Those imports make hundreds of thousands of
@@ -59,11 +66,13 @@ from typing import Any
 __all__ = [
     "DATACLASS_CODE_PREFIX",
     "MCP_BRIDGE",
+    "PROPAGATE",
     "SDK_PACKAGE",
     "DataclassCode",
     "cache_dataclass_code",
     "dataclass_code_unsaved",
     "lean_claude_sdk",
+    "lean_trace_propagation",
     "pause_collection",
     "prepare_acp_schema",
     "prepare_imports",
@@ -76,16 +85,20 @@ log = logging.getLogger(__name__)
 SDK_PACKAGE = "claude_agent_sdk"
 ACP_SCHEMA = "acp.schema"
 MCP_BRIDGE = f"{SDK_PACKAGE}._internal.sdk_mcp_bridge"
+PROPAGATE = "opentelemetry.propagate"
 
 
 _paused: list[bool] = []
 
 
-def pause_collection() -> None:
-    """Turn the cyclic garbage collector off until `resume_collection` (if it was on)."""
+def pause_collection() -> bool:
+    """Turn the cyclic garbage collector off until `resume_collection` (if it was on); whether
+    this call paused it (False: it was off, or paused already)."""
     if gc.isenabled() and not _paused:
         gc.disable()
         _paused.append(True)
+        return True
+    return False
 
 
 def resume_collection() -> None:
@@ -98,9 +111,10 @@ def resume_collection() -> None:
 
 
 def prepare_imports() -> None:
-    """Both changes, for a process that is about to serve ACP."""
+    """All three changes, for a process that is about to serve ACP."""
     prepare_acp_schema()
     lean_claude_sdk()
+    lean_trace_propagation()
 
 
 def prepare_acp_schema() -> None:
@@ -184,6 +198,64 @@ def _bridge_stand_in() -> ModuleType:
     stand_in.SdkMcpBridge = bridge  # type: ignore[attr-defined]
     stand_in.__getattr__ = other  # type: ignore[method-assign]
     return stand_in
+
+
+def lean_trace_propagation() -> None:
+    """Stand in for `opentelemetry.propagate` until something needs more than an `inject` with
+    nothing to inject (the SDK's, at each spawn); nothing when the real module is loaded."""
+    if PROPAGATE not in sys.modules:
+        sys.modules[PROPAGATE] = _propagate_stand_in()
+
+
+def _propagate_stand_in() -> ModuleType:
+    """`opentelemetry.propagate`, whose `inject` does what the real one does when there is
+    nothing to inject (nothing), and otherwise imports the real module and calls its `inject`;
+    any other attribute imports the real module too (which then replaces the stand-in)."""
+    stand_in = ModuleType(PROPAGATE, _propagate_stand_in.__doc__)
+
+    def real() -> ModuleType:
+        if sys.modules.get(PROPAGATE) is stand_in:
+            del sys.modules[PROPAGATE]
+        return importlib.import_module(PROPAGATE)
+
+    def inject(carrier: Any, context: Any = None, setter: Any = None) -> None:
+        if sys.modules.get(PROPAGATE) is stand_in and _nothing_to_propagate(context):
+            return
+        module = real()
+        if setter is None:
+            module.inject(carrier, context)
+        else:
+            module.inject(carrier, context, setter)
+
+    def other(name: str) -> Any:
+        if name.startswith("__"):  # the import system's probes must not load it
+            raise AttributeError(name)
+        return getattr(real(), name)
+
+    stand_in.inject = inject  # type: ignore[attr-defined]
+    stand_in.__getattr__ = other  # type: ignore[method-assign]
+    return stand_in
+
+
+def _nothing_to_propagate(context: Any) -> bool:
+    """Whether the default propagators (W3C trace context, then baggage) would leave a carrier
+    empty for `context` (None: the current one): no span context but the invalid one, no
+    baggage. A span or baggage can only be there if `opentelemetry.trace` or
+    `opentelemetry.baggage` was imported; propagators named in `OTEL_PROPAGATORS` are not
+    judged here (the real module is used)."""
+    if os.environ.get("OTEL_PROPAGATORS"):
+        return False
+    try:
+        trace = sys.modules.get("opentelemetry.trace")
+        if trace is not None:
+            span = trace.get_current_span(context)
+            if span.get_span_context() != trace.INVALID_SPAN_CONTEXT:
+                return False
+        baggage = sys.modules.get("opentelemetry.baggage")
+        return baggage is None or not baggage.get_all(context)
+    except Exception:  # an opentelemetry we do not know: the real module decides
+        log.debug("could not tell whether a trace context is active", exc_info=True)
+        return False
 
 
 def reexported_names(init_file: Path) -> dict[str, tuple[str, str]]:

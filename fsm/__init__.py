@@ -18,8 +18,8 @@ each part lives:
   `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `session_index.py`, `async_tasks.py`, `native_subagents.py`,
-  `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`, `goals.py`,
-  `prompt_suggestions.py`: its extensions);
+  `subagent_config.py`, `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`,
+  `goals.py`, `prompt_suggestions.py`: its extensions);
 - `pickers/`: the agent, model and effort pickers (`agents.py`, `model_policy.py`,
   `model_following.py`, `values.py`, `effort_seeds.py`) and the fast-mode switch
   (`fast_mode.py`);
@@ -234,6 +234,14 @@ if TYPE_CHECKING:
     )
     from fsm.pickers.effort_seeds import settings_effort
     from fsm.pickers.fast_mode import FastModeFollowed, follow_fast_mode
+    from fsm.pickers.model_entries import (
+        AllowedModel,
+        ModelFacts,
+        allowed_models,
+        is_denied_model,
+        model_display_names,
+        resolve_model_preference,
+    )
     from fsm.pickers.model_following import (
         ONE_MILLION_WINDOW,
         fallback_moves_session,
@@ -243,15 +251,9 @@ if TYPE_CHECKING:
     )
     from fsm.pickers.model_policy import (
         MODEL_CONFIG_ENV,
-        AllowedModel,
-        ModelFacts,
         ModelPolicy,
-        allowed_models,
-        is_denied_model,
         model_config_settings,
-        model_display_names,
         model_policy_from,
-        resolve_model_preference,
     )
     from fsm.pickers.values import (
         PickerShown,
@@ -261,9 +263,10 @@ if TYPE_CHECKING:
         mode_to_follow,
         models_shown,
     )
-    from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title, visible
+    from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
     from fsm.turn import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT, TURN_NO_RESULT_TITLE
+    from fsm.visible_text import visible
     from fsm.vocabulary import Action, Category, FailureKind, Severity
     from fsm.wire.dialects import (
         SESSION_FAILURE_KEYS,
@@ -300,16 +303,16 @@ _HOMES = {
     "sign_in_outcome": "claude.mcp_sign_in",
     "sign_in_page": "claude.mcp_sign_in",
     "sign_in_servers": "claude.mcp_sign_in",
-    "AllowedModel": "pickers.model_policy",
-    "ModelFacts": "pickers.model_policy",
+    "AllowedModel": "pickers.model_entries",
+    "ModelFacts": "pickers.model_entries",
     "ModelPolicy": "pickers.model_policy",
-    "allowed_models": "pickers.model_policy",
-    "is_denied_model": "pickers.model_policy",
+    "allowed_models": "pickers.model_entries",
+    "is_denied_model": "pickers.model_entries",
     "MODEL_CONFIG_ENV": "pickers.model_policy",
     "model_config_settings": "pickers.model_policy",
-    "model_display_names": "pickers.model_policy",
+    "model_display_names": "pickers.model_entries",
     "model_policy_from": "pickers.model_policy",
-    "resolve_model_preference": "pickers.model_policy",
+    "resolve_model_preference": "pickers.model_entries",
     "RAW_MESSAGE_METHOD": "claude.raw_messages",
     "RawMessageChoice": "claude.raw_messages",
     "raw_message_choice": "claude.raw_messages",
@@ -495,7 +498,7 @@ _HOMES = {
     "TITLE_LIMIT": "records",
     "redact": "records",
     "shape_title": "records",
-    "visible": "records",
+    "visible": "visible_text",
     "ActiveScan": "claude.replay",
     "ReplayPlanner": "claude.replay",
     "active_from_newest": "claude.replay",

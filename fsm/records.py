@@ -17,9 +17,10 @@ import re
 from dataclasses import dataclass
 
 from fsm.errors import PeerViolation
+from fsm.visible_text import visible
 from fsm.vocabulary import Action, Category, FailureKind, Severity
 
-__all__ = ["TITLE_LIMIT", "FailureRecord", "redact", "shape_title", "visible"]
+__all__ = ["TITLE_LIMIT", "FailureRecord", "redact", "shape_title"]
 
 TITLE_LIMIT = 256
 
@@ -109,32 +110,6 @@ def _redact(text: str, private: tuple[str, ...]) -> str:
     for pattern, replacement in _secret_patterns():
         text = pattern.sub(replacement, text)
     return text
-
-
-# Control characters as a reader can see them, never as a terminal acts on them: C0 as their
-# Control Pictures (ESC as U+241B, so `ESC ]0;...BEL` cannot retitle a terminal and shows as
-# "␛]0;...␇"), DEL as U+2421, C1 and the bidirectional embeddings and overrides (which reorder
-# what a reader sees) as U+FFFD, the line and paragraph separators as spaces. A lone surrogate
-# (a transcript's "\ud800" escape) is no text at all, and a title must encode: U+FFFD too.
-_PICTURES: dict[int, int] = {
-    **{code: 0x2400 + code for code in range(0x20)},
-    0x7F: 0x2421,
-    **dict.fromkeys(range(0x80, 0xA0), 0xFFFD),
-    **dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)], 0xFFFD),
-    **dict.fromkeys(range(0xD800, 0xE000), 0xFFFD),
-    0x2028: 0x20,
-    0x2029: 0x20,
-}
-_ONE_LINE = {**_PICTURES, 0x09: 0x20, 0x0A: 0x20}
-_LINES = {code: to for code, to in _PICTURES.items() if code not in (0x09, 0x0A)}
-
-
-def visible(text: str, *, lines: bool = False) -> str:
-    """`text` as a title, an option name or a plan entry may show it: every control character
-    replaced by a visible stand-in (see `_PICTURES`); tabs and newlines become spaces unless
-    `lines` (details, which may have several lines, keep them). Tool output never comes here:
-    a console block keeps its bytes."""
-    return text.translate(_LINES if lines else _ONE_LINE)
 
 
 def _first_sentence(line: str) -> tuple[str, int]:

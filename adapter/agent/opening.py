@@ -35,7 +35,7 @@ from adapter.controls.launch_flags import launch_for
 from adapter.controls.pickers import SessionConfig
 from adapter.controls.question_form import disallowed_tools
 from adapter.wire.client_link import ClientLink
-from fsm import MODEL_CONFIG_ENV, AirClient, model_config_settings, model_policy_from, redact
+from fsm import MODEL_CONFIG_ENV, AirClient, model_config_settings, model_policy_from
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -217,6 +217,7 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
             start.surroundings,
             file_checkpoints=start.air.file_change_report,
             prompt_suggestions=start.air.prompt_suggestions,
+            subagent_hooks=start.air.native_subagents,
         ),
     )
     try:
@@ -239,11 +240,19 @@ def while_claude_starts(response: type[Any]) -> None:
     fork would import before it can start its Claude; and what the spawn itself does not need
     but the session soon does: the session store (a new session's marker, written before its
     answer), the reader of Claude's messages, the core's rule for a model Claude Code switched
-    to."""
+    to, its rules for Claude Code's model list and for what the pickers show (which the
+    session's pickers use once Claude has answered: `SessionConfig.adopt`, `options`)."""
     from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
 
     from adapter.claude import message_stream, session_store  # noqa: F401
-    from fsm import fork_point, model_switch_to_follow  # noqa: F401
+    from fsm import (  # noqa: F401
+        allowed_models,
+        fork_point,
+        model_switch_to_follow,
+        models_shown,
+        redact,
+        settings_effort,
+    )
 
     build_wire_models(response)
     redact("")

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ async def serve_stdio(
     executable: str | None, env: dict[str, str], trace: WireTrace | None
 ) -> int | None:
     """Serve until the input ends or a signal comes; returns that signal's number, if any."""
-    from adapter.lean_imports import prepare_imports, resume_collection
+    from adapter.lean_imports import pause_collection, prepare_imports, resume_collection
 
     prepare_imports()  # before anything imports acp or the SDK: about half the start-up time
     from adapter.app.child_watch import watch_children_with_pidfds
@@ -46,7 +46,7 @@ async def serve_stdio(
     caught: list[int] = []
     late = LateTaskGroup()
     agent = ClaudeAcpAgent(task_group=cast("TaskGroup", late), settings=settings)
-    transport = await _transport(agent, settings, trace, late.wanted)
+    transport = await _transport(agent, settings, trace)
     agent.attach_bulk_sender(transport.send_session_updates)
     agent.attach_responses(transport.responses)
     _stop_on_signals(transport, caught)
@@ -58,15 +58,24 @@ async def serve_stdio(
         acp.run_agent(cast("Agent", agent), transport, use_unstable_protocol=True)
     )
     try:
-        # `initialize` is answered without anyio (its asyncio backend alone costs about 12 ms
-        # of start-up); the guard asks for the task group before it passes anything else on.
-        await late.until_wanted(serving)
+        # `initialize` is answered without anyio (its asyncio backend alone costs about 9 ms),
+        # and a first session spawns its Claude before it is imported (`LateTaskGroup`).
+        await late.until_needed(serving)
     except BaseException:
         serving.cancel()
         raise
-    import anyio
+    # anyio and its asyncio backend make thousands of objects that live as long as the process
+    # and next to no garbage: the collector waits, and they are frozen (as start-up's were),
+    # unless a first session's imports paused it already (they resume it when they are done).
+    paused = pause_collection()
+    try:
+        import anyio
 
-    async with anyio.create_task_group() as tg:
+        group = anyio.create_task_group()
+    finally:
+        if paused:
+            resume_collection()
+    async with group as tg:
         late.enter(tg)
         try:
             await serving
@@ -79,27 +88,27 @@ async def serve_stdio(
 
 
 class LateTaskGroup:
-    """The agent's task group, entered once something beyond `initialize` needs it.
+    """The agent's task group, entered when something first uses it.
 
-    The agent is made with this stand-in; `enter` hands it the real (anyio) task group, which
-    serving enters when the wire guard first asks (`wanted`: before it passes on any message
-    other than `initialize`, or reads past an answered `initialize`), or when serving ended
-    first. Nothing can use it before then: only `initialize` reaches the agent earlier.
+    The agent is made with this stand-in, and requests reach it before the real (anyio) task
+    group exists: answering `initialize` needs none of anyio, and a first session request
+    spawns its Claude before anyio's asyncio backend is imported (with the group, or by the
+    first anyio primitive made), so that the import runs while Claude starts up. `start_soon`
+    before then keeps the call and asks for the group; serving enters it (`enter`), which starts
+    the calls kept, in order. `start` asks for it and waits until it is entered; so does
+    `until_needed`, serving's wait, which also ends when serving did.
     """
 
     def __init__(self) -> None:
         self._group: TaskGroup | None = None
-        self._wanted = asyncio.Event()
+        self._needed = asyncio.Event()
         self._entered = asyncio.Event()
+        self._kept: list[tuple[Callable[..., Coroutine[Any, Any, Any]], tuple[object, ...], object]]
+        self._kept = []
 
-    async def wanted(self) -> None:
-        """Ask for the task group and wait until it is entered."""
-        self._wanted.set()
-        await self._entered.wait()
-
-    async def until_wanted(self, serving: asyncio.Future[None]) -> None:
+    async def until_needed(self, serving: asyncio.Future[None]) -> None:
         """Wait until the task group is asked for, or `serving` ended."""
-        asked = asyncio.ensure_future(self._wanted.wait())
+        asked = asyncio.ensure_future(self._needed.wait())
         try:
             await asyncio.wait((asked, serving), return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -107,33 +116,40 @@ class LateTaskGroup:
 
     def enter(self, group: TaskGroup) -> None:
         self._group = group
+        kept, self._kept = self._kept, []
+        for func, args, name in kept:
+            group.start_soon(func, *args, name=name)
         self._entered.set()
-
-    def _entered_group(self) -> TaskGroup:
-        if self._group is None:
-            raise RuntimeError("the agent's task group was used before it was entered")
-        return self._group
 
     @property
     def cancel_scope(self) -> CancelScope:
-        return self._entered_group().cancel_scope
+        if self._group is None:
+            raise RuntimeError("the agent's task group was used before it was entered")
+        return self._group.cancel_scope
 
     def start_soon(
         self, func: Callable[..., Coroutine[Any, Any, Any]], *args: object, name: object = None
     ) -> None:
-        self._entered_group().start_soon(func, *args, name=name)
+        if self._group is None:
+            self._kept.append((func, args, name))
+            self._needed.set()
+            return
+        self._group.start_soon(func, *args, name=name)
 
     async def start(
         self, func: Callable[..., Coroutine[Any, Any, Any]], *args: object, name: object = None
     ) -> Any:
-        return await self._entered_group().start(func, *args, name=name)
+        if self._group is None:
+            self._needed.set()
+            await self._entered.wait()
+            assert self._group is not None
+        return await self._group.start(func, *args, name=name)
 
 
 async def _transport(
     agent: ClaudeAcpAgent,
     settings: RuntimeSettings,
     trace: WireTrace | None,
-    before_more: Callable[[], Awaitable[None]],
 ) -> GuardedTransport:
     """The agent's stdin and stdout as acp's transport, behind the wire guard."""
     from adapter.claude.runtime_settings import MAX_LINE_BYTES, env_bytes
@@ -150,7 +166,6 @@ async def _transport(
         limit=env_bytes("CLAUDE_ACP_MAX_LINE_BYTES", MAX_LINE_BYTES),
         on_eof=agent.shutdown,
         private=settings.private,
-        before_more=before_more,
     )
 
 

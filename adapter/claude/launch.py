@@ -37,3 +37,6 @@ class Launch:
     file_checkpoints: bool = False
     # Claude Code predicts the next prompt after each turn (JetBrains AIR's ghost text).
     prompt_suggestions: bool = False
+    # The subagent hooks report each subagent's configuration (JetBrains AIR's native subagent
+    # sessions, `adapter.claude.hooks`).
+    subagent_hooks: bool = False

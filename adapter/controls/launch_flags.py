@@ -22,10 +22,13 @@ def launch_for(
     *,
     file_checkpoints: bool = False,
     prompt_suggestions: bool = False,
+    subagent_hooks: bool = False,
 ) -> Launch:
     """The flags a new Claude process of a session gets from its current choices;
     `file_checkpoints`: the client negotiated JetBrains AIR's `agentFileChangeReport`;
-    `prompt_suggestions`: the client shows Claude Code's predicted next prompt."""
+    `prompt_suggestions`: the client shows Claude Code's predicted next prompt;
+    `subagent_hooks`: the client takes AIR's native subagent sessions, told their
+    configuration."""
     return Launch(
         client_options=client_options or NONE,
         permission_mode=config.mode,
@@ -39,4 +42,5 @@ def launch_for(
         agent=agent_flag(config.agent),
         file_checkpoints=file_checkpoints,
         prompt_suggestions=prompt_suggestions,
+        subagent_hooks=subagent_hooks,
     )

@@ -37,30 +37,19 @@ from acp.schema import (
 
 from adapter.claude.settings_reader import SettingsReader
 from adapter.controls.auto_fast_rules import AUTO, fast_option
-from adapter.controls.model_choices import ModelChoice, model_choice
-from fsm import (
-    DEFAULT_AGENT,
-    AgentChoice,
-    ModelFacts,
-    ModelPolicy,
-    PickerShown,
-    agent_choices,
-    allowed_models,
-    efforts_shown,
-    efforts_to_apply,
-    initial_agent,
-    model_display_names,
-    models_shown,
-    settings_effort,
-)
+from fsm import DEFAULT_AGENT, AgentChoice, ModelPolicy, agent_choices, initial_agent
 
+# Claude Code's model list (its entries, and the core's rules for them and for what the
+# pickers show) is imported where it is first used, once Claude has reported its models: a
+# session's spawn needs only its start mode and model from here (docs/performance.md).
 if TYPE_CHECKING:
     from adapter.claude.transcript_tail import Tail
+    from adapter.controls.model_choices import ModelChoice
+    from fsm import PickerShown
 
 __all__ = [
     "DEFAULT_EFFORT",
     "MODE_NAMES",
-    "ModelChoice",
     "SessionConfig",
     "bypass_allowed",
 ]
@@ -184,6 +173,8 @@ class SessionConfig:
         """Take the model list Claude Code reported; keep the current model marked. True when
         the transcript's model is one Claude Code no longer offers: the session fell back to
         the default model, and the running Claude has to be told."""
+        from adapter.controls.model_choices import ModelChoice, model_choice
+
         self.agents = agent_choices((server_info or {}).get("agents"))
         wanted = self.agent if self.agent_picked else self.requested_agent
         self.agent = initial_agent(wanted, self.agents)
@@ -206,7 +197,10 @@ class SessionConfig:
 
     def _policed(self, listed: list[ModelChoice]) -> list[ModelChoice]:
         """Claude Code's model list as the settings' policy shapes it, each entry with the
-        name the picker shows (fsm.pickers.model_policy)."""
+        name the picker shows (fsm.pickers.model_entries)."""
+        from adapter.controls.model_choices import ModelChoice
+        from fsm import ModelFacts, allowed_models, model_display_names
+
         facts = [ModelFacts(c.value, c.name, c.description, c.resolved) for c in listed]
         allowed = allowed_models(facts, self.model_policy, self.custom_model)
         if allowed is not None:
@@ -248,6 +242,8 @@ class SessionConfig:
         """The effort for the current model: the user's choice where it takes it, else (on
         `opening`) the client's, else what the settings say now for this model, as the
         picker can show it."""
+        from fsm import settings_effort
+
         if not (self.effort_pinned and self.effort in self.efforts()):
             self.effort_pinned = False
             current = self._current()
@@ -262,11 +258,15 @@ class SessionConfig:
         self.effort = self.effort_shown()
 
     def _effort_picker(self) -> PickerShown | None:
+        from fsm import efforts_shown
+
         current = self._current()
         levels = current.efforts if current is not None else ()
         return efforts_shown(self.recommend, levels, self.effort)
 
     def _model_picker(self) -> PickerShown | None:
+        from fsm import models_shown
+
         if not self.models or self.model is None:
             return None
         entries = [(c.value, c.resolved) for c in self.models]
@@ -287,6 +287,8 @@ class SessionConfig:
     def efforts_to_apply(self) -> list[str | None]:
         """What Claude must be told of the effort after the model is known or changed (None:
         Claude Code's own), so that it runs what the picker shows."""
+        from fsm import efforts_to_apply
+
         return efforts_to_apply(self.recommend, self._effort_picker())
 
     def _current(self) -> ModelChoice | None:
@@ -344,10 +346,13 @@ class SessionConfig:
             current_mode_id=self.mode,
             available_modes=[
                 SessionMode(id=m, name=name, description=text)
-                for m, name, text in _MODES
-                if m in self.modes
+                for m, name, text in self.offered_modes()
             ],
         )
+
+    def offered_modes(self) -> list[tuple[str, str, str]]:
+        """The modes on offer, in picker order: id, name, description."""
+        return [mode for mode in _MODES if mode[0] in self.modes]
 
     def options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
         """The config options in picker order: mode, model (once known), effort (if any), fast

@@ -98,6 +98,8 @@ class SessionControls:
         self.mcp_servers = mcp_servers or {}
         self.client_options = client_options
         self.commands: list[AvailableCommand] = []
+        # What follows the command list once the setup response is out (`after_setup_answer`).
+        self._after_setup: list[Callable[[], Awaitable[object]]] = []
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
         # The commands its `system/init` marks as bound to its terminal: never offered.
         self._terminal_only: frozenset[str] = frozenset()
@@ -203,6 +205,7 @@ class SessionControls:
             self.surroundings,
             file_checkpoints=self.air.file_change_report,
             prompt_suggestions=self.air.prompt_suggestions,
+            subagent_hooks=self.air.native_subagents,
         )
 
     async def adopt(self, runtime: ClaudeRuntime) -> None:
@@ -252,6 +255,9 @@ class SessionControls:
                 log.info("session %s: its setup was not answered; no command list", self.session_id)
                 return
             await self._link.send_update(self.session_id, update_for(self.commands))
+            after, self._after_setup = self._after_setup, []
+            for work in after:
+                await work()
             runtime = self._live()
             if self.sign_in.servers and runtime is not None:
                 # Which of the client's servers wait for a sign-in (the reference asks here).
@@ -259,6 +265,12 @@ class SessionControls:
                 await runtime.until_stopped(poll)
 
         tg.start_soon(announce)
+
+    def after_setup_answer(self, work: Callable[[], Awaitable[object]]) -> None:
+        """`work` is done once the setup response is out, after the command list (a load's
+        replayed subagents' models named as the model list names them); not at all when that
+        response is an error or never written."""
+        self._after_setup.append(work)
 
     def start_sign_in(self, tg: TaskGroup, name: str) -> None:
         """Sign in to the client's MCP server `name` (the core's `SignInMcpServer`), in the

@@ -73,6 +73,7 @@ SCENARIO_PROMPTS: dict[str, tuple[str, ...]] = {
         "/remote-control off",
     ),
     "air_subagents": ("Where is the input parsed?",),
+    "air_subagent_config": ("Have the parser change reviewed.",),
     "rename_typed": ("Fix the flaky login test, please.", "/rename Login test fixes", "Thanks."),
     "reloaded_history": ("/model opus", "Tidy the notes, please.", RELOAD, "Thanks."),
     "usage_limit_resets": (

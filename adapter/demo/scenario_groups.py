@@ -163,7 +163,14 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         AIR_HEADING,
-        ("air_permission", "air_plan_file", "air_diff_patch", "air_skill", "air_subagents"),
+        (
+            "air_permission",
+            "air_plan_file",
+            "air_diff_patch",
+            "air_skill",
+            "air_subagents",
+            "air_subagent_config",
+        ),
     ),
     ("Size and load (the benchmarks)", ("large_message", "long_stream", "huge_tool_result")),
 )

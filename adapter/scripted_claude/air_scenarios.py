@@ -1,6 +1,7 @@
 """Scenarios for a JetBrains AIR client: permission questions carrying what AIR shows in its
 approval heading (Claude Code's reason for asking, its `default_to_no` hint), and a subagent
-whose work AIR shows as a session of its own (`nativeSubagentSessions`).
+whose work AIR shows as a session of its own (`nativeSubagentSessions`), with the
+configuration its hooks report.
 
 Standard library only: imported by the fake at start-up.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 from adapter.scripted_claude.background_scenarios import system_frame, task_notification
 from adapter.scripted_claude.session_scenarios import PLAN
 from adapter.scripted_claude.steps import (
+    FireHook,
     Permission,
     Result,
     Scenario,
@@ -18,7 +20,7 @@ from adapter.scripted_claude.steps import (
     ToolUse,
 )
 
-__all__ = ["AIR_SCENARIOS", "SCOUT_AGENT", "SCOUT_CALL"]
+__all__ = ["AIR_SCENARIOS", "REVIEW_AGENT", "REVIEW_CALL", "SCOUT_AGENT", "SCOUT_CALL"]
 
 _TEST = {"command": "npm  test\t--watch=false", "description": "Run the tests"}
 _NOTES = {"file_path": "notes.md", "content": "Remember the milk.\n"}
@@ -50,6 +52,18 @@ _SCOUT_STARTED = system_frame(
     prompt="Find where the input is parsed and report the function.",
 )
 _SCOUT_GREP = {"command": "grep -n parse src/app.py", "description": "Find the parser"}
+
+# The subagent of `air_subagent_config`: a `reviewer` (the project's own agent type) whose hooks
+# say what it runs with.
+REVIEW_CALL = "toolu_review"
+REVIEW_AGENT = "b72d4e1f0a9c3b85"
+_REVIEW = {"agent_id": REVIEW_AGENT, "agent_type": "reviewer"}
+_REVIEW_READ = {"file_path": "{cwd}/src/app.py"}
+
+
+def _review_hook(event: str, **more: object) -> FireHook:
+    return FireHook(event=event, input={**_REVIEW, **more})
+
 
 AIR_SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
@@ -96,6 +110,77 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
             (
                 Text(text="Picking up where I left off.", parent=SCOUT_CALL),
                 Text(text="The scout is back on it."),
+                Result(),
+            ),
+        ),
+    ),
+    Scenario(
+        name="air_subagent_config",
+        description="Claude sends a reviewer subagent whose hooks say what it runs with (its "
+        "mode and agent type before it is announced, then its effort, a hook of another shape, "
+        "a model it switched to, and a hook after its end).",
+        turns=(
+            (
+                ToolUse(
+                    name="Agent",
+                    id=REVIEW_CALL,
+                    input={
+                        "description": "Review the change",
+                        "prompt": "Review the parser change.",
+                        "subagent_type": "reviewer",
+                    },
+                    result=None,
+                ),
+                _review_hook("SubagentStart", permission_mode="default"),
+                system_frame(
+                    "task_started",
+                    uuid=f"started-{REVIEW_AGENT}",
+                    task_id=REVIEW_AGENT,
+                    tool_use_id=REVIEW_CALL,
+                    description="Review the change",
+                    subagent_type="reviewer",
+                    task_type="local_agent",
+                    prompt="Review the parser change.",
+                ),
+                Text(text="Reading the change.", parent=REVIEW_CALL),
+                _review_hook(
+                    "PreToolUse",
+                    permission_mode="default",
+                    effort={"level": "high"},
+                    tool_name="Read",
+                    tool_input=_REVIEW_READ,
+                    tool_use_id="toolu_review_read",
+                ),
+                ToolUse(
+                    name="Read",
+                    id="toolu_review_read",
+                    input=_REVIEW_READ,
+                    result="def parse(text):\n    return text.split()",
+                    parent=REVIEW_CALL,
+                ),
+                _review_hook(
+                    "PostToolUse",
+                    permission_mode="default",
+                    effort={"level": "high"},
+                    tool_name="Read",
+                    tool_input=_REVIEW_READ,
+                    tool_use_id="toolu_review_read",
+                ),
+                # A hook of another shape, and one of the main thread: nothing to tell.
+                FireHook(
+                    event="PostToolUseFailure",
+                    input={"agent_id": 7, "permission_mode": ["plan"], "effort": "max"},
+                ),
+                FireHook(event="PreToolUse", input={"permission_mode": "plan"}),
+                Text(text="The change looks right.", parent=REVIEW_CALL),
+                _review_hook(
+                    "PostModelSwitch", from_model="sonnet", to_model="opus", source="command"
+                ),
+                task_notification(REVIEW_AGENT, REVIEW_CALL, "Reviewed", "completed"),
+                # After its end: AIR takes no configuration of an ended child.
+                _review_hook("SubagentStop", permission_mode="plan", stop_hook_active=False),
+                ToolResult(id=REVIEW_CALL, result="The change looks right."),
+                Text(text="The reviewer approved the change."),
                 Result(),
             ),
         ),

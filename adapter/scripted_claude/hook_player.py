@@ -8,7 +8,6 @@ only: imported by the fake at start-up.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from adapter.scripted_claude import frames
@@ -37,5 +36,5 @@ def fire_hook(step: FireHook, s: SessionState, inbox: Inbox) -> bool:
             if inbox.interrupted:
                 s.emit(frames.control_cancel_request(request_id))
             return False
-        record(os.environ, "hook_answer", event=step.event, answer=answer)
+        record(s.env, "hook_answer", event=step.event, answer=answer)
     return True

@@ -272,6 +272,7 @@ def main(
         disallowed_tools=frozenset(
             t for t in (args.value("--disallowedTools") or "").split(",") if t
         ),
+        env=env,
     )
     registered = _register_live(env, transcript.session_id, cwd)
     inbox = Inbox()

@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -83,6 +84,8 @@ class SessionState:
     mcp_servers: dict[str, str] = field(default_factory=dict)
     # The SDK's hook callbacks from `initialize`, by event (`hook_steps`).
     hooks: dict[str, list[str]] = field(default_factory=dict)
+    # The process's environment: where a test asked for the log (`handshake.record`).
+    env: Mapping[str, str] = field(default_factory=dict)
     # `modelUsage` as the real CLI reports it: a running total per model for the process.
     model_usage: dict[str, dict[str, int]] = field(default_factory=dict)
     # File checkpoints (`CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`): the files each prompt's

@@ -178,9 +178,14 @@ class LiveView:
         # JetBrains AIR's native subagent sessions: every update goes through it, and a
         # subagent's go to its child session (a pass-through for any other client).
         self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
+        self._subagent_drops = 0  # how many of the core's drops the log has told
         # The root's model picker entries (value, name, resolved id), to name a subagent's
         # model as the picker does (set by the session).
         self.model_choices: Callable[[], list[tuple[str, str, str | None]]] = list
+        # The root's modes (id, name, description) and agents (name, description), to name a
+        # subagent's mode and agent type as its pickers do (set by the session).
+        self.mode_choices: Callable[[], list[tuple[str, str, str | None]]] = list
+        self.agent_choices: Callable[[], list[tuple[str, str | None]]] = list
         # The session's subagents in its history, by launch (set by the session).
         self.subagent_files: Callable[[], Awaitable[dict[str, Any]]] = _no_files
 
@@ -193,7 +198,22 @@ class LiveView:
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         sent = await self._send_routed(self.subagents.route(update))
         await self._restore_subagents()
+        if self.subagents.dropped != self._subagent_drops:
+            self._log_subagent_drops()
         return sent
+
+    def _log_subagent_drops(self) -> None:
+        """What waited for a subagent's announcement past the core's bounds was dropped: said
+        once per batch, as the reference logs each drop."""
+        dropped = self.subagents.dropped
+        if dropped != self._subagent_drops:
+            log.info(
+                "session %s: dropped %d subagent update(s) waiting for their subagent; the "
+                "pending buffer limit was reached",
+                self._session_id,
+                dropped - self._subagent_drops,
+            )
+            self._subagent_drops = dropped
 
     async def _restore_subagents(self) -> None:
         """Agents from before a load that Claude Code runs again: found in the session's
@@ -256,6 +276,7 @@ class LiveView:
             return
         await self._send_routed(routed)
         await self._restore_subagents()
+        self._log_subagent_drops()
 
     def _saw_text(self, content: object) -> None:
         text = content.get("text") if isinstance(content, Mapping) else None
@@ -413,6 +434,16 @@ class LiveView:
     async def task_changed(self, data: Mapping[str, Any]) -> None:
         """A TaskCreated/TaskCompleted hook: the task list's plan, when it changed."""
         await self._send(lambda: self._view.tasks.hook(data), "a task hook")
+
+    async def subagent_hook(self, data: object) -> None:
+        """A hook that may have fired inside a subagent: what it says that subagent runs with,
+        for its child session (`fsm.NativeSubagents.subagent_hook` decides what is sent)."""
+        subagents = self.subagents
+        modes, models, agents = self.mode_choices(), self.model_choices(), self.agent_choices()
+        await self._subagent_frames(
+            lambda: subagents.subagent_hook(data, modes=modes, models=models, agents=agents),
+            "a subagent's hook",
+        )
 
     def saw_assistant(self, message: AssistantMessage) -> None:
         if message.parent_tool_use_id is None:

@@ -193,8 +193,9 @@ async def replay_transcript(
             target, announced = subagents.target(parent)
             batch.extend(announced)
             batch.tasks_of(entry, raw, target)
-            if entry.kind is EntryKind.ASSISTANT:
-                batch.extend(subagents.model(parent, entry.model))
+            if entry.kind is EntryKind.ASSISTANT and parent and subagents.enabled:
+                choices = session.view.model_choices()
+                batch.extend(subagents.model(parent, entry.model, choices))
             batch.add(_updates(view, entry, raw), target)
             for launch in launches:
                 await _replay_child(batch, view, transcript, launch, stats)
@@ -203,6 +204,15 @@ async def replay_transcript(
     batch.add([*compactions.finish(), *view.close_open_calls()])
     batch.extend(subagents.finish())
     await batch.flush()
+
+    async def refine_models() -> None:
+        # Once the load is answered the model list is known (the reference's
+        # `publishReplayedChildModels`): a child shown its model's id gets the list's entry.
+        for session_id, update in subagents.refined_models(session.view.model_choices()):
+            await session.send_raws([update], session_id)
+
+    if subagents.enabled:
+        session.controls.after_setup_answer(refine_models)
     # The replayed task list is the live session's plan from here on, as it was live.
     session.view.adopt_tasks(view.tasks)
     # The session's name: the one Claude Code stored (a `/rename`, a generated title), as

@@ -195,6 +195,10 @@ class Session:
         self.view.model_choices = lambda: [
             (c.value, c.name, c.resolved) for c in self.controls.config.models
         ]
+        self.view.mode_choices = lambda: list(self.controls.config.offered_modes())
+        self.view.agent_choices = lambda: [
+            (a.name, a.description) for a in self.controls.config.agents
+        ]
         self.controls.model_chosen = self.view.model_chosen
         self.controls.window_measured = self.view.window_measured
         self.controls.permissions.percent_used = self.view.percent_used

@@ -70,13 +70,8 @@ class GuardedTransport:
         limit: int,
         on_eof: Callable[[], Awaitable[None]],
         private: tuple[str, ...] = (),
-        before_more: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._private = private
-        # Awaited once, before anything but `initialize` is passed on or a line is read after
-        # the first message: serving enters the agent's task group then (`LateTaskGroup`).
-        self._before_more = before_more
-        self._passed_on = False
         self._reader = reader
         self._writer = writer
         self._limit = limit
@@ -122,8 +117,8 @@ class GuardedTransport:
         written = False
         try:
             # A response goes out now, not gathered with what follows (`stdout_transports`): the
-            # client waits for it, and the task group entered after `initialize` must not
-            # hold it back.
+            # client waits for it, and what the agent imports after `initialize` (anyio's
+            # backend, a first session's side) must not hold it back.
             await self._write(message, now=answer)
             written = True
         finally:
@@ -140,7 +135,6 @@ class GuardedTransport:
     async def _receive(self) -> dict[str, Any] | None:
         while True:
             if self._pending:
-                await self._more()
                 return self._pending.popleft()
             if self._ended:
                 # Our questions' failures are delivered (above): now the agent shuts down, in
@@ -150,23 +144,13 @@ class GuardedTransport:
                     await self._shut_down()
                 return None
             await self._settled.wait()
-            if self._passed_on:
-                await self._more()
             line = await self._next_line()
             if line is _END:
                 self._end()
                 continue
             message = await self._admit(line)
             if message is not None:
-                if message.get("method") != "initialize":
-                    await self._more()
-                self._passed_on = True
                 return message
-
-    async def _more(self) -> None:
-        hook, self._before_more = self._before_more, None
-        if hook is not None:
-            await hook()
 
     async def close(self) -> None:
         self.responses.ended()

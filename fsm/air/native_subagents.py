@@ -34,8 +34,15 @@ Rules, each the reference's (`native-subagents.js`, `NativeSubagentRuntime` in i
   except its async tasks' updates, which stay on the child.
 - A permission request of a subagent goes on its child session once it is announced
   (`session_of_agent`).
-- Each response of a subagent names its model: its child session gets a `config_option_update`
-  with a `model` select offering only that model, when it changes (`child_model`).
+- A child's configuration, each option a one-value select the client cannot change
+  (`fsm.air.subagent_config`): its model, which each of its responses names (`child_model`),
+  and what Claude Code's hooks say it runs with, its permission mode, a model it switched to,
+  its effort and its agent type (`subagent_hook`, `configure`). Its child session gets every
+  option it has, in one `config_option_update` (mode, model, effort, then the rest), when
+  that set changes: held until the child is announced and sent right after its
+  `subagent_spawned`; never after its end (AIR's draft takes no configuration of an ended
+  child), and forgotten then. Options of an agent not known yet wait under its agent id, for
+  at most 64 such agents; past that they are dropped.
 
 Pure: no I/O, no clock; sending is the shell's.
 """
@@ -45,6 +52,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from fsm.air.subagent_config import (
+    AgentEntry,
+    ModeEntry,
+    ModelEntry,
+    child_model_option,
+    hook_configuration,
+    model_entry,
+)
 
 __all__ = [
     "CONTROL_TOOLS",
@@ -57,7 +73,8 @@ __all__ = [
 
 Wire = dict[str, Any]
 Routed = tuple[str, Wire]  # (session id, update)
-ModelEntry = tuple[str, str, str | None]  # a picker entry: value, name, the id it resolves to
+# The order of a child's options, by category; any other comes after (`publishConfiguration`).
+_CATEGORY_ORDER = ("mode", "model", "thought_level", "model_config")
 
 CONTROL_TOOLS = frozenset({"Agent", "Task"})
 SUBAGENT_STATES = ("completed", "failed", "disconnected", "cancelled")
@@ -156,6 +173,16 @@ class _Child:
 
 
 @dataclass(slots=True)
+class _Config:
+    """A child's configuration: its options by id (first report first), what its session was
+    last sent, and the model that showed."""
+
+    options: dict[str, Wire] = field(default_factory=dict)
+    published: list[Wire] | None = None
+    published_model: tuple[str, str] | None = None
+
+
+@dataclass(slots=True)
 class NativeSubagents:
     """The children of one root session; see the module's docstring."""
 
@@ -173,7 +200,7 @@ class NativeSubagents:
     _send_messages: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     _generation: dict[str, int] = field(default_factory=dict)
     _pending: dict[str, list[Wire]] = field(default_factory=dict)
-    _models: dict[str, tuple[str, str]] = field(default_factory=dict)  # the model each child shows
+    _configs: dict[str, _Config] = field(default_factory=dict)  # by child session id
     # Agents from before a load that Claude Code runs again, to be found in the session's
     # history (`wanted`, then `restore` or `unresolved`): by the launch their output names,
     # and by agent id (with the resuming prompt and call).
@@ -182,7 +209,7 @@ class NativeSubagents:
     _unresolved: set[str] = field(default_factory=set)
     _last_restored: int = 0
     _pending_count: int = 0
-    dropped: int = 0  # updates the pending bounds dropped (the shell logs them)
+    dropped: int = 0  # updates and configurations the pending bounds dropped (the shell logs them)
 
     # ---- the one path of every update -------------------------------------------------------
 
@@ -267,9 +294,12 @@ class NativeSubagents:
     def _to_child(self, child: _Child, update: Wire, tool_call_id: str | None) -> list[Routed]:
         if child.terminal is not None:
             return []  # an ended child gets nothing more
-        model = _model_entry(update)
-        if model is not None:
-            self._models[child.session_id] = model
+        if update.get("sessionUpdate") == "config_option_update":
+            options = update.get("configOptions")
+            if not isinstance(options, list):
+                return []
+            found = [dict(o) for o in options if isinstance(o, Mapping)]
+            return self.configure(child.session_id, found, update.get("_meta"))
         if tool_call_id:
             self._owner_of_call.pop(tool_call_id, None)
             self._owner_of_call[tool_call_id] = child
@@ -384,6 +414,7 @@ class NativeSubagents:
         self._identity.clear()
         self._control.clear()
         self._parent_by_tool_use.clear()
+        self._configs.clear()
         return out
 
     def child_model(
@@ -394,28 +425,89 @@ class NativeSubagents:
         root's picker names it (`choices`: value, name, the id it resolves to), else by its id;
         sent only when it changes, never after the child's end, and held until the child is
         announced (only the latest)."""
-        if not self.enabled or not launch or not isinstance(model, str):
+        entry = model_entry(model, choices)
+        if not self.enabled or not launch or entry is None:
             return []
-        if not model or model == "<synthetic>":
-            return []
-        entry = next(((v, n) for v, n, r in choices if model in (v, r)), (model, model))
         child = self._child_by_launch.get(launch)
-        if child is not None and child.announced and self._models.get(child.session_id) == entry:
-            return []
-        option = {
-            "id": "model",
-            "name": "Model",
-            "category": "model",
-            "type": "select",
-            "currentValue": entry[0],
-            "options": [{"value": entry[0], "name": entry[1]}],
-        }
+        config = self._configs.get(child.session_id) if child is not None else None
+        if child is not None and child.announced and config and config.published_model == entry:
+            return []  # most responses repeat the model the child shows
         update: Wire = {
             "sessionUpdate": "config_option_update",
-            "configOptions": [option],
+            "configOptions": [child_model_option(entry)],
             "_meta": {"claudeCode": {"parentToolUseId": launch}},
         }
         return self.route(update)
+
+    def subagent_hook(
+        self,
+        hook_input: object,
+        *,
+        modes: Iterable[ModeEntry] = (),
+        models: Iterable[ModelEntry] = (),
+        agents: Iterable[AgentEntry] = (),
+    ) -> list[Routed]:
+        """One of Claude Code's hooks fired (its input as it came): when inside a subagent, the
+        options it says that subagent runs with (`fsm.air.subagent_config.hook_configuration`,
+        named as the root's pickers `modes`, `models` and `agents` name them) go to
+        `configure`."""
+        if not self.enabled:
+            return []
+        found = hook_configuration(hook_input, modes=modes, models=models, agents=agents)
+        if found is None:
+            return []
+        return self.configure(*found)
+
+    def configure(self, agent_id: str, options: list[Wire], meta: object = None) -> list[Routed]:
+        """Options of the child `agent_id` (Claude Code's agent id, as a hook names it, or a
+        child session's id): kept over what it had by id, and, once the child is announced,
+        the child's whole set when it changed (with `meta` as the update's `_meta`). An ended
+        child takes none; an agent not known yet keeps them under its agent id, which is the
+        session id its first generation gets (`reportConfiguration`)."""
+        options = [o for o in options if isinstance(o.get("id"), str)]
+        if not self.enabled or agent_id == self.root or not options:
+            return []
+        known = self._children.get(agent_id) or self._child_of_session(agent_id)
+        session_id = known.session_id if known is not None else agent_id
+        if known is not None and known.terminal is not None:
+            return []  # AIR's draft takes no configuration of an ended child
+        config = self._configs.get(session_id)
+        if config is None:
+            waiting = sum(1 for sid in self._configs if self._child_of_session(sid) is None)
+            if known is None and waiting >= MAX_PENDING_PARENTS:
+                self.dropped += 1
+                return []
+            config = self._configs[session_id] = _Config()
+        for option in options:
+            config.options[option["id"]] = dict(option)
+        if known is None or not known.announced:
+            return []
+        return self._publish_config(known, meta)
+
+    def _publish_config(self, child: _Child, meta: object = None) -> list[Routed]:
+        """The child's whole configuration, when it is not what its session last got."""
+        config = self._configs.get(child.session_id)
+        if config is None or child.terminal is not None:
+            return []
+        options = sorted(config.options.values(), key=_category_rank)
+        if options == config.published:
+            return []
+        update: Wire = {"sessionUpdate": "config_option_update", "configOptions": options}
+        if isinstance(meta, Mapping) and meta:
+            update["_meta"] = dict(meta)
+        config.published = options
+        model = next((o for o in options if o.get("id") == "model"), None)
+        offered = model.get("options") if model is not None else None
+        shown = offered[0] if isinstance(offered, list) and offered else None
+        value = model.get("currentValue") if model is not None else None
+        if isinstance(shown, Mapping) and "name" in shown and isinstance(value, str):
+            config.published_model = (value, str(shown["name"]))
+        return [(child.session_id, update)]
+
+    def _child_of_session(self, session_id: str) -> _Child | None:
+        if session_id == self.root:
+            return None
+        return next((c for c in self._children.values() if c.session_id == session_id), None)
 
     @property
     def wanting(self) -> bool:
@@ -527,6 +619,7 @@ class NativeSubagents:
             )
         )
         child.terminal = state
+        self._configs.pop(child.session_id, None)  # an ended child takes no configuration
         if child.parent_tool_use_id:
             self._forget_control(child.parent_tool_use_id)
         return out
@@ -544,7 +637,8 @@ class NativeSubagents:
         if child.prompt is not None:
             update["prompt"] = child.prompt
         update["capabilities"] = {}
-        return [(child.parent_session_id, update)]
+        # What its hooks said it runs with before it was announced, right after.
+        return [(child.parent_session_id, update), *self._publish_config(child)]
 
     def _flush(self, launch: str) -> list[Routed]:
         out: list[Routed] = []
@@ -635,6 +729,11 @@ class NativeSubagents:
             if to == agent:
                 return text
         return None
+
+
+def _category_rank(option: Mapping[str, Any]) -> int:
+    category = option.get("category")
+    return _CATEGORY_ORDER.index(category) if category in _CATEGORY_ORDER else len(_CATEGORY_ORDER)
 
 
 def _model_entry(update: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -11,11 +11,15 @@ whoever made the call. A subagent message whose launch is unknown announces a ch
 `Disconnected agent`. The launch call itself is never shown. Every update of a child's
 message goes to the child's session, and a later update of one of its calls (a result, the
 close at the next prompt) follows the call; a child's response names its model, which its
-session shows (`model`). At the end (`finish`), before `loadReplayEnd`, each child announced
-gets its `subagent_state_update`, newest first: from Claude Code's `<task-notification>` of it
-when the history holds one, else from its launch's `tool_result` (`completed` without an
-error, `cancelled` when the error says cancelled, interrupted, stopped or killed, `failed`
-otherwise), and `disconnected` with neither or a lineage that loops.
+session shows (`model`): as the root's model picker names it when its list is known (a load
+replays while Claude Code starts, so mostly it is not), else by its id; once the load is
+answered, the list is known, and a child whose model it names otherwise gets that entry
+(`refined_models`, the reference's `publishReplayedChildModels`). At the end (`finish`),
+before `loadReplayEnd`, each child announced gets its `subagent_state_update`, newest first:
+from Claude Code's `<task-notification>` of it when the history holds one, else from its
+launch's `tool_result` (`completed` without an error, `cancelled` when the error says
+cancelled, interrupted, stopped or killed, `failed` otherwise), and `disconnected` with
+neither or a lineage that loops.
 
 Pure: reading the transcripts and sending is the shell's.
 """
@@ -29,6 +33,7 @@ from typing import Any
 
 from fsm.air.async_tasks import task_notices
 from fsm.air.native_subagents import CONTROL_TOOLS, Routed, subagent_state
+from fsm.air.subagent_config import ModelEntry, child_model_option, model_entry
 
 __all__ = ["SubagentReplay", "fork_directive", "replayed_end_state"]
 
@@ -120,7 +125,8 @@ class SubagentReplay:
     _controls: set[str] = field(default_factory=set)  # the launch calls, never shown
     _owner_of_call: dict[str, str] = field(default_factory=dict)  # call id -> session id
     _order: list[str] = field(default_factory=list)  # launches in the order announced
-    _models: dict[str, str] = field(default_factory=dict)  # the model each child shows
+    # The model each child's latest response named, and the entry its session shows for it.
+    _models: dict[str, tuple[str, tuple[str, str]]] = field(default_factory=dict)
     _notified: dict[str, str] = field(default_factory=dict)  # a task notice's end, by launch
 
     def read(self, blocks: Iterable[Mapping[str, Any]], parent: str | None) -> list[str]:
@@ -197,26 +203,44 @@ class SubagentReplay:
             return [(root, update) for update in updates]
         return [routed for update in updates for routed in self.route(update, session_id)]
 
-    def model(self, launch: str | None, model: object) -> list[Routed]:
+    def model(
+        self, launch: str | None, model: object, choices: Iterable[ModelEntry] = ()
+    ) -> list[Routed]:
         """A replayed response of the subagent of `launch` names its model: the child's
-        session shows it (by its id: a load's replay runs before the session's model list is
-        known), when it changed."""
+        session shows it, named as the root's picker entries `choices` (value, name, resolved
+        id) name it, else by its id (a load's replay mostly runs before the session's model
+        list is known), when that changed."""
         child = self._children.get(launch) if self.enabled and launch else None
-        if child is None or not child.announced or not isinstance(model, str):
+        entry = model_entry(model, choices)
+        if child is None or not child.announced or entry is None or not isinstance(model, str):
             return []
-        if not model or model == "<synthetic>" or self._models.get(child.session_id) == model:
+        shown = self._models.get(child.session_id)
+        if shown is not None and shown[1] == entry:
             return []
-        self._models[child.session_id] = model
-        option = {
-            "id": "model",
-            "name": "Model",
-            "category": "model",
-            "type": "select",
-            "currentValue": model,
-            "options": [{"value": model, "name": model}],
+        self._models[child.session_id] = (model, entry)
+        update = {
+            "sessionUpdate": "config_option_update",
+            "configOptions": [child_model_option(entry)],
         }
-        update = {"sessionUpdate": "config_option_update", "configOptions": [option]}
         return [(child.session_id, update)]
+
+    def refined_models(self, choices: Iterable[ModelEntry]) -> list[Routed]:
+        """Once the load is answered and the session's model list is known (`choices`): each
+        replayed child whose model that list names otherwise than its session shows gets the
+        list's entry, once (AIR's draft takes this more exact snapshot of an ended child's
+        configuration)."""
+        listed = list(choices)
+        out: list[Routed] = []
+        for session_id, (model, shown) in self._models.items():
+            entry = model_entry(model, listed)
+            if entry is not None and entry != shown:
+                update = {
+                    "sessionUpdate": "config_option_update",
+                    "configOptions": [child_model_option(entry)],
+                }
+                out.append((session_id, update))
+        self._models.clear()
+        return out
 
     def notified(self, content: object) -> None:
         """A user message's `<task-notification>`s (Claude Code's word that a background task

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from fsm.records import visible
+from fsm.visible_text import visible
 
 __all__ = [
     "CONNECTED",

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fsm.records import redact, visible
+from fsm.records import redact
+from fsm.visible_text import visible
 
 __all__ = [
     "MIN_DESCRIPTION",

@@ -24,7 +24,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import NamedTuple
 
-from fsm.records import redact, visible
+from fsm.records import redact
+from fsm.visible_text import visible
 
 __all__ = ["MESSAGE_LIMIT", "StartFailure", "StartFailureKind", "start_failure"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fsm.records import visible
+from fsm.visible_text import visible
 
 __all__ = [
     "BUILTIN_AGENTS",

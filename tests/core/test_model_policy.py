@@ -1,6 +1,6 @@
-"""The model picker's policy and names (fsm.pickers.model_policy), as the reference adapter
-decides them (`dist/session-model.js`): the allowlist's own spellings, `deniedModels`,
-overrides, which settings tier counts, and versioned display names."""
+"""The model picker's policy (fsm.pickers.model_policy) and names (fsm.pickers.model_entries),
+as the reference adapter decides them (`dist/session-model.js`): the allowlist's own spellings,
+`deniedModels`, overrides, which settings tier counts, and versioned display names."""
 
 from __future__ import annotations
 

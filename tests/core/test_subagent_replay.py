@@ -112,6 +112,41 @@ def test_a_replayed_childs_model_is_shown_by_its_id_when_it_changes() -> None:
     assert SubagentReplay(ROOT).model("t1", "claude-x") == []
 
 
+def test_a_replayed_childs_model_is_named_by_the_list_once_the_load_is_answered() -> None:
+    replay = SubagentReplay(ROOT, enabled=True)
+    choices = [("sonnet", "Sonnet 4.5", "claude-sonnet-4-5"), ("opus", "Opus 4.1", None)]
+    for launch in ("t1", "t2", "t3"):
+        replay.read([_launch(launch, prompt="p")], None)
+        replay.announce(launch)
+    # The list is not known while the load replays: each model by its id.
+    replay.model("t1", "claude-sonnet-4-5")
+    replay.model("t2", "claude-haiku-4-5")
+    # A list known already names it at once, and the answer has nothing to refine.
+    ((_, named),) = replay.model("t3", "opus", choices)
+    assert named["configOptions"][0]["options"] == [{"value": "opus", "name": "Opus 4.1"}]
+    refined = replay.refined_models(choices)
+    assert refined == [
+        (
+            _child("t1"),
+            {
+                "sessionUpdate": "config_option_update",
+                "configOptions": [
+                    {
+                        "id": "model",
+                        "name": "Model",
+                        "category": "model",
+                        "type": "select",
+                        "currentValue": "sonnet",
+                        "options": [{"value": "sonnet", "name": "Sonnet 4.5"}],
+                    }
+                ],
+            },
+        )
+    ]  # t2's model is not on the list: its id stands; t3's was named already
+    assert replay.refined_models(choices) == []  # once
+    assert SubagentReplay(ROOT, enabled=True).refined_models(choices) == []
+
+
 def test_a_fork_childs_inherited_context_is_not_its_own() -> None:
     from fsm.air.subagent_replay import fork_directive
 

@@ -1,4 +1,4 @@
-"""`fsm.records.visible`: control characters as a reader sees them, never as a terminal acts on
+"""`fsm.visible_text.visible`: control characters as a reader sees them, never as a terminal acts on
 them; record titles go through it in `shape_title`."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fsm.records import shape_title, visible
+from fsm.records import shape_title
+from fsm.visible_text import visible
 
 
 def _controls(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from acp.schema import PromptResponse
 
 from adapter.claude.subagent_files import subagent_files
 from adapter.scripted_claude.air_scenarios import SCOUT_AGENT, SCOUT_CALL
-from tests.support.harness import OPT_IN, TIMEOUT, Adapter
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter, until
 from tests.support.shell_harness import agent_in_process
 
 NATIVE: dict[str, Any] = {
@@ -171,6 +171,18 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(tmp_path: 
             adapter.conn.load_session(cwd=str(adapter.workdir), session_id=session, mcp_servers=[]),
             TIMEOUT,
         )
+        scout = f"{session}:replay-subagent:{SCOUT_CALL}"
+
+        def models_on_the_child() -> int:
+            return sum(
+                1
+                for m in adapter.incoming()[before:]
+                if m.get("method") == "session/update"
+                and m["params"]["sessionId"] == scout
+                and m["params"]["update"]["sessionUpdate"] == "config_option_update"
+            )
+
+        await until(lambda: models_on_the_child() == 2, "the replayed child's model refined")
         frames = adapter.incoming()[before:]
     updates = [
         (m["params"]["sessionId"], m["params"]["update"])
@@ -224,7 +236,26 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(tmp_path: 
     replayed_models = [
         u for sid, u in updates if sid == scout and u["sessionUpdate"] == "config_option_update"
     ]
-    assert len(replayed_models) == 1  # the child's model, by its id
+    # The child's model by its id while the load replays (the model list comes with Claude),
+    # then, once the load is answered, as the model picker names it (after the command list).
+    assert [m["configOptions"][0]["options"] for m in replayed_models] == [
+        [{"value": "claude-sonnet-4-5", "name": "claude-sonnet-4-5"}],
+        [{"value": "default", "name": "Default (recommended)"}],
+    ]
+    answered = next(i for i, m in enumerate(frames) if "result" in m)
+    commands = next(
+        i
+        for i, m in enumerate(frames)
+        if m.get("method") == "session/update"
+        and m["params"]["update"]["sessionUpdate"] == "available_commands_update"
+    )
+    refined = max(
+        i
+        for i, m in enumerate(frames)
+        if m.get("method") == "session/update"
+        and m["params"]["update"]["sessionUpdate"] == "config_option_update"
+    )
+    assert answered < commands < refined
     # The launch calls are not shown; the ends come last, newest first, before loadReplayEnd.
     assert all(u.get("toolCallId") not in (SCOUT_CALL, "toolu_missing") for _, u in updates)
     ends = [
@@ -244,7 +275,10 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(tmp_path: 
             "_meta": {"jetbrains": {"air": {"version": 1, "loadReplayEnd": True}}},
         },
     ]
-    last_child = max(i for i, (sid, _) in enumerate(updates) if sid == scout)
+    # The child's replay is over before the ends (its refined model follows the answer).
+    last_child = max(
+        i for i, (sid, u) in enumerate(updates) if sid == scout and u is not replayed_models[-1]
+    )
     assert all(updates[i][0] == session for i, _ in ends) and ends[0][0] > last_child
 
 

@@ -14,6 +14,7 @@ import marshal
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -274,3 +275,87 @@ def test_the_dataclass_code_cache_lives_beside_the_adapters_bytecode() -> None:
     assert Path(got["path"]).parent == Path(got["pyc"]).parent
     tag = sys.implementation.cache_tag
     assert Path(got["path"]).name == f"{DATACLASS_CODE_PREFIX}.{tag}.marshal"
+
+
+# What the SDK's transport does at each spawn (`SubprocessCLITransport.connect`), inside a
+# request's span as acp opens one, and after `setup` (which may give the context a span or
+# baggage: a host process with a tracer provider makes acp's span a real one).
+PROPAGATION = """
+import json, sys
+LEAN = {lean}
+if LEAN:
+    from adapter.lean_imports import prepare_imports
+    prepare_imports()
+import acp  # as the agent does: acp imports opentelemetry.trace for its request spans
+from acp.telemetry import span_context
+from opentelemetry import trace
+request = span_context("acp.request", attributes={{"method": "session/new"}})
+request.__enter__()  # (kept: a context manager collected leaves its context)
+{setup}
+from opentelemetry import propagate
+carrier = {{}}
+propagate.inject(carrier{context})
+loaded = [m for m in ("opentelemetry.baggage", "opentelemetry.propagators") if m in sys.modules]
+print(json.dumps({{"carrier": carrier, "loaded": loaded}}))
+"""
+A_SPAN = (
+    "span = trace.NonRecordingSpan(trace.SpanContext(trace_id=0x0AF7651916CD43DD8448EB211C80319C,"
+    " span_id=0x00F067AA0BA902B7, is_remote=False, trace_flags=trace.TraceFlags(1)))\n"
+)
+PROPAGATION_CASES = {
+    "nothing": ("", ""),
+    "a current span": (A_SPAN + "using = trace.use_span(span)\nusing.__enter__()", ""),
+    "a span in the context passed": (A_SPAN + "passed = trace.set_span_in_context(span)", "passed"),
+    "baggage": (
+        "from opentelemetry import baggage, context\n"
+        "context.attach(baggage.set_baggage('tenant', 'a'))",
+        "",
+    ),
+}
+
+
+def _propagated(lean: bool, setup: str, context: str, env: dict[str, str]) -> Any:
+    code = PROPAGATION.format(lean=lean, setup=setup, context=f", {context}" if context else "")
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}, **env},
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_trace_context_stand_in_passes_on_what_the_real_module_does() -> None:
+    for case, (setup, context) in PROPAGATION_CASES.items():
+        for env in ({}, {"OTEL_PROPAGATORS": "tracecontext,baggage"}):
+            lean = _propagated(True, setup, context, env)
+            real = _propagated(False, setup, context, env)
+            assert lean["carrier"] == real["carrier"], (case, env)
+            if case == "nothing":
+                assert real["carrier"] == {}
+            else:
+                assert real["carrier"] != {}, (case, env)  # the case is not vacuous
+            # Nothing to pass on, the default propagators: the real module is not imported.
+            nothing = case == "nothing" and not env
+            assert (lean["loaded"] == []) is nothing, (case, env, lean["loaded"])
+
+
+def test_the_sdk_imports_the_propagation_module_at_the_spawn_and_only_injects() -> None:
+    # The stand-in serves `inject`; a transport that used anything else would load the real
+    # module at each spawn (still correct, but the cost is back).
+    from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+
+    source = inspect.getsource(SubprocessCLITransport.connect)
+    assert "from opentelemetry import propagate" in source
+    used = {
+        node.attr
+        for node in ast.walk(ast.parse(textwrap.dedent(source)))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "propagate"
+    }
+    assert used == {"inject"}

@@ -3,10 +3,11 @@
 A session request spawns Claude first and builds the session while Claude starts up
 (`adapter.agent.opening`), so what the spawn does not need is imported after it, where the
 import costs nothing anyone waits for (docs/performance.md). A fresh interpreter runs the real
-serving path (`adapter.app.cli.main`) with `anyio.open_process`, which the SDK spawns Claude
-with, wrapped to note `sys.modules` and refuse the spawn; this test sends `initialize` and
-`session/new`, reads the refusal and the note, and names every module that came in before the
-spawn although it is not needed for it.
+serving path (`adapter.app.cli.main`) with `subprocess.Popen`'s fork, which starts Claude,
+replaced to note `sys.modules` and refuse the spawn; each test sends `initialize` and one
+session request (`session/new`, or `session/resume` or `session/load` of a transcript written
+for it), reads the refusal and the note, and names every module that came in before the spawn
+although it is not needed for it.
 """
 
 from __future__ import annotations
@@ -18,32 +19,43 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import adapter
 
 ROOT = Path(adapter.__file__).resolve().parent.parent
 
 CHILD = """
-import json, sys
+import dataclasses, gc, json, sys
 
 from adapter.lean_imports import prepare_imports
 
-prepare_imports()
-import anyio
+class NoteBackend:  # how anyio's asyncio backend (imported on the task group's first use) comes in
+    def find_spec(self, name, path=None, target=None):
+        if name == "anyio._backends._asyncio":
+            note = {"collecting": gc.isenabled(), "cached": dataclasses.exec is not exec}
+            print(json.dumps({"backend": note}), file=sys.stderr, flush=True)
 
-async def noting_open_process(*args, **kwargs):
+sys.meta_path.insert(0, NoteBackend())
+prepare_imports()
+import subprocess
+
+def noting_fork(*args, **kwargs):
     print(json.dumps({"modules": sorted(sys.modules)}), file=sys.stderr, flush=True)
     raise OSError("no Claude in this test")
 
-anyio.open_process = noting_open_process
+subprocess.Popen._execute_child = noting_fork
 from adapter.app.cli import main
 
 sys.exit(main([]))
 """
 
-# Used only once Claude is spawned (while it starts up, or later): the session's store of
-# markers and transcripts (a new session leaves its marker after the answer), the reader of
-# Claude's messages, the SDK's transcript rules, the session itself.
+# Used only once Claude is spawned (while it starts up, or later): anyio's asyncio backend, with
+# the agent's task group (`serving.LateTaskGroup`, `sdk_compat.spawn_before_the_backend`); the
+# session's store of markers and transcripts (a new session leaves its marker after the
+# answer), the reader of Claude's messages, the SDK's transcript rules, the session itself.
 NOT_BEFORE_SPAWN = (
+    "anyio._backends",
     "adapter.claude.session_store",
     "adapter.claude.message_stream",
     "adapter.claude.unparsed",
@@ -60,20 +72,36 @@ NOT_BEFORE_SPAWN = (
     # How Claude's questions are asked: the spawn needs only which tool it is started without.
     "adapter.controls.questions",
     "adapter.controls.form_presenter",
+    # The SDK's trace context propagation, when there is no trace context to pass on
+    # (`lean_imports.lean_trace_propagation`): what the real `opentelemetry.propagate` imports.
+    "opentelemetry.propagators",
+    "opentelemetry.baggage",
+    # The failure records and their vocabulary: the spawn neither makes nor masks one.
+    "fsm.records",
+    "fsm.vocabulary",
+    # The pickers once Claude has reported its models: its list's entries, the entries the
+    # settings' policy makes of them and their names, what each picker shows, the effort a
+    # picker starts from.
+    "adapter.controls.model_choices",
+    "fsm.pickers.model_entries",
+    "fsm.pickers.values",
+    "fsm.pickers.effort_seeds",
 )
 # What the spawn does need: the check above would pass vacuously if the child never got here.
 NEEDED = ("adapter.agent.opening", "adapter.claude.claude_runtime", "claude_agent_sdk.types")
 
 
-def _spawn_of_a_new_session(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+SESSION_ID = "0b7e8f5e-1d2c-4c4e-9a53-6b0c1a2d3e4f"
+
+
+def _modules_at_spawn(
+    tmp_path: Path, method: str, params: dict[str, Any]
+) -> tuple[dict[str, Any], set[str], dict[str, Any]]:
+    """The answer to `method` (the spawn refused), the modules imported by the spawn, and how
+    anyio's backend came in."""
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "session/new",
-            "params": {"cwd": str(tmp_path), "mcpServers": []},
-        },
+        {"jsonrpc": "2.0", "id": 2, "method": method, "params": params},
     ]
     env = {
         **os.environ,
@@ -102,58 +130,87 @@ def _spawn_of_a_new_session(tmp_path: Path) -> tuple[dict[str, Any], dict[str, A
         stderr = agent.stderr.read() if agent.stderr is not None else ""  # until it exits
         agent.wait(timeout=120)
     notes = [line for line in stderr.splitlines() if line.startswith('{"modules"')]
-    assert notes, stderr[-2000:]
-    return answer, json.loads(notes[0])
+    backend = [line for line in stderr.splitlines() if line.startswith('{"backend"')]
+    assert notes and backend, stderr[-2000:]
+    return answer, set(json.loads(notes[0])["modules"]), json.loads(backend[0])["backend"]
+
+
+def _early(modules: set[str], late: tuple[str, ...]) -> set[str]:
+    return {name for name in modules if any(name == m or name.startswith(m + ".") for m in late)}
+
+
+def _new_session(tmp_path: Path) -> tuple[dict[str, Any], set[str], dict[str, Any]]:
+    return _modules_at_spawn(tmp_path, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
 
 
 def test_a_new_session_spawns_claude_before_importing_what_the_spawn_does_not_need(
     tmp_path: Path,
 ) -> None:
-    answer, note = _spawn_of_a_new_session(tmp_path)
+    answer, modules, _ = _new_session(tmp_path)
     assert "error" in answer  # the spawn was refused, after the note
-    modules = set(note["modules"])
     assert set(NEEDED) <= modules
-    early = {
-        name
-        for name in modules
-        if any(name == late or name.startswith(late + ".") for late in NOT_BEFORE_SPAWN)
-    }
+    early = _early(modules, NOT_BEFORE_SPAWN)
     assert not early, f"imported before Claude's spawn: {sorted(early)}"
 
 
-# What a resume or load imports to find the transcript it resumes (`session_store.locate`)
-# and to spawn: the core's fork points and listed titles are the fork's and the listing's.
-LOCATE = """
-import json, sys
-from adapter.lean_imports import prepare_imports
-
-prepare_imports()
-from adapter.agent import opening
-from adapter.claude import claude_runtime, session_store
-print(json.dumps(sorted(sys.modules)))
-"""
+def test_anyios_backend_comes_in_from_the_code_cache_with_the_collector_waiting(
+    tmp_path: Path,
+) -> None:
+    # After `initialize` is answered, on the way to the first spawn: its dataclasses take their
+    # code from the cache, and no collection walks what it makes (serving freezes it after).
+    _, _, backend = _new_session(tmp_path)
+    assert backend == {"collecting": False, "cached": True}
 
 
-def test_what_a_resume_imports_before_its_spawn_leaves_the_forks_and_listings_out() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", LOCATE],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    modules = set(json.loads(done.stdout))
-    assert "adapter.claude.session_store" in modules
-    late = (
-        "fsm.air.fork_points",
-        "fsm.air.archive_titles",
-        "fsm.claude.start_failures",
-        "fsm.pickers.model_following",
-        "adapter.claude.message_stream",
-        "adapter.claude.unparsed",
-        "adapter.claude.transcript_heads",
-        "adapter.session",
-    )
-    early = {name for name in modules if any(name == m or name.startswith(m + ".") for m in late)}
-    assert not early, f"imported with what a resume needs before its spawn: {sorted(early)}"
+# What a resume or load needs before its spawn: the transcript it resumes (`session_store.locate`,
+# with the SDK's project folder rule) and its tail (the mode and model Claude starts with).
+RESUME_NEEDS = (
+    "adapter.claude.session_store",
+    "claude_agent_sdk._internal.sessions",
+    "adapter.claude.transcript_tail",
+)
+# ... and what it does not: the core's fork points and listed titles are the fork's and the
+# listing's; the failure records and the pickers' rules for Claude Code's model list come in
+# while Claude starts, as for a new session.
+NOT_BEFORE_RESUMED_SPAWN = (
+    "anyio._backends",
+    "fsm.air.fork_points",
+    "fsm.air.archive_titles",
+    "fsm.claude.start_failures",
+    "fsm.pickers.model_following",
+    "adapter.claude.message_stream",
+    "adapter.claude.unparsed",
+    "adapter.claude.transcript_heads",
+    "adapter.session",
+    "adapter.controls.questions",
+    "fsm.records",
+    "adapter.controls.model_choices",
+    "fsm.pickers.model_entries",
+    "fsm.pickers.values",
+    "fsm.pickers.effort_seeds",
+)
+
+
+@pytest.mark.parametrize("method", ["session/resume", "session/load"])
+def test_a_resume_or_load_reads_its_transcript_but_no_more_before_its_spawn(
+    tmp_path: Path, method: str
+) -> None:
+    from adapter.claude.sdk_compat import sanitize_path
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    transcripts = tmp_path / "claude-config" / "projects" / sanitize_path(str(folder))
+    transcripts.mkdir(parents=True)
+    entry = {
+        "type": "user",
+        "sessionId": SESSION_ID,
+        "permissionMode": "plan",
+        "message": {"role": "user", "content": "hello"},
+    }
+    (transcripts / f"{SESSION_ID}.jsonl").write_text(json.dumps(entry) + "\n", encoding="utf-8")
+    params = {"cwd": str(folder), "sessionId": SESSION_ID, "mcpServers": []}
+    answer, modules, _ = _modules_at_spawn(tmp_path, method, params)
+    assert "error" in answer  # the spawn was refused, after the note
+    assert set(NEEDED) | set(RESUME_NEEDS) <= modules
+    early = _early(modules, NOT_BEFORE_RESUMED_SPAWN)
+    assert not early, f"imported with what a {method} needs before its spawn: {sorted(early)}"
