@@ -10,8 +10,8 @@ as its argument; the events whose trigger the table names are `TURN_TRIGGERS`. T
 `TRANSITIONS` for one (state, trigger) pair are tried in order; the first whose guards hold
 wins and its `before` callbacks append the effects. That ordered table *is* the decision:
 `diagrams/turn.mmd` draws it and `diagrams/turn.md` lists it, one numbered line per rule in the
-order tried. The rows are literal: a row naming several states is that row in each of them,
-and PROMPT_SENT's differences (Claude's first word moves it to RUNNING) sit beside their twins.
+order tried. The rows are literal: a row naming several states is that row in each of them;
+PROMPT_SENT has a block of its own (until the prompt's echo, Claude's words are its own work).
 The design card's three questions are rows:
 - when a warning escalates to an error: `RETRYING --result_received [is_an_error,
   has_a_warning_out] / confirm_boundary, escalate_warning --> IDLE` (the warning's own
@@ -34,9 +34,10 @@ agentError) and their twins below forward Claude's prose or log; a failed turn h
 every client, and the answer dialect (`RecordAnswers`, `LegacyAnswers`, at the end of this
 module) makes its settle a legacy JSON-RPC error.
 
-States are what changes behaviour: PROMPT_SENT (nothing heard for this turn yet, so an idle
-belongs to the previous turn), RUNNING, RETRYING (a warning is out under the turn id), FAILING
-(a failure message was seen and not recovered from: its prose is withheld for the record,
+States are what changes behaviour: PROMPT_SENT (Claude has not echoed the prompt yet, so what
+it says is its own work and an idle belongs to the previous turn,
+docs/decisions.md#turn-begins-at-echo), RUNNING, RETRYING (a warning is out under the turn id),
+FAILING (a failure message was seen and not recovered from: its prose is withheld for the record,
 docs/decisions.md#capable-clients), CANCELLING (one interrupt is out), RESETTING (between a plan
 exit that clears the context and the fresh context's first message), IDLE (no turn live; `outcome`
 says how the last one ended), BROKEN (an internal fault, docs/decisions.md#internal-faults: sticky,
@@ -157,8 +158,8 @@ class TurnOutcome(StrEnum):
 IDLE, PROMPT_SENT, RUNNING = TurnState.IDLE, TurnState.PROMPT_SENT, TurnState.RUNNING
 RETRYING, FAILING, CANCELLING = TurnState.RETRYING, TurnState.FAILING, TurnState.CANCELLING
 RESETTING, BROKEN = TurnState.RESETTING, TurnState.BROKEN
-# Live, no failure seen, no cancel asked: PROMPT_SENT's rows differ from the other two only
-# where Claude's first word moves a sent prompt to RUNNING, and each such row sits by its twin.
+# Live, no failure seen, no cancel asked. PROMPT_SENT's own block says what differs before the
+# prompt's echo; from the echo on, the turn is HEARD_FROM.
 WORKING = [PROMPT_SENT, RUNNING, RETRYING]
 HEARD_FROM = [RUNNING, RETRYING]
 # A turn is live from the prompt's dispatch until its answer.
@@ -242,23 +243,41 @@ TRANSITIONS: list[dict[str, Any]] = [
          None),
     # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
     _row("steer_received", IDLE, None, "refuse_steer"),
+    # --- PROMPT_SENT: the prompt is written; Claude has not taken it up (echoed it) yet ----------
+    # docs/decisions.md#turn-begins-at-echo: the turn begins at the prompt's echo. What Claude
+    # says before it is its own work (a task notification's follow-up, a `/loop` fire), shown
+    # and handled as between turns; a result that is not Claude's own work still answers the
+    # prompt (the rows below), for a prompt Claude Code answers without an echo first (a local
+    # command's output comes before its echo; `/compact` has none).
+    _row("prompt_echoed", PROMPT_SENT, RUNNING, when="echoes_the_live_prompt"),
+    _row("assistant_message_received", PROMPT_SENT, None,
+         when=["is_a_failure_message", "is_a_login_prompt"]),
+    _row("assistant_message_received", PROMPT_SENT, None, "report_failure_message",
+         when=["is_a_failure_message", "takes_records"]),
+    _row("assistant_message_received", PROMPT_SENT, None, "forward_message", "log_failure_message",
+         when="is_a_failure_message"),
+    _row("assistant_message_received", PROMPT_SENT, None, "forward_message"),
+    # Claude Code retries a request before it echoes the prompt the request is for: a retry is
+    # the prompt's (its warning under the turn id), as before the echo it cannot be told apart.
+    _row("retry_attempted", PROMPT_SENT, None, "note_retry_hint", when="is_a_quiet_retry"),
+    # Claude went busy, began a message or went idle for its own work; an idle is the
+    # previous turn's.
+    _row(["turn_went_busy", "answer_stream_started", "turn_went_idle"], PROMPT_SENT, None),
+    # A task its own work starts is no subagent of this turn's.
+    _row("background_task_started", PROMPT_SENT, None),
     # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
-    _row("assistant_message_received", PROMPT_SENT, RUNNING, "forward_message",
-         when="is_from_a_subagent"),
     _row("assistant_message_received", HEARD_FROM, "=", "forward_message",
          when="is_from_a_subagent"),
     # docs/decisions.md#capable-clients: a failure message's prose is withheld to become the
     # record's title; a client that takes no records reads it in the transcript; a login prompt is
     # neither.
-    _row("assistant_message_received", WORKING, FAILING, "note_failure",
+    _row("assistant_message_received", HEARD_FROM, FAILING, "note_failure",
          when=["is_a_failure_message", "is_a_login_prompt"]),
-    _row("assistant_message_received", WORKING, FAILING, "note_failure", "withhold_failure",
+    _row("assistant_message_received", HEARD_FROM, FAILING, "note_failure", "withhold_failure",
          when=["is_a_failure_message", "takes_records"]),
-    _row("assistant_message_received", WORKING, FAILING, "note_failure", "forward_message",
+    _row("assistant_message_received", HEARD_FROM, FAILING, "note_failure", "forward_message",
          when="is_a_failure_message"),
-    _row("assistant_message_received", PROMPT_SENT, RUNNING, "take_answer"),
     _row("assistant_message_received", HEARD_FROM, "=", "take_answer"),
-    _row("retry_attempted", PROMPT_SENT, RUNNING, "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", HEARD_FROM, "=", "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", WORKING, RETRYING, "note_retry_hint", "warn_under_turn_id"),
     # A held turn's subagents ended and Claude followed up on its own: that answers it.
@@ -310,10 +329,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("claude_silent", WORKING, None, when="is_held"),
     _row("claude_silent", WORKING, None, "log_silence", when="stalls_are_quiet"),
     _row("claude_silent", WORKING, RETRYING, "warn_stalled"),
-    _row(["turn_went_busy", "answer_stream_started"], PROMPT_SENT, RUNNING),
     _row(["turn_went_busy", "answer_stream_started"], HEARD_FROM, "="),
-    # An idle before Claude said anything for this turn is the previous turn's.
-    _row("turn_went_idle", PROMPT_SENT, None),
     _row("turn_went_idle", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
          when="is_held_and_drained"),
     # Its subagents still run: it stays open.
@@ -335,9 +351,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("fresh_context_chosen", WORKING, None, "note_fresh_context"),
     # A client that declared AIR's `backgroundSubagents` has its turns end at their result:
     # no subagent of it is waited on.
-    _row("background_task_started", WORKING, None, "note_subagent", when="is_a_subagent",
+    _row("background_task_started", HEARD_FROM, None, "note_subagent", when="is_a_subagent",
          unless="ends_turns_at_their_result"),
-    _row("background_task_started", WORKING, None),
+    _row("background_task_started", HEARD_FROM, None),
     _row("background_task_settled", WORKING, None, "note_task_settled"),
     _row("background_tasks_listed", WORKING, None, "keep_listed_subagents"),
     _row("steer_received", WORKING, None, "inject_steer"),
@@ -755,6 +771,9 @@ class Turn:
 
     def echoes_a_pushed_prompt(self, event: PromptEchoed) -> bool:
         return event.turn_id in self.pushed
+
+    def echoes_the_live_prompt(self, event: PromptEchoed) -> bool:
+        return event.turn_id == self.turn_id
 
     # === callbacks: the only place the core makes effects for a turn =============================
 
