@@ -95,6 +95,7 @@ class SessionControls:
         self.surroundings = surroundings or Surroundings()
         self.config = config
         config.recommend = self.air.recommended_value
+        config.mode_meta = self.air.mode_meta
         self.mcp_servers = mcp_servers or {}
         self.client_options = client_options
         self.commands: list[AvailableCommand] = []

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsm.air.goals import goal_advertisement
-from fsm.air.meta import air_info_update, skill_command_meta, tool_use_meta
+from fsm.air.meta import air_info_update, mode_kind_meta, skill_command_meta, tool_use_meta
 from fsm.wire.negotiation import CAPABILITY as SESSION_FAILURE
 from fsm.wire.negotiation import _is_version
 
@@ -199,6 +199,12 @@ class AirClient:
         reference does; any other client gets `meta` as it is, with no AIR key. Every report
         of a call carries them, unchanged ones too (docs/decisions.md#air-only-keys)."""
         return tool_use_meta(meta, tool_name, tool_input) if self.air else meta
+
+    def mode_meta(self, mode_id: str) -> dict[str, Any] | None:
+        """A session mode's `_meta`, in `availableModes` and among the mode option's values:
+        its kind (`fsm.air.meta.mode_kind_meta`) for every AIR client, as the reference does;
+        None for any other client."""
+        return mode_kind_meta(mode_id) if self.air else None
 
     def probes_skill(self, command: str, *, builtin: bool, listed_path: str | None) -> bool:
         """Whether command `command`'s `SKILL.md` is looked for on disk: for an AIR client, a

@@ -17,6 +17,7 @@ __all__ = [
     "air_info_update",
     "command_title",
     "mcp_tool_name",
+    "mode_kind_meta",
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",
@@ -172,3 +173,21 @@ def tool_use_meta(
     if mcp is not None:
         out = with_air_meta(out, "mcp", mcp)
     return out
+
+
+# The kind of each permission mode AIR groups its mode picker by (`session-mode.js`
+# `buildAvailableModes`); a mode the reference does not offer (`dontAsk`) has none.
+_MODE_KINDS = {
+    "default": "standard",
+    "acceptEdits": "standard",
+    "plan": "plan",
+    "auto": "auto_review",
+    "bypassPermissions": "full_access",
+}
+
+
+def mode_kind_meta(mode_id: str) -> dict[str, Any] | None:
+    """A session mode's (and the mode option value's) `_meta` for an AIR client: its kind
+    (`standard`, `plan`, `auto_review`, `full_access`); None for a mode without one."""
+    kind = _MODE_KINDS.get(mode_id)
+    return None if kind is None else with_air_meta(None, "kind", kind)
