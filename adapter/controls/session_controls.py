@@ -128,7 +128,12 @@ class SessionControls:
         self.auto_fast = AutoFast(
             session_id=session_id, link=link, config=config, report=self._to_core
         )
-        self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
+        self.questions = QuestionAsker(
+            session_id=session_id,
+            link=link,
+            ask_by_form=ask_by_form,
+            other_meta=self.air.custom_answer,
+        )
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
         self.elicitations = McpElicitor(
             session_id=session_id, link=link, ask_by_form=ask_by_form, ask_by_url=ask_by_url

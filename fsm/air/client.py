@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsm.air.goals import goal_advertisement
-from fsm.air.meta import air_info_update, mode_kind_meta, skill_command_meta, tool_use_meta
+from fsm.air.meta import (
+    air_info_update,
+    custom_answer_meta,
+    mode_kind_meta,
+    skill_command_meta,
+    tool_use_meta,
+)
 from fsm.wire.negotiation import CAPABILITY as SESSION_FAILURE
 from fsm.wire.negotiation import _is_version
 
@@ -205,6 +211,12 @@ class AirClient:
         its kind (`fsm.air.meta.mode_kind_meta`) for every AIR client, as the reference does;
         None for any other client."""
         return mode_kind_meta(mode_id) if self.air else None
+
+    def custom_answer(self, question_id: str) -> dict[str, Any] | None:
+        """The `_meta` of a question form's "Other" field, the free-text companion of select
+        field `question_id` (`fsm.air.meta.custom_answer_meta`): for every AIR client, as the
+        reference does; None for any other client."""
+        return custom_answer_meta(question_id) if self.air else None
 
     def probes_skill(self, command: str, *, builtin: bool, listed_path: str | None) -> bool:
         """Whether command `command`'s `SKILL.md` is looked for on disk: for an AIR client, a

@@ -16,6 +16,7 @@ __all__ = [
     "PLAN_FILE_CLEAR_SUFFIX",
     "air_info_update",
     "command_title",
+    "custom_answer_meta",
     "mcp_tool_name",
     "mode_kind_meta",
     "permission_heading",
@@ -191,3 +192,16 @@ def mode_kind_meta(mode_id: str) -> dict[str, Any] | None:
     (`standard`, `plan`, `auto_review`, `full_access`); None for a mode without one."""
     kind = _MODE_KINDS.get(mode_id)
     return None if kind is None else with_air_meta(None, "kind", kind)
+
+
+# Where released AIR builds read the custom answer marker: a root `_meta` key of its own.
+_LEGACY_CUSTOM_ANSWER = "_askUserQuestionCustomAnswer"
+
+
+def custom_answer_meta(question_id: str) -> dict[str, Any]:
+    """The `_meta` of a question's free-text "Other" field for an AIR client: it marks the
+    field as the custom answer of select field `question_id`, under
+    `_meta.jetbrains.air.customAnswer` and, the same value, under the root key released AIR
+    builds read (`elicitation.js`)."""
+    payload = {"questionId": question_id, "isCustomAnswer": True}
+    return with_air_meta({_LEGACY_CUSTOM_ANSWER: dict(payload)}, "customAnswer", payload)
