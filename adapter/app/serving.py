@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import signal
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
     from acp.interfaces import Agent
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from adapter.wire.guard import GuardedTransport
     from adapter.wire.trace import WireTrace
 
-__all__ = ["LateTaskGroup", "serve_stdio"]
+__all__ = ["SPAWN_PATH", "LateTaskGroup", "import_while_quiet", "serve_stdio"]
 
 
 async def serve_stdio(
@@ -57,6 +58,8 @@ async def serve_stdio(
     serving = asyncio.ensure_future(
         acp.run_agent(cast("Agent", agent), transport, use_unstable_protocol=True)
     )
+    idle_imports = asyncio.ensure_future(import_while_quiet(transport))
+    serving.add_done_callback(lambda _: idle_imports.cancel())
     try:
         # `initialize` is answered without anyio (its asyncio backend alone costs about 9 ms),
         # and a first session spawns its Claude before it is imported (`LateTaskGroup`).
@@ -85,6 +88,53 @@ async def serve_stdio(
                 await agent.close()
             tg.cancel_scope.cancel()
     return caught[0] if caught else None
+
+
+# What a first session imports before it spawns its Claude, then what anyio's task group needs
+# once it has: imported in this order while the client leaves the agent idle after `initialize`.
+SPAWN_PATH = (
+    "adapter.agent.opening",
+    "adapter.claude.claude_runtime",
+    "adapter.claude.session_store",
+    "anyio._backends._asyncio",
+)
+# How long the client must have left the agent idle before each of them.
+QUIET_SECONDS = 0.01
+
+
+class Quiet(Protocol):
+    initialized: asyncio.Event
+
+    def quiet(self) -> bool: ...
+
+
+async def import_while_quiet(
+    transport: Quiet,
+    modules: tuple[str, ...] = SPAWN_PATH,
+    quiet_for: float = QUIET_SECONDS,
+    import_module: Callable[[str], object] = importlib.import_module,
+) -> None:
+    """Import a first session's spawn path while the client leaves the agent idle after
+    `initialize` (an editor may, before it asks for a session): a module at a time, each once
+    the agent was idle for `quiet_for` seconds, and none once the client sent anything (its
+    request imports what it needs itself). A client that asks for its session right away
+    finds nothing of this in its way, and `initialize` is answered before any of it."""
+    from adapter.lean_imports import pause_collection, resume_collection
+
+    await transport.initialized.wait()
+    for name in modules:
+        await asyncio.sleep(quiet_for)
+        if not transport.quiet():
+            return
+        paused = pause_collection()
+        try:
+            import_module(name)
+        except Exception:  # the request that needs it says what is wrong
+            logging.getLogger(__name__).debug("could not import %s ahead", name, exc_info=True)
+            return
+        finally:
+            if paused:
+                resume_collection()
 
 
 class LateTaskGroup:

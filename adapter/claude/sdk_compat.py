@@ -56,10 +56,9 @@ import os
 import sys
 import types
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream
 from anyio.streams.text import TextReceiveStream
 from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
@@ -70,6 +69,9 @@ from claude_agent_sdk.types import ToolPermissionContext, _configure_can_use_too
 from adapter.wire.deep_json import MAX_DEPTH, loads_shallow, too_deep
 from adapter.wire.json_codec import decode_object_fast
 from adapter.wire.private_files import open_regular
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream
 
 __all__ = [
     "ExitBoundedTransport",

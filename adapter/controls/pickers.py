@@ -117,6 +117,8 @@ class SessionConfig:
     settings_reader: SettingsReader | None = None
     requested_effort: str | None = None
     effort_pinned: bool = False
+    # A mode's `_meta` for this client (JetBrains AIR's kind: `AirClient.mode_meta`).
+    mode_meta: Callable[[str], dict[str, Any] | None] = lambda _mode: None
 
     @classmethod
     def initial(
@@ -345,7 +347,7 @@ class SessionConfig:
         return SessionModeState(
             current_mode_id=self.mode,
             available_modes=[
-                SessionMode(id=m, name=name, description=text)
+                SessionMode(id=m, name=name, description=text, field_meta=self.mode_meta(m))
                 for m, name, text in self.offered_modes()
             ],
         )
@@ -364,6 +366,7 @@ class SessionConfig:
                 "mode",
                 self.mode,
                 [(m, MODE_NAMES[m], None) for m in self.modes],
+                value_meta=self.mode_meta,
             )
         ]
         models = self._model_picker()
@@ -426,6 +429,7 @@ def _select(
     current: str,
     values: list[tuple[str, str, str | None]],
     meta: dict[str, Any] | None = None,
+    value_meta: Callable[[str], dict[str, Any] | None] = lambda _value: None,
 ) -> SessionConfigOptionSelect:
     return SessionConfigOptionSelect(
         field_meta=meta,
@@ -434,5 +438,8 @@ def _select(
         name=name,
         category=category,  # type: ignore[arg-type]  # one of the schema's literals
         current_value=current,
-        options=[SessionConfigSelectOption(value=v, name=n, description=d) for v, n, d in values],
+        options=[
+            SessionConfigSelectOption(value=v, name=n, description=d, field_meta=value_meta(v))
+            for v, n, d in values
+        ],
     )

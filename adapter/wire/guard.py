@@ -80,6 +80,7 @@ class GuardedTransport:
         self._lines: collections.deque[Line] = collections.deque()
         self._write_lock = asyncio.Lock()
         self._initialized = False
+        self.initialized = asyncio.Event()  # set once an `initialize` is answered with a result
         self._initialize_ids: set[Any] = set()
         # Set while no initialize is being answered: requests read after an initialize wait
         # for its answer, so a client that sends everything at once (a request file) works.
@@ -96,6 +97,17 @@ class GuardedTransport:
         self._pending: collections.deque[dict[str, Any]] = collections.deque()
         # For frames that must follow an answer (a session's command list after its setup).
         self.responses = ResponseWatch()
+
+    def quiet(self) -> bool:
+        """Whether the client leaves the agent idle: `initialize` answered, none of its requests
+        open, nothing read and not yet passed on, no input waiting."""
+        return (
+            self._initialized
+            and not self._open
+            and not self._lines
+            and not self._pending
+            and not self._reader.buffered()
+        )
 
     def stop(self) -> None:
         """Read no more input: what was read is answered, then the connection ends."""
@@ -220,6 +232,8 @@ class GuardedTransport:
         if request_id in self._initialize_ids:
             self._initialize_ids.discard(request_id)
             self._initialized = self._initialized or "result" in message
+            if self._initialized:
+                self.initialized.set()
             if not self._initialize_ids:
                 self._settled.set()
         if not self._open:

@@ -18,10 +18,15 @@ MODELS = [("sonnet", "Sonnet 4.5", "claude-sonnet-4-5"), ("opus", "Opus", None)]
 AGENTS = [("reviewer", "Reviews a change"), ("bare", None)]
 
 
+_KINDS = {"default": "standard", "plan": "plan"}
+
+
 def _mode(value: str, name: str, description: str | None = None) -> dict[str, Any]:
     entry: dict[str, Any] = {"value": value, "name": name}
     if description is not None:
         entry["description"] = description
+    if value in _KINDS:  # a mode the root offers carries its kind, as the root's picker does
+        entry["_meta"] = {"jetbrains": {"air": {"version": 1, "kind": _KINDS[value]}}}
     return {
         "id": "mode",
         "name": "Mode",

@@ -56,6 +56,7 @@ sys.exit(main([]))
 # answer), the reader of Claude's messages, the SDK's transcript rules, the session itself.
 NOT_BEFORE_SPAWN = (
     "anyio._backends",
+    "anyio.streams.memory",  # the SDK's query reads Claude's frames through it
     "adapter.claude.session_store",
     "adapter.claude.message_stream",
     "adapter.claude.unparsed",
@@ -174,6 +175,7 @@ RESUME_NEEDS = (
 # while Claude starts, as for a new session.
 NOT_BEFORE_RESUMED_SPAWN = (
     "anyio._backends",
+    "anyio.streams.memory",
     "fsm.air.fork_points",
     "fsm.air.archive_titles",
     "fsm.claude.start_failures",
