@@ -91,11 +91,14 @@ PROPAGATE = "opentelemetry.propagate"
 _paused: list[bool] = []
 
 
-def pause_collection() -> None:
-    """Turn the cyclic garbage collector off until `resume_collection` (if it was on)."""
+def pause_collection() -> bool:
+    """Turn the cyclic garbage collector off until `resume_collection` (if it was on); whether
+    this call paused it (False: it was off, or paused already)."""
     if gc.isenabled() and not _paused:
         gc.disable()
         _paused.append(True)
+        return True
+    return False
 
 
 def resume_collection() -> None:

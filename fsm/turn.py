@@ -10,8 +10,8 @@ as its argument; the events whose trigger the table names are `TURN_TRIGGERS`. T
 `TRANSITIONS` for one (state, trigger) pair are tried in order; the first whose guards hold
 wins and its `before` callbacks append the effects. That ordered table *is* the decision:
 `diagrams/turn.mmd` draws it and `diagrams/turn.md` lists it, one numbered line per rule in the
-order tried. The rows are literal: a row naming several states is that row in each of them,
-and PROMPT_SENT's differences (Claude's first word moves it to RUNNING) sit beside their twins.
+order tried. The rows are literal: a row naming several states is that row in each of them;
+PROMPT_SENT has a block of its own (until the prompt's echo, Claude's words are its own work).
 The design card's three questions are rows:
 - when a warning escalates to an error: `RETRYING --result_received [is_an_error,
   has_a_warning_out] / confirm_boundary, escalate_warning --> IDLE` (the warning's own
@@ -34,9 +34,10 @@ agentError) and their twins below forward Claude's prose or log; a failed turn h
 every client, and the answer dialect (`RecordAnswers`, `LegacyAnswers`, at the end of this
 module) makes its settle a legacy JSON-RPC error.
 
-States are what changes behaviour: PROMPT_SENT (nothing heard for this turn yet, so an idle
-belongs to the previous turn), RUNNING, RETRYING (a warning is out under the turn id), FAILING
-(a failure message was seen and not recovered from: its prose is withheld for the record,
+States are what changes behaviour: PROMPT_SENT (Claude has not echoed the prompt yet, so what
+it says is its own work and an idle belongs to the previous turn,
+docs/decisions.md#turn-begins-at-echo), RUNNING, RETRYING (a warning is out under the turn id),
+FAILING (a failure message was seen and not recovered from: its prose is withheld for the record,
 docs/decisions.md#capable-clients), CANCELLING (one interrupt is out), RESETTING (between a plan
 exit that clears the context and the fresh context's first message), IDLE (no turn live; `outcome`
 says how the last one ended), BROKEN (an internal fault, docs/decisions.md#internal-faults: sticky,
@@ -103,6 +104,7 @@ from fsm.events import (
     PromptEchoed,
     PromptReceived,
     PromptSent,
+    PromptStarted,
     ResultReceived,
     RetryAttempted,
     RuntimeStartFailed,
@@ -157,8 +159,8 @@ class TurnOutcome(StrEnum):
 IDLE, PROMPT_SENT, RUNNING = TurnState.IDLE, TurnState.PROMPT_SENT, TurnState.RUNNING
 RETRYING, FAILING, CANCELLING = TurnState.RETRYING, TurnState.FAILING, TurnState.CANCELLING
 RESETTING, BROKEN = TurnState.RESETTING, TurnState.BROKEN
-# Live, no failure seen, no cancel asked: PROMPT_SENT's rows differ from the other two only
-# where Claude's first word moves a sent prompt to RUNNING, and each such row sits by its twin.
+# Live, no failure seen, no cancel asked. PROMPT_SENT's own block says what differs before the
+# prompt's echo; from the echo on, the turn is HEARD_FROM.
 WORKING = [PROMPT_SENT, RUNNING, RETRYING]
 HEARD_FROM = [RUNNING, RETRYING]
 # A turn is live from the prompt's dispatch until its answer.
@@ -201,6 +203,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_sent", IDLE, PROMPT_SENT, "open_turn"),
     _row("prompt_echoed", IDLE, RUNNING, "take_up_pushed", when="echoes_a_pushed_prompt"),
     _row("prompt_echoed", IDLE, None),
+    # A pushed prompt's turn begins at its echo; a started prompt no turn waits for is nothing.
+    _row("prompt_started", IDLE, None),
     # docs/decisions.md#failures-between-turns: a failure message between turns is a session-scoped
     # record, or (for a client that takes no records) the transcript's text; a login prompt is
     # neither.
@@ -242,23 +246,42 @@ TRANSITIONS: list[dict[str, Any]] = [
          None),
     # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
     _row("steer_received", IDLE, None, "refuse_steer"),
+    # --- PROMPT_SENT: the prompt is written; Claude has not taken it up (echoed it) yet ----------
+    # docs/decisions.md#turn-begins-at-echo: the turn begins when Claude Code says it started the
+    # prompt (`command_lifecycle`, before anything it does for it) or echoes it. What Claude says
+    # before that is its own work (a task notification's follow-up, a `/loop` fire), shown and
+    # handled as between turns; a result that is not Claude's own work still answers a prompt
+    # Claude Code answered without either (a CLI that says no start writes a local command's
+    # output before its echo, and echoes no `/compact`).
+    _row(["prompt_started", "prompt_echoed"], PROMPT_SENT, RUNNING, when="names_the_live_prompt"),
+    _row("assistant_message_received", PROMPT_SENT, None,
+         when=["is_a_failure_message", "is_a_login_prompt"]),
+    _row("assistant_message_received", PROMPT_SENT, None, "report_failure_message",
+         when=["is_a_failure_message", "takes_records"]),
+    _row("assistant_message_received", PROMPT_SENT, None, "forward_message", "log_failure_message",
+         when="is_a_failure_message"),
+    _row("assistant_message_received", PROMPT_SENT, None, "forward_message"),
+    # Claude Code retries a request before it echoes the prompt the request is for: a retry is
+    # the prompt's (its warning under the turn id), as before the echo it cannot be told apart.
+    _row("retry_attempted", PROMPT_SENT, None, "note_retry_hint", when="is_a_quiet_retry"),
+    # Claude went busy, began a message or went idle for its own work; an idle is the
+    # previous turn's.
+    _row(["turn_went_busy", "answer_stream_started", "turn_went_idle"], PROMPT_SENT, None),
+    # A task its own work starts is no subagent of this turn's.
+    _row("background_task_started", PROMPT_SENT, None),
     # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
-    _row("assistant_message_received", PROMPT_SENT, RUNNING, "forward_message",
-         when="is_from_a_subagent"),
     _row("assistant_message_received", HEARD_FROM, "=", "forward_message",
          when="is_from_a_subagent"),
     # docs/decisions.md#capable-clients: a failure message's prose is withheld to become the
     # record's title; a client that takes no records reads it in the transcript; a login prompt is
     # neither.
-    _row("assistant_message_received", WORKING, FAILING, "note_failure",
+    _row("assistant_message_received", HEARD_FROM, FAILING, "note_failure",
          when=["is_a_failure_message", "is_a_login_prompt"]),
-    _row("assistant_message_received", WORKING, FAILING, "note_failure", "withhold_failure",
+    _row("assistant_message_received", HEARD_FROM, FAILING, "note_failure", "withhold_failure",
          when=["is_a_failure_message", "takes_records"]),
-    _row("assistant_message_received", WORKING, FAILING, "note_failure", "forward_message",
+    _row("assistant_message_received", HEARD_FROM, FAILING, "note_failure", "forward_message",
          when="is_a_failure_message"),
-    _row("assistant_message_received", PROMPT_SENT, RUNNING, "take_answer"),
     _row("assistant_message_received", HEARD_FROM, "=", "take_answer"),
-    _row("retry_attempted", PROMPT_SENT, RUNNING, "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", HEARD_FROM, "=", "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", WORKING, RETRYING, "note_retry_hint", "warn_under_turn_id"),
     # A held turn's subagents ended and Claude followed up on its own: that answers it.
@@ -310,10 +333,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("claude_silent", WORKING, None, when="is_held"),
     _row("claude_silent", WORKING, None, "log_silence", when="stalls_are_quiet"),
     _row("claude_silent", WORKING, RETRYING, "warn_stalled"),
-    _row(["turn_went_busy", "answer_stream_started"], PROMPT_SENT, RUNNING),
     _row(["turn_went_busy", "answer_stream_started"], HEARD_FROM, "="),
-    # An idle before Claude said anything for this turn is the previous turn's.
-    _row("turn_went_idle", PROMPT_SENT, None),
     _row("turn_went_idle", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
          when="is_held_and_drained"),
     # Its subagents still run: it stays open.
@@ -335,9 +355,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("fresh_context_chosen", WORKING, None, "note_fresh_context"),
     # A client that declared AIR's `backgroundSubagents` has its turns end at their result:
     # no subagent of it is waited on.
-    _row("background_task_started", WORKING, None, "note_subagent", when="is_a_subagent",
+    _row("background_task_started", HEARD_FROM, None, "note_subagent", when="is_a_subagent",
          unless="ends_turns_at_their_result"),
-    _row("background_task_started", WORKING, None),
+    _row("background_task_started", HEARD_FROM, None),
     _row("background_task_settled", WORKING, None, "note_task_settled"),
     _row("background_tasks_listed", WORKING, None, "keep_listed_subagents"),
     _row("steer_received", WORKING, None, "inject_steer"),
@@ -351,6 +371,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_echoed", [*WORKING, FAILING], RUNNING, "confirm_boundary",
          "hand_off_to_pushed", when="echoes_a_pushed_prompt"),
     _row("prompt_echoed", LIVE_TURN, None),
+    _row("prompt_started", LIVE_TURN, None),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row("assistant_message_received", FAILING, FAILING, "forward_message",
          when="is_from_a_subagent"),
@@ -455,7 +476,7 @@ TRANSITIONS: list[dict[str, Any]] = [
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
           "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
           "background_task_started", "background_task_settled", "background_tasks_listed",
-          "prompt_echoed"],
+          "prompt_echoed", "prompt_started"],
          BROKEN, None),
     _row("prompt_sent", BROKEN, None, "note_pushed_sent", when="was_pushed"),
     _row("steer_received", BROKEN, None, "refuse_steer"),
@@ -755,6 +776,9 @@ class Turn:
 
     def echoes_a_pushed_prompt(self, event: PromptEchoed) -> bool:
         return event.turn_id in self.pushed
+
+    def names_the_live_prompt(self, event: PromptEchoed | PromptStarted) -> bool:
+        return event.turn_id == self.turn_id
 
     # === callbacks: the only place the core makes effects for a turn =============================
 

@@ -9,6 +9,7 @@ to open, not with this module, which the agent needs at start-up.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -22,7 +23,6 @@ from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
 
 if TYPE_CHECKING:
-    import anyio
     from anyio.abc import TaskGroup
 
     from adapter.agent.handshake import ClientDeclared
@@ -81,6 +81,14 @@ def session_side_imported() -> None:
     lean_imports.resume_collection()
 
 
+class _OneAtATime:
+    """The lock one session id's loads and resumes take in turn, and how many hold or wait."""
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+
+
 class ClosedIds:
     """The ids of the sessions closed here, the newest `CLOSED_IDS_KEPT` of them."""
 
@@ -117,7 +125,7 @@ class SessionOpener:
         self.closed = ClosedIds()
         # One load or resume of a session id at a time: two at once would each start a Claude
         # process, and one of them would be left running untracked.
-        self._opening: dict[str, anyio.Lock] = {}
+        self._opening: dict[str, _OneAtATime] = {}
 
     def new(
         self, start: Opening, runtime: ClaudeRuntime, answer: type[Any], client: ClientDeclared
@@ -205,12 +213,14 @@ class SessionOpener:
 
     @contextlib.asynccontextmanager
     async def one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
-        import anyio  # with the first session: `initialize` is answered without it
-
-        lock = self._opening.setdefault(session_id, anyio.Lock())
+        # asyncio's lock, not anyio's: making anyio's imports its asyncio backend (about 9 ms),
+        # which the first session's spawn does not wait for (`serving.LateTaskGroup`).
+        turns = self._opening.setdefault(session_id, _OneAtATime())
+        turns.users += 1
         try:
-            async with lock:
+            async with turns.lock:
                 yield
         finally:
-            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+            turns.users -= 1
+            if turns.users == 0:
                 self._opening.pop(session_id, None)

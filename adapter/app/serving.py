@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
     from acp.interfaces import Agent
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from adapter.wire.guard import GuardedTransport
     from adapter.wire.trace import WireTrace
 
-__all__ = ["LateTaskGroup", "serve_stdio"]
+__all__ = ["SPAWN_PATH", "LateTaskGroup", "import_while_quiet", "serve_stdio"]
 
 
 async def serve_stdio(
@@ -46,7 +47,7 @@ async def serve_stdio(
     caught: list[int] = []
     late = LateTaskGroup()
     agent = ClaudeAcpAgent(task_group=cast("TaskGroup", late), settings=settings)
-    transport = await _transport(agent, settings, trace, late.wanted)
+    transport = await _transport(agent, settings, trace)
     agent.attach_bulk_sender(transport.send_session_updates)
     agent.attach_responses(transport.responses)
     _stop_on_signals(transport, caught)
@@ -57,22 +58,26 @@ async def serve_stdio(
     serving = asyncio.ensure_future(
         acp.run_agent(cast("Agent", agent), transport, use_unstable_protocol=True)
     )
+    idle_imports = asyncio.ensure_future(import_while_quiet(transport))
+    serving.add_done_callback(lambda _: idle_imports.cancel())
     try:
-        # `initialize` is answered without anyio (its asyncio backend alone costs about 12 ms
-        # of start-up); the guard asks for the task group before it passes anything else on.
-        await late.until_wanted(serving)
+        # `initialize` is answered without anyio (its asyncio backend alone costs about 9 ms),
+        # and a first session spawns its Claude before it is imported (`LateTaskGroup`).
+        await late.until_needed(serving)
     except BaseException:
         serving.cancel()
         raise
     # anyio and its asyncio backend make thousands of objects that live as long as the process
-    # and next to no garbage: the collector waits, and they are frozen (as start-up's were).
-    pause_collection()
+    # and next to no garbage: the collector waits, and they are frozen (as start-up's were),
+    # unless a first session's imports paused it already (they resume it when they are done).
+    paused = pause_collection()
     try:
         import anyio
 
         group = anyio.create_task_group()
     finally:
-        resume_collection()
+        if paused:
+            resume_collection()
     async with group as tg:
         late.enter(tg)
         try:
@@ -85,28 +90,75 @@ async def serve_stdio(
     return caught[0] if caught else None
 
 
-class LateTaskGroup:
-    """The agent's task group, entered once something beyond `initialize` needs it.
+# What a first session imports before it spawns its Claude, then what anyio's task group needs
+# once it has: imported in this order while the client leaves the agent idle after `initialize`.
+SPAWN_PATH = (
+    "adapter.agent.opening",
+    "adapter.claude.claude_runtime",
+    "adapter.claude.session_store",
+    "anyio._backends._asyncio",
+)
+# How long the client must have left the agent idle before each of them.
+QUIET_SECONDS = 0.01
 
-    The agent is made with this stand-in; `enter` hands it the real (anyio) task group, which
-    serving enters when the wire guard first asks (`wanted`: before it passes on any message
-    other than `initialize`, or reads past an answered `initialize`), or when serving ended
-    first. Nothing can use it before then: only `initialize` reaches the agent earlier.
+
+class Quiet(Protocol):
+    initialized: asyncio.Event
+
+    def quiet(self) -> bool: ...
+
+
+async def import_while_quiet(
+    transport: Quiet,
+    modules: tuple[str, ...] = SPAWN_PATH,
+    quiet_for: float = QUIET_SECONDS,
+    import_module: Callable[[str], object] = importlib.import_module,
+) -> None:
+    """Import a first session's spawn path while the client leaves the agent idle after
+    `initialize` (an editor may, before it asks for a session): a module at a time, each once
+    the agent was idle for `quiet_for` seconds, and none once the client sent anything (its
+    request imports what it needs itself). A client that asks for its session right away
+    finds nothing of this in its way, and `initialize` is answered before any of it."""
+    from adapter.lean_imports import pause_collection, resume_collection
+
+    await transport.initialized.wait()
+    for name in modules:
+        await asyncio.sleep(quiet_for)
+        if not transport.quiet():
+            return
+        paused = pause_collection()
+        try:
+            import_module(name)
+        except Exception:  # the request that needs it says what is wrong
+            logging.getLogger(__name__).debug("could not import %s ahead", name, exc_info=True)
+            return
+        finally:
+            if paused:
+                resume_collection()
+
+
+class LateTaskGroup:
+    """The agent's task group, entered when something first uses it.
+
+    The agent is made with this stand-in, and requests reach it before the real (anyio) task
+    group exists: answering `initialize` needs none of anyio, and a first session request
+    spawns its Claude before anyio's asyncio backend is imported (with the group, or by the
+    first anyio primitive made), so that the import runs while Claude starts up. `start_soon`
+    before then keeps the call and asks for the group; serving enters it (`enter`), which starts
+    the calls kept, in order. `start` asks for it and waits until it is entered; so does
+    `until_needed`, serving's wait, which also ends when serving did.
     """
 
     def __init__(self) -> None:
         self._group: TaskGroup | None = None
-        self._wanted = asyncio.Event()
+        self._needed = asyncio.Event()
         self._entered = asyncio.Event()
+        self._kept: list[tuple[Callable[..., Coroutine[Any, Any, Any]], tuple[object, ...], object]]
+        self._kept = []
 
-    async def wanted(self) -> None:
-        """Ask for the task group and wait until it is entered."""
-        self._wanted.set()
-        await self._entered.wait()
-
-    async def until_wanted(self, serving: asyncio.Future[None]) -> None:
+    async def until_needed(self, serving: asyncio.Future[None]) -> None:
         """Wait until the task group is asked for, or `serving` ended."""
-        asked = asyncio.ensure_future(self._wanted.wait())
+        asked = asyncio.ensure_future(self._needed.wait())
         try:
             await asyncio.wait((asked, serving), return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -114,33 +166,40 @@ class LateTaskGroup:
 
     def enter(self, group: TaskGroup) -> None:
         self._group = group
+        kept, self._kept = self._kept, []
+        for func, args, name in kept:
+            group.start_soon(func, *args, name=name)
         self._entered.set()
-
-    def _entered_group(self) -> TaskGroup:
-        if self._group is None:
-            raise RuntimeError("the agent's task group was used before it was entered")
-        return self._group
 
     @property
     def cancel_scope(self) -> CancelScope:
-        return self._entered_group().cancel_scope
+        if self._group is None:
+            raise RuntimeError("the agent's task group was used before it was entered")
+        return self._group.cancel_scope
 
     def start_soon(
         self, func: Callable[..., Coroutine[Any, Any, Any]], *args: object, name: object = None
     ) -> None:
-        self._entered_group().start_soon(func, *args, name=name)
+        if self._group is None:
+            self._kept.append((func, args, name))
+            self._needed.set()
+            return
+        self._group.start_soon(func, *args, name=name)
 
     async def start(
         self, func: Callable[..., Coroutine[Any, Any, Any]], *args: object, name: object = None
     ) -> Any:
-        return await self._entered_group().start(func, *args, name=name)
+        if self._group is None:
+            self._needed.set()
+            await self._entered.wait()
+            assert self._group is not None
+        return await self._group.start(func, *args, name=name)
 
 
 async def _transport(
     agent: ClaudeAcpAgent,
     settings: RuntimeSettings,
     trace: WireTrace | None,
-    before_more: Callable[[], Awaitable[None]],
 ) -> GuardedTransport:
     """The agent's stdin and stdout as acp's transport, behind the wire guard."""
     from adapter.claude.runtime_settings import MAX_LINE_BYTES, env_bytes
@@ -157,7 +216,6 @@ async def _transport(
         limit=env_bytes("CLAUDE_ACP_MAX_LINE_BYTES", MAX_LINE_BYTES),
         on_eof=agent.shutdown,
         private=settings.private,
-        before_more=before_more,
     )
 
 

@@ -12,6 +12,7 @@ is safe to show a user. Every private SDK touchpoint used here lives in
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
@@ -86,8 +87,6 @@ class ClaudeRuntime:
         # Set when the reader ended because one of Claude's messages was over the limit.
         self.too_large = False
         launch = launch or Launch()
-        self._stopped = anyio.Event()
-        self._closed = anyio.Event()
         # What the session answers: the PostCompact hook (`hooks.answer_with`) and MCP servers'
         # elicitations (`hooks.answer_elicitations_with`, Claude Code's own requests).
         self.hooks = ClaudeHooks(epoch=self.epoch)
@@ -287,6 +286,19 @@ class ClaudeRuntime:
 
     async def interrupt(self) -> None:
         await self.client.interrupt()
+
+    # Made on first use, not with the runtime: making an anyio event imports anyio's asyncio
+    # backend (about 9 ms), which a first session's spawn does not wait for
+    # (`serving.LateTaskGroup`).
+    @functools.cached_property
+    def _stopped(self) -> anyio.Event:
+        """Set when the adapter stops this process."""
+        return anyio.Event()
+
+    @functools.cached_property
+    def _closed(self) -> anyio.Event:
+        """Set when this process is closed."""
+        return anyio.Event()
 
     @property
     def closed_by_adapter(self) -> bool:

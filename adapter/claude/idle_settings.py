@@ -11,7 +11,9 @@
   client's extra variables).
 - The delay: `CLAUDE_AGENT_ACP_IDLE_COMPACT_DELAY_MS` (whole milliseconds), 0.9 h unset;
   the reference's name, read from the environment only. It exists for tests; an invalid value
-  is warned about and ignored.
+  is ignored, and warned about once a process (again only for another invalid value, or once a
+  valid one was read in between), as a broken settings file is
+  (docs/decisions.md#settings-warned-once).
 
 The files (user, project, local, and the managed tier above them, as the reference's settings
 resolve them) are read when the session opens, and again at each prompt and at the idle
@@ -27,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adapter.claude.settings_files import SettingsFile
-from fsm import DEFAULT_MIN_TOKENS, MIN_TOKENS_FLOOR, IdlePolicy
+from fsm import DEFAULT_MIN_TOKENS, MIN_TOKENS_FLOOR, IdlePolicy, SettingsProblem, SettingsWarnings
 
 __all__ = ["DELAY_ENV", "idle_policy"]
 
@@ -38,6 +40,10 @@ _MIN_TOKENS_ENV = "CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS"
 _TRUTHY = frozenset({"1", "true", "yes", "on"})
 _WHOLE = re.compile(r"\d{1,15}")
 _MAX_TIMER_MS = 2_147_483_647  # the reference's bound (a JavaScript timer's longest)
+_NOT_WHOLE = "not a whole number of milliseconds"
+# What this process warned about the delay variable: it is read at every prompt of every
+# session, and the core says when a problem is news (`fsm.SettingsWarnings`).
+_delay_warnings = SettingsWarnings()
 
 
 def _settings(files: Sequence[SettingsFile]) -> dict[str, Any]:
@@ -78,14 +84,20 @@ def idle_policy(files: Sequence[SettingsFile], env: Mapping[str, str]) -> IdlePo
         min_tokens=max(MIN_TOKENS_FLOOR, wanted or DEFAULT_MIN_TOKENS),
     )
     raw_delay = launch.get(DELAY_ENV)
-    if raw_delay is None:
+    delay = (raw_delay or "").strip()
+    valid = _WHOLE.fullmatch(delay) is not None and int(delay) <= _MAX_TIMER_MS
+    # The value itself is only compared, never logged (an environment value).
+    problems = (
+        []
+        if raw_delay is None or valid
+        else [SettingsProblem(path=DELAY_ENV, why=_NOT_WHOLE, version=raw_delay)]
+    )
+    for problem in _delay_warnings.heard([DELAY_ENV], problems):
+        log.warning("ignoring %s: %s", problem.path, problem.why)
+    if raw_delay is None or not valid:
         return policy
-    delay = raw_delay.strip()
-    if _WHOLE.fullmatch(delay) and int(delay) <= _MAX_TIMER_MS:
-        return IdlePolicy(
-            disabled_by=policy.disabled_by,
-            min_tokens=policy.min_tokens,
-            delay_seconds=int(delay) / 1000,
-        )
-    log.warning("ignoring %s: not a whole number of milliseconds", DELAY_ENV)
-    return policy
+    return IdlePolicy(
+        disabled_by=policy.disabled_by,
+        min_tokens=policy.min_tokens,
+        delay_seconds=int(delay) / 1000,
+    )

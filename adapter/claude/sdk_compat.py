@@ -37,6 +37,12 @@ since `fsm/` may not import the adapter; the same test file pins all three.
 - `send_frames_without_turns`: the private `_query._message_send`, the sending side of the
   stream its reader task routes frames through, wrapped so that a frame goes in without a turn
   of the event loop while the buffer has room.
+- `spawn_before_the_backend`: the `anyio` the SDK's transport module calls, replaced by one
+  whose `Lock` is anyio's, made on first use (as anyio's own `LockAdapter`), and whose
+  `open_process` starts the process first and imports anyio's asyncio backend after, to wrap
+  it in the backend's private `Process` exactly as `anyio.open_process` does; once the backend
+  is imported, both are anyio's. A fresh process's first Claude starts about 9 ms sooner: the
+  import runs while Claude starts up (`serving.LateTaskGroup`).
 """
 
 from __future__ import annotations
@@ -47,20 +53,25 @@ import dataclasses
 import json
 import logging
 import os
+import sys
+import types
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream
 from anyio.streams.text import TextReceiveStream
 from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 from claude_agent_sdk._internal.message_parser import parse_message
+from claude_agent_sdk._internal.transport import subprocess_cli
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import ToolPermissionContext, _configure_can_use_tool
 
 from adapter.wire.deep_json import MAX_DEPTH, loads_shallow, too_deep
 from adapter.wire.json_codec import decode_object_fast
 from adapter.wire.private_files import open_regular
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream
 
 __all__ = [
     "ExitBoundedTransport",
@@ -74,6 +85,7 @@ __all__ = [
     "sanitize_path",
     "send_control_request",
     "send_frames_without_turns",
+    "spawn_before_the_backend",
     "with_hints",
 ]
 
@@ -354,6 +366,120 @@ def with_hints(context: ToolPermissionContext, hints: PermissionHints) -> Hinted
     return HintedContext(**{**fields, "hints": hints})
 
 
+ASYNCIO_BACKEND = "anyio._backends._asyncio"
+
+
+def spawn_before_the_backend() -> None:
+    """Have the SDK's transport start Claude before anyio's asyncio backend is imported, when it
+    is not yet (see the module doc); idempotent."""
+    if not isinstance(vars(subprocess_cli)["anyio"], _TransportAnyio):
+        vars(subprocess_cli)["anyio"] = _TransportAnyio()
+
+
+class _TransportAnyio(types.ModuleType):
+    """`anyio` for the SDK's transport module: its own names, but for `Lock` and `open_process`
+    while the asyncio backend is not imported."""
+
+    def __init__(self) -> None:
+        super().__init__(anyio.__name__, self.__doc__)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(anyio, name)
+
+    @staticmethod
+    def Lock(*, fast_acquire: bool = False) -> Any:
+        if ASYNCIO_BACKEND in sys.modules:
+            return anyio.Lock(fast_acquire=fast_acquire)
+        return _LockOnFirstUse(fast_acquire)
+
+    @staticmethod
+    async def open_process(
+        command: Any,
+        *,
+        stdin: Any,
+        stdout: Any,
+        stderr: Any,
+        cwd: Any = None,
+        env: Any = None,
+        user: Any = None,
+        **more: Any,
+    ) -> Any:
+        if ASYNCIO_BACKEND in sys.modules or more or isinstance(command, str | bytes):
+            return await anyio.open_process(
+                command,
+                stdin=stdin,
+                stdout=stdout,
+                stderr=stderr,
+                cwd=cwd,
+                env=env,
+                user=user,
+                **more,
+            )
+        # What anyio's asyncio backend does (`open_process`), with the backend imported once
+        # the process runs.
+        loop = asyncio.get_running_loop()
+        transport, protocol = await loop.subprocess_exec(
+            _ProcessStreamProtocol,
+            *command,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
+            startupinfo=None,
+            creationflags=0,
+            start_new_session=False,
+            pass_fds=(),
+            **({} if user is None else {"user": user}),
+        )
+        from anyio._backends import _asyncio as backend
+
+        process = asyncio.subprocess.Process(transport, protocol, loop)
+        return backend.Process(
+            process,
+            backend.StreamWriterWrapper(process.stdin) if process.stdin else None,
+            backend.StreamReaderWrapper(process.stdout) if process.stdout else None,
+            backend.StreamReaderWrapper(process.stderr) if process.stderr else None,
+            protocol.exited,
+            transport,
+        )
+
+
+class _LockOnFirstUse:
+    """anyio's lock, made when first used (as anyio's own `LockAdapter`, made outside an event
+    loop, does; importing that module costs about 1 ms more before the spawn)."""
+
+    def __init__(self, fast_acquire: bool) -> None:
+        self._fast_acquire = fast_acquire
+        self._lock: anyio.Lock | None = None
+
+    def _real(self) -> anyio.Lock:
+        if self._lock is None:
+            self._lock = anyio.Lock(fast_acquire=self._fast_acquire)
+        return self._lock
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real(), name)
+
+    async def __aenter__(self) -> None:
+        await self._real().acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._real().release()
+
+
+class _ProcessStreamProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """anyio's asyncio backend's protocol of the same name: asyncio's, noting the exit."""
+
+    def __init__(self) -> None:
+        super().__init__(limit=2**16, loop=asyncio.get_running_loop())
+        self.exited = asyncio.Event()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self.exited.set()
+
+
 class ExitBoundedTransport(SubprocessCLITransport):
     # When given, set after each write to Claude (`ClaudeRuntime.spawn` waits for the first).
     written: anyio.Event | None = None
@@ -361,6 +487,7 @@ class ExitBoundedTransport(SubprocessCLITransport):
     def __init__(
         self, prompt: str | AsyncIterable[dict[str, Any]], options: ClaudeAgentOptions
     ) -> None:
+        spawn_before_the_backend()
         super().__init__(prompt=prompt, options=options)
         # The hints of `can_use_tool` requests read and not yet asked, by tool call.
         self._hints: dict[str, PermissionHints] = {}

@@ -117,6 +117,8 @@ class SessionConfig:
     settings_reader: SettingsReader | None = None
     requested_effort: str | None = None
     effort_pinned: bool = False
+    # A mode's `_meta` for this client (JetBrains AIR's kind: `AirClient.mode_meta`).
+    mode_meta: Callable[[str], dict[str, Any] | None] = lambda _mode: None
 
     @classmethod
     def initial(
@@ -345,11 +347,14 @@ class SessionConfig:
         return SessionModeState(
             current_mode_id=self.mode,
             available_modes=[
-                SessionMode(id=m, name=name, description=text)
-                for m, name, text in _MODES
-                if m in self.modes
+                SessionMode(id=m, name=name, description=text, field_meta=self.mode_meta(m))
+                for m, name, text in self.offered_modes()
             ],
         )
+
+    def offered_modes(self) -> list[tuple[str, str, str]]:
+        """The modes on offer, in picker order: id, name, description."""
+        return [mode for mode in _MODES if mode[0] in self.modes]
 
     def options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
         """The config options in picker order: mode, model (once known), effort (if any), fast
@@ -361,6 +366,7 @@ class SessionConfig:
                 "mode",
                 self.mode,
                 [(m, MODE_NAMES[m], None) for m in self.modes],
+                value_meta=self.mode_meta,
             )
         ]
         models = self._model_picker()
@@ -423,6 +429,7 @@ def _select(
     current: str,
     values: list[tuple[str, str, str | None]],
     meta: dict[str, Any] | None = None,
+    value_meta: Callable[[str], dict[str, Any] | None] = lambda _value: None,
 ) -> SessionConfigOptionSelect:
     return SessionConfigOptionSelect(
         field_meta=meta,
@@ -431,5 +438,8 @@ def _select(
         name=name,
         category=category,  # type: ignore[arg-type]  # one of the schema's literals
         current_value=current,
-        options=[SessionConfigSelectOption(value=v, name=n, description=d) for v, n, d in values],
+        options=[
+            SessionConfigSelectOption(value=v, name=n, description=d, field_meta=value_meta(v))
+            for v, n, d in values
+        ],
     )

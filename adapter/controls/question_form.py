@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["ASK_TOOL", "disallowed_tools", "fold_answer", "form_params", "valid_questions"]
@@ -70,9 +71,14 @@ def _entry(option: dict[str, Any]) -> dict[str, Any]:
 
 
 def form_params(
-    session_id: str, tool_call_id: str | None, questions: list[dict[str, Any]]
+    session_id: str,
+    tool_call_id: str | None,
+    questions: list[dict[str, Any]],
+    other_meta: Callable[[str], dict[str, Any] | None] = lambda _field: None,
 ) -> dict[str, Any]:
-    """The params of the `elicitation/create` request that asks `questions`."""
+    """The params of the `elicitation/create` request that asks `questions`; `other_meta`: the
+    `_meta` of the "Other" field that goes with a question's field, by that field's key
+    (JetBrains AIR's custom answer marker, `AirClient.custom_answer`)."""
     several = len(questions) > 1
     properties: dict[str, Any] = {}
     for i, question in enumerate(questions):
@@ -89,11 +95,15 @@ def form_params(
         else:
             field.update(type="string", oneOf=entries)
         properties[f"question_{i}"] = dict(sorted(field.items(), key=_type_first))
-        properties[f"question_{i}_custom"] = {
+        other: dict[str, Any] = {
             "type": "string",
             "title": "Other",
             "description": _OTHER_MULTI if multi else _OTHER_SINGLE,
         }
+        meta = other_meta(f"question_{i}")
+        if meta is not None:
+            other["_meta"] = meta
+        properties[f"question_{i}_custom"] = other
     params: dict[str, Any] = {
         "mode": "form",
         "sessionId": session_id,

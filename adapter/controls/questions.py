@@ -25,6 +25,7 @@ Theory of operation, as the reference adapter does it:
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from claude_agent_sdk.types import (
@@ -65,9 +66,18 @@ class ToolUseAborted(Exception):
 
 
 class QuestionAsker:
-    def __init__(self, *, session_id: str, link: ClientLink, ask_by_form: bool) -> None:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        link: ClientLink,
+        ask_by_form: bool,
+        other_meta: Callable[[str], dict[str, Any] | None] = lambda _field: None,
+    ) -> None:
         self._session_id = session_id
         self.ask_by_form = ask_by_form
+        # The "Other" fields' `_meta` for this client (JetBrains AIR's custom answer marker).
+        self._other_meta = other_meta
         self._forms = FormPresenter(link)
         self.forms = self._forms  # open ones: `SessionControls.asking_user`
 
@@ -83,7 +93,7 @@ class QuestionAsker:
         questions = valid_questions(tool_input)
         if not questions:
             return PermissionResultDeny(message=_NO_QUESTIONS)
-        params = form_params(self._session_id, context.tool_use_id, questions)
+        params = form_params(self._session_id, context.tool_use_id, questions, self._other_meta)
         answer = await self._forms.present(params)
         action = answer.get("action") if isinstance(answer, dict) else None
         if answer is None:

@@ -95,6 +95,7 @@ class SessionControls:
         self.surroundings = surroundings or Surroundings()
         self.config = config
         config.recommend = self.air.recommended_value
+        config.mode_meta = self.air.mode_meta
         self.mcp_servers = mcp_servers or {}
         self.client_options = client_options
         self.commands: list[AvailableCommand] = []
@@ -127,7 +128,12 @@ class SessionControls:
         self.auto_fast = AutoFast(
             session_id=session_id, link=link, config=config, report=self._to_core
         )
-        self.questions = QuestionAsker(session_id=session_id, link=link, ask_by_form=ask_by_form)
+        self.questions = QuestionAsker(
+            session_id=session_id,
+            link=link,
+            ask_by_form=ask_by_form,
+            other_meta=self.air.custom_answer,
+        )
         # MCP servers' own forms (adapter.controls.mcp_elicitation).
         self.elicitations = McpElicitor(
             session_id=session_id, link=link, ask_by_form=ask_by_form, ask_by_url=ask_by_url

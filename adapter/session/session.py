@@ -195,9 +195,7 @@ class Session:
         self.view.model_choices = lambda: [
             (c.value, c.name, c.resolved) for c in self.controls.config.models
         ]
-        self.view.mode_choices = lambda: [
-            (m.id, m.name, m.description) for m in self.controls.config.mode_state().available_modes
-        ]
+        self.view.mode_choices = lambda: list(self.controls.config.offered_modes())
         self.view.agent_choices = lambda: [
             (a.name, a.description) for a in self.controls.config.agents
         ]

@@ -174,14 +174,13 @@ class TurnView:
         if kind == "content_block_delta":
             delta = event.get("delta")
             if isinstance(delta, Mapping) and delta.get("type") == "input_json_delta":
-                updates.extend(
-                    self._streamed.input_delta(event.get("index"), delta.get("partial_json"))
-                )
+                refined = self._streamed.input_delta(event.get("index"), delta.get("partial_json"))
+                updates.extend(self._marked(update, update.get("rawInput")) for update in refined)
         elif kind == "content_block_start":
             block = event.get("content_block")
             if isinstance(block, Mapping) and block.get("type") == "tool_use":
                 started = self._streamed.started(event.get("index"), block, self._calls)
-                updates.extend(self._marked(update) for update in started)
+                updates.extend(self._marked(update, {}) for update in started)
         elif kind == "message_start":
             self._streamed.message_started()
         return updates
@@ -277,7 +276,7 @@ class TurnView:
         if parent is not None:
             meta["parentToolUseId"] = parent
         card["_meta"] = {"claudeCode": meta}
-        self._marked(card)
+        self._marked(card, tool_input)
         skill = tool_input.get("skill") if isinstance(tool_input, dict) else None
         if name == "Skill" and self.air.skill_paths and isinstance(skill, str):
             card["_meta"] = skill_tool_meta(card["_meta"], skill, self.skill_file(skill))
@@ -299,14 +298,19 @@ class TurnView:
             updates.extend(self.permitted(tool_id))
         return updates
 
-    def _marked(self, card: Wire) -> Wire:
+    def _marked(self, card: Wire, tool_input: object) -> Wire:
         """Every AIR client is told which calls launch a subagent (`_meta.jetbrains.air
-        .subagent`), as the reference does."""
+        .subagent`), a shell command's title and an MCP tool's server and tool
+        (`AirClient.tool_meta`), as the reference does; `tool_input`: the call's input as
+        far as it is known."""
         meta = card.get("_meta")
         claude = meta.get("claudeCode") if isinstance(meta, dict) else None
         tool = claude.get("toolName") if isinstance(claude, dict) else None
+        if not isinstance(meta, dict) or not isinstance(tool, str):
+            return card
         if self.air.air and tool in SUBAGENT_TOOLS:
-            card["_meta"] = with_air_meta(meta, "subagent", True)
+            meta = with_air_meta(meta, "subagent", True)
+        card["_meta"] = self.air.tool_meta(meta, tool, tool_input)
         return card
 
     def denied(self, frame: Mapping[str, Any]) -> list[Wire]:

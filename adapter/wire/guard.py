@@ -70,13 +70,8 @@ class GuardedTransport:
         limit: int,
         on_eof: Callable[[], Awaitable[None]],
         private: tuple[str, ...] = (),
-        before_more: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._private = private
-        # Awaited once, before anything but `initialize` is passed on or a line is read after
-        # the first message: serving enters the agent's task group then (`LateTaskGroup`).
-        self._before_more = before_more
-        self._passed_on = False
         self._reader = reader
         self._writer = writer
         self._limit = limit
@@ -85,6 +80,7 @@ class GuardedTransport:
         self._lines: collections.deque[Line] = collections.deque()
         self._write_lock = asyncio.Lock()
         self._initialized = False
+        self.initialized = asyncio.Event()  # set once an `initialize` is answered with a result
         self._initialize_ids: set[Any] = set()
         # Set while no initialize is being answered: requests read after an initialize wait
         # for its answer, so a client that sends everything at once (a request file) works.
@@ -101,6 +97,17 @@ class GuardedTransport:
         self._pending: collections.deque[dict[str, Any]] = collections.deque()
         # For frames that must follow an answer (a session's command list after its setup).
         self.responses = ResponseWatch()
+
+    def quiet(self) -> bool:
+        """Whether the client leaves the agent idle: `initialize` answered, none of its requests
+        open, nothing read and not yet passed on, no input waiting."""
+        return (
+            self._initialized
+            and not self._open
+            and not self._lines
+            and not self._pending
+            and not self._reader.buffered()
+        )
 
     def stop(self) -> None:
         """Read no more input: what was read is answered, then the connection ends."""
@@ -122,8 +129,8 @@ class GuardedTransport:
         written = False
         try:
             # A response goes out now, not gathered with what follows (`stdout_transports`): the
-            # client waits for it, and the task group entered after `initialize` must not
-            # hold it back.
+            # client waits for it, and what the agent imports after `initialize` (anyio's
+            # backend, a first session's side) must not hold it back.
             await self._write(message, now=answer)
             written = True
         finally:
@@ -140,7 +147,6 @@ class GuardedTransport:
     async def _receive(self) -> dict[str, Any] | None:
         while True:
             if self._pending:
-                await self._more()
                 return self._pending.popleft()
             if self._ended:
                 # Our questions' failures are delivered (above): now the agent shuts down, in
@@ -150,23 +156,13 @@ class GuardedTransport:
                     await self._shut_down()
                 return None
             await self._settled.wait()
-            if self._passed_on:
-                await self._more()
             line = await self._next_line()
             if line is _END:
                 self._end()
                 continue
             message = await self._admit(line)
             if message is not None:
-                if message.get("method") != "initialize":
-                    await self._more()
-                self._passed_on = True
                 return message
-
-    async def _more(self) -> None:
-        hook, self._before_more = self._before_more, None
-        if hook is not None:
-            await hook()
 
     async def close(self) -> None:
         self.responses.ended()
@@ -236,6 +232,8 @@ class GuardedTransport:
         if request_id in self._initialize_ids:
             self._initialize_ids.discard(request_id)
             self._initialized = self._initialized or "result" in message
+            if self._initialized:
+                self.initialized.set()
             if not self._initialize_ids:
                 self._settled.set()
         if not self._open:

@@ -86,6 +86,10 @@ class ChunkReader:
                 self._transport.resume_reading()
         return chunk
 
+    def buffered(self) -> bool:
+        """Whether input is waiting to be read."""
+        return bool(self._chunks)
+
     def stop(self) -> None:
         """Read no more: what is buffered is dropped and `read` reports the end of input."""
         self._chunks.clear()

@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsm.air.goals import goal_advertisement
-from fsm.air.meta import air_info_update, skill_command_meta
+from fsm.air.meta import (
+    air_info_update,
+    custom_answer_meta,
+    mode_kind_meta,
+    skill_command_meta,
+    tool_use_meta,
+)
 from fsm.wire.negotiation import CAPABILITY as SESSION_FAILURE
 from fsm.wire.negotiation import _is_version
 
@@ -192,6 +198,25 @@ class AirClient:
         """Every AIR client is told where a skill's `SKILL.md` is: on its command and on the
         `Skill` tool call."""
         return self.air
+
+    def tool_meta(self, meta: dict[str, Any], tool_name: str, tool_input: object) -> dict[str, Any]:
+        """A tool call's `_meta` as this client gets it: every AIR client is told a shell
+        command's title and an MCP tool's server and tool (`fsm.air.meta.tool_use_meta`), as the
+        reference does; any other client gets `meta` as it is, with no AIR key. Every report
+        of a call carries them, unchanged ones too (docs/decisions.md#air-only-keys)."""
+        return tool_use_meta(meta, tool_name, tool_input) if self.air else meta
+
+    def mode_meta(self, mode_id: str) -> dict[str, Any] | None:
+        """A session mode's `_meta`, in `availableModes` and among the mode option's values:
+        its kind (`fsm.air.meta.mode_kind_meta`) for every AIR client, as the reference does;
+        None for any other client."""
+        return mode_kind_meta(mode_id) if self.air else None
+
+    def custom_answer(self, question_id: str) -> dict[str, Any] | None:
+        """The `_meta` of a question form's "Other" field, the free-text companion of select
+        field `question_id` (`fsm.air.meta.custom_answer_meta`): for every AIR client, as the
+        reference does; None for any other client."""
+        return custom_answer_meta(question_id) if self.air else None
 
     def probes_skill(self, command: str, *, builtin: bool, listed_path: str | None) -> bool:
         """Whether command `command`'s `SKILL.md` is looked for on disk: for an AIR client, a

@@ -15,11 +15,16 @@ __all__ = [
     "AIR_VERSION",
     "PLAN_FILE_CLEAR_SUFFIX",
     "air_info_update",
+    "command_title",
+    "custom_answer_meta",
+    "mcp_tool_name",
+    "mode_kind_meta",
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",
     "skill_command_meta",
     "skill_tool_meta",
+    "tool_use_meta",
     "with_air_meta",
 ]
 
@@ -122,3 +127,81 @@ def skill_tool_meta(meta: dict[str, Any] | None, name: str, path: str | None) ->
     if path:
         payload["path"] = path
     return with_air_meta(meta, "skill", payload)
+
+
+def command_title(tool_name: str, tool_input: object) -> str | None:
+    """A shell call's description, which AIR shows as the command's title
+    (`_meta.jetbrains.air.commandTitle`): Bash's or PowerShell's `description` (else its
+    `command_description`), verbatim as Claude wrote it, like the rest of the input; None for
+    any other tool, or a blank or missing one."""
+    if tool_name not in _SHELL_TOOLS or not isinstance(tool_input, dict):
+        return None
+    described = tool_input.get("description")
+    if not isinstance(described, str):
+        described = tool_input.get("command_description")
+    return described if isinstance(described, str) and described else None
+
+
+_MCP_PREFIX = "mcp__"
+
+
+def mcp_tool_name(tool_name: str) -> dict[str, str] | None:
+    """`mcp__<server>__<tool>` split as Claude Code splits it: the server is the segment up to
+    the next `__`, the tool the whole rest (`mcp__a__b__c` is tool `b__c` of server `a`). None
+    for any other name, and for one with no server or no tool (`mcp__x`, `mcp____x`,
+    `mcp__x__`)."""
+    if not tool_name.startswith(_MCP_PREFIX):
+        return None
+    rest = tool_name[len(_MCP_PREFIX) :]
+    separator = rest.find("__")
+    if separator <= 0:
+        return None
+    tool = rest[separator + 2 :]
+    return {"server": rest[:separator], "tool": tool} if tool else None
+
+
+def tool_use_meta(
+    meta: dict[str, Any] | None, tool_name: str, tool_input: object
+) -> dict[str, Any]:
+    """A tool call's `_meta` for an AIR client, with what AIR is told of the call itself: a
+    shell command's title (`commandTitle`) and an MCP tool's server and tool (`mcp`); `meta`
+    as it was (a copy) when neither applies."""
+    out = dict(meta or {})
+    title = command_title(tool_name, tool_input)
+    if title is not None:
+        out = with_air_meta(out, "commandTitle", title)
+    mcp = mcp_tool_name(tool_name)
+    if mcp is not None:
+        out = with_air_meta(out, "mcp", mcp)
+    return out
+
+
+# The kind of each permission mode AIR groups its mode picker by (`session-mode.js`
+# `buildAvailableModes`); a mode the reference does not offer (`dontAsk`) has none.
+_MODE_KINDS = {
+    "default": "standard",
+    "acceptEdits": "standard",
+    "plan": "plan",
+    "auto": "auto_review",
+    "bypassPermissions": "full_access",
+}
+
+
+def mode_kind_meta(mode_id: str) -> dict[str, Any] | None:
+    """A session mode's (and the mode option value's) `_meta` for an AIR client: its kind
+    (`standard`, `plan`, `auto_review`, `full_access`); None for a mode without one."""
+    kind = _MODE_KINDS.get(mode_id)
+    return None if kind is None else with_air_meta(None, "kind", kind)
+
+
+# Where released AIR builds read the custom answer marker: a root `_meta` key of its own.
+_LEGACY_CUSTOM_ANSWER = "_askUserQuestionCustomAnswer"
+
+
+def custom_answer_meta(question_id: str) -> dict[str, Any]:
+    """The `_meta` of a question's free-text "Other" field for an AIR client: it marks the
+    field as the custom answer of select field `question_id`, under
+    `_meta.jetbrains.air.customAnswer` and, the same value, under the root key released AIR
+    builds read (`elicitation.js`)."""
+    payload = {"questionId": question_id, "isCustomAnswer": True}
+    return with_air_meta({_LEGACY_CUSTOM_ANSWER: dict(payload)}, "customAnswer", payload)

@@ -298,7 +298,7 @@ class NativeSubagents:
             options = update.get("configOptions")
             if not isinstance(options, list):
                 return []
-            found = [dict(o) for o in options if isinstance(o, Mapping) and _text(o.get("id"))]
+            found = [dict(o) for o in options if isinstance(o, Mapping)]
             return self.configure(child.session_id, found, update.get("_meta"))
         if tool_call_id:
             self._owner_of_call.pop(tool_call_id, None)
@@ -464,6 +464,7 @@ class NativeSubagents:
         the child's whole set when it changed (with `meta` as the update's `_meta`). An ended
         child takes none; an agent not known yet keeps them under its agent id, which is the
         session id its first generation gets (`reportConfiguration`)."""
+        options = [o for o in options if isinstance(o.get("id"), str)]
         if not self.enabled or agent_id == self.root or not options:
             return []
         known = self._children.get(agent_id) or self._child_of_session(agent_id)

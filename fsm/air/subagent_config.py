@@ -10,7 +10,7 @@ one-value `select` the client cannot change:
 
     {"id": "mode", "name": "Mode", "description": "Session permission mode", "category": "mode",
      "type": "select", "currentValue": <permission_mode>,
-     "options": [{"value", "name", "description"?}]}      # named as the root's mode picker
+     "options": [{"value", "name", "description"?, "_meta"?}]}  # as the root's picker, kind too
     {"id": "model", "name": "Model", "category": "model", "type": "select",
      "currentValue": <value>, "options": [{"value", "name"}]}   # PostModelSwitch's `to_model`
     {"id": "effort", "name": "Effort", "description": "Current reasoning effort",
@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from fsm.air.meta import mode_kind_meta
 from fsm.visible_text import visible
 
 __all__ = [
@@ -98,6 +99,10 @@ def _mode_option(mode: str, modes: Iterable[ModeEntry]) -> Wire:
         entry = {"value": mode, "name": offered[1]}
         if offered[2]:
             entry["description"] = offered[2]
+        # As the root's picker shows it to AIR: with its kind (only AIR has child sessions).
+        kind = mode_kind_meta(mode)
+        if kind is not None:
+            entry["_meta"] = kind
     return {
         "id": MODE_CONFIG_ID,
         "name": "Mode",

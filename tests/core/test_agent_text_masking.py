@@ -5,6 +5,7 @@ a second time on its own. Forwarded messages carry the core's word on masking to
 
 from __future__ import annotations
 
+from fsm import PromptEchoed
 from fsm.claude.classify import is_error_prose
 from fsm.effects import ForwardAssistantMessage, SendAgentText, SettlePrompt, StopReason
 from fsm.events import AssistantMessageReceived, PromptSent, ResultReceived
@@ -18,6 +19,7 @@ def test_a_refusal_explanation_reaches_the_client_masked() -> None:
     core = SessionCore(session_id="s", epoch=E, capable=True, private=(KEY,))
     try:
         core.handle(PromptSent(turn_id="t1"))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id="t1"))
         core.handle(
             AssistantMessageReceived(
                 epoch=E,
@@ -57,6 +59,7 @@ def test_the_core_says_which_forwarded_messages_are_masked() -> None:
             ForwardAssistantMessage(mask=True)
         )
         legacy.handle(PromptSent(turn_id="t1"))
+        legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id="t1"))
         assert legacy.handle(said("claude-sonnet-4-5")) == [ForwardAssistantMessage(mask=False)]
         assert legacy.handle(said("<synthetic>")) == [ForwardAssistantMessage(mask=True)]
         subagent = said("claude-sonnet-4-5", error="overloaded", top_level=False)

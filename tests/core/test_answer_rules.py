@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from fsm import PromptEchoed
 from fsm.claude import classify
 from fsm.claude.replay import ActiveScan, active_from_newest
 from fsm.claude.transcript_entries import EntryKind, is_prompt_entry, parse_entry
@@ -104,6 +105,7 @@ def _live_limit_after(*messages: AssistantMessageReceived, failed: ResultReceive
     try:
         _deliver(core, core.handle(HistoryFailureFound(id="u-1:error", title=LIMIT, active=True)))
         core.handle(PromptSent(turn_id="t2"))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id="t2"))
         for message in messages:
             _deliver(core, core.handle(message))
         _deliver(core, core.handle(failed))
@@ -182,6 +184,7 @@ def test_a_result_only_failure_keeps_the_limit_live_but_not_after_a_reload() -> 
     try:
         _deliver(core, core.handle(HistoryFailureFound(id="u-1:error", title=LIMIT, active=True)))
         core.handle(PromptSent(turn_id="t2"))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id="t2"))
         _deliver(core, core.handle(_said("Half an answer.", REAL)))
         failed = ResultReceived(epoch=E, subtype="error_during_execution", is_error=True)
         _deliver(core, core.handle(failed))

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from fsm import PromptEchoed
 from fsm.effects import Effect, SettlePrompt, StopReason
 from fsm.errors import FsmError
 from fsm.events import (
@@ -90,6 +91,7 @@ def _settled_record(effects: list[Effect]) -> FailureRecord:
 def test_an_error_while_a_warning_is_out_revises_that_warning(core: SessionCore) -> None:
     ran = _spy(core)
     core.handle(PromptSent(turn_id=T1))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
     warning = _warn(core)
     assert (core.turn_state, warning.severity) == (TurnState.RETRYING, Severity.WARNING)
     record = _settled_record(core.handle(_error_result()))
@@ -101,6 +103,7 @@ def test_an_error_while_a_warning_is_out_revises_that_warning(core: SessionCore)
 def test_an_error_with_no_warning_out_is_a_record_of_its_own(core: SessionCore) -> None:
     ran = _spy(core)
     core.handle(PromptSent(turn_id=T1))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
     core.handle(_said("Working on it.", model="claude-sonnet-4-5"))
     assert core.turn_state is TurnState.RUNNING
     record = _settled_record(core.handle(_error_result()))
@@ -111,6 +114,7 @@ def test_an_error_with_no_warning_out_is_a_record_of_its_own(core: SessionCore) 
 def test_a_warning_whose_delivery_failed_is_not_escalated(core: SessionCore) -> None:
     ran = _spy(core)
     core.handle(PromptSent(turn_id=T1))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
     _warn(core, delivered=False)
     assert core.turn_state is TurnState.RETRYING
     record = _settled_record(core.handle(_error_result()))
@@ -121,6 +125,7 @@ def test_a_warning_whose_delivery_failed_is_not_escalated(core: SessionCore) -> 
 def test_failing_escalates_the_warning_that_is_out(core: SessionCore) -> None:
     ran = _spy(core)
     core.handle(PromptSent(turn_id=T1))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
     warning = _warn(core)
     core.handle(_said(OVERLOADED, model="<synthetic>", error="overloaded"))
     assert core.turn_state is TurnState.FAILING
@@ -134,6 +139,7 @@ def test_getting_past_a_failure_with_a_warning_out_goes_back_to_retrying(
 ) -> None:
     ran = _spy(core)
     core.handle(PromptSent(turn_id=T1))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
     warning = _warn(core)
     core.handle(_said(OVERLOADED, model="<synthetic>", error="overloaded"))
     core.handle(_said("Here is the answer.", model="claude-sonnet-4-5"))
@@ -146,6 +152,7 @@ def test_getting_past_a_failure_with_a_warning_out_goes_back_to_retrying(
 
 def test_escalate_warning_refuses_when_no_warning_is_out(core: SessionCore) -> None:
     core.handle(PromptSent(turn_id=T1))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
     with pytest.raises(FsmError, match="no warning"):
         core.turn.escalate_warning(_error_result())
     assert core.active() == []

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
+from fsm import PromptEchoed
 from fsm.effects import LogNotice, PublishRecord, SendNotice, SettlePrompt, StopReason
 from fsm.events import (
     AssistantMessageReceived,
@@ -104,6 +105,7 @@ def core() -> Iterator[SessionCore]:
 def start_turn(core: SessionCore, turn_id: str, now: float = 100.0) -> None:
     core.handle(PromptReceived(turn_id=turn_id))
     core.handle(PromptSent(turn_id=turn_id, now=now))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id=turn_id))
 
 
 def publish(core: SessionCore, effects: Sequence[object]) -> FailureRecord:

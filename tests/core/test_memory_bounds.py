@@ -32,6 +32,7 @@ from fsm.events import (
     DeliveryFailed,
     Event,
     ModelFellBack,
+    PromptEchoed,
     PromptSent,
     ResultReceived,
     RetryAttempted,
@@ -115,7 +116,9 @@ class _Driver:
         if self.core.runtime_lost:
             self._new_runtime()
         self.turns += 1
-        self._feed(PromptSent(turn_id=f"{self.turns:08d}-turn-uuid-0000-000000000000"))
+        turn_id = f"{self.turns:08d}-turn-uuid-0000-000000000000"
+        self._feed(PromptSent(turn_id=turn_id))
+        self._feed(PromptEchoed(epoch=self.epoch, turn_id=turn_id))
         kind = self.turns % 9
         if kind == 0:  # retries that escalate to a rate-limit error
             self._feed(self._retry(1, 429))

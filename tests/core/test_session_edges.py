@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsm import PromptEchoed
 from fsm.claude.replay import ActiveScan, ReplayPlanner
 from fsm.claude.transcript_entries import parse_entry
 from fsm.effects import (
@@ -44,6 +45,7 @@ def _said(text: str, model: str, error: str | None = None) -> AssistantMessageRe
 def test_failure_message_then_quiet_result_still_fails_the_turn() -> None:
     core = _core()
     core.handle(PromptSent(turn_id="P"))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id="P"))
     # The prose is withheld for the record...
     assert core.handle(_said(LIMIT, "<synthetic>", error="rate_limit")) == []
     # ...so a result that does not call itself an error must not leave the client with nothing.
@@ -58,6 +60,7 @@ def test_failure_message_then_quiet_result_still_fails_the_turn() -> None:
 def test_a_real_answer_after_a_failure_message_means_the_turn_got_past_it() -> None:
     core = _core()
     core.handle(PromptSent(turn_id="P"))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id="P"))
     core.handle(_said("API Error: 529 Overloaded", "<synthetic>", error="overloaded"))
     # docs/decisions.md#error-prose-without-record: the withheld error prose becomes no record now,
     # so it goes out first, in place.

@@ -18,10 +18,15 @@ MODELS = [("sonnet", "Sonnet 4.5", "claude-sonnet-4-5"), ("opus", "Opus", None)]
 AGENTS = [("reviewer", "Reviews a change"), ("bare", None)]
 
 
+_KINDS = {"default": "standard", "plan": "plan"}
+
+
 def _mode(value: str, name: str, description: str | None = None) -> dict[str, Any]:
     entry: dict[str, Any] = {"value": value, "name": name}
     if description is not None:
         entry["description"] = description
+    if value in _KINDS:  # a mode the root offers carries its kind, as the root's picker does
+        entry["_meta"] = {"jetbrains": {"air": {"version": 1, "kind": _KINDS[value]}}}
     return {
         "id": "mode",
         "name": "Mode",
@@ -363,3 +368,4 @@ def test_off_or_for_the_root_nothing_is_told() -> None:
     subs = _on()
     assert subs.configure(ROOT, [_mode("plan", "Plan")]) == []
     assert subs.configure(AGENT, []) == []
+    assert subs.configure(AGENT, [{"name": "no id"}, {"id": 3}]) == []

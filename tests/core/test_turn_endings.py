@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
+from fsm import PromptEchoed
 from fsm.effects import (
     Effect,
     InterruptClaude,
@@ -69,6 +70,7 @@ def test_every_way_a_turn_ends_withdraws_its_questions_before_its_named_answer(
     core = SessionCore(session_id=SID, epoch=E1, capable=capable)
     try:
         assert core.handle(PromptSent(turn_id="t1")) == []
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id="t1"))
         effects = [effect for event in ENDINGS[ending] for effect in core.handle(event)]
         [answer] = _answers(effects)
         assert answer.turn_id == "t1"
@@ -88,6 +90,7 @@ def test_a_cancel_withdraws_the_questions_first_in_every_state() -> None:
         # one answered and taken back out of Claude's queue, interrupt.
         core.handle(PromptReceived(turn_id="t1"))
         core.handle(PromptSent(turn_id="t1"))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id="t1"))
         core.handle(PromptReceived(turn_id="t2"))
         assert core.handle(CancelRequested()) == [
             WITHDRAW,
@@ -107,6 +110,7 @@ def test_the_sessions_close_withdraws_its_questions_and_changes_nothing_else(liv
     try:
         if live:
             core.handle(PromptSent(turn_id="t1"))
+            core.handle(PromptEchoed(epoch=core.epoch, turn_id="t1"))
         state = core.turn_state
         assert core.handle(SessionClosing()) == [WITHDRAW]
         assert core.turn_state is state

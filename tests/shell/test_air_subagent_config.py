@@ -108,6 +108,7 @@ async def test_a_subagents_hooks_and_responses_configure_its_child_session(
                         "value": "default",
                         "name": "Manual",
                         "description": "Ask before edits and commands",
+                        "_meta": {"jetbrains": {"air": {"version": 1, "kind": "standard"}}},
                     }
                 ],
             },

@@ -261,7 +261,8 @@ async def test_a_load_replays_each_subagent_on_a_replay_child_session(tmp_path: 
     ends = [
         (i, u)
         for i, (_, u) in enumerate(updates)
-        if u["sessionUpdate"] == "subagent_state_update" or u.get("_meta", {}).get("jetbrains")
+        if u["sessionUpdate"] == "subagent_state_update"
+        or (u["sessionUpdate"] == "session_info_update" and u.get("_meta", {}).get("jetbrains"))
     ]
     assert [u for _, u in ends] == [
         {"sessionUpdate": "subagent_state_update", "subagentSessionId": missing, "state": "failed"},

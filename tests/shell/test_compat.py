@@ -529,3 +529,128 @@ def test_the_sdk_passes_on_a_hook_event_its_type_does_not_list() -> None:
     assert all(len(internal[name][0]["hooks"]) == 1 for name in internal)
     assert "TaskCreated" not in listed and "TaskCompleted" not in listed
     assert "PostModelSwitch" not in listed
+
+
+# In a fresh interpreter (this one imported anyio's asyncio backend long ago): the SDK's
+# transport module's `anyio`, as `spawn_before_the_backend` leaves it, starts `cat` before the
+# backend is imported, and gives what `anyio.open_process` gives once it is.
+EARLY_SPAWN = """
+import asyncio, json, subprocess, sys
+
+import anyio
+from adapter.claude import sdk_compat
+from claude_agent_sdk._internal.transport import subprocess_cli
+
+BACKEND = sdk_compat.ASYNCIO_BACKEND
+seen = {}
+execute = subprocess.Popen._execute_child
+
+def noting(self, *args, **kwargs):
+    seen.setdefault("backend at the fork", BACKEND in sys.modules)
+    return execute(self, *args, **kwargs)
+
+subprocess.Popen._execute_child = noting
+
+async def talk(open_process):
+    process = await open_process(
+        ["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, cwd=None, env=None
+    )
+    await process.stdin.send(b"hi")
+    await process.stdin.aclose()
+    out = await process.stdout.receive()
+    code = await process.wait()
+    return {
+        "types": [type(x).__qualname__ for x in (process, process.stdin, process.stdout)],
+        "stderr": process.stderr is None,
+        "out": out.decode(),
+        "code": code,
+    }
+
+async def main():
+    sdk_compat.spawn_before_the_backend()
+    sdk_anyio = subprocess_cli.anyio
+    lock = sdk_anyio.Lock()
+    seen["lock"] = type(lock).__name__
+    seen["backend after the lock"] = BACKEND in sys.modules
+    seen["early"] = await talk(sdk_anyio.open_process)
+    async with lock:  # the backend's lock, made now
+        seen["locked"] = lock.locked()
+    await lock.acquire()  # as the transport's close takes it
+    seen["locked"] = seen["locked"] and lock.locked()
+    lock.release()
+    seen["locked"] = seen["locked"] and not lock.locked()
+    seen["ordinary"] = await talk(anyio.open_process)
+    seen["lock after"] = type(sdk_anyio.Lock()).__name__
+    seen["same module"] = sdk_anyio.TASK_STATUS_IGNORED is anyio.TASK_STATUS_IGNORED
+
+asyncio.run(main())
+print(json.dumps(seen))
+"""
+
+
+def test_the_sdks_transport_spawns_before_anyios_backend_and_gets_what_anyio_gives() -> None:
+    import json
+    import subprocess
+    import sys
+
+    root = Path(compat.__file__).resolve().parent.parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", EARLY_SPAWN],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["backend at the fork"] is False  # the first spawn came before the import
+    assert seen["lock"] == "_LockOnFirstUse" and seen["backend after the lock"] is False
+    assert seen["locked"] is True
+    assert seen["early"] == seen["ordinary"]
+    assert seen["early"]["out"] == "hi" and seen["early"]["code"] == 0
+    assert seen["early"]["types"] == ["Process", "StreamWriterWrapper", "StreamReaderWrapper"]
+    assert seen["lock after"] == "Lock" and seen["same module"] is True
+
+
+def test_anyios_backend_builds_its_process_as_the_early_spawn_does() -> None:
+    import ast
+    import dataclasses
+    import textwrap
+
+    from anyio._backends import _asyncio as backend
+    from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+
+    fields = [field.name for field in dataclasses.fields(backend.Process)]
+    assert fields == ["_process", "_stdin", "_stdout", "_stderr", "_exited", "_transport"]
+    opened = inspect.getsource(backend.AsyncIOBackend.open_process)
+    assert "loop.subprocess_exec(\n                _ProcessStreamProtocol," in opened
+    assert "protocol.exited,\n            transport," in opened
+    protocol = inspect.getsource(backend._ProcessStreamProtocol)
+    assert "super().__init__(limit=2**16, loop=asyncio.get_running_loop())" in protocol
+    assert "self.exited.set()" in protocol
+    # What the transport calls on `anyio`: a lock made with it, one `open_process` (with the
+    # keywords the early spawn takes; any other goes to anyio's own).
+    tree = ast.parse(textwrap.dedent(inspect.getsource(SubprocessCLITransport)))
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "anyio"
+    ]
+    names = sorted({call.func.attr for call in calls if isinstance(call.func, ast.Attribute)})
+    assert {"Lock", "open_process"} <= set(names)
+    spawns = [
+        c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "open_process"
+    ]
+    assert len(spawns) == 1
+    assert {k.arg for k in spawns[0].keywords} <= {
+        "stdin",
+        "stdout",
+        "stderr",
+        "cwd",
+        "env",
+        "user",
+    }

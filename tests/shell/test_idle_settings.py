@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
+from adapter.claude import idle_settings
 from adapter.claude.idle_settings import DELAY_ENV, idle_policy
 from adapter.claude.settings_reader import SettingsReader
 from adapter.view.usage import UsageMeter
-from fsm import DEFAULT_DELAY_SECONDS, IdlePolicy
+from fsm import DEFAULT_DELAY_SECONDS, IdlePolicy, SettingsWarnings
 
 VARIABLES = (
     "DISABLE_COMPACT",
@@ -23,6 +24,12 @@ VARIABLES = (
     DELAY_ENV,
     "CLAUDE_CONFIG_DIR",
 )
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test is a process of its own as far as the delay's warning goes."""
+    monkeypatch.setattr(idle_settings, "_delay_warnings", SettingsWarnings())
 
 
 @pytest.fixture
@@ -113,6 +120,28 @@ def test_a_bad_delay_is_warned_about_and_ignored(
         policy = _idle(_project(tmp_path), {**home, DELAY_ENV: raw})
     assert policy.delay_seconds == DEFAULT_DELAY_SECONDS
     assert DELAY_ENV in caplog.text and raw not in caplog.text
+
+
+def test_a_bad_delay_is_warned_about_once_a_process(
+    tmp_path: Path, home: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    # docs/decisions.md#settings-warned-once: read at every prompt of every session, said once.
+    def warnings(raw: str | None) -> int:
+        caplog.clear()
+        launch = home if raw is None else {**home, DELAY_ENV: raw}
+        with caplog.at_level(logging.WARNING):
+            policy = _idle(_project(tmp_path), launch)
+        if raw != "1500":
+            assert policy.delay_seconds == DEFAULT_DELAY_SECONDS
+        return caplog.text.count(DELAY_ENV)
+
+    # Every prompt of a session, and a second session, read the same bad value: one warning.
+    assert [warnings("soon") for _ in range(3)] == [1, 0, 0]
+    # Another bad value is news; so is the first again once a good value was read between.
+    assert [warnings("later"), warnings("later")] == [1, 0]
+    assert [warnings("1500"), warnings("later")] == [0, 1]
+    # Unset in between counts as fixed too.
+    assert [warnings(None), warnings("later"), warnings("later")] == [0, 1, 0]
 
 
 def _start(creation: dict[str, int] | None) -> dict[str, Any]:

@@ -1,95 +1,58 @@
-"""`initialize` is answered before the agent's task group exists (adapter/app/serving.py,
-`LateTaskGroup`): the wire guard asks for it (`before_more`) before it passes on anything but an
-`initialize`, or reads on after one; nothing else reaches the agent earlier, and the answer to
-`initialize` is written before the task group is asked for."""
+"""The agent's task group is entered when something first uses it (adapter/app/serving.py,
+`LateTaskGroup`): `initialize` is answered, and a first session's Claude spawned, before anyio's
+asyncio backend (which the task group needs) is imported. A call started before then waits for
+the group and starts, in order, once serving enters it."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import asyncio
 
 import anyio
 import pytest
 
 from adapter.app.serving import LateTaskGroup
-from adapter.wire.guard import GuardedTransport
-from adapter.wire.stdio import ChunkReader
-
-
-class _Writer:
-    def __init__(self) -> None:
-        self.writes: list[bytes] = []
-
-    def write(self, data: bytes) -> None:
-        self.writes.append(data)
-
-    async def drain(self) -> None:
-        return None
-
-
-async def _no_eof() -> None:
-    return None
-
-
-def _line(message: dict[str, Any]) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n"
-
-
-def _guard(lines: list[bytes], asked: list[str], writer: _Writer) -> GuardedTransport:
-    reader = ChunkReader()
-    for line in lines:
-        reader.feed(line)  # b"": the end of input
-    fake: Any = writer
-
-    async def before_more() -> None:
-        asked.append(f"asked after {len(writer.writes)} write(s)")
-
-    return GuardedTransport(reader, fake, limit=1 << 20, on_eof=_no_eof, before_more=before_more)
-
-
-INITIALIZE = {"id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
-NEW = {"id": 2, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}
 
 
 @pytest.mark.asyncio
-async def test_initialize_passes_at_once_and_what_follows_waits_for_the_task_group() -> None:
-    asked: list[str] = []
-    writer = _Writer()
-    guard = _guard([_line(INITIALIZE), _line(NEW)], asked, writer)
-    first = await guard.receive()
-    assert first is not None and first["method"] == "initialize"
-    assert asked == []  # initialize reaches the agent without the task group
-    await guard.send({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}})
-    second = await guard.receive()
-    assert second is not None and second["method"] == "session/new"
-    # Asked once, after the answer to initialize was written, before session/new passed on.
-    assert asked == ["asked after 1 write(s)"]
-
-
-@pytest.mark.asyncio
-async def test_anything_but_initialize_first_waits_for_the_task_group() -> None:
-    # A response is the one thing the guard passes on before `initialize` (requests and
-    # notifications are refused until then).
-    asked: list[str] = []
-    guard = _guard([_line({"id": 7, "result": {}}), b""], asked, _Writer())
-    message = await guard.receive()
-    assert message is not None and message["id"] == 7
-    assert asked == ["asked after 0 write(s)"]
-
-
-@pytest.mark.asyncio
-async def test_the_stand_in_forwards_to_the_task_group_once_entered() -> None:
+async def test_calls_before_the_group_is_entered_start_in_order_once_it_is() -> None:
     late = LateTaskGroup()
-    with pytest.raises(RuntimeError, match="before it was entered"):
-        late.start_soon(anyio.sleep, 0)
+    serving: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    needed = asyncio.ensure_future(late.until_needed(serving))
+    await asyncio.sleep(0)
+    assert not needed.done()  # nothing asked for it yet
     ran: list[str] = []
 
     async def note(word: str) -> None:
         ran.append(word)
 
+    late.start_soon(note, "first")
+    late.start_soon(note, "second")
+    await needed  # asked for: serving enters it now
+    assert ran == []
+    with pytest.raises(RuntimeError, match="before it was entered"):
+        _ = late.cancel_scope
     async with anyio.create_task_group() as tg:
         late.enter(tg)
-        await late.wanted()  # entered: returns at once
-        late.start_soon(note, "soon")
+        late.start_soon(note, "after")
         assert late.cancel_scope is tg.cancel_scope
-    assert ran == ["soon"]
+    assert ran == ["first", "second", "after"]
+    serving.cancel()
+
+
+@pytest.mark.asyncio
+async def test_start_waits_for_the_group_and_serving_ending_ends_the_wait() -> None:
+    late = LateTaskGroup()
+
+    async def ready(*, task_status: anyio.abc.TaskStatus[str]) -> None:
+        task_status.started("ready")
+
+    starting = asyncio.ensure_future(late.start(ready))
+    serving: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    await late.until_needed(serving)  # `start` asked for it
+    async with anyio.create_task_group() as tg:
+        late.enter(tg)
+        assert await starting == "ready"
+    # Nothing asks for another one: the wait ends with serving.
+    other = LateTaskGroup()
+    serving.set_result(None)
+    await other.until_needed(serving)

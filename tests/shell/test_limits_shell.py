@@ -26,6 +26,7 @@ from tests.support.shell_harness import (
     FakeLink,
     FakeRuntime,
     answer_of,
+    echo,
     result_message,
     session_with_fakes,
 )
@@ -157,6 +158,9 @@ async def test_warning_usage_and_reset_reach_a_capable_client() -> None:
         anyio.create_task_group() as tg,
     ):
         box = await _settled_prompt(session, tg)
+        with anyio.fail_after(WAIT):
+            await _runtime.sent.wait()
+        await echo(session, _runtime, _runtime.prompts[-1])
         warning = {"status": "allowed_warning", "resetsAt": RESET, "utilization": 0.92}
         info = {"status": "allowed_warning", "resetsAt": RESET, "rateLimitType": "five_hour",
                 "unifiedWindows": {"five_hour": warning}}  # fmt: skip

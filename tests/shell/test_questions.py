@@ -44,11 +44,25 @@ def argv_of(tmp_path: Path) -> list[str]:
     return list(argv)
 
 
+def _custom(question_id: str) -> dict[str, Any]:
+    """An AIR client's marker on the "Other" field of `question_id`: in its namespace, and the
+    same value under the root key released AIR builds read."""
+    marker = {"questionId": question_id, "isCustomAnswer": True}
+    return {
+        "_askUserQuestionCustomAnswer": marker,
+        "jetbrains": {"air": {"version": 1, "customAnswer": marker}},
+    }
+
+
 async def _ask(
-    tmp_path: Path, answer: Answer, scenario: str = "ask_question"
+    tmp_path: Path, answer: Answer, scenario: str = "ask_question", *, air: bool = True
 ) -> tuple[Adapter, FormClient, PromptResponse | acp.RequestError, Any]:
+    """`air`: the client is a JetBrains AIR client (the harness's sessionFailure opt-in), else a
+    plain one."""
     client = FormClient(answer)
-    async with agent_in_process(tmp_path, scenario, client=client, capabilities=FORMS) as adapter:
+    async with agent_in_process(
+        tmp_path, scenario, client=client, capabilities=FORMS, capable=air
+    ) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "build me an app")
         second = await adapter.prompt(session, "thanks")
@@ -93,6 +107,8 @@ async def test_one_question_becomes_a_form_and_its_answer_reaches_claude(tmp_pat
                     "title": "Other",
                     "description": "Type your own answer, or add a note to the option you "
                     "chose above (optional).",
+                    # This client is AIR: the field is marked as the question's custom answer.
+                    "_meta": _custom("question_0"),
                 },
             },
         },
@@ -155,8 +171,23 @@ async def test_several_questions_and_several_picks(tmp_path: Path) -> None:
     assert properties["question_1_custom"]["description"] == (
         "Type your own answer to add to your selection above (optional)."
     )
+    assert [properties[f"question_{i}_custom"]["_meta"] for i in (0, 1)] == [
+        _custom("question_0"),
+        _custom("question_1"),
+    ]
     expected = f'"{DB}"="DuckDB", "{FEATURES}"="Sign-in, Search, "Billing, later""'
     assert f"You answered: {expected}." in adapter.agent_texts()
+    assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio
+async def test_a_plain_clients_form_has_no_air_marker(tmp_path: Path) -> None:
+    content = {"question_0_custom": "DuckDB", "question_1": ["Search"]}
+    adapter, _, first, _ = await _ask(tmp_path, accept(content), "ask_questions", air=False)
+    [form] = forms_sent(adapter)
+    properties = form["params"]["requestedSchema"]["properties"]
+    assert [properties[f"question_{i}_custom"]["title"] for i in (0, 1)] == ["Other", "Other"]
+    assert all("_meta" not in properties[f"question_{i}_custom"] for i in (0, 1))
     assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
 
 

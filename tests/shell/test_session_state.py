@@ -56,6 +56,11 @@ async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -
     }
     command = {"command": "python -m pytest -q"}
     described = {**command, "description": "Run the tests"}
+    # An AIR client (this one) is told the description as the command's title once it came.
+    titled = {
+        **_meta("Bash"),
+        "jetbrains": {"air": {"version": 1, "commandTitle": "Run the tests"}},
+    }
     assert bash[:4] == [
         opened,
         {
@@ -69,7 +74,7 @@ async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -
             "sessionUpdate": "tool_call_update",
             "toolCallId": bash_id,
             "rawInput": described,
-            "_meta": _meta("Bash"),
+            "_meta": titled,
         },
         {
             # The finished message: the whole input, and the card's content.
@@ -79,7 +84,7 @@ async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -
             "kind": "execute",
             "rawInput": {**described, "timeout": 60},
             "content": [{"type": "content", "content": {"type": "text", "text": "Run the tests"}}],
-            "_meta": _meta("Bash"),
+            "_meta": titled,
         },
     ]
     assert [u.get("status") for u in bash[4:]] == ["in_progress", "completed"]

@@ -3,8 +3,8 @@
 A session request spawns Claude first and builds the session while Claude starts up
 (`adapter.agent.opening`), so what the spawn does not need is imported after it, where the
 import costs nothing anyone waits for (docs/performance.md). A fresh interpreter runs the real
-serving path (`adapter.app.cli.main`) with `anyio.open_process`, which the SDK spawns Claude
-with, wrapped to note `sys.modules` and refuse the spawn; each test sends `initialize` and one
+serving path (`adapter.app.cli.main`) with `subprocess.Popen`'s fork, which starts Claude,
+replaced to note `sys.modules` and refuse the spawn; each test sends `initialize` and one
 session request (`session/new`, or `session/resume` or `session/load` of a transcript written
 for it), reads the refusal and the note, and names every module that came in before the spawn
 although it is not needed for it.
@@ -38,22 +38,26 @@ class NoteBackend:  # how anyio's asyncio backend (imported on the task group's 
 
 sys.meta_path.insert(0, NoteBackend())
 prepare_imports()
-import anyio
+import subprocess
 
-async def noting_open_process(*args, **kwargs):
+def noting_fork(*args, **kwargs):
     print(json.dumps({"modules": sorted(sys.modules)}), file=sys.stderr, flush=True)
     raise OSError("no Claude in this test")
 
-anyio.open_process = noting_open_process
+subprocess.Popen._execute_child = noting_fork
 from adapter.app.cli import main
 
 sys.exit(main([]))
 """
 
-# Used only once Claude is spawned (while it starts up, or later): the session's store of
-# markers and transcripts (a new session leaves its marker after the answer), the reader of
-# Claude's messages, the SDK's transcript rules, the session itself.
+# Used only once Claude is spawned (while it starts up, or later): anyio's asyncio backend, with
+# the agent's task group (`serving.LateTaskGroup`, `sdk_compat.spawn_before_the_backend`); the
+# session's store of markers and transcripts (a new session leaves its marker after the
+# answer), the reader of Claude's messages, the SDK's transcript rules, the session itself.
 NOT_BEFORE_SPAWN = (
+    "anyio._backends",
+    "anyio.streams.memory",  # the SDK's query reads Claude's frames through it
+    "anyio._core._synchronization",  # anyio's locks and events, made after the spawn
     "adapter.claude.session_store",
     "adapter.claude.message_stream",
     "adapter.claude.unparsed",
@@ -171,6 +175,9 @@ RESUME_NEEDS = (
 # listing's; the failure records and the pickers' rules for Claude Code's model list come in
 # while Claude starts, as for a new session.
 NOT_BEFORE_RESUMED_SPAWN = (
+    "anyio._backends",
+    "anyio.streams.memory",
+    "anyio._core._synchronization",
     "fsm.air.fork_points",
     "fsm.air.archive_titles",
     "fsm.claude.start_failures",

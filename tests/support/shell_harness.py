@@ -37,7 +37,7 @@ from acp import RequestError
 from acp.connection import StreamEvent
 from acp.interfaces import Agent, Client
 from acp.schema import ClientCapabilities, SessionInfoUpdate, TextContentBlock
-from claude_agent_sdk import CLIConnectionError, ResultMessage, SystemMessage
+from claude_agent_sdk import CLIConnectionError, ResultMessage, SystemMessage, UserMessage
 
 from adapter.agent.acp_agent import ClaudeAcpAgent
 from adapter.claude import claude_runtime
@@ -186,8 +186,20 @@ async def session_with_fakes(
             tg.cancel_scope.cancel()
 
 
-async def prompt_in_background(session: Session, runtime: FakeRuntime, tg: Any) -> list[Any]:
-    """Send a prompt from a task of `tg`; once Claude has it, the box its answer will be in."""
+async def echo(session: Session, runtime: FakeRuntime, message: dict[str, Any]) -> None:
+    """Claude Code's echo of the user `message` the session sent (`--replay-user-messages`):
+    Claude took it up, and its turn begins (docs/decisions.md#turn-begins-at-echo)."""
+    stamp = message.get("uuid")
+    raw = {"type": "user", "uuid": stamp, "isReplay": True, "message": message.get("message")}
+    user = UserMessage(content=message.get("message", {}).get("content", ""), uuid=stamp)
+    await session.claude.on_message(user, raw, runtime.epoch)
+
+
+async def prompt_in_background(
+    session: Session, runtime: FakeRuntime, tg: Any, *, echoed: bool = True
+) -> list[Any]:
+    """Send a prompt from a task of `tg`; once Claude has it (and, `echoed`, took it up: its
+    echo), the box its answer will be in."""
     box: list[Any] = []
 
     async def run() -> None:
@@ -200,6 +212,8 @@ async def prompt_in_background(session: Session, runtime: FakeRuntime, tg: Any) 
     with anyio.fail_after(WAIT):
         await runtime.sent.wait()
     runtime.sent = anyio.Event()
+    if echoed:
+        await echo(session, runtime, runtime.prompts[-1])
     return box
 
 

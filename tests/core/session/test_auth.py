@@ -3,6 +3,7 @@ when they recover."""
 
 from __future__ import annotations
 
+from fsm import PromptEchoed
 from fsm.events import AuthStatusReported, PromptSent
 from fsm.session import SessionCore
 from fsm.turn import TurnOutcome, TurnState
@@ -52,10 +53,12 @@ def test_auth_stays_active_until_a_successful_auth_status(capable: SessionCore) 
     auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     # T1 fails: sign in.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
     assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == failed_with(auth)
     # The next attempt's result is not a fix for auth (it is not a next_attempt failure).
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD_MASKED]
     assert capable.handle(result(text="No response requested.")) == [WITHDRAW, settled(T2)]
     assert capable.active() == [auth]
@@ -77,10 +80,12 @@ def test_auth_stays_active_until_a_successful_auth_status(capable: SessionCore) 
 def test_auth_recovers_at_a_real_model_answer(capable: SessionCore) -> None:
     auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(LOGIN_TEXT, model=SYN))
     assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == failed_with(auth)
     # The user signed in elsewhere; the next turn gets a real answer.
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(said("Hello!")) == [FORWARD]
     # It recovers: nothing is published, the log says so.
     assert capable.handle(result(text="Hello!")) == [WITHDRAW, settled(T2), recovered(auth.id)]
@@ -91,6 +96,7 @@ def test_synthetic_login_fails_the_turn_even_with_a_clean_result(capable: Sessio
     auth = rec(f"{T1}:error", 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     # The CLI answered locally with its login message and reported no error.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
     assert capable.handle(result(text=LOGIN_TEXT)) == failed_with(auth)
     assert capable.active() == [auth]
@@ -110,6 +116,7 @@ def test_login_after_a_real_answer_revises_the_turns_retry_warning(capable: Sess
         K.OVERLOADED,
     )
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(retried(1)) == published(warning)
     confirm(capable, warning)
     assert capable.handle(said("Sure, one moment.")) == [FORWARD]
@@ -127,6 +134,7 @@ def test_login_result_text_alone_is_an_auth_failure(capable: SessionCore) -> Non
     # No assistant message at all: the result's text asks to run /login.
     text = "OAuth token has expired. Please run /login"
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(result(is_error=True, text=text)) == failed_with(
         rec(f"{T1}:error", 1, C.ACCESS, ERROR, "OAuth token has expired.", LOGIN, K.AUTH_REQUIRED)
     )

@@ -13,12 +13,12 @@ import pytest
 from fsm import (
     AUTONOMOUS_ORIGINS,
     InternalFaultOccurred,
+    PromptEchoed,
     PromptReceived,
     PromptSent,
     ResultReceived,
     SessionCore,
     SettlePrompt,
-    TurnWentBusy,
     TurnWentIdle,
     is_autonomous_origin,
 )
@@ -55,7 +55,7 @@ def test_an_autonomous_result_leaves_the_turn_as_it_was(
 ) -> None:
     _running(capable)
     if heard:
-        capable.handle(TurnWentBusy(epoch=E1))
+        capable.handle(PromptEchoed(epoch=E1, turn_id=T1))
     effects = capable.handle(result(origin_kind=kind))
     assert effects == [CLOSE]  # its own cards end (docs/decisions.md#own-work-ends-its-cards)
     # Claude's own work is no sign that it took the prompt up.

@@ -46,6 +46,7 @@ def test_a_turn_is_answered_after_its_background_subagents_follow_up(
     capable: SessionCore,
 ) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said("Auditing in the background.")) == [FORWARD]
     assert capable.handle(STARTED) == []
     assert capable.handle(result()) == []  # its own result: held, not answered
@@ -67,6 +68,7 @@ def test_a_background_subagent_that_ends_before_the_result_still_gets_its_follow
     # task_notification) before the turn's own result, and Claude Code runs the follow-up it
     # woke for right after that result, before its idle.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Auditing in the background."))
     assert capable.handle(BACKGROUNDED) == []
     assert capable.handle(SETTLED) == []
@@ -81,6 +83,7 @@ def test_a_follow_up_owed_that_never_comes_ends_at_the_idle(capable: SessionCore
     # Claude Code took the notification up inside the turn: nothing follows the result but
     # its idle, which answers the turn.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Auditing in the background."))
     capable.handle(BACKGROUNDED)
     capable.handle(SETTLED)
@@ -92,6 +95,7 @@ def test_a_background_subagent_the_level_drops_before_the_result_owes_its_follow
     capable: SessionCore,
 ) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Auditing in the background."))
     capable.handle(BACKGROUNDED)
     assert capable.handle(BackgroundTasksListed(epoch=E1, task_ids=frozenset())) == []
@@ -102,6 +106,7 @@ def test_a_background_subagent_the_level_drops_before_the_result_owes_its_follow
 
 def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Working."))
     capable.handle(BackgroundTaskStarted(epoch=E1, task_id="b1", subagent=False))
     capable.handle(STARTED)
@@ -119,6 +124,7 @@ def test_a_foreground_subagent_moved_to_the_background_owes_its_follow_up(
     # `is_backgrounded`): like one started there, its end before the turn's result still owes
     # Claude's follow-up (docs/decisions.md#turns-that-wait).
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Auditing."))
     assert capable.handle(STARTED) == []
     assert capable.handle(MOVED) == []
@@ -133,6 +139,7 @@ def test_a_task_moved_that_is_no_subagent_of_the_turn_holds_nothing(
 ) -> None:
     # A command moved to the background, or a task the turn never started.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Building."))
     capable.handle(BackgroundTaskStarted(epoch=E1, task_id="b1", subagent=False))
     assert capable.handle(replace(MOVED, task_id="b1")) == []
@@ -143,6 +150,7 @@ def test_a_task_moved_that_is_no_subagent_of_the_turn_holds_nothing(
 
 def test_cancel_while_held_is_answered_cancelled_once(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     legacy.handle(said("Auditing."))
     legacy.handle(STARTED)
     assert legacy.handle(result()) == []
@@ -159,6 +167,7 @@ def test_a_steer_joins_the_turn_and_the_idle_after_it_answers(capable: SessionCo
         AnswerSteer(outcome="promptRequired")
     ]
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Formatting."))
     assert capable.handle(SteerReceived()) == [AnswerSteer(outcome="injected", priority="now")]
     assert capable.handle(SteerReceived(question_open=True)) == [
@@ -176,6 +185,7 @@ def test_a_subagent_whose_end_was_never_said_is_dropped_by_the_level(
     capable: SessionCore,
 ) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Auditing."))
     capable.handle(STARTED)
     assert capable.handle(result()) == []
@@ -190,6 +200,7 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
     core = SessionCore(session_id="s", epoch=E1, capable=True, background_subagents=True)
     try:
         core.handle(PromptSent(turn_id=T1))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
         core.handle(said("Auditing in the background."))
         assert core.handle(STARTED) == []
         assert core.handle(result()) == [WITHDRAW, END_TURN]
@@ -200,12 +211,14 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         assert core.handle(result(origin_kind="task-notification")) == [CLOSE]
         # One that ended before the result owes nothing to a turn answered at its result.
         core.handle(PromptSent(turn_id="t1b"))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id="t1b"))
         core.handle(said("Auditing again."))
         core.handle(BACKGROUNDED)
         core.handle(SETTLED)
         assert core.handle(result()) == [WITHDRAW, settled("t1b")]
         # A steered turn still waits for its steered cycle: the declaration names subagents.
         core.handle(PromptSent(turn_id="t2"))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id="t2"))
         core.handle(said("Formatting."))
         core.handle(STARTED)
         assert core.handle(SteerReceived()) == [AnswerSteer(outcome="injected", priority="now")]
@@ -223,16 +236,19 @@ def test_a_prompt_claude_folds_into_its_own_work_is_answered_by_that_works_resul
     # up inside that cycle, whose result (a task notification's) names it: that result is
     # the prompt's answer, not Claude's own work (the reference's `answersPendingPrompt`).
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Done."))
     capable.handle(result())
     capable.handle(said("Following up on the audit."))
     capable.handle(PromptSent(turn_id="t2"))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id="t2"))
     capable.handle(said("And here is your answer."))
     folded = replace(result(origin_kind="task-notification"), prompts=frozenset({"t2", "n1"}))
     assert capable.handle(folded) == [WITHDRAW, settled("t2")]
     assert capable.handle(IDLE) == []
     # One that does not name the live prompt is still Claude's own.
     capable.handle(PromptSent(turn_id="t3"))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id="t3"))
     capable.handle(said("Working."))
     own = replace(result(origin_kind="task-notification"), prompts=frozenset({"n2"}))
     assert capable.handle(own) == [CLOSE]
@@ -246,6 +262,7 @@ def test_a_turn_held_for_an_owed_follow_up_hands_off_to_the_next_prompt(
     # Claude at once, and its echo answers the held turn; the follow-up's result is then
     # Claude's own work, and the new prompt's own result answers it.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Auditing in the background."))
     capable.handle(BACKGROUNDED)
     capable.handle(SETTLED)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from fsm import PromptEchoed
 from fsm.effects import LogNotice
 from fsm.errors import FsmError
 from fsm.events import (
@@ -120,10 +121,12 @@ def test_replayed_active_usage_limit_stays_active_until_a_real_answer(capable: S
     assert capable.active() == [restored]
     # A local answer does not recover it; a real one does.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("No response requested.", model=SYN))
     assert capable.handle(result()) == [WITHDRAW, END_TURN]
     assert capable.active() == [restored]
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     capable.handle(said("Hello again."))
     assert capable.handle(result()) == [WITHDRAW, settled(T2), recovered(restored.id)]
     assert capable.active() == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from fsm import PromptEchoed
 from fsm.effects import (
     Blame,
     FailedTurn,
@@ -63,6 +64,7 @@ def test_the_forks_are_visible_guards() -> None:
 
 def test_a_failure_message_is_withheld_for_the_record(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded")) == []
     assert capable.turn_state is TurnState.FAILING
     assert capable.turn.withheld == [OVERLOADED_TEXT]
@@ -70,6 +72,7 @@ def test_a_failure_message_is_withheld_for_the_record(capable: SessionCore) -> N
 
 def test_a_failure_message_is_forwarded_to_a_legacy_client(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     # Claude's error prose: masked (docs/decisions.md#secrets).
     overloaded = said(OVERLOADED_TEXT, model=SYN, error="overloaded")
     assert legacy.handle(overloaded) == [FORWARD_MASKED]
@@ -83,6 +86,7 @@ def test_a_login_prompt_is_neither_withheld_nor_forwarded(
 ) -> None:
     for core in (capable, legacy):
         core.handle(PromptSent(turn_id=T1))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
         assert core.handle(said(LOGIN_TEXT, model=SYN)) == []
         assert (core.turn_state, core.turn.withheld, core.turn.login) == (
             TurnState.FAILING,
@@ -96,6 +100,7 @@ def test_a_login_prompt_is_neither_withheld_nor_forwarded(
 
 def test_a_failed_turn_is_a_legacy_error_and_no_record(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     legacy.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
     # Claude's words went out as they came; the error names the kind
     # (docs/decisions.md#legacy-error-text-once).
@@ -113,6 +118,7 @@ def test_a_failed_turn_is_a_legacy_error_and_no_record(legacy: SessionCore) -> N
 
 def test_a_failed_turn_is_a_record_on_the_response(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
     withdraw, settle = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
     assert withdraw == WITHDRAW

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from fsm import PromptEchoed
 from fsm.effects import InterruptClaude, SendAgentText, StopReason
 from fsm.events import CancelRequested, Event, PromptSent, StreamEnded, TransportLost
 from fsm.session import SessionCore
@@ -49,6 +50,7 @@ def test_refusal_settles_refusal_with_its_explanation_as_text(mode: str) -> None
     core = SessionCore(session_id=SID, epoch=E1, capable=mode == "capable")
     try:
         core.handle(PromptSent(turn_id=T1))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
         # The refusing message is ordinary prose; its explanation is kept for later.
         refusing = said(
             "I can't help with that.",
@@ -73,6 +75,7 @@ def test_refusal_settles_refusal_with_its_explanation_as_text(mode: str) -> None
 
 def test_refusal_without_explanation_sends_no_text(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(result(stop_reason="refusal")) == [
         WITHDRAW,
         settled(T1, StopReason.REFUSAL),
@@ -94,6 +97,7 @@ def test_cancelled_turn_settles_cancelled_without_a_record(mode: str, ending: Ev
     core = SessionCore(session_id=SID, epoch=E1, capable=mode == "capable")
     try:
         core.handle(PromptSent(turn_id=T1))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
         assert core.handle(said("Working...")) == [FORWARD]
         # The client cancels: its open questions are withdrawn and Claude interrupted, once.
         assert core.handle(CancelRequested()) == [WITHDRAW, InterruptClaude()]
@@ -115,5 +119,6 @@ def test_cancel_with_no_live_turn_is_forgotten(capable: SessionCore) -> None:
     assert capable.handle(CancelRequested()) == [WITHDRAW]
     # The next turn is not cancelled by it.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Hi."))
     assert capable.handle(result()) == [WITHDRAW, END_TURN]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fsm import PromptEchoed
 from fsm.effects import SendAgentText
 from fsm.events import PromptSent
 from fsm.session import SessionCore
@@ -38,6 +39,7 @@ def test_mapping_row_capable_turn_fails_with_a_typed_record(
     row = MAPPING[condition]
     # The prompt goes out; nothing to show yet.
     assert capable.handle(PromptSent(turn_id=T1)) == []
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     # Claude's messages: error prose is held back, it becomes the record's title
     # (docs/decisions.md#capable-clients).
     for event, capable_says, _legacy_says in row.steps:
@@ -54,6 +56,7 @@ def test_mapping_row_legacy_turn_is_rejected_without_a_record(
 ) -> None:
     row = MAPPING[condition]
     assert legacy.handle(PromptSent(turn_id=T1)) == []
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     # Claude's prose stays in the transcript (except the login prompt).
     for event, _capable_says, legacy_says in row.steps:
         assert legacy.handle(event) == legacy_says
@@ -78,6 +81,7 @@ def test_mapping_row_retry_without_http_response_is_a_connection_warning(
     )
     # Capable: a warning under the live turn's id, sent as a session_info_update.
     assert capable.handle(PromptSent(turn_id=T1)) == []
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(retried(1, status=None, error="unknown")) == published(warning)
     confirm(capable, warning)
     # A warning does not end the turn.
@@ -85,6 +89,7 @@ def test_mapping_row_retry_without_http_response_is_a_connection_warning(
     assert capable.active() == [warning]
     # Legacy: nothing at all.
     assert legacy.handle(PromptSent(turn_id=T1)) == []
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     assert legacy.handle(retried(1, status=None, error="unknown")) == []
     assert legacy.turn_state is TurnState.RUNNING
 
@@ -95,6 +100,7 @@ def test_mapping_row_model_fallback_is_an_unknown_warning(
     notice = rec(notice_id(1), 1, C.UNKNOWN, WARNING, FALLBACK_TEXT, NONE, K.ADVISORY)
     # Capable: a notice record, whether or not a turn is live (docs/decisions.md#model-fallback).
     assert capable.handle(PromptSent(turn_id=T1)) == []
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(fell_back()) == published(notice)
     confirm(capable, notice)
     # The turn goes on and succeeds; the notice stays.
@@ -103,6 +109,7 @@ def test_mapping_row_model_fallback_is_an_unknown_warning(
     assert capable.active() == [notice]
     # Legacy: the notice is agent text.
     assert legacy.handle(PromptSent(turn_id=T1)) == []
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     assert legacy.handle(fell_back()) == [
         SendAgentText(text=f"**Model fallback:** {FALLBACK_TEXT}")
     ]

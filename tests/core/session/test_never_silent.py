@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from fsm import PromptEchoed
 from fsm.effects import Blame, RejectPrompt, StopReason
 from fsm.errors import InvalidTransition
 from fsm.events import CancelRequested, ClaudeSilent, PromptSent, StreamEnded, TurnWentIdle
@@ -44,6 +45,7 @@ from tests.support.session_narrative import (
 def test_every_prompt_gets_exactly_one_answer(capable: SessionCore) -> None:
     failure = rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
     # A duplicate error result after the answer cannot answer again: it is session-scoped,
@@ -68,9 +70,10 @@ def test_claude_going_idle_without_a_result_fails_the_turn(
     )
     for core in (capable, legacy):
         core.handle(PromptSent(turn_id=T1))
-        # An idle report before Claude said anything for this turn is the previous turn's.
+        # An idle report before Claude took the prompt up (its echo) is the previous turn's.
         assert core.handle(TurnWentIdle(epoch=E1)) == []
         assert core.turn_state is TurnState.PROMPT_SENT
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
         core.handle(said("Working."))
     # Once this turn is running, idle without a result means the result will never come.
     assert capable.handle(TurnWentIdle(epoch=E1)) == failed_with(internal)
@@ -89,6 +92,7 @@ def test_claude_going_idle_without_a_result_fails_the_turn(
 
 def test_silent_claude_gets_a_revised_connection_warning(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     # The watchdog reports silence: a warning under the turn id, revised as the wait grows.
     first = rec(
         f"{T1}:error",
@@ -119,6 +123,7 @@ def test_silent_claude_gets_a_revised_connection_warning(capable: SessionCore) -
     assert capable.active() == []
     # After a cancel, or with no live turn, silence publishes nothing.
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     capable.handle(CancelRequested())
     assert capable.handle(ClaudeSilent(epoch=E1, waited_seconds=30)) == []
     assert capable.handle(result()) == [WITHDRAW, settled(T2, StopReason.CANCELLED)]
@@ -127,6 +132,7 @@ def test_silent_claude_gets_a_revised_connection_warning(capable: SessionCore) -
 
 def test_idle_runtime_ending_cleanly_breaks_no_promise(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Hi."))
     assert capable.handle(result()) == [WITHDRAW, END_TURN]
     # The stream ends with no prompt waiting: nothing to report.
@@ -142,17 +148,20 @@ def test_idle_runtime_ending_cleanly_breaks_no_promise(capable: SessionCore) -> 
 def test_non_failure_endings(capable: SessionCore) -> None:
     # max_tokens is a stop reason, not a failure, even flagged as an error.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(result(is_error=True, stop_reason="max_tokens")) == [
         WITHDRAW,
         settled(T1, StopReason.MAX_TOKENS),
     ]
     # A limit subtype without is_error is max_turn_requests.
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(result(subtype="error_max_turns")) == [
         WITHDRAW,
         settled(T2, StopReason.MAX_TURN_REQUESTS),
     ]
     # An execution "error" without is_error is a normal end.
     capable.handle(PromptSent(turn_id=T3))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T3))
     assert capable.handle(result(subtype="error_during_execution")) == [WITHDRAW, settled(T3)]
     assert capable.active() == []

@@ -3,6 +3,7 @@ passes."""
 
 from __future__ import annotations
 
+from fsm import PromptEchoed
 from fsm.events import PromptSent
 from fsm.session import SessionCore
 from tests.support.session_narrative import (
@@ -26,6 +27,7 @@ def test_error_prose_is_forwarded_only_to_legacy_clients(
 ) -> None:
     for core in (capable, legacy):
         core.handle(PromptSent(turn_id=T1))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
     message = said(SPEND_LIMIT, model=SYN, error="rate_limit")
     assert capable.handle(message) == []
     # Claude's error prose: masked (docs/decisions.md#secrets).
@@ -34,6 +36,7 @@ def test_error_prose_is_forwarded_only_to_legacy_clients(
 
 def test_usage_limit_words_from_a_real_model_are_prose(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     # Not <synthetic>: the model is quoting, not the CLI reporting.
     assert capable.handle(said(SPEND_LIMIT)) == [FORWARD]
     assert capable.handle(result(text=SPEND_LIMIT)) == [WITHDRAW, END_TURN]
@@ -42,6 +45,7 @@ def test_usage_limit_words_from_a_real_model_are_prose(capable: SessionCore) -> 
 
 def test_subagent_errors_are_prose(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     # A subagent's error message is its parent's business, not the turn's failure.
     # Masked all the same: it is error prose (docs/decisions.md#secrets).
     subagent_error = said(OVERLOADED_TEXT, error="overloaded", top_level=False)

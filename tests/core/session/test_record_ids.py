@@ -3,6 +3,7 @@ runtime."""
 
 from __future__ import annotations
 
+from fsm import PromptEchoed
 from fsm.effects import LogNotice
 from fsm.events import DeliveryFailed, ModelFellBack, PromptSent, RuntimeStarted, TransportLost
 from fsm.session import SessionCore
@@ -141,6 +142,7 @@ def test_each_turn_fails_under_its_own_id(capable: SessionCore) -> None:
     # Identical failures in two turns are two occurrences: two ids, both revision 1.
     for turn, recovers in ((T1, []), (T2, [recovered(f"{T1}:error")])):
         capable.handle(PromptSent(turn_id=turn))
+        capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=turn))
         capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
         assert (
             capable.handle(result(is_error=True, text=OVERLOADED_TEXT))

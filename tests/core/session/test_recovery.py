@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fsm import PromptEchoed
 from fsm.effects import Effect, PublishRecord, StopReason
 from fsm.events import (
     AuthStatusReported,
@@ -60,10 +61,12 @@ def test_turn_failure_recovers_at_the_next_result_not_at_the_next_prompt(
 ) -> None:
     failure = rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
     # Sending the next prompt proves nothing yet.
     assert capable.handle(PromptSent(turn_id=T2)) == []
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.active() == [failure]
     # Its result is the confirmed attempt boundary: T1 stops being active, silently.
     assert capable.handle(said("Fine now.")) == [FORWARD]
@@ -111,10 +114,12 @@ def test_any_later_result_is_the_attempt_boundary(
 ) -> None:
     failure = rec(f"{T1}:error", 1, C.REQUEST, ERROR, "Bad request.", NONE, K.BAD_REQUEST)
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Bad request.", model=SYN, error="invalid_request"))
     assert capable.handle(result(is_error=True, text="Bad request.")) == failed_with(failure)
     # The next turn ends, however it ends.
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     for event in events[:-1]:
         capable.handle(event)
     effects = capable.handle(events[-1])
@@ -131,6 +136,7 @@ def test_any_later_result_is_the_attempt_boundary(
 def test_autonomous_result_is_not_an_attempt_boundary(capable: SessionCore) -> None:
     failure = rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
     # A background task's result touches no user turn (T2's still waits for Claude to take it
@@ -143,15 +149,18 @@ def test_autonomous_result_is_not_an_attempt_boundary(capable: SessionCore) -> N
 def test_quota_stays_active_until_a_real_answer(capable: SessionCore) -> None:
     quota = rec(f"{T1}:error", 1, C.LIMIT, ERROR, SPEND_LIMIT, NONE, K.QUOTA_EXHAUSTED)
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == []
     assert capable.handle(result(is_error=True, text=SPEND_LIMIT)) == failed_with(quota)
     # A <synthetic> local answer does not count, although the turn succeeds.
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD_MASKED]
     assert capable.handle(result(text="No response requested.")) == [WITHDRAW, settled(T2)]
     assert capable.active() == [quota]
     # A real answer that ends in an error does not count either; that failure is new.
     capable.handle(PromptSent(turn_id=T3))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T3))
     capable.handle(said("Partial answer"))
     t3 = rec(f"{T3}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
@@ -159,6 +168,7 @@ def test_quota_stays_active_until_a_real_answer(capable: SessionCore) -> None:
     assert capable.active() == [quota, t3]
     # A real, successful answer: quota recovers (and so does T3, an earlier turn).
     capable.handle(PromptSent(turn_id="turn-4"))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id="turn-4"))
     assert capable.handle(said("Here it is.")) == [FORWARD]
     assert capable.handle(result(text="Here it is.")) == [
         WITHDRAW,
@@ -179,11 +189,13 @@ def test_transport_loss_stays_active_until_the_runtime_is_replaced(capable: Sess
         K.TRANSPORT_LOST,
     )
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(TransportLost(epoch=E1)) == failed_with(lost)
     # Neither an auth success nor a later turn's real answer proves the old runtime is back.
     # (The recovery policy is what is under test here, not the plausibility of the events.)
     assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     capable.handle(said("Hello."))
     assert capable.handle(result(text="Hello.")) == [WITHDRAW, settled(T2)]
     assert capable.active() == [lost]
@@ -220,6 +232,7 @@ def test_notices_never_recover(capable: SessionCore) -> None:
     confirm(capable, notice)
     # Real answers, auth success and a new runtime: the notice stays active.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Hello."))
     assert capable.handle(result(text="Hello.")) == [WITHDRAW, END_TURN]
     capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False))
@@ -244,6 +257,7 @@ def test_publishing_a_new_incident_never_recovers_an_old_one(capable: SessionCor
     assert capable.handle(fell_back()) == published(notice)
     confirm(capable, notice)
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Bad request.", model=SYN, error="invalid_request"))
     assert capable.handle(result(is_error=True, text="Bad request.")) == failed_with(turn)
     assert capable.active() == [first, second, notice, turn]
@@ -255,10 +269,12 @@ def test_session_scoped_turn_kinds_wait_for_a_real_answer(capable: SessionCore) 
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [CLOSE, *published(idle)]
     confirm(capable, idle)
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("No response requested.", model=SYN))
     assert capable.handle(result()) == [WITHDRAW, END_TURN]
     assert capable.active() == [idle]
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     capable.handle(said("Hello."))
     assert capable.handle(result()) == [WITHDRAW, settled(T2), recovered(idle.id)]
     assert capable.active() == []

@@ -9,6 +9,7 @@ import pytest
 from fsm import (
     LogNotice,
     PeerViolation,
+    PromptEchoed,
     PromptSent,
     RefusalExplained,
     SendAgentText,
@@ -38,6 +39,7 @@ def explained(text: str = WHY, *, epoch: str = E1) -> RefusalExplained:
 
 def test_the_note_goes_with_the_refusal_message_that_follows_it(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(explained()) == []
     assert capable.handle(said("I can't help with that.", stop_reason="refusal")) == [FORWARD]
     # The message carried it: the explanation goes out once, before `refusal`.
@@ -53,6 +55,7 @@ def test_the_note_goes_with_a_refusal_result_no_message_came_ahead_of(
     capable: SessionCore,
 ) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(explained())
     assert capable.handle(result(is_error=True, stop_reason="refusal")) == [
         SendAgentText(text=WHY),
@@ -66,6 +69,7 @@ def test_a_refusal_message_that_explains_itself_keeps_its_own_words(
     capable: SessionCore,
 ) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(explained("The notice's words."))
     own = said("No.", stop_reason="refusal", refusal_explanation="The message's words.")
     capable.handle(own)
@@ -81,6 +85,7 @@ def test_a_note_no_refusal_came_to_use_is_not_carried_into_the_next_turn(
     capable: SessionCore,
 ) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(explained())
     # An answer that is no refusal: neither the message nor the result carries the note ...
     assert capable.handle(said("Here you go.")) == [FORWARD]
@@ -88,6 +93,7 @@ def test_a_note_no_refusal_came_to_use_is_not_carried_into_the_next_turn(
     assert capable.refusal.kept is None
     # ... and the next turn's refusal, which Claude Code explained nowhere, says nothing.
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(result(stop_reason="refusal")) == [
         WITHDRAW,
         settled(T2, StopReason.REFUSAL),
@@ -96,6 +102,7 @@ def test_a_note_no_refusal_came_to_use_is_not_carried_into_the_next_turn(
 
 def test_a_later_note_replaces_an_earlier_one(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(explained("First."))
     capable.handle(explained("Second."))
     assert capable.handle(result(stop_reason="refusal"))[0] == SendAgentText(text="Second.")
@@ -103,6 +110,7 @@ def test_a_later_note_replaces_an_earlier_one(capable: SessionCore) -> None:
 
 def test_a_replaced_runtimes_note_is_dropped(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(explained(epoch=E2)) == [
         LogNotice(message="dropped RefusalExplained from a replaced runtime")
     ]

@@ -3,6 +3,7 @@ error."""
 
 from __future__ import annotations
 
+from fsm import PromptEchoed
 from fsm.effects import LogNotice
 from fsm.events import DeliveryFailed, PromptSent
 from fsm.session import SessionCore
@@ -55,6 +56,7 @@ def test_retry_warnings_escalate_to_an_error_on_the_prompt_response(capable: Ses
     )
     terminal = rec(f"{T1}:error", 3, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     # Attempt 1: a warning, revision 1, under the turn's id.
     assert capable.handle(retried(1)) == published(first)
     confirm(capable, first)
@@ -102,6 +104,7 @@ def test_retry_whose_delivery_failed_is_not_counted(capable: SessionCore) -> Non
         K.OVERLOADED,
     )
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(retried(1)) == published(first)
     confirm(capable, first)
     # Revision 2 could not be sent: logged, and nothing moves (docs/decisions.md#delivery).
@@ -130,6 +133,7 @@ def test_first_retry_lost_leaves_the_turn_error_at_revision_one(capable: Session
         K.OVERLOADED,
     )
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(retried(1)) == published(lost)
     capable.handle(DeliveryFailed(id=lost.id, revision=1))
     assert capable.active() == []
@@ -142,6 +146,7 @@ def test_first_retry_lost_leaves_the_turn_error_at_revision_one(capable: Session
 
 def test_retry_of_a_401_publishes_nothing(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(retried(1, status=401, error="authentication_failed")) == []
     assert capable.handle(retried(2, status=403, error="oauth_org_not_allowed")) == []
     assert (capable.turn_state, capable.active()) == (TurnState.RUNNING, [])
@@ -153,6 +158,7 @@ def test_retry_title_is_exactly_row_11_even_with_no_response_details(
     # Claude says how long it waited; docs/decisions.md#retry-progress fixes the title's wording
     # regardless.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(retried(2, status=None, error=None)) == published(
         rec(
             f"{T1}:error",
@@ -177,6 +183,7 @@ def test_retry_warnings_recover_when_the_turn_succeeds(capable: SessionCore) -> 
         K.RATE_LIMITED,
     )
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(retried(1, status=429, error="rate_limit")) == published(warning)
     confirm(capable, warning)
     # The retry worked: the answer settles the turn, and the warning stops being active

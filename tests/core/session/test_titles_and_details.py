@@ -3,6 +3,7 @@ goes to details."""
 
 from __future__ import annotations
 
+from fsm import PromptEchoed
 from fsm.effects import StopReason
 from fsm.events import PromptSent
 from fsm.session import SessionCore
@@ -37,6 +38,7 @@ from tests.support.session_narrative import (
 def test_title_is_claude_text_with_credentials_masked(capable: SessionCore) -> None:
     leaked = "API Error: 401 key sk-ant-api03-AAAA rejected for /home/alice/.claude"
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said(leaked, model=SYN, error="server_error")) == []
     assert capable.handle(result(is_error=True, text=leaked)) == failed_with(
         rec(
@@ -54,6 +56,7 @@ def test_title_is_claude_text_with_credentials_masked(capable: SessionCore) -> N
 def test_title_is_never_a_bare_subtype_code(capable: SessionCore) -> None:
     # A turn limit with no words from Claude gets the adapter's sentence, not "error_max_turns".
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(result(subtype="error_max_turns", is_error=True)) == failed_with(
         rec(
             f"{T1}:error",
@@ -67,6 +70,7 @@ def test_title_is_never_a_bare_subtype_code(capable: SessionCore) -> None:
     )
     # Same for an execution error with nothing said at all.
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     t2 = rec(
         f"{T2}:error",
         1,
@@ -86,6 +90,7 @@ def test_title_is_never_a_bare_subtype_code(capable: SessionCore) -> None:
 def test_assistant_error_text_wins_over_result_text(capable: SessionCore) -> None:
     # Claude's own message is first in the spec's order; the result text comes second.
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
     assert capable.handle(result(is_error=True, text="API Error")) == failed_with(
         rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
@@ -99,6 +104,7 @@ def test_long_claude_text_splits_into_title_and_details(capable: SessionCore) ->
     explanation = "Your request was rejected because " + "it was long " * 30
     text = f"API Error: 400 invalid request.\n\n{explanation.strip()}"
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(text, model=SYN, error="invalid_request"))
     assert capable.handle(result(is_error=True, text=text)) == failed_with(
         rec(
@@ -141,6 +147,7 @@ def test_a_turn_the_users_answer_stopped_is_cancelled_without_a_record(
     # with this diagnostic as its only error. The user stopped the turn: `cancelled`, no record.
     for core in (capable, legacy):
         core.handle(PromptSent(turn_id=T1))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
         core.handle(said("Here is my plan."))
         effects = core.handle(
             result(subtype="error_during_execution", is_error=True, errors=(KEPT_PLANNING,))
@@ -152,6 +159,7 @@ def test_a_diagnostic_line_never_titles_a_record(capable: SessionCore) -> None:
     # Another diagnostic (not the user's stop) is a failure, titled without the internal line.
     crash = "[ede_diagnostic] result_type=assistant last_content_type=text stop_reason=null"
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     effects = capable.handle(
         result(
             subtype="error_during_execution",
@@ -172,5 +180,6 @@ def test_a_diagnostic_line_never_titles_a_record(capable: SessionCore) -> None:
     )
     # The same in a success-shaped result's text.
     capable.handle(PromptSent(turn_id=T2))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     effects = capable.handle(result(is_error=True, text=crash))
     assert "ede_diagnostic" not in str(effects)

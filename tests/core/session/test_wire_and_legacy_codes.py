@@ -3,6 +3,7 @@ on the PromptResponse, and what legacy clients get instead."""
 
 from __future__ import annotations
 
+from fsm import PromptEchoed
 from fsm.effects import Blame, LogNotice, RejectPrompt, SendAgentText, SettlePrompt
 from fsm.events import AuthStatusReported, HistoryFailureFound, PromptSent, TransportLost
 from fsm.session import SessionCore
@@ -33,6 +34,7 @@ from tests.support.session_narrative import (
 def test_turn_failure_projects_to_exactly_the_wire_keys(capable: SessionCore) -> None:
     # An overloaded turn ...
     capable.handle(PromptSent(turn_id=T1))
+    capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
     withdraw, settle = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
     assert withdraw == WITHDRAW
@@ -66,6 +68,7 @@ def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
     legacy: SessionCore,
 ) -> None:
     legacy.handle(PromptSent(turn_id=T1))
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     # The usage-limit prose stays in the transcript for a legacy editor.
     assert legacy.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == [FORWARD_MASKED]
     # It was shown as it came: the error names the kind, not Claude's words again
@@ -82,6 +85,7 @@ def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
     # Nothing typed, nothing active, and the next prompt is accepted.
     assert legacy.active() == []
     assert legacy.handle(PromptSent(turn_id=T2)) == []
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T2))
 
 
 # A provider failure's answer to a legacy client: the kind, never Claude's words
@@ -96,6 +100,7 @@ PROVIDER_REJECTION = RejectPrompt(
 
 def test_legacy_error_result_without_assistant_error_names_the_kind(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     # Claude Code's words reached the client nowhere else: agent text first (nothing was said
     # before them, so no line break), then the short error.
     assert legacy.handle(
@@ -106,6 +111,7 @@ def test_legacy_error_result_without_assistant_error_names_the_kind(legacy: Sess
 def test_legacy_result_text_already_answered_is_not_repeated(legacy: SessionCore) -> None:
     # An error result whose text repeats what the turn answered: shown once, the error short.
     legacy.handle(PromptSent(turn_id=T1))
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     assert legacy.handle(said("Partial answer, then trouble.", model=REAL)) == [FORWARD]
     assert legacy.handle(result(is_error=True, text="Partial answer, then trouble.")) == [
         WITHDRAW,
@@ -116,6 +122,7 @@ def test_legacy_result_text_already_answered_is_not_repeated(legacy: SessionCore
 def test_the_adapters_own_words_stay_in_the_legacy_error(legacy: SessionCore) -> None:
     # Claude said nothing of the failure: the error's message is the only place it is told.
     legacy.handle(PromptSent(turn_id=T1))
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     assert legacy.handle(TransportLost(epoch=E1)) == [
         WITHDRAW,
         RejectPrompt(
@@ -129,6 +136,7 @@ def test_the_adapters_own_words_stay_in_the_legacy_error(legacy: SessionCore) ->
 
 def test_legacy_auth_rejects_with_authentication_required(legacy: SessionCore) -> None:
     legacy.handle(PromptSent(turn_id=T1))
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     assert legacy.handle(said(LOGIN_TEXT, model=SYN)) == []
     assert legacy.handle(result(is_error=True, text=LOGIN_TEXT)) == [WITHDRAW, AUTH_REJECTION]
     # An auth check later publishes nothing either.
@@ -149,6 +157,7 @@ def test_legacy_failure_with_no_live_turn_is_only_logged(legacy: SessionCore) ->
 
 def test_legacy_never_publishes_retry_history_or_records(legacy: SessionCore) -> None:
     assert legacy.handle(PromptSent(turn_id=T1)) == []
+    legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     assert legacy.handle(retried(1)) == []
     assert legacy.handle(retried(2, status=None)) == []
     assert legacy.handle(HistoryFailureFound(id="u0:error", title=SPEND_LIMIT, active=True)) == []

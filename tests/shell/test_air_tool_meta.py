@@ -1,0 +1,67 @@
+"""What a JetBrains AIR client is told of a tool call itself, through the agent and the real
+SDK in process: a shell command's title (`_meta.jetbrains.air.commandTitle`) and an MCP tool's
+server and tool (`_meta.jetbrains.air.mcp`); a plain client gets no AIR key on any card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.shell_harness import agent_in_process
+
+AIR: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
+
+
+async def _cards(tmp_path: Path, client_meta: dict[str, Any] | None) -> dict[str, list[Any]]:
+    """Each tool call's updates by the tool's name (`every_tool` has one call of each of these)."""
+    async with agent_in_process(
+        tmp_path, "every_tool", client_meta=client_meta, capable=client_meta is not None
+    ) as adapter:
+        session = await adapter.new_session()
+        await adapter.prompt(session, "Use every tool")
+    names: dict[str, str] = {}
+    cards: dict[str, list[Any]] = {}
+    for update in adapter.updates():
+        if update["sessionUpdate"] not in ("tool_call", "tool_call_update"):
+            continue
+        tool = ((update.get("_meta") or {}).get("claudeCode") or {}).get("toolName")
+        if isinstance(tool, str):
+            names.setdefault(update["toolCallId"], tool)
+        cards.setdefault(names.get(update["toolCallId"], "?"), []).append(update)
+    return cards
+
+
+def _air(update: dict[str, Any]) -> dict[str, Any] | None:
+    meta = update.get("_meta")
+    return meta.get("jetbrains", {}).get("air") if isinstance(meta, dict) else None
+
+
+@pytest.mark.asyncio
+async def test_an_air_client_gets_the_command_title_and_the_mcp_tool(tmp_path: Path) -> None:
+    cards = await _cards(tmp_path, AIR)
+    # Each report whose input holds the description carries it; none before it streamed in.
+    bash = [(_air(u), "description" in u["rawInput"]) for u in cards["Bash"] if "rawInput" in u]
+    assert [described for _, described in bash] == [False, False, True]
+    titled = {"version": 1, "commandTitle": "Run the tests"}
+    assert [air == titled if described else air is None for air, described in bash] == [True] * 3
+    # The MCP tool is split from the card's first report on.
+    mcp = cards["mcp__github__create_issue"]
+    assert _air(mcp[0]) == {"version": 1, "mcp": {"server": "github", "tool": "create_issue"}}
+    # No other tool of the turn is told either.
+    others = [
+        air
+        for name, updates in cards.items()
+        if name not in ("Bash", "mcp__github__create_issue")
+        for air in map(_air, updates)
+        if air is not None
+    ]
+    assert all("commandTitle" not in air and "mcp" not in air for air in others)
+
+
+@pytest.mark.asyncio
+async def test_a_plain_client_gets_no_air_key_on_any_card(tmp_path: Path) -> None:
+    cards = await _cards(tmp_path, None)
+    assert cards["Bash"] and cards["mcp__github__create_issue"]
+    assert all(_air(u) is None for updates in cards.values() for u in updates)

@@ -1,0 +1,115 @@
+"""A first session's spawn path is imported while the client leaves the agent idle after
+`initialize` (adapter/app/serving.py, `import_while_quiet`), a module at a time, and nothing
+more once the client sends anything."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+import pytest
+
+from adapter.app.serving import SPAWN_PATH, import_while_quiet
+from adapter.wire.guard import GuardedTransport
+from adapter.wire.stdio import ChunkReader
+
+
+class _Transport:
+    def __init__(self, quiet: list[bool]) -> None:
+        self.initialized = asyncio.Event()
+        self._quiet = quiet
+
+    def quiet(self) -> bool:
+        return self._quiet.pop(0)
+
+
+async def _run(transport: _Transport, imported: list[str]) -> None:
+    await import_while_quiet(transport, ("one", "two", "three"), 0, imported.append)
+
+
+@pytest.mark.asyncio
+async def test_nothing_is_imported_before_initialize_is_answered() -> None:
+    imported: list[str] = []
+    waiting = asyncio.ensure_future(_run(_Transport([True, True, True]), imported))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert imported == [] and not waiting.done()
+    waiting.cancel()
+
+
+@pytest.mark.asyncio
+async def test_each_module_is_imported_while_the_client_stays_quiet() -> None:
+    imported: list[str] = []
+    transport = _Transport([True, True, True])
+    transport.initialized.set()
+    await _run(transport, imported)
+    assert imported == ["one", "two", "three"]
+
+
+@pytest.mark.asyncio
+async def test_a_message_from_the_client_ends_it() -> None:
+    imported: list[str] = []
+    transport = _Transport([True, False, True])
+    transport.initialized.set()
+    await _run(transport, imported)
+    assert imported == ["one"]
+
+
+@pytest.mark.asyncio
+async def test_a_module_that_does_not_import_ends_it_quietly() -> None:
+    imported: list[str] = []
+
+    def failing(name: str) -> None:
+        imported.append(name)
+        raise ImportError(name)
+
+    transport = _Transport([True, True, True])
+    transport.initialized.set()
+    await import_while_quiet(transport, ("one", "two"), 0, failing)
+    assert imported == ["one"]
+
+
+def test_the_spawn_path_names_modules_that_exist() -> None:
+    import importlib.util
+
+    for name in SPAWN_PATH:
+        assert name in sys.modules or importlib.util.find_spec(name) is not None, name
+
+
+class _Writer:
+    def write(self, data: bytes) -> None:
+        return None
+
+    async def drain(self) -> None:
+        return None
+
+
+async def _no_eof() -> None:
+    return None
+
+
+def _line(message: dict[str, object]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n"
+
+
+@pytest.mark.asyncio
+async def test_the_guard_is_quiet_only_between_requests_with_no_input_waiting() -> None:
+    reader = ChunkReader()
+    reader.feed(_line({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}}))
+    writer: Any = _Writer()
+    guard = GuardedTransport(reader, writer, limit=1 << 20, on_eof=_no_eof)
+    assert not guard.quiet()  # input waiting
+    first = await guard.receive()
+    assert first is not None and first["method"] == "initialize"
+    assert not guard.quiet() and not guard.initialized.is_set()  # not answered yet
+    await guard.send({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}})
+    assert guard.quiet() and guard.initialized.is_set()
+    reader.feed(_line({"id": 2, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}))
+    assert not guard.quiet()  # a request came in
+    second = await guard.receive()
+    assert second is not None and second["method"] == "session/new"
+    assert not guard.quiet()  # and is open until answered
+    await guard.send({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "s"}})
+    assert guard.quiet()
