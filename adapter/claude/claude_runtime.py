@@ -32,6 +32,7 @@ from claude_agent_sdk.types import (
 )
 
 from adapter.claude.client_options import apply as apply_client_options
+from adapter.claude.executable import bundled_claude
 from adapter.claude.hooks import ClaudeHooks
 from adapter.claude.launch import Launch
 from adapter.claude.runtime_settings import RuntimeSettings
@@ -63,6 +64,14 @@ async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
     yield {}
 
 
+def _bundled_cli() -> str | None:
+    """The CLI bundled in the SDK, found as the SDK finds it first (`_find_cli`), which it does
+    on a worker thread when not told: that would import anyio's asyncio backend before the spawn
+    (`sdk_compat.spawn_before_the_backend`). None: the SDK looks further (PATH...) itself."""
+    found = bundled_claude()
+    return str(found) if found is not None else None
+
+
 class ClaudeRuntime:
     def __init__(
         self,
@@ -91,7 +100,7 @@ class ClaudeRuntime:
         # elicitations (`hooks.answer_elicitations_with`, Claude Code's own requests).
         self.hooks = ClaudeHooks(epoch=self.epoch)
         chosen: dict[str, Any] = dict(
-            cli_path=settings.executable,
+            cli_path=settings.executable or _bundled_cli(),
             cwd=cwd,
             # Plain session_state_changed frames reach us, so a turn that went idle without a
             # result is seen instead of waited on forever.

@@ -97,19 +97,21 @@ SESSION_ID = "0b7e8f5e-1d2c-4c4e-9a53-6b0c1a2d3e4f"
 
 
 def _modules_at_spawn(
-    tmp_path: Path, method: str, params: dict[str, Any]
+    tmp_path: Path, method: str, params: dict[str, Any], *, executable: bool = True
 ) -> tuple[dict[str, Any], set[str], dict[str, Any]]:
     """The answer to `method` (the spawn refused), the modules imported by the spawn, and how
-    anyio's backend came in."""
+    anyio's backend came in. Claude is `$CLAUDE_CODE_EXECUTABLE`, or with `executable` False
+    the CLI bundled in the SDK (never started either: the spawn is refused)."""
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
         {"jsonrpc": "2.0", "id": 2, "method": method, "params": params},
     ]
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k != "CLAUDE_CODE_EXECUTABLE"},
         "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config"),
-        "CLAUDE_CODE_EXECUTABLE": sys.executable,  # never started: the spawn is refused
     }
+    if executable:
+        env["CLAUDE_CODE_EXECUTABLE"] = sys.executable
     with subprocess.Popen(
         [sys.executable, "-c", CHILD],
         stdin=subprocess.PIPE,
@@ -141,14 +143,20 @@ def _early(modules: set[str], late: tuple[str, ...]) -> set[str]:
     return {name for name in modules if any(name == m or name.startswith(m + ".") for m in late)}
 
 
-def _new_session(tmp_path: Path) -> tuple[dict[str, Any], set[str], dict[str, Any]]:
-    return _modules_at_spawn(tmp_path, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
+def _new_session(
+    tmp_path: Path, *, executable: bool = True
+) -> tuple[dict[str, Any], set[str], dict[str, Any]]:
+    params = {"cwd": str(tmp_path), "mcpServers": []}
+    return _modules_at_spawn(tmp_path, "session/new", params, executable=executable)
 
 
+@pytest.mark.parametrize("executable", [True, False], ids=["configured", "bundled"])
 def test_a_new_session_spawns_claude_before_importing_what_the_spawn_does_not_need(
-    tmp_path: Path,
+    tmp_path: Path, executable: bool
 ) -> None:
-    answer, modules, _ = _new_session(tmp_path)
+    # The bundled CLI too: the SDK looks for it on a worker thread (anyio's backend) unless
+    # told where it is (`claude_runtime._bundled_cli`).
+    answer, modules, _ = _new_session(tmp_path, executable=executable)
     assert "error" in answer  # the spawn was refused, after the note
     assert set(NEEDED) <= modules
     early = _early(modules, NOT_BEFORE_SPAWN)
