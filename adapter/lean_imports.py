@@ -19,6 +19,10 @@ imports were most of the time from spawn to the first `session/new` answer:
   (say `create_sdk_mcp_server`) runs the real `__init__` in the same module, so anything that
   wants the whole SDK still gets it. The SDK's `Query` imports `mcp` too, through its MCP bridge
   module, which a stand-in replaces until a bridge is built.
+- `anyio` (~6 M instructions): `anyio` and `anyio.abc` parse their own source with `ast`
+  (`anyio._lazyimport._build_lazy_map`) to learn the names they load lazily, in every process.
+  `lean_anyio_names` keeps what that returns in the dataclass code cache (below), keyed by the
+  file's path, size and modification time, as Python's bytecode is.
 - `opentelemetry.propagate` (~1.6 ms of every first session's way to its spawn): the SDK's
   transport imports it in `connect`, right before spawning Claude, to pass an active span's
   trace context on in Claude's environment. The adapter starts no span of its own, and acp's
@@ -71,6 +75,7 @@ __all__ = [
     "DataclassCode",
     "cache_dataclass_code",
     "dataclass_code_unsaved",
+    "lean_anyio_names",
     "lean_claude_sdk",
     "lean_trace_propagation",
     "pause_collection",
@@ -85,6 +90,7 @@ log = logging.getLogger(__name__)
 SDK_PACKAGE = "claude_agent_sdk"
 ACP_SCHEMA = "acp.schema"
 MCP_BRIDGE = f"{SDK_PACKAGE}._internal.sdk_mcp_bridge"
+ANYIO_LAZY = "anyio._lazyimport"
 PROPAGATE = "opentelemetry.propagate"
 
 
@@ -111,10 +117,11 @@ def resume_collection() -> None:
 
 
 def prepare_imports() -> None:
-    """All three changes, for a process that is about to serve ACP."""
+    """All four changes, for a process that is about to serve ACP."""
     prepare_acp_schema()
     lean_claude_sdk()
     lean_trace_propagation()
+    lean_anyio_names()
 
 
 def prepare_acp_schema() -> None:
@@ -258,6 +265,75 @@ def _nothing_to_propagate(context: Any) -> bool:
         return False
 
 
+def lean_anyio_names() -> None:
+    """Keep the names `anyio` and `anyio.abc` load lazily in the dataclass code cache, keyed by
+    their file, its size and time (see the module doc); until `anyio` is imported."""
+    if ANYIO_LAZY in sys.modules or any(isinstance(f, _LazyNamesFinder) for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, _LazyNamesFinder())
+
+
+class _LazyNamesFinder:
+    """Finds `anyio._lazyimport` as the path finder does, with `_build_lazy_map` cached."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != ANYIO_LAZY:
+            return None
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _CachingLazyNames(spec.loader)  # type: ignore[assignment]
+        return spec
+
+
+class _CachingLazyNames:
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        build = getattr(module, "_build_lazy_map", None)
+        if callable(build) and list(inspect.signature(build).parameters) == ["module"]:
+            module._build_lazy_map = _cached_lazy_names(build)  # type: ignore[attr-defined]
+        else:
+            log.debug("anyio's _build_lazy_map changed; its names are read from source")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._loader, name)
+
+
+def _cached_lazy_names(build: Callable[[ModuleType], Any]) -> Callable[[ModuleType], Any]:
+    def cached(module: ModuleType) -> Any:
+        file = getattr(module, "__file__", None)
+        if _dataclass_code is None or not isinstance(file, str):
+            return build(module)
+        try:
+            stat = os.stat(file)
+        except OSError:
+            return build(module)
+        label = f"{ANYIO_LAZY}._build_lazy_map\0{file}\0{stat.st_size}\0{stat.st_mtime_ns}"
+        return _dataclass_code.memo(label, lambda: build(module), _lazy_names_shape)
+
+    return cached
+
+
+def _lazy_names_shape(value: Any) -> bool:
+    """What `_build_lazy_map` returns: (name -> (module, name), alias -> target, submodules)."""
+    return (
+        isinstance(value, tuple)
+        and len(value) == 3
+        and isinstance(value[0], dict)
+        and isinstance(value[1], dict)
+        and isinstance(value[2], list)
+    )
+
+
 def reexported_names(init_file: Path) -> dict[str, tuple[str, str]]:
     """`name -> (submodule, its name there)` for every `from .sub import name` in `__init__`."""
     tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
@@ -329,6 +405,26 @@ class DataclassCode:
             code = compile(source, "<string>", "exec", dont_inherit=True)
             self.new[key] = marshal.dumps(code)
         builtins.exec(code, globals, locals)
+
+    def memo(self, label: str, make: Callable[[], Any], valid: Callable[[Any], bool]) -> Any:
+        """The value kept under `label` (a text that names it exactly) if `valid` takes it,
+        else `make()`, kept for the next process (when `marshal` can write it)."""
+        key = self._digest(label.encode("utf-8", "surrogateescape"), digest_size=16).digest()
+        blob = self.stored.get(key)
+        if blob is not None:
+            try:
+                value = marshal.loads(blob)
+            except (EOFError, ValueError, TypeError):
+                value = None
+            if valid(value):
+                self.used.add(key)
+                self.hits += 1
+                return value
+            del self.stored[key]
+        value = make()
+        with contextlib.suppress(ValueError):
+            self.new[key] = marshal.dumps(value)
+        return value
 
     def _stored_code(self, key: bytes) -> CodeType | None:
         blob = self.stored.get(key)

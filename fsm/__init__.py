@@ -11,7 +11,8 @@ each part lives:
 - `turn.py`: the turn machine, its table, guards and callbacks, and how a prompt is answered;
 - `runtime.py`, `incident.py`, `limits.py`, `notices.py`, `idle_compaction.py`: the other
   machines (drawn in `diagrams/`, `python -m fsm.diagrams`), `machine.py` their plumbing;
-- `ledger.py` (ids, revisions, the active set), `ids.py`, `records.py`, `vocabulary.py`;
+- `ledger.py` (ids, revisions, the active set), `ids.py`, `records.py`, `vocabulary.py`,
+  `visible_text.py` (control characters as a client may show them);
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
   `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
@@ -21,8 +22,8 @@ each part lives:
   `subagent_config.py`, `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`,
   `goals.py`, `prompt_suggestions.py`: its extensions);
 - `pickers/`: the agent, model and effort pickers (`agents.py`, `model_policy.py`,
-  `model_following.py`, `values.py`, `effort_seeds.py`) and the fast-mode switch
-  (`fast_mode.py`);
+  `model_entries.py`, `model_following.py`, `values.py`, `effort_seeds.py`) and the fast-mode
+  switch (`fast_mode.py`);
 - `wire/`: how a record reaches a client (`negotiation.py`: which dialects; `dialects.py`: a
   record's forms).
 
@@ -202,6 +203,7 @@ if TYPE_CHECKING:
         PromptReceived,
         PromptRequested,
         PromptSent,
+        PromptStarted,
         RateLimitReported,
         RefusalExplained,
         ResultReceived,
@@ -335,6 +337,7 @@ _HOMES = {
     "BackgroundTasksListed": "events",
     "BackgroundTaskSettled": "events",
     "PromptEchoed": "events",
+    "PromptStarted": "events",
     "TurnTakenUp": "effects",
     "WithdrawPrompt": "effects",
     "AnswerSteer": "effects",
@@ -654,6 +657,7 @@ __all__ = [
     "PromptReceived",
     "PromptRequested",
     "PromptSent",
+    "PromptStarted",
     "PromptSuggestions",
     "PublishRecord",
     "RateLimitReported",

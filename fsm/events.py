@@ -393,6 +393,17 @@ class PromptEchoed(ClaudeEvent):
 
     turn_id: str
 
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptStarted(ClaudeEvent):
+    """Claude Code started the user message `turn_id` (its `command_lifecycle` frame in state
+    `started`): it took that message up, before anything it does for it (a local command's
+    output, the request's retries, the echo). Where a prompt's turn begins when no turn of
+    Claude's runs (docs/decisions.md#turn-begins-at-echo); a pushed prompt still hands off at
+    its echo, which comes first when it is taken up into a running turn."""
+
+    turn_id: str
+
     def __post_init__(self) -> None:
         need(self.turn_id, "turn_id")
 

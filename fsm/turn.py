@@ -104,6 +104,7 @@ from fsm.events import (
     PromptEchoed,
     PromptReceived,
     PromptSent,
+    PromptStarted,
     ResultReceived,
     RetryAttempted,
     RuntimeStartFailed,
@@ -202,6 +203,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_sent", IDLE, PROMPT_SENT, "open_turn"),
     _row("prompt_echoed", IDLE, RUNNING, "take_up_pushed", when="echoes_a_pushed_prompt"),
     _row("prompt_echoed", IDLE, None),
+    # A pushed prompt's turn begins at its echo; a started prompt no turn waits for is nothing.
+    _row("prompt_started", IDLE, None),
     # docs/decisions.md#failures-between-turns: a failure message between turns is a session-scoped
     # record, or (for a client that takes no records) the transcript's text; a login prompt is
     # neither.
@@ -244,12 +247,13 @@ TRANSITIONS: list[dict[str, Any]] = [
     # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
     _row("steer_received", IDLE, None, "refuse_steer"),
     # --- PROMPT_SENT: the prompt is written; Claude has not taken it up (echoed it) yet ----------
-    # docs/decisions.md#turn-begins-at-echo: the turn begins at the prompt's echo. What Claude
-    # says before it is its own work (a task notification's follow-up, a `/loop` fire), shown
-    # and handled as between turns; a result that is not Claude's own work still answers the
-    # prompt (the rows below), for a prompt Claude Code answers without an echo first (a local
-    # command's output comes before its echo; `/compact` has none).
-    _row("prompt_echoed", PROMPT_SENT, RUNNING, when="echoes_the_live_prompt"),
+    # docs/decisions.md#turn-begins-at-echo: the turn begins when Claude Code says it started the
+    # prompt (`command_lifecycle`, before anything it does for it) or echoes it. What Claude says
+    # before that is its own work (a task notification's follow-up, a `/loop` fire), shown and
+    # handled as between turns; a result that is not Claude's own work still answers a prompt
+    # Claude Code answered without either (a CLI that says no start writes a local command's
+    # output before its echo, and echoes no `/compact`).
+    _row(["prompt_started", "prompt_echoed"], PROMPT_SENT, RUNNING, when="names_the_live_prompt"),
     _row("assistant_message_received", PROMPT_SENT, None,
          when=["is_a_failure_message", "is_a_login_prompt"]),
     _row("assistant_message_received", PROMPT_SENT, None, "report_failure_message",
@@ -367,6 +371,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_echoed", [*WORKING, FAILING], RUNNING, "confirm_boundary",
          "hand_off_to_pushed", when="echoes_a_pushed_prompt"),
     _row("prompt_echoed", LIVE_TURN, None),
+    _row("prompt_started", LIVE_TURN, None),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row("assistant_message_received", FAILING, FAILING, "forward_message",
          when="is_from_a_subagent"),
@@ -471,7 +476,7 @@ TRANSITIONS: list[dict[str, Any]] = [
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
           "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
           "background_task_started", "background_task_settled", "background_tasks_listed",
-          "prompt_echoed"],
+          "prompt_echoed", "prompt_started"],
          BROKEN, None),
     _row("prompt_sent", BROKEN, None, "note_pushed_sent", when="was_pushed"),
     _row("steer_received", BROKEN, None, "refuse_steer"),
@@ -772,7 +777,7 @@ class Turn:
     def echoes_a_pushed_prompt(self, event: PromptEchoed) -> bool:
         return event.turn_id in self.pushed
 
-    def echoes_the_live_prompt(self, event: PromptEchoed) -> bool:
+    def names_the_live_prompt(self, event: PromptEchoed | PromptStarted) -> bool:
         return event.turn_id == self.turn_id
 
     # === callbacks: the only place the core makes effects for a turn =============================

@@ -38,11 +38,11 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   stream its reader task routes frames through, wrapped so that a frame goes in without a turn
   of the event loop while the buffer has room.
 - `spawn_before_the_backend`: the `anyio` the SDK's transport module calls, replaced by one
-  whose `Lock` is anyio's own lazy `LockAdapter` (private) and whose `open_process` starts the
-  process first and imports anyio's asyncio backend after, to wrap it in the backend's private
-  `Process` exactly as `anyio.open_process` does; once the backend is imported, both are
-  anyio's. A fresh process's first Claude starts about 9 ms sooner: the import runs while
-  Claude starts up (`serving.LateTaskGroup`).
+  whose `Lock` is anyio's, made on first use (as anyio's own `LockAdapter`), and whose
+  `open_process` starts the process first and imports anyio's asyncio backend after, to wrap
+  it in the backend's private `Process` exactly as `anyio.open_process` does; once the backend
+  is imported, both are anyio's. A fresh process's first Claude starts about 9 ms sooner: the
+  import runs while Claude starts up (`serving.LateTaskGroup`).
 """
 
 from __future__ import annotations
@@ -387,13 +387,10 @@ class _TransportAnyio(types.ModuleType):
         return getattr(anyio, name)
 
     @staticmethod
-    def Lock(*, fast_acquire: bool = False) -> anyio.Lock:
+    def Lock(*, fast_acquire: bool = False) -> Any:
         if ASYNCIO_BACKEND in sys.modules:
             return anyio.Lock(fast_acquire=fast_acquire)
-        from anyio._core._synchronization import LockAdapter
-
-        # What anyio makes outside an event loop: the backend's lock, made on first use.
-        return LockAdapter(fast_acquire=fast_acquire)
+        return _LockOnFirstUse(fast_acquire)
 
     @staticmethod
     async def open_process(
@@ -446,6 +443,29 @@ class _TransportAnyio(types.ModuleType):
             protocol.exited,
             transport,
         )
+
+
+class _LockOnFirstUse:
+    """anyio's lock, made when first used (as anyio's own `LockAdapter`, made outside an event
+    loop, does; importing that module costs about 1 ms more before the spawn)."""
+
+    def __init__(self, fast_acquire: bool) -> None:
+        self._fast_acquire = fast_acquire
+        self._lock: anyio.Lock | None = None
+
+    def _real(self) -> anyio.Lock:
+        if self._lock is None:
+            self._lock = anyio.Lock(fast_acquire=self._fast_acquire)
+        return self._lock
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real(), name)
+
+    async def __aenter__(self) -> None:
+        await self._real().acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._real().release()
 
 
 class _ProcessStreamProtocol(asyncio.subprocess.SubprocessStreamProtocol):

@@ -49,6 +49,7 @@ from fsm import (
     McpServerStatus,
     ModelFellBack,
     PromptEchoed,
+    PromptStarted,
     RateLimitReported,
     RefusalExplained,
     ResultReceived,
@@ -167,7 +168,8 @@ def read_frame(message: object, raw: object, epoch: str, *, now: float, wall: fl
         started = _answer_stream_started(message, epoch)
         return _STREAMED if started is None else Reading(Shown.STREAM, (started,))
     if isinstance(message, UnparsedFrame):
-        return Reading(Shown.UNPARSED)
+        taken_up = started_for(message.data, epoch)
+        return Reading(Shown.UNPARSED, () if taken_up is None else (taken_up,))
     changes = own_changes(message, raw)
     try:
         event = event_for(message, epoch)
@@ -315,6 +317,18 @@ def echo_for(raw: object, epoch: str) -> PromptEchoed | None:
         return None
     uuid = _str(raw, "uuid")
     return PromptEchoed(epoch=epoch, turn_id=uuid) if uuid else None
+
+
+def started_for(raw: object, epoch: str) -> PromptStarted | None:
+    """Claude Code's word that it started a user message (`command_lifecycle`, state
+    `started`, naming the uuid the adapter stamped on it): it took that message up
+    (docs/decisions.md#turn-begins-at-echo)."""
+    if not isinstance(raw, Mapping) or raw.get("type") != "command_lifecycle":
+        return None
+    uuid = _str(raw, "command_uuid")
+    return (
+        PromptStarted(epoch=epoch, turn_id=uuid) if raw.get("state") == "started" and uuid else None
+    )
 
 
 def event_for(message: object, epoch: str) -> ClaudeEvent | None:

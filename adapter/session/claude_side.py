@@ -244,6 +244,8 @@ class ClaudeSide:
             await self._view.stream_event(message)
             return
         if shown is Shown.UNPARSED:
+            for event in reading.events:  # Claude Code started a prompt: its turn begins
+                await self._feed(event)
             await self._view.unparsed(message.data)
             return
         # What Claude Code changed by itself (a mode, fast mode, its commands, a fallback's

@@ -575,6 +575,10 @@ async def main():
     seen["early"] = await talk(sdk_anyio.open_process)
     async with lock:  # the backend's lock, made now
         seen["locked"] = lock.locked()
+    await lock.acquire()  # as the transport's close takes it
+    seen["locked"] = seen["locked"] and lock.locked()
+    lock.release()
+    seen["locked"] = seen["locked"] and not lock.locked()
     seen["ordinary"] = await talk(anyio.open_process)
     seen["lock after"] = type(sdk_anyio.Lock()).__name__
     seen["same module"] = sdk_anyio.TASK_STATUS_IGNORED is anyio.TASK_STATUS_IGNORED
@@ -601,7 +605,7 @@ def test_the_sdks_transport_spawns_before_anyios_backend_and_gets_what_anyio_giv
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["backend at the fork"] is False  # the first spawn came before the import
-    assert seen["lock"] == "LockAdapter" and seen["backend after the lock"] is False
+    assert seen["lock"] == "_LockOnFirstUse" and seen["backend after the lock"] is False
     assert seen["locked"] is True
     assert seen["early"] == seen["ordinary"]
     assert seen["early"]["out"] == "hi" and seen["early"]["code"] == 0

@@ -30,6 +30,7 @@ from fsm import (
     ContextMeasured,
     ModelFellBack,
     PromptEchoed,
+    PromptStarted,
     RateLimitReported,
     RefusalExplained,
     ResultReceived,
@@ -37,6 +38,7 @@ from fsm import (
 from tests.support.shell_harness import (
     EPOCH,
     answer_of,
+    echo,
     prompt_in_background,
     session_with_fakes,
 )
@@ -386,3 +388,37 @@ async def test_the_controls_follow_what_the_reading_says_before_the_core_decides
         # The mode it is in already changes nothing.
         await _say(session, _system("status", permissionMode="plan"))
         assert len(link.sent) == 2
+
+
+def _lifecycle(state: str, command_uuid: object = "p-1") -> dict[str, Any]:
+    return {"type": "command_lifecycle", "state": state, "command_uuid": command_uuid}
+
+
+def test_claude_code_starting_a_user_message_is_its_take_up() -> None:
+    # docs/decisions.md#turn-begins-at-echo: `command_lifecycle` `started`, before anything Claude
+    # Code does for the message; its other states, and a frame without a uuid, say nothing.
+    frame = _lifecycle("started")
+    reading = read_frame(UnparsedFrame(frame), frame, EPOCH, now=NOW, wall=WALL)
+    assert reading == Reading(Shown.UNPARSED, (PromptStarted(epoch=EPOCH, turn_id="p-1"),))
+    for other in (_lifecycle("queued"), _lifecycle("completed"), _lifecycle("started", None)):
+        unsaid = read_frame(UnparsedFrame(other), other, EPOCH, now=NOW, wall=WALL)
+        assert unsaid == Reading(Shown.UNPARSED)
+
+
+async def test_a_local_commands_output_before_its_echo_is_its_answer() -> None:
+    # The bundled CLI writes `/context`'s output before its echo; it said it started the
+    # command first, so the turn runs from there and the output is the prompt's.
+    async with session_with_fakes() as (session, link, runtime, _), anyio.create_task_group() as tg:
+        box = await prompt_in_background(session, runtime, tg, echoed=False)
+        stamp = runtime.prompts[-1]["uuid"]
+        assert session.core.turn_state.value == "prompt-sent"
+        started = _lifecycle("started", stamp)
+        await session.claude.on_message(UnparsedFrame(started), started, EPOCH)
+        assert session.core.turn_state.value == "running"
+        await _say(session, _assistant([{"type": "text", "text": "## Context Usage"}]))
+        assert session.core.turn.answered_text == "## Context Usage"
+        await echo(session, runtime, runtime.prompts[-1])
+        await _say(session, _result())
+        answer = await answer_of(box)
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+        assert sum("## Context Usage" in str(update) for update in link.sent) == 1

@@ -359,3 +359,63 @@ def test_the_sdk_imports_the_propagation_module_at_the_spawn_and_only_injects() 
         and node.value.id == "propagate"
     }
     assert used == {"inject"}
+
+
+# anyio's lazily loaded names, in a fresh interpreter: with the lean import and the dataclass
+# code cache at a given path (or neither), what `anyio` and `anyio.abc` offer, and whether
+# anyio read its own source to learn them.
+ANYIO_NAMES = """
+import inspect, json, sys
+from pathlib import Path
+read = []
+getsource = inspect.getsource
+def noting(obj):
+    read.append(getattr(obj, "__name__", "?"))
+    return getsource(obj)
+inspect.getsource = noting
+LEAN = {lean}
+if LEAN:
+    from adapter.lean_imports import cache_dataclass_code, lean_anyio_names
+    code = cache_dataclass_code(Path({cache!r}))
+    lean_anyio_names()
+import anyio, anyio.abc
+names = {{"anyio": sorted(dir(anyio)), "anyio.abc": sorted(dir(anyio.abc))}}
+resolved = [anyio.create_task_group.__module__, anyio.abc.Process.__name__]
+saved = code.save() if LEAN else False
+print(json.dumps({{"names": names, "resolved": resolved, "read": sorted(read), "saved": saved}}))
+"""
+
+
+def _anyio_names(lean: bool, cache: Path) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-c", ANYIO_NAMES.format(lean=lean, cache=str(cache))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_anyios_lazy_names_come_from_the_cache_and_are_the_ones_it_reads(tmp_path: Path) -> None:
+    cache = tmp_path / "dataclass-code.marshal"
+    ordinary = _anyio_names(False, cache)
+    first = _anyio_names(True, cache)
+    second = _anyio_names(True, cache)
+    assert ordinary["read"] == ["anyio", "anyio.abc"]  # what anyio does without the cache
+    assert first["read"] == ordinary["read"] and first["saved"] is True
+    assert second["read"] == []  # both lists of names came from the cache
+    assert first["names"] == second["names"] == ordinary["names"]
+    assert len(ordinary["names"]["anyio"]) > 50 and "Process" in ordinary["names"]["anyio.abc"]
+    assert first["resolved"] == second["resolved"] == ordinary["resolved"]
+
+
+def test_anyio_still_learns_its_lazy_names_the_way_the_lean_import_caches() -> None:
+    from anyio import _lazyimport
+
+    assert list(inspect.signature(_lazyimport._build_lazy_map).parameters) == ["module"]
+    source = inspect.getsource(_lazyimport.install_lazy_importer)
+    assert "_build_lazy_map(module)" in source

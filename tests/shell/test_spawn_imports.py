@@ -57,6 +57,7 @@ sys.exit(main([]))
 NOT_BEFORE_SPAWN = (
     "anyio._backends",
     "anyio.streams.memory",  # the SDK's query reads Claude's frames through it
+    "anyio._core._synchronization",  # anyio's locks and events, made after the spawn
     "adapter.claude.session_store",
     "adapter.claude.message_stream",
     "adapter.claude.unparsed",
@@ -176,6 +177,7 @@ RESUME_NEEDS = (
 NOT_BEFORE_RESUMED_SPAWN = (
     "anyio._backends",
     "anyio.streams.memory",
+    "anyio._core._synchronization",
     "fsm.air.fork_points",
     "fsm.air.archive_titles",
     "fsm.claude.start_failures",

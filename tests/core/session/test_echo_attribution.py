@@ -17,6 +17,7 @@ from fsm import (
     PromptEchoed,
     PromptReceived,
     PromptSent,
+    PromptStarted,
     PublishRecord,
     RejectPrompt,
     SessionCore,
@@ -24,6 +25,7 @@ from fsm import (
     StopReason,
     StreamEnded,
     TransportLost,
+    TurnTakenUp,
     TurnWentBusy,
     TurnWentIdle,
 )
@@ -226,3 +228,39 @@ def test_a_prompt_sent_while_one_waits_for_its_echo_goes_on_after_it(
     capable.handle(_echo(T2))
     capable.handle(said("Second."))
     assert capable.handle(result()) == [WITHDRAW, settled(T2)]
+
+
+def _started(turn_id: str = T1) -> PromptStarted:
+    return PromptStarted(epoch=E1, turn_id=turn_id)
+
+
+def test_claude_code_starting_the_prompt_begins_its_turn(capable: SessionCore) -> None:
+    # The bundled CLI says it started a prompt (`command_lifecycle`) before anything it does
+    # for it: a local command's output comes before its echo, and is the prompt's.
+    _sent(capable)
+    assert capable.handle(_started("someone-else")) == []
+    assert capable.turn_state is PROMPT_SENT
+    assert capable.handle(_started()) == []
+    assert capable.turn_state is RUNNING
+    assert capable.handle(said("## Context Usage", model=SYN)) == [FORWARD_MASKED]
+    assert capable.turn.answered_text == "## Context Usage"
+    assert capable.handle(_echo()) == []
+    assert capable.handle(_started()) == []
+    assert capable.handle(result(text="## Context Usage")) == [WITHDRAW, settled(T1)]
+    # Between turns it is nothing.
+    assert capable.handle(_started(T2)) == []
+    assert capable.turn_state is IDLE
+
+
+def test_a_pushed_prompt_hands_off_at_its_echo_not_its_start(capable: SessionCore) -> None:
+    _sent(capable)
+    capable.handle(_echo())
+    capable.handle(said("Working."))
+    capable.handle(PromptReceived(turn_id=T2))
+    capable.handle(PromptSent(turn_id=T2))
+    assert capable.handle(_started(T2)) == []
+    assert (capable.turn_state, capable.turn.turn_id) == (RUNNING, T1)
+    [handed_off, taken_up] = capable.handle(_echo(T2))
+    assert isinstance(handed_off, SettlePrompt) and handed_off.turn_id == T1
+    assert taken_up == TurnTakenUp(turn_id=T2)
+    assert capable.turn.turn_id == T2
