@@ -144,9 +144,9 @@ class LiveView:
         self._compaction_ids = CompactionIds(session_id)
         self._compactions_before = compactions_before
         self._compaction: CompactionCards | CompactionUpdates = (
-            CompactionUpdates(self._compaction_ids)
+            CompactionUpdates(self._compaction_ids, self.air)
             if compaction_updates
-            else CompactionCards(self._compaction_ids)
+            else CompactionCards(self._compaction_ids, self.air)
         )
         self.compaction_updates = compaction_updates
         self._title: str | None = None

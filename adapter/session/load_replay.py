@@ -161,7 +161,9 @@ async def replay_transcript(
         skill_file=skill_file_in(session.cwd),
     )
     compactions = ReplayedCompactions(
-        updates=session.view.compaction_updates, session_id=session.session_id
+        updates=session.view.compaction_updates,
+        session_id=session.session_id,
+        air=session.view.air,
     )
     first_prompt: str | None = None
     # JetBrains AIR's native subagent sessions: each subagent's history on a child session.

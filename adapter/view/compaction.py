@@ -16,6 +16,11 @@ The `usage_update` with the context retained comes from `adapter.view.usage` at 
 A `/compact` the adapter sent itself when the session sat idle (`idle` set for its turn) says
 `trigger: "idle"` where Claude Code says `manual`, as the reference adapter's card does; Claude
 Code's own automatic compaction inside that turn stays `automatic`.
+
+Every JetBrains AIR client (`AirClient.compaction_meta`) finds the facts on each report of the
+card instead, in `_meta.jetbrains.air.contextCompaction` (`{version: 1}` at the start, the
+boundary's counts and trigger at the end, a failure's error), and no `rawOutput`, as the
+reference adapter sends them (docs/decisions.md#air-only-keys).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.view.compaction_ids import CompactionIds
+from fsm import AirClient
 
 __all__ = ["CompactionCards"]
 
@@ -60,21 +66,25 @@ def facts(metadata: object, *, idle: bool = False) -> Wire:
     return out
 
 
-def _update(card_id: str, status: str) -> Wire:
-    return {
-        "sessionUpdate": "tool_call_update",
-        "toolCallId": card_id,
-        "status": status,
-        "_meta": _META,
-    }
-
-
 class CompactionCards:
-    def __init__(self, ids: CompactionIds) -> None:
+    def __init__(self, ids: CompactionIds, air: AirClient | None = None) -> None:
         self._ids = ids
+        self._air = air or AirClient()
         self._open: str | None = None  # the compaction running now
         self._ended: str | None = None  # the last one that ended (its boundary may follow)
         self.idle = False  # the turn is the adapter's own idle `/compact`
+
+    def _meta(self, known: Wire) -> Wire:
+        """The card's `_meta`, with the compaction's facts for an AIR client."""
+        return self._air.compaction_meta(_META, known) or _META
+
+    def _update(self, card_id: str, status: str, known: Wire) -> Wire:
+        return {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": card_id,
+            "status": status,
+            "_meta": self._meta(known),
+        }
 
     def system(self, subtype: str, data: Mapping[str, Any]) -> list[Wire]:
         """The card updates for one `system` frame of the main conversation."""
@@ -97,7 +107,7 @@ class CompactionCards:
                     "title": _TITLE,
                     "kind": "think",
                     "status": "in_progress",
-                    "_meta": _META,
+                    "_meta": self._meta({}),
                 }
             ]
         result = data.get("compact_result")
@@ -110,7 +120,7 @@ class CompactionCards:
             return []  # the boundary that follows closes it with the counts
         self._ids.failed()
         error = data.get("compact_error")
-        update = _update(card_id, "failed")
+        update = self._update(card_id, "failed", {"error": error} if isinstance(error, str) else {})
         text = f"Compaction failed: {error}" if isinstance(error, str) else "Compaction failed"
         update["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
         return [update]
@@ -126,8 +136,10 @@ class CompactionCards:
             card_id, self._open = self._open, None
             self._ids.bounded()
         assert card_id is not None
-        update = _update(card_id, "completed")
-        update["rawOutput"] = facts(data.get("compact_metadata"), idle=self.idle)
+        known = facts(data.get("compact_metadata"), idle=self.idle)
+        update = self._update(card_id, "completed", known)
+        if not self._air.compaction_facts:  # else in `_meta`
+            update["rawOutput"] = known
         return [*opened, update]
 
     def turn_ended(self) -> list[Wire]:
@@ -135,10 +147,10 @@ class CompactionCards:
         that never ended (the turn was interrupted) failed, and says so."""
         updates: list[Wire] = []
         if self._ended is not None:
-            updates.append(_update(self._ended, "completed"))
+            updates.append(self._update(self._ended, "completed", {}))
         if self._open is not None:
-            update = _update(self._open, "failed")
             text = "Compaction did not finish"
+            update = self._update(self._open, "failed", {"error": text})
             update["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
             updates.append(update)
             self._ids.failed()

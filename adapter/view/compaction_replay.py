@@ -11,6 +11,10 @@ from. The card opens and completes at the boundary, with the counts. The update 
 boundary; the summary right after it goes out as one `compaction_summary_chunk`, and the
 compaction completes before whatever comes next (or at the transcript's end). A subagent's
 (sidechain) compaction is not the session's.
+
+A JetBrains AIR client finds the facts as the live session gave them (`AirClient
+.compaction_meta`): in `_meta.jetbrains.air.contextCompaction` on the card's reports, and on the
+updates (`{version: 1}` when it opens, the boundary's trigger and counts when it completes).
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapter.view.compaction import CompactionCards
+from adapter.view.compaction import CompactionCards, facts
 from adapter.view.compaction_ids import CompactionIds, is_session_boundary
+from fsm import AirClient
 
 __all__ = ["ReplayedCompactions"]
 
@@ -51,12 +56,20 @@ def _summary(raw: Mapping[str, Any]) -> str:
 
 
 class ReplayedCompactions:
-    def __init__(self, *, updates: bool, session_id: str) -> None:
+    def __init__(self, *, updates: bool, session_id: str, air: AirClient | None = None) -> None:
         """`updates`: the client declared `session.compaction`."""
         self._updates = updates
+        self._air = air or AirClient()
         self._ids = CompactionIds(session_id, before=0)
-        self._cards = CompactionCards(self._ids)
+        self._cards = CompactionCards(self._ids, self._air)
         self._open: str | None = None  # an update-client's compaction awaiting its summary
+        self._known: Wire = {}  # the open one's facts, from its boundary
+
+    def _told(self, update: Wire, known: Wire) -> Wire:
+        meta = self._air.compaction_meta(None, known)
+        if meta is not None:
+            update["_meta"] = meta
+        return update
 
     def entry(self, raw: object) -> tuple[list[Wire], bool]:
         """What to send before one stored entry, and whether the entry is spent (shown here,
@@ -89,8 +102,8 @@ class ReplayedCompactions:
             return [*before, *self._cards.system("compact_boundary", boundary)], True
         boundary_id = self._ids.starting()
         self._ids.bounded()
-        self._open = boundary_id
-        return [*before, _update(boundary_id, "in_progress")], True
+        self._open, self._known = boundary_id, facts(_metadata(raw))
+        return [*before, self._told(_update(boundary_id, "in_progress"), {})], True
 
     @staticmethod
     def _is_boundary(raw: Mapping[str, Any]) -> bool:
@@ -101,4 +114,5 @@ class ReplayedCompactions:
         if self._open is None:
             return []
         compaction_id, self._open = self._open, None
-        return [_update(compaction_id, "completed")]
+        known, self._known = self._known, {}
+        return [self._told(_update(compaction_id, "completed"), known)]

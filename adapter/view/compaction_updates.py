@@ -17,6 +17,13 @@ the `<summary>` tags taken off), goes out as the reference sends it: as the `sum
 A compaction of the adapter's own idle `/compact` (`idle` set for its turn) says so on each of
 its `compaction_update`s, in `_meta.claudeCode.trigger: "idle"` (the reference sends this client
 no trigger at all; the card's `rawOutput` carries it for every other client).
+
+Every JetBrains AIR client (`AirClient.compaction_meta`) also finds the compaction's facts in
+`_meta.jetbrains.air.contextCompaction`, as the reference sends them: `{version: 1}` on the
+`in_progress` and on a `failed` (whose error has its own field), the boundary's trigger and
+counts on the `completed`. A boundary that comes after the `completed` went out (a `success`
+status before it) brings them in one more `completed` update, to an AIR client only; a
+`cancelled` carries none.
 """
 
 from __future__ import annotations
@@ -25,7 +32,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from adapter.view.compaction import facts
 from adapter.view.compaction_ids import CompactionIds
+from fsm import AirClient
 
 __all__ = ["CompactionUpdates", "cleaned_summary"]
 
@@ -71,8 +80,9 @@ def _chunk(compaction_id: str, text: str) -> Wire:
 
 
 class CompactionUpdates:
-    def __init__(self, ids: CompactionIds) -> None:
+    def __init__(self, ids: CompactionIds, air: AirClient | None = None) -> None:
         self._ids = ids
+        self._air = air or AirClient()
         self._open: str | None = None  # the compaction running now
         self._ended: str | None = None  # the last one that ended (its boundary may follow)
         self._streamed: list[str] = []  # the open one's summary as it streamed
@@ -84,18 +94,27 @@ class CompactionUpdates:
             return updates
         idle = {"claudeCode": {"trigger": "idle"}}
         return [
-            {**u, "_meta": idle} if u["sessionUpdate"] == "compaction_update" else u
+            {**u, "_meta": {**u.get("_meta", {}), **idle}}
+            if u["sessionUpdate"] == "compaction_update"
+            else u
             for u in updates
         ]
+
+    def _told(self, update: Wire, known: Wire) -> Wire:
+        """`update` with the compaction's facts for an AIR client."""
+        meta = self._air.compaction_meta(None, known)
+        if meta is not None:
+            update["_meta"] = meta
+        return update
 
     def compacted(self, summary: str) -> None:
         """The PostCompact hook's summary of the compaction ending now."""
         self._summary = cleaned_summary(summary) or None
 
-    def _completed(self, compaction_id: str) -> list[Wire]:
+    def _completed(self, compaction_id: str, known: Wire) -> list[Wire]:
         summary, self._summary = self._summary, None
         streamed, self._streamed = "".join(self._streamed), []
-        update = _update(compaction_id, "completed")
+        update = self._told(_update(compaction_id, "completed"), known)
         # As the reference sends it: on the terminal update, unless it only repeats the chunks.
         if summary and summary != streamed.strip():
             update["summary"] = [{"type": "text", "text": summary}]
@@ -125,7 +144,7 @@ class CompactionUpdates:
                 return []
             compaction_id = self._ids.starting()
             self._open, self._ended, self._streamed = compaction_id, None, []
-            return [_update(compaction_id, "in_progress")]
+            return [self._told(_update(compaction_id, "in_progress"), {})]
         result = data.get("compact_result")
         if self._open is None or result not in ("success", "failed"):
             return []
@@ -133,26 +152,32 @@ class CompactionUpdates:
         if result == "success":
             self._ended = compaction_id
             self._ids.bounded()
-            return self._completed(compaction_id)
+            return self._completed(compaction_id, {})
         self._ids.failed()
         self._summary, self._streamed = None, []
-        update = _update(compaction_id, "failed")
+        update = self._told(_update(compaction_id, "failed"), {})
         error = data.get("compact_error")
         if isinstance(error, str) and error:
             update["error"] = error
         return [update]
 
     def _boundary(self, data: Mapping[str, Any]) -> list[Wire]:
+        known = facts(data.get("compact_metadata"), idle=self.idle)
         if self._ended is not None:
-            self._ended = None
-            return []  # its end was sent already: the boundary only repeats it
+            # Its end was sent already: the boundary only repeats it, but for the facts it
+            # brings an AIR client.
+            ended, self._ended = self._ended, None
+            if not (known and self._air.compaction_facts):
+                return []
+            return [self._told(_update(ended, "completed"), known)]
         if self._open is not None:
             compaction_id, self._open = self._open, None
             self._ids.bounded()
-            return self._completed(compaction_id)
+            return self._completed(compaction_id, known)
         compaction_id = self._ids.starting()
         self._ids.bounded()
-        return [_update(compaction_id, "in_progress"), *self._completed(compaction_id)]
+        opened = self._told(_update(compaction_id, "in_progress"), {})
+        return [opened, *self._completed(compaction_id, known)]
 
     def turn_ended(self) -> list[Wire]:
         """A turn ended: a compaction still running was cut short."""

@@ -19,6 +19,7 @@ from typing import Any
 from fsm.air.goals import goal_advertisement
 from fsm.air.meta import (
     air_info_update,
+    context_compaction_meta,
     custom_answer_meta,
     mode_kind_meta,
     skill_command_meta,
@@ -217,6 +218,21 @@ class AirClient:
         field `question_id` (`fsm.air.meta.custom_answer_meta`): for every AIR client, as the
         reference does; None for any other client."""
         return custom_answer_meta(question_id) if self.air else None
+
+    def compaction_meta(
+        self, meta: dict[str, Any] | None, facts: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """A compaction report's `_meta` (its card's, or a `compaction_update`'s): for every AIR
+        client with the compaction's facts (`fsm.air.meta.context_compaction_meta`), as the
+        reference does; any other client gets `meta` as it is (None: no `_meta`)."""
+        return context_compaction_meta(meta, facts) if self.compaction_facts else meta
+
+    @property
+    def compaction_facts(self) -> bool:
+        """A compaction's facts (trigger, token counts, duration, error) go in its reports'
+        `_meta.jetbrains.air.contextCompaction`, never repeated in the card's `rawOutput`:
+        every AIR client, as the reference does."""
+        return self.air
 
     def probes_skill(self, command: str, *, builtin: bool, listed_path: str | None) -> bool:
         """Whether command `command`'s `SKILL.md` is looked for on disk: for an AIR client, a

@@ -16,6 +16,7 @@ __all__ = [
     "PLAN_FILE_CLEAR_SUFFIX",
     "air_info_update",
     "command_title",
+    "context_compaction_meta",
     "custom_answer_meta",
     "mcp_tool_name",
     "mode_kind_meta",
@@ -205,3 +206,19 @@ def custom_answer_meta(question_id: str) -> dict[str, Any]:
     builds read (`elicitation.js`)."""
     payload = {"questionId": question_id, "isCustomAnswer": True}
     return with_air_meta({_LEGACY_CUSTOM_ANSWER: dict(payload)}, "customAnswer", payload)
+
+
+# What a compaction's facts may hold, as the reference names them (`context-compaction-meta.js`).
+_COMPACTION_FACTS = ("trigger", "preTokens", "postTokens", "durationMs", "error")
+CONTEXT_COMPACTION_VERSION = 1
+
+
+def context_compaction_meta(meta: dict[str, Any] | None, facts: dict[str, Any]) -> dict[str, Any]:
+    """A compaction report's `_meta` for an AIR client: `meta` with
+    `jetbrains.air.contextCompaction = {version: 1, trigger?, preTokens?, postTokens?,
+    durationMs?, error?}` (AIR knows the compaction card by it). `facts` are the compaction's
+    as far as they are known (`adapter.view.compaction.facts`); a key outside that set is
+    left out."""
+    payload: dict[str, Any] = {"version": CONTEXT_COMPACTION_VERSION}
+    payload.update((key, facts[key]) for key in _COMPACTION_FACTS if key in facts)
+    return with_air_meta(meta, "contextCompaction", payload)

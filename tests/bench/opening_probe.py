@@ -12,8 +12,8 @@ prompts it once, so that Claude has a transcript. Then for each of `session/new`
 --tool=callgrind` (its scripted Claude natively), is `initialize`d and sent that one request as
 soon as the answer is read. A wrapper around the agent's module dumps callgrind's count through
 a client request (a tiny library compiled with gcc, as `spawn_probe` does) when the answer to
-`initialize` is written (the first `os.write` to stdout) and when the SDK calls
-`anyio.open_process` for Claude: the second dump is the figure. (Counting from the request's
+`initialize` is written (the first `os.write` to stdout) and when Claude's process is started
+(`subprocess.Popen._execute_child`): the second dump is the figure. (Counting from the request's
 read instead would count what serving does after the answer only when the request happened to
 be read before it.)
 
@@ -40,8 +40,9 @@ __all__ = ["main"]
 REQUESTS = ("session/new", "session/resume", "session/load", "session/fork")
 
 # Runs the agent's module as `-m adapter` would, with `os.write` (which asyncio's pipe transport
-# writes through) and `anyio.open_process` (which the SDK spawns Claude with) wrapped to dump
-# callgrind's count at the answer to `initialize` and at Claude's spawn.
+# writes through) and `subprocess.Popen._execute_child` (which Claude's process is started
+# through, as `tests/shell/test_spawn_imports.py` notes it) wrapped to dump callgrind's count at
+# the answer to `initialize` and at Claude's spawn.
 WRAPPER = """
 import ctypes, os, runpy, sys
 mark = ctypes.CDLL(sys.argv[1]).claude_acp_mark
@@ -56,14 +57,14 @@ def marking_write(fd, data):
 os.write = marking_write
 from adapter.lean_imports import prepare_imports
 prepare_imports()
-import anyio
-open_process = anyio.open_process
-async def marking_open_process(*args, **kwargs):
+import subprocess
+execute_child = subprocess.Popen._execute_child
+def marking_execute_child(*args, **kwargs):
     if "answered" in seen and "spawned" not in seen:
         seen.add("spawned")
         mark(b"Claude spawned")
-    return await open_process(*args, **kwargs)
-anyio.open_process = marking_open_process
+    return execute_child(*args, **kwargs)
+subprocess.Popen._execute_child = marking_execute_child
 sys.argv = ["adapter"]
 runpy.run_module("adapter", run_name="__main__", alter_sys=True)
 """

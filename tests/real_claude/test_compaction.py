@@ -34,6 +34,13 @@ def _asks_for_a_summary(request: Recorded) -> bool:
     return "Please provide your summary" in json.dumps(last) and "hi" in json.dumps(request.body)
 
 
+def _facts(update: dict[str, Any]) -> dict[str, Any] | None:
+    """A compaction card report's facts: in `rawOutput`, or for a JetBrains AIR client (the
+    capable mode's client is one) in `_meta.jetbrains.air.contextCompaction`."""
+    air = update.get("_meta", {}).get("jetbrains", {}).get("air", {})
+    return air["contextCompaction"] if "contextCompaction" in air else update.get("rawOutput")
+
+
 def _used(updates: list[dict[str, Any]]) -> list[int]:
     return [u["used"] for u in updates if u.get("sessionUpdate") == "usage_update"]
 
@@ -49,7 +56,11 @@ async def test_compact_is_a_card_then_the_meter_drops_and_load_names_it_alike(
     assert _asks_for_a_summary(double.messages()[-1])
     [(card_id, card)] = compact.tool_calls().items()
     opened, done = card
-    meta = {"claudeCode": {"toolName": "compact"}}
+    meta: dict[str, Any] = {"claudeCode": {"toolName": "compact"}}
+    air = "jetbrains" in opened["_meta"]
+    if air:  # an AIR client knows the card by the compaction's facts
+        started = {"version": 1, "contextCompaction": {"version": 1}}
+        meta = {**meta, "jetbrains": {"air": started}}
     assert opened == {
         "sessionUpdate": "tool_call",
         "toolCallId": card_id,
@@ -59,13 +70,11 @@ async def test_compact_is_a_card_then_the_meter_drops_and_load_names_it_alike(
         "status": "in_progress",
         "_meta": meta,
     }
-    assert (done["status"], done["_meta"], done["rawOutput"]["trigger"]) == (
-        "completed",
-        meta,
-        "manual",
-    )
-    retained = done["rawOutput"]["postTokens"]
-    assert done["rawOutput"]["preTokens"] > LONG and 0 < retained < LONG
+    facts = _facts(done)
+    assert facts is not None and (done["status"], facts["trigger"]) == ("completed", "manual")
+    assert ("rawOutput" in done) is not air  # AIR reads the facts from `_meta` alone
+    retained = facts["postTokens"]
+    assert facts["preTokens"] > LONG and 0 < retained < LONG
     # Right after the card, the meter shows what the CLI retained (then the turn's end).
     after = compact.updates()[compact.updates().index(done) + 1 :]
     assert _used(after)[0] == retained < LONG
@@ -75,7 +84,7 @@ async def test_compact_is_a_card_then_the_meter_drops_and_load_names_it_alike(
     replay = await load(adapter, first.session_id, first.cwd)
     [(replayed_id, replayed)] = replay.tool_calls().items()
     assert replayed_id == card_id
-    assert replayed[-1]["rawOutput"]["trigger"] == "manual"
+    assert (_facts(replayed[-1]) or {})["trigger"] == "manual"
 
 
 async def test_a_compaction_client_gets_updates_and_the_hooks_summary(
@@ -141,7 +150,7 @@ async def test_an_idle_session_compacts_itself_through_the_real_cli(
 
         def compacted() -> bool:
             return any(
-                u.get("status") == "completed" and u.get("rawOutput")
+                u.get("status") == "completed" and _facts(u)
                 for u in client.updates("tool_call_update")
             )
 
@@ -152,8 +161,9 @@ async def test_an_idle_session_compacts_itself_through_the_real_cli(
         await asyncio.wait_for(wait(), TIMEOUT)
         again = await run_turn(client, "go on", first.session_id)
     assert _asks_for_a_summary(double.messages()[1])
-    [done] = [u for u in client.updates("tool_call_update") if u.get("rawOutput")]
-    assert done["rawOutput"]["trigger"] == "idle" and done["rawOutput"]["preTokens"] > LONG
+    [done] = [u for u in client.updates("tool_call_update") if (_facts(u) or {}).get("trigger")]
+    facts = _facts(done) or {}
+    assert facts["trigger"] == "idle" and facts["preTokens"] > LONG
     assert again.response.stop_reason == "end_turn"
     said = [u for u in again.updates() if u["sessionUpdate"] == "agent_message_chunk"]
     assert "".join(u["content"]["text"] for u in said) == "Back."

@@ -15,7 +15,7 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.view.compaction_ids import compaction_id
-from tests.support.harness import TIMEOUT, Adapter
+from tests.support.harness import OPT_IN, TIMEOUT, Adapter
 from tests.support.shell_harness import agent_in_process
 
 
@@ -43,6 +43,11 @@ def _retained(used: int) -> dict[str, Any]:
         "size": 200000,
         "_meta": {"_claude/model": "claude-sonnet-4-5"},
     }
+
+
+def _facts(**known: Any) -> dict[str, Any]:
+    """A JetBrains AIR client's `_meta` on a compaction report: the compaction's facts."""
+    return {"jetbrains": {"air": {"version": 1, "contextCompaction": {"version": 1, **known}}}}
 
 
 @pytest.mark.asyncio
@@ -86,6 +91,42 @@ async def test_a_compaction_client_gets_compaction_updates_and_no_card(tmp_path:
     ]
 
 
+@pytest.mark.asyncio
+async def test_an_air_compaction_client_gets_the_facts_on_its_updates(tmp_path: Path) -> None:
+    async with agent_in_process(tmp_path, "compaction", initialize=False, capable=False) as adapter:
+        caps = {
+            "session": {"compaction": {}},
+            "fs": {"readTextFile": False, "writeTextFile": False},
+            "_meta": OPT_IN,
+        }
+        params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
+        await asyncio.wait_for(adapter.conn._conn.send_request("initialize", params), TIMEOUT)
+        session = await adapter.new_session()
+        for text in ("Go on", "/compact", "/compact"):
+            await adapter.prompt(session, text)
+    shown = adapter.updates("compaction_update")
+    auto, manual, failed = (compaction_id(session, n) for n in range(3))
+    summary = [{"type": "text", "text": "Summary of compact-manual."}]
+    counts = {"postTokens": 3000, "durationMs": 4100}
+    # As the reference sends them: `{version: 1}` at the start, at the `success` status's
+    # completion and on the failure (its error has its own field); the boundary that follows a
+    # completion brings its trigger and counts in one more `completed`.
+    assert shown == [
+        _update(auto, "in_progress", _meta=_facts()),
+        _update(auto, "completed", _meta=_facts()),
+        _update(
+            auto,
+            "completed",
+            _meta=_facts(trigger="automatic", preTokens=180000, postTokens=12000, durationMs=4100),
+        ),
+        _update(manual, "in_progress", _meta=_facts()),
+        _update(manual, "completed", _meta=_facts(), summary=summary),
+        _update(manual, "completed", _meta=_facts(trigger="manual", preTokens=40000, **counts)),
+        _update(failed, "in_progress", _meta=_facts()),
+        _update(failed, "failed", _meta=_facts(), error="Conversation too short to compact"),
+    ]
+
+
 def _summary(ident: str) -> str:
     return f"This session is being continued from a previous conversation ({ident})."
 
@@ -120,7 +161,9 @@ async def test_session_load_shows_past_compactions_to_each_kind_of_client(tmp_pa
     ) as a:
         await _initialize_for_compaction(a)
         await asyncio.wait_for(a.conn.load_session(**load), TIMEOUT)
-    async with agent_in_process(tmp_path / "cards", "compaction", env=shared) as cards:
+    async with agent_in_process(
+        tmp_path / "cards", "compaction", env=shared, capable=False
+    ) as cards:
         await asyncio.wait_for(cards.conn.load_session(**load), TIMEOUT)
     # The transcript keeps each compaction's boundary (named by its place) and its summary; a
     # failed one leaves nothing there.
@@ -170,3 +213,36 @@ async def test_session_load_shows_past_compactions_to_each_kind_of_client(tmp_pa
     ]
     assert live_ids[:2] == loaded == [u["toolCallId"] for u in cards.updates("tool_call")]
     assert len(set(live_ids)) == 3  # the failed third kept a name of its own
+
+
+@pytest.mark.asyncio
+async def test_session_load_tells_an_air_client_the_facts(tmp_path: Path) -> None:
+    session, live = await _compacted_session(tmp_path)
+    shared = {"CLAUDE_CONFIG_DIR": str(live.config_dir)}
+    load = {"cwd": str(live.workdir), "session_id": session, "mcp_servers": []}
+    async with agent_in_process(
+        tmp_path / "updates", "compaction", env=shared, initialize=False
+    ) as a:
+        caps = {"session": {"compaction": {}}, "_meta": OPT_IN}
+        params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
+        await asyncio.wait_for(a.conn._conn.send_request("initialize", params), TIMEOUT)
+        await asyncio.wait_for(a.conn.load_session(**load), TIMEOUT)
+    async with agent_in_process(tmp_path / "cards", "compaction", env=shared) as cards:
+        await asyncio.wait_for(cards.conn.load_session(**load), TIMEOUT)
+    stored = [("automatic", 180000), ("manual", 40000)]  # the transcript keeps no more counts
+    assert [u["_meta"] for u in a.updates("compaction_update")] == [
+        meta
+        for trigger, pre in stored
+        for meta in (_facts(), _facts(trigger=trigger, preTokens=pre))
+    ]
+    # The cards carry them in `_meta`, and no `rawOutput` repeats them.
+    card_meta = {"claudeCode": {"toolName": "compact"}}
+    assert [
+        (u["_meta"], "rawOutput" in u)
+        for u in cards.updates()
+        if u["sessionUpdate"] in ("tool_call", "tool_call_update")
+    ] == [
+        ({**card_meta, **meta}, False)
+        for trigger, pre in stored
+        for meta in (_facts(), _facts(trigger=trigger, preTokens=pre))
+    ]

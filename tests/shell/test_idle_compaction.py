@@ -26,9 +26,17 @@ META = {"claudeCode": {"toolName": "compact"}}
 IDLE = {"claudeCode": {"trigger": "idle"}}
 
 
+def _air(**known: Any) -> dict[str, Any]:
+    """The card's `_meta` for a JetBrains AIR client (the harness's opt-in is one): the
+    compaction's facts in `jetbrains.air.contextCompaction`."""
+    facts = {"version": 1, **known}
+    return {**META, "jetbrains": {"air": {"version": 1, "contextCompaction": facts}}}
+
+
 def _card_done(adapter: Adapter) -> bool:
     return any(
-        u.get("status") in ("completed", "failed") and u.get("_meta") == META
+        u.get("status") in ("completed", "failed")
+        and (u.get("_meta") or {}).get("claudeCode") == META["claudeCode"]
         for u in adapter.updates("tool_call_update")
     )
 
@@ -85,19 +93,14 @@ async def test_an_idle_session_with_a_full_context_compacts_once_then_serves(
             "title": "Compact conversation",
             "kind": "think",
             "status": "in_progress",
-            "_meta": META,
+            "_meta": _air(),
         },
         {
+            # The facts are AIR's, in `_meta`; no `rawOutput` repeats them.
             "sessionUpdate": "tool_call_update",
             "toolCallId": ident,
             "status": "completed",
-            "_meta": META,
-            "rawOutput": {
-                "trigger": "idle",
-                "preTokens": 210000,
-                "postTokens": 9000,
-                "durationMs": 4100,
-            },
+            "_meta": _air(trigger="idle", preTokens=210000, postTokens=9000, durationMs=4100),
         },
     ]
     # The meter: full after the first turn, what the compaction kept after it.
@@ -159,7 +162,7 @@ async def test_a_failed_idle_compaction_shows_failed_and_raises_no_error_record(
             "sessionUpdate": "tool_call_update",
             "toolCallId": compaction_id(session, 0),
             "status": "failed",
-            "_meta": META,
+            "_meta": _air(error="Not enough messages to compact"),
             "content": [{"type": "content", "content": {"type": "text", "text": text}}],
         }
     ]

@@ -226,16 +226,28 @@ async def test_usage_moves_during_the_turn_as_each_request_streams(tmp_path: Pat
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("air", [True, False])
 async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
-    tmp_path: Path,
+    tmp_path: Path, air: bool
 ) -> None:
-    async with agent_in_process(tmp_path, "compaction") as adapter:
+    """`air`: a JetBrains AIR client (the harness's opt-in), which finds the facts in
+    `_meta.jetbrains.air.contextCompaction` instead of `rawOutput`; else a plain client."""
+    async with agent_in_process(tmp_path, "compaction", capable=air) as adapter:
         session = await adapter.new_session()
         answers = [
             await adapter.prompt(session, text) for text in ("Go on", "/compact", "/compact")
         ]
     assert all(isinstance(a, PromptResponse) and a.stop_reason == "end_turn" for a in answers)
     meta = {"claudeCode": {"toolName": "compact"}}
+
+    def told(**known: Any) -> dict[str, Any]:
+        if not air:
+            return meta
+        return {
+            **meta,
+            "jetbrains": {"air": {"version": 1, "contextCompaction": {"version": 1, **known}}},
+        }
+
     # Each card is named by its place in the session (as its load names it), the failed one
     # coming third.
     auto, manual, failed_id = (compaction_id(session, n) for n in range(3))
@@ -248,22 +260,18 @@ async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
             "title": "Compact conversation",
             "kind": "think",
             "status": "in_progress",
-            "_meta": meta,
+            "_meta": told(),
         }
 
     def done(card_id: str, trigger: str, pre: int, post: int) -> dict[str, Any]:
-        return {
+        known = {"trigger": trigger, "preTokens": pre, "postTokens": post, "durationMs": 4100}
+        update = {
             "sessionUpdate": "tool_call_update",
             "toolCallId": card_id,
             "status": "completed",
-            "_meta": meta,
-            "rawOutput": {
-                "trigger": trigger,
-                "preTokens": pre,
-                "postTokens": post,
-                "durationMs": 4100,
-            },
+            "_meta": told(**known),
         }
+        return update if air else {**update, "rawOutput": known}
 
     def retained(used: int) -> dict[str, Any]:
         return {
@@ -284,7 +292,7 @@ async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
         "sessionUpdate": "tool_call_update",
         "toolCallId": failed_id,
         "status": "failed",
-        "_meta": meta,
+        "_meta": told(error="Conversation too short to compact"),
         "content": [
             {
                 "type": "content",
