@@ -196,6 +196,10 @@ NOT_BEFORE_RESUMED_SPAWN = (
     "adapter.session",
     "adapter.controls.questions",
     "fsm.records",
+    # The tail reads Claude Code's own notices (`fsm.claude.synthetic_messages`), not what its
+    # failures mean: the failure vocabulary and the classifier come in after the spawn.
+    "fsm.vocabulary",
+    "fsm.claude.classify",
     "adapter.controls.model_choices",
     "fsm.pickers.model_entries",
     "fsm.pickers.values",
