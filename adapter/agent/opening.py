@@ -303,26 +303,27 @@ def later_models_built() -> bool:
     return _later.built
 
 
-async def build_later_models(opening_under_way: Callable[[], bool]) -> None:
+async def build_later_models(busy: Callable[[], bool]) -> None:
     """Build `LATER_MODELS` once the first setup answer is out (docs/performance.md): nobody
     waits for them then (the client reads the answer), and before the answer its Claude's
     start-up was shorter than what the session does meanwhile. One model a turn of the event
-    loop, the prompt's first, so that a request read meanwhile waits for one at most; none
-    once another session is being opened (a fork sent as soon as the answer is read): it
-    builds the rest while its own Claude starts (`while_claude_starts`). Then the failure
-    records' secret patterns, which compile on their first use (about 2.6 ms, none of it
-    needed to answer `initialize` or a session request), which would fall to the process's
-    first record."""
+    loop, the prompt's first, so that a request read meanwhile waits for one at most; none once
+    the agent is `busy` with a prompt or with opening another session (a fork sent as soon as
+    the answer is read): that opening, or the next, builds the rest while its own Claude starts
+    (`while_claude_starts`); a request that comes first builds its own. Then the failure
+    records' secret patterns, which compile on their first use (about 2.6 ms, none of it needed
+    to answer `initialize` or a session request), which would fall to the process's first
+    record."""
     from acp import schema
 
     _later.answered = True
     for name in LATER_MODELS:
-        if opening_under_way():
+        if busy():
             return
         getattr(schema, name).model_rebuild()  # nothing to do once built
         await asyncio.sleep(0)
     _later.built = True
-    if not opening_under_way():
+    if not busy():
         _compile_record_patterns()
 
 
