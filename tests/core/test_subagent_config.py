@@ -354,6 +354,28 @@ def test_what_waits_for_unknown_agents_is_bounded() -> None:
     assert out[1] == ("agent-0", _update(_mode("plan", "Plan"), _effort("low", "Low")))
 
 
+def test_an_agent_that_starts_frees_its_place_among_those_waiting() -> None:
+    subs = _on()
+    for n in range(MAX_PENDING_PARENTS):
+        _observe(subs, _hook(agent=f"agent-{n}", permission_mode="plan"))
+    # agent-0 starts (announced or not, it is known): one more unknown agent may wait.
+    subs.task_started(_started("agent-0", "toolu_0"))
+    assert _observe(subs, _hook(agent="agent-new", permission_mode="plan")) == []
+    assert subs.dropped == 0
+    assert _observe(subs, _hook(agent="agent-late", permission_mode="plan")) == []
+    assert subs.dropped == 1
+    # Its configuration stays its own, and an ended child's never counts as waiting.
+    subs.route(_launch_card("toolu_0"))
+    subs.task_notification({"task_id": "agent-0", "tool_use_id": "toolu_0", "status": "completed"})
+    assert _observe(subs, _hook(agent="agent-later", permission_mode="plan")) == []
+    assert subs.dropped == 2
+    # The end of the stream forgets every one of them: the bound starts afresh.
+    subs.finish_all("failed")
+    for n in range(MAX_PENDING_PARENTS):
+        _observe(subs, _hook(agent=f"again-{n}", permission_mode="plan"))
+    assert subs.dropped == 2
+
+
 def test_the_end_of_the_stream_forgets_what_waited() -> None:
     subs = _on()
     _observe(subs, _hook(permission_mode="plan"))
