@@ -244,3 +244,47 @@ async def test_the_live_view_logs_what_the_pending_bound_dropped(
         * 2
     )
     assert link.sent == []  # nothing of an unannounced agent is sent
+
+
+@pytest.mark.asyncio
+async def test_a_main_thread_hook_never_lists_the_root_pickers() -> None:
+    link = FakeLink()
+    view = LiveView(link, "s", "/", terminal_output=False, titled=False, air=air_client(NATIVE))
+    listed: list[str] = []
+
+    def listing(what: str, entries: list[Any]) -> Any:
+        def fetch() -> list[Any]:
+            listed.append(what)
+            return entries
+
+        return fetch
+
+    view.mode_choices = listing("modes", [("plan", "Plan", "Plans first")])
+    view.model_choices = listing("models", [])
+    view.agent_choices = listing("agents", [("reviewer", "Reviews a change")])
+    # Most tool calls run in the main thread: their hooks cost no picker listing.
+    await view.subagent_hook({"hook_event_name": "PreToolUse", "permission_mode": "plan"})
+    await view.subagent_hook({"hook_event_name": "PostToolUse", "agent_id": 7})
+    assert listed == []
+    # A subagent's hook still names its values as the root's pickers do.
+    view.subagents.route(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "toolu_1",
+            "title": "Agent",
+            "status": "pending",
+            "rawInput": {"description": "Review", "prompt": "Review the change"},
+            "_meta": {"claudeCode": {"toolName": "Agent"}},
+        }
+    )
+    view.subagents.task_started(
+        {"task_id": "agent-1", "tool_use_id": "toolu_1", "subagent_type": "reviewer"}
+    )
+    await view.subagent_hook(
+        {"agent_id": "agent-1", "permission_mode": "plan", "agent_type": "reviewer"}
+    )
+    assert sorted(listed) == ["agents", "modes"]
+    (update,) = [u for u in link.sent if u.get("sessionUpdate") == "config_option_update"]
+    mode, agent = update["configOptions"]
+    assert mode["options"][0]["name"] == "Plan"
+    assert agent["options"][0]["description"] == "Reviews a change"
