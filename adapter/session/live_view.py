@@ -214,8 +214,7 @@ class LiveView:
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         sent = await self._send_routed(self.subagents.route(update))
         await self._restore_subagents()
-        if self.subagents.dropped != self._subagent_drops:
-            self._log_subagent_drops()
+        self._log_subagent_drops()
         return sent
 
     def _log_subagent_drops(self) -> None:

@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
+from claude_agent_sdk import AssistantMessage, TextBlock
 
 from adapter.claude.hooks import ClaudeHooks
 from adapter.scripted_claude.air_scenarios import REVIEW_AGENT, REVIEW_CALL
 from adapter.session.live_view import LiveView
 from fsm import air_client
-from fsm.air.native_subagents import MAX_PENDING_PARENTS
+from fsm.air.native_subagents import MAX_PENDING_PARENTS, MAX_PENDING_UPDATES_PER_PARENT
 from tests.support.harness import OPT_IN, Adapter
 from tests.support.model_picks import claude_entries, log_env
 from tests.support.shell_harness import FakeLink, agent_in_process
@@ -288,3 +289,32 @@ async def test_a_main_thread_hook_never_lists_the_root_pickers() -> None:
     mode, agent = update["configOptions"]
     assert mode["options"][0]["name"] == "Plan"
     assert agent["options"][0]["description"] == "Reviews a change"
+
+
+@pytest.mark.asyncio
+async def test_the_live_view_logs_what_an_unannounced_subagents_stream_overflowed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    link = FakeLink()
+    view = LiveView(link, "s", "/", terminal_output=False, titled=False, air=air_client(NATIVE))
+    caplog.set_level(logging.INFO, logger="adapter.session.live_view")
+
+    def said(n: int) -> AssistantMessage:
+        return AssistantMessage(
+            content=[TextBlock(f"step {n}")],
+            model="claude-sonnet-4-5",
+            parent_tool_use_id="toolu_unannounced",
+            message_id=f"msg_{n}",
+        )
+
+    for n in range(MAX_PENDING_UPDATES_PER_PARENT + 2):
+        await view.assistant(said(n))
+    # Every drop is told, each batch once, as it happens.
+    told = [
+        r.args[1]
+        for r in caplog.records
+        if "dropped" in r.getMessage() and isinstance(r.args, tuple)
+    ]
+    assert view.subagents.dropped > 0
+    assert sum(told) == view.subagents.dropped  # type: ignore[arg-type]
+    assert link.sent == []  # nothing of an unannounced agent is sent
