@@ -193,7 +193,9 @@ class LiveView:
         self._view.async_tasks = self._async_tasks
         # JetBrains AIR's native subagent sessions: every update goes through it, and a
         # subagent's go to its child session (a pass-through for any other client).
-        self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
+        self.subagents = NativeSubagents(
+            session_id, enabled=self.air.native_subagents, mode_meta=self.air.mode_meta
+        )
         self._subagent_drops = 0  # how many of the core's drops the log has told
         # The root's model picker entries (value, name, resolved id), to name a subagent's
         # model as the picker does (set by the session).

@@ -57,9 +57,11 @@ from fsm.air.subagent_config import (
     AgentEntry,
     ModeEntry,
     ModelEntry,
+    ModeMeta,
     child_model_option,
     hook_configuration,
     model_entry,
+    no_mode_meta,
 )
 
 __all__ = [
@@ -188,6 +190,8 @@ class NativeSubagents:
 
     root: str
     enabled: bool = False
+    # A mode's `_meta` as the root's picker gives it (`AirClient.mode_meta`), for a child's.
+    mode_meta: ModeMeta = no_mode_meta
     _children: dict[str, _Child] = field(default_factory=dict)  # by task id (insertion order)
     _task_by_tool_use: dict[str, str] = field(default_factory=dict)
     _child_by_launch: dict[str, _Child] = field(default_factory=dict)
@@ -456,7 +460,9 @@ class NativeSubagents:
         `configure`."""
         if not self.enabled:
             return []
-        found = hook_configuration(hook_input, modes=modes, models=models, agents=agents)
+        found = hook_configuration(
+            hook_input, modes=modes, models=models, agents=agents, mode_meta=self.mode_meta
+        )
         if found is None:
             return []
         return self.configure(*found)
