@@ -236,16 +236,18 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
 
 def while_claude_starts(response: type[Any]) -> None:
     """What a session's opening does while its Claude starts up, when nobody waits for it
-    (docs/performance.md): the `acp` models of its answer and of the notifications that follow
-    it (`build_answer_models`; those of later requests, and the failure records' secret
-    patterns, once the first answer is out, `build_later_models`, or here in a later session's
-    opening); and work done once per process that some later request would otherwise wait for:
-    the SDK's module that copies a transcript (1 ms) and the core's fork points, which a fork
-    would import before it can start its Claude; and what the spawn itself does not need but the
-    session soon does: the session store (a new session's marker, written before its answer),
-    the reader of Claude's messages, the core's rule for a model Claude Code switched to, its
-    rules for Claude Code's model list and for what the pickers show (which the session's
-    pickers use once Claude has answered: `SessionConfig.adopt`, `options`)."""
+    (docs/performance.md): the `acp` models of its answer, of the notifications that follow it
+    and of a prompt (`build_answer_models`; those of the other setup requests once the first
+    answer is out, `build_later_models`, or here in a later session's opening); and work done
+    once per process that some later request would otherwise wait for: the failure records'
+    secret patterns compile on their first use (about 2.6 ms, none of it needed to answer
+    `initialize`), which would fall to the process's first record or masked log line; the SDK's
+    module that copies a transcript (1 ms) and the core's fork points, which a fork would import
+    before it can start its Claude; and what the spawn itself does not need but the session soon
+    does: the session store (a new session's marker, written before its answer), the reader of
+    Claude's messages, the core's rule for a model Claude Code switched to, its rules for Claude
+    Code's model list and for what the pickers show (which the session's pickers use once Claude
+    has answered: `SessionConfig.adopt`, `options`)."""
     from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
 
     from adapter.claude import message_stream, session_store  # noqa: F401
@@ -254,18 +256,20 @@ def while_claude_starts(response: type[Any]) -> None:
         fork_point,
         model_switch_to_follow,
         models_shown,
+        redact,
         settings_effort,
     )
 
     build_answer_models(response)
     _build_the_rest_of_the_later_models()
+    redact("")  # the failure records' patterns: the first prompt's log lines mask with them
 
 
 def build_answer_models(response: type[Any]) -> None:
-    """Build the `acp` schema models that answer a setup request and the notifications that
-    follow it (`lean_imports` builds each on first use; the notification union takes ~7 ms):
-    meant for while Claude starts, so that the answer does not wait for them after Claude's
-    handshake."""
+    """Build the `acp` schema models that answer a setup request, the notifications that follow
+    it and a prompt's (`lean_imports` builds each on first use; the notification union takes ~7
+    ms): meant for while Claude starts, so that neither the answer nor a prompt sent as soon as
+    it is read waits for them."""
     from acp import schema
 
     for model in (
@@ -274,15 +278,17 @@ def build_answer_models(response: type[Any]) -> None:
         schema.SessionConfigOptionSelect,
         schema.SessionNotification,
         schema.AvailableCommandsUpdate,
+        # A prompt's, which the client may send as soon as it reads the answer: built after
+        # the answer, they held that first prompt up by more than they take (measured).
+        schema.PromptRequest,
+        schema.PromptResponse,
     ):
         model.model_rebuild()  # nothing to do once built
 
 
-# The `acp` models of the requests a session is sent after its setup answer, the prompt's first:
-# 0.5-2 ms each, which the first of each would otherwise wait for before anything is done for it.
+# The `acp` models of the other setup requests, which a session may be sent after its answer
+# (a fork, a load): about 1 ms each, which the first of each would otherwise wait for.
 LATER_MODELS = (
-    "PromptRequest",
-    "PromptResponse",
     "NewSessionRequest",
     "LoadSessionRequest",
     "ResumeSessionRequest",
@@ -307,13 +313,9 @@ async def build_later_models(busy: Callable[[], bool]) -> None:
     """Build `LATER_MODELS` once the first setup answer is out (docs/performance.md): nobody
     waits for them then (the client reads the answer), and before the answer its Claude's
     start-up was shorter than what the session does meanwhile. One model a turn of the event
-    loop, the prompt's first, so that a request read meanwhile waits for one at most; none once
-    the agent is `busy` with a prompt or with opening another session (a fork sent as soon as
-    the answer is read): that opening, or the next, builds the rest while its own Claude starts
-    (`while_claude_starts`); a request that comes first builds its own. Then the failure
-    records' secret patterns, which compile on their first use (about 2.6 ms, none of it needed
-    to answer `initialize` or a session request), which would fall to the process's first
-    record."""
+    loop, none once the agent is `busy` with a request (a prompt, or a fork sent as soon as the
+    answer is read): a session's opening builds the rest while its own Claude starts
+    (`while_claude_starts`); a request that comes first builds its own."""
     from acp import schema
 
     _later.answered = True
@@ -323,14 +325,6 @@ async def build_later_models(busy: Callable[[], bool]) -> None:
         getattr(schema, name).model_rebuild()  # nothing to do once built
         await asyncio.sleep(0)
     _later.built = True
-    if not busy():
-        _compile_record_patterns()
-
-
-def _compile_record_patterns() -> None:
-    from fsm import redact
-
-    redact("")
 
 
 def _build_the_rest_of_the_later_models() -> None:
@@ -342,7 +336,6 @@ def _build_the_rest_of_the_later_models() -> None:
     for name in LATER_MODELS:
         getattr(schema, name).model_rebuild()
     _later.built = True
-    _compile_record_patterns()
 
 
 def controls_for(start: Opening, link: ClientLink) -> SessionControls:

@@ -208,13 +208,18 @@ class SessionOpener:
 
         if not opening.later_models_built():
             # Once the answer is out, while the client reads it (docs/performance.md).
-            later = functools.partial(opening.build_later_models, requests_under_way)
+            later = functools.partial(opening.build_later_models, self._busy)
             session.controls.after_setup_answer(later)
         if lean_imports.dataclass_code_unsaved():
             import anyio
 
             # Off the request's way: the next process finds the code this one compiled.
             self._tg.start_soon(anyio.to_thread.run_sync, lean_imports.save_dataclass_code)
+
+    def _busy(self) -> bool:
+        """Whether a request is being handled: a prompt, another session's opening, or any
+        other the client is waiting on (`opening.build_later_models` leaves it alone)."""
+        return requests_under_way() or self._link.requests_open()
 
     def prepare(
         self,

@@ -79,6 +79,11 @@ class ClientLink:
             return ResponseTicket(None, None)  # no guard to tell: nothing to wait for
         return self._responses.ticket()
 
+    def requests_open(self) -> bool:
+        """Whether one of the client's requests is being handled (passed on by the guard, not
+        answered yet); False with no guard to tell."""
+        return self._responses is not None and self._responses.any_open()
+
     async def send_update(self, session_id: str, update: Any) -> bool:
         """Send one `session/update`; False when it could not be sent."""
         if self._conn is None:

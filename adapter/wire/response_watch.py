@@ -90,6 +90,10 @@ class ResponseWatch:
             self._open.add(key)
         CURRENT_REQUEST.set(key)
 
+    def any_open(self) -> bool:
+        """Whether a request passed on is not answered yet."""
+        return bool(self._open)
+
     def ticket(self) -> ResponseTicket:
         """A ticket for the response to the request this code serves (call it in the handler);
         settled at once when that response is already out."""
