@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LATER_MODELS",
+    "QUIET_SECONDS",
     "Opening",
     "build_later_models",
     "check_cwd",
@@ -296,6 +297,10 @@ LATER_MODELS = (
 )
 
 
+# How long the client must have left the agent alone before each of `LATER_MODELS` is built.
+QUIET_SECONDS = 0.01
+
+
 class _Later:
     answered = False  # the first setup answer that scheduled `build_later_models` is out
     built = False  # `LATER_MODELS` are built in this process
@@ -312,18 +317,20 @@ def later_models_built() -> bool:
 async def build_later_models(busy: Callable[[], bool]) -> None:
     """Build `LATER_MODELS` once the first setup answer is out (docs/performance.md): nobody
     waits for them then (the client reads the answer), and before the answer its Claude's
-    start-up was shorter than what the session does meanwhile. One model a turn of the event
-    loop, none once the agent is `busy` with a request (a prompt, or a fork sent as soon as the
+    start-up was shorter than what the session does meanwhile. Each after `QUIET_SECONDS` of
+    quiet, none once the agent is `busy` with a request (a prompt, or a fork sent as soon as the
     answer is read): a session's opening builds the rest while its own Claude starts
     (`while_claude_starts`); a request that comes first builds its own."""
     from acp import schema
 
     _later.answered = True
     for name in LATER_MODELS:
+        # A moment of quiet first: a request sent as soon as the answer is read (a prompt,
+        # a fork) is under way by then, and finds nothing of this in its way.
+        await asyncio.sleep(QUIET_SECONDS)
         if busy():
             return
         getattr(schema, name).model_rebuild()  # nothing to do once built
-        await asyncio.sleep(0)
     _later.built = True
 
 

@@ -1,5 +1,5 @@
-"""The `acp` models of the requests a session is sent after its setup answer (a prompt, the
-other setup requests) are built once that answer is out, not while it waits for Claude's
+"""The `acp` models of the other setup requests a session may be sent after its setup answer (a
+fork, a load) are built once that answer is out, not while it waits for Claude's
 start-up (`opening.build_later_models`, docs/performance.md): by the work done once the first
 session's answer is out (`SessionControls.after_setup_answer`: after the command list, which
 `test_answer_order` holds to its answer), once a process; or, when another session is being
