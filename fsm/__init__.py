@@ -19,9 +19,10 @@ each part lives:
   `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
   `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
-  `git_patch.py`: what it is sent; `session_index.py`, `async_tasks.py`, `native_subagents.py`,
-  `subagent_config.py`, `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`,
-  `goals.py`, `prompt_suggestions.py`: its extensions);
+  `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
+  `session_index.py`, `async_tasks.py`, `native_subagents.py`, `subagent_config.py`,
+  `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`, `goals.py`,
+  `prompt_suggestions.py`: its extensions);
 - `pickers/`: the agent, model and effort pickers (`agents.py`, `model_policy.py`,
   `model_entries.py`, `model_following.py`, `values.py`, `effort_seeds.py`) and the fast-mode
   switch (`fast_mode.py`);
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fsm.air.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.air.async_tasks import AsyncTasks, TaskReplay
+    from fsm.air.changed_meta_filter import ChangedMetaFilter
     from fsm.air.client import AirClient, advertisement, air_client
     from fsm.air.file_change_reports import FileChangeReports, ReportPlan
     from fsm.air.fork_points import (
@@ -374,6 +376,7 @@ _HOMES = {
     "file_patch": "air.git_patch",
     "MAX_PATCH_BYTES": "air.git_patch",
     "AirClient": "air.client",
+    "ChangedMetaFilter": "air.changed_meta_filter",
     "PromptSuggestions": "air.prompt_suggestions",
     "GOAL_METHOD": "air.goals",
     "BadGoalRequest": "air.goals",
@@ -593,6 +596,7 @@ __all__ = [
     "CancelGraceExpired",
     "CancelRequested",
     "Category",
+    "ChangedMetaFilter",
     "ClaudeEvent",
     "ClaudeSilent",
     "CloseOpenCalls",
