@@ -14,6 +14,7 @@ each part lives:
 - `ledger.py` (ids, revisions, the active set), `ids.py`, `records.py`, `vocabulary.py`,
   `visible_text.py` (control characters as a client may show them);
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
+  `synthetic_messages.py`: which messages it composes itself;
   `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
   `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
   `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
@@ -90,13 +91,7 @@ if TYPE_CHECKING:
     )
     from fsm.air.subagent_replay import SubagentReplay, fork_directive
     from fsm.claude.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
-    from fsm.claude.classify import (
-        AUTONOMOUS_ORIGINS,
-        SYNTHETIC_MODEL,
-        is_autonomous_origin,
-        is_own_work,
-        is_real_model,
-    )
+    from fsm.claude.classify import AUTONOMOUS_ORIGINS, is_autonomous_origin, is_own_work
     from fsm.claude.mcp_sign_in import (
         MCP_POLL_SECONDS,
         MCP_SIGN_IN_SECONDS,
@@ -128,6 +123,7 @@ if TYPE_CHECKING:
     )
     from fsm.claude.settings_warnings import SettingsProblem, SettingsWarnings
     from fsm.claude.start_failures import StartFailure, StartFailureKind, start_failure
+    from fsm.claude.synthetic_messages import SYNTHETIC_MODEL, is_real_model
     from fsm.claude.transcript_entries import (
         LOCAL_ONLY_COMMANDS,
         EntryKind,
@@ -411,11 +407,11 @@ _HOMES = {
     "is_archived": "air.archive_titles",
     "title_records": "air.archive_titles",
     "visible_title": "air.archive_titles",
-    "SYNTHETIC_MODEL": "claude.classify",
+    "SYNTHETIC_MODEL": "claude.synthetic_messages",
     "SERVER_BLOCKS": "claude.server_tools",
     "SERVER_CALLS": "claude.server_tools",
     "SERVER_RESULTS": "claude.server_tools",
-    "is_real_model": "claude.classify",
+    "is_real_model": "claude.synthetic_messages",
     "Blame": "effects",
     "CloseOpenCalls": "effects",
     "CompactWhenIdle": "effects",

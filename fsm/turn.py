@@ -70,7 +70,7 @@ from dataclasses import replace
 from enum import Enum, StrEnum
 from typing import Any, Protocol
 
-from fsm.claude import classify
+from fsm.claude import classify, synthetic_messages
 from fsm.effects import (
     AnswerSteer,
     Blame,
@@ -697,17 +697,19 @@ class Turn:
         return not event.top_level
 
     def is_a_login_prompt(self, event: AssistantMessageReceived) -> bool:
-        return classify.is_synthetic_login(event.model, event.text_block_count, event.text)
+        return synthetic_messages.is_synthetic_login(
+            event.model, event.text_block_count, event.text
+        )
 
     def is_a_failure_message(self, event: AssistantMessageReceived) -> bool:
         return event.top_level and (
             event.error is not None
-            or classify.is_synthetic_usage_limit(event.model, event.text)
+            or synthetic_messages.is_synthetic_usage_limit(event.model, event.text)
             or self.is_a_login_prompt(event)
         )
 
     def is_a_real_answer(self, event: AssistantMessageReceived) -> bool:
-        return classify.is_real_model(event.model) and not self.login
+        return synthetic_messages.is_real_model(event.model) and not self.login
 
     def takes_records(self, *_: Any) -> bool:
         """Errors become records (sessionFailure or agentError negotiated); a legacy client
@@ -908,7 +910,7 @@ class Turn:
         self.effects.append(ForwardAssistantMessage(mask=_is_error_prose(event)))
 
     def take_answer(self, event: AssistantMessageReceived) -> None:
-        if classify.is_real_model(event.model):
+        if synthetic_messages.is_real_model(event.model):
             self.real_model = True
             # The earlier failure (if any) is behind us: Claude answered after it.
             self.failure_error, self.failure_text, self.usage_limit = None, None, False
@@ -920,9 +922,11 @@ class Turn:
     def note_failure(self, event: AssistantMessageReceived) -> None:
         # What the failure's record (or legacy answer) will say; a login prompt is an
         # instruction that every editor answers with its own sign-in flow, never prose.
-        login = classify.is_synthetic_login(event.model, event.text_block_count, event.text)
+        login = synthetic_messages.is_synthetic_login(
+            event.model, event.text_block_count, event.text
+        )
         self.failure_error, self.failure_text = event.error, event.text
-        self.usage_limit = classify.is_synthetic_usage_limit(event.model, event.text)
+        self.usage_limit = synthetic_messages.is_synthetic_usage_limit(event.model, event.text)
         self.login = self.login or login
 
     def withhold_failure(self, event: AssistantMessageReceived) -> None:
@@ -1248,7 +1252,8 @@ class Turn:
 
     def report_failure_message(self, event: AssistantMessageReceived) -> None:
         kind = classify.kind_for_assistant_error(
-            event.error, usage_limit=classify.is_synthetic_usage_limit(event.model, event.text)
+            event.error,
+            usage_limit=synthetic_messages.is_synthetic_usage_limit(event.model, event.text),
         )
         self._report(kind, event.text)
         self.between_failure_reported = True
@@ -1302,7 +1307,7 @@ class Turn:
 def _is_error_prose(event: AssistantMessageReceived) -> bool:
     """A message forwarded as agent text is masked when it is Claude's error prose (an API
     error, a notice Claude Code composed), like any error text (docs/decisions.md#secrets)."""
-    return classify.is_error_prose(event.model, event.error)
+    return synthetic_messages.is_error_prose(event.model, event.error)
 
 
 # --- answer dialects: how the answer to a prompt looks to a client -----------------------------

@@ -31,7 +31,13 @@ if TYPE_CHECKING:
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.session.session import Session
 
-__all__ = ["ClosedIds", "SessionOpener", "opens_a_session", "session_side_imported"]
+__all__ = [
+    "ClosedIds",
+    "SessionOpener",
+    "opening_under_way",
+    "opens_a_session",
+    "session_side_imported",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -60,9 +66,11 @@ def opens_a_session(
         if not _side.imported:
             lean_imports.cache_dataclass_code()
             lean_imports.pause_collection()
+        _side.opening += 1
         try:
             return await handler(*args, **kwargs)
         finally:
+            _side.opening -= 1
             lean_imports.resume_collection()
 
     return opens
@@ -70,9 +78,15 @@ def opens_a_session(
 
 class _SessionSide:
     imported = False  # the session side is imported: the first session was built
+    opening = 0  # how many session requests are being handled now
 
 
 _side = _SessionSide()
+
+
+def opening_under_way() -> bool:
+    """Whether a request that opens a session is being handled."""
+    return _side.opening > 0
 
 
 def session_side_imported() -> None:
@@ -179,6 +193,12 @@ class SessionOpener:
         self.sessions[session.session_id] = session
         self.closed.discard(session.session_id)
         session.controls.announce_later(self._tg)
+        from adapter.agent import opening
+
+        if not opening.later_models_built():
+            # Once the answer is out, while the client reads it (docs/performance.md).
+            later = functools.partial(opening.build_later_models, opening_under_way)
+            session.controls.after_setup_answer(later)
         if lean_imports.dataclass_code_unsaved():
             import anyio
 

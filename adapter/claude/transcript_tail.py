@@ -9,8 +9,8 @@ grow with the
 length of the session. The rules follow the reference adapter's `readResumedTail`:
 
 - only main-thread entries count (a subagent's `isSidechain` entries do not);
-- the model is the last real one (`fsm.claude.classify.is_real_model`): Claude Code's own notices
-  carry `<synthetic>`;
+- the model is the last real one (`fsm.claude.synthetic_messages.is_real_model`): Claude Code's
+  own notices carry `<synthetic>`;
 - the mode search stops at the first entry that has a mode, or at a prompt that has none (a
   Claude Code too old to record modes: nothing is known); a prompt is what replay calls one
   (`fsm.claude.transcript_entries.is_prompt_entry`);

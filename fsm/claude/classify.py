@@ -2,7 +2,8 @@
 
 Theory of operation: Claude reports trouble in several shapes (an assistant message's `error`
 string, a `<synthetic>` message whose text Claude Code composed locally, a result subtype with
-`is_error`, an `api_retry` progress frame, a model-fallback notice). Each function here takes the
+`is_error`, an `api_retry` progress frame, a model-fallback notice); which messages Claude Code
+composed is `synthetic_messages.py`'s. Each function here takes the
 plain values the shell read off one message and answers with a `FailureKind` (or `None` where
 the signal is not a failure). Nothing here keeps state: the per-turn memory of which signals
 were seen lives on the turn machine's model (`turn.py`).
@@ -16,19 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from fsm.claude.synthetic_messages import is_login_text
 from fsm.vocabulary import FailureKind
 
 __all__ = [
     "AUTONOMOUS_ORIGINS",
-    "SYNTHETIC_MODEL",
-    "USAGE_LIMIT_PREFIXES",
     "error_kind_for_result_subtype",
     "is_autonomous_origin",
-    "is_error_prose",
-    "is_login_text",
-    "is_real_model",
-    "is_synthetic_login",
-    "is_synthetic_usage_limit",
     "kind_for_assistant_error",
     "kind_for_result_subtype",
     "kind_for_retry",
@@ -39,27 +34,6 @@ __all__ = [
     "stall_title",
     "without_login_instruction",
 ]
-
-SYNTHETIC_MODEL = "<synthetic>"
-
-# Copied from the TypeScript SDK's USAGE_LIMIT_ERROR_PREFIXES (@anthropic-ai/claude-agent-sdk
-# 0.3.318 / 0.3.332, @alpha): the Python SDK exports no such list, so it is kept in step by hand.
-USAGE_LIMIT_PREFIXES: tuple[str, ...] = (
-    "You've hit your",
-    "You've reached your",
-    "You're out of usage credits",
-    "Your org is out of usage \u00b7 add funds to continue",
-    "Your org is out of usage \u00b7 contact your admin",
-    "Your seat type doesn't include usage credits",
-    "Your seat type doesn't include usage",
-    "Your usage allocation has been disabled by your admin",
-    "Your group's usage limit is set to $0",
-    "Fable 5 requires usage credits",
-    "You're out of extra usage",
-    "Your seat type doesn't include extra usage",
-)
-
-_LOGIN = re.compile(r"\brun /login\b", re.IGNORECASE)
 
 # The CLI's own error enum (wider than the Python SDK's Literal, which passes any string).
 _ERROR_KINDS: dict[str, FailureKind] = {
@@ -108,39 +82,11 @@ def is_own_work(origin_kind: object, prompts: Collection[str], prompt: str | Non
     return is_autonomous_origin(origin_kind) and not taken_up
 
 
-def is_error_prose(model: object, error: object) -> bool:
-    """Whether an assistant message is Claude's error prose rather than the model's answer: it
-    names an API error, or Claude Code composed it (`<synthetic>`). Error prose is masked where
-    it reaches the client (docs/decisions.md#secrets); the model's own answer is the user's
-    content and stays verbatim."""
-    return error is not None or model == SYNTHETIC_MODEL
-
-
-def is_real_model(model: object) -> bool:
-    """Whether a message's model name says a model answered: a name, not a placeholder. Claude
-    Code marks what it composes itself `<synthetic>`; any `<...>` name, or a missing or blank
-    one, is taken the same way. The one rule for the turn (live), replay and the shell's
-    transcript tail alike; the turn adds its own memory (a login prompt seen) in its guard."""
-    if not isinstance(model, str):
-        return False
-    name = model.strip()
-    return bool(name) and not (name.startswith("<") and name.endswith(">"))
-
-
 def recovers_a_usage_limit(*, real_answer: bool, turn_failed: bool) -> bool:
     """A usage limit is over once a real model answered (docs/decisions.md#recovery), counted only
     in a turn that did not fail: the live turn applies it at its result, replay at the turn's
     `isApiErrorMessage` entry (`replay.py`'s header says what a transcript cannot show)."""
     return real_answer and not turn_failed
-
-
-def is_synthetic_usage_limit(model: str | None, text: str) -> bool:
-    """A usage-limit message Claude Code composed itself (never arbitrary model prose)."""
-    return model == SYNTHETIC_MODEL and text.startswith(USAGE_LIMIT_PREFIXES)
-
-
-def is_login_text(text: str) -> bool:
-    return _LOGIN.search(text) is not None
 
 
 # One clause of Claude Code's text: up to a sentence end (a stop followed by space), a `;`, a
@@ -158,16 +104,6 @@ def without_login_instruction(text: str) -> str:
         return text
     kept = [c for c in _CLAUSE.findall(text) if c and not _MENTIONS_LOGIN.search(c)]
     return "".join(kept).strip().rstrip("\u00b7;,: ").strip()
-
-
-def is_synthetic_login(model: str | None, text_block_count: int, text: str) -> bool:
-    """Claude Code's local "please run /login" message: one text block, not a usage limit."""
-    return (
-        model == SYNTHETIC_MODEL
-        and text_block_count == 1
-        and is_login_text(text)
-        and not is_synthetic_usage_limit(model, text)
-    )
 
 
 def kind_for_assistant_error(error: str | None, *, usage_limit: bool) -> FailureKind:

@@ -4,11 +4,11 @@ Theory of operation: the shell reads a session's transcript (Claude Code's JSONL
 per line) holding O(1) state:
 
 1. The usage-limit failure that is still active is the latest top-level `<synthetic>`
-   usage-limit message that no later real-model answer (`classify.is_real_model`) followed. A
-   `<synthetic>` local-command answer ("No response requested.") proves nothing and leaves it
-   active. Only the last usage limit or real answer decides, so `active_from_newest` reads the
-   entries newest first and stops at the first that decides (usually within the last few
-   lines); `ActiveScan` finds the same reading oldest first.
+   usage-limit message that no later real-model answer (`synthetic_messages.is_real_model`)
+   followed. A `<synthetic>` local-command answer ("No response requested.") proves nothing
+   and leaves it active. Only the last usage limit or real answer decides, so
+   `active_from_newest` reads the entries newest first and stops at the first that decides
+   (usually within the last few lines); `ActiveScan` finds the same reading oldest first.
    Live and replay apply one rule, `classify.recovers_a_usage_limit`: a real answer recovers
    only in a turn that did not fail. Live, the turn's result says whether it failed; on
    replay, Claude Code's `isApiErrorMessage` entry does, as a transcript keeps no result. A

@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, NamedTuple
 
-from fsm.claude import classify
+from fsm.claude import synthetic_messages
 from fsm.errors import PeerViolation
 
 __all__ = [
@@ -117,7 +117,7 @@ class TranscriptEntry(NamedTuple):
             self.kind is EntryKind.ASSISTANT
             and self.top_level
             and bool(self.text)
-            and classify.is_synthetic_usage_limit(self.model, self.text)
+            and synthetic_messages.is_synthetic_usage_limit(self.model, self.text)
         )
 
     @property
@@ -133,7 +133,7 @@ class TranscriptEntry(NamedTuple):
         return (
             self.kind is EntryKind.ASSISTANT
             and self.top_level
-            and classify.is_real_model(self.model)
+            and synthetic_messages.is_real_model(self.model)
         )
 
 

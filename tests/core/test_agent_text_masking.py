@@ -6,7 +6,7 @@ a second time on its own. Forwarded messages carry the core's word on masking to
 from __future__ import annotations
 
 from fsm import PromptEchoed
-from fsm.claude.classify import is_error_prose
+from fsm.claude.synthetic_messages import is_error_prose
 from fsm.effects import ForwardAssistantMessage, SendAgentText, SettlePrompt, StopReason
 from fsm.events import AssistantMessageReceived, PromptSent, ResultReceived
 from fsm.session import SessionCore

@@ -1,6 +1,6 @@
 """The rules live turns and replay share, each with one home: what a real model answer is
-(`classify.is_real_model`, also the shell's transcript tail's), when a usage limit recovers
-(`classify.recovers_a_usage_limit`) and what a prompt entry is
+(`synthetic_messages.is_real_model`, also the shell's transcript tail's), when a usage limit
+recovers (`classify.recovers_a_usage_limit`) and what a prompt entry is
 (`transcript_entries.is_prompt_entry`).
 Live and replay agree on a turn that failed with an API error (its `isApiErrorMessage` entry);
 where they still differ (a result-only failure, which a transcript cannot show), the
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fsm import PromptEchoed
-from fsm.claude import classify
+from fsm.claude import classify, synthetic_messages
 from fsm.claude.replay import ActiveScan, active_from_newest
 from fsm.claude.transcript_entries import EntryKind, is_prompt_entry, parse_entry
 from fsm.effects import Effect, PublishRecord
@@ -46,7 +46,7 @@ LIMIT = "You've hit your individual spend limit \u00b7 run /usage-credits to ask
     ],
 )
 def test_a_real_model_answer_is_named_by_a_model(model: object, real: bool) -> None:
-    assert classify.is_real_model(model) is real
+    assert synthetic_messages.is_real_model(model) is real
 
 
 def test_a_usage_limit_recovers_at_a_real_answer_of_a_turn_that_did_not_fail() -> None:

@@ -10,18 +10,20 @@ from typing import Any
 
 import pytest
 
-from fsm.claude import classify
+from fsm.claude import classify, synthetic_messages
 from fsm.claude.classify import (
-    SYNTHETIC_MODEL,
-    USAGE_LIMIT_PREFIXES,
-    is_login_text,
-    is_synthetic_login,
-    is_synthetic_usage_limit,
     kind_for_assistant_error,
     kind_for_result_subtype,
     kind_for_retry,
     model_fallback_text,
     retry_title,
+)
+from fsm.claude.synthetic_messages import (
+    SYNTHETIC_MODEL,
+    USAGE_LIMIT_PREFIXES,
+    is_login_text,
+    is_synthetic_login,
+    is_synthetic_usage_limit,
 )
 from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title
 from fsm.vocabulary import (
@@ -313,6 +315,8 @@ def test_model_fallback_text_variants() -> None:
 
 def test_classify_exports_exist() -> None:
     assert [name for name in classify.__all__ if not hasattr(classify, name)] == []
+    missing = [n for n in synthetic_messages.__all__ if not hasattr(synthetic_messages, n)]
+    assert missing == []
 
 
 # --- shape_title, docs/decisions.md#details -------------------------------------------------------
