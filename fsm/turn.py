@@ -11,7 +11,8 @@ as its argument; the events whose trigger the table names are `TURN_TRIGGERS`. T
 wins and its `before` callbacks append the effects. That ordered table *is* the decision:
 `diagrams/turn.mmd` draws it and `diagrams/turn.md` lists it, one numbered line per rule in the
 order tried. The rows are literal: a row naming several states is that row in each of them;
-PROMPT_SENT has a block of its own (until the prompt's echo, Claude's words are its own work).
+PROMPT_SENT has a block of its own (until Claude Code starts or echoes the prompt, Claude's
+work is its own).
 The design card's three questions are rows:
 - when a warning escalates to an error: `RETRYING --result_received [is_an_error,
   has_a_warning_out] / confirm_boundary, escalate_warning --> IDLE` (the warning's own
@@ -34,15 +35,15 @@ agentError) and their twins below forward Claude's prose or log; a failed turn h
 every client, and the answer dialect (`RecordAnswers`, `LegacyAnswers`, at the end of this
 module) makes its settle a legacy JSON-RPC error.
 
-States are what changes behaviour: PROMPT_SENT (Claude has not echoed the prompt yet, so what
-it says is its own work and an idle belongs to the previous turn,
-docs/decisions.md#turn-begins-at-echo), RUNNING, RETRYING (a warning is out under the turn id),
-FAILING (a failure message was seen and not recovered from: its prose is withheld for the record,
-docs/decisions.md#capable-clients), CANCELLING (one interrupt is out), RESETTING (between a plan
-exit that clears the context and the fresh context's first message), IDLE (no turn live; `outcome`
-says how the last one ended), BROKEN (an internal fault, docs/decisions.md#internal-faults: sticky,
-every later prompt is refused). What only feeds a title (Claude's words, the error kind, retry
-hints) is data on the model.
+States are what changes behaviour: PROMPT_SENT (Claude Code has not started the prompt
+(`command_lifecycle` `started`) or echoed it yet, so what it says is its own work and an idle
+belongs to the previous turn; a stall leaves it there, docs/decisions.md#turn-begins-at-echo),
+RUNNING, RETRYING (a warning is out under the turn id), FAILING (a failure message was seen and not
+recovered from: its prose is withheld for the record, docs/decisions.md#capable-clients), CANCELLING
+(one interrupt is out), RESETTING (between a plan exit that clears the context and the fresh
+context's first message), IDLE (no turn live; `outcome` says how the last one ended), BROKEN (an
+internal fault, docs/decisions.md#internal-faults: sticky, every later prompt is refused). What only
+feeds a title (Claude's words, the error kind, retry hints) is data on the model.
 
 Guards are pure predicates over the event and what the turn has seen; they never change the
 model or make an effect. Callbacks run after the row's guards chose it and before the state
@@ -288,7 +289,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     # The watchdog's warning, under the turn id, leaves the prompt waiting for its start.
     _row("claude_silent", PROMPT_SENT, None, "log_silence", when="stalls_are_quiet"),
     _row("claude_silent", PROMPT_SENT, None, "warn_stalled"),
-    # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
+    # --- RUNNING, RETRYING (and PROMPT_SENT where its block did not decide): the turn's end ---
     _row("assistant_message_received", HEARD_FROM, "=", "forward_message",
          when="is_from_a_subagent"),
     # docs/decisions.md#capable-clients: a failure message's prose is withheld to become the
