@@ -237,17 +237,15 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
 def while_claude_starts(response: type[Any]) -> None:
     """What a session's opening does while its Claude starts up, when nobody waits for it
     (docs/performance.md): the `acp` models of its answer and of the notifications that follow
-    it (`build_answer_models`; those of later requests once the first answer is out,
-    `build_later_models`, or here in a later session's opening); and work done once per process
-    that some later request would otherwise wait for: the failure records' secret patterns
-    compile on their first use (about 2.6 ms, none of it needed to answer `initialize`), which
-    would fall to the process's first record; the SDK's module that copies a transcript (1 ms)
-    and the core's fork points, which a fork would import before it can start its Claude; and
-    what the spawn itself does not need but the session soon does: the session store (a new
-    session's marker, written before its answer), the reader of Claude's messages, the core's
-    rule for a model Claude Code switched to, its rules for Claude Code's model list and for
-    what the pickers show (which the session's pickers use once Claude has answered:
-    `SessionConfig.adopt`, `options`)."""
+    it (`build_answer_models`; those of later requests, and the failure records' secret
+    patterns, once the first answer is out, `build_later_models`, or here in a later session's
+    opening); and work done once per process that some later request would otherwise wait for:
+    the SDK's module that copies a transcript (1 ms) and the core's fork points, which a fork
+    would import before it can start its Claude; and what the spawn itself does not need but the
+    session soon does: the session store (a new session's marker, written before its answer),
+    the reader of Claude's messages, the core's rule for a model Claude Code switched to, its
+    rules for Claude Code's model list and for what the pickers show (which the session's
+    pickers use once Claude has answered: `SessionConfig.adopt`, `options`)."""
     from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
 
     from adapter.claude import message_stream, session_store  # noqa: F401
@@ -256,13 +254,11 @@ def while_claude_starts(response: type[Any]) -> None:
         fork_point,
         model_switch_to_follow,
         models_shown,
-        redact,
         settings_effort,
     )
 
     build_answer_models(response)
     _build_the_rest_of_the_later_models()
-    redact("")
 
 
 def build_answer_models(response: type[Any]) -> None:
@@ -307,22 +303,34 @@ def later_models_built() -> bool:
     return _later.built
 
 
-async def build_later_models(opening_under_way: Callable[[], bool]) -> None:
+async def build_later_models(busy: Callable[[], bool]) -> None:
     """Build `LATER_MODELS` once the first setup answer is out (docs/performance.md): nobody
     waits for them then (the client reads the answer), and before the answer its Claude's
     start-up was shorter than what the session does meanwhile. One model a turn of the event
-    loop, the prompt's first, so that a request read meanwhile waits for one at most; none
-    once another session is being opened (a fork sent as soon as the answer is read): it
-    builds the rest while its own Claude starts (`while_claude_starts`)."""
+    loop, the prompt's first, so that a request read meanwhile waits for one at most; none once
+    the agent is `busy` with a prompt or with opening another session (a fork sent as soon as
+    the answer is read): that opening, or the next, builds the rest while its own Claude starts
+    (`while_claude_starts`); a request that comes first builds its own. Then the failure
+    records' secret patterns, which compile on their first use (about 2.6 ms, none of it needed
+    to answer `initialize` or a session request), which would fall to the process's first
+    record."""
     from acp import schema
 
     _later.answered = True
     for name in LATER_MODELS:
-        if opening_under_way():
+        if busy():
             return
         getattr(schema, name).model_rebuild()  # nothing to do once built
         await asyncio.sleep(0)
     _later.built = True
+    if not busy():
+        _compile_record_patterns()
+
+
+def _compile_record_patterns() -> None:
+    from fsm import redact
+
+    redact("")
 
 
 def _build_the_rest_of_the_later_models() -> None:
@@ -334,6 +342,7 @@ def _build_the_rest_of_the_later_models() -> None:
     for name in LATER_MODELS:
         getattr(schema, name).model_rebuild()
     _later.built = True
+    _compile_record_patterns()
 
 
 def controls_for(start: Opening, link: ClientLink) -> SessionControls:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 __all__ = [
     "ClosedIds",
     "SessionOpener",
-    "opening_under_way",
     "opens_a_session",
+    "request_under_way",
+    "requests_under_way",
     "session_side_imported",
 ]
 
@@ -66,27 +67,37 @@ def opens_a_session(
         if not _side.imported:
             lean_imports.cache_dataclass_code()
             lean_imports.pause_collection()
-        _side.opening += 1
-        try:
-            return await handler(*args, **kwargs)
-        finally:
-            _side.opening -= 1
-            lean_imports.resume_collection()
+        with request_under_way():
+            try:
+                return await handler(*args, **kwargs)
+            finally:
+                lean_imports.resume_collection()
 
     return opens
 
 
 class _SessionSide:
     imported = False  # the session side is imported: the first session was built
-    opening = 0  # how many session requests are being handled now
+    under_way = 0  # how many session requests and prompts are being handled now
 
 
 _side = _SessionSide()
 
 
-def opening_under_way() -> bool:
-    """Whether a request that opens a session is being handled."""
-    return _side.opening > 0
+@contextlib.contextmanager
+def request_under_way() -> Iterator[None]:
+    """Around a request that opens a session or prompts one: work that waits for a moment
+    nobody waits for (`opening.build_later_models`) leaves it alone meanwhile."""
+    _side.under_way += 1
+    try:
+        yield
+    finally:
+        _side.under_way -= 1
+
+
+def requests_under_way() -> bool:
+    """Whether a request that opens a session, or a prompt, is being handled."""
+    return _side.under_way > 0
 
 
 def session_side_imported() -> None:
@@ -197,7 +208,7 @@ class SessionOpener:
 
         if not opening.later_models_built():
             # Once the answer is out, while the client reads it (docs/performance.md).
-            later = functools.partial(opening.build_later_models, opening_under_way)
+            later = functools.partial(opening.build_later_models, requests_under_way)
             session.controls.after_setup_answer(later)
         if lean_imports.dataclass_code_unsaved():
             import anyio

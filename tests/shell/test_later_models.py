@@ -29,9 +29,9 @@ async def test_later_models_are_built_after_the_first_setup_answer_is_out(
 
     async with agent_in_process(tmp_path, "success") as adapter:
 
-        async def noting(opening_under_way: Callable[[], bool]) -> None:
+        async def noting(busy: Callable[[], bool]) -> None:
             calls.append(opening.later_models_built())
-            await build(opening_under_way)
+            await build(busy)
 
         monkeypatch.setattr(opening, "build_later_models", noting)
         await asyncio.wait_for(
@@ -59,4 +59,18 @@ async def test_a_session_opened_meanwhile_builds_them_while_its_claude_starts(
     await opening.build_later_models(lambda: True)
     assert not opening.later_models_built()
     opening.while_claude_starts(ForkSessionResponse)
+    assert opening.later_models_built()
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_under_way_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A prompt sent as soon as the first answer is read: nothing more is built meanwhile.
+    from adapter.agent.session_opener import request_under_way, requests_under_way
+
+    monkeypatch.setattr(opening._later, "built", False)
+    monkeypatch.setattr(opening._later, "answered", False)
+    with request_under_way():
+        await opening.build_later_models(requests_under_way)
+    assert not opening.later_models_built()
+    await opening.build_later_models(requests_under_way)
     assert opening.later_models_built()
