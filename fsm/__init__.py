@@ -256,6 +256,7 @@ if TYPE_CHECKING:
     from fsm.pickers.values import (
         PickerShown,
         canonical_model_id,
+        effort_level_name,
         efforts_shown,
         efforts_to_apply,
         mode_to_follow,
@@ -389,6 +390,7 @@ _HOMES = {
     "message_text_fingerprint": "air.fork_points",
     "PickerShown": "pickers.values",
     "canonical_model_id": "pickers.values",
+    "effort_level_name": "pickers.values",
     "efforts_shown": "pickers.values",
     "efforts_to_apply": "pickers.values",
     "mode_to_follow": "pickers.values",
@@ -713,6 +715,7 @@ __all__ = [
     "canonical_model_id",
     "claude_code_offers",
     "decode_text_blob",
+    "effort_level_name",
     "efforts_shown",
     "efforts_to_apply",
     "fallback_moves_session",
