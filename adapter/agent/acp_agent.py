@@ -43,7 +43,7 @@ from adapter.agent import (
     signing_out,
     steering,
 )
-from adapter.agent.session_opener import SessionOpener, opens_a_session
+from adapter.agent.session_opener import SessionOpener, opens_a_session, request_under_way
 from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
@@ -396,6 +396,13 @@ class ClaudeAcpAgent:
         return session
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        # Work left for a moment nobody waits for leaves the prompt alone (`request_under_way`).
+        with request_under_way():
+            return await self._prompt(prompt, session_id, kwargs)
+
+    async def _prompt(
+        self, prompt: list[Any], session_id: str, kwargs: dict[str, Any]
+    ) -> PromptResponse:
         from adapter.claude.claude_runtime import RuntimeStartError
         from adapter.claude.prompt_content import check_not_empty
         from fsm import PromptRequested

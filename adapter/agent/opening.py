@@ -15,10 +15,11 @@ never prompted have no transcript yet and open as a fresh Claude process under t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,9 +47,12 @@ if TYPE_CHECKING:
     from adapter.session.session import Session
 
 __all__ = [
+    "LATER_MODELS",
     "Opening",
+    "build_later_models",
     "check_cwd",
     "controls_for",
+    "later_models_built",
     "opening_for",
     "pickers",
     "spawn",
@@ -232,16 +236,16 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
 
 def while_claude_starts(response: type[Any]) -> None:
     """What a session's opening does while its Claude starts up, when nobody waits for it
-    (docs/performance.md): the `acp` models of its answer and of what follows it
-    (`build_wire_models`); and work done once per process that some later request would
-    otherwise wait for: the failure records' secret patterns compile on their first use (about
-    2.6 ms, none of it needed to answer `initialize`), which would fall to the process's first
-    record; the SDK's module that copies a transcript (1 ms) and the core's fork points, which a
-    fork would import before it can start its Claude; and what the spawn itself does not need
-    but the session soon does: the session store (a new session's marker, written before its
-    answer), the reader of Claude's messages, the core's rule for a model Claude Code switched
-    to, its rules for Claude Code's model list and for what the pickers show (which the
-    session's pickers use once Claude has answered: `SessionConfig.adopt`, `options`)."""
+    (docs/performance.md): the `acp` models of its answer and of the notifications that follow
+    it (`build_answer_models`; those of later requests, and the failure records' secret
+    patterns, once the first answer is out, `build_later_models`, or here in a later session's
+    opening); and work done once per process that some later request would otherwise wait for:
+    the SDK's module that copies a transcript (1 ms) and the core's fork points, which a fork
+    would import before it can start its Claude; and what the spawn itself does not need but the
+    session soon does: the session store (a new session's marker, written before its answer),
+    the reader of Claude's messages, the core's rule for a model Claude Code switched to, its
+    rules for Claude Code's model list and for what the pickers show (which the session's
+    pickers use once Claude has answered: `SessionConfig.adopt`, `options`)."""
     from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
 
     from adapter.claude import message_stream, session_store  # noqa: F401
@@ -250,21 +254,18 @@ def while_claude_starts(response: type[Any]) -> None:
         fork_point,
         model_switch_to_follow,
         models_shown,
-        redact,
         settings_effort,
     )
 
-    build_wire_models(response)
-    redact("")
+    build_answer_models(response)
+    _build_the_rest_of_the_later_models()
 
 
-def build_wire_models(response: type[Any]) -> None:
-    """Build the `acp` schema models that answer a setup request and follow it (`lean_imports`
-    builds each on first use; the notification union takes ~10 ms): meant for while Claude
-    starts, so that the answer does not wait for them after Claude's handshake. Then the
-    models of the requests a session is sent next (a prompt, and the other setup requests: a
-    fork or a load of it), 1-2 ms each, which would otherwise be built when one arrives,
-    before anything else is done for it."""
+def build_answer_models(response: type[Any]) -> None:
+    """Build the `acp` schema models that answer a setup request and the notifications that
+    follow it (`lean_imports` builds each on first use; the notification union takes ~7 ms):
+    meant for while Claude starts, so that the answer does not wait for them after Claude's
+    handshake."""
     from acp import schema
 
     for model in (
@@ -273,14 +274,75 @@ def build_wire_models(response: type[Any]) -> None:
         schema.SessionConfigOptionSelect,
         schema.SessionNotification,
         schema.AvailableCommandsUpdate,
-        schema.PromptRequest,
-        schema.PromptResponse,
-        schema.NewSessionRequest,
-        schema.LoadSessionRequest,
-        schema.ResumeSessionRequest,
-        schema.ForkSessionRequest,
     ):
         model.model_rebuild()  # nothing to do once built
+
+
+# The `acp` models of the requests a session is sent after its setup answer, the prompt's first:
+# 0.5-2 ms each, which the first of each would otherwise wait for before anything is done for it.
+LATER_MODELS = (
+    "PromptRequest",
+    "PromptResponse",
+    "NewSessionRequest",
+    "LoadSessionRequest",
+    "ResumeSessionRequest",
+    "ForkSessionRequest",
+)
+
+
+class _Later:
+    answered = False  # the first setup answer that scheduled `build_later_models` is out
+    built = False  # `LATER_MODELS` are built in this process
+
+
+_later = _Later()
+
+
+def later_models_built() -> bool:
+    """Whether `LATER_MODELS` are built in this process."""
+    return _later.built
+
+
+async def build_later_models(busy: Callable[[], bool]) -> None:
+    """Build `LATER_MODELS` once the first setup answer is out (docs/performance.md): nobody
+    waits for them then (the client reads the answer), and before the answer its Claude's
+    start-up was shorter than what the session does meanwhile. One model a turn of the event
+    loop, the prompt's first, so that a request read meanwhile waits for one at most; none once
+    the agent is `busy` with a prompt or with opening another session (a fork sent as soon as
+    the answer is read): that opening, or the next, builds the rest while its own Claude starts
+    (`while_claude_starts`); a request that comes first builds its own. Then the failure
+    records' secret patterns, which compile on their first use (about 2.6 ms, none of it needed
+    to answer `initialize` or a session request), which would fall to the process's first
+    record."""
+    from acp import schema
+
+    _later.answered = True
+    for name in LATER_MODELS:
+        if busy():
+            return
+        getattr(schema, name).model_rebuild()  # nothing to do once built
+        await asyncio.sleep(0)
+    _later.built = True
+    if not busy():
+        _compile_record_patterns()
+
+
+def _compile_record_patterns() -> None:
+    from fsm import redact
+
+    redact("")
+
+
+def _build_the_rest_of_the_later_models() -> None:
+    """In a later session's opening, while its Claude starts: what `build_later_models` left."""
+    if not _later.answered or _later.built:
+        return
+    from acp import schema
+
+    for name in LATER_MODELS:
+        getattr(schema, name).model_rebuild()
+    _later.built = True
+    _compile_record_patterns()
 
 
 def controls_for(start: Opening, link: ClientLink) -> SessionControls:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -31,7 +31,14 @@ if TYPE_CHECKING:
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.session.session import Session
 
-__all__ = ["ClosedIds", "SessionOpener", "opens_a_session", "session_side_imported"]
+__all__ = [
+    "ClosedIds",
+    "SessionOpener",
+    "opens_a_session",
+    "request_under_way",
+    "requests_under_way",
+    "session_side_imported",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -60,19 +67,37 @@ def opens_a_session(
         if not _side.imported:
             lean_imports.cache_dataclass_code()
             lean_imports.pause_collection()
-        try:
-            return await handler(*args, **kwargs)
-        finally:
-            lean_imports.resume_collection()
+        with request_under_way():
+            try:
+                return await handler(*args, **kwargs)
+            finally:
+                lean_imports.resume_collection()
 
     return opens
 
 
 class _SessionSide:
     imported = False  # the session side is imported: the first session was built
+    under_way = 0  # how many session requests and prompts are being handled now
 
 
 _side = _SessionSide()
+
+
+@contextlib.contextmanager
+def request_under_way() -> Iterator[None]:
+    """Around a request that opens a session or prompts one: work that waits for a moment
+    nobody waits for (`opening.build_later_models`) leaves it alone meanwhile."""
+    _side.under_way += 1
+    try:
+        yield
+    finally:
+        _side.under_way -= 1
+
+
+def requests_under_way() -> bool:
+    """Whether a request that opens a session, or a prompt, is being handled."""
+    return _side.under_way > 0
 
 
 def session_side_imported() -> None:
@@ -179,6 +204,12 @@ class SessionOpener:
         self.sessions[session.session_id] = session
         self.closed.discard(session.session_id)
         session.controls.announce_later(self._tg)
+        from adapter.agent import opening
+
+        if not opening.later_models_built():
+            # Once the answer is out, while the client reads it (docs/performance.md).
+            later = functools.partial(opening.build_later_models, requests_under_way)
+            session.controls.after_setup_answer(later)
         if lean_imports.dataclass_code_unsaved():
             import anyio
 

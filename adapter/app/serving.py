@@ -91,12 +91,16 @@ async def serve_stdio(
 
 
 # What a first session imports before it spawns its Claude, then what anyio's task group needs
-# once it has: imported in this order while the client leaves the agent idle after `initialize`.
+# once it has, then what a resume or load reads before its spawn besides (the transcript's tail,
+# the SDK's project folder rule that finds it): imported in this order while the client leaves
+# the agent idle after `initialize`.
 SPAWN_PATH = (
     "adapter.agent.opening",
     "adapter.claude.claude_runtime",
     "adapter.claude.session_store",
     "anyio._backends._asyncio",
+    "adapter.claude.transcript_tail",
+    "claude_agent_sdk._internal.sessions",
 )
 # How long the client must have left the agent idle before each of them.
 QUIET_SECONDS = 0.01

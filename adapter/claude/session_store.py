@@ -11,6 +11,7 @@ that id, nothing to replay). `session/list` pages with the cursor `offset:N`.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
 import logging
@@ -199,15 +200,18 @@ async def fork(
     transcript = located.transcript
     up_to: str | None = None
     if point is not None:
-        found = await anyio.to_thread.run_sync(_fork_point_uuid, point, transcript)
+        found = await asyncio.to_thread(_fork_point_uuid, point, transcript)
         if found is None:
             text, data = fork_point_missing(point, session_id)
             raise RequestError(-32602, text, data)
         up_to = found
     try:
         claude_id = transcript.stem  # the linked continuation's, where there is one
-        result = await anyio.to_thread.run_sync(
-            lambda: fork_session(claude_id, directory=cwd, up_to_message_id=up_to)
+        # asyncio's worker thread, not anyio's: anyio's imports its asyncio backend (about
+        # 9 ms), which a process's first fork would do before its Claude is spawned; the
+        # backend is imported while Claude starts up (`serving.LateTaskGroup`).
+        result = await asyncio.to_thread(
+            fork_session, claude_id, directory=cwd, up_to_message_id=up_to
         )
     except (OSError, ValueError) as exc:
         log.info("fork of session %s failed: %s", session_id, exc)  # the client hears it

@@ -13,8 +13,8 @@ from __future__ import annotations
 import datetime
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Generic, TypeVar
 
 import anyio
 from acp.schema import TextContentBlock, ToolCallUpdate, Usage
@@ -85,6 +85,22 @@ TITLE_SECONDS = 60.0  # Claude Code's title is a small model's call; past this i
 
 async def _no_files() -> dict[str, Any]:
     return {}
+
+
+_T = TypeVar("_T")
+
+
+class _Fetched(Generic[_T]):
+    """What `fetch` returns, fetched only when iterated: a hook of the main thread (most tool
+    calls) never lists the root's pickers, which only name a subagent's values."""
+
+    __slots__ = ("_fetch",)
+
+    def __init__(self, fetch: Callable[[], Iterable[_T]]) -> None:
+        self._fetch = fetch
+
+    def __iter__(self) -> Iterator[_T]:
+        return iter(self._fetch())
 
 
 def _masked(block: Mapping[str, Any], mask: tuple[str, ...]) -> Mapping[str, Any]:
@@ -177,7 +193,9 @@ class LiveView:
         self._view.async_tasks = self._async_tasks
         # JetBrains AIR's native subagent sessions: every update goes through it, and a
         # subagent's go to its child session (a pass-through for any other client).
-        self.subagents = NativeSubagents(session_id, enabled=self.air.native_subagents)
+        self.subagents = NativeSubagents(
+            session_id, enabled=self.air.native_subagents, mode_meta=self.air.mode_meta
+        )
         self._subagent_drops = 0  # how many of the core's drops the log has told
         # The root's model picker entries (value, name, resolved id), to name a subagent's
         # model as the picker does (set by the session).
@@ -198,8 +216,7 @@ class LiveView:
     async def _send_raw(self, update: dict[str, Any]) -> bool:
         sent = await self._send_routed(self.subagents.route(update))
         await self._restore_subagents()
-        if self.subagents.dropped != self._subagent_drops:
-            self._log_subagent_drops()
+        self._log_subagent_drops()
         return sent
 
     def _log_subagent_drops(self) -> None:
@@ -444,7 +461,9 @@ class LiveView:
         """A hook that may have fired inside a subagent: what it says that subagent runs with,
         for its child session (`fsm.NativeSubagents.subagent_hook` decides what is sent)."""
         subagents = self.subagents
-        modes, models, agents = self.mode_choices(), self.model_choices(), self.agent_choices()
+        modes = _Fetched(self.mode_choices)
+        models = _Fetched(self.model_choices)
+        agents = _Fetched(self.agent_choices)
         await self._subagent_frames(
             lambda: subagents.subagent_hook(data, modes=modes, models=models, agents=agents),
             "a subagent's hook",

@@ -57,9 +57,11 @@ from fsm.air.subagent_config import (
     AgentEntry,
     ModeEntry,
     ModelEntry,
+    ModeMeta,
     child_model_option,
     hook_configuration,
     model_entry,
+    no_mode_meta,
 )
 
 __all__ = [
@@ -188,6 +190,8 @@ class NativeSubagents:
 
     root: str
     enabled: bool = False
+    # A mode's `_meta` as the root's picker gives it (`AirClient.mode_meta`), for a child's.
+    mode_meta: ModeMeta = no_mode_meta
     _children: dict[str, _Child] = field(default_factory=dict)  # by task id (insertion order)
     _task_by_tool_use: dict[str, str] = field(default_factory=dict)
     _child_by_launch: dict[str, _Child] = field(default_factory=dict)
@@ -201,6 +205,8 @@ class NativeSubagents:
     _generation: dict[str, int] = field(default_factory=dict)
     _pending: dict[str, list[Wire]] = field(default_factory=dict)
     _configs: dict[str, _Config] = field(default_factory=dict)  # by child session id
+    # The session ids in `_configs` no child has yet: what the bound on unknown agents counts.
+    _waiting_configs: set[str] = field(default_factory=set)
     # Agents from before a load that Claude Code runs again, to be found in the session's
     # history (`wanted`, then `restore` or `unresolved`): by the launch their output names,
     # and by agent id (with the resuming prompt and call).
@@ -415,6 +421,7 @@ class NativeSubagents:
         self._control.clear()
         self._parent_by_tool_use.clear()
         self._configs.clear()
+        self._waiting_configs.clear()
         return out
 
     def child_model(
@@ -453,7 +460,9 @@ class NativeSubagents:
         `configure`."""
         if not self.enabled:
             return []
-        found = hook_configuration(hook_input, modes=modes, models=models, agents=agents)
+        found = hook_configuration(
+            hook_input, modes=modes, models=models, agents=agents, mode_meta=self.mode_meta
+        )
         if found is None:
             return []
         return self.configure(*found)
@@ -473,11 +482,12 @@ class NativeSubagents:
             return []  # AIR's draft takes no configuration of an ended child
         config = self._configs.get(session_id)
         if config is None:
-            waiting = sum(1 for sid in self._configs if self._child_of_session(sid) is None)
-            if known is None and waiting >= MAX_PENDING_PARENTS:
+            if known is None and len(self._waiting_configs) >= MAX_PENDING_PARENTS:
                 self.dropped += 1
                 return []
             config = self._configs[session_id] = _Config()
+            if known is None:
+                self._waiting_configs.add(session_id)
         for option in options:
             config.options[option["id"]] = dict(option)
         if known is None or not known.announced:
@@ -587,6 +597,7 @@ class NativeSubagents:
     def _open(self, task_id: str, child: _Child, *, announce: bool) -> list[Routed]:
         self._children.pop(task_id, None)
         self._children[task_id] = child
+        self._waiting_configs.discard(child.session_id)  # what waited under its id is its own
         launch = child.parent_tool_use_id
         if launch is not None:
             self._task_by_tool_use[launch] = task_id

@@ -27,10 +27,10 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from fsm.air.meta import mode_kind_meta
+from fsm.pickers.values import effort_level_name
 from fsm.visible_text import visible
 
 __all__ = [
@@ -39,15 +39,16 @@ __all__ = [
     "MODEL_CONFIG_ID",
     "MODE_CONFIG_ID",
     "child_model_option",
-    "effort_level_name",
     "hook_configuration",
     "model_entry",
+    "no_mode_meta",
 ]
 
 Wire = dict[str, Any]
 ModelEntry = tuple[str, str, str | None]  # a picker entry: value, name, the id it resolves to
 ModeEntry = tuple[str, str, str | None]  # a mode the root offers: id, name, description
 AgentEntry = tuple[str, str | None]  # an agent the root's picker lists: name, description
+ModeMeta = Callable[[str], dict[str, Any] | None]  # a mode's `_meta` (`AirClient.mode_meta`)
 
 MODE_CONFIG_ID = "mode"
 MODEL_CONFIG_ID = "model"
@@ -85,22 +86,20 @@ def child_model_option(entry: tuple[str, str]) -> Wire:
     }
 
 
-def effort_level_name(level: str) -> str:
-    """An effort level's name as the reference's `effortLevelName` makes it: each part between
-    `_` and `-` with its first letter upper case, joined by spaces (`x_high` is `X High`)."""
-    parts = level.replace("-", "_").split("_")
-    return " ".join(part[:1].upper() + part[1:] for part in parts)
+def no_mode_meta(_mode: str) -> dict[str, Any] | None:
+    """No `_meta` for any mode: a client's `mode_meta` when none was given."""
+    return None
 
 
-def _mode_option(mode: str, modes: Iterable[ModeEntry]) -> Wire:
+def _mode_option(mode: str, modes: Iterable[ModeEntry], mode_meta: ModeMeta) -> Wire:
     offered = next(((i, n, d) for i, n, d in modes if i == mode), None)
     entry: Wire = {"value": mode, "name": mode}
     if offered is not None:
         entry = {"value": mode, "name": offered[1]}
         if offered[2]:
             entry["description"] = offered[2]
-        # As the root's picker shows it to AIR: with its kind (only AIR has child sessions).
-        kind = mode_kind_meta(mode)
+        # As the root's picker shows it: with the `_meta` the client's picker gives it.
+        kind = mode_meta(mode)
         if kind is not None:
             entry["_meta"] = kind
     return {
@@ -147,11 +146,13 @@ def hook_configuration(
     modes: Iterable[ModeEntry] = (),
     models: Iterable[ModelEntry] = (),
     agents: Iterable[AgentEntry] = (),
+    mode_meta: ModeMeta = no_mode_meta,
 ) -> tuple[str, list[Wire]] | None:
     """The subagent a hook fired in and the options its input says it runs with, in the
     reference's order (mode, model, effort, agent); None for a hook of the main thread or an
     input of another shape. `modes`, `models` and `agents`: what the root session's pickers
-    offer, to name a value as they do (a mode or agent they lack is named by its id)."""
+    offer, to name a value as they do (a mode or agent they lack is named by its id);
+    `mode_meta`: the `_meta` the root's picker gives an offered mode (`AirClient.mode_meta`)."""
     if not isinstance(hook_input, Mapping):
         return None
     agent_id = _value(hook_input.get("agent_id"))
@@ -160,7 +161,7 @@ def hook_configuration(
     options: list[Wire] = []
     mode = _value(hook_input.get("permission_mode"))
     if mode is not None:
-        options.append(_mode_option(mode, modes))
+        options.append(_mode_option(mode, modes, mode_meta))
     if hook_input.get("hook_event_name") == "PostModelSwitch":
         entry = model_entry(_value(hook_input.get("to_model")), models)
         if entry is not None:

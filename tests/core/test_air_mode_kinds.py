@@ -41,7 +41,7 @@ def test_a_client_that_is_not_air_gets_no_kind() -> None:
 def test_a_childs_mode_option_names_the_kind_of_a_mode_the_root_offers() -> None:
     modes = [("plan", "Plan", "Explore and plan; change nothing")]
     hook = {"agent_id": "a1", "permission_mode": "plan", "hook_event_name": "SubagentStart"}
-    configured = hook_configuration(hook, modes=modes)
+    configured = hook_configuration(hook, modes=modes, mode_meta=AIR.mode_meta)
     assert configured is not None
     _, options = configured
     assert options[0]["options"] == [
@@ -53,5 +53,7 @@ def test_a_childs_mode_option_names_the_kind_of_a_mode_the_root_offers() -> None
         }
     ]
     # A mode the root does not offer is named by its id alone, as the reference does.
-    odd = hook_configuration({**hook, "permission_mode": "dontAsk"}, modes=modes)
+    odd = hook_configuration(
+        {**hook, "permission_mode": "dontAsk"}, modes=modes, mode_meta=AIR.mode_meta
+    )
     assert odd is not None and odd[1][0]["options"] == [{"value": "dontAsk", "name": "dontAsk"}]

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from fsm import air_client
 from fsm.air.native_subagents import MAX_PENDING_PARENTS, NativeSubagents
-from fsm.air.subagent_config import effort_level_name, hook_configuration
+from fsm.air.subagent_config import hook_configuration
+from fsm.pickers.values import effort_level_name
 
 ROOT = "root-session"
 LAUNCH = "toolu_launch"
@@ -16,6 +18,7 @@ AGENT = "a1b2c3d4e5f6"
 MODES = [("default", "Manual", "Ask before edits and commands"), ("plan", "Plan", None)]
 MODELS = [("sonnet", "Sonnet 4.5", "claude-sonnet-4-5"), ("opus", "Opus", None)]
 AGENTS = [("reviewer", "Reviews a change"), ("bare", None)]
+AIR = air_client({"jetbrains": {"air": {}}})  # only AIR has child sessions
 
 
 _KINDS = {"default": "standard", "plan": "plan"}
@@ -108,7 +111,7 @@ def _started(task: str = AGENT, call: str = LAUNCH) -> dict[str, Any]:
 
 
 def _on() -> NativeSubagents:
-    return NativeSubagents(ROOT, enabled=True)
+    return NativeSubagents(ROOT, enabled=True, mode_meta=AIR.mode_meta)
 
 
 def _observe(subs: NativeSubagents, hook: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -131,7 +134,9 @@ def test_a_hook_inside_a_subagent_names_its_mode_model_effort_and_agent_type() -
         effort={"level": "x_high"},
         to_model="claude-sonnet-4-5",
     )
-    found = hook_configuration(hook, modes=MODES, models=MODELS, agents=AGENTS)
+    found = hook_configuration(
+        hook, modes=MODES, models=MODELS, agents=AGENTS, mode_meta=AIR.mode_meta
+    )
     assert found == (
         AGENT,
         [
@@ -150,7 +155,9 @@ def test_values_the_root_pickers_lack_are_named_by_their_ids() -> None:
         permission_mode="dontAsk",
         to_model="claude-haiku-4-5",
     )
-    assert hook_configuration(hook, modes=MODES, models=MODELS, agents=AGENTS) == (
+    assert hook_configuration(
+        hook, modes=MODES, models=MODELS, agents=AGENTS, mode_meta=AIR.mode_meta
+    ) == (
         AGENT,
         [
             _mode("dontAsk", "dontAsk"),
@@ -160,10 +167,33 @@ def test_values_the_root_pickers_lack_are_named_by_their_ids() -> None:
     )
     # An offered mode without a description, an agent without one.
     hook = _hook(permission_mode="plan", agent_type="bare")
-    assert hook_configuration(hook, modes=MODES, agents=AGENTS) == (
+    assert hook_configuration(hook, modes=MODES, agents=AGENTS, mode_meta=AIR.mode_meta) == (
         AGENT,
         [_mode("plan", "Plan"), _agent("bare")],
     )
+
+
+def test_a_mode_carries_the_meta_the_clients_picker_gives_it() -> None:
+    # The client's rule (`AirClient.mode_meta`) is the only one: whatever it gives, the
+    # child's mode carries; a mode the root does not offer carries none.
+    seen: list[str] = []
+
+    def mode_meta(mode: str) -> dict[str, Any] | None:
+        seen.append(mode)
+        return {"picked": mode}
+
+    subs = NativeSubagents(ROOT, enabled=True, mode_meta=mode_meta)
+    subs.route(_launch_card())
+    subs.task_started(_started())
+    ((_, update),) = subs.subagent_hook(_hook(permission_mode="plan"), modes=MODES)
+    assert update["configOptions"][0]["options"] == [
+        {"value": "plan", "name": "Plan", "_meta": {"picked": "plan"}}
+    ]
+    assert hook_configuration(_hook(permission_mode="dontAsk"), modes=MODES, mode_meta=mode_meta)
+    assert seen == ["plan"]
+    # Given no rule, no mode carries a `_meta`.
+    (mode,) = hook_configuration(_hook(permission_mode="plan"), modes=MODES)[1]  # type: ignore[index]
+    assert mode["options"] == [{"value": "plan", "name": "Plan"}]
 
 
 def test_only_a_model_switch_names_a_model() -> None:
@@ -352,6 +382,28 @@ def test_what_waits_for_unknown_agents_is_bounded() -> None:
     subs.route(_launch_card("toolu_0"))
     out = subs.task_started(_started("agent-0", "toolu_0"))
     assert out[1] == ("agent-0", _update(_mode("plan", "Plan"), _effort("low", "Low")))
+
+
+def test_an_agent_that_starts_frees_its_place_among_those_waiting() -> None:
+    subs = _on()
+    for n in range(MAX_PENDING_PARENTS):
+        _observe(subs, _hook(agent=f"agent-{n}", permission_mode="plan"))
+    # agent-0 starts (announced or not, it is known): one more unknown agent may wait.
+    subs.task_started(_started("agent-0", "toolu_0"))
+    assert _observe(subs, _hook(agent="agent-new", permission_mode="plan")) == []
+    assert subs.dropped == 0
+    assert _observe(subs, _hook(agent="agent-late", permission_mode="plan")) == []
+    assert subs.dropped == 1
+    # Its configuration stays its own, and an ended child's never counts as waiting.
+    subs.route(_launch_card("toolu_0"))
+    subs.task_notification({"task_id": "agent-0", "tool_use_id": "toolu_0", "status": "completed"})
+    assert _observe(subs, _hook(agent="agent-later", permission_mode="plan")) == []
+    assert subs.dropped == 2
+    # The end of the stream forgets every one of them: the bound starts afresh.
+    subs.finish_all("failed")
+    for n in range(MAX_PENDING_PARENTS):
+        _observe(subs, _hook(agent=f"again-{n}", permission_mode="plan"))
+    assert subs.dropped == 2
 
 
 def test_the_end_of_the_stream_forgets_what_waited() -> None:

@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
+from claude_agent_sdk import AssistantMessage, TextBlock
 
 from adapter.claude.hooks import ClaudeHooks
 from adapter.scripted_claude.air_scenarios import REVIEW_AGENT, REVIEW_CALL
 from adapter.session.live_view import LiveView
 from fsm import air_client
-from fsm.air.native_subagents import MAX_PENDING_PARENTS
+from fsm.air.native_subagents import MAX_PENDING_PARENTS, MAX_PENDING_UPDATES_PER_PARENT
 from tests.support.harness import OPT_IN, Adapter
 from tests.support.model_picks import claude_entries, log_env
 from tests.support.shell_harness import FakeLink, agent_in_process
@@ -243,4 +244,77 @@ async def test_the_live_view_logs_what_the_pending_bound_dropped(
         ]
         * 2
     )
+    assert link.sent == []  # nothing of an unannounced agent is sent
+
+
+@pytest.mark.asyncio
+async def test_a_main_thread_hook_never_lists_the_root_pickers() -> None:
+    link = FakeLink()
+    view = LiveView(link, "s", "/", terminal_output=False, titled=False, air=air_client(NATIVE))
+    listed: list[str] = []
+
+    def listing(what: str, entries: list[Any]) -> Any:
+        def fetch() -> list[Any]:
+            listed.append(what)
+            return entries
+
+        return fetch
+
+    view.mode_choices = listing("modes", [("plan", "Plan", "Plans first")])
+    view.model_choices = listing("models", [])
+    view.agent_choices = listing("agents", [("reviewer", "Reviews a change")])
+    # Most tool calls run in the main thread: their hooks cost no picker listing.
+    await view.subagent_hook({"hook_event_name": "PreToolUse", "permission_mode": "plan"})
+    await view.subagent_hook({"hook_event_name": "PostToolUse", "agent_id": 7})
+    assert listed == []
+    # A subagent's hook still names its values as the root's pickers do.
+    view.subagents.route(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "toolu_1",
+            "title": "Agent",
+            "status": "pending",
+            "rawInput": {"description": "Review", "prompt": "Review the change"},
+            "_meta": {"claudeCode": {"toolName": "Agent"}},
+        }
+    )
+    view.subagents.task_started(
+        {"task_id": "agent-1", "tool_use_id": "toolu_1", "subagent_type": "reviewer"}
+    )
+    await view.subagent_hook(
+        {"agent_id": "agent-1", "permission_mode": "plan", "agent_type": "reviewer"}
+    )
+    assert sorted(listed) == ["agents", "modes"]
+    (update,) = [u for u in link.sent if u.get("sessionUpdate") == "config_option_update"]
+    mode, agent = update["configOptions"]
+    assert mode["options"][0]["name"] == "Plan"
+    assert agent["options"][0]["description"] == "Reviews a change"
+
+
+@pytest.mark.asyncio
+async def test_the_live_view_logs_what_an_unannounced_subagents_stream_overflowed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    link = FakeLink()
+    view = LiveView(link, "s", "/", terminal_output=False, titled=False, air=air_client(NATIVE))
+    caplog.set_level(logging.INFO, logger="adapter.session.live_view")
+
+    def said(n: int) -> AssistantMessage:
+        return AssistantMessage(
+            content=[TextBlock(f"step {n}")],
+            model="claude-sonnet-4-5",
+            parent_tool_use_id="toolu_unannounced",
+            message_id=f"msg_{n}",
+        )
+
+    for n in range(MAX_PENDING_UPDATES_PER_PARENT + 2):
+        await view.assistant(said(n))
+    # Every drop is told, each batch once, as it happens.
+    told = [
+        r.args[1]
+        for r in caplog.records
+        if "dropped" in r.getMessage() and isinstance(r.args, tuple)
+    ]
+    assert view.subagents.dropped > 0
+    assert sum(told) == view.subagents.dropped  # type: ignore[arg-type]
     assert link.sent == []  # nothing of an unannounced agent is sent

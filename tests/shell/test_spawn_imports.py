@@ -230,3 +230,47 @@ def test_a_resume_or_load_reads_its_transcript_but_no_more_before_its_spawn(
     assert set(NEEDED) | set(RESUME_NEEDS) <= modules
     early = _early(modules, NOT_BEFORE_RESUMED_SPAWN)
     assert not early, f"imported with what a {method} needs before its spawn: {sorted(early)}"
+
+
+def test_a_first_fork_copies_its_transcript_without_anyios_backend_before_its_spawn(
+    tmp_path: Path,
+) -> None:
+    # The copy is made on asyncio's worker thread: anyio's would import its backend (about
+    # 9 ms) before the fork's Claude is spawned.
+    from adapter.claude.sdk_compat import sanitize_path
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    transcripts = tmp_path / "claude-config" / "projects" / sanitize_path(str(folder))
+    transcripts.mkdir(parents=True)
+    entries = [
+        {
+            "type": "user",
+            "uuid": "5a1d6c2e-8f0b-4d3a-9c7e-2b4f6a8d0c1e",
+            "parentUuid": None,
+            "sessionId": SESSION_ID,
+            "cwd": str(folder),
+            "timestamp": "2026-12-05T05:00:00.000Z",
+            "message": {"role": "user", "content": "hello"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "7c3e9a1b-2d4f-4e6a-8b0c-1d3f5a7c9e2b",
+            "parentUuid": "5a1d6c2e-8f0b-4d3a-9c7e-2b4f6a8d0c1e",
+            "sessionId": SESSION_ID,
+            "cwd": str(folder),
+            "timestamp": "2026-12-05T05:00:01.000Z",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "hi"}],
+            },
+        },
+    ]
+    text = "".join(json.dumps(entry) + "\n" for entry in entries)
+    (transcripts / f"{SESSION_ID}.jsonl").write_text(text, encoding="utf-8")
+    params = {"cwd": str(folder), "sessionId": SESSION_ID, "mcpServers": []}
+    answer, modules, _ = _modules_at_spawn(tmp_path, "session/fork", params)
+    assert "error" in answer  # the spawn was refused, after the note
+    assert set(NEEDED) <= modules
+    assert not _early(modules, ("anyio._backends",)), "anyio's backend before the fork's spawn"
