@@ -65,10 +65,11 @@ class ClientLink:
         self._conn: Connection | None = None
         self._bulk: BulkSender | None = None
         self._responses: ResponseWatch | None = None
-        # The connection's changed-meta filter (`fsm.ChangedMetaFilter`), made for the first
-        # client that wants it and kept; None while the client is not one.
+        # Whether updates pass the connection's changed-meta filter (`fsm.ChangedMetaFilter`),
+        # which is made by the first update that does (not by `initialize`, whose answer needs
+        # none of it) and kept.
+        self._filtering = False
         self._meta_filter: ChangedMetaFilter | None = None
-        self._kept_filter: ChangedMetaFilter | None = None
 
     def attach(self, conn: Connection) -> None:
         self._conn = conn
@@ -84,11 +85,15 @@ class ClientLink:
         `fsm.AirClient.filters_meta`, JetBrains AIR): one filter for the connection, whichever
         session an update goes to, as the reference's client wrapper has it; what it held is
         kept across a second `initialize` (docs/decisions.md#changed-meta-filter)."""
-        if on and self._kept_filter is None:
+        self._filtering = on
+
+    def _filtered(self, update: dict[str, Any]) -> dict[str, Any] | None:
+        meta_filter = self._meta_filter
+        if meta_filter is None:
             from fsm import ChangedMetaFilter
 
-            self._kept_filter = ChangedMetaFilter()
-        self._meta_filter = self._kept_filter if on else None
+            meta_filter = self._meta_filter = ChangedMetaFilter()
+        return meta_filter.apply(update)
 
     def response_ticket(self) -> ResponseTicket:
         """A ticket for the answer to the client's request being handled (take it in the
@@ -119,8 +124,8 @@ class ClientLink:
         filter where the client has one (`filter_meta`): an update it leaves nothing of is not
         sent, and that is no failure (docs/decisions.md#changed-meta-filter). Then as
         `send_chunk`."""
-        if self._meta_filter is not None:
-            filtered = self._meta_filter.apply(update)
+        if self._filtering:
+            filtered = self._filtered(update)
             if filtered is None:
                 return True
             update = filtered
@@ -155,9 +160,8 @@ class ClientLink:
         the bulk sender where there is one, else one lookup and no layer per frame); False when
         they could not all be sent. Each goes through the changed-meta filter first, as in
         `send_raw_update`."""
-        meta_filter = self._meta_filter
-        if meta_filter is not None:
-            updates = [kept for kept in map(meta_filter.apply, updates) if kept is not None]
+        if self._filtering:
+            updates = [kept for kept in map(self._filtered, updates) if kept is not None]
             if not updates:
                 return True
         if self._bulk is not None and self._conn is not None:
