@@ -19,9 +19,10 @@ each part lives:
   `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
   `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
-  `git_patch.py`: what it is sent; `session_index.py`, `async_tasks.py`, `native_subagents.py`,
-  `subagent_config.py`, `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`,
-  `goals.py`, `prompt_suggestions.py`: its extensions);
+  `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
+  `session_index.py`, `async_tasks.py`, `native_subagents.py`, `subagent_config.py`,
+  `subagent_replay.py`, `fork_points.py`, `file_change_reports.py`, `goals.py`,
+  `prompt_suggestions.py`: its extensions);
 - `pickers/`: the agent, model and effort pickers (`agents.py`, `model_policy.py`,
   `model_entries.py`, `model_following.py`, `values.py`, `effort_seeds.py`) and the fast-mode
   switch (`fast_mode.py`);
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fsm.air.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.air.async_tasks import AsyncTasks, TaskReplay
+    from fsm.air.changed_meta_filter import ChangedMetaFilter
     from fsm.air.client import AirClient, advertisement, air_client
     from fsm.air.file_change_reports import FileChangeReports, ReportPlan
     from fsm.air.fork_points import (
@@ -196,6 +198,7 @@ if TYPE_CHECKING:
         ModelFellBack,
         OutputReceived,
         PromptEchoed,
+        PromptQueued,
         PromptReceived,
         PromptRequested,
         PromptSent,
@@ -256,6 +259,7 @@ if TYPE_CHECKING:
     from fsm.pickers.values import (
         PickerShown,
         canonical_model_id,
+        effort_level_name,
         efforts_shown,
         efforts_to_apply,
         mode_to_follow,
@@ -333,6 +337,7 @@ _HOMES = {
     "BackgroundTasksListed": "events",
     "BackgroundTaskSettled": "events",
     "PromptEchoed": "events",
+    "PromptQueued": "events",
     "PromptStarted": "events",
     "TurnTakenUp": "effects",
     "WithdrawPrompt": "effects",
@@ -374,6 +379,7 @@ _HOMES = {
     "file_patch": "air.git_patch",
     "MAX_PATCH_BYTES": "air.git_patch",
     "AirClient": "air.client",
+    "ChangedMetaFilter": "air.changed_meta_filter",
     "PromptSuggestions": "air.prompt_suggestions",
     "GOAL_METHOD": "air.goals",
     "BadGoalRequest": "air.goals",
@@ -389,6 +395,7 @@ _HOMES = {
     "message_text_fingerprint": "air.fork_points",
     "PickerShown": "pickers.values",
     "canonical_model_id": "pickers.values",
+    "effort_level_name": "pickers.values",
     "efforts_shown": "pickers.values",
     "efforts_to_apply": "pickers.values",
     "mode_to_follow": "pickers.values",
@@ -593,6 +600,7 @@ __all__ = [
     "CancelGraceExpired",
     "CancelRequested",
     "Category",
+    "ChangedMetaFilter",
     "ClaudeEvent",
     "ClaudeSilent",
     "CloseOpenCalls",
@@ -650,6 +658,7 @@ __all__ = [
     "PickerShown",
     "PollMcpServers",
     "PromptEchoed",
+    "PromptQueued",
     "PromptReceived",
     "PromptRequested",
     "PromptSent",
@@ -713,6 +722,7 @@ __all__ = [
     "canonical_model_id",
     "claude_code_offers",
     "decode_text_blob",
+    "effort_level_name",
     "efforts_shown",
     "efforts_to_apply",
     "fallback_moves_session",

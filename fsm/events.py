@@ -395,6 +395,19 @@ class PromptEchoed(ClaudeEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PromptQueued(ClaudeEvent):
+    """Claude Code queued the user message `turn_id` (its `command_lifecycle` frame in state
+    `queued`): a CLI that says so also says when it starts the message (`PromptStarted`), before
+    anything it does for it, so until then what Claude does is its own work
+    (docs/decisions.md#turn-begins-at-echo)."""
+
+    turn_id: str
+
+    def __post_init__(self) -> None:
+        need(self.turn_id, "turn_id")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PromptStarted(ClaudeEvent):
     """Claude Code started the user message `turn_id` (its `command_lifecycle` frame in state
     `started`): it took that message up, before anything it does for it (a local command's

@@ -11,7 +11,8 @@ as its argument; the events whose trigger the table names are `TURN_TRIGGERS`. T
 wins and its `before` callbacks append the effects. That ordered table *is* the decision:
 `diagrams/turn.mmd` draws it and `diagrams/turn.md` lists it, one numbered line per rule in the
 order tried. The rows are literal: a row naming several states is that row in each of them;
-PROMPT_SENT has a block of its own (until the prompt's echo, Claude's words are its own work).
+PROMPT_SENT has a block of its own (until Claude Code starts or echoes the prompt, Claude's
+work is its own).
 The design card's three questions are rows:
 - when a warning escalates to an error: `RETRYING --result_received [is_an_error,
   has_a_warning_out] / confirm_boundary, escalate_warning --> IDLE` (the warning's own
@@ -34,15 +35,15 @@ agentError) and their twins below forward Claude's prose or log; a failed turn h
 every client, and the answer dialect (`RecordAnswers`, `LegacyAnswers`, at the end of this
 module) makes its settle a legacy JSON-RPC error.
 
-States are what changes behaviour: PROMPT_SENT (Claude has not echoed the prompt yet, so what
-it says is its own work and an idle belongs to the previous turn,
-docs/decisions.md#turn-begins-at-echo), RUNNING, RETRYING (a warning is out under the turn id),
-FAILING (a failure message was seen and not recovered from: its prose is withheld for the record,
-docs/decisions.md#capable-clients), CANCELLING (one interrupt is out), RESETTING (between a plan
-exit that clears the context and the fresh context's first message), IDLE (no turn live; `outcome`
-says how the last one ended), BROKEN (an internal fault, docs/decisions.md#internal-faults: sticky,
-every later prompt is refused). What only feeds a title (Claude's words, the error kind, retry
-hints) is data on the model.
+States are what changes behaviour: PROMPT_SENT (Claude Code has not started the prompt
+(`command_lifecycle` `started`) or echoed it yet, so what it says is its own work and an idle
+belongs to the previous turn; a stall leaves it there, docs/decisions.md#turn-begins-at-echo),
+RUNNING, RETRYING (a warning is out under the turn id), FAILING (a failure message was seen and not
+recovered from: its prose is withheld for the record, docs/decisions.md#capable-clients), CANCELLING
+(one interrupt is out), RESETTING (between a plan exit that clears the context and the fresh
+context's first message), IDLE (no turn live; `outcome` says how the last one ended), BROKEN (an
+internal fault, docs/decisions.md#internal-faults: sticky, every later prompt is refused). What only
+feeds a title (Claude's words, the error kind, retry hints) is data on the model.
 
 Guards are pure predicates over the event and what the turn has seen; they never change the
 model or make an effect. Callbacks run after the row's guards chose it and before the state
@@ -102,6 +103,7 @@ from fsm.events import (
     Event,
     MessageTooLarge,
     PromptEchoed,
+    PromptQueued,
     PromptReceived,
     PromptSent,
     PromptStarted,
@@ -204,7 +206,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_echoed", IDLE, RUNNING, "take_up_pushed", when="echoes_a_pushed_prompt"),
     _row("prompt_echoed", IDLE, None),
     # A pushed prompt's turn begins at its echo; a started prompt no turn waits for is nothing.
-    _row("prompt_started", IDLE, None),
+    _row(["prompt_started", "prompt_queued"], IDLE, None),
     # docs/decisions.md#failures-between-turns: a failure message between turns is a session-scoped
     # record, or (for a client that takes no records) the transcript's text; a login prompt is
     # neither.
@@ -246,14 +248,19 @@ TRANSITIONS: list[dict[str, Any]] = [
          None),
     # No turn runs: the steer is the client's prompt to send, or the shell's to send for it.
     _row("steer_received", IDLE, None, "refuse_steer"),
-    # --- PROMPT_SENT: the prompt is written; Claude has not taken it up (echoed it) yet ----------
+    # --- PROMPT_SENT: the prompt is written; Claude Code has not started or echoed it yet -------
     # docs/decisions.md#turn-begins-at-echo: the turn begins when Claude Code says it started the
     # prompt (`command_lifecycle`, before anything it does for it) or echoes it. What Claude says
     # before that is its own work (a task notification's follow-up, a `/loop` fire), shown and
     # handled as between turns; a result that is not Claude's own work still answers a prompt
     # Claude Code answered without either (a CLI that says no start writes a local command's
-    # output before its echo, and echoes no `/compact`).
+    # output before its echo, and echoes no `/compact`). A CLI that said it queued the prompt
+    # says when it starts it, so before that nothing is the prompt's. A stall warning leaves
+    # the prompt waiting; taken up with a warning out, the turn is RETRYING.
+    _row(["prompt_started", "prompt_echoed"], PROMPT_SENT, RETRYING,
+         when=["names_the_live_prompt", "has_a_warning_out"]),
     _row(["prompt_started", "prompt_echoed"], PROMPT_SENT, RUNNING, when="names_the_live_prompt"),
+    _row("prompt_queued", PROMPT_SENT, None, "note_queued", when="names_the_live_prompt"),
     _row("assistant_message_received", PROMPT_SENT, None,
          when=["is_a_failure_message", "is_a_login_prompt"]),
     _row("assistant_message_received", PROMPT_SENT, None, "report_failure_message",
@@ -261,15 +268,28 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("assistant_message_received", PROMPT_SENT, None, "forward_message", "log_failure_message",
          when="is_a_failure_message"),
     _row("assistant_message_received", PROMPT_SENT, None, "forward_message"),
-    # Claude Code retries a request before it echoes the prompt the request is for: a retry is
-    # the prompt's (its warning under the turn id), as before the echo it cannot be told apart.
+    # A retry before a queued prompt's start is of Claude's own work, a warning between turns.
+    _row("retry_attempted", PROMPT_SENT, None, when=["was_queued", "is_a_quiet_retry"]),
+    _row("retry_attempted", PROMPT_SENT, None, "warn_between_turns", when="was_queued"),
+    # Otherwise Claude Code retries a request before it echoes the prompt the request is for: a
+    # retry is the prompt's (its warning under the turn id), as before the echo it cannot be
+    # told apart.
     _row("retry_attempted", PROMPT_SENT, None, "note_retry_hint", when="is_a_quiet_retry"),
     # Claude went busy, began a message or went idle for its own work; an idle is the
     # previous turn's.
     _row(["turn_went_busy", "answer_stream_started", "turn_went_idle"], PROMPT_SENT, None),
     # A task its own work starts is no subagent of this turn's.
     _row("background_task_started", PROMPT_SENT, None),
-    # --- PROMPT_SENT, RUNNING, RETRYING: Claude's messages and the turn's end ---------------
+    # A result of another message's cycle (a cancelled prompt's late one, a `/loop` or scheduled
+    # fire), or any before a queued prompt's start, ends work no prompt owns: it is not this
+    # prompt's answer (the reference's guard for a cancelled prompt's result).
+    _row("result_received", PROMPT_SENT, None, "close_open_calls", when="names_other_prompts"),
+    _row("result_received", PROMPT_SENT, None, "close_open_calls", when="was_queued",
+         unless="names_the_prompt"),
+    # The watchdog's warning, under the turn id, leaves the prompt waiting for its start.
+    _row("claude_silent", PROMPT_SENT, None, "log_silence", when="stalls_are_quiet"),
+    _row("claude_silent", PROMPT_SENT, None, "warn_stalled"),
+    # --- RUNNING, RETRYING (and PROMPT_SENT where its block did not decide): the turn's end ---
     _row("assistant_message_received", HEARD_FROM, "=", "forward_message",
          when="is_from_a_subagent"),
     # docs/decisions.md#capable-clients: a failure message's prose is withheld to become the
@@ -305,10 +325,10 @@ TRANSITIONS: list[dict[str, Any]] = [
          when="stopped_at_max_tokens"),
     # The escalation: a turn that ends in an error while its warning is out revises that
     # warning's entry as the error; with no warning out the error is a record of its own.
+    _row("result_received", [PROMPT_SENT, RETRYING], IDLE, "confirm_boundary", "escalate_warning",
+         when=["is_an_error", "has_a_warning_out"]),
     _row("result_received", [PROMPT_SENT, RUNNING], IDLE, "confirm_boundary", "fail_with_result",
          when="is_an_error"),
-    _row("result_received", RETRYING, IDLE, "confirm_boundary", "escalate_warning",
-         when=["is_an_error", "has_a_warning_out"]),
     # The warning's delivery failed, so nothing of it reached the client
     # (docs/decisions.md#delivery).
     _row("result_received", RETRYING, IDLE, "confirm_boundary", "fail_with_result",
@@ -330,9 +350,9 @@ TRANSITIONS: list[dict[str, Any]] = [
          "settle_succeeded", when="was_answered_for_real"),
     _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_succeeded"),
     # A held turn's subagents work; the turn's own work is done.
-    _row("claude_silent", WORKING, None, when="is_held"),
-    _row("claude_silent", WORKING, None, "log_silence", when="stalls_are_quiet"),
-    _row("claude_silent", WORKING, RETRYING, "warn_stalled"),
+    _row("claude_silent", HEARD_FROM, None, when="is_held"),
+    _row("claude_silent", HEARD_FROM, None, "log_silence", when="stalls_are_quiet"),
+    _row("claude_silent", HEARD_FROM, RETRYING, "warn_stalled"),
     _row(["turn_went_busy", "answer_stream_started"], HEARD_FROM, "="),
     _row("turn_went_idle", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
          when="is_held_and_drained"),
@@ -371,7 +391,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_echoed", [*WORKING, FAILING], RUNNING, "confirm_boundary",
          "hand_off_to_pushed", when="echoes_a_pushed_prompt"),
     _row("prompt_echoed", LIVE_TURN, None),
-    _row("prompt_started", LIVE_TURN, None),
+    _row(["prompt_started", "prompt_queued"], LIVE_TURN, None),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row("assistant_message_received", FAILING, FAILING, "forward_message",
          when="is_from_a_subagent"),
@@ -476,7 +496,7 @@ TRANSITIONS: list[dict[str, Any]] = [
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
           "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
           "background_task_started", "background_task_settled", "background_tasks_listed",
-          "prompt_echoed", "prompt_started"],
+          "prompt_echoed", "prompt_started", "prompt_queued"],
          BROKEN, None),
     _row("prompt_sent", BROKEN, None, "note_pushed_sent", when="was_pushed"),
     _row("steer_received", BROKEN, None, "refuse_steer"),
@@ -574,6 +594,9 @@ class Turn:
     # Claude for it once that result is out, so the turn's answer waits for the follow-up.
     follow_up_owed: bool
     held: bool  # the turn's result came; its answer waits for its subagents or its steer
+    # Claude Code said it queued the live prompt (`command_lifecycle` `queued`): it says when it
+    # starts it too, so until then nothing Claude does is the prompt's.
+    queued_by_claude: bool
     # Prompt queueing: prompts sent to Claude while a turn ran, waiting for their echo (oldest
     # first), and those not yet reported sent (a late report is nothing then).
     pushed: list[str]
@@ -636,6 +659,7 @@ class Turn:
         self.backgrounded = set()
         self.follow_up_owed = False
         self.held = False
+        self.queued_by_claude = False
         self.steered = False
 
     def detach(self) -> None:
@@ -779,12 +803,25 @@ class Turn:
     def echoes_a_pushed_prompt(self, event: PromptEchoed) -> bool:
         return event.turn_id in self.pushed
 
-    def names_the_live_prompt(self, event: PromptEchoed | PromptStarted) -> bool:
+    def names_the_live_prompt(self, event: PromptEchoed | PromptStarted | PromptQueued) -> bool:
         return event.turn_id == self.turn_id
+
+    def was_queued(self, *_: Any) -> bool:
+        return self.queued_by_claude
+
+    def names_the_prompt(self, event: ResultReceived) -> bool:
+        return self.turn_id is not None and self.turn_id in event.prompts
+
+    def names_other_prompts(self, event: ResultReceived) -> bool:
+        # A cycle that took up other messages, not this one, answers them (or no one).
+        return bool(event.prompts) and not self.names_the_prompt(event)
 
     # === callbacks: the only place the core makes effects for a turn =============================
 
     # --- prompts ------------------------------------------------------------------------------
+
+    def note_queued(self, *_: Any) -> None:
+        self.queued_by_claude = True
 
     def queue_prompt(self, event: PromptReceived) -> None:
         self._note_origin(event)

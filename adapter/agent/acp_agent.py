@@ -167,6 +167,7 @@ class ClaudeAcpAgent:
     ) -> InitializeResponse:
         self._client = handshake.client_declared(client_capabilities, self._raw)
         self._link.client_name = client_info.name if client_info is not None else None
+        self._link.filter_meta(self._client.air.filters_meta)
         if self._index is not None:
             self._index.negotiate(self._client.air)
         self._raw.session_capabilities = self._client.air.session_capabilities()

@@ -91,12 +91,20 @@ async def serve_stdio(
 
 
 # What a first session imports before it spawns its Claude, then what anyio's task group needs
-# once it has: imported in this order while the client leaves the agent idle after `initialize`.
+# once it has, then what a resume or load reads before its spawn besides (the transcript's tail,
+# the SDK's project folder rule that finds it), then the `acp` model each of those requests is
+# read with (`module:Model`: built on its first use, `lean_imports.prepare_acp_schema`): made in
+# this order while the client leaves the agent idle after `initialize`.
 SPAWN_PATH = (
     "adapter.agent.opening",
     "adapter.claude.claude_runtime",
     "adapter.claude.session_store",
     "anyio._backends._asyncio",
+    "adapter.claude.transcript_tail",
+    "claude_agent_sdk._internal.sessions",
+    "acp.schema:NewSessionRequest",
+    "acp.schema:ResumeSessionRequest",
+    "acp.schema:LoadSessionRequest",
 )
 # How long the client must have left the agent idle before each of them.
 QUIET_SECONDS = 0.01
@@ -112,15 +120,17 @@ async def import_while_quiet(
     transport: Quiet,
     modules: tuple[str, ...] = SPAWN_PATH,
     quiet_for: float = QUIET_SECONDS,
-    import_module: Callable[[str], object] = importlib.import_module,
+    import_module: Callable[[str], object] | None = None,
 ) -> None:
     """Import a first session's spawn path while the client leaves the agent idle after
-    `initialize` (an editor may, before it asks for a session): a module at a time, each once
-    the agent was idle for `quiet_for` seconds, and none once the client sent anything (its
-    request imports what it needs itself). A client that asks for its session right away
-    finds nothing of this in its way, and `initialize` is answered before any of it."""
+    `initialize` (an editor may, before it asks for a session): a step at a time (a module, or
+    a request's `acp` model), each once the agent was idle for `quiet_for` seconds, and none
+    once the client sent anything (its request imports and builds what it needs itself). A
+    client that asks for its session right away finds nothing of this in its way, and
+    `initialize` is answered before any of it."""
     from adapter.lean_imports import pause_collection, resume_collection
 
+    make = import_module or _ahead
     await transport.initialized.wait()
     for name in modules:
         await asyncio.sleep(quiet_for)
@@ -128,13 +138,21 @@ async def import_while_quiet(
             return
         paused = pause_collection()
         try:
-            import_module(name)
+            make(name)
         except Exception:  # the request that needs it says what is wrong
             logging.getLogger(__name__).debug("could not import %s ahead", name, exc_info=True)
             return
         finally:
             if paused:
                 resume_collection()
+
+
+def _ahead(name: str) -> None:
+    """Import `name`'s module; for `module:Model`, also build that (deferred) model."""
+    module, _, model = name.partition(":")
+    loaded = importlib.import_module(module)
+    if model:
+        getattr(loaded, model).model_rebuild()
 
 
 class LateTaskGroup:

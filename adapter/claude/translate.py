@@ -49,6 +49,7 @@ from fsm import (
     McpServerStatus,
     ModelFellBack,
     PromptEchoed,
+    PromptQueued,
     PromptStarted,
     RateLimitReported,
     RefusalExplained,
@@ -319,16 +320,19 @@ def echo_for(raw: object, epoch: str) -> PromptEchoed | None:
     return PromptEchoed(epoch=epoch, turn_id=uuid) if uuid else None
 
 
-def started_for(raw: object, epoch: str) -> PromptStarted | None:
-    """Claude Code's word that it started a user message (`command_lifecycle`, state
-    `started`, naming the uuid the adapter stamped on it): it took that message up
-    (docs/decisions.md#turn-begins-at-echo)."""
+def started_for(raw: object, epoch: str) -> PromptQueued | PromptStarted | None:
+    """Claude Code's word that it queued or started a user message (`command_lifecycle`, state
+    `queued` or `started`, naming the uuid the adapter stamped on it): started, it took that
+    message up; queued, it will say when it starts it (docs/decisions.md#turn-begins-at-echo)."""
     if not isinstance(raw, Mapping) or raw.get("type") != "command_lifecycle":
         return None
     uuid = _str(raw, "command_uuid")
-    return (
-        PromptStarted(epoch=epoch, turn_id=uuid) if raw.get("state") == "started" and uuid else None
-    )
+    if not uuid:
+        return None
+    state = raw.get("state")
+    if state == "started":
+        return PromptStarted(epoch=epoch, turn_id=uuid)
+    return PromptQueued(epoch=epoch, turn_id=uuid) if state == "queued" else None
 
 
 def event_for(message: object, epoch: str) -> ClaudeEvent | None:

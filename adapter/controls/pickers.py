@@ -384,13 +384,15 @@ class SessionConfig:
             )
         efforts = self._effort_picker()
         if efforts is not None:
+            from fsm import effort_level_name  # as a child session's effort is named
+
             found.append(
                 _select(
                     "effort",
                     "Effort",
                     "thought_level",
                     efforts.current,
-                    [(e, e.capitalize(), None) for e in efforts.values],
+                    [(e, effort_level_name(e), None) for e in efforts.values],
                     efforts.meta,
                 )
             )

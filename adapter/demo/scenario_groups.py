@@ -168,6 +168,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "air_plan_file",
             "air_diff_patch",
             "air_skill",
+            "air_repeated_meta",
             "air_subagents",
             "air_subagent_config",
         ),

@@ -16,11 +16,20 @@ from adapter.scripted_claude.steps import (
     Result,
     Scenario,
     Text,
+    ToolProgress,
     ToolResult,
     ToolUse,
 )
 
-__all__ = ["AIR_SCENARIOS", "REVIEW_AGENT", "REVIEW_CALL", "SCOUT_AGENT", "SCOUT_CALL"]
+__all__ = [
+    "AIR_SCENARIOS",
+    "ISSUE_CALL",
+    "REVIEW_AGENT",
+    "REVIEW_CALL",
+    "SCOUT_AGENT",
+    "SCOUT_CALL",
+    "TESTS_CALL",
+]
 
 _TEST = {"command": "npm  test\t--watch=false", "description": "Run the tests"}
 _NOTES = {"file_path": "notes.md", "content": "Remember the milk.\n"}
@@ -59,6 +68,12 @@ REVIEW_CALL = "toolu_review"
 REVIEW_AGENT = "b72d4e1f0a9c3b85"
 _REVIEW = {"agent_id": REVIEW_AGENT, "agent_type": "reviewer"}
 _REVIEW_READ = {"file_path": "{cwd}/src/app.py"}
+
+
+# The calls of `air_repeated_meta`: a running shell command whose card is reported again and
+# again (refined, running, beating, ended), and an MCP server's tool.
+TESTS_CALL = "toolu_01tests00000000000000000"
+ISSUE_CALL = "toolu_01issue00000000000000000"
 
 
 def _review_hook(event: str, **more: object) -> FireHook:
@@ -241,6 +256,28 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
             (
                 ToolUse(name="Skill", input={"skill": "deploy"}, result="Launching skill: deploy"),
                 ToolUse(name="Skill", input={"skill": "simplify"}, result="Launching skill"),
+                Result(),
+            ),
+        ),
+    ),
+    Scenario(
+        name="air_repeated_meta",
+        description="Claude runs the tests (a Bash call whose card is refined as its input "
+        "streams, then beats twice while it runs and ends with its output), then files an "
+        "issue through the github MCP server's tool.",
+        turns=(
+            (
+                ToolUse(name="Bash", input=_TEST, result=None, id=TESTS_CALL),
+                ToolProgress(id=TESTS_CALL, tool_name="Bash", elapsed=1),
+                ToolProgress(id=TESTS_CALL, tool_name="Bash", elapsed=2.5),
+                ToolResult(id=TESTS_CALL, result="2 passed"),
+                ToolUse(
+                    name="mcp__github__create_issue",
+                    input={"title": "Flaky test"},
+                    result="Created #7",
+                    id=ISSUE_CALL,
+                ),
+                Text(text="Filed it."),
                 Result(),
             ),
         ),

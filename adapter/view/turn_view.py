@@ -180,7 +180,7 @@ class TurnView:
             block = event.get("content_block")
             if isinstance(block, Mapping) and block.get("type") == "tool_use":
                 started = self._streamed.started(event.get("index"), block, self._calls)
-                updates.extend(self._marked(update, {}) for update in started)
+                updates.extend(self._opening(self._marked(update, {})) for update in started)
         elif kind == "message_start":
             self._streamed.message_started()
         return updates
@@ -293,6 +293,8 @@ class TurnView:
             # The card is open already: this fills in its title, input, locations and diff.
             card["sessionUpdate"] = "tool_call_update"
             del card["status"], card["name"]
+        else:
+            self._opening(card)
         updates = [card]
         if self._live and name in _RUN_AT_ONCE:
             updates.extend(self.permitted(tool_id))
@@ -311,6 +313,14 @@ class TurnView:
         if self.air.air and tool in SUBAGENT_TOOLS:
             meta = with_air_meta(meta, "subagent", True)
         card["_meta"] = self.air.tool_meta(meta, tool, tool_input)
+        return card
+
+    def _opening(self, card: Wire) -> Wire:
+        """A call's first report (`tool_call`) with what only it carries: the MCP flag of an
+        AIR client (`AirClient.opening_meta`), last in its `_meta`, as the reference has it."""
+        meta, name = card.get("_meta"), card.get("name")
+        if isinstance(meta, dict) and isinstance(name, str):
+            card["_meta"] = self.air.opening_meta(meta, name)
         return card
 
     def denied(self, frame: Mapping[str, Any]) -> list[Wire]:

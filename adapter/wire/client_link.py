@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from acp import RequestError
 from acp.schema import (
@@ -32,6 +32,9 @@ from adapter.wire.acp_compat import (
 )
 from adapter.wire.guard_rules import MALFORMED_RESPONSES
 from adapter.wire.response_watch import ResponseTicket, ResponseWatch
+
+if TYPE_CHECKING:
+    from fsm import ChangedMetaFilter
 
 __all__ = ["BulkSender", "ClientLink", "Connection"]
 
@@ -62,6 +65,11 @@ class ClientLink:
         self._conn: Connection | None = None
         self._bulk: BulkSender | None = None
         self._responses: ResponseWatch | None = None
+        # Whether updates pass the connection's changed-meta filter (`fsm.ChangedMetaFilter`),
+        # which is made by the first update that does (not by `initialize`, whose answer needs
+        # none of it) and kept.
+        self._filtering = False
+        self._meta_filter: ChangedMetaFilter | None = None
 
     def attach(self, conn: Connection) -> None:
         self._conn = conn
@@ -71,6 +79,21 @@ class ClientLink:
 
     def attach_responses(self, watch: ResponseWatch) -> None:
         self._responses = watch
+
+    def filter_meta(self, on: bool) -> None:
+        """Whether every session update passes the changed-meta filter as it leaves (`on`:
+        `fsm.AirClient.filters_meta`, JetBrains AIR): one filter for the connection, whichever
+        session an update goes to, as the reference's client wrapper has it; what it held is
+        kept across a second `initialize` (docs/decisions.md#changed-meta-filter)."""
+        self._filtering = on
+
+    def _filtered(self, update: dict[str, Any]) -> dict[str, Any] | None:
+        meta_filter = self._meta_filter
+        if meta_filter is None:
+            from fsm import ChangedMetaFilter
+
+            meta_filter = self._meta_filter = ChangedMetaFilter()
+        return meta_filter.apply(update)
 
     def response_ticket(self) -> ResponseTicket:
         """A ticket for the answer to the client's request being handled (take it in the
@@ -101,12 +124,25 @@ class ClientLink:
         return True
 
     async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
-        """Send one `session/update` as the dict it is (a streamed delta's chunk, or a kind the
-        `acp` schema does not know, the `agent_error` dialect, which its typed API would drop):
-        through the bulk sender where there is one (the same frame, without acp's connection
-        and the transport's request bookkeeping, layers a notification has no use for: once
-        per streamed delta), else the connection's raw notification sender
-        (`adapter.wire.acp_compat`)."""
+        """Send one `session/update` as the dict it is (a kind the `acp` schema does not know,
+        the `agent_error` dialect, which its typed API would drop), through the changed-meta
+        filter where the client has one (`filter_meta`): an update it leaves nothing of is not
+        sent, and that is no failure (docs/decisions.md#changed-meta-filter). Then as
+        `send_chunk`."""
+        if self._filtering:
+            filtered = self._filtered(update)
+            if filtered is None:
+                return True
+            update = filtered
+        return await self.send_chunk(session_id, update)
+
+    async def send_chunk(self, session_id: str, update: dict[str, Any]) -> bool:
+        """Send one streamed `agent_message_chunk` as the dict it is, the per-delta path: the
+        changed-meta filter reads only a tool call's updates and passes a chunk as it is, so a
+        chunk does not go through it. Through the bulk sender where there is one (the same
+        frame, without acp's connection and the transport's request bookkeeping, layers a
+        notification has no use for: once per streamed delta), else the connection's raw
+        notification sender (`adapter.wire.acp_compat`)."""
         if self._bulk is not None and self._conn is not None:
             try:
                 await self._bulk(session_id, (update,))
@@ -127,7 +163,12 @@ class ClientLink:
     async def send_raw_updates(self, session_id: str, updates: list[dict[str, Any]]) -> bool:
         """`send_raw_update` for several updates in order (a replay's bulk: one write through
         the bulk sender where there is one, else one lookup and no layer per frame); False when
-        they could not all be sent."""
+        they could not all be sent. Each goes through the changed-meta filter first, as in
+        `send_raw_update`."""
+        if self._filtering:
+            updates = [kept for kept in map(self._filtered, updates) if kept is not None]
+            if not updates:
+                return True
         if self._bulk is not None and self._conn is not None:
             try:
                 await self._bulk(session_id, updates)

@@ -21,6 +21,7 @@ from fsm.air.meta import (
     air_info_update,
     context_compaction_meta,
     custom_answer_meta,
+    mcp_call_meta,
     mode_kind_meta,
     skill_command_meta,
     tool_use_meta,
@@ -200,11 +201,26 @@ class AirClient:
         `Skill` tool call."""
         return self.air
 
+    @property
+    def filters_meta(self) -> bool:
+        """Each `tool_call_update` leaves without the `_meta` keys an earlier report of its call
+        sent with the same value (`fsm.air.changed_meta_filter`): every AIR client, which merges
+        them, as the reference does; ACP defines no merge of `_meta` keys, so any other client
+        gets every key on every update."""
+        return self.air
+
+    def opening_meta(self, meta: dict[str, Any], tool_name: str) -> dict[str, Any]:
+        """The `_meta` of a call's first report (its `tool_call`): every AIR client is told
+        that it calls an MCP server's tool (`is_mcp_tool_call`, `fsm.air.meta.mcp_call_meta`),
+        as the reference does; any other client gets `meta` as it is."""
+        return mcp_call_meta(meta, tool_name) if self.air else meta
+
     def tool_meta(self, meta: dict[str, Any], tool_name: str, tool_input: object) -> dict[str, Any]:
         """A tool call's `_meta` as this client gets it: every AIR client is told a shell
         command's title and an MCP tool's server and tool (`fsm.air.meta.tool_use_meta`), as the
         reference does; any other client gets `meta` as it is, with no AIR key. Every report
-        of a call carries them, unchanged ones too (docs/decisions.md#air-only-keys)."""
+        of a call is made with them; an update leaves without the unchanged ones
+        (`filters_meta`, docs/decisions.md#air-only-keys)."""
         return tool_use_meta(meta, tool_name, tool_input) if self.air else meta
 
     def mode_meta(self, mode_id: str) -> dict[str, Any] | None:

@@ -18,6 +18,7 @@ __all__ = [
     "command_title",
     "context_compaction_meta",
     "custom_answer_meta",
+    "mcp_call_meta",
     "mcp_tool_name",
     "mode_kind_meta",
     "permission_heading",
@@ -175,6 +176,15 @@ def tool_use_meta(
     if mcp is not None:
         out = with_air_meta(out, "mcp", mcp)
     return out
+
+
+def mcp_call_meta(meta: dict[str, Any], tool_name: str) -> dict[str, Any]:
+    """A call's first report's `_meta` for an AIR client: `meta` with the top-level flag
+    `is_mcp_tool_call: true` last when the tool is an MCP server's (its name starts `mcp__`,
+    the reference's test, which does not split it); `meta` itself otherwise."""
+    if not tool_name.startswith(_MCP_PREFIX):
+        return meta
+    return {**meta, "is_mcp_tool_call": True}
 
 
 # The kind of each permission mode AIR groups its mode picker by (`session-mode.js`

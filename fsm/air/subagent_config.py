@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from fsm.pickers.values import effort_level_name
 from fsm.visible_text import visible
 
 __all__ = [
@@ -38,7 +39,6 @@ __all__ = [
     "MODEL_CONFIG_ID",
     "MODE_CONFIG_ID",
     "child_model_option",
-    "effort_level_name",
     "hook_configuration",
     "model_entry",
     "no_mode_meta",
@@ -84,13 +84,6 @@ def child_model_option(entry: tuple[str, str]) -> Wire:
         "currentValue": entry[0],
         "options": [{"value": entry[0], "name": entry[1]}],
     }
-
-
-def effort_level_name(level: str) -> str:
-    """An effort level's name as the reference's `effortLevelName` makes it: each part between
-    `_` and `-` with its first letter upper case, joined by spaces (`x_high` is `X High`)."""
-    parts = level.replace("-", "_").split("_")
-    return " ".join(part[:1].upper() + part[1:] for part in parts)
 
 
 def no_mode_meta(_mode: str) -> dict[str, Any] | None:

@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_ENTRY",
     "PickerShown",
     "canonical_model_id",
+    "effort_level_name",
     "efforts_shown",
     "efforts_to_apply",
     "mode_to_follow",
@@ -81,6 +82,14 @@ def models_shown(
         recommended if current == DEFAULT_ENTRY else current,
         with_air_meta(None, RECOMMENDED_VALUE, recommended),
     )
+
+
+def effort_level_name(level: str) -> str:
+    """An effort level's name, in the root's effort picker and a child session's alike, as the
+    reference's `effortLevelName` makes it: each part between `_` and `-` with its first letter
+    upper case, the rest kept, joined by spaces (`x_high` is `X High`)."""
+    parts = level.replace("-", "_").split("_")
+    return " ".join(part[:1].upper() + part[1:] for part in parts)
 
 
 def efforts_shown(recommend: bool, levels: Sequence[str], current: str) -> PickerShown | None:

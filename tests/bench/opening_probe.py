@@ -17,6 +17,12 @@ a client request (a tiny library compiled with gcc, as `spawn_probe` does) when 
 read instead would count what serving does after the answer only when the request happened to
 be read before it.)
 
+`--pause SECONDS` is a client that leaves the agent idle that long after the answer before it
+sends the request (an editor may): the figure is then counted from the request read (the first
+`os.read` of stdin after the answer) to the spawn, what the client waits for, after whatever the
+agent did in the idle moment (`serving.import_while_quiet`). Under callgrind everything runs
+tens of times slower: give the idle moment a few seconds.
+
 `--runs N` repeats the measurement. Needs `valgrind` and `gcc` with valgrind's headers.
 """
 
@@ -55,6 +61,15 @@ def marking_write(fd, data):
         mark(b"the answer to initialize written")
     return count
 os.write = marking_write
+read = os.read
+def marking_read(fd, size):
+    data = read(fd, size)
+    if fd == 0 and data and "answered" in seen and "read" not in seen:
+        seen.add("read")
+        mark(b"the request read")
+    return data
+if sys.argv[2] == "pause":
+    os.read = marking_read
 from adapter.lean_imports import prepare_imports
 prepare_imports()
 import subprocess
@@ -71,10 +86,15 @@ runpy.run_module("adapter", run_name="__main__", alter_sys=True)
 
 
 async def _counted(
-    scratch: Path, env: dict[str, str], marker: Path, method: str, params: dict[str, Any]
+    scratch: Path,
+    env: dict[str, str],
+    marker: Path,
+    method: str,
+    params: dict[str, Any],
+    pause: float = 0.0,
 ) -> int:
     """One fresh agent under callgrind: the instructions from the answer to `initialize`
-    written to the Claude of `method` spawned."""
+    written (with a `pause`, from the request read) to the Claude of `method` spawned."""
     out = scratch / f"callgrind-{method.replace('/', '-')}"
     out.mkdir()
     argv = [
@@ -86,21 +106,25 @@ async def _counted(
         "-c",
         WRAPPER,
         str(marker),
+        "pause" if pause else "at once",
     ]
     agent = await spawn(argv, env=env, cwd=ROOT, stderr_path=out / "stderr.log")
     try:
         await agent.request("initialize", {"protocolVersion": 1}, timeout=600)
+        await asyncio.sleep(pause)
         await agent.request(method, params, timeout=600)
     finally:
         await agent.close(timeout=600)
-    # Numbered in order: start -> the answer written, -> Claude spawned, then the rest at exit.
+    # Numbered in order: start -> the answer written, (-> the request read,) -> Claude spawned,
+    # then the rest at exit.
     dumps = sorted(out.glob("callgrind.out.*.*"), key=lambda p: int(p.name.rsplit(".", 1)[1]))
-    if len(dumps) < 2:
+    spawned = 2 if pause else 1
+    if len(dumps) <= spawned:
         raise SystemExit(f"{method}: expected callgrind dumps at the answer and the spawn")
-    return _total(dumps[1])
+    return _total(dumps[spawned])
 
 
-async def _probe() -> dict[str, int]:
+async def _probe(pause: float) -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="claude-acp-opening-probe-") as dir_:
         scratch = Path(dir_)
         (scratch / "success").mkdir()
@@ -118,7 +142,7 @@ async def _probe() -> dict[str, int]:
         resumed = {"sessionId": session_id, "cwd": cwd, "mcpServers": []}
         params = {"session/new": {"cwd": cwd, "mcpServers": []}}
         return {
-            method: await _counted(scratch, env, marker, method, params.get(method, resumed))
+            method: await _counted(scratch, env, marker, method, params.get(method, resumed), pause)
             for method in REQUESTS
         }
 
@@ -128,11 +152,13 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m tests.bench.opening_probe", description=__doc__
     )
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--pause", type=float, default=0.0, metavar="SECONDS")
     args = parser.parse_args(argv)
+    start = f"request read after {args.pause:g} s idle" if args.pause else "initialize answered"
     for run in range(args.runs):
-        counts = asyncio.run(_probe())
+        counts = asyncio.run(_probe(args.pause))
         shown = ", ".join(f"{m} {counts[m] / 1e6:,.1f} M" for m in REQUESTS)
-        print(f"run {run + 1}: initialize answered -> Claude spawned: {shown}", flush=True)
+        print(f"run {run + 1}: {start} -> Claude spawned: {shown}", flush=True)
     return 0
 
 

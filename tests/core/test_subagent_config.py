@@ -9,7 +9,8 @@ from typing import Any
 
 from fsm import air_client
 from fsm.air.native_subagents import MAX_PENDING_PARENTS, NativeSubagents
-from fsm.air.subagent_config import effort_level_name, hook_configuration
+from fsm.air.subagent_config import hook_configuration
+from fsm.pickers.values import effort_level_name
 
 ROOT = "root-session"
 LAUNCH = "toolu_launch"

@@ -484,12 +484,18 @@ async def test_skill_commands_and_calls_name_their_skill_file(tmp_path: Path, ki
             # of its bundled skill.
             await until(lambda: len(adapter.updates("available_commands_update")) > 1, "skills")
         last = adapter.updates("available_commands_update")[-1]["availableCommands"]
-        # The streamed card is opened before its input is known; its update names the skill.
+        # The streamed card is opened before its input is known; its update names the skill
+        # (and, to an AIR client, not the tool again: `fsm.ChangedMetaFilter`).
+        skill_calls = {
+            u["toolCallId"]
+            for u in adapter.updates("tool_call")
+            if u["_meta"]["claudeCode"]["toolName"] == "Skill"
+        }
         cards = [
             u
             for u in adapter.updates()
             if u["sessionUpdate"] in ("tool_call", "tool_call_update")
-            and u.get("_meta", {}).get("claudeCode", {}).get("toolName") == "Skill"
+            and u["toolCallId"] in skill_calls
             and u.get("rawInput")
         ]
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"

@@ -92,3 +92,64 @@ async def test_the_link_without_a_connection_sends_nothing() -> None:
     link.attach_bulk(_transport(writer).send_session_updates)
     assert await link.send_raw_updates("s1", UPDATES) is False
     assert writer.writes == []
+
+
+def _frames(writer: _Writer) -> list[Any]:
+    return [
+        json.loads(line)["params"]["update"]
+        for data in writer.writes
+        for line in data.split(b"\n")
+        if line
+    ]
+
+
+OPENED = {"sessionUpdate": "tool_call", "toolCallId": "t1", "_meta": {"claudeCode": {"a": 1}}}
+REPEATED = {
+    "sessionUpdate": "tool_call_update",
+    "toolCallId": "t1",
+    "_meta": {"claudeCode": {"a": 1}},
+}
+CHANGED = {
+    "sessionUpdate": "tool_call_update",
+    "toolCallId": "t1",
+    "_meta": {"claudeCode": {"a": 2}},
+}
+
+
+@pytest.mark.asyncio
+async def test_every_way_out_passes_the_changed_meta_filter_once_it_is_on() -> None:
+    # `filter_meta(True)`: a JetBrains AIR client. An update left with nothing is not written,
+    # and that is no failure.
+    writer = _Writer()
+    link = ClientLink()
+    link.attach(_Conn())
+    link.attach_bulk(_transport(writer).send_session_updates)
+    link.filter_meta(True)
+    assert await link.send_raw_updates("s1", [OPENED, REPEATED]) is True
+    assert await link.send_raw_update("s1", REPEATED) is True
+    assert await link.send_raw_updates("s1", [REPEATED]) is True
+    assert await link.send_raw_update("s1", CHANGED) is True
+    assert _frames(writer) == [OPENED, CHANGED]
+    # Turned off (a second `initialize`, not AIR's), every key goes again; turned on again,
+    # the filter remembers what it held, as the reference's one filter per connection does:
+    # the repeat is dropped.
+    link.filter_meta(False)
+    assert await link.send_raw_update("s1", CHANGED) is True
+    assert _frames(writer) == [OPENED, CHANGED, CHANGED]
+    link.filter_meta(True)
+    assert await link.send_raw_update("s1", CHANGED) is True
+    assert _frames(writer) == [OPENED, CHANGED, CHANGED]
+
+
+@pytest.mark.asyncio
+async def test_a_plain_client_gets_every_key_and_a_chunk_never_meets_the_filter() -> None:
+    writer = _Writer()
+    link = ClientLink()
+    link.attach(_Conn())
+    link.attach_bulk(_transport(writer).send_session_updates)
+    assert await link.send_raw_updates("s1", [OPENED, REPEATED, REPEATED]) is True
+    assert _frames(writer) == [OPENED, REPEATED, REPEATED]
+    link.filter_meta(True)
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
+    assert await link.send_chunk("s1", chunk) is True
+    assert _frames(writer)[-1] == chunk

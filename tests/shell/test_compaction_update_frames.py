@@ -50,6 +50,12 @@ def _facts(**known: Any) -> dict[str, Any]:
     return {"jetbrains": {"air": {"version": 1, "contextCompaction": {"version": 1, **known}}}}
 
 
+def _changed_facts(**known: Any) -> dict[str, Any]:
+    """`_facts` on a card's update: what did not change since the card opened is not sent
+    again to an AIR client (`fsm.ChangedMetaFilter`)."""
+    return {"jetbrains": {"air": {"contextCompaction": {"version": 1, **known}}}}
+
+
 @pytest.mark.asyncio
 async def test_a_compaction_client_gets_compaction_updates_and_no_card(tmp_path: Path) -> None:
     async with agent_in_process(tmp_path, "compaction", initialize=False, capable=False) as adapter:
@@ -235,14 +241,19 @@ async def test_session_load_tells_an_air_client_the_facts(tmp_path: Path) -> Non
         for trigger, pre in stored
         for meta in (_facts(), _facts(trigger=trigger, preTokens=pre))
     ]
-    # The cards carry them in `_meta`, and no `rawOutput` repeats them.
+    # The cards carry them in `_meta`, and no `rawOutput` repeats them. A replay goes through
+    # the changed-meta filter as live updates do, as the reference's does: a card's update
+    # carries only what changed since it opened (`fsm.ChangedMetaFilter`).
     card_meta = {"claudeCode": {"toolName": "compact"}}
     assert [
         (u["_meta"], "rawOutput" in u)
         for u in cards.updates()
         if u["sessionUpdate"] in ("tool_call", "tool_call_update")
     ] == [
-        ({**card_meta, **meta}, False)
+        shown
         for trigger, pre in stored
-        for meta in (_facts(), _facts(trigger=trigger, preTokens=pre))
+        for shown in (
+            ({**card_meta, **_facts()}, False),
+            (_changed_facts(trigger=trigger, preTokens=pre), False),
+        )
     ]

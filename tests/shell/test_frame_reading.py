@@ -30,6 +30,7 @@ from fsm import (
     ContextMeasured,
     ModelFellBack,
     PromptEchoed,
+    PromptQueued,
     PromptStarted,
     RateLimitReported,
     RefusalExplained,
@@ -396,11 +397,15 @@ def _lifecycle(state: str, command_uuid: object = "p-1") -> dict[str, Any]:
 
 def test_claude_code_starting_a_user_message_is_its_take_up() -> None:
     # docs/decisions.md#turn-begins-at-echo: `command_lifecycle` `started`, before anything Claude
-    # Code does for the message; its other states, and a frame without a uuid, say nothing.
+    # Code does for the message, and `queued` before it; its other states, and a frame without a
+    # uuid, say nothing.
     frame = _lifecycle("started")
     reading = read_frame(UnparsedFrame(frame), frame, EPOCH, now=NOW, wall=WALL)
     assert reading == Reading(Shown.UNPARSED, (PromptStarted(epoch=EPOCH, turn_id="p-1"),))
-    for other in (_lifecycle("queued"), _lifecycle("completed"), _lifecycle("started", None)):
+    frame = _lifecycle("queued")
+    reading = read_frame(UnparsedFrame(frame), frame, EPOCH, now=NOW, wall=WALL)
+    assert reading == Reading(Shown.UNPARSED, (PromptQueued(epoch=EPOCH, turn_id="p-1"),))
+    for other in (_lifecycle("completed"), _lifecycle("queued", None), _lifecycle("started", None)):
         unsaid = read_frame(UnparsedFrame(other), other, EPOCH, now=NOW, wall=WALL)
         assert unsaid == Reading(Shown.UNPARSED)
 

@@ -33,10 +33,20 @@ def _air(**known: Any) -> dict[str, Any]:
     return {**META, "jetbrains": {"air": {"version": 1, "contextCompaction": facts}}}
 
 
+def _changed(**known: Any) -> dict[str, Any]:
+    """An update's `_meta` for an AIR client: only what changed since the card opened (the
+    compaction's facts); the unchanged keys are not sent again (`fsm.ChangedMetaFilter`)."""
+    return {"jetbrains": {"air": {"contextCompaction": {"version": 1, **known}}}}
+
+
 def _card_done(adapter: Adapter) -> bool:
+    cards = {
+        u["toolCallId"]
+        for u in adapter.updates("tool_call")
+        if (u.get("_meta") or {}).get("claudeCode") == META["claudeCode"]
+    }
     return any(
-        u.get("status") in ("completed", "failed")
-        and (u.get("_meta") or {}).get("claudeCode") == META["claudeCode"]
+        u.get("status") in ("completed", "failed") and u["toolCallId"] in cards
         for u in adapter.updates("tool_call_update")
     )
 
@@ -100,7 +110,7 @@ async def test_an_idle_session_with_a_full_context_compacts_once_then_serves(
             "sessionUpdate": "tool_call_update",
             "toolCallId": ident,
             "status": "completed",
-            "_meta": _air(trigger="idle", preTokens=210000, postTokens=9000, durationMs=4100),
+            "_meta": _changed(trigger="idle", preTokens=210000, postTokens=9000, durationMs=4100),
         },
     ]
     # The meter: full after the first turn, what the compaction kept after it.
@@ -162,7 +172,7 @@ async def test_a_failed_idle_compaction_shows_failed_and_raises_no_error_record(
             "sessionUpdate": "tool_call_update",
             "toolCallId": compaction_id(session, 0),
             "status": "failed",
-            "_meta": _air(error="Not enough messages to compact"),
+            "_meta": _changed(error="Not enough messages to compact"),
             "content": [{"type": "content", "content": {"type": "text", "text": text}}],
         }
     ]

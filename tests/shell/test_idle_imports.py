@@ -1,16 +1,20 @@
-"""A first session's spawn path is imported while the client leaves the agent idle after
-`initialize` (adapter/app/serving.py, `import_while_quiet`), a module at a time, and nothing
-more once the client sends anything."""
+"""A first session's spawn path (a new session's, then what a resume or load adds, then the
+`acp` models those requests are read with) is made while the client leaves the agent idle after
+`initialize` (adapter/app/serving.py, `import_while_quiet`), a step at a time, and nothing more
+once the client sends anything."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import adapter
 from adapter.app.serving import SPAWN_PATH, import_while_quiet
 from adapter.wire.guard import GuardedTransport
 from adapter.wire.stdio import ChunkReader
@@ -74,8 +78,76 @@ async def test_a_module_that_does_not_import_ends_it_quietly() -> None:
 def test_the_spawn_path_names_modules_that_exist() -> None:
     import importlib.util
 
-    for name in SPAWN_PATH:
-        assert name in sys.modules or importlib.util.find_spec(name) is not None, name
+    for entry in SPAWN_PATH:
+        name, _, model = entry.partition(":")
+        assert name in sys.modules or importlib.util.find_spec(name) is not None, entry
+        assert not model or model in importlib.import_module(name).__dict__, entry
+
+
+# What a resume or load imports before its spawn (`tests/shell/test_spawn_imports.py`'s
+# `NEEDED` and `RESUME_NEEDS`, kept in step by hand): the session opener with the SDK's types
+# and Claude's runtime, the session store with the SDK's project folder rule, the tail.
+RESUME_NEEDS = (
+    "adapter.agent.opening",
+    "adapter.claude.claude_runtime",
+    "claude_agent_sdk.types",
+    "adapter.claude.session_store",
+    "claude_agent_sdk._internal.sessions",
+    "adapter.claude.transcript_tail",
+)
+
+
+def test_the_spawn_path_brings_in_what_a_new_session_resume_or_load_needs_before_its_spawn() -> (
+    None
+):
+    # In a fresh interpreter, as serving's idle moment would: after it, a pausing client's
+    # resume or load imports nothing of its own before Claude's spawn (a new session's path
+    # first, then the transcript's tail and the SDK's project folder rule).
+    child = (
+        "import importlib, sys\n"
+        "from adapter.app.serving import SPAWN_PATH\n"
+        "for name in SPAWN_PATH: importlib.import_module(name.partition(':')[0])\n"
+        f"print(sorted(set({list(RESUME_NEEDS)!r}) - set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child],
+        cwd=Path(adapter.__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr[-2000:]
+
+
+def test_the_idle_moment_builds_the_models_a_first_session_request_is_read_with() -> None:
+    # `acp`'s models are built on first use (`lean_imports.prepare_acp_schema`): the first
+    # `session/new`, `session/resume` or `session/load` would build its own on arrival, before
+    # its spawn. Run in a fresh interpreter with the models deferred, as serving runs.
+    child = (
+        "import asyncio, sys\n"
+        "from adapter.lean_imports import prepare_imports\n"
+        "prepare_imports()\n"
+        "from acp import schema\n"
+        "from adapter.app.serving import import_while_quiet\n"
+        "models = ('NewSessionRequest', 'ResumeSessionRequest', 'LoadSessionRequest')\n"
+        "def built():\n"
+        "    return [getattr(schema, m).__pydantic_complete__ for m in models]\n"
+        "class Quiet:\n"
+        "    initialized = asyncio.Event()\n"
+        "    def quiet(self): return True\n"
+        "before = built()\n"
+        "Quiet.initialized.set()\n"
+        "asyncio.run(import_while_quiet(Quiet(), quiet_for=0))\n"
+        "print(before, built())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child],
+        cwd=Path(adapter.__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[False, False, False] [True, True, True]", done.stderr[-2000:]
 
 
 class _Writer:

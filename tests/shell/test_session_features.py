@@ -63,6 +63,34 @@ def test_effort_follows_the_model() -> None:
     assert [o.id for o in config.options()] == ["mode", "model"]
 
 
+def test_the_effort_picker_names_levels_as_a_child_sessions_effort_is_named() -> None:
+    # The reference's `effortLevelName` for both: parts split at `_` and `-`, each with its
+    # first letter upper case and the rest kept.
+    config = SessionConfig.initial({}, None)
+    levels = ["low", "x_high", "xHigh", "extra-high"]
+    config.adopt(
+        {
+            "models": [
+                {
+                    "value": "m",
+                    "displayName": "M",
+                    "supportsEffort": True,
+                    "supportedEffortLevels": levels,
+                }
+            ]
+        }
+    )
+    config.model = "m"
+    effort = next(o for o in config.options() if o.id == "effort")
+    assert [(o.value, o.name) for o in effort.options] == [
+        ("default", "Default"),
+        ("low", "Low"),
+        ("x_high", "X High"),
+        ("xHigh", "XHigh"),
+        ("extra-high", "Extra High"),
+    ]
+
+
 def test_an_environment_model_is_marked_even_when_not_listed() -> None:
     config = _config(ANTHROPIC_MODEL="claude-opus-4-1-20250805")
     model = next(o for o in config.options() if o.id == "model")

@@ -56,11 +56,10 @@ async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -
     }
     command = {"command": "python -m pytest -q"}
     described = {**command, "description": "Run the tests"}
-    # An AIR client (this one) is told the description as the command's title once it came.
-    titled = {
-        **_meta("Bash"),
-        "jetbrains": {"air": {"version": 1, "commandTitle": "Run the tests"}},
-    }
+    # An AIR client (this one) is told the description as the command's title once it came;
+    # a `_meta` key it was sent with the same value before is not sent again
+    # (`fsm.ChangedMetaFilter`): the tool's name goes on the opening only.
+    titled = {"jetbrains": {"air": {"version": 1, "commandTitle": "Run the tests"}}}
     assert bash[:4] == [
         opened,
         {
@@ -68,7 +67,6 @@ async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -
             "toolCallId": bash_id,
             "rawInput": command,
             "title": "python -m pytest -q",
-            "_meta": _meta("Bash"),
         },
         {
             "sessionUpdate": "tool_call_update",
@@ -84,7 +82,6 @@ async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -
             "kind": "execute",
             "rawInput": {**described, "timeout": 60},
             "content": [{"type": "content", "content": {"type": "text", "text": "Run the tests"}}],
-            "_meta": titled,
         },
     ]
     assert [u.get("status") for u in bash[4:]] == ["in_progress", "completed"]
@@ -103,7 +100,7 @@ async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -
             "title",
             "toolCallId",
         ],
-        ["_meta", "locations", "rawInput", "sessionUpdate", "title", "toolCallId"],
+        ["locations", "rawInput", "sessionUpdate", "title", "toolCallId"],
     ]
     assert (write[1]["title"], write[1]["locations"]) == ("Write src/new.py", [{"path": path}])
     assert write[2]["content"] == [{"type": "diff", "path": path, "newText": "x = 1\ny = 2\n"}]
@@ -118,7 +115,6 @@ async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -
             "toolCallId": unfinished[0]["toolCallId"],
             "rawInput": {"command": "sleep 100"},
             "title": "sleep 100",
-            "_meta": _meta("Bash"),
         },
         {
             "sessionUpdate": "tool_call_update",
@@ -130,10 +126,11 @@ async def test_tool_input_streams_into_the_card_field_by_field(tmp_path: Path) -
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("air", [True, False])
 async def test_tool_progress_turns_the_card_in_progress_with_the_elapsed_time(
-    tmp_path: Path,
+    tmp_path: Path, air: bool
 ) -> None:
-    async with agent_in_process(tmp_path, "tool_progress") as adapter:
+    async with agent_in_process(tmp_path, "tool_progress", capable=air) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "Build it")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
@@ -144,7 +141,11 @@ async def test_tool_progress_turns_the_card_in_progress_with_the_elapsed_time(
         update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id}
         if status:
             update["status"] = "in_progress"
-        response = {"toolName": name, "toolResponse": {"elapsedTimeSeconds": seconds}}
+        response: dict[str, Any] = {"toolResponse": {"elapsedTimeSeconds": seconds}}
+        if not air:
+            # An AIR client holds the tool's name from the card's opening: it is not sent
+            # again (`fsm.ChangedMetaFilter`); any other client gets it on every update.
+            response = {"toolName": name, **response}
         update["_meta"] = {"claudeCode": response}
         return update
 
@@ -248,6 +249,13 @@ async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
             "jetbrains": {"air": {"version": 1, "contextCompaction": {"version": 1, **known}}},
         }
 
+    def changed(**known: Any) -> dict[str, Any]:
+        """An update's `_meta`: an AIR client gets only the keys that changed since the card
+        opened (`fsm.ChangedMetaFilter`), any other client all of them."""
+        if not air:
+            return meta
+        return {"jetbrains": {"air": {"contextCompaction": {"version": 1, **known}}}}
+
     # Each card is named by its place in the session (as its load names it), the failed one
     # coming third.
     auto, manual, failed_id = (compaction_id(session, n) for n in range(3))
@@ -269,7 +277,7 @@ async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
             "sessionUpdate": "tool_call_update",
             "toolCallId": card_id,
             "status": "completed",
-            "_meta": told(**known),
+            "_meta": changed(**known),
         }
         return update if air else {**update, "rawOutput": known}
 
@@ -292,7 +300,7 @@ async def test_compaction_is_a_compact_conversation_card_and_the_meter_drops(
         "sessionUpdate": "tool_call_update",
         "toolCallId": failed_id,
         "status": "failed",
-        "_meta": told(error="Conversation too short to compact"),
+        "_meta": changed(error="Conversation too short to compact"),
         "content": [
             {
                 "type": "content",

@@ -101,6 +101,8 @@ HEAVY = (
     # JetBrains AIR's session index: made by the first request that may be one of its own.
     "adapter.agent.session_index",
     "fsm.air.session_index",
+    # JetBrains AIR's changed-meta filter: made by the first update that passes it.
+    "fsm.air.changed_meta_filter",
 )
 # What answering it does need: the check above would pass vacuously if the child never got here.
 NEEDED = (

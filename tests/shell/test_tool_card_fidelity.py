@@ -186,12 +186,9 @@ async def test_cards_as_the_reference_draws_them(tmp_path: Path) -> None:
                 },
             }
         ],
-        "_meta": {
-            "claudeCode": {
-                "toolName": "Bash",
-                "toolResponse": {"decisionReasonType": "classifier"},
-            }
-        },
+        # This client is an AIR client: the tool's name, which the card's opening said, is
+        # not sent again (`fsm.ChangedMetaFilter`).
+        "_meta": {"claudeCode": {"toolResponse": {"decisionReasonType": "classifier"}}},
     }
     assert _for(adapter, "nobody") == []  # a denial of no open call changes nothing
     # Server-side tools: cards that run and end in the same message.

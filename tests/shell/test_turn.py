@@ -20,6 +20,7 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude.coding import ORIGINAL_APP, OVERLOADED, TINY_PNG
 from adapter.view.stream_assembly import BROKEN_MARK
+from tests.support.air_merge import merged_meta
 from tests.support.harness import OPT_IN, TIMEOUT, Adapter
 from tests.support.shell_harness import agent_in_process
 
@@ -33,7 +34,8 @@ def _cards(adapter: Adapter) -> dict[str, list[dict[str, Any]]]:
     """Every tool call's updates, by id, in order. The first is the card as opened: a card
     opened while Claude still wrote the call's input (streamed), refined as its fields came
     and filled in by the update that brings the whole input counts as one, as a client merges
-    them (tests/shell/test_session_state.py has the streamed frames one by one)."""
+    them, `_meta` key by key as an AIR client does (`tests.support.air_merge`;
+    tests/shell/test_session_state.py has the streamed frames one by one)."""
     cards: dict[str, list[dict[str, Any]]] = {}
     for update in adapter.updates():
         if update["sessionUpdate"] not in ("tool_call", "tool_call_update"):
@@ -41,7 +43,10 @@ def _cards(adapter: Adapter) -> dict[str, list[dict[str, Any]]]:
         seen = cards.setdefault(update["toolCallId"], [])
         refines = update["sessionUpdate"] == "tool_call_update" and "rawInput" in update
         if len(seen) == 1 and refines:
+            meta = merged_meta(seen[0].get("_meta"), update.get("_meta"))
             seen[0] = {**seen[0], **update, "sessionUpdate": "tool_call"}
+            if meta is not None:
+                seen[0]["_meta"] = meta
         else:
             seen.append(update)
     return cards

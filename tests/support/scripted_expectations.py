@@ -264,6 +264,7 @@ ADAPTER_ONLY = {
     "air_subagents",  # ... its native subagent sessions: tests/shell/test_air_subagents.py
     "air_subagent_config",  # ... their configuration: tests/shell/test_air_subagent_config.py
     "air_skill",
+    "air_repeated_meta",  # ... what is not sent again: tests/shell/test_changed_meta.py
     "mcp_elicit",  # an MCP server asks: test_mcp_elicitation.py
     "mcp_elicit_url",  # ... to sign in on a page: test_mcp_url_elicitation.py
     "mcp_elicit_url_no_id",

@@ -100,7 +100,9 @@ class FakeLink(ClientLink):
         self.sent.append(update)
         return True
 
-    async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
+    async def send_chunk(self, session_id: str, update: dict[str, Any]) -> bool:
+        # Where every raw update ends (`send_raw_update` after the changed-meta filter, when
+        # the test turned it on with `filter_meta`).
         self.sent.append(update)
         return True
 

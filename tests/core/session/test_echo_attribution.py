@@ -9,12 +9,16 @@ its echo; `/compact` has none), so every prompt gets exactly one answer.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fsm import (
     BackgroundTaskStarted,
     CancelRequested,
+    ClaudeSilent,
     InterruptClaude,
     LogNotice,
     PromptEchoed,
+    PromptQueued,
     PromptReceived,
     PromptSent,
     PromptStarted,
@@ -264,3 +268,122 @@ def test_a_pushed_prompt_hands_off_at_its_echo_not_its_start(capable: SessionCor
     assert isinstance(handed_off, SettlePrompt) and handed_off.turn_id == T1
     assert taken_up == TurnTakenUp(turn_id=T2)
     assert capable.turn.turn_id == T2
+
+
+# --- a stall, a retry or a result before Claude Code takes the prompt up ----------------------
+
+
+def _queued(turn_id: str = T1) -> PromptQueued:
+    return PromptQueued(epoch=E1, turn_id=turn_id)
+
+
+def test_a_stall_before_the_echo_leaves_the_prompt_waiting(
+    capable: SessionCore, legacy: SessionCore
+) -> None:
+    # Claude's own work stalls while the prompt waits: the watchdog's warning (or, for a client
+    # that takes no warnings, its log line) leaves the prompt waiting for its start, so what
+    # Claude says and its idle stay its own work's, and the prompt's own turn answers it.
+    for core in (capable, legacy):
+        _sent(core)
+        core.handle(said("Own work."))
+        effects = core.handle(ClaudeSilent(epoch=E1, waited_seconds=60))
+        if core is capable:
+            [published] = effects
+            assert isinstance(published, PublishRecord)
+            assert published.record.id == f"{T1}:error"
+            confirm(core, published.record)
+        else:
+            assert effects == [LogNotice(message="Claude has been silent for 60 seconds")]
+        assert core.turn_state is PROMPT_SENT
+        assert core.handle(said("More own work.")) == [FORWARD]
+        assert core.handle(TurnWentIdle(epoch=E1)) == []
+        assert core.turn_state is PROMPT_SENT
+        assert core.handle(_started()) == []
+        core.handle(said("The answer."))
+        assert core.turn.answered_text == "The answer."
+        answers = [e for e in core.handle(result()) if isinstance(e, SettlePrompt)]
+        assert answers == [settled(T1)]
+
+
+def test_a_stall_warning_before_the_start_escalates_when_the_turn_fails(
+    capable: SessionCore,
+) -> None:
+    _sent(capable)
+    [warned] = capable.handle(ClaudeSilent(epoch=E1, waited_seconds=60))
+    assert isinstance(warned, PublishRecord)
+    confirm(capable, warned.record)
+    # Taken up with its warning out: the turn's error revises that warning's entry.
+    capable.handle(_started())
+    assert capable.turn_state is TurnState.RETRYING
+    capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
+    effects = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    [answer] = [e for e in effects if isinstance(e, SettlePrompt)]
+    assert answer.record is not None and answer.record.id == f"{T1}:error"
+    assert answer.record.revision == warned.record.revision + 1
+
+
+def test_a_retry_before_the_start_of_a_queued_prompt_is_own_work(capable: SessionCore) -> None:
+    # The bundled CLI says it queued the prompt, then starts it before anything it does for
+    # it: a retry before that start is of Claude's own work, a warning between turns.
+    _sent(capable)
+    assert capable.handle(_queued("someone-else")) == []
+    assert capable.handle(_queued()) == []
+    assert capable.handle(retried(1, status=401, error="authentication_failed")) == []
+    [published] = capable.handle(retried(2, max_retries=3))
+    assert isinstance(published, PublishRecord)
+    assert published.record.id.startswith(f"{capable.session_id}:session-error:")
+    assert capable.turn_state is PROMPT_SENT
+    # Its result and idle are its own; the prompt waits for its start.
+    assert capable.handle(result()) == [CLOSE]
+    assert capable.handle(TurnWentIdle(epoch=E1)) == []
+    assert capable.turn_state is PROMPT_SENT
+    # After the start the request's retries are the prompt's (the echo comes after them).
+    capable.handle(_started())
+    [warned] = capable.handle(retried(1, max_retries=3))
+    assert isinstance(warned, PublishRecord) and warned.record.id == f"{T1}:error"
+    confirm(capable, warned.record)
+    capable.handle(_echo())
+    capable.handle(said("The answer."))
+    answers = [e for e in capable.handle(result()) if isinstance(e, SettlePrompt)]
+    assert answers == [settled(T1)]
+
+
+def test_a_result_before_the_start_of_a_queued_prompt_is_own_work(
+    capable: SessionCore, legacy: SessionCore
+) -> None:
+    for core in (capable, legacy):
+        _sent(core)
+        core.handle(_queued())
+        core.handle(said("Own work, no origin."))
+        assert core.handle(result()) == [CLOSE]
+        assert core.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [CLOSE]
+        assert core.turn_state is PROMPT_SENT
+        # One that names the prompt among the messages its cycle took up is the prompt's.
+        named = replace(result(origin_kind=OWN_WORK), prompts=frozenset({T1}))
+        assert [e for e in core.handle(named) if isinstance(e, SettlePrompt)] == [settled(T1)]
+
+
+def test_a_cancelled_prompts_late_result_does_not_answer_the_next(capable: SessionCore) -> None:
+    _sent(capable)
+    capable.handle(_echo())
+    capable.handle(CancelRequested(now=1.0))
+    assert capable.handle(TurnWentIdle(epoch=E1)) == [WITHDRAW, settled(T1, StopReason.CANCELLED)]
+    _sent(capable, T2)
+    late = replace(result(), prompts=frozenset({T1}))
+    assert capable.handle(late) == [CLOSE]
+    assert capable.handle(replace(late, is_error=True, result=OVERLOADED_TEXT)) == [CLOSE]
+    assert capable.turn_state is PROMPT_SENT
+    capable.handle(_echo(T2))
+    capable.handle(said("Second."))
+    assert capable.handle(result()) == [WITHDRAW, settled(T2)]
+
+
+def test_a_scheduled_fire_does_not_answer_a_waiting_prompt(capable: SessionCore) -> None:
+    # A `/loop` or scheduled fire's cycle names its own message, not the waiting prompt.
+    _sent(capable)
+    capable.handle(said("Loop tick."))
+    fire = replace(result(), prompts=frozenset({"loop-fire"}))
+    assert capable.handle(fire) == [CLOSE]
+    assert capable.turn_state is PROMPT_SENT
+    # A result that names no message at all still answers a prompt never echoed (the fallback).
+    assert capable.handle(result()) == [WITHDRAW, settled(T1)]
