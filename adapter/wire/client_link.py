@@ -137,12 +137,12 @@ class ClientLink:
         return await self.send_chunk(session_id, update)
 
     async def send_chunk(self, session_id: str, update: dict[str, Any]) -> bool:
-        """Send one streamed `agent_message_chunk` as the dict it is, the per-delta path: the
-        changed-meta filter reads only a tool call's updates and passes a chunk as it is, so a
-        chunk does not go through it. Through the bulk sender where there is one (the same
-        frame, without acp's connection and the transport's request bookkeeping, layers a
-        notification has no use for: once per streamed delta), else the connection's raw
-        notification sender (`adapter.wire.acp_compat`)."""
+        """Send one streamed chunk (`agent_message_chunk`, `agent_thought_chunk`) as the dict it
+        is, the per-delta path: the changed-meta filter reads only a tool call's updates and
+        passes a chunk as it is, so a chunk does not go through it. Through the bulk sender
+        where there is one (the same frame, without acp's connection and the transport's
+        request bookkeeping, layers a notification has no use for: once per streamed delta),
+        else the connection's raw notification sender (`adapter.wire.acp_compat`)."""
         if self._bulk is not None and self._conn is not None:
             try:
                 await self._bulk(session_id, (update,))
