@@ -15,30 +15,16 @@ from pathlib import Path
 import pytest
 from acp.schema import PromptResponse
 
+from adapter.scripted_claude.background_scenarios import autonomous_result
 from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
 from tests.support.shell_harness import agent_in_process
 
 # The cancelled prompt's late result: no origin, its own message named, tokens of its own.
+_OWN = autonomous_result(500, input_tokens=1000, cost_usd=0.5).frame
 LATE_RESULT = RawFrame(
     frame={
-        "type": "result",
-        "subtype": "success",
-        "is_error": False,
-        "session_id": "x",
-        "duration_ms": 5,
-        "duration_api_ms": 5,
-        "num_turns": 1,
-        "result": "",
-        "stop_reason": "end_turn",
-        "total_cost_usd": 0.5,
+        **{k: v for k, v in _OWN.items() if k != "origin"},
         "user_message_uuid": "a-cancelled-prompt",
-        "usage": {
-            "input_tokens": 1000,
-            "output_tokens": 500,
-            "cache_read_input_tokens": 0,
-            "cache_creation_input_tokens": 0,
-        },
-        "modelUsage": {},
     }
 )
 # The pause ends when the next prompt arrives (its seconds only bound a prompt that never
