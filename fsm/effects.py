@@ -163,7 +163,10 @@ class SendNotice(Effect):
 class CloseOpenCalls(Effect):
     """Work no prompt owns ended at its result (between turns, or Claude's own work during a
     turn, docs/decisions.md#own-work-ends-its-cards): its tool cards that never got a result
-    end failed, a message still streaming breaks off; a background subagent's cards stay open."""
+    end failed, a message still streaming breaks off; a background subagent's cards stay open.
+    It is also the core's answer to whose the result's usage is: a result's tokens count toward
+    no turn when its effects hold `CloseOpenCalls`, toward the live turn otherwise (the shell adds
+    them before a `SettlePrompt` reads them)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

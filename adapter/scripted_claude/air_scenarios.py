@@ -80,6 +80,18 @@ def _review_hook(event: str, **more: object) -> FireHook:
     return FireHook(event=event, input={**_REVIEW, **more})
 
 
+def _review_read_hook(event: str) -> FireHook:
+    """A hook around the reviewer's Read (`PreToolUse` or `PostToolUse`), as it runs then."""
+    return _review_hook(
+        event,
+        permission_mode="default",
+        effort={"level": "high"},
+        tool_name="Read",
+        tool_input=_REVIEW_READ,
+        tool_use_id="toolu_review_read",
+    )
+
+
 AIR_SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         name="air_subagents",
@@ -158,14 +170,7 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
                     prompt="Review the parser change.",
                 ),
                 Text(text="Reading the change.", parent=REVIEW_CALL),
-                _review_hook(
-                    "PreToolUse",
-                    permission_mode="default",
-                    effort={"level": "high"},
-                    tool_name="Read",
-                    tool_input=_REVIEW_READ,
-                    tool_use_id="toolu_review_read",
-                ),
+                _review_read_hook("PreToolUse"),
                 ToolUse(
                     name="Read",
                     id="toolu_review_read",
@@ -173,14 +178,7 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
                     result="def parse(text):\n    return text.split()",
                     parent=REVIEW_CALL,
                 ),
-                _review_hook(
-                    "PostToolUse",
-                    permission_mode="default",
-                    effort={"level": "high"},
-                    tool_name="Read",
-                    tool_input=_REVIEW_READ,
-                    tool_use_id="toolu_review_read",
-                ),
+                _review_read_hook("PostToolUse"),
                 # A hook of another shape, and one of the main thread: nothing to tell.
                 FireHook(
                     event="PostToolUseFailure",

@@ -75,8 +75,15 @@ def task_updated(task_id: str, status: str) -> RawFrame:
     )
 
 
-def autonomous_result(output_tokens: int = 12) -> RawFrame:
-    """The result of a cycle Claude ran on its own after a task notification."""
+def autonomous_result(
+    output_tokens: int = 12,
+    *,
+    input_tokens: int = 40,
+    result: str = "",
+    cost_usd: float = 0.0002,
+) -> RawFrame:
+    """The result of a cycle Claude ran on its own after a task notification: its words
+    (`result`), its tokens and its cost."""
     return RawFrame(
         frame={
             "type": "result",
@@ -86,12 +93,12 @@ def autonomous_result(output_tokens: int = 12) -> RawFrame:
             "duration_ms": 900,
             "duration_api_ms": 800,
             "num_turns": 1,
-            "result": "",
+            "result": result,
             "stop_reason": "end_turn",
-            "total_cost_usd": 0.0002,
+            "total_cost_usd": cost_usd,
             "origin": {"kind": "task-notification"},
             "usage": {
-                "input_tokens": 40,
+                "input_tokens": input_tokens,
                 "output_tokens": output_tokens,
                 "cache_read_input_tokens": 0,
                 "cache_creation_input_tokens": 0,

@@ -273,6 +273,10 @@ class ClaudeSide:
             await self._feed(context)
         for event in reading.events:
             await self._feed(event, message)
+        if shown is Shown.RESULT:
+            # The core said no `CloseOpenCalls` for the result (Claude's own work): its tokens
+            # are the turn's (a held answer, a fresh context's hand-over).
+            self._view.count_result_for_turn()
         # After the core: what follows its decision.
         if shown is Shown.ECHO and reading.taken_up is not None:
             # Claude took the message up: prompt queueing's hand-off (`PromptEchoed`, fed).

@@ -126,6 +126,8 @@ class EffectPerformer:
             case SettlePrompt(
                 stop_reason=stop_reason, record=record, turn_id=turn_id, handed_off=handed_off
             ):
+                # A result the core settles with is the turn's: its tokens count in the answer.
+                self._view.count_result_for_turn()
                 # Handed off (prompt queueing), Claude's work goes on for the next prompt: its
                 # open tool calls and its stream stay open.
                 await self._view.turn_settled(failed=record is not None, handed_off=handed_off)
@@ -199,6 +201,7 @@ class EffectPerformer:
                 # A browser sign-in takes minutes: beside the session, never under its lock.
                 self._controls.start_sign_in(self._tg, name)
             case CloseOpenCalls():
+                # Claude's own work: its result's tokens count toward no turn.
                 await self._view.work_ended()
             case LogNotice(message=text):
                 log.info("session %s: %s", self.session_id, text)

@@ -633,9 +633,8 @@ class LiveView:
         await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
         if not isinstance(message.usage, Mapping):
             return
-        update = self._usage.saw_result(
-            message.usage, message.model_usage, message.total_cost_usd, autonomous=autonomous
-        )
+        # Whose its tokens are is the core's answer (`work_ended`, `count_result_for_turn`).
+        update = self._usage.saw_result(message.usage, message.model_usage, message.total_cost_usd)
         if update is not None:
             await self._send_raw(update)
 
@@ -650,7 +649,13 @@ class LiveView:
         """Work no prompt owns ended at its result (the core's `CloseOpenCalls`,
         docs/decisions.md#own-work-ends-its-cards): its cards reach a final status now, not at
         the next user turn's end."""
+        self._usage.result_owned(own_work=True)  # its tokens are no turn's
         await self._send(self._view.close_open_calls, "work no prompt owns")
+
+    def count_result_for_turn(self) -> None:
+        """The core took the last result for the turn's (it said no `CloseOpenCalls` for it):
+        its tokens count toward the turn's usage. Nothing when the core already answered."""
+        self._usage.result_owned(own_work=False)
 
     async def turn_ended(self, *, failed: bool = False) -> None:
         """Before a prompt's answer: end what the turn left open (calls, a broken stream), and,

@@ -74,16 +74,23 @@ def model_entry(model: object, choices: Iterable[ModelEntry] = ()) -> tuple[str,
     return next(((v, n) for v, n, r in choices if model in (v, r)), (model, model))
 
 
+def _one_value(
+    config_id: str, name: str, entry: Wire, *, description: str = "", category: str = ""
+) -> Wire:
+    """A select the client cannot change: `entry` its only option and its current value."""
+    option: Wire = {"id": config_id, "name": name}
+    if description:
+        option["description"] = description
+    if category:
+        option["category"] = category
+    return option | {"type": "select", "currentValue": entry["value"], "options": [entry]}
+
+
 def child_model_option(entry: tuple[str, str]) -> Wire:
     """A child's `model` option: a select offering only its model (`childModelOption`)."""
-    return {
-        "id": MODEL_CONFIG_ID,
-        "name": "Model",
-        "category": "model",
-        "type": "select",
-        "currentValue": entry[0],
-        "options": [{"value": entry[0], "name": entry[1]}],
-    }
+    return _one_value(
+        MODEL_CONFIG_ID, "Model", {"value": entry[0], "name": entry[1]}, category="model"
+    )
 
 
 def no_mode_meta(_mode: str) -> dict[str, Any] | None:
@@ -102,27 +109,19 @@ def _mode_option(mode: str, modes: Iterable[ModeEntry], mode_meta: ModeMeta) -> 
         kind = mode_meta(mode)
         if kind is not None:
             entry["_meta"] = kind
-    return {
-        "id": MODE_CONFIG_ID,
-        "name": "Mode",
-        "description": "Session permission mode",
-        "category": "mode",
-        "type": "select",
-        "currentValue": mode,
-        "options": [entry],
-    }
+    return _one_value(
+        MODE_CONFIG_ID, "Mode", entry, description="Session permission mode", category="mode"
+    )
 
 
 def _effort_option(level: str) -> Wire:
-    return {
-        "id": EFFORT_CONFIG_ID,
-        "name": "Effort",
-        "description": "Current reasoning effort",
-        "category": "thought_level",
-        "type": "select",
-        "currentValue": level,
-        "options": [{"value": level, "name": effort_level_name(level)}],
-    }
+    return _one_value(
+        EFFORT_CONFIG_ID,
+        "Effort",
+        {"value": level, "name": effort_level_name(level)},
+        description="Current reasoning effort",
+        category="thought_level",
+    )
 
 
 def _agent_option(kind: str, agents: Iterable[AgentEntry]) -> Wire:
@@ -130,14 +129,7 @@ def _agent_option(kind: str, agents: Iterable[AgentEntry]) -> Wire:
     entry: Wire = {"value": kind, "name": kind}
     if description:
         entry["description"] = description
-    return {
-        "id": AGENT_CONFIG_ID,
-        "name": "Agent",
-        "description": "Subagent type",
-        "type": "select",
-        "currentValue": kind,
-        "options": [entry],
-    }
+    return _one_value(AGENT_CONFIG_ID, "Agent", entry, description="Subagent type")
 
 
 def hook_configuration(

@@ -35,10 +35,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.bench.agents import ROOT, our_agent, write_scenario_launcher
+from tests.bench.agents import ROOT
 from tests.bench.delta_probe import _total
 from tests.bench.rpc import spawn
-from tests.bench.sessions import _first_session
+from tests.bench.sessions import probe_session
 from tests.bench.spawn_probe import _marker
 
 __all__ = ["main"]
@@ -127,17 +127,10 @@ async def _counted(
 async def _probe(pause: float) -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="claude-acp-opening-probe-") as dir_:
         scratch = Path(dir_)
-        (scratch / "success").mkdir()
-        (scratch / "config").mkdir()
         marker = _marker(scratch)
         if marker is None:
             raise SystemExit("needs gcc and valgrind/callgrind.h")
-        launcher = write_scenario_launcher(scratch)
-        env = {
-            "CLAUDE_CODE_EXECUTABLE": str(launcher),
-            "CLAUDE_CONFIG_DIR": str(scratch / "config"),
-        }
-        session_id = await _first_session(our_agent(), scratch, env)
+        env, session_id = await probe_session(scratch)
         cwd = str(scratch / "success")
         resumed = {"sessionId": session_id, "cwd": cwd, "mcpServers": []}
         params = {"session/new": {"cwd": cwd, "mcpServers": []}}

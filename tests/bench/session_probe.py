@@ -23,10 +23,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.bench.agents import ROOT, our_agent, write_scenario_launcher
+from tests.bench.agents import ROOT, our_agent
 from tests.bench.delta_probe import _dump, _total
 from tests.bench.rpc import spawn
-from tests.bench.sessions import _first_session
+from tests.bench.sessions import probe_session
 
 __all__ = ["main"]
 
@@ -65,14 +65,7 @@ async def _counted(
 async def _probe() -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="claude-acp-session-probe-") as dir_:
         scratch = Path(dir_)
-        (scratch / "success").mkdir()
-        (scratch / "config").mkdir()
-        launcher = write_scenario_launcher(scratch)
-        env = {
-            "CLAUDE_CODE_EXECUTABLE": str(launcher),
-            "CLAUDE_CONFIG_DIR": str(scratch / "config"),
-        }
-        session_id = await _first_session(our_agent(), scratch, env)
+        env, session_id = await probe_session(scratch)
         cwd = str(scratch / "success")
         params = {"sessionId": session_id, "cwd": cwd, "mcpServers": []}
         counts: dict[str, int] = {}

@@ -67,6 +67,19 @@ async def _first_session(spec: AgentSpec, tmp: Path, env: dict[str, str]) -> str
         await agent.close()
 
 
+async def probe_session(scratch: Path) -> tuple[dict[str, str], str]:
+    """For a probe of our agent in `scratch`: the scripted Claude's launch environment there,
+    and the id of a first session that has answered a prompt (its folder: `success`)."""
+    (scratch / "success").mkdir()
+    (scratch / "config").mkdir()
+    launcher = write_scenario_launcher(scratch)
+    env = {
+        "CLAUDE_CODE_EXECUTABLE": str(launcher),
+        "CLAUDE_CONFIG_DIR": str(scratch / "config"),
+    }
+    return env, await _first_session(our_agent(), scratch, env)
+
+
 async def run_once(spec: AgentSpec, launcher: Path) -> SessionSample:
     sample = SessionSample(agent=spec.name, load=load_average())
     with tempfile.TemporaryDirectory(prefix=f"claude-acp-bench-sessions-{spec.name}-") as dir_:

@@ -55,6 +55,14 @@ def _updates(adapter: Adapter) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def _native_view() -> tuple[FakeLink, LiveView]:
+    """A live view of session `s` for a client with native subagent sessions, and its link."""
+    link = FakeLink()
+    return link, LiveView(
+        link, "s", "/", terminal_output=False, titled=False, air=air_client(NATIVE)
+    )
+
+
 def _registered(tmp_path: Path) -> set[str]:
     """The hook events the SDK registered with Claude Code (its initialize request)."""
     requests = [e["request"] for e in claude_entries(tmp_path, "control")]
@@ -227,8 +235,7 @@ async def test_a_subagent_hook_answers_continue_whatever_happens() -> None:
 async def test_the_live_view_logs_what_the_pending_bound_dropped(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    link = FakeLink()
-    view = LiveView(link, "s", "/", terminal_output=False, titled=False, air=air_client(NATIVE))
+    link, view = _native_view()
     caplog.set_level(logging.INFO, logger="adapter.session.live_view")
     for n in range(MAX_PENDING_PARENTS):
         await view.subagent_hook({"agent_id": f"agent-{n}", "permission_mode": "plan"})
@@ -249,8 +256,7 @@ async def test_the_live_view_logs_what_the_pending_bound_dropped(
 
 @pytest.mark.asyncio
 async def test_a_main_thread_hook_never_lists_the_root_pickers() -> None:
-    link = FakeLink()
-    view = LiveView(link, "s", "/", terminal_output=False, titled=False, air=air_client(NATIVE))
+    link, view = _native_view()
     listed: list[str] = []
 
     def listing(what: str, entries: list[Any]) -> Any:
@@ -295,8 +301,7 @@ async def test_a_main_thread_hook_never_lists_the_root_pickers() -> None:
 async def test_the_live_view_logs_what_an_unannounced_subagents_stream_overflowed(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    link = FakeLink()
-    view = LiveView(link, "s", "/", terminal_output=False, titled=False, air=air_client(NATIVE))
+    link, view = _native_view()
     caplog.set_level(logging.INFO, logger="adapter.session.live_view")
 
     def said(n: int) -> AssistantMessage:

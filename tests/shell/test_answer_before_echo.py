@@ -7,7 +7,7 @@ from __future__ import annotations
 import anyio
 import pytest
 from acp.schema import PromptResponse
-from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, TextBlock
+from claude_agent_sdk import AssistantMessage, SystemMessage, TextBlock
 
 from fsm import TransportLost
 from tests.support.shell_harness import (
@@ -15,22 +15,14 @@ from tests.support.shell_harness import (
     WAIT,
     answer_of,
     prompt_in_background,
+    result_message,
     session_with_fakes,
 )
 
 pytestmark = pytest.mark.anyio
 
 OWN_WORDS = AssistantMessage(content=[TextBlock(text="The audit is done.")], model="claude-x")
-OWN_RESULT = ResultMessage(
-    subtype="success",
-    duration_ms=1,
-    duration_api_ms=1,
-    is_error=False,
-    num_turns=1,
-    session_id="s",
-    result="The audit is done.",
-    origin={"kind": "task-notification"},
-)
+OWN_RESULT = result_message(text="The audit is done.", own_work=True)
 
 
 def _state(state: str) -> tuple[SystemMessage, dict[str, object]]:

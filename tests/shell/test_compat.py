@@ -21,6 +21,7 @@ from transitions import Machine
 from adapter.claude import sdk_compat as compat
 from adapter.wire import acp_compat
 from fsm.machine import QuietMachine
+from tests.support.fresh_python import printed_json
 
 
 def test_the_pinned_versions_are_installed() -> None:
@@ -589,21 +590,7 @@ print(json.dumps(seen))
 
 
 def test_the_sdks_transport_spawns_before_anyios_backend_and_gets_what_anyio_gives() -> None:
-    import json
-    import subprocess
-    import sys
-
-    root = Path(compat.__file__).resolve().parent.parent.parent
-    done = subprocess.run(
-        [sys.executable, "-c", EARLY_SPAWN],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = printed_json(EARLY_SPAWN)
     assert seen["backend at the fork"] is False  # the first spawn came before the import
     assert seen["lock"] == "_LockOnFirstUse" and seen["backend after the lock"] is False
     assert seen["locked"] is True

@@ -44,21 +44,19 @@ async def test_nothing_is_imported_before_initialize_is_answered() -> None:
 
 
 @pytest.mark.asyncio
-async def test_each_module_is_imported_while_the_client_stays_quiet() -> None:
+@pytest.mark.parametrize(
+    ("quiet", "expected"),
+    [([True, True, True], ["one", "two", "three"]), ([True, False, True], ["one"])],
+    ids=["each-module-while-the-client-stays-quiet", "a-message-from-the-client-ends-it"],
+)
+async def test_modules_are_imported_while_the_client_stays_quiet(
+    quiet: list[bool], expected: list[str]
+) -> None:
     imported: list[str] = []
-    transport = _Transport([True, True, True])
+    transport = _Transport(list(quiet))
     transport.initialized.set()
     await _run(transport, imported)
-    assert imported == ["one", "two", "three"]
-
-
-@pytest.mark.asyncio
-async def test_a_message_from_the_client_ends_it() -> None:
-    imported: list[str] = []
-    transport = _Transport([True, False, True])
-    transport.initialized.set()
-    await _run(transport, imported)
-    assert imported == ["one"]
+    assert imported == expected
 
 
 @pytest.mark.asyncio

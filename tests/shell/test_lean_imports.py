@@ -12,7 +12,6 @@ import inspect
 import json
 import marshal
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -20,10 +19,8 @@ from typing import Any
 
 from pydantic._internal._config import ConfigWrapper
 
-import adapter
 from adapter.lean_imports import DATACLASS_CODE_PREFIX, MCP_BRIDGE, SDK_PACKAGE, reexported_names
-
-ROOT = Path(adapter.__file__).resolve().parent.parent
+from tests.support.fresh_python import printed_json
 
 # Models the adapter sends and reads on every session, built and dumped the way acp does.
 WIRE_SAMPLE = """
@@ -45,16 +42,7 @@ dumped.append(parsed.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
 def _fresh(code: str) -> Any:
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return printed_json(code)
 
 
 def test_pydantics_config_hook_has_the_shape_the_lean_import_wraps() -> None:
@@ -204,32 +192,23 @@ facts = {
 def _cached_dataclasses(cache: Path, *, env: dict[str, str] | None = None) -> Any:
     """Define `DATACLASS_SAMPLE`'s classes in a fresh interpreter with the dataclass code cache
     at `cache`, and save it; what they did and what the cache saw."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
+    return printed_json(
+        (
             "import json, sys\n"
             "from pathlib import Path\n"
             "from adapter.lean_imports import cache_dataclass_code\n"
             f"code = cache_dataclass_code(Path({str(cache)!r}))\n"
             + DATACLASS_SAMPLE
             + "saved = code.save()\n"
-            "print(json.dumps({'facts': facts, 'hits': code.hits, 'compiled': len(code.stored)"
-            " if saved else len(code.new), 'saved': saved}))",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+            "print(json.dumps({'facts': facts, 'hits': code.hits,"
+            " 'compiled': len(code.stored) if saved else len(code.new), 'saved': saved}))"
+        ),
         # Written as Python writes bytecode: not where the caller's shell says not to.
         env={
             **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
             **(env or {}),
         },
     )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_dataclasses_built_from_cached_code_behave_as_compiled_ones(tmp_path: Path) -> None:
@@ -316,17 +295,9 @@ PROPAGATION_CASES = {
 
 def _propagated(lean: bool, setup: str, context: str, env: dict[str, str]) -> Any:
     code = PROPAGATION.format(lean=lean, setup=setup, context=f", {context}" if context else "")
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}, **env},
+    return printed_json(
+        code, env={**{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}, **env}
     )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_the_trace_context_stand_in_passes_on_what_the_real_module_does() -> None:
@@ -387,17 +358,10 @@ print(json.dumps({{"names": names, "resolved": resolved, "read": sorted(read), "
 
 
 def _anyio_names(lean: bool, cache: Path) -> Any:
-    done = subprocess.run(
-        [sys.executable, "-c", ANYIO_NAMES.format(lean=lean, cache=str(cache))],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    return printed_json(
+        ANYIO_NAMES.format(lean=lean, cache=str(cache)),
         env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_anyios_lazy_names_come_from_the_cache_and_are_the_ones_it_reads(tmp_path: Path) -> None:

@@ -15,33 +15,13 @@ from pathlib import Path
 import pytest
 from acp.schema import PromptResponse
 
-from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
+from adapter.scripted_claude.background_scenarios import autonomous_result
+from adapter.scripted_claude.steps import Result, Scenario, Sleep, Text
 from tests.support.shell_harness import agent_in_process
 
 FOLLOW_UP = "The background audit found nothing."
 # The follow-up's result: Claude's own work, with tokens of its own.
-OWN_RESULT = RawFrame(
-    frame={
-        "type": "result",
-        "subtype": "success",
-        "is_error": False,
-        "session_id": "x",
-        "duration_ms": 5,
-        "duration_api_ms": 5,
-        "num_turns": 1,
-        "result": FOLLOW_UP,
-        "stop_reason": "end_turn",
-        "total_cost_usd": 0.5,
-        "origin": {"kind": "task-notification"},
-        "usage": {
-            "input_tokens": 1000,
-            "output_tokens": 500,
-            "cache_read_input_tokens": 0,
-            "cache_creation_input_tokens": 0,
-        },
-        "modelUsage": {},
-    }
-)
+OWN_RESULT = autonomous_result(500, input_tokens=1000, result=FOLLOW_UP, cost_usd=0.5)
 # The pause ends when the next prompt arrives (its seconds only bound a prompt that never
 # comes): the follow-up is written after that prompt, before Claude takes it up.
 SCENARIOS = [

@@ -18,7 +18,7 @@ import anyio
 import pytest
 from acp import RequestError
 from acp.schema import PromptResponse, TextContentBlock
-from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, TextBlock
+from claude_agent_sdk import AssistantMessage, SystemMessage, TextBlock
 
 from adapter.claude.runtime_settings import RuntimeSettings, private_values
 from adapter.claude.translate import event_for
@@ -240,15 +240,7 @@ async def test_the_refusal_explanation_reaches_the_client_before_refusal() -> No
         message = AssistantMessage(content=[], model="claude-x", stop_reason="refusal")
         raw = {"type": "assistant", "message": {"stop_details": {"explanation": "I can't."}}}
         await session.claude.on_message(message, raw, EPOCH)
-        refusal = ResultMessage(
-            subtype="success",
-            duration_ms=1,
-            duration_api_ms=1,
-            is_error=False,
-            num_turns=1,
-            session_id="s",
-            stop_reason="refusal",
-        )
+        refusal = result_message(text=None, stop_reason="refusal")
         await session.claude.on_message(refusal, {}, EPOCH)
         answer = await answer_of(box)
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "refusal"

@@ -16,32 +16,12 @@ from typing import Any
 import pytest
 from acp.schema import PromptResponse
 
+from adapter.scripted_claude.background_scenarios import autonomous_result
 from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
 from tests.support.shell_harness import agent_in_process
 
 # The scripted Claude's turns these tests play, besides the shipped scenarios.
-autonomous = RawFrame(
-    frame={
-        "type": "result",
-        "subtype": "success",
-        "is_error": False,
-        "session_id": "x",
-        "duration_ms": 5,
-        "duration_api_ms": 5,
-        "num_turns": 1,
-        "result": "",
-        "stop_reason": "end_turn",
-        "total_cost_usd": 0.5,
-        "origin": {"kind": "task-notification"},
-        "usage": {
-            "input_tokens": 1000,
-            "output_tokens": 500,
-            "cache_read_input_tokens": 0,
-            "cache_creation_input_tokens": 0,
-        },
-        "modelUsage": {},
-    }
-)
+autonomous = autonomous_result(500, input_tokens=1000, cost_usd=0.5)
 _COST_TURN = (
     RawFrame(
         frame={

@@ -306,7 +306,13 @@ def test_usage_reports_context_cost_and_session_totals() -> None:
         "size": 1000000,
         "cost": {"amount": 0.25, "currency": "USD"},
     }
+    meter.result_owned(own_work=False)
     meter.saw_result({"input_tokens": "lots", "output_tokens": 1}, None, True)
+    meter.result_owned(own_work=False)
+    # Claude's own work (the core's `CloseOpenCalls`): reported, never the turn's.
+    assert meter.saw_result({"input_tokens": 500, "output_tokens": 50}, None, 0.5) is not None
+    meter.result_owned(own_work=True)
+    meter.result_owned(own_work=False)  # once per result: nothing left to count
     usage = meter.response_usage()
     assert usage is not None
     assert (usage.input_tokens, usage.output_tokens, usage.cached_read_tokens) == (10, 6, 90)

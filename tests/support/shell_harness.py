@@ -233,7 +233,11 @@ def result_message(
     text: str | None = "Done.",
     subtype: str = "success",
     errors: list[str] | None = None,
+    stop_reason: str | None = None,
+    own_work: bool = False,
 ) -> ResultMessage:
+    """A result as the SDK gives it; `own_work`: of a cycle Claude ran on its own after a task
+    notification (its origin says so)."""
     return ResultMessage(
         subtype=subtype,
         duration_ms=1,
@@ -243,6 +247,8 @@ def result_message(
         session_id="s",
         result=text,
         errors=errors,
+        stop_reason=stop_reason,
+        origin={"kind": "task-notification"} if own_work else None,
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapter.scripted_claude.background_scenarios import autonomous_result
 from adapter.scripted_claude.steps import (
     Hang,
     Permission,
@@ -68,28 +69,7 @@ finished = system(
     output_file="/tmp/a1.out",
     summary="Audit done",
 )
-followed_up = RawFrame(
-    frame={
-        "type": "result",
-        "subtype": "success",
-        "is_error": False,
-        "session_id": "x",
-        "duration_ms": 5,
-        "duration_api_ms": 5,
-        "num_turns": 1,
-        "result": "",
-        "stop_reason": "end_turn",
-        "total_cost_usd": 0.0,
-        "origin": {"kind": "task-notification"},
-        "usage": {
-            "input_tokens": 3,
-            "output_tokens": 4,
-            "cache_read_input_tokens": 0,
-            "cache_creation_input_tokens": 0,
-        },
-        "modelUsage": {},
-    }
-)
+followed_up = autonomous_result(4, input_tokens=3, cost_usd=0.0)
 # The bundled CLI's start of a subagent in the foreground, and its move to the background (a
 # steer, or the user): a `task_updated` whose patch says so.
 started_fg = system(

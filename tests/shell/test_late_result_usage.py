@@ -1,0 +1,69 @@
+"""Whose tokens a result's are is the core's answer, through the agent, the real SDK and the
+scripted Claude in process (docs/decisions.md#turn-begins-at-echo).
+
+The scripted Claude plays a late result of a cancelled prompt's cycle (no autonomous origin; it
+names that prompt's message, not the next one) after the next prompt was written but before
+Claude takes that prompt up. The core calls it work no prompt owns (`CloseOpenCalls`): its
+tokens go out in a `usage_update` but never count toward the waiting prompt, whose response
+carries only its own turn's tokens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp.schema import PromptResponse
+
+from adapter.scripted_claude.background_scenarios import autonomous_result
+from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
+from tests.support.shell_harness import agent_in_process
+
+# The cancelled prompt's late result: no origin, its own message named, tokens of its own.
+_OWN = autonomous_result(500, input_tokens=1000, cost_usd=0.5).frame
+LATE_RESULT = RawFrame(
+    frame={
+        **{k: v for k, v in _OWN.items() if k != "origin"},
+        "user_message_uuid": "a-cancelled-prompt",
+    }
+)
+# The pause ends when the next prompt arrives (its seconds only bound a prompt that never
+# comes): the late result is written after that prompt, before Claude takes it up.
+SCENARIOS = [
+    Scenario(
+        name="late_result_before_echo",
+        description="",
+        turns=(
+            (
+                Text(text="First answer."),
+                Result(),
+                Sleep(seconds=30, until_queued=True),
+                LATE_RESULT,
+            ),
+            (Text(text="Second answer."), Result()),
+        ),
+    )
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_a_late_result_of_another_prompt_counts_toward_no_waiting_prompt(
+    tmp_path: Path, capable: bool
+) -> None:
+    async with agent_in_process(
+        tmp_path, "late_result_before_echo", scenarios=SCENARIOS, capable=capable
+    ) as adapter:
+        session = await adapter.new_session()
+        first = await adapter.prompt(session, "first")
+        second = await adapter.prompt(session, "second")
+    assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
+    assert isinstance(second, PromptResponse), second
+    assert second.stop_reason == "end_turn"
+    # Only its own turn's tokens: 24 input tokens (the scripted request's), none of the late
+    # result's 1,000 and 500.
+    assert second.usage is not None
+    assert second.usage.input_tokens == 24 and second.usage.output_tokens < 500
+    assert second.usage.total_tokens < 1000
+    assert adapter.agent_texts() == ["First answer.", "Second answer."]
+    assert list(adapter.answers().values()) == [1, 1]
