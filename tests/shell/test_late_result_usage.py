@@ -17,7 +17,7 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude.background_scenarios import autonomous_result
 from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
-from tests.support.shell_harness import agent_in_process
+from tests.support.shell_harness import prompted_twice
 
 # The cancelled prompt's late result: no origin, its own message named, tokens of its own.
 _OWN = autonomous_result(500, input_tokens=1000, cost_usd=0.5).frame
@@ -51,12 +51,9 @@ SCENARIOS = [
 async def test_a_late_result_of_another_prompt_counts_toward_no_waiting_prompt(
     tmp_path: Path, capable: bool
 ) -> None:
-    async with agent_in_process(
-        tmp_path, "late_result_before_echo", scenarios=SCENARIOS, capable=capable
-    ) as adapter:
-        session = await adapter.new_session()
-        first = await adapter.prompt(session, "first")
-        second = await adapter.prompt(session, "second")
+    adapter, first, second = await prompted_twice(
+        tmp_path, "late_result_before_echo", SCENARIOS, capable=capable
+    )
     assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
     assert isinstance(second, PromptResponse), second
     assert second.stop_reason == "end_turn"

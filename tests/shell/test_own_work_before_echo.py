@@ -17,7 +17,7 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude.background_scenarios import autonomous_result
 from adapter.scripted_claude.steps import Result, Scenario, Sleep, Text
-from tests.support.shell_harness import agent_in_process
+from tests.support.shell_harness import prompted_twice
 
 FOLLOW_UP = "The background audit found nothing."
 # The follow-up's result: Claude's own work, with tokens of its own.
@@ -47,12 +47,9 @@ SCENARIOS = [
 async def test_own_work_before_the_echo_is_shown_and_not_the_prompts_answer(
     tmp_path: Path, capable: bool
 ) -> None:
-    async with agent_in_process(
-        tmp_path, "own_work_before_echo", scenarios=SCENARIOS, capable=capable
-    ) as adapter:
-        session = await adapter.new_session()
-        first = await adapter.prompt(session, "first")
-        second = await adapter.prompt(session, "second")
+    adapter, first, second = await prompted_twice(
+        tmp_path, "own_work_before_echo", SCENARIOS, capable=capable
+    )
     assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
     # The second prompt is answered by its own turn: its stop reason, its tokens (24 input
     # tokens, the scripted request's; none of the follow-up's 1,000 and 500).

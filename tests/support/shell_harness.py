@@ -338,6 +338,20 @@ async def agent_in_process(
         _OPEN.remove(tmp_path)
 
 
+async def prompted_twice(
+    tmp_path: Path, scenario: str, scenarios: Sequence[Scenario], *, capable: bool
+) -> tuple[InProcessAgent, Any, Any]:
+    """A new session of `agent_in_process` playing `scenario` (one of `scenarios`), prompted
+    "first" and then "second": the agent, once it closed, and the two answers."""
+    async with agent_in_process(
+        tmp_path, scenario, scenarios=scenarios, capable=capable
+    ) as adapter:
+        session = await adapter.new_session()
+        first = await adapter.prompt(session, "first")
+        second = await adapter.prompt(session, "second")
+    return adapter, first, second
+
+
 # The folder of the `agent_in_process` open now, if one is.
 _OPEN: list[Path] = []
 
