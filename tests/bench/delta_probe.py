@@ -97,6 +97,17 @@ async def _dump(pid: int) -> None:
         raise SystemExit("callgrind_control --dump failed")
 
 
+def callgrind(out: Path | str) -> list[str]:
+    """The start of an argv that runs the rest under callgrind, each process's counts written
+    to `out`.<pid> (numbered `.1`, `.2`, … after it for each dump asked for)."""
+    return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", "--dump-instr=no"]
+
+
+def dumps_in_order(folder: Path) -> list[Path]:
+    """The numbered callgrind dumps in `folder`, in the order they were written."""
+    return sorted(folder.glob("callgrind.out.*.*"), key=lambda p: int(p.name.rsplit(".", 1)[1]))
+
+
 def _total(dump: Path) -> int:
     for line in dump.read_text(encoding="utf-8", errors="replace").splitlines():
         if line.startswith(("summary:", "totals:")):
@@ -108,15 +119,7 @@ async def _count(deltas: int) -> tuple[int, int]:
     """Instructions up to the prompt, and for the prompt alone (request to answer)."""
     with tempfile.TemporaryDirectory(prefix="claude-acp-delta-probe-") as scratch:
         out = Path(scratch) / "callgrind.out"
-        argv = [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}.%p",
-            "--dump-instr=no",
-            sys.executable,
-            "-m",
-            "adapter",
-        ]
+        argv = [*callgrind(out), sys.executable, "-m", "adapter"]
         chunks, _ = await _run(argv, deltas, Path(scratch), mark=_dump)
         dumps = sorted(Path(scratch).glob("callgrind.out.*.*"))
         if chunks != deltas:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.bench.agents import ROOT
-from tests.bench.delta_probe import _total
+from tests.bench.delta_probe import _total, callgrind, dumps_in_order
 from tests.bench.rpc import spawn
 from tests.bench.sessions import probe_session
 from tests.bench.spawn_probe import _marker
@@ -98,10 +98,7 @@ async def _counted(
     out = scratch / f"callgrind-{method.replace('/', '-')}"
     out.mkdir()
     argv = [
-        "valgrind",
-        "--tool=callgrind",
-        f"--callgrind-out-file={out}/callgrind.out.%p",
-        "--dump-instr=no",
+        *callgrind(out / "callgrind.out"),
         sys.executable,
         "-c",
         WRAPPER,
@@ -117,7 +114,7 @@ async def _counted(
         await agent.close(timeout=600)
     # Numbered in order: start -> the answer written, (-> the request read,) -> Claude spawned,
     # then the rest at exit.
-    dumps = sorted(out.glob("callgrind.out.*.*"), key=lambda p: int(p.name.rsplit(".", 1)[1]))
+    dumps = dumps_in_order(out)
     spawned = 2 if pause else 1
     if len(dumps) <= spawned:
         raise SystemExit(f"{method}: expected callgrind dumps at the answer and the spawn")

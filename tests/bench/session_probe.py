@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.bench.agents import ROOT, our_agent
-from tests.bench.delta_probe import _dump, _total
+from tests.bench.delta_probe import _dump, _total, callgrind, dumps_in_order
 from tests.bench.rpc import spawn
 from tests.bench.sessions import probe_session
 
@@ -39,13 +39,7 @@ async def _counted(
     """Run `requests` in one agent under callgrind; the instructions of each."""
     out = scratch / f"callgrind-{name}"
     out.mkdir()
-    argv = [
-        "valgrind",
-        "--tool=callgrind",
-        f"--callgrind-out-file={out}/callgrind.out.%p",
-        "--dump-instr=no",
-        *our_agent().argv,
-    ]
+    argv = [*callgrind(out / "callgrind.out"), *our_agent().argv]
     agent = await spawn(argv, env=env, cwd=ROOT, stderr_path=scratch / f"stderr-{name}.log")
     try:
         await agent.request("initialize", {"protocolVersion": 1}, timeout=600)
@@ -56,7 +50,7 @@ async def _counted(
     finally:
         await agent.close(timeout=600)
     # Each dump is numbered in order; the first covers the start-up and `initialize`.
-    dumps = sorted(out.glob("callgrind.out.*.*"), key=lambda p: int(p.name.rsplit(".", 1)[1]))
+    dumps = dumps_in_order(out)
     if len(dumps) < len(requests) + 1:
         raise SystemExit(f"expected {len(requests) + 1} callgrind dumps, found {len(dumps)}")
     return [_total(dump) for dump in dumps[1 : len(requests) + 1]]

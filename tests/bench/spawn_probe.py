@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.bench.delta_probe import _dump, _total
+from tests.bench.delta_probe import _dump, _total, callgrind, dumps_in_order
 from tests.bench.startup import OPT_IN
 
 __all__ = ["main"]
@@ -88,14 +88,7 @@ async def _count(agent: str, *, session: bool, keep: Path | None = None) -> list
         marker = _marker(tmp)
         module = AGENTS[agent][1]
         run = ["-m", module] if marker is None else ["-c", WRAPPER, str(marker), module]
-        argv = [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}.%p",
-            "--dump-instr=no",
-            sys.executable,
-            *run,
-        ]
+        argv = [*callgrind(out), sys.executable, *run]
         launcher = write_launcher(tmp / "bin", scenario="success")
         config = tmp / "claude-config"
         config.mkdir()
@@ -124,7 +117,7 @@ async def _count(agent: str, *, session: bool, keep: Path | None = None) -> list
             raise
         finally:
             await process.close(timeout=600)
-        dumps = sorted(tmp.glob("callgrind.out.*.*"), key=lambda dump: int(dump.suffix[1:]))
+        dumps = dumps_in_order(tmp)
         if len(dumps) < steps:
             raise SystemExit(f"expected {steps} callgrind dumps, found {len(dumps)}")
         if keep is not None:  # for callgrind_annotate
