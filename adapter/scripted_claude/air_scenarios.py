@@ -13,6 +13,7 @@ from adapter.scripted_claude.session_scenarios import PLAN
 from adapter.scripted_claude.steps import (
     FireHook,
     Permission,
+    RawFrame,
     Result,
     Scenario,
     Text,
@@ -50,16 +51,24 @@ _SCOUT_INPUT = {
     "prompt": "Find where the input is parsed and report the function.",
     "subagent_type": "Explore",
 }
-_SCOUT_STARTED = system_frame(
-    "task_started",
-    uuid=f"started-{SCOUT_AGENT}",
-    task_id=SCOUT_AGENT,
-    tool_use_id=SCOUT_CALL,
-    description="Scout the parser",
-    subagent_type="Explore",
-    task_type="local_agent",
-    prompt="Find where the input is parsed and report the function.",
-)
+
+
+def _subagent_started(agent_id: str, call: str, agent_input: dict[str, str]) -> RawFrame:
+    """Claude Code started the subagent of the Agent call `call`, in the foreground, as the
+    call's input asked."""
+    return system_frame(
+        "task_started",
+        uuid=f"started-{agent_id}",
+        task_id=agent_id,
+        tool_use_id=call,
+        description=agent_input["description"],
+        subagent_type=agent_input["subagent_type"],
+        task_type="local_agent",
+        prompt=agent_input["prompt"],
+    )
+
+
+_SCOUT_STARTED = _subagent_started(SCOUT_AGENT, SCOUT_CALL, _SCOUT_INPUT)
 _SCOUT_GREP = {"command": "grep -n parse src/app.py", "description": "Find the parser"}
 
 # The subagent of `air_subagent_config`: a `reviewer` (the project's own agent type) whose hooks
@@ -68,6 +77,11 @@ REVIEW_CALL = "toolu_review"
 REVIEW_AGENT = "b72d4e1f0a9c3b85"
 _REVIEW = {"agent_id": REVIEW_AGENT, "agent_type": "reviewer"}
 _REVIEW_READ = {"file_path": "{cwd}/src/app.py"}
+_REVIEW_INPUT = {
+    "description": "Review the change",
+    "prompt": "Review the parser change.",
+    "subagent_type": "reviewer",
+}
 
 
 # The calls of `air_repeated_meta`: a running shell command whose card is reported again and
@@ -151,24 +165,11 @@ AIR_SCENARIOS: tuple[Scenario, ...] = (
                 ToolUse(
                     name="Agent",
                     id=REVIEW_CALL,
-                    input={
-                        "description": "Review the change",
-                        "prompt": "Review the parser change.",
-                        "subagent_type": "reviewer",
-                    },
+                    input=_REVIEW_INPUT,
                     result=None,
                 ),
                 _review_hook("SubagentStart", permission_mode="default"),
-                system_frame(
-                    "task_started",
-                    uuid=f"started-{REVIEW_AGENT}",
-                    task_id=REVIEW_AGENT,
-                    tool_use_id=REVIEW_CALL,
-                    description="Review the change",
-                    subagent_type="reviewer",
-                    task_type="local_agent",
-                    prompt="Review the parser change.",
-                ),
+                _subagent_started(REVIEW_AGENT, REVIEW_CALL, _REVIEW_INPUT),
                 Text(text="Reading the change.", parent=REVIEW_CALL),
                 _review_read_hook("PreToolUse"),
                 ToolUse(

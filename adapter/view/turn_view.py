@@ -175,12 +175,21 @@ class TurnView:
             delta = event.get("delta")
             if isinstance(delta, Mapping) and delta.get("type") == "input_json_delta":
                 refined = self._streamed.input_delta(event.get("index"), delta.get("partial_json"))
-                updates.extend(self._marked(update, update.get("rawInput")) for update in refined)
+                for update in refined:
+                    self._marked(update, update.get("rawInput"))
+                    if not self.air.partial_input:
+                        del update["rawInput"]
+                    updates.append(update)
         elif kind == "content_block_start":
             block = event.get("content_block")
             if isinstance(block, Mapping) and block.get("type") == "tool_use":
                 started = self._streamed.started(event.get("index"), block, self._calls)
-                updates.extend(self._opening(self._marked(update, {})) for update in started)
+                for card in started:
+                    self._marked(card, {})
+                    if not self.air.partial_input:
+                        del card["rawInput"]
+                    self._with_terminal(card, card["toolCallId"], card["name"], opening=True)
+                    updates.append(self._opening(card))
         elif kind == "message_start":
             self._streamed.message_started()
         return updates
@@ -286,10 +295,9 @@ class TurnView:
             # The input does not say whether the file exists: the question and the result
             # show the change, the card nothing.
             card["content"] = []
-        if self._terminal and name in _TERMINAL_TOOLS:
-            card["content"] = [{"type": "terminal", "terminalId": tool_id}]
-            card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
-        if self._streamed.finished(tool_id):
+        streamed = self._streamed.finished(tool_id)
+        self._with_terminal(card, tool_id, name, opening=not streamed)
+        if streamed:
             # The card is open already: this fills in its title, input, locations and diff.
             card["sessionUpdate"] = "tool_call_update"
             del card["status"], card["name"]
@@ -299,6 +307,16 @@ class TurnView:
         if self._live and name in _RUN_AT_ONCE:
             updates.extend(self.permitted(tool_id))
         return updates
+
+    def _with_terminal(self, card: Wire, tool_id: str, name: str, *, opening: bool) -> None:
+        """A shell command's card, for a client that shows terminals: the terminal as its
+        content, and on its opening `tool_call` alone, streamed or not, the terminal's
+        `_meta.terminal_info`, as the reference has it."""
+        if not self._terminal or name not in _TERMINAL_TOOLS:
+            return
+        card["content"] = [{"type": "terminal", "terminalId": tool_id}]
+        if opening:
+            card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
 
     def _marked(self, card: Wire, tool_input: object) -> Wire:
         """Every AIR client is told which calls launch a subagent (`_meta.jetbrains.air

@@ -209,6 +209,14 @@ class AirClient:
         gets every key on every update."""
         return self.air
 
+    @property
+    def partial_input(self) -> bool:
+        """Whether a call Claude is still writing shows its input so far (`rawInput`) on its
+        opening and on each refinement of its streaming input: not to an AIR client, which
+        gets `rawInput` once the input is complete, as the reference does; any other client
+        gets the input as it stands, the empty one at the opening too."""
+        return not self.air
+
     def opening_meta(self, meta: dict[str, Any], tool_name: str) -> dict[str, Any]:
         """The `_meta` of a call's first report (its `tool_call`): every AIR client is told
         that it calls an MCP server's tool (`is_mcp_tool_call`, `fsm.air.meta.mcp_call_meta`),

@@ -11,6 +11,7 @@ from fsm.air.native_subagents import (
     NativeSubagents,
     subagent_state,
 )
+from tests.support.child_options import model_option
 
 ROOT = "root-session"
 LAUNCH = "toolu_launch"
@@ -320,16 +321,7 @@ def test_async_tasks_of_a_child_stay_on_it_after_its_end() -> None:
 def _model_update(value: str, name: str) -> dict[str, Any]:
     return {
         "sessionUpdate": "config_option_update",
-        "configOptions": [
-            {
-                "id": "model",
-                "name": "Model",
-                "category": "model",
-                "type": "select",
-                "currentValue": value,
-                "options": [{"value": value, "name": name}],
-            }
-        ],
+        "configOptions": [model_option(value, name)],
         "_meta": {"claudeCode": {"parentToolUseId": LAUNCH}},
     }
 

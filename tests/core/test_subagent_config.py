@@ -11,6 +11,7 @@ from fsm import air_client
 from fsm.air.native_subagents import MAX_PENDING_PARENTS, NativeSubagents
 from fsm.air.subagent_config import hook_configuration
 from fsm.pickers.values import effort_level_name
+from tests.support.child_options import model_option
 
 ROOT = "root-session"
 LAUNCH = "toolu_launch"
@@ -38,17 +39,6 @@ def _mode(value: str, name: str, description: str | None = None) -> dict[str, An
         "type": "select",
         "currentValue": value,
         "options": [entry],
-    }
-
-
-def _model(value: str, name: str) -> dict[str, Any]:
-    return {
-        "id": "model",
-        "name": "Model",
-        "category": "model",
-        "type": "select",
-        "currentValue": value,
-        "options": [{"value": value, "name": name}],
     }
 
 
@@ -141,7 +131,7 @@ def test_a_hook_inside_a_subagent_names_its_mode_model_effort_and_agent_type() -
         AGENT,
         [
             _mode("default", "Manual", "Ask before edits and commands"),
-            _model("sonnet", "Sonnet 4.5"),  # the root picker's entry resolving to it
+            model_option("sonnet", "Sonnet 4.5"),  # the root picker's entry resolving to it
             _effort("x_high", "X High"),
             _agent("reviewer", "Reviews a change"),
         ],
@@ -161,7 +151,7 @@ def test_values_the_root_pickers_lack_are_named_by_their_ids() -> None:
         AGENT,
         [
             _mode("dontAsk", "dontAsk"),
-            _model("claude-haiku-4-5", "claude-haiku-4-5"),
+            model_option("claude-haiku-4-5", "claude-haiku-4-5"),
             _agent("Explore"),
         ],
     )
@@ -201,7 +191,7 @@ def test_only_a_model_switch_names_a_model() -> None:
     assert hook_configuration(_hook("PostModelSwitch", to_model="<synthetic>")) == (AGENT, [])
     assert hook_configuration(_hook("PostModelSwitch", to_model="opus"), models=MODELS) == (
         AGENT,
-        [_model("opus", "Opus")],
+        [model_option("opus", "Opus")],
     )
 
 
@@ -309,7 +299,7 @@ def test_a_childs_response_model_joins_its_set_and_is_not_repeated() -> None:
             AGENT,
             _update(
                 _mode("plan", "Plan"),
-                _model("sonnet", "Sonnet 4.5"),
+                model_option("sonnet", "Sonnet 4.5"),
                 _agent("reviewer", "Reviews a change"),
                 meta=meta,
             ),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fsm.air.subagent_replay import SubagentReplay, replayed_end_state
+from tests.support.child_options import model_option
 
 ROOT = "s-1"
 
@@ -130,16 +131,7 @@ def test_a_replayed_childs_model_is_named_by_the_list_once_the_load_is_answered(
             _child("t1"),
             {
                 "sessionUpdate": "config_option_update",
-                "configOptions": [
-                    {
-                        "id": "model",
-                        "name": "Model",
-                        "category": "model",
-                        "type": "select",
-                        "currentValue": "sonnet",
-                        "options": [{"value": "sonnet", "name": "Sonnet 4.5"}],
-                    }
-                ],
+                "configOptions": [model_option("sonnet", "Sonnet 4.5")],
             },
         )
     ]  # t2's model is not on the list: its id stands; t3's was named already

@@ -1,6 +1,7 @@
 """What a JetBrains AIR client is told of a tool call itself, through the agent and the real
 SDK in process: a shell command's title (`_meta.jetbrains.air.commandTitle`) and an MCP tool's
-server and tool (`_meta.jetbrains.air.mcp`); a plain client gets no AIR key on any card."""
+server and tool (`_meta.jetbrains.air.mcp`), and a streamed call's `rawInput` only once its
+input is complete; a plain client gets no AIR key on any card, and the input as it streams."""
 
 from __future__ import annotations
 
@@ -41,11 +42,17 @@ def _air(update: dict[str, Any]) -> dict[str, Any] | None:
 @pytest.mark.asyncio
 async def test_an_air_client_gets_the_command_title_and_the_mcp_tool(tmp_path: Path) -> None:
     cards = await _cards(tmp_path, AIR)
-    # Each report whose input holds the description carries it; none before it streamed in.
-    bash = [(_air(u), "description" in u["rawInput"]) for u in cards["Bash"] if "rawInput" in u]
-    assert [described for _, described in bash] == [False, False, True]
+    # The card streams: its opening and the refinement of its partial input carry no
+    # `rawInput` for an AIR client; the report that fills it in carries the whole input, and
+    # with it the description, which no report carried before it.
+    bash = cards["Bash"]
+    assert bash[0]["sessionUpdate"] == "tool_call" and "rawInput" not in bash[0]
+    assert bash[1]["title"] == "python -m pytest -q" and "rawInput" not in bash[1]
+    filled = [u for u in bash if "rawInput" in u]
+    whole = {"command": "python -m pytest -q", "description": "Run the tests"}
+    assert [u["rawInput"] for u in filled] == [whole] and filled[0] is bash[2]
     titled = {"version": 1, "commandTitle": "Run the tests"}
-    assert [air == titled if described else air is None for air, described in bash] == [True] * 3
+    assert [_air(u) for u in bash[:3]] == [None, None, titled]
     # The MCP tool is split from the card's first report on.
     mcp = cards["mcp__github__create_issue"]
     assert _air(mcp[0]) == {"version": 1, "mcp": {"server": "github", "tool": "create_issue"}}
@@ -64,4 +71,8 @@ async def test_an_air_client_gets_the_command_title_and_the_mcp_tool(tmp_path: P
 async def test_a_plain_client_gets_no_air_key_on_any_card(tmp_path: Path) -> None:
     cards = await _cards(tmp_path, None)
     assert cards["Bash"] and cards["mcp__github__create_issue"]
+    # It gets the streamed card's input as it stands: empty on the opening, then partial.
+    bash = cards["Bash"]
+    assert bash[0]["sessionUpdate"] == "tool_call" and bash[0]["rawInput"] == {}
+    assert bash[1]["rawInput"] == {"command": "python -m pytest -q"}
     assert all(_air(u) is None for updates in cards.values() for u in updates)

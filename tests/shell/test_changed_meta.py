@@ -82,8 +82,12 @@ async def test_an_air_client_is_not_sent_a_key_again_and_a_plain_one_gets_every_
     plain, _ = await _played(tmp_path / "plain", TERMINAL)
     tests, plain_tests = _reports(air.updates(), TESTS_CALL), _reports(plain.updates(), TESTS_CALL)
     # The same reports, with the same fields: only `_meta` differs (nothing here was left
-    # with nothing to say, so no report was dropped).
-    assert _fields(tests) == _fields(plain_tests) and len(tests) == 7
+    # with nothing to say, so no report was dropped), and the streamed input: a plain client
+    # gets it as it stands on the opening and the refinement, an AIR client once it is whole.
+    plain_fields = _fields(plain_tests)
+    streamed = [plain_fields[0].pop("rawInput"), plain_fields[1].pop("rawInput")]
+    assert streamed == [{}, {"command": "npm  test\t--watch=false"}]
+    assert _fields(tests) == plain_fields and len(tests) == 7
     # A plain client gets the tool's name on every report the card's view makes with it: the
     # opening, both refinements and both beats.
     assert _carrying(plain_tests, "claudeCode", "toolName") == ["Bash"] * 5
@@ -93,6 +97,12 @@ async def test_an_air_client_is_not_sent_a_key_again_and_a_plain_one_gets_every_
     assert _carrying(tests, "jetbrains", "air", "commandTitle") == ["Run the tests"]
     assert _carrying(tests, "terminal_info", "terminal_id") == [TESTS_CALL]
     assert _carrying(plain_tests, "terminal_info", "terminal_id") == [TESTS_CALL]
+    # The terminal is announced on the opening `tool_call` of the streamed command, to both
+    # (as the reference does), with the terminal as its content; no later report repeats it.
+    terminal = [{"type": "terminal", "terminalId": TESTS_CALL}]
+    for opening in (tests[0], plain_tests[0]):
+        assert opening["sessionUpdate"] == "tool_call" and opening["content"] == terminal
+        assert opening["_meta"]["terminal_info"]["terminal_id"] == TESTS_CALL
     times = _carrying(tests, "claudeCode", "toolResponse", "elapsedTimeSeconds")
     assert times == [1, 2.5]
     output = {"terminal_id": TESTS_CALL, "data": "2 passed"}
@@ -102,7 +112,9 @@ async def test_an_air_client_is_not_sent_a_key_again_and_a_plain_one_gets_every_
     assert _merged(tests)["claudeCode"] == _merged(plain_tests)["claudeCode"]
 
     issue, plain_issue = _reports(air.updates(), ISSUE_CALL), _reports(plain.updates(), ISSUE_CALL)
-    assert _fields(issue) == _fields(plain_issue)
+    plain_issue_fields = _fields(plain_issue)
+    assert plain_issue_fields[0].pop("rawInput") == {}  # the streamed opening's, plain only
+    assert _fields(issue) == plain_issue_fields
     # The MCP tool's call: flagged to an AIR client on its opening, last in `_meta`, with its
     # server and tool; no update repeats any of it. A plain client gets no flag, and the tool's
     # name again on the refinement.

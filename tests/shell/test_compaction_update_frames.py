@@ -137,19 +137,34 @@ def _summary(ident: str) -> str:
     return f"This session is being continued from a previous conversation ({ident})."
 
 
-async def _initialize_for_compaction(adapter: Adapter) -> None:
-    # acp 0.12.1's models drop `session.compaction`: the raw request carries it.
-    caps = {"session": {"compaction": {}}, "fs": {"readTextFile": False, "writeTextFile": False}}
-    params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
-    await asyncio.wait_for(adapter.conn._conn.send_request("initialize", params), TIMEOUT)
-
-
 async def _compacted_session(tmp_path: Path) -> tuple[str, Adapter]:
     async with agent_in_process(tmp_path, "compaction") as adapter:
         session = await adapter.new_session()
         for text in ("Go on", "/compact", "/compact"):
             await adapter.prompt(session, text)
     return session, adapter
+
+
+async def _loaded(
+    tmp_path: Path, caps: dict[str, Any], *, cards_capable: bool
+) -> tuple[str, Adapter, Adapter, Adapter]:
+    """A compacted session (its id and the live adapter), then loaded by a client with
+    compaction updates that initializes with `caps`, and by one that shows cards."""
+    session, live = await _compacted_session(tmp_path)
+    shared = {"CLAUDE_CONFIG_DIR": str(live.config_dir)}
+    load = {"cwd": str(live.workdir), "session_id": session, "mcp_servers": []}
+    async with agent_in_process(
+        tmp_path / "updates", "compaction", env=shared, initialize=False
+    ) as updates:
+        # acp 0.12.1's models drop `session.compaction`: the raw request carries it.
+        params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
+        await asyncio.wait_for(updates.conn._conn.send_request("initialize", params), TIMEOUT)
+        await asyncio.wait_for(updates.conn.load_session(**load), TIMEOUT)
+    async with agent_in_process(
+        tmp_path / "cards", "compaction", env=shared, capable=cards_capable
+    ) as cards:
+        await asyncio.wait_for(cards.conn.load_session(**load), TIMEOUT)
+    return session, live, updates, cards
 
 
 def _compaction_shown(adapter: Adapter) -> list[dict[str, Any]]:
@@ -159,18 +174,8 @@ def _compaction_shown(adapter: Adapter) -> list[dict[str, Any]]:
 
 @pytest.mark.asyncio
 async def test_session_load_shows_past_compactions_to_each_kind_of_client(tmp_path: Path) -> None:
-    session, live = await _compacted_session(tmp_path)
-    shared = {"CLAUDE_CONFIG_DIR": str(live.config_dir)}
-    load = {"cwd": str(live.workdir), "session_id": session, "mcp_servers": []}
-    async with agent_in_process(
-        tmp_path / "updates", "compaction", env=shared, initialize=False
-    ) as a:
-        await _initialize_for_compaction(a)
-        await asyncio.wait_for(a.conn.load_session(**load), TIMEOUT)
-    async with agent_in_process(
-        tmp_path / "cards", "compaction", env=shared, capable=False
-    ) as cards:
-        await asyncio.wait_for(cards.conn.load_session(**load), TIMEOUT)
+    caps = {"session": {"compaction": {}}, "fs": {"readTextFile": False, "writeTextFile": False}}
+    session, live, a, cards = await _loaded(tmp_path, caps, cards_capable=False)
     # The transcript keeps each compaction's boundary (named by its place) and its summary; a
     # failed one leaves nothing there.
     assert _compaction_shown(a) == [
@@ -223,18 +228,8 @@ async def test_session_load_shows_past_compactions_to_each_kind_of_client(tmp_pa
 
 @pytest.mark.asyncio
 async def test_session_load_tells_an_air_client_the_facts(tmp_path: Path) -> None:
-    session, live = await _compacted_session(tmp_path)
-    shared = {"CLAUDE_CONFIG_DIR": str(live.config_dir)}
-    load = {"cwd": str(live.workdir), "session_id": session, "mcp_servers": []}
-    async with agent_in_process(
-        tmp_path / "updates", "compaction", env=shared, initialize=False
-    ) as a:
-        caps = {"session": {"compaction": {}}, "_meta": OPT_IN}
-        params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
-        await asyncio.wait_for(a.conn._conn.send_request("initialize", params), TIMEOUT)
-        await asyncio.wait_for(a.conn.load_session(**load), TIMEOUT)
-    async with agent_in_process(tmp_path / "cards", "compaction", env=shared) as cards:
-        await asyncio.wait_for(cards.conn.load_session(**load), TIMEOUT)
+    caps = {"session": {"compaction": {}}, "_meta": OPT_IN}
+    _, _, a, cards = await _loaded(tmp_path, caps, cards_capable=True)
     stored = [("automatic", 180000), ("manual", 40000)]  # the transcript keeps no more counts
     assert [u["_meta"] for u in a.updates("compaction_update")] == [
         meta

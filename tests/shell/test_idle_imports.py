@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-import adapter
 from adapter.app.serving import SPAWN_PATH, import_while_quiet
 from adapter.wire.guard import GuardedTransport
 from adapter.wire.stdio import ChunkReader
+from tests.support.fresh_python import printed_json
 
 
 class _Transport:
@@ -102,19 +100,12 @@ def test_the_spawn_path_brings_in_what_a_new_session_resume_or_load_needs_before
     # resume or load imports nothing of its own before Claude's spawn (a new session's path
     # first, then the transcript's tail and the SDK's project folder rule).
     child = (
-        "import importlib, sys\n"
+        "import importlib, json, sys\n"
         "from adapter.app.serving import SPAWN_PATH\n"
         "for name in SPAWN_PATH: importlib.import_module(name.partition(':')[0])\n"
-        f"print(sorted(set({list(RESUME_NEEDS)!r}) - set(sys.modules)))\n"
+        f"print(json.dumps(sorted(set({list(RESUME_NEEDS)!r}) - set(sys.modules))))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", child],
-        cwd=Path(adapter.__file__).resolve().parent.parent,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout.strip() == "[]", done.stdout + done.stderr[-2000:]
+    assert printed_json(child) == []
 
 
 def test_the_idle_moment_builds_the_models_a_first_session_request_is_read_with() -> None:
@@ -122,7 +113,7 @@ def test_the_idle_moment_builds_the_models_a_first_session_request_is_read_with(
     # `session/new`, `session/resume` or `session/load` would build its own on arrival, before
     # its spawn. Run in a fresh interpreter with the models deferred, as serving runs.
     child = (
-        "import asyncio, sys\n"
+        "import asyncio, json, sys\n"
         "from adapter.lean_imports import prepare_imports\n"
         "prepare_imports()\n"
         "from acp import schema\n"
@@ -136,16 +127,9 @@ def test_the_idle_moment_builds_the_models_a_first_session_request_is_read_with(
         "before = built()\n"
         "Quiet.initialized.set()\n"
         "asyncio.run(import_while_quiet(Quiet(), quiet_for=0))\n"
-        "print(before, built())\n"
+        "print(json.dumps([before, built()]))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", child],
-        cwd=Path(adapter.__file__).resolve().parent.parent,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout.strip() == "[False, False, False] [True, True, True]", done.stderr[-2000:]
+    assert printed_json(child) == [[False, False, False], [True, True, True]]
 
 
 class _Writer:

@@ -116,8 +116,9 @@ async def test_one_question_becomes_a_form_and_its_answer_reaches_claude(tmp_pat
     # The form belongs to the AskUserQuestion tool call the client was shown.
     cards = [u for u in adapter.updates() if u.get("toolCallId") == tool_call_id]
     assert cards[0]["sessionUpdate"] == "tool_call"
-    # It opens as the call starts streaming (`rawInput: {}`), then carries the questions.
-    assert [c["rawInput"] for c in cards if "rawInput" in c] == [{}, ONE_QUESTION]
+    # It opens as the call starts streaming (with no `rawInput`: this client is AIR), then
+    # carries the questions.
+    assert [c["rawInput"] for c in cards if "rawInput" in c] == [ONE_QUESTION]
     # Titled with the question itself, as the reference adapter titles it.
     refined = next(c for c in cards if c.get("rawInput"))
     assert refined["title"] == DB and refined["kind"] == "other"

@@ -41,7 +41,11 @@ def _cards(adapter: Adapter) -> dict[str, list[dict[str, Any]]]:
         if update["sessionUpdate"] not in ("tool_call", "tool_call_update"):
             continue
         seen = cards.setdefault(update["toolCallId"], [])
-        refines = update["sessionUpdate"] == "tool_call_update" and "rawInput" in update
+        # A refinement of the card's opening: the input (whole, or as it streams to a client
+        # that is not AIR), or, to an AIR client, the streamed fields' title, kind, locations.
+        refines = update["sessionUpdate"] == "tool_call_update" and (
+            "rawInput" in update or ("status" not in update and "content" not in update)
+        )
         if len(seen) == 1 and refines:
             meta = merged_meta(seen[0].get("_meta"), update.get("_meta"))
             seen[0] = {**seen[0], **update, "sessionUpdate": "tool_call"}
@@ -102,11 +106,12 @@ async def test_a_coding_turn_streams_and_shows_cards_plan_usage_and_title(tmp_pa
     }
     # Streamed tool calls open their card as soon as Claude starts writing them.
     opened = [u for u in adapter.updates("tool_call")]
-    assert [(u["title"], u["rawInput"]) for u in opened] == [
-        ("Read", {}),
-        ("Grep", {}),
-        ("Edit", {}),
-        ("Bash", {}),
+    # This client is AIR: no `rawInput` until the input is whole.
+    assert [(u["title"], u.get("rawInput")) for u in opened] == [
+        ("Read", None),
+        ("Grep", None),
+        ("Edit", None),
+        ("Bash", None),
     ]
     cards = _by_title(adapter)
     assert list(cards) == [
