@@ -304,9 +304,11 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("assistant_message_received", HEARD_FROM, "=", "take_answer"),
     _row("retry_attempted", HEARD_FROM, "=", "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", WORKING, RETRYING, "note_retry_hint", "warn_under_turn_id"),
-    # A held turn's subagents ended and Claude followed up on its own: that answers it.
-    _row("result_received", HEARD_FROM, IDLE, "confirm_boundary", "settle_succeeded",
-         when=["is_autonomous", "is_held_and_drained"]),
+    # A held turn's subagents ended and Claude followed up on its own: that answers it. The
+    # follow-up is still Claude's own work: its cards close and its tokens are no turn's, as the
+    # reference's autonomous results never add to a turn's usage.
+    _row("result_received", HEARD_FROM, IDLE, "close_open_calls", "confirm_boundary",
+         "settle_succeeded", when=["is_autonomous", "is_held_and_drained"]),
     # Claude's own work is not this turn's: a prompt Claude has not taken up is still waiting
     # (so the idle that work ends with belongs to the previous turn).
     _row("result_received", WORKING, "=", "close_open_calls", when="is_autonomous"),

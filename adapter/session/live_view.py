@@ -623,7 +623,8 @@ class LiveView:
         await self._send_all(self.goals.result(failed=failed))
         origin = getattr(message, "origin", None)
         kind = origin.get("kind") if isinstance(origin, Mapping) else None
-        # Claude's own work, unless its cycle took the prompt up (then its tokens are the turn's).
+        # Claude's own work, unless its cycle took the prompt up: then its text is the turn's (its
+        # tokens are the core's to place, below).
         autonomous = is_own_work(kind, prompts_of(message), self._prompt)
         if self._async_tasks is not None:
             # The result ends the model turn: a task still waiting for its tool call's id

@@ -52,6 +52,9 @@ async def test_a_turn_waits_for_its_background_subagent(tmp_path: Path, capable:
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert isinstance(after, PromptResponse) and after.stop_reason == "end_turn"
     assert set(adapter.answers().values()) == {1}
+    # The follow-up answers the turn but is Claude's own work: its tokens (3 input) are no
+    # turn's, only the turn's own result's (the scripted request's 24), as the reference's.
+    assert answer.usage is not None and answer.usage.input_tokens == 24
     # The follow-up and the subagent's question came inside the turn, before its answer.
     answered = position(adapter, is_response)
     assert "The audit found two issues." in said_before(adapter, answered)

@@ -54,7 +54,7 @@ def test_a_turn_is_answered_after_its_background_subagents_follow_up(
     assert capable.handle(BackgroundTaskSettled(epoch=E1, task_id="unknown")) == []
     assert capable.handle(SETTLED) == []
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE, WITHDRAW, END_TURN]
     assert capable.turn.state.name == "IDLE"
 
 
@@ -75,7 +75,7 @@ def test_a_background_subagent_that_ends_before_the_result_still_gets_its_follow
     assert capable.handle(SETTLED) == []  # the notification after the final task_updated
     assert capable.handle(result()) == []  # held for the follow-up
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE, WITHDRAW, END_TURN]
     assert capable.handle(IDLE) == []
 
 
@@ -101,7 +101,7 @@ def test_a_background_subagent_the_level_drops_before_the_result_owes_its_follow
     assert capable.handle(BackgroundTasksListed(epoch=E1, task_ids=frozenset())) == []
     assert capable.handle(result()) == []
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE, WITHDRAW, END_TURN]
 
 
 def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) -> None:
@@ -131,7 +131,7 @@ def test_a_foreground_subagent_moved_to_the_background_owes_its_follow_up(
     assert capable.handle(SETTLED) == []
     assert capable.handle(result()) == []  # held for the follow-up
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(origin_kind="task-notification")) == [WITHDRAW, END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE, WITHDRAW, END_TURN]
 
 
 def test_a_task_moved_that_is_no_subagent_of_the_turn_holds_nothing(
