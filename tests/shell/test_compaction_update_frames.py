@@ -56,16 +56,21 @@ def _changed_facts(**known: Any) -> dict[str, Any]:
     return {"jetbrains": {"air": {"contextCompaction": {"version": 1, **known}}}}
 
 
+async def _initialize_raw(adapter: Adapter, caps: dict[str, Any]) -> None:
+    """`initialize` with the client capabilities `caps` (wire names), sent raw: acp 0.12.1's
+    models drop `session.compaction`."""
+    params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
+    await asyncio.wait_for(adapter.conn._conn.send_request("initialize", params), TIMEOUT)
+
+
 @pytest.mark.asyncio
 async def test_a_compaction_client_gets_compaction_updates_and_no_card(tmp_path: Path) -> None:
     async with agent_in_process(tmp_path, "compaction", initialize=False, capable=False) as adapter:
-        # acp 0.12.1's models drop `session.compaction`: the raw request carries it.
         caps = {
             "session": {"compaction": {}},
             "fs": {"readTextFile": False, "writeTextFile": False},
         }
-        params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
-        await asyncio.wait_for(adapter.conn._conn.send_request("initialize", params), TIMEOUT)
+        await _initialize_raw(adapter, caps)
         session = await adapter.new_session()
         answers = [
             await adapter.prompt(session, text) for text in ("Go on", "/compact", "/compact")
@@ -105,8 +110,7 @@ async def test_an_air_compaction_client_gets_the_facts_on_its_updates(tmp_path: 
             "fs": {"readTextFile": False, "writeTextFile": False},
             "_meta": OPT_IN,
         }
-        params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
-        await asyncio.wait_for(adapter.conn._conn.send_request("initialize", params), TIMEOUT)
+        await _initialize_raw(adapter, caps)
         session = await adapter.new_session()
         for text in ("Go on", "/compact", "/compact"):
             await adapter.prompt(session, text)
@@ -156,9 +160,7 @@ async def _loaded(
     async with agent_in_process(
         tmp_path / "updates", "compaction", env=shared, initialize=False
     ) as updates:
-        # acp 0.12.1's models drop `session.compaction`: the raw request carries it.
-        params = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": caps}
-        await asyncio.wait_for(updates.conn._conn.send_request("initialize", params), TIMEOUT)
+        await _initialize_raw(updates, caps)
         await asyncio.wait_for(updates.conn.load_session(**load), TIMEOUT)
     async with agent_in_process(
         tmp_path / "cards", "compaction", env=shared, capable=cards_capable
