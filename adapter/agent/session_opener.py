@@ -200,6 +200,9 @@ class SessionOpener:
         self.register(session)
         return opening.pickers(session)
 
+    async def _begin(self, work: Callable[[], Coroutine[Any, Any, object]]) -> None:
+        self._tg.start_soon(work)
+
     def register(self, session: Session) -> None:
         self.sessions[session.session_id] = session
         self.closed.discard(session.session_id)
@@ -207,9 +210,11 @@ class SessionOpener:
         from adapter.agent import opening
 
         if not opening.later_models_built():
-            # Once the answer is out, while the client reads it (docs/performance.md).
+            # Once the answer is out, while the client reads it (docs/performance.md); in a
+            # task of its own, so that what follows the answer (a sign-in poll) does not wait
+            # for its moments of quiet.
             later = functools.partial(opening.build_later_models, self._busy)
-            session.controls.after_setup_answer(later)
+            session.controls.after_setup_answer(functools.partial(self._begin, later))
         if lean_imports.dataclass_code_unsaved():
             import anyio
 

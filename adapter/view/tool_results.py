@@ -30,7 +30,8 @@ _AGENT_TOOLS = frozenset({"Agent", "Task"})
 # TaskStop's JSON), and the plan exit, whose rejection reason Claude already fenced: an AIR
 # client gets their error text plain (the reference's `AgentControlReporter`, `PlanReporter`).
 _AIR_PLAIN_ERRORS = frozenset({"SendMessage", "TaskStop", "ListAgents", "Monitor", "ExitPlanMode"})
-_FENCE_RUN = re.compile(r"^`{3,}", re.M)
+# A fence line as Markdown reads one: up to three spaces, then three or more backticks.
+_FENCE_RUN = re.compile(r"^ {0,3}(`{3,})", re.M)
 # The model-directed trailer Claude Code appends to a subagent's report: a `<usage>…</usage>`
 # block and an `agentId: <id> (use SendMessage …)` line, each tail-anchored (older CLIs write
 # one or the other; a format change makes them stop matching rather than cut the report).
@@ -205,15 +206,16 @@ def _terminal(update: Wire, text: str, is_error: bool, delta: bool) -> list[Wire
     return [output, update]
 
 
-def fenced(text: str) -> str:
-    """`text` in a Markdown code fence, as the reference shows a failed call's text: three
-    backticks, longer than any fence a line of the text opens with, so that it cannot close
-    early (docs/decisions.md#failed-call-text-fenced)."""
+def fenced(text: str, info: str = "") -> str:
+    """`text` in a Markdown code fence (with `info`, e.g. `console`), as the reference shows a
+    failed call's text and a command's output: three backticks, longer than any fence a line of
+    the text opens with (indented up to three spaces, as Markdown reads one), so that it cannot
+    close early (docs/decisions.md#failed-call-text-fenced)."""
     fence = "```"
     for run in _FENCE_RUN.findall(text):
         if len(run) >= len(fence):
             fence = "`" * (len(run) + 1)
-    return f"{fence}\n{text}\n{fence}"
+    return f"{fence}{info}\n{text}\n{fence}"
 
 
 def result_updates(
@@ -257,7 +259,7 @@ def result_updates(
         return [update]
     shown: list[Wire] = []
     if text and name in _CONSOLE_TOOLS:
-        shown.append(_text(f"```console\n{text}\n```"))
+        shown.append(_text(fenced(text, "console")))
     elif text and is_error and not (air and name in _AIR_PLAIN_ERRORS):
         shown.append(_text(fenced(text)))
     elif text:

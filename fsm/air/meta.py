@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from fsm.visible_text import visible
+
 __all__ = [
     "AIR_VERSION",
     "PLAN_FILE_CLEAR_SUFFIX",
@@ -134,14 +136,17 @@ def skill_tool_meta(meta: dict[str, Any] | None, name: str, path: str | None) ->
 def command_title(tool_name: str, tool_input: object) -> str | None:
     """A shell call's description, which AIR shows as the command's title
     (`_meta.jetbrains.air.commandTitle`): Bash's or PowerShell's `description` (else its
-    `command_description`), verbatim as Claude wrote it, like the rest of the input; None for
-    any other tool, or a blank or missing one."""
+    `command_description`), shown as every title is (`visible`: a control character cannot
+    reach the client's title, a tab or newline is a space; docs/decisions.md#air-only-keys);
+    None for any other tool, or a blank or missing one."""
     if tool_name not in _SHELL_TOOLS or not isinstance(tool_input, dict):
         return None
     described = tool_input.get("description")
     if not isinstance(described, str):
         described = tool_input.get("command_description")
-    return described if isinstance(described, str) and described else None
+    if not isinstance(described, str) or not described.strip():
+        return None
+    return visible(described)
 
 
 _MCP_PREFIX = "mcp__"

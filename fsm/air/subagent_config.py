@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from fsm.claude.synthetic_messages import is_real_model
 from fsm.pickers.values import effort_level_name
 from fsm.visible_text import visible
 
@@ -68,8 +69,8 @@ def _value(raw: object) -> str | None:
 def model_entry(model: object, choices: Iterable[ModelEntry] = ()) -> tuple[str, str] | None:
     """The (value, name) a child shows for `model`, an id Claude Code named: the root picker's
     entry whose value or resolved id it is, else the id itself (`responseModelEntry`); None for
-    no model and for `<synthetic>`, which no model wrote."""
-    if not isinstance(model, str) or not model or model == "<synthetic>":
+    no model and for a placeholder such as `<synthetic>`, which no model wrote (`is_real_model`)."""
+    if not isinstance(model, str) or not is_real_model(model):
         return None
     return next(((v, n) for v, n, r in choices if model in (v, r)), (model, model))
 

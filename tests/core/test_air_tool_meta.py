@@ -16,10 +16,14 @@ PLAIN = air_client(None)
 BASE: dict[str, Any] = {"claudeCode": {"toolName": "Bash"}}
 
 
-def test_a_shell_call_is_titled_by_its_description_verbatim() -> None:
+def test_a_shell_call_is_titled_by_its_description_shown_as_a_title() -> None:
     assert command_title("Bash", {"command": "ls", "description": "List  files\t"}) == (
-        "List  files\t"
+        "List  files "
     )
+    # A control sequence cannot retitle a terminal client or reach AIR's title as-is.
+    shown = command_title("Bash", {"command": "ls", "description": "Run\x1b]0;owned\x07 it"})
+    assert shown is not None and "\x1b" not in shown and "\x07" not in shown
+    assert command_title("Bash", {"command": "ls", "description": "  "}) is None
     assert command_title("PowerShell", {"command": "dir", "description": "List"}) == "List"
     # Claude Code's other spelling, when there is no `description`.
     assert command_title("Bash", {"command": "ls", "command_description": "List"}) == "List"

@@ -437,3 +437,8 @@ def test_a_failed_calls_text_is_fenced_as_the_reference_shows_it() -> None:
     assert fenced("a\n```\nb") == "````\na\n```\nb\n````"
     assert fenced("a\n`````py\nb") == "``````\na\n`````py\nb\n``````"
     assert fenced("inline ``` stays") == "```\ninline ``` stays\n```"
+    # Markdown closes a block on a fence indented by up to three spaces, not by four.
+    assert fenced("error:\n  ```\n  rest") == "````\nerror:\n  ```\n  rest\n````"
+    assert fenced("code:\n    ```") == "```\ncode:\n    ```\n```"
+    # A command's output gets the same guard, with its `console` label.
+    assert _shown("Bash", "out\n```\nmore") == "````console\nout\n```\nmore\n````"
