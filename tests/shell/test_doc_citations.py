@@ -77,7 +77,7 @@ FORBIDDEN = {
     "an issue": re.compile(r"\bissues? #?\d+", re.I),
     "the shared folder": re.compile(r"\.\./shared"),
     "a team note": re.compile(
-        r"reference-features[\w-]*\.md|reference-adapter\.md|python-stack\.md"
+        r"reference-features[\w-]*\.md|(?<!docs/)reference-adapter\.md|python-stack\.md"
         r"|air-extensions\.md|core-design\.md|code-review\.md|layout-and-machines\.md"
         r"|HOUSE_STYLE"
     ),
@@ -197,7 +197,10 @@ def _violations(text: str) -> list[str]:
         ("a bug found in issue 26, item 7", True),
         ("reference-features-2.md §2.3", True),
         ("(reference D10)", True),
+        ("see reference-adapter.md", True),
         ("# docs/decisions.md#recovery", False),
+        ("(`discoverCustomAgents`: docs/reference-adapter.md#agent-picker)", False),
+        ("no Node.js needed; `<pid>.json` files", False),
         ("one row per rule; rows are tried in order", False),
     ],
 )
