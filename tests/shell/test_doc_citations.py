@@ -82,6 +82,9 @@ FORBIDDEN = {
         r"|HOUSE_STYLE"
     ),
     "a section of a team note": re.compile(r"\breference (?:D\d+|§)"),
+    # The reference adapter's files are in its npm package, not here: cite
+    # docs/reference-adapter.md#SLUG, which names them.
+    "a file of the reference adapter": re.compile(r"(?<![\w./-])(?!Node\.js\b)[\w./-]+\.js\b"),
 }
 
 
@@ -197,6 +200,9 @@ def _violations(text: str) -> list[str]:
         ("a bug found in issue 26, item 7", True),
         ("reference-features-2.md §2.3", True),
         ("(reference D10)", True),
+        ("(`dist/acp-agent.js` `discoverCustomAgents`)", True),
+        ("(`session-index.js: withAllBackgroundTasks`)", True),
+        ("(`tool-calls/changed-meta-filter.js`)", True),
         ("see reference-adapter.md", True),
         ("# docs/decisions.md#recovery", False),
         ("(`discoverCustomAgents`: docs/reference-adapter.md#agent-picker)", False),
