@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from fsm.air.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.air.async_tasks import AsyncTasks, TaskReplay
     from fsm.air.changed_meta_filter import ChangedMetaFilter
-    from fsm.air.client import AirClient, advertisement, air_client
+    from fsm.air.client import AirClient, advertisement, air_client, failed_text_fenced
     from fsm.air.file_change_reports import FileChangeReports, ReportPlan
     from fsm.air.fork_points import (
         ForkPoint,
@@ -408,6 +408,7 @@ _HOMES = {
     "SubagentReplay": "air.subagent_replay",
     "fork_directive": "air.subagent_replay",
     "air_client": "air.client",
+    "failed_text_fenced": "air.client",
     "archive_to": "air.archive_titles",
     "is_archived": "air.archive_titles",
     "title_records": "air.archive_titles",
@@ -725,6 +726,7 @@ __all__ = [
     "effort_level_name",
     "efforts_shown",
     "efforts_to_apply",
+    "failed_text_fenced",
     "fallback_moves_session",
     "file_patch",
     "follow_fast_mode",

@@ -1,7 +1,8 @@
 """The code cites what is in the repository: every `docs/decisions.md#SLUG` cited anywhere points
-at a decision that exists, the decisions keep their anchors, and no module of the product cites a
-document that is not in the repository (a decision by its old row number, a team note, an
-issue).
+at a decision that exists, the decisions keep their anchors, every
+`docs/reference-adapter.md#SLUG` points at a section of that page, and no module of the product
+cites a document that is not in the repository (a decision by its old row number, a team note,
+an issue, a file of the reference adapter's package).
 
 Slugs are the stable names of decisions: they are never renumbered, so a citation stays true as
 decisions are added at the end of `docs/decisions.md`.
@@ -17,6 +18,7 @@ import pytest
 from tests.support.harness import ROOT
 
 DECISIONS = ROOT / "docs" / "decisions.md"
+REFERENCE = ROOT / "docs" / "reference-adapter.md"
 
 # The first decisions, in order; later ones are appended after them.
 FIRST_SLUGS = (
@@ -65,6 +67,7 @@ FIRST_SLUGS = (
 
 ANCHOR = re.compile(r'^<a id="([a-z0-9-]+)"></a>$', re.M)
 CITATION = re.compile(r"decisions\.md#([a-z0-9]+(?:-[a-z0-9]+)*)")
+REFERENCE_CITATION = re.compile(r"reference-adapter\.md#([a-z0-9]+(?:-[a-z0-9]+)*)")
 LOCAL_LINK = re.compile(r"\]\(#([A-Za-z0-9_-]+)\)")
 
 # What a module of `fsm/` or `adapter/` may not cite: documents outside the repository.
@@ -84,6 +87,10 @@ FORBIDDEN = {
 
 def _anchors() -> list[str]:
     return ANCHOR.findall(DECISIONS.read_text("utf-8"))
+
+
+def _reference_anchors() -> list[str]:
+    return ANCHOR.findall(REFERENCE.read_text("utf-8"))
 
 
 def _text_files(*folders: str) -> list[Path]:
@@ -135,6 +142,42 @@ def test_every_cited_decision_exists() -> None:
 def test_the_check_sees_a_missing_slug() -> None:
     assert CITATION.findall("see docs/decisions.md#no-such-decision.") == ["no-such-decision"]
     assert "no-such-decision" not in _anchors()
+
+
+def test_each_reference_section_is_a_heading_naming_the_reference_files() -> None:
+    text = REFERENCE.read_text("utf-8")
+    anchors = _reference_anchors()
+    assert anchors, "the page has no sections"
+    assert len(anchors) == len(set(anchors)), "an anchor is used twice"
+    for slug in anchors:
+        after = text[text.index(f'<a id="{slug}"></a>') :].splitlines()
+        assert after[1].startswith("### "), slug
+        # The reference's file (in its npm package) and what in it, then our module.
+        assert re.match(r"\*\*Reference:\*\* `dist/[\w/-]+\.js`", after[3]), slug
+
+
+def test_every_cited_reference_section_exists() -> None:
+    known = set(_reference_anchors())
+    cited: dict[str, set[str]] = {}
+    for path in _text_files("fsm", "adapter", "tests", "docs"):
+        if path == Path(__file__):
+            continue  # this checker's own examples
+        text = path.read_text("utf-8")
+        slugs = set(REFERENCE_CITATION.findall(text))
+        if path == REFERENCE:
+            slugs |= set(LOCAL_LINK.findall(text))
+        for slug in slugs:
+            cited.setdefault(slug, set()).add(str(path.relative_to(ROOT)))
+    missing = {slug: sorted(where) for slug, where in cited.items() if slug not in known}
+    assert missing == {}
+    for name in ("README.md", "CHANGELOG.md"):
+        assert set(REFERENCE_CITATION.findall((ROOT / name).read_text("utf-8"))) <= known, name
+
+
+def test_the_check_sees_a_missing_reference_section() -> None:
+    found = REFERENCE_CITATION.findall("(docs/reference-adapter.md#no-such-section)")
+    assert found == ["no-such-section"]
+    assert "no-such-section" not in _reference_anchors()
 
 
 def _violations(text: str) -> list[str]:
