@@ -1,5 +1,5 @@
 """The idle compaction's settings, read as the reference adapter reads them
-(`dist/idle-compaction.js`), for the core's `IdlePolicy`.
+(docs/reference-adapter.md#idle-compaction), for the core's `IdlePolicy`.
 
 - Off when a Claude settings file says `"idleCompaction": false` or `"autoCompactEnabled":
   false` (user, project, local; the last file that sets a key wins), or when
