@@ -234,7 +234,7 @@ if TYPE_CHECKING:
         initial_agent,
     )
     from fsm.pickers.effort_seeds import settings_effort
-    from fsm.pickers.fast_mode import FastModeFollowed, follow_fast_mode
+    from fsm.pickers.fast_mode import FastModeFollowed, fast_off_explanation, follow_fast_mode
     from fsm.pickers.model_entries import (
         AllowedModel,
         ModelFacts,
@@ -525,6 +525,7 @@ _HOMES = {
     "ONE_MILLION_WINDOW": "pickers.model_following",
     "fallback_moves_session": "pickers.model_following",
     "FastModeFollowed": "pickers.fast_mode",
+    "fast_off_explanation": "pickers.fast_mode",
     "follow_fast_mode": "pickers.fast_mode",
     "measured_context_window": "pickers.model_following",
     "model_switch_to_follow": "pickers.model_following",
@@ -728,6 +729,7 @@ __all__ = [
     "efforts_to_apply",
     "failed_text_fenced",
     "fallback_moves_session",
+    "fast_off_explanation",
     "file_patch",
     "follow_fast_mode",
     "fork_directive",

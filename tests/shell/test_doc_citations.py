@@ -77,11 +77,14 @@ FORBIDDEN = {
     "an issue": re.compile(r"\bissues? #?\d+", re.I),
     "the shared folder": re.compile(r"\.\./shared"),
     "a team note": re.compile(
-        r"reference-features[\w-]*\.md|reference-adapter\.md|python-stack\.md"
+        r"reference-features[\w-]*\.md|(?<!docs/)reference-adapter\.md|python-stack\.md"
         r"|air-extensions\.md|core-design\.md|code-review\.md|layout-and-machines\.md"
         r"|HOUSE_STYLE"
     ),
     "a section of a team note": re.compile(r"\breference (?:D\d+|§)"),
+    # The reference adapter's files are in its npm package, not here: cite
+    # docs/reference-adapter.md#SLUG, which names them.
+    "a file of the reference adapter": re.compile(r"(?<![\w./-])(?!Node\.js\b)[\w./-]+\.js\b"),
 }
 
 
@@ -197,7 +200,13 @@ def _violations(text: str) -> list[str]:
         ("a bug found in issue 26, item 7", True),
         ("reference-features-2.md §2.3", True),
         ("(reference D10)", True),
+        ("(`dist/acp-agent.js` `discoverCustomAgents`)", True),
+        ("(`session-index.js: withAllBackgroundTasks`)", True),
+        ("(`tool-calls/changed-meta-filter.js`)", True),
+        ("see reference-adapter.md", True),
         ("# docs/decisions.md#recovery", False),
+        ("(`discoverCustomAgents`: docs/reference-adapter.md#agent-picker)", False),
+        ("no Node.js needed; `<pid>.json` files", False),
         ("one row per rule; rows are tried in order", False),
     ],
 )
