@@ -311,9 +311,16 @@ class ClaudeAcpAgent:
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         # JetBrains AIR's fork at a message, read from any client (docs/client-authors.md).
         point = fork_point(kwargs)
-        new_id, copy = await session_store.fork(session_id, cwd, self._settings.env, point)
-        start = self._opener.prepare(self._client, new_id, cwd, mcp_servers, copy, options)
-        pickers = await self._opener.open(start, ForkSessionResponse, self._client)
+        env = self._settings.env
+        new_id, copy = await session_store.fork(session_id, cwd, env, point)
+        try:
+            start = self._opener.prepare(self._client, new_id, cwd, mcp_servers, copy, options)
+            pickers = await self._opener.open(start, ForkSessionResponse, self._client)
+        except BaseException:
+            # Its Claude did not start, or the request was cancelled: the client never gets
+            # this fork, so its copy goes (docs/decisions.md#cancelled-fork).
+            session_store.discard_fork(new_id, copy, env)
+            raise
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
