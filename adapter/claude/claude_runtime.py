@@ -42,6 +42,7 @@ from adapter.claude.sdk_compat import (
     configure_can_use_tool,
     send_control_request,
     send_frames_without_turns,
+    spawn_before_the_backend,
     with_hints,
 )
 from adapter.claude.settings_files import SETTING_SOURCES
@@ -50,6 +51,11 @@ from adapter.claude.start_errors import RuntimeStartError, start_error
 __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
 log = logging.getLogger(__name__)
+
+# The one point where the SDK's transport module is patched to spawn Claude before anyio's
+# asyncio backend is imported (process-wide, idempotent): with the module that spawns Claude,
+# before any runtime is made (docs/performance.md).
+spawn_before_the_backend()
 
 
 # Bounded cleanup: a Claude process that will not stop is not allowed to hold the adapter.

@@ -42,7 +42,9 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   `open_process` starts the process first and imports anyio's asyncio backend after, to wrap
   it in the backend's private `Process` exactly as `anyio.open_process` does; once the backend
   is imported, both are anyio's. A fresh process's first Claude starts about 9 ms sooner: the
-  import runs while Claude starts up (`serving.LateTaskGroup`).
+  import runs while Claude starts up (`serving.LateTaskGroup`). Applied at one point, when the
+  spawn path is imported (`adapter/claude/claude_runtime.py`, the one maker of this transport),
+  not by constructing anything.
 """
 
 from __future__ import annotations
@@ -487,7 +489,6 @@ class ExitBoundedTransport(SubprocessCLITransport):
     def __init__(
         self, prompt: str | AsyncIterable[dict[str, Any]], options: ClaudeAgentOptions
     ) -> None:
-        spawn_before_the_backend()
         super().__init__(prompt=prompt, options=options)
         # The hints of `can_use_tool` requests read and not yet asked, by tool call.
         self._hints: dict[str, PermissionHints] = {}

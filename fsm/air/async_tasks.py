@@ -12,7 +12,7 @@ session updates to send, in order:
     {"sessionUpdate": "async_task_progress", "asyncTaskId", <only the fields that changed>}
     {"sessionUpdate": "async_task_state_update", "asyncTaskId", "state", "summary"?, ...}
 
-Rules, each the reference's (`async-tasks.js`):
+Rules, each the reference's (`AsyncTaskRuntime`: docs/reference-adapter.md#async-tasks):
 - A subagent (`subagent_type`, or `task_type: local_agent`) is never an async task.
 - A task is spawned when Claude Code says it went to the background (`is_backgrounded`, or no
   such flag and a type other than a foreground shell or agent; a `task_updated` patch with
@@ -545,7 +545,8 @@ def task_notices(content: object) -> list[Wire]:
     """The `<task-notification>`s of a user message (its string, or its text blocks), as the
     frame Claude Code sends live: `task_id`, `status`, and `tool_use_id`, `summary`,
     `output_file` when given. Only one with a task id and a status (one without comes while
-    the task runs); the `<result>` body is not read (`task-notifications.js`)."""
+    the task runs); the `<result>` body is not read
+    (docs/reference-adapter.md#task-notifications)."""
     texts = [content] if isinstance(content, str) else []
     if isinstance(content, list):
         texts = [

@@ -641,3 +641,34 @@ def test_anyios_backend_builds_its_process_as_the_early_spawn_does() -> None:
         "env",
         "user",
     }
+
+
+# In a fresh interpreter: the patch is applied where the spawn path is imported, once, and
+# making a transport applies nothing.
+PATCH_POINT = """
+import json
+
+import anyio
+from adapter.claude import sdk_compat
+from claude_agent_sdk import ClaudeAgentOptions
+from claude_agent_sdk._internal.transport import subprocess_cli
+
+seen = {}
+options = sdk_compat.configure_can_use_tool(ClaudeAgentOptions())
+sdk_compat.ExitBoundedTransport(prompt="", options=options)
+seen["after a transport"] = subprocess_cli.anyio is anyio
+from adapter.claude import claude_runtime
+
+patched = subprocess_cli.anyio
+seen["after the import"] = type(patched).__name__
+sdk_compat.spawn_before_the_backend()
+seen["again"] = subprocess_cli.anyio is patched
+print(json.dumps(seen))
+"""
+
+
+def test_the_early_spawn_patch_is_applied_by_importing_the_spawn_path_not_by_a_constructor() -> (
+    None
+):
+    seen = printed_json(PATCH_POINT)
+    assert seen == {"after a transport": True, "after the import": "_TransportAnyio", "again": True}
