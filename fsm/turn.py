@@ -233,6 +233,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     # `/loop` fire has none): its cards end with it, as the reference closes a cycle's
     # (docs/decisions.md#own-work-ends-its-cards).
     _row("result_received", IDLE, None, "close_open_calls", when="was_stopped_by_the_user"),
+    # docs/decisions.md#stopped-own-turn: the client stopped Claude's own turn; the result that
+    # ends it, an interrupt's error, is no failure.
+    _row("result_received", IDLE, None, "close_open_calls", "forget_own_turn_stop",
+         when="own_turn_was_stopped"),
     _row("result_received", IDLE, None, "close_open_calls", "report_error_result",
          when=["is_an_unreported_error", "takes_records"]),
     _row("result_received", IDLE, None, "close_open_calls", "log_error_result",
@@ -537,6 +541,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("steer_received", BROKEN, None, "refuse_steer"),
     # --- any state: the session is ending; nothing it asked the user can be answered now --------
     _row("session_closing", list(TurnState), None, "withdraw_questions"),
+    # docs/decisions.md#stopped-own-turn: the client stopped a turn Claude runs on its own; only
+    # between turns is there one (a prompt's turn is stopped by a cancel).
+    _row("own_turn_stopped", IDLE, None, "note_own_turn_stopped"),
+    _row("own_turn_stopped", [*LIVE_TURN, BROKEN], None),
 ]
 # fmt: on
 
@@ -693,6 +701,8 @@ class Turn:
         self.reset_at_ms = None
         self.between_failure_reported = False
         self.grace_armed = False
+        # The client stopped Claude's own turn: its interrupt's result is no failure.
+        self.own_turn_stopped = False
         self.forget_turn()
         TURN_MACHINE.add_model(self, initial=TurnState.IDLE)
 
@@ -812,6 +822,9 @@ class Turn:
     def was_stopped_by_the_user(self, event: ResultReceived) -> bool:
         return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
 
+    def own_turn_was_stopped(self, *_: Any) -> bool:
+        return self.own_turn_stopped
+
     def is_an_unreported_error(self, event: ResultReceived) -> bool:
         return (
             event.is_error and not self.is_autonomous(event) and not self.between_failure_reported
@@ -917,7 +930,7 @@ class Turn:
         self.outcome = None
         self.forget_turn()
         self.retry_after_ms = self.reset_at_ms = None
-        self.between_failure_reported = False
+        self.between_failure_reported = self.own_turn_stopped = False
 
     def _note_origin(self, event: PromptReceived) -> None:
         if event.by_adapter:
@@ -1153,6 +1166,12 @@ class Turn:
 
     def close_open_calls(self, *_: Any) -> None:
         self.effects.append(CloseOpenCalls())
+
+    def note_own_turn_stopped(self, *_: Any) -> None:
+        self.own_turn_stopped = True
+
+    def forget_own_turn_stop(self, *_: Any) -> None:
+        self.own_turn_stopped = False
 
     def refuse_steer(self, event: SteerReceived) -> None:
         outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"
