@@ -478,15 +478,18 @@ class ClaudeAcpAgent:
 
     async def shutdown(self) -> None:
         """The adapter is exiting (end of input, a signal): every prompt in flight is answered
-        `cancelled` and every Claude process stopped, all sessions at once."""
+        `cancelled` and every Claude process stopped, all sessions at once; a session being
+        opened is answered -32800 and its Claude stopped."""
         import anyio
 
+        self._opener.end_all()
         async with anyio.create_task_group() as tg:
             for session in list(self._sessions.values()):
                 tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)
 
     async def close(self) -> None:
         """End every session's Claude process (the client went away)."""
+        self._opener.end_all()
         if self._index is not None:
             self._index.close()
         for session in list(self._sessions.values()):

@@ -8,6 +8,7 @@ import json
 import os
 import pty
 import select
+import shlex
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from adapter.scripted_claude import write_launcher
 from tests.support.harness import ROOT
 from tests.support.raw_agent import (
     TIMEOUT,
@@ -163,3 +165,75 @@ def test_ctrl_c_in_a_terminal_exits_130_without_a_traceback(tmp_path: Path) -> N
             process.kill()
             process.wait()
         os.close(master)
+
+
+def _held_launcher(tmp_path: Path) -> tuple[Path, Path]:
+    """A `claude` that notes its pid, then waits on a FIFO nobody writes before it execs the
+    scripted Claude: the adapter has spawned it and waits for its start-up handshake."""
+    real = write_launcher(tmp_path / "real-bin")
+    pid_file = tmp_path / "claude.pid"
+    hold = tmp_path / "hold"
+    os.mkfifo(hold)
+    launcher = tmp_path / "held-bin" / "claude"
+    launcher.parent.mkdir()
+    launcher.write_text(
+        "#!/bin/sh\n"
+        f"echo $$ > {shlex.quote(str(pid_file))}.tmp\n"
+        f"mv {shlex.quote(str(pid_file))}.tmp {shlex.quote(str(pid_file))}\n"
+        f"read _ < {shlex.quote(str(hold))}\n"
+        f'exec {shlex.quote(str(real))} "$@"\n',
+        encoding="utf-8",
+    )
+    launcher.chmod(0o755)
+    return launcher, pid_file
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("end", ["SIGTERM", "SIGINT", "stdin closed"])
+def test_the_first_session_s_claude_ends_when_the_adapter_ends_right_after_its_spawn(
+    tmp_path: Path, end: str
+) -> None:
+    # The first session's Claude is spawned before anyio's task group exists
+    # (`serving.LateTaskGroup`): a signal, or the client going away, while that Claude has not
+    # finished its start-up ends it too, answers its opening, and the adapter exits.
+    launcher, pid_file = _held_launcher(tmp_path)
+    agent = RawAgent(tmp_path, "success", CLAUDE_CODE_EXECUTABLE=str(launcher))
+    try:
+        agent.initialize()
+        opening = agent.request("session/new", {"cwd": str(agent.workdir), "mcpServers": []})
+        deadline = time.monotonic() + TIMEOUT
+        while not pid_file.exists():
+            assert time.monotonic() < deadline, "Claude was never spawned"
+            assert agent.process.poll() is None, agent.stderr()
+            time.sleep(0.01)
+        claude = int(pid_file.read_text())
+        assert _alive(claude)
+        if end == "stdin closed":
+            agent.close_stdin()
+        else:
+            agent.process.send_signal(getattr(signal, end))
+        agent.read_to_end()
+        status = agent.wait()
+        assert status == (0 if end == "stdin closed" else 128 + getattr(signal, end))
+        deadline = time.monotonic() + TIMEOUT
+        while _alive(claude):
+            assert time.monotonic() < deadline, f"Claude ({claude}) outlived the adapter"
+            time.sleep(0.05)
+        # The opening is answered, at once: cancelled, not a session that no longer exists,
+        # and not left to the exit's drain of unanswered requests (30 s, which an editor that
+        # kills its agent sooner would cut short, leaving Claude behind).
+        answers = [r for r in agent.responses() if r.get("id") == opening]
+        assert [a.get("error", {}).get("code") for a in answers] == [-32800], answers
+        said = agent.stderr()
+        assert "still unanswered at exit" not in said and "Traceback" not in said
+    finally:
+        if pid_file.exists() and _alive(claude := int(pid_file.read_text())):
+            os.kill(claude, signal.SIGKILL)
+        agent.close()
