@@ -478,14 +478,18 @@ class ClaudeAcpAgent:
 
     async def shutdown(self) -> None:
         """The adapter is exiting (end of input, a signal): every prompt in flight is answered
-        `cancelled` and every Claude process stopped, all sessions at once; a session being
-        opened is answered -32800 and its Claude stopped."""
+        `cancelled` and every Claude process stopped, all sessions at once."""
         import anyio
 
-        self._opener.end_all()
         async with anyio.create_task_group() as tg:
             for session in list(self._sessions.values()):
                 tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)
+
+    def interrupted(self) -> None:
+        """A signal: each session request still opening is answered -32800 now and its Claude
+        stopped, and none opens after (docs/decisions.md#openings-at-exit). At the mere end of
+        input they finish, and are answered, as every other request read."""
+        self._opener.end_all()
 
     async def close(self) -> None:
         """End every session's Claude process (the client went away)."""
