@@ -43,7 +43,8 @@ from adapter.agent import (
     signing_out,
     steering,
 )
-from adapter.agent.session_opener import SessionOpener, opens_a_session, request_under_way
+from adapter.agent.session_opener import SessionOpener, opens_a_session
+from adapter.agent.work_ahead import WorkAhead
 from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
@@ -97,6 +98,11 @@ class ClaudeAcpAgent:
     def attach_bulk_sender(self, sender: BulkSender) -> None:
         """Where several updates go out in one write (the transport's), for a replay's bulk."""
         self._link.attach_bulk(sender)
+
+    @property
+    def work_ahead(self) -> WorkAhead:
+        """What the agent does ahead of need (serving adds its own and runs the quiet moments)."""
+        return self._opener.ahead
 
     def attach_responses(self, watch: ResponseWatch) -> None:
         """Where the wire tells that a response is written (the transport's), for what must
@@ -403,13 +409,6 @@ class ClaudeAcpAgent:
         return session
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
-        # Work left for a moment nobody waits for leaves the prompt alone (`request_under_way`).
-        with request_under_way():
-            return await self._prompt(prompt, session_id, kwargs)
-
-    async def _prompt(
-        self, prompt: list[Any], session_id: str, kwargs: dict[str, Any]
-    ) -> PromptResponse:
         from adapter.claude.claude_runtime import RuntimeStartError
         from adapter.claude.prompt_content import check_not_empty
         from fsm import PromptRequested

@@ -212,6 +212,14 @@ class ClaudeRuntime:
         task_group.start_soon(connect)
         await under_way.wait()
 
+    def silent(self) -> bool:
+        """Whether Claude is still starting up and has written nothing that waits to be read:
+        while it is, a session's opening may do work no answer needs (`WorkAhead`)."""
+        handshake = self._handshake
+        if handshake is not None and handshake.is_set():
+            return False
+        return self._transport.silent()
+
     async def _connect(self) -> None:
         if self._handshake is None:
             await self.client.connect()  # spawns Claude, then its start-up handshake
