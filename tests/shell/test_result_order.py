@@ -2,10 +2,12 @@
 they count toward, on the fakes of `tests/support/shell_harness.py`
 (docs/decisions.md#turn-begins-at-echo, docs/decisions.md#own-work-ends-its-cards).
 
-The core says whose each result is; the view shows its text as the turn's answer (when the turn
-showed nothing else) and counts its tokens only where the core says it is the turn's. The order
-of what one result frame sends is pinned: its text, then its `usage_update`, then what ends the
-turn or the work (cards closed, the session's title), then the prompt's answer.
+The core says whose each result is (`ShowResult`, docs/decisions.md#result-owner); the view
+shows its text as the turn's answer (when the turn showed nothing else) and counts its tokens
+only where the core says it is the turn's. The order of what one result frame sends is pinned
+(as it was when the view judged it itself): its text, then its `usage_update`, then what ends
+the turn or the work (cards closed, the session's title), then the prompt's answer. A result
+the core says is no prompt's (between turns, a cancelled prompt's late one) shows no text.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, Too
 
 from tests.support.shell_harness import (
     EPOCH,
+    WAIT,
     FakeLink,
     answer_of,
+    echo,
     prompt_in_background,
     session_with_fakes,
 )
@@ -127,3 +131,41 @@ async def test_own_work_in_a_running_turn_sends_its_usage_then_ends_its_cards_an
         answer = await answer_of(box)
         assert isinstance(answer, PromptResponse) and answer.usage is not None
         assert answer.usage.input_tokens == 10
+
+
+async def test_a_result_between_turns_is_no_turns_answer() -> None:
+    async with session_with_fakes() as (session, link, runtime, _), anyio.create_task_group() as tg:
+        box = await prompt_in_background(session, runtime, tg)
+        await session.claude.on_message(_result("Error", is_error=True), {}, EPOCH)
+        assert isinstance(await answer_of(box), PromptResponse)
+        # A failed turn showed no text: a result after its answer still is no turn's.
+        late = _result("Words of a cycle no prompt asked for.")
+        sent = await _sent_by(link, lambda: session.claude.on_message(late, {}, EPOCH))
+        assert sent == ["usage_update"]
+
+
+async def test_a_cancelled_prompts_late_result_is_not_the_next_prompts_answer() -> None:
+    async with session_with_fakes() as (session, link, runtime, _), anyio.create_task_group() as tg:
+        first = await prompt_in_background(session, runtime, tg)
+        cancelled = runtime.prompts[-1]["uuid"]
+        await session.cancel()
+        with anyio.fail_after(WAIT):
+            while runtime.interrupts < 1:
+                await anyio.sleep(0)
+        await session.claude.on_message(*_idle(), EPOCH)
+        answer = await answer_of(first)
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "cancelled"
+        # The next prompt is written; before Claude takes it up, the cancelled prompt's late
+        # result comes: words nothing streamed (no output tokens), and tokens of its own.
+        second = await prompt_in_background(session, runtime, tg, echoed=False)
+        late = _result(
+            "Late words of the cancelled prompt.", input_tokens=1000, prompts=(cancelled,)
+        )
+        sent = await _sent_by(link, lambda: session.claude.on_message(late, {}, EPOCH))
+        assert sent == ["usage_update"]
+        await echo(session, runtime, runtime.prompts[-1])
+        sent = await _sent_by(link, lambda: session.claude.on_message(_result(), {}, EPOCH))
+        assert sent == [f"text:{RESULT_TEXT}", "usage_update"]
+        answer = await answer_of(second)
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+        assert answer.usage is not None and answer.usage.input_tokens == 10
