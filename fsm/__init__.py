@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from fsm.air.archive_titles import archive_to, is_archived, title_records, visible_title
     from fsm.air.async_tasks import AsyncTasks, TaskReplay
     from fsm.air.changed_meta_filter import ChangedMetaFilter
-    from fsm.air.client import AirClient, advertisement, air_client
+    from fsm.air.client import AirClient, advertisement, air_client, failed_text_fenced
     from fsm.air.file_change_reports import FileChangeReports, ReportPlan
     from fsm.air.fork_points import (
         ForkPoint,
@@ -199,6 +199,8 @@ if TYPE_CHECKING:
         ModelFellBack,
         OutputReceived,
         PromptEchoed,
+        PromptEnded,
+        PromptFate,
         PromptQueued,
         PromptReceived,
         PromptRequested,
@@ -235,7 +237,7 @@ if TYPE_CHECKING:
         initial_agent,
     )
     from fsm.pickers.effort_seeds import settings_effort
-    from fsm.pickers.fast_mode import FastModeFollowed, follow_fast_mode
+    from fsm.pickers.fast_mode import FastModeFollowed, fast_off_explanation, follow_fast_mode
     from fsm.pickers.model_entries import (
         AllowedModel,
         ModelFacts,
@@ -339,6 +341,8 @@ _HOMES = {
     "BackgroundTaskSettled": "events",
     "PromptEchoed": "events",
     "PromptQueued": "events",
+    "PromptEnded": "events",
+    "PromptFate": "events",
     "PromptStarted": "events",
     "TurnTakenUp": "effects",
     "WithdrawPrompt": "effects",
@@ -409,6 +413,7 @@ _HOMES = {
     "SubagentReplay": "air.subagent_replay",
     "fork_directive": "air.subagent_replay",
     "air_client": "air.client",
+    "failed_text_fenced": "air.client",
     "archive_to": "air.archive_titles",
     "is_archived": "air.archive_titles",
     "title_records": "air.archive_titles",
@@ -526,6 +531,7 @@ _HOMES = {
     "ONE_MILLION_WINDOW": "pickers.model_following",
     "fallback_moves_session": "pickers.model_following",
     "FastModeFollowed": "pickers.fast_mode",
+    "fast_off_explanation": "pickers.fast_mode",
     "follow_fast_mode": "pickers.fast_mode",
     "measured_context_window": "pickers.model_following",
     "model_switch_to_follow": "pickers.model_following",
@@ -660,6 +666,8 @@ __all__ = [
     "PickerShown",
     "PollMcpServers",
     "PromptEchoed",
+    "PromptEnded",
+    "PromptFate",
     "PromptQueued",
     "PromptReceived",
     "PromptRequested",
@@ -728,7 +736,9 @@ __all__ = [
     "effort_level_name",
     "efforts_shown",
     "efforts_to_apply",
+    "failed_text_fenced",
     "fallback_moves_session",
+    "fast_off_explanation",
     "file_patch",
     "follow_fast_mode",
     "fork_directive",

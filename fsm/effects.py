@@ -104,6 +104,10 @@ class SettlePrompt(Effect):
     # Prompt queueing: the next prompt's echo ended this turn while Claude's work goes on
     # for that prompt, so what is still open (tool calls, a streaming message) stays open.
     handed_off: bool = False
+    # False: Claude never took the prompt up (one that waited behind the live turn, or one
+    # Claude Code ended unstarted, docs/decisions.md#prompt-ended-unstarted). None of what the
+    # session shows is its: its answer carries no usage and ends nothing that is open.
+    ran: bool = True
 
 
 class Blame(StrEnum):
@@ -123,6 +127,8 @@ class RejectPrompt(Effect):
     message: str
     turn_id: str
     error_kind: str | None = None
+    # As `SettlePrompt.ran`: False for a prompt Claude never took up.
+    ran: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

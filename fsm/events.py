@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar
 
 from fsm.errors import PeerViolation
@@ -416,6 +417,30 @@ class PromptStarted(ClaudeEvent):
     its echo, which comes first when it is taken up into a running turn."""
 
     turn_id: str
+
+    def __post_init__(self) -> None:
+        need(self.turn_id, "turn_id")
+
+
+class PromptFate(StrEnum):
+    """How Claude Code says a user message it was sent ended (`command_lifecycle`'s terminal
+    states; the bundled CLI's schema names exactly these four)."""
+
+    COMPLETED = "completed"  # the turn that took it in ended; unstarted: set aside, not run
+    CANCELLED = "cancelled"  # withdrawn or swept from its queue, or its turn was aborted
+    DISCARDED = "discarded"  # Claude Code's session ended with it still queued
+    REFUSED = "refused"  # declined before it entered the queue: it will not run
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptEnded(ClaudeEvent):
+    """Claude Code says the user message `turn_id` reached its end, `fate` (its
+    `command_lifecycle` frame in a terminal state), once per message. After its start the turn's
+    result answers the prompt; a prompt it never started it will not run, and no result of it
+    comes (docs/decisions.md#prompt-ended-unstarted)."""
+
+    turn_id: str
+    fate: PromptFate
 
     def __post_init__(self) -> None:
         need(self.turn_id, "turn_id")

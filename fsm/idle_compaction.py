@@ -1,10 +1,10 @@
 """Idle compaction: the session compacts itself shortly before Claude's prompt cache expires.
 
-Theory of operation: the reference adapter (`dist/idle-compaction.js`) sends Claude Code a
-`/compact` of its own when a session has sat idle for 0.9 h (54 minutes, inside the one-hour
-prompt cache) with at least 200,000 tokens of context, so the user's next prompt re-reads a
-short summary instead of the whole conversation. One `IdleCompaction` per session is the model
-of the small `IDLE_MACHINE`, whose table is the decision:
+Theory of operation: the reference adapter (docs/reference-adapter.md#idle-compaction) sends
+Claude Code a `/compact` of its own when a session has sat idle for 0.9 h (54 minutes, inside
+the one-hour prompt cache) with at least 200,000 tokens of context, so the user's next prompt
+re-reads a short summary instead of the whole conversation. One `IdleCompaction` per session
+is the model of the small `IDLE_MACHINE`, whose table is the decision:
 
     WAITING    --session_went_idle [is_disabled | is_rate_limited | cache_is_not_an_hour |
                                     context_is_small | no_request_seen] / log_why_not

@@ -104,6 +104,8 @@ from fsm.events import (
     Event,
     MessageTooLarge,
     PromptEchoed,
+    PromptEnded,
+    PromptFate,
     PromptQueued,
     PromptReceived,
     PromptSent,
@@ -208,6 +210,14 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_echoed", IDLE, None),
     # A pushed prompt's turn begins at its echo; a started prompt no turn waits for is nothing.
     _row(["prompt_started", "prompt_queued"], IDLE, None),
+    # docs/decisions.md#prompt-ended-unstarted: a pushed prompt Claude Code ended before its echo
+    # never ran and never will: withdrawn, it is cancelled; set aside or declined, it fails. Its
+    # session's end is the runtime's, which sends it to a fresh process.
+    _row("prompt_ended", IDLE, None, "cancel_pushed",
+         when=["names_a_pushed_prompt", "was_withdrawn"]),
+    _row("prompt_ended", IDLE, None, "reject_pushed", when="names_a_pushed_prompt",
+         unless="was_discarded"),
+    _row("prompt_ended", IDLE, None),
     # docs/decisions.md#failures-between-turns: a failure message between turns is a session-scoped
     # record, or (for a client that takes no records) the transcript's text; a login prompt is
     # neither.
@@ -259,10 +269,19 @@ TRANSITIONS: list[dict[str, Any]] = [
     # output before its echo, and echoes no `/compact`). A CLI that said it queued the prompt
     # says when it starts it, so before that nothing is the prompt's. A stall warning leaves
     # the prompt waiting; taken up with a warning out, the turn is RETRYING.
-    _row(["prompt_started", "prompt_echoed"], PROMPT_SENT, RETRYING,
+    _row(["prompt_started", "prompt_echoed"], PROMPT_SENT, RETRYING, "note_taken_up",
          when=["names_the_live_prompt", "has_a_warning_out"]),
-    _row(["prompt_started", "prompt_echoed"], PROMPT_SENT, RUNNING, when="names_the_live_prompt"),
+    _row(["prompt_started", "prompt_echoed"], PROMPT_SENT, RUNNING, "note_taken_up",
+         when="names_the_live_prompt"),
     _row("prompt_queued", PROMPT_SENT, None, "note_queued", when="names_the_live_prompt"),
+    # docs/decisions.md#prompt-ended-unstarted: Claude Code ended the prompt without starting it,
+    # so it will not run and no result of it comes. Withdrawn or swept from Claude Code's queue,
+    # it is cancelled; set aside or declined, it fails; Claude Code's session ended with it
+    # queued, the runtime's end that follows answers it.
+    _row("prompt_ended", PROMPT_SENT, IDLE, "settle_unstarted",
+         when=["names_the_live_prompt", "was_withdrawn"]),
+    _row("prompt_ended", PROMPT_SENT, IDLE, "fail_not_run", when="names_the_live_prompt",
+         unless="was_discarded"),
     _row("assistant_message_received", PROMPT_SENT, None,
          when=["is_a_failure_message", "is_a_login_prompt"]),
     _row("assistant_message_received", PROMPT_SENT, None, "report_failure_message",
@@ -403,8 +422,22 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("prompt_sent", LIVE_TURN, None, "note_pushed_sent", when="was_pushed"),
     _row("prompt_echoed", [*WORKING, FAILING], RUNNING, "confirm_boundary",
          "hand_off_to_pushed", when="echoes_a_pushed_prompt"),
+    # CANCELLING, for a prompt Claude Code had not started when the client cancelled: its start
+    # or echo makes it the interrupted work's; its end before either answers it now
+    # (docs/decisions.md#prompt-ended-unstarted).
+    _row(["prompt_started", "prompt_echoed"], CANCELLING, None, "note_taken_up",
+         when="names_the_live_prompt"),
+    _row("prompt_ended", CANCELLING, IDLE, "settle_unstarted", when="names_the_live_prompt",
+         unless="was_taken_up"),
     _row("prompt_echoed", LIVE_TURN, None),
     _row(["prompt_started", "prompt_queued"], LIVE_TURN, None),
+    # docs/decisions.md#prompt-ended-unstarted: as between turns, for a pushed prompt; the live
+    # prompt's end, once Claude Code started it, is its result's.
+    _row("prompt_ended", LIVE_TURN, None, "cancel_pushed",
+         when=["names_a_pushed_prompt", "was_withdrawn"]),
+    _row("prompt_ended", LIVE_TURN, None, "reject_pushed", when="names_a_pushed_prompt",
+         unless="was_discarded"),
+    _row("prompt_ended", LIVE_TURN, None),
     # --- FAILING: a failure message was seen; its prose is withheld for the record ----------
     _row("assistant_message_received", FAILING, FAILING, "forward_message",
          when="is_from_a_subagent"),
@@ -518,7 +551,7 @@ TRANSITIONS: list[dict[str, Any]] = [
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
           "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
           "background_task_started", "background_task_settled", "background_tasks_listed",
-          "prompt_echoed", "prompt_started", "prompt_queued"],
+          "prompt_echoed", "prompt_started", "prompt_queued", "prompt_ended"],
          BROKEN, None),
     _row("prompt_sent", BROKEN, None, "note_pushed_sent", when="was_pushed"),
     _row("steer_received", BROKEN, None, "refuse_steer"),
@@ -581,6 +614,20 @@ TURN_NO_RESULT_TITLE = (
     "The turn ended without a result: Claude stopped while this prompt was still in flight. "
     "Any partial output may be incomplete; please retry."
 )
+# docs/decisions.md#prompt-ended-unstarted: a prompt Claude Code ended without running it.
+NOT_RUN_ERROR_KIND = "not_run"
+_NOT_RUN_REASONS = {
+    PromptFate.COMPLETED: "set it aside without running it",
+    PromptFate.REFUSED: "declined it, and will not run it in this session",
+}
+
+
+def not_run_title(fate: PromptFate) -> str:
+    """The title of a prompt Claude Code ended unstarted, `fate` not a withdrawal."""
+    reason = _NOT_RUN_REASONS.get(fate, "ended it without running it")
+    return f"Claude Code {reason}, so nothing was done for this prompt. Please send it again."
+
+
 MESSAGE_TOO_LARGE_TITLE = (
     "Claude sent a message larger than {size}, the most this adapter accepts "
     "(CLAUDE_ACP_MAX_MESSAGE_BYTES), so the turn was stopped."
@@ -638,6 +685,9 @@ class Turn:
     # Claude Code said it queued the live prompt (`command_lifecycle` `queued`): it says when it
     # starts it too, so until then nothing Claude does is the prompt's.
     queued_by_claude: bool
+    # Claude Code started the live prompt or echoed it (docs/decisions.md#prompt-ended-unstarted):
+    # from then on, its result answers it, not Claude Code's word that it ended.
+    taken_up: bool
     # Prompt queueing: prompts sent to Claude while a turn ran, waiting for their echo (oldest
     # first), and those not yet reported sent (a late report is nothing then).
     pushed: list[str]
@@ -701,6 +751,7 @@ class Turn:
         self.follow_up_owed = False
         self.held = False
         self.queued_by_claude = False
+        self.taken_up = False
         self.steered = False
 
     def detach(self) -> None:
@@ -844,11 +895,25 @@ class Turn:
     def echoes_a_pushed_prompt(self, event: PromptEchoed) -> bool:
         return event.turn_id in self.pushed
 
-    def names_the_live_prompt(self, event: PromptEchoed | PromptStarted | PromptQueued) -> bool:
+    def names_the_live_prompt(
+        self, event: PromptEchoed | PromptStarted | PromptQueued | PromptEnded
+    ) -> bool:
         return event.turn_id == self.turn_id
 
     def was_queued(self, *_: Any) -> bool:
         return self.queued_by_claude
+
+    def was_taken_up(self, *_: Any) -> bool:
+        return self.taken_up
+
+    def names_a_pushed_prompt(self, event: PromptEnded) -> bool:
+        return event.turn_id in self.pushed
+
+    def was_withdrawn(self, event: PromptEnded) -> bool:
+        return event.fate is PromptFate.CANCELLED
+
+    def was_discarded(self, event: PromptEnded) -> bool:
+        return event.fate is PromptFate.DISCARDED
 
     def names_the_prompt(self, event: ResultReceived) -> bool:
         return self.turn_id is not None and self.turn_id in event.prompts
@@ -863,6 +928,9 @@ class Turn:
 
     def note_queued(self, *_: Any) -> None:
         self.queued_by_claude = True
+
+    def note_taken_up(self, *_: Any) -> None:
+        self.taken_up = True
 
     def queue_prompt(self, event: PromptReceived) -> None:
         self._note_origin(event)
@@ -918,6 +986,7 @@ class Turn:
 
     def _take_up(self, turn_id: str) -> None:
         self._open(turn_id)
+        self.taken_up = True
         self.effects.append(TurnTakenUp(turn_id=turn_id))
 
     def withdraw_questions(self, *_: Any) -> None:
@@ -926,14 +995,38 @@ class Turn:
 
     def cancel_queued(self, *_: Any) -> None:
         # Prompts waiting behind the live one never reached Claude: they end cancelled.
+        # None of them ran, so nothing the session shows is theirs (`SettlePrompt.ran`).
         for turn_id in self.queued:
-            self.effects.append(SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=turn_id))
+            self.effects.append(_unstarted(turn_id))
         self.queued = []
         # Pushed ones Claude has not taken up end cancelled too, and leave its queue.
         for turn_id in self.pushed:
-            self.effects.append(SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=turn_id))
+            self.effects.append(_unstarted(turn_id))
             self.effects.append(WithdrawPrompt(turn_id=turn_id))
         self.pushed = []
+
+    def cancel_pushed(self, event: PromptEnded) -> None:
+        # Claude Code withdrew it from its queue: it never ran (`SettlePrompt.ran`).
+        self._drop_pushed(event.turn_id)
+        self.effects.append(_unstarted(event.turn_id))
+
+    def reject_pushed(self, event: PromptEnded) -> None:
+        # It never ran and will not: its own error, which ends nothing of the live turn.
+        self._drop_pushed(event.turn_id)
+        self.effects.append(
+            RejectPrompt(
+                blame=Blame.INTERNAL,
+                message=f"Internal error: {not_run_title(event.fate)}",
+                error_kind=NOT_RUN_ERROR_KIND,
+                turn_id=event.turn_id,
+                ran=False,
+            )
+        )
+
+    def _drop_pushed(self, turn_id: str) -> None:
+        self.pushed.remove(turn_id)  # the guard said it is there
+        self.unsent_pushed.discard(turn_id)
+        self.adapter_turns.discard(turn_id)
 
     def interrupt_claude(self, *_: Any) -> None:
         self.grace_armed = True
@@ -1051,6 +1144,12 @@ class Turn:
         self.release_withheld()
         self._settle("cancelled", StopReason.CANCELLED)
 
+    def settle_unstarted(self, *_: Any) -> None:
+        # The live prompt Claude Code ended before it started it: cancelled, and nothing the
+        # session shows is its (docs/decisions.md#prompt-ended-unstarted).
+        self.release_withheld()
+        self._settled("cancelled", StopReason.CANCELLED, ran=False)
+
     # --- background subagents and steering: when a turn's answer waits ----------------------
 
     def note_subagent(self, event: BackgroundTaskStarted) -> None:
@@ -1157,6 +1256,7 @@ class Turn:
         failure: FailedTurn | None = None,
         *,
         handed_off: bool = False,
+        ran: bool = True,
     ) -> None:
         # Every row that ends the live turn comes here: its open questions are withdrawn before
         # its one answer, which names its prompt. The client's form of the answer
@@ -1164,7 +1264,11 @@ class Turn:
         if self.turn_id is None:
             raise FsmError("a turn ended that was never opened")
         settle = SettlePrompt(
-            stop_reason=stop_reason, turn_id=self.turn_id, failure=failure, handed_off=handed_off
+            stop_reason=stop_reason,
+            turn_id=self.turn_id,
+            failure=failure,
+            handed_off=handed_off,
+            ran=ran,
         )
         answer = self.answers.answer(settle)
         self.adapter_turns.discard(self.turn_id)
@@ -1226,6 +1330,16 @@ class Turn:
             kind = FailureKind.AUTH_REQUIRED
         self._fail(kind, self.failure_text or "", error_kind=self.failure_error, claudes_words=True)
 
+    def fail_not_run(self, event: PromptEnded) -> None:
+        # docs/decisions.md#prompt-ended-unstarted: Claude Code set the prompt aside or declined
+        # it; it will not run.
+        self._fail(
+            FailureKind.INTERNAL_ERROR,
+            not_run_title(event.fate),
+            error_kind=NOT_RUN_ERROR_KIND,
+            ran=False,
+        )
+
     def fail_no_result(self, *_: Any) -> None:
         self._fail(FailureKind.INTERNAL_ERROR, TURN_NO_RESULT_TITLE, error_kind="no_result")
 
@@ -1270,7 +1384,13 @@ class Turn:
         return (None if after is None else after / 1000.0, self.reset_at_ms)
 
     def _fail(
-        self, kind: FailureKind, text: str, *, error_kind: str | None, claudes_words: bool = False
+        self,
+        kind: FailureKind,
+        text: str,
+        *,
+        error_kind: str | None,
+        claudes_words: bool = False,
+        ran: bool = True,
     ) -> None:
         """Fail the live turn: one settle for every client, which the answer dialect makes a
         record on the prompt response or a legacy JSON-RPC error. Withheld prose that is not
@@ -1297,7 +1417,7 @@ class Turn:
             # The client's text so far ends mid-line: words added after it start a line.
             line_open=bool(self.answered_text) and not self.answered_text.endswith("\n"),
         )
-        self._settled("failed", StopReason.END_TURN, failure)
+        self._settled("failed", StopReason.END_TURN, failure, ran=ran)
 
     # --- between turns (docs/decisions.md#failures-between-turns) ---------------------------------
 
@@ -1358,6 +1478,11 @@ class Turn:
         self.effects.append(PublishRecord(record=record))
 
 
+def _unstarted(turn_id: str) -> SettlePrompt:
+    """A prompt that never ran, answered `cancelled` (`SettlePrompt.ran`)."""
+    return SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=turn_id, ran=False)
+
+
 def _is_error_prose(event: AssistantMessageReceived) -> bool:
     """A message forwarded as agent text is masked when it is Claude's error prose (an API
     error, a notice Claude Code composed), like any error text (docs/decisions.md#secrets)."""
@@ -1414,7 +1539,10 @@ class LegacyAnswers:
         if failure.kind is FailureKind.AUTH_REQUIRED:
             return [
                 RejectPrompt(
-                    blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE, turn_id=settle.turn_id
+                    blame=Blame.AUTH,
+                    message=AUTH_REQUIRED_MESSAGE,
+                    turn_id=settle.turn_id,
+                    ran=settle.ran,
                 )
             ]
         words: list[Effect] = []
@@ -1429,6 +1557,7 @@ class LegacyAnswers:
             message=f"Internal error: {summary}",
             error_kind=failure.error_kind or failure.kind.value,
             turn_id=settle.turn_id,
+            ran=settle.ran,
         )
         return [*words, reject]
 

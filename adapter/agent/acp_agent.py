@@ -43,7 +43,8 @@ from adapter.agent import (
     signing_out,
     steering,
 )
-from adapter.agent.session_opener import SessionOpener, opens_a_session, request_under_way
+from adapter.agent.session_opener import SessionOpener, opens_a_session
+from adapter.agent.work_ahead import WorkAhead
 from adapter.claude import client_options, login
 from adapter.controls.commands import rewrite_prompt
 from adapter.wire.acp_compat import wrap_request_handler
@@ -97,6 +98,11 @@ class ClaudeAcpAgent:
     def attach_bulk_sender(self, sender: BulkSender) -> None:
         """Where several updates go out in one write (the transport's), for a replay's bulk."""
         self._link.attach_bulk(sender)
+
+    @property
+    def work_ahead(self) -> WorkAhead:
+        """What the agent does ahead of need (serving adds its own and runs the quiet moments)."""
+        return self._opener.ahead
 
     def attach_responses(self, watch: ResponseWatch) -> None:
         """Where the wire tells that a response is written (the transport's), for what must
@@ -305,9 +311,16 @@ class ClaudeAcpAgent:
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         # JetBrains AIR's fork at a message, read from any client (docs/client-authors.md).
         point = fork_point(kwargs)
-        new_id, copy = await session_store.fork(session_id, cwd, self._settings.env, point)
-        start = self._opener.prepare(self._client, new_id, cwd, mcp_servers, copy, options)
-        pickers = await self._opener.open(start, ForkSessionResponse, self._client)
+        env = self._settings.env
+        new_id, copy = await session_store.fork(session_id, cwd, env, point)
+        try:
+            start = self._opener.prepare(self._client, new_id, cwd, mcp_servers, copy, options)
+            pickers = await self._opener.open(start, ForkSessionResponse, self._client)
+        except BaseException:
+            # Its Claude did not start, or the request was cancelled: the client never gets
+            # this fork, so its copy goes (docs/decisions.md#cancelled-fork).
+            session_store.discard_fork(new_id, copy, env)
+            raise
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
@@ -396,13 +409,6 @@ class ClaudeAcpAgent:
         return session
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
-        # Work left for a moment nobody waits for leaves the prompt alone (`request_under_way`).
-        with request_under_way():
-            return await self._prompt(prompt, session_id, kwargs)
-
-    async def _prompt(
-        self, prompt: list[Any], session_id: str, kwargs: dict[str, Any]
-    ) -> PromptResponse:
         from adapter.claude.claude_runtime import RuntimeStartError
         from adapter.claude.prompt_content import check_not_empty
         from fsm import PromptRequested
@@ -478,8 +484,15 @@ class ClaudeAcpAgent:
             for session in list(self._sessions.values()):
                 tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)
 
+    def interrupted(self) -> None:
+        """A signal: each session request still opening is answered -32800 now and its Claude
+        stopped, and none opens after (docs/decisions.md#openings-at-exit). At the mere end of
+        input they finish, and are answered, as every other request read."""
+        self._opener.end_all()
+
     async def close(self) -> None:
         """End every session's Claude process (the client went away)."""
+        self._opener.end_all()
         if self._index is not None:
             self._index.close()
         for session in list(self._sessions.values()):

@@ -15,7 +15,6 @@ never prompted have no transcript yet and open as a fresh Claude process under t
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError
 
 from adapter.agent import mcp_servers
+from adapter.agent.work_ahead import Step
 from adapter.claude.client_options import NONE as NO_CLIENT_OPTIONS
 from adapter.claude.client_options import ClientOptions
 from adapter.claude.permission_settings import permission_settings
@@ -47,13 +47,11 @@ if TYPE_CHECKING:
     from adapter.session.session import Session
 
 __all__ = [
-    "LATER_MODELS",
-    "QUIET_SECONDS",
+    "AFTER_SPAWN",
     "Opening",
-    "build_later_models",
+    "build_answer_models",
     "check_cwd",
     "controls_for",
-    "later_models_built",
     "opening_for",
     "pickers",
     "spawn",
@@ -236,41 +234,22 @@ async def spawn(start: Opening, settings: RuntimeSettings, task_group: TaskGroup
 
 
 def while_claude_starts(response: type[Any]) -> None:
-    """What a session's opening does while its Claude starts up, when nobody waits for it
-    (docs/performance.md): the `acp` models of its answer, of the notifications that follow it
-    and of a prompt (`build_answer_models`; those of the other setup requests once the first
-    answer is out, `build_later_models`, or here in a later session's opening); and work done
-    once per process that some later request would otherwise wait for: the failure records'
-    secret patterns compile on their first use (about 2.6 ms, none of it needed to answer
-    `initialize`), which would fall to the process's first record or masked log line; the SDK's
-    module that copies a transcript (1 ms) and the core's fork points, which a fork would import
-    before it can start its Claude; and what the spawn itself does not need but the session soon
-    does: the session store (a new session's marker, written before its answer), the reader of
-    Claude's messages, the core's rule for a model Claude Code switched to, its rules for Claude
-    Code's model list and for what the pickers show (which the session's pickers use once Claude
-    has answered: `SessionConfig.adopt`, `options`)."""
-    from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
-
+    """What a session's opening does while its Claude starts up that its answer, or a prompt
+    sent as soon as the answer is read, needs (docs/performance.md): the session store (a new
+    session's marker, written before its answer) and the reader of Claude's messages; and the
+    `acp` models of its answer, of the notifications that follow it and of a prompt
+    (`build_answer_models`). What it does not need is done ahead (`AFTER_SPAWN`)."""
     from adapter.claude import message_stream, session_store  # noqa: F401
-    from fsm import (  # noqa: F401
-        allowed_models,
-        fork_point,
-        model_switch_to_follow,
-        models_shown,
-        redact,
-        settings_effort,
-    )
 
     build_answer_models(response)
-    _build_the_rest_of_the_later_models()
-    redact("")  # the failure records' patterns: the first prompt's log lines mask with them
 
 
 def build_answer_models(response: type[Any]) -> None:
     """Build the `acp` schema models that answer a setup request, the notifications that follow
     it and a prompt's (`lean_imports` builds each on first use; the notification union takes ~7
-    ms): meant for while Claude starts, so that neither the answer nor a prompt sent as soon as
-    it is read waits for them."""
+    ms): after the spawn, while Claude starts, so that neither the answer nor a prompt sent as
+    soon as it is read waits for them (built after the answer, the prompt's held that first
+    prompt up by more than they take: measured)."""
     from acp import schema
 
     for model in (
@@ -279,70 +258,57 @@ def build_answer_models(response: type[Any]) -> None:
         schema.SessionConfigOptionSelect,
         schema.SessionNotification,
         schema.AvailableCommandsUpdate,
-        # A prompt's, which the client may send as soon as it reads the answer: built after
-        # the answer, they held that first prompt up by more than they take (measured).
         schema.PromptRequest,
         schema.PromptResponse,
     ):
         model.model_rebuild()  # nothing to do once built
 
 
-# The `acp` models of the other setup requests, which a session may be sent after its answer
-# (a fork, a load): about 1 ms each, which the first of each would otherwise wait for.
-LATER_MODELS = (
-    "NewSessionRequest",
-    "LoadSessionRequest",
-    "ResumeSessionRequest",
-    "ForkSessionRequest",
+def _build(name: str) -> Callable[[], object]:
+    def build() -> object:
+        from acp import schema
+
+        return getattr(schema, name).model_rebuild()
+
+    return build
+
+
+def _import_fork_module() -> None:
+    from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
+
+
+def _import_session_rules() -> None:
+    from fsm import (  # noqa: F401
+        allowed_models,
+        fork_point,
+        model_switch_to_follow,
+        models_shown,
+        settings_effort,
+    )
+
+
+def _compile_secret_patterns() -> None:
+    from fsm import redact
+
+    redact("")
+
+
+# What a session does ahead once its Claude is spawned (`WorkAhead`, docs/performance.md),
+# none of it needed for its answer, in the order the likeliest next request needs it: the
+# failure records' secret patterns, which compile on their first use (about 2.6 ms) and would
+# fall to the first prompt's first record or masked log line; then a fork's (a client forks
+# what it has open): its request's `acp` model (about 1 ms) and the SDK's module that copies a
+# transcript (1 ms); the core's rules that the session's pickers use once Claude has answered
+# (`SessionConfig.adopt`, `options`) and a fork's points; the other setup requests' models.
+AFTER_SPAWN: tuple[Step, ...] = (
+    ("fsm:secret patterns", _compile_secret_patterns),
+    ("acp.schema:ForkSessionRequest", _build("ForkSessionRequest")),
+    ("claude_agent_sdk:fork_session", _import_fork_module),
+    ("fsm:session rules", _import_session_rules),
+    ("acp.schema:NewSessionRequest", _build("NewSessionRequest")),
+    ("acp.schema:LoadSessionRequest", _build("LoadSessionRequest")),
+    ("acp.schema:ResumeSessionRequest", _build("ResumeSessionRequest")),
 )
-
-
-# How long the client must have left the agent alone before each of `LATER_MODELS` is built.
-QUIET_SECONDS = 0.01
-
-
-class _Later:
-    answered = False  # the first setup answer that scheduled `build_later_models` is out
-    built = False  # `LATER_MODELS` are built in this process
-
-
-_later = _Later()
-
-
-def later_models_built() -> bool:
-    """Whether `LATER_MODELS` are built in this process."""
-    return _later.built
-
-
-async def build_later_models(busy: Callable[[], bool]) -> None:
-    """Build `LATER_MODELS` once the first setup answer is out (docs/performance.md): nobody
-    waits for them then (the client reads the answer), and before the answer its Claude's
-    start-up was shorter than what the session does meanwhile. Each after `QUIET_SECONDS` of
-    quiet, none once the agent is `busy` with a request (a prompt, or a fork sent as soon as the
-    answer is read): a session's opening builds the rest while its own Claude starts
-    (`while_claude_starts`); a request that comes first builds its own."""
-    from acp import schema
-
-    _later.answered = True
-    for name in LATER_MODELS:
-        # A moment of quiet first: a request sent as soon as the answer is read (a prompt,
-        # a fork) is under way by then, and finds nothing of this in its way.
-        await asyncio.sleep(QUIET_SECONDS)
-        if busy():
-            return
-        getattr(schema, name).model_rebuild()  # nothing to do once built
-    _later.built = True
-
-
-def _build_the_rest_of_the_later_models() -> None:
-    """In a later session's opening, while its Claude starts: what `build_later_models` left."""
-    if not _later.answered or _later.built:
-        return
-    from acp import schema
-
-    for name in LATER_MODELS:
-        getattr(schema, name).model_rebuild()
-    _later.built = True
 
 
 def controls_for(start: Opening, link: ClientLink) -> SessionControls:

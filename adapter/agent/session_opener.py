@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from adapter import lean_imports
 from adapter.agent import raw_requests
+from adapter.agent.work_ahead import WorkAhead
 from adapter.claude import client_options
 from adapter.claude.client_options import ClientOptions
 from adapter.wire.client_link import ClientLink
@@ -35,8 +36,6 @@ __all__ = [
     "ClosedIds",
     "SessionOpener",
     "opens_a_session",
-    "request_under_way",
-    "requests_under_way",
     "session_side_imported",
 ]
 
@@ -64,46 +63,37 @@ def opens_a_session(
 
     @functools.wraps(handler)
     async def opens(*args: P.args, **kwargs: P.kwargs) -> R:
+        opener = getattr(args[0], "_opener", None) if args else None
+        ending = opener.opening() if isinstance(opener, SessionOpener) else contextlib.nullcontext()
         if not _side.imported:
             lean_imports.cache_dataclass_code()
             lean_imports.pause_collection()
-        with request_under_way():
-            try:
+        try:
+            with ending:
                 return await handler(*args, **kwargs)
-            finally:
-                lean_imports.resume_collection()
+        finally:
+            lean_imports.resume_collection()
 
     return opens
 
 
 class _SessionSide:
     imported = False  # the session side is imported: the first session was built
-    under_way = 0  # how many session requests and prompts are being handled now
 
 
 _side = _SessionSide()
-
-
-@contextlib.contextmanager
-def request_under_way() -> Iterator[None]:
-    """Around a request that opens a session or prompts one: work that waits for a moment
-    nobody waits for (`opening.build_later_models`) leaves it alone meanwhile."""
-    _side.under_way += 1
-    try:
-        yield
-    finally:
-        _side.under_way -= 1
-
-
-def requests_under_way() -> bool:
-    """Whether a request that opens a session, or a prompt, is being handled."""
-    return _side.under_way > 0
 
 
 def session_side_imported() -> None:
     """The session side is imported (see `opens_a_session`): the collector goes on."""
     _side.imported = True
     lean_imports.resume_collection()
+
+
+def _ending_error() -> Exception:
+    from acp import RequestError
+
+    return RequestError(-32800, "Request cancelled: the agent is shutting down")
 
 
 class _OneAtATime:
@@ -141,16 +131,59 @@ class SessionOpener:
     """Opens sessions and keeps the ones open here (`sessions`) and the ids closed here."""
 
     def __init__(
-        self, *, task_group: TaskGroup, settings: RuntimeSettings, link: ClientLink
+        self,
+        *,
+        task_group: TaskGroup,
+        settings: RuntimeSettings,
+        link: ClientLink,
+        ahead: WorkAhead | None = None,
     ) -> None:
         self._tg = task_group
         self._settings = settings
         self._link = link
+        # What each opening does ahead while its Claude starts, and leaves for quiet moments.
+        self.ahead = ahead or WorkAhead()
         self.sessions: dict[str, Session] = {}
         self.closed = ClosedIds()
         # One load or resume of a session id at a time: two at once would each start a Claude
         # process, and one of them would be left running untracked.
         self._opening: dict[str, _OneAtATime] = {}
+        # The requests opening a session now, and whether the adapter is ending (`end_all`).
+        self._under_way: set[asyncio.Task[Any]] = set()
+        self._ended: set[asyncio.Task[Any]] = set()
+        self._ending = False
+
+    @contextlib.contextmanager
+    def opening(self) -> Iterator[None]:
+        """Around a request that opens a session: refused once the adapter is ending, and one
+        under way then is cancelled (`end_all`) and answered -32800."""
+        if self._ending:
+            raise _ending_error()
+        task = asyncio.current_task()
+        if task is None:
+            yield
+            return
+        self._under_way.add(task)
+        try:
+            yield
+        except asyncio.CancelledError:
+            if task not in self._ended:
+                raise
+            task.uncancel()
+            raise _ending_error() from None
+        finally:
+            self._under_way.discard(task)
+            self._ended.discard(task)
+
+    def end_all(self) -> None:
+        """The adapter is ending (the end of input, a signal): each opening under way is
+        cancelled, so that its Claude is stopped now (a Claude that has not finished its
+        start-up would otherwise hold the request, and the adapter's exit, until the request
+        drain gives up), and no further one starts (docs/decisions.md#openings-at-exit)."""
+        self._ending = True
+        for task in self._under_way - self._ended:
+            self._ended.add(task)
+            task.cancel()
 
     def new(
         self, start: Opening, runtime: ClaudeRuntime, answer: type[Any], client: ClientDeclared
@@ -192,39 +225,36 @@ class SessionOpener:
 
         runtime = await opening.spawn(start, self._settings, self._tg)
         session = self.new(start, runtime, answer, client)
+        # Work no answer needs, while Claude has not spoken (docs/performance.md), before what
+        # was queued (the first session's spawn path, done by now): what is left waits for a
+        # quiet moment (`WorkAhead.when_quiet`, run by serving).
+        self.ahead.add(opening.AFTER_SPAWN, first=True)
+        meanwhile = asyncio.ensure_future(self.ahead.while_claude_starts(runtime.silent))
         try:
             await session.start(runtime)
         except RuntimeStartError as exc:
             await session.close()  # its timer, and nothing else, was started
             raise exc.request_error() from exc
+        except BaseException:
+            import anyio
+
+            with anyio.CancelScope(shield=True):
+                await session.close()  # cancelled while Claude starts: nobody else would stop it
+            raise
+        finally:
+            meanwhile.cancel()
         self.register(session)
         return opening.pickers(session)
-
-    async def _begin(self, work: Callable[[], Coroutine[Any, Any, object]]) -> None:
-        self._tg.start_soon(work)
 
     def register(self, session: Session) -> None:
         self.sessions[session.session_id] = session
         self.closed.discard(session.session_id)
         session.controls.announce_later(self._tg)
-        from adapter.agent import opening
-
-        if not opening.later_models_built():
-            # Once the answer is out, while the client reads it (docs/performance.md); in a
-            # task of its own, so that what follows the answer (a sign-in poll) does not wait
-            # for its moments of quiet.
-            later = functools.partial(opening.build_later_models, self._busy)
-            session.controls.after_setup_answer(functools.partial(self._begin, later))
         if lean_imports.dataclass_code_unsaved():
             import anyio
 
             # Off the request's way: the next process finds the code this one compiled.
             self._tg.start_soon(anyio.to_thread.run_sync, lean_imports.save_dataclass_code)
-
-    def _busy(self) -> bool:
-        """Whether a request is being handled: a prompt, another session's opening, or any
-        other the client is waiting on (`opening.build_later_models` leaves it alone)."""
-        return requests_under_way() or self._link.requests_open()
 
     def prepare(
         self,

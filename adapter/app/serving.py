@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import logging
 import signal
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from acp.interfaces import Agent
@@ -20,11 +21,12 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from adapter.agent.acp_agent import ClaudeAcpAgent
+    from adapter.agent.work_ahead import Step
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.wire.guard import GuardedTransport
     from adapter.wire.trace import WireTrace
 
-__all__ = ["SPAWN_PATH", "LateTaskGroup", "import_while_quiet", "serve_stdio"]
+__all__ = ["SPAWN_PATH", "LateTaskGroup", "serve_stdio", "spawn_path_steps"]
 
 
 async def serve_stdio(
@@ -50,7 +52,7 @@ async def serve_stdio(
     transport = await _transport(agent, settings, trace)
     agent.attach_bulk_sender(transport.send_session_updates)
     agent.attach_responses(transport.responses)
-    _stop_on_signals(transport, caught)
+    _stop_on_signals(transport, caught, agent.interrupted)
     resume_collection()  # paused by `claude-acp`'s start-up (adapter/lean_imports.py)
     # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
     # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601 unless
@@ -58,8 +60,10 @@ async def serve_stdio(
     serving = asyncio.ensure_future(
         acp.run_agent(cast("Agent", agent), transport, use_unstable_protocol=True)
     )
-    idle_imports = asyncio.ensure_future(import_while_quiet(transport))
-    serving.add_done_callback(lambda _: idle_imports.cancel())
+    ahead = agent.work_ahead
+    ahead.add(spawn_path_steps())
+    idle_work = asyncio.ensure_future(ahead.when_quiet(transport.quiet))
+    serving.add_done_callback(lambda _: idle_work.cancel())
     try:
         # `initialize` is answered without anyio (its asyncio backend alone costs about 9 ms),
         # and a first session spawns its Claude before it is imported (`LateTaskGroup`).
@@ -93,8 +97,10 @@ async def serve_stdio(
 # What a first session imports before it spawns its Claude, then what anyio's task group needs
 # once it has, then what a resume or load reads before its spawn besides (the transcript's tail,
 # the SDK's project folder rule that finds it), then the `acp` model each of those requests is
-# read with (`module:Model`: built on its first use, `lean_imports.prepare_acp_schema`): made in
-# this order while the client leaves the agent idle after `initialize`.
+# read with (`module:Model`: built on its first use, `lean_imports.prepare_acp_schema`): done
+# ahead in this order while the client leaves the agent alone after `initialize` (an editor
+# may, before it asks for a session; `WorkAhead.when_quiet`, none before `initialize` is
+# answered). A client that asks for its session at once finds nothing of this in its way.
 SPAWN_PATH = (
     "adapter.agent.opening",
     "adapter.claude.claude_runtime",
@@ -106,49 +112,14 @@ SPAWN_PATH = (
     "acp.schema:ResumeSessionRequest",
     "acp.schema:LoadSessionRequest",
 )
-# How long the client must have left the agent idle before each of them.
-QUIET_SECONDS = 0.01
 
 
-class Quiet(Protocol):
-    initialized: asyncio.Event
-
-    def quiet(self) -> bool: ...
-
-
-async def import_while_quiet(
-    transport: Quiet,
-    modules: tuple[str, ...] = SPAWN_PATH,
-    quiet_for: float = QUIET_SECONDS,
-    import_module: Callable[[str], object] | None = None,
-) -> None:
-    """Import a first session's spawn path while the client leaves the agent idle after
-    `initialize` (an editor may, before it asks for a session): a step at a time (a module, or
-    a request's `acp` model), each once the agent was idle for `quiet_for` seconds, and none
-    once the client sent anything (its request imports and builds what it needs itself). A
-    client that asks for its session right away finds nothing of this in its way, and
-    `initialize` is answered before any of it."""
-    from adapter.lean_imports import pause_collection, resume_collection
-
-    make = import_module or _ahead
-    await transport.initialized.wait()
-    for name in modules:
-        await asyncio.sleep(quiet_for)
-        if not transport.quiet():
-            return
-        paused = pause_collection()
-        try:
-            make(name)
-        except Exception:  # the request that needs it says what is wrong
-            logging.getLogger(__name__).debug("could not import %s ahead", name, exc_info=True)
-            return
-        finally:
-            if paused:
-                resume_collection()
+def spawn_path_steps(names: tuple[str, ...] = SPAWN_PATH) -> list[Step]:
+    """`names` as steps done ahead: each imports its module, and builds its model if named."""
+    return [(name, functools.partial(_ahead, name)) for name in names]
 
 
 def _ahead(name: str) -> None:
-    """Import `name`'s module; for `module:Model`, also build that (deferred) model."""
     module, _, model = name.partition(":")
     loaded = importlib.import_module(module)
     if model:
@@ -237,9 +208,12 @@ async def _transport(
     )
 
 
-def _stop_on_signals(transport: GuardedTransport, caught: list[int]) -> None:
+def _stop_on_signals(
+    transport: GuardedTransport, caught: list[int], interrupted: Callable[[], None]
+) -> None:
     """SIGTERM, SIGINT and SIGHUP end the agent like the end of its input: every prompt in
-    flight is answered `cancelled`, Claude is stopped, and `serve` exits 128 + the signal."""
+    flight is answered `cancelled`, Claude is stopped, and `serve` exits 128 + the signal; a
+    session still opening is cancelled (`interrupted`), not waited for."""
     loop = asyncio.get_running_loop()
 
     def on_signal(signum: int) -> None:
@@ -248,6 +222,7 @@ def _stop_on_signals(transport: GuardedTransport, caught: list[int]) -> None:
         logging.getLogger(__name__).info("%s: shutting down", signal.Signals(signum).name)
         if not caught:
             caught.append(signum)
+            interrupted()
             transport.stop()
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

@@ -1,8 +1,8 @@
 """The idle compaction's settings, read as the reference adapter reads them
-(`dist/idle-compaction.js`), for the core's `IdlePolicy`.
+(docs/reference-adapter.md#idle-compaction), for the core's `IdlePolicy`.
 
 - Off when a Claude settings file says `"idleCompaction": false` or `"autoCompactEnabled":
-  false` (user, project, local; the last file that sets a key wins), or when
+  false` (user, project, local, managed; the last file that sets a key wins), or when
   `DISABLE_COMPACT` or `DISABLE_AUTO_COMPACT` is on (`1`, `true`, `yes`, `on`).
 - The least context it compacts: `CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS` (whole tokens, never
   below 100,000; unset, 0 or not a number: 200,000), as Claude Code reads it.

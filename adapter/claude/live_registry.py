@@ -1,7 +1,7 @@
 """The live Claude Code processes on this machine, from Claude Code's own registry: each running
 CLI writes `<config>/sessions/<pid>.json` (its session id, kind, entrypoint, status), as the
-reference adapter reads it (`live-registry.js`). The session index's `state` reads it
-(`fsm.air.session_index.row_state`); nothing is refused for it.
+reference adapter reads it (docs/reference-adapter.md#live-registry). The session index's
+`state` reads it (`fsm.air.session_index.row_state`); nothing is refused for it.
 
 Only `<pid>.json` files are read (never a `.key` file), none is written or removed; one that
 does not parse is read once more, then skipped. Whether a process lives is `kill(pid, 0)`

@@ -15,6 +15,9 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   `_stdout_stream` decoding invalid UTF-8 as U+FFFD instead of failing; and the module's
   private `_parse_stdout_line` wrapped so that a frame nested too deeply for `json` is read
   with its deepest values truncated (`adapter/wire/deep_json.py`) instead of ending the reader.
+- `ExitBoundedTransport.silent`: anyio's process's private `_transport` (asyncio's subprocess
+  transport), to look at Claude's output pipe without reading it: work done ahead while a
+  session's Claude starts stops once Claude has written (`adapter/agent/work_ahead.py`).
 - `configure_can_use_tool`: the SDK's private option check `ClaudeSDKClient.connect` applies;
   a custom transport must get the options configured the same way.
 - `send_control_request`: the client's private `_query._send_control_request`, for a control
@@ -42,7 +45,9 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   `open_process` starts the process first and imports anyio's asyncio backend after, to wrap
   it in the backend's private `Process` exactly as `anyio.open_process` does; once the backend
   is imported, both are anyio's. A fresh process's first Claude starts about 9 ms sooner: the
-  import runs while Claude starts up (`serving.LateTaskGroup`).
+  import runs while Claude starts up (`serving.LateTaskGroup`). Applied at one point, when the
+  spawn path is imported (`adapter/claude/claude_runtime.py`, the one maker of this transport),
+  not by constructing anything.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ import dataclasses
 import json
 import logging
 import os
+import select
 import sys
 import types
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
@@ -445,6 +451,20 @@ class _TransportAnyio(types.ModuleType):
         )
 
 
+def _stdout_fd(process: Any) -> int | None:
+    """The file descriptor of the output pipe of anyio's process (its private `_transport`,
+    asyncio's subprocess transport, pinned), or None where it has none."""
+    transport = getattr(process, "_transport", None)
+    if not isinstance(transport, asyncio.SubprocessTransport):
+        return None
+    pipe = transport.get_pipe_transport(1)
+    source = pipe.get_extra_info("pipe") if pipe is not None else None
+    try:
+        return int(source.fileno()) if source is not None else None
+    except (OSError, ValueError):
+        return None
+
+
 class _LockOnFirstUse:
     """anyio's lock, made when first used (as anyio's own `LockAdapter`, made outside an event
     loop, does; importing that module costs about 1 ms more before the spawn)."""
@@ -487,13 +507,13 @@ class ExitBoundedTransport(SubprocessCLITransport):
     def __init__(
         self, prompt: str | AsyncIterable[dict[str, Any]], options: ClaudeAgentOptions
     ) -> None:
-        spawn_before_the_backend()
         super().__init__(prompt=prompt, options=options)
         # The hints of `can_use_tool` requests read and not yet asked, by tool call.
         self._hints: dict[str, PermissionHints] = {}
         # The result Claude Code writes when it will not start and says why
         # (`startup_failure_reason`), as read: the handshake may fail before it sees it.
         self.startup_failure: dict[str, Any] | None = None
+        self._stdout_fd: int | None = None  # Claude's output pipe, for `silent`
 
     def read_messages(self) -> AsyncIterator[dict[str, Any]]:
         return self._noting_hints(super().read_messages())
@@ -524,6 +544,7 @@ class ExitBoundedTransport(SubprocessCLITransport):
         _read_deep_frames_shallow()
         await super().connect()
         if self._process is not None:
+            self._stdout_fd = _stdout_fd(self._process)
             if self._process.stdout is not None and self._stdout_stream is not None:
                 # The SDK decodes Claude's stdout strictly: one invalid UTF-8 byte raised out
                 # of its reader and the text around it never arrived. Nothing is read yet, so
@@ -535,6 +556,17 @@ class ExitBoundedTransport(SubprocessCLITransport):
     def process(self) -> Any:
         """Claude's process (the SDK's private attribute, pinned), or None before connect."""
         return self._process
+
+    def silent(self) -> bool:
+        """Whether Claude has written nothing to its output that waits to be read: a look at
+        the pipe that reads nothing (False when there is no pipe to look at, or it ended)."""
+        if self._stdout_fd is None:
+            return False
+        try:
+            waiting, _, _ = select.select([self._stdout_fd], [], [], 0)
+        except (OSError, ValueError):  # closed meanwhile
+            return False
+        return not waiting
 
     async def close(self) -> None:
         process = self._process

@@ -106,7 +106,7 @@ def _launches_in(transcript: Path, owner: str) -> set[str]:
 
 def with_launchers(files: dict[str, SubagentFile]) -> dict[str, SubagentFile]:
     """`files` with the agent that made each launch call, when an agent's transcript holds
-    it (`subagent-history.js: subagentLineage`). Blocking."""
+    it (`subagentLineage`: docs/reference-adapter.md#subagent-launches). Blocking."""
     out = dict(files)
     for found in files.values():
         for launch in _launches_in(found.transcript, found.agent_id):

@@ -49,6 +49,8 @@ from fsm import (
     McpServerStatus,
     ModelFellBack,
     PromptEchoed,
+    PromptEnded,
+    PromptFate,
     PromptQueued,
     PromptStarted,
     RateLimitReported,
@@ -169,8 +171,8 @@ def read_frame(message: object, raw: object, epoch: str, *, now: float, wall: fl
         started = _answer_stream_started(message, epoch)
         return _STREAMED if started is None else Reading(Shown.STREAM, (started,))
     if isinstance(message, UnparsedFrame):
-        taken_up = started_for(message.data, epoch)
-        return Reading(Shown.UNPARSED, () if taken_up is None else (taken_up,))
+        fate = lifecycle_for(message.data, epoch)
+        return Reading(Shown.UNPARSED, () if fate is None else (fate,))
     changes = own_changes(message, raw)
     try:
         event = event_for(message, epoch)
@@ -320,10 +322,12 @@ def echo_for(raw: object, epoch: str) -> PromptEchoed | None:
     return PromptEchoed(epoch=epoch, turn_id=uuid) if uuid else None
 
 
-def started_for(raw: object, epoch: str) -> PromptQueued | PromptStarted | None:
-    """Claude Code's word that it queued or started a user message (`command_lifecycle`, state
-    `queued` or `started`, naming the uuid the adapter stamped on it): started, it took that
-    message up; queued, it will say when it starts it (docs/decisions.md#turn-begins-at-echo)."""
+def lifecycle_for(raw: object, epoch: str) -> PromptQueued | PromptStarted | PromptEnded | None:
+    """Claude Code's word on what became of a user message it was sent (`command_lifecycle`,
+    naming the uuid the adapter stamped on it): `queued`, it will say when it starts it;
+    `started`, it took that message up (docs/decisions.md#turn-begins-at-echo); a terminal state,
+    the message's end, which answers a prompt it never started
+    (docs/decisions.md#prompt-ended-unstarted). A state it does not name is nothing."""
     if not isinstance(raw, Mapping) or raw.get("type") != "command_lifecycle":
         return None
     uuid = _str(raw, "command_uuid")
@@ -332,7 +336,13 @@ def started_for(raw: object, epoch: str) -> PromptQueued | PromptStarted | None:
     state = raw.get("state")
     if state == "started":
         return PromptStarted(epoch=epoch, turn_id=uuid)
-    return PromptQueued(epoch=epoch, turn_id=uuid) if state == "queued" else None
+    if state == "queued":
+        return PromptQueued(epoch=epoch, turn_id=uuid)
+    fate = _FATES.get(state) if isinstance(state, str) else None
+    return None if fate is None else PromptEnded(epoch=epoch, turn_id=uuid, fate=fate)
+
+
+_FATES = {fate.value: fate for fate in PromptFate}
 
 
 def event_for(message: object, epoch: str) -> ClaudeEvent | None:

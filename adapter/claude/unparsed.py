@@ -9,9 +9,10 @@ for an unknown `type`), but the editor has a use for: they reach the session as 
   turn's result when asked for (`--prompt-suggestions`), which JetBrains AIR shows
   (`fsm.air.prompt_suggestions`).
 - `command_lifecycle`: what became of a user message Claude Code was sent (`queued`, `started`,
-  `completed`, …): `started` is where a waiting prompt's turn begins
-  (docs/decisions.md#turn-begins-at-echo); a client that asked for Claude's messages raw
-  (`_claude/sdkMessage`) gets them all, as the reference adapter forwards them.
+  then one of `completed`, `cancelled`, `discarded`, `refused`): `started` is where a waiting
+  prompt's turn begins (docs/decisions.md#turn-begins-at-echo), and an end before it answers
+  that prompt (docs/decisions.md#prompt-ended-unstarted); a client that asked for Claude's
+  messages raw (`_claude/sdkMessage`) gets them all, as the reference adapter forwards them.
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ from adapter.claude.translate import FastMode
 from adapter.controls.auto_fast_rules import (
     AUTO_FALLBACK,
     check_fast,
-    explain_off,
     fast_report,
     fast_state,
 )
@@ -39,6 +38,7 @@ from fsm import (
     AutoModeUnavailable,
     Event,
     FastModeTurnedOff,
+    fast_off_explanation,
     follow_fast_mode,
 )
 
@@ -77,7 +77,8 @@ class AutoFast:
         elif reported is not None:
             config.fast = reported
             explained = fast_report(info)
-            config.fast_off_because = explained[1] if explained is not None else None
+            reason = explained[1] if explained is not None else None
+            config.fast_off_because = fast_off_explanation(reason)
         by_default, config.auto_by_default = config.auto_by_default, False
         if config.mode == "auto" and not config.auto_available():
             # An `auto` nobody asked for falls back to Manual silently; a chosen one to Accept
@@ -107,7 +108,7 @@ class AutoFast:
             on=config.fast,
             off_because=config.fast_off_because,
             said_on=fast.on,
-            said_because=explain_off(fast.reason),
+            said_because=fast_off_explanation(fast.reason),
         )
         if followed is None:
             return

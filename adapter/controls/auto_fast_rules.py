@@ -1,4 +1,5 @@
-"""Claude Code's `auto` permission mode and its fast mode, as the reference adapter offers them.
+"""Claude Code's `auto` permission mode and its fast mode, as the reference adapter offers them
+(docs/reference-adapter.md#auto-mode).
 
 Theory of operation: Claude Code's model list says which models take each
 (`supportsAutoMode`, `supportsFastMode`; a CLI that predates the fields sends neither).
@@ -15,8 +16,9 @@ Theory of operation: Claude Code's model list says which models take each
   reaches Claude as `apply_flag_settings {"fastMode": bool}`.
 - Claude Code's own changes are followed: `fast_mode_state` on `system/init` and on a user
   turn's `result` (`cooldown` is not a change: the switch stays on). While it is off for a
-  reason Claude Code names and `FAST_OFF_REASONS` explains, the option's description says why,
-  and turning off for such a reason is told to the client (`fsm/notices.py`).
+  reason Claude Code names and the core explains (`fsm.fast_off_explanation`), the option's
+  description says why, and turning off for such a reason is told to the client
+  (`fsm/notices.py`).
 """
 
 from __future__ import annotations
@@ -35,9 +37,7 @@ __all__ = [
     "AUTO",
     "AUTO_FALLBACK",
     "FAST",
-    "FAST_OFF_REASONS",
     "check_fast",
-    "explain_off",
     "fast_option",
     "fast_report",
     "fast_state",
@@ -49,31 +49,16 @@ FAST = "fast"
 _NAME = "Fast mode"
 _DESCRIPTION = "Faster responses on supported models"
 _SELECT = {"on": True, "off": False}
-# `fast_mode_disabled_reason` values the reference explains.
-FAST_OFF_REASONS = {
-    "free": "not available on the free plan",
-    "extra_usage_disabled": "requires extra usage to be enabled for this account",
-    "model_not_allowed": "not available for the selected model",
-    "not_first_party": "not available on this API provider",
-    "disabled_by_env": "disabled by environment configuration",
-    "network_error": "eligibility could not be verified (network error)",
-}
 
 
-def fast_report(frame: Mapping[str, Any]) -> tuple[bool, str | None] | None:
-    """A frame's fast mode (on or off, and the explanation of an off), or None where it says
-    nothing this follows (no state, or `cooldown`)."""
+def fast_report(frame: Mapping[str, Any]) -> tuple[bool, object] | None:
+    """A frame's fast mode (on or off, and Claude Code's reason for an off, as it gave it:
+    `fsm.fast_off_explanation` words it), or None where it says nothing this follows (no
+    state, or `cooldown`)."""
     state = frame.get("fast_mode_state")
     if state not in ("on", "off"):
         return None
-    reason = frame.get("fast_mode_disabled_reason")
-    return state == "on", None if state == "on" else explain_off(reason)
-
-
-def explain_off(reason: object) -> str | None:
-    """Why fast mode is off, for the user, from Claude Code's `fast_mode_disabled_reason`
-    (None: a reason this does not explain, or none)."""
-    return FAST_OFF_REASONS.get(reason) if isinstance(reason, str) else None
+    return state == "on", None if state == "on" else frame.get("fast_mode_disabled_reason")
 
 
 def fast_state(server_info: Mapping[str, Any] | None) -> bool | None:

@@ -1,12 +1,13 @@
 """Claude's questions to the user (the AskUserQuestion tool), asked through ACP elicitation.
 
-Theory of operation, as the reference adapter does it:
+Theory of operation, as the reference adapter does it (docs/reference-adapter.md#ask-user-question):
 - a client that declares `elicitation.form` gets each AskUserQuestion call as one
   `elicitation/create` form (`adapter.controls.question_form`); the answer goes back to Claude
   Code as the tool's `updatedInput` with `answers` (and `annotations` for notes);
 - a client without it never sees the tool: Claude Code starts with `--disallowedTools
-  AskUserQuestion` (`disallowed_tools`), so Claude asks in plain text instead; a call that gets
-  here anyway is refused with a reason, never offered as a Yes/No card that answers nothing;
+  AskUserQuestion` (`question_form.disallowed_tools`), so Claude asks in plain text instead; a
+  call that gets here anyway is refused with a reason, never offered as a Yes/No card that
+  answers nothing;
 - the user's answers to Claude:
 
   | the client's answer                | to Claude                                       |
@@ -36,16 +37,10 @@ from claude_agent_sdk.types import (
 )
 
 from adapter.controls.form_presenter import FormPresenter
-from adapter.controls.question_form import (
-    ASK_TOOL,
-    disallowed_tools,
-    fold_answer,
-    form_params,
-    valid_questions,
-)
+from adapter.controls.question_form import fold_answer, form_params, valid_questions
 from adapter.wire.client_link import ClientLink
 
-__all__ = ["ASK_TOOL", "QuestionAsker", "ToolUseAborted", "disallowed_tools"]
+__all__ = ["QuestionAsker", "ToolUseAborted"]
 
 log = logging.getLogger(__name__)
 

@@ -47,7 +47,8 @@ from adapter.controls.mcp_sign_in import McpSignIn
 from adapter.controls.model_choices import ModelChoice
 from adapter.controls.permissions import PermissionBroker
 from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
-from adapter.controls.questions import QuestionAsker, disallowed_tools
+from adapter.controls.question_form import disallowed_tools
+from adapter.controls.questions import QuestionAsker
 from adapter.controls.remote_control_switch import RemoteControlSwitch
 from adapter.wire.client_link import ClientLink
 from fsm import (

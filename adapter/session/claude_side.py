@@ -21,7 +21,7 @@ from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.translate import Shown, read_frame
-from adapter.controls.questions import ASK_TOOL
+from adapter.controls.question_form import ASK_TOOL
 from adapter.controls.session_controls import SessionControls
 from adapter.session.live_view import LiveView
 from adapter.session.prompt_answer import PromptAnswer

@@ -125,17 +125,26 @@ class EffectPerformer:
             case WithdrawQuestions():
                 self._controls.withdraw_all()
             case SettlePrompt(
-                stop_reason=stop_reason, record=record, turn_id=turn_id, handed_off=handed_off
+                stop_reason=stop_reason,
+                record=record,
+                turn_id=turn_id,
+                handed_off=handed_off,
+                ran=ran,
             ):
-                # Handed off (prompt queueing), Claude's work goes on for the next prompt: its
-                # open tool calls and its stream stay open.
-                await self._view.turn_settled(failed=record is not None, handed_off=handed_off)
+                # Not `ran`: a prompt Claude never took up. Nothing the session shows is its,
+                # so its answer carries no turn's usage and ends nothing still open
+                # (docs/decisions.md#prompt-ended-unstarted).
+                if ran:
+                    # Handed off (prompt queueing), Claude's work goes on for the next prompt:
+                    # its open tool calls and its stream stay open.
+                    await self._view.turn_settled(failed=record is not None, handed_off=handed_off)
                 await self._file_changes(turn_id, str(stop_reason), failed=record is not None)
                 response = await self._publisher.response(stop_reason, record)
-                response.usage = self._view.response_usage()
-                quota = self._view.response_quota()
-                if quota is not None:
-                    response.field_meta = {**(response.field_meta or {}), **quota}
+                if ran:
+                    response.usage = self._view.response_usage()
+                    quota = self._view.response_quota()
+                    if quota is not None:
+                        response.field_meta = {**(response.field_meta or {}), **quota}
                 own = self._answers.get(turn_id)
                 if record is not None and own is not None and own.by_adapter:
                     # The adapter's own turn has no prompt response to carry its record (a
@@ -143,8 +152,9 @@ class EffectPerformer:
                     # (its `agent_error` form went with the response above).
                     await self._publisher.publish(record, agent_error=False)
                 self._give(turn_id, response)
-            case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id):
-                await self._view.turn_settled(failed=True)
+            case RejectPrompt(blame=blame, message=text, error_kind=kind, turn_id=turn_id, ran=ran):
+                if ran:
+                    await self._view.turn_settled(failed=True)
                 await self._file_changes(turn_id, None, failed=True)
                 data = {"errorKind": kind} if kind else None
                 self._give(turn_id, RequestError(REJECTION_CODES[blame], text, data))

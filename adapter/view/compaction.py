@@ -1,5 +1,6 @@
 """Claude Code compacting the conversation (automatic, or `/compact`), as the synthetic "Compact
-conversation" tool card the reference adapter shows a client without `session.compaction`.
+conversation" tool card the reference adapter shows a client without `session.compaction`
+(docs/reference-adapter.md#compaction-updates).
 
 Theory of operation: Claude Code writes `system/status` `compacting` when it starts (the card
 is named as its load will name it, `adapter.view.compaction_ids`), `system/status` with
@@ -19,8 +20,9 @@ Code's own automatic compaction inside that turn stays `automatic`.
 
 Every JetBrains AIR client (`AirClient.compaction_meta`) finds the facts on each report of the
 card instead, in `_meta.jetbrains.air.contextCompaction` (`{version: 1}` at the start, the
-boundary's counts and trigger at the end, a failure's error), and no `rawOutput`, as the
-reference adapter sends them (docs/decisions.md#air-only-keys).
+boundary's counts and trigger at the end, a failure's error), and no `rawOutput`
+(`AirClient.compaction_raw_output`), as the reference adapter sends them
+(docs/decisions.md#air-only-keys).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class CompactionCards:
         """The card's `_meta`, with the compaction's facts for an AIR client."""
         return self._air.compaction_meta(_META, known) or _META
 
-    def _update(self, card_id: str, status: str, known: Wire) -> Wire:
+    def _card_update(self, card_id: str, status: str, known: Wire) -> Wire:
         return {
             "sessionUpdate": "tool_call_update",
             "toolCallId": card_id,
@@ -120,7 +122,9 @@ class CompactionCards:
             return []  # the boundary that follows closes it with the counts
         self._ids.failed()
         error = data.get("compact_error")
-        update = self._update(card_id, "failed", {"error": error} if isinstance(error, str) else {})
+        update = self._card_update(
+            card_id, "failed", {"error": error} if isinstance(error, str) else {}
+        )
         text = f"Compaction failed: {error}" if isinstance(error, str) else "Compaction failed"
         update["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
         return [update]
@@ -137,9 +141,10 @@ class CompactionCards:
             self._ids.bounded()
         assert card_id is not None
         known = facts(data.get("compact_metadata"), idle=self.idle)
-        update = self._update(card_id, "completed", known)
-        if not self._air.compaction_facts:  # else in `_meta`
-            update["rawOutput"] = known
+        update = self._card_update(card_id, "completed", known)
+        raw_output = self._air.compaction_raw_output(known)
+        if raw_output is not None:
+            update["rawOutput"] = raw_output
         return [*opened, update]
 
     def turn_ended(self) -> list[Wire]:
@@ -147,10 +152,10 @@ class CompactionCards:
         that never ended (the turn was interrupted) failed, and says so."""
         updates: list[Wire] = []
         if self._ended is not None:
-            updates.append(self._update(self._ended, "completed", {}))
+            updates.append(self._card_update(self._ended, "completed", {}))
         if self._open is not None:
             text = "Compaction did not finish"
-            update = self._update(self._open, "failed", {"error": text})
+            update = self._card_update(self._open, "failed", {"error": text})
             update["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
             updates.append(update)
             self._ids.failed()

@@ -24,16 +24,13 @@ from typing import Any
 
 from adapter.view.compaction import CompactionCards, facts
 from adapter.view.compaction_ids import CompactionIds, is_session_boundary
+from adapter.view.compaction_updates import compaction_update, summary_chunk
 from fsm import AirClient
 
 __all__ = ["ReplayedCompactions"]
 
 Wire = dict[str, Any]
 _CAMEL = {"preTokens": "pre_tokens", "postTokens": "post_tokens", "durationMs": "duration_ms"}
-
-
-def _update(compaction_id: str, status: str) -> Wire:
-    return {"sessionUpdate": "compaction_update", "compactionId": compaction_id, "status": status}
 
 
 def _metadata(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,12 +62,6 @@ class ReplayedCompactions:
         self._open: str | None = None  # an update-client's compaction awaiting its summary
         self._known: Wire = {}  # the open one's facts, from its boundary
 
-    def _told(self, update: Wire, known: Wire) -> Wire:
-        meta = self._air.compaction_meta(None, known)
-        if meta is not None:
-            update["_meta"] = meta
-        return update
-
     def entry(self, raw: object) -> tuple[list[Wire], bool]:
         """What to send before one stored entry, and whether the entry is spent (shown here,
         so not replayed as ordinary content)."""
@@ -80,17 +71,7 @@ class ReplayedCompactions:
             if self._open is None:
                 return [], False
             text = _summary(raw)
-            compaction_id = self._open
-            chunk: list[Wire] = []
-            if text:
-                content = {"type": "text", "text": text}
-                chunk.append(
-                    {
-                        "sessionUpdate": "compaction_summary_chunk",
-                        "compactionId": compaction_id,
-                        "content": content,
-                    }
-                )
+            chunk = [summary_chunk(self._open, text)] if text else []
             return [*chunk, *self.finish()], True
         if not self._is_boundary(raw):
             # Claude Code's bookkeeping lines may come between a boundary and its summary.
@@ -103,7 +84,7 @@ class ReplayedCompactions:
         boundary_id = self._ids.starting()
         self._ids.bounded()
         self._open, self._known = boundary_id, facts(_metadata(raw))
-        return [*before, self._told(_update(boundary_id, "in_progress"), {})], True
+        return [*before, compaction_update(boundary_id, "in_progress", air=self._air)], True
 
     @staticmethod
     def _is_boundary(raw: Mapping[str, Any]) -> bool:
@@ -115,4 +96,4 @@ class ReplayedCompactions:
             return []
         compaction_id, self._open = self._open, None
         known, self._known = self._known, {}
-        return [self._told(_update(compaction_id, "completed"), known)]
+        return [compaction_update(compaction_id, "completed", air=self._air, known=known)]

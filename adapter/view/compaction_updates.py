@@ -1,7 +1,8 @@
 """Claude Code compacting the conversation, as ACP `compaction_update` /
 `compaction_summary_chunk` updates, for a client that declares
-`clientCapabilities.session.compaction` (the reference adapter's gate); any other client gets
-the synthetic card of `adapter.view.compaction`, from the same frames.
+`clientCapabilities.session.compaction` (the reference adapter's gate:
+docs/reference-adapter.md#compaction-updates); any other client gets the synthetic card of
+`adapter.view.compaction`, from the same frames.
 
 Theory of operation: `system/status` `compacting` opens a compaction, named as its load will
 name it (`adapter.view.compaction_ids`), `in_progress`; the API's streamed summary
@@ -22,8 +23,8 @@ Every JetBrains AIR client (`AirClient.compaction_meta`) also finds the compacti
 `_meta.jetbrains.air.contextCompaction`, as the reference sends them: `{version: 1}` on the
 `in_progress` and on a `failed` (whose error has its own field), the boundary's trigger and
 counts on the `completed`. A boundary that comes after the `completed` went out (a `success`
-status before it) brings them in one more `completed` update, to an AIR client only; a
-`cancelled` carries none.
+status before it) brings them in one more `completed` update, to an AIR client only
+(`AirClient.repeats_compaction_end`); a `cancelled` carries none.
 """
 
 from __future__ import annotations
@@ -36,13 +37,25 @@ from adapter.view.compaction import facts
 from adapter.view.compaction_ids import CompactionIds
 from fsm import AirClient
 
-__all__ = ["CompactionUpdates", "cleaned_summary"]
+__all__ = ["CompactionUpdates", "cleaned_summary", "compaction_update", "summary_chunk"]
 
 Wire = dict[str, Any]
 
 
-def _update(compaction_id: str, status: str) -> Wire:
-    return {"sessionUpdate": "compaction_update", "compactionId": compaction_id, "status": status}
+def compaction_update(
+    compaction_id: str, status: str, *, air: AirClient | None = None, known: Wire | None = None
+) -> Wire:
+    """A `compaction_update` at `status`; with `air`, the compaction's `known` facts in `_meta`
+    for an AIR client (`AirClient.compaction_meta`), live and on load."""
+    update: Wire = {
+        "sessionUpdate": "compaction_update",
+        "compactionId": compaction_id,
+        "status": status,
+    }
+    meta = air.compaction_meta(None, known or {}) if air is not None else None
+    if meta is not None:
+        update["_meta"] = meta
+    return update
 
 
 def _summary_text(event: Mapping[str, Any]) -> str | None:
@@ -71,7 +84,8 @@ def cleaned_summary(raw: str) -> str:
     return _SUMMARY_TAGS.sub("", _ANALYSIS.sub("", raw)).strip()
 
 
-def _chunk(compaction_id: str, text: str) -> Wire:
+def summary_chunk(compaction_id: str, text: str) -> Wire:
+    """A piece of a compaction's summary, live (as it streams) and on load (the stored one)."""
     return {
         "sessionUpdate": "compaction_summary_chunk",
         "compactionId": compaction_id,
@@ -100,13 +114,6 @@ class CompactionUpdates:
             for u in updates
         ]
 
-    def _told(self, update: Wire, known: Wire) -> Wire:
-        """`update` with the compaction's facts for an AIR client."""
-        meta = self._air.compaction_meta(None, known)
-        if meta is not None:
-            update["_meta"] = meta
-        return update
-
     def compacted(self, summary: str) -> None:
         """The PostCompact hook's summary of the compaction ending now."""
         self._summary = cleaned_summary(summary) or None
@@ -114,7 +121,7 @@ class CompactionUpdates:
     def _completed(self, compaction_id: str, known: Wire) -> list[Wire]:
         summary, self._summary = self._summary, None
         streamed, self._streamed = "".join(self._streamed), []
-        update = self._told(_update(compaction_id, "completed"), known)
+        update = compaction_update(compaction_id, "completed", air=self._air, known=known)
         # As the reference sends it: on the terminal update, unless it only repeats the chunks.
         if summary and summary != streamed.strip():
             update["summary"] = [{"type": "text", "text": summary}]
@@ -136,7 +143,7 @@ class CompactionUpdates:
         if text is None:
             return []
         self._streamed.append(text)
-        return [_chunk(self._open, text)]
+        return [summary_chunk(self._open, text)]
 
     def _status(self, data: Mapping[str, Any]) -> list[Wire]:
         if data.get("status") == "compacting":
@@ -144,7 +151,7 @@ class CompactionUpdates:
                 return []
             compaction_id = self._ids.starting()
             self._open, self._ended, self._streamed = compaction_id, None, []
-            return [self._told(_update(compaction_id, "in_progress"), {})]
+            return [compaction_update(compaction_id, "in_progress", air=self._air)]
         result = data.get("compact_result")
         if self._open is None or result not in ("success", "failed"):
             return []
@@ -155,7 +162,7 @@ class CompactionUpdates:
             return self._completed(compaction_id, {})
         self._ids.failed()
         self._summary, self._streamed = None, []
-        update = self._told(_update(compaction_id, "failed"), {})
+        update = compaction_update(compaction_id, "failed", air=self._air)
         error = data.get("compact_error")
         if isinstance(error, str) and error:
             update["error"] = error
@@ -167,21 +174,21 @@ class CompactionUpdates:
             # Its end was sent already: the boundary only repeats it, but for the facts it
             # brings an AIR client.
             ended, self._ended = self._ended, None
-            if not (known and self._air.compaction_facts):
+            if not self._air.repeats_compaction_end(known):
                 return []
-            return [self._told(_update(ended, "completed"), known)]
+            return [compaction_update(ended, "completed", air=self._air, known=known)]
         if self._open is not None:
             compaction_id, self._open = self._open, None
             self._ids.bounded()
             return self._completed(compaction_id, known)
         compaction_id = self._ids.starting()
         self._ids.bounded()
-        opened = self._told(_update(compaction_id, "in_progress"), {})
+        opened = compaction_update(compaction_id, "in_progress", air=self._air)
         return [opened, *self._completed(compaction_id, known)]
 
     def turn_ended(self) -> list[Wire]:
         """A turn ended: a compaction still running was cut short."""
-        updates = self._marked([_update(self._open, "cancelled")] if self._open else [])
+        updates = self._marked([compaction_update(self._open, "cancelled")] if self._open else [])
         if self._open is not None:
             self._ids.failed()
         self._open = self._ended = self._summary = None

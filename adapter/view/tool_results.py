@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.view.long_output import SHOWN_IMAGE_CHARACTERS, image_note, shown_text
+from fsm import failed_text_fenced
 
 __all__ = ["fenced", "result_updates"]
 
@@ -26,10 +27,6 @@ _DIFF_FILE_LIMIT = 1024 * 1024
 _EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
 _CONSOLE_TOOLS = frozenset({"Bash", "PowerShell", "BashOutput"})
 _AGENT_TOOLS = frozenset({"Agent", "Task"})
-# Tools whose failed result JetBrains AIR shows in its own frame (it parses SendMessage's and
-# TaskStop's JSON), and the plan exit, whose rejection reason Claude already fenced: an AIR
-# client gets their error text plain (the reference's `AgentControlReporter`, `PlanReporter`).
-_AIR_PLAIN_ERRORS = frozenset({"SendMessage", "TaskStop", "ListAgents", "Monitor", "ExitPlanMode"})
 # A fence line as Markdown reads one: up to three spaces, then three or more backticks.
 _FENCE_RUN = re.compile(r"^ {0,3}(`{3,})", re.M)
 # The model-directed trailer Claude Code appends to a subagent's report: a `<usage>…</usage>`
@@ -232,8 +229,8 @@ def result_updates(
     air: bool = False,
 ) -> list[Wire]:
     """The updates that end one card: content, locations and the final status. A failed
-    call's text is fenced, as the reference shows it, but for the tools whose error text a
-    JetBrains AIR client (`air`) reads plain (docs/decisions.md#failed-call-text-fenced)."""
+    call's text is fenced where the core's `failed_text_fenced` says so (a JetBrains AIR client,
+    `air`, reads some tools' plain; docs/decisions.md#failed-call-text-fenced)."""
     data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
     extra: Mapping[str, Any] = tool_use_result if isinstance(tool_use_result, Mapping) else {}
     if name in _AGENT_TOOLS:
@@ -260,7 +257,7 @@ def result_updates(
     shown: list[Wire] = []
     if text and name in _CONSOLE_TOOLS:
         shown.append(_text(fenced(text, "console")))
-    elif text and is_error and not (air and name in _AIR_PLAIN_ERRORS):
+    elif text and is_error and failed_text_fenced(name, air=air):
         shown.append(_text(fenced(text)))
     elif text:
         shown.append(_text(text))

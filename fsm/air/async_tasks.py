@@ -12,7 +12,7 @@ session updates to send, in order:
     {"sessionUpdate": "async_task_progress", "asyncTaskId", <only the fields that changed>}
     {"sessionUpdate": "async_task_state_update", "asyncTaskId", "state", "summary"?, ...}
 
-Rules, each the reference's (`async-tasks.js`):
+Rules, each the reference's (`AsyncTaskRuntime`: docs/reference-adapter.md#async-tasks):
 - A subagent (`subagent_type`, or `task_type: local_agent`) is never an async task.
 - A task is spawned when Claude Code says it went to the background (`is_backgrounded`, or no
   such flag and a type other than a foreground shell or agent; a `task_updated` patch with
@@ -35,7 +35,7 @@ On `session/load` (`TaskReplay`): Claude Code keeps no task frames, so a backgro
 restored from the `<task-notification>` that ended it, with the tool call that started it
 (a task no known call started stays unknown; a subagent's is no async task); its spawn and
 end go to the session that made that call: a JetBrains AIR child's replay session for a call
-of a subagent (the reference's `routeOf`).
+of a subagent (the reference's `routeOf`: docs/reference-adapter.md#subagent-replay).
 
 Pure: no I/O, no clock; what is sent and what is asked of Claude is the shell's.
 """
@@ -545,7 +545,8 @@ def task_notices(content: object) -> list[Wire]:
     """The `<task-notification>`s of a user message (its string, or its text blocks), as the
     frame Claude Code sends live: `task_id`, `status`, and `tool_use_id`, `summary`,
     `output_file` when given. Only one with a task id and a status (one without comes while
-    the task runs); the `<result>` body is not read (`task-notifications.js`)."""
+    the task runs); the `<result>` body is not read
+    (docs/reference-adapter.md#task-notifications)."""
     texts = [content] if isinstance(content, str) else []
     if isinstance(content, list):
         texts = [

@@ -4,8 +4,8 @@ an earlier report of the same tool call already sent with the same value (docs/c
 
 Theory of operation: AIR merges a tool call's `_meta` keys report by report, so a key it holds
 need not come again; ACP defines no such merge, so only an AIR client's updates pass here. The
-reference adapter's `ChangedMetaFilter` (`tool-calls/changed-meta-filter.js`) is the model, rule
-for rule:
+reference adapter's `ChangedMetaFilter` (docs/reference-adapter.md#changed-meta-filter) is the
+model, rule for rule:
 
 - Only a `tool_call` and a `tool_call_update` are read; any other update passes as it is.
 - The compared keys are each key of `_meta.claudeCode`, each key of `_meta.jetbrains.air`, and

@@ -33,10 +33,12 @@ __all__ = [
     "ADVERTISED",
     "IMPLEMENTED",
     "INDEX_CAPABILITIES",
+    "PLAIN_ERROR_TOOLS",
     "SESSION_INDEX",
     "AirClient",
     "advertisement",
     "air_client",
+    "failed_text_fenced",
 ]
 
 SESSION_INDEX = "sessionIndex"
@@ -86,6 +88,11 @@ HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END, RAW_INPUT_RENDERING})
 AIR_VERSION = 1
 # How Claude Code names an MCP server's prompt among its commands: never a skill.
 MCP_PROMPT = " (MCP)"
+# The tools whose failed call's text an AIR client reads plain, not in a code fence: the agent
+# control tools, whose result AIR shows in its own frame (it parses SendMessage's and TaskStop's
+# JSON), and the plan exit, whose rejection reason Claude already fenced (the reference's
+# `AgentControlReporter`, `ExitPlanModeReporter`).
+PLAIN_ERROR_TOOLS = frozenset({"SendMessage", "TaskStop", "ListAgents", "Monitor", "ExitPlanMode"})
 
 
 def _air_object(client_meta: object) -> dict[str, Any] | None:
@@ -258,6 +265,23 @@ class AirClient:
         every AIR client, as the reference does."""
         return self.air
 
+    def compaction_raw_output(self, facts: dict[str, Any]) -> dict[str, Any] | None:
+        """The "Compact conversation" card's `rawOutput` at its end: the compaction's facts
+        for any client but an AIR one, which finds them in `_meta` (`compaction_meta`) and gets
+        no `rawOutput`, as the reference's `compactionToolCall.finished` does (None: none;
+        docs/reference-adapter.md#context-compaction-meta). Ours carries the facts even when
+        the boundary brought none (`{}`), where the reference leaves an empty one out."""
+        return None if self.compaction_facts else facts
+
+    def repeats_compaction_end(self, facts: dict[str, Any]) -> bool:
+        """Whether a compaction boundary that comes after the compaction's `completed` update
+        went out (a `success` status before it) is sent as one more `completed`
+        `compaction_update`, carrying the boundary's `facts`: for an AIR client, when the
+        boundary brings facts, as the reference re-sends the end only when the boundary adds
+        facts (`ContextCompactionLifecycle.finish`). Any other client would get nothing new
+        (the reference sends it a bare repeat), so it gets none."""
+        return self.compaction_facts and bool(facts)
+
     def probes_skill(self, command: str, *, builtin: bool, listed_path: str | None) -> bool:
         """Whether command `command`'s `SKILL.md` is looked for on disk: for an AIR client, a
         command Claude Code gave no file for that is neither built in nor an MCP prompt."""
@@ -300,6 +324,13 @@ def air_client(client_meta: object, *, subagents: bool = False) -> AirClient:
         return AirClient(air=True, subagents_field=subagents)
     declared = frozenset(n for n in names if isinstance(n, str))
     return AirClient(air=True, declared=declared, subagents_field=subagents)
+
+
+def failed_text_fenced(tool_name: str, *, air: bool) -> bool:
+    """Whether a failed call of `tool_name` shows its text in a Markdown code fence, as the
+    reference shows it: for every client, but an AIR client (`air`: `AirClient.air`) reads the
+    text of `PLAIN_ERROR_TOOLS` plain (docs/decisions.md#failed-call-text-fenced)."""
+    return not (air and tool_name in PLAIN_ERROR_TOOLS)
 
 
 def advertisement(client: AirClient) -> dict[str, Any] | None:

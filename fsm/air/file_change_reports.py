@@ -15,7 +15,8 @@ the payload; the shell has resolved every path against the working folder, throu
 folders, and `_paths` keeps what may be shown: no blank, overlong or control-character path,
 none outside the session's folders or being one of them, no duplicate, at most 1024 paths and
 256 KiB; anything dropped sets `truncated`. `declaredComplete` is always false: Bash changes
-are not checkpointed. The reference adapter's `file-change-audit.js` is the model. Pure.
+are not checkpointed. The reference adapter's file change audit is the model
+(docs/reference-adapter.md#file-change-reports). Pure.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ nothing), and remembers it as pending; then Claude Code's `active_goal` frames a
 older one and is ignored. Once the command's own result arrives (after Claude took the command
 up), it is pending no more; if that result failed (an error, a refusal), the goal shown before
 it is published again. A cancelled turn keeps the goal. Every snapshot goes to AIR clients only
-(`session_info_update._meta.jetbrains.air.goal`). The reference adapter's
-`goal-extension.js` and its `publishGoal*` are the model. Pure.
+(`session_info_update._meta.jetbrains.air.goal`). The reference adapter's goal extension and
+its `publishGoal*` are the model (docs/reference-adapter.md#goals). Pure.
 """
 
 from __future__ import annotations

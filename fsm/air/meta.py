@@ -192,8 +192,8 @@ def mcp_call_meta(meta: dict[str, Any], tool_name: str) -> dict[str, Any]:
     return {**meta, "is_mcp_tool_call": True}
 
 
-# The kind of each permission mode AIR groups its mode picker by (`session-mode.js`
-# `buildAvailableModes`); a mode the reference does not offer (`dontAsk`) has none.
+# The kind of each permission mode AIR groups its mode picker by (`buildAvailableModes`:
+# docs/reference-adapter.md#mode-kinds); a mode the reference does not offer (`dontAsk`) has none.
 _MODE_KINDS = {
     "default": "standard",
     "acceptEdits": "standard",
@@ -218,12 +218,13 @@ def custom_answer_meta(question_id: str) -> dict[str, Any]:
     """The `_meta` of a question's free-text "Other" field for an AIR client: it marks the
     field as the custom answer of select field `question_id`, under
     `_meta.jetbrains.air.customAnswer` and, the same value, under the root key released AIR
-    builds read (`elicitation.js`)."""
+    builds read (docs/reference-adapter.md#custom-answer)."""
     payload = {"questionId": question_id, "isCustomAnswer": True}
     return with_air_meta({_LEGACY_CUSTOM_ANSWER: dict(payload)}, "customAnswer", payload)
 
 
-# What a compaction's facts may hold, as the reference names them (`context-compaction-meta.js`).
+# What a compaction's facts may hold, as the reference names them
+# (docs/reference-adapter.md#context-compaction-meta).
 _COMPACTION_FACTS = ("trigger", "preTokens", "postTokens", "durationMs", "error")
 CONTEXT_COMPACTION_VERSION = 1
 

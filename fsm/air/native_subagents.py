@@ -13,7 +13,8 @@ On the parent (the root, or the child that made the call):
      "capabilities": {}}
     {"sessionUpdate": "subagent_state_update", "subagentSessionId", "state"}
 
-Rules, each the reference's (`native-subagents.js`, `NativeSubagentRuntime` in its AIR form):
+Rules, each the reference's (`NativeSubagentRuntime` in its AIR form:
+docs/reference-adapter.md#native-subagents):
 - Off (`enabled` False: the client did not declare it) every update goes to the root as is.
 - A child is announced before any update of its own: those that come first wait, per launch
   call (at most 64 launches, 256 updates, 32 per launch; past that they are dropped), and go
@@ -22,7 +23,8 @@ Rules, each the reference's (`native-subagents.js`, `NativeSubagentRuntime` in i
   patch, or a SendMessage result naming it) opens generation `<task_id>:generation:<n>`, with a
   `subagent_spawned` of its own, under its old parent while that one is live, else the root;
   an agent from before a load (`restore`) goes under the agent whose history holds its launch
-  call while that agent is live, else the root (the reference's `restoreAgent`).
+  call while that agent is live, else the root (the reference's `restoreAgent`:
+  docs/reference-adapter.md#native-subagents).
 - `name`: the first non-blank of the Agent input's `name`, its description, its
   `subagent_type`, else `Agent <last 8 of the id>`; `task`: the prompt or the description,
   else `Delegated task`; `prompt`: the task's own prompt, else the Agent input's, else the
@@ -805,7 +807,7 @@ def _fallback(shown: Wire, terminal: Wire) -> Wire:
 
 def subagent_launches(content: object) -> list[str]:
     """The ids of the Agent and Task calls that launched subagents in a message's `content`
-    (`subagent-history.js: subagentLaunchIds`)."""
+    (`subagentLaunchIds`: docs/reference-adapter.md#subagent-launches)."""
     if not isinstance(content, list):
         return []
     return [

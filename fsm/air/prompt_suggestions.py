@@ -8,8 +8,8 @@ It travels as `session_info_update._meta.promptSuggestions {suggestions: [{text}
 names no vendor), `{suggestions: []}` being the clear. A client prompt spends the prediction:
 it is cleared when one is shown (a session that never showed one sends no clear), and so is a
 conversation reset. A value equal to the one shown is not sent again. Every AIR client gets
-it, and no other client. The reference adapter's `prompt-suggestions.js` and
-`publishPromptSuggestion` are the model. Pure.
+it, and no other client. The reference adapter's `promptSuggestionsMeta` and
+`publishPromptSuggestion` are the model (docs/reference-adapter.md#prompt-suggestions). Pure.
 """
 
 from __future__ import annotations

@@ -361,8 +361,8 @@ _MESSAGE_MARKERS = ('"type":"user"', '"type":"assistant"', '"type": "user"', '"t
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BackgroundTasks:
     """The background tasks of a session that did not end yet, from its transcript
-    (`background-tasks.js`): `complete` when every record was read (the whole file, or all
-    records after a complete earlier set)."""
+    (docs/reference-adapter.md#background-tasks): `complete` when every record was read (the
+    whole file, or all records after a complete earlier set)."""
 
     open: tuple[str, ...] = ()
     stop_calls: tuple[str, ...] = ()
@@ -604,7 +604,7 @@ def scan_transcript(head: str, tail: str, *, whole: bool = False) -> TranscriptF
 def needs_task_search(facts: TranscriptFacts, live: LiveRecord | None) -> bool:
     """Whether the whole transcript must be read for its background tasks: a finished turn of
     a session a live process holds, whose tail did not hold them all (a task can start before
-    the tail) (`session-index.js: withAllBackgroundTasks`)."""
+    the tail) (`withAllBackgroundTasks`: docs/reference-adapter.md#background-tasks)."""
     return facts.turn == "finished" and not facts.background_tasks.complete and live is not None
 
 
@@ -722,7 +722,7 @@ def registry_candidates(files: Mapping[str, object], domain: str) -> list[LiveRe
 def live_sessions(
     candidates: Iterable[LiveRecord], alive: set[int], starts: Mapping[int, str], now_ms: float
 ) -> dict[str, LiveRecord]:
-    """The live registry entry of each session (the reference's `live-registry.js`): its
+    """The live registry entry of each session (docs/reference-adapter.md#live-registry): its
     process is `alive`; a recorded start time must match the live process's (`starts`, as
     `ps -o lstart=` says it), so a reused pid does not count; an entry older than a day counts
     only with that match. Several processes of one session: the newest status."""
@@ -747,12 +747,13 @@ def row_state(
     row: IndexRow, own: OwnActivity | None, now_ms: int, live: LiveRecord | None = None
 ) -> str | None:
     """`idle`, `running`, `requires_action` or `error`; None when unknown
-    (`activity.js: deriveActivity`). A session run here says what its core knows. Any other:
-    with no live Claude Code process (`live`, from its registry) it is idle, or `error` after
-    an API error; an interactive Claude Code not driven by an SDK, whose registry status is
-    newer than the transcript, says its status; a turn that ended with a background task
-    still open is running until the registry says idle; otherwise the transcript's tail tells (a
-    finished turn is idle, an unfinished one written in the last 10 minutes running)."""
+    (`deriveActivity`: docs/reference-adapter.md#session-activity). A session run here says what
+    its core knows. Any other: with no live Claude Code process (`live`, from its registry) it is
+    idle, or `error` after an API error; an interactive Claude Code not driven by an SDK, whose
+    registry status is newer than the transcript, says its status; a turn that ended with a
+    background task still open is running until the registry says idle; otherwise the
+    transcript's tail tells (a finished turn is idle, an unfinished one written in the last 10
+    minutes running)."""
     if own is not None:
         return "error" if own.state == "idle" and own.last_turn_failed else own.state
     facts = row.facts

@@ -1,6 +1,6 @@
 """What a JetBrains AIR child session is told of its configuration (`nativeSubagentSessions`):
 the options Claude Code's hooks say a subagent runs with, in the reference adapter's shapes
-(`acp-agent.js` `subagentConfigurationHook`, `native-subagents.js` `childModelOption`).
+(`subagentConfigurationHook`, `childModelOption`: docs/reference-adapter.md#subagent-configuration).
 
 Theory of operation: the hooks the adapter registers for a native-subagents client
 (`SubagentStart`, `SubagentStop`, `PreToolUse`, `PostToolUse`, `PostToolUseFailure`,

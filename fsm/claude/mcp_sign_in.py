@@ -1,12 +1,12 @@
 """Signing the user in to a client's MCP server that needs it, as the reference adapter does.
 
-Theory of operation (`dist/acp-agent.js` `startMcpAuthentication`, `authenticateMcpServer`): a
-client that declared `elicitation.url` and gave the session MCP servers (`mcpServers` of
-`session/new`, `load`, `resume`, `fork`) has each of them that Claude Code reports `needs-auth`
-signed in instead of only told (`sign_in_servers`). The session asks Claude Code `mcp_status`
-once its setup response is out (`McpServersPolled`), and hears the same in every turn's
-`system/init`; the notice machine (`fsm.notices`) starts one sign-in per server and state
-(`SignInMcpServer`), and the shell runs it:
+Theory of operation (`startMcpAuthentication`, `authenticateMcpServer`:
+docs/reference-adapter.md#mcp-sign-in): a client that declared `elicitation.url` and gave the
+session MCP servers (`mcpServers` of `session/new`, `load`, `resume`, `fork`) has each of them
+that Claude Code reports `needs-auth` signed in instead of only told (`sign_in_servers`). The
+session asks Claude Code `mcp_status` once its setup response is out (`McpServersPolled`), and
+hears the same in every turn's `system/init`; the notice machine (`fsm.notices`) starts one
+sign-in per server and state (`SignInMcpServer`), and the shell runs it:
 
 1. Claude Code's `mcp_authenticate {serverName}`; its answer says whether the user has
    anything to do, and where (`sign_in_page`): no action needed ends it `not_needed`, an action

@@ -4,7 +4,8 @@ Theory of operation: a client that opens a session (`session/new`, `load`, `resu
 with `_meta.claudeCode.emitRawSDKMessages` gets, beside the usual updates, every message
 Claude Code's process sends the session as an ACP extension notification
 `_claude/sdkMessage {sessionId, message}`, `message` being the frame as Claude Code wrote it,
-as the reference adapter sends them (`dist/acp-agent.js` `shouldEmitRawMessage`):
+as the reference adapter sends them (`shouldEmitRawMessage`:
+docs/reference-adapter.md#raw-messages):
 
 | `emitRawSDKMessages`                                  | what is sent                        |
 |-------------------------------------------------------|-------------------------------------|

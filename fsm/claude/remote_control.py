@@ -1,6 +1,6 @@
 """`/remote-control`: continuing a session from claude.ai or the Claude mobile app, as the
-reference adapter offers it (`dist/acp-agent.js` `parseRemoteControlCommand`,
-`runRemoteControlCommand`, `isRemoteHumanMessage`).
+reference adapter offers it (`parseRemoteControlCommand`, `runRemoteControlCommand`,
+`isRemoteHumanMessage`: docs/reference-adapter.md#remote-control).
 
 Theory of operation: a prompt that is exactly one text block `/remote-control [name]` or
 `/remote-control off` (`remote_control_command`) is not a turn: the adapter asks Claude Code

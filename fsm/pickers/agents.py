@@ -1,5 +1,6 @@
 """The agent picker: which of Claude Code's agents a session may run its main thread as, as the
-reference adapter offers them (`dist/acp-agent.js` `discoverCustomAgents`, `buildConfigOptions`).
+reference adapter offers them (`discoverCustomAgents`, `buildConfigOptions`:
+docs/reference-adapter.md#agent-picker).
 
 Claude Code lists its agents in its initialize answer (`agents: [{name, description, model?}]`):
 its built-in subagents (`general-purpose`, `Explore`, `Plan`, ...) always, and the agents the user,

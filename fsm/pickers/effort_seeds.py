@@ -1,6 +1,6 @@
 """The effort a session's picker starts from when nobody chose one: what the settings say for
-the model, as the reference adapter reads them (`dist/session-effort.js`
-`settingsEffortForModel`, `mergeEffortSettings`).
+the model, as the reference adapter reads them (`settingsEffortForModel`, `mergeEffortSettings`:
+docs/reference-adapter.md#effort-seeds).
 
 A settings file may name an effort per model (`modelSettings: {<model>: {effortLevel}}`, keyed
 by the model's resolved id, its picker value or its id, a `-1m` suffix spelling the same `[1m]`

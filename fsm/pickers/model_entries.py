@@ -1,7 +1,7 @@
 """The model picker's entries under the settings' policy (`fsm.pickers.model_policy`), and
-the names they show, as the reference adapter decides them (`dist/session-model.js`:
-`applyAvailableModelsAllowlist`, `isDeniedModel`, `resolveModelPreference`,
-`versionedModelDisplayName`).
+the names they show, as the reference adapter decides them (`applyAvailableModelsAllowlist`,
+`isDeniedModel`, `resolveModelPreference`, `versionedModelDisplayName`:
+docs/reference-adapter.md#model-entries).
 
 Theory of operation: Claude Code's model list is already filtered by its own policy. Where the
 settings name an allowlist (`availableModels`), the picker is rebuilt from it so that the user's

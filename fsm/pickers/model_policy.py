@@ -1,6 +1,6 @@
-"""The model picker's policy from settings, as the reference adapter reads it
-(`dist/settings.js`), and the settings Claude Code starts with from the host's
-`CLAUDE_MODEL_CONFIG` (`parseModelConfig`). What the policy makes of Claude Code's model list,
+"""The model picker's policy from settings, as the reference adapter reads it, and the
+settings Claude Code starts with from the host's `CLAUDE_MODEL_CONFIG` (its `parseModelConfig`)
+(docs/reference-adapter.md#model-policy). What the policy makes of Claude Code's model list,
 and the names its entries show, is `fsm.pickers.model_entries`: a session's start needs the
 policy read, the list only once Claude Code has reported it (docs/performance.md).
 

@@ -21,8 +21,8 @@ left empty and the report says why.
 The agents (see `agents.py`):
 - ours: `python -m adapter`;
 - reference: `node <cache>/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js`,
-  which runs `$CLAUDE_CODE_EXECUTABLE` when it is set (`dist/claude-cli.js`, passed to the
-  TypeScript SDK as `pathToClaudeCodeExecutable`);
+  which runs `$CLAUDE_CODE_EXECUTABLE` when it is set (passed to the TypeScript SDK as
+  `pathToClaudeCodeExecutable`; docs/reference-adapter.md#claude-executable);
 - floor: `python -m tests.bench.floor_agent`, the same `acp` SDK answering at once without Claude.
 
 All three get the same scripted Claude (`adapter.scripted_claude`) as `CLAUDE_CODE_EXECUTABLE`,

@@ -3,10 +3,11 @@
 - `ours`: `python -m adapter` from this checkout (the venv's interpreter).
 - `reference`: `@agentclientprotocol/claude-agent-acp` at a pinned version, installed with npm
   into a cache folder outside the repository and started as `node <pkg>/dist/index.js` (its
-  `bin`). Its `claudeCliPath()` (dist/claude-cli.js) returns `$CLAUDE_CODE_EXECUTABLE` when set
-  and hands it to the TypeScript SDK as `pathToClaudeCodeExecutable`, so it runs the same
-  scripted Claude as ours. The SDK's native-CLI package is an optional dependency, so it is
-  left out (`--omit=optional`, about 320 MB less).
+  `bin`). Its `claudeCliPath()` (docs/reference-adapter.md#claude-executable) returns
+  `$CLAUDE_CODE_EXECUTABLE` when set and hands it to the TypeScript SDK as
+  `pathToClaudeCodeExecutable`, so it runs the same scripted Claude as ours. The SDK's
+  native-CLI package is an optional dependency, so it is left out (`--omit=optional`, about
+  320 MB less).
 - `floor`: `python -m tests.bench.floor_agent`, the same `acp` SDK answering at once.
 
 Every agent gets the same launcher as `CLAUDE_CODE_EXECUTABLE` and its own temporary
@@ -126,8 +127,9 @@ def reference_agent(reference: Reference) -> AgentSpec:
 
 
 # What `claude auth status --json` prints for a user with an API key. The reference probes it in
-# the background at start-up (dist/auth-status.js, 5 s timeout); the scripted Claude has no
-# such subcommand and would sit waiting for stream-json input until killed.
+# the background at start-up (5 s timeout: docs/reference-adapter.md#claude-executable); the
+# scripted Claude has no such subcommand and would sit waiting for stream-json input until
+# killed.
 AUTH_STATUS_JSON = (
     '{"loggedIn": true, "authMethod": "api_key", "apiProvider": "firstParty", '
     '"apiKeySource": "ANTHROPIC_API_KEY"}'

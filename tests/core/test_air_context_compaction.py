@@ -54,3 +54,30 @@ def test_only_an_air_client_gets_them() -> None:
     assert AIR.compaction_meta(CARD, {}) == context_compaction_meta(CARD, {})
     assert PLAIN.compaction_meta(CARD, {"preTokens": 1}) == CARD
     assert PLAIN.compaction_meta(None, {}) is None
+
+
+def test_the_cards_raw_output_is_the_facts_but_for_an_air_client() -> None:
+    # The reference's `compactionToolCall.finished`: `rawOutput` for a client that is not AIR;
+    # AIR finds the facts in `_meta` instead.
+    known = {"trigger": "manual", "preTokens": 210000, "postTokens": 9000}
+    assert PLAIN.compaction_raw_output(known) == known
+    assert AIR.compaction_raw_output(known) is None
+    assert AIR.compaction_raw_output({}) is None
+    # Ours carries an empty one too (the reference leaves it out).
+    assert PLAIN.compaction_raw_output({}) == {}
+
+
+def test_a_late_boundary_repeats_the_end_to_an_air_client_when_it_brings_facts() -> None:
+    # The reference's `finish(..., enrichTerminal)`: a boundary after the `completed` went out
+    # sends the end again only when it adds facts; only AIR has anything new in it.
+    assert AIR.repeats_compaction_end({"preTokens": 1}) is True
+    assert AIR.repeats_compaction_end({}) is False
+    assert PLAIN.repeats_compaction_end({"preTokens": 1}) is False
+    assert PLAIN.repeats_compaction_end({}) is False
+
+
+def test_any_air_client_gets_the_compaction_rules_whatever_it_declared() -> None:
+    for meta in ({"jetbrains": {"air": {"version": "x"}}}, {"jetbrains": {"air": {"version": 1}}}):
+        client = air_client(meta)
+        assert client.compaction_raw_output({"preTokens": 1}) is None
+        assert client.repeats_compaction_end({"preTokens": 1}) is True

@@ -1,5 +1,5 @@
 """JetBrains AIR's `agentFileChangeReport`: which requests count, what a settled turn
-reports, and the paths a report may show (the reference's `file-change-audit.js`)."""
+reports, and the paths a report may show (docs/reference-adapter.md#file-change-reports)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """JetBrains AIR's goal (`fsm.air.goals`): `_session/goal`'s params, and which goal snapshot AIR is
-shown when (the reference's `goal-extension.js` and `publishGoal*`)."""
+shown when (the reference's `publishGoal*`: docs/reference-adapter.md#goals)."""
 
 from __future__ import annotations
 

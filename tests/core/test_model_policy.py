@@ -1,6 +1,7 @@
 """The model picker's policy (fsm.pickers.model_policy) and names (fsm.pickers.model_entries),
-as the reference adapter decides them (`dist/session-model.js`): the allowlist's own spellings,
-`deniedModels`, overrides, which settings tier counts, and versioned display names."""
+as the reference adapter decides them (docs/reference-adapter.md#model-policy,
+docs/reference-adapter.md#model-entries): the allowlist's own spellings, `deniedModels`,
+overrides, which settings tier counts, and versioned display names."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) ->
     # The live one: one interrupt.
     assert core.handle(CancelRequested(now=5.0)) == [
         WITHDRAW,
-        SettlePrompt(stop_reason=CANCELLED, turn_id="t2"),
+        SettlePrompt(stop_reason=CANCELLED, turn_id="t2", ran=False),
         WithdrawPrompt(turn_id="t2"),
         InterruptClaude(),
     ]

@@ -94,7 +94,7 @@ def test_a_cancel_withdraws_the_questions_first_in_every_state() -> None:
         core.handle(PromptReceived(turn_id="t2"))
         assert core.handle(CancelRequested()) == [
             WITHDRAW,
-            SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id="t2"),
+            SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id="t2", ran=False),
             WithdrawPrompt(turn_id="t2"),
             InterruptClaude(),
         ]

@@ -11,22 +11,15 @@ tests/shell/test_air_subagent_config.py, and the core's rules tests/core/test_su
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.air_scenarios import REVIEW_AGENT
-from tests.support.harness import spawn_adapter
+from tests.support.harness import NATIVE, spawn_adapter
 from tests.support.model_picks import claude_entries, log_env
 
 pytestmark = pytest.mark.asyncio
-
-NATIVE: dict[str, Any] = {
-    "jetbrains": {
-        "air": {"version": 1, "capabilities": ["sessionFailure", "nativeSubagentSessions"]}
-    }
-}
 
 
 async def test_subagent_hooks_cross_the_sdk_and_configure_the_child(tmp_path: Path) -> None:

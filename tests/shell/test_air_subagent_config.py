@@ -22,15 +22,10 @@ from adapter.scripted_claude.air_scenarios import REVIEW_AGENT, REVIEW_CALL
 from adapter.session.live_view import LiveView
 from fsm import air_client
 from fsm.air.native_subagents import MAX_PENDING_PARENTS, MAX_PENDING_UPDATES_PER_PARENT
-from tests.support.harness import OPT_IN, Adapter
+from tests.support.harness import NATIVE, OPT_IN, Adapter
 from tests.support.model_picks import claude_entries, log_env
 from tests.support.shell_harness import FakeLink, agent_in_process
 
-NATIVE: dict[str, Any] = {
-    "jetbrains": {
-        "air": {"version": 1, "capabilities": ["sessionFailure", "nativeSubagentSessions"]}
-    }
-}
 SUBAGENT_EVENTS = {
     "SubagentStart",
     "SubagentStop",

@@ -15,14 +15,9 @@ from acp.schema import PromptResponse
 
 from adapter.claude.subagent_files import subagent_files
 from adapter.scripted_claude.air_scenarios import SCOUT_AGENT, SCOUT_CALL
-from tests.support.harness import OPT_IN, TIMEOUT, Adapter, until
+from tests.support.harness import NATIVE, OPT_IN, TIMEOUT, Adapter, until
 from tests.support.shell_harness import agent_in_process
 
-NATIVE: dict[str, Any] = {
-    "jetbrains": {
-        "air": {"version": 1, "capabilities": ["sessionFailure", "nativeSubagentSessions"]}
-    }
-}
 CLIENTS = {"native": NATIVE, "air_sf": OPT_IN, "plain": None}
 PROMPT = "Find where the input is parsed and report the function."
 

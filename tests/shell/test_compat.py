@@ -556,6 +556,7 @@ async def talk(open_process):
     process = await open_process(
         ["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, cwd=None, env=None
     )
+    found = sdk_compat._stdout_fd(process) is not None
     await process.stdin.send(b"hi")
     await process.stdin.aclose()
     out = await process.stdout.receive()
@@ -563,6 +564,7 @@ async def talk(open_process):
     return {
         "types": [type(x).__qualname__ for x in (process, process.stdin, process.stdout)],
         "stderr": process.stderr is None,
+        "pipe found": found,
         "out": out.decode(),
         "code": code,
     }
@@ -596,6 +598,7 @@ def test_the_sdks_transport_spawns_before_anyios_backend_and_gets_what_anyio_giv
     assert seen["locked"] is True
     assert seen["early"] == seen["ordinary"]
     assert seen["early"]["out"] == "hi" and seen["early"]["code"] == 0
+    assert seen["early"]["pipe found"] is True  # `ExitBoundedTransport.silent` can look
     assert seen["early"]["types"] == ["Process", "StreamWriterWrapper", "StreamReaderWrapper"]
     assert seen["lock after"] == "Lock" and seen["same module"] is True
 
@@ -641,3 +644,61 @@ def test_anyios_backend_builds_its_process_as_the_early_spawn_does() -> None:
         "env",
         "user",
     }
+
+
+@pytest.mark.asyncio
+async def test_a_look_at_claudes_output_pipe_reads_nothing_from_it() -> None:
+    # `ExitBoundedTransport.silent` finds the pipe through anyio's process's private
+    # `_transport` (asyncio's subprocess transport), whichever way the process was opened.
+    import subprocess
+
+    import anyio
+
+    process = await anyio.open_process(
+        ["sh", "-c", 'read line; echo "$line"'], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    transport: Any = compat.ExitBoundedTransport.__new__(compat.ExitBoundedTransport)
+    transport._stdout_fd = compat._stdout_fd(process)
+    assert transport._stdout_fd is not None
+    try:
+        assert transport.silent()  # nothing written yet
+        assert process.stdin is not None and process.stdout is not None
+        await process.stdin.send(b"hello\n")
+        with anyio.fail_after(30):
+            while transport.silent():
+                await anyio.sleep(0.01)
+        # Looking read nothing: the line is all there for the reader.
+        assert await process.stdout.receive() == b"hello\n"
+    finally:
+        await process.aclose()
+
+
+# In a fresh interpreter: the patch is applied where the spawn path is imported, once, and
+# making a transport applies nothing.
+PATCH_POINT = """
+import json
+
+import anyio
+from adapter.claude import sdk_compat
+from claude_agent_sdk import ClaudeAgentOptions
+from claude_agent_sdk._internal.transport import subprocess_cli
+
+seen = {}
+options = sdk_compat.configure_can_use_tool(ClaudeAgentOptions())
+sdk_compat.ExitBoundedTransport(prompt="", options=options)
+seen["after a transport"] = subprocess_cli.anyio is anyio
+from adapter.claude import claude_runtime
+
+patched = subprocess_cli.anyio
+seen["after the import"] = type(patched).__name__
+sdk_compat.spawn_before_the_backend()
+seen["again"] = subprocess_cli.anyio is patched
+print(json.dumps(seen))
+"""
+
+
+def test_the_early_spawn_patch_is_applied_by_importing_the_spawn_path_not_by_a_constructor() -> (
+    None
+):
+    seen = printed_json(PATCH_POINT)
+    assert seen == {"after a transport": True, "after the import": "_TransportAnyio", "again": True}

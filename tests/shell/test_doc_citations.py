@@ -1,7 +1,8 @@
 """The code cites what is in the repository: every `docs/decisions.md#SLUG` cited anywhere points
-at a decision that exists, the decisions keep their anchors, and no module of the product cites a
-document that is not in the repository (a decision by its old row number, a team note, an
-issue).
+at a decision that exists, the decisions keep their anchors, every
+`docs/reference-adapter.md#SLUG` points at a section of that page, and no module of the product
+cites a document that is not in the repository (a decision by its old row number, a team note,
+an issue, a file of the reference adapter's package).
 
 Slugs are the stable names of decisions: they are never renumbered, so a citation stays true as
 decisions are added at the end of `docs/decisions.md`.
@@ -17,6 +18,7 @@ import pytest
 from tests.support.harness import ROOT
 
 DECISIONS = ROOT / "docs" / "decisions.md"
+REFERENCE = ROOT / "docs" / "reference-adapter.md"
 
 # The first decisions, in order; later ones are appended after them.
 FIRST_SLUGS = (
@@ -65,6 +67,7 @@ FIRST_SLUGS = (
 
 ANCHOR = re.compile(r'^<a id="([a-z0-9-]+)"></a>$', re.M)
 CITATION = re.compile(r"decisions\.md#([a-z0-9]+(?:-[a-z0-9]+)*)")
+REFERENCE_CITATION = re.compile(r"reference-adapter\.md#([a-z0-9]+(?:-[a-z0-9]+)*)")
 LOCAL_LINK = re.compile(r"\]\(#([A-Za-z0-9_-]+)\)")
 
 # What a module of `fsm/` or `adapter/` may not cite: documents outside the repository.
@@ -74,16 +77,23 @@ FORBIDDEN = {
     "an issue": re.compile(r"\bissues? #?\d+", re.I),
     "the shared folder": re.compile(r"\.\./shared"),
     "a team note": re.compile(
-        r"reference-features[\w-]*\.md|reference-adapter\.md|python-stack\.md"
+        r"reference-features[\w-]*\.md|(?<!docs/)reference-adapter\.md|python-stack\.md"
         r"|air-extensions\.md|core-design\.md|code-review\.md|layout-and-machines\.md"
         r"|HOUSE_STYLE"
     ),
     "a section of a team note": re.compile(r"\breference (?:D\d+|§)"),
+    # The reference adapter's files are in its npm package, not here: cite
+    # docs/reference-adapter.md#SLUG, which names them.
+    "a file of the reference adapter": re.compile(r"(?<![\w./-])(?!Node\.js\b)[\w./-]+\.js\b"),
 }
 
 
 def _anchors() -> list[str]:
     return ANCHOR.findall(DECISIONS.read_text("utf-8"))
+
+
+def _reference_anchors() -> list[str]:
+    return ANCHOR.findall(REFERENCE.read_text("utf-8"))
 
 
 def _text_files(*folders: str) -> list[Path]:
@@ -137,6 +147,42 @@ def test_the_check_sees_a_missing_slug() -> None:
     assert "no-such-decision" not in _anchors()
 
 
+def test_each_reference_section_is_a_heading_naming_the_reference_files() -> None:
+    text = REFERENCE.read_text("utf-8")
+    anchors = _reference_anchors()
+    assert anchors, "the page has no sections"
+    assert len(anchors) == len(set(anchors)), "an anchor is used twice"
+    for slug in anchors:
+        after = text[text.index(f'<a id="{slug}"></a>') :].splitlines()
+        assert after[1].startswith("### "), slug
+        # The reference's file (in its npm package) and what in it, then our module.
+        assert re.match(r"\*\*Reference:\*\* `dist/[\w/-]+\.js`", after[3]), slug
+
+
+def test_every_cited_reference_section_exists() -> None:
+    known = set(_reference_anchors())
+    cited: dict[str, set[str]] = {}
+    for path in _text_files("fsm", "adapter", "tests", "docs"):
+        if path == Path(__file__):
+            continue  # this checker's own examples
+        text = path.read_text("utf-8")
+        slugs = set(REFERENCE_CITATION.findall(text))
+        if path == REFERENCE:
+            slugs |= set(LOCAL_LINK.findall(text))
+        for slug in slugs:
+            cited.setdefault(slug, set()).add(str(path.relative_to(ROOT)))
+    missing = {slug: sorted(where) for slug, where in cited.items() if slug not in known}
+    assert missing == {}
+    for name in ("README.md", "CHANGELOG.md"):
+        assert set(REFERENCE_CITATION.findall((ROOT / name).read_text("utf-8"))) <= known, name
+
+
+def test_the_check_sees_a_missing_reference_section() -> None:
+    found = REFERENCE_CITATION.findall("(docs/reference-adapter.md#no-such-section)")
+    assert found == ["no-such-section"]
+    assert "no-such-section" not in _reference_anchors()
+
+
 def _violations(text: str) -> list[str]:
     found = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -154,7 +200,13 @@ def _violations(text: str) -> list[str]:
         ("a bug found in issue 26, item 7", True),
         ("reference-features-2.md §2.3", True),
         ("(reference D10)", True),
+        ("(`dist/acp-agent.js` `discoverCustomAgents`)", True),
+        ("(`session-index.js: withAllBackgroundTasks`)", True),
+        ("(`tool-calls/changed-meta-filter.js`)", True),
+        ("see reference-adapter.md", True),
         ("# docs/decisions.md#recovery", False),
+        ("(`discoverCustomAgents`: docs/reference-adapter.md#agent-picker)", False),
+        ("no Node.js needed; `<pid>.json` files", False),
         ("one row per rule; rows are tried in order", False),
     ],
 )

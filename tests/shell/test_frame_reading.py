@@ -30,6 +30,8 @@ from fsm import (
     ContextMeasured,
     ModelFellBack,
     PromptEchoed,
+    PromptEnded,
+    PromptFate,
     PromptQueued,
     PromptStarted,
     RateLimitReported,
@@ -391,23 +393,41 @@ async def test_the_controls_follow_what_the_reading_says_before_the_core_decides
         assert len(link.sent) == 2
 
 
-def _lifecycle(state: str, command_uuid: object = "p-1") -> dict[str, Any]:
+def _lifecycle(state: object, command_uuid: object = "p-1") -> dict[str, Any]:
     return {"type": "command_lifecycle", "state": state, "command_uuid": command_uuid}
 
 
 def test_claude_code_starting_a_user_message_is_its_take_up() -> None:
     # docs/decisions.md#turn-begins-at-echo: `command_lifecycle` `started`, before anything Claude
-    # Code does for the message, and `queued` before it; its other states, and a frame without a
-    # uuid, say nothing.
+    # Code does for the message, and `queued` before it; a state it does not name, and a frame
+    # without a uuid, say nothing.
     frame = _lifecycle("started")
     reading = read_frame(UnparsedFrame(frame), frame, EPOCH, now=NOW, wall=WALL)
     assert reading == Reading(Shown.UNPARSED, (PromptStarted(epoch=EPOCH, turn_id="p-1"),))
     frame = _lifecycle("queued")
     reading = read_frame(UnparsedFrame(frame), frame, EPOCH, now=NOW, wall=WALL)
     assert reading == Reading(Shown.UNPARSED, (PromptQueued(epoch=EPOCH, turn_id="p-1"),))
-    for other in (_lifecycle("completed"), _lifecycle("queued", None), _lifecycle("started", None)):
+    unnamed = (
+        _lifecycle("paused"),
+        _lifecycle(["completed"]),
+        _lifecycle("queued", None),
+        _lifecycle("started", None),
+        _lifecycle("completed", ""),
+        _lifecycle("cancelled", 7),
+    )
+    for other in unnamed:
         unsaid = read_frame(UnparsedFrame(other), other, EPOCH, now=NOW, wall=WALL)
         assert unsaid == Reading(Shown.UNPARSED)
+
+
+@pytest.mark.parametrize("fate", list(PromptFate))
+def test_claude_code_ending_a_user_message_is_its_fate(fate: PromptFate) -> None:
+    # docs/decisions.md#prompt-ended-unstarted: each of the four terminal states the bundled
+    # CLI's schema names.
+    frame = _lifecycle(fate.value)
+    reading = read_frame(UnparsedFrame(frame), frame, EPOCH, now=NOW, wall=WALL)
+    ended = PromptEnded(epoch=EPOCH, turn_id="p-1", fate=fate)
+    assert reading == Reading(Shown.UNPARSED, (ended,))
 
 
 async def test_a_local_commands_output_before_its_echo_is_its_answer() -> None:

@@ -122,31 +122,3 @@ async def test_mcp_reconnect_signs_in_again(tmp_path: Path) -> None:
     assert getattr(answer, "stop_reason", None) == "end_turn"
     assert len(_sign_in_requests(tmp_path)) == 2
     assert "Reconnected `oauth-never-docs`" in "".join(adapter.agent_texts())
-
-
-@pytest.mark.asyncio
-async def test_the_sign_in_does_not_wait_for_the_work_after_the_first_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The first session's answer is followed by the other setup requests' models, built in
-    # moments of quiet (`opening.build_later_models`); the sign-in is sent all the same while
-    # that work waits (here, for ever).
-    from adapter.agent import opening
-
-    waiting = asyncio.Event()
-
-    async def never_quiet(busy: object) -> None:
-        waiting.set()
-        await asyncio.Event().wait()
-
-    monkeypatch.setattr(opening._later, "built", False)
-    monkeypatch.setattr(opening._later, "answered", False)
-    monkeypatch.setattr(opening, "build_later_models", never_quiet)
-    client = FormClient(action("accept"))
-    async with agent_in_process(tmp_path, "success", client=client, capabilities=URLS) as adapter:
-        await _open(adapter, "oauth-docs")
-        await until(waiting.is_set, "the work after the answer to begin")
-        await until(lambda: _completions(adapter), "the page to be done")
-    assert _sign_in_requests(tmp_path) == [
-        {"subtype": "mcp_authenticate", "serverName": "oauth-docs"}
-    ]

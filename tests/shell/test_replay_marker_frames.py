@@ -91,8 +91,8 @@ def _plumbing() -> list[dict[str, Any]]:
     ]
 
 
-# The reference adapter's REPLAY_HIDDEN_COMMANDS (dist/acp-agent.js), written out here so that
-# a command dropped from ours fails this test.
+# The reference adapter's REPLAY_HIDDEN_COMMANDS (docs/reference-adapter.md#replay-hidden-commands),
+# written out here so that a command dropped from ours fails this test.
 HIDDEN = (
     "/context",
     "/heapdump",

@@ -40,6 +40,7 @@ from adapter.scripted_claude.handshake import LOG_ENV
 from fsm import AUTH_REQUIRED_MESSAGE
 
 __all__ = [
+    "NATIVE",
     "OPT_IN",
     "Adapter",
     "AdapterPool",
@@ -52,6 +53,12 @@ __all__ = [
 ]
 
 OPT_IN: dict[str, Any] = {"jetbrains": {"air": {"version": 1, "capabilities": ["sessionFailure"]}}}
+# An AIR client that also takes native subagent sessions.
+NATIVE: dict[str, Any] = {
+    "jetbrains": {
+        "air": {"version": 1, "capabilities": ["sessionFailure", "nativeSubagentSessions"]}
+    }
+}
 ROOT = Path(__file__).resolve().parents[2]
 # Generous: a bound on a hang, never a speed assertion.
 TIMEOUT = 60.0

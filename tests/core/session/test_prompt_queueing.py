@@ -85,7 +85,7 @@ def test_a_cancel_answers_and_withdraws_what_claude_did_not_take_up(capable: Ses
     capable.handle(PromptReceived(turn_id=T2))
     assert capable.handle(CancelRequested(now=1.0)) == [
         WITHDRAW,
-        SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=T2),
+        SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=T2, ran=False),
         WithdrawPrompt(turn_id=T2),
         InterruptClaude(),
     ]
