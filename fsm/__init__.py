@@ -16,8 +16,9 @@ each part lives:
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `synthetic_messages.py`: which messages it composes itself;
   `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
-  `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
-  `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
+  `start_failures.py`, `blob_types.py`, `session_titles.py`, `question_answers.py`,
+  `remote_control.py`, `mcp_sign_in.py`, `settings_warnings.py`: which problems with its
+  settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
   `session_index.py`, `async_tasks.py`, `native_subagents.py`, `subagent_config.py`,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from fsm.air.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
     from fsm.air.goals import GOAL_METHOD, BadGoalRequest, GoalRequest, Goals, goal_request
     from fsm.air.meta import (
+        SUBAGENT_TOOLS,
         air_info_update,
         permission_heading,
         plan_file_clear,
@@ -103,6 +105,11 @@ if TYPE_CHECKING:
         sign_in_outcome,
         sign_in_page,
         sign_in_servers,
+    )
+    from fsm.claude.question_answers import (
+        UNANSWERED_CAPABILITY,
+        reports_unanswered,
+        with_unanswered,
     )
     from fsm.claude.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.claude.remote_control import (
@@ -375,6 +382,7 @@ _HOMES = {
     "background_tasks_of": "air.session_index",
     "needs_task_search": "air.session_index",
     "plan_file_input": "air.meta",
+    "SUBAGENT_TOOLS": "air.meta",
     "permission_heading": "air.meta",
     "with_air_meta": "air.meta",
     "skill_command_meta": "air.meta",
@@ -517,6 +525,9 @@ _HOMES = {
     "active_from_newest": "claude.replay",
     "CANCEL_GRACE_SECONDS": "session",
     "generated_title": "claude.session_titles",
+    "UNANSWERED_CAPABILITY": "claude.question_answers",
+    "reports_unanswered": "claude.question_answers",
+    "with_unanswered": "claude.question_answers",
     "renames_session": "claude.session_titles",
     "shown_title": "claude.session_titles",
     "title_description": "claude.session_titles",
@@ -578,9 +589,11 @@ __all__ = [
     "SERVER_RESULTS",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
+    "SUBAGENT_TOOLS",
     "SYNTHETIC_MODEL",
     "TITLE_LIMIT",
     "TURN_NO_RESULT_TITLE",
+    "UNANSWERED_CAPABILITY",
     "Action",
     "ActiveScan",
     "AgentChoice",
@@ -789,6 +802,7 @@ __all__ = [
     "remote_control_request",
     "rename_to",
     "renames_session",
+    "reports_unanswered",
     "resolve_model_preference",
     "route_index_request",
     "scan_transcript",
@@ -814,6 +828,7 @@ __all__ = [
     "visible",
     "visible_title",
     "with_air_meta",
+    "with_unanswered",
 ]
 
 
