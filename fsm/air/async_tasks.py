@@ -34,7 +34,7 @@ Rules, each the reference's (`AsyncTaskRuntime`: docs/reference-adapter.md#async
   (docs/reference-adapter.md#autonomous-turns). It opens at Claude Code's `running` state, a
   scheduled fire's start, or its first top-level output while no prompt is open and no cancel's
   tail is being read; it ends `completed` at the `idle` state, when a prompt takes the work over
-  (its echo, or a result the prompt takes), or at its own result (`failed` for an error; a
+  (its echo, or a result the core takes for it), or at its own result (`failed` for an error; a
   placeholder result with no model turn goes on). Stopping it interrupts Claude, refused while
   a prompt waits (`stops_by_interrupt`, `claim_stop`).
 - `_session/async_task/stop` may stop a task that is announced, open, not a monitor and not
@@ -58,7 +58,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.air.native_subagents import CONTROL_TOOLS
+from fsm.air.meta import SUBAGENT_TOOLS
 
 __all__ = [
     "AUTONOMOUS_TURN_PREFIX",
@@ -443,11 +443,12 @@ class AsyncTasks:
         return self._autonomous_started(None)
 
     def result(self, *, own_work: bool, model_turns: object, is_error: bool) -> list[Wire]:
-        """A result: one of Claude's own work (`fsm.is_own_work`) ends the autonomous turn,
-        `failed` for an error; a placeholder (no model turn, `num_turns` 0) comes before the
-        follow-up that answers it, so the turn goes on."""
+        """A result, as the core said whose it is (`fsm.ShowResult`): one a prompt took (the
+        work is that prompt's now) ends the autonomous turn `completed`; one of Claude's own
+        work ends it too, `failed` for an error, but a placeholder (no model turn, `num_turns`
+        0) comes before the follow-up that answers it, so the turn goes on."""
         if not own_work:
-            return []
+            return self._autonomous_ended("completed")
         turns = model_turns if isinstance(model_turns, int | float) else 0
         if turns > 0 or is_error:
             return self._autonomous_ended("failed" if is_error else "completed")
@@ -792,7 +793,7 @@ class TaskReplay:
         out: list[tuple[str, Wire]] = []
         for notice in task_notices(content):
             call = self._calls.get(notice.get("tool_use_id", ""))
-            if call is None or call.name in CONTROL_TOOLS:
+            if call is None or call.name in SUBAGENT_TOOLS:
                 continue
             frame: Wire = {
                 "task_id": notice["task_id"],

@@ -166,8 +166,6 @@ def test_its_own_result_ends_it_and_an_error_fails_it() -> None:
     tasks.output(prompt_open=False)
     # A placeholder result (no model turn) comes before the follow-up: the turn goes on.
     assert tasks.result(own_work=True, model_turns=0, is_error=False) == []
-    # A result that is not Claude's own work (a `/loop` fire's has no origin) ends nothing.
-    assert tasks.result(own_work=False, model_turns=3, is_error=False) == []
     assert tasks.result(own_work=True, model_turns=2, is_error=False) == [
         _state("autonomous-turn-u1", "completed")
     ]
@@ -176,6 +174,19 @@ def test_its_own_result_ends_it_and_an_error_fails_it() -> None:
         _state("autonomous-turn-u2", "failed")
     ]
     assert tasks.result(own_work=True, model_turns="2", is_error=False) == []
+
+
+def test_a_result_a_waiting_prompt_takes_ends_the_turn_completed() -> None:
+    tasks = _tasks()
+    assert tasks.result(own_work=False, model_turns=1, is_error=True) == []
+    tasks.output(prompt_open=False)
+    assert tasks.result(own_work=False, model_turns=0, is_error=True) == [
+        _state("autonomous-turn-u1", "completed")
+    ]
+    # It is no echo: a cancel's tail still opens nothing.
+    tasks.cancelled()
+    tasks.result(own_work=False, model_turns=1, is_error=False)
+    assert tasks.output(prompt_open=False) == []
 
 
 def test_the_level_list_never_stops_it_and_the_streams_end_does() -> None:
