@@ -17,7 +17,7 @@ from fsm import (
     SettlePrompt,
 )
 from fsm.turn import TurnState
-from tests.support.session_narrative import CLOSE, E1, T1, T2, result
+from tests.support.session_narrative import CLOSE, E1, SHOWN_OWN, T1, T2, result
 
 INTERRUPTED = result(
     subtype="error_during_execution",
@@ -34,12 +34,12 @@ def test_an_error_result_between_turns_is_still_a_record_without_a_stop(
     capable: SessionCore,
 ) -> None:
     effects = capable.handle(INTERRUPTED)
-    assert effects[0] == CLOSE and _records(effects)
+    assert effects[:2] == [SHOWN_OWN, CLOSE] and _records(effects)
 
 
 def test_the_stopped_turns_result_only_closes_its_cards_once(capable: SessionCore) -> None:
     assert capable.handle(OwnTurnStopped()) == []
-    assert capable.handle(INTERRUPTED) == [CLOSE]
+    assert capable.handle(INTERRUPTED) == [SHOWN_OWN, CLOSE]
     # The stop is spent: a later error of Claude's own work is reported again.
     assert _records(capable.handle(INTERRUPTED))
 
