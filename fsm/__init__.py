@@ -16,8 +16,9 @@ each part lives:
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `synthetic_messages.py`: which messages it composes itself;
   `transcript_entries.py` and `replay.py`: its stored transcripts; `auth_identity.py`: which
-  sign-in it pays with; `raw_messages.py`, `start_failures.py`, `blob_types.py`,
-  `session_titles.py`, `remote_control.py`,
+  sign-in it pays with; `problem_reports.py`: what it could not do, for the log;
+  `raw_messages.py`, `start_failures.py`, `blob_types.py`, `session_titles.py`,
+  `remote_control.py`,
   `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
@@ -112,6 +113,7 @@ if TYPE_CHECKING:
         sign_in_page,
         sign_in_servers,
     )
+    from fsm.claude.problem_reports import ProblemReports
     from fsm.claude.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.claude.remote_control import (
         REMOTE_CONTROL_COMMAND,
@@ -296,6 +298,7 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "ProblemReports": "claude.problem_reports",
     "AUTH_STATUS_METHOD": "claude.auth_identity",
     "AuthIdentity": "claude.auth_identity",
     "AuthReports": "claude.auth_identity",
@@ -679,6 +682,7 @@ __all__ = [
     "PeerViolation",
     "PickerShown",
     "PollMcpServers",
+    "ProblemReports",
     "PromptEchoed",
     "PromptEnded",
     "PromptFate",
