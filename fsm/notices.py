@@ -37,15 +37,16 @@ table is the routing (docs/decisions.md#model-fallback, #acp-notices and #mcp-se
 
 A sessionFailure client gets a notice-namespace warning record; a client that declared
 `session.notices` (and not sessionFailure) an ACP `notice`; any other the reference adapter's
-bold agent text. An MCP server is reported once per server and state (`failed`, `needs-auth`),
-from Claude Code's `system/init` frames (one per turn, so a later frame is a later status). A
-status of a shape the core does not know is logged once per session and otherwise ignored; a
-server name that could be a path or a URL is left out of the words. A server of the client's
-that needs sign-in, for a client that takes URL elicitation, is signed in to instead
-(`fsm.claude.mcp_sign_in`, docs/decisions.md#mcp-sign-in), from the `mcp_status` asked at the start
-(`mcp_server_polled`) or an init frame, whichever tells first; a sign-in that ends without the
-server is told as the notice would have been. `/mcp reconnect` of such a server (not being
-signed in to) lets it be signed in to again, as the reference's does: the core asks for a poll.
+bold agent text (docs/reference-adapter.md#notices). An MCP server is reported once per server
+and state (`failed`, `needs-auth`), from Claude Code's `system/init` frames (one per turn, so a
+later frame is a later status). A status of a shape the core does not know is logged once per
+session and otherwise ignored; a server name that could be a path or a URL is left out of the
+words. A server of the client's that needs sign-in, for a client that takes URL elicitation, is
+signed in to instead (`fsm.claude.mcp_sign_in`, docs/decisions.md#mcp-sign-in), from the
+`mcp_status` asked at the start (`mcp_server_polled`) or an init frame, whichever tells first; a
+sign-in that ends without the server is told as the notice would have been. `/mcp reconnect` of
+such a server (not being signed in to) lets it be signed in to again, as the reference's does:
+the core asks for a poll.
 
 Auto mode and fast mode are told as the reference adapter tells them: an ACP `notice` for a
 client that declared `session.notices` (a sessionFailure client too: neither has a record

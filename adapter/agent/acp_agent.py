@@ -484,8 +484,15 @@ class ClaudeAcpAgent:
             for session in list(self._sessions.values()):
                 tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)
 
+    def interrupted(self) -> None:
+        """A signal: each session request still opening is answered -32800 now and its Claude
+        stopped, and none opens after (docs/decisions.md#openings-at-exit). At the mere end of
+        input they finish, and are answered, as every other request read."""
+        self._opener.end_all()
+
     async def close(self) -> None:
         """End every session's Claude process (the client went away)."""
+        self._opener.end_all()
         if self._index is not None:
             self._index.close()
         for session in list(self._sessions.values()):

@@ -294,21 +294,20 @@ def _compile_secret_patterns() -> None:
 
 
 # What a session does ahead once its Claude is spawned (`WorkAhead`, docs/performance.md),
-# none of it needed for its answer: the `acp` models of the other setup requests, which a
-# session may be sent after its answer (a fork first: a client forks what it has open; about
-# 1 ms each, which the first of each would otherwise wait for); the SDK's module that copies a
-# transcript (1 ms), which a fork imports before it can start its Claude; the core's rules
-# that the session's pickers use once Claude has answered (`SessionConfig.adopt`, `options`) and
-# a fork's points; and the failure records' secret patterns, which compile on their first use
-# (about 2.6 ms), which would fall to the process's first record or masked log line.
+# none of it needed for its answer, in the order the likeliest next request needs it: the
+# failure records' secret patterns, which compile on their first use (about 2.6 ms) and would
+# fall to the first prompt's first record or masked log line; then a fork's (a client forks
+# what it has open): its request's `acp` model (about 1 ms) and the SDK's module that copies a
+# transcript (1 ms); the core's rules that the session's pickers use once Claude has answered
+# (`SessionConfig.adopt`, `options`) and a fork's points; the other setup requests' models.
 AFTER_SPAWN: tuple[Step, ...] = (
+    ("fsm:secret patterns", _compile_secret_patterns),
     ("acp.schema:ForkSessionRequest", _build("ForkSessionRequest")),
     ("claude_agent_sdk:fork_session", _import_fork_module),
     ("fsm:session rules", _import_session_rules),
     ("acp.schema:NewSessionRequest", _build("NewSessionRequest")),
     ("acp.schema:LoadSessionRequest", _build("LoadSessionRequest")),
     ("acp.schema:ResumeSessionRequest", _build("ResumeSessionRequest")),
-    ("fsm:secret patterns", _compile_secret_patterns),
 )
 
 

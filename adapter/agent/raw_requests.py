@@ -12,7 +12,8 @@ read in `requested_surroundings()` for the agent method the same request reaches
 variable: acp runs each request in its own task). The client sends both again on every one of
 these requests, as with the reference adapter, so a loaded, resumed or forked session keeps them
 only when asked. `initialize`'s answer gains `sessionCapabilities.systemPrompt`, which acp's
-schema has no field for. Shapes as the reference adapter reads them.
+schema has no field for. Shapes as the reference adapter reads them
+(docs/reference-adapter.md#client-system-prompt).
 
 What older clients send instead is read too, as the reference reads it: `_meta.systemPrompt`,
 a string (the whole system prompt) or `{append, excludeDynamicSections}` (added to Claude

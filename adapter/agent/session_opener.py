@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -63,11 +63,14 @@ def opens_a_session(
 
     @functools.wraps(handler)
     async def opens(*args: P.args, **kwargs: P.kwargs) -> R:
+        opener = getattr(args[0], "_opener", None) if args else None
+        ending = opener.opening() if isinstance(opener, SessionOpener) else contextlib.nullcontext()
         if not _side.imported:
             lean_imports.cache_dataclass_code()
             lean_imports.pause_collection()
         try:
-            return await handler(*args, **kwargs)
+            with ending:
+                return await handler(*args, **kwargs)
         finally:
             lean_imports.resume_collection()
 
@@ -85,6 +88,12 @@ def session_side_imported() -> None:
     """The session side is imported (see `opens_a_session`): the collector goes on."""
     _side.imported = True
     lean_imports.resume_collection()
+
+
+def _ending_error() -> Exception:
+    from acp import RequestError
+
+    return RequestError(-32800, "Request cancelled: the agent is shutting down")
 
 
 class _OneAtATime:
@@ -139,6 +148,42 @@ class SessionOpener:
         # One load or resume of a session id at a time: two at once would each start a Claude
         # process, and one of them would be left running untracked.
         self._opening: dict[str, _OneAtATime] = {}
+        # The requests opening a session now, and whether the adapter is ending (`end_all`).
+        self._under_way: set[asyncio.Task[Any]] = set()
+        self._ended: set[asyncio.Task[Any]] = set()
+        self._ending = False
+
+    @contextlib.contextmanager
+    def opening(self) -> Iterator[None]:
+        """Around a request that opens a session: refused once the adapter is ending, and one
+        under way then is cancelled (`end_all`) and answered -32800."""
+        if self._ending:
+            raise _ending_error()
+        task = asyncio.current_task()
+        if task is None:
+            yield
+            return
+        self._under_way.add(task)
+        try:
+            yield
+        except asyncio.CancelledError:
+            if task not in self._ended:
+                raise
+            task.uncancel()
+            raise _ending_error() from None
+        finally:
+            self._under_way.discard(task)
+            self._ended.discard(task)
+
+    def end_all(self) -> None:
+        """The adapter is ending (the end of input, a signal): each opening under way is
+        cancelled, so that its Claude is stopped now (a Claude that has not finished its
+        start-up would otherwise hold the request, and the adapter's exit, until the request
+        drain gives up), and no further one starts (docs/decisions.md#openings-at-exit)."""
+        self._ending = True
+        for task in self._under_way - self._ended:
+            self._ended.add(task)
+            task.cancel()
 
     def new(
         self, start: Opening, runtime: ClaudeRuntime, answer: type[Any], client: ClientDeclared
@@ -190,6 +235,12 @@ class SessionOpener:
         except RuntimeStartError as exc:
             await session.close()  # its timer, and nothing else, was started
             raise exc.request_error() from exc
+        except BaseException:
+            import anyio
+
+            with anyio.CancelScope(shield=True):
+                await session.close()  # cancelled while Claude starts: nobody else would stop it
+            raise
         finally:
             meanwhile.cancel()
         self.register(session)

@@ -52,7 +52,7 @@ async def serve_stdio(
     transport = await _transport(agent, settings, trace)
     agent.attach_bulk_sender(transport.send_session_updates)
     agent.attach_responses(transport.responses)
-    _stop_on_signals(transport, caught)
+    _stop_on_signals(transport, caught, agent.interrupted)
     resume_collection()  # paused by `claude-acp`'s start-up (adapter/lean_imports.py)
     # acp's Agent protocol lists every ACP method; the ones we leave out answer -32601.
     # session/resume, fork and close are "unstable" in acp 0.12.1 and answer -32601 unless
@@ -208,9 +208,12 @@ async def _transport(
     )
 
 
-def _stop_on_signals(transport: GuardedTransport, caught: list[int]) -> None:
+def _stop_on_signals(
+    transport: GuardedTransport, caught: list[int], interrupted: Callable[[], None]
+) -> None:
     """SIGTERM, SIGINT and SIGHUP end the agent like the end of its input: every prompt in
-    flight is answered `cancelled`, Claude is stopped, and `serve` exits 128 + the signal."""
+    flight is answered `cancelled`, Claude is stopped, and `serve` exits 128 + the signal; a
+    session still opening is cancelled (`interrupted`), not waited for."""
     loop = asyncio.get_running_loop()
 
     def on_signal(signum: int) -> None:
@@ -219,6 +222,7 @@ def _stop_on_signals(transport: GuardedTransport, caught: list[int]) -> None:
         logging.getLogger(__name__).info("%s: shutting down", signal.Signals(signum).name)
         if not caught:
             caught.append(signum)
+            interrupted()
             transport.stop()
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

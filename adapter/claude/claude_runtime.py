@@ -60,6 +60,8 @@ spawn_before_the_backend()
 
 # Bounded cleanup: a Claude process that will not stop is not allowed to hold the adapter.
 CLOSE_TIMEOUT_SECONDS = 5.0
+# How long a Claude closed before its start-up handshake ended gets after SIGTERM.
+UNSTARTED_STOP_GRACE_SECONDS = 2.0
 # The user messages sent whose echoes may still come (far more than can be in flight).
 SENT_UUIDS_KEPT = 1000
 
@@ -99,6 +101,7 @@ class ClaudeRuntime:
         # The start-up handshake `spawn` began in the background, and how it failed.
         self._handshake: anyio.Event | None = None
         self._handshake_error: Exception | None = None
+        self._started = False  # the handshake is over and succeeded (`run`)
         # Set when the reader ended because one of Claude's messages was over the limit.
         self.too_large = False
         launch = launch or Launch()
@@ -244,6 +247,7 @@ class ClaudeRuntime:
         except Exception as exc:
             await self._transport.close()  # a process `spawn` started outlives a failed connect
             raise self._start_error(exc) from exc
+        self._started = True
         # MCP servers' questions, which the SDK refuses, go to the session (`hooks.elicit`).
         if not answer_elicitations(self.client, self.hooks.elicit):
             log.warning("Claude runtime %s: MCP servers' questions will be refused", self.epoch)
@@ -340,6 +344,11 @@ class ClaudeRuntime:
     async def stop(self, grace: float) -> None:
         """Stop Claude now (the adapter is exiting): SIGTERM, then SIGKILL after `grace`
         seconds, then the SDK's own cleanup (which then has no process left to wait for)."""
+        await self._end_process(grace)
+        await self.close()
+
+    async def _end_process(self, grace: float) -> None:
+        """SIGTERM to Claude's process, SIGKILL after `grace` seconds if it is still there."""
         process = self._transport.process
         if process is not None and process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
@@ -350,7 +359,6 @@ class ClaudeRuntime:
                 log.warning("Claude runtime %s ignored SIGTERM; killing it", self.epoch)
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
-        await self.close()
 
     async def server_info(self) -> dict[str, Any]:
         """Claude Code's initialize answer (its commands, models, account)."""
@@ -411,7 +419,10 @@ class ClaudeRuntime:
 
     async def close(self) -> None:
         """Disconnect (boundedly); a second caller waits for the first one's disconnect, so
-        whoever closes knows Claude's process and pipes are gone when this returns."""
+        whoever closes knows Claude's process and pipes are gone when this returns. A Claude
+        whose start-up handshake never ended (its opening was cancelled or failed) is stopped
+        first: it has nothing of a session to write, and the SDK's gentle close would wait for
+        a process that may not be reading its input (docs/decisions.md#openings-at-exit)."""
         if self._stopped.is_set():
             with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
                 await self._closed.wait()
@@ -420,6 +431,8 @@ class ClaudeRuntime:
         try:
             with anyio.move_on_after(CLOSE_TIMEOUT_SECONDS, shield=True):
                 try:
+                    if not self._started:
+                        await self._end_process(UNSTARTED_STOP_GRACE_SECONDS)
                     await self.client.disconnect()
                     # A process spawned but never connected is the transport's alone (the
                     # client closes only what it connected); closing twice is harmless.

@@ -8,9 +8,10 @@ JetBrains AIR client with native subagent sessions, what a subagent runs with (`
 `SubagentStop`, `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PostModelSwitch` fired
 inside it carry its `agent_id`, `agent_type`, `permission_mode`, `effort` and a switch's
 `to_model`), which its child session is told (`fsm.NativeSubagents.subagent_hook`), as the
-reference's `subagentConfigurationHook` tells it; and the answerer of MCP servers' own
-questions (MCP elicitation, asked as an ACP form,
-`adapter.controls.mcp_elicitation`), which is no hook.
+reference's `subagentConfigurationHook` tells it
+(docs/reference-adapter.md#subagent-configuration); and the answerer of MCP servers' own
+questions (MCP elicitation, asked as an ACP form, `adapter.controls.mcp_elicitation`), which
+is no hook.
 
 Theory of operation: the SDK (`claude-agent-sdk` 0.2.189) has no callback of its own for
 either. The bundled CLI (2.1.332) fires `PostCompact {trigger, compact_summary, agent_id?}`,

@@ -5,9 +5,10 @@ Theory of operation: Claude Code says where its skills are in its context usage 
 (`skills.skillFrontmatter`, `{name, path}`); an entry whose path is not a `SKILL.md` is a
 prompt command of `.claude/commands`, no skill, and an entry without a path is a skill without
 a file (bundled with Claude Code). A skill command it does not list, and the `Skill` tool's
-skill, are looked up the way the reference adapter does (`resolveSkillPath`): under
-`.claude/skills` and `.agents/skills` of the session's folder, then of the home folder, and for
-a `<scope>:<name>` spelling first in the scope's own folder and the plugins' folders. A
+skill, are looked up the way the reference adapter does (`resolveSkillPath`:
+docs/reference-adapter.md#skill-paths): under `.claude/skills` and `.agents/skills` of the
+session's folder, then of the home folder, and for a `<scope>:<name>` spelling first in the
+scope's own folder and the plugins' folders. A
 candidate `<container>/<name>/SKILL.md` counts while its frontmatter declares that name or
 none; otherwise the containers are scanned for a `SKILL.md` that declares it (unless a
 `.claude/commands/<name>.md` prompt command has the name). A name with a separator or `..`

@@ -5,8 +5,8 @@ Theory of operation: Claude Code records the permission mode on each prompt entr
 entry (`message.model`, the full id such as `claude-haiku-5-5`), checked against the real CLI
 (2.1.332) in `tests/real_claude/test_sessions.py`. A resume needs only those two values, so the
 file is read backwards (`transcripts.lines_newest_first`) until both are known: the cost does not
-grow with the
-length of the session. The rules follow the reference adapter's `readResumedTail`:
+grow with the length of the session. The rules follow the reference adapter's `readResumedTail`
+(docs/reference-adapter.md#resumed-tail):
 
 - only main-thread entries count (a subagent's `isSidechain` entries do not);
 - the model is the last real one (`fsm.claude.synthetic_messages.is_real_model`): Claude Code's

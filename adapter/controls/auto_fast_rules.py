@@ -1,4 +1,5 @@
-"""Claude Code's `auto` permission mode and its fast mode, as the reference adapter offers them.
+"""Claude Code's `auto` permission mode and its fast mode, as the reference adapter offers them
+(docs/reference-adapter.md#auto-mode).
 
 Theory of operation: Claude Code's model list says which models take each
 (`supportsAutoMode`, `supportsFastMode`; a CLI that predates the fields sends neither).

@@ -5,7 +5,8 @@ Theory of operation: a prompt that is exactly one text block naming one of these
 not sent to Claude as a message (in SDK mode Claude Code answers them with terminal text, or
 refuses the `/mcp` actions); the adapter asks Claude Code through its control requests
 (`get_usage`, `mcp_status`, `mcp_reconnect`, `mcp_toggle`) and answers with the reference
-adapter's markdown (`adapter.controls.local_markdown`) as one agent message, then `end_turn`.
+adapter's markdown (`adapter.controls.local_markdown`, docs/reference-adapter.md#local-commands)
+as one agent message, then `end_turn`.
 When the control call fails or times out, `run` returns None and the prompt goes to Claude as
 any other prompt, so Claude Code's own text is the answer: never an empty one.
 """

@@ -1,6 +1,6 @@
 """The markdown of the local commands `/usage` and `/mcp`, as the reference adapter renders it, from
-Claude Code's own answers (`get_usage`, `mcp_status`). Pure functions; a value of the wrong shape is
-left out, never guessed.
+Claude Code's own answers (`get_usage`, `mcp_status`; docs/reference-adapter.md#local-commands).
+Pure functions; a value of the wrong shape is left out, never guessed.
 """
 
 from __future__ import annotations

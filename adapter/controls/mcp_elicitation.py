@@ -5,7 +5,8 @@ Theory of operation. Claude Code asks its host with an `elicitation` control req
 `elicitation_id`) and gives the server the answer `{action, content?}`; the pinned SDK
 (0.2.189) refuses that request, so the adapter routes it here
 (`adapter.claude.sdk_compat.answer_elicitations`; why no `Elicitation` hook: `adapter.claude.
-hooks`), and this class answers it as the reference adapter answers its `onElicitation`:
+hooks`), and this class answers it as the reference adapter answers its `onElicitation`
+(docs/reference-adapter.md#mcp-elicitation):
 
 | the request, the client                           | to the MCP server                      |
 |---------------------------------------------------|----------------------------------------|

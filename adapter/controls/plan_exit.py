@@ -1,5 +1,5 @@
 """The choices of the ExitPlanMode question (Claude asks to leave plan mode), as the reference
-adapter offers them:
+adapter offers them (docs/reference-adapter.md#plan-exit-options):
 
 | option id                 | label                                     | kind         |
 |---------------------------|-------------------------------------------|--------------|

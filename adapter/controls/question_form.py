@@ -1,6 +1,7 @@
 """Claude Code's AskUserQuestion as an ACP form, and the form's answer as Claude Code expects it.
 
-Pure functions, shaped as the reference adapter shapes them:
+Pure functions, shaped as the reference adapter shapes them
+(docs/reference-adapter.md#ask-user-question):
 - the form (`form_params`): one field `question_<i>` per question, with its options (a string
   with `oneOf`, or an array with `items.anyOf` where Claude allows several), and after each an
   optional free-text field `question_<i>_custom` ("Other"); the field's title is the question's

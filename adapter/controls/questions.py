@@ -1,6 +1,6 @@
 """Claude's questions to the user (the AskUserQuestion tool), asked through ACP elicitation.
 
-Theory of operation, as the reference adapter does it:
+Theory of operation, as the reference adapter does it (docs/reference-adapter.md#ask-user-question):
 - a client that declares `elicitation.form` gets each AskUserQuestion call as one
   `elicitation/create` form (`adapter.controls.question_form`); the answer goes back to Claude
   Code as the tool's `updatedInput` with `answers` (and `annotations` for notes);

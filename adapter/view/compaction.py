@@ -1,5 +1,6 @@
 """Claude Code compacting the conversation (automatic, or `/compact`), as the synthetic "Compact
-conversation" tool card the reference adapter shows a client without `session.compaction`.
+conversation" tool card the reference adapter shows a client without `session.compaction`
+(docs/reference-adapter.md#compaction-updates).
 
 Theory of operation: Claude Code writes `system/status` `compacting` when it starts (the card
 is named as its load will name it, `adapter.view.compaction_ids`), `system/status` with

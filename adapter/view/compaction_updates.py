@@ -1,7 +1,8 @@
 """Claude Code compacting the conversation, as ACP `compaction_update` /
 `compaction_summary_chunk` updates, for a client that declares
-`clientCapabilities.session.compaction` (the reference adapter's gate); any other client gets
-the synthetic card of `adapter.view.compaction`, from the same frames.
+`clientCapabilities.session.compaction` (the reference adapter's gate:
+docs/reference-adapter.md#compaction-updates); any other client gets the synthetic card of
+`adapter.view.compaction`, from the same frames.
 
 Theory of operation: `system/status` `compacting` opens a compaction, named as its load will
 name it (`adapter.view.compaction_ids`), `in_progress`; the API's streamed summary

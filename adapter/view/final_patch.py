@@ -1,11 +1,11 @@
 """The git patch of a finished Edit or Write for a JetBrains AIR `diffPatch` client: the file
 as Claude Code reports it was (`toolUseResult.originalFile`, none for a created file) against
-the file on disk now, as the reference adapter builds it (Claude Code's `structuredPatch` is
-display data: it rewrites tabs and line endings). None, and the card keeps its plain diff,
-when the change cannot be told exactly: an Edit that filled an empty `old_string` (a created
-file and a filled empty one look alike), a Write that changed nothing, no usable original or
-file (`read_text` is the session's reader), a file that starts with a BOM, a created file
-whose text is not what the Write wrote, nothing changed.
+the file on disk now, as the reference adapter builds it (docs/reference-adapter.md#final-patch;
+Claude Code's `structuredPatch` is display data: it rewrites tabs and line endings). None, and
+the card keeps its plain diff, when the change cannot be told exactly: an Edit that filled an
+empty `old_string` (a created file and a filled empty one look alike), a Write that changed
+nothing, no usable original or file (`read_text` is the session's reader), a file that starts
+with a BOM, a created file whose text is not what the Write wrote, nothing changed.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ On `session/load` (`TaskReplay`): Claude Code keeps no task frames, so a backgro
 restored from the `<task-notification>` that ended it, with the tool call that started it
 (a task no known call started stays unknown; a subagent's is no async task); its spawn and
 end go to the session that made that call: a JetBrains AIR child's replay session for a call
-of a subagent (the reference's `routeOf`).
+of a subagent (the reference's `routeOf`: docs/reference-adapter.md#subagent-replay).
 
 Pure: no I/O, no clock; what is sent and what is asked of Claude is the shell's.
 """

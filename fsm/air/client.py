@@ -268,9 +268,9 @@ class AirClient:
     def compaction_raw_output(self, facts: dict[str, Any]) -> dict[str, Any] | None:
         """The "Compact conversation" card's `rawOutput` at its end: the compaction's facts
         for any client but an AIR one, which finds them in `_meta` (`compaction_meta`) and gets
-        no `rawOutput`, as the reference's `compactionToolCall.finished` does (None: none). Ours
-        carries the facts even when the boundary brought none (`{}`), where the reference
-        leaves an empty one out."""
+        no `rawOutput`, as the reference's `compactionToolCall.finished` does (None: none;
+        docs/reference-adapter.md#context-compaction-meta). Ours carries the facts even when
+        the boundary brought none (`{}`), where the reference leaves an empty one out."""
         return None if self.compaction_facts else facts
 
     def repeats_compaction_end(self, facts: dict[str, Any]) -> bool:

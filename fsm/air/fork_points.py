@@ -14,7 +14,8 @@ message's text) and its occurrence (the 1-based count of messages with that fing
 message's own branch, itself included): a fingerprint only one message has wins outright,
 otherwise exactly one message whose occurrence matches. Subagents' and sidechain entries are
 never fork points. The reference adapter's `forkPoint`, `forkTranscript` and
-`resolveFromFullHistory` are the model. Pure functions of their arguments.
+`resolveFromFullHistory` are the model (docs/reference-adapter.md#fork-points). Pure functions
+of their arguments.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Git patches of one file's change, as JetBrains AIR's `diffPatch` carries them.
+"""Git patches of one file's change, as JetBrains AIR's `diffPatch` carries them, as the
+reference adapter makes them (docs/reference-adapter.md#git-patch).
 
 The text follows `git diff`: a `diff --git a/<p> b/<p>` header (`<p>` the path with
 backslashes turned to `/` and its leading slashes dropped), `new file mode 100644` and a

@@ -23,7 +23,8 @@ docs/reference-adapter.md#native-subagents):
   patch, or a SendMessage result naming it) opens generation `<task_id>:generation:<n>`, with a
   `subagent_spawned` of its own, under its old parent while that one is live, else the root;
   an agent from before a load (`restore`) goes under the agent whose history holds its launch
-  call while that agent is live, else the root (the reference's `restoreAgent`).
+  call while that agent is live, else the root (the reference's `restoreAgent`:
+  docs/reference-adapter.md#native-subagents).
 - `name`: the first non-blank of the Agent input's `name`, its description, its
   `subagent_type`, else `Agent <last 8 of the id>`; `task`: the prompt or the description,
   else `Delegated task`; `prompt`: the task's own prompt, else the Agent input's, else the

@@ -1,5 +1,6 @@
 """JetBrains AIR's native subagent sessions on `session/load`: the subagents of a stored session
-as child sessions again, in the reference adapter's AIR form (`replaySessionHistory`).
+as child sessions again, in the reference adapter's AIR form (`replaySessionHistory`:
+docs/reference-adapter.md#subagent-replay).
 
 Theory of operation: one `SubagentReplay` per replay, fed the transcript's entries in order
 (the session's, and each subagent's own transcript right after the message that launched it).

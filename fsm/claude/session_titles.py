@@ -1,4 +1,5 @@
-"""A live session's name from Claude Code, as the reference adapter gets it.
+"""A live session's name from Claude Code, as the reference adapter gets it
+(docs/reference-adapter.md#session-titles).
 
 Claude Code names a session itself (a small model's title, stored in its transcript, which
 `session/list` shows) and answers `generate_session_title {description, persist: true}` with

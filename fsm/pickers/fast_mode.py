@@ -18,7 +18,8 @@ from dataclasses import dataclass
 __all__ = ["FAST_OFF_REASONS", "FastModeFollowed", "fast_off_explanation", "follow_fast_mode"]
 
 # Claude Code's `fast_mode_disabled_reason` values the user is told of, and what they are told
-# (the reference's `FAST_MODE_UNAVAILABLE_EXPLANATIONS`). Any other reason (`sdk_opt_in_required`,
+# (the reference's `FAST_MODE_UNAVAILABLE_EXPLANATIONS`:
+# docs/reference-adapter.md#fast-mode-reasons). Any other reason (`sdk_opt_in_required`,
 # `preference`, `pending`, `unknown`, one added later) is not explained.
 FAST_OFF_REASONS = {
     "free": "not available on the free plan",

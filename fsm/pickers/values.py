@@ -13,8 +13,8 @@ drops its `default` row, recommends `medium` (else the model's first level), and
 session's effort when the model takes it, else the recommendation; that shown effort is also
 the one Claude runs with (`efforts_to_apply`), so the picker never shows a value Claude is not
 using. Every other client gets the pickers as Claude Code lists them, `default` rows included.
-The reference adapter's `buildModelConfigOption` and `buildEffortConfigOption` are the model.
-Pure functions of their arguments.
+The reference adapter's `buildModelConfigOption` and `buildEffortConfigOption` are the model
+(docs/reference-adapter.md#config-options). Pure functions of their arguments.
 """
 
 from __future__ import annotations
@@ -86,8 +86,9 @@ def models_shown(
 
 def effort_level_name(level: str) -> str:
     """An effort level's name, in the root's effort picker and a child session's alike, as the
-    reference's `effortLevelName` makes it: each part between `_` and `-` with its first letter
-    upper case, the rest kept, joined by spaces (`x_high` is `X High`)."""
+    reference's `effortLevelName` makes it (docs/reference-adapter.md#config-options): each part
+    between `_` and `-` with its first letter upper case, the rest kept, joined by spaces
+    (`x_high` is `X High`)."""
     parts = level.replace("-", "_").split("_")
     return " ".join(part[:1].upper() + part[1:] for part in parts)
 

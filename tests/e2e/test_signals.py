@@ -1,6 +1,9 @@
-"""Signals: SIGTERM, SIGINT and SIGHUP answer every prompt in flight `cancelled`, stop
-Claude (SIGKILL when it ignores SIGTERM), remove the adapter's temp folders and exit
-128 + the signal; Ctrl-C in a terminal exits 130 without a traceback."""
+"""Signals: SIGTERM, SIGINT and SIGHUP answer every prompt in flight `cancelled` and a session
+still opening `-32800`, stop Claude (SIGKILL when it ignores SIGTERM; the first session's too,
+spawned before the agent's task group exists), remove the adapter's temp folders and exit
+128 + the signal; Ctrl-C in a terminal exits 130 without a traceback. The end of input right
+after that spawn answers the opening, then ends its Claude. The openings' guard alone is in
+process: tests/shell/test_openings_at_exit.py."""
 
 from __future__ import annotations
 
@@ -8,14 +11,17 @@ import json
 import os
 import pty
 import select
+import shlex
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from adapter.scripted_claude import write_launcher
 from tests.support.harness import ROOT
 from tests.support.raw_agent import (
     TIMEOUT,
@@ -163,3 +169,109 @@ def test_ctrl_c_in_a_terminal_exits_130_without_a_traceback(tmp_path: Path) -> N
             process.kill()
             process.wait()
         os.close(master)
+
+
+def _held_launcher(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A `claude` that notes its pid, then waits on a FIFO (until the test writes a line to it)
+    before it execs the scripted Claude: meanwhile the adapter has spawned it and waits for its
+    start-up handshake. (launcher, its pid file, the FIFO)"""
+    real = write_launcher(tmp_path / "real-bin")
+    pid_file = tmp_path / "claude.pid"
+    hold = tmp_path / "hold"
+    os.mkfifo(hold)
+    launcher = tmp_path / "held-bin" / "claude"
+    launcher.parent.mkdir()
+    launcher.write_text(
+        "#!/bin/sh\n"
+        f"echo $$ > {shlex.quote(str(pid_file))}.tmp\n"
+        f"mv {shlex.quote(str(pid_file))}.tmp {shlex.quote(str(pid_file))}\n"
+        f"read _ < {shlex.quote(str(hold))}\n"
+        f'exec {shlex.quote(str(real))} "$@"\n',
+        encoding="utf-8",
+    )
+    launcher.chmod(0o755)
+    return launcher, pid_file, hold
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _spawned(agent: RawAgent, pid_file: Path) -> tuple[Any, int]:
+    """`session/new` sent, and the pid of the Claude it spawned (held before its handshake)."""
+    agent.initialize()
+    opening = agent.request("session/new", {"cwd": str(agent.workdir), "mcpServers": []})
+    deadline = time.monotonic() + TIMEOUT
+    while not pid_file.exists():
+        assert time.monotonic() < deadline, "Claude was never spawned"
+        assert agent.process.poll() is None, agent.stderr()
+        time.sleep(0.01)
+    claude = int(pid_file.read_text())
+    assert _alive(claude)
+    return opening, claude
+
+
+def _wait_ended(pid: int) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while _alive(pid):
+        assert time.monotonic() < deadline, f"Claude ({pid}) outlived the adapter"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_right_after_the_first_session_s_spawn_ends_its_claude_and_answers(
+    tmp_path: Path, signum: int
+) -> None:
+    # The first session's Claude is spawned before anyio's task group exists
+    # (`serving.LateTaskGroup`): a signal while that Claude has not finished its start-up
+    # ends it too, answers its opening at once (docs/decisions.md#openings-at-exit), and the
+    # adapter exits.
+    launcher, pid_file, _ = _held_launcher(tmp_path)
+    agent = RawAgent(tmp_path, "success", CLAUDE_CODE_EXECUTABLE=str(launcher))
+    claude = None
+    try:
+        opening, claude = _spawned(agent, pid_file)
+        agent.process.send_signal(signum)
+        agent.read_to_end()
+        assert agent.wait() == 128 + signum
+        _wait_ended(claude)
+        # Cancelled, not a session that no longer exists, and not left to the exit's drain of
+        # unanswered requests (30 s, which an editor that kills its agent sooner cuts short,
+        # leaving Claude behind).
+        answers = [r for r in agent.responses() if r.get("id") == opening]
+        assert [a.get("error", {}).get("code") for a in answers] == [-32800], answers
+        said = agent.stderr()
+        assert "still unanswered at exit" not in said and "Traceback" not in said
+    finally:
+        if claude is not None and _alive(claude):
+            os.kill(claude, signal.SIGKILL)
+        agent.close()
+
+
+def test_input_closed_right_after_the_first_session_s_spawn_answers_it_then_ends_its_claude(
+    tmp_path: Path,
+) -> None:
+    # The end of input: the opening read before it is finished and answered (a client may
+    # write its requests and close its input), then its Claude is ended with the adapter.
+    launcher, pid_file, hold = _held_launcher(tmp_path)
+    agent = RawAgent(tmp_path, "success", CLAUDE_CODE_EXECUTABLE=str(launcher))
+    claude = None
+    try:
+        opening, claude = _spawned(agent, pid_file)
+        agent.close_stdin()
+        with hold.open("w") as release:  # Claude goes on with its start-up
+            release.write("go\n")
+        answer = agent.answer(opening)
+        agent.read_to_end()
+        assert agent.wait() == 0
+        _wait_ended(claude)
+        assert "sessionId" in answer["result"], answer
+        assert "Traceback" not in agent.stderr()
+    finally:
+        if claude is not None and _alive(claude):
+            os.kill(claude, signal.SIGKILL)
+        agent.close()

@@ -2,8 +2,9 @@
 its request is cancelled): the copy, which goes on on a worker thread, is waited for and
 removed, and nothing is remembered of it; the original is untouched
 (docs/decisions.md#cancelled-fork). The copy here blocks until the test releases it, so the
-cancellation comes mid-copy. A fork whose Claude does not start is not given to the client
-either: its copy goes too."""
+cancellation comes mid-copy; its transcript counts as a long one, which is copied on a thread
+(a short one is copied at once, with no wait a cancellation could come in). A fork whose
+Claude does not start is not given to the client either: its copy goes too."""
 
 from __future__ import annotations
 
@@ -119,6 +120,7 @@ async def test_a_fork_cancelled_mid_copy_leaves_no_copy_and_no_marker(
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))  # where the SDK copies
     env = {"CLAUDE_CONFIG_DIR": str(config)}
     folder, transcript = _original(tmp_path)
+    monkeypatch.setattr(session_store, "SMALL_COPY_BYTES", 0)
     before = transcript.read_bytes()
     held = HeldCopy(asyncio.get_running_loop())
     monkeypatch.setattr(claude_agent_sdk, "fork_session", held)
@@ -144,6 +146,7 @@ async def test_a_fork_that_is_not_cancelled_keeps_its_copy_and_marker(
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     env = {"CLAUDE_CONFIG_DIR": str(config)}
     folder, transcript = _original(tmp_path)
+    monkeypatch.setattr(session_store, "SMALL_COPY_BYTES", 0)
     held = HeldCopy(asyncio.get_running_loop())
     monkeypatch.setattr(claude_agent_sdk, "fork_session", held)
 
@@ -157,6 +160,32 @@ async def test_a_fork_that_is_not_cancelled_keeps_its_copy_and_marker(
     assert (config / "claude-acp" / "sessions" / f"{new_id}.json").is_file()
     listed = await session_store.list_page(str(folder), None, env=env)
     assert sorted(s.session_id for s in listed.sessions) == sorted([SESSION_ID, new_id])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("small", [True, False], ids=["short-copied-at-once", "long-on-a-thread"])
+async def test_a_short_transcript_is_copied_at_once_a_long_one_on_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small: bool
+) -> None:
+    config = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    env = {"CLAUDE_CONFIG_DIR": str(config)}
+    folder, transcript = _original(tmp_path)
+    size = transcript.stat().st_size
+    monkeypatch.setattr(session_store, "SMALL_COPY_BYTES", size if small else size - 1)
+    real = claude_agent_sdk.fork_session
+    threads: list[int] = []
+
+    def noting(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.get_ident())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(claude_agent_sdk, "fork_session", noting)
+    new_id, copy = await session_store.fork(SESSION_ID, str(folder), env)
+
+    assert (threads == [threading.get_ident()]) is small
+    assert copy == transcript.with_name(f"{new_id}.jsonl") and copy.is_file()
+    assert (config / "claude-acp" / "sessions" / f"{new_id}.json").is_file()
 
 
 @pytest.mark.asyncio

@@ -131,8 +131,10 @@ def test_a_session_does_ahead_only_steps_that_name_what_exists() -> None:
         module, _, thing = name.partition(":")
         loaded = importlib.import_module(module)
         assert thing in {"session rules", "secret patterns"} or hasattr(loaded, thing), name
-    # A fork is the likeliest request after a session's answer: its model comes first.
-    assert opening.AFTER_SPAWN[0][0] == "acp.schema:ForkSessionRequest"
+    # A prompt is the likeliest request after a session's answer, then a fork: the patterns
+    # its records are masked with come first, then the fork's request model.
+    names = [name for name, _ in opening.AFTER_SPAWN]
+    assert names[:2] == ["fsm:secret patterns", "acp.schema:ForkSessionRequest"]
 
 
 def test_the_spawn_path_names_modules_that_exist() -> None:
