@@ -16,8 +16,9 @@ each part lives:
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `synthetic_messages.py`: which messages it composes itself;
   `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
-  `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
-  `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
+  `start_failures.py`, `blob_types.py`, `session_titles.py`, `question_answers.py`,
+  `remote_control.py`, `mcp_sign_in.py`, `settings_warnings.py`: which problems with its
+  settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
   `session_index.py`, `async_tasks.py`, `native_subagents.py`, `subagent_config.py`,
@@ -103,6 +104,11 @@ if TYPE_CHECKING:
         sign_in_outcome,
         sign_in_page,
         sign_in_servers,
+    )
+    from fsm.claude.question_answers import (
+        UNANSWERED_CAPABILITY,
+        reports_unanswered,
+        with_unanswered,
     )
     from fsm.claude.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.claude.remote_control import (
@@ -515,6 +521,9 @@ _HOMES = {
     "active_from_newest": "claude.replay",
     "CANCEL_GRACE_SECONDS": "session",
     "generated_title": "claude.session_titles",
+    "UNANSWERED_CAPABILITY": "claude.question_answers",
+    "reports_unanswered": "claude.question_answers",
+    "with_unanswered": "claude.question_answers",
     "renames_session": "claude.session_titles",
     "shown_title": "claude.session_titles",
     "title_description": "claude.session_titles",
@@ -579,6 +588,7 @@ __all__ = [
     "SYNTHETIC_MODEL",
     "TITLE_LIMIT",
     "TURN_NO_RESULT_TITLE",
+    "UNANSWERED_CAPABILITY",
     "Action",
     "ActiveScan",
     "AgentChoice",
@@ -786,6 +796,7 @@ __all__ = [
     "remote_control_request",
     "rename_to",
     "renames_session",
+    "reports_unanswered",
     "resolve_model_preference",
     "route_index_request",
     "scan_transcript",
@@ -811,6 +822,7 @@ __all__ = [
     "visible",
     "visible_title",
     "with_air_meta",
+    "with_unanswered",
 ]
 
 

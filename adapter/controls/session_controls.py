@@ -464,6 +464,8 @@ class SessionControls:
         if terminal_only is not None and terminal_only != self._terminal_only:
             self._terminal_only = terminal_only
             await self._offer()
+        if changes.reports_unanswered:
+            self.questions.report_unanswered = True  # for the process: never unlatched
         if changes.init and not self._skill_files_read:
             self._skill_files_read = True
             self._read_skill_files()

@@ -274,21 +274,15 @@ class LiveView:
         )
 
     async def _send_routed(self, routed: list[tuple[str, dict[str, Any]]]) -> bool:
-        """Send what the native subagent routing made, each to its session. Every update but a
-        streamed chunk leaves through the link's changed-meta filter (an AIR client's), after
-        the routing, which reads each update's `claudeCode` keys; a chunk of the answer or of
-        a thought, the bulk of a turn, is not one the filter reads (`ClientLink.send_chunk`)."""
+        """Send what the native subagent routing made, each to its session, through the link's
+        changed-meta filter (an AIR client's) where it reads the update (`ClientLink
+        .send_raw_update`), after the routing, which reads each update's `claudeCode` keys."""
         sent = True
         for session_id, update in routed:
             kind = update.get("sessionUpdate")
-            if kind == "agent_message_chunk":
-                if session_id == self._session_id:
-                    self._saw_text(update.get("content"))
-                sent = await self._link.send_chunk(session_id, update) and sent
-            elif kind == "agent_thought_chunk":
-                sent = await self._link.send_chunk(session_id, update) and sent
-            else:
-                sent = await self._link.send_raw_update(session_id, update) and sent
+            if kind == "agent_message_chunk" and session_id == self._session_id:
+                self._saw_text(update.get("content"))
+            sent = await self._link.send_raw_update(session_id, update) and sent
         return sent
 
     async def _subagent_frames(
