@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from fsm.air.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
     from fsm.air.goals import GOAL_METHOD, BadGoalRequest, GoalRequest, Goals, goal_request
     from fsm.air.meta import (
+        SUBAGENT_TOOLS,
         air_info_update,
         permission_heading,
         plan_file_clear,
@@ -159,6 +160,7 @@ if TYPE_CHECKING:
         SendNotice,
         SendPrompt,
         SettlePrompt,
+        ShowResult,
         SignInMcpServer,
         StartFreshContext,
         StopReason,
@@ -380,6 +382,7 @@ _HOMES = {
     "background_tasks_of": "air.session_index",
     "needs_task_search": "air.session_index",
     "plan_file_input": "air.meta",
+    "SUBAGENT_TOOLS": "air.meta",
     "permission_heading": "air.meta",
     "with_air_meta": "air.meta",
     "skill_command_meta": "air.meta",
@@ -443,6 +446,7 @@ _HOMES = {
     "SendNotice": "effects",
     "SendPrompt": "effects",
     "SettlePrompt": "effects",
+    "ShowResult": "effects",
     "SignInMcpServer": "effects",
     "PollMcpServers": "effects",
     "StartFreshContext": "effects",
@@ -585,6 +589,7 @@ __all__ = [
     "SERVER_RESULTS",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
+    "SUBAGENT_TOOLS",
     "SYNTHETIC_MODEL",
     "TITLE_LIMIT",
     "TURN_NO_RESULT_TITLE",
@@ -706,6 +711,7 @@ __all__ = [
     "SettingsWarnings",
     "SettlePrompt",
     "Severity",
+    "ShowResult",
     "SignInMcpServer",
     "StartFailure",
     "StartFailureKind",

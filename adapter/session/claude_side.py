@@ -261,8 +261,6 @@ class ClaudeSide:
             await self._view.system(message)
         elif shown is Shown.ASSISTANT:
             self._view.saw_assistant(message)
-        elif shown is Shown.RESULT:
-            await self._view.turn_result(message)
         elif shown is Shown.RATE_LIMIT:
             await self._view.rate_limited(message.rate_limit_info)
         if reading.measured:
@@ -271,12 +269,10 @@ class ClaudeSide:
                 epoch=epoch, tokens=self._view.context_used, cache_ttl=self._view.cache_ttl
             )
             await self._feed(context)
+        # A result is shown at the core's first word on it, whose it is (`ShowResult`,
+        # docs/decisions.md#result-owner), before what else it ends.
         for event in reading.events:
             await self._feed(event, message)
-        if shown is Shown.RESULT:
-            # The core said no `CloseOpenCalls` for the result (Claude's own work): its tokens
-            # are the turn's (a held answer, a fresh context's hand-over).
-            self._view.count_result_for_turn()
         # After the core: what follows its decision.
         if shown is Shown.ECHO and reading.taken_up is not None:
             # Claude took the message up: prompt queueing's hand-off (`PromptEchoed`, fed).
@@ -327,7 +323,7 @@ class ClaudeSide:
         await self._feed(PromptSent(turn_id=turn_id, now=self._clock()))
         if not answer.pushed:
             # A pushed prompt's turn begins when Claude takes it up (`TurnTakenUp`).
-            self._view.prompted(answer.blocks, by_adapter=answer.by_adapter, turn_id=turn_id)
+            self._view.prompted(answer.blocks, by_adapter=answer.by_adapter)
         # Only now is it this runtime's prompt (its safety net answers it if all else fails).
         answer.epoch = runtime.epoch
         self.resume = True

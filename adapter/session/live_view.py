@@ -31,7 +31,6 @@ from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.sdk_compat import send_control_request
 from adapter.claude.skill_files import skill_file_in
-from adapter.claude.translate import prompts_of
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -53,7 +52,6 @@ from fsm import (
     PromptSuggestions,
     ReportPlan,
     generated_title,
-    is_own_work,
     redact,
     renames_session,
     shown_title,
@@ -135,7 +133,6 @@ class LiveView:
         words."""
         self._link = link
         self._session_id = session_id
-        self._prompt: str | None = None  # the prompt the view's turn answers (its turn id)
         self._cwd = cwd
         self.terminal = terminal_output
         self.terminal_delta = terminal_output_delta
@@ -551,12 +548,9 @@ class LiveView:
         """How long the last top-level request's prompt cache lives, if it said."""
         return self._usage.cache_ttl
 
-    def prompted(
-        self, blocks: list[Any], *, by_adapter: bool = False, turn_id: str | None = None
-    ) -> None:
+    def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
         # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
         self._compaction.idle = by_adapter
-        self._prompt = turn_id
         text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
         self._side.prompted(text)
         self._usage.turn_started()
@@ -611,25 +605,26 @@ class LiveView:
             # The first prompt's line went out already: this name replaces it.
             await self._send_title()
 
-    async def turn_result(self, message: ResultMessage) -> None:
+    async def turn_result(self, message: ResultMessage, *, turn_id: str | None) -> None:
+        """A result, as the core said whose it is (`fsm.ShowResult`,
+        docs/decisions.md#result-owner): the prompt `turn_id`'s, whose answer its text may be
+        and whose usage its tokens count toward; None: Claude's own work, no prompt's."""
         self.suggestions.result()
         failed = message.is_error or getattr(message, "stop_reason", None) == "refusal"
         await self._send_all(self.goals.result(failed=failed))
-        origin = getattr(message, "origin", None)
-        kind = origin.get("kind") if isinstance(origin, Mapping) else None
-        # Claude's own work, unless its cycle took the prompt up: then its text is the turn's (its
-        # tokens are the core's to place, below).
-        autonomous = is_own_work(kind, prompts_of(message), self._prompt)
+        own_work = turn_id is None
         if self._async_tasks is not None:
             # The result ends the model turn: a task still waiting for its tool call's id
             # is spawned without it.
             await self._send(self._async_tasks.turn_ended, "a background task")
         side = self._side
-        await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
+        await self._send(lambda: side.result(message, own_work=own_work), "a result")
         if not isinstance(message.usage, Mapping):
             return
-        # Whose its tokens are is the core's answer (`work_ended`, `count_result_for_turn`).
-        update = self._usage.saw_result(message.usage, message.model_usage, message.total_cost_usd)
+        usage = self._usage
+        update = usage.saw_result(
+            message.usage, message.model_usage, message.total_cost_usd, for_turn=not own_work
+        )
         if update is not None:
             await self._send_raw(update)
 
@@ -644,13 +639,7 @@ class LiveView:
         """Work no prompt owns ended at its result (the core's `CloseOpenCalls`,
         docs/decisions.md#own-work-ends-its-cards): its cards reach a final status now, not at
         the next user turn's end."""
-        self._usage.result_owned(own_work=True)  # its tokens are no turn's
         await self._send(self._view.close_open_calls, "work no prompt owns")
-
-    def count_result_for_turn(self) -> None:
-        """The core took the last result for the turn's (it said no `CloseOpenCalls` for it):
-        its tokens count toward the turn's usage. Nothing when the core already answered."""
-        self._usage.result_owned(own_work=False)
 
     async def turn_ended(self, *, failed: bool = False) -> None:
         """Before a prompt's answer: end what the turn left open (calls, a broken stream), and,

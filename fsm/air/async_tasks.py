@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.air.native_subagents import CONTROL_TOOLS
+from fsm.air.meta import SUBAGENT_TOOLS
 
 __all__ = ["TASK_STATES", "AsyncTasks", "TaskReplay", "Wire", "task_notices"]
 
@@ -615,7 +615,7 @@ class TaskReplay:
         out: list[tuple[str, Wire]] = []
         for notice in task_notices(content):
             call = self._calls.get(notice.get("tool_use_id", ""))
-            if call is None or call.name in CONTROL_TOOLS:
+            if call is None or call.name in SUBAGENT_TOOLS:
                 continue
             frame: Wire = {
                 "task_id": notice["task_id"],
