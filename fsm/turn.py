@@ -235,6 +235,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     # (docs/decisions.md#own-work-ends-its-cards).
     _row("result_received", IDLE, None, "show_own_work", "close_open_calls",
          when="was_stopped_by_the_user"),
+    # docs/decisions.md#stopped-own-turn: the client stopped Claude's own turn; the result that
+    # ends it, an interrupt's error, is no failure.
+    _row("result_received", IDLE, None, "show_own_work", "close_open_calls",
+         "forget_own_turn_stop", when="own_turn_was_stopped"),
     _row("result_received", IDLE, None, "show_own_work", "close_open_calls", "report_error_result",
          when=["is_an_unreported_error", "takes_records"]),
     _row("result_received", IDLE, None, "show_own_work", "close_open_calls", "log_error_result",
@@ -557,6 +561,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("steer_received", BROKEN, None, "refuse_steer"),
     # --- any state: the session is ending; nothing it asked the user can be answered now --------
     _row("session_closing", list(TurnState), None, "withdraw_questions"),
+    # docs/decisions.md#stopped-own-turn: the client stopped a turn Claude runs on its own; only
+    # between turns is there one (a prompt's turn is stopped by a cancel).
+    _row("own_turn_stopped", IDLE, None, "note_own_turn_stopped"),
+    _row("own_turn_stopped", [*LIVE_TURN, BROKEN], None),
 ]
 # fmt: on
 
@@ -732,6 +740,8 @@ class Turn:
         self.reset_at_ms = None
         self.between_failure_reported = False
         self.grace_armed = False
+        # The client stopped Claude's own turn: its interrupt's result is no failure.
+        self.own_turn_stopped = False
         self.forget_turn()
         TURN_MACHINE.add_model(self, initial=TurnState.IDLE)
 
@@ -851,6 +861,9 @@ class Turn:
     def was_stopped_by_the_user(self, event: ResultReceived) -> bool:
         return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
 
+    def own_turn_was_stopped(self, *_: Any) -> bool:
+        return self.own_turn_stopped
+
     def is_an_unreported_error(self, event: ResultReceived) -> bool:
         return (
             event.is_error and not self.is_autonomous(event) and not self.between_failure_reported
@@ -956,7 +969,7 @@ class Turn:
         self.outcome = None
         self.forget_turn()
         self.retry_after_ms = self.reset_at_ms = None
-        self.between_failure_reported = False
+        self.between_failure_reported = self.own_turn_stopped = False
 
     def _note_origin(self, event: PromptReceived) -> None:
         if event.by_adapter:
@@ -1192,6 +1205,12 @@ class Turn:
 
     def close_open_calls(self, *_: Any) -> None:
         self.effects.append(CloseOpenCalls())
+
+    def note_own_turn_stopped(self, *_: Any) -> None:
+        self.own_turn_stopped = True
+
+    def forget_own_turn_stop(self, *_: Any) -> None:
+        self.own_turn_stopped = False
 
     # --- whose a result is (docs/decisions.md#result-owner): every result row's first callback
 

@@ -273,6 +273,8 @@ class ClaudeSide:
             await self._view.system(message)
         elif shown is Shown.ASSISTANT:
             self._view.saw_assistant(message)
+            if message.parent_tool_use_id is None:
+                await self._view.own_output()
         elif shown is Shown.RATE_LIMIT:
             await self._view.rate_limited(message.rate_limit_info)
         if reading.measured:
@@ -291,6 +293,9 @@ class ClaudeSide:
             self._view.taken_up(reading.taken_up)
             runtime = self.runtime
             ours = runtime is None or runtime.sent_by_adapter(reading.taken_up)
+            if ours:
+                # A prompt of the client's took Claude's own work over (its autonomous turn).
+                await self._view.prompt_took_over()
             said = remote_content(raw, ours=ours)
             if said:
                 # Typed in another client of the session (Remote Control): shown as the user's.

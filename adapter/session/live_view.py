@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -84,6 +85,14 @@ TITLE_SECONDS = 60.0  # Claude Code's title is a small model's call; past this i
 
 async def _no_files() -> dict[str, Any]:
     return {}
+
+
+def _no_prompt() -> bool:
+    return False
+
+
+def _fresh_id() -> str:
+    return str(uuid.uuid4())
 
 
 _T = TypeVar("_T")
@@ -186,8 +195,13 @@ class LiveView:
         self._side = SideMessages(notices=acp_notices, private=private)
         # JetBrains AIR's Async Tasks panel, for a client that declared `asyncTasks`.
         self._async_tasks = (
-            AsyncTasks(notices=acp_notices) if air is not None and air.async_tasks else None
+            AsyncTasks(notices=acp_notices, fresh_id=_fresh_id)
+            if air is not None and air.async_tasks
+            else None
         )
+        # Whether a prompt is open (the core's `working`: live, being sent or queued), which
+        # the Async Tasks panel's autonomous turn reads (set by the session).
+        self.prompt_open: Callable[[], bool] = _no_prompt
         self._view.async_tasks = self._async_tasks
         # JetBrains AIR's native subagent sessions: every update goes through it, and a
         # subagent's go to its child session (a pass-through for any other client).
@@ -335,6 +349,8 @@ class LiveView:
 
     async def stream_event(self, message: StreamEvent) -> None:
         parent = message.parent_tool_use_id
+        if not parent and self._async_tasks is not None:
+            await self.own_output()
         await self._send(
             lambda: self._view.stream_event(message.event, parent if parent else None),
             "a stream event",
@@ -347,6 +363,23 @@ class LiveView:
             if usage is not None:
                 await self._send_raw(usage)  # the context meter moves during the turn
 
+    async def own_output(self) -> None:
+        """Claude's top-level output (a message or a streamed part of one), before it is
+        shown: with no prompt open it is a turn of Claude's own, an Async Tasks entry for an
+        AIR client (`fsm.AsyncTasks.output`, docs/reference-adapter.md#autonomous-turns)."""
+        tasks = self._async_tasks
+        if tasks is not None:
+            # Every streamed delta comes here: the core's answer is mostly none, made without
+            # `_send`'s bookkeeping (it reads no content, so it raises nothing).
+            for update in tasks.output(prompt_open=self.prompt_open()):
+                await self._send_raw(update)
+
+    async def prompt_took_over(self) -> None:
+        """Claude took up a prompt of the client's (its echo): an autonomous turn's entry ends,
+        the prompt's turn goes on with that work."""
+        if self._async_tasks is not None:
+            await self._send(self._async_tasks.prompt_took_over, "an autonomous turn")
+
     async def unparsed(self, frame: Mapping[str, Any]) -> None:
         """A frame the SDK does not parse (`adapter.claude.unparsed`): a tool's progress."""
         if frame.get("type") == "tool_progress":
@@ -355,6 +388,12 @@ class LiveView:
             await self._send_all(self.goals.runtime_goal(frame.get("value")))
         elif frame.get("type") == "prompt_suggestion":
             await self._send_all(self.suggestions.suggested(frame.get("suggestion")))
+        elif frame.get("type") == "command_lifecycle" and self._async_tasks is not None:
+            # A scheduled fire's start names the autonomous turn's cause.
+            tasks, prompt_open = self._async_tasks, self.prompt_open()
+            await self._send(
+                lambda: tasks.command_started(frame, prompt_open=prompt_open), "a command's start"
+            )
 
     async def client_prompted(self) -> None:
         """A client's prompt: the predicted one is spent."""
@@ -397,6 +436,11 @@ class LiveView:
         if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
             read = getattr(tasks, _ASYNC_TASK_FRAMES[message.subtype])
             await self._send(lambda: read(data), "a background task")
+        if tasks is not None and message.subtype == "session_state_changed":
+            state, prompt_open = data.get("state"), self.prompt_open()
+            await self._send(
+                lambda: tasks.session_state(state, prompt_open=prompt_open), "a session state"
+            )
         if message.subtype == "task_started":
             await self._send(lambda: self._view.task_started(data), "a task's start")
         if message.subtype == "task_updated":
@@ -621,8 +665,15 @@ class LiveView:
         own_work = turn_id is None
         if self._async_tasks is not None:
             # The result ends the model turn: a task still waiting for its tool call's id
-            # is spawned without it.
-            await self._send(self._async_tasks.turn_ended, "a background task")
+            # is spawned without it; Claude's own turn ends at its own result, or at one a
+            # waiting prompt takes.
+            tasks = self._async_tasks
+            await self._send(tasks.turn_ended, "a background task")
+            turns, failed_turn = getattr(message, "num_turns", None), bool(message.is_error)
+            await self._send(
+                lambda: tasks.result(own_work=own_work, model_turns=turns, is_error=failed_turn),
+                "an autonomous turn",
+            )
         side = self._side
         await self._send(lambda: side.result(message, own_work=own_work), "a result")
         if not isinstance(message.usage, Mapping):
@@ -750,19 +801,31 @@ class LiveView:
             await self._send(lambda: tasks.finish_all(state), "the background tasks' end")
 
     async def parent_cancelled(self) -> None:
-        """The client cancelled the session's turn: AIR's child sessions all end cancelled."""
+        """The client cancelled the session's turn: AIR's child sessions all end cancelled; what
+        Claude still says of the stopped work opens no autonomous turn."""
+        if self._async_tasks is not None:
+            self._async_tasks.cancelled()
         await self._subagent_frames(self.subagents.parent_cancelled, "the subagents' cancel")
 
-    async def stop_async_task(self, task_id: str, stop: Callable[[str], Awaitable[None]]) -> bool:
+    async def stop_async_task(
+        self,
+        task_id: str,
+        stop: Callable[[str], Awaitable[None]],
+        interrupt: Callable[[], Awaitable[None]],
+    ) -> bool:
         """`_session/async_task/stop`: False for a task the client may not stop (unknown,
-        ended, a monitor, already being stopped); else Claude Code is asked to `stop` it, and
-        its end and a line that says so go out. Claude Code's refusal propagates, and the task
-        may be stopped again."""
+        ended, a monitor, already being stopped, an autonomous turn while a prompt is open);
+        else Claude Code is asked to `stop` it (an autonomous turn: Claude is interrupted,
+        docs/reference-adapter.md#autonomous-turns), and its end and a line that says so go
+        out. Claude Code's refusal propagates, and the task may be stopped again."""
         tasks = self._async_tasks
-        if tasks is None or not tasks.claim_stop(task_id):
+        if tasks is None or not tasks.claim_stop(task_id, prompt_open=self.prompt_open()):
             return False
         try:
-            await stop(task_id)
+            if tasks.stops_by_interrupt(task_id):
+                await interrupt()
+            else:
+                await stop(task_id)
         except BaseException:
             tasks.release_stop(task_id)
             raise
