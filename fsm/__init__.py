@@ -15,10 +15,11 @@ each part lives:
   `visible_text.py` (control characters as a client may show them);
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `synthetic_messages.py`: which messages it composes itself;
-  `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
-  `start_failures.py`, `blob_types.py`, `session_titles.py`, `question_answers.py`,
-  `remote_control.py`, `mcp_sign_in.py`, `settings_warnings.py`: which problems with its
-  settings files to warn of);
+  `transcript_entries.py` and `replay.py`: its stored transcripts; `auth_identity.py`: which
+  sign-in it pays with; `problem_reports.py`: what it could not do, for the log;
+  `raw_messages.py`, `start_failures.py`, `blob_types.py`, `session_titles.py`,
+  `question_answers.py`, `remote_control.py`, `mcp_sign_in.py`, `settings_warnings.py`: which
+  problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
   `session_index.py`, `async_tasks.py`, `native_subagents.py`, `subagent_config.py`,
@@ -94,8 +95,15 @@ if TYPE_CHECKING:
         scan_transcript,
     )
     from fsm.air.subagent_replay import SubagentReplay, fork_directive
+    from fsm.claude.auth_identity import (
+        AUTH_STATUS_METHOD,
+        AuthIdentity,
+        AuthReports,
+        identity_from_account,
+        identity_from_cli,
+    )
     from fsm.claude.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
-    from fsm.claude.classify import AUTONOMOUS_ORIGINS, is_autonomous_origin, is_own_work
+    from fsm.claude.classify import AUTONOMOUS_ORIGINS, is_autonomous_origin
     from fsm.claude.mcp_sign_in import (
         MCP_POLL_SECONDS,
         MCP_SIGN_IN_SECONDS,
@@ -106,6 +114,7 @@ if TYPE_CHECKING:
         sign_in_page,
         sign_in_servers,
     )
+    from fsm.claude.problem_reports import ProblemReports
     from fsm.claude.question_answers import (
         UNANSWERED_CAPABILITY,
         reports_unanswered,
@@ -160,6 +169,7 @@ if TYPE_CHECKING:
         SendNotice,
         SendPrompt,
         SettlePrompt,
+        ShowResult,
         SignInMcpServer,
         StartFreshContext,
         StopReason,
@@ -204,6 +214,7 @@ if TYPE_CHECKING:
         ModelChosen,
         ModelFellBack,
         OutputReceived,
+        OwnTurnStopped,
         PromptEchoed,
         PromptEnded,
         PromptFate,
@@ -295,6 +306,12 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "ProblemReports": "claude.problem_reports",
+    "AUTH_STATUS_METHOD": "claude.auth_identity",
+    "AuthIdentity": "claude.auth_identity",
+    "AuthReports": "claude.auth_identity",
+    "identity_from_account": "claude.auth_identity",
+    "identity_from_cli": "claude.auth_identity",
     "settings_effort": "pickers.effort_seeds",
     "SettingsProblem": "claude.settings_warnings",
     "SettingsWarnings": "claude.settings_warnings",
@@ -339,8 +356,8 @@ _HOMES = {
     "decode_text_blob": "claude.blob_types",
     "AUTONOMOUS_ORIGINS": "claude.classify",
     "is_autonomous_origin": "claude.classify",
-    "is_own_work": "claude.classify",
     "SessionClosing": "events",
+    "OwnTurnStopped": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
     "BackgroundTasksListed": "events",
@@ -445,6 +462,7 @@ _HOMES = {
     "SendNotice": "effects",
     "SendPrompt": "effects",
     "SettlePrompt": "effects",
+    "ShowResult": "effects",
     "SignInMcpServer": "effects",
     "PollMcpServers": "effects",
     "StartFreshContext": "effects",
@@ -564,6 +582,7 @@ _HOMES = {
 __all__ = [
     "ARCHIVE_METHOD",
     "AUTH_REQUIRED_MESSAGE",
+    "AUTH_STATUS_METHOD",
     "AUTONOMOUS_ORIGINS",
     "BUILTIN_AGENTS",
     "CANCEL_GRACE_SECONDS",
@@ -603,6 +622,8 @@ __all__ = [
     "ArchiveRequest",
     "AssistantMessageReceived",
     "AsyncTasks",
+    "AuthIdentity",
+    "AuthReports",
     "AuthStatusReported",
     "AutoModeFellBackAtStart",
     "AutoModeUnavailable",
@@ -672,10 +693,12 @@ __all__ = [
     "NativeSubagents",
     "OutputReceived",
     "OwnActivity",
+    "OwnTurnStopped",
     "ParsedId",
     "PeerViolation",
     "PickerShown",
     "PollMcpServers",
+    "ProblemReports",
     "PromptEchoed",
     "PromptEnded",
     "PromptFate",
@@ -709,6 +732,7 @@ __all__ = [
     "SettingsWarnings",
     "SettlePrompt",
     "Severity",
+    "ShowResult",
     "SignInMcpServer",
     "StartFailure",
     "StartFailureKind",
@@ -757,6 +781,8 @@ __all__ = [
     "fork_point_uuid",
     "generated_title",
     "goal_request",
+    "identity_from_account",
+    "identity_from_cli",
     "index_list_options",
     "index_page",
     "index_session_info",
@@ -764,7 +790,6 @@ __all__ = [
     "is_archived",
     "is_autonomous_origin",
     "is_denied_model",
-    "is_own_work",
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
