@@ -9,7 +9,7 @@ An `idleBehavior` other than "promptRequired" is the default, as the reference r
 turn table decides (`fsm/turn.py`, `steer_received`). Advertised in the `initialize` answer's
 own `_meta.steering.supported` (beside `agentCapabilities`, `adapter.agent.handshake`). Bad
 params and an unknown session are -32602, as for a prompt, and so is a message with nothing in
-it (no blocks, or only blank text).
+it (no blocks, or only empty text).
 """
 
 from __future__ import annotations
