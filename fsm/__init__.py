@@ -15,10 +15,11 @@ each part lives:
   `visible_text.py` (control characters as a client may show them);
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `synthetic_messages.py`: which messages it composes itself;
-  `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
-  `start_failures.py`, `blob_types.py`, `session_titles.py`, `question_answers.py`,
-  `permission_card.py`, `remote_control.py`, `mcp_sign_in.py`, `settings_warnings.py`: which
-  problems with its settings files to warn of);
+  `transcript_entries.py` and `replay.py`: its stored transcripts; `auth_identity.py`: which
+  sign-in it pays with; `problem_reports.py`: what it could not do, for the log;
+  `raw_messages.py`, `start_failures.py`, `blob_types.py`, `session_titles.py`,
+  `question_answers.py`, `permission_card.py`, `remote_control.py`, `mcp_sign_in.py`,
+  `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
   `session_index.py`, `async_tasks.py`, `native_subagents.py`, `subagent_config.py`,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from fsm.air.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
     from fsm.air.goals import GOAL_METHOD, BadGoalRequest, GoalRequest, Goals, goal_request
     from fsm.air.meta import (
+        SUBAGENT_TOOLS,
         air_info_update,
         permission_heading,
         plan_file_clear,
@@ -93,6 +95,13 @@ if TYPE_CHECKING:
         scan_transcript,
     )
     from fsm.air.subagent_replay import SubagentReplay, fork_directive
+    from fsm.claude.auth_identity import (
+        AUTH_STATUS_METHOD,
+        AuthIdentity,
+        AuthReports,
+        identity_from_account,
+        identity_from_cli,
+    )
     from fsm.claude.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
     from fsm.claude.classify import AUTONOMOUS_ORIGINS, is_autonomous_origin, is_own_work
     from fsm.claude.mcp_sign_in import (
@@ -106,6 +115,7 @@ if TYPE_CHECKING:
         sign_in_servers,
     )
     from fsm.claude.permission_card import PermissionCard, permission_card
+    from fsm.claude.problem_reports import ProblemReports
     from fsm.claude.question_answers import (
         UNANSWERED_CAPABILITY,
         reports_unanswered,
@@ -160,6 +170,7 @@ if TYPE_CHECKING:
         SendNotice,
         SendPrompt,
         SettlePrompt,
+        ShowResult,
         SignInMcpServer,
         StartFreshContext,
         StopReason,
@@ -204,6 +215,7 @@ if TYPE_CHECKING:
         ModelChosen,
         ModelFellBack,
         OutputReceived,
+        OwnTurnStopped,
         PromptEchoed,
         PromptEnded,
         PromptFate,
@@ -295,6 +307,12 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "ProblemReports": "claude.problem_reports",
+    "AUTH_STATUS_METHOD": "claude.auth_identity",
+    "AuthIdentity": "claude.auth_identity",
+    "AuthReports": "claude.auth_identity",
+    "identity_from_account": "claude.auth_identity",
+    "identity_from_cli": "claude.auth_identity",
     "settings_effort": "pickers.effort_seeds",
     "SettingsProblem": "claude.settings_warnings",
     "SettingsWarnings": "claude.settings_warnings",
@@ -341,6 +359,7 @@ _HOMES = {
     "is_autonomous_origin": "claude.classify",
     "is_own_work": "claude.classify",
     "SessionClosing": "events",
+    "OwnTurnStopped": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
     "BackgroundTasksListed": "events",
@@ -381,6 +400,7 @@ _HOMES = {
     "background_tasks_of": "air.session_index",
     "needs_task_search": "air.session_index",
     "plan_file_input": "air.meta",
+    "SUBAGENT_TOOLS": "air.meta",
     "permission_heading": "air.meta",
     "with_air_meta": "air.meta",
     "skill_command_meta": "air.meta",
@@ -444,6 +464,7 @@ _HOMES = {
     "SendNotice": "effects",
     "SendPrompt": "effects",
     "SettlePrompt": "effects",
+    "ShowResult": "effects",
     "SignInMcpServer": "effects",
     "PollMcpServers": "effects",
     "StartFreshContext": "effects",
@@ -565,6 +586,7 @@ _HOMES = {
 __all__ = [
     "ARCHIVE_METHOD",
     "AUTH_REQUIRED_MESSAGE",
+    "AUTH_STATUS_METHOD",
     "AUTONOMOUS_ORIGINS",
     "BUILTIN_AGENTS",
     "CANCEL_GRACE_SECONDS",
@@ -588,6 +610,7 @@ __all__ = [
     "SERVER_RESULTS",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
+    "SUBAGENT_TOOLS",
     "SYNTHETIC_MODEL",
     "TITLE_LIMIT",
     "TURN_NO_RESULT_TITLE",
@@ -603,6 +626,8 @@ __all__ = [
     "ArchiveRequest",
     "AssistantMessageReceived",
     "AsyncTasks",
+    "AuthIdentity",
+    "AuthReports",
     "AuthStatusReported",
     "AutoModeFellBackAtStart",
     "AutoModeUnavailable",
@@ -672,11 +697,13 @@ __all__ = [
     "NativeSubagents",
     "OutputReceived",
     "OwnActivity",
+    "OwnTurnStopped",
     "ParsedId",
     "PeerViolation",
     "PermissionCard",
     "PickerShown",
     "PollMcpServers",
+    "ProblemReports",
     "PromptEchoed",
     "PromptEnded",
     "PromptFate",
@@ -710,6 +737,7 @@ __all__ = [
     "SettingsWarnings",
     "SettlePrompt",
     "Severity",
+    "ShowResult",
     "SignInMcpServer",
     "StartFailure",
     "StartFailureKind",
@@ -758,6 +786,8 @@ __all__ = [
     "fork_point_uuid",
     "generated_title",
     "goal_request",
+    "identity_from_account",
+    "identity_from_cli",
     "index_list_options",
     "index_page",
     "index_session_info",

@@ -39,6 +39,7 @@ __all__ = [
     "SendNotice",
     "SendPrompt",
     "SettlePrompt",
+    "ShowResult",
     "SignInMcpServer",
     "StartFreshContext",
     "StopReason",
@@ -166,13 +167,25 @@ class SendNotice(Effect):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ShowResult(Effect):
+    """Whose the result just handled is, the first effect of every result the core takes
+    (docs/decisions.md#result-owner): show it now, before what else it ends. `turn_id` names
+    the prompt whose turn it answers: its text is shown as that turn's answer where the turn
+    showed nothing else, and its tokens count toward that prompt's usage. None: Claude's own
+    work (an autonomous follow-up, a cancelled prompt's late result, a result between turns,
+    before a queued prompt's start, of a broken session or a replaced process): its text is
+    no prompt's answer and its tokens count toward no turn. Its `usage_update` goes out
+    either way."""
+
+    turn_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CloseOpenCalls(Effect):
     """Work no prompt owns ended at its result (between turns, or Claude's own work during a
     turn, docs/decisions.md#own-work-ends-its-cards): its tool cards that never got a result
     end failed, a message still streaming breaks off; a background subagent's cards stay open.
-    It is also the core's answer to whose the result's usage is: a result's tokens count toward
-    no turn when its effects hold `CloseOpenCalls`, toward the live turn otherwise (the shell adds
-    them before a `SettlePrompt` reads them)."""
+    Whose the result's tokens are is `ShowResult`'s, which comes before it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -45,6 +45,7 @@ from fsm.effects import (
     LogNotice,
     PublishRecord,
     SendPrompt,
+    ShowResult,
     StartFreshContext,
 )
 from fsm.errors import FsmError
@@ -296,7 +297,11 @@ class SessionCore:
 
     def _handle(self, event: Event) -> list[Effect]:
         if isinstance(event, ClaudeEvent) and self._is_stale(event):
-            return [LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")]
+            dropped = LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")
+            if isinstance(event, ResultReceived):
+                # A replaced process's result is no prompt's (docs/decisions.md#result-owner).
+                return [ShowResult(), dropped]
+            return [dropped]
         if event.trigger in TURN_TRIGGERS:
             return self._fire(event.trigger, self.refusal.attach(event))
         route = self._routes.get(type(event))

@@ -103,6 +103,8 @@ class SessionControls:
         # What follows the command list once the setup response is out (`after_setup_answer`).
         self._after_setup: list[Callable[[], Awaitable[object]]] = []
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
+        # The account Claude Code's initialize answer named (the connection's `authStatus`).
+        self.account: dict[str, Any] | None = None
         # The commands its `system/init` marks as bound to its terminal: never offered.
         self._terminal_only: frozenset[str] = frozenset()
         # JetBrains AIR's skill paths: the skill files Claude Code lists (name -> SKILL.md, None:
@@ -222,6 +224,8 @@ class SessionControls:
         except Exception:
             log.warning("session %s: Claude's start-up facts are unavailable", self.session_id)
             return
+        account = info.get("account")
+        self.account = account if isinstance(account, dict) else None
         commands = info.get("commands")
         self._listed = commands if isinstance(commands, list) else []
         self.commands = self._offered()

@@ -13,7 +13,7 @@ from typing import Any
 from acp import RequestError
 from acp.schema import PromptResponse
 from anyio.abc import TaskGroup
-from claude_agent_sdk import AssistantMessage
+from claude_agent_sdk import AssistantMessage, ResultMessage
 
 from adapter.claude.claude_runtime import ClaudeRuntime
 from adapter.claude.runtime_settings import RuntimeSettings
@@ -43,6 +43,7 @@ from fsm import (
     SendPrompt,
     SessionCore,
     SettlePrompt,
+    ShowResult,
     SignInMcpServer,
     StartFreshContext,
     StopRuntime,
@@ -134,10 +135,8 @@ class EffectPerformer:
                 # so its answer carries no turn's usage and ends nothing still open
                 # (docs/decisions.md#prompt-ended-unstarted).
                 if ran:
-                    # A result the core settles with is the turn's: its tokens count in the
-                    # answer. Handed off (prompt queueing), Claude's work goes on for the next
-                    # prompt: its open tool calls and its stream stay open.
-                    self._view.count_result_for_turn()
+                    # Handed off (prompt queueing), Claude's work goes on for the next prompt:
+                    # its open tool calls and its stream stay open.
                     await self._view.turn_settled(failed=record is not None, handed_off=handed_off)
                 await self._file_changes(turn_id, str(stop_reason), failed=record is not None)
                 response = await self._publisher.response(stop_reason, record)
@@ -184,7 +183,7 @@ class EffectPerformer:
                 # Prompt queueing: Claude took up the pushed prompt; its turn's view begins.
                 taken = self._answers.get(turn_id)
                 if taken is not None:
-                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter, turn_id=turn_id)
+                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter)
             case WithdrawPrompt(turn_id=turn_id):
                 # Not under the lock (the SDK waits for Claude's reply); started before the
                 # interrupt that follows it, so the message is dropped before the turn stops.
@@ -210,8 +209,12 @@ class EffectPerformer:
             case SignInMcpServer(name=name):
                 # A browser sign-in takes minutes: beside the session, never under its lock.
                 self._controls.start_sign_in(self._tg, name)
+            case ShowResult(turn_id=turn_id):
+                # Whose the result is, the core's word (docs/decisions.md#result-owner): its text
+                # as that prompt's answer or no prompt's, its tokens toward that turn or none.
+                if isinstance(message, ResultMessage):
+                    await self._view.turn_result(message, turn_id=turn_id)
             case CloseOpenCalls():
-                # Claude's own work: its result's tokens count toward no turn.
                 await self._view.work_ended()
             case LogNotice(message=text):
                 log.info("session %s: %s", self.session_id, text)

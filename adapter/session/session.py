@@ -50,6 +50,7 @@ from fsm import (
     IdleSettingsRead,
     InternalFaultOccurred,
     OutputReceived,
+    OwnTurnStopped,
     PromptReceived,
     SessionClosing,
     SessionCore,
@@ -204,6 +205,7 @@ class Session:
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
         self.controls.permissions.turn_live = lambda: self.core.turn_live
+        self.view.prompt_open = lambda: self.core.working
 
     # --- Claude's process (starting it and reading it: `claude_side.py`) -----------------
 
@@ -441,7 +443,22 @@ class Session:
                 reason = {"reason": "Claude Code did not stop it"}
                 raise RequestError.internal_error(reason) from exc
 
-        return await self.view.stop_async_task(task_id, stop)
+        async def interrupt() -> None:
+            if runtime is None:
+                raise RequestError.internal_error({"reason": "Claude is not running"})
+            # Before the interrupt: the result that ends the stopped work may come before its
+            # answer, and is no failure (docs/decisions.md#stopped-own-turn).
+            await self.feed(OwnTurnStopped())
+            try:
+                await runtime.interrupt()
+            except Exception as exc:
+                log.warning(
+                    "session %s: interrupting Claude failed", self.session_id, exc_info=True
+                )
+                reason = {"reason": "Claude Code did not stop"}
+                raise RequestError.internal_error(reason) from exc
+
+        return await self.view.stop_async_task(task_id, stop, interrupt)
 
     async def _steered_prompt(self, blocks: list[Any]) -> None:
         try:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.view.long_output import SHOWN_IMAGE_CHARACTERS, image_note, shown_text
-from fsm import failed_text_fenced
+from fsm import SUBAGENT_TOOLS, failed_text_fenced
 
 __all__ = ["fenced", "result_updates"]
 
@@ -26,7 +26,6 @@ Wire = dict[str, Any]
 _DIFF_FILE_LIMIT = 1024 * 1024
 _EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
 _CONSOLE_TOOLS = frozenset({"Bash", "PowerShell", "BashOutput"})
-_AGENT_TOOLS = frozenset({"Agent", "Task"})
 # A fence line as Markdown reads one: up to three spaces, then three or more backticks.
 _FENCE_RUN = re.compile(r"^ {0,3}(`{3,})", re.M)
 # The model-directed trailer Claude Code appends to a subagent's report: a `<usage>…</usage>`
@@ -233,7 +232,7 @@ def result_updates(
     `air`, reads some tools' plain; docs/decisions.md#failed-call-text-fenced)."""
     data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
     extra: Mapping[str, Any] = tool_use_result if isinstance(tool_use_result, Mapping) else {}
-    if name in _AGENT_TOOLS:
+    if name in SUBAGENT_TOOLS:
         content = agent_report(content, tool_use_result)
     text, images = _result_blocks(content)
     status = "failed" if is_error else "completed"

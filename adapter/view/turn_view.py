@@ -96,8 +96,6 @@ def _str(block: Mapping[str, Any], key: str) -> str | None:
 
 # How many subagents' streams are followed at once (the oldest is forgotten past it).
 _CHILD_STREAMS = 64
-# The tools that launch a subagent (a child session for a `nativeSubagentSessions` client).
-SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 # The tools whose result gets a git patch for a `diffPatch` client.
 _PATCHED = frozenset({"Edit", "Write"})
 
@@ -319,17 +317,15 @@ class TurnView:
             card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
 
     def _marked(self, card: Wire, tool_input: object) -> Wire:
-        """Every AIR client is told which calls launch a subagent (`_meta.jetbrains.air
-        .subagent`), a shell command's title and an MCP tool's server and tool
-        (`AirClient.tool_meta`), as the reference does; `tool_input`: the call's input as
-        far as it is known."""
+        """Every AIR client is told a shell command's title, which calls launch a subagent
+        (`_meta.jetbrains.air.subagent`) and an MCP tool's server and tool
+        (`AirClient.tool_meta`), as the reference does; `tool_input`: the call's input as far
+        as it is known."""
         meta = card.get("_meta")
         claude = meta.get("claudeCode") if isinstance(meta, dict) else None
         tool = claude.get("toolName") if isinstance(claude, dict) else None
         if not isinstance(meta, dict) or not isinstance(tool, str):
             return card
-        if self.air.air and tool in SUBAGENT_TOOLS:
-            meta = with_air_meta(meta, "subagent", True)
         card["_meta"] = self.air.tool_meta(meta, tool, tool_input)
         return card
 

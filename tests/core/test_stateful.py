@@ -43,6 +43,7 @@ from fsm.effects import (
     SendAgentText,
     SendPrompt,
     SettlePrompt,
+    ShowResult,
     StopReason,
     WithdrawQuestions,
 )
@@ -305,6 +306,12 @@ class SessionStateMachine(RuleBasedStateMachine):
     def _feed(self, event: Event, data: st.DataObject) -> list[Effect]:
         live_before = self.live
         effects = self._handle(event)
+        if isinstance(event, ResultReceived):
+            # Every result's first word is whose it is: the live prompt's, or no prompt's
+            # (docs/decisions.md#result-owner); said once.
+            owners = [e for e in effects if isinstance(e, ShowResult)]
+            assert len(owners) == 1 and effects[0] is owners[0], effects
+            assert owners[0].turn_id in (None, live_before), (live_before, effects)
         effects = self._check_withdrawals(event, effects, live_before)
         effects = self._check_waiting(effects, live_before)
         self._check_answers(event, effects, live_before)
@@ -600,7 +607,9 @@ class SessionStateMachine(RuleBasedStateMachine):
             case ResultReceived(origin_kind=kind) if is_autonomous_origin(kind):
                 # Claude's own work touches no turn; its cards end at its result
                 # (docs/decisions.md#own-work-ends-its-cards).
-                assert effects == ([] if self.broken else [CloseOpenCalls()])
+                # Its text is no turn's answer (docs/decisions.md#result-owner).
+                owned = [ShowResult()]
+                assert effects == (owned if self.broken else [*owned, CloseOpenCalls()])
 
     @rule(data=st.data(), stale=st.one_of(MID_TURN, ENDING), which=st.integers(0, 100))
     def runtime_replaced(self, data: st.DataObject, stale: Step, which: int) -> None:
@@ -627,9 +636,12 @@ class SessionStateMachine(RuleBasedStateMachine):
     def _stale(self, data: st.DataObject, step: Step, epoch: str) -> None:
         event = _claude_event(step, epoch)
         before = (self.core.turn_state, self.core.active(), self.core.ledger.next_incident)
-        # A replaced runtime's words are logged and dropped; nothing moves.
+        # A replaced runtime's words are logged and dropped; nothing moves. Its result is no
+        # prompt's (docs/decisions.md#result-owner).
+        owner = [ShowResult()] if isinstance(event, ResultReceived) else []
         assert self._feed(event, data) == [
-            LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")
+            *owner,
+            LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime"),
         ]
         assert (self.core.turn_state, self.core.active(), self.core.ledger.next_incident) == before
 

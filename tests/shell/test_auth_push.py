@@ -1,0 +1,169 @@
+"""`_auth/status_update` as the shell reads and sends it (`adapter/agent/auth_push.py`): a fake
+`claude auth status --json` answers from a file the test rewrites, and the pushes are what a
+link would send; the whole agent in process tells a new session's account once, after the
+answer to `initialize` advertised `authStatus`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapter.agent import auth_push
+from adapter.agent.auth_push import AuthPush
+from adapter.claude.runtime_settings import RuntimeSettings
+from tests.support.shell_harness import WAIT, agent_in_process
+
+pytestmark = pytest.mark.anyio
+
+# Prints the JSON in `answer.json` beside it (exit status 1 when it says signed out); fails
+# without a word when there is none.
+FAKE_CLI = """\
+import json, pathlib, sys
+answer = pathlib.Path(__file__).with_name("answer.json")
+if sys.argv[1:] != ["auth", "status", "--json"] or not answer.exists():
+    sys.exit(2)
+text = answer.read_text()
+print(text)
+sys.exit(0 if json.loads(text).get("loggedIn") else 1)
+"""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Link:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    async def notify(self, method: str, params: dict[str, Any], session_id: str) -> bool:
+        self.sent.append((method, params))
+        return True
+
+
+def _cli(tmp_path: Path) -> str:
+    path = tmp_path / "claude"
+    path.write_text(f"#!{sys.executable}\n{FAKE_CLI}", encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def _answer(tmp_path: Path, **answer: Any) -> None:
+    (tmp_path / "answer.json").write_text(json.dumps(answer), encoding="utf-8")
+
+
+def _push(tmp_path: Path, executable: str | None = None) -> tuple[AuthPush, Link]:
+    link = Link()
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
+    settings = RuntimeSettings(executable=executable or _cli(tmp_path), env=env)
+    return AuthPush(link, settings), link  # type: ignore[arg-type]
+
+
+async def _probed(push: AuthPush, cwd: str) -> None:
+    push.probe(cwd)
+    task = vars(push)["_probe"]
+    assert task is not None
+    await task
+
+
+async def test_a_probe_pushes_the_sign_in_once_and_again_when_it_changes(tmp_path: Path) -> None:
+    push, link = _push(tmp_path)
+    _answer(tmp_path, loggedIn=True, subscriptionType="max", email="ada@example.com")
+    await _probed(push, str(tmp_path))
+    assert link.sent == [
+        (
+            "_auth/status_update",
+            {
+                "authStatus": {
+                    "kind": "account",
+                    "label": "Claude Max",
+                    "account": {"plan": "max", "email": "ada@example.com"},
+                }
+            },
+        )
+    ]
+    await _probed(push, str(tmp_path))
+    assert len(link.sent) == 1  # nothing new: nothing sent
+    # Signed out in a terminal: the next read says so.
+    _answer(tmp_path, loggedIn=False)
+    await _probed(push, str(tmp_path))
+    assert link.sent[-1][1] == {"authStatus": {"kind": "none", "label": "Not logged in"}}
+
+
+async def test_a_cli_that_cannot_say_pushes_nothing(tmp_path: Path) -> None:
+    push, link = _push(tmp_path)
+    await _probed(push, str(tmp_path))  # no answer file: exits 2, prints nothing
+    missing, quiet = _push(tmp_path, executable=str(tmp_path / "no-such-claude"))
+    await _probed(missing, str(tmp_path))
+    assert link.sent == [] and quiet.sent == []
+
+
+async def test_after_logout_a_read_that_cannot_say_is_not_logged_in(tmp_path: Path) -> None:
+    push, link = _push(tmp_path)
+    _answer(tmp_path, loggedIn=True, subscriptionType="pro")
+    await _probed(push, str(tmp_path))
+    (tmp_path / "answer.json").unlink()
+    await push.signed_out()
+    assert link.sent[-1][1] == {"authStatus": {"kind": "none", "label": "Not logged in"}}
+    # An API key in the environment survives the sign-out, and is said.
+    _answer(tmp_path, loggedIn=False, apiKeySource="ANTHROPIC_API_KEY")
+    await push.signed_out()
+    assert link.sent[-1][1]["authStatus"]["kind"] == "api_key"
+
+
+async def test_the_project_s_key_helper_is_read_for_air_s_gateway(tmp_path: Path) -> None:
+    push, link = _push(tmp_path)
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    helper = {"apiKeyHelper": "/opt/air/central proxy start --print"}
+    (project / ".claude" / "settings.json").write_text(json.dumps(helper), encoding="utf-8")
+    _answer(tmp_path, loggedIn=False, apiKeySource="apiKeyHelper")
+    await _probed(push, str(project))
+    assert link.sent[-1][1] == {"authStatus": {"kind": "gateway", "label": "JetBrains Air Gateway"}}
+
+
+async def test_the_agent_advertises_it_and_tells_a_session_s_account(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    told = asyncio.Event()
+    account = AuthPush.account
+
+    async def noted(self: AuthPush, found: Any) -> None:
+        await account(self, found)
+        told.set()
+
+    monkeypatch.setattr(auth_push.AuthPush, "account", noted)
+    async with agent_in_process(tmp_path) as agent:
+        answer = next(f.message["result"] for f in agent.frames if "result" in f.message)
+        assert answer["agentCapabilities"]["_meta"]["authStatus"] == {}
+        await agent.new_session()
+        await asyncio.wait_for(told.wait(), WAIT)
+        pushes = [
+            f.message for f in agent.frames if f.message.get("method") == "_auth/status_update"
+        ]
+    # The scripted Claude's account (`adapter.scripted_claude.handshake.ACCOUNT`); its own
+    # `claude auth status` is not run in process, so this is the only read.
+    assert pushes == [
+        {
+            "jsonrpc": "2.0",
+            "method": "_auth/status_update",
+            "params": {
+                "authStatus": {
+                    "kind": "account",
+                    "label": "Claude Pro",
+                    "account": {
+                        "plan": "pro",
+                        "email": "scripted@example.invalid",
+                        "organization": "Scripted Claude",
+                    },
+                }
+            },
+        }
+    ]
