@@ -41,6 +41,7 @@ from adapter.view.stream_assembly import MalformedStream
 from adapter.view.task_plan import TaskPlan
 from adapter.view.title import title_for
 from adapter.view.tool_cards import card_for, input_json
+from adapter.view.tool_results import non_execution
 from adapter.view.turn_view import TurnView, blocks_of, prompt_updates
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
@@ -541,7 +542,10 @@ class LiveView:
             "a message",
         )
 
-    async def tool_results(self, message: UserMessage) -> None:
+    async def tool_results(self, message: UserMessage, raw: object = None) -> None:
+        """`raw`: the message as Claude Code wrote it (its `tool_result_meta`, which the SDK's
+        parser drops)."""
+        not_run = non_execution(raw)
         for block in blocks_of(message.content):
             if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
                 self.file_changes.tool_result(
@@ -549,7 +553,9 @@ class LiveView:
                 )
         await self._send(
             lambda: self._view.user(
-                blocks_of(message.content), tool_use_result=message.tool_use_result
+                blocks_of(message.content),
+                tool_use_result=message.tool_use_result,
+                not_run=not_run,
             ),
             "a tool result",
         )

@@ -162,6 +162,29 @@ def _agent_title(data: Input, cwd: str) -> str:
     return _s(data, "description") + shown
 
 
+def _findings(data: Input) -> list[Input]:
+    found = data.get("findings")
+    return [f for f in found if isinstance(f, Mapping)] if isinstance(found, list) else []
+
+
+def _findings_title(data: Input, cwd: str) -> str:
+    # As the reference titles a `ReportFindings` call (docs/reference-adapter.md#report-findings).
+    count = len(_findings(data))
+    if count == 0:
+        return "Report findings: none found"
+    return f"Report {count} finding{'' if count == 1 else 's'}"
+
+
+def _findings_content(data: Input, cwd: str) -> list[Wire]:
+    """Each finding as the user reads it: `**file:line** — summary`."""
+    shown = []
+    for finding in _findings(data):
+        line = _n(finding, "line")
+        where = _s(finding, "file") + (f":{line}" if line else "")
+        shown.append(_text(f"**{where}** — {_s(finding, 'summary')}"))
+    return shown
+
+
 def _input_json(data: Input, cwd: str) -> list[Wire]:
     return input_json(data)
 
@@ -222,6 +245,8 @@ _CARDS: Mapping[str, ToolCard] = {
     ),
     "EnterPlanMode": ToolCard("switch_mode", lambda d, c: "Plan first"),
     "AskUserQuestion": ToolCard("other", _ask_title, None, _ask_content, True),
+    # The findings are input the user reads: shown, unless the client renders `rawInput`.
+    "ReportFindings": ToolCard("think", _findings_title, None, _findings_content, True),
 }
 
 

@@ -100,6 +100,21 @@ _CHILD_STREAMS = 64
 _PATCHED = frozenset({"Edit", "Write"})
 
 
+def _with_non_execution(ended: list[Wire], tool_id: str, name: str, why: Mapping[str, str]) -> None:
+    """The call's last update carries why it did not run (`_meta.claudeCode.nonExecutionKind`,
+    `userFeedback`), beside its tool's name, as the reference's does
+    (docs/reference-adapter.md#non-execution-kind)."""
+    last = next((u for u in reversed(ended) if u.get("toolCallId") == tool_id), None)
+    if last is None:
+        return
+    found = last.get("_meta")
+    meta: Wire = found if isinstance(found, dict) else {}
+    held = meta.get("claudeCode")
+    claude: Wire = held if isinstance(held, dict) else {}
+    named = {"toolName": name} if name else {}
+    last["_meta"] = {**meta, "claudeCode": {**claude, **named, **why}}
+
+
 def _with_final_patch(updates: list[Wire], tool_id: str, patch: Wire | None) -> None:
     if patch is None:
         return
@@ -492,9 +507,15 @@ class TurnView:
         return [update]
 
     def user(
-        self, blocks: Iterable[Mapping[str, Any]], *, tool_use_result: object = None
+        self,
+        blocks: Iterable[Mapping[str, Any]],
+        *,
+        tool_use_result: object = None,
+        not_run: Mapping[str, Mapping[str, str]] | None = None,
     ) -> list[Wire]:
-        """Updates for the tool results in one user message (Claude Code ran its tools)."""
+        """Updates for the tool results in one user message (Claude Code ran its tools).
+        `not_run`: why Claude Code stamped a result instead of running the tool, by call id
+        (`tool_results.non_execution`): on the call's last update, for every client."""
         updates: list[Wire] = []
         for block in blocks:
             if block.get("type") != "tool_result":
@@ -552,6 +573,9 @@ class TurnView:
                 ended = plan_file_result(ended, *args, is_error=is_error, existing_file=check)
             if name == "Bash" and self.async_tasks is not None:
                 ended = self._backgrounded(ended, tool_id, tool_input, task, is_error=is_error)
+            why = not_run.get(tool_id) if not_run else None
+            if why is not None and ended:
+                _with_non_execution(ended, tool_id, name, why)
             updates.extend(ended)
         return updates
 
