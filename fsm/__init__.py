@@ -103,7 +103,7 @@ if TYPE_CHECKING:
         identity_from_cli,
     )
     from fsm.claude.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
-    from fsm.claude.classify import AUTONOMOUS_ORIGINS, is_autonomous_origin, is_own_work
+    from fsm.claude.classify import AUTONOMOUS_ORIGINS, is_autonomous_origin
     from fsm.claude.mcp_sign_in import (
         MCP_POLL_SECONDS,
         MCP_SIGN_IN_SECONDS,
@@ -357,7 +357,6 @@ _HOMES = {
     "decode_text_blob": "claude.blob_types",
     "AUTONOMOUS_ORIGINS": "claude.classify",
     "is_autonomous_origin": "claude.classify",
-    "is_own_work": "claude.classify",
     "SessionClosing": "events",
     "OwnTurnStopped": "events",
     "SteerReceived": "events",
@@ -795,7 +794,6 @@ __all__ = [
     "is_archived",
     "is_autonomous_origin",
     "is_denied_model",
-    "is_own_work",
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",

@@ -563,8 +563,10 @@ class ExitBoundedTransport(SubprocessCLITransport):
         return self._process
 
     def silent(self) -> bool:
-        """Whether Claude has written nothing to its output that waits to be read: a look at
-        the pipe that reads nothing (False when there is no pipe to look at, or it ended)."""
+        """Whether Claude's output pipe holds nothing the event loop has not read yet: a look
+        that reads nothing (False when there is no pipe to look at, or it ended). What the loop
+        read already is not seen here: `ClaudeRuntime.silent` also asks whether the handshake
+        is over."""
         if self._stdout_fd is None:
             return False
         try:

@@ -60,20 +60,3 @@ async def test_a_steer_with_words_reaches_the_session() -> None:
     assert (session_id, [b.text for b in blocks], required) == ("s1", [" ", "use tabs"], True)
     # Any other method passes through untouched.
     assert await routed("_session/other", {}, False) == {"routed": "_session/other"}
-
-
-@pytest.mark.asyncio
-@pytest.mark.parametrize("idle", ["startNewTurn", "", 7, None, {"x": 1}])
-async def test_an_idle_behavior_not_known_here_is_the_default(idle: Any) -> None:
-    """A later host's value is not an error: only "promptRequired" asks for the message back,
-    as the reference reads it (docs/reference-adapter.md#steering-idle-behavior)."""
-    agent = _Agent()
-    routed = guard(agent)(_other)
-    params = {
-        "sessionId": "s1",
-        "prompt": [{"type": "text", "text": "use tabs"}],
-        "_meta": {"steering": {"idleBehavior": idle}},
-    }
-    assert await routed(STEER, params, False) == {"outcome": "injected"}
-    [(_, _, required)] = agent.steered
-    assert required is False
