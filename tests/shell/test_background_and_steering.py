@@ -490,6 +490,7 @@ async def test_steering_bad_input(tmp_path: Path) -> None:
             {"sessionId": session, "prompt": []},
             # Only empty text is as empty as no blocks: refused as `session/prompt` refuses it.
             {"sessionId": session, "prompt": [{"type": "text", "text": ""}]},
+            {"sessionId": session, "prompt": text, "_meta": {"steering": {"idleBehavior": "x"}}},
         ):
             with pytest.raises(acp.RequestError) as caught:
                 await send_steer(adapter, **params)

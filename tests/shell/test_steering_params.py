@@ -63,23 +63,6 @@ async def test_a_steer_with_words_reaches_the_session() -> None:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("idle", ["startNewTurn", "", 7, None, {"x": 1}])
-async def test_an_idle_behavior_not_known_here_is_the_default(idle: Any) -> None:
-    """A later host's value is not an error: only "promptRequired" asks for the message back,
-    as the reference reads it (docs/reference-adapter.md#steering-idle-behavior)."""
-    agent = _Agent()
-    routed = guard(agent)(_other)
-    params = {
-        "sessionId": "s1",
-        "prompt": [{"type": "text", "text": "use tabs"}],
-        "_meta": {"steering": {"idleBehavior": idle}},
-    }
-    assert await routed(STEER, params, False) == {"outcome": "injected"}
-    [(_, _, required)] = agent.steered
-    assert required is False
-
-
-@pytest.mark.asyncio
 async def test_a_steer_of_spaces_is_something_and_reaches_the_session() -> None:
     """Only empty text is nothing (docs/decisions.md#empty-and-placeholder-input)."""
     agent = _Agent()
