@@ -6,7 +6,8 @@ MCP server); JetBrains AIR only its share of a card it was shown (`toolCallId`, 
 (`fsm.permission_card`, tests/core/test_permission_card.py).
 
 Played in process (`agent_in_process`: the agent, the real SDK and the scripted Claude in this
-process)."""
+process); a call AIR was not shown (which the scripted Claude never asks about) through the
+session's view itself."""
 
 from __future__ import annotations
 
@@ -16,8 +17,13 @@ from typing import Any
 
 import pytest
 from acp.schema import PromptResponse
+from claude_agent_sdk.types import ToolPermissionContext
 
+from adapter.claude.sdk_compat import PermissionHints, with_hints
 from adapter.scripted_claude.air_scenarios import SCOUT_CALL
+from adapter.session.live_view import LiveView
+from adapter.wire.client_link import ClientLink
+from fsm import air_client
 from tests.support.choosing_client import KindClient
 from tests.support.harness import Adapter
 from tests.support.scripted import SCENARIOS
@@ -133,3 +139,36 @@ async def test_air_is_not_told_a_subagents_parent_again(tmp_path: Path) -> None:
     _adapter, [grep] = await _asked(tmp_path, "air_subagents", air=True, meta=NATIVE)
     assert set(grep) == {"toolCallId", "title", "rawInput"}
     assert grep["title"] == "grep -n parse src/app.py"
+
+
+def _air_view() -> LiveView:
+    air = air_client({"jetbrains": {"air": {"version": 1}}})
+    return LiveView(ClientLink(), "s", "/w", terminal_output=False, titled=False, air=air)
+
+
+def test_air_gets_the_whole_card_of_a_call_it_was_not_shown() -> None:
+    # A sandbox's network request: no message of Claude's carries its call, so AIR was shown
+    # no card (docs/decisions.md#permission-card-before-its-call).
+    view = _air_view()
+    host = {"host": "pypi.org", "port": 443}
+    context = with_hints(ToolPermissionContext(tool_use_id="net-1"), PermissionHints())
+    asked = view.permission_card("net-1", "SandboxNetworkAccess", host, context)
+    shown = asked.model_dump(by_alias=True, exclude_none=True)
+    assert (shown["title"], shown["kind"], shown["status"]) == ("pypi.org", "fetch", "pending")
+    assert shown["rawInput"] == host
+
+
+def test_air_gets_its_share_once_the_card_was_shown() -> None:
+    view = _air_view()
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
+    assert view._view.assistant([call], message_id="m1", parent=None)  # the card goes out
+    hints = PermissionHints(mcp_server={"name": "tools", "source": "user"})
+    context = with_hints(ToolPermissionContext(tool_use_id="toolu_1", blocked_path="/etc"), hints)
+    asked = view.permission_card("toolu_1", "Bash", {"command": "ls"}, context)
+    assert asked.model_dump(by_alias=True, exclude_none=True) == {
+        "toolCallId": "toolu_1",
+        "title": "ls",
+        "rawInput": {"command": "ls"},
+        "locations": [{"path": "/etc"}],
+        "_meta": {"claudeCode": {"mcpServer": {"name": "tools", "source": "user"}}},
+    }
