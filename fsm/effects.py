@@ -3,7 +3,8 @@
 Theory of operation: `SessionCore.handle` returns a list of these; the shell performs them one
 after another before it feeds the next event. Exactly one of `SettlePrompt` or `RejectPrompt`
 is ever returned per prompt, and each names the prompt it answers (`turn_id`: the live one, or
-a queued prompt cancelled, a prompt refused by a broken session). Every row that ends the live
+a queued prompt cancelled, a prompt refused by a broken session). Every result the core takes is
+answered first with `ShowResult`, whose it is. Every row that ends the live
 turn, every cancel and the session's close return `WithdrawQuestions` first: a question still
 open belongs to a turn that is over. After performing a `PublishRecord`, the shell
 must report the outcome with `DeliveryConfirmed` or `DeliveryFailed` (the h11 `send_failed`

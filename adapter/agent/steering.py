@@ -5,11 +5,11 @@
 `now`, or `later` while a question waits for the user, and the turn is answered when Claude is
 idle after it), else `{outcome: "promptRequired", reason: "noRunningTurn"}` for a client that
 asked for it back, or `{outcome: "startedNewTurn"}` (the message becomes a prompt of its own).
-An `idleBehavior` other than "promptRequired" is the default, as the reference reads it. The
-turn table decides (`fsm/turn.py`, `steer_received`). Advertised in the `initialize` answer's
+The turn table decides (`fsm/turn.py`, `steer_received`). Advertised in the `initialize` answer's
 own `_meta.steering.supported` (beside `agentCapabilities`, `adapter.agent.handshake`). Bad
-params and an unknown session are -32602, as for a prompt, and so is a message with nothing in
-it (no blocks, or only blank text).
+params, an `idleBehavior` other than "promptRequired" and an unknown session are -32602, as the
+reference answers them (docs/reference-adapter.md#steering-idle-behavior), and so is a message
+with nothing in it (no blocks, or only empty text).
 """
 
 from __future__ import annotations
@@ -46,10 +46,9 @@ def _read(params: Any) -> tuple[str, list[Any], bool]:
         raise RequestError.invalid_params({"prompt": "must be a non-empty array"})
     meta = params.get("_meta")
     steering = meta.get("steering") if isinstance(meta, dict) else None
-    # Only "promptRequired" changes anything; any other value (one a later host may send) is
-    # the default, never an error, as the reference reads it
-    # (docs/reference-adapter.md#steering-idle-behavior).
     idle = steering.get("idleBehavior") if isinstance(steering, dict) else None
+    if idle is not None and idle != "promptRequired":
+        raise RequestError.invalid_params({"idleBehavior": "unsupported"})
     try:
         blocks = PromptRequest.model_validate({"sessionId": session_id, "prompt": prompt}).prompt
     except ValidationError as exc:

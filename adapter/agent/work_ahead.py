@@ -82,7 +82,8 @@ class WorkAhead:
         the next step begins. Returns when no step is left or Claude has spoken."""
         while self._steps:
             await asyncio.sleep(0)
-            if not silent():
+            # Another opening's wait (or a quiet moment) may have taken the last step meanwhile.
+            if not self._steps or not silent():
                 return
             self._do_next()
 

@@ -301,7 +301,7 @@ class ClaudeSide:
                 # Typed in another client of the session (Remote Control): shown as the user's.
                 await self._view.user_said(said)
         elif shown is Shown.TOOL_RESULTS:
-            await self._view.tool_results(message)
+            await self._view.tool_results(message, raw)
 
     async def interrupt(self, runtime: ClaudeRuntime) -> None:
         try:

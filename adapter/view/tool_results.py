@@ -18,7 +18,7 @@ from typing import Any
 from adapter.view.long_output import SHOWN_IMAGE_CHARACTERS, image_note, shown_text
 from fsm import SUBAGENT_TOOLS, failed_text_fenced
 
-__all__ = ["fenced", "result_updates"]
+__all__ = ["fenced", "non_execution", "result_updates"]
 
 Wire = dict[str, Any]
 
@@ -212,6 +212,34 @@ def fenced(text: str, info: str = "") -> str:
         if len(run) >= len(fence):
             fence = "`" * (len(run) + 1)
     return f"{fence}{info}\n{text}\n{fence}"
+
+
+def non_execution(raw: object) -> dict[str, dict[str, str]]:
+    """Why Claude Code stamped a tool's result instead of running it, by tool call id: a user
+    message's `tool_result_meta` (`[{id, non_execution_kind, user_feedback?}]`, which the SDK's
+    parser drops) as `_meta.claudeCode` carries it (`{nonExecutionKind, userFeedback?}`). A kind
+    this adapter does not know is kept, as the reference keeps it
+    (docs/reference-adapter.md#non-execution-kind); an entry of another shape is left out."""
+    entries = raw.get("tool_result_meta") if isinstance(raw, Mapping) else None
+    found: dict[str, dict[str, str]] = {}
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, Mapping):
+            continue
+        tool_id, kind = entry.get("id"), entry.get("non_execution_kind")
+        if not isinstance(tool_id, str) or not isinstance(kind, str):
+            continue
+        meta = {"nonExecutionKind": kind}
+        feedback = entry.get("user_feedback")
+        if isinstance(feedback, str):
+            meta["userFeedback"] = feedback
+        found[tool_id] = meta
+        if len(found) >= _NON_EXECUTION_LIMIT:
+            break
+    return found
+
+
+# A message's results are its tools' calls: far fewer than this.
+_NON_EXECUTION_LIMIT = 1024
 
 
 def result_updates(

@@ -100,6 +100,21 @@ _CHILD_STREAMS = 64
 _PATCHED = frozenset({"Edit", "Write"})
 
 
+def _with_non_execution(ended: list[Wire], tool_id: str, name: str, why: Mapping[str, str]) -> None:
+    """The call's last update carries why it did not run (`_meta.claudeCode.nonExecutionKind`,
+    `userFeedback`), beside its tool's name, as the reference's does
+    (docs/reference-adapter.md#non-execution-kind)."""
+    last = next((u for u in reversed(ended) if u.get("toolCallId") == tool_id), None)
+    if last is None:
+        return
+    found = last.get("_meta")
+    meta: Wire = found if isinstance(found, dict) else {}
+    held = meta.get("claudeCode")
+    claude: Wire = held if isinstance(held, dict) else {}
+    named = {"toolName": name} if name else {}
+    last["_meta"] = {**meta, "claudeCode": {**claude, **named, **why}}
+
+
 def _with_final_patch(updates: list[Wire], tool_id: str, patch: Wire | None) -> None:
     if patch is None:
         return
@@ -453,6 +468,12 @@ class TurnView:
             self._progress.pop(tool_id, None)
         return [_status(tool_id, "failed") for tool_id in calls]
 
+    def shown_call(self, tool_id: str) -> tuple[bool, str | None]:
+        """Whether the client was shown the card of call `tool_id` (opened, still open), and the
+        subagent's Agent call it runs under (None: the main thread's, or not known)."""
+        shown = tool_id in self._calls or tool_id in self._streamed.announced
+        return shown, self._parents.get(tool_id)
+
     def permitted(self, tool_id: str) -> list[Wire]:
         """The call runs now (the user allowed it, or it needs no permission)."""
         if tool_id not in self._calls or tool_id in self._running:
@@ -486,9 +507,15 @@ class TurnView:
         return [update]
 
     def user(
-        self, blocks: Iterable[Mapping[str, Any]], *, tool_use_result: object = None
+        self,
+        blocks: Iterable[Mapping[str, Any]],
+        *,
+        tool_use_result: object = None,
+        not_run: Mapping[str, Mapping[str, str]] | None = None,
     ) -> list[Wire]:
-        """Updates for the tool results in one user message (Claude Code ran its tools)."""
+        """Updates for the tool results in one user message (Claude Code ran its tools).
+        `not_run`: why Claude Code stamped a result instead of running the tool, by call id
+        (`tool_results.non_execution`): on the call's last update, for every client."""
         updates: list[Wire] = []
         for block in blocks:
             if block.get("type") != "tool_result":
@@ -546,6 +573,9 @@ class TurnView:
                 ended = plan_file_result(ended, *args, is_error=is_error, existing_file=check)
             if name == "Bash" and self.async_tasks is not None:
                 ended = self._backgrounded(ended, tool_id, tool_input, task, is_error=is_error)
+            why = not_run.get(tool_id) if not_run else None
+            if why is not None and ended:
+                _with_non_execution(ended, tool_id, name, why)
             updates.extend(ended)
         return updates
 

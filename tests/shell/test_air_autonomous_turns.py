@@ -17,7 +17,7 @@ import pytest
 from acp.schema import PromptResponse
 
 from adapter.scripted_claude.background_scenarios import autonomous_result, task_notification
-from adapter.scripted_claude.steps import Result, Scenario, Sleep, Text
+from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
 from tests.support.harness import TIMEOUT, Adapter, until
 from tests.support.shell_harness import agent_in_process
 
@@ -52,6 +52,46 @@ MINE = [
         ),
     ),
 ]
+
+
+def _state(state: str) -> RawFrame:
+    return RawFrame(
+        frame={
+            "type": "system",
+            "subtype": "session_state_changed",
+            "state": state,
+            "session_id": "x",
+            "uuid": f"state-{state}-fire",
+        }
+    )
+
+
+# A `/loop` wakeup fires between turns: Claude Code goes idle after the prompt's turn, then
+# `running`, says which command the wakeup started, works, and its result names no origin.
+LOOP_FIRE = (
+    _state("idle"),  # the prompt's turn is over
+    _state("running"),
+    RawFrame(
+        frame={
+            "type": "command_lifecycle",
+            "command_uuid": "fire-1",
+            "state": "started",
+            "wakeup_source": "loop_wakeup",
+            "scheduled_for": 1_767_258_000_000,
+            "session_id": "x",
+            "uuid": "lifecycle-fire-1",
+        }
+    ),
+    Text(text="Checked the deploy again: still green."),
+    Result(),
+)
+MINE.append(
+    Scenario(
+        name="loop_fire",
+        description="",
+        turns=((Text(text="I will check the deploy every hour."), Result(), *LOOP_FIRE),),
+    )
+)
 
 AIR_TASKS = {"jetbrains": {"air": {"version": 1, "capabilities": ["asyncTasks"]}}}
 _ID = re.compile(r"autonomous-turn-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -146,3 +186,31 @@ async def test_stopping_the_entry_interrupts_claude_and_says_so_once(
     controls = [json.loads(line) for line in log.read_text().splitlines()]
     asked = [c["request"].get("subtype") for c in controls if c["kind"] == "control"]
     assert "interrupt" in asked and "stop_task" not in asked
+
+
+@pytest.mark.asyncio
+async def test_a_loop_wakeup_names_itself_as_the_turns_cause(tmp_path: Path) -> None:
+    async with agent_in_process(
+        tmp_path, "loop_fire", scenarios=MINE, client_meta=AIR_TASKS, capable=False
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "watch the deploy")
+        await until(lambda: _ended(adapter), "the autonomous turn's end")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    spawned, named, ended = _task_updates(adapter)
+    task_id = spawned["asyncTaskId"]
+    assert _ID.fullmatch(task_id)
+    # Claude Code went `running` first: the entry opened before the wakeup named itself.
+    assert spawned["description"] == "Claude Code started a turn without a prompt."
+    assert named == {
+        "sessionUpdate": "async_task_progress",
+        "asyncTaskId": task_id,
+        "description": "A scheduled wakeup fired (set for 2026-01-01T09:00:00.000Z).",
+    }
+    # Its result names no origin: still no prompt's, so it ends the turn.
+    assert ended == {
+        "sessionUpdate": "async_task_state_update",
+        "asyncTaskId": task_id,
+        "state": "completed",
+    }
+    assert adapter.records() == []

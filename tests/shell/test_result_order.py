@@ -12,6 +12,7 @@ the core says is no prompt's (between turns, a cancelled prompt's late one) show
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -19,10 +20,13 @@ import pytest
 from acp.schema import PromptResponse
 from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, ToolUseBlock
 
+from adapter.scripted_claude.background_scenarios import autonomous_result
+from adapter.scripted_claude.steps import RawFrame, Scenario
 from tests.support.shell_harness import (
     EPOCH,
     WAIT,
     FakeLink,
+    agent_in_process,
     answer_of,
     echo,
     prompt_in_background,
@@ -169,3 +173,45 @@ async def test_a_cancelled_prompts_late_result_is_not_the_next_prompts_answer() 
         answer = await answer_of(second)
         assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
         assert answer.usage is not None and answer.usage.input_tokens == 10
+
+
+# Through the agent, the real SDK and the scripted Claude: a turn whose only words are its
+# result's (nothing streamed them: no output tokens), as a local command's or a cache-replayed
+# answer's are.
+_ONLY = autonomous_result(0, input_tokens=24, result=RESULT_TEXT).frame
+SCENARIOS = [
+    Scenario(
+        name="answer_in_the_result_alone",
+        description="",
+        turns=((RawFrame(frame={k: v for k, v in _ONLY.items() if k != "origin"}),),),
+    )
+]
+
+
+async def test_through_the_agent_the_results_text_comes_before_its_usage_title_and_answer(
+    tmp_path: Path,
+) -> None:
+    async with agent_in_process(
+        tmp_path, "answer_in_the_result_alone", scenarios=SCENARIOS
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "What does the result say?")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    order: list[str] = []
+    for message in adapter.incoming():
+        if message.get("method") == "session/update":
+            update = message["params"]["update"]
+            kind = update.get("sessionUpdate")
+            if kind == "agent_message_chunk":
+                order.append(f"text:{update['content'].get('text')}")
+            elif kind in ("usage_update", "session_info_update"):
+                order.append(kind)
+        elif isinstance(message.get("result"), dict) and "stopReason" in message["result"]:
+            order.append("answer")
+    assert order[order.index(f"text:{RESULT_TEXT}") :] == [
+        f"text:{RESULT_TEXT}",
+        "usage_update",
+        "session_info_update",
+        "answer",
+    ]
+    assert answer.usage is not None and answer.usage.input_tokens == 24
