@@ -18,8 +18,8 @@ each part lives:
   `transcript_entries.py` and `replay.py`: its stored transcripts; `auth_identity.py`: which
   sign-in it pays with; `problem_reports.py`: what it could not do, for the log;
   `raw_messages.py`, `start_failures.py`, `blob_types.py`, `session_titles.py`,
-  `question_answers.py`, `remote_control.py`, `mcp_sign_in.py`, `settings_warnings.py`: which
-  problems with its settings files to warn of);
+  `question_answers.py`, `permission_card.py`, `remote_control.py`, `mcp_sign_in.py`,
+  `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
   `session_index.py`, `async_tasks.py`, `native_subagents.py`, `subagent_config.py`,
@@ -114,6 +114,7 @@ if TYPE_CHECKING:
         sign_in_page,
         sign_in_servers,
     )
+    from fsm.claude.permission_card import PermissionCard, permission_card
     from fsm.claude.problem_reports import ProblemReports
     from fsm.claude.question_answers import (
         UNANSWERED_CAPABILITY,
@@ -546,6 +547,8 @@ _HOMES = {
     "CANCEL_GRACE_SECONDS": "session",
     "generated_title": "claude.session_titles",
     "UNANSWERED_CAPABILITY": "claude.question_answers",
+    "PermissionCard": "claude.permission_card",
+    "permission_card": "claude.permission_card",
     "reports_unanswered": "claude.question_answers",
     "with_unanswered": "claude.question_answers",
     "renames_session": "claude.session_titles",
@@ -702,6 +705,7 @@ __all__ = [
     "OwnTurnStopped",
     "ParsedId",
     "PeerViolation",
+    "PermissionCard",
     "PickerShown",
     "PollMcpServers",
     "ProblemReports",
@@ -816,6 +820,7 @@ __all__ = [
     "parse_id",
     "patch_block",
     "patchable",
+    "permission_card",
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",

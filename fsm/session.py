@@ -23,9 +23,9 @@ decides nothing else itself:
 Claude's process has its own machine (`runtime.py`, owned by the turn, whose rows read it):
 runtime starts, losses, shutdowns and new credentials are its triggers, and every `SendPrompt`
 the turn makes passes through its `prompt_dispatched` rows, which decide whether the prompt
-goes to a fresh process (docs/decisions.md#never-silent: after a lost process the next prompt
-resumes the session in a new one). Its state also names a retired epoch, whose late words the stale
-filter drops.
+goes to a fresh process (docs/decisions.md#session-outlives-its-claude: after a lost process
+the next prompt resumes the session in a new one). Its state also names a retired epoch, whose
+late words the stale filter drops.
 
 Triggers fired from code here (WARNING: hand-coded, not drawn): `turn_went_busy` after a sign
 of life, the `transport_lost` made up when a prompt was sent to a process already gone, the

@@ -410,7 +410,11 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("runtime_start_failed", WORKING, IDLE, "note_runtime_lost", "fail_start"),
     # The runtime's end that follows is this fault's (the stream cannot go on past it).
     _row("message_too_large", WORKING, IDLE, "note_runtime_lost", "fail_too_large"),
-    _row("cancel_requested", WORKING, CANCELLING, "withdraw_questions", "cancel_queued",
+    # docs/decisions.md#prompt-ended-unstarted: a prompt Claude Code has not started is taken
+    # back out of its queue too, or it would run after the interrupt; its `cancelled` answers it.
+    _row("cancel_requested", PROMPT_SENT, CANCELLING, "withdraw_questions", "cancel_queued",
+         "withdraw_live_prompt", "interrupt_claude"),
+    _row("cancel_requested", HEARD_FROM, CANCELLING, "withdraw_questions", "cancel_queued",
          "interrupt_claude"),
     _row("fresh_context_chosen", WORKING, None, "note_fresh_context"),
     # A client that declared AIR's `backgroundSubagents` has its turns end at their result:
@@ -1054,6 +1058,12 @@ class Turn:
         self.pushed.remove(turn_id)  # the guard said it is there
         self.unsent_pushed.discard(turn_id)
         self.adapter_turns.discard(turn_id)
+
+    def withdraw_live_prompt(self, *_: Any) -> None:
+        # Claude Code keeps a queued message through an interrupt and starts it next: the
+        # cancelled prompt would run after its answer.
+        assert self.turn_id is not None
+        self.effects.append(WithdrawPrompt(turn_id=self.turn_id))
 
     def interrupt_claude(self, *_: Any) -> None:
         self.grace_armed = True

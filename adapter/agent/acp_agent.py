@@ -506,6 +506,7 @@ class ClaudeAcpAgent:
         import anyio
 
         async with anyio.create_task_group() as tg:
+            tg.start_soon(self._auth.close)
             for session in list(self._sessions.values()):
                 tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)
 
@@ -520,6 +521,7 @@ class ClaudeAcpAgent:
         self._opener.end_all()
         if self._index is not None:
             self._index.close()
+        await self._auth.close()
         for session in list(self._sessions.values()):
             await session.close()
         self._sessions.clear()

@@ -50,6 +50,7 @@ class AuthPush:
         self._probe: asyncio.Task[None] | None = None
         self._cwd: str | None = None  # the folder of the session read last
         self._tasks: set[asyncio.Task[None]] = set()
+        self._process: asyncio.subprocess.Process | None = None  # the read under way
 
     @property
     def reports(self) -> AuthReports:
@@ -111,6 +112,16 @@ class AuthPush:
 
         await self._link.notify(AUTH_STATUS_METHOD, payload, "(connection)")
 
+    async def close(self) -> None:
+        """The agent is ending: a read under way is stopped and waited for (asyncio would
+        otherwise warn of a child it still watches), and nothing more is sent."""
+        process = self._process
+        if process is not None:
+            await _stopped(process)
+        for task in (self._probe, *self._tasks):
+            if task is not None and not task.done():
+                task.cancel()
+
     def _helper(self) -> str | None:
         """The `apiKeyHelper` Claude Code would use in the folder read last (JetBrains AIR's
         gateway is one): the last settings tier that names one."""
@@ -145,16 +156,27 @@ class AuthPush:
         except OSError as exc:
             log.info("authStatus: claude auth status could not start: %s", exc.strerror)
             return None
+        self._process = process
         try:
             stdout, _ = await asyncio.wait_for(process.communicate(), PROBE_TIMEOUT_SECONDS)
         except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
+            await _stopped(process)
             log.warning("claude auth status did not answer within 5 s; the identity is not read")
             return None
+        finally:
+            if self._process is process:
+                self._process = None
         # Signed out exits 1 and still prints its JSON answer.
         found = identity_from_cli(stdout.decode("utf-8", "replace"), self._helper())
         if found is None:
             log.info("authStatus: claude auth status's answer was not understood")
         return found
+
+
+async def _stopped(process: asyncio.subprocess.Process) -> None:
+    """`process` killed and waited for (boundedly: it was killed)."""
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), PROBE_TIMEOUT_SECONDS)

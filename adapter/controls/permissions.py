@@ -120,9 +120,10 @@ class PermissionBroker:
         # The mode a chosen mode gets (an `auto` the model lacks: Accept edits).
         self._resolve_mode = resolve_mode
         self._pending: set[anyio.CancelScope] = set()
-        # How the call looks in the question: its own tool card (`LiveView.permission_card`,
-        # set by the session); without one, its title and input.
-        self.card: Callable[[str, str, Any, str | None], ToolCallUpdate] | None = None
+        # How the call looks in the question, from (tool call id, tool, input, the request's
+        # context): its own tool card (`LiveView.permission_card`, set by the session); without
+        # one, its title and input.
+        self.card: Callable[[str, str, Any, Any], ToolCallUpdate] | None = None
         # The session a subagent's question goes on, by its agent id (set by the session: a
         # JetBrains AIR child session once announced); else this session.
         self.owner: Callable[[object], str] = lambda agent_id: self._session_id
@@ -163,6 +164,11 @@ class PermissionBroker:
             default_to_no=bool(getattr(hints, "default_to_no", False)),
         )
 
+    def _slim(self, tool_call: ToolCallUpdate) -> bool:
+        """The question shows AIR's share of the call's card (`fsm.permission_card`), which
+        has no kind: nothing is added to it but the preview of a change."""
+        return self._air.slim_permission_card and tool_call.kind is None
+
     async def _ask(
         self,
         tool_call: ToolCallUpdate,
@@ -174,13 +180,15 @@ class PermissionBroker:
         """The chosen option id; None for a refusal, "" when withdrawn. `name`: the tool as
         Claude calls it (the question's `toolCall.name`, as on its card); `meta`: the
         request's `_meta`; `session_id`: the session it goes on (a subagent's child)."""
+        # AIR's share of the card carries no `name`, as the reference sends it.
+        shown_name = None if self._slim(tool_call) else name
         with anyio.CancelScope() as scope:
             self._pending.add(scope)
             request_id = self._link.next_request_id()
             answered = False
             try:
                 outcome = await self._link.request_permission(
-                    session_id or self._session_id, tool_call, options, name, meta
+                    session_id or self._session_id, tool_call, options, shown_name, meta
                 )
                 answered = True
             finally:
@@ -212,7 +220,7 @@ class PermissionBroker:
         tool_id = context.tool_use_id or str(uuid.uuid4())
         title = getattr(context, "title", None)
         if self.card is not None:
-            tool_call = self.card(tool_id, tool_name, tool_input, title)
+            tool_call = self.card(tool_id, tool_name, tool_input, context)
         else:
             tool_call = ToolCallUpdate(
                 tool_call_id=tool_id,
@@ -261,13 +269,21 @@ class PermissionBroker:
         # A `planFile` client reads the plan from its file (adapter.view.plan_file).
         plan_file = existing_plan_file(tool_input.get("planFilePath"))
         shown_file = plan_file if self._air.plan_file else None
-        tool_call = tool_call.model_copy(
-            update={
-                "title": "Ready to code?",
+        # AIR's share of the card (`_slim`) holds no kind and no plan: the card it has shows them.
+        card: dict[str, Any] = (
+            {}
+            if self._slim(tool_call)
+            else {
                 "kind": "switch_mode",
                 "content": [helpers.tool_content(helpers.text_block(plan))]
                 if isinstance(plan, str) and shown_file is None
                 else None,
+            }
+        )
+        tool_call = tool_call.model_copy(
+            update={
+                "title": "Ready to code?",
+                **card,
                 **(
                     {"raw_input": plan_file_input(tool_input, shown_file)}
                     if shown_file is not None

@@ -40,7 +40,7 @@ from adapter.view.side_messages import SideMessages
 from adapter.view.stream_assembly import MalformedStream
 from adapter.view.task_plan import TaskPlan
 from adapter.view.title import title_for
-from adapter.view.tool_cards import card_for
+from adapter.view.tool_cards import card_for, input_json
 from adapter.view.tool_results import non_execution
 from adapter.view.turn_view import TurnView, blocks_of, prompt_updates
 from adapter.view.usage import UsageMeter
@@ -54,6 +54,7 @@ from fsm import (
     PromptSuggestions,
     ReportPlan,
     generated_title,
+    permission_card,
     redact,
     renames_session,
     shown_title,
@@ -568,17 +569,40 @@ class LiveView:
             await self._send(lambda: self._view.permitted(tool_id), "a permission")
 
     def permission_card(
-        self, tool_id: str, name: str, tool_input: object, fallback_title: str | None
+        self, tool_id: str, name: str, tool_input: object, context: object
     ) -> ToolCallUpdate:
         """The tool call a permission request shows: the call's own card (title, kind,
-        locations, diff), status pending."""
+        locations, diff), status pending, with what Claude Code's request (`context`, a
+        `HintedContext`) adds; AIR's share of it where the card was shown
+        (`fsm.permission_card`, docs/reference-adapter.md#permission-request-tool-call)."""
         copies = not self.air.raw_input_rendering
         card = card_for(tool_id, name, tool_input, self._cwd, input_copies=copies)
-        if card["title"] == name and fallback_title:
+        fallback_title = getattr(context, "title", None)
+        if card["title"] == name and isinstance(fallback_title, str) and fallback_title:
             # Claude Code's own wording beats a bare name (shown as a line, like every title).
             card["title"] = visible(fallback_title)
-        fields = ("toolCallId", "title", "kind", "status", "rawInput", "locations", "content")
-        return ToolCallUpdate.model_validate({key: card[key] for key in fields if key in card})
+        shown, parent = self._view.shown_call(tool_id)
+        locations = card.get("locations", [])
+        plan = permission_card(
+            tool_name=name,
+            card_paths=[location["path"] for location in locations],
+            has_content=bool(card.get("content")),
+            blocked_path=getattr(context, "blocked_path", None),
+            display_name=getattr(context, "display_name", None),
+            parent_tool_use_id=parent,
+            mcp_server=getattr(getattr(context, "hints", None), "mcp_server", None),
+            slim=self.air.slim_permission_card and shown,
+        )
+        if plan.title is not None:
+            card["title"] = plan.title
+        if plan.extra_location is not None:
+            card["locations"] = [*locations, {"path": plan.extra_location}]
+        if plan.input_as_json:
+            card["content"] = input_json(tool_input)
+        request = {key: card[key] for key in plan.fields if key in card}
+        if plan.meta is not None:
+            request["_meta"] = plan.meta
+        return ToolCallUpdate.model_validate(request)
 
     def model_chosen(self, window: int | None) -> None:
         """The session runs a model whose words promise this context window (None: none)."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from fsm import visible
 
-__all__ = ["PLAN_TOOL", "ToolCard", "card_for", "rel_path", "tool_kind"]
+__all__ = ["PLAN_TOOL", "ToolCard", "card_for", "input_json", "rel_path", "tool_kind"]
 
 Input = Mapping[str, Any]
 Wire = dict[str, Any]
@@ -186,7 +186,13 @@ def _findings_content(data: Input, cwd: str) -> list[Wire]:
 
 
 def _input_json(data: Input, cwd: str) -> list[Wire]:
-    return [_text(f"```json\n{json.dumps(dict(data), indent=2, default=str)}\n```")]
+    return input_json(data)
+
+
+def input_json(tool_input: object) -> list[Wire]:
+    """A card's content that shows the call's input as a JSON block."""
+    data = dict(tool_input) if isinstance(tool_input, Mapping) else {}
+    return [_text(f"```json\n{json.dumps(data, indent=2, default=str)}\n```")]
 
 
 _CARDS: Mapping[str, ToolCard] = {

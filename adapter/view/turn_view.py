@@ -468,6 +468,12 @@ class TurnView:
             self._progress.pop(tool_id, None)
         return [_status(tool_id, "failed") for tool_id in calls]
 
+    def shown_call(self, tool_id: str) -> tuple[bool, str | None]:
+        """Whether the client was shown the card of call `tool_id` (opened, still open), and the
+        subagent's Agent call it runs under (None: the main thread's, or not known)."""
+        shown = tool_id in self._calls or tool_id in self._streamed.announced
+        return shown, self._parents.get(tool_id)
+
     def permitted(self, tool_id: str) -> list[Wire]:
         """The call runs now (the user allowed it, or it needs no permission)."""
         if tool_id not in self._calls or tool_id in self._running:

@@ -130,16 +130,16 @@ class ClientLink:
         """Send one `session/update` as the dict it is (a kind the `acp` schema does not know,
         the `agent_error` dialect, which its typed API would drop; a streamed chunk, once per
         delta), through the changed-meta filter where the client has one (`filter_meta`) and
-        the filter reads the update (`fsm.ChangedMetaFilter.reads`; any other it would pass as
-        it is, so it goes straight to `send_chunk`): an update it leaves nothing of is not
-        sent, and that is no failure (docs/decisions.md#changed-meta-filter). A plain function
-        handing back the send to await: an update the filter does not read costs no coroutine
-        of its own."""
+        the filter reads the update (`fsm.ChangedMetaFilter.FILTERED_UPDATES`; any other it
+        would pass as it is, so it goes straight to `send_chunk`): an update it leaves nothing
+        of is not sent, and that is no failure (docs/decisions.md#changed-meta-filter). A
+        plain function handing back the send to await: an update the filter does not read
+        costs no coroutine of its own."""
         if self._filtering:
             meta_filter = self._meta_filter
             if meta_filter is None:
                 meta_filter = self._filter()
-            if meta_filter.reads(update):
+            if update.get("sessionUpdate") in meta_filter.FILTERED_UPDATES:
                 return self._send_filtered(session_id, meta_filter.apply(update))
         return self.send_chunk(session_id, update)
 

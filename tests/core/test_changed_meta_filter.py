@@ -12,7 +12,6 @@ import pytest
 from fsm import ChangedMetaFilter, air_client
 from fsm.air.changed_meta_filter import (
     COMPARED_FLAGS,
-    FILTERED_UPDATES,
     MERGED_NAMESPACES,
     TOOL_CALL_LIMIT,
 )
@@ -312,17 +311,21 @@ _PASSED: list[Wire] = [
 
 
 def test_it_reads_a_tool_calls_reports_only() -> None:
-    assert FILTERED_UPDATES == ("tool_call", "tool_call_update")
-    assert ChangedMetaFilter.reads(_call())
-    assert ChangedMetaFilter.reads(_update(meta={"claudeCode": {"toolName": "Bash"}}))
+    assert ChangedMetaFilter.FILTERED_UPDATES == ("tool_call", "tool_call_update")
+    meta_filter = ChangedMetaFilter()
+    for update in (_call(), _update(meta={"claudeCode": {"toolName": "Bash"}})):
+        assert update["sessionUpdate"] in meta_filter.FILTERED_UPDATES
+        meta_filter.apply(update)
+    assert len(meta_filter) == 1  # held: it was read
 
 
 @pytest.mark.parametrize("update", _PASSED)
 def test_what_it_does_not_read_it_passes_as_it_is_so_a_sender_may_skip_it(update: Wire) -> None:
-    # The one rule a sender leans on to send a streamed chunk past the filter: what `reads`
-    # says no to, `apply` hands back untouched and holds nothing of, however often it comes.
+    # The one rule a sender leans on to send a streamed chunk past the filter: what is not
+    # among `FILTERED_UPDATES`, `apply` hands back untouched and holds nothing of, however
+    # often it comes.
     meta_filter = _opened(_call(claudeCode={"toolName": "x"}))
-    assert not ChangedMetaFilter.reads(update)
+    assert update.get("sessionUpdate") not in ChangedMetaFilter.FILTERED_UPDATES
     for _ in range(2):
         assert meta_filter.apply(update) is update
     assert len(meta_filter) == 1

@@ -100,6 +100,7 @@ def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) ->
         WITHDRAW,
         SettlePrompt(stop_reason=CANCELLED, turn_id="t2", ran=False),
         WithdrawPrompt(turn_id="t2"),
+        WithdrawPrompt(turn_id="t1"),  # not started yet either
         InterruptClaude(),
     ]
     assert core.handle(CancelRequested(now=6.0)) == [WITHDRAW]
@@ -126,7 +127,11 @@ def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) ->
 
 def test_a_claude_that_obeys_the_interrupt_leaves_no_deadline(core: SessionCore) -> None:
     core.handle(PromptSent(turn_id="t1", now=0.0))
-    assert core.handle(CancelRequested(now=1.0)) == [WITHDRAW, InterruptClaude()]
+    assert core.handle(CancelRequested(now=1.0)) == [
+        WITHDRAW,
+        WithdrawPrompt(turn_id="t1"),
+        InterruptClaude(),
+    ]
     assert core.handle(_ok()) == [
         shown("t1"),
         WITHDRAW,

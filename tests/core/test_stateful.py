@@ -45,6 +45,7 @@ from fsm.effects import (
     SettlePrompt,
     ShowResult,
     StopReason,
+    WithdrawPrompt,
     WithdrawQuestions,
 )
 from fsm.errors import InvalidTransition
@@ -74,7 +75,7 @@ from fsm.events import (
 from fsm.incident import INCIDENT_MACHINE
 from fsm.records import FailureRecord
 from fsm.session import SessionCore
-from fsm.turn import TURN_MACHINE
+from fsm.turn import TURN_MACHINE, TurnState
 from fsm.vocabulary import FailureKind, Severity
 from fsm.wire.dialects import SESSION_FAILURE_KEYS, SessionFailureDialect, session_failure_record
 from tests.support.depth import budget
@@ -537,8 +538,12 @@ class SessionStateMachine(RuleBasedStateMachine):
     def client_interjects(self, data: st.DataObject, kind: str, active: bool, title: str) -> None:
         if kind == "cancel":
             live = self.live
+            waiting = self.core.turn_state is TurnState.PROMPT_SENT
             effects = self._feed(CancelRequested(), data)
-            assert effects in ([], [InterruptClaude()])
+            # A prompt Claude Code has not started is withdrawn from its queue too
+            # (docs/decisions.md#prompt-ended-unstarted).
+            withdrawn = [WithdrawPrompt(turn_id=live)] if waiting and live is not None else []
+            assert effects in ([], [*withdrawn, InterruptClaude()])
             # Queued prompts never reached Claude: they were answered cancelled.
             assert self.queued == [] and (effects == [] or live is not None)
         elif kind == "prompt_while_live":

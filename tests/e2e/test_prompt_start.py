@@ -19,6 +19,7 @@ import pytest
 from acp.schema import PromptResponse
 
 from tests.support.harness import TIMEOUT, AdapterPool, until
+from tests.support.said import until_said
 from tests.support.scripted.own_work import OWN_WORDS
 
 RAW_LIFECYCLE = {"claudeCode": {"emitRawSDKMessages": [{"type": "command_lifecycle"}]}}
@@ -66,6 +67,30 @@ async def test_own_work_before_a_queued_prompts_start_is_not_its_answer(
     for frame in lifecycle:
         by_prompt.setdefault(frame["command_uuid"], []).append(frame["state"])
     assert list(by_prompt.values()) == [["queued", "started", "completed"]] * 2
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_prompt_cancelled_while_queued_behind_own_work_never_runs(
+    adapters: AdapterPool, tmp_path: Path
+) -> None:
+    # docs/decisions.md#prompt-ended-unstarted: an interrupt leaves a queued message in Claude
+    # Code's queue, to run next; the cancel also takes the prompt back out, and Claude Code's
+    # `cancelled` for it answers it.
+    async with adapters.session_adapter(tmp_path, "own_work_until_interrupted") as adapter:
+        session = await adapter.new_session()
+        first = await adapter.prompt(session, "first")
+        second = asyncio.ensure_future(adapter.prompt(session, "second"))
+        await until_said(adapter, OWN_WORDS)
+        await adapter.conn.cancel(session_id=session)
+        cancelled = await second
+        # The next prompt is the one Claude takes up, with the second turn's script.
+        third = await adapter.prompt(session, "third")
+    assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
+    assert isinstance(cancelled, PromptResponse) and cancelled.stop_reason == "cancelled"
+    assert cancelled.usage is None
+    assert isinstance(third, PromptResponse) and third.stop_reason == "end_turn"
+    assert adapter.agent_texts() == ["First answer.", OWN_WORDS, "Second answer."]
+    assert set(adapter.answers().values()) == {1}
 
 
 def _lifecycle(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -167,3 +167,25 @@ async def test_the_agent_advertises_it_and_tells_a_session_s_account(
             },
         }
     ]
+
+
+async def test_close_stops_a_read_under_way_and_sends_nothing(tmp_path: Path) -> None:
+    """The agent ending mid-read: the CLI is killed and waited for (asyncio would warn of a
+    child it still watches, on the stderr a client shows), and no push follows."""
+    started = tmp_path / "started"
+    hanging = tmp_path / "hanging-claude"
+    hanging.write_text(
+        f"#!{sys.executable}\nimport pathlib, time\n"
+        f"pathlib.Path({str(started)!r}).write_text('x')\ntime.sleep(600)\n",
+        encoding="utf-8",
+    )
+    hanging.chmod(hanging.stat().st_mode | stat.S_IXUSR)
+    push, link = _push(tmp_path, executable=str(hanging))
+    push.probe(str(tmp_path))
+    async with asyncio.timeout(WAIT):
+        while vars(push)["_process"] is None or not started.exists():
+            await asyncio.sleep(0.01)
+    process = vars(push)["_process"]
+    await push.close()
+    assert process.returncode is not None
+    assert link.sent == []

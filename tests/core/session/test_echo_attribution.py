@@ -32,6 +32,7 @@ from fsm import (
     TurnTakenUp,
     TurnWentBusy,
     TurnWentIdle,
+    WithdrawPrompt,
 )
 from fsm.events import AnswerStreamStarted
 from fsm.turn import TurnState
@@ -192,7 +193,8 @@ def test_a_cancel_before_the_echo_answers_the_prompt_once(capable: SessionCore) 
     _sent(capable)
     capable.handle(said("Own work."))
     effects = capable.handle(CancelRequested(now=1.0))
-    assert effects == [WITHDRAW, InterruptClaude()]
+    # Taken back out of Claude Code's queue too (docs/decisions.md#prompt-ended-unstarted).
+    assert effects == [WITHDRAW, WithdrawPrompt(turn_id=T1), InterruptClaude()]
     assert capable.turn_state is TurnState.CANCELLING
     # The interrupted own work's result is Claude's own; its idle ends the cancelled prompt.
     assert capable.handle(result(origin_kind=OWN_WORK)) == [SHOWN_OWN, CLOSE]

@@ -171,10 +171,16 @@ def test_an_echo_without_a_start_also_makes_the_result_the_answer(capable: Sessi
 def test_a_cancelled_prompt_claude_code_then_withdraws_is_answered_then(
     capable: SessionCore,
 ) -> None:
-    # The client cancels while the prompt waits behind Claude's own work: the interrupt is for
-    # that work. Claude Code's word that the prompt ended before it started answers it at once.
+    # The client cancels while the prompt waits behind Claude's own work: the prompt is taken
+    # back out of Claude Code's queue (an interrupt leaves it there, and Claude Code would run
+    # it next), and the interrupt is for that work. Claude Code's word that the prompt ended
+    # before it started answers it at once.
     _queued_behind_own_work(capable)
-    assert capable.handle(CancelRequested(now=1.0)) == [WITHDRAW, InterruptClaude()]
+    assert capable.handle(CancelRequested(now=1.0)) == [
+        WITHDRAW,
+        WithdrawPrompt(turn_id=T1),
+        InterruptClaude(),
+    ]
     assert capable.handle(_ended(PromptFate.CANCELLED, "own-work")) == []
     assert capable.turn_state is TurnState.CANCELLING
     assert capable.handle(_ended(PromptFate.CANCELLED)) == [WITHDRAW, CANCELLED_UNRUN]

@@ -87,6 +87,7 @@ def test_a_cancel_answers_and_withdraws_what_claude_did_not_take_up(capable: Ses
         WITHDRAW,
         SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=T2, ran=False),
         WithdrawPrompt(turn_id=T2),
+        WithdrawPrompt(turn_id=T1),  # not started yet either
         InterruptClaude(),
     ]
     # While the turn is being cancelled, a prompt waits for it (Claude is being stopped).

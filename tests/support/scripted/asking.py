@@ -7,9 +7,13 @@ server of a tool).
 from __future__ import annotations
 
 from adapter.scripted_claude.asking_scenarios import TWO_QUESTIONS
-from adapter.scripted_claude.steps import Question, RawFrame, Reply, Result, Scenario
+from adapter.scripted_claude.steps import Permission, Question, RawFrame, Reply, Result, Scenario
 
-__all__ = ["SCENARIOS"]
+__all__ = ["BLOCKED_PATH", "CAT_HOSTS", "SCENARIOS", "SCREENSHOT"]
+
+BLOCKED_PATH = "/etc/hosts"
+CAT_HOSTS = {"command": "cat /etc/hosts", "description": "Read the hosts file"}
+SCREENSHOT = {"action": "screenshot", "region": [0, 0, 640, 480]}
 
 _FALLBACK = "Before I start: which database should the app use, Postgres or SQLite?"
 
@@ -38,6 +42,31 @@ SCENARIOS: tuple[Scenario, ...] = (
                 Result(),
             ),
             (Reply(), Result()),
+        ),
+    ),
+    Scenario(
+        name="permission_facts",
+        description="Claude Code asks about a command reaching a path outside the project "
+        "(blocked_path), then a computer-use tool (display_name, mcp_server).",
+        turns=(
+            (
+                Permission(
+                    tool_name="Bash",
+                    input=CAT_HOSTS,
+                    result="127.0.0.1 localhost",
+                    hints={"blocked_path": BLOCKED_PATH},
+                ),
+                Permission(
+                    tool_name="mcp__computer-use__screenshot",
+                    input=SCREENSHOT,
+                    result="captured",
+                    hints={
+                        "display_name": "Take a\nscreenshot",
+                        "mcp_server": {"name": "computer-use", "source": "sdk"},
+                    },
+                ),
+                Result(),
+            ),
         ),
     ),
 )

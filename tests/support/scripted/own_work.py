@@ -1,5 +1,6 @@
 """Claude's own work while a prompt waits in Claude Code's queue, as the scripted Claude plays
-it: for tests/e2e/test_prompt_start.py.
+it: for tests/e2e/test_prompt_start.py. In `own_work_until_interrupted` that work runs until the
+client's cancel interrupts it, and the prompt is still in the queue then.
 
 The first turn answers, then its cycle goes on on its own (a follow-up Claude runs by itself)
 until the second prompt arrives: Claude Code says it queued that prompt (`command_lifecycle`),
@@ -11,7 +12,7 @@ waiting prompt's answer (docs/decisions.md#turn-begins-at-echo).
 from __future__ import annotations
 
 from adapter.scripted_claude.background_scenarios import autonomous_result
-from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
+from adapter.scripted_claude.steps import Hang, RawFrame, Result, Scenario, Sleep, Text
 
 __all__ = ["OWN_WORDS", "SCENARIOS"]
 
@@ -35,5 +36,19 @@ SCENARIOS = [
             ),
             (Text(text="Second answer."), Result()),
         ),
-    )
+    ),
+    Scenario(
+        name="own_work_until_interrupted",
+        description="",
+        turns=(
+            (
+                Text(text="First answer."),
+                Result(),
+                Sleep(seconds=30, until_queued=True),
+                Text(text=OWN_WORDS),
+                Hang(),
+            ),
+            (Text(text="Second answer."), Result()),
+        ),
+    ),
 ]

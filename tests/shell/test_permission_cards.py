@@ -1,0 +1,174 @@
+"""The tool call of a permission request, as each client gets it: a plain client the call's
+whole card with what Claude Code's request adds (the blocked path as a location, a computer-use
+tool's display name and its input as JSON, `_meta.claudeCode` with the tool, its parent and its
+MCP server); JetBrains AIR only its share of a card it was shown (`toolCallId`, `title`,
+`rawInput`, the blocked path's location, the MCP server). The rules are the core's
+(`fsm.permission_card`, tests/core/test_permission_card.py).
+
+Played in process (`agent_in_process`: the agent, the real SDK and the scripted Claude in this
+process); a call AIR was not shown (which the scripted Claude never asks about) through the
+session's view itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import PromptResponse
+from claude_agent_sdk.types import ToolPermissionContext
+
+from adapter.claude.sdk_compat import PermissionHints, with_hints
+from adapter.scripted_claude.air_scenarios import SCOUT_CALL
+from adapter.session.live_view import LiveView
+from adapter.wire.client_link import ClientLink
+from fsm import air_client
+from tests.support.choosing_client import KindClient
+from tests.support.harness import Adapter
+from tests.support.scripted import SCENARIOS
+from tests.support.scripted.asking import BLOCKED_PATH, CAT_HOSTS, SCREENSHOT
+from tests.support.shell_harness import agent_in_process
+
+NATIVE = {
+    "jetbrains": {
+        "air": {"version": 1, "capabilities": ["sessionFailure", "nativeSubagentSessions"]}
+    }
+}
+
+
+async def _asked(
+    tmp_path: Path, scenario: str, *, air: bool, meta: dict[str, Any] | None = None
+) -> tuple[Adapter, list[dict[str, Any]]]:
+    client = KindClient(kind="allow_once")
+    async with agent_in_process(
+        tmp_path, scenario, client=client, capable=air, scenarios=SCENARIOS, client_meta=meta
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "look around")
+        asked = [
+            m["params"]["toolCall"]
+            for m in adapter.incoming()
+            if m.get("method") == "session/request_permission"
+        ]
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    return adapter, asked
+
+
+def _card_id(adapter: Adapter, name: str) -> str:
+    return str(next(u["toolCallId"] for u in adapter.updates("tool_call") if u.get("name") == name))
+
+
+@pytest.mark.asyncio
+async def test_a_plain_client_gets_the_whole_card_with_what_claude_code_adds(
+    tmp_path: Path,
+) -> None:
+    adapter, (bash, screenshot) = await _asked(tmp_path, "permission_facts", air=False)
+    # The command's card, and the path that made Claude Code ask as one more location.
+    assert bash == {
+        "toolCallId": _card_id(adapter, "Bash"),
+        "name": "Bash",
+        "title": "cat /etc/hosts",
+        "kind": "execute",
+        "status": "pending",
+        "rawInput": CAT_HOSTS,
+        "content": [
+            {"type": "content", "content": {"type": "text", "text": "Read the hosts file"}}
+        ],
+        "locations": [{"path": BLOCKED_PATH}],
+    }
+    # A computer-use tool: titled by Claude Code's display name (one line), its input as JSON,
+    # and the tool and its MCP server named in `_meta.claudeCode`.
+    shown_input = f"```json\n{json.dumps(SCREENSHOT, indent=2)}\n```"
+    assert screenshot == {
+        "toolCallId": _card_id(adapter, "mcp__computer-use__screenshot"),
+        "name": "mcp__computer-use__screenshot",
+        "title": "Take a screenshot",
+        "kind": "other",
+        "status": "pending",
+        "rawInput": SCREENSHOT,
+        "content": [{"type": "content", "content": {"type": "text", "text": shown_input}}],
+        "_meta": {
+            "claudeCode": {
+                "toolName": "mcp__computer-use__screenshot",
+                "mcpServer": {"name": "computer-use", "source": "sdk"},
+            }
+        },
+    }
+    assert "Bash was allowed." in adapter.agent_texts()
+    assert "mcp__computer-use__screenshot was allowed." in adapter.agent_texts()
+
+
+@pytest.mark.asyncio
+async def test_air_gets_only_its_share_of_a_card_it_holds(tmp_path: Path) -> None:
+    adapter, (bash, screenshot) = await _asked(tmp_path, "permission_facts", air=True)
+    assert bash == {
+        "toolCallId": _card_id(adapter, "Bash"),
+        "title": "cat /etc/hosts",
+        "rawInput": CAT_HOSTS,
+        "locations": [{"path": BLOCKED_PATH}],
+    }
+    assert screenshot == {
+        "toolCallId": _card_id(adapter, "mcp__computer-use__screenshot"),
+        "title": "Take a screenshot",
+        "rawInput": SCREENSHOT,
+        # AIR has the tool's name from the card: only the server is new.
+        "_meta": {"claudeCode": {"mcpServer": {"name": "computer-use", "source": "sdk"}}},
+    }
+    # The approval's heading follows the request's title.
+    [heading] = [
+        m["params"]["_meta"]["jetbrains"]["air"]["permission"]["title"]
+        for m in adapter.incoming()
+        if m.get("method") == "session/request_permission"
+        and m["params"]["toolCall"]["toolCallId"] == screenshot["toolCallId"]
+    ]
+    assert heading == "Take a screenshot"
+    assert "mcp__computer-use__screenshot was allowed." in adapter.agent_texts()
+
+
+@pytest.mark.asyncio
+async def test_a_subagents_request_names_its_parent_to_a_plain_client(tmp_path: Path) -> None:
+    _adapter, [grep] = await _asked(tmp_path, "air_subagents", air=False)
+    assert grep["_meta"] == {"claudeCode": {"toolName": "Bash", "parentToolUseId": SCOUT_CALL}}
+    assert grep["kind"] == "execute" and grep["status"] == "pending"
+
+
+@pytest.mark.asyncio
+async def test_air_is_not_told_a_subagents_parent_again(tmp_path: Path) -> None:
+    # Its child session shows the subagent's calls; the request is on that session.
+    _adapter, [grep] = await _asked(tmp_path, "air_subagents", air=True, meta=NATIVE)
+    assert set(grep) == {"toolCallId", "title", "rawInput"}
+    assert grep["title"] == "grep -n parse src/app.py"
+
+
+def _air_view() -> LiveView:
+    air = air_client({"jetbrains": {"air": {"version": 1}}})
+    return LiveView(ClientLink(), "s", "/w", terminal_output=False, titled=False, air=air)
+
+
+def test_air_gets_the_whole_card_of_a_call_it_was_not_shown() -> None:
+    # A sandbox's network request: no message of Claude's carries its call, so AIR was shown
+    # no card (docs/decisions.md#permission-card-before-its-call).
+    view = _air_view()
+    host = {"host": "pypi.org", "port": 443}
+    context = with_hints(ToolPermissionContext(tool_use_id="net-1"), PermissionHints())
+    asked = view.permission_card("net-1", "SandboxNetworkAccess", host, context)
+    shown = asked.model_dump(by_alias=True, exclude_none=True)
+    assert (shown["title"], shown["kind"], shown["status"]) == ("pypi.org", "fetch", "pending")
+    assert shown["rawInput"] == host
+
+
+def test_air_gets_its_share_once_the_card_was_shown() -> None:
+    view = _air_view()
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
+    assert view._view.assistant([call], message_id="m1", parent=None)  # the card goes out
+    hints = PermissionHints(mcp_server={"name": "tools", "source": "user"})
+    context = with_hints(ToolPermissionContext(tool_use_id="toolu_1", blocked_path="/etc"), hints)
+    asked = view.permission_card("toolu_1", "Bash", {"command": "ls"}, context)
+    assert asked.model_dump(by_alias=True, exclude_none=True) == {
+        "toolCallId": "toolu_1",
+        "title": "ls",
+        "rawInput": {"command": "ls"},
+        "locations": [{"path": "/etc"}],
+        "_meta": {"claudeCode": {"mcpServer": {"name": "tools", "source": "user"}}},
+    }
