@@ -540,7 +540,9 @@ TRANSITIONS: list[dict[str, Any]] = [
           "fresh_context_chosen", "background_task_started", "background_task_settled",
           "background_tasks_listed"], RESETTING,
          None),
-    # The fresh context was sent nothing yet: its result is no prompt's.
+    # The fresh context was sent nothing yet: its result is no prompt's, its tokens no turn's
+    # (docs/decisions.md#result-owner). The hand-over itself, the plan exit's interrupted
+    # result, was the turn's (`show_turns_result` on the row into RESETTING).
     _row("result_received", RESETTING, None, "show_own_work"),
     _row("steer_received", RESETTING, None, "refuse_steer"),
     # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
