@@ -9,7 +9,7 @@ The turn table decides (`fsm/turn.py`, `steer_received`). Advertised in the `ini
 own `_meta.steering.supported` (beside `agentCapabilities`, `adapter.agent.handshake`). Bad
 params, an `idleBehavior` other than "promptRequired" and an unknown session are -32602, as the
 reference answers them (docs/reference-adapter.md#steering-idle-behavior), and so is a message
-with nothing in it (no blocks, or only empty text).
+with nothing in it (no blocks, or only blank text).
 """
 
 from __future__ import annotations

@@ -91,10 +91,9 @@ def _context(uri: str, text: str) -> dict[str, Any]:
 
 
 def check_not_empty(blocks: list[Any]) -> None:
-    """-32602 for a prompt with nothing in it (no blocks, or only empty text): Claude would run
-    a whole turn on nothing (docs/decisions.md#empty-and-placeholder-input). Text of spaces or
-    newlines is something the user sent: it goes to Claude, as the decision words it."""
-    if all(isinstance(b, TextContentBlock) and not b.text for b in blocks):
+    """-32602 for a prompt with nothing in it (no blocks, or only blank text): Claude would run
+    a whole turn on nothing (docs/decisions.md#empty-and-placeholder-input)."""
+    if all(isinstance(b, TextContentBlock) and not b.text.strip() for b in blocks):
         raise RequestError.invalid_params(
             {"prompt": "is empty: send text or other content (nothing was sent to Claude)"}
         )

@@ -488,8 +488,9 @@ async def test_steering_bad_input(tmp_path: Path) -> None:
         for params in (
             {"sessionId": "nobody", "prompt": text},
             {"sessionId": session, "prompt": []},
-            # Only empty text is as empty as no blocks: refused as `session/prompt` refuses it.
+            # Only blank text is as empty as no blocks: refused as `session/prompt` refuses it.
             {"sessionId": session, "prompt": [{"type": "text", "text": ""}]},
+            {"sessionId": session, "prompt": [{"type": "text", "text": " \n\t"}]},
             {"sessionId": session, "prompt": text, "_meta": {"steering": {"idleBehavior": "x"}}},
         ):
             with pytest.raises(acp.RequestError) as caught:
