@@ -296,6 +296,10 @@ class LiveView:
             if kind == "agent_message_chunk" and session_id == self._session_id:
                 self._saw_text(update.get("content"))
             sent = await self._link.send_raw_update(session_id, update) and sent
+            if kind == "tool_call":
+                # Only now is the card shown: a permission request for the call, written
+                # from another task, may carry AIR's share of it from here on.
+                self._view.card_sent(update.get("toolCallId"))
         return sent
 
     async def _subagent_frames(
