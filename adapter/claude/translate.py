@@ -61,7 +61,6 @@ from fsm import (
     TurnWentIdle,
     WorkerShuttingDown,
     fallback_moves_session,
-    is_autonomous_origin,
     reports_unanswered,
 )
 
@@ -114,8 +113,10 @@ class OwnChanges:
     EnterPlanMode call is `plan`); `init`: a `system/init` (the first makes the controls read
     the skill files); `terminal_only`: the commands its init marks as bound to its terminal,
     without their `/`; `commands_changed`: a `commands_changed` frame, whose list is `commands`
-    as Claude Code wrote it (None when it is not a list); `fast`: its fast mode, on `system/init`
-    or a user turn's result (an autonomous one is no user's turn: `fsm.is_autonomous_origin`);
+    as Claude Code wrote it (None when it is not a list); `fast`: its fast mode, on `system/init`;
+    `result_fast`: the fast mode a result says, followed only where the core takes the result
+    for a prompt's (`ShowResult` with a turn, docs/decisions.md#result-owner: a cancelled
+    prompt's late result, a `/loop` fire's, is no user's turn whatever its origin);
     `model`: the model a refusal's fallback moved the session to for good
     (`fsm.fallback_moves_session`); `elicitation_completed`: the id of an MCP server's URL
     request it says is done (`elicitation_complete`); `reports_unanswered`: its init lists
@@ -128,6 +129,7 @@ class OwnChanges:
     commands_changed: bool = False
     commands: tuple[Any, ...] | None = None
     fast: FastMode | None = None
+    result_fast: FastMode | None = None
     model: str | None = None
     elicitation_completed: str | None = None
     reports_unanswered: bool = False
@@ -211,6 +213,8 @@ def own_changes(message: object, raw: object) -> OwnChanges:
     drops the fast mode) says Claude Code changed by itself. Pure, and any shape is read: what
     makes no sense changes nothing."""
     fast = _fast_mode(raw)
+    if isinstance(raw, Mapping) and raw.get("type") == "result":
+        return NO_CHANGES if fast is None else OwnChanges(result_fast=fast)
     if isinstance(message, SystemMessage):
         return _system_changes(message.subtype, message.data, fast)
     if isinstance(message, AssistantMessage) and _enters_plan_mode(message.content):
@@ -256,15 +260,11 @@ def _system_changes(subtype: object, data: object, fast: FastMode | None) -> Own
 
 
 def _fast_mode(raw: object) -> FastMode | None:
-    """The fast mode a `system/init` frame or a user turn's result says, as Claude Code wrote
-    it."""
+    """The fast mode a `system/init` frame or a result says, as Claude Code wrote it."""
     if not isinstance(raw, Mapping):
         return None
-    kind, origin = raw.get("type"), raw.get("origin")
-    if kind == "result":
-        if isinstance(origin, Mapping) and is_autonomous_origin(origin.get("kind")):
-            return None
-    elif kind != "system" or raw.get("subtype") != "init":
+    kind = raw.get("type")
+    if kind != "result" and (kind != "system" or raw.get("subtype") != "init"):
         return None
     state = raw.get("fast_mode_state")
     if state not in ("on", "off"):

@@ -250,6 +250,8 @@ class EffectPerformer:
                 # Whose the result is, the core's word (docs/decisions.md#result-owner): its text
                 # as that prompt's answer or no prompt's, its tokens toward that turn or none.
                 if isinstance(message, ResultMessage):
+                    # Whose it is, for the fast mode it says (`ClaudeSide.on_message`).
+                    self._claude.result_was_a_prompts = turn_id is not None
                     await self._view.turn_result(message, turn_id=turn_id)
             case CloseOpenCalls():
                 await self._view.work_ended()

@@ -17,6 +17,7 @@ from typing import Any
 import acp
 import pytest
 
+from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Text
 from tests.support.config_requests import (
     AUTO_NOTICE,
     AUTO_TEXT,
@@ -226,3 +227,56 @@ async def test_leaving_plan_mode_entered_from_auto_keeps_auto_first(tmp_path: Pa
         "reject",
     ]
     assert _modes(adapter) == ["auto", "plan"]  # "keep planning" stays in plan
+
+
+OWN_RESULT_SAYS_OFF = Scenario(
+    name="own_result_says_fast_off",
+    description="",
+    turns=(
+        (
+            Text(text="Done."),
+            Result(),
+            # A result between turns with no origin (a `/loop` fire, a cancelled prompt's late
+            # one): Claude's own work, whatever it says of fast mode.
+            RawFrame(
+                frame={
+                    "type": "result",
+                    "subtype": "success",
+                    "is_error": False,
+                    "session_id": "scripted",
+                    "duration_ms": 900,
+                    "duration_api_ms": 800,
+                    "num_turns": 1,
+                    "result": "",
+                    "stop_reason": "end_turn",
+                    "total_cost_usd": 0.0001,
+                    "usage": {"input_tokens": 4, "output_tokens": 2},
+                    "fast_mode_state": "off",
+                    "fast_mode_disabled_reason": "extra_usage_disabled",
+                }
+            ),
+        ),
+    ),
+)
+
+
+async def test_claudes_own_results_fast_mode_is_not_followed(tmp_path: Path) -> None:
+    # Whose a result is, the core's `ShowResult`, decides whether the switch follows it
+    # (docs/decisions.md#result-owner), not the result's origin.
+    env = {**scripted_env(tmp_path), "ANTHROPIC_MODEL": "opus", "CLAUDE_ACP_SCRIPTED_FAST": "on"}
+    async with agent_in_process(
+        tmp_path,
+        "own_result_says_fast_off",
+        env=env,
+        capable=False,
+        scenarios=[OWN_RESULT_SAYS_OFF],
+    ) as adapter:
+        session, opened = await new_session_raw(adapter)
+        first = await adapter.prompt(session, "hello")
+        # The own result was read before the next prompt's turn: its echo comes after it.
+        second = await adapter.prompt(session, "again")
+    assert config_option(opened["configOptions"], "fast")["currentValue"] == "on"
+    assert adapter.updates("config_option_update") == []
+    assert FAST_OFF_TEXT not in adapter.agent_texts()
+    for answer in (first, second):
+        assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"

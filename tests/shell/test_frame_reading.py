@@ -307,13 +307,15 @@ def test_a_malformed_frame_still_says_what_claude_changed() -> None:
 def test_fast_mode_is_read_from_a_user_turns_result_as_claude_code_wrote_it() -> None:
     said = {"fast_mode_state": "off", "fast_mode_disabled_reason": "network_error"}
     result = read({**_result(), **said})[1]
-    assert result.changes == OwnChanges(fast=FastMode(on=False, reason="network_error"))
+    off = OwnChanges(result_fast=FastMode(on=False, reason="network_error"))
+    assert result.changes == off
     assert read({**_result(), "fast_mode_state": "on"})[1].changes == OwnChanges(
-        fast=FastMode(on=True)
+        result_fast=FastMode(on=True)
     )
-    # Claude Code's own work is no user's turn; `cooldown` is no change.
+    # Whose the result is, the user's turn or Claude's own work, is the core's word
+    # (`ShowResult`), not its origin's: read alike; `cooldown` is no change.
     autonomous = {**_result(), **said, "origin": {"kind": "task-notification"}}
-    assert read(autonomous)[1].changes == NO_CHANGES
+    assert read(autonomous)[1].changes == off
     assert read({**_result(), "fast_mode_state": "cooldown"})[1].changes == NO_CHANGES
 
 
