@@ -5,9 +5,12 @@ reference reads it, at `initialize`, at the start of each prompt (a sign-in or s
 another terminal shows up), after `authenticate` (its own read) and after `logout` (a fresh read;
 one that cannot say is "not logged in"), and from a session's account (Claude Code's initialize
 answer). A read from the CLI (`claude auth status --json`, in the session's folder, with the
-session's variables) is never waited for; a prompt's read joins one under way, but logout's
-may run beside it, so every read's child is kept: when the agent ends, each is killed and
-reaped, each task is waited for, and nothing starts or is sent after. What is pushed, and
+session's variables) is never waited for by a request, but `logout`'s, whose answer waits for
+its fresh read (5 s at most, as the reference waits there). A prompt's read joins one under way,
+but logout's may run beside it, so every read's child is kept: a read cancelled kills and reaps
+its CLI; when the agent ends, each is killed and reaped, each task is waited for, and nothing
+starts or is sent after. A background read's failure (a push at shutdown) is logged, never left
+unretrieved. What is pushed, and
 when, is the core's (`fsm.AuthReports`); this module runs the CLI and sends.
 
 The read `initialize` asks for is a step of the work done ahead (`adapter.agent.work_ahead`):
@@ -102,16 +105,19 @@ class AuthPush:
         self._start(self.account(account))
 
     def _start(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task = asyncio.get_running_loop().create_task(work)
+        """`work` in the background, kept until done (`close` waits for it)."""
+        task = asyncio.get_running_loop().create_task(self._logged(work))
         self._tasks.add(task)
-        task.add_done_callback(self._finished)
+        task.add_done_callback(self._tasks.discard)
         return task
 
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        """A task is done: forgotten, and its error, if any, logged (never left unretrieved)."""
-        self._tasks.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            log.warning("authStatus: a read or push failed", exc_info=exc)
+    @staticmethod
+    async def _logged(work: Coroutine[Any, Any, None]) -> None:
+        """`work` in the background: its failure is logged, not left for asyncio to warn of."""
+        try:
+            await work
+        except Exception:
+            log.warning("authStatus: a background read or push failed", exc_info=True)
 
     async def account(self, account: Mapping[str, Any] | None) -> None:
         """A session's Claude Code named its account."""

@@ -296,6 +296,10 @@ class LiveView:
             if kind == "agent_message_chunk" and session_id == self._session_id:
                 self._saw_text(update.get("content"))
             sent = await self._link.send_raw_update(session_id, update) and sent
+            if kind == "tool_call":
+                # Only now is the card shown: a permission request for the call, written
+                # from another task, may carry AIR's share of it from here on.
+                self._view.card_sent(update.get("toolCallId"))
         return sent
 
     async def _subagent_frames(
@@ -835,19 +839,22 @@ class LiveView:
         self,
         task_id: str,
         stop: Callable[[str], Awaitable[None]],
-        interrupt: Callable[[], Awaitable[None]],
+        interrupt: Callable[[], Awaitable[bool]],
     ) -> bool:
         """`_session/async_task/stop`: False for a task the client may not stop (unknown,
-        ended, a monitor, already being stopped, an autonomous turn while a prompt is open);
-        else Claude Code is asked to `stop` it (an autonomous turn: Claude is interrupted,
-        docs/reference-adapter.md#autonomous-turns), and its end and a line that says so go
-        out. Claude Code's refusal propagates, and the task may be stopped again."""
+        ended, a monitor, already being stopped, an autonomous turn the core would not
+        interrupt: `interrupt` says False); else Claude Code is asked to `stop` it (an
+        autonomous turn: Claude is interrupted, docs/reference-adapter.md#autonomous-turns),
+        and its end and a line that says so go out. Claude Code's refusal propagates, and the
+        task may be stopped again."""
         tasks = self._async_tasks
-        if tasks is None or not tasks.claim_stop(task_id, prompt_open=self.prompt_open()):
+        if tasks is None or not tasks.claim_stop(task_id):
             return False
         try:
             if tasks.stops_by_interrupt(task_id):
-                await interrupt()
+                if not await interrupt():
+                    tasks.release_stop(task_id)
+                    return False
             else:
                 await stop(task_id)
         except BaseException:

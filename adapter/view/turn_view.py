@@ -168,6 +168,9 @@ class TurnView:
         # background (`task_updated` with `is_backgrounded`): task id -> their Agent call.
         self._foreground: dict[str, str] = {}
         self._parents: dict[str, str] = {}  # open calls of a subagent: id -> its Agent call
+        # Open calls whose opening `tool_call` was sent (`card_sent`), not only made: a
+        # permission request may be written between two of a message's cards.
+        self._sent: set[str] = set()
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
         self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
@@ -361,6 +364,7 @@ class TurnView:
             return []
         name, _ = self._calls.pop(tool_id)
         self._parents.pop(tool_id, None)
+        self._sent.discard(tool_id)
         self._running.discard(tool_id)
         self._progress.pop(tool_id, None)
         self._denied.add(tool_id)
@@ -464,14 +468,25 @@ class TurnView:
         for tool_id in calls:
             self._calls.pop(tool_id, None)
             self._parents.pop(tool_id, None)
+            self._sent.discard(tool_id)
             self._running.discard(tool_id)
             self._progress.pop(tool_id, None)
         return [_status(tool_id, "failed") for tool_id in calls]
 
+    def card_sent(self, tool_id: object) -> None:
+        """The opening `tool_call` of call `tool_id` went to the client (`LiveView`)."""
+        if isinstance(tool_id, str) and (
+            tool_id in self._calls or tool_id in self._streamed.announced
+        ):
+            self._sent.add(tool_id)
+
     def shown_call(self, tool_id: str) -> tuple[bool, str | None]:
-        """Whether the client was shown the card of call `tool_id` (opened, still open), and the
-        subagent's Agent call it runs under (None: the main thread's, or not known)."""
-        shown = tool_id in self._calls or tool_id in self._streamed.announced
+        """Whether the client was shown the card of call `tool_id` (its opening `tool_call`
+        sent, not only made: docs/decisions.md#permission-card-before-its-call; still open),
+        and the subagent's Agent call it runs under (None: the main thread's, or not known)."""
+        shown = tool_id in self._sent and (
+            tool_id in self._calls or tool_id in self._streamed.announced
+        )
         return shown, self._parents.get(tool_id)
 
     def permitted(self, tool_id: str) -> list[Wire]:
@@ -548,6 +563,7 @@ class TurnView:
             self._progress.pop(tool_id, None)
             name, tool_input = self._calls.pop(tool_id, ("", None))
             self._parents.pop(tool_id, None)
+            self._sent.discard(tool_id)
             task = background_task(tool_use_result)
             if self._terminal and task is not None and len(self._background) < 256:
                 self._background[task] = tool_id
@@ -626,6 +642,7 @@ class TurnView:
         updates += [_status(tool_id, "failed") for tool_id in left]
         self._calls = {i: call for i, call in self._calls.items() if i in kept}
         self._parents = {i: parent for i, parent in self._parents.items() if i in kept}
+        self._sent &= kept
         self._streamed.clear()
         self._plan_calls.clear()
         self._task_calls.clear()

@@ -249,6 +249,18 @@ async def test_after_close_nothing_starts_and_nothing_is_sent(tmp_path: Path) ->
     assert link.sent == []
 
 
+async def test_a_cancelled_read_kills_and_reaps_its_cli(tmp_path: Path) -> None:
+    async with Hanging(tmp_path) as cli:
+        push, link = _push(tmp_path, executable=str(cli.path))
+        push.probe(str(tmp_path))
+        pid = await cli.started()
+        task = vars(push)["_probe"]
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert _gone(pid) and link.sent == []
+
+
 async def test_a_cli_that_hangs_is_logged_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -260,3 +272,27 @@ async def test_a_cli_that_hangs_is_logged_once(
                 await _probed(push, str(tmp_path))
     told = [r for r in caplog.records if "did not answer" in r.getMessage()]
     assert len(told) == 1 and link.sent == []
+
+
+class FailingLink(Link):
+    async def notify(self, method: str, params: dict[str, Any], session_id: str) -> bool:
+        raise ConnectionResetError("the client went away")
+
+
+async def test_a_background_push_that_fails_is_logged_not_raised(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _answer(tmp_path, loggedIn=True, subscriptionType="max", email="ada@example.com")
+    push, _ = _push(tmp_path)
+    vars(push)["_link"] = FailingLink()
+    await _probed(push, str(tmp_path))  # the task ended without an error to retrieve
+    assert "a background read or push failed" in caplog.text
+
+
+async def test_a_cli_that_cannot_be_started_for_bad_values_pushes_nothing(tmp_path: Path) -> None:
+    link = Link()
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "BROKEN": "a\0b"}
+    settings = RuntimeSettings(executable=_cli(tmp_path), env=env)
+    push = AuthPush(link, settings)  # type: ignore[arg-type]
+    await _probed(push, str(tmp_path))
+    assert link.sent == []

@@ -15,9 +15,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from acp.schema import PromptResponse
-from claude_agent_sdk.types import ToolPermissionContext
+from claude_agent_sdk.types import AssistantMessage, ToolPermissionContext, ToolUseBlock
 
 from adapter.claude.sdk_compat import PermissionHints, with_hints
 from adapter.scripted_claude.air_scenarios import SCOUT_CALL
@@ -158,10 +159,69 @@ def test_air_gets_the_whole_card_of_a_call_it_was_not_shown() -> None:
     assert shown["rawInput"] == host
 
 
-def test_air_gets_its_share_once_the_card_was_shown() -> None:
+class _HeldLink(ClientLink):
+    """A link whose sends of the card `held` wait until `release` is set, and that records
+    every update it was given, in order."""
+
+    def __init__(self, held: str) -> None:
+        super().__init__()
+        self.held = held
+        self.sending = anyio.Event()
+        self.release = anyio.Event()
+        self.sent: list[dict[str, Any]] = []
+
+    async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
+        if update.get("toolCallId") == self.held:
+            self.sending.set()
+            await self.release.wait()
+        self.sent.append(update)
+        return True
+
+
+def _bash(tool_id: str, command: str) -> ToolUseBlock:
+    return ToolUseBlock(id=tool_id, name="Bash", input={"command": command})
+
+
+def _asking(tool_id: str) -> Any:
+    return with_hints(ToolPermissionContext(tool_use_id=tool_id), PermissionHints())
+
+
+@pytest.mark.asyncio
+async def test_air_gets_the_whole_card_of_a_call_whose_card_is_not_sent_yet() -> None:
+    # One message, two calls: while the first card is being written, Claude Code asks about
+    # the second, whose card is made but not sent. Its request must not be AIR's share of a
+    # card AIR does not have yet (docs/decisions.md#permission-card-before-its-call).
+    air = air_client({"jetbrains": {"air": {"version": 1}}})
+    link = _HeldLink(held="toolu_a")
+    view = LiveView(link, "s", "/w", terminal_output=False, titled=False, air=air)
+    message = AssistantMessage(
+        content=[_bash("toolu_a", "ls"), _bash("toolu_b", "pwd")], model="claude-x"
+    )
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(view.assistant, message)
+        await link.sending.wait()  # the first card is on its way; the second waits its turn
+        early = view.permission_card("toolu_b", "Bash", {"command": "pwd"}, _asking("toolu_b"))
+        link.release.set()
+    shown = early.model_dump(by_alias=True, exclude_none=True)
+    assert (shown["kind"], shown["status"]) == ("execute", "pending")
+    assert [u["toolCallId"] for u in link.sent if u["sessionUpdate"] == "tool_call"] == [
+        "toolu_a",
+        "toolu_b",
+    ]
+    # Once its card went out, AIR gets its share.
+    later = view.permission_card("toolu_b", "Bash", {"command": "pwd"}, _asking("toolu_b"))
+    assert set(later.model_dump(by_alias=True, exclude_none=True)) == {
+        "toolCallId",
+        "title",
+        "rawInput",
+    }
+
+
+@pytest.mark.asyncio
+async def test_air_gets_its_share_once_the_card_was_shown() -> None:
     view = _air_view()
-    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
-    assert view._view.assistant([call], message_id="m1", parent=None)  # the card goes out
+    message = AssistantMessage(content=[_bash("toolu_1", "ls")], model="claude-x")
+    await view.assistant(message)  # the card goes out
     hints = PermissionHints(mcp_server={"name": "tools", "source": "user"})
     context = with_hints(ToolPermissionContext(tool_use_id="toolu_1", blocked_path="/etc"), hints)
     asked = view.permission_card("toolu_1", "Bash", {"command": "ls"}, context)
