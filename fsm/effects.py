@@ -31,6 +31,7 @@ __all__ = [
     "FailedTurn",
     "ForwardAssistantMessage",
     "InterruptClaude",
+    "InterruptOwnTurn",
     "LogNotice",
     "PollMcpServers",
     "PublishRecord",
@@ -279,6 +280,15 @@ class SendContinuation(Effect):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InterruptClaude(Effect):
     """Ask Claude to stop the live turn (sent once per turn, however often the client cancels)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InterruptOwnTurn(Effect):
+    """Interrupt the turn Claude runs on its own, which the client asked to stop (JetBrains
+    AIR's Stop on its Async Tasks entry); the stop request is answered by how the interrupt
+    went. No prompt waits, or the interrupt would drop it: without this effect the core
+    refused the stop, and the request is answered `stopped: false`
+    (docs/decisions.md#stopped-own-turn)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -57,6 +57,7 @@ __all__ = [
     "ModelChosen",
     "ModelFellBack",
     "OutputReceived",
+    "OwnTurnStopFailed",
     "OwnTurnStopped",
     "PromptReceived",
     "PromptRequested",
@@ -159,6 +160,12 @@ class OwnTurnStopped(Event):
     Tasks entry, docs/reference-adapter.md#autonomous-turns): Claude is interrupted next, and
     the result that ends the interrupted work is no failure of it
     (docs/decisions.md#stopped-own-turn)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OwnTurnStopFailed(Event):
+    """The interrupt that was to stop Claude's own turn (`InterruptOwnTurn`) failed: Claude's
+    work goes on, and its result is judged as any other (docs/decisions.md#stopped-own-turn)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -80,6 +80,7 @@ from fsm.effects import (
     FailedTurn,
     ForwardAssistantMessage,
     InterruptClaude,
+    InterruptOwnTurn,
     LogNotice,
     PublishRecord,
     RejectPrompt,
@@ -233,12 +234,12 @@ TRANSITIONS: list[dict[str, Any]] = [
     # A result between turns ends work no prompt owns, whatever its origin (a scheduled or
     # `/loop` fire has none): its cards end with it, as the reference closes a cycle's
     # (docs/decisions.md#own-work-ends-its-cards).
-    _row("result_received", IDLE, None, "show_own_work", "close_open_calls",
-         when="was_stopped_by_the_user"),
     # docs/decisions.md#stopped-own-turn: the client stopped Claude's own turn; the result that
-    # ends it, an interrupt's error, is no failure.
+    # ends it, an interrupt's error, is no failure, and the stop is spent, whatever it says.
     _row("result_received", IDLE, None, "show_own_work", "close_open_calls",
          "forget_own_turn_stop", when="own_turn_was_stopped"),
+    _row("result_received", IDLE, None, "show_own_work", "close_open_calls",
+         when="was_stopped_by_the_user"),
     _row("result_received", IDLE, None, "show_own_work", "close_open_calls", "report_error_result",
          when=["is_an_unreported_error", "takes_records"]),
     _row("result_received", IDLE, None, "show_own_work", "close_open_calls", "log_error_result",
@@ -257,6 +258,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("runtime_start_failed", IDLE, None, "note_runtime_lost", "log_start_failure"),
     _row("message_too_large", IDLE, None, "note_runtime_lost"),
     _row("cancel_requested", IDLE, None, "withdraw_questions", "cancel_queued"),
+    # docs/decisions.md#stopped-own-turn: Claude's work ended with no result after the stop
+    # (it was ending already): none will come of it.
+    _row("turn_went_idle", IDLE, None, "forget_own_turn_stop", when="own_turn_was_stopped"),
     _row(["claude_silent", "turn_went_busy", "answer_stream_started", "turn_went_idle",
           "cancel_grace_expired"], IDLE, None),
     # Work Claude starts between turns is its own: no turn waits for it.
@@ -536,7 +540,9 @@ TRANSITIONS: list[dict[str, Any]] = [
           "fresh_context_chosen", "background_task_started", "background_task_settled",
           "background_tasks_listed"], RESETTING,
          None),
-    # The fresh context was sent nothing yet: its result is no prompt's.
+    # The fresh context was sent nothing yet: its result is no prompt's, its tokens no turn's
+    # (docs/decisions.md#result-owner). The hand-over itself, the plan exit's interrupted
+    # result, was the turn's (`show_turns_result` on the row into RESETTING).
     _row("result_received", RESETTING, None, "show_own_work"),
     _row("steer_received", RESETTING, None, "refuse_steer"),
     # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
@@ -566,9 +572,18 @@ TRANSITIONS: list[dict[str, Any]] = [
     # --- any state: the session is ending; nothing it asked the user can be answered now --------
     _row("session_closing", list(TurnState), None, "withdraw_questions"),
     # docs/decisions.md#stopped-own-turn: the client stopped a turn Claude runs on its own; only
-    # between turns is there one (a prompt's turn is stopped by a cancel).
-    _row("own_turn_stopped", IDLE, None, "note_own_turn_stopped"),
-    _row("own_turn_stopped", [*LIVE_TURN, BROKEN], None),
+    # between turns is there one (a prompt's turn is stopped by a cancel). A prompt on its way
+    # to Claude would be folded into that turn and dropped by the interrupt: the stop is refused
+    # (no interrupt), as the reference refuses it while a prompt waits.
+    _row("own_turn_stopped", IDLE, None, when="has_a_prompt_in_flight"),
+    _row("own_turn_stopped", IDLE, None, "note_own_turn_stopped", "interrupt_own_turn"),
+    # A broken session takes no prompt: Claude's own work may be stopped; its result is no
+    # failure there anyway.
+    _row("own_turn_stopped", BROKEN, None, "interrupt_own_turn"),
+    _row("own_turn_stopped", LIVE_TURN, None),
+    # The interrupt failed: Claude's work goes on, and its result is judged as any other.
+    _row("own_turn_stop_failed", IDLE, None, "forget_own_turn_stop"),
+    _row("own_turn_stop_failed", [*LIVE_TURN, BROKEN], None),
 ]
 # fmt: on
 
@@ -744,8 +759,9 @@ class Turn:
         self.reset_at_ms = None
         self.between_failure_reported = False
         self.grace_armed = False
-        # The client stopped Claude's own turn: its interrupt's result is no failure.
-        self.own_turn_stopped = False
+        # The client stopped Claude's own turn: its interrupt's result is no failure. (Not
+        # named for the trigger `own_turn_stopped`: the machine binds its triggers to the model.)
+        self.own_stop_pending = False
         self.forget_turn()
         TURN_MACHINE.add_model(self, initial=TurnState.IDLE)
 
@@ -866,7 +882,7 @@ class Turn:
         return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
 
     def own_turn_was_stopped(self, *_: Any) -> bool:
-        return self.own_turn_stopped
+        return self.own_stop_pending
 
     def is_an_unreported_error(self, event: ResultReceived) -> bool:
         return (
@@ -973,7 +989,7 @@ class Turn:
         self.outcome = None
         self.forget_turn()
         self.retry_after_ms = self.reset_at_ms = None
-        self.between_failure_reported = self.own_turn_stopped = False
+        self.between_failure_reported = self.own_stop_pending = False
 
     def _note_origin(self, event: PromptReceived) -> None:
         if event.by_adapter:
@@ -1217,10 +1233,15 @@ class Turn:
         self.effects.append(CloseOpenCalls())
 
     def note_own_turn_stopped(self, *_: Any) -> None:
-        self.own_turn_stopped = True
+        # Spent by the next result between turns, Claude's idle, its process's end, the
+        # interrupt's failure or a turn that opens (docs/decisions.md#stopped-own-turn).
+        self.own_stop_pending = True
+
+    def interrupt_own_turn(self, *_: Any) -> None:
+        self.effects.append(InterruptOwnTurn())
 
     def forget_own_turn_stop(self, *_: Any) -> None:
-        self.own_turn_stopped = False
+        self.own_stop_pending = False
 
     # --- whose a result is (docs/decisions.md#result-owner): every result row's first callback
 
@@ -1265,6 +1286,8 @@ class Turn:
         # The runtime machine's `runtime_lost` (WARNING: hand-coded, not drawn: fired by
         # `Turn.fire` after this row).
         self.runtime_ended = True
+        # The stopped own turn's result will not come from a process that is gone.
+        self.own_stop_pending = False
         # Prompts pushed to the lost process never ran: they go to the fresh one, first.
         self.queued[:0] = self.pushed
         self.pushed = []

@@ -272,9 +272,20 @@ class ClaudeAcpAgent:
         session = self._opener.new(start, runtime, LoadSessionResponse, self._client)
         from adapter.session.load_replay import start_and_replay  # imports the SDK
 
-        earlier = session_store.earlier_transcripts(session_id, cwd, path, self._settings.env)
-        await start_and_replay(session, runtime, path, earlier)
-        await self._replayed(session_id)
+        try:
+            earlier = session_store.earlier_transcripts(session_id, cwd, path, self._settings.env)
+            await start_and_replay(session, runtime, path, earlier)
+            await self._replayed(session_id)
+        except BaseException:
+            # Not registered yet, so nobody else would stop its Claude: cancelled at exit
+            # (docs/decisions.md#openings-at-exit) or failed, the session and its process are
+            # closed here (both closes are idempotent: a failed replay closed them already).
+            import anyio
+
+            with anyio.CancelScope(shield=True):
+                await session.close()
+                await runtime.close()
+            raise
         self._opener.register(session)
         self._account_of(session_id)
         return LoadSessionResponse(**opening.pickers(session))

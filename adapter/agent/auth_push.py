@@ -5,7 +5,10 @@ reference reads it, at `initialize`, at the start of each prompt (a sign-in or s
 another terminal shows up), after `authenticate` (its own read) and after `logout` (a fresh read;
 one that cannot say is "not logged in"), and from a session's account (Claude Code's initialize
 answer). A read from the CLI (`claude auth status --json`, in the session's folder, with the
-session's variables) is never waited for, and at most one runs at a time. What is pushed, and
+session's variables) is never waited for by a request, but `logout`'s, whose answer waits for
+its fresh read (5 s at most, as the reference waits there); at most one runs at a time, and a
+read cancelled or stopped kills its CLI. A background read's failure (a push at shutdown) is
+logged, never left unretrieved. What is pushed, and
 when, is the core's (`fsm.AuthReports`); this module runs the CLI and sends.
 
 The read `initialize` asks for is a step of the work done ahead (`adapter.agent.work_ahead`):
@@ -24,7 +27,7 @@ import contextlib
 import logging
 import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -66,11 +69,19 @@ class AuthPush:
             self._cwd = cwd
         if self._probe is not None and not self._probe.done():
             return
-        self._probe = asyncio.get_running_loop().create_task(self._probed())
+        self._probe = asyncio.get_running_loop().create_task(self._logged(self._probed()))
 
     async def _probed(self) -> None:
         epoch = self.reports.epoch
         await self._push(self.reports.read(await self._read(), epoch))
+
+    @staticmethod
+    async def _logged(work: Coroutine[Any, Any, None]) -> None:
+        """`work` in the background: its failure is logged, not left for asyncio to warn of."""
+        try:
+            await work
+        except Exception:
+            log.warning("authStatus: a background read or push failed", exc_info=True)
 
     async def signed_in(self, stdout: str) -> None:
         """`authenticate` found the user signed in: its own read, which supersedes any under
@@ -94,7 +105,7 @@ class AuthPush:
         if account is None:
             return
         self._cwd = cwd
-        task = asyncio.get_running_loop().create_task(self.account(account))
+        task = asyncio.get_running_loop().create_task(self._logged(self.account(account)))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -153,8 +164,8 @@ class AuthPush:
                 env=environ,
                 cwd=self._cwd,
             )
-        except OSError as exc:
-            log.info("authStatus: claude auth status could not start: %s", exc.strerror)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in its argv or environment
+            log.info("authStatus: claude auth status could not start: %s", type(exc).__name__)
             return None
         self._process = process
         try:
@@ -163,6 +174,13 @@ class AuthPush:
             await _stopped(process)
             log.warning("claude auth status did not answer within 5 s; the identity is not read")
             return None
+        except BaseException:
+            # Cancelled (the agent ends, or the request that waited went away): the CLI is
+            # killed, not left running; `close` waits for it.
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            raise
         finally:
             if self._process is process:
                 self._process = None

@@ -841,19 +841,22 @@ class LiveView:
         self,
         task_id: str,
         stop: Callable[[str], Awaitable[None]],
-        interrupt: Callable[[], Awaitable[None]],
+        interrupt: Callable[[], Awaitable[bool]],
     ) -> bool:
         """`_session/async_task/stop`: False for a task the client may not stop (unknown,
-        ended, a monitor, already being stopped, an autonomous turn while a prompt is open);
-        else Claude Code is asked to `stop` it (an autonomous turn: Claude is interrupted,
-        docs/reference-adapter.md#autonomous-turns), and its end and a line that says so go
-        out. Claude Code's refusal propagates, and the task may be stopped again."""
+        ended, a monitor, already being stopped, an autonomous turn the core would not
+        interrupt: `interrupt` says False); else Claude Code is asked to `stop` it (an
+        autonomous turn: Claude is interrupted, docs/reference-adapter.md#autonomous-turns),
+        and its end and a line that says so go out. Claude Code's refusal propagates, and the
+        task may be stopped again."""
         tasks = self._async_tasks
-        if tasks is None or not tasks.claim_stop(task_id, prompt_open=self.prompt_open()):
+        if tasks is None or not tasks.claim_stop(task_id):
             return False
         try:
             if tasks.stops_by_interrupt(task_id):
-                await interrupt()
+                if not await interrupt():
+                    tasks.release_stop(task_id)
+                    return False
             else:
                 await stop(task_id)
         except BaseException:

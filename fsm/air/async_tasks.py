@@ -498,10 +498,12 @@ class AsyncTasks:
 
     # --- `_session/async_task/stop` --------------------------------------------------------
 
-    def claim_stop(self, task_id: str, *, prompt_open: bool = False) -> bool:
-        """Whether the client may stop `task_id` now; if so, it is being stopped. An
-        autonomous turn's task is not stopped while a prompt is open: that prompt would be
-        folded into the turn, and the interrupt would drop it."""
+    def claim_stop(self, task_id: str) -> bool:
+        """Whether the client may stop `task_id` now; if so, it is being stopped. Whether an
+        autonomous turn's task is stopped while a prompt is on its way is the turn's word
+        (`OwnTurnStopped`, docs/decisions.md#stopped-own-turn): that prompt would be folded
+        into the turn, and the interrupt would drop it; a refused stop is released
+        (`release_stop`)."""
         task = self._tasks.get(task_id)
         can = (
             task is not None
@@ -510,7 +512,6 @@ class AsyncTasks:
             and not task.ignored
             and not task.stopping
             and not task.terminal
-            and not (task.autonomous and prompt_open)
         )
         if can and task is not None:
             task.stopping = True

@@ -198,14 +198,14 @@ def test_the_level_list_never_stops_it_and_the_streams_end_does() -> None:
     assert tasks.session_state("idle", prompt_open=False) == []
 
 
-def test_stopping_it_interrupts_and_is_refused_while_a_prompt_is_open() -> None:
+def test_stopping_it_interrupts_once() -> None:
     tasks = _tasks(notices=True)
     tasks.output(prompt_open=False)
     task_id = "autonomous-turn-u1"
     assert tasks.stops_by_interrupt(task_id)
     assert not tasks.stops_by_interrupt("b1")
-    assert not tasks.claim_stop(task_id, prompt_open=True)
-    assert tasks.claim_stop(task_id, prompt_open=False)
+    assert tasks.claim_stop(task_id)
+    assert not tasks.claim_stop(task_id)  # already being stopped
     assert tasks.stopped(task_id) == [
         _state(task_id, "stopped"),
         {

@@ -18,6 +18,8 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude.background_scenarios import autonomous_result, task_notification
 from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
+from adapter.session.session import Session
+from fsm import PromptReceived
 from tests.support.harness import TIMEOUT, Adapter, until
 from tests.support.shell_harness import agent_in_process
 
@@ -186,6 +188,63 @@ async def test_stopping_the_entry_interrupts_claude_and_says_so_once(
     controls = [json.loads(line) for line in log.read_text().splitlines()]
     asked = [c["request"].get("subtype") for c in controls if c["kind"] == "control"]
     assert "interrupt" in asked and "stop_task" not in asked
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_waiting_for_the_lock_refuses_the_stop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Claude's reader holds the feed lock (mid-frame); a prompt waits for it, then a Stop
+    # arrives. The core, fed the prompt first, refuses the stop: the interrupt would fold the
+    # prompt into Claude's own turn and drop it (docs/decisions.md#stopped-own-turn).
+    opened: list[Session] = []
+    init = Session.__init__
+
+    def keep(self: Session, **kwargs: Any) -> None:
+        init(self, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(Session, "__init__", keep)
+    log = tmp_path / "claude.log"
+    env = {"CLAUDE_ACP_SCRIPTED_LOG": str(log)}
+    async with agent_in_process(
+        tmp_path, "autonomous_long", env=env, scenarios=MINE, client_meta=AIR_TASKS, capable=False
+    ) as adapter:
+        session = await adapter.new_session()
+        await adapter.prompt(session, "build it")
+        await until(lambda: _task_updates(adapter), "the autonomous turn's entry")
+        task_id = _task_updates(adapter)[0]["asyncTaskId"]
+        [live] = opened
+        fed: list[str] = []
+        feed = live.feed
+        arriving, held = asyncio.Event(), asyncio.Event()
+
+        async def noted(event: Any, message: Any = None) -> None:
+            if isinstance(event, PromptReceived):
+                arriving.set()
+                await held.wait()  # the reader took the lock first
+            fed.append(type(event).__name__)  # then it waits for the lock at once
+            await feed(event, message)
+
+        monkeypatch.setattr(live, "feed", noted)
+        prompt = asyncio.ensure_future(adapter.prompt(session, "anything else?"))
+        await arriving.wait()
+        async with live._feed_lock:
+            held.set()
+            await until(lambda: "PromptReceived" in fed, "the prompt at the lock")
+            stop = asyncio.ensure_future(_stop(adapter, sessionId=session, asyncTaskId=task_id))
+            await until(lambda: "OwnTurnStopped" in fed, "the stop at the lock")
+        stopped = await stop
+        controls = [json.loads(line) for line in log.read_text().splitlines()]
+        asked = [c["request"].get("subtype") for c in controls if c["kind"] == "control"]
+        # The prompt's own cancel ends Claude's long sleep.
+        await adapter.conn.cancel(session_id=session)
+        after = await prompt
+    assert stopped == {"stopped": False}
+    assert "interrupt" not in asked
+    assert isinstance(after, PromptResponse)
+    # Refused, the entry may be stopped again: nothing said it stopped.
+    assert not [t for t in adapter.agent_texts() if "stopped by user" in t]
 
 
 @pytest.mark.asyncio

@@ -189,3 +189,56 @@ async def test_close_stops_a_read_under_way_and_sends_nothing(tmp_path: Path) ->
     await push.close()
     assert process.returncode is not None
     assert link.sent == []
+
+
+def _hanging(tmp_path: Path) -> tuple[Path, Path]:
+    started = tmp_path / "started"
+    hanging = tmp_path / "hanging-claude"
+    hanging.write_text(
+        f"#!{sys.executable}\nimport pathlib, time\n"
+        f"pathlib.Path({str(started)!r}).write_text('x')\ntime.sleep(600)\n",
+        encoding="utf-8",
+    )
+    hanging.chmod(hanging.stat().st_mode | stat.S_IXUSR)
+    return hanging, started
+
+
+async def test_a_cancelled_read_kills_its_cli(tmp_path: Path) -> None:
+    hanging, started = _hanging(tmp_path)
+    push, link = _push(tmp_path, executable=str(hanging))
+    push.probe(str(tmp_path))
+    async with asyncio.timeout(WAIT):
+        while vars(push)["_process"] is None or not started.exists():
+            await asyncio.sleep(0.01)
+    process = vars(push)["_process"]
+    task = vars(push)["_probe"]
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    async with asyncio.timeout(WAIT):  # a bound on a hang: killed, it ends at once
+        await process.wait()
+    assert link.sent == []
+
+
+class FailingLink(Link):
+    async def notify(self, method: str, params: dict[str, Any], session_id: str) -> bool:
+        raise ConnectionResetError("the client went away")
+
+
+async def test_a_background_push_that_fails_is_logged_not_raised(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _answer(tmp_path, loggedIn=True, subscriptionType="max", email="ada@example.com")
+    push, _ = _push(tmp_path)
+    vars(push)["_link"] = FailingLink()
+    await _probed(push, str(tmp_path))  # the task ended without an error to retrieve
+    assert "a background read or push failed" in caplog.text
+
+
+async def test_a_cli_that_cannot_be_started_for_bad_values_pushes_nothing(tmp_path: Path) -> None:
+    link = Link()
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "BROKEN": "a\0b"}
+    settings = RuntimeSettings(executable=_cli(tmp_path), env=env)
+    push = AuthPush(link, settings)  # type: ignore[arg-type]
+    await _probed(push, str(tmp_path))
+    assert link.sent == []
