@@ -51,6 +51,7 @@ from fsm import (
     FileChangeReports,
     Goals,
     NativeSubagents,
+    PermissionCard,
     PromptSuggestions,
     ReportPlan,
     generated_title,
@@ -574,11 +575,12 @@ class LiveView:
 
     def permission_card(
         self, tool_id: str, name: str, tool_input: object, context: object
-    ) -> ToolCallUpdate:
+    ) -> tuple[ToolCallUpdate, PermissionCard]:
         """The tool call a permission request shows: the call's own card (title, kind,
         locations, diff), status pending, with what Claude Code's request (`context`, a
         `HintedContext`) adds; AIR's share of it where the card was shown
-        (`fsm.permission_card`, docs/reference-adapter.md#permission-request-tool-call)."""
+        (`fsm.permission_card`, docs/reference-adapter.md#permission-request-tool-call); and
+        the core's plan of it, whose verdict on that share the broker follows."""
         copies = not self.air.raw_input_rendering
         card = card_for(tool_id, name, tool_input, self._cwd, input_copies=copies)
         fallback_title = getattr(context, "title", None)
@@ -606,7 +608,7 @@ class LiveView:
         request = {key: card[key] for key in plan.fields if key in card}
         if plan.meta is not None:
             request["_meta"] = plan.meta
-        return ToolCallUpdate.model_validate(request)
+        return ToolCallUpdate.model_validate(request), plan
 
     def model_chosen(self, window: int | None) -> None:
         """The session runs a model whose words promise this context window (None: none)."""
