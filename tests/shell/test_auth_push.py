@@ -19,7 +19,7 @@ import pytest
 from adapter.agent import auth_push
 from adapter.agent.auth_push import AuthPush
 from adapter.claude.runtime_settings import RuntimeSettings
-from tests.support.shell_harness import WAIT, agent_in_process
+from tests.support.shell_harness import WAIT, agent_in_process, session_with_fakes
 
 pytestmark = pytest.mark.anyio
 
@@ -296,3 +296,20 @@ async def test_a_cli_that_cannot_be_started_for_bad_values_pushes_nothing(tmp_pa
     push = AuthPush(link, settings)  # type: ignore[arg-type]
     await _probed(push, str(tmp_path))
     assert link.sent == []
+
+
+async def test_every_claude_start_tells_its_account(tmp_path: Path) -> None:
+    """A restart (after `authenticate` or `logout`) names the account Claude now uses: it is
+    told, not only the one the session opened with, as the reference tells it at every query
+    it creates."""
+    told: list[dict[str, Any] | None] = []
+    account = {"email": "grace@example.com", "organization": "Navy", "subscriptionType": "max"}
+    async with session_with_fakes() as (session, _, runtime, _):
+        session.controls.on_account = told.append
+
+        async def server_info() -> dict[str, Any]:
+            return {"account": account}
+
+        vars(runtime)["server_info"] = server_info
+        await session.controls.adopt(runtime)  # type: ignore[arg-type]
+    assert told == [account]
