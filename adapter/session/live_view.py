@@ -587,7 +587,10 @@ class LiveView:
         if card["title"] == name and isinstance(fallback_title, str) and fallback_title:
             # Claude Code's own wording beats a bare name (shown as a line, like every title).
             card["title"] = visible(fallback_title)
-        shown, parent = self._view.shown_call(tool_id)
+        shown, card_parent = self._view.shown_call(tool_id)
+        # The subagent's Agent call from the request's agent id, as the reference has it: the
+        # call's card may not have been shown yet; else the one its card was shown under.
+        parent = self._view.subagent_call(getattr(context, "agent_id", None)) or card_parent
         locations = card.get("locations", [])
         plan = permission_card(
             tool_name=name,

@@ -295,3 +295,24 @@ async def test_the_broker_follows_the_cores_verdict_on_airs_share(slim: bool) ->
     else:
         assert name == "ExitPlanMode" and question["kind"] == "switch_mode"
         assert question["content"][0]["content"]["text"] == "do it"
+
+
+def test_a_subagents_request_names_its_parent_before_its_card_was_shown() -> None:
+    # Claude Code asks about a subagent's call before the call's card: the request's agent id
+    # (the subagent's task id, from `task_started`) names the Agent call it runs under.
+    view = LiveView(ClientLink(), "s", "/w", terminal_output=False, titled=False)
+    started = {"task_id": "agent-7", "tool_use_id": SCOUT_CALL, "subagent_type": "Explore"}
+    assert view._view.task_started(started) == []
+    context = with_hints(
+        ToolPermissionContext(tool_use_id="toolu_sub", agent_id="agent-7"), PermissionHints()
+    )
+    asked, plan = view.permission_card("toolu_sub", "Bash", {"command": "ls"}, context)
+    shown = asked.model_dump(by_alias=True, exclude_none=True)
+    assert shown["_meta"] == {"claudeCode": {"toolName": "Bash", "parentToolUseId": SCOUT_CALL}}
+    assert not plan.slim
+    # An agent id no subagent started with names none.
+    stranger = with_hints(
+        ToolPermissionContext(tool_use_id="toolu_x", agent_id="agent-9"), PermissionHints()
+    )
+    asked, _ = view.permission_card("toolu_x", "Bash", {"command": "ls"}, stranger)
+    assert "_meta" not in asked.model_dump(by_alias=True, exclude_none=True)
