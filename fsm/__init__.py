@@ -15,9 +15,11 @@ each part lives:
   `visible_text.py` (control characters as a client may show them);
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `synthetic_messages.py`: which messages it composes itself;
-  `transcript_entries.py` and `replay.py`: its stored transcripts; `raw_messages.py`,
-  `start_failures.py`, `blob_types.py`, `session_titles.py`, `remote_control.py`,
-  `mcp_sign_in.py`, `settings_warnings.py`: which problems with its settings files to warn of);
+  `transcript_entries.py` and `replay.py`: its stored transcripts; `auth_identity.py`: which
+  sign-in it pays with; `problem_reports.py`: what it could not do, for the log;
+  `raw_messages.py`, `start_failures.py`, `blob_types.py`, `session_titles.py`,
+  `question_answers.py`, `permission_card.py`, `remote_control.py`, `mcp_sign_in.py`,
+  `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
   `session_index.py`, `async_tasks.py`, `native_subagents.py`, `subagent_config.py`,
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
     from fsm.air.git_patch import MAX_PATCH_BYTES, file_patch, patch_block, patchable
     from fsm.air.goals import GOAL_METHOD, BadGoalRequest, GoalRequest, Goals, goal_request
     from fsm.air.meta import (
+        SUBAGENT_TOOLS,
         air_info_update,
         permission_heading,
         plan_file_clear,
@@ -92,8 +95,15 @@ if TYPE_CHECKING:
         scan_transcript,
     )
     from fsm.air.subagent_replay import SubagentReplay, fork_directive
+    from fsm.claude.auth_identity import (
+        AUTH_STATUS_METHOD,
+        AuthIdentity,
+        AuthReports,
+        identity_from_account,
+        identity_from_cli,
+    )
     from fsm.claude.blob_types import BlobKind, BlobPlan, blob_plan, decode_text_blob
-    from fsm.claude.classify import AUTONOMOUS_ORIGINS, is_autonomous_origin, is_own_work
+    from fsm.claude.classify import AUTONOMOUS_ORIGINS, is_autonomous_origin
     from fsm.claude.mcp_sign_in import (
         MCP_POLL_SECONDS,
         MCP_SIGN_IN_SECONDS,
@@ -103,6 +113,13 @@ if TYPE_CHECKING:
         sign_in_outcome,
         sign_in_page,
         sign_in_servers,
+    )
+    from fsm.claude.permission_card import PermissionCard, permission_card
+    from fsm.claude.problem_reports import ProblemReports
+    from fsm.claude.question_answers import (
+        UNANSWERED_CAPABILITY,
+        reports_unanswered,
+        with_unanswered,
     )
     from fsm.claude.raw_messages import RAW_MESSAGE_METHOD, RawMessageChoice, raw_message_choice
     from fsm.claude.remote_control import (
@@ -144,6 +161,7 @@ if TYPE_CHECKING:
         FailedTurn,
         ForwardAssistantMessage,
         InterruptClaude,
+        InterruptOwnTurn,
         LogNotice,
         PollMcpServers,
         PublishRecord,
@@ -153,6 +171,7 @@ if TYPE_CHECKING:
         SendNotice,
         SendPrompt,
         SettlePrompt,
+        ShowResult,
         SignInMcpServer,
         StartFreshContext,
         StopReason,
@@ -197,6 +216,8 @@ if TYPE_CHECKING:
         ModelChosen,
         ModelFellBack,
         OutputReceived,
+        OwnTurnStopFailed,
+        OwnTurnStopped,
         PromptEchoed,
         PromptEnded,
         PromptFate,
@@ -288,6 +309,12 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "ProblemReports": "claude.problem_reports",
+    "AUTH_STATUS_METHOD": "claude.auth_identity",
+    "AuthIdentity": "claude.auth_identity",
+    "AuthReports": "claude.auth_identity",
+    "identity_from_account": "claude.auth_identity",
+    "identity_from_cli": "claude.auth_identity",
     "settings_effort": "pickers.effort_seeds",
     "SettingsProblem": "claude.settings_warnings",
     "SettingsWarnings": "claude.settings_warnings",
@@ -332,8 +359,9 @@ _HOMES = {
     "decode_text_blob": "claude.blob_types",
     "AUTONOMOUS_ORIGINS": "claude.classify",
     "is_autonomous_origin": "claude.classify",
-    "is_own_work": "claude.classify",
     "SessionClosing": "events",
+    "OwnTurnStopped": "events",
+    "OwnTurnStopFailed": "events",
     "SteerReceived": "events",
     "BackgroundTaskStarted": "events",
     "BackgroundTasksListed": "events",
@@ -374,6 +402,7 @@ _HOMES = {
     "background_tasks_of": "air.session_index",
     "needs_task_search": "air.session_index",
     "plan_file_input": "air.meta",
+    "SUBAGENT_TOOLS": "air.meta",
     "permission_heading": "air.meta",
     "with_air_meta": "air.meta",
     "skill_command_meta": "air.meta",
@@ -429,6 +458,7 @@ _HOMES = {
     "FailedTurn": "effects",
     "ForwardAssistantMessage": "effects",
     "InterruptClaude": "effects",
+    "InterruptOwnTurn": "effects",
     "LogNotice": "effects",
     "PublishRecord": "effects",
     "RejectPrompt": "effects",
@@ -437,6 +467,7 @@ _HOMES = {
     "SendNotice": "effects",
     "SendPrompt": "effects",
     "SettlePrompt": "effects",
+    "ShowResult": "effects",
     "SignInMcpServer": "effects",
     "PollMcpServers": "effects",
     "StartFreshContext": "effects",
@@ -515,6 +546,11 @@ _HOMES = {
     "active_from_newest": "claude.replay",
     "CANCEL_GRACE_SECONDS": "session",
     "generated_title": "claude.session_titles",
+    "UNANSWERED_CAPABILITY": "claude.question_answers",
+    "PermissionCard": "claude.permission_card",
+    "permission_card": "claude.permission_card",
+    "reports_unanswered": "claude.question_answers",
+    "with_unanswered": "claude.question_answers",
     "renames_session": "claude.session_titles",
     "shown_title": "claude.session_titles",
     "title_description": "claude.session_titles",
@@ -553,6 +589,7 @@ _HOMES = {
 __all__ = [
     "ARCHIVE_METHOD",
     "AUTH_REQUIRED_MESSAGE",
+    "AUTH_STATUS_METHOD",
     "AUTONOMOUS_ORIGINS",
     "BUILTIN_AGENTS",
     "CANCEL_GRACE_SECONDS",
@@ -576,9 +613,11 @@ __all__ = [
     "SERVER_RESULTS",
     "SESSION_FAILURE_KEYS",
     "SIGN_IN_HINT",
+    "SUBAGENT_TOOLS",
     "SYNTHETIC_MODEL",
     "TITLE_LIMIT",
     "TURN_NO_RESULT_TITLE",
+    "UNANSWERED_CAPABILITY",
     "Action",
     "ActiveScan",
     "AgentChoice",
@@ -590,6 +629,8 @@ __all__ = [
     "ArchiveRequest",
     "AssistantMessageReceived",
     "AsyncTasks",
+    "AuthIdentity",
+    "AuthReports",
     "AuthStatusReported",
     "AutoModeFellBackAtStart",
     "AutoModeUnavailable",
@@ -641,6 +682,7 @@ __all__ = [
     "IndexRow",
     "InternalFaultOccurred",
     "InterruptClaude",
+    "InterruptOwnTurn",
     "InvalidTransition",
     "LimitWindow",
     "ListSubscriptions",
@@ -659,10 +701,14 @@ __all__ = [
     "NativeSubagents",
     "OutputReceived",
     "OwnActivity",
+    "OwnTurnStopFailed",
+    "OwnTurnStopped",
     "ParsedId",
     "PeerViolation",
+    "PermissionCard",
     "PickerShown",
     "PollMcpServers",
+    "ProblemReports",
     "PromptEchoed",
     "PromptEnded",
     "PromptFate",
@@ -696,6 +742,7 @@ __all__ = [
     "SettingsWarnings",
     "SettlePrompt",
     "Severity",
+    "ShowResult",
     "SignInMcpServer",
     "StartFailure",
     "StartFailureKind",
@@ -744,6 +791,8 @@ __all__ = [
     "fork_point_uuid",
     "generated_title",
     "goal_request",
+    "identity_from_account",
+    "identity_from_cli",
     "index_list_options",
     "index_page",
     "index_session_info",
@@ -751,7 +800,6 @@ __all__ = [
     "is_archived",
     "is_autonomous_origin",
     "is_denied_model",
-    "is_own_work",
     "is_prompt_entry",
     "is_real_model",
     "keys_options_by_kind",
@@ -772,6 +820,7 @@ __all__ = [
     "parse_id",
     "patch_block",
     "patchable",
+    "permission_card",
     "permission_heading",
     "plan_file_clear",
     "plan_file_input",
@@ -786,6 +835,7 @@ __all__ = [
     "remote_control_request",
     "rename_to",
     "renames_session",
+    "reports_unanswered",
     "resolve_model_preference",
     "route_index_request",
     "scan_transcript",
@@ -811,6 +861,7 @@ __all__ = [
     "visible",
     "visible_title",
     "with_air_meta",
+    "with_unanswered",
 ]
 
 

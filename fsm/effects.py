@@ -3,7 +3,8 @@
 Theory of operation: `SessionCore.handle` returns a list of these; the shell performs them one
 after another before it feeds the next event. Exactly one of `SettlePrompt` or `RejectPrompt`
 is ever returned per prompt, and each names the prompt it answers (`turn_id`: the live one, or
-a queued prompt cancelled, a prompt refused by a broken session). Every row that ends the live
+a queued prompt cancelled, a prompt refused by a broken session). Every result the core takes is
+answered first with `ShowResult`, whose it is. Every row that ends the live
 turn, every cancel and the session's close return `WithdrawQuestions` first: a question still
 open belongs to a turn that is over. After performing a `PublishRecord`, the shell
 must report the outcome with `DeliveryConfirmed` or `DeliveryFailed` (the h11 `send_failed`
@@ -30,6 +31,7 @@ __all__ = [
     "FailedTurn",
     "ForwardAssistantMessage",
     "InterruptClaude",
+    "InterruptOwnTurn",
     "LogNotice",
     "PollMcpServers",
     "PublishRecord",
@@ -39,6 +41,7 @@ __all__ = [
     "SendNotice",
     "SendPrompt",
     "SettlePrompt",
+    "ShowResult",
     "SignInMcpServer",
     "StartFreshContext",
     "StopReason",
@@ -166,13 +169,25 @@ class SendNotice(Effect):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ShowResult(Effect):
+    """Whose the result just handled is, the first effect of every result the core takes
+    (docs/decisions.md#result-owner): show it now, before what else it ends. `turn_id` names
+    the prompt whose turn it answers: its text is shown as that turn's answer where the turn
+    showed nothing else, and its tokens count toward that prompt's usage. None: Claude's own
+    work (an autonomous follow-up, a cancelled prompt's late result, a result between turns,
+    before a queued prompt's start, of a broken session or a replaced process): its text is
+    no prompt's answer and its tokens count toward no turn. Its `usage_update` goes out
+    either way."""
+
+    turn_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CloseOpenCalls(Effect):
     """Work no prompt owns ended at its result (between turns, or Claude's own work during a
     turn, docs/decisions.md#own-work-ends-its-cards): its tool cards that never got a result
     end failed, a message still streaming breaks off; a background subagent's cards stay open.
-    It is also the core's answer to whose the result's usage is: a result's tokens count toward
-    no turn when its effects hold `CloseOpenCalls`, toward the live turn otherwise (the shell adds
-    them before a `SettlePrompt` reads them)."""
+    Whose the result's tokens are is `ShowResult`'s, which comes before it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -265,6 +280,15 @@ class SendContinuation(Effect):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InterruptClaude(Effect):
     """Ask Claude to stop the live turn (sent once per turn, however often the client cancels)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InterruptOwnTurn(Effect):
+    """Interrupt the turn Claude runs on its own, which the client asked to stop (JetBrains
+    AIR's Stop on its Async Tasks entry); the stop request is answered by how the interrupt
+    went. No prompt waits, or the interrupt would drop it: without this effect the core
+    refused the stop, and the request is answered `stopped: false`
+    (docs/decisions.md#stopped-own-turn)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -57,6 +57,8 @@ __all__ = [
     "ModelChosen",
     "ModelFellBack",
     "OutputReceived",
+    "OwnTurnStopFailed",
+    "OwnTurnStopped",
     "PromptReceived",
     "PromptRequested",
     "PromptSent",
@@ -150,6 +152,20 @@ class CancelRequested(Event):
     """The client sent `session/cancel` at `now`."""
 
     now: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OwnTurnStopped(Event):
+    """The client stopped a turn Claude runs on its own (JetBrains AIR's Stop on its Async
+    Tasks entry, docs/reference-adapter.md#autonomous-turns): Claude is interrupted next, and
+    the result that ends the interrupted work is no failure of it
+    (docs/decisions.md#stopped-own-turn)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OwnTurnStopFailed(Event):
+    """The interrupt that was to stop Claude's own turn (`InterruptOwnTurn`) failed: Claude's
+    work goes on, and its result is judged as any other (docs/decisions.md#stopped-own-turn)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -67,8 +67,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     # A fresh process that fails to start is lost too; the retired epoch stays retired.
     {"trigger": "runtime_lost", "source": [RESTARTING, RETIRING], "dest": RESTARTING},
     {"trigger": "runtime_lost", "source": [UNSTARTED, LOST], "dest": None},
-    # docs/decisions.md#never-silent: after a lost process, the next prompt resumes the session in a
-    # new one.
+    # docs/decisions.md#session-outlives-its-claude: after a lost process, the next prompt resumes
+    # the session in a new one.
     {"trigger": "prompt_dispatched", "source": NO_PROCESS, "dest": RESTARTING,
      "before": ["send_to_a_fresh_runtime"]},
     {"trigger": "prompt_dispatched", "source": [*PROCESS_RUNNING, RETIRING], "dest": RETIRING,

@@ -23,9 +23,9 @@ decides nothing else itself:
 Claude's process has its own machine (`runtime.py`, owned by the turn, whose rows read it):
 runtime starts, losses, shutdowns and new credentials are its triggers, and every `SendPrompt`
 the turn makes passes through its `prompt_dispatched` rows, which decide whether the prompt
-goes to a fresh process (docs/decisions.md#never-silent: after a lost process the next prompt
-resumes the session in a new one). Its state also names a retired epoch, whose late words the stale
-filter drops.
+goes to a fresh process (docs/decisions.md#session-outlives-its-claude: after a lost process
+the next prompt resumes the session in a new one). Its state also names a retired epoch, whose
+late words the stale filter drops.
 
 Triggers fired from code here (WARNING: hand-coded, not drawn): `turn_went_busy` after a sign
 of life, the `transport_lost` made up when a prompt was sent to a process already gone, the
@@ -45,6 +45,7 @@ from fsm.effects import (
     LogNotice,
     PublishRecord,
     SendPrompt,
+    ShowResult,
     StartFreshContext,
 )
 from fsm.errors import FsmError
@@ -296,7 +297,11 @@ class SessionCore:
 
     def _handle(self, event: Event) -> list[Effect]:
         if isinstance(event, ClaudeEvent) and self._is_stale(event):
-            return [LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")]
+            dropped = LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")
+            if isinstance(event, ResultReceived):
+                # A replaced process's result is no prompt's (docs/decisions.md#result-owner).
+                return [ShowResult(), dropped]
+            return [dropped]
         if event.trigger in TURN_TRIGGERS:
             return self._fire(event.trigger, self.refusal.attach(event))
         route = self._routes.get(type(event))

@@ -80,6 +80,7 @@ from fsm.effects import (
     FailedTurn,
     ForwardAssistantMessage,
     InterruptClaude,
+    InterruptOwnTurn,
     LogNotice,
     PublishRecord,
     RejectPrompt,
@@ -87,6 +88,7 @@ from fsm.effects import (
     SendContinuation,
     SendPrompt,
     SettlePrompt,
+    ShowResult,
     StartFreshContext,
     StopReason,
     StopRuntime,
@@ -232,12 +234,17 @@ TRANSITIONS: list[dict[str, Any]] = [
     # A result between turns ends work no prompt owns, whatever its origin (a scheduled or
     # `/loop` fire has none): its cards end with it, as the reference closes a cycle's
     # (docs/decisions.md#own-work-ends-its-cards).
-    _row("result_received", IDLE, None, "close_open_calls", when="was_stopped_by_the_user"),
-    _row("result_received", IDLE, None, "close_open_calls", "report_error_result",
+    # docs/decisions.md#stopped-own-turn: the client stopped Claude's own turn; the result that
+    # ends it, an interrupt's error, is no failure, and the stop is spent, whatever it says.
+    _row("result_received", IDLE, None, "show_own_work", "close_open_calls",
+         "forget_own_turn_stop", when="own_turn_was_stopped"),
+    _row("result_received", IDLE, None, "show_own_work", "close_open_calls",
+         when="was_stopped_by_the_user"),
+    _row("result_received", IDLE, None, "show_own_work", "close_open_calls", "report_error_result",
          when=["is_an_unreported_error", "takes_records"]),
-    _row("result_received", IDLE, None, "close_open_calls", "log_error_result",
+    _row("result_received", IDLE, None, "show_own_work", "close_open_calls", "log_error_result",
          when="is_an_unreported_error"),
-    _row("result_received", IDLE, None, "close_open_calls"),
+    _row("result_received", IDLE, None, "show_own_work", "close_open_calls"),
     _row(["stream_ended", "transport_lost"], IDLE, None, "log_repeated_loss",
          when="runtime_was_lost"),
     _row(["stream_ended", "transport_lost"], IDLE, None, "note_runtime_lost",
@@ -251,6 +258,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("runtime_start_failed", IDLE, None, "note_runtime_lost", "log_start_failure"),
     _row("message_too_large", IDLE, None, "note_runtime_lost"),
     _row("cancel_requested", IDLE, None, "withdraw_questions", "cancel_queued"),
+    # docs/decisions.md#stopped-own-turn: Claude's work ended with no result after the stop
+    # (it was ending already): none will come of it.
+    _row("turn_went_idle", IDLE, None, "forget_own_turn_stop", when="own_turn_was_stopped"),
     _row(["claude_silent", "turn_went_busy", "answer_stream_started", "turn_went_idle",
           "cancel_grace_expired"], IDLE, None),
     # Work Claude starts between turns is its own: no turn waits for it.
@@ -302,9 +312,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     # A result of another message's cycle (a cancelled prompt's late one, a `/loop` or scheduled
     # fire), or any before a queued prompt's start, ends work no prompt owns: it is not this
     # prompt's answer (the reference's guard for a cancelled prompt's result).
-    _row("result_received", PROMPT_SENT, None, "close_open_calls", when="names_other_prompts"),
-    _row("result_received", PROMPT_SENT, None, "close_open_calls", when="was_queued",
-         unless="names_the_prompt"),
+    _row("result_received", PROMPT_SENT, None, "show_own_work", "close_open_calls",
+         when="names_other_prompts"),
+    _row("result_received", PROMPT_SENT, None, "show_own_work", "close_open_calls",
+         when="was_queued", unless="names_the_prompt"),
     # The watchdog's warning, under the turn id, leaves the prompt waiting for its start.
     _row("claude_silent", PROMPT_SENT, None, "log_silence", when="stalls_are_quiet"),
     _row("claude_silent", PROMPT_SENT, None, "warn_stalled"),
@@ -326,50 +337,58 @@ TRANSITIONS: list[dict[str, Any]] = [
     # A held turn's subagents ended and Claude followed up on its own: that answers it. The
     # follow-up is still Claude's own work: its cards close and its tokens are no turn's, as the
     # reference's autonomous results never add to a turn's usage.
-    _row("result_received", HEARD_FROM, IDLE, "close_open_calls", "confirm_boundary",
-         "settle_succeeded", when=["is_autonomous", "is_held_and_drained"]),
+    _row("result_received", HEARD_FROM, IDLE, "show_own_work", "close_open_calls",
+         "confirm_boundary", "settle_succeeded", when=["is_autonomous", "is_held_and_drained"]),
     # Claude's own work is not this turn's: a prompt Claude has not taken up is still waiting
     # (so the idle that work ends with belongs to the previous turn).
-    _row("result_received", WORKING, "=", "close_open_calls", when="is_autonomous"),
+    _row("result_received", WORKING, "=", "show_own_work", "close_open_calls",
+         when="is_autonomous"),
     # Section 2.3: the plan exit's interrupted result hands the turn to a fresh context.
-    _row("result_received", WORKING, RESETTING, "start_fresh_context",
+    _row("result_received", WORKING, RESETTING, "show_turns_result", "start_fresh_context",
          when="wants_a_fresh_context"),
     # The user's own answer stopped the turn ("No, keep planning" denies with an interrupt):
     # it ends as a cancel does, with no record; Claude Code's diagnostic is no failure.
-    _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_cancelled",
-         when="was_stopped_by_the_user"),
-    _row("result_received", WORKING, IDLE, "confirm_boundary", "explain_refusal", "settle_refused",
-         when="is_a_refusal"),
-    _row("result_received", WORKING, IDLE, "confirm_boundary", "recover_after_answer",
-         "settle_max_tokens", when=["stopped_at_max_tokens", "was_answered_for_real"]),
-    _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_max_tokens",
-         when="stopped_at_max_tokens"),
+    _row("result_received", WORKING, IDLE, "show_turns_result", "confirm_boundary",
+         "settle_cancelled", when="was_stopped_by_the_user"),
+    _row("result_received", WORKING, IDLE, "show_turns_result", "confirm_boundary",
+         "explain_refusal", "settle_refused", when="is_a_refusal"),
+    _row("result_received", WORKING, IDLE, "show_turns_result", "confirm_boundary",
+         "recover_after_answer", "settle_max_tokens",
+         when=["stopped_at_max_tokens", "was_answered_for_real"]),
+    _row("result_received", WORKING, IDLE, "show_turns_result", "confirm_boundary",
+         "settle_max_tokens", when="stopped_at_max_tokens"),
     # The escalation: a turn that ends in an error while its warning is out revises that
     # warning's entry as the error; with no warning out the error is a record of its own.
-    _row("result_received", [PROMPT_SENT, RETRYING], IDLE, "confirm_boundary", "escalate_warning",
-         when=["is_an_error", "has_a_warning_out"]),
-    _row("result_received", [PROMPT_SENT, RUNNING], IDLE, "confirm_boundary", "fail_with_result",
-         when="is_an_error"),
+    _row("result_received", [PROMPT_SENT, RETRYING], IDLE, "show_turns_result", "confirm_boundary",
+         "escalate_warning", when=["is_an_error", "has_a_warning_out"]),
+    _row("result_received", [PROMPT_SENT, RUNNING], IDLE, "show_turns_result", "confirm_boundary",
+         "fail_with_result", when="is_an_error"),
     # The warning's delivery failed, so nothing of it reached the client
     # (docs/decisions.md#delivery).
-    _row("result_received", RETRYING, IDLE, "confirm_boundary", "fail_with_result",
-         when="is_an_error"),
-    _row("result_received", WORKING, IDLE, "confirm_boundary", "recover_after_answer",
-         "settle_turn_limit", when=["hit_a_turn_limit", "was_answered_for_real"]),
-    _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_turn_limit",
-         when="hit_a_turn_limit"),
+    _row("result_received", RETRYING, IDLE, "show_turns_result", "confirm_boundary",
+         "fail_with_result", when="is_an_error"),
+    _row("result_received", WORKING, IDLE, "show_turns_result", "confirm_boundary",
+         "recover_after_answer", "settle_turn_limit",
+         when=["hit_a_turn_limit", "was_answered_for_real"]),
+    _row("result_received", WORKING, IDLE, "show_turns_result", "confirm_boundary",
+         "settle_turn_limit", when="hit_a_turn_limit"),
     # The reference's hold: a turn whose subagent went to the background, or that the client
     # steered, keeps its prompt open, so the follow-up (and any question it asks) lands in
     # the turn the user watches; it is answered when its subagents ended and Claude is idle.
     # A background subagent that ended before this result still owes Claude's follow-up,
     # which Claude Code runs right after it (docs/decisions.md#turns-that-wait).
-    _row("result_received", PROMPT_SENT, RUNNING, "hold_answer", when="awaits_its_subagents"),
-    _row("result_received", HEARD_FROM, "=", "hold_answer", when="awaits_its_subagents"),
-    _row("result_received", PROMPT_SENT, RUNNING, "hold_answer", when="was_steered"),
-    _row("result_received", HEARD_FROM, "=", "hold_answer", when="was_steered"),
-    _row("result_received", WORKING, IDLE, "confirm_boundary", "recover_after_answer",
-         "settle_succeeded", when="was_answered_for_real"),
-    _row("result_received", WORKING, IDLE, "confirm_boundary", "settle_succeeded"),
+    _row("result_received", PROMPT_SENT, RUNNING, "show_turns_result", "hold_answer",
+         when="awaits_its_subagents"),
+    _row("result_received", HEARD_FROM, "=", "show_turns_result", "hold_answer",
+         when="awaits_its_subagents"),
+    _row("result_received", PROMPT_SENT, RUNNING, "show_turns_result", "hold_answer",
+         when="was_steered"),
+    _row("result_received", HEARD_FROM, "=", "show_turns_result", "hold_answer",
+         when="was_steered"),
+    _row("result_received", WORKING, IDLE, "show_turns_result", "confirm_boundary",
+         "recover_after_answer", "settle_succeeded", when="was_answered_for_real"),
+    _row("result_received", WORKING, IDLE, "show_turns_result", "confirm_boundary",
+         "settle_succeeded"),
     # A held turn's subagents work; the turn's own work is done.
     _row("claude_silent", HEARD_FROM, None, when="is_held"),
     _row("claude_silent", HEARD_FROM, None, "log_silence", when="stalls_are_quiet"),
@@ -391,7 +410,11 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("runtime_start_failed", WORKING, IDLE, "note_runtime_lost", "fail_start"),
     # The runtime's end that follows is this fault's (the stream cannot go on past it).
     _row("message_too_large", WORKING, IDLE, "note_runtime_lost", "fail_too_large"),
-    _row("cancel_requested", WORKING, CANCELLING, "withdraw_questions", "cancel_queued",
+    # docs/decisions.md#prompt-ended-unstarted: a prompt Claude Code has not started is taken
+    # back out of its queue too, or it would run after the interrupt; its `cancelled` answers it.
+    _row("cancel_requested", PROMPT_SENT, CANCELLING, "withdraw_questions", "cancel_queued",
+         "withdraw_live_prompt", "interrupt_claude"),
+    _row("cancel_requested", HEARD_FROM, CANCELLING, "withdraw_questions", "cancel_queued",
          "interrupt_claude"),
     _row("fresh_context_chosen", WORKING, None, "note_fresh_context"),
     # A client that declared AIR's `backgroundSubagents` has its turns end at their result:
@@ -448,14 +471,16 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("assistant_message_received", FAILING, FAILING, "take_answer"),
     _row("retry_attempted", FAILING, FAILING, "note_retry_hint", when="is_a_quiet_retry"),
     _row("retry_attempted", FAILING, FAILING, "note_retry_hint", "warn_under_turn_id"),
-    _row("result_received", FAILING, None, "close_open_calls", when="is_autonomous"),
-    _row("result_received", FAILING, IDLE, "confirm_boundary", "release_withheld",
-         "explain_refusal", "settle_refused", when="is_a_refusal"),
+    _row("result_received", FAILING, None, "show_own_work", "close_open_calls",
+         when="is_autonomous"),
+    _row("result_received", FAILING, IDLE, "show_turns_result", "confirm_boundary",
+         "release_withheld", "explain_refusal", "settle_refused", when="is_a_refusal"),
     # docs/decisions.md#never-silent, #capable-clients and #title-source-order: a failure message
     # Claude never got past fails the turn, in its words.
-    _row("result_received", FAILING, IDLE, "confirm_boundary", "escalate_warning",
-         when="has_a_warning_out"),
-    _row("result_received", FAILING, IDLE, "confirm_boundary", "fail_with_result"),
+    _row("result_received", FAILING, IDLE, "show_turns_result", "confirm_boundary",
+         "escalate_warning", when="has_a_warning_out"),
+    _row("result_received", FAILING, IDLE, "show_turns_result", "confirm_boundary",
+         "fail_with_result"),
     _row("claude_silent", FAILING, None, "log_silence", when="stalls_are_quiet"),
     _row("claude_silent", FAILING, FAILING, "warn_stalled"),
     _row("turn_went_busy", FAILING, FAILING),
@@ -486,8 +511,10 @@ TRANSITIONS: list[dict[str, Any]] = [
          when="is_a_failure_message"),
     _row("assistant_message_received", CANCELLING, None, "forward_message"),
     _row("retry_attempted", CANCELLING, None, "note_retry_hint"),
-    _row("result_received", CANCELLING, None, "close_open_calls", when="is_autonomous"),
-    _row("result_received", CANCELLING, IDLE, "confirm_boundary", "settle_cancelled"),
+    _row("result_received", CANCELLING, None, "show_own_work", "close_open_calls",
+         when="is_autonomous"),
+    _row("result_received", CANCELLING, IDLE, "show_turns_result", "confirm_boundary",
+         "settle_cancelled"),
     _row(["claude_silent", "turn_went_busy", "answer_stream_started"], CANCELLING, None),
     _row("turn_went_idle", CANCELLING, IDLE, "settle_cancelled"),
     _row(["stream_ended", "transport_lost", "runtime_start_failed", "message_too_large"],
@@ -508,11 +535,15 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row(["stream_ended", "transport_lost"], RESETTING, IDLE, "note_runtime_lost",
          "fail_transport_lost"),
     _row("message_too_large", RESETTING, IDLE, "note_runtime_lost", "fail_too_large"),
-    _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
-          "turn_went_busy", "answer_stream_started", "turn_went_idle", "cancel_grace_expired",
+    _row(["assistant_message_received", "retry_attempted", "claude_silent", "turn_went_busy",
+          "answer_stream_started", "turn_went_idle", "cancel_grace_expired",
           "fresh_context_chosen", "background_task_started", "background_task_settled",
           "background_tasks_listed"], RESETTING,
          None),
+    # The fresh context was sent nothing yet: its result is no prompt's, its tokens no turn's
+    # (docs/decisions.md#result-owner). The hand-over itself, the plan exit's interrupted
+    # result, was the turn's (`show_turns_result` on the row into RESETTING).
+    _row("result_received", RESETTING, None, "show_own_work"),
     _row("steer_received", RESETTING, None, "refuse_steer"),
     # A fresh context whose turn was cancelled meanwhile gets no plan; nor does a late choice.
     _row("fresh_context_ready", [IDLE, PROMPT_SENT, RUNNING, RETRYING, FAILING, CANCELLING], None,
@@ -526,7 +557,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("internal_fault_occurred", LIVE_TURN, BROKEN, "reject_waiting", "fail_internal"),
     _row("prompt_received", BROKEN, None, "refuse_prompt"),
     _row("cancel_requested", BROKEN, None, "withdraw_questions", "cancel_queued"),
-    _row(["assistant_message_received", "retry_attempted", "result_received", "claude_silent",
+    # No turn runs in a broken session: a result is no prompt's, and nothing else it says
+    # matters now.
+    _row("result_received", BROKEN, None, "show_own_work"),
+    _row(["assistant_message_received", "retry_attempted", "claude_silent",
           "turn_went_busy", "answer_stream_started", "turn_went_idle", "stream_ended",
           "transport_lost", "runtime_start_failed", "message_too_large", "cancel_grace_expired",
           "internal_fault_occurred", "fresh_context_chosen", "fresh_context_ready",
@@ -537,6 +571,19 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("steer_received", BROKEN, None, "refuse_steer"),
     # --- any state: the session is ending; nothing it asked the user can be answered now --------
     _row("session_closing", list(TurnState), None, "withdraw_questions"),
+    # docs/decisions.md#stopped-own-turn: the client stopped a turn Claude runs on its own; only
+    # between turns is there one (a prompt's turn is stopped by a cancel). A prompt on its way
+    # to Claude would be folded into that turn and dropped by the interrupt: the stop is refused
+    # (no interrupt), as the reference refuses it while a prompt waits.
+    _row("own_turn_stopped", IDLE, None, when="has_a_prompt_in_flight"),
+    _row("own_turn_stopped", IDLE, None, "note_own_turn_stopped", "interrupt_own_turn"),
+    # A broken session takes no prompt: Claude's own work may be stopped; its result is no
+    # failure there anyway.
+    _row("own_turn_stopped", BROKEN, None, "interrupt_own_turn"),
+    _row("own_turn_stopped", LIVE_TURN, None),
+    # The interrupt failed: Claude's work goes on, and its result is judged as any other.
+    _row("own_turn_stop_failed", IDLE, None, "forget_own_turn_stop"),
+    _row("own_turn_stop_failed", [*LIVE_TURN, BROKEN], None),
 ]
 # fmt: on
 
@@ -565,7 +612,26 @@ def writers_end_their_rows(table: list[dict[str, Any]]) -> None:
             raise FsmError(f"{early[0]} writes the ledger, so it must end its row: {row}")
 
 
+# Every row that takes a result says first whose it is (docs/decisions.md#result-owner): the
+# shell shows the result at that statement, before what else the row does.
+RESULT_OWNERS = ("show_own_work", "show_turns_result")
+
+
+def results_are_owned(table: list[dict[str, Any]]) -> None:
+    """Raise `FsmError` for a row that takes a result without first saying whose it is."""
+    for row in table:
+        triggers = row["trigger"] if isinstance(row["trigger"], list) else [row["trigger"]]
+        if "result_received" not in triggers:
+            continue
+        before = row.get("before", [])
+        if len(triggers) > 1 or not before or before[0] not in RESULT_OWNERS:
+            raise FsmError(f"a row that takes a result must first say whose it is: {row}")
+        if any(name in RESULT_OWNERS for name in before[1:]):
+            raise FsmError(f"a result row says whose the result is once: {row}")
+
+
 writers_end_their_rows(TRANSITIONS)
+results_are_owned(TRANSITIONS)
 TURN_MACHINE = build_machine(name="turn", states=TurnState, transitions=TRANSITIONS, initial=IDLE)
 
 # The triggers the turn machine takes: the events whose trigger its table names.
@@ -693,6 +759,9 @@ class Turn:
         self.reset_at_ms = None
         self.between_failure_reported = False
         self.grace_armed = False
+        # The client stopped Claude's own turn: its interrupt's result is no failure. (Not
+        # named for the trigger `own_turn_stopped`: the machine binds its triggers to the model.)
+        self.own_stop_pending = False
         self.forget_turn()
         TURN_MACHINE.add_model(self, initial=TurnState.IDLE)
 
@@ -812,6 +881,9 @@ class Turn:
     def was_stopped_by_the_user(self, event: ResultReceived) -> bool:
         return event.is_error and classify.stopped_by_the_user(event.errors, event.result)
 
+    def own_turn_was_stopped(self, *_: Any) -> bool:
+        return self.own_stop_pending
+
     def is_an_unreported_error(self, event: ResultReceived) -> bool:
         return (
             event.is_error and not self.is_autonomous(event) and not self.between_failure_reported
@@ -917,7 +989,7 @@ class Turn:
         self.outcome = None
         self.forget_turn()
         self.retry_after_ms = self.reset_at_ms = None
-        self.between_failure_reported = False
+        self.between_failure_reported = self.own_stop_pending = False
 
     def _note_origin(self, event: PromptReceived) -> None:
         if event.by_adapter:
@@ -988,6 +1060,12 @@ class Turn:
         self.pushed.remove(turn_id)  # the guard said it is there
         self.unsent_pushed.discard(turn_id)
         self.adapter_turns.discard(turn_id)
+
+    def withdraw_live_prompt(self, *_: Any) -> None:
+        # Claude Code keeps a queued message through an interrupt and starts it next: the
+        # cancelled prompt would run after its answer.
+        assert self.turn_id is not None
+        self.effects.append(WithdrawPrompt(turn_id=self.turn_id))
 
     def interrupt_claude(self, *_: Any) -> None:
         self.grace_armed = True
@@ -1154,6 +1232,29 @@ class Turn:
     def close_open_calls(self, *_: Any) -> None:
         self.effects.append(CloseOpenCalls())
 
+    def note_own_turn_stopped(self, *_: Any) -> None:
+        # Spent by the next result between turns, Claude's idle, its process's end, the
+        # interrupt's failure or a turn that opens (docs/decisions.md#stopped-own-turn).
+        self.own_stop_pending = True
+
+    def interrupt_own_turn(self, *_: Any) -> None:
+        self.effects.append(InterruptOwnTurn())
+
+    def forget_own_turn_stop(self, *_: Any) -> None:
+        self.own_stop_pending = False
+
+    # --- whose a result is (docs/decisions.md#result-owner): every result row's first callback
+
+    def show_own_work(self, *_: Any) -> None:
+        # Claude's own work: its text is no prompt's answer, its tokens count toward no turn.
+        self.effects.append(ShowResult())
+
+    def show_turns_result(self, *_: Any) -> None:
+        # The live prompt's: its text may be the turn's answer, its tokens count toward it.
+        if self.turn_id is None:
+            raise FsmError("a result taken for a turn that was never opened")
+        self.effects.append(ShowResult(turn_id=self.turn_id))
+
     def refuse_steer(self, event: SteerReceived) -> None:
         outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"
         self.effects.append(AnswerSteer(outcome=outcome))
@@ -1185,6 +1286,8 @@ class Turn:
         # The runtime machine's `runtime_lost` (WARNING: hand-coded, not drawn: fired by
         # `Turn.fire` after this row).
         self.runtime_ended = True
+        # The stopped own turn's result will not come from a process that is gone.
+        self.own_stop_pending = False
         # Prompts pushed to the lost process never ran: they go to the fresh one, first.
         self.queued[:0] = self.pushed
         self.pushed = []

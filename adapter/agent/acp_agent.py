@@ -35,6 +35,7 @@ from acp.schema import (
 from adapter.agent import (
     aliases,
     async_task_stop,
+    auth_push,
     deleting,
     goal_control,
     handshake,
@@ -69,6 +70,8 @@ Handler = Callable[[str, Any, bool], Awaitable[Any]]
 INDEX_PREFIX = "_session/"
 
 AUTH_METHOD_ID = login.AUTH_METHOD_ID
+# The first `initialize`'s read of the sign-in, a step of the work done ahead.
+AUTH_PROBE_STEP = "auth status"
 # At exit, how long Claude gets to stop after SIGTERM before it is killed.
 STOP_GRACE_SECONDS = 2.0
 
@@ -94,6 +97,8 @@ class ClaudeAcpAgent:
         # request that may be one of its own (`_index_guard`): its module and the core's are
         # about a tenth of what answering `initialize` costs, and most clients never ask.
         self._index: SessionIndexRequests | None = None
+        # Which sign-in Claude Code pays with, pushed to the client (`_auth/status_update`).
+        self._auth = auth_push.AuthPush(self._link, settings)
 
     def attach_bulk_sender(self, sender: BulkSender) -> None:
         """Where several updates go out in one write (the transport's), for a replay's bulk."""
@@ -182,6 +187,12 @@ class ClaudeAcpAgent:
         # a full collection no longer scans it. One would otherwise land in the first session's
         # imports, which make many objects: ~25 ms of CPU before its answer, measured.
         gc.freeze()
+        # Read in the background, as work done ahead: never before a first session's Claude
+        # spawns; its push follows this answer (adapter.agent.auth_push).
+        if self.work_ahead.done(AUTH_PROBE_STEP):
+            self._auth.probe()  # a second `initialize`
+        else:
+            self.work_ahead.add([(AUTH_PROBE_STEP, self._auth.probe)])
         return handshake.initialize_response(client_capabilities, self._client.air)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
@@ -192,7 +203,7 @@ class ClaudeAcpAgent:
         # an editor (docs/decisions.md#sign-in-that-leads-somewhere).
         from adapter.claude.auth_status import check_signed_in
 
-        await check_signed_in(self._settings)
+        await self._auth.signed_in(await check_signed_in(self._settings))
         # The next prompt of every session starts a fresh Claude process so that it reads the
         # new credentials.
         for session in self._sessions.values():
@@ -207,6 +218,7 @@ class ClaudeAcpAgent:
         await logout(self._settings)
         for session in self._sessions.values():
             await session.restart_on_next_prompt()
+        await self._auth.signed_out()
 
     @opens_a_session
     async def new_session(
@@ -223,6 +235,7 @@ class ClaudeAcpAgent:
 
         session_store.remember(session_id, cwd, self._settings.env)
         self._unwritten.add(session_id)
+        self._account_of(session_id)
         return NewSessionResponse(session_id=session_id, **pickers)
 
     @opens_a_session
@@ -253,16 +266,39 @@ class ClaudeAcpAgent:
             pickers = await self._opener.open(start, LoadSessionResponse, self._client)
             self._unwritten.add(session_id)
             await self._replayed(session_id)
+            self._account_of(session_id)
             return LoadSessionResponse(**pickers)
         runtime = await opening.spawn(start, self._settings, self._tg)
         session = self._opener.new(start, runtime, LoadSessionResponse, self._client)
         from adapter.session.load_replay import start_and_replay  # imports the SDK
 
-        earlier = session_store.earlier_transcripts(session_id, cwd, path, self._settings.env)
-        await start_and_replay(session, runtime, path, earlier)
-        await self._replayed(session_id)
+        try:
+            earlier = session_store.earlier_transcripts(session_id, cwd, path, self._settings.env)
+            await start_and_replay(session, runtime, path, earlier)
+            await self._replayed(session_id)
+        except BaseException:
+            # Not registered yet, so nobody else would stop its Claude: cancelled at exit
+            # (docs/decisions.md#openings-at-exit) or failed, the session and its process are
+            # closed here (both closes are idempotent: a failed replay closed them already).
+            import anyio
+
+            with anyio.CancelScope(shield=True):
+                await session.close()
+                await runtime.close()
+            raise
         self._opener.register(session)
+        self._account_of(session_id)
         return LoadSessionResponse(**opening.pickers(session))
+
+    def _account_of(self, session_id: str) -> None:
+        """The account a session's Claude Code named, for the connection's `authStatus`: the
+        one it opened with, then the one each later Claude of the session names (a restart
+        after `authenticate` or `logout` reads the new sign-in)."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            self._auth.opened(session.controls.account, session.cwd)
+            cwd = session.cwd
+            session.controls.on_account = lambda account: self._auth.opened(account, cwd)
 
     async def _replayed(self, session_id: str) -> None:
         """A load's history is out, whole: what the client wants to hear then, before the
@@ -297,6 +333,7 @@ class ClaudeAcpAgent:
         pickers = await self._opener.open(start, ResumeSessionResponse, self._client)
         if path is None:
             self._unwritten.add(session_id)  # never prompted: no transcript yet
+        self._account_of(session_id)
         return ResumeSessionResponse(**pickers)
 
     @opens_a_session
@@ -321,6 +358,7 @@ class ClaudeAcpAgent:
             # this fork, so its copy goes (docs/decisions.md#cancelled-fork).
             session_store.discard_fork(new_id, copy, env)
             raise
+        self._account_of(new_id)
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
@@ -414,6 +452,8 @@ class ClaudeAcpAgent:
         from fsm import PromptRequested
 
         session = self._session(session_id)
+        # A sign-in or sign-out done elsewhere shows up: read, never waited for.
+        self._auth.probe(session.cwd)
         check_not_empty(prompt)  # -32602, and nothing reaches Claude
         # Before it is answered here or handed on: the core tells a start-up `auto` the model
         # lacks now, as the reference does (`fsm/notices.py`).
@@ -481,6 +521,7 @@ class ClaudeAcpAgent:
         import anyio
 
         async with anyio.create_task_group() as tg:
+            tg.start_soon(self._auth.close)
             for session in list(self._sessions.values()):
                 tg.start_soon(session.shutdown, STOP_GRACE_SECONDS)
 
@@ -495,6 +536,7 @@ class ClaudeAcpAgent:
         self._opener.end_all()
         if self._index is not None:
             self._index.close()
+        await self._auth.close()
         for session in list(self._sessions.values()):
             await session.close()
         self._sessions.clear()

@@ -102,8 +102,9 @@ def initialize_response(
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
             # Prompt queueing (a prompt sent while a turn runs goes to Claude at once), where
-            # the reference advertises it.
-            field_meta={"claudeCode": {"promptQueueing": True}},
+            # the reference advertises it; `authStatus`, empty: "this agent pushes which
+            # sign-in Claude Code pays with" (`_auth/status_update`, adapter.agent.auth_push).
+            field_meta={"claudeCode": {"promptQueueing": True}, "authStatus": {}},
         ),
         auth_methods=login.auth_methods(client_capabilities),
         agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),

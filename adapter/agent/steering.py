@@ -5,9 +5,11 @@
 `now`, or `later` while a question waits for the user, and the turn is answered when Claude is
 idle after it), else `{outcome: "promptRequired", reason: "noRunningTurn"}` for a client that
 asked for it back, or `{outcome: "startedNewTurn"}` (the message becomes a prompt of its own).
-The turn table decides (`fsm/turn.py`, `steer_received`). Advertised as
-`agentCapabilities._meta.steering.supported`. Bad params and an unknown session are -32602, as
-for a prompt, and so is a message with nothing in it (no blocks, or only blank text).
+The turn table decides (`fsm/turn.py`, `steer_received`). Advertised in the `initialize` answer's
+own `_meta.steering.supported` (beside `agentCapabilities`, `adapter.agent.handshake`). Bad
+params, an `idleBehavior` other than "promptRequired" and an unknown session are -32602, as the
+reference answers them (docs/reference-adapter.md#steering-idle-behavior), and so is a message
+with nothing in it (no blocks, or only blank text).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -26,7 +26,13 @@ from adapter.claude.credential_env import drop_placeholders
 from adapter.claude.executable import claude_executable
 from adapter.claude.runtime_settings import RuntimeSettings
 
-__all__ = ["AUTH_TIMEOUT_SECONDS", "AuthAnswer", "AuthCommandFailed", "run_auth"]
+__all__ = [
+    "AUTH_TIMEOUT_SECONDS",
+    "AuthAnswer",
+    "AuthCommandFailed",
+    "auth_command_line",
+    "run_auth",
+]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +57,25 @@ class AuthAnswer:
     stderr: str
 
 
+def auth_command_line(
+    args: Sequence[str],
+    settings: RuntimeSettings | None = None,
+    executable: str | None = None,
+    base: Mapping[str, str] | None = None,
+) -> tuple[list[str], dict[str, str]] | None:
+    """The argv and environment of `claude auth *args` as `run_auth` runs it; None when no
+    Claude Code was found."""
+    if settings is not None:
+        executable = settings.executable or executable
+    executable = executable or claude_executable()
+    if executable is None:
+        return None
+    extra = settings.env if settings is not None else {}
+    environ = {**(os.environ if base is None else base), **extra}
+    drop_placeholders(environ, "the environment of `claude auth`")
+    return [executable, "auth", *args], environ
+
+
 async def run_auth(
     *args: str,
     settings: RuntimeSettings | None = None,
@@ -62,19 +87,15 @@ async def run_auth(
     """Run `claude auth *args` with the Claude Code of `settings` (else `executable`, else the
     one found), in `base` (default: this process's environment) plus the settings' extra
     variables, placeholder credentials dropped. When it cannot be run: `failure(why)`."""
-    if settings is not None:
-        executable = settings.executable or executable
-    executable = executable or claude_executable()
-    if executable is None:
+    line = auth_command_line(args, settings, executable, base)
+    if line is None:
         raise failure("Claude Code was not found")
-    extra = settings.env if settings is not None else {}
-    environ = {**(os.environ if base is None else base), **extra}
-    drop_placeholders(environ, "the environment of `claude auth`")
+    argv, environ = line
     command = " ".join(["claude auth", *args[:1]])
     try:
         with anyio.fail_after(timeout):
             done = await anyio.run_process(
-                [executable, "auth", *args],
+                argv,
                 env=environ,
                 stdin=subprocess.DEVNULL,
                 check=False,

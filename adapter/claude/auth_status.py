@@ -41,9 +41,9 @@ def _unknown(why: str) -> RequestError:
     return RequestError(-32603, f"Could not check the sign-in to Claude: {why}")
 
 
-async def check_signed_in(settings: RuntimeSettings) -> None:
-    """Return when Claude Code says the user is signed in; else -32000 (signed out) or -32603
-    (Claude Code could not say)."""
+async def check_signed_in(settings: RuntimeSettings) -> str:
+    """Claude Code's answer (what it printed) when it says the user is signed in; else -32000
+    (signed out) or -32603 (Claude Code could not say)."""
     timeout = AUTH_STATUS_TIMEOUT_SECONDS
     done = await run_auth("status", "--json", settings=settings, timeout=timeout, failure=_unknown)
     try:
@@ -52,7 +52,7 @@ async def check_signed_in(settings: RuntimeSettings) -> None:
         answer = None
     signed_in = answer.get("loggedIn") if isinstance(answer, dict) else None
     if signed_in is True:
-        return
+        return done.stdout
     if signed_in is False:
         log.warning("Claude Code is not signed in. %s", SIGN_IN_HINT)
         raise not_signed_in()

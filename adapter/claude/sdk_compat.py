@@ -33,8 +33,9 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   spawn to pass on a trace context, until there is one to pass on (or anything else is used).
 - `ExitBoundedTransport.take_hints`, `with_hints`: the SDK builds a `can_use_tool` callback's
   context without the CLI's permission hints (`default_to_no`, `suppress_always_allow_rule`,
-  `matched_ask_rule`); the transport notes them from the raw request as it reads it, and the
-  context handed on is a `HintedContext` that carries them.
+  `matched_ask_rule`) and the MCP server of the tool (`mcp_server`); the transport notes them
+  from the raw request as it reads it, and the context handed on is a `HintedContext` that
+  carries them.
 - `answer_elicitations`: the private `_query._handle_control_request`, wrapped to answer the
   `elicitation` request the SDK refuses (CLI 2.1.332 ignores an `Elicitation` hook's answer).
 - `send_frames_without_turns`: the private `_query._message_send`, the sending side of the
@@ -340,6 +341,9 @@ class PermissionHints:
     # `suppress_always_allow_rule`, or a `matched_ask_rule` (a user's ask rule forced the
     # question): no "always" option.
     no_always: bool = False
+    # `mcp_server`, as the CLI wrote it: which MCP server serves an `mcp__*` tool, and where its
+    # definition came from (`{name, source}`; `fsm.permission_card` reads it).
+    mcp_server: object = None
 
 
 def _hints_in(frame: object) -> tuple[str, PermissionHints] | None:
@@ -354,6 +358,7 @@ def _hints_in(frame: object) -> tuple[str, PermissionHints] | None:
         default_to_no=request.get("default_to_no") is True,
         no_always=request.get("suppress_always_allow_rule") is True
         or bool(request.get("matched_ask_rule")),
+        mcp_server=request.get("mcp_server"),
     )
     if not isinstance(tool_use_id, str) or hints == PermissionHints():
         return None
@@ -558,8 +563,10 @@ class ExitBoundedTransport(SubprocessCLITransport):
         return self._process
 
     def silent(self) -> bool:
-        """Whether Claude has written nothing to its output that waits to be read: a look at
-        the pipe that reads nothing (False when there is no pipe to look at, or it ended)."""
+        """Whether Claude's output pipe holds nothing the event loop has not read yet: a look
+        that reads nothing (False when there is no pipe to look at, or it ended). What the loop
+        read already is not seen here: `ClaudeRuntime.silent` also asks whether the handshake
+        is over."""
         if self._stdout_fd is None:
             return False
         try:

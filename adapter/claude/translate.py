@@ -62,6 +62,7 @@ from fsm import (
     WorkerShuttingDown,
     fallback_moves_session,
     is_autonomous_origin,
+    reports_unanswered,
 )
 
 __all__ = [
@@ -117,7 +118,8 @@ class OwnChanges:
     or a user turn's result (an autonomous one is no user's turn: `fsm.is_autonomous_origin`);
     `model`: the model a refusal's fallback moved the session to for good
     (`fsm.fallback_moves_session`); `elicitation_completed`: the id of an MCP server's URL
-    request it says is done (`elicitation_complete`).
+    request it says is done (`elicitation_complete`); `reports_unanswered`: its init lists
+    `ask_user_question_unanswered_v1` (`fsm.reports_unanswered`).
     """
 
     mode: str | None = None
@@ -128,6 +130,7 @@ class OwnChanges:
     fast: FastMode | None = None
     model: str | None = None
     elicitation_completed: str | None = None
+    reports_unanswered: bool = False
 
 
 NO_CHANGES = OwnChanges()
@@ -232,7 +235,13 @@ def _system_changes(subtype: object, data: object, fast: FastMode | None) -> Own
             else None
         )
         mode = _str(data, "permissionMode")
-        return OwnChanges(mode=mode, init=init, terminal_only=terminal_only, fast=fast)
+        return OwnChanges(
+            mode=mode,
+            init=init,
+            terminal_only=terminal_only,
+            fast=fast,
+            reports_unanswered=init and reports_unanswered(data.get("capabilities")),
+        )
     if subtype == "commands_changed":
         listed = data.get("commands")
         commands = tuple(listed) if isinstance(listed, list) else None

@@ -18,6 +18,10 @@ Theory of operation, as the reference adapter does it (docs/reference-adapter.md
   | a JSON-RPC error, no client        | deny, "Could not present the question ..."       |
   | no valid question in the input     | deny, "AskUserQuestion called with no valid ..." |
 
+- where Claude Code's init lists `ask_user_question_unanswered_v1`, the answer also marks each
+  question left without an answer: `annotations[question].unanswered` is `"dismissed"` for
+  every question of a declined form, `"skipped"` for one an accepted form left blank
+  (`fsm.with_unanswered`, docs/reference-adapter.md#unanswered-questions);
 - a form still open when its turn is cancelled (`withdraw`), or when Claude Code withdraws its
   question (the SDK cancels the callback), is withdrawn from the client with `$/cancel_request`
   and Claude is answered at once ("Tool use aborted"), whatever the client does with it later.
@@ -39,6 +43,7 @@ from claude_agent_sdk.types import (
 from adapter.controls.form_presenter import FormPresenter
 from adapter.controls.question_form import fold_answer, form_params, valid_questions
 from adapter.wire.client_link import ClientLink
+from fsm import with_unanswered
 
 __all__ = ["QuestionAsker", "ToolUseAborted"]
 
@@ -75,6 +80,9 @@ class QuestionAsker:
         self._other_meta = other_meta
         self._forms = FormPresenter(link)
         self.forms = self._forms  # open ones: `SessionControls.asking_user`
+        # Claude Code's init listed `ask_user_question_unanswered_v1`: the answer marks each
+        # question left unanswered (`fsm.with_unanswered`).
+        self.report_unanswered = False
 
     def withdraw(self) -> None:
         """Stop waiting for every open form (the turn was cancelled)."""
@@ -99,6 +107,13 @@ class QuestionAsker:
             answers, annotations = {}, {}
         else:
             raise ToolUseAborted()
+        annotations = with_unanswered(
+            [q["question"] for q in questions],
+            answers,
+            annotations,
+            declined=action == "decline",
+            report=self.report_unanswered,
+        )
         updated: dict[str, Any] = {**tool_input, "answers": answers}
         if annotations:
             updated["annotations"] = annotations

@@ -103,6 +103,11 @@ class SessionControls:
         # What follows the command list once the setup response is out (`after_setup_answer`).
         self._after_setup: list[Callable[[], Awaitable[object]]] = []
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
+        # The account Claude Code's initialize answer named (the connection's `authStatus`),
+        # told at every Claude start, a restart after `authenticate` or `logout` included, as
+        # the reference publishes it at every query it creates (bound by the agent).
+        self.account: dict[str, Any] | None = None
+        self.on_account: Callable[[dict[str, Any] | None], None] = lambda account: None
         # The commands its `system/init` marks as bound to its terminal: never offered.
         self._terminal_only: frozenset[str] = frozenset()
         # JetBrains AIR's skill paths: the skill files Claude Code lists (name -> SKILL.md, None:
@@ -222,6 +227,9 @@ class SessionControls:
         except Exception:
             log.warning("session %s: Claude's start-up facts are unavailable", self.session_id)
             return
+        account = info.get("account")
+        self.account = account if isinstance(account, dict) else None
+        self.on_account(self.account)
         commands = info.get("commands")
         self._listed = commands if isinstance(commands, list) else []
         self.commands = self._offered()
@@ -464,6 +472,8 @@ class SessionControls:
         if terminal_only is not None and terminal_only != self._terminal_only:
             self._terminal_only = terminal_only
             await self._offer()
+        if changes.reports_unanswered:
+            self.questions.report_unanswered = True  # for the process: never unlatched
         if changes.init and not self._skill_files_read:
             self._skill_files_read = True
             self._read_skill_files()

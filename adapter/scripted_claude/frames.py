@@ -51,6 +51,7 @@ __all__ = [
     "control_response",
     "init_frame",
     "initialize_response",
+    "lifecycle_frame",
     "message_id",
     "model_refusal_fallback_frame",
     "new_uuid",
@@ -220,6 +221,20 @@ def remote_control_answer(session_id: str) -> Frame:
         "connect_url": f"https://claude.ai/code/connect?environment=env_scripted&session={bridge}",
         "environment_id": "env_scripted",
         "bridge_session_id": bridge,
+    }
+
+
+def lifecycle_frame(session_id: str, command_uuid: str, state: str) -> Frame:
+    """What became of a user message Claude Code was sent (`command_lifecycle`, as the bundled
+    CLI 2.1.332 writes it): `queued` when it enters the queue, `started` when a turn takes it
+    in, then one of `completed` and `cancelled` here (the real CLI also has `discarded` and
+    `refused`). A message without a uuid gets none."""
+    return {
+        "type": "command_lifecycle",
+        "command_uuid": command_uuid,
+        "state": state,
+        "uuid": new_uuid(),
+        "session_id": session_id,
     }
 
 

@@ -20,6 +20,26 @@ from adapter.scripted_claude.wire import Inbox, UserTurn
 
 __all__ = ["TurnTally", "TurnWriter"]
 
+# The real CLI's terminal reasons after which a turn's messages end `cancelled`, not
+# `completed`: an aborted turn, or one that died on a hard failure (2.1.332's `hNo`).
+_CANCELLING_ENDS = frozenset(
+    {
+        "aborted_streaming",
+        "aborted_tools",
+        "blocking_limit",
+        "rapid_refill_breaker",
+        "prompt_too_long",
+        "image_error",
+        "model_error",
+        "api_error",
+        "malformed_tool_use_exhausted",
+        "budget_exhausted",
+        "structured_output_retry_exhausted",
+        "tool_deferred_unavailable",
+        "turn_setup_failed",
+    }
+)
+
 
 @dataclass(kw_only=True)
 class TurnTally:
@@ -36,6 +56,10 @@ class TurnTally:
     # whether any was taken up: its result names them all (`user_message_uuids`).
     cycle: list[str] = field(default_factory=list)
     took_up: bool = False
+    # What the real CLI still owes a terminal `command_lifecycle` state: the turn's own prompt
+    # (after the turn's result) and those taken in mid-turn (before it).
+    prompt: str | None = None
+    folded: list[str] = field(default_factory=list)
 
     def named(self, frame: dict[str, Any]) -> dict[str, Any]:
         """A result `frame` of a cycle that took user messages up, naming them, as the real
@@ -55,6 +79,10 @@ class TurnWriter:
         self.t = turn
 
     # -- frame helpers -----------------------------------------------------------------------
+
+    def lifecycle(self, command_uuid: str, state: str) -> None:
+        """Claude Code's word on what became of the user message `command_uuid`."""
+        self.s.emit(frames.lifecycle_frame(self.s.session_id, command_uuid, state))
 
     def _assistant(
         self,
@@ -203,5 +231,16 @@ class TurnWriter:
         if s.fast_lost and not s.fast:
             frame["fast_mode_disabled_reason"] = s.fast_off_reason  # said while it stays off
         frame["fast_mode_state"] = "on" if s.fast else "off"
+        # The turn's own prompt ends after its result; one taken in mid-turn before it, unless
+        # the turn was aborted or died on a hard failure: then each is `cancelled`, after it.
+        cancelled = step.terminal_reason in _CANCELLING_ENDS
+        if not cancelled:
+            for uuid in t.folded:
+                self.lifecycle(uuid, "completed")
+            t.folded = []
         s.emit(t.named(frame))
         s.last_result_is_error = step.is_error
+        owed = ([] if t.prompt is None else [t.prompt]) + t.folded
+        for uuid in owed:
+            self.lifecycle(uuid, "cancelled" if cancelled else "completed")
+        t.prompt, t.folded = None, []

@@ -6,7 +6,11 @@ running` when session-state frames are wanted, then `system/init`), plays the st
 and closes it (`idle`). At each tool boundary of the main thread (a tool's result written) it
 takes up a user message that came meanwhile, as the real CLI does with one that has no
 `priority`: echoed (`--replay-user-messages`), and the rest of the script is Claude's work
-for it too. Before every step, and inside every wait, it checks the inbox for an
+for it too. It says what became of each user message that has a uuid as the bundled CLI does
+(`command_lifecycle`): `queued` as it comes (or, between turns, as its turn begins), `started`
+before anything its turn does (after its echo when taken up mid-turn), and its end at the
+turn's result (`messages.TurnWriter._result`). Before every step, and inside every wait, it
+checks the inbox for an
 interrupt; an interrupted turn ends at once with an `error_during_execution` result, and only
 then are the interrupt requests answered. Process-ending steps never return.
 """
@@ -91,6 +95,13 @@ class _Player(TurnWriter):
         self.s.transcript.append_prompt(uuid, user.content, self.s.permission_mode)
         self.s.prompt_uuid = uuid
         _echo(self.s, user, uuid)
+        if user.uuid is not None:
+            # Taken into the running turn: started after its echo; its end comes before the
+            # turn's result (`TurnTally.folded`).
+            if self.inbox.queued_unsaid(user.uuid):
+                self.lifecycle(user.uuid, "queued")
+            self.lifecycle(user.uuid, "started")
+            self.t.folded.append(user.uuid)
         self.t.user = user
         self.t.cycle.append(uuid)
         self.t.took_up = True
@@ -313,6 +324,14 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
     if script and isinstance(script[0], DieAtPrompt):
         die(state, script[0].code)
     state.emit_state("running")
+    player = _Player(state, inbox, TurnTally(user=user, cycle=[prompt_uuid]))
+    if user.uuid is not None:
+        # As the real CLI: a message that came between turns is queued as its turn begins, and
+        # started before anything the turn does (its echo, `system/init`).
+        if inbox.queued_unsaid(user.uuid):
+            player.lifecycle(user.uuid, "queued")
+        player.lifecycle(user.uuid, "started")
+        player.t.prompt = user.uuid
     _echo(state, user, prompt_uuid)
     state.emit(
         frames.init_frame(
@@ -323,7 +342,6 @@ def play_turn(state: SessionState, inbox: Inbox, user: UserTurn, script: TurnScr
             fast_mode_state="on" if state.fast else "off",
         )
     )
-    player = _Player(state, inbox, TurnTally(user=user, cycle=[prompt_uuid]))
     for step in script:
         if inbox.interrupted or not player.play(step):
             player.interrupted()

@@ -63,10 +63,13 @@ def _heard(answer: dict[str, Any]) -> tuple[str, bool, str]:
         return why, True, f"{ASK_TOOL} was denied: {why}"
     updated = body.get("updatedInput")
     answers = updated.get("answers") if isinstance(updated, dict) else None
-    if not isinstance(answers, dict) or not answers:
-        return "User declined to answer questions", False, "You skipped my questions."
-    pairs = ", ".join(f'"{q}"="{a}"' for q, a in answers.items())
     notes = updated.get("annotations") if isinstance(updated, dict) else None
+    if not isinstance(answers, dict) or not answers:
+        skipped = "You skipped my questions."
+        if isinstance(notes, dict) and notes:
+            skipped += f" Notes: {json.dumps(notes, sort_keys=True)}."
+        return "User declined to answer questions", False, skipped
+    pairs = ", ".join(f'"{q}"="{a}"' for q, a in answers.items())
     result = (
         f"User has answered your questions: {pairs}. "
         "You can now continue with the user's answers in mind."

@@ -69,13 +69,16 @@ class StdinReader:
             turn = UserTurn(
                 uuid=uuid if isinstance(uuid, str) else None, content=content, raw=message
             )
-            self.inbox.push_turn(turn)
+            self.inbox.push_turn(turn, self._say_queued)
         elif kind == "control_response":
             response = message.get("response") or {}
             record(self.env, "response", response=response)
             self.inbox.push_response(str(response.get("request_id")), response)
         elif kind == "control_request":
             self._control(str(message.get("request_id")), message.get("request") or {})
+
+    def _say_queued(self, uuid: str) -> None:
+        self.state.emit(frames.lifecycle_frame(self.state.session_id, uuid, "queued"))
 
     def _control(self, request_id: str, request: dict[str, object]) -> None:
         s = self.state
@@ -130,7 +133,11 @@ class StdinReader:
         elif subtype == "cancel_async_message":
             # A queued user message is dropped unless Claude Code has taken it up already.
             uuid = request.get("message_uuid")
-            answer = {"cancelled": isinstance(uuid, str) and self.inbox.withdraw(uuid)}
+            withdrawn = isinstance(uuid, str) and self.inbox.withdraw(uuid)
+            if withdrawn:
+                # As the real CLI: its end comes before the request's answer.
+                s.emit(frames.lifecycle_frame(s.session_id, str(uuid), "cancelled"))
+            answer = {"cancelled": withdrawn}
         elif subtype == "rename_session":
             title = request.get("title")
             if not isinstance(title, str) or not title.strip():

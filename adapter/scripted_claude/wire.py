@@ -79,12 +79,20 @@ class Inbox:
         self._interrupts: list[str] = []
         self._playing = False
         self._eof = False
+        # User messages whose `queued` was said as they came (a turn was playing).
+        self._said_queued: set[str] = set()
 
     # -- reader side -------------------------------------------------------------------------
 
-    def push_turn(self, turn: UserTurn) -> None:
+    def push_turn(self, turn: UserTurn, say_queued: Callable[[str], None]) -> None:
+        """Queue `turn`. While a turn plays, the real CLI says at once that it queued a message
+        that has a uuid (`say_queued`, under the lock, so the player reads it as said); between
+        turns it says so as the message's turn begins (`queued_unsaid`)."""
         with self._cond:
             self._turns.append(turn)
+            if self._playing and turn.uuid is not None:
+                self._said_queued.add(turn.uuid)
+                say_queued(turn.uuid)
             self._cond.notify_all()
 
     def push_response(self, request_id: str, response: Frame) -> None:
@@ -129,6 +137,14 @@ class Inbox:
             self._playing = True
             return self._turns.popleft()
 
+    def queued_unsaid(self, uuid: str) -> bool:
+        """The message `uuid` (taken up now) came between turns: its `queued` is still to say."""
+        with self._cond:
+            if uuid in self._said_queued:
+                self._said_queued.discard(uuid)
+                return False
+            return True
+
     def withdraw(self, uuid: str) -> bool:
         """Drop the queued user turn `uuid` (Claude Code's `cancel_async_message`); False when
         it is not waiting (already taken up, or never came)."""
@@ -136,6 +152,7 @@ class Inbox:
             for turn in self._turns:
                 if turn.uuid == uuid:
                     self._turns.remove(turn)
+                    self._said_queued.discard(uuid)
                     return True
             return False
 

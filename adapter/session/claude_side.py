@@ -14,7 +14,12 @@ from typing import Any, Protocol
 import anyio
 from acp import RequestError
 from anyio.abc import TaskGroup, TaskStatus
-from claude_agent_sdk.types import PermissionResult, PermissionResultAllow, ToolPermissionContext
+from claude_agent_sdk.types import (
+    PermissionResult,
+    PermissionResultAllow,
+    SystemMessage,
+    ToolPermissionContext,
+)
 
 from adapter.claude import session_store
 from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
@@ -30,6 +35,7 @@ from fsm import (
     ContextMeasured,
     Event,
     MessageTooLarge,
+    ProblemReports,
     PromptSent,
     RuntimeStarted,
     RuntimeStartFailed,
@@ -96,6 +102,9 @@ class ClaudeSide:
         # Set while the fresh context's process is being started: a prompt waits for it
         # instead of starting one of its own.
         self.starting_fresh: anyio.Event | None = None
+        # What Claude Code could not do that no update carries (a plugin, its transcript on a
+        # full disk): said in the log (docs/reference-adapter.md#unsaved-history).
+        self._problems = ProblemReports()
 
     async def start(self, spawned: ClaudeRuntime | None = None) -> None:
         """Start a Claude process for this session, or finish starting `spawned` (one that
@@ -234,6 +243,9 @@ class ClaudeSide:
         await self._heard(epoch, now)
         # Raw, before it is read, to a client that asked (the reference's order).
         await self._controls.forward_raw(raw)
+        if isinstance(message, SystemMessage):
+            for line in self._problems.lines(message.subtype, message.data):
+                log.warning("session %s: %s", self.session_id, line)
         reading = read_frame(message, raw, epoch, now=now, wall=self._wall())
         shown = reading.shown
         if shown is Shown.STREAM:
@@ -261,8 +273,8 @@ class ClaudeSide:
             await self._view.system(message)
         elif shown is Shown.ASSISTANT:
             self._view.saw_assistant(message)
-        elif shown is Shown.RESULT:
-            await self._view.turn_result(message)
+            if message.parent_tool_use_id is None:
+                await self._view.own_output()
         elif shown is Shown.RATE_LIMIT:
             await self._view.rate_limited(message.rate_limit_info)
         if reading.measured:
@@ -271,24 +283,25 @@ class ClaudeSide:
                 epoch=epoch, tokens=self._view.context_used, cache_ttl=self._view.cache_ttl
             )
             await self._feed(context)
+        # A result is shown at the core's first word on it, whose it is (`ShowResult`,
+        # docs/decisions.md#result-owner), before what else it ends.
         for event in reading.events:
             await self._feed(event, message)
-        if shown is Shown.RESULT:
-            # The core said no `CloseOpenCalls` for the result (Claude's own work): its tokens
-            # are the turn's (a held answer, a fresh context's hand-over).
-            self._view.count_result_for_turn()
         # After the core: what follows its decision.
         if shown is Shown.ECHO and reading.taken_up is not None:
             # Claude took the message up: prompt queueing's hand-off (`PromptEchoed`, fed).
             self._view.taken_up(reading.taken_up)
             runtime = self.runtime
             ours = runtime is None or runtime.sent_by_adapter(reading.taken_up)
+            if ours:
+                # A prompt of the client's took Claude's own work over (its autonomous turn).
+                await self._view.prompt_took_over()
             said = remote_content(raw, ours=ours)
             if said:
                 # Typed in another client of the session (Remote Control): shown as the user's.
                 await self._view.user_said(said)
         elif shown is Shown.TOOL_RESULTS:
-            await self._view.tool_results(message)
+            await self._view.tool_results(message, raw)
 
     async def interrupt(self, runtime: ClaudeRuntime) -> None:
         try:
@@ -327,7 +340,7 @@ class ClaudeSide:
         await self._feed(PromptSent(turn_id=turn_id, now=self._clock()))
         if not answer.pushed:
             # A pushed prompt's turn begins when Claude takes it up (`TurnTakenUp`).
-            self._view.prompted(answer.blocks, by_adapter=answer.by_adapter, turn_id=turn_id)
+            self._view.prompted(answer.blocks, by_adapter=answer.by_adapter)
         # Only now is it this runtime's prompt (its safety net answers it if all else fails).
         answer.epoch = runtime.epoch
         self.resume = True

@@ -10,10 +10,11 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 from acp import RequestError
 from acp.schema import PromptResponse
 from anyio.abc import TaskGroup
-from claude_agent_sdk import AssistantMessage
+from claude_agent_sdk import AssistantMessage, ResultMessage
 
 from adapter.claude.claude_runtime import ClaudeRuntime
 from adapter.claude.runtime_settings import RuntimeSettings
@@ -33,6 +34,7 @@ from fsm import (
     Effect,
     ForwardAssistantMessage,
     InterruptClaude,
+    InterruptOwnTurn,
     LogNotice,
     PollMcpServers,
     PublishRecord,
@@ -43,6 +45,7 @@ from fsm import (
     SendPrompt,
     SessionCore,
     SettlePrompt,
+    ShowResult,
     SignInMcpServer,
     StartFreshContext,
     StopRuntime,
@@ -51,7 +54,7 @@ from fsm import (
     WithdrawQuestions,
 )
 
-__all__ = ["REJECTION_CODES", "EffectPerformer"]
+__all__ = ["REJECTION_CODES", "EffectPerformer", "OwnTurnInterrupt"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +62,31 @@ log = logging.getLogger(__name__)
 # "authentication required", or the internal error every other failed turn gets
 # (docs/decisions.md#auth-failure-legacy-client).
 REJECTION_CODES = {Blame.AUTH: -32000, Blame.INTERNAL: -32603}
+
+
+class OwnTurnInterrupt:
+    """An interrupt of Claude's own turn under way (`InterruptOwnTurn`): the stop request waits
+    for its `outcome`."""
+
+    def __init__(self) -> None:
+        self._done = anyio.Event()
+        self._error: Exception | None = None
+
+    async def run(self, runtime: ClaudeRuntime | None) -> None:
+        try:
+            if runtime is None:
+                raise RuntimeError("Claude is not running")
+            await runtime.interrupt()
+        except Exception as exc:
+            self._error = exc
+        finally:
+            self._done.set()
+
+    async def outcome(self) -> None:
+        """Wait for the interrupt's answer; raise what it raised."""
+        await self._done.wait()
+        if self._error is not None:
+            raise self._error
 
 
 class EffectPerformer:
@@ -79,6 +107,7 @@ class EffectPerformer:
         fresh_context: FreshContext,
         compact_when_idle: Callable[[int], Awaitable[None]],
         steer_verdicts: list[tuple[str, str | None]],
+        own_stops: list[OwnTurnInterrupt] | None = None,
     ) -> None:
         self.session_id = session_id
         self._core = core
@@ -94,6 +123,8 @@ class EffectPerformer:
         self._compact_when_idle = compact_when_idle
         # `Session.steer`'s: the core's verdict on a steer, which it acts on once fed.
         self._steer_verdicts = steer_verdicts
+        # `Session.stop_async_task`'s: the interrupts the core started for a stopped own turn.
+        self._own_stops = own_stops if own_stops is not None else []
 
     async def _file_changes(self, turn_id: str, stop_reason: str | None, *, failed: bool) -> None:
         """JetBrains AIR's file-change report of the turn, if its prompt asked: before the
@@ -134,10 +165,8 @@ class EffectPerformer:
                 # so its answer carries no turn's usage and ends nothing still open
                 # (docs/decisions.md#prompt-ended-unstarted).
                 if ran:
-                    # A result the core settles with is the turn's: its tokens count in the
-                    # answer. Handed off (prompt queueing), Claude's work goes on for the next
-                    # prompt: its open tool calls and its stream stay open.
-                    self._view.count_result_for_turn()
+                    # Handed off (prompt queueing), Claude's work goes on for the next prompt:
+                    # its open tool calls and its stream stay open.
                     await self._view.turn_settled(failed=record is not None, handed_off=handed_off)
                 await self._file_changes(turn_id, str(stop_reason), failed=record is not None)
                 response = await self._publisher.response(stop_reason, record)
@@ -184,7 +213,7 @@ class EffectPerformer:
                 # Prompt queueing: Claude took up the pushed prompt; its turn's view begins.
                 taken = self._answers.get(turn_id)
                 if taken is not None:
-                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter, turn_id=turn_id)
+                    self._view.prompted(taken.blocks, by_adapter=taken.by_adapter)
             case WithdrawPrompt(turn_id=turn_id):
                 # Not under the lock (the SDK waits for Claude's reply); started before the
                 # interrupt that follows it, so the message is dropped before the turn stops.
@@ -200,6 +229,13 @@ class EffectPerformer:
                 # Not under the lock: the SDK waits for Claude's reply to an interrupt.
                 if self._claude.runtime is not None:
                     self._tg.start_soon(self._claude.interrupt, self._claude.runtime)
+            case InterruptOwnTurn():
+                # Started here, under the lock, so a prompt the core takes after it reaches
+                # Claude after the interrupt; not awaited (the SDK waits for Claude's reply).
+                # `Session.stop_async_task` answers by its outcome.
+                stop = OwnTurnInterrupt()
+                self._own_stops.append(stop)
+                self._tg.start_soon(stop.run, self._claude.runtime)
             case StopRuntime():
                 if self._claude.runtime is not None:
                     self._tg.start_soon(self._claude.runtime.close)
@@ -210,8 +246,12 @@ class EffectPerformer:
             case SignInMcpServer(name=name):
                 # A browser sign-in takes minutes: beside the session, never under its lock.
                 self._controls.start_sign_in(self._tg, name)
+            case ShowResult(turn_id=turn_id):
+                # Whose the result is, the core's word (docs/decisions.md#result-owner): its text
+                # as that prompt's answer or no prompt's, its tokens toward that turn or none.
+                if isinstance(message, ResultMessage):
+                    await self._view.turn_result(message, turn_id=turn_id)
             case CloseOpenCalls():
-                # Claude's own work: its result's tokens count toward no turn.
                 await self._view.work_ended()
             case LogNotice(message=text):
                 log.info("session %s: %s", self.session_id, text)

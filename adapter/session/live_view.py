@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -31,7 +32,6 @@ from adapter.claude.patch_sources import read_patch_source
 from adapter.claude.plan_files import existing_plan_file
 from adapter.claude.sdk_compat import send_control_request
 from adapter.claude.skill_files import skill_file_in
-from adapter.claude.translate import prompts_of
 from adapter.view.compaction import CompactionCards
 from adapter.view.compaction_ids import CompactionIds
 from adapter.view.compaction_updates import CompactionUpdates
@@ -40,7 +40,8 @@ from adapter.view.side_messages import SideMessages
 from adapter.view.stream_assembly import MalformedStream
 from adapter.view.task_plan import TaskPlan
 from adapter.view.title import title_for
-from adapter.view.tool_cards import card_for
+from adapter.view.tool_cards import card_for, input_json
+from adapter.view.tool_results import non_execution
 from adapter.view.turn_view import TurnView, blocks_of, prompt_updates
 from adapter.view.usage import UsageMeter
 from adapter.wire.client_link import ClientLink
@@ -50,10 +51,11 @@ from fsm import (
     FileChangeReports,
     Goals,
     NativeSubagents,
+    PermissionCard,
     PromptSuggestions,
     ReportPlan,
     generated_title,
-    is_own_work,
+    permission_card,
     redact,
     renames_session,
     shown_title,
@@ -85,6 +87,14 @@ TITLE_SECONDS = 60.0  # Claude Code's title is a small model's call; past this i
 
 async def _no_files() -> dict[str, Any]:
     return {}
+
+
+def _no_prompt() -> bool:
+    return False
+
+
+def _fresh_id() -> str:
+    return str(uuid.uuid4())
 
 
 _T = TypeVar("_T")
@@ -135,7 +145,6 @@ class LiveView:
         words."""
         self._link = link
         self._session_id = session_id
-        self._prompt: str | None = None  # the prompt the view's turn answers (its turn id)
         self._cwd = cwd
         self.terminal = terminal_output
         self.terminal_delta = terminal_output_delta
@@ -188,8 +197,13 @@ class LiveView:
         self._side = SideMessages(notices=acp_notices, private=private)
         # JetBrains AIR's Async Tasks panel, for a client that declared `asyncTasks`.
         self._async_tasks = (
-            AsyncTasks(notices=acp_notices) if air is not None and air.async_tasks else None
+            AsyncTasks(notices=acp_notices, fresh_id=_fresh_id)
+            if air is not None and air.async_tasks
+            else None
         )
+        # Whether a prompt is open (the core's `working`: live, being sent or queued), which
+        # the Async Tasks panel's autonomous turn reads (set by the session).
+        self.prompt_open: Callable[[], bool] = _no_prompt
         self._view.async_tasks = self._async_tasks
         # JetBrains AIR's native subagent sessions: every update goes through it, and a
         # subagent's go to its child session (a pass-through for any other client).
@@ -274,21 +288,19 @@ class LiveView:
         )
 
     async def _send_routed(self, routed: list[tuple[str, dict[str, Any]]]) -> bool:
-        """Send what the native subagent routing made, each to its session. Every update but a
-        streamed chunk leaves through the link's changed-meta filter (an AIR client's), after
-        the routing, which reads each update's `claudeCode` keys; a chunk of the answer or of
-        a thought, the bulk of a turn, is not one the filter reads (`ClientLink.send_chunk`)."""
+        """Send what the native subagent routing made, each to its session, through the link's
+        changed-meta filter (an AIR client's) where it reads the update (`ClientLink
+        .send_raw_update`), after the routing, which reads each update's `claudeCode` keys."""
         sent = True
         for session_id, update in routed:
             kind = update.get("sessionUpdate")
-            if kind == "agent_message_chunk":
-                if session_id == self._session_id:
-                    self._saw_text(update.get("content"))
-                sent = await self._link.send_chunk(session_id, update) and sent
-            elif kind == "agent_thought_chunk":
-                sent = await self._link.send_chunk(session_id, update) and sent
-            else:
-                sent = await self._link.send_raw_update(session_id, update) and sent
+            if kind == "agent_message_chunk" and session_id == self._session_id:
+                self._saw_text(update.get("content"))
+            sent = await self._link.send_raw_update(session_id, update) and sent
+            if kind == "tool_call":
+                # Only now is the card shown: a permission request for the call, written
+                # from another task, may carry AIR's share of it from here on.
+                self._view.card_sent(update.get("toolCallId"))
         return sent
 
     async def _subagent_frames(
@@ -343,6 +355,8 @@ class LiveView:
 
     async def stream_event(self, message: StreamEvent) -> None:
         parent = message.parent_tool_use_id
+        if not parent and self._async_tasks is not None:
+            await self.own_output()
         await self._send(
             lambda: self._view.stream_event(message.event, parent if parent else None),
             "a stream event",
@@ -355,6 +369,23 @@ class LiveView:
             if usage is not None:
                 await self._send_raw(usage)  # the context meter moves during the turn
 
+    async def own_output(self) -> None:
+        """Claude's top-level output (a message or a streamed part of one), before it is
+        shown: with no prompt open it is a turn of Claude's own, an Async Tasks entry for an
+        AIR client (`fsm.AsyncTasks.output`, docs/reference-adapter.md#autonomous-turns)."""
+        tasks = self._async_tasks
+        if tasks is not None:
+            # Every streamed delta comes here: the core's answer is mostly none, made without
+            # `_send`'s bookkeeping (it reads no content, so it raises nothing).
+            for update in tasks.output(prompt_open=self.prompt_open()):
+                await self._send_raw(update)
+
+    async def prompt_took_over(self) -> None:
+        """Claude took up a prompt of the client's (its echo): an autonomous turn's entry ends,
+        the prompt's turn goes on with that work."""
+        if self._async_tasks is not None:
+            await self._send(self._async_tasks.prompt_took_over, "an autonomous turn")
+
     async def unparsed(self, frame: Mapping[str, Any]) -> None:
         """A frame the SDK does not parse (`adapter.claude.unparsed`): a tool's progress."""
         if frame.get("type") == "tool_progress":
@@ -363,6 +394,12 @@ class LiveView:
             await self._send_all(self.goals.runtime_goal(frame.get("value")))
         elif frame.get("type") == "prompt_suggestion":
             await self._send_all(self.suggestions.suggested(frame.get("suggestion")))
+        elif frame.get("type") == "command_lifecycle" and self._async_tasks is not None:
+            # A scheduled fire's start names the autonomous turn's cause.
+            tasks, prompt_open = self._async_tasks, self.prompt_open()
+            await self._send(
+                lambda: tasks.command_started(frame, prompt_open=prompt_open), "a command's start"
+            )
 
     async def client_prompted(self) -> None:
         """A client's prompt: the predicted one is spent."""
@@ -405,6 +442,11 @@ class LiveView:
         if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
             read = getattr(tasks, _ASYNC_TASK_FRAMES[message.subtype])
             await self._send(lambda: read(data), "a background task")
+        if tasks is not None and message.subtype == "session_state_changed":
+            state, prompt_open = data.get("state"), self.prompt_open()
+            await self._send(
+                lambda: tasks.session_state(state, prompt_open=prompt_open), "a session state"
+            )
         if message.subtype == "task_started":
             await self._send(lambda: self._view.task_started(data), "a task's start")
         if message.subtype == "task_updated":
@@ -505,7 +547,10 @@ class LiveView:
             "a message",
         )
 
-    async def tool_results(self, message: UserMessage) -> None:
+    async def tool_results(self, message: UserMessage, raw: object = None) -> None:
+        """`raw`: the message as Claude Code wrote it (its `tool_result_meta`, which the SDK's
+        parser drops)."""
+        not_run = non_execution(raw)
         for block in blocks_of(message.content):
             if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
                 self.file_changes.tool_result(
@@ -513,7 +558,9 @@ class LiveView:
                 )
         await self._send(
             lambda: self._view.user(
-                blocks_of(message.content), tool_use_result=message.tool_use_result
+                blocks_of(message.content),
+                tool_use_result=message.tool_use_result,
+                not_run=not_run,
             ),
             "a tool result",
         )
@@ -527,17 +574,44 @@ class LiveView:
             await self._send(lambda: self._view.permitted(tool_id), "a permission")
 
     def permission_card(
-        self, tool_id: str, name: str, tool_input: object, fallback_title: str | None
-    ) -> ToolCallUpdate:
+        self, tool_id: str, name: str, tool_input: object, context: object
+    ) -> tuple[ToolCallUpdate, PermissionCard]:
         """The tool call a permission request shows: the call's own card (title, kind,
-        locations, diff), status pending."""
+        locations, diff), status pending, with what Claude Code's request (`context`, a
+        `HintedContext`) adds; AIR's share of it where the card was shown
+        (`fsm.permission_card`, docs/reference-adapter.md#permission-request-tool-call); and
+        the core's plan of it, whose verdict on that share the broker follows."""
         copies = not self.air.raw_input_rendering
         card = card_for(tool_id, name, tool_input, self._cwd, input_copies=copies)
-        if card["title"] == name and fallback_title:
+        fallback_title = getattr(context, "title", None)
+        if card["title"] == name and isinstance(fallback_title, str) and fallback_title:
             # Claude Code's own wording beats a bare name (shown as a line, like every title).
             card["title"] = visible(fallback_title)
-        fields = ("toolCallId", "title", "kind", "status", "rawInput", "locations", "content")
-        return ToolCallUpdate.model_validate({key: card[key] for key in fields if key in card})
+        shown, card_parent = self._view.shown_call(tool_id)
+        # The subagent's Agent call from the request's agent id, as the reference has it: the
+        # call's card may not have been shown yet; else the one its card was shown under.
+        parent = self._view.subagent_call(getattr(context, "agent_id", None)) or card_parent
+        locations = card.get("locations", [])
+        plan = permission_card(
+            tool_name=name,
+            card_paths=[location["path"] for location in locations],
+            has_content=bool(card.get("content")),
+            blocked_path=getattr(context, "blocked_path", None),
+            display_name=getattr(context, "display_name", None),
+            parent_tool_use_id=parent,
+            mcp_server=getattr(getattr(context, "hints", None), "mcp_server", None),
+            slim=self.air.slim_permission_card and shown,
+        )
+        if plan.title is not None:
+            card["title"] = plan.title
+        if plan.extra_location is not None:
+            card["locations"] = [*locations, {"path": plan.extra_location}]
+        if plan.input_as_json:
+            card["content"] = input_json(tool_input)
+        request = {key: card[key] for key in plan.fields if key in card}
+        if plan.meta is not None:
+            request["_meta"] = plan.meta
+        return ToolCallUpdate.model_validate(request), plan
 
     def model_chosen(self, window: int | None) -> None:
         """The session runs a model whose words promise this context window (None: none)."""
@@ -557,12 +631,9 @@ class LiveView:
         """How long the last top-level request's prompt cache lives, if it said."""
         return self._usage.cache_ttl
 
-    def prompted(
-        self, blocks: list[Any], *, by_adapter: bool = False, turn_id: str | None = None
-    ) -> None:
+    def prompted(self, blocks: list[Any], *, by_adapter: bool = False) -> None:
         # The adapter's own idle `/compact` names no session, and its compaction says `idle`.
         self._compaction.idle = by_adapter
-        self._prompt = turn_id
         text = "\n".join(b.text for b in blocks if isinstance(b, TextContentBlock))
         self._side.prompted(text)
         self._usage.turn_started()
@@ -617,25 +688,33 @@ class LiveView:
             # The first prompt's line went out already: this name replaces it.
             await self._send_title()
 
-    async def turn_result(self, message: ResultMessage) -> None:
+    async def turn_result(self, message: ResultMessage, *, turn_id: str | None) -> None:
+        """A result, as the core said whose it is (`fsm.ShowResult`,
+        docs/decisions.md#result-owner): the prompt `turn_id`'s, whose answer its text may be
+        and whose usage its tokens count toward; None: Claude's own work, no prompt's."""
         self.suggestions.result()
         failed = message.is_error or getattr(message, "stop_reason", None) == "refusal"
         await self._send_all(self.goals.result(failed=failed))
-        origin = getattr(message, "origin", None)
-        kind = origin.get("kind") if isinstance(origin, Mapping) else None
-        # Claude's own work, unless its cycle took the prompt up: then its text is the turn's (its
-        # tokens are the core's to place, below).
-        autonomous = is_own_work(kind, prompts_of(message), self._prompt)
+        own_work = turn_id is None
         if self._async_tasks is not None:
             # The result ends the model turn: a task still waiting for its tool call's id
-            # is spawned without it.
-            await self._send(self._async_tasks.turn_ended, "a background task")
+            # is spawned without it; Claude's own turn ends at its own result, or at one a
+            # waiting prompt takes.
+            tasks = self._async_tasks
+            await self._send(tasks.turn_ended, "a background task")
+            turns, failed_turn = getattr(message, "num_turns", None), bool(message.is_error)
+            await self._send(
+                lambda: tasks.result(own_work=own_work, model_turns=turns, is_error=failed_turn),
+                "an autonomous turn",
+            )
         side = self._side
-        await self._send(lambda: side.result(message, autonomous=autonomous), "a result")
+        await self._send(lambda: side.result(message, own_work=own_work), "a result")
         if not isinstance(message.usage, Mapping):
             return
-        # Whose its tokens are is the core's answer (`work_ended`, `count_result_for_turn`).
-        update = self._usage.saw_result(message.usage, message.model_usage, message.total_cost_usd)
+        usage = self._usage
+        update = usage.saw_result(
+            message.usage, message.model_usage, message.total_cost_usd, for_turn=not own_work
+        )
         if update is not None:
             await self._send_raw(update)
 
@@ -650,13 +729,7 @@ class LiveView:
         """Work no prompt owns ended at its result (the core's `CloseOpenCalls`,
         docs/decisions.md#own-work-ends-its-cards): its cards reach a final status now, not at
         the next user turn's end."""
-        self._usage.result_owned(own_work=True)  # its tokens are no turn's
         await self._send(self._view.close_open_calls, "work no prompt owns")
-
-    def count_result_for_turn(self) -> None:
-        """The core took the last result for the turn's (it said no `CloseOpenCalls` for it):
-        its tokens count toward the turn's usage. Nothing when the core already answered."""
-        self._usage.result_owned(own_work=False)
 
     async def turn_ended(self, *, failed: bool = False) -> None:
         """Before a prompt's answer: end what the turn left open (calls, a broken stream), and,
@@ -761,19 +834,34 @@ class LiveView:
             await self._send(lambda: tasks.finish_all(state), "the background tasks' end")
 
     async def parent_cancelled(self) -> None:
-        """The client cancelled the session's turn: AIR's child sessions all end cancelled."""
+        """The client cancelled the session's turn: AIR's child sessions all end cancelled; what
+        Claude still says of the stopped work opens no autonomous turn."""
+        if self._async_tasks is not None:
+            self._async_tasks.cancelled()
         await self._subagent_frames(self.subagents.parent_cancelled, "the subagents' cancel")
 
-    async def stop_async_task(self, task_id: str, stop: Callable[[str], Awaitable[None]]) -> bool:
+    async def stop_async_task(
+        self,
+        task_id: str,
+        stop: Callable[[str], Awaitable[None]],
+        interrupt: Callable[[], Awaitable[bool]],
+    ) -> bool:
         """`_session/async_task/stop`: False for a task the client may not stop (unknown,
-        ended, a monitor, already being stopped); else Claude Code is asked to `stop` it, and
-        its end and a line that says so go out. Claude Code's refusal propagates, and the task
-        may be stopped again."""
+        ended, a monitor, already being stopped, an autonomous turn the core would not
+        interrupt: `interrupt` says False); else Claude Code is asked to `stop` it (an
+        autonomous turn: Claude is interrupted, docs/reference-adapter.md#autonomous-turns),
+        and its end and a line that says so go out. Claude Code's refusal propagates, and the
+        task may be stopped again."""
         tasks = self._async_tasks
         if tasks is None or not tasks.claim_stop(task_id):
             return False
         try:
-            await stop(task_id)
+            if tasks.stops_by_interrupt(task_id):
+                if not await interrupt():
+                    tasks.release_stop(task_id)
+                    return False
+            else:
+                await stop(task_id)
         except BaseException:
             tasks.release_stop(task_id)
             raise

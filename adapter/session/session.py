@@ -35,7 +35,7 @@ from adapter.controls.pickers import SessionConfig
 from adapter.controls.session_controls import SessionControls
 from adapter.session.claude_side import ClaudeSide
 from adapter.session.compaction_count import boundaries_before
-from adapter.session.effect_performer import REJECTION_CODES, EffectPerformer
+from adapter.session.effect_performer import REJECTION_CODES, EffectPerformer, OwnTurnInterrupt
 from adapter.session.fresh_context import FreshContext
 from adapter.session.live_view import LiveView
 from adapter.session.prompt_answer import PromptAnswer
@@ -50,6 +50,8 @@ from fsm import (
     IdleSettingsRead,
     InternalFaultOccurred,
     OutputReceived,
+    OwnTurnStopFailed,
+    OwnTurnStopped,
     PromptReceived,
     SessionClosing,
     SessionCore,
@@ -100,6 +102,9 @@ class Session:
         self._steer_lock = anyio.Lock()  # one steer's verdict at a time
         # The core's verdict on the steer being fed (`AnswerSteer`, put here by `effects`).
         self._steer_verdicts: list[tuple[str, str | None]] = []
+        self._own_stop_lock = anyio.Lock()  # one own turn's stop decided at a time
+        # The interrupts the core started for the stop being fed (`InterruptOwnTurn`).
+        self._own_stops: list[OwnTurnInterrupt] = []
         # Modes, pickers, commands and permissions (adapter/controls/session_controls.py).
         self.controls = controls or SessionControls(
             session_id=session_id, link=link, config=SessionConfig.initial({}, None)
@@ -187,6 +192,7 @@ class Session:
             fresh_context=self.fresh_context,
             compact_when_idle=self._compact_when_idle,
             steer_verdicts=self._steer_verdicts,
+            own_stops=self._own_stops,
         )
         self.controls.bind(lambda: self.claude.runtime, self.feed)
         self.controls.permissions.card = self.view.permission_card
@@ -204,6 +210,7 @@ class Session:
         self.controls.permissions.percent_used = self.view.percent_used
         self.controls.permissions.fresh_context = self.fresh_context.choose
         self.controls.permissions.turn_live = lambda: self.core.turn_live
+        self.view.prompt_open = lambda: self.core.working
 
     # --- Claude's process (starting it and reading it: `claude_side.py`) -----------------
 
@@ -441,7 +448,31 @@ class Session:
                 reason = {"reason": "Claude Code did not stop it"}
                 raise RequestError.internal_error(reason) from exc
 
-        return await self.view.stop_async_task(task_id, stop)
+        async def interrupt() -> bool:
+            if runtime is None:
+                raise RequestError.internal_error({"reason": "Claude is not running"})
+            # The core decides, under the feed lock, whether Claude is interrupted (not while a
+            # prompt is on its way to it); the interrupt starts as its effect, so no prompt
+            # the core takes after it reaches Claude first (docs/decisions.md#stopped-own-turn).
+            async with self._own_stop_lock:
+                self._own_stops.clear()
+                await self.feed(OwnTurnStopped())
+                stops = list(self._own_stops)
+                self._own_stops.clear()
+            if not stops:
+                return False  # the core refused: answered `stopped: false`
+            try:
+                await stops[0].outcome()
+            except Exception as exc:
+                log.warning(
+                    "session %s: interrupting Claude failed", self.session_id, exc_info=True
+                )
+                await self.feed(OwnTurnStopFailed())
+                reason = {"reason": "Claude Code did not stop"}
+                raise RequestError.internal_error(reason) from exc
+            return True
+
+        return await self.view.stop_async_task(task_id, stop, interrupt)
 
     async def _steered_prompt(self, blocks: list[Any]) -> None:
         try:

@@ -11,8 +11,8 @@
 - The `result` text, when the turn showed nothing else: a local-only command (`/context`,
   `/heapdump`, `/extra-usage`), or a turn that generated no output tokens and delivered no
   text (a cache-replayed turn that never streamed, a command answered in the result alone),
-  unless it only repeats a notice already shown. A result no user turn asked for (an
-  autonomous one) never reaches the feed this way.
+  unless it only repeats a notice already shown. A result the core says is no prompt's
+  (Claude's own work, docs/decisions.md#result-owner) never reaches the feed this way.
 
 Claude Code's own words are masked like any text it writes about the session
 (docs/decisions.md#secrets: docs/decisions.md#secrets); a notice's title is one visible line
@@ -127,10 +127,11 @@ class SideMessages:
         update["_meta"] = meta
         return [update]
 
-    def result(self, message: Any, *, autonomous: bool) -> list[Wire]:
-        """The result's text, when the turn would otherwise end without showing it."""
+    def result(self, message: Any, *, own_work: bool) -> list[Wire]:
+        """The result's text, when the turn would otherwise end without showing it; never for
+        Claude's `own_work` (the core's word on whose the result is)."""
         text = getattr(message, "result", None)
-        if autonomous or getattr(message, "subtype", None) != "success":
+        if own_work or getattr(message, "subtype", None) != "success":
             return []
         if getattr(message, "is_error", False) or not isinstance(text, str) or not text.strip():
             return []

@@ -20,7 +20,7 @@ from typing import Any
 
 from fsm import visible
 
-__all__ = ["PLAN_TOOL", "ToolCard", "card_for", "rel_path", "tool_kind"]
+__all__ = ["PLAN_TOOL", "ToolCard", "card_for", "input_json", "rel_path", "tool_kind"]
 
 Input = Mapping[str, Any]
 Wire = dict[str, Any]
@@ -162,8 +162,37 @@ def _agent_title(data: Input, cwd: str) -> str:
     return _s(data, "description") + shown
 
 
+def _findings(data: Input) -> list[Input]:
+    found = data.get("findings")
+    return [f for f in found if isinstance(f, Mapping)] if isinstance(found, list) else []
+
+
+def _findings_title(data: Input, cwd: str) -> str:
+    # As the reference titles a `ReportFindings` call (docs/reference-adapter.md#report-findings).
+    count = len(_findings(data))
+    if count == 0:
+        return "Report findings: none found"
+    return f"Report {count} finding{'' if count == 1 else 's'}"
+
+
+def _findings_content(data: Input, cwd: str) -> list[Wire]:
+    """Each finding as the user reads it: `**file:line** — summary`."""
+    shown = []
+    for finding in _findings(data):
+        line = _n(finding, "line")
+        where = _s(finding, "file") + (f":{line}" if line else "")
+        shown.append(_text(f"**{where}** — {_s(finding, 'summary')}"))
+    return shown
+
+
 def _input_json(data: Input, cwd: str) -> list[Wire]:
-    return [_text(f"```json\n{json.dumps(dict(data), indent=2, default=str)}\n```")]
+    return input_json(data)
+
+
+def input_json(tool_input: object) -> list[Wire]:
+    """A card's content that shows the call's input as a JSON block."""
+    data = dict(tool_input) if isinstance(tool_input, Mapping) else {}
+    return [_text(f"```json\n{json.dumps(data, indent=2, default=str)}\n```")]
 
 
 _CARDS: Mapping[str, ToolCard] = {
@@ -216,6 +245,8 @@ _CARDS: Mapping[str, ToolCard] = {
     ),
     "EnterPlanMode": ToolCard("switch_mode", lambda d, c: "Plan first"),
     "AskUserQuestion": ToolCard("other", _ask_title, None, _ask_content, True),
+    # The findings are input the user reads: shown, unless the client renders `rawInput`.
+    "ReportFindings": ToolCard("think", _findings_title, None, _findings_content, True),
 }
 
 

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.view.long_output import SHOWN_IMAGE_CHARACTERS, image_note, shown_text
-from fsm import failed_text_fenced
+from fsm import SUBAGENT_TOOLS, failed_text_fenced
 
-__all__ = ["fenced", "result_updates"]
+__all__ = ["fenced", "non_execution", "result_updates"]
 
 Wire = dict[str, Any]
 
@@ -26,7 +26,6 @@ Wire = dict[str, Any]
 _DIFF_FILE_LIMIT = 1024 * 1024
 _EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
 _CONSOLE_TOOLS = frozenset({"Bash", "PowerShell", "BashOutput"})
-_AGENT_TOOLS = frozenset({"Agent", "Task"})
 # A fence line as Markdown reads one: up to three spaces, then three or more backticks.
 _FENCE_RUN = re.compile(r"^ {0,3}(`{3,})", re.M)
 # The model-directed trailer Claude Code appends to a subagent's report: a `<usage>…</usage>`
@@ -215,6 +214,34 @@ def fenced(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{text}\n{fence}"
 
 
+def non_execution(raw: object) -> dict[str, dict[str, str]]:
+    """Why Claude Code stamped a tool's result instead of running it, by tool call id: a user
+    message's `tool_result_meta` (`[{id, non_execution_kind, user_feedback?}]`, which the SDK's
+    parser drops) as `_meta.claudeCode` carries it (`{nonExecutionKind, userFeedback?}`). A kind
+    this adapter does not know is kept, as the reference keeps it
+    (docs/reference-adapter.md#non-execution-kind); an entry of another shape is left out."""
+    entries = raw.get("tool_result_meta") if isinstance(raw, Mapping) else None
+    found: dict[str, dict[str, str]] = {}
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, Mapping):
+            continue
+        tool_id, kind = entry.get("id"), entry.get("non_execution_kind")
+        if not isinstance(tool_id, str) or not isinstance(kind, str):
+            continue
+        meta = {"nonExecutionKind": kind}
+        feedback = entry.get("user_feedback")
+        if isinstance(feedback, str):
+            meta["userFeedback"] = feedback
+        found[tool_id] = meta
+        if len(found) >= _NON_EXECUTION_LIMIT:
+            break
+    return found
+
+
+# A message's results are its tools' calls: far fewer than this.
+_NON_EXECUTION_LIMIT = 1024
+
+
 def result_updates(
     *,
     tool_id: str,
@@ -233,7 +260,7 @@ def result_updates(
     `air`, reads some tools' plain; docs/decisions.md#failed-call-text-fenced)."""
     data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
     extra: Mapping[str, Any] = tool_use_result if isinstance(tool_use_result, Mapping) else {}
-    if name in _AGENT_TOOLS:
+    if name in SUBAGENT_TOOLS:
         content = agent_report(content, tool_use_result)
     text, images = _result_blocks(content)
     status = "failed" if is_error else "completed"

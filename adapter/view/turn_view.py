@@ -96,10 +96,23 @@ def _str(block: Mapping[str, Any], key: str) -> str | None:
 
 # How many subagents' streams are followed at once (the oldest is forgotten past it).
 _CHILD_STREAMS = 64
-# The tools that launch a subagent (a child session for a `nativeSubagentSessions` client).
-SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 # The tools whose result gets a git patch for a `diffPatch` client.
 _PATCHED = frozenset({"Edit", "Write"})
+
+
+def _with_non_execution(ended: list[Wire], tool_id: str, name: str, why: Mapping[str, str]) -> None:
+    """The call's last update carries why it did not run (`_meta.claudeCode.nonExecutionKind`,
+    `userFeedback`), beside its tool's name, as the reference's does
+    (docs/reference-adapter.md#non-execution-kind)."""
+    last = next((u for u in reversed(ended) if u.get("toolCallId") == tool_id), None)
+    if last is None:
+        return
+    found = last.get("_meta")
+    meta: Wire = found if isinstance(found, dict) else {}
+    held = meta.get("claudeCode")
+    claude: Wire = held if isinstance(held, dict) else {}
+    named = {"toolName": name} if name else {}
+    last["_meta"] = {**meta, "claudeCode": {**claude, **named, **why}}
 
 
 def _with_final_patch(updates: list[Wire], tool_id: str, patch: Wire | None) -> None:
@@ -155,6 +168,9 @@ class TurnView:
         # background (`task_updated` with `is_backgrounded`): task id -> their Agent call.
         self._foreground: dict[str, str] = {}
         self._parents: dict[str, str] = {}  # open calls of a subagent: id -> its Agent call
+        # Open calls whose opening `tool_call` was sent (`card_sent`), not only made: a
+        # permission request may be written between two of a message's cards.
+        self._sent: set[str] = set()
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
         self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
@@ -319,17 +335,15 @@ class TurnView:
             card["_meta"]["terminal_info"] = {"terminal_id": tool_id, "cwd": self.cwd}
 
     def _marked(self, card: Wire, tool_input: object) -> Wire:
-        """Every AIR client is told which calls launch a subagent (`_meta.jetbrains.air
-        .subagent`), a shell command's title and an MCP tool's server and tool
-        (`AirClient.tool_meta`), as the reference does; `tool_input`: the call's input as
-        far as it is known."""
+        """Every AIR client is told a shell command's title, which calls launch a subagent
+        (`_meta.jetbrains.air.subagent`) and an MCP tool's server and tool
+        (`AirClient.tool_meta`), as the reference does; `tool_input`: the call's input as far
+        as it is known."""
         meta = card.get("_meta")
         claude = meta.get("claudeCode") if isinstance(meta, dict) else None
         tool = claude.get("toolName") if isinstance(claude, dict) else None
         if not isinstance(meta, dict) or not isinstance(tool, str):
             return card
-        if self.air.air and tool in SUBAGENT_TOOLS:
-            meta = with_air_meta(meta, "subagent", True)
         card["_meta"] = self.air.tool_meta(meta, tool, tool_input)
         return card
 
@@ -350,6 +364,7 @@ class TurnView:
             return []
         name, _ = self._calls.pop(tool_id)
         self._parents.pop(tool_id, None)
+        self._sent.discard(tool_id)
         self._running.discard(tool_id)
         self._progress.pop(tool_id, None)
         self._denied.add(tool_id)
@@ -453,9 +468,33 @@ class TurnView:
         for tool_id in calls:
             self._calls.pop(tool_id, None)
             self._parents.pop(tool_id, None)
+            self._sent.discard(tool_id)
             self._running.discard(tool_id)
             self._progress.pop(tool_id, None)
         return [_status(tool_id, "failed") for tool_id in calls]
+
+    def card_sent(self, tool_id: object) -> None:
+        """The opening `tool_call` of call `tool_id` went to the client (`LiveView`)."""
+        if isinstance(tool_id, str) and (
+            tool_id in self._calls or tool_id in self._streamed.announced
+        ):
+            self._sent.add(tool_id)
+
+    def shown_call(self, tool_id: str) -> tuple[bool, str | None]:
+        """Whether the client was shown the card of call `tool_id` (its opening `tool_call`
+        sent, not only made: docs/decisions.md#permission-card-before-its-call; still open),
+        and the subagent's Agent call it runs under (None: the main thread's, or not known)."""
+        shown = tool_id in self._sent and (
+            tool_id in self._calls or tool_id in self._streamed.announced
+        )
+        return shown, self._parents.get(tool_id)
+
+    def subagent_call(self, agent_id: object) -> str | None:
+        """The Agent call the running subagent `agent_id` (its task id, as `task_started`
+        gave it) runs under; None for none known."""
+        if not isinstance(agent_id, str) or not agent_id:
+            return None
+        return self._foreground.get(agent_id) or self._subagents.get(agent_id)
 
     def permitted(self, tool_id: str) -> list[Wire]:
         """The call runs now (the user allowed it, or it needs no permission)."""
@@ -490,9 +529,15 @@ class TurnView:
         return [update]
 
     def user(
-        self, blocks: Iterable[Mapping[str, Any]], *, tool_use_result: object = None
+        self,
+        blocks: Iterable[Mapping[str, Any]],
+        *,
+        tool_use_result: object = None,
+        not_run: Mapping[str, Mapping[str, str]] | None = None,
     ) -> list[Wire]:
-        """Updates for the tool results in one user message (Claude Code ran its tools)."""
+        """Updates for the tool results in one user message (Claude Code ran its tools).
+        `not_run`: why Claude Code stamped a result instead of running the tool, by call id
+        (`tool_results.non_execution`): on the call's last update, for every client."""
         updates: list[Wire] = []
         for block in blocks:
             if block.get("type") != "tool_result":
@@ -525,6 +570,7 @@ class TurnView:
             self._progress.pop(tool_id, None)
             name, tool_input = self._calls.pop(tool_id, ("", None))
             self._parents.pop(tool_id, None)
+            self._sent.discard(tool_id)
             task = background_task(tool_use_result)
             if self._terminal and task is not None and len(self._background) < 256:
                 self._background[task] = tool_id
@@ -550,6 +596,9 @@ class TurnView:
                 ended = plan_file_result(ended, *args, is_error=is_error, existing_file=check)
             if name == "Bash" and self.async_tasks is not None:
                 ended = self._backgrounded(ended, tool_id, tool_input, task, is_error=is_error)
+            why = not_run.get(tool_id) if not_run else None
+            if why is not None and ended:
+                _with_non_execution(ended, tool_id, name, why)
             updates.extend(ended)
         return updates
 
@@ -600,6 +649,7 @@ class TurnView:
         updates += [_status(tool_id, "failed") for tool_id in left]
         self._calls = {i: call for i, call in self._calls.items() if i in kept}
         self._parents = {i: parent for i, parent in self._parents.items() if i in kept}
+        self._sent &= kept
         self._streamed.clear()
         self._plan_calls.clear()
         self._task_calls.clear()

@@ -17,10 +17,11 @@ prompt response's `usage` is the turn's own tokens (its results', as the referen
 them), with `_meta.quota {token_count, model_usage[]}`: the same tally and its split by model
 (`modelUsage` is a running total per Claude process, so a result's share is what it added to the
 previous reading; a resumed session's first reading only sets the baseline, its turn's row then
-comes from the result's own usage). Whose a result's tokens are is the core's answer, given after
-`saw_result` (`result_owned`): Claude's own work (a background subagent's follow-up, a cancelled
-prompt's late result, docs/decisions.md#turn-begins-at-echo) gets its `usage_update` but is never
-added to a turn. Numbers of the wrong
+comes from the result's own usage). Whose a result's tokens are is the core's answer
+(`fsm.ShowResult`, docs/decisions.md#result-owner), given with the result (`saw_result`'s
+`for_turn`): Claude's own work (a background subagent's follow-up, a cancelled prompt's late
+result, a result between turns) gets its `usage_update` but is never added to a turn. Numbers of
+the wrong
 type or out of range are ignored, never guessed.
 """
 
@@ -136,8 +137,6 @@ class UsageMeter:
     _turn: Tally | None = None
     _turn_models: dict[str, Tally] = field(default_factory=dict)
     _reading: dict[str, Tally] | None = None  # the last `modelUsage` running total
-    # The last result's tokens and their split by model, until the core says whose they are.
-    _pending: tuple[Tally, dict[str, Tally]] | None = None
 
     def turn_started(self) -> None:
         """A user turn begins: its tally starts at nothing."""
@@ -233,9 +232,12 @@ class UsageMeter:
             if total:
                 self.used = total
 
-    def saw_result(self, usage: object, model_usage: object, cost: object) -> dict[str, Any] | None:
-        """Add one result's tokens to the session's (the turn's wait for `result_owned`); the
-        `usage_update` to send for it, None when it used nothing."""
+    def saw_result(
+        self, usage: object, model_usage: object, cost: object, *, for_turn: bool
+    ) -> dict[str, Any] | None:
+        """Add one result's tokens to the session's, and to the current turn's when the core
+        said it is the turn's (`for_turn`; else Claude's own work); the `usage_update` to send
+        for it, None when it used nothing."""
         tally = _tally(usage, _RESULT_KEYS) if isinstance(usage, Mapping) else _ZERO
         if isinstance(usage, Mapping):
             self.turns_reported += 1
@@ -251,7 +253,10 @@ class UsageMeter:
         else:
             share = self._increment(reading, self._reading or {})
         self._reading = reading
-        self._pending = (tally, share) if isinstance(usage, Mapping) else None
+        if for_turn and isinstance(usage, Mapping):
+            self._turn = _add(self._turn or _ZERO, tally)
+            for model, row in share.items():
+                self._turn_models[model] = _add(self._turn_models.get(model, _ZERO), row)
         self.reported_window = _window(model_usage) or self.reported_window
         spent = isinstance(cost, int | float) and not isinstance(cost, bool) and 0 < cost < 1e9
         if not any(tally) and not spent:
@@ -265,17 +270,6 @@ class UsageMeter:
         if isinstance(cost, int | float) and not isinstance(cost, bool) and 0 <= cost < 1e9:
             update["cost"] = {"amount": float(cost), "currency": "USD"}
         return update
-
-    def result_owned(self, *, own_work: bool) -> None:
-        """The core said whose the last result is: its tokens join the turn's unless it is
-        Claude's own work. Once per result; later calls do nothing."""
-        pending, self._pending = self._pending, None
-        if pending is None or own_work:
-            return
-        tally, share = pending
-        self._turn = _add(self._turn or _ZERO, tally)
-        for model, row in share.items():
-            self._turn_models[model] = _add(self._turn_models.get(model, _ZERO), row)
 
     @staticmethod
     def _increment(current: dict[str, Tally], previous: dict[str, Tally]) -> dict[str, Tally]:

@@ -87,13 +87,16 @@ class ClientLink:
         kept across a second `initialize` (docs/decisions.md#changed-meta-filter)."""
         self._filtering = on
 
-    def _filtered(self, update: dict[str, Any]) -> dict[str, Any] | None:
+    def _filter(self) -> ChangedMetaFilter:
         meta_filter = self._meta_filter
         if meta_filter is None:
             from fsm import ChangedMetaFilter
 
             meta_filter = self._meta_filter = ChangedMetaFilter()
-        return meta_filter.apply(update)
+        return meta_filter
+
+    def _filtered(self, update: dict[str, Any]) -> dict[str, Any] | None:
+        return self._filter().apply(update)
 
     def response_ticket(self) -> ResponseTicket:
         """A ticket for the answer to the client's request being handled (take it in the
@@ -123,26 +126,35 @@ class ClientLink:
             return False
         return True
 
-    async def send_raw_update(self, session_id: str, update: dict[str, Any]) -> bool:
+    def send_raw_update(self, session_id: str, update: dict[str, Any]) -> Awaitable[bool]:
         """Send one `session/update` as the dict it is (a kind the `acp` schema does not know,
-        the `agent_error` dialect, which its typed API would drop), through the changed-meta
-        filter where the client has one (`filter_meta`): an update it leaves nothing of is not
-        sent, and that is no failure (docs/decisions.md#changed-meta-filter). Then as
-        `send_chunk`."""
+        the `agent_error` dialect, which its typed API would drop; a streamed chunk, once per
+        delta), through the changed-meta filter where the client has one (`filter_meta`) and
+        the filter reads the update (`fsm.ChangedMetaFilter.FILTERED_UPDATES`; any other it
+        would pass as it is, so it goes straight to `send_chunk`): an update it leaves nothing
+        of is not sent, and that is no failure (docs/decisions.md#changed-meta-filter). A
+        plain function handing back the send to await: an update the filter does not read
+        costs no coroutine of its own."""
         if self._filtering:
-            filtered = self._filtered(update)
-            if filtered is None:
-                return True
-            update = filtered
-        return await self.send_chunk(session_id, update)
+            meta_filter = self._meta_filter
+            if meta_filter is None:
+                meta_filter = self._filter()
+            if update.get("sessionUpdate") in meta_filter.FILTERED_UPDATES:
+                return self._send_filtered(session_id, meta_filter.apply(update))
+        return self.send_chunk(session_id, update)
+
+    async def _send_filtered(self, session_id: str, filtered: dict[str, Any] | None) -> bool:
+        if filtered is None:
+            return True  # nothing left to send
+        return await self.send_chunk(session_id, filtered)
 
     async def send_chunk(self, session_id: str, update: dict[str, Any]) -> bool:
-        """Send one streamed chunk (`agent_message_chunk`, `agent_thought_chunk`) as the dict it
-        is, the per-delta path: the changed-meta filter reads only a tool call's updates and
-        passes a chunk as it is, so a chunk does not go through it. Through the bulk sender
-        where there is one (the same frame, without acp's connection and the transport's
-        request bookkeeping, layers a notification has no use for: once per streamed delta),
-        else the connection's raw notification sender (`adapter.wire.acp_compat`)."""
+        """Send one update as the dict it is, past the changed-meta filter (`send_raw_update`
+        sends here what the filter does not read, a streamed chunk among them: the per-delta
+        path). Through the bulk sender where there is one (the same frame, without acp's
+        connection and the transport's request bookkeeping, layers a notification has no use
+        for: once per streamed delta), else the connection's raw notification sender
+        (`adapter.wire.acp_compat`)."""
         if self._bulk is not None and self._conn is not None:
             try:
                 await self._bulk(session_id, (update,))

@@ -27,6 +27,16 @@ Rules, each the reference's (`AsyncTaskRuntime`: docs/reference-adapter.md#async
   `stopped`; a known task on it goes to the panel (a task the level alone recovered is kept
   out of the transcript).
 - The stream's end or a cancel finishes every open task (`finish_all`).
+- A turn Claude Code runs with no prompt open (a task notification's follow-up, a `/loop` or
+  scheduled wakeup) is a task of its own, `autonomous-turn-<uuid>` ("Claude is working", type
+  `turn`, out of the transcript, no tool call), whose description is its cause: the wakeup that
+  started it, else the last task notification's summary
+  (docs/reference-adapter.md#autonomous-turns). It opens at Claude Code's `running` state, a
+  scheduled fire's start, or its first top-level output while no prompt is open and no cancel's
+  tail is being read; it ends `completed` at the `idle` state, when a prompt takes the work over
+  (its echo, or a result the core takes for it), or at its own result (`failed` for an error; a
+  placeholder result with no model turn goes on). Stopping it interrupts Claude, refused while
+  a prompt waits (`stops_by_interrupt`, `claim_stop`).
 - `_session/async_task/stop` may stop a task that is announced, open, not a monitor and not
   already being stopped (`claim_stop`); once stopped, `stopped` publishes its end and one line
   "Task stopped by user: <name>." (a `notice` for a `session.notices` client).
@@ -48,9 +58,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.air.native_subagents import CONTROL_TOOLS
+from fsm.air.meta import SUBAGENT_TOOLS
 
-__all__ = ["TASK_STATES", "AsyncTasks", "TaskReplay", "Wire", "task_notices"]
+__all__ = [
+    "AUTONOMOUS_TURN_PREFIX",
+    "TASK_STATES",
+    "AsyncTasks",
+    "TaskReplay",
+    "Wire",
+    "scheduled_fire_cause",
+    "task_notices",
+]
 
 Wire = dict[str, Any]
 
@@ -69,6 +87,55 @@ _STATE_OF = {
 _DEFAULT_DESCRIPTION = "Background task"
 # Claude Code runs a handful of background tasks; past this many the oldest ended one goes.
 _MAX_TASKS = 256
+# A turn Claude Code runs with no prompt open (docs/reference-adapter.md#autonomous-turns).
+AUTONOMOUS_TURN_PREFIX = "autonomous-turn-"
+_AUTONOMOUS_DEFAULT = "Claude Code started a turn without a prompt."
+
+
+def scheduled_fire_cause(frame: Mapping[str, Any]) -> str | None:
+    """What a `command_lifecycle` "started" frame says started its command: a `/loop` wakeup
+    (`wakeup_source: loop_wakeup`, with the time it was set for, `scheduled_for` in epoch
+    milliseconds, given in UTC: the agent does not know the client's zone) or another scheduled
+    task (`schedule_wakeup`); None for any other command or value
+    (docs/reference-adapter.md#autonomous-turns)."""
+    source = frame.get("wakeup_source")
+    if source == "schedule_wakeup":
+        return "A scheduled task fired."
+    if source != "loop_wakeup":
+        return None
+    stamp = _iso_utc(frame.get("scheduled_for"))
+    if stamp is None:
+        return "A scheduled wakeup fired."
+    return f"A scheduled wakeup fired (set for {stamp})."
+
+
+# JavaScript's Date reaches 8.64e15 ms either side of the epoch; its ISO form needs four-digit
+# years, which these bounds keep (0000-01-01 to 9999-12-31).
+_FIRST_MS, _LAST_MS = -62_167_219_200_000, 253_402_300_799_999
+
+
+def _iso_utc(value: object) -> str | None:
+    """Epoch milliseconds as JavaScript's `toISOString` writes them
+    (`2026-01-01T09:00:00.000Z`), or None for anything else; computed, not read from a clock
+    (the civil-from-days rule of the proleptic Gregorian calendar)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if value != value or not _FIRST_MS <= value <= _LAST_MS:
+        return None
+    ms = int(value)  # toward zero, as JavaScript clips a time
+    days, ms_of_day = divmod(ms, 86_400_000)
+    z = days + 719_468
+    era, doe = divmod(z, 146_097)
+    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    year = yoe + era * 400 + (1 if month <= 2 else 0)
+    seconds, milli = divmod(ms_of_day, 1000)
+    hour, rest = divmod(seconds, 3600)
+    minute, second = divmod(rest, 60)
+    return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{milli:03d}Z"
 
 
 def _text(value: object) -> str | None:
@@ -136,6 +203,7 @@ class _Task:
     panel_only: bool = False  # recovered from the level list alone: never in the transcript
     stopping: bool = False
     stop_announced: bool = False
+    autonomous: bool = False  # a turn Claude Code runs with no prompt open: a stop interrupts
     state: str = "running"
     terminal_summary: str | None = None
     terminal_source: str | None = None  # "event", "level" or "shutdown"
@@ -151,10 +219,21 @@ class _Task:
 class AsyncTasks:
     """The session's async tasks and what the client was told of them."""
 
-    def __init__(self, *, notices: bool = False) -> None:
-        """`notices`: the client declared `session.notices` (the stop's line is a notice)."""
+    def __init__(self, *, notices: bool = False, fresh_id: Callable[[], str] | None = None) -> None:
+        """`notices`: the client declared `session.notices` (the stop's line is a notice).
+        `fresh_id`: the shell's source of fresh uuids (the core keeps no randomness), drawn
+        once for each autonomous turn's task; without it no such task opens."""
         self._notices = notices
         self._tasks: dict[str, _Task] = {}
+        self._fresh_id = fresh_id
+        self._autonomous: _Task | None = None  # the task of the autonomous turn that runs now
+        # The last task notification's summary: that notification usually starts the next
+        # autonomous turn, which it then describes.
+        self._last_summary: str | None = None
+        self._session_state: str | None = None  # Claude Code's last `session_state_changed`
+        # A cancel's tail is being read: Claude's output of the stopped work opens no task
+        # (until a prompt is taken up).
+        self._cancelled = False
 
     # --- Claude Code's frames -------------------------------------------------------------
 
@@ -256,6 +335,7 @@ class AsyncTasks:
         task = self._task_of(frame) if state in _TERMINAL else None
         if task is None or state is None:
             return []
+        self._last_summary = _text(frame.get("summary")) or self._last_summary
         was_terminal = task.terminal
         corrects_level = was_terminal and task.terminal_source == "level"
         before = task.output_file_path
@@ -301,7 +381,8 @@ class AsyncTasks:
             out += self._announce(task)
         for task in list(self._tasks.values()):
             open_ = (task.announced or task.held) and not task.ignored and not task.terminal
-            if open_ and task.id not in live:
+            # An autonomous turn is no background task: the list never names it.
+            if open_ and not task.autonomous and task.id not in live:
                 # Its end was lost (or comes late): stopped now, corrected by a late end.
                 out += self._finish(task, "stopped", None, "level")
         return out
@@ -317,16 +398,112 @@ class AsyncTasks:
     def finish_all(self, state: str) -> list[Wire]:
         """The stream ended (`failed`) or the session was cancelled (`stopped`): every open
         task ends."""
+        self._autonomous = None
+        self._session_state = None
         out: list[Wire] = []
         for task in list(self._tasks.values()):
             if (task.announced or task.held) and not task.ignored and not task.terminal:
                 out += self._finish(task, state, None, "shutdown")
         return out
 
+    # --- a turn Claude Code runs with no prompt open (docs/reference-adapter.md#autonomous-turns)
+
+    @property
+    def autonomous_open(self) -> bool:
+        """The task of an autonomous turn is open."""
+        return self._autonomous is not None
+
+    def session_state(self, state: object, *, prompt_open: bool) -> list[Wire]:
+        """`system/session_state_changed`: Claude Code going `running` from another state
+        with no prompt open (`prompt_open`: one is live, being sent or queued) starts an
+        autonomous turn; `idle` ends the open one."""
+        previous, self._session_state = self._session_state, str(state)
+        if state == "running" and previous != "running" and not prompt_open:
+            return self._autonomous_started(None)
+        if state == "idle":
+            return self._autonomous_ended("completed")
+        return []
+
+    def command_started(self, frame: Mapping[str, Any], *, prompt_open: bool) -> list[Wire]:
+        """A `command_lifecycle` frame: a scheduled fire's start (`scheduled_fire_cause`) with
+        no prompt open, outside a cancel's tail, starts an autonomous turn, or names the cause
+        of the one `running` opened."""
+        if frame.get("state") != "started" or prompt_open or self._cancelled:
+            return []
+        cause = scheduled_fire_cause(frame)
+        return [] if cause is None else self._autonomous_started(cause)
+
+    def output(self, *, prompt_open: bool) -> list[Wire]:
+        """Claude's own top-level output (a message, or a streamed part of one): with no
+        prompt open and no cancel's tail being read, its turn is autonomous (Claude Code stays
+        `running` while background agents run, so their follow-up has no `running` of its
+        own)."""
+        if self._autonomous is not None or prompt_open or self._cancelled:
+            return []
+        return self._autonomous_started(None)
+
+    def result(self, *, own_work: bool, model_turns: object, is_error: bool) -> list[Wire]:
+        """A result, as the core said whose it is (`fsm.ShowResult`): one a prompt took (the
+        work is that prompt's now) ends the autonomous turn `completed`; one of Claude's own
+        work ends it too, `failed` for an error, but a placeholder (no model turn, `num_turns`
+        0) comes before the follow-up that answers it, so the turn goes on."""
+        if not own_work:
+            return self._autonomous_ended("completed")
+        turns = model_turns if isinstance(model_turns, int | float) else 0
+        if turns > 0 or is_error:
+            return self._autonomous_ended("failed" if is_error else "completed")
+        return []
+
+    def prompt_took_over(self) -> list[Wire]:
+        """A prompt took Claude's work over (its echo, or the core took a result for it): the
+        autonomous turn is the prompt's now, and a cancel's tail is over."""
+        self._cancelled = False
+        return self._autonomous_ended("completed")
+
+    def cancelled(self) -> None:
+        """The client cancelled: what Claude says of the stopped work opens no task."""
+        self._cancelled = True
+
+    def stops_by_interrupt(self, task_id: str) -> bool:
+        """Stopping `task_id` interrupts Claude: it is an autonomous turn's task."""
+        task = self._tasks.get(task_id)
+        return task is not None and task.autonomous
+
+    def _autonomous_started(self, cause: str | None) -> list[Wire]:
+        task = self._autonomous
+        if task is not None:
+            if cause is None:
+                return []
+            return self._progress(task, {"description": cause})  # what the fire says wins
+        if self._fresh_id is None:
+            return []
+        task = self._task_of({"task_id": AUTONOMOUS_TURN_PREFIX + self._fresh_id()})
+        if task is None:
+            return []
+        task.autonomous = task.started_observed = True
+        task.name, task.task_type = "Claude is working", "turn"
+        task.description = cause or self._last_summary or _AUTONOMOUS_DEFAULT
+        task.show_in_transcript = False
+        self._last_summary = None
+        self._autonomous = task
+        return self._announce(task, without_tool_call=True)
+
+    def _autonomous_ended(self, state: str) -> list[Wire]:
+        task, self._autonomous = self._autonomous, None
+        if task is None:
+            return []
+        # The interrupt's result and idle come before Claude Code answers the interrupt: a
+        # turn the client is stopping ends `stopped` (docs/decisions.md#stopped-own-turn).
+        return self._finish(task, "stopped" if task.stopping else state, None, "event")
+
     # --- `_session/async_task/stop` --------------------------------------------------------
 
     def claim_stop(self, task_id: str) -> bool:
-        """Whether the client may stop `task_id` now; if so, it is being stopped."""
+        """Whether the client may stop `task_id` now; if so, it is being stopped. Whether an
+        autonomous turn's task is stopped while a prompt is on its way is the turn's word
+        (`OwnTurnStopped`, docs/decisions.md#stopped-own-turn): that prompt would be folded
+        into the turn, and the interrupt would drop it; a refused stop is released
+        (`release_stop`)."""
         task = self._tasks.get(task_id)
         can = (
             task is not None
@@ -353,6 +530,8 @@ class AsyncTasks:
         if task is None or not task.announced or task.ignored or task.stop_announced:
             return []
         task.stop_announced = True
+        if self._autonomous is task:
+            self._autonomous = None
         out = self._finish(task, "stopped", None, "event")
         # Whether or not the task's own end won the race: the user asked, this answers.
         if self._notices:
@@ -615,7 +794,7 @@ class TaskReplay:
         out: list[tuple[str, Wire]] = []
         for notice in task_notices(content):
             call = self._calls.get(notice.get("tool_use_id", ""))
-            if call is None or call.name in CONTROL_TOOLS:
+            if call is None or call.name in SUBAGENT_TOOLS:
                 continue
             frame: Wire = {
                 "task_id": notice["task_id"],

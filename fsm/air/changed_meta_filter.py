@@ -7,7 +7,9 @@ need not come again; ACP defines no such merge, so only an AIR client's updates 
 reference adapter's `ChangedMetaFilter` (docs/reference-adapter.md#changed-meta-filter) is the
 model, rule for rule:
 
-- Only a `tool_call` and a `tool_call_update` are read; any other update passes as it is.
+- Only a `tool_call` and a `tool_call_update` are read (`ChangedMetaFilter.FILTERED_UPDATES`);
+  any other update passes as it is, so a sender may send it without the filter: a streamed
+  chunk, the bulk of a turn, never goes through it.
 - The compared keys are each key of `_meta.claudeCode`, each key of `_meta.jetbrains.air`, and
   the top-level flags `is_mcp_tool_call` and `terminal_info`. Nothing else is compared:
   `terminal_output`, `terminal_output_delta`, `terminal_exit` and `mcp_output_delta` carry data
@@ -33,9 +35,14 @@ The input is never changed: what loses a key is a copy. Pure.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
-__all__ = ["COMPARED_FLAGS", "MERGED_NAMESPACES", "TOOL_CALL_LIMIT", "ChangedMetaFilter"]
+__all__ = [
+    "COMPARED_FLAGS",
+    "MERGED_NAMESPACES",
+    "TOOL_CALL_LIMIT",
+    "ChangedMetaFilter",
+]
 
 Wire = dict[str, Any]
 
@@ -87,6 +94,11 @@ class ChangedMetaFilter:
 
     __slots__ = ("_sent",)
 
+    # The updates the filter reads: a tool call's reports. It passes any other as it is and
+    # holds nothing of it, so a sender may send one past the filter without asking it
+    # (docs/decisions.md#changed-meta-filter).
+    FILTERED_UPDATES: ClassVar[tuple[str, ...]] = ("tool_call", "tool_call_update")
+
     def __init__(self) -> None:
         # Tool call id -> the JSON text of each compared key its reports sent
         # (`claudeCode.toolName`, `jetbrains.air.mcp`, `terminal_info`), least recent first.
@@ -100,7 +112,7 @@ class ChangedMetaFilter:
         """The update without its unchanged keys (`update` itself when nothing goes), or None
         when nothing is left of it."""
         kind = update.get("sessionUpdate")
-        if kind != "tool_call" and kind != "tool_call_update":
+        if kind not in self.FILTERED_UPDATES:
             return update
         tool_call_id = update.get("toolCallId")
         try:

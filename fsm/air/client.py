@@ -197,6 +197,13 @@ class AirClient:
         return self.air
 
     @property
+    def slim_permission_card(self) -> bool:
+        """Every AIR client gets a permission request's tool call as the reference sends AIR
+        one: `toolCallId`, `title` and `rawInput` of a card it holds already
+        (`fsm.permission_card`)."""
+        return self.air
+
+    @property
     def prompt_suggestions(self) -> bool:
         """Every AIR client is shown the prompt Claude Code predicts after a turn
         (`fsm.air.prompt_suggestions`); Claude Code makes predictions only for such a client."""

@@ -16,6 +16,7 @@ from fsm.visible_text import visible
 __all__ = [
     "AIR_VERSION",
     "PLAN_FILE_CLEAR_SUFFIX",
+    "SUBAGENT_TOOLS",
     "air_info_update",
     "command_title",
     "context_compaction_meta",
@@ -44,6 +45,10 @@ _FALLBACK_HEADING = "Use tool?"
 # The call that tells AIR the plan file is released (a blank path is its clear signal); a call
 # of its own, so that the plan card keeps its file.
 PLAN_FILE_CLEAR_SUFFIX = ":plan-file-clear"
+
+
+# The tools that launch a subagent (Claude Code's `Agent`, and `Task`, its older name).
+SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 
 
 def with_air_meta(meta: dict[str, Any] | None, key: str, payload: Any) -> dict[str, Any]:
@@ -170,13 +175,16 @@ def mcp_tool_name(tool_name: str) -> dict[str, str] | None:
 def tool_use_meta(
     meta: dict[str, Any] | None, tool_name: str, tool_input: object
 ) -> dict[str, Any]:
-    """A tool call's `_meta` for an AIR client, with what AIR is told of the call itself: a
-    shell command's title (`commandTitle`) and an MCP tool's server and tool (`mcp`); `meta`
-    as it was (a copy) when neither applies."""
+    """A tool call's `_meta` for an AIR client, with what AIR is told of the call itself, in
+    the reference's order (`toolUseMeta`): a shell command's title (`commandTitle`), that it
+    launches a subagent (`subagent: true`, `SUBAGENT_TOOLS`) and an MCP tool's server and tool
+    (`mcp`); `meta` as it was (a copy) when none applies."""
     out = dict(meta or {})
     title = command_title(tool_name, tool_input)
     if title is not None:
         out = with_air_meta(out, "commandTitle", title)
+    if tool_name in SUBAGENT_TOOLS:
+        out = with_air_meta(out, "subagent", True)
     mcp = mcp_tool_name(tool_name)
     if mcp is not None:
         out = with_air_meta(out, "mcp", mcp)

@@ -55,6 +55,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fsm.air.meta import SUBAGENT_TOOLS
 from fsm.air.subagent_config import (
     AgentEntry,
     ModeEntry,
@@ -67,7 +68,6 @@ from fsm.air.subagent_config import (
 )
 
 __all__ = [
-    "CONTROL_TOOLS",
     "SUBAGENT_STATES",
     "NativeSubagents",
     "Routed",
@@ -80,7 +80,6 @@ Routed = tuple[str, Wire]  # (session id, update)
 # The order of a child's options, by category; any other comes after (`publishConfiguration`).
 _CATEGORY_ORDER = ("mode", "model", "thought_level", "model_config")
 
-CONTROL_TOOLS = frozenset({"Agent", "Task"})
 SUBAGENT_STATES = ("completed", "failed", "disconnected", "cancelled")
 _STATE_OF = {
     "completed": "completed",
@@ -256,7 +255,7 @@ class NativeSubagents:
             return True
         air = _air_meta(update.get("_meta"))
         marked = air is not None and air.get(_AIR_SUBAGENT_KEY) is True
-        return marked or _claude_meta(update).get("toolName") in CONTROL_TOOLS
+        return marked or _claude_meta(update).get("toolName") in SUBAGENT_TOOLS
 
     def _route_control(self, update: Wire, launch: str | None) -> list[Routed]:
         tool_call_id = _text(update.get("toolCallId"))
@@ -815,6 +814,6 @@ def subagent_launches(content: object) -> list[str]:
         for block in content
         if isinstance(block, Mapping)
         and block.get("type") == "tool_use"
-        and block.get("name") in CONTROL_TOOLS
+        and block.get("name") in SUBAGENT_TOOLS
         and isinstance(block.get("id"), str)
     ]

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsm.air.async_tasks import task_notices
-from fsm.air.native_subagents import CONTROL_TOOLS, Routed, subagent_state
+from fsm.air.meta import SUBAGENT_TOOLS
+from fsm.air.native_subagents import Routed, subagent_state
 from fsm.air.subagent_config import ModelEntry, child_model_option, model_entry
 
 __all__ = ["SubagentReplay", "fork_directive", "replayed_end_state"]
@@ -147,7 +148,7 @@ class SubagentReplay:
             ident = block.get("id")
             if kind not in _CALL_BLOCKS or not isinstance(ident, str):
                 continue
-            if block.get("name") not in CONTROL_TOOLS:
+            if block.get("name") not in SUBAGENT_TOOLS:
                 continue
             raw = block.get("input")
             spec: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}

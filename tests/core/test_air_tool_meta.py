@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fsm import air_client
-from fsm.air.meta import command_title, mcp_tool_name, tool_use_meta
+from fsm.air.meta import SUBAGENT_TOOLS, command_title, mcp_tool_name, tool_use_meta
 
 AIR = air_client({"jetbrains": {"air": {}}})  # any AIR client: no capability needed
 PLAIN = air_client(None)
@@ -82,3 +82,24 @@ def test_only_an_air_client_gets_them() -> None:
     assert "jetbrains" in AIR.tool_meta(BASE, "Bash", described)
     assert PLAIN.tool_meta(BASE, "Bash", described) == BASE
     assert PLAIN.tool_meta(BASE, "mcp__s__t", {}) == BASE
+
+
+@pytest.mark.parametrize("name", ["Agent", "Task"])
+def test_a_subagent_launch_is_marked_for_an_air_client(name: str) -> None:
+    # The reference's `toolUseMeta`: `subagent: true` on every report of an Agent or Task call.
+    base = {"claudeCode": {"toolName": name}}
+    assert AIR.tool_meta(base, name, {"prompt": "look"}) == {
+        "claudeCode": {"toolName": name},
+        "jetbrains": {"air": {"version": 1, "subagent": True}},
+    }
+    assert PLAIN.tool_meta(base, name, {"prompt": "look"}) == base
+
+
+@pytest.mark.parametrize("name", ["agent", "Agents", "SendMessage", "mcp__agent__Task", "Bash"])
+def test_no_other_tool_is_a_subagent_launch(name: str) -> None:
+    meta = tool_use_meta({"claudeCode": {"toolName": name}}, name, {"command": "ls"})
+    assert "subagent" not in meta.get("jetbrains", {}).get("air", {})
+
+
+def test_the_subagent_tools_are_the_references() -> None:
+    assert frozenset({"Agent", "Task"}) == SUBAGENT_TOOLS

@@ -34,6 +34,8 @@ from fsm.events import (
     FreshContextReady,
     InternalFaultOccurred,
     MessageTooLarge,
+    OwnTurnStopFailed,
+    OwnTurnStopped,
     PromptEchoed,
     PromptEnded,
     PromptFate,
@@ -167,6 +169,8 @@ SAMPLES: dict[str, Event] = {
     "fresh_context_chosen": FreshContextChosen(),
     "fresh_context_ready": FreshContextReady(),
     "session_closing": SessionClosing(),
+    "own_turn_stopped": OwnTurnStopped(),
+    "own_turn_stop_failed": OwnTurnStopFailed(),
     "runtime_start_failed": RuntimeStartFailed(reason="Claude Code did not start."),
     "assistant_message_received": AssistantMessageReceived(
         epoch=E, model="<synthetic>", text="API Error: 529", text_block_count=1, error="overloaded"

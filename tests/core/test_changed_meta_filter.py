@@ -10,7 +10,11 @@ from typing import Any
 import pytest
 
 from fsm import ChangedMetaFilter, air_client
-from fsm.air.changed_meta_filter import COMPARED_FLAGS, MERGED_NAMESPACES, TOOL_CALL_LIMIT
+from fsm.air.changed_meta_filter import (
+    COMPARED_FLAGS,
+    MERGED_NAMESPACES,
+    TOOL_CALL_LIMIT,
+)
 
 Wire = dict[str, Any]
 
@@ -295,3 +299,33 @@ def test_every_air_client_and_no_other_has_its_meta_filtered() -> None:
     assert air_client({"jetbrains": {"air": {"version": 1, "capabilities": []}}}).filters_meta
     assert not air_client(None).filters_meta
     assert not air_client({"jetbrains": {"air": ["not", "an", "object"]}}).filters_meta
+
+
+_PASSED: list[Wire] = [
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}},
+    {"sessionUpdate": "agent_thought_chunk", "_meta": {"claudeCode": {"toolName": "x"}}},
+    {"sessionUpdate": "plan", "entries": []},
+    {"sessionUpdate": "usage_update", "used": 1, "size": 2},
+    {"toolCallId": "t1", "_meta": {"claudeCode": {"toolName": "Bash"}}},  # no kind
+]
+
+
+def test_it_reads_a_tool_calls_reports_only() -> None:
+    assert ChangedMetaFilter.FILTERED_UPDATES == ("tool_call", "tool_call_update")
+    meta_filter = ChangedMetaFilter()
+    for update in (_call(), _update(meta={"claudeCode": {"toolName": "Bash"}})):
+        assert update["sessionUpdate"] in meta_filter.FILTERED_UPDATES
+        meta_filter.apply(update)
+    assert len(meta_filter) == 1  # held: it was read
+
+
+@pytest.mark.parametrize("update", _PASSED)
+def test_what_it_does_not_read_it_passes_as_it_is_so_a_sender_may_skip_it(update: Wire) -> None:
+    # The one rule a sender leans on to send a streamed chunk past the filter: what is not
+    # among `FILTERED_UPDATES`, `apply` hands back untouched and holds nothing of, however
+    # often it comes.
+    meta_filter = _opened(_call(claudeCode={"toolName": "x"}))
+    assert update.get("sessionUpdate") not in ChangedMetaFilter.FILTERED_UPDATES
+    for _ in range(2):
+        assert meta_filter.apply(update) is update
+    assert len(meta_filter) == 1

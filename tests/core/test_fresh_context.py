@@ -18,6 +18,7 @@ from fsm.effects import (
     SendContinuation,
     SendPrompt,
     SettlePrompt,
+    ShowResult,
     StartFreshContext,
     StopReason,
     WithdrawQuestions,
@@ -54,7 +55,8 @@ def _resetting(core: SessionCore) -> None:
     assert core.handle(PromptReceived(turn_id="t1")) == [SendPrompt(turn_id="t1")]
     core.handle(PromptSent(turn_id="t1"))
     assert core.handle(FreshContextChosen()) == []
-    assert core.handle(INTERRUPTED) == [StartFreshContext(turn_id="t1")]
+    # The interrupted result is the turn's (its tokens count toward it), and hands it over.
+    assert core.handle(INTERRUPTED) == [ShowResult(turn_id="t1"), StartFreshContext(turn_id="t1")]
     assert (core.turn_state, core.runtime.state) == (TurnState.RESETTING, RuntimeState.RETIRING)
 
 
@@ -76,6 +78,7 @@ def test_the_interrupted_result_restarts_and_the_continuation_settles_the_prompt
     effects = core.handle(ResultReceived(epoch=E2, subtype="success", is_error=False))
     # The same prompt's answer, a success with no record, after its questions are withdrawn.
     assert effects == [
+        ShowResult(turn_id="t1"),
         WithdrawQuestions(),
         SettlePrompt(stop_reason=StopReason.END_TURN, turn_id="t1"),
     ]
@@ -125,6 +128,6 @@ def test_a_choice_without_a_live_turn_changes_nothing(core: SessionCore) -> None
     assert core.handle(PromptReceived(turn_id="t1")) == [SendPrompt(turn_id="t1")]
     core.handle(PromptSent(turn_id="t1"))
     # Not chosen in this turn: its result settles it as usual (here, as the error it is).
-    withdraw, settled = core.handle(INTERRUPTED)
-    assert withdraw == WithdrawQuestions()
+    owner, withdraw, settled = core.handle(INTERRUPTED)
+    assert (owner, withdraw) == (ShowResult(turn_id="t1"), WithdrawQuestions())
     assert isinstance(settled, SettlePrompt) and core.turn_state is TurnState.IDLE

@@ -25,6 +25,7 @@ from fsm.events import (
 )
 from fsm.session import SessionCore
 from fsm.vocabulary import Category, FailureKind, Severity
+from tests.support.session_narrative import SHOWN_OWN, shown
 
 CLOSE = CloseOpenCalls()
 
@@ -49,8 +50,10 @@ def test_failure_message_then_quiet_result_still_fails_the_turn() -> None:
     # The prose is withheld for the record...
     assert core.handle(_said(LIMIT, "<synthetic>", error="rate_limit")) == []
     # ...so a result that does not call itself an error must not leave the client with nothing.
-    withdraw, effect = core.handle(ResultReceived(epoch=E, subtype="success", is_error=False))
-    assert withdraw == WithdrawQuestions()
+    owner, withdraw, effect = core.handle(
+        ResultReceived(epoch=E, subtype="success", is_error=False)
+    )
+    assert (owner, withdraw) == (shown("P"), WithdrawQuestions())
     assert isinstance(effect, SettlePrompt) and effect.record is not None
     assert effect.record.kind is FailureKind.QUOTA_EXHAUSTED
     assert effect.record.title == LIMIT
@@ -69,6 +72,7 @@ def test_a_real_answer_after_a_failure_message_means_the_turn_got_past_it() -> N
         ForwardAssistantMessage(),
     ]
     assert core.handle(ResultReceived(epoch=E, subtype="success", is_error=False)) == [
+        shown("P"),
         WithdrawQuestions(),
         SettlePrompt(stop_reason=StopReason.END_TURN, turn_id="P"),
     ]
@@ -89,7 +93,10 @@ def test_failure_prose_with_no_live_turn_is_a_session_record_or_legacy_prose() -
     )
     # The error result that follows is the same failure: no second record.
     core.handle(DeliveryConfirmed(id=publish.record.id, revision=1))
-    assert core.handle(ResultReceived(epoch=E, subtype="success", is_error=True)) == [CLOSE]
+    assert core.handle(ResultReceived(epoch=E, subtype="success", is_error=True)) == [
+        SHOWN_OWN,
+        CLOSE,
+    ]
     # A legacy client keeps the prose (docs/decisions.md#legacy-clients).
     legacy = _core(capable=False)
     assert legacy.handle(_said("API Error: 500", "<synthetic>", error="server_error")) == [
@@ -105,16 +112,16 @@ def test_failure_prose_with_no_live_turn_is_a_session_record_or_legacy_prose() -
 def test_the_same_runtime_starting_twice_does_not_reset_its_counter() -> None:
     core = _core()
     first = core.handle(ResultReceived(epoch=E, subtype="success", is_error=True, result="x"))
-    [close, publish] = first
-    assert close == CLOSE
+    [owner, close, publish] = first
+    assert (owner, close) == (SHOWN_OWN, CLOSE)
     assert isinstance(publish, PublishRecord)
     assert publish.record.id == "sess:session-error:epoch-1:1"
     assert core.handle(RuntimeStarted(epoch=E)) == [
         LogNotice(message="ignored a second start of the same runtime")
     ]
     again = core.handle(ResultReceived(epoch=E, subtype="success", is_error=True, result="y"))
-    assert again[0] == CLOSE and isinstance(again[1], PublishRecord)
-    assert again[1].record.id == "sess:session-error:epoch-1:2"
+    assert again[:2] == [SHOWN_OWN, CLOSE] and isinstance(again[2], PublishRecord)
+    assert again[2].record.id == "sess:session-error:epoch-1:2"
 
 
 def test_a_blank_history_title_falls_back_and_leaves_no_half_made_incident() -> None:

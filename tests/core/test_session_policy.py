@@ -17,6 +17,7 @@ from fsm.effects import (
     RejectPrompt,
     SendPrompt,
     SettlePrompt,
+    ShowResult,
     StopReason,
     StopRuntime,
     WithdrawPrompt,
@@ -43,6 +44,7 @@ from fsm.ledger import HISTORY_LIMIT
 from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
 from fsm.turn import TurnOutcome, TurnState
 from fsm.vocabulary import Category, FailureKind, Severity
+from tests.support.session_narrative import shown
 
 E1, E2 = "epoch-1", "epoch-2"
 WITHDRAW = WithdrawQuestions()
@@ -72,6 +74,7 @@ def test_prompts_queue_behind_the_live_one_and_go_in_order(core: SessionCore) ->
     assert core.handle(PromptReceived(turn_id="t3")) == []
     # The live turn's answer comes first, then the next prompt is dispatched.
     assert core.handle(_ok()) == [
+        shown("t1"),
         WITHDRAW,
         SettlePrompt(stop_reason=StopReason.END_TURN, turn_id="t1"),
         SendPrompt(turn_id="t2"),
@@ -97,6 +100,7 @@ def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) ->
         WITHDRAW,
         SettlePrompt(stop_reason=CANCELLED, turn_id="t2", ran=False),
         WithdrawPrompt(turn_id="t2"),
+        WithdrawPrompt(turn_id="t1"),  # not started yet either
         InterruptClaude(),
     ]
     assert core.handle(CancelRequested(now=6.0)) == [WITHDRAW]
@@ -123,8 +127,16 @@ def test_cancel_answers_queued_prompts_and_interrupts_once(core: SessionCore) ->
 
 def test_a_claude_that_obeys_the_interrupt_leaves_no_deadline(core: SessionCore) -> None:
     core.handle(PromptSent(turn_id="t1", now=0.0))
-    assert core.handle(CancelRequested(now=1.0)) == [WITHDRAW, InterruptClaude()]
-    assert core.handle(_ok()) == [WITHDRAW, SettlePrompt(stop_reason=CANCELLED, turn_id="t1")]
+    assert core.handle(CancelRequested(now=1.0)) == [
+        WITHDRAW,
+        WithdrawPrompt(turn_id="t1"),
+        InterruptClaude(),
+    ]
+    assert core.handle(_ok()) == [
+        shown("t1"),
+        WITHDRAW,
+        SettlePrompt(stop_reason=CANCELLED, turn_id="t1"),
+    ]
     assert core.next_deadline() is None
 
 
@@ -219,6 +231,7 @@ def test_the_next_prompt_replaces_a_lost_runtime(core: SessionCore) -> None:
     assert core.active() == []
     assert core.handle(PromptSent(turn_id="t2")) == []
     assert core.handle(ResultReceived(epoch=E2, subtype="success", is_error=False)) == [
+        shown("t2"),
         WITHDRAW,
         SettlePrompt(stop_reason=StopReason.END_TURN, turn_id="t2"),
     ]
@@ -260,8 +273,9 @@ def test_an_internal_fault_fails_the_turn_and_the_session_stays_broken(capable: 
             assert [a.value for a in answer.record.actions] == ["retry"]
         else:
             assert isinstance(answer, RejectPrompt) and answer.error_kind == "internal_error"
-        # Sticky: Claude's later words change nothing, every new prompt is refused.
-        assert core.handle(_ok()) == []
+        # Sticky: Claude's later words change nothing (a result is no prompt's,
+        # docs/decisions.md#result-owner), every new prompt is refused.
+        assert core.handle(_ok()) == [ShowResult()]
         assert core.handle(TransportLost(epoch=E1)) == []
         assert core.handle(PromptReceived(turn_id="t3")) == [
             RejectPrompt(

@@ -43,7 +43,9 @@ from fsm.effects import (
     SendAgentText,
     SendPrompt,
     SettlePrompt,
+    ShowResult,
     StopReason,
+    WithdrawPrompt,
     WithdrawQuestions,
 )
 from fsm.errors import InvalidTransition
@@ -73,7 +75,7 @@ from fsm.events import (
 from fsm.incident import INCIDENT_MACHINE
 from fsm.records import FailureRecord
 from fsm.session import SessionCore
-from fsm.turn import TURN_MACHINE
+from fsm.turn import TURN_MACHINE, TurnState
 from fsm.vocabulary import FailureKind, Severity
 from fsm.wire.dialects import SESSION_FAILURE_KEYS, SessionFailureDialect, session_failure_record
 from tests.support.depth import budget
@@ -305,6 +307,12 @@ class SessionStateMachine(RuleBasedStateMachine):
     def _feed(self, event: Event, data: st.DataObject) -> list[Effect]:
         live_before = self.live
         effects = self._handle(event)
+        if isinstance(event, ResultReceived):
+            # Every result's first word is whose it is: the live prompt's, or no prompt's
+            # (docs/decisions.md#result-owner); said once.
+            owners = [e for e in effects if isinstance(e, ShowResult)]
+            assert len(owners) == 1 and effects[0] is owners[0], effects
+            assert owners[0].turn_id in (None, live_before), (live_before, effects)
         effects = self._check_withdrawals(event, effects, live_before)
         effects = self._check_waiting(effects, live_before)
         self._check_answers(event, effects, live_before)
@@ -530,8 +538,12 @@ class SessionStateMachine(RuleBasedStateMachine):
     def client_interjects(self, data: st.DataObject, kind: str, active: bool, title: str) -> None:
         if kind == "cancel":
             live = self.live
+            waiting = self.core.turn_state is TurnState.PROMPT_SENT
             effects = self._feed(CancelRequested(), data)
-            assert effects in ([], [InterruptClaude()])
+            # A prompt Claude Code has not started is withdrawn from its queue too
+            # (docs/decisions.md#prompt-ended-unstarted).
+            withdrawn = [WithdrawPrompt(turn_id=live)] if waiting and live is not None else []
+            assert effects in ([], [*withdrawn, InterruptClaude()])
             # Queued prompts never reached Claude: they were answered cancelled.
             assert self.queued == [] and (effects == [] or live is not None)
         elif kind == "prompt_while_live":
@@ -600,7 +612,9 @@ class SessionStateMachine(RuleBasedStateMachine):
             case ResultReceived(origin_kind=kind) if is_autonomous_origin(kind):
                 # Claude's own work touches no turn; its cards end at its result
                 # (docs/decisions.md#own-work-ends-its-cards).
-                assert effects == ([] if self.broken else [CloseOpenCalls()])
+                # Its text is no turn's answer (docs/decisions.md#result-owner).
+                owned = [ShowResult()]
+                assert effects == (owned if self.broken else [*owned, CloseOpenCalls()])
 
     @rule(data=st.data(), stale=st.one_of(MID_TURN, ENDING), which=st.integers(0, 100))
     def runtime_replaced(self, data: st.DataObject, stale: Step, which: int) -> None:
@@ -627,9 +641,12 @@ class SessionStateMachine(RuleBasedStateMachine):
     def _stale(self, data: st.DataObject, step: Step, epoch: str) -> None:
         event = _claude_event(step, epoch)
         before = (self.core.turn_state, self.core.active(), self.core.ledger.next_incident)
-        # A replaced runtime's words are logged and dropped; nothing moves.
+        # A replaced runtime's words are logged and dropped; nothing moves. Its result is no
+        # prompt's (docs/decisions.md#result-owner).
+        owner = [ShowResult()] if isinstance(event, ResultReceived) else []
         assert self._feed(event, data) == [
-            LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")
+            *owner,
+            LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime"),
         ]
         assert (self.core.turn_state, self.core.active(), self.core.ledger.next_incident) == before
 

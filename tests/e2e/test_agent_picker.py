@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.harness import TIMEOUT, spawn_adapter
+from tests.support.scripted_log import is_auth_probe
 
 pytestmark = pytest.mark.asyncio
 
@@ -62,6 +63,7 @@ async def test_a_projects_agent_is_offered_chosen_and_kept_by_a_fresh_claude(
         if c["request"].get("subtype") == "apply_flag_settings"
     ]
     assert {"agent": "reviewer"} in flags
-    argvs = [list(e["argv"]) for e in _claude_log(tmp_path, "argv")]
+    # Not the agent's sign-in reads (`claude auth status`, adapter.agent.auth_push).
+    argvs = [list(e["argv"]) for e in _claude_log(tmp_path, "argv") if not is_auth_probe(e["argv"])]
     assert len(argvs) == 2, argvs
     assert _flag(argvs[0], "--agent") == [] and _flag(argvs[1], "--agent") == ["reviewer"]

@@ -32,6 +32,9 @@ def _barrier_launcher(directory: Path, real: Path, arrivals: Path) -> Path:
     lines = [
         "#!/bin/sh",
         "# Test double launcher: a barrier in front of the scripted Claude.",
+        # The agent's own sign-in reads (`claude auth status`, adapter.agent.auth_push) are
+        # not a session's Claude: they pass at once.
+        f'if [ "$1" = auth ]; then exec {shlex.quote(str(real))} "$@"; fi',
         f"touch {arrived}/claude-$$",
         "tries=0",
         f'while [ "$(ls {arrived} | grep -c ^claude-)" -lt {SESSIONS} ]; do',

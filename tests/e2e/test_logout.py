@@ -28,13 +28,17 @@ from tests.support.harness import (
     record_in,
     spawn_adapter,
 )
+from tests.support.scripted_log import is_auth_probe
 
 
 def argvs(log: Path) -> list[list[str]]:
     if not log.exists():
         return []
     entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    return [list(e["argv"]) for e in entries if e["kind"] == "argv"]
+    # Not the agent's sign-in reads (`claude auth status`, adapter.agent.auth_push).
+    return [
+        list(e["argv"]) for e in entries if e["kind"] == "argv" and not is_auth_probe(e["argv"])
+    ]
 
 
 async def logout(adapter: Adapter) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.harness import TIMEOUT, spawn_adapter
+from tests.support.scripted_log import is_auth_probe
 
 # Bypass is offered at all only where Claude Code takes it: not as root outside a sandbox.
 SANDBOX = {"IS_SANDBOX": "1"}
@@ -33,7 +34,7 @@ def _permission_modes(tmp_path: Path) -> list[str | None]:
     """The `--permission-mode` of every Claude Code started, in order."""
     found = []
     for entry in _log(tmp_path):
-        if entry["kind"] == "argv":
+        if entry["kind"] == "argv" and not is_auth_probe(entry["argv"]):
             argv = entry["argv"]
             index = argv.index("--permission-mode") if "--permission-mode" in argv else -1
             found.append(argv[index + 1] if index >= 0 else None)

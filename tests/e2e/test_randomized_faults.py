@@ -582,8 +582,11 @@ def _check(wave: Wave, findings: Findings) -> None:
         for secret in SECRETS:
             if secret in log:
                 findings.problem(f"wave {wave.number}: secret {secret!r} in the adapter's log")
+    # A Claude that cannot start is -32603; a session still opening when SIGTERM came is
+    # -32800, cancelled at once (docs/decisions.md#openings-at-exit).
+    allowed = {-32603} if wave.signalled_after is None else {-32603, -32800}
     for error in wave.new_session_errors:
-        if error["error"].get("code") != -32603:
+        if error["error"].get("code") not in allowed:
             findings.problem(f"wave {wave.number}: session/new failed oddly: {error}")
     # Exactly one response per request.
     for request_id, method in wave.requests.items():

@@ -16,13 +16,16 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from adapter.scripted_claude import write_launcher
+from adapter.scripted_claude.transcript import sanitize_path
 from tests.support.harness import ROOT
+from tests.support.huge_transcripts import assistant_line, user_line
 from tests.support.raw_agent import (
     TIMEOUT,
     RawAgent,
@@ -246,6 +249,40 @@ def test_a_signal_right_after_the_first_session_s_spawn_ends_its_claude_and_answ
         assert [a.get("error", {}).get("code") for a in answers] == [-32800], answers
         said = agent.stderr()
         assert "still unanswered at exit" not in said and "Traceback" not in said
+    finally:
+        if claude is not None and _alive(claude):
+            os.kill(claude, signal.SIGKILL)
+        agent.close()
+
+
+def test_a_signal_while_a_load_replays_ends_its_claude_and_answers(tmp_path: Path) -> None:
+    # A `session/load` with a transcript spawns its Claude, then starts it while the history
+    # replays: a signal then cancels the load before the session is registered, and its Claude
+    # is still stopped (docs/decisions.md#openings-at-exit).
+    launcher, pid_file, _ = _held_launcher(tmp_path)
+    agent = RawAgent(tmp_path, "success", CLAUDE_CODE_EXECUTABLE=str(launcher))
+    session_id = str(uuid.uuid4())
+    folder = tmp_path / "claude-config" / "projects" / sanitize_path(str(agent.workdir))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{session_id}.jsonl").write_bytes(user_line("hello") + assistant_line("Hi."))
+    claude = None
+    try:
+        agent.initialize()
+        params = {"cwd": str(agent.workdir), "sessionId": session_id, "mcpServers": []}
+        loading = agent.request("session/load", params)
+        deadline = time.monotonic() + TIMEOUT
+        while not pid_file.exists():
+            assert time.monotonic() < deadline, "Claude was never spawned"
+            assert agent.process.poll() is None, agent.stderr()
+            time.sleep(0.01)
+        claude = int(pid_file.read_text())
+        agent.process.send_signal(signal.SIGTERM)
+        agent.read_to_end()
+        assert agent.wait() == 128 + signal.SIGTERM
+        _wait_ended(claude)
+        answers = [r for r in agent.responses() if r.get("id") == loading]
+        assert [a.get("error", {}).get("code") for a in answers] == [-32800], answers
+        assert "Traceback" not in agent.stderr()
     finally:
         if claude is not None and _alive(claude):
             os.kill(claude, signal.SIGKILL)

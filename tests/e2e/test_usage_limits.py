@@ -24,6 +24,7 @@ from acp.schema import PromptResponse
 
 from adapter.scripted_claude.limits import LIMIT_RESET_SECONDS
 from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
+from tests.support.scripted_log import is_auth_probe
 
 pytestmark = pytest.mark.asyncio
 
@@ -45,7 +46,9 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 def _claude_processes(tmp_path: Path) -> int:
     log = (tmp_path / "claude-log.jsonl").read_text(encoding="utf-8").splitlines()
-    return sum(1 for line in log if json.loads(line)["kind"] == "argv")
+    # Not the agent's sign-in reads (`claude auth status`, adapter.agent.auth_push).
+    entries = [json.loads(line) for line in log]
+    return sum(1 for e in entries if e["kind"] == "argv" and not is_auth_probe(e["argv"]))
 
 
 def _rejected_reset(adapter: Adapter) -> int:

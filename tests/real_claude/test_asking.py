@@ -156,7 +156,10 @@ async def test_leaving_plan_mode_is_a_permission_choice_that_switches_to_manual(
 
     asked = client.permission_requests[-1]
     assert asked.tool_call_id == leave.id
-    assert asked.kind == "switch_mode" and asked.title == "Ready to code?"
+    # This client is AIR: the question is its share of the card it holds (its kind is there).
+    assert asked.kind is None and asked.title == "Ready to code?"
+    [card] = [u for u in turn.updates("tool_call") if u["toolCallId"] == leave.id]
+    assert card["kind"] == "switch_mode"
     # The bundled CLI's models offer auto. No clear-context choice: the CLI 2.1.332 takes the
     # plan from its plan file, not from Claude's input (which reaches the callback as `{}`), and
     # this Claude wrote none (see the next test).
@@ -206,8 +209,9 @@ async def test_a_plan_in_the_clis_plan_file_is_shown_and_can_clear_the_context(
 
     asked = client.permission_requests[-1]
     assert asked.tool_call_id == leave.id
+    # The plan to approve, in the input of AIR's share of the card (the card shows it too).
     assert asked.raw_input == {"plan": PLAN, "planFilePath": plan_file}
-    assert asked.content[0].content.text == PLAN  # the plan to approve
+    assert asked.content is None
     assert [o.option_id for o in client.offered[-1]] == [
         "exit-plan-default",
         "exit-plan-clear-auto",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import acp
 import pytest
@@ -13,7 +14,9 @@ import pytest
 from fsm import AUTH_REQUIRED_MESSAGE
 from tests.real_claude.api_double import MessagesApiDouble
 from tests.real_claude.support import cli_env
-from tests.support.harness import TIMEOUT, spawn_adapter
+from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
+
+AUTH_STATUS = "_auth/status_update"
 
 
 @pytest.mark.asyncio
@@ -40,3 +43,38 @@ async def test_authenticate_with_a_key_is_ok(tmp_path: Path, double: MessagesApi
             adapter.conn.authenticate(method_id="claude-login"), TIMEOUT
         )
     assert answer is not None
+
+
+async def _auth_pushes(adapter: Adapter) -> list[dict[str, Any]]:
+    """The `_auth/status_update` pushes so far, once there is one (bounded by TIMEOUT)."""
+
+    def pushes() -> list[dict[str, Any]]:
+        return [m["params"] for m in adapter.incoming() if m.get("method") == AUTH_STATUS]
+
+    async with asyncio.timeout(TIMEOUT):
+        while not pushes():
+            await asyncio.sleep(0.05)
+    return pushes()
+
+
+@pytest.mark.asyncio
+async def test_the_real_cli_s_sign_in_is_pushed_as_authstatus(
+    tmp_path: Path, double: MessagesApiDouble
+) -> None:
+    """docs/reference-adapter.md#auth-status, against the real `claude auth status --json`:
+    with a key in the environment, `api_key` from `ANTHROPIC_API_KEY`; with none and an empty
+    config folder, `none`."""
+    async with spawn_adapter(tmp_path, scripted=False, env=cli_env(double, tmp_path)) as adapter:
+        keyed = await _auth_pushes(adapter)
+    assert keyed[0] == {
+        "authStatus": {
+            "kind": "api_key",
+            "label": "Anthropic API key",
+            "detail": "ANTHROPIC_API_KEY",
+        }
+    }
+    env = cli_env(double, tmp_path / "signed-out")
+    del env["ANTHROPIC_API_KEY"]
+    async with spawn_adapter(tmp_path / "signed-out", scripted=False, env=env) as adapter:
+        signed_out = await _auth_pushes(adapter)
+    assert signed_out[0] == {"authStatus": {"kind": "none", "label": "Not logged in"}}

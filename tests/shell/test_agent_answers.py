@@ -60,8 +60,9 @@ async def test_initialize_advertises_session_and_mcp_capabilities(tmp_path: Path
     assert mcp["http"] is True and mcp["sse"] is True and not mcp.get("acp")
     assert [m.id for m in answer.auth_methods] == ["claude-login"]
     # Prompt queueing and steering, where the reference advertises them: queueing among the
-    # agent's capabilities, steering in the response's own `_meta` (the steering contract).
-    assert caps["_meta"] == {"claudeCode": {"promptQueueing": True}}
+    # agent's capabilities, steering in the response's own `_meta` (the steering contract);
+    # `authStatus` empty: its pushes carry the identity (docs/reference-adapter.md#auth-status).
+    assert caps["_meta"] == {"claudeCode": {"promptQueueing": True}, "authStatus": {}}
     assert answer.field_meta == {"steering": {"supported": True}}
 
 

@@ -489,6 +489,7 @@ async def test_steering_bad_input(tmp_path: Path) -> None:
             {"sessionId": "nobody", "prompt": text},
             {"sessionId": session, "prompt": []},
             # Only blank text is as empty as no blocks: refused as `session/prompt` refuses it.
+            {"sessionId": session, "prompt": [{"type": "text", "text": ""}]},
             {"sessionId": session, "prompt": [{"type": "text", "text": " \n\t"}]},
             {"sessionId": session, "prompt": text, "_meta": {"steering": {"idleBehavior": "x"}}},
         ):

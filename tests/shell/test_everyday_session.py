@@ -226,7 +226,9 @@ async def test_claude_enters_plan_mode_and_leaving_it_is_a_permission_choice(
     tmp_path: Path,
 ) -> None:
     client = ChoosingClient(option("exit-plan-accept-edits"))
-    async with agent_in_process(tmp_path, "plan_mode", client=client) as adapter:
+    # A plain client: JetBrains AIR gets only its share of the card
+    # (tests/shell/test_permission_cards.py).
+    async with agent_in_process(tmp_path, "plan_mode", client=client, capable=False) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "fix the bug")
         entered = [u["currentModeId"] for u in adapter.updates("current_mode_update")]

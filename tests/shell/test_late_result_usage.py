@@ -1,11 +1,12 @@
-"""Whose tokens a result's are is the core's answer, through the agent, the real SDK and the
-scripted Claude in process (docs/decisions.md#turn-begins-at-echo).
+"""Whose a result is is the core's answer, through the agent, the real SDK and the scripted
+Claude in process (docs/decisions.md#turn-begins-at-echo, docs/decisions.md#result-owner).
 
 The scripted Claude plays a late result of a cancelled prompt's cycle (no autonomous origin; it
 names that prompt's message, not the next one) after the next prompt was written but before
-Claude takes that prompt up. The core calls it work no prompt owns (`CloseOpenCalls`): its
+Claude takes that prompt up. The core says it is no prompt's (`ShowResult` with no turn): its
 tokens go out in a `usage_update` but never count toward the waiting prompt, whose response
-carries only its own turn's tokens.
+carries only its own turn's tokens, and its text, even when nothing streamed it (no output
+tokens), is never shown as that prompt's answer.
 """
 
 from __future__ import annotations
@@ -27,6 +28,16 @@ LATE_RESULT = RawFrame(
         "user_message_uuid": "a-cancelled-prompt",
     }
 )
+# The same, with words nothing streamed (no output tokens): a result's text the view would show
+# as a turn's answer that showed nothing else.
+LATE_WORDS = "Late words of the cancelled prompt."
+_WORDS = autonomous_result(0, input_tokens=1000, result=LATE_WORDS, cost_usd=0.5).frame
+LATE_RESULT_WITH_WORDS = RawFrame(
+    frame={
+        **{k: v for k, v in _WORDS.items() if k != "origin"},
+        "user_message_uuid": "a-cancelled-prompt",
+    }
+)
 # The pause ends when the next prompt arrives (its seconds only bound a prompt that never
 # comes): the late result is written after that prompt, before Claude takes it up.
 SCENARIOS = [
@@ -42,7 +53,20 @@ SCENARIOS = [
             ),
             (Text(text="Second answer."), Result()),
         ),
-    )
+    ),
+    Scenario(
+        name="late_words_before_echo",
+        description="",
+        turns=(
+            (
+                Text(text="First answer."),
+                Result(),
+                Sleep(seconds=30, until_queued=True),
+                LATE_RESULT_WITH_WORDS,
+            ),
+            (Text(text="Second answer."), Result()),
+        ),
+    ),
 ]
 
 
@@ -63,4 +87,19 @@ async def test_a_late_result_of_another_prompt_counts_toward_no_waiting_prompt(
     assert second.usage.input_tokens == 24 and second.usage.output_tokens < 500
     assert second.usage.total_tokens < 1000
     assert adapter.agent_texts() == ["First answer.", "Second answer."]
+    assert list(adapter.answers().values()) == [1, 1]
+
+
+@pytest.mark.asyncio
+async def test_a_late_result_of_another_prompt_is_not_the_waiting_prompts_answer(
+    tmp_path: Path,
+) -> None:
+    adapter, first, second = await prompted_twice(
+        tmp_path, "late_words_before_echo", SCENARIOS, capable=True
+    )
+    assert isinstance(first, PromptResponse) and isinstance(second, PromptResponse)
+    assert second.stop_reason == "end_turn"
+    # Its words are no prompt's answer: the second prompt's is its own turn's alone.
+    assert adapter.agent_texts() == ["First answer.", "Second answer."]
+    assert second.usage is not None and second.usage.input_tokens == 24
     assert list(adapter.answers().values()) == [1, 1]

@@ -30,7 +30,7 @@ def test_the_meter_shows_the_measured_window_until_a_result_reports_one() -> Non
     assert meter.size == 200_000
     meter.window_measured(1_000_000)
     assert meter.size == 1_000_000
-    meter.saw_result({"input_tokens": 1}, {"m": {"contextWindow": 500_000}}, 0.0)
+    meter.saw_result({"input_tokens": 1}, {"m": {"contextWindow": 500_000}}, 0.0, for_turn=True)
     assert meter.size == 500_000
     meter.model_chosen(1_000_000)  # another model: what was measured was the old one's
     assert (meter.measured_window, meter.size) == (0, 1_000_000)

@@ -6,12 +6,21 @@ itself, with a real Claude held before its handshake, is end to end: tests/e2e/t
 from __future__ import annotations
 
 import asyncio
+import uuid
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
 from acp import RequestError
 
+from adapter.agent.acp_agent import ClaudeAcpAgent
 from adapter.agent.session_opener import SessionOpener
+from adapter.claude.claude_runtime import ClaudeRuntime
+from adapter.scripted_claude.transcript import sanitize_path
+from adapter.session import load_replay
+from tests.support.harness import TIMEOUT
+from tests.support.huge_transcripts import assistant_line, user_line
+from tests.support.shell_harness import agent_in_process
 
 
 def _opener() -> SessionOpener:
@@ -61,3 +70,53 @@ async def test_any_other_cancellation_of_an_opening_stays_a_cancellation() -> No
         await task
     opener.end_all()  # nothing under way any more: nothing to cancel
     assert task.cancelled()
+
+
+@pytest.mark.asyncio
+async def test_a_load_cancelled_while_it_replays_closes_its_session_and_claude(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session a `session/load` with a transcript builds is registered only once its history
+    # replayed: cancelled before (a signal's `end_all`), it and its Claude are closed by the
+    # load itself, as nobody else would (docs/decisions.md#openings-at-exit).
+    agents: list[ClaudeAcpAgent] = []
+    init = ClaudeAcpAgent.__init__
+
+    def keep(self: ClaudeAcpAgent, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        agents.append(self)
+
+    replaying = asyncio.Event()
+
+    async def replay_forever(*_: Any) -> None:
+        replaying.set()
+        await asyncio.Event().wait()  # a long history, still going out
+
+    closed: list[ClaudeRuntime] = []
+    close = ClaudeRuntime.close
+
+    async def noted_close(self: ClaudeRuntime) -> None:
+        closed.append(self)
+        await close(self)
+
+    monkeypatch.setattr(ClaudeAcpAgent, "__init__", keep)
+    monkeypatch.setattr(load_replay, "replay_transcript", replay_forever)
+    monkeypatch.setattr(ClaudeRuntime, "close", noted_close)
+    async with agent_in_process(tmp_path) as adapter:
+        session_id = str(uuid.uuid4())
+        folder = adapter.config_dir / "projects" / sanitize_path(str(adapter.workdir))
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{session_id}.jsonl").write_bytes(user_line("hello") + assistant_line("Hi."))
+        loading = asyncio.ensure_future(
+            adapter.conn.load_session(
+                cwd=str(adapter.workdir), session_id=session_id, mcp_servers=[]
+            )
+        )
+        await asyncio.wait_for(replaying.wait(), TIMEOUT)
+        [agent] = agents
+        agent._opener.end_all()
+        with pytest.raises(RequestError) as refused:
+            await asyncio.wait_for(loading, TIMEOUT)
+        assert refused.value.code == -32800
+        assert closed, "the load's Claude was never closed"
+        assert session_id not in agent._sessions

@@ -16,7 +16,9 @@ from tests.support.shell_harness import agent_in_process
 @pytest.mark.asyncio
 async def test_the_permission_question_names_the_tool(tmp_path: Path) -> None:
     client = KindClient(kind="allow_once")
-    async with agent_in_process(tmp_path, "permission", client=client) as adapter:
+    # A plain client: JetBrains AIR gets only its share of the card, without `name`
+    # (tests/shell/test_permission_cards.py).
+    async with agent_in_process(tmp_path, "permission", client=client, capable=False) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "clean up")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"

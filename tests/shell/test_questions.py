@@ -32,6 +32,7 @@ from tests.support.form_client import (
     withdrawn,
 )
 from tests.support.harness import TIMEOUT, Adapter
+from tests.support.scripted import SCENARIOS
 from tests.support.scripted_log import claude_log
 from tests.support.shell_harness import agent_in_process
 
@@ -61,7 +62,7 @@ async def _ask(
     plain one."""
     client = FormClient(answer)
     async with agent_in_process(
-        tmp_path, scenario, client=client, capabilities=FORMS, capable=air
+        tmp_path, scenario, client=client, capabilities=FORMS, capable=air, scenarios=SCENARIOS
     ) as adapter:
         session = await adapter.new_session()
         first = await adapter.prompt(session, "build me an app")
@@ -339,3 +340,38 @@ async def test_without_forms_claude_has_no_question_tool_and_asks_in_its_reply(
     ]
     assert forms_sent(adapter) == [] and client.permission_requests == []
     assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
+
+
+# --- a Claude Code that takes the unanswered annotations ----------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_a_question_left_blank_is_marked_skipped_where_claude_code_takes_it(
+    tmp_path: Path,
+) -> None:
+    # Its init lists ask_user_question_unanswered_v1: the blank question says how it ended.
+    content = {"question_0": "Postgres"}
+    adapter, _, first, _ = await _ask(tmp_path, accept(content), "ask_questions_unanswered")
+    notes = f'{{"{FEATURES}": {{"unanswered": "skipped"}}}}'
+    assert f'You answered: "{DB}"="Postgres". Notes: {notes}.' in adapter.agent_texts()
+    assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio
+async def test_a_declined_form_marks_every_question_dismissed_where_claude_code_takes_it(
+    tmp_path: Path,
+) -> None:
+    adapter, _, first, _ = await _ask(tmp_path, action("decline"), "ask_questions_unanswered")
+    dismissed = '{"unanswered": "dismissed"}'
+    notes = f'{{"{DB}": {dismissed}, "{FEATURES}": {dismissed}}}'
+    assert f"You skipped my questions. Notes: {notes}." in adapter.agent_texts()
+    assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
+
+
+@pytest.mark.asyncio
+async def test_without_the_capability_a_blank_question_is_not_annotated(tmp_path: Path) -> None:
+    # The same answer to a Claude Code whose init does not list it: no annotation it may refuse.
+    adapter, _, _, _ = await _ask(tmp_path, accept({"question_0": "Postgres"}), "ask_questions")
+    assert f'You answered: "{DB}"="Postgres".' in adapter.agent_texts()
+    declined, _, _, _ = await _ask(tmp_path / "declined", action("decline"), "ask_questions")
+    assert "You skipped my questions." in declined.agent_texts()

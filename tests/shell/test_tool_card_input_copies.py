@@ -19,6 +19,7 @@ COPIES: list[tuple[str, dict[str, Any]]] = [
     ("AskUserQuestion", {"questions": [{"question": "Which one?"}]}),
     ("NotebookEdit", {"notebook_path": "/r/n.ipynb", "new_source": "x = 1"}),
     ("SandboxNetworkAccess", {"host": "example.com"}),
+    ("ReportFindings", {"findings": [{"file": "a.py", "line": 3, "summary": "Off by one"}]}),
 ]
 
 
@@ -45,3 +46,31 @@ def test_a_change_is_no_copy_of_the_input(name: str, tool_input: dict[str, Any])
     card = card_for("t1", name, tool_input, "/r", input_copies=False)
     assert [c["type"] for c in card["content"]] == ["diff"] * len(card["content"])
     assert card["content"]
+
+
+@pytest.mark.parametrize(
+    ("findings", "title", "shown"),
+    [
+        (
+            [
+                {"file": "src/a.py", "line": 12, "summary": "Off by one"},
+                {"file": "README.md", "summary": "Stale link"},
+            ],
+            "Report 2 findings",
+            ["**src/a.py:12** \u2014 Off by one", "**README.md** \u2014 Stale link"],
+        ),
+        ([{"file": "a.py", "summary": "x"}], "Report 1 finding", ["**a.py** \u2014 x"]),
+        ([], "Report findings: none found", None),
+        ("not a list", "Report findings: none found", None),
+        ([None, 3], "Report findings: none found", None),
+    ],
+)
+def test_report_findings_as_the_reference_draws_it(
+    findings: Any, title: str, shown: list[str] | None
+) -> None:
+    """docs/reference-adapter.md#report-findings: a `think` card whose title counts the
+    findings, each finding a line the user reads."""
+    card = card_for("t1", "ReportFindings", {"findings": findings}, "/r")
+    assert (card["title"], card["kind"]) == (title, "think")
+    texts = [c["content"]["text"] for c in card.get("content", [])] or None
+    assert texts == shown

@@ -431,7 +431,9 @@ async def test_audio_is_refused_clearly_and_the_session_goes_on(tmp_path: Path) 
 async def test_a_permission_request_shows_the_calls_card_and_allowing_runs_it(
     tmp_path: Path,
 ) -> None:
-    adapter, answer, _ = await _run(tmp_path, "permission")
+    # A plain client: JetBrains AIR gets only its share of the card
+    # (tests/shell/test_permission_cards.py).
+    adapter, answer, _ = await _run(tmp_path, "permission", capable=False)
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     [asked] = adapter.client.permission_requests
     assert (asked.title, asked.kind, asked.status) == ("rm -rf build", "execute", "pending")

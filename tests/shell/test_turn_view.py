@@ -299,6 +299,7 @@ def test_usage_reports_context_cost_and_session_totals() -> None:
         {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 90},
         {"claude-x": {"contextWindow": 1000000}},
         0.25,
+        for_turn=True,
     )
     assert update == {
         "sessionUpdate": "usage_update",
@@ -306,13 +307,10 @@ def test_usage_reports_context_cost_and_session_totals() -> None:
         "size": 1000000,
         "cost": {"amount": 0.25, "currency": "USD"},
     }
-    meter.result_owned(own_work=False)
-    meter.saw_result({"input_tokens": "lots", "output_tokens": 1}, None, True)
-    meter.result_owned(own_work=False)
-    # Claude's own work (the core's `CloseOpenCalls`): reported, never the turn's.
-    assert meter.saw_result({"input_tokens": 500, "output_tokens": 50}, None, 0.5) is not None
-    meter.result_owned(own_work=True)
-    meter.result_owned(own_work=False)  # once per result: nothing left to count
+    meter.saw_result({"input_tokens": "lots", "output_tokens": 1}, None, True, for_turn=True)
+    # Claude's own work (the core's `ShowResult` names no prompt): reported, never the turn's.
+    own = meter.saw_result({"input_tokens": 500, "output_tokens": 50}, None, 0.5, for_turn=False)
+    assert own is not None
     usage = meter.response_usage()
     assert usage is not None
     assert (usage.input_tokens, usage.output_tokens, usage.cached_read_tokens) == (10, 6, 90)
@@ -361,7 +359,9 @@ def test_usage_follows_the_stream_during_a_turn() -> None:
     assert meter.saw_stream(synthetic) is None
     assert meter.saw_stream({"type": "message_delta", "usage": {"output_tokens": 9}}) is None
     # The result's window is the session's from then on; the turn's end reports as before.
-    end = meter.saw_result({"output_tokens": 30}, {"m": {"contextWindow": 500_000}}, None)
+    end = meter.saw_result(
+        {"output_tokens": 30}, {"m": {"contextWindow": 500_000}}, None, for_turn=True
+    )
     assert end is not None and (end["used"], end["size"]) == (40, 500_000)
     assert meter.saw_stream(start) == {
         "sessionUpdate": "usage_update",

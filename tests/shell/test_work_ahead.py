@@ -99,13 +99,11 @@ async def test_quiet_moments_wait_for_steps_to_be_added() -> None:
     for _ in range(5):
         await asyncio.sleep(0)
     assert done == [] and not running.done()
-    ahead.add(_steps(done, "late"))
-    for _ in range(200):
-        if done:
-            break
-        await asyncio.sleep(0.01)
+    late = asyncio.Event()
+    ahead.add([("late", late.set)])
+    await asyncio.wait_for(late.wait(), 60)
     running.cancel()
-    assert done == ["late"]
+    assert ahead.done("late") and ahead.pending() == ()
 
 
 @pytest.mark.asyncio
@@ -244,3 +242,16 @@ async def test_steps_added_first_go_before_those_queued() -> None:
     assert ahead.pending() == ("fork model", "shared", "spawn path")
     await ahead.while_claude_starts(_answers(True, True, True))
     assert done == ["fork model", "shared", "spawn path"]
+
+
+@pytest.mark.asyncio
+async def test_two_openings_waiting_at_once_share_the_steps() -> None:
+    # Two sessions opening together: each looks before it takes a step, so the one that finds
+    # the queue emptied by the other just stops.
+    done: list[str] = []
+    ahead = WorkAhead()
+    ahead.add(_steps(done, "one", "two", "three"))
+    await asyncio.gather(  # neither raises
+        ahead.while_claude_starts(lambda: True), ahead.while_claude_starts(lambda: True)
+    )
+    assert done == ["one", "two", "three"] and ahead.pending() == ()

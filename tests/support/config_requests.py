@@ -17,6 +17,7 @@ import acp
 from acp.schema import AllowedOutcome, RequestPermissionResponse
 
 from tests.support.harness import TIMEOUT, Adapter, RecordingClient
+from tests.support.scripted_log import is_auth_probe
 
 BOOLEAN: dict[str, Any] = {"session": {"configOptions": {"boolean": {}}, "notices": {}}}
 
@@ -64,7 +65,7 @@ def scripted_env(tmp_path: Path, featured: bool = True) -> dict[str, str]:
 def claude_argvs(tmp_path: Path) -> list[list[str]]:
     path = tmp_path / "claude-log.jsonl"
     entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    return [e["argv"] for e in entries if e["kind"] == "argv"]
+    return [e["argv"] for e in entries if e["kind"] == "argv" and not is_auth_probe(e["argv"])]
 
 
 def flag_value(argv: list[str], name: str) -> str | None:

@@ -37,10 +37,18 @@ def elicitation_answers(tmp_path: Path) -> list[dict[str, Any]]:
     ]
 
 
+def is_auth_probe(argv: list[str]) -> bool:
+    """`claude auth status --json`: the agent reads the sign-in at `initialize` and at each
+    prompt's start (adapter.agent.auth_push), besides `authenticate`'s own read."""
+    return list(argv) == ["auth", "status", "--json"]
+
+
 def by_process(tmp_path: Path) -> list[list[dict[str, Any]]]:
     """The scripted Claude's log split per process (each begins with its argv)."""
     processes: list[list[dict[str, Any]]] = []
     for entry in claude_log(tmp_path):
+        if entry["kind"] == "argv" and is_auth_probe(entry["argv"]):
+            continue  # the agent's `claude auth status` reads (adapter.agent.auth_push)
         if entry["kind"] == "argv":
             processes.append([])
         if processes:

@@ -25,6 +25,7 @@ from fsm import (
     SessionCore,
     SettlePrompt,
     Severity,
+    ShowResult,
     StopReason,
     WithdrawQuestions,
 )
@@ -199,3 +200,13 @@ def notice_id(n: int, epoch: str = E1) -> str:
 
 
 AUTH_REJECTION = RejectPrompt(blame=Blame.AUTH, message=AUTH_REQUIRED_MESSAGE, turn_id=T1)
+
+
+# Whose a result is, the core's first word on every result (docs/decisions.md#result-owner):
+# Claude's own work (no prompt's), or the prompt `turn_id`'s.
+SHOWN_OWN = ShowResult()
+
+
+def shown(turn_id: str = T1) -> ShowResult:
+    """The result is prompt `turn_id`'s: its text may be that turn's answer, its tokens count."""
+    return ShowResult(turn_id=turn_id)

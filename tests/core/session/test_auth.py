@@ -17,6 +17,7 @@ from tests.support.session_narrative import (
     LOGIN_TEXT,
     LOGIN_TITLE,
     NONE,
+    SHOWN_OWN,
     SYN,
     T1,
     T2,
@@ -34,6 +35,7 @@ from tests.support.session_narrative import (
     said,
     session_error_id,
     settled,
+    shown,
 )
 
 # --- docs/decisions.md#auth-failure-capable-client: auth for capable clients ----------------------
@@ -42,7 +44,11 @@ from tests.support.session_narrative import (
 def test_auth_failure_with_no_live_turn_is_session_scoped(capable: SessionCore) -> None:
     auth = rec(session_error_id(1), 1, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
     # A login result arrives while no prompt waits: it goes out as a session_info_update.
-    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == [CLOSE, *published(auth)]
+    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == [
+        SHOWN_OWN,
+        CLOSE,
+        *published(auth),
+    ]
     assert capable.active() == []
     confirm(capable, auth)
     assert capable.active() == [auth]
@@ -55,12 +61,16 @@ def test_auth_stays_active_until_a_successful_auth_status(capable: SessionCore) 
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
-    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == failed_with(auth)
+    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == [shown(T1), *failed_with(auth)]
     # The next attempt's result is not a fix for auth (it is not a next_attempt failure).
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD_MASKED]
-    assert capable.handle(result(text="No response requested.")) == [WITHDRAW, settled(T2)]
+    assert capable.handle(result(text="No response requested.")) == [
+        shown(T2),
+        WITHDRAW,
+        settled(T2),
+    ]
     assert capable.active() == [auth]
     # Authentication in progress, or failed: still active.
     assert capable.handle(AuthStatusReported(epoch=E1, is_authenticating=True)) == []
@@ -82,13 +92,18 @@ def test_auth_recovers_at_a_real_model_answer(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(LOGIN_TEXT, model=SYN))
-    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == failed_with(auth)
+    assert capable.handle(result(is_error=True, text=LOGIN_TEXT)) == [shown(T1), *failed_with(auth)]
     # The user signed in elsewhere; the next turn gets a real answer.
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(said("Hello!")) == [FORWARD]
     # It recovers: nothing is published, the log says so.
-    assert capable.handle(result(text="Hello!")) == [WITHDRAW, settled(T2), recovered(auth.id)]
+    assert capable.handle(result(text="Hello!")) == [
+        shown(T2),
+        WITHDRAW,
+        settled(T2),
+        recovered(auth.id),
+    ]
     assert capable.active() == []
 
 
@@ -98,7 +113,7 @@ def test_synthetic_login_fails_the_turn_even_with_a_clean_result(capable: Sessio
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
-    assert capable.handle(result(text=LOGIN_TEXT)) == failed_with(auth)
+    assert capable.handle(result(text=LOGIN_TEXT)) == [shown(T1), *failed_with(auth)]
     assert capable.active() == [auth]
 
 
@@ -122,7 +137,7 @@ def test_login_after_a_real_answer_revises_the_turns_retry_warning(capable: Sess
     assert capable.handle(said("Sure, one moment.")) == [FORWARD]
     assert capable.handle(said(LOGIN_TEXT, model=SYN)) == []
     auth = rec(f"{T1}:error", 2, C.ACCESS, ERROR, LOGIN_TITLE, LOGIN, K.AUTH_REQUIRED)
-    assert capable.handle(result(text=LOGIN_TEXT)) == failed_with(auth)
+    assert capable.handle(result(text=LOGIN_TEXT)) == [shown(T1), *failed_with(auth)]
     assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
         TurnState.IDLE,
         TurnOutcome.FAILED,
@@ -135,6 +150,17 @@ def test_login_result_text_alone_is_an_auth_failure(capable: SessionCore) -> Non
     text = "OAuth token has expired. Please run /login"
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
-    assert capable.handle(result(is_error=True, text=text)) == failed_with(
-        rec(f"{T1}:error", 1, C.ACCESS, ERROR, "OAuth token has expired.", LOGIN, K.AUTH_REQUIRED)
-    )
+    assert capable.handle(result(is_error=True, text=text)) == [
+        shown(T1),
+        *failed_with(
+            rec(
+                f"{T1}:error",
+                1,
+                C.ACCESS,
+                ERROR,
+                "OAuth token has expired.",
+                LOGIN,
+                K.AUTH_REQUIRED,
+            )
+        ),
+    ]

@@ -23,7 +23,7 @@ from fsm import (
     is_autonomous_origin,
 )
 from fsm.turn import TurnState
-from tests.support.session_narrative import CLOSE, E1, T1, result
+from tests.support.session_narrative import CLOSE, E1, SHOWN_OWN, T1, result
 
 AUTONOMOUS = ["task-notification", "peer", "coordinator", "observer", "observer-activity"]
 THE_USERS = [None, "user", "human", "", "Task-Notification", "task_notification"]
@@ -57,7 +57,10 @@ def test_an_autonomous_result_leaves_the_turn_as_it_was(
     if heard:
         capable.handle(PromptEchoed(epoch=E1, turn_id=T1))
     effects = capable.handle(result(origin_kind=kind))
-    assert effects == [CLOSE]  # its own cards end (docs/decisions.md#own-work-ends-its-cards)
+    assert effects == [
+        SHOWN_OWN,
+        CLOSE,
+    ]  # its own cards end (docs/decisions.md#own-work-ends-its-cards)
     # Claude's own work is no sign that it took the prompt up.
     assert capable.turn_state is (TurnState.RUNNING if heard else TurnState.PROMPT_SENT)
 
@@ -66,7 +69,7 @@ def test_the_idle_after_its_own_work_is_the_previous_turns(capable: SessionCore)
     # Claude's own work after the last turn's result, and the idle it ends with, written before
     # Claude read the next prompt: that prompt waits for its own answer, it does not fail.
     _running(capable)
-    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE]
+    assert capable.handle(result(origin_kind="task-notification")) == [SHOWN_OWN, CLOSE]
     assert capable.handle(TurnWentIdle(epoch=E1)) == []
     assert capable.turn_state is TurnState.PROMPT_SENT
     effects = capable.handle(result())
@@ -86,7 +89,7 @@ def test_an_autonomous_error_between_turns_is_not_reported(capable: SessionCore)
     failed = ResultReceived(
         epoch=E1, subtype="error_during_execution", is_error=True, origin_kind="peer"
     )
-    assert capable.handle(failed) == [CLOSE]
+    assert capable.handle(failed) == [SHOWN_OWN, CLOSE]
 
 
 @pytest.mark.parametrize("kind", [*AUTONOMOUS, *THE_USERS])
@@ -97,11 +100,11 @@ def test_a_result_between_turns_ends_its_works_cards_whatever_its_origin(
     # prompt is live, so its result still ends the work's cards
     # (docs/decisions.md#own-work-ends-its-cards).
     for core in (capable, legacy):
-        assert core.handle(result(origin_kind=kind)) == [CLOSE]
+        assert core.handle(result(origin_kind=kind)) == [SHOWN_OWN, CLOSE]
         assert core.turn_state is TurnState.IDLE
 
 
 def test_a_broken_session_closes_nothing(capable: SessionCore) -> None:
     capable.handle(InternalFaultOccurred())
     assert capable.turn_state is TurnState.BROKEN
-    assert capable.handle(result()) == []
+    assert capable.handle(result()) == [SHOWN_OWN]

@@ -30,11 +30,13 @@ from tests.support.session_narrative import (
     E1,
     END_TURN,
     FORWARD,
+    SHOWN_OWN,
     T1,
     WITHDRAW,
     result,
     said,
     settled,
+    shown,
 )
 
 STARTED = BackgroundTaskStarted(epoch=E1, task_id="a1", subagent=True)
@@ -49,12 +51,17 @@ def test_a_turn_is_answered_after_its_background_subagents_follow_up(
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said("Auditing in the background.")) == [FORWARD]
     assert capable.handle(STARTED) == []
-    assert capable.handle(result()) == []  # its own result: held, not answered
+    assert capable.handle(result()) == [shown(T1)]  # its own result: held, not answered
     assert capable.handle(IDLE) == []  # idle while the subagent runs: still held
     assert capable.handle(BackgroundTaskSettled(epoch=E1, task_id="unknown")) == []
     assert capable.handle(SETTLED) == []
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE, WITHDRAW, END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [
+        SHOWN_OWN,
+        CLOSE,
+        WITHDRAW,
+        END_TURN,
+    ]
     assert capable.turn.state.name == "IDLE"
 
 
@@ -73,9 +80,14 @@ def test_a_background_subagent_that_ends_before_the_result_still_gets_its_follow
     assert capable.handle(BACKGROUNDED) == []
     assert capable.handle(SETTLED) == []
     assert capable.handle(SETTLED) == []  # the notification after the final task_updated
-    assert capable.handle(result()) == []  # held for the follow-up
+    assert capable.handle(result()) == [shown(T1)]  # held for the follow-up
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE, WITHDRAW, END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [
+        SHOWN_OWN,
+        CLOSE,
+        WITHDRAW,
+        END_TURN,
+    ]
     assert capable.handle(IDLE) == []
 
 
@@ -87,7 +99,7 @@ def test_a_follow_up_owed_that_never_comes_ends_at_the_idle(capable: SessionCore
     capable.handle(said("Auditing in the background."))
     capable.handle(BACKGROUNDED)
     capable.handle(SETTLED)
-    assert capable.handle(result()) == []
+    assert capable.handle(result()) == [shown(T1)]
     assert capable.handle(IDLE) == [WITHDRAW, END_TURN]
 
 
@@ -99,9 +111,14 @@ def test_a_background_subagent_the_level_drops_before_the_result_owes_its_follow
     capable.handle(said("Auditing in the background."))
     capable.handle(BACKGROUNDED)
     assert capable.handle(BackgroundTasksListed(epoch=E1, task_ids=frozenset())) == []
-    assert capable.handle(result()) == []
+    assert capable.handle(result()) == [shown(T1)]
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE, WITHDRAW, END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [
+        SHOWN_OWN,
+        CLOSE,
+        WITHDRAW,
+        END_TURN,
+    ]
 
 
 def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) -> None:
@@ -111,7 +128,7 @@ def test_a_foreground_subagent_or_a_command_holds_nothing(capable: SessionCore) 
     capable.handle(BackgroundTaskStarted(epoch=E1, task_id="b1", subagent=False))
     capable.handle(STARTED)
     capable.handle(SETTLED)  # a foreground subagent ends before the turn's result
-    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN]
 
 
 MOVED = BackgroundTaskStarted(epoch=E1, task_id="a1", subagent=False, backgrounded=True, moved=True)
@@ -129,9 +146,14 @@ def test_a_foreground_subagent_moved_to_the_background_owes_its_follow_up(
     assert capable.handle(STARTED) == []
     assert capable.handle(MOVED) == []
     assert capable.handle(SETTLED) == []
-    assert capable.handle(result()) == []  # held for the follow-up
+    assert capable.handle(result()) == [shown(T1)]  # held for the follow-up
     assert capable.handle(said("The audit found two issues.")) == [FORWARD]
-    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE, WITHDRAW, END_TURN]
+    assert capable.handle(result(origin_kind="task-notification")) == [
+        SHOWN_OWN,
+        CLOSE,
+        WITHDRAW,
+        END_TURN,
+    ]
 
 
 def test_a_task_moved_that_is_no_subagent_of_the_turn_holds_nothing(
@@ -145,7 +167,7 @@ def test_a_task_moved_that_is_no_subagent_of_the_turn_holds_nothing(
     assert capable.handle(replace(MOVED, task_id="b1")) == []
     assert capable.handle(replace(MOVED, task_id="unknown")) == []
     capable.handle(BackgroundTaskSettled(epoch=E1, task_id="b1"))
-    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN]
 
 
 def test_cancel_while_held_is_answered_cancelled_once(legacy: SessionCore) -> None:
@@ -153,11 +175,11 @@ def test_cancel_while_held_is_answered_cancelled_once(legacy: SessionCore) -> No
     legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     legacy.handle(said("Auditing."))
     legacy.handle(STARTED)
-    assert legacy.handle(result()) == []
+    assert legacy.handle(result()) == [shown(T1)]
     effects = legacy.handle(CancelRequested(now=1.0))
     assert InterruptClaude() in effects
     interrupted = result(is_error=True, subtype="error_during_execution")
-    assert legacy.handle(interrupted) == [WITHDRAW, settled(T1, StopReason.CANCELLED)]
+    assert legacy.handle(interrupted) == [shown(T1), WITHDRAW, settled(T1, StopReason.CANCELLED)]
     assert legacy.handle(IDLE) == []
 
 
@@ -173,9 +195,11 @@ def test_a_steer_joins_the_turn_and_the_idle_after_it_answers(capable: SessionCo
     assert capable.handle(SteerReceived(question_open=True)) == [
         AnswerSteer(outcome="injected", priority="later")
     ]
-    assert capable.handle(result()) == []  # the interrupted cycle's: the steered one follows
+    assert capable.handle(result()) == [
+        shown(T1)
+    ]  # the interrupted cycle's: the steered one follows
     capable.handle(said("Tabs it is."))
-    assert capable.handle(result()) == []
+    assert capable.handle(result()) == [shown(T1)]
     assert capable.handle(IDLE) == [WITHDRAW, END_TURN]
     # Racing the turn's end: with no turn left, the steer is a prompt of its own.
     assert capable.handle(SteerReceived()) == [AnswerSteer(outcome="startedNewTurn")]
@@ -188,7 +212,7 @@ def test_a_subagent_whose_end_was_never_said_is_dropped_by_the_level(
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Auditing."))
     capable.handle(STARTED)
-    assert capable.handle(result()) == []
+    assert capable.handle(result()) == [shown(T1)]
     # A level listing other tasks only: "a1" ended without its notification.
     assert capable.handle(BackgroundTasksListed(epoch=E1, task_ids=frozenset({"b9"}))) == []
     assert capable.handle(IDLE) == [WITHDRAW, END_TURN]
@@ -203,26 +227,26 @@ def test_a_client_with_background_subagents_is_answered_at_the_result() -> None:
         core.handle(PromptEchoed(epoch=core.epoch, turn_id=T1))
         core.handle(said("Auditing in the background."))
         assert core.handle(STARTED) == []
-        assert core.handle(result()) == [WITHDRAW, END_TURN]
+        assert core.handle(result()) == [shown(T1), WITHDRAW, END_TURN]
         assert core.turn.state.name == "IDLE"
         assert core.handle(IDLE) == []
         assert core.handle(SETTLED) == []
         assert core.handle(said("The audit found two issues.")) == [FORWARD]
-        assert core.handle(result(origin_kind="task-notification")) == [CLOSE]
+        assert core.handle(result(origin_kind="task-notification")) == [SHOWN_OWN, CLOSE]
         # One that ended before the result owes nothing to a turn answered at its result.
         core.handle(PromptSent(turn_id="t1b"))
         core.handle(PromptEchoed(epoch=core.epoch, turn_id="t1b"))
         core.handle(said("Auditing again."))
         core.handle(BACKGROUNDED)
         core.handle(SETTLED)
-        assert core.handle(result()) == [WITHDRAW, settled("t1b")]
+        assert core.handle(result()) == [shown("t1b"), WITHDRAW, settled("t1b")]
         # A steered turn still waits for its steered cycle: the declaration names subagents.
         core.handle(PromptSent(turn_id="t2"))
         core.handle(PromptEchoed(epoch=core.epoch, turn_id="t2"))
         core.handle(said("Formatting."))
         core.handle(STARTED)
         assert core.handle(SteerReceived()) == [AnswerSteer(outcome="injected", priority="now")]
-        assert core.handle(result()) == []
+        assert core.handle(result()) == [shown("t2")]
         core.handle(said("Tabs it is."))
         assert core.handle(IDLE) == [WITHDRAW, settled("t2")]
     finally:
@@ -244,15 +268,15 @@ def test_a_prompt_claude_folds_into_its_own_work_is_answered_by_that_works_resul
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id="t2"))
     capable.handle(said("And here is your answer."))
     folded = replace(result(origin_kind="task-notification"), prompts=frozenset({"t2", "n1"}))
-    assert capable.handle(folded) == [WITHDRAW, settled("t2")]
+    assert capable.handle(folded) == [shown("t2"), WITHDRAW, settled("t2")]
     assert capable.handle(IDLE) == []
     # One that does not name the live prompt is still Claude's own.
     capable.handle(PromptSent(turn_id="t3"))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id="t3"))
     capable.handle(said("Working."))
     own = replace(result(origin_kind="task-notification"), prompts=frozenset({"n2"}))
-    assert capable.handle(own) == [CLOSE]
-    assert capable.handle(result()) == [WITHDRAW, settled("t3")]
+    assert capable.handle(own) == [SHOWN_OWN, CLOSE]
+    assert capable.handle(result()) == [shown("t3"), WITHDRAW, settled("t3")]
 
 
 def test_a_turn_held_for_an_owed_follow_up_hands_off_to_the_next_prompt(
@@ -266,7 +290,7 @@ def test_a_turn_held_for_an_owed_follow_up_hands_off_to_the_next_prompt(
     capable.handle(said("Auditing in the background."))
     capable.handle(BACKGROUNDED)
     capable.handle(SETTLED)
-    assert capable.handle(result()) == []
+    assert capable.handle(result()) == [shown(T1)]
     pushed = capable.handle(PromptReceived(turn_id="t2"))
     assert pushed == [SendPrompt(turn_id="t2", pushed=True)]
     capable.handle(PromptSent(turn_id="t2"))
@@ -274,6 +298,6 @@ def test_a_turn_held_for_an_owed_follow_up_hands_off_to_the_next_prompt(
     taken = capable.handle(PromptEchoed(epoch=E1, turn_id="t2"))
     assert taken == [handed_off, TurnTakenUp(turn_id="t2")]
     capable.handle(said("The audit found two issues."))
-    assert capable.handle(result(origin_kind="task-notification")) == [CLOSE]
+    assert capable.handle(result(origin_kind="task-notification")) == [SHOWN_OWN, CLOSE]
     capable.handle(said("And the lint is clean."))
-    assert capable.handle(result()) == [WITHDRAW, settled("t2")]
+    assert capable.handle(result()) == [shown("t2"), WITHDRAW, settled("t2")]

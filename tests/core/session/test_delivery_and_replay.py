@@ -15,6 +15,7 @@ from fsm.events import (
     Event,
     HistoryFailureFound,
     PromptSent,
+    ResultReceived,
     RuntimeStarted,
     StreamEnded,
     TransportLost,
@@ -31,6 +32,7 @@ from tests.support.session_narrative import (
     FORWARD,
     NONE,
     OVERLOADED_TEXT,
+    SHOWN_OWN,
     SID,
     SPEND_LIMIT,
     SYN,
@@ -50,6 +52,7 @@ from tests.support.session_narrative import (
     retried,
     said,
     settled,
+    shown,
 )
 
 # --- docs/decisions.md#delivery: delivery and stale runtimes --------------------------------------
@@ -98,13 +101,17 @@ def test_events_from_a_replaced_runtime_are_dropped(capable: SessionCore) -> Non
         TransportLost(epoch=E1),
     ]
     for event in stale:
+        # A replaced runtime's result is still said to be no prompt's
+        # (docs/decisions.md#result-owner): its usage goes out, counted toward no turn.
+        owner = [SHOWN_OWN] if isinstance(event, ResultReceived) else []
         assert capable.handle(event) == [
-            LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime")
+            *owner,
+            LogNotice(message=f"dropped {type(event).__name__} from a replaced runtime"),
         ]
     assert (capable.turn_state, capable.active()) == (TurnState.PROMPT_SENT, [])
     # The new runtime answers the prompt.
     assert capable.handle(said("Hi.", epoch=E2)) == [FORWARD]
-    assert capable.handle(result(epoch=E2)) == [WITHDRAW, END_TURN]
+    assert capable.handle(result(epoch=E2)) == [shown(T1), WITHDRAW, END_TURN]
 
 
 # --- replay: HistoryFailureFound -----------------------------------------------------------------
@@ -123,12 +130,12 @@ def test_replayed_active_usage_limit_stays_active_until_a_real_answer(capable: S
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("No response requested.", model=SYN))
-    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN]
     assert capable.active() == [restored]
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     capable.handle(said("Hello again."))
-    assert capable.handle(result()) == [WITHDRAW, settled(T2), recovered(restored.id)]
+    assert capable.handle(result()) == [shown(T2), WITHDRAW, settled(T2), recovered(restored.id)]
     assert capable.active() == []
 
 

@@ -32,11 +32,13 @@ from tests.support.session_narrative import (
     FORWARD_MASKED,
     LOGIN_TEXT,
     OVERLOADED_TEXT,
+    SHOWN_OWN,
     SYN,
     T1,
     WITHDRAW,
     result,
     said,
+    shown,
 )
 
 
@@ -105,6 +107,7 @@ def test_a_failed_turn_is_a_legacy_error_and_no_record(legacy: SessionCore) -> N
     # Claude's words went out as they came; the error names the kind
     # (docs/decisions.md#legacy-error-text-once).
     assert legacy.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        shown(T1),
         WITHDRAW,
         RejectPrompt(
             blame=Blame.INTERNAL,
@@ -120,8 +123,8 @@ def test_a_failed_turn_is_a_record_on_the_response(capable: SessionCore) -> None
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    withdraw, settle = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
-    assert withdraw == WITHDRAW
+    owner, withdraw, settle = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    assert (owner, withdraw) == (shown(T1), WITHDRAW)
     assert isinstance(settle, SettlePrompt) and settle.failure is None
     assert settle.turn_id == T1
     assert settle.record is not None and settle.record.id == f"{T1}:error"
@@ -234,6 +237,7 @@ def test_a_failure_message_between_turns(capable: SessionCore, legacy: SessionCo
 
 def test_an_error_result_between_turns_is_logged_for_a_legacy_client(legacy: SessionCore) -> None:
     assert legacy.handle(result(is_error=True, text="API Error: 500")) == [
+        SHOWN_OWN,
         CLOSE,
         LogNotice(message="provider_error with no live turn: API Error: 500"),
     ]

@@ -32,6 +32,7 @@ from fsm import (
     TurnTakenUp,
     TurnWentBusy,
     TurnWentIdle,
+    WithdrawPrompt,
 )
 from fsm.events import AnswerStreamStarted
 from fsm.turn import TurnState
@@ -43,6 +44,7 @@ from tests.support.session_narrative import (
     LOGIN_TEXT,
     OVERLOADED_TEXT,
     REAL,
+    SHOWN_OWN,
     SYN,
     T1,
     T2,
@@ -52,6 +54,7 @@ from tests.support.session_narrative import (
     retried,
     said,
     settled,
+    shown,
 )
 
 PROMPT_SENT, RUNNING, IDLE = TurnState.PROMPT_SENT, TurnState.RUNNING, TurnState.IDLE
@@ -78,7 +81,7 @@ def test_the_prompts_echo_begins_its_turn(capable: SessionCore) -> None:
     # Its echo again (Claude Code's `command_lifecycle` order aside) changes nothing.
     assert capable.handle(_echo()) == []
     assert capable.handle(said("Mine.")) == [FORWARD]
-    assert capable.handle(result()) == [WITHDRAW, settled(T1)]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, settled(T1)]
 
 
 def test_own_work_before_the_echo_is_shown_and_leaves_the_prompt_waiting(
@@ -92,7 +95,7 @@ def test_own_work_before_the_echo_is_shown_and_leaves_the_prompt_waiting(
         assert core.handle(AnswerStreamStarted(epoch=E1, model=REAL)) == []
         assert core.handle(said("The build finished.")) == [FORWARD]
         assert core.handle(said("Subagent note.", top_level=False)) == [FORWARD]
-        assert core.handle(result(origin_kind=OWN_WORK)) == [CLOSE]
+        assert core.handle(result(origin_kind=OWN_WORK)) == [SHOWN_OWN, CLOSE]
         # The idle its work ends with is the previous turn's: no "ended without a result".
         assert core.handle(TurnWentIdle(epoch=E1)) == []
         assert core.turn_state is PROMPT_SENT
@@ -101,7 +104,7 @@ def test_own_work_before_the_echo_is_shown_and_leaves_the_prompt_waiting(
         assert core.handle(_echo()) == []
         assert core.handle(said("The answer.")) == [FORWARD]
         assert core.turn.answered_text == "The answer."
-        assert core.handle(result()) == [WITHDRAW, settled(T1)]
+        assert core.handle(result()) == [shown(T1), WITHDRAW, settled(T1)]
         assert core.turn_state is IDLE
 
 
@@ -112,7 +115,7 @@ def test_own_works_refusal_before_the_echo_is_not_the_prompts(capable: SessionCo
     assert capable.turn.refusal_explanation is None
     capable.handle(_echo())
     capable.handle(said("Yes."))
-    assert capable.handle(result(stop_reason="end_turn")) == [WITHDRAW, settled(T1)]
+    assert capable.handle(result(stop_reason="end_turn")) == [shown(T1), WITHDRAW, settled(T1)]
 
 
 def test_a_failure_message_before_the_echo_is_a_failure_between_turns(
@@ -138,7 +141,7 @@ def test_a_failure_message_before_the_echo_is_a_failure_between_turns(
         # The prompt's own turn is untouched by it.
         core.handle(_echo())
         core.handle(said("Fine."))
-        assert core.handle(result()) == [WITHDRAW, settled(T1)]
+        assert core.handle(result()) == [shown(T1), WITHDRAW, settled(T1)]
 
 
 def test_a_retry_before_the_echo_is_the_prompts(capable: SessionCore) -> None:
@@ -169,7 +172,7 @@ def test_a_task_own_work_starts_before_the_echo_does_not_hold_the_prompt(
     capable.handle(_echo())
     capable.handle(said("Done."))
     # Not held for the own work's subagent: the prompt's result answers it.
-    assert capable.handle(result()) == [WITHDRAW, settled(T1)]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, settled(T1)]
 
 
 def test_a_prompt_never_echoed_is_answered_by_its_result(
@@ -181,7 +184,7 @@ def test_a_prompt_never_echoed_is_answered_by_its_result(
     for core in (capable, legacy):
         _sent(core)
         assert core.handle(said("## Context Usage", model=SYN)) == [FORWARD_MASKED]
-        assert core.handle(result(text="## Context Usage")) == [WITHDRAW, settled(T1)]
+        assert core.handle(result(text="## Context Usage")) == [shown(T1), WITHDRAW, settled(T1)]
         assert core.handle(_echo()) == []
         assert core.turn_state is IDLE
 
@@ -190,15 +193,16 @@ def test_a_cancel_before_the_echo_answers_the_prompt_once(capable: SessionCore) 
     _sent(capable)
     capable.handle(said("Own work."))
     effects = capable.handle(CancelRequested(now=1.0))
-    assert effects == [WITHDRAW, InterruptClaude()]
+    # Taken back out of Claude Code's queue too (docs/decisions.md#prompt-ended-unstarted).
+    assert effects == [WITHDRAW, WithdrawPrompt(turn_id=T1), InterruptClaude()]
     assert capable.turn_state is TurnState.CANCELLING
     # The interrupted own work's result is Claude's own; its idle ends the cancelled prompt.
-    assert capable.handle(result(origin_kind=OWN_WORK)) == [CLOSE]
+    assert capable.handle(result(origin_kind=OWN_WORK)) == [SHOWN_OWN, CLOSE]
     assert capable.handle(TurnWentIdle(epoch=E1)) == [WITHDRAW, settled(T1, StopReason.CANCELLED)]
     # What Claude says of it afterwards answers nothing again.
     assert capable.handle(_echo()) == []
     assert capable.handle(said("Late.")) == [FORWARD]
-    assert capable.handle(result()) == [CLOSE]
+    assert capable.handle(result()) == [SHOWN_OWN, CLOSE]
 
 
 def test_claude_dying_before_the_echo_answers_the_prompt_once(
@@ -228,10 +232,10 @@ def test_a_prompt_sent_while_one_waits_for_its_echo_goes_on_after_it(
     assert capable.handle(_echo()) == []
     assert capable.turn_state is RUNNING
     capable.handle(said("First."))
-    assert capable.handle(result()) == [WITHDRAW, settled(T1)]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, settled(T1)]
     capable.handle(_echo(T2))
     capable.handle(said("Second."))
-    assert capable.handle(result()) == [WITHDRAW, settled(T2)]
+    assert capable.handle(result()) == [shown(T2), WITHDRAW, settled(T2)]
 
 
 def _started(turn_id: str = T1) -> PromptStarted:
@@ -250,7 +254,7 @@ def test_claude_code_starting_the_prompt_begins_its_turn(capable: SessionCore) -
     assert capable.turn.answered_text == "## Context Usage"
     assert capable.handle(_echo()) == []
     assert capable.handle(_started()) == []
-    assert capable.handle(result(text="## Context Usage")) == [WITHDRAW, settled(T1)]
+    assert capable.handle(result(text="## Context Usage")) == [shown(T1), WITHDRAW, settled(T1)]
     # Between turns it is nothing.
     assert capable.handle(_started(T2)) == []
     assert capable.turn_state is IDLE
@@ -334,7 +338,7 @@ def test_a_retry_before_the_start_of_a_queued_prompt_is_own_work(capable: Sessio
     assert published.record.id.startswith(f"{capable.session_id}:session-error:")
     assert capable.turn_state is PROMPT_SENT
     # Its result and idle are its own; the prompt waits for its start.
-    assert capable.handle(result()) == [CLOSE]
+    assert capable.handle(result()) == [SHOWN_OWN, CLOSE]
     assert capable.handle(TurnWentIdle(epoch=E1)) == []
     assert capable.turn_state is PROMPT_SENT
     # After the start the request's retries are the prompt's (the echo comes after them).
@@ -355,8 +359,8 @@ def test_a_result_before_the_start_of_a_queued_prompt_is_own_work(
         _sent(core)
         core.handle(_queued())
         core.handle(said("Own work, no origin."))
-        assert core.handle(result()) == [CLOSE]
-        assert core.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [CLOSE]
+        assert core.handle(result()) == [SHOWN_OWN, CLOSE]
+        assert core.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [SHOWN_OWN, CLOSE]
         assert core.turn_state is PROMPT_SENT
         # One that names the prompt among the messages its cycle took up is the prompt's.
         named = replace(result(origin_kind=OWN_WORK), prompts=frozenset({T1}))
@@ -370,12 +374,15 @@ def test_a_cancelled_prompts_late_result_does_not_answer_the_next(capable: Sessi
     assert capable.handle(TurnWentIdle(epoch=E1)) == [WITHDRAW, settled(T1, StopReason.CANCELLED)]
     _sent(capable, T2)
     late = replace(result(), prompts=frozenset({T1}))
-    assert capable.handle(late) == [CLOSE]
-    assert capable.handle(replace(late, is_error=True, result=OVERLOADED_TEXT)) == [CLOSE]
+    assert capable.handle(late) == [SHOWN_OWN, CLOSE]
+    assert capable.handle(replace(late, is_error=True, result=OVERLOADED_TEXT)) == [
+        SHOWN_OWN,
+        CLOSE,
+    ]
     assert capable.turn_state is PROMPT_SENT
     capable.handle(_echo(T2))
     capable.handle(said("Second."))
-    assert capable.handle(result()) == [WITHDRAW, settled(T2)]
+    assert capable.handle(result()) == [shown(T2), WITHDRAW, settled(T2)]
 
 
 def test_a_scheduled_fire_does_not_answer_a_waiting_prompt(capable: SessionCore) -> None:
@@ -383,7 +390,7 @@ def test_a_scheduled_fire_does_not_answer_a_waiting_prompt(capable: SessionCore)
     _sent(capable)
     capable.handle(said("Loop tick."))
     fire = replace(result(), prompts=frozenset({"loop-fire"}))
-    assert capable.handle(fire) == [CLOSE]
+    assert capable.handle(fire) == [SHOWN_OWN, CLOSE]
     assert capable.turn_state is PROMPT_SENT
     # A result that names no message at all still answers a prompt never echoed (the fallback).
-    assert capable.handle(result()) == [WITHDRAW, settled(T1)]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, settled(T1)]

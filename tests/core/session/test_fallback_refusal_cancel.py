@@ -7,7 +7,14 @@ import pytest
 
 from fsm import PromptEchoed
 from fsm.effects import InterruptClaude, SendAgentText, StopReason
-from fsm.events import CancelRequested, Event, PromptSent, StreamEnded, TransportLost
+from fsm.events import (
+    CancelRequested,
+    Event,
+    PromptSent,
+    ResultReceived,
+    StreamEnded,
+    TransportLost,
+)
 from fsm.session import SessionCore
 from fsm.turn import TurnOutcome, TurnState
 from tests.support.session_narrative import (
@@ -30,6 +37,7 @@ from tests.support.session_narrative import (
     result,
     said,
     settled,
+    shown,
 )
 
 # --- docs/decisions.md#model-fallback: model fallback ---------------------------------------------
@@ -60,6 +68,7 @@ def test_refusal_settles_refusal_with_its_explanation_as_text(mode: str) -> None
         assert core.handle(refusing) == [FORWARD]
         # The result says refusal (even flagged as an error): text, then stopReason refusal.
         assert core.handle(result(is_error=True, stop_reason="refusal")) == [
+            shown(T1),
             SendAgentText(text="This request may violate our usage policy."),
             WITHDRAW,
             settled(T1, StopReason.REFUSAL),
@@ -77,6 +86,7 @@ def test_refusal_without_explanation_sends_no_text(capable: SessionCore) -> None
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(result(stop_reason="refusal")) == [
+        shown(T1),
         WITHDRAW,
         settled(T1, StopReason.REFUSAL),
     ]
@@ -104,7 +114,9 @@ def test_cancelled_turn_settles_cancelled_without_a_record(mode: str, ending: Ev
         assert core.turn_state is TurnState.CANCELLING
         assert core.handle(CancelRequested()) == [WITHDRAW]
         # Whatever ends the turn now, the answer is cancelled and nothing is typed.
-        assert core.handle(ending) == [WITHDRAW, settled(T1, StopReason.CANCELLED)]
+        # A result that ends it is the turn's (docs/decisions.md#result-owner).
+        owner = [shown(T1)] if isinstance(ending, ResultReceived) else []
+        assert core.handle(ending) == [*owner, WITHDRAW, settled(T1, StopReason.CANCELLED)]
         assert (core.turn_state, core.turn.outcome, core.active()) == (
             TurnState.IDLE,
             TurnOutcome.CANCELLED,
@@ -121,4 +133,4 @@ def test_cancel_with_no_live_turn_is_forgotten(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Hi."))
-    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from fsm import PromptEchoed
-from fsm.effects import SendAgentText
-from fsm.events import PromptSent
+from fsm.effects import Effect, SendAgentText
+from fsm.events import Event, PromptSent, ResultReceived
 from fsm.session import SessionCore
 from fsm.turn import TurnOutcome, TurnState
 from tests.support.session_mapping import MAPPING
@@ -29,7 +29,14 @@ from tests.support.session_narrative import (
     result,
     retried,
     said,
+    shown,
 )
+
+
+def _owner(ending: Event) -> list[Effect]:
+    """A result that ends the turn is the turn's (docs/decisions.md#result-owner); a lost
+    process says nothing of the kind."""
+    return [shown(T1)] if isinstance(ending, ResultReceived) else []
 
 
 @pytest.mark.parametrize("condition", list(MAPPING))
@@ -45,7 +52,7 @@ def test_mapping_row_capable_turn_fails_with_a_typed_record(
     for event, capable_says, _legacy_says in row.steps:
         assert capable.handle(event) == capable_says
     # The turn ends: one answer, end_turn, with the record on the PromptResponse.
-    assert capable.handle(row.ending) == failed_with(row.record)
+    assert capable.handle(row.ending) == [*_owner(row.ending), *failed_with(row.record)]
     assert (capable.turn_state, capable.turn.outcome) == (TurnState.IDLE, TurnOutcome.FAILED)
     assert capable.active() == [row.record]
 
@@ -62,7 +69,8 @@ def test_mapping_row_legacy_turn_is_rejected_without_a_record(
         assert legacy.handle(event) == legacy_says
     # The prompt is rejected with a JSON-RPC error, Claude's words shown once before it; no
     # record exists anywhere.
-    assert legacy.handle(row.ending) == [*row.legacy_words, WITHDRAW, row.legacy_answer]
+    ending = [*_owner(row.ending), *row.legacy_words, WITHDRAW, row.legacy_answer]
+    assert legacy.handle(row.ending) == ending
     assert (legacy.turn_state, legacy.turn.outcome) == (TurnState.IDLE, TurnOutcome.FAILED)
     assert legacy.active() == []
 
@@ -105,7 +113,7 @@ def test_mapping_row_model_fallback_is_an_unknown_warning(
     confirm(capable, notice)
     # The turn goes on and succeeds; the notice stays.
     assert capable.handle(said("Here you go.")) == [FORWARD]
-    assert capable.handle(result(text="Here you go.")) == [WITHDRAW, END_TURN]
+    assert capable.handle(result(text="Here you go.")) == [shown(T1), WITHDRAW, END_TURN]
     assert capable.active() == [notice]
     # Legacy: the notice is agent text.
     assert legacy.handle(PromptSent(turn_id=T1)) == []

@@ -20,6 +20,7 @@ from tests.support.session_narrative import (
     NONE,
     OVERLOADED_TEXT,
     RETRY,
+    SHOWN_OWN,
     SYN,
     T1,
     T2,
@@ -37,6 +38,7 @@ from tests.support.session_narrative import (
     said,
     session_error_id,
     settled,
+    shown,
 )
 
 # --- docs/decisions.md#never-silent: never silent -------------------------------------------------
@@ -47,14 +49,21 @@ def test_every_prompt_gets_exactly_one_answer(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        shown(T1),
+        *failed_with(failure),
+    ]
     # A duplicate error result after the answer cannot answer again: it is session-scoped,
     # and judged on its own (the finished turn's notes do not carry over): its text, and an
     # unknown provider error since no assistant error came with it.
     late = rec(session_error_id(1), 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [CLOSE, *published(late)]
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        SHOWN_OWN,
+        CLOSE,
+        *published(late),
+    ]
     # A duplicate success result answers nothing.
-    assert capable.handle(result()) == [CLOSE]
+    assert capable.handle(result()) == [SHOWN_OWN, CLOSE]
     # A second prompt while one is live is the shell's bug: loud, and nothing changes.
     capable.handle(PromptSent(turn_id=T2))
     with pytest.raises(InvalidTransition):
@@ -119,14 +128,14 @@ def test_silent_claude_gets_a_revised_connection_warning(capable: SessionCore) -
     assert (capable.turn_state, capable.active()) == (TurnState.RETRYING, [second])
     # Claude comes back and answers: the warning recovers silently.
     assert capable.handle(said("Sorry, here.")) == [FORWARD]
-    assert capable.handle(result()) == [WITHDRAW, END_TURN, recovered(second.id)]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN, recovered(second.id)]
     assert capable.active() == []
     # After a cancel, or with no live turn, silence publishes nothing.
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     capable.handle(CancelRequested())
     assert capable.handle(ClaudeSilent(epoch=E1, waited_seconds=30)) == []
-    assert capable.handle(result()) == [WITHDRAW, settled(T2, StopReason.CANCELLED)]
+    assert capable.handle(result()) == [shown(T2), WITHDRAW, settled(T2, StopReason.CANCELLED)]
     assert capable.handle(ClaudeSilent(epoch=E1, waited_seconds=30)) == []
 
 
@@ -134,7 +143,7 @@ def test_idle_runtime_ending_cleanly_breaks_no_promise(capable: SessionCore) -> 
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Hi."))
-    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN]
     # The stream ends with no prompt waiting: nothing to report.
     assert capable.handle(StreamEnded(epoch=E1)) == []
     assert (capable.turn_state, capable.turn.outcome, capable.active(), capable.runtime_lost) == (
@@ -150,6 +159,7 @@ def test_non_failure_endings(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(result(is_error=True, stop_reason="max_tokens")) == [
+        shown(T1),
         WITHDRAW,
         settled(T1, StopReason.MAX_TOKENS),
     ]
@@ -157,11 +167,16 @@ def test_non_failure_endings(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(result(subtype="error_max_turns")) == [
+        shown(T2),
         WITHDRAW,
         settled(T2, StopReason.MAX_TURN_REQUESTS),
     ]
     # An execution "error" without is_error is a normal end.
     capable.handle(PromptSent(turn_id=T3))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T3))
-    assert capable.handle(result(subtype="error_during_execution")) == [WITHDRAW, settled(T3)]
+    assert capable.handle(result(subtype="error_during_execution")) == [
+        shown(T3),
+        WITHDRAW,
+        settled(T3),
+    ]
     assert capable.active() == []

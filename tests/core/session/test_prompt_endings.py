@@ -37,12 +37,14 @@ from fsm.turn import NOT_RUN_ERROR_KIND, TURN_NO_RESULT_TITLE, TurnState, not_ru
 from tests.support.session_narrative import (
     CLOSE,
     E1,
+    SHOWN_OWN,
     T1,
     T2,
     WITHDRAW,
     result,
     said,
     settled,
+    shown,
 )
 
 PROMPT_SENT, RUNNING, IDLE = TurnState.PROMPT_SENT, TurnState.RUNNING, TurnState.IDLE
@@ -78,7 +80,7 @@ def test_a_prompt_withdrawn_before_its_start_is_answered_cancelled(
         assert core.handle(_ended(PromptFate.CANCELLED)) == [WITHDRAW, CANCELLED_UNRUN]
         assert core.turn_state is IDLE
         # Claude's own work goes on; its result is no prompt's.
-        assert core.handle(result()) == [CLOSE]
+        assert core.handle(result()) == [SHOWN_OWN, CLOSE]
 
 
 @pytest.mark.parametrize("fate", [PromptFate.COMPLETED, PromptFate.REFUSED])
@@ -153,7 +155,7 @@ def test_after_its_start_the_result_answers_the_prompt_not_its_end(
     assert capable.handle(_ended(fate)) == []
     assert capable.turn_state is RUNNING
     capable.handle(said("Done."))
-    assert capable.handle(result()) == [WITHDRAW, settled(T1)]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, settled(T1)]
     # After its answer, its end (a fresh turn's comes after the result) is nothing.
     assert capable.handle(_ended(fate)) == []
 
@@ -169,10 +171,16 @@ def test_an_echo_without_a_start_also_makes_the_result_the_answer(capable: Sessi
 def test_a_cancelled_prompt_claude_code_then_withdraws_is_answered_then(
     capable: SessionCore,
 ) -> None:
-    # The client cancels while the prompt waits behind Claude's own work: the interrupt is for
-    # that work. Claude Code's word that the prompt ended before it started answers it at once.
+    # The client cancels while the prompt waits behind Claude's own work: the prompt is taken
+    # back out of Claude Code's queue (an interrupt leaves it there, and Claude Code would run
+    # it next), and the interrupt is for that work. Claude Code's word that the prompt ended
+    # before it started answers it at once.
     _queued_behind_own_work(capable)
-    assert capable.handle(CancelRequested(now=1.0)) == [WITHDRAW, InterruptClaude()]
+    assert capable.handle(CancelRequested(now=1.0)) == [
+        WITHDRAW,
+        WithdrawPrompt(turn_id=T1),
+        InterruptClaude(),
+    ]
     assert capable.handle(_ended(PromptFate.CANCELLED, "own-work")) == []
     assert capable.turn_state is TurnState.CANCELLING
     assert capable.handle(_ended(PromptFate.CANCELLED)) == [WITHDRAW, CANCELLED_UNRUN]
@@ -225,7 +233,7 @@ def test_a_pushed_prompt_set_aside_fails_on_its_own(capable: SessionCore, fate: 
     ]
     # The live turn is untouched: its own result answers it.
     assert (capable.turn_state, capable.turn.turn_id) == (RUNNING, T1)
-    assert capable.handle(result()) == [WITHDRAW, settled(T1)]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, settled(T1)]
 
 
 def test_a_pushed_prompt_ended_between_turns_is_answered_too(legacy: SessionCore) -> None:

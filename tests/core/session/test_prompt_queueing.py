@@ -31,6 +31,7 @@ from tests.support.session_narrative import (
     result,
     said,
     settled,
+    shown,
 )
 
 HANDED_OFF = SettlePrompt(stop_reason=StopReason.END_TURN, turn_id=T1, handed_off=True)
@@ -56,7 +57,7 @@ def test_a_prompt_during_a_turn_goes_to_claude_at_once_and_its_echo_hands_off(
     ]
     assert capable.turn.turn_id == T2 and capable.turn_state.name == "RUNNING"
     assert capable.handle(said("Using tabs now.")) == [FORWARD]
-    assert capable.handle(result()) == [WITHDRAW, settled(T2)]
+    assert capable.handle(result()) == [shown(T2), WITHDRAW, settled(T2)]
     assert capable.handle(PromptEchoed(epoch=E1, turn_id=T2)) == []  # a late echo: nothing
 
 
@@ -64,15 +65,19 @@ def test_a_pushed_prompt_taken_up_after_the_turn_ended_opens_its_own(legacy: Ses
     _running(legacy)
     legacy.handle(PromptReceived(turn_id=T2))
     legacy.handle(PromptSent(turn_id=T2))
-    assert legacy.handle(result()) == [WITHDRAW, END_TURN]  # the first ends at its own result
+    assert legacy.handle(result()) == [
+        shown(T1),
+        WITHDRAW,
+        END_TURN,
+    ]  # the first ends at its own result
     assert legacy.handle(TurnWentIdle(epoch=E1)) == []
     assert legacy.turn_state.name == "IDLE"
     # A third prompt joins Claude's queue too while the second waits to be taken up.
     assert legacy.handle(PromptReceived(turn_id="t3")) == [SendPrompt(turn_id="t3", pushed=True)]
     assert legacy.handle(PromptEchoed(epoch=E1, turn_id=T2)) == [TurnTakenUp(turn_id=T2)]
-    assert legacy.handle(result()) == [WITHDRAW, settled(T2)]
+    assert legacy.handle(result()) == [shown(T2), WITHDRAW, settled(T2)]
     assert legacy.handle(PromptEchoed(epoch=E1, turn_id="t3")) == [TurnTakenUp(turn_id="t3")]
-    assert legacy.handle(result()) == [WITHDRAW, settled("t3")]
+    assert legacy.handle(result()) == [shown("t3"), WITHDRAW, settled("t3")]
 
 
 def test_a_cancel_answers_and_withdraws_what_claude_did_not_take_up(capable: SessionCore) -> None:
@@ -82,12 +87,14 @@ def test_a_cancel_answers_and_withdraws_what_claude_did_not_take_up(capable: Ses
         WITHDRAW,
         SettlePrompt(stop_reason=StopReason.CANCELLED, turn_id=T2, ran=False),
         WithdrawPrompt(turn_id=T2),
+        WithdrawPrompt(turn_id=T1),  # not started yet either
         InterruptClaude(),
     ]
     # While the turn is being cancelled, a prompt waits for it (Claude is being stopped).
     assert capable.handle(PromptReceived(turn_id="t3")) == []
     interrupted = result(is_error=True, subtype="error_during_execution")
     assert capable.handle(interrupted) == [
+        shown(T1),
         WITHDRAW,
         settled(T1, StopReason.CANCELLED),
         SendPrompt(turn_id="t3"),
@@ -113,7 +120,7 @@ def test_a_pushed_prompt_lost_between_turns_is_sent_again(capable: SessionCore) 
     _running(capable)
     capable.handle(PromptReceived(turn_id=T2))
     capable.handle(PromptSent(turn_id=T2))
-    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN]
     assert capable.handle(StreamEnded(epoch=E1)) == [SendPrompt(turn_id=T2, replace_runtime=True)]
 
 
@@ -122,6 +129,6 @@ def test_without_prompt_queueing_a_prompt_waits_for_the_turn() -> None:
     try:
         _running(core)
         assert core.handle(PromptReceived(turn_id=T2)) == []
-        assert core.handle(result()) == [WITHDRAW, END_TURN, SendPrompt(turn_id=T2)]
+        assert core.handle(result()) == [shown(T1), WITHDRAW, END_TURN, SendPrompt(turn_id=T2)]
     finally:
         core.close()

@@ -17,6 +17,7 @@ from tests.support.session_narrative import (
     WITHDRAW,
     result,
     said,
+    shown,
 )
 
 # --- docs/decisions.md#capable-clients: prose suppression -----------------------------------------
@@ -39,7 +40,7 @@ def test_usage_limit_words_from_a_real_model_are_prose(capable: SessionCore) -> 
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     # Not <synthetic>: the model is quoting, not the CLI reporting.
     assert capable.handle(said(SPEND_LIMIT)) == [FORWARD]
-    assert capable.handle(result(text=SPEND_LIMIT)) == [WITHDRAW, END_TURN]
+    assert capable.handle(result(text=SPEND_LIMIT)) == [shown(T1), WITHDRAW, END_TURN]
     assert capable.active() == []
 
 
@@ -51,4 +52,4 @@ def test_subagent_errors_are_prose(capable: SessionCore) -> None:
     subagent_error = said(OVERLOADED_TEXT, error="overloaded", top_level=False)
     assert capable.handle(subagent_error) == [FORWARD_MASKED]
     assert capable.handle(said("Done anyway.")) == [FORWARD]
-    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN]

@@ -17,6 +17,7 @@ from tests.support.session_narrative import (
     NONE,
     OVERLOADED_TEXT,
     RETRY,
+    SHOWN_OWN,
     SYN,
     T1,
     T2,
@@ -33,6 +34,7 @@ from tests.support.session_narrative import (
     result,
     said,
     session_error_id,
+    shown,
 )
 
 # --- docs/decisions.md#turn-ids and #session-scoped-ids: ids --------------------------------------
@@ -56,6 +58,7 @@ def test_session_scoped_ids_count_per_runtime(capable: SessionCore) -> None:
     confirm(capable, tl)
     # A late error result while idle: n = 2, an independent occurrence with its own id.
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        SHOWN_OWN,
         CLOSE,
         *published(overloaded),
     ]
@@ -131,6 +134,7 @@ def test_failed_delivery_still_consumes_its_number(capable: SessionCore) -> None
     assert capable.active() == []
     # The next occurrence never reuses the id the client may or may not have seen.
     assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        SHOWN_OWN,
         CLOSE,
         *published(
             rec(session_error_id(2), 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
@@ -144,14 +148,14 @@ def test_each_turn_fails_under_its_own_id(capable: SessionCore) -> None:
         capable.handle(PromptSent(turn_id=turn))
         capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=turn))
         capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-        assert (
-            capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
-            == failed_with(
+        assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+            shown(turn),
+            *failed_with(
                 rec(f"{turn}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED),
                 turn,
-            )
-            + recovers
-        )
+            ),
+            *recovers,
+        ]
     # T2's result was the attempt boundary for T1.
     assert capable.active() == [
         rec(f"{T2}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)

@@ -31,6 +31,7 @@ from tests.support.session_narrative import (
     NONE,
     OVERLOADED_TEXT,
     RETRY,
+    SHOWN_OWN,
     SPEND_LIMIT,
     SYN,
     T1,
@@ -51,6 +52,7 @@ from tests.support.session_narrative import (
     said,
     session_error_id,
     settled,
+    shown,
 )
 
 # --- docs/decisions.md#recovery: recovery ---------------------------------------------------------
@@ -63,7 +65,10 @@ def test_turn_failure_recovers_at_the_next_result_not_at_the_next_prompt(
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        shown(T1),
+        *failed_with(failure),
+    ]
     # Sending the next prompt proves nothing yet.
     assert capable.handle(PromptSent(turn_id=T2)) == []
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
@@ -71,6 +76,7 @@ def test_turn_failure_recovers_at_the_next_result_not_at_the_next_prompt(
     # Its result is the confirmed attempt boundary: T1 stops being active, silently.
     assert capable.handle(said("Fine now.")) == [FORWARD]
     assert capable.handle(result(text="Fine now.")) == [
+        shown(T2),
         WITHDRAW,
         settled(T2),
         recovered(failure.id),
@@ -116,7 +122,10 @@ def test_any_later_result_is_the_attempt_boundary(
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Bad request.", model=SYN, error="invalid_request"))
-    assert capable.handle(result(is_error=True, text="Bad request.")) == failed_with(failure)
+    assert capable.handle(result(is_error=True, text="Bad request.")) == [
+        shown(T1),
+        *failed_with(failure),
+    ]
     # The next turn ends, however it ends.
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
@@ -126,10 +135,10 @@ def test_any_later_result_is_the_attempt_boundary(
     assert not any(isinstance(e, PublishRecord) for e in effects)
     if answer is None:
         t2 = rec(f"{T2}:error", 1, C.SERVICE, ERROR, "API Error: 500", RETRY, K.PROVIDER_ERROR)
-        assert effects == [*failed_with(t2, T2), recovered(failure.id)]
+        assert effects == [shown(T2), *failed_with(t2, T2), recovered(failure.id)]
         assert capable.active() == [t2]
     else:
-        assert effects == [*answer, recovered(failure.id)]
+        assert effects == [shown(T2), *answer, recovered(failure.id)]
         assert capable.active() == []
 
 
@@ -138,11 +147,17 @@ def test_autonomous_result_is_not_an_attempt_boundary(capable: SessionCore) -> N
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(failure)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        shown(T1),
+        *failed_with(failure),
+    ]
     # A background task's result touches no user turn (T2's still waits for Claude to take it
     # up) and recovers nothing.
     capable.handle(PromptSent(turn_id=T2))
-    assert capable.handle(result(origin_kind="task-notification", is_error=True)) == [CLOSE]
+    assert capable.handle(result(origin_kind="task-notification", is_error=True)) == [
+        SHOWN_OWN,
+        CLOSE,
+    ]
     assert (capable.turn_state, capable.active()) == (TurnState.PROMPT_SENT, [failure])
 
 
@@ -151,12 +166,19 @@ def test_quota_stays_active_until_a_real_answer(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said(SPEND_LIMIT, model=SYN, error="rate_limit")) == []
-    assert capable.handle(result(is_error=True, text=SPEND_LIMIT)) == failed_with(quota)
+    assert capable.handle(result(is_error=True, text=SPEND_LIMIT)) == [
+        shown(T1),
+        *failed_with(quota),
+    ]
     # A <synthetic> local answer does not count, although the turn succeeds.
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(said("No response requested.", model=SYN)) == [FORWARD_MASKED]
-    assert capable.handle(result(text="No response requested.")) == [WITHDRAW, settled(T2)]
+    assert capable.handle(result(text="No response requested.")) == [
+        shown(T2),
+        WITHDRAW,
+        settled(T2),
+    ]
     assert capable.active() == [quota]
     # A real answer that ends in an error does not count either; that failure is new.
     capable.handle(PromptSent(turn_id=T3))
@@ -164,13 +186,17 @@ def test_quota_stays_active_until_a_real_answer(capable: SessionCore) -> None:
     capable.handle(said("Partial answer"))
     t3 = rec(f"{T3}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(t3, T3)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        shown(T3),
+        *failed_with(t3, T3),
+    ]
     assert capable.active() == [quota, t3]
     # A real, successful answer: quota recovers (and so does T3, an earlier turn).
     capable.handle(PromptSent(turn_id="turn-4"))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id="turn-4"))
     assert capable.handle(said("Here it is.")) == [FORWARD]
     assert capable.handle(result(text="Here it is.")) == [
+        shown("turn-4"),
         WITHDRAW,
         settled("turn-4"),
         recovered(quota.id, t3.id),
@@ -197,7 +223,7 @@ def test_transport_loss_stays_active_until_the_runtime_is_replaced(capable: Sess
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     capable.handle(said("Hello."))
-    assert capable.handle(result(text="Hello.")) == [WITHDRAW, settled(T2)]
+    assert capable.handle(result(text="Hello.")) == [shown(T2), WITHDRAW, settled(T2)]
     assert capable.active() == [lost]
     # Only a replacement runtime does; nothing is published (the log says so).
     assert capable.handle(RuntimeStarted(epoch=E2)) == [recovered(lost.id)]
@@ -234,7 +260,7 @@ def test_notices_never_recover(capable: SessionCore) -> None:
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Hello."))
-    assert capable.handle(result(text="Hello.")) == [WITHDRAW, END_TURN]
+    assert capable.handle(result(text="Hello.")) == [shown(T1), WITHDRAW, END_TURN]
     capable.handle(AuthStatusReported(epoch=E1, is_authenticating=False))
     capable.handle(RuntimeStarted(epoch=E2))
     assert capable.active() == [notice]
@@ -248,33 +274,44 @@ def test_publishing_a_new_incident_never_recovers_an_old_one(capable: SessionCor
     notice = rec(notice_id(3), 1, C.UNKNOWN, WARNING, FALLBACK_TEXT, NONE, K.ADVISORY)
     turn = rec(f"{T1}:error", 1, C.REQUEST, ERROR, "Bad request.", NONE, K.BAD_REQUEST)
     # Two session-scoped failures, a notice and a turn failure pile up; none clears another.
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [CLOSE, *published(first)]
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        SHOWN_OWN,
+        CLOSE,
+        *published(first),
+    ]
     confirm(capable, first)
     assert capable.handle(
         result(subtype="error_max_budget_usd", is_error=True, errors=("Reached maximum budget",))
-    ) == [CLOSE, *published(second)]
+    ) == [SHOWN_OWN, CLOSE, *published(second)]
     confirm(capable, second)
     assert capable.handle(fell_back()) == published(notice)
     confirm(capable, notice)
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("Bad request.", model=SYN, error="invalid_request"))
-    assert capable.handle(result(is_error=True, text="Bad request.")) == failed_with(turn)
+    assert capable.handle(result(is_error=True, text="Bad request.")) == [
+        shown(T1),
+        *failed_with(turn),
+    ]
     assert capable.active() == [first, second, notice, turn]
 
 
 def test_session_scoped_turn_kinds_wait_for_a_real_answer(capable: SessionCore) -> None:
     # With no turn whose successor could confirm it, an overload waits for a real answer.
     idle = rec(session_error_id(1), 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [CLOSE, *published(idle)]
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        SHOWN_OWN,
+        CLOSE,
+        *published(idle),
+    ]
     confirm(capable, idle)
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said("No response requested.", model=SYN))
-    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN]
     assert capable.active() == [idle]
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     capable.handle(said("Hello."))
-    assert capable.handle(result()) == [WITHDRAW, settled(T2), recovered(idle.id)]
+    assert capable.handle(result()) == [shown(T2), WITHDRAW, settled(T2), recovered(idle.id)]
     assert capable.active() == []

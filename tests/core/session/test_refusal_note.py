@@ -28,6 +28,7 @@ from tests.support.session_narrative import (
     result,
     said,
     settled,
+    shown,
 )
 
 WHY = "This request looks like malware development."
@@ -44,6 +45,7 @@ def test_the_note_goes_with_the_refusal_message_that_follows_it(capable: Session
     assert capable.handle(said("I can't help with that.", stop_reason="refusal")) == [FORWARD]
     # The message carried it: the explanation goes out once, before `refusal`.
     assert capable.handle(result(stop_reason="refusal")) == [
+        shown(T1),
         SendAgentText(text=WHY),
         WITHDRAW,
         settled(T1, StopReason.REFUSAL),
@@ -58,6 +60,7 @@ def test_the_note_goes_with_a_refusal_result_no_message_came_ahead_of(
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(explained())
     assert capable.handle(result(is_error=True, stop_reason="refusal")) == [
+        shown(T1),
         SendAgentText(text=WHY),
         WITHDRAW,
         settled(T1, StopReason.REFUSAL),
@@ -75,6 +78,7 @@ def test_a_refusal_message_that_explains_itself_keeps_its_own_words(
     capable.handle(own)
     # The message took the note all the same: the result does not bring it back.
     assert capable.handle(result(stop_reason="refusal")) == [
+        shown(T1),
         SendAgentText(text="The message's words."),
         WITHDRAW,
         settled(T1, StopReason.REFUSAL),
@@ -89,12 +93,13 @@ def test_a_note_no_refusal_came_to_use_is_not_carried_into_the_next_turn(
     capable.handle(explained())
     # An answer that is no refusal: neither the message nor the result carries the note ...
     assert capable.handle(said("Here you go.")) == [FORWARD]
-    assert capable.handle(result()) == [WITHDRAW, END_TURN]
+    assert capable.handle(result()) == [shown(T1), WITHDRAW, END_TURN]
     assert capable.refusal.kept is None
     # ... and the next turn's refusal, which Claude Code explained nowhere, says nothing.
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
     assert capable.handle(result(stop_reason="refusal")) == [
+        shown(T2),
         WITHDRAW,
         settled(T2, StopReason.REFUSAL),
     ]
@@ -105,7 +110,10 @@ def test_a_later_note_replaces_an_earlier_one(capable: SessionCore) -> None:
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(explained("First."))
     capable.handle(explained("Second."))
-    assert capable.handle(result(stop_reason="refusal"))[0] == SendAgentText(text="Second.")
+    assert capable.handle(result(stop_reason="refusal"))[:2] == [
+        shown(T1),
+        SendAgentText(text="Second."),
+    ]
 
 
 def test_a_replaced_runtimes_note_is_dropped(capable: SessionCore) -> None:

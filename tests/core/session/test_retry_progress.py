@@ -30,6 +30,7 @@ from tests.support.session_narrative import (
     retried,
     said,
     session_error_id,
+    shown,
 )
 
 # --- docs/decisions.md#retry-progress: retry progress ---------------------------------------------
@@ -67,7 +68,10 @@ def test_retry_warnings_escalate_to_an_error_on_the_prompt_response(capable: Ses
     assert (capable.turn_state, capable.active()) == (TurnState.RETRYING, [second])
     # Claude gives up: the same id, revision 3, now an error, on the PromptResponse.
     assert capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded")) == []
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(terminal)
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        shown(T1),
+        *failed_with(terminal),
+    ]
     assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
         TurnState.IDLE,
         TurnOutcome.FAILED,
@@ -117,9 +121,12 @@ def test_retry_whose_delivery_failed_is_not_counted(capable: SessionCore) -> Non
     assert capable.handle(retried(3)) == published(third)
     confirm(capable, third)
     # The terminal error follows the last delivered revision.
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(
-        rec(f"{T1}:error", 3, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
-    )
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        shown(T1),
+        *failed_with(
+            rec(f"{T1}:error", 3, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.PROVIDER_ERROR)
+        ),
+    ]
 
 
 def test_first_retry_lost_leaves_the_turn_error_at_revision_one(capable: SessionCore) -> None:
@@ -139,9 +146,10 @@ def test_first_retry_lost_leaves_the_turn_error_at_revision_one(capable: Session
     assert capable.active() == []
     # The client never saw revision 1, so the terminal error is revision 1.
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == failed_with(
-        rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
-    )
+    assert capable.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        shown(T1),
+        *failed_with(rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)),
+    ]
 
 
 def test_retry_of_a_401_publishes_nothing(capable: SessionCore) -> None:
@@ -189,7 +197,12 @@ def test_retry_warnings_recover_when_the_turn_succeeds(capable: SessionCore) -> 
     # The retry worked: the answer settles the turn, and the warning stops being active
     # without anything published (the entry stays on the client as history).
     assert capable.handle(said("Done.")) == [FORWARD]
-    assert capable.handle(result(text="Done.")) == [WITHDRAW, END_TURN, recovered(warning.id)]
+    assert capable.handle(result(text="Done.")) == [
+        shown(T1),
+        WITHDRAW,
+        END_TURN,
+        recovered(warning.id),
+    ]
     assert (capable.turn_state, capable.turn.outcome, capable.active()) == (
         TurnState.IDLE,
         TurnOutcome.SUCCEEDED,

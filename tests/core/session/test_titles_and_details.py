@@ -30,6 +30,7 @@ from tests.support.session_narrative import (
     result,
     said,
     settled,
+    shown,
 )
 
 # --- docs/decisions.md#titles: titles -------------------------------------------------------------
@@ -40,34 +41,40 @@ def test_title_is_claude_text_with_credentials_masked(capable: SessionCore) -> N
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     assert capable.handle(said(leaked, model=SYN, error="server_error")) == []
-    assert capable.handle(result(is_error=True, text=leaked)) == failed_with(
-        rec(
-            f"{T1}:error",
-            1,
-            C.SERVICE,
-            ERROR,
-            "API Error: 401 key sk-ant-*** rejected for ~/\u2026",
-            RETRY,
-            K.PROVIDER_ERROR,
-        )
-    )
+    assert capable.handle(result(is_error=True, text=leaked)) == [
+        shown(T1),
+        *failed_with(
+            rec(
+                f"{T1}:error",
+                1,
+                C.SERVICE,
+                ERROR,
+                "API Error: 401 key sk-ant-*** rejected for ~/\u2026",
+                RETRY,
+                K.PROVIDER_ERROR,
+            )
+        ),
+    ]
 
 
 def test_title_is_never_a_bare_subtype_code(capable: SessionCore) -> None:
     # A turn limit with no words from Claude gets the adapter's sentence, not "error_max_turns".
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
-    assert capable.handle(result(subtype="error_max_turns", is_error=True)) == failed_with(
-        rec(
-            f"{T1}:error",
-            1,
-            C.LIMIT,
-            ERROR,
-            "This Claude turn reached its configured limit.",
-            NEW,
-            K.CONTEXT_EXHAUSTED,
-        )
-    )
+    assert capable.handle(result(subtype="error_max_turns", is_error=True)) == [
+        shown(T1),
+        *failed_with(
+            rec(
+                f"{T1}:error",
+                1,
+                C.LIMIT,
+                ERROR,
+                "This Claude turn reached its configured limit.",
+                NEW,
+                K.CONTEXT_EXHAUSTED,
+            )
+        ),
+    ]
     # Same for an execution error with nothing said at all.
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))
@@ -82,6 +89,7 @@ def test_title_is_never_a_bare_subtype_code(capable: SessionCore) -> None:
     )
     # T2's result is the attempt boundary for T1's failure.
     assert capable.handle(result(subtype="error_during_execution", is_error=True)) == [
+        shown(T2),
         *failed_with(t2, T2),
         recovered(f"{T1}:error"),
     ]
@@ -92,9 +100,10 @@ def test_assistant_error_text_wins_over_result_text(capable: SessionCore) -> Non
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    assert capable.handle(result(is_error=True, text="API Error")) == failed_with(
-        rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)
-    )
+    assert capable.handle(result(is_error=True, text="API Error")) == [
+        shown(T1),
+        *failed_with(rec(f"{T1}:error", 1, C.SERVICE, ERROR, OVERLOADED_TEXT, RETRY, K.OVERLOADED)),
+    ]
 
 
 # --- docs/decisions.md#details: details -----------------------------------------------------------
@@ -106,18 +115,21 @@ def test_long_claude_text_splits_into_title_and_details(capable: SessionCore) ->
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(text, model=SYN, error="invalid_request"))
-    assert capable.handle(result(is_error=True, text=text)) == failed_with(
-        rec(
-            f"{T1}:error",
-            1,
-            C.REQUEST,
-            ERROR,
-            "API Error: 400 invalid request.",
-            NONE,
-            K.BAD_REQUEST,
-            details=explanation.strip(),
-        )
-    )
+    assert capable.handle(result(is_error=True, text=text)) == [
+        shown(T1),
+        *failed_with(
+            rec(
+                f"{T1}:error",
+                1,
+                C.REQUEST,
+                ERROR,
+                "API Error: 400 invalid request.",
+                NONE,
+                K.BAD_REQUEST,
+                details=explanation.strip(),
+            )
+        ),
+    ]
 
 
 def test_fallback_explanation_goes_to_details(capable: SessionCore) -> None:
@@ -152,7 +164,7 @@ def test_a_turn_the_users_answer_stopped_is_cancelled_without_a_record(
         effects = core.handle(
             result(subtype="error_during_execution", is_error=True, errors=(KEPT_PLANNING,))
         )
-        assert effects == [WITHDRAW, settled(T1, StopReason.CANCELLED)]
+        assert effects == [shown(T1), WITHDRAW, settled(T1, StopReason.CANCELLED)]
 
 
 def test_a_diagnostic_line_never_titles_a_record(capable: SessionCore) -> None:
@@ -167,17 +179,20 @@ def test_a_diagnostic_line_never_titles_a_record(capable: SessionCore) -> None:
             errors=(crash, "[session_crash] worker gone"),
         )
     )
-    assert effects == failed_with(
-        rec(
-            f"{T1}:error",
-            1,
-            C.SERVICE,
-            ERROR,
-            "The model provider reported an error.",
-            RETRY,
-            K.PROVIDER_ERROR,
-        )
-    )
+    assert effects == [
+        shown(T1),
+        *failed_with(
+            rec(
+                f"{T1}:error",
+                1,
+                C.SERVICE,
+                ERROR,
+                "The model provider reported an error.",
+                RETRY,
+                K.PROVIDER_ERROR,
+            )
+        ),
+    ]
     # The same in a success-shaped result's text.
     capable.handle(PromptSent(turn_id=T2))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T2))

@@ -18,6 +18,7 @@ from tests.support.session_narrative import (
     LOGIN_TEXT,
     OVERLOADED_TEXT,
     REAL,
+    SHOWN_OWN,
     SPEND_LIMIT,
     SYN,
     T1,
@@ -26,6 +27,7 @@ from tests.support.session_narrative import (
     result,
     retried,
     said,
+    shown,
 )
 
 # --- docs/decisions.md#wire-record: the wire record on the PromptResponse -------------------------
@@ -36,8 +38,8 @@ def test_turn_failure_projects_to_exactly_the_wire_keys(capable: SessionCore) ->
     capable.handle(PromptSent(turn_id=T1))
     capable.handle(PromptEchoed(epoch=capable.epoch, turn_id=T1))
     capable.handle(said(OVERLOADED_TEXT, model=SYN, error="overloaded"))
-    withdraw, settle = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
-    assert withdraw == WITHDRAW
+    owner, withdraw, settle = capable.handle(result(is_error=True, text=OVERLOADED_TEXT))
+    assert (owner, withdraw) == (shown(T1), WITHDRAW)
     assert isinstance(settle, SettlePrompt) and settle.record is not None
     # ... rides on the response's _meta beside what the shell already put there.
     meta = merge_meta(
@@ -74,6 +76,7 @@ def test_legacy_error_result_rejects_with_internal_error_and_error_kind(
     # It was shown as it came: the error names the kind, not Claude's words again
     # (docs/decisions.md#legacy-error-text-once).
     assert legacy.handle(result(is_error=True, text=SPEND_LIMIT)) == [
+        shown(T1),
         WITHDRAW,
         RejectPrompt(
             blame=Blame.INTERNAL,
@@ -105,7 +108,7 @@ def test_legacy_error_result_without_assistant_error_names_the_kind(legacy: Sess
     # before them, so no line break), then the short error.
     assert legacy.handle(
         result(subtype="error_during_execution", is_error=True, errors=("boom",))
-    ) == [SendAgentText(text="boom"), WITHDRAW, PROVIDER_REJECTION]
+    ) == [shown(T1), SendAgentText(text="boom"), WITHDRAW, PROVIDER_REJECTION]
 
 
 def test_legacy_result_text_already_answered_is_not_repeated(legacy: SessionCore) -> None:
@@ -114,6 +117,7 @@ def test_legacy_result_text_already_answered_is_not_repeated(legacy: SessionCore
     legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     assert legacy.handle(said("Partial answer, then trouble.", model=REAL)) == [FORWARD]
     assert legacy.handle(result(is_error=True, text="Partial answer, then trouble.")) == [
+        shown(T1),
         WITHDRAW,
         PROVIDER_REJECTION,
     ]
@@ -138,7 +142,11 @@ def test_legacy_auth_rejects_with_authentication_required(legacy: SessionCore) -
     legacy.handle(PromptSent(turn_id=T1))
     legacy.handle(PromptEchoed(epoch=legacy.epoch, turn_id=T1))
     assert legacy.handle(said(LOGIN_TEXT, model=SYN)) == []
-    assert legacy.handle(result(is_error=True, text=LOGIN_TEXT)) == [WITHDRAW, AUTH_REJECTION]
+    assert legacy.handle(result(is_error=True, text=LOGIN_TEXT)) == [
+        shown(T1),
+        WITHDRAW,
+        AUTH_REJECTION,
+    ]
     # An auth check later publishes nothing either.
     assert legacy.handle(AuthStatusReported(epoch=E1, is_authenticating=False)) == []
 
@@ -149,6 +157,7 @@ def test_legacy_failure_with_no_live_turn_is_only_logged(legacy: SessionCore) ->
         LogNotice(message="transport_lost with no live turn: The connection to Claude was lost.")
     ]
     assert legacy.handle(result(is_error=True, text=OVERLOADED_TEXT)) == [
+        SHOWN_OWN,
         CLOSE,
         LogNotice(message=f"provider_error with no live turn: {OVERLOADED_TEXT}"),
     ]
@@ -162,5 +171,5 @@ def test_legacy_never_publishes_retry_history_or_records(legacy: SessionCore) ->
     assert legacy.handle(retried(2, status=None)) == []
     assert legacy.handle(HistoryFailureFound(id="u0:error", title=SPEND_LIMIT, active=True)) == []
     assert legacy.handle(said("Done.")) == [FORWARD]
-    assert legacy.handle(result(text="Done.")) == [WITHDRAW, END_TURN]
+    assert legacy.handle(result(text="Done.")) == [shown(T1), WITHDRAW, END_TURN]
     assert legacy.active() == []

@@ -1,0 +1,226 @@
+"""Telling the client which sign-in Claude Code pays with: `_auth/status_update {authStatus}`.
+
+Theory of operation (docs/reference-adapter.md#auth-status): the identity is read, as the
+reference reads it, at `initialize`, at the start of each prompt (a sign-in or sign-out done in
+another terminal shows up), after `authenticate` (its own read) and after `logout` (a fresh read;
+one that cannot say is "not logged in"), and from a session's account (Claude Code's initialize
+answer). A read from the CLI (`claude auth status --json`, in the session's folder, with the
+session's variables) is never waited for by a request, but `logout`'s, whose answer waits for
+its fresh read (5 s at most, as the reference waits there). A prompt's read joins one under way,
+but logout's may run beside it, so every read's child is kept: a read cancelled kills and reaps
+its CLI; when the agent ends, each is killed and reaped, each task is waited for, and nothing
+starts or is sent after. A background read's failure (a push at shutdown) is logged, never left
+unretrieved. What is pushed, and
+when, is the core's (`fsm.AuthReports`); this module runs the CLI and sends.
+
+The read `initialize` asks for is a step of the work done ahead (`adapter.agent.work_ahead`):
+at a quiet moment after its answer, or while a first session's Claude starts, never before that
+Claude's spawn, so its push follows that answer. The CLI is run with asyncio itself, not anyio,
+whose backend comes in only once a first Claude has spawned (`adapter/app/serving.py`).
+Whatever goes wrong (no
+Claude Code, no answer within `PROBE_TIMEOUT_SECONDS`, an answer not understood) is silence
+and a log line (a CLI that hangs is told once, as the reference does, not at every prompt):
+"cannot say" is never "not logged in".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import subprocess
+from collections.abc import Coroutine, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from adapter.claude.runtime_settings import RuntimeSettings
+    from adapter.wire.client_link import ClientLink
+    from fsm import AuthIdentity, AuthReports
+
+__all__ = ["PROBE_TIMEOUT_SECONDS", "AuthPush"]
+
+log = logging.getLogger(__name__)
+
+# The reference's bound on one `claude auth status --json` run.
+PROBE_TIMEOUT_SECONDS = 5.0
+
+
+class AuthPush:
+    """The connection's `authStatus` pushes (one per agent)."""
+
+    def __init__(self, link: ClientLink, settings: RuntimeSettings) -> None:
+        self._link = link
+        self._settings = settings
+        self._reports: AuthReports | None = None
+        self._probe: asyncio.Task[None] | None = None
+        self._cwd: str | None = None  # the folder of the session read last
+        self._tasks: set[asyncio.Task[None]] = set()  # every task started here, until done
+        self._processes: set[asyncio.subprocess.Process] = set()  # every read's child, running
+        self._closed = False  # the agent is ending: nothing starts, nothing is sent
+        self._told_timeout = False  # a CLI that does not answer is logged once
+
+    @property
+    def reports(self) -> AuthReports:
+        if self._reports is None:
+            from fsm import AuthReports
+
+            self._reports = AuthReports()
+        return self._reports
+
+    def probe(self, cwd: str | None = None) -> None:
+        """Read the identity from the CLI, in the background; joins a read under way."""
+        if cwd is not None:
+            self._cwd = cwd
+        if self._closed or (self._probe is not None and not self._probe.done()):
+            return
+        self._probe = self._start(self._probed())
+
+    async def _probed(self) -> None:
+        epoch = self.reports.epoch
+        await self._push(self.reports.read(await self._read(), epoch))
+
+    async def signed_in(self, stdout: str) -> None:
+        """`authenticate` found the user signed in: its own read, which supersedes any under
+        way."""
+        from fsm import identity_from_cli
+
+        self.reports.changed()
+        found = identity_from_cli(stdout, self._helper())
+        await self._push(self.reports.read(found, self.reports.epoch))
+
+    async def signed_out(self) -> None:
+        """`logout` cleared the credentials: a read begun after it (an API key in the
+        environment survives it); one that cannot say is "not logged in"."""
+        self.reports.changed()
+        epoch = self.reports.epoch
+        await self._push(self.reports.signed_out(await self._read(), epoch))
+
+    def opened(self, account: Mapping[str, Any] | None, cwd: str) -> None:
+        """A session opened, its Claude Code naming `account` (its initialize answer): told
+        in the background, off the session's answer."""
+        if account is None or self._closed:
+            return
+        self._cwd = cwd
+        self._start(self.account(account))
+
+    def _start(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """`work` in the background, kept until done (`close` waits for it)."""
+        task = asyncio.get_running_loop().create_task(self._logged(work))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    @staticmethod
+    async def _logged(work: Coroutine[Any, Any, None]) -> None:
+        """`work` in the background: its failure is logged, not left for asyncio to warn of."""
+        try:
+            await work
+        except Exception:
+            log.warning("authStatus: a background read or push failed", exc_info=True)
+
+    async def account(self, account: Mapping[str, Any] | None) -> None:
+        """A session's Claude Code named its account."""
+        from fsm import identity_from_account
+
+        found = identity_from_account(account, self._helper())
+        await self._push(self.reports.read(found, self.reports.epoch))
+
+    async def _push(self, payload: dict[str, Any] | None) -> None:
+        if payload is None or self._closed:
+            return
+        from fsm import AUTH_STATUS_METHOD
+
+        await self._link.notify(AUTH_STATUS_METHOD, payload, "(connection)")
+
+    async def close(self) -> None:
+        """The agent is ending: every read under way is stopped, its child killed and waited
+        for (asyncio would otherwise warn of a child it still watches), every task started here
+        is cancelled and waited for, and nothing more starts or is sent."""
+        self._closed = True
+        for process in list(self._processes):
+            _kill(process)
+        tasks = [task for task in self._tasks if not task.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:  # each reaps its own child when cancelled (`_read`), boundedly
+            await asyncio.wait(tasks, timeout=2 * PROBE_TIMEOUT_SECONDS)
+        for process in list(self._processes):  # logout's read, awaited by its request
+            await _stopped(process)
+
+    def _helper(self) -> str | None:
+        """The `apiKeyHelper` Claude Code would use in the folder read last (JetBrains AIR's
+        gateway is one): the last settings tier that names one."""
+        from adapter.claude.settings_files import read_settings
+
+        env = {**os.environ, **self._settings.env}
+        helper = None
+        for tier in read_settings(self._cwd or os.getcwd(), env):
+            named = tier.data.get("apiKeyHelper")
+            if isinstance(named, str) and named:
+                helper = named
+        return helper
+
+    async def _read(self) -> AuthIdentity | None:
+        from adapter.claude.auth_command import auth_command_line
+        from fsm import identity_from_cli
+
+        line = auth_command_line(("status", "--json"), self._settings)
+        if line is None:
+            log.info("authStatus: no Claude Code to ask")
+            return None
+        argv, environ = line
+        if self._closed:
+            return None
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=environ,
+                cwd=self._cwd,
+            )
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in its argv or environment
+            log.info("authStatus: claude auth status could not start: %s", type(exc).__name__)
+            return None
+        self._processes.add(process)
+        try:
+            if self._closed:  # `close` ran while it started: it is killed here
+                await _stopped(process)
+                return None
+            stdout, _ = await asyncio.wait_for(process.communicate(), PROBE_TIMEOUT_SECONDS)
+        except TimeoutError:
+            await _stopped(process)
+            self._timed_out()
+            return None
+        except BaseException:  # cancelled (the agent ending): no child is left behind
+            await _stopped(process)
+            raise
+        finally:
+            self._processes.discard(process)
+        # Signed out exits 1 and still prints its JSON answer.
+        found = identity_from_cli(stdout.decode("utf-8", "replace"), self._helper())
+        if found is None:
+            log.info("authStatus: claude auth status's answer was not understood")
+        return found
+
+    def _timed_out(self) -> None:
+        if self._told_timeout:
+            log.debug("claude auth status did not answer within 5 s")
+            return
+        self._told_timeout = True
+        log.warning("claude auth status did not answer within 5 s; the identity is not read")
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+
+
+async def _stopped(process: asyncio.subprocess.Process) -> None:
+    """`process` killed and waited for (boundedly: it was killed)."""
+    _kill(process)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), PROBE_TIMEOUT_SECONDS)

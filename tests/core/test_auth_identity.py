@@ -1,0 +1,151 @@
+"""Which sign-in Claude Code pays with, and when the connection is told (`fsm.AuthReports`,
+`_auth/status_update`): the reference's `auth-status.js` table and push rules."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from fsm import AuthReports, identity_from_account, identity_from_cli
+
+
+def _cli(**answer: Any) -> str:
+    return json.dumps(answer)
+
+
+@pytest.mark.parametrize(
+    ("answer", "wire"),
+    [
+        (
+            {"loggedIn": True, "subscriptionType": "max", "email": "a@b.c", "orgName": "Org"},
+            {
+                "kind": "account",
+                "label": "Claude Max",
+                "account": {"plan": "max", "email": "a@b.c", "organization": "Org"},
+            },
+        ),
+        (
+            {"loggedIn": True, "subscriptionType": "Claude Team"},
+            {"kind": "account", "label": "Claude Team", "account": {"plan": "Claude Team"}},
+        ),
+        # An API key outranks a stored subscription.
+        (
+            {"loggedIn": True, "apiKeySource": "ANTHROPIC_API_KEY", "subscriptionType": "max"},
+            {"kind": "api_key", "label": "Anthropic API key", "detail": "ANTHROPIC_API_KEY"},
+        ),
+        # A key from the environment counts though `loggedIn` (claude.ai's) is false.
+        (
+            {"loggedIn": False, "apiKeySource": "apiKeyHelper"},
+            {"kind": "api_key", "label": "Anthropic API key", "detail": "API key helper"},
+        ),
+        ({"loggedIn": False}, {"kind": "none", "label": "Not logged in"}),
+        # A backend of its own decides before `loggedIn`.
+        (
+            {"loggedIn": False, "apiProvider": "bedrock"},
+            {"kind": "external", "label": "AWS Bedrock"},
+        ),
+        (
+            {"loggedIn": False, "apiProvider": "someday"},
+            {"kind": "external", "label": "someday"},
+        ),
+        (
+            {"loggedIn": True, "apiProvider": "gateway"},
+            {"kind": "gateway", "label": "Custom model gateway"},
+        ),
+    ],
+)
+def test_the_cli_answer_maps_as_the_reference_maps_it(
+    answer: dict[str, Any], wire: dict[str, Any]
+) -> None:
+    identity = identity_from_cli(_cli(**answer))
+    assert identity is not None
+    assert identity.wire() == wire
+
+
+@pytest.mark.parametrize("stdout", ["", "not json", "[]", '{"loggedIn": "yes"}', "{}"])
+def test_an_answer_not_understood_says_nothing(stdout: str) -> None:
+    assert identity_from_cli(stdout) is None
+
+
+def test_jetbrains_air_s_gateway_helper_is_named() -> None:
+    answer = _cli(loggedIn=False, apiKeySource="apiKeyHelper")
+    identity = identity_from_cli(answer, "/opt/air/central proxy start --print-key")
+    assert identity is not None
+    assert identity.wire() == {"kind": "gateway", "label": "JetBrains Air Gateway"}
+    other = identity_from_cli(answer, "/usr/bin/print-key")
+    assert other is not None and other.kind == "api_key"
+
+
+def test_control_characters_never_reach_the_client() -> None:
+    identity = identity_from_cli(_cli(loggedIn=True, subscriptionType="max", email="a\x1b[2J@b.c"))
+    assert identity is not None and identity.email is not None
+    assert "\x1b" not in identity.email
+
+
+def test_an_account_without_an_identity_signal_says_nothing() -> None:
+    assert identity_from_account({"apiProvider": "firstParty"}) is None
+    assert identity_from_account(None) is None
+    identity = identity_from_account(
+        {
+            "apiProvider": "firstParty",
+            "subscriptionType": "pro",
+            "email": "a@b.c",
+            "organization": "O",
+        }
+    )
+    assert identity is not None
+    assert identity.wire()["account"] == {"plan": "pro", "email": "a@b.c", "organization": "O"}
+
+
+def test_only_a_change_is_pushed() -> None:
+    reports = AuthReports()
+    signed_in = identity_from_cli(_cli(loggedIn=True, subscriptionType="max", email="a@b.c"))
+    first = reports.read(signed_in, reports.epoch)
+    assert first == {
+        "authStatus": {
+            "kind": "account",
+            "label": "Claude Max",
+            "account": {"plan": "max", "email": "a@b.c"},
+        }
+    }
+    assert reports.read(signed_in, reports.epoch) is None
+    assert reports.read(None, reports.epoch) is None  # cannot say: silence, never "none"
+
+
+def test_a_richer_read_of_the_same_login_is_pushed_and_kept() -> None:
+    reports = AuthReports()
+    account = identity_from_account(
+        {"subscriptionType": "max", "email": "a@b.c", "organization": "O"}
+    )
+    reports.read(account, reports.epoch)
+    poorer = identity_from_cli(_cli(loggedIn=True, subscriptionType="max", email="a@b.c"))
+    # The CLI names no organization: the one known is kept, and nothing new is told.
+    assert reports.read(poorer, reports.epoch) is None
+    other = identity_from_cli(_cli(loggedIn=True, subscriptionType="max", email="x@y.z"))
+    pushed = reports.read(other, reports.epoch)
+    assert pushed is not None
+    assert pushed["authStatus"]["account"] == {"plan": "max", "email": "x@y.z"}
+
+
+def test_a_read_begun_before_a_sign_in_or_out_is_dropped() -> None:
+    reports = AuthReports()
+    begun = reports.epoch
+    reports.changed()
+    stale = identity_from_cli(_cli(loggedIn=True, subscriptionType="max"))
+    assert reports.read(stale, begun) is None
+    assert reports.current is None
+
+
+def test_after_a_sign_out_a_read_that_cannot_say_is_not_logged_in() -> None:
+    reports = AuthReports()
+    reports.read(identity_from_cli(_cli(loggedIn=True, subscriptionType="max")), reports.epoch)
+    reports.changed()
+    assert reports.signed_out(None, reports.epoch) == {
+        "authStatus": {"kind": "none", "label": "Not logged in"}
+    }
+    # A key in the environment survives a sign-out.
+    key = identity_from_cli(_cli(loggedIn=False, apiKeySource="ANTHROPIC_API_KEY"))
+    pushed = reports.signed_out(key, reports.epoch)
+    assert pushed is not None and pushed["authStatus"]["kind"] == "api_key"
