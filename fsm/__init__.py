@@ -27,7 +27,7 @@ each part lives:
   `prompt_suggestions.py`: its extensions);
 - `pickers/`: the agent, model and effort pickers (`agents.py`, `model_policy.py`,
   `model_entries.py`, `model_following.py`, `values.py`, `effort_seeds.py`) and the fast-mode
-  switch (`fast_mode.py`);
+  switch (`fast_mode.py`) and the Ultracode switch's rules (`ultracode.py`, not offered yet);
 - `wire/`: how a record reaches a client (`negotiation.py`: which dialects; `dialects.py`: a
   record's forms).
 

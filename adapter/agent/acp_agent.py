@@ -291,10 +291,14 @@ class ClaudeAcpAgent:
         return LoadSessionResponse(**opening.pickers(session))
 
     def _account_of(self, session_id: str) -> None:
-        """The account a session's Claude Code named, for the connection's `authStatus`."""
+        """The account a session's Claude Code named, for the connection's `authStatus`: the
+        one it opened with, then the one each later Claude of the session names (a restart
+        after `authenticate` or `logout` reads the new sign-in)."""
         session = self._sessions.get(session_id)
         if session is not None:
             self._auth.opened(session.controls.account, session.cwd)
+            cwd = session.cwd
+            session.controls.on_account = lambda account: self._auth.opened(account, cwd)
 
     async def _replayed(self, session_id: str) -> None:
         """A load's history is out, whole: what the client wants to hear then, before the

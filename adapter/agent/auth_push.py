@@ -6,9 +6,11 @@ another terminal shows up), after `authenticate` (its own read) and after `logou
 one that cannot say is "not logged in"), and from a session's account (Claude Code's initialize
 answer). A read from the CLI (`claude auth status --json`, in the session's folder, with the
 session's variables) is never waited for by a request, but `logout`'s, whose answer waits for
-its fresh read (5 s at most, as the reference waits there); at most one runs at a time, and a
-read cancelled or stopped kills its CLI. A background read's failure (a push at shutdown) is
-logged, never left unretrieved. What is pushed, and
+its fresh read (5 s at most, as the reference waits there). A prompt's read joins one under way,
+but logout's may run beside it, so every read's child is kept: a read cancelled kills and reaps
+its CLI; when the agent ends, each is killed and reaped, each task is waited for, and nothing
+starts or is sent after. A background read's failure (a push at shutdown) is logged, never left
+unretrieved. What is pushed, and
 when, is the core's (`fsm.AuthReports`); this module runs the CLI and sends.
 
 The read `initialize` asks for is a step of the work done ahead (`adapter.agent.work_ahead`):
@@ -17,7 +19,8 @@ Claude's spawn, so its push follows that answer. The CLI is run with asyncio its
 whose backend comes in only once a first Claude has spawned (`adapter/app/serving.py`).
 Whatever goes wrong (no
 Claude Code, no answer within `PROBE_TIMEOUT_SECONDS`, an answer not understood) is silence
-and a log line: "cannot say" is never "not logged in".
+and a log line (a CLI that hangs is told once, as the reference does, not at every prompt):
+"cannot say" is never "not logged in".
 """
 
 from __future__ import annotations
@@ -52,8 +55,10 @@ class AuthPush:
         self._reports: AuthReports | None = None
         self._probe: asyncio.Task[None] | None = None
         self._cwd: str | None = None  # the folder of the session read last
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._process: asyncio.subprocess.Process | None = None  # the read under way
+        self._tasks: set[asyncio.Task[None]] = set()  # every task started here, until done
+        self._processes: set[asyncio.subprocess.Process] = set()  # every read's child, running
+        self._closed = False  # the agent is ending: nothing starts, nothing is sent
+        self._told_timeout = False  # a CLI that does not answer is logged once
 
     @property
     def reports(self) -> AuthReports:
@@ -67,21 +72,13 @@ class AuthPush:
         """Read the identity from the CLI, in the background; joins a read under way."""
         if cwd is not None:
             self._cwd = cwd
-        if self._probe is not None and not self._probe.done():
+        if self._closed or (self._probe is not None and not self._probe.done()):
             return
-        self._probe = asyncio.get_running_loop().create_task(self._logged(self._probed()))
+        self._probe = self._start(self._probed())
 
     async def _probed(self) -> None:
         epoch = self.reports.epoch
         await self._push(self.reports.read(await self._read(), epoch))
-
-    @staticmethod
-    async def _logged(work: Coroutine[Any, Any, None]) -> None:
-        """`work` in the background: its failure is logged, not left for asyncio to warn of."""
-        try:
-            await work
-        except Exception:
-            log.warning("authStatus: a background read or push failed", exc_info=True)
 
     async def signed_in(self, stdout: str) -> None:
         """`authenticate` found the user signed in: its own read, which supersedes any under
@@ -102,12 +99,25 @@ class AuthPush:
     def opened(self, account: Mapping[str, Any] | None, cwd: str) -> None:
         """A session opened, its Claude Code naming `account` (its initialize answer): told
         in the background, off the session's answer."""
-        if account is None:
+        if account is None or self._closed:
             return
         self._cwd = cwd
-        task = asyncio.get_running_loop().create_task(self._logged(self.account(account)))
+        self._start(self.account(account))
+
+    def _start(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """`work` in the background, kept until done (`close` waits for it)."""
+        task = asyncio.get_running_loop().create_task(self._logged(work))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
+
+    @staticmethod
+    async def _logged(work: Coroutine[Any, Any, None]) -> None:
+        """`work` in the background: its failure is logged, not left for asyncio to warn of."""
+        try:
+            await work
+        except Exception:
+            log.warning("authStatus: a background read or push failed", exc_info=True)
 
     async def account(self, account: Mapping[str, Any] | None) -> None:
         """A session's Claude Code named its account."""
@@ -117,21 +127,26 @@ class AuthPush:
         await self._push(self.reports.read(found, self.reports.epoch))
 
     async def _push(self, payload: dict[str, Any] | None) -> None:
-        if payload is None:
+        if payload is None or self._closed:
             return
         from fsm import AUTH_STATUS_METHOD
 
         await self._link.notify(AUTH_STATUS_METHOD, payload, "(connection)")
 
     async def close(self) -> None:
-        """The agent is ending: a read under way is stopped and waited for (asyncio would
-        otherwise warn of a child it still watches), and nothing more is sent."""
-        process = self._process
-        if process is not None:
+        """The agent is ending: every read under way is stopped, its child killed and waited
+        for (asyncio would otherwise warn of a child it still watches), every task started here
+        is cancelled and waited for, and nothing more starts or is sent."""
+        self._closed = True
+        for process in list(self._processes):
+            _kill(process)
+        tasks = [task for task in self._tasks if not task.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:  # each reaps its own child when cancelled (`_read`), boundedly
+            await asyncio.wait(tasks, timeout=2 * PROBE_TIMEOUT_SECONDS)
+        for process in list(self._processes):  # logout's read, awaited by its request
             await _stopped(process)
-        for task in (self._probe, *self._tasks):
-            if task is not None and not task.done():
-                task.cancel()
 
     def _helper(self) -> str | None:
         """The `apiKeyHelper` Claude Code would use in the folder read last (JetBrains AIR's
@@ -155,6 +170,8 @@ class AuthPush:
             log.info("authStatus: no Claude Code to ask")
             return None
         argv, environ = line
+        if self._closed:
+            return None
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
@@ -167,34 +184,43 @@ class AuthPush:
         except (OSError, ValueError) as exc:  # ValueError: a NUL in its argv or environment
             log.info("authStatus: claude auth status could not start: %s", type(exc).__name__)
             return None
-        self._process = process
+        self._processes.add(process)
         try:
+            if self._closed:  # `close` ran while it started: it is killed here
+                await _stopped(process)
+                return None
             stdout, _ = await asyncio.wait_for(process.communicate(), PROBE_TIMEOUT_SECONDS)
         except TimeoutError:
             await _stopped(process)
-            log.warning("claude auth status did not answer within 5 s; the identity is not read")
+            self._timed_out()
             return None
-        except BaseException:
-            # Cancelled (the agent ends, or the request that waited went away): the CLI is
-            # killed, not left running; `close` waits for it.
-            if process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
+        except BaseException:  # cancelled (the agent ending): no child is left behind
+            await _stopped(process)
             raise
         finally:
-            if self._process is process:
-                self._process = None
+            self._processes.discard(process)
         # Signed out exits 1 and still prints its JSON answer.
         found = identity_from_cli(stdout.decode("utf-8", "replace"), self._helper())
         if found is None:
             log.info("authStatus: claude auth status's answer was not understood")
         return found
 
+    def _timed_out(self) -> None:
+        if self._told_timeout:
+            log.debug("claude auth status did not answer within 5 s")
+            return
+        self._told_timeout = True
+        log.warning("claude auth status did not answer within 5 s; the identity is not read")
 
-async def _stopped(process: asyncio.subprocess.Process) -> None:
-    """`process` killed and waited for (boundedly: it was killed)."""
+
+def _kill(process: asyncio.subprocess.Process) -> None:
     if process.returncode is None:
         with contextlib.suppress(ProcessLookupError):
             process.kill()
+
+
+async def _stopped(process: asyncio.subprocess.Process) -> None:
+    """`process` killed and waited for (boundedly: it was killed)."""
+    _kill(process)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(process.wait(), PROBE_TIMEOUT_SECONDS)

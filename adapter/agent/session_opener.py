@@ -143,6 +143,7 @@ class SessionOpener:
         self._link = link
         # What each opening does ahead while its Claude starts, and leaves for quiet moments.
         self.ahead = ahead or WorkAhead()
+        self._meanwhile: set[asyncio.Future[None]] = set()
         self.sessions: dict[str, Session] = {}
         self.closed = ClosedIds()
         # One load or resume of a session id at a time: two at once would each start a Claude
@@ -198,6 +199,7 @@ class SessionOpener:
 
             opening.while_claude_starts(answer)
             session_side_imported()
+            self._ahead_while_starting(runtime)
             return Session(
                 session_id=start.session_id,
                 cwd=start.cwd,
@@ -225,11 +227,6 @@ class SessionOpener:
 
         runtime = await opening.spawn(start, self._settings, self._tg)
         session = self.new(start, runtime, answer, client)
-        # Work no answer needs, while Claude has not spoken (docs/performance.md), before what
-        # was queued (the first session's spawn path, done by now): what is left waits for a
-        # quiet moment (`WorkAhead.when_quiet`, run by serving).
-        self.ahead.add(opening.AFTER_SPAWN, first=True)
-        meanwhile = asyncio.ensure_future(self.ahead.while_claude_starts(runtime.silent))
         try:
             await session.start(runtime)
         except RuntimeStartError as exc:
@@ -241,10 +238,22 @@ class SessionOpener:
             with anyio.CancelScope(shield=True):
                 await session.close()  # cancelled while Claude starts: nobody else would stop it
             raise
-        finally:
-            meanwhile.cancel()
         self.register(session)
         return opening.pickers(session)
+
+    def _ahead_while_starting(self, runtime: ClaudeRuntime) -> None:
+        """Work no answer needs, done while the session's Claude has not spoken
+        (docs/performance.md), before what was queued (a first session's spawn path, done by
+        then); it stops by itself once Claude writes (or its handshake is over), and what is
+        left waits for a quiet moment (`WorkAhead.when_quiet`, run by serving)."""
+        from adapter.agent import opening
+
+        self.ahead.add(opening.AFTER_SPAWN, first=True)
+        if not self.ahead.pending():
+            return
+        meanwhile = asyncio.ensure_future(self.ahead.while_claude_starts(runtime.silent))
+        self._meanwhile.add(meanwhile)  # a task nothing holds may be collected mid-step
+        meanwhile.add_done_callback(self._meanwhile.discard)
 
     def register(self, session: Session) -> None:
         self.sessions[session.session_id] = session

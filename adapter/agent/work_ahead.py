@@ -16,10 +16,9 @@ order they were added, at two kinds of moment:
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Callable, Iterable
-
-from adapter import lean_imports
 
 __all__ = ["QUIET_SECONDS", "Step", "WorkAhead"]
 
@@ -66,15 +65,18 @@ class WorkAhead:
         name = next(iter(self._steps))
         work = self._steps.pop(name)
         self._done.add(name)
-        # What a step makes lives as long as the process: the collector would only walk it.
-        paused = lean_imports.pause_collection()
+        # No collection in the middle of an import. Nothing is frozen here, unlike the first
+        # session's imports (`lean_imports.resume_collection`): sessions live by now, and what
+        # is frozen is never collected, their cycles included.
+        paused = gc.isenabled()
+        gc.disable()
         try:
             work()
         except Exception:  # the request that needs it says what is wrong
             log.debug("could not do %s ahead", name, exc_info=True)
         finally:
             if paused:
-                lean_imports.resume_collection()
+                gc.enable()
 
     async def while_claude_starts(self, silent: Callable[[], bool]) -> None:
         """Do steps back to back while `silent()` (the session's Claude has written nothing

@@ -50,7 +50,14 @@ from adapter.controls.pickers import SessionConfig
 from adapter.controls.plan_exit import FRESH_CONTEXT, KEEP_PLANNING, plan_choices
 from adapter.wire.client_link import ClientLink
 from adapter.wire.deep_json import holds_truncation
-from fsm import AirClient, keys_options_by_kind, permission_heading, plan_file_input, visible
+from fsm import (
+    AirClient,
+    PermissionCard,
+    keys_options_by_kind,
+    permission_heading,
+    plan_file_input,
+    visible,
+)
 
 __all__ = ["EDIT_TOOLS", "PermissionBroker"]
 
@@ -121,9 +128,12 @@ class PermissionBroker:
         self._resolve_mode = resolve_mode
         self._pending: set[anyio.CancelScope] = set()
         # How the call looks in the question, from (tool call id, tool, input, the request's
-        # context): its own tool card (`LiveView.permission_card`, set by the session); without
-        # one, its title and input.
-        self.card: Callable[[str, str, Any, Any], ToolCallUpdate] | None = None
+        # context): its own tool card and the core's plan of it, whose `slim` says it is AIR's
+        # share of a card the client holds (`LiveView.permission_card`, set by the session);
+        # without one, its title and input.
+        self.card: Callable[[str, str, Any, Any], tuple[ToolCallUpdate, PermissionCard]] | None = (
+            None
+        )
         # The session a subagent's question goes on, by its agent id (set by the session: a
         # JetBrains AIR child session once announced); else this session.
         self.owner: Callable[[object], str] = lambda agent_id: self._session_id
@@ -164,11 +174,6 @@ class PermissionBroker:
             default_to_no=bool(getattr(hints, "default_to_no", False)),
         )
 
-    def _slim(self, tool_call: ToolCallUpdate) -> bool:
-        """The question shows AIR's share of the call's card (`fsm.permission_card`), which
-        has no kind: nothing is added to it but the preview of a change."""
-        return self._air.slim_permission_card and tool_call.kind is None
-
     async def _ask(
         self,
         tool_call: ToolCallUpdate,
@@ -176,12 +181,15 @@ class PermissionBroker:
         name: str,
         meta: dict[str, Any] | None = None,
         session_id: str | None = None,
+        *,
+        slim: bool = False,
     ) -> str | None:
         """The chosen option id; None for a refusal, "" when withdrawn. `name`: the tool as
         Claude calls it (the question's `toolCall.name`, as on its card); `meta`: the
-        request's `_meta`; `session_id`: the session it goes on (a subagent's child)."""
+        request's `_meta`; `session_id`: the session it goes on (a subagent's child); `slim`:
+        the question is AIR's share of the card (`PermissionCard.slim`)."""
         # AIR's share of the card carries no `name`, as the reference sends it.
-        shown_name = None if self._slim(tool_call) else name
+        shown_name = None if slim else name
         with anyio.CancelScope() as scope:
             self._pending.add(scope)
             request_id = self._link.next_request_id()
@@ -219,8 +227,10 @@ class PermissionBroker:
     ) -> PermissionResult:
         tool_id = context.tool_use_id or str(uuid.uuid4())
         title = getattr(context, "title", None)
+        slim = False
         if self.card is not None:
-            tool_call = self.card(tool_id, tool_name, tool_input, context)
+            tool_call, plan = self.card(tool_id, tool_name, tool_input, context)
+            slim = plan.slim
         else:
             tool_call = ToolCallUpdate(
                 tool_call_id=tool_id,
@@ -234,7 +244,7 @@ class PermissionBroker:
             log.warning("session %s: a tool input too deep to show; denying", self._session_id)
             return PermissionResultDeny(message=_TOO_DEEP)
         if tool_name == "ExitPlanMode":
-            return await self._leave_plan(tool_call, tool_input, context, tool_name)
+            return await self._leave_plan(tool_call, tool_input, context, tool_name, slim=slim)
         if self._air.diff_patch:
             preview = preview_content(tool_name, tool_input)
             if preview is not None:
@@ -252,7 +262,9 @@ class PermissionBroker:
         options.append(PermissionOption(option_id="reject", name="No", kind="reject_once"))
         meta = self._heading(tool_call, tool_name, tool_input, context)
         owner = self.owner(getattr(context, "agent_id", None))
-        chosen = await self._ask(tool_call, hinted(options, context), tool_name, meta, owner)
+        chosen = await self._ask(
+            tool_call, hinted(options, context), tool_name, meta, owner, slim=slim
+        )
         if chosen == "":
             return PermissionResultDeny(message=_CANCELLED, interrupt=True)
         if chosen == "allow":
@@ -263,16 +275,22 @@ class PermissionBroker:
         return PermissionResultDeny(message=_DENIED)
 
     async def _leave_plan(
-        self, tool_call: ToolCallUpdate, tool_input: dict[str, Any], context: Any, name: str
+        self,
+        tool_call: ToolCallUpdate,
+        tool_input: dict[str, Any],
+        context: Any,
+        name: str,
+        *,
+        slim: bool,
     ) -> PermissionResult:
         plan = tool_input.get("plan")
         # A `planFile` client reads the plan from its file (adapter.view.plan_file).
         plan_file = existing_plan_file(tool_input.get("planFilePath"))
         shown_file = plan_file if self._air.plan_file else None
-        # AIR's share of the card (`_slim`) holds no kind and no plan: the card it has shows them.
+        # AIR's share of the card (`slim`) holds no kind and no plan: the card it has shows them.
         card: dict[str, Any] = (
             {}
-            if self._slim(tool_call)
+            if slim
             else {
                 "kind": "switch_mode",
                 "content": [helpers.tool_content(helpers.text_block(plan))]
@@ -302,7 +320,7 @@ class PermissionBroker:
         )
         options = hinted([c.option() for c in choices], context, keep_always=True)
         heading = self._heading(tool_call, name, tool_input, context)
-        chosen = await self._ask(tool_call, options, name, heading)
+        chosen = await self._ask(tool_call, options, name, heading, slim=slim)
         choice = next((c for c in choices if c.option_id == chosen), None)
         mode = choice.mode if choice is not None else None
         if chosen == "":

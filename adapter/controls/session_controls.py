@@ -103,8 +103,11 @@ class SessionControls:
         # What follows the command list once the setup response is out (`after_setup_answer`).
         self._after_setup: list[Callable[[], Awaitable[object]]] = []
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
-        # The account Claude Code's initialize answer named (the connection's `authStatus`).
+        # The account Claude Code's initialize answer named (the connection's `authStatus`),
+        # told at every Claude start, a restart after `authenticate` or `logout` included, as
+        # the reference publishes it at every query it creates (bound by the agent).
         self.account: dict[str, Any] | None = None
+        self.on_account: Callable[[dict[str, Any] | None], None] = lambda account: None
         # The commands its `system/init` marks as bound to its terminal: never offered.
         self._terminal_only: frozenset[str] = frozenset()
         # JetBrains AIR's skill paths: the skill files Claude Code lists (name -> SKILL.md, None:
@@ -226,6 +229,7 @@ class SessionControls:
             return
         account = info.get("account")
         self.account = account if isinstance(account, dict) else None
+        self.on_account(self.account)
         commands = info.get("commands")
         self._listed = commands if isinstance(commands, list) else []
         self.commands = self._offered()

@@ -51,6 +51,7 @@ from fsm import (
     FileChangeReports,
     Goals,
     NativeSubagents,
+    PermissionCard,
     PromptSuggestions,
     ReportPlan,
     generated_title,
@@ -574,18 +575,22 @@ class LiveView:
 
     def permission_card(
         self, tool_id: str, name: str, tool_input: object, context: object
-    ) -> ToolCallUpdate:
+    ) -> tuple[ToolCallUpdate, PermissionCard]:
         """The tool call a permission request shows: the call's own card (title, kind,
         locations, diff), status pending, with what Claude Code's request (`context`, a
         `HintedContext`) adds; AIR's share of it where the card was shown
-        (`fsm.permission_card`, docs/reference-adapter.md#permission-request-tool-call)."""
+        (`fsm.permission_card`, docs/reference-adapter.md#permission-request-tool-call); and
+        the core's plan of it, whose verdict on that share the broker follows."""
         copies = not self.air.raw_input_rendering
         card = card_for(tool_id, name, tool_input, self._cwd, input_copies=copies)
         fallback_title = getattr(context, "title", None)
         if card["title"] == name and isinstance(fallback_title, str) and fallback_title:
             # Claude Code's own wording beats a bare name (shown as a line, like every title).
             card["title"] = visible(fallback_title)
-        shown, parent = self._view.shown_call(tool_id)
+        shown, card_parent = self._view.shown_call(tool_id)
+        # The subagent's Agent call from the request's agent id, as the reference has it: the
+        # call's card may not have been shown yet; else the one its card was shown under.
+        parent = self._view.subagent_call(getattr(context, "agent_id", None)) or card_parent
         locations = card.get("locations", [])
         plan = permission_card(
             tool_name=name,
@@ -606,7 +611,7 @@ class LiveView:
         request = {key: card[key] for key in plan.fields if key in card}
         if plan.meta is not None:
             request["_meta"] = plan.meta
-        return ToolCallUpdate.model_validate(request)
+        return ToolCallUpdate.model_validate(request), plan
 
     def model_chosen(self, window: int | None) -> None:
         """The session runs a model whose words promise this context window (None: none)."""

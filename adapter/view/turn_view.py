@@ -489,6 +489,13 @@ class TurnView:
         )
         return shown, self._parents.get(tool_id)
 
+    def subagent_call(self, agent_id: object) -> str | None:
+        """The Agent call the running subagent `agent_id` (its task id, as `task_started`
+        gave it) runs under; None for none known."""
+        if not isinstance(agent_id, str) or not agent_id:
+            return None
+        return self._foreground.get(agent_id) or self._subagents.get(agent_id)
+
     def permitted(self, tool_id: str) -> list[Wire]:
         """The call runs now (the user allowed it, or it needs no permission)."""
         if tool_id not in self._calls or tool_id in self._running:

@@ -56,13 +56,16 @@ class PermissionCard:
     `fields`: the card's fields the request carries, in the card's order; `title`: the title in
     place of the card's (None: the card's); `extra_location`: a path to add to the card's
     locations (None: none); `input_as_json`: the card has no content and shows its input as a
-    JSON block; `meta`: the toolCall's `_meta` (None: none)."""
+    JSON block; `meta`: the toolCall's `_meta` (None: none); `slim`: it is AIR's share of a
+    card the client holds, so the request names no tool (`toolCall.name`) and a plan exit's
+    question adds neither its kind nor its plan (the card shows them)."""
 
     fields: tuple[str, ...]
     title: str | None = None
     extra_location: str | None = None
     input_as_json: bool = False
     meta: dict[str, Any] | None = None
+    slim: bool = False
 
 
 def _one_line(value: object, limit: int) -> str | None:
@@ -116,4 +119,5 @@ def permission_card(
         extra_location=extra,
         input_as_json=computer_use and not slim and not has_content,
         meta={"claudeCode": claude_code} if claude_code else None,
+        slim=slim,
     )

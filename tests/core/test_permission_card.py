@@ -103,9 +103,10 @@ def test_air_gets_its_share_and_only_the_server_in_its_meta() -> None:
             tool_name="Bash", card_paths=[], has_content=False, slim=True, **facts
         )
 
-    assert card() == PermissionCard(fields=SLIM)
+    # The verdict travels with the share: the shell adds no tool name, kind or plan to it.
+    assert card() == PermissionCard(fields=SLIM, slim=True)
     # It has the parent from the card; the server is new.
-    assert card(parent_tool_use_id="toolu_agent") == PermissionCard(fields=SLIM)
+    assert card(parent_tool_use_id="toolu_agent") == PermissionCard(fields=SLIM, slim=True)
     assert card(mcp_server=SERVER).meta == {"claudeCode": {"mcpServer": SERVER}}
     # The blocked path brings the locations with it.
     blocked = card(blocked_path="/etc/hosts")
@@ -120,7 +121,7 @@ def test_air_is_told_a_computer_use_title_but_gets_no_json_copy() -> None:
         display_name="Take a screenshot",
         slim=True,
     )
-    assert card == PermissionCard(fields=SLIM, title="Take a screenshot")
+    assert card == PermissionCard(fields=SLIM, title="Take a screenshot", slim=True)
 
 
 def test_every_air_client_and_only_one_gets_the_slim_card() -> None:

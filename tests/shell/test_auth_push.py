@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import os
 import stat
 import sys
 from pathlib import Path
@@ -17,7 +19,7 @@ import pytest
 from adapter.agent import auth_push
 from adapter.agent.auth_push import AuthPush
 from adapter.claude.runtime_settings import RuntimeSettings
-from tests.support.shell_harness import WAIT, agent_in_process
+from tests.support.shell_harness import WAIT, agent_in_process, session_with_fakes
 
 pytestmark = pytest.mark.anyio
 
@@ -169,55 +171,107 @@ async def test_the_agent_advertises_it_and_tells_a_session_s_account(
     ]
 
 
-async def test_close_stops_a_read_under_way_and_sends_nothing(tmp_path: Path) -> None:
-    """The agent ending mid-read: the CLI is killed and waited for (asyncio would warn of a
-    child it still watches, on the stderr a client shows), and no push follows."""
-    started = tmp_path / "started"
-    hanging = tmp_path / "hanging-claude"
-    hanging.write_text(
-        f"#!{sys.executable}\nimport pathlib, time\n"
-        f"pathlib.Path({str(started)!r}).write_text('x')\ntime.sleep(600)\n",
-        encoding="utf-8",
-    )
-    hanging.chmod(hanging.stat().st_mode | stat.S_IXUSR)
-    push, link = _push(tmp_path, executable=str(hanging))
-    push.probe(str(tmp_path))
-    async with asyncio.timeout(WAIT):
-        while vars(push)["_process"] is None or not started.exists():
-            await asyncio.sleep(0.01)
-    process = vars(push)["_process"]
+# Tells the test its pid over TCP (port in argv[0]'s sibling `port`), then never answers.
+HANGING_CLI = """\
+import os, pathlib, socket, time
+port = int(pathlib.Path(__file__).with_name("port").read_text())
+link = socket.create_connection(("127.0.0.1", port))
+link.sendall(f"{os.getpid()}\\n".encode())
+time.sleep(600)
+"""
+
+
+class Hanging:
+    """A `claude` that hangs, each run telling its pid as it starts."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.path = tmp_path / "hanging-claude"
+        self.path.write_text(f"#!{sys.executable}\n{HANGING_CLI}", encoding="utf-8")
+        self.path.chmod(self.path.stat().st_mode | stat.S_IXUSR)
+        self.pids: asyncio.Queue[int] = asyncio.Queue()
+        self._links: list[asyncio.StreamWriter] = []
+
+    async def __aenter__(self) -> Hanging:
+        self._server = await asyncio.start_server(self._told, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        self.path.with_name("port").write_text(str(port), encoding="utf-8")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for writer in self._links:
+            writer.close()
+        self._server.close()
+
+    async def _told(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._links.append(writer)
+        await self.pids.put(int(await reader.readline()))
+
+    async def started(self) -> int:
+        return await asyncio.wait_for(self.pids.get(), WAIT)
+
+
+def _gone(pid: int) -> bool:
+    """`pid` killed and reaped: a child still running, or a zombie never waited for, is
+    still there."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_close_kills_and_reaps_every_read_under_way_and_sends_nothing(
+    tmp_path: Path,
+) -> None:
+    """The agent ending mid-read, a prompt's read and logout's at once: both CLIs are killed
+    and waited for (asyncio would warn of a child it still watches, on the stderr a client
+    shows), and no push follows, not even logout's "not logged in"."""
+    async with Hanging(tmp_path) as cli:
+        push, link = _push(tmp_path, executable=str(cli.path))
+        push.probe(str(tmp_path))
+        probed = await cli.started()
+        logout = asyncio.create_task(push.signed_out())
+        signed_out = await cli.started()
+        await push.close()
+        assert _gone(probed) and _gone(signed_out)
+        await asyncio.wait_for(logout, WAIT)
+        assert link.sent == []
+
+
+async def test_after_close_nothing_starts_and_nothing_is_sent(tmp_path: Path) -> None:
+    push, link = _push(tmp_path)
+    _answer(tmp_path, loggedIn=True, subscriptionType="max")
     await push.close()
-    assert process.returncode is not None
+    push.probe(str(tmp_path))  # a prompt arriving as the agent ends
+    push.opened({"subscriptionType": "max"}, str(tmp_path))
+    assert vars(push)["_tasks"] == set()
+    await push.signed_out()
     assert link.sent == []
 
 
-def _hanging(tmp_path: Path) -> tuple[Path, Path]:
-    started = tmp_path / "started"
-    hanging = tmp_path / "hanging-claude"
-    hanging.write_text(
-        f"#!{sys.executable}\nimport pathlib, time\n"
-        f"pathlib.Path({str(started)!r}).write_text('x')\ntime.sleep(600)\n",
-        encoding="utf-8",
-    )
-    hanging.chmod(hanging.stat().st_mode | stat.S_IXUSR)
-    return hanging, started
+async def test_a_cancelled_read_kills_and_reaps_its_cli(tmp_path: Path) -> None:
+    async with Hanging(tmp_path) as cli:
+        push, link = _push(tmp_path, executable=str(cli.path))
+        push.probe(str(tmp_path))
+        pid = await cli.started()
+        task = vars(push)["_probe"]
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert _gone(pid) and link.sent == []
 
 
-async def test_a_cancelled_read_kills_its_cli(tmp_path: Path) -> None:
-    hanging, started = _hanging(tmp_path)
-    push, link = _push(tmp_path, executable=str(hanging))
-    push.probe(str(tmp_path))
-    async with asyncio.timeout(WAIT):
-        while vars(push)["_process"] is None or not started.exists():
-            await asyncio.sleep(0.01)
-    process = vars(push)["_process"]
-    task = vars(push)["_probe"]
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    async with asyncio.timeout(WAIT):  # a bound on a hang: killed, it ends at once
-        await process.wait()
-    assert link.sent == []
+async def test_a_cli_that_hangs_is_logged_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(auth_push, "PROBE_TIMEOUT_SECONDS", 0.01)  # it never answers anyway
+    async with Hanging(tmp_path) as cli:
+        push, link = _push(tmp_path, executable=str(cli.path))
+        with caplog.at_level(logging.WARNING, logger=auth_push.__name__):
+            for _ in range(2):  # killed at the timeout, whether it has started to tell or not
+                await _probed(push, str(tmp_path))
+    told = [r for r in caplog.records if "did not answer" in r.getMessage()]
+    assert len(told) == 1 and link.sent == []
 
 
 class FailingLink(Link):
@@ -242,3 +296,20 @@ async def test_a_cli_that_cannot_be_started_for_bad_values_pushes_nothing(tmp_pa
     push = AuthPush(link, settings)  # type: ignore[arg-type]
     await _probed(push, str(tmp_path))
     assert link.sent == []
+
+
+async def test_every_claude_start_tells_its_account(tmp_path: Path) -> None:
+    """A restart (after `authenticate` or `logout`) names the account Claude now uses: it is
+    told, not only the one the session opened with, as the reference tells it at every query
+    it creates."""
+    told: list[dict[str, Any] | None] = []
+    account = {"email": "grace@example.com", "organization": "Navy", "subscriptionType": "max"}
+    async with session_with_fakes() as (session, _, runtime, _):
+        session.controls.on_account = told.append
+
+        async def server_info() -> dict[str, Any]:
+            return {"account": account}
+
+        vars(runtime)["server_info"] = server_info
+        await session.controls.adopt(runtime)  # type: ignore[arg-type]
+    assert told == [account]

@@ -17,14 +17,27 @@ from typing import Any
 
 import anyio
 import pytest
-from acp.schema import PromptResponse
-from claude_agent_sdk.types import AssistantMessage, ToolPermissionContext, ToolUseBlock
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    PermissionOption,
+    PromptResponse,
+    ToolCallUpdate,
+)
+from claude_agent_sdk.types import (
+    AssistantMessage,
+    PermissionResultDeny,
+    ToolPermissionContext,
+    ToolUseBlock,
+)
 
 from adapter.claude.sdk_compat import PermissionHints, with_hints
+from adapter.controls.permissions import PermissionBroker
+from adapter.controls.pickers import SessionConfig
 from adapter.scripted_claude.air_scenarios import SCOUT_CALL
 from adapter.session.live_view import LiveView
 from adapter.wire.client_link import ClientLink
-from fsm import air_client
+from fsm import PermissionCard, air_client
 from tests.support.choosing_client import KindClient
 from tests.support.harness import Adapter
 from tests.support.scripted import SCENARIOS
@@ -153,7 +166,8 @@ def test_air_gets_the_whole_card_of_a_call_it_was_not_shown() -> None:
     view = _air_view()
     host = {"host": "pypi.org", "port": 443}
     context = with_hints(ToolPermissionContext(tool_use_id="net-1"), PermissionHints())
-    asked = view.permission_card("net-1", "SandboxNetworkAccess", host, context)
+    asked, plan = view.permission_card("net-1", "SandboxNetworkAccess", host, context)
+    assert not plan.slim  # the request names the tool, as for every other client
     shown = asked.model_dump(by_alias=True, exclude_none=True)
     assert (shown["title"], shown["kind"], shown["status"]) == ("pypi.org", "fetch", "pending")
     assert shown["rawInput"] == host
@@ -200,7 +214,7 @@ async def test_air_gets_the_whole_card_of_a_call_whose_card_is_not_sent_yet() ->
     async with anyio.create_task_group() as tg:
         tg.start_soon(view.assistant, message)
         await link.sending.wait()  # the first card is on its way; the second waits its turn
-        early = view.permission_card("toolu_b", "Bash", {"command": "pwd"}, _asking("toolu_b"))
+        early, _ = view.permission_card("toolu_b", "Bash", {"command": "pwd"}, _asking("toolu_b"))
         link.release.set()
     shown = early.model_dump(by_alias=True, exclude_none=True)
     assert (shown["kind"], shown["status"]) == ("execute", "pending")
@@ -209,7 +223,7 @@ async def test_air_gets_the_whole_card_of_a_call_whose_card_is_not_sent_yet() ->
         "toolu_b",
     ]
     # Once its card went out, AIR gets its share.
-    later = view.permission_card("toolu_b", "Bash", {"command": "pwd"}, _asking("toolu_b"))
+    later, _ = view.permission_card("toolu_b", "Bash", {"command": "pwd"}, _asking("toolu_b"))
     assert set(later.model_dump(by_alias=True, exclude_none=True)) == {
         "toolCallId",
         "title",
@@ -224,7 +238,8 @@ async def test_air_gets_its_share_once_the_card_was_shown() -> None:
     await view.assistant(message)  # the card goes out
     hints = PermissionHints(mcp_server={"name": "tools", "source": "user"})
     context = with_hints(ToolPermissionContext(tool_use_id="toolu_1", blocked_path="/etc"), hints)
-    asked = view.permission_card("toolu_1", "Bash", {"command": "ls"}, context)
+    asked, plan = view.permission_card("toolu_1", "Bash", {"command": "ls"}, context)
+    assert plan.slim
     assert asked.model_dump(by_alias=True, exclude_none=True) == {
         "toolCallId": "toolu_1",
         "title": "ls",
@@ -232,3 +247,72 @@ async def test_air_gets_its_share_once_the_card_was_shown() -> None:
         "locations": [{"path": "/etc"}],
         "_meta": {"claudeCode": {"mcpServer": {"name": "tools", "source": "user"}}},
     }
+
+
+class _AskedLink(ClientLink):
+    """A link that records each question's tool call and `name`, and gets no answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[tuple[dict[str, Any], str | None]] = []
+
+    async def request_permission(
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        name: str | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> AllowedOutcome | DeniedOutcome | None:
+        self.asked.append((tool_call.model_dump(by_alias=True, exclude_none=True), name))
+        return None
+
+
+async def _no_mode(mode: str) -> None:
+    return None
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("slim", [True, False])
+async def test_the_broker_follows_the_cores_verdict_on_airs_share(slim: bool) -> None:
+    # The broker does not work the verdict out again from the card (a share has no kind): the
+    # core's plan says whether the question names the tool and a plan exit adds its kind and
+    # plan.
+    air = air_client({"jetbrains": {"air": {"version": 1}}})
+    link = _AskedLink()
+    config = SessionConfig.initial({}, None)
+    config.mode = "plan"
+    broker = PermissionBroker(session_id="s", link=link, config=config, on_mode=_no_mode, air=air)
+    share = ToolCallUpdate(tool_call_id="toolu_1", title="Plan", raw_input={"plan": "do it"})
+    verdict = PermissionCard(fields=("toolCallId", "title", "rawInput"), slim=slim)
+    broker.card = lambda tool_id, name, tool_input, context: (share, verdict)
+    denied = await broker.decide("ExitPlanMode", {"plan": "do it"}, ToolPermissionContext())
+    assert isinstance(denied, PermissionResultDeny)
+    [(question, name)] = link.asked
+    assert question["title"] == "Ready to code?"
+    if slim:
+        assert name is None and "kind" not in question and "content" not in question
+    else:
+        assert name == "ExitPlanMode" and question["kind"] == "switch_mode"
+        assert question["content"][0]["content"]["text"] == "do it"
+
+
+def test_a_subagents_request_names_its_parent_before_its_card_was_shown() -> None:
+    # Claude Code asks about a subagent's call before the call's card: the request's agent id
+    # (the subagent's task id, from `task_started`) names the Agent call it runs under.
+    view = LiveView(ClientLink(), "s", "/w", terminal_output=False, titled=False)
+    started = {"task_id": "agent-7", "tool_use_id": SCOUT_CALL, "subagent_type": "Explore"}
+    assert view._view.task_started(started) == []
+    context = with_hints(
+        ToolPermissionContext(tool_use_id="toolu_sub", agent_id="agent-7"), PermissionHints()
+    )
+    asked, plan = view.permission_card("toolu_sub", "Bash", {"command": "ls"}, context)
+    shown = asked.model_dump(by_alias=True, exclude_none=True)
+    assert shown["_meta"] == {"claudeCode": {"toolName": "Bash", "parentToolUseId": SCOUT_CALL}}
+    assert not plan.slim
+    # An agent id no subagent started with names none.
+    stranger = with_hints(
+        ToolPermissionContext(tool_use_id="toolu_x", agent_id="agent-9"), PermissionHints()
+    )
+    asked, _ = view.permission_card("toolu_x", "Bash", {"command": "ls"}, stranger)
+    assert "_meta" not in asked.model_dump(by_alias=True, exclude_none=True)
