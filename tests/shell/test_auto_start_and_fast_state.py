@@ -275,7 +275,8 @@ async def test_claudes_own_results_fast_mode_is_not_followed(tmp_path: Path) -> 
         first = await adapter.prompt(session, "hello")
         # The own result was read before the next prompt's turn: its echo comes after it.
         second = await adapter.prompt(session, "again")
-    assert config_option(opened["configOptions"], "fast")["currentValue"] == "on"
+    fast = config_option(opened["configOptions"], "fast")
+    assert fast is not None and fast["currentValue"] == "on"
     assert adapter.updates("config_option_update") == []
     assert FAST_OFF_TEXT not in adapter.agent_texts()
     for answer in (first, second):
