@@ -187,12 +187,10 @@ class ClaudeAcpAgent:
         # a full collection no longer scans it. One would otherwise land in the first session's
         # imports, which make many objects: ~25 ms of CPU before its answer, measured.
         gc.freeze()
-        # Read in the background, as work done ahead: never before a first session's Claude
-        # spawns; its push follows this answer (adapter.agent.auth_push).
-        if self.work_ahead.done(AUTH_PROBE_STEP):
-            self._auth.probe()  # a second `initialize`
-        else:
-            self.work_ahead.add([(AUTH_PROBE_STEP, self._auth.probe)])
+        # Read in the background at the next quiet moment (docs/performance.md, "Work done
+        # ahead"): never while a first session's Claude starts; its push follows this answer
+        # (adapter.agent.auth_push).
+        self.work_ahead.when_client_quiet(AUTH_PROBE_STEP, self._auth.probe)
         return handshake.initialize_response(client_capabilities, self._client.air)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
@@ -452,8 +450,11 @@ class ClaudeAcpAgent:
         from fsm import PromptRequested
 
         session = self._session(session_id)
-        # A sign-in or sign-out done elsewhere shows up: read, never waited for.
-        self._auth.probe(session.cwd)
+        # A sign-in or sign-out done elsewhere shows up: read at the next quiet moment, never
+        # waited for (the reference starts it here; its result counts at a turn's end either
+        # way), so that starting its process holds up no prompt (docs/performance.md).
+        cwd = session.cwd
+        self.work_ahead.when_client_quiet(AUTH_PROBE_STEP, lambda: self._auth.probe(cwd))
         check_not_empty(prompt)  # -32602, and nothing reaches Claude
         # Before it is answered here or handed on: the core tells a start-up `auto` the model
         # lacks now, as the reference does (`fsm/notices.py`).

@@ -10,7 +10,8 @@ order they were added, at two kinds of moment:
   Claude has written nothing yet, a turn of the event loop between steps. What is left when
   Claude speaks waits for a quiet moment, so that the session's answer does not wait for it.
 - `when_quiet`: one step each time the client has left the agent alone (no request of its
-  open, no input waiting) for `QUIET_SECONDS`.
+  open, no input waiting) for `QUIET_SECONDS`; then the work asked for at quiet moments only
+  (`when_client_quiet`: the sign-in read, which starts a process), once for each time asked.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ class WorkAhead:
     def __init__(self) -> None:
         self._steps: dict[str, Callable[[], object]] = {}  # in the order added
         self._done: set[str] = set()
+        # Work for quiet moments only, done each time it is asked for (`when_client_quiet`).
+        self._quiet_work: dict[str, Callable[[], object]] = {}
         self._added = asyncio.Event()
 
     def add(self, steps: Iterable[Step], *, first: bool = False) -> None:
@@ -53,6 +56,13 @@ class WorkAhead:
         if self._steps:
             self._added.set()
 
+    def when_client_quiet(self, name: str, work: Callable[[], object]) -> None:
+        """Do `work` at the next quiet moment, never while a session's Claude starts (work that
+        starts a process of its own, which would compete with Claude's start-up and hold the
+        event loop up while it forks); asked for again before then, it is done once."""
+        self._quiet_work[name] = work
+        self._added.set()
+
     def pending(self) -> tuple[str, ...]:
         """The names of the steps still to do, in order."""
         return tuple(self._steps)
@@ -65,6 +75,9 @@ class WorkAhead:
         name = next(iter(self._steps))
         work = self._steps.pop(name)
         self._done.add(name)
+        self._do(name, work)
+
+    def _do(self, name: str, work: Callable[[], object]) -> None:
         # No collection in the middle of an import. Nothing is frozen here, unlike the first
         # session's imports (`lean_imports.resume_collection`): sessions live by now, and what
         # is frozen is never collected, their cycles included.
@@ -95,7 +108,7 @@ class WorkAhead:
         and less often (up to `BUSY_BACKOFF_SECONDS`)."""
         wait = quiet_for
         while True:
-            if not self._steps:
+            if not self._steps and not self._quiet_work:
                 self._added.clear()
                 await self._added.wait()
             await asyncio.sleep(wait)
@@ -105,3 +118,6 @@ class WorkAhead:
             wait = quiet_for
             if self._steps:
                 self._do_next()
+            elif self._quiet_work:
+                name = next(iter(self._quiet_work))
+                self._do(name, self._quiet_work.pop(name))

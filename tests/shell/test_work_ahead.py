@@ -255,3 +255,35 @@ async def test_two_openings_waiting_at_once_share_the_steps() -> None:
         ahead.while_claude_starts(lambda: True), ahead.while_claude_starts(lambda: True)
     )
     assert done == ["one", "two", "three"] and ahead.pending() == ()
+
+
+@pytest.mark.asyncio
+async def test_work_for_quiet_moments_waits_for_one_and_is_done_once_for_each_ask() -> None:
+    # The sign-in read starts a process: never while a session's Claude starts, and asked for
+    # by several prompts before a quiet moment, done once.
+    done: list[str] = []
+    read = asyncio.Event()
+
+    def reading(label: str) -> Any:
+        def work() -> None:
+            done.append(label)
+            read.set()
+
+        return work
+
+    ahead = WorkAhead()
+    ahead.when_client_quiet("read", reading("first ask"))
+    ahead.when_client_quiet("read", reading("second ask"))
+    await ahead.while_claude_starts(lambda: True)
+    assert done == []
+    looks: list[bool] = [False, False, True]
+    running = asyncio.ensure_future(
+        ahead.when_quiet(lambda: looks.pop(0) if looks else True, quiet_for=0)
+    )
+    await asyncio.wait_for(read.wait(), 60)
+    assert done == ["second ask"] and looks == []
+    read.clear()
+    ahead.when_client_quiet("read", reading("next prompt's"))
+    await asyncio.wait_for(read.wait(), 60)
+    running.cancel()
+    assert done == ["second ask", "next prompt's"]
