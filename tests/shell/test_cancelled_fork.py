@@ -9,7 +9,6 @@ Claude does not start is not given to the client either: its copy goes too."""
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,8 @@ import claude_agent_sdk
 import pytest
 
 from adapter.claude import session_store
-from adapter.claude.sdk_compat import sanitize_path
 from tests.support.harness import TIMEOUT
+from tests.support.prompted_transcript import write_prompted_transcript
 from tests.support.shell_harness import SCENARIO_FILE, agent_in_process
 
 SESSION_ID = "3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"
@@ -29,33 +28,7 @@ SESSION_ID = "3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"
 
 def _original(tmp_path: Path) -> tuple[Path, Path]:
     """A prompted session's transcript: (its folder, the transcript)."""
-    folder = tmp_path / "project"
-    folder.mkdir()
-    transcripts = tmp_path / "claude-config" / "projects" / sanitize_path(str(folder))
-    transcripts.mkdir(parents=True)
-    entries = [
-        {
-            "type": "user",
-            "uuid": "5a1d6c2e-8f0b-4d3a-9c7e-2b4f6a8d0c1e",
-            "parentUuid": None,
-            "sessionId": SESSION_ID,
-            "cwd": str(folder),
-            "timestamp": "2026-12-05T05:00:00.000Z",
-            "message": {"role": "user", "content": "hello"},
-        },
-        {
-            "type": "assistant",
-            "uuid": "7c3e9a1b-2d4f-4e6a-8b0c-1d3f5a7c9e2b",
-            "parentUuid": "5a1d6c2e-8f0b-4d3a-9c7e-2b4f6a8d0c1e",
-            "sessionId": SESSION_ID,
-            "cwd": str(folder),
-            "timestamp": "2026-12-05T05:00:01.000Z",
-            "message": {"id": "msg_1", "role": "assistant", "content": "hi"},
-        },
-    ]
-    transcript = transcripts / f"{SESSION_ID}.jsonl"
-    transcript.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
-    return folder, transcript
+    return write_prompted_transcript(tmp_path, SESSION_ID)
 
 
 class HeldCopy:

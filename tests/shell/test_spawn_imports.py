@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 import adapter
+from tests.support.prompted_transcript import write_prompted_transcript
 
 ROOT = Path(adapter.__file__).resolve().parent.parent
 
@@ -237,38 +238,7 @@ def test_a_first_fork_copies_its_transcript_without_anyios_backend_before_its_sp
 ) -> None:
     # The copy is made on asyncio's worker thread: anyio's would import its backend (about
     # 9 ms) before the fork's Claude is spawned.
-    from adapter.claude.sdk_compat import sanitize_path
-
-    folder = tmp_path / "project"
-    folder.mkdir()
-    transcripts = tmp_path / "claude-config" / "projects" / sanitize_path(str(folder))
-    transcripts.mkdir(parents=True)
-    entries = [
-        {
-            "type": "user",
-            "uuid": "5a1d6c2e-8f0b-4d3a-9c7e-2b4f6a8d0c1e",
-            "parentUuid": None,
-            "sessionId": SESSION_ID,
-            "cwd": str(folder),
-            "timestamp": "2026-12-05T05:00:00.000Z",
-            "message": {"role": "user", "content": "hello"},
-        },
-        {
-            "type": "assistant",
-            "uuid": "7c3e9a1b-2d4f-4e6a-8b0c-1d3f5a7c9e2b",
-            "parentUuid": "5a1d6c2e-8f0b-4d3a-9c7e-2b4f6a8d0c1e",
-            "sessionId": SESSION_ID,
-            "cwd": str(folder),
-            "timestamp": "2026-12-05T05:00:01.000Z",
-            "message": {
-                "id": "msg_1",
-                "role": "assistant",
-                "content": [{"type": "text", "text": "hi"}],
-            },
-        },
-    ]
-    text = "".join(json.dumps(entry) + "\n" for entry in entries)
-    (transcripts / f"{SESSION_ID}.jsonl").write_text(text, encoding="utf-8")
+    folder, _ = write_prompted_transcript(tmp_path, SESSION_ID)
     params = {"cwd": str(folder), "sessionId": SESSION_ID, "mcpServers": []}
     answer, modules, _ = _modules_at_spawn(tmp_path, "session/fork", params)
     assert "error" in answer  # the spawn was refused, after the note
