@@ -123,20 +123,27 @@ def test_each_decision_is_a_heading_with_a_summary() -> None:
             assert words.replace(" ", "-") == slug
 
 
-def test_every_cited_decision_exists() -> None:
-    known = set(_anchors())
+def _cited_but_unknown(
+    citation: re.Pattern[str], page: Path, known: set[str]
+) -> dict[str, list[str]]:
+    """Each slug that the code, tests and docs cite by `citation` (and `page` by its own
+    local links) but that is not in `known`, with the files citing it."""
     cited: dict[str, set[str]] = {}
     for path in _text_files("fsm", "adapter", "tests", "docs"):
         if path == Path(__file__):
             continue  # this checker's own examples
         text = path.read_text("utf-8")
-        slugs = set(CITATION.findall(text))
-        if path == DECISIONS:
+        slugs = set(citation.findall(text))
+        if path == page:
             slugs |= set(LOCAL_LINK.findall(text))
         for slug in slugs:
             cited.setdefault(slug, set()).add(str(path.relative_to(ROOT)))
-    missing = {slug: sorted(where) for slug, where in cited.items() if slug not in known}
-    assert missing == {}
+    return {slug: sorted(where) for slug, where in cited.items() if slug not in known}
+
+
+def test_every_cited_decision_exists() -> None:
+    known = set(_anchors())
+    assert _cited_but_unknown(CITATION, DECISIONS, known) == {}
     # README and the changelog link decisions too.
     for name in ("README.md", "CHANGELOG.md"):
         assert set(CITATION.findall((ROOT / name).read_text("utf-8"))) <= known, name
@@ -161,18 +168,7 @@ def test_each_reference_section_is_a_heading_naming_the_reference_files() -> Non
 
 def test_every_cited_reference_section_exists() -> None:
     known = set(_reference_anchors())
-    cited: dict[str, set[str]] = {}
-    for path in _text_files("fsm", "adapter", "tests", "docs"):
-        if path == Path(__file__):
-            continue  # this checker's own examples
-        text = path.read_text("utf-8")
-        slugs = set(REFERENCE_CITATION.findall(text))
-        if path == REFERENCE:
-            slugs |= set(LOCAL_LINK.findall(text))
-        for slug in slugs:
-            cited.setdefault(slug, set()).add(str(path.relative_to(ROOT)))
-    missing = {slug: sorted(where) for slug, where in cited.items() if slug not in known}
-    assert missing == {}
+    assert _cited_but_unknown(REFERENCE_CITATION, REFERENCE, known) == {}
     for name in ("README.md", "CHANGELOG.md"):
         assert set(REFERENCE_CITATION.findall((ROOT / name).read_text("utf-8"))) <= known, name
 
