@@ -20,20 +20,21 @@ OWN_WORDS = "The follow-up Claude ran on its own is done."
 # Its result: no origin and no prompt named, tokens of its own.
 _OWN = autonomous_result(500, input_tokens=1000, result=OWN_WORDS).frame
 OWN_RESULT = RawFrame(frame={k: v for k, v in _OWN.items() if k != "origin"})
+# The first turn's answer, then its own work: it waits for the second prompt to arrive, and its
+# words come after it.
+_ANSWER_THEN_OWN_WORDS = (
+    Text(text="First answer."),
+    Result(),
+    Sleep(seconds=30, until_queued=True),
+    Text(text=OWN_WORDS),
+)
 
 SCENARIOS = [
     Scenario(
         name="own_work_before_start",
         description="",
         turns=(
-            (
-                Text(text="First answer."),
-                Result(),
-                # Ends when the second prompt arrives: the own work's words come after it.
-                Sleep(seconds=30, until_queued=True),
-                Text(text=OWN_WORDS),
-                OWN_RESULT,
-            ),
+            (*_ANSWER_THEN_OWN_WORDS, OWN_RESULT),
             (Text(text="Second answer."), Result()),
         ),
     ),
@@ -41,13 +42,7 @@ SCENARIOS = [
         name="own_work_until_interrupted",
         description="",
         turns=(
-            (
-                Text(text="First answer."),
-                Result(),
-                Sleep(seconds=30, until_queued=True),
-                Text(text=OWN_WORDS),
-                Hang(),
-            ),
+            (*_ANSWER_THEN_OWN_WORDS, Hang()),
             (Text(text="Second answer."), Result()),
         ),
     ),
