@@ -30,6 +30,7 @@ from tests.support.shell_harness import (
     answer_of,
     echo,
     prompt_in_background,
+    result_message,
     session_with_fakes,
 )
 
@@ -52,19 +53,14 @@ def _result(
     is_error: bool = False,
 ) -> ResultMessage:
     """A result whose `text` nothing streamed (no output tokens by default)."""
-    return ResultMessage(
-        subtype="error_during_execution" if is_error else "success",
-        duration_ms=1,
-        duration_api_ms=1,
+    return result_message(
         is_error=is_error,
-        num_turns=1,
-        session_id="s",
-        result=text,
+        text=text,
+        subtype="error_during_execution" if is_error else "success",
+        own_work=own_work,
         usage={"input_tokens": input_tokens, "output_tokens": output_tokens},
         total_cost_usd=0.01,
-        origin={"kind": "task-notification"} if own_work else None,
-        user_message_uuid=prompts[0] if prompts else None,
-        user_message_uuids=list(prompts[1:]) or None,
+        prompts=prompts,
     )
 
 

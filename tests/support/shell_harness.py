@@ -235,9 +235,13 @@ def result_message(
     errors: list[str] | None = None,
     stop_reason: str | None = None,
     own_work: bool = False,
+    usage: dict[str, Any] | None = None,
+    total_cost_usd: float | None = None,
+    prompts: tuple[str, ...] = (),
 ) -> ResultMessage:
     """A result as the SDK gives it; `own_work`: of a cycle Claude ran on its own after a task
-    notification (its origin says so)."""
+    notification (its origin says so); `prompts`: the prompts it names (`user_message_uuid`,
+    then `user_message_uuids`)."""
     return ResultMessage(
         subtype=subtype,
         duration_ms=1,
@@ -248,7 +252,11 @@ def result_message(
         result=text,
         errors=errors,
         stop_reason=stop_reason,
+        usage=usage,
+        total_cost_usd=total_cost_usd,
         origin={"kind": "task-notification"} if own_work else None,
+        user_message_uuid=prompts[0] if prompts else None,
+        user_message_uuids=list(prompts[1:]) or None,
     )
 
 
