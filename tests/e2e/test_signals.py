@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -204,18 +206,42 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _spawned(agent: RawAgent, pid_file: Path) -> tuple[Any, int]:
-    """`session/new` sent, and the pid of the Claude it spawned (held before its handshake)."""
-    agent.initialize()
-    opening = agent.request("session/new", {"cwd": str(agent.workdir), "mcpServers": []})
-    deadline = time.monotonic() + TIMEOUT
-    while not pid_file.exists():
-        assert time.monotonic() < deadline, "Claude was never spawned"
-        assert agent.process.poll() is None, agent.stderr()
-        time.sleep(0.01)
-    claude = int(pid_file.read_text())
-    assert _alive(claude)
-    return opening, claude
+class _HeldAgent:
+    """An adapter whose `claude` is `_held_launcher`'s; `spawned` notes the Claude it spawned,
+    which `_held_agent` kills if it outlives the test."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        launcher, self.pid_file, self.hold = _held_launcher(tmp_path)
+        self.agent = RawAgent(tmp_path, "success", CLAUDE_CODE_EXECUTABLE=str(launcher))
+        self.claude: int | None = None
+
+    def spawned(
+        self, method: str = "session/new", params: dict[str, Any] | None = None
+    ) -> tuple[Any, int]:
+        """`method` sent (a `session/new` by default), and the pid of the Claude it spawned
+        (held before its handshake)."""
+        agent = self.agent
+        agent.initialize()
+        opening = agent.request(method, params or {"cwd": str(agent.workdir), "mcpServers": []})
+        deadline = time.monotonic() + TIMEOUT
+        while not self.pid_file.exists():
+            assert time.monotonic() < deadline, "Claude was never spawned"
+            assert agent.process.poll() is None, agent.stderr()
+            time.sleep(0.01)
+        self.claude = int(self.pid_file.read_text())
+        assert _alive(self.claude)
+        return opening, self.claude
+
+
+@contextmanager
+def _held_agent(tmp_path: Path) -> Iterator[_HeldAgent]:
+    held = _HeldAgent(tmp_path)
+    try:
+        yield held
+    finally:
+        if held.claude is not None and _alive(held.claude):
+            os.kill(held.claude, signal.SIGKILL)
+        held.agent.close()
 
 
 def _wait_ended(pid: int) -> None:
@@ -233,11 +259,9 @@ def test_a_signal_right_after_the_first_session_s_spawn_ends_its_claude_and_answ
     # (`serving.LateTaskGroup`): a signal while that Claude has not finished its start-up
     # ends it too, answers its opening at once (docs/decisions.md#openings-at-exit), and the
     # adapter exits.
-    launcher, pid_file, _ = _held_launcher(tmp_path)
-    agent = RawAgent(tmp_path, "success", CLAUDE_CODE_EXECUTABLE=str(launcher))
-    claude = None
-    try:
-        opening, claude = _spawned(agent, pid_file)
+    with _held_agent(tmp_path) as held:
+        agent = held.agent
+        opening, claude = held.spawned()
         agent.process.send_signal(signum)
         agent.read_to_end()
         assert agent.wait() == 128 + signum
@@ -249,33 +273,20 @@ def test_a_signal_right_after_the_first_session_s_spawn_ends_its_claude_and_answ
         assert [a.get("error", {}).get("code") for a in answers] == [-32800], answers
         said = agent.stderr()
         assert "still unanswered at exit" not in said and "Traceback" not in said
-    finally:
-        if claude is not None and _alive(claude):
-            os.kill(claude, signal.SIGKILL)
-        agent.close()
 
 
 def test_a_signal_while_a_load_replays_ends_its_claude_and_answers(tmp_path: Path) -> None:
     # A `session/load` with a transcript spawns its Claude, then starts it while the history
     # replays: a signal then cancels the load before the session is registered, and its Claude
     # is still stopped (docs/decisions.md#openings-at-exit).
-    launcher, pid_file, _ = _held_launcher(tmp_path)
-    agent = RawAgent(tmp_path, "success", CLAUDE_CODE_EXECUTABLE=str(launcher))
-    session_id = str(uuid.uuid4())
-    folder = tmp_path / "claude-config" / "projects" / sanitize_path(str(agent.workdir))
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{session_id}.jsonl").write_bytes(user_line("hello") + assistant_line("Hi."))
-    claude = None
-    try:
-        agent.initialize()
+    with _held_agent(tmp_path) as held:
+        agent = held.agent
+        session_id = str(uuid.uuid4())
+        folder = tmp_path / "claude-config" / "projects" / sanitize_path(str(agent.workdir))
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{session_id}.jsonl").write_bytes(user_line("hello") + assistant_line("Hi."))
         params = {"cwd": str(agent.workdir), "sessionId": session_id, "mcpServers": []}
-        loading = agent.request("session/load", params)
-        deadline = time.monotonic() + TIMEOUT
-        while not pid_file.exists():
-            assert time.monotonic() < deadline, "Claude was never spawned"
-            assert agent.process.poll() is None, agent.stderr()
-            time.sleep(0.01)
-        claude = int(pid_file.read_text())
+        loading, claude = held.spawned("session/load", params)
         agent.process.send_signal(signal.SIGTERM)
         agent.read_to_end()
         assert agent.wait() == 128 + signal.SIGTERM
@@ -283,10 +294,6 @@ def test_a_signal_while_a_load_replays_ends_its_claude_and_answers(tmp_path: Pat
         answers = [r for r in agent.responses() if r.get("id") == loading]
         assert [a.get("error", {}).get("code") for a in answers] == [-32800], answers
         assert "Traceback" not in agent.stderr()
-    finally:
-        if claude is not None and _alive(claude):
-            os.kill(claude, signal.SIGKILL)
-        agent.close()
 
 
 def test_input_closed_right_after_the_first_session_s_spawn_answers_it_then_ends_its_claude(
@@ -294,13 +301,11 @@ def test_input_closed_right_after_the_first_session_s_spawn_answers_it_then_ends
 ) -> None:
     # The end of input: the opening read before it is finished and answered (a client may
     # write its requests and close its input), then its Claude is ended with the adapter.
-    launcher, pid_file, hold = _held_launcher(tmp_path)
-    agent = RawAgent(tmp_path, "success", CLAUDE_CODE_EXECUTABLE=str(launcher))
-    claude = None
-    try:
-        opening, claude = _spawned(agent, pid_file)
+    with _held_agent(tmp_path) as held:
+        agent = held.agent
+        opening, claude = held.spawned()
         agent.close_stdin()
-        with hold.open("w") as release:  # Claude goes on with its start-up
+        with held.hold.open("w") as release:  # Claude goes on with its start-up
             release.write("go\n")
         answer = agent.answer(opening)
         agent.read_to_end()
@@ -308,7 +313,3 @@ def test_input_closed_right_after_the_first_session_s_spawn_answers_it_then_ends
         _wait_ended(claude)
         assert "sessionId" in answer["result"], answer
         assert "Traceback" not in agent.stderr()
-    finally:
-        if claude is not None and _alive(claude):
-            os.kill(claude, signal.SIGKILL)
-        agent.close()
