@@ -17,6 +17,7 @@ from typing import Any
 import acp
 import pytest
 
+from adapter.scripted_claude.background_scenarios import autonomous_result
 from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Text
 from tests.support.config_requests import (
     AUTO_NOTICE,
@@ -229,6 +230,7 @@ async def test_leaving_plan_mode_entered_from_auto_keeps_auto_first(tmp_path: Pa
     assert _modes(adapter) == ["auto", "plan"]  # "keep planning" stays in plan
 
 
+_OWN = autonomous_result(2, input_tokens=4, cost_usd=0.0001).frame
 OWN_RESULT_SAYS_OFF = Scenario(
     name="own_result_says_fast_off",
     description="",
@@ -240,17 +242,7 @@ OWN_RESULT_SAYS_OFF = Scenario(
             # one): Claude's own work, whatever it says of fast mode.
             RawFrame(
                 frame={
-                    "type": "result",
-                    "subtype": "success",
-                    "is_error": False,
-                    "session_id": "scripted",
-                    "duration_ms": 900,
-                    "duration_api_ms": 800,
-                    "num_turns": 1,
-                    "result": "",
-                    "stop_reason": "end_turn",
-                    "total_cost_usd": 0.0001,
-                    "usage": {"input_tokens": 4, "output_tokens": 2},
+                    **{k: v for k, v in _OWN.items() if k != "origin"},
                     "fast_mode_state": "off",
                     "fast_mode_disabled_reason": "extra_usage_disabled",
                 }
