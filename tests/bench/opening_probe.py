@@ -20,8 +20,8 @@ be read before it.)
 `--pause SECONDS` is a client that leaves the agent idle that long after the answer before it
 sends the request (an editor may): the figure is then counted from the request read (the first
 `os.read` of stdin after the answer) to the spawn, what the client waits for, after whatever the
-agent did in the idle moment (`serving.import_while_quiet`). Under callgrind everything runs
-tens of times slower: give the idle moment a few seconds.
+agent did in the idle moment (`WorkAhead.when_quiet`, started by serving). Under callgrind
+everything runs tens of times slower: give the idle moment a few seconds.
 
 `--runs N` repeats the measurement. Needs `valgrind` and `gcc` with valgrind's headers.
 """
