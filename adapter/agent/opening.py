@@ -278,12 +278,14 @@ def _import_fork_module() -> None:
 
 
 def _import_session_rules() -> None:
+    from adapter.controls import ultracode_switch  # noqa: F401
     from fsm import (  # noqa: F401
         allowed_models,
         fork_point,
         model_switch_to_follow,
         models_shown,
         settings_effort,
+        ultracode_started,
     )
 
 
@@ -299,7 +301,8 @@ def _compile_secret_patterns() -> None:
 # fall to the first prompt's first record or masked log line; then a fork's (a client forks
 # what it has open): its request's `acp` model (about 1 ms) and the SDK's module that copies a
 # transcript (1 ms); the core's rules that the session's pickers use once Claude has answered
-# (`SessionConfig.adopt`, `options`) and a fork's points; the other setup requests' models.
+# (`SessionConfig.adopt`, `options`: the Ultracode switch's among them, about 2 ms cold) and a
+# fork's points; the other setup requests' models.
 AFTER_SPAWN: tuple[Step, ...] = (
     ("fsm:secret patterns", _compile_secret_patterns),
     ("acp.schema:ForkSessionRequest", _build("ForkSessionRequest")),
