@@ -238,8 +238,17 @@ def while_claude_starts(response: type[Any]) -> None:
     sent as soon as the answer is read, needs (docs/performance.md): the session store (a new
     session's marker, written before its answer) and the reader of Claude's messages; and the
     `acp` models of its answer, of the notifications that follow it and of a prompt
-    (`build_answer_models`). What it does not need is done ahead (`AFTER_SPAWN`)."""
+    (`build_answer_models`); the core's rules its pickers apply once Claude has listed its
+    models (`SessionConfig.adopt`, the Ultracode switch's among them: about 2 ms cold). What it
+    does not need is done ahead (`AFTER_SPAWN`)."""
     from adapter.claude import message_stream, session_store  # noqa: F401
+    from fsm import (  # noqa: F401
+        allowed_models,
+        model_switch_to_follow,
+        models_shown,
+        settings_effort,
+        ultracode_started,
+    )
 
     build_answer_models(response)
 
@@ -249,15 +258,23 @@ def build_answer_models(response: type[Any]) -> None:
     it and a prompt's (`lean_imports` builds each on first use; the notification union takes ~7
     ms): after the spawn, while Claude starts, so that neither the answer nor a prompt sent as
     soon as it is read waits for them (built after the answer, the prompt's held that first
-    prompt up by more than they take: measured)."""
+    prompt up by more than they take: measured). The answer's parts the pickers and the command
+    list make one by one (a mode, a select's option, a command and its input) are built on
+    their own first use, so they are named here too: left to the answer, they took about 2 ms
+    between Claude's handshake and the answer of a fresh process's resume."""
     from acp import schema
 
     for model in (
         response,
         schema.SessionModeState,
+        schema.SessionMode,
         schema.SessionConfigOptionSelect,
+        schema.SessionConfigSelectOption,
         schema.SessionNotification,
         schema.AvailableCommandsUpdate,
+        schema.AvailableCommand,
+        schema.AvailableCommandInput,
+        schema.UnstructuredCommandInput,
         schema.PromptRequest,
         schema.PromptResponse,
     ):
@@ -277,16 +294,8 @@ def _import_fork_module() -> None:
     from claude_agent_sdk import fork_session  # noqa: F401  (imported, not used here)
 
 
-def _import_session_rules() -> None:
-    from adapter.controls import ultracode_switch  # noqa: F401
-    from fsm import (  # noqa: F401
-        allowed_models,
-        fork_point,
-        model_switch_to_follow,
-        models_shown,
-        settings_effort,
-        ultracode_started,
-    )
+def _import_fork_rules() -> None:
+    from fsm import fork_point  # noqa: F401
 
 
 def _compile_secret_patterns() -> None:
@@ -296,18 +305,18 @@ def _compile_secret_patterns() -> None:
 
 
 # What a session does ahead once its Claude is spawned (`WorkAhead`, docs/performance.md),
-# none of it needed for its answer, in the order the likeliest next request needs it: the
-# failure records' secret patterns, which compile on their first use (about 2.6 ms) and would
-# fall to the first prompt's first record or masked log line; then a fork's (a client forks
-# what it has open): its request's `acp` model (about 1 ms) and the SDK's module that copies a
-# transcript (1 ms); the core's rules that the session's pickers use once Claude has answered
-# (`SessionConfig.adopt`, `options`: the Ultracode switch's among them, about 2 ms cold) and a
-# fork's points; the other setup requests' models.
+# none of it needed for its answer. First what a fork of the session needs before its spawn (a
+# client forks what it has open; a prompt, the likelier next request, needs none of this): its
+# request's `acp` model (about 1 ms), the SDK's module that copies a transcript (1 ms), the
+# core's fork points. Then the failure records' secret patterns, which compile on their first
+# use (about 2.6 ms), which a prompt that goes well never makes (measured: a resume, a prompt
+# and a fork of a fresh process without this step never compiled them); then the other setup
+# requests' models.
 AFTER_SPAWN: tuple[Step, ...] = (
-    ("fsm:secret patterns", _compile_secret_patterns),
     ("acp.schema:ForkSessionRequest", _build("ForkSessionRequest")),
     ("claude_agent_sdk:fork_session", _import_fork_module),
-    ("fsm:session rules", _import_session_rules),
+    ("fsm:fork rules", _import_fork_rules),
+    ("fsm:secret patterns", _compile_secret_patterns),
     ("acp.schema:NewSessionRequest", _build("NewSessionRequest")),
     ("acp.schema:LoadSessionRequest", _build("LoadSessionRequest")),
     ("acp.schema:ResumeSessionRequest", _build("ResumeSessionRequest")),

@@ -17,7 +17,10 @@ since `fsm/` may not import the adapter; the same test file pins all three.
   with its deepest values truncated (`adapter/wire/deep_json.py`) instead of ending the reader.
 - `ExitBoundedTransport.silent`: anyio's process's private `_transport` (asyncio's subprocess
   transport), to look at Claude's output pipe without reading it: work done ahead while a
-  session's Claude starts stops once Claude has written (`adapter/agent/work_ahead.py`).
+  session's Claude starts stops once Claude has written (`adapter/agent/work_ahead.py`). The
+  pipe's own transport (public: `get_pipe_transport`, `get_protocol`, `set_protocol`) gets a
+  protocol that notes each read before passing it on, so that bytes read and not yet handed to
+  the SDK's reader count as written too.
 - `configure_can_use_tool`: the SDK's private option check `ClaudeSDKClient.connect` applies;
   a custom transport must get the options configured the same way.
 - `send_control_request`: the client's private `_query._send_control_request`, for a control
@@ -63,7 +66,7 @@ import select
 import sys
 import types
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 from anyio.streams.text import TextReceiveStream
@@ -456,18 +459,52 @@ class _TransportAnyio(types.ModuleType):
         )
 
 
-def _stdout_fd(process: Any) -> int | None:
+class _NotingReads(asyncio.Protocol):
+    """A read pipe's protocol in front of asyncio's own: `heard` is called when the loop has
+    read bytes, before they go on (which asyncio's subprocess transport defers a turn)."""
+
+    def __init__(self, inner: asyncio.BaseProtocol, heard: Callable[[], None]) -> None:
+        self._inner = inner
+        self._heard = heard
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self._heard()
+        cast(asyncio.Protocol, self._inner).data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return cast(asyncio.Protocol, self._inner).eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()
+
+
+def _stdout_fd(process: Any, heard: Callable[[], None] | None = None) -> int | None:
     """The file descriptor of the output pipe of anyio's process (its private `_transport`,
-    asyncio's subprocess transport, pinned), or None where it has none."""
+    asyncio's subprocess transport, pinned), or None where it has none; `heard`, when given, is
+    called each time the event loop reads from that pipe (`_NotingReads`)."""
     transport = getattr(process, "_transport", None)
     if not isinstance(transport, asyncio.SubprocessTransport):
         return None
     pipe = transport.get_pipe_transport(1)
-    source = pipe.get_extra_info("pipe") if pipe is not None else None
+    if pipe is None:
+        return None
+    source = pipe.get_extra_info("pipe")
     try:
-        return int(source.fileno()) if source is not None else None
+        fd = int(source.fileno()) if source is not None else None
     except (OSError, ValueError):
         return None
+    if fd is not None and heard is not None:
+        pipe.set_protocol(_NotingReads(pipe.get_protocol(), heard))
+    return fd
 
 
 class _LockOnFirstUse:
@@ -519,6 +556,7 @@ class ExitBoundedTransport(SubprocessCLITransport):
         # (`startup_failure_reason`), as read: the handshake may fail before it sees it.
         self.startup_failure: dict[str, Any] | None = None
         self._stdout_fd: int | None = None  # Claude's output pipe, for `silent`
+        self._heard = False  # the event loop has read something from that pipe, for `silent`
 
     def read_messages(self) -> AsyncIterator[dict[str, Any]]:
         return self._noting_hints(super().read_messages())
@@ -549,7 +587,7 @@ class ExitBoundedTransport(SubprocessCLITransport):
         _read_deep_frames_shallow()
         await super().connect()
         if self._process is not None:
-            self._stdout_fd = _stdout_fd(self._process)
+            self._stdout_fd = _stdout_fd(self._process, self._hear)
             if self._process.stdout is not None and self._stdout_stream is not None:
                 # The SDK decodes Claude's stdout strictly: one invalid UTF-8 byte raised out
                 # of its reader and the text around it never arrived. Nothing is read yet, so
@@ -562,12 +600,17 @@ class ExitBoundedTransport(SubprocessCLITransport):
         """Claude's process (the SDK's private attribute, pinned), or None before connect."""
         return self._process
 
+    def _hear(self) -> None:
+        self._heard = True
+
     def silent(self) -> bool:
-        """Whether Claude's output pipe holds nothing the event loop has not read yet: a look
-        that reads nothing (False when there is no pipe to look at, or it ended). What the loop
-        read already is not seen here: `ClaudeRuntime.silent` also asks whether the handshake
-        is over."""
-        if self._stdout_fd is None:
+        """Whether Claude has written nothing yet: the event loop has read nothing from its
+        output pipe, and the pipe holds nothing (a look that reads nothing). False when there
+        is no pipe to look at, or it ended. Bytes the loop has read count though the pipe is
+        empty again: asyncio hands them to the SDK's reader a turn later, and the reader's
+        frame ends the handshake turns after that (measured: work begun in those turns held a
+        fresh process's resume answer up by about 6 ms)."""
+        if self._stdout_fd is None or self._heard:
             return False
         try:
             waiting, _, _ = select.select([self._stdout_fd], [], [], 0)

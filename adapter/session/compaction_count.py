@@ -1,16 +1,20 @@
 """How many compactions a session's transcript holds before one: what a live compaction's id
-needs to agree with its load's (`adapter.view.compaction_ids`). Read once per session, at its
-first compaction seen live; the live side counts on from there.
+needs to agree with its load's (`adapter.view.compaction_ids`). Read once per session, when a
+resumed or loaded session opens (else at its first compaction seen live); the live side counts
+on from there.
 
 The transcript is read by the same reader as `session/load` (`adapter.claude.transcripts`),
-with the same test for a boundary, so both count the same entries. It runs in a worker thread:
-a long transcript must not hold the session's other work.
+with the same test for a boundary, so both count the same entries. A long transcript is read
+in a worker thread, so that it does not hold the session's other work; a short one at once
+(docs/performance.md, "Work done ahead"): a resume counts when it opens, as its Claude answers
+the handshake, and a thread there held the answer up by its hand-off and the interpreter lock.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 
 import anyio
 
@@ -23,10 +27,12 @@ __all__ = ["boundaries_before"]
 log = logging.getLogger(__name__)
 
 
-def _count(session_id: str, cwd: str, env: Mapping[str, str], stop: str | None) -> int:
-    path = find_transcript(session_id=session_id, cwd=cwd, env=env)
-    if path is None:
-        return 0
+# The longest transcript counted without a worker thread: as for a fork's copy
+# (`session_store.SMALL_COPY_BYTES`), reading it takes less than the thread's hand-off.
+SMALL_COUNT_BYTES = 32 * 1024
+
+
+def _count(session_id: str, path: Path, stop: str | None) -> int:
     count = 0
     try:
         for _entry, raw in entries(path, ReplayStats()):
@@ -44,4 +50,13 @@ async def boundaries_before(
 ) -> int:
     """The main-conversation compactions in the session's transcript (0 without one), those
     before the boundary `stop` if it is there."""
-    return await anyio.to_thread.run_sync(_count, session_id, cwd, env, stop)
+    path = find_transcript(session_id=session_id, cwd=cwd, env=env)
+    if path is None:
+        return 0
+    try:
+        short = path.stat().st_size <= SMALL_COUNT_BYTES
+    except OSError:
+        short = False  # the thread's read says what is wrong
+    if short:
+        return _count(session_id, path, stop)
+    return await anyio.to_thread.run_sync(_count, session_id, path, stop)

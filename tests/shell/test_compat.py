@@ -9,6 +9,7 @@ instead of somewhere deep in an end-to-end run.
 from __future__ import annotations
 
 import inspect
+import select
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -658,6 +659,7 @@ async def test_a_look_at_claudes_output_pipe_reads_nothing_from_it() -> None:
         ["sh", "-c", 'read line; echo "$line"'], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
     transport: Any = compat.ExitBoundedTransport.__new__(compat.ExitBoundedTransport)
+    transport._heard = False
     transport._stdout_fd = compat._stdout_fd(process)
     assert transport._stdout_fd is not None
     try:
@@ -669,6 +671,41 @@ async def test_a_look_at_claudes_output_pipe_reads_nothing_from_it() -> None:
                 await anyio.sleep(0.01)
         # Looking read nothing: the line is all there for the reader.
         assert await process.stdout.receive() == b"hello\n"
+    finally:
+        await process.aclose()
+
+
+@pytest.mark.asyncio
+async def test_claude_has_spoken_once_the_loop_read_its_bytes_though_nobody_took_them() -> None:
+    # asyncio hands what it read from a subprocess's pipe to the stream a turn later, and the
+    # SDK's reader takes it later still: the pipe is empty again by then, and Claude has spoken.
+    import subprocess
+
+    import anyio
+
+    process = await anyio.open_process(
+        ["sh", "-c", 'read line; echo "$line"; read line'],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    transport: Any = compat.ExitBoundedTransport.__new__(compat.ExitBoundedTransport)
+    transport._heard = False
+    transport._stdout_fd = compat._stdout_fd(process, transport._hear)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        assert transport.silent()
+        await process.stdin.send(b"hello\n")
+        with anyio.fail_after(30):
+            while transport.silent():
+                await anyio.sleep(0.01)
+        # Read by the loop, and by nobody else: the pipe is empty, the line waits for its reader.
+        waiting, _, _ = select.select([transport._stdout_fd], [], [], 0)
+        assert not waiting and not transport.silent()
+        assert await process.stdout.receive() == b"hello\n"
+        assert not transport.silent()
+        await process.stdin.send(b"bye\n")
+        with anyio.fail_after(30):
+            assert await process.wait() == 0  # the pipe's end passed through, as before
     finally:
         await process.aclose()
 

@@ -128,11 +128,15 @@ def test_a_session_does_ahead_only_steps_that_name_what_exists() -> None:
     for name, _ in opening.AFTER_SPAWN:
         module, _, thing = name.partition(":")
         loaded = importlib.import_module(module)
-        assert thing in {"session rules", "secret patterns"} or hasattr(loaded, thing), name
-    # A prompt is the likeliest request after a session's answer, then a fork: the patterns
-    # its records are masked with come first, then the fork's request model.
+        assert thing in {"fork rules", "secret patterns"} or hasattr(loaded, thing), name
+    # A fork needs its steps before its spawn; a prompt needs none of them (a prompt that goes
+    # well never masks a record): the fork's come first.
     names = [name for name, _ in opening.AFTER_SPAWN]
-    assert names[:2] == ["fsm:secret patterns", "acp.schema:ForkSessionRequest"]
+    assert names[:3] == [
+        "acp.schema:ForkSessionRequest",
+        "claude_agent_sdk:fork_session",
+        "fsm:fork rules",
+    ]
 
 
 def test_the_spawn_path_names_modules_that_exist() -> None:
