@@ -16,7 +16,8 @@ each part lives:
 - `claude/`: what the core knows of Claude Code (`classify.py`: what its signals mean;
   `synthetic_messages.py`: which messages it composes itself;
   `transcript_entries.py` and `replay.py`: its stored transcripts; `auth_identity.py`: which
-  sign-in it pays with; `problem_reports.py`: what it could not do, for the log;
+  sign-in it pays with; `providers.py`: the model provider a client sets;
+  `problem_reports.py`: what it could not do, for the log;
   `raw_messages.py`, `start_failures.py`, `blob_types.py`, `session_titles.py`,
   `question_answers.py`, `permission_card.py`, `remote_control.py`, `mcp_sign_in.py`,
   `settings_warnings.py`: which problems with its settings files to warn of);
@@ -116,6 +117,18 @@ if TYPE_CHECKING:
     )
     from fsm.claude.permission_card import PermissionCard, permission_card
     from fsm.claude.problem_reports import ProblemReports
+    from fsm.claude.providers import (
+        GATEWAY_METHODS,
+        PROVIDER_ID,
+        BadProviderRequest,
+        Provider,
+        gateway_provider,
+        provider_env,
+        provider_listing,
+        provider_request,
+        provider_to_disable,
+        routed_settings,
+    )
     from fsm.claude.question_answers import (
         UNANSWERED_CAPABILITY,
         reports_unanswered,
@@ -322,6 +335,16 @@ if TYPE_CHECKING:
 
 # Where each public name is defined: the module `__getattr__` imports it from.
 _HOMES = {
+    "GATEWAY_METHODS": "claude.providers",
+    "PROVIDER_ID": "claude.providers",
+    "BadProviderRequest": "claude.providers",
+    "Provider": "claude.providers",
+    "gateway_provider": "claude.providers",
+    "provider_env": "claude.providers",
+    "provider_listing": "claude.providers",
+    "provider_request": "claude.providers",
+    "provider_to_disable": "claude.providers",
+    "routed_settings": "claude.providers",
     "ProblemReports": "claude.problem_reports",
     "AUTH_STATUS_METHOD": "claude.auth_identity",
     "AuthIdentity": "claude.auth_identity",
@@ -620,6 +643,7 @@ __all__ = [
     "DEFAULT_AGENT",
     "DEFAULT_DELAY_SECONDS",
     "DEFAULT_MIN_TOKENS",
+    "GATEWAY_METHODS",
     "GOAL_METHOD",
     "INDEX_METHODS",
     "LIST_CHANGES_METHOD",
@@ -630,6 +654,7 @@ __all__ = [
     "MIN_TOKENS_FLOOR",
     "MODEL_CONFIG_ENV",
     "ONE_MILLION_WINDOW",
+    "PROVIDER_ID",
     "RAW_MESSAGE_METHOD",
     "REMOTE_CONTROL_COMMAND",
     "SERVER_BLOCKS",
@@ -664,6 +689,7 @@ __all__ = [
     "BackgroundTasksListed",
     "BadGoalRequest",
     "BadIndexRequest",
+    "BadProviderRequest",
     "BatchGetRequest",
     "Blame",
     "BlobKind",
@@ -742,6 +768,7 @@ __all__ = [
     "PromptSent",
     "PromptStarted",
     "PromptSuggestions",
+    "Provider",
     "PublishRecord",
     "RateLimitReported",
     "RawMessageChoice",
@@ -817,6 +844,7 @@ __all__ = [
     "fork_point",
     "fork_point_missing",
     "fork_point_uuid",
+    "gateway_provider",
     "generated_title",
     "goal_request",
     "identity_from_account",
@@ -854,6 +882,10 @@ __all__ = [
     "plan_file_clear",
     "plan_file_input",
     "poll_verdict",
+    "provider_env",
+    "provider_listing",
+    "provider_request",
+    "provider_to_disable",
     "raw_message_choice",
     "redact",
     "registry_candidates",
@@ -867,6 +899,7 @@ __all__ = [
     "reports_unanswered",
     "resolve_model_preference",
     "route_index_request",
+    "routed_settings",
     "scan_transcript",
     "seeded_context_window",
     "session_failure_negotiated",

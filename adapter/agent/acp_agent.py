@@ -56,6 +56,7 @@ from fsm import Dialects
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
+    from adapter.agent.provider_requests import ProviderRequests
     from adapter.agent.session_index import SessionIndexRequests
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.session.session import Session
@@ -68,6 +69,8 @@ Handler = Callable[[str, Any, bool], Awaitable[Any]]
 # What every method of the session index starts with (`fsm.INDEX_METHODS`; pinned by
 # tests/shell/test_startup_imports.py).
 INDEX_PREFIX = "_session/"
+# What every method of the model provider starts with (adapter.agent.provider_requests).
+PROVIDERS_PREFIX = "providers/"
 
 AUTH_METHOD_ID = login.AUTH_METHOD_ID
 # The first `initialize`'s read of the sign-in, a step of the work done ahead.
@@ -99,6 +102,9 @@ class ClaudeAcpAgent:
         self._index: SessionIndexRequests | None = None
         # Which sign-in Claude Code pays with, pushed to the client (`_auth/status_update`).
         self._auth = auth_push.AuthPush(self._link, settings)
+        # The model provider the client set (adapter.agent.provider_requests), made by the
+        # first `providers/*` request or gateway sign-in: most clients never send one.
+        self._providers: ProviderRequests | None = None
 
     def attach_bulk_sender(self, sender: BulkSender) -> None:
         """Where several updates go out in one write (the transport's), for a replay's bulk."""
@@ -133,6 +139,9 @@ class ClaudeAcpAgent:
         wrap_request_handler(conn, async_task_stop.guard(self))
         # `_session/goal` (adapter.agent.goal_control), AIR's goal control.
         wrap_request_handler(conn, goal_control.guard(self))
+        # `providers/list|set|disable` (adapter.agent.provider_requests), which acp's router
+        # does not route.
+        wrap_request_handler(conn, self._providers_guard)
         # What the client declared that acp's schema drops (adapter.agent.raw_requests).
         wrap_request_handler(conn, self._raw.wrap)
 
@@ -169,6 +178,32 @@ class ClaudeAcpAgent:
 
         return routed
 
+    def _provider_requests(self) -> ProviderRequests:
+        if self._providers is None:
+            from adapter.agent.provider_requests import ProviderRequests
+
+            self._providers = ProviderRequests(settings=self._settings, sessions=self._sessions)
+        return self._providers
+
+    def _providers_guard(self, handler: Handler) -> Handler:
+        """Answers the `providers/*` requests before the router (which does not know them)."""
+
+        async def routed(method: str, params: Any, is_notification: bool) -> Any:
+            if not method.startswith(PROVIDERS_PREFIX) or is_notification:
+                return await handler(method, params, is_notification)
+            from adapter.agent.provider_requests import METHODS
+
+            if method not in METHODS:
+                return await handler(method, params, is_notification)
+            return await self._provider_requests().answer(method, params)
+
+        return routed
+
+    async def _provider_settled(self) -> None:
+        """A session's opening or a prompt waits while a provider change is applied."""
+        if self._providers is not None:
+            await self._providers.settled()
+
     async def initialize(
         self,
         protocol_version: int,
@@ -194,6 +229,11 @@ class ClaudeAcpAgent:
         return handshake.initialize_response(client_capabilities, self._client.air)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
+        if method_id in login.GATEWAY_METHOD_IDS:
+            # A gateway the client runs (`_meta.gateway {baseUrl, headers}`): every Claude
+            # started after it routes through it (adapter.agent.provider_requests).
+            await self._provider_requests().sign_in(method_id, kwargs)
+            return AuthenticateResponse()
         if method_id not in login.METHOD_IDS:
             raise RequestError.invalid_params({"methodId": "unknown authentication method"})
         # Sign-in happens outside the adapter (the client's terminal method, a key): ok only
@@ -214,6 +254,8 @@ class ClaudeAcpAgent:
         from adapter.claude.logout import logout
 
         await logout(self._settings)
+        if self._providers is not None:
+            await self._providers.sign_out()  # the provider and gateway set here go too
         for session in self._sessions.values():
             await session.restart_on_next_prompt()
         await self._auth.signed_out()
@@ -226,6 +268,7 @@ class ClaudeAcpAgent:
 
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
+        await self._provider_settled()
         session_id = str(uuid.uuid4())
         start = self._opener.prepare(self._client, session_id, cwd, mcp_servers, options=options)
         pickers = await self._opener.open(start, NewSessionResponse, self._client)
@@ -233,13 +276,14 @@ class ClaudeAcpAgent:
 
         session_store.remember(session_id, cwd, self._settings.env)
         self._unwritten.add(session_id)
-        self._account_of(session_id)
+        await self._opened(session_id)
         return NewSessionResponse(session_id=session_id, **pickers)
 
     @opens_a_session
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
+        await self._provider_settled()
         async with self._opener.one_at_a_time(session_id):
             return await self._load_session(cwd, session_id, mcp_servers, kwargs)
 
@@ -264,7 +308,7 @@ class ClaudeAcpAgent:
             pickers = await self._opener.open(start, LoadSessionResponse, self._client)
             self._unwritten.add(session_id)
             await self._replayed(session_id)
-            self._account_of(session_id)
+            await self._opened(session_id)
             return LoadSessionResponse(**pickers)
         runtime = await opening.spawn(start, self._settings, self._tg)
         session = self._opener.new(start, runtime, LoadSessionResponse, self._client)
@@ -285,14 +329,17 @@ class ClaudeAcpAgent:
                 await runtime.close()
             raise
         self._opener.register(session)
-        self._account_of(session_id)
+        await self._opened(session_id)
         return LoadSessionResponse(**opening.pickers(session))
 
-    def _account_of(self, session_id: str) -> None:
-        """The account a session's Claude Code named, for the connection's `authStatus`: the
-        one it opened with, then the one each later Claude of the session names (a restart
-        after `authenticate` or `logout` reads the new sign-in)."""
+    async def _opened(self, session_id: str) -> None:
+        """A session just opened. The account its Claude Code named, for the connection's
+        `authStatus`: the one it opened with, then the one each later Claude of the session
+        names (a restart after `authenticate` or `logout` reads the new sign-in). And a Claude
+        started before a provider change that came meanwhile is replaced at its next prompt."""
         session = self._sessions.get(session_id)
+        if session is not None and self._providers is not None:
+            await self._providers.opened(session)
         if session is not None:
             self._auth.opened(session.controls.account, session.cwd)
             cwd = session.cwd
@@ -308,6 +355,7 @@ class ClaudeAcpAgent:
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ResumeSessionResponse:
+        await self._provider_settled()
         async with self._opener.one_at_a_time(session_id):
             return await self._resume_session(cwd, session_id, mcp_servers, kwargs)
 
@@ -331,7 +379,7 @@ class ClaudeAcpAgent:
         pickers = await self._opener.open(start, ResumeSessionResponse, self._client)
         if path is None:
             self._unwritten.add(session_id)  # never prompted: no transcript yet
-        self._account_of(session_id)
+        await self._opened(session_id)
         return ResumeSessionResponse(**pickers)
 
     @opens_a_session
@@ -346,6 +394,7 @@ class ClaudeAcpAgent:
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         # JetBrains AIR's fork at a message, read from any client (docs/client-authors.md).
         point = fork_point(kwargs)
+        await self._provider_settled()
         env = self._settings.env
         new_id, copy = await session_store.fork(session_id, cwd, env, point)
         try:
@@ -356,7 +405,7 @@ class ClaudeAcpAgent:
             # this fork, so its copy goes (docs/decisions.md#cancelled-fork).
             session_store.discard_fork(new_id, copy, env)
             raise
-        self._account_of(new_id)
+        await self._opened(new_id)
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
@@ -449,6 +498,7 @@ class ClaudeAcpAgent:
         from adapter.claude.prompt_content import check_not_empty
         from fsm import PromptRequested
 
+        await self._provider_settled()
         session = self._session(session_id)
         # A sign-in or sign-out done elsewhere shows up: read at the next quiet moment, never
         # waited for (the reference starts it here; its result counts at a turn's end either

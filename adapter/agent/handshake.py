@@ -17,6 +17,7 @@ from acp.schema import (
     InitializeResponse,
     LogoutCapabilities,
     McpCapabilities,
+    ProvidersCapabilities,
     SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
@@ -93,6 +94,9 @@ def initialize_response(
             auth=AgentAuthCapabilities(logout=LogoutCapabilities()),
             prompt_capabilities=PROMPT_CAPABILITIES,
             mcp_capabilities=McpCapabilities(http=True, sse=True),
+            # `providers/list|set|disable` (adapter.agent.provider_requests): to every client,
+            # as the reference advertises them (docs/reference-adapter.md#providers).
+            providers=ProvidersCapabilities(),
             session_capabilities=SessionCapabilities(
                 list=SessionListCapabilities(),
                 resume=SessionResumeCapabilities(),

@@ -72,6 +72,19 @@ async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
     yield {}
 
 
+def _routed(options: dict[str, Any], routing: dict[str, str]) -> dict[str, Any]:
+    """`options` routed through the client's provider: its environment outranks the client's
+    own (`_meta.claudeCode.options.env`), and rides in the settings tier too, which Claude Code
+    applies after its environment (`fsm.routed_settings`; docs/reference-adapter.md#providers)."""
+    from fsm import routed_settings
+
+    routed = {**options, "env": {**options.get("env", {}), **routing}}
+    tier = routed_settings(options.get("settings"), routing)
+    if tier is not None:
+        routed["settings"] = tier
+    return routed
+
+
 def _bundled_cli() -> str | None:
     """The CLI bundled in the SDK, found as the SDK finds it first (`_find_cli`), which it does
     on a worker thread when not told: that would import anyio's asyncio backend before the spawn
@@ -151,6 +164,11 @@ class ClaudeRuntime:
             },
         )
         merged = apply_client_options(chosen, launch.client_options)
+        # The provider the client set, as this process starts with it (`routing`: what the
+        # agent compares with the provider now, adapter.agent.provider_requests).
+        self.routing = settings.routing.copy() if settings.routing else None
+        if self.routing is not None:
+            merged = _routed(merged, self.routing)
         if launch.agent_picked:
             # The user's pick in the agent picker outlives the client's `agent` option.
             extra = {k: v for k, v in merged["extra_args"].items() if k != "agent"}

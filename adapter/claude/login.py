@@ -6,7 +6,10 @@ so `claude-acp login [flags]` runs that CLI's `auth login [flags]` in the termin
 Claude install is needed. A client that can run terminal commands for its user (ACP
 `clientCapabilities.auth.terminal`, or the older `_meta["terminal-auth"]`) is offered the same
 command as terminal auth methods; every client also gets the plain "sign in, then continue"
-method.
+method. A client that runs a model gateway for its user (`clientCapabilities.auth._meta.gateway`)
+is offered the reference adapter's `gateway` and `gateway-bedrock` methods too: their
+`authenticate` carries the gateway (`_meta.gateway {baseUrl, headers}`), which every Claude
+started after it routes through (adapter.agent.provider_requests).
 """
 
 from __future__ import annotations
@@ -20,7 +23,14 @@ from acp.schema import AuthMethodAgent, ClientCapabilities, TerminalAuthMethod
 
 from adapter.claude.executable import claude_executable
 
-__all__ = ["AUTH_METHOD_ID", "METHOD_IDS", "auth_methods", "claude_executable", "main"]
+__all__ = [
+    "AUTH_METHOD_ID",
+    "GATEWAY_METHOD_IDS",
+    "METHOD_IDS",
+    "auth_methods",
+    "claude_executable",
+    "main",
+]
 
 AUTH_METHOD_ID = "claude-login"
 # (id, name, description, flags for `claude auth login`)
@@ -39,6 +49,10 @@ _TERMINAL_METHODS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ),
 )
 METHOD_IDS = frozenset({AUTH_METHOD_ID, *(m[0] for m in _TERMINAL_METHODS)})
+# The reference's gateway methods, by the protocol their gateway speaks (names and words as
+# there: docs/reference-adapter.md#providers).
+_GATEWAY_METHODS = (("gateway", "anthropic"), ("gateway-bedrock", "bedrock"))
+GATEWAY_METHOD_IDS = frozenset(m[0] for m in _GATEWAY_METHODS)
 
 
 def _self_command() -> str:
@@ -55,6 +69,13 @@ def _wants_terminal(caps: ClientCapabilities | None) -> tuple[bool, bool]:
     terminal = bool(caps.auth is not None and caps.auth.terminal)
     meta = caps.field_meta if isinstance(caps.field_meta, dict) else {}
     return terminal, bool(meta.get("terminal-auth"))
+
+
+def _wants_gateway(caps: ClientCapabilities | None) -> bool:
+    """The client declared `auth._meta.gateway: true`."""
+    auth = caps.auth if caps is not None else None
+    meta = auth.field_meta if auth is not None else None
+    return isinstance(meta, dict) and meta.get("gateway") is True
 
 
 def auth_methods(caps: ClientCapabilities | None) -> list[Any]:
@@ -85,6 +106,16 @@ def auth_methods(caps: ClientCapabilities | None) -> list[Any]:
                     name=name,
                     description=description,
                     field_meta={"terminal-auth": label},
+                )
+            )
+    if _wants_gateway(caps):
+        for method_id, protocol in _GATEWAY_METHODS:
+            methods.append(
+                AuthMethodAgent(
+                    id=method_id,
+                    name="Custom model gateway",
+                    description="Use a custom gateway to authenticate and access models",
+                    field_meta={"gateway": {"protocol": protocol}},
                 )
             )
     return methods

@@ -43,6 +43,10 @@ class RuntimeSettings:
     max_message_bytes: int = MAX_MESSAGE_BYTES
     # Values no text sent to a client may contain (see `private_values`).
     private: tuple[str, ...] = ()
+    # The environment of the model provider the client set (`providers/set`, a gateway
+    # sign-in: adapter.agent.provider_requests), empty while none is; changed in place, so that
+    # every Claude started after a change routes through it (adapter.claude.claude_runtime).
+    routing: dict[str, str] = field(default_factory=dict)
 
 
 def from_environment(executable: str | None, env: dict[str, str]) -> RuntimeSettings:

@@ -1,0 +1,132 @@
+"""`providers/list`, `providers/set`, `providers/disable` and the `gateway` sign-in: the model
+provider Claude Code talks to, as the client sets it (the rules: `fsm/claude/providers.py`).
+
+`acp` 0.12.1's router does not route the `providers/*` methods: the agent answers them before
+the router (`ClaudeAcpAgent._providers_guard`), and imports this module with the first of them,
+so a client that never asks loads none of it. The provider is the connection's, as in the
+reference (docs/reference-adapter.md#providers): its environment goes into the settings every
+Claude process starts from (`RuntimeSettings.routing`), so each Claude started after a change
+routes through it, and every live session's next prompt starts a fresh Claude, which resumes the
+conversation (`CredentialsChanged`): a running turn ends where it began and every prompt is
+answered once (docs/decisions.md#provider-change). Requests that open a session or send a prompt
+wait while a change is applied. Nothing the client sent for the provider is logged: a URL or a
+header may carry a credential.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from acp import RequestError
+
+from fsm import (
+    BadProviderRequest,
+    Provider,
+    gateway_provider,
+    provider_env,
+    provider_listing,
+    provider_request,
+    provider_to_disable,
+)
+
+if TYPE_CHECKING:
+    from adapter.claude.runtime_settings import RuntimeSettings
+    from adapter.session.session import Session
+
+__all__ = ["LIST", "METHODS", "ProviderRequests"]
+
+log = logging.getLogger(__name__)
+
+LIST, SET, DISABLE = "providers/list", "providers/set", "providers/disable"
+METHODS = frozenset({LIST, SET, DISABLE})
+
+
+class ProviderRequests:
+    """The connection's provider: the one set (`providers/set`), else the gateway signed in
+    with, else none (Claude Code's own routing)."""
+
+    def __init__(self, *, settings: RuntimeSettings, sessions: Mapping[str, Session]) -> None:
+        self._settings = settings
+        self._sessions = sessions
+        self._chosen: Provider | None = None  # `providers/set`
+        self._gateway: Provider | None = None  # a `gateway` / `gateway-bedrock` sign-in
+        self._lock = anyio.Lock()  # one change at a time, in the order they came
+        self._applying: anyio.Event | None = None
+
+    async def answer(self, method: str, params: Any) -> dict[str, Any]:
+        """One `providers/*` request's result; -32602 for bad params."""
+        if method == LIST:
+            environ = {**os.environ, **self._settings.env}
+            return provider_listing(self._chosen or self._gateway, environ)
+        if method == SET:
+            provider = provider_request(params)
+            if isinstance(provider, BadProviderRequest):
+                raise RequestError(-32602, provider.message)
+            log.info(
+                "providers/set: apiType=%s, %d header(s)", provider.api_type, len(provider.headers)
+            )
+            await self._change(chosen=provider)
+            return {}
+        disable = provider_to_disable(params)
+        if isinstance(disable, BadProviderRequest):
+            raise RequestError(-32602, disable.message)
+        if disable:
+            log.info("providers/disable")
+            await self._change(chosen=None)
+        return {}
+
+    async def sign_in(self, method_id: str, meta: Mapping[str, Any]) -> None:
+        """A gateway sign-in (`authenticate` with `gateway` or `gateway-bedrock`): its
+        `_meta.gateway` routes every Claude started after it while no provider is set; one
+        without it is a probe that changes nothing, as in the reference."""
+        provider = gateway_provider(method_id, meta)
+        if isinstance(provider, BadProviderRequest):
+            raise RequestError(-32602, provider.message)
+        if provider is not None:
+            log.info(
+                "authenticate: %s gateway, %d header(s)", provider.api_type, len(provider.headers)
+            )
+            await self._change(gateway=provider)
+
+    async def sign_out(self) -> None:
+        """`logout`: the provider set and the gateway signed in with go too."""
+        await self._change(chosen=None, gateway=None)
+
+    async def settled(self) -> None:
+        """Wait while a change is applied (a session's opening, a prompt)."""
+        while self._applying is not None:
+            await self._applying.wait()
+
+    _KEEP: Any = object()
+
+    async def _change(self, *, chosen: Any = _KEEP, gateway: Any = _KEEP) -> None:
+        async with self._lock:
+            self._applying = applying = anyio.Event()
+            try:
+                if chosen is not ProviderRequests._KEEP:
+                    self._chosen = chosen
+                if gateway is not ProviderRequests._KEEP:
+                    self._gateway = gateway
+                current = self._chosen or self._gateway
+                routing = provider_env(current) if current is not None else {}
+                if routing == self._settings.routing:
+                    return  # the same route: nothing restarts
+                self._settings.routing.clear()
+                self._settings.routing.update(routing)
+                for session in list(self._sessions.values()):
+                    await session.restart_on_next_prompt()
+            finally:
+                self._applying = None
+                applying.set()
+
+    async def opened(self, session: Session) -> None:
+        """A session just opened: if its Claude started before the latest change, its next
+        prompt starts a fresh one (the change's own pass may have missed it)."""
+        runtime = session.claude.runtime
+        started_with = getattr(runtime, "routing", None) or {}
+        if runtime is not None and started_with != self._settings.routing:
+            await session.restart_on_next_prompt()

@@ -1,0 +1,274 @@
+"""Which model provider Claude Code talks to, as the client sets it: ACP's `providers/list`,
+`providers/set`, `providers/disable`, and the `gateway` / `gateway-bedrock` sign-in.
+
+Theory of operation: as in the reference adapter (docs/reference-adapter.md#providers), there is
+one provider, `main`, owned by the client once it is set: `providers/set` replaces its whole
+configuration (`apiType` of `anthropic`, `bedrock` or `vertex`, an absolute http(s) `baseUrl`,
+the full `headers`), `providers/disable` gives the routing back to Claude Code's own, and a
+`gateway` sign-in stands in for it while none is set. A provider is not a setting of the running
+Claude: it is the environment a Claude process starts with (`provider_env`), and the
+programmatic settings tier beside it so that a user's or project's settings cannot route
+elsewhere (`routed_settings`). So it applies to every Claude started after it is set; a live
+session's next prompt starts a fresh one (`CredentialsChanged`, docs/decisions.md#provider-change).
+
+Bad input is answered -32602 with a message that names the field and never repeats a value the
+client sent (a header's value or a URL may be a credential): docs/decisions.md#provider-requests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = [
+    "PROVIDER_ID",
+    "PROVIDER_TOKEN_PLACEHOLDER",
+    "PROVIDER_TYPES",
+    "BadProviderRequest",
+    "Provider",
+    "gateway_provider",
+    "provider_env",
+    "provider_listing",
+    "provider_request",
+    "provider_to_disable",
+    "routed_settings",
+]
+
+# The one provider the adapter has, and the protocols it can route Claude Code through.
+PROVIDER_ID = "main"
+PROVIDER_TYPES = ("anthropic", "bedrock", "vertex")
+# The bearer token Claude Code is given while a provider is set, so that it skips its own
+# sign-in; the provider's headers (an `authorization` of the client's) replace it at the gateway.
+PROVIDER_TOKEN_PLACEHOLDER = "acp-proxy"
+DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+DEFAULT_BEDROCK_BASE_URL = "https://bedrock-runtime.amazonaws.com"
+DEFAULT_VERTEX_BASE_URL = "https://aiplatform.googleapis.com"
+GATEWAY_METHODS = {"gateway": "anthropic", "gateway-bedrock": "bedrock"}
+
+# Claude Code's routing variables, each emptied when a provider is set, so that none of the
+# user's own (a Bedrock switch, an API key) outranks it.
+_RESET_ROUTING = {
+    "ANTHROPIC_BASE_URL": "",
+    "ANTHROPIC_BEDROCK_BASE_URL": "",
+    "ANTHROPIC_VERTEX_BASE_URL": "",
+    "CLAUDE_CODE_USE_BEDROCK": "0",
+    "CLAUDE_CODE_USE_VERTEX": "0",
+    "ANTHROPIC_VERTEX_PROJECT_ID": "",
+    "CLOUD_ML_REGION": "",
+    "AWS_REGION": "",
+    "ANTHROPIC_API_KEY": "",
+    "ANTHROPIC_AUTH_TOKEN": "",
+    "CLAUDE_CODE_OAUTH_TOKEN": "",
+}
+# What `routed_settings` leaves to the environment: values that may be credentials.
+_OFF_THE_COMMAND_LINE = frozenset({"ANTHROPIC_CUSTOM_HEADERS"})
+# A header's name: an HTTP token (RFC 9110), so that `name: value` lines stay lines.
+_TOKEN_CHARS = frozenset(
+    "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Provider:
+    """The client's provider: where Claude Code sends its requests, and with which headers."""
+
+    api_type: str
+    base_url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    vertex_project: str = ""
+    vertex_region: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BadProviderRequest:
+    """A `providers/*` request or a gateway sign-in to answer -32602 with `message`."""
+
+    message: str
+
+
+def is_base_url(value: object) -> bool:
+    """An absolute http(s) URL with a host, as the reference's `isValidBaseUrl` takes one."""
+    if not isinstance(value, str) or not value.strip():
+        return False
+    text = value.strip()
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+        return False
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
+def _headers(value: object, field: str) -> tuple[tuple[str, str], ...] | BadProviderRequest:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        return BadProviderRequest(f"`{field}` must be an object of header names to values.")
+    found: list[tuple[str, str]] = []
+    for name, text in value.items():
+        if not isinstance(name, str) or not name or not set(name) <= _TOKEN_CHARS:
+            return BadProviderRequest(f"`{field}` has a header name that is not an HTTP token.")
+        if not isinstance(text, str) or "\n" in text or "\r" in text or "\0" in text:
+            # The value is not repeated: it may be a credential.
+            return BadProviderRequest(
+                f"`{field}` header {name!r} must have a string value on one line."
+            )
+        found.append((name, text))
+    return tuple(found)
+
+
+def provider_request(params: object) -> Provider | BadProviderRequest:
+    """`providers/set`'s params checked: the provider it sets, or why it is refused."""
+    if not isinstance(params, Mapping):
+        return BadProviderRequest("providers/set params must be an object.")
+    if params.get("providerId") != PROVIDER_ID:
+        return BadProviderRequest(f'Unknown providerId; expected "{PROVIDER_ID}".')
+    api_type = params.get("apiType")
+    if not isinstance(api_type, str) or api_type not in PROVIDER_TYPES:
+        supported = ", ".join(PROVIDER_TYPES)
+        return BadProviderRequest(f'Unsupported apiType for provider "main"; use {supported}.')
+    if not is_base_url(params.get("baseUrl")):
+        return BadProviderRequest("baseUrl must be a non-empty absolute http(s) URL.")
+    headers = _headers(params.get("headers"), "headers")
+    if isinstance(headers, BadProviderRequest):
+        return headers
+    project = region = ""
+    if api_type == "vertex":
+        # Vertex needs a project and a region, which the standard params cannot carry.
+        meta = params.get("_meta")
+        claude = meta.get("claudeCode") if isinstance(meta, Mapping) else None
+        vertex = claude.get("vertex") if isinstance(claude, Mapping) else None
+        given = vertex if isinstance(vertex, Mapping) else {}
+        project_id, where = given.get("projectId"), given.get("region")
+        if not (isinstance(project_id, str) and project_id.strip()) or not (
+            isinstance(where, str) and where.strip()
+        ):
+            return BadProviderRequest(
+                "vertex apiType requires non-empty `_meta.claudeCode.vertex.projectId` and "
+                "`_meta.claudeCode.vertex.region`."
+            )
+        project, region = project_id, where
+    base_url = str(params["baseUrl"]).strip()
+    return Provider(
+        api_type=api_type,
+        base_url=base_url,
+        headers=headers,
+        vertex_project=project,
+        vertex_region=region,
+    )
+
+
+def provider_to_disable(params: object) -> bool | BadProviderRequest:
+    """`providers/disable`'s params checked: whether it disables `main` (any other id is a
+    success that changes nothing, as in the reference)."""
+    if not isinstance(params, Mapping):
+        return BadProviderRequest("providers/disable params must be an object.")
+    provider_id = params.get("providerId")
+    if not isinstance(provider_id, str):
+        return BadProviderRequest("providerId must be a string.")
+    return provider_id == PROVIDER_ID
+
+
+def gateway_provider(method_id: str, meta: object) -> Provider | BadProviderRequest | None:
+    """A `gateway` / `gateway-bedrock` sign-in's `_meta.gateway {baseUrl, headers}`: the
+    provider it stands for, or None when the call carries none (a probe: ok, nothing set)."""
+    gateway = meta.get("gateway") if isinstance(meta, Mapping) else None
+    if gateway is None:
+        return None
+    if not isinstance(gateway, Mapping) or not is_base_url(gateway.get("baseUrl")):
+        return BadProviderRequest(
+            "`_meta.gateway.baseUrl` must be a non-empty absolute http(s) URL."
+        )
+    headers = _headers(gateway.get("headers"), "_meta.gateway.headers")
+    if isinstance(headers, BadProviderRequest):
+        return headers
+    return Provider(
+        api_type=GATEWAY_METHODS.get(method_id, "anthropic"),
+        base_url=str(gateway["baseUrl"]).strip(),
+        headers=headers,
+    )
+
+
+def provider_env(provider: Provider) -> dict[str, str]:
+    """The environment a Claude process starts with to route through `provider`: the
+    reference's `createEnvForProvider`."""
+    headers = "\n".join(f"{name}: {value}" for name, value in provider.headers)
+    if provider.api_type == "bedrock":
+        return {
+            **_RESET_ROUTING,
+            "CLAUDE_CODE_USE_BEDROCK": "1",
+            "AWS_BEARER_TOKEN_BEDROCK": PROVIDER_TOKEN_PLACEHOLDER,
+            "ANTHROPIC_BEDROCK_BASE_URL": provider.base_url,
+            "ANTHROPIC_CUSTOM_HEADERS": headers,
+        }
+    if provider.api_type == "vertex":
+        # The default endpoint stays unset: naming it marks a custom deployment in Claude Code.
+        custom = provider.base_url.rstrip("/") != DEFAULT_VERTEX_BASE_URL
+        return {
+            **_RESET_ROUTING,
+            "CLAUDE_CODE_USE_VERTEX": "1",
+            **({"ANTHROPIC_VERTEX_BASE_URL": provider.base_url} if custom else {}),
+            "ANTHROPIC_VERTEX_PROJECT_ID": provider.vertex_project,
+            "CLOUD_ML_REGION": provider.vertex_region,
+            "ANTHROPIC_CUSTOM_HEADERS": headers,
+        }
+    return {
+        **_RESET_ROUTING,
+        "ANTHROPIC_BASE_URL": provider.base_url,
+        "ANTHROPIC_CUSTOM_HEADERS": headers,
+        "ANTHROPIC_AUTH_TOKEN": PROVIDER_TOKEN_PLACEHOLDER,
+    }
+
+
+def routed_settings(client_settings: object, env: Mapping[str, str]) -> str | None:
+    """The `--settings` a routed Claude starts with: the client's settings (an object, or its
+    JSON text) with the provider's environment on top and no `apiKeyHelper`, since Claude Code
+    applies settings' `env` after its own environment. The headers stay out of it: `--settings`
+    is on Claude Code's command line, which every local user can read, and a header may be a
+    credential (docs/decisions.md#provider-requests). None when the client's settings are a
+    file's path: that file stays the client's, and the environment alone routes."""
+    given: object = client_settings
+    if isinstance(client_settings, str):
+        try:
+            given = json.loads(client_settings)
+        except ValueError:
+            return None
+    if given is None:
+        given = {}
+    if not isinstance(given, Mapping):
+        return None
+    theirs = given.get("env")
+    routing = {k: v for k, v in env.items() if k not in _OFF_THE_COMMAND_LINE}
+    merged_env = {**(theirs if isinstance(theirs, Mapping) else {}), **routing}
+    return json.dumps({**given, "apiKeyHelper": "", "env": merged_env})
+
+
+def provider_listing(current: Provider | None, environ: Mapping[str, str]) -> dict[str, Any]:
+    """`providers/list`'s result: `main`, with the provider set (or the gateway signed in with),
+    else the routing Claude Code would take from `environ` by itself."""
+    if current is not None:
+        api_type, base_url = current.api_type, current.base_url
+    elif environ.get("CLAUDE_CODE_USE_BEDROCK"):
+        api_type = "bedrock"
+        base_url = environ.get("ANTHROPIC_BEDROCK_BASE_URL") or DEFAULT_BEDROCK_BASE_URL
+    elif environ.get("CLAUDE_CODE_USE_VERTEX"):
+        api_type = "vertex"
+        base_url = environ.get("ANTHROPIC_VERTEX_BASE_URL") or DEFAULT_VERTEX_BASE_URL
+    else:
+        api_type = "anthropic"
+        base_url = environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL
+    return {
+        "providers": [
+            {
+                "providerId": PROVIDER_ID,
+                "supported": list(PROVIDER_TYPES),
+                "required": False,
+                "current": {"apiType": api_type, "baseUrl": base_url},
+            }
+        ]
+    }

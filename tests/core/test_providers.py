@@ -1,0 +1,179 @@
+"""The model provider's rules (`fsm/claude/providers.py`): which `providers/set`,
+`providers/disable` and gateway sign-ins are taken, the environment and settings a routed Claude
+starts with, and `providers/list`'s answer (docs/reference-adapter.md#providers,
+docs/decisions.md#provider-requests)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from fsm import (
+    BadProviderRequest,
+    Provider,
+    gateway_provider,
+    provider_env,
+    provider_listing,
+    provider_request,
+    provider_to_disable,
+    routed_settings,
+)
+
+SECRET = "sk-made-up-secret-0123456789"
+BASE = {"providerId": "main", "apiType": "anthropic", "baseUrl": "http://127.0.0.1:9/v1"}
+
+
+def test_a_good_request_is_the_provider_it_sets() -> None:
+    provider = provider_request({**BASE, "headers": {"authorization": f"Bearer {SECRET}"}})
+    assert provider == Provider(
+        api_type="anthropic",
+        base_url="http://127.0.0.1:9/v1",
+        headers=(("authorization", f"Bearer {SECRET}"),),
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ([BASE], "must be an object"),
+        ({**BASE, "providerId": "other"}, 'expected "main"'),
+        ({**BASE, "apiType": "openai"}, "Unsupported apiType"),
+        ({**BASE, "apiType": {"custom": SECRET}}, "Unsupported apiType"),
+        ({**BASE, "baseUrl": ""}, "baseUrl must be"),
+        ({**BASE, "baseUrl": f"ftp://u:{SECRET}@127.0.0.1/"}, "baseUrl must be"),
+        ({**BASE, "baseUrl": f"127.0.0.1/{SECRET}"}, "baseUrl must be"),
+        ({**BASE, "baseUrl": f"http://127.0.0.1:99999/{SECRET}"}, "baseUrl must be"),
+        ({**BASE, "baseUrl": f"http://127.0.0.1/ {SECRET}"}, "baseUrl must be"),
+        ({**BASE, "baseUrl": "http:///nohost"}, "baseUrl must be"),
+        ({**BASE, "headers": [SECRET]}, "must be an object"),
+        ({**BASE, "headers": {"x-key": f"{SECRET}\nx-other: 1"}}, "on one line"),
+        ({**BASE, "headers": {"x-key": 5}}, "on one line"),
+        ({**BASE, "headers": {"x key": SECRET}}, "not an HTTP token"),
+        ({**BASE, "headers": {"x:key": SECRET}}, "not an HTTP token"),
+        ({**BASE, "apiType": "vertex"}, "vertex apiType requires"),
+        (
+            {**BASE, "apiType": "vertex", "_meta": {"claudeCode": {"vertex": {"projectId": "p"}}}},
+            "vertex apiType requires",
+        ),
+    ],
+)
+def test_bad_requests_are_refused_naming_the_field_never_the_value(params: Any, words: str) -> None:
+    refused = provider_request(params)
+    assert isinstance(refused, BadProviderRequest)
+    assert words in refused.message
+    assert SECRET not in refused.message
+
+
+def test_vertex_takes_its_project_and_region_from_meta() -> None:
+    meta = {"claudeCode": {"vertex": {"projectId": "proj", "region": "europe-west1"}}}
+    provider = provider_request({**BASE, "apiType": "vertex", "_meta": meta})
+    assert isinstance(provider, Provider)
+    assert (provider.vertex_project, provider.vertex_region) == ("proj", "europe-west1")
+
+
+def test_disable_takes_main_and_any_other_id_changes_nothing() -> None:
+    assert provider_to_disable({"providerId": "main"}) is True
+    assert provider_to_disable({"providerId": "other"}) is False
+    assert isinstance(provider_to_disable({"providerId": 3}), BadProviderRequest)
+    assert isinstance(provider_to_disable("main"), BadProviderRequest)
+
+
+def test_a_gateway_sign_in_is_a_provider_of_its_methods_protocol() -> None:
+    meta = {"gateway": {"baseUrl": "http://127.0.0.1:9", "headers": {"x-key": SECRET}}}
+    assert gateway_provider("gateway", meta) == Provider(
+        api_type="anthropic", base_url="http://127.0.0.1:9", headers=(("x-key", SECRET),)
+    )
+    bedrock = gateway_provider("gateway-bedrock", meta)
+    assert isinstance(bedrock, Provider) and bedrock.api_type == "bedrock"
+    # No payload: a probe, nothing set.
+    assert gateway_provider("gateway", {}) is None
+    bad = gateway_provider("gateway", {"gateway": {"baseUrl": f"file:///{SECRET}"}})
+    assert isinstance(bad, BadProviderRequest) and SECRET not in bad.message
+    bad_headers = gateway_provider(
+        "gateway", {"gateway": {"baseUrl": "http://127.0.0.1", "headers": SECRET}}
+    )
+    assert isinstance(bad_headers, BadProviderRequest) and SECRET not in bad_headers.message
+
+
+def test_the_anthropic_route_is_the_references_environment() -> None:
+    provider = Provider(
+        api_type="anthropic",
+        base_url="http://127.0.0.1:9/v1",
+        headers=(("authorization", "Bearer t"), ("x-team", "a")),
+    )
+    env = provider_env(provider)
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9/v1"
+    assert env["ANTHROPIC_CUSTOM_HEADERS"] == "authorization: Bearer t\nx-team: a"
+    assert env["ANTHROPIC_AUTH_TOKEN"] == "acp-proxy"
+    # The user's own routing and keys cannot outrank it.
+    assert env["ANTHROPIC_API_KEY"] == "" and env["CLAUDE_CODE_OAUTH_TOKEN"] == ""
+    assert env["CLAUDE_CODE_USE_BEDROCK"] == "0" and env["CLAUDE_CODE_USE_VERTEX"] == "0"
+
+
+def test_bedrock_and_vertex_routes() -> None:
+    bedrock = provider_env(Provider(api_type="bedrock", base_url="http://127.0.0.1:9"))
+    assert bedrock["CLAUDE_CODE_USE_BEDROCK"] == "1"
+    assert bedrock["ANTHROPIC_BEDROCK_BASE_URL"] == "http://127.0.0.1:9"
+    assert bedrock["AWS_BEARER_TOKEN_BEDROCK"] == "acp-proxy"
+    assert bedrock["ANTHROPIC_BASE_URL"] == ""
+    vertex = Provider(
+        api_type="vertex",
+        base_url="https://aiplatform.googleapis.com",
+        vertex_project="p",
+        vertex_region="r",
+    )
+    env = provider_env(vertex)
+    assert env["CLAUDE_CODE_USE_VERTEX"] == "1"
+    assert (env["ANTHROPIC_VERTEX_PROJECT_ID"], env["CLOUD_ML_REGION"]) == ("p", "r")
+    # The default endpoint stays unset; a custom one is named.
+    assert env["ANTHROPIC_VERTEX_BASE_URL"] == ""
+    custom = provider_env(
+        Provider(api_type="vertex", base_url="http://127.0.0.1:9", vertex_project="p")
+    )
+    assert custom["ANTHROPIC_VERTEX_BASE_URL"] == "http://127.0.0.1:9"
+
+
+def test_the_settings_tier_carries_the_route_over_the_clients_settings() -> None:
+    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_CUSTOM_HEADERS": f"k: {SECRET}"}
+    mine = json.dumps({"model": "opus", "env": {"A": "1", "ANTHROPIC_BASE_URL": "elsewhere"}})
+    tier = routed_settings(mine, env)
+    assert tier is not None
+    assert json.loads(tier) == {
+        "model": "opus",
+        "apiKeyHelper": "",
+        "env": {"A": "1", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
+    }
+    # The headers stay in the environment: `--settings` is on the command line.
+    assert SECRET not in tier
+    assert json.loads(routed_settings(None, env) or "") == {
+        "apiKeyHelper": "",
+        "env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
+    }
+    # A file's path stays the client's.
+    assert routed_settings("/home/u/settings.json", env) is None
+
+
+def test_the_listing_says_the_route_in_use() -> None:
+    def current(listing: dict[str, Any]) -> dict[str, str]:
+        [entry] = listing["providers"]
+        assert entry["providerId"] == "main" and entry["required"] is False
+        assert entry["supported"] == ["anthropic", "bedrock", "vertex"]
+        return dict(entry["current"])
+
+    assert current(provider_listing(None, {})) == {
+        "apiType": "anthropic",
+        "baseUrl": "https://api.anthropic.com",
+    }
+    assert current(provider_listing(None, {"ANTHROPIC_BASE_URL": "http://127.0.0.1:8"})) == {
+        "apiType": "anthropic",
+        "baseUrl": "http://127.0.0.1:8",
+    }
+    assert current(provider_listing(None, {"CLAUDE_CODE_USE_BEDROCK": "1"}))["apiType"] == "bedrock"
+    assert current(provider_listing(None, {"CLAUDE_CODE_USE_VERTEX": "1"}))["apiType"] == "vertex"
+    chosen = Provider(api_type="bedrock", base_url="http://127.0.0.1:9")
+    assert current(provider_listing(chosen, {"ANTHROPIC_BASE_URL": "x"})) == {
+        "apiType": "bedrock",
+        "baseUrl": "http://127.0.0.1:9",
+    }

@@ -1,0 +1,67 @@
+"""The model provider a client sets reaches Claude Code's environment (`providers/set`,
+docs/client-authors.md), through the real stdio agent, the real SDK and the scripted Claude
+(which logs the environment variables a test names): a session opened after `providers/set`
+starts its Claude with `ANTHROPIC_BASE_URL` and the headers; a session that was open gets them at
+its next prompt, from a fresh Claude (docs/decisions.md#provider-change); `providers/disable`
+gives the routing back. The header's value is never in the adapter's log. The rules themselves are
+core tests (tests/core/test_providers.py), the requests in process (tests/shell/test_providers.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import PromptResponse
+
+from adapter.scripted_claude.handshake import LOG_ENV, LOG_ENV_NAMES
+from tests.support.harness import TIMEOUT, spawn_adapter
+from tests.support.scripted_log import claude_log
+
+NAMES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_AUTH_TOKEN")
+GATEWAY = "http://127.0.0.1:9/v1"  # nothing listens there: the scripted Claude never calls it
+SECRET = "gw-made-up-secret-0123456789"
+
+
+def _envs(tmp_path: Path) -> list[dict[str, str | None]]:
+    return [e["values"] for e in claude_log(tmp_path) if e["kind"] == "env"]
+
+
+async def _request(adapter: Any, method: str, params: dict[str, Any]) -> Any:
+    return await asyncio.wait_for(adapter.conn._conn.send_request(method, params), TIMEOUT)
+
+
+@pytest.mark.asyncio
+async def test_a_provider_set_routes_the_next_claude_and_disable_gives_it_back(
+    tmp_path: Path,
+) -> None:
+    env = {LOG_ENV: str(tmp_path / "claude-log.jsonl"), LOG_ENV_NAMES: ",".join(NAMES)}
+    async with spawn_adapter(tmp_path, "success", env=env) as adapter:
+        before = await adapter.new_session()
+        first = await adapter.prompt(before, "hello")
+        provider = {
+            "providerId": "main",
+            "apiType": "anthropic",
+            "baseUrl": GATEWAY,
+            "headers": {"x-gateway-key": SECRET},
+        }
+        assert await _request(adapter, "providers/set", provider) == {}
+        listed = await _request(adapter, "providers/list", {})
+        after = await adapter.new_session()
+        second = await adapter.prompt(before, "again")  # a fresh Claude, resumed
+        assert await _request(adapter, "providers/disable", {"providerId": "main"}) == {}
+        third = await adapter.prompt(after, "and back")  # a fresh Claude, routed by its own
+    for answer in (first, second, third):
+        assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    assert listed["providers"][0]["current"] == {"apiType": "anthropic", "baseUrl": GATEWAY}
+    routed = {
+        "ANTHROPIC_BASE_URL": GATEWAY,
+        "ANTHROPIC_CUSTOM_HEADERS": f"x-gateway-key: {SECRET}",
+        "ANTHROPIC_AUTH_TOKEN": "acp-proxy",
+    }
+    own = dict.fromkeys(NAMES)
+    # Before's first Claude, after's, before's fresh one, after's fresh one after disable.
+    assert _envs(tmp_path) == [own, routed, routed, own]
+    assert SECRET not in adapter.stderr_path.read_text("utf-8", "replace")

@@ -1,0 +1,245 @@
+"""The model provider's requests in process (`adapter/agent/provider_requests.py`): what
+`initialize` advertises, `providers/*` and the gateway sign-in on the wire, the route every later
+Claude starts with, a live session moved at its next prompt and answered once
+(docs/decisions.md#provider-change), and nothing the client sent for it in a refusal or the log
+(docs/decisions.md#provider-requests). Played in process (`agent_in_process`: the agent, the real
+SDK and the scripted Claude in this process); the route reaching a real Claude process's
+environment is end to end (tests/e2e/test_providers.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import acp
+import anyio
+import pytest
+
+from adapter.agent.provider_requests import ProviderRequests
+from adapter.claude.runtime_settings import RuntimeSettings
+from adapter.scripted_claude.handshake import LOG_ENV_NAMES
+from adapter.scripted_claude.process_steps import Sleep
+from adapter.scripted_claude.steps import Result, Scenario, Text
+from tests.support.harness import until
+from tests.support.shell_harness import agent_in_process
+
+SECRET = "gw-made-up-secret-0123456789"
+GATEWAY = "http://127.0.0.1:9/v1"
+NAMES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_CUSTOM_HEADERS")
+
+
+def _claude_log(tmp_path: Path) -> list[dict[str, Any]]:
+    path = tmp_path / "claude-log.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _envs(tmp_path: Path) -> list[dict[str, Any]]:
+    return [e["values"] for e in _claude_log(tmp_path) if e["kind"] == "env"]
+
+
+def _argvs(tmp_path: Path) -> list[list[str]]:
+    return [e["argv"] for e in _claude_log(tmp_path) if e["kind"] == "argv"]
+
+
+def _initialize_answer(adapter: Any) -> dict[str, Any]:
+    return next(
+        m["result"]
+        for m in adapter.incoming()
+        if isinstance(m.get("result"), dict) and "agentCapabilities" in m["result"]
+    )
+
+
+@pytest.mark.asyncio
+async def test_every_client_is_told_of_providers_and_only_a_gateway_client_of_its_methods(
+    tmp_path: Path,
+) -> None:
+    async with agent_in_process(tmp_path / "plain") as plain:
+        answer = _initialize_answer(plain)
+    assert answer["agentCapabilities"]["providers"] == {}
+    assert not {"gateway", "gateway-bedrock"} & {m["id"] for m in answer["authMethods"]}
+    declared = {"auth": {"_meta": {"gateway": True}}}
+    async with agent_in_process(tmp_path / "gw", capabilities=declared) as gateway_client:
+        answer = _initialize_answer(gateway_client)
+    assert answer["agentCapabilities"]["providers"] == {}
+    offered = {m["id"]: m for m in answer["authMethods"]}
+    assert offered["gateway"]["_meta"] == {"gateway": {"protocol": "anthropic"}}
+    assert offered["gateway-bedrock"]["_meta"] == {"gateway": {"protocol": "bedrock"}}
+    assert offered["gateway"]["name"] == "Custom model gateway"
+
+
+@pytest.mark.asyncio
+async def test_bad_provider_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
+    bad: list[tuple[str, Any]] = [
+        ("providers/set", {"providerId": "main", "apiType": "anthropic", "baseUrl": SECRET}),
+        ("providers/set", {"providerId": SECRET, "apiType": "anthropic", "baseUrl": GATEWAY}),
+        ("providers/set", {"providerId": "main", "apiType": SECRET, "baseUrl": GATEWAY}),
+        (
+            "providers/set",
+            {
+                "providerId": "main",
+                "apiType": "anthropic",
+                "baseUrl": GATEWAY,
+                "headers": {"x-key": f"{SECRET}\r\nx-injected: 1"},
+            },
+        ),
+        ("providers/disable", {"providerId": 7}),
+    ]
+    async with agent_in_process(tmp_path) as adapter:
+        refusals = [await adapter.request(method, params) for method, params in bad]
+        gateway = await adapter.request(
+            "authenticate", {"methodId": "gateway", "_meta": {"gateway": {"baseUrl": SECRET}}}
+        )
+        listed = await adapter.request("providers/list", {})
+        log = adapter.stderr()
+        wire = json.dumps([f.message for f in adapter.frames if f.direction == "incoming"])
+    for refusal in [*refusals, gateway]:
+        assert isinstance(refusal, acp.RequestError) and refusal.code == -32602
+        assert SECRET not in str(refusal) and SECRET not in json.dumps(refusal.data)
+    assert listed["providers"][0]["current"]["baseUrl"] == "https://api.anthropic.com"
+    assert SECRET not in log and SECRET not in wire
+
+
+@pytest.mark.asyncio
+async def test_a_set_reaches_the_next_claude_and_a_live_session_at_its_next_prompt(
+    tmp_path: Path,
+) -> None:
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        live = await adapter.new_session()
+        first = await adapter.prompt(live, "hello")
+        assert await adapter.request("providers/set", provider) == {}
+        # The same route again restarts nothing.
+        assert await adapter.request("providers/set", provider) == {}
+        second = await adapter.prompt(live, "again")
+        third = await adapter.prompt(live, "once more")
+        listed = await adapter.request("providers/list", {})
+        log = adapter.stderr()
+    for answer in (first, second, third):
+        assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+    assert sorted(adapter.answers().values()) == [1, 1, 1]  # each prompt answered once
+    routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"}
+    # The first Claude, then one fresh Claude that resumed the session, and no other.
+    assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed]
+    fresh = _argvs(tmp_path)[1]
+    assert any(arg.startswith("--resume") for arg in fresh)
+    # The route rides in the settings tier too, the header's value never on the command line.
+    tier = json.loads(fresh[fresh.index("--settings") + 1])
+    assert tier["env"]["ANTHROPIC_BASE_URL"] == GATEWAY and tier["apiKeyHelper"] == ""
+    assert SECRET not in json.dumps(fresh)
+    assert listed["providers"][0]["current"] == {"apiType": "anthropic", "baseUrl": GATEWAY}
+    assert SECRET not in log and GATEWAY not in log
+
+
+@pytest.mark.asyncio
+async def test_a_gateway_sign_in_routes_until_logout_and_a_bare_one_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    gateway = {"baseUrl": GATEWAY, "headers": {"x-key": SECRET}}
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        bare = await adapter.request("authenticate", {"methodId": "gateway"})
+        unrouted = await adapter.request("providers/list", {})
+        signed = await adapter.request(
+            "authenticate", {"methodId": "gateway-bedrock", "_meta": {"gateway": gateway}}
+        )
+        routed = await adapter.request("providers/list", {})
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "hello")
+    assert bare == {} and signed == {}
+    assert unrouted["providers"][0]["current"]["apiType"] == "anthropic"
+    assert routed["providers"][0]["current"] == {"apiType": "bedrock", "baseUrl": GATEWAY}
+    assert isinstance(answer, acp.schema.PromptResponse)
+    # Bedrock's route: no ANTHROPIC_BASE_URL, the headers as Claude Code reads them.
+    assert _envs(tmp_path) == [
+        {"ANTHROPIC_BASE_URL": "", "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"}
+    ]
+
+
+# A turn that runs until it is cancelled (the scripted Claude hears the interrupt while it waits;
+# the seconds only bound a test that never cancels), then one that answers.
+HELD = Scenario(
+    name="provider_mid_turn",
+    description="",
+    turns=((Text(text="working"), Sleep(seconds=60)), (Text(text="done"), Result())),
+)
+
+
+@pytest.mark.asyncio
+async def test_a_set_during_a_turn_is_answered_at_once_and_the_turn_ends_where_it_began(
+    tmp_path: Path,
+) -> None:
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
+    async with agent_in_process(
+        tmp_path, "provider_mid_turn", env=env, scenarios=[HELD]
+    ) as adapter:
+        session = await adapter.new_session()
+        async with anyio.create_task_group() as tg:
+            held: list[Any] = []
+
+            async def first() -> None:
+                held.append(await adapter.prompt(session, "first"))
+
+            tg.start_soon(first)
+            await until(lambda: "working" in adapter.agent_texts(), "the turn to run")
+            # Answered while the turn runs: the set does not wait for it.
+            assert await adapter.request("providers/set", provider) == {}
+            assert held == []
+            await adapter.conn.cancel(session_id=session)
+        second = await adapter.prompt(session, "second")
+    [cancelled] = held
+    assert isinstance(cancelled, acp.schema.PromptResponse)
+    assert cancelled.stop_reason == "cancelled"
+    assert isinstance(second, acp.schema.PromptResponse) and second.stop_reason == "end_turn"
+    assert sorted(adapter.answers().values()) == [1, 1]
+    routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
+    assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed]
+
+
+class _HeldSession:
+    """A session whose marking for a fresh Claude waits until the test lets it go."""
+
+    def __init__(self) -> None:
+        self.release = anyio.Event()
+        self.marked = 0
+
+    async def restart_on_next_prompt(self) -> None:
+        await self.release.wait()
+        self.marked += 1
+
+
+@pytest.mark.asyncio
+async def test_what_opens_a_session_or_prompts_waits_while_a_change_is_applied() -> None:
+    settings = RuntimeSettings()
+    held = _HeldSession()
+    requests = ProviderRequests(settings=settings, sessions={"s": held})  # type: ignore[dict-item]
+    order: list[str] = []
+    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
+
+    async def change() -> None:
+        await requests.answer("providers/set", provider)
+        order.append("set")
+
+    async def waiter() -> None:
+        await requests.settled()
+        order.append("waiter")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(change)
+        await anyio.wait_all_tasks_blocked()
+        tg.start_soon(waiter)
+        await anyio.wait_all_tasks_blocked()
+        assert order == []  # the change is under way: the waiter waits
+        held.release.set()
+    assert order[0] in ("set", "waiter") and sorted(order) == ["set", "waiter"]
+    assert held.marked == 1 and settings.routing["ANTHROPIC_BASE_URL"] == GATEWAY
+    await requests.settled()  # nothing under way: at once
