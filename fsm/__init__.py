@@ -28,7 +28,7 @@ each part lives:
   `prompt_suggestions.py`: its extensions);
 - `pickers/`: the agent, model and effort pickers (`agents.py`, `model_policy.py`,
   `model_entries.py`, `model_following.py`, `values.py`, `effort_seeds.py`) and the fast-mode
-  switch (`fast_mode.py`) and the Ultracode switch's rules (`ultracode.py`, not offered yet);
+  switch (`fast_mode.py`) and the Ultracode switch (`ultracode.py`);
 - `wire/`: how a record reaches a client (`negotiation.py`: which dialects; `dialects.py`: a
   record's forms).
 
@@ -292,6 +292,19 @@ if TYPE_CHECKING:
         model_config_settings,
         model_policy_from,
     )
+    from fsm.pickers.ultracode import (
+        UltracodeReport,
+        UltracodeStart,
+        UltracodeSwitch,
+        effort_flag_settings,
+        model_takes_ultracode,
+        settings_ultracode,
+        ultracode_chosen,
+        ultracode_report,
+        ultracode_reported,
+        ultracode_shown,
+        ultracode_started,
+    )
     from fsm.pickers.values import (
         PickerShown,
         canonical_model_id,
@@ -339,6 +352,17 @@ _HOMES = {
     "identity_from_account": "claude.auth_identity",
     "identity_from_cli": "claude.auth_identity",
     "settings_effort": "pickers.effort_seeds",
+    "UltracodeReport": "pickers.ultracode",
+    "UltracodeStart": "pickers.ultracode",
+    "UltracodeSwitch": "pickers.ultracode",
+    "effort_flag_settings": "pickers.ultracode",
+    "model_takes_ultracode": "pickers.ultracode",
+    "settings_ultracode": "pickers.ultracode",
+    "ultracode_chosen": "pickers.ultracode",
+    "ultracode_report": "pickers.ultracode",
+    "ultracode_reported": "pickers.ultracode",
+    "ultracode_shown": "pickers.ultracode",
+    "ultracode_started": "pickers.ultracode",
     "SettingsProblem": "claude.settings_warnings",
     "SettingsWarnings": "claude.settings_warnings",
     "REMOTE_CONTROL_COMMAND": "claude.remote_control",
@@ -786,6 +810,9 @@ __all__ = [
     "TurnTakenUp",
     "TurnWentBusy",
     "TurnWentIdle",
+    "UltracodeReport",
+    "UltracodeStart",
+    "UltracodeSwitch",
     "UnsubscribeRequest",
     "WithdrawPrompt",
     "WithdrawQuestions",
@@ -804,6 +831,7 @@ __all__ = [
     "canonical_model_id",
     "claude_code_offers",
     "decode_text_blob",
+    "effort_flag_settings",
     "effort_level_name",
     "efforts_shown",
     "efforts_to_apply",
@@ -840,6 +868,7 @@ __all__ = [
     "model_display_names",
     "model_policy_from",
     "model_switch_to_follow",
+    "model_takes_ultracode",
     "models_shown",
     "needs_task_search",
     "negotiate",
@@ -876,6 +905,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "settings_effort",
+    "settings_ultracode",
     "shape_title",
     "shown_title",
     "sign_in_message",
@@ -891,6 +921,11 @@ __all__ = [
     "title_records",
     "trigger_of",
     "typed_prompt_said",
+    "ultracode_chosen",
+    "ultracode_report",
+    "ultracode_reported",
+    "ultracode_shown",
+    "ultracode_started",
     "visible",
     "visible_title",
     "with_air_meta",

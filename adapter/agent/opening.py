@@ -239,9 +239,16 @@ def while_claude_starts(response: type[Any]) -> None:
     session's marker, written before its answer) and the reader of Claude's messages; and the
     `acp` models of its answer, of the notifications that follow it and of a prompt
     (`build_answer_models`); the core's rules its pickers apply once Claude has listed its
-    models (`SessionConfig.adopt`). What it does not need is done ahead (`AFTER_SPAWN`)."""
+    models (`SessionConfig.adopt`, the Ultracode switch's among them: about 2 ms cold). What it
+    does not need is done ahead (`AFTER_SPAWN`)."""
     from adapter.claude import message_stream, session_store  # noqa: F401
-    from fsm import allowed_models, model_switch_to_follow, models_shown, settings_effort  # noqa: F401
+    from fsm import (  # noqa: F401
+        allowed_models,
+        model_switch_to_follow,
+        models_shown,
+        settings_effort,
+        ultracode_started,
+    )
 
     build_answer_models(response)
 

@@ -388,11 +388,17 @@ class ClaudeRuntime:
     async def set_model(self, model: str) -> None:
         await self.client.set_model(model)
 
-    async def set_effort(self, effort: str | None) -> None:
+    async def apply_flag_settings(self, settings: dict[str, Any]) -> None:
         """Claude Code's `apply_flag_settings` control request (the SDK has no wrapper for
-        it in the pinned version; the TypeScript SDK's `applyFlagSettings` sends the same)."""
-        request = {"subtype": "apply_flag_settings", "settings": {"effortLevel": effort}}
+        it in the pinned version; the TypeScript SDK's `applyFlagSettings` sends the same): an
+        effort (`fsm.effort_flag_settings` says what goes with it) or the Ultracode switch."""
+        request = {"subtype": "apply_flag_settings", "settings": settings}
         await send_control_request(self.client, request)
+
+    async def get_settings(self) -> Any:
+        """Claude Code's `get_settings` control request (no SDK wrapper in the pinned version):
+        its settings as it applies them (`applied.ultracodeAvailable`, ...)."""
+        return await send_control_request(self.client, {"subtype": "get_settings"})
 
     async def context_usage(self) -> Any:
         """Claude Code's `get_context_usage` with `detail: "summary"` (answered from its last

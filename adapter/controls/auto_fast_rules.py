@@ -38,9 +38,11 @@ __all__ = [
     "AUTO_FALLBACK",
     "FAST",
     "check_fast",
+    "check_switch",
     "fast_option",
     "fast_report",
     "fast_state",
+    "switch_option",
 ]
 
 AUTO = ("auto", "Auto", "Claude handles permission decisions")
@@ -72,19 +74,32 @@ def fast_option(
 ) -> SessionConfigOptionBoolean | SessionConfigOptionSelect:
     """The option; `off_because`: the explanation of why Claude Code turned it off."""
     description = f"{_DESCRIPTION} — {off_because}" if off_because and not on else _DESCRIPTION
+    return switch_option(FAST, _NAME, description, on, boolean)
+
+
+def check_fast(value: object, boolean: bool) -> bool:
+    """The switch a client asked for (`check_switch`)."""
+    return check_switch(FAST, value, boolean)
+
+
+def switch_option(
+    config_id: str, name: str, description: str, on: bool, boolean: bool
+) -> SessionConfigOptionBoolean | SessionConfigOptionSelect:
+    """An on/off option (fast mode, Ultracode): a boolean for a client that takes boolean
+    config options (`boolean`), else a select of `on` / `off`."""
     if boolean:
         return SessionConfigOptionBoolean(
             type="boolean",
-            id=FAST,
-            name=_NAME,
+            id=config_id,
+            name=name,
             description=description,
             category="model_config",
             current_value=on,
         )
     return SessionConfigOptionSelect(
         type="select",
-        id=FAST,
-        name=_NAME,
+        id=config_id,
+        name=name,
         description=description,
         category="model_config",
         current_value="on" if on else "off",
@@ -95,12 +110,14 @@ def fast_option(
     )
 
 
-def check_fast(value: object, boolean: bool) -> bool:
-    """The switch a client asked for; -32602 naming the option for a value of the wrong type
-    (a boolean for a boolean option, `on` / `off` for a select)."""
+def check_switch(config_id: str, value: object, boolean: bool) -> bool:
+    """The value a client asked an on/off option for; -32602 naming the option for a value of
+    the wrong type (a boolean for a boolean option, `on` / `off` for a select)."""
     if boolean and isinstance(value, bool):
         return value
     if not boolean and isinstance(value, str) and value in _SELECT:
         return _SELECT[value]
     expected = "true or false" if boolean else "one of on, off"
-    raise RequestError.invalid_params({"value": f"unknown value for fast; expected {expected}"})
+    raise RequestError.invalid_params(
+        {"value": f"unknown value for {config_id}; expected {expected}"}
+    )

@@ -45,7 +45,7 @@ from fsm import DEFAULT_AGENT, AgentChoice, ModelPolicy, agent_choices, initial_
 if TYPE_CHECKING:
     from adapter.claude.transcript_tail import Tail
     from adapter.controls.model_choices import ModelChoice
-    from fsm import PickerShown
+    from fsm import PickerShown, UltracodeStart, UltracodeSwitch
 
 __all__ = [
     "DEFAULT_EFFORT",
@@ -119,6 +119,10 @@ class SessionConfig:
     effort_pinned: bool = False
     # A mode's `_meta` for this client (JetBrains AIR's kind: `AirClient.mode_meta`).
     mode_meta: Callable[[str], dict[str, Any] | None] = lambda _mode: None
+    # The Ultracode switch (fsm.pickers.ultracode): None until the session's first Claude has
+    # reported its models; and what the latest Claude process is to be sent of it.
+    ultracode: UltracodeSwitch | None = None
+    ultracode_start: UltracodeStart | None = None
 
     @classmethod
     def initial(
@@ -185,6 +189,9 @@ class SessionConfig:
         self.models = self._policed([c for c in choices if c is not None])
         if not any(c.auto for c in self.models):
             self.modes = tuple(m for m in self.modes if m != "auto")
+        # The settings as they read now, once for the effort and the Ultracode switch.
+        tiers = self.settings_tiers()
+        self._start_ultracode(tiers)
         if not self.models:
             return False
         switch = self.restored_model is not None and self._restore()
@@ -194,8 +201,35 @@ class SessionConfig:
             # A model named by the environment (or a transcript, where Claude Code does not
             # say what its entries resolve to) that the picker does not list.
             self.models.append(ModelChoice(value=self.model, name=self.model))
-        self.seed_effort(opening=True)
+        self.seed_effort(opening=True, tiers=tiers)
         return switch
+
+    def _start_ultracode(self, tiers: Sequence[Mapping[str, Any]]) -> None:
+        """A Claude process started: the switch from the settings (its first), or what it must
+        be sent of the session's (a later one); docs/decisions.md#ultracode-after-the-answer."""
+        from fsm import settings_ultracode, ultracode_started
+
+        self.ultracode_start = ultracode_started(self.ultracode, settings_ultracode(tiers))
+        self.ultracode = self.ultracode_start.switch
+
+    def ultracode_on(self) -> bool:
+        """Whether the session's Ultracode is on (an effort sent carries it)."""
+        return self.ultracode is not None and self.ultracode.on
+
+    def ultracode_takes(self) -> bool:
+        """Whether the current model takes ultracode (it takes the `xhigh` effort)."""
+        from fsm import model_takes_ultracode
+
+        current = self._current()
+        return current is not None and model_takes_ultracode(current.efforts)
+
+    def ultracode_shown(self) -> bool | None:
+        """The Ultracode option's value (None: not offered)."""
+        from fsm import ultracode_shown
+
+        if self.ultracode is None:
+            return None
+        return ultracode_shown(self.ultracode, self.ultracode_takes())
 
     def _policed(self, listed: list[ModelChoice]) -> list[ModelChoice]:
         """Claude Code's model list as the settings' policy shapes it, each entry with the
@@ -240,10 +274,12 @@ class SessionConfig:
         )
         return True
 
-    def seed_effort(self, *, opening: bool = False) -> None:
+    def seed_effort(
+        self, *, opening: bool = False, tiers: Sequence[Mapping[str, Any]] | None = None
+    ) -> None:
         """The effort for the current model: the user's choice where it takes it, else (on
-        `opening`) the client's, else what the settings say now for this model, as the
-        picker can show it."""
+        `opening`) the client's, else what the settings say now for this model (`tiers`: as
+        just read), as the picker can show it."""
         from fsm import settings_effort
 
         if not (self.effort_pinned and self.effort in self.efforts()):
@@ -252,7 +288,7 @@ class SessionConfig:
             wanted = self.requested_effort if opening else None
             if wanted is None:
                 wanted = settings_effort(
-                    self.settings_tiers(),
+                    self.settings_tiers() if tiers is None else tiers,
                     self.model,
                     current.resolved if current is not None else None,
                 )
@@ -358,7 +394,8 @@ class SessionConfig:
 
     def options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
         """The config options in picker order: mode, model (once known), effort (if any), fast
-        (if the model has it), agent (if Claude Code lists agents of the user's)."""
+        (if the model has it), ultracode (where the core offers it), agent (if Claude Code
+        lists agents of the user's)."""
         found: list[SessionConfigOptionSelect | SessionConfigOptionBoolean] = [
             _select(
                 "mode",
@@ -398,6 +435,11 @@ class SessionConfig:
             )
         if self.fast_offered():
             found.append(fast_option(self.fast, self.fast_boolean, self.fast_off_because))
+        ultracode = self.ultracode_shown()
+        if ultracode is not None:
+            from adapter.controls.ultracode_switch import ultracode_option
+
+            found.append(ultracode_option(ultracode, self.fast_boolean))
         if self.agents:
             found.append(
                 SessionConfigOptionSelect(

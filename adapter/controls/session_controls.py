@@ -102,6 +102,8 @@ class SessionControls:
         self.commands: list[AvailableCommand] = []
         # What follows the command list once the setup response is out (`after_setup_answer`).
         self._after_setup: list[Callable[[], Awaitable[object]]] = []
+        # Claude Code was asked (once a session) what it says of Ultracode (`_ask_ultracode`).
+        self._ultracode_asked = False
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
         # The account Claude Code's initialize answer named (the connection's `authStatus`),
         # told at every Claude start, a restart after `authenticate` or `logout` included, as
@@ -252,17 +254,77 @@ class SessionControls:
                 await runtime.set_model(self.config.model)
             except Exception:
                 log.warning("session %s: Claude refused the default model", self.session_id)
+        await self._restore_ultracode(runtime)  # before the effort, which carries it
         await self._apply_effort(runtime)
         await self.auto_fast.adopt(runtime, info)
+        if not self._ultracode_asked and self.config.ultracode is not None:
+            # Asked once the answer is out, never before it: the answer shows what the model
+            # list and the settings say (docs/decisions.md#ultracode-after-the-answer).
+            self._ultracode_asked = True
+            asked = functools.partial(self._ask_ultracode, runtime)
+            self.after_setup_answer(lambda: self._beside(asked))
+
+    async def _beside(self, work: Callable[[], Awaitable[None]]) -> None:
+        self._spawn(work)
+
+    async def _restore_ultracode(self, runtime: ClaudeRuntime) -> None:
+        """A later Claude process of the session gets the session's Ultracode back where its
+        settings start it otherwise (fsm.pickers.ultracode)."""
+        start = self.config.ultracode_start
+        if start is None or start.send is None:
+            return
+        try:
+            await runtime.apply_flag_settings({"ultracode": start.send})
+        except Exception:
+            log.warning("session %s: Claude refused Ultracode", self.session_id)
+            self.config.ultracode = start.refused
+
+    async def _ask_ultracode(self, runtime: ClaudeRuntime) -> None:
+        """Ask Claude Code's `get_settings` whether Ultracode can run and is asked for; where
+        its answer changes what the picker shows, the client is told. An answer that fails or
+        says nothing changes nothing."""
+        from fsm import ultracode_report, ultracode_reported
+
+        takes = self.config.ultracode_takes()
+        try:
+            response = await runtime.get_settings()
+        except Exception as exc:
+            log.debug(
+                "session %s: no get_settings answer (%s)", self.session_id, type(exc).__name__
+            )
+            return
+        report = ultracode_report(response)
+        if report.available is None and report.requested is None:
+            log.debug("session %s: get_settings says nothing of Ultracode", self.session_id)
+            return
+        log.debug(
+            "session %s: Claude Code says Ultracode is available: %s, requested: %s",
+            self.session_id,
+            report.available,
+            report.requested,
+        )
+        switch = self.config.ultracode
+        if switch is None or self._live() not in (None, runtime):
+            return  # another Claude since: it starts from the session's switch
+        self.config.ultracode, changed = ultracode_reported(
+            switch, report, takes, self.config.ultracode_takes()
+        )
+        if changed:
+            await self._link.send_update(self.session_id, self._options_update())
 
     async def _apply_effort(self, runtime: ClaudeRuntime | None) -> None:
         """Tell Claude the effort the picker shows, where the client's pickers name one
-        (AIR's `recommendedValue`): Claude's own default need not be the recommendation."""
+        (AIR's `recommendedValue`): Claude's own default need not be the recommendation.
+        Each carries Ultracode while it is on (fsm.pickers.ultracode)."""
+        from fsm import effort_flag_settings
+
         for effort in self.config.efforts_to_apply():
             if runtime is None:
                 return
             try:
-                await runtime.set_effort(effort)
+                await runtime.apply_flag_settings(
+                    effort_flag_settings(effort, self.config.ultracode_on())
+                )
             except Exception:
                 log.warning("session %s: Claude refused the effort", self.session_id)
 
@@ -361,6 +423,9 @@ class SessionControls:
         if config_id == FAST and self.config.fast_offered():
             await self.auto_fast.set_fast(self._live(), value)
             return
+        if config_id == "ultracode" and self.config.ultracode_shown() is not None:
+            await self._set_ultracode(value)
+            return
         chosen = self.config.check_option(config_id, value)
         if config_id == "mode":
             await self.set_mode(chosen)
@@ -372,7 +437,11 @@ class SessionControls:
             elif runtime is not None and config_id == "agent":
                 await runtime.set_agent(agent_flag(chosen))
             elif runtime is not None:
-                await runtime.set_effort(None if chosen == DEFAULT_EFFORT else chosen)
+                from fsm import effort_flag_settings
+
+                effort = None if chosen == DEFAULT_EFFORT else chosen
+                ultracode = self.config.ultracode_on()
+                await runtime.apply_flag_settings(effort_flag_settings(effort, ultracode))
         except Exception as exc:
             raise RequestError.internal_error(
                 {"reason": f"Claude refused the {config_id}"}
@@ -386,6 +455,22 @@ class SessionControls:
             self.config.effort = chosen
             self.config.effort_pinned = chosen != DEFAULT_EFFORT
         await self._link.send_update(self.session_id, self._options_update())
+
+    async def _set_ultracode(self, value: object) -> None:
+        """The client's Ultracode switch: checked, then Claude's (an explicit boolean, which
+        leaves the effort alone); refused, nothing changes. The response carries the options."""
+        from adapter.controls.ultracode_switch import check_ultracode
+        from fsm import ultracode_chosen
+
+        on = check_ultracode(value, self.config.fast_boolean)
+        runtime = self._live()
+        if runtime is not None:
+            try:
+                await runtime.apply_flag_settings({"ultracode": on})
+            except Exception as exc:
+                raise RequestError.internal_error({"reason": "Claude refused ultracode"}) from exc
+        if self.config.ultracode is not None:
+            self.config.ultracode = ultracode_chosen(self.config.ultracode, on)
 
     async def _model_is(self, value: str) -> None:
         """The session runs the picker entry `value` now: its effort, mode and context window

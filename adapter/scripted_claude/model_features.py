@@ -20,6 +20,18 @@ process only, as the real CLI's flag layer does.
 a `[1m]` alias or a model `$CLAUDE_ACP_SCRIPTED_NATIVE_1M` names, else 200,000
 (`context_window`).
 
+Ultracode: `$CLAUDE_ACP_SCRIPTED_MODELS=ultracode` lists the default (Sonnet) and Opus with the
+`xhigh` effort, which is how Claude Code says a model takes ultracode (Haiku takes no effort).
+`get_settings` answers `applied.ultracodeRequested` (the process's switch: on at start with
+`$CLAUDE_ACP_SCRIPTED_ULTRACODE=on`, as a settings' `ultracode: true` starts it) and
+`applied.ultracodeAvailable` as `$CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE` says (`true` /
+`false`; absent otherwise); `$CLAUDE_ACP_SCRIPTED_GET_SETTINGS=error` refuses the request and
+`=malformed` answers without an `applied` object (`settings_answer`).
+`apply_flag_settings {"ultracode": bool}` switches it (with
+`$CLAUDE_ACP_SCRIPTED_ULTRACODE=refused` the request is refused, as Claude Code's Remote Control
+bridge refuses it); an `effortLevel` that changes the level sent without an `ultracode` key
+turns it off, as Claude Code does since 2.1.284.
+
 Standard library only: imported by the fake at start-up.
 """
 
@@ -35,14 +47,19 @@ __all__ = [
     "FAST_OFF_ENV",
     "MODELS_ENV",
     "NATIVE_MILLION_ENV",
+    "ULTRACODE_ENV",
     "context_window",
     "fast_state",
     "models_for",
+    "settings_answer",
 ]
 
 MODELS_ENV = "CLAUDE_ACP_SCRIPTED_MODELS"
 FAST_ENV = "CLAUDE_ACP_SCRIPTED_FAST"
 FAST_OFF_ENV = "CLAUDE_ACP_SCRIPTED_FAST_OFF"
+ULTRACODE_ENV = "CLAUDE_ACP_SCRIPTED_ULTRACODE"
+ULTRACODE_AVAILABLE_ENV = "CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE"
+GET_SETTINGS_ENV = "CLAUDE_ACP_SCRIPTED_GET_SETTINGS"
 # Full model ids (comma-separated) whose context window is 1M natively: `get_context_usage`
 # measures 1,000,000 for them though their names say nothing of it.
 NATIVE_MILLION_ENV = "CLAUDE_ACP_SCRIPTED_NATIVE_1M"
@@ -83,7 +100,27 @@ def models_for(env: Mapping[str, str]) -> list[dict[str, Any]]:
         listed.append(dict(ONE_MILLION_MODEL))
     if env.get(MODELS_ENV) == "concrete":
         listed.append(dict(CONCRETE_MODEL))
+    if env.get(MODELS_ENV) == "ultracode":
+        for entry in listed:
+            levels = entry.get("supportedEffortLevels")
+            if isinstance(levels, list):
+                entry["supportedEffortLevels"] = [*levels[:3], "xhigh", *levels[3:]]
     return listed
+
+
+def settings_answer(
+    env: Mapping[str, str], model: str, effort: str | None, ultracode: bool
+) -> tuple[dict[str, Any] | None, str | None]:
+    """`get_settings`' answer for the process as it runs now, or the error it refuses with."""
+    if env.get(GET_SETTINGS_ENV) == "error":
+        return None, "get_settings is not available"
+    if env.get(GET_SETTINGS_ENV) == "malformed":
+        return {"effective": {}, "applied": "unknown"}, None
+    applied: dict[str, Any] = {"model": model, "effort": effort, "ultracodeRequested": ultracode}
+    available = env.get(ULTRACODE_AVAILABLE_ENV)
+    if available in ("true", "false"):
+        applied["ultracodeAvailable"] = available == "true"
+    return {"effective": {}, "sources": [], "applied": applied}, None
 
 
 def fast_state(env: Mapping[str, str]) -> str:

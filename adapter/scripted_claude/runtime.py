@@ -32,7 +32,7 @@ from adapter.scripted_claude.handshake import (
     record,
     resolve_model,
 )
-from adapter.scripted_claude.model_features import FAST_OFF_ENV, fast_state
+from adapter.scripted_claude.model_features import FAST_OFF_ENV, ULTRACODE_ENV, fast_state
 from adapter.scripted_claude.permission_rules import Rules
 from adapter.scripted_claude.plan_scenarios import is_fresh_context, script_for
 from adapter.scripted_claude.player import play_turn
@@ -265,6 +265,7 @@ def main(
         effort=args.value("--effort"),
         agent=args.value("--agent"),
         fast=fast_state(env) != "off",
+        ultracode=env.get(ULTRACODE_ENV) == "on",
         fast_off_reason=env.get(FAST_OFF_ENV) or None,
         checkpointing=env.get("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING") == "true",
         suggestion=(env.get(SUGGESTION_ENV) if args.has("--prompt-suggestions") else None),

@@ -73,6 +73,7 @@ class SessionState:
     effort: str | None = None
     agent: str | None = None  # the main thread's agent (`--agent`, `apply_flag_settings`)
     fast: bool = False  # fast mode (`model_features`)
+    ultracode: bool = False  # Ultracode (`model_features`)
     # Why fast mode turns off at the next turn's result (`model_features.FAST_OFF_ENV`).
     fast_off_reason: str | None = None
     fast_lost: bool = False  # it did (until a switch turns it on again)

@@ -14,7 +14,11 @@ from typing import BinaryIO
 from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
 from adapter.scripted_claude.hook_steps import callback_ids
-from adapter.scripted_claude.model_features import context_window
+from adapter.scripted_claude.model_features import (
+    ULTRACODE_ENV,
+    context_window,
+    settings_answer,
+)
 from adapter.scripted_claude.session import SessionState
 from adapter.scripted_claude.skills import skill_frontmatter
 from adapter.scripted_claude.steps import Scenario
@@ -113,7 +117,15 @@ class StdinReader:
             settings = request.get("settings")
             if isinstance(settings, dict) and "effortLevel" in settings:
                 effort = settings["effortLevel"]
-                s.effort = effort if isinstance(effort, str) else None
+                effort = effort if isinstance(effort, str) else None
+                if effort != s.effort and "ultracode" not in settings:
+                    s.ultracode = False  # an effort change without the key turns it off
+                s.effort = effort
+            if isinstance(settings, dict) and isinstance(settings.get("ultracode"), bool):
+                if self.env.get(ULTRACODE_ENV) == "refused":
+                    s.emit(frames.control_error(request_id, "ultracode is not available"))
+                    return
+                s.ultracode = settings["ultracode"]
             if isinstance(settings, dict) and isinstance(settings.get("fastMode"), bool):
                 s.fast = settings["fastMode"]
             if isinstance(settings, dict) and "agent" in settings:
@@ -185,6 +197,12 @@ class StdinReader:
                 answer = {"canRewind": False, "error": "File checkpointing is not enabled"}
             else:
                 answer = {"canRewind": True, "filesChanged": s.checkpoints.get(uuid, [])}
+        elif subtype == "get_settings":
+            settled, error = settings_answer(self.env, s.model, s.effort, s.ultracode)
+            if settled is None:
+                s.emit(frames.control_error(request_id, error or "get_settings failed"))
+                return
+            answer = settled
         elif subtype == "get_context_usage":
             window = context_window(self.env, s.model_alias, s.model)
             answer = {

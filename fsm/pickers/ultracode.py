@@ -7,21 +7,37 @@ A model takes ultracode when it takes the `xhigh` effort (Claude Code's one capa
 both). Workflows are on when Claude Code says ultracode is available, off when it says it is not
 on a model that takes it, unknown otherwise; the switch is offered on a model that takes it unless
 workflows are off. An effort sent while ultracode is on carries `ultracode: true`: Claude Code
-turns ultracode off on an effort change sent without the key. Pure functions of their arguments.
+turns ultracode off on an effort change sent without the key.
+
+The session's switch (`UltracodeSwitch`) starts from the settings' `ultracode: true` when its
+first Claude starts (`ultracode_started`), before Claude Code is asked: a session's answer does
+not wait for `get_settings` (docs/decisions.md#ultracode-after-the-answer). Claude Code's answer
+then settles it (`ultracode_reported`): workflows for the model the session ran when it asked,
+and the value it reports unless the user chose one meanwhile. What the picker shows is
+`ultracode_shown`; a change of it is what the client is told. A later Claude process of the
+session (a restart) gets the session's value back where it differs from the settings' (what it
+starts with), before any effort is sent. Pure functions of their arguments.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = [
     "UltracodeReport",
+    "UltracodeStart",
+    "UltracodeSwitch",
     "effort_flag_settings",
     "model_takes_ultracode",
+    "settings_ultracode",
+    "ultracode_chosen",
     "ultracode_offered",
     "ultracode_report",
+    "ultracode_reported",
+    "ultracode_shown",
+    "ultracode_started",
     "workflows_enabled",
 ]
 
@@ -71,3 +87,66 @@ def effort_flag_settings(effort: str | None, ultracode: bool) -> dict[str, Any]:
     """The `apply_flag_settings` settings for an effort (None: Claude Code's own): with
     `ultracode: true` while ultracode is on, so the effort change keeps it on."""
     return {"effortLevel": effort, "ultracode": True} if ultracode else {"effortLevel": effort}
+
+
+@dataclass(frozen=True, slots=True)
+class UltracodeSwitch:
+    """A session's switch: on or off (kept while a model without ultracode hides it), whether
+    Claude Code's workflows are on (None: unknown), whether the user chose its value, and
+    whether a Claude process of the session has started."""
+
+    on: bool = False
+    workflows: bool | None = None
+    chosen: bool = False
+    started: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UltracodeStart:
+    """A Claude process started: the switch, the value to send it (None: nothing to send), and
+    the switch should it refuse that value (what it runs)."""
+
+    switch: UltracodeSwitch
+    send: bool | None
+    refused: UltracodeSwitch
+
+
+def settings_ultracode(tiers: Sequence[Mapping[str, Any]]) -> bool:
+    """The merged settings' `ultracode === true`: the highest tier (tiers lowest first) that
+    sets the key decides."""
+    for tier in reversed(tiers):
+        if "ultracode" in tier:
+            return tier["ultracode"] is True
+    return False
+
+
+def ultracode_started(switch: UltracodeSwitch | None, settings_on: bool) -> UltracodeStart:
+    """A Claude process of the session started with the settings saying `settings_on`: the
+    first takes the settings' value; a later one is sent the session's where it differs."""
+    if switch is None or not switch.started:
+        first = replace(switch or UltracodeSwitch(), on=settings_on, started=True)
+        return UltracodeStart(switch=first, send=None, refused=first)
+    send = switch.on if switch.on != settings_on else None
+    return UltracodeStart(switch=switch, send=send, refused=replace(switch, on=settings_on))
+
+
+def ultracode_reported(
+    switch: UltracodeSwitch, report: UltracodeReport, takes_asked: bool, takes_now: bool
+) -> tuple[UltracodeSwitch, bool]:
+    """Claude Code's `get_settings` answer, asked while the session ran a model that
+    `takes_asked` ultracode or not: its workflows, and its value unless the user chose one
+    since; and whether what the picker shows changed (on the model that `takes_now`)."""
+    on = switch.on if switch.chosen or report.requested is None else report.requested
+    settled = replace(switch, workflows=workflows_enabled(report, takes_asked), on=on)
+    return settled, ultracode_shown(settled, takes_now) != ultracode_shown(switch, takes_now)
+
+
+def ultracode_chosen(switch: UltracodeSwitch, on: bool) -> UltracodeSwitch:
+    """The user's choice, which Claude Code took."""
+    return replace(switch, on=on, chosen=True)
+
+
+def ultracode_shown(switch: UltracodeSwitch, takes: bool) -> bool | None:
+    """The switch's value as the picker shows it on a model that `takes` ultracode or not
+    (None: not offered)."""
+    return switch.on if ultracode_offered(switch.workflows, takes) else None

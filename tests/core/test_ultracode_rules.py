@@ -1,5 +1,6 @@
 """The Ultracode switch's rules (`fsm.pickers.ultracode`): Claude Code's `get_settings` answer
-read, which models take it, when it is offered, and what an effort carries."""
+read, which models take it, when it is offered, what an effort carries, and the session's switch
+from its first Claude to Claude Code's late answer and a restart."""
 
 from __future__ import annotations
 
@@ -7,10 +8,16 @@ import pytest
 
 from fsm.pickers.ultracode import (
     UltracodeReport,
+    UltracodeSwitch,
     effort_flag_settings,
     model_takes_ultracode,
+    settings_ultracode,
+    ultracode_chosen,
     ultracode_offered,
     ultracode_report,
+    ultracode_reported,
+    ultracode_shown,
+    ultracode_started,
     workflows_enabled,
 )
 
@@ -71,3 +78,64 @@ def test_an_effort_carries_ultracode_only_while_it_is_on() -> None:
     assert effort_flag_settings("high", True) == {"effortLevel": "high", "ultracode": True}
     assert effort_flag_settings(None, True) == {"effortLevel": None, "ultracode": True}
     assert effort_flag_settings("high", False) == {"effortLevel": "high"}
+
+
+@pytest.mark.parametrize(
+    ("tiers", "on"),
+    [
+        ([], False),
+        ([{"ultracode": True}], True),
+        ([{"ultracode": "true"}], False),  # only `true` itself, as the reference reads it
+        ([{"ultracode": True}, {"effortLevel": "high"}], True),  # a tier without the key
+        ([{"ultracode": True}, {"ultracode": False}], False),  # the highest tier that names it
+        ([{"ultracode": False}, {"ultracode": True}], True),
+    ],
+)
+def test_the_settings_say_whether_it_starts_on(tiers: list[dict[str, object]], on: bool) -> None:
+    assert settings_ultracode(tiers) is on
+
+
+def test_the_first_claude_takes_the_settings_value_and_is_sent_nothing() -> None:
+    start = ultracode_started(None, True)
+    assert start.switch == UltracodeSwitch(on=True, started=True)
+    assert start.send is None
+
+
+def test_a_later_claude_is_sent_the_sessions_value_where_its_settings_differ() -> None:
+    chosen = ultracode_chosen(ultracode_started(None, False).switch, True)
+    restart = ultracode_started(chosen, False)
+    assert restart.send is True and restart.switch == chosen
+    assert restart.refused == UltracodeSwitch(on=False, chosen=True, started=True)
+    assert ultracode_started(chosen, True).send is None  # it starts on anyway
+
+
+def test_claude_codes_late_answer_settles_workflows_and_the_value() -> None:
+    first = ultracode_started(None, False).switch
+    report = UltracodeReport(available=True, requested=True)
+    settled, changed = ultracode_reported(first, report, True, True)
+    assert settled == UltracodeSwitch(on=True, workflows=True, started=True)
+    assert changed  # shown off at the answer, on now
+    # Workflows off, on a model that takes it: the switch goes.
+    off, changed = ultracode_reported(first, UltracodeReport(False, None), True, True)
+    assert off.workflows is False and ultracode_shown(off, True) is None and changed
+
+
+def test_the_users_choice_outlasts_claude_codes_late_answer() -> None:
+    chosen = ultracode_chosen(ultracode_started(None, False).switch, True)
+    settled, changed = ultracode_reported(chosen, UltracodeReport(True, False), True, True)
+    assert settled.on is True and not changed
+
+
+def test_an_answer_that_changes_nothing_shown_is_no_change() -> None:
+    first = ultracode_started(None, False).switch
+    # Requested on, but the model in use now does not take it: nothing shown changes.
+    settled, changed = ultracode_reported(first, UltracodeReport(None, True), True, False)
+    assert settled.on is True and not changed
+    _, changed = ultracode_reported(first, UltracodeReport(None, None), True, True)
+    assert not changed
+
+
+def test_the_switch_hides_on_a_model_without_it_and_keeps_its_value() -> None:
+    switch = ultracode_chosen(ultracode_started(None, False).switch, True)
+    assert ultracode_shown(switch, False) is None
+    assert ultracode_shown(switch, True) is True

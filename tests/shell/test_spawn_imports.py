@@ -89,6 +89,8 @@ NOT_BEFORE_SPAWN = (
     "fsm.pickers.model_entries",
     "fsm.pickers.values",
     "fsm.pickers.effort_seeds",
+    "fsm.pickers.ultracode",
+    "adapter.controls.ultracode_switch",
 )
 # What the spawn does need: the check above would pass vacuously if the child never got here.
 NEEDED = ("adapter.agent.opening", "adapter.claude.claude_runtime", "claude_agent_sdk.types")
@@ -205,6 +207,8 @@ NOT_BEFORE_RESUMED_SPAWN = (
     "fsm.pickers.model_entries",
     "fsm.pickers.values",
     "fsm.pickers.effort_seeds",
+    "fsm.pickers.ultracode",
+    "adapter.controls.ultracode_switch",
 )
 
 

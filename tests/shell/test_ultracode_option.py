@@ -1,0 +1,267 @@
+"""The Ultracode option in process (`agent_in_process`, the scripted Claude under the real SDK):
+offered at the answer from the model list and the settings, settled by Claude Code's
+`get_settings` after the answer (docs/decisions.md#ultracode-after-the-answer), hidden on a
+model without it, switched with `apply_flag_settings`, and carried by every effort sent.
+
+The scripted Claude lists the default (Sonnet) and Opus with the `xhigh` effort under
+`CLAUDE_ACP_SCRIPTED_MODELS=ultracode` (Haiku has no effort), answers `get_settings` as
+`CLAUDE_ACP_SCRIPTED_ULTRACODE*` / `CLAUDE_ACP_SCRIPTED_GET_SETTINGS` say, and records every
+control request it receives.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+
+from tests.support.config_requests import (
+    BOOLEAN,
+    config_option,
+    config_params,
+    control_requests,
+    initialize_with,
+    new_session_raw,
+    raw_request,
+    scripted_env,
+)
+from tests.support.harness import Adapter, until
+from tests.support.shell_harness import agent_in_process
+
+pytestmark = pytest.mark.asyncio
+
+SAID = "Claude Code says Ultracode is available"
+NOTHING_SAID = ("no get_settings answer", "get_settings says nothing of Ultracode")
+
+
+def ultracode_boolean(on: bool) -> dict[str, Any]:
+    return {
+        "id": "ultracode",
+        "name": "Ultracode",
+        "description": "Dynamic workflows on every task, at any effort level",
+        "category": "model_config",
+        "type": "boolean",
+        "currentValue": on,
+    }
+
+
+def ultracode_select(value: str) -> dict[str, Any]:
+    return {
+        "id": "ultracode",
+        "name": "Ultracode",
+        "description": "Dynamic workflows on every task, at any effort level",
+        "category": "model_config",
+        "type": "select",
+        "currentValue": value,
+        "options": [{"value": "on", "name": "On"}, {"value": "off", "name": "Off"}],
+    }
+
+
+def _env(tmp_path: Path, **more: str) -> dict[str, str]:
+    return {
+        **scripted_env(tmp_path, featured=False),
+        "CLAUDE_ACP_SCRIPTED_MODELS": "ultracode",
+        **more,
+    }
+
+
+def _flags(tmp_path: Path) -> list[dict[str, Any]]:
+    return [r["settings"] for r in control_requests(tmp_path, "apply_flag_settings")]
+
+
+async def _set(adapter: Adapter, session: str, config_id: str, value: object) -> dict[str, Any]:
+    return await raw_request(
+        adapter, "session/set_config_option", **config_params(session, config_id, value)
+    )
+
+
+async def _error(adapter: Adapter, session: str, config_id: str, value: object) -> Any:
+    with pytest.raises(acp.RequestError) as caught:
+        await _set(adapter, session, config_id, value)
+    return caught.value
+
+
+async def _settled(adapter: Adapter, *said: str) -> None:
+    """Until the session has read Claude Code's `get_settings` answer (its debug line)."""
+    await until(lambda: any(s in adapter.stderr() for s in said), "the get_settings answer")
+
+
+def _ultracode_updates(adapter: Adapter) -> list[dict[str, Any] | None]:
+    return [
+        config_option(u["configOptions"], "ultracode")
+        for u in adapter.updates("config_option_update")
+    ]
+
+
+async def test_the_answer_offers_it_and_claude_codes_answer_settles_it_after(
+    tmp_path: Path,
+) -> None:
+    env = _env(
+        tmp_path,
+        CLAUDE_ACP_SCRIPTED_ULTRACODE="on",
+        CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE="true",
+    )
+    async with agent_in_process(
+        tmp_path, "success", env=env, initialize=False, capable=False
+    ) as adapter:
+        await initialize_with(adapter, BOOLEAN)
+        _, opened = await new_session_raw(adapter)
+        await _settled(adapter, SAID)
+        await until(lambda: _ultracode_updates(adapter), "the option's update")
+    # The answer did not wait for Claude Code: no settings say ultracode, so it shows off...
+    options = opened["configOptions"]
+    assert [o["id"] for o in options] == ["mode", "model", "effort", "ultracode"]
+    assert config_option(options, "ultracode") == ultracode_boolean(False)
+    # ...then Claude Code says the session asks for it, and the client is told.
+    assert _ultracode_updates(adapter) == [ultracode_boolean(True)]
+    assert control_requests(tmp_path, "get_settings") == [{"subtype": "get_settings"}]
+
+
+async def test_workflows_off_hide_it_on_every_model(tmp_path: Path) -> None:
+    env = _env(tmp_path, CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE="false")
+    async with agent_in_process(
+        tmp_path, "success", env=env, initialize=False, capable=False
+    ) as adapter:
+        await initialize_with(adapter, BOOLEAN)
+        session, opened = await new_session_raw(adapter)
+        await _settled(adapter, SAID)
+        await until(lambda: _ultracode_updates(adapter), "the option's update")
+        opus = await _set(adapter, session, "model", "opus")
+        refused = await _error(adapter, session, "ultracode", True)
+    assert config_option(opened["configOptions"], "ultracode") == ultracode_boolean(False)
+    assert _ultracode_updates(adapter)[0] is None  # gone
+    assert config_option(opus["configOptions"], "ultracode") is None
+    assert refused.code == -32602 and refused.data == {
+        "configId": "unknown config option 'ultracode'"
+    }
+
+
+@pytest.mark.parametrize("answer", ["error", "malformed"])
+async def test_a_failed_get_settings_changes_nothing(tmp_path: Path, answer: str) -> None:
+    env = _env(tmp_path, CLAUDE_ACP_SCRIPTED_GET_SETTINGS=answer)
+    async with agent_in_process(
+        tmp_path, "success", env=env, initialize=False, capable=False
+    ) as adapter:
+        await initialize_with(adapter, {})
+        session, opened = await new_session_raw(adapter)
+        await _settled(adapter, *NOTHING_SAID)
+        on = await _set(adapter, session, "ultracode", "on")
+    assert config_option(opened["configOptions"], "ultracode") == ultracode_select("off")
+    assert _ultracode_updates(adapter) == []
+    assert config_option(on["configOptions"], "ultracode") == ultracode_select("on")
+    log = adapter.stderr()
+    said = [line for line in log.splitlines() if "get_settings" in line]
+    assert said and all(" DEBUG " in line for line in said), said
+
+
+async def test_choosing_it_switches_claude_and_efforts_carry_it(tmp_path: Path) -> None:
+    async with agent_in_process(
+        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
+    ) as adapter:
+        await initialize_with(adapter, BOOLEAN)
+        session, _ = await new_session_raw(adapter)
+        wrong = await _error(adapter, session, "ultracode", "on")
+        on = await _set(adapter, session, "ultracode", True)
+        high = await _set(adapter, session, "effort", "high")
+        haiku = await _set(adapter, session, "model", "haiku")
+        hidden = await _error(adapter, session, "ultracode", False)
+        back = await _set(adapter, session, "model", "default")
+        off = await _set(adapter, session, "ultracode", False)
+        await _set(adapter, session, "effort", "low")
+        answer = await adapter.prompt(session, "hello")
+    assert wrong.code == -32602
+    assert wrong.data == {"value": "unknown value for ultracode; expected true or false"}
+    assert config_option(on["configOptions"], "ultracode") == ultracode_boolean(True)
+    assert config_option(high["configOptions"], "ultracode") == ultracode_boolean(True)
+    # Haiku takes no ultracode: the option hides, and comes back with the kept choice.
+    assert config_option(haiku["configOptions"], "ultracode") is None
+    assert hidden.code == -32602
+    assert config_option(back["configOptions"], "ultracode") == ultracode_boolean(True)
+    assert config_option(off["configOptions"], "ultracode") == ultracode_boolean(False)
+    assert _flags(tmp_path) == [
+        {"ultracode": True},
+        {"effortLevel": "high", "ultracode": True},
+        {"ultracode": False},
+        {"effortLevel": "low"},
+    ]
+    assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+
+
+async def test_a_refused_switch_changes_nothing(tmp_path: Path) -> None:
+    env = _env(tmp_path, CLAUDE_ACP_SCRIPTED_ULTRACODE="refused")
+    async with agent_in_process(
+        tmp_path, "success", env=env, initialize=False, capable=False
+    ) as adapter:
+        await initialize_with(adapter, {})
+        session, _ = await new_session_raw(adapter)
+        refused = await _error(adapter, session, "ultracode", "on")
+        high = await _set(adapter, session, "effort", "high")
+    assert refused.code == -32603 and "ultracode" in json.dumps(refused.data)
+    assert config_option(high["configOptions"], "ultracode") == ultracode_select("off")
+    assert _flags(tmp_path) == [{"ultracode": True}, {"effortLevel": "high"}]
+
+
+async def test_settings_start_it_on_and_a_recommended_effort_carries_it(tmp_path: Path) -> None:
+    project = tmp_path / "project" / ".claude"
+    project.mkdir(parents=True)
+    (project / "settings.json").write_text('{"ultracode": true}', encoding="utf-8")
+    meta = {"jetbrains": {"air": {"version": 1, "capabilities": ["recommendedValue"]}}}
+    async with agent_in_process(
+        tmp_path, "success", env=_env(tmp_path), client_meta=meta
+    ) as adapter:
+        session, opened = await new_session_raw(adapter)
+        haiku = await _set(adapter, session, "model", "haiku")
+        opus = await _set(adapter, session, "model", "opus")
+    assert config_option(opened["configOptions"], "ultracode") == ultracode_select("on")
+    assert config_option(haiku["configOptions"], "ultracode") is None
+    assert config_option(opus["configOptions"], "ultracode") == ultracode_select("on")
+    # AIR's effort at the start and at each model switch keeps ultracode on.
+    assert _flags(tmp_path) == [
+        {"effortLevel": "medium", "ultracode": True},
+        {"effortLevel": None, "ultracode": True},
+        {"effortLevel": "medium", "ultracode": True},
+    ]
+
+
+class _Restarted:
+    """A Claude process for `SessionControls.adopt`: its model list, and the flag settings it
+    was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def server_info(self) -> dict[str, Any]:
+        from adapter.scripted_claude.model_features import models_for
+
+        return {"models": models_for({"CLAUDE_ACP_SCRIPTED_MODELS": "ultracode"})}
+
+    async def apply_flag_settings(self, settings: dict[str, Any]) -> None:
+        self.sent.append(settings)
+
+    async def set_model(self, model: str) -> None:
+        raise AssertionError("no model switch expected")
+
+    async def set_permission_mode(self, mode: str) -> None:
+        return None
+
+
+async def test_a_restarted_claude_gets_the_choice_back_before_the_effort() -> None:
+    from adapter.controls.pickers import SessionConfig
+    from adapter.controls.session_controls import SessionControls
+    from fsm import AirClient
+    from tests.support.shell_harness import FakeLink
+
+    config = SessionConfig.initial({}, None, auto_allowed=False)
+    air = AirClient(air=True, declared=frozenset({"recommendedValue"}))  # an effort each start
+    controls = SessionControls(session_id="s", link=FakeLink(), config=config, air=air)
+    first, second = _Restarted(), _Restarted()
+    await controls.adopt(first)  # type: ignore[arg-type]
+    controls._runtime = lambda: first  # type: ignore[assignment,return-value]
+    await controls.set_option("ultracode", "on")
+    await controls.adopt(second)  # type: ignore[arg-type]
+    assert first.sent == [{"effortLevel": "medium"}, {"ultracode": True}]
+    assert second.sent == [{"ultracode": True}, {"effortLevel": "medium", "ultracode": True}]
+    assert config.ultracode_shown() is True
