@@ -148,7 +148,10 @@ async def test_a_failed_get_settings_changes_nothing(tmp_path: Path, answer: str
         await initialize_with(adapter, {})
         session, opened = await new_session_raw(adapter)
         await _settled(adapter, *NOTHING_SAID)
+        wrong = await _error(adapter, session, "ultracode", True)
         on = await _set(adapter, session, "ultracode", "on")
+    assert wrong.code == -32602
+    assert wrong.data == {"value": "unknown value for ultracode; expected one of on, off"}
     assert config_option(opened["configOptions"], "ultracode") == ultracode_select("off")
     assert _ultracode_updates(adapter) == []
     assert config_option(on["configOptions"], "ultracode") == ultracode_select("on")
