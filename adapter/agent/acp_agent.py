@@ -182,7 +182,9 @@ class ClaudeAcpAgent:
         if self._providers is None:
             from adapter.agent.provider_requests import ProviderRequests
 
-            self._providers = ProviderRequests(settings=self._settings, sessions=self._sessions)
+            self._providers = ProviderRequests(
+                settings=self._settings, sessions=self._sessions, auth=self._auth
+            )
         return self._providers
 
     def _providers_guard(self, handler: Handler) -> Handler:

@@ -96,6 +96,14 @@ class AuthPush:
         epoch = self.reports.epoch
         await self._push(self.reports.signed_out(await self._read(), epoch))
 
+    async def gateway_signed_in(self, base_url: str) -> None:
+        """A gateway sign-in (adapter.agent.provider_requests): the gateway is the identity."""
+        await self._push(self.reports.gateway_signed_in(base_url))
+
+    def routing(self, *, gateway: bool, provider_set: bool) -> None:
+        """What routes Claude now (adapter.agent.provider_requests): see `AuthReports.routing`."""
+        self.reports.routing(gateway=gateway, provider_set=provider_set)
+
     def opened(self, account: Mapping[str, Any] | None, cwd: str) -> None:
         """A session opened, its Claude Code naming `account` (its initialize answer): told
         in the background, off the session's answer."""
@@ -124,7 +132,7 @@ class AuthPush:
         from fsm import identity_from_account
 
         found = identity_from_account(account, self._helper())
-        await self._push(self.reports.read(found, self.reports.epoch))
+        await self._push(self.reports.read(found, self.reports.epoch, session_account=True))
 
     async def _push(self, payload: dict[str, Any] | None) -> None:
         if payload is None or self._closed:

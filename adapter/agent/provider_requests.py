@@ -34,6 +34,7 @@ from fsm import (
 )
 
 if TYPE_CHECKING:
+    from adapter.agent.auth_push import AuthPush
     from adapter.claude.runtime_settings import RuntimeSettings
     from adapter.session.session import Session
 
@@ -49,9 +50,18 @@ class ProviderRequests:
     """The connection's provider: the one set (`providers/set`), else the gateway signed in
     with, else none (Claude Code's own routing)."""
 
-    def __init__(self, *, settings: RuntimeSettings, sessions: Mapping[str, Session]) -> None:
+    def __init__(
+        self,
+        *,
+        settings: RuntimeSettings,
+        sessions: Mapping[str, Session],
+        auth: AuthPush | None = None,
+    ) -> None:
         self._settings = settings
         self._sessions = sessions
+        # The connection's `authStatus`: a gateway sign-in is its identity, a provider set
+        # makes a session's account no news (adapter.agent.auth_push).
+        self._auth = auth
         self._chosen: Provider | None = None  # `providers/set`
         self._gateway: Provider | None = None  # a `gateway` / `gateway-bedrock` sign-in
         self._lock = anyio.Lock()  # one change at a time, in the order they came
@@ -91,6 +101,8 @@ class ProviderRequests:
                 "authenticate: %s gateway, %d header(s)", provider.api_type, len(provider.headers)
             )
             await self._change(gateway=provider)
+            if self._auth is not None:
+                await self._auth.gateway_signed_in(provider.base_url)
 
     async def sign_out(self) -> None:
         """`logout`: the provider set and the gateway signed in with go too."""
@@ -111,6 +123,10 @@ class ProviderRequests:
                     self._chosen = chosen
                 if gateway is not ProviderRequests._KEEP:
                     self._gateway = gateway
+                if self._auth is not None:
+                    self._auth.routing(
+                        gateway=self._gateway is not None, provider_set=self._chosen is not None
+                    )
                 current = self._chosen or self._gateway
                 routing = provider_env(current) if current is not None else {}
                 if routing == self._settings.routing:

@@ -15,6 +15,12 @@ sign-out (`changed`) bumps the epoch, so a read that began before it is dropped;
 same login keeps the fields it lacks (`_merged`); a push goes out only when what would be shown
 changed. The email and names are Claude Code's words about the user: shown on one line
 (`visible`), never logged.
+
+A route the client owns changes what counts, as in the reference
+(docs/reference-adapter.md#providers): after a gateway sign-in (`gateway_signed_in`) the gateway
+is the identity, `gateway` with its host, and no read counts until it goes (`routing`); while a
+provider the client set routes (`providers/set`), a session's account describes that route, not
+the sign-in, so only the CLI's reads count.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from fsm.visible_text import visible
 
@@ -215,21 +222,54 @@ class AuthReports:
     def __init__(self) -> None:
         self.current: AuthIdentity | None = None
         self.epoch = 0
+        # A gateway sign-in's identity, while it routes: no read counts meanwhile.
+        self.gateway: AuthIdentity | None = None
+        # A provider the client set routes: a session's account describes that route.
+        self.provider_set = False
 
     def changed(self) -> None:
         """A sign-in or sign-out happened: reads begun before it describe a world gone."""
         self.epoch += 1
 
-    def read(self, identity: AuthIdentity | None, epoch: int) -> dict[str, Any] | None:
-        """A read begun at `epoch` says `identity` (None: it could not say). The payload to
-        push, or None when there is nothing new to tell."""
-        if identity is None or epoch != self.epoch:
+    def read(
+        self, identity: AuthIdentity | None, epoch: int, *, session_account: bool = False
+    ) -> dict[str, Any] | None:
+        """A read begun at `epoch` says `identity` (None: it could not say); `session_account`:
+        it is a session's account, not the CLI's read. The payload to push, or None when there
+        is nothing new to tell."""
+        if identity is None or epoch != self.epoch or self.gateway is not None:
+            return None
+        if session_account and self.provider_set:
             return None
         merged = _merged(self.current, identity)
         if merged == self.current:
             return None
         self.current = merged
         return {"authStatus": merged.wire()}
+
+    def gateway_signed_in(self, base_url: str) -> dict[str, Any] | None:
+        """A gateway sign-in at `base_url`: the identity from now on, named by its host (never
+        its path, query or user part); the payload to push, if it is news."""
+        self.changed()
+        try:
+            host = urlsplit(base_url).netloc.rpartition("@")[2]
+        except ValueError:
+            host = ""
+        self.gateway = AuthIdentity(
+            kind="gateway", label="Custom model gateway", detail=_text(host)
+        )
+        if self.gateway == self.current:
+            return None
+        self.current = self.gateway
+        return {"authStatus": self.current.wire()}
+
+    def routing(self, *, gateway: bool, provider_set: bool) -> None:
+        """What routes now: a gateway sign-in still (else its identity goes, and reads count
+        again from a read begun after this), a provider the client set."""
+        if self.gateway is not None and not gateway:
+            self.gateway = None
+            self.changed()
+        self.provider_set = provider_set
 
     def signed_out(self, identity: AuthIdentity | None, epoch: int) -> dict[str, Any] | None:
         """After a sign-out, a read that could not say drops the stale identity: "not logged

@@ -149,3 +149,38 @@ def test_after_a_sign_out_a_read_that_cannot_say_is_not_logged_in() -> None:
     key = identity_from_cli(_cli(loggedIn=False, apiKeySource="ANTHROPIC_API_KEY"))
     pushed = reports.signed_out(key, reports.epoch)
     assert pushed is not None and pushed["authStatus"]["kind"] == "api_key"
+
+
+def test_a_gateway_sign_in_is_the_identity_until_it_goes() -> None:
+    reports = AuthReports()
+    account = identity_from_cli(_cli(loggedIn=True, subscriptionType="max", email="a@b.c"))
+    reports.read(account, reports.epoch)
+    begun = reports.epoch
+    pushed = reports.gateway_signed_in("https://user:pw@gw.example:8443/v1?key=k")
+    # Its host alone: never the path, the query or the user part.
+    assert pushed == {
+        "authStatus": {
+            "kind": "gateway",
+            "label": "Custom model gateway",
+            "detail": "gw.example:8443",
+        }
+    }
+    # Meanwhile no read counts, the CLI's or a session's, nor one begun before it.
+    assert reports.read(account, reports.epoch) is None
+    assert reports.read(account, reports.epoch, session_account=True) is None
+    assert reports.read(account, begun) is None
+    # The same gateway again is no news; once it goes, a read begun after counts again.
+    assert reports.gateway_signed_in("https://gw.example:8443/other") is None
+    reports.routing(gateway=False, provider_set=False)
+    assert reports.read(account, reports.epoch) is not None
+
+
+def test_while_a_provider_routes_only_the_clis_reads_count() -> None:
+    reports = AuthReports()
+    reports.routing(gateway=False, provider_set=True)
+    routed = identity_from_account({"apiProvider": "gateway"})
+    assert reports.read(routed, reports.epoch, session_account=True) is None
+    key = identity_from_cli(_cli(loggedIn=False, apiKeySource="ANTHROPIC_API_KEY"))
+    assert reports.read(key, reports.epoch) is not None
+    reports.routing(gateway=False, provider_set=False)
+    assert reports.read(routed, reports.epoch, session_account=True) is not None

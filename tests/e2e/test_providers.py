@@ -3,7 +3,8 @@ docs/client-authors.md), through the real stdio agent, the real SDK and the scri
 (which logs the environment variables a test names): a session opened after `providers/set`
 starts its Claude with `ANTHROPIC_BASE_URL` and the headers; a session that was open gets them at
 its next prompt, from a fresh Claude (docs/decisions.md#provider-change); `providers/disable`
-gives the routing back. The header's value is never in the adapter's log. The rules themselves are
+gives the routing back, and so does `logout` after a gateway sign-in. The header's value is
+never in the adapter's log. The rules themselves are
 core tests (tests/core/test_providers.py), the requests in process (tests/shell/test_providers.py).
 """
 
@@ -64,4 +65,31 @@ async def test_a_provider_set_routes_the_next_claude_and_disable_gives_it_back(
     own = dict.fromkeys(NAMES)
     # Before's first Claude, after's, before's fresh one, after's fresh one after disable.
     assert _envs(tmp_path) == [own, routed, routed, own]
+    assert SECRET not in adapter.stderr_path.read_text("utf-8", "replace")
+
+
+@pytest.mark.asyncio
+async def test_logout_ends_a_gateway_sign_ins_route(tmp_path: Path) -> None:
+    env = {LOG_ENV: str(tmp_path / "claude-log.jsonl"), LOG_ENV_NAMES: ",".join(NAMES)}
+    gateway = {"baseUrl": GATEWAY, "headers": {"x-gateway-key": SECRET}}
+    async with spawn_adapter(tmp_path, "success", env=env) as adapter:
+        signed = await _request(
+            adapter, "authenticate", {"methodId": "gateway", "_meta": {"gateway": gateway}}
+        )
+        routed = await adapter.new_session()
+        first = await adapter.prompt(routed, "hello")
+        assert await _request(adapter, "logout", {}) == {}
+        listed = await _request(adapter, "providers/list", {})
+        second = await adapter.prompt(routed, "again")  # a fresh Claude, on its own route
+    assert signed == {}
+    for answer in (first, second):
+        assert isinstance(answer, PromptResponse)
+    assert listed["providers"][0]["current"]["baseUrl"] == "https://api.anthropic.com"
+    gateway_env = {
+        "ANTHROPIC_BASE_URL": GATEWAY,
+        "ANTHROPIC_CUSTOM_HEADERS": f"x-gateway-key: {SECRET}",
+        "ANTHROPIC_AUTH_TOKEN": "acp-proxy",
+    }
+    # The routed session's first Claude, then its fresh one after logout.
+    assert _envs(tmp_path) == [gateway_env, dict.fromkeys(NAMES)]
     assert SECRET not in adapter.stderr_path.read_text("utf-8", "replace")

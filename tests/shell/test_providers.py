@@ -158,6 +158,17 @@ async def test_a_gateway_sign_in_routes_until_logout_and_a_bare_one_changes_noth
     assert unrouted["providers"][0]["current"]["apiType"] == "anthropic"
     assert routed["providers"][0]["current"] == {"apiType": "bedrock", "baseUrl": GATEWAY}
     assert isinstance(answer, acp.schema.PromptResponse)
+    # The gateway is the identity told, by its host; no read of the sign-in replaces it.
+    pushes = [
+        m["params"]["authStatus"]
+        for m in adapter.incoming()
+        if m.get("method") == "_auth/status_update"
+    ]
+    assert pushes[-1] == {
+        "kind": "gateway",
+        "label": "Custom model gateway",
+        "detail": "127.0.0.1:9",
+    }
     # Bedrock's route: no ANTHROPIC_BASE_URL, the headers as Claude Code reads them.
     assert _envs(tmp_path) == [
         {"ANTHROPIC_BASE_URL": "", "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"}
