@@ -23,7 +23,7 @@ a `[1m]` alias or a model `$CLAUDE_ACP_SCRIPTED_NATIVE_1M` names, else 200,000
 Ultracode: `$CLAUDE_ACP_SCRIPTED_MODELS=ultracode` lists the default (Sonnet) and Opus with the
 `xhigh` effort, which is how Claude Code says a model takes ultracode (Haiku takes no effort).
 `get_settings` answers `applied.ultracodeRequested` (the process's switch: on at start with
-`$CLAUDE_ACP_SCRIPTED_ULTRACODE=on`, as a settings' `ultracode: true` starts it) and
+`$CLAUDE_ACP_SCRIPTED_ULTRACODE=on` or a settings file's `ultracode: true`) and
 `applied.ultracodeAvailable` as `$CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE` says (`true` /
 `false`; absent otherwise); `$CLAUDE_ACP_SCRIPTED_GET_SETTINGS=error` refuses the request and
 `=malformed` answers without an `applied` object (`settings_answer`).

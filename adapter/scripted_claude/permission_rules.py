@@ -95,6 +95,20 @@ class Rules:
                 mode = permissions["defaultMode"]
         return mode
 
+    def ultracode(self) -> bool:
+        """The settings files' `ultracode: true` (the last one that names it wins), which
+        starts Claude Code with ultracode asked for (`model_features`)."""
+        on = False
+        for source in self.sources:
+            path = settings_path(source, config=self.config, cwd=self.cwd)
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict) and "ultracode" in data:
+                on = data["ultracode"] is True
+        return on
+
     def decide(self, mode: str, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
         """True when the call is allowed without asking."""
         if mode == "bypassPermissions":

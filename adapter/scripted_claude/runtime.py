@@ -265,7 +265,7 @@ def main(
         effort=args.value("--effort"),
         agent=args.value("--agent"),
         fast=fast_state(env) != "off",
-        ultracode=env.get(ULTRACODE_ENV) == "on",
+        ultracode=env.get(ULTRACODE_ENV) == "on" or rules.ultracode(),
         fast_off_reason=env.get(FAST_OFF_ENV) or None,
         checkpointing=env.get("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING") == "true",
         suggestion=(env.get(SUGGESTION_ENV) if args.has("--prompt-suggestions") else None),

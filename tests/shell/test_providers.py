@@ -18,6 +18,7 @@ import pytest
 
 from adapter.agent.provider_requests import ProviderRequests
 from adapter.claude.runtime_settings import RuntimeSettings
+from adapter.scripted_claude.failure_steps import AssistantError
 from adapter.scripted_claude.handshake import LOG_ENV_NAMES
 from adapter.scripted_claude.process_steps import Sleep
 from adapter.scripted_claude.steps import Result, Scenario, Text
@@ -216,6 +217,51 @@ async def test_a_set_during_a_turn_is_answered_at_once_and_the_turn_ends_where_i
     assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed]
 
 
+# Claude's second turn fails with an error that quotes the gateway's key back.
+ECHOED = f"API Error: 401 the gateway refused the key {SECRET}"
+ECHO = Scenario(
+    name="provider_echo",
+    description="",
+    turns=(
+        (Text(text="hi"), Result()),
+        (
+            AssistantError(error="authentication_failed", text=ECHOED, api_error_status=401),
+            Result(
+                is_error=True,
+                result=ECHOED,
+                api_error_status=401,
+                terminal_reason="api_error",
+                stop_reason="stop_sequence",
+            ),
+        ),
+    ),
+)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_a_header_value_claude_quotes_back_is_masked(tmp_path: Path, capable: bool) -> None:
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    async with agent_in_process(
+        tmp_path, "provider_echo", scenarios=[ECHO], capable=capable
+    ) as adapter:
+        live = await adapter.new_session()
+        await adapter.prompt(live, "hello")
+        assert await adapter.request("providers/set", provider) == {}
+        await adapter.prompt(live, "again")  # a fresh Claude, whose error quotes the key
+        fresh = await adapter.new_session()  # opened after the set
+        await adapter.prompt(fresh, "hello")
+        await adapter.prompt(fresh, "again")
+        wire = json.dumps([f.message for f in adapter.frames if f.direction == "incoming"])
+    assert "the gateway refused the key" in wire
+    assert SECRET not in wire
+
+
 class _HeldSession:
     """A session whose marking for a fresh Claude waits until the test lets it go."""
 
@@ -223,7 +269,7 @@ class _HeldSession:
         self.release = anyio.Event()
         self.marked = 0
 
-    async def restart_on_next_prompt(self) -> None:
+    async def restart_on_next_prompt(self, private: tuple[str, ...] | None = None) -> None:
         await self.release.wait()
         self.marked += 1
 
@@ -254,3 +300,35 @@ async def test_what_opens_a_session_or_prompts_waits_while_a_change_is_applied()
     assert order[0] in ("set", "waiter") and sorted(order) == ["set", "waiter"]
     assert held.marked == 1 and settings.routing["ANTHROPIC_BASE_URL"] == GATEWAY
     await requests.settled()  # nothing under way: at once
+
+
+class _Opened(_HeldSession):
+    """A session just opened whose Claude started with `routing` (None: no provider)."""
+
+    def __init__(self, routing: dict[str, str] | None) -> None:
+        super().__init__()
+        self.release.set()
+        self.claude = type("Side", (), {"runtime": type("Runtime", (), {"routing": routing})()})()
+        self.private: tuple[str, ...] | None = None
+
+    async def restart_on_next_prompt(self, private: tuple[str, ...] | None = None) -> None:
+        await super().restart_on_next_prompt(private)
+        self.private = private
+
+
+@pytest.mark.asyncio
+async def test_a_session_whose_claude_started_before_a_change_moves_at_its_next_prompt() -> None:
+    settings = RuntimeSettings()
+    requests = ProviderRequests(settings=settings, sessions={})
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    await requests.answer("providers/set", provider)
+    stale, current = _Opened(None), _Opened(dict(settings.routing))
+    await requests.opened(stale)  # type: ignore[arg-type]
+    await requests.opened(current)  # type: ignore[arg-type]
+    assert (stale.marked, stale.private) == (1, (SECRET,))
+    assert current.marked == 0

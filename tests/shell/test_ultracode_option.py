@@ -148,7 +148,10 @@ async def test_a_failed_get_settings_changes_nothing(tmp_path: Path, answer: str
         await initialize_with(adapter, {})
         session, opened = await new_session_raw(adapter)
         await _settled(adapter, *NOTHING_SAID)
+        wrong = await _error(adapter, session, "ultracode", True)
         on = await _set(adapter, session, "ultracode", "on")
+    assert wrong.code == -32602
+    assert wrong.data == {"value": "unknown value for ultracode; expected one of on, off"}
     assert config_option(opened["configOptions"], "ultracode") == ultracode_select("off")
     assert _ultracode_updates(adapter) == []
     assert config_option(on["configOptions"], "ultracode") == ultracode_select("on")
@@ -265,3 +268,31 @@ async def test_a_restarted_claude_gets_the_choice_back_before_the_effort() -> No
     assert first.sent == [{"effortLevel": "medium"}, {"ultracode": True}]
     assert second.sent == [{"ultracode": True}, {"effortLevel": "medium", "ultracode": True}]
     assert config.ultracode_shown() is True
+
+
+async def test_resume_load_and_fork_offer_it_and_ask_claude_code_after(tmp_path: Path) -> None:
+    import asyncio
+
+    from tests.support.harness import TIMEOUT
+
+    project = tmp_path / "project" / ".claude"
+    project.mkdir(parents=True)
+    (project / "settings.json").write_text('{"ultracode": true}', encoding="utf-8")
+    async with agent_in_process(
+        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
+    ) as adapter:
+        await initialize_with(adapter, BOOLEAN)
+        session, opened = await new_session_raw(adapter)
+        await adapter.prompt(session, "hello")
+        params = {"sessionId": session, "cwd": str(adapter.workdir), "mcpServers": []}
+        loaded = await raw_request(adapter, "session/load", **params)
+        forked = await raw_request(adapter, "session/fork", **params)
+        await asyncio.wait_for(adapter.conn.close_session(session_id=session), TIMEOUT)
+        resumed = await raw_request(adapter, "session/resume", **params)
+        await until(
+            lambda: adapter.stderr().count(SAID) == 4, "every session's get_settings answer"
+        )
+    for answer in (opened, loaded, forked, resumed):
+        assert config_option(answer["configOptions"], "ultracode") == ultracode_boolean(True)
+    assert len(control_requests(tmp_path, "get_settings")) == 4
+    assert _ultracode_updates(adapter) == []  # Claude Code said what the answers showed
