@@ -126,6 +126,7 @@ if TYPE_CHECKING:
         provider_env,
         provider_listing,
         provider_request,
+        provider_secrets,
         provider_to_disable,
         routed_settings,
     )
@@ -343,6 +344,7 @@ _HOMES = {
     "provider_env": "claude.providers",
     "provider_listing": "claude.providers",
     "provider_request": "claude.providers",
+    "provider_secrets": "claude.providers",
     "provider_to_disable": "claude.providers",
     "routed_settings": "claude.providers",
     "ProblemReports": "claude.problem_reports",
@@ -885,6 +887,7 @@ __all__ = [
     "provider_env",
     "provider_listing",
     "provider_request",
+    "provider_secrets",
     "provider_to_disable",
     "raw_message_choice",
     "redact",

@@ -235,7 +235,11 @@ class FastModeTurnedOff(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CredentialsChanged(Event):
-    """The client authenticated again: Claude's process must read its credentials anew."""
+    """The client authenticated again, or a model provider was set: Claude's process must read
+    its credentials anew. `private`: the values to mask from now on besides those the session
+    started with (a provider's header values; None: as they were)."""
+
+    private: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -137,6 +137,7 @@ class SessionCore:
         # Values that must never reach a client (the user's home, credentials in the
         # environment); the shell reads them, the core only masks them.
         self._private = private
+        self._started_private = private  # what `CredentialsChanged.private` adds to
         self.ledger = Ledger(session_id=session_id, epoch=epoch)
         notices = capable if notices is None else notices
         self.turn = Turn(
@@ -406,6 +407,11 @@ class SessionCore:
         return self.runtime.fire("worker_shutting_down", event)
 
     def _on_credentials(self, event: CredentialsChanged) -> list[Effect]:
+        if event.private is not None:
+            # A provider's header values are masked as the environment's credentials are
+            # (docs/decisions.md#provider-requests).
+            masked = (*self._started_private, *event.private)
+            self._private = self.turn.private = self.notices_routing.private = masked
         return self.runtime.fire("credentials_changed", event)
 
     # --- time (the deadlines: `SessionClock`) ---------------------------------------------

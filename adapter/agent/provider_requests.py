@@ -30,6 +30,7 @@ from fsm import (
     provider_env,
     provider_listing,
     provider_request,
+    provider_secrets,
     provider_to_disable,
 )
 
@@ -133,8 +134,10 @@ class ProviderRequests:
                     return  # the same route: nothing restarts
                 self._settings.routing.clear()
                 self._settings.routing.update(routing)
+                # The headers' values are masked as the environment's secrets are.
+                secrets = provider_secrets(routing)
                 for session in list(self._sessions.values()):
-                    await session.restart_on_next_prompt()
+                    await session.restart_on_next_prompt(secrets)
             finally:
                 self._applying = None
                 applying.set()
@@ -145,4 +148,4 @@ class ProviderRequests:
         runtime = session.claude.runtime
         started_with = getattr(runtime, "routing", None) or {}
         if runtime is not None and started_with != self._settings.routing:
-            await session.restart_on_next_prompt()
+            await session.restart_on_next_prompt(provider_secrets(self._settings.routing))

@@ -107,7 +107,7 @@ class ClaudeRuntime:
         self.epoch = str(uuid.uuid4())
         self._sent_uuids: dict[str, None] = {}  # the user messages sent, oldest first
         self._executable = settings.executable
-        self._private = settings.private
+        self._private = settings.masked()
         # Who answers Claude's permission questions: given later (`answer_permissions_with`)
         # when the process is spawned before its session exists.
         self._can_use_tool = can_use_tool

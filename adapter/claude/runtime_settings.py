@@ -48,6 +48,15 @@ class RuntimeSettings:
     # every Claude started after a change routes through it (adapter.claude.claude_runtime).
     routing: dict[str, str] = field(default_factory=dict)
 
+    def masked(self) -> tuple[str, ...]:
+        """`private`, and the values of the provider's headers while one routes
+        (docs/decisions.md#provider-requests)."""
+        if not self.routing:
+            return self.private
+        from fsm import provider_secrets
+
+        return (*self.private, *provider_secrets(self.routing))
+
 
 def from_environment(executable: str | None, env: dict[str, str]) -> RuntimeSettings:
     """The settings this process serves with: Claude's executable and extra environment, and

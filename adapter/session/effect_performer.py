@@ -191,7 +191,7 @@ class EffectPerformer:
             case ForwardAssistantMessage(mask=mask):
                 # The core says whether it is error prose, masked (docs/decisions.md#secrets).
                 if isinstance(message, AssistantMessage):
-                    private = self._settings.private if mask else None
+                    private = self._settings.masked() if mask else None
                     await self._view.assistant(message, mask=private)
             case SendAgentText(text=text, meta=meta):
                 # Masked by the core, which authors or forwards every such text

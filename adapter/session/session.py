@@ -93,7 +93,9 @@ class Session:
         self._tg = task_group
         self._clock = clock
         self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
-        self._private = settings.private  # never shown to the client (docs/decisions.md#secrets)
+        # Never shown to the client (docs/decisions.md#secrets): with a provider's header values
+        # while one routes.
+        self._private = settings.masked()
         # Taken once per Claude frame (every streamed delta): uncontended, it must not also
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
@@ -120,7 +122,7 @@ class Session:
             compaction_updates=dialects.acp_compaction,
             compactions_before=lambda stop: boundaries_before(session_id, cwd, settings.env, stop),
             acp_notices=dialects.acp_notices,
-            private=settings.private,
+            private=self._private,
             air=self.controls.air,
         )
         self._closed = False
@@ -143,7 +145,7 @@ class Session:
             epoch="unstarted",
             capable=dialects.capable,
             notices=dialects.session_failure,
-            private=settings.private,
+            private=self._private,
             stall_seconds=settings.stall_seconds,
             started=False,
             acp_notices=dialects.acp_notices,
@@ -239,9 +241,10 @@ class Session:
         session or on `session_id` (a JetBrains AIR child session of it)."""
         return await self._link.send_raw_updates(session_id or self.session_id, updates)
 
-    async def restart_on_next_prompt(self) -> None:
-        """The credentials changed: the core has the next prompt start a fresh Claude."""
-        await self.feed(CredentialsChanged())
+    async def restart_on_next_prompt(self, private: tuple[str, ...] | None = None) -> None:
+        """The credentials changed: the core has the next prompt start a fresh Claude.
+        `private`: a provider's header values, masked from now on (None: as they were)."""
+        await self.feed(CredentialsChanged(private=private))
 
     async def shutdown(self, grace: float | None) -> None:
         """End the session: the prompt in flight (and any queued) is answered `cancelled`, and

@@ -33,6 +33,7 @@ __all__ = [
     "provider_env",
     "provider_listing",
     "provider_request",
+    "provider_secrets",
     "provider_to_disable",
     "routed_settings",
 ]
@@ -63,6 +64,8 @@ _RESET_ROUTING = {
     "ANTHROPIC_AUTH_TOKEN": "",
     "CLAUDE_CODE_OAUTH_TOKEN": "",
 }
+# The shortest header value masked (as `adapter.claude.runtime_settings.private_values` does).
+_SECRET_LENGTH = 8
 # What `routed_settings` leaves to the environment: values that may be credentials.
 _OFF_THE_COMMAND_LINE = frozenset({"ANTHROPIC_CUSTOM_HEADERS"})
 # A header's name: an HTTP token (RFC 9110), so that `name: value` lines stay lines.
@@ -246,6 +249,20 @@ def routed_settings(client_settings: object, env: Mapping[str, str]) -> str | No
     routing = {k: v for k, v in env.items() if k not in _OFF_THE_COMMAND_LINE}
     merged_env = {**(theirs if isinstance(theirs, Mapping) else {}), **routing}
     return json.dumps({**given, "apiKeyHelper": "", "env": merged_env})
+
+
+def provider_secrets(routing: Mapping[str, str]) -> tuple[str, ...]:
+    """The values of a route's headers (`ANTHROPIC_CUSTOM_HEADERS`) to mask wherever text
+    reaches a client: each value, and the credential after its scheme (`Bearer <token>`), of at
+    least 8 characters, as the environment's secrets are."""
+    found: list[str] = []
+    for line in routing.get("ANTHROPIC_CUSTOM_HEADERS", "").split("\n"):
+        value = line.partition(":")[2].strip()
+        scheme, _, credential = value.partition(" ")
+        for text in (value, credential.strip() if scheme and credential else ""):
+            if len(text) >= _SECRET_LENGTH and text not in found:
+                found.append(text)
+    return tuple(found)
 
 
 def provider_listing(current: Provider | None, environ: Mapping[str, str]) -> dict[str, Any]:

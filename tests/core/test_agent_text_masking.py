@@ -5,7 +5,7 @@ a second time on its own. Forwarded messages carry the core's word on masking to
 
 from __future__ import annotations
 
-from fsm import PromptEchoed
+from fsm import CredentialsChanged, PromptEchoed
 from fsm.claude.synthetic_messages import is_error_prose
 from fsm.effects import ForwardAssistantMessage, SendAgentText, SettlePrompt, StopReason
 from fsm.events import AssistantMessageReceived, PromptSent, ResultReceived
@@ -13,6 +13,7 @@ from fsm.session import SessionCore
 
 E = "epoch-1"
 KEY = "Zq8vLmNopRstUvwXy"  # of no known shape: masked because it is one of the private values
+HEADER = "Gw7pQrStUvWxYz01"  # a provider's header value, of no known shape
 
 
 def test_a_refusal_explanation_reaches_the_client_masked() -> None:
@@ -71,3 +72,40 @@ def test_the_core_says_which_forwarded_messages_are_masked() -> None:
         legacy.close()
     assert is_error_prose("<synthetic>", None) and is_error_prose("claude-x", "rate_limit")
     assert not is_error_prose("claude-x", None) and not is_error_prose(None, None)
+
+
+def test_a_providers_header_values_are_masked_from_its_change_on() -> None:
+    # docs/decisions.md#provider-requests: `CredentialsChanged.private` adds them to the values
+    # the session started with; None keeps them as they were; an empty tuple drops them.
+    def explained(core: SessionCore, turn: str) -> str:
+        core.handle(PromptSent(turn_id=turn))
+        core.handle(PromptEchoed(epoch=core.epoch, turn_id=turn))
+        core.handle(
+            AssistantMessageReceived(
+                epoch=E,
+                model="claude-sonnet-4-5",
+                text="I can't help with that.",
+                text_block_count=1,
+                stop_reason="refusal",
+                refusal_explanation=f"The gateway said {HEADER} for {KEY}.",
+            )
+        )
+        effects = core.handle(
+            ResultReceived(epoch=E, subtype="success", is_error=True, stop_reason="refusal")
+        )
+        [text] = [e.text for e in effects if isinstance(e, SendAgentText)]
+        return text
+
+    core = SessionCore(session_id="s", epoch=E, capable=True, private=(KEY,))
+    try:
+        assert HEADER in explained(core, "t1")
+        core.handle(CredentialsChanged(private=(HEADER,)))
+        masked = explained(core, "t2")
+        assert HEADER not in masked and KEY not in masked
+        core.handle(CredentialsChanged())
+        assert HEADER not in explained(core, "t3")
+        core.handle(CredentialsChanged(private=()))
+        unmasked = explained(core, "t4")
+        assert HEADER in unmasked and KEY not in unmasked
+    finally:
+        core.close()

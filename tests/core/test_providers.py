@@ -17,6 +17,7 @@ from fsm import (
     provider_env,
     provider_listing,
     provider_request,
+    provider_secrets,
     provider_to_disable,
     routed_settings,
 )
@@ -177,3 +178,13 @@ def test_the_listing_says_the_route_in_use() -> None:
         "apiType": "bedrock",
         "baseUrl": "http://127.0.0.1:9",
     }
+
+
+def test_a_routes_header_values_are_its_secrets() -> None:
+    provider = Provider(
+        api_type="anthropic",
+        base_url="http://127.0.0.1:9",
+        headers=(("authorization", f"Bearer {SECRET}"), ("x-team", "short"), ("x-key", SECRET)),
+    )
+    assert provider_secrets(provider_env(provider)) == (f"Bearer {SECRET}", SECRET)
+    assert provider_secrets({}) == ()

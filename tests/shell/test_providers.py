@@ -18,6 +18,7 @@ import pytest
 
 from adapter.agent.provider_requests import ProviderRequests
 from adapter.claude.runtime_settings import RuntimeSettings
+from adapter.scripted_claude.failure_steps import AssistantError
 from adapter.scripted_claude.handshake import LOG_ENV_NAMES
 from adapter.scripted_claude.process_steps import Sleep
 from adapter.scripted_claude.steps import Result, Scenario, Text
@@ -216,6 +217,51 @@ async def test_a_set_during_a_turn_is_answered_at_once_and_the_turn_ends_where_i
     assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed]
 
 
+# Claude's second turn fails with an error that quotes the gateway's key back.
+ECHOED = f"API Error: 401 the gateway refused the key {SECRET}"
+ECHO = Scenario(
+    name="provider_echo",
+    description="",
+    turns=(
+        (Text(text="hi"), Result()),
+        (
+            AssistantError(error="authentication_failed", text=ECHOED, api_error_status=401),
+            Result(
+                is_error=True,
+                result=ECHOED,
+                api_error_status=401,
+                terminal_reason="api_error",
+                stop_reason="stop_sequence",
+            ),
+        ),
+    ),
+)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
+async def test_a_header_value_claude_quotes_back_is_masked(tmp_path: Path, capable: bool) -> None:
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    async with agent_in_process(
+        tmp_path, "provider_echo", scenarios=[ECHO], capable=capable
+    ) as adapter:
+        live = await adapter.new_session()
+        await adapter.prompt(live, "hello")
+        assert await adapter.request("providers/set", provider) == {}
+        await adapter.prompt(live, "again")  # a fresh Claude, whose error quotes the key
+        fresh = await adapter.new_session()  # opened after the set
+        await adapter.prompt(fresh, "hello")
+        await adapter.prompt(fresh, "again")
+        wire = json.dumps([f.message for f in adapter.frames if f.direction == "incoming"])
+    assert "the gateway refused the key" in wire
+    assert SECRET not in wire
+
+
 class _HeldSession:
     """A session whose marking for a fresh Claude waits until the test lets it go."""
 
@@ -223,7 +269,7 @@ class _HeldSession:
         self.release = anyio.Event()
         self.marked = 0
 
-    async def restart_on_next_prompt(self) -> None:
+    async def restart_on_next_prompt(self, private: tuple[str, ...] | None = None) -> None:
         await self.release.wait()
         self.marked += 1
 
