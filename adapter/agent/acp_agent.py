@@ -271,6 +271,7 @@ class ClaudeAcpAgent:
         opening.check_cwd(cwd)
         options = client_options.parse(kwargs.get(client_options.META_KEY))
         await self._provider_settled()
+        signed = self._auth.epoch  # as its Claude begins starting
         session_id = str(uuid.uuid4())
         start = self._opener.prepare(self._client, session_id, cwd, mcp_servers, options=options)
         pickers = await self._opener.open(start, NewSessionResponse, self._client)
@@ -278,7 +279,7 @@ class ClaudeAcpAgent:
 
         session_store.remember(session_id, cwd, self._settings.env)
         self._unwritten.add(session_id)
-        await self._opened(session_id)
+        await self._opened(session_id, signed)
         return NewSessionResponse(session_id=session_id, **pickers)
 
     @opens_a_session
@@ -297,6 +298,7 @@ class ClaudeAcpAgent:
 
         opening.check_cwd(cwd)
         options = client_options.parse(meta.get(client_options.META_KEY))
+        signed = self._auth.epoch  # as its Claude begins starting
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
         live = self._sessions.pop(session_id, None)
         if live is not None:
@@ -310,7 +312,7 @@ class ClaudeAcpAgent:
             pickers = await self._opener.open(start, LoadSessionResponse, self._client)
             self._unwritten.add(session_id)
             await self._replayed(session_id)
-            await self._opened(session_id)
+            await self._opened(session_id, signed)
             return LoadSessionResponse(**pickers)
         runtime = await opening.spawn(start, self._settings, self._tg)
         session = self._opener.new(start, runtime, LoadSessionResponse, self._client)
@@ -331,21 +333,25 @@ class ClaudeAcpAgent:
                 await runtime.close()
             raise
         self._opener.register(session)
-        await self._opened(session_id)
+        await self._opened(session_id, signed)
         return LoadSessionResponse(**opening.pickers(session))
 
-    async def _opened(self, session_id: str) -> None:
-        """A session just opened. The account its Claude Code named, for the connection's
-        `authStatus`: the one it opened with, then the one each later Claude of the session
-        names (a restart after `authenticate` or `logout` reads the new sign-in). And a Claude
-        started before a provider change that came meanwhile is replaced at its next prompt."""
+    async def _opened(self, session_id: str, signed: int) -> None:
+        """A session just opened, its Claude begun starting at sign-in epoch `signed`. The
+        account its Claude Code named, for the connection's `authStatus`: the one it opened
+        with, then the one each later Claude of the session names (a restart after
+        `authenticate` or `logout` reads the new sign-in); each with the epoch its Claude
+        began starting at, so that one begun before a sign-out is not told after it. And a
+        Claude started before a provider change that came meanwhile is replaced at its next
+        prompt."""
         session = self._sessions.get(session_id)
         if session is not None and self._providers is not None:
             await self._providers.opened(session)
         if session is not None:
-            self._auth.opened(session.controls.account, session.cwd)
-            cwd = session.cwd
-            session.controls.on_account = lambda account: self._auth.opened(account, cwd)
+            self._auth.opened(session.controls.account, session.cwd, signed)
+            cwd, auth = session.cwd, self._auth
+            session.controls.auth_epoch = lambda: auth.epoch
+            session.controls.on_account = lambda account, at: auth.opened(account, cwd, at)
 
     async def _replayed(self, session_id: str) -> None:
         """A load's history is out, whole: what the client wants to hear then, before the
@@ -369,6 +375,7 @@ class ClaudeAcpAgent:
 
         opening.check_cwd(cwd)
         options = client_options.parse(meta.get(client_options.META_KEY))
+        signed = self._auth.epoch  # as its Claude begins starting
         path = session_store.locate(session_id, cwd, self._settings.env).transcript
         live = self._sessions.get(session_id)
         asked = raw_requests.requested_surroundings()
@@ -381,7 +388,7 @@ class ClaudeAcpAgent:
         pickers = await self._opener.open(start, ResumeSessionResponse, self._client)
         if path is None:
             self._unwritten.add(session_id)  # never prompted: no transcript yet
-        await self._opened(session_id)
+        await self._opened(session_id, signed)
         return ResumeSessionResponse(**pickers)
 
     @opens_a_session
@@ -397,6 +404,7 @@ class ClaudeAcpAgent:
         # JetBrains AIR's fork at a message, read from any client (docs/client-authors.md).
         point = fork_point(kwargs)
         await self._provider_settled()
+        signed = self._auth.epoch  # as its Claude begins starting
         env = self._settings.env
         new_id, copy = await session_store.fork(session_id, cwd, env, point)
         try:
@@ -407,7 +415,7 @@ class ClaudeAcpAgent:
             # this fork, so its copy goes (docs/decisions.md#cancelled-fork).
             session_store.discard_fork(new_id, copy, env)
             raise
-        await self._opened(new_id)
+        await self._opened(new_id, signed)
         return ForkSessionResponse(session_id=new_id, **pickers)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:

@@ -104,13 +104,20 @@ class AuthPush:
         """What routes Claude now (adapter.agent.provider_requests): see `AuthReports.routing`."""
         self.reports.routing(gateway=gateway, provider_set=provider_set)
 
-    def opened(self, account: Mapping[str, Any] | None, cwd: str) -> None:
-        """A session opened, its Claude Code naming `account` (its initialize answer): told
-        in the background, off the session's answer."""
+    @property
+    def epoch(self) -> int:
+        """The sign-ins and sign-outs so far: taken as a Claude begins starting, and handed
+        back with the account it names (`opened`)."""
+        return 0 if self._reports is None else self._reports.epoch
+
+    def opened(self, account: Mapping[str, Any] | None, cwd: str, epoch: int) -> None:
+        """A session's Claude, begun starting at `epoch`, named `account` (its initialize
+        answer): told in the background, off the session's answer; the core drops it when a
+        sign-in or sign-out came meanwhile (that Claude read the credentials before it)."""
         if account is None or self._closed:
             return
         self._cwd = cwd
-        self._start(self.account(account))
+        self._start(self.account(account, epoch))
 
     def _start(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """`work` in the background, kept until done (`close` waits for it)."""
@@ -127,12 +134,12 @@ class AuthPush:
         except Exception:
             log.warning("authStatus: a background read or push failed", exc_info=True)
 
-    async def account(self, account: Mapping[str, Any] | None) -> None:
-        """A session's Claude Code named its account."""
+    async def account(self, account: Mapping[str, Any] | None, epoch: int) -> None:
+        """A session's Claude Code, begun starting at `epoch`, named its account."""
         from fsm import identity_from_account
 
         found = identity_from_account(account, self._helper())
-        await self._push(self.reports.read(found, self.reports.epoch, session_account=True))
+        await self._push(self.reports.read(found, epoch, session_account=True))
 
     async def _push(self, payload: dict[str, Any] | None) -> None:
         if payload is None or self._closed:

@@ -108,8 +108,13 @@ class SessionControls:
         # The account Claude Code's initialize answer named (the connection's `authStatus`),
         # told at every Claude start, a restart after `authenticate` or `logout` included, as
         # the reference publishes it at every query it creates (bound by the agent).
+        # With it goes the connection's sign-in epoch as that Claude began starting
+        # (`auth_epoch`, bound by the agent, read at `starting`): an account read before a
+        # sign-out that came meanwhile is not told (docs/reference-adapter.md#auth-status).
         self.account: dict[str, Any] | None = None
-        self.on_account: Callable[[dict[str, Any] | None], None] = lambda account: None
+        self.on_account: Callable[[dict[str, Any] | None, int], None] = lambda account, at: None
+        self.auth_epoch: Callable[[], int] = lambda: 0
+        self._starting_at = 0
         # The commands its `system/init` marks as bound to its terminal: never offered.
         self._terminal_only: frozenset[str] = frozenset()
         # JetBrains AIR's skill paths: the skill files Claude Code lists (name -> SKILL.md, None:
@@ -222,6 +227,11 @@ class SessionControls:
             subagent_hooks=self.air.native_subagents,
         )
 
+    def starting(self) -> None:
+        """A Claude process of this session begins starting: the sign-in epoch its account
+        goes with."""
+        self._starting_at = self.auth_epoch()
+
     async def adopt(self, runtime: ClaudeRuntime) -> None:
         """Take the commands and models Claude Code reported at start-up."""
         try:
@@ -231,7 +241,7 @@ class SessionControls:
             return
         account = info.get("account")
         self.account = account if isinstance(account, dict) else None
-        self.on_account(self.account)
+        self.on_account(self.account, self._starting_at)
         commands = info.get("commands")
         self._listed = commands if isinstance(commands, list) else []
         self.commands = self._offered()

@@ -112,6 +112,7 @@ class ClaudeSide:
     async def start(self, spawned: ClaudeRuntime | None = None) -> None:
         """Start a Claude process for this session, or finish starting `spawned` (one that
         `adapter.agent.opening.spawn` began for it); raises `RuntimeStartError`."""
+        self._controls.starting()
         if spawned is not None:
             runtime = spawned
             runtime.answer_permissions_with(self._can_use_tool)

@@ -442,6 +442,12 @@ class LiveView:
         if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
             read = getattr(tasks, _ASYNC_TASK_FRAMES[message.subtype])
             await self._send(lambda: read(data), "a background task")
+        if tasks is not None and message.subtype == "init":
+            tasks.initialized(data)
+        if tasks is not None and message.subtype == "status" and not data.get("parent_tool_use_id"):
+            # Claude's own next request ends a cancel's tail
+            # (docs/reference-adapter.md#autonomous-turns).
+            tasks.status(data, prompt_open=self.prompt_open())
         if tasks is not None and message.subtype == "session_state_changed":
             state, prompt_open = data.get("state"), self.prompt_open()
             await self._send(

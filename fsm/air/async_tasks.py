@@ -33,9 +33,11 @@ Rules, each the reference's (`AsyncTaskRuntime`: docs/reference-adapter.md#async
   started it, else the last task notification's summary
   (docs/reference-adapter.md#autonomous-turns). It opens at Claude Code's `running` state, a
   scheduled fire's start, or its first top-level output while no prompt is open and no cancel's
-  tail is being read; it ends `completed` at the `idle` state, when a prompt takes the work over
-  (its echo, or a result the core takes for it), or at its own result (`failed` for an error; a
-  placeholder result with no model turn goes on). Stopping it interrupts Claude, refused while
+  tail is being read (the tail ends when a prompt is taken up, or at Claude's own next model
+  request, one serving no prompt, when Claude Code names them: `status`); it ends `completed`
+  at the `idle` state, when a prompt takes the work over (its echo, or a result the core takes
+  for it), or at its own result (`failed` for an error; a placeholder result with no model turn
+  goes on). Stopping it interrupts Claude, refused while
   a prompt waits (`stops_by_interrupt`, `claim_stop`).
 - `_session/async_task/stop` may stop a task that is announced, open, not a monitor and not
   already being stopped (`claim_stop`); once stopped, `stopped` publishes its end and one line
@@ -90,6 +92,9 @@ _MAX_TASKS = 256
 # A turn Claude Code runs with no prompt open (docs/reference-adapter.md#autonomous-turns).
 AUTONOMOUS_TURN_PREFIX = "autonomous-turn-"
 _AUTONOMOUS_DEFAULT = "Claude Code started a turn without a prompt."
+# Claude Code's `system/init` capability: each model request's `status` names the prompts it
+# serves (`user_message_uuids`), so Claude's own next work is told from a cancel's tail.
+REQUEST_MARKER_LISTS = "request_marker_lists_v1"
 
 
 def scheduled_fire_cause(frame: Mapping[str, Any]) -> str | None:
@@ -232,8 +237,9 @@ class AsyncTasks:
         self._last_summary: str | None = None
         self._session_state: str | None = None  # Claude Code's last `session_state_changed`
         # A cancel's tail is being read: Claude's output of the stopped work opens no task
-        # (until a prompt is taken up).
+        # (until a prompt is taken up, or Claude's own next request, `status`).
         self._cancelled = False
+        self._marker_lists = False  # this Claude Code declares `REQUEST_MARKER_LISTS`
 
     # --- Claude Code's frames -------------------------------------------------------------
 
@@ -463,6 +469,28 @@ class AsyncTasks:
     def cancelled(self) -> None:
         """The client cancelled: what Claude says of the stopped work opens no task."""
         self._cancelled = True
+
+    def initialized(self, frame: Mapping[str, Any]) -> None:
+        """A `system/init`: whether this Claude Code names the prompts each model request
+        serves (`REQUEST_MARKER_LISTS`)."""
+        capabilities = frame.get("capabilities")
+        self._marker_lists = (
+            isinstance(capabilities, list | tuple) and REQUEST_MARKER_LISTS in capabilities
+        )
+
+    def status(self, frame: Mapping[str, Any], *, prompt_open: bool) -> None:
+        """A `system/status`: after a cancel, a model request (`requesting`) that serves no
+        prompt, with none open, is Claude's own next work (a follow-up once a background
+        command ended), not the stopped work's tail (Claude Code ends the interrupted turn
+        first, then runs a prompt it had taken off its queue, whose request names it): the
+        tail is over, and Claude's output opens an autonomous turn again, as the reference's
+        `servesCancelledWork` decides. A Claude Code that names no prompts cannot tell: the
+        tail then lasts until a prompt is taken up."""
+        if not (self._cancelled and self._marker_lists) or prompt_open:
+            return
+        served = frame.get("user_message_uuids")
+        if frame.get("status") == "requesting" and not (isinstance(served, list) and served):
+            self._cancelled = False
 
     def stops_by_interrupt(self, task_id: str) -> bool:
         """Stopping `task_id` interrupts Claude: it is an autonomous turn's task."""

@@ -154,6 +154,52 @@ def test_a_cancels_tail_opens_nothing_until_a_prompt_takes_over() -> None:
     assert tasks.output(prompt_open=False) == [_spawned("autonomous-turn-u1", DEFAULT)]
 
 
+MARKER_LISTS = {"capabilities": ["msg_lifecycle_v1", "request_marker_lists_v1"]}
+
+
+def test_claude_s_own_request_after_a_cancel_ends_its_tail() -> None:
+    """As the reference: once Claude Code names the prompts each model request serves
+    (`request_marker_lists_v1`), a request after a cancel that serves none is Claude's own next
+    work (a follow-up after a background command ended): its output opens the entry again."""
+    tasks = _tasks()
+    tasks.initialized(MARKER_LISTS)
+    tasks.cancelled()
+    # The stopped work's tail: a prompt Claude Code had taken off its queue still runs.
+    tasks.status(
+        {"status": "requesting", "user_message_uuids": ["cancelled-prompt"]}, prompt_open=False
+    )
+    assert tasks.output(prompt_open=False) == []
+    tasks.status({"status": "compacting"}, prompt_open=False)
+    assert tasks.output(prompt_open=False) == []
+    # While the cancelled turn is still open, its request is that turn's.
+    tasks.status({"status": "requesting", "user_message_uuids": []}, prompt_open=True)
+    assert tasks.output(prompt_open=False) == []
+    tasks.status({"status": "requesting", "user_message_uuids": []}, prompt_open=False)
+    assert tasks.output(prompt_open=False) == [_spawned("autonomous-turn-u1", DEFAULT)]
+    # So does a scheduled fire's start.
+    tasks.result(own_work=True, model_turns=1, is_error=False)
+    tasks.cancelled()
+    tasks.status({"status": "requesting", "user_message_uuids": []}, prompt_open=False)
+    frame = {"state": "started", "wakeup_source": "schedule_wakeup"}
+    assert tasks.command_started(frame, prompt_open=False)[0]["asyncTaskId"] == (
+        "autonomous-turn-u2"
+    )
+
+
+def test_without_request_marker_lists_a_cancels_tail_lasts_until_a_prompt() -> None:
+    """A Claude Code that does not name the prompts its requests serve cannot tell its own
+    work from the stopped one's: nothing opens until a prompt takes over, as in the
+    reference."""
+    tasks = _tasks()
+    tasks.initialized({"capabilities": ["msg_lifecycle_v1"]})
+    tasks.cancelled()
+    tasks.status({"status": "requesting", "user_message_uuids": []}, prompt_open=False)
+    assert tasks.output(prompt_open=False) == []
+    tasks.initialized({})  # a new Claude process says which it names
+    tasks.status({"status": "requesting"}, prompt_open=False)
+    assert tasks.output(prompt_open=False) == []
+
+
 def test_a_prompt_taking_the_work_over_ends_the_turn_completed() -> None:
     tasks = _tasks()
     tasks.output(prompt_open=False)

@@ -137,8 +137,8 @@ async def test_the_agent_advertises_it_and_tells_a_session_s_account(
     told = asyncio.Event()
     account = AuthPush.account
 
-    async def noted(self: AuthPush, found: Any) -> None:
-        await account(self, found)
+    async def noted(self: AuthPush, found: Any, epoch: int) -> None:
+        await account(self, found, epoch)
         told.set()
 
     monkeypatch.setattr(auth_push.AuthPush, "account", noted)
@@ -243,7 +243,7 @@ async def test_after_close_nothing_starts_and_nothing_is_sent(tmp_path: Path) ->
     _answer(tmp_path, loggedIn=True, subscriptionType="max")
     await push.close()
     push.probe(str(tmp_path))  # a prompt arriving as the agent ends
-    push.opened({"subscriptionType": "max"}, str(tmp_path))
+    push.opened({"subscriptionType": "max"}, str(tmp_path), push.epoch)
     assert vars(push)["_tasks"] == set()
     await push.signed_out()
     assert link.sent == []
@@ -302,14 +302,99 @@ async def test_every_claude_start_tells_its_account(tmp_path: Path) -> None:
     """A restart (after `authenticate` or `logout`) names the account Claude now uses: it is
     told, not only the one the session opened with, as the reference tells it at every query
     it creates."""
-    told: list[dict[str, Any] | None] = []
+    told: list[tuple[dict[str, Any] | None, int]] = []
     account = {"email": "grace@example.com", "organization": "Navy", "subscriptionType": "max"}
     async with session_with_fakes() as (session, _, runtime, _):
-        session.controls.on_account = told.append
+        session.controls.on_account = lambda account, at: told.append((account, at))
+        session.controls.auth_epoch = lambda: 7
+        session.controls.starting()
+        session.controls.auth_epoch = lambda: 8  # a sign-out as it starts: the epoch it began at
 
         async def server_info() -> dict[str, Any]:
             return {"account": account}
 
         vars(runtime)["server_info"] = server_info
         await session.controls.adopt(runtime)  # type: ignore[arg-type]
-    assert told == [account]
+    assert told == [(account, 7)]
+
+
+def _pushes(agent: Any) -> list[dict[str, Any]]:
+    return [
+        f.message["params"]["authStatus"]
+        for f in agent.frames
+        if f.message.get("method") == "_auth/status_update"
+    ]
+
+
+class HeldStart:
+    """Holds a session's Claude start, once `hold` is set, at the account it named (as if it
+    read the credentials then), until `release`; `told` each time an account was read."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from adapter.claude import logout as logout_module
+        from adapter.controls.session_controls import SessionControls
+
+        self.hold, self.starting, self.release = True, asyncio.Event(), asyncio.Event()
+        self.told = asyncio.Event()
+        adopt, account = SessionControls.adopt, AuthPush.account
+
+        async def held(controls: SessionControls, runtime: Any) -> None:
+            if self.hold:
+                self.starting.set()
+                await self.release.wait()
+            await adopt(controls, runtime)
+
+        async def noted(push: AuthPush, found: Any, epoch: int) -> None:
+            await account(push, found, epoch)
+            self.told.set()
+
+        async def signed_out(settings: RuntimeSettings) -> None:
+            return None  # `claude auth logout` cleared the credentials
+
+        monkeypatch.setattr(logout_module, "logout", signed_out)
+        monkeypatch.setattr(SessionControls, "adopt", held)
+        monkeypatch.setattr(auth_push.AuthPush, "account", noted)
+
+
+async def test_an_account_named_by_a_claude_begun_before_logout_is_not_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session opening while the user signs out: its Claude read the old credentials as it
+    started, so the account it names once `logout` is over is not told (the client would show
+    the user signed in again); `logout`'s own "not logged in" stands, as in the reference (a
+    session's account counts only when no sign-in or sign-out came while its query started)."""
+    start = HeldStart(monkeypatch)
+    async with agent_in_process(tmp_path) as agent:
+        opening = asyncio.create_task(agent.new_session())
+        await asyncio.wait_for(start.starting.wait(), WAIT)
+        assert await agent.request("logout", {}) == {}
+        start.release.set()
+        await asyncio.wait_for(opening, WAIT)
+        await asyncio.wait_for(start.told.wait(), WAIT)
+        pushes = _pushes(agent)
+    assert pushes == [{"kind": "none", "label": "Not logged in"}]
+
+
+async def test_a_restart_begun_before_logout_does_not_tell_its_account(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same for a session's later Claude. A prompt after a sign-out starts a fresh one,
+    which names its account: told (Claude Code found a sign-in). Then a sign-out while the
+    next fresh one starts: the account that one names is not told."""
+    start = HeldStart(monkeypatch)
+    start.hold = False
+    async with agent_in_process(tmp_path) as agent:
+        session = await agent.new_session()
+        for held in (False, True):
+            await asyncio.wait_for(start.told.wait(), WAIT)
+            assert await agent.request("logout", {}) == {}
+            start.hold, start.told = held, asyncio.Event()
+            prompt = asyncio.create_task(agent.prompt(session, "hello"))
+            if held:
+                await asyncio.wait_for(start.starting.wait(), WAIT)
+                assert await agent.request("logout", {}) == {}
+                start.release.set()
+            await asyncio.wait_for(prompt, WAIT)
+        await asyncio.wait_for(start.told.wait(), WAIT)
+        pushes = [push["kind"] for push in _pushes(agent)]
+    assert pushes == ["account", "none", "account", "none"]

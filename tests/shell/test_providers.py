@@ -300,3 +300,35 @@ async def test_what_opens_a_session_or_prompts_waits_while_a_change_is_applied()
     assert order[0] in ("set", "waiter") and sorted(order) == ["set", "waiter"]
     assert held.marked == 1 and settings.routing["ANTHROPIC_BASE_URL"] == GATEWAY
     await requests.settled()  # nothing under way: at once
+
+
+class _Opened(_HeldSession):
+    """A session just opened whose Claude started with `routing` (None: no provider)."""
+
+    def __init__(self, routing: dict[str, str] | None) -> None:
+        super().__init__()
+        self.release.set()
+        self.claude = type("Side", (), {"runtime": type("Runtime", (), {"routing": routing})()})()
+        self.private: tuple[str, ...] | None = None
+
+    async def restart_on_next_prompt(self, private: tuple[str, ...] | None = None) -> None:
+        await super().restart_on_next_prompt(private)
+        self.private = private
+
+
+@pytest.mark.asyncio
+async def test_a_session_whose_claude_started_before_a_change_moves_at_its_next_prompt() -> None:
+    settings = RuntimeSettings()
+    requests = ProviderRequests(settings=settings, sessions={})
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    await requests.answer("providers/set", provider)
+    stale, current = _Opened(None), _Opened(dict(settings.routing))
+    await requests.opened(stale)  # type: ignore[arg-type]
+    await requests.opened(current)  # type: ignore[arg-type]
+    assert (stale.marked, stale.private) == (1, (SECRET,))
+    assert current.marked == 0
