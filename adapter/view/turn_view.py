@@ -115,6 +115,20 @@ def _with_non_execution(ended: list[Wire], tool_id: str, name: str, why: Mapping
     last["_meta"] = {**meta, "claudeCode": {**claude, **named, **why}}
 
 
+def _denied_why(tool_id: str, name: str, parent: str | None, why: Mapping[str, str]) -> Wire:
+    """The `nonExecutionKind` of a call whose card `permission_denied` failed: an update of
+    its own, beside the tool's name (and the parent call the denial named), that leaves the
+    card's reason shown (docs/reference-adapter.md#non-execution-kind)."""
+    meta: Wire = {"toolName": name, **why}
+    if parent:
+        meta["parentToolUseId"] = parent
+    return {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": tool_id,
+        "_meta": {"claudeCode": meta},
+    }
+
+
 def _with_final_patch(updates: list[Wire], tool_id: str, patch: Wire | None) -> None:
     if patch is None:
         return
@@ -158,7 +172,8 @@ class TurnView:
         self._plan_calls: set[str] = set()
         self._task_calls: dict[str, tuple[str, object]] = {}  # open Task* calls: no cards
         self.tasks = TaskPlan()  # the session's task list (Task* tools and hooks)
-        self._denied: set[str] = set()  # calls whose card a `permission_denied` failed
+        # Calls whose card a `permission_denied` failed: their tool's name and parent call.
+        self._denied: dict[str, tuple[str, str | None]] = {}
         # Background commands whose terminal is still open: task id -> tool call id.
         self._background: dict[str, str] = {}
         # Subagents running in the background: task id -> the Agent call they run under. Their
@@ -367,11 +382,11 @@ class TurnView:
         self._sent.discard(tool_id)
         self._running.discard(tool_id)
         self._progress.pop(tool_id, None)
-        self._denied.add(tool_id)
         reason = _str(frame, "decision_reason") or _str(frame, "message") or "not allowed"
         response: Wire = {"decisionReasonType": frame.get("decision_reason_type")}
         meta: Wire = {"toolName": name, "toolResponse": response}
         parent = _str(frame, "parent_tool_use_id")
+        self._denied[tool_id] = (name, parent)
         if parent:
             meta["parentToolUseId"] = parent
         update = _status(tool_id, "failed")
@@ -549,8 +564,13 @@ class TurnView:
             if tool_id in self._plan_calls:
                 continue  # a plan's "todos updated" is no news
             if tool_id in self._denied:
-                self._denied.discard(tool_id)
-                continue  # its card failed with the reason already
+                # Its card failed with the reason already, which the result's text would only
+                # say less of; why it did not run still goes out, as the reference sends it.
+                name, parent = self._denied.pop(tool_id)
+                why = not_run.get(tool_id) if not_run else None
+                if why is not None:
+                    updates.append(_denied_why(tool_id, name, parent, why))
+                continue
             if tool_id in self._task_calls:
                 name, tool_input = self._task_calls.pop(tool_id)
                 updates.extend(

@@ -696,7 +696,7 @@ async def test_claude_has_spoken_once_the_loop_read_its_bytes_though_nobody_took
         assert transport.silent()
         await process.stdin.send(b"hello\n")
         with anyio.fail_after(30):
-            while transport.silent():
+            while not transport._heard:  # until the event loop has read the line
                 await anyio.sleep(0.01)
         # Read by the loop, and by nobody else: the pipe is empty, the line waits for its reader.
         waiting, _, _ = select.select([transport._stdout_fd], [], [], 0)

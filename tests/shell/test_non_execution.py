@@ -42,7 +42,49 @@ _REFUSED = RawFrame(
         ],
     }
 )
+# A call Claude Code's rules refused before it ran: `permission_denied` fails its card with the
+# reason, then the error result comes with its kind.
+_RULED = (
+    ToolUse(name="Bash", input={"command": "rm -rf /"}, result=None, id="toolu_ruled"),
+    RawFrame(
+        frame={
+            "type": "system",
+            "subtype": "permission_denied",
+            "session_id": "x",
+            "uuid": "pd1",
+            "tool_use_id": "toolu_ruled",
+            "tool_name": "Bash",
+            "decision_reason_type": "rule",
+            "decision_reason": "Bash(rm:*) is denied",
+        }
+    ),
+    RawFrame(
+        frame={
+            "type": "user",
+            "session_id": "scripted",
+            "uuid": "00000000-0000-4000-8000-0000000c0de4",
+            "parent_tool_use_id": None,
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_ruled",
+                        "content": "Permission to use Bash has been denied.",
+                        "is_error": True,
+                    }
+                ],
+            },
+            "tool_result_meta": [{"id": "toolu_ruled", "non_execution_kind": "permission-rule"}],
+        }
+    ),
+)
 SCENARIOS = [
+    Scenario(
+        name="ruled_out_call",
+        description="",
+        turns=((*_RULED, Reply(), Result()),),
+    ),
     Scenario(
         name="refused_call",
         description="",
@@ -57,7 +99,7 @@ SCENARIOS = [
                 Result(),
             ),
         ),
-    )
+    ),
 ]
 
 
@@ -107,3 +149,31 @@ def test_the_sidecar_is_read_whatever_its_shape() -> None:
     }
     for nothing in (None, {}, {"tool_result_meta": "x"}, [1, 2]):
         assert non_execution(nothing) == {}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("client_meta", [None, {"terminal_output": True}], ids=["air", "terminal"])
+async def test_a_call_the_rules_refused_says_why_too(
+    tmp_path: Path, client_meta: dict[str, Any] | None
+) -> None:
+    """Its card failed with the reason at `permission_denied`; the result's kind still reaches
+    the client (as the reference sends it on the result's update), and the reason stays
+    shown: the result's text says less (docs/reference-adapter.md#non-execution-kind)."""
+    async with agent_in_process(
+        tmp_path, "ruled_out_call", scenarios=SCENARIOS, client_meta=client_meta
+    ) as agent:
+        session = await agent.new_session()
+        await agent.prompt(session, "clean up")
+        updates = [u for u in agent.updates() if u.get("toolCallId") == "toolu_ruled"]
+    denial, why = updates[-2:]
+    assert denial["status"] == "failed"
+    assert "Bash(rm:*) is denied" in repr(denial["content"])
+    assert why == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "toolu_ruled",
+        "_meta": {"claudeCode": {"toolName": "Bash", "nonExecutionKind": "permission-rule"}},
+    } or (
+        client_meta is None  # AIR is not sent the unchanged tool name again
+        and why["_meta"] == {"claudeCode": {"nonExecutionKind": "permission-rule"}}
+    )
+    assert "has been denied" not in repr(updates)
