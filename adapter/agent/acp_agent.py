@@ -80,8 +80,17 @@ STOP_GRACE_SECONDS = 2.0
 
 
 class ClaudeAcpAgent:
-    def __init__(self, *, task_group: TaskGroup, settings: RuntimeSettings) -> None:
+    def __init__(
+        self,
+        *,
+        task_group: TaskGroup,
+        settings: RuntimeSettings,
+        log_private: Callable[[tuple[str, ...]], None] | None = None,
+    ) -> None:
         self._tg = task_group
+        # Where values that became private after start-up go, for the log's masking to mask
+        # them (the app's `mask_in_log_from_now_on`): a model provider's header values.
+        self._log_private = log_private
         self._settings = settings
         self._link = ClientLink()
         self._raw = raw_requests.RawCapabilities()
@@ -183,7 +192,10 @@ class ClaudeAcpAgent:
             from adapter.agent.provider_requests import ProviderRequests
 
             self._providers = ProviderRequests(
-                settings=self._settings, sessions=self._sessions, auth=self._auth
+                settings=self._settings,
+                sessions=self._sessions,
+                auth=self._auth,
+                log_private=self._log_private,
             )
         return self._providers
 

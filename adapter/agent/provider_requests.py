@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -57,8 +57,11 @@ class ProviderRequests:
         settings: RuntimeSettings,
         sessions: Mapping[str, Session],
         auth: AuthPush | None = None,
+        log_private: Callable[[tuple[str, ...]], None] | None = None,
     ) -> None:
         self._settings = settings
+        # The log's masking, told each route's header values (docs/decisions.md#provider-requests).
+        self._log_private = log_private
         self._sessions = sessions
         # The connection's `authStatus`: a gateway sign-in is its identity, a provider set
         # makes a session's account no news (adapter.agent.auth_push).
@@ -135,8 +138,11 @@ class ProviderRequests:
                     return  # the same route: nothing restarts
                 self._settings.routing.clear()
                 self._settings.routing.update(routing)
-                # The headers' values are masked as the environment's secrets are.
+                # The headers' values are masked as the environment's secrets are: in what
+                # reaches the client while they route, in the log for good.
                 secrets = provider_secrets(routing)
+                if secrets and self._log_private is not None:
+                    self._log_private(secrets)
                 for session in list(self._sessions.values()):
                     await session.restart_on_next_prompt(secrets)
             finally:

@@ -20,7 +20,13 @@ import re
 import traceback
 from typing import Any
 
-__all__ = ["MESSAGE_LIMIT", "escape_controls", "install_log_masking", "mask_log_text"]
+__all__ = [
+    "MESSAGE_LIMIT",
+    "escape_controls",
+    "install_log_masking",
+    "mask_in_log_from_now_on",
+    "mask_log_text",
+]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
@@ -80,3 +86,13 @@ def install_log_masking(private: tuple[str, ...]) -> None:
     global _private
     _private = private
     logging.setLogRecordFactory(_MaskedRecord)
+
+
+def mask_in_log_from_now_on(values: tuple[str, ...]) -> None:
+    """Mask `values` too in every log message written from now on, beside the start-up's: a
+    model provider's header values, once the client set one (adapter.agent.provider_requests).
+    A value once private stays private, after its provider is disabled too."""
+    global _private
+    added = tuple(v for v in values if v and v not in _private)
+    if added:
+        _private = (*_private, *added)

@@ -48,7 +48,15 @@ async def serve_stdio(
     settings = from_environment(executable, env)
     caught: list[int] = []
     late = LateTaskGroup()
-    agent = ClaudeAcpAgent(task_group=cast("TaskGroup", late), settings=settings)
+    # Values that become private later (a model provider's header values) are masked in the
+    # log from then on (`claude-acp`'s start-up installed the masking and imported its module).
+    from adapter.app.log_masking import mask_in_log_from_now_on
+
+    agent = ClaudeAcpAgent(
+        task_group=cast("TaskGroup", late),
+        settings=settings,
+        log_private=mask_in_log_from_now_on,
+    )
     transport = await _transport(agent, settings, trace)
     agent.attach_bulk_sender(transport.send_session_updates)
     agent.attach_responses(transport.responses)

@@ -9,6 +9,7 @@ environment is end to end (tests/e2e/test_providers.py)."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import anyio
 import pytest
 
 from adapter.agent.provider_requests import ProviderRequests
+from adapter.app.log_masking import install_log_masking
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.scripted_claude.failure_steps import AssistantError
 from adapter.scripted_claude.handshake import LOG_ENV_NAMES
@@ -332,3 +334,32 @@ async def test_a_session_whose_claude_started_before_a_change_moves_at_its_next_
     await requests.opened(current)  # type: ignore[arg-type]
     assert (stale.marked, stale.private) == (1, (SECRET,))
     assert current.marked == 0
+
+
+@pytest.mark.asyncio
+async def test_a_header_value_set_later_is_masked_in_the_log_for_good(tmp_path: Path) -> None:
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"authorization": f"Bearer {SECRET}", "x-api-key": "kq7Vw2-made-up-key"},
+    }
+    # Claude Code's stderr, as the runtime logs it at DEBUG, quoting the headers back.
+    claude = logging.getLogger("adapter.claude.claude_runtime")
+    quoted = f"claude: sent x-api-key kq7Vw2-made-up-key, token {SECRET}"
+    before = logging.getLogRecordFactory()
+    install_log_masking(())  # as `claude-acp` starts: nothing of a provider known yet
+    try:
+        async with agent_in_process(tmp_path) as adapter:
+            claude.debug("claude: before any provider")
+            assert await adapter.request("providers/set", provider) == {}
+            claude.debug(quoted)
+            assert await adapter.request("providers/disable", {"providerId": "main"}) == {}
+            claude.debug(quoted)  # a value once private stays private
+            log = adapter.stderr()
+    finally:
+        install_log_masking(())
+        logging.setLogRecordFactory(before)
+    assert "claude: before any provider" in log
+    assert log.count("claude: sent x-api-key ***, token ***") == 2
+    assert SECRET not in log and "kq7Vw2-made-up-key" not in log

@@ -40,6 +40,7 @@ from acp.schema import ClientCapabilities, SessionInfoUpdate, TextContentBlock
 from claude_agent_sdk import CLIConnectionError, ResultMessage, SystemMessage, UserMessage
 
 from adapter.agent.acp_agent import ClaudeAcpAgent
+from adapter.app.log_masking import mask_in_log_from_now_on
 from adapter.claude import claude_runtime
 from adapter.claude.runtime_settings import MAX_LINE_BYTES, RuntimeSettings, private_values
 from adapter.claude.sdk_compat import ExitBoundedTransport
@@ -491,7 +492,9 @@ async def _served(
     _, client_writer = await asyncio.open_connection(sock=to_agent)
     client_reader, _ = await asyncio.open_connection(sock=to_client)
     async with anyio.create_task_group() as tg:
-        agent = ClaudeAcpAgent(task_group=tg, settings=settings)
+        agent = ClaudeAcpAgent(
+            task_group=tg, settings=settings, log_private=mask_in_log_from_now_on
+        )
         transport = GuardedTransport(
             agent_reader,
             agent_writer,
