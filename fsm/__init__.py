@@ -294,6 +294,7 @@ if TYPE_CHECKING:
         model_policy_from,
     )
     from fsm.pickers.ultracode import (
+        UltracodeAsk,
         UltracodeReport,
         UltracodeStart,
         UltracodeSwitch,
@@ -354,6 +355,7 @@ _HOMES = {
     "identity_from_account": "claude.auth_identity",
     "identity_from_cli": "claude.auth_identity",
     "settings_effort": "pickers.effort_seeds",
+    "UltracodeAsk": "pickers.ultracode",
     "UltracodeReport": "pickers.ultracode",
     "UltracodeStart": "pickers.ultracode",
     "UltracodeSwitch": "pickers.ultracode",
@@ -812,6 +814,7 @@ __all__ = [
     "TurnTakenUp",
     "TurnWentBusy",
     "TurnWentIdle",
+    "UltracodeAsk",
     "UltracodeReport",
     "UltracodeStart",
     "UltracodeSwitch",

@@ -104,6 +104,10 @@ class SessionControls:
         self._after_setup: list[Callable[[], Awaitable[object]]] = []
         # Claude Code was asked (once a session) what it says of Ultracode (`_ask_ultracode`).
         self._ultracode_asked = False
+        # Model switches sent to Claude or followed, and those sent and not yet answered: what
+        # changed while `get_settings` was asked.
+        self._model_moves = 0
+        self._models_sending = 0
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
         # The account Claude Code's initialize answer named (the connection's `authStatus`),
         # told at every Claude start, a restart after `authenticate` or `logout` included, as
@@ -251,7 +255,7 @@ class SessionControls:
         if switch and self.config.model is not None:
             # The transcript's model is gone: the running Claude falls back with the picker.
             try:
-                await runtime.set_model(self.config.model)
+                await self._send_model(runtime, self.config.model)
             except Exception:
                 log.warning("session %s: Claude refused the default model", self.session_id)
         await self._restore_ultracode(runtime)  # before the effort, which carries it
@@ -281,11 +285,12 @@ class SessionControls:
 
     async def _ask_ultracode(self, runtime: ClaudeRuntime) -> None:
         """Ask Claude Code's `get_settings` whether Ultracode can run and is asked for; where
-        its answer changes what the picker shows, the client is told. An answer that fails or
-        says nothing changes nothing."""
-        from fsm import ultracode_report, ultracode_reported
+        its answer changes what the picker shows, the client is told. An answer that fails
+        changes nothing; what one says is the core's (fsm.pickers.ultracode)."""
+        from fsm import UltracodeAsk, ultracode_report, ultracode_reported
 
-        takes = self.config.ultracode_takes()
+        takes, moves = self.config.ultracode_takes(), self._model_moves
+        sending = self._models_sending > 0
         try:
             response = await runtime.get_settings()
         except Exception as exc:
@@ -294,20 +299,23 @@ class SessionControls:
             )
             return
         report = ultracode_report(response)
-        if report.available is None and report.requested is None:
-            log.debug("session %s: get_settings says nothing of Ultracode", self.session_id)
-            return
         log.debug(
-            "session %s: Claude Code says Ultracode is available: %s, requested: %s",
+            "session %s: get_settings says Ultracode is available: %s, requested: %s (for %s)",
             self.session_id,
             report.available,
             report.requested,
+            report.model,
         )
         switch = self.config.ultracode
         if switch is None or self._live() not in (None, runtime):
             return  # another Claude since: it starts from the session's switch
+        ask = UltracodeAsk(
+            takes_asked=takes,
+            takes_answered=self.config.model_takes_ultracode(report.model),
+            model_changed=sending or self._model_moves != moves,
+        )
         self.config.ultracode, changed = ultracode_reported(
-            switch, report, takes, self.config.ultracode_takes()
+            switch, report, ask, self.config.ultracode_takes()
         )
         if changed:
             await self._link.send_update(self.session_id, self._options_update())
@@ -433,7 +441,7 @@ class SessionControls:
         runtime = self._live()
         try:
             if runtime is not None and config_id == "model":
-                await runtime.set_model(chosen)
+                await self._send_model(runtime, chosen)
             elif runtime is not None and config_id == "agent":
                 await runtime.set_agent(agent_flag(chosen))
             elif runtime is not None:
@@ -472,9 +480,19 @@ class SessionControls:
         if self.config.ultracode is not None:
             self.config.ultracode = ultracode_chosen(self.config.ultracode, on)
 
+    async def _send_model(self, runtime: ClaudeRuntime, model: str) -> None:
+        """Switch Claude's model, counted as a model change (`_ask_ultracode`)."""
+        self._model_moves += 1
+        self._models_sending += 1
+        try:
+            await runtime.set_model(model)
+        finally:
+            self._models_sending -= 1
+
     async def _model_is(self, value: str) -> None:
         """The session runs the picker entry `value` now: its effort, mode and context window
         follow."""
+        self._model_moves += 1
         self.config.model = value
         self.model_chosen(self._context_window())
         self._measure_window(self._live())
