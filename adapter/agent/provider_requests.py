@@ -96,7 +96,8 @@ class ProviderRequests:
     async def sign_in(self, method_id: str, meta: Mapping[str, Any]) -> None:
         """A gateway sign-in (`authenticate` with `gateway` or `gateway-bedrock`): its
         `_meta.gateway` routes every Claude started after it while no provider is set; one
-        without it is a probe that changes nothing, as in the reference."""
+        without it is a probe that changes nothing, as in the reference
+        (docs/reference-adapter.md#providers)."""
         provider = gateway_provider(method_id, meta)
         if isinstance(provider, BadProviderRequest):
             raise RequestError(-32602, provider.message)
