@@ -410,7 +410,7 @@ class SessionCore:
         if event.private is not None:
             # A provider's header values are masked as the environment's credentials are
             # (docs/decisions.md#provider-requests).
-            masked = (*self._started_private, *event.private)
+            masked = tuple(dict.fromkeys((*self._started_private, *event.private)))
             self._private = self.turn.private = self.notices_routing.private = masked
         return self.runtime.fire("credentials_changed", event)
 

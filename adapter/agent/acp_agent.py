@@ -524,12 +524,13 @@ class ClaudeAcpAgent:
         session = self._session(session_id)
         # A sign-in or sign-out done elsewhere shows up: read at the next quiet moment, never
         # waited for (the reference starts it here; its result counts at a turn's end either
-        # way), so that starting its process holds up no prompt (docs/performance.md).
+        # way: docs/reference-adapter.md#auth-status), so that starting its process holds up no
+        # prompt (docs/performance.md).
         cwd = session.cwd
         self.work_ahead.when_client_quiet(AUTH_PROBE_STEP, lambda: self._auth.probe(cwd))
         check_not_empty(prompt)  # -32602, and nothing reaches Claude
         # Before it is answered here or handed on: the core tells a start-up `auto` the model
-        # lacks now, as the reference does (`fsm/notices.py`).
+        # lacks now (`fsm/notices.py`, docs/reference-adapter.md#auto-mode).
         await session.feed(PromptRequested())
         if await session.remote_control(prompt):  # `/remote-control`: no model turn either
             return PromptResponse(stop_reason="end_turn")

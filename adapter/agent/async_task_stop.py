@@ -1,5 +1,6 @@
 """`_session/async_task/stop`, JetBrains AIR's Stop on a task of the Async Tasks panel, as the
-reference adapter answers it (routed for every client, as there).
+reference adapter answers it (routed for every client, as there:
+docs/reference-adapter.md#async-tasks).
 
 `{sessionId, asyncTaskId}` (each trimmed, non-empty, else -32602) answers `{"stopped": true}`
 once Claude Code stopped the task (its end and one line saying so go to the client first), or

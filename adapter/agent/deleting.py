@@ -1,11 +1,11 @@
 """`session/delete {sessionId}` → `{}`, which `acp` 0.12.1's router does not
 route: answered here, before the router, as `adapter.agent.aliases` answers `session/set_model`.
 
-As the reference adapter does, a session running here is torn
-down first (its prompt in flight answered `cancelled`, its Claude closed), then its transcript
-and its subagent transcripts are removed through the SDK's `delete_session`, and our
-never-prompted marker too; it is gone from `session/list`. Unlike the reference, which answers
-`{}` whatever the id, an id nobody knows gets -32002, as `session/close` does.
+As the reference adapter does (docs/reference-adapter.md#session-delete), a session running
+here is torn down first (its prompt in flight answered `cancelled`, its Claude closed), then
+its transcript and its subagent transcripts are removed through the SDK's `delete_session`,
+and our never-prompted marker too; it is gone from `session/list`. Unlike the reference, which
+answers `{}` whatever the id, an id nobody knows gets -32002, as `session/close` does.
 
 A JetBrains AIR client that has not negotiated the session index sends it to mark a session
 done: its session is torn down the same way and then archived, never removed

@@ -1,5 +1,5 @@
 """`_session/goal`, JetBrains AIR's goal control, as the reference adapter answers it (routed
-for every client, as there; `fsm.air.goals`).
+for every client, as there; `fsm.air.goals`, docs/reference-adapter.md#goals).
 
 `{sessionId, action: "set"|"clear", objective?}` becomes Claude Code's `/goal <objective>` or
 `/goal clear`: steered into the running turn, or, on an idle session, sent as a prompt whose

@@ -57,7 +57,8 @@ def client_declared(
     elicitation = client_capabilities.elicitation if client_capabilities is not None else None
     return ClientDeclared(
         dialects=dialects,
-        # A client that takes output deltas takes terminals (as the reference reads it).
+        # A client that takes output deltas takes terminals
+        # (docs/reference-adapter.md#initialize-advertisement).
         terminal_output=isinstance(meta, dict)
         and (meta.get("terminal_output") is True or meta.get("terminal_output_delta") is True),
         terminal_output_delta=isinstance(meta, dict) and meta.get("terminal_output_delta") is True,
@@ -106,13 +107,15 @@ def initialize_response(
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
             # Prompt queueing (a prompt sent while a turn runs goes to Claude at once), where
-            # the reference advertises it; `authStatus`, empty: "this agent pushes which
-            # sign-in Claude Code pays with" (`_auth/status_update`, adapter.agent.auth_push).
+            # the reference advertises it (docs/reference-adapter.md#prompt-queueing);
+            # `authStatus`, empty: "this agent pushes which sign-in Claude Code pays with"
+            # (`_auth/status_update`, adapter.agent.auth_push).
             field_meta={"claudeCode": {"promptQueueing": True}, "authStatus": {}},
         ),
         auth_methods=login.auth_methods(client_capabilities),
         agent_info=Implementation(name="claude-acp", title="Claude", version=_version()),
         # `_session/steering` (adapter.agent.steering) in the response's own `_meta`, beside
-        # `agentCapabilities`, where the steering extension's contract and the reference put it.
+        # `agentCapabilities`, where the steering extension's contract and the reference put it
+        # (docs/reference-adapter.md#initialize-advertisement).
         field_meta={**(advertisement(air) or {}), "steering": {"supported": True}},
     )

@@ -90,7 +90,7 @@ def _with_model_config(
     """The client's options with the host's `CLAUDE_MODEL_CONFIG` added to the settings Claude
     Code starts with, as the reference adapter adds it (a settings file the client names is
     read for it); -32603 naming the variable when it is not a JSON object, as the reference
-    refuses the session."""
+    refuses the session (docs/reference-adapter.md#model-policy)."""
     raw = environ.get(MODEL_CONFIG_ENV)
     if not raw:
         return options

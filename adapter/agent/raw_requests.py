@@ -119,7 +119,8 @@ def _prompt(params: dict[str, Any]) -> tuple[str | None, bool]:
 
 def _custom_instructions(params: dict[str, Any]) -> str | None:
     """JetBrains AIR's `_meta.jetbrains.air.customInstructions`: any string counts, anything
-    else is no instructions (as the reference reads it, from any client)."""
+    else is no instructions (as the reference reads it, from any client:
+    docs/reference-adapter.md#client-system-prompt)."""
     meta = params.get("_meta")
     jetbrains = meta.get("jetbrains") if isinstance(meta, dict) else None
     air = jetbrains.get("air") if isinstance(jetbrains, dict) else None
@@ -142,7 +143,7 @@ def _legacy_prompt(params: dict[str, Any]) -> tuple[str | None, bool, bool]:
 
 def parse_surroundings(params: dict[str, Any]) -> Surroundings:
     """The surroundings an opening request's raw params ask for; -32602 for a bad value."""
-    text, replace = _prompt(params)  # checked first, as the reference does
+    text, replace = _prompt(params)  # the spec's field first: it wins over `_meta.systemPrompt`
     exclude = False
     if params.get("systemPrompt") is None:
         text, replace, exclude = _legacy_prompt(params)

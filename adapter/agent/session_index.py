@@ -396,7 +396,8 @@ class SessionIndexRequests:
         while True:
             await watch.changed()
             self._wake.set()
-            # A session goes to a subscription at most once a second, as the reference's.
+            # A session goes to a subscription at most once a second
+            # (docs/decisions.md#session-index).
             await anyio.sleep(POLL_SECONDS)
 
     async def _watch_scopes(self, watch: FolderWatch) -> bool:

@@ -133,7 +133,7 @@ class LiveView:
         compaction_updates: bool = False,
         compactions_before: Callable[[str | None], Awaitable[int]] | None = None,
         acp_notices: bool = False,
-        private: tuple[str, ...] = (),
+        private: Callable[[], tuple[str, ...]] = tuple,
         air: AirClient | None = None,
     ) -> None:
         """`titled`: the session has its title already (a loaded one: its first prompt was
@@ -141,8 +141,8 @@ class LiveView:
         `compactions_before`: how many compactions the session's transcript holds (before the
         boundary it names), read when the session opens (`count_compactions`), so that ids
         agree with a load's (none: the session has no transcript to read). `acp_notices`:
-        the client declared `session.notices`; `private`: values masked in Claude Code's own
-        words."""
+        the client declared `session.notices`; `private`: the values masked in Claude Code's own
+        words, read at each use (a provider set later adds to them)."""
         self._link = link
         self._session_id = session_id
         self._cwd = cwd
@@ -680,7 +680,7 @@ class LiveView:
             log.info("session %s: Claude Code gave no title", self._session_id)
             self._title_asked = False
             return
-        title = generated_title(response, self._private)
+        title = generated_title(response, self._private())
         if title is None:
             self._title_asked = False
             return
@@ -801,7 +801,7 @@ class LiveView:
         generated title replaces it. Nothing stored, or the same name: nothing is sent.
         Whether a stored name is the session's now."""
         try:
-            title = shown_title(await stored(), self._private)
+            title = shown_title(await stored(), self._private())
         except Exception:
             log.info("session %s: its stored title could not be read", self._session_id)
             return False

@@ -22,7 +22,7 @@ from adapter.app.log_masking import install_log_masking
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.scripted_claude.failure_steps import AssistantError
 from adapter.scripted_claude.handshake import LOG_ENV_NAMES
-from adapter.scripted_claude.process_steps import Sleep
+from adapter.scripted_claude.process_steps import RawFrame, Sleep
 from adapter.scripted_claude.steps import Result, Scenario, Text
 from tests.support.harness import until
 from tests.support.shell_harness import agent_in_process
@@ -261,6 +261,58 @@ async def test_a_header_value_claude_quotes_back_is_masked(tmp_path: Path, capab
         await adapter.prompt(fresh, "again")
         wire = json.dumps([f.message for f in adapter.frames if f.direction == "incoming"])
     assert "the gateway refused the key" in wire
+    assert SECRET not in wire
+
+
+# Claude Code's own words (a hook's `system/informational` line) quote the header's value.
+INFORMATIONAL = Scenario(
+    name="provider_informational",
+    description="",
+    turns=(
+        (Text(text="hi"), Result()),
+        (
+            RawFrame(
+                frame={
+                    "type": "system",
+                    "subtype": "informational",
+                    "level": "warning",
+                    "content": f"hook says header is {SECRET}",
+                    "session_id": "x",
+                    "uuid": "u1",
+                }
+            ),
+            Text(text="ok"),
+            Result(),
+        ),
+    ),
+)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("when", ["opened-before", "opened-after", "disabled-since"])
+async def test_claude_codes_own_words_are_masked_in_a_session_open_before_the_change(
+    tmp_path: Path, when: str
+) -> None:
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    async with agent_in_process(
+        tmp_path, "provider_informational", scenarios=[INFORMATIONAL]
+    ) as adapter:
+        if when == "opened-after":
+            assert await adapter.request("providers/set", provider) == {}
+        live = await adapter.new_session()
+        await adapter.prompt(live, "hello")
+        if when != "opened-after":
+            assert await adapter.request("providers/set", provider) == {}
+        if when == "disabled-since":  # a value once private stays private
+            assert await adapter.request("providers/disable", {"providerId": "main"}) == {}
+        await adapter.prompt(live, "again")  # a fresh Claude, whose hook quotes the header
+        wire = json.dumps([f.message for f in adapter.frames if f.direction == "incoming"])
+    assert "hook says header is" in wire
     assert SECRET not in wire
 
 
