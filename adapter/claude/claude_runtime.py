@@ -419,18 +419,20 @@ class ClaudeRuntime:
     async def context_usage(self) -> Any:
         """Claude Code's `get_context_usage` with `detail: "summary"` (answered from its last
         usage, without the per-category token counts `full` asks its API for), as the
-        reference adapter asks it for the context window (`rawMaxTokens`)."""
+        reference adapter asks it for the context window (`rawMaxTokens`;
+        docs/reference-adapter.md#model-switches)."""
         request = {"subtype": "get_context_usage", "detail": "summary"}
         return await send_control_request(self.client, request)
 
     async def set_agent(self, agent: str | None) -> None:
         """The agent Claude Code's main thread runs as from its next turn (None: its own), with
-        the same `apply_flag_settings` (as the reference adapter)."""
+        the same `apply_flag_settings` (docs/reference-adapter.md#agent-picker)."""
         request = {"subtype": "apply_flag_settings", "settings": {"agent": agent}}
         await send_control_request(self.client, request)
 
     async def set_fast(self, on: bool) -> None:
-        """Fast mode, through the same `apply_flag_settings` (as the reference adapter)."""
+        """Fast mode, through the same `apply_flag_settings`
+        (docs/reference-adapter.md#auto-mode)."""
         request = {"subtype": "apply_flag_settings", "settings": {"fastMode": on}}
         await send_control_request(self.client, request)
 
