@@ -235,7 +235,8 @@ class LiveView:
 
     def _log_subagent_drops(self) -> None:
         """What waited for a subagent's announcement past the core's bounds was dropped: said
-        once per batch, as the reference logs each drop."""
+        once per batch, as the reference logs each drop
+        (docs/reference-adapter.md#native-subagents)."""
         dropped = self.subagents.dropped
         if dropped != self._subagent_drops:
             log.info(
@@ -428,7 +429,7 @@ class LiveView:
         if message.subtype == "conversation_reset":
             # A fresh conversation (`/clear`): its task ids are new, the old task list is no
             # plan; and the session's name no longer describes it: the next prompt that says
-            # something names it again, as the reference adapter re-titles it.
+            # something names it again (docs/reference-adapter.md#session-titles).
             await self._send(self._view.tasks.reset, "a conversation reset")
             await self._send_all(self.suggestions.reset())
             self._title, self._title_sent = None, False
@@ -500,7 +501,7 @@ class LiveView:
     def compacted(self, summary: str) -> None:
         """The PostCompact hook's summary (`adapter.claude.hooks`): shown to a
         `session.compaction` client with the compaction's end, as the reference adapter shows
-        it; a card client gets none, as there."""
+        it; a card client gets none, as there (docs/reference-adapter.md#compaction-updates)."""
         if isinstance(self._compaction, CompactionUpdates):
             self._compaction.compacted(summary)
 
@@ -594,7 +595,8 @@ class LiveView:
             # Claude Code's own wording beats a bare name (shown as a line, like every title).
             card["title"] = visible(fallback_title)
         shown, card_parent = self._view.shown_call(tool_id)
-        # The subagent's Agent call from the request's agent id, as the reference has it: the
+        # The subagent's Agent call from the request's agent id, as the reference has it
+        # (docs/reference-adapter.md#permission-request-tool-call): the
         # call's card may not have been shown yet; else the one its card was shown under.
         parent = self._view.subagent_call(getattr(context, "agent_id", None)) or card_parent
         locations = card.get("locations", [])
@@ -726,7 +728,8 @@ class LiveView:
 
     async def rate_limited(self, info: object) -> None:
         """A `rate_limit_event`: the windows ride on a `usage_update` (a client's meter), in
-        the shape the reference adapter gives them (`_meta["_claude/rateLimit"]`)."""
+        the shape the reference adapter gives them (`_meta["_claude/rateLimit"]`:
+        docs/reference-adapter.md#context-meter)."""
         raw = getattr(info, "raw", None)
         if isinstance(raw, Mapping):
             await self._send_raw(self._usage.rate_limit_update(raw))

@@ -524,6 +524,6 @@ class Session:
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is withdrawn, what is interrupted and
         what is answered. AIR's child sessions end cancelled first, as the reference ends
-        them."""
+        them (docs/reference-adapter.md#native-subagents)."""
         await self.view.parent_cancelled()
         await self.feed(CancelRequested(now=self._clock()))

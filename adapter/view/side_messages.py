@@ -7,7 +7,8 @@
   `notice` at its level (`warning` a warning, `notice`/`suggestion` info; `info` is transcript
   noise, sent to nobody as a notice); any other client a bold-labelled line of agent text
   (`**Warning:** …`), tagged `_meta.claudeCode.kind = "informational"`, as the reference
-  adapter does. Once per tool use: Claude Code repeats a hook's line for each of its events.
+  adapter does (docs/reference-adapter.md#notices). Once per tool use: Claude Code repeats a
+  hook's line for each of its events.
 - The `result` text, when the turn showed nothing else: a local-only command (`/context`,
   `/heapdump`, `/extra-usage`), or a turn that generated no output tokens and delivered no
   text (a cache-replayed turn that never streamed, a command answered in the result alone),

@@ -450,3 +450,73 @@ async def test_a_logout_the_cli_fails_still_ends_the_route(
     # The routed Claude, then a fresh one, unrouted.
     routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
     assert _envs(tmp_path) == [routed, dict.fromkeys(NAMES)]
+
+
+def _settings_flag(argv: list[str]) -> str:
+    return argv[argv.index("--settings") + 1]
+
+
+@pytest.mark.asyncio
+async def test_a_clients_settings_file_is_read_and_routed_in_a_private_copy(
+    tmp_path: Path,
+) -> None:
+    """docs/decisions.md#provider-settings-file: the file's settings and the route go to
+    Claude Code in a copy only this user reads, off the command line; gone with its Claude."""
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    mine = {
+        "model": "opus",
+        "env": {"MY_TOKEN": "file-made-up-token-42", "ANTHROPIC_BASE_URL": "x"},
+    }
+    async with agent_in_process(tmp_path) as adapter:
+        (adapter.workdir / "mine.json").write_text(json.dumps(mine), encoding="utf-8")
+        assert await adapter.request("providers/set", provider) == {}
+        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
+        await adapter.request(
+            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+        )
+        [argv] = _argvs(tmp_path)
+        copy = Path(_settings_flag(argv))
+        assert copy.is_absolute() and copy.stat().st_mode & 0o777 == 0o600
+        tier = json.loads(copy.read_text(encoding="utf-8"))
+    assert (tier["model"], tier["apiKeyHelper"]) == ("opus", "")
+    assert tier["env"]["MY_TOKEN"] == "file-made-up-token-42"
+    assert tier["env"]["ANTHROPIC_BASE_URL"] == GATEWAY  # the route over the file's own
+    assert "ANTHROPIC_CUSTOM_HEADERS" not in tier["env"]
+    # Neither the file's settings nor the header's value on the command line; the copy is gone
+    # once its Claude is.
+    assert "file-made-up-token-42" not in json.dumps(argv) and SECRET not in json.dumps(argv)
+    assert not copy.exists()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [(None, "is not a regular file"), ('{"env": {"K": "not-json-file-text', "is not JSON")],
+    ids=["missing", "bad-json"],
+)
+async def test_a_settings_file_that_cannot_be_routed_is_left_to_claude_code(
+    tmp_path: Path, content: str | None, why: str
+) -> None:
+    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        if content is not None:
+            (adapter.workdir / "mine.json").write_text(content, encoding="utf-8")
+        assert await adapter.request("providers/set", provider) == {}
+        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
+        await adapter.request(
+            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+        )
+        log = adapter.stderr()
+    # The path as the client gave it, which Claude Code reads and judges as it does without a
+    # provider; the environment routes.
+    [argv] = _argvs(tmp_path)
+    assert _settings_flag(argv) == "mine.json"
+    assert _envs(tmp_path)[0]["ANTHROPIC_BASE_URL"] == GATEWAY
+    assert f"the client's settings file {why}" in log
+    assert "not-json-file-text" not in log
