@@ -129,6 +129,7 @@ if TYPE_CHECKING:
         provider_secrets,
         provider_to_disable,
         routed_settings,
+        settings_path,
     )
     from fsm.claude.question_answers import (
         UNANSWERED_CAPABILITY,
@@ -347,6 +348,7 @@ _HOMES = {
     "provider_secrets": "claude.providers",
     "provider_to_disable": "claude.providers",
     "routed_settings": "claude.providers",
+    "settings_path": "claude.providers",
     "ProblemReports": "claude.problem_reports",
     "AUTH_STATUS_METHOD": "claude.auth_identity",
     "AuthIdentity": "claude.auth_identity",
@@ -908,6 +910,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "settings_effort",
+    "settings_path",
     "settings_ultracode",
     "shape_title",
     "shown_title",

@@ -138,16 +138,24 @@ class ProviderRequests:
                     return  # the same route: nothing restarts
                 self._settings.routing.clear()
                 self._settings.routing.update(routing)
-                # The headers' values are masked as the environment's secrets are: in what
-                # reaches the client while they route, in the log for good.
-                secrets = provider_secrets(routing)
-                if secrets and self._log_private is not None:
-                    self._log_private(secrets)
+                # The headers' values are masked as the environment's secrets are, from now on
+                # and after their provider is gone: in what reaches the client (each reader of
+                # `RuntimeSettings.masked`, every session's core), and in the log.
+                secrets = self._private(provider_secrets(routing))
                 for session in list(self._sessions.values()):
                     await session.restart_on_next_prompt(secrets)
             finally:
                 self._applying = None
                 applying.set()
+
+    def _private(self, values: tuple[str, ...]) -> tuple[str, ...]:
+        """Every provider's header values so far, `values` added."""
+        known = self._settings.provider_private
+        added = [value for value in values if value not in known]
+        known.extend(added)
+        if added and self._log_private is not None:
+            self._log_private(tuple(added))
+        return tuple(known)
 
     async def opened(self, session: Session) -> None:
         """A session just opened: if its Claude started before the latest change, its next
@@ -155,4 +163,4 @@ class ProviderRequests:
         runtime = session.claude.runtime
         started_with = getattr(runtime, "routing", None) or {}
         if runtime is not None and started_with != self._settings.routing:
-            await session.restart_on_next_prompt(provider_secrets(self._settings.routing))
+            await session.restart_on_next_prompt(tuple(self._settings.provider_private))

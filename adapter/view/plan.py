@@ -14,7 +14,8 @@ from fsm import visible
 
 __all__ = ["APPROVED_PLAN_ID", "approved_plan_update", "plan_update"]
 
-# The id of the plan a plan exit approved, as the reference adapter names it (one per session).
+# The id of the plan a plan exit approved, as the reference adapter names it (one per session:
+# docs/reference-adapter.md#clear-context).
 APPROVED_PLAN_ID = "plan-mode"
 
 _STATUSES = frozenset({"pending", "in_progress", "completed"})

@@ -146,7 +146,8 @@ def _question_texts(data: Input) -> list[str]:
 
 
 def _ask_title(data: Input, cwd: str) -> str:
-    # As the reference adapter titles it: the question itself when there is only one.
+    # As the reference adapter titles it: the question itself when there is only one
+    # (docs/reference-adapter.md#ask-user-question says where ours differs).
     texts = _question_texts(data)
     return texts[0] if len(texts) == 1 else "Asking for your input"
 

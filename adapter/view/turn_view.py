@@ -342,7 +342,8 @@ class TurnView:
     def _with_terminal(self, card: Wire, tool_id: str, name: str, *, opening: bool) -> None:
         """A shell command's card, for a client that shows terminals: the terminal as its
         content, and on its opening `tool_call` alone, streamed or not, the terminal's
-        `_meta.terminal_info`, as the reference has it."""
+        `_meta.terminal_info` (docs/reference-adapter.md#initialize-advertisement says where
+        the reference sends it too)."""
         if not self._terminal or name not in _TERMINAL_TOOLS:
             return
         card["content"] = [{"type": "terminal", "terminalId": tool_id}]
@@ -352,8 +353,8 @@ class TurnView:
     def _marked(self, card: Wire, tool_input: object) -> Wire:
         """Every AIR client is told a shell command's title, which calls launch a subagent
         (`_meta.jetbrains.air.subagent`) and an MCP tool's server and tool
-        (`AirClient.tool_meta`), as the reference does; `tool_input`: the call's input as far
-        as it is known."""
+        (`AirClient.tool_meta`), as the reference does (docs/reference-adapter.md#air-client);
+        `tool_input`: the call's input as far as it is known."""
         meta = card.get("_meta")
         claude = meta.get("claudeCode") if isinstance(meta, dict) else None
         tool = claude.get("toolName") if isinstance(claude, dict) else None
@@ -364,7 +365,8 @@ class TurnView:
 
     def _opening(self, card: Wire) -> Wire:
         """A call's first report (`tool_call`) with what only it carries: the MCP flag of an
-        AIR client (`AirClient.opening_meta`), last in its `_meta`, as the reference has it."""
+        AIR client (`AirClient.opening_meta`), last in its `_meta`, as the reference has it
+        (docs/reference-adapter.md#air-client)."""
         meta, name = card.get("_meta"), card.get("name")
         if isinstance(meta, dict) and isinstance(name, str):
             card["_meta"] = self.air.opening_meta(meta, name)
@@ -396,7 +398,8 @@ class TurnView:
 
     def recalled(self, frame: Mapping[str, Any]) -> list[Wire]:
         """Claude Code's `system/memory_recall`: a finished read card (the memory files, or the
-        text of a synthesis), as the reference adapter draws it."""
+        text of a synthesis), as the reference adapter draws it
+        (docs/reference-adapter.md#memory-recall)."""
         ident, memories = _str(frame, "uuid"), frame.get("memories")
         if not ident or not isinstance(memories, list):
             return []
@@ -565,7 +568,8 @@ class TurnView:
                 continue  # a plan's "todos updated" is no news
             if tool_id in self._denied:
                 # Its card failed with the reason already, which the result's text would only
-                # say less of; why it did not run still goes out, as the reference sends it.
+                # say less of; why it did not run still goes out, as the reference sends it
+                # (docs/reference-adapter.md#non-execution-kind).
                 name, parent = self._denied.pop(tool_id)
                 why = not_run.get(tool_id) if not_run else None
                 if why is not None:

@@ -2,7 +2,8 @@
 `rate_limit_event`, with Claude's limit windows), `usage` on the prompt response.
 
 `used` is what the context holds: the last top-level request's input (cached or not) plus its
-output. During a turn it follows the stream as the reference adapter does: each top-level
+output. During a turn it follows the stream as the reference adapter does
+(docs/reference-adapter.md#context-meter): each top-level
 `message_start` snapshots the request's usage and each `message_delta` updates it (a missing or
 null count keeps its value), and a `usage_update` goes out when `used` changed, with the model in
 `_meta["_claude/model"]`; a finished message only updates the snapshot, silently; subagents and

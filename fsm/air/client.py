@@ -1,8 +1,9 @@
 """JetBrains AIR: who is an AIR client, which AIR capabilities it declared, and what those
 change in a session (docs/decisions.md#advertising, docs/decisions.md#session-delete-from-air).
 
-Theory of operation: two predicates, as the reference adapter has them. A client is an *AIR
-client* when its `clientCapabilities._meta.jetbrains.air` is a JSON object, whatever else it
+Theory of operation: two predicates, as the reference adapter has them
+(docs/reference-adapter.md#air-client, which lists what every AIR client gets). A client is an
+*AIR client* when its `clientCapabilities._meta.jetbrains.air` is a JSON object, whatever else it
 holds; that alone turns on what the reference gives every AIR client (the agent's own
 declaration, `session/delete` as archive). A *capability* is on when that object also has a
 `version` that is an integer >= 1 and a `capabilities` list holding the exact name, and the

@@ -36,6 +36,7 @@ __all__ = [
     "provider_secrets",
     "provider_to_disable",
     "routed_settings",
+    "settings_path",
 ]
 
 # The one provider the adapter has, and the protocols it can route Claude Code through.
@@ -228,13 +229,25 @@ def provider_env(provider: Provider) -> dict[str, str]:
     }
 
 
+def settings_path(client_settings: object) -> str | None:
+    """The file the client's settings name, when they are a path rather than an object or its
+    JSON text: any string but one in braces, as the SDK and Claude Code tell them apart."""
+    if not isinstance(client_settings, str):
+        return None
+    text = client_settings.strip()
+    if not text or (text.startswith("{") and text.endswith("}")):
+        return None
+    return client_settings
+
+
 def routed_settings(client_settings: object, env: Mapping[str, str]) -> str | None:
-    """The `--settings` a routed Claude starts with: the client's settings (an object, or its
-    JSON text) with the provider's environment on top and no `apiKeyHelper`, since Claude Code
-    applies settings' `env` after its own environment. The headers stay out of it: `--settings`
-    is on Claude Code's command line, which every local user can read, and a header may be a
-    credential (docs/decisions.md#provider-requests). None when the client's settings are a
-    file's path: that file stays the client's, and the environment alone routes."""
+    """The `--settings` a routed Claude starts with: the client's settings (an object, its
+    JSON text, or the object read from the file they name) with the provider's environment on
+    top and no `apiKeyHelper`, since Claude Code applies settings' `env` after its own
+    environment. The headers stay out of it: `--settings` is on Claude Code's command line,
+    which every local user can read, and a header may be a credential
+    (docs/decisions.md#provider-requests). None when the client's settings are a file's path
+    (the shell reads it: docs/decisions.md#provider-settings-file) or no JSON object."""
     given: object = client_settings
     if isinstance(client_settings, str):
         try:

@@ -20,6 +20,7 @@ from fsm import (
     provider_secrets,
     provider_to_disable,
     routed_settings,
+    settings_path,
 )
 
 SECRET = "sk-made-up-secret-0123456789"
@@ -188,3 +189,15 @@ def test_a_routes_header_values_are_its_secrets() -> None:
     )
     assert provider_secrets(provider_env(provider)) == (f"Bearer {SECRET}", SECRET)
     assert provider_secrets({}) == ()
+
+
+def test_a_settings_file_is_told_from_settings_text_as_claude_code_tells_it() -> None:
+    assert settings_path("mine.json") == "mine.json"
+    assert settings_path("/home/u/settings.json") == "/home/u/settings.json"
+    assert settings_path(' {"model": "opus"} ') is None  # JSON text in braces
+    assert settings_path({"model": "opus"}) is None
+    assert settings_path(None) is None and settings_path("  ") is None
+    # The object read from such a file takes the route as the client's object does.
+    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    tier = json.loads(routed_settings({"model": "opus"}, env) or "")
+    assert tier["model"] == "opus" and tier["env"] == env

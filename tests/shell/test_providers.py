@@ -22,7 +22,7 @@ from adapter.app.log_masking import install_log_masking
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.scripted_claude.failure_steps import AssistantError
 from adapter.scripted_claude.handshake import LOG_ENV_NAMES
-from adapter.scripted_claude.process_steps import Sleep
+from adapter.scripted_claude.process_steps import RawFrame, Sleep
 from adapter.scripted_claude.steps import Result, Scenario, Text
 from tests.support.harness import until
 from tests.support.shell_harness import agent_in_process
@@ -264,6 +264,58 @@ async def test_a_header_value_claude_quotes_back_is_masked(tmp_path: Path, capab
     assert SECRET not in wire
 
 
+# Claude Code's own words (a hook's `system/informational` line) quote the header's value.
+INFORMATIONAL = Scenario(
+    name="provider_informational",
+    description="",
+    turns=(
+        (Text(text="hi"), Result()),
+        (
+            RawFrame(
+                frame={
+                    "type": "system",
+                    "subtype": "informational",
+                    "level": "warning",
+                    "content": f"hook says header is {SECRET}",
+                    "session_id": "x",
+                    "uuid": "u1",
+                }
+            ),
+            Text(text="ok"),
+            Result(),
+        ),
+    ),
+)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("when", ["opened-before", "opened-after", "disabled-since"])
+async def test_claude_codes_own_words_are_masked_in_a_session_open_before_the_change(
+    tmp_path: Path, when: str
+) -> None:
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    async with agent_in_process(
+        tmp_path, "provider_informational", scenarios=[INFORMATIONAL]
+    ) as adapter:
+        if when == "opened-after":
+            assert await adapter.request("providers/set", provider) == {}
+        live = await adapter.new_session()
+        await adapter.prompt(live, "hello")
+        if when != "opened-after":
+            assert await adapter.request("providers/set", provider) == {}
+        if when == "disabled-since":  # a value once private stays private
+            assert await adapter.request("providers/disable", {"providerId": "main"}) == {}
+        await adapter.prompt(live, "again")  # a fresh Claude, whose hook quotes the header
+        wire = json.dumps([f.message for f in adapter.frames if f.direction == "incoming"])
+    assert "hook says header is" in wire
+    assert SECRET not in wire
+
+
 class _HeldSession:
     """A session whose marking for a fresh Claude waits until the test lets it go."""
 
@@ -363,3 +415,73 @@ async def test_a_header_value_set_later_is_masked_in_the_log_for_good(tmp_path: 
     assert "claude: before any provider" in log
     assert log.count("claude: sent x-api-key ***, token ***") == 2
     assert SECRET not in log and "kq7Vw2-made-up-key" not in log
+
+
+def _settings_flag(argv: list[str]) -> str:
+    return argv[argv.index("--settings") + 1]
+
+
+@pytest.mark.asyncio
+async def test_a_clients_settings_file_is_read_and_routed_in_a_private_copy(
+    tmp_path: Path,
+) -> None:
+    """docs/decisions.md#provider-settings-file: the file's settings and the route go to
+    Claude Code in a copy only this user reads, off the command line; gone with its Claude."""
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    mine = {
+        "model": "opus",
+        "env": {"MY_TOKEN": "file-made-up-token-42", "ANTHROPIC_BASE_URL": "x"},
+    }
+    async with agent_in_process(tmp_path) as adapter:
+        (adapter.workdir / "mine.json").write_text(json.dumps(mine), encoding="utf-8")
+        assert await adapter.request("providers/set", provider) == {}
+        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
+        await adapter.request(
+            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+        )
+        [argv] = _argvs(tmp_path)
+        copy = Path(_settings_flag(argv))
+        assert copy.is_absolute() and copy.stat().st_mode & 0o777 == 0o600
+        tier = json.loads(copy.read_text(encoding="utf-8"))
+    assert (tier["model"], tier["apiKeyHelper"]) == ("opus", "")
+    assert tier["env"]["MY_TOKEN"] == "file-made-up-token-42"
+    assert tier["env"]["ANTHROPIC_BASE_URL"] == GATEWAY  # the route over the file's own
+    assert "ANTHROPIC_CUSTOM_HEADERS" not in tier["env"]
+    # Neither the file's settings nor the header's value on the command line; the copy is gone
+    # once its Claude is.
+    assert "file-made-up-token-42" not in json.dumps(argv) and SECRET not in json.dumps(argv)
+    assert not copy.exists()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [(None, "is not a regular file"), ('{"env": {"K": "not-json-file-text', "is not JSON")],
+    ids=["missing", "bad-json"],
+)
+async def test_a_settings_file_that_cannot_be_routed_is_left_to_claude_code(
+    tmp_path: Path, content: str | None, why: str
+) -> None:
+    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        if content is not None:
+            (adapter.workdir / "mine.json").write_text(content, encoding="utf-8")
+        assert await adapter.request("providers/set", provider) == {}
+        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
+        await adapter.request(
+            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+        )
+        log = adapter.stderr()
+    # The path as the client gave it, which Claude Code reads and judges as it does without a
+    # provider; the environment routes.
+    [argv] = _argvs(tmp_path)
+    assert _settings_flag(argv) == "mine.json"
+    assert _envs(tmp_path)[0]["ANTHROPIC_BASE_URL"] == GATEWAY
+    assert f"the client's settings file {why}" in log
+    assert "not-json-file-text" not in log
