@@ -111,7 +111,8 @@ class SessionCore:
     `idle`: the idle compaction's settings (None: the session never compacts when idle).
     `background_subagents`: the client declared AIR's `backgroundSubagents`, so a turn is
     answered at its result even while its background subagents run. `prompt_queueing`: a
-    prompt that comes while a turn runs goes to Claude at once (as the reference adapter does);
+    prompt that comes while a turn runs goes to Claude at once (as the reference adapter does:
+    docs/reference-adapter.md#prompt-queueing);
     off, it waits for the turn before it. `mcp_sign_in`: the client's MCP servers signed in
     to when they need it (`fsm.claude.mcp_sign_in.sign_in_servers`).
     """
