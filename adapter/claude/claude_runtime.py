@@ -280,6 +280,7 @@ class ClaudeRuntime:
             await self._connect()
         except Exception as exc:
             await self._transport.close()  # a process `spawn` started outlives a failed connect
+            self._remove_settings_copy()
             raise self._start_error(exc) from exc
         self._started = True
         # MCP servers' questions, which the SDK refuses, go to the session (`hooks.elicit`).
@@ -482,8 +483,14 @@ class ClaudeRuntime:
                 except Exception:
                     log.debug("disconnect of runtime %s failed", self.epoch, exc_info=True)
         finally:
-            if self._settings_copy is not None:
-                from adapter.claude.settings_copy import remove_copy
-
-                remove_copy(self._settings_copy)
+            self._remove_settings_copy()
             self._closed.set()
+
+    def _remove_settings_copy(self) -> None:
+        """The private copy of the client's settings file this Claude started with, if any,
+        removed once Claude is gone (docs/decisions.md#provider-settings-file)."""
+        if self._settings_copy is not None:
+            from adapter.claude.settings_copy import remove_copy
+
+            remove_copy(self._settings_copy)
+            self._settings_copy = None

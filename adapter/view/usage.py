@@ -15,10 +15,11 @@ id names `1m` (`sonnet[1m]`, "Sonnet (1M context)": from the session's first upd
 `model_chosen`), else 200,000. `cost` is Claude's `total_cost_usd` as reported, on the
 update after each turn that used something (a local command or a refused prompt sends none). The
 prompt response's `usage` is the turn's own tokens (its results', as the reference adapter gives
-them), with `_meta.quota {token_count, model_usage[]}`: the same tally and its split by model
-(`modelUsage` is a running total per Claude process, so a result's share is what it added to the
-previous reading; a resumed session's first reading only sets the baseline, its turn's row then
-comes from the result's own usage). Whose a result's tokens are is the core's answer
+them: docs/reference-adapter.md#context-meter), with `_meta.quota {token_count,
+model_usage[]}`: the same tally and its split by model (`modelUsage` is a running total per
+Claude process, so a result's share is what it added to the previous reading; a resumed
+session's first reading only sets the baseline, its turn's row then comes from the result's own
+usage). Whose a result's tokens are is the core's answer
 (`fsm.ShowResult`, docs/decisions.md#result-owner), given with the result (`saw_result`'s
 `for_turn`): Claude's own work (a background subagent's follow-up, a cancelled prompt's late
 result, a result between turns) gets its `usage_update` but is never added to a turn. Numbers of
