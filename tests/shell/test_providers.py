@@ -417,6 +417,41 @@ async def test_a_header_value_set_later_is_masked_in_the_log_for_good(tmp_path: 
     assert SECRET not in log and "kq7Vw2-made-up-key" not in log
 
 
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ["provider", "gateway"])
+async def test_a_logout_the_cli_fails_still_ends_the_route(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, route: str
+) -> None:
+    from adapter.claude import logout as logout_module
+
+    async def failed(settings: RuntimeSettings) -> None:
+        raise acp.RequestError(-32603, "claude auth logout failed: it exited with status 1")
+
+    monkeypatch.setattr(logout_module, "logout", failed)
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        if route == "provider":
+            provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
+            assert await adapter.request("providers/set", provider) == {}
+        else:
+            gateway = {"gateway": {"baseUrl": GATEWAY}}
+            signed = await adapter.request(
+                "authenticate", {"methodId": "gateway", "_meta": gateway}
+            )
+            assert signed == {}
+        live = await adapter.new_session()
+        await adapter.prompt(live, "hello")
+        refused = await adapter.request("logout", {})
+        listed = await adapter.request("providers/list", {})
+        answer = await adapter.prompt(live, "again")
+    assert isinstance(refused, acp.RequestError) and refused.code == -32603
+    assert listed["providers"][0]["current"]["baseUrl"] == "https://api.anthropic.com"
+    assert isinstance(answer, acp.schema.PromptResponse)
+    # The routed Claude, then a fresh one, unrouted.
+    routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
+    assert _envs(tmp_path) == [routed, dict.fromkeys(NAMES)]
+
+
 def _settings_flag(argv: list[str]) -> str:
     return argv[argv.index("--settings") + 1]
 
