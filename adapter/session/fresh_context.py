@@ -14,7 +14,8 @@ turn machine's RESETTING rows and the runtime machine's `fresh_context_requested
 3. Once it is up the core hears `FreshContextReady`; if the turn still waits for it
    (`SendContinuation`), the client gets, in order, `current_mode_update`,
    `config_option_update`, `usage_update {used: 0}`, the plan as `plan_update {plan: {type:
-   "markdown", planId: "plan-mode", content}}` if it declared `plan`, and the ExitPlanMode card
+   "markdown", planId, content}}` if it declared `plan` (`planId` `plan-mode`, an AIR client's
+   `plan-mode:<the call's id>`), and the ExitPlanMode card
    `completed`, and
    the new Claude gets "Implement the following plan:\\n\\n<plan>" as the same turn (its uuid),
    whose result answers the same `session/prompt`, with the turn's usage carried over.

@@ -882,11 +882,12 @@ class LiveView:
 
     async def context_cleared(self, tool_id: str, plan: str | None = None) -> None:
         """A plan exit cleared the context: the meter shows it empty, then the approved `plan`
-        (given for a client that takes `plan_update`s); the ExitPlanMode card, whose denial
-        only ended the old context, is completed."""
+        (given for a client that takes `plan_update`s), under the id the core gives it
+        (`AirClient.approved_plan_id`: AIR's names the approval); the ExitPlanMode card, whose
+        denial only ended the old context, is completed."""
         await self._send_raw(self._usage.cleared())
         if plan is not None:
-            await self._send_raw(approved_plan_update(plan))
+            await self._send_raw(approved_plan_update(plan, self.air.approved_plan_id(tool_id)))
         await self._send_raw(
             {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": "completed"}
         )

@@ -12,11 +12,7 @@ from typing import Any
 
 from fsm import visible
 
-__all__ = ["APPROVED_PLAN_ID", "approved_plan_update", "plan_update"]
-
-# The id of the plan a plan exit approved, as the reference adapter names it (one per session:
-# docs/reference-adapter.md#clear-context).
-APPROVED_PLAN_ID = "plan-mode"
+__all__ = ["approved_plan_update", "plan_update"]
 
 _STATUSES = frozenset({"pending", "in_progress", "completed"})
 _PRIORITIES = frozenset({"high", "medium", "low"})
@@ -48,11 +44,11 @@ def plan_update(tool_input: object) -> dict[str, Any] | None:
     return {"sessionUpdate": "plan", "entries": entries}
 
 
-def approved_plan_update(plan: str) -> dict[str, Any]:
+def approved_plan_update(plan: str, plan_id: str) -> dict[str, Any]:
     """The `plan_update` (ACP's markdown plan) for a plan the user approved when leaving plan
-    mode in a fresh context; markdown as Claude
-    wrote it, as the ExitPlanMode card shows it."""
+    mode in a fresh context, under the id the core gives it (`fsm.AirClient.approved_plan_id`);
+    markdown as Claude wrote it, as the ExitPlanMode card shows it."""
     return {
         "sessionUpdate": "plan_update",
-        "plan": {"type": "markdown", "planId": APPROVED_PLAN_ID, "content": plan},
+        "plan": {"type": "markdown", "planId": plan_id, "content": plan},
     }

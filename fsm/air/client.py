@@ -32,6 +32,7 @@ from fsm.wire.negotiation import _is_version
 
 __all__ = [
     "ADVERTISED",
+    "APPROVED_PLAN_ID",
     "IMPLEMENTED",
     "INDEX_CAPABILITIES",
     "PLAIN_ERROR_TOOLS",
@@ -87,6 +88,9 @@ ADVERTISED: tuple[str, ...] = tuple(name for name in IMPLEMENTED if name not in 
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END, RAW_INPUT_RENDERING})
 AIR_VERSION = 1
+# The `planId` of a plan the user approved on leaving plan mode, as the reference names it
+# (docs/reference-adapter.md#clear-context); an AIR client's carries the approval's call id.
+APPROVED_PLAN_ID = "plan-mode"
 # How Claude Code names an MCP server's prompt among its commands: never a skill.
 MCP_PROMPT = " (MCP)"
 # The tools whose failed call's text an AIR client reads plain, not in a code fence: the agent
@@ -251,6 +255,13 @@ class AirClient:
         its kind (`fsm.air.meta.mode_kind_meta`) for every AIR client, as the reference does;
         None for any other client."""
         return mode_kind_meta(mode_id) if self.air else None
+
+    def approved_plan_id(self, tool_id: str) -> str:
+        """The `planId` of the markdown plan the user approved at the ExitPlanMode call
+        `tool_id`: every AIR client keeps one plan per approval, `plan-mode:<tool_id>`, which
+        joins the plan to its approval card in AIR's transcript, as the reference does; any
+        other client (or a call without an id) replaces the session's one `plan-mode` plan."""
+        return f"{APPROVED_PLAN_ID}:{tool_id}" if self.air and tool_id else APPROVED_PLAN_ID
 
     def custom_answer(self, question_id: str) -> dict[str, Any] | None:
         """The `_meta` of a question form's "Other" field, the free-text companion of select
