@@ -132,6 +132,7 @@ if TYPE_CHECKING:
         provider_to_disable,
         routed_settings,
         settings_path,
+        shown_base_url,
     )
     from fsm.claude.question_answers import (
         UNANSWERED_CAPABILITY,
@@ -353,6 +354,7 @@ _HOMES = {
     "provider_to_disable": "claude.providers",
     "routed_settings": "claude.providers",
     "settings_path": "claude.providers",
+    "shown_base_url": "claude.providers",
     "ProblemReports": "claude.problem_reports",
     "AUTH_STATUS_METHOD": "claude.auth_identity",
     "AuthIdentity": "claude.auth_identity",
@@ -919,6 +921,7 @@ __all__ = [
     "settings_path",
     "settings_ultracode",
     "shape_title",
+    "shown_base_url",
     "shown_title",
     "sign_in_message",
     "sign_in_outcome",
