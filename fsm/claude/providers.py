@@ -10,6 +10,8 @@ Claude: it is the environment a Claude process starts with (`provider_env`), and
 programmatic settings tier beside it so that a user's or project's settings cannot route
 elsewhere (`routed_settings`). So it applies to every Claude started after it is set; a live
 session's next prompt starts a fresh one (`CredentialsChanged`, docs/decisions.md#provider-change).
+`ProviderRoutes` decides which route wins and whether a change moves anything (the very same
+route restarts nothing); the shell applies what it says.
 
 Bad input is answered -32602 with a message that names the field and never repeats a value the
 client sent (a header's value or a URL may be a credential): docs/decisions.md#provider-requests.
@@ -29,6 +31,8 @@ __all__ = [
     "PROVIDER_TYPES",
     "BadProviderRequest",
     "Provider",
+    "ProviderRoutes",
+    "RouteChange",
     "gateway_provider",
     "provider_env",
     "provider_listing",
@@ -276,6 +280,83 @@ def provider_secrets(routing: Mapping[str, str]) -> tuple[str, ...]:
             if len(text) >= _SECRET_LENGTH and text not in found:
                 found.append(text)
     return tuple(found)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RouteChange:
+    """What a change made of the connection's route (`ProviderRoutes`)."""
+
+    # The environment every Claude starts with from now on (empty: Claude Code's own routing).
+    routing: Mapping[str, str]
+    # The route differs from the one before: every live session's next prompt starts a fresh
+    # Claude (docs/decisions.md#provider-change); the very same route restarts nothing.
+    changed: bool
+    # The header values of every provider set so far, masked for good
+    # (docs/decisions.md#provider-requests), and the ones this change added.
+    private: tuple[str, ...]
+    added: tuple[str, ...]
+    # What routes now, for the `authStatus` told (`AuthReports.routing`).
+    gateway: bool
+    provider_set: bool
+
+
+class ProviderRoutes:
+    """The connection's route: the provider set (`providers/set`) wins; else the gateway signed
+    in with; else none. Each request in, the route and whether it changed out."""
+
+    def __init__(self) -> None:
+        self._chosen: Provider | None = None  # `providers/set`
+        self._gateway: Provider | None = None  # a `gateway` / `gateway-bedrock` sign-in
+        self._routing: dict[str, str] = {}
+        self._private: tuple[str, ...] = ()
+
+    @property
+    def current(self) -> Provider | None:
+        """The provider that routes (for `providers/list`), None while none does."""
+        return self._chosen or self._gateway
+
+    @property
+    def private(self) -> tuple[str, ...]:
+        """The header values of every provider set so far."""
+        return self._private
+
+    def set(self, provider: Provider) -> RouteChange:
+        self._chosen = provider
+        return self._moved()
+
+    def disable(self) -> RouteChange:
+        self._chosen = None
+        return self._moved()
+
+    def sign_in(self, gateway: Provider) -> RouteChange:
+        self._gateway = gateway
+        return self._moved()
+
+    def sign_out(self) -> RouteChange:
+        """`logout`: the provider set and the gateway signed in with go too."""
+        self._chosen = self._gateway = None
+        return self._moved()
+
+    def stale(self, started_with: Mapping[str, str] | None) -> bool:
+        """Whether a Claude that started with the route `started_with` (None: none) routes
+        elsewhere than the connection does now: its session's next prompt starts a fresh one."""
+        return dict(started_with or {}) != self._routing
+
+    def _moved(self) -> RouteChange:
+        current = self.current
+        routing = provider_env(current) if current is not None else {}
+        changed = routing != self._routing
+        self._routing = routing
+        added = tuple(v for v in provider_secrets(routing) if v not in self._private)
+        self._private = (*self._private, *added)
+        return RouteChange(
+            routing=dict(routing),
+            changed=changed,
+            private=self._private,
+            added=added,
+            gateway=self._gateway is not None,
+            provider_set=self._chosen is not None,
+        )
 
 
 def provider_listing(current: Provider | None, environ: Mapping[str, str]) -> dict[str, Any]:

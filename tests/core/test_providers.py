@@ -1,6 +1,7 @@
 """The model provider's rules (`fsm/claude/providers.py`): which `providers/set`,
 `providers/disable` and gateway sign-ins are taken, the environment and settings a routed Claude
-starts with, and `providers/list`'s answer (docs/reference-adapter.md#providers,
+starts with, which route wins and when live sessions move (`ProviderRoutes`), and
+`providers/list`'s answer (docs/reference-adapter.md#providers, docs/decisions.md#provider-change,
 docs/decisions.md#provider-requests)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from fsm import (
     BadProviderRequest,
     Provider,
+    ProviderRoutes,
     gateway_provider,
     provider_env,
     provider_listing,
@@ -201,3 +203,60 @@ def test_a_settings_file_is_told_from_settings_text_as_claude_code_tells_it() ->
     env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
     tier = json.loads(routed_settings({"model": "opus"}, env) or "")
     assert tier["model"] == "opus" and tier["env"] == env
+
+
+def _provider(url: str, api_type: str = "anthropic", key: str = "") -> Provider:
+    headers = (("x-key", key),) if key else ()
+    return Provider(api_type=api_type, base_url=url, headers=headers)
+
+
+def test_the_provider_set_wins_over_the_gateway_and_a_sign_out_ends_both() -> None:
+    routes = ProviderRoutes()
+    chosen, gateway = _provider("http://set.test"), _provider("http://gw.test", "bedrock")
+    signed = routes.sign_in(gateway)
+    assert signed.changed and (signed.gateway, signed.provider_set) == (True, False)
+    assert signed.routing == provider_env(gateway) and routes.current == gateway
+    picked = routes.set(chosen)
+    assert picked.changed and picked.routing == provider_env(chosen)
+    assert (picked.gateway, picked.provider_set) == (True, True)
+    # A gateway signed in with while a provider is set waits behind it: nothing moves.
+    again = routes.sign_in(_provider("http://other-gw.test"))
+    assert not again.changed and routes.current == chosen
+    back = routes.disable()
+    assert back.changed and routes.current == _provider("http://other-gw.test")
+    out = routes.sign_out()
+    assert out.changed and out.routing == {} and routes.current is None
+    assert (out.gateway, out.provider_set) == (False, False)
+    assert not routes.sign_out().changed  # nothing routed: nothing moves
+
+
+def test_the_very_same_route_moves_nothing() -> None:
+    routes = ProviderRoutes()
+    assert not routes.disable().changed  # none set: Claude Code's own routing stays
+    assert routes.set(_provider("http://set.test")).changed
+    assert not routes.set(_provider("http://set.test")).changed
+    # The same route from the gateway once the provider set is disabled: nothing moves either.
+    routes.sign_in(_provider("http://set.test"))
+    assert not routes.disable().changed
+
+
+def test_a_claude_started_on_another_route_is_stale() -> None:
+    routes = ProviderRoutes()
+    assert not routes.stale(None) and not routes.stale({})
+    now = routes.set(_provider("http://set.test")).routing
+    assert routes.stale(None)
+    assert not routes.stale(dict(now))
+    assert routes.stale(provider_env(_provider("http://elsewhere.test")))
+
+
+def test_header_values_once_set_stay_private() -> None:
+    routes = ProviderRoutes()
+    first = routes.set(_provider("http://set.test", key=SECRET))
+    assert (first.private, first.added) == ((SECRET,), (SECRET,))
+    other = "another-made-up-key-42"
+    second = routes.set(_provider("http://set.test", key=other))
+    assert (second.private, second.added) == ((SECRET, other), (other,))
+    gone = routes.disable()
+    assert (gone.private, gone.added) == ((SECRET, other), ())
+    assert routes.set(_provider("http://set.test", key=SECRET)).added == ()
+    assert routes.private == (SECRET, other)

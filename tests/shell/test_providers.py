@@ -8,6 +8,7 @@ environment is end to end (tests/e2e/test_providers.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -25,7 +26,7 @@ from adapter.scripted_claude.handshake import LOG_ENV_NAMES
 from adapter.scripted_claude.process_steps import RawFrame, Sleep
 from adapter.scripted_claude.steps import Result, Scenario, Text
 from tests.support.harness import until
-from tests.support.shell_harness import agent_in_process
+from tests.support.shell_harness import WAIT, agent_in_process
 
 SECRET = "gw-made-up-secret-0123456789"
 GATEWAY = "http://127.0.0.1:9/v1"
@@ -144,37 +145,52 @@ async def test_a_set_reaches_the_next_claude_and_a_live_session_at_its_next_prom
 
 @pytest.mark.asyncio
 async def test_a_gateway_sign_in_routes_until_logout_and_a_bare_one_changes_nothing(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from adapter.claude import logout as logout_module
+
+    async def signed_out(settings: RuntimeSettings) -> None:
+        return None  # `claude auth logout` cleared the credentials
+
+    monkeypatch.setattr(logout_module, "logout", signed_out)
     env = {LOG_ENV_NAMES: ",".join(NAMES)}
     gateway = {"baseUrl": GATEWAY, "headers": {"x-key": SECRET}}
+    bare = {"methodId": "gateway"}
     async with agent_in_process(tmp_path, env=env) as adapter:
-        bare = await adapter.request("authenticate", {"methodId": "gateway"})
+        assert await adapter.request("authenticate", bare) == {}
         unrouted = await adapter.request("providers/list", {})
         signed = await adapter.request(
             "authenticate", {"methodId": "gateway-bedrock", "_meta": {"gateway": gateway}}
         )
+        assert await adapter.request("authenticate", bare) == {}  # the gateway stays
         routed = await adapter.request("providers/list", {})
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "hello")
-    assert bare == {} and signed == {}
+        pushes = [
+            m["params"]["authStatus"]
+            for m in adapter.incoming()
+            if m.get("method") == "_auth/status_update"
+        ]
+        assert await adapter.request("logout", {}) == {}
+        after = await adapter.request("providers/list", {})
+        again = await adapter.prompt(session, "again")
+    assert signed == {}
     assert unrouted["providers"][0]["current"]["apiType"] == "anthropic"
     assert routed["providers"][0]["current"] == {"apiType": "bedrock", "baseUrl": GATEWAY}
-    assert isinstance(answer, acp.schema.PromptResponse)
+    assert after["providers"][0]["current"] == unrouted["providers"][0]["current"]
+    for each in (answer, again):
+        assert isinstance(each, acp.schema.PromptResponse)
     # The gateway is the identity told, by its host; no read of the sign-in replaces it.
-    pushes = [
-        m["params"]["authStatus"]
-        for m in adapter.incoming()
-        if m.get("method") == "_auth/status_update"
-    ]
     assert pushes[-1] == {
         "kind": "gateway",
         "label": "Custom model gateway",
         "detail": "127.0.0.1:9",
     }
-    # Bedrock's route: no ANTHROPIC_BASE_URL, the headers as Claude Code reads them.
+    # Bedrock's route (no ANTHROPIC_BASE_URL, the headers as Claude Code reads them), then after
+    # the logout a fresh Claude on Claude Code's own routing.
     assert _envs(tmp_path) == [
-        {"ANTHROPIC_BASE_URL": "", "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"}
+        {"ANTHROPIC_BASE_URL": "", "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"},
+        dict.fromkeys(NAMES),
     ]
 
 
@@ -351,9 +367,57 @@ async def test_what_opens_a_session_or_prompts_waits_while_a_change_is_applied()
         await anyio.wait_all_tasks_blocked()
         assert order == []  # the change is under way: the waiter waits
         held.release.set()
-    assert order[0] in ("set", "waiter") and sorted(order) == ["set", "waiter"]
+    assert sorted(order) == ["set", "waiter"]
     assert held.marked == 1 and settings.routing["ANTHROPIC_BASE_URL"] == GATEWAY
     await requests.settled()  # nothing under way: at once
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_and_a_session_new_wait_for_a_change_under_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adapter.session.session import Session
+
+    # The change is held where it marks the live session for a fresh Claude.
+    holding, release = asyncio.Event(), asyncio.Event()
+    mark = Session.restart_on_next_prompt
+
+    async def held(session: Session, private: tuple[str, ...] | None = None) -> None:
+        holding.set()
+        await release.wait()
+        await mark(session, private)
+
+    # Who found a change under way when they asked.
+    waited: list[bool] = []
+    settled = ProviderRequests.settled
+
+    async def noted(requests: ProviderRequests) -> None:
+        waited.append(requests._applying is not None)
+        await settled(requests)
+
+    monkeypatch.setattr(Session, "restart_on_next_prompt", held)
+    monkeypatch.setattr(ProviderRequests, "settled", noted)
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        live = await adapter.new_session()
+        await adapter.prompt(live, "hello")
+        change = asyncio.ensure_future(adapter.request("providers/set", provider))
+        await asyncio.wait_for(holding.wait(), WAIT)
+        prompt = asyncio.ensure_future(adapter.prompt(live, "again"))
+        opened = asyncio.ensure_future(adapter.new_session())
+        await until(lambda: waited.count(True) == 2, "the prompt and session/new to wait")
+        assert not (change.done() or prompt.done() or opened.done())
+        assert len(_envs(tmp_path)) == 1  # no Claude started meanwhile
+        release.set()
+        assert await change == {}
+        answer, fresh = await prompt, await opened
+    assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+    assert isinstance(fresh, str)
+    # The prompt went to a fresh Claude on the new route: it waited until its session was
+    # marked. The new session's Claude started on it too.
+    routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
+    assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed, routed]
 
 
 class _Opened(_HeldSession):
