@@ -350,8 +350,8 @@ class TurnView:
     def _with_terminal(self, card: Wire, tool_id: str, name: str, *, opening: bool) -> None:
         """A shell command's card, for a client that shows terminals: the terminal as its
         content, and on its opening `tool_call` alone, streamed or not, the terminal's
-        `_meta.terminal_info` (docs/reference-adapter.md#initialize-advertisement says where
-        the reference sends it too)."""
+        `_meta.terminal_info` with the folder it runs in, as the clients that read it take it
+        (docs/decisions.md#terminal-info-cwd; the reference sends it there only too)."""
         if not self._terminal or name not in _TERMINAL_TOOLS:
             return
         card["content"] = [{"type": "terminal", "terminalId": tool_id}]
