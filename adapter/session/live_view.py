@@ -589,7 +589,14 @@ class LiveView:
         (`fsm.permission_card`, docs/reference-adapter.md#permission-request-tool-call); and
         the core's plan of it, whose verdict on that share the broker follows."""
         copies = not self.air.raw_input_rendering
-        card = card_for(tool_id, name, tool_input, self._cwd, input_copies=copies)
+        card = card_for(
+            tool_id,
+            name,
+            tool_input,
+            self._cwd,
+            input_copies=copies,
+            fixed_question_title=self.air.fixed_question_title,
+        )
         fallback_title = getattr(context, "title", None)
         if card["title"] == name and isinstance(fallback_title, str) and fallback_title:
             # Claude Code's own wording beats a bare name (shown as a line, like every title).

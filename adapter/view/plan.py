@@ -1,7 +1,8 @@
 """TodoWrite as the session's plan: each call replaces the whole plan (ACP `plan` update).
 
-Claude's todos are `{content, status, activeForm, priority?}`; the entry in progress shows its
-`activeForm` ("Running the tests") as the editor's plan does. A todo of an unusable shape is
+Claude's todos are `{content, status, activeForm}` (older Claude Code's also `priority`, kept:
+docs/decisions.md#todo-priority, else `medium`); the entry in progress shows its `activeForm`
+("Running the tests") as the editor's plan does. A todo of an unusable shape is
 left out (the rest of the plan still shows); a call whose `todos` is not a list is no plan.
 """
 

@@ -188,7 +188,8 @@ class TurnView:
         self._sent: set[str] = set()
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
-        self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
+        # Cards opened while their input still streams.
+        self._streamed = StreamedCalls(cwd, fixed_question_title=self.air.fixed_question_title)
         # JetBrains AIR's Async Tasks panel (`asyncTasks` declared; set by the live session).
         self.async_tasks: AsyncTasks | None = None
 
@@ -311,7 +312,14 @@ class TurnView:
         if parent is not None:
             self._parents[tool_id] = parent
         copies = not self.air.raw_input_rendering
-        card = card_for(tool_id, name, tool_input, self.cwd, input_copies=copies)
+        card = card_for(
+            tool_id,
+            name,
+            tool_input,
+            self.cwd,
+            input_copies=copies,
+            fixed_question_title=self.air.fixed_question_title,
+        )
         meta: Wire = {"toolName": name}
         if parent is not None:
             meta["parentToolUseId"] = parent
@@ -342,8 +350,8 @@ class TurnView:
     def _with_terminal(self, card: Wire, tool_id: str, name: str, *, opening: bool) -> None:
         """A shell command's card, for a client that shows terminals: the terminal as its
         content, and on its opening `tool_call` alone, streamed or not, the terminal's
-        `_meta.terminal_info` (docs/reference-adapter.md#initialize-advertisement says where
-        the reference sends it too)."""
+        `_meta.terminal_info` with the folder it runs in, as the clients that read it take it
+        (docs/decisions.md#terminal-info-cwd; the reference sends it there only too)."""
         if not self._terminal or name not in _TERMINAL_TOOLS:
             return
         card["content"] = [{"type": "terminal", "terminalId": tool_id}]

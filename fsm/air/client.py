@@ -256,6 +256,13 @@ class AirClient:
         None for any other client."""
         return mode_kind_meta(mode_id) if self.air else None
 
+    @property
+    def fixed_question_title(self) -> bool:
+        """An AskUserQuestion card is titled "Asking for your input" however many questions it
+        asks: every AIR client, which shows the questions as the call's input, as the
+        reference does; any other client gets the question itself when there is only one."""
+        return self.air
+
     def approved_plan_id(self, tool_id: str) -> str:
         """The `planId` of the markdown plan the user approved at the ExitPlanMode call
         `tool_id`: every AIR client keeps one plan per approval, `plan-mode:<tool_id>`, which

@@ -194,3 +194,8 @@ def test_an_approved_plan_is_one_per_approval_for_air_and_one_per_session_otherw
     assert air.approved_plan_id("") == "plan-mode"  # no call to join it to
     assert air_client(None).approved_plan_id("toolu_1") == "plan-mode"
     assert AirClient().approved_plan_id("toolu_1") == "plan-mode"
+
+
+def test_only_air_fixes_the_question_cards_title() -> None:
+    assert air_client(_air({})).fixed_question_title
+    assert not air_client(None).fixed_question_title
