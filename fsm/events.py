@@ -178,7 +178,8 @@ class SessionClosing(Event):
 class FreshContextChosen(Event):
     """The user left plan mode with a "clear context" choice during the live turn: when that
     turn's (interrupted) result arrives, it goes on in a fresh Claude context that carries
-    the plan, as the reference adapter does. The shell keeps the plan and the mode."""
+    the plan, as the reference adapter does (docs/reference-adapter.md#clear-context). The shell
+    keeps the plan and the mode."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

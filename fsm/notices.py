@@ -45,8 +45,8 @@ words. A server of the client's that needs sign-in, for a client that takes URL 
 signed in to instead (`fsm.claude.mcp_sign_in`, docs/decisions.md#mcp-sign-in), from the
 `mcp_status` asked at the start (`mcp_server_polled`) or an init frame, whichever tells first; a
 sign-in that ends without the server is told as the notice would have been. `/mcp reconnect` of
-such a server (not being signed in to) lets it be signed in to again, as the reference's does:
-the core asks for a poll.
+such a server (not being signed in to) lets it be signed in to again, as the reference's does
+(docs/reference-adapter.md#mcp-sign-in): the core asks for a poll.
 
 Auto mode and fast mode are told as the reference adapter tells them: an ACP `notice` for a
 client that declared `session.notices` (a sessionFailure client too: neither has a record

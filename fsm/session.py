@@ -111,7 +111,8 @@ class SessionCore:
     `idle`: the idle compaction's settings (None: the session never compacts when idle).
     `background_subagents`: the client declared AIR's `backgroundSubagents`, so a turn is
     answered at its result even while its background subagents run. `prompt_queueing`: a
-    prompt that comes while a turn runs goes to Claude at once (as the reference adapter does);
+    prompt that comes while a turn runs goes to Claude at once (as the reference adapter does:
+    docs/reference-adapter.md#prompt-queueing);
     off, it waits for the turn before it. `mcp_sign_in`: the client's MCP servers signed in
     to when they need it (`fsm.claude.mcp_sign_in.sign_in_servers`).
     """
@@ -410,7 +411,7 @@ class SessionCore:
         if event.private is not None:
             # A provider's header values are masked as the environment's credentials are
             # (docs/decisions.md#provider-requests).
-            masked = (*self._started_private, *event.private)
+            masked = tuple(dict.fromkeys((*self._started_private, *event.private)))
             self._private = self.turn.private = self.notices_routing.private = masked
         return self.runtime.fire("credentials_changed", event)
 

@@ -311,7 +311,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("background_task_started", PROMPT_SENT, None),
     # A result of another message's cycle (a cancelled prompt's late one, a `/loop` or scheduled
     # fire), or any before a queued prompt's start, ends work no prompt owns: it is not this
-    # prompt's answer (the reference's guard for a cancelled prompt's result).
+    # prompt's answer (the reference's guard for a cancelled prompt's result;
+    # docs/decisions.md#result-owner).
     _row("result_received", PROMPT_SENT, None, "show_own_work", "close_open_calls",
          when="names_other_prompts"),
     _row("result_received", PROMPT_SENT, None, "show_own_work", "close_open_calls",
@@ -336,7 +337,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("retry_attempted", WORKING, RETRYING, "note_retry_hint", "warn_under_turn_id"),
     # A held turn's subagents ended and Claude followed up on its own: that answers it. The
     # follow-up is still Claude's own work: its cards close and its tokens are no turn's, as the
-    # reference's autonomous results never add to a turn's usage.
+    # reference's autonomous results never add to a turn's usage
+    # (docs/reference-adapter.md#autonomous-turns, docs/decisions.md#result-owner).
     _row("result_received", HEARD_FROM, IDLE, "show_own_work", "close_open_calls",
          "confirm_boundary", "settle_succeeded", when=["is_autonomous", "is_held_and_drained"]),
     # Claude's own work is not this turn's: a prompt Claude has not taken up is still waiting
@@ -425,9 +427,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("background_task_settled", WORKING, None, "note_task_settled"),
     _row("background_tasks_listed", WORKING, None, "keep_listed_subagents"),
     _row("steer_received", WORKING, None, "inject_steer"),
-    # Prompt queueing, as the reference: a prompt that comes while the turn runs goes to
-    # Claude Code at once; when Claude takes it up (its echo), this turn is answered
-    # `end_turn` and the rest of Claude's work is the new prompt's turn.
+    # Prompt queueing, as the reference (docs/reference-adapter.md#prompt-queueing): a prompt
+    # that comes while the turn runs goes to Claude Code at once; when Claude takes it up (its
+    # echo), this turn is answered `end_turn` and the rest of Claude's work is the new prompt's
+    # turn.
     # (The adapter's own idle `/compact` is not the user's turn to hand off: a prompt waits.)
     _row("prompt_received", [*WORKING, FAILING], None, "push_prompt", when="claude_takes_it_now",
          unless="is_the_adapters_own_turn"),
@@ -574,7 +577,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     # docs/decisions.md#stopped-own-turn: the client stopped a turn Claude runs on its own; only
     # between turns is there one (a prompt's turn is stopped by a cancel). A prompt on its way
     # to Claude would be folded into that turn and dropped by the interrupt: the stop is refused
-    # (no interrupt), as the reference refuses it while a prompt waits.
+    # (no interrupt), as the reference refuses it while a prompt waits
+    # (docs/reference-adapter.md#autonomous-turns).
     _row("own_turn_stopped", IDLE, None, when="has_a_prompt_in_flight"),
     _row("own_turn_stopped", IDLE, None, "note_own_turn_stopped", "interrupt_own_turn"),
     # A broken session takes no prompt: Claude's own work may be stopped; its result is no
@@ -1194,7 +1198,8 @@ class Turn:
     def note_subagent(self, event: BackgroundTaskStarted) -> None:
         if event.moved:
             # A foreground subagent moved to the background wakes Claude when it ends, as one
-            # started there does (the reference marks its live task backgrounded).
+            # started there does (the reference marks its live task backgrounded;
+            # docs/decisions.md#turns-that-wait).
             self.backgrounded.add(event.task_id)
             return
         # A turn runs a handful of subagents; past this many they are not this turn's to wait on.
@@ -1259,7 +1264,7 @@ class Turn:
         outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"
         self.effects.append(AnswerSteer(outcome=outcome))
 
-    # --- a plan exit that clears the context, as the reference adapter offers it -------------
+    # --- a plan exit that clears the context (docs/reference-adapter.md#clear-context) ------
 
     def note_fresh_context(self, *_: Any) -> None:
         self.fresh_context_chosen = True

@@ -267,9 +267,12 @@ class ClaudeAcpAgent:
         starts a fresh Claude, which finds no credentials and says so (the usual records)."""
         from adapter.claude.logout import logout
 
-        await logout(self._settings)
         if self._providers is not None:
-            await self._providers.sign_out()  # the provider and gateway set here go too
+            # The provider and gateway set here go first, as in the reference
+            # (docs/reference-adapter.md#providers): a sign-out the CLI fails (-32603) or
+            # times out on still ends the route, and moves every session off it.
+            await self._providers.sign_out()
+        await logout(self._settings)
         for session in self._sessions.values():
             await session.restart_on_next_prompt()
         await self._auth.signed_out()

@@ -242,6 +242,7 @@ def while_claude_starts(response: type[Any]) -> None:
     models (`SessionConfig.adopt`, the Ultracode switch's among them: about 2 ms cold). What it
     does not need is done ahead (`AFTER_SPAWN`)."""
     from adapter.claude import message_stream, session_store  # noqa: F401
+    from adapter.controls import ultracode_switch  # noqa: F401
     from fsm import (  # noqa: F401
         allowed_models,
         model_switch_to_follow,

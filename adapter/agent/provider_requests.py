@@ -25,12 +25,11 @@ from acp import RequestError
 
 from fsm import (
     BadProviderRequest,
-    Provider,
+    ProviderRoutes,
+    RouteChange,
     gateway_provider,
-    provider_env,
     provider_listing,
     provider_request,
-    provider_secrets,
     provider_to_disable,
 )
 
@@ -48,8 +47,8 @@ METHODS = frozenset({LIST, SET, DISABLE})
 
 
 class ProviderRequests:
-    """The connection's provider: the one set (`providers/set`), else the gateway signed in
-    with, else none (Claude Code's own routing)."""
+    """The connection's provider: which one routes, and whether a change moves live sessions,
+    is the core's (`fsm.ProviderRoutes`); this applies each change, one at a time."""
 
     def __init__(
         self,
@@ -66,8 +65,7 @@ class ProviderRequests:
         # The connection's `authStatus`: a gateway sign-in is its identity, a provider set
         # makes a session's account no news (adapter.agent.auth_push).
         self._auth = auth
-        self._chosen: Provider | None = None  # `providers/set`
-        self._gateway: Provider | None = None  # a `gateway` / `gateway-bedrock` sign-in
+        self._routes = ProviderRoutes()
         self._lock = anyio.Lock()  # one change at a time, in the order they came
         self._applying: anyio.Event | None = None
 
@@ -75,7 +73,7 @@ class ProviderRequests:
         """One `providers/*` request's result; -32602 for bad params."""
         if method == LIST:
             environ = {**os.environ, **self._settings.env}
-            return provider_listing(self._chosen or self._gateway, environ)
+            return provider_listing(self._routes.current, environ)
         if method == SET:
             provider = provider_request(params)
             if isinstance(provider, BadProviderRequest):
@@ -83,14 +81,14 @@ class ProviderRequests:
             log.info(
                 "providers/set: apiType=%s, %d header(s)", provider.api_type, len(provider.headers)
             )
-            await self._change(chosen=provider)
+            await self._change(lambda routes: routes.set(provider))
             return {}
         disable = provider_to_disable(params)
         if isinstance(disable, BadProviderRequest):
             raise RequestError(-32602, disable.message)
         if disable:
             log.info("providers/disable")
-            await self._change(chosen=None)
+            await self._change(ProviderRoutes.disable)
         return {}
 
     async def sign_in(self, method_id: str, meta: Mapping[str, Any]) -> None:
@@ -105,46 +103,39 @@ class ProviderRequests:
             log.info(
                 "authenticate: %s gateway, %d header(s)", provider.api_type, len(provider.headers)
             )
-            await self._change(gateway=provider)
+            await self._change(lambda routes: routes.sign_in(provider))
             if self._auth is not None:
                 await self._auth.gateway_signed_in(provider.base_url)
 
     async def sign_out(self) -> None:
         """`logout`: the provider set and the gateway signed in with go too."""
-        await self._change(chosen=None, gateway=None)
+        await self._change(ProviderRoutes.sign_out)
 
     async def settled(self) -> None:
         """Wait while a change is applied (a session's opening, a prompt)."""
         while self._applying is not None:
             await self._applying.wait()
 
-    _KEEP: Any = object()
-
-    async def _change(self, *, chosen: Any = _KEEP, gateway: Any = _KEEP) -> None:
+    async def _change(self, decide: Callable[[ProviderRoutes], RouteChange]) -> None:
         async with self._lock:
             self._applying = applying = anyio.Event()
             try:
-                if chosen is not ProviderRequests._KEEP:
-                    self._chosen = chosen
-                if gateway is not ProviderRequests._KEEP:
-                    self._gateway = gateway
+                change = decide(self._routes)
                 if self._auth is not None:
-                    self._auth.routing(
-                        gateway=self._gateway is not None, provider_set=self._chosen is not None
-                    )
-                current = self._chosen or self._gateway
-                routing = provider_env(current) if current is not None else {}
-                if routing == self._settings.routing:
-                    return  # the same route: nothing restarts
+                    self._auth.routing(gateway=change.gateway, provider_set=change.provider_set)
+                if change.added:
+                    # Masked as the environment's secrets are, from now on and after their
+                    # provider is gone: in what reaches the client (each reader of
+                    # `RuntimeSettings.masked`, every session's core), and in the log.
+                    self._settings.provider_private.extend(change.added)
+                    if self._log_private is not None:
+                        self._log_private(change.added)
+                if not change.changed:
+                    return
                 self._settings.routing.clear()
-                self._settings.routing.update(routing)
-                # The headers' values are masked as the environment's secrets are: in what
-                # reaches the client while they route, in the log for good.
-                secrets = provider_secrets(routing)
-                if secrets and self._log_private is not None:
-                    self._log_private(secrets)
+                self._settings.routing.update(change.routing)
                 for session in list(self._sessions.values()):
-                    await session.restart_on_next_prompt(secrets)
+                    await session.restart_on_next_prompt(change.private)
             finally:
                 self._applying = None
                 applying.set()
@@ -153,6 +144,5 @@ class ProviderRequests:
         """A session just opened: if its Claude started before the latest change, its next
         prompt starts a fresh one (the change's own pass may have missed it)."""
         runtime = session.claude.runtime
-        started_with = getattr(runtime, "routing", None) or {}
-        if runtime is not None and started_with != self._settings.routing:
-            await session.restart_on_next_prompt(provider_secrets(self._settings.routing))
+        if runtime is not None and self._routes.stale(getattr(runtime, "routing", None)):
+            await session.restart_on_next_prompt(self._routes.private)

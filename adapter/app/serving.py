@@ -212,7 +212,7 @@ async def _transport(
         writer,
         limit=env_bytes("CLAUDE_ACP_MAX_LINE_BYTES", MAX_LINE_BYTES),
         on_eof=agent.shutdown,
-        private=settings.private,
+        private=settings.masked,
     )
 
 

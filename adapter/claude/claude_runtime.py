@@ -16,7 +16,7 @@ import functools
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -48,6 +48,9 @@ from adapter.claude.sdk_compat import (
 from adapter.claude.settings_files import SETTING_SOURCES
 from adapter.claude.start_errors import RuntimeStartError, start_error
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 __all__ = ["ClaudeRuntime", "Launch", "RuntimeStartError"]
 
 log = logging.getLogger(__name__)
@@ -72,17 +75,35 @@ async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
     yield {}
 
 
-def _routed(options: dict[str, Any], routing: dict[str, str]) -> dict[str, Any]:
+def _routed(
+    options: dict[str, Any], routing: dict[str, str], cwd: str
+) -> tuple[dict[str, Any], Path | None]:
     """`options` routed through the client's provider: its environment outranks the client's
     own (`_meta.claudeCode.options.env`), and rides in the settings tier too, which Claude Code
-    applies after its environment (`fsm.routed_settings`; docs/reference-adapter.md#providers)."""
-    from fsm import routed_settings
+    applies after its environment (`fsm.routed_settings`; docs/reference-adapter.md#providers);
+    with the private file that tier is, if any, to remove when this Claude is gone
+    (docs/decisions.md#provider-settings-file, docs/decisions.md#provider-requests)."""
+    from fsm import routed_settings, settings_path
 
     routed = {**options, "env": {**options.get("env", {}), **routing}}
-    tier = routed_settings(options.get("settings"), routing)
-    if tier is not None:
-        routed["settings"] = tier
-    return routed
+    named = settings_path(options.get("settings"))
+    if named is not None:
+        from adapter.claude.settings_copy import routed_copy
+
+        copy = routed_copy(named, cwd, routing)
+        if copy is not None:
+            routed["settings"] = str(copy)
+        return routed, copy
+    tier = routed_settings(options.get("settings"), routing, private_file=True)
+    if tier is None:
+        return routed, None
+    from adapter.claude.settings_copy import private_tier
+
+    # Off the command line (docs/decisions.md#provider-requests); failing that, on it without
+    # the headers, which the environment carries.
+    copy = private_tier(tier)
+    routed["settings"] = str(copy) if copy else routed_settings(options.get("settings"), routing)
+    return routed, copy
 
 
 def _bundled_cli() -> str | None:
@@ -167,8 +188,9 @@ class ClaudeRuntime:
         # The provider the client set, as this process starts with it (`routing`: what the
         # agent compares with the provider now, adapter.agent.provider_requests).
         self.routing = settings.routing.copy() if settings.routing else None
+        self._settings_copy: Path | None = None
         if self.routing is not None:
-            merged = _routed(merged, self.routing)
+            merged, self._settings_copy = _routed(merged, self.routing, cwd)
         if launch.agent_picked:
             # The user's pick in the agent picker outlives the client's `agent` option.
             extra = {k: v for k, v in merged["extra_args"].items() if k != "agent"}
@@ -264,6 +286,7 @@ class ClaudeRuntime:
             await self._connect()
         except Exception as exc:
             await self._transport.close()  # a process `spawn` started outlives a failed connect
+            self._remove_settings_copy()
             raise self._start_error(exc) from exc
         self._started = True
         # MCP servers' questions, which the SDK refuses, go to the session (`hooks.elicit`).
@@ -403,18 +426,20 @@ class ClaudeRuntime:
     async def context_usage(self) -> Any:
         """Claude Code's `get_context_usage` with `detail: "summary"` (answered from its last
         usage, without the per-category token counts `full` asks its API for), as the
-        reference adapter asks it for the context window (`rawMaxTokens`)."""
+        reference adapter asks it for the context window (`rawMaxTokens`;
+        docs/reference-adapter.md#model-switches)."""
         request = {"subtype": "get_context_usage", "detail": "summary"}
         return await send_control_request(self.client, request)
 
     async def set_agent(self, agent: str | None) -> None:
         """The agent Claude Code's main thread runs as from its next turn (None: its own), with
-        the same `apply_flag_settings` (as the reference adapter)."""
+        the same `apply_flag_settings` (docs/reference-adapter.md#agent-picker)."""
         request = {"subtype": "apply_flag_settings", "settings": {"agent": agent}}
         await send_control_request(self.client, request)
 
     async def set_fast(self, on: bool) -> None:
-        """Fast mode, through the same `apply_flag_settings` (as the reference adapter)."""
+        """Fast mode, through the same `apply_flag_settings`
+        (docs/reference-adapter.md#auto-mode)."""
         request = {"subtype": "apply_flag_settings", "settings": {"fastMode": on}}
         await send_control_request(self.client, request)
 
@@ -464,4 +489,14 @@ class ClaudeRuntime:
                 except Exception:
                     log.debug("disconnect of runtime %s failed", self.epoch, exc_info=True)
         finally:
+            self._remove_settings_copy()
             self._closed.set()
+
+    def _remove_settings_copy(self) -> None:
+        """The private copy of the client's settings file this Claude started with, if any,
+        removed once Claude is gone (docs/decisions.md#provider-settings-file)."""
+        if self._settings_copy is not None:
+            from adapter.claude.settings_copy import remove_copy
+
+            remove_copy(self._settings_copy)
+            self._settings_copy = None

@@ -1,6 +1,6 @@
 """`_meta.claudeCode.options`: Claude Code options a client passes on `session/new`, `load`,
 `resume` and `fork`, as the TypeScript reference adapter passes them to its SDK (agent-shell
-sends `thinking` there).
+sends `thinking` there; docs/reference-adapter.md#client-options).
 
 Theory of operation: `parse` checks the client's object before anything starts and turns it into
 `ClientOptions`, or refuses it with -32602 naming the key (`_meta.claudeCode.options.env: must

@@ -6,7 +6,8 @@ prompt when the session runs with file checkpointing. Its `rewind_files` control
 `dry_run` answers `{canRewind, filesChanged}` for the prompt's user message (the uuid the
 adapter stamps on it) and rewinds nothing; the SDK has no wrapper for the dry run, so it goes
 through `sdk_compat`. The preview gets two seconds; a turn's answer never waits longer. The
-paths are resolved as the reference adapter resolves them: against the working folder, then
+paths are resolved as the reference adapter resolves them
+(docs/reference-adapter.md#file-change-reports): against the working folder, then
 through the real folder of their nearest existing ancestor, so a link or a `..` names the file
 it reaches.
 """

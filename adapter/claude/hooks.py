@@ -1,5 +1,6 @@
 """The Claude Code hooks the adapter registers through the SDK: `PostCompact`, the summary a
-compaction kept (shown as the reference adapter shows it, `adapter.view.compaction_updates`);
+compaction kept (shown as the reference adapter shows it, `adapter.view.compaction_updates`,
+docs/reference-adapter.md#compaction-updates);
 `TaskCreated`/`TaskCompleted` (`{task_id, task_subject, …}`), changes of Claude Code's task list
 that the session's plan shows (`adapter.view.task_plan`); `PostModelSwitch` (`{to_model,
 source, agent_id?}`), a model switch Claude Code made itself (`/model opus` typed in the chat),

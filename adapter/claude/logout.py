@@ -1,8 +1,9 @@
 """Signing out: `claude auth logout` through the Claude Code the adapter runs.
 
-As the reference adapter does, the adapter runs the CLI's own
-non-interactive sign-out; Claude Code clears its credential store itself. A failure is -32603
-with a fixed message: the CLI's stderr may name private paths, so it goes to our log only.
+As the reference adapter does (docs/reference-adapter.md#auth-status), the adapter runs the
+CLI's own non-interactive sign-out; Claude Code clears its credential store itself. A failure
+is -32603 with a fixed message: the CLI's stderr may name private paths, so it goes to our log
+only.
 """
 
 from __future__ import annotations

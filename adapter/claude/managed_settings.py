@@ -7,7 +7,8 @@ folder: `/etc/claude-code` on Linux, `/Library/Application Support/ClaudeCode` o
 `C:\\Program Files\\ClaudeCode` on Windows. `read_managed` reads that tier for the permission
 rules (`adapter.claude.permission_settings`); `apply_managed_env` puts its `env` into the
 adapter's own environment when the adapter starts, before any Claude Code process (or `claude
-auth status`) is started, so every one of them inherits it, as the reference adapter does. A
+auth status`) is started, so every one of them inherits it, as the reference adapter does
+(docs/reference-adapter.md#managed-env). A
 file that cannot be read is said in the log by path, never by content, and marks the tier
 `unreadable`: what it might have forbidden is then treated as forbidden.
 """

@@ -108,7 +108,7 @@ def _disables_bypass(settings: SettingsFile) -> bool:
 
 def _auto_disabled(files: Sequence[SettingsFile]) -> bool:
     """`disableAutoMode: "disable"`, at the top level or under `permissions`, as the reference
-    adapter reads it (the last tier that sets it wins)."""
+    adapter reads it (the last tier that sets it wins; docs/reference-adapter.md#auto-mode)."""
     disabled = False
     for settings in files:
         for holder in (settings.data, settings.permissions()):

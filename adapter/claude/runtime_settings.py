@@ -48,14 +48,17 @@ class RuntimeSettings:
     # every Claude started after a change routes through it (adapter.claude.claude_runtime).
     routing: dict[str, str] = field(default_factory=dict)
 
-    def masked(self) -> tuple[str, ...]:
-        """`private`, and the values of the provider's headers while one routes
-        (docs/decisions.md#provider-requests)."""
-        if not self.routing:
-            return self.private
-        from fsm import provider_secrets
+    # The header values of every provider set since start (adapter.agent.provider_requests),
+    # added to in place: masked from then on, after their provider is gone too.
+    provider_private: list[str] = field(default_factory=list)
 
-        return (*self.private, *provider_secrets(self.routing))
+    def masked(self) -> tuple[str, ...]:
+        """`private`, and the header values of every provider set so far
+        (docs/decisions.md#provider-requests): read where text is masked, never kept, so that a
+        session open before a change masks what the change made private."""
+        if not self.provider_private:
+            return self.private
+        return (*self.private, *self.provider_private)
 
 
 def from_environment(executable: str | None, env: dict[str, str]) -> RuntimeSettings:

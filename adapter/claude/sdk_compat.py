@@ -461,7 +461,8 @@ class _TransportAnyio(types.ModuleType):
 
 class _NotingReads(asyncio.Protocol):
     """A read pipe's protocol in front of asyncio's own: `heard` is called when the loop has
-    read bytes, before they go on (which asyncio's subprocess transport defers a turn)."""
+    read bytes, before they go on (which asyncio's subprocess transport defers a turn), and when
+    the pipe ends."""
 
     def __init__(self, inner: asyncio.BaseProtocol, heard: Callable[[], None]) -> None:
         self._inner = inner
@@ -475,9 +476,11 @@ class _NotingReads(asyncio.Protocol):
         cast(asyncio.Protocol, self._inner).data_received(data)
 
     def eof_received(self) -> bool | None:
+        self._heard()  # Claude closed its output: nothing more to wait for
         return cast(asyncio.Protocol, self._inner).eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._heard()  # and the pipe's descriptor is closed: no look at it after this
         self._inner.connection_lost(exc)
 
     def pause_writing(self) -> None:

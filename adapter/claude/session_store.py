@@ -398,7 +398,8 @@ _MAX_COPIES = 64
 async def delete(session_id: str, env: Mapping[str, str]) -> bool:
     """Remove the session's transcripts (every project folder's, with their subagent
     transcripts) and our marker; whether there was anything to remove. Other file system
-    errors propagate (the request fails as an internal error, as the reference's does)."""
+    errors propagate (the request fails as an internal error, as the reference's does:
+    docs/reference-adapter.md#session-delete)."""
     from claude_agent_sdk import delete_session
 
     marker = _marker(session_id, env)  # None unless a UUID: then no session of ours either

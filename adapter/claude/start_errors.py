@@ -44,7 +44,8 @@ class RuntimeStartError(Exception):
 
     def request_error(self) -> RequestError:
         """The JSON-RPC error that answers the request: the cause as its message, -32603
-        unless Claude Code named a cause the reference answers otherwise."""
+        unless Claude Code named a cause the reference answers otherwise
+        (docs/decisions.md#startup-failure-words)."""
         data: dict[str, Any] = {"reason": str(self)}
         if self.startup_failure_reason is not None:
             data["startupFailureReason"] = self.startup_failure_reason

@@ -2,8 +2,9 @@
 
 ACP's `additionalDirectories` become Claude Code's `--add-dir` (one per folder); a client system
 prompt either appends to Claude Code's own (`--append-system-prompt`) or replaces it
-(`--system-prompt`), as the TypeScript reference adapter shapes it. Every Claude process of the
-session starts with the same surroundings.
+(`--system-prompt`), as the TypeScript reference adapter shapes it
+(docs/reference-adapter.md#client-system-prompt). Every Claude process of the session starts
+with the same surroundings.
 
 JetBrains AIR's custom instructions (`_meta.jetbrains.air.customInstructions` of the opening
 request, read from any client as the reference does) follow the client's prompt text in both

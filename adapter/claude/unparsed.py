@@ -12,7 +12,8 @@ for an unknown `type`), but the editor has a use for: they reach the session as 
   then one of `completed`, `cancelled`, `discarded`, `refused`): `started` is where a waiting
   prompt's turn begins (docs/decisions.md#turn-begins-at-echo), and an end before it answers
   that prompt (docs/decisions.md#prompt-ended-unstarted); a client that asked for Claude's
-  messages raw (`_claude/sdkMessage`) gets them all, as the reference adapter forwards them.
+  messages raw (`_claude/sdkMessage`) gets them all, as the reference adapter forwards them
+  (docs/reference-adapter.md#raw-messages).
 """
 
 from __future__ import annotations

@@ -4,11 +4,12 @@ Theory of operation: what is offered and what a value means is `adapter.controls
 this part talks to Claude and the client. `resolve` turns a choice of `auto` the current model
 lacks into Accept edits; at start-up (`adopt`) a session whose transcript or settings chose such
 an `auto` is switched to Accept edits, while one that is in `auto` only because nothing named a
-mode (Claude started with `--permission-mode auto`, as the reference starts it) is switched to
-Manual. Fast mode starts as Claude Code reports it, except in a new Claude process of a session
-whose client already switched it (a restart, e.g. after signing in again): Claude gets the
-client's choice back, as the reference adapter restores it after a restart. Claude Code's own
-fast-mode change (`follow`) moves the switch as the core's `fsm.follow_fast_mode` says.
+mode (Claude started with `--permission-mode auto`, as the reference starts it:
+docs/reference-adapter.md#auto-mode) is switched to Manual. Fast mode starts as Claude Code
+reports it, except in a new Claude process of a session whose client already switched it (a
+restart, e.g. after signing in again): Claude gets the client's choice back, as the reference
+adapter restores it after a restart (same section). Claude Code's own fast-mode change
+(`follow`) moves the switch as the core's `fsm.follow_fast_mode` says.
 
 What the client is told, and when, is the core's notice machine (`fsm/notices.py`): this part
 reports each fact (`AutoModeUnavailable`, `AutoModeFellBackAtStart`, `FastModeTurnedOff`) through

@@ -1,6 +1,7 @@
 """What an Edit or Write will change, as JetBrains AIR's `diffPatch` shows it in the
 permission question: the exact git patch (`fsm.air.git_patch`), read from the file and the tool's
-input before Claude Code runs it, as the reference adapter predicts it.
+input before Claude Code runs it, as the reference adapter predicts it
+(docs/reference-adapter.md#git-patch).
 
 No preview (the question keeps the card's own diff) when the change cannot be predicted
 exactly: a file that cannot be a patch's side (`adapter.claude.patch_sources`), an Edit of a

@@ -144,7 +144,8 @@ class PermissionBroker:
         self.fresh_context: Callable[[str, str, str], Awaitable[None]] | None = None
         # Whether a turn is live to go on in that fresh context (set by the session): a plan
         # exit Claude asks between turns (a background subagent's follow-up after the turn
-        # was answered) has none, so it offers no clear-context choice, as the reference.
+        # was answered) has none, so it offers no clear-context choice
+        # (docs/reference-adapter.md#clear-context).
         self.turn_live: Callable[[], bool] = lambda: True
 
     @property
@@ -188,7 +189,8 @@ class PermissionBroker:
         Claude calls it (the question's `toolCall.name`, as on its card); `meta`: the
         request's `_meta`; `session_id`: the session it goes on (a subagent's child); `slim`:
         the question is AIR's share of the card (`PermissionCard.slim`)."""
-        # AIR's share of the card carries no `name`, as the reference sends it.
+        # AIR's share of the card carries no `name`, as the reference sends it
+        # (docs/reference-adapter.md#permission-request-tool-call).
         shown_name = None if slim else name
         with anyio.CancelScope() as scope:
             self._pending.add(scope)

@@ -144,9 +144,9 @@ class SessionConfig:
             "auto": auto_allowed,
         }
         modes = tuple(m for m, _, _ in _MODES if offered.get(m, True))
-        # The reference's order: the transcript's mode, the settings' `defaultMode`, then `auto`
-        # where it is offered, else Manual. A named mode this session cannot offer is Manual,
-        # never the more permissive `auto` default.
+        # The reference's order (docs/reference-adapter.md#auto-mode): the transcript's mode,
+        # the settings' `defaultMode`, then `auto` where it is offered, else Manual. A named mode
+        # this session cannot offer is Manual, never the more permissive `auto` default.
         named = default_mode if default_mode in modes else None
         if default_mode is not None and named is None:
             log.warning("%s: settings name mode %r, not offered here; Manual", label, default_mode)

@@ -59,7 +59,8 @@ _NO_FORMS = (
 
 class ToolUseAborted(Exception):
     """Raised from the permission callback: the SDK answers Claude Code with an error control
-    response carrying this text, as the reference adapter's abort does."""
+    response carrying this text, as the reference adapter's abort does
+    (docs/reference-adapter.md#ask-user-question)."""
 
     def __init__(self) -> None:
         super().__init__("Tool use aborted")

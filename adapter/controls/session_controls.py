@@ -11,7 +11,7 @@ bare `slash_commands` names are not used: they carry no descriptions and need no
 initialize list), fast mode, a fallback's model. Every mode change is told to the client as
 `current_mode_update` plus `config_option_update`; so is a model Claude Code switched to by
 itself (`follow_model`: `/model` typed in the chat, a fallback for the rest of the session), as
-the reference adapter does.
+the reference adapter does (docs/reference-adapter.md#model-switches).
 """
 
 from __future__ import annotations
@@ -355,7 +355,8 @@ class SessionControls:
                 await work()
             runtime = self._live()
             if self.sign_in.servers and runtime is not None:
-                # Which of the client's servers wait for a sign-in (the reference asks here).
+                # Which of the client's servers wait for a sign-in
+                # (docs/reference-adapter.md#mcp-sign-in).
                 poll = functools.partial(self.sign_in.poll, runtime.client, runtime.epoch)
                 await runtime.until_stopped(poll)
 
@@ -396,7 +397,8 @@ class SessionControls:
         )
         await self._link.send_update(self.session_id, chunk)
         if tried:
-            # As the reference does after a reconnect: the core may sign in to one again.
+            # As the reference does after a reconnect: the core may sign in to one again
+            # (docs/reference-adapter.md#mcp-sign-in).
             await self._to_core(McpServersReconnected(names=tuple(tried)))
         return True
 

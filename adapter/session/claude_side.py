@@ -245,7 +245,8 @@ class ClaudeSide:
         follows that decision."""
         now = self._clock()
         await self._heard(epoch, now)
-        # Raw, before it is read, to a client that asked (the reference's order).
+        # Raw, before it is read, to a client that asked (the reference's order:
+        # docs/reference-adapter.md#raw-messages).
         await self._controls.forward_raw(raw)
         if isinstance(message, SystemMessage):
             for line in self._problems.lines(message.subtype, message.data):

@@ -21,15 +21,18 @@ import anyio
 from adapter.claude.session_store import find_transcript
 from adapter.claude.transcripts import ReplayStats, entries
 from adapter.view.compaction_ids import is_session_boundary
+from adapter.wire.private_files import open_regular
 
 __all__ = ["boundaries_before"]
 
 log = logging.getLogger(__name__)
 
 
-# The longest transcript counted without a worker thread: as for a fork's copy
-# (`session_store.SMALL_COPY_BYTES`), reading it takes less than the thread's hand-off.
+# The longest transcript counted without a worker thread. Its bytes are read at once and parsed
+# only when they name a boundary: most short transcripts have none, and a look for the word in
+# 32 KiB takes microseconds where parsing it took up to 1.7 ms (measured: 436 short lines).
 SMALL_COUNT_BYTES = 32 * 1024
+BOUNDARY_WORD = b"compact_boundary"
 
 
 def _count(session_id: str, path: Path, stop: str | None) -> int:
@@ -54,9 +57,13 @@ async def boundaries_before(
     if path is None:
         return 0
     try:
-        short = path.stat().st_size <= SMALL_COUNT_BYTES
+        # Never blocks, whatever the path is (a FIFO is not a regular file).
+        with open_regular(path) as file:
+            head = file.read(SMALL_COUNT_BYTES + 1)
     except OSError:
-        short = False  # the thread's read says what is wrong
-    if short:
+        head = None  # the thread's read says what is wrong
+    if head is not None and len(head) <= SMALL_COUNT_BYTES:
+        if BOUNDARY_WORD not in head and b"\\u" not in head:  # nor spelt with escapes
+            return 0
         return _count(session_id, path, stop)
     return await anyio.to_thread.run_sync(_count, session_id, path, stop)

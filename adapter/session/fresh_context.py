@@ -1,6 +1,7 @@
 """A plan exit that clears the context: the live turn goes on in a fresh Claude session.
 
-Theory of operation (as the reference adapter does it; the lifecycle is the core's: the
+Theory of operation (as the reference adapter does it, docs/reference-adapter.md#clear-context;
+the lifecycle is the core's: the
 turn machine's RESETTING rows and the runtime machine's `fresh_context_requested`):
 1. The user picks "Yes, clear context ..." (`PermissionBroker._leave_plan`): the plan and the
    chosen mode are kept here, the core hears `FreshContextChosen`, and Claude is told no, with
@@ -13,7 +14,8 @@ turn machine's RESETTING rows and the runtime machine's `fresh_context_requested
 3. Once it is up the core hears `FreshContextReady`; if the turn still waits for it
    (`SendContinuation`), the client gets, in order, `current_mode_update`,
    `config_option_update`, `usage_update {used: 0}`, the plan as `plan_update {plan: {type:
-   "markdown", planId: "plan-mode", content}}` if it declared `plan`, and the ExitPlanMode card
+   "markdown", planId, content}}` if it declared `plan` (`planId` `plan-mode`, an AIR client's
+   `plan-mode:<the call's id>`), and the ExitPlanMode card
    `completed`, and
    the new Claude gets "Implement the following plan:\\n\\n<plan>" as the same turn (its uuid),
    whose result answers the same `session/prompt`, with the turn's usage carried over.
@@ -127,7 +129,8 @@ class FreshContext:
             self._tg.start_soon(self._feed, lost)
             return
         await self._controls.mode_changed(self._controls.config.mode)
-        # The plan as `plan_update` only for a client that declared `plan` (the reference's).
+        # The plan as `plan_update` only for a client that declared `plan`
+        # (docs/reference-adapter.md#clear-context).
         await self._view.context_cleared(
             pending.tool_id, pending.plan if self._controls.plan_updates else None
         )

@@ -133,7 +133,7 @@ class LiveView:
         compaction_updates: bool = False,
         compactions_before: Callable[[str | None], Awaitable[int]] | None = None,
         acp_notices: bool = False,
-        private: tuple[str, ...] = (),
+        private: Callable[[], tuple[str, ...]] = tuple,
         air: AirClient | None = None,
     ) -> None:
         """`titled`: the session has its title already (a loaded one: its first prompt was
@@ -141,8 +141,8 @@ class LiveView:
         `compactions_before`: how many compactions the session's transcript holds (before the
         boundary it names), read when the session opens (`count_compactions`), so that ids
         agree with a load's (none: the session has no transcript to read). `acp_notices`:
-        the client declared `session.notices`; `private`: values masked in Claude Code's own
-        words."""
+        the client declared `session.notices`; `private`: the values masked in Claude Code's own
+        words, read at each use (a provider set later adds to them)."""
         self._link = link
         self._session_id = session_id
         self._cwd = cwd
@@ -235,7 +235,8 @@ class LiveView:
 
     def _log_subagent_drops(self) -> None:
         """What waited for a subagent's announcement past the core's bounds was dropped: said
-        once per batch, as the reference logs each drop."""
+        once per batch, as the reference logs each drop
+        (docs/reference-adapter.md#native-subagents)."""
         dropped = self.subagents.dropped
         if dropped != self._subagent_drops:
             log.info(
@@ -428,7 +429,7 @@ class LiveView:
         if message.subtype == "conversation_reset":
             # A fresh conversation (`/clear`): its task ids are new, the old task list is no
             # plan; and the session's name no longer describes it: the next prompt that says
-            # something names it again, as the reference adapter re-titles it.
+            # something names it again (docs/reference-adapter.md#session-titles).
             await self._send(self._view.tasks.reset, "a conversation reset")
             await self._send_all(self.suggestions.reset())
             self._title, self._title_sent = None, False
@@ -500,7 +501,7 @@ class LiveView:
     def compacted(self, summary: str) -> None:
         """The PostCompact hook's summary (`adapter.claude.hooks`): shown to a
         `session.compaction` client with the compaction's end, as the reference adapter shows
-        it; a card client gets none, as there."""
+        it; a card client gets none, as there (docs/reference-adapter.md#compaction-updates)."""
         if isinstance(self._compaction, CompactionUpdates):
             self._compaction.compacted(summary)
 
@@ -588,13 +589,21 @@ class LiveView:
         (`fsm.permission_card`, docs/reference-adapter.md#permission-request-tool-call); and
         the core's plan of it, whose verdict on that share the broker follows."""
         copies = not self.air.raw_input_rendering
-        card = card_for(tool_id, name, tool_input, self._cwd, input_copies=copies)
+        card = card_for(
+            tool_id,
+            name,
+            tool_input,
+            self._cwd,
+            input_copies=copies,
+            fixed_question_title=self.air.fixed_question_title,
+        )
         fallback_title = getattr(context, "title", None)
         if card["title"] == name and isinstance(fallback_title, str) and fallback_title:
             # Claude Code's own wording beats a bare name (shown as a line, like every title).
             card["title"] = visible(fallback_title)
         shown, card_parent = self._view.shown_call(tool_id)
-        # The subagent's Agent call from the request's agent id, as the reference has it: the
+        # The subagent's Agent call from the request's agent id, as the reference has it
+        # (docs/reference-adapter.md#permission-request-tool-call): the
         # call's card may not have been shown yet; else the one its card was shown under.
         parent = self._view.subagent_call(getattr(context, "agent_id", None)) or card_parent
         locations = card.get("locations", [])
@@ -680,7 +689,7 @@ class LiveView:
             log.info("session %s: Claude Code gave no title", self._session_id)
             self._title_asked = False
             return
-        title = generated_title(response, self._private)
+        title = generated_title(response, self._private())
         if title is None:
             self._title_asked = False
             return
@@ -726,7 +735,8 @@ class LiveView:
 
     async def rate_limited(self, info: object) -> None:
         """A `rate_limit_event`: the windows ride on a `usage_update` (a client's meter), in
-        the shape the reference adapter gives them (`_meta["_claude/rateLimit"]`)."""
+        the shape the reference adapter gives them (`_meta["_claude/rateLimit"]`:
+        docs/reference-adapter.md#context-meter)."""
         raw = getattr(info, "raw", None)
         if isinstance(raw, Mapping):
             await self._send_raw(self._usage.rate_limit_update(raw))
@@ -801,7 +811,7 @@ class LiveView:
         generated title replaces it. Nothing stored, or the same name: nothing is sent.
         Whether a stored name is the session's now."""
         try:
-            title = shown_title(await stored(), self._private)
+            title = shown_title(await stored(), self._private())
         except Exception:
             log.info("session %s: its stored title could not be read", self._session_id)
             return False
@@ -879,11 +889,12 @@ class LiveView:
 
     async def context_cleared(self, tool_id: str, plan: str | None = None) -> None:
         """A plan exit cleared the context: the meter shows it empty, then the approved `plan`
-        (given for a client that takes `plan_update`s); the ExitPlanMode card, whose denial
-        only ended the old context, is completed."""
+        (given for a client that takes `plan_update`s), under the id the core gives it
+        (`AirClient.approved_plan_id`: AIR's names the approval); the ExitPlanMode card, whose
+        denial only ended the old context, is completed."""
         await self._send_raw(self._usage.cleared())
         if plan is not None:
-            await self._send_raw(approved_plan_update(plan))
+            await self._send_raw(approved_plan_update(plan, self.air.approved_plan_id(tool_id)))
         await self._send_raw(
             {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": "completed"}
         )

@@ -126,7 +126,8 @@ class _Batch:
 
     def tasks_of(self, entry: TranscriptEntry, raw: Mapping[str, Any], session_id: str) -> None:
         """An entry of `session_id`'s history: its tool calls learnt, the async tasks its task
-        notifications end restored (before the entry's own updates, as the reference)."""
+        notifications end restored (before the entry's own updates, as the reference:
+        docs/reference-adapter.md#subagent-replay)."""
         if entry.kind is EntryKind.ASSISTANT:
             self.tasks.read(entry.content, session_id)
         else:
@@ -209,7 +210,8 @@ async def replay_transcript(
 
     async def refine_models() -> None:
         # Once the load is answered the model list is known (the reference's
-        # `publishReplayedChildModels`): a child shown its model's id gets the list's entry.
+        # `publishReplayedChildModels`: docs/reference-adapter.md#subagent-replay): a child
+        # shown its model's id gets the list's entry.
         for session_id, update in subagents.refined_models(session.view.model_choices()):
             await session.send_raws([update], session_id)
 

@@ -93,9 +93,9 @@ class Session:
         self._tg = task_group
         self._clock = clock
         self._wall = wall  # epoch seconds: Claude's limit resets are wall-clock times
-        # Never shown to the client (docs/decisions.md#secrets): with a provider's header values
-        # while one routes.
-        self._private = settings.masked()
+        # Never shown to the client (docs/decisions.md#secrets), read at each use: with the
+        # header values of every provider set so far, before this session opened or after.
+        self._private = settings.masked
         # Taken once per Claude frame (every streamed delta): uncontended, it must not also
         # yield to the event loop, as anyio's default acquire does.
         self._feed_lock = anyio.Lock(fast_acquire=True)
@@ -145,7 +145,7 @@ class Session:
             epoch="unstarted",
             capable=dialects.capable,
             notices=dialects.session_failure,
-            private=self._private,
+            private=self._private(),
             stall_seconds=settings.stall_seconds,
             started=False,
             acp_notices=dialects.acp_notices,
@@ -398,7 +398,7 @@ class Session:
         if runtime is None or not self.controls.stands_in_for_remote_control():
             return False
         return await self.controls.remote_control.run(
-            blocks, runtime.client, working=self.core.working, private=self._private
+            blocks, runtime.client, working=self.core.working, private=self._private()
         )
 
     async def steer(self, blocks: list[Any], *, prompt_required: bool) -> dict[str, Any]:
@@ -524,6 +524,6 @@ class Session:
     async def cancel(self) -> None:
         """The client cancelled: the core decides what is withdrawn, what is interrupted and
         what is answered. AIR's child sessions end cancelled first, as the reference ends
-        them."""
+        them (docs/reference-adapter.md#native-subagents)."""
         await self.view.parent_cancelled()
         await self.feed(CancelRequested(now=self._clock()))

@@ -15,14 +15,15 @@ session's).
 
 The `usage_update` with the context retained comes from `adapter.view.usage` at the boundary.
 A `/compact` the adapter sent itself when the session sat idle (`idle` set for its turn) says
-`trigger: "idle"` where Claude Code says `manual`, as the reference adapter's card does; Claude
-Code's own automatic compaction inside that turn stays `automatic`.
+`trigger: "idle"` where Claude Code says `manual`, as the reference adapter's card does
+(docs/reference-adapter.md#compaction-updates); Claude Code's own automatic compaction inside
+that turn stays `automatic`.
 
 Every JetBrains AIR client (`AirClient.compaction_meta`) finds the facts on each report of the
 card instead, in `_meta.jetbrains.air.contextCompaction` (`{version: 1}` at the start, the
 boundary's counts and trigger at the end, a failure's error), and no `rawOutput`
 (`AirClient.compaction_raw_output`), as the reference adapter sends them
-(docs/decisions.md#air-only-keys).
+(docs/reference-adapter.md#context-compaction-meta, docs/decisions.md#air-only-keys).
 """
 
 from __future__ import annotations

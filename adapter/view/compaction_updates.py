@@ -20,7 +20,8 @@ its `compaction_update`s, in `_meta.claudeCode.trigger: "idle"` (the reference s
 no trigger at all; the card's `rawOutput` carries it for every other client).
 
 Every JetBrains AIR client (`AirClient.compaction_meta`) also finds the compaction's facts in
-`_meta.jetbrains.air.contextCompaction`, as the reference sends them: `{version: 1}` on the
+`_meta.jetbrains.air.contextCompaction`, as the reference sends them
+(docs/reference-adapter.md#context-compaction-meta): `{version: 1}` on the
 `in_progress` and on a `failed` (whose error has its own field), the boundary's trigger and
 counts on the `completed`. A boundary that comes after the `completed` went out (a `success`
 status before it) brings them in one more `completed` update, to an AIR client only

@@ -4,8 +4,9 @@ A card is for a person in an editor, and Claude already has the whole result. A 
 MiB (a build log, a dump) sent whole would cost the adapter several copies of it at once (the
 card's content, its `rawOutput`, the encoded frame, the pipe's buffer) and the editor as much
 again; cut to its first `SHOWN_CHARACTERS` characters (at a line's end where there is one), it
-costs a bounded amount whatever its size, and a last line says what was left out, as the
-reference adapter marks a truncated file read (`[File truncated: showing n of m lines]`).
+costs a bounded amount whatever its size, and a last line says what was left out
+(`[Output truncated: showing n of m lines]`, in the form of the reference adapter's mark on a
+truncated file read, `[File truncated: ...]`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """TodoWrite as the session's plan: each call replaces the whole plan (ACP `plan` update).
 
-Claude's todos are `{content, status, activeForm, priority?}`; the entry in progress shows its
-`activeForm` ("Running the tests") as the editor's plan does. A todo of an unusable shape is
+Claude's todos are `{content, status, activeForm}` (older Claude Code's also `priority`, kept:
+docs/decisions.md#todo-priority, else `medium`); the entry in progress shows its `activeForm`
+("Running the tests") as the editor's plan does. A todo of an unusable shape is
 left out (the rest of the plan still shows); a call whose `todos` is not a list is no plan.
 """
 
@@ -12,10 +13,7 @@ from typing import Any
 
 from fsm import visible
 
-__all__ = ["APPROVED_PLAN_ID", "approved_plan_update", "plan_update"]
-
-# The id of the plan a plan exit approved, as the reference adapter names it (one per session).
-APPROVED_PLAN_ID = "plan-mode"
+__all__ = ["approved_plan_update", "plan_update"]
 
 _STATUSES = frozenset({"pending", "in_progress", "completed"})
 _PRIORITIES = frozenset({"high", "medium", "low"})
@@ -47,11 +45,11 @@ def plan_update(tool_input: object) -> dict[str, Any] | None:
     return {"sessionUpdate": "plan", "entries": entries}
 
 
-def approved_plan_update(plan: str) -> dict[str, Any]:
+def approved_plan_update(plan: str, plan_id: str) -> dict[str, Any]:
     """The `plan_update` (ACP's markdown plan) for a plan the user approved when leaving plan
-    mode in a fresh context; markdown as Claude
-    wrote it, as the ExitPlanMode card shows it."""
+    mode in a fresh context, under the id the core gives it (`fsm.AirClient.approved_plan_id`);
+    markdown as Claude wrote it, as the ExitPlanMode card shows it."""
     return {
         "sessionUpdate": "plan_update",
-        "plan": {"type": "markdown", "planId": APPROVED_PLAN_ID, "content": plan},
+        "plan": {"type": "markdown", "planId": plan_id, "content": plan},
     }

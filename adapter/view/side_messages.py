@@ -7,7 +7,8 @@
   `notice` at its level (`warning` a warning, `notice`/`suggestion` info; `info` is transcript
   noise, sent to nobody as a notice); any other client a bold-labelled line of agent text
   (`**Warning:** …`), tagged `_meta.claudeCode.kind = "informational"`, as the reference
-  adapter does. Once per tool use: Claude Code repeats a hook's line for each of its events.
+  adapter does (docs/reference-adapter.md#notices). Once per tool use: Claude Code repeats a
+  hook's line for each of its events.
 - The `result` text, when the turn showed nothing else: a local-only command (`/context`,
   `/heapdump`, `/extra-usage`), or a turn that generated no output tokens and delivered no
   text (a cache-replayed turn that never streamed, a command answered in the result alone),
@@ -22,7 +23,7 @@ Claude Code's own words are masked like any text it writes about the session
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from fsm import LOCAL_ONLY_COMMANDS, TITLE_LIMIT, redact, visible
@@ -62,7 +63,7 @@ def _text_chunk(text: str, message_id: str | None = None, meta: Wire | None = No
 class SideMessages:
     """Per session: what the current turn showed, and the tool uses already noticed."""
 
-    def __init__(self, *, notices: bool, private: tuple[str, ...] = ()) -> None:
+    def __init__(self, *, notices: bool, private: Callable[[], tuple[str, ...]] = tuple) -> None:
         self._notices = notices  # the client declared `session.notices`
         self._private = private
         self._local_only = False
@@ -89,7 +90,9 @@ class SideMessages:
             self._delivered = True
             uuid = data.get("uuid")
             return [
-                _text_chunk(redact(content, self._private), uuid if isinstance(uuid, str) else None)
+                _text_chunk(
+                    redact(content, self._private()), uuid if isinstance(uuid, str) else None
+                )
             ]
         if subtype == "informational":
             return self._informational(data)
@@ -108,7 +111,7 @@ class SideMessages:
             if tool_use in self._noticed_tool_uses:
                 return []  # Claude Code repeats a hook's line for the same tool use
             self._noticed_tool_uses.add(tool_use)
-        content = redact(content, self._private)
+        content = redact(content, self._private())
         meta = {"claudeCode": {"kind": "informational", "level": level}}
         if not self._notices:
             self._delivered = True
@@ -143,7 +146,7 @@ class SideMessages:
             if _normal(text) in self._noticed_texts:
                 return []
         self._delivered = True
-        return [_text_chunk(redact(text, self._private))]
+        return [_text_chunk(redact(text, self._private()))]
 
 
 def _split(text: str, fallback: str) -> Wire:

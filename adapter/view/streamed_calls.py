@@ -35,8 +35,11 @@ class _Writing:
 
 
 class StreamedCalls:
-    def __init__(self, cwd: str) -> None:
+    def __init__(self, cwd: str, *, fixed_question_title: bool = False) -> None:
         self._cwd = cwd
+        # AskUserQuestion's card keeps its fixed title as its questions come in
+        # (`fsm.AirClient.fixed_question_title`).
+        self._fixed_question_title = fixed_question_title
         self._writing: dict[int, _Writing] = {}
         self.announced: set[str] = set()  # cards opened while their input still streamed
 
@@ -52,7 +55,9 @@ class StreamedCalls:
         if name == PLAN_TOOL or name in TASK_TOOLS or tool_id in known:
             return []
         self.announced.add(tool_id)
-        card = card_for(tool_id, name, {}, self._cwd)
+        card = card_for(
+            tool_id, name, {}, self._cwd, fixed_question_title=self._fixed_question_title
+        )
         card["content"], card["locations"] = [], []
         card["_meta"] = {"claudeCode": {"toolName": name}}
         writing = _Writing(tool_id, name)
@@ -69,7 +74,13 @@ class StreamedCalls:
         fields = writing.scan.fields
         if fields is None or writing.tool_id not in self.announced:
             return []
-        card = card_for(writing.tool_id, writing.name, fields, self._cwd)
+        card = card_for(
+            writing.tool_id,
+            writing.name,
+            fields,
+            self._cwd,
+            fixed_question_title=self._fixed_question_title,
+        )
         update: Wire = {
             "sessionUpdate": "tool_call_update",
             "toolCallId": writing.tool_id,

@@ -1,5 +1,5 @@
 """Claude Code's task list (the Task* tools and the TaskCreated/TaskCompleted hooks) as the
-session's plan, as the reference adapter shows it.
+session's plan, as the reference adapter shows it (docs/reference-adapter.md#task-plan).
 
 Newer Claude Code plans with `TaskCreate {subject, description?, activeForm?}`,
 `TaskUpdate {taskId, status?, subject?, activeForm?, …}` (status `deleted` removes the task),

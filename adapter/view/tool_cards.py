@@ -145,10 +145,15 @@ def _question_texts(data: Input) -> list[str]:
     return [q["question"] for q in found if isinstance(q, Mapping) and _s(q, "question")]
 
 
+_ASKING = "Asking for your input"
+
+
 def _ask_title(data: Input, cwd: str) -> str:
-    # As the reference adapter titles it: the question itself when there is only one.
+    # As the reference adapter titles it: the question itself when there is only one (a
+    # client that asks for the fixed title gets `_ASKING` always:
+    # docs/reference-adapter.md#ask-user-question).
     texts = _question_texts(data)
-    return texts[0] if len(texts) == 1 else "Asking for your input"
+    return texts[0] if len(texts) == 1 else _ASKING
 
 
 def _ask_content(data: Input, cwd: str) -> list[Wire]:
@@ -290,17 +295,27 @@ def tool_kind(name: str) -> str:
 
 
 def card_for(
-    tool_id: str, name: str, tool_input: object, cwd: str, *, input_copies: bool = True
+    tool_id: str,
+    name: str,
+    tool_input: object,
+    cwd: str,
+    *,
+    input_copies: bool = True,
+    fixed_question_title: bool = False,
 ) -> Wire:
     """The `tool_call` update that opens the card of one call, status `pending` (a
     `tool_call_update` made from it drops `name`). `input_copies` False: no content that only
-    shows the input again (the client renders `rawInput` itself); an edit's diff stays."""
+    shows the input again (the client renders `rawInput` itself); an edit's diff stays.
+    `fixed_question_title`: an AskUserQuestion card is "Asking for your input" even for one
+    question (`fsm.AirClient.fixed_question_title`)."""
     data: Input = tool_input if isinstance(tool_input, Mapping) else {}
     card = _CARDS.get(name)
     needed = _NEEDS.get(name)
     usable = needed is None or bool(_s(data, needed))
     title = name
-    if card is not None and card.title is not None and usable:
+    if name == "AskUserQuestion" and fixed_question_title:
+        title = _ASKING
+    elif card is not None and card.title is not None and usable:
         title = " ".join(card.title(data, cwd).split()) or name
     elif name.startswith("mcp__"):
         title = _mcp_title(name)

@@ -188,7 +188,8 @@ class TurnView:
         self._sent: set[str] = set()
         self._running: set[str] = set()  # open calls already reported in_progress
         self._progress: dict[str, Wire] = {}  # the latest progress each running call showed
-        self._streamed = StreamedCalls(cwd)  # cards opened while their input still streams
+        # Cards opened while their input still streams.
+        self._streamed = StreamedCalls(cwd, fixed_question_title=self.air.fixed_question_title)
         # JetBrains AIR's Async Tasks panel (`asyncTasks` declared; set by the live session).
         self.async_tasks: AsyncTasks | None = None
 
@@ -311,7 +312,14 @@ class TurnView:
         if parent is not None:
             self._parents[tool_id] = parent
         copies = not self.air.raw_input_rendering
-        card = card_for(tool_id, name, tool_input, self.cwd, input_copies=copies)
+        card = card_for(
+            tool_id,
+            name,
+            tool_input,
+            self.cwd,
+            input_copies=copies,
+            fixed_question_title=self.air.fixed_question_title,
+        )
         meta: Wire = {"toolName": name}
         if parent is not None:
             meta["parentToolUseId"] = parent
@@ -342,7 +350,8 @@ class TurnView:
     def _with_terminal(self, card: Wire, tool_id: str, name: str, *, opening: bool) -> None:
         """A shell command's card, for a client that shows terminals: the terminal as its
         content, and on its opening `tool_call` alone, streamed or not, the terminal's
-        `_meta.terminal_info`, as the reference has it."""
+        `_meta.terminal_info` with the folder it runs in, as the clients that read it take it
+        (docs/decisions.md#terminal-info-cwd; the reference sends it there only too)."""
         if not self._terminal or name not in _TERMINAL_TOOLS:
             return
         card["content"] = [{"type": "terminal", "terminalId": tool_id}]
@@ -352,8 +361,8 @@ class TurnView:
     def _marked(self, card: Wire, tool_input: object) -> Wire:
         """Every AIR client is told a shell command's title, which calls launch a subagent
         (`_meta.jetbrains.air.subagent`) and an MCP tool's server and tool
-        (`AirClient.tool_meta`), as the reference does; `tool_input`: the call's input as far
-        as it is known."""
+        (`AirClient.tool_meta`), as the reference does (docs/reference-adapter.md#air-client);
+        `tool_input`: the call's input as far as it is known."""
         meta = card.get("_meta")
         claude = meta.get("claudeCode") if isinstance(meta, dict) else None
         tool = claude.get("toolName") if isinstance(claude, dict) else None
@@ -364,7 +373,8 @@ class TurnView:
 
     def _opening(self, card: Wire) -> Wire:
         """A call's first report (`tool_call`) with what only it carries: the MCP flag of an
-        AIR client (`AirClient.opening_meta`), last in its `_meta`, as the reference has it."""
+        AIR client (`AirClient.opening_meta`), last in its `_meta`, as the reference has it
+        (docs/reference-adapter.md#air-client)."""
         meta, name = card.get("_meta"), card.get("name")
         if isinstance(meta, dict) and isinstance(name, str):
             card["_meta"] = self.air.opening_meta(meta, name)
@@ -396,7 +406,8 @@ class TurnView:
 
     def recalled(self, frame: Mapping[str, Any]) -> list[Wire]:
         """Claude Code's `system/memory_recall`: a finished read card (the memory files, or the
-        text of a synthesis), as the reference adapter draws it."""
+        text of a synthesis), as the reference adapter draws it
+        (docs/reference-adapter.md#memory-recall)."""
         ident, memories = _str(frame, "uuid"), frame.get("memories")
         if not ident or not isinstance(memories, list):
             return []
@@ -565,7 +576,8 @@ class TurnView:
                 continue  # a plan's "todos updated" is no news
             if tool_id in self._denied:
                 # Its card failed with the reason already, which the result's text would only
-                # say less of; why it did not run still goes out, as the reference sends it.
+                # say less of; why it did not run still goes out, as the reference sends it
+                # (docs/reference-adapter.md#non-execution-kind).
                 name, parent = self._denied.pop(tool_id)
                 why = not_run.get(tool_id) if not_run else None
                 if why is not None:

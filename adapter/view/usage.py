@@ -2,7 +2,8 @@
 `rate_limit_event`, with Claude's limit windows), `usage` on the prompt response.
 
 `used` is what the context holds: the last top-level request's input (cached or not) plus its
-output. During a turn it follows the stream as the reference adapter does: each top-level
+output. During a turn it follows the stream as the reference adapter does
+(docs/reference-adapter.md#context-meter): each top-level
 `message_start` snapshots the request's usage and each `message_delta` updates it (a missing or
 null count keeps its value), and a `usage_update` goes out when `used` changed, with the model in
 `_meta["_claude/model"]`; a finished message only updates the snapshot, silently; subagents and
@@ -14,10 +15,11 @@ id names `1m` (`sonnet[1m]`, "Sonnet (1M context)": from the session's first upd
 `model_chosen`), else 200,000. `cost` is Claude's `total_cost_usd` as reported, on the
 update after each turn that used something (a local command or a refused prompt sends none). The
 prompt response's `usage` is the turn's own tokens (its results', as the reference adapter gives
-them), with `_meta.quota {token_count, model_usage[]}`: the same tally and its split by model
-(`modelUsage` is a running total per Claude process, so a result's share is what it added to the
-previous reading; a resumed session's first reading only sets the baseline, its turn's row then
-comes from the result's own usage). Whose a result's tokens are is the core's answer
+them: docs/reference-adapter.md#context-meter), with `_meta.quota {token_count,
+model_usage[]}`: the same tally and its split by model (`modelUsage` is a running total per
+Claude process, so a result's share is what it added to the previous reading; a resumed
+session's first reading only sets the baseline, its turn's row then comes from the result's own
+usage). Whose a result's tokens are is the core's answer
 (`fsm.ShowResult`, docs/decisions.md#result-owner), given with the result (`saw_result`'s
 `for_turn`): Claude's own work (a background subagent's follow-up, a cancelled prompt's late
 result, a result between turns) gets its `usage_update` but is never added to a turn. Numbers of

@@ -4,9 +4,10 @@ The pinned `acp` has no `$/cancel_request` routing (its `meta.py` lacks the meth
 that cancels a running `session/prompt` that way was ignored and the turn ran on. The guard sees
 every line first: it notes which `session/prompt` ids are still open, and turns a
 `$/cancel_request` naming one of them into that session's `session/cancel`, which is what the
-reference adapter does (it cancels the whole session's turns, the prompt is then answered once
-with `stopReason: cancelled`). A `$/cancel_request` for any other id (unknown, already answered,
-a request that is not a prompt) changes nothing and is dropped here.
+reference adapter does (docs/reference-adapter.md#cancel-request: it cancels the whole
+session's turns, the prompt is then answered once with `stopReason: cancelled`). A
+`$/cancel_request` for any other id (unknown, already answered, a request that is not a
+prompt) changes nothing and is dropped here.
 """
 
 from __future__ import annotations

@@ -84,7 +84,8 @@ class ClientLink:
         """Whether every session update passes the changed-meta filter as it leaves (`on`:
         `fsm.AirClient.filters_meta`, JetBrains AIR): one filter for the connection, whichever
         session an update goes to, as the reference's client wrapper has it; what it held is
-        kept across a second `initialize` (docs/decisions.md#changed-meta-filter)."""
+        kept across a second `initialize` (docs/reference-adapter.md#changed-meta-filter,
+        docs/decisions.md#changed-meta-filter)."""
         self._filtering = on
 
     def _filter(self) -> ChangedMetaFilter:

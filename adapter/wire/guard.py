@@ -69,8 +69,9 @@ class GuardedTransport:
         *,
         limit: int,
         on_eof: Callable[[], Awaitable[None]],
-        private: tuple[str, ...] = (),
+        private: Callable[[], tuple[str, ...]] = tuple,
     ) -> None:
+        # Read at each error (docs/decisions.md#secrets): a provider's header values join later.
         self._private = private
         self._reader = reader
         self._writer = writer
@@ -251,9 +252,9 @@ class GuardedTransport:
             data = {"reason": "a fault in claude-acp (its log file has the details)"}
         safe = {key: value for key, value in error.items() if key != "data"}
         message = worded(str(error.get("message", "")), data)
-        safe["message"] = masked(message, self._private)
+        safe["message"] = masked(message, self._private())
         if data is not None:
-            safe["data"] = masked(data, self._private)
+            safe["data"] = masked(data, self._private())
         return safe
 
     async def _write(self, payload: Reply, *, now: bool = False) -> None:

@@ -8,7 +8,8 @@ that Claude Code itself reads and writes (its `/rename` writes the same two):
     {"type":"agent-name","agentName":"[archived] Title","sessionId":"…"}
 
 So the archive state lives in the transcript, beside the rest of the session: it survives a
-restart of the agent, AIR's own Claude provider and the reference adapter read it the same way,
+restart of the agent, AIR's own Claude provider and the reference adapter read it the same way
+(docs/reference-adapter.md#session-delete),
 and `claude --resume` shows the prefix. The session's *name* is its last agent name, else its
 custom title; the archive state is whether that name carries the prefix. Stored titles are
 whitespace-collapsed and cut to Claude Code's 200-character title limit. Pure string rules;

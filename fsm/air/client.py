@@ -1,8 +1,9 @@
 """JetBrains AIR: who is an AIR client, which AIR capabilities it declared, and what those
 change in a session (docs/decisions.md#advertising, docs/decisions.md#session-delete-from-air).
 
-Theory of operation: two predicates, as the reference adapter has them. A client is an *AIR
-client* when its `clientCapabilities._meta.jetbrains.air` is a JSON object, whatever else it
+Theory of operation: two predicates, as the reference adapter has them
+(docs/reference-adapter.md#air-client, which lists what every AIR client gets). A client is an
+*AIR client* when its `clientCapabilities._meta.jetbrains.air` is a JSON object, whatever else it
 holds; that alone turns on what the reference gives every AIR client (the agent's own
 declaration, `session/delete` as archive). A *capability* is on when that object also has a
 `version` that is an integer >= 1 and a `capabilities` list holding the exact name, and the
@@ -31,6 +32,7 @@ from fsm.wire.negotiation import _is_version
 
 __all__ = [
     "ADVERTISED",
+    "APPROVED_PLAN_ID",
     "IMPLEMENTED",
     "INDEX_CAPABILITIES",
     "PLAIN_ERROR_TOOLS",
@@ -86,6 +88,9 @@ ADVERTISED: tuple[str, ...] = tuple(name for name in IMPLEMENTED if name not in 
 # What the client declares and the agent honours but never advertises.
 HONOURED_UNADVERTISED = frozenset({LOAD_REPLAY_END, RAW_INPUT_RENDERING})
 AIR_VERSION = 1
+# The `planId` of a plan the user approved on leaving plan mode, as the reference names it
+# (docs/reference-adapter.md#clear-context); an AIR client's carries the approval's call id.
+APPROVED_PLAN_ID = "plan-mode"
 # How Claude Code names an MCP server's prompt among its commands: never a skill.
 MCP_PROMPT = " (MCP)"
 # The tools whose failed call's text an AIR client reads plain, not in a code fence: the agent
@@ -250,6 +255,20 @@ class AirClient:
         its kind (`fsm.air.meta.mode_kind_meta`) for every AIR client, as the reference does;
         None for any other client."""
         return mode_kind_meta(mode_id) if self.air else None
+
+    @property
+    def fixed_question_title(self) -> bool:
+        """An AskUserQuestion card is titled "Asking for your input" however many questions it
+        asks: every AIR client, which shows the questions as the call's input, as the
+        reference does; any other client gets the question itself when there is only one."""
+        return self.air
+
+    def approved_plan_id(self, tool_id: str) -> str:
+        """The `planId` of the markdown plan the user approved at the ExitPlanMode call
+        `tool_id`: every AIR client keeps one plan per approval, `plan-mode:<tool_id>`, which
+        joins the plan to its approval card in AIR's transcript, as the reference does; any
+        other client (or a call without an id) replaces the session's one `plan-mode` plan."""
+        return f"{APPROVED_PLAN_ID}:{tool_id}" if self.air and tool_id else APPROVED_PLAN_ID
 
     def custom_answer(self, question_id: str) -> dict[str, Any] | None:
         """The `_meta` of a question form's "Other" field, the free-text companion of select

@@ -176,9 +176,10 @@ def tool_use_meta(
     meta: dict[str, Any] | None, tool_name: str, tool_input: object
 ) -> dict[str, Any]:
     """A tool call's `_meta` for an AIR client, with what AIR is told of the call itself, in
-    the reference's order (`toolUseMeta`): a shell command's title (`commandTitle`), that it
-    launches a subagent (`subagent: true`, `SUBAGENT_TOOLS`) and an MCP tool's server and tool
-    (`mcp`); `meta` as it was (a copy) when none applies."""
+    the reference's order (`toolUseMeta`, docs/reference-adapter.md#air-client): a shell
+    command's title (`commandTitle`), that it launches a subagent (`subagent: true`,
+    `SUBAGENT_TOOLS`) and an MCP tool's server and tool (`mcp`); `meta` as it was (a copy) when
+    none applies."""
     out = dict(meta or {})
     title = command_title(tool_name, tool_input)
     if title is not None:
@@ -194,7 +195,8 @@ def tool_use_meta(
 def mcp_call_meta(meta: dict[str, Any], tool_name: str) -> dict[str, Any]:
     """A call's first report's `_meta` for an AIR client: `meta` with the top-level flag
     `is_mcp_tool_call: true` last when the tool is an MCP server's (its name starts `mcp__`,
-    the reference's test, which does not split it); `meta` itself otherwise."""
+    the reference's test, which does not split it: docs/reference-adapter.md#air-client);
+    `meta` itself otherwise."""
     if not tool_name.startswith(_MCP_PREFIX):
         return meta
     return {**meta, "is_mcp_tool_call": True}

@@ -77,7 +77,7 @@ def is_own_work(origin_kind: object, prompts: Collection[str], prompt: str | Non
     """Whether a result is of work Claude Code began on its own (`is_autonomous_origin`) that
     did not take up the user's prompt `prompt` (None: no prompt is open): a cycle that took
     the prompt up (`user_message_uuids`, `prompts`) is that prompt's, as the reference's
-    `answersPendingPrompt`."""
+    `answersPendingPrompt` (docs/reference-adapter.md#autonomous-turns)."""
     taken_up = prompt is not None and prompt in prompts
     return is_autonomous_origin(origin_kind) and not taken_up
 
@@ -179,7 +179,8 @@ def model_fallback_text(
     direction: str | None,
     scope: str | None,
 ) -> str:
-    """The model-fallback notice, composed as the reference does.
+    """The model-fallback notice, composed as the reference does
+    (docs/reference-adapter.md#model-switches).
 
     The explanation, when present, follows as a second paragraph; `records.shape_title` then
     moves it into `details` (docs/decisions.md#details).

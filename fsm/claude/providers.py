@@ -10,6 +10,8 @@ Claude: it is the environment a Claude process starts with (`provider_env`), and
 programmatic settings tier beside it so that a user's or project's settings cannot route
 elsewhere (`routed_settings`). So it applies to every Claude started after it is set; a live
 session's next prompt starts a fresh one (`CredentialsChanged`, docs/decisions.md#provider-change).
+`ProviderRoutes` decides which route wins and whether a change moves anything (the very same
+route restarts nothing); the shell applies what it says.
 
 Bad input is answered -32602 with a message that names the field and never repeats a value the
 client sent (a header's value or a URL may be a credential): docs/decisions.md#provider-requests.
@@ -29,6 +31,8 @@ __all__ = [
     "PROVIDER_TYPES",
     "BadProviderRequest",
     "Provider",
+    "ProviderRoutes",
+    "RouteChange",
     "gateway_provider",
     "provider_env",
     "provider_listing",
@@ -36,6 +40,8 @@ __all__ = [
     "provider_secrets",
     "provider_to_disable",
     "routed_settings",
+    "settings_path",
+    "shown_base_url",
 ]
 
 # The one provider the adapter has, and the protocols it can route Claude Code through.
@@ -66,7 +72,8 @@ _RESET_ROUTING = {
 }
 # The shortest header value masked (as `adapter.claude.runtime_settings.private_values` does).
 _SECRET_LENGTH = 8
-# What `routed_settings` leaves to the environment: values that may be credentials.
+# What `routed_settings` leaves to the environment when its tier goes on the command line:
+# values that may be credentials.
 _OFF_THE_COMMAND_LINE = frozenset({"ANTHROPIC_CUSTOM_HEADERS"})
 # A header's name: an HTTP token (RFC 9110), so that `name: value` lines stay lines.
 _TOKEN_CHARS = frozenset(
@@ -228,13 +235,29 @@ def provider_env(provider: Provider) -> dict[str, str]:
     }
 
 
-def routed_settings(client_settings: object, env: Mapping[str, str]) -> str | None:
-    """The `--settings` a routed Claude starts with: the client's settings (an object, or its
-    JSON text) with the provider's environment on top and no `apiKeyHelper`, since Claude Code
-    applies settings' `env` after its own environment. The headers stay out of it: `--settings`
-    is on Claude Code's command line, which every local user can read, and a header may be a
-    credential (docs/decisions.md#provider-requests). None when the client's settings are a
-    file's path: that file stays the client's, and the environment alone routes."""
+def settings_path(client_settings: object) -> str | None:
+    """The file the client's settings name, when they are a path rather than an object or its
+    JSON text: any string but one in braces, as the SDK and Claude Code tell them apart."""
+    if not isinstance(client_settings, str):
+        return None
+    text = client_settings.strip()
+    if not text or (text.startswith("{") and text.endswith("}")):
+        return None
+    return client_settings
+
+
+def routed_settings(
+    client_settings: object, env: Mapping[str, str], *, private_file: bool = False
+) -> str | None:
+    """The `--settings` a routed Claude starts with: the client's settings (an object, its
+    JSON text, or the object read from the file they name) with the provider's environment on
+    top and no `apiKeyHelper`, since Claude Code applies settings' `env` after its own
+    environment, so that no user's or project's settings route elsewhere. The route's headers
+    replace the client's own there too. `private_file`: the tier goes to a file only this user
+    can read (docs/decisions.md#provider-requests), so it carries the headers; else it is for
+    Claude Code's command line, which every local user can read, and they stay out of it (the
+    environment carries them). None when the client's settings are a file's path (the shell
+    reads it: docs/decisions.md#provider-settings-file) or no JSON object."""
     given: object = client_settings
     if isinstance(client_settings, str):
         try:
@@ -246,23 +269,140 @@ def routed_settings(client_settings: object, env: Mapping[str, str]) -> str | No
     if not isinstance(given, Mapping):
         return None
     theirs = given.get("env")
-    routing = {k: v for k, v in env.items() if k not in _OFF_THE_COMMAND_LINE}
-    merged_env = {**(theirs if isinstance(theirs, Mapping) else {}), **routing}
-    return json.dumps({**given, "apiKeyHelper": "", "env": merged_env})
+    kept = {
+        k: v
+        for k, v in (theirs if isinstance(theirs, Mapping) else {}).items()
+        if k not in _OFF_THE_COMMAND_LINE
+    }
+    routing = {k: v for k, v in env.items() if private_file or k not in _OFF_THE_COMMAND_LINE}
+    return json.dumps({**given, "apiKeyHelper": "", "env": {**kept, **routing}})
+
+
+def _url_parts(url: str) -> tuple[str, list[str]]:
+    """A base URL's user part (`user:password`, as written) and its query's values."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "", []
+    userinfo = parts.netloc.rpartition("@")[0]
+    values = [pair.partition("=")[2] for pair in parts.query.split("&") if "=" in pair]
+    return userinfo, values
+
+
+def shown_base_url(url: str) -> str:
+    """A base URL as it may be shown: its user part and each query value `***` (either may be a
+    credential: docs/decisions.md#provider-requests)."""
+    userinfo, values = _url_parts(url)
+    if not userinfo and not any(values):
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    query = "&".join(
+        f"{pair.partition('=')[0]}=***" if "=" in pair else pair for pair in parts.query.split("&")
+    )
+    shown = parts._replace(netloc=f"***@{netloc}" if userinfo else netloc, query=query)
+    return shown.geturl()
+
+
+_BASE_URLS = ("ANTHROPIC_BASE_URL", "ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL")
 
 
 def provider_secrets(routing: Mapping[str, str]) -> tuple[str, ...]:
-    """The values of a route's headers (`ANTHROPIC_CUSTOM_HEADERS`) to mask wherever text
-    reaches a client: each value, and the credential after its scheme (`Bearer <token>`), of at
+    """What of a route may be a credential, to mask wherever text reaches a client or the log:
+    its headers' values (`ANTHROPIC_CUSTOM_HEADERS`), each and the credential after its scheme
+    (`Bearer <token>`), and its base URL's user part and query values, as written; those of at
     least 8 characters, as the environment's secrets are."""
-    found: list[str] = []
+    candidates: list[str] = []
     for line in routing.get("ANTHROPIC_CUSTOM_HEADERS", "").split("\n"):
         value = line.partition(":")[2].strip()
         scheme, _, credential = value.partition(" ")
-        for text in (value, credential.strip() if scheme and credential else ""):
-            if len(text) >= _SECRET_LENGTH and text not in found:
-                found.append(text)
+        candidates += [value, credential.strip() if scheme and credential else ""]
+    for name in _BASE_URLS:
+        userinfo, values = _url_parts(routing.get(name, ""))
+        user, _, password = userinfo.partition(":")
+        candidates += [userinfo, user, password, *values]
+    found: list[str] = []
+    for text in candidates:
+        if len(text) >= _SECRET_LENGTH and text not in found:
+            found.append(text)
     return tuple(found)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RouteChange:
+    """What a change made of the connection's route (`ProviderRoutes`)."""
+
+    # The environment every Claude starts with from now on (empty: Claude Code's own routing).
+    routing: Mapping[str, str]
+    # The route differs from the one before: every live session's next prompt starts a fresh
+    # Claude (docs/decisions.md#provider-change); the very same route restarts nothing.
+    changed: bool
+    # The header values of every provider set so far, masked for good
+    # (docs/decisions.md#provider-requests), and the ones this change added.
+    private: tuple[str, ...]
+    added: tuple[str, ...]
+    # What routes now, for the `authStatus` told (`AuthReports.routing`).
+    gateway: bool
+    provider_set: bool
+
+
+class ProviderRoutes:
+    """The connection's route: the provider set (`providers/set`) wins; else the gateway signed
+    in with; else none. Each request in, the route and whether it changed out."""
+
+    def __init__(self) -> None:
+        self._chosen: Provider | None = None  # `providers/set`
+        self._gateway: Provider | None = None  # a `gateway` / `gateway-bedrock` sign-in
+        self._routing: dict[str, str] = {}
+        self._private: tuple[str, ...] = ()
+
+    @property
+    def current(self) -> Provider | None:
+        """The provider that routes (for `providers/list`), None while none does."""
+        return self._chosen or self._gateway
+
+    @property
+    def private(self) -> tuple[str, ...]:
+        """The header values of every provider set so far."""
+        return self._private
+
+    def set(self, provider: Provider) -> RouteChange:
+        self._chosen = provider
+        return self._moved()
+
+    def disable(self) -> RouteChange:
+        self._chosen = None
+        return self._moved()
+
+    def sign_in(self, gateway: Provider) -> RouteChange:
+        self._gateway = gateway
+        return self._moved()
+
+    def sign_out(self) -> RouteChange:
+        """`logout`: the provider set and the gateway signed in with go too."""
+        self._chosen = self._gateway = None
+        return self._moved()
+
+    def stale(self, started_with: Mapping[str, str] | None) -> bool:
+        """Whether a Claude that started with the route `started_with` (None: none) routes
+        elsewhere than the connection does now: its session's next prompt starts a fresh one."""
+        return dict(started_with or {}) != self._routing
+
+    def _moved(self) -> RouteChange:
+        current = self.current
+        routing = provider_env(current) if current is not None else {}
+        changed = routing != self._routing
+        self._routing = routing
+        added = tuple(v for v in provider_secrets(routing) if v not in self._private)
+        self._private = (*self._private, *added)
+        return RouteChange(
+            routing=dict(routing),
+            changed=changed,
+            private=self._private,
+            added=added,
+            gateway=self._gateway is not None,
+            provider_set=self._chosen is not None,
+        )
 
 
 def provider_listing(current: Provider | None, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -285,7 +425,7 @@ def provider_listing(current: Provider | None, environ: Mapping[str, str]) -> di
                 "providerId": PROVIDER_ID,
                 "supported": list(PROVIDER_TYPES),
                 "required": False,
-                "current": {"apiType": api_type, "baseUrl": base_url},
+                "current": {"apiType": api_type, "baseUrl": shown_base_url(base_url)},
             }
         ]
     }

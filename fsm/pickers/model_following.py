@@ -5,7 +5,8 @@ Claude Code can change the session's model without the client asking: `/model op
 the chat (its `PostModelSwitch` hook, source `command`), its own picker or auto choice, or a
 refusal that falls back to another model for the rest of the session
 (`system/model_refusal_fallback`). The picker then shows the model the session runs, as the
-reference adapter's does (`config_option_update`). Switches it does not follow: the adapter's
+reference adapter's does (`config_option_update`; docs/reference-adapter.md#model-switches).
+Switches it does not follow: the adapter's
 own (`sdk`: the picker changed already), a resume (read from the transcript before the session
 opened), a subagent's (its `agent_id`), and a fallback that reverts after one turn or happened
 in a subagent or side question (`direction: revert`, `scope: local`).

@@ -186,3 +186,16 @@ def test_raw_input_rendering_is_honoured_when_declared_and_never_advertised() ->
     assert not air_client(_air({"version": 1, "capabilities": []})).raw_input_rendering
     assert not air_client({"air": {"version": 1, "capabilities": ["rawInputRendering"]}}).air
     assert not air_client(None).raw_input_rendering
+
+
+def test_an_approved_plan_is_one_per_approval_for_air_and_one_per_session_otherwise() -> None:
+    air = air_client(_air({}))
+    assert air.approved_plan_id("toolu_1") == "plan-mode:toolu_1"
+    assert air.approved_plan_id("") == "plan-mode"  # no call to join it to
+    assert air_client(None).approved_plan_id("toolu_1") == "plan-mode"
+    assert AirClient().approved_plan_id("toolu_1") == "plan-mode"
+
+
+def test_only_air_fixes_the_question_cards_title() -> None:
+    assert air_client(_air({})).fixed_question_title
+    assert not air_client(None).fixed_question_title

@@ -1,6 +1,7 @@
 """The model provider's rules (`fsm/claude/providers.py`): which `providers/set`,
 `providers/disable` and gateway sign-ins are taken, the environment and settings a routed Claude
-starts with, and `providers/list`'s answer (docs/reference-adapter.md#providers,
+starts with, which route wins and when live sessions move (`ProviderRoutes`), and
+`providers/list`'s answer (docs/reference-adapter.md#providers, docs/decisions.md#provider-change,
 docs/decisions.md#provider-requests)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from fsm import (
     BadProviderRequest,
     Provider,
+    ProviderRoutes,
     gateway_provider,
     provider_env,
     provider_listing,
@@ -20,6 +22,8 @@ from fsm import (
     provider_secrets,
     provider_to_disable,
     routed_settings,
+    settings_path,
+    shown_base_url,
 )
 
 SECRET = "sk-made-up-secret-0123456789"
@@ -188,3 +192,98 @@ def test_a_routes_header_values_are_its_secrets() -> None:
     )
     assert provider_secrets(provider_env(provider)) == (f"Bearer {SECRET}", SECRET)
     assert provider_secrets({}) == ()
+
+
+def test_a_settings_file_is_told_from_settings_text_as_claude_code_tells_it() -> None:
+    assert settings_path("mine.json") == "mine.json"
+    assert settings_path("/home/u/settings.json") == "/home/u/settings.json"
+    assert settings_path(' {"model": "opus"} ') is None  # JSON text in braces
+    assert settings_path({"model": "opus"}) is None
+    assert settings_path(None) is None and settings_path("  ") is None
+    # The object read from such a file takes the route as the client's object does.
+    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    tier = json.loads(routed_settings({"model": "opus"}, env) or "")
+    assert tier["model"] == "opus" and tier["env"] == env
+
+
+def _provider(url: str, api_type: str = "anthropic", key: str = "") -> Provider:
+    headers = (("x-key", key),) if key else ()
+    return Provider(api_type=api_type, base_url=url, headers=headers)
+
+
+def test_the_provider_set_wins_over_the_gateway_and_a_sign_out_ends_both() -> None:
+    routes = ProviderRoutes()
+    chosen, gateway = _provider("http://set.test"), _provider("http://gw.test", "bedrock")
+    signed = routes.sign_in(gateway)
+    assert signed.changed and (signed.gateway, signed.provider_set) == (True, False)
+    assert signed.routing == provider_env(gateway) and routes.current == gateway
+    picked = routes.set(chosen)
+    assert picked.changed and picked.routing == provider_env(chosen)
+    assert (picked.gateway, picked.provider_set) == (True, True)
+    # A gateway signed in with while a provider is set waits behind it: nothing moves.
+    again = routes.sign_in(_provider("http://other-gw.test"))
+    assert not again.changed and routes.current == chosen
+    back = routes.disable()
+    assert back.changed and routes.current == _provider("http://other-gw.test")
+    out = routes.sign_out()
+    assert out.changed and out.routing == {} and routes.current is None
+    assert (out.gateway, out.provider_set) == (False, False)
+    assert not routes.sign_out().changed  # nothing routed: nothing moves
+
+
+def test_the_very_same_route_moves_nothing() -> None:
+    routes = ProviderRoutes()
+    assert not routes.disable().changed  # none set: Claude Code's own routing stays
+    assert routes.set(_provider("http://set.test")).changed
+    assert not routes.set(_provider("http://set.test")).changed
+    # The same route from the gateway once the provider set is disabled: nothing moves either.
+    routes.sign_in(_provider("http://set.test"))
+    assert not routes.disable().changed
+
+
+def test_a_claude_started_on_another_route_is_stale() -> None:
+    routes = ProviderRoutes()
+    assert not routes.stale(None) and not routes.stale({})
+    now = routes.set(_provider("http://set.test")).routing
+    assert routes.stale(None)
+    assert not routes.stale(dict(now))
+    assert routes.stale(provider_env(_provider("http://elsewhere.test")))
+
+
+def test_header_values_once_set_stay_private() -> None:
+    routes = ProviderRoutes()
+    first = routes.set(_provider("http://set.test", key=SECRET))
+    assert (first.private, first.added) == ((SECRET,), (SECRET,))
+    other = "another-made-up-key-42"
+    second = routes.set(_provider("http://set.test", key=other))
+    assert (second.private, second.added) == ((SECRET, other), (other,))
+    gone = routes.disable()
+    assert (gone.private, gone.added) == ((SECRET, other), ())
+    assert routes.set(_provider("http://set.test", key=SECRET)).added == ()
+    assert routes.private == (SECRET, other)
+
+
+def test_the_routes_headers_win_in_the_settings_tier_and_ride_in_it_only_when_private() -> None:
+    env = provider_env(
+        Provider(api_type="anthropic", base_url="http://gw.test", headers=(("x-key", SECRET),))
+    )
+    theirs = {"env": {"ANTHROPIC_CUSTOM_HEADERS": "x-key: the-clients-own", "MINE": "1"}}
+    public = json.loads(routed_settings(theirs, env) or "{}")
+    # On the command line: no header at all, so that the environment's (the route's) apply.
+    assert "ANTHROPIC_CUSTOM_HEADERS" not in public["env"] and public["env"]["MINE"] == "1"
+    private = json.loads(routed_settings(theirs, env, private_file=True) or "{}")
+    assert private["env"]["ANTHROPIC_CUSTOM_HEADERS"] == f"x-key: {SECRET}"
+    assert private["env"]["ANTHROPIC_BASE_URL"] == "http://gw.test"
+
+
+def test_a_base_urls_user_part_and_query_values_are_masked_when_shown() -> None:
+    url = "https://someone:pw-made-up-0123456789@gw.test:8443/v1?key=q-made-up-0123456789&a"
+    assert shown_base_url(url) == "https://***@gw.test:8443/v1?key=***&a"
+    assert shown_base_url("http://127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
+    routing = provider_env(Provider(api_type="bedrock", base_url=url))
+    secrets = provider_secrets(routing)
+    assert "pw-made-up-0123456789" in secrets and "q-made-up-0123456789" in secrets
+    assert "someone:pw-made-up-0123456789" in secrets
+    assert "someone" not in secrets  # shorter than a secret: masking it would mask prose
+    listed = provider_listing(None, {"ANTHROPIC_BASE_URL": url})
+    assert listed["providers"][0]["current"]["baseUrl"] == shown_base_url(url)

@@ -77,10 +77,11 @@ async def test_clearing_the_context_sends_the_approved_plan_as_plan_update(
     assert options["sessionUpdate"] == "config_option_update"
     assert meter["sessionUpdate"] == "usage_update" and meter["used"] == 0
     # The plan the user approved, as the CLI read it from its plan file (trimmed, as the
-    # continuation carries it).
+    # continuation carries it), under its approval's id: the capable client is a JetBrains AIR
+    # client (docs/reference-adapter.md#clear-context).
     assert plan == {
         "sessionUpdate": "plan_update",
-        "plan": {"type": "markdown", "planId": "plan-mode", "content": PLAN.strip()},
+        "plan": {"type": "markdown", "planId": f"plan-mode:{leave.id}", "content": PLAN.strip()},
     }
     assert card == {
         "sessionUpdate": "tool_call_update",

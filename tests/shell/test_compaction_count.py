@@ -73,3 +73,29 @@ async def test_a_long_transcript_is_counted_in_a_worker_thread(
 async def test_no_transcript_counts_none(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
     assert await compaction_count.boundaries_before("s1", str(tmp_path), env) == 0
+
+
+@pytest.mark.asyncio
+async def test_a_short_transcript_naming_no_boundary_is_not_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cwd = str(tmp_path)
+    env = _transcript(tmp_path, cwd, [_said(1), _said(2)])
+
+    def parsed(*_: Any) -> Any:
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(compaction_count, "entries", parsed)
+    assert await compaction_count.boundaries_before("s1", cwd, env) == 0
+
+
+@pytest.mark.asyncio
+async def test_a_boundary_spelt_with_escapes_is_still_counted(tmp_path: Path) -> None:
+    cwd = str(tmp_path)
+    env = _transcript(tmp_path, cwd, [_said(1)])
+    path = tmp_path / "config" / "projects" / sanitize_path(cwd) / "s1.jsonl"
+    escaped = json.dumps(_boundary("b1")).replace("compact_boundary", "\\u0063ompact_boundary")
+    with path.open("a") as out:
+        out.write(escaped + "\n")
+    assert b"compact_boundary" not in path.read_bytes()
+    assert await compaction_count.boundaries_before("s1", cwd, env) == 1

@@ -710,6 +710,33 @@ async def test_claude_has_spoken_once_the_loop_read_its_bytes_though_nobody_took
         await process.aclose()
 
 
+@pytest.mark.asyncio
+async def test_a_pipe_that_ends_unwritten_counts_as_heard() -> None:
+    # Claude gone before writing anything: nothing more to wait for, and no later look at a
+    # descriptor asyncio has closed (its number may be another file's by then).
+    import subprocess
+
+    import anyio
+
+    process = await anyio.open_process(
+        ["sh", "-c", "read line"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    transport: Any = compat.ExitBoundedTransport.__new__(compat.ExitBoundedTransport)
+    transport._heard = False
+    transport._stdout_fd = compat._stdout_fd(process, transport._hear)
+    assert transport._stdout_fd is not None and transport.silent()
+    try:
+        assert process.stdin is not None
+        await process.stdin.aclose()  # it reads the end of its input and exits, silent
+        with anyio.fail_after(30):
+            await process.wait()
+            while not transport._heard:
+                await anyio.sleep(0.01)
+        assert not transport.silent()
+    finally:
+        await process.aclose()
+
+
 # In a fresh interpreter: the patch is applied where the spawn path is imported, once, and
 # making a transport applies nothing.
 PATCH_POINT = """

@@ -148,9 +148,12 @@ async def test_a_client_that_declares_plan_gets_the_approved_plan_after_the_mete
     [picked] = [o for o in options["configOptions"] if o["id"] == "mode"]
     assert picked["currentValue"] == "acceptEdits"
     assert meter == {"sessionUpdate": "usage_update", "used": 0, "size": 200000}
+    # The harness's client is a JetBrains AIR client: one plan per approval, joined to its card,
+    # as the reference gives AIR (docs/reference-adapter.md#clear-context).
+    approval = client.permission_requests[0].tool_call_id
     assert plan == {
         "sessionUpdate": "plan_update",
-        "plan": {"type": "markdown", "planId": "plan-mode", "content": PLAN},
+        "plan": {"type": "markdown", "planId": f"plan-mode:{approval}", "content": PLAN},
     }
     assert card == {
         "sessionUpdate": "tool_call_update",
@@ -166,6 +169,25 @@ async def test_a_client_that_declares_plan_gets_the_approved_plan_after_the_mete
         )
 
     assert IMPLEMENTING not in said(updates[: start + 5]) and IMPLEMENTING in said(updates)
+    assert list(adapter.answers().values()) == [1]
+
+
+@pytest.mark.asyncio
+async def test_a_client_other_than_air_gets_the_sessions_one_approved_plan(tmp_path: Path) -> None:
+    client = ChoosingClient(option(CLEAR))
+    async with agent_in_process(
+        tmp_path, "plan_clear", client=client, client_meta={}, capabilities={"plan": {}}
+    ) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "fix the bug")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    # Each approval replaces the one plan, as the reference has it for every client but AIR.
+    assert [u for u in adapter.updates() if u["sessionUpdate"] == "plan_update"] == [
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {"type": "markdown", "planId": "plan-mode", "content": PLAN},
+        }
+    ]
     assert list(adapter.answers().values()) == [1]
 
 

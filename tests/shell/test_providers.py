@@ -8,6 +8,7 @@ environment is end to end (tests/e2e/test_providers.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -22,10 +23,10 @@ from adapter.app.log_masking import install_log_masking
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.scripted_claude.failure_steps import AssistantError
 from adapter.scripted_claude.handshake import LOG_ENV_NAMES
-from adapter.scripted_claude.process_steps import Sleep
+from adapter.scripted_claude.process_steps import RawFrame, Sleep
 from adapter.scripted_claude.steps import Result, Scenario, Text
 from tests.support.harness import until
-from tests.support.shell_harness import agent_in_process
+from tests.support.shell_harness import WAIT, agent_in_process
 
 SECRET = "gw-made-up-secret-0123456789"
 GATEWAY = "http://127.0.0.1:9/v1"
@@ -126,55 +127,75 @@ async def test_a_set_reaches_the_next_claude_and_a_live_session_at_its_next_prom
         third = await adapter.prompt(live, "once more")
         listed = await adapter.request("providers/list", {})
         log = adapter.stderr()
+        fresh = _argvs(tmp_path)[1]
+        # The route rides in the settings tier too, in a file only this user reads (removed
+        # with its Claude): neither the route nor the header's value on the command line.
+        tier_file = Path(fresh[fresh.index("--settings") + 1])
+        assert tier_file.stat().st_mode & 0o777 == 0o600
+        tier = json.loads(tier_file.read_text(encoding="utf-8"))
     for answer in (first, second, third):
         assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
     assert sorted(adapter.answers().values()) == [1, 1, 1]  # each prompt answered once
     routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"}
     # The first Claude, then one fresh Claude that resumed the session, and no other.
     assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed]
-    fresh = _argvs(tmp_path)[1]
     assert any(arg.startswith("--resume") for arg in fresh)
-    # The route rides in the settings tier too, the header's value never on the command line.
-    tier = json.loads(fresh[fresh.index("--settings") + 1])
     assert tier["env"]["ANTHROPIC_BASE_URL"] == GATEWAY and tier["apiKeyHelper"] == ""
-    assert SECRET not in json.dumps(fresh)
+    assert tier["env"]["ANTHROPIC_CUSTOM_HEADERS"] == f"x-key: {SECRET}"
+    assert SECRET not in json.dumps(fresh) and GATEWAY not in json.dumps(fresh)
+    assert not tier_file.exists()
     assert listed["providers"][0]["current"] == {"apiType": "anthropic", "baseUrl": GATEWAY}
     assert SECRET not in log and GATEWAY not in log
 
 
 @pytest.mark.asyncio
 async def test_a_gateway_sign_in_routes_until_logout_and_a_bare_one_changes_nothing(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from adapter.claude import logout as logout_module
+
+    async def signed_out(settings: RuntimeSettings) -> None:
+        return None  # `claude auth logout` cleared the credentials
+
+    monkeypatch.setattr(logout_module, "logout", signed_out)
     env = {LOG_ENV_NAMES: ",".join(NAMES)}
     gateway = {"baseUrl": GATEWAY, "headers": {"x-key": SECRET}}
+    bare = {"methodId": "gateway"}
     async with agent_in_process(tmp_path, env=env) as adapter:
-        bare = await adapter.request("authenticate", {"methodId": "gateway"})
+        assert await adapter.request("authenticate", bare) == {}
         unrouted = await adapter.request("providers/list", {})
         signed = await adapter.request(
             "authenticate", {"methodId": "gateway-bedrock", "_meta": {"gateway": gateway}}
         )
+        assert await adapter.request("authenticate", bare) == {}  # the gateway stays
         routed = await adapter.request("providers/list", {})
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "hello")
-    assert bare == {} and signed == {}
+        pushes = [
+            m["params"]["authStatus"]
+            for m in adapter.incoming()
+            if m.get("method") == "_auth/status_update"
+        ]
+        assert await adapter.request("logout", {}) == {}
+        after = await adapter.request("providers/list", {})
+        again = await adapter.prompt(session, "again")
+    assert signed == {}
     assert unrouted["providers"][0]["current"]["apiType"] == "anthropic"
     assert routed["providers"][0]["current"] == {"apiType": "bedrock", "baseUrl": GATEWAY}
-    assert isinstance(answer, acp.schema.PromptResponse)
+    assert after["providers"][0]["current"] == unrouted["providers"][0]["current"]
+    for each in (answer, again):
+        assert isinstance(each, acp.schema.PromptResponse)
     # The gateway is the identity told, by its host; no read of the sign-in replaces it.
-    pushes = [
-        m["params"]["authStatus"]
-        for m in adapter.incoming()
-        if m.get("method") == "_auth/status_update"
-    ]
     assert pushes[-1] == {
         "kind": "gateway",
         "label": "Custom model gateway",
         "detail": "127.0.0.1:9",
     }
-    # Bedrock's route: no ANTHROPIC_BASE_URL, the headers as Claude Code reads them.
+    # Bedrock's route (no ANTHROPIC_BASE_URL, the headers as Claude Code reads them), then after
+    # the logout a fresh Claude on Claude Code's own routing.
     assert _envs(tmp_path) == [
-        {"ANTHROPIC_BASE_URL": "", "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"}
+        {"ANTHROPIC_BASE_URL": "", "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"},
+        dict.fromkeys(NAMES),
     ]
 
 
@@ -264,6 +285,58 @@ async def test_a_header_value_claude_quotes_back_is_masked(tmp_path: Path, capab
     assert SECRET not in wire
 
 
+# Claude Code's own words (a hook's `system/informational` line) quote the header's value.
+INFORMATIONAL = Scenario(
+    name="provider_informational",
+    description="",
+    turns=(
+        (Text(text="hi"), Result()),
+        (
+            RawFrame(
+                frame={
+                    "type": "system",
+                    "subtype": "informational",
+                    "level": "warning",
+                    "content": f"hook says header is {SECRET}",
+                    "session_id": "x",
+                    "uuid": "u1",
+                }
+            ),
+            Text(text="ok"),
+            Result(),
+        ),
+    ),
+)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("when", ["opened-before", "opened-after", "disabled-since"])
+async def test_claude_codes_own_words_are_masked_in_a_session_open_before_the_change(
+    tmp_path: Path, when: str
+) -> None:
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    async with agent_in_process(
+        tmp_path, "provider_informational", scenarios=[INFORMATIONAL]
+    ) as adapter:
+        if when == "opened-after":
+            assert await adapter.request("providers/set", provider) == {}
+        live = await adapter.new_session()
+        await adapter.prompt(live, "hello")
+        if when != "opened-after":
+            assert await adapter.request("providers/set", provider) == {}
+        if when == "disabled-since":  # a value once private stays private
+            assert await adapter.request("providers/disable", {"providerId": "main"}) == {}
+        await adapter.prompt(live, "again")  # a fresh Claude, whose hook quotes the header
+        wire = json.dumps([f.message for f in adapter.frames if f.direction == "incoming"])
+    assert "hook says header is" in wire
+    assert SECRET not in wire
+
+
 class _HeldSession:
     """A session whose marking for a fresh Claude waits until the test lets it go."""
 
@@ -299,9 +372,57 @@ async def test_what_opens_a_session_or_prompts_waits_while_a_change_is_applied()
         await anyio.wait_all_tasks_blocked()
         assert order == []  # the change is under way: the waiter waits
         held.release.set()
-    assert order[0] in ("set", "waiter") and sorted(order) == ["set", "waiter"]
+    assert sorted(order) == ["set", "waiter"]
     assert held.marked == 1 and settings.routing["ANTHROPIC_BASE_URL"] == GATEWAY
     await requests.settled()  # nothing under way: at once
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_and_a_session_new_wait_for_a_change_under_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adapter.session.session import Session
+
+    # The change is held where it marks the live session for a fresh Claude.
+    holding, release = asyncio.Event(), asyncio.Event()
+    mark = Session.restart_on_next_prompt
+
+    async def held(session: Session, private: tuple[str, ...] | None = None) -> None:
+        holding.set()
+        await release.wait()
+        await mark(session, private)
+
+    # Who found a change under way when they asked.
+    waited: list[bool] = []
+    settled = ProviderRequests.settled
+
+    async def noted(requests: ProviderRequests) -> None:
+        waited.append(requests._applying is not None)
+        await settled(requests)
+
+    monkeypatch.setattr(Session, "restart_on_next_prompt", held)
+    monkeypatch.setattr(ProviderRequests, "settled", noted)
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        live = await adapter.new_session()
+        await adapter.prompt(live, "hello")
+        change = asyncio.ensure_future(adapter.request("providers/set", provider))
+        await asyncio.wait_for(holding.wait(), WAIT)
+        prompt = asyncio.ensure_future(adapter.prompt(live, "again"))
+        opened = asyncio.ensure_future(adapter.new_session())
+        await until(lambda: waited.count(True) == 2, "the prompt and session/new to wait")
+        assert not (change.done() or prompt.done() or opened.done())
+        assert len(_envs(tmp_path)) == 1  # no Claude started meanwhile
+        release.set()
+        assert await change == {}
+        answer, fresh = await prompt, await opened
+    assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
+    assert isinstance(fresh, str)
+    # The prompt went to a fresh Claude on the new route: it waited until its session was
+    # marked. The new session's Claude started on it too.
+    routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
+    assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed, routed]
 
 
 class _Opened(_HeldSession):
@@ -363,3 +484,151 @@ async def test_a_header_value_set_later_is_masked_in_the_log_for_good(tmp_path: 
     assert "claude: before any provider" in log
     assert log.count("claude: sent x-api-key ***, token ***") == 2
     assert SECRET not in log and "kq7Vw2-made-up-key" not in log
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ["provider", "gateway"])
+async def test_a_logout_the_cli_fails_still_ends_the_route(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, route: str
+) -> None:
+    from adapter.claude import logout as logout_module
+
+    async def failed(settings: RuntimeSettings) -> None:
+        raise acp.RequestError(-32603, "claude auth logout failed: it exited with status 1")
+
+    monkeypatch.setattr(logout_module, "logout", failed)
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        if route == "provider":
+            provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
+            assert await adapter.request("providers/set", provider) == {}
+        else:
+            gateway = {"gateway": {"baseUrl": GATEWAY}}
+            signed = await adapter.request(
+                "authenticate", {"methodId": "gateway", "_meta": gateway}
+            )
+            assert signed == {}
+        live = await adapter.new_session()
+        await adapter.prompt(live, "hello")
+        refused = await adapter.request("logout", {})
+        listed = await adapter.request("providers/list", {})
+        answer = await adapter.prompt(live, "again")
+    assert isinstance(refused, acp.RequestError) and refused.code == -32603
+    assert listed["providers"][0]["current"]["baseUrl"] == "https://api.anthropic.com"
+    assert isinstance(answer, acp.schema.PromptResponse)
+    # The routed Claude, then a fresh one, unrouted.
+    routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
+    assert _envs(tmp_path) == [routed, dict.fromkeys(NAMES)]
+
+
+def _settings_flag(argv: list[str]) -> str:
+    return argv[argv.index("--settings") + 1]
+
+
+@pytest.mark.asyncio
+async def test_a_clients_settings_file_is_read_and_routed_in_a_private_copy(
+    tmp_path: Path,
+) -> None:
+    """docs/decisions.md#provider-settings-file: the file's settings and the route go to
+    Claude Code in a copy only this user reads, off the command line; gone with its Claude."""
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    mine = {
+        "model": "opus",
+        "env": {"MY_TOKEN": "file-made-up-token-42", "ANTHROPIC_BASE_URL": "x"},
+    }
+    async with agent_in_process(tmp_path) as adapter:
+        (adapter.workdir / "mine.json").write_text(json.dumps(mine), encoding="utf-8")
+        assert await adapter.request("providers/set", provider) == {}
+        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
+        await adapter.request(
+            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+        )
+        [argv] = _argvs(tmp_path)
+        copy = Path(_settings_flag(argv))
+        assert copy.is_absolute() and copy.stat().st_mode & 0o777 == 0o600
+        tier = json.loads(copy.read_text(encoding="utf-8"))
+    assert (tier["model"], tier["apiKeyHelper"]) == ("opus", "")
+    assert tier["env"]["MY_TOKEN"] == "file-made-up-token-42"
+    assert tier["env"]["ANTHROPIC_BASE_URL"] == GATEWAY  # the route over the file's own
+    # The route's headers over any of the user's, the project's or the file's own.
+    assert tier["env"]["ANTHROPIC_CUSTOM_HEADERS"] == f"x-key: {SECRET}"
+    # Neither the file's settings nor the header's value on the command line; the copy is gone
+    # once its Claude is.
+    assert "file-made-up-token-42" not in json.dumps(argv) and SECRET not in json.dumps(argv)
+    assert not copy.exists()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [(None, "is not a regular file"), ('{"env": {"K": "not-json-file-text', "is not JSON")],
+    ids=["missing", "bad-json"],
+)
+async def test_a_settings_file_that_cannot_be_routed_is_left_to_claude_code(
+    tmp_path: Path, content: str | None, why: str
+) -> None:
+    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        if content is not None:
+            (adapter.workdir / "mine.json").write_text(content, encoding="utf-8")
+        assert await adapter.request("providers/set", provider) == {}
+        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
+        await adapter.request(
+            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+        )
+        log = adapter.stderr()
+    # The path as the client gave it, which Claude Code reads and judges as it does without a
+    # provider; the environment routes.
+    [argv] = _argvs(tmp_path)
+    assert _settings_flag(argv) == "mine.json"
+    assert _envs(tmp_path)[0]["ANTHROPIC_BASE_URL"] == GATEWAY
+    assert f"the client's settings file {why}" in log
+    assert "not-json-file-text" not in log
+
+
+PASSWORD, QUERY_KEY = "pw-made-up-0123456789", "q-made-up-0123456789"
+CREDENTIALED = f"http://someone:{PASSWORD}@127.0.0.1:9/v1?key={QUERY_KEY}&region=eu"
+# Claude Code's own words quote the base URL, credentials and all.
+QUOTED_URL = Scenario(
+    name="provider_quoted_url",
+    description="",
+    turns=(
+        (
+            RawFrame(
+                frame={
+                    "type": "system",
+                    "subtype": "informational",
+                    "level": "warning",
+                    "content": f"cannot reach {CREDENTIALED}",
+                    "session_id": "x",
+                    "uuid": "u1",
+                }
+            ),
+            Text(text="ok"),
+            Result(),
+        ),
+    ),
+)
+
+
+@pytest.mark.asyncio
+async def test_a_base_urls_credentials_are_shown_nowhere(tmp_path: Path) -> None:
+    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": CREDENTIALED}
+    async with agent_in_process(tmp_path, "provider_quoted_url", scenarios=[QUOTED_URL]) as adapter:
+        assert await adapter.request("providers/set", provider) == {}
+        listed = await adapter.request("providers/list", {})
+        session = await adapter.new_session()
+        await adapter.prompt(session, "hello")
+        wire = json.dumps([f.message for f in adapter.frames if f.direction == "incoming"])
+        [argv] = _argvs(tmp_path)
+    shown = "http://***@127.0.0.1:9/v1?key=***&region=***"
+    assert listed["providers"][0]["current"] == {"apiType": "anthropic", "baseUrl": shown}
+    assert "cannot reach" in wire
+    for secret in (PASSWORD, QUERY_KEY):
+        assert secret not in wire and secret not in json.dumps(argv)

@@ -120,9 +120,12 @@ async def test_one_question_becomes_a_form_and_its_answer_reaches_claude(tmp_pat
     # It opens as the call starts streaming (with no `rawInput`: this client is AIR), then
     # carries the questions.
     assert [c["rawInput"] for c in cards if "rawInput" in c] == [ONE_QUESTION]
-    # Titled with the question itself, as the reference adapter titles it.
+    # Titled "Asking for your input" from its opening on, as the reference titles it for AIR,
+    # which shows the question as the call's input (docs/reference-adapter.md#ask-user-question).
+    titles = [c["title"] for c in cards if "title" in c]
+    assert len(titles) >= 2 and set(titles) == {"Asking for your input"}
     refined = next(c for c in cards if c.get("rawInput"))
-    assert refined["title"] == DB and refined["kind"] == "other"
+    assert refined["kind"] == "other"
     # What Claude heard: the pick as the answer, the typed text as its note.
     assert f'You answered: "{DB}"="Postgres". Notes: {{"{DB}": {{"notes": "version 16"}}}}.' in (
         adapter.agent_texts()
@@ -131,6 +134,20 @@ async def test_one_question_becomes_a_form_and_its_answer_reaches_claude(tmp_pat
     assert isinstance(second, PromptResponse) and second.stop_reason == "end_turn"
     assert client.permission_requests == []  # never a Yes/No card
     assert "--disallowedTools" not in " ".join(argv_of(tmp_path))
+
+
+@pytest.mark.asyncio
+async def test_a_client_other_than_air_sees_one_question_as_its_cards_title(
+    tmp_path: Path,
+) -> None:
+    adapter, _, first, _ = await _ask(tmp_path, accept({"question_0": "Postgres"}), air=False)
+    [form] = forms_sent(adapter)
+    cards = [u for u in adapter.updates() if u.get("toolCallId") == form["params"]["toolCallId"]]
+    # The question itself, once Claude has written it, as the reference titles it for every
+    # client but AIR.
+    titles = [c["title"] for c in cards if "title" in c]
+    assert titles[0] == "Asking for your input" and titles[-1] == DB
+    assert isinstance(first, PromptResponse) and first.stop_reason == "end_turn"
 
 
 @pytest.mark.asyncio

@@ -191,6 +191,18 @@ def test_edit_result_diffs_the_whole_file_or_keeps_the_snippet() -> None:
         assert "content" not in update and update["status"] == "completed"
 
 
+def test_a_todos_own_priority_is_kept_and_anything_off_acps_three_is_medium() -> None:
+    # docs/decisions.md#todo-priority: older Claude Code's todos carry a priority.
+    todos = [
+        {"content": "A", "status": "pending", "activeForm": "A", "priority": "low"},
+        {"content": "B", "status": "pending", "activeForm": "B", "priority": "urgent"},
+        {"content": "C", "status": "pending", "activeForm": "C", "priority": 3},
+    ]
+    plan = plan_update({"todos": todos})
+    assert plan is not None
+    assert [e["priority"] for e in plan["entries"]] == ["low", "medium", "medium"]
+
+
 def test_todo_write_is_the_plan() -> None:
     todos = [
         {"content": "A", "status": "completed", "activeForm": "Doing A"},

@@ -500,7 +500,7 @@ async def _served(
             agent_writer,
             limit=MAX_LINE_BYTES,
             on_eof=agent.shutdown,
-            private=settings.private,
+            private=settings.masked,
         )
         agent.attach_bulk_sender(transport.send_session_updates)
         agent.attach_responses(transport.responses)
