@@ -108,6 +108,9 @@ class SessionControls:
         # changed while `get_settings` was asked.
         self._model_moves = 0
         self._models_sending = 0
+        # Efforts and Ultracode switches sent to Claude: after one, `get_settings`' answer to an
+        # earlier ask may say a value Claude Code no longer has.
+        self._flag_sends = 0
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
         # The account Claude Code's initialize answer named (the connection's `authStatus`),
         # told at every Claude start, a restart after `authenticate` or `logout` included, as
@@ -278,7 +281,7 @@ class SessionControls:
         if start is None or start.send is None:
             return
         try:
-            await runtime.apply_flag_settings({"ultracode": start.send})
+            await self._send_flags(runtime, {"ultracode": start.send})
         except Exception:
             log.warning("session %s: Claude refused Ultracode", self.session_id)
             self.config.ultracode = start.refused
@@ -289,7 +292,7 @@ class SessionControls:
         changes nothing; what one says is the core's (fsm.pickers.ultracode)."""
         from fsm import UltracodeAsk, ultracode_report, ultracode_reported
 
-        takes, moves = self.config.ultracode_takes(), self._model_moves
+        takes, moves, flags = self.config.ultracode_takes(), self._model_moves, self._flag_sends
         sending = self._models_sending > 0
         try:
             response = await runtime.get_settings()
@@ -313,12 +316,18 @@ class SessionControls:
             takes_asked=takes,
             takes_answered=self.config.model_takes_ultracode(report.model),
             model_changed=sending or self._model_moves != moves,
+            flags_sent=self._flag_sends != flags,
         )
         self.config.ultracode, changed = ultracode_reported(
             switch, report, ask, self.config.ultracode_takes()
         )
         if changed:
             await self._link.send_update(self.session_id, self._options_update())
+
+    async def _send_flags(self, runtime: ClaudeRuntime, settings: dict[str, Any]) -> None:
+        """An effort or an Ultracode switch to Claude, counted (`_ask_ultracode`)."""
+        self._flag_sends += 1
+        await runtime.apply_flag_settings(settings)
 
     async def _apply_effort(self, runtime: ClaudeRuntime | None) -> None:
         """Tell Claude the effort the picker shows, where the client's pickers name one
@@ -330,8 +339,8 @@ class SessionControls:
             if runtime is None:
                 return
             try:
-                await runtime.apply_flag_settings(
-                    effort_flag_settings(effort, self.config.ultracode_on())
+                await self._send_flags(
+                    runtime, effort_flag_settings(effort, self.config.ultracode_on())
                 )
             except Exception:
                 log.warning("session %s: Claude refused the effort", self.session_id)
@@ -451,7 +460,7 @@ class SessionControls:
 
                 effort = None if chosen == DEFAULT_EFFORT else chosen
                 ultracode = self.config.ultracode_on()
-                await runtime.apply_flag_settings(effort_flag_settings(effort, ultracode))
+                await self._send_flags(runtime, effort_flag_settings(effort, ultracode))
         except Exception as exc:
             raise RequestError.internal_error(
                 {"reason": f"Claude refused the {config_id}"}
@@ -476,7 +485,7 @@ class SessionControls:
         runtime = self._live()
         if runtime is not None:
             try:
-                await runtime.apply_flag_settings({"ultracode": on})
+                await self._send_flags(runtime, {"ultracode": on})
             except Exception as exc:
                 raise RequestError.internal_error({"reason": "Claude refused ultracode"}) from exc
         if self.config.ultracode is not None:

@@ -15,9 +15,10 @@ not wait for `get_settings` (docs/decisions.md#ultracode-after-the-answer). Clau
 then settles it (`ultracode_reported`): workflows for the model it answered for (`applied.model`,
 where the model list knows it; else the model the session ran when it asked, unless the model
 changed before the answer came: then `available: false` tells nothing, the model it was computed
-for being unknown), and the value it reports unless the user chose one meanwhile. An answer that
-says nothing of ultracode changes nothing. What the picker shows is
-`ultracode_shown`; a change of it is what the client is told. A later Claude process of the
+for being unknown), and the value it reports unless the user chose one meanwhile or an effort or
+a switch was sent to Claude Code since the ask (its answer may predate it). An answer that says
+nothing of ultracode changes nothing. What the picker shows is `ultracode_shown`; a change of it
+is what the client is told. A later Claude process of the
 session (a restart) gets the session's value back where it differs from the settings' (what it
 starts with), before any effort is sent. Pure functions of their arguments.
 """
@@ -60,12 +61,14 @@ class UltracodeReport:
 class UltracodeAsk:
     """The session while Claude Code's `get_settings` was asked: whether the model it ran when
     it asked takes ultracode, whether the model the answer names does (None: the answer names
-    none the model list knows), and whether the session's model changed (sent to Claude Code
-    or followed) between the ask and the answer."""
+    none the model list knows), whether the session's model changed (sent to Claude Code or
+    followed) between the ask and the answer, and whether an effort or an ultracode switch was
+    sent to Claude Code meanwhile."""
 
     takes_asked: bool
     takes_answered: bool | None = None
     model_changed: bool = False
+    flags_sent: bool = False
 
 
 def ultracode_report(response: object) -> UltracodeReport:
@@ -163,12 +166,15 @@ def ultracode_reported(
     switch: UltracodeSwitch, report: UltracodeReport, ask: UltracodeAsk, takes_now: bool
 ) -> tuple[UltracodeSwitch, bool]:
     """Claude Code's `get_settings` answer, asked as `ask` says: its workflows (for the model
-    it answered for), and its value unless the user chose one since; and whether what the
-    picker shows changed (on the model that `takes_now`). An answer that says nothing of
-    ultracode changes nothing."""
+    it answered for), and its value unless the user chose one since or an effort or a switch
+    was sent since the ask (an effort sent without `ultracode: true` turns ultracode off, one
+    with it keeps it on: Claude Code has the session's value, and its answer may be older than
+    the send); and whether what the picker shows changed (on the model that `takes_now`). An
+    answer that says nothing of ultracode changes nothing."""
     if report.available is None and report.requested is None:
         return switch, False
-    on = switch.on if switch.chosen or report.requested is None else report.requested
+    requested, kept = report.requested, switch.chosen or ask.flags_sent
+    on = switch.on if kept or requested is None else requested
     settled = replace(switch, workflows=workflows_enabled(report, answered_takes(ask)), on=on)
     return settled, ultracode_shown(settled, takes_now) != ultracode_shown(switch, takes_now)
 

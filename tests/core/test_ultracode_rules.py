@@ -171,3 +171,17 @@ def test_the_model_changed_during_the_ask() -> None:
     assert off.workflows is False and changed
     # Nothing changed and nothing named: the model the session asked on.
     assert ultracode_reported(first, unavailable, ASKED, True)[0].workflows is False
+
+
+def test_an_effort_or_a_switch_sent_since_the_ask_outlasts_its_answer() -> None:
+    """The answer may predate an effort sent since the ask (without `ultracode: true` it turned
+    ultracode off in Claude Code) or a switch: the session's value stands; workflows are read."""
+    first = ultracode_started(None, False).switch
+    sent = UltracodeAsk(takes_asked=True, flags_sent=True)
+    settled, changed = ultracode_reported(first, UltracodeReport(True, True), sent, True)
+    assert settled == UltracodeSwitch(on=False, workflows=True, started=True) and not changed
+    on = ultracode_started(None, True).switch
+    settled, _ = ultracode_reported(on, UltracodeReport(None, False), sent, True)
+    assert settled.on is True
+    # Nothing sent since: the answer's value counts.
+    assert ultracode_reported(first, UltracodeReport(True, True), ASKED, True)[0].on is True

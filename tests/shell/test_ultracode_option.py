@@ -349,6 +349,37 @@ async def test_an_answer_naming_a_model_that_takes_it_says_workflows_are_off() -
     assert controls.config.ultracode_shown() is None
 
 
+@pytest.mark.parametrize(
+    ("config_id", "value"), [("effort", "high"), ("ultracode", "off"), ("ultracode", False)]
+)
+async def test_an_effort_or_a_switch_sent_meanwhile_outlasts_a_stale_answer(
+    config_id: str, value: object
+) -> None:
+    """Claude Code's answer says ultracode is asked for, as it was before an effort (sent
+    without `ultracode: true`, which turned it off) or a switch off was sent meanwhile: the
+    option stays off, and the client is told nothing else."""
+    late = _Late()
+    late.applied = {"model": "claude-sonnet-4-5", "ultracodeAvailable": True}
+    late.applied["ultracodeRequested"] = True
+
+    async def send(controls: Any) -> None:
+        controls.config.fast_boolean = isinstance(value, bool)
+        await controls.set_option(config_id, value)
+
+    controls = await _asked_late(late, send)
+    assert controls.config.ultracode_shown() is False
+    assert (
+        late.sent == [{"effortLevel": "high"}] if config_id == "effort" else [{"ultracode": False}]
+    )
+    shown = [
+        o.current_value
+        for update in controls._link.sent
+        for o in update.config_options
+        if o.id == "ultracode"
+    ]
+    assert True not in shown and "on" not in shown
+
+
 async def test_resume_load_and_fork_offer_it_and_ask_claude_code_after(tmp_path: Path) -> None:
     import asyncio
 
