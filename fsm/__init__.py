@@ -298,6 +298,7 @@ if TYPE_CHECKING:
         model_policy_from,
     )
     from fsm.pickers.ultracode import (
+        UltracodeAsk,
         UltracodeReport,
         UltracodeStart,
         UltracodeSwitch,
@@ -362,6 +363,7 @@ _HOMES = {
     "identity_from_account": "claude.auth_identity",
     "identity_from_cli": "claude.auth_identity",
     "settings_effort": "pickers.effort_seeds",
+    "UltracodeAsk": "pickers.ultracode",
     "UltracodeReport": "pickers.ultracode",
     "UltracodeStart": "pickers.ultracode",
     "UltracodeSwitch": "pickers.ultracode",
@@ -822,6 +824,7 @@ __all__ = [
     "TurnTakenUp",
     "TurnWentBusy",
     "TurnWentIdle",
+    "UltracodeAsk",
     "UltracodeReport",
     "UltracodeStart",
     "UltracodeSwitch",
