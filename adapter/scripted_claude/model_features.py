@@ -22,15 +22,18 @@ a `[1m]` alias or a model `$CLAUDE_ACP_SCRIPTED_NATIVE_1M` names, else 200,000
 
 Ultracode: `$CLAUDE_ACP_SCRIPTED_MODELS=ultracode` lists the default (Sonnet) and Opus with the
 `xhigh` effort, which is how Claude Code says a model takes ultracode (Haiku takes no effort).
-`get_settings` answers `applied.ultracodeRequested` (the process's switch: on at start with
+`get_settings` answers, as the real CLI does, `applied.model` (the full id of the model it runs),
+`applied.ultracodeRequested` (the process's switch: on at start with
 `$CLAUDE_ACP_SCRIPTED_ULTRACODE=on` or a settings file's `ultracode: true`) and
-`applied.ultracodeAvailable` as `$CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE` says (`true` /
-`false`; absent otherwise); `$CLAUDE_ACP_SCRIPTED_GET_SETTINGS=error` refuses the request and
-`=malformed` answers without an `applied` object (`settings_answer`).
-`apply_flag_settings {"ultracode": bool}` switches it (with
-`$CLAUDE_ACP_SCRIPTED_ULTRACODE=refused` the request is refused, as Claude Code's Remote Control
-bridge refuses it); an `effortLevel` that changes the level sent without an `ultracode` key
-turns it off, as Claude Code does since 2.1.284.
+`applied.ultracodeAvailable`, computed for that model: true on a model with the `xhigh` effort
+unless `$CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE=false` turns dynamic workflows off (false on
+every model then); `=absent` leaves it out, as a CLI before it did.
+`$CLAUDE_ACP_SCRIPTED_GET_SETTINGS=error` refuses the request and `=malformed` answers without
+an `applied` object (`settings_answer`). `apply_flag_settings {"ultracode": bool}` switches it
+(with `$CLAUDE_ACP_SCRIPTED_ULTRACODE=refused` the request is refused, as Claude Code's Remote
+Control bridge refuses it); an `effortLevel` sent without an `ultracode` key turns it off when it
+changes the level in effect (`DEFAULT_EFFORT` while none was set), as Claude Code does since
+2.1.284 (2.1.332: `medium` again while `medium` is in effect leaves it on).
 
 Standard library only: imported by the fake at start-up.
 """
@@ -43,6 +46,7 @@ from typing import Any
 from adapter.scripted_claude.handshake import MODELS
 
 __all__ = [
+    "DEFAULT_EFFORT",
     "FAST_ENV",
     "FAST_OFF_ENV",
     "MODELS_ENV",
@@ -60,6 +64,8 @@ FAST_OFF_ENV = "CLAUDE_ACP_SCRIPTED_FAST_OFF"
 ULTRACODE_ENV = "CLAUDE_ACP_SCRIPTED_ULTRACODE"
 ULTRACODE_AVAILABLE_ENV = "CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE"
 GET_SETTINGS_ENV = "CLAUDE_ACP_SCRIPTED_GET_SETTINGS"
+# The level in effect while no effort was set (Claude Code 2.1.332's `applied.effort` then).
+DEFAULT_EFFORT = "medium"
 # Full model ids (comma-separated) whose context window is 1M natively: `get_context_usage`
 # measures 1,000,000 for them though their names say nothing of it.
 NATIVE_MILLION_ENV = "CLAUDE_ACP_SCRIPTED_NATIVE_1M"
@@ -118,9 +124,23 @@ def settings_answer(
         return {"effective": {}, "applied": "unknown"}, None
     applied: dict[str, Any] = {"model": model, "effort": effort, "ultracodeRequested": ultracode}
     available = env.get(ULTRACODE_AVAILABLE_ENV)
-    if available in ("true", "false"):
-        applied["ultracodeAvailable"] = available == "true"
+    if available != "absent":
+        applied["ultracodeAvailable"] = available != "false" and _takes_xhigh(env, model)
     return {"effective": {}, "sources": [], "applied": applied}, None
+
+
+def _takes_xhigh(env: Mapping[str, str], model: str) -> bool:
+    """Whether the listed model `model` (a value or the full id it resolves to) takes the
+    `xhigh` effort, Claude Code's one check for ultracode."""
+    for entry in models_for(env):
+        if model in (entry.get("value"), entry.get("resolvedModel")):
+            levels = entry.get("supportedEffortLevels")
+            return (
+                bool(entry.get("supportsEffort"))
+                and isinstance(levels, list)
+                and ("xhigh" in levels)
+            )
+    return False
 
 
 def fast_state(env: Mapping[str, str]) -> str:

@@ -15,6 +15,7 @@ from adapter.scripted_claude import frames, local_controls
 from adapter.scripted_claude.handshake import PERMISSION_MODES, record, resolve_model
 from adapter.scripted_claude.hook_steps import callback_ids
 from adapter.scripted_claude.model_features import (
+    DEFAULT_EFFORT,
     ULTRACODE_ENV,
     context_window,
     settings_answer,
@@ -118,8 +119,9 @@ class StdinReader:
             if isinstance(settings, dict) and "effortLevel" in settings:
                 effort = settings["effortLevel"]
                 effort = effort if isinstance(effort, str) else None
-                if effort != s.effort and "ultracode" not in settings:
-                    s.ultracode = False  # an effort change without the key turns it off
+                changes = (effort or DEFAULT_EFFORT) != (s.effort or DEFAULT_EFFORT)
+                if changes and "ultracode" not in settings:
+                    s.ultracode = False  # a level change without the key turns it off
                 s.effort = effort
             if isinstance(settings, dict) and isinstance(settings.get("ultracode"), bool):
                 if self.env.get(ULTRACODE_ENV) == "refused":

@@ -97,13 +97,14 @@ def _ultracode_updates(adapter: Adapter) -> list[dict[str, Any] | None]:
     ]
 
 
+@pytest.mark.parametrize("available", ["computed", "absent"])  # absent: a CLI before it
 async def test_the_answer_offers_it_and_claude_codes_answer_settles_it_after(
-    tmp_path: Path,
+    tmp_path: Path, available: str
 ) -> None:
     env = _env(
         tmp_path,
         CLAUDE_ACP_SCRIPTED_ULTRACODE="on",
-        CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE="true",
+        CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE=available,
     )
     async with agent_in_process(
         tmp_path, "success", env=env, initialize=False, capable=False
