@@ -150,6 +150,7 @@ class LiveView:
         self._cwd = cwd
         self.terminal = terminal_output
         self.terminal_delta = terminal_output_delta
+        self.plan_updates = plan_updates
         self._view = TurnView(
             cwd=cwd,
             live=True,
