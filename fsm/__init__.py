@@ -134,6 +134,7 @@ if TYPE_CHECKING:
         provider_to_disable,
         routed_settings,
         settings_path,
+        shown_base_url,
     )
     from fsm.claude.question_answers import (
         UNANSWERED_CAPABILITY,
@@ -299,6 +300,7 @@ if TYPE_CHECKING:
         model_policy_from,
     )
     from fsm.pickers.ultracode import (
+        UltracodeAsk,
         UltracodeReport,
         UltracodeStart,
         UltracodeSwitch,
@@ -355,6 +357,7 @@ _HOMES = {
     "provider_to_disable": "claude.providers",
     "routed_settings": "claude.providers",
     "settings_path": "claude.providers",
+    "shown_base_url": "claude.providers",
     "ProblemReports": "claude.problem_reports",
     "AUTH_STATUS_METHOD": "claude.auth_identity",
     "AuthIdentity": "claude.auth_identity",
@@ -362,6 +365,7 @@ _HOMES = {
     "identity_from_account": "claude.auth_identity",
     "identity_from_cli": "claude.auth_identity",
     "settings_effort": "pickers.effort_seeds",
+    "UltracodeAsk": "pickers.ultracode",
     "UltracodeReport": "pickers.ultracode",
     "UltracodeStart": "pickers.ultracode",
     "UltracodeSwitch": "pickers.ultracode",
@@ -823,6 +827,7 @@ __all__ = [
     "TurnTakenUp",
     "TurnWentBusy",
     "TurnWentIdle",
+    "UltracodeAsk",
     "UltracodeReport",
     "UltracodeStart",
     "UltracodeSwitch",
@@ -923,6 +928,7 @@ __all__ = [
     "settings_path",
     "settings_ultracode",
     "shape_title",
+    "shown_base_url",
     "shown_title",
     "sign_in_message",
     "sign_in_outcome",

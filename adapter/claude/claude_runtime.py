@@ -81,8 +81,8 @@ def _routed(
     """`options` routed through the client's provider: its environment outranks the client's
     own (`_meta.claudeCode.options.env`), and rides in the settings tier too, which Claude Code
     applies after its environment (`fsm.routed_settings`; docs/reference-adapter.md#providers);
-    with the private copy of the client's settings file that tier is, if any, to remove when
-    this Claude is gone (docs/decisions.md#provider-settings-file)."""
+    with the private file that tier is, if any, to remove when this Claude is gone
+    (docs/decisions.md#provider-settings-file, docs/decisions.md#provider-requests)."""
     from fsm import routed_settings, settings_path
 
     routed = {**options, "env": {**options.get("env", {}), **routing}}
@@ -94,10 +94,16 @@ def _routed(
         if copy is not None:
             routed["settings"] = str(copy)
         return routed, copy
-    tier = routed_settings(options.get("settings"), routing)
-    if tier is not None:
-        routed["settings"] = tier
-    return routed, None
+    tier = routed_settings(options.get("settings"), routing, private_file=True)
+    if tier is None:
+        return routed, None
+    from adapter.claude.settings_copy import private_tier
+
+    # Off the command line (docs/decisions.md#provider-requests); failing that, on it without
+    # the headers, which the environment carries.
+    copy = private_tier(tier)
+    routed["settings"] = str(copy) if copy else routed_settings(options.get("settings"), routing)
+    return routed, copy
 
 
 def _bundled_cli() -> str | None:

@@ -11,7 +11,10 @@ line. A path that is not a regular file, or a file that is not a JSON object, is
 Code as it is, which says what is wrong with it as it does without a provider; the environment
 alone routes then. Only the kind of problem is logged: never the file's content.
 
-Imported by the first Claude started under a provider with a settings file: most never are.
+The route's own settings tier, when the client's settings are an object or none, goes to such a
+file too (`private_tier`): its base URL may carry a credential and its headers are in it
+(docs/decisions.md#provider-requests). Imported by the first Claude started under a provider:
+most never are.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 from adapter.claude.settings_files import read_settings_object
 from fsm import routed_settings
 
-__all__ = ["remove_copy", "routed_copy"]
+__all__ = ["private_tier", "remove_copy", "routed_copy"]
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +48,18 @@ def routed_copy(named: str, cwd: str, routing: Mapping[str, str]) -> Path | None
     if problem is not None:
         log.warning(_LEFT, problem.why)
         return None
-    tier = routed_settings(data, routing)
+    tier = routed_settings(data, routing, private_file=True)
     if tier is None:  # not an object: read_settings_object said so already
         return None
+    copy = private_tier(tier)
+    if copy is None:
+        log.warning(_LEFT, "could not be copied")
+    return copy
+
+
+def private_tier(tier: str) -> Path | None:
+    """The settings tier `tier` in a file only this user can read; None when none could be
+    written (the log says why)."""
     name = ""
     try:
         # mkstemp makes the file readable by this user alone, under a name nobody can guess.
@@ -57,7 +69,7 @@ def routed_copy(named: str, cwd: str, routing: Mapping[str, str]) -> Path | None
     except OSError as exc:
         if name:
             remove_copy(Path(name))
-        log.warning(_LEFT, f"could not be copied ({type(exc).__name__})")
+        log.warning("the routed settings tier could not be written (%s)", type(exc).__name__)
         return None
     return Path(name)
 

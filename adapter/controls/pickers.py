@@ -223,6 +223,17 @@ class SessionConfig:
         current = self._current()
         return current is not None and model_takes_ultracode(current.efforts)
 
+    def model_takes_ultracode(self, model_id: str | None) -> bool | None:
+        """Whether the model Claude Code names `model_id` (an entry's value or the full id it
+        resolves to) takes ultracode (None: the model list does not know it)."""
+        from fsm import model_takes_ultracode
+
+        found = (
+            c for c in self.models if model_id is not None and model_id in (c.value, c.resolved)
+        )
+        choice = next(found, None)
+        return None if choice is None else model_takes_ultracode(choice.efforts)
+
     def ultracode_shown(self) -> bool | None:
         """The Ultracode option's value (None: not offered)."""
         from fsm import ultracode_shown

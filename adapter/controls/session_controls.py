@@ -104,6 +104,13 @@ class SessionControls:
         self._after_setup: list[Callable[[], Awaitable[object]]] = []
         # Claude Code was asked (once a session) what it says of Ultracode (`_ask_ultracode`).
         self._ultracode_asked = False
+        # Model switches sent to Claude or followed, and those sent and not yet answered: what
+        # changed while `get_settings` was asked.
+        self._model_moves = 0
+        self._models_sending = 0
+        # Efforts and Ultracode switches sent to Claude: after one, `get_settings`' answer to an
+        # earlier ask may say a value Claude Code no longer has.
+        self._flag_sends = 0
         self._listed: list[Any] = []  # Claude Code's own command entries, as it listed them
         # The account Claude Code's initialize answer named (the connection's `authStatus`),
         # told at every Claude start, a restart after `authenticate` or `logout` included, as
@@ -251,7 +258,7 @@ class SessionControls:
         if switch and self.config.model is not None:
             # The transcript's model is gone: the running Claude falls back with the picker.
             try:
-                await runtime.set_model(self.config.model)
+                await self._send_model(runtime, self.config.model)
             except Exception:
                 log.warning("session %s: Claude refused the default model", self.session_id)
         await self._restore_ultracode(runtime)  # before the effort, which carries it
@@ -274,18 +281,19 @@ class SessionControls:
         if start is None or start.send is None:
             return
         try:
-            await runtime.apply_flag_settings({"ultracode": start.send})
+            await self._send_flags(runtime, {"ultracode": start.send})
         except Exception:
             log.warning("session %s: Claude refused Ultracode", self.session_id)
             self.config.ultracode = start.refused
 
     async def _ask_ultracode(self, runtime: ClaudeRuntime) -> None:
         """Ask Claude Code's `get_settings` whether Ultracode can run and is asked for; where
-        its answer changes what the picker shows, the client is told. An answer that fails or
-        says nothing changes nothing."""
-        from fsm import ultracode_report, ultracode_reported
+        its answer changes what the picker shows, the client is told. An answer that fails
+        changes nothing; what one says is the core's (fsm.pickers.ultracode)."""
+        from fsm import UltracodeAsk, ultracode_report, ultracode_reported
 
-        takes = self.config.ultracode_takes()
+        takes, moves, flags = self.config.ultracode_takes(), self._model_moves, self._flag_sends
+        sending = self._models_sending > 0
         try:
             response = await runtime.get_settings()
         except Exception as exc:
@@ -294,23 +302,32 @@ class SessionControls:
             )
             return
         report = ultracode_report(response)
-        if report.available is None and report.requested is None:
-            log.debug("session %s: get_settings says nothing of Ultracode", self.session_id)
-            return
         log.debug(
-            "session %s: Claude Code says Ultracode is available: %s, requested: %s",
+            "session %s: get_settings says Ultracode is available: %s, requested: %s (for %s)",
             self.session_id,
             report.available,
             report.requested,
+            report.model,
         )
         switch = self.config.ultracode
         if switch is None or self._live() not in (None, runtime):
             return  # another Claude since: it starts from the session's switch
+        ask = UltracodeAsk(
+            takes_asked=takes,
+            takes_answered=self.config.model_takes_ultracode(report.model),
+            model_changed=sending or self._model_moves != moves,
+            flags_sent=self._flag_sends != flags,
+        )
         self.config.ultracode, changed = ultracode_reported(
-            switch, report, takes, self.config.ultracode_takes()
+            switch, report, ask, self.config.ultracode_takes()
         )
         if changed:
             await self._link.send_update(self.session_id, self._options_update())
+
+    async def _send_flags(self, runtime: ClaudeRuntime, settings: dict[str, Any]) -> None:
+        """An effort or an Ultracode switch to Claude, counted (`_ask_ultracode`)."""
+        self._flag_sends += 1
+        await runtime.apply_flag_settings(settings)
 
     async def _apply_effort(self, runtime: ClaudeRuntime | None) -> None:
         """Tell Claude the effort the picker shows, where the client's pickers name one
@@ -322,8 +339,8 @@ class SessionControls:
             if runtime is None:
                 return
             try:
-                await runtime.apply_flag_settings(
-                    effort_flag_settings(effort, self.config.ultracode_on())
+                await self._send_flags(
+                    runtime, effort_flag_settings(effort, self.config.ultracode_on())
                 )
             except Exception:
                 log.warning("session %s: Claude refused the effort", self.session_id)
@@ -435,7 +452,7 @@ class SessionControls:
         runtime = self._live()
         try:
             if runtime is not None and config_id == "model":
-                await runtime.set_model(chosen)
+                await self._send_model(runtime, chosen)
             elif runtime is not None and config_id == "agent":
                 await runtime.set_agent(agent_flag(chosen))
             elif runtime is not None:
@@ -443,7 +460,7 @@ class SessionControls:
 
                 effort = None if chosen == DEFAULT_EFFORT else chosen
                 ultracode = self.config.ultracode_on()
-                await runtime.apply_flag_settings(effort_flag_settings(effort, ultracode))
+                await self._send_flags(runtime, effort_flag_settings(effort, ultracode))
         except Exception as exc:
             raise RequestError.internal_error(
                 {"reason": f"Claude refused the {config_id}"}
@@ -468,15 +485,25 @@ class SessionControls:
         runtime = self._live()
         if runtime is not None:
             try:
-                await runtime.apply_flag_settings({"ultracode": on})
+                await self._send_flags(runtime, {"ultracode": on})
             except Exception as exc:
                 raise RequestError.internal_error({"reason": "Claude refused ultracode"}) from exc
         if self.config.ultracode is not None:
             self.config.ultracode = ultracode_chosen(self.config.ultracode, on)
 
+    async def _send_model(self, runtime: ClaudeRuntime, model: str) -> None:
+        """Switch Claude's model, counted as a model change (`_ask_ultracode`)."""
+        self._model_moves += 1
+        self._models_sending += 1
+        try:
+            await runtime.set_model(model)
+        finally:
+            self._models_sending -= 1
+
     async def _model_is(self, value: str) -> None:
         """The session runs the picker entry `value` now: its effort, mode and context window
         follow."""
+        self._model_moves += 1
         self.config.model = value
         self.model_chosen(self._context_window())
         self._measure_window(self._live())

@@ -41,6 +41,7 @@ __all__ = [
     "provider_to_disable",
     "routed_settings",
     "settings_path",
+    "shown_base_url",
 ]
 
 # The one provider the adapter has, and the protocols it can route Claude Code through.
@@ -71,7 +72,8 @@ _RESET_ROUTING = {
 }
 # The shortest header value masked (as `adapter.claude.runtime_settings.private_values` does).
 _SECRET_LENGTH = 8
-# What `routed_settings` leaves to the environment: values that may be credentials.
+# What `routed_settings` leaves to the environment when its tier goes on the command line:
+# values that may be credentials.
 _OFF_THE_COMMAND_LINE = frozenset({"ANTHROPIC_CUSTOM_HEADERS"})
 # A header's name: an HTTP token (RFC 9110), so that `name: value` lines stay lines.
 _TOKEN_CHARS = frozenset(
@@ -244,14 +246,18 @@ def settings_path(client_settings: object) -> str | None:
     return client_settings
 
 
-def routed_settings(client_settings: object, env: Mapping[str, str]) -> str | None:
+def routed_settings(
+    client_settings: object, env: Mapping[str, str], *, private_file: bool = False
+) -> str | None:
     """The `--settings` a routed Claude starts with: the client's settings (an object, its
     JSON text, or the object read from the file they name) with the provider's environment on
     top and no `apiKeyHelper`, since Claude Code applies settings' `env` after its own
-    environment. The headers stay out of it: `--settings` is on Claude Code's command line,
-    which every local user can read, and a header may be a credential
-    (docs/decisions.md#provider-requests). None when the client's settings are a file's path
-    (the shell reads it: docs/decisions.md#provider-settings-file) or no JSON object."""
+    environment, so that no user's or project's settings route elsewhere. The route's headers
+    replace the client's own there too. `private_file`: the tier goes to a file only this user
+    can read (docs/decisions.md#provider-requests), so it carries the headers; else it is for
+    Claude Code's command line, which every local user can read, and they stay out of it (the
+    environment carries them). None when the client's settings are a file's path (the shell
+    reads it: docs/decisions.md#provider-settings-file) or no JSON object."""
     given: object = client_settings
     if isinstance(client_settings, str):
         try:
@@ -263,22 +269,62 @@ def routed_settings(client_settings: object, env: Mapping[str, str]) -> str | No
     if not isinstance(given, Mapping):
         return None
     theirs = given.get("env")
-    routing = {k: v for k, v in env.items() if k not in _OFF_THE_COMMAND_LINE}
-    merged_env = {**(theirs if isinstance(theirs, Mapping) else {}), **routing}
-    return json.dumps({**given, "apiKeyHelper": "", "env": merged_env})
+    kept = {
+        k: v
+        for k, v in (theirs if isinstance(theirs, Mapping) else {}).items()
+        if k not in _OFF_THE_COMMAND_LINE
+    }
+    routing = {k: v for k, v in env.items() if private_file or k not in _OFF_THE_COMMAND_LINE}
+    return json.dumps({**given, "apiKeyHelper": "", "env": {**kept, **routing}})
+
+
+def _url_parts(url: str) -> tuple[str, list[str]]:
+    """A base URL's user part (`user:password`, as written) and its query's values."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "", []
+    userinfo = parts.netloc.rpartition("@")[0]
+    values = [pair.partition("=")[2] for pair in parts.query.split("&") if "=" in pair]
+    return userinfo, values
+
+
+def shown_base_url(url: str) -> str:
+    """A base URL as it may be shown: its user part and each query value `***` (either may be a
+    credential: docs/decisions.md#provider-requests)."""
+    userinfo, values = _url_parts(url)
+    if not userinfo and not any(values):
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    query = "&".join(
+        f"{pair.partition('=')[0]}=***" if "=" in pair else pair for pair in parts.query.split("&")
+    )
+    shown = parts._replace(netloc=f"***@{netloc}" if userinfo else netloc, query=query)
+    return shown.geturl()
+
+
+_BASE_URLS = ("ANTHROPIC_BASE_URL", "ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL")
 
 
 def provider_secrets(routing: Mapping[str, str]) -> tuple[str, ...]:
-    """The values of a route's headers (`ANTHROPIC_CUSTOM_HEADERS`) to mask wherever text
-    reaches a client: each value, and the credential after its scheme (`Bearer <token>`), of at
+    """What of a route may be a credential, to mask wherever text reaches a client or the log:
+    its headers' values (`ANTHROPIC_CUSTOM_HEADERS`), each and the credential after its scheme
+    (`Bearer <token>`), and its base URL's user part and query values, as written; those of at
     least 8 characters, as the environment's secrets are."""
-    found: list[str] = []
+    candidates: list[str] = []
     for line in routing.get("ANTHROPIC_CUSTOM_HEADERS", "").split("\n"):
         value = line.partition(":")[2].strip()
         scheme, _, credential = value.partition(" ")
-        for text in (value, credential.strip() if scheme and credential else ""):
-            if len(text) >= _SECRET_LENGTH and text not in found:
-                found.append(text)
+        candidates += [value, credential.strip() if scheme and credential else ""]
+    for name in _BASE_URLS:
+        userinfo, values = _url_parts(routing.get(name, ""))
+        user, _, password = userinfo.partition(":")
+        candidates += [userinfo, user, password, *values]
+    found: list[str] = []
+    for text in candidates:
+        if len(text) >= _SECRET_LENGTH and text not in found:
+            found.append(text)
     return tuple(found)
 
 
@@ -379,7 +425,7 @@ def provider_listing(current: Provider | None, environ: Mapping[str, str]) -> di
                 "providerId": PROVIDER_ID,
                 "supported": list(PROVIDER_TYPES),
                 "required": False,
-                "current": {"apiType": api_type, "baseUrl": base_url},
+                "current": {"apiType": api_type, "baseUrl": shown_base_url(base_url)},
             }
         ]
     }

@@ -12,9 +12,13 @@ turns ultracode off on an effort change sent without the key.
 The session's switch (`UltracodeSwitch`) starts from the settings' `ultracode: true` when its
 first Claude starts (`ultracode_started`), before Claude Code is asked: a session's answer does
 not wait for `get_settings` (docs/decisions.md#ultracode-after-the-answer). Claude Code's answer
-then settles it (`ultracode_reported`): workflows for the model the session ran when it asked,
-and the value it reports unless the user chose one meanwhile. What the picker shows is
-`ultracode_shown`; a change of it is what the client is told. A later Claude process of the
+then settles it (`ultracode_reported`): workflows for the model it answered for (`applied.model`,
+where the model list knows it; else the model the session ran when it asked, unless the model
+changed before the answer came: then `available: false` tells nothing, the model it was computed
+for being unknown), and the value it reports unless the user chose one meanwhile or an effort or
+a switch was sent to Claude Code since the ask (its answer may predate it). An answer that says
+nothing of ultracode changes nothing. What the picker shows is `ultracode_shown`; a change of it
+is what the client is told. A later Claude process of the
 session (a restart) gets the session's value back where it differs from the settings' (what it
 starts with), before any effort is sent. Pure functions of their arguments.
 """
@@ -26,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = [
+    "UltracodeAsk",
     "UltracodeReport",
     "UltracodeStart",
     "UltracodeSwitch",
@@ -44,10 +49,26 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class UltracodeReport:
-    """What Claude Code's `get_settings` said (None: it did not say)."""
+    """What Claude Code's `get_settings` said (None: it did not say): `model` is the model it
+    answered for (`applied.model`, the full model id it runs)."""
 
     available: bool | None
     requested: bool | None
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UltracodeAsk:
+    """The session while Claude Code's `get_settings` was asked: whether the model it ran when
+    it asked takes ultracode, whether the model the answer names does (None: the answer names
+    none the model list knows), whether the session's model changed (sent to Claude Code or
+    followed) between the ask and the answer, and whether an effort or an ultracode switch was
+    sent to Claude Code meanwhile."""
+
+    takes_asked: bool
+    takes_answered: bool | None = None
+    model_changed: bool = False
+    flags_sent: bool = False
 
 
 def ultracode_report(response: object) -> UltracodeReport:
@@ -57,9 +78,11 @@ def ultracode_report(response: object) -> UltracodeReport:
         return UltracodeReport(available=None, requested=None)
     available = applied.get("ultracodeAvailable")
     requested = applied.get("ultracodeRequested")
+    model = applied.get("model")
     return UltracodeReport(
         available=available if isinstance(available, bool) else None,
         requested=requested if isinstance(requested, bool) else None,
+        model=model if isinstance(model, str) and model else None,
     )
 
 
@@ -68,14 +91,23 @@ def model_takes_ultracode(efforts: Sequence[str]) -> bool:
     return "xhigh" in efforts
 
 
-def workflows_enabled(report: UltracodeReport, takes: bool) -> bool | None:
+def workflows_enabled(report: UltracodeReport, takes: bool | None) -> bool | None:
     """Whether Claude Code's dynamic workflows are on, from its report for a model that `takes`
-    ultracode or not (None: the report cannot tell)."""
+    ultracode or not (None: a model not known; None back: the report cannot tell)."""
     if report.available is True:
         return True
-    if report.available is False and takes:
+    if report.available is False and takes is True:
         return False
     return None
+
+
+def answered_takes(ask: UltracodeAsk) -> bool | None:
+    """Whether the model Claude Code answered for takes ultracode: the one its answer names;
+    without it, the one the session ran when it asked, unless the model changed before the
+    answer came (None: not known)."""
+    if ask.takes_answered is not None:
+        return ask.takes_answered
+    return None if ask.model_changed else ask.takes_asked
 
 
 def ultracode_offered(workflows: bool | None, takes: bool) -> bool:
@@ -131,13 +163,19 @@ def ultracode_started(switch: UltracodeSwitch | None, settings_on: bool) -> Ultr
 
 
 def ultracode_reported(
-    switch: UltracodeSwitch, report: UltracodeReport, takes_asked: bool, takes_now: bool
+    switch: UltracodeSwitch, report: UltracodeReport, ask: UltracodeAsk, takes_now: bool
 ) -> tuple[UltracodeSwitch, bool]:
-    """Claude Code's `get_settings` answer, asked while the session ran a model that
-    `takes_asked` ultracode or not: its workflows, and its value unless the user chose one
-    since; and whether what the picker shows changed (on the model that `takes_now`)."""
-    on = switch.on if switch.chosen or report.requested is None else report.requested
-    settled = replace(switch, workflows=workflows_enabled(report, takes_asked), on=on)
+    """Claude Code's `get_settings` answer, asked as `ask` says: its workflows (for the model
+    it answered for), and its value unless the user chose one since or an effort or a switch
+    was sent since the ask (an effort sent without `ultracode: true` turns ultracode off, one
+    with it keeps it on: Claude Code has the session's value, and its answer may be older than
+    the send); and whether what the picker shows changed (on the model that `takes_now`). An
+    answer that says nothing of ultracode changes nothing."""
+    if report.available is None and report.requested is None:
+        return switch, False
+    requested, kept = report.requested, switch.chosen or ask.flags_sent
+    on = switch.on if kept or requested is None else requested
+    settled = replace(switch, workflows=workflows_enabled(report, answered_takes(ask)), on=on)
     return settled, ultracode_shown(settled, takes_now) != ultracode_shown(switch, takes_now)
 
 

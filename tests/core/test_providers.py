@@ -23,6 +23,7 @@ from fsm import (
     provider_to_disable,
     routed_settings,
     settings_path,
+    shown_base_url,
 )
 
 SECRET = "sk-made-up-secret-0123456789"
@@ -260,3 +261,29 @@ def test_header_values_once_set_stay_private() -> None:
     assert (gone.private, gone.added) == ((SECRET, other), ())
     assert routes.set(_provider("http://set.test", key=SECRET)).added == ()
     assert routes.private == (SECRET, other)
+
+
+def test_the_routes_headers_win_in_the_settings_tier_and_ride_in_it_only_when_private() -> None:
+    env = provider_env(
+        Provider(api_type="anthropic", base_url="http://gw.test", headers=(("x-key", SECRET),))
+    )
+    theirs = {"env": {"ANTHROPIC_CUSTOM_HEADERS": "x-key: the-clients-own", "MINE": "1"}}
+    public = json.loads(routed_settings(theirs, env) or "{}")
+    # On the command line: no header at all, so that the environment's (the route's) apply.
+    assert "ANTHROPIC_CUSTOM_HEADERS" not in public["env"] and public["env"]["MINE"] == "1"
+    private = json.loads(routed_settings(theirs, env, private_file=True) or "{}")
+    assert private["env"]["ANTHROPIC_CUSTOM_HEADERS"] == f"x-key: {SECRET}"
+    assert private["env"]["ANTHROPIC_BASE_URL"] == "http://gw.test"
+
+
+def test_a_base_urls_user_part_and_query_values_are_masked_when_shown() -> None:
+    url = "https://someone:pw-made-up-0123456789@gw.test:8443/v1?key=q-made-up-0123456789&a"
+    assert shown_base_url(url) == "https://***@gw.test:8443/v1?key=***&a"
+    assert shown_base_url("http://127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
+    routing = provider_env(Provider(api_type="bedrock", base_url=url))
+    secrets = provider_secrets(routing)
+    assert "pw-made-up-0123456789" in secrets and "q-made-up-0123456789" in secrets
+    assert "someone:pw-made-up-0123456789" in secrets
+    assert "someone" not in secrets  # shorter than a secret: masking it would mask prose
+    listed = provider_listing(None, {"ANTHROPIC_BASE_URL": url})
+    assert listed["providers"][0]["current"]["baseUrl"] == shown_base_url(url)

@@ -127,18 +127,23 @@ async def test_a_set_reaches_the_next_claude_and_a_live_session_at_its_next_prom
         third = await adapter.prompt(live, "once more")
         listed = await adapter.request("providers/list", {})
         log = adapter.stderr()
+        fresh = _argvs(tmp_path)[1]
+        # The route rides in the settings tier too, in a file only this user reads (removed
+        # with its Claude): neither the route nor the header's value on the command line.
+        tier_file = Path(fresh[fresh.index("--settings") + 1])
+        assert tier_file.stat().st_mode & 0o777 == 0o600
+        tier = json.loads(tier_file.read_text(encoding="utf-8"))
     for answer in (first, second, third):
         assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
     assert sorted(adapter.answers().values()) == [1, 1, 1]  # each prompt answered once
     routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"}
     # The first Claude, then one fresh Claude that resumed the session, and no other.
     assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed]
-    fresh = _argvs(tmp_path)[1]
     assert any(arg.startswith("--resume") for arg in fresh)
-    # The route rides in the settings tier too, the header's value never on the command line.
-    tier = json.loads(fresh[fresh.index("--settings") + 1])
     assert tier["env"]["ANTHROPIC_BASE_URL"] == GATEWAY and tier["apiKeyHelper"] == ""
-    assert SECRET not in json.dumps(fresh)
+    assert tier["env"]["ANTHROPIC_CUSTOM_HEADERS"] == f"x-key: {SECRET}"
+    assert SECRET not in json.dumps(fresh) and GATEWAY not in json.dumps(fresh)
+    assert not tier_file.exists()
     assert listed["providers"][0]["current"] == {"apiType": "anthropic", "baseUrl": GATEWAY}
     assert SECRET not in log and GATEWAY not in log
 
@@ -550,7 +555,8 @@ async def test_a_clients_settings_file_is_read_and_routed_in_a_private_copy(
     assert (tier["model"], tier["apiKeyHelper"]) == ("opus", "")
     assert tier["env"]["MY_TOKEN"] == "file-made-up-token-42"
     assert tier["env"]["ANTHROPIC_BASE_URL"] == GATEWAY  # the route over the file's own
-    assert "ANTHROPIC_CUSTOM_HEADERS" not in tier["env"]
+    # The route's headers over any of the user's, the project's or the file's own.
+    assert tier["env"]["ANTHROPIC_CUSTOM_HEADERS"] == f"x-key: {SECRET}"
     # Neither the file's settings nor the header's value on the command line; the copy is gone
     # once its Claude is.
     assert "file-made-up-token-42" not in json.dumps(argv) and SECRET not in json.dumps(argv)
@@ -584,3 +590,45 @@ async def test_a_settings_file_that_cannot_be_routed_is_left_to_claude_code(
     assert _envs(tmp_path)[0]["ANTHROPIC_BASE_URL"] == GATEWAY
     assert f"the client's settings file {why}" in log
     assert "not-json-file-text" not in log
+
+
+PASSWORD, QUERY_KEY = "pw-made-up-0123456789", "q-made-up-0123456789"
+CREDENTIALED = f"http://someone:{PASSWORD}@127.0.0.1:9/v1?key={QUERY_KEY}&region=eu"
+# Claude Code's own words quote the base URL, credentials and all.
+QUOTED_URL = Scenario(
+    name="provider_quoted_url",
+    description="",
+    turns=(
+        (
+            RawFrame(
+                frame={
+                    "type": "system",
+                    "subtype": "informational",
+                    "level": "warning",
+                    "content": f"cannot reach {CREDENTIALED}",
+                    "session_id": "x",
+                    "uuid": "u1",
+                }
+            ),
+            Text(text="ok"),
+            Result(),
+        ),
+    ),
+)
+
+
+@pytest.mark.asyncio
+async def test_a_base_urls_credentials_are_shown_nowhere(tmp_path: Path) -> None:
+    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": CREDENTIALED}
+    async with agent_in_process(tmp_path, "provider_quoted_url", scenarios=[QUOTED_URL]) as adapter:
+        assert await adapter.request("providers/set", provider) == {}
+        listed = await adapter.request("providers/list", {})
+        session = await adapter.new_session()
+        await adapter.prompt(session, "hello")
+        wire = json.dumps([f.message for f in adapter.frames if f.direction == "incoming"])
+        [argv] = _argvs(tmp_path)
+    shown = "http://***@127.0.0.1:9/v1?key=***&region=***"
+    assert listed["providers"][0]["current"] == {"apiType": "anthropic", "baseUrl": shown}
+    assert "cannot reach" in wire
+    for secret in (PASSWORD, QUERY_KEY):
+        assert secret not in wire and secret not in json.dumps(argv)

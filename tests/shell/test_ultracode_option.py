@@ -12,6 +12,7 @@ control request it receives.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,8 @@ from tests.support.shell_harness import agent_in_process
 
 pytestmark = pytest.mark.asyncio
 
-SAID = "Claude Code says Ultracode is available"
-NOTHING_SAID = ("no get_settings answer", "get_settings says nothing of Ultracode")
+SAID = "get_settings says Ultracode is available"
+NOTHING_SAID = ("no get_settings answer", "available: None, requested: None")
 
 
 def ultracode_boolean(on: bool) -> dict[str, Any]:
@@ -268,6 +269,115 @@ async def test_a_restarted_claude_gets_the_choice_back_before_the_effort() -> No
     assert first.sent == [{"effortLevel": "medium"}, {"ultracode": True}]
     assert second.sent == [{"ultracode": True}, {"effortLevel": "medium", "ultracode": True}]
     assert config.ultracode_shown() is True
+
+
+class _Late(_Restarted):
+    """A Claude process whose `get_settings` answers `applied` once the test releases it."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        super().__init__()
+        self.asked, self.release = anyio.Event(), anyio.Event()
+        self.applied: dict[str, Any] = {}
+        self.models: list[str] = []
+
+    async def get_settings(self) -> dict[str, Any]:
+        self.asked.set()
+        await self.release.wait()
+        return {"applied": self.applied}
+
+    async def set_model(self, model: str) -> None:
+        self.models.append(model)
+
+
+async def _asked_late(late: _Late, during: Callable[[Any], Awaitable[None]]) -> Any:
+    """A session's controls on `late` (the ultracode model list, no AIR): its `get_settings`
+    asked after the setup answer, `during` done while it waits, then answered."""
+    import anyio
+
+    from adapter.controls.pickers import SessionConfig
+    from adapter.controls.session_controls import SessionControls
+    from tests.support.shell_harness import FakeLink
+
+    config = SessionConfig.initial({}, None, auto_allowed=False)
+    controls = SessionControls(session_id="s", link=FakeLink(), config=config)
+    controls._runtime = lambda: late  # type: ignore[assignment,return-value]
+    async with anyio.create_task_group() as tg:
+        controls.run_beside_with(lambda work: tg.start_soon(work))  # type: ignore[arg-type]
+        await controls.adopt(late)  # type: ignore[arg-type]
+        for work in controls._after_setup:  # the setup answer is out
+            await work()
+        await late.asked.wait()
+        await during(controls)
+        late.release.set()
+    controls.run_beside_with(lambda work: None)  # nothing more beside
+    return controls
+
+
+@pytest.mark.parametrize("names_model", [True, False])
+async def test_an_answer_for_a_model_switched_to_meanwhile_hides_nothing(
+    names_model: bool,
+) -> None:
+    """Asked on the default (it takes ultracode), answered `available: false` for Haiku (it
+    does not), which the client switched to meanwhile: workflows are not off, and the option is
+    back on a model that takes it (docs/decisions.md#ultracode-after-the-answer)."""
+    late = _Late()
+    late.applied = {"ultracodeAvailable": False, "ultracodeRequested": False}
+    if names_model:  # Claude Code names the model it answered for; an older one may not
+        late.applied["model"] = "claude-haiku-4-5"
+
+    async def to_haiku(controls: Any) -> None:
+        await controls.set_option("model", "haiku")
+
+    controls = await _asked_late(late, to_haiku)
+    assert controls.config.ultracode.workflows is None
+    await controls.set_option("model", "default")
+    assert late.models == ["haiku", "default"]
+    assert controls.config.ultracode_shown() is False
+
+
+async def test_an_answer_naming_a_model_that_takes_it_says_workflows_are_off() -> None:
+    late = _Late()
+    late.applied = {"model": "claude-sonnet-4-5", "ultracodeAvailable": False}
+
+    async def nothing(controls: Any) -> None:
+        return None
+
+    controls = await _asked_late(late, nothing)
+    assert controls.config.ultracode.workflows is False
+    assert controls.config.ultracode_shown() is None
+
+
+@pytest.mark.parametrize(
+    ("config_id", "value"), [("effort", "high"), ("ultracode", "off"), ("ultracode", False)]
+)
+async def test_an_effort_or_a_switch_sent_meanwhile_outlasts_a_stale_answer(
+    config_id: str, value: object
+) -> None:
+    """Claude Code's answer says ultracode is asked for, as it was before an effort (sent
+    without `ultracode: true`, which turned it off) or a switch off was sent meanwhile: the
+    option stays off, and the client is told nothing else."""
+    late = _Late()
+    late.applied = {"model": "claude-sonnet-4-5", "ultracodeAvailable": True}
+    late.applied["ultracodeRequested"] = True
+
+    async def send(controls: Any) -> None:
+        controls.config.fast_boolean = isinstance(value, bool)
+        await controls.set_option(config_id, value)
+
+    controls = await _asked_late(late, send)
+    assert controls.config.ultracode_shown() is False
+    assert (
+        late.sent == [{"effortLevel": "high"}] if config_id == "effort" else [{"ultracode": False}]
+    )
+    shown = [
+        o.current_value
+        for update in controls._link.sent
+        for o in update.config_options
+        if o.id == "ultracode"
+    ]
+    assert True not in shown and "on" not in shown
 
 
 async def test_resume_load_and_fork_offer_it_and_ask_claude_code_after(tmp_path: Path) -> None:
