@@ -102,6 +102,7 @@ class SessionControls:
         self.commands: list[AvailableCommand] = []
         # What follows the command list once the setup response is out (`after_setup_answer`).
         self._after_setup: list[Callable[[], Awaitable[object]]] = []
+        self._setup_answered = False  # the setup response is out and that work was taken
         # Claude Code was asked (once a session) what it says of Ultracode (`_ask_ultracode`).
         self._ultracode_asked = False
         # Model switches sent to Claude or followed, and those sent and not yet answered: what
@@ -266,10 +267,14 @@ class SessionControls:
         await self.auto_fast.adopt(runtime, info)
         if not self._ultracode_asked and self.config.ultracode is not None:
             # Asked once the answer is out, never before it: the answer shows what the model
-            # list and the settings say (docs/decisions.md#ultracode-after-the-answer).
+            # list and the settings say (docs/decisions.md#ultracode-after-the-answer). A
+            # restart after the answer (the first Claude's start-up facts failed) asks now.
             self._ultracode_asked = True
             asked = functools.partial(self._ask_ultracode, runtime)
-            self.after_setup_answer(lambda: self._beside(asked))
+            if self._setup_answered:
+                self._spawn(asked)
+            else:
+                self.after_setup_answer(lambda: self._beside(asked))
 
     async def _beside(self, work: Callable[[], Awaitable[None]]) -> None:
         self._spawn(work)
@@ -360,6 +365,7 @@ class SessionControls:
                 return
             await self._link.send_update(self.session_id, update_for(self.commands))
             after, self._after_setup = self._after_setup, []
+            self._setup_answered = True
             for work in after:
                 await work()
             runtime = self._live()
@@ -374,7 +380,8 @@ class SessionControls:
     def after_setup_answer(self, work: Callable[[], Awaitable[object]]) -> None:
         """`work` is done once the setup response is out, after the command list (a load's
         replayed subagents' models named as the model list names them); not at all when that
-        response is an error or never written."""
+        response is an error or never written. Work queued after that response went out is
+        never done: a caller that may come later checks `_setup_answered` (`adopt`)."""
         self._after_setup.append(work)
 
     def start_sign_in(self, tg: TaskGroup, name: str) -> None:

@@ -84,3 +84,25 @@ async def test_an_exception_of_ours_is_worded_without_its_text() -> None:
     sent = await _sent({"jsonrpc": "2.0", "id": 1, "error": error})
     assert sent["error"]["message"].startswith("Internal error: a fault in claude-acp")
     assert "KeyError" not in json.dumps(sent)
+
+
+@pytest.mark.asyncio
+async def test_a_value_made_private_later_is_masked_in_every_error_after() -> None:
+    """docs/decisions.md#provider-requests: the guard reads the masked values at each error,
+    so a provider's header value set after start-up is masked from then on."""
+    from adapter.claude.runtime_settings import RuntimeSettings
+
+    secret = "gw-made-up-secret-0123456789"
+    settings = RuntimeSettings()
+    writer = _Writer()
+    fake: Any = writer
+    transport = GuardedTransport(
+        ChunkReader(), fake, limit=1 << 20, on_eof=_no_eof, private=settings.masked
+    )
+    error = {"code": -32603, "message": f"failed with {secret}", "data": {"said": secret}}
+    await transport.send({"jsonrpc": "2.0", "id": 1, "error": error})
+    settings.provider_private.append(secret)  # as a `providers/set` does
+    await transport.send({"jsonrpc": "2.0", "id": 2, "error": error})
+    before, after = (json.loads(frame) for frame in writer.writes)
+    assert secret in json.dumps(before)
+    assert secret not in json.dumps(after) and "failed with" in after["error"]["message"]

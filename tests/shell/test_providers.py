@@ -378,8 +378,11 @@ async def test_what_opens_a_session_or_prompts_waits_while_a_change_is_applied()
 
 
 @pytest.mark.asyncio
-async def test_a_prompt_and_a_session_new_wait_for_a_change_under_way(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "opening", ["session/new", "session/load", "session/resume", "session/fork"]
+)
+async def test_a_prompt_and_an_opening_wait_for_a_change_under_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opening: str
 ) -> None:
     from adapter.session.session import Session
 
@@ -410,19 +413,23 @@ async def test_a_prompt_and_a_session_new_wait_for_a_change_under_way(
         change = asyncio.ensure_future(adapter.request("providers/set", provider))
         await asyncio.wait_for(holding.wait(), WAIT)
         prompt = asyncio.ensure_future(adapter.prompt(live, "again"))
-        opened = asyncio.ensure_future(adapter.new_session())
-        await until(lambda: waited.count(True) == 2, "the prompt and session/new to wait")
+        params = {"cwd": str(adapter.workdir), "mcpServers": []}
+        if opening != "session/new":
+            params["sessionId"] = live
+        opened = asyncio.ensure_future(adapter.request(opening, params))
+        await until(lambda: waited.count(True) == 2, f"the prompt and {opening} to wait")
         assert not (change.done() or prompt.done() or opened.done())
         assert len(_envs(tmp_path)) == 1  # no Claude started meanwhile
         release.set()
         assert await change == {}
         answer, fresh = await prompt, await opened
     assert isinstance(answer, acp.schema.PromptResponse) and answer.stop_reason == "end_turn"
-    assert isinstance(fresh, str)
+    assert isinstance(fresh, dict) and not isinstance(fresh, acp.RequestError)
     # The prompt went to a fresh Claude on the new route: it waited until its session was
-    # marked. The new session's Claude started on it too.
+    # marked. Every Claude the opening started, started on it too.
     routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
-    assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed, routed]
+    first, *later = _envs(tmp_path)
+    assert first == dict.fromkeys(NAMES) and later and later == [routed] * len(later)
 
 
 class _Opened(_HeldSession):

@@ -380,6 +380,39 @@ async def test_an_effort_or_a_switch_sent_meanwhile_outlasts_a_stale_answer(
     assert True not in shown and "on" not in shown
 
 
+async def test_a_restart_after_the_answer_asks_when_the_first_start_could_not() -> None:
+    """The first Claude's start-up facts failed (no switch, nothing asked); a restart after the
+    setup answer is out asks `get_settings` then, not never."""
+    import anyio
+
+    from adapter.controls.pickers import SessionConfig
+    from adapter.controls.session_controls import SessionControls
+    from tests.support.shell_harness import WAIT, FakeLink
+
+    class Broken(_Restarted):
+        async def server_info(self) -> dict[str, Any]:
+            raise ConnectionError("gone")
+
+    late = _Late()
+    late.applied = {"model": "claude-sonnet-4-5", "ultracodeAvailable": True}
+    late.applied["ultracodeRequested"] = True
+    link = FakeLink()
+    config = SessionConfig.initial({}, None, auto_allowed=False)
+    controls = SessionControls(session_id="s", link=link, config=config)
+    with anyio.fail_after(WAIT):  # a bound on a hang only
+        async with anyio.create_task_group() as tg:
+            controls.run_beside_with(lambda work: tg.start_soon(work))  # type: ignore[arg-type]
+            await controls.adopt(Broken())  # type: ignore[arg-type]
+            controls.announce_later(tg)
+            await anyio.wait_all_tasks_blocked()  # the command list is out
+            assert config.ultracode is None and link.sent
+            controls._runtime = lambda: late  # type: ignore[assignment,return-value]
+            await controls.adopt(late)  # type: ignore[arg-type]
+            await late.asked.wait()
+            late.release.set()
+    assert config.ultracode_shown() is True
+
+
 async def test_resume_load_and_fork_offer_it_and_ask_claude_code_after(tmp_path: Path) -> None:
     import asyncio
 
