@@ -19,7 +19,8 @@ each part lives:
   sign-in it pays with; `providers.py`: the model provider a client sets;
   `problem_reports.py`: what it could not do, for the log;
   `raw_messages.py`, `start_failures.py`, `blob_types.py`, `session_titles.py`,
-  `question_answers.py`, `permission_card.py`, `remote_control.py`, `mcp_sign_in.py`,
+  `question_answers.py`, `permission_card.py`, `plan_approvals.py` (which approved plan becomes the
+  session's), `remote_control.py`, `mcp_sign_in.py`,
   `settings_warnings.py`: which problems with its settings files to warn of);
 - `air/`: JetBrains AIR (`client.py`: who is an AIR client; `meta.py`, `archive_titles.py`,
   `git_patch.py`: what it is sent; `changed_meta_filter.py`: what it is not sent again;
@@ -116,6 +117,7 @@ if TYPE_CHECKING:
         sign_in_servers,
     )
     from fsm.claude.permission_card import PermissionCard, permission_card
+    from fsm.claude.plan_approvals import approved_plan
     from fsm.claude.problem_reports import ProblemReports
     from fsm.claude.providers import (
         GATEWAY_METHODS,
@@ -608,6 +610,7 @@ _HOMES = {
     "UNANSWERED_CAPABILITY": "claude.question_answers",
     "PermissionCard": "claude.permission_card",
     "permission_card": "claude.permission_card",
+    "approved_plan": "claude.plan_approvals",
     "reports_unanswered": "claude.question_answers",
     "with_unanswered": "claude.question_answers",
     "renames_session": "claude.session_titles",
@@ -840,6 +843,7 @@ __all__ = [
     "air_client",
     "air_info_update",
     "allowed_models",
+    "approved_plan",
     "archive_to",
     "background_tasks_of",
     "blob_plan",

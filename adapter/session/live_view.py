@@ -135,6 +135,7 @@ class LiveView:
         acp_notices: bool = False,
         private: Callable[[], tuple[str, ...]] = tuple,
         air: AirClient | None = None,
+        plan_updates: bool = False,
     ) -> None:
         """`titled`: the session has its title already (a loaded one: its first prompt was
         not this one). `compaction_updates`: the client declared `session.compaction`.
@@ -142,12 +143,14 @@ class LiveView:
         boundary it names), read when the session opens (`count_compactions`), so that ids
         agree with a load's (none: the session has no transcript to read). `acp_notices`:
         the client declared `session.notices`; `private`: the values masked in Claude Code's own
-        words, read at each use (a provider set later adds to them)."""
+        words, read at each use (a provider set later adds to them); `plan_updates`: the client
+        declared `plan`, so an approved plan is sent as a `plan_update`."""
         self._link = link
         self._session_id = session_id
         self._cwd = cwd
         self.terminal = terminal_output
         self.terminal_delta = terminal_output_delta
+        self.plan_updates = plan_updates
         self._view = TurnView(
             cwd=cwd,
             live=True,
@@ -157,6 +160,7 @@ class LiveView:
             existing_file=existing_plan_file,
             skill_file=skill_file_in(cwd),
             read_text=lambda path: read_patch_source(path).text,
+            plan_updates=plan_updates,
         )
         self.air = self._view.air
         # JetBrains AIR's file-change reports (`fsm.air.file_change_reports`).

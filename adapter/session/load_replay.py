@@ -160,6 +160,7 @@ async def replay_transcript(
         air=session.view.air,
         existing_file=existing_plan_file,
         skill_file=skill_file_in(session.cwd),
+        plan_updates=session.view.plan_updates,
     )
     compactions = ReplayedCompactions(
         updates=session.view.compaction_updates,

@@ -124,6 +124,7 @@ class Session:
             acp_notices=dialects.acp_notices,
             private=self._private,
             air=self.controls.air,
+            plan_updates=self.controls.plan_updates,
         )
         self._closed = False
         self._released = False  # the core's models detached (at close): it takes no more events

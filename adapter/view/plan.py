@@ -47,8 +47,9 @@ def plan_update(tool_input: object) -> dict[str, Any] | None:
 
 def approved_plan_update(plan: str, plan_id: str) -> dict[str, Any]:
     """The `plan_update` (ACP's markdown plan) for a plan the user approved when leaving plan
-    mode in a fresh context, under the id the core gives it (`fsm.AirClient.approved_plan_id`);
-    markdown as Claude wrote it, as the ExitPlanMode card shows it."""
+    mode (the result's, or a fresh context's), under the id the core gives it
+    (`fsm.AirClient.approved_plan_id`); markdown as Claude wrote it, as the ExitPlanMode card
+    shows it."""
     return {
         "sessionUpdate": "plan_update",
         "plan": {"type": "markdown", "planId": plan_id, "content": plan},

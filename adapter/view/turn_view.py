@@ -27,7 +27,7 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from adapter.view.final_patch import ReadText, final_patch
-from adapter.view.plan import plan_update
+from adapter.view.plan import approved_plan_update, plan_update
 from adapter.view.plan_file import PLAN_EXIT, FileCheck, plan_file_card, plan_file_result
 from adapter.view.stream_assembly import StreamAssembly, chunk
 from adapter.view.streamed_calls import StreamedCalls
@@ -39,6 +39,7 @@ from fsm import (
     SERVER_RESULTS,
     AirClient,
     AsyncTasks,
+    approved_plan,
     skill_tool_meta,
     with_air_meta,
 )
@@ -152,11 +153,14 @@ class TurnView:
         existing_file: FileCheck = lambda path: None,
         skill_file: FileCheck = lambda name: None,
         read_text: ReadText = lambda path: None,
+        plan_updates: bool = False,
     ) -> None:
         """`air`: what a JetBrains AIR client negotiated; `existing_file`: whether a path
-        Claude names is a file (the view reads no disk)."""
+        Claude names is a file (the view reads no disk); `plan_updates`: the client declared
+        `plan` (an approved plan is sent as a `plan_update`)."""
         self.cwd = cwd
         self.air = air or AirClient()
+        self.plan_updates = plan_updates
         self.existing_file = existing_file
         self.skill_file = skill_file  # a skill's name -> its SKILL.md, if there is one
         self.read_text = read_text
@@ -601,7 +605,7 @@ class TurnView:
             self._running.discard(tool_id)
             self._progress.pop(tool_id, None)
             name, tool_input = self._calls.pop(tool_id, ("", None))
-            self._parents.pop(tool_id, None)
+            parent = self._parents.pop(tool_id, None)
             self._sent.discard(tool_id)
             task = background_task(tool_use_result)
             if self._terminal and task is not None and len(self._background) < 256:
@@ -632,7 +636,35 @@ class TurnView:
             if why is not None and ended:
                 _with_non_execution(ended, tool_id, name, why)
             updates.extend(ended)
+            if name == PLAN_EXIT:
+                approved = self._approved_plan(
+                    tool_id, tool_input, tool_use_result, is_error, parent
+                )
+                updates.extend(approved)
         return updates
+
+    def _approved_plan(
+        self,
+        tool_id: str,
+        tool_input: object,
+        tool_use_result: object,
+        is_error: bool,
+        parent: str | None,
+    ) -> list[Wire]:
+        """After an ExitPlanMode call's result, the plan it approved as the session's markdown
+        plan, when the core says so (`fsm.approved_plan`), under the id the core gives it
+        (`AirClient.approved_plan_id`), as the reference sends it
+        (docs/reference-adapter.md#approved-plan)."""
+        plan = approved_plan(
+            tool_input,
+            tool_use_result,
+            is_error=is_error,
+            subagent=parent is not None,
+            plan_updates=self.plan_updates,
+        )
+        if plan is None:
+            return []
+        return [approved_plan_update(plan, self.air.approved_plan_id(tool_id))]
 
     def _backgrounded(
         self,

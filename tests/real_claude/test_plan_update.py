@@ -1,7 +1,8 @@
 """A plan exit that clears the context, with the real Claude Code CLI, for a client that declares
 `plan` (as the reference adapter does): after the fresh context's mode,
 options and emptied meter, the approved plan arrives as a markdown `plan_update`, then the
-ExitPlanMode card is completed, and the fresh Claude implements the plan in the same turn.
+ExitPlanMode card is completed, and the fresh Claude implements the plan in the same turn. An
+approval that keeps the context sends the plan too, right after the call's result.
 
 The plan reaches the CLI's callback only from its plan file (`test_asking.py` found it): the
 test writes that file while the double holds back Claude's ExitPlanMode.
@@ -94,3 +95,45 @@ async def test_clearing_the_context_sends_the_approved_plan_as_plan_update(
     assert "".join(turn.texts()).endswith("Implementing the plan.")
     assert turn.response.stop_reason == "end_turn"
     assert [u for u in updates if u["sessionUpdate"] == "plan_update"] == [plan]
+
+
+async def test_approving_without_clearing_sends_the_plan_after_the_calls_result(
+    planning: tuple[Adapter, AskedClient], double: MessagesApiDouble
+) -> None:
+    # The reference sends every approved plan, not only a clear context's, right after the
+    # ExitPlanMode call's result (docs/reference-adapter.md#approved-plan): here from the CLI's
+    # structured result, its plan as read from the plan file.
+    adapter, client = planning
+    session = await adapter.new_session()
+    await asyncio.wait_for(
+        adapter.conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT
+    )
+    leave = ToolUse("ExitPlanMode", {})
+    double.script(Stall(leave), Answer("Coding now."))
+    client.option = "exit-plan-default"
+    start = len(adapter.frames)
+    try:
+        prompt = asyncio.ensure_future(adapter.prompt(session, "Plan the fix"))
+        await wait_until(lambda: len(double.messages()) == 1)
+        named = json.dumps(double.messages()[0].body)
+        plans = re.escape(str(adapter.config_dir / "plans"))
+        (plan_file,) = set(re.findall(plans + r"/[\w.-]+\.md", named))
+        Path(plan_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(plan_file).write_text(PLAN, encoding="utf-8")
+        double.release_stalls()
+        answer = await asyncio.wait_for(prompt, TIMEOUT)
+    finally:
+        client.option = "allow"
+    turn = Turn(session, answer, session_frames(adapter, start, session))
+
+    updates = turn.updates()
+    [plan] = [u for u in updates if u["sessionUpdate"] == "plan_update"]
+    assert plan == {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "markdown", "planId": f"plan-mode:{leave.id}", "content": PLAN.strip()},
+    }
+    card = updates[updates.index(plan) - 1]
+    assert card["sessionUpdate"] == "tool_call_update" and card["toolCallId"] == leave.id
+    assert card["status"] == "completed"
+    assert "".join(turn.texts()).endswith("Coding now.")
+    assert turn.response.stop_reason == "end_turn"

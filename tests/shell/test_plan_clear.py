@@ -192,20 +192,55 @@ async def test_a_client_other_than_air_gets_the_sessions_one_approved_plan(tmp_p
 
 
 @pytest.mark.asyncio
-async def test_a_plan_capable_client_approving_without_clearing_gets_no_plan_update(
-    tmp_path: Path,
+@pytest.mark.parametrize("choice", ["exit-plan-default", "exit-plan-accept-edits"])
+async def test_a_plan_capable_client_approving_without_clearing_gets_the_plan_after_the_card(
+    tmp_path: Path, choice: str
 ) -> None:
-    client = ChoosingClient(option("exit-plan-default"))
+    client = ChoosingClient(option(choice))
     async with agent_in_process(
         tmp_path, "plan_clear", client=client, capabilities={"plan": {}}
     ) as adapter:
         session = await adapter.new_session()
         answer = await adapter.prompt(session, "fix the bug")
     assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
-    kinds = [u["sessionUpdate"] for u in adapter.updates()]
-    # The reference publishes the plan only when it restarts in a fresh context (2.2, 2.3).
-    assert "current_mode_update" in kinds and "plan_update" not in kinds
-    assert len(by_process(tmp_path)) == 1
+    updates = adapter.updates()
+    # The reference sends every approved plan of the main conversation, not only a clear
+    # context's, right after the call's result (docs/reference-adapter.md#approved-plan).
+    approval = client.permission_requests[0].tool_call_id
+    [plan] = [u for u in updates if u["sessionUpdate"] == "plan_update"]
+    assert plan == {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "markdown", "planId": f"plan-mode:{approval}", "content": PLAN},
+    }
+    at = updates.index(plan)
+    card = updates[at - 1]
+    assert card["sessionUpdate"] == "tool_call_update" and card["toolCallId"] == approval
+    assert card["status"] == "completed"
+    assert "current_mode_update" in [u["sessionUpdate"] for u in updates]
+    assert len(by_process(tmp_path)) == 1  # no fresh context
+    assert list(adapter.answers().values()) == [1]
+
+
+@pytest.mark.asyncio
+async def test_a_client_without_plan_approving_without_clearing_gets_no_plan_update(
+    tmp_path: Path,
+) -> None:
+    client = ChoosingClient(option("exit-plan-default"))
+    async with agent_in_process(tmp_path, "plan_clear", client=client) as adapter:
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "fix the bug")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    updates = adapter.updates()
+    approval = client.permission_requests[0].tool_call_id
+    completed = [
+        u
+        for u in updates
+        if u["sessionUpdate"] == "tool_call_update"
+        and u["toolCallId"] == approval
+        and u.get("status") == "completed"
+    ]
+    assert completed  # the plan was approved ...
+    assert "plan_update" not in [u["sessionUpdate"] for u in updates]  # ... and not sent
     assert list(adapter.answers().values()) == [1]
 
 

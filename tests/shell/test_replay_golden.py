@@ -49,6 +49,7 @@ class _Recorder:
                 "terminal": terminal,
                 "terminal_delta": False,
                 "compaction_updates": False,
+                "plan_updates": False,  # no `plan` declared: no approved plan sent
                 "air": None,
                 # The replayed task list goes to the live view; no update of its own.
                 "adopt_tasks": lambda self, tasks: None,

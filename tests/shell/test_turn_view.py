@@ -454,3 +454,42 @@ def test_a_failed_calls_text_is_fenced_as_the_reference_shows_it() -> None:
     assert fenced("code:\n    ```") == "```\ncode:\n    ```\n```"
     # A command's output gets the same guard, with its `console` label.
     assert _shown("Bash", "out\n```\nmore") == "````console\nout\n```\nmore\n````"
+
+
+def _plan_exit(view: TurnView, parent: str | None, result: object = None) -> list[dict[str, Any]]:
+    """ExitPlanMode `toolu_plan` (under `parent`) and its approved, not-failed result."""
+    call = {"type": "tool_use", "id": "toolu_plan", "name": "ExitPlanMode"}
+    view.assistant([{**call, "input": {"plan": " The plan "}}], message_id="m1", parent=parent)
+    approved = {"type": "tool_result", "tool_use_id": "toolu_plan", "content": "User approved"}
+    return view.user([approved], tool_use_result=result)
+
+
+def _plan_updates(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [u for u in updates if u["sessionUpdate"] == "plan_update"]
+
+
+def test_an_approved_plan_follows_its_result_for_a_client_that_declared_plan() -> None:
+    # Replay too: the reference sends it wherever it renders the result.
+    for live in (True, False):
+        updates = _plan_exit(TurnView(cwd="/w", live=live, plan_updates=True), None)
+        assert updates[-2]["toolCallId"] == "toolu_plan"
+        assert updates[-2]["status"] == "completed"
+        assert updates[-1] == {
+            "sessionUpdate": "plan_update",
+            "plan": {"type": "markdown", "planId": "plan-mode", "content": "The plan"},
+        }
+
+
+def test_a_subagents_approved_plan_is_not_the_sessions_plan() -> None:
+    # Its call runs under an Agent call (the reference's `parentToolUseId`) ...
+    view = TurnView(cwd="/w", live=True, plan_updates=True)
+    assert _plan_updates(_plan_exit(view, "toolu_agent")) == []
+    # ... or its result says it is an agent's.
+    view = TurnView(cwd="/w", live=True, plan_updates=True)
+    assert _plan_updates(_plan_exit(view, None, {"plan": "The plan", "isAgent": True})) == []
+
+
+def test_a_client_without_plan_gets_no_approved_plan() -> None:
+    view = TurnView(cwd="/w", live=True)
+    updates = _plan_exit(view, None, {"plan": "Edited plan"})
+    assert updates and _plan_updates(updates) == []
