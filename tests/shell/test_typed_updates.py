@@ -1,0 +1,98 @@
+"""A typed `session/update` (`ClientLink.send_update`: the command list, the pickers, the session's
+info and failure records, the mode, the context meter) goes out as `acp`'s own `session_update`
+would send it, without `acp`'s envelope model (docs/performance.md, "Work done ahead")."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from acp import schema
+from acp.utils import serialize_params
+
+from adapter.wire.client_link import ClientLink
+from adapter.wire.guard import GuardedTransport
+from adapter.wire.stdio import ChunkReader
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    async def drain(self) -> None:
+        return None
+
+    def is_closing(self) -> bool:
+        return False
+
+
+async def _no_eof() -> None:
+    return None
+
+
+class _Conn:
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        raise AssertionError("not through acp's typed sender and its envelope model")
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("not asked here")
+
+
+def _updates() -> list[Any]:
+    return [
+        schema.AvailableCommandsUpdate(
+            session_update="available_commands_update",
+            available_commands=[
+                schema.AvailableCommand(
+                    name="review",
+                    description="Review the change",
+                    input=schema.AvailableCommandInput(
+                        root=schema.UnstructuredCommandInput(hint="what to review")
+                    ),
+                )
+            ],
+        ),
+        schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id="plan"),
+        schema.SessionInfoUpdate(
+            session_update="session_info_update",
+            title="A title",
+            field_meta={
+                "jetbrains": {"air": {"sessionFailure": {"id": "t1:error", "revision": 2}}}
+            },
+        ),
+        schema.AgentMessageChunk(
+            session_update="agent_message_chunk",
+            content=schema.TextContentBlock(type="text", text='caf\u00e9 "q"'),
+        ),
+        schema.UsageUpdate(session_update="usage_update", used=1200, size=200000),
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_typed_update_is_sent_as_acps_session_update_sends_it() -> None:
+    writer = _Writer()
+    link = ClientLink()
+    link.attach(_Conn())
+    fake: Any = writer
+    link.attach_bulk(
+        GuardedTransport(ChunkReader(), fake, limit=1 << 20, on_eof=_no_eof).send_session_updates
+    )
+    for update in _updates():
+        assert await link.send_update("s1", update) is True
+    sent = [json.loads(line) for data in writer.writes for line in data.splitlines()]
+    expected = [
+        serialize_params(schema.SessionNotification(session_id="s1", update=update))
+        for update in _updates()
+    ]
+    assert [frame["params"] for frame in sent] == expected
+    assert all(frame["method"] == "session/update" for frame in sent)
+
+
+@pytest.mark.asyncio
+async def test_a_typed_update_without_a_connection_is_not_sent() -> None:
+    link = ClientLink()
+    assert await link.send_update("s1", _updates()[0]) is False
