@@ -322,7 +322,13 @@ if TYPE_CHECKING:
         mode_to_follow,
         models_shown,
     )
-    from fsm.records import TITLE_LIMIT, FailureRecord, redact, shape_title
+    from fsm.records import (
+        TITLE_LIMIT,
+        FailureRecord,
+        compile_secret_patterns,
+        redact,
+        shape_title,
+    )
     from fsm.session import CANCEL_GRACE_SECONDS, SessionCore
     from fsm.turn import AUTH_REQUIRED_MESSAGE, SIGN_IN_HINT, TURN_NO_RESULT_TITLE
     from fsm.visible_text import visible
@@ -600,6 +606,7 @@ _HOMES = {
     "FailureRecord": "records",
     "TITLE_LIMIT": "records",
     "redact": "records",
+    "compile_secret_patterns": "records",
     "shape_title": "records",
     "visible": "visible_text",
     "ActiveScan": "claude.replay",
@@ -849,6 +856,7 @@ __all__ = [
     "blob_plan",
     "canonical_model_id",
     "claude_code_offers",
+    "compile_secret_patterns",
     "decode_text_blob",
     "effort_flag_settings",
     "effort_level_name",

@@ -6,6 +6,7 @@ its Claude is spawned (`opening.AFTER_SPAWN`) are such steps."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import sys
@@ -128,7 +129,9 @@ def test_a_session_does_ahead_only_steps_that_name_what_exists() -> None:
     for name, _ in opening.AFTER_SPAWN:
         module, _, thing = name.partition(":")
         loaded = importlib.import_module(module)
-        assert thing in {"fork rules", "secret patterns"} or hasattr(loaded, thing), name
+        assert (
+            thing == "fork rules" or thing.startswith("secret patterns ") or hasattr(loaded, thing)
+        ), name
     # A fork needs its steps before its spawn; a prompt needs none of them (a prompt that goes
     # well never masks a record): the fork's come first.
     names = [name for name, _ in opening.AFTER_SPAWN]
@@ -291,3 +294,22 @@ async def test_work_for_quiet_moments_waits_for_one_and_is_done_once_for_each_as
     await asyncio.wait_for(read.wait(), 60)
     running.cancel()
     assert done == ["second ask", "next prompt's"]
+
+
+def test_the_secret_pattern_steps_compile_every_pattern_a_few_at_a_time() -> None:
+    # In a fresh interpreter: the patterns are compiled by nothing else there.
+    child = (
+        "import json\n"
+        "from adapter.agent import opening\n"
+        "import fsm.records as records\n"
+        "steps = [work for name, work in opening.AFTER_SPAWN if 'secret patterns' in name]\n"
+        "seen = []\n"
+        "for work in steps:\n"
+        "    work()\n"
+        "    seen.append(len(records._compiled))\n"
+        "print(json.dumps([seen, len(records._SECRET_SOURCES)]))\n"
+    )
+    seen, total = printed_json(child)
+    assert seen[-1] == total  # all of them, by the last step
+    steps = [seen[0], *(b - a for a, b in itertools.pairwise(seen))]
+    assert max(steps) <= opening.PATTERNS_PER_STEP
