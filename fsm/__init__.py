@@ -117,7 +117,7 @@ if TYPE_CHECKING:
         sign_in_servers,
     )
     from fsm.claude.permission_card import PermissionCard, permission_card
-    from fsm.claude.plan_approvals import approved_plan
+    from fsm.claude.plan_approvals import approved_plan, published_plan
     from fsm.claude.problem_reports import ProblemReports
     from fsm.claude.providers import (
         GATEWAY_METHODS,
@@ -618,6 +618,7 @@ _HOMES = {
     "PermissionCard": "claude.permission_card",
     "permission_card": "claude.permission_card",
     "approved_plan": "claude.plan_approvals",
+    "published_plan": "claude.plan_approvals",
     "reports_unanswered": "claude.question_answers",
     "with_unanswered": "claude.question_answers",
     "renames_session": "claude.session_titles",
@@ -914,6 +915,7 @@ __all__ = [
     "provider_request",
     "provider_secrets",
     "provider_to_disable",
+    "published_plan",
     "raw_message_choice",
     "redact",
     "registry_candidates",

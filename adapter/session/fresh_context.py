@@ -119,6 +119,8 @@ class FreshContext:
 
     async def send_continuation(self, turn_id: str) -> None:
         """Step 3: the publications, then the plan to the fresh context as turn `turn_id`."""
+        from fsm import published_plan
+
         pending, self._pending = self._pending, None
         runtime = self._claude.runtime
         if pending is None or runtime is None:
@@ -129,11 +131,10 @@ class FreshContext:
             self._tg.start_soon(self._feed, lost)
             return
         await self._controls.mode_changed(self._controls.config.mode)
-        # The plan as `plan_update` only for a client that declared `plan`
-        # (docs/reference-adapter.md#clear-context).
-        await self._view.context_cleared(
-            pending.tool_id, pending.plan if self._controls.plan_updates else None
-        )
+        # The plan as `plan_update` where the core says so: for a client that declared `plan`
+        # (docs/reference-adapter.md#clear-context), as an ordinary approval's.
+        shown = published_plan(pending.plan, plan_updates=self._controls.plan_updates)
+        await self._view.context_cleared(pending.tool_id, shown)
         answer = self._answers.get(turn_id)
         if answer is not None:
             answer.epoch = runtime.epoch  # the fresh process's safety net now covers it

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fsm import approved_plan
+from fsm import approved_plan, published_plan
 
 PLAN = "# Fix the bug\n\n1. Read the code."
 
@@ -61,3 +61,12 @@ def test_no_plan_is_sent_for(case: str, kwargs: dict[str, Any]) -> None:
 def test_a_result_that_is_not_an_object_falls_back_to_the_input() -> None:
     assert _plan(result=["User approved"]) == PLAN
     assert _plan(result={"plan": 3}) == PLAN
+
+
+def test_a_clear_contexts_plan_follows_the_same_rule_for_the_client_and_the_plan() -> None:
+    """The fresh context's plan (docs/reference-adapter.md#clear-context) goes to the client
+    under the rule of an ordinary approval: trimmed, only to a client that declared `plan`."""
+    assert published_plan(f" {PLAN}\n", plan_updates=True) == PLAN
+    assert published_plan(PLAN, plan_updates=False) is None
+    assert published_plan(" \n", plan_updates=True) is None
+    assert published_plan(None, plan_updates=True) is None
