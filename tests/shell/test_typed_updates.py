@@ -69,6 +69,33 @@ def _updates() -> list[Any]:
             content=schema.TextContentBlock(type="text", text='caf\u00e9 "q"'),
         ),
         schema.UsageUpdate(session_update="usage_update", used=1200, size=200000),
+        # The most sent of them: the pickers, a select with `_meta` (its own and an option's)
+        # and a boolean switch.
+        schema.ConfigOptionUpdate(
+            session_update="config_option_update",
+            config_options=[
+                schema.SessionConfigOptionSelect(
+                    type="select",
+                    id="model",
+                    name="Model",
+                    category="model",
+                    current_value="opus",
+                    options=[
+                        schema.SessionConfigSelectOption(
+                            value="opus",
+                            name="Opus",
+                            description="Most capable",
+                            field_meta={"claudeCode": {"contextWindow": 200000}},
+                        ),
+                        schema.SessionConfigSelectOption(value="sonnet", name="Sonnet"),
+                    ],
+                    field_meta={"jetbrains": {"air": {"hidden": False}}},
+                ),
+                schema.SessionConfigOptionBoolean(
+                    type="boolean", id="ultracode", name="Ultracode", current_value=True
+                ),
+            ],
+        ),
     ]
 
 
