@@ -69,6 +69,15 @@ UNSTARTED_STOP_GRACE_SECONDS = 2.0
 SENT_UUIDS_KEPT = 1000
 
 
+# Why a routed Claude with a client's settings file was not started (no path, nothing of the
+# file or the route: docs/decisions.md#provider-settings-file).
+_NOT_COPIED = (
+    "Claude Code was not started: the client's settings file could not be written, with the "
+    "provider's route, to a private temporary file; check that the temporary folder is "
+    "writable."
+)
+
+
 async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
     # Streaming mode with nothing queued: prompts are written one by one with `query`.
     return
@@ -82,15 +91,21 @@ def _routed(
     own (`_meta.claudeCode.options.env`), and rides in the settings tier too, which Claude Code
     applies after its environment (`fsm.routed_settings`; docs/reference-adapter.md#providers);
     with the private file that tier is, if any, to remove when this Claude is gone
-    (docs/decisions.md#provider-settings-file, docs/decisions.md#provider-requests)."""
+    (docs/decisions.md#provider-settings-file, docs/decisions.md#provider-requests). Raises
+    `RuntimeStartError` when the client's settings file could not be copied privately: started
+    with that file as it is, its `env` (or a user's or project's) would outrank the route, and
+    the route's headers could go elsewhere (docs/decisions.md#provider-settings-file)."""
     from fsm import routed_settings, settings_path
 
     routed = {**options, "env": {**options.get("env", {}), **routing}}
     named = settings_path(options.get("settings"))
     if named is not None:
-        from adapter.claude.settings_copy import routed_copy
+        from adapter.claude.settings_copy import CopyNotWritten, routed_copy
 
-        copy = routed_copy(named, cwd, routing)
+        try:
+            copy = routed_copy(named, cwd, routing)
+        except CopyNotWritten:
+            raise RuntimeStartError(_NOT_COPIED) from None
         if copy is not None:
             routed["settings"] = str(copy)
         return routed, copy
@@ -189,8 +204,13 @@ class ClaudeRuntime:
         # agent compares with the provider now, adapter.agent.provider_requests).
         self.routing = settings.routing.copy() if settings.routing else None
         self._settings_copy: Path | None = None
+        # Why this Claude must not start, raised where it would (`spawn`, `run`).
+        self._refused: RuntimeStartError | None = None
         if self.routing is not None:
-            merged, self._settings_copy = _routed(merged, self.routing, cwd)
+            try:
+                merged, self._settings_copy = _routed(merged, self.routing, cwd)
+            except RuntimeStartError as exc:
+                self._refused = exc
         if launch.agent_picked:
             # The user's pick in the agent picker outlives the client's `agent` option.
             extra = {k: v for k, v in merged["extra_args"].items() if k != "agent"}
@@ -232,6 +252,8 @@ class ClaudeRuntime:
         on it while the caller prepares the session. `run` then waits for the rest. Raises
         `RuntimeStartError` when the process cannot be started; a failed handshake is raised
         by `run`."""
+        if self._refused is not None:
+            raise self._refused
         try:
             await self._transport.connect()
         except Exception as exc:
@@ -261,6 +283,8 @@ class ClaudeRuntime:
         return self._transport.silent()
 
     async def _connect(self) -> None:
+        if self._refused is not None:
+            raise self._refused
         if self._handshake is None:
             await self.client.connect()  # spawns Claude, then its start-up handshake
             return

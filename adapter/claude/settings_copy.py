@@ -9,7 +9,9 @@ result to a file only this user can read, whose path Claude Code gets as `--sett
 file's settings may hold credentials (an `env`), and `--settings` is on Claude Code's command
 line. A path that is not a regular file, or a file that is not a JSON object, is left to Claude
 Code as it is, which says what is wrong with it as it does without a provider; the environment
-alone routes then. Only the kind of problem is logged: never the file's content.
+alone routes then. Only the kind of problem is logged: never the file's content. A copy that
+cannot be written (`CopyNotWritten`) starts no Claude: neither the file as it is (its `env`
+would outrank the route) nor its settings on the command line will do.
 
 The route's own settings tier, when the client's settings are an object or none, goes to such a
 file too (`private_tier`): its base URL may carry a credential and its headers are in it
@@ -29,7 +31,7 @@ from pathlib import Path
 from adapter.claude.settings_files import read_settings_object
 from fsm import routed_settings
 
-__all__ = ["private_tier", "remove_copy", "routed_copy"]
+__all__ = ["CopyNotWritten", "private_tier", "remove_copy", "routed_copy"]
 
 log = logging.getLogger(__name__)
 
@@ -37,9 +39,15 @@ _LEFT = "the client's settings file %s; Claude Code reads it as it is and the pr
 _LEFT += "through the environment alone"
 
 
+class CopyNotWritten(Exception):
+    """The private copy of a client's settings file could not be written (the log says why)."""
+
+
 def routed_copy(named: str, cwd: str, routing: Mapping[str, str]) -> Path | None:
     """A private copy of the settings file `named` (relative to `cwd`) with the route
-    `routing` merged in; None when that file is left to Claude Code (said in the log)."""
+    `routing` merged in; None when that file is left to Claude Code (said in the log).
+    Raises `CopyNotWritten` when the copy could not be written
+    (docs/decisions.md#provider-settings-file)."""
     path = Path(cwd) / named
     if not path.is_file():  # missing, a folder, a FIFO or a device: never read here
         log.warning(_LEFT, "is not a regular file")
@@ -53,7 +61,7 @@ def routed_copy(named: str, cwd: str, routing: Mapping[str, str]) -> Path | None
         return None
     copy = private_tier(tier)
     if copy is None:
-        log.warning(_LEFT, "could not be copied")
+        raise CopyNotWritten
     return copy
 
 

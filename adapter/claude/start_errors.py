@@ -93,6 +93,10 @@ def start_error(
     """The error to report for `exc`, raised while starting `executable` (None: the bundled
     CLI). `noted`: a start-up failure result Claude Code wrote, if the transport saw one;
     `private`: values its words must not show."""
+    if isinstance(exc, RuntimeStartError):  # the adapter's own refusal: its words again
+        return RuntimeStartError(
+            str(exc), kind=exc.kind, startup_failure_reason=exc.startup_failure_reason
+        )
     explained = _explained(exc, noted, private)
     if explained is not None:
         return explained

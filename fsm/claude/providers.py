@@ -256,8 +256,10 @@ def routed_settings(
     replace the client's own there too. `private_file`: the tier goes to a file only this user
     can read (docs/decisions.md#provider-requests), so it carries the headers; else it is for
     Claude Code's command line, which every local user can read, and they stay out of it (the
-    environment carries them). None when the client's settings are a file's path (the shell
-    reads it: docs/decisions.md#provider-settings-file) or no JSON object."""
+    environment carries them), as do the base URL's user part, query and fragment (either may
+    be a credential; the URL still pins where the headers go). None when the client's settings
+    are a file's path (the shell reads it: docs/decisions.md#provider-settings-file) or no JSON
+    object."""
     given: object = client_settings
     if isinstance(client_settings, str):
         try:
@@ -274,8 +276,23 @@ def routed_settings(
         for k, v in (theirs if isinstance(theirs, Mapping) else {}).items()
         if k not in _OFF_THE_COMMAND_LINE
     }
-    routing = {k: v for k, v in env.items() if private_file or k not in _OFF_THE_COMMAND_LINE}
+    routing = {
+        k: v if private_file or k not in _BASE_URLS else _bare_url(v)
+        for k, v in env.items()
+        if private_file or k not in _OFF_THE_COMMAND_LINE
+    }
     return json.dumps({**given, "apiKeyHelper": "", "env": {**kept, **routing}})
+
+
+def _bare_url(url: str) -> str:
+    """A base URL without its user part, query and fragment (`http://u:p@h/v1?k=v` ->
+    `http://h/v1`): what of it may go on a command line."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
+    netloc = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=netloc, query="", fragment="").geturl()
 
 
 def _url_parts(url: str) -> tuple[str, list[str]]:

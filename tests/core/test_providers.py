@@ -160,6 +160,20 @@ def test_the_settings_tier_carries_the_route_over_the_clients_settings() -> None
     assert routed_settings("/home/u/settings.json", env) is None
 
 
+@pytest.mark.parametrize("api_type", ["anthropic", "bedrock", "vertex"])
+def test_a_base_urls_credentials_stay_off_the_command_line_tier(api_type: str) -> None:
+    """docs/decisions.md#provider-requests: the tier for Claude Code's command line names the
+    route's host and path, never its user part, query or fragment; the private file's tier
+    carries the URL as set."""
+    url = f"http://someone:{SECRET}@127.0.0.1:9/v1?key={SECRET}&region=eu#{SECRET}"
+    env = provider_env(Provider(api_type=api_type, base_url=url, vertex_project="p"))
+    [name] = [k for k, v in env.items() if k.endswith("BASE_URL") and v]
+    tier = routed_settings({"env": {name: "elsewhere"}}, env)
+    assert tier is not None and SECRET not in tier
+    assert json.loads(tier)["env"][name] == "http://127.0.0.1:9/v1"
+    assert json.loads(routed_settings(None, env, private_file=True) or "")["env"][name] == url
+
+
 def test_the_listing_says_the_route_in_use() -> None:
     def current(listing: dict[str, Any]) -> dict[str, str]:
         [entry] = listing["providers"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -597,6 +598,84 @@ async def test_a_settings_file_that_cannot_be_routed_is_left_to_claude_code(
     assert _envs(tmp_path)[0]["ANTHROPIC_BASE_URL"] == GATEWAY
     assert f"the client's settings file {why}" in log
     assert "not-json-file-text" not in log
+
+
+def _no_private_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The temporary folder refuses the private settings file (and only that file:
+    `adapter.claude.settings_copy` makes it with `tempfile.mkstemp`)."""
+    made = tempfile.mkstemp
+
+    def refused(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        if kwargs.get("prefix") == "claude-acp-settings-":
+            raise PermissionError(13, "Permission denied")
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+
+
+@pytest.mark.asyncio
+async def test_a_settings_file_whose_private_copy_fails_starts_no_claude(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/decisions.md#provider-settings-file: started with the client's file as it is, its
+    `env` (or a user's or project's) would outrank the route, and the route's headers could go
+    to another URL; its settings on the command line would show them to every local user. So the
+    session is refused, with words that name neither the file nor anything of it or the route."""
+    _no_private_file(monkeypatch)
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    mine = {"env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:8/elsewhere", "MY": "file-value-42"}}
+    async with agent_in_process(tmp_path) as adapter:
+        (adapter.workdir / "mine.json").write_text(json.dumps(mine), encoding="utf-8")
+        assert await adapter.request("providers/set", provider) == {}
+        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
+        refused = await adapter.request(
+            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+        )
+        log = adapter.stderr()
+    assert _argvs(tmp_path) == []  # no Claude started
+    assert isinstance(refused, acp.RequestError) and refused.code == -32603
+    said = f"{refused} {json.dumps(refused.data)}"
+    assert "settings file could not be written" in said and "temporary folder" in said
+    for private in ("mine.json", "file-value-42", "elsewhere", SECRET, GATEWAY, str(tmp_path)):
+        assert private not in said
+    assert "could not be written (PermissionError)" in log
+    assert "file-value-42" not in log and SECRET not in log
+
+
+@pytest.mark.asyncio
+async def test_a_route_without_its_private_file_goes_on_the_command_line_without_credentials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/decisions.md#provider-requests: the tier on Claude Code's command line pins the
+    route's host and path; its headers, the URL's user part and query stay in the environment."""
+    _no_private_file(monkeypatch)
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": CREDENTIALED,
+        "headers": {"x-key": SECRET},
+    }
+    env = {LOG_ENV_NAMES: ",".join(NAMES)}
+    async with agent_in_process(tmp_path, env=env) as adapter:
+        assert await adapter.request("providers/set", provider) == {}
+        meta = {"claudeCode": {"options": {"settings": {"model": "opus"}}}}
+        await adapter.request(
+            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+        )
+    [argv] = _argvs(tmp_path)
+    tier = json.loads(_settings_flag(argv))
+    assert tier["model"] == "opus"
+    assert tier["env"]["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9/v1"
+    for secret in (PASSWORD, QUERY_KEY, SECRET):
+        assert secret not in json.dumps(argv)
+    [seen] = _envs(tmp_path)
+    assert seen["ANTHROPIC_BASE_URL"] == CREDENTIALED
+    assert seen["ANTHROPIC_CUSTOM_HEADERS"] == f"x-key: {SECRET}"
 
 
 PASSWORD, QUERY_KEY = "pw-made-up-0123456789", "q-made-up-0123456789"
