@@ -111,6 +111,9 @@ class ClaudeAcpAgent:
         self._index: SessionIndexRequests | None = None
         # Which sign-in Claude Code pays with, pushed to the client (`_auth/status_update`).
         self._auth = auth_push.AuthPush(self._link, settings)
+        # A read the core wants after a session's account (another folder or key helper), at
+        # the next quiet moment as every read.
+        self._auth.quietly = lambda read: self.work_ahead.when_client_quiet(AUTH_PROBE_STEP, read)
         # The model provider the client set (adapter.agent.provider_requests), made by the
         # first `providers/*` request or gateway sign-in: most clients never send one.
         self._providers: ProviderRequests | None = None

@@ -10,8 +10,11 @@ its fresh read (5 s at most, as the reference waits there). A prompt's read join
 but logout's may run beside it, so every read's child is kept: a read cancelled kills and reaps
 its CLI; when the agent ends, each is killed and reaped, each task is waited for, and nothing
 starts or is sent after. A background read's failure (a push at shutdown) is logged, never left
-unretrieved. What is pushed, and
-when, is the core's (`fsm.AuthReports`); this module runs the CLI and sends.
+unretrieved. Reads are made in the folder of the session read for last, with the `apiKeyHelper`
+its settings name: where a prompt or a session's account moves that, the core drops the reads
+begun before and a read is begun there (at the next quiet moment, after an account). What is
+pushed, and when, and whether a read joins one under way, is the core's (`fsm.AuthReports`);
+this module runs the CLI and sends.
 
 The read `initialize` asks for is a step of the work done ahead (`adapter.agent.work_ahead`):
 at a quiet moment after its answer, or while a first session's Claude starts, never before that
@@ -30,7 +33,7 @@ import contextlib
 import logging
 import os
 import subprocess
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -54,6 +57,10 @@ class AuthPush:
         self._settings = settings
         self._reports: AuthReports | None = None
         self._probe: asyncio.Task[None] | None = None
+        self._probe_epoch = 0  # the epoch the read `_probe` began at
+        # Where a read is started at the next quiet moment (the agent's work done ahead); at
+        # once without one.
+        self.quietly: Callable[[Callable[[], None]], None] | None = None
         self._cwd: str | None = None  # the folder of the session read last
         self._tasks: set[asyncio.Task[None]] = set()  # every task started here, until done
         self._processes: set[asyncio.subprocess.Process] = set()  # every read's child, running
@@ -69,15 +76,26 @@ class AuthPush:
         return self._reports
 
     def probe(self, cwd: str | None = None) -> None:
-        """Read the identity from the CLI, in the background; joins a read under way."""
+        """Read the identity from the CLI, in the background; joins a read under way where the
+        core says it still counts (`AuthReports.joins`: none came since, nor another context)."""
         if cwd is not None:
             self._cwd = cwd
-        if self._closed or (self._probe is not None and not self._probe.done()):
+        if self._closed:
             return
-        self._probe = self._start(self._probed())
+        self._reading_in(self._helper())
+        under_way = self._probe is not None and not self._probe.done()
+        if self.reports.joins(self._probe_epoch if under_way else None):
+            return
+        self._probe_epoch = self.reports.epoch
+        self._probe = self._start(self._probed(self.reports.epoch))
 
-    async def _probed(self) -> None:
-        epoch = self.reports.epoch
+    def _reading_in(self, helper: str | None) -> bool:
+        """The core told where reads are made now: the folder of the session read last and
+        the `apiKeyHelper` its settings name (docs/reference-adapter.md#auth-status); True
+        when that moved, and reads begun before no longer count."""
+        return self.reports.reading_in(self._cwd or os.getcwd(), helper)
+
+    async def _probed(self, epoch: int) -> None:
         await self._push(self.reports.read(await self._read(), epoch))
 
     async def signed_in(self, stdout: str) -> None:
@@ -138,8 +156,13 @@ class AuthPush:
         """A session's Claude Code, begun starting at `epoch`, named its account."""
         from fsm import identity_from_account
 
-        found = identity_from_account(account, self._helper())
+        helper = self._helper()
+        found = identity_from_account(account, helper)
         await self._push(self.reports.read(found, epoch, session_account=True))
+        # Its folder may be another, or its settings name another key helper: an account may
+        # not say which (a key helper's is bare), so a read there is begun, as the reference's.
+        if self._reading_in(helper) and not self._closed:
+            (self.quietly or _now)(self.probe)
 
     async def _push(self, payload: dict[str, Any] | None) -> None:
         if payload is None or self._closed:
@@ -226,6 +249,10 @@ class AuthPush:
             return
         self._told_timeout = True
         log.warning("claude auth status did not answer within 5 s; the identity is not read")
+
+
+def _now(work: Callable[[], None]) -> None:
+    work()
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:

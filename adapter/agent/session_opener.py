@@ -235,8 +235,12 @@ class SessionOpener:
         except BaseException:
             import anyio
 
+            # Cancelled while Claude starts (docs/decisions.md#openings-at-exit): nobody else
+            # would stop either. The session owns its runtime only once Claude's handshake is
+            # over, so the runtime is closed here too (both closes are idempotent).
             with anyio.CancelScope(shield=True):
-                await session.close()  # cancelled while Claude starts: nobody else would stop it
+                await session.close()
+                await runtime.close()
             raise
         self.register(session)
         return opening.pickers(session)

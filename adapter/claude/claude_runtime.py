@@ -312,6 +312,12 @@ class ClaudeRuntime:
             await self._transport.close()  # a process `spawn` started outlives a failed connect
             self._remove_settings_copy()
             raise self._start_error(exc) from exc
+        except BaseException:
+            # Cancelled before the handshake ended: no session owns this Claude yet, so nobody
+            # else would stop it or remove what it was given (docs/decisions.md#openings-at-exit).
+            with anyio.CancelScope(shield=True):
+                await self.close()
+            raise
         self._started = True
         # MCP servers' questions, which the SDK refuses, go to the session (`hooks.elicit`).
         if not answer_elicitations(self.client, self.hooks.elicit):

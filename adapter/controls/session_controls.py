@@ -315,13 +315,14 @@ class SessionControls:
             report.model,
         )
         switch = self.config.ultracode
-        if switch is None or self._live() not in (None, runtime):
-            return  # another Claude since: it starts from the session's switch
+        if switch is None:
+            return
         ask = UltracodeAsk(
             takes_asked=takes,
             takes_answered=self.config.model_takes_ultracode(report.model),
             model_changed=sending or self._model_moves != moves,
             flags_sent=self._flag_sends != flags,
+            replaced=self._live() not in (None, runtime),
         )
         self.config.ultracode, changed = ultracode_reported(
             switch, report, ask, self.config.ultracode_takes()

@@ -11,7 +11,10 @@ outranks a stored subscription login, as in Claude Code's own precedence), then 
 else "not logged in". A read that cannot say is `None`: silence, never "not logged in".
 
 `AuthReports` is the connection's memory: the identity last pushed and an epoch. A sign-in or a
-sign-out (`changed`) bumps the epoch, so a read that began before it is dropped; a read of the
+sign-out (`changed`) bumps the epoch, so a read that began before it is dropped, and so does a
+move to another reading context (`reading_in`: another session's folder, or an `apiKeyHelper`
+its settings name now and did not, or the other way round), as the reference's
+`useAuthStatusSettings` does; a read of the
 same login keeps the fields it lacks (`_merged`); a push goes out only when what would be shown
 changed. The email and names are Claude Code's words about the user: shown on one line
 (`visible`), never logged.
@@ -226,10 +229,31 @@ class AuthReports:
         self.gateway: AuthIdentity | None = None
         # A provider the client set routes: a session's account describes that route.
         self.provider_set = False
+        # Where reads are made: a session's folder and the `apiKeyHelper` its settings name.
+        self.context: tuple[str, str | None] | None = None
 
     def changed(self) -> None:
         """A sign-in or sign-out happened: reads begun before it describe a world gone."""
         self.epoch += 1
+
+    def reading_in(self, folder: str, helper: str | None) -> bool:
+        """Reads are made in `folder` from now, whose settings name `helper` (a session's folder
+        as its prompt is read for or its Claude names its account; the settings read again each
+        time). Where either differs from the context read in before, a read begun before
+        describes another context and no longer counts (the epoch moves: True), and a read
+        in this one is wanted. The first context moves nothing: no read was made in
+        another."""
+        moved = self.context is not None and self.context != (folder, helper)
+        self.context = (folder, helper)
+        if moved:
+            self.changed()
+        return moved
+
+    def joins(self, begun: int | None) -> bool:
+        """Whether a read wanted now joins the read under way, begun at `begun` (None: none
+        is), rather than begin its own: only one begun since the last sign-in, sign-out or
+        move of context, whose answer still counts."""
+        return begun == self.epoch
 
     def read(
         self, identity: AuthIdentity | None, epoch: int, *, session_account: bool = False

@@ -17,7 +17,8 @@ where the model list knows it; else the model the session ran when it asked, unl
 changed before the answer came: then `available: false` tells nothing, the model it was computed
 for being unknown), and the value it reports unless the user chose one meanwhile or an effort or
 a switch was sent to Claude Code since the ask (its answer may predate it). An answer that says
-nothing of ultracode changes nothing. What the picker shows is `ultracode_shown`; a change of it
+nothing of ultracode changes nothing, nor does one from a Claude process that another of the
+session replaced since the ask. What the picker shows is `ultracode_shown`; a change of it
 is what the client is told. A later Claude process of the
 session (a restart) gets the session's value back where it differs from the settings' (what it
 starts with), before any effort is sent. Pure functions of their arguments.
@@ -62,13 +63,15 @@ class UltracodeAsk:
     """The session while Claude Code's `get_settings` was asked: whether the model it ran when
     it asked takes ultracode, whether the model the answer names does (None: the answer names
     none the model list knows), whether the session's model changed (sent to Claude Code or
-    followed) between the ask and the answer, and whether an effort or an ultracode switch was
-    sent to Claude Code meanwhile."""
+    followed) between the ask and the answer, whether an effort or an ultracode switch was
+    sent to Claude Code meanwhile, and whether another Claude process of the session started
+    meanwhile (the answer is the old process's)."""
 
     takes_asked: bool
     takes_answered: bool | None = None
     model_changed: bool = False
     flags_sent: bool = False
+    replaced: bool = False
 
 
 def ultracode_report(response: object) -> UltracodeReport:
@@ -170,8 +173,10 @@ def ultracode_reported(
     was sent since the ask (an effort sent without `ultracode: true` turns ultracode off, one
     with it keeps it on: Claude Code has the session's value, and its answer may be older than
     the send); and whether what the picker shows changed (on the model that `takes_now`). An
-    answer that says nothing of ultracode changes nothing."""
-    if report.available is None and report.requested is None:
+    answer that says nothing of ultracode changes nothing, and so does one from a process that
+    another replaced since the ask: the new one starts from the session's switch
+    (`ultracode_started`)."""
+    if ask.replaced or (report.available is None and report.requested is None):
         return switch, False
     requested, kept = report.requested, switch.chosen or ask.flags_sent
     on = switch.on if kept or requested is None else requested

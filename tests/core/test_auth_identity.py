@@ -138,6 +138,35 @@ def test_a_read_begun_before_a_sign_in_or_out_is_dropped() -> None:
     assert reports.current is None
 
 
+def test_a_read_begun_in_another_folder_or_with_another_key_helper_is_dropped() -> None:
+    """As the reference's `useAuthStatusSettings`: a session's folder, or the `apiKeyHelper`
+    its settings name (read again at each prompt), differing from the last read's moves the
+    epoch and wants a read of its own; the same context keeps both."""
+    reports = AuthReports()
+    assert reports.reading_in("/work/a", None) is False  # the first context: nothing to drop
+    begun = reports.epoch
+    assert reports.reading_in("/work/a", None) is False and reports.epoch == begun
+    assert reports.reading_in("/work/b", None) is True  # another session's folder
+    stale = identity_from_cli(_cli(loggedIn=True, subscriptionType="max"))
+    assert reports.read(stale, begun) is None and reports.current is None
+    here = reports.epoch
+    assert reports.reading_in("/work/b", "/bin/key") is True  # its settings name a helper now
+    assert reports.epoch == here + 1
+    assert reports.reading_in("/work/b", None) is True  # and no longer
+    assert reports.read(stale, reports.epoch) is not None  # a read begun in it counts
+
+
+def test_a_read_wanted_joins_one_under_way_only_while_it_counts() -> None:
+    reports = AuthReports()
+    begun = reports.epoch
+    assert reports.joins(begun) and not reports.joins(None)  # none under way: its own
+    reports.reading_in("/work/a", None)
+    reports.reading_in("/work/b", None)  # moved since it began: a read of its own
+    assert not reports.joins(begun) and reports.joins(reports.epoch)
+    reports.changed()  # a sign-out since
+    assert not reports.joins(begun + 1)
+
+
 def test_after_a_sign_out_a_read_that_cannot_say_is_not_logged_in() -> None:
     reports = AuthReports()
     reports.read(identity_from_cli(_cli(loggedIn=True, subscriptionType="max")), reports.epoch)

@@ -185,3 +185,16 @@ def test_an_effort_or_a_switch_sent_since_the_ask_outlasts_its_answer() -> None:
     assert settled.on is True
     # Nothing sent since: the answer's value counts.
     assert ultracode_reported(first, UltracodeReport(True, True), ASKED, True)[0].on is True
+
+
+def test_an_answer_from_a_process_replaced_since_the_ask_changes_nothing() -> None:
+    """Another Claude process of the session started before the answer came (a restart, a
+    clear context): the new one starts from the session's switch, the old answer settles
+    nothing, neither the value nor workflows."""
+    first = ultracode_started(None, False).switch
+    replaced = UltracodeAsk(takes_asked=True, replaced=True)
+    assert ultracode_reported(first, UltracodeReport(True, True), replaced, True) == (first, False)
+    assert ultracode_reported(first, UltracodeReport(False, None), replaced, True) == (first, False)
+    # The same answer from the process still running settles both.
+    settled, changed = ultracode_reported(first, UltracodeReport(True, True), ASKED, True)
+    assert settled.on is True and settled.workflows is True and changed

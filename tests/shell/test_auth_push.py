@@ -11,6 +11,7 @@ import logging
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -398,3 +399,105 @@ async def test_a_restart_begun_before_logout_does_not_tell_its_account(
         await asyncio.wait_for(start.told.wait(), WAIT)
         pushes = [push["kind"] for push in _pushes(agent)]
     assert pushes == ["account", "none", "account", "none"]
+
+
+# Tells the test its folder over TCP (port in argv[0]'s sibling `port`), then prints the answer
+# the test sends back, as `claude auth status --json` would.
+HELD_CLI = """\
+import json, os, pathlib, socket, sys
+port = int(pathlib.Path(__file__).with_name("port").read_text())
+link = socket.create_connection(("127.0.0.1", port))
+link.sendall(f"{os.getcwd()}\\n".encode())
+text = link.makefile().readline()
+print(text)
+sys.exit(0 if json.loads(text).get("loggedIn") else 1)
+"""
+
+
+class Held:
+    """A `claude` whose every run waits for the test's answer; `started` is a run's folder and
+    the way to answer it."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.path = tmp_path / "held-claude"
+        self.path.write_text(f"#!{sys.executable}\n{HELD_CLI}", encoding="utf-8")
+        self.path.chmod(self.path.stat().st_mode | stat.S_IXUSR)
+        self.runs: asyncio.Queue[tuple[str, asyncio.StreamWriter]] = asyncio.Queue()
+
+    async def __aenter__(self) -> Held:
+        self._server = await asyncio.start_server(self._told, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        self.path.with_name("port").write_text(str(port), encoding="utf-8")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._server.close()
+
+    async def _told(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await self.runs.put(((await reader.readline()).decode().strip(), writer))
+
+    async def started(self) -> tuple[str, asyncio.StreamWriter]:
+        return await asyncio.wait_for(self.runs.get(), WAIT)
+
+
+async def test_a_read_begun_in_another_sessions_folder_is_dropped(tmp_path: Path) -> None:
+    """As the reference's `useAuthStatusSettings`: a prompt in a folder whose settings name a
+    key helper, while a read begun in another folder is under way, reads again there rather
+    than join it, and the older read's answer is never told (it describes another context)."""
+    async with Held(tmp_path) as cli:
+        push, link = _push(tmp_path, executable=str(cli.path))
+        plain, helped = tmp_path / "plain", tmp_path / "helped"
+        plain.mkdir()
+        (helped / ".claude").mkdir(parents=True)
+        helper = {"apiKeyHelper": "/opt/keys/print-key"}
+        (helped / ".claude" / "settings.json").write_text(json.dumps(helper), encoding="utf-8")
+        push.probe(str(plain))
+        first = vars(push)["_probe"]
+        folder, answer = await cli.started()
+        assert folder == str(plain.resolve())
+        push.probe(str(helped))  # a prompt in the other session
+        answer.write(json.dumps({"loggedIn": True, "subscriptionType": "max"}).encode() + b"\n")
+        await asyncio.wait_for(first, WAIT)
+        assert link.sent == []  # the plain folder's subscription: another context
+        folder, answer = await cli.started()
+        assert folder == str(helped.resolve())
+        answer.write(
+            json.dumps({"loggedIn": False, "apiKeySource": "apiKeyHelper"}).encode() + b"\n"
+        )
+        await asyncio.wait_for(vars(push)["_probe"], WAIT)
+        assert link.sent == [
+            (
+                "_auth/status_update",
+                {
+                    "authStatus": {
+                        "kind": "api_key",
+                        "label": "Anthropic API key",
+                        "detail": "API key helper",
+                    }
+                },
+            )
+        ]
+
+
+async def test_a_session_in_another_folder_reads_there_at_a_quiet_moment(tmp_path: Path) -> None:
+    """A session's account names no folder or key helper: one opened in another folder than
+    the reads so far makes them no longer count, and a read there is begun at the next quiet
+    moment (never while its Claude starts), as the reference reads in a new context."""
+    push, link = _push(tmp_path)
+    quiet: list[Callable[[], None]] = []
+    push.quietly = quiet.append
+    _answer(tmp_path, loggedIn=True, subscriptionType="max")
+    await _probed(push, str(tmp_path))
+    assert link.sent[-1][1]["authStatus"]["label"] == "Claude Max"
+    other = tmp_path / "other"
+    other.mkdir()
+    begun = push.epoch
+    await push.account({"apiProvider": "firstParty"}, begun)  # no identity signal
+    assert quiet == [] and push.epoch == begun  # the same folder: nothing moves
+    push.opened({"apiProvider": "firstParty"}, str(other), begun)
+    await asyncio.wait_for(asyncio.gather(*vars(push)["_tasks"]), WAIT)
+    assert push.epoch == begun + 1 and len(quiet) == 1
+    _answer(tmp_path, loggedIn=False)
+    quiet[0]()
+    await asyncio.wait_for(vars(push)["_probe"], WAIT)
+    assert link.sent[-1][1] == {"authStatus": {"kind": "none", "label": "Not logged in"}}

@@ -120,3 +120,82 @@ async def test_a_load_cancelled_while_it_replays_closes_its_session_and_claude(
         assert refused.value.code == -32800
         assert closed, "the load's Claude was never closed"
         assert session_id not in agent._sessions
+
+
+@pytest.mark.asyncio
+async def test_a_new_session_cancelled_while_its_claude_starts_closes_that_claude(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session is not the runtime's owner until Claude's handshake is over (`on_ready`):
+    # cancelled before (a signal's `end_all`), the opening closes the Claude it spawned, and
+    # with it what that Claude was given to read (a private settings file, a provider's).
+    agents: list[ClaudeAcpAgent] = []
+    init = ClaudeAcpAgent.__init__
+
+    def keep(self: ClaudeAcpAgent, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        agents.append(self)
+
+    connecting = asyncio.Event()
+
+    async def never_connected(self: ClaudeRuntime) -> None:
+        connecting.set()
+        await asyncio.Event().wait()  # Claude's start-up, never over
+
+    closed: list[ClaudeRuntime] = []
+    close = ClaudeRuntime.close
+
+    async def noted_close(self: ClaudeRuntime) -> None:
+        closed.append(self)
+        await close(self)
+
+    monkeypatch.setattr(ClaudeAcpAgent, "__init__", keep)
+    monkeypatch.setattr(ClaudeRuntime, "_connect", never_connected)
+    monkeypatch.setattr(ClaudeRuntime, "close", noted_close)
+    async with agent_in_process(tmp_path) as adapter:
+        opening = asyncio.ensure_future(
+            adapter.conn.new_session(cwd=str(adapter.workdir), mcp_servers=[])
+        )
+        await asyncio.wait_for(connecting.wait(), TIMEOUT)
+        [agent] = agents
+        agent._opener.end_all()
+        with pytest.raises(RequestError) as refused:
+            await asyncio.wait_for(opening, TIMEOUT)
+        assert refused.value.code == -32800
+        assert closed, "the new session's Claude was never closed"
+        assert agent._sessions == {}
+
+
+@pytest.mark.asyncio
+async def test_a_runtime_cancelled_before_its_handshake_ends_closes_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A restart's Claude (ClaudeSide.start builds it, `run` starts it) cancelled before Claude's
+    # handshake is over has no session owning it yet: `run` closes it on its way out.
+    from adapter.claude.runtime_settings import RuntimeSettings
+
+    connecting = asyncio.Event()
+
+    async def never_connected(self: ClaudeRuntime) -> None:
+        connecting.set()
+        await asyncio.Event().wait()
+
+    closed: list[ClaudeRuntime] = []
+
+    async def noted_close(self: ClaudeRuntime) -> None:
+        closed.append(self)
+
+    async def nothing(*_: Any) -> None:
+        raise AssertionError("not reached before the handshake")
+
+    monkeypatch.setattr(ClaudeRuntime, "_connect", never_connected)
+    monkeypatch.setattr(ClaudeRuntime, "close", noted_close)
+    runtime = ClaudeRuntime(settings=RuntimeSettings(), cwd="/", session_id="s", resume=False)
+    running = asyncio.ensure_future(
+        runtime.run(on_ready=nothing, on_message=nothing, on_end=nothing, on_lost=nothing)
+    )
+    await asyncio.wait_for(connecting.wait(), TIMEOUT)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert closed == [runtime]
