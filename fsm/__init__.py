@@ -133,6 +133,7 @@ if TYPE_CHECKING:
         provider_secrets,
         provider_to_disable,
         routed_settings,
+        settings_file_refusal,
         settings_path,
         shown_base_url,
     )
@@ -362,6 +363,7 @@ _HOMES = {
     "provider_secrets": "claude.providers",
     "provider_to_disable": "claude.providers",
     "routed_settings": "claude.providers",
+    "settings_file_refusal": "claude.providers",
     "settings_path": "claude.providers",
     "shown_base_url": "claude.providers",
     "ProblemReports": "claude.problem_reports",
@@ -935,6 +937,7 @@ __all__ = [
     "session_failure_negotiated",
     "session_failure_record",
     "settings_effort",
+    "settings_file_refusal",
     "settings_path",
     "settings_ultracode",
     "shape_title",

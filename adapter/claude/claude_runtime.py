@@ -69,15 +69,6 @@ UNSTARTED_STOP_GRACE_SECONDS = 2.0
 SENT_UUIDS_KEPT = 1000
 
 
-# Why a routed Claude with a client's settings file was not started (no path, nothing of the
-# file or the route: docs/decisions.md#provider-settings-file).
-_NOT_COPIED = (
-    "Claude Code was not started: the client's settings file could not be written, with the "
-    "provider's route, to a private temporary file; check that the temporary folder is "
-    "writable."
-)
-
-
 async def _no_prompt() -> AsyncIterator[dict[str, Any]]:
     # Streaming mode with nothing queued: prompts are written one by one with `query`.
     return
@@ -92,23 +83,23 @@ def _routed(
     applies after its environment (`fsm.routed_settings`; docs/reference-adapter.md#providers);
     with the private file that tier is, if any, to remove when this Claude is gone
     (docs/decisions.md#provider-settings-file, docs/decisions.md#provider-requests). Raises
-    `RuntimeStartError` when the client's settings file could not be copied privately: started
-    with that file as it is, its `env` (or a user's or project's) would outrank the route, and
-    the route's headers could go elsewhere (docs/decisions.md#provider-settings-file)."""
-    from fsm import routed_settings, settings_path
+    `RuntimeStartError`, in the core's words (`fsm.settings_file_refusal`), when the client's
+    settings file cannot be used or copied privately: started with that file as named, its `env`
+    (or a user's or project's) would outrank the route, and the route's headers could go
+    elsewhere (docs/decisions.md#provider-settings-file)."""
+    from fsm import routed_settings, settings_file_refusal, settings_path
 
     routed = {**options, "env": {**options.get("env", {}), **routing}}
     named = settings_path(options.get("settings"))
     if named is not None:
-        from adapter.claude.settings_copy import CopyNotWritten, routed_copy
+        from adapter.claude.settings_copy import NotRouted, routed_copy
 
         try:
-            copy = routed_copy(named, cwd, routing)
-        except CopyNotWritten:
-            raise RuntimeStartError(_NOT_COPIED) from None
-        if copy is not None:
-            routed["settings"] = str(copy)
-        return routed, copy
+            routed_file = routed_copy(named, cwd, routing)
+        except NotRouted as refused:
+            raise RuntimeStartError(settings_file_refusal(refused.problem)) from None
+        routed["settings"] = str(routed_file)
+        return routed, routed_file
     tier = routed_settings(options.get("settings"), routing, private_file=True)
     if tier is None:
         return routed, None

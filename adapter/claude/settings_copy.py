@@ -7,11 +7,12 @@ with it (docs/reference-adapter.md#providers). Ours reads it as Claude Code woul
 the session's folder), lets the core merge the route in (`fsm.routed_settings`), and writes the
 result to a file only this user can read, whose path Claude Code gets as `--settings`: the
 file's settings may hold credentials (an `env`), and `--settings` is on Claude Code's command
-line. A path that is not a regular file, or a file that is not a JSON object, is left to Claude
-Code as it is, which says what is wrong with it as it does without a provider; the environment
-alone routes then. Only the kind of problem is logged: never the file's content. A copy that
-cannot be written (`CopyNotWritten`) starts no Claude: neither the file as it is (its `env`
-would outrank the route) nor its settings on the command line will do.
+line. While a provider routes, a file that cannot be used so (missing, not a regular file,
+unreadable, not JSON, not a JSON object) or whose copy cannot be written starts no Claude
+(`NotRouted`, whose `problem` the core words: `fsm.settings_file_refusal`): passed on as named,
+its `env` (or a user's or project's) would outrank the route, and the route's headers could go
+elsewhere; its settings on the command line would show them to every local user. Only the kind
+of problem is logged: never the file's path or content.
 
 The route's own settings tier, when the client's settings are an object or none, goes to such a
 file too (`private_tier`): its base URL may carry a credential and its headers are in it
@@ -22,47 +23,69 @@ most never are.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from adapter.claude.settings_files import read_settings_object
 from fsm import routed_settings
 
-__all__ = ["CopyNotWritten", "private_tier", "remove_copy", "routed_copy"]
+__all__ = ["NotRouted", "private_tier", "remove_copy", "routed_copy"]
 
 log = logging.getLogger(__name__)
 
-_LEFT = "the client's settings file %s; Claude Code reads it as it is and the provider routes "
-_LEFT += "through the environment alone"
+_REFUSED = "the client's settings file cannot be routed (%s): this Claude is not started"
 
 
-class CopyNotWritten(Exception):
-    """The private copy of a client's settings file could not be written (the log says why)."""
+class NotRouted(Exception):
+    """The client's settings file cannot carry the route: `problem` says why, as
+    `fsm.settings_file_refusal` takes it."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
 
 
-def routed_copy(named: str, cwd: str, routing: Mapping[str, str]) -> Path | None:
+def routed_copy(named: str, cwd: str, routing: Mapping[str, str]) -> Path:
     """A private copy of the settings file `named` (relative to `cwd`) with the route
-    `routing` merged in; None when that file is left to Claude Code (said in the log).
-    Raises `CopyNotWritten` when the copy could not be written
-    (docs/decisions.md#provider-settings-file)."""
-    path = Path(cwd) / named
-    if not path.is_file():  # missing, a folder, a FIFO or a device: never read here
-        log.warning(_LEFT, "is not a regular file")
-        return None
-    data, problem = read_settings_object(path)
-    if problem is not None:
-        log.warning(_LEFT, problem.why)
-        return None
+    `routing` merged in. Raises `NotRouted` when the file cannot be used or the copy could not
+    be written (docs/decisions.md#provider-settings-file)."""
+    data = _settings_object(Path(cwd) / named)
     tier = routed_settings(data, routing, private_file=True)
-    if tier is None:  # not an object: read_settings_object said so already
-        return None
+    if tier is None:  # never for an object; said as one, should that change
+        raise _refused("not-object")
     copy = private_tier(tier)
     if copy is None:
-        raise CopyNotWritten
+        raise _refused("not-written")
     return copy
+
+
+def _refused(problem: str) -> NotRouted:
+    log.warning(_REFUSED, problem)
+    return NotRouted(problem)
+
+
+def _settings_object(path: Path) -> dict[str, object]:
+    """The JSON object in the file at `path`; raises `NotRouted` saying what is wrong."""
+    try:
+        # Not read unless a regular file: a FIFO or a device could block or never end.
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise _refused("not-regular")
+        text = path.read_bytes().decode("utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        raise _refused("missing") from None
+    except (OSError, UnicodeDecodeError):  # no permission, a symlink loop, not UTF-8...
+        raise _refused("unreadable") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise _refused("not-json") from None
+    if not isinstance(data, dict):
+        raise _refused("not-object")
+    return data
 
 
 def private_tier(tier: str) -> Path | None:

@@ -40,6 +40,7 @@ __all__ = [
     "provider_secrets",
     "provider_to_disable",
     "routed_settings",
+    "settings_file_refusal",
     "settings_path",
     "shown_base_url",
 ]
@@ -244,6 +245,41 @@ def settings_path(client_settings: object) -> str | None:
     if not text or (text.startswith("{") and text.endswith("}")):
         return None
     return client_settings
+
+
+# What can keep a client's settings file from a routed Claude, as the shell finds it, and how the
+# refusal says it (docs/decisions.md#provider-settings-file): the kind of problem only, never the
+# path (the client's, maybe private) nor anything of the file or the route.
+_SETTINGS_FILE_PROBLEMS = {
+    "missing": "is missing",
+    "not-regular": "is not a regular file",
+    "unreadable": "cannot be read",
+    "not-json": "is not JSON",
+    "not-object": "does not hold a JSON object",
+}
+
+
+def settings_file_refusal(problem: str) -> str:
+    """Why a Claude routed through the client's provider was not started when the client's
+    settings file (`_meta.claudeCode.options.settings` naming a file) has `problem`: one of
+    `missing`, `not-regular`, `unreadable`, `not-json`, `not-object`, or `not-written` (its
+    private copy with the route could not be written). Every one refuses the start: passed to
+    Claude Code as named, that file's `env` (or a user's or project's `env.ANTHROPIC_BASE_URL`)
+    would outrank the route, and the route's headers, in the environment, could go to another
+    URL (docs/decisions.md#provider-settings-file). With no route the file is never read here:
+    Claude Code gets it as named and judges it as it does."""
+    if problem == "not-written":
+        return (
+            "Claude Code was not started: the client's settings file could not be written, "
+            "with the provider's route, to a private temporary file; check that the temporary "
+            "folder is writable."
+        )
+    what = _SETTINGS_FILE_PROBLEMS.get(problem, "cannot be used")
+    return (
+        f"Claude Code was not started: the client's settings file {what}; while a model "
+        "provider is set, that file must be a readable file holding a JSON object, so that the "
+        "provider's route can be merged into it."
+    )
 
 
 def routed_settings(

@@ -22,6 +22,7 @@ from fsm import (
     provider_secrets,
     provider_to_disable,
     routed_settings,
+    settings_file_refusal,
     settings_path,
     shown_base_url,
 )
@@ -172,6 +173,25 @@ def test_a_base_urls_credentials_stay_off_the_command_line_tier(api_type: str) -
     assert tier is not None and SECRET not in tier
     assert json.loads(tier)["env"][name] == "http://127.0.0.1:9/v1"
     assert json.loads(routed_settings(None, env, private_file=True) or "")["env"][name] == url
+
+
+@pytest.mark.parametrize(
+    ("problem", "what"),
+    [
+        ("missing", "is missing"),
+        ("not-regular", "is not a regular file"),
+        ("unreadable", "cannot be read"),
+        ("not-json", "is not JSON"),
+        ("not-object", "does not hold a JSON object"),
+        ("not-written", "could not be written"),
+    ],
+)
+def test_a_routed_claude_refuses_a_settings_file_it_cannot_use(problem: str, what: str) -> None:
+    """docs/decisions.md#provider-settings-file: every problem with the client's settings file
+    refuses a routed Claude's start, in words naming the kind of problem and nothing else."""
+    words = settings_file_refusal(problem)
+    assert words.startswith(f"Claude Code was not started: the client's settings file {what}")
+    assert ("temporary folder is writable" in words) == (problem == "not-written")
 
 
 def test_the_listing_says_the_route_in_use() -> None:

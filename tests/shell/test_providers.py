@@ -571,33 +571,65 @@ async def test_a_clients_settings_file_is_read_and_routed_in_a_private_copy(
     assert not copy.exists()
 
 
-@pytest.mark.asyncio
-@pytest.mark.parametrize(
+_UNUSABLE = pytest.mark.parametrize(
     ("content", "why"),
-    [(None, "is not a regular file"), ('{"env": {"K": "not-json-file-text', "is not JSON")],
+    [(None, "is missing"), ('{"env": {"K": "not-json-file-text', "is not JSON")],
     ids=["missing", "bad-json"],
 )
-async def test_a_settings_file_that_cannot_be_routed_is_left_to_claude_code(
+
+
+@pytest.mark.asyncio
+@_UNUSABLE
+async def test_a_routed_claude_whose_settings_file_cannot_be_used_is_refused(
     tmp_path: Path, content: str | None, why: str
 ) -> None:
-    provider = {"providerId": "main", "apiType": "anthropic", "baseUrl": GATEWAY}
-    env = {LOG_ENV_NAMES: ",".join(NAMES)}
-    async with agent_in_process(tmp_path, env=env) as adapter:
+    """docs/decisions.md#provider-settings-file: passed to Claude Code as named, the file (or a
+    user's or project's settings) could route elsewhere while the route's headers ride in the
+    environment; so no Claude starts, and the refusal names the kind of problem, never the path,
+    the file's text or the route."""
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-key": SECRET},
+    }
+    async with agent_in_process(tmp_path) as adapter:
         if content is not None:
             (adapter.workdir / "mine.json").write_text(content, encoding="utf-8")
         assert await adapter.request("providers/set", provider) == {}
         meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
-        await adapter.request(
+        refused = await adapter.request(
             "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
         )
         log = adapter.stderr()
-    # The path as the client gave it, which Claude Code reads and judges as it does without a
-    # provider; the environment routes.
+    assert _argvs(tmp_path) == []  # no Claude started
+    assert isinstance(refused, acp.RequestError) and refused.code == -32603
+    said = f"{refused} {json.dumps(refused.data)}"
+    assert f"Claude Code was not started: the client's settings file {why};" in said
+    for private in ("mine.json", "not-json-file-text", SECRET, GATEWAY, str(tmp_path)):
+        assert private not in said
+    assert "not-json-file-text" not in log and SECRET not in log
+
+
+@pytest.mark.asyncio
+@_UNUSABLE
+async def test_without_a_route_a_settings_file_is_passed_to_claude_code_as_named(
+    tmp_path: Path, content: str | None, why: str
+) -> None:
+    """docs/decisions.md#provider-settings-file: with no provider the adapter reads nothing of
+    the file; Claude Code gets the path as the client gave it and judges it as it does."""
+    async with agent_in_process(tmp_path) as adapter:
+        if content is not None:
+            (adapter.workdir / "mine.json").write_text(content, encoding="utf-8")
+        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
+        opened = await adapter.request(
+            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+        )
+        log = adapter.stderr()
+    assert isinstance(opened, dict) and opened.get("sessionId")
     [argv] = _argvs(tmp_path)
     assert _settings_flag(argv) == "mine.json"
-    assert _envs(tmp_path)[0]["ANTHROPIC_BASE_URL"] == GATEWAY
-    assert f"the client's settings file {why}" in log
-    assert "not-json-file-text" not in log
+    assert why not in log and "not-json-file-text" not in log
 
 
 def _no_private_file(monkeypatch: pytest.MonkeyPatch) -> None:

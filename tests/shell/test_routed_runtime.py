@@ -91,3 +91,43 @@ async def test_a_routed_claude_whose_settings_copy_fails_is_refused_with_safe_wo
     for private in ("mine.json", str(tmp_path), SECRET, "127.0.0.1"):
         assert private not in words
     await runtime.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("content", "what"),
+    [
+        (None, "is missing"),
+        ("folder", "is not a regular file"),
+        (b"\xff\xfe{}", "cannot be read"),
+        (b'{"file-marker": ', "is not JSON"),
+        (b'["file-marker"]', "does not hold a JSON object"),
+    ],
+    ids=["missing", "folder", "not-utf8", "not-json", "not-object"],
+)
+async def test_a_routed_claude_whose_settings_file_cannot_be_used_is_refused(
+    tmp_path: Path, content: bytes | str | None, what: str
+) -> None:
+    """docs/decisions.md#provider-settings-file: started with the client's file as named, it (or
+    a user's or project's settings) could route elsewhere with the route's headers; refused in
+    words naming the kind of problem, not the path, the file or the route."""
+    named = tmp_path / "theirs.json"
+    if content == "folder":
+        named.mkdir()
+    elif isinstance(content, bytes):
+        named.write_bytes(content)
+    runtime = ClaudeRuntime(
+        settings=RuntimeSettings(routing=dict(ROUTING)),
+        cwd=str(tmp_path),
+        session_id="s",
+        resume=False,
+        launch=Launch(client_options=parse({"options": {"settings": "theirs.json"}})),
+    )
+    async with anyio.create_task_group() as tg:
+        with pytest.raises(RuntimeStartError) as caught:
+            await runtime.spawn(tg)
+    words = str(caught.value)
+    assert words.startswith(f"Claude Code was not started: the client's settings file {what};")
+    for private in ("theirs.json", str(tmp_path), SECRET, "127.0.0.1", "file-marker"):
+        assert private not in words
+    await runtime.close()
