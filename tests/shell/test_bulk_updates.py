@@ -10,43 +10,7 @@ from typing import Any
 import pytest
 
 from adapter.wire.client_link import ClientLink
-from adapter.wire.guard import GuardedTransport
-from adapter.wire.stdio import ChunkReader
-
-
-class _Writer:
-    """The stream writer's surface the transport uses, recording each write."""
-
-    def __init__(self, *, closing: bool = False) -> None:
-        self.writes: list[bytes] = []
-        self.closing = closing
-
-    def write(self, data: bytes) -> None:
-        self.writes.append(data)
-
-    async def drain(self) -> None:
-        return None
-
-    def is_closing(self) -> bool:
-        return self.closing
-
-
-async def _no_eof() -> None:
-    return None
-
-
-def _transport(writer: _Writer) -> GuardedTransport:
-    fake: Any = writer
-    return GuardedTransport(ChunkReader(), fake, limit=1 << 20, on_eof=_no_eof)
-
-
-class _Conn:
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        raise AssertionError("the bulk path must not go through acp's typed sender")
-
-    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("not asked here")
-
+from tests.support.recorded_output import NoTypedSends, RecordingWriter, guarded
 
 UPDATES = [
     {
@@ -60,10 +24,10 @@ UPDATES = [
 
 @pytest.mark.asyncio
 async def test_updates_go_out_as_whole_frames_in_order_in_one_write() -> None:
-    writer = _Writer()
+    writer = RecordingWriter()
     link = ClientLink()
-    link.attach(_Conn())
-    link.attach_bulk(_transport(writer).send_session_updates)
+    link.attach(NoTypedSends())
+    link.attach_bulk(guarded(writer).send_session_updates)
     assert await link.send_raw_updates('s"1', UPDATES) is True
     assert len(writer.writes) == 1
     lines = writer.writes[0].split(b"\n")
@@ -77,24 +41,24 @@ async def test_updates_go_out_as_whole_frames_in_order_in_one_write() -> None:
 
 @pytest.mark.asyncio
 async def test_a_closed_output_is_reported_and_nothing_is_written() -> None:
-    writer = _Writer(closing=True)
+    writer = RecordingWriter(closing=True)
     link = ClientLink()
-    link.attach(_Conn())
-    link.attach_bulk(_transport(writer).send_session_updates)
+    link.attach(NoTypedSends())
+    link.attach_bulk(guarded(writer).send_session_updates)
     assert await link.send_raw_updates("s1", UPDATES) is False
     assert writer.writes == []
 
 
 @pytest.mark.asyncio
 async def test_the_link_without_a_connection_sends_nothing() -> None:
-    writer = _Writer()
+    writer = RecordingWriter()
     link = ClientLink()
-    link.attach_bulk(_transport(writer).send_session_updates)
+    link.attach_bulk(guarded(writer).send_session_updates)
     assert await link.send_raw_updates("s1", UPDATES) is False
     assert writer.writes == []
 
 
-def _frames(writer: _Writer) -> list[Any]:
+def _frames(writer: RecordingWriter) -> list[Any]:
     return [
         json.loads(line)["params"]["update"]
         for data in writer.writes
@@ -120,10 +84,10 @@ CHANGED = {
 async def test_every_way_out_passes_the_changed_meta_filter_once_it_is_on() -> None:
     # `filter_meta(True)`: a JetBrains AIR client. An update left with nothing is not written,
     # and that is no failure.
-    writer = _Writer()
+    writer = RecordingWriter()
     link = ClientLink()
-    link.attach(_Conn())
-    link.attach_bulk(_transport(writer).send_session_updates)
+    link.attach(NoTypedSends())
+    link.attach_bulk(guarded(writer).send_session_updates)
     link.filter_meta(True)
     assert await link.send_raw_updates("s1", [OPENED, REPEATED]) is True
     assert await link.send_raw_update("s1", REPEATED) is True
@@ -143,10 +107,10 @@ async def test_every_way_out_passes_the_changed_meta_filter_once_it_is_on() -> N
 
 @pytest.mark.asyncio
 async def test_a_plain_client_gets_every_key_and_a_chunk_never_meets_the_filter() -> None:
-    writer = _Writer()
+    writer = RecordingWriter()
     link = ClientLink()
-    link.attach(_Conn())
-    link.attach_bulk(_transport(writer).send_session_updates)
+    link.attach(NoTypedSends())
+    link.attach_bulk(guarded(writer).send_session_updates)
     assert await link.send_raw_updates("s1", [OPENED, REPEATED, REPEATED]) is True
     assert _frames(writer) == [OPENED, REPEATED, REPEATED]
     link.filter_meta(True)

@@ -28,6 +28,32 @@ def _opener() -> SessionOpener:
     return SessionOpener(task_group=cast(Any, None), settings=cast(Any, None), link=cast(Any, None))
 
 
+def _agents_made(monkeypatch: pytest.MonkeyPatch) -> list[ClaudeAcpAgent]:
+    """The agents made from now on (the in-process harness makes one)."""
+    agents: list[ClaudeAcpAgent] = []
+    init = ClaudeAcpAgent.__init__
+
+    def keep(self: ClaudeAcpAgent, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        agents.append(self)
+
+    monkeypatch.setattr(ClaudeAcpAgent, "__init__", keep)
+    return agents
+
+
+def _runtimes_closed(monkeypatch: pytest.MonkeyPatch) -> list[ClaudeRuntime]:
+    """The Claude runtimes closed from now on (each still closed)."""
+    closed: list[ClaudeRuntime] = []
+    close = ClaudeRuntime.close
+
+    async def noted_close(self: ClaudeRuntime) -> None:
+        closed.append(self)
+        await close(self)
+
+    monkeypatch.setattr(ClaudeRuntime, "close", noted_close)
+    return closed
+
+
 @pytest.mark.asyncio
 async def test_an_opening_under_way_is_answered_minus_32800_when_the_adapter_ends() -> None:
     opener = _opener()
@@ -79,29 +105,15 @@ async def test_a_load_cancelled_while_it_replays_closes_its_session_and_claude(
     # The session a `session/load` with a transcript builds is registered only once its history
     # replayed: cancelled before (a signal's `end_all`), it and its Claude are closed by the
     # load itself, as nobody else would (docs/decisions.md#openings-at-exit).
-    agents: list[ClaudeAcpAgent] = []
-    init = ClaudeAcpAgent.__init__
-
-    def keep(self: ClaudeAcpAgent, *args: Any, **kwargs: Any) -> None:
-        init(self, *args, **kwargs)
-        agents.append(self)
-
+    agents = _agents_made(monkeypatch)
     replaying = asyncio.Event()
 
     async def replay_forever(*_: Any) -> None:
         replaying.set()
         await asyncio.Event().wait()  # a long history, still going out
 
-    closed: list[ClaudeRuntime] = []
-    close = ClaudeRuntime.close
-
-    async def noted_close(self: ClaudeRuntime) -> None:
-        closed.append(self)
-        await close(self)
-
-    monkeypatch.setattr(ClaudeAcpAgent, "__init__", keep)
+    closed = _runtimes_closed(monkeypatch)
     monkeypatch.setattr(load_replay, "replay_transcript", replay_forever)
-    monkeypatch.setattr(ClaudeRuntime, "close", noted_close)
     async with agent_in_process(tmp_path) as adapter:
         session_id = str(uuid.uuid4())
         folder = adapter.config_dir / "projects" / sanitize_path(str(adapter.workdir))
@@ -129,29 +141,15 @@ async def test_a_new_session_cancelled_while_its_claude_starts_closes_that_claud
     # The session is not the runtime's owner until Claude's handshake is over (`on_ready`):
     # cancelled before (a signal's `end_all`), the opening closes the Claude it spawned, and
     # with it what that Claude was given to read (a private settings file, a provider's).
-    agents: list[ClaudeAcpAgent] = []
-    init = ClaudeAcpAgent.__init__
-
-    def keep(self: ClaudeAcpAgent, *args: Any, **kwargs: Any) -> None:
-        init(self, *args, **kwargs)
-        agents.append(self)
-
+    agents = _agents_made(monkeypatch)
     connecting = asyncio.Event()
 
     async def never_connected(self: ClaudeRuntime) -> None:
         connecting.set()
         await asyncio.Event().wait()  # Claude's start-up, never over
 
-    closed: list[ClaudeRuntime] = []
-    close = ClaudeRuntime.close
-
-    async def noted_close(self: ClaudeRuntime) -> None:
-        closed.append(self)
-        await close(self)
-
-    monkeypatch.setattr(ClaudeAcpAgent, "__init__", keep)
+    closed = _runtimes_closed(monkeypatch)
     monkeypatch.setattr(ClaudeRuntime, "_connect", never_connected)
-    monkeypatch.setattr(ClaudeRuntime, "close", noted_close)
     async with agent_in_process(tmp_path) as adapter:
         opening = asyncio.ensure_future(
             adapter.conn.new_session(cwd=str(adapter.workdir), mcp_servers=[])

@@ -12,34 +12,7 @@ from acp import schema
 from acp.utils import serialize_params
 
 from adapter.wire.client_link import ClientLink
-from adapter.wire.guard import GuardedTransport
-from adapter.wire.stdio import ChunkReader
-
-
-class _Writer:
-    def __init__(self) -> None:
-        self.writes: list[bytes] = []
-
-    def write(self, data: bytes) -> None:
-        self.writes.append(data)
-
-    async def drain(self) -> None:
-        return None
-
-    def is_closing(self) -> bool:
-        return False
-
-
-async def _no_eof() -> None:
-    return None
-
-
-class _Conn:
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        raise AssertionError("not through acp's typed sender and its envelope model")
-
-    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("not asked here")
+from tests.support.recorded_output import NoTypedSends, RecordingWriter, guarded
 
 
 def _updates() -> list[Any]:
@@ -101,13 +74,10 @@ def _updates() -> list[Any]:
 
 @pytest.mark.asyncio
 async def test_a_typed_update_is_sent_as_acps_session_update_sends_it() -> None:
-    writer = _Writer()
+    writer = RecordingWriter()
     link = ClientLink()
-    link.attach(_Conn())
-    fake: Any = writer
-    link.attach_bulk(
-        GuardedTransport(ChunkReader(), fake, limit=1 << 20, on_eof=_no_eof).send_session_updates
-    )
+    link.attach(NoTypedSends())
+    link.attach_bulk(guarded(writer).send_session_updates)
     for update in _updates():
         assert await link.send_update("s1", update) is True
     sent = [json.loads(line) for data in writer.writes for line in data.splitlines()]
