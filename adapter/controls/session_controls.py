@@ -101,7 +101,7 @@ class SessionControls:
         self.client_options = client_options
         self.commands: list[AvailableCommand] = []
         # What follows the command list once the setup response is out (`after_setup_answer`).
-        self._after_setup: list[Callable[[], Awaitable[object]]] = []
+        self._after_setup: list[Callable[[], Awaitable[None]]] = []
         self._setup_answered = False  # the setup response is out and that work was taken
         # Claude Code was asked (once a session) what it says of Ultracode (`_ask_ultracode`).
         self._ultracode_asked = False
@@ -270,14 +270,7 @@ class SessionControls:
             # list and the settings say (docs/decisions.md#ultracode-after-the-answer). A
             # restart after the answer (the first Claude's start-up facts failed) asks now.
             self._ultracode_asked = True
-            asked = functools.partial(self._ask_ultracode, runtime)
-            if self._setup_answered:
-                self._spawn(asked)
-            else:
-                self.after_setup_answer(lambda: self._beside(asked))
-
-    async def _beside(self, work: Callable[[], Awaitable[None]]) -> None:
-        self._spawn(work)
+            self.after_setup_answer(functools.partial(self._ask_ultracode, runtime))
 
     async def _restore_ultracode(self, runtime: ClaudeRuntime) -> None:
         """A later Claude process of the session gets the session's Ultracode back where its
@@ -368,7 +361,7 @@ class SessionControls:
             after, self._after_setup = self._after_setup, []
             self._setup_answered = True
             for work in after:
-                await work()
+                self._spawn(work)
             runtime = self._live()
             if self.sign_in.servers and runtime is not None:
                 # Which of the client's servers wait for a sign-in
@@ -378,12 +371,15 @@ class SessionControls:
 
         tg.start_soon(announce)
 
-    def after_setup_answer(self, work: Callable[[], Awaitable[object]]) -> None:
+    def after_setup_answer(self, work: Callable[[], Awaitable[None]]) -> None:
         """`work` is done once the setup response is out, after the command list (a load's
         replayed subagents' models named as the model list names them); not at all when that
-        response is an error or never written. Work queued after that response went out is
-        never done: a caller that may come later checks `_setup_answered` (`adopt`)."""
-        self._after_setup.append(work)
+        response is an error or never written. It runs beside the session (`run_beside_with`):
+        at once where that response is already out."""
+        if self._setup_answered:
+            self._spawn(work)
+        else:
+            self._after_setup.append(work)
 
     def start_sign_in(self, tg: TaskGroup, name: str) -> None:
         """Sign in to the client's MCP server `name` (the core's `SignInMcpServer`), in the

@@ -307,8 +307,8 @@ async def _asked_late(late: _Late, during: Callable[[Any], Awaitable[None]]) -> 
     async with anyio.create_task_group() as tg:
         controls.run_beside_with(lambda work: tg.start_soon(work))  # type: ignore[arg-type]
         await controls.adopt(late)  # type: ignore[arg-type]
-        for work in controls._after_setup:  # the setup answer is out
-            await work()
+        for work in controls._after_setup:  # the setup answer is out: beside the session
+            controls._spawn(work)
         await late.asked.wait()
         await during(controls)
         late.release.set()
@@ -364,7 +364,7 @@ async def test_an_effort_or_a_switch_sent_meanwhile_outlasts_a_stale_answer(
     late.applied["ultracodeRequested"] = True
 
     async def send(controls: Any) -> None:
-        controls.config.fast_boolean = isinstance(value, bool)
+        controls.config.boolean_options = isinstance(value, bool)
         await controls.set_option(config_id, value)
 
     controls = await _asked_late(late, send)
