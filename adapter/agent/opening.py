@@ -171,7 +171,7 @@ def opening_for(
         auto_allowed=not policy.auto_disabled,
         bypass_offered=not policy.bypass_disabled and client_options.allow_bypass is not False,
     )
-    config.fast_boolean = boolean_options  # the client takes boolean config options
+    config.boolean_options = boolean_options  # the client takes boolean config options
     config.requested_agent = client_options.agent  # the agent picker's value, if it lists it
     # The model picker's allowlist and denials (docs/decisions.md#model-picker-policy).
     config.model_policy = model_policy_from([(f.tier, f.data) for f in tiers])

@@ -124,7 +124,7 @@ class AutoFast:
 
     async def set_fast(self, runtime: ClaudeRuntime | None, value: object) -> None:
         """The client's switch: checked, then Claude's; the response carries the options."""
-        on = check_fast(value, self._config.fast_boolean)
+        on = check_fast(value, self._config.boolean_options)
         if runtime is not None:
             try:
                 await runtime.set_fast(on)

@@ -87,7 +87,7 @@ class SessionConfig:
     restored_model: str | None = None
     label: str = "session"  # how log lines name the session
     fast: bool = False  # fast mode (adapter.controls.auto_fast_rules)
-    fast_boolean: bool = False  # the client takes boolean config options
+    boolean_options: bool = False  # the client takes boolean config options
     fast_off_because: str | None = None  # why Claude Code turned fast mode off, explained
     before_plan: str | None = None  # the mode the session was in when it entered plan mode
     # `auto` only because nothing named a mode: a model without it means Manual, said to no one
@@ -445,12 +445,12 @@ class SessionConfig:
                 )
             )
         if self.fast_offered():
-            found.append(fast_option(self.fast, self.fast_boolean, self.fast_off_because))
+            found.append(fast_option(self.fast, self.boolean_options, self.fast_off_because))
         ultracode = self.ultracode_shown()
         if ultracode is not None:
             from adapter.controls.ultracode_switch import ultracode_option
 
-            found.append(ultracode_option(ultracode, self.fast_boolean))
+            found.append(ultracode_option(ultracode, self.boolean_options))
         if self.agents:
             found.append(
                 SessionConfigOptionSelect(

@@ -485,7 +485,7 @@ class SessionControls:
         from adapter.controls.ultracode_switch import check_ultracode
         from fsm import ultracode_chosen
 
-        on = check_ultracode(value, self.config.fast_boolean)
+        on = check_ultracode(value, self.config.boolean_options)
         runtime = self._live()
         if runtime is not None:
             try:
