@@ -138,6 +138,7 @@ if TYPE_CHECKING:
         shown_base_url,
     )
     from fsm.claude.question_answers import (
+        ASK_TOOL,
         UNANSWERED_CAPABILITY,
         reports_unanswered,
         with_unanswered,
@@ -616,6 +617,7 @@ _HOMES = {
     "active_from_newest": "claude.replay",
     "CANCEL_GRACE_SECONDS": "session",
     "generated_title": "claude.session_titles",
+    "ASK_TOOL": "claude.question_answers",
     "UNANSWERED_CAPABILITY": "claude.question_answers",
     "PermissionCard": "claude.permission_card",
     "permission_card": "claude.permission_card",
@@ -660,6 +662,7 @@ _HOMES = {
 
 __all__ = [
     "ARCHIVE_METHOD",
+    "ASK_TOOL",
     "AUTH_REQUIRED_MESSAGE",
     "AUTH_STATUS_METHOD",
     "AUTONOMOUS_ORIGINS",

@@ -22,11 +22,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ASK_TOOL", "disallowed_tools", "fold_answer", "form_params", "valid_questions"]
+from fsm import ASK_TOOL
+
+__all__ = ["disallowed_tools", "fold_answer", "form_params", "valid_questions"]
 
 log = logging.getLogger(__name__)
-
-ASK_TOOL = "AskUserQuestion"
 
 
 def disallowed_tools(ask_by_form: bool) -> tuple[str, ...]:

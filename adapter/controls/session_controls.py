@@ -50,6 +50,7 @@ from adapter.controls.pickers import DEFAULT_EFFORT, SessionConfig
 from adapter.controls.question_form import disallowed_tools
 from adapter.controls.questions import QuestionAsker
 from adapter.controls.remote_control_switch import RemoteControlSwitch
+from adapter.controls.ultracode_switch import ULTRACODE, check_ultracode
 from adapter.wire.client_link import ClientLink
 from fsm import (
     RAW_MESSAGE_METHOD,
@@ -446,7 +447,7 @@ class SessionControls:
         if config_id == FAST and self.config.fast_offered():
             await self.auto_fast.set_fast(self._live(), value)
             return
-        if config_id == "ultracode" and self.config.ultracode_shown() is not None:
+        if config_id == ULTRACODE and self.config.ultracode_shown() is not None:
             await self._set_ultracode(value)
             return
         chosen = self.config.check_option(config_id, value)
@@ -482,7 +483,6 @@ class SessionControls:
     async def _set_ultracode(self, value: object) -> None:
         """The client's Ultracode switch: checked, then Claude's (an explicit boolean, which
         leaves the effort alone); refused, nothing changes. The response carries the options."""
-        from adapter.controls.ultracode_switch import check_ultracode
         from fsm import ultracode_chosen
 
         on = check_ultracode(value, self.config.boolean_options)

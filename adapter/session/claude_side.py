@@ -26,12 +26,12 @@ from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
 from adapter.claude.translate import OwnChanges, Shown, read_frame
-from adapter.controls.question_form import ASK_TOOL
 from adapter.controls.session_controls import SessionControls
 from adapter.session.live_view import LiveView
 from adapter.session.prompt_answer import PromptAnswer
 from adapter.wire.response_watch import ResponseTicket
 from fsm import (
+    ASK_TOOL,
     ContextMeasured,
     Event,
     MessageTooLarge,

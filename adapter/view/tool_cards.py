@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fsm import visible
+from fsm import ASK_TOOL, visible
 
 __all__ = ["PLAN_TOOL", "ToolCard", "card_for", "input_json", "rel_path", "tool_kind"]
 
@@ -249,7 +249,7 @@ _CARDS: Mapping[str, ToolCard] = {
         "switch_mode", lambda d, c: "Ready to code?", None, _mentioned("plan"), True
     ),
     "EnterPlanMode": ToolCard("switch_mode", lambda d, c: "Plan first"),
-    "AskUserQuestion": ToolCard("other", _ask_title, None, _ask_content, True),
+    ASK_TOOL: ToolCard("other", _ask_title, None, _ask_content, True),
     # The findings are input the user reads: shown, unless the client renders `rawInput`.
     "ReportFindings": ToolCard("think", _findings_title, None, _findings_content, True),
 }
@@ -313,7 +313,7 @@ def card_for(
     needed = _NEEDS.get(name)
     usable = needed is None or bool(_s(data, needed))
     title = name
-    if name == "AskUserQuestion" and fixed_question_title:
+    if name == ASK_TOOL and fixed_question_title:
         title = _ASKING
     elif card is not None and card.title is not None and usable:
         title = " ".join(card.title(data, cwd).split()) or name

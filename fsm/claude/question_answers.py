@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-__all__ = ["UNANSWERED_CAPABILITY", "reports_unanswered", "with_unanswered"]
+__all__ = ["ASK_TOOL", "UNANSWERED_CAPABILITY", "reports_unanswered", "with_unanswered"]
 
+ASK_TOOL = "AskUserQuestion"  # Claude Code's tool that asks the user its questions
 UNANSWERED_CAPABILITY = "ask_user_question_unanswered_v1"
 
 
