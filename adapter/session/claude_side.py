@@ -278,8 +278,7 @@ class ClaudeSide:
             await self._view.system(message)
         elif shown is Shown.ASSISTANT:
             self._view.saw_assistant(message)
-            if message.parent_tool_use_id is None:
-                await self._view.own_output()
+            await self._view.own_output(message.parent_tool_use_id)
         elif shown is Shown.RATE_LIMIT:
             await self._view.rate_limited(message.rate_limit_info)
         if reading.measured:

@@ -360,8 +360,7 @@ class LiveView:
 
     async def stream_event(self, message: StreamEvent) -> None:
         parent = message.parent_tool_use_id
-        if not parent and self._async_tasks is not None:
-            await self.own_output()
+        await self.own_output(parent)
         await self._send(
             lambda: self._view.stream_event(message.event, parent if parent else None),
             "a stream event",
@@ -374,12 +373,13 @@ class LiveView:
             if usage is not None:
                 await self._send_raw(usage)  # the context meter moves during the turn
 
-    async def own_output(self) -> None:
-        """Claude's top-level output (a message or a streamed part of one), before it is
-        shown: with no prompt open it is a turn of Claude's own, an Async Tasks entry for an
-        AIR client (`fsm.AsyncTasks.output`, docs/reference-adapter.md#autonomous-turns)."""
+    async def own_output(self, parent: object) -> None:
+        """Claude's output (a message or a streamed part of one), before it is shown; `parent`
+        its `parent_tool_use_id`. Top-level output (no parent) with no prompt open is a turn of
+        Claude's own, an Async Tasks entry for an AIR client (`fsm.AsyncTasks.output`,
+        docs/reference-adapter.md#autonomous-turns); a subagent's is not."""
         tasks = self._async_tasks
-        if tasks is not None:
+        if tasks is not None and not parent:
             # Every streamed delta comes here: the core's answer is mostly none, made without
             # `_send`'s bookkeeping (it reads no content, so it raises nothing).
             for update in tasks.output(prompt_open=self.prompt_open()):
