@@ -67,13 +67,31 @@ from fsm import (
 
 __all__ = ["LiveView"]
 
-# Claude Code's task frames the Async Tasks panel reads (`fsm.air.async_tasks.AsyncTasks`).
-_ASYNC_TASK_FRAMES = {
-    "task_started": "started",
-    "task_progress": "progress",
-    "task_updated": "updated",
-    "task_notification": "notified",
-    "background_tasks_changed": "listed",
+
+def _initialized(tasks: AsyncTasks, frame: Mapping[str, Any], prompt_open: bool) -> list[Any]:
+    tasks.initialized(frame)  # whether Claude Code names the prompts each request serves
+    return []
+
+
+def _status(tasks: AsyncTasks, frame: Mapping[str, Any], prompt_open: bool) -> list[Any]:
+    tasks.status(frame, prompt_open=prompt_open)  # Claude's own next request ends a cancel's tail
+    return []
+
+
+# Claude Code's system frames the Async Tasks panel reads (`fsm.air.async_tasks.AsyncTasks`),
+# each with whether a prompt is open: what they say to send (an autonomous turn's start or end,
+# docs/reference-adapter.md#autonomous-turns, among them).
+_ASYNC_TASK_FRAMES: dict[str, Callable[[AsyncTasks, Mapping[str, Any], bool], list[Any]]] = {
+    "task_started": lambda tasks, frame, _: tasks.started(frame),
+    "task_progress": lambda tasks, frame, _: tasks.progress(frame),
+    "task_updated": lambda tasks, frame, _: tasks.updated(frame),
+    "task_notification": lambda tasks, frame, _: tasks.notified(frame),
+    "background_tasks_changed": lambda tasks, frame, _: tasks.listed(frame),
+    "init": _initialized,
+    "status": _status,
+    "session_state_changed": lambda tasks, frame, prompt_open: tasks.session_state(
+        frame.get("state"), prompt_open=prompt_open
+    ),
 }
 
 # Claude Code's task frames that open and end native subagent sessions
@@ -444,20 +462,10 @@ class LiveView:
             read_frame = getattr(subagents, message.subtype)
             await self._subagent_frames(lambda: read_frame(data), "a subagent's task frame")
         tasks = self._async_tasks
-        if tasks is not None and message.subtype in _ASYNC_TASK_FRAMES:
-            read = getattr(tasks, _ASYNC_TASK_FRAMES[message.subtype])
-            await self._send(lambda: read(data), "a background task")
-        if tasks is not None and message.subtype == "init":
-            tasks.initialized(data)
-        if tasks is not None and message.subtype == "status" and not data.get("parent_tool_use_id"):
-            # Claude's own next request ends a cancel's tail
-            # (docs/reference-adapter.md#autonomous-turns).
-            tasks.status(data, prompt_open=self.prompt_open())
-        if tasks is not None and message.subtype == "session_state_changed":
-            state, prompt_open = data.get("state"), self.prompt_open()
-            await self._send(
-                lambda: tasks.session_state(state, prompt_open=prompt_open), "a session state"
-            )
+        read_tasks = _ASYNC_TASK_FRAMES.get(message.subtype)
+        if tasks is not None and read_tasks is not None:
+            prompt_open = self.prompt_open()
+            await self._send(lambda: read_tasks(tasks, data, prompt_open), "a background task")
         if message.subtype == "task_started":
             await self._send(lambda: self._view.task_started(data), "a task's start")
         if message.subtype == "task_updated":

@@ -485,8 +485,11 @@ class AsyncTasks:
         first, then runs a prompt it had taken off its queue, whose request names it): the
         tail is over, and Claude's output opens an autonomous turn again, as the reference's
         `servesCancelledWork` decides. A Claude Code that names no prompts cannot tell: the
-        tail then lasts until a prompt is taken up."""
+        tail then lasts until a prompt is taken up. A subagent's status (`parent_tool_use_id`)
+        is not Claude's own request."""
         if not (self._cancelled and self._marker_lists) or prompt_open:
+            return
+        if frame.get("parent_tool_use_id"):
             return
         served = frame.get("user_message_uuids")
         if frame.get("status") == "requesting" and not (isinstance(served, list) and served):

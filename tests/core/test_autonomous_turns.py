@@ -174,6 +174,10 @@ def test_claude_s_own_request_after_a_cancel_ends_its_tail() -> None:
     # While the cancelled turn is still open, its request is that turn's.
     tasks.status({"status": "requesting", "user_message_uuids": []}, prompt_open=True)
     assert tasks.output(prompt_open=False) == []
+    # A subagent's request is not Claude's own.
+    subagent = {"status": "requesting", "user_message_uuids": [], "parent_tool_use_id": "t1"}
+    tasks.status(subagent, prompt_open=False)
+    assert tasks.output(prompt_open=False) == []
     tasks.status({"status": "requesting", "user_message_uuids": []}, prompt_open=False)
     assert tasks.output(prompt_open=False) == [_spawned("autonomous-turn-u1", DEFAULT)]
     # So does a scheduled fire's start.
