@@ -479,6 +479,33 @@ async def test_a_read_begun_in_another_sessions_folder_is_dropped(tmp_path: Path
         ]
 
 
+async def test_a_read_maps_its_answer_with_the_key_helper_named_when_it_began(
+    tmp_path: Path,
+) -> None:
+    """The settings are read once per read: a settings file changed while the CLI answers does
+    not change what that answer is taken to say (both halves of a read agree)."""
+    async with Held(tmp_path) as cli:
+        push, link = _push(tmp_path, executable=str(cli.path))
+        project = tmp_path / "project"
+        (project / ".claude").mkdir(parents=True)
+        settings = project / ".claude" / "settings.json"
+        gateway = {"apiKeyHelper": "/opt/air/central proxy start --print"}
+        settings.write_text(json.dumps(gateway), encoding="utf-8")
+        push.probe(str(project))
+        _, answer = await cli.started()
+        settings.write_text(json.dumps({"apiKeyHelper": "/opt/keys/print-key"}), "utf-8")
+        answer.write(
+            json.dumps({"loggedIn": False, "apiKeySource": "apiKeyHelper"}).encode() + b"\n"
+        )
+        await asyncio.wait_for(vars(push)["_probe"], WAIT)
+    assert link.sent == [
+        (
+            "_auth/status_update",
+            {"authStatus": {"kind": "gateway", "label": "JetBrains Air Gateway"}},
+        )
+    ]
+
+
 async def test_a_session_in_another_folder_reads_there_at_a_quiet_moment(tmp_path: Path) -> None:
     """A session's account names no folder or key helper: one opened in another folder than
     the reads so far makes them no longer count, and a read there is begun at the next quiet
