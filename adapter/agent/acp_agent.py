@@ -341,14 +341,8 @@ class ClaudeAcpAgent:
             await start_and_replay(session, runtime, path, earlier)
             await self._replayed(session_id)
         except BaseException:
-            # Not registered yet, so nobody else would stop its Claude: cancelled at exit
-            # (docs/decisions.md#openings-at-exit) or failed, the session and its process are
-            # closed here (both closes are idempotent: a failed replay closed them already).
-            import anyio
-
-            with anyio.CancelScope(shield=True):
-                await session.close()
-                await runtime.close()
+            # Cancelled at exit or failed (a failed replay closed them already).
+            await self._opener.discard(session, runtime)
             raise
         self._opener.register(session)
         await self._opened(session_id, signed)
