@@ -85,12 +85,8 @@ class ClaudeAcpAgent:
         *,
         task_group: TaskGroup,
         settings: RuntimeSettings,
-        log_private: Callable[[tuple[str, ...]], None] | None = None,
     ) -> None:
         self._tg = task_group
-        # Where values that became private after start-up go, for the log's masking to mask
-        # them (the app's `mask_in_log_from_now_on`): a model provider's header values.
-        self._log_private = log_private
         self._settings = settings
         self._link = ClientLink()
         self._raw = raw_requests.RawCapabilities()
@@ -198,7 +194,6 @@ class ClaudeAcpAgent:
                 settings=self._settings,
                 sessions=self._sessions,
                 auth=self._auth,
-                log_private=self._log_private,
             )
         return self._providers
 

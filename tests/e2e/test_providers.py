@@ -4,7 +4,8 @@ docs/client-authors.md), through the real stdio agent, the real SDK and the scri
 starts its Claude with `ANTHROPIC_BASE_URL` and the headers; a session that was open gets them at
 its next prompt, from a fresh Claude (docs/decisions.md#provider-change); `providers/disable`
 gives the routing back, and so does `logout` after a gateway sign-in. The header's value is
-never in the adapter's log. The rules themselves are
+never in the adapter's log, even where Claude quotes it (serving points the log's masking at
+what its settings mask). The rules themselves are
 core tests (tests/core/test_providers.py), the requests in process (tests/shell/test_providers.py).
 """
 
@@ -18,6 +19,7 @@ from acp.schema import PromptResponse
 from adapter.scripted_claude.handshake import LOG_ENV, LOG_ENV_NAMES
 from tests.support.config_requests import raw_request
 from tests.support.harness import spawn_adapter
+from tests.support.scripted.header_quotes import HEADER_VALUE
 from tests.support.scripted_log import envs
 
 NAMES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_AUTH_TOKEN")
@@ -84,3 +86,26 @@ async def test_logout_ends_a_gateway_sign_ins_route(tmp_path: Path) -> None:
     # The routed session's first Claude, then its fresh one after logout.
     assert envs(tmp_path) == [gateway_env, dict.fromkeys(NAMES)]
     assert SECRET not in adapter.stderr_path.read_text("utf-8", "replace")
+
+
+@pytest.mark.asyncio
+async def test_a_header_value_claude_quotes_is_masked_in_the_log(tmp_path: Path) -> None:
+    """docs/decisions.md#provider-requests: Claude Code's stderr, logged at DEBUG, may quote the
+    route's headers; from the `providers/set` on, the log masks them as the wire guard does."""
+    provider = {
+        "providerId": "main",
+        "apiType": "anthropic",
+        "baseUrl": GATEWAY,
+        "headers": {"x-gateway-key": HEADER_VALUE},
+    }
+    async with spawn_adapter(tmp_path, "quotes_its_headers") as adapter:
+        assert await raw_request(adapter, "providers/set", **provider) == {}
+        session = await adapter.new_session()
+        answer = await adapter.prompt(session, "hello")
+        assert await raw_request(adapter, "providers/disable", providerId="main") == {}
+        again = await adapter.new_session()  # its Claude quotes it too, after the disable
+        await adapter.prompt(again, "hello")
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
+    log = adapter.stderr_path.read_text("utf-8", "replace")
+    assert log.count("claude: sent x-gateway-key ***") == 2, log[-2000:]
+    assert HEADER_VALUE not in log

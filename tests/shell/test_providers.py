@@ -367,7 +367,7 @@ async def test_what_opens_a_session_or_prompts_waits_while_a_change_is_applied()
         assert order == []  # the change is under way: the waiter waits
         held.release.set()
     assert sorted(order) == ["set", "waiter"]
-    assert held.marked == 1 and settings.routing["ANTHROPIC_BASE_URL"] == GATEWAY
+    assert held.marked == 1 and settings.route.routing()["ANTHROPIC_BASE_URL"] == GATEWAY
     await requests.settled()  # nothing under way: at once
 
 
@@ -445,7 +445,7 @@ async def test_a_session_whose_claude_started_before_a_change_moves_at_its_next_
     settings = RuntimeSettings()
     requests = ProviderRequests(settings=settings, sessions={})
     await requests.answer("providers/set", PROVIDER)
-    stale, current = _Opened(None), _Opened(dict(settings.routing))
+    stale, current = _Opened(None), _Opened(settings.route.routing())
     await requests.opened(stale)  # type: ignore[arg-type]
     await requests.opened(current)  # type: ignore[arg-type]
     assert (stale.marked, stale.private) == (1, (SECRET,))
@@ -464,9 +464,10 @@ async def test_a_header_value_set_later_is_masked_in_the_log_for_good(tmp_path: 
     claude = logging.getLogger("adapter.claude.claude_runtime")
     quoted = f"claude: sent x-api-key kq7Vw2-made-up-key, token {SECRET}"
     before = logging.getLogRecordFactory()
-    install_log_masking(())  # as `claude-acp` starts: nothing of a provider known yet
     try:
         async with agent_in_process(tmp_path) as adapter:
+            # As serving installs it: the log masks what its settings mask, read at each record.
+            install_log_masking(adapter.settings.masked)
             claude.debug("claude: before any provider")
             assert await adapter.request("providers/set", provider) == {}
             claude.debug(quoted)
@@ -474,7 +475,7 @@ async def test_a_header_value_set_later_is_masked_in_the_log_for_good(tmp_path: 
             claude.debug(quoted)  # a value once private stays private
             log = adapter.stderr()
     finally:
-        install_log_masking(())
+        install_log_masking(lambda: ())
         logging.setLogRecordFactory(before)
     assert "claude: before any provider" in log
     assert log.count("claude: sent x-api-key ***, token ***") == 2
