@@ -290,13 +290,21 @@ async def test_a_background_push_that_fails_is_logged_not_raised(
     assert "a background read or push failed" in caplog.text
 
 
-async def test_a_cli_that_cannot_be_started_for_bad_values_pushes_nothing(tmp_path: Path) -> None:
+async def test_a_cli_that_cannot_be_started_for_bad_values_pushes_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Signed in: a CLI that started would say so, and that would be pushed.
+    _answer(tmp_path, loggedIn=True, subscriptionType="max")
     link = Link()
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "BROKEN": "a\0b"}
     settings = RuntimeSettings(executable=_cli(tmp_path), env=env)
     push = AuthPush(link, settings)  # type: ignore[arg-type]
-    await _probed(push, str(tmp_path))
+    with caplog.at_level(logging.INFO, logger=auth_push.__name__):
+        await _probed(push, str(tmp_path))
     assert link.sent == []
+    # Refused as a start that failed, not as a read that broke.
+    assert "claude auth status could not start: ValueError" in caplog.text
+    assert "a background read or push failed" not in caplog.text
 
 
 async def test_every_claude_start_tells_its_account(tmp_path: Path) -> None:
