@@ -101,6 +101,7 @@ if TYPE_CHECKING:
         AUTH_STATUS_METHOD,
         AuthIdentity,
         AuthReports,
+        api_key_helper,
         identity_from_account,
         identity_from_cli,
     )
@@ -371,6 +372,7 @@ _HOMES = {
     "AUTH_STATUS_METHOD": "claude.auth_identity",
     "AuthIdentity": "claude.auth_identity",
     "AuthReports": "claude.auth_identity",
+    "api_key_helper": "claude.auth_identity",
     "identity_from_account": "claude.auth_identity",
     "identity_from_cli": "claude.auth_identity",
     "settings_effort": "pickers.effort_seeds",
@@ -856,6 +858,7 @@ __all__ = [
     "air_client",
     "air_info_update",
     "allowed_models",
+    "api_key_helper",
     "approved_plan",
     "archive_to",
     "background_tasks_of",

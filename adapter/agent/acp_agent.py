@@ -85,12 +85,8 @@ class ClaudeAcpAgent:
         *,
         task_group: TaskGroup,
         settings: RuntimeSettings,
-        log_private: Callable[[tuple[str, ...]], None] | None = None,
     ) -> None:
         self._tg = task_group
-        # Where values that became private after start-up go, for the log's masking to mask
-        # them (the app's `mask_in_log_from_now_on`): a model provider's header values.
-        self._log_private = log_private
         self._settings = settings
         self._link = ClientLink()
         self._raw = raw_requests.RawCapabilities()
@@ -198,7 +194,6 @@ class ClaudeAcpAgent:
                 settings=self._settings,
                 sessions=self._sessions,
                 auth=self._auth,
-                log_private=self._log_private,
             )
         return self._providers
 
@@ -341,14 +336,8 @@ class ClaudeAcpAgent:
             await start_and_replay(session, runtime, path, earlier)
             await self._replayed(session_id)
         except BaseException:
-            # Not registered yet, so nobody else would stop its Claude: cancelled at exit
-            # (docs/decisions.md#openings-at-exit) or failed, the session and its process are
-            # closed here (both closes are idempotent: a failed replay closed them already).
-            import anyio
-
-            with anyio.CancelScope(shield=True):
-                await session.close()
-                await runtime.close()
+            # Cancelled at exit or failed (a failed replay closed them already).
+            await self._opener.discard(session, runtime)
             raise
         self._opener.register(session)
         await self._opened(session_id, signed)

@@ -82,12 +82,13 @@ class AuthPush:
             self._cwd = cwd
         if self._closed:
             return
-        self._reading_in(self._helper())
+        helper = self._helper()  # read once: the read begun here maps its answer with it
+        self._reading_in(helper)
         under_way = self._probe is not None and not self._probe.done()
         if self.reports.joins(self._probe_epoch if under_way else None):
             return
         self._probe_epoch = self.reports.epoch
-        self._probe = self._start(self._probed(self.reports.epoch))
+        self._probe = self._start(self._probed(self.reports.epoch, helper))
 
     def _reading_in(self, helper: str | None) -> bool:
         """The core told where reads are made now: the folder of the session read last and
@@ -95,8 +96,8 @@ class AuthPush:
         when that moved, and reads begun before no longer count."""
         return self.reports.reading_in(self._cwd or os.getcwd(), helper)
 
-    async def _probed(self, epoch: int) -> None:
-        await self._push(self.reports.read(await self._read(), epoch))
+    async def _probed(self, epoch: int, helper: str | None) -> None:
+        await self._push(self.reports.read(await self._read(helper), epoch))
 
     async def signed_in(self, stdout: str) -> None:
         """`authenticate` found the user signed in: its own read, which supersedes any under
@@ -112,7 +113,7 @@ class AuthPush:
         environment survives it); one that cannot say is "not logged in"."""
         self.reports.changed()
         epoch = self.reports.epoch
-        await self._push(self.reports.signed_out(await self._read(), epoch))
+        await self._push(self.reports.signed_out(await self._read(self._helper()), epoch))
 
     async def gateway_signed_in(self, base_url: str) -> None:
         """A gateway sign-in (adapter.agent.provider_requests): the gateway is the identity."""
@@ -188,18 +189,16 @@ class AuthPush:
 
     def _helper(self) -> str | None:
         """The `apiKeyHelper` Claude Code would use in the folder read last (JetBrains AIR's
-        gateway is one): the last settings tier that names one."""
+        gateway is one), as the core picks it from the settings tiers (`fsm.api_key_helper`)."""
         from adapter.claude.settings_files import read_settings
+        from fsm import api_key_helper
 
         env = {**os.environ, **self._settings.env}
-        helper = None
-        for tier in read_settings(self._cwd or os.getcwd(), env):
-            named = tier.data.get("apiKeyHelper")
-            if isinstance(named, str) and named:
-                helper = named
-        return helper
+        return api_key_helper([tier.data for tier in read_settings(self._cwd or os.getcwd(), env)])
 
-    async def _read(self) -> AuthIdentity | None:
+    async def _read(self, helper: str | None) -> AuthIdentity | None:
+        """`claude auth status --json`'s answer, mapped with `helper`, the `apiKeyHelper` read
+        when this read began (the settings are not read again: both halves agree)."""
         from adapter.claude.auth_command import auth_command_line
         from fsm import identity_from_cli
 
@@ -238,7 +237,7 @@ class AuthPush:
         finally:
             self._processes.discard(process)
         # Signed out exits 1 and still prints its JSON answer.
-        found = identity_from_cli(stdout.decode("utf-8", "replace"), self._helper())
+        found = identity_from_cli(stdout.decode("utf-8", "replace"), helper)
         if found is None:
             log.info("authStatus: claude auth status's answer was not understood")
         return found

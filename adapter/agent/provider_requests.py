@@ -4,9 +4,9 @@ provider Claude Code talks to, as the client sets it (the rules: `fsm/claude/pro
 `acp` 0.12.1's router does not route the `providers/*` methods: the agent answers them before
 the router (`ClaudeAcpAgent._providers_guard`), and imports this module with the first of them,
 so a client that never asks loads none of it. The provider is the connection's, as in the
-reference (docs/reference-adapter.md#providers): its environment goes into the settings every
-Claude process starts from (`RuntimeSettings.routing`), so each Claude started after a change
-routes through it, and every live session's next prompt starts a fresh Claude, which resumes the
+reference (docs/reference-adapter.md#providers): the settings every Claude process starts from
+read its route (`RuntimeSettings.route`), so each Claude started after a change routes through
+it, and every live session's next prompt starts a fresh Claude, which resumes the
 conversation (`CredentialsChanged`): a running turn ends where it began and every prompt is
 answered once (docs/decisions.md#provider-change). Requests that open a session or send a prompt
 wait while a change is applied. Nothing the client sent for the provider is logged: a URL or a
@@ -56,16 +56,15 @@ class ProviderRequests:
         settings: RuntimeSettings,
         sessions: Mapping[str, Session],
         auth: AuthPush | None = None,
-        log_private: Callable[[tuple[str, ...]], None] | None = None,
     ) -> None:
         self._settings = settings
-        # The log's masking, told each route's header values (docs/decisions.md#provider-requests).
-        self._log_private = log_private
         self._sessions = sessions
         # The connection's `authStatus`: a gateway sign-in is its identity, a provider set
         # makes a session's account no news (adapter.agent.auth_push).
         self._auth = auth
-        self._routes = ProviderRoutes()
+        # The route, read live by every Claude that starts (its environment) and wherever text
+        # is masked (its header values: `RuntimeSettings.masked`, the wire guard and the log).
+        self._routes = settings.route.routes = ProviderRoutes()
         self._lock = anyio.Lock()  # one change at a time, in the order they came
         self._applying: anyio.Event | None = None
 
@@ -123,17 +122,11 @@ class ProviderRequests:
                 change = decide(self._routes)
                 if self._auth is not None:
                     self._auth.routing(gateway=change.gateway, provider_set=change.provider_set)
-                if change.added:
-                    # Masked as the environment's secrets are, from now on and after their
-                    # provider is gone: in what reaches the client (each reader of
-                    # `RuntimeSettings.masked`, every session's core), and in the log.
-                    self._settings.provider_private.extend(change.added)
-                    if self._log_private is not None:
-                        self._log_private(change.added)
+                # The route and its header values are live already (`RuntimeSettings.route`):
+                # every Claude started from now on routes through it, and its header values are
+                # masked as the environment's secrets are, after their provider is gone too.
                 if not change.changed:
                     return
-                self._settings.routing.clear()
-                self._settings.routing.update(change.routing)
                 for session in list(self._sessions.values()):
                     await session.restart_on_next_prompt(change.private)
             finally:
@@ -144,5 +137,5 @@ class ProviderRequests:
         """A session just opened: if its Claude started before the latest change, its next
         prompt starts a fresh one (the change's own pass may have missed it)."""
         runtime = session.claude.runtime
-        if runtime is not None and self._routes.stale(getattr(runtime, "routing", None)):
+        if runtime is not None and self._routes.stale(runtime.routing):
             await session.restart_on_next_prompt(self._routes.private)

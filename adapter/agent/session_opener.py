@@ -233,17 +233,22 @@ class SessionOpener:
             await session.close()  # its timer, and nothing else, was started
             raise exc.request_error() from exc
         except BaseException:
-            import anyio
-
-            # Cancelled while Claude starts (docs/decisions.md#openings-at-exit): nobody else
-            # would stop either. The session owns its runtime only once Claude's handshake is
-            # over, so the runtime is closed here too (both closes are idempotent).
-            with anyio.CancelScope(shield=True):
-                await session.close()
-                await runtime.close()
+            await self.discard(session, runtime)  # cancelled while Claude starts
             raise
         self.register(session)
         return opening.pickers(session)
+
+    @staticmethod
+    async def discard(session: Session, runtime: ClaudeRuntime) -> None:
+        """Close a session that was never registered, and its Claude: nobody else would stop
+        either (docs/decisions.md#openings-at-exit). The session owns its runtime only once
+        Claude's handshake is over, so the runtime is closed too (both closes are idempotent);
+        shielded, as it runs on a cancellation's way out."""
+        import anyio
+
+        with anyio.CancelScope(shield=True):
+            await session.close()
+            await runtime.close()
 
     def _ahead_while_starting(self, runtime: ClaudeRuntime) -> None:
         """Work no answer needs, done while the session's Claude has not spoken

@@ -21,7 +21,7 @@ import gc
 import logging
 from collections.abc import Callable, Iterable
 
-__all__ = ["QUIET_SECONDS", "Step", "WorkAhead"]
+__all__ = ["MORE", "QUIET_SECONDS", "Step", "WorkAhead"]
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,10 @@ QUIET_SECONDS = 0.01
 BUSY_BACKOFF_SECONDS = 0.5
 
 # A step: its name (an import's module, or `module:Model` for an `acp` model) and its work.
+# Work that returns `MORE` did a part of itself and stays first, to be done again at the next
+# moment (work split into short parts, so that no one moment runs long).
 Step = tuple[str, Callable[[], object]]
+MORE = object()
 
 
 class WorkAhead:
@@ -74,19 +77,22 @@ class WorkAhead:
     def _do_next(self) -> None:
         name = next(iter(self._steps))
         work = self._steps.pop(name)
-        self._done.add(name)
-        self._do(name, work)
+        if self._do(name, work) is MORE:
+            self._steps = {name: work, **self._steps}
+        else:
+            self._done.add(name)
 
-    def _do(self, name: str, work: Callable[[], object]) -> None:
+    def _do(self, name: str, work: Callable[[], object]) -> object:
         # No collection in the middle of an import. Nothing is frozen here, unlike the first
         # session's imports (`lean_imports.resume_collection`): sessions live by now, and what
         # is frozen is never collected, their cycles included.
         paused = gc.isenabled()
         gc.disable()
         try:
-            work()
+            return work()
         except Exception:  # the request that needs it says what is wrong
             log.debug("could not do %s ahead", name, exc_info=True)
+            return None
         finally:
             if paused:
                 gc.enable()

@@ -254,7 +254,10 @@ def _main(argv: list[str] | None) -> int:
     from adapter.app.log_masking import install_log_masking
     from adapter.claude.runtime_settings import private_values
 
-    install_log_masking(private_values(os.environ))
+    # The environment's secrets; serving points the masking at its settings' values from the
+    # same environment then, which grow as a client sets a model provider (adapter/app/serving.py).
+    private = private_values(os.environ)
+    install_log_masking(lambda: private)
     if parsed is None:
         from adapter.lean_imports import resume_collection
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 import logging
 import re
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
     "MESSAGE_LIMIT",
     "escape_controls",
     "install_log_masking",
-    "mask_in_log_from_now_on",
     "mask_log_text",
 ]
 
@@ -36,7 +36,12 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
-_private: tuple[str, ...] = ()
+def _nothing_private() -> tuple[str, ...]:
+    return ()
+
+
+# Where the values to mask are read, at each record: `install_log_masking`'s.
+_private: Callable[[], tuple[str, ...]] = _nothing_private
 
 
 # The longest log message kept whole: a megabyte of client text is not a log line.
@@ -56,7 +61,7 @@ def _redact(text: str) -> str:
     # level (`tests/shell/test_startup_imports.py`).
     from fsm import redact
 
-    return redact(text, _private)
+    return redact(text, _private())
 
 
 class _MaskedRecord(logging.LogRecord):
@@ -81,18 +86,11 @@ class _MaskedRecord(logging.LogRecord):
         return self._masked
 
 
-def install_log_masking(private: tuple[str, ...]) -> None:
-    """Mask every log record created from now on (`private`: values to mask wherever seen)."""
+def install_log_masking(private: Callable[[], tuple[str, ...]]) -> None:
+    """Mask every log record created from now on; `private` says, at each record, which values
+    to mask wherever seen. Serving points it at `RuntimeSettings.masked`, the very values the
+    wire guard masks, so that a model provider's header values, once the client set one, are
+    masked from then on, after their provider is gone too (docs/decisions.md#provider-requests)."""
     global _private
     _private = private
     logging.setLogRecordFactory(_MaskedRecord)
-
-
-def mask_in_log_from_now_on(values: tuple[str, ...]) -> None:
-    """Mask `values` too in every log message written from now on, beside the start-up's: a
-    model provider's header values, once the client set one (adapter.agent.provider_requests).
-    A value once private stays private, after its provider is disabled too."""
-    global _private
-    added = tuple(v for v in values if v and v not in _private)
-    if added:
-        _private = (*_private, *added)

@@ -48,15 +48,13 @@ async def serve_stdio(
     settings = from_environment(executable, env)
     caught: list[int] = []
     late = LateTaskGroup()
-    # Values that become private later (a model provider's header values) are masked in the
-    # log from then on (`claude-acp`'s start-up installed the masking and imported its module).
-    from adapter.app.log_masking import mask_in_log_from_now_on
+    # The log masks what the wire guard masks, read at each record: values that become private
+    # later (a model provider's header values) are masked from then on (`claude-acp`'s start-up
+    # installed the masking, with the same environment's values, and imported its module).
+    from adapter.app.log_masking import install_log_masking
 
-    agent = ClaudeAcpAgent(
-        task_group=cast("TaskGroup", late),
-        settings=settings,
-        log_private=mask_in_log_from_now_on,
-    )
+    install_log_masking(settings.masked)
+    agent = ClaudeAcpAgent(task_group=cast("TaskGroup", late), settings=settings)
     transport = await _transport(agent, settings, trace)
     agent.attach_bulk_sender(transport.send_session_updates)
     agent.attach_responses(transport.responses)

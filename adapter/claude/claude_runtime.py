@@ -193,7 +193,7 @@ class ClaudeRuntime:
         merged = apply_client_options(chosen, launch.client_options)
         # The provider the client set, as this process starts with it (`routing`: what the
         # agent compares with the provider now, adapter.agent.provider_requests).
-        self.routing = settings.routing.copy() if settings.routing else None
+        self.routing = settings.route.routing() or None
         self._settings_copy: Path | None = None
         # Why this Claude must not start, raised where it would (`spawn`, `run`).
         self._refused: RuntimeStartError | None = None

@@ -11,10 +11,15 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fsm import ProviderRoutes
 
 __all__ = [
     "MAX_LINE_BYTES",
     "MAX_MESSAGE_BYTES",
+    "ProviderRoute",
     "RuntimeSettings",
     "env_bytes",
     "from_environment",
@@ -31,6 +36,28 @@ MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE", re.I)
 
 
+class ProviderRoute:
+    """The model provider the client set (`providers/set`, a gateway sign-in), as every Claude
+    started from now on takes it. It keeps nothing of its own: it reads the connection's
+    `fsm.ProviderRoutes`, which `adapter.agent.provider_requests` (its one writer) attaches with
+    the first such request and changes one request at a time; None until then."""
+
+    __slots__ = ("routes",)
+
+    def __init__(self) -> None:
+        self.routes: ProviderRoutes | None = None
+
+    def routing(self) -> dict[str, str]:
+        """The environment a Claude started now routes with (adapter.claude.claude_runtime),
+        empty while no provider routes."""
+        return {} if self.routes is None else self.routes.routing
+
+    def private(self) -> tuple[str, ...]:
+        """The header values of every provider set so far: masked from then on, after their
+        provider is gone too."""
+        return () if self.routes is None else self.routes.private
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RuntimeSettings:
     """What every runtime of this adapter shares."""
@@ -43,22 +70,16 @@ class RuntimeSettings:
     max_message_bytes: int = MAX_MESSAGE_BYTES
     # Values no text sent to a client may contain (see `private_values`).
     private: tuple[str, ...] = ()
-    # The environment of the model provider the client set (`providers/set`, a gateway
-    # sign-in: adapter.agent.provider_requests), empty while none is; changed in place, so that
-    # every Claude started after a change routes through it (adapter.claude.claude_runtime).
-    routing: dict[str, str] = field(default_factory=dict)
-
-    # The header values of every provider set since start (adapter.agent.provider_requests),
-    # added to in place: masked from then on, after their provider is gone too.
-    provider_private: list[str] = field(default_factory=list)
+    # The model provider the client set: the one part of these settings that changes while the
+    # adapter serves (see `ProviderRoute`).
+    route: ProviderRoute = field(default_factory=ProviderRoute)
 
     def masked(self) -> tuple[str, ...]:
         """`private`, and the header values of every provider set so far
         (docs/decisions.md#provider-requests): read where text is masked, never kept, so that a
         session open before a change masks what the change made private."""
-        if not self.provider_private:
-            return self.private
-        return (*self.private, *self.provider_private)
+        added = self.route.private()
+        return (*self.private, *added) if added else self.private
 
 
 def from_environment(executable: str | None, env: dict[str, str]) -> RuntimeSettings:

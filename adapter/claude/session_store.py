@@ -208,24 +208,34 @@ async def fork(
             raise RequestError(-32602, text, data)
         up_to = found
     claude_id = transcript.stem  # the linked continuation's, where there is one
-    if _small(transcript):
-        # Copied here: a worker thread's hand-off there and back costs more (about 1 ms)
-        # than the copy of a short transcript (docs/performance.md).
-        try:
+    try:
+        if _small(transcript):
+            # Copied here: a worker thread's hand-off there and back costs more (about 1 ms)
+            # than the copy of a short transcript (docs/performance.md).
             result = fork_session(claude_id, directory=cwd, up_to_message_id=up_to)
-        except (OSError, ValueError) as exc:
-            log.info("fork of session %s failed: %s", session_id, exc)  # the client hears it
-            raise not_found(session_id) from exc
-        remember(result.session_id, cwd, env)
-        return result.session_id, _fork_copy(result.session_id, cwd, transcript, env)
-    # asyncio's worker thread, not anyio's: anyio's imports its asyncio backend (about
-    # 9 ms), which a process's first fork would do before its Claude is spawned; the
-    # backend is imported while Claude starts up (`serving.LateTaskGroup`).
+        else:
+            result = await _copied_in_a_thread(claude_id, cwd, up_to, transcript, env)
+    except (OSError, ValueError) as exc:
+        log.info("fork of session %s failed: %s", session_id, exc)  # the client hears it
+        raise not_found(session_id) from exc
+    remember(result.session_id, cwd, env)
+    return result.session_id, _fork_copy(result.session_id, cwd, transcript, env)
+
+
+async def _copied_in_a_thread(
+    claude_id: str, cwd: str, up_to: str | None, transcript: Path, env: Mapping[str, str]
+) -> Any:
+    """The SDK's fork of a long transcript, on asyncio's worker thread, not anyio's: anyio's
+    imports its asyncio backend (about 9 ms), which a process's first fork would do before its
+    Claude is spawned; the backend is imported while Claude starts up
+    (`serving.LateTaskGroup`)."""
+    from claude_agent_sdk import fork_session
+
     copying = asyncio.ensure_future(
         asyncio.to_thread(fork_session, claude_id, directory=cwd, up_to_message_id=up_to)
     )
     try:
-        result = await asyncio.shield(copying)
+        return await asyncio.shield(copying)
     except asyncio.CancelledError:
         # Cancelled mid-copy: the thread goes on regardless. The fork was never given to the
         # client, so the copy it makes is removed, not left to be listed
@@ -235,11 +245,6 @@ async def fork(
             new_id = copying.result().session_id
             discard_fork(new_id, _fork_copy(new_id, cwd, transcript, env), env)
         raise
-    except (OSError, ValueError) as exc:
-        log.info("fork of session %s failed: %s", session_id, exc)  # the client hears it
-        raise not_found(session_id) from exc
-    remember(result.session_id, cwd, env)
-    return result.session_id, _fork_copy(result.session_id, cwd, transcript, env)
 
 
 # The largest transcript a fork copies without a worker thread: the SDK copies 32 KiB in well

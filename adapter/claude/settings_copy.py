@@ -23,14 +23,14 @@ most never are.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
-import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from adapter.claude.settings_files import SettingsUnusable, read_json_object
 from fsm import routed_settings
 
 __all__ = ["NotRouted", "private_tier", "remove_copy", "routed_copy"]
@@ -68,24 +68,13 @@ def _refused(problem: str) -> NotRouted:
     return NotRouted(problem)
 
 
-def _settings_object(path: Path) -> dict[str, object]:
-    """The JSON object in the file at `path`; raises `NotRouted` saying what is wrong."""
+def _settings_object(path: Path) -> dict[str, Any]:
+    """The JSON object in the file at `path`, read as every settings file is
+    (`adapter.claude.settings_files`); raises `NotRouted` saying what is wrong."""
     try:
-        # Not read unless a regular file: a FIFO or a device could block or never end.
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise _refused("not-regular")
-        text = path.read_bytes().decode("utf-8")
-    except (FileNotFoundError, NotADirectoryError):
-        raise _refused("missing") from None
-    except (OSError, UnicodeDecodeError):  # no permission, a symlink loop, not UTF-8...
-        raise _refused("unreadable") from None
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        raise _refused("not-json") from None
-    if not isinstance(data, dict):
-        raise _refused("not-object")
-    return data
+        return read_json_object(path)
+    except SettingsUnusable as unusable:
+        raise _refused(unusable.code) from None
 
 
 def private_tier(tier: str) -> Path | None:

@@ -6,10 +6,15 @@ files to decide what a session may start in and switch to before Claude has said
 (`adapter.claude.permission_settings`). Later tiers win, as in Claude Code: user
 (`<config>/settings.json`), project (`<cwd>/.claude/settings.json`, committed with the
 repository), local (`<cwd>/.claude/settings.local.json`, not committed), managed
-(`adapter.claude.managed_settings`). A missing file counts as empty; one that cannot be read or
-is not a JSON object counts as empty too, carries the problem (`adapter.claude.settings_reader`
-says it in the log once a session), and is `unreadable` so that the caller can stay on the safe
-side.
+(`adapter.claude.managed_settings`). A missing file counts as empty; one that is not a regular
+file, cannot be read or is not a JSON object counts as empty too, carries the problem
+(`adapter.claude.settings_reader` says it in the log once a session), and is `unreadable` so
+that the caller can stay on the safe side.
+
+Every settings file is read through `read_json_object`, which the copy of a client's settings
+file a routed Claude starts with uses too (`adapter.claude.settings_copy`, where each problem,
+a missing file included, refuses the start): only a regular file is read, opened without ever
+blocking on a FIFO or a device planted at the path (`adapter.wire.private_files.open_regular`).
 """
 
 from __future__ import annotations
@@ -23,13 +28,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from adapter.wire.private_files import NotRegular, open_regular
 from fsm import SettingsProblem
 
 __all__ = [
     "SETTING_SOURCES",
     "SettingsFile",
+    "SettingsUnusable",
     "config_home",
     "log_problems",
+    "read_json_object",
     "read_settings",
     "read_settings_object",
 ]
@@ -79,28 +87,56 @@ def _version(path: Path) -> str:
     return f"{found.st_size}:{found.st_mtime_ns}"
 
 
-def read_settings_object(path: Path) -> tuple[dict[str, Any], SettingsProblem | None]:
-    """`(the file's object, what is wrong with it)`: a missing file is `({}, None)`; one that
-    cannot be read, is not JSON or is not an object is `({}, problem)`, which the caller logs
-    (`adapter.claude.settings_reader`), by path and never by content."""
+class SettingsUnusable(Exception):
+    """A settings file that cannot be used. `code` is the kind of problem, in the words
+    `fsm.settings_file_refusal` takes (`missing`, `not-regular`, `unreadable`, `not-json`,
+    `not-object`); `why` says it for the log; `version` tells one state of the file from
+    another (`SettingsProblem.version`)."""
+
+    def __init__(self, code: str, why: str, version: str = "") -> None:
+        super().__init__(code)
+        self.code = code
+        self.why = why
+        self.version = version
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object in the settings file at `path`; `SettingsUnusable` saying what is wrong
+    when there is none (never the file's content). Only a regular file is read, and a FIFO or
+    a device at `path` is never waited on."""
     try:
-        raw = path.read_bytes()
+        with open_regular(path) as found:
+            raw = found.read()
         text = raw.decode("utf-8")
     except FileNotFoundError:
-        return {}, None
-    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsUnusable("missing", "is missing") from None
+    except NotRegular:
+        why = "cannot be read (not a regular file)"
+        raise SettingsUnusable("not-regular", why, _version(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:  # no permission, a symlink loop, not UTF-8...
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
-        return {}, SettingsProblem(
-            path=str(path), why=f"cannot be read ({why})", version=_version(path)
-        )
+        raise SettingsUnusable("unreadable", f"cannot be read ({why})", _version(path)) from None
     version = hashlib.blake2b(raw, digest_size=16).hexdigest()
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        return {}, SettingsProblem(path=str(path), why="is not JSON", version=version)
+        raise SettingsUnusable("not-json", "is not JSON", version) from None
     if not isinstance(data, dict):
-        return {}, SettingsProblem(path=str(path), why="is not a JSON object", version=version)
-    return data, None
+        raise SettingsUnusable("not-object", "is not a JSON object", version)
+    return data
+
+
+def read_settings_object(path: Path) -> tuple[dict[str, Any], SettingsProblem | None]:
+    """`(the file's object, what is wrong with it)`: a missing file is `({}, None)`; one that
+    is not a regular file, cannot be read, is not JSON or is not an object is `({}, problem)`,
+    which the caller logs (`adapter.claude.settings_reader`), by path and never by content."""
+    try:
+        return read_json_object(path), None
+    except SettingsUnusable as unusable:
+        if unusable.code == "missing":
+            return {}, None
+        problem = SettingsProblem(path=str(path), why=unusable.why, version=unusable.version)
+        return {}, problem
 
 
 def log_problems(problems: Iterable[SettingsProblem]) -> None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,6 +41,7 @@ __all__ = [
     "AUTH_STATUS_METHOD",
     "AuthIdentity",
     "AuthReports",
+    "api_key_helper",
     "identity_from_account",
     "identity_from_cli",
 ]
@@ -144,6 +145,17 @@ def _mapped(
             organization=_text(organization),
         )
     return NOT_LOGGED_IN
+
+
+def api_key_helper(tiers: Sequence[Mapping[str, Any]]) -> str | None:
+    """The `apiKeyHelper` Claude Code would run with the settings `tiers` (lowest first, each a
+    settings file's object): the last tier that names one (a non-empty string) wins, as a later
+    tier wins in Claude Code; None when none names one."""
+    for tier in reversed(tiers):
+        named = tier.get("apiKeyHelper")
+        if isinstance(named, str) and named:
+            return named
+    return None
 
 
 def identity_from_cli(stdout: str, api_key_helper: str | None = None) -> AuthIdentity | None:

@@ -415,6 +415,11 @@ class ProviderRoutes:
         return self._chosen or self._gateway
 
     @property
+    def routing(self) -> dict[str, str]:
+        """The environment every Claude starts with now (empty: Claude Code's own routing)."""
+        return dict(self._routing)
+
+    @property
     def private(self) -> tuple[str, ...]:
         """The header values of every provider set so far."""
         return self._private

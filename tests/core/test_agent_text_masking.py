@@ -5,6 +5,8 @@ a second time on its own. Forwarded messages carry the core's word on masking to
 
 from __future__ import annotations
 
+from typing import Any
+
 from fsm import CredentialsChanged, PromptEchoed
 from fsm.claude.synthetic_messages import is_error_prose
 from fsm.effects import ForwardAssistantMessage, SendAgentText, SettlePrompt, StopReason
@@ -16,23 +18,30 @@ KEY = "Zq8vLmNopRstUvwXy"  # of no known shape: masked because it is one of the 
 HEADER = "Gw7pQrStUvWxYz01"  # a provider's header value, of no known shape
 
 
+def _refused(core: SessionCore, turn: str, explanation: str) -> list[Any]:
+    """A prompt's turn that Claude refuses with `explanation`: the effects of its result."""
+    core.handle(PromptSent(turn_id=turn))
+    core.handle(PromptEchoed(epoch=core.epoch, turn_id=turn))
+    core.handle(
+        AssistantMessageReceived(
+            epoch=E,
+            model="claude-sonnet-4-5",
+            text="I can't help with that.",
+            text_block_count=1,
+            stop_reason="refusal",
+            refusal_explanation=explanation,
+        )
+    )
+    return core.handle(
+        ResultReceived(epoch=E, subtype="success", is_error=True, stop_reason="refusal")
+    )
+
+
 def test_a_refusal_explanation_reaches_the_client_masked() -> None:
     core = SessionCore(session_id="s", epoch=E, capable=True, private=(KEY,))
     try:
-        core.handle(PromptSent(turn_id="t1"))
-        core.handle(PromptEchoed(epoch=core.epoch, turn_id="t1"))
-        core.handle(
-            AssistantMessageReceived(
-                epoch=E,
-                model="claude-sonnet-4-5",
-                text="I can't help with that.",
-                text_block_count=1,
-                stop_reason="refusal",
-                refusal_explanation=f"It quoted the key {KEY} and sk-ant-api03-abcdefghijklmnop.",
-            )
-        )
-        effects = core.handle(
-            ResultReceived(epoch=E, subtype="success", is_error=True, stop_reason="refusal")
+        effects = _refused(
+            core, "t1", f"It quoted the key {KEY} and sk-ant-api03-abcdefghijklmnop."
         )
         [text] = [e.text for e in effects if isinstance(e, SendAgentText)]
         assert KEY not in text and "abcdefghijklmnop" not in text
@@ -78,21 +87,7 @@ def test_a_providers_header_values_are_masked_from_its_change_on() -> None:
     # docs/decisions.md#provider-requests: `CredentialsChanged.private` adds them to the values
     # the session started with; None keeps them as they were; an empty tuple drops them.
     def explained(core: SessionCore, turn: str) -> str:
-        core.handle(PromptSent(turn_id=turn))
-        core.handle(PromptEchoed(epoch=core.epoch, turn_id=turn))
-        core.handle(
-            AssistantMessageReceived(
-                epoch=E,
-                model="claude-sonnet-4-5",
-                text="I can't help with that.",
-                text_block_count=1,
-                stop_reason="refusal",
-                refusal_explanation=f"The gateway said {HEADER} for {KEY}.",
-            )
-        )
-        effects = core.handle(
-            ResultReceived(epoch=E, subtype="success", is_error=True, stop_reason="refusal")
-        )
+        effects = _refused(core, turn, f"The gateway said {HEADER} for {KEY}.")
         [text] = [e.text for e in effects if isinstance(e, SendAgentText)]
         return text
 

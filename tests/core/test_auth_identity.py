@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fsm import AuthReports, identity_from_account, identity_from_cli
+from fsm import AuthReports, api_key_helper, identity_from_account, identity_from_cli
 
 
 def _cli(**answer: Any) -> str:
@@ -213,3 +213,26 @@ def test_while_a_provider_routes_only_the_clis_reads_count() -> None:
     assert reports.read(key, reports.epoch) is not None
     reports.routing(gateway=False, provider_set=False)
     assert reports.read(routed, reports.epoch, session_account=True) is not None
+
+
+@pytest.mark.parametrize(
+    ("tiers", "helper"),
+    [
+        ([], None),
+        ([{}, {"model": "x"}], None),
+        ([{"apiKeyHelper": "user-helper"}, {}, {}], "user-helper"),
+        # A later tier (project, then local) wins over an earlier one.
+        ([{"apiKeyHelper": "user"}, {"apiKeyHelper": "project"}, {}], "project"),
+        (
+            [{"apiKeyHelper": "user"}, {"apiKeyHelper": "project"}, {"apiKeyHelper": "local"}],
+            "local",
+        ),
+        # An empty or non-string entry names none, so an earlier tier's stands.
+        ([{"apiKeyHelper": "user"}, {"apiKeyHelper": ""}, {"apiKeyHelper": 3}], "user"),
+        ([{"apiKeyHelper": None}], None),
+    ],
+)
+def test_the_api_key_helper_is_the_last_tiers_that_names_one(
+    tiers: list[dict[str, Any]], helper: str | None
+) -> None:
+    assert api_key_helper(tiers) == helper

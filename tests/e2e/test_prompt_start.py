@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from acp.schema import PromptResponse
 
-from tests.support.harness import TIMEOUT, AdapterPool, until
+from tests.support.config_requests import raw_request
+from tests.support.harness import AdapterPool, until
 from tests.support.said import until_said
 from tests.support.scripted.own_work import OWN_WORDS
 
@@ -32,13 +33,8 @@ async def test_own_work_before_a_queued_prompts_start_is_not_its_answer(
     adapters: AdapterPool, tmp_path: Path
 ) -> None:
     async with adapters.session_adapter(tmp_path, "own_work_before_start") as adapter:
-        params: dict[str, Any] = {
-            "cwd": str(adapter.workdir),
-            "mcpServers": [],
-            "_meta": RAW_LIFECYCLE,
-        }
-        opened = await asyncio.wait_for(
-            adapter.conn._conn.send_request("session/new", params), TIMEOUT
+        opened = await raw_request(
+            adapter, "session/new", cwd=str(adapter.workdir), mcpServers=[], _meta=RAW_LIFECYCLE
         )
         session = opened["sessionId"]
         first = await adapter.prompt(session, "first")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
+import re
 import subprocess
 import time
 from collections.abc import AsyncIterator, Callable
@@ -19,8 +20,9 @@ import claude_agent_sdk
 from acp.schema import PromptResponse
 
 from adapter.view.stream_assembly import BROKEN_MARK
-from tests.real_claude.api_double import MessagesApiDouble
+from tests.real_claude.api_double import Answer, MessagesApiDouble, Stall, ToolUse
 from tests.real_claude.banner import MARK
+from tests.support.asked_client import PLAN, AskedClient
 from tests.support.harness import TIMEOUT, Adapter, RecordingClient, record_in, spawn_adapter
 
 __all__ = [
@@ -287,3 +289,33 @@ def assert_broken_then(turn: Turn, answer: str) -> None:
     for message_id, text in abandoned:
         assert message_id is not None
         assert text.endswith(BROKEN_MARK) and len(text) > len(BROKEN_MARK)
+
+
+async def approve_plan_from_file(
+    adapter: Adapter, client: AskedClient, double: MessagesApiDouble, option: str, answer: str
+) -> tuple[Turn, ToolUse, str]:
+    """A prompt in plan mode whose ExitPlanMode the client approves with `option`, with `PLAN`
+    written to the plan file the CLI named, while the double holds the call back (as Claude
+    would have written it first); Claude then answers `answer`. The turn, the call, and the
+    plan file."""
+    session = await adapter.new_session()
+    await asyncio.wait_for(
+        adapter.conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT
+    )
+    leave = ToolUse("ExitPlanMode", {})
+    double.script(Stall(leave), Answer(answer))
+    client.option = option
+    start = len(adapter.frames)
+    try:
+        prompt = asyncio.ensure_future(adapter.prompt(session, "Plan the fix"))
+        await wait_until(lambda: len(double.messages()) == 1)
+        named = json.dumps(double.messages()[0].body)
+        plans = re.escape(str(adapter.config_dir / "plans"))
+        (plan_file,) = set(re.findall(plans + r"/[\w.-]+\.md", named))
+        Path(plan_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(plan_file).write_text(PLAN, encoding="utf-8")
+        double.release_stalls()
+        response = await asyncio.wait_for(prompt, TIMEOUT)
+    finally:
+        client.option = "allow"
+    return Turn(session, response, session_frames(adapter, start, session)), leave, plan_file

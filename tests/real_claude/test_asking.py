@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -19,11 +17,10 @@ import pytest_asyncio
 from tests.real_claude.api_double import (
     Answer,
     MessagesApiDouble,
-    Stall,
     ToolUse,
     tool_result_text,
 )
-from tests.real_claude.support import real_adapter, run_turn, wait_until
+from tests.real_claude.support import approve_plan_from_file, real_adapter, run_turn
 from tests.support.asked_client import PLAN, AskedClient, decline
 from tests.support.harness import TIMEOUT, Adapter, RecordingClient
 
@@ -187,25 +184,9 @@ async def test_a_plan_in_the_clis_plan_file_is_shown_and_can_clear_the_context(
     The test writes the file while the double holds back Claude's ExitPlanMode, as Claude
     would have written it first."""
     adapter, client = asking
-    session = await adapter.new_session()
-    await asyncio.wait_for(
-        adapter.conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT
+    _, leave, plan_file = await approve_plan_from_file(
+        adapter, client, double, "exit-plan-default", "Coding now."
     )
-    leave = ToolUse("ExitPlanMode", {})
-    double.script(Stall(leave), Answer("Coding now."))
-    client.option = "exit-plan-default"
-    try:
-        prompt = asyncio.ensure_future(adapter.prompt(session, "Plan the fix"))
-        await wait_until(lambda: len(double.messages()) == 1)
-        named = json.dumps(double.messages()[0].body)
-        plans = re.escape(str(adapter.config_dir / "plans"))
-        (plan_file,) = set(re.findall(plans + r"/[\w.-]+\.md", named))
-        Path(plan_file).parent.mkdir(parents=True, exist_ok=True)
-        Path(plan_file).write_text(PLAN, encoding="utf-8")
-        double.release_stalls()
-        await asyncio.wait_for(prompt, TIMEOUT)
-    finally:
-        client.option = "allow"
 
     asked = client.permission_requests[-1]
     assert asked.tool_call_id == leave.id

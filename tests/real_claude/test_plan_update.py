@@ -10,20 +10,17 @@ test writes that file while the double holds back Claude's ExitPlanMode.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import cast
 
 import pytest
 import pytest_asyncio
 
-from tests.real_claude.api_double import Answer, MessagesApiDouble, Stall, ToolUse
-from tests.real_claude.support import Turn, real_adapter, session_frames, wait_until
+from tests.real_claude.api_double import MessagesApiDouble
+from tests.real_claude.support import approve_plan_from_file, real_adapter
 from tests.support.asked_client import PLAN, AskedClient
-from tests.support.harness import TIMEOUT, Adapter, RecordingClient
+from tests.support.harness import Adapter, RecordingClient
 
 pytestmark = [pytest.mark.real_claude, pytest.mark.asyncio(loop_scope="module")]
 
@@ -48,27 +45,9 @@ async def test_clearing_the_context_sends_the_approved_plan_as_plan_update(
     planning: tuple[Adapter, AskedClient], double: MessagesApiDouble
 ) -> None:
     adapter, client = planning
-    session = await adapter.new_session()
-    await asyncio.wait_for(
-        adapter.conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT
+    turn, leave, _ = await approve_plan_from_file(
+        adapter, client, double, "exit-plan-clear-auto", "Implementing the plan."
     )
-    leave = ToolUse("ExitPlanMode", {})
-    double.script(Stall(leave), Answer("Implementing the plan."))
-    client.option = "exit-plan-clear-auto"
-    start = len(adapter.frames)
-    try:
-        prompt = asyncio.ensure_future(adapter.prompt(session, "Plan the fix"))
-        await wait_until(lambda: len(double.messages()) == 1)
-        named = json.dumps(double.messages()[0].body)
-        plans = re.escape(str(adapter.config_dir / "plans"))
-        (plan_file,) = set(re.findall(plans + r"/[\w.-]+\.md", named))
-        Path(plan_file).parent.mkdir(parents=True, exist_ok=True)
-        Path(plan_file).write_text(PLAN, encoding="utf-8")
-        double.release_stalls()
-        answer = await asyncio.wait_for(prompt, TIMEOUT)
-    finally:
-        client.option = "allow"
-    turn = Turn(session, answer, session_frames(adapter, start, session))
 
     assert "exit-plan-clear-auto" in [o.option_id for o in client.offered[-1]]
     updates = turn.updates()
@@ -104,27 +83,9 @@ async def test_approving_without_clearing_sends_the_plan_after_the_calls_result(
     # ExitPlanMode call's result (docs/reference-adapter.md#approved-plan): here from the CLI's
     # structured result, its plan as read from the plan file.
     adapter, client = planning
-    session = await adapter.new_session()
-    await asyncio.wait_for(
-        adapter.conn.set_session_mode(session_id=session, mode_id="plan"), TIMEOUT
+    turn, leave, _ = await approve_plan_from_file(
+        adapter, client, double, "exit-plan-default", "Coding now."
     )
-    leave = ToolUse("ExitPlanMode", {})
-    double.script(Stall(leave), Answer("Coding now."))
-    client.option = "exit-plan-default"
-    start = len(adapter.frames)
-    try:
-        prompt = asyncio.ensure_future(adapter.prompt(session, "Plan the fix"))
-        await wait_until(lambda: len(double.messages()) == 1)
-        named = json.dumps(double.messages()[0].body)
-        plans = re.escape(str(adapter.config_dir / "plans"))
-        (plan_file,) = set(re.findall(plans + r"/[\w.-]+\.md", named))
-        Path(plan_file).parent.mkdir(parents=True, exist_ok=True)
-        Path(plan_file).write_text(PLAN, encoding="utf-8")
-        double.release_stalls()
-        answer = await asyncio.wait_for(prompt, TIMEOUT)
-    finally:
-        client.option = "allow"
-    turn = Turn(session, answer, session_frames(adapter, start, session))
 
     updates = turn.updates()
     [plan] = [u for u in updates if u["sessionUpdate"] == "plan_update"]

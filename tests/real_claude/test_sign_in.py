@@ -13,7 +13,7 @@ import pytest
 
 from fsm import AUTH_REQUIRED_MESSAGE
 from tests.real_claude.api_double import MessagesApiDouble
-from tests.real_claude.support import cli_env
+from tests.real_claude.support import cli_env, wait_until
 from tests.support.harness import TIMEOUT, Adapter, spawn_adapter
 
 AUTH_STATUS = "_auth/status_update"
@@ -51,9 +51,7 @@ async def _auth_pushes(adapter: Adapter) -> list[dict[str, Any]]:
     def pushes() -> list[dict[str, Any]]:
         return [m["params"] for m in adapter.incoming() if m.get("method") == AUTH_STATUS]
 
-    async with asyncio.timeout(TIMEOUT):
-        while not pushes():
-            await asyncio.sleep(0.05)
+    await wait_until(lambda: bool(pushes()))
     return pushes()
 
 

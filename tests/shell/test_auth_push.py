@@ -290,13 +290,21 @@ async def test_a_background_push_that_fails_is_logged_not_raised(
     assert "a background read or push failed" in caplog.text
 
 
-async def test_a_cli_that_cannot_be_started_for_bad_values_pushes_nothing(tmp_path: Path) -> None:
+async def test_a_cli_that_cannot_be_started_for_bad_values_pushes_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Signed in: a CLI that started would say so, and that would be pushed.
+    _answer(tmp_path, loggedIn=True, subscriptionType="max")
     link = Link()
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "BROKEN": "a\0b"}
     settings = RuntimeSettings(executable=_cli(tmp_path), env=env)
     push = AuthPush(link, settings)  # type: ignore[arg-type]
-    await _probed(push, str(tmp_path))
+    with caplog.at_level(logging.INFO, logger=auth_push.__name__):
+        await _probed(push, str(tmp_path))
     assert link.sent == []
+    # Refused as a start that failed, not as a read that broke.
+    assert "claude auth status could not start: ValueError" in caplog.text
+    assert "a background read or push failed" not in caplog.text
 
 
 async def test_every_claude_start_tells_its_account(tmp_path: Path) -> None:
@@ -477,6 +485,33 @@ async def test_a_read_begun_in_another_sessions_folder_is_dropped(tmp_path: Path
                 },
             )
         ]
+
+
+async def test_a_read_maps_its_answer_with_the_key_helper_named_when_it_began(
+    tmp_path: Path,
+) -> None:
+    """The settings are read once per read: a settings file changed while the CLI answers does
+    not change what that answer is taken to say (both halves of a read agree)."""
+    async with Held(tmp_path) as cli:
+        push, link = _push(tmp_path, executable=str(cli.path))
+        project = tmp_path / "project"
+        (project / ".claude").mkdir(parents=True)
+        settings = project / ".claude" / "settings.json"
+        gateway = {"apiKeyHelper": "/opt/air/central proxy start --print"}
+        settings.write_text(json.dumps(gateway), encoding="utf-8")
+        push.probe(str(project))
+        _, answer = await cli.started()
+        settings.write_text(json.dumps({"apiKeyHelper": "/opt/keys/print-key"}), "utf-8")
+        answer.write(
+            json.dumps({"loggedIn": False, "apiKeySource": "apiKeyHelper"}).encode() + b"\n"
+        )
+        await asyncio.wait_for(vars(push)["_probe"], WAIT)
+    assert link.sent == [
+        (
+            "_auth/status_update",
+            {"authStatus": {"kind": "gateway", "label": "JetBrains Air Gateway"}},
+        )
+    ]
 
 
 async def test_a_session_in_another_folder_reads_there_at_a_quiet_moment(tmp_path: Path) -> None:

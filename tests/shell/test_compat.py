@@ -9,6 +9,7 @@ instead of somewhere deep in an end-to-end run.
 from __future__ import annotations
 
 import inspect
+import os
 import select
 from importlib.metadata import version
 from pathlib import Path
@@ -647,32 +648,31 @@ def test_anyios_backend_builds_its_process_as_the_early_spawn_does() -> None:
     }
 
 
-@pytest.mark.asyncio
-async def test_a_look_at_claudes_output_pipe_reads_nothing_from_it() -> None:
-    # `ExitBoundedTransport.silent` finds the pipe through anyio's process's private
-    # `_transport` (asyncio's subprocess transport), whichever way the process was opened.
-    import subprocess
-
-    import anyio
-
-    process = await anyio.open_process(
-        ["sh", "-c", 'read line; echo "$line"'], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
+def _looking(process: Any) -> Any:
+    """An `ExitBoundedTransport` with only what `silent` uses, looking at `process`'s output
+    pipe (found through anyio's process's private `_transport`, asyncio's subprocess
+    transport, whichever way the process was opened) and hearing its reads."""
     transport: Any = compat.ExitBoundedTransport.__new__(compat.ExitBoundedTransport)
     transport._heard = False
-    transport._stdout_fd = compat._stdout_fd(process)
+    transport._stdout_fd = compat._stdout_fd(process, transport._hear)
     assert transport._stdout_fd is not None
+    return transport
+
+
+def test_a_look_at_claudes_output_pipe_reads_nothing_from_it() -> None:
+    # A pipe the event loop does not read: what `silent` sees waiting is all still there after.
+    read_end, write_end = os.pipe()
+    transport: Any = compat.ExitBoundedTransport.__new__(compat.ExitBoundedTransport)
+    transport._heard = False
+    transport._stdout_fd = read_end
     try:
         assert transport.silent()  # nothing written yet
-        assert process.stdin is not None and process.stdout is not None
-        await process.stdin.send(b"hello\n")
-        with anyio.fail_after(30):
-            while transport.silent():
-                await anyio.sleep(0.01)
-        # Looking read nothing: the line is all there for the reader.
-        assert await process.stdout.receive() == b"hello\n"
+        os.write(write_end, b"hello\n")
+        assert not transport.silent() and not transport.silent()
+        assert os.read(read_end, 100) == b"hello\n"
     finally:
-        await process.aclose()
+        os.close(read_end)
+        os.close(write_end)
 
 
 @pytest.mark.asyncio
@@ -688,9 +688,7 @@ async def test_claude_has_spoken_once_the_loop_read_its_bytes_though_nobody_took
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
-    transport: Any = compat.ExitBoundedTransport.__new__(compat.ExitBoundedTransport)
-    transport._heard = False
-    transport._stdout_fd = compat._stdout_fd(process, transport._hear)
+    transport = _looking(process)
     assert process.stdin is not None and process.stdout is not None
     try:
         assert transport.silent()
@@ -721,10 +719,8 @@ async def test_a_pipe_that_ends_unwritten_counts_as_heard() -> None:
     process = await anyio.open_process(
         ["sh", "-c", "read line"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
-    transport: Any = compat.ExitBoundedTransport.__new__(compat.ExitBoundedTransport)
-    transport._heard = False
-    transport._stdout_fd = compat._stdout_fd(process, transport._hear)
-    assert transport._stdout_fd is not None and transport.silent()
+    transport = _looking(process)
+    assert transport.silent()
     try:
         assert process.stdin is not None
         await process.stdin.aclose()  # it reads the end of its input and exits, silent

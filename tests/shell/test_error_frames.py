@@ -91,6 +91,7 @@ async def test_a_value_made_private_later_is_masked_in_every_error_after() -> No
     """docs/decisions.md#provider-requests: the guard reads the masked values at each error,
     so a provider's header value set after start-up is masked from then on."""
     from adapter.claude.runtime_settings import RuntimeSettings
+    from fsm import Provider, ProviderRoutes, provider_request
 
     secret = "gw-made-up-secret-0123456789"
     settings = RuntimeSettings()
@@ -101,7 +102,14 @@ async def test_a_value_made_private_later_is_masked_in_every_error_after() -> No
     )
     error = {"code": -32603, "message": f"failed with {secret}", "data": {"said": secret}}
     await transport.send({"jsonrpc": "2.0", "id": 1, "error": error})
-    settings.provider_private.append(secret)  # as a `providers/set` does
+    # A `providers/set` with that header value, as `ProviderRequests` applies it.
+    routes = settings.route.routes = ProviderRoutes()
+    provider = provider_request(
+        {"providerId": "main", "apiType": "anthropic", "baseUrl": "https://gw.test"}
+        | {"headers": {"x-key": secret}}
+    )
+    assert isinstance(provider, Provider)
+    routes.set(provider)
     await transport.send({"jsonrpc": "2.0", "id": 2, "error": error})
     before, after = (json.loads(frame) for frame in writer.writes)
     assert secret in json.dumps(before)

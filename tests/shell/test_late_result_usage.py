@@ -20,53 +20,38 @@ from adapter.scripted_claude.background_scenarios import autonomous_result
 from adapter.scripted_claude.steps import RawFrame, Result, Scenario, Sleep, Text
 from tests.support.shell_harness import prompted_twice
 
-# The cancelled prompt's late result: no origin, its own message named, tokens of its own.
-_OWN = autonomous_result(500, input_tokens=1000, cost_usd=0.5).frame
-LATE_RESULT = RawFrame(
-    frame={
-        **{k: v for k, v in _OWN.items() if k != "origin"},
-        "user_message_uuid": "a-cancelled-prompt",
-    }
-)
-# The same, with words nothing streamed (no output tokens): a result's text the view would show
-# as a turn's answer that showed nothing else.
+
+def _late_result(output_tokens: int, result: str = "") -> RawFrame:
+    """The cancelled prompt's late result: no origin, its own message named, 1,000 input tokens
+    and `output_tokens` of its own (`result`: its text)."""
+    own = autonomous_result(output_tokens, input_tokens=1000, cost_usd=0.5, result=result).frame
+    return RawFrame(
+        frame={
+            **{k: v for k, v in own.items() if k != "origin"},
+            "user_message_uuid": "a-cancelled-prompt",
+        }
+    )
+
+
+def _before_echo(name: str, late: RawFrame) -> Scenario:
+    """The pause ends when the next prompt arrives (its seconds only bound a prompt that never
+    comes): `late` is written after that prompt, before Claude takes it up."""
+    return Scenario(
+        name=name,
+        description="",
+        turns=(
+            (Text(text="First answer."), Result(), Sleep(seconds=30, until_queued=True), late),
+            (Text(text="Second answer."), Result()),
+        ),
+    )
+
+
+# The late result with tokens, and the same with words nothing streamed (no output tokens): a
+# result's text the view would show as a turn's answer that showed nothing else.
 LATE_WORDS = "Late words of the cancelled prompt."
-_WORDS = autonomous_result(0, input_tokens=1000, result=LATE_WORDS, cost_usd=0.5).frame
-LATE_RESULT_WITH_WORDS = RawFrame(
-    frame={
-        **{k: v for k, v in _WORDS.items() if k != "origin"},
-        "user_message_uuid": "a-cancelled-prompt",
-    }
-)
-# The pause ends when the next prompt arrives (its seconds only bound a prompt that never
-# comes): the late result is written after that prompt, before Claude takes it up.
 SCENARIOS = [
-    Scenario(
-        name="late_result_before_echo",
-        description="",
-        turns=(
-            (
-                Text(text="First answer."),
-                Result(),
-                Sleep(seconds=30, until_queued=True),
-                LATE_RESULT,
-            ),
-            (Text(text="Second answer."), Result()),
-        ),
-    ),
-    Scenario(
-        name="late_words_before_echo",
-        description="",
-        turns=(
-            (
-                Text(text="First answer."),
-                Result(),
-                Sleep(seconds=30, until_queued=True),
-                LATE_RESULT_WITH_WORDS,
-            ),
-            (Text(text="Second answer."), Result()),
-        ),
-    ),
+    _before_echo("late_result_before_echo", _late_result(500)),
+    _before_echo("late_words_before_echo", _late_result(0, result=LATE_WORDS)),
 ]
 
 

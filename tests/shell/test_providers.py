@@ -27,6 +27,7 @@ from adapter.scripted_claude.handshake import LOG_ENV_NAMES
 from adapter.scripted_claude.process_steps import RawFrame, Sleep
 from adapter.scripted_claude.steps import Result, Scenario, Text
 from tests.support.harness import until
+from tests.support.scripted_log import claude_log, envs
 from tests.support.shell_harness import WAIT, agent_in_process
 
 SECRET = "gw-made-up-secret-0123456789"
@@ -34,19 +35,29 @@ GATEWAY = "http://127.0.0.1:9/v1"
 NAMES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_CUSTOM_HEADERS")
 
 
-def _claude_log(tmp_path: Path) -> list[dict[str, Any]]:
-    path = tmp_path / "claude-log.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _envs(tmp_path: Path) -> list[dict[str, Any]]:
-    return [e["values"] for e in _claude_log(tmp_path) if e["kind"] == "env"]
+# The route most tests set: the gateway, and one header whose value must stay private.
+PROVIDER = {
+    "providerId": "main",
+    "apiType": "anthropic",
+    "baseUrl": GATEWAY,
+    "headers": {"x-key": SECRET},
+}
 
 
 def _argvs(tmp_path: Path) -> list[list[str]]:
-    return [e["argv"] for e in _claude_log(tmp_path) if e["kind"] == "argv"]
+    return [e["argv"] for e in claude_log(tmp_path) if e["kind"] == "argv"]
+
+
+def _settings_flag(argv: list[str]) -> str:
+    return argv[argv.index("--settings") + 1]
+
+
+async def _new_session_with_settings(adapter: Any, settings: object) -> Any:
+    """`session/new` with `settings` in Claude Code's options (`_meta`): its answer or refusal."""
+    meta = {"claudeCode": {"options": {"settings": settings}}}
+    return await adapter.request(
+        "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
+    )
 
 
 def _initialize_answer(adapter: Any) -> dict[str, Any]:
@@ -112,18 +123,12 @@ async def test_a_set_reaches_the_next_claude_and_a_live_session_at_its_next_prom
     tmp_path: Path,
 ) -> None:
     env = {LOG_ENV_NAMES: ",".join(NAMES)}
-    provider = {
-        "providerId": "main",
-        "apiType": "anthropic",
-        "baseUrl": GATEWAY,
-        "headers": {"x-key": SECRET},
-    }
     async with agent_in_process(tmp_path, env=env) as adapter:
         live = await adapter.new_session()
         first = await adapter.prompt(live, "hello")
-        assert await adapter.request("providers/set", provider) == {}
+        assert await adapter.request("providers/set", PROVIDER) == {}
         # The same route again restarts nothing.
-        assert await adapter.request("providers/set", provider) == {}
+        assert await adapter.request("providers/set", PROVIDER) == {}
         second = await adapter.prompt(live, "again")
         third = await adapter.prompt(live, "once more")
         listed = await adapter.request("providers/list", {})
@@ -131,7 +136,7 @@ async def test_a_set_reaches_the_next_claude_and_a_live_session_at_its_next_prom
         fresh = _argvs(tmp_path)[1]
         # The route rides in the settings tier too, in a file only this user reads (removed
         # with its Claude): neither the route nor the header's value on the command line.
-        tier_file = Path(fresh[fresh.index("--settings") + 1])
+        tier_file = Path(_settings_flag(fresh))
         assert tier_file.stat().st_mode & 0o777 == 0o600
         tier = json.loads(tier_file.read_text(encoding="utf-8"))
     for answer in (first, second, third):
@@ -139,7 +144,7 @@ async def test_a_set_reaches_the_next_claude_and_a_live_session_at_its_next_prom
     assert sorted(adapter.answers().values()) == [1, 1, 1]  # each prompt answered once
     routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"}
     # The first Claude, then one fresh Claude that resumed the session, and no other.
-    assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed]
+    assert envs(tmp_path) == [dict.fromkeys(NAMES), routed]
     assert any(arg.startswith("--resume") for arg in fresh)
     assert tier["env"]["ANTHROPIC_BASE_URL"] == GATEWAY and tier["apiKeyHelper"] == ""
     assert tier["env"]["ANTHROPIC_CUSTOM_HEADERS"] == f"x-key: {SECRET}"
@@ -194,7 +199,7 @@ async def test_a_gateway_sign_in_routes_until_logout_and_a_bare_one_changes_noth
     }
     # Bedrock's route (no ANTHROPIC_BASE_URL, the headers as Claude Code reads them), then after
     # the logout a fresh Claude on Claude Code's own routing.
-    assert _envs(tmp_path) == [
+    assert envs(tmp_path) == [
         {"ANTHROPIC_BASE_URL": "", "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}"},
         dict.fromkeys(NAMES),
     ]
@@ -238,7 +243,7 @@ async def test_a_set_during_a_turn_is_answered_at_once_and_the_turn_ends_where_i
     assert isinstance(second, acp.schema.PromptResponse) and second.stop_reason == "end_turn"
     assert sorted(adapter.answers().values()) == [1, 1]
     routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
-    assert _envs(tmp_path) == [dict.fromkeys(NAMES), routed]
+    assert envs(tmp_path) == [dict.fromkeys(NAMES), routed]
 
 
 # Claude's second turn fails with an error that quotes the gateway's key back.
@@ -265,18 +270,12 @@ ECHO = Scenario(
 @pytest.mark.asyncio
 @pytest.mark.parametrize("capable", [True, False], ids=["capable", "legacy"])
 async def test_a_header_value_claude_quotes_back_is_masked(tmp_path: Path, capable: bool) -> None:
-    provider = {
-        "providerId": "main",
-        "apiType": "anthropic",
-        "baseUrl": GATEWAY,
-        "headers": {"x-key": SECRET},
-    }
     async with agent_in_process(
         tmp_path, "provider_echo", scenarios=[ECHO], capable=capable
     ) as adapter:
         live = await adapter.new_session()
         await adapter.prompt(live, "hello")
-        assert await adapter.request("providers/set", provider) == {}
+        assert await adapter.request("providers/set", PROVIDER) == {}
         await adapter.prompt(live, "again")  # a fresh Claude, whose error quotes the key
         fresh = await adapter.new_session()  # opened after the set
         await adapter.prompt(fresh, "hello")
@@ -315,21 +314,15 @@ INFORMATIONAL = Scenario(
 async def test_claude_codes_own_words_are_masked_in_a_session_open_before_the_change(
     tmp_path: Path, when: str
 ) -> None:
-    provider = {
-        "providerId": "main",
-        "apiType": "anthropic",
-        "baseUrl": GATEWAY,
-        "headers": {"x-key": SECRET},
-    }
     async with agent_in_process(
         tmp_path, "provider_informational", scenarios=[INFORMATIONAL]
     ) as adapter:
         if when == "opened-after":
-            assert await adapter.request("providers/set", provider) == {}
+            assert await adapter.request("providers/set", PROVIDER) == {}
         live = await adapter.new_session()
         await adapter.prompt(live, "hello")
         if when != "opened-after":
-            assert await adapter.request("providers/set", provider) == {}
+            assert await adapter.request("providers/set", PROVIDER) == {}
         if when == "disabled-since":  # a value once private stays private
             assert await adapter.request("providers/disable", {"providerId": "main"}) == {}
         await adapter.prompt(live, "again")  # a fresh Claude, whose hook quotes the header
@@ -374,7 +367,7 @@ async def test_what_opens_a_session_or_prompts_waits_while_a_change_is_applied()
         assert order == []  # the change is under way: the waiter waits
         held.release.set()
     assert sorted(order) == ["set", "waiter"]
-    assert held.marked == 1 and settings.routing["ANTHROPIC_BASE_URL"] == GATEWAY
+    assert held.marked == 1 and settings.route.routing()["ANTHROPIC_BASE_URL"] == GATEWAY
     await requests.settled()  # nothing under way: at once
 
 
@@ -420,7 +413,7 @@ async def test_a_prompt_and_an_opening_wait_for_a_change_under_way(
         opened = asyncio.ensure_future(adapter.request(opening, params))
         await until(lambda: waited.count(True) == 2, f"the prompt and {opening} to wait")
         assert not (change.done() or prompt.done() or opened.done())
-        assert len(_envs(tmp_path)) == 1  # no Claude started meanwhile
+        assert len(envs(tmp_path)) == 1  # no Claude started meanwhile
         release.set()
         assert await change == {}
         answer, fresh = await prompt, await opened
@@ -429,7 +422,7 @@ async def test_a_prompt_and_an_opening_wait_for_a_change_under_way(
     # The prompt went to a fresh Claude on the new route: it waited until its session was
     # marked. Every Claude the opening started, started on it too.
     routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
-    first, *later = _envs(tmp_path)
+    first, *later = envs(tmp_path)
     assert first == dict.fromkeys(NAMES) and later and later == [routed] * len(later)
 
 
@@ -451,14 +444,8 @@ class _Opened(_HeldSession):
 async def test_a_session_whose_claude_started_before_a_change_moves_at_its_next_prompt() -> None:
     settings = RuntimeSettings()
     requests = ProviderRequests(settings=settings, sessions={})
-    provider = {
-        "providerId": "main",
-        "apiType": "anthropic",
-        "baseUrl": GATEWAY,
-        "headers": {"x-key": SECRET},
-    }
-    await requests.answer("providers/set", provider)
-    stale, current = _Opened(None), _Opened(dict(settings.routing))
+    await requests.answer("providers/set", PROVIDER)
+    stale, current = _Opened(None), _Opened(settings.route.routing())
     await requests.opened(stale)  # type: ignore[arg-type]
     await requests.opened(current)  # type: ignore[arg-type]
     assert (stale.marked, stale.private) == (1, (SECRET,))
@@ -477,9 +464,10 @@ async def test_a_header_value_set_later_is_masked_in_the_log_for_good(tmp_path: 
     claude = logging.getLogger("adapter.claude.claude_runtime")
     quoted = f"claude: sent x-api-key kq7Vw2-made-up-key, token {SECRET}"
     before = logging.getLogRecordFactory()
-    install_log_masking(())  # as `claude-acp` starts: nothing of a provider known yet
     try:
         async with agent_in_process(tmp_path) as adapter:
+            # As serving installs it: the log masks what its settings mask, read at each record.
+            install_log_masking(adapter.settings.masked)
             claude.debug("claude: before any provider")
             assert await adapter.request("providers/set", provider) == {}
             claude.debug(quoted)
@@ -487,7 +475,7 @@ async def test_a_header_value_set_later_is_masked_in_the_log_for_good(tmp_path: 
             claude.debug(quoted)  # a value once private stays private
             log = adapter.stderr()
     finally:
-        install_log_masking(())
+        install_log_masking(lambda: ())
         logging.setLogRecordFactory(before)
     assert "claude: before any provider" in log
     assert log.count("claude: sent x-api-key ***, token ***") == 2
@@ -526,11 +514,7 @@ async def test_a_logout_the_cli_fails_still_ends_the_route(
     assert isinstance(answer, acp.schema.PromptResponse)
     # The routed Claude, then a fresh one, unrouted.
     routed = {"ANTHROPIC_BASE_URL": GATEWAY, "ANTHROPIC_CUSTOM_HEADERS": ""}
-    assert _envs(tmp_path) == [routed, dict.fromkeys(NAMES)]
-
-
-def _settings_flag(argv: list[str]) -> str:
-    return argv[argv.index("--settings") + 1]
+    assert envs(tmp_path) == [routed, dict.fromkeys(NAMES)]
 
 
 @pytest.mark.asyncio
@@ -539,23 +523,14 @@ async def test_a_clients_settings_file_is_read_and_routed_in_a_private_copy(
 ) -> None:
     """docs/decisions.md#provider-settings-file: the file's settings and the route go to
     Claude Code in a copy only this user reads, off the command line; gone with its Claude."""
-    provider = {
-        "providerId": "main",
-        "apiType": "anthropic",
-        "baseUrl": GATEWAY,
-        "headers": {"x-key": SECRET},
-    }
     mine = {
         "model": "opus",
         "env": {"MY_TOKEN": "file-made-up-token-42", "ANTHROPIC_BASE_URL": "x"},
     }
     async with agent_in_process(tmp_path) as adapter:
         (adapter.workdir / "mine.json").write_text(json.dumps(mine), encoding="utf-8")
-        assert await adapter.request("providers/set", provider) == {}
-        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
-        await adapter.request(
-            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
-        )
+        assert await adapter.request("providers/set", PROVIDER) == {}
+        await _new_session_with_settings(adapter, "mine.json")
         [argv] = _argvs(tmp_path)
         copy = Path(_settings_flag(argv))
         assert copy.is_absolute() and copy.stat().st_mode & 0o777 == 0o600
@@ -587,20 +562,11 @@ async def test_a_routed_claude_whose_settings_file_cannot_be_used_is_refused(
     user's or project's settings) could route elsewhere while the route's headers ride in the
     environment; so no Claude starts, and the refusal names the kind of problem, never the path,
     the file's text or the route."""
-    provider = {
-        "providerId": "main",
-        "apiType": "anthropic",
-        "baseUrl": GATEWAY,
-        "headers": {"x-key": SECRET},
-    }
     async with agent_in_process(tmp_path) as adapter:
         if content is not None:
             (adapter.workdir / "mine.json").write_text(content, encoding="utf-8")
-        assert await adapter.request("providers/set", provider) == {}
-        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
-        refused = await adapter.request(
-            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
-        )
+        assert await adapter.request("providers/set", PROVIDER) == {}
+        refused = await _new_session_with_settings(adapter, "mine.json")
         log = adapter.stderr()
     assert _argvs(tmp_path) == []  # no Claude started
     assert isinstance(refused, acp.RequestError) and refused.code == -32603
@@ -621,10 +587,7 @@ async def test_without_a_route_a_settings_file_is_passed_to_claude_code_as_named
     async with agent_in_process(tmp_path) as adapter:
         if content is not None:
             (adapter.workdir / "mine.json").write_text(content, encoding="utf-8")
-        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
-        opened = await adapter.request(
-            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
-        )
+        opened = await _new_session_with_settings(adapter, "mine.json")
         log = adapter.stderr()
     assert isinstance(opened, dict) and opened.get("sessionId")
     [argv] = _argvs(tmp_path)
@@ -654,20 +617,11 @@ async def test_a_settings_file_whose_private_copy_fails_starts_no_claude(
     to another URL; its settings on the command line would show them to every local user. So the
     session is refused, with words that name neither the file nor anything of it or the route."""
     _no_private_file(monkeypatch)
-    provider = {
-        "providerId": "main",
-        "apiType": "anthropic",
-        "baseUrl": GATEWAY,
-        "headers": {"x-key": SECRET},
-    }
     mine = {"env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:8/elsewhere", "MY": "file-value-42"}}
     async with agent_in_process(tmp_path) as adapter:
         (adapter.workdir / "mine.json").write_text(json.dumps(mine), encoding="utf-8")
-        assert await adapter.request("providers/set", provider) == {}
-        meta = {"claudeCode": {"options": {"settings": "mine.json"}}}
-        refused = await adapter.request(
-            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
-        )
+        assert await adapter.request("providers/set", PROVIDER) == {}
+        refused = await _new_session_with_settings(adapter, "mine.json")
         log = adapter.stderr()
     assert _argvs(tmp_path) == []  # no Claude started
     assert isinstance(refused, acp.RequestError) and refused.code == -32603
@@ -686,26 +640,18 @@ async def test_a_route_without_its_private_file_goes_on_the_command_line_without
     """docs/decisions.md#provider-requests: the tier on Claude Code's command line pins the
     route's host and path; its headers, the URL's user part and query stay in the environment."""
     _no_private_file(monkeypatch)
-    provider = {
-        "providerId": "main",
-        "apiType": "anthropic",
-        "baseUrl": CREDENTIALED,
-        "headers": {"x-key": SECRET},
-    }
+    provider = {**PROVIDER, "baseUrl": CREDENTIALED}
     env = {LOG_ENV_NAMES: ",".join(NAMES)}
     async with agent_in_process(tmp_path, env=env) as adapter:
         assert await adapter.request("providers/set", provider) == {}
-        meta = {"claudeCode": {"options": {"settings": {"model": "opus"}}}}
-        await adapter.request(
-            "session/new", {"cwd": str(adapter.workdir), "mcpServers": [], "_meta": meta}
-        )
+        await _new_session_with_settings(adapter, {"model": "opus"})
     [argv] = _argvs(tmp_path)
     tier = json.loads(_settings_flag(argv))
     assert tier["model"] == "opus"
     assert tier["env"]["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9/v1"
     for secret in (PASSWORD, QUERY_KEY, SECRET):
         assert secret not in json.dumps(argv)
-    [seen] = _envs(tmp_path)
+    [seen] = envs(tmp_path)
     assert seen["ANTHROPIC_BASE_URL"] == CREDENTIALED
     assert seen["ANTHROPIC_CUSTOM_HEADERS"] == f"x-key: {SECRET}"
 

@@ -17,19 +17,32 @@ from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 from adapter.claude.client_options import parse
 from adapter.claude.launch import Launch
 from adapter.claude.runtime_settings import RuntimeSettings
+from fsm import Provider, ProviderRoutes, provider_request
 
 SECRET = "hdr-made-up-secret-0123456789"
-ROUTING = {
-    "ANTHROPIC_BASE_URL": "http://127.0.0.1:9/v1",
-    "ANTHROPIC_CUSTOM_HEADERS": f"x-key: {SECRET}",
+PROVIDER = {
+    "providerId": "main",
+    "apiType": "anthropic",
+    "baseUrl": "http://127.0.0.1:9/v1",
+    "headers": {"x-key": SECRET},
 }
+
+
+def _routed_settings() -> RuntimeSettings:
+    """Settings routed through `PROVIDER`, as `providers/set` routes them."""
+    settings = RuntimeSettings()
+    provider = provider_request(PROVIDER)
+    assert isinstance(provider, Provider)
+    routes = settings.route.routes = ProviderRoutes()
+    routes.set(provider)
+    return settings
 
 
 def _runtime(tmp_path: Path, options: dict[str, Any]) -> ClaudeRuntime:
     (tmp_path / "mine.json").write_text(json.dumps({"model": "opus"}), encoding="utf-8")
     client_options = parse({"options": {"settings": "mine.json", **options}})
     return ClaudeRuntime(
-        settings=RuntimeSettings(routing=dict(ROUTING)),
+        settings=_routed_settings(),
         cwd=str(tmp_path),
         session_id="s",
         resume=False,
@@ -117,7 +130,7 @@ async def test_a_routed_claude_whose_settings_file_cannot_be_used_is_refused(
     elif isinstance(content, bytes):
         named.write_bytes(content)
     runtime = ClaudeRuntime(
-        settings=RuntimeSettings(routing=dict(ROUTING)),
+        settings=_routed_settings(),
         cwd=str(tmp_path),
         session_id="s",
         resume=False,

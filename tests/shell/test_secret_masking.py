@@ -84,7 +84,7 @@ def test_a_private_value_of_no_known_shape_is_masked() -> None:
 @pytest.fixture
 def masked_log() -> Iterator[tuple[logging.Logger, io.StringIO]]:
     before = logging.getLogRecordFactory()
-    install_log_masking(("Zq8vLmNopRstUvw",))
+    install_log_masking(lambda: ("Zq8vLmNopRstUvw",))
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     logger = logging.getLogger("tests.secrets")

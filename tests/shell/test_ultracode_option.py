@@ -12,7 +12,8 @@ control request it receives.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,19 @@ def _env(tmp_path: Path, **more: str) -> dict[str, str]:
     }
 
 
+@asynccontextmanager
+async def _initialized(
+    tmp_path: Path, env: dict[str, str], capabilities: dict[str, Any]
+) -> AsyncIterator[Adapter]:
+    """The agent in process playing `success`, initialized here with `capabilities` alone (not
+    opted in to sessionFailure)."""
+    async with agent_in_process(
+        tmp_path, "success", env=env, initialize=False, capable=False
+    ) as adapter:
+        await initialize_with(adapter, capabilities)
+        yield adapter
+
+
 def _flags(tmp_path: Path) -> list[dict[str, Any]]:
     return [r["settings"] for r in control_requests(tmp_path, "apply_flag_settings")]
 
@@ -106,10 +120,7 @@ async def test_the_answer_offers_it_and_claude_codes_answer_settles_it_after(
         CLAUDE_ACP_SCRIPTED_ULTRACODE="on",
         CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE=available,
     )
-    async with agent_in_process(
-        tmp_path, "success", env=env, initialize=False, capable=False
-    ) as adapter:
-        await initialize_with(adapter, BOOLEAN)
+    async with _initialized(tmp_path, env, BOOLEAN) as adapter:
         _, opened = await new_session_raw(adapter)
         await _settled(adapter, SAID)
         await until(lambda: _ultracode_updates(adapter), "the option's update")
@@ -124,10 +135,7 @@ async def test_the_answer_offers_it_and_claude_codes_answer_settles_it_after(
 
 async def test_workflows_off_hide_it_on_every_model(tmp_path: Path) -> None:
     env = _env(tmp_path, CLAUDE_ACP_SCRIPTED_ULTRACODE_AVAILABLE="false")
-    async with agent_in_process(
-        tmp_path, "success", env=env, initialize=False, capable=False
-    ) as adapter:
-        await initialize_with(adapter, BOOLEAN)
+    async with _initialized(tmp_path, env, BOOLEAN) as adapter:
         session, opened = await new_session_raw(adapter)
         await _settled(adapter, SAID)
         await until(lambda: _ultracode_updates(adapter), "the option's update")
@@ -144,10 +152,7 @@ async def test_workflows_off_hide_it_on_every_model(tmp_path: Path) -> None:
 @pytest.mark.parametrize("answer", ["error", "malformed"])
 async def test_a_failed_get_settings_changes_nothing(tmp_path: Path, answer: str) -> None:
     env = _env(tmp_path, CLAUDE_ACP_SCRIPTED_GET_SETTINGS=answer)
-    async with agent_in_process(
-        tmp_path, "success", env=env, initialize=False, capable=False
-    ) as adapter:
-        await initialize_with(adapter, {})
+    async with _initialized(tmp_path, env, {}) as adapter:
         session, opened = await new_session_raw(adapter)
         await _settled(adapter, *NOTHING_SAID)
         wrong = await _error(adapter, session, "ultracode", True)
@@ -163,10 +168,7 @@ async def test_a_failed_get_settings_changes_nothing(tmp_path: Path, answer: str
 
 
 async def test_choosing_it_switches_claude_and_efforts_carry_it(tmp_path: Path) -> None:
-    async with agent_in_process(
-        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
-    ) as adapter:
-        await initialize_with(adapter, BOOLEAN)
+    async with _initialized(tmp_path, _env(tmp_path), BOOLEAN) as adapter:
         session, _ = await new_session_raw(adapter)
         wrong = await _error(adapter, session, "ultracode", "on")
         on = await _set(adapter, session, "ultracode", True)
@@ -197,10 +199,7 @@ async def test_choosing_it_switches_claude_and_efforts_carry_it(tmp_path: Path) 
 
 async def test_a_refused_switch_changes_nothing(tmp_path: Path) -> None:
     env = _env(tmp_path, CLAUDE_ACP_SCRIPTED_ULTRACODE="refused")
-    async with agent_in_process(
-        tmp_path, "success", env=env, initialize=False, capable=False
-    ) as adapter:
-        await initialize_with(adapter, {})
+    async with _initialized(tmp_path, env, {}) as adapter:
         session, _ = await new_session_raw(adapter)
         refused = await _error(adapter, session, "ultracode", "on")
         high = await _set(adapter, session, "effort", "high")
@@ -422,10 +421,7 @@ async def test_resume_load_and_fork_offer_it_and_ask_claude_code_after(tmp_path:
     project = tmp_path / "project" / ".claude"
     project.mkdir(parents=True)
     (project / "settings.json").write_text('{"ultracode": true}', encoding="utf-8")
-    async with agent_in_process(
-        tmp_path, "success", env=_env(tmp_path), initialize=False, capable=False
-    ) as adapter:
-        await initialize_with(adapter, BOOLEAN)
+    async with _initialized(tmp_path, _env(tmp_path), BOOLEAN) as adapter:
         session, opened = await new_session_raw(adapter)
         await adapter.prompt(session, "hello")
         params = {"sessionId": session, "cwd": str(adapter.workdir), "mcpServers": []}

@@ -16,7 +16,7 @@ import anyio
 import pytest
 from acp import RequestError
 from acp.schema import PromptResponse
-from claude_agent_sdk import AssistantMessage, ResultMessage, TextBlock, ToolUseBlock
+from claude_agent_sdk import AssistantMessage, TextBlock, ToolUseBlock
 
 from adapter.claude.unparsed import UnparsedFrame
 from tests.support.shell_harness import (
@@ -42,11 +42,6 @@ def _stamp(runtime: Any, index: int = -1) -> str:
     stamp = runtime.prompts[index]["uuid"]
     assert isinstance(stamp, str)
     return stamp
-
-
-def _result_with_tokens() -> ResultMessage:
-    plain = result_message(text="First answer.")
-    return ResultMessage(**{**plain.__dict__, "usage": TOKENS})
 
 
 async def test_a_prompt_claude_code_withdrew_before_its_start_is_answered_cancelled() -> None:
@@ -102,7 +97,9 @@ async def test_a_pushed_prompt_cancelled_between_turns_reports_no_tokens_of_the_
         await session.claude.on_message(
             AssistantMessage(content=[TextBlock(text="First answer.")], model="m"), {}, EPOCH
         )
-        await session.claude.on_message(_result_with_tokens(), {}, EPOCH)
+        await session.claude.on_message(
+            result_message(text="First answer.", usage=TOKENS), {}, EPOCH
+        )
         answered = await answer_of(first)
         assert isinstance(answered, PromptResponse) and answered.usage is not None
         assert answered.usage.input_tokens == 1000

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from adapter.agent import opening
-from adapter.agent.work_ahead import WorkAhead
+from adapter.agent.work_ahead import MORE, WorkAhead
 from adapter.app.serving import SPAWN_PATH
 from adapter.wire.guard import GuardedTransport
 from adapter.wire.stdio import ChunkReader
@@ -41,6 +41,24 @@ async def test_steps_are_done_in_order_while_claude_has_said_nothing() -> None:
     assert done == ["one", "two"]
     assert ahead.pending() == ("three",)  # left for a quiet moment
     assert ahead.done("two") and not ahead.done("three")
+
+
+@pytest.mark.asyncio
+async def test_a_step_with_more_to_do_stays_first_until_it_has_none() -> None:
+    done: list[str] = []
+    parts = [MORE, MORE, None]
+
+    def part() -> object:
+        done.append("part")
+        return parts.pop(0)
+
+    ahead = WorkAhead()
+    ahead.add([("parts", part), *_steps(done, "next")])
+    await ahead.while_claude_starts(_answers(True, True))
+    assert done == ["part", "part"] and ahead.pending() == ("parts", "next")
+    assert not ahead.done("parts")
+    await ahead.while_claude_starts(_answers(True, True))
+    assert done == ["part", "part", "part", "next"] and ahead.done("parts")
 
 
 @pytest.mark.asyncio
@@ -94,12 +112,17 @@ async def test_each_quiet_moment_does_one_step_and_a_busy_one_none() -> None:
 
 @pytest.mark.asyncio
 async def test_quiet_moments_wait_for_steps_to_be_added() -> None:
-    done: list[str] = []
+    looks: list[int] = []
     ahead = WorkAhead()
-    running = asyncio.ensure_future(ahead.when_quiet(lambda: True, quiet_for=0))
+
+    def quiet() -> bool:
+        looks.append(1)
+        return True
+
+    running = asyncio.ensure_future(ahead.when_quiet(quiet, quiet_for=0))
     for _ in range(5):
         await asyncio.sleep(0)
-    assert done == [] and not running.done()
+    assert looks == [] and not running.done()  # waiting, not looking again and again
     late = asyncio.Event()
     ahead.add([("late", late.set)])
     await asyncio.wait_for(late.wait(), 60)
@@ -129,9 +152,7 @@ def test_a_session_does_ahead_only_steps_that_name_what_exists() -> None:
     for name, _ in opening.AFTER_SPAWN:
         module, _, thing = name.partition(":")
         loaded = importlib.import_module(module)
-        assert (
-            thing == "fork rules" or thing.startswith("secret patterns ") or hasattr(loaded, thing)
-        ), name
+        assert thing in {"fork rules", "secret patterns"} or hasattr(loaded, thing), name
     # A fork needs its steps before its spawn; a prompt needs none of them (a prompt that goes
     # well never masks a record): the fork's come first.
     names = [name for name, _ in opening.AFTER_SPAWN]
@@ -188,7 +209,7 @@ def test_the_idle_moment_builds_the_models_a_first_session_request_is_read_with(
         "from adapter.lean_imports import prepare_imports\n"
         "prepare_imports()\n"
         "from acp import schema\n"
-        "from adapter.agent.work_ahead import WorkAhead\n"
+        "from adapter.agent.work_ahead import MORE, WorkAhead\n"
         "from adapter.app.serving import spawn_path_steps\n"
         "models = ('NewSessionRequest', 'ResumeSessionRequest', 'LoadSessionRequest')\n"
         "def built():\n"
@@ -296,20 +317,24 @@ async def test_work_for_quiet_moments_waits_for_one_and_is_done_once_for_each_as
     assert done == ["second ask", "next prompt's"]
 
 
-def test_the_secret_pattern_steps_compile_every_pattern_a_few_at_a_time() -> None:
+def test_the_secret_patterns_step_compiles_a_few_at_each_moment_until_all_are() -> None:
     # In a fresh interpreter: the patterns are compiled by nothing else there.
     child = (
-        "import json\n"
+        "import asyncio, json\n"
         "from adapter.agent import opening\n"
+        "from adapter.agent.work_ahead import MORE, WorkAhead\n"
         "import fsm.records as records\n"
-        "steps = [work for name, work in opening.AFTER_SPAWN if 'secret patterns' in name]\n"
+        "ahead = WorkAhead()\n"
+        "ahead.add([s for s in opening.AFTER_SPAWN if s[0] == 'fsm:secret patterns'])\n"
         "seen = []\n"
-        "for work in steps:\n"
-        "    work()\n"
+        "def silent():\n"
         "    seen.append(len(records._compiled))\n"
-        "print(json.dumps([seen, len(records._SECRET_SOURCES)]))\n"
+        "    return True\n"
+        "asyncio.run(ahead.while_claude_starts(silent))\n"
+        "print(json.dumps([seen + [len(records._compiled)], len(records._SECRET_SOURCES),\n"
+        "                  list(ahead.pending()), ahead.done('fsm:secret patterns')]))\n"
     )
-    seen, total = printed_json(child)
-    assert seen[-1] == total  # all of them, by the last step
-    steps = [seen[0], *(b - a for a, b in itertools.pairwise(seen))]
-    assert max(steps) <= opening.PATTERNS_PER_STEP
+    seen, total, pending, done = printed_json(child)
+    assert seen[-1] == total and pending == [] and done  # all of them, then the step is done
+    parts = [b - a for a, b in itertools.pairwise(seen)]
+    assert len(parts) >= 2 and max(parts) <= opening.PATTERNS_PER_STEP  # a few at a time

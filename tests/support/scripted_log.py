@@ -16,6 +16,12 @@ def claude_log(tmp_path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def envs(tmp_path: Path) -> list[dict[str, Any]]:
+    """The environment variables each scripted Claude logged (`LOG_ENV_NAMES` names them), in the
+    order the Claudes started."""
+    return [e["values"] for e in claude_log(tmp_path) if e["kind"] == "env"]
+
+
 def control_requests(tmp_path: Path, subtype: str) -> list[dict[str, Any]]:
     """The control requests of `subtype` the scripted Claude received, in order."""
     return [

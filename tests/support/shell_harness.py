@@ -40,7 +40,6 @@ from acp.schema import ClientCapabilities, SessionInfoUpdate, TextContentBlock
 from claude_agent_sdk import CLIConnectionError, ResultMessage, SystemMessage, UserMessage
 
 from adapter.agent.acp_agent import ClaudeAcpAgent
-from adapter.app.log_masking import mask_in_log_from_now_on
 from adapter.claude import claude_runtime
 from adapter.claude.runtime_settings import MAX_LINE_BYTES, RuntimeSettings, private_values
 from adapter.claude.sdk_compat import ExitBoundedTransport
@@ -274,6 +273,9 @@ class InProcessAgent(Adapter):
     process caught them: what was logged, not how the command masks it for a person (end to end)."""
 
     log: list[str] = []  # noqa: RUF012 - set per agent by `agent_in_process`
+    # The settings it serves with (`RuntimeSettings.masked`: what its wire guard masks, read
+    # at each frame; serving points the log's masking at it too, which this does not).
+    settings: RuntimeSettings
 
     def stderr(self) -> str:
         return "".join(f"{line}\n" for line in self.log)
@@ -431,6 +433,7 @@ async def _agent_in_process(
                 conn, process, client, frames, tmp_path / "no-stderr", workdir, config_dir
             )
             agent.log = log
+            agent.settings = settings
             yield agent
     finally:
         setattr(claude_runtime, "ExitBoundedTransport", transport)  # noqa: B010
@@ -492,9 +495,7 @@ async def _served(
     _, client_writer = await asyncio.open_connection(sock=to_agent)
     client_reader, _ = await asyncio.open_connection(sock=to_client)
     async with anyio.create_task_group() as tg:
-        agent = ClaudeAcpAgent(
-            task_group=tg, settings=settings, log_private=mask_in_log_from_now_on
-        )
+        agent = ClaudeAcpAgent(task_group=tg, settings=settings)
         transport = GuardedTransport(
             agent_reader,
             agent_writer,

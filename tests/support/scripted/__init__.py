@@ -4,7 +4,8 @@ The seeded random sessions `random:<seed>` (`randomized.py`, drawing from `rando
 hundreds of sessions of odd steps and endings for `tests/e2e/test_randomized_faults.py`; and
 `SCENARIOS`, background work and steering (`background.py`) for the
 `test_background_and_steering.py` modules, Claude asking (`asking.py`), and Claude's own work
-while a prompt waits in its queue (`own_work.py`) for `tests/e2e/test_prompt_start.py`.
+while a prompt waits in its queue (`own_work.py`) for `tests/e2e/test_prompt_start.py`, and
+Claude quoting a provider's header value (`header_quotes.py`) for `tests/e2e/test_providers.py`.
 Neither `claude-acp demo` nor `--simulate` plays them. The scripted Claude finds them through
 `$CLAUDE_ACP_SCENARIO_MODULES` (`adapter.scripted_claude.scenarios.added_scenario`):
 `tests/conftest.py` names this package
@@ -19,12 +20,13 @@ from __future__ import annotations
 
 from tests.support.scripted.asking import SCENARIOS as ASKING
 from tests.support.scripted.background import SCENARIOS as BACKGROUND
+from tests.support.scripted.header_quotes import SCENARIOS as HEADER_QUOTES
 from tests.support.scripted.own_work import SCENARIOS as OWN_WORK
 from tests.support.scripted.randomized import scenario_named
 
 __all__ = ["MODULE", "SCENARIOS", "scenario_named"]
 
-SCENARIOS = (*BACKGROUND, *ASKING, *OWN_WORK)
+SCENARIOS = (*BACKGROUND, *ASKING, *OWN_WORK, *HEADER_QUOTES)
 
 # What `$CLAUDE_ACP_SCENARIO_MODULES` names.
 MODULE = __name__
