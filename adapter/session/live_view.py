@@ -62,7 +62,6 @@ from fsm import (
     subagent_state,
     title_description,
     typed_prompt_said,
-    visible,
 )
 
 __all__ = ["LiveView"]
@@ -609,10 +608,6 @@ class LiveView:
             input_copies=copies,
             fixed_question_title=self.air.fixed_question_title,
         )
-        fallback_title = getattr(context, "title", None)
-        if card["title"] == name and isinstance(fallback_title, str) and fallback_title:
-            # Claude Code's own wording beats a bare name (shown as a line, like every title).
-            card["title"] = visible(fallback_title)
         shown, card_parent = self._view.shown_call(tool_id)
         # The subagent's Agent call from the request's agent id, as the reference has it
         # (docs/reference-adapter.md#permission-request-tool-call): the
@@ -623,6 +618,8 @@ class LiveView:
             tool_name=name,
             card_paths=[location["path"] for location in locations],
             has_content=bool(card.get("content")),
+            card_title=card["title"],
+            request_title=getattr(context, "title", None),
             blocked_path=getattr(context, "blocked_path", None),
             display_name=getattr(context, "display_name", None),
             parent_tool_use_id=parent,

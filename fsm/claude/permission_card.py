@@ -9,6 +9,8 @@ with what Claude Code's `can_use_tool` request says beside the tool's input:
   folders), is one more location, unless the card has that path already;
 - a computer-use tool (`mcp__computer-use__*`) is titled by Claude Code's `display_name`, and a
   card with nothing to show shows its input as JSON;
+- else a card titled by its bare tool name takes the request's own `title` (Claude Code's
+  wording beats a bare name), shown as a line like every title;
 - `_meta.claudeCode` names the tool (`toolName`), the subagent's Agent call it runs under
   (`parentToolUseId`) and the MCP server that serves it (`mcpServer {name, source}`), only when
   there is a parent or a server, as the reference sends it.
@@ -89,6 +91,8 @@ def permission_card(
     tool_name: str,
     card_paths: Sequence[str],
     has_content: bool,
+    card_title: object = None,
+    request_title: object = None,
     blocked_path: object = None,
     display_name: object = None,
     parent_tool_use_id: str | None = None,
@@ -96,10 +100,13 @@ def permission_card(
     slim: bool = False,
 ) -> PermissionCard:
     """The request's share of a tool call's card (see the module doc). `card_paths`: the paths
-    of the card's locations; `has_content`: the card shows content; the rest as Claude Code's
-    request has them (any shape); `slim`: AIR's shape, for a card the client was shown."""
+    of the card's locations; `has_content`: the card shows content; `card_title`: the card's
+    title; `request_title` (Claude Code's `title`) and the rest as Claude Code's request has
+    them (any shape); `slim`: AIR's shape, for a card the client was shown."""
     computer_use = tool_name.startswith(COMPUTER_USE_PREFIX)
     shown_name = _one_line(display_name, _DISPLAY_NAME_LIMIT) if computer_use else None
+    if shown_name is None and card_title == tool_name and isinstance(request_title, str):
+        shown_name = request_title or None
     blocked = _one_line(blocked_path, _BLOCKED_PATH_LIMIT)
     server = _mcp_server(mcp_server)
     claude_code: dict[str, Any] = {}

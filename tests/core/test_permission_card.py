@@ -63,6 +63,36 @@ def test_a_computer_use_tool_is_titled_by_its_display_name_and_shows_its_input()
         assert plain.title is None
 
 
+def test_a_card_titled_by_its_bare_tool_name_takes_the_requests_title() -> None:
+    def title(card_title: object, request_title: object, tool: str = "WebFetch") -> Any:
+        return permission_card(
+            tool_name=tool,
+            card_paths=[],
+            has_content=True,
+            card_title=card_title,
+            request_title=request_title,
+        ).title
+
+    assert title("WebFetch", "Fetch\nexample.com") == "Fetch example.com"  # as a line
+    # A card with a title of its own keeps it; a request with no title changes nothing.
+    assert title("Fetch https://example.com", "Fetch example.com") is None
+    for missing in (None, "", 7):
+        assert title("WebFetch", missing) is None
+    # A computer-use tool's display name wins over the request's title.
+    computer = permission_card(
+        tool_name="mcp__computer-use__click",
+        card_paths=[],
+        has_content=True,
+        card_title="mcp__computer-use__click",
+        request_title="Claude wants to click",
+        display_name="Click",
+    )
+    assert computer.title == "Click"
+    assert title("mcp__computer-use__click", "Click it", tool="mcp__computer-use__click") == (
+        "Click it"
+    )
+
+
 def test_another_tools_display_name_changes_nothing() -> None:
     card = permission_card(
         tool_name="mcp__files__read", card_paths=[], has_content=False, display_name="Read file"
