@@ -177,9 +177,13 @@ class ShowResult(Effect):
     work (an autonomous follow-up, a cancelled prompt's late result, a result between turns,
     before a queued prompt's start, of a broken session or a replaced process): its text is
     no prompt's answer and its tokens count toward no turn. Its `usage_update` goes out
-    either way."""
+    either way. `fast_on` and `fast_reason`: the fast mode a prompt's result says, for the
+    switch to follow (None: it says none, or the result is no prompt's: a cancelled prompt's
+    late result, a `/loop` fire's, is no user's turn whatever its origin)."""
 
     turn_id: str | None = None
+    fast_on: bool | None = None
+    fast_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

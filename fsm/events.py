@@ -387,6 +387,10 @@ class ResultReceived(ClaudeEvent):
     # The user messages the result's cycle took up (`user_message_uuid(s)`): a cycle Claude
     # began on its own that took a prompt up answers that prompt.
     prompts: frozenset[str] = frozenset()
+    # The fast mode the result says (`fast_mode_state` `on` or `off`; None: it says none, or
+    # `cooldown`), and why it is off (`fast_mode_disabled_reason`), as Claude Code wrote them.
+    fast_on: bool | None = None
+    fast_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

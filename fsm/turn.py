@@ -1254,11 +1254,14 @@ class Turn:
         # Claude's own work: its text is no prompt's answer, its tokens count toward no turn.
         self.effects.append(ShowResult())
 
-    def show_turns_result(self, *_: Any) -> None:
-        # The live prompt's: its text may be the turn's answer, its tokens count toward it.
+    def show_turns_result(self, event: ResultReceived) -> None:
+        # The live prompt's: its text may be the turn's answer, its tokens count toward it, and
+        # the fast mode it says is the switch's.
         if self.turn_id is None:
             raise FsmError("a result taken for a turn that was never opened")
-        self.effects.append(ShowResult(turn_id=self.turn_id))
+        self.effects.append(
+            ShowResult(turn_id=self.turn_id, fast_on=event.fast_on, fast_reason=event.fast_reason)
+        )
 
     def refuse_steer(self, event: SteerReceived) -> None:
         outcome = "promptRequired" if event.prompt_required_when_idle else "startedNewTurn"

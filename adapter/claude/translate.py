@@ -114,9 +114,6 @@ class OwnChanges:
     the skill files); `terminal_only`: the commands its init marks as bound to its terminal,
     without their `/`; `commands_changed`: a `commands_changed` frame, whose list is `commands`
     as Claude Code wrote it (None when it is not a list); `fast`: its fast mode, on `system/init`;
-    `result_fast`: the fast mode a result says, followed only where the core takes the result
-    for a prompt's (`ShowResult` with a turn, docs/decisions.md#result-owner: a cancelled
-    prompt's late result, a `/loop` fire's, is no user's turn whatever its origin);
     `model`: the model a refusal's fallback moved the session to for good
     (`fsm.fallback_moves_session`); `elicitation_completed`: the id of an MCP server's URL
     request it says is done (`elicitation_complete`); `reports_unanswered`: its init lists
@@ -129,7 +126,6 @@ class OwnChanges:
     commands_changed: bool = False
     commands: tuple[Any, ...] | None = None
     fast: FastMode | None = None
-    result_fast: FastMode | None = None
     model: str | None = None
     elicitation_completed: str | None = None
     reports_unanswered: bool = False
@@ -191,6 +187,13 @@ def read_frame(message: object, raw: object, epoch: str, *, now: float, wall: fl
             event = dataclasses.replace(event, refusal_explanation=refusal_explanation(raw))
         shown = _with_server_blocks(message, raw)
         return Reading(Shown.ASSISTANT, (event,), message=shown, changes=changes)
+    if isinstance(message, ResultMessage) and isinstance(event, ResultReceived):
+        # The fast mode it says, which the SDK's result drops: the core's to pass on
+        # (`ShowResult`), for a prompt's result only (docs/decisions.md#result-owner).
+        fast = _fast_mode(raw)
+        if fast is not None:
+            event = dataclasses.replace(event, fast_on=fast.on, fast_reason=fast.reason)
+        return Reading(Shown.RESULT, (event,), measured=True, changes=changes)
     if isinstance(message, ResultMessage):
         return Reading(Shown.RESULT, events, measured=True, changes=changes)
     if isinstance(message, SystemMessage):
@@ -212,9 +215,9 @@ def own_changes(message: object, raw: object) -> OwnChanges:
     """What `message` (as the SDK parsed it; `raw` as Claude Code wrote it: the SDK's result
     drops the fast mode) says Claude Code changed by itself. Pure, and any shape is read: what
     makes no sense changes nothing."""
-    fast = _fast_mode(raw)
     if isinstance(raw, Mapping) and raw.get("type") == "result":
-        return NO_CHANGES if fast is None else OwnChanges(result_fast=fast)
+        return NO_CHANGES  # its fast mode is the core's to pass on (`ResultReceived`)
+    fast = _fast_mode(raw)
     if isinstance(message, SystemMessage):
         return _system_changes(message.subtype, message.data, fast)
     if isinstance(message, AssistantMessage) and _enters_plan_mode(message.content):

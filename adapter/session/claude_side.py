@@ -25,7 +25,7 @@ from adapter.claude import session_store
 from adapter.claude.claude_runtime import ClaudeRuntime, RuntimeStartError
 from adapter.claude.prompt_content import claude_user_message
 from adapter.claude.runtime_settings import RuntimeSettings
-from adapter.claude.translate import OwnChanges, Shown, read_frame
+from adapter.claude.translate import Shown, read_frame
 from adapter.controls.session_controls import SessionControls
 from adapter.session.live_view import LiveView
 from adapter.session.prompt_answer import PromptAnswer
@@ -99,9 +99,6 @@ class ClaudeSide:
         # The responses of the prompts Claude's last frame answered (`EffectPerformer`): they
         # go out before what Claude's next frames make (docs/decisions.md#turns-that-wait).
         self.responses_due: list[ResponseTicket] = []
-        # The core's `ShowResult` on the result being fed: a prompt's (its fast mode is
-        # followed, `OwnChanges.result_fast`) or Claude's own work's.
-        self.result_was_a_prompts = False
         # Set while the fresh context's process is being started: a prompt waits for it
         # instead of starting one of its own.
         self.starting_fresh: anyio.Event | None = None
@@ -288,14 +285,9 @@ class ClaudeSide:
             )
             await self._feed(context)
         # A result is shown at the core's first word on it, whose it is (`ShowResult`,
-        # docs/decisions.md#result-owner), before what else it ends; the fast mode it says is
-        # followed after, for a prompt's result only.
-        self.result_was_a_prompts = False
+        # docs/decisions.md#result-owner), before what else it ends.
         for event in reading.events:
             await self._feed(event, message)
-        fast = reading.changes.result_fast
-        if fast is not None and self.result_was_a_prompts:
-            await self._controls.follow(OwnChanges(fast=fast))
         # After the core: what follows its decision.
         if shown is Shown.ECHO and reading.taken_up is not None:
             # Claude took the message up: prompt queueing's hand-off (`PromptEchoed`, fed).

@@ -6,6 +6,7 @@ forwarded message is masked and which prompt an answer belongs to all come on th
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -18,6 +19,7 @@ from claude_agent_sdk import AssistantMessage, ResultMessage
 
 from adapter.claude.claude_runtime import ClaudeRuntime
 from adapter.claude.runtime_settings import RuntimeSettings
+from adapter.claude.translate import FastMode, OwnChanges
 from adapter.controls.session_controls import SessionControls
 from adapter.session.claude_side import ClaudeSide
 from adapter.session.fresh_context import FreshContext
@@ -125,6 +127,8 @@ class EffectPerformer:
         self._steer_verdicts = steer_verdicts
         # `Session.stop_async_task`'s: the interrupts the core started for a stopped own turn.
         self._own_stops = own_stops if own_stops is not None else []
+        # What an effect leaves for once its fact is handled and the core free (`after_feed`).
+        self._after_feed: list[Callable[[], Awaitable[None]]] = []
 
     async def _file_changes(self, turn_id: str, stop_reason: str | None, *, failed: bool) -> None:
         """JetBrains AIR's file-change report of the turn, if its prompt asked: before the
@@ -144,6 +148,14 @@ class EffectPerformer:
     async def perform(self, effects: list[Effect], message: Any) -> None:
         for effect in effects:
             await self._perform_one(effect, message)
+
+    async def after_feed(self) -> None:
+        """What the effects just performed left for after their fact, outside the feed's lock:
+        work that may tell the core a fact of its own (a prompt's result's fast mode, whose
+        turning off the core's notice machine tells)."""
+        after, self._after_feed = self._after_feed, []
+        for work in after:
+            await work()
 
     async def _perform_one(self, effect: Effect, message: Any) -> None:
         match effect:
@@ -246,13 +258,16 @@ class EffectPerformer:
             case SignInMcpServer(name=name):
                 # A browser sign-in takes minutes: beside the session, never under its lock.
                 self._controls.start_sign_in(self._tg, name)
-            case ShowResult(turn_id=turn_id):
+            case ShowResult(turn_id=turn_id, fast_on=fast_on, fast_reason=reason):
                 # Whose the result is, the core's word (docs/decisions.md#result-owner): its text
-                # as that prompt's answer or no prompt's, its tokens toward that turn or none.
+                # as that prompt's answer or no prompt's, its tokens toward that turn or none;
+                # a prompt's says the fast mode the switch follows, once the result is handled
+                # (following it may tell the core the switch turned off).
                 if isinstance(message, ResultMessage):
-                    # Whose it is, for the fast mode it says (`ClaudeSide.on_message`).
-                    self._claude.result_was_a_prompts = turn_id is not None
                     await self._view.turn_result(message, turn_id=turn_id)
+                if turn_id is not None and fast_on is not None:
+                    fast = OwnChanges(fast=FastMode(on=fast_on, reason=reason))
+                    self._after_feed.append(functools.partial(self._controls.follow, fast))
             case CloseOpenCalls():
                 await self._view.work_ended()
             case LogNotice(message=text):

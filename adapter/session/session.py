@@ -301,6 +301,7 @@ class Session:
                 # Declared recovery boundary (docs/decisions.md#internal-faults): our own code
                 # failed on this event.
                 await self._fault_locked(f"handling {type(event).__name__}")
+        await self.effects.after_feed()
         # Wake the timer only when the core needs waking sooner than it is set for: a later
         # deadline is found when the earlier one passes.
         deadline = self.core.next_deadline()

@@ -305,18 +305,20 @@ def test_a_malformed_frame_still_says_what_claude_changed() -> None:
 
 
 def test_fast_mode_is_read_from_a_user_turns_result_as_claude_code_wrote_it() -> None:
+    def fast(reading: Reading) -> tuple[object, object]:
+        (event,) = reading.events
+        # The result's fast mode is the core's to pass on (`ShowResult`), no change of its own.
+        assert isinstance(event, ResultReceived) and reading.changes == NO_CHANGES
+        return event.fast_on, event.fast_reason
+
     said = {"fast_mode_state": "off", "fast_mode_disabled_reason": "network_error"}
-    result = read({**_result(), **said})[1]
-    off = OwnChanges(result_fast=FastMode(on=False, reason="network_error"))
-    assert result.changes == off
-    assert read({**_result(), "fast_mode_state": "on"})[1].changes == OwnChanges(
-        result_fast=FastMode(on=True)
-    )
+    assert fast(read({**_result(), **said})[1]) == (False, "network_error")
+    assert fast(read({**_result(), "fast_mode_state": "on"})[1]) == (True, None)
     # Whose the result is, the user's turn or Claude's own work, is the core's word
     # (`ShowResult`), not its origin's: read alike; `cooldown` is no change.
     autonomous = {**_result(), **said, "origin": {"kind": "task-notification"}}
-    assert read(autonomous)[1].changes == off
-    assert read({**_result(), "fast_mode_state": "cooldown"})[1].changes == NO_CHANGES
+    assert fast(read(autonomous)[1]) == (False, "network_error")
+    assert fast(read({**_result(), "fast_mode_state": "cooldown"})[1]) == (None, None)
 
 
 def test_a_delta_and_an_unparsed_frame_change_nothing() -> None:

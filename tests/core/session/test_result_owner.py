@@ -62,6 +62,17 @@ def test_the_turns_result_is_its_prompts_before_its_answer(capable: SessionCore)
     assert capable.handle(result(text="Done.")) == [shown(T1), WITHDRAW, settled(T1)]
 
 
+def test_only_a_prompts_result_passes_its_fast_mode_on(capable: SessionCore) -> None:
+    """The fast mode a result says is the switch's for a prompt's result only: Claude's own
+    work's says nothing to follow, whatever it says."""
+    off: dict[str, Any] = {"fast_on": False, "fast_reason": "network_error"}
+    assert capable.handle(replace(result(), **off))[0] == SHOWN_OWN
+    _running(capable)
+    own = capable.handle(replace(result(origin_kind=OWN_WORK), **off))
+    assert own[0] == SHOWN_OWN
+    assert capable.handle(replace(result(), **off))[0] == replace(shown(T1), **off)
+
+
 def test_own_work_in_a_running_turn_is_no_prompts(capable: SessionCore) -> None:
     _running(capable)
     assert capable.handle(result(origin_kind=OWN_WORK)) == [SHOWN_OWN, CLOSE]
